@@ -1,0 +1,31 @@
+# kaisha_library(NAME DIR <folder> [DEPS ...])
+# A static library built from every .cpp directly inside <folder>.
+function(kaisha_library name)
+  cmake_parse_arguments(K "" "DIR" "DEPS" ${ARGN})
+  file(GLOB _srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${K_DIR}/*.cpp")
+  add_library(${name} STATIC ${_srcs})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_definitions(${name} PUBLIC MSGPACK_NO_BOOST)
+  target_link_libraries(${name} PUBLIC ${K_DEPS})
+endfunction()
+
+# kaisha_test(NAME DIR <folder> [DEPS ...])
+# One GoogleTest executable from every *_test.cpp inside <folder>; each TEST is
+# its own ctest entry with a timeout so that a hang fails instead of blocking CI.
+function(kaisha_test name)
+  cmake_parse_arguments(K "" "DIR;TIMEOUT" "DEPS" ${ARGN})
+  file(GLOB _srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${K_DIR}/*_test.cpp")
+  if(NOT _srcs)
+    return()
+  endif()
+  if(NOT K_TIMEOUT)
+    set(K_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${_srcs})
+  target_link_libraries(${name} PRIVATE ${K_DEPS} GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    KAISHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    KAISHA_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${K_TIMEOUT} ENVIRONMENT "KAISHA_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()

@@ -1,0 +1,82 @@
+// kaisha's configuration: what a YAML file (`--config FILE`) can set, with the
+// defaults a user gets without one. Loading lives in config_loader.hpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace kaisha::config {
+
+// One LLM endpoint. Model refs name it by key: "ollama:llama3.2" uses the
+// provider keyed "ollama". Custom keys are allowed ("groq") with an explicit
+// dialect.
+struct ProviderConfig {
+  std::string name;      // the key in `providers:`
+  std::string dialect;   // "openai" | "ollama" | "gemini" | "anthropic"
+  std::string base_url;  // e.g. http://127.0.0.1:11434 or https://api.openai.com/v1
+  std::string api_key;   // may be empty (Ollama, local servers)
+  int max_concurrency = 8;        // in-flight requests to this provider
+  int64_t timeout_ms = 120000;    // whole-request timeout per attempt
+  int64_t connect_timeout_ms = 5000;
+  std::map<std::string, std::string> headers;  // extra HTTP headers
+};
+
+// Retries on 429, 5xx, connection errors and timeouts: exponential backoff
+// base_delay_ms * 2^(attempt-1) with full jitter, capped at max_delay_ms; a
+// Retry-After header overrides the computed delay (still capped).
+struct RetryConfig {
+  int max_attempts = 4;  // total attempts, including the first
+  int64_t base_delay_ms = 500;
+  int64_t max_delay_ms = 8000;
+};
+
+struct CeoConfig {
+  std::string model;              // model ref; empty = from KAISHA_MODEL or autodetect
+  double temperature = 0.2;       // HASHIRU evaluates at 0.2
+  int max_turns = 30;             // model calls per user message before giving up
+  int max_malformed_tool_calls = 3;  // bounded retries when tool-call JSON is bad
+  std::string system_prompt_file;    // empty = prompts/ceo_system.md
+};
+
+struct EmployeeConfig {
+  int64_t max_output_tokens = 1024;  // sent as max_tokens; bounds each reservation
+  double temperature = 0.2;
+};
+
+// hashiru.md §2.4: the reclaimable resource ledger (percentage points of the
+// memory budget) and the non-reclaimable expense ledger (USD).
+struct BudgetConfig {
+  std::string resource_mode = "fixed";  // fixed | host_memory | paper_16GiB_is_100
+  double resource_total = 100;          // used when resource_mode == fixed
+  double expense_total = 10.0;          // USD
+  int max_agents = 0;                   // concurrently hired employees; 0 = unlimited
+  int max_inflight_asks = 0;            // concurrent AskAgent calls; 0 = unlimited
+};
+
+// hashiru.md §9 item 54: the eight runtime switches.
+struct Switches {
+  bool agent_creation = true;
+  bool local_agents = true;
+  bool cloud_agents = true;
+  bool tool_creation = true;
+  bool tool_invocation = true;
+  bool resource_budget = true;
+  bool economy_budget = true;
+  bool memory = true;
+};
+
+struct Config {
+  std::string source;                 // file the config came from, "" for defaults
+  std::string store_path = "kaisha.db";
+  std::string cost_table_file;        // empty = data/cost_table.yaml of the install
+  std::string prompts_dir;            // empty = prompts/ of the install
+  CeoConfig ceo;
+  EmployeeConfig employee;
+  std::map<std::string, ProviderConfig> providers;
+  RetryConfig retry;
+  BudgetConfig budget;
+  Switches switches;
+};
+
+}  // namespace kaisha::config
