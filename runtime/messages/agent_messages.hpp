@@ -1,0 +1,116 @@
+// The message vocabulary between agents. Each struct names its wire type and
+// version; the msgpack encoding is a map so fields can be added without
+// breaking older readers (missing keys keep their defaults, unknown keys are
+// ignored). Bump kVersion only for incompatible changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <msgpack.hpp>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/json_msgpack.hpp"
+#include "runtime/llm/chat.hpp"
+#include "runtime/messages/agent_ref.hpp"
+
+namespace kaisha::msg {
+
+// What defines an employee: HASHIRU's AgentCreator arguments plus the cost
+// record it was hired under (so a fire refunds exactly what the hire charged).
+struct AgentSpec {
+  static constexpr const char* kType = "agent_spec";
+  static constexpr uint32_t kVersion = 1;
+  std::string name;
+  std::string base_model;     // cost-table name, e.g. "mistral"
+  std::string model_ref;      // provider:model, e.g. "ollama:mistral"
+  std::string type;           // "local" | "cloud"
+  std::string system_prompt;
+  std::string description;
+  json costs = json::object();  // the cost-table entry at hire time
+  MSGPACK_DEFINE_MAP(name, base_model, model_ref, type, system_prompt, description, costs)
+};
+
+// CEO → employee: one question. The employee answers with AskReply.
+struct AskRequest {
+  static constexpr const char* kType = "ask_request";
+  static constexpr uint32_t kVersion = 1;
+  std::string session_id;
+  std::string task_id;
+  std::string prompt;
+  int64_t max_output_tokens = 0;  // 0 = the employee's default
+  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens)
+};
+
+struct AskReply {
+  static constexpr const char* kType = "ask_reply";
+  static constexpr uint32_t kVersion = 1;
+  std::string agent;
+  bool ok = true;
+  std::string output;  // the answer text when ok
+  std::string error;   // what went wrong when !ok
+  llm::Usage usage;
+  int64_t latency_ms = 0;
+  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms)
+};
+
+// User → CEO: one task (one user turn in a chat).
+struct TaskRequest {
+  static constexpr const char* kType = "task_request";
+  static constexpr uint32_t kVersion = 1;
+  std::string session_id;
+  std::string task_id;
+  std::string input;
+  MSGPACK_DEFINE_MAP(session_id, task_id, input)
+};
+
+struct TaskResult {
+  static constexpr const char* kType = "task_result";
+  static constexpr uint32_t kVersion = 1;
+  std::string task_id;
+  bool ok = true;
+  std::string answer;
+  std::string error;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;  // USD spent by this task
+  int64_t wall_ms = 0;
+  MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms)
+};
+
+// A progress event for people and tools watching a task: hires, asks, fires,
+// tool calls, tokens, $ and resource use. `data` holds the details.
+struct ProgressEvent {
+  static constexpr const char* kType = "progress_event";
+  static constexpr uint32_t kVersion = 1;
+  std::string session_id;
+  std::string task_id;
+  std::string agent;
+  std::string kind;  // "thinking", "tool_call", "tool_result", "hire", "fire", "ask",
+                     // "answer", "refusal", "retry", "usage", "memories", "final", "error"
+  std::string text;
+  json data = json::object();
+  int64_t at_ms = 0;
+  MSGPACK_DEFINE_MAP(session_id, task_id, agent, kind, text, data, at_ms)
+};
+
+// Employee → model client and back: one chat completion.
+struct LlmCall {
+  static constexpr const char* kType = "llm_call";
+  static constexpr uint32_t kVersion = 1;
+  std::string model_ref;
+  llm::ChatRequest request;
+  MSGPACK_DEFINE_MAP(model_ref, request)
+};
+
+struct LlmResult {
+  static constexpr const char* kType = "llm_result";
+  static constexpr uint32_t kVersion = 1;
+  bool ok = true;
+  llm::ChatResponse response;
+  std::string error;
+  MSGPACK_DEFINE_MAP(ok, response, error)
+};
+
+}  // namespace kaisha::msg

@@ -1,0 +1,80 @@
+// Encoding of message structs and envelopes. encode() never fails; decode()
+// returns an Error naming the expected type instead of throwing on bad bytes,
+// so a malformed frame from a peer can be counted and dropped.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <msgpack.hpp>
+
+#include "runtime/core/result.hpp"
+#include "runtime/messages/envelope.hpp"
+
+namespace kaisha::msg {
+
+template <class T>
+std::string encode(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return std::string(buf.data(), buf.size());
+}
+
+template <class T>
+Result<T> decode_as(std::string_view bytes, const char* type_name) {
+  try {
+    msgpack::object_handle oh = msgpack::unpack(bytes.data(), bytes.size());
+    if (oh.get().type != msgpack::type::MAP)
+      return Error{"decode", std::string(type_name) + ": expected a msgpack map"};
+    return oh.get().as<T>();
+  } catch (const std::exception& e) {
+    return Error{"decode", std::string(type_name) + ": malformed msgpack (" + e.what() + ")"};
+  }
+}
+
+template <class T>
+Result<T> decode(std::string_view bytes) {
+  return decode_as<T>(bytes, T::kType);
+}
+
+// Wraps a message struct into an envelope addressed from → to.
+template <class T>
+Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
+              std::string correlation = {}, std::string trace = {}, int64_t deadline_ms = 0) {
+  Envelope e;
+  e.id = std::move(id);
+  e.correlation = std::move(correlation);
+  e.from = std::move(from);
+  e.to = std::move(to);
+  e.type = T::kType;
+  e.version = T::kVersion;
+  e.deadline_ms = deadline_ms;
+  e.trace = std::move(trace);
+  e.payload = encode(message);
+  return e;
+}
+
+// Extracts a message of type T from an envelope, refusing a different type or
+// a newer version than this build understands.
+template <class T>
+Result<T> unwrap(const Envelope& e) {
+  if (e.type != T::kType)
+    return Error{"decode", "envelope carries '" + e.type + "', expected '" + T::kType + "'"};
+  if (e.version > T::kVersion)
+    return Error{"version", std::string(T::kType) + ": version " + std::to_string(e.version) +
+                                " is newer than supported version " + std::to_string(T::kVersion)};
+  return decode<T>(e.payload);
+}
+
+inline Result<Envelope> decode_envelope(std::string_view bytes) {
+  auto r = decode_as<Envelope>(bytes, "envelope");
+  if (!r.ok()) return r;
+  if (r->envelope_version != 1)
+    return Error{"version", "envelope version " + std::to_string(r->envelope_version) +
+                                " is not supported (this build speaks 1)"};
+  if (r->type.empty() || r->id.empty())
+    return Error{"decode", "envelope: missing 'type' or 'id'"};
+  return r;
+}
+
+}  // namespace kaisha::msg

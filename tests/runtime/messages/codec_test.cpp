@@ -1,0 +1,156 @@
+#include "runtime/messages/codec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/messages/agent_messages.hpp"
+
+namespace kaisha::msg {
+namespace {
+
+template <class T>
+T round_trip(const T& v) {
+  auto r = decode<T>(encode(v));
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? *r : T{};
+}
+
+TEST(Codec, AgentSpecRoundTrip) {
+  AgentSpec s{"RiverPoet", "gemini-2.0-flash", "gemini:gemini-2.0-flash", "cloud",
+              "You write poems.", "Writes poems", json{{"invoke_expense_cost", 0.1}}};
+  AgentSpec r = round_trip(s);
+  EXPECT_EQ(r.name, "RiverPoet");
+  EXPECT_EQ(r.model_ref, "gemini:gemini-2.0-flash");
+  EXPECT_EQ(r.type, "cloud");
+  EXPECT_EQ(r.system_prompt, "You write poems.");
+  EXPECT_DOUBLE_EQ(r.costs["invoke_expense_cost"].get<double>(), 0.1);
+}
+
+TEST(Codec, AskRoundTrip) {
+  AskRequest a{"s1", "t1", "Write a poem", 256};
+  AskRequest b = round_trip(a);
+  EXPECT_EQ(b.session_id, "s1");
+  EXPECT_EQ(b.task_id, "t1");
+  EXPECT_EQ(b.prompt, "Write a poem");
+  EXPECT_EQ(b.max_output_tokens, 256);
+
+  AskReply rep;
+  rep.agent = "Poet";
+  rep.ok = false;
+  rep.error = "boom";
+  rep.usage = {12, 34, true};
+  rep.latency_ms = 7;
+  AskReply rr = round_trip(rep);
+  EXPECT_FALSE(rr.ok);
+  EXPECT_EQ(rr.error, "boom");
+  EXPECT_EQ(rr.usage.input_tokens, 12);
+  EXPECT_EQ(rr.usage.output_tokens, 34);
+  EXPECT_TRUE(rr.usage.estimated);
+  EXPECT_EQ(rr.latency_ms, 7);
+}
+
+TEST(Codec, TaskRoundTrip) {
+  TaskRequest t{"s", "t", "do it"};
+  EXPECT_EQ(round_trip(t).input, "do it");
+  TaskResult res;
+  res.task_id = "t";
+  res.answer = "done";
+  res.tokens_in = 5;
+  res.tokens_out = 6;
+  res.expense = 0.25;
+  res.wall_ms = 99;
+  TaskResult r = round_trip(res);
+  EXPECT_EQ(r.answer, "done");
+  EXPECT_DOUBLE_EQ(r.expense, 0.25);
+  EXPECT_EQ(r.wall_ms, 99);
+}
+
+TEST(Codec, ProgressEventCarriesJson) {
+  ProgressEvent e;
+  e.kind = "hire";
+  e.agent = "CEO";
+  e.data = json{{"agent_name", "Poet"}, {"nested", json::array({1, 2, 3})}};
+  ProgressEvent r = round_trip(e);
+  EXPECT_EQ(r.kind, "hire");
+  EXPECT_EQ(r.data["nested"][2], 3);
+}
+
+TEST(Codec, LlmCallCarriesChatRequest) {
+  LlmCall c;
+  c.model_ref = "ollama:llama3.2";
+  c.request.model = "llama3.2";
+  c.request.temperature = 0.2;
+  c.request.messages.push_back({llm::Role::system, "sys", {}, "", ""});
+  llm::ChatMessage asst;
+  asst.role = llm::Role::assistant;
+  asst.tool_calls.push_back({"call_1", "GetBudget", "{}"});
+  c.request.messages.push_back(asst);
+  c.request.tools.push_back({"GetBudget", "budget", json{{"type", "object"}}});
+  LlmCall r = round_trip(c);
+  ASSERT_EQ(r.request.messages.size(), 2u);
+  EXPECT_EQ(r.request.messages[0].role, llm::Role::system);
+  EXPECT_EQ(r.request.messages[1].tool_calls[0].name, "GetBudget");
+  ASSERT_TRUE(r.request.temperature.has_value());
+  EXPECT_DOUBLE_EQ(*r.request.temperature, 0.2);
+  EXPECT_FALSE(r.request.max_tokens.has_value());
+  EXPECT_EQ(r.request.tools[0].parameters["type"], "object");
+
+  LlmResult res;
+  res.response.message.content = "hi";
+  res.response.usage.output_tokens = 3;
+  EXPECT_EQ(round_trip(res).response.message.content, "hi");
+}
+
+TEST(Codec, EnvelopeWrapUnwrap) {
+  AskRequest a{"s", "t", "q", 0};
+  Envelope e = wrap(a, {"n1", "CEO"}, {"n2", "Poet"}, "m1", "", "trace-9", 1234);
+  Result<Envelope> back = decode_envelope(encode(e));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->type, "ask_request");
+  EXPECT_EQ(back->from, (AgentRef{"n1", "CEO"}));
+  EXPECT_EQ(back->to.name, "Poet");
+  EXPECT_EQ(back->trace, "trace-9");
+  EXPECT_EQ(back->deadline_ms, 1234);
+  auto inner = unwrap<AskRequest>(*back);
+  ASSERT_TRUE(inner.ok());
+  EXPECT_EQ(inner->prompt, "q");
+  // The wrong type is refused, not misread.
+  auto wrong = unwrap<AskReply>(*back);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("expected 'ask_reply'"), std::string::npos);
+}
+
+TEST(Codec, NewerVersionRefused) {
+  Envelope e = wrap(AskRequest{}, {}, {}, "m");
+  e.version = 99;
+  auto r = unwrap<AskRequest>(e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "version");
+}
+
+TEST(Codec, MissingAndUnknownFieldsTolerated) {
+  // A map with an unknown key and without most known keys: known ones default.
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_map(2);
+  pk.pack(std::string("prompt"));
+  pk.pack(std::string("hello"));
+  pk.pack(std::string("added_in_v2"));
+  pk.pack(42);
+  auto r = decode<AskRequest>(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->prompt, "hello");
+  EXPECT_EQ(r->task_id, "");
+}
+
+TEST(Codec, GarbageIsAnErrorNotACrash) {
+  for (std::string junk : {std::string(""), std::string("\xc1"), std::string("\x92\x01"),
+                           std::string("\x81\xa6prompt\x05"), std::string(1000, '\xff')}) {
+    auto r = decode<AskRequest>(junk);
+    EXPECT_FALSE(r.ok()) << "accepted junk of size " << junk.size();
+    auto e = decode_envelope(junk);
+    EXPECT_FALSE(e.ok());
+  }
+}
+
+}  // namespace
+}  // namespace kaisha::msg
