@@ -1,0 +1,71 @@
+// YamlReader: typed reads from a parsed YAML document whose errors name the
+// place a user has to fix, as "<source>:<line>: <key.path>: <what>".
+// Shared by the config loader and the cost table so that every YAML file of
+// kaisha reports mistakes the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "runtime/core/result.hpp"
+
+namespace kaisha::config {
+
+// Parses `text`. A syntax error becomes
+// "<source>:<line>:<column>: YAML syntax error: <what>" (1-based).
+// An empty document is returned as a Null node (callers treat it as {}).
+Result<YAML::Node> parse_yaml(const std::string& text, const std::string& source);
+
+// Replaces ${VAR} and ${VAR:-default} with the environment's values.
+// An unset ${VAR} without a default, or an unterminated "${", is an error
+// that names `where` (e.g. "config.yaml:4") and the variable. "$$" is a
+// literal '$'.
+Result<std::string> substitute_env(const std::string& text, const std::string& where);
+
+// Closest candidate by edit distance, or "" when nothing is close enough
+// (distance > max(2, key.size()/3)).
+std::string closest_key(std::string_view key, const std::vector<std::string>& candidates);
+
+// Every read takes the node, the dotted key path used in messages ("" = the
+// document root, shown as "top level") and returns the value or an Error with
+// code "config". Scalars go through substitute_env() first, so `${VAR}` works
+// in any value, numbers included.
+class YamlReader {
+ public:
+  explicit YamlReader(std::string source) : source_(std::move(source)) {}
+
+  const std::string& source() const { return source_; }
+
+  // "<source>:<line>" for the node (line 1-based; "<source>" when unknown).
+  std::string where(const YAML::Node& node) const;
+
+  // An Error "<where>: <path>: <message>" (path omitted when empty).
+  Error error_at(const YAML::Node& node, const std::string& path, const std::string& message) const;
+
+  // Fails when `node` is not a map (Null is accepted as empty).
+  Status expect_map(const YAML::Node& node, const std::string& path) const;
+
+  // Fails on the first key of `map` not in `allowed`, suggesting the closest.
+  Status check_keys(const YAML::Node& map, const std::string& path,
+                    const std::vector<std::string>& allowed) const;
+
+  Result<std::string> read_string(const YAML::Node& node, const std::string& path) const;
+  Result<double> read_number(const YAML::Node& node, const std::string& path) const;
+  Result<int64_t> read_int(const YAML::Node& node, const std::string& path) const;
+  Result<bool> read_bool(const YAML::Node& node, const std::string& path) const;
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+ private:
+  Result<std::string> scalar(const YAML::Node& node, const std::string& path,
+                             const char* expected) const;
+  std::string source_;
+};
+
+}  // namespace kaisha::config
