@@ -1,0 +1,120 @@
+#include "runtime/llm/wire_util.hpp"
+
+#include "runtime/llm/usage_estimate.hpp"
+
+namespace kaisha::llm::wire {
+
+Error error(std::string_view dialect, std::string_view message) {
+  return Error{"llm", std::string(dialect) + ": " + std::string(message)};
+}
+
+Result<json> parse_object(std::string_view dialect, std::string_view body, std::string_view what) {
+  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return error(dialect, std::string(what) + " is not valid JSON: " + excerpt(body));
+  if (!j.is_object())
+    return error(dialect, std::string(what) + " is not a JSON object: " + excerpt(body));
+  return j;
+}
+
+const json* member(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string str(const json& j, const char* key) {
+  const json* m = member(j, key);
+  return m && m->is_string() ? m->get<std::string>() : std::string();
+}
+
+int64_t integer(const json& j, const char* key, int64_t fallback) {
+  const json* m = member(j, key);
+  if (!m || !m->is_number()) return fallback;
+  return m->is_number_float() ? static_cast<int64_t>(m->get<double>()) : m->get<int64_t>();
+}
+
+const json* array(const json& j, const char* key) {
+  const json* m = member(j, key);
+  return m && m->is_array() ? m : nullptr;
+}
+
+std::string text_of(const json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string out;
+  if (content.is_array()) {
+    for (const auto& part : content) {
+      if (part.is_string()) out += part.get<std::string>();
+      else out += str(part, "text");
+    }
+  }
+  return out;
+}
+
+std::string args_from_wire(const json* v) {
+  if (!v || v->is_null()) return "{}";
+  if (v->is_string()) return v->get<std::string>();
+  return v->dump();
+}
+
+json args_to_wire(const std::string& arguments) {
+  if (arguments.empty()) return json::object();
+  json j = json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded() && j.is_object()) return j;
+  return arguments;
+}
+
+std::string join_url(std::string_view base_url, std::string_view path) {
+  while (!base_url.empty() && base_url.back() == '/') base_url.remove_suffix(1);
+  return std::string(base_url) + std::string(path);
+}
+
+void add_endpoint_headers(HttpRequestSpec& spec, const Endpoint& ep) {
+  for (const auto& [k, v] : ep.headers) spec.headers.emplace_back(k, v);
+}
+
+std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before,
+                          const std::string& id) {
+  for (size_t i = std::min(before, messages.size()); i-- > 0;) {
+    for (const auto& c : messages[i].tool_calls)
+      if (c.id == id) return c.name;
+  }
+  return {};
+}
+
+void resolve_tool_names(std::vector<ChatMessage>& messages) {
+  for (size_t i = 0; i < messages.size(); ++i) {
+    auto& m = messages[i];
+    if (m.role == Role::tool && m.name.empty() && !m.tool_call_id.empty())
+      m.name = tool_name_for(messages, i, m.tool_call_id);
+  }
+}
+
+std::string excerpt(std::string_view body) {
+  if (body.size() <= 300) return std::string(body);
+  return std::string(body.substr(0, 300)) + "...";
+}
+
+std::vector<std::string> pieces(std::string_view text, size_t size) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = std::min(text.size(), pos + size);
+    // Do not end inside a UTF-8 sequence: back off continuation bytes.
+    while (end < text.size() && end > pos + 1 &&
+           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+      --end;
+    out.emplace_back(text.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
+void mark_estimated_usage(ChatResponse& resp) {
+  resp.usage.estimated = true;
+  resp.usage.input_tokens = 0;
+  resp.usage.output_tokens = estimate_output_tokens(resp.message);
+}
+
+}  // namespace kaisha::llm::wire
