@@ -1,0 +1,105 @@
+// Plain rows of kaisha's journal (journal_store.hpp). Times are milliseconds
+// since the Unix epoch; 0 means "now" on write and "not set" on read. Money is
+// USD; resource amounts are percentage points.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/core/json.hpp"
+
+namespace kaisha::store {
+
+struct SessionRow {
+  std::string id;
+  int64_t created_at = 0;
+  json config = json::object();  // the effective configuration
+  std::string ceo_model;
+  std::string status = "active";  // free text: active | closed | ...
+};
+
+struct TaskRow {
+  std::string id;
+  std::string session_id;
+  std::string input;
+  std::string status = "running";  // running | done | failed
+  std::string final_answer;
+  std::string error;
+  int64_t started_at = 0;
+  int64_t finished_at = 0;
+  int64_t wall_ms = 0;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;
+};
+
+// How a task ended (finish_task). wall_ms is finished_at - started_at.
+struct TaskOutcome {
+  std::string task_id;
+  std::string status = "done";  // done | failed
+  std::string final_answer;
+  std::string error;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;
+  int64_t finished_at = 0;
+};
+
+struct StepRow {
+  int64_t id = 0;  // assigned by append_step
+  std::string session_id;
+  std::string task_id;  // "" = a session-level step
+  int64_t seq = 0;      // assigned by append_step: 1, 2, ... per task
+  std::string agent;    // "ceo", an employee's name, "system"
+  // llm_request | llm_response | tool_call | tool_result | hire | fire | ask |
+  // answer | refusal | error | note
+  std::string kind;
+  json payload = json::object();
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;
+  int64_t at = 0;
+};
+
+struct AgentRow {
+  std::string session_id;
+  std::string name;
+  std::string base_model;
+  std::string model_ref;
+  std::string type;  // local | cloud
+  std::string system_prompt;
+  std::string description;
+  json costs = json::object();  // the five cost fields at hire time
+  std::string state = "hired";  // hired | fired | lost
+  int64_t hired_at = 0;
+  int64_t fired_at = 0;
+};
+
+struct LedgerEntryRow {
+  int64_t id = 0;
+  std::string session_id;
+  std::string task_id;  // may be ""
+  std::string ledger;   // resource | expense
+  // hire | fire_refund | ask_reserve | ask_settle | ask_release | raise | ceo_call
+  std::string kind;
+  double amount = 0;
+  std::string agent;
+  std::string reason;
+  double used_after = 0;
+  double total_after = 0;
+  int64_t at = 0;
+};
+
+// Sums over the tasks (and ledger entries) of a session, or of every session.
+struct SpendTotals {
+  int64_t tasks = 0;
+  int64_t tasks_done = 0;
+  int64_t tasks_failed = 0;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;       // sum of tasks.expense
+  int64_t wall_ms = 0;      // sum of tasks.wall_ms
+  int64_t steps = 0;
+};
+
+}  // namespace kaisha::store

@@ -1,0 +1,601 @@
+#include "runtime/store/journal_store.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+namespace kaisha::store {
+
+namespace {
+
+// Forward migrations: kMigrations[i] takes the schema from version i to i+1.
+// Never edit a released entry; append a new one.
+const std::vector<std::string> kMigrations = {
+    // 0 -> 1: the initial schema.
+    R"sql(
+CREATE TABLE sessions (
+  id          TEXT PRIMARY KEY,
+  created_at  INTEGER NOT NULL,
+  config_json TEXT NOT NULL DEFAULT '{}',
+  ceo_model   TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL DEFAULT 'active'
+);
+CREATE TABLE tasks (
+  id           TEXT PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  input        TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+  final_answer TEXT NOT NULL DEFAULT '',
+  error        TEXT NOT NULL DEFAULT '',
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER NOT NULL DEFAULT 0,
+  wall_ms      INTEGER NOT NULL DEFAULT 0,
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX tasks_by_session ON tasks(session_id, started_at);
+CREATE TABLE steps (
+  id           INTEGER PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  task_id      TEXT REFERENCES tasks(id),
+  seq          INTEGER NOT NULL,
+  agent        TEXT NOT NULL DEFAULT '',
+  kind         TEXT NOT NULL CHECK (kind IN ('llm_request', 'llm_response', 'tool_call',
+                 'tool_result', 'hire', 'fire', 'ask', 'answer', 'refusal', 'error', 'note')),
+  payload_json TEXT NOT NULL DEFAULT '{}',
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0,
+  at           INTEGER NOT NULL
+);
+CREATE INDEX steps_by_task ON steps(task_id, seq);
+CREATE INDEX steps_by_session ON steps(session_id, id);
+CREATE TABLE agents (
+  session_id    TEXT NOT NULL REFERENCES sessions(id),
+  name          TEXT NOT NULL,
+  base_model    TEXT NOT NULL DEFAULT '',
+  model_ref     TEXT NOT NULL DEFAULT '',
+  type          TEXT NOT NULL DEFAULT '',
+  system_prompt TEXT NOT NULL DEFAULT '',
+  description   TEXT NOT NULL DEFAULT '',
+  costs_json    TEXT NOT NULL DEFAULT '{}',
+  state         TEXT NOT NULL CHECK (state IN ('hired', 'fired', 'lost')),
+  hired_at      INTEGER NOT NULL,
+  fired_at      INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (session_id, name, hired_at)
+);
+CREATE TABLE ledger_entries (
+  id          INTEGER PRIMARY KEY,
+  session_id  TEXT NOT NULL REFERENCES sessions(id),
+  task_id     TEXT REFERENCES tasks(id),
+  ledger      TEXT NOT NULL CHECK (ledger IN ('resource', 'expense')),
+  kind        TEXT NOT NULL CHECK (kind IN ('hire', 'fire_refund', 'ask_reserve', 'ask_settle',
+                'ask_release', 'raise', 'ceo_call')),
+  amount      REAL NOT NULL,
+  agent       TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  used_after  REAL NOT NULL DEFAULT 0,
+  total_after REAL NOT NULL DEFAULT 0,
+  at          INTEGER NOT NULL
+);
+CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
+CREATE TABLE budget_state (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+  state_json TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE cost_table (
+  session_id TEXT NOT NULL REFERENCES sessions(id),
+  name       TEXT NOT NULL,
+  costs_json TEXT NOT NULL,
+  PRIMARY KEY (session_id, name)
+);
+)sql",
+};
+
+json parse_json(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json(text) : j;  // keep unparseable text visible
+}
+
+int64_t or_now(int64_t t) { return t != 0 ? t : JournalStore::now_ms(); }
+
+Error not_found(const std::string& what) { return Error{"not_found", what}; }
+
+const char* kSessionCols = "id, created_at, config_json, ceo_model, status";
+const char* kTaskCols =
+    "id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms, "
+    "tokens_in, tokens_out, expense";
+const char* kStepCols =
+    "id, session_id, COALESCE(task_id, ''), seq, agent, kind, payload_json, tokens_in, tokens_out, "
+    "expense, at";
+const char* kAgentCols =
+    "session_id, name, base_model, model_ref, type, system_prompt, description, costs_json, state, "
+    "hired_at, fired_at";
+const char* kLedgerCols =
+    "id, session_id, COALESCE(task_id, ''), ledger, kind, amount, agent, reason, used_after, "
+    "total_after, at";
+
+SessionRow read_session(const Statement& s) {
+  return SessionRow{s.column_text(0), s.column_int(1), parse_json(s.column_text(2)),
+                    s.column_text(3), s.column_text(4)};
+}
+
+TaskRow read_task(const Statement& s) {
+  TaskRow t;
+  t.id = s.column_text(0);
+  t.session_id = s.column_text(1);
+  t.input = s.column_text(2);
+  t.status = s.column_text(3);
+  t.final_answer = s.column_text(4);
+  t.error = s.column_text(5);
+  t.started_at = s.column_int(6);
+  t.finished_at = s.column_int(7);
+  t.wall_ms = s.column_int(8);
+  t.tokens_in = s.column_int(9);
+  t.tokens_out = s.column_int(10);
+  t.expense = s.column_double(11);
+  return t;
+}
+
+StepRow read_step(const Statement& s) {
+  StepRow r;
+  r.id = s.column_int(0);
+  r.session_id = s.column_text(1);
+  r.task_id = s.column_text(2);
+  r.seq = s.column_int(3);
+  r.agent = s.column_text(4);
+  r.kind = s.column_text(5);
+  r.payload = parse_json(s.column_text(6));
+  r.tokens_in = s.column_int(7);
+  r.tokens_out = s.column_int(8);
+  r.expense = s.column_double(9);
+  r.at = s.column_int(10);
+  return r;
+}
+
+AgentRow read_agent(const Statement& s) {
+  AgentRow a;
+  a.session_id = s.column_text(0);
+  a.name = s.column_text(1);
+  a.base_model = s.column_text(2);
+  a.model_ref = s.column_text(3);
+  a.type = s.column_text(4);
+  a.system_prompt = s.column_text(5);
+  a.description = s.column_text(6);
+  a.costs = parse_json(s.column_text(7));
+  a.state = s.column_text(8);
+  a.hired_at = s.column_int(9);
+  a.fired_at = s.column_int(10);
+  return a;
+}
+
+LedgerEntryRow read_ledger(const Statement& s) {
+  LedgerEntryRow e;
+  e.id = s.column_int(0);
+  e.session_id = s.column_text(1);
+  e.task_id = s.column_text(2);
+  e.ledger = s.column_text(3);
+  e.kind = s.column_text(4);
+  e.amount = s.column_double(5);
+  e.agent = s.column_text(6);
+  e.reason = s.column_text(7);
+  e.used_after = s.column_double(8);
+  e.total_after = s.column_double(9);
+  e.at = s.column_int(10);
+  return e;
+}
+
+// Runs a prepared, bound statement and collects every row through `read`.
+template <class Row, class Read>
+Result<std::vector<Row>> collect(Statement& st, Read read) {
+  std::vector<Row> rows;
+  while (true) {
+    auto r = st.step();
+    if (!r) return r.error();
+    if (!*r) return rows;
+    rows.push_back(read(st));
+  }
+}
+
+}  // namespace
+
+int JournalStore::current_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+int64_t JournalStore::now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string JournalStore::make_id(const std::string& prefix) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d%02d%02d-%08x", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>(rng()));
+  return prefix + "-" + buf;
+}
+
+Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path) {
+  auto db = SqliteDb::open(path);
+  if (!db) return db.error();
+  std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
+  if (Status s = store->migrate(); !s) return s.error();
+  return store;
+}
+
+Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::string& path) {
+  SqliteDb::Options o;
+  o.read_only = true;
+  auto db = SqliteDb::open(path, o);
+  if (!db) return db.error();
+  std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
+  auto v = store->read_schema_version();
+  if (!v) return v.error();
+  if (*v != current_schema_version()) {
+    return Error{"store", path + ": journal schema version " + std::to_string(*v) +
+                              " but this kaisha reads version " +
+                              std::to_string(current_schema_version()) +
+                              (*v < current_schema_version()
+                                   ? " (open it once read-write, e.g. `kaisha run`, to migrate)"
+                                   : " (written by a newer kaisha)")};
+  }
+  store->schema_version_ = *v;
+  return store;
+}
+
+Result<int> JournalStore::read_schema_version() {
+  auto q = db_->prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_version'");
+  if (!q) return q.error();
+  auto r = q->step();
+  if (!r) return r.error();
+  if (q->column_int(0) == 0) return 0;
+  auto v = db_->prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+  if (!v) return v.error();
+  auto rv = v->step();
+  if (!rv) return rv.error();
+  return static_cast<int>(v->column_int(0));
+}
+
+// Invariant: schema_version holds exactly one row once version >= 1, and a
+// migration and its version bump commit together.
+Status JournalStore::migrate() {
+  return db_->transaction([&]() -> Status {
+    if (Status s = db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !s)
+      return s;
+    auto v = read_schema_version();
+    if (!v) return v.error();
+    int version = *v;
+    if (version > current_schema_version()) {
+      return Error{"store", db_->path() + ": journal schema version " + std::to_string(version) +
+                                " is newer than this kaisha (" +
+                                std::to_string(current_schema_version()) + ")"};
+    }
+    for (; version < current_schema_version(); ++version) {
+      if (Status s = db_->exec(kMigrations[version]); !s) return s;
+    }
+    if (Status s = db_->exec("DELETE FROM schema_version"); !s) return s;
+    auto ins = db_->prepare("INSERT INTO schema_version(version) VALUES (?1)");
+    if (!ins) return ins.error();
+    if (Status s = ins->bind_all(version).run(); !s) return s;
+    schema_version_ = version;
+    return Status::Ok();
+  });
+}
+
+Status JournalStore::in_txn(const std::function<Status()>& body) {
+  if (in_batch_) return body();
+  return db_->transaction(body);
+}
+
+Status JournalStore::write_batch(const std::function<Status()>& body) {
+  if (in_batch_) return body();
+  in_batch_ = true;
+  Status s = db_->transaction(body);
+  in_batch_ = false;
+  return s;
+}
+
+// ---- writes ---------------------------------------------------------------------
+
+Status JournalStore::create_session(const SessionRow& s) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO sessions(id, created_at, config_json, ceo_model, status) VALUES (?1,?2,?3,?4,?5)");
+    if (!st) return st.error();
+    return st->bind_all(s.id, or_now(s.created_at), s.config.dump(), s.ceo_model, s.status).run();
+  });
+}
+
+Status JournalStore::set_session_status(const std::string& session_id, const std::string& status) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare("UPDATE sessions SET status = ?2 WHERE id = ?1");
+    if (!st) return st.error();
+    if (Status s = st->bind_all(session_id, status).run(); !s) return s;
+    if (db_->changes() == 0) return not_found("no session '" + session_id + "'");
+    return Status::Ok();
+  });
+}
+
+Status JournalStore::start_task(const std::string& session_id, const std::string& task_id,
+                                const std::string& input, int64_t started_at) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO tasks(id, session_id, input, status, started_at) VALUES (?1,?2,?3,'running',?4)");
+    if (!st) return st.error();
+    return st->bind_all(task_id, session_id, input, or_now(started_at)).run();
+  });
+}
+
+Status JournalStore::finish_task(const TaskOutcome& o) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "UPDATE tasks SET status=?2, final_answer=?3, error=?4, finished_at=?5, "
+        "wall_ms=MAX(0, ?5 - started_at), tokens_in=?6, tokens_out=?7, expense=?8 WHERE id=?1");
+    if (!st) return st.error();
+    if (Status s = st->bind_all(o.task_id, o.status, o.final_answer, o.error, or_now(o.finished_at),
+                                o.tokens_in, o.tokens_out, o.expense)
+                       .run();
+        !s)
+      return s;
+    if (db_->changes() == 0) return not_found("no task '" + o.task_id + "'");
+    return Status::Ok();
+  });
+}
+
+Result<int64_t> JournalStore::append_step(const StepRow& step) {
+  int64_t id = 0;
+  Status s = in_txn([&]() -> Status {
+    // seq = 1 + the task's last seq. Computed inside the write transaction,
+    // and there is one writer, so numbers are dense and never repeat.
+    auto next = step.task_id.empty()
+                    ? db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
+                                   "WHERE session_id = ?1 AND task_id IS NULL")
+                    : db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE task_id = ?1");
+    if (!next) return next.error();
+    next->bind(1, step.task_id.empty() ? step.session_id : step.task_id);
+    auto r = next->step();
+    if (!r) return r.error();
+    int64_t seq = next->column_int(0);
+    auto st = db_->prepare(
+        "INSERT INTO steps(session_id, task_id, seq, agent, kind, payload_json, tokens_in, "
+        "tokens_out, expense, at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+    if (!st) return st.error();
+    st->bind(1, step.session_id).bind_or_null(2, step.task_id).bind(3, seq).bind(4, step.agent);
+    st->bind(5, step.kind).bind(6, step.payload.dump()).bind(7, step.tokens_in);
+    st->bind(8, step.tokens_out).bind(9, step.expense).bind(10, or_now(step.at));
+    if (Status s = st->run(); !s) return s;
+    id = db_->last_insert_rowid();
+    return Status::Ok();
+  });
+  if (!s) return s.error();
+  return id;
+}
+
+Status JournalStore::record_hire(const AgentRow& a) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO agents(session_id, name, base_model, model_ref, type, system_prompt, "
+        "description, costs_json, state, hired_at, fired_at) "
+        "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'hired',?9,0)");
+    if (!st) return st.error();
+    return st
+        ->bind_all(a.session_id, a.name, a.base_model, a.model_ref, a.type, a.system_prompt,
+                   a.description, a.costs.dump(), or_now(a.hired_at))
+        .run();
+  });
+}
+
+Status JournalStore::set_agent_state(const std::string& session_id, const std::string& name,
+                                     const std::string& state, int64_t at) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "UPDATE agents SET state=?3, fired_at=?4 WHERE session_id=?1 AND name=?2 AND state='hired'");
+    if (!st) return st.error();
+    if (Status s = st->bind_all(session_id, name, state, or_now(at)).run(); !s) return s;
+    if (db_->changes() == 0)
+      return not_found("no hired agent '" + name + "' in session '" + session_id + "'");
+    return Status::Ok();
+  });
+}
+
+Status JournalStore::record_fire(const std::string& session_id, const std::string& name, int64_t at) {
+  return set_agent_state(session_id, name, "fired", at);
+}
+
+Status JournalStore::mark_agent_lost(const std::string& session_id, const std::string& name,
+                                     int64_t at) {
+  return set_agent_state(session_id, name, "lost", at);
+}
+
+Result<int64_t> JournalStore::record_ledger_entry(const LedgerEntryRow& e) {
+  int64_t id = 0;
+  Status s = in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO ledger_entries(session_id, task_id, ledger, kind, amount, agent, reason, "
+        "used_after, total_after, at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+    if (!st) return st.error();
+    st->bind(1, e.session_id).bind_or_null(2, e.task_id).bind(3, e.ledger).bind(4, e.kind);
+    st->bind(5, e.amount).bind(6, e.agent).bind(7, e.reason).bind(8, e.used_after);
+    st->bind(9, e.total_after).bind(10, or_now(e.at));
+    if (Status s = st->run(); !s) return s;
+    id = db_->last_insert_rowid();
+    return Status::Ok();
+  });
+  if (!s) return s.error();
+  return id;
+}
+
+Status JournalStore::save_budget_state(const std::string& session_id, const json& state) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO budget_state(session_id, state_json, updated_at) VALUES (?1,?2,?3) "
+        "ON CONFLICT(session_id) DO UPDATE SET state_json=excluded.state_json, "
+        "updated_at=excluded.updated_at");
+    if (!st) return st.error();
+    return st->bind_all(session_id, state.dump(), now_ms()).run();
+  });
+}
+
+Status JournalStore::save_cost_table(const std::string& session_id, const json& table) {
+  if (!table.is_object()) return Error{"store", "cost table snapshot must be a JSON object"};
+  return in_txn([&]() -> Status {
+    auto del = db_->prepare("DELETE FROM cost_table WHERE session_id = ?1");
+    if (!del) return del.error();
+    if (Status s = del->bind_all(session_id).run(); !s) return s;
+    auto ins = db_->prepare("INSERT INTO cost_table(session_id, name, costs_json) VALUES (?1,?2,?3)");
+    if (!ins) return ins.error();
+    for (auto it = table.begin(); it != table.end(); ++it) {
+      ins->reset();
+      if (Status s = ins->bind_all(session_id, it.key(), it.value().dump()).run(); !s) return s;
+    }
+    return Status::Ok();
+  });
+}
+
+// ---- reads ----------------------------------------------------------------------
+
+Result<std::vector<SessionRow>> JournalStore::list_sessions(int limit) {
+  auto st = db_->prepare(std::string("SELECT ") + kSessionCols +
+                         " FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?1");
+  if (!st) return st.error();
+  st->bind(1, static_cast<int64_t>(limit > 0 ? limit : -1));
+  return collect<SessionRow>(*st, read_session);
+}
+
+Result<std::optional<SessionRow>> JournalStore::latest_session() {
+  auto all = list_sessions(1);
+  if (!all) return all.error();
+  if (all->empty()) return std::optional<SessionRow>();
+  return std::optional<SessionRow>(std::move(all->front()));
+}
+
+Result<std::optional<SessionRow>> JournalStore::get_session(const std::string& id) {
+  auto st = db_->prepare(std::string("SELECT ") + kSessionCols + " FROM sessions WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, id);
+  auto rows = collect<SessionRow>(*st, read_session);
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<SessionRow>();
+  return std::optional<SessionRow>(std::move(rows->front()));
+}
+
+Result<std::vector<TaskRow>> JournalStore::tasks(const std::string& session_id) {
+  auto st = db_->prepare(std::string("SELECT ") + kTaskCols +
+                         " FROM tasks WHERE session_id = ?1 ORDER BY started_at, rowid");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  return collect<TaskRow>(*st, read_task);
+}
+
+Result<std::optional<TaskRow>> JournalStore::get_task(const std::string& task_id) {
+  auto st = db_->prepare(std::string("SELECT ") + kTaskCols + " FROM tasks WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, task_id);
+  auto rows = collect<TaskRow>(*st, read_task);
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<TaskRow>();
+  return std::optional<TaskRow>(std::move(rows->front()));
+}
+
+Result<std::vector<StepRow>> JournalStore::query_steps(const std::string& column,
+                                                       const std::string& id, int limit) {
+  // The last `limit` steps, then back to chronological order.
+  auto st = db_->prepare(std::string("SELECT * FROM (SELECT ") + kStepCols + " FROM steps WHERE " +
+                         column + " = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id");
+  if (!st) return st.error();
+  st->bind(1, id).bind(2, static_cast<int64_t>(limit > 0 ? limit : -1));
+  return collect<StepRow>(*st, read_step);
+}
+
+Result<std::vector<StepRow>> JournalStore::session_steps(const std::string& session_id, int limit) {
+  return query_steps("session_id", session_id, limit);
+}
+
+Result<std::vector<StepRow>> JournalStore::task_steps(const std::string& task_id, int limit) {
+  return query_steps("task_id", task_id, limit);
+}
+
+Result<std::vector<AgentRow>> JournalStore::query_agents(const std::string& where,
+                                                         const std::string& session_id) {
+  auto st = db_->prepare(std::string("SELECT ") + kAgentCols + " FROM agents WHERE " + where +
+                         " ORDER BY hired_at, rowid");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  return collect<AgentRow>(*st, read_agent);
+}
+
+Result<std::vector<AgentRow>> JournalStore::active_agents(const std::string& session_id) {
+  return query_agents("session_id = ?1 AND state = 'hired'", session_id);
+}
+
+Result<std::vector<AgentRow>> JournalStore::all_agents(const std::string& session_id) {
+  return query_agents("session_id = ?1", session_id);
+}
+
+Result<std::optional<json>> JournalStore::load_budget_state(const std::string& session_id) {
+  auto st = db_->prepare("SELECT state_json FROM budget_state WHERE session_id = ?1");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<json>();
+  return std::optional<json>(parse_json(st->column_text(0)));
+}
+
+Result<std::optional<json>> JournalStore::load_cost_table(const std::string& session_id) {
+  auto st = db_->prepare("SELECT name, costs_json FROM cost_table WHERE session_id = ?1 ORDER BY rowid");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  json table = json::object();
+  bool any = false;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    any = true;
+    table[st->column_text(0)] = parse_json(st->column_text(1));
+  }
+  if (!any) return std::optional<json>();
+  return std::optional<json>(std::move(table));
+}
+
+Result<std::vector<LedgerEntryRow>> JournalStore::ledger_entries(const std::string& session_id) {
+  auto st = db_->prepare(std::string("SELECT ") + kLedgerCols +
+                         " FROM ledger_entries WHERE session_id = ?1 ORDER BY id");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  return collect<LedgerEntryRow>(*st, read_ledger);
+}
+
+Result<SpendTotals> JournalStore::spend_totals(const std::string& session_id) {
+  auto st = db_->prepare(
+      "SELECT count(*), COALESCE(SUM(status='done'), 0), COALESCE(SUM(status='failed'), 0), "
+      "COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), COALESCE(SUM(expense), 0), "
+      "COALESCE(SUM(wall_ms), 0) FROM tasks WHERE ?1 = '' OR session_id = ?1");
+  if (!st) return st.error();
+  st->bind(1, session_id);
+  auto r = st->step();
+  if (!r) return r.error();
+  SpendTotals t;
+  t.tasks = st->column_int(0);
+  t.tasks_done = st->column_int(1);
+  t.tasks_failed = st->column_int(2);
+  t.tokens_in = st->column_int(3);
+  t.tokens_out = st->column_int(4);
+  t.expense = st->column_double(5);
+  t.wall_ms = st->column_int(6);
+  auto steps = db_->prepare("SELECT count(*) FROM steps WHERE ?1 = '' OR session_id = ?1");
+  if (!steps) return steps.error();
+  steps->bind(1, session_id);
+  auto rs = steps->step();
+  if (!rs) return rs.error();
+  t.steps = steps->column_int(0);
+  return t;
+}
+
+}  // namespace kaisha::store

@@ -1,0 +1,112 @@
+// JournalStore: kaisha's journal in SQLite — sessions, tasks, the steps of
+// each task, the agents hired, every ledger movement and the budget state —
+// so that `kaisha history|agents|budget` can report and a session can resume
+// after a restart.
+//
+// Durability: every write is its own transaction and returns only after
+// COMMIT ("persist before acknowledging"); write_batch() groups several.
+//
+// Threading: ONE writer — the journal actor — owns a read-write instance and
+// calls it from one thread at a time. Readers (CLI commands, other processes)
+// open their own instance with open_read_only(); WAL mode lets them read while
+// the writer writes, and busy_timeout (5 s) rides out short lock contention
+// with other processes holding the file.
+//
+// Schema: versioned in `schema_version`; open() applies the missing forward
+// migrations in order, each in its own transaction. A read-only instance never
+// migrates and refuses a file whose schema it does not know.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/store/journal_rows.hpp"
+#include "runtime/store/sqlite_db.hpp"
+
+namespace kaisha::store {
+
+class JournalStore {
+ public:
+  // The schema version this build writes.
+  static int current_schema_version();
+
+  // Opens (creating if needed) and migrates the journal at `path`.
+  static Result<std::unique_ptr<JournalStore>> open(const std::string& path);
+  // Opens an existing journal for reading only.
+  static Result<std::unique_ptr<JournalStore>> open_read_only(const std::string& path);
+
+  // Milliseconds since the epoch.
+  static int64_t now_ms();
+  // A fresh id "<prefix>-<yyyymmdd>-<hhmmss>-<8 hex>", unique enough for ids
+  // made by one writer.
+  static std::string make_id(const std::string& prefix);
+
+  int schema_version() const { return schema_version_; }
+  const std::string& path() const { return db_->path(); }
+
+  // ---- writes (one writer) -----------------------------------------------------
+  Status create_session(const SessionRow& session);
+  Status set_session_status(const std::string& session_id, const std::string& status);
+  Status start_task(const std::string& session_id, const std::string& task_id,
+                    const std::string& input, int64_t started_at = 0);
+  Status finish_task(const TaskOutcome& outcome);
+  // Appends a step; seq is the next number within the step's task (or within
+  // the session for a session-level step). Returns the step id.
+  Result<int64_t> append_step(const StepRow& step);
+  Status record_hire(const AgentRow& agent);
+  // Marks the agent's current hire (state hired) fired / lost. Fails when the
+  // session has no hired agent of that name.
+  Status record_fire(const std::string& session_id, const std::string& name, int64_t at = 0);
+  Status mark_agent_lost(const std::string& session_id, const std::string& name, int64_t at = 0);
+  Result<int64_t> record_ledger_entry(const LedgerEntryRow& entry);
+  // Replaces the session's budget state (economy::BudgetState::to_json()).
+  Status save_budget_state(const std::string& session_id, const json& state);
+  // Replaces the session's cost-table snapshot ({name: costs}, as
+  // economy::CostTable::to_json()).
+  Status save_cost_table(const std::string& session_id, const json& table);
+  // Runs `body` (which calls the writes above) in one transaction.
+  Status write_batch(const std::function<Status()>& body);
+
+  // ---- reads ---------------------------------------------------------------------
+  // Newest first; limit 0 = all.
+  Result<std::vector<SessionRow>> list_sessions(int limit = 0);
+  Result<std::optional<SessionRow>> latest_session();
+  Result<std::optional<SessionRow>> get_session(const std::string& session_id);
+  // In start order.
+  Result<std::vector<TaskRow>> tasks(const std::string& session_id);
+  Result<std::optional<TaskRow>> get_task(const std::string& task_id);
+  // In order; limit > 0 keeps the last `limit` steps (still oldest first).
+  Result<std::vector<StepRow>> session_steps(const std::string& session_id, int limit = 0);
+  Result<std::vector<StepRow>> task_steps(const std::string& task_id, int limit = 0);
+  // Agents in state hired (what a resumed session still employs), by hire time.
+  Result<std::vector<AgentRow>> active_agents(const std::string& session_id);
+  Result<std::vector<AgentRow>> all_agents(const std::string& session_id);
+  Result<std::optional<json>> load_budget_state(const std::string& session_id);
+  Result<std::optional<json>> load_cost_table(const std::string& session_id);
+  Result<std::vector<LedgerEntryRow>> ledger_entries(const std::string& session_id);
+  // session_id "" = over all sessions.
+  Result<SpendTotals> spend_totals(const std::string& session_id = "");
+
+ private:
+  explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+  Status migrate();
+  Result<int> read_schema_version();
+  Status in_txn(const std::function<Status()>& body);
+  Status set_agent_state(const std::string& session_id, const std::string& name,
+                         const std::string& state, int64_t at);
+  Result<std::vector<AgentRow>> query_agents(const std::string& sql, const std::string& session_id);
+  Result<std::vector<StepRow>> query_steps(const std::string& where_column, const std::string& id,
+                                           int limit);
+
+  std::unique_ptr<SqliteDb> db_;
+  int schema_version_ = 0;
+  bool in_batch_ = false;  // write_batch() is running: writes join its transaction
+};
+
+}  // namespace kaisha::store

@@ -1,0 +1,391 @@
+#include "runtime/store/journal_store.hpp"
+
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "store_test_util.hpp"
+
+namespace kaisha::store {
+namespace {
+
+using ::testing::HasSubstr;
+using JournalStoreTest = testing::TempDirTest;
+
+std::unique_ptr<JournalStore> open_or_die(const std::string& path) {
+  auto s = JournalStore::open(path);
+  EXPECT_TRUE(s) << (s ? "" : s.error().message);
+  return s ? std::move(*s) : nullptr;
+}
+
+SessionRow session(const std::string& id, int64_t at = 1000) {
+  SessionRow s;
+  s.id = id;
+  s.created_at = at;
+  s.config = json{{"budget", {{"expense_total", 10}}}};
+  s.ceo_model = "ollama:llama3.2";
+  return s;
+}
+
+TEST_F(JournalStoreTest, CreatesSchemaOnNewFile) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
+  EXPECT_GE(JournalStore::current_schema_version(), 1);
+  auto sessions = j->list_sessions();
+  ASSERT_TRUE(sessions);
+  EXPECT_TRUE(sessions->empty());
+  auto latest = j->latest_session();
+  ASSERT_TRUE(latest);
+  EXPECT_FALSE(latest->has_value());
+}
+
+TEST_F(JournalStoreTest, MigratesAnEmptyFile) {
+  { std::ofstream out(file("empty.db")); }  // zero bytes: a valid, empty database
+  auto j = open_or_die(file("empty.db"));
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
+  ASSERT_TRUE(j->create_session(session("s1")));
+}
+
+TEST_F(JournalStoreTest, SessionsRoundTripNewestFirst) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1", 1000)));
+  ASSERT_TRUE(j->create_session(session("s2", 2000)));
+  EXPECT_FALSE(j->create_session(session("s1", 3000)));  // duplicate id
+  auto all = j->list_sessions();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, "s2");
+  EXPECT_EQ((*all)[1].config["budget"]["expense_total"], 10);
+  EXPECT_EQ((*all)[1].ceo_model, "ollama:llama3.2");
+  EXPECT_EQ((*all)[1].status, "active");
+  ASSERT_TRUE(j->set_session_status("s1", "closed"));
+  auto s1 = j->get_session("s1");
+  ASSERT_TRUE(s1 && s1->has_value());
+  EXPECT_EQ((*s1)->status, "closed");
+  EXPECT_EQ((*s1)->created_at, 1000);
+  auto none = j->get_session("nope");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  EXPECT_EQ((*j->latest_session())->id, "s2");
+  EXPECT_EQ(j->set_session_status("nope", "x").error().code, "not_found");
+}
+
+TEST_F(JournalStoreTest, TasksStartAndFinish) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  ASSERT_TRUE(j->start_task("s1", "t1", "write a poem", 5000));
+  ASSERT_TRUE(j->start_task("s1", "t2", "fail please", 6000));
+  EXPECT_FALSE(j->start_task("no-such-session", "t3", "x"));  // foreign key
+  TaskOutcome done;
+  done.task_id = "t1";
+  done.final_answer = "roses";
+  done.tokens_in = 120;
+  done.tokens_out = 30;
+  done.expense = 0.0125;
+  done.finished_at = 7500;
+  ASSERT_TRUE(j->finish_task(done));
+  TaskOutcome failed;
+  failed.task_id = "t2";
+  failed.status = "failed";
+  failed.error = "model unreachable";
+  failed.finished_at = 6100;
+  ASSERT_TRUE(j->finish_task(failed));
+  TaskOutcome bad_status = done;
+  bad_status.status = "weird";
+  EXPECT_FALSE(j->finish_task(bad_status));  // CHECK constraint
+  auto ts = j->tasks("s1");
+  ASSERT_TRUE(ts);
+  ASSERT_EQ(ts->size(), 2u);
+  const TaskRow& t1 = (*ts)[0];
+  EXPECT_EQ(t1.id, "t1");
+  EXPECT_EQ(t1.input, "write a poem");
+  EXPECT_EQ(t1.status, "done");
+  EXPECT_EQ(t1.final_answer, "roses");
+  EXPECT_EQ(t1.wall_ms, 2500);
+  EXPECT_EQ(t1.tokens_in, 120);
+  EXPECT_EQ(t1.tokens_out, 30);
+  EXPECT_DOUBLE_EQ(t1.expense, 0.0125);
+  EXPECT_EQ((*ts)[1].status, "failed");
+  EXPECT_EQ((*ts)[1].error, "model unreachable");
+  auto t = j->get_task("t2");
+  ASSERT_TRUE(t && t->has_value());
+  EXPECT_EQ((*t)->wall_ms, 100);
+  auto totals = j->spend_totals("s1");
+  ASSERT_TRUE(totals);
+  EXPECT_EQ(totals->tasks, 2);
+  EXPECT_EQ(totals->tasks_done, 1);
+  EXPECT_EQ(totals->tasks_failed, 1);
+  EXPECT_EQ(totals->tokens_in, 120);
+  EXPECT_DOUBLE_EQ(totals->expense, 0.0125);
+  EXPECT_EQ(totals->wall_ms, 2600);
+}
+
+TEST_F(JournalStoreTest, StepsNumberPerTask) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  ASSERT_TRUE(j->start_task("s1", "t1", "a"));
+  ASSERT_TRUE(j->start_task("s1", "t2", "b"));
+  auto step = [&](const std::string& task, const std::string& kind) {
+    StepRow s;
+    s.session_id = "s1";
+    s.task_id = task;
+    s.agent = "ceo";
+    s.kind = kind;
+    s.payload = json{{"text", kind + " of " + task}};
+    s.tokens_in = 10;
+    s.expense = 0.001;
+    auto id = j->append_step(s);
+    EXPECT_TRUE(id) << (id ? "" : id.error().message);
+    return id ? *id : 0;
+  };
+  int64_t a1 = step("t1", "llm_request");
+  int64_t a2 = step("t1", "llm_response");
+  step("t2", "tool_call");
+  step("t1", "answer");
+  step("", "note");  // session-level
+  EXPECT_GT(a2, a1);
+  StepRow bad;
+  bad.session_id = "s1";
+  bad.task_id = "t1";
+  bad.kind = "dance";
+  EXPECT_FALSE(j->append_step(bad));
+
+  auto t1 = j->task_steps("t1");
+  ASSERT_TRUE(t1);
+  ASSERT_EQ(t1->size(), 3u);
+  EXPECT_EQ((*t1)[0].seq, 1);
+  EXPECT_EQ((*t1)[1].seq, 2);
+  EXPECT_EQ((*t1)[2].seq, 3);
+  EXPECT_EQ((*t1)[0].id, a1);
+  EXPECT_EQ((*t1)[2].kind, "answer");
+  EXPECT_EQ((*t1)[1].payload["text"], "llm_response of t1");
+  EXPECT_EQ((*t1)[0].tokens_in, 10);
+  EXPECT_DOUBLE_EQ((*t1)[0].expense, 0.001);
+  auto t2 = j->task_steps("t2");
+  ASSERT_EQ(t2->size(), 1u);
+  EXPECT_EQ((*t2)[0].seq, 1);
+  auto last2 = j->task_steps("t1", 2);
+  ASSERT_TRUE(last2);
+  ASSERT_EQ(last2->size(), 2u);
+  EXPECT_EQ((*last2)[0].seq, 2);  // the last two, oldest first
+  EXPECT_EQ((*last2)[1].seq, 3);
+  auto all = j->session_steps("s1");
+  ASSERT_EQ(all->size(), 5u);
+  EXPECT_EQ(all->back().task_id, "");
+  EXPECT_EQ(all->back().seq, 1);
+  EXPECT_EQ(j->spend_totals()->steps, 5);
+}
+
+TEST_F(JournalStoreTest, AgentsHireFireLost) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  AgentRow a;
+  a.session_id = "s1";
+  a.name = "PoetAgent";
+  a.base_model = "mistral";
+  a.model_ref = "ollama:mistral";
+  a.type = "local";
+  a.system_prompt = "You write poems.";
+  a.description = "poet";
+  a.costs = json{{"create_resource_cost", 20}, {"invoke_resource_cost", 100}};
+  a.hired_at = 100;
+  ASSERT_TRUE(j->record_hire(a));
+  AgentRow b = a;
+  b.name = "MathAgent";
+  b.hired_at = 110;
+  ASSERT_TRUE(j->record_hire(b));
+  ASSERT_TRUE(j->record_fire("s1", "PoetAgent", 200));
+  EXPECT_EQ(j->record_fire("s1", "PoetAgent", 201).error().code, "not_found");  // not hired now
+  a.hired_at = 300;  // re-hire the same name
+  ASSERT_TRUE(j->record_hire(a));
+  ASSERT_TRUE(j->mark_agent_lost("s1", "MathAgent", 400));
+
+  auto active = j->active_agents("s1");
+  ASSERT_TRUE(active);
+  ASSERT_EQ(active->size(), 1u);
+  EXPECT_EQ((*active)[0].name, "PoetAgent");
+  EXPECT_EQ((*active)[0].hired_at, 300);
+  EXPECT_EQ((*active)[0].costs["create_resource_cost"], 20);
+  EXPECT_EQ((*active)[0].system_prompt, "You write poems.");
+  auto all = j->all_agents("s1");
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].state, "fired");
+  EXPECT_EQ((*all)[0].fired_at, 200);
+  EXPECT_EQ((*all)[1].state, "lost");
+  EXPECT_EQ((*all)[2].state, "hired");
+}
+
+TEST_F(JournalStoreTest, LedgerEntriesBudgetStateAndCostTable) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  ASSERT_TRUE(j->start_task("s1", "t1", "x"));
+  LedgerEntryRow e;
+  e.session_id = "s1";
+  e.task_id = "t1";
+  e.ledger = "resource";
+  e.kind = "hire";
+  e.amount = 20;
+  e.agent = "PoetAgent";
+  e.reason = "AgentCreator";
+  e.used_after = 20;
+  e.total_after = 100;
+  auto id1 = j->record_ledger_entry(e);
+  ASSERT_TRUE(id1);
+  e.task_id = "";
+  e.ledger = "expense";
+  e.kind = "raise";
+  e.amount = 5;
+  ASSERT_TRUE(j->record_ledger_entry(e));
+  e.kind = "bogus";
+  EXPECT_FALSE(j->record_ledger_entry(e));
+  auto entries = j->ledger_entries("s1");
+  ASSERT_TRUE(entries);
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[0].id, *id1);
+  EXPECT_EQ((*entries)[0].kind, "hire");
+  EXPECT_EQ((*entries)[0].task_id, "t1");
+  EXPECT_DOUBLE_EQ((*entries)[0].used_after, 20);
+  EXPECT_EQ((*entries)[1].task_id, "");
+  EXPECT_EQ((*entries)[1].ledger, "expense");
+
+  auto none = j->load_budget_state("s1");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  json state{{"resource", {{"total", 100}, {"used", 20}}}};
+  ASSERT_TRUE(j->save_budget_state("s1", state));
+  state["resource"]["used"] = 40;
+  ASSERT_TRUE(j->save_budget_state("s1", state));  // upsert
+  auto loaded = j->load_budget_state("s1");
+  ASSERT_TRUE(loaded && loaded->has_value());
+  EXPECT_EQ(**loaded, state);
+
+  json table{{"mistral", {{"create_resource_cost", 20}}}, {"llama3.2", {{"create_resource_cost", 10}}}};
+  ASSERT_TRUE(j->save_cost_table("s1", table));
+  table.erase("llama3.2");
+  ASSERT_TRUE(j->save_cost_table("s1", table));  // replaces the snapshot
+  auto ct = j->load_cost_table("s1");
+  ASSERT_TRUE(ct && ct->has_value());
+  EXPECT_EQ(**ct, table);
+}
+
+TEST_F(JournalStoreTest, BatchCommitsTogetherOrNotAtAll) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  Status s = j->write_batch([&]() -> Status {
+    if (Status e = j->start_task("s1", "t1", "x"); !e) return e;
+    return j->start_task("s1", "t1", "duplicate");  // fails: the whole batch rolls back
+  });
+  EXPECT_FALSE(s);
+  EXPECT_TRUE(j->tasks("s1")->empty());
+  ASSERT_TRUE(j->write_batch([&]() -> Status {
+    if (Status e = j->start_task("s1", "t1", "x"); !e) return e;
+    return j->start_task("s1", "t2", "y");
+  }));
+  EXPECT_EQ(j->tasks("s1")->size(), 2u);
+}
+
+TEST_F(JournalStoreTest, SurvivesReopen) {
+  {
+    auto j = open_or_die(file("k.db"));
+    ASSERT_TRUE(j->create_session(session("s1")));
+    ASSERT_TRUE(j->start_task("s1", "t1", "x"));
+    StepRow s;
+    s.session_id = "s1";
+    s.task_id = "t1";
+    s.kind = "note";
+    ASSERT_TRUE(j->append_step(s));
+    ASSERT_TRUE(j->append_step(s));
+    ASSERT_TRUE(j->save_budget_state("s1", json{{"x", 1}}));
+  }
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j);
+  EXPECT_EQ((*j->latest_session())->id, "s1");
+  EXPECT_EQ(j->tasks("s1")->size(), 1u);
+  EXPECT_EQ((**j->load_budget_state("s1"))["x"], 1);
+  StepRow s;
+  s.session_id = "s1";
+  s.task_id = "t1";
+  s.kind = "note";
+  ASSERT_TRUE(j->append_step(s));
+  EXPECT_EQ(j->task_steps("t1")->back().seq, 3);  // numbering continues after restart
+}
+
+TEST_F(JournalStoreTest, ReaderSeesCommittedWritesWhileWriterIsOpen) {
+  auto w = open_or_die(file("k.db"));
+  ASSERT_TRUE(w->create_session(session("s1")));
+  auto r = JournalStore::open_read_only(file("k.db"));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(w->start_task("s1", "t1", "x"));
+  EXPECT_EQ((*r)->tasks("s1")->size(), 1u);  // committed before returning
+
+  // The reader reads while the writer keeps writing from another thread.
+  std::thread writer([&] {
+    StepRow s;
+    s.session_id = "s1";
+    s.task_id = "t1";
+    s.kind = "note";
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(w->append_step(s));
+  });
+  size_t last = 0;
+  bool monotonic = true;
+  for (int i = 0; i < 50; ++i) {
+    auto steps = (*r)->task_steps("t1");
+    ASSERT_TRUE(steps) << steps.error().message;
+    if (steps->size() < last) monotonic = false;
+    last = steps->size();
+  }
+  writer.join();
+  EXPECT_TRUE(monotonic);
+  EXPECT_EQ((*r)->task_steps("t1")->size(), 100u);
+  // A read-only instance cannot write.
+  EXPECT_FALSE((*r)->create_session(session("s2")));
+}
+
+TEST_F(JournalStoreTest, CorruptFileGivesClearError) {
+  {
+    std::ofstream out(file("journal.db"));
+    for (int i = 0; i < 100; ++i) out << "garbage that is not SQLite\n";
+  }
+  auto j = JournalStore::open(file("journal.db"));
+  ASSERT_FALSE(j);
+  EXPECT_THAT(j.error().message, HasSubstr(file("journal.db")));
+  EXPECT_THAT(j.error().message, HasSubstr("not a database"));
+  auto r = JournalStore::open_read_only(file("journal.db"));
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr(file("journal.db")));
+}
+
+TEST_F(JournalStoreTest, ReadOnlyRefusesUnmigratedOrMissingFile) {
+  auto missing = JournalStore::open_read_only(file("none.db"));
+  ASSERT_FALSE(missing);
+  EXPECT_THAT(missing.error().message, HasSubstr(file("none.db")));
+  { std::ofstream out(file("empty.db")); }
+  auto empty = JournalStore::open_read_only(file("empty.db"));
+  ASSERT_FALSE(empty);
+  EXPECT_THAT(empty.error().message, HasSubstr("schema version 0"));
+}
+
+TEST_F(JournalStoreTest, NewerSchemaIsRefused) {
+  { auto j = open_or_die(file("k.db")); }
+  {
+    auto db = SqliteDb::open(file("k.db"));
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->exec("UPDATE schema_version SET version = 999"));
+  }
+  auto j = JournalStore::open(file("k.db"));
+  ASSERT_FALSE(j);
+  EXPECT_THAT(j.error().message, HasSubstr("999"));
+}
+
+TEST_F(JournalStoreTest, MakeIdIsPrefixedAndDistinct) {
+  std::string a = JournalStore::make_id("s"), b = JournalStore::make_id("s");
+  EXPECT_EQ(a.rfind("s-", 0), 0u);
+  EXPECT_NE(a, b);
+}
+
+}  // namespace
+}  // namespace kaisha::store
