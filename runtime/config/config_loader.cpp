@@ -1,0 +1,336 @@
+#include "runtime/config/config_loader.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "runtime/config/yaml_reader.hpp"
+
+namespace kaisha::config {
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+ProviderConfig builtin_provider(const std::string& name) {
+  ProviderConfig p;
+  p.name = name;
+  p.dialect = name;
+  if (name == "ollama") {
+    p.base_url = env_or("OLLAMA_HOST", "http://127.0.0.1:11434");
+    // OLLAMA_HOST is often given as host:port without a scheme.
+    if (p.base_url.find("://") == std::string::npos) p.base_url = "http://" + p.base_url;
+  } else if (name == "openai") {
+    p.base_url = "https://api.openai.com/v1";
+    p.api_key = env_or("OPENAI_API_KEY", "");
+  } else if (name == "gemini") {
+    p.base_url = "https://generativelanguage.googleapis.com/v1beta";
+    p.api_key = env_or("GEMINI_API_KEY", "");
+  } else if (name == "anthropic") {
+    p.base_url = "https://api.anthropic.com";
+    p.api_key = env_or("ANTHROPIC_API_KEY", "");
+  }
+  return p;
+}
+
+const std::vector<std::string> kBuiltinProviders = {"ollama", "openai", "gemini", "anthropic"};
+const std::vector<std::string> kDialects = {"openai", "ollama", "gemini", "anthropic"};
+const std::vector<std::string> kResourceModes = {"fixed", "host_memory", "paper_16GiB_is_100"};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+std::string one_of(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+std::string trim_number(double v) {
+  std::ostringstream ss;
+  ss << v;
+  return ss.str();
+}
+
+// Reads the sections of one document into a Config. The first error stops it.
+class ConfigParser {
+ public:
+  ConfigParser(const std::string& source, Config& out) : r_(source), c_(out) {}
+
+  Status parse(const YAML::Node& root) {
+    if (root.IsNull()) return Status::Ok();
+    if (Status s = r_.expect_map(root, ""); !s) return s;
+    if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
+                                            "providers", "retry", "budget", "switches"});
+        !s)
+      return s;
+    if (Status s = str(root, "", "store", c_.store_path); !s) return s;
+    if (Status s = str(root, "", "cost_table", c_.cost_table_file); !s) return s;
+    if (Status s = str(root, "", "prompts_dir", c_.prompts_dir); !s) return s;
+    if (Status s = ceo(root["ceo"]); !s) return s;
+    if (Status s = employee(root["employee"]); !s) return s;
+    if (Status s = providers(root["providers"]); !s) return s;
+    if (Status s = retry(root["retry"]); !s) return s;
+    if (Status s = budget(root["budget"]); !s) return s;
+    return switches(root["switches"]);
+  }
+
+ private:
+  // Each reader below leaves `out` untouched when the key is absent or null.
+  static bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
+
+  Status section(const YAML::Node& n, const std::string& path, const std::vector<std::string>& keys) {
+    if (Status s = r_.expect_map(n, path); !s) return s;
+    return r_.check_keys(n, path, keys);
+  }
+
+  Status str(const YAML::Node& map, const std::string& path, const char* key, std::string& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_string(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status choice(const YAML::Node& map, const std::string& path, const char* key, std::string& out,
+                const std::vector<std::string>& allowed) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_string(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    if (!contains(allowed, *v)) {
+      std::string msg = "expected one of " + one_of(allowed) + ", got \"" + *v + "\"";
+      if (std::string s = closest_key(*v, allowed); !s.empty()) msg += " (did you mean '" + s + "'?)";
+      return r_.error_at(n, YamlReader::join(path, key), msg);
+    }
+    out = *v;
+    return Status::Ok();
+  }
+
+  // A number >= min (or > min when `strict`).
+  Status num(const YAML::Node& map, const std::string& path, const char* key, double& out,
+             double min, bool strict) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_number(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    if (strict ? !(*v > min) : !(*v >= min)) {
+      return r_.error_at(n, YamlReader::join(path, key),
+                         std::string("expected a number ") + (strict ? "> " : ">= ") +
+                             trim_number(min) + ", got " + trim_number(*v));
+    }
+    out = *v;
+    return Status::Ok();
+  }
+
+  template <class Int>
+  Status integer(const YAML::Node& map, const std::string& path, const char* key, Int& out,
+                 int64_t min) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_int(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    if (*v < min || *v > static_cast<int64_t>(std::numeric_limits<Int>::max())) {
+      return r_.error_at(n, YamlReader::join(path, key),
+                         "expected an integer >= " + std::to_string(min) + ", got " +
+                             std::to_string(*v));
+    }
+    out = static_cast<Int>(*v);
+    return Status::Ok();
+  }
+
+  Status boolean(const YAML::Node& map, const std::string& path, const char* key, bool& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_bool(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status ceo(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "ceo";
+    if (Status s = section(n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls",
+                                  "system_prompt_file"});
+        !s)
+      return s;
+    if (Status s = str(n, p, "model", c_.ceo.model); !s) return s;
+    if (Status s = num(n, p, "temperature", c_.ceo.temperature, 0, false); !s) return s;
+    if (Status s = integer(n, p, "max_turns", c_.ceo.max_turns, 1); !s) return s;
+    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.ceo.max_malformed_tool_calls, 0); !s)
+      return s;
+    return str(n, p, "system_prompt_file", c_.ceo.system_prompt_file);
+  }
+
+  Status employee(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "employee";
+    if (Status s = section(n, p, {"max_output_tokens", "temperature"}); !s) return s;
+    if (Status s = integer(n, p, "max_output_tokens", c_.employee.max_output_tokens, 1); !s) return s;
+    return num(n, p, "temperature", c_.employee.temperature, 0, false);
+  }
+
+  Status providers(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    if (Status s = r_.expect_map(n, "providers"); !s) return s;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const std::string p = "providers." + name;
+      const YAML::Node& v = it->second;
+      if (Status s = section(v, p, {"dialect", "base_url", "api_key", "max_concurrency",
+                                    "timeout_ms", "connect_timeout_ms", "headers"});
+          !s)
+        return s;
+      bool builtin = contains(kBuiltinProviders, name);
+      auto existing = c_.providers.find(name);
+      ProviderConfig pc = existing != c_.providers.end() ? existing->second : builtin_provider(name);
+      pc.name = name;
+      if (!builtin) pc.dialect.clear();
+      if (present(v)) {
+        if (Status s = choice(v, p, "dialect", pc.dialect, kDialects); !s) return s;
+        if (Status s = str(v, p, "base_url", pc.base_url); !s) return s;
+        if (Status s = str(v, p, "api_key", pc.api_key); !s) return s;
+        if (Status s = integer(v, p, "max_concurrency", pc.max_concurrency, 1); !s) return s;
+        if (Status s = integer(v, p, "timeout_ms", pc.timeout_ms, 1); !s) return s;
+        if (Status s = integer(v, p, "connect_timeout_ms", pc.connect_timeout_ms, 1); !s) return s;
+        if (Status s = headers(v["headers"], p + ".headers", pc.headers); !s) return s;
+      }
+      if (pc.dialect.empty()) {
+        return r_.error_at(it->first, p,
+                           "'dialect' is required for a provider that is not built in (one of " +
+                               one_of(kDialects) + ")");
+      }
+      if (pc.base_url.empty()) {
+        return r_.error_at(it->first, p, "'base_url' is required for a provider that is not built in");
+      }
+      c_.providers[name] = std::move(pc);
+    }
+    return Status::Ok();
+  }
+
+  Status headers(const YAML::Node& n, const std::string& p, std::map<std::string, std::string>& out) {
+    if (!present(n)) return Status::Ok();
+    if (Status s = r_.expect_map(n, p); !s) return s;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      auto v = r_.read_string(it->second, p + "." + key);
+      if (!v) return v.error();
+      out[key] = *v;
+    }
+    return Status::Ok();
+  }
+
+  Status retry(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "retry";
+    if (Status s = section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms"}); !s) return s;
+    if (Status s = integer(n, p, "max_attempts", c_.retry.max_attempts, 1); !s) return s;
+    // Delays may be 0 (tests and local servers retry immediately).
+    if (Status s = integer(n, p, "base_delay_ms", c_.retry.base_delay_ms, 0); !s) return s;
+    return integer(n, p, "max_delay_ms", c_.retry.max_delay_ms, 0);
+  }
+
+  Status budget(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "budget";
+    if (Status s = section(n, p, {"resource_mode", "resource_total", "expense_total", "max_agents",
+                                  "max_inflight_asks"});
+        !s)
+      return s;
+    if (Status s = choice(n, p, "resource_mode", c_.budget.resource_mode, kResourceModes); !s) return s;
+    if (Status s = num(n, p, "resource_total", c_.budget.resource_total, 0, true); !s) return s;
+    // An expense budget of 0 is legitimate: only local models may be used.
+    if (Status s = num(n, p, "expense_total", c_.budget.expense_total, 0, false); !s) return s;
+    if (Status s = integer(n, p, "max_agents", c_.budget.max_agents, 0); !s) return s;
+    return integer(n, p, "max_inflight_asks", c_.budget.max_inflight_asks, 0);
+  }
+
+  Status switches(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "switches";
+    Switches& w = c_.switches;
+    if (Status s = section(n, p, {"agent_creation", "local_agents", "cloud_agents", "tool_creation",
+                                  "tool_invocation", "resource_budget", "economy_budget", "memory"});
+        !s)
+      return s;
+    for (auto [key, field] : std::initializer_list<std::pair<const char*, bool*>>{
+             {"agent_creation", &w.agent_creation},
+             {"local_agents", &w.local_agents},
+             {"cloud_agents", &w.cloud_agents},
+             {"tool_creation", &w.tool_creation},
+             {"tool_invocation", &w.tool_invocation},
+             {"resource_budget", &w.resource_budget},
+             {"economy_budget", &w.economy_budget},
+             {"memory", &w.memory}}) {
+      if (Status s = boolean(n, p, key, *field); !s) return s;
+    }
+    return Status::Ok();
+  }
+
+  YamlReader r_;
+  Config& c_;
+};
+
+std::string resolve(const std::filesystem::path& base, const std::string& p) {
+  if (p.empty() || base.empty()) return p;
+  std::filesystem::path path(p);
+  if (path.is_absolute()) return p;
+  return (base / path).lexically_normal().string();
+}
+
+}  // namespace
+
+Config default_config() {
+  Config c;
+  for (const auto& name : kBuiltinProviders) c.providers[name] = builtin_provider(name);
+  if (c.ceo.model.empty()) c.ceo.model = env_or("KAISHA_MODEL", "");
+  return c;
+}
+
+Result<Config> parse_config(const std::string& yaml_text, const std::string& source_name) {
+  auto doc = parse_yaml(yaml_text, source_name);
+  if (!doc) return doc.error();
+  Config c = default_config();
+  c.ceo.model.clear();  // KAISHA_MODEL applies only if the file leaves it empty
+  c.source = source_name;
+  ConfigParser parser(source_name, c);
+  if (Status s = parser.parse(*doc); !s) return s.error();
+  if (c.ceo.model.empty()) c.ceo.model = env_or("KAISHA_MODEL", "");
+  std::filesystem::path base = std::filesystem::path(source_name).parent_path();
+  // Only paths the file set are resolved; defaults stay relative to the cwd
+  // or the install (see config.hpp).
+  const YAML::Node& root = *doc;
+  if (root.IsMap() && root["store"]) c.store_path = resolve(base, c.store_path);
+  c.cost_table_file = resolve(base, c.cost_table_file);
+  c.prompts_dir = resolve(base, c.prompts_dir);
+  c.ceo.system_prompt_file = resolve(base, c.ceo.system_prompt_file);
+  return c;
+}
+
+Result<Config> load_config_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return Error{"config", "config file '" + path + "' does not exist"};
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error{"config", "config file '" + path + "' is a directory"};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"config", "cannot read config file '" + path + "'"};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+}  // namespace kaisha::config

@@ -1,0 +1,307 @@
+#include "runtime/config/config_loader.hpp"
+#include "runtime/config/yaml_reader.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kaisha::config {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Sets an environment variable for the scope of a test, restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1); else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_.c_str(), old_->c_str(), 1); else unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+std::string parse_error(const std::string& yaml, const std::string& source = "config.yaml") {
+  auto c = parse_config(yaml, source);
+  EXPECT_FALSE(c) << "expected an error for:\n" << yaml;
+  return c ? std::string() : c.error().message;
+}
+
+TEST(ConfigDefaults, BuiltInProvidersAndBudget) {
+  ScopedEnv host("OLLAMA_HOST", nullptr);
+  ScopedEnv key("OPENAI_API_KEY", "sk-test");
+  ScopedEnv model("KAISHA_MODEL", nullptr);
+  Config c = default_config();
+  ASSERT_EQ(c.providers.size(), 4u);
+  EXPECT_EQ(c.providers["ollama"].dialect, "ollama");
+  EXPECT_EQ(c.providers["ollama"].base_url, "http://127.0.0.1:11434");
+  EXPECT_EQ(c.providers["openai"].base_url, "https://api.openai.com/v1");
+  EXPECT_EQ(c.providers["openai"].api_key, "sk-test");
+  EXPECT_EQ(c.providers["gemini"].base_url, "https://generativelanguage.googleapis.com/v1beta");
+  EXPECT_EQ(c.providers["anthropic"].dialect, "anthropic");
+  EXPECT_EQ(c.providers["anthropic"].base_url, "https://api.anthropic.com");
+  EXPECT_EQ(c.ceo.model, "");
+  EXPECT_DOUBLE_EQ(c.budget.expense_total, 10.0);
+  EXPECT_DOUBLE_EQ(c.budget.resource_total, 100);
+  EXPECT_EQ(c.budget.resource_mode, "fixed");
+  EXPECT_EQ(c.retry.max_attempts, 4);
+  EXPECT_TRUE(c.switches.memory);
+  EXPECT_EQ(c.store_path, "kaisha.db");
+}
+
+TEST(ConfigDefaults, EnvironmentOverrides) {
+  ScopedEnv host("OLLAMA_HOST", "10.0.0.5:11434");
+  ScopedEnv model("KAISHA_MODEL", "ollama:qwen2.5");
+  Config c = default_config();
+  EXPECT_EQ(c.providers["ollama"].base_url, "http://10.0.0.5:11434");
+  EXPECT_EQ(c.ceo.model, "ollama:qwen2.5");
+  auto parsed = parse_config("ceo:\n  temperature: 0.5\n", "c.yaml");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->ceo.model, "ollama:qwen2.5");
+  auto explicit_model = parse_config("ceo:\n  model: openai:gpt-4o-mini\n", "c.yaml");
+  ASSERT_TRUE(explicit_model);
+  EXPECT_EQ(explicit_model->ceo.model, "openai:gpt-4o-mini");
+}
+
+TEST(ConfigParse, EmptyDocumentIsDefaults) {
+  auto c = parse_config("", "empty.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->providers.size(), 4u);
+  EXPECT_EQ(c->source, "empty.yaml");
+}
+
+TEST(ConfigParse, FullFile) {
+  const char* yaml = R"(store: /var/lib/kaisha/k.db
+cost_table: /etc/kaisha/costs.yaml
+prompts_dir: /etc/kaisha/prompts
+ceo:
+  model: gemini:gemini-2.0-flash
+  temperature: 0.7
+  max_turns: 12
+  max_malformed_tool_calls: 5
+  system_prompt_file: /etc/kaisha/ceo.md
+employee:
+  max_output_tokens: 2048
+  temperature: 0.1
+providers:
+  ollama:
+    base_url: http://gpu-box:11434
+    max_concurrency: 2
+  groq:
+    dialect: openai
+    base_url: https://api.groq.com/openai/v1
+    api_key: gsk-123
+    timeout_ms: 30000
+    connect_timeout_ms: 1000
+    headers:
+      X-Team: research
+retry:
+  max_attempts: 6
+  base_delay_ms: 0
+  max_delay_ms: 1000
+budget:
+  resource_mode: paper_16GiB_is_100
+  resource_total: 250
+  expense_total: 0.5
+  max_agents: 4
+  max_inflight_asks: 8
+switches:
+  agent_creation: true
+  local_agents: false
+  cloud_agents: yes
+  tool_creation: off
+  tool_invocation: true
+  resource_budget: false
+  economy_budget: true
+  memory: false
+)";
+  auto r = parse_config(yaml, "/etc/kaisha/kaisha.yaml");
+  ASSERT_TRUE(r) << r.error().message;
+  const Config& c = *r;
+  EXPECT_EQ(c.source, "/etc/kaisha/kaisha.yaml");
+  EXPECT_EQ(c.store_path, "/var/lib/kaisha/k.db");
+  EXPECT_EQ(c.cost_table_file, "/etc/kaisha/costs.yaml");
+  EXPECT_EQ(c.prompts_dir, "/etc/kaisha/prompts");
+  EXPECT_EQ(c.ceo.model, "gemini:gemini-2.0-flash");
+  EXPECT_DOUBLE_EQ(c.ceo.temperature, 0.7);
+  EXPECT_EQ(c.ceo.max_turns, 12);
+  EXPECT_EQ(c.ceo.max_malformed_tool_calls, 5);
+  EXPECT_EQ(c.ceo.system_prompt_file, "/etc/kaisha/ceo.md");
+  EXPECT_EQ(c.employee.max_output_tokens, 2048);
+  EXPECT_DOUBLE_EQ(c.employee.temperature, 0.1);
+  ASSERT_EQ(c.providers.size(), 5u);
+  const ProviderConfig& o = c.providers.at("ollama");
+  EXPECT_EQ(o.dialect, "ollama");  // inherited from the built-in
+  EXPECT_EQ(o.base_url, "http://gpu-box:11434");
+  EXPECT_EQ(o.max_concurrency, 2);
+  const ProviderConfig& g = c.providers.at("groq");
+  EXPECT_EQ(g.name, "groq");
+  EXPECT_EQ(g.dialect, "openai");
+  EXPECT_EQ(g.base_url, "https://api.groq.com/openai/v1");
+  EXPECT_EQ(g.api_key, "gsk-123");
+  EXPECT_EQ(g.timeout_ms, 30000);
+  EXPECT_EQ(g.connect_timeout_ms, 1000);
+  EXPECT_EQ(g.headers.at("X-Team"), "research");
+  EXPECT_EQ(c.retry.max_attempts, 6);
+  EXPECT_EQ(c.retry.base_delay_ms, 0);
+  EXPECT_EQ(c.retry.max_delay_ms, 1000);
+  EXPECT_EQ(c.budget.resource_mode, "paper_16GiB_is_100");
+  EXPECT_DOUBLE_EQ(c.budget.resource_total, 250);
+  EXPECT_DOUBLE_EQ(c.budget.expense_total, 0.5);
+  EXPECT_EQ(c.budget.max_agents, 4);
+  EXPECT_EQ(c.budget.max_inflight_asks, 8);
+  EXPECT_TRUE(c.switches.agent_creation);
+  EXPECT_FALSE(c.switches.local_agents);
+  EXPECT_TRUE(c.switches.cloud_agents);
+  EXPECT_FALSE(c.switches.tool_creation);
+  EXPECT_TRUE(c.switches.tool_invocation);
+  EXPECT_FALSE(c.switches.resource_budget);
+  EXPECT_TRUE(c.switches.economy_budget);
+  EXPECT_FALSE(c.switches.memory);
+}
+
+TEST(ConfigEnv, SubstitutesVariablesAndDefaults) {
+  ScopedEnv key("KAISHA_TEST_GROQ_KEY", "gsk-from-env");
+  ScopedEnv budget("KAISHA_TEST_BUDGET", "2.5");
+  ScopedEnv unset("KAISHA_TEST_UNSET", nullptr);
+  const char* yaml = R"(providers:
+  groq:
+    dialect: openai
+    base_url: ${KAISHA_TEST_UNSET:-https://api.groq.com}/openai/v1
+    api_key: ${KAISHA_TEST_GROQ_KEY}
+budget:
+  expense_total: ${KAISHA_TEST_BUDGET}
+  resource_total: ${KAISHA_TEST_UNSET:-80}
+ceo:
+  model: "costs $$5"
+)";
+  auto c = parse_config(yaml, "env.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->providers["groq"].api_key, "gsk-from-env");
+  EXPECT_EQ(c->providers["groq"].base_url, "https://api.groq.com/openai/v1");
+  EXPECT_DOUBLE_EQ(c->budget.expense_total, 2.5);
+  EXPECT_DOUBLE_EQ(c->budget.resource_total, 80);
+  EXPECT_EQ(c->ceo.model, "costs $5");
+}
+
+TEST(ConfigEnv, UnsetVariableNamesFileLineAndVariable) {
+  ScopedEnv unset("KAISHA_TEST_MISSING", nullptr);
+  std::string msg = parse_error("ceo:\n  temperature: 0.2\n  model: ${KAISHA_TEST_MISSING}\n", "env.yaml");
+  EXPECT_THAT(msg, HasSubstr("env.yaml:3: "));
+  EXPECT_THAT(msg, HasSubstr("'KAISHA_TEST_MISSING' is not set"));
+}
+
+TEST(ConfigErrors, WrongTypeNamesFileLineAndKeyPath) {
+  std::string yaml;
+  for (int i = 0; i < 10; ++i) yaml += "# comment line " + std::to_string(i + 1) + "\n";
+  yaml += "budget:\n  expense_total: ten\n";  // line 12
+  EXPECT_EQ(parse_error(yaml, "cluster.yaml"),
+            "cluster.yaml:12: budget.expense_total: expected a number, got \"ten\"");
+  EXPECT_EQ(parse_error("retry:\n  max_attempts: 2.5\n"),
+            "config.yaml:2: retry.max_attempts: expected an integer, got \"2.5\"");
+  EXPECT_EQ(parse_error("switches:\n  memory: maybe\n"),
+            "config.yaml:2: switches.memory: expected true or false, got \"maybe\"");
+  EXPECT_EQ(parse_error("ceo:\n  model: [a, b]\n"),
+            "config.yaml:2: ceo.model: expected a string, got a list");
+  EXPECT_EQ(parse_error("budget: 5\n"), "config.yaml:1: budget: expected a map, got \"5\"");
+  EXPECT_EQ(parse_error("- a\n- b\n"), "config.yaml:1: expected a map, got a list");
+}
+
+TEST(ConfigErrors, UnknownKeysSuggestTheClosest) {
+  EXPECT_EQ(parse_error("store: a.db\nceo:\n  model: x\n\n\n\nbudgte:\n  expense_total: 1\n"),
+            "config.yaml:7: unknown key 'budgte' in top level (did you mean 'budget'?)");
+  EXPECT_EQ(parse_error("budget:\n  expense_totl: 1\n"),
+            "config.yaml:2: unknown key 'expense_totl' in budget (did you mean 'expense_total'?)");
+  EXPECT_EQ(parse_error("providers:\n  ollama:\n    base_ur: http://x\n"),
+            "config.yaml:3: unknown key 'base_ur' in providers.ollama (did you mean 'base_url'?)");
+  EXPECT_EQ(parse_error("zzzzzzzz: 1\n"), "config.yaml:1: unknown key 'zzzzzzzz' in top level");
+}
+
+TEST(ConfigErrors, InvalidValues) {
+  EXPECT_EQ(parse_error("providers:\n  local:\n    dialect: olama\n    base_url: http://x\n"),
+            "config.yaml:3: providers.local.dialect: expected one of openai, ollama, gemini, "
+            "anthropic, got \"olama\" (did you mean 'ollama'?)");
+  EXPECT_THAT(parse_error("budget:\n  resource_mode: ram\n"),
+              HasSubstr("config.yaml:2: budget.resource_mode: expected one of fixed, host_memory, "
+                        "paper_16GiB_is_100, got \"ram\""));
+  EXPECT_EQ(parse_error("retry:\n  max_attempts: 0\n"),
+            "config.yaml:2: retry.max_attempts: expected an integer >= 1, got 0");
+  EXPECT_EQ(parse_error("budget:\n  expense_total: -1\n"),
+            "config.yaml:2: budget.expense_total: expected a number >= 0, got -1");
+  EXPECT_EQ(parse_error("budget:\n  resource_total: 0\n"),
+            "config.yaml:2: budget.resource_total: expected a number > 0, got 0");
+  EXPECT_EQ(parse_error("providers:\n  ollama:\n    timeout_ms: 0\n"),
+            "config.yaml:3: providers.ollama.timeout_ms: expected an integer >= 1, got 0");
+  EXPECT_EQ(parse_error("providers:\n  groq:\n    base_url: https://api.groq.com\n"),
+            "config.yaml:2: providers.groq: 'dialect' is required for a provider that is not built "
+            "in (one of openai, ollama, gemini, anthropic)");
+  EXPECT_EQ(parse_error("providers:\n  groq:\n    dialect: openai\n"),
+            "config.yaml:2: providers.groq: 'base_url' is required for a provider that is not built in");
+}
+
+TEST(ConfigErrors, YamlSyntaxErrorHasLineAndColumn) {
+  std::string msg = parse_error("ceo:\n  model: x\n  temperature: [0.2\n", "bad.yaml");
+  EXPECT_THAT(msg, ::testing::MatchesRegex("bad\\.yaml:[0-9]+:[0-9]+: YAML syntax error: .*"));
+  // "ceo: a: b" is not YAML: the second colon (line 2, column 7, 1-based) breaks it.
+  EXPECT_THAT(parse_error("store: x\nceo: a: b\n", "bad.yaml"),
+              ::testing::StartsWith("bad.yaml:2:7: YAML syntax error: "));
+}
+
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = std::filesystem::temp_directory_path() / ("kaisha-config-test-" + std::to_string(rd()));
+    std::filesystem::create_directories(dir_ / "conf");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream((dir_ / name).string()) << text;
+    return (dir_ / name).string();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigFileTest, MissingFileNamesThePath) {
+  auto c = load_config_file((dir_ / "nope.yaml").string());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, "config");
+  EXPECT_THAT(c.error().message, HasSubstr((dir_ / "nope.yaml").string()));
+  EXPECT_THAT(c.error().message, HasSubstr("does not exist"));
+}
+
+TEST_F(ConfigFileTest, RelativePathsResolveAgainstTheFile) {
+  std::string path = write("conf/kaisha.yaml",
+                           "store: data/k.db\ncost_table: ../costs.yaml\nprompts_dir: /abs/prompts\n");
+  auto c = load_config_file(path);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->store_path, (dir_ / "conf/data/k.db").string());
+  EXPECT_EQ(c->cost_table_file, (dir_ / "costs.yaml").string());
+  EXPECT_EQ(c->prompts_dir, "/abs/prompts");
+  EXPECT_EQ(c->source, path);
+}
+
+TEST_F(ConfigFileTest, ErrorsInAFileNameIt) {
+  std::string path = write("conf/bad.yaml", "budget:\n  max_agents: many\n");
+  auto c = load_config_file(path);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, path + ":2: budget.max_agents: expected an integer, got \"many\"");
+}
+
+TEST(YamlReader, ClosestKey) {
+  EXPECT_EQ(closest_key("budgte", {"budget", "store", "ceo"}), "budget");
+  EXPECT_EQ(closest_key("xyzzy", {"budget", "store", "ceo"}), "");
+}
+
+}  // namespace
+}  // namespace kaisha::config
