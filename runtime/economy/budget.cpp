@@ -111,18 +111,33 @@ Status Budget::can_hire_locked(const ModelCost& cost) const {
 Status Budget::hire(const ModelCost& cost) {
   std::lock_guard lock(mu_);
   if (Status s = can_hire_locked(cost); !s) return s;
-  // record_call() and the operator setters do not take mu_, so a ledger can
-  // change between the check and the charge: charge each ledger checked and
-  // undo the first if the second refuses.
-  if (Status s = resource_.charge(cost.create_resource_cost); !s) {
-    return refusal("resource", cost.create_resource_cost, resource_.remaining());
-  }
-  if (Status s = expense_.charge(cost.create_expense_cost); !s) {
-    (void)resource_.refund(cost.create_resource_cost);
-    return refusal("expense", cost.create_expense_cost, expense_.remaining());
-  }
+  if (Status s = charge_create_locked(cost.create_resource_cost, cost.create_expense_cost); !s) return s;
   ++hired_;
   return Status::Ok();
+}
+
+Status Budget::charge_create_locked(double resource_cost, double expense_cost) {
+  // record_call() and the operator setters do not take mu_, so a ledger can
+  // change between a check and the charge: charge each ledger checked and
+  // undo the first if the second refuses.
+  if (Status s = resource_.charge(resource_cost); !s) {
+    return refusal("resource", resource_cost, resource_.remaining());
+  }
+  if (Status s = expense_.charge(expense_cost); !s) {
+    (void)resource_.refund(resource_cost);
+    return refusal("expense", expense_cost, expense_.remaining());
+  }
+  return Status::Ok();
+}
+
+Status Budget::charge_create_costs(double resource_cost, double expense_cost) {
+  std::lock_guard lock(mu_);
+  return charge_create_locked(resource_cost, expense_cost);
+}
+
+Status Budget::refund_resource(double amount) {
+  std::lock_guard lock(mu_);
+  return resource_.refund(amount);
 }
 
 Status Budget::fire(const ModelCost& cost) {

@@ -88,6 +88,14 @@ class Budget {
   // changes nothing) if the refund would take resource usage below 0.
   Status fire(const ModelCost& cost);
 
+  // Create costs of something that is not an agent — a tool that declares
+  // create_resource_cost / create_expense_cost (§9 item 34): checked and
+  // charged to the right ledger like a hire (atomic, same refusal texts),
+  // without counting an agent. refund_resource() undoes the resource part
+  // when the tool is deleted; expense stays spent.
+  Status charge_create_costs(double resource_cost, double expense_cost);
+  Status refund_resource(double amount);
+
   // --- calls ----------------------------------------------------------------
   // Holds invoke_resource_cost on the resource ledger and the worst-case
   // expense (est_input_tokens in, max_output_tokens out) on the expense
@@ -131,6 +139,7 @@ class Budget {
 
  private:
   Status can_hire_locked(const ModelCost& cost) const;
+  Status charge_create_locked(double resource_cost, double expense_cost);
 
   Ledger resource_{"resource", 0};
   Ledger expense_{"expense", 0};

@@ -280,3 +280,27 @@ TEST(Budget, ConcurrentAsksNeverOvershoot) {
 
 }  // namespace
 }  // namespace kaisha::economy
+
+namespace kaisha::economy {
+namespace {
+
+// §9 item 34: a tool's declared create costs go to the right ledger.
+TEST(Budget, ToolCreateCostsChargeTheRightLedger) {
+  Budget b(1, 1);
+  ASSERT_TRUE(b.charge_create_costs(0.1, 0.25));
+  EXPECT_DOUBLE_EQ(b.resource().used(), 0.1);
+  EXPECT_DOUBLE_EQ(b.expense().used(), 0.25);
+  EXPECT_EQ(b.hired_agents(), 0);
+  Status s = b.charge_create_costs(0.1, 0.8);  // expense refuses: resource undone
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message,
+            "Do not have enough expense budget to create/use the agent. Creating/Using the agent "
+            "costs 0.8 but only 0.75 is remaining");
+  EXPECT_DOUBLE_EQ(b.resource().used(), 0.1);
+  ASSERT_TRUE(b.refund_resource(0.1));
+  EXPECT_DOUBLE_EQ(b.resource().used(), 0);
+  EXPECT_EQ(b.refund_resource(0.1).error().message, "Not enough resource budget to remove");
+}
+
+}  // namespace
+}  // namespace kaisha::economy

@@ -3,6 +3,9 @@
 #include <fstream>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -343,6 +346,40 @@ TEST_F(JournalStoreTest, ReaderSeesCommittedWritesWhileWriterIsOpen) {
   EXPECT_EQ((*r)->task_steps("t1")->size(), 100u);
   // A read-only instance cannot write.
   EXPECT_FALSE((*r)->create_session(session("s2")));
+}
+
+// Another process writes to the journal while this one holds it open for
+// writing and reads it: WAL and busy_timeout make both work.
+TEST_F(JournalStoreTest, AnotherProcessWritesWhileThisOneHoldsTheFile) {
+  auto mine = open_or_die(file("k.db"));
+  ASSERT_TRUE(mine->create_session(session("s1")));
+  ASSERT_TRUE(mine->start_task("s1", "t1", "x"));
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // child: its own connection, 50 steps
+    auto other = JournalStore::open(file("k.db"));
+    if (!other) _exit(2);
+    StepRow s;
+    s.session_id = "s1";
+    s.task_id = "t1";
+    s.kind = "note";
+    for (int i = 0; i < 50; ++i)
+      if (!(*other)->append_step(s)) _exit(3);
+    _exit(0);
+  }
+  StepRow s;
+  s.session_id = "s1";
+  s.task_id = "t1";
+  s.kind = "note";
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(mine->append_step(s));  // both write
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto steps = mine->task_steps("t1");
+  ASSERT_TRUE(steps);
+  ASSERT_EQ(steps->size(), 100u);
+  for (size_t i = 0; i < steps->size(); ++i) EXPECT_EQ((*steps)[i].seq, static_cast<int64_t>(i + 1));
 }
 
 TEST_F(JournalStoreTest, CorruptFileGivesClearError) {
