@@ -66,6 +66,9 @@ struct Switches {
   bool memory = true;
 };
 
+// Paths set in a file (store, cost_table, prompts_dir, ceo.system_prompt_file)
+// are resolved by the loader against that file's directory; defaults stay as
+// written here.
 struct Config {
   std::string source;                 // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";

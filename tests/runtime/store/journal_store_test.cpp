@@ -396,6 +396,16 @@ TEST_F(JournalStoreTest, CorruptFileGivesClearError) {
   EXPECT_THAT(r.error().message, HasSubstr(file("journal.db")));
 }
 
+TEST_F(JournalStoreTest, ReadOnlyOpensAfterTheWriterClosed) {
+  {
+    auto w = open_or_die(file("k.db"));
+    ASSERT_TRUE(w->create_session(session("s1")));
+  }
+  auto r = JournalStore::open_read_only(file("k.db"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*(*r)->latest_session())->id, "s1");
+}
+
 TEST_F(JournalStoreTest, ReadOnlyRefusesUnmigratedOrMissingFile) {
   auto missing = JournalStore::open_read_only(file("none.db"));
   ASSERT_FALSE(missing);
