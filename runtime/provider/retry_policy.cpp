@@ -1,0 +1,29 @@
+#include "runtime/provider/retry_policy.hpp"
+
+#include <algorithm>
+
+namespace kaisha::provider {
+
+RetryPolicy::RetryPolicy(const config::RetryConfig& cfg, uint64_t seed)
+    : max_attempts_(std::max(1, cfg.max_attempts)),
+      base_ms_(std::max<int64_t>(0, cfg.base_delay_ms)),
+      max_ms_(std::max<int64_t>(std::max<int64_t>(0, cfg.base_delay_ms), cfg.max_delay_ms)),
+      rng_(seed) {}
+
+std::chrono::milliseconds RetryPolicy::backoff(int failed_attempts,
+                                               std::optional<std::chrono::milliseconds> retry_after) {
+  if (retry_after) return std::chrono::milliseconds(std::clamp<int64_t>(retry_after->count(), 0, max_ms_));
+  // base * 2^(n-1), computed without overflow: stop doubling at the cap.
+  int64_t bound = base_ms_;
+  for (int i = 1; i < failed_attempts && bound < max_ms_; ++i) bound *= 2;
+  bound = std::min(bound, max_ms_);
+  std::lock_guard lk(mu_);
+  std::uniform_int_distribution<int64_t> dist(0, bound);
+  return std::chrono::milliseconds(dist(rng_));
+}
+
+bool RetryPolicy::retryable_status(int status) {
+  return status == 408 || status == 409 || status == 429 || (status >= 500 && status <= 599);
+}
+
+}  // namespace kaisha::provider
