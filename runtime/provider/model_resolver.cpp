@@ -34,11 +34,22 @@ std::string key_env_var(std::string_view provider_name) {
   return "";
 }
 
+// 127.0.0.0/8 written as a dotted quad; "127.example.com" is not loopback.
+bool is_ipv4_loopback(std::string_view host) {
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') ++dots;
+    else if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return dots == 3;
+}
+
 }  // namespace
 
 bool is_loopback_url(std::string_view url) {
   const std::string host = url_host(url);
-  return host == "localhost" || host.ends_with(".localhost") || host.starts_with("127.") || host == "::1" ||
+  return host == "localhost" || host.ends_with(".localhost") || is_ipv4_loopback(host) || host == "::1" ||
          host == "0:0:0:0:0:0:0:1";
 }
 

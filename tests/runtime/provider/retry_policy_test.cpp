@@ -1,0 +1,50 @@
+#include "runtime/provider/retry_policy.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kaisha::provider {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(RetryPolicy, FullJitterStaysWithinExponentialBound) {
+  config::RetryConfig cfg{5, 100, 1000};
+  RetryPolicy p(cfg, 42);
+  for (int attempt = 1; attempt <= 6; ++attempt) {
+    const int64_t bound = std::min<int64_t>(1000, 100LL << (attempt - 1));
+    int64_t max_seen = 0;
+    for (int i = 0; i < 500; ++i) {
+      auto d = p.backoff(attempt).count();
+      ASSERT_GE(d, 0);
+      ASSERT_LE(d, bound) << "attempt " << attempt;
+      max_seen = std::max(max_seen, d);
+    }
+    EXPECT_GT(max_seen, bound / 2) << "jitter should use the whole range";
+  }
+}
+
+TEST(RetryPolicy, RetryAfterOverridesButIsCapped) {
+  RetryPolicy p(config::RetryConfig{4, 500, 8000}, 1);
+  EXPECT_EQ(p.backoff(1, milliseconds(2000)), milliseconds(2000));
+  EXPECT_EQ(p.backoff(1, milliseconds(60000)), milliseconds(8000));
+  EXPECT_EQ(p.backoff(3, milliseconds(0)), milliseconds(0));
+}
+
+TEST(RetryPolicy, NoOverflowForManyAttempts) {
+  RetryPolicy p(config::RetryConfig{100, 500, 8000}, 7);
+  EXPECT_LE(p.backoff(90).count(), 8000);
+}
+
+TEST(RetryPolicy, SanitisesConfig) {
+  RetryPolicy p(config::RetryConfig{0, -5, -1}, 3);
+  EXPECT_EQ(p.max_attempts(), 1);
+  EXPECT_EQ(p.backoff(1).count(), 0);
+}
+
+TEST(RetryPolicy, RetryableStatuses) {
+  for (int s : {408, 409, 429, 500, 502, 503, 504, 599}) EXPECT_TRUE(RetryPolicy::retryable_status(s)) << s;
+  for (int s : {200, 400, 401, 403, 404, 413, 422}) EXPECT_FALSE(RetryPolicy::retryable_status(s)) << s;
+}
+
+}  // namespace
+}  // namespace kaisha::provider
