@@ -1,0 +1,544 @@
+#include "actors/ceo_actor.hpp"
+
+#include <map>
+
+#include "actors/atoms.hpp"
+#include "actors/employee_actor.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/now.hpp"
+#include "runtime/company/agent_roster.hpp"
+#include "runtime/company/conversation.hpp"
+#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/company/tool_registry.hpp"
+#include "runtime/llm/usage_estimate.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+using company::ToolDone;
+using company::ToolResult;
+namespace texts = company::texts;
+
+// The task being worked on. One at a time: a session is one conversation.
+struct CurrentTask {
+  std::string id;
+  caf::typed_response_promise<msg::TaskResult> promise;
+  int64_t started_ms = 0;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense_at_start = -1;
+  double expense_now = 0;
+};
+
+struct CeoState {
+  CeoDeps deps;
+  std::unique_ptr<company::Conversation> conversation;
+  company::AgentRoster roster;
+  std::map<std::string, caf::actor> employees;
+  company::ToolRegistry tools;
+  config::Switches switches;
+  std::optional<CurrentTask> task;
+  static inline const char* name = "ceo";
+};
+
+using Self = caf::stateful_actor<CeoState>;
+
+constexpr const char* kCeo = "CEO";
+constexpr int64_t kCeoMaxOutputTokens = 4096;
+
+void emit(Self* self, const std::string& kind, const std::string& text, json data = json::object(),
+          const std::string& agent = kCeo) {
+  auto& st = self->state;
+  if (!st.deps.progress) return;
+  msg::ProgressEvent e;
+  e.session_id = st.deps.session_id;
+  e.task_id = st.task ? st.task->id : "";
+  e.agent = agent;
+  e.kind = kind;
+  e.text = text;
+  e.data = std::move(data);
+  e.at_ms = now_ms();
+  st.deps.progress->emit(e);
+}
+
+void step(Self* self, const std::string& kind, json payload, int64_t in = 0, int64_t out = 0,
+          double usd = 0, const std::string& agent = kCeo) {
+  auto& st = self->state;
+  journal_step(st.deps.journal, {st.deps.session_id, st.task ? st.task->id : "", agent, kind,
+                                 std::move(payload), in, out, usd});
+}
+
+// Keeps the task's expense figure current from any ledger reply.
+void note_budget(Self* self, const json& budget) {
+  auto& st = self->state;
+  if (!st.task || !budget.is_object() || !budget.contains("current_expense")) return;
+  const double spent = budget["current_expense"].get<double>();
+  if (st.task->expense_at_start < 0) st.task->expense_at_start = spent;
+  st.task->expense_now = spent;
+}
+
+json remaining_budgets(const json& budget) {
+  return json{{"remaining_resource_budget", budget.value("current_remaining_resource_budget", 0.0)},
+              {"remaining_expense_budget", budget.value("current_remaining_expense_budget", 0.0)}};
+}
+
+std::string task_id(Self* self) { return self->state.task ? self->state.task->id : ""; }
+
+void finish(Self* self, bool ok, const std::string& text) {
+  auto& st = self->state;
+  if (!st.task) return;
+  CurrentTask t = std::move(*st.task);
+  st.task.reset();
+  msg::TaskResult r;
+  r.task_id = t.id;
+  r.ok = ok;
+  (ok ? r.answer : r.error) = text;
+  r.tokens_in = t.tokens_in;
+  r.tokens_out = t.tokens_out;
+  r.expense = t.expense_at_start < 0 ? 0 : t.expense_now - t.expense_at_start;
+  r.wall_ms = now_ms() - t.started_ms;
+  journal_task_finish(st.deps.journal, st.deps.session_id, r);
+  msg::ProgressEvent e;
+  if (st.deps.progress) {
+    e.session_id = st.deps.session_id;
+    e.task_id = t.id;
+    e.agent = kCeo;
+    e.kind = ok ? "final" : "error";
+    e.text = text;
+    e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
+                  {"expense", r.expense}, {"wall_ms", r.wall_ms}};
+    e.at_ms = now_ms();
+    st.deps.progress->emit(e);
+  }
+  t.promise.deliver(std::move(r));
+}
+
+// The CEO's own model: priced from the cost table when it is listed there.
+// Its resource is not held per call: the CEO's model is not an employee.
+economy::ModelCost ceo_cost(Self* self) {
+  auto& st = self->state;
+  economy::ModelCost c;
+  if (const economy::ModelCost* found = st.deps.cost_table->find(st.deps.config.ceo.model)) c = *found;
+  c.name = c.name.empty() ? st.deps.config.ceo.model : c.name;
+  c.model_ref = st.deps.config.ceo.model;
+  c.invoke_resource_cost = 0;
+  return c;
+}
+
+void call_model(Self* self);
+
+void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
+  auto& st = self->state;
+  auto results = std::make_shared<std::vector<json>>(calls.size());
+  auto remaining = std::make_shared<size_t>(calls.size());
+  auto shared_calls = std::make_shared<std::vector<llm::ToolCall>>(std::move(calls));
+  const std::string tid = task_id(self);
+  for (size_t i = 0; i < shared_calls->size(); ++i) {
+    const llm::ToolCall& call = (*shared_calls)[i];
+    emit(self, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+         json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+    step(self, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+    st.tools.invoke(call.name, call.arguments, std::nullopt,
+                    [self, i, results, remaining, shared_calls, tid](ToolResult r) {
+                      auto& s = self->state;
+                      if (!s.task || s.task->id != tid) return;  // task already ended
+                      const llm::ToolCall& c = (*shared_calls)[i];
+                      json j = r.to_json();
+                      emit(self, "tool_result", "Tool responded with " + j.dump(),
+                           json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+                      step(self, "tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+                      (*results)[i] = std::move(j);
+                      if (--*remaining > 0) return;
+                      for (size_t k = 0; k < shared_calls->size(); ++k)
+                        s.conversation->add_tool_result((*shared_calls)[k], (*results)[k]);
+                      call_model(self);
+                    });
+  }
+}
+
+void on_model_answer(Self* self, const llm::ChatResponse& response) {
+  auto& st = self->state;
+  company::NextStep next = st.conversation->on_response(response);
+  step(self, "llm_response",
+       json{{"text", response.message.content},
+            {"tool_calls", [&] {
+               json a = json::array();
+               for (const auto& c : response.message.tool_calls)
+                 a.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+               return a;
+             }()},
+            {"usage_estimated", response.usage.estimated}},
+       response.usage.input_tokens, response.usage.output_tokens);
+  switch (next.kind) {
+    case company::NextStep::Kind::answer:
+      finish(self, true, next.text);
+      return;
+    case company::NextStep::Kind::fail:
+      step(self, "error", json{{"error", next.text}});
+      finish(self, false, "CEO stopped: " + next.text);
+      return;
+    case company::NextStep::Kind::run_tools:
+      if (!next.text.empty()) emit(self, "thinking", next.text);
+      run_tools(self, std::move(next.calls));
+      return;
+  }
+}
+
+void call_model(Self* self) {
+  auto& st = self->state;
+  if (!st.task) return;
+  const std::string tid = st.task->id;
+  llm::ChatRequest req = st.conversation->request(st.tools.specs(), st.deps.config.ceo.temperature,
+                                                  kCeoMaxOutputTokens);
+  const economy::ModelCost cost = ceo_cost(self);
+  const int64_t est_in = llm::estimate_input_tokens(req);
+  self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, kCeoMaxOutputTokens,
+                std::string(kCeo), tid)
+      .then([=](LedgerReply& held) mutable {
+        auto& s = self->state;
+        if (!s.task || s.task->id != tid) return;
+        note_budget(self, held.budget);
+        if (!held.ok) {
+          step(self, "refusal", json{{"error", held.error}, {"call", "ceo_model"}});
+          emit(self, "refusal", held.error);
+          finish(self, false,
+                 "The CEO's own model call was refused: " + held.error +
+                     ". Authorise an increase (kaisha budget --raise-expense USD) and retry.");
+          return;
+        }
+        step(self, "llm_request", json{{"model_ref", s.deps.config.ceo.model},
+                                       {"messages", req.messages.size()},
+                                       {"tools", req.tools.size()}});
+        msg::LlmCall call{s.deps.config.ceo.model, std::move(req)};
+        const auto timeout = std::chrono::milliseconds(
+            int64_t(s.deps.config.retry.max_attempts) *
+                (s.deps.config.retry.max_delay_ms + 300000) + 5000);
+        economy::AskReservation reservation = held.reservation;
+        self->request(s.deps.model_client, timeout, chat_atom::value, std::move(call))
+            .then(
+                [=](msg::LlmResult& r) {
+                  auto& s2 = self->state;
+                  if (!r.ok) {
+                    self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation,
+                                  std::string(kCeo), tid);
+                    if (!s2.task || s2.task->id != tid) return;
+                    step(self, "error", json{{"error", r.error}, {"call", "ceo_model"}});
+                    finish(self, false, "The CEO's model call failed: " + r.error);
+                    return;
+                  }
+                  const llm::Usage u = r.response.usage;
+                  self->request(s2.deps.ledger, caf::infinite, settle_atom::value, reservation,
+                                u.input_tokens, u.output_tokens, std::string(kCeo), tid)
+                      .then([=](LedgerReply& after) {
+                        auto& s3 = self->state;
+                        if (!s3.task || s3.task->id != tid) return;
+                        note_budget(self, after.budget);
+                        s3.task->tokens_in += u.input_tokens;
+                        s3.task->tokens_out += u.output_tokens;
+                        emit(self, "usage",
+                             "CEO model call: " + std::to_string(u.input_tokens) + " in / " +
+                                 std::to_string(u.output_tokens) + " out tokens",
+                             json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
+                                  {"estimated", u.estimated},
+                                  {"expense", economy::Budget::expense_for(reservation.cost, u.input_tokens,
+                                                                           u.output_tokens)},
+                                  {"budget", after.budget}});
+                        on_model_answer(self, r.response);
+                      });
+                },
+                [=](caf::error& err) {
+                  auto& s2 = self->state;
+                  self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation,
+                                std::string(kCeo), tid);
+                  if (!s2.task || s2.task->id != tid) return;
+                  finish(self, false, "The CEO's model call failed: " + self->system().render(err));
+                });
+      });
+}
+
+// ---------------------------------------------------------------- CEO tools
+
+economy::ModelCost cost_of(const msg::AgentSpec& spec) {
+  economy::ModelCost c;
+  c.name = spec.base_model;
+  c.model_ref = spec.model_ref;
+  c.type = spec.type;
+  const json& k = spec.costs;
+  c.create_resource_cost = k.value("create_resource_cost", 0.0);
+  c.invoke_resource_cost = k.value("invoke_resource_cost", 0.0);
+  c.create_expense_cost = k.value("create_expense_cost", 0.0);
+  c.invoke_expense_cost = k.value("invoke_expense_cost", 0.0);
+  c.output_expense_cost = k.value("output_expense_cost", 0.0);
+  return c;
+}
+
+json costs_json(const economy::ModelCost& c) {
+  return json{{"create_resource_cost", c.create_resource_cost},
+              {"invoke_resource_cost", c.invoke_resource_cost},
+              {"create_expense_cost", c.create_expense_cost},
+              {"invoke_expense_cost", c.invoke_expense_cost},
+              {"output_expense_cost", c.output_expense_cost}};
+}
+
+EmployeeDeps employee_deps(Self* self) {
+  auto& st = self->state;
+  EmployeeDeps d;
+  d.model_client = st.deps.model_client;
+  d.journal = st.deps.journal;
+  d.progress = st.deps.progress;
+  d.max_output_tokens = st.deps.config.employee.max_output_tokens;
+  d.temperature = st.deps.config.employee.temperature;
+  d.call_timeout = std::chrono::milliseconds(int64_t(st.deps.config.retry.max_attempts) *
+                                             (st.deps.config.retry.max_delay_ms + 300000));
+  return d;
+}
+
+std::string switch_refusal(Self* self, const msg::AgentSpec& spec) {
+  const auto& sw = self->state.switches;
+  if (spec.type == "local" && !sw.local_agents) return texts::kLocalInvocationDisabled;
+  if (spec.type != "local" && !sw.cloud_agents) return texts::kCloudInvocationDisabled;
+  return {};
+}
+
+void tool_get_budget(Self* self, const json&, ToolDone done) {
+  self->request(self->state.deps.ledger, caf::infinite, budget_atom::value)
+      .then([=](LedgerReply& r) {
+        note_budget(self, r.budget);
+        ToolResult res = ToolResult::success("Budget retrieved", r.budget);
+        res.extra = r.budget;
+        done(std::move(res));
+      });
+}
+
+void tool_get_agents(Self* self, const json&, ToolDone done) {
+  json agents = self->state.roster.to_json();
+  ToolResult r = ToolResult::success(agents.empty() ? "No agents are hired" : "Agents retrieved", agents);
+  r.extra = json{{"agents", agents}};
+  done(std::move(r));
+}
+
+void tool_cost_manager(Self* self, const json&, ToolDone done) {
+  done(ToolResult::success("Costs retrieved", self->state.deps.cost_table->to_json()));
+}
+
+void tool_agent_creator(Self* self, const json& args, ToolDone done) {
+  auto& st = self->state;
+  if (!st.switches.agent_creation) return done(ToolResult::error(texts::kAgentCreationDisabled));
+  msg::AgentSpec spec;
+  spec.name = args.value("agent_name", "");
+  spec.base_model = args.value("base_model", "");
+  spec.system_prompt = args.value("system_prompt", "");
+  spec.description = args.value("description", "");
+  if (Status s = st.roster.check_new(spec.name); !s.ok()) return done(ToolResult::error(s.error().message));
+  const economy::ModelCost* cost = st.deps.cost_table->find(spec.base_model);
+  if (!cost) return done(ToolResult::error(texts::model_not_found(spec.base_model)));
+  spec.base_model = cost->name;
+  spec.model_ref = cost->model_ref;
+  spec.type = cost->type;
+  spec.costs = costs_json(*cost);
+  if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
+  if (Status s = st.deps.backend->check_model(spec.model_ref); !s.ok())
+    return done(ToolResult::error("Model " + spec.base_model + " cannot be used: " + s.error().message));
+  // Hold the name while the ledger decides, so a second AgentCreator with
+  // the same name in the same turn is refused; drop it if the hire is refused.
+  st.roster.add(spec);
+  const std::string tid = task_id(self);
+  self->request(st.deps.ledger, caf::infinite, hire_atom::value, *cost, spec.name, tid)
+      .then([=](LedgerReply& r) {
+        auto& s = self->state;
+        note_budget(self, r.budget);
+        if (!r.ok) {
+          s.roster.remove(spec.name);
+          step(self, "refusal", json{{"tool", "AgentCreator"}, {"agent", spec.name}, {"error", r.error}});
+          emit(self, "refusal", r.error, json{{"agent", spec.name}});
+          return done(ToolResult::error(r.error));
+        }
+        s.employees[spec.name] = spawn_employee(self->system(), spec, employee_deps(self));
+        journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
+        step(self, "hire", json{{"agent", spec.name}, {"base_model", spec.base_model},
+                                {"model_ref", spec.model_ref}, {"type", spec.type}, {"costs", spec.costs}});
+        emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+             json{{"agent", spec.name}, {"base_model", spec.base_model}, {"type", spec.type},
+                  {"budget", r.budget}});
+        ToolResult res = ToolResult::success("Agent " + spec.name + " created");
+        res.extra = remaining_budgets(r.budget);
+        done(std::move(res));
+      });
+}
+
+void tool_ask_agent(Self* self, const json& args, ToolDone done) {
+  auto& st = self->state;
+  const std::string name = args.value("agent_name", "");
+  const std::string prompt = args.value("prompt", "");
+  const msg::AgentSpec* found = st.roster.find(name);
+  auto emp = st.employees.find(name);
+  if (!found || emp == st.employees.end()) return done(ToolResult::error(texts::agent_not_found(name)));
+  const msg::AgentSpec spec = *found;
+  if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
+  const economy::ModelCost cost = cost_of(spec);
+  const int64_t est_in = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
+  const int64_t max_out = st.deps.config.employee.max_output_tokens;
+  const std::string tid = task_id(self);
+  caf::actor employee = emp->second;
+  self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, max_out, name, tid)
+      .then([=](LedgerReply& held) {
+        auto& s = self->state;
+        note_budget(self, held.budget);
+        if (!held.ok) {
+          step(self, "refusal", json{{"tool", "AskAgent"}, {"agent", name}, {"error", held.error}});
+          emit(self, "refusal", held.error, json{{"agent", name}});
+          return done(ToolResult::error(held.error));
+        }
+        emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+        step(self, "ask", json{{"agent", name}, {"prompt", prompt}});
+        msg::AskRequest ask{s.deps.session_id, tid, prompt, max_out};
+        const economy::AskReservation reservation = held.reservation;
+        self->request(employee, employee_deps(self).call_timeout + std::chrono::seconds(5), ask_atom::value,
+                      std::move(ask))
+            .then(
+                [=](msg::AskReply& reply) {
+                  auto& s2 = self->state;
+                  if (!reply.ok) {
+                    self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation, name, tid);
+                    emit(self, "error", name + " failed: " + reply.error, json{{"agent", name}});
+                    return done(ToolResult::error("Agent " + name + " failed to answer: " + reply.error));
+                  }
+                  const llm::Usage u = reply.usage;
+                  self->request(s2.deps.ledger, caf::infinite, settle_atom::value, reservation,
+                                u.input_tokens, u.output_tokens, name, tid)
+                      .then([=](LedgerReply& after) {
+                        auto& s3 = self->state;
+                        note_budget(self, after.budget);
+                        if (s3.task && s3.task->id == tid) {
+                          s3.task->tokens_in += u.input_tokens;
+                          s3.task->tokens_out += u.output_tokens;
+                        }
+                        const double usd = economy::Budget::expense_for(cost, u.input_tokens, u.output_tokens);
+                        step(self, "answer", json{{"agent", name}, {"text", reply.output}},
+                             u.input_tokens, u.output_tokens, usd, name);
+                        emit(self, "answer", name + ": " + reply.output,
+                             json{{"agent", name}, {"input_tokens", u.input_tokens},
+                                  {"output_tokens", u.output_tokens}, {"expense", usd},
+                                  {"latency_ms", reply.latency_ms}, {"budget", after.budget}},
+                             name);
+                        ToolResult res = ToolResult::success("Agent " + name + " answered", reply.output);
+                        res.extra = remaining_budgets(after.budget);
+                        done(std::move(res));
+                      });
+                },
+                [=](caf::error& err) {
+                  auto& s2 = self->state;
+                  self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation, name, tid);
+                  done(ToolResult::error("Agent " + name + " did not answer: " + self->system().render(err)));
+                });
+      });
+}
+
+void tool_fire_agent(Self* self, const json& args, ToolDone done) {
+  auto& st = self->state;
+  const std::string name = args.value("agent_name", "");
+  const msg::AgentSpec* found = st.roster.find(name);
+  if (!found || !st.employees.count(name)) return done(ToolResult::error(texts::agent_not_found(name)));
+  const msg::AgentSpec spec = *found;
+  const std::string tid = task_id(self);
+  self->request(st.deps.ledger, caf::infinite, fire_atom::value, cost_of(spec), name, tid)
+      .then([=](LedgerReply& r) {
+        auto& s = self->state;
+        note_budget(self, r.budget);
+        if (!r.ok) return done(ToolResult::error(r.error));
+        if (auto it = s.employees.find(name); it != s.employees.end()) {
+          self->send_exit(it->second, caf::exit_reason::user_shutdown);
+          s.employees.erase(it);
+        }
+        s.roster.remove(name);
+        journal_agent_fired(s.deps.journal, s.deps.session_id, name);
+        step(self, "fire", json{{"agent", name}});
+        emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
+        ToolResult res = ToolResult::success("Agent " + name + " fired");
+        res.extra = remaining_budgets(r.budget);
+        done(std::move(res));
+      });
+}
+
+void register_tools(Self* self) {
+  auto& st = self->state;
+  std::map<std::string, void (*)(Self*, const json&, ToolDone)> handlers = {
+      {"AgentCreator", tool_agent_creator}, {"AskAgent", tool_ask_agent},
+      {"FireAgent", tool_fire_agent},       {"GetAgents", tool_get_agents},
+      {"AgentCostManager", tool_cost_manager}, {"GetBudget", tool_get_budget},
+  };
+  for (const auto& spec : st.deps.tool_specs) {
+    auto h = handlers.find(spec.name);
+    if (h == handlers.end()) continue;
+    auto fn = h->second;
+    st.tools.add({spec, [self, fn](const json& args, ToolDone done) { fn(self, args, std::move(done)); }, "builtin"});
+  }
+}
+
+bool set_switch(config::Switches& sw, const std::string& name, bool on) {
+  std::map<std::string, bool*> by_name = {
+      {"agent_creation", &sw.agent_creation}, {"local_agents", &sw.local_agents},
+      {"cloud_agents", &sw.cloud_agents},     {"tool_creation", &sw.tool_creation},
+      {"tool_invocation", &sw.tool_invocation}, {"resource_budget", &sw.resource_budget},
+      {"economy_budget", &sw.economy_budget}, {"memory", &sw.memory}};
+  auto it = by_name.find(name);
+  if (it == by_name.end()) return false;
+  *it->second = on;
+  return true;
+}
+
+caf::behavior ceo(Self* self, CeoDeps deps) {
+  auto& st = self->state;
+  st.deps = std::move(deps);
+  st.switches = st.deps.config.switches;
+  company::ConversationLimits limits{st.deps.config.ceo.max_turns, st.deps.config.ceo.max_malformed_tool_calls};
+  st.conversation = std::make_unique<company::Conversation>(st.deps.system_prompt, limits);
+  register_tools(self);
+  for (const auto& spec : st.deps.restored_agents) {
+    st.roster.add(spec);
+    st.employees[spec.name] = spawn_employee(self->system(), spec, employee_deps(self));
+  }
+  // Employees are not linked to the CEO (firing one must not take the CEO
+  // down), so the CEO stops them itself when it is told to exit.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    for (auto& [_, e] : self->state.employees) self->send_exit(e, msg.reason);
+    self->state.employees.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
+        auto& s = self->state;
+        auto promise = self->make_response_promise<msg::TaskResult>();
+        if (s.task) {
+          msg::TaskResult busy;
+          busy.task_id = req.task_id;
+          busy.ok = false;
+          busy.error = "the CEO is still working on task " + s.task->id;
+          promise.deliver(std::move(busy));
+          return promise;
+        }
+        CurrentTask t;
+        t.id = req.task_id;
+        t.started_ms = now_ms();
+        t.promise = promise;
+        s.task = std::move(t);
+        s.conversation->add_user(req.input);
+        emit(self, "task", req.input);
+        call_model(self);
+        return promise;
+      },
+      [=](switch_atom, const std::string& name, bool on) {
+        auto& s = self->state;
+        const bool known = set_switch(s.switches, name, on);
+        if (name == "resource_budget") self->send(s.deps.ledger, switch_atom::value, std::string("resource"), on);
+        if (name == "economy_budget") self->send(s.deps.ledger, switch_atom::value, std::string("expense"), on);
+        return known;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps) { return sys.spawn(ceo, std::move(deps)); }
+
+}  // namespace kaisha::actors

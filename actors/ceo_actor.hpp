@@ -1,0 +1,47 @@
+// The CEO: one per session and the only entry point for user tasks
+// (hashiru.md §2.1, §9 A–B). It runs the tool-calling loop with its model,
+// hires, asks and fires employees through the HASHIRU tools (AgentCreator,
+// AskAgent, FireAgent, GetAgents, AgentCostManager, GetBudget), charges every
+// call — its own included — to the ledgers, journals every step, and
+// synthesises the final answer.
+//
+// Protocol:
+//   (task_atom, msg::TaskRequest) -> msg::TaskResult   one user turn; one at a time
+//   (switch_atom, name, on)       -> bool               toggle a §9 item 54 switch mid-session
+//
+// Tool calls of one model answer run concurrently; their results go back to
+// the model in the order it asked for them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/progress_sink.hpp"
+#include "runtime/config/config.hpp"
+#include "runtime/economy/cost_table.hpp"
+#include "runtime/messages/agent_messages.hpp"
+
+namespace kaisha::actors {
+
+struct CeoDeps {
+  caf::actor model_client;
+  caf::actor ledger;
+  caf::actor journal;
+  std::shared_ptr<company::ProgressSink> progress;
+  std::shared_ptr<company::ChatBackend> backend;  // to vet a new hire's model
+  std::shared_ptr<economy::CostTable> cost_table;
+  config::Config config;
+  std::string session_id;
+  std::string system_prompt;
+  std::vector<llm::ToolSpec> tool_specs;         // the HASHIRU CEO tools
+  std::vector<msg::AgentSpec> restored_agents;   // employees of a resumed session
+};
+
+caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps);
+
+}  // namespace kaisha::actors

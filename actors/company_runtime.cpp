@@ -1,0 +1,207 @@
+#include "actors/company_runtime.hpp"
+
+#include <thread>
+
+#include "actors/atoms.hpp"
+#include "actors/ceo_actor.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/ledger_actor.hpp"
+#include "actors/llm_backend.hpp"
+#include "actors/model_client_actor.hpp"
+#include "runtime/core/data_paths.hpp"
+#include "runtime/economy/cost_table.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+std::string resolve(const std::string& configured, const std::string& fallback_relative) {
+  return configured.empty() ? data_file(fallback_relative) : configured;
+}
+
+Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text.ok()) return text.error();
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return Error{"data", path + ": expected a JSON array of tool specs"};
+  std::vector<llm::ToolSpec> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& t = j[i];
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
+      return Error{"data", path + ": tool #" + std::to_string(i + 1) + " has no name"};
+    out.push_back({t["name"], t.value("description", ""), t.value("parameters", json::object())});
+  }
+  return out;
+}
+
+msg::AgentSpec spec_from_row(const store::AgentRow& a) {
+  return msg::AgentSpec{a.name, a.base_model, a.model_ref, a.type, a.system_prompt, a.description, a.costs};
+}
+
+}  // namespace
+
+struct CompanyRuntime::Impl {
+  config::Config config;
+  std::string session_id;
+  std::shared_ptr<store::JournalStore> store;
+  std::shared_ptr<economy::Budget> budget;
+  std::unique_ptr<caf::actor_system_config> cfg;
+  std::unique_ptr<caf::actor_system> system;
+  caf::actor journal, model_client, ledger, ceo;
+
+  ~Impl() {
+    if (system) {
+      caf::scoped_actor self{*system};
+      for (auto* a : {&ceo, &ledger, &model_client, &journal}) {
+        if (*a) self->send_exit(*a, caf::exit_reason::user_shutdown);
+        *a = nullptr;  // a detached actor's thread ends only when no handle is left
+      }
+    }
+    system.reset();  // waits for the actors (the journal finishes its writes)
+  }
+};
+
+CompanyRuntime::CompanyRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompanyRuntime::~CompanyRuntime() = default;
+
+const std::string& CompanyRuntime::session_id() const { return impl_->session_id; }
+
+Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) {
+  auto impl = std::make_unique<Impl>();
+  impl->config = o.config;
+  const config::Config& c = impl->config;
+
+  if (c.ceo.model.empty())
+    return Error{"config", "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
+                           "(e.g. KAISHA_MODEL=ollama:llama3.2)"};
+  auto table = economy::load_cost_table_file(resolve(c.cost_table_file, "data/cost_table.yaml"));
+  if (!table.ok()) return table.error();
+  auto cost_table = std::make_shared<economy::CostTable>(std::move(table).value());
+  const std::string prompts = c.prompts_dir.empty() ? data_file("prompts") : c.prompts_dir;
+  auto prompt = read_text_file(c.ceo.system_prompt_file.empty() ? prompts + "/ceo_system.md"
+                                                                : c.ceo.system_prompt_file);
+  if (!prompt.ok()) return prompt.error();
+  auto specs = load_tool_specs(data_file("data/tools/hashiru_ceo_tools.json"));
+  if (!specs.ok()) return specs.error();
+
+  auto backend = o.backend ? o.backend : make_llm_backend(c);
+  if (Status s = backend->check_model(c.ceo.model); !s.ok())
+    return Error{"config", "CEO model '" + c.ceo.model + "': " + s.error().message};
+
+  auto st = store::JournalStore::open(c.store_path);
+  if (!st.ok()) return st.error();
+  impl->store = std::shared_ptr<store::JournalStore>(std::move(st).value());
+
+  impl->budget = std::make_shared<economy::Budget>(c.budget, c.switches);
+  std::vector<msg::AgentSpec> restored;
+  if (!o.session_id.empty()) {
+    auto session = impl->store->get_session(o.session_id);
+    if (!session.ok()) return session.error();
+    if (!session->has_value())
+      return Error{"session", "no session '" + o.session_id + "' in " + c.store_path};
+    auto state = impl->store->load_budget_state(o.session_id);
+    if (!state.ok()) return state.error();
+    if (state->has_value()) {
+      auto bs = economy::BudgetState::from_json(**state);
+      if (!bs.ok()) return Error{"session", "budget state of session " + o.session_id + ": " + bs.error().message};
+      impl->budget->restore(*bs);
+    }
+    auto agents = impl->store->active_agents(o.session_id);
+    if (!agents.ok()) return agents.error();
+    for (const auto& a : *agents) restored.push_back(spec_from_row(a));
+    impl->session_id = o.session_id;
+  } else {
+    store::SessionRow row;
+    row.id = store::JournalStore::make_id("s");
+    row.ceo_model = c.ceo.model;
+    row.config = json{{"source", c.source}, {"ceo_model", c.ceo.model}};
+    if (Status s = impl->store->create_session(row); !s.ok()) return s.error();
+    if (Status s = impl->store->save_cost_table(row.id, cost_table->to_json()); !s.ok()) return s.error();
+    if (Status s = impl->store->save_budget_state(row.id, impl->budget->snapshot().to_json()); !s.ok())
+      return s.error();
+    impl->session_id = row.id;
+  }
+
+  impl->cfg = std::make_unique<caf::actor_system_config>();
+  int threads = o.scheduler_threads > 0 ? o.scheduler_threads
+                                        : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  impl->cfg->set("scheduler.max-threads", threads);
+  impl->cfg->set("logger.console", caf::atom("none"));
+  impl->system = std::make_unique<caf::actor_system>(*impl->cfg);
+  auto& sys = *impl->system;
+
+  impl->journal = spawn_journal(sys, impl->store);
+  auto progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
+  impl->model_client = spawn_model_client(sys, backend, progress);
+  impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
+  CeoDeps deps;
+  deps.model_client = impl->model_client;
+  deps.ledger = impl->ledger;
+  deps.journal = impl->journal;
+  deps.progress = progress;
+  deps.backend = backend;
+  deps.cost_table = cost_table;
+  deps.config = c;
+  deps.session_id = impl->session_id;
+  deps.system_prompt = std::move(prompt).value();
+  deps.tool_specs = std::move(specs).value();
+  deps.restored_agents = std::move(restored);
+  impl->ceo = spawn_ceo(sys, std::move(deps));
+  return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
+}
+
+msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
+  auto& d = *impl_;
+  msg::TaskRequest req{d.session_id, store::JournalStore::make_id("t"), input};
+  caf::scoped_actor self{*d.system};
+  // Persist before acknowledging: the task row is committed before the CEO starts.
+  const std::string sid = d.session_id, tid = req.task_id;
+  self->request(d.journal, caf::infinite, sync_atom::value,
+                JournalOp([sid, tid, input](store::JournalStore& s) { s.start_task(sid, tid, input); }))
+      .receive([](bool) {}, [](caf::error&) {});
+  msg::TaskResult out;
+  self->request(d.ceo, caf::infinite, task_atom::value, std::move(req))
+      .receive([&](msg::TaskResult& r) { out = std::move(r); },
+               [&](caf::error& e) {
+                 out.task_id = tid;
+                 out.ok = false;
+                 out.error = "the CEO did not answer: " + d.system->render(e);
+               });
+  // Wait for the journal to drain what the task wrote.
+  self->request(d.journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
+      .receive([](bool) {}, [](caf::error&) {});
+  return out;
+}
+
+Status CompanyRuntime::set_switch(const std::string& name, bool on) {
+  caf::scoped_actor self{*impl_->system};
+  bool known = false;
+  self->request(impl_->ceo, caf::infinite, switch_atom::value, name, on)
+      .receive([&](bool k) { known = k; }, [](caf::error&) {});
+  if (!known)
+    return Error{"switch", "unknown switch '" + name +
+                               "' (agent_creation, local_agents, cloud_agents, tool_creation, "
+                               "tool_invocation, resource_budget, economy_budget, memory)"};
+  return Status::Ok();
+}
+
+json CompanyRuntime::budget() {
+  caf::scoped_actor self{*impl_->system};
+  json out;
+  self->request(impl_->ledger, caf::infinite, budget_atom::value)
+      .receive([&](LedgerReply& r) { out = r.budget; }, [](caf::error&) {});
+  return out;
+}
+
+Status CompanyRuntime::raise_budget(const std::string& which, double amount) {
+  caf::scoped_actor self{*impl_->system};
+  Status result;
+  self->request(impl_->ledger, caf::infinite, raise_atom::value, which, amount)
+      .receive([&](LedgerReply& r) { if (!r.ok) result = Error{"budget", r.error}; },
+               [&](caf::error& e) { result = Error{"budget", impl_->system->render(e)}; });
+  self->request(impl_->journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
+      .receive([](bool) {}, [](caf::error&) {});
+  return result;
+}
+
+}  // namespace kaisha::actors

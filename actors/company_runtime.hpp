@@ -1,0 +1,58 @@
+// CompanyRuntime starts one company in this process — journal, model client,
+// ledger and CEO actors over one actor system — for one session, new or
+// resumed from the store. It is the only door the CLI (and embedders) need;
+// CAF stays behind it.
+//
+// A resumed session gets back its employees and its ledger state exactly as
+// persisted: restoring does not charge hires again (hashiru.md §9 item 55).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/progress_sink.hpp"
+#include "runtime/config/config.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/messages/agent_messages.hpp"
+
+namespace kaisha::actors {
+
+struct RuntimeOptions {
+  config::Config config;
+  // How models are reached; null = the real providers of `config` (libcurl).
+  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ProgressSink> progress;
+  std::string session_id;  // resume this session; "" = start a new one
+  int scheduler_threads = 0;  // 0 = number of cores
+};
+
+class CompanyRuntime {
+ public:
+  // Validates everything a task needs before any work: the cost table, the
+  // CEO prompt and tool specs, the CEO's model ref, the store. Errors say
+  // what was wrong and where.
+  static Result<std::unique_ptr<CompanyRuntime>> start(RuntimeOptions options);
+  ~CompanyRuntime();
+
+  const std::string& session_id() const;
+
+  // Runs one user turn to its end (blocking; for the CLI and tests). The task
+  // is committed to the journal before the CEO starts on it.
+  msg::TaskResult run_task(const std::string& input);
+
+  // Toggles a §9 item 54 switch for the rest of the session.
+  Status set_switch(const std::string& name, bool on);
+  // The GetBudget view.
+  json budget();
+  // A user-authorised increase of "expense" (USD) or "resource" (points).
+  Status raise_budget(const std::string& which, double amount);
+
+ private:
+  struct Impl;
+  explicit CompanyRuntime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kaisha::actors

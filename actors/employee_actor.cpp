@@ -1,0 +1,80 @@
+#include "actors/employee_actor.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/now.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+struct EmployeeState {
+  msg::AgentSpec spec;
+  EmployeeDeps deps;
+  static inline const char* name = "employee";
+};
+
+caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec spec,
+                       EmployeeDeps deps) {
+  self->state.spec = std::move(spec);
+  self->state.deps = std::move(deps);
+  return {
+      [=](ask_atom, msg::AskRequest& ask) -> caf::result<msg::AskReply> {
+        auto& st = self->state;
+        msg::LlmCall call;
+        call.model_ref = st.spec.model_ref;
+        call.request.messages.push_back({llm::Role::system, st.spec.system_prompt, {}, "", ""});
+        call.request.messages.push_back({llm::Role::user, ask.prompt, {}, "", ""});
+        call.request.temperature = st.deps.temperature;
+        call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens
+                                                            : st.deps.max_output_tokens;
+        journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, "llm_request",
+                                       json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}}});
+        auto promise = self->make_response_promise<msg::AskReply>();
+        const int64_t started = now_ms();
+        self->request(st.deps.model_client, st.deps.call_timeout, chat_atom::value, std::move(call))
+            .then(
+                [=](msg::LlmResult& r) mutable {
+                  auto& s = self->state;
+                  msg::AskReply reply;
+                  reply.agent = s.spec.name;
+                  reply.latency_ms = now_ms() - started;
+                  reply.ok = r.ok;
+                  if (r.ok) {
+                    reply.output = r.response.message.content;
+                    reply.usage = r.response.usage;
+                  } else {
+                    reply.error = r.error;
+                  }
+                  journal_step(s.deps.journal,
+                               {ask.session_id, ask.task_id, s.spec.name,
+                                r.ok ? "llm_response" : "error",
+                                r.ok ? json{{"text", reply.output},
+                                            {"usage_estimated", reply.usage.estimated},
+                                            {"latency_ms", reply.latency_ms}}
+                                     : json{{"error", reply.error}},
+                                reply.usage.input_tokens, reply.usage.output_tokens});
+                  promise.deliver(std::move(reply));
+                },
+                [=](caf::error& err) mutable {
+                  auto& s = self->state;
+                  msg::AskReply reply;
+                  reply.agent = s.spec.name;
+                  reply.ok = false;
+                  reply.error = "model call failed: " + self->system().render(err);
+                  reply.latency_ms = now_ms() - started;
+                  journal_step(s.deps.journal, {ask.session_id, ask.task_id, s.spec.name, "error",
+                                                json{{"error", reply.error}}});
+                  promise.deliver(std::move(reply));
+                });
+        return promise;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_employee(caf::actor_system& sys, msg::AgentSpec spec, EmployeeDeps deps) {
+  return sys.spawn(employee, std::move(spec), std::move(deps));
+}
+
+}  // namespace kaisha::actors

@@ -1,0 +1,112 @@
+#include "actors/ledger_actor.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+struct LedgerActorState {
+  std::shared_ptr<economy::Budget> budget;
+  caf::actor journal;
+  std::string session;
+  static inline const char* name = "ledger";
+};
+
+using Self = caf::stateful_actor<LedgerActorState>;
+
+LedgerReply reply_ok(Self* self) {
+  LedgerReply r;
+  r.budget = self->state.budget->get_budget_json();
+  return r;
+}
+
+LedgerReply reply_refused(Self* self, const std::string& why) {
+  LedgerReply r = reply_ok(self);
+  r.ok = false;
+  r.error = why;
+  return r;
+}
+
+void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind,
+            double amount, const std::string& agent, const std::string& reason = {}) {
+  auto& st = self->state;
+  const economy::Ledger& l = ledger == "resource" ? st.budget->resource() : st.budget->expense();
+  journal_ledger(st.journal, {st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
+}
+
+void save_state(Self* self) {
+  journal_budget_state(self->state.journal, self->state.session, self->state.budget->snapshot().to_json());
+}
+
+caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal,
+                     std::string session) {
+  self->state.budget = std::move(budget);
+  self->state.journal = std::move(journal);
+  self->state.session = std::move(session);
+  return {
+      [=](hire_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        if (Status s = self->state.budget->hire(cost); !s.ok()) return reply_refused(self, s.error().message);
+        record(self, task, "resource", "hire", cost.create_resource_cost, agent, cost.name);
+        if (cost.create_expense_cost > 0)
+          record(self, task, "expense", "hire", cost.create_expense_cost, agent, cost.name);
+        save_state(self);
+        return reply_ok(self);
+      },
+      [=](fire_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        if (Status s = self->state.budget->fire(cost); !s.ok()) return reply_refused(self, s.error().message);
+        record(self, task, "resource", "fire_refund", -cost.create_resource_cost, agent, cost.name);
+        save_state(self);
+        return reply_ok(self);
+      },
+      [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out,
+          const std::string& agent, const std::string& task) {
+        auto r = self->state.budget->reserve_ask(cost, est_in, max_out);
+        if (!r.ok()) return reply_refused(self, r.error().message);
+        record(self, task, "expense", "ask_reserve", r->expense_held, agent, cost.name);
+        LedgerReply out = reply_ok(self);
+        out.reservation = *r;
+        return out;
+      },
+      [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out,
+          const std::string& agent, const std::string& task) {
+        self->state.budget->settle_ask(r, in, out);
+        const double usd = economy::Budget::expense_for(r.cost, in, out);
+        record(self, task, "expense", "ask_settle", usd, agent,
+               std::to_string(in) + " in / " + std::to_string(out) + " out tokens");
+        save_state(self);
+        LedgerReply reply = reply_ok(self);
+        reply.reservation = r;
+        return reply;
+      },
+      [=](cancel_atom, const economy::AskReservation& r, const std::string& agent, const std::string& task) {
+        self->state.budget->cancel_ask(r);
+        record(self, task, "expense", "ask_release", -r.expense_held, agent, r.cost.name);
+        return reply_ok(self);
+      },
+      [=](budget_atom) { return reply_ok(self); },
+      [=](raise_atom, const std::string& which, double amount) {
+        if (!(amount > 0)) return reply_refused(self, "the increase must be a positive amount");
+        if (which == "expense") self->state.budget->raise_expense(amount);
+        else if (which == "resource") self->state.budget->raise_resource(amount);
+        else return reply_refused(self, "unknown budget '" + which + "' (expense or resource)");
+        record(self, "", which, "raise", amount, "user", "authorised increase");
+        save_state(self);
+        return reply_ok(self);
+      },
+      [=](switch_atom, const std::string& which, bool on) {
+        if (which == "resource") self->state.budget->set_resource_enabled(on);
+        else if (which == "expense") self->state.budget->set_expense_enabled(on);
+        return reply_ok(self);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
+                        caf::actor journal, std::string session_id) {
+  return sys.spawn(ledger, std::move(budget), std::move(journal), std::move(session_id));
+}
+
+}  // namespace kaisha::actors

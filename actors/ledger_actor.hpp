@@ -1,0 +1,29 @@
+// The ledger actor owns a session's Budget (the HASHIRU resource and expense
+// ledgers) and is the one place that changes it: every change is journaled
+// as a ledger entry and the budget state is saved, so spend survives a
+// restart. Reservations make concurrent asks unable to overshoot a budget.
+//
+// Protocol (every reply is a LedgerReply; `budget` is GetBudget after it):
+//   (hire_atom, ModelCost, agent, task)            charge both create costs or refuse
+//   (fire_atom, ModelCost, agent, task)            refund create_resource_cost
+//   (reserve_atom, ModelCost, est_in, max_out, agent, task)  hold a call's worst case
+//   (settle_atom, AskReservation, in, out, agent, task)      charge the actual call
+//   (cancel_atom, AskReservation, agent, task)     release a call that did not happen
+//   (budget_atom)                                  GetBudget view
+//   (raise_atom, "expense"|"resource", amount)     user-authorised increase
+//   (switch_atom, "resource"|"expense", on)        enable/disable a ledger
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "runtime/economy/budget.hpp"
+
+namespace kaisha::actors {
+
+caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
+                        caf::actor journal, std::string session_id);
+
+}  // namespace kaisha::actors

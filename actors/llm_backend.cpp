@@ -1,0 +1,35 @@
+#include "actors/llm_backend.hpp"
+
+#include "runtime/provider/llm_client.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+class LlmBackend final : public company::ChatBackend {
+ public:
+  explicit LlmBackend(const config::Config& c) : client_(c) {}
+
+  Status check_model(const std::string& model_ref) const override { return client_.check_model(model_ref); }
+
+  void chat(const std::string& model_ref, llm::ChatRequest request, company::ChatHandlers h) override {
+    provider::ChatCallbacks cb;
+    cb.on_done = std::move(h.on_done);
+    if (h.on_retry) {
+      cb.on_retry = [on_retry = std::move(h.on_retry)](const provider::RetryNotice& n) {
+        on_retry(n.next_attempt, n.delay.count(), n.reason);
+      };
+    }
+    client_.chat(model_ref, std::move(request), std::move(cb));
+  }
+
+ private:
+  provider::LlmClient client_;
+};
+
+}  // namespace
+
+std::shared_ptr<company::ChatBackend> make_llm_backend(const config::Config& config) {
+  return std::make_shared<LlmBackend>(config);
+}
+
+}  // namespace kaisha::actors

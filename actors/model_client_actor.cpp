@@ -1,0 +1,69 @@
+#include "actors/model_client_actor.hpp"
+
+#include <unordered_map>
+
+#include "actors/atoms.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+struct ModelClientState {
+  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ProgressSink> progress;
+  std::unordered_map<uint64_t, caf::response_promise> pending;
+  uint64_t next_id = 1;
+  static inline const char* name = "model_client";
+};
+
+caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
+                           std::shared_ptr<company::ChatBackend> backend,
+                           std::shared_ptr<company::ProgressSink> progress) {
+  self->state.backend = std::move(backend);
+  self->state.progress = std::move(progress);
+  return {
+      [=](chat_atom, msg::LlmCall& call) -> caf::result<msg::LlmResult> {
+        const uint64_t id = self->state.next_id++;
+        auto promise = self->make_response_promise<msg::LlmResult>();
+        self->state.pending.emplace(id, promise);
+        // The backend calls back on its own thread: post the result to this
+        // actor's mailbox, never touch state from there.
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        company::ChatHandlers h;
+        h.on_done = [me, id](Result<llm::ChatResponse> r) {
+          msg::LlmResult out;
+          out.ok = r.ok();
+          if (r.ok()) out.response = std::move(r).value();
+          else out.error = r.error().message;
+          caf::anon_send(me, done_atom::value, id, std::move(out));
+        };
+        if (auto sink = self->state.progress) {
+          h.on_retry = [sink, ref = call.model_ref](int attempt, int64_t delay_ms, const std::string& why) {
+            msg::ProgressEvent e;
+            e.agent = ref;
+            e.kind = "retry";
+            e.text = ref + ": " + why + ", retrying in " + std::to_string(delay_ms) + " ms (attempt " +
+                     std::to_string(attempt) + ")";
+            e.data = json{{"model_ref", ref}, {"attempt", attempt}, {"delay_ms", delay_ms}, {"reason", why}};
+            sink->emit(e);
+          };
+        }
+        self->state.backend->chat(call.model_ref, std::move(call.request), std::move(h));
+        return promise;
+      },
+      [=](done_atom, uint64_t id, msg::LlmResult& result) {
+        auto it = self->state.pending.find(id);
+        if (it == self->state.pending.end()) return;
+        it->second.deliver(std::move(result));
+        self->state.pending.erase(it);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_model_client(caf::actor_system& sys, std::shared_ptr<company::ChatBackend> backend,
+                              std::shared_ptr<company::ProgressSink> progress) {
+  return sys.spawn(model_client, std::move(backend), std::move(progress));
+}
+
+}  // namespace kaisha::actors

@@ -1,0 +1,18 @@
+// The kaisha subcommands. Each returns the process exit code: 0 success,
+// 1 the task or command failed, 2 bad usage or configuration.
+#pragma once
+
+#include <string>
+
+#include "cli/cli_config.hpp"
+
+namespace kaisha::cli {
+
+int run_command(const CommonOptions& o, const std::string& task);
+int chat_command(const CommonOptions& o);
+int agents_command(const CommonOptions& o, bool include_fired);
+int budget_command(const CommonOptions& o, double raise_expense, double raise_resource);
+int history_command(const CommonOptions& o, bool list_sessions, int limit);
+int mock_llm_command(const std::string& script, const std::string& host, int port);
+
+}  // namespace kaisha::cli

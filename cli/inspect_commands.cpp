@@ -1,0 +1,167 @@
+// kaisha agents | budget | history: read a session back from the store.
+#include <iomanip>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/progress_printer.hpp"
+#include "runtime/economy/budget.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+struct Opened {
+  std::unique_ptr<store::JournalStore> store;
+  std::string session;
+};
+
+// Opens the store and picks the session: --session, else the latest.
+Result<Opened> open_session(const CommonOptions& o, bool writable) {
+  auto c = load_cli_config(o, /*needs_model=*/false);
+  if (!c.ok()) return c.error();
+  auto st = writable ? store::JournalStore::open(c->store_path) : store::JournalStore::open_read_only(c->store_path);
+  if (!st.ok()) return st.error();
+  Opened out{std::move(st).value(), o.session};
+  if (out.session.empty()) {
+    auto latest = out.store->latest_session();
+    if (!latest.ok()) return latest.error();
+    if (!latest->has_value()) return Error{"session", "no sessions in " + c->store_path + " yet"};
+    out.session = (*latest)->id;
+  } else {
+    auto s = out.store->get_session(out.session);
+    if (!s.ok()) return s.error();
+    if (!s->has_value()) return Error{"session", "no session '" + out.session + "' in " + c->store_path};
+  }
+  return out;
+}
+
+int fail(const Error& e) {
+  std::cerr << "kaisha: " << e.message << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int agents_command(const CommonOptions& o, bool include_fired) {
+  auto s = open_session(o, false);
+  if (!s.ok()) return fail(s.error());
+  auto agents = include_fired ? s->store->all_agents(s->session) : s->store->active_agents(s->session);
+  if (!agents.ok()) return fail(agents.error());
+  if (o.json) {
+    json a = json::array();
+    for (const auto& r : *agents)
+      a.push_back({{"name", r.name}, {"base_model", r.base_model}, {"model_ref", r.model_ref}, {"type", r.type},
+                   {"description", r.description}, {"state", r.state}, {"costs", r.costs},
+                   {"hired_at", r.hired_at}, {"fired_at", r.fired_at}});
+    std::cout << json{{"session", s->session}, {"agents", a}}.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "session " << s->session << ": " << agents->size() << " agent(s)\n";
+  for (const auto& r : *agents)
+    std::cout << "  " << std::left << std::setw(20) << r.name << std::setw(32) << r.base_model << std::setw(7)
+              << r.type << std::setw(7) << r.state << r.description << "\n";
+  return 0;
+}
+
+int budget_command(const CommonOptions& o, double raise_expense, double raise_resource) {
+  const bool raising = raise_expense != 0 || raise_resource != 0;
+  if (raise_expense < 0 || raise_resource < 0) return fail({"usage", "an increase must be positive"});
+  auto s = open_session(o, raising);
+  if (!s.ok()) return fail(s.error());
+  auto state = s->store->load_budget_state(s->session);
+  if (!state.ok()) return fail(state.error());
+  if (!state->has_value()) return fail({"session", "session " + s->session + " has no saved budget"});
+  auto bs = economy::BudgetState::from_json(**state);
+  if (!bs.ok()) return fail(bs.error());
+  economy::Budget budget(bs->resource.total, bs->expense.total);
+  budget.restore(*bs);
+  if (raising) {
+    if (raise_expense > 0) budget.raise_expense(raise_expense);
+    if (raise_resource > 0) budget.raise_resource(raise_resource);
+    for (auto [ledger, amount] : {std::pair{"expense", raise_expense}, std::pair{"resource", raise_resource}}) {
+      if (amount <= 0) continue;
+      store::LedgerEntryRow row;
+      row.session_id = s->session;
+      row.ledger = ledger;
+      row.kind = "raise";
+      row.amount = amount;
+      row.agent = "user";
+      row.reason = "authorised increase (kaisha budget)";
+      const economy::Ledger& l = std::string(ledger) == "expense" ? budget.expense() : budget.resource();
+      row.used_after = l.used();
+      row.total_after = l.total();
+      if (auto r = s->store->record_ledger_entry(row); !r.ok()) return fail(r.error());
+    }
+    if (Status st = s->store->save_budget_state(s->session, budget.snapshot().to_json()); !st.ok())
+      return fail(st.error());
+  }
+  json b = budget.get_budget_json();
+  auto totals = s->store->spend_totals(s->session);
+  if (o.json) {
+    json out = {{"session", s->session}, {"budget", b}};
+    if (totals.ok())
+      out["totals"] = {{"tasks", totals->tasks}, {"tokens_in", totals->tokens_in},
+                       {"tokens_out", totals->tokens_out}, {"expense", totals->expense}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "session " << s->session << "\n  " << budget_line(b) << "\n";
+  for (const auto& [k, v] : b.items()) std::cout << "  " << std::left << std::setw(36) << k << v.dump() << "\n";
+  if (totals.ok())
+    std::cout << "  tasks " << totals->tasks << ", tokens " << totals->tokens_in << " in / " << totals->tokens_out
+              << " out\n";
+  return 0;
+}
+
+int history_command(const CommonOptions& o, bool list_sessions, int limit) {
+  if (list_sessions) {
+    auto c = load_cli_config(o, false);
+    if (!c.ok()) return fail(c.error());
+    auto st = store::JournalStore::open_read_only(c->store_path);
+    if (!st.ok()) return fail(st.error());
+    auto sessions = (*st)->list_sessions();
+    if (!sessions.ok()) return fail(sessions.error());
+    json a = json::array();
+    for (const auto& s : *sessions) {
+      if (o.json) a.push_back({{"id", s.id}, {"created_at", s.created_at}, {"ceo_model", s.ceo_model}, {"status", s.status}});
+      else std::cout << s.id << "  " << s.ceo_model << "  " << s.status << "\n";
+    }
+    if (o.json) std::cout << a.dump(2) << "\n";
+    return 0;
+  }
+  auto s = open_session(o, false);
+  if (!s.ok()) return fail(s.error());
+  auto tasks = s->store->tasks(s->session);
+  if (!tasks.ok()) return fail(tasks.error());
+  auto steps = s->store->session_steps(s->session, limit);
+  if (!steps.ok()) return fail(steps.error());
+  if (o.json) {
+    json t = json::array(), st = json::array();
+    for (const auto& r : *tasks)
+      t.push_back({{"id", r.id}, {"input", r.input}, {"status", r.status}, {"final_answer", r.final_answer},
+                   {"error", r.error}, {"wall_ms", r.wall_ms}, {"tokens_in", r.tokens_in},
+                   {"tokens_out", r.tokens_out}, {"expense", r.expense}});
+    for (const auto& r : *steps)
+      st.push_back({{"task", r.task_id}, {"seq", r.seq}, {"agent", r.agent}, {"kind", r.kind},
+                    {"payload", r.payload}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
+                    {"expense", r.expense}, {"at", r.at}});
+    std::cout << json{{"session", s->session}, {"tasks", t}, {"steps", st}}.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "session " << s->session << "\n";
+  for (const auto& r : *tasks) {
+    std::cout << "task " << r.id << " [" << r.status << "] " << r.input << "\n";
+    for (const auto& st : *steps) {
+      if (st.task_id != r.id) continue;
+      std::string p = st.payload.dump();
+      if (p.size() > 160) p = p.substr(0, 160) + "…";
+      std::cout << "  " << std::setw(3) << st.seq << " " << std::left << std::setw(12) << st.agent << std::setw(13)
+                << st.kind << p << "\n";
+    }
+    if (r.status == "done") std::cout << "  => " << r.final_answer << "\n";
+    if (r.status == "failed") std::cout << "  => failed: " << r.error << "\n";
+  }
+  return 0;
+}
+
+}  // namespace kaisha::cli

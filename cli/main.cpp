@@ -1,0 +1,73 @@
+// kaisha: run a company of LLM agents.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace kaisha::cli;
+  CLI::App app{"kaisha — a company of LLM agents: a CEO that hires, asks and fires employees under a budget"};
+  app.require_subcommand(1);
+  CommonOptions o;
+  auto common = [&](CLI::App* cmd, bool session_opts) {
+    cmd->add_option("--config", o.config_file, "YAML config file (${ENV} substitution)");
+    cmd->add_option("--db", o.db, "SQLite store (default ./kaisha.db)");
+    cmd->add_flag("--json", o.json, "machine-readable output (JSON lines)");
+    if (session_opts) cmd->add_option("--session", o.session, "session id (default: the latest)");
+  };
+
+  std::string task;
+  auto* run = app.add_subcommand("run", "run one task and print the final answer on stdout");
+  common(run, false);
+  run->add_option("--model", o.model, "CEO model ref, e.g. ollama:llama3.2");
+  run->add_option("--session", o.session, "continue this session (its agents and budget)");
+  run->add_flag("--continue", o.resume_latest, "continue the latest session");
+  run->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  run->add_option("task", task, "the task")->required();
+
+  auto* chat = app.add_subcommand("chat", "multi-turn session with the CEO (stdin lines; /help)");
+  common(chat, false);
+  chat->add_option("--model", o.model, "CEO model ref");
+  chat->add_option("--session", o.session, "continue this session");
+  chat->add_flag("--continue", o.resume_latest, "continue the latest session");
+  chat->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+
+  bool all = false;
+  auto* agents = app.add_subcommand("agents", "list a session's employees");
+  common(agents, true);
+  agents->add_flag("--all", all, "include fired and lost agents");
+
+  double raise_expense = 0, raise_resource = 0;
+  auto* budget = app.add_subcommand("budget", "show (or raise) a session's budgets");
+  common(budget, true);
+  budget->add_option("--raise-expense", raise_expense, "authorise USD more expense budget");
+  budget->add_option("--raise-resource", raise_resource, "authorise more resource points");
+
+  bool sessions = false;
+  int limit = 0;
+  auto* history = app.add_subcommand("history", "a session's tasks and journaled steps");
+  common(history, true);
+  history->add_flag("--sessions", sessions, "list sessions instead");
+  history->add_option("--limit", limit, "at most this many steps");
+
+  std::string script, host = "127.0.0.1";
+  int port = 11435;
+  auto* mock = app.add_subcommand("mock-llm", "scripted mock LLM server speaking OpenAI, Ollama, Gemini, Anthropic");
+  mock->add_option("--script", script, "YAML script of rules")->required();
+  mock->add_option("--port", port, "port (0 = any free port)");
+  mock->add_option("--host", host, "address to bind");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*run) return run_command(o, task);
+  if (*chat) return chat_command(o);
+  if (*agents) return agents_command(o, all);
+  if (*budget) return budget_command(o, raise_expense, raise_resource);
+  if (*history) return history_command(o, sessions, limit);
+  if (*mock) return mock_llm_command(script, host, port);
+  return 2;
+}

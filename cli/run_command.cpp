@@ -1,0 +1,127 @@
+// kaisha run / kaisha chat: start a company for a session and feed it tasks.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "actors/company_runtime.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress_printer.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+// The session to resume: --session, or the latest one with --continue.
+Result<std::string> session_to_resume(const CommonOptions& o, const config::Config& c) {
+  if (!o.session.empty() || !o.resume_latest) return o.session;
+  auto st = store::JournalStore::open_read_only(c.store_path);
+  if (!st.ok()) return st.error();
+  auto latest = (*st)->latest_session();
+  if (!latest.ok()) return latest.error();
+  if (!latest->has_value()) return Error{"session", "--continue: no session in " + c.store_path + " yet"};
+  return (*latest)->id;
+}
+
+Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOptions& o,
+                                                              std::shared_ptr<ProgressPrinter> printer) {
+  auto c = load_cli_config(o, /*needs_model=*/true);
+  if (!c.ok()) return c.error();
+  auto session = session_to_resume(o, *c);
+  if (!session.ok()) return session.error();
+  actors::RuntimeOptions ro;
+  ro.config = *c;
+  ro.progress = printer;
+  ro.session_id = *session;
+  return actors::CompanyRuntime::start(std::move(ro));
+}
+
+void print_ledgers(actors::CompanyRuntime& rt, bool json_mode) {
+  json b = rt.budget();
+  if (json_mode) {
+    std::cout << json{{"event", "ledgers"}, {"session", rt.session_id()}, {"budget", b}}.dump() << "\n";
+    return;
+  }
+  std::cerr << "ledgers (session " << rt.session_id() << "): " << budget_line(b) << "\n";
+}
+
+void print_result(const msg::TaskResult& r, const std::string& session, bool json_mode) {
+  if (json_mode) {
+    std::cout << json{{"event", "result"}, {"session", session}, {"task", r.task_id}, {"ok", r.ok},
+                      {"answer", r.answer}, {"error", r.error}, {"tokens_in", r.tokens_in},
+                      {"tokens_out", r.tokens_out}, {"expense", r.expense}, {"wall_ms", r.wall_ms}}
+                     .dump()
+              << "\n";
+  } else if (r.ok) {
+    std::cout << r.answer << "\n";
+  } else {
+    std::cerr << "kaisha: task failed: " << r.error << "\n";
+  }
+  std::cout << std::flush;
+}
+
+}  // namespace
+
+int run_command(const CommonOptions& o, const std::string& task) {
+  auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+  auto rt = start_company(o, printer);
+  if (!rt.ok()) {
+    std::cerr << "kaisha: " << rt.error().message << "\n";
+    return 2;
+  }
+  msg::TaskResult r = (*rt)->run_task(task);
+  print_result(r, (*rt)->session_id(), o.json);
+  if (!o.quiet) print_ledgers(**rt, o.json);
+  return r.ok ? 0 : 1;
+}
+
+int chat_command(const CommonOptions& o) {
+  auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+  auto rt = start_company(o, printer);
+  if (!rt.ok()) {
+    std::cerr << "kaisha: " << rt.error().message << "\n";
+    return 2;
+  }
+  auto& company = **rt;
+  std::cerr << "kaisha chat — session " << company.session_id()
+            << " (/help for commands, /quit or end of input to leave)\n";
+  std::string line;
+  int failures = 0;
+  while (std::cerr << "> " << std::flush, std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    if (line == "/quit" || line == "/exit") break;
+    if (line == "/help") {
+      std::cerr << "/budget  /raise expense|resource AMOUNT  /switch NAME on|off  /quit\n";
+      continue;
+    }
+    if (line == "/budget") {
+      print_ledgers(company, o.json);
+      continue;
+    }
+    if (line.rfind("/raise ", 0) == 0 || line.rfind("/switch ", 0) == 0) {
+      std::istringstream in(line);
+      std::string cmd, what, value;
+      in >> cmd >> what >> value;
+      Status s;
+      if (cmd == "/raise") {
+        try {
+          s = company.raise_budget(what, std::stod(value));
+        } catch (const std::exception&) {
+          s = Error{"usage", "usage: /raise expense|resource AMOUNT (a number, got '" + value + "')"};
+        }
+      } else if (value == "on" || value == "off") {
+        s = company.set_switch(what, value == "on");
+      } else {
+        s = Error{"usage", "usage: /switch NAME on|off"};
+      }
+      if (!s.ok()) std::cerr << "kaisha: " << s.error().message << "\n";
+      else print_ledgers(company, o.json);
+      continue;
+    }
+    msg::TaskResult r = company.run_task(line);
+    if (!r.ok) ++failures;
+    print_result(r, company.session_id(), o.json);
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace kaisha::cli
