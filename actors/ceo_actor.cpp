@@ -527,6 +527,18 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         call_model(self);
         return promise;
       },
+      [=](tool_atom, const std::string& name, const std::string& arguments) -> caf::result<json> {
+        // One CEO tool called directly (protocol adapters, benchmarks, ops):
+        // the same registry, checks and ledgers as a model's tool call.
+        auto promise = self->make_response_promise<json>();
+        step(self, "tool_call", json{{"tool", name}, {"arguments", arguments}, {"direct", true}});
+        self->state.tools.invoke(name, arguments, std::nullopt, [=](ToolResult r) mutable {
+          json j = r.to_json();
+          step(self, "tool_result", json{{"tool", name}, {"result", j}, {"direct", true}});
+          promise.deliver(std::move(j));
+        });
+        return promise;
+      },
       [=](switch_atom, const std::string& name, bool on) {
         auto& s = self->state;
         const bool known = set_switch(s.switches, name, on);

@@ -7,6 +7,7 @@
 //
 // Protocol:
 //   (task_atom, msg::TaskRequest) -> msg::TaskResult   one user turn; one at a time
+//   (tool_atom, name, arguments)  -> json               call one CEO tool directly (JSON args text)
 //   (switch_atom, name, on)       -> bool               toggle a §9 item 54 switch mid-session
 //
 // Tool calls of one model answer run concurrently; their results go back to

@@ -173,6 +173,17 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   return out;
 }
 
+json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
+  caf::scoped_actor self{*impl_->system};
+  json out;
+  self->request(impl_->ceo, caf::infinite, tool_atom::value, name, arguments.dump())
+      .receive([&](json& r) { out = std::move(r); },
+               [&](caf::error& e) {
+                 out = json{{"status", "error"}, {"message", impl_->system->render(e)}, {"output", nullptr}};
+               });
+  return out;
+}
+
 Status CompanyRuntime::set_switch(const std::string& name, bool on) {
   caf::scoped_actor self{*impl_->system};
   bool known = false;

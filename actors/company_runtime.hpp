@@ -42,6 +42,11 @@ class CompanyRuntime {
   // is committed to the journal before the CEO starts on it.
   msg::TaskResult run_task(const std::string& input);
 
+  // Calls one CEO tool directly (e.g. "AskAgent" with {"agent_name": ...,
+  // "prompt": ...}), outside any model turn, and returns its result envelope
+  // {status, message, output, ...}. Blocking.
+  json call_tool(const std::string& name, const json& arguments);
+
   // Toggles a §9 item 54 switch for the rest of the session.
   Status set_switch(const std::string& name, bool on);
   // The GetBudget view.

@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
 #include "runtime/llm/dialect.hpp"
@@ -37,6 +39,7 @@ struct MockLlmServer::Impl {
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<int> port{0};
+  int listen_fd = -1;  // the listening socket, seen in the socket-options hook
   std::mutex stop_mu;  // serializes stop()
 
   std::mutex wait_mu;
@@ -243,6 +246,13 @@ MockLlmServer::MockLlmServer(MockScript script, MockServerOptions options)
   int threads = std::max(1, options.threads);
   impl_->svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   impl_->svr.set_keep_alive_max_count(100);
+  // httplib's default also sets SO_REUSEPORT, which would let a second server
+  // share a busy port silently; a port clash must be an error instead.
+  impl_->svr.set_socket_options([impl = impl_.get()](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+    impl->listen_fd = sock;
+  });
   impl_->install_routes();
 }
 
@@ -257,6 +267,10 @@ Result<int> MockLlmServer::start(const std::string& host, int port) {
     return Error{"mockllm", "mock-llm: cannot listen on " + host + ":" + std::to_string(port) + ": " +
                                 std::strerror(errno)};
   impl_->port = bound;
+  // The packaged libcpp-httplib listens with a backlog of 5, which drops
+  // connections when hundreds of clients arrive at once; Linux lets a second
+  // listen() on the bound socket raise it.
+  if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, 1024);
   impl_->thread = std::thread([this] { impl_->svr.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so wait for it.
   for (int i = 0; i < 500 && !impl_->svr.is_running(); ++i)
