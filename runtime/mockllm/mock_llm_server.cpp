@@ -39,7 +39,8 @@ struct MockLlmServer::Impl {
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<int> port{0};
-  int listen_fd = -1;  // the listening socket, seen in the socket-options hook
+  int listen_fd = -1;
+  std::atomic<bool> listen_done{false};  // the accept loop has returned  // the listening socket, seen in the socket-options hook
   std::mutex stop_mu;  // serializes stop()
 
   std::mutex wait_mu;
@@ -271,7 +272,10 @@ Result<int> MockLlmServer::start(const std::string& host, int port) {
   // connections when hundreds of clients arrive at once; Linux lets a second
   // listen() on the bound socket raise it.
   if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, 1024);
-  impl_->thread = std::thread([this] { impl_->svr.listen_after_bind(); });
+  impl_->thread = std::thread([impl = impl_.get()] {
+    impl->svr.listen_after_bind();
+    impl->listen_done = true;
+  });
   // stop() is a no-op until the accept loop runs, so wait for it.
   for (int i = 0; i < 500 && !impl_->svr.is_running(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -286,7 +290,12 @@ void MockLlmServer::stop() {
   }
   impl_->wait_cv.notify_all();
   if (impl_->thread.joinable()) {
-    impl_->svr.stop();
+    // httplib's stop() does nothing until the accept loop has started, so
+    // repeat it until the loop has really ended.
+    while (!impl_->listen_done) {
+      impl_->svr.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     impl_->thread.join();
   }
 }
