@@ -190,6 +190,7 @@ void call_model(Self* self) {
   const std::string tid = st.task->id;
   llm::ChatRequest req = st.conversation->request(st.tools.specs(), st.deps.config.ceo.temperature,
                                                   kCeoMaxOutputTokens);
+  req.stream = st.deps.config.ceo.stream;
   const economy::ModelCost cost = ceo_cost(self);
   const int64_t est_in = llm::estimate_input_tokens(req);
   self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, kCeoMaxOutputTokens,
@@ -288,6 +289,7 @@ EmployeeDeps employee_deps(Self* self) {
   d.progress = st.deps.progress;
   d.max_output_tokens = st.deps.config.employee.max_output_tokens;
   d.temperature = st.deps.config.employee.temperature;
+  d.stream = st.deps.config.employee.stream;
   d.call_timeout = std::chrono::milliseconds(int64_t(st.deps.config.retry.max_attempts) *
                                              (st.deps.config.retry.max_delay_ms + 300000));
   return d;

@@ -25,6 +25,7 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
         call.request.messages.push_back({llm::Role::system, st.spec.system_prompt, {}, "", ""});
         call.request.messages.push_back({llm::Role::user, ask.prompt, {}, "", ""});
         call.request.temperature = st.deps.temperature;
+        call.request.stream = st.deps.stream;
         call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens
                                                             : st.deps.max_output_tokens;
         journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, "llm_request",

@@ -25,6 +25,7 @@ struct EmployeeDeps {
   std::shared_ptr<company::ProgressSink> progress;
   int64_t max_output_tokens = 1024;
   double temperature = 0.2;
+  bool stream = false;
   std::chrono::milliseconds call_timeout{600000};
 };
 

@@ -37,11 +37,13 @@ struct CeoConfig {
   int max_turns = 30;             // model calls per user message before giving up
   int max_malformed_tool_calls = 3;  // bounded retries when tool-call JSON is bad
   std::string system_prompt_file;    // empty = prompts/ceo_system.md
+  bool stream = false;               // ask providers to stream (SSE / NDJSON) answers
 };
 
 struct EmployeeConfig {
   int64_t max_output_tokens = 1024;  // sent as max_tokens; bounds each reservation
   double temperature = 0.2;
+  bool stream = false;               // ask providers to stream answers
 };
 
 // hashiru.md §2.4: the reclaimable resource ledger (percentage points of the

@@ -162,7 +162,7 @@ class ConfigParser {
     if (!present(n)) return Status::Ok();
     const std::string p = "ceo";
     if (Status s = section(n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls",
-                                  "system_prompt_file"});
+                                  "system_prompt_file", "stream"});
         !s)
       return s;
     if (Status s = str(n, p, "model", c_.ceo.model); !s) return s;
@@ -170,14 +170,16 @@ class ConfigParser {
     if (Status s = integer(n, p, "max_turns", c_.ceo.max_turns, 1); !s) return s;
     if (Status s = integer(n, p, "max_malformed_tool_calls", c_.ceo.max_malformed_tool_calls, 0); !s)
       return s;
+    if (Status s = boolean(n, p, "stream", c_.ceo.stream); !s) return s;
     return str(n, p, "system_prompt_file", c_.ceo.system_prompt_file);
   }
 
   Status employee(const YAML::Node& n) {
     if (!present(n)) return Status::Ok();
     const std::string p = "employee";
-    if (Status s = section(n, p, {"max_output_tokens", "temperature"}); !s) return s;
+    if (Status s = section(n, p, {"max_output_tokens", "temperature", "stream"}); !s) return s;
     if (Status s = integer(n, p, "max_output_tokens", c_.employee.max_output_tokens, 1); !s) return s;
+    if (Status s = boolean(n, p, "stream", c_.employee.stream); !s) return s;
     return num(n, p, "temperature", c_.employee.temperature, 0, false);
   }
 

@@ -305,3 +305,20 @@ TEST(YamlReader, ClosestKey) {
 
 }  // namespace
 }  // namespace kaisha::config
+
+namespace kaisha::config {
+namespace {
+
+TEST(ConfigLoaderStream, StreamFlagsAreRead) {
+  auto c = parse_config("ceo: { model: 'ollama:llama3.2', stream: true }\nemployee: { stream: true }\n", "s.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->ceo.stream);
+  EXPECT_TRUE(c->employee.stream);
+  auto bad = parse_config("ceo: { stream: maybe }\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("s.yaml:1"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("ceo.stream"), std::string::npos) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace kaisha::config
