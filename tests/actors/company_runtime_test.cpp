@@ -1,0 +1,463 @@
+// CompanyRuntime in-process with a stub ChatBackend (scripted answers,
+// delivered from the stub's own thread after a hold, as a real provider
+// would): a CEO tool-call sequence, direct tool calls, and the ledger under
+// 1,000 concurrent AskAgent calls — exactly the affordable ones succeed, the
+// rest get the HASHIRU refusal, and the expense never overshoots.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "actors/company_runtime.hpp"
+#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/progress_sink.hpp"
+#include "runtime/economy/budget.hpp"
+#include "runtime/llm/usage_estimate.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// ------------------------------------------------------------------ helpers
+
+class TempDir {
+ public:
+  TempDir() {
+    // tmpfs when there is one: the journal commits every step, and 1,000
+    // concurrent asks write thousands of rows.
+    fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+    std::string tmpl = (base / "kaisha-actors-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return (path_ / name).string();
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+int turn_of(const llm::ChatRequest& r) {
+  int n = 0;
+  for (const auto& m : r.messages) n += m.role == llm::Role::assistant;
+  return n;
+}
+
+llm::ChatResponse text_reply(std::string text, int64_t in = 10, int64_t out = 5) {
+  llm::ChatResponse r;
+  r.message.role = llm::Role::assistant;
+  r.message.content = std::move(text);
+  r.usage = {in, out, false};
+  r.finish_reason = "stop";
+  return r;
+}
+
+llm::ChatResponse tool_reply(std::vector<std::pair<std::string, json>> calls) {
+  llm::ChatResponse r = text_reply("");
+  r.finish_reason = "tool_calls";
+  int i = 0;
+  for (auto& [name, args] : calls)
+    r.message.tool_calls.push_back({"call_" + std::to_string(i++), name, args.dump()});
+  return r;
+}
+
+// Answers every chat() from its own thread. Each answer waits at least
+// `hold` after its request arrived, and — while `release_at` is above zero —
+// until that many requests are waiting at once (or `max_wait` passed), so
+// that calls genuinely overlap.
+class StubBackend : public company::ChatBackend {
+ public:
+  using Script = std::function<llm::ChatResponse(const std::string& model_ref, const llm::ChatRequest&)>;
+
+  explicit StubBackend(Script script) : script_(std::move(script)), worker_([this] { loop(); }) {}
+  ~StubBackend() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+
+  std::chrono::milliseconds hold{20};
+  std::atomic<int> release_at{0};
+  std::string gated_ref = "stub:paid";
+  std::chrono::milliseconds max_wait{5000};
+
+  Status check_model(const std::string& model_ref) const override {
+    if (model_ref.rfind("stub:", 0) != 0) return Error{"config", "unknown provider in '" + model_ref + "'"};
+    return Status::Ok();
+  }
+
+  void chat(const std::string& model_ref, llm::ChatRequest request, company::ChatHandlers h) override {
+    {
+      std::lock_guard lock(mu_);
+      pending_.push_back({model_ref, std::move(request), std::move(h), std::chrono::steady_clock::now()});
+      ++calls_[model_ref];
+      max_pending_ = std::max(max_pending_, pending_.size());
+    }
+    cv_.notify_all();
+  }
+
+  int calls(const std::string& model_ref) {
+    std::lock_guard lock(mu_);
+    return calls_[model_ref];
+  }
+  size_t max_pending() {
+    std::lock_guard lock(mu_);
+    return max_pending_;
+  }
+
+ private:
+  struct Pending {
+    std::string model_ref;
+    llm::ChatRequest request;
+    company::ChatHandlers handlers;
+    std::chrono::steady_clock::time_point arrived;
+  };
+
+  void loop() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, 5ms);
+      const auto now = std::chrono::steady_clock::now();
+      // The gate applies to `gated_ref` only (the CEO's calls always pass).
+      const int gate = release_at.load();
+      size_t gated = 0;
+      bool overdue = false;
+      for (auto& p : pending_) {
+        if (p.model_ref != gated_ref) continue;
+        ++gated;
+        overdue = overdue || now - p.arrived > max_wait;
+      }
+      const bool gate_open = gate <= 0 || gated >= static_cast<size_t>(gate) || overdue;
+      if (gate > 0 && gate_open) release_at = 0;  // opened once, stays open
+      std::vector<Pending> due;
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        if ((gate_open || it->model_ref != gated_ref) && now - it->arrived >= hold) {
+          due.push_back(std::move(*it));
+          it = pending_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      lock.unlock();
+      for (auto& p : due) p.handlers.on_done(script_(p.model_ref, p.request));
+      lock.lock();
+    }
+    for (auto& p : pending_) p.handlers.on_done(Error{"cancelled", "stub backend stopped"});
+  }
+
+  Script script_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> pending_;
+  std::map<std::string, int> calls_;
+  size_t max_pending_ = 0;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+class CapturingSink : public company::ProgressSink {
+ public:
+  void emit(const msg::ProgressEvent& e) override {
+    std::lock_guard lock(mu_);
+    events_.push_back(e);
+  }
+  std::vector<msg::ProgressEvent> of(const std::string& kind) {
+    std::lock_guard lock(mu_);
+    std::vector<msg::ProgressEvent> v;
+    for (auto& e : events_)
+      if (e.kind == kind) v.push_back(e);
+    return v;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<msg::ProgressEvent> events_;
+};
+
+// "paid": a cloud model at $1,000 per 1M tokens each way, i.e. $0.001 a
+// token, so every hold is a whole number of micro-dollars.
+const char* kCostTable = R"(
+models:
+  helper:
+    model_ref: stub:helper
+    type: local
+    create_resource_cost: 25
+    invoke_resource_cost: 10
+    description: "A local helper"
+  paid:
+    model_ref: stub:paid
+    type: cloud
+    invoke_expense_cost: 1000
+    output_expense_cost: 1000
+    description: "An expensive API model"
+)";
+
+class CompanyRuntimeTest : public ::testing::Test {
+ protected:
+  config::Config make_config(double expense_total) {
+    config::Config c;
+    c.store_path = dir_.file("kaisha.db");
+    c.cost_table_file = dir_.write("costs.yaml", kCostTable);
+    c.ceo.model = "stub:ceo";  // not in the cost table: the CEO's calls are free
+    c.employee.max_output_tokens = kMaxOut;
+    c.budget.resource_total = 100;
+    c.budget.expense_total = expense_total;
+    return c;
+  }
+  std::unique_ptr<CompanyRuntime> start(config::Config c) {
+    RuntimeOptions o;
+    o.config = std::move(c);
+    o.backend = backend_;
+    o.progress = sink_;
+    o.scheduler_threads = 4;
+    auto rt = CompanyRuntime::start(std::move(o));
+    if (!rt.ok()) ADD_FAILURE() << rt.error().message;
+    return rt.ok() ? std::move(rt).value() : nullptr;
+  }
+
+  static constexpr int64_t kMaxOut = 10;
+  TempDir dir_;
+  std::shared_ptr<StubBackend> backend_;
+  std::shared_ptr<CapturingSink> sink_ = std::make_shared<CapturingSink>();
+};
+
+// Employees echo their prompt; the CEO follows `ceo`.
+StubBackend::Script script_with(std::function<llm::ChatResponse(const llm::ChatRequest&)> ceo,
+                                int64_t employee_in = 10, int64_t employee_out = 5) {
+  return [=](const std::string& ref, const llm::ChatRequest& req) {
+    if (ref == "stub:ceo") return ceo(req);
+    return text_reply(ref + " says: " + req.messages.back().content, employee_in, employee_out);
+  };
+}
+
+// ------------------------------------------------------------------ tests
+
+TEST_F(CompanyRuntimeTest, CeoHiresAsksAndAnswersThroughToolCalls) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest& req) {
+    switch (turn_of(req)) {
+      case 0:
+        return tool_reply({{"GetBudget", json::object()},
+                           {"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
+                                             {"system_prompt", "You help."}, {"description", "Helps"}}}});
+      case 1:
+        return tool_reply({{"AskAgent", {{"agent_name", "Helper"}, {"prompt", "What is 2+2?"}}}});
+      default:
+        return text_reply("Final: " + req.messages.back().content);
+    }
+  }));
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = rt->run_task("Add two and two.");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_NE(r.answer.find("stub:helper says: What is 2+2?"), std::string::npos) << r.answer;
+  EXPECT_EQ(backend_->calls("stub:ceo"), 3);
+  EXPECT_EQ(backend_->calls("stub:helper"), 1);
+  EXPECT_EQ(sink_->of("hire").size(), 1u);
+  EXPECT_EQ(sink_->of("answer").size(), 1u);
+  EXPECT_EQ(sink_->of("final").size(), 1u);
+  json b = rt->budget();
+  EXPECT_DOUBLE_EQ(b["current_resource_usage"].get<double>(), 25);
+  EXPECT_DOUBLE_EQ(b["reserved_resource"].get<double>(), 0);  // the ask's hold was released
+  EXPECT_DOUBLE_EQ(b["internal_invoke_cost"].get<double>(), 10);
+
+  // The journal has the task, its steps and the hire.
+  const std::string session = rt->session_id();
+  rt.reset();
+  auto st = store::JournalStore::open_read_only(dir_.file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto tasks = (*st)->tasks(session);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ((*tasks)[0].status, "done");
+  auto agents = (*st)->active_agents(session);
+  ASSERT_TRUE(agents.ok());
+  ASSERT_EQ(agents->size(), 1u);
+  EXPECT_EQ((*agents)[0].name, "Helper");
+}
+
+TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  const json hire_args = {{"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "You help."},
+                          {"description", "Helps"}};
+  json r = rt->call_tool("AgentCreator", hire_args);
+  EXPECT_EQ(r["status"], "success") << r;
+  EXPECT_DOUBLE_EQ(r["remaining_resource_budget"].get<double>(), 75);
+
+  r = rt->call_tool("AgentCreator", hire_args);
+  EXPECT_EQ(r["status"], "error");
+  EXPECT_EQ(r["message"], "Agent Helper already exists");
+
+  r = rt->call_tool("AskAgent", {{"agent_name", "Helper"}, {"prompt", "Hi"}});
+  EXPECT_EQ(r["status"], "success") << r;
+  EXPECT_EQ(r["output"], "stub:helper says: Hi");
+
+  r = rt->call_tool("GetBudget", json::object());
+  EXPECT_EQ(r["status"], "success");
+  EXPECT_DOUBLE_EQ(r["output"]["current_resource_usage"].get<double>(), 25);
+
+  r = rt->call_tool("GetAgents", json::object());
+  EXPECT_TRUE(r["output"].contains("Helper")) << r;
+
+  r = rt->call_tool("FireAgent", {{"agent_name", "Helper"}});
+  EXPECT_EQ(r["status"], "success") << r;
+  EXPECT_DOUBLE_EQ(rt->budget()["current_resource_usage"].get<double>(), 0);
+
+  r = rt->call_tool("AskAgent", {{"agent_name", "Helper"}, {"prompt", "Still there?"}});
+  EXPECT_EQ(r["message"], "Agent Helper does not exists");
+  r = rt->call_tool("FireAgent", {{"agent_name", "Helper"}});
+  EXPECT_EQ(r["message"], "Agent Helper does not exists");
+
+  // Switches, toggled at run time.
+  ASSERT_TRUE(rt->set_switch("cloud_agents", false).ok());
+  r = rt->call_tool("AgentCreator", {{"agent_name", "Pricey"}, {"base_model", "paid"}, {"system_prompt", "x"},
+                                     {"description", "x"}});
+  EXPECT_EQ(r["message"], "Cloud invocation mode is disabled.");
+  ASSERT_TRUE(rt->set_switch("agent_creation", false).ok());
+  r = rt->call_tool("AgentCreator", hire_args);
+  EXPECT_EQ(r["message"], "Agent creation mode is disabled.");
+  EXPECT_FALSE(rt->set_switch("no_such_switch", true).ok());
+
+  // The operator raises the expense budget.
+  ASSERT_TRUE(rt->raise_budget("expense", 2).ok());
+  EXPECT_DOUBLE_EQ(rt->budget()["total_expense_budget"].get<double>(), 3);
+  EXPECT_FALSE(rt->raise_budget("expense", -1).ok());
+  EXPECT_EQ(backend_->calls("stub:helper"), 1);
+}
+
+// What one AskAgent to "Worker" on "paid" holds at worst: the estimated
+// input (system prompt + prompt + 8) and max_output_tokens, at $0.001 a token.
+constexpr const char* kWorkerPrompt = "You are a careful worker.";
+constexpr const char* kAskPrompt = "Do one unit of work.";
+int64_t worst_case_in() { return llm::estimate_tokens(kWorkerPrompt) + llm::estimate_tokens(kAskPrompt) + 8; }
+
+// K asks fit the budget at worst case; the stub then bills exactly the worst
+// case, so a settled call never frees room for another.
+constexpr int kCalls = 1000;
+constexpr int kAffordable = 100;
+
+struct ConcurrencyFigures {
+  double hold = 0, total = 0;
+};
+
+ConcurrencyFigures figures(int64_t max_out) {
+  ConcurrencyFigures f;
+  f.hold = double(worst_case_in() + max_out) * 0.001;
+  f.total = kAffordable * f.hold + f.hold / 2;
+  return f;
+}
+
+void hire_worker(CompanyRuntime& rt) {
+  json r = rt.call_tool("AgentCreator", {{"agent_name", "Worker"}, {"base_model", "paid"},
+                                         {"system_prompt", kWorkerPrompt}, {"description", "Works"}});
+  ASSERT_EQ(r["status"], "success") << r;
+}
+
+TEST_F(CompanyRuntimeTest, ThousandConcurrentAsksInOneCeoTurnNeverOvershoot) {
+  const auto f = figures(kMaxOut);
+  backend_ = std::make_shared<StubBackend>(script_with(
+      [](const llm::ChatRequest& req) {
+        if (turn_of(req) > 0) return text_reply("All asked.");
+        std::vector<std::pair<std::string, json>> calls;
+        for (int i = 0; i < kCalls; ++i)
+          calls.push_back({"AskAgent", {{"agent_name", "Worker"}, {"prompt", kAskPrompt}}});
+        return tool_reply(std::move(calls));
+      },
+      worst_case_in(), kMaxOut));
+  auto rt = start(make_config(f.total));
+  ASSERT_TRUE(rt);
+  hire_worker(*rt);
+  // Hold the employees' answers until all affordable asks are in flight.
+  backend_->release_at = kAffordable;
+
+  msg::TaskResult r = rt->run_task("Do a thousand units of work.");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(backend_->calls("stub:paid"), kAffordable);
+  EXPECT_EQ(static_cast<int>(backend_->max_pending()), kAffordable);  // they really overlapped
+  EXPECT_EQ(sink_->of("answer").size(), static_cast<size_t>(kAffordable));
+  auto refusals = sink_->of("refusal");
+  ASSERT_EQ(refusals.size(), static_cast<size_t>(kCalls - kAffordable));
+  const std::string expected = economy::Budget::refusal_text("expense", f.hold, f.total - kAffordable * f.hold);
+  for (auto& e : refusals) ASSERT_EQ(e.text, expected);
+
+  json b = rt->budget();
+  EXPECT_NEAR(b["current_expense"].get<double>(), kAffordable * f.hold, 1e-9);
+  EXPECT_LE(b["current_expense"].get<double>(), b["total_expense_budget"].get<double>());
+  EXPECT_DOUBLE_EQ(b["reserved_expense"].get<double>(), 0);
+  EXPECT_EQ(b["inflight_asks"], 0);
+}
+
+TEST_F(CompanyRuntimeTest, ThousandThreadsCallingAskAgentNeverOvershoot) {
+  const auto f = figures(kMaxOut);
+  backend_ = std::make_shared<StubBackend>(
+      script_with([](const llm::ChatRequest&) { return text_reply("unused"); }, worst_case_in(), kMaxOut));
+  backend_->hold = 50ms;
+  auto rt = start(make_config(f.total));
+  ASSERT_TRUE(rt);
+  hire_worker(*rt);
+
+  std::atomic<int> ok{0}, refused{0}, other{0};
+  std::atomic<bool> go{false};
+  const std::string expected = economy::Budget::refusal_text("expense", f.hold, f.total - kAffordable * f.hold);
+  std::vector<std::thread> threads;
+  threads.reserve(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    threads.emplace_back([&] {
+      while (!go.load()) std::this_thread::yield();
+      json r = rt->call_tool("AskAgent", {{"agent_name", "Worker"}, {"prompt", kAskPrompt}});
+      if (r["status"] == "success") ++ok;
+      else if (r["message"] == expected) ++refused;
+      else ++other;
+    });
+  }
+  go = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kAffordable);
+  EXPECT_EQ(refused.load(), kCalls - kAffordable);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(backend_->calls("stub:paid"), kAffordable);
+  json b = rt->budget();
+  EXPECT_NEAR(b["current_expense"].get<double>(), kAffordable * f.hold, 1e-9);
+  EXPECT_LE(b["current_expense"].get<double>(), b["total_expense_budget"].get<double>());
+  EXPECT_DOUBLE_EQ(b["reserved_expense"].get<double>(), 0);
+}
+
+TEST_F(CompanyRuntimeTest, UnknownCeoModelIsRefusedAtStart) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("x"); }));
+  config::Config c = make_config(1);
+  c.ceo.model = "nope:model";
+  RuntimeOptions o;
+  o.config = c;
+  o.backend = backend_;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_FALSE(rt.ok());
+  EXPECT_NE(rt.error().message.find("nope:model"), std::string::npos) << rt.error().message;
+  EXPECT_EQ(backend_->calls("nope:model"), 0);
+}
+
+}  // namespace
+}  // namespace kaisha::actors
