@@ -191,15 +191,9 @@ class AnthropicDialect : public Dialect {
     }
     if (req.temperature) body["temperature"] = *req.temperature;
     if (req.stream) body["stream"] = true;
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, "/v1/messages");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("x-api-key", ep.api_key);
-    spec.headers.emplace_back("anthropic-version", "2023-06-01");
-    if (req.stream) spec.headers.emplace_back("Accept", "text/event-stream");
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = body.dump();
-    return spec;
+    std::vector<std::pair<std::string, std::string>> extra = {{"anthropic-version", "2023-06-01"}};
+    if (req.stream) extra.emplace_back("Accept", "text/event-stream");
+    return wire::json_post(ep, "/v1/messages", body, "x-api-key", "", std::move(extra));
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {

@@ -189,14 +189,10 @@ class GeminiDialect : public Dialect {
     if (req.temperature) gen["temperature"] = *req.temperature;
     if (req.max_tokens) gen["maxOutputTokens"] = *req.max_tokens;
     if (!gen.empty()) body["generationConfig"] = std::move(gen);
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, model_path(req.model) +
-                                               (req.stream ? ":streamGenerateContent?alt=sse" : ":generateContent"));
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("x-goog-api-key", ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = body.dump();
-    return spec;
+    return wire::json_post(ep,
+                           model_path(req.model) +
+                               (req.stream ? ":streamGenerateContent?alt=sse" : ":generateContent"),
+                           body, "x-goog-api-key");
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
@@ -234,13 +230,8 @@ class GeminiDialect : public Dialect {
     json requests = json::array();
     for (const auto& in : req.inputs)
       requests.push_back({{"model", m}, {"content", {{"parts", json::array({{{"text", in}}})}}}});
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, model_path(req.model) + ":batchEmbedContents");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("x-goog-api-key", ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = json{{"requests", std::move(requests)}}.dump();
-    return spec;
+    return wire::json_post(ep, model_path(req.model) + ":batchEmbedContents",
+                           json{{"requests", std::move(requests)}}, "x-goog-api-key");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {

@@ -157,13 +157,7 @@ class OllamaDialect : public Dialect {
     if (req.temperature) options["temperature"] = *req.temperature;
     if (req.max_tokens) options["num_predict"] = *req.max_tokens;
     if (!options.empty()) body["options"] = std::move(options);
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, "/api/chat");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("Authorization", "Bearer " + ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = body.dump();
-    return spec;
+    return wire::json_post(ep, "/api/chat", body, "Authorization", "Bearer ");
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
@@ -190,13 +184,8 @@ class OllamaDialect : public Dialect {
   }
 
   HttpRequestSpec embed_request(const EmbedRequest& req, const Endpoint& ep) const override {
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, "/api/embed");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("Authorization", "Bearer " + ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = json{{"model", req.model}, {"input", req.inputs}}.dump();
-    return spec;
+    return wire::json_post(ep, "/api/embed", json{{"model", req.model}, {"input", req.inputs}},
+                           "Authorization", "Bearer ");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {

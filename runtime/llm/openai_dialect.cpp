@@ -189,14 +189,9 @@ class OpenAiDialect : public Dialect {
     if (req.temperature) body["temperature"] = *req.temperature;
     if (req.max_tokens) body["max_tokens"] = *req.max_tokens;
     if (req.stream) body["stream_options"] = {{"include_usage", true}};
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, "/chat/completions");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (req.stream) spec.headers.emplace_back("Accept", "text/event-stream");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("Authorization", "Bearer " + ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = body.dump();
-    return spec;
+    std::vector<std::pair<std::string, std::string>> extra;
+    if (req.stream) extra.emplace_back("Accept", "text/event-stream");
+    return wire::json_post(ep, "/chat/completions", body, "Authorization", "Bearer ", std::move(extra));
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
@@ -226,13 +221,8 @@ class OpenAiDialect : public Dialect {
   }
 
   HttpRequestSpec embed_request(const EmbedRequest& req, const Endpoint& ep) const override {
-    HttpRequestSpec spec;
-    spec.url = wire::join_url(ep.base_url, "/embeddings");
-    spec.headers.emplace_back("Content-Type", "application/json");
-    if (!ep.api_key.empty()) spec.headers.emplace_back("Authorization", "Bearer " + ep.api_key);
-    wire::add_endpoint_headers(spec, ep);
-    spec.body = json{{"model", req.model}, {"input", req.inputs}}.dump();
-    return spec;
+    return wire::json_post(ep, "/embeddings", json{{"model", req.model}, {"input", req.inputs}},
+                           "Authorization", "Bearer ");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {

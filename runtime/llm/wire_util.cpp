@@ -74,6 +74,19 @@ void add_endpoint_headers(HttpRequestSpec& spec, const Endpoint& ep) {
   for (const auto& [k, v] : ep.headers) spec.headers.emplace_back(k, v);
 }
 
+HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body,
+                          const char* key_header, std::string_view key_prefix,
+                          std::vector<std::pair<std::string, std::string>> extra) {
+  HttpRequestSpec spec;
+  spec.url = join_url(ep.base_url, path);
+  spec.headers.emplace_back("Content-Type", "application/json");
+  if (!ep.api_key.empty()) spec.headers.emplace_back(key_header, std::string(key_prefix) + ep.api_key);
+  for (auto& h : extra) spec.headers.push_back(std::move(h));
+  add_endpoint_headers(spec, ep);
+  spec.body = body.dump();
+  return spec;
+}
+
 std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before,
                           const std::string& id) {
   for (size_t i = std::min(before, messages.size()); i-- > 0;) {

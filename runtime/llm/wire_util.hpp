@@ -50,6 +50,13 @@ std::string join_url(std::string_view base_url, std::string_view path);
 // Appends the endpoint's extra headers to `spec`.
 void add_endpoint_headers(HttpRequestSpec& spec, const Endpoint& ep);
 
+// A JSON POST to base_url + `path`: Content-Type, the API key (when the
+// endpoint has one) as header `key_header` with value `key_prefix` + key,
+// `extra` headers, then the endpoint's own headers (which may override).
+HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body,
+                          const char* key_header, std::string_view key_prefix = "",
+                          std::vector<std::pair<std::string, std::string>> extra = {});
+
 // Fills the name of tool-result messages that lack one from the assistant
 // tool call with the same id earlier in `messages`.
 void resolve_tool_names(std::vector<ChatMessage>& messages);
