@@ -90,6 +90,14 @@ struct LedgerEntryRow {
   int64_t at = 0;
 };
 
+// The judge's running quality score of one agent (infiagent.md §10).
+struct QualityRow {
+  std::string agent;
+  double q = 0.5;
+  int64_t verdicts = 0;
+  int64_t updated_at = 0;
+};
+
 // Sums over the tasks (and ledger entries) of a session, or of every session.
 struct SpendTotals {
   int64_t tasks = 0;

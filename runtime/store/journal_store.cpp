@@ -93,6 +93,16 @@ CREATE TABLE cost_table (
   PRIMARY KEY (session_id, name)
 );
 )sql",
+    // 1 -> 2: quality scores the judge keeps per agent across tasks and
+    // sessions (infiagent.md §10: Q <- aQ + (1-a)v).
+    R"sql(
+CREATE TABLE agent_quality (
+  agent      TEXT PRIMARY KEY,
+  q          REAL NOT NULL,
+  verdicts   INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+)sql",
 };
 
 json parse_json(const std::string& text) {
@@ -535,6 +545,28 @@ Result<std::vector<AgentRow>> JournalStore::active_agents(const std::string& ses
 
 Result<std::vector<AgentRow>> JournalStore::all_agents(const std::string& session_id) {
   return query_agents("session_id = ?1", session_id);
+}
+
+Status JournalStore::save_quality(const QualityRow& row) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "INSERT INTO agent_quality(agent, q, verdicts, updated_at) VALUES (?1,?2,?3,?4) "
+        "ON CONFLICT(agent) DO UPDATE SET q=excluded.q, verdicts=excluded.verdicts, "
+        "updated_at=excluded.updated_at");
+    if (!st) return st.error();
+    return st->bind_all(row.agent, row.q, row.verdicts, or_now(row.updated_at)).run();
+  });
+}
+
+Result<std::optional<QualityRow>> JournalStore::load_quality(const std::string& agent) {
+  auto st = db_->prepare("SELECT agent, q, verdicts, updated_at FROM agent_quality WHERE agent = ?1");
+  if (!st) return st.error();
+  st->bind(1, agent);
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<QualityRow>();
+  return std::optional<QualityRow>(
+      QualityRow{st->column_text(0), st->column_double(1), st->column_int(2), st->column_int(3)});
 }
 
 Result<std::optional<json>> JournalStore::load_budget_state(const std::string& session_id) {

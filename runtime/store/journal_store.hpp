@@ -93,6 +93,10 @@ class JournalStore {
   // session_id "" = over all sessions.
   Result<SpendTotals> spend_totals(const std::string& session_id = "");
 
+  // Judge quality scores, one per agent name, kept across sessions.
+  Status save_quality(const QualityRow& row);
+  Result<std::optional<QualityRow>> load_quality(const std::string& agent);
+
  private:
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
   Status migrate();
