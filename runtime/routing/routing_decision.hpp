@@ -9,10 +9,17 @@
 // SEQUENTIAL / HYBRID from the task's dependencies, but those only exist once
 // the decomposer (an LLM call) has returned its DAG (effgen.md §21 item 32,
 // §4.3). So routing answers RouteKind::decompose, the planner asks for the
-// DAG (the hybrid prompt, which can express all three shapes), classifies it
-// — runtime/planning/ owns that classifier: no edges → parallel, one chain →
-// sequential, anything else → hybrid (§23 item 21) — maps its result onto
-// DagShape below, and final_strategy() gives the strategy to run and journal.
+// DAG (the hybrid prompt, which can express all three shapes; for
+// RouteKind::hierarchical the hierarchical prompt), and classifies it.
+//
+// Connection to runtime/planning/ (which routing does not link, to stay a
+// leaf): planning::SubtaskDag::shape() returns planning::DagShape {parallel,
+// sequential, hybrid} — no edges → parallel, exactly one order → sequential,
+// else hybrid (§23 item 21). Its enumerators correspond one-to-one, by name,
+// to routing::DagShape below; the caller that holds both (the effGen actor)
+// converts with a switch and calls final_strategy() for the strategy it runs
+// and journals. Likewise RouteKind::hierarchical selects
+// planning::Strategy::hierarchical's prompt.
 #pragma once
 
 #include <string>
