@@ -72,7 +72,16 @@ int replace_phrase(std::string& text, std::string_view phrase, std::string_view 
       while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
       bool word_follows = end < text.size() && text[end] != '\n' && text[end] != '.' &&
                           text[end] != '!' && text[end] != '?' && text[end] != ',';
-      if (!word_follows) {
+      if (!word_follows && at_start && end < text.size() && (text[end] == '.' || text[end] == '!')) {
+        // The phrase was the whole sentence ("Thank you."): take its
+        // punctuation and the space in front of it.
+        ++end;
+        if (pos == 0 || text[pos - 1] == '\n') {
+          while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+        } else {
+          while (pos > 0 && (text[pos - 1] == ' ' || text[pos - 1] == '\t')) --pos;
+        }
+      } else if (!word_follows) {
         // The phrase closed a clause ("Do it, if possible."): take the
         // space and comma in front of it instead.
         while (pos > 0 && (text[pos - 1] == ' ' || text[pos - 1] == '\t')) --pos;
