@@ -3,6 +3,7 @@
 #include <map>
 
 #include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
 #include "actors/employee_actor.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
@@ -26,8 +27,7 @@ struct CurrentTask {
   int64_t started_ms = 0;
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
-  double expense_at_start = -1;
-  double expense_now = 0;
+  double expense = 0;  // USD: this task's model calls and hires
 };
 
 struct CeoState {
@@ -68,13 +68,10 @@ void step(Self* self, const std::string& kind, json payload, int64_t in = 0, int
                                  std::move(payload), in, out, usd});
 }
 
-// Keeps the task's expense figure current from any ledger reply.
-void note_budget(Self* self, const json& budget) {
+// Adds what a call or hire cost to the task it was made for.
+void add_expense(Self* self, const std::string& tid, double usd) {
   auto& st = self->state;
-  if (!st.task || !budget.is_object() || !budget.contains("current_expense")) return;
-  const double spent = budget["current_expense"].get<double>();
-  if (st.task->expense_at_start < 0) st.task->expense_at_start = spent;
-  st.task->expense_now = spent;
+  if (st.task && st.task->id == tid) st.task->expense += usd;
 }
 
 json remaining_budgets(const json& budget) {
@@ -95,7 +92,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   (ok ? r.answer : r.error) = text;
   r.tokens_in = t.tokens_in;
   r.tokens_out = t.tokens_out;
-  r.expense = t.expense_at_start < 0 ? 0 : t.expense_now - t.expense_at_start;
+  r.expense = t.expense;
   r.wall_ms = now_ms() - t.started_ms;
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   msg::ProgressEvent e;
@@ -115,6 +112,12 @@ void finish(Self* self, bool ok, const std::string& text) {
 
 // The CEO's own model: priced from the cost table when it is listed there.
 // Its resource is not held per call: the CEO's model is not an employee.
+// Long enough for every retry of the slowest provider call; a hung call still
+// ends through the provider's own per-attempt timeout first.
+std::chrono::milliseconds model_call_timeout(const config::Config& c) {
+  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
+}
+
 economy::ModelCost ceo_cost(Self* self) {
   auto& st = self->state;
   economy::ModelCost c;
@@ -188,73 +191,45 @@ void call_model(Self* self) {
   auto& st = self->state;
   if (!st.task) return;
   const std::string tid = st.task->id;
-  llm::ChatRequest req = st.conversation->request(st.tools.specs(), st.deps.config.ceo.temperature,
-                                                  kCeoMaxOutputTokens);
-  req.stream = st.deps.config.ceo.stream;
-  const economy::ModelCost cost = ceo_cost(self);
-  const int64_t est_in = llm::estimate_input_tokens(req);
-  self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, kCeoMaxOutputTokens,
-                std::string(kCeo), tid)
-      .then([=](LedgerReply& held) mutable {
-        auto& s = self->state;
-        if (!s.task || s.task->id != tid) return;
-        note_budget(self, held.budget);
-        if (!held.ok) {
-          step(self, "refusal", json{{"error", held.error}, {"call", "ceo_model"}});
-          emit(self, "refusal", held.error);
-          finish(self, false,
-                 "The CEO's own model call was refused: " + held.error +
-                     ". Authorise an increase (kaisha budget --raise-expense USD) and retry.");
-          return;
-        }
-        step(self, "llm_request", json{{"model_ref", s.deps.config.ceo.model},
-                                       {"messages", req.messages.size()},
-                                       {"tools", req.tools.size()}});
-        msg::LlmCall call{s.deps.config.ceo.model, std::move(req)};
-        const auto timeout = std::chrono::milliseconds(
-            int64_t(s.deps.config.retry.max_attempts) *
-                (s.deps.config.retry.max_delay_ms + 300000) + 5000);
-        economy::AskReservation reservation = held.reservation;
-        self->request(s.deps.model_client, timeout, chat_atom::value, std::move(call))
-            .then(
-                [=](msg::LlmResult& r) {
-                  auto& s2 = self->state;
-                  if (!r.ok) {
-                    self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation,
-                                  std::string(kCeo), tid);
-                    if (!s2.task || s2.task->id != tid) return;
-                    step(self, "error", json{{"error", r.error}, {"call", "ceo_model"}});
-                    finish(self, false, "The CEO's model call failed: " + r.error);
-                    return;
-                  }
-                  const llm::Usage u = r.response.usage;
-                  self->request(s2.deps.ledger, caf::infinite, settle_atom::value, reservation,
-                                u.input_tokens, u.output_tokens, std::string(kCeo), tid)
-                      .then([=](LedgerReply& after) {
-                        auto& s3 = self->state;
-                        if (!s3.task || s3.task->id != tid) return;
-                        note_budget(self, after.budget);
-                        s3.task->tokens_in += u.input_tokens;
-                        s3.task->tokens_out += u.output_tokens;
-                        emit(self, "usage",
-                             "CEO model call: " + std::to_string(u.input_tokens) + " in / " +
-                                 std::to_string(u.output_tokens) + " out tokens",
-                             json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
-                                  {"estimated", u.estimated},
-                                  {"expense", economy::Budget::expense_for(reservation.cost, u.input_tokens,
-                                                                           u.output_tokens)},
-                                  {"budget", after.budget}});
-                        on_model_answer(self, r.response);
-                      });
-                },
-                [=](caf::error& err) {
-                  auto& s2 = self->state;
-                  self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation,
-                                std::string(kCeo), tid);
-                  if (!s2.task || s2.task->id != tid) return;
-                  finish(self, false, "The CEO's model call failed: " + self->system().render(err));
-                });
-      });
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = model_call_timeout(st.deps.config);
+  call.cost = ceo_cost(self);
+  call.agent = kCeo;
+  call.task_id = tid;
+  call.model_ref = st.deps.config.ceo.model;
+  call.request = st.conversation->request(st.tools.specs(), st.deps.config.ceo.temperature, kCeoMaxOutputTokens);
+  call.request.stream = st.deps.config.ceo.stream;
+  step(self, "llm_request", json{{"model_ref", call.model_ref},
+                                 {"messages", call.request.messages.size()},
+                                 {"last_message", call.request.messages.back().content},
+                                 {"tools", call.request.tools.size()}});
+  charged_chat(self, std::move(call), [self, tid](ChargedCallResult r) {
+    auto& s = self->state;
+    if (!s.task || s.task->id != tid) return;
+    if (r.refused) {
+      step(self, "refusal", json{{"error", r.error}, {"call", "ceo_model"}});
+      emit(self, "refusal", r.error);
+      return finish(self, false,
+                    "The CEO's own model call was refused: " + r.error +
+                        ". Authorise an increase (kaisha budget --raise-expense USD) and retry.");
+    }
+    if (!r.ok) {
+      step(self, "error", json{{"error", r.error}, {"call", "ceo_model"}});
+      return finish(self, false, "The CEO's model call failed: " + r.error);
+    }
+    const llm::Usage u = r.response.usage;
+    s.task->expense += r.expense;
+    s.task->tokens_in += u.input_tokens;
+    s.task->tokens_out += u.output_tokens;
+    emit(self, "usage",
+         "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
+             " out tokens",
+         json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"estimated", u.estimated},
+              {"expense", r.expense}, {"budget", r.budget}});
+    on_model_answer(self, r.response);
+  });
 }
 
 // ---------------------------------------------------------------- CEO tools
@@ -290,8 +265,7 @@ EmployeeDeps employee_deps(Self* self) {
   d.max_output_tokens = st.deps.config.employee.max_output_tokens;
   d.temperature = st.deps.config.employee.temperature;
   d.stream = st.deps.config.employee.stream;
-  d.call_timeout = std::chrono::milliseconds(int64_t(st.deps.config.retry.max_attempts) *
-                                             (st.deps.config.retry.max_delay_ms + 300000));
+  d.call_timeout = model_call_timeout(st.deps.config);
   return d;
 }
 
@@ -305,7 +279,6 @@ std::string switch_refusal(Self* self, const msg::AgentSpec& spec) {
 void tool_get_budget(Self* self, const json&, ToolDone done) {
   self->request(self->state.deps.ledger, caf::infinite, budget_atom::value)
       .then([=](LedgerReply& r) {
-        note_budget(self, r.budget);
         ToolResult res = ToolResult::success("Budget retrieved", r.budget);
         res.extra = r.budget;
         done(std::move(res));
@@ -345,16 +318,17 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
   // the same name in the same turn is refused; drop it if the hire is refused.
   st.roster.add(spec);
   const std::string tid = task_id(self);
-  self->request(st.deps.ledger, caf::infinite, hire_atom::value, *cost, spec.name, tid)
+  const economy::ModelCost hired = *cost;  // the table may change while the ledger decides
+  self->request(st.deps.ledger, caf::infinite, hire_atom::value, hired, spec.name, tid)
       .then([=](LedgerReply& r) {
         auto& s = self->state;
-        note_budget(self, r.budget);
         if (!r.ok) {
           s.roster.remove(spec.name);
           step(self, "refusal", json{{"tool", "AgentCreator"}, {"agent", spec.name}, {"error", r.error}});
           emit(self, "refusal", r.error, json{{"agent", spec.name}});
           return done(ToolResult::error(r.error));
         }
+        add_expense(self, tid, hired.create_expense_cost);
         s.employees[spec.name] = spawn_employee(self->system(), spec, employee_deps(self));
         journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
         step(self, "hire", json{{"agent", spec.name}, {"base_model", spec.base_model},
@@ -385,7 +359,6 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, max_out, name, tid)
       .then([=](LedgerReply& held) {
         auto& s = self->state;
-        note_budget(self, held.budget);
         if (!held.ok) {
           step(self, "refusal", json{{"tool", "AskAgent"}, {"agent", name}, {"error", held.error}});
           emit(self, "refusal", held.error, json{{"agent", name}});
@@ -410,12 +383,12 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
                                 u.input_tokens, u.output_tokens, name, tid)
                       .then([=](LedgerReply& after) {
                         auto& s3 = self->state;
-                        note_budget(self, after.budget);
                         if (s3.task && s3.task->id == tid) {
                           s3.task->tokens_in += u.input_tokens;
                           s3.task->tokens_out += u.output_tokens;
                         }
                         const double usd = economy::Budget::expense_for(cost, u.input_tokens, u.output_tokens);
+                        add_expense(self, tid, usd);
                         step(self, "answer", json{{"agent", name}, {"text", reply.output}},
                              u.input_tokens, u.output_tokens, usd, name);
                         emit(self, "answer", name + ": " + reply.output,
@@ -446,7 +419,6 @@ void tool_fire_agent(Self* self, const json& args, ToolDone done) {
   self->request(st.deps.ledger, caf::infinite, fire_atom::value, cost_of(spec), name, tid)
       .then([=](LedgerReply& r) {
         auto& s = self->state;
-        note_budget(self, r.budget);
         if (!r.ok) return done(ToolResult::error(r.error));
         if (auto it = s.employees.find(name); it != s.employees.end()) {
           self->send_exit(it->second, caf::exit_reason::user_shutdown);

@@ -1,0 +1,44 @@
+// One model call paid for through the ledger: reserve the worst case, call
+// the model client, then settle the real usage (or release the hold when the
+// call failed). Every agent that talks to a model itself — CEO, planner,
+// judge — goes through this, so no model call escapes the budget.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/core/json.hpp"
+#include "runtime/economy/model_cost.hpp"
+#include "runtime/llm/chat.hpp"
+
+namespace kaisha::actors {
+
+struct ChargedCall {
+  caf::actor ledger;
+  caf::actor model_client;
+  std::chrono::milliseconds timeout{600000};
+  economy::ModelCost cost;  // prices the call is charged at
+  std::string agent;        // who pays, for the ledger entries
+  std::string task_id;
+  std::string model_ref;
+  llm::ChatRequest request;  // request.max_tokens bounds the reservation
+};
+
+struct ChargedCallResult {
+  bool ok = false;
+  bool refused = false;  // the ledger refused: nothing was sent to the model
+  std::string error;     // refusal text or the failure
+  llm::ChatResponse response;
+  double expense = 0;    // USD charged for this call
+  json budget;           // GetBudget view after the call
+};
+
+// Runs on `self`'s thread; `done` is called exactly once, in `self`'s context.
+void charged_chat(caf::event_based_actor* self, ChargedCall call,
+                  std::function<void(ChargedCallResult)> done);
+
+}  // namespace kaisha::actors
