@@ -19,9 +19,11 @@ enum class JsonTop { object, object_or_array };
 //     content starts with the expected bracket;
 //  2. otherwise the first expected opening bracket in the answer, up to its
 //     matching closing bracket (brackets inside strings do not count).
-// Text after the value is ignored. Errors (code "json") say what is wrong,
-// with byte offsets counted from 1 in the whole answer, e.g.
-// "JSON parse error at byte 57: syntax error while parsing object ...".
+// Text after the value is ignored. Errors (code "json") say what is wrong
+// and where: the byte offset, counted from 1 in the whole answer, is the
+// last byte the parser read — the end of the offending token — e.g.
+// "JSON parse error at byte 71: syntax error while parsing object -
+// unexpected string literal; expected '}'".
 Result<json> extract_json(std::string_view answer, JsonTop top = JsonTop::object);
 
 }  // namespace kaisha::planning
