@@ -1,0 +1,23 @@
+// ProgressSink receives the live events of a running company (hires, asks,
+// tool calls, tokens, $ and resource use) for a person or a program to watch.
+// emit() is called from actor threads: implementations must be thread-safe
+// and must not block for long (print and return).
+#pragma once
+
+#include "runtime/messages/agent_messages.hpp"
+
+namespace kaisha::company {
+
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void emit(const msg::ProgressEvent& event) = 0;
+};
+
+// Discards everything; the default when nobody watches.
+class NullProgressSink : public ProgressSink {
+ public:
+  void emit(const msg::ProgressEvent&) override {}
+};
+
+}  // namespace kaisha::company
