@@ -71,6 +71,19 @@ struct Switches {
 // Paths set in a file (store, cost_table, prompts_dir, ceo.system_prompt_file)
 // are resolved by the loader against that file's directory; defaults stay as
 // written here.
+// The effgen strategy (effgen.md §23): complexity routing, decomposition into
+// a subtask DAG run by workers, judge audit. Its `routing:` and `optimizer:`
+// subsections are read by their own parsers (runtime/routing, runtime/prompt).
+struct EffgenConfig {
+  std::string planner_model;  // model ref; "" = ceo.model
+  std::string worker_model;   // cost-table name or model ref; "" = the planner's model
+  std::string judge_model;    // model ref; "" = the planner's model
+  bool judge = true;          // audit every subtask result (infiagent.md §10)
+  int max_concurrent = 5;     // subtasks running at once
+  int max_subtask_retries = 1;  // re-runs of a failed subtask
+  int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
+};
+
 struct Config {
   std::string source;                 // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";
@@ -82,6 +95,9 @@ struct Config {
   RetryConfig retry;
   BudgetConfig budget;
   Switches switches;
+  std::string strategy = "hashiru";  // hashiru | effgen | auto
+  EffgenConfig effgen;
+  bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
 };
 
 }  // namespace kaisha::config

@@ -42,6 +42,7 @@ ProviderConfig builtin_provider(const std::string& name) {
 const std::vector<std::string> kBuiltinProviders = {"ollama", "openai", "gemini", "anthropic"};
 const std::vector<std::string> kDialects = {"openai", "ollama", "gemini", "anthropic"};
 const std::vector<std::string> kResourceModes = {"fixed", "host_memory", "paper_16GiB_is_100"};
+const std::vector<std::string> kStrategies = {"hashiru", "effgen", "auto"};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   for (const auto& x : v)
@@ -70,7 +71,8 @@ class ConfigParser {
     if (root.IsNull()) return Status::Ok();
     if (Status s = r_.expect_map(root, ""); !s) return s;
     if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
-                                            "providers", "retry", "budget", "switches"});
+                                            "providers", "retry", "budget", "switches", "strategy", "effgen",
+                                            "judge"});
         !s)
       return s;
     if (Status s = str(root, "", "store", c_.store_path); !s) return s;
@@ -81,6 +83,9 @@ class ConfigParser {
     if (Status s = providers(root["providers"]); !s) return s;
     if (Status s = retry(root["retry"]); !s) return s;
     if (Status s = budget(root["budget"]); !s) return s;
+    if (Status s = choice(root, "", "strategy", c_.strategy, kStrategies); !s) return s;
+    if (Status s = effgen(root["effgen"]); !s) return s;
+    if (Status s = judge(root["judge"]); !s) return s;
     return switches(root["switches"]);
   }
 
@@ -256,6 +261,29 @@ class ConfigParser {
     if (Status s = num(n, p, "expense_total", c_.budget.expense_total, 0, false); !s) return s;
     if (Status s = integer(n, p, "max_agents", c_.budget.max_agents, 0); !s) return s;
     return integer(n, p, "max_inflight_asks", c_.budget.max_inflight_asks, 0);
+  }
+
+  Status effgen(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "effgen";
+    EffgenConfig& e = c_.effgen;
+    if (Status s = section(n, p, {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
+                                  "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
+        !s)
+      return s;
+    if (Status s = str(n, p, "planner_model", e.planner_model); !s) return s;
+    if (Status s = str(n, p, "worker_model", e.worker_model); !s) return s;
+    if (Status s = str(n, p, "judge_model", e.judge_model); !s) return s;
+    if (Status s = boolean(n, p, "judge", e.judge); !s) return s;
+    if (Status s = integer(n, p, "max_concurrent", e.max_concurrent, 1); !s) return s;
+    if (Status s = integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0); !s) return s;
+    return integer(n, p, "max_judge_retries", e.max_judge_retries, 0);
+  }
+
+  Status judge(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    if (Status s = section(n, "judge", {"final_answer"}); !s) return s;
+    return boolean(n, "judge", "final_answer", c_.judge_final_answer);
   }
 
   Status switches(const YAML::Node& n) {

@@ -322,3 +322,42 @@ TEST(ConfigLoaderStream, StreamFlagsAreRead) {
 
 }  // namespace
 }  // namespace kaisha::config
+
+namespace kaisha::config {
+namespace {
+
+TEST(ConfigLoaderEffgen, StrategyAndEffgenSection) {
+  auto c = parse_config(
+      "strategy: effgen\n"
+      "effgen:\n"
+      "  worker_model: llama3.2\n"
+      "  judge: false\n"
+      "  max_concurrent: 3\n"
+      "  routing: { threshold: 6.5 }\n"
+      "judge: { final_answer: true }\n",
+      "e.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->strategy, "effgen");
+  EXPECT_EQ(c->effgen.worker_model, "llama3.2");
+  EXPECT_FALSE(c->effgen.judge);
+  EXPECT_EQ(c->effgen.max_concurrent, 3);
+  EXPECT_EQ(c->effgen.max_judge_retries, 3);
+  EXPECT_TRUE(c->judge_final_answer);
+}
+
+TEST(ConfigLoaderEffgen, BadValuesNameTheirKey) {
+  auto s = parse_config("strategy: fastest\n", "e.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("e.yaml:1"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("strategy"), std::string::npos) << s.error().message;
+  auto m = parse_config("effgen:\n  max_concurrent: 0\n", "e.yaml");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("e.yaml:2"), std::string::npos) << m.error().message;
+  EXPECT_NE(m.error().message.find("effgen.max_concurrent"), std::string::npos) << m.error().message;
+  auto k = parse_config("effgen:\n  judges: true\n", "e.yaml");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.error().message.find("judges"), std::string::npos) << k.error().message;
+}
+
+}  // namespace
+}  // namespace kaisha::config
