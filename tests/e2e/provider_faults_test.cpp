@@ -172,5 +172,38 @@ rules:
   EXPECT_NE(error.find("after 2 attempts"), std::string::npos) << error;
 }
 
+TEST_F(E2eTest, ProviderDownIsRetriedThenFailsWithThePartialJournalKept) {
+  start_mock(ceo_hires_and_asks(""));
+  // The CEO's provider (openai) points at a port nobody listens on.
+  ConfigOptions o;
+  o.max_attempts = 2;
+  std::string yaml = config_yaml(o);
+  const std::string live = "http://127.0.0.1:" + std::to_string(port_) + "/v1,";
+  const std::string dead_url = "http://127.0.0.1:" + std::to_string(closed_loopback_port()) + "/v1";
+  const size_t at = yaml.find(live, yaml.find("  openai:"));
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, live.size() - 1, dead_url);
+  RunResult r = run_json(dir_.write("down.yaml", yaml), "Write a poem.");
+  ASSERT_EQ(r.exit_code, 1) << r.describe();
+  const std::string error = r.result().value("error", "");
+  EXPECT_NE(error.find("openai:ceo-model at " + dead_url), std::string::npos) << error;
+  EXPECT_NE(error.find("after 2 attempts"), std::string::npos) << error;
+  EXPECT_EQ(r.events("retry").size(), 1u) << r.out;
+  EXPECT_TRUE(mock_->request_log().empty());
+
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto tasks = j->tasks(session_of(r));
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ((*tasks)[0].status, "failed");
+  EXPECT_EQ((*tasks)[0].input, "Write a poem.");
+  auto steps = j->task_steps((*tasks)[0].id);
+  ASSERT_TRUE(steps.ok());
+  ASSERT_GE(steps->size(), 2u);
+  EXPECT_EQ(steps->front().kind, "llm_request");
+  EXPECT_EQ(steps->back().kind, "error");
+}
+
 }  // namespace
 }  // namespace kaisha::e2e
