@@ -115,6 +115,34 @@ TextSize tool_size(const llm::ToolSpec& t, std::string_view description) {
 
 }  // namespace
 
+std::vector<TextSegment> split_code_fences(std::string_view text) {
+  std::vector<TextSegment> out;
+  size_t pos = 0, prose_start = 0;
+  auto line_end = [&](size_t from) {
+    size_t e = text.find('\n', from);
+    return e == std::string_view::npos ? text.size() : e + 1;
+  };
+  auto is_fence = [&](size_t line) {
+    size_t i = line;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    return text.substr(i, 3) == "```";
+  };
+  while (pos < text.size()) {
+    if (!is_fence(pos)) {
+      pos = line_end(pos);
+      continue;
+    }
+    size_t close = line_end(pos);
+    while (close < text.size() && !is_fence(close)) close = line_end(close);
+    size_t end = close < text.size() ? line_end(close) : text.size();  // unclosed: code to the end
+    if (pos > prose_start) out.push_back({text.substr(prose_start, pos - prose_start), false});
+    out.push_back({text.substr(pos, end - pos), true});
+    pos = prose_start = end;
+  }
+  if (prose_start < text.size() || out.empty()) out.push_back({text.substr(prose_start), false});
+  return out;
+}
+
 OptimizerOptions OptimizerOptions::all_disabled() {
   OptimizerOptions o;
   o.enable_compression = o.enable_simplification = o.enable_redundancy = o.enable_bullets = o.enable_truncation =
@@ -186,15 +214,25 @@ int64_t PromptOptimizer::max_prompt_tokens(ModelTier tier) const {
 
 std::string PromptOptimizer::rewrite(std::string_view text, const StageFlags& stages, TextRole role,
                                      StageCounts& counts) const {
-  std::string out(text);
-  if (stages.compression) counts.replacements += compress_patterns(out, patterns_);
-  if (stages.simplification) counts.sentences_split += simplify_sentences(out, options_.long_sentence_words);
-  if (stages.redundancy) {
-    auto r = remove_redundancy(out, patterns_, role == TextRole::user, options_.duplicate_threshold);
-    counts.politeness_removed += r.politeness_removed;
-    counts.duplicates_removed += r.duplicates_removed;
+  // Fenced code (``` ... ```) is data — JSON examples, code — whose bytes
+  // matter: τ1–τ4 only rewrite the prose around it.
+  std::string out;
+  for (const auto& seg : split_code_fences(text)) {
+    if (seg.code) {
+      out += seg.text;
+      continue;
+    }
+    std::string prose(seg.text);
+    if (stages.compression) counts.replacements += compress_patterns(prose, patterns_);
+    if (stages.simplification) counts.sentences_split += simplify_sentences(prose, options_.long_sentence_words);
+    if (stages.redundancy) {
+      auto r = remove_redundancy(prose, patterns_, role == TextRole::user, options_.duplicate_threshold);
+      counts.politeness_removed += r.politeness_removed;
+      counts.duplicates_removed += r.duplicates_removed;
+    }
+    if (stages.bullets) counts.bullets += format_bullets(prose, patterns_);
+    out += prose;
   }
-  if (stages.bullets) counts.bullets += format_bullets(out, patterns_);
   return out;
 }
 

@@ -125,6 +125,16 @@ struct ChatOptimization {
   OptimizationReport report;
 };
 
+// A run of prose or of fenced code (a "```" line through the next "```"
+// line, or to the end when unclosed). The optimizer rewrites prose only.
+struct TextSegment {
+  std::string_view text;
+  bool code = false;
+};
+
+// Segments of `text` in order; concatenated they give `text` back.
+std::vector<TextSegment> split_code_fences(std::string_view text);
+
 class PromptOptimizer {
  public:
   explicit PromptOptimizer(OptimizerPatterns patterns, OptimizerOptions options = {});
@@ -138,8 +148,8 @@ class PromptOptimizer {
   // τ_prompt in force for `tier`.
   int64_t max_prompt_tokens(ModelTier tier) const;
 
-  // φ on one text: τ1–τ4, then τ5 on the whole text (cut after the last
-  // whole sentence that fits).
+  // φ on one text: τ1–τ4 on its prose (fenced code is left alone), then τ5
+  // on the whole text (cut after the last whole sentence that fits).
   TextOptimization optimize(std::string_view text, ModelTier tier, TextRole role = TextRole::instruction) const;
 
   // τ1–τ4 on the system prompt (instruction) and the task (user); tools,

@@ -47,7 +47,19 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool has_alnum(std::string_view s) { return std::any_of(s.begin(), s.end(), is_alnum); }
+// What politeness removal can leave behind: "." or ", ." with no words.
+bool only_punctuation(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c) || c == '.' || c == ',' || c == '!' || c == ';'; });
+}
+
+// Markup lines ("<budgets>", "</budgets>", "# Title", "```", "}") repeat by
+// design; they are structure, not duplicated content.
+bool is_structural(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return true;
+  if (s.front() == '<' || s.front() == '#' || s.front() == '`' || s.front() == '|') return true;
+  return std::none_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
 
 // Sentences as owned text plus the whitespace after each, so that stages can
 // drop or rewrite sentences and glue the rest back together.
@@ -209,7 +221,9 @@ std::string bulletize_block(std::string_view block, const OptimizerPatterns& p, 
   size_t line_start = 0;
   while (line_start <= block.size()) {
     size_t nl = block.find('\n', line_start);
-    if (is_list_line(block.substr(line_start, nl == std::string_view::npos ? block.npos : nl - line_start)))
+    std::string_view line = trim(block.substr(line_start, nl == std::string_view::npos ? block.npos : nl - line_start));
+    // Lists, markup, JSON and lead-ins ("Rules:") are already structured.
+    if (is_list_line(line) || line.find_first_of("{}[]<>|#\"`*", 0) == 0 || (!line.empty() && line.back() == ':'))
       return std::string(block);
     if (nl == std::string_view::npos) break;
     line_start = nl + 1;
@@ -301,11 +315,12 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
   bool changed = false;
   for (size_t i = 0; i < ps.size();) {
     if (ps[i].text.empty()) { ++i; continue; }
-    if (!has_alnum(ps[i].text)) {
+    if (only_punctuation(ps[i].text)) {
       drop_piece(ps, i);
       changed = true;
       continue;
     }
+    if (is_structural(ps[i].text)) { ++i; continue; }
     auto words = normalized_words(ps[i].text);
     auto by_word = shingles(words, true), by_char = shingles(words, false);
     bool duplicate = false;
@@ -343,7 +358,11 @@ int format_bullets(std::string& text, const OptimizerPatterns& patterns) {
         break;
       }
     }
-    size_t block_end = brk == std::string::npos ? text.size() : brk;
+    size_t block_end = brk;
+    if (brk == std::string::npos) {  // the last block: its trailing whitespace is a separator too
+      block_end = text.size();
+      while (block_end > pos && is_space(text[block_end - 1])) --block_end;
+    }
     size_t next = block_end;
     while (next < text.size() && is_space(text[next])) ++next;
     std::string_view block(text.data() + pos, block_end - pos);

@@ -39,7 +39,8 @@ struct RedundancyCounts {
 // τ3. Removes the politeness phrases (those marked keep_in_user_text stay
 // when `user_text`), then every sentence whose similarity to an earlier kept
 // sentence exceeds `threshold` (the first occurrence is kept), and sentences
-// left with no letter or digit.
+// left as bare punctuation. Markup lines ("<tag>", "</tag>", "# Heading",
+// "```", "}") are structure and never count as duplicates.
 RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& patterns, bool user_text,
                                    double threshold = 0.8);
 
@@ -51,8 +52,9 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
 // words ("Then") and sequencing clauses ("After gathering information,"),
 // it starts with an instruction lead or verb of `patterns`. Descriptive
 // sentences after the first instruction are appended to the bullet before
-// them. Blocks that already hold list lines are left alone. Returns the
-// number of bullets written.
+// them. Blocks that are already structured are left alone: any line that is
+// a list item, starts with markup or JSON ({ } [ ] < > | # " ` *) or ends
+// with ':'. Returns the number of bullets written.
 int format_bullets(std::string& text, const OptimizerPatterns& patterns);
 
 // τ5 on one text (Eq. 11). When estimate_tokens(text) > max_tokens, keeps

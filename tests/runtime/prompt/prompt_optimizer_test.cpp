@@ -240,3 +240,28 @@ TEST(PromptOptimizer, ChatRequestAllDisabledIsIdentity) {
 
 }  // namespace
 }  // namespace kaisha::prompt
+
+namespace kaisha::prompt {
+namespace {
+
+TEST(PromptOptimizer, FencedCodeIsNotRewritten) {
+  std::string text = "Reply in order to help. Reply in order to help.\n```json\n{\"a\": \"in order to\"}\n}\n}\n```\n"
+                     "Kindly stop.";
+  auto segs = split_code_fences(text);
+  ASSERT_EQ(segs.size(), 3u);
+  EXPECT_TRUE(segs[1].code);
+  OptimizerOptions o;
+  o.enable_bullets = false;
+  auto r = PromptOptimizer(testing::shipped_patterns(), o).optimize(text, ModelTier::tiny);
+  EXPECT_EQ(r.text, "Reply to help.\n```json\n{\"a\": \"in order to\"}\n}\n}\n```\nStop.");
+}
+
+TEST(Redundancy, MarkupLinesAreNotDuplicates) {
+  std::string t = "<rules>\nBe brief.\n</rules>\n<style>\nBe brief.\n</style>";
+  auto c = remove_redundancy(t, testing::shipped_patterns(), false);
+  EXPECT_EQ(c.duplicates_removed, 1);
+  EXPECT_EQ(t, "<rules>\nBe brief.\n</rules>\n<style>\n</style>");
+}
+
+}  // namespace
+}  // namespace kaisha::prompt

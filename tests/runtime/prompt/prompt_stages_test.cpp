@@ -218,3 +218,24 @@ TEST(Truncation, OneHugeSentenceIsCutBetweenWords) {
 
 }  // namespace
 }  // namespace kaisha::prompt
+
+namespace kaisha::prompt {
+namespace {
+
+TEST(Bullets, StructuredBlocksStay) {
+  for (std::string t : {"Read the file. Write it.\n{\n\"a\": 1\n}", "Rules:\nRead the file. Write it.",
+                        "<task>\nRead the file. Write it.\n</task>", "**Read** the file. Write it."}) {
+    std::string before = t;
+    EXPECT_EQ(format_bullets(t, testing::shipped_patterns()), 0) << before;
+    EXPECT_EQ(t, before);
+  }
+}
+
+TEST(Bullets, TrailingNewlineOfLastBlockKept) {
+  std::string t = "Read the file. Write it.\n";
+  EXPECT_EQ(format_bullets(t, testing::shipped_patterns()), 2);
+  EXPECT_EQ(t, "Instructions:\n- Read the file\n- Write it\n");
+}
+
+}  // namespace
+}  // namespace kaisha::prompt
