@@ -76,7 +76,32 @@ struct TaskResult {
   int64_t tokens_out = 0;
   double expense = 0;  // USD spent by this task
   int64_t wall_ms = 0;
-  MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms)
+  json metadata = json::object();  // strategy-specific: routing, subtasks, speedup, ...
+  MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms, metadata)
+};
+
+// Any agent → judge: check a claimed result against the instruction it
+// answers (infiagent.md §10 items 21–27).
+struct AuditRequest {
+  static constexpr const char* kType = "audit_request";
+  static constexpr uint32_t kVersion = 1;
+  std::string task_id;
+  std::string producer;  // the agent whose quality score the verdict updates
+  std::string instruction;
+  std::string claimed_result;
+  MSGPACK_DEFINE_MAP(task_id, producer, instruction, claimed_result)
+};
+
+struct AuditVerdict {
+  static constexpr const char* kType = "audit_verdict";
+  static constexpr uint32_t kVersion = 1;
+  bool success = false;
+  std::string output;             // the judge's report
+  std::string error_information;  // why it was rejected
+  bool malformed = false;         // the judge's answer could not be read
+  bool judge_failed = false;      // the judge could not be asked (budget, provider)
+  double quality = 0;             // the producer's quality score after this verdict
+  MSGPACK_DEFINE_MAP(success, output, error_information, malformed, judge_failed, quality)
 };
 
 // A progress event for people and tools watching a task: hires, asks, fires,

@@ -64,6 +64,31 @@ TEST(Codec, TaskRoundTrip) {
   EXPECT_EQ(r.wall_ms, 99);
 }
 
+TEST(Codec, AuditRoundTrip) {
+  AuditRequest a{"t1", "Worker1", "Sum 2 and 2", "4"};
+  AuditRequest b = round_trip(a);
+  EXPECT_EQ(b.producer, "Worker1");
+  EXPECT_EQ(b.claimed_result, "4");
+  AuditVerdict v;
+  v.success = false;
+  v.error_information = "wrong sum";
+  v.malformed = true;
+  v.quality = 0.48;
+  AuditVerdict w = round_trip(v);
+  EXPECT_FALSE(w.success);
+  EXPECT_EQ(w.error_information, "wrong sum");
+  EXPECT_TRUE(w.malformed);
+  EXPECT_DOUBLE_EQ(w.quality, 0.48);
+}
+
+TEST(Codec, TaskResultMetadata) {
+  TaskResult r;
+  r.metadata = json{{"routing_strategy", "hybrid"}, {"speedup", 2.5}};
+  TaskResult back = round_trip(r);
+  EXPECT_EQ(back.metadata["routing_strategy"], "hybrid");
+  EXPECT_DOUBLE_EQ(back.metadata["speedup"].get<double>(), 2.5);
+}
+
 TEST(Codec, ProgressEventCarriesJson) {
   ProgressEvent e;
   e.kind = "hire";
