@@ -37,6 +37,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include <caf/all.hpp>
 
 #include "actors/company_runtime.hpp"
@@ -82,6 +84,15 @@ void publish(benchmark::State& state, const std::string& name, std::vector<doubl
   results()[name] = s;
 }
 
+// CPU time of the whole process (every thread), in µs. Under a loaded
+// machine wall latency is noisy; CPU per call is the steadier figure.
+double process_cpu_us() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return (static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec));
+}
+
 // Iterations per benchmark; BENCH_ASK_ITERS overrides (e.g. for callgrind).
 int64_t iterations() {
   if (const char* e = std::getenv("BENCH_ASK_ITERS")) return std::max<int64_t>(10, std::atoll(e));
@@ -96,6 +107,7 @@ void timed_loop(benchmark::State& state, const std::string& name, F&& once) {
   for (int i = 0; i < kWarmup; ++i) once();
   std::vector<double> us;
   us.reserve(static_cast<size_t>(state.max_iterations));
+  const double cpu0 = process_cpu_us();
   for (auto _ : state) {
     const auto t0 = Clock::now();
     once();
@@ -104,6 +116,7 @@ void timed_loop(benchmark::State& state, const std::string& name, F&& once) {
     state.SetIterationTime(s);
     us.push_back(s * 1e6);
   }
+  state.counters["cpu_us_per_call"] = (process_cpu_us() - cpu0) / static_cast<double>(state.iterations());
   publish(state, name, std::move(us));
 }
 
@@ -336,8 +349,12 @@ void BM_KaishaAskAgent(benchmark::State& state) {
   // Tearing the runtime down waits for the journal actor to finish the writes
   // the loop queued: how far SQLite fell behind the asks.
   const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_us();
   rt.reset();
   state.counters["journal_drain_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  // The journal's CPU that the loop queued but did not wait for, per call
+  // (warm-up calls included in the backlog, so this slightly overstates it).
+  state.counters["drain_cpu_us_per_call"] = (process_cpu_us() - cpu0) / static_cast<double>(state.iterations());
   std::filesystem::remove_all(dir);
 }
 

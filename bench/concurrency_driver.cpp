@@ -33,6 +33,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -53,6 +55,14 @@ struct Options {
   int rounds = 3;
   int employees = 4;
   int latency_ms = 500;
+  std::string only;  // "raw" or "kaisha": run one side only (diagnosis)
+  // Both sides send "Accept-Encoding: identity" (BENCH_IDENTITY=0 turns it
+  // off). Without it curl offers br/gzip, and the Debian cpp-httplib build
+  // brotli-compresses every response of the mock: ~4 ms of CPU per response
+  // on this machine, spent in the mock server on the same two cores, which
+  // would dominate both arms. Real providers compress too, but the cost of
+  // that is theirs, not on our cores.
+  bool identity = true;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -65,6 +75,22 @@ long proc_status_kb(const char* key) {
   while (std::getline(f, line))
     if (line.rfind(k, 0) == 0) return std::atol(line.c_str() + k.size());
   return -1;
+}
+
+// utime + stime of a process, in seconds, from /proc/<pid>/stat.
+double cpu_seconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const size_t close = all.rfind(')');  // the command name may contain spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(all.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15 (1-based)
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 long ru_maxrss_kb() {
@@ -150,9 +176,26 @@ struct RoundResult {
   double wall_s = 0;
   int ok = 0;
   std::vector<double> latency_ms;  // per call
+  double cpu_self_s = 0;   // CPU time of this process during the round
+  double cpu_mock_s = 0;   // CPU time of the mock server process during the round
+  long peak_rss_kb = 0;    // VmHWM of this process during the round
 };
 
-RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, int calls) {
+// Writing 5 to /proc/self/clear_refs resets VmHWM to the current RSS (Linux
+// >= 4.0), so each round's VmHWM is its own peak. ru_maxrss cannot be reset.
+void reset_hwm() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Runs one round and adds the CPU both processes spent on it.
+template <class F>
+RoundResult with_cpu(pid_t mock_pid, F&& round) {
+  const double self0 = cpu_seconds(getpid()), mock0 = cpu_seconds(mock_pid);
+  RoundResult r = round();
+  r.cpu_self_s = cpu_seconds(getpid()) - self0;
+  r.cpu_mock_s = cpu_seconds(mock_pid) - mock0;
+  return r;
+}
+
+RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, int calls, bool identity) {
   std::mutex mu;
   std::condition_variable cv;
   int done = 0;
@@ -164,6 +207,7 @@ RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, in
     kaisha::http::HttpRequestSpec req;
     req.url = url;
     req.headers = {{"Content-Type", "application/json"}};
+    if (identity) req.headers.emplace_back("Accept-Encoding", "identity");
     // What an employee's chat looks like on the wire: system + user message.
     req.body = json{{"model", "echo"},
                     {"messages", json::array({{{"role", "system"}, {"content", "You answer briefly."}},
@@ -241,6 +285,7 @@ std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesys
   p.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   p.max_concurrency = opt.calls + 100;  // the cap must not queue the calls
   p.timeout_ms = 60000;
+  if (opt.identity) p.headers["Accept-Encoding"] = "identity";
   c.providers["mock"] = p;
   c.retry.max_attempts = 1;  // a failure must show, not be retried away
 
@@ -273,6 +318,8 @@ int main(int argc, char** argv) {
   if (argc > 2) opt.rounds = std::max(1, std::atoi(argv[2]));
   if (argc > 3) opt.employees = std::max(1, std::atoi(argv[3]));
   if (argc > 4) opt.latency_ms = std::max(0, std::atoi(argv[4]));
+  if (argc > 5) opt.only = argv[5];
+  if (const char* e = std::getenv("BENCH_IDENTITY")) opt.identity = std::string(e) != "0";
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
@@ -284,8 +331,11 @@ int main(int argc, char** argv) {
                                   "      usage: { input_tokens: 12, output_tokens: 4 }\n",
                               opt.calls + 100);
   const std::string url = "http://127.0.0.1:" + std::to_string(mock.port) + "/v1/chat/completions";
-  std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores\n",
-              opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency());
+  std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores%s\n",
+              opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
+              opt.identity ? ", Accept-Encoding: identity" : "");
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   std::printf("mock server: pid %d, port %d, %d worker threads\n\n", mock.pid, mock.port, opt.calls + 100);
 
   std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-conc-XXXXXX").string();
@@ -295,52 +345,72 @@ int main(int argc, char** argv) {
   }
   const std::filesystem::path dir = tmpl;
 
+  // Rounds alternate raw, kaisha, raw, kaisha, ... so that a change in the
+  // machine's load (it is shared) hits both arms alike. Every round is cold:
+  // a new HttpClient, or a new CompanyRuntime (employees hired before the
+  // clock starts), so neither arm starts with connections kept alive from
+  // the round before. That matters with cpp-httplib: a worker thread holding
+  // an idle keep-alive connection polls it every ~10 ms (select 10 ms, sleep
+  // 1 ms), so 1,000 idle connections keep the two cores busy.
   const long rss_start = proc_status_kb("VmRSS");
   std::vector<RoundResult> raw, ks;
-  long hwm_after_raw = 0;
-  {
-    // Raw first, in its own HttpClient, so its peak is known before kaisha.
-    kaisha::http::HttpClient http;
-    for (int i = 0; i < opt.rounds; ++i) raw.push_back(raw_round(http, url, opt.calls));
+  std::vector<double> drains;
+  for (int i = 0; i < opt.rounds; ++i) {
+    if (opt.only != "kaisha") {
+      reset_hwm();
+      kaisha::http::HttpClient http;
+      raw.push_back(with_cpu(mock.pid, [&] { return raw_round(http, url, opt.calls, opt.identity); }));
+      raw.back().peak_rss_kb = proc_status_kb("VmHWM");
+    }
+    if (opt.only != "raw") {
+      reset_hwm();
+      const auto round_dir = dir / ("round" + std::to_string(i));
+      std::filesystem::create_directories(round_dir);
+      auto rt = start_runtime(round_dir, mock.port, opt);
+      ks.push_back(with_cpu(mock.pid, [&] { return kaisha_round(*rt, opt.calls, opt.employees, i); }));
+      ks.back().peak_rss_kb = proc_status_kb("VmHWM");
+      // Tearing the runtime down waits for the journal to write what the
+      // round queued: not part of the round's wall time, reported apart.
+      const auto t0 = Clock::now();
+      rt.reset();
+      drains.push_back(seconds_since(t0));
+    }
   }
-  hwm_after_raw = proc_status_kb("VmHWM");
-  // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux >= 4.0), so
-  // the next VmHWM is the kaisha rounds' own peak. ru_maxrss cannot be reset.
-  const bool hwm_reset = static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5");
-  const long rss_before_kaisha = proc_status_kb("VmRSS");
-  {
-    auto rt = start_runtime(dir, mock.port, opt);
-    for (int i = 0; i < opt.rounds; ++i) ks.push_back(kaisha_round(*rt, opt.calls, opt.employees, i));
-  }
-  const long hwm = proc_status_kb("VmHWM");
   const long maxrss = ru_maxrss_kb();
   stop_mock(mock);
   std::filesystem::remove_all(dir);
 
-  std::printf("%-7s %-6s %10s %8s %12s %12s %12s\n", "what", "round", "wall_s", "ok", "p50_call_ms",
-              "p99_call_ms", "max_call_ms");
+  std::printf("%-7s %-6s %8s %6s %12s %12s %12s %10s %10s %12s\n", "what", "round", "wall_s", "ok",
+              "p50_call_ms", "p99_call_ms", "max_call_ms", "cpu_self_s", "cpu_mock_s", "peak_rss_kB");
   auto row = [](const char* what, int i, const RoundResult& r) {
-    std::printf("%-7s %-6d %10.3f %8d %12.1f %12.1f %12.1f\n", what, i + 1, r.wall_s, r.ok,
-                percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0));
+    std::printf("%-7s %-6d %8.3f %6d %12.1f %12.1f %12.1f %10.2f %10.2f %12ld\n", what, i + 1, r.wall_s, r.ok,
+                percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0),
+                r.cpu_self_s, r.cpu_mock_s, r.peak_rss_kb);
   };
-  for (int i = 0; i < opt.rounds; ++i) row("raw", i, raw[static_cast<size_t>(i)]);
-  for (int i = 0; i < opt.rounds; ++i) row("kaisha", i, ks[static_cast<size_t>(i)]);
+  for (size_t i = 0; i < raw.size(); ++i) row("raw", static_cast<int>(i), raw[i]);
+  for (size_t i = 0; i < ks.size(); ++i) row("kaisha", static_cast<int>(i), ks[i]);
 
   std::vector<double> raw_w, ks_w;
   bool all_ok = true;
   for (const auto& r : raw) raw_w.push_back(r.wall_s), all_ok &= r.ok == opt.calls;
   for (const auto& r : ks) ks_w.push_back(r.wall_s), all_ok &= r.ok == opt.calls;
   const double raw_med = median(raw_w), ks_med = median(ks_w);
+  if (!drains.empty())
+    std::printf("\njournal drain at runtime teardown, per kaisha round (not in wall_s): median %.1f s\n",
+                median(drains));
   std::printf("\nmedian wall: raw %.3f s, kaisha %.3f s, ratio kaisha/raw %.2fx, kaisha - raw %.1f ms\n", raw_med,
               ks_med, ks_med / raw_med, (ks_med - raw_med) * 1e3);
-  std::printf("target: kaisha wall <= 0.75 s: %s%s\n", ks_med <= 0.75 ? "MET" : "MISSED",
-              all_ok ? "" : "  (NOT ALL CALLS SUCCEEDED)");
-  std::printf("\nmemory (this process; mock server runs in a child):\n");
-  std::printf("  VmRSS at start          %8ld kB\n", rss_start);
-  std::printf("  VmHWM after raw rounds  %8ld kB\n", hwm_after_raw);
-  std::printf("  VmRSS before kaisha     %8ld kB\n", rss_before_kaisha);
-  std::printf("  VmHWM at end            %8ld kB  (%s incl. %d caller threads)\n", hwm,
-              hwm_reset ? "peak of the kaisha rounds," : "peak of the whole run (HWM reset failed),", opt.calls);
-  std::printf("  ru_maxrss               %8ld kB\n", maxrss);
+  if (!ks.empty())
+    std::printf("target: kaisha wall <= 0.75 s: %s%s\n", ks_med <= 0.75 ? "MET" : "MISSED",
+                all_ok ? "" : "  (NOT ALL CALLS SUCCEEDED)");
+  std::vector<double> raw_rss, ks_rss;
+  for (const auto& r : raw) raw_rss.push_back(static_cast<double>(r.peak_rss_kb));
+  for (const auto& r : ks) ks_rss.push_back(static_cast<double>(r.peak_rss_kb));
+  std::printf("\nmemory of this process (the mock server runs in a child process):\n");
+  std::printf("  VmRSS at start                              %8ld kB\n", rss_start);
+  std::printf("  VmHWM per round, median: raw                %8.0f kB\n", median(raw_rss));
+  std::printf("  VmHWM per round, median: kaisha             %8.0f kB  (incl. %d caller threads)\n",
+              median(ks_rss), opt.calls);
+  std::printf("  ru_maxrss (whole run, cannot be reset)      %8ld kB\n", maxrss);
   return all_ok ? 0 : 1;
 }
