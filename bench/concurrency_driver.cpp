@@ -63,6 +63,14 @@ struct Options {
   // would dominate both arms. Real providers compress too, but the cost of
   // that is theirs, not on our cores.
   bool identity = true;
+  // Both sides send "Connection: close" (BENCH_KEEPALIVE=1 turns it off).
+  // Rounds are cold and each of the 1,000 concurrent calls needs its own
+  // connection, so keep-alive saves no connect in a round; but in the mock a
+  // cpp-httplib worker holding an idle keep-alive connection polls it every
+  // ~11 ms (select 10 ms + sleep 1 ms) until the client closes it or 5 s
+  // pass, so finished calls would burn the shared cores while the others are
+  // still in flight, penalising whichever arm dispatches more slowly.
+  bool close_connections = true;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -195,7 +203,7 @@ RoundResult with_cpu(pid_t mock_pid, F&& round) {
   return r;
 }
 
-RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, int calls, bool identity) {
+RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, int calls, const Options& opt) {
   std::mutex mu;
   std::condition_variable cv;
   int done = 0;
@@ -207,7 +215,8 @@ RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, in
     kaisha::http::HttpRequestSpec req;
     req.url = url;
     req.headers = {{"Content-Type", "application/json"}};
-    if (identity) req.headers.emplace_back("Accept-Encoding", "identity");
+    if (opt.identity) req.headers.emplace_back("Accept-Encoding", "identity");
+    if (opt.close_connections) req.headers.emplace_back("Connection", "close");
     // What an employee's chat looks like on the wire: system + user message.
     req.body = json{{"model", "echo"},
                     {"messages", json::array({{{"role", "system"}, {"content", "You answer briefly."}},
@@ -235,6 +244,14 @@ RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, in
 
 // ------------------------------------------------------------------ kaisha
 
+// Appending (rather than "e" + to_string) sidesteps a GCC 12 -Wrestrict
+// false positive on operator+(const char*, string&&).
+std::string employee_name(int i) {
+  std::string name = "e";
+  name += std::to_string(i);
+  return name;
+}
+
 // `calls` caller threads, each blocked on a barrier until all exist; the
 // clock starts when the barrier opens and stops when the last call returns.
 RoundResult kaisha_round(kaisha::actors::CompanyRuntime& rt, int calls, int employees, int round) {
@@ -247,7 +264,7 @@ RoundResult kaisha_round(kaisha::actors::CompanyRuntime& rt, int calls, int empl
   callers.reserve(static_cast<size_t>(calls));
   for (int i = 0; i < calls; ++i) {
     callers.emplace_back([&, i] {
-      const json args{{"agent_name", "e" + std::to_string(i % employees)},
+      const json args{{"agent_name", employee_name(i % employees)},
                       {"prompt", "ping " + std::to_string(round) + "/" + std::to_string(i)}};
       start.arrive_and_wait();
       json res = rt.call_tool("AskAgent", args);
@@ -286,6 +303,7 @@ std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesys
   p.max_concurrency = opt.calls + 100;  // the cap must not queue the calls
   p.timeout_ms = 60000;
   if (opt.identity) p.headers["Accept-Encoding"] = "identity";
+  if (opt.close_connections) p.headers["Connection"] = "close";
   c.providers["mock"] = p;
   c.retry.max_attempts = 1;  // a failure must show, not be retried away
 
@@ -298,7 +316,7 @@ std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesys
   }
   auto rt = std::move(started).value();
   for (int e = 0; e < opt.employees; ++e) {
-    json hired = rt->call_tool("AgentCreator", {{"agent_name", "e" + std::to_string(e)},
+    json hired = rt->call_tool("AgentCreator", {{"agent_name", employee_name(e)},
                                                {"base_model", "mock-echo"},
                                                {"system_prompt", "You answer briefly."},
                                                {"description", "benchmark employee"}});
@@ -320,6 +338,7 @@ int main(int argc, char** argv) {
   if (argc > 4) opt.latency_ms = std::max(0, std::atoi(argv[4]));
   if (argc > 5) opt.only = argv[5];
   if (const char* e = std::getenv("BENCH_IDENTITY")) opt.identity = std::string(e) != "0";
+  if (const char* e = std::getenv("BENCH_KEEPALIVE")) opt.close_connections = std::string(e) != "1";
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
@@ -331,9 +350,10 @@ int main(int argc, char** argv) {
                                   "      usage: { input_tokens: 12, output_tokens: 4 }\n",
                               opt.calls + 100);
   const std::string url = "http://127.0.0.1:" + std::to_string(mock.port) + "/v1/chat/completions";
-  std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores%s\n",
+  std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores%s%s\n",
               opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
-              opt.identity ? ", Accept-Encoding: identity" : "");
+              opt.identity ? ", Accept-Encoding: identity" : "",
+              opt.close_connections ? ", Connection: close" : ", keep-alive");
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   std::printf("mock server: pid %d, port %d, %d worker threads\n\n", mock.pid, mock.port, opt.calls + 100);
@@ -359,7 +379,7 @@ int main(int argc, char** argv) {
     if (opt.only != "kaisha") {
       reset_hwm();
       kaisha::http::HttpClient http;
-      raw.push_back(with_cpu(mock.pid, [&] { return raw_round(http, url, opt.calls, opt.identity); }));
+      raw.push_back(with_cpu(mock.pid, [&] { return raw_round(http, url, opt.calls, opt); }));
       raw.back().peak_rss_kb = proc_status_kb("VmHWM");
     }
     if (opt.only != "raw") {
