@@ -31,6 +31,7 @@ using raise_atom = caf::atom_constant<caf::atom("raise")>;
 using switch_atom = caf::atom_constant<caf::atom("switch")>;
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using tool_atom = caf::atom_constant<caf::atom("tool")>;
+using audit_atom = caf::atom_constant<caf::atom("audit")>;
 
 // A unit of work for the single SQLite writer.
 using JournalOp = std::function<void(store::JournalStore&)>;
@@ -57,4 +58,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::TaskRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::TaskResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::LlmCall)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::LlmResult)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::AuditRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::AuditVerdict)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::json)

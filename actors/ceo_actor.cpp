@@ -352,61 +352,44 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   const msg::AgentSpec spec = *found;
   if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
   const economy::ModelCost cost = cost_of(spec);
-  const int64_t est_in = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
-  const int64_t max_out = st.deps.config.employee.max_output_tokens;
   const std::string tid = task_id(self);
-  caf::actor employee = emp->second;
-  self->request(st.deps.ledger, caf::infinite, reserve_atom::value, cost, est_in, max_out, name, tid)
-      .then([=](LedgerReply& held) {
-        auto& s = self->state;
-        if (!held.ok) {
-          step(self, "refusal", json{{"tool", "AskAgent"}, {"agent", name}, {"error", held.error}});
-          emit(self, "refusal", held.error, json{{"agent", name}});
-          return done(ToolResult::error(held.error));
-        }
-        emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
-        step(self, "ask", json{{"agent", name}, {"prompt", prompt}});
-        msg::AskRequest ask{s.deps.session_id, tid, prompt, max_out};
-        const economy::AskReservation reservation = held.reservation;
-        self->request(employee, employee_deps(self).call_timeout + std::chrono::seconds(5), ask_atom::value,
-                      std::move(ask))
-            .then(
-                [=](msg::AskReply& reply) {
-                  auto& s2 = self->state;
-                  if (!reply.ok) {
-                    self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation, name, tid);
-                    emit(self, "error", name + " failed: " + reply.error, json{{"agent", name}});
-                    return done(ToolResult::error("Agent " + name + " failed to answer: " + reply.error));
-                  }
-                  const llm::Usage u = reply.usage;
-                  self->request(s2.deps.ledger, caf::infinite, settle_atom::value, reservation,
-                                u.input_tokens, u.output_tokens, name, tid)
-                      .then([=](LedgerReply& after) {
-                        auto& s3 = self->state;
-                        if (s3.task && s3.task->id == tid) {
-                          s3.task->tokens_in += u.input_tokens;
-                          s3.task->tokens_out += u.output_tokens;
-                        }
-                        const double usd = economy::Budget::expense_for(cost, u.input_tokens, u.output_tokens);
-                        add_expense(self, tid, usd);
-                        step(self, "answer", json{{"agent", name}, {"text", reply.output}},
-                             u.input_tokens, u.output_tokens, usd, name);
-                        emit(self, "answer", name + ": " + reply.output,
-                             json{{"agent", name}, {"input_tokens", u.input_tokens},
-                                  {"output_tokens", u.output_tokens}, {"expense", usd},
-                                  {"latency_ms", reply.latency_ms}, {"budget", after.budget}},
-                             name);
-                        ToolResult res = ToolResult::success("Agent " + name + " answered", reply.output);
-                        res.extra = remaining_budgets(after.budget);
-                        done(std::move(res));
-                      });
-                },
-                [=](caf::error& err) {
-                  auto& s2 = self->state;
-                  self->request(s2.deps.ledger, caf::infinite, cancel_atom::value, reservation, name, tid);
-                  done(ToolResult::error("Agent " + name + " did not answer: " + self->system().render(err)));
-                });
-      });
+  ChargedAsk ask;
+  ask.ledger = st.deps.ledger;
+  ask.employee = emp->second;
+  ask.timeout = model_call_timeout(st.deps.config);
+  ask.cost = cost;
+  ask.agent = name;
+  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
+  ask.est_input_tokens = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
+  emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+  step(self, "ask", json{{"agent", name}, {"prompt", prompt}});
+  charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
+    auto& s = self->state;
+    if (r.refused) {
+      step(self, "refusal", json{{"tool", "AskAgent"}, {"agent", name}, {"error", r.error}});
+      emit(self, "refusal", r.error, json{{"agent", name}});
+      return done(ToolResult::error(r.error));
+    }
+    if (!r.ok) {
+      emit(self, "error", name + " failed: " + r.error, json{{"agent", name}});
+      return done(ToolResult::error("Agent " + name + " failed to answer: " + r.error));
+    }
+    const llm::Usage u = r.reply.usage;
+    add_expense(self, tid, r.expense);
+    if (s.task && s.task->id == tid) {
+      s.task->tokens_in += u.input_tokens;
+      s.task->tokens_out += u.output_tokens;
+    }
+    step(self, "answer", json{{"agent", name}, {"text", r.reply.output}}, u.input_tokens, u.output_tokens,
+         r.expense, name);
+    emit(self, "answer", name + ": " + r.reply.output,
+         json{{"agent", name}, {"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
+              {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+         name);
+    ToolResult res = ToolResult::success("Agent " + name + " answered", r.reply.output);
+    res.extra = remaining_budgets(r.budget);
+    done(std::move(res));
+  });
 }
 
 void tool_fire_agent(Self* self, const json& args, ToolDone done) {

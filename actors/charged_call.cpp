@@ -50,4 +50,52 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
       });
 }
 
+void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(ChargedAskResult)> done) {
+  auto ask = std::make_shared<ChargedAsk>(std::move(a));
+  self->request(ask->ledger, caf::infinite, reserve_atom::value, ask->cost, ask->est_input_tokens,
+                ask->ask.max_output_tokens, ask->agent, ask->ask.task_id)
+      .then([=](LedgerReply& held) {
+        if (!held.ok) {
+          ChargedAskResult r;
+          r.refused = true;
+          r.error = held.error;
+          r.budget = held.budget;
+          return done(std::move(r));
+        }
+        const economy::AskReservation reservation = held.reservation;
+        auto release = [=](std::string why, msg::AskReply reply) {
+          self->request(ask->ledger, caf::infinite, cancel_atom::value, reservation, ask->agent, ask->ask.task_id)
+              .then([=](LedgerReply& after) {
+                ChargedAskResult r;
+                r.error = why;
+                r.reply = reply;
+                r.budget = after.budget;
+                done(std::move(r));
+              });
+        };
+        self->request(ask->employee, ask->timeout, ask_atom::value, ask->ask)
+            .then(
+                [=](msg::AskReply& reply) {
+                  if (!reply.ok) return release(reply.error, reply);
+                  const llm::Usage u = reply.usage;
+                  self->request(ask->ledger, caf::infinite, settle_atom::value, reservation, u.input_tokens,
+                                u.output_tokens, ask->agent, ask->ask.task_id)
+                      .then([=](LedgerReply& after) {
+                        ChargedAskResult r;
+                        r.ok = true;
+                        r.reply = reply;
+                        r.expense = economy::Budget::expense_for(reservation.cost, u.input_tokens, u.output_tokens);
+                        r.budget = after.budget;
+                        done(std::move(r));
+                      });
+                },
+                [=](caf::error& err) {
+                  msg::AskReply none;
+                  none.agent = ask->agent;
+                  none.ok = false;
+                  release("did not answer: " + self->system().render(err), none);
+                });
+      });
+}
+
 }  // namespace kaisha::actors

@@ -14,6 +14,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/chat.hpp"
+#include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::actors {
 
@@ -40,5 +41,27 @@ struct ChargedCallResult {
 // Runs on `self`'s thread; `done` is called exactly once, in `self`'s context.
 void charged_chat(caf::event_based_actor* self, ChargedCall call,
                   std::function<void(ChargedCallResult)> done);
+
+// The same for a question to an employee, who makes the model call.
+struct ChargedAsk {
+  caf::actor ledger;
+  caf::actor employee;
+  std::chrono::milliseconds timeout{600000};
+  economy::ModelCost cost;  // the employee's prices
+  std::string agent;        // the employee's name
+  msg::AskRequest ask;      // ask.max_output_tokens bounds the reservation
+  int64_t est_input_tokens = 0;
+};
+
+struct ChargedAskResult {
+  bool ok = false;
+  bool refused = false;  // the ledger refused: the employee was not asked
+  std::string error;
+  msg::AskReply reply;
+  double expense = 0;
+  json budget;
+};
+
+void charged_ask(caf::event_based_actor* self, ChargedAsk ask, std::function<void(ChargedAskResult)> done);
 
 }  // namespace kaisha::actors

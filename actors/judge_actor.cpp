@@ -1,0 +1,124 @@
+#include "actors/judge_actor.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/now.hpp"
+#include "runtime/planning/judge_prompt.hpp"
+#include "runtime/planning/judge_verdict.hpp"
+#include "runtime/planning/quality_score.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+constexpr const char* kJudge = "Judge";
+constexpr int64_t kJudgeMaxOutputTokens = 1024;
+
+struct JudgeState {
+  JudgeDeps deps;
+  static inline const char* name = "judge";
+};
+
+using Self = caf::stateful_actor<JudgeState>;
+
+void emit(Self* self, const std::string& task_id, const std::string& text, json data) {
+  auto& d = self->state.deps;
+  if (!d.progress) return;
+  msg::ProgressEvent e;
+  e.session_id = d.session_id;
+  e.task_id = task_id;
+  e.agent = kJudge;
+  e.kind = "verdict";
+  e.text = text;
+  e.data = std::move(data);
+  e.at_ms = now_ms();
+  d.progress->emit(e);
+}
+
+// Updates the producer's stored quality score on the single writer and
+// answers with the new value once it is committed.
+void record_quality(Self* self, const std::string& producer, bool success,
+                    std::function<void(double)> then) {
+  auto q = std::make_shared<double>(planning::QualityScore::kDefaultInitial);
+  JournalOp op = [producer, success, q](store::JournalStore& s) {
+    auto row = s.load_quality(producer);
+    double start = planning::QualityScore::kDefaultInitial;
+    int64_t verdicts = 0;
+    if (row.ok() && row->has_value()) {
+      start = (*row)->q;
+      verdicts = (*row)->verdicts;
+    }
+    auto score = planning::QualityScore::create(planning::QualityScore::kDefaultAlpha, start);
+    *q = score.ok() ? score->update(success) : start;
+    s.save_quality({producer, *q, verdicts + 1, 0});
+  };
+  if (!self->state.deps.journal) return then(*q);
+  self->request(self->state.deps.journal, caf::infinite, sync_atom::value, std::move(op))
+      .then([q, then](bool) { then(*q); }, [q, then](caf::error&) { then(*q); });
+}
+
+caf::behavior judge(Self* self, JudgeDeps deps) {
+  self->state.deps = std::move(deps);
+  return {
+      [=](audit_atom, msg::AuditRequest& req) -> caf::result<msg::AuditVerdict> {
+        auto promise = self->make_response_promise<msg::AuditVerdict>();
+        auto& d = self->state.deps;
+        auto prompt = planning::render_judge_prompt(req.task_id, req.instruction, req.claimed_result);
+        if (!prompt.ok()) {
+          msg::AuditVerdict v;
+          v.judge_failed = true;
+          v.error_information = prompt.error().message;
+          promise.deliver(std::move(v));
+          return promise;
+        }
+        ChargedCall call;
+        call.ledger = d.ledger;
+        call.model_client = d.model_client;
+        call.cost = d.cost;
+        call.agent = kJudge;
+        call.task_id = req.task_id;
+        call.model_ref = d.model_ref;
+        call.request.messages = {{llm::Role::system, prompt->system, {}, "", ""},
+                                 {llm::Role::user, prompt->user, {}, "", ""}};
+        call.request.temperature = 0.0;
+        call.request.max_tokens = kJudgeMaxOutputTokens;
+        charged_chat(self, std::move(call), [=](ChargedCallResult r) mutable {
+          auto& dd = self->state.deps;
+          if (!r.ok) {
+            msg::AuditVerdict v;
+            v.judge_failed = true;
+            v.error_information = "the judge could not be asked: " + r.error;
+            journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "error", json{{"error", v.error_information}}});
+            emit(self, req.task_id, v.error_information, json{{"producer", req.producer}, {"judge_failed", true}});
+            promise.deliver(std::move(v));
+            return;
+          }
+          planning::JudgeVerdict parsed = planning::parse_verdict(r.response.message.content);
+          msg::AuditVerdict v;
+          v.success = parsed.success();
+          v.output = parsed.output;
+          v.error_information = parsed.error_information;
+          v.malformed = parsed.malformed;
+          journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "verdict",
+                                    json{{"producer", req.producer}, {"verdict", planning::to_json(parsed)}},
+                                    r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense});
+          record_quality(self, req.producer, v.success, [=](double q) mutable {
+            v.quality = q;
+            emit(self, req.task_id,
+                 req.producer + ": " + (v.success ? "success" : "error: " + v.error_information),
+                 json{{"producer", req.producer}, {"success", v.success}, {"quality", q},
+                      {"malformed", v.malformed}, {"expense", r.expense}});
+            promise.deliver(std::move(v));
+          });
+        });
+        return promise;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_judge(caf::actor_system& sys, JudgeDeps deps) { return sys.spawn(judge, std::move(deps)); }
+
+}  // namespace kaisha::actors
