@@ -5,11 +5,15 @@
 #include "actors/atoms.hpp"
 #include "actors/ceo_actor.hpp"
 #include "actors/journal_actor.hpp"
+#include "actors/judge_actor.hpp"
+#include "actors/planner_actor.hpp"
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/economy/cost_table.hpp"
+#include "runtime/prompt/prompt_optimizer.hpp"
+#include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
@@ -34,6 +38,31 @@ Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path) {
   return out;
 }
 
+// A model's prices: its cost-table row when listed (by name or model ref),
+// else free — an unlisted model is assumed to be one the user runs locally.
+// `ref` may itself be a cost-table name; the row's model_ref is then used.
+economy::ModelCost priced(const economy::CostTable& table, const std::string& ref) {
+  if (const economy::ModelCost* c = table.find(ref)) return *c;
+  economy::ModelCost free;
+  free.name = ref;
+  free.model_ref = ref;
+  free.type = "local";
+  return free;
+}
+
+// The effgen section's `routing:` subsection, read from the config file with
+// its own parser (positions in errors point into that file).
+Result<routing::RoutingConfig> load_routing_config(const config::Config& c) {
+  if (c.source.empty()) return routing::parse_routing_config(YAML::Node(), "<defaults>");
+  try {
+    YAML::Node root = YAML::LoadFile(c.source);
+    YAML::Node effgen = root["effgen"];
+    return routing::parse_routing_config(effgen ? effgen["routing"] : YAML::Node(), c.source);
+  } catch (const std::exception& e) {
+    return Error{"config", c.source + ": " + e.what()};
+  }
+}
+
 msg::AgentSpec spec_from_row(const store::AgentRow& a) {
   return msg::AgentSpec{a.name, a.base_model, a.model_ref, a.type, a.system_prompt, a.description, a.costs};
 }
@@ -47,12 +76,14 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<economy::Budget> budget;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
-  caf::actor journal, model_client, ledger, ceo;
+  caf::actor journal, model_client, ledger, ceo, judge, planner;
+  std::string strategy;
+  std::shared_ptr<const routing::Router> router;
 
   ~Impl() {
     if (system) {
       caf::scoped_actor self{*system};
-      for (auto* a : {&ceo, &ledger, &model_client, &journal}) {
+      for (auto* a : {&planner, &judge, &ceo, &ledger, &model_client, &journal}) {
         if (*a) self->send_exit(*a, caf::exit_reason::user_shutdown);
         *a = nullptr;  // a detached actor's thread ends only when no handle is left
       }
@@ -70,6 +101,9 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto impl = std::make_unique<Impl>();
   impl->config = o.config;
   const config::Config& c = impl->config;
+  impl->strategy = o.strategy.empty() ? c.strategy : o.strategy;
+  if (impl->strategy != "hashiru" && impl->strategy != "effgen" && impl->strategy != "auto")
+    return Error{"usage", "unknown strategy '" + impl->strategy + "' (hashiru, effgen or auto)"};
 
   if (c.ceo.model.empty())
     return Error{"config", "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
@@ -147,6 +181,58 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.tool_specs = std::move(specs).value();
   deps.restored_agents = std::move(restored);
   impl->ceo = spawn_ceo(sys, std::move(deps));
+
+  // The effgen strategy: router, prompt optimizer, judge and planner.
+  if (impl->strategy != "hashiru") {
+    auto rc = load_routing_config(c);
+    if (!rc.ok()) return rc.error();
+    auto router = routing::Router::create(*rc);
+    if (!router.ok()) return router.error();
+    impl->router = std::make_shared<const routing::Router>(std::move(router).value());
+    auto optimizer = prompt::PromptOptimizer::from_file();
+    if (!optimizer.ok()) return optimizer.error();
+    PlannerDeps pd;
+    pd.planner_model = c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model;
+    pd.planner_cost = priced(*cost_table, pd.planner_model);
+    pd.worker_cost = priced(*cost_table, c.effgen.worker_model.empty() ? pd.planner_model : c.effgen.worker_model);
+    const std::string judge_model = c.effgen.judge_model.empty() ? pd.planner_model : c.effgen.judge_model;
+    for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref, judge_model})
+      if (Status s = backend->check_model(priced(*cost_table, ref).model_ref); !s.ok())
+        return Error{"config", "effgen model '" + ref + "': " + s.error().message};
+    for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
+                             std::pair{"prompts/effgen/worker_task.md", &pd.worker_task},
+                             std::pair{"prompts/effgen/synthesize.md", &pd.synthesis}}) {
+      auto text = read_text_file(data_file(path));
+      if (!text.ok()) return text.error();
+      *out = std::move(text).value();
+    }
+    if (c.effgen.judge) {
+      JudgeDeps jd;
+      jd.ledger = impl->ledger;
+      jd.model_client = impl->model_client;
+      jd.journal = impl->journal;
+      jd.progress = progress;
+      jd.session_id = impl->session_id;
+      const economy::ModelCost jc = priced(*cost_table, judge_model);
+      jd.model_ref = jc.model_ref;
+      jd.cost = jc;
+      jd.cost.invoke_resource_cost = 0;  // the judge is not an employee
+      jd.config = c;
+      impl->judge = spawn_judge(sys, std::move(jd));
+    }
+    pd.ledger = impl->ledger;
+    pd.model_client = impl->model_client;
+    pd.journal = impl->journal;
+    pd.judge = impl->judge;
+    pd.progress = progress;
+    pd.router = impl->router;
+    pd.optimizer = std::make_shared<const prompt::PromptOptimizer>(std::move(optimizer).value());
+    pd.config = c;
+    pd.session_id = impl->session_id;
+    pd.planner_cost.invoke_resource_cost = 0;  // the planner's model is not an employee
+    pd.planner_cost.model_ref = pd.planner_model == pd.planner_cost.name ? pd.planner_cost.model_ref : pd.planner_model;
+    impl->planner = spawn_planner(sys, std::move(pd));
+  }
   return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
 }
 
@@ -160,7 +246,12 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
                 JournalOp([sid, tid, input](store::JournalStore& s) { s.start_task(sid, tid, input); }))
       .receive([](bool) {}, [](caf::error&) {});
   msg::TaskResult out;
-  self->request(d.ceo, caf::infinite, task_atom::value, std::move(req))
+  // effgen runs on the planner; auto lets the router choose: a task the
+  // router would give one agent goes to the HASHIRU CEO, others are planned.
+  caf::actor target = d.ceo;
+  if (d.strategy == "effgen") target = d.planner;
+  else if (d.strategy == "auto" && d.router->route(input).kind != routing::RouteKind::single) target = d.planner;
+  self->request(target, caf::infinite, task_atom::value, std::move(req))
       .receive([&](msg::TaskResult& r) { out = std::move(r); },
                [&](caf::error& e) {
                  out.task_id = tid;

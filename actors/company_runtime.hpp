@@ -25,6 +25,7 @@ struct RuntimeOptions {
   std::shared_ptr<company::ChatBackend> backend;
   std::shared_ptr<company::ProgressSink> progress;
   std::string session_id;  // resume this session; "" = start a new one
+  std::string strategy;    // hashiru | effgen | auto; "" = config.strategy
   int scheduler_threads = 0;  // 0 = number of cores
 };
 

@@ -100,7 +100,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
           v.output = parsed.output;
           v.error_information = parsed.error_information;
           v.malformed = parsed.malformed;
-          journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "verdict",
+          journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "note",
                                     json{{"producer", req.producer}, {"verdict", planning::to_json(parsed)}},
                                     r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense});
           record_quality(self, req.producer, v.success, [=](double q) mutable {

@@ -14,6 +14,7 @@ struct CommonOptions {
   std::string db;
   std::string model;
   std::string session;
+  std::string strategy;  // hashiru | effgen | auto; "" = the config's
   bool resume_latest = false;
   bool json = false;
   bool quiet = false;

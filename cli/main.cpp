@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   run->add_option("--session", o.session, "continue this session (its agents and budget)");
   run->add_flag("--continue", o.resume_latest, "continue the latest session");
   run->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  run->add_option("--strategy", o.strategy, "hashiru (CEO hires employees), effgen (route, plan, audit) or auto")
+      ->check(CLI::IsMember({"hashiru", "effgen", "auto"}));
   run->add_option("task", task, "the task")->required();
 
   auto* chat = app.add_subcommand("chat", "multi-turn session with the CEO (stdin lines; /help)");
@@ -32,6 +34,8 @@ int main(int argc, char** argv) {
   chat->add_option("--session", o.session, "continue this session");
   chat->add_flag("--continue", o.resume_latest, "continue the latest session");
   chat->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  chat->add_option("--strategy", o.strategy, "hashiru, effgen or auto")
+      ->check(CLI::IsMember({"hashiru", "effgen", "auto"}));
 
   bool all = false;
   auto* agents = app.add_subcommand("agents", "list a session's employees");

@@ -60,6 +60,11 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
     o << "  · " << e.text << ", $" << num(d.value("expense", json(0))) << " | "
       << budget_line(d.value("budget", json())) << "\n";
   else if (e.kind == "error") o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n";
+  else if (e.kind == "routing") o << "[" << e.agent << "] routing: " << e.text << "\n";
+  else if (e.kind == "plan") o << "[" << e.agent << "] plan: " << e.text << "\n";
+  else if (e.kind == "subtask") o << "  ◦ " << shorten(e.text) << "\n";
+  else if (e.kind == "verdict") o << "  ⚖ judge: " << shorten(e.text) << " (Q=" << num(d.value("quality", json(0))) << ")\n";
+  else if (e.kind == "synthesis") o << "[" << e.agent << "] " << e.text << "\n";
   else if (e.kind == "final") {
     o << "» done in " << d.value("wall_ms", 0) << " ms: " << d.value("tokens_in", 0) << " in / "
       << d.value("tokens_out", 0) << " out tokens, $" << num(d.value("expense", json(0))) << "\n";

@@ -32,6 +32,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.config = *c;
   ro.progress = printer;
   ro.session_id = *session;
+  ro.strategy = o.strategy;
   return actors::CompanyRuntime::start(std::move(ro));
 }
 
@@ -48,7 +49,8 @@ void print_result(const msg::TaskResult& r, const std::string& session, bool jso
   if (json_mode) {
     std::cout << json{{"event", "result"}, {"session", session}, {"task", r.task_id}, {"ok", r.ok},
                       {"answer", r.answer}, {"error", r.error}, {"tokens_in", r.tokens_in},
-                      {"tokens_out", r.tokens_out}, {"expense", r.expense}, {"wall_ms", r.wall_ms}}
+                      {"tokens_out", r.tokens_out}, {"expense", r.expense}, {"wall_ms", r.wall_ms},
+                      {"metadata", r.metadata}}
                      .dump()
               << "\n";
   } else if (r.ok) {

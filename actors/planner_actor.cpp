@@ -1,0 +1,643 @@
+#include "actors/planner_actor.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
+#include "actors/employee_actor.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/now.hpp"
+#include "runtime/llm/usage_estimate.hpp"
+#include "runtime/planning/audit_loop.hpp"
+#include "runtime/planning/dag_scheduler.hpp"
+#include "runtime/planning/decomposition_metrics.hpp"
+#include "runtime/planning/decomposition_prompts.hpp"
+#include "runtime/planning/decomposition_round.hpp"
+#include "runtime/planning/prompt_template.hpp"
+#include "runtime/prompt/model_tier.hpp"
+#include "runtime/prompt/prompt_optimizer.hpp"
+#include "runtime/routing/router.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+constexpr const char* kPlanner = "Planner";
+constexpr int64_t kPlannerMaxOutputTokens = 2048;
+// Room for predecessors' outputs in a worker's prompt when a plan is priced
+// before any subtask has run.
+constexpr int64_t kContextAllowanceTokens = 512;
+
+struct Worker {
+  std::string name;
+  caf::actor actor;
+  bool busy = false;
+};
+
+// One unit of work on a worker: a subtask of the plan, or the whole task.
+struct Job {
+  std::string id;
+  std::string instruction;  // what the judge checks the result against
+  std::string prompt;       // what the worker is asked (before feedback)
+  std::string worker;
+  int64_t started_ms = 0;
+  std::unique_ptr<planning::AuditLoop> audit;
+  std::function<void(bool ok, std::string text)> done;
+};
+
+struct PlanTask {
+  std::string id;
+  std::string input;
+  caf::typed_response_promise<msg::TaskResult> promise;
+  int64_t started_ms = 0;
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double expense = 0;
+  json metadata = json::object();
+  planning::Strategy strategy = planning::Strategy::hybrid;
+  std::optional<planning::DecompositionRound> round;
+  std::vector<llm::ChatMessage> planning_conversation;
+  std::unique_ptr<planning::DagScheduler> scheduler;
+  std::vector<Worker> workers;
+  std::map<std::string, Job> jobs;
+  int64_t dag_started_ms = 0;
+  int64_t subtask_ms = 0;  // sum of subtask durations, for the speedup figure
+  double prompt_tokens_original = 0;
+  double prompt_tokens_optimized = 0;
+  int judge_calls = 0;
+  bool fallback = false;
+};
+
+struct PlannerState {
+  PlannerDeps deps;
+  std::optional<planning::PromptTemplate> worker_task;
+  std::optional<planning::PromptTemplate> synthesis;
+  std::string worker_system;
+  std::optional<PlanTask> task;
+  static inline const char* name = "planner";
+};
+
+using Self = caf::stateful_actor<PlannerState>;
+
+std::chrono::milliseconds call_timeout(const config::Config& c) {
+  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
+}
+
+bool current(Self* self, const std::string& tid) { return self->state.task && self->state.task->id == tid; }
+
+void emit(Self* self, const std::string& kind, const std::string& text, json data = json::object(),
+          const std::string& agent = kPlanner) {
+  auto& st = self->state;
+  if (!st.deps.progress) return;
+  msg::ProgressEvent e;
+  e.session_id = st.deps.session_id;
+  e.task_id = st.task ? st.task->id : "";
+  e.agent = agent;
+  e.kind = kind;
+  e.text = text;
+  e.data = std::move(data);
+  e.at_ms = now_ms();
+  st.deps.progress->emit(e);
+}
+
+void step(Self* self, const std::string& kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0,
+          const std::string& agent = kPlanner) {
+  auto& st = self->state;
+  journal_step(st.deps.journal, {st.deps.session_id, st.task ? st.task->id : "", agent, kind,
+                                 std::move(payload), in, out, usd});
+}
+
+void account(Self* self, const llm::Usage& u, double usd) {
+  auto& t = *self->state.task;
+  t.tokens_in += u.input_tokens;
+  t.tokens_out += u.output_tokens;
+  t.expense += usd;
+}
+
+// Fires the task's workers (their resource hire cost comes back) and answers.
+void finish(Self* self, bool ok, const std::string& text) {
+  auto& st = self->state;
+  if (!st.task) return;
+  PlanTask t = std::move(*st.task);
+  st.task.reset();
+  for (auto& w : t.workers) {
+    self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
+        .then([self, name = w.name](LedgerReply& r) {
+          emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
+        });
+    self->send_exit(w.actor, caf::exit_reason::user_shutdown);
+    journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
+  }
+  const int64_t wall = now_ms() - t.started_ms;
+  json& m = t.metadata;
+  m["strategy"] = "effgen";
+  m["execution_time_ms"] = wall;
+  m["num_sub_agents"] = t.workers.size();
+  m["total_tokens"] = t.tokens_in + t.tokens_out;
+  m["prompt_tokens_original"] = t.prompt_tokens_original;
+  m["prompt_tokens_optimized"] = t.prompt_tokens_optimized;
+  m["compression_ratio"] = t.prompt_tokens_original > 0 ? t.prompt_tokens_optimized / t.prompt_tokens_original : 1.0;
+  m["judge_calls"] = t.judge_calls;
+  m["fallback"] = t.fallback;
+  m["backend"] = st.deps.worker_cost.model_ref;
+  m["retrieved_memories"] = 0;
+  if (t.dag_started_ms > 0) {
+    const int64_t dag_wall = std::max<int64_t>(1, now_ms() - t.dag_started_ms);
+    m["speedup"] = double(t.subtask_ms) / double(dag_wall);
+  }
+  msg::TaskResult r;
+  r.task_id = t.id;
+  r.ok = ok;
+  (ok ? r.answer : r.error) = text;
+  r.tokens_in = t.tokens_in;
+  r.tokens_out = t.tokens_out;
+  r.expense = t.expense;
+  r.wall_ms = wall;
+  r.metadata = m;
+  journal_step(st.deps.journal, {st.deps.session_id, t.id, kPlanner, "note", json{{"metadata", m}}});
+  journal_task_finish(st.deps.journal, st.deps.session_id, r);
+  if (st.deps.progress) {
+    msg::ProgressEvent e;
+    e.session_id = st.deps.session_id;
+    e.task_id = t.id;
+    e.agent = kPlanner;
+    e.kind = ok ? "final" : "error";
+    e.text = text;
+    e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
+                  {"wall_ms", r.wall_ms}, {"metadata", m}};
+    e.at_ms = now_ms();
+    st.deps.progress->emit(e);
+  }
+  t.promise.deliver(std::move(r));
+}
+
+// --------------------------------------------------------------- workers
+
+// Hires `n` workers one after the other, then calls `then` (or finishes the
+// task with the ledger's refusal).
+void hire_workers(Self* self, size_t n, std::function<void()> then) {
+  auto& st = self->state;
+  auto& t = *st.task;
+  if (t.workers.size() >= n) return then();
+  const std::string tid = t.id;
+  msg::AgentSpec spec;
+  spec.name = "Worker" + std::to_string(t.workers.size() + 1);
+  spec.base_model = st.deps.worker_cost.name;
+  spec.model_ref = st.deps.worker_cost.model_ref;
+  spec.type = st.deps.worker_cost.type;
+  spec.system_prompt = st.worker_system;
+  spec.description = "effgen worker";
+  self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
+      .then([=](LedgerReply& r) {
+        if (!current(self, tid)) return;
+        auto& s = self->state;
+        if (!r.ok) {
+          step(self, "refusal", json{{"hire", spec.name}, {"error", r.error}});
+          return finish(self, false, "Could not hire a worker: " + r.error);
+        }
+        s.task->expense += s.deps.worker_cost.create_expense_cost;
+        EmployeeDeps d;
+        d.model_client = s.deps.model_client;
+        d.journal = s.deps.journal;
+        d.progress = s.deps.progress;
+        d.max_output_tokens = s.deps.config.employee.max_output_tokens;
+        d.temperature = s.deps.config.employee.temperature;
+        d.stream = s.deps.config.employee.stream;
+        d.call_timeout = call_timeout(s.deps.config);
+        s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
+        journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
+        emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+             json{{"agent", spec.name}, {"budget", r.budget}});
+        hire_workers(self, n, then);
+      });
+}
+
+Worker* idle_worker(Self* self) {
+  for (auto& w : self->state.task->workers)
+    if (!w.busy) return &w;
+  return nullptr;
+}
+
+void release_worker(Self* self, const std::string& name) {
+  for (auto& w : self->state.task->workers)
+    if (w.name == name) w.busy = false;
+}
+
+// Optimizes a worker prompt for the worker model's size and counts tokens.
+std::string optimize_for_worker(Self* self, const std::string& text) {
+  auto& st = self->state;
+  if (!st.deps.optimizer) return text;
+  prompt::TierQuery q;
+  q.model_name = st.deps.worker_cost.model_ref;
+  const prompt::ModelTier tier = prompt::resolve_tier(q);
+  prompt::TextOptimization o = st.deps.optimizer->optimize(text, tier, prompt::TextRole::user);
+  st.task->prompt_tokens_original += o.report.original_tokens;
+  st.task->prompt_tokens_optimized += o.report.optimized_tokens;
+  return o.text;
+}
+
+void finish_job(Self* self, const std::string& job_id, bool ok, std::string text) {
+  auto& t = *self->state.task;
+  auto it = t.jobs.find(job_id);
+  if (it == t.jobs.end()) return;
+  Job job = std::move(it->second);
+  t.jobs.erase(it);
+  release_worker(self, job.worker);
+  t.subtask_ms += now_ms() - job.started_ms;
+  job.done(ok, std::move(text));
+}
+
+void produce(Self* self, const std::string& job_id, const std::string& feedback);
+
+// Feeds an audit step back into the job: ask the judge, retry, or deliver.
+void on_audit_step(Self* self, const std::string& job_id, Result<planning::AuditStep> step_r) {
+  auto& st = self->state;
+  const std::string tid = st.task->id;
+  if (!step_r.ok()) return finish_job(self, job_id, false, step_r.error().message);
+  planning::AuditStep s = std::move(step_r).value();
+  switch (s.kind) {
+    case planning::AuditStep::Kind::deliver:
+      return finish_job(self, job_id, s.report.status == planning::VerdictStatus::success,
+                        s.report.status == planning::VerdictStatus::success
+                            ? s.report.output
+                            : "rejected by the judge: " + s.report.error_information);
+    case planning::AuditStep::Kind::retry:
+      emit(self, "retry", job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
+      return produce(self, job_id, s.feedback);
+    case planning::AuditStep::Kind::ask_judge: {
+      Job& job = st.task->jobs.at(job_id);
+      ++st.task->judge_calls;
+      msg::AuditRequest req{tid, job.worker, job.instruction, s.claimed_result};
+      self->request(st.deps.judge, call_timeout(st.deps.config), audit_atom::value, std::move(req))
+          .then(
+              [=](msg::AuditVerdict& v) {
+                if (!current(self, tid)) return;
+                auto& t = *self->state.task;
+                auto it = t.jobs.find(job_id);
+                if (it == t.jobs.end()) return;
+                if (v.judge_failed) return finish_job(self, job_id, false, v.error_information);
+                planning::JudgeVerdict jv;
+                jv.status = v.success ? planning::VerdictStatus::success : planning::VerdictStatus::error;
+                jv.output = v.output;
+                jv.error_information = v.error_information;
+                jv.malformed = v.malformed;
+                on_audit_step(self, job_id, it->second.audit->on_verdict(jv));
+              },
+              [=](caf::error& e) {
+                if (!current(self, tid)) return;
+                finish_job(self, job_id, false, "the judge did not answer: " + self->system().render(e));
+              });
+      return;
+    }
+  }
+}
+
+// Asks the job's worker (again, with the judge's feedback when given).
+void produce(Self* self, const std::string& job_id, const std::string& feedback) {
+  auto& st = self->state;
+  Job& job = st.task->jobs.at(job_id);
+  const std::string tid = st.task->id;
+  Worker* w = nullptr;
+  for (auto& x : st.task->workers)
+    if (x.name == job.worker) w = &x;
+  std::string prompt = job.prompt;
+  if (!feedback.empty()) prompt += "\n\nA reviewer rejected your previous answer:\n" + feedback;
+  ChargedAsk ask;
+  ask.ledger = st.deps.ledger;
+  ask.employee = w->actor;
+  ask.timeout = call_timeout(st.deps.config);
+  ask.cost = st.deps.worker_cost;
+  ask.agent = job.worker;
+  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
+  ask.est_input_tokens = llm::estimate_tokens(st.worker_system) + llm::estimate_tokens(prompt) + 8;
+  emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + prompt.substr(0, 200),
+       json{{"agent", job.worker}, {"job", job_id}});
+  charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
+    if (!current(self, tid)) return;
+    auto& t = *self->state.task;
+    auto it = t.jobs.find(job_id);
+    if (it == t.jobs.end()) return;
+    Job& j = it->second;
+    if (!r.ok) {
+      emit(self, r.refused ? "refusal" : "error", j.worker + ": " + r.error, json{{"job", job_id}});
+      if (j.audit) return on_audit_step(self, job_id, j.audit->on_producer_error(r.error));
+      return finish_job(self, job_id, false, r.error);
+    }
+    account(self, r.reply.usage, r.expense);
+    step(self, "answer", json{{"agent", j.worker}, {"job", job_id}, {"text", r.reply.output}},
+         r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
+    emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
+         json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
+              {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
+              {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+         j.worker);
+    if (j.audit) return on_audit_step(self, job_id, j.audit->on_claim(r.reply.output));
+    finish_job(self, job_id, true, r.reply.output);
+  });
+}
+
+// Starts a job on an idle worker.
+void start_job(Self* self, std::string id, std::string instruction, std::string prompt,
+               std::function<void(bool, std::string)> done) {
+  auto& st = self->state;
+  Worker* w = idle_worker(self);
+  w->busy = true;
+  Job job;
+  job.id = id;
+  job.instruction = std::move(instruction);
+  job.prompt = optimize_for_worker(self, prompt);
+  job.worker = w->name;
+  job.started_ms = now_ms();
+  job.done = std::move(done);
+  if (st.deps.judge && st.deps.config.effgen.judge)
+    job.audit = std::make_unique<planning::AuditLoop>(job.instruction,
+                                                      planning::AuditLimits{st.deps.config.effgen.max_judge_retries});
+  st.task->jobs.emplace(id, std::move(job));
+  produce(self, id, "");
+}
+
+// ------------------------------------------------------------ single agent
+
+void run_single(Self* self, const std::string& why) {
+  auto& st = self->state;
+  const std::string tid = st.task->id;
+  st.task->metadata["routing_strategy"] = "single";
+  st.task->metadata["num_subtasks"] = 0;
+  st.task->metadata["tree_depth"] = 0;
+  emit(self, "plan", "single agent: " + why);
+  hire_workers(self, 1, [=] {
+    if (!current(self, tid)) return;
+    const std::string input = self->state.task->input;
+    start_job(self, "task", input, input, [=](bool ok, std::string text) {
+      if (!current(self, tid)) return;
+      finish(self, ok, ok ? text : "The worker could not complete the task: " + text);
+    });
+  });
+}
+
+// -------------------------------------------------------------- the plan
+
+void synthesize(Self* self, const std::vector<planning::SubtaskResult>& results) {
+  auto& st = self->state;
+  const std::string tid = st.task->id;
+  auto prompt = st.synthesis->render({{"task", st.task->input}, {"results", planning::render_results(results)}});
+  if (!prompt.ok()) return finish(self, false, prompt.error().message);
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = call_timeout(st.deps.config);
+  call.cost = st.deps.planner_cost;
+  call.agent = kPlanner;
+  call.task_id = tid;
+  call.model_ref = st.deps.planner_model;
+  call.request.messages = {{llm::Role::user, *prompt, {}, "", ""}};
+  call.request.temperature = st.deps.config.ceo.temperature;
+  call.request.max_tokens = kPlannerMaxOutputTokens;
+  emit(self, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
+  charged_chat(self, std::move(call), [=](ChargedCallResult r) {
+    if (!current(self, tid)) return;
+    if (!r.ok) return finish(self, false, "Synthesis failed: " + r.error);
+    account(self, r.response.usage, r.expense);
+    step(self, "llm_response", json{{"call", "synthesis"}, {"text", r.response.message.content}},
+         r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense);
+    finish(self, true, r.response.message.content);
+  });
+}
+
+void on_plan_progress(Self* self);
+
+void pump(Self* self) {
+  auto& t = *self->state.task;
+  const std::string tid = t.id;
+  for (planning::Assignment& a : t.scheduler->start_ready()) {
+    std::string context = a.context.empty() ? "" : "\n" + planning::render_context(a.context);
+    auto prompt = self->state.worker_task->render({{"task", t.input},
+                                                   {"subtask", a.description},
+                                                   {"expected_output", a.expected_output},
+                                                   {"context", context}});
+    const std::string instruction = a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
+    emit(self, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+         json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
+    const std::string id = a.id;
+    start_job(self, id, instruction, prompt.ok() ? *prompt : instruction, [=](bool ok, std::string text) {
+      if (!current(self, tid)) return;
+      auto& sch = *self->state.task->scheduler;
+      if (ok) {
+        (void)sch.complete(id, text);
+        emit(self, "subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
+      } else {
+        auto again = sch.fail(id, text);
+        emit(self, "subtask", id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
+             json{{"subtask", id}, {"state", "failed"}});
+      }
+      on_plan_progress(self);
+    });
+  }
+}
+
+void on_plan_progress(Self* self) {
+  auto& t = *self->state.task;
+  if (!t.scheduler->finished()) return pump(self);
+  auto outcome = t.scheduler->outcome();
+  if (!outcome.ok()) return finish(self, false, outcome.error().message);
+  json states = json::array();
+  for (const auto& r : outcome->results)
+    states.push_back({{"id", r.id}, {"state", planning::to_string(r.state)}, {"attempts", r.attempts}});
+  t.metadata["subtasks"] = states;
+  switch (outcome->kind) {
+    case planning::PlanOutcome::Kind::answer:
+      return finish(self, true, outcome->answer);
+    case planning::PlanOutcome::Kind::synthesize:
+      return synthesize(self, outcome->results);
+    case planning::PlanOutcome::Kind::all_failed:
+      t.fallback = true;
+      t.scheduler.reset();
+      t.dag_started_ms = 0;
+      return run_single(self, "every subtask failed");
+  }
+}
+
+// Worst-case USD of running `dag`: every subtask once on a worker (plus its
+// audit), the workers' hire costs and the synthesis call. Retries are not
+// priced in: each one is still reserved before it runs.
+double plan_worst_case(Self* self, const planning::SubtaskDag& dag, size_t workers) {
+  auto& st = self->state;
+  const auto& c = st.deps.config;
+  double usd = double(workers) * st.deps.worker_cost.create_expense_cost;
+  const int64_t sys = llm::estimate_tokens(st.worker_system);
+  for (const auto& s : dag.subtasks()) {
+    const int64_t in = sys + llm::estimate_tokens(st.task->input) + llm::estimate_tokens(s.description) +
+                       kContextAllowanceTokens;
+    usd += economy::Budget::expense_for(st.deps.worker_cost, in, c.employee.max_output_tokens);
+  }
+  const int64_t synth_in = llm::estimate_tokens(st.task->input) +
+                           int64_t(dag.subtasks().size()) * c.employee.max_output_tokens;
+  usd += economy::Budget::expense_for(st.deps.planner_cost, synth_in, kPlannerMaxOutputTokens);
+  return usd;
+}
+
+void run_plan(Self* self, planning::SubtaskDag dag) {
+  auto& st = self->state;
+  auto& t = *st.task;
+  const std::string tid = t.id;
+  const auto metrics = planning::measure(dag);
+  const bool hierarchical = t.strategy == planning::Strategy::hierarchical;
+  t.metadata["routing_strategy"] = hierarchical ? "hierarchical" : planning::to_string(dag.shape());
+  t.metadata["num_subtasks"] = dag.subtasks().size();
+  t.metadata["tree_depth"] = 1;
+  t.metadata["parallelism"] = metrics.parallelism;
+  t.metadata["granularity"] = metrics.granularity;
+  json plan = json::array();
+  for (const auto& s : dag.subtasks())
+    plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
+  step(self, "note", json{{"plan", plan}, {"shape", planning::to_string(dag.shape())}});
+  emit(self, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
+       json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+  // How many workers the resource budget allows to run at once.
+  self->request(st.deps.ledger, caf::infinite, budget_atom::value).then([=](LedgerReply& b) mutable {
+    if (!current(self, tid)) return;
+    auto& s = self->state;
+    const auto& wc = s.deps.worker_cost;
+    // No more workers than subtasks can ever run side by side (the widest
+    // topological level), nor than effgen.max_concurrent.
+    size_t widest = 1;
+    for (const auto& level : dag.levels()) widest = std::max(widest, level.size());
+    size_t workers = std::min<size_t>(size_t(s.deps.config.effgen.max_concurrent), widest);
+    const double per_worker = wc.create_resource_cost + wc.invoke_resource_cost;
+    if (b.budget.value("resource_budget_enabled", true) && per_worker > 0) {
+      const double room = b.budget.value("current_remaining_resource_budget", 0.0);
+      workers = std::min(workers, size_t(room / per_worker));
+    }
+    if (workers == 0)
+      return finish(self, false,
+                    "The plan cannot be afforded: one worker on " + wc.name + " needs " +
+                        std::to_string(per_worker) + " resource units");
+    const double worst = plan_worst_case(self, dag, workers);
+    const double left = b.budget.value("current_remaining_expense_budget", 0.0);
+    if (b.budget.value("expense_budget_enabled", true) && worst > left) {
+      std::ostringstream why;
+      why << "The plan cannot be afforded: its " << dag.subtasks().size() << " subtasks need up to $" << worst
+          << " (worst case) but only $" << left << " of the expense budget is remaining";
+      step(self, "refusal", json{{"plan_worst_case", worst}, {"remaining", left}});
+      emit(self, "refusal", why.str());
+      return finish(self, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
+    }
+    s.task->metadata["plan_worst_case_expense"] = worst;
+    hire_workers(self, workers, [=]() mutable {
+      if (!current(self, tid)) return;
+      auto& t2 = *self->state.task;
+      planning::SchedulerOptions o;
+      o.max_concurrent = t2.workers.size();
+      o.max_retries = self->state.deps.config.effgen.max_subtask_retries;
+      o.always_synthesize = t2.strategy == planning::Strategy::hierarchical;
+      t2.scheduler = std::make_unique<planning::DagScheduler>(std::move(dag), o);
+      t2.dag_started_ms = now_ms();
+      pump(self);
+    });
+  });
+}
+
+void ask_for_plan(Self* self) {
+  auto& st = self->state;
+  const std::string tid = st.task->id;
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = call_timeout(st.deps.config);
+  call.cost = st.deps.planner_cost;
+  call.agent = kPlanner;
+  call.task_id = tid;
+  call.model_ref = st.deps.planner_model;
+  call.request.messages = st.task->planning_conversation;
+  call.request.temperature = st.deps.config.ceo.temperature;
+  call.request.max_tokens = kPlannerMaxOutputTokens;
+  charged_chat(self, std::move(call), [=](ChargedCallResult r) {
+    if (!current(self, tid)) return;
+    auto& t = *self->state.task;
+    if (!r.ok) return finish(self, false, "The planner's model call failed: " + r.error);
+    account(self, r.response.usage, r.expense);
+    const std::string answer = r.response.message.content;
+    step(self, "llm_response", json{{"call", "decomposition"}, {"text", answer}}, r.response.usage.input_tokens,
+         r.response.usage.output_tokens, r.expense);
+    planning::RoundStep next = t.round->on_answer(answer);
+    switch (next.kind) {
+      case planning::RoundStep::Kind::accept: {
+        auto dag = planning::SubtaskDag::build(next.plan->subtasks);
+        if (!dag.ok()) {
+          t.fallback = true;
+          return run_single(self, "the plan is not a valid DAG: " + dag.error().message);
+        }
+        return run_plan(self, std::move(dag).value());
+      }
+      case planning::RoundStep::Kind::retry:
+        emit(self, "retry", "the decomposition was not usable: " + next.reason);
+        t.planning_conversation.push_back({llm::Role::assistant, answer, {}, "", ""});
+        t.planning_conversation.push_back({llm::Role::user, next.feedback, {}, "", ""});
+        return ask_for_plan(self);
+      case planning::RoundStep::Kind::fall_back:
+        t.fallback = true;
+        return run_single(self, "no usable decomposition: " + next.reason);
+    }
+  });
+}
+
+caf::behavior planner(Self* self, PlannerDeps deps) {
+  auto& st = self->state;
+  st.deps = std::move(deps);
+  st.worker_system = st.deps.worker_system;
+  st.worker_task = planning::PromptTemplate::from_text(st.deps.worker_task, "prompts/effgen/worker_task.md");
+  st.synthesis = planning::PromptTemplate::from_text(st.deps.synthesis, "prompts/effgen/synthesize.md");
+  return {
+      [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
+        auto& s = self->state;
+        auto promise = self->make_response_promise<msg::TaskResult>();
+        if (s.task) {
+          msg::TaskResult busy;
+          busy.task_id = req.task_id;
+          busy.ok = false;
+          busy.error = "the planner is still working on task " + s.task->id;
+          promise.deliver(std::move(busy));
+          return promise;
+        }
+        PlanTask t;
+        t.id = req.task_id;
+        t.input = req.input;
+        t.promise = promise;
+        t.started_ms = now_ms();
+        s.task = std::move(t);
+        emit(self, "task", req.input);
+        // Route with zero model calls (effgen.md §23 item 2).
+        routing::RoutingDecision d = s.deps.router->route(req.input);
+        s.task->metadata["complexity_score"] = d.score.total;
+        s.task->metadata["routing"] = d.to_json();
+        step(self, "note", json{{"routing", d.to_json()}});
+        emit(self, "routing",
+             "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " + std::string(routing::to_string(d.kind)) +
+                 " (" + d.reason + ")",
+             d.to_json());
+        if (d.kind == routing::RouteKind::single) {
+          run_single(self, d.reason);
+          return promise;
+        }
+        s.task->strategy = d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical
+                                                                      : planning::Strategy::hybrid;
+        s.task->round.emplace(s.task->strategy);
+        auto prompt = planning::render_decomposition_prompt(s.task->strategy, req.input);
+        if (!prompt.ok()) {
+          finish(self, false, prompt.error().message);
+          return promise;
+        }
+        s.task->planning_conversation = {{llm::Role::user, *prompt, {}, "", ""}};
+        ask_for_plan(self);
+        return promise;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_planner(caf::actor_system& sys, PlannerDeps deps) {
+  return sys.spawn(planner, std::move(deps));
+}
+
+}  // namespace kaisha::actors
