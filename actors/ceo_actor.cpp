@@ -12,6 +12,7 @@
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/llm/usage_estimate.hpp"
+#include "runtime/planning/audit_loop.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -28,6 +29,8 @@ struct CurrentTask {
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
   double expense = 0;  // USD: this task's model calls and hires
+  std::string input;
+  std::unique_ptr<planning::AuditLoop> audit;  // when the judge audits final answers
 };
 
 struct CeoState {
@@ -159,6 +162,45 @@ void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
   }
 }
 
+// The judge audits the final answer (infiagent.md §10 items 23–27): a
+// rejection goes back to the CEO as a user message and it answers again, up
+// to the retry limit; then the task ends with the judge's last report.
+void audit_answer(Self* self, Result<planning::AuditStep> step_r) {
+  auto& st = self->state;
+  if (!step_r.ok()) return finish(self, false, step_r.error().message);
+  planning::AuditStep s = std::move(step_r).value();
+  const std::string tid = st.task->id;
+  switch (s.kind) {
+    case planning::AuditStep::Kind::deliver:
+      if (s.report.status == planning::VerdictStatus::success) return finish(self, true, s.report.output);
+      return finish(self, false, "The judge rejected the final answer: " + s.report.error_information);
+    case planning::AuditStep::Kind::retry:
+      emit(self, "retry", "the judge rejected the answer; answering again");
+      st.conversation->add_user(s.feedback);
+      return call_model(self);
+    case planning::AuditStep::Kind::ask_judge:
+      self->request(st.deps.judge, model_call_timeout(st.deps.config), audit_atom::value,
+                    msg::AuditRequest{tid, kCeo, st.task->input, s.claimed_result})
+          .then(
+              [=](msg::AuditVerdict& v) {
+                auto& s2 = self->state;
+                if (!s2.task || s2.task->id != tid) return;
+                if (v.judge_failed) return finish(self, false, "The judge could not audit the answer: " + v.error_information);
+                planning::JudgeVerdict jv;
+                jv.status = v.success ? planning::VerdictStatus::success : planning::VerdictStatus::error;
+                jv.output = v.output;
+                jv.error_information = v.error_information;
+                jv.malformed = v.malformed;
+                audit_answer(self, s2.task->audit->on_verdict(jv));
+              },
+              [=](caf::error& e) {
+                if (!self->state.task || self->state.task->id != tid) return;
+                finish(self, false, "The judge did not answer: " + self->system().render(e));
+              });
+      return;
+  }
+}
+
 void on_model_answer(Self* self, const llm::ChatResponse& response) {
   auto& st = self->state;
   company::NextStep next = st.conversation->on_response(response);
@@ -174,6 +216,7 @@ void on_model_answer(Self* self, const llm::ChatResponse& response) {
        response.usage.input_tokens, response.usage.output_tokens);
   switch (next.kind) {
     case company::NextStep::Kind::answer:
+      if (st.task->audit) return audit_answer(self, st.task->audit->on_claim(next.text));
       finish(self, true, next.text);
       return;
     case company::NextStep::Kind::fail:
@@ -478,6 +521,10 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         t.id = req.task_id;
         t.started_ms = now_ms();
         t.promise = promise;
+        t.input = req.input;
+        if (s.deps.judge)
+          t.audit = std::make_unique<planning::AuditLoop>(
+              req.input, planning::AuditLimits{s.deps.config.effgen.max_judge_retries});
         s.task = std::move(t);
         s.conversation->add_user(req.input);
         emit(self, "task", req.input);

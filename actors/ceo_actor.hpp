@@ -33,6 +33,7 @@ struct CeoDeps {
   caf::actor model_client;
   caf::actor ledger;
   caf::actor journal;
+  caf::actor judge;  // valid: the judge audits every final answer (judge.final_answer)
   std::shared_ptr<company::ProgressSink> progress;
   std::shared_ptr<company::ChatBackend> backend;  // to vet a new hire's model
   std::shared_ptr<economy::CostTable> cost_table;

@@ -168,10 +168,31 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
   impl->model_client = spawn_model_client(sys, backend, progress);
   impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
+  // The judge: audits effgen's worker results, and the CEO's final answers
+  // when judge.final_answer is set.
+  if (c.judge_final_answer || (impl->strategy != "hashiru" && c.effgen.judge)) {
+    const std::string planner = c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model;
+    const economy::ModelCost jc = priced(*cost_table, c.effgen.judge_model.empty() ? planner : c.effgen.judge_model);
+    if (Status s = backend->check_model(jc.model_ref); !s.ok())
+      return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
+    JudgeDeps jd;
+    jd.ledger = impl->ledger;
+    jd.model_client = impl->model_client;
+    jd.journal = impl->journal;
+    jd.progress = progress;
+    jd.session_id = impl->session_id;
+    jd.model_ref = jc.model_ref;
+    jd.cost = jc;
+    jd.cost.invoke_resource_cost = 0;  // the judge is not an employee
+    jd.config = c;
+    impl->judge = spawn_judge(sys, std::move(jd));
+  }
+
   CeoDeps deps;
   deps.model_client = impl->model_client;
   deps.ledger = impl->ledger;
   deps.journal = impl->journal;
+  if (c.judge_final_answer) deps.judge = impl->judge;
   deps.progress = progress;
   deps.backend = backend;
   deps.cost_table = cost_table;
@@ -195,8 +216,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     pd.planner_model = c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model;
     pd.planner_cost = priced(*cost_table, pd.planner_model);
     pd.worker_cost = priced(*cost_table, c.effgen.worker_model.empty() ? pd.planner_model : c.effgen.worker_model);
-    const std::string judge_model = c.effgen.judge_model.empty() ? pd.planner_model : c.effgen.judge_model;
-    for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref, judge_model})
+    for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
       if (Status s = backend->check_model(priced(*cost_table, ref).model_ref); !s.ok())
         return Error{"config", "effgen model '" + ref + "': " + s.error().message};
     for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
@@ -206,24 +226,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
       if (!text.ok()) return text.error();
       *out = std::move(text).value();
     }
-    if (c.effgen.judge) {
-      JudgeDeps jd;
-      jd.ledger = impl->ledger;
-      jd.model_client = impl->model_client;
-      jd.journal = impl->journal;
-      jd.progress = progress;
-      jd.session_id = impl->session_id;
-      const economy::ModelCost jc = priced(*cost_table, judge_model);
-      jd.model_ref = jc.model_ref;
-      jd.cost = jc;
-      jd.cost.invoke_resource_cost = 0;  // the judge is not an employee
-      jd.config = c;
-      impl->judge = spawn_judge(sys, std::move(jd));
-    }
     pd.ledger = impl->ledger;
     pd.model_client = impl->model_client;
     pd.journal = impl->journal;
-    pd.judge = impl->judge;
+    if (c.effgen.judge) pd.judge = impl->judge;
     pd.progress = progress;
     pd.router = impl->router;
     pd.optimizer = std::make_shared<const prompt::PromptOptimizer>(std::move(optimizer).value());
