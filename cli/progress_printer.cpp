@@ -60,7 +60,14 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
     o << "  · " << e.text << ", $" << num(d.value("expense", json(0))) << " | "
       << budget_line(d.value("budget", json())) << "\n";
   else if (e.kind == "error") o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n";
-  else if (e.kind == "routing") o << "[" << e.agent << "] routing: " << e.text << "\n";
+  else if (e.kind == "routing") {
+    o << "[" << e.agent << "] routing: " << e.text << "\n";
+    if (d.contains("score") && d["score"].contains("factors")) {
+      o << "    factors:";
+      for (const auto& [k, v] : d["score"]["factors"].items()) o << " " << k << "=" << num(v);
+      o << "\n";
+    }
+  }
   else if (e.kind == "plan") o << "[" << e.agent << "] plan: " << e.text << "\n";
   else if (e.kind == "subtask") o << "  ◦ " << shorten(e.text) << "\n";
   else if (e.kind == "verdict") o << "  ⚖ judge: " << shorten(e.text) << " (Q=" << num(d.value("quality", json(0))) << ")\n";
@@ -68,6 +75,14 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   else if (e.kind == "final") {
     o << "» done in " << d.value("wall_ms", 0) << " ms: " << d.value("tokens_in", 0) << " in / "
       << d.value("tokens_out", 0) << " out tokens, $" << num(d.value("expense", json(0))) << "\n";
+    if (d.contains("metadata")) {
+      const json& m = d["metadata"];
+      o << "  effgen: " << m.value("routing_strategy", "?") << ", " << m.value("num_subtasks", 0) << " subtasks on "
+        << m.value("num_sub_agents", 0) << " workers, speedup " << num(m.value("speedup", json(1.0)))
+        << ", judge calls " << m.value("judge_calls", 0) << ", prompt tokens "
+        << num(m.value("prompt_tokens_original", json(0))) << " -> " << num(m.value("prompt_tokens_optimized", json(0)))
+        << (m.value("fallback", false) ? ", fell back to one agent" : "") << "\n";
+    }
   } else o << "[" << e.agent << "] " << e.kind << ": " << shorten(e.text) << "\n";
   o << std::flush;
 }

@@ -3,7 +3,9 @@
 # runs a HASHIRU task end to end (Case Study 3): the CEO checks costs, hires a
 # local-priced and an API-priced employee, asks both, is refused a second API
 # call when the expense budget runs out, fires one employee and answers.
-# Prints the transcript (stderr), the answer (stdout) and the ledgers.
+# Then the effgen strategy on a complex task: zero-call complexity routing,
+# a hybrid subtask DAG run concurrently on workers, a judge rejection and
+# retry, synthesis. Prints the transcripts (stderr), answers (stdout), ledgers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -13,12 +15,21 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" --target kaisha
 KAISHA="$BUILD_DIR/cli/kaisha"
 
 workdir="$(mktemp -d)"
-trap 'kill "$mock_pid" 2>/dev/null || true; wait "$mock_pid" 2>/dev/null || true; rm -rf "$workdir"' EXIT
-"$KAISHA" mock-llm --script examples/demo/scenario.yaml --port 0 >"$workdir/mock.out" 2>&1 &
-mock_pid=$!
-for _ in $(seq 50); do grep -q listening "$workdir/mock.out" 2>/dev/null && break; sleep 0.1; done
-port="$(grep -o '[0-9]*$' "$workdir/mock.out")"
-export KAISHA_MOCK_PORT="$port" KAISHA_DB="$workdir/demo.db"
+mock_pid=""
+trap 'kill $mock_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$workdir"' EXIT
+
+# Starts the mock LLM on a free port with script $1; exports KAISHA_MOCK_PORT.
+start_mock() {
+  [ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null || true
+  "$KAISHA" mock-llm --script "$1" --port 0 >"$workdir/mock.out" 2>&1 &
+  mock_pid=$!
+  for _ in $(seq 50); do grep -q listening "$workdir/mock.out" 2>/dev/null && break; sleep 0.1; done
+  export KAISHA_MOCK_PORT="$(grep -o '[0-9]*$' "$workdir/mock.out")"
+}
+
+start_mock examples/demo/scenario.yaml
+port="$KAISHA_MOCK_PORT"
+export KAISHA_DB="$workdir/demo.db"
 
 echo "== kaisha run (mock LLM on 127.0.0.1:$port) ==" >&2
 "$KAISHA" run --config examples/demo/config.yaml \
@@ -27,3 +38,10 @@ echo >&2
 echo "== kaisha agents / budget (read back from $KAISHA_DB) ==" >&2
 "$KAISHA" agents --config examples/demo/config.yaml
 "$KAISHA" budget --config examples/demo/config.yaml
+
+echo >&2
+echo "== kaisha run --strategy effgen ==" >&2
+start_mock examples/effgen/scenario.yaml
+export KAISHA_DB="$workdir/effgen.db"
+"$KAISHA" run --strategy effgen --config examples/effgen/config.yaml \
+  "Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security and compliance certifications of each, calculate the total cost of a 6 month training run on each, and synthesize a recommendation report with a table and a chart for the finance team."
