@@ -1,8 +1,10 @@
 // The journal actor is the single SQLite writer of a process: every step of
 // every agent, hires and fires, ledger entries and task outcomes are written
 // through it, in the order they were sent. Writes from actors are
-// fire-and-forget; `journal_sync` waits for the commit (persist before
-// acknowledging a task).
+// fire-and-forget and group-committed: those arriving within ~2 ms share one
+// transaction. A (sync_atom, op) request first commits everything queued, then
+// runs `op` and answers — the way to persist before acknowledging. Queued
+// writes are committed when the actor is told to exit.
 #pragma once
 
 #include <memory>
