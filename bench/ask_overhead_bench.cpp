@@ -377,10 +377,12 @@ void print_summary() {
     std::printf("%-28s %11.2f us %9.1fx %11.2f us\n", base, k->p50 - b->p50, k->p50 / b->p50,
                 k->p99 - b->p99);
   }
-  const Stats* mirror = find("RawMirror");
-  if (mirror)
-    std::printf("\ntarget: p50 overhead <= 50 us over raw (RawMirror): %s\n",
-                k->p50 - mirror->p50 <= 50.0 ? "MET" : "MISSED");
+  // call_tool() makes a new scoped_actor per call, so the fair raw baseline
+  // does too; the persistent-scoped_actor figures are printed above.
+  const Stats* fair = find("RawMirrorFreshScoped");
+  if (fair)
+    std::printf("\ntarget: p50 overhead <= 50 us over raw (RawMirrorFreshScoped): %.2f us, %s\n",
+                k->p50 - fair->p50, k->p50 - fair->p50 <= 50.0 ? "MET" : "MISSED");
 }
 
 }  // namespace
