@@ -6,18 +6,23 @@ namespace kaisha::store {
 
 // ---- Statement ----------------------------------------------------------------
 
-Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path)
-    : db_(db), stmt_(stmt), sql_(std::move(sql)), path_(path) {}
+Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path,
+                     SqliteDb* owner)
+    : db_(db), stmt_(stmt), sql_(std::move(sql)), path_(path), owner_(owner) {}
 
 Statement::Statement(Statement&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), sql_(std::move(o.sql_)), path_(o.path_),
+    : db_(o.db_), stmt_(o.stmt_), sql_(std::move(o.sql_)), path_(o.path_), owner_(o.owner_),
       bind_error_(std::move(o.bind_error_)) {
   o.stmt_ = nullptr;
 }
 
 Statement& Statement::operator=(Statement&& o) noexcept {
   if (this != &o) {
-    if (stmt_) sqlite3_finalize(stmt_);
+    if (stmt_) {
+      if (owner_) owner_->give_back(std::move(sql_), stmt_);
+      else sqlite3_finalize(stmt_);
+    }
+    owner_ = o.owner_;
     db_ = o.db_;
     stmt_ = o.stmt_;
     sql_ = std::move(o.sql_);
@@ -29,7 +34,9 @@ Statement& Statement::operator=(Statement&& o) noexcept {
 }
 
 Statement::~Statement() {
-  if (stmt_) sqlite3_finalize(stmt_);
+  if (!stmt_) return;
+  if (owner_) owner_->give_back(std::move(sql_), stmt_);
+  else sqlite3_finalize(stmt_);
 }
 
 Error Statement::error(int rc) const {
@@ -114,7 +121,17 @@ bool Statement::column_is_null(int col) const {
 SqliteDb::SqliteDb(sqlite3* db, std::string path, bool read_only)
     : db_(db), path_(std::move(path)), read_only_(read_only) {}
 
-SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+SqliteDb::~SqliteDb() {
+  for (auto& [sql, stmts] : cache_)
+    for (sqlite3_stmt* s : stmts) sqlite3_finalize(s);
+  sqlite3_close_v2(db_);
+}
+
+void SqliteDb::give_back(std::string sql, sqlite3_stmt* stmt) {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  cache_[std::move(sql)].push_back(stmt);
+}
 
 Error SqliteDb::error(const std::string& what, const std::string& sql) const {
   std::string msg = what + " " + sqlite3_errmsg(db_);
@@ -158,11 +175,16 @@ Status SqliteDb::exec(const std::string& sql) {
 }
 
 Result<Statement> SqliteDb::prepare(const std::string& sql) {
+  if (auto it = cache_.find(sql); it != cache_.end() && !it->second.empty()) {
+    sqlite3_stmt* cached = it->second.back();
+    it->second.pop_back();
+    return Statement(db_, cached, sql, &path_, this);
+  }
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
     return error("cannot prepare:", sql);
   }
-  return Statement(db_, stmt, sql, &path_);
+  return Statement(db_, stmt, sql, &path_, this);
 }
 
 Status SqliteDb::begin() { return exec("BEGIN IMMEDIATE"); }

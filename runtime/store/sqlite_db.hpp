@@ -10,6 +10,9 @@
 // time (SQLite's multi-thread mode); a Statement must not outlive its SqliteDb.
 #pragma once
 
+#include <unordered_map>
+#include <vector>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +26,8 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace kaisha::store {
+
+class SqliteDb;
 
 class Statement {
  public:
@@ -67,13 +72,14 @@ class Statement {
 
  private:
   friend class SqliteDb;
-  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path);
+  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path, SqliteDb* owner);
   Error error(int rc) const;
 
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
   std::string sql_;
   const std::string* path_ = nullptr;  // owned by the SqliteDb
+  SqliteDb* owner_ = nullptr;          // gets the compiled statement back for reuse
   std::optional<Error> bind_error_;
 };
 
@@ -95,6 +101,9 @@ class SqliteDb {
 
   // Runs one or more statements without results.
   Status exec(const std::string& sql);
+  // Compiled statements are cached by SQL text: a Statement hands its
+  // sqlite3_stmt back (reset, bindings cleared) when destroyed, and the next
+  // prepare() of the same text reuses it instead of compiling again.
   Result<Statement> prepare(const std::string& sql);
 
   // BEGIN IMMEDIATE / COMMIT / ROLLBACK. Immediate so that a writer takes the
@@ -116,8 +125,12 @@ class SqliteDb {
   SqliteDb(sqlite3* db, std::string path, bool read_only);
   Error error(const std::string& what, const std::string& sql) const;
 
+  friend class Statement;
+  void give_back(std::string sql, sqlite3_stmt* stmt);
+
   sqlite3* db_;
   std::string path_;
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> cache_;
   bool read_only_;
 };
 

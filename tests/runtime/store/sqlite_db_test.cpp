@@ -47,6 +47,45 @@ TEST_F(SqliteDbTest, BindStepAndColumns) {
   EXPECT_FALSE(*q->step());
 }
 
+TEST_F(SqliteDbTest, ReusedStatementsStartClean) {
+  auto db = SqliteDb::open(file("cache.db"));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE((*db)->exec("CREATE TABLE t(k INTEGER, v TEXT)"));
+  const std::string insert = "INSERT INTO t(k, v) VALUES (?1, ?2)";
+  for (int i = 0; i < 3; ++i) {
+    auto st = (*db)->prepare(insert);  // compiled once, then handed back and reused
+    ASSERT_TRUE(st);
+    ASSERT_TRUE(st->bind_all(i, "v" + std::to_string(i)).run());
+  }
+  {
+    // A statement abandoned mid-iteration is reset when handed back.
+    auto q = (*db)->prepare("SELECT k FROM t ORDER BY k");
+    ASSERT_TRUE(q);
+    ASSERT_TRUE(*q->step());
+  }
+  auto q = (*db)->prepare("SELECT k FROM t ORDER BY k");
+  ASSERT_TRUE(q);
+  std::vector<int64_t> ks;
+  while (true) {
+    auto row = q->step();
+    ASSERT_TRUE(row);
+    if (!*row) break;
+    ks.push_back(q->column_int(0));
+  }
+  EXPECT_EQ(ks, (std::vector<int64_t>{0, 1, 2}));
+  // Bindings do not leak from one use to the next.
+  auto probe = (*db)->prepare("SELECT ?1 IS NULL");
+  ASSERT_TRUE(probe);
+  probe->bind(1, int64_t{5});
+  ASSERT_TRUE(*probe->step());
+  EXPECT_EQ(probe->column_int(0), 0);
+  probe = (*db)->prepare("SELECT 1");  // hands the first one back
+  auto again = (*db)->prepare("SELECT ?1 IS NULL");
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(*again->step());
+  EXPECT_EQ(again->column_int(0), 1);
+}
+
 TEST_F(SqliteDbTest, ErrorsCarrySqlAndPath) {
   auto db = SqliteDb::open(file("a.db"));
   ASSERT_TRUE(db);
