@@ -103,6 +103,12 @@ CREATE TABLE agent_quality (
   updated_at INTEGER NOT NULL
 );
 )sql",
+    // 2 -> 3: numbering a session-level step (task_id NULL) looked up
+    // MAX(seq) by scanning every step of the session; this index answers it
+    // directly.
+    R"sql(
+CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq);
+)sql",
 };
 
 json parse_json(const std::string& text) {
