@@ -9,7 +9,8 @@ namespace {
 constexpr std::string_view kCurlyApostrophe = "\xE2\x80\x99";
 
 bool is_word(unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c >= 0x80; }
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+// ASCII only, without a locale lookup: this runs once per character per pattern.
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
 
 // Length of the match of `phrase` at `pos`, or 0.
 size_t match_at(std::string_view text, size_t pos, std::string_view phrase) {
@@ -44,8 +45,10 @@ size_t find_phrase(std::string_view text, std::string_view phrase, size_t from, 
   if (phrase.empty()) return std::string_view::npos;
   bool word_head = is_word(static_cast<unsigned char>(phrase.front()));
   bool word_tail = is_word(static_cast<unsigned char>(phrase.back()));
+  const char first = lower(phrase.front());
+  const char first_upper = (first >= 'a' && first <= 'z') ? static_cast<char>(first - ('a' - 'A')) : first;
   for (size_t pos = from; pos < text.size(); ++pos) {
-    if (lower(text[pos]) != lower(phrase.front())) continue;
+    if (text[pos] != first && text[pos] != first_upper) continue;
     if (word_head && pos > 0 && is_word(static_cast<unsigned char>(text[pos - 1]))) continue;
     size_t len = match_at(text, pos, phrase);
     if (len == 0) continue;

@@ -132,10 +132,15 @@ std::vector<std::string> shingles(const std::vector<std::string>& words, bool by
 
 double jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   if (a.empty() && b.empty()) return 0.0;
-  std::vector<std::string> common;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
-  double uni = static_cast<double>(a.size() + b.size() - common.size());
-  return static_cast<double>(common.size()) / uni;
+  // Both are sorted sets: count the intersection in one merge pass.
+  size_t common = 0;
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+    if (*i < *j) ++i;
+    else if (*j < *i) ++j;
+    else { ++common; ++i; ++j; }
+  }
+  double uni = static_cast<double>(a.size() + b.size() - common);
+  return static_cast<double>(common) / uni;
 }
 
 // --- instructions -----------------------------------------------------------
@@ -326,8 +331,13 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
     bool duplicate = false;
     for (size_t k = 0; k < kept.size() && !duplicate; ++k) {
       bool use_words = words.size() >= 3 && kept_words[k] >= 3;
-      double sim = use_words ? jaccard(by_word, kept[k].first) : jaccard(by_char, kept[k].second);
-      duplicate = sim > threshold;
+      const auto& mine = use_words ? by_word : by_char;
+      const auto& theirs = use_words ? kept[k].first : kept[k].second;
+      // Jaccard is at most min/max of the set sizes: skip pairs that cannot reach the threshold.
+      const double lo = double(std::min(mine.size(), theirs.size()));
+      const double hi = double(std::max(mine.size(), theirs.size()));
+      if (hi > 0 && lo / hi <= threshold) continue;
+      duplicate = jaccard(mine, theirs) > threshold;
     }
     if (duplicate) {
       drop_piece(ps, i);
