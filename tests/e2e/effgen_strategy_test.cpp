@@ -403,6 +403,53 @@ rules:
   EXPECT_EQ((*tasks)[0].status, "failed");
 }
 
+// In a plan, a subtask the judge always rejects fails after 4 audits per
+// scheduler attempt; max_subtask_retries re-runs it (a fresh audit loop), so
+// 0 retries give exactly 4 judge calls and 1 retry gives 8. The plan still
+// answers: synthesis is told which subtask failed and why.
+class EffgenE2ePlanJudge : public EffgenE2e {
+ public:
+  void run(int subtask_retries, size_t expected_beta_audits) {
+    std::string script = "rules:\n" + std::string(R"(
+  - name: planner-synth-with-gap
+    match: { model: planner-7b, last_user: 're:Subtask results[\s\S]*\[st_2 FAILED\][^\n]*\nError:[^\n]*judge[^\n]*Beta is hopeless' }
+    reply: { text: "SYNTHESIS-WITH-GAP" }
+)") + planner_rule(subtasks({subtask("st_1", "Alpha research of GPU prices", {}),
+                             subtask("st_2", "Beta research of certifications", {})})) +
+                         R"(
+  - name: worker-alpha
+    match: { model: llama3.2, last_user: 're:subtask:\s*Alpha' }
+    reply: { text: "ALPHA-OUT" }
+  - name: worker-beta
+    match: { model: llama3.2, last_user: 're:subtask:\s*Beta' }
+    reply: { text: "BETA-OUT" }
+  - name: judge-rejects-beta
+    match: { model: judge-7b, last_user: 're:instructions:\s*Beta' }
+    reply: { text: '{"status":"error","output":"No.","error_information":"Beta is hopeless."}' }
+)" + kJudgeAcceptsAll;
+    start_mock(script);
+    const std::string cfg =
+        effgen_config("  max_judge_retries: 3\n  max_subtask_retries: " + std::to_string(subtask_retries) + "\n");
+    RunResult r = run_effgen(cfg, kComplexTask);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    json res = r.result();
+    EXPECT_EQ(res.value("answer", ""), "SYNTHESIS-WITH-GAP") << res << "\n" << rules_seen();
+    EXPECT_EQ(by_rule("judge-rejects-beta").size(), expected_beta_audits) << rules_seen();
+    EXPECT_EQ(by_rule("worker-beta").size(), expected_beta_audits) << rules_seen();
+    EXPECT_EQ(by_rule("judge-accepts").size(), 1u) << rules_seen();
+    EXPECT_EQ(res["metadata"].value("judge_calls", 0), int(expected_beta_audits) + 1) << res;
+    EXPECT_FALSE(res["metadata"].value("fallback", true)) << res;
+    bool st2_failed = false;
+    for (auto& s : res["metadata"]["subtasks"])
+      if (s.value("id", "") == "st_2")
+        st2_failed = s.value("state", "") == "failed" && s.value("attempts", 0) == subtask_retries + 1;
+    EXPECT_TRUE(st2_failed) << res["metadata"];
+  }
+};
+
+TEST_F(EffgenE2ePlanJudge, HopelessSubtaskWithoutSchedulerRetriesGetsExactlyFourAudits) { run(0, 4); }
+TEST_F(EffgenE2ePlanJudge, HopelessSubtaskWithOneSchedulerRetryGetsEightAudits) { run(1, 8); }
+
 // ------------------------------------------------------------ 6. quality score
 
 TEST_F(EffgenE2e, QualityScoreFollowsTheVerdictsAndIsStored) {
