@@ -106,7 +106,8 @@ std::vector<std::string> normalized_words(std::string_view s) {
   for (auto w : words_of(s)) {
     std::string n;
     for (char c : w)
-      if (is_alnum(c) || static_cast<unsigned char>(c) >= 0x80) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (is_alnum(c) || static_cast<unsigned char>(c) >= 0x80)
+        n += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
     if (!n.empty()) out.push_back(std::move(n));
   }
   return out;
@@ -315,8 +316,18 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
     counts.politeness_removed += replace_phrase(text, phrase.phrase, "");
   }
   std::vector<Piece> ps = pieces_of(text);
-  std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> kept;  // word / char shingles
-  std::vector<size_t> kept_words;
+  // A kept sentence: its words, word 3-shingles, and (only when a short
+  // sentence must be compared with it) character 5-shingles.
+  struct Kept {
+    std::vector<std::string> words;
+    std::vector<std::string> by_word;
+    std::optional<std::vector<std::string>> by_char;
+    const std::vector<std::string>& chars() {
+      if (!by_char) by_char = shingles(words, false);
+      return *by_char;
+    }
+  };
+  std::vector<Kept> kept;
   bool changed = false;
   for (size_t i = 0; i < ps.size();) {
     if (ps[i].text.empty()) { ++i; continue; }
@@ -326,18 +337,18 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
       continue;
     }
     if (is_structural(ps[i].text)) { ++i; continue; }
-    auto words = normalized_words(ps[i].text);
-    auto by_word = shingles(words, true), by_char = shingles(words, false);
+    Kept mine{normalized_words(ps[i].text), {}, std::nullopt};
+    mine.by_word = shingles(mine.words, true);
     bool duplicate = false;
     for (size_t k = 0; k < kept.size() && !duplicate; ++k) {
-      bool use_words = words.size() >= 3 && kept_words[k] >= 3;
-      const auto& mine = use_words ? by_word : by_char;
-      const auto& theirs = use_words ? kept[k].first : kept[k].second;
+      const bool use_words = mine.words.size() >= 3 && kept[k].words.size() >= 3;
+      const auto& a = use_words ? mine.by_word : mine.chars();
+      const auto& b = use_words ? kept[k].by_word : kept[k].chars();
       // Jaccard is at most min/max of the set sizes: skip pairs that cannot reach the threshold.
-      const double lo = double(std::min(mine.size(), theirs.size()));
-      const double hi = double(std::max(mine.size(), theirs.size()));
+      const double lo = double(std::min(a.size(), b.size()));
+      const double hi = double(std::max(a.size(), b.size()));
       if (hi > 0 && lo / hi <= threshold) continue;
-      duplicate = jaccard(mine, theirs) > threshold;
+      duplicate = jaccard(a, b) > threshold;
     }
     if (duplicate) {
       drop_piece(ps, i);
@@ -345,8 +356,7 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
       changed = true;
       continue;
     }
-    kept.emplace_back(std::move(by_word), std::move(by_char));
-    kept_words.push_back(words.size());
+    kept.push_back(std::move(mine));
     ++i;
   }
   if (changed) text = join(ps);
