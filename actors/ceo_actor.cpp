@@ -115,12 +115,6 @@ void finish(Self* self, bool ok, const std::string& text) {
 
 // The CEO's own model: priced from the cost table when it is listed there.
 // Its resource is not held per call: the CEO's model is not an employee.
-// Long enough for every retry of the slowest provider call; a hung call still
-// ends through the provider's own per-attempt timeout first.
-std::chrono::milliseconds model_call_timeout(const config::Config& c) {
-  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
-}
-
 economy::ModelCost ceo_cost(Self* self) {
   auto& st = self->state;
   economy::ModelCost c;

@@ -5,6 +5,10 @@
 
 namespace kaisha::actors {
 
+std::chrono::milliseconds model_call_timeout(const config::Config& c) {
+  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
+}
+
 void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<void(ChargedCallResult)> done) {
   const int64_t est_in = llm::estimate_input_tokens(c.request);
   const int64_t max_out = c.request.max_tokens.value_or(4096);

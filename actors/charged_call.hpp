@@ -11,12 +11,18 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::actors {
+
+// How long an actor waits for one model call: long enough for every retry
+// of the slowest provider call. A hung call still ends first through the
+// provider's own per-attempt timeout.
+std::chrono::milliseconds model_call_timeout(const config::Config& c);
 
 struct ChargedCall {
   caf::actor ledger;

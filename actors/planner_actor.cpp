@@ -79,8 +79,21 @@ struct PlannerState {
 
 using Self = caf::stateful_actor<PlannerState>;
 
-std::chrono::milliseconds call_timeout(const config::Config& c) {
-  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
+// One call of the planner's own model (decomposition, synthesis).
+ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages) {
+  auto& st = self->state;
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = model_call_timeout(st.deps.config);
+  call.cost = st.deps.planner_cost;
+  call.agent = kPlanner;
+  call.task_id = st.task->id;
+  call.model_ref = st.deps.planner_model;
+  call.request.messages = std::move(messages);
+  call.request.temperature = st.deps.config.ceo.temperature;
+  call.request.max_tokens = kPlannerMaxOutputTokens;
+  return call;
 }
 
 bool current(Self* self, const std::string& tid) { return self->state.task && self->state.task->id == tid; }
@@ -203,7 +216,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
         d.max_output_tokens = s.deps.config.employee.max_output_tokens;
         d.temperature = s.deps.config.employee.temperature;
         d.stream = s.deps.config.employee.stream;
-        d.call_timeout = call_timeout(s.deps.config);
+        d.call_timeout = model_call_timeout(s.deps.config);
         s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
         journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
         emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
@@ -268,7 +281,7 @@ void on_audit_step(Self* self, const std::string& job_id, Result<planning::Audit
       Job& job = st.task->jobs.at(job_id);
       ++st.task->judge_calls;
       msg::AuditRequest req{tid, job.worker, job.instruction, s.claimed_result};
-      self->request(st.deps.judge, call_timeout(st.deps.config), audit_atom::value, std::move(req))
+      self->request(st.deps.judge, model_call_timeout(st.deps.config), audit_atom::value, std::move(req))
           .then(
               [=](msg::AuditVerdict& v) {
                 if (!current(self, tid)) return;
@@ -305,7 +318,7 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   ChargedAsk ask;
   ask.ledger = st.deps.ledger;
   ask.employee = w->actor;
-  ask.timeout = call_timeout(st.deps.config);
+  ask.timeout = model_call_timeout(st.deps.config);
   ask.cost = st.deps.worker_cost;
   ask.agent = job.worker;
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
@@ -382,17 +395,7 @@ void synthesize(Self* self, const std::vector<planning::SubtaskResult>& results)
   const std::string tid = st.task->id;
   auto prompt = st.synthesis->render({{"task", st.task->input}, {"results", planning::render_results(results)}});
   if (!prompt.ok()) return finish(self, false, prompt.error().message);
-  ChargedCall call;
-  call.ledger = st.deps.ledger;
-  call.model_client = st.deps.model_client;
-  call.timeout = call_timeout(st.deps.config);
-  call.cost = st.deps.planner_cost;
-  call.agent = kPlanner;
-  call.task_id = tid;
-  call.model_ref = st.deps.planner_model;
-  call.request.messages = {{llm::Role::user, *prompt, {}, "", ""}};
-  call.request.temperature = st.deps.config.ceo.temperature;
-  call.request.max_tokens = kPlannerMaxOutputTokens;
+  ChargedCall call = planner_call(self, {{llm::Role::user, *prompt, {}, "", ""}});
   emit(self, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
   charged_chat(self, std::move(call), [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
@@ -540,17 +543,7 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
 void ask_for_plan(Self* self) {
   auto& st = self->state;
   const std::string tid = st.task->id;
-  ChargedCall call;
-  call.ledger = st.deps.ledger;
-  call.model_client = st.deps.model_client;
-  call.timeout = call_timeout(st.deps.config);
-  call.cost = st.deps.planner_cost;
-  call.agent = kPlanner;
-  call.task_id = tid;
-  call.model_ref = st.deps.planner_model;
-  call.request.messages = st.task->planning_conversation;
-  call.request.temperature = st.deps.config.ceo.temperature;
-  call.request.max_tokens = kPlannerMaxOutputTokens;
+  ChargedCall call = planner_call(self, st.task->planning_conversation);
   charged_chat(self, std::move(call), [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;
