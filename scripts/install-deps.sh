@@ -9,7 +9,7 @@ PACKAGES=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 curl iproute2
+  python3 curl iproute2 bubblewrap
 )
 
 missing=()

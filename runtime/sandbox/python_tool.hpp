@@ -1,0 +1,24 @@
+// run_python_tool: the JSON protocol for generated Python tools. The module
+// source and arguments travel over stdin to data/sandbox/tool_runner.py
+// (passed with `python3 -c`, so no host file needs to be visible inside),
+// which runs EntryClass().run(**args) in the sandbox and prints one JSON line.
+#pragma once
+
+#include <string>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/sandbox/limits.hpp"
+
+namespace kaisha::sandbox {
+
+// The tool's return value on success. Errors: the run_sandboxed codes when
+// the sandbox cannot be built; "io" when a file cannot be read; "timeout"
+// when the wall clock ran out; "tool_error" when the tool raised (message and
+// exception type included); "tool_protocol" when the output is not the one
+// JSON line expected (a crash, a kill by a limit, a bad result value).
+Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class,
+                             const json& args_json, const std::string& workspace,
+                             const SandboxLimits& limits);
+
+}  // namespace kaisha::sandbox

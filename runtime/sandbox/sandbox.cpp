@@ -1,0 +1,166 @@
+#include "runtime/sandbox/sandbox.hpp"
+
+#include <ftw.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "runtime/core/json.hpp"
+#include "runtime/sandbox/bwrap_argv.hpp"
+#include "runtime/sandbox/process_runner.hpp"
+
+namespace kaisha::sandbox {
+
+namespace {
+
+constexpr const char* kBwrap = "/usr/bin/bwrap";
+constexpr const char* kPrlimit = "/usr/bin/prlimit";
+
+// nftw has no user pointer; the walk is short and a failure is recorded here.
+thread_local int g_chown_errno = 0;
+thread_local char g_chown_path[PATH_MAX];
+
+int chown_entry(const char* path, const struct stat* st, int, struct FTW*) {
+  if (st->st_uid == static_cast<uid_t>(kSandboxUid) && st->st_gid == static_cast<gid_t>(kSandboxGid)) return 0;
+  // lchown: a symlink left by an earlier run is re-owned itself, never its
+  // target, so the sandbox cannot make us chown a host file.
+  if (lchown(path, kSandboxUid, kSandboxGid) != 0) {
+    g_chown_errno = errno;
+    std::strncpy(g_chown_path, path, sizeof g_chown_path - 1);
+    return 1;
+  }
+  return 0;
+}
+
+// When kaisha is root, bwrap runs as the sandbox uid (root is exempt from
+// RLIMIT_NPROC), so the workspace must belong to that uid to be writable.
+Status hand_workspace_to_sandbox(const std::string& workspace) {
+  g_chown_errno = 0;
+  if (nftw(workspace.c_str(), chown_entry, 32, FTW_PHYS | FTW_MOUNT) != 0)
+    return Error{"sandbox_setup", "run_sandboxed: cannot give workspace " + workspace + " to uid " +
+                                      std::to_string(kSandboxUid) + ": chown " + g_chown_path + ": " +
+                                      std::strerror(g_chown_errno ? g_chown_errno : errno)};
+  return Status::Ok();
+}
+
+bool executable(const char* path) { return access(path, X_OK) == 0; }
+
+// bwrap reports its own setup failures as exit 1 with "bwrap: ..." on
+// stderr, before the program could write anything, or without a child pid.
+bool looks_like_setup_failure(const ProcessOutcome& p) {
+  bool child_started = p.status_data.find("child-pid") != std::string::npos;
+  bool bwrap_message = p.stderr_data.rfind("bwrap: ", 0) == 0 && p.stdout_data.empty();
+  return p.exited && p.exit_code == 1 && (!child_started || bwrap_message);
+}
+
+std::string first_line(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.empty() ? "(no message)" : line;
+}
+
+}  // namespace
+
+Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
+  if (!executable(kBwrap))
+    return Error{"sandbox_unavailable", std::string("run_sandboxed: ") + kBwrap +
+                                            " not found or not executable; install the Debian package "
+                                            "bubblewrap (scripts/install-deps.sh). Refusing to run unsandboxed."};
+  if (!executable(kPrlimit))
+    return Error{"sandbox_unavailable", std::string("run_sandboxed: ") + kPrlimit +
+                                            " (util-linux) is missing; it applies the process limit "
+                                            "inside the sandbox. Refusing to run."};
+  const SandboxLimits& lim = request.limits;
+  if (lim.cpu_seconds <= 0 || lim.memory_bytes <= 0 || lim.max_processes <= 0 || lim.max_file_bytes <= 0 ||
+      lim.wall_timeout_ms <= 0 || lim.max_output_bytes < 0)
+    return Error{"sandbox_request", "run_sandboxed: every limit must be positive"};
+
+  std::string workspace;
+  if (!request.workspace.empty()) {
+    char real[PATH_MAX];
+    struct stat st{};
+    if (!realpath(request.workspace.c_str(), real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+      return Error{"sandbox_setup", "run_sandboxed: workspace " + request.workspace +
+                                        " is not an existing directory: " + std::strerror(errno ? errno : ENOTDIR)};
+    workspace = real;
+    if (workspace == "/")
+      return Error{"sandbox_request", "run_sandboxed: the host root cannot be the workspace"};
+  }
+
+  const bool root = geteuid() == 0;
+  if (root && !workspace.empty()) {
+    if (Status s = hand_workspace_to_sandbox(workspace); !s) return s.error();
+  }
+
+  BwrapPaths paths;
+  paths.bwrap = kBwrap;
+  paths.prlimit = kPrlimit;
+  paths.status_fd = 3;
+  auto argv = build_bwrap_argv(request, workspace, paths);
+  if (!argv) return argv.error();
+
+  ProcessSpec spec;
+  spec.path = kBwrap;
+  spec.argv = std::move(argv.value());
+  spec.env = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8"};  // bwrap's own; --clearenv sets the program's
+  spec.stdin_data = request.stdin_data;
+  // Per-process limits inherited through bwrap by the program. CPU gets a
+  // hard limit one second above the soft one: SIGXCPU first, then SIGKILL.
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  spec.rlimits = {{RLIMIT_CPU, u(lim.cpu_seconds), u(lim.cpu_seconds + 1)},
+                  {RLIMIT_AS, u(lim.memory_bytes), u(lim.memory_bytes)},
+                  {RLIMIT_FSIZE, u(lim.max_file_bytes), u(lim.max_file_bytes)},
+                  {RLIMIT_CORE, 0, 0}};
+  if (root) spec.run_as = std::make_pair(static_cast<uid_t>(kSandboxUid), static_cast<gid_t>(kSandboxGid));
+  spec.status_pipe = true;
+  spec.wall_timeout_ms = lim.wall_timeout_ms;
+  spec.max_output_bytes = lim.max_output_bytes;
+
+  auto ran = run_process(spec);
+  if (!ran) return ran.error();
+  const ProcessOutcome& p = ran.value();
+  if (!p.timed_out && looks_like_setup_failure(p))
+    return Error{"sandbox_setup", "run_sandboxed: bubblewrap could not set up the sandbox (workspace '" +
+                                      workspace + "'): " + first_line(p.stderr_data) + ". Refusing to run."};
+
+  SandboxResult r;
+  r.timed_out = p.timed_out;
+  r.stdout_data = p.stdout_data;
+  r.stderr_data = p.stderr_data;
+  r.output_truncated = p.output_truncated;
+  r.wall_ms = p.wall_ms;
+  if (p.exited) {
+    r.exit_code = p.exit_code;
+    // bwrap turns "killed by signal N" into exit status 128+N.
+    if (p.exit_code > 128 && p.exit_code <= 128 + 64) r.signal = p.exit_code - 128;
+  } else {
+    r.exit_code = 128 + p.signal;  // bwrap itself was killed (our wall clock)
+    r.signal = p.signal;
+  }
+  return r;
+}
+
+Status sandbox_available() {
+  static std::atomic<bool> ok{false};
+  if (ok.load()) return Status::Ok();
+  SandboxRequest probe;
+  probe.argv = {"true"};
+  probe.limits.cpu_seconds = 2;
+  probe.limits.wall_timeout_ms = 5000;
+  auto r = run_sandboxed(probe);
+  if (!r) return Error{"sandbox_unavailable", r.error().message};
+  if (r->timed_out || r->exit_code != 0)
+    return Error{"sandbox_unavailable", "sandbox_available: a trivial sandboxed `true` " +
+                                            std::string(r->timed_out ? "timed out" : "exited " + std::to_string(r->exit_code)) +
+                                            ": " + first_line(r->stderr_data)};
+  ok.store(true);
+  return Status::Ok();
+}
+
+}  // namespace kaisha::sandbox
