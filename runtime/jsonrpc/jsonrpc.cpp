@@ -1,0 +1,257 @@
+#include "runtime/jsonrpc/jsonrpc.hpp"
+
+#include <exception>
+#include <utility>
+
+namespace kaisha::jsonrpc {
+namespace {
+
+const char* type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "a binary value";
+  }
+}
+
+json invalid(const json& id, const std::string& what) {
+  return make_error(id, code::kInvalidRequest, "Invalid Request: " + what);
+}
+
+// Line and column (both 1-based) of the byte at 1-based offset `byte`.
+std::pair<size_t, size_t> line_column(std::string_view body, size_t byte) {
+  size_t line = 1, column = 1;
+  const size_t end = byte == 0 ? 0 : std::min(byte - 1, body.size());
+  for (size_t i = 0; i < end; ++i) {
+    if (body[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// The reason part of an nlohmann parse_error text, without the library's
+// "[json.exception...] parse error at line x, column y: " prefix: the peer
+// needs the reason and the position, not our library's name.
+std::string parse_reason(const char* what) {
+  std::string s = what;
+  auto col = s.find("column ");
+  if (col != std::string::npos) {
+    auto colon = s.find(": ", col);
+    if (colon != std::string::npos) return s.substr(colon + 2);
+  }
+  auto bracket = s.find("] ");
+  return bracket == std::string::npos ? s : s.substr(bracket + 2);
+}
+
+// Scans for nesting deeper than `max_depth` before parsing, so that a body of
+// a million '[' is refused in linear time instead of being built (and torn
+// down recursively) as a million nested arrays. Returns the 0-based offset of
+// the first byte that goes too deep, or npos.
+size_t too_deep_at(std::string_view body, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::optional<RpcError> read_error_object(const json& e, std::string& why) {
+  if (!e.is_object()) {
+    why = "\"error\" must be an object, got " + std::string(type_name(e));
+    return std::nullopt;
+  }
+  auto c = e.find("code");
+  if (c == e.end() || !c->is_number_integer()) {
+    why = "\"error.code\" must be an integer";
+    return std::nullopt;
+  }
+  auto m = e.find("message");
+  if (m == e.end() || !m->is_string()) {
+    why = "\"error.message\" must be a string";
+    return std::nullopt;
+  }
+  RpcError out{c->get<int>(), m->get<std::string>(), nullptr};
+  if (auto d = e.find("data"); d != e.end()) out.data = *d;
+  return out;
+}
+
+}  // namespace
+
+std::string_view standard_message(int c) {
+  switch (c) {
+    case code::kParseError: return "Parse error";
+    case code::kInvalidRequest: return "Invalid Request";
+    case code::kMethodNotFound: return "Method not found";
+    case code::kInvalidParams: return "Invalid params";
+    case code::kInternalError: return "Internal error";
+    default: return "";
+  }
+}
+
+Status check_body_size(size_t bytes, size_t limit) {
+  if (bytes <= limit) return Status::Ok();
+  return Error{"too_large", "request body of " + std::to_string(bytes) +
+                                " bytes exceeds the limit of " + std::to_string(limit) + " bytes"};
+}
+
+json make_result(const json& id, json result) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+json make_error(const json& id, const RpcError& error) {
+  json e{{"code", error.code}, {"message", error.message}};
+  if (!error.data.is_null()) e["data"] = error.data;
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(e)}};
+}
+
+json make_error(const json& id, int c, std::string message, json data) {
+  return make_error(id, RpcError{c, std::move(message), std::move(data)});
+}
+
+json make_request(const json& id, std::string_view method, json params) {
+  json r{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) r["params"] = std::move(params);
+  return r;
+}
+
+json make_notification(std::string_view method, json params) {
+  json r{{"jsonrpc", "2.0"}, {"method", method}};
+  if (!params.is_null()) r["params"] = std::move(params);
+  return r;
+}
+
+Message parse_message(const json& v) {
+  if (!v.is_object()) {
+    return invalid(nullptr, "expected a JSON object, got " + std::string(type_name(v)));
+  }
+  // The id first: every later complaint is echoed with it when it is usable.
+  json id = nullptr;
+  const auto id_it = v.find("id");
+  const bool has_id = id_it != v.end();
+  if (has_id) {
+    if (!(id_it->is_string() || id_it->is_number() || id_it->is_null())) {
+      return invalid(nullptr, "\"id\" must be a string, a number or null, got " +
+                                  std::string(type_name(*id_it)));
+    }
+    id = *id_it;
+  }
+  const auto ver = v.find("jsonrpc");
+  if (ver == v.end()) return invalid(id, "missing member \"jsonrpc\": \"2.0\"");
+  if (!ver->is_string() || ver->get_ref<const std::string&>() != "2.0") {
+    return invalid(id, "\"jsonrpc\" must be exactly \"2.0\", got " + ver->dump());
+  }
+
+  const auto method = v.find("method");
+  if (method == v.end()) {
+    const auto result = v.find("result");
+    const auto error = v.find("error");
+    if (result == v.end() && error == v.end()) return invalid(id, "missing member \"method\"");
+    if (!has_id) return invalid(nullptr, "a response must carry an \"id\"");
+    if (result != v.end() && error != v.end()) {
+      return invalid(id, "a response must not carry both \"result\" and \"error\"");
+    }
+    IncomingResponse r;
+    r.id = id;
+    if (result != v.end()) {
+      r.result = *result;
+      return r;
+    }
+    std::string why;
+    r.error = read_error_object(*error, why);
+    if (!r.error) return invalid(id, why);
+    return r;
+  }
+  if (!method->is_string()) {
+    return invalid(id, "\"method\" must be a string, got " + std::string(type_name(*method)));
+  }
+  Request req;
+  req.method = method->get<std::string>();
+  req.id = id;
+  req.notification = !has_id;
+  if (auto p = v.find("params"); p != v.end()) {
+    if (!p->is_object() && !p->is_array()) {
+      return invalid(id, "\"params\" must be an object or an array, got " +
+                             std::string(type_name(*p)));
+    }
+    req.params = *p;
+  }
+  return req;
+}
+
+ParsedBody parse_body(std::string_view body, const Limits& limits) {
+  ParsedBody out;
+  auto single = [&](json error) {
+    out.messages.emplace_back(std::move(error));
+    return out;
+  };
+  if (auto s = check_body_size(body.size(), limits.max_body_bytes); !s.ok()) {
+    return single(make_error(nullptr, code::kInvalidRequest, "Invalid Request: " + s.error().message,
+                             json{{"limit", limits.max_body_bytes}, {"size", body.size()}}));
+  }
+  if (size_t at = too_deep_at(body, limits.max_depth); at != std::string_view::npos) {
+    auto [line, column] = line_column(body, at + 1);
+    return single(make_error(
+        nullptr, code::kInvalidRequest,
+        "Invalid Request: nesting deeper than " + std::to_string(limits.max_depth) +
+            " levels at line " + std::to_string(line) + ", column " + std::to_string(column)));
+  }
+  json doc;
+  try {
+    doc = json::parse(body);
+  } catch (const json::parse_error& e) {
+    auto [line, column] = line_column(body, e.byte);
+    return single(make_error(nullptr, code::kParseError,
+                             "Parse error at line " + std::to_string(line) + ", column " +
+                                 std::to_string(column) + ": " + parse_reason(e.what()),
+                             json{{"line", line}, {"column", column}, {"byte", e.byte}}));
+  } catch (const std::exception& e) {
+    return single(make_error(nullptr, code::kParseError, "Parse error: the body is not JSON"));
+  }
+  if (!doc.is_array()) {
+    out.messages.push_back(parse_message(doc));
+    return out;
+  }
+  if (doc.empty()) return single(invalid(nullptr, "empty batch"));
+  if (doc.size() > limits.max_batch) {
+    return single(invalid(nullptr, "batch of " + std::to_string(doc.size()) +
+                                       " elements exceeds the limit of " +
+                                       std::to_string(limits.max_batch)));
+  }
+  out.batch = true;
+  out.messages.reserve(doc.size());
+  for (const auto& element : doc) out.messages.push_back(parse_message(element));
+  return out;
+}
+
+std::optional<json> join_responses(bool batch, std::vector<json> responses) {
+  if (responses.empty()) return std::nullopt;
+  if (!batch) return std::move(responses.front());
+  json arr = json::array();
+  for (auto& r : responses) arr.push_back(std::move(r));
+  return arr;
+}
+
+}  // namespace kaisha::jsonrpc
