@@ -1,0 +1,244 @@
+// Gateway over real tcp sockets on 127.0.0.1 (ephemeral ports), plaintext.
+// CURVE is covered in gateway_security_test.cpp.
+#include "transport/gateway.hpp"
+
+#include <atomic>
+#include <chrono>
+
+#include <gtest/gtest.h>
+#include <zmq.hpp>
+
+#include "runtime/messages/codec.hpp"
+#include "tests/transport/test_support.hpp"
+
+namespace kaisha::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Inbox;
+using testing::make_envelope;
+using testing::plaintext_options;
+using testing::wait_until;
+
+TEST(Gateway, TwoGatewaysExchangeEnvelopesBothWays) {
+  Gateway a, b;
+  Inbox at_a;
+  at_a.attach(a);
+  // B answers every request through its own DEALER to A, as an actor would.
+  b.on_receive([&b](msg::Envelope req) {
+    auto reply = make_envelope("r-" + req.id, "b", req.from.node, "answer to " + req.payload, "ask_reply", req.id);
+    ASSERT_TRUE(b.send(req.from.node, reply).ok());
+  });
+  auto ea = a.start(plaintext_options("a"));
+  auto eb = b.start(plaintext_options("b"));
+  ASSERT_TRUE(ea.ok()) << ea.error().message;
+  ASSERT_TRUE(eb.ok()) << eb.error().message;
+  EXPECT_NE(ea->find("tcp://127.0.0.1:"), std::string::npos);
+  EXPECT_EQ(ea->find(":0"), std::string::npos) << "the real port is returned: " << *ea;
+  ASSERT_TRUE(a.connect("b", *eb).ok());
+  ASSERT_TRUE(b.connect("a", *ea).ok());
+
+  std::string payload("\x00\x01binary\xff", 9);
+  auto st = a.send("b", make_envelope("q1", "a", "b", payload));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_TRUE(wait_until([&] { return at_a.size() == 1; }));
+  auto got = at_a.items()[0];
+  EXPECT_EQ(got.id, "r-q1");
+  EXPECT_EQ(got.type, "ask_reply");
+  EXPECT_EQ(got.correlation, "q1");
+  EXPECT_EQ(got.payload, "answer to " + payload);
+  EXPECT_EQ(got.from, (msg::AgentRef{"b", "CEO"}));
+  EXPECT_EQ(got.to, (msg::AgentRef{"a", "RiverPoet"}));
+  EXPECT_EQ(got.trace, "trace-1");
+  EXPECT_EQ(got.deadline_ms, 1234);
+  EXPECT_EQ(a.counters().sent, 1u);
+  EXPECT_EQ(b.counters().received, 1u);
+  EXPECT_EQ(b.counters().sent, 1u);
+  EXPECT_EQ(a.counters().received, 1u);
+}
+
+TEST(Gateway, TenThousandMessagesArriveInOrder) {
+  Gateway a, b;
+  Inbox at_b;
+  at_b.attach(b);
+  auto oa = plaintext_options("a");
+  oa.send_hwm = 20000;  // this test measures ordering, not backpressure
+  auto ob = plaintext_options("b");
+  ob.recv_hwm = 20000;
+  ASSERT_TRUE(a.start(oa).ok());
+  auto eb = b.start(ob);
+  ASSERT_TRUE(eb.ok());
+  ASSERT_TRUE(a.connect("b", *eb).ok());
+  constexpr int kCount = 10000;
+  for (int i = 0; i < kCount; ++i) {
+    auto st = a.send("b", make_envelope(std::to_string(i), "a", "b"));
+    ASSERT_TRUE(st.ok()) << i << ": " << st.error().message;
+  }
+  ASSERT_TRUE(wait_until([&] { return at_b.size() == kCount; }, 60s)) << at_b.size();
+  auto items = at_b.items();
+  for (int i = 0; i < kCount; ++i) ASSERT_EQ(items[static_cast<size_t>(i)].id, std::to_string(i));
+  EXPECT_EQ(a.counters().send_failures, 0u);
+}
+
+TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
+  Gateway g;
+  Inbox inbox;
+  inbox.attach(g);
+  std::vector<std::string> logged;
+  std::mutex log_mu;
+  auto o = plaintext_options("g");
+  o.max_frame_bytes = 4096;
+  o.log = [&](std::string_view s) {
+    std::lock_guard<std::mutex> l(log_mu);
+    logged.emplace_back(s);
+  };
+  auto ep = g.start(o);
+  ASSERT_TRUE(ep.ok());
+
+  zmq::context_t ctx(1);
+  zmq::socket_t raw(ctx, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 1000);
+  raw.set(zmq::sockopt::sndtimeo, 2000);
+  raw.connect(*ep);
+  auto send = [&](const std::string& bytes) {
+    ASSERT_TRUE(raw.send(zmq::buffer(bytes), zmq::send_flags::none));
+  };
+  std::string good = msg::encode(make_envelope("ok-1", "raw", "g"));
+  send(std::string("\xff\x00 garbage \x13", 12));             // not a map
+  send(good.substr(0, good.size() - 7));                      // truncated msgpack
+  send(std::string(10000, 'x'));                              // above max_frame_bytes
+  auto v2 = make_envelope("v2", "raw", "g");
+  v2.envelope_version = 2;
+  send(msg::encode(v2));                                      // unknown envelope version
+  auto noid = make_envelope("", "raw", "g");
+  send(msg::encode(noid));                                    // missing id
+  ASSERT_TRUE(raw.send(zmq::buffer(good), zmq::send_flags::sndmore));  // three frames
+  send(good);
+  send(good);                                                 // and a good one: still served
+
+  ASSERT_TRUE(wait_until([&] { return inbox.size() == 1; }));
+  EXPECT_EQ(inbox.items()[0].id, "ok-1");
+  auto c = g.counters();
+  EXPECT_EQ(c.received, 1u);
+  EXPECT_EQ(c.dropped_malformed, 4u);
+  EXPECT_EQ(c.dropped_version, 1u);
+  EXPECT_EQ(c.dropped_oversized, 1u);
+  std::lock_guard<std::mutex> l(log_mu);
+  ASSERT_EQ(logged.size(), 6u);
+  bool saw_version = false;
+  for (auto& s : logged) saw_version |= s.find("envelope version 2") != std::string::npos;
+  EXPECT_TRUE(saw_version);
+}
+
+TEST(Gateway, SendToUnknownPeerFailsImmediately) {
+  Gateway g;
+  ASSERT_TRUE(g.start(plaintext_options("g")).ok());
+  auto t0 = std::chrono::steady_clock::now();
+  auto st = g.send("nobody", make_envelope("x", "g", "nobody"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 100ms);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "unknown_peer");
+  EXPECT_NE(st.error().message.find("'nobody'"), std::string::npos);
+}
+
+TEST(Gateway, OversizedOutboundEnvelopeIsRefusedUpFront) {
+  Gateway a, b;
+  auto o = plaintext_options("a");
+  o.max_frame_bytes = 1024;
+  ASSERT_TRUE(a.start(o).ok());
+  auto eb = b.start(plaintext_options("b"));
+  ASSERT_TRUE(a.connect("b", *eb).ok());
+  auto st = a.send("b", make_envelope("big", "a", "b", std::string(2000, 'x')));
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "too_large");
+}
+
+TEST(Gateway, FullPeerQueueIsReportedToTheSenderNotDropped) {
+  // A peer that never reads: a raw ROUTER with tiny buffers.
+  zmq::context_t ctx(1);
+  zmq::socket_t sink(ctx, zmq::socket_type::router);
+  sink.set(zmq::sockopt::rcvhwm, 1);
+  sink.set(zmq::sockopt::rcvbuf, 4096);
+  sink.set(zmq::sockopt::linger, 0);
+  sink.bind("tcp://127.0.0.1:*");
+  std::string sink_ep = sink.get(zmq::sockopt::last_endpoint);
+
+  Gateway g;
+  std::mutex mu;
+  std::vector<SendFailure> failures;
+  g.on_send_failed([&](const SendFailure& f) {
+    std::lock_guard<std::mutex> l(mu);
+    failures.push_back(f);
+  });
+  auto o = plaintext_options("g");
+  o.send_hwm = 2;
+  o.linger_ms = 100;
+  ASSERT_TRUE(g.start(o).ok());
+  ASSERT_TRUE(g.connect("sink", sink_ep).ok());
+
+  constexpr int kCount = 300;  // 75 MiB: far more than loopback socket buffers hold
+  std::string payload(256 * 1024, 'p');
+  auto t0 = std::chrono::steady_clock::now();
+  int accepted = 0;
+  for (int i = 0; i < kCount; ++i)
+    if (g.send("sink", make_envelope("m" + std::to_string(i), "g", "sink", payload)).ok()) ++accepted;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s) << "send() must not block on a full peer";
+  EXPECT_EQ(accepted, kCount);
+  // Every accepted envelope is either on the wire or reported: none vanishes.
+  ASSERT_TRUE(wait_until([&] {
+    auto c = g.counters();
+    return c.sent + c.send_failures == static_cast<uint64_t>(accepted);
+  }, 20s));
+  auto c = g.counters();
+  EXPECT_GT(c.send_failures, 0u);
+  EXPECT_LT(c.sent, static_cast<uint64_t>(kCount));
+  std::lock_guard<std::mutex> l(mu);
+  ASSERT_EQ(failures.size(), c.send_failures);
+  EXPECT_EQ(failures[0].peer, "sink");
+  EXPECT_EQ(failures[0].error.code, "backpressure");
+  EXPECT_EQ(failures.back().envelope_id, "m" + std::to_string(kCount - 1));
+}
+
+TEST(Gateway, StopWithMessagesInFlightReturnsPromptly) {
+  Gateway g;
+  std::atomic<uint64_t> stopped{0};
+  g.on_send_failed([&](const SendFailure& f) {
+    if (f.error.code == "stopped") ++stopped;
+  });
+  auto o = plaintext_options("g");
+  o.linger_ms = 200;
+  o.send_hwm = 100000;
+  ASSERT_TRUE(g.start(o).ok());
+  // Nothing listens on port 1, so everything queues for a peer that never comes.
+  ASSERT_TRUE(g.connect("ghost", "tcp://127.0.0.1:1").ok());
+  int accepted = 0;
+  for (int i = 0; i < 5000; ++i)
+    if (g.send("ghost", make_envelope(std::to_string(i), "g", "ghost", std::string(1024, 'x'))).ok()) ++accepted;
+  auto t0 = std::chrono::steady_clock::now();
+  g.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  auto c = g.counters();
+  EXPECT_EQ(c.sent + c.send_failures, static_cast<uint64_t>(accepted));
+  EXPECT_EQ(c.send_failures, stopped.load());
+  EXPECT_FALSE(g.running());
+  auto st = g.send("ghost", make_envelope("late", "g", "ghost"));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("not running"), std::string::npos);
+  g.stop();  // idempotent
+}
+
+TEST(Gateway, ConnectErrorsAreClear) {
+  Gateway g;
+  EXPECT_FALSE(g.connect("b", "tcp://127.0.0.1:5").ok()) << "not started";
+  auto ep = g.start(plaintext_options("g"));
+  ASSERT_TRUE(ep.ok());
+  auto bad = g.connect("b", "tcp://127.0.0.1:notaport");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'b'"), std::string::npos);
+  ASSERT_TRUE(g.connect("b", *ep).ok());
+  EXPECT_FALSE(g.connect("b", *ep).ok()) << "already connected";
+  EXPECT_FALSE(g.start(plaintext_options("g")).ok()) << "already started";
+}
+
+}  // namespace
+}  // namespace kaisha::transport
