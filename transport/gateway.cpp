@@ -138,6 +138,10 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
                         const std::string& peer_public_key) {
   const std::string where = "gateway connect to '" + peer_node + "' at " + endpoint;
   if (peer_node.empty()) return Error{"config", "gateway connect: peer node name is empty"};
+  // Held throughout: curve_, options_ and ctx_ are set by start() before it
+  // publishes running_ under this mutex, and stop() clears running_ under it.
+  std::lock_guard<std::mutex> g(mu_);
+  if (!running_) return Error{"transport", where + ": gateway is not running"};
   if (curve_) {
     if (!is_z85_key(peer_public_key))
       return Error{"config", where + ": the peer's public key must be a 40-character Z85 key"};
@@ -147,8 +151,6 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
     if (!is_local_endpoint(endpoint))
       return Error{"config", where + ": plaintext is only allowed to a loopback address"};
   }
-  std::lock_guard<std::mutex> g(mu_);
-  if (!running_) return Error{"transport", where + ": gateway is not running"};
   if (peers_.count(peer_node)) return Error{"transport", where + ": already connected to that node"};
   try {
     zmq::socket_t dealer(*ctx_, zmq::socket_type::dealer);

@@ -36,7 +36,8 @@
 //
 // Thread safety: send(), connect() and counters() may be called from any
 // thread. Set on_receive / on_send_failed before start(); they run on the I/O
-// thread and must not block for long (hand the envelope on and return).
+// thread and must not block for long (hand the envelope on and return); they
+// may call send() but never stop(), which joins that very thread.
 #pragma once
 
 #include <atomic>

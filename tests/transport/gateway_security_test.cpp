@@ -1,0 +1,162 @@
+// Gateway with CurveZMQ: authorised nodes talk, everybody else is refused at
+// the handshake (their envelopes never reach on_receive), and plaintext is
+// confined to loopback.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "transport/curve_keys.hpp"
+#include "transport/gateway.hpp"
+#include "tests/transport/test_support.hpp"
+
+namespace kaisha::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Inbox;
+using testing::make_envelope;
+using testing::plaintext_options;
+using testing::wait_until;
+
+GatewayOptions curve_options(const std::string& node, const CurveKeyPair& keys,
+                             std::vector<std::string> authorised) {
+  GatewayOptions o;
+  o.node = node;
+  o.bind = "tcp://127.0.0.1:0";
+  o.secret_key = keys.secret_key;
+  o.authorised_keys = std::move(authorised);
+  o.linger_ms = 200;
+  o.log = [](std::string_view) {};
+  return o;
+}
+
+class GatewayCurve : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a_keys = *generate_curve_keypair();
+    b_keys = *generate_curve_keypair();
+    c_keys = *generate_curve_keypair();
+  }
+  CurveKeyPair a_keys, b_keys, c_keys;
+};
+
+TEST_F(GatewayCurve, AuthorisedNodesExchangeBothWays) {
+  Gateway a, b;
+  Inbox at_a, at_b;
+  at_a.attach(a);
+  at_b.attach(b);
+  auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
+  auto eb = b.start(curve_options("b", b_keys, {a_keys.public_key}));
+  ASSERT_TRUE(ea.ok()) << ea.error().message;
+  ASSERT_TRUE(eb.ok()) << eb.error().message;
+  ASSERT_TRUE(a.connect("b", *eb, b_keys.public_key).ok());
+  ASSERT_TRUE(b.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(a.send("b", make_envelope("1", "a", "b", "to b")).ok());
+  ASSERT_TRUE(b.send("a", make_envelope("2", "b", "a", "to a")).ok());
+  ASSERT_TRUE(wait_until([&] { return at_a.size() == 1 && at_b.size() == 1; }));
+  EXPECT_EQ(at_b.items()[0].payload, "to b");
+  EXPECT_EQ(at_a.items()[0].payload, "to a");
+  EXPECT_EQ(a.counters().auth_rejected, 0u);
+  EXPECT_EQ(b.counters().auth_rejected, 0u);
+}
+
+TEST_F(GatewayCurve, UnauthorisedKeyIsRefusedAndItsMessagesNeverArrive) {
+  Gateway a, c;
+  Inbox at_a;
+  at_a.attach(a);
+  auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));  // only b may enter
+  ASSERT_TRUE(ea.ok());
+  ASSERT_TRUE(c.start(curve_options("c", c_keys, {})).ok());
+  ASSERT_TRUE(c.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(c.send("a", make_envelope("intruder", "c", "a")).ok());
+  ASSERT_TRUE(wait_until([&] { return a.counters().auth_rejected >= 1; }));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(at_a.size(), 0u);
+  EXPECT_EQ(a.counters().received, 0u);
+}
+
+TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {
+  Gateway a, b;
+  Inbox at_a;
+  at_a.attach(a);
+  auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
+  ASSERT_TRUE(ea.ok());
+  ASSERT_TRUE(b.start(curve_options("b", b_keys, {})).ok());
+  // b holds an authorised key but expects someone else's server key: the
+  // handshake cannot complete (this is what protects b from an impostor).
+  ASSERT_TRUE(b.connect("a", *ea, c_keys.public_key).ok());
+  ASSERT_TRUE(b.send("a", make_envelope("x", "b", "a")).ok());
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(at_a.size(), 0u);
+}
+
+TEST_F(GatewayCurve, PlaintextNodeCannotTalkToACurveNode) {
+  Gateway a, d;
+  Inbox at_a;
+  at_a.attach(a);
+  auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
+  ASSERT_TRUE(ea.ok());
+  ASSERT_TRUE(d.start(plaintext_options("d")).ok());
+  ASSERT_TRUE(d.connect("a", *ea).ok());
+  ASSERT_TRUE(d.send("a", make_envelope("plain", "d", "a")).ok());
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(at_a.size(), 0u);
+  EXPECT_EQ(a.counters().received, 0u);
+}
+
+TEST_F(GatewayCurve, ConnectNeedsAValidPeerKey) {
+  Gateway a;
+  auto ea = a.start(curve_options("a", a_keys, {}));
+  ASSERT_TRUE(ea.ok());
+  auto st = a.connect("b", *ea);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "config");
+  EXPECT_NE(st.error().message.find("public key"), std::string::npos);
+}
+
+TEST_F(GatewayCurve, StartRejectsBadKeys) {
+  Gateway g;
+  auto o = curve_options("g", a_keys, {"not-a-key"});
+  auto r = g.start(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("authorised key #1"), std::string::npos) << r.error().message;
+  o = curve_options("g", a_keys, {});
+  o.public_key = b_keys.public_key;
+  r = g.start(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("does not belong"), std::string::npos);
+}
+
+TEST(GatewayPlaintext, RefusedOnANonLoopbackBindAddress) {
+  for (const char* bind : {"tcp://0.0.0.0:0", "tcp://*:0", "tcp://[::]:0"}) {
+    Gateway g;
+    auto o = plaintext_options("g");
+    o.bind = bind;
+    auto r = g.start(o);
+    ASSERT_FALSE(r.ok()) << bind;
+    EXPECT_EQ(r.error().code, "config");
+    EXPECT_NE(r.error().message.find("loopback"), std::string::npos) << r.error().message;
+    EXPECT_FALSE(g.running());
+  }
+}
+
+TEST(GatewayPlaintext, RefusedUnlessExplicitlyAllowed) {
+  Gateway g;
+  auto o = plaintext_options("g");
+  o.allow_plaintext = false;
+  auto r = g.start(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("kaisha keygen"), std::string::npos) << r.error().message;
+}
+
+TEST(GatewayPlaintext, ConnectToANetworkAddressIsRefused) {
+  Gateway g;
+  ASSERT_TRUE(g.start(plaintext_options("g")).ok());
+  auto st = g.connect("far", "tcp://192.0.2.7:5555");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("loopback"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kaisha::transport
