@@ -37,7 +37,8 @@ using audit_atom = caf::atom_constant<caf::atom("audit")>;
 using JournalOp = std::function<void(store::JournalStore&)>;
 
 // The ledger actor's answer to hire/fire/reserve/raise: ok, or the exact
-// refusal text; `budget` is the GetBudget view after the operation.
+// refusal text; `budget` holds the six GetBudget keys after the operation
+// (the full GetBudget view for a budget_atom request).
 struct LedgerReply {
   bool ok = true;
   std::string error;

@@ -49,10 +49,13 @@ using Self = caf::stateful_actor<CeoState>;
 constexpr const char* kCeo = "CEO";
 constexpr int64_t kCeoMaxOutputTokens = 4096;
 
+// Whether anybody watches progress: the hot paths skip building events otherwise.
+bool listening(Self* self) { return self->state.deps.progress && self->state.deps.progress->listening(); }
+
 void emit(Self* self, const std::string& kind, const std::string& text, json data = json::object(),
           const std::string& agent = kCeo) {
   auto& st = self->state;
-  if (!st.deps.progress) return;
+  if (!listening(self)) return;
   msg::ProgressEvent e;
   e.session_id = st.deps.session_id;
   e.task_id = st.task ? st.task->id : "";
@@ -135,7 +138,8 @@ void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
   const std::string tid = task_id(self);
   for (size_t i = 0; i < shared_calls->size(); ++i) {
     const llm::ToolCall& call = (*shared_calls)[i];
-    emit(self, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+    if (listening(self))
+      emit(self, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
     step(self, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
     st.tools.invoke(call.name, call.arguments, std::nullopt,
@@ -144,7 +148,8 @@ void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
                       if (!s.task || s.task->id != tid) return;  // task already ended
                       const llm::ToolCall& c = (*shared_calls)[i];
                       json j = r.to_json();
-                      emit(self, "tool_result", "Tool responded with " + j.dump(),
+                      if (listening(self))
+                        emit(self, "tool_result", "Tool responded with " + j.dump(),
                            json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
                       step(self, "tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
                       (*results)[i] = std::move(j);
@@ -398,7 +403,7 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   ask.agent = name;
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
   ask.est_input_tokens = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
-  emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+  if (listening(self)) emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   step(self, "ask", json{{"agent", name}, {"prompt", prompt}});
   charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
     auto& s = self->state;
@@ -419,7 +424,8 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
     }
     step(self, "answer", json{{"agent", name}, {"text", r.reply.output}}, u.input_tokens, u.output_tokens,
          r.expense, name);
-    emit(self, "answer", name + ": " + r.reply.output,
+    if (listening(self))
+      emit(self, "answer", name + ": " + r.reply.output,
          json{{"agent", name}, {"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
               {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
          name);

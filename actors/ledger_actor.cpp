@@ -15,9 +15,10 @@ struct LedgerActorState {
 
 using Self = caf::stateful_actor<LedgerActorState>;
 
+// Replies carry the six GetBudget keys; only (budget_atom) gets the full view.
 LedgerReply reply_ok(Self* self) {
   LedgerReply r;
-  r.budget = self->state.budget->get_budget_json();
+  r.budget = self->state.budget->summary_json();
   return r;
 }
 
@@ -84,7 +85,11 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         record(self, task, "expense", "ask_release", -r.expense_held, agent, r.cost.name);
         return reply_ok(self);
       },
-      [=](budget_atom) { return reply_ok(self); },
+      [=](budget_atom) {
+        LedgerReply r;
+        r.budget = self->state.budget->get_budget_json();
+        return r;
+      },
       [=](raise_atom, const std::string& which, double amount) {
         if (!(amount > 0)) return reply_refused(self, "the increase must be a positive amount");
         if (which == "expense") self->state.budget->raise_expense(amount);

@@ -12,12 +12,15 @@ class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
   virtual void emit(const msg::ProgressEvent& event) = 0;
+  // False when events are discarded anyway: callers may skip building them.
+  virtual bool listening() const { return true; }
 };
 
 // Discards everything; the default when nobody watches.
 class NullProgressSink : public ProgressSink {
  public:
   void emit(const msg::ProgressEvent&) override {}
+  bool listening() const override { return false; }
 };
 
 }  // namespace kaisha::company

@@ -239,6 +239,16 @@ json Budget::get_budget_json() const {
               {"expense_budget_enabled", e.enabled}};
 }
 
+json Budget::summary_json() const {
+  std::lock_guard lock(mu_);
+  return json{{"total_resource_budget", resource_.total()},
+              {"current_resource_usage", resource_.used()},
+              {"current_remaining_resource_budget", resource_.remaining()},
+              {"total_expense_budget", expense_.total()},
+              {"current_expense", expense_.used()},
+              {"current_remaining_expense_budget", expense_.remaining()}};
+}
+
 BudgetState Budget::snapshot() const {
   std::lock_guard lock(mu_);
   return BudgetState{resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_};
