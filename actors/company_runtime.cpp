@@ -1,6 +1,8 @@
 #include "actors/company_runtime.hpp"
 
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "actors/atoms.hpp"
 #include "actors/ceo_actor.hpp"
@@ -79,8 +81,20 @@ struct CompanyRuntime::Impl {
   caf::actor journal, model_client, ledger, ceo, judge, planner;
   std::string strategy;
   std::shared_ptr<const routing::Router> router;
+  // One blocking handle per calling thread, kept for the runtime's life:
+  // creating a scoped_actor per call costs more than the call itself.
+  std::mutex callers_mu;
+  std::unordered_map<std::thread::id, std::unique_ptr<caf::scoped_actor>> callers;
+
+  caf::scoped_actor& caller() {
+    std::lock_guard<std::mutex> lock(callers_mu);
+    auto& slot = callers[std::this_thread::get_id()];
+    if (!slot) slot = std::make_unique<caf::scoped_actor>(*system);
+    return *slot;
+  }
 
   ~Impl() {
+    callers.clear();  // scoped actors must go before their system
     if (system) {
       caf::scoped_actor self{*system};
       for (auto* a : {&planner, &judge, &ceo, &ledger, &model_client, &journal}) {
@@ -245,7 +259,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
 msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   auto& d = *impl_;
   msg::TaskRequest req{d.session_id, store::JournalStore::make_id("t"), input};
-  caf::scoped_actor self{*d.system};
+  caf::scoped_actor& self = d.caller();
   // Persist before acknowledging: the task row is committed before the CEO starts.
   const std::string sid = d.session_id, tid = req.task_id;
   self->request(d.journal, caf::infinite, sync_atom::value,
@@ -271,7 +285,7 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
 }
 
 json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
-  caf::scoped_actor self{*impl_->system};
+  caf::scoped_actor& self = impl_->caller();
   json out;
   self->request(impl_->ceo, caf::infinite, tool_atom::value, name, arguments.dump())
       .receive([&](json& r) { out = std::move(r); },
@@ -282,7 +296,7 @@ json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
 }
 
 Status CompanyRuntime::set_switch(const std::string& name, bool on) {
-  caf::scoped_actor self{*impl_->system};
+  caf::scoped_actor& self = impl_->caller();
   bool known = false;
   self->request(impl_->ceo, caf::infinite, switch_atom::value, name, on)
       .receive([&](bool k) { known = k; }, [](caf::error&) {});
@@ -294,7 +308,7 @@ Status CompanyRuntime::set_switch(const std::string& name, bool on) {
 }
 
 json CompanyRuntime::budget() {
-  caf::scoped_actor self{*impl_->system};
+  caf::scoped_actor& self = impl_->caller();
   json out;
   self->request(impl_->ledger, caf::infinite, budget_atom::value)
       .receive([&](LedgerReply& r) { out = r.budget; }, [](caf::error&) {});
@@ -302,7 +316,7 @@ json CompanyRuntime::budget() {
 }
 
 Status CompanyRuntime::raise_budget(const std::string& which, double amount) {
-  caf::scoped_actor self{*impl_->system};
+  caf::scoped_actor& self = impl_->caller();
   Status result;
   self->request(impl_->ledger, caf::infinite, raise_atom::value, which, amount)
       .receive([&](LedgerReply& r) { if (!r.ok) result = Error{"budget", r.error}; },
