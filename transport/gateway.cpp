@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 
 #include <zmq_addon.hpp>
@@ -18,6 +19,7 @@ namespace {
 // Outbox commands, first frame of each outbox message.
 constexpr char kSendCmd = 'S';  // [S][peer][envelope id][envelope bytes]
 constexpr char kStopCmd = 'Q';  // [Q]: wake the thread so it sees stop_
+constexpr char kWakeCmd = 'W';  // [W]: wake the thread to adopt a new peer
 
 // Inbound frames handled per poll round before looking at the outbox again,
 // so a flood of inbound traffic cannot starve outbound traffic.
@@ -35,6 +37,7 @@ Gateway::~Gateway() { stop(); }
 
 void Gateway::on_receive(ReceiveFn fn) { on_receive_ = std::move(fn); }
 void Gateway::on_send_failed(SendFailedFn fn) { on_send_failed_ = std::move(fn); }
+void Gateway::on_peer_error(PeerErrorFn fn) { on_peer_error_ = std::move(fn); }
 
 bool Gateway::running() const {
   std::lock_guard<std::mutex> g(mu_);
@@ -162,11 +165,23 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
       dealer.set(zmq::sockopt::curve_publickey, options_.public_key);
       dealer.set(zmq::sockopt::curve_secretkey, options_.secret_key);
     }
+    // The monitor must exist before connect() so the first handshake is seen.
+    std::string mon_ep = "inproc://kaisha-gateway-monitor-" + std::to_string(++monitor_seq_);
+    if (zmq_socket_monitor(dealer.handle(), mon_ep.c_str(),
+                           ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
+      throw zmq::error_t();
+    zmq::socket_t monitor(*ctx_, zmq::socket_type::pair);
+    monitor.set(zmq::sockopt::linger, 0);
+    monitor.connect(mon_ep);
     dealer.connect(endpoint);
     // Created here so a bad endpoint is reported to the caller; the I/O
-    // thread adopts it (under mu_, which orders the hand-over) on first use.
-    pending_.emplace_back(peer_node, std::move(dealer));
+    // thread adopts it under mu_, which orders the hand-over between threads.
+    pending_.emplace_back(peer_node, Peer{endpoint, std::move(dealer), std::move(monitor)});
     peers_.insert(peer_node);
+    has_pending_ = true;
+    zmq::message_t w(&kWakeCmd, 1);
+    (void)push_.send(w, zmq::send_flags::dontwait);  // if full, the poll timeout adopts it
     return Status::Ok();
   } catch (const zmq::error_t& e) {
     return Error{"transport", where + ": " + e.what()};
@@ -215,8 +230,9 @@ void Gateway::stop() {
     push_.close();
     for (auto& p : pending_) {
       // Never adopted: nothing was sent to it.
-      p.second.set(zmq::sockopt::linger, 0);
-      p.second.close();
+      p.second.dealer.set(zmq::sockopt::linger, 0);
+      p.second.monitor.close();
+      p.second.dealer.close();
     }
     pending_.clear();
     peers_.clear();
@@ -235,22 +251,29 @@ GatewayCounters Gateway::counters() const {
   c.dropped_oversized = counters_.dropped_oversized.load();
   c.send_failures = counters_.send_failures.load();
   c.auth_rejected = counters_.auth_rejected.load();
+  c.handshake_failures = counters_.handshake_failures.load();
   return c;
 }
 
 void Gateway::run() {
   std::vector<zmq::message_t> parts;
+  std::vector<zmq::pollitem_t> items;
+  std::vector<std::pair<const std::string*, Peer*>> polled;
   while (!stop_.load()) {
-    zmq::pollitem_t items[3] = {
-        {router_.handle(), 0, ZMQ_POLLIN, 0},
-        {pull_.handle(), 0, ZMQ_POLLIN, 0},
-        {zap_.handle(), 0, ZMQ_POLLIN, 0},
-    };
-    int n = curve_ ? 3 : 2;
+    if (has_pending_.load()) adopt_pending();
+    items.clear();
+    polled.clear();
+    items.push_back({router_.handle(), 0, ZMQ_POLLIN, 0});
+    items.push_back({pull_.handle(), 0, ZMQ_POLLIN, 0});
+    items.push_back({zap_.handle(), 0, static_cast<short>(curve_ ? ZMQ_POLLIN : 0), 0});
+    for (auto& [name, peer] : dealers_) {
+      items.push_back({peer.monitor.handle(), 0, ZMQ_POLLIN, 0});
+      polled.emplace_back(&name, &peer);
+    }
     try {
-      // The timeout is only a backstop for a stop whose wake-up could not be
+      // The timeout is only a backstop for a wake-up that could not be
       // queued; normally the outbox wakes the thread at once.
-      zmq::poll(items, static_cast<size_t>(n), std::chrono::milliseconds(200));
+      zmq::poll(items, std::chrono::milliseconds(200));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       log(std::string("poll failed: ") + e.what());
@@ -258,6 +281,8 @@ void Gateway::run() {
     }
     try {
       if (curve_ && (items[2].revents & ZMQ_POLLIN)) handle_zap();
+      for (size_t i = 0; i < polled.size(); ++i)
+        if (items[3 + i].revents & ZMQ_POLLIN) handle_monitor(*polled[i].first, *polled[i].second);
       if (items[0].revents & ZMQ_POLLIN) {
         for (int i = 0; i < kBatch; ++i) {
           parts.clear();
@@ -289,6 +314,8 @@ void Gateway::run() {
   router_.close();
   pull_.close();
   if (curve_) zap_.close();
+  adopt_pending();
+  for (auto& [name, peer] : dealers_) peer.monitor.close();
   dealers_.clear();  // closes each DEALER; its linger bounds the context's termination
 }
 
@@ -324,6 +351,10 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
 
 void Gateway::handle_outbox(std::vector<zmq::message_t>& parts, bool stopping) {
   if (parts.empty() || parts[0].size() != 1) return;
+  if (*static_cast<const char*>(parts[0].data()) == kWakeCmd) {
+    adopt_pending();
+    return;
+  }
   if (*static_cast<const char*>(parts[0].data()) != kSendCmd || parts.size() != 4) return;
   std::string peer = parts[1].to_string();
   std::string id = parts[2].to_string();
@@ -333,9 +364,7 @@ void Gateway::handle_outbox(std::vector<zmq::message_t>& parts, bool stopping) {
   }
   auto it = dealers_.find(peer);
   if (it == dealers_.end()) {
-    std::lock_guard<std::mutex> g(mu_);
-    for (auto& p : pending_) dealers_.emplace(p.first, std::move(p.second));
-    pending_.clear();
+    adopt_pending();
     it = dealers_.find(peer);
   }
   if (it == dealers_.end()) {  // send() checked the peer; only a bug gets here
@@ -343,7 +372,7 @@ void Gateway::handle_outbox(std::vector<zmq::message_t>& parts, bool stopping) {
     return;
   }
   try {
-    if (it->second.send(parts[3], zmq::send_flags::dontwait)) {
+    if (it->second.dealer.send(parts[3], zmq::send_flags::dontwait)) {
       ++counters_.sent;
     } else {
       fail(std::move(id), std::move(peer),
@@ -367,6 +396,53 @@ void Gateway::handle_zap() {
       log_drop(n, "refused a connection from " + client + ": " + reply[3].to_string());
     }
     request.clear();
+  }
+}
+
+void Gateway::adopt_pending() {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto& p : pending_) dealers_.emplace(p.first, std::move(p.second));
+  pending_.clear();
+  has_pending_ = false;
+}
+
+void Gateway::handle_monitor(const std::string& name, Peer& peer) {
+  std::vector<zmq::message_t> event;
+  while (zmq::recv_multipart(peer.monitor, std::back_inserter(event), zmq::recv_flags::dontwait)) {
+    // libzmq 4.x event: frame 1 = uint16 event id + uint32 value, frame 2 = endpoint.
+    if (event.size() < 1 || event[0].size() < 6) {
+      event.clear();
+      continue;
+    }
+    uint16_t id = 0;
+    uint32_t value = 0;
+    std::memcpy(&id, event[0].data(), 2);
+    std::memcpy(&value, static_cast<const char*>(event[0].data()) + 2, 4);
+    event.clear();
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+      peer.failure_reported = false;
+      continue;
+    }
+    std::string why;
+    if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+      why = "the peer refused our key (ZAP status " + std::to_string(value) + "); is this node's public key "
+            "in its authorised list?";
+    else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+      why = "security handshake failed (protocol error " + std::to_string(value) +
+            "); do both nodes use CURVE, with the right server key?";
+    else
+      why = std::string("security handshake failed (") + zmq_strerror(static_cast<int>(value)) +
+            "); wrong server key, or CURVE on one side only?";
+    auto n = ++counters_.handshake_failures;
+    std::string text = "connection to '" + name + "' at " + peer.endpoint + " refused: " + why;
+    log_drop(n, text);
+    if (peer.failure_reported || !on_peer_error_) continue;
+    peer.failure_reported = true;
+    try {
+      on_peer_error_(name, Error{"handshake", text});
+    } catch (const std::exception& e) {
+      log(std::string("on_peer_error threw: ") + e.what());
+    }
   }
 }
 

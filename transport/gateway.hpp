@@ -28,6 +28,11 @@
 // decode_envelope() ok. Failures are counted (dropped_malformed, _version,
 // _oversized), logged, and dropped; the loop keeps serving.
 //
+// Refusals. Each DEALER has a socket monitor; a failed handshake (wrong key,
+// unauthorised key, plaintext against CURVE) is counted and reported once per
+// peer through on_peer_error(peer, Error{"handshake", ...}) until a handshake
+// succeeds, so a refused node learns why its messages go nowhere.
+//
 // Security. With a secret key the ROUTER is a CURVE server and the gateway
 // answers ZAP requests itself on the I/O thread (inproc://zeromq.zap.01 in
 // the gateway's own zmq context): only authorised public keys get in, and a
@@ -65,6 +70,7 @@ class Gateway {
  public:
   using ReceiveFn = std::function<void(msg::Envelope)>;
   using SendFailedFn = std::function<void(const SendFailure&)>;
+  using PeerErrorFn = std::function<void(const std::string& peer, const Error&)>;
 
   Gateway();
   ~Gateway();  // stop()s
@@ -73,6 +79,7 @@ class Gateway {
 
   void on_receive(ReceiveFn fn);
   void on_send_failed(SendFailedFn fn);
+  void on_peer_error(PeerErrorFn fn);
 
   // Validates options, binds the ROUTER and starts the I/O thread. Returns
   // the bound endpoint (the real port when the bind address asked for 0).
@@ -100,13 +107,22 @@ class Gateway {
  private:
   struct Counters {
     std::atomic<uint64_t> received{0}, sent{0}, dropped_malformed{0}, dropped_version{0},
-        dropped_oversized{0}, send_failures{0}, auth_rejected{0};
+        dropped_oversized{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0};
+  };
+  // One outbound connection: the DEALER and the PAIR reading its monitor events.
+  struct Peer {
+    std::string endpoint;
+    zmq::socket_t dealer;
+    zmq::socket_t monitor;
+    bool failure_reported = false;  // report a refusal once, not at every reconnect
   };
 
   void run();  // the I/O thread
   void handle_inbound(std::vector<zmq::message_t>& parts);
   void handle_outbox(std::vector<zmq::message_t>& parts, bool stopping);
   void handle_zap();
+  void handle_monitor(const std::string& name, Peer& peer);
+  void adopt_pending();
   void fail(std::string id, std::string peer, Error error);
   void log(const std::string& line);
   // Logs the n-th occurrence of a drop only while n is small or a power of
@@ -118,12 +134,13 @@ class Gateway {
   bool curve_ = false;
   ReceiveFn on_receive_;
   SendFailedFn on_send_failed_;
+  PeerErrorFn on_peer_error_;
   Counters counters_;
 
   std::unique_ptr<zmq::context_t> ctx_;
   // Owned by the I/O thread once it runs.
   zmq::socket_t router_, pull_, zap_;
-  std::map<std::string, zmq::socket_t> dealers_;
+  std::map<std::string, Peer> dealers_;
   std::unique_ptr<ZapAuthoriser> zap_auth_;
 
   // Caller side, guarded by mu_: the outbox PUSH (zmq sockets are not
@@ -132,7 +149,9 @@ class Gateway {
   bool running_ = false;
   zmq::socket_t push_;
   std::set<std::string> peers_;
-  std::vector<std::pair<std::string, zmq::socket_t>> pending_;
+  std::vector<std::pair<std::string, Peer>> pending_;
+  std::atomic<bool> has_pending_{false};
+  uint64_t monitor_seq_ = 0;
 
   std::atomic<bool> stop_{false};
   std::thread io_;

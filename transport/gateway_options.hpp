@@ -53,6 +53,7 @@ struct GatewayCounters {
   uint64_t dropped_oversized = 0;  // frames above max_frame_bytes
   uint64_t send_failures = 0;      // outbound envelopes reported via on_send_failed
   uint64_t auth_rejected = 0;      // CURVE clients refused by the ZAP handler
+  uint64_t handshake_failures = 0;  // our own connections refused by a peer
 };
 
 // An outbound envelope that did not leave: which one, to whom, and why.

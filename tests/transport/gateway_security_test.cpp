@@ -2,6 +2,7 @@
 // the handshake (their envelopes never reach on_receive), and plaintext is
 // confined to loopback.
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -31,6 +32,25 @@ GatewayOptions curve_options(const std::string& node, const CurveKeyPair& keys,
   return o;
 }
 
+// Records on_peer_error reports (called on the I/O thread).
+class PeerErrors {
+ public:
+  void attach(Gateway& g) {
+    g.on_peer_error([this](const std::string& peer, const Error& e) {
+      std::lock_guard<std::mutex> l(mu_);
+      items_.emplace_back(peer, e);
+    });
+  }
+  std::vector<std::pair<std::string, Error>> items() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return items_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::string, Error>> items_;
+};
+
 class GatewayCurve : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,6 +70,8 @@ TEST_F(GatewayCurve, AuthorisedNodesExchangeBothWays) {
   auto eb = b.start(curve_options("b", b_keys, {a_keys.public_key}));
   ASSERT_TRUE(ea.ok()) << ea.error().message;
   ASSERT_TRUE(eb.ok()) << eb.error().message;
+  PeerErrors a_errors;
+  a_errors.attach(a);
   ASSERT_TRUE(a.connect("b", *eb, b_keys.public_key).ok());
   ASSERT_TRUE(b.connect("a", *ea, a_keys.public_key).ok());
   ASSERT_TRUE(a.send("b", make_envelope("1", "a", "b", "to b")).ok());
@@ -59,19 +81,30 @@ TEST_F(GatewayCurve, AuthorisedNodesExchangeBothWays) {
   EXPECT_EQ(at_a.items()[0].payload, "to a");
   EXPECT_EQ(a.counters().auth_rejected, 0u);
   EXPECT_EQ(b.counters().auth_rejected, 0u);
+  EXPECT_TRUE(a_errors.items().empty());
+  EXPECT_EQ(a.counters().handshake_failures, 0u);
 }
 
 TEST_F(GatewayCurve, UnauthorisedKeyIsRefusedAndItsMessagesNeverArrive) {
   Gateway a, c;
   Inbox at_a;
   at_a.attach(a);
+  PeerErrors c_errors;
+  c_errors.attach(c);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));  // only b may enter
   ASSERT_TRUE(ea.ok());
   ASSERT_TRUE(c.start(curve_options("c", c_keys, {})).ok());
   ASSERT_TRUE(c.connect("a", *ea, a_keys.public_key).ok());
   ASSERT_TRUE(c.send("a", make_envelope("intruder", "c", "a")).ok());
   ASSERT_TRUE(wait_until([&] { return a.counters().auth_rejected >= 1; }));
+  // The refused node is told why, and told once.
+  ASSERT_TRUE(wait_until([&] { return c.counters().handshake_failures >= 1; }));
   std::this_thread::sleep_for(300ms);
+  auto errors = c_errors.items();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].first, "a");
+  EXPECT_EQ(errors[0].second.code, "handshake");
+  EXPECT_NE(errors[0].second.message.find("authorised"), std::string::npos) << errors[0].second.message;
   EXPECT_EQ(at_a.size(), 0u);
   EXPECT_EQ(a.counters().received, 0u);
 }
@@ -80,6 +113,8 @@ TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {
   Gateway a, b;
   Inbox at_a;
   at_a.attach(a);
+  PeerErrors b_errors;
+  b_errors.attach(b);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
   ASSERT_TRUE(ea.ok());
   ASSERT_TRUE(b.start(curve_options("b", b_keys, {})).ok());
@@ -89,18 +124,28 @@ TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {
   ASSERT_TRUE(b.send("a", make_envelope("x", "b", "a")).ok());
   std::this_thread::sleep_for(500ms);
   EXPECT_EQ(at_a.size(), 0u);
+  // zmq retries the handshake every reconnect interval; the sender hears once.
+  ASSERT_TRUE(wait_until([&] { return b.counters().handshake_failures >= 2; }));
+  auto errors = b_errors.items();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].first, "a");
+  EXPECT_EQ(errors[0].second.code, "handshake");
 }
 
 TEST_F(GatewayCurve, PlaintextNodeCannotTalkToACurveNode) {
   Gateway a, d;
   Inbox at_a;
   at_a.attach(a);
+  PeerErrors d_errors;
+  d_errors.attach(d);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
   ASSERT_TRUE(ea.ok());
   ASSERT_TRUE(d.start(plaintext_options("d")).ok());
   ASSERT_TRUE(d.connect("a", *ea).ok());
   ASSERT_TRUE(d.send("a", make_envelope("plain", "d", "a")).ok());
-  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(wait_until([&] { return !d_errors.items().empty(); }));
+  EXPECT_EQ(d_errors.items()[0].first, "a");
+  std::this_thread::sleep_for(300ms);
   EXPECT_EQ(at_a.size(), 0u);
   EXPECT_EQ(a.counters().received, 0u);
 }
