@@ -83,6 +83,8 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<const routing::Router> router;
   // One blocking handle per calling thread, kept for the runtime's life:
   // creating a scoped_actor per call costs more than the call itself.
+  std::mutex running_mu;
+  std::string running_task;  // the task run_task is waiting on, "" when idle
   std::mutex callers_mu;
   std::unordered_map<std::thread::id, std::unique_ptr<caf::scoped_actor>> callers;
 
@@ -271,6 +273,10 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   caf::actor target = d.ceo;
   if (d.strategy == "effgen") target = d.planner;
   else if (d.strategy == "auto" && d.router->route(input).kind != routing::RouteKind::single) target = d.planner;
+  {
+    std::lock_guard<std::mutex> lock(d.running_mu);
+    d.running_task = tid;
+  }
   self->request(target, caf::infinite, task_atom::value, std::move(req))
       .receive([&](msg::TaskResult& r) { out = std::move(r); },
                [&](caf::error& e) {
@@ -278,6 +284,10 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
                  out.ok = false;
                  out.error = "the CEO did not answer: " + d.system->render(e);
                });
+  {
+    std::lock_guard<std::mutex> lock(d.running_mu);
+    d.running_task.clear();
+  }
   // Wait for the journal to drain what the task wrote.
   self->request(d.journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
       .receive([](bool) {}, [](caf::error&) {});
@@ -293,6 +303,26 @@ json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
                  out = json{{"status", "error"}, {"message", impl_->system->render(e)}, {"output", nullptr}};
                });
   return out;
+}
+
+void CompanyRuntime::interrupt(const std::string& why) {
+  std::string tid;
+  {
+    std::lock_guard<std::mutex> lock(impl_->running_mu);
+    tid = impl_->running_task;
+  }
+  // A scoped actor of its own: the signal thread is not one of the callers.
+  caf::scoped_actor self{*impl_->system};
+  JournalOp op = [tid, why](store::JournalStore& s) {
+    if (tid.empty()) return;
+    store::TaskOutcome o;
+    o.task_id = tid;
+    o.status = "failed";
+    o.error = why;
+    s.finish_task(o);
+  };
+  self->request(impl_->journal, std::chrono::seconds(10), sync_atom::value, std::move(op))
+      .receive([](bool) {}, [](caf::error&) {});
 }
 
 Status CompanyRuntime::set_switch(const std::string& name, bool on) {

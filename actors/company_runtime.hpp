@@ -55,6 +55,11 @@ class CompanyRuntime {
   // A user-authorised increase of "expense" (USD) or "resource" (points).
   Status raise_budget(const std::string& which, double amount);
 
+  // For a signal handler thread: commits everything queued in the journal and
+  // records the running task (if any) as failed with `why`. The process is
+  // expected to exit right after; in-flight model calls are abandoned.
+  void interrupt(const std::string& why);
+
  private:
   struct Impl;
   explicit CompanyRuntime(std::unique_ptr<Impl> impl);

@@ -5,6 +5,7 @@
 
 #include "actors/company_runtime.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -65,24 +66,29 @@ void print_result(const msg::TaskResult& r, const std::string& session, bool jso
 
 int run_command(const CommonOptions& o, const std::string& task) {
   auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+  InterruptGuard guard;
   auto rt = start_company(o, printer);
   if (!rt.ok()) {
     std::cerr << "kaisha: " << rt.error().message << "\n";
     return 2;
   }
+  guard.arm(rt->get());
   msg::TaskResult r = (*rt)->run_task(task);
   print_result(r, (*rt)->session_id(), o.json);
   if (!o.quiet) print_ledgers(**rt, o.json);
+  guard.arm(nullptr);  // the runtime is destroyed next
   return r.ok ? 0 : 1;
 }
 
 int chat_command(const CommonOptions& o) {
   auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+  InterruptGuard guard;
   auto rt = start_company(o, printer);
   if (!rt.ok()) {
     std::cerr << "kaisha: " << rt.error().message << "\n";
     return 2;
   }
+  guard.arm(rt->get());
   auto& company = **rt;
   std::cerr << "kaisha chat — session " << company.session_id()
             << " (/help for commands, /quit or end of input to leave)\n";
@@ -123,6 +129,7 @@ int chat_command(const CommonOptions& o) {
     if (!r.ok) ++failures;
     print_result(r, company.session_id(), o.json);
   }
+  guard.arm(nullptr);  // the runtime is destroyed next
   return failures == 0 ? 0 : 1;
 }
 

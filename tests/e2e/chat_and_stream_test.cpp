@@ -109,3 +109,42 @@ rules:
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+TEST_F(E2eTest, InterruptKeepsTheJournalAndMarksTheTask) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model }
+    fault: { kind: hang }
+)");
+  const std::string cfg = write_config();
+  std::map<std::string, std::optional<std::string>> env;
+  for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
+    env[k] = std::nullopt;
+  // Start a task whose model never answers, interrupt it after a second.
+  RunResult r = run_process(
+      "/bin/sh",
+      {"-c", "\"$0\" run --config \"$1\" --json 'Wait for me.' & pid=$!; sleep 1; kill -INT $pid; wait $pid",
+       KAISHA_EXE, cfg},
+      env);
+  EXPECT_EQ(r.exit_code, 130) << r.describe();
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.describe();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto latest = j->latest_session();
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  auto tasks = j->tasks((*latest)->id);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ((*tasks)[0].status, "failed");
+  EXPECT_NE((*tasks)[0].error.find("interrupted"), std::string::npos) << (*tasks)[0].error;
+  // What was journaled before the interrupt is still there.
+  auto steps = j->task_steps((*tasks)[0].id);
+  ASSERT_TRUE(steps.ok());
+  EXPECT_FALSE(steps->empty());
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
