@@ -265,7 +265,9 @@ void Gateway::run() {
     polled.clear();
     items.push_back({router_.handle(), 0, ZMQ_POLLIN, 0});
     items.push_back({pull_.handle(), 0, ZMQ_POLLIN, 0});
-    items.push_back({zap_.handle(), 0, static_cast<short>(curve_ ? ZMQ_POLLIN : 0), 0});
+    // Only real sockets go in: a null socket would make zmq poll fd 0.
+    if (curve_) items.push_back({zap_.handle(), 0, ZMQ_POLLIN, 0});
+    const size_t first_monitor = items.size();
     for (auto& [name, peer] : dealers_) {
       items.push_back({peer.monitor.handle(), 0, ZMQ_POLLIN, 0});
       polled.emplace_back(&name, &peer);
@@ -282,7 +284,7 @@ void Gateway::run() {
     try {
       if (curve_ && (items[2].revents & ZMQ_POLLIN)) handle_zap();
       for (size_t i = 0; i < polled.size(); ++i)
-        if (items[3 + i].revents & ZMQ_POLLIN) handle_monitor(*polled[i].first, *polled[i].second);
+        if (items[first_monitor + i].revents & ZMQ_POLLIN) handle_monitor(*polled[i].first, *polled[i].second);
       if (items[0].revents & ZMQ_POLLIN) {
         for (int i = 0; i < kBatch; ++i) {
           parts.clear();
