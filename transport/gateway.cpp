@@ -348,6 +348,8 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
     on_receive_(std::move(*env));
   } catch (const std::exception& e) {
     log(std::string("on_receive threw: ") + e.what());
+  } catch (...) {  // an escaping exception would terminate the process
+    log("on_receive threw a non-standard exception");
   }
 }
 
@@ -444,6 +446,8 @@ void Gateway::handle_monitor(const std::string& name, Peer& peer) {
       on_peer_error_(name, Error{"handshake", text});
     } catch (const std::exception& e) {
       log(std::string("on_peer_error threw: ") + e.what());
+    } catch (...) {  // an escaping exception would terminate the process
+      log("on_peer_error threw a non-standard exception");
     }
   }
 }
@@ -456,6 +460,8 @@ void Gateway::fail(std::string id, std::string peer, Error error) {
     on_send_failed_(SendFailure{std::move(id), std::move(peer), std::move(error)});
   } catch (const std::exception& e) {
     log(std::string("on_send_failed threw: ") + e.what());
+  } catch (...) {  // an escaping exception would terminate the process
+    log("on_send_failed threw a non-standard exception");
   }
 }
 

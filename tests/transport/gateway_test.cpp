@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <zmq.hpp>
@@ -225,6 +227,53 @@ TEST(Gateway, StopWithMessagesInFlightReturnsPromptly) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("not running"), std::string::npos);
   g.stop();  // idempotent
+}
+
+TEST(Gateway, ConcurrentSendersKeepTheirOwnOrder) {
+  Gateway a, b;
+  Inbox at_b;
+  at_b.attach(b);
+  auto oa = plaintext_options("a");
+  oa.send_hwm = 10000;
+  auto ob = plaintext_options("b");
+  ob.recv_hwm = 10000;
+  ASSERT_TRUE(a.start(oa).ok());
+  auto eb = b.start(ob);
+  ASSERT_TRUE(a.connect("b", *eb).ok());
+  constexpr int kThreads = 4, kEach = 1000;
+  std::atomic<int> refused{0};
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t)
+    senders.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i)
+        if (!a.send("b", make_envelope(std::to_string(t) + ":" + std::to_string(i), "a", "b")).ok()) ++refused;
+    });
+  for (auto& th : senders) th.join();
+  EXPECT_EQ(refused.load(), 0);
+  ASSERT_TRUE(wait_until([&] { return at_b.size() == kThreads * kEach; }, 30s)) << at_b.size();
+  std::vector<int> next(kThreads, 0);
+  for (auto& e : at_b.items()) {
+    int t = std::stoi(e.id.substr(0, e.id.find(':')));
+    int i = std::stoi(e.id.substr(e.id.find(':') + 1));
+    ASSERT_EQ(i, next[static_cast<size_t>(t)]) << "sender " << t;
+    ++next[static_cast<size_t>(t)];
+  }
+}
+
+TEST(Gateway, AThrowingReceiverDoesNotStopTheGateway) {
+  Gateway a, b;
+  std::atomic<int> calls{0};
+  b.on_receive([&](msg::Envelope) {
+    ++calls;
+    throw std::runtime_error("actor bug");
+  });
+  ASSERT_TRUE(a.start(plaintext_options("a")).ok());
+  auto eb = b.start(plaintext_options("b"));
+  ASSERT_TRUE(a.connect("b", *eb).ok());
+  ASSERT_TRUE(a.send("b", make_envelope("1", "a", "b")).ok());
+  ASSERT_TRUE(a.send("b", make_envelope("2", "a", "b")).ok());
+  ASSERT_TRUE(wait_until([&] { return calls.load() == 2; }));
+  EXPECT_TRUE(b.running());
 }
 
 TEST(Gateway, ConnectErrorsAreClear) {
