@@ -38,9 +38,11 @@
 // the gateway's own zmq context): only authorised public keys get in, and a
 // plaintext client fails the handshake. Without a key, start() requires
 // allow_plaintext and a loopback bind address, and connect() a local endpoint.
+// Not yet done: tying a node's name (routing id, envelope.from.node) to the
+// key it authenticated with, so an authorised node could claim another name.
 //
 // Thread safety: send(), connect() and counters() may be called from any
-// thread. Set on_receive / on_send_failed before start(); they run on the I/O
+// thread. Set on_receive / on_send_failed / on_peer_error before start(); they run on the I/O
 // thread and must not block for long (hand the envelope on and return); they
 // may call send() but never stop(), which joins that very thread.
 #pragma once
