@@ -184,11 +184,16 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
   impl->model_client = spawn_model_client(sys, backend, progress);
   impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
+  // The planner's model (effgen), also the judge's default: a model ref or a
+  // cost-table name, priced once here.
+  const economy::ModelCost planner_cost =
+      priced(*cost_table, c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
+
   // The judge: audits effgen's worker results, and the CEO's final answers
   // when judge.final_answer is set.
   if (c.judge_final_answer || (impl->strategy != "hashiru" && c.effgen.judge)) {
-    const std::string planner = c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model;
-    const economy::ModelCost jc = priced(*cost_table, c.effgen.judge_model.empty() ? planner : c.effgen.judge_model);
+    const economy::ModelCost jc =
+        c.effgen.judge_model.empty() ? planner_cost : priced(*cost_table, c.effgen.judge_model);
     if (Status s = backend->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;
@@ -229,11 +234,12 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     auto optimizer = prompt::PromptOptimizer::from_file();
     if (!optimizer.ok()) return optimizer.error();
     PlannerDeps pd;
-    pd.planner_model = c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model;
-    pd.planner_cost = priced(*cost_table, pd.planner_model);
-    pd.worker_cost = priced(*cost_table, c.effgen.worker_model.empty() ? pd.planner_model : c.effgen.worker_model);
+    // Calls go to the priced row's model ref, so a cost-table name works too.
+    pd.planner_cost = planner_cost;
+    pd.planner_model = planner_cost.model_ref;
+    pd.worker_cost = c.effgen.worker_model.empty() ? planner_cost : priced(*cost_table, c.effgen.worker_model);
     for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
-      if (Status s = backend->check_model(priced(*cost_table, ref).model_ref); !s.ok())
+      if (Status s = backend->check_model(ref); !s.ok())
         return Error{"config", "effgen model '" + ref + "': " + s.error().message};
     for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
                              std::pair{"prompts/effgen/worker_task.md", &pd.worker_task},
@@ -252,7 +258,6 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     pd.config = c;
     pd.session_id = impl->session_id;
     pd.planner_cost.invoke_resource_cost = 0;  // the planner's model is not an employee
-    pd.planner_cost.model_ref = pd.planner_model == pd.planner_cost.name ? pd.planner_cost.model_ref : pd.planner_model;
     impl->planner = spawn_planner(sys, std::move(pd));
   }
   return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
