@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -62,6 +63,13 @@ int main(int argc, char** argv) {
   mock->add_option("--port", port, "port (0 = any free port)");
   mock->add_option("--host", host, "address to bind");
 
+  // Commands defined in their own files (cli/*_command.cpp).
+  std::vector<std::pair<CLI::App*, std::function<int()>>> more;
+  for (const auto& c : registered_commands()) {
+    auto* cmd = app.add_subcommand(c.name, c.help);
+    more.emplace_back(cmd, c.setup(cmd));
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,5 +81,7 @@ int main(int argc, char** argv) {
   if (*budget) return budget_command(o, raise_expense, raise_resource);
   if (*history) return history_command(o, sessions, limit);
   if (*mock) return mock_llm_command(script, host, port);
+  for (auto& [cmd, runner] : more)
+    if (*cmd) return runner();
   return 2;
 }

@@ -1,0 +1,89 @@
+// CompanyService is what everything outside the company asks of it: the
+// protocol servers (MCP, A2A, ACP), `kaisha serve` and `kaisha submit`. It
+// hides the actors: a task goes in, progress events come out, the task ends
+// completed, failed or canceled.
+//
+// Tasks run one at a time per company, in submission order (a session is one
+// conversation); a task waiting its turn is "submitted". Every method is
+// thread-safe and may be called from any thread, including HTTP server threads.
+// Only wait() blocks.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/messages/agent_messages.hpp"
+
+namespace kaisha::company {
+
+// The lifecycle of a task as the protocols see it.
+enum class TaskState { submitted, working, completed, failed, canceled };
+const char* to_string(TaskState s);
+inline bool is_final(TaskState s) {
+  return s == TaskState::completed || s == TaskState::failed || s == TaskState::canceled;
+}
+
+struct TaskInfo {
+  std::string id;
+  std::string input;
+  TaskState state = TaskState::submitted;
+  std::string answer;  // when completed
+  std::string error;   // when failed or canceled: why
+  int64_t tokens_in = 0, tokens_out = 0;
+  double expense = 0;  // USD
+  int64_t created_ms = 0, updated_ms = 0;
+  json to_json() const;
+};
+
+// Receives a task's progress events (msg::ProgressEvent, same kinds as the
+// CLI shows) from any thread; the last one has kind "final", "error" or
+// "canceled". Must not block for long.
+using TaskListener = std::function<void(const msg::ProgressEvent&)>;
+
+class CompanyService {
+ public:
+  virtual ~CompanyService() = default;
+
+  // Queues `input` as a new task and returns its id at once. `listener` may
+  // be empty. Refuses an empty input.
+  virtual Result<std::string> submit(const std::string& input, TaskListener listener) = 0;
+
+  // Replays the task's events so far to `listener`, then streams the rest.
+  // Fails when the task is unknown.
+  virtual Status subscribe(const std::string& task_id, TaskListener listener) = 0;
+
+  // The task's current state; nullopt when unknown.
+  virtual std::optional<TaskInfo> task(const std::string& task_id) = 0;
+
+  // Blocks until the task has ended or `timeout` passed; returns its state then.
+  virtual Result<TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) = 0;
+
+  // Cancels a waiting or running task: a waiting one never starts, a running
+  // one is stopped (in-flight model calls are abandoned, what was spent stays
+  // spent and journaled). Canceling an ended task is an error saying so.
+  virtual Status cancel(const std::string& task_id) = 0;
+
+  // The most recent tasks of this company, newest first.
+  virtual std::vector<TaskInfo> tasks(size_t limit) = 0;
+
+  // The journaled steps of one task: [{agent, kind, payload, at_ms, ...}].
+  virtual Result<json> journal(const std::string& task_id) = 0;
+
+  // GetAgents' view: the employees with their models and costs.
+  virtual json agents() = 0;
+  // GetBudget's view.
+  virtual json budget() = 0;
+
+  // Calls one CEO tool directly ("AskAgent" {agent_name, prompt},
+  // "MemoryManager" {...}, ...) and returns its {status, message, output}.
+  virtual json call_tool(const std::string& name, const json& arguments) = 0;
+
+  virtual std::string session_id() const = 0;
+};
+
+}  // namespace kaisha::company
