@@ -1,0 +1,30 @@
+#include "runtime/company/company_service.hpp"
+
+namespace kaisha::company {
+
+const char* to_string(TaskState s) {
+  switch (s) {
+    case TaskState::submitted: return "submitted";
+    case TaskState::working: return "working";
+    case TaskState::completed: return "completed";
+    case TaskState::failed: return "failed";
+    case TaskState::canceled: return "canceled";
+  }
+  return "unknown";
+}
+
+json TaskInfo::to_json() const {
+  json j{{"id", id},
+         {"input", input},
+         {"state", to_string(state)},
+         {"tokens_in", tokens_in},
+         {"tokens_out", tokens_out},
+         {"expense", expense},
+         {"created_ms", created_ms},
+         {"updated_ms", updated_ms}};
+  if (state == TaskState::completed) j["answer"] = answer;
+  if (!error.empty()) j["error"] = error;
+  return j;
+}
+
+}  // namespace kaisha::company
