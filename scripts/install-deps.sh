@@ -9,6 +9,7 @@ PACKAGES=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libhnswlib-dev
   python3 curl iproute2 bubblewrap
 )
 
@@ -18,6 +19,10 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+
+# Node.js + npm run the third-party protocol testers (tests/interop). A machine
+# may already have them from elsewhere (e.g. NodeSource); only then skip Debian's.
+if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
