@@ -1,0 +1,43 @@
+// ToolProvider is a source of tools outside the CEO actor: the built-in file,
+// web, calculator and code tools, tools the CEO created (ToolCreator), tools
+// of MCP servers. The CEO asks every provider for its specs before each model
+// call, so a tool added or removed by a provider is visible on the next call
+// with no restart, and registers them in its ToolRegistry (grants and schema
+// checks apply as for any tool).
+//
+// call() must not block the caller: the CEO calls it on an actor thread.
+// Providers run blocking work (child processes, file I/O) on their own
+// threads and call `done` exactly once, from any thread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/company/tool_result.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/llm/chat.hpp"
+
+namespace kaisha::company {
+
+// Who is calling: the tools may confine themselves to the task's workspace.
+struct ToolCallContext {
+  std::string session_id;
+  std::string task_id;
+  std::string agent;  // "CEO" or an employee's name
+};
+
+class ToolProvider {
+ public:
+  virtual ~ToolProvider() = default;
+  // Short name for journals and errors: "builtin", "user", "mcp:<server>".
+  virtual std::string origin() const = 0;
+  // The tools offered now. Thread-safe; cheap (called before each model call).
+  virtual std::vector<llm::ToolSpec> specs() const = 0;
+  // Runs tool `name` with schema-checked `args`; `done` is called once, from
+  // any thread.
+  virtual void call(const std::string& name, const json& args, const ToolCallContext& ctx,
+                    std::function<void(ToolResult)> done) = 0;
+};
+
+}  // namespace kaisha::company
