@@ -1,0 +1,242 @@
+#include "runtime/cluster/cluster_config.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "runtime/config/yaml_reader.hpp"
+#include "runtime/core/data_paths.hpp"
+
+namespace kaisha::cluster {
+
+namespace {
+
+using config::YamlReader;
+
+bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
+
+bool is_tcp_address(const std::string& a) {
+  if (a.rfind("tcp://", 0) != 0) return false;
+  const size_t colon = a.rfind(':');
+  return colon > 6 && colon + 1 < a.size();
+}
+
+class Parser {
+ public:
+  Parser(const std::string& source, ClusterConfig& out) : r_(source), c_(out) {}
+
+  Status parse(const YAML::Node& root) {
+    if (!present(root)) return Error{"config", r_.source() + ": the cluster file is empty; it needs a 'nodes' section"};
+    if (Status s = section(root, "", {"company", "cluster", "nodes"}); !s) return s;
+    if (Status s = str(root, "", "company", c_.company_config); !s) return s;
+    if (Status s = cluster(root["cluster"]); !s) return s;
+    return nodes(root["nodes"], root);
+  }
+
+ private:
+  Status section(const YAML::Node& n, const std::string& path, const std::vector<std::string>& keys) {
+    if (Status s = r_.expect_map(n, path); !s) return s;
+    return r_.check_keys(n, path, keys);
+  }
+
+  Status str(const YAML::Node& map, const std::string& path, const char* key, std::string& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_string(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status boolean(const YAML::Node& map, const std::string& path, const char* key, bool& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_bool(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status millis(const YAML::Node& map, const std::string& path, const char* key, int64_t& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    auto v = r_.read_int(n, YamlReader::join(path, key));
+    if (!v) return v.error();
+    if (*v <= 0) return r_.error_at(n, YamlReader::join(path, key), "expected milliseconds > 0, got " + std::to_string(*v));
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status strings(const YAML::Node& map, const std::string& path, const char* key, std::vector<std::string>& out) {
+    YAML::Node n = map[key];
+    if (!present(n)) return Status::Ok();
+    const std::string p = YamlReader::join(path, key);
+    if (!n.IsSequence()) return r_.error_at(n, p, "expected a list of strings");
+    for (size_t i = 0; i < n.size(); ++i) {
+      auto v = r_.read_string(n[i], p + "[" + std::to_string(i) + "]");
+      if (!v) return v.error();
+      out.push_back(*v);
+    }
+    return Status::Ok();
+  }
+
+  Status key(const YAML::Node& n, const std::string& path, const std::string& value) {
+    if (value.size() != 40)
+      return r_.error_at(n, path, "expected a 40-character Z85 public key (kaisha keygen prints one), got " +
+                                      std::to_string(value.size()) + " characters");
+    return Status::Ok();
+  }
+
+  Status cluster(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "cluster";
+    if (Status s = section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
+                                  "allow_plaintext", "authorised_keys"});
+        !s)
+      return s;
+    if (Status s = millis(n, p, "heartbeat_ms", c_.timeouts.heartbeat_ms); !s) return s;
+    if (Status s = millis(n, p, "suspect_after_ms", c_.timeouts.suspect_after_ms); !s) return s;
+    if (Status s = millis(n, p, "down_after_ms", c_.timeouts.down_after_ms); !s) return s;
+    const Timeouts& t = c_.timeouts;
+    if (!(t.heartbeat_ms < t.suspect_after_ms && t.suspect_after_ms < t.down_after_ms))
+      return r_.error_at(n, p, "expected heartbeat_ms < suspect_after_ms < down_after_ms, got " +
+                                   std::to_string(t.heartbeat_ms) + " / " + std::to_string(t.suspect_after_ms) +
+                                   " / " + std::to_string(t.down_after_ms));
+    if (Status s = boolean(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
+    if (Status s = boolean(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
+    if (Status s = strings(n, p, "authorised_keys", extra_keys_); !s) return s;
+    for (size_t i = 0; i < extra_keys_.size(); ++i)
+      if (Status s = key(n["authorised_keys"][i], p + ".authorised_keys[" + std::to_string(i) + "]", extra_keys_[i]); !s)
+        return s;
+    YAML::Node seeds = n["seeds"];
+    if (!present(seeds)) return Status::Ok();
+    if (!seeds.IsSequence()) return r_.error_at(seeds, p + ".seeds", "expected a list of addresses");
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      const std::string sp = p + ".seeds[" + std::to_string(i) + "]";
+      Seed seed;
+      if (seeds[i].IsMap()) {
+        if (Status s = section(seeds[i], sp, {"address", "public_key"}); !s) return s;
+        if (Status s = str(seeds[i], sp, "address", seed.address); !s) return s;
+        if (Status s = str(seeds[i], sp, "public_key", seed.public_key); !s) return s;
+        if (!seed.public_key.empty())
+          if (Status s = key(seeds[i]["public_key"], sp + ".public_key", seed.public_key); !s) return s;
+      } else {
+        auto v = r_.read_string(seeds[i], sp);
+        if (!v) return v.error();
+        seed.address = *v;
+      }
+      if (!is_tcp_address(seed.address))
+        return r_.error_at(seeds[i], sp, "expected an address like tcp://10.0.0.1:7101, got \"" + seed.address + "\"");
+      c_.seeds.push_back(seed);
+    }
+    return Status::Ok();
+  }
+
+  Status nodes(const YAML::Node& n, const YAML::Node& root) {
+    if (!present(n)) return r_.error_at(root, "", "missing 'nodes': list every node with its bind address");
+    if (Status s = r_.expect_map(n, "nodes"); !s) return s;
+    std::set<std::string> names;
+    int ceos = 0;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      NodeConfig node;
+      node.name = it->first.Scalar();
+      const std::string p = "nodes." + node.name;
+      const YAML::Node& v = it->second;
+      if (Status s = section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
+                                    "resource_units"});
+          !s)
+        return s;
+      if (Status s = str(v, p, "bind", node.bind); !s) return s;
+      if (node.bind.empty()) return r_.error_at(v, p, "missing 'bind' (e.g. tcp://127.0.0.1:7101)");
+      if (!is_tcp_address(node.bind))
+        return r_.error_at(v["bind"], p + ".bind", "expected an address like tcp://127.0.0.1:7101, got \"" + node.bind + "\"");
+      if (Status s = str(v, p, "advertise", node.advertise); !s) return s;
+      if (node.advertise.empty()) node.advertise = node.bind;
+      if (node.advertise.find("://0.0.0.0:") != std::string::npos || node.advertise.find("://*:") != std::string::npos)
+        return r_.error_at(v, p, "binds a wildcard address: set 'advertise' to the address other nodes reach it at");
+      if (Status s = str(v, p, "key_file", node.key_file); !s) return s;
+      if (Status s = str(v, p, "public_key", node.public_key); !s) return s;
+      if (!node.public_key.empty())
+        if (Status s = key(v["public_key"], p + ".public_key", node.public_key); !s) return s;
+      if (Status s = boolean(v, p, "ceo", node.capabilities.ceo); !s) return s;
+      if (Status s = strings(v, p, "models", node.capabilities.models); !s) return s;
+      if (Status s = strings(v, p, "tags", node.capabilities.tags); !s) return s;
+      if (present(v["resource_units"])) {
+        auto u = r_.read_number(v["resource_units"], p + ".resource_units");
+        if (!u) return u.error();
+        if (*u < 0) return r_.error_at(v["resource_units"], p + ".resource_units", "expected a number >= 0");
+        node.capabilities.resource_units = *u;
+      }
+      if (!c_.allow_plaintext && node.public_key.empty())
+        return r_.error_at(v, p, "no public_key: without allow_plaintext every node needs a CURVE key "
+                                 "(create one with 'kaisha keygen --out " + node.name + ".key')");
+      if (!node.key_file.empty()) node.key_file = resolve(node.key_file);
+      names.insert(node.name);
+      if (node.capabilities.ceo) ++ceos;
+      if (!node.public_key.empty()) c_.authorised_keys.push_back(node.public_key);
+      c_.nodes.push_back(std::move(node));
+    }
+    if (c_.nodes.empty()) return r_.error_at(n, "nodes", "no nodes listed");
+    if (ceos != 1)
+      return r_.error_at(n, "nodes", "exactly one node must have 'ceo: true' (it runs the CEO and holds the "
+                                     "expense ledger), found " + std::to_string(ceos));
+    for (const auto& k : extra_keys_) c_.authorised_keys.push_back(k);
+    return Status::Ok();
+  }
+
+  std::string resolve(const std::string& p) const {
+    std::filesystem::path path(p);
+    if (path.is_absolute()) return p;
+    return (std::filesystem::path(r_.source()).parent_path() / path).string();
+  }
+
+ public:
+  std::string resolve_path(const std::string& p) const { return resolve(p); }
+
+ private:
+  YamlReader r_;
+  ClusterConfig& c_;
+  std::vector<std::string> extra_keys_;
+};
+
+}  // namespace
+
+Result<NodeConfig> ClusterConfig::node(const std::string& name) const {
+  std::string known;
+  for (const auto& n : nodes) {
+    if (n.name == name) return n;
+    known += (known.empty() ? "" : ", ") + n.name;
+  }
+  return Error{"config", source + ": no node named '" + name + "' under 'nodes' (known: " + known + ")"};
+}
+
+const NodeConfig* ClusterConfig::ceo_node() const {
+  for (const auto& n : nodes)
+    if (n.capabilities.ceo) return &n;
+  return nullptr;
+}
+
+std::string ClusterConfig::seed_key(const Seed& seed) const {
+  if (!seed.public_key.empty()) return seed.public_key;
+  for (const auto& n : nodes)
+    if (n.advertise == seed.address) return n.public_key;
+  return {};
+}
+
+Result<ClusterConfig> parse_cluster_config(const std::string& yaml_text, const std::string& source_name) {
+  auto doc = config::parse_yaml(yaml_text, source_name);
+  if (!doc) return doc.error();
+  ClusterConfig c;
+  c.source = source_name;
+  Parser parser(source_name, c);
+  if (Status s = parser.parse(*doc); !s) return s.error();
+  if (!c.company_config.empty()) c.company_config = parser.resolve_path(c.company_config);
+  return c;
+}
+
+Result<ClusterConfig> load_cluster_config(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return Error{"config", "cluster config: " + text.error().message};
+  return parse_cluster_config(*text, path);
+}
+
+}  // namespace kaisha::cluster

@@ -1,0 +1,103 @@
+#include "runtime/cluster/cluster_config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kaisha::cluster {
+namespace {
+
+const std::string kKeyA = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+const std::string kKeyB = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+
+TEST(ClusterConfig, ParsesNodesSeedsAndTimeouts) {
+  auto c = parse_cluster_config(R"(
+company: company.yaml
+cluster:
+  seeds: [tcp://127.0.0.1:7101]
+  heartbeat_ms: 100
+  suspect_after_ms: 400
+  down_after_ms: 900
+  rehire_lost_agents: false
+nodes:
+  ceo: { bind: tcp://127.0.0.1:7101, key_file: ceo.key, public_key: ")" + kKeyA + R"(", ceo: true }
+  gpu1:
+    bind: tcp://0.0.0.0:7102
+    advertise: tcp://10.0.0.2:7102
+    public_key: ")" + kKeyB + R"("
+    models: [llama3.2]
+    tags: [gpu]
+    resource_units: 50
+)", "/etc/kaisha/cluster.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->company_config, "/etc/kaisha/company.yaml");
+  ASSERT_EQ(c->seeds.size(), 1u);
+  EXPECT_EQ(c->seed_key(c->seeds[0]), kKeyA);  // found through the node advertising it
+  EXPECT_EQ(c->timeouts.heartbeat_ms, 100);
+  EXPECT_EQ(c->timeouts.down_after_ms, 900);
+  EXPECT_FALSE(c->rehire_lost_agents);
+  ASSERT_EQ(c->nodes.size(), 2u);
+  auto gpu = c->node("gpu1");
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_EQ(gpu->advertise, "tcp://10.0.0.2:7102");
+  EXPECT_EQ(gpu->capabilities.models, std::vector<std::string>{"llama3.2"});
+  EXPECT_EQ(gpu->capabilities.resource_units, 50);
+  EXPECT_EQ(c->node("ceo")->key_file, "/etc/kaisha/ceo.key");
+  EXPECT_EQ(c->ceo_node()->name, "ceo");
+  EXPECT_EQ(c->authorised_keys.size(), 2u);
+}
+
+TEST(ClusterConfig, DefaultTimeoutsDetectWithinThreeSeconds) {
+  Timeouts t;
+  EXPECT_LT(t.heartbeat_ms, t.suspect_after_ms);
+  EXPECT_LT(t.suspect_after_ms, t.down_after_ms);
+  EXPECT_LE(t.down_after_ms + t.heartbeat_ms, 3000);
+}
+
+struct BadCase {
+  const char* yaml;
+  const char* expect;
+};
+
+TEST(ClusterConfig, MistakesNameFileLineAndKey) {
+  const BadCase cases[] = {
+      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\nclustr: {}\n", "c.yaml:3: unknown key 'clustr' in top level (did you mean 'cluster'?)"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: 127.0.0.1:1, ceo: true }\n", "c.yaml:3: nodes.a.bind: expected an address"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1 }\n", "exactly one node must have 'ceo: true'"},
+      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n", "c.yaml:2: nodes.a: no public_key"},
+      {"cluster:\n  allow_plaintext: true\n  heartbeat_ms: 5000\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n",
+       "expected heartbeat_ms < suspect_after_ms < down_after_ms"},
+      {"cluster:\n  allow_plaintext: true\n  seeds: [foo]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n",
+       "c.yaml:3: cluster.seeds[0]: expected an address like tcp://"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://0.0.0.0:1, ceo: true }\n", "set 'advertise'"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: short }\n",
+       "nodes.a.public_key: expected a 40-character Z85 public key"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, resource_units: lots }\n",
+       "c.yaml:3: nodes.a.resource_units"},
+      {"cluster: [\n", "c.yaml:"},
+      {"", "c.yaml: the cluster file is empty"},
+  };
+  for (const auto& bc : cases) {
+    auto c = parse_cluster_config(bc.yaml, "c.yaml");
+    ASSERT_FALSE(c.ok()) << bc.yaml;
+    EXPECT_EQ(c.error().code, "config");
+    EXPECT_NE(c.error().message.find(bc.expect), std::string::npos) << c.error().message;
+  }
+}
+
+TEST(ClusterConfig, UnknownNodeNameListsKnownOnes) {
+  auto c = parse_cluster_config("cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n"
+                                "  b: { bind: tcp://127.0.0.1:2 }\n",
+                                "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto n = c->node("zz");
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.error().message.find("no node named 'zz' under 'nodes' (known: a, b)"), std::string::npos);
+}
+
+TEST(ClusterConfig, MissingFileIsNamed) {
+  auto c = load_cluster_config("/nonexistent/cluster.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("/nonexistent/cluster.yaml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kaisha::cluster
