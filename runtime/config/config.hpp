@@ -84,6 +84,23 @@ struct EffgenConfig {
   int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
 };
 
+// The memory function (hashiru.md §2.8, effgen.md §8); on when
+// switches.memory is. Memories live in their own SQLite file (see
+// runtime/memory/memory_store.hpp for why).
+struct MemoryConfig {
+  std::string path;             // "" = the store path with ".memory.db" for ".db"
+  std::string embedding_model;  // model ref (ollama:all-minilm, openai:text-embedding-3-small); "" = built-in
+  int embedding_dims = 384;     // of the built-in hashed n-gram embedder
+  double threshold = 0.1;       // cosine similarity a retrieved memory needs (HASHIRU: 0.1)
+  int top_k = 5;                // memories injected per turn (HASHIRU: 5)
+  bool auto_retrieve = true;    // retrieve and inject before each CEO turn
+  double lexical_weight = 0.3;  // FTS5 share of the hybrid score; 0 = vectors only
+  std::string ranking = "similarity";  // similarity | effgen (0.3R + 0.2F + 0.3I + 0.2S)
+  int context_messages = 3;     // recent conversation texts joined into the retrieval query
+  int exact_below = 10000;      // exact vector search below this many memories, HNSW above
+  std::string index_dir;        // "" = <memory path>.index
+};
+
 struct Config {
   std::string source;                 // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";
@@ -98,6 +115,7 @@ struct Config {
   std::string strategy = "hashiru";  // hashiru | effgen | auto
   EffgenConfig effgen;
   bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
+  MemoryConfig memory;
 };
 
 }  // namespace kaisha::config

@@ -43,6 +43,7 @@ const std::vector<std::string> kBuiltinProviders = {"ollama", "openai", "gemini"
 const std::vector<std::string> kDialects = {"openai", "ollama", "gemini", "anthropic"};
 const std::vector<std::string> kResourceModes = {"fixed", "host_memory", "paper_16GiB_is_100"};
 const std::vector<std::string> kStrategies = {"hashiru", "effgen", "auto"};
+const std::vector<std::string> kMemoryRankings = {"similarity", "effgen"};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   for (const auto& x : v)
@@ -72,7 +73,7 @@ class ConfigParser {
     if (Status s = r_.expect_map(root, ""); !s) return s;
     if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
                                             "providers", "retry", "budget", "switches", "strategy", "effgen",
-                                            "judge"});
+                                            "judge", "memory"});
         !s)
       return s;
     if (Status s = str(root, "", "store", c_.store_path); !s) return s;
@@ -86,6 +87,7 @@ class ConfigParser {
     if (Status s = choice(root, "", "strategy", c_.strategy, kStrategies); !s) return s;
     if (Status s = effgen(root["effgen"]); !s) return s;
     if (Status s = judge(root["judge"]); !s) return s;
+    if (Status s = memory(root["memory"]); !s) return s;
     return switches(root["switches"]);
   }
 
@@ -286,6 +288,35 @@ class ConfigParser {
     return boolean(n, "judge", "final_answer", c_.judge_final_answer);
   }
 
+  Status memory(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "memory";
+    MemoryConfig& m = c_.memory;
+    if (Status s = section(n, p, {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve",
+                                  "lexical_weight", "ranking", "context_messages", "exact_below", "index_dir"});
+        !s)
+      return s;
+    if (Status s = str(n, p, "path", m.path); !s) return s;
+    if (Status s = str(n, p, "embedding_model", m.embedding_model); !s) return s;
+    if (!m.embedding_model.empty() && m.embedding_model.find(':') == std::string::npos)
+      return r_.error_at(n["embedding_model"], YamlReader::join(p, "embedding_model"),
+                         "expected a model ref provider:model (e.g. ollama:all-minilm), got \"" +
+                             m.embedding_model + "\"");
+    if (Status s = integer(n, p, "embedding_dims", m.embedding_dims, 8); !s) return s;
+    if (Status s = num(n, p, "threshold", m.threshold, -1, false); !s) return s;
+    if (m.threshold > 1) return r_.error_at(n["threshold"], YamlReader::join(p, "threshold"),
+                                            "a cosine similarity threshold must be <= 1, got " + trim_number(m.threshold));
+    if (Status s = integer(n, p, "top_k", m.top_k, 1); !s) return s;
+    if (Status s = boolean(n, p, "auto_retrieve", m.auto_retrieve); !s) return s;
+    if (Status s = num(n, p, "lexical_weight", m.lexical_weight, 0, false); !s) return s;
+    if (m.lexical_weight > 1) return r_.error_at(n["lexical_weight"], YamlReader::join(p, "lexical_weight"),
+                                                 "expected a weight between 0 and 1, got " + trim_number(m.lexical_weight));
+    if (Status s = choice(n, p, "ranking", m.ranking, kMemoryRankings); !s) return s;
+    if (Status s = integer(n, p, "context_messages", m.context_messages, 1); !s) return s;
+    if (Status s = integer(n, p, "exact_below", m.exact_below, 0); !s) return s;
+    return str(n, p, "index_dir", m.index_dir);
+  }
+
   Status switches(const YAML::Node& n) {
     if (!present(n)) return Status::Ok();
     const std::string p = "switches";
@@ -345,6 +376,8 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   c.cost_table_file = resolve(base, c.cost_table_file);
   c.prompts_dir = resolve(base, c.prompts_dir);
   c.ceo.system_prompt_file = resolve(base, c.ceo.system_prompt_file);
+  c.memory.path = resolve(base, c.memory.path);
+  c.memory.index_dir = resolve(base, c.memory.index_dir);
   return c;
 }
 

@@ -1,0 +1,30 @@
+// MemoryToolProvider: offers HASHIRU's MemoryManager tool (spec in
+// data/tools/memory_manager_tool.json) to the CEO as a company::ToolProvider;
+// calls run on the memory service's worker, never on the calling actor.
+#pragma once
+
+#include <memory>
+
+#include "runtime/company/tool_provider.hpp"
+#include "runtime/memory/memory_service.hpp"
+
+namespace kaisha::memory {
+
+class MemoryToolProvider : public company::ToolProvider {
+ public:
+  static Result<std::shared_ptr<MemoryToolProvider>> create(std::shared_ptr<MemoryService> service);
+
+  std::string origin() const override { return "memory"; }
+  std::vector<llm::ToolSpec> specs() const override { return specs_; }
+  void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
+            std::function<void(company::ToolResult)> done) override;
+
+ private:
+  std::shared_ptr<MemoryService> service_;
+  std::vector<llm::ToolSpec> specs_;
+};
+
+// Reads a JSON array of tool specs ({name, description, parameters}).
+Result<std::vector<llm::ToolSpec>> load_tool_spec_file(const std::string& path);
+
+}  // namespace kaisha::memory
