@@ -1,0 +1,207 @@
+#include "protocols/mcp/company_backend.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <sstream>
+
+#include "protocols/mcp/json_template.hpp"
+#include "runtime/core/data_paths.hpp"
+
+namespace kaisha::mcp {
+
+namespace {
+
+constexpr const char* kTaskPrefix = "kaisha://tasks/";
+constexpr size_t kListedTasks = 50;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+json json_result(const json& value, bool is_error = false) {
+  json r = text_result(value.dump(2), is_error);
+  r["structuredContent"] = value.is_object() ? value : json{{"result", value}};
+  return r;
+}
+
+// A CEO tool's {status, message, output} as an MCP result.
+json from_tool_result(const json& r) {
+  const bool error = r.value("status", "") == "error";
+  std::string text;
+  if (r.contains("output") && r["output"].is_string()) text = r["output"].get<std::string>();
+  else if (r.contains("output") && !r["output"].is_null()) text = r["output"].dump(2);
+  if (text.empty() || error) text = r.value("message", text);
+  json out = text_result(text, error);
+  out["structuredContent"] = r;
+  return out;
+}
+
+// Listener state outliving the call: events that arrive after run_task
+// returned are dropped instead of touching a dead context.
+struct ProgressRelay {
+  std::mutex mu;
+  bool active = true;
+  double count = 0;
+  std::function<void(const json&)> notify;
+  json token;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CompanyBackend>> CompanyBackend::load(company::CompanyService& company,
+                                                             const std::string& path) {
+  const std::string file = path.empty() ? data_file("data/mcp/company_server.json") : path;
+  auto text = read_text_file(file);
+  if (!text) return text.error();
+  json d = json::parse(*text, nullptr, false);
+  if (d.is_discarded() || !d.is_object() || !d.contains("tools") || !d["tools"].is_array())
+    return Error{"config", file + ": expected a JSON object with a 'tools' list"};
+  std::vector<jsonrpc::CapabilityDescriptor> tools;
+  for (const auto& t : d["tools"]) {
+    auto desc = jsonrpc::from_mcp_tool(t);
+    if (!desc) return Error{"config", file + ": " + desc.error().message};
+    tools.push_back(std::move(*desc));
+  }
+  return std::unique_ptr<CompanyBackend>(new CompanyBackend(company, std::move(d), std::move(tools)));
+}
+
+json CompanyBackend::server_info() const { return data_.value("server_info", json{{"name", "kaisha"}}); }
+std::string CompanyBackend::instructions() const { return data_.value("instructions", ""); }
+std::vector<jsonrpc::CapabilityDescriptor> CompanyBackend::tools() { return tools_; }
+
+std::string CompanyBackend::text(const std::string& key, const json& vars) const {
+  json t = data_.value("texts", json::object()).value(key, key);
+  return fill_template(t, vars).get<std::string>();
+}
+
+Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& ctx) {
+  auto relay = std::make_shared<ProgressRelay>();
+  relay->notify = ctx.notify;
+  relay->token = ctx.progress_token;
+  auto id = company_.submit(task, [relay](const msg::ProgressEvent& e) {
+    std::lock_guard lock(relay->mu);
+    if (!relay->active || relay->token.is_null() || !relay->notify) return;
+    relay->count += 1;
+    std::string message = e.agent.empty() ? e.kind : e.agent + " " + e.kind;
+    if (!e.text.empty()) message += ": " + e.text.substr(0, 500);
+    relay->notify(jsonrpc::make_notification(
+        "notifications/progress", json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));
+  });
+  if (!id) return text_result(id.error().message, true);
+  bool cancel_sent = false;
+  company::TaskInfo info;
+  while (true) {
+    auto r = company_.wait(*id, std::chrono::milliseconds(200));
+    if (!r) {
+      std::lock_guard lock(relay->mu);
+      relay->active = false;
+      return text_result(r.error().message, true);
+    }
+    info = *r;
+    if (company::is_final(info.state)) break;
+    if (ctx.cancelled() && !cancel_sent) {
+      company_.cancel(*id);  // the next wait sees it canceled
+      cancel_sent = true;
+    }
+  }
+  {
+    std::lock_guard lock(relay->mu);
+    relay->active = false;
+  }
+  json vars = info.to_json();
+  json result;
+  switch (info.state) {
+    case company::TaskState::completed:
+      result = text_result(info.answer.empty() ? text("no_answer", vars) : info.answer);
+      break;
+    case company::TaskState::canceled: result = text_result(text("task_canceled", vars), true); break;
+    default: result = text_result(text("task_failed", vars), true);
+  }
+  result["structuredContent"] = info.to_json();
+  return result;
+}
+
+Result<json> CompanyBackend::call_tool(const std::string& name, const json& args, McpCallContext& ctx) {
+  if (name == "run_task") return run_task(args.value("task", ""), ctx);
+  if (name == "ask_agent")
+    return from_tool_result(company_.call_tool(
+        "AskAgent", json{{"agent_name", args.value("agent_name", "")}, {"prompt", args.value("prompt", "")}}));
+  if (name == "list_agents") return json_result(company_.agents());
+  if (name == "get_budget") return json_result(company_.budget());
+  if (name == "search_memory") {
+    json r = company_.call_tool("MemoryManager", json{{"action", "get_all_memories"}});
+    if (r.value("status", "") == "error") return from_tool_result(r);
+    std::vector<std::string> words;
+    std::istringstream in(lower(args.value("query", "")));
+    for (std::string w; in >> w;) words.push_back(w);
+    json hits = json::array();
+    json all = r.value("output", json::array());
+    if (!all.is_array()) all = json::array({all});
+    for (const auto& m : all) {
+      std::string hay = lower(m.is_string() ? m.get<std::string>() : m.dump());
+      if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return hay.find(w) != std::string::npos; }))
+        hits.push_back(m);
+    }
+    return json_result(json{{"query", args.value("query", "")}, {"memories", hits}});
+  }
+  return Error{"invalid_params", "Unknown tool: " + name};
+}
+
+std::vector<json> CompanyBackend::resources() {
+  std::vector<json> out;
+  for (const auto& t : company_.tasks(kListedTasks)) {
+    std::string title = t.input.substr(0, 80);
+    out.push_back(json{{"uri", kTaskPrefix + t.id},
+                       {"name", "task-" + t.id},
+                       {"title", title},
+                       {"description", std::string("Task (") + company::to_string(t.state) + "): " + title},
+                       {"mimeType", "application/json"}});
+  }
+  return out;
+}
+
+std::vector<json> CompanyBackend::resource_templates() {
+  return data_.value("resource_templates", json::array()).get<std::vector<json>>();
+}
+
+Result<json> CompanyBackend::read_resource(const std::string& uri) {
+  std::string rest = uri.rfind(kTaskPrefix, 0) == 0 ? uri.substr(std::string(kTaskPrefix).size()) : "";
+  if (rest.empty()) return Error{"not_found", "Resource not found: " + uri};
+  const bool journal = rest.size() > 8 && rest.compare(rest.size() - 8, 8, "/journal") == 0;
+  const std::string id = journal ? rest.substr(0, rest.size() - 8) : rest;
+  json body;
+  if (journal) {
+    auto j = company_.journal(id);
+    if (!j) return Error{"not_found", "Resource not found: " + uri + " (" + j.error().message + ")"};
+    body = *j;
+  } else {
+    auto t = company_.task(id);
+    if (!t) return Error{"not_found", "Resource not found: " + uri + " (no such task)"};
+    body = t->to_json();
+  }
+  return json{{"contents", json::array({json{{"uri", uri}, {"mimeType", "application/json"}, {"text", body.dump(2)}}})}};
+}
+
+std::vector<json> CompanyBackend::prompts() {
+  std::vector<json> out;
+  for (auto p : data_.value("prompts", json::array())) {
+    p.erase("messages");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<json> CompanyBackend::get_prompt(const std::string& name, const json& args) {
+  for (const auto& p : data_.value("prompts", json::array())) {
+    if (p.value("name", "") != name) continue;
+    for (const auto& a : p.value("arguments", json::array()))
+      if (a.value("required", false) && !(args.is_object() && args.contains(a.value("name", ""))))
+        return Error{"invalid_params", "Prompt " + name + " needs argument '" + a.value("name", "") + "'"};
+    return json{{"description", p.value("description", "")}, {"messages", fill_template(p["messages"], args)}};
+  }
+  return Error{"invalid_params", "Unknown prompt: " + name};
+}
+
+}  // namespace kaisha::mcp

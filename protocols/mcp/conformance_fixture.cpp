@@ -1,0 +1,185 @@
+#include "protocols/mcp/conformance_fixture.hpp"
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "runtime/core/data_paths.hpp"
+
+namespace kaisha::mcp {
+
+namespace {
+
+void sleep_ms(const json& tool) {
+  int ms = tool.value("delay_ms", 0);
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// "test://template/{id}/data" -> regex and the variable names, in order.
+bool match_template(const std::string& tmpl, const std::string& uri, json& vars) {
+  std::string re;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    char c = tmpl[i];
+    if (c == '{') {
+      size_t end = tmpl.find('}', i);
+      if (end == std::string::npos) return false;
+      names.push_back(tmpl.substr(i + 1, end - i - 1));
+      re += "([^/]+)";
+      i = end;
+    } else if (std::string(".^$|()[]*+?\\").find(c) != std::string::npos) {
+      re += '\\';
+      re += c;
+    } else {
+      re += c;
+    }
+  }
+  std::smatch m;
+  if (!std::regex_match(uri, m, std::regex(re))) return false;
+  for (size_t i = 0; i < names.size(); ++i) vars[names[i]] = m[i + 1].str();
+  return true;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ConformanceFixture>> ConformanceFixture::load(const std::string& path) {
+  const std::string file = path.empty() ? data_file("data/mcp/conformance_fixture.json") : path;
+  auto text = read_text_file(file);
+  if (!text) return text.error();
+  json d = json::parse(*text, nullptr, false);
+  if (d.is_discarded() || !d.is_object()) return Error{"fixture", file + ": not a JSON object"};
+  for (const char* k : {"tools", "resources", "resource_templates", "prompts"})
+    if (!d.contains(k) || !d[k].is_array()) return Error{"fixture", file + ": '" + k + "' must be a list"};
+  return std::unique_ptr<ConformanceFixture>(new ConformanceFixture(std::move(d)));
+}
+
+const json* ConformanceFixture::find(const char* list, const char* key, const std::string& value) const {
+  for (const auto& e : data_[list])
+    if (e.value(key, "") == value) return &e;
+  return nullptr;
+}
+
+json ConformanceFixture::server_info() const { return data_.value("server_info", json{{"name", "kaisha"}}); }
+
+std::vector<jsonrpc::CapabilityDescriptor> ConformanceFixture::tools() {
+  std::vector<jsonrpc::CapabilityDescriptor> out;
+  for (const auto& t : data_["tools"]) {
+    jsonrpc::CapabilityDescriptor d;
+    d.name = t.value("name", "");
+    d.description = t.value("description", "");
+    d.input_schema = t.value("inputSchema", json{{"type", "object"}});
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<json> ConformanceFixture::call_tool(const std::string& name, const json& args, McpCallContext& ctx) {
+  const json* t = find("tools", "name", name);
+  if (!t) return Error{"invalid_params", "Unknown tool: " + name};
+  const std::string behaviour = t->value("behaviour", "");
+  if (behaviour.empty()) return fill_template(t->value("result", json::object()), args);
+
+  if (behaviour == "logging") {
+    const std::string logger = data_.value("logger", "");
+    bool first = true;
+    for (const auto& line : t->value("log", json::array())) {
+      if (!first) sleep_ms(*t);
+      first = false;
+      ctx.log("info", line, logger);
+    }
+    return t->value("result", json::object());
+  }
+  if (behaviour == "progress") {
+    double total = t->value("total", 100.0);
+    bool first = true;
+    json token = ctx.progress_token.is_null() ? json(0) : ctx.progress_token;
+    for (const auto& step : t->value("steps", json::array())) {
+      if (!first) sleep_ms(*t);
+      first = false;
+      json vars{{"progress", step}, {"total", static_cast<int64_t>(total)}};
+      std::string msg = fill_template(t->value("step_message", ""), vars).get<std::string>();
+      if (ctx.notify) {
+        json p{{"progressToken", token}, {"progress", step}, {"total", total}, {"message", msg}};
+        ctx.notify(jsonrpc::make_notification("notifications/progress", p));
+      }
+    }
+    return text_result(token.is_string() ? token.get<std::string>() : token.dump());
+  }
+  if (behaviour == "echo_args") return text_result(t->value("text_prefix", "") + args.dump());
+  if (behaviour == "sampling") {
+    json params{{"messages", json::array({json{{"role", "user"},
+                                               {"content", {{"type", "text"}, {"text", args.value("prompt", "")}}}}})},
+                {"maxTokens", 100}};
+    auto r = ctx.request_client("sampling/createMessage", params, std::chrono::seconds(30));
+    if (!r) return text_result("Sampling not supported or error: " + r.error().message);
+    std::string text = "No response";
+    if (r->contains("content") && (*r)["content"].is_object()) text = (*r)["content"].value("text", text);
+    return text_result("LLM response: " + text);
+  }
+  if (behaviour == "elicitation") {
+    auto r = ctx.request_client("elicitation/create", fill_template(t->value("request", json::object()), args),
+                                std::chrono::seconds(30));
+    if (!r) return text_result("Elicitation not supported or error: " + r.error().message);
+    json content = r->contains("content") && !(*r)["content"].is_null() ? (*r)["content"] : json::object();
+    return text_result(t->value("text_prefix", "") + "action=" + r->value("action", "") +
+                       ", content=" + content.dump());
+  }
+  if (behaviour == "reconnect") {
+    if (ctx.close_stream) ctx.close_stream();
+    sleep_ms(*t);
+    return t->value("result", json::object());
+  }
+  return Error{"internal", "fixture tool " + name + " has unknown behaviour '" + behaviour + "'"};
+}
+
+std::vector<json> ConformanceFixture::resources() {
+  std::vector<json> out;
+  for (auto r : data_["resources"]) {
+    r.erase("contents");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<json> ConformanceFixture::resource_templates() {
+  std::vector<json> out;
+  for (auto r : data_["resource_templates"]) {
+    r.erase("contents");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<json> ConformanceFixture::read_resource(const std::string& uri) {
+  if (const json* r = find("resources", "uri", uri)) return json{{"contents", (*r)["contents"]}};
+  for (const auto& t : data_["resource_templates"]) {
+    json vars = json::object();
+    if (match_template(t.value("uriTemplate", ""), uri, vars)) {
+      vars["uri"] = uri;
+      return json{{"contents", fill_template(t["contents"], vars)}};
+    }
+  }
+  return Error{"not_found", "Resource not found: " + uri};
+}
+
+std::vector<json> ConformanceFixture::prompts() {
+  std::vector<json> out;
+  for (auto p : data_["prompts"]) {
+    p.erase("messages");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<json> ConformanceFixture::get_prompt(const std::string& name, const json& args) {
+  const json* p = find("prompts", "name", name);
+  if (!p) return Error{"invalid_params", "Unknown prompt: " + name};
+  for (const auto& a : p->value("arguments", json::array()))
+    if (a.value("required", false) && !(args.is_object() && args.contains(a.value("name", ""))))
+      return Error{"invalid_params", "Prompt " + name + " needs argument '" + a.value("name", "") + "'"};
+  json r{{"messages", fill_template((*p)["messages"], args)}};
+  if (p->contains("description")) r["description"] = (*p)["description"];
+  return r;
+}
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,48 @@
+// ConformanceFixture: the test tools, resources and prompts that the
+// official MCP conformance suite's server scenarios call by name (served by
+// `kaisha serve --fixture conformance`). The contents live in
+// data/mcp/conformance_fixture.json; what a tool does besides returning its
+// content is its "behaviour":
+//
+//   (none)       return "result" as given
+//   logging      send each "log" line as notifications/message (info), then "result"
+//   progress     notifications/progress for each of "steps" of "total", answer the token
+//   echo_args    text "text_prefix" + the arguments as JSON
+//   sampling     ask the client for sampling/createMessage with the prompt
+//   elicitation  ask the client elicitation/create with "request" ({{arg}} filled in)
+//   reconnect    close the SSE stream, wait, return "result" (SEP-1699 polling)
+//
+// In "result", "request", resource contents and prompt messages, "{{name}}"
+// is replaced by the argument (or template variable) of that name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "protocols/mcp/json_template.hpp"
+#include "protocols/mcp/mcp_backend.hpp"
+
+namespace kaisha::mcp {
+
+class ConformanceFixture : public McpBackend {
+ public:
+  // Reads the fixture file (default: data/mcp/conformance_fixture.json).
+  static Result<std::unique_ptr<ConformanceFixture>> load(const std::string& path = "");
+
+  json server_info() const override;
+  std::vector<jsonrpc::CapabilityDescriptor> tools() override;
+  Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
+  std::vector<json> resources() override;
+  std::vector<json> resource_templates() override;
+  Result<json> read_resource(const std::string& uri) override;
+  std::vector<json> prompts() override;
+  Result<json> get_prompt(const std::string& name, const json& arguments) override;
+
+ private:
+  explicit ConformanceFixture(json data) : data_(std::move(data)) {}
+  const json* find(const char* list, const char* key, const std::string& value) const;
+
+  json data_;
+};
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,59 @@
+// EventStream: one logical SSE stream of an MCP Streamable HTTP session (a
+// POST's response or a GET stream), kept apart from the HTTP connection that
+// currently carries it. Every message gets an event id "<stream>:<seq>" and
+// is remembered (the last kMaxKept), so a client whose connection dropped —
+// or that the server disconnected on purpose (SSE polling, SEP-1699) — can
+// reconnect with GET + Last-Event-ID and receive what it missed, then the
+// rest. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "protocols/http/sse_writer.hpp"
+#include "runtime/core/json.hpp"
+
+namespace kaisha::mcp {
+
+class EventStream {
+ public:
+  static constexpr size_t kMaxKept = 1000;
+
+  explicit EventStream(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+
+  // Records `message` and writes it to the attached connection, if any.
+  // Returns false only once the stream has finished.
+  bool send(const json& message);
+  // The last message was sent: the connection is closed after it.
+  void finish();
+  // Closes the current connection but keeps the stream (messages are kept
+  // for a reconnect).
+  void detach();
+  // Puts `writer` in charge: replays messages after `after_seq`, then, when
+  // the stream has finished, closes it.
+  void attach(const std::shared_ptr<protocols::SseWriter>& writer, uint64_t after_seq);
+  // "id: <stream>:0" with no data: the priming event a client can resume from.
+  void prime(const std::shared_ptr<protocols::SseWriter>& writer, int64_t retry_ms);
+
+  bool finished() const;
+  bool connected() const;
+
+  // Splits "<stream>:<seq>"; nullopt when malformed.
+  static std::optional<std::pair<std::string, uint64_t>> parse_event_id(const std::string& id);
+
+ private:
+  const std::string id_;
+  mutable std::mutex mu_;
+  std::deque<std::pair<uint64_t, std::string>> kept_;
+  uint64_t next_seq_ = 1;
+  bool finished_ = false;
+  std::shared_ptr<protocols::SseWriter> writer_;
+};
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,46 @@
+#include "protocols/mcp/json_template.hpp"
+
+#include <string>
+
+namespace kaisha::mcp {
+
+namespace {
+
+std::string fill_string(const std::string& s, const json& vars) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t open = s.find("{{", pos);
+    if (open == std::string::npos) break;
+    size_t close = s.find("}}", open + 2);
+    if (close == std::string::npos) break;
+    std::string key = s.substr(open + 2, close - open - 2);
+    out.append(s, pos, open - pos);
+    if (vars.is_object() && vars.contains(key))
+      out += vars[key].is_string() ? vars[key].get<std::string>() : vars[key].dump();
+    else
+      out.append(s, open, close + 2 - open);
+    pos = close + 2;
+  }
+  out.append(s, pos, std::string::npos);
+  return out;
+}
+
+}  // namespace
+
+json fill_template(const json& v, const json& vars) {
+  if (v.is_string()) return fill_string(v.get<std::string>(), vars);
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& e : v) out.push_back(fill_template(e, vars));
+    return out;
+  }
+  if (v.is_object()) {
+    json out = json::object();
+    for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = fill_template(it.value(), vars);
+    return out;
+  }
+  return v;
+}
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,103 @@
+// McpBackend: what an MCP server offers — tools, resources, prompts and
+// completions — independent of sessions and transports. McpServer speaks the
+// protocol and calls one of these: CompanyBackend (the company: run a task,
+// ask an agent, ...) or ConformanceFixture (the conformance suite's test
+// server contents).
+//
+// Tool calls run on the transport's thread (an HTTP worker, or a stdio
+// request thread) and may block for as long as the work takes; they report
+// progress and log lines through McpCallContext and should return soon after
+// `ctx.cancelled()` becomes true.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/jsonrpc/descriptor.hpp"
+#include "runtime/jsonrpc/jsonrpc.hpp"
+
+namespace kaisha::mcp {
+
+// One tool call's view of its request: progress, log messages and requests
+// to the client travel back on the stream the call arrived on.
+struct McpCallContext {
+  json request_id;
+  json progress_token;  // null when the client asked for no progress
+  // Sends a notification related to this request (may be a no-op, e.g. when
+  // the HTTP client asked for a plain JSON response).
+  std::function<void(const json& notification)> notify;
+  // Sends a request to the client (sampling, elicitation) and waits for its
+  // answer; an Error when the client does not answer in time or refuses.
+  std::function<Result<json>(const std::string& method, const json& params, std::chrono::milliseconds timeout)>
+      request_client;
+  // Ends the response stream early; later messages of this request are kept
+  // for the client to fetch by reconnecting (SSE polling). No-op on stdio.
+  std::function<void()> close_stream;
+  std::shared_ptr<std::atomic<bool>> cancel_flag = std::make_shared<std::atomic<bool>>(false);
+  int min_log_rank = 0;  // the session's logging/setLevel
+
+  bool cancelled() const { return cancel_flag && cancel_flag->load(); }
+  // notifications/progress when the client gave a progress token.
+  void progress(double done, std::optional<double> total, const std::string& message) const;
+  // notifications/message when `level` is at or above the session's level.
+  void log(const std::string& level, const json& data, const std::string& logger = "") const;
+};
+
+// A result's text content: {"content":[{"type":"text","text":...}], "isError":...}.
+json text_result(const std::string& text, bool is_error = false);
+
+class McpBackend {
+ public:
+  virtual ~McpBackend() = default;
+
+  virtual json server_info() const = 0;  // {"name", "version", "title"?}
+  virtual std::string instructions() const { return ""; }
+
+  virtual std::vector<jsonrpc::CapabilityDescriptor> tools() = 0;
+  // A CallToolResult. Failures of the tool itself are results with isError
+  // (the model sees them); an Error is for a tool that does not exist.
+  virtual Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) = 0;
+
+  virtual std::vector<json> resources() { return {}; }
+  virtual std::vector<json> resource_templates() { return {}; }
+  // A ReadResourceResult; Error code "not_found" for an unknown uri.
+  virtual Result<json> read_resource(const std::string& uri) {
+    return Error{"not_found", "Resource not found: " + uri};
+  }
+
+  virtual std::vector<json> prompts() { return {}; }
+  // A GetPromptResult; Error "invalid_params" for an unknown prompt or
+  // missing required arguments.
+  virtual Result<json> get_prompt(const std::string& name, const json& arguments) {
+    (void)arguments;
+    return Error{"invalid_params", "Unknown prompt: " + name};
+  }
+
+  // completion/complete; the default offers nothing.
+  virtual json complete(const json& params) {
+    (void)params;
+    return json{{"completion", {{"values", json::array()}, {"total", 0}, {"hasMore", false}}}};
+  }
+
+  // Lets the server tell clients that tools/resources/prompts changed.
+  void set_change_listener(std::function<void(const std::string& notification_method)> f) {
+    on_change_ = std::move(f);
+  }
+
+ protected:
+  void changed(const std::string& notification_method) {
+    if (on_change_) on_change_(notification_method);
+  }
+
+ private:
+  std::function<void(const std::string&)> on_change_;
+};
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,301 @@
+#include "protocols/mcp/mcp_http_transport.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "protocols/mcp/event_stream.hpp"
+#include "protocols/mcp/mcp_protocol.hpp"
+
+namespace kaisha::mcp {
+
+namespace {
+
+using protocols::HttpRequest;
+using protocols::HttpResponse;
+
+void rpc_error(HttpResponse& res, int status, int code, const std::string& message) {
+  res.set_json(status, jsonrpc::make_error(nullptr, code, message));
+}
+
+bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+// Streams a session keeps for resumption; finished ones beyond this go first.
+constexpr size_t kMaxStreams = 64;
+
+struct SessionEntry {
+  std::shared_ptr<McpSession> session;
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<EventStream>> streams;
+  std::deque<std::string> order;
+  std::vector<std::shared_ptr<EventStream>> standalone;  // GET streams, newest last
+  uint64_t next_stream = 1;
+
+  std::shared_ptr<EventStream> new_stream(bool is_standalone) {
+    std::lock_guard lock(mu);
+    auto es = std::make_shared<EventStream>("s" + std::to_string(next_stream++));
+    streams[es->id()] = es;
+    order.push_back(es->id());
+    while (order.size() > kMaxStreams) {
+      streams.erase(order.front());
+      order.pop_front();
+    }
+    if (is_standalone) standalone.push_back(es);
+    return es;
+  }
+
+  std::shared_ptr<EventStream> find_stream(const std::string& id) {
+    std::lock_guard lock(mu);
+    auto it = streams.find(id);
+    return it == streams.end() ? nullptr : it->second;
+  }
+
+  // Messages outside any request go to one connected GET stream (the spec
+  // says each message goes on exactly one stream).
+  bool send_unrelated(const json& message) {
+    std::shared_ptr<EventStream> target;
+    {
+      std::lock_guard lock(mu);
+      for (auto it = standalone.rbegin(); it != standalone.rend(); ++it)
+        if ((*it)->connected()) {
+          target = *it;
+          break;
+        }
+    }
+    return target && target->send(message);
+  }
+
+  void close() {
+    session->close();
+    std::lock_guard lock(mu);
+    for (auto& [_, es] : streams) es->finish();
+  }
+};
+
+}  // namespace
+
+struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::Impl> {
+  McpServer& server;
+  protocols::HttpServer& http;
+  McpHttpOptions opt;
+
+  mutable std::mutex mu;
+  std::map<std::string, std::shared_ptr<SessionEntry>> sessions;
+  std::deque<std::string> order;
+
+  std::mutex run_mu;
+  std::condition_variable run_cv;
+  int running = 0;
+
+  Impl(McpServer& s, protocols::HttpServer& h, McpHttpOptions o) : server(s), http(h), opt(std::move(o)) {}
+
+  std::shared_ptr<SessionEntry> open_session() {
+    auto e = std::make_shared<SessionEntry>();
+    e->session = std::make_shared<McpSession>(new_session_id());
+    std::weak_ptr<SessionEntry> weak = e;
+    e->session->set_unrelated_sink([weak](const json& m) {
+      auto entry = weak.lock();
+      return entry && entry->send_unrelated(m);
+    });
+    server.add_session(e->session);
+    std::shared_ptr<SessionEntry> evicted;
+    {
+      std::lock_guard lock(mu);
+      sessions[e->session->id()] = e;
+      order.push_back(e->session->id());
+      if (order.size() > opt.max_sessions) {
+        auto it = sessions.find(order.front());
+        if (it != sessions.end()) {
+          evicted = it->second;
+          sessions.erase(it);
+        }
+        order.pop_front();
+      }
+    }
+    if (evicted) drop(evicted);
+    return e;
+  }
+
+  void drop(const std::shared_ptr<SessionEntry>& e) {
+    server.remove_session(e->session->id());
+    e->close();
+  }
+
+  // Finds the request's session or answers the error the spec asks for.
+  std::shared_ptr<SessionEntry> session_of(const HttpRequest& q, HttpResponse& res) {
+    const std::string sid = q.header(kSessionHeader);
+    if (sid.empty()) {
+      rpc_error(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
+      return nullptr;
+    }
+    std::lock_guard lock(mu);
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) {
+      rpc_error(res, 404, -32001, "Session not found: " + sid + " (it ended or never existed; initialize again)");
+      return nullptr;
+    }
+    return it->second;
+  }
+
+  bool common_checks(const HttpRequest& q, HttpResponse& res) {
+    if (auto st = http.check_origin(q); !st) {
+      rpc_error(res, 403, -32000, "Forbidden: " + st.error().message);
+      return false;
+    }
+    const std::string v = q.header(kVersionHeader);
+    if (!v.empty() && !is_supported_version(v)) {
+      std::string list;
+      for (const auto& s : supported_versions()) list += (list.empty() ? "" : ", ") + s;
+      rpc_error(res, 400, -32000, "Bad Request: unsupported MCP-Protocol-Version '" + v + "' (supported: " + list + ")");
+      return false;
+    }
+    return true;
+  }
+
+  void run_detached(std::function<void()> work) {
+    {
+      std::lock_guard lock(run_mu);
+      ++running;
+    }
+    std::thread([self = shared_from_this(), work = std::move(work)] {
+      work();
+      std::lock_guard lock(self->run_mu);
+      if (--self->running == 0) self->run_cv.notify_all();
+    }).detach();
+  }
+
+  void post(const HttpRequest& q, HttpResponse& res) {
+    if (!common_checks(q, res)) return;
+    if (!contains(q.header("content-type"), "application/json")) {
+      rpc_error(res, 415, -32000, "Unsupported Media Type: POST bodies must be application/json");
+      return;
+    }
+    jsonrpc::ParsedBody parsed = jsonrpc::parse_body(q.body, server.options().limits);
+    if (!parsed.batch) {
+      if (auto* err = std::get_if<json>(&parsed.messages.front())) {
+        res.set_json(400, *err);
+        return;
+      }
+    }
+    const auto* first = std::get_if<jsonrpc::Request>(&parsed.messages.front());
+    const bool is_init = !parsed.batch && first && first->method == "initialize" && !first->notification;
+
+    std::shared_ptr<SessionEntry> entry;
+    if (is_init) {
+      entry = open_session();
+      res.headers[kSessionHeader] = entry->session->id();
+    } else {
+      entry = session_of(q, res);
+      if (!entry) return;
+    }
+    auto session = entry->session;
+
+    bool has_requests = false;
+    for (const auto& m : parsed.messages)
+      if (auto* r = std::get_if<jsonrpc::Request>(&m); r && !r->notification) has_requests = true;
+    if (!has_requests) {
+      for (const auto& m : parsed.messages) server.handle(m, session, McpStream{}, [](std::optional<json>) {});
+      res.status = 202;
+      res.content_type = "application/json";
+      res.body.clear();
+      return;
+    }
+
+    const bool sse = contains(q.header("accept"), "text/event-stream");
+    if (parsed.batch || !sse) {
+      // One JSON answer: related notifications have nowhere to go.
+      auto promise = std::make_shared<std::promise<std::optional<json>>>();
+      auto future = promise->get_future();
+      McpStream none{[](const json&) { return false; }, nullptr};
+      server.handle_body(q.body, session, none, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
+      auto r = future.get();
+      if (r) res.set_json(200, *r);
+      else res.status = 202;
+      return;
+    }
+
+    std::string version = is_init ? negotiate_version(first->params.value("protocolVersion", ""))
+                                  : session->protocol_version();
+    auto es = entry->new_stream(false);
+    auto writer = res.start_sse();
+    if (version >= "2025-11-25") es->prime(writer, opt.retry_ms);
+    es->attach(writer, 0);
+    jsonrpc::Message message = parsed.messages.front();
+    run_detached([this, message = std::move(message), session, es] {
+      McpStream stream{[es](const json& m) { return es->send(m); }, [es] { es->detach(); }};
+      server.handle(message, session, stream, [es](std::optional<json> r) {
+        if (r) es->send(*r);
+        es->finish();
+      });
+    });
+  }
+
+  void get(const HttpRequest& q, HttpResponse& res) {
+    if (!common_checks(q, res)) return;
+    if (!contains(q.header("accept"), "text/event-stream")) {
+      rpc_error(res, 406, -32000, "Not Acceptable: GET needs 'Accept: text/event-stream'");
+      return;
+    }
+    auto entry = session_of(q, res);
+    if (!entry) return;
+    auto writer = res.start_sse();
+    if (auto last = q.header("last-event-id"); !last.empty()) {
+      if (auto parsed = EventStream::parse_event_id(last)) {
+        if (auto es = entry->find_stream(parsed->first)) {
+          es->attach(writer, parsed->second);
+          return;
+        }
+      }
+    }
+    auto es = entry->new_stream(true);
+    if (entry->session->protocol_version() >= "2025-11-25") es->prime(writer, opt.retry_ms);
+    es->attach(writer, 0);
+  }
+
+  void del(const HttpRequest& q, HttpResponse& res) {
+    if (!common_checks(q, res)) return;
+    auto entry = session_of(q, res);
+    if (!entry) return;
+    {
+      std::lock_guard lock(mu);
+      sessions.erase(entry->session->id());
+      order.erase(std::remove(order.begin(), order.end(), entry->session->id()), order.end());
+    }
+    drop(entry);
+    res.set_json(200, json::object());
+  }
+};
+
+McpHttpTransport::McpHttpTransport(McpServer& server, protocols::HttpServer& http, McpHttpOptions options)
+    : impl_(std::make_shared<Impl>(server, http, std::move(options))) {
+  auto impl = impl_;
+  const std::string path = impl->opt.path;
+  http.route("POST", path, [impl](const HttpRequest& q, HttpResponse& r) { impl->post(q, r); });
+  http.route("GET", path, [impl](const HttpRequest& q, HttpResponse& r) { impl->get(q, r); });
+  http.route("DELETE", path, [impl](const HttpRequest& q, HttpResponse& r) { impl->del(q, r); });
+}
+
+McpHttpTransport::~McpHttpTransport() {
+  std::vector<std::shared_ptr<SessionEntry>> all;
+  {
+    std::lock_guard lock(impl_->mu);
+    for (auto& [_, e] : impl_->sessions) all.push_back(e);
+    impl_->sessions.clear();
+    impl_->order.clear();
+  }
+  for (auto& e : all) impl_->drop(e);  // cancels running calls
+  std::unique_lock lock(impl_->run_mu);
+  impl_->run_cv.wait(lock, [&] { return impl_->running == 0; });
+}
+
+size_t McpHttpTransport::session_count() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->sessions.size();
+}
+
+}  // namespace kaisha::mcp

@@ -1,0 +1,52 @@
+// McpHttpTransport: MCP's Streamable HTTP transport (2025-11-25) mounted on a
+// protocols::HttpServer at one endpoint path (default "/mcp"):
+//
+//   POST    one JSON-RPC message. initialize (without a session) opens a
+//           session and answers with an Mcp-Session-Id header; every other
+//           POST must carry that header (missing: 400, unknown: 404) and, if
+//           it sends MCP-Protocol-Version, a supported one (else 400).
+//           Notifications and responses: 202, no body. A request is answered
+//           as an SSE stream when the client accepts text/event-stream
+//           (progress, log lines and server->client requests arrive on it
+//           before the response), else as one JSON object.
+//   GET     an SSE stream for messages that belong to no request; with
+//           Last-Event-ID it resumes a stream that was cut (replaying what
+//           was missed).
+//   DELETE  ends the session.
+//
+// Host and Origin are checked on every request (403 on failure: DNS
+// rebinding protection). Requests answered by SSE run on their own thread so
+// that the stream flows while the tool works; the destructor waits for them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "protocols/http/http_server.hpp"
+#include "protocols/mcp/mcp_server.hpp"
+
+namespace kaisha::mcp {
+
+struct McpHttpOptions {
+  std::string path = "/mcp";
+  int64_t retry_ms = 1000;     // SSE "retry:" advertised to clients
+  size_t max_sessions = 1000;  // the oldest session is dropped beyond this
+};
+
+class McpHttpTransport {
+ public:
+  // Mounts the routes on `http` (before http.start()). `server` and `http`
+  // must outlive this object.
+  McpHttpTransport(McpServer& server, protocols::HttpServer& http, McpHttpOptions options = {});
+  ~McpHttpTransport();
+  McpHttpTransport(const McpHttpTransport&) = delete;
+  McpHttpTransport& operator=(const McpHttpTransport&) = delete;
+
+  size_t session_count() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kaisha::mcp
