@@ -199,7 +199,14 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::load(const std::string& dir, c
     } catch (const std::exception& e) {
       return stale(dir, std::string("cannot load HNSW graph: ") + e.what());
     }
-    index->size_ = index->hnsw_->cur_element_count - index->hnsw_->num_deleted_;
+    // Count the live elements ourselves, and set num_deleted_ from that:
+    // hnswlib 0.6.2's loading constructor leaves it uninitialised, and its
+    // search skips the deleted check when it reads 0.
+    size_t live = 0;
+    for (const auto& [label, internal] : index->hnsw_->label_lookup_)
+      if (!index->hnsw_->isMarkedDeleted(internal)) ++live;
+    index->hnsw_->num_deleted_ = index->hnsw_->cur_element_count - live;
+    index->size_ = live;
     if (index->size_ != count) return stale(dir, "element count differs from meta.json");
     return index;
   }
