@@ -1,0 +1,46 @@
+// The company served over A2A's JSON-RPC binding on a shared HttpServer:
+//
+//   GET  /.well-known/agent-card.json   the agent card (v1.0 fields plus the
+//                                       v0.3 ones, one card for both eras);
+//                                       skills: the company itself and each
+//                                       employee it has hired
+//   GET  /.well-known/agent.json        the same card (v0.2 clients' path)
+//   POST <path> (default /a2a)          JSON-RPC: A2aService's methods; the
+//                                       streaming ones answer text/event-stream
+//
+// The A2A-Version header (or query parameter) is checked: missing means 0.3,
+// an unsupported one gets -32009. Malformed bodies get JSON-RPC's errors.
+// The server's bind policy, bearer token and body limit apply as for every
+// protocol (protocols/http/http_server.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "protocols/a2a/a2a_service.hpp"
+#include "protocols/http/http_server.hpp"
+#include "runtime/company/company_service.hpp"
+#include "runtime/core/json.hpp"
+
+namespace kaisha::a2a {
+
+struct A2aServerOptions {
+  std::string path = "/a2a";  // the JSON-RPC endpoint
+  std::string agent_name = "kaisha";
+  std::string description = "A company of LLM agents: a CEO hires, asks and fires employees to answer your task.";
+  std::string version = "0.1.0";
+  A2aServiceOptions service;
+};
+
+// Mounts the routes above on `server` (before its start()). The returned
+// service answers them; keep it (and `company`) alive while the server runs.
+std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::CompanyService& company,
+                                      A2aServerOptions options = {});
+
+// The agent card for a company whose JSON-RPC endpoint is `endpoint_url`:
+// a "company" skill (send it a task) and one skill per hired employee from
+// company.agents().
+json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
+                        const std::string& endpoint_url);
+
+}  // namespace kaisha::a2a

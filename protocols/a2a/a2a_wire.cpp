@@ -1,0 +1,306 @@
+#include "protocols/a2a/a2a_wire.hpp"
+
+#include <array>
+#include <ctime>
+#include <utility>
+
+namespace kaisha::a2a {
+namespace {
+
+Error bad(const std::string& where, const std::string& what) { return Error{"invalid_params", where + ": " + what}; }
+
+struct MethodRow {
+  const char* v1;
+  const char* v03;  // "" when v0.3 has no such method
+};
+constexpr std::array<MethodRow, 7> kMethods{{
+    {"SendMessage", "message/send"},
+    {"SendStreamingMessage", "message/stream"},
+    {"GetTask", "tasks/get"},
+    {"CancelTask", "tasks/cancel"},
+    {"SubscribeToTask", "tasks/resubscribe"},
+    {"ListTasks", ""},
+    {"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard"},
+}};
+
+struct StateRow {
+  company::TaskState state;
+  const char* v1;
+  const char* v03;
+};
+constexpr std::array<StateRow, 5> kStates{{
+    {company::TaskState::submitted, "TASK_STATE_SUBMITTED", "submitted"},
+    {company::TaskState::working, "TASK_STATE_WORKING", "working"},
+    {company::TaskState::completed, "TASK_STATE_COMPLETED", "completed"},
+    {company::TaskState::failed, "TASK_STATE_FAILED", "failed"},
+    {company::TaskState::canceled, "TASK_STATE_CANCELED", "canceled"},
+}};
+
+std::string str_member(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+json message(std::string_view id, std::string_view role, std::string_view text, std::string_view context_id,
+             std::string_view task_id, WireVersion v) {
+  json m{{"messageId", id}, {"role", role}, {"parts", json::array({text_part(text, v)})}};
+  if (!context_id.empty()) m["contextId"] = context_id;
+  if (!task_id.empty()) m["taskId"] = task_id;
+  if (v == WireVersion::v0_3) m["kind"] = "message";
+  return m;
+}
+
+}  // namespace
+
+std::optional<MethodName> classify_method(std::string_view method) {
+  for (const auto& row : kMethods) {
+    if (method == row.v1) return MethodName{row.v1, WireVersion::v1_0};
+    if (*row.v03 && method == row.v03) return MethodName{row.v1, WireVersion::v0_3};
+  }
+  return std::nullopt;
+}
+
+Result<WireVersion> parse_version_header(std::string_view value) {
+  if (value.empty() || value == "0.3" || value == "0.3.0") return WireVersion::v0_3;
+  if (value == "1.0" || value == "1.0.0" || value == "1") return WireVersion::v1_0;
+  return Error{"-32009", "A2A version '" + std::string(value) + "' is not supported (supported: 1.0, 0.3)"};
+}
+
+std::string state_name(company::TaskState s, WireVersion v) {
+  for (const auto& row : kStates)
+    if (row.state == s) return v == WireVersion::v1_0 ? row.v1 : row.v03;
+  return v == WireVersion::v1_0 ? "TASK_STATE_UNSPECIFIED" : "unknown";
+}
+
+Result<RemoteState> parse_state(const json& value) {
+  if (!value.is_string()) return bad("status.state", "must be a string");
+  RemoteState r;
+  r.name = value.get<std::string>();
+  for (const auto& row : kStates) {
+    if (r.name == row.v1 || r.name == row.v03) {
+      r.state = row.state;
+      r.terminal = is_final(row.state);
+      return r;
+    }
+  }
+  if (r.name == "TASK_STATE_REJECTED" || r.name == "rejected") {
+    r.terminal = true;
+  } else if (r.name == "TASK_STATE_INPUT_REQUIRED" || r.name == "input-required" ||
+             r.name == "TASK_STATE_AUTH_REQUIRED" || r.name == "auth-required") {
+    r.interrupted = true;
+  } else if (r.name != "TASK_STATE_UNSPECIFIED" && r.name != "unknown") {
+    return bad("status.state", "unknown task state '" + r.name + "'");
+  }
+  return r;
+}
+
+json text_part(std::string_view text, WireVersion v) {
+  if (v == WireVersion::v0_3) return json{{"kind", "text"}, {"text", text}};
+  return json{{"text", text}, {"mediaType", "text/plain"}};
+}
+
+json agent_message(std::string_view message_id, std::string_view text, std::string_view context_id,
+                   std::string_view task_id, WireVersion v) {
+  return message(message_id, v == WireVersion::v1_0 ? "ROLE_AGENT" : "agent", text, context_id, task_id, v);
+}
+
+json user_message(std::string_view message_id, std::string_view text, std::string_view context_id,
+                  std::string_view task_id, WireVersion v) {
+  return message(message_id, v == WireVersion::v1_0 ? "ROLE_USER" : "user", text, context_id, task_id, v);
+}
+
+std::string parts_text(const json& parts) {
+  std::string out;
+  if (!parts.is_array()) return out;
+  for (const auto& p : parts) {
+    if (!p.is_object()) continue;
+    std::string piece;
+    if (auto t = p.find("text"); t != p.end() && t->is_string()) {
+      piece = t->get<std::string>();
+    } else if (auto d = p.find("data"); d != p.end()) {
+      // v1.0 carries a data part's value directly; v0.3 as {"data": {...}}.
+      piece = d->dump();
+    } else {
+      continue;
+    }
+    if (!out.empty()) out += "\n";
+    out += piece;
+  }
+  return out;
+}
+
+Result<IncomingMessage> read_message(const json& m, const std::string& where) {
+  if (!m.is_object()) return bad(where, "must be an object");
+  IncomingMessage out;
+  for (auto [key, field] : {std::pair{"messageId", &out.message_id}, std::pair{"contextId", &out.context_id},
+                            std::pair{"taskId", &out.task_id}}) {
+    auto it = m.find(key);
+    if (it == m.end() || it->is_null()) continue;
+    if (!it->is_string()) return bad(where + "." + key, "must be a string");
+    *field = it->get<std::string>();
+  }
+  auto role = m.find("role");
+  if (role == m.end() || !role->is_string()) return bad(where + ".role", "is required (ROLE_USER or user)");
+  const std::string r = role->get<std::string>();
+  if (r == "ROLE_USER" || r == "user") {
+    out.role = "user";
+  } else if (r == "ROLE_AGENT" || r == "agent") {
+    out.role = "agent";
+  } else {
+    return bad(where + ".role", "unknown role '" + r + "'");
+  }
+  auto parts = m.find("parts");
+  if (parts == m.end() || !parts->is_array() || parts->empty())
+    return bad(where + ".parts", "must be a non-empty array");
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const json& p = (*parts)[i];
+    const std::string at = where + ".parts[" + std::to_string(i) + "]";
+    if (!p.is_object()) return bad(at, "must be an object");
+    const bool text = p.contains("text");
+    const bool data = p.contains("data");
+    if (text && !p["text"].is_string()) return bad(at + ".text", "must be a string");
+    if (!text && !data) {
+      // file / raw / url parts: kaisha's agents read text.
+      return Error{"-32005", at + ": only text and data parts are supported"};
+    }
+  }
+  out.text = parts_text(*parts);
+  return out;
+}
+
+std::string iso_timestamp(int64_t unix_ms) {
+  const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
+  return buf;
+}
+
+std::string answer_artifact_id(std::string_view task_id) { return std::string(task_id) + "-answer"; }
+
+json task_json(const company::TaskInfo& info, std::string_view context_id, WireVersion v,
+               std::optional<int> history_length) {
+  json status{{"state", state_name(info.state, v)},
+              {"timestamp", iso_timestamp(info.updated_ms ? info.updated_ms : info.created_ms)}};
+  if (!info.error.empty() && (info.state == company::TaskState::failed || info.state == company::TaskState::canceled))
+    status["message"] = agent_message(info.id + "-status", info.error, context_id, info.id, v);
+  json artifacts = json::array();
+  if (info.state == company::TaskState::completed) {
+    json a{{"artifactId", answer_artifact_id(info.id)},
+           {"name", "answer"},
+           {"parts", json::array({text_part(info.answer, v)})}};
+    artifacts.push_back(std::move(a));
+  }
+  json history = json::array();
+  if (!history_length || *history_length != 0)
+    history.push_back(user_message(info.id + "-input", info.input, context_id, info.id, v));
+  json t{{"id", info.id},
+         {"contextId", context_id},
+         {"status", std::move(status)},
+         {"artifacts", std::move(artifacts)},
+         {"history", std::move(history)},
+         {"metadata",
+          {{"kaisha",
+            {{"tokens_in", info.tokens_in}, {"tokens_out", info.tokens_out}, {"expense_usd", info.expense}}}}}};
+  if (v == WireVersion::v0_3) t["kind"] = "task";
+  return t;
+}
+
+json send_result(const json& task, WireVersion v) {
+  if (v == WireVersion::v0_3) return task;
+  return json{{"task", task}};
+}
+
+json stream_task(const json& task, WireVersion v) { return send_result(task, v); }
+
+json stream_status(std::string_view task_id, std::string_view context_id, company::TaskState state, int64_t at_ms,
+                   const json& message, WireVersion v, const json& metadata) {
+  json status{{"state", state_name(state, v)}, {"timestamp", iso_timestamp(at_ms)}};
+  if (!message.is_null()) status["message"] = message;
+  json u{{"taskId", task_id}, {"contextId", context_id}, {"status", std::move(status)}, {"metadata", metadata}};
+  if (v == WireVersion::v1_0) return json{{"statusUpdate", std::move(u)}};
+  u["kind"] = "status-update";
+  u["final"] = is_final(state);
+  return u;
+}
+
+json stream_artifact(std::string_view task_id, std::string_view context_id, std::string_view artifact_id,
+                     std::string_view name, std::string_view text, WireVersion v) {
+  json artifact{{"artifactId", artifact_id}, {"name", name}, {"parts", json::array({text_part(text, v)})}};
+  json u{{"taskId", task_id},
+         {"contextId", context_id},
+         {"artifact", std::move(artifact)},
+         {"append", false},
+         {"lastChunk", true}};
+  if (v == WireVersion::v1_0) return json{{"artifactUpdate", std::move(u)}};
+  u["kind"] = "artifact-update";
+  return u;
+}
+
+Result<StreamEvent> read_stream_event(const json& result) {
+  if (!result.is_object()) return bad("result", "must be an object");
+  StreamEvent ev;
+  // v1.0 wraps the payload in a one-key object; v0.3 tags it with `kind`.
+  const std::string kind = str_member(result, "kind");
+  if (result.contains("task") || kind == "task") {
+    ev.kind = StreamEvent::Kind::task;
+    ev.body = kind == "task" ? result : result["task"];
+  } else if (result.contains("message") && kind.empty()) {
+    ev.kind = StreamEvent::Kind::message;
+    ev.body = result["message"];
+  } else if (kind == "message") {
+    ev.kind = StreamEvent::Kind::message;
+    ev.body = result;
+  } else if (result.contains("statusUpdate") || kind == "status-update") {
+    ev.kind = StreamEvent::Kind::status;
+    ev.body = kind.empty() ? result["statusUpdate"] : result;
+  } else if (result.contains("artifactUpdate") || kind == "artifact-update") {
+    ev.kind = StreamEvent::Kind::artifact;
+    ev.body = kind.empty() ? result["artifactUpdate"] : result;
+  } else {
+    return bad("result", "is neither a task, a message, a status update nor an artifact update");
+  }
+  if (!ev.body.is_object()) return bad("result", "payload must be an object");
+  const json& b = ev.body;
+  switch (ev.kind) {
+    case StreamEvent::Kind::message:
+      ev.task_id = str_member(b, "taskId");
+      ev.text = parts_text(b.value("parts", json::array()));
+      break;
+    case StreamEvent::Kind::task:
+    case StreamEvent::Kind::status: {
+      ev.task_id = str_member(b, ev.kind == StreamEvent::Kind::task ? "id" : "taskId");
+      auto st = b.find("status");
+      if (st == b.end() || !st->is_object()) return bad("result.status", "is required");
+      auto state = parse_state(st->value("state", json()));
+      if (!state.ok()) return state.error();
+      ev.state = *state;
+      if (auto m = st->find("message"); m != st->end() && m->is_object())
+        ev.text = parts_text(m->value("parts", json::array()));
+      if (ev.kind == StreamEvent::Kind::task && ev.state.state == company::TaskState::completed) {
+        // A finished task's answer is in its artifacts.
+        std::string all;
+        for (const auto& a : b.value("artifacts", json::array())) {
+          std::string t = a.is_object() ? parts_text(a.value("parts", json::array())) : "";
+          if (t.empty()) continue;
+          if (!all.empty()) all += "\n";
+          all += t;
+        }
+        if (!all.empty()) ev.text = all;
+      }
+      break;
+    }
+    case StreamEvent::Kind::artifact: {
+      ev.task_id = str_member(b, "taskId");
+      auto a = b.find("artifact");
+      if (a == b.end() || !a->is_object()) return bad("result.artifact", "is required");
+      ev.text = parts_text(a->value("parts", json::array()));
+      break;
+    }
+  }
+  return ev;
+}
+
+}  // namespace kaisha::a2a

@@ -1,0 +1,109 @@
+// The A2A server over real HTTP on loopback, driven with libcurl.
+#include "protocols/a2a/a2a_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/http/fetch_blocking.hpp"
+#include "runtime/llm/sse_parser.hpp"
+#include "tests/protocols/fake_company_service.hpp"
+
+namespace kaisha::a2a {
+namespace {
+
+using testing::FakeCompanyService;
+
+class A2aServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    company.auto_answer = [](const std::string& in) { return "answer: " + in; };
+    company.agents_json = json{{"Poet", {{"description", "writes poems"}, {"type", "local"}, {"invoke_resource_cost", 40}}}};
+    protocols::HttpServerOptions o;
+    o.max_body_bytes = 64 * 1024;
+    server = std::make_unique<protocols::HttpServer>(o);
+    service = mount_a2a(*server, company);
+    auto port = server->start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+  }
+
+  http::HttpResult post(const json& body, const std::string& version = "1.0", const std::string& raw = "") {
+    http::HttpRequestSpec req;
+    req.url = server->base_url() + "/a2a";
+    req.headers = {{"Content-Type", "application/json"}};
+    if (!version.empty()) req.headers.push_back({"A2A-Version", version});
+    req.body = raw.empty() ? body.dump() : raw;
+    http::HttpOptions opts;
+    opts.timeout_ms = 20000;
+    return http::fetch_blocking(req, opts);
+  }
+
+  FakeCompanyService company;
+  std::unique_ptr<protocols::HttpServer> server;
+  std::shared_ptr<A2aService> service;
+};
+
+json send(const std::string& method, const std::string& text, bool v1 = true) {
+  json part = v1 ? json{{"text", text}} : json{{"kind", "text"}, {"text", text}};
+  json message{{"messageId", "m"}, {"role", v1 ? "ROLE_USER" : "user"}, {"parts", json::array({part})}};
+  return json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", {{"message", message}}}};
+}
+
+TEST_F(A2aServerTest, AgentCardListsBothErasAndTheCompanysAgents) {
+  http::HttpRequestSpec req;
+  req.method = "GET";
+  req.url = server->base_url() + "/.well-known/agent-card.json";
+  auto r = http::fetch_blocking(req, {});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json card = json::parse(r.body);
+  ASSERT_EQ(card["supportedInterfaces"].size(), 2u);
+  EXPECT_EQ(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
+  EXPECT_EQ(card["supportedInterfaces"][0]["url"], server->base_url() + "/a2a");
+  EXPECT_EQ(card["url"], server->base_url() + "/a2a");
+  EXPECT_EQ(card["capabilities"]["streaming"], true);
+  std::vector<std::string> skills;
+  for (const auto& s : card["skills"]) skills.push_back(s["id"]);
+  EXPECT_EQ(skills, (std::vector<std::string>{"company", "Poet"}));
+}
+
+TEST_F(A2aServerTest, SendMessageOverHttpInBothEras) {
+  auto r = post(send("SendMessage", "hi"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+  EXPECT_EQ(j["result"]["task"]["artifacts"][0]["parts"][0]["text"], "answer: hi");
+  // A v0.3 client sends no version header.
+  auto old = post(send("message/send", "yo", false), "");
+  json o = json::parse(old.body);
+  EXPECT_EQ(o["result"]["kind"], "task");
+  EXPECT_EQ(o["result"]["status"]["state"], "completed");
+}
+
+TEST_F(A2aServerTest, StreamingAnswersWithServerSentEvents) {
+  auto r = post(send("SendStreamingMessage", "go"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.header("content-type").rfind("text/event-stream", 0), 0u);
+  std::vector<json> events;
+  llm::SseParser p;
+  p.feed(r.body, [&](const llm::SseEvent& e) { events.push_back(json::parse(e.data)); });
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_TRUE(events.front()["result"].contains("task"));
+  EXPECT_EQ(events.back()["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+  for (const auto& e : events) EXPECT_EQ(e["id"], 1);
+}
+
+TEST_F(A2aServerTest, BadInputGetsJsonRpcErrorsNotCrashes) {
+  EXPECT_EQ(json::parse(post({}, "1.0", "{not json").body)["error"]["code"], -32700);
+  EXPECT_EQ(json::parse(post(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "Nope"}}).body)["error"]["code"], -32601);
+  json wrong = json::parse(post(send("SendMessage", "x"), "9.9").body);
+  EXPECT_EQ(wrong["error"]["code"], code::kVersionNotSupported);
+  EXPECT_EQ(wrong["id"], 1);
+  json batch = json::parse(post(json::array({send("SendMessage", "a"), send("GetTask", "b")})).body);
+  ASSERT_TRUE(batch.is_array());
+  EXPECT_EQ(batch[0]["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+  EXPECT_EQ(batch[1]["error"]["code"], -32602);  // GetTask wants an id
+  auto big = post({}, "1.0", std::string(100 * 1024, ' '));
+  EXPECT_EQ(big.status, 413);
+  EXPECT_EQ(company.inputs.size(), 1u);  // only the batch's SendMessage
+}
+
+}  // namespace
+}  // namespace kaisha::a2a

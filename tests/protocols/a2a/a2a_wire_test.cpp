@@ -1,0 +1,181 @@
+#include "protocols/a2a/a2a_wire.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kaisha::a2a {
+namespace {
+
+using company::TaskState;
+
+TEST(A2aWire, MethodNamesOfBothErasMapToOneCanonicalName) {
+  auto v1 = classify_method("SendMessage");
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->canonical, "SendMessage");
+  EXPECT_EQ(v1->version, WireVersion::v1_0);
+  auto v03 = classify_method("message/stream");
+  ASSERT_TRUE(v03);
+  EXPECT_EQ(v03->canonical, "SendStreamingMessage");
+  EXPECT_EQ(v03->version, WireVersion::v0_3);
+  EXPECT_EQ(classify_method("tasks/cancel")->canonical, "CancelTask");
+  EXPECT_EQ(classify_method("tasks/get")->canonical, "GetTask");
+  EXPECT_FALSE(classify_method("tasks/list"));  // v0.3 had no ListTasks
+  EXPECT_FALSE(classify_method("sendMessage"));
+}
+
+TEST(A2aWire, VersionHeaderMissingMeansZeroThreeAndUnknownIsRefused) {
+  EXPECT_EQ(*parse_version_header(""), WireVersion::v0_3);
+  EXPECT_EQ(*parse_version_header("0.3"), WireVersion::v0_3);
+  EXPECT_EQ(*parse_version_header("1.0"), WireVersion::v1_0);
+  auto bad = parse_version_header("2.0");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "-32009");
+  EXPECT_NE(bad.error().message.find("'2.0'"), std::string::npos);
+}
+
+TEST(A2aWire, EveryKaishaStateRoundTripsThroughBothEras) {
+  for (TaskState s : {TaskState::submitted, TaskState::working, TaskState::completed, TaskState::failed,
+                      TaskState::canceled}) {
+    for (WireVersion v : {WireVersion::v1_0, WireVersion::v0_3}) {
+      auto back = parse_state(state_name(s, v));
+      ASSERT_TRUE(back.ok()) << state_name(s, v);
+      EXPECT_EQ(back->state, s);
+      EXPECT_EQ(back->terminal, company::is_final(s));
+    }
+  }
+  EXPECT_EQ(state_name(TaskState::canceled, WireVersion::v1_0), "TASK_STATE_CANCELED");
+  EXPECT_EQ(state_name(TaskState::working, WireVersion::v0_3), "working");
+}
+
+TEST(A2aWire, StatesKaishaDoesNotHaveAreReportedNotGuessed) {
+  auto rejected = parse_state(json("TASK_STATE_REJECTED"));
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->state);
+  EXPECT_TRUE(rejected->terminal);
+  auto input = parse_state(json("input-required"));
+  ASSERT_TRUE(input.ok());
+  EXPECT_TRUE(input->interrupted);
+  EXPECT_EQ(input->name, "input-required");
+  EXPECT_FALSE(parse_state(json("TASK_STATE_BOGUS")).ok());
+  EXPECT_FALSE(parse_state(json(3)).ok());
+}
+
+TEST(A2aWire, ReadsMessagesOfBothEras) {
+  json v1 = {{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", {{{"text", "hello"}}, {{"data", {{"k", 1}}}}}}};
+  auto a = read_message(v1);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->message_id, "m1");
+  EXPECT_EQ(a->role, "user");
+  EXPECT_EQ(a->text, "hello\n{\"k\":1}");
+  json v03 = {{"kind", "message"}, {"messageId", "m2"}, {"role", "user"}, {"contextId", "c"},
+              {"parts", {{{"kind", "text"}, {"text", "hi"}}}}};
+  auto b = read_message(v03);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->text, "hi");
+  EXPECT_EQ(b->context_id, "c");
+}
+
+TEST(A2aWire, MalformedMessagesNameTheField) {
+  auto no_role = read_message(json{{"parts", {{{"text", "x"}}}}});
+  ASSERT_FALSE(no_role.ok());
+  EXPECT_NE(no_role.error().message.find("params.message.role"), std::string::npos);
+  auto no_parts = read_message(json{{"role", "user"}, {"parts", json::array()}});
+  ASSERT_FALSE(no_parts.ok());
+  EXPECT_NE(no_parts.error().message.find("params.message.parts"), std::string::npos);
+  auto bad_text = read_message(json{{"role", "user"}, {"parts", {{{"text", 5}}}}});
+  ASSERT_FALSE(bad_text.ok());
+  EXPECT_NE(bad_text.error().message.find("parts[0].text"), std::string::npos);
+  auto file = read_message(json{{"role", "user"}, {"parts", {{{"url", "http://x/y.png"}}}}});
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.error().code, "-32005");
+  EXPECT_FALSE(read_message(json("text")).ok());
+  EXPECT_FALSE(read_message(json{{"role", "user"}, {"messageId", 7}, {"parts", {{{"text", "x"}}}}}).ok());
+}
+
+company::TaskInfo done_task() {
+  company::TaskInfo t;
+  t.id = "t1";
+  t.input = "write a haiku";
+  t.state = TaskState::completed;
+  t.answer = "an old silent pond";
+  t.created_ms = 1700000000000;
+  t.updated_ms = 1700000000123;
+  return t;
+}
+
+TEST(A2aWire, TaskInV1HasProtoJsonShapes) {
+  json t = task_json(done_task(), "s1", WireVersion::v1_0);
+  EXPECT_EQ(t["id"], "t1");
+  EXPECT_EQ(t["contextId"], "s1");
+  EXPECT_FALSE(t.contains("kind"));
+  EXPECT_EQ(t["status"]["state"], "TASK_STATE_COMPLETED");
+  EXPECT_EQ(t["status"]["timestamp"], "2023-11-14T22:13:20.123Z");
+  ASSERT_EQ(t["artifacts"].size(), 1u);
+  EXPECT_EQ(t["artifacts"][0]["parts"][0]["text"], "an old silent pond");
+  EXPECT_EQ(t["history"][0]["role"], "ROLE_USER");
+  EXPECT_EQ(t["history"][0]["parts"][0]["text"], "write a haiku");
+  EXPECT_EQ(send_result(t, WireVersion::v1_0)["task"], t);
+}
+
+TEST(A2aWire, TaskInV03HasKindsAndLowercaseStates) {
+  json t = task_json(done_task(), "s1", WireVersion::v0_3, 0);
+  EXPECT_EQ(t["kind"], "task");
+  EXPECT_EQ(t["status"]["state"], "completed");
+  EXPECT_EQ(t["artifacts"][0]["parts"][0]["kind"], "text");
+  EXPECT_TRUE(t["history"].empty());  // historyLength 0
+  EXPECT_EQ(send_result(t, WireVersion::v0_3), t);
+}
+
+TEST(A2aWire, FailedTaskCarriesItsErrorAsAStatusMessage) {
+  company::TaskInfo t = done_task();
+  t.state = TaskState::failed;
+  t.answer.clear();
+  t.error = "expense budget exhausted";
+  json j = task_json(t, "s1", WireVersion::v1_0);
+  EXPECT_EQ(j["status"]["state"], "TASK_STATE_FAILED");
+  EXPECT_EQ(j["status"]["message"]["role"], "ROLE_AGENT");
+  EXPECT_EQ(j["status"]["message"]["parts"][0]["text"], "expense budget exhausted");
+  EXPECT_TRUE(j["artifacts"].empty());
+}
+
+TEST(A2aWire, StreamEventsReadBackInBothEras) {
+  for (WireVersion v : {WireVersion::v1_0, WireVersion::v0_3}) {
+    auto task = read_stream_event(stream_task(task_json(done_task(), "s1", v), v));
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    EXPECT_EQ(task->kind, StreamEvent::Kind::task);
+    EXPECT_EQ(task->task_id, "t1");
+    EXPECT_EQ(task->text, "an old silent pond");
+    EXPECT_EQ(task->state.state, TaskState::completed);
+
+    auto status = read_stream_event(
+        stream_status("t1", "s1", TaskState::failed, 0, agent_message("m", "no budget", "s1", "t1", v), v));
+    ASSERT_TRUE(status.ok());
+    EXPECT_EQ(status->kind, StreamEvent::Kind::status);
+    EXPECT_EQ(status->state.state, TaskState::failed);
+    EXPECT_TRUE(status->state.terminal);
+    EXPECT_EQ(status->text, "no budget");
+
+    auto art = read_stream_event(stream_artifact("t1", "s1", "a1", "answer", "pond", v));
+    ASSERT_TRUE(art.ok());
+    EXPECT_EQ(art->kind, StreamEvent::Kind::artifact);
+    EXPECT_EQ(art->text, "pond");
+
+    json msg = agent_message("m", "echo: hi", "", "", v);
+    auto m = read_stream_event(v == WireVersion::v1_0 ? json{{"message", msg}} : msg);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->kind, StreamEvent::Kind::message);
+    EXPECT_EQ(m->text, "echo: hi");
+  }
+  json v03_final = stream_status("t1", "s1", TaskState::completed, 0, nullptr, WireVersion::v0_3);
+  EXPECT_EQ(v03_final["final"], true);
+  EXPECT_EQ(v03_final["kind"], "status-update");
+}
+
+TEST(A2aWire, UnknownStreamPayloadsAreErrors) {
+  EXPECT_FALSE(read_stream_event(json{{"foo", 1}}).ok());
+  EXPECT_FALSE(read_stream_event(json("x")).ok());
+  EXPECT_FALSE(read_stream_event(json{{"statusUpdate", {{"taskId", "t"}}}}).ok());  // no status
+  EXPECT_FALSE(read_stream_event(json{{"task", {{"id", "t"}, {"status", {{"state", "nope"}}}}}}).ok());
+}
+
+}  // namespace
+}  // namespace kaisha::a2a

@@ -1,0 +1,167 @@
+// A CompanyService for protocol tests: tasks live in memory and move only
+// when the test says so (start, complete, fail), or at once when an
+// auto-answer function is set. Events are recorded per task and replayed to
+// late subscribers, as the real service does. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/company/company_service.hpp"
+
+namespace kaisha::testing {
+
+class FakeCompanyService : public company::CompanyService {
+ public:
+  // When set, a submitted task is worked and completed inside submit():
+  // "thinking" event, then "final" with auto_answer(input) (or "error" when
+  // it returns a string starting with "ERROR:").
+  std::function<std::string(const std::string& input)> auto_answer;
+
+  Result<std::string> submit(const std::string& input, company::TaskListener listener) override {
+    if (input.empty()) return Error{"usage", "empty task"};
+    std::string id;
+    {
+      std::lock_guard lock(mu_);
+      id = "t" + std::to_string(++next_);
+      company::TaskInfo t;
+      t.id = id;
+      t.input = input;
+      t.created_ms = t.updated_ms = 1700000000000 + next_;
+      tasks_[id] = Task{t, {}, {}};
+      if (listener) tasks_[id].listeners.push_back(std::move(listener));
+      order_.push_back(id);
+      inputs.push_back(input);
+    }
+    if (auto_answer) {
+      const std::string a = auto_answer(input);
+      start(id, "working on it");
+      if (a.rfind("ERROR:", 0) == 0) fail(id, a.substr(6));
+      else complete(id, a);
+    }
+    return id;
+  }
+
+  Status subscribe(const std::string& task_id, company::TaskListener listener) override {
+    std::vector<msg::ProgressEvent> replay;
+    {
+      std::lock_guard lock(mu_);
+      auto it = tasks_.find(task_id);
+      if (it == tasks_.end()) return Error{"not_found", "no task " + task_id};
+      replay = it->second.events;
+      it->second.listeners.push_back(listener);
+    }
+    for (const auto& e : replay) listener(e);
+    return Status::Ok();
+  }
+
+  std::optional<company::TaskInfo> task(const std::string& task_id) override {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end()) return std::nullopt;
+    return it->second.info;
+  }
+
+  Result<company::TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end()) return Error{"not_found", "no task " + task_id};
+    cv_.wait_for(lock, timeout, [&] { return company::is_final(tasks_[task_id].info.state); });
+    return tasks_[task_id].info;
+  }
+
+  Status cancel(const std::string& task_id) override {
+    {
+      std::lock_guard lock(mu_);
+      auto it = tasks_.find(task_id);
+      if (it == tasks_.end()) return Error{"not_found", "no task " + task_id};
+      if (company::is_final(it->second.info.state)) return Error{"state", "task " + task_id + " has ended"};
+      ++cancels;
+    }
+    finish(task_id, company::TaskState::canceled, "", "canceled by the client", "canceled");
+    return Status::Ok();
+  }
+
+  std::vector<company::TaskInfo> tasks(size_t limit) override {
+    std::lock_guard lock(mu_);
+    std::vector<company::TaskInfo> out;
+    for (auto it = order_.rbegin(); it != order_.rend() && out.size() < limit; ++it) out.push_back(tasks_[*it].info);
+    return out;
+  }
+
+  Result<json> journal(const std::string&) override { return json::array(); }
+  json agents() override { return agents_json; }
+  json budget() override { return json::object(); }
+  json call_tool(const std::string&, const json&) override { return json::object(); }
+  std::string session_id() const override { return "s-fake"; }
+
+  // ---- test controls ----
+  void start(const std::string& id, const std::string& thought) {
+    {
+      std::lock_guard lock(mu_);
+      tasks_[id].info.state = company::TaskState::working;
+    }
+    emit(id, "thinking", thought);
+  }
+  void complete(const std::string& id, const std::string& answer) {
+    finish(id, company::TaskState::completed, answer, "", "final");
+  }
+  void fail(const std::string& id, const std::string& why) {
+    finish(id, company::TaskState::failed, "", why, "error");
+  }
+  void emit(const std::string& id, const std::string& kind, const std::string& text) {
+    msg::ProgressEvent e;
+    e.task_id = id;
+    e.session_id = "s-fake";
+    e.agent = "CEO";
+    e.kind = kind;
+    e.text = text;
+    e.at_ms = 1700000001000;
+    std::vector<company::TaskListener> ls;
+    {
+      std::lock_guard lock(mu_);
+      tasks_[id].events.push_back(e);
+      ls = tasks_[id].listeners;
+    }
+    for (auto& l : ls) l(e);
+  }
+
+  json agents_json = json::object();
+  std::vector<std::string> inputs;
+  int cancels = 0;
+
+ private:
+  struct Task {
+    company::TaskInfo info;
+    std::vector<msg::ProgressEvent> events;
+    std::vector<company::TaskListener> listeners;
+  };
+
+  void finish(const std::string& id, company::TaskState state, const std::string& answer, const std::string& error,
+              const std::string& kind) {
+    {
+      std::lock_guard lock(mu_);
+      auto& t = tasks_[id].info;
+      t.state = state;
+      t.answer = answer;
+      t.error = error;
+      t.updated_ms += 10;
+    }
+    cv_.notify_all();
+    emit(id, kind, kind == "final" ? answer : error);
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Task> tasks_;
+  std::vector<std::string> order_;
+  int next_ = 0;
+};
+
+}  // namespace kaisha::testing
