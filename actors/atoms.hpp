@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "runtime/company/tool_result.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
@@ -32,6 +33,7 @@ using switch_atom = caf::atom_constant<caf::atom("switch")>;
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using tool_atom = caf::atom_constant<caf::atom("tool")>;
 using audit_atom = caf::atom_constant<caf::atom("audit")>;
+using tool_done_atom = caf::atom_constant<caf::atom("tooldone")>;
 
 // A unit of work for the single SQLite writer.
 using JournalOp = std::function<void(store::JournalStore&)>;
@@ -62,3 +64,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::LlmResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::AuditRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::msg::AuditVerdict)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::json)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::company::ToolResult)

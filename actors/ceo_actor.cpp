@@ -1,6 +1,7 @@
 #include "actors/ceo_actor.hpp"
 
 #include <map>
+#include <set>
 
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
@@ -41,6 +42,12 @@ struct CeoState {
   company::ToolRegistry tools;
   config::Switches switches;
   std::optional<CurrentTask> task;
+  // Calls running in a ToolProvider, by call number: their results come back
+  // as tool_done messages so that they are handled on the actor.
+  uint64_t next_external_call = 0;
+  std::map<uint64_t, ToolDone> external_calls;
+  // What each provider offered at the last sync, to notice removals.
+  std::map<std::string, std::set<std::string>> provider_tools;
   static inline const char* name = "ceo";
 };
 
@@ -129,6 +136,40 @@ economy::ModelCost ceo_cost(Self* self) {
 }
 
 void call_model(Self* self);
+
+// Brings the registry up to date with every ToolProvider, so a tool created,
+// deleted or listed anew by an MCP server is seen on the very next model
+// call. A provider's tool never replaces one of the HASHIRU six.
+void sync_providers(Self* self) {
+  auto& st = self->state;
+  for (const auto& provider : st.deps.tool_providers) {
+    const std::string origin = provider->origin();
+    std::set<std::string> now;
+    for (llm::ToolSpec& spec : provider->specs()) {
+      const company::Tool* existing = st.tools.find(spec.name);
+      if (existing && existing->origin != origin) continue;  // name taken by another source
+      now.insert(spec.name);
+      if (existing && existing->spec.description == spec.description && existing->spec.parameters == spec.parameters)
+        continue;
+      std::weak_ptr<company::ToolProvider> weak = provider;
+      const std::string name = spec.name;
+      company::ToolHandler handler = [self, weak, name](const json& args, ToolDone done) {
+        auto p = weak.lock();
+        if (!p) return done(ToolResult::error("Tool `" + name + "` is no longer available."));
+        auto& s = self->state;
+        const uint64_t id = ++s.next_external_call;
+        s.external_calls.emplace(id, std::move(done));
+        company::ToolCallContext ctx{s.deps.session_id, s.task ? s.task->id : "", kCeo};
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        p->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
+      };
+      st.tools.add({std::move(spec), std::move(handler), origin});
+    }
+    for (const std::string& gone : st.provider_tools[origin])
+      if (!now.count(gone)) st.tools.remove(gone);
+    st.provider_tools[origin] = std::move(now);
+  }
+}
 
 void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
   auto& st = self->state;
@@ -232,6 +273,7 @@ void on_model_answer(Self* self, const llm::ChatResponse& response) {
 void call_model(Self* self) {
   auto& st = self->state;
   if (!st.task) return;
+  sync_providers(self);
   const std::string tid = st.task->id;
   ChargedCall call;
   call.ledger = st.deps.ledger;
@@ -535,6 +577,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         // One CEO tool called directly (protocol adapters, benchmarks, ops):
         // the same registry, checks and ledgers as a model's tool call.
         auto promise = self->make_response_promise<json>();
+        sync_providers(self);
         step(self, "tool_call", json{{"tool", name}, {"arguments", arguments}, {"direct", true}});
         self->state.tools.invoke(name, arguments, std::nullopt, [=](ToolResult r) mutable {
           json j = r.to_json();
@@ -542,6 +585,14 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
           promise.deliver(std::move(j));
         });
         return promise;
+      },
+      [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
+        auto& calls = self->state.external_calls;
+        auto it = calls.find(id);
+        if (it == calls.end()) return;
+        ToolDone done = std::move(it->second);
+        calls.erase(it);
+        done(std::move(r));
       },
       [=](switch_atom, const std::string& name, bool on) {
         auto& s = self->state;

@@ -23,6 +23,7 @@
 
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_provider.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/messages/agent_messages.hpp"
@@ -42,6 +43,9 @@ struct CeoDeps {
   std::string system_prompt;
   std::vector<llm::ToolSpec> tool_specs;         // the HASHIRU CEO tools
   std::vector<msg::AgentSpec> restored_agents;   // employees of a resumed session
+  // Tools beyond the HASHIRU six (built-ins, created tools, MCP servers):
+  // synced into the CEO's registry before every model call.
+  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
 };
 
 caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps);

@@ -12,6 +12,7 @@
 
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_provider.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -27,6 +28,8 @@ struct RuntimeOptions {
   std::string session_id;  // resume this session; "" = start a new one
   std::string strategy;    // hashiru | effgen | auto; "" = config.strategy
   int scheduler_threads = 0;  // 0 = number of cores
+  // Tool sources added to those the config describes (embedders, tests).
+  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
 };
 
 class CompanyRuntime {

@@ -21,6 +21,7 @@
 #include "actors/company_runtime.hpp"
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_provider.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -457,6 +458,100 @@ TEST_F(CompanyRuntimeTest, UnknownCeoModelIsRefusedAtStart) {
   ASSERT_FALSE(rt.ok());
   EXPECT_NE(rt.error().message.find("nope:model"), std::string::npos) << rt.error().message;
   EXPECT_EQ(backend_->calls("nope:model"), 0);
+}
+
+
+// A tool source outside the CEO that answers on its own thread, like the
+// sandboxed and MCP tools do; its tool list can change between model calls.
+class ThreadedProvider : public company::ToolProvider {
+ public:
+  std::string origin() const override { return "test"; }
+  std::vector<llm::ToolSpec> specs() const override {
+    std::lock_guard lock(mu_);
+    std::vector<llm::ToolSpec> v;
+    if (offer_upper_)
+      v.push_back({"Upper", "Upper-cases text",
+                   json{{"type", "object"},
+                        {"properties", {{"text", {{"type", "string"}}}}},
+                        {"required", {"text"}}}});
+    return v;
+  }
+  void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
+            std::function<void(company::ToolResult)> done) override {
+    {
+      std::lock_guard lock(mu_);
+      contexts_.push_back(ctx);
+    }
+    std::thread([name, args, done = std::move(done)] {
+      std::string t = args.value("text", "");
+      for (char& ch : t) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      done(company::ToolResult::success(name + " done", t));
+    }).detach();
+  }
+  void withdraw() {
+    std::lock_guard lock(mu_);
+    offer_upper_ = false;
+  }
+  std::vector<company::ToolCallContext> contexts() const {
+    std::lock_guard lock(mu_);
+    return contexts_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  bool offer_upper_ = true;
+  std::vector<company::ToolCallContext> contexts_;
+};
+
+TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
+  auto provider = std::make_shared<ThreadedProvider>();
+  std::vector<size_t> tools_seen;
+  std::mutex seen_mu;
+  backend_ = std::make_shared<StubBackend>(script_with([&](const llm::ChatRequest& req) {
+    {
+      std::lock_guard lock(seen_mu);
+      tools_seen.push_back(req.tools.size());
+    }
+    if (turn_of(req) == 0) return tool_reply({{"Upper", {{"text", "quiet"}}}});
+    return text_reply("Final: " + req.messages.back().content);
+  }));
+  RuntimeOptions o;
+  o.config = make_config(1);
+  o.backend = backend_;
+  o.progress = sink_;
+  o.scheduler_threads = 2;
+  o.tool_providers.push_back(provider);
+  auto started = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  auto rt = std::move(started).value();
+
+  msg::TaskResult r = rt->run_task("Shout quietly.");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_NE(r.answer.find("QUIET"), std::string::npos) << r.answer;
+  ASSERT_EQ(provider->contexts().size(), 1u);
+  EXPECT_EQ(provider->contexts()[0].agent, "CEO");
+  EXPECT_EQ(provider->contexts()[0].task_id, r.task_id);
+  {
+    std::lock_guard lock(seen_mu);
+    ASSERT_EQ(tools_seen.size(), 2u);
+    EXPECT_EQ(tools_seen[0], tools_seen[1]);
+  }
+
+  // Schema checks apply to provider tools as to any other.
+  json bad = rt->call_tool("Upper", json{{"text", 5}});
+  EXPECT_EQ(bad["status"], "error") << bad.dump();
+  EXPECT_EQ(provider->contexts().size(), 1u);
+
+  // Withdrawn by its provider: gone at the next sync, with no restart.
+  provider->withdraw();
+  json gone = rt->call_tool("Upper", json{{"text", "x"}});
+  EXPECT_EQ(gone["status"], "error") << gone.dump();
+  msg::TaskResult r2 = rt->run_task("Again.");
+  {
+    std::lock_guard lock(seen_mu);
+    ASSERT_GE(tools_seen.size(), 3u);
+    EXPECT_EQ(tools_seen[2] + 1, tools_seen[0]);
+  }
 }
 
 }  // namespace
