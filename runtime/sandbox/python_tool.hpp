@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -17,8 +18,10 @@ namespace kaisha::sandbox {
 // when the wall clock ran out; "tool_error" when the tool raised (message and
 // exception type included); "tool_protocol" when the output is not the one
 // JSON line expected (a crash, a kill by a limit, a bad result value).
+// `env_allow` names host environment variables the tool may see (its
+// credentials, hashiru.md §9 item 44); nothing else of the host env passes.
 Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class,
                              const json& args_json, const std::string& workspace,
-                             const SandboxLimits& limits);
+                             const SandboxLimits& limits, const std::vector<std::string>& env_allow = {});
 
 }  // namespace kaisha::sandbox

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -140,6 +141,23 @@ std::vector<std::string> FileView::virtual_children(const std::string& path) con
     if (std::find(out.begin(), out.end(), child) == out.end()) out.push_back(child);
   }
   return out;
+}
+
+}  // namespace kaisha::tools
+
+namespace kaisha::tools {
+
+Result<std::string> session_workspace(const std::string& root, const std::string& session_id) {
+  const std::string name = session_id.empty() ? "default" : session_id;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return Error{"path", "session id '" + session_id + "' cannot name a workspace directory"};
+  if (name == "." || name == "..") return Error{"path", "session id '" + session_id + "' cannot name a workspace"};
+  const std::string dir = root + "/" + name;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{"path", "cannot create workspace '" + dir + "': " + ec.message()};
+  return dir;
 }
 
 }  // namespace kaisha::tools

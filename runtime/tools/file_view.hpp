@@ -62,3 +62,11 @@ class FileView {
 };
 
 }  // namespace kaisha::tools
+
+namespace kaisha::tools {
+
+// <root>/<session> ("default" for an empty session), created if missing. The
+// session id must be a plain name (letters, digits, '-', '_', '.').
+Result<std::string> session_workspace(const std::string& root, const std::string& session_id);
+
+}  // namespace kaisha::tools

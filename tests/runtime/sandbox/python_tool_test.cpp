@@ -48,7 +48,7 @@ SandboxLimits limits() {
 class PythonTool : public ::testing::Test {
  protected:
   void SetUp() override {
-    setenv("KAISHA_DATA_DIR", KAISHA_SOURCE_DIR "/data", 1);
+    setenv("KAISHA_DATA_DIR", KAISHA_SOURCE_DIR, 1);
     Status s = sandbox_available();
     if (!s) GTEST_SKIP() << "sandbox unavailable: " << s.error().message;
   }

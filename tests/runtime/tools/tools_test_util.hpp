@@ -43,3 +43,31 @@ class TempDir {
 };
 
 }  // namespace kaisha::tools::testing
+
+#include <chrono>
+#include <future>
+
+#include "runtime/company/tool_provider.hpp"
+
+namespace kaisha::tools::testing {
+
+// Calls a provider's tool and waits for its answer (bounded, so a lost
+// `done` fails the test instead of hanging it).
+inline company::ToolResult call_sync(company::ToolProvider& p, const std::string& name, const json& args,
+                                     const std::string& session = "s1") {
+  auto promise = std::make_shared<std::promise<company::ToolResult>>();
+  auto future = promise->get_future();
+  p.call(name, args, company::ToolCallContext{session, "t1", "CEO"},
+         [promise](company::ToolResult r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(std::chrono::seconds(60)) != std::future_status::ready)
+    return company::ToolResult::error("test: no answer within 60 s");
+  return future.get();
+}
+
+inline bool has_tool(const company::ToolProvider& p, const std::string& name) {
+  for (const auto& s : p.specs())
+    if (s.name == name) return true;
+  return false;
+}
+
+}  // namespace kaisha::tools::testing

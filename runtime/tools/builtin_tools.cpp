@@ -1,0 +1,239 @@
+#include "runtime/tools/builtin_tools.hpp"
+
+#include <cctype>
+#include <mutex>
+
+#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/core/data_paths.hpp"
+#include "runtime/http/http_client.hpp"
+#include "runtime/sandbox/sandbox.hpp"
+#include "runtime/tools/calculator.hpp"
+#include "runtime/tools/web_page.hpp"
+#include "runtime/tools/worker_pool.hpp"
+
+namespace kaisha::tools {
+
+using company::ToolResult;
+using Done = std::function<void(ToolResult)>;
+
+namespace {
+
+std::string str_arg(const json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool starts_with_ci(const std::string& s, const std::string& prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+std::string cap_text(std::string text, int64_t max_chars, bool& truncated) {
+  truncated = static_cast<int64_t>(text.size()) > max_chars;
+  if (!truncated) return text;
+  size_t cut = static_cast<size_t>(max_chars);
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not mid-character
+  text.resize(cut);
+  return text;
+}
+
+// PythonSandboxTool: the code is the program, read by python3 from stdin,
+// run in the session workspace under bubblewrap. A run that fails inside is
+// still a success of the tool (stdout/stderr/return_code say how it went),
+// as in HASHIRU; a sandbox that cannot be built refuses to run the code.
+ToolResult run_python_code(const std::string& code, const std::string& workspace,
+                           const sandbox::SandboxLimits& limits) {
+  sandbox::SandboxRequest req;
+  req.argv = {"python3", "-I", "-B", "-"};
+  req.stdin_data = code;
+  req.workspace = workspace;
+  req.limits = limits;
+  auto r = sandbox::run_sandboxed(req);
+  if (!r) return ToolResult::error("Python code execution failed: " + r.error().message);
+  if (r->timed_out)
+    return ToolResult::error("Python code execution timed out.",
+                             json{{"timeout_ms", limits.wall_timeout_ms}, {"stdout", to_utf8(r->stdout_data)},
+                                  {"stderr", to_utf8(r->stderr_data)}});
+  json out = {{"stdout", to_utf8(r->stdout_data)},
+              {"stderr", to_utf8(r->stderr_data)},
+              {"return_code", r->exit_code}};
+  if (r->output_truncated) out["output_truncated"] = true;
+  return ToolResult::success("Python code executed successfully.", out);
+}
+
+}  // namespace
+
+Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return Error{"data", path + ": expected a JSON array of tool specs"};
+  std::vector<llm::ToolSpec> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& t = j[i];
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
+      return Error{"data", path + ": tool #" + std::to_string(i + 1) + " has no name"};
+    out.push_back({t["name"], t.value("description", ""), t.value("parameters", json::object())});
+  }
+  return out;
+}
+
+struct BuiltinTools::Impl {
+  BuiltinToolsOptions options;
+  std::vector<llm::ToolSpec> specs;
+  // Declared in this order so that the HTTP loop (whose cancelled requests
+  // hand work to the pool) is destroyed before the pool.
+  WorkerPool pool;
+  http::HttpClient http;
+  std::shared_ptr<SearchBackend> search;
+
+  explicit Impl(BuiltinToolsOptions o) : options(std::move(o)), pool(options.workers) {}
+
+  Result<FileView> view_for(const std::string& session) const {
+    auto ws = workspace(session);
+    if (!ws) return ws.error();
+    return FileView::open(*ws, options.mounts);
+  }
+
+  Result<std::string> workspace(const std::string& session) const {
+    return session_workspace(options.workspace_root, session);
+  }
+
+  // Runs `work` on a worker; a shutdown or an exception still answers.
+  void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
+    pool.submit([tool, done = std::move(done), work = std::move(work)](bool cancelled) {
+      if (cancelled) return done(ToolResult::error(company::texts::tool_failed(tool), "kaisha is shutting down"));
+      try {
+        done(work());
+      } catch (const std::exception& e) {
+        done(ToolResult::error(company::texts::tool_failed(tool), e.what()));
+      }
+    });
+  }
+
+  void get_website(const json& args, Done done) {
+    const std::string url = str_arg(args, "url");
+    const std::string output_type = args.value("output_type", std::string("summary"));
+    const std::string selector = str_arg(args, "css_selector");
+    if (!starts_with_ci(url, "http://") && !starts_with_ci(url, "https://"))
+      return done(ToolResult::error("GetWebsite: only http:// and https:// URLs can be fetched, got '" + url + "'"));
+    http::HttpRequestSpec req;
+    req.method = "GET";
+    req.url = url;
+    req.headers = {{"User-Agent", "kaisha GetWebsite"}, {"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"}};
+    http::HttpOptions opts;
+    opts.timeout_ms = options.web.timeout_ms;
+    opts.connect_timeout_ms = std::min<int64_t>(options.web.timeout_ms, 5000);
+    opts.max_response_bytes = static_cast<size_t>(options.web.max_page_bytes);
+    const WebOptions web = options.web;
+    http::HttpCallbacks cb;
+    // The page is processed on a worker: the HTTP loop must not do the work.
+    cb.on_done = [this, done, url, output_type, selector, web](http::HttpResult r) {
+      on_pool("GetWebsite", done, [r = std::move(r), url, output_type, selector, web]() {
+        if (r.error == http::TransportError::too_large)
+          return ToolResult::error("Request failed: the page at " + url + " is larger than the " +
+                                   std::to_string(web.max_page_bytes) + "-byte limit of GetWebsite");
+        if (r.error == http::TransportError::timeout)
+          return ToolResult::error("Request failed: " + url + " did not answer within " +
+                                   std::to_string(web.timeout_ms) + " ms");
+        if (r.error != http::TransportError::none) return ToolResult::error("Request failed: " + r.error_message);
+        if (!r.ok()) return ToolResult::error("Request failed: HTTP " + std::to_string(r.status) + " from " + url);
+        std::string html = to_utf8(r.body);
+        if (!selector.empty()) {
+          auto picked = select_css(html, selector);
+          if (!picked) return ToolResult::error("GetWebsite: " + picked.error().message);
+          html = std::move(picked).value();
+        }
+        std::string text = output_type == "html" ? html : html_to_text(html);
+        if (output_type == "summary") text = summarize_text(text);
+        bool truncated = false;
+        text = cap_text(std::move(text), web.max_text_chars, truncated);
+        ToolResult res = ToolResult::success("Website fetched successfully", text);
+        if (truncated) {
+          res.message += " (output truncated to " + std::to_string(web.max_text_chars) + " characters)";
+          res.extra["truncated"] = true;
+        }
+        return res;
+      });
+    };
+    http.submit(std::move(req), opts, std::move(cb));
+  }
+
+  void web_search(const json& args, Done done) {
+    if (!search) return done(ToolResult::error(kSearchDisabled));
+    std::string query = str_arg(args, "query");
+    const std::string site = str_arg(args, "website");
+    if (!site.empty()) query += " site:" + site;
+    search->search(query, options.web.max_search_results, [done](Result<std::vector<SearchHit>> r) {
+      if (!r) return done(ToolResult::error(r.error().message));
+      json hits = json::array();
+      for (const SearchHit& h : *r) hits.push_back({{"title", h.title}, {"url", h.url}, {"snippet", h.snippet}});
+      done(ToolResult::success("Search completed successfully", hits));
+    });
+  }
+};
+
+BuiltinTools::BuiltinTools(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BuiltinTools::~BuiltinTools() = default;
+
+Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions options) {
+  auto specs = load_tool_specs(data_file("data/tools/builtin_tools.json"));
+  if (!specs) return specs.error();
+  if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
+  const std::string backend = options.web.search_backend;
+  if (!options.search && !backend.empty() && backend != "searxng")
+    return Error{"config", "tools.web_search.backend: unknown backend '" + backend + "' (searxng, or leave it empty)"};
+  if (!options.search && backend == "searxng" && options.web.search_url.empty())
+    return Error{"config", "tools.web_search.url is required for the searxng backend"};
+  auto impl = std::make_unique<Impl>(std::move(options));
+  impl->specs = std::move(specs).value();
+  impl->search = impl->options.search;
+  if (!impl->search && backend == "searxng")
+    impl->search = make_searxng_backend(impl->http, impl->options.web.search_url, impl->options.web.timeout_ms);
+  return std::shared_ptr<BuiltinTools>(new BuiltinTools(std::move(impl)));
+}
+
+std::vector<llm::ToolSpec> BuiltinTools::specs() const { return impl_->specs; }
+
+Result<std::string> BuiltinTools::workspace_for(const std::string& session_id) const {
+  auto view = impl_->view_for(session_id);
+  if (!view) return view.error();
+  return view->workspace();
+}
+
+void BuiltinTools::call(const std::string& name, const json& args, const company::ToolCallContext& ctx, Done done) {
+  Impl& d = *impl_;
+  if (d.options.switches && !d.options.switches->tool_invocation.load())
+    return done(ToolResult::error(company::texts::kToolInvocationDisabled));
+  const std::string session = ctx.session_id;
+  if (name == "ListFiles" || name == "ReadFile" || name == "WriteFile") {
+    return d.on_pool(name, std::move(done), [&d, name, args, session]() {
+      auto view = d.view_for(session);
+      if (!view) return ToolResult::error(name + ": " + view.error().message);
+      const FileLimits& lim = d.options.file_limits;
+      if (name == "ListFiles") return list_files(*view, str_arg(args, "directory"), lim);
+      if (name == "ReadFile") return read_file(*view, str_arg(args, "file_path"), lim);
+      return write_file(*view, str_arg(args, "file_path"), str_arg(args, "content"), lim);
+    });
+  }
+  if (name == "Calculator") {
+    // Microseconds of pure computation: answered on the caller's thread.
+    auto r = calculate(str_arg(args, "expression"));
+    if (!r) return done(ToolResult::error(r.error().message, json{{"error_type", r.error().code}}));
+    return done(ToolResult::success("Calculated " + r.value()["formatted"].get<std::string>(), r.value()));
+  }
+  if (name == "PythonSandboxTool") {
+    return d.on_pool(name, std::move(done), [&d, args, session]() {
+      auto view = d.view_for(session);
+      if (!view) return ToolResult::error("PythonSandboxTool: " + view.error().message);
+      return run_python_code(str_arg(args, "code"), view->workspace(), d.options.code_limits);
+    });
+  }
+  if (name == "GetWebsite") return d.get_website(args, std::move(done));
+  if (name == "GoogleSearchTool") return d.web_search(args, std::move(done));
+  done(ToolResult::error(company::texts::tool_not_found(name)));
+}
+
+}  // namespace kaisha::tools

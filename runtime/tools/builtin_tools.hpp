@@ -1,0 +1,73 @@
+// BuiltinTools: the tools kaisha ships, offered to the CEO as a ToolProvider
+// (origin "builtin"): ListFiles, ReadFile, WriteFile (confined to the task's
+// workspace, with the tool sources mounted read-only), GetWebsite (libcurl,
+// timeout and size cap), GoogleSearchTool (pluggable backend; disabled with a
+// clear message when none is configured), Calculator (whitelisted grammar)
+// and PythonSandboxTool (code run under bubblewrap, fail closed).
+// Specs (names, descriptions, JSON Schemas) come from
+// data/tools/builtin_tools.json.
+//
+// Every session gets its own workspace directory, <workspace_root>/<session>,
+// created on first use. call() never blocks: file and sandbox work runs on
+// the provider's worker threads, HTTP on its own curl_multi loop. When the
+// tool_invocation switch is off every call is refused with the HASHIRU text.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/company/tool_provider.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/sandbox/limits.hpp"
+#include "runtime/tools/file_tools.hpp"
+#include "runtime/tools/file_view.hpp"
+#include "runtime/tools/tool_switches.hpp"
+#include "runtime/tools/web_search.hpp"
+
+namespace kaisha::tools {
+
+struct WebOptions {
+  int64_t timeout_ms = 10000;              // HASHIRU's GetWebsite timeout
+  int64_t max_page_bytes = 2 << 20;        // download cap
+  int64_t max_text_chars = 20000;          // text handed to the model
+  std::string search_backend;              // "" (disabled) | "searxng"
+  std::string search_url;                  // the backend's base URL
+  int max_search_results = 10;
+};
+
+struct BuiltinToolsOptions {
+  std::string workspace_root;              // sessions' workspaces below it
+  std::vector<FileMount> mounts;           // read-only views (tool sources)
+  FileLimits file_limits;
+  sandbox::SandboxLimits code_limits;      // PythonSandboxTool
+  WebOptions web;
+  std::shared_ptr<SearchBackend> search;   // overrides web.search_backend when set
+  std::shared_ptr<ToolSwitches> switches;  // null = always on
+  int workers = 2;
+};
+
+class BuiltinTools : public company::ToolProvider {
+ public:
+  // Reads the specs; refuses an unknown search backend.
+  static Result<std::shared_ptr<BuiltinTools>> create(BuiltinToolsOptions options);
+  ~BuiltinTools() override;
+
+  std::string origin() const override { return "builtin"; }
+  std::vector<llm::ToolSpec> specs() const override;
+  void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
+            std::function<void(company::ToolResult)> done) override;
+
+  // The workspace of `session_id` (created if missing).
+  Result<std::string> workspace_for(const std::string& session_id) const;
+
+ private:
+  struct Impl;
+  explicit BuiltinTools(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Loads a JSON array of tool specs ({name, description, parameters}).
+Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path);
+
+}  // namespace kaisha::tools

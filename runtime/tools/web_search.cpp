@@ -1,0 +1,77 @@
+#include "runtime/tools/web_search.hpp"
+
+#include <cstdio>
+
+#include "runtime/core/json.hpp"
+#include "runtime/tools/web_page.hpp"
+
+namespace kaisha::tools {
+namespace {
+
+class SearxngBackend : public SearchBackend {
+ public:
+  SearxngBackend(http::HttpClient& http, std::string base, int64_t timeout_ms)
+      : http_(http), base_(std::move(base)), timeout_ms_(timeout_ms) {
+    while (!base_.empty() && base_.back() == '/') base_.pop_back();
+  }
+  std::string name() const override { return "searxng"; }
+
+  void search(const std::string& query, int max_results, SearchDone done) override {
+    http::HttpRequestSpec req;
+    req.method = "GET";
+    req.url = base_ + "/search?q=" + form_encode(query) + "&format=json";
+    req.headers = {{"Accept", "application/json"}};
+    http::HttpOptions opts;
+    opts.timeout_ms = timeout_ms_;
+    opts.max_response_bytes = 4u << 20;
+    const std::string where = "web search (searxng at " + base_ + ")";
+    http::HttpCallbacks cb;
+    cb.on_done = [done, max_results, where](http::HttpResult r) {
+      if (r.error != http::TransportError::none)
+        return done(Error{"search", where + " failed: " + r.error_message});
+      if (!r.ok()) return done(Error{"search", where + " answered HTTP " + std::to_string(r.status)});
+      json j = json::parse(to_utf8(r.body), nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("results") || !j["results"].is_array())
+        return done(Error{"search", where + " did not answer with a JSON object holding 'results'"});
+      std::vector<SearchHit> hits;
+      for (const json& h : j["results"]) {
+        if (static_cast<int>(hits.size()) >= max_results) break;
+        if (!h.is_object() || !h.contains("url") || !h["url"].is_string()) continue;
+        auto text = [&h](const char* k) { return h.contains(k) && h[k].is_string() ? h[k].get<std::string>() : ""; };
+        hits.push_back({text("title"), text("url"), text("content")});
+      }
+      done(std::move(hits));
+    };
+    http_.submit(std::move(req), opts, std::move(cb));
+  }
+
+ private:
+  http::HttpClient& http_;
+  std::string base_;
+  int64_t timeout_ms_;
+};
+
+}  // namespace
+
+std::string form_encode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else if (c == ' ') {
+      out += '+';
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<SearchBackend> make_searxng_backend(http::HttpClient& http, std::string base_url,
+                                                    int64_t timeout_ms) {
+  return std::make_shared<SearxngBackend>(http, std::move(base_url), timeout_ms);
+}
+
+}  // namespace kaisha::tools
