@@ -1,0 +1,293 @@
+#include "runtime/tools/user_tools.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/core/data_paths.hpp"
+#include "runtime/sandbox/python_tool.hpp"
+#include "runtime/tools/builtin_tools.hpp"
+#include "runtime/tools/file_view.hpp"
+#include "runtime/tools/tool_validator.hpp"
+#include "runtime/tools/worker_pool.hpp"
+
+namespace kaisha::tools {
+
+namespace fs = std::filesystem;
+using company::ToolResult;
+using Done = std::function<void(ToolResult)>;
+
+namespace {
+
+// One loaded Python tool.
+struct LoadedTool {
+  ValidatedTool tool;
+  std::string host_file;   // where the source is
+  std::string shown_file;  // how the CEO sees it, e.g. src/tools/user_tools/X.py
+  bool shipped = false;    // from the default (read-only) directory
+};
+
+std::string str_arg(const json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool valid_tool_name(const std::string& n) {
+  if (n.empty() || n.size() > 64 || !std::isalpha(static_cast<unsigned char>(n[0]))) return false;
+  return std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The *.py files directly in `dir`, sorted.
+std::vector<fs::path> python_files(const std::string& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return Error{"io", "cannot write " + tmp + ": " + std::strerror(errno)};
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return Error{"io", "cannot create " + path + ": " + std::strerror(err)};
+  }
+  return Status::Ok();
+}
+
+// A Python tool's return value as the HASHIRU envelope: a dict with a
+// "status" is taken as one; anything else is the output of a success.
+ToolResult envelope_of(const std::string& name, const json& r) {
+  if (r.is_object() && r.contains("status") && r["status"].is_string()) {
+    const std::string status = r["status"];
+    if (status == "success" || status == "error") {
+      ToolResult res;
+      res.ok = status == "success";
+      res.message = r.contains("message") ? (r["message"].is_string() ? r["message"].get<std::string>() : r["message"].dump()) : "";
+      res.output = r.value("output", json(nullptr));
+      for (const auto& [k, v] : r.items())
+        if (k != "status" && k != "message" && k != "output") res.extra[k] = v;
+      return res;
+    }
+  }
+  return ToolResult::success("Tool " + name + " ran successfully", r);
+}
+
+}  // namespace
+
+struct UserTools::Impl {
+  UserToolsOptions options;
+  std::vector<llm::ToolSpec> own_specs;  // ToolCreator, ToolDeletor
+  std::vector<std::string> errors;       // load errors at start
+
+  mutable std::mutex mu;                 // guards `tools`
+  std::map<std::string, LoadedTool> tools;
+  std::mutex create_mu;                  // one ToolCreator/ToolDeletor at a time
+
+  WorkerPool pool;
+
+  explicit Impl(UserToolsOptions o) : options(std::move(o)), pool(options.workers) {}
+
+  bool taken_by_other_provider(const std::string& name) const {
+    return options.reserved_names.count(name) || name == "ToolCreator" || name == "ToolDeletor";
+  }
+
+  void load_all() {
+    struct File {
+      fs::path path;
+      std::string shown;
+      bool shipped;
+    };
+    std::vector<File> files;
+    for (const auto& p : python_files(options.default_dir))
+      files.push_back({p, std::string(kDefaultToolsPrefix) + "/" + p.filename().string(), true});
+    for (const auto& p : python_files(options.user_dir))
+      files.push_back({p, std::string(kUserToolsPrefix) + "/" + p.filename().string(), false});
+    std::vector<ToolSource> sources;
+    for (const auto& f : files) {
+      auto code = read_text_file(f.path.string());
+      sources.push_back({f.path.stem().string(), f.shown, code ? *code : ""});
+    }
+    auto validated = validate_python_tools(sources, options.load_limits);
+    if (!validated) {
+      if (!files.empty()) errors.push_back("no Python tool loaded: " + validated.error().message);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto& r = (*validated)[i];
+      if (!r) {
+        errors.push_back(files[i].shown + ": " + r.error().message);
+        continue;
+      }
+      const std::string name = r->spec.name;
+      if (taken_by_other_provider(name) || tools.count(name)) {
+        errors.push_back(files[i].shown + ": a tool named " + name + " already exists; skipped");
+        continue;
+      }
+      tools[name] = LoadedTool{std::move(r).value(), files[i].path.string(), files[i].shown, files[i].shipped};
+    }
+  }
+
+  void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
+    pool.submit([tool, done = std::move(done), work = std::move(work)](bool cancelled) {
+      if (cancelled) return done(ToolResult::error(company::texts::tool_failed(tool), "kaisha is shutting down"));
+      try {
+        done(work());
+      } catch (const std::exception& e) {
+        done(ToolResult::error(company::texts::tool_failed(tool), e.what()));
+      }
+    });
+  }
+
+  ToolResult create_tool(const json& args) {
+    const std::string name = str_arg(args, "name");
+    const std::string code = str_arg(args, "tool_code");
+    // HASHIRU's answer to a tool that does not load (hashiru.md §2.7).
+    auto not_loaded = [&](const std::string& why) {
+      return ToolResult::error("ToolCreator with " + args.dump() +
+                                   " doesn't follow the required format, please read the other tool "
+                                   "implementations for reference. " + why,
+                               json{{"loader_error", why}});
+    };
+    if (!valid_tool_name(name))
+      return ToolResult::error("ToolCreator: the name '" + name +
+                               "' is invalid; use letters, digits and '_', starting with a letter (at most 64)");
+    if (taken_by_other_provider(name))
+      return ToolResult::error("ToolCreator: " + name + " is the name of a built-in tool; choose another name");
+    std::lock_guard<std::mutex> serial(create_mu);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (auto it = tools.find(name); it != tools.end() && it->second.shipped)
+        return ToolResult::error("ToolCreator: " + name + " is a shipped tool (" + it->second.shown_file +
+                                 ") and cannot be replaced; choose another name");
+    }
+    const std::string shown = std::string(kUserToolsPrefix) + "/" + name + ".py";
+    auto validated = validate_python_tools({{name, shown, code}}, options.load_limits);
+    if (!validated) {
+      // The sandbox could not load anything: nothing of the tool ran.
+      if (validated.error().code.rfind("sandbox_", 0) == 0)
+        return ToolResult::error("ToolCreator: tools cannot be loaded here: " + validated.error().message);
+      return not_loaded(validated.error().message);
+    }
+    auto& one = validated->front();
+    if (!one) return not_loaded(one.error().message);
+    if (one->spec.name != name)
+      return not_loaded("ValueError: inputSchema['name'] is '" + one->spec.name + "' but the tool is named '" + name +
+                        "'; they must be the same");
+    const std::string host = options.user_dir + "/" + name + ".py";
+    if (Status s = write_atomically(host, code); !s) return ToolResult::error("ToolCreator: " + s.error().message);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      tools[name] = LoadedTool{std::move(one).value(), host, shown, false};
+    }
+    return ToolResult::success("Tool created successfully", json{{"tool_file_path", shown}, {"tool_name", name}});
+  }
+
+  ToolResult delete_tool(const json& args) {
+    const std::string name = str_arg(args, "name");
+    const std::string file_path = str_arg(args, "file_path");
+    const std::string prefix = std::string(kUserToolsPrefix) + "/";
+    if (file_path.rfind(prefix, 0) != 0) return ToolResult::error("File path must start with " + prefix);
+    const std::string file = file_path.substr(prefix.size());
+    if (file.size() <= 3 || file.find('/') != std::string::npos || file.find("..") != std::string::npos ||
+        file.compare(file.size() - 3, 3, ".py") != 0 || file[0] == '.')
+      return ToolResult::error("ToolDeletor: '" + file_path + "' is not a tool file directly in " + prefix +
+                               " (expected " + prefix + "<name>.py)");
+    std::lock_guard<std::mutex> serial(create_mu);
+    const std::string host = options.user_dir + "/" + file;
+    struct stat st{};
+    if (lstat(host.c_str(), &st) != 0) return ToolResult::error("Tool file " + file_path + " not found");
+    // unlink removes a symlink itself, never its target.
+    if (unlink(host.c_str()) != 0)
+      return ToolResult::error("ToolDeletor: cannot delete " + file_path + ": " + std::strerror(errno));
+    std::string removed;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto it = tools.begin(); it != tools.end();) {
+        if (it->second.host_file == host) {
+          removed = it->first;
+          it = tools.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    return ToolResult::success("Tool deleted successfully",
+                               json{{"tool_file_path", file_path}, {"tool_name", removed.empty() ? name : removed}});
+  }
+
+  ToolResult run_tool(const LoadedTool& t, const json& args, const std::string& session) {
+    const std::string& name = t.tool.spec.name;
+    auto ws = session_workspace(options.workspace_root, session);
+    if (!ws) return ToolResult::error(company::texts::tool_failed(name), ws.error().message);
+    auto r = sandbox::run_python_tool(t.host_file, t.tool.entry_class, args, *ws, options.limits, options.env_allow);
+    if (!r) return ToolResult::error(company::texts::tool_failed(name), r.error().message);
+    return envelope_of(name, *r);
+  }
+};
+
+UserTools::UserTools(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+UserTools::~UserTools() = default;
+
+Result<std::shared_ptr<UserTools>> UserTools::create(UserToolsOptions options) {
+  auto specs = load_tool_specs(data_file("data/tools/tool_creation_tools.json"));
+  if (!specs) return specs.error();
+  if (options.user_dir.empty() || options.workspace_root.empty())
+    return Error{"config", "tools: the user tools directory and the workspace root must be set"};
+  std::error_code ec;
+  fs::create_directories(options.user_dir, ec);
+  if (ec) return Error{"config", "tools: cannot create the user tools directory " + options.user_dir + ": " + ec.message()};
+  auto impl = std::make_shared<Impl>(std::move(options));
+  impl->own_specs = std::move(specs).value();
+  impl->load_all();
+  return std::shared_ptr<UserTools>(new UserTools(std::move(impl)));
+}
+
+std::vector<llm::ToolSpec> UserTools::specs() const {
+  std::vector<llm::ToolSpec> out = impl_->own_specs;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  for (const auto& [name, t] : impl_->tools) out.push_back(t.tool.spec);
+  return out;
+}
+
+std::vector<std::string> UserTools::load_errors() const { return impl_->errors; }
+
+void UserTools::call(const std::string& name, const json& args, const company::ToolCallContext& ctx, Done done) {
+  Impl& d = *impl_;
+  const auto& sw = d.options.switches;
+  if (sw && !sw->tool_invocation.load()) return done(ToolResult::error(company::texts::kToolInvocationDisabled));
+  if (name == "ToolCreator") {
+    if (sw && !sw->tool_creation.load()) return done(ToolResult::error(company::texts::kToolCreationDisabled));
+    return d.on_pool(name, std::move(done), [&d, args] { return d.create_tool(args); });
+  }
+  if (name == "ToolDeletor") return d.on_pool(name, std::move(done), [&d, args] { return d.delete_tool(args); });
+  LoadedTool tool;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    auto it = d.tools.find(name);
+    if (it == d.tools.end()) return done(ToolResult::error(company::texts::tool_not_found(name)));
+    tool = it->second;
+  }
+  const std::string session = ctx.session_id;
+  d.on_pool(name, std::move(done), [&d, tool, args, session] { return d.run_tool(tool, args, session); });
+}
+
+}  // namespace kaisha::tools
