@@ -13,9 +13,9 @@
 //   raw      http::HttpClient (the same one curl_multi loop LlmClient uses),
 //            1,000 POST /v1/chat/completions submitted at once from one thread.
 //
-// The mock server runs in a forked child process so that the peak RSS printed
-// at the end (ru_maxrss, VmHWM) is this process's: runtime, HTTP client and
-// caller threads — not the server's 1,100 worker threads. Both share the
+// The mock server (one event-loop thread, EventHttpServer) runs in a forked
+// child process so that the peak RSS printed at the end (ru_maxrss, VmHWM) is
+// this process's: runtime, HTTP client and caller threads. Both share the
 // machine's two cores, as the CPU cost of the server is part of either run.
 //
 // Usage: bench_concurrency [calls=1000] [rounds=3] [employees=4] [latency_ms=500]
@@ -57,20 +57,14 @@ struct Options {
   int latency_ms = 500;
   std::string only;  // "raw" or "kaisha": run one side only (diagnosis)
   // Both sides send "Accept-Encoding: identity" (BENCH_IDENTITY=0 turns it
-  // off). Without it curl offers br/gzip, and the Debian cpp-httplib build
-  // brotli-compresses every response of the mock: ~4 ms of CPU per response
-  // on this machine, spent in the mock server on the same two cores, which
-  // would dominate both arms. Real providers compress too, but the cost of
-  // that is theirs, not on our cores.
+  // off). The mock never compresses (the cpp-httplib mock used to brotli
+  // every response, ~4 ms of CPU each), so this only keeps curl from
+  // advertising decoders it will not need.
   bool identity = true;
-  // Both sides send "Connection: close" (BENCH_KEEPALIVE=1 turns it off).
-  // Rounds are cold and each of the 1,000 concurrent calls needs its own
-  // connection, so keep-alive saves no connect in a round; but in the mock a
-  // cpp-httplib worker holding an idle keep-alive connection polls it every
-  // ~11 ms (select 10 ms + sleep 1 ms) until the client closes it or 5 s
-  // pass, so finished calls would burn the shared cores while the others are
-  // still in flight, penalising whichever arm dispatches more slowly.
-  bool close_connections = true;
+  // Connections are kept alive, as every real client does (BENCH_CLOSE=1
+  // sends "Connection: close" instead). Rounds are cold either way: each of
+  // the concurrent calls opens its own connection.
+  bool close_connections = false;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -119,16 +113,16 @@ double percentile(std::vector<double> v, double q) {
 
 // ------------------------------------------------------------ mock server
 
-// Forks a child that serves `script` on an ephemeral loopback port with
-// `threads` workers; returns {pid, port}. The child exits when its stdin
-// pipe closes (this process ended or called stop_mock()).
+// Forks a child that serves `script` on an ephemeral loopback port; returns
+// {pid, port}. The child exits when its stdin pipe closes (this process ended
+// or called stop_mock()).
 struct MockChild {
   pid_t pid = -1;
   int port = 0;
   int keepalive_fd = -1;
 };
 
-MockChild start_mock(const std::string& script_text, int threads) {
+MockChild start_mock(const std::string& script_text) {
   int port_pipe[2], life_pipe[2];
   if (pipe(port_pipe) != 0 || pipe(life_pipe) != 0) {
     std::perror("pipe");
@@ -147,7 +141,7 @@ MockChild start_mock(const std::string& script_text, int threads) {
       std::fprintf(stderr, "mock script: %s\n", script.error().message.c_str());
       _exit(2);
     }
-    kaisha::mockllm::MockLlmServer server(std::move(script).value(), {.threads = threads});
+    kaisha::mockllm::MockLlmServer server(std::move(script).value());
     auto port = server.start("127.0.0.1", 0);
     int p = port.ok() ? *port : -1;
     if (write(port_pipe[1], &p, sizeof p) != sizeof p) _exit(3);
@@ -338,7 +332,7 @@ int main(int argc, char** argv) {
   if (argc > 4) opt.latency_ms = std::max(0, std::atoi(argv[4]));
   if (argc > 5) opt.only = argv[5];
   if (const char* e = std::getenv("BENCH_IDENTITY")) opt.identity = std::string(e) != "0";
-  if (const char* e = std::getenv("BENCH_KEEPALIVE")) opt.close_connections = std::string(e) != "1";
+  if (const char* e = std::getenv("BENCH_CLOSE")) opt.close_connections = std::string(e) == "1";
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
@@ -347,8 +341,7 @@ int main(int argc, char** argv) {
                                   "  - name: echo\n"
                                   "    reply:\n"
                                   "      text: \"echo: {{last_user}}\"\n"
-                                  "      usage: { input_tokens: 12, output_tokens: 4 }\n",
-                              opt.calls + 100);
+                                  "      usage: { input_tokens: 12, output_tokens: 4 }\n");
   const std::string url = "http://127.0.0.1:" + std::to_string(mock.port) + "/v1/chat/completions";
   std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores%s%s\n",
               opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
@@ -356,7 +349,7 @@ int main(int argc, char** argv) {
               opt.close_connections ? ", Connection: close" : ", keep-alive");
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
-  std::printf("mock server: pid %d, port %d, %d worker threads\n\n", mock.pid, mock.port, opt.calls + 100);
+  std::printf("mock server: pid %d, port %d, one event-loop thread\n\n", mock.pid, mock.port);
 
   std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-conc-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) {
@@ -369,9 +362,7 @@ int main(int argc, char** argv) {
   // machine's load (it is shared) hits both arms alike. Every round is cold:
   // a new HttpClient, or a new CompanyRuntime (employees hired before the
   // clock starts), so neither arm starts with connections kept alive from
-  // the round before. That matters with cpp-httplib: a worker thread holding
-  // an idle keep-alive connection polls it every ~10 ms (select 10 ms, sleep
-  // 1 ms), so 1,000 idle connections keep the two cores busy.
+  // the round before.
   const long rss_start = proc_status_kb("VmRSS");
   std::vector<RoundResult> raw, ks;
   std::vector<double> drains;

@@ -21,9 +21,7 @@ int mock_llm_command(const std::string& script_path, const std::string& host, in
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  mockllm::MockServerOptions opts;
-  opts.threads = 1100;  // enough for 1,000 concurrent slow calls
-  mockllm::MockLlmServer server(std::move(script).value(), opts);
+  mockllm::MockLlmServer server(std::move(script).value());
   auto bound = server.start(host, port);
   if (!bound.ok()) {
     std::cerr << "kaisha mock-llm: " << bound.error().message << "\n";

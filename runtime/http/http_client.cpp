@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -9,6 +10,10 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "runtime/http/transfer.hpp"
 
@@ -36,8 +41,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using detail::Transfer;
 
-// Longest sleep in curl_multi_poll; bounds the damage of a missed wakeup.
+// Longest sleep in epoll_wait; bounds the damage of a missed wakeup.
 constexpr int kMaxPollMs = 1000;
+constexpr int kMaxEvents = 256;
 // Easy handles kept for reuse; beyond this, finished handles are freed.
 constexpr size_t kMaxPooledHandles = 64;
 
@@ -64,8 +70,18 @@ void guarded(const char* what, F&& f) {
 
 }  // namespace
 
+// The loop drives curl with curl_multi_socket_action on its own epoll set:
+// curl says which sockets to watch (socket callback) and when to call back
+// (timer callback), and each wakeup touches only the sockets that are ready.
+// curl_multi_perform/poll would instead visit every transfer in flight on
+// every wakeup, which with a thousand concurrent transfers costs more CPU
+// than the transfers themselves.
 struct HttpClient::Impl {
   CURLM* multi = nullptr;
+  int ep = -1;       // epoll set: curl's sockets + wake_fd
+  int wake_fd = -1;  // eventfd: the inbox has work
+  int64_t curl_deadline_ms = -1;  // from the timer callback; -1 = none
+  Clock::time_point curl_timer_set{};
   std::thread thread;
   std::atomic<std::thread::id> loop_id{};
   std::atomic<uint64_t> next_id{1};
@@ -85,6 +101,12 @@ struct HttpClient::Impl {
   std::vector<CURL*> pool;
 
   void run();
+  void wake() {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd, &one, sizeof one);
+  }
+  static int on_socket(CURL* easy, curl_socket_t s, int what, void* self, void* socketp);
+  static int on_timer(CURLM* multi, long timeout_ms, void* self);
   void start(std::unique_ptr<Transfer> t);
   void complete(std::unique_ptr<Transfer> t, HttpResult r);
   void finish_done_transfers();
@@ -178,9 +200,12 @@ void HttpClient::Impl::run_due_timers() {
 }
 
 int HttpClient::Impl::poll_timeout_ms() {
-  long curl_ms = -1;
-  curl_multi_timeout(multi, &curl_ms);
-  int ms = curl_ms < 0 ? kMaxPollMs : static_cast<int>(std::min<long>(curl_ms, kMaxPollMs));
+  int ms = kMaxPollMs;
+  if (curl_deadline_ms >= 0) {
+    const auto left = curl_deadline_ms - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             Clock::now() - curl_timer_set).count();
+    ms = std::min<int>(ms, static_cast<int>(std::max<int64_t>(0, left)));
+  }
   std::lock_guard lk(mu);
   if (!timers.empty()) {
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(timers.front().due - Clock::now()).count();
@@ -188,6 +213,27 @@ int HttpClient::Impl::poll_timeout_ms() {
     ms = std::min<int>(ms, static_cast<int>(std::max<int64_t>(0, wait + 1)));
   }
   return ms;
+}
+
+int HttpClient::Impl::on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
+  auto* impl = static_cast<Impl*>(self);
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(impl->ep, EPOLL_CTL_DEL, s, nullptr);
+    return 0;
+  }
+  epoll_event ev{};
+  ev.events = (what & CURL_POLL_IN ? uint32_t{EPOLLIN} : 0u) | (what & CURL_POLL_OUT ? uint32_t{EPOLLOUT} : 0u);
+  ev.data.fd = s;
+  if (epoll_ctl(impl->ep, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT)
+    epoll_ctl(impl->ep, EPOLL_CTL_ADD, s, &ev);
+  return 0;
+}
+
+int HttpClient::Impl::on_timer(CURLM*, long timeout_ms, void* self) {
+  auto* impl = static_cast<Impl*>(self);
+  impl->curl_deadline_ms = timeout_ms;
+  impl->curl_timer_set = Clock::now();
+  return 0;
 }
 
 void HttpClient::Impl::run() {
@@ -217,11 +263,29 @@ void HttpClient::Impl::run() {
     }
     if (stop) break;
 
+    finish_done_transfers();  // transfers that failed while being added
+    epoll_event events[kMaxEvents];
+    const int n = epoll_wait(ep, events, kMaxEvents, poll_timeout_ms());
     int running = 0;
-    curl_multi_perform(multi, &running);
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == wake_fd) {
+        uint64_t count = 0;
+        [[maybe_unused]] ssize_t r = ::read(wake_fd, &count, sizeof count);
+        continue;
+      }
+      const uint32_t e = events[i].events;
+      const int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) | (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                        (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+      curl_multi_socket_action(multi, fd, flags, &running);
+    }
+    if (curl_deadline_ms >= 0 &&
+        Clock::now() - curl_timer_set >= std::chrono::milliseconds(curl_deadline_ms)) {
+      curl_deadline_ms = -1;
+      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
     finish_done_transfers();
     run_due_timers();
-    curl_multi_poll(multi, nullptr, 0, poll_timeout_ms(), nullptr);
   }
   shutdown();
 }
@@ -268,6 +332,19 @@ void HttpClient::Impl::shutdown() {
 HttpClient::HttpClient() : impl_(std::make_unique<Impl>()) {
   detail::ensure_curl_initialized();
   impl_->multi = curl_multi_init();
+  impl_->ep = epoll_create1(EPOLL_CLOEXEC);
+  impl_->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = impl_->wake_fd;
+  epoll_ctl(impl_->ep, EPOLL_CTL_ADD, impl_->wake_fd, &ev);
+  curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
+  curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETDATA, impl_.get());
+  curl_multi_setopt(impl_->multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
+  curl_multi_setopt(impl_->multi, CURLMOPT_TIMERDATA, impl_.get());
+  // Idle connections kept for reuse (keep-alive): enough for a burst of
+  // concurrent calls to one provider to come back to warm connections.
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS, 2048L);
   impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
 }
 
@@ -275,12 +352,14 @@ HttpClient::~HttpClient() {
   {
     std::lock_guard lk(impl_->mu);
     impl_->stopping = true;
-    curl_multi_wakeup(impl_->multi);
+    impl_->wake();
   }
   if (impl_->thread.joinable()) impl_->thread.join();
   for (CURL* h : impl_->pool) curl_easy_cleanup(h);
   impl_->pool.clear();
-  curl_multi_cleanup(impl_->multi);
+  curl_multi_cleanup(impl_->multi);  // closes cached connections (socket callback: REMOVE)
+  ::close(impl_->ep);
+  ::close(impl_->wake_fd);
 }
 
 uint64_t HttpClient::submit(HttpRequestSpec req, HttpOptions opts, HttpCallbacks cb) {
@@ -291,7 +370,7 @@ uint64_t HttpClient::submit(HttpRequestSpec req, HttpOptions opts, HttpCallbacks
     std::lock_guard lk(impl_->mu);
     if (!impl_->closed) {
       impl_->submissions.push_back(std::move(t));
-      curl_multi_wakeup(impl_->multi);
+      impl_->wake();
       return id;
     }
   }
@@ -304,7 +383,7 @@ void HttpClient::cancel(uint64_t id) {
   std::lock_guard lk(impl_->mu);
   if (impl_->closed) return;
   impl_->cancels.push_back(id);
-  curl_multi_wakeup(impl_->multi);
+  impl_->wake();
 }
 
 void HttpClient::schedule(std::chrono::milliseconds delay, std::function<void()> fn) {
@@ -313,7 +392,7 @@ void HttpClient::schedule(std::chrono::milliseconds delay, std::function<void()>
     if (!impl_->closed) {
       impl_->timers.push_back(Timer{Clock::now() + delay, impl_->timer_seq++, std::move(fn)});
       std::push_heap(impl_->timers.begin(), impl_->timers.end());
-      curl_multi_wakeup(impl_->multi);
+      impl_->wake();
       return;
     }
   }

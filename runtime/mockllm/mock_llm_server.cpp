@@ -2,25 +2,23 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <csignal>
-#include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
 
-#include <sys/socket.h>
-
-#include <httplib.h>
-
 #include "runtime/llm/dialect.hpp"
 #include "runtime/llm/usage_estimate.hpp"
+#include "runtime/mockllm/event_http_server.hpp"
 #include "runtime/mockllm/mock_embedding.hpp"
 #include "runtime/mockllm/mock_matcher.hpp"
 
 namespace kaisha::mockllm {
 
 using llm::Dialect;
+using Reply = EventHttpServer::Reply;
+using Headers = std::vector<std::pair<std::string, std::string>>;
 
 namespace {
 
@@ -30,34 +28,29 @@ extern "C" void on_stop_signal(int sig) { g_signal = sig; }
 }  // namespace
 
 struct MockLlmServer::Impl {
-  Impl(MockScript script, MockServerOptions o) : matcher(std::move(script)), options(o) {}
+  Impl(MockScript script, MockServerOptions o)
+      : matcher(std::move(script)), options(o), server([this](const HttpRequest& q, Reply r) { route(q, r); }) {}
 
   MockMatcher matcher;
   MockServerOptions options;
-  httplib::Server svr;
-  std::thread thread;
+  // Handlers below run on the server's one thread; only the request log and
+  // the matcher's counters are also touched from other threads (request_log(),
+  // reset()), hence their mutexes.
+  EventHttpServer server;
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
-  std::atomic<int> port{0};
-  int listen_fd = -1;
-  std::atomic<bool> listen_done{false};  // the accept loop has returned  // the listening socket, seen in the socket-options hook
-  std::mutex stop_mu;  // serializes stop()
-
-  std::mutex wait_mu;
-  std::condition_variable wait_cv;
 
   mutable std::mutex log_mu;
   std::vector<std::shared_ptr<json>> log;
 
-  // Sleeps `ms` unless the server stops first; false when it is stopping.
-  bool pause(int ms) {
-    if (ms <= 0) return !stopping;
-    std::unique_lock lock(wait_mu);
-    wait_cv.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stopping.load(); });
-    return !stopping;
+  // Runs `send` after `ms` milliseconds (at once when 0): the scripted
+  // latency is a timer on the server's thread, not a sleeping thread.
+  void later(int ms, std::function<void()> send) {
+    if (ms <= 0) return send();
+    server.after(std::chrono::milliseconds(ms), std::move(send));
   }
 
-  std::shared_ptr<json> log_entry(const Dialect& d, const char* kind, const httplib::Request& req) {
+  std::shared_ptr<json> log_entry(const Dialect& d, const char* kind, const HttpRequest& req) {
     auto e = std::make_shared<json>(json{{"dialect", d.name()}, {"kind", kind}, {"path", req.path},
                                          {"model", ""}, {"stream", false}, {"rule", ""},
                                          {"last_message", ""}, {"status", 0}});
@@ -71,31 +64,17 @@ struct MockLlmServer::Impl {
     (*e)[key] = std::move(value);
   }
 
-  void send_error(const Dialect& d, httplib::Response& res, int status, const std::string& message,
-                  const std::shared_ptr<json>& e) {
-    res.status = status;
-    res.set_content(d.render_error(status, message), "application/json");
+  void send_error(const Dialect& d, const Reply& reply, int status, const std::string& message,
+                  const std::shared_ptr<json>& e, Headers headers = {}) {
     set(e, "status", status);
     set(e, "error", message);
+    reply.send({status, "application/json", std::move(headers), d.render_error(status, message)});
   }
 
-  static void send_chunks(httplib::Response& res, const std::string& content_type,
-                          std::vector<std::string> chunks) {
-    auto shared = std::make_shared<std::vector<std::string>>(std::move(chunks));
-    res.set_chunked_content_provider(content_type, [shared, i = size_t{0}](size_t, httplib::DataSink& sink) mutable {
-      if (i < shared->size()) {
-        const std::string& c = (*shared)[i++];
-        if (!sink.write(c.data(), c.size())) return false;
-      }
-      if (i >= shared->size()) sink.done();
-      return true;
-    });
-  }
-
-  void handle_chat(const Dialect& d, const httplib::Request& req, httplib::Response& res) {
+  void handle_chat(const Dialect& d, const HttpRequest& req, const Reply& reply) {
     auto entry = log_entry(d, "chat", req);
     auto parsed = d.parse_chat_request(req.path, req.body);
-    if (!parsed) return send_error(d, res, 400, "mock-llm: " + parsed.error().message, entry);
+    if (!parsed) return send_error(d, reply, 400, "mock-llm: " + parsed.error().message, entry);
     const llm::ChatRequest& cr = *parsed;
     MatchContext ctx = MatchContext::of(cr);
     set(entry, "model", cr.model);
@@ -104,80 +83,105 @@ struct MockLlmServer::Impl {
     MockMatcher::Pick pick = matcher.pick(ctx);
     set(entry, "rule", pick.label);
     if (!pick.reply && !pick.fault)
-      return send_error(d, res, 500,
+      return send_error(d, reply, 500,
                         "mock-llm: no rule matched in " + matcher.script().source + " (model \"" + cr.model +
                             "\", last message \"" + ctx.last_message_summary() + "\")",
                         entry);
-    if (pick.fault) return handle_fault(d, *pick.fault, pick.label, cr, ctx, res, entry);
+    if (pick.fault) return handle_fault(d, *pick.fault, pick.label, cr, ctx, reply, entry);
 
-    int latency = pick.reply->latency_ms.value_or(matcher.script().default_latency_ms);
-    if (!pause(latency)) return send_error(d, res, 503, "mock-llm: server is stopping", entry);
-    llm::ChatResponse resp = build_response(*pick.reply, ctx);
-    if (cr.stream) send_chunks(res, d.stream_content_type(), d.render_chat_stream(resp));
-    else res.set_content(d.render_chat_response(resp), "application/json");
-    set(entry, "status", 200);
+    // The answer is built now and sent when the latency has passed.
+    const int latency = pick.reply->latency_ms.value_or(matcher.script().default_latency_ms);
+    const llm::ChatResponse resp = build_response(*pick.reply, ctx);
+    if (cr.stream) {
+      later(latency, [this, reply, entry, type = d.stream_content_type(), chunks = d.render_chat_stream(resp)] {
+        set(entry, "status", 200);
+        reply.send_chunked({200, type, {}, ""}, chunks);
+      });
+    } else {
+      later(latency, [this, reply, entry, body = d.render_chat_response(resp)]() mutable {
+        set(entry, "status", 200);
+        reply.send({200, "application/json", {}, std::move(body)});
+      });
+    }
   }
 
   void handle_fault(const Dialect& d, const MockFault& f, const std::string& label, const llm::ChatRequest& cr,
-                    const MatchContext& ctx, httplib::Response& res, const std::shared_ptr<json>& entry) {
-    if (!pause(f.latency_ms.value_or(matcher.script().default_latency_ms)))
-      return send_error(d, res, 503, "mock-llm: server is stopping", entry);
-    if (f.retry_after) res.set_header("Retry-After", std::to_string(*f.retry_after));
+                    const MatchContext& ctx, const Reply& reply, const std::shared_ptr<json>& entry) {
+    const int latency = f.latency_ms.value_or(matcher.script().default_latency_ms);
+    Headers headers;
+    if (f.retry_after) headers.emplace_back("Retry-After", std::to_string(*f.retry_after));
     set(entry, "fault", f.kind.empty() ? "status" : f.kind);
     if (f.kind == "hang") {
-      pause(options.hang_max_ms);
-      return send_error(d, res, 504, "mock-llm: hang fault (" + label + ") released", entry);
+      later(latency + std::max(0, options.hang_max_ms), [this, &d, reply, entry, headers, label] {
+        send_error(d, reply, 504, "mock-llm: hang fault (" + label + ") released", entry, headers);
+      });
+      return;
     }
     if (f.kind == "close") {
       // Headers go out, then the connection drops without a body.
-      res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink&) { return false; });
-      set(entry, "status", 0);
+      later(latency, [this, reply, entry, headers] {
+        set(entry, "status", 0);
+        reply.send_headers_then_close({200, "application/json", headers, ""});
+      });
       return;
     }
-    int status = f.status ? f.status : 200;
-    set(entry, "status", status);
+    const int status = f.status ? f.status : 200;
     if (f.kind == "malformed_json") {
-      res.status = status;
-      if (cr.stream && d.stream_content_type() == "application/x-ndjson")
-        res.set_content("{\"model\": \"" + cr.model + "\", \"message\": {\n", d.stream_content_type());
-      else if (cr.stream)
-        res.set_content("data: {\"broken\": [1, 2,\n\n", d.stream_content_type());
-      else
-        res.set_content("{\"id\": \"mock\", \"choices\": [{\"message\": ", "application/json");
+      HttpResponse res{status, "application/json", headers, ""};
+      if (cr.stream && d.stream_content_type() == "application/x-ndjson") {
+        res.content_type = d.stream_content_type();
+        res.body = "{\"model\": \"" + cr.model + "\", \"message\": {\n";
+      } else if (cr.stream) {
+        res.content_type = d.stream_content_type();
+        res.body = "data: {\"broken\": [1, 2,\n\n";
+      } else {
+        res.body = "{\"id\": \"mock\", \"choices\": [{\"message\": ";
+      }
+      later(latency, [this, reply, entry, res = std::move(res)] {
+        set(entry, "status", res.status);
+        reply.send(res);
+      });
       return;
     }
     if (f.kind == "cut_stream") {
-      res.status = status;
-      MockReply reply;
-      reply.text = "This answer is cut off in the middle of a sentence and never finishes properly.";
-      llm::ChatResponse resp = build_response(reply, ctx);
+      MockReply cut;
+      cut.text = "This answer is cut off in the middle of a sentence and never finishes properly.";
+      const llm::ChatResponse resp = build_response(cut, ctx);
       if (cr.stream) {
         auto chunks = d.render_chat_stream(resp);
-        size_t keep = std::max<size_t>(1, (chunks.size() - 1) / 2);
-        chunks.resize(keep);
-        send_chunks(res, d.stream_content_type(), std::move(chunks));
+        chunks.resize(std::max<size_t>(1, (chunks.size() - 1) / 2));
+        later(latency, [this, reply, entry, status, headers, type = d.stream_content_type(), chunks] {
+          set(entry, "status", status);
+          reply.send_chunked({status, type, headers, ""}, chunks);
+        });
       } else {
         std::string body = d.render_chat_response(resp);
-        res.set_content(body.substr(0, body.size() / 2), "application/json");
+        body.resize(body.size() / 2);
+        later(latency, [this, reply, entry, status, headers, body] {
+          set(entry, "status", status);
+          reply.send({status, "application/json", headers, body});
+        });
       }
       return;
     }
-    send_error(d, res, status, "mock-llm: scripted fault (" + label + ") returns HTTP " + std::to_string(status),
-               entry);
+    later(latency, [this, &d, reply, entry, status, headers, label] {
+      send_error(d, reply, status,
+                 "mock-llm: scripted fault (" + label + ") returns HTTP " + std::to_string(status), entry, headers);
+    });
   }
 
-  void handle_embed(const Dialect& d, const httplib::Request& req, httplib::Response& res) {
+  void handle_embed(const Dialect& d, const HttpRequest& req, const Reply& reply) {
     auto entry = log_entry(d, "embed", req);
     auto parsed = d.parse_embed_request(req.path, req.body);
-    if (!parsed) return send_error(d, res, 400, "mock-llm: " + parsed.error().message, entry);
+    if (!parsed) return send_error(d, reply, 400, "mock-llm: " + parsed.error().message, entry);
     set(entry, "model", parsed->model);
     llm::EmbedResponse out;
     for (const auto& in : parsed->inputs) {
       out.vectors.push_back(mock_embedding(in));
       out.usage.input_tokens += llm::estimate_tokens(in);
     }
-    res.set_content(d.render_embed_response(out), "application/json");
     set(entry, "status", 200);
+    reply.send({200, "application/json", {}, d.render_embed_response(out)});
   }
 
   std::vector<std::string> script_models() const {
@@ -187,52 +191,59 @@ struct MockLlmServer::Impl {
     return {names.begin(), names.end()};
   }
 
-  void install_routes() {
+  static HttpResponse json_response(int status, std::string body) {
+    return {status, "application/json", {}, std::move(body)};
+  }
+
+  void route(const HttpRequest& q, const Reply& r) {
     const Dialect& openai = llm::openai_dialect();
     const Dialect& ollama = llm::ollama_dialect();
     const Dialect& gemini = llm::gemini_dialect();
     const Dialect& anthropic = llm::anthropic_dialect();
-    svr.Post("/v1/chat/completions", [this, &openai](const auto& q, auto& r) { handle_chat(openai, q, r); });
-    svr.Post("/v1/embeddings", [this, &openai](const auto& q, auto& r) { handle_embed(openai, q, r); });
-    svr.Post("/api/chat", [this, &ollama](const auto& q, auto& r) { handle_chat(ollama, q, r); });
-    svr.Post("/api/embed", [this, &ollama](const auto& q, auto& r) { handle_embed(ollama, q, r); });
-    svr.Post("/v1/messages", [this, &anthropic](const auto& q, auto& r) { handle_chat(anthropic, q, r); });
-    svr.Post(R"(/v1beta/models/([^/:]+):([A-Za-z]+))", [this, &gemini](const httplib::Request& q, httplib::Response& r) {
-      std::string method = q.matches[2];
-      if (method == "generateContent" || method == "streamGenerateContent") return handle_chat(gemini, q, r);
-      if (method == "embedContent" || method == "batchEmbedContents") return handle_embed(gemini, q, r);
-      r.status = 404;
-      r.set_content(gemini.render_error(404, "mock-llm: unknown Gemini method " + method), "application/json");
-    });
-    svr.Get("/api/tags", [this](const httplib::Request&, httplib::Response& r) {
-      json models = json::array();
-      for (const auto& m : script_models())
-        models.push_back({{"name", m}, {"model", m}, {"modified_at", "1970-01-01T00:00:00Z"}, {"size", 0},
-                          {"digest", ""}, {"details", json::object()}});
-      r.set_content(json{{"models", models}}.dump(), "application/json");
-    });
-    svr.Get("/v1/models", [this](const httplib::Request&, httplib::Response& r) {
-      json data = json::array();
-      for (const auto& m : script_models()) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "mock-llm"}});
-      r.set_content(json{{"object", "list"}, {"data", data}}.dump(), "application/json");
-    });
-    svr.Get("/_mock/requests", [this](const httplib::Request&, httplib::Response& r) {
-      json arr = json::array();
-      {
-        std::lock_guard lock(log_mu);
-        for (const auto& e : log) arr.push_back(*e);
+    const std::string& p = q.path;
+    if (q.method == "POST") {
+      if (p == "/v1/chat/completions") return handle_chat(openai, q, r);
+      if (p == "/v1/embeddings") return handle_embed(openai, q, r);
+      if (p == "/api/chat") return handle_chat(ollama, q, r);
+      if (p == "/api/embed") return handle_embed(ollama, q, r);
+      if (p == "/v1/messages") return handle_chat(anthropic, q, r);
+      if (p == "/_mock/reset") {
+        reset();
+        return r.send(json_response(200, R"({"ok":true})"));
       }
-      r.set_content(arr.dump(), "application/json");
-    });
-    svr.Post("/_mock/reset", [this](const httplib::Request&, httplib::Response& r) {
-      reset();
-      r.set_content(R"({"ok":true})", "application/json");
-    });
-    svr.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& q, httplib::Response& r) {
-      if (!r.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      r.set_content(json{{"error", "mock-llm: no route for " + q.method + " " + q.path}}.dump(), "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }));
+      // /v1beta/models/{model}:{method}
+      constexpr std::string_view kGemini = "/v1beta/models/";
+      const size_t colon = p.rfind(':');
+      if (p.starts_with(kGemini) && colon != std::string::npos && colon > kGemini.size() &&
+          p.find('/', kGemini.size()) == std::string::npos) {
+        const std::string method = p.substr(colon + 1);
+        if (method == "generateContent" || method == "streamGenerateContent") return handle_chat(gemini, q, r);
+        if (method == "embedContent" || method == "batchEmbedContents") return handle_embed(gemini, q, r);
+        return r.send(json_response(404, gemini.render_error(404, "mock-llm: unknown Gemini method " + method)));
+      }
+    } else if (q.method == "GET") {
+      if (p == "/api/tags") {
+        json models = json::array();
+        for (const auto& m : script_models())
+          models.push_back({{"name", m}, {"model", m}, {"modified_at", "1970-01-01T00:00:00Z"}, {"size", 0},
+                            {"digest", ""}, {"details", json::object()}});
+        return r.send(json_response(200, json{{"models", models}}.dump()));
+      }
+      if (p == "/v1/models") {
+        json data = json::array();
+        for (const auto& m : script_models()) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "mock-llm"}});
+        return r.send(json_response(200, json{{"object", "list"}, {"data", data}}.dump()));
+      }
+      if (p == "/_mock/requests") {
+        json arr = json::array();
+        {
+          std::lock_guard lock(log_mu);
+          for (const auto& e : log) arr.push_back(*e);
+        }
+        return r.send(json_response(200, arr.dump()));
+      }
+    }
+    r.send(json_response(404, json{{"error", "mock-llm: no route for " + q.method + " " + p}}.dump()));
   }
 
   void reset() {
@@ -243,64 +254,23 @@ struct MockLlmServer::Impl {
 };
 
 MockLlmServer::MockLlmServer(MockScript script, MockServerOptions options)
-    : impl_(std::make_unique<Impl>(std::move(script), options)) {
-  int threads = std::max(1, options.threads);
-  impl_->svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  impl_->svr.set_keep_alive_max_count(100);
-  // httplib's default also sets SO_REUSEPORT, which would let a second server
-  // share a busy port silently; a port clash must be an error instead.
-  impl_->svr.set_socket_options([impl = impl_.get()](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
-    impl->listen_fd = sock;
-  });
-  impl_->install_routes();
-}
+    : impl_(std::make_unique<Impl>(std::move(script), options)) {}
 
 MockLlmServer::~MockLlmServer() { stop(); }
 
 Result<int> MockLlmServer::start(const std::string& host, int port) {
   if (impl_->started.exchange(true)) return Error{"mockllm", "mock-llm server already started"};
-  int bound = -1;
-  if (port == 0) bound = impl_->svr.bind_to_any_port(host);
-  else if (impl_->svr.bind_to_port(host, port)) bound = port;
-  if (bound <= 0)
-    return Error{"mockllm", "mock-llm: cannot listen on " + host + ":" + std::to_string(port) + ": " +
-                                std::strerror(errno)};
-  impl_->port = bound;
-  // The packaged libcpp-httplib listens with a backlog of 5, which drops
-  // connections when hundreds of clients arrive at once; Linux lets a second
-  // listen() on the bound socket raise it.
-  if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, 1024);
-  impl_->thread = std::thread([impl = impl_.get()] {
-    impl->svr.listen_after_bind();
-    impl->listen_done = true;
-  });
-  // stop() is a no-op until the accept loop runs, so wait for it.
-  for (int i = 0; i < 500 && !impl_->svr.is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return bound;
+  auto bound = impl_->server.start(host, port);
+  if (!bound) return Error{"mockllm", "mock-llm: " + bound.error().message};
+  return *bound;
 }
 
 void MockLlmServer::stop() {
-  std::lock_guard lock(impl_->stop_mu);
-  {
-    std::lock_guard wl(impl_->wait_mu);
-    impl_->stopping = true;
-  }
-  impl_->wait_cv.notify_all();
-  if (impl_->thread.joinable()) {
-    // httplib's stop() does nothing until the accept loop has started, so
-    // repeat it until the loop has really ended.
-    while (!impl_->listen_done) {
-      impl_->svr.stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    impl_->thread.join();
-  }
+  impl_->stopping = true;
+  impl_->server.stop();
 }
 
-int MockLlmServer::port() const { return impl_->port; }
+int MockLlmServer::port() const { return impl_->server.port(); }
 
 std::vector<json> MockLlmServer::request_log() const {
   std::lock_guard lock(impl_->log_mu);

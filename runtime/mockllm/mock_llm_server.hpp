@@ -14,9 +14,10 @@
 // default_reply) gets HTTP 500 whose error body starts "mock-llm: no rule
 // matched" and names the model and the last message.
 //
-// Concurrency: requests are served by a pool of `threads` (default 256)
-// threads. A request waiting out its latency_ms or a hang fault occupies one,
-// so up to that many slow requests proceed in parallel; more queue up.
+// Concurrency: one thread serves every connection (EventHttpServer: epoll,
+// keep-alive). A request waiting out its latency_ms or a hang fault is a
+// timer, not a sleeping thread, so any number of slow requests proceed in
+// parallel. Responses are not compressed.
 // Thread-safety: every public method may be called from any thread.
 #pragma once
 
@@ -31,7 +32,6 @@
 namespace kaisha::mockllm {
 
 struct MockServerOptions {
-  int threads = 256;          // worker pool size, i.e. the concurrency limit
   int hang_max_ms = 60'000;   // a "hang" fault answers 504 after this long at the latest
 };
 
@@ -46,8 +46,9 @@ class MockLlmServer {
   // thread. Returns the bound port. Call at most once per object.
   Result<int> start(const std::string& host, int port);
 
-  // Stops serving: releases waiting latency/hang requests, closes the socket
-  // and joins the worker threads. Idempotent.
+  // Stops serving: closes the listening socket and every connection
+  // (requests still waiting out a latency or a hang get no answer) and joins
+  // the server's thread. Idempotent.
   void stop();
 
   // The bound port; 0 before start().
