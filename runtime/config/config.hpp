@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace kaisha::config {
 
@@ -101,6 +102,25 @@ struct MemoryConfig {
   std::string index_dir;        // "" = <memory path>.index
 };
 
+// The CEO's built-in tools and the tools it creates (hashiru.md §2.7, §3.3).
+// Code the system did not ship runs under bubblewrap with the sandbox limits.
+struct ToolsConfig {
+  std::string workspace_root;       // "" = <store dir>/kaisha-work; a session works in <root>/<session>
+  std::string user_tools_dir;       // "" = <store dir>/kaisha-tools (ToolCreator's tools)
+  int64_t max_read_bytes = 1 << 20;     // ReadFile returns at most this much
+  int64_t max_write_bytes = 1 << 20;    // WriteFile refuses more
+  int64_t max_list_entries = 1000;      // ListFiles returns at most this many
+  int64_t web_timeout_ms = 10000;       // GetWebsite (HASHIRU: 10 s)
+  int64_t max_page_bytes = 2 << 20;     // GetWebsite download cap
+  std::string web_search_backend;       // "" = GoogleSearchTool disabled | searxng
+  std::string web_search_url;           // the backend's base URL
+  int64_t sandbox_timeout_ms = 10000;   // wall clock per sandboxed run (HASHIRU: 10 s)
+  int64_t sandbox_cpu_seconds = 10;
+  int64_t sandbox_memory_mb = 512;
+  int64_t sandbox_max_processes = 32;
+  std::vector<std::string> env;         // host variables created tools may read (credentials)
+};
+
 struct Config {
   std::string source;                 // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";
@@ -116,6 +136,7 @@ struct Config {
   EffgenConfig effgen;
   bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
   MemoryConfig memory;
+  ToolsConfig tools;
 };
 
 }  // namespace kaisha::config

@@ -73,7 +73,7 @@ class ConfigParser {
     if (Status s = r_.expect_map(root, ""); !s) return s;
     if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
                                             "providers", "retry", "budget", "switches", "strategy", "effgen",
-                                            "judge", "memory"});
+                                            "judge", "memory", "tools"});
         !s)
       return s;
     if (Status s = str(root, "", "store", c_.store_path); !s) return s;
@@ -88,6 +88,7 @@ class ConfigParser {
     if (Status s = effgen(root["effgen"]); !s) return s;
     if (Status s = judge(root["judge"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
+    if (Status s = tools(root["tools"]); !s) return s;
     return switches(root["switches"]);
   }
 
@@ -317,6 +318,58 @@ class ConfigParser {
     return str(n, p, "index_dir", m.index_dir);
   }
 
+  Status tools(const YAML::Node& n) {
+    if (!present(n)) return Status::Ok();
+    const std::string p = "tools";
+    ToolsConfig& t = c_.tools;
+    if (Status s = section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env"});
+        !s)
+      return s;
+    if (Status s = str(n, p, "workspace_root", t.workspace_root); !s) return s;
+    if (Status s = str(n, p, "user_tools_dir", t.user_tools_dir); !s) return s;
+    if (const YAML::Node f = n["files"]; present(f)) {
+      const std::string q = p + ".files";
+      if (Status s = section(f, q, {"max_read_bytes", "max_write_bytes", "max_list_entries"}); !s) return s;
+      if (Status s = integer(f, q, "max_read_bytes", t.max_read_bytes, 1); !s) return s;
+      if (Status s = integer(f, q, "max_write_bytes", t.max_write_bytes, 1); !s) return s;
+      if (Status s = integer(f, q, "max_list_entries", t.max_list_entries, 1); !s) return s;
+    }
+    if (const YAML::Node w = n["web"]; present(w)) {
+      const std::string q = p + ".web";
+      if (Status s = section(w, q, {"timeout_ms", "max_page_bytes"}); !s) return s;
+      if (Status s = integer(w, q, "timeout_ms", t.web_timeout_ms, 1); !s) return s;
+      if (Status s = integer(w, q, "max_page_bytes", t.max_page_bytes, 1); !s) return s;
+    }
+    if (const YAML::Node w = n["web_search"]; present(w)) {
+      const std::string q = p + ".web_search";
+      if (Status s = section(w, q, {"backend", "url"}); !s) return s;
+      if (Status s = choice(w, q, "backend", t.web_search_backend, {"searxng"}); !s) return s;
+      if (Status s = str(w, q, "url", t.web_search_url); !s) return s;
+      if (!t.web_search_backend.empty() && t.web_search_url.empty())
+        return r_.error_at(w, q, "'url' is required with a web search backend");
+    }
+    if (const YAML::Node b = n["sandbox"]; present(b)) {
+      const std::string q = p + ".sandbox";
+      if (Status s = section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes"}); !s) return s;
+      if (Status s = integer(b, q, "timeout_ms", t.sandbox_timeout_ms, 1); !s) return s;
+      if (Status s = integer(b, q, "cpu_seconds", t.sandbox_cpu_seconds, 1); !s) return s;
+      if (Status s = integer(b, q, "memory_mb", t.sandbox_memory_mb, 16); !s) return s;
+      if (Status s = integer(b, q, "max_processes", t.sandbox_max_processes, 1); !s) return s;
+    }
+    if (const YAML::Node e = n["env"]; present(e)) {
+      const std::string q = p + ".env";
+      if (!e.IsSequence()) return r_.error_at(e, q, "expected a list of environment variable names");
+      for (size_t i = 0; i < e.size(); ++i) {
+        auto v = r_.read_string(e[i], q + "[" + std::to_string(i) + "]");
+        if (!v) return v.error();
+        const bool ok = !v->empty() && v->find('=') == std::string::npos && v->find(' ') == std::string::npos;
+        if (!ok) return r_.error_at(e[i], q, "'" + *v + "' is not an environment variable name");
+        t.env.push_back(*v);
+      }
+    }
+    return Status::Ok();
+  }
+
   Status switches(const YAML::Node& n) {
     if (!present(n)) return Status::Ok();
     const std::string p = "switches";
@@ -378,6 +431,8 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   c.ceo.system_prompt_file = resolve(base, c.ceo.system_prompt_file);
   c.memory.path = resolve(base, c.memory.path);
   c.memory.index_dir = resolve(base, c.memory.index_dir);
+  c.tools.workspace_root = resolve(base, c.tools.workspace_root);
+  c.tools.user_tools_dir = resolve(base, c.tools.user_tools_dir);
   return c;
 }
 

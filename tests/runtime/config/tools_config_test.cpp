@@ -1,0 +1,69 @@
+// The `tools:` section: every key read, relative paths resolved against the
+// file, mistakes reported with file:line and the key path.
+#include <gtest/gtest.h>
+
+#include "runtime/config/config_loader.hpp"
+
+namespace kaisha::config {
+namespace {
+
+TEST(ToolsConfig, DefaultsWithoutASection) {
+  auto c = parse_config("store: x.db\n", "/etc/kaisha/config.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->tools.workspace_root, "");
+  EXPECT_EQ(c->tools.sandbox_timeout_ms, 10000);
+  EXPECT_EQ(c->tools.web_search_backend, "");
+}
+
+TEST(ToolsConfig, ReadsEveryKey) {
+  auto c = parse_config(R"(
+tools:
+  workspace_root: work
+  user_tools_dir: /var/lib/kaisha/tools
+  files: { max_read_bytes: 100, max_write_bytes: 200, max_list_entries: 3 }
+  web: { timeout_ms: 500, max_page_bytes: 4096 }
+  web_search: { backend: searxng, url: "http://127.0.0.1:8888" }
+  sandbox: { timeout_ms: 3000, cpu_seconds: 2, memory_mb: 128, max_processes: 8 }
+  env: [GITHUB_TOKEN, WEATHER_API_KEY]
+)",
+                        "/etc/kaisha/config.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const ToolsConfig& t = c->tools;
+  EXPECT_EQ(t.workspace_root, "/etc/kaisha/work");
+  EXPECT_EQ(t.user_tools_dir, "/var/lib/kaisha/tools");
+  EXPECT_EQ(t.max_read_bytes, 100);
+  EXPECT_EQ(t.max_write_bytes, 200);
+  EXPECT_EQ(t.max_list_entries, 3);
+  EXPECT_EQ(t.web_timeout_ms, 500);
+  EXPECT_EQ(t.max_page_bytes, 4096);
+  EXPECT_EQ(t.web_search_backend, "searxng");
+  EXPECT_EQ(t.web_search_url, "http://127.0.0.1:8888");
+  EXPECT_EQ(t.sandbox_timeout_ms, 3000);
+  EXPECT_EQ(t.sandbox_cpu_seconds, 2);
+  EXPECT_EQ(t.sandbox_memory_mb, 128);
+  EXPECT_EQ(t.sandbox_max_processes, 8);
+  EXPECT_EQ(t.env, (std::vector<std::string>{"GITHUB_TOKEN", "WEATHER_API_KEY"}));
+}
+
+TEST(ToolsConfig, MistakesNameFileLineAndKey) {
+  struct Case {
+    const char* yaml;
+    const char* words;
+  } cases[] = {
+      {"tools:\n  sandbx: {}\n", "c.yaml:2: unknown key 'sandbx' in tools (did you mean 'sandbox'?)"},
+      {"tools:\n  web_search: { backend: bing, url: x }\n", "c.yaml:2: tools.web_search.backend: expected one of searxng"},
+      {"tools:\n  web_search: { backend: searxng }\n", "'url' is required"},
+      {"tools:\n  sandbox: { timeout_ms: 0 }\n", "tools.sandbox.timeout_ms: expected an integer >= 1, got 0"},
+      {"tools:\n  files:\n    max_read_bytes: lots\n", "c.yaml:3: tools.files.max_read_bytes"},
+      {"tools:\n  env: GITHUB_TOKEN\n", "tools.env: expected a list of environment variable names"},
+      {"tools:\n  env: [\"A=B\"]\n", "'A=B' is not an environment variable name"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_config(c.yaml, "c.yaml");
+    ASSERT_FALSE(r.ok()) << c.yaml;
+    EXPECT_NE(r.error().message.find(c.words), std::string::npos) << c.yaml << "\n" << r.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace kaisha::config
