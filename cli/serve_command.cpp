@@ -1,0 +1,121 @@
+// kaisha serve: offers the company to other programs over MCP — on stdio
+// (--mcp-stdio, for clients that start kaisha as a subprocess) and/or on
+// Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT). `--fixture
+// conformance` serves the MCP conformance suite's test contents instead of
+// the company (for the interop tests).
+//
+// With --http, the first stdout line is "kaisha serve: MCP at <url>" so that
+// scripts and tests know where to connect; with --mcp-stdio, stdout carries
+// MCP messages only and everything else goes to stderr.
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/cli_config.hpp"
+#include "cli/command_registry.hpp"
+#include "protocols/http/bind_policy.hpp"
+#include "protocols/http/http_server.hpp"
+#include "protocols/mcp/conformance_fixture.hpp"
+#include "protocols/mcp/mcp_http_transport.hpp"
+#include "protocols/mcp/mcp_server.hpp"
+#include "protocols/mcp/mcp_stdio_transport.hpp"
+
+namespace kaisha::cli {
+
+namespace {
+
+struct ServeOptions {
+  CommonOptions common;
+  bool mcp_stdio = false;
+  std::string http;
+  std::string token;
+  std::string fixture;
+  size_t max_body_bytes = 4u << 20;
+};
+
+int fail(const std::string& message, int code = 2) {
+  std::cerr << "kaisha serve: " << message << "\n";
+  return code;
+}
+
+int serve(const ServeOptions& o) {
+  if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
+
+  std::unique_ptr<mcp::McpBackend> backend;
+  if (o.fixture == "conformance") {
+    auto fx = mcp::ConformanceFixture::load();
+    if (!fx) return fail(fx.error().message);
+    backend = std::move(*fx);
+  } else if (!o.fixture.empty()) {
+    return fail("unknown --fixture '" + o.fixture + "' (known: conformance)");
+  } else {
+    return fail("serving the company needs the company host, which is not built into this binary yet; "
+                "use --fixture conformance");
+  }
+
+  std::optional<protocols::HostPort> addr;
+  if (!o.http.empty()) {
+    auto hp = protocols::parse_host_port(o.http);
+    if (!hp) return fail("--http: " + hp.error().message);
+    addr = *hp;
+  }
+
+  // Block the stop signals before any thread starts (threads inherit the
+  // mask), so that only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  if (!o.mcp_stdio) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
+
+  mcp::McpServerOptions server_options;
+  server_options.limits.max_body_bytes = o.max_body_bytes;
+  mcp::McpServer server(*backend, server_options);
+
+  std::unique_ptr<protocols::HttpServer> http;
+  std::unique_ptr<mcp::McpHttpTransport> transport;
+  if (addr) {
+    protocols::HttpServerOptions ho;
+    ho.host = addr->host;
+    ho.port = addr->port;
+    ho.bearer_token = protocols::resolve_bearer_token(o.token);
+    ho.max_body_bytes = o.max_body_bytes;
+    http = std::make_unique<protocols::HttpServer>(ho);
+    transport = std::make_unique<mcp::McpHttpTransport>(server, *http);
+    auto port = http->start();
+    if (!port) return fail(port.error().message);
+    (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
+  }
+
+  if (o.mcp_stdio) {
+    mcp::McpStdioTransport stdio(server);
+    auto st = stdio.serve();
+    if (http) http->stop();
+    if (!st) return fail(st.error().message, 1);
+    return 0;
+  }
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  http->stop();
+  return 0;
+}
+
+const bool registered = register_command("serve", "Serve the company over MCP (stdio and/or Streamable HTTP)",
+                                         [](CLI::App* cmd) -> std::function<int()> {
+  auto o = std::make_shared<ServeOptions>();
+  cmd->add_option("--config", o->common.config_file, "YAML configuration file");
+  cmd->add_option("--db", o->common.db, "SQLite journal file");
+  cmd->add_flag("--mcp-stdio", o->mcp_stdio, "Serve MCP on stdin/stdout");
+  cmd->add_option("--http", o->http, "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
+  cmd->add_option("--token", o->token,
+                  "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
+  cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance");
+  cmd->add_option("--max-body", o->max_body_bytes, "Largest request body accepted, in bytes");
+  return [o] { return serve(*o); };
+});
+
+}  // namespace
+
+}  // namespace kaisha::cli

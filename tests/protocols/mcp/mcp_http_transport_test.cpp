@@ -1,0 +1,201 @@
+// MCP Streamable HTTP over a real HttpServer on 127.0.0.1, driven with
+// cpp-httplib's client.
+#include "protocols/mcp/mcp_http_transport.hpp"
+
+#include <httplib.h>
+
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "protocols/mcp/conformance_fixture.hpp"
+#include "runtime/llm/sse_parser.hpp"
+
+namespace kaisha::mcp {
+namespace {
+
+struct Fixture {
+  std::unique_ptr<ConformanceFixture> backend = std::move(ConformanceFixture::load().value());
+  McpServer server{*backend};
+  protocols::HttpServer http{[] {
+    protocols::HttpServerOptions o;
+    o.max_body_bytes = 64 * 1024;
+    o.keep_alive_timeout_ms = 1000;
+    return o;
+  }()};
+  McpHttpTransport transport{server, http};
+  std::unique_ptr<httplib::Client> client;
+
+  Fixture() {
+    auto port = http.start();
+    EXPECT_TRUE(port.ok());
+    client = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+  ~Fixture() { http.stop(); }
+
+  httplib::Result post(const json& body, httplib::Headers headers = {}, bool sse = true) {
+    headers.emplace("Accept", sse ? "application/json, text/event-stream" : "application/json");
+    return client->Post("/mcp", headers, body.dump(), "application/json");
+  }
+
+  // initialize + notifications/initialized; returns the session id.
+  std::string open(const std::string& version = "2025-11-25") {
+    auto r = post(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                       {"params", {{"protocolVersion", version}, {"capabilities", json::object()},
+                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+    EXPECT_TRUE(r);
+    std::string sid = r->get_header_value("Mcp-Session-Id");
+    auto n = post(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+                  {{"Mcp-Session-Id", sid}, {"MCP-Protocol-Version", version}});
+    EXPECT_EQ(n->status, 202);
+    return sid;
+  }
+};
+
+// The JSON-RPC messages of an SSE body, in order (priming events have no data).
+std::vector<json> sse_messages(const std::string& body) {
+  std::vector<json> out;
+  llm::SseParser parser;
+  parser.feed(body, [&](const llm::SseEvent& e) {
+    if (!e.data.empty()) out.push_back(json::parse(e.data));
+  });
+  return out;
+}
+
+TEST(McpHttp, InitializeOpensASessionAndAnswersOverSse) {
+  Fixture f;
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                       {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
+                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/event-stream");
+  std::string sid = r->get_header_value("Mcp-Session-Id");
+  EXPECT_EQ(sid.size(), 32u);
+  EXPECT_NE(r->body.find("id: s1:0\ndata: \n\n"), std::string::npos) << r->body;  // priming event
+  auto msgs = sse_messages(r->body);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0]["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(f.transport.session_count(), 1u);
+}
+
+TEST(McpHttp, JsonResponseWhenTheClientDoesNotAcceptSse) {
+  Fixture f;
+  std::string sid = f.open();
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
+                  {{"Mcp-Session-Id", sid}}, false);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(json::parse(r->body)["result"]["content"][0]["text"], "This is a simple text response for testing.");
+}
+
+TEST(McpHttp, ProgressNotificationsPrecedeTheResponseOnTheStream) {
+  Fixture f;
+  std::string sid = f.open();
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                       {"params", {{"name", "test_tool_with_progress"}, {"_meta", {{"progressToken", "p"}}}}}},
+                  {{"Mcp-Session-Id", sid}});
+  ASSERT_TRUE(r);
+  auto msgs = sse_messages(r->body);
+  ASSERT_EQ(msgs.size(), 4u);
+  EXPECT_EQ(msgs[0]["method"], "notifications/progress");
+  EXPECT_EQ(msgs[3]["id"], 3);
+  EXPECT_EQ(msgs[3]["result"]["content"][0]["text"], "p");
+}
+
+TEST(McpHttp, SessionAndVersionErrors) {
+  Fixture f;
+  json ping{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "ping"}};
+  auto none = f.post(ping);
+  EXPECT_EQ(none->status, 400);
+  EXPECT_EQ(json::parse(none->body)["error"]["code"], -32000);
+  auto unknown = f.post(ping, {{"Mcp-Session-Id", "nope"}});
+  EXPECT_EQ(unknown->status, 404);
+  std::string sid = f.open();
+  auto bad_version = f.post(ping, {{"Mcp-Session-Id", sid}, {"MCP-Protocol-Version", "1999-01-01"}});
+  EXPECT_EQ(bad_version->status, 400);
+  EXPECT_NE(bad_version->body.find("1999-01-01"), std::string::npos);
+  auto ok = f.post(ping, {{"Mcp-Session-Id", sid}, {"MCP-Protocol-Version", "2025-11-25"}});
+  EXPECT_EQ(ok->status, 200);
+  // DELETE ends it; the id is then unknown.
+  auto del = f.client->Delete("/mcp", {{"Mcp-Session-Id", sid}});
+  EXPECT_EQ(del->status, 200);
+  EXPECT_EQ(f.post(ping, {{"Mcp-Session-Id", sid}})->status, 404);
+}
+
+TEST(McpHttp, MalformedAndOversizedBodies) {
+  Fixture f;
+  std::string sid = f.open();
+  auto bad = f.client->Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}},
+                            "{\"jsonrpc\":", "application/json");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(json::parse(bad->body)["error"]["code"], -32700);
+  auto wrong_type = f.client->Post("/mcp", {{"Mcp-Session-Id", sid}}, "hi", "text/plain");
+  EXPECT_EQ(wrong_type->status, 415);
+  auto big = f.client->Post("/mcp", {{"Mcp-Session-Id", sid}}, std::string(100 * 1024, ' '), "application/json");
+  EXPECT_EQ(big->status, 413);
+}
+
+TEST(McpHttp, ForeignHostOrOriginIsForbidden) {
+  Fixture f;
+  json init{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", {{"protocolVersion", "2025-11-25"}}}};
+  auto host = f.post(init, {{"Host", "evil.example"}});
+  EXPECT_EQ(host->status, 403);
+  auto origin = f.post(init, {{"Origin", "http://evil.example"}});
+  EXPECT_EQ(origin->status, 403);
+  auto local = f.post(init, {{"Origin", "http://localhost:1234"}});
+  EXPECT_EQ(local->status, 200);
+}
+
+TEST(McpHttp, GetStreamCarriesUnrelatedNotificationsAndResumes) {
+  Fixture f;
+  std::string sid = f.open();
+  std::promise<void> got;
+  std::string seen;
+  std::thread reader([&] {
+    httplib::Client c("127.0.0.1", f.http.port());
+    bool done = false;
+    c.Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}},
+          [&](const char* data, size_t n) {
+            seen.append(data, n);
+            if (!done && seen.find("list_changed") != std::string::npos) {
+              done = true;
+              got.set_value();
+              return false;
+            }
+            return true;
+          });
+  });
+  // Until the GET stream is attached, broadcasts have nowhere to go.
+  auto fut = got.get_future();
+  while (fut.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+    f.server.broadcast(jsonrpc::make_notification("notifications/tools/list_changed"));
+  reader.join();
+  EXPECT_NE(seen.find("\"method\":\"notifications/tools/list_changed\""), std::string::npos);
+
+  // A POST stream that was answered can be replayed from its priming id.
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 5}, {"method", "ping"}}, {{"Mcp-Session-Id", sid}});
+  auto first_id = r->body.substr(r->body.find("id: ") + 4);
+  first_id = first_id.substr(0, first_id.find('\n'));
+  auto replay = f.client->Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}, {"Last-Event-ID", first_id}});
+  ASSERT_TRUE(replay);
+  auto msgs = sse_messages(replay->body);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0]["id"], 5);
+}
+
+TEST(McpHttp, NotificationsAndResponsesGet202) {
+  Fixture f;
+  std::string sid = f.open();
+  auto n = f.post(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 77}}}},
+                  {{"Mcp-Session-Id", sid}});
+  EXPECT_EQ(n->status, 202);
+  EXPECT_TRUE(n->body.empty());
+  auto resp = f.post(json{{"jsonrpc", "2.0"}, {"id", "x"}, {"result", json::object()}}, {{"Mcp-Session-Id", sid}});
+  EXPECT_EQ(resp->status, 202);
+}
+
+}  // namespace
+}  // namespace kaisha::mcp
