@@ -11,12 +11,14 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/sandbox/python_tool.hpp"
 #include "runtime/tools/builtin_tools.hpp"
 #include "runtime/tools/file_view.hpp"
+#include "runtime/tools/tool_index.hpp"
 #include "runtime/tools/tool_validator.hpp"
 #include "runtime/tools/worker_pool.hpp"
 
@@ -100,6 +102,7 @@ struct UserTools::Impl {
   mutable std::mutex mu;                 // guards `tools`
   std::map<std::string, LoadedTool> tools;
   std::mutex create_mu;                  // one ToolCreator/ToolDeletor at a time
+  ToolIndex user_index;                  // guarded by create_mu after start
 
   WorkerPool pool;
 
@@ -109,40 +112,55 @@ struct UserTools::Impl {
     return options.reserved_names.count(name) || name == "ToolCreator" || name == "ToolDeletor";
   }
 
+  // Loads both directories: files the index knows unchanged are taken from
+  // it, the others are validated in one sandbox run.
   void load_all() {
     struct File {
       fs::path path;
-      std::string shown;
+      std::string shown, hash;
       bool shipped;
+      std::optional<ValidatedTool> tool;
     };
+    const ToolIndex shipped_index = ToolIndex::load(options.default_dir);
     std::vector<File> files;
-    for (const auto& p : python_files(options.default_dir))
-      files.push_back({p, std::string(kDefaultToolsPrefix) + "/" + p.filename().string(), true});
-    for (const auto& p : python_files(options.user_dir))
-      files.push_back({p, std::string(kUserToolsPrefix) + "/" + p.filename().string(), false});
     std::vector<ToolSource> sources;
-    for (const auto& f : files) {
-      auto code = read_text_file(f.path.string());
-      sources.push_back({f.path.stem().string(), f.shown, code ? *code : ""});
+    std::vector<size_t> to_validate;
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool shipped = pass == 0;
+      const char* prefix = shipped ? kDefaultToolsPrefix : kUserToolsPrefix;
+      for (const auto& p : python_files(shipped ? options.default_dir : options.user_dir)) {
+        auto code = read_text_file(p.string());
+        File f{p, std::string(prefix) + "/" + p.filename().string(), content_hash(code ? *code : ""), shipped, {}};
+        f.tool = (shipped ? shipped_index : user_index).find(p.filename().string(), f.hash);
+        if (!f.tool) {
+          to_validate.push_back(files.size());
+          sources.push_back({p.stem().string(), f.shown, code ? *code : ""});
+        }
+        files.push_back(std::move(f));
+      }
     }
     auto validated = validate_python_tools(sources, options.load_limits);
-    if (!validated) {
-      if (!files.empty()) errors.push_back("no Python tool loaded: " + validated.error().message);
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    for (size_t i = 0; i < files.size(); ++i) {
-      auto& r = (*validated)[i];
+    if (!validated && !sources.empty()) errors.push_back("Python tools not loaded: " + validated.error().message);
+    for (size_t k = 0; validated && k < to_validate.size(); ++k) {
+      File& f = files[to_validate[k]];
+      auto& r = (*validated)[k];
       if (!r) {
-        errors.push_back(files[i].shown + ": " + r.error().message);
+        errors.push_back(f.shown + ": " + r.error().message);
         continue;
       }
-      const std::string name = r->spec.name;
+      f.tool = std::move(r).value();
+      if (!f.shipped) user_index.put(f.path.filename().string(), f.hash, *f.tool);
+    }
+    if (validated && !to_validate.empty()) (void)user_index.save(options.user_dir);
+    std::lock_guard<std::mutex> lock(mu);
+    for (File& f : files) {
+      if (!f.tool) continue;
+      const std::string name = f.tool->spec.name;
       if (taken_by_other_provider(name) || tools.count(name)) {
-        errors.push_back(files[i].shown + ": a tool named " + name + " already exists; skipped");
+        errors.push_back(f.shown + ": a tool named " + name + " already exists; skipped");
         continue;
       }
-      tools[name] = LoadedTool{std::move(r).value(), files[i].path.string(), files[i].shown, files[i].shipped};
+      tools[name] = LoadedTool{std::move(*f.tool), f.path.string(), f.shown, f.shipped};
     }
   }
 
@@ -194,6 +212,8 @@ struct UserTools::Impl {
                         "'; they must be the same");
     const std::string host = options.user_dir + "/" + name + ".py";
     if (Status s = write_atomically(host, code); !s) return ToolResult::error("ToolCreator: " + s.error().message);
+    user_index.put(name + ".py", content_hash(code), *one);
+    (void)user_index.save(options.user_dir);  // a lost index only costs a validation at the next start
     {
       std::lock_guard<std::mutex> lock(mu);
       tools[name] = LoadedTool{std::move(one).value(), host, shown, false};
@@ -218,6 +238,8 @@ struct UserTools::Impl {
     // unlink removes a symlink itself, never its target.
     if (unlink(host.c_str()) != 0)
       return ToolResult::error("ToolDeletor: cannot delete " + file_path + ": " + std::strerror(errno));
+    user_index.erase(file);
+    (void)user_index.save(options.user_dir);
     std::string removed;
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -257,6 +279,7 @@ Result<std::shared_ptr<UserTools>> UserTools::create(UserToolsOptions options) {
   if (ec) return Error{"config", "tools: cannot create the user tools directory " + options.user_dir + ": " + ec.message()};
   auto impl = std::make_shared<Impl>(std::move(options));
   impl->own_specs = std::move(specs).value();
+  impl->user_index = ToolIndex::load(impl->options.user_dir);
   impl->load_all();
   return std::shared_ptr<UserTools>(new UserTools(std::move(impl)));
 }

@@ -14,6 +14,7 @@
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/sandbox/sandbox.hpp"
+#include "runtime/tools/tool_index.hpp"
 #include "tests/runtime/tools/tools_test_util.hpp"
 
 namespace kaisha::tools {
@@ -103,6 +104,46 @@ TEST_F(UserToolsTest, PersistedToolsAreReloadedByANewProvider) {
   EXPECT_TRUE(again->load_errors().empty());
   ASSERT_TRUE(has_tool(*again, "CurrentTimeTool"));
   EXPECT_TRUE(call_sync(*again, "CurrentTimeTool", json::object()).ok);
+}
+
+TEST_F(UserToolsTest, AToolEditedOnDiskIsValidatedAgainAtStart) {
+  {
+    auto p = make();
+    ASSERT_TRUE(create(*p, "CurrentTimeTool", kCurrentTimeTool).ok);
+  }
+  EXPECT_TRUE(fs::exists(dir.file(std::string("user_tools/") + kToolIndexFile)));
+  dir.write("user_tools/CurrentTimeTool.py", without_all(kCurrentTimeTool));
+  auto again = make();
+  EXPECT_FALSE(has_tool(*again, "CurrentTimeTool"));
+  ASSERT_EQ(again->load_errors().size(), 1u);
+  EXPECT_NE(again->load_errors()[0].find("src/tools/user_tools/CurrentTimeTool.py: AttributeError: module "
+                                         "'CurrentTimeTool' has no attribute '__all__'"),
+            std::string::npos)
+      << again->load_errors()[0];
+}
+
+// The shipped index lets kaisha start without loading the shipped tools in
+// the sandbox; it must describe the shipped files exactly.
+TEST_F(UserToolsTest, ShippedIndexIsUpToDate) {
+  const std::string shipped = data_file("data/tools/default_tools");
+  const ToolIndex index = ToolIndex::load(shipped);
+  for (const auto& e : fs::directory_iterator(shipped)) {
+    if (e.path().extension() != ".py") continue;
+    const std::string file = e.path().filename().string();
+    const std::string code = read_text_file(e.path().string()).value();
+    auto v = validate_python_tools({{e.path().stem().string(), std::string(kDefaultToolsPrefix) + "/" + file, code}}, {});
+    ASSERT_TRUE(v.ok() && v->front().ok()) << file;
+    const ValidatedTool& t = *v->front();
+    auto entry = index.find(file, content_hash(code));
+    ASSERT_TRUE(entry.has_value()) << shipped << "/" << kToolIndexFile << " is stale for " << file
+                                   << ": expected hash " << content_hash(code) << ", entry_class " << t.entry_class
+                                   << ", spec " << json{{"name", t.spec.name}, {"description", t.spec.description},
+                                                        {"parameters", t.spec.parameters}};
+    EXPECT_EQ(entry->entry_class, t.entry_class) << file;
+    EXPECT_EQ(entry->spec.name, t.spec.name) << file;
+    EXPECT_EQ(entry->spec.description, t.spec.description) << file;
+    EXPECT_EQ(entry->spec.parameters, t.spec.parameters) << file;
+  }
 }
 
 TEST_F(UserToolsTest, InvalidToolsAreNotKeptAndTheCeoGetsTheLoaderError) {

@@ -1,0 +1,62 @@
+#include "runtime/tools/tool_setup.hpp"
+
+#include <filesystem>
+
+#include "runtime/core/data_paths.hpp"
+#include "runtime/tools/builtin_tools.hpp"
+#include "runtime/tools/user_tools.hpp"
+
+namespace kaisha::tools {
+
+Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector<llm::ToolSpec>& taken) {
+  const config::ToolsConfig& t = c.tools;
+  std::filesystem::path store_dir = std::filesystem::path(c.store_path).parent_path();
+  if (store_dir.empty()) store_dir = ".";
+  const std::string workspace_root = t.workspace_root.empty() ? (store_dir / "kaisha-work").string() : t.workspace_root;
+  const std::string user_dir = t.user_tools_dir.empty() ? (store_dir / "kaisha-tools").string() : t.user_tools_dir;
+  const std::string shipped_dir = data_file("data/tools/default_tools");
+
+  ToolSetup setup;
+  setup.switches = std::make_shared<ToolSwitches>();
+  setup.switches->tool_creation = c.switches.tool_creation;
+  setup.switches->tool_invocation = c.switches.tool_invocation;
+
+  sandbox::SandboxLimits limits;
+  limits.wall_timeout_ms = t.sandbox_timeout_ms;
+  limits.cpu_seconds = t.sandbox_cpu_seconds;
+  limits.memory_bytes = t.sandbox_memory_mb << 20;
+  limits.max_processes = t.sandbox_max_processes;
+
+  UserToolsOptions uo;
+  uo.user_dir = user_dir;
+  uo.default_dir = shipped_dir;
+  uo.workspace_root = workspace_root;
+  uo.limits = limits;
+  uo.load_limits = limits;
+  uo.env_allow = t.env;
+  uo.switches = setup.switches;
+  for (const auto& s : taken) uo.reserved_names.insert(s.name);
+
+  BuiltinToolsOptions bo;
+  bo.workspace_root = workspace_root;
+  bo.file_limits = {t.max_read_bytes, t.max_write_bytes, t.max_list_entries};
+  bo.code_limits = limits;
+  bo.web.timeout_ms = t.web_timeout_ms;
+  bo.web.max_page_bytes = t.max_page_bytes;
+  bo.web.search_backend = t.web_search_backend;
+  bo.web.search_url = t.web_search_url;
+  bo.switches = setup.switches;
+  // Mounts are opened per call; the user-tools directory exists by then.
+  bo.mounts = {{kDefaultToolsPrefix, shipped_dir}, {kUserToolsPrefix, user_dir}};
+  auto builtin = BuiltinTools::create(bo);
+  if (!builtin) return builtin.error();
+  for (const auto& s : (*builtin)->specs()) uo.reserved_names.insert(s.name);
+
+  auto user = UserTools::create(uo);
+  if (!user) return user.error();
+  setup.warnings = (*user)->load_errors();
+  setup.providers = {*builtin, *user};
+  return setup;
+}
+
+}  // namespace kaisha::tools

@@ -1,0 +1,34 @@
+// make_tool_providers: the CEO's tool providers as the config describes them
+// — the built-in tools and the Python tools (shipped and created) — and the
+// tool switches they obey, for the runtime to hand to the CEO and to flip on
+// /switch.
+//
+// Defaults (tools: section of the config): workspaces under
+// <store dir>/kaisha-work/<session>, created tools in <store dir>/kaisha-tools,
+// shipped tools from data/tools/default_tools. The file tools show the two
+// tool directories read-only at src/tools/default_tools and
+// src/tools/user_tools.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/company/tool_provider.hpp"
+#include "runtime/config/config.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/tools/tool_switches.hpp"
+
+namespace kaisha::tools {
+
+struct ToolSetup {
+  std::vector<std::shared_ptr<company::ToolProvider>> providers;
+  std::shared_ptr<ToolSwitches> switches;
+  std::vector<std::string> warnings;  // Python tools on disk that did not load
+};
+
+// `taken` are names of tools other sources offer (the CEO's own tools):
+// ToolCreator refuses them.
+Result<ToolSetup> make_tool_providers(const config::Config& config, const std::vector<llm::ToolSpec>& taken);
+
+}  // namespace kaisha::tools
