@@ -21,8 +21,12 @@ class FakeCompanyService : public company::CompanyService {
  public:
   // When set, a submitted task is worked and completed inside submit():
   // "thinking" event, then "final" with auto_answer(input) (or "error" when
-  // it returns a string starting with "ERROR:").
+  // it returns a string starting with "ERROR:"; an empty string leaves the
+  // task working until it is canceled or the test finishes it).
   std::function<std::string(const std::string& input)> auto_answer;
+  // When set, called after a task was queued (outside the lock), e.g. to
+  // work it on another thread.
+  std::function<void(const std::string& id, const std::string& input)> on_submit;
 
   Result<std::string> submit(const std::string& input, company::TaskListener listener) override {
     if (input.empty()) return Error{"usage", "empty task"};
@@ -39,9 +43,11 @@ class FakeCompanyService : public company::CompanyService {
       order_.push_back(id);
       inputs.push_back(input);
     }
+    if (on_submit) on_submit(id, input);
     if (auto_answer) {
       const std::string a = auto_answer(input);
       start(id, "working on it");
+      if (a.empty()) return id;
       if (a.rfind("ERROR:", 0) == 0) fail(id, a.substr(6));
       else complete(id, a);
     }
@@ -49,6 +55,9 @@ class FakeCompanyService : public company::CompanyService {
   }
 
   Status subscribe(const std::string& task_id, company::TaskListener listener) override {
+    // Replay and registration under emit_mu_, so no event slips between
+    // them or overtakes the replay.
+    std::lock_guard order(emit_mu_);
     std::vector<msg::ProgressEvent> replay;
     {
       std::lock_guard lock(mu_);
@@ -123,6 +132,7 @@ class FakeCompanyService : public company::CompanyService {
     e.kind = kind;
     e.text = text;
     e.at_ms = 1700000001000;
+    std::lock_guard order(emit_mu_);
     std::vector<company::TaskListener> ls;
     {
       std::lock_guard lock(mu_);
@@ -158,6 +168,7 @@ class FakeCompanyService : public company::CompanyService {
   }
 
   std::mutex mu_;
+  std::mutex emit_mu_;  // orders event delivery; taken before mu_
   std::condition_variable cv_;
   std::map<std::string, Task> tasks_;
   std::vector<std::string> order_;
