@@ -353,6 +353,13 @@ EmployeeDeps employee_deps(Self* self) {
   return d;
 }
 
+// Starts a hired employee: in this process, or where the placer puts it.
+Result<caf::actor> start_employee(Self* self, const msg::AgentSpec& spec) {
+  auto& st = self->state;
+  if (!st.deps.placer) return spawn_employee(self->system(), spec, employee_deps(self));
+  return st.deps.placer->place(self->system(), spec, employee_deps(self));
+}
+
 std::string switch_refusal(Self* self, const msg::AgentSpec& spec) {
   const auto& sw = self->state.switches;
   if (spec.type == "local" && !sw.local_agents) return texts::kLocalInvocationDisabled;
@@ -398,6 +405,8 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
   if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
   if (Status s = st.deps.backend->check_model(spec.model_ref); !s.ok())
     return done(ToolResult::error("Model " + spec.base_model + " cannot be used: " + s.error().message));
+  if (st.deps.placer)
+    if (Status s = st.deps.placer->check(spec); !s.ok()) return done(ToolResult::error(s.error().message));
   // Hold the name while the ledger decides, so a second AgentCreator with
   // the same name in the same turn is refused; drop it if the hire is refused.
   st.roster.add(spec);
@@ -413,7 +422,16 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
           return done(ToolResult::error(r.error));
         }
         add_expense(self, tid, hired.create_expense_cost);
-        s.employees[spec.name] = spawn_employee(self->system(), spec, employee_deps(self));
+        auto started = start_employee(self, spec);
+        if (!started.ok()) {
+          // Placement changed since check(): give the resources back.
+          s.roster.remove(spec.name);
+          const std::string why = started.error().message;
+          self->request(s.deps.ledger, caf::infinite, fire_atom::value, hired, spec.name, tid)
+              .then([=](LedgerReply&) { done(ToolResult::error(why)); });
+          return;
+        }
+        s.employees[spec.name] = *started;
         journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
         step(self, "hire", json{{"agent", spec.name}, {"base_model", spec.base_model},
                                 {"model_ref", spec.model_ref}, {"type", spec.type}, {"costs", spec.costs}});
@@ -538,7 +556,8 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
   register_tools(self);
   for (const auto& spec : st.deps.restored_agents) {
     st.roster.add(spec);
-    st.employees[spec.name] = spawn_employee(self->system(), spec, employee_deps(self));
+    auto started = start_employee(self, spec);
+    if (started.ok()) st.employees[spec.name] = *started;
   }
   // Employees are not linked to the CEO (firing one must not take the CEO
   // down), so the CEO stops them itself when it is told to exit.

@@ -21,6 +21,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/employee_placer.hpp"
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_provider.hpp"
@@ -46,6 +47,8 @@ struct CeoDeps {
   // Tools beyond the HASHIRU six (built-ins, created tools, MCP servers):
   // synced into the CEO's registry before every model call.
   std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
+  // Where employees run; null = in this process (see employee_placer.hpp).
+  std::shared_ptr<EmployeePlacer> placer;
 };
 
 caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps);

@@ -222,6 +222,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.system_prompt = std::move(prompt).value();
   deps.tool_specs = std::move(specs).value();
   deps.restored_agents = std::move(restored);
+  deps.placer = o.placer;
   for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
   impl->ceo = spawn_ceo(sys, std::move(deps));
 

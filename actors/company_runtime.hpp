@@ -20,6 +20,8 @@
 
 namespace kaisha::actors {
 
+class EmployeePlacer;  // employee_placer.hpp
+
 struct RuntimeOptions {
   config::Config config;
   // How models are reached; null = the real providers of `config` (libcurl).
@@ -28,6 +30,8 @@ struct RuntimeOptions {
   std::string session_id;  // resume this session; "" = start a new one
   std::string strategy;    // hashiru | effgen | auto; "" = config.strategy
   int scheduler_threads = 0;  // 0 = number of cores
+  // Where employees run (a cluster's placer); null = in this process.
+  std::shared_ptr<EmployeePlacer> placer;
   // Tool sources added to those the config describes (embedders, tests).
   std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
 };

@@ -188,6 +188,29 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
   }
 }
 
+Status Gateway::disconnect(const std::string& peer_node) {
+  std::lock_guard<std::mutex> g(mu_);
+  const std::string where = "gateway disconnect from '" + peer_node + "'";
+  if (!running_) return Error{"transport", where + ": gateway is not running"};
+  if (!peers_.erase(peer_node)) return Error{"unknown_peer", where + ": no connection to that node"};
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->first != peer_node) continue;
+    it->second.dealer.set(zmq::sockopt::linger, 0);
+    it->second.monitor.close();
+    it->second.dealer.close();
+    pending_.erase(it);
+    return Status::Ok();
+  }
+  closing_.push_back(peer_node);
+  has_pending_ = true;
+  try {
+    zmq::message_t w(&kWakeCmd, 1);
+    (void)push_.send(w, zmq::send_flags::dontwait);  // if full, the poll timeout closes it
+  } catch (const zmq::error_t&) {
+  }
+  return Status::Ok();
+}
+
 Status Gateway::send(const std::string& peer_node, const msg::Envelope& envelope) {
   std::string bytes = msg::encode(envelope);  // outside the lock: encoding is the costly part
   std::lock_guard<std::mutex> g(mu_);
@@ -235,6 +258,7 @@ void Gateway::stop() {
       p.second.dealer.close();
     }
     pending_.clear();
+    closing_.clear();
     peers_.clear();
   }
   // Terminating the context waits for each closed socket's linger, which is
@@ -405,6 +429,16 @@ void Gateway::handle_zap() {
 
 void Gateway::adopt_pending() {
   std::lock_guard<std::mutex> g(mu_);
+  // Closing first: a disconnect() followed by a connect() under the same
+  // name must end with the new DEALER in place.
+  for (const auto& name : closing_) {
+    auto it = dealers_.find(name);
+    if (it == dealers_.end()) continue;
+    it->second.dealer.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
+    it->second.monitor.close();
+    dealers_.erase(it);
+  }
+  closing_.clear();
   for (auto& p : pending_) dealers_.emplace(p.first, std::move(p.second));
   pending_.clear();
   has_pending_ = false;

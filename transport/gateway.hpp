@@ -92,6 +92,12 @@ class Gateway {
   Status connect(const std::string& peer_node, const std::string& endpoint,
                  const std::string& peer_public_key = {});
 
+  // Closes the outbound DEALER to `peer_node`, dropping what is still queued
+  // for it (a peer declared down, or one that moved to another endpoint);
+  // connect() may then open a new one under the same name. Sends to it fail
+  // with "unknown_peer" meanwhile.
+  Status disconnect(const std::string& peer_node);
+
   // Queues `envelope` for `peer_node`; never blocks. Ok means handed to the
   // I/O thread; a later failure to queue it on the peer's socket arrives
   // through on_send_failed.
@@ -152,6 +158,7 @@ class Gateway {
   zmq::socket_t push_;
   std::set<std::string> peers_;
   std::vector<std::pair<std::string, Peer>> pending_;
+  std::vector<std::string> closing_;  // DEALERs the I/O thread must close, before adopting pending_
   std::atomic<bool> has_pending_{false};
   uint64_t monitor_seq_ = 0;
 

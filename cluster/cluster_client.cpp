@@ -1,0 +1,94 @@
+#include "cluster/cluster_client.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+
+#include "runtime/messages/cluster_messages.hpp"
+#include "runtime/messages/codec.hpp"
+
+namespace kaisha::cluster {
+
+namespace {
+constexpr const char* kPeer = "cluster";
+std::atomic<uint64_t> client_counter{0};
+}  // namespace
+
+ClusterClient::~ClusterClient() { gateway_.stop(); }
+
+Result<std::unique_ptr<ClusterClient>> ClusterClient::connect(ClientOptions o) {
+  std::unique_ptr<ClusterClient> c(new ClusterClient());
+  if (o.address.find("://") == std::string::npos) o.address = "tcp://" + o.address;
+  c->options_ = o;
+  c->name_ = "client-" + std::to_string(getpid()) + "-" + std::to_string(++client_counter);
+  transport::GatewayOptions g;
+  g.node = c->name_;
+  g.bind = o.bind;
+  g.secret_key = o.secret_key;
+  g.public_key = o.public_key;
+  g.authorised_keys = o.authorised_keys;
+  g.allow_plaintext = o.secret_key.empty();
+  g.log = [](std::string_view) {};  // the caller reports what matters
+  ClusterClient* raw = c.get();
+  c->gateway_.on_receive([raw](msg::Envelope env) {
+    {
+      std::lock_guard<std::mutex> lk(raw->mu_);
+      raw->inbox_.push_back(std::move(env));
+    }
+    raw->cv_.notify_all();
+  });
+  auto ep = c->gateway_.start(g);
+  if (!ep.ok()) return ep.error();
+  c->endpoint_ = *ep;
+  if (Status s = c->gateway_.connect(kPeer, o.address, o.server_key); !s.ok()) return s.error();
+  return c;
+}
+
+Result<msg::Envelope> ClusterClient::next(const std::string& correlation, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    for (auto it = inbox_.begin(); it != inbox_.end(); ++it) {
+      if (it->correlation != correlation) continue;
+      msg::Envelope e = std::move(*it);
+      inbox_.erase(it);
+      return e;
+    }
+    if (cv_.wait_for(lk, timeout) == std::cv_status::timeout && inbox_.empty())
+      return Error{"timeout", "no answer from " + options_.address + " within " + std::to_string(timeout.count()) +
+                                  " ms (is a node running there, and does it accept this client?)"};
+  }
+}
+
+Result<msg::TaskResult> ClusterClient::submit(const std::string& input,
+                                              const std::function<void(const msg::ProgressEvent&)>& progress,
+                                              std::chrono::milliseconds idle_timeout) {
+  msg::SubmitTask task{input, endpoint_, options_.public_key};
+  const std::string id = name_ + "-" + std::to_string(++seq_);
+  if (Status s = gateway_.send(kPeer, msg::wrap(task, {name_, "user"}, {"", "CEO"}, id)); !s.ok()) return s.error();
+  for (;;) {
+    auto e = next(id, idle_timeout);
+    if (!e.ok()) return e.error();
+    if (e->type == msg::ProgressEvent::kType) {
+      if (auto ev = msg::unwrap<msg::ProgressEvent>(*e); ev.ok() && progress) progress(*ev);
+      continue;
+    }
+    if (e->type == msg::TaskResult::kType) return msg::unwrap<msg::TaskResult>(*e);
+    if (e->type == msg::RequestFailed::kType) {
+      auto f = msg::unwrap<msg::RequestFailed>(*e);
+      return Error{f.ok() ? f->code : "failed", f.ok() ? f->message : f.error().message};
+    }
+  }
+}
+
+Result<json> ClusterClient::status(std::chrono::milliseconds timeout) {
+  msg::StatusRequest req{endpoint_, options_.public_key};
+  const std::string id = name_ + "-" + std::to_string(++seq_);
+  if (Status s = gateway_.send(kPeer, msg::wrap(req, {name_, "user"}, {"", "node"}, id)); !s.ok()) return s.error();
+  auto e = next(id, timeout);
+  if (!e.ok()) return e.error();
+  auto st = msg::unwrap<msg::ClusterStatus>(*e);
+  if (!st.ok()) return st.error();
+  return st->status;
+}
+
+}  // namespace kaisha::cluster

@@ -1,0 +1,63 @@
+// ClusterClient: how `kaisha submit` and `kaisha cluster status` talk to a
+// running cluster. It is a short-lived gateway of its own (name
+// "client-<pid>-<n>") that connects to one node, sends a request carrying its
+// own endpoint, and reads the answers the node sends back to it.
+//
+// With CURVE, the client needs a key pair whose public key the cluster
+// authorises (cluster.authorised_keys) and the node's public key; the node's
+// answers reach the client over a connection the client authorises in turn.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/messages/agent_messages.hpp"
+#include "transport/gateway.hpp"
+
+namespace kaisha::cluster {
+
+struct ClientOptions {
+  std::string address;        // tcp://host:port of a node (host:port is accepted too)
+  std::string bind = "tcp://127.0.0.1:0";  // where answers come back
+  std::string secret_key;     // Z85; "" = plaintext (loopback only)
+  std::string public_key;
+  std::string server_key;     // the node's public key, with CURVE
+  std::vector<std::string> authorised_keys;  // nodes allowed to answer, with CURVE
+};
+
+class ClusterClient {
+ public:
+  static Result<std::unique_ptr<ClusterClient>> connect(ClientOptions options);
+  ~ClusterClient();
+
+  // Runs `input` on the cluster's CEO; `progress` sees each event as it
+  // arrives. Fails with "timeout" when no event arrives for `idle_timeout`.
+  Result<msg::TaskResult> submit(const std::string& input, const std::function<void(const msg::ProgressEvent&)>& progress,
+                                 std::chrono::milliseconds idle_timeout);
+
+  // The node's status JSON (see ClusterNode::status()).
+  Result<json> status(std::chrono::milliseconds timeout);
+
+ private:
+  ClusterClient() = default;
+  Result<msg::Envelope> next(const std::string& correlation, std::chrono::milliseconds timeout);
+
+  ClientOptions options_;
+  std::string name_;
+  std::string endpoint_;
+  transport::Gateway gateway_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<msg::Envelope> inbox_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace kaisha::cluster

@@ -1,0 +1,419 @@
+#include "cluster/cluster_node.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "actors/charged_call.hpp"
+#include "actors/model_client_actor.hpp"
+#include "cluster/agent_host.hpp"
+#include "cluster/cluster_atoms.hpp"
+#include "runtime/messages/cluster_messages.hpp"
+#include "runtime/messages/codec.hpp"
+#include "transport/curve_keys.hpp"
+
+namespace kaisha::cluster {
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+
+constexpr const char* kNodeAgent = "node";  // the AgentRef name of a node itself
+
+std::string seed_peer(const std::string& address) { return "seed:" + address; }
+
+}  // namespace
+
+ClusterNode::ClusterNode(NodeOptions options) : options_(std::move(options)) {}
+
+ClusterNode::~ClusterNode() { stop(); }
+
+Result<std::unique_ptr<ClusterNode>> ClusterNode::start(NodeOptions options) {
+  std::unique_ptr<ClusterNode> node(new ClusterNode(std::move(options)));
+  if (Status s = node->start_impl(); !s.ok()) return s.error();
+  return node;
+}
+
+Status ClusterNode::start_impl() {
+  auto self = options_.cluster.node(options_.name);
+  if (!self.ok()) return self.error();
+  self_ = *self;
+  incarnation_ = options_.incarnation > 0 ? options_.incarnation : epoch_ms();
+  if (options_.tick_ms <= 0) options_.tick_ms = 50;
+
+  transport::GatewayOptions g;
+  g.node = self_.name;
+  g.bind = self_.bind;
+  g.allow_plaintext = options_.cluster.allow_plaintext;
+  g.authorised_keys = options_.cluster.authorised_keys;
+  g.log = [this](std::string_view line) { log(std::string(line)); };
+  if (!self_.key_file.empty()) {
+    auto keys = transport::load_curve_keys(self_.key_file);
+    if (!keys.ok()) return Error{"config", options_.cluster.source + ": node '" + self_.name + "': " + keys.error().message};
+    if (!self_.public_key.empty() && keys->public_key != self_.public_key)
+      return Error{"config", options_.cluster.source + ": node '" + self_.name + "': key file " + self_.key_file +
+                                 " does not hold the public_key listed for this node"};
+    g.secret_key = keys->secret_key;
+    g.public_key = keys->public_key;
+    self_.public_key = keys->public_key;
+    secret_key_ = keys->secret_key;
+  } else if (!options_.cluster.allow_plaintext) {
+    return Error{"config", options_.cluster.source + ": node '" + self_.name +
+                               "' has no key_file and the cluster does not allow plaintext"};
+  }
+  gateway_.on_receive([this](msg::Envelope env) { on_envelope(std::move(env)); });
+  gateway_.on_send_failed([this](const transport::SendFailure& f) { on_send_failed(f); });
+  auto ep = gateway_.start(g);
+  if (!ep.ok()) return ep.error();
+  endpoint_ = *ep;
+
+  msg::NodeInfo info;
+  info.name = self_.name;
+  // A configured port 0 only makes sense on loopback tests: advertise what was bound.
+  info.endpoint = self_.advertise.size() > 2 && self_.advertise.substr(self_.advertise.size() - 2) == ":0"
+                      ? endpoint_
+                      : self_.advertise;
+  info.public_key = self_.public_key;
+  info.incarnation = incarnation_;
+  info.capabilities = self_.capabilities;
+  membership_ = std::make_unique<Membership>(info, options_.cluster.timeouts);
+
+  if (options_.backend) {
+    caf_config_ = std::make_unique<caf::actor_system_config>();
+    caf_config_->set("scheduler.max-threads", 2);
+    caf_config_->set("logger.console", caf::atom("none"));
+    system_ = std::make_unique<caf::actor_system>(*caf_config_);
+    model_client_ = std::make_unique<caf::actor>(actors::spawn_model_client(*system_, options_.backend));
+    AgentHostDeps hd;
+    hd.node = self_.name;
+    hd.employee.model_client = *model_client_;
+    hd.employee.max_output_tokens = options_.company.employee.max_output_tokens;
+    hd.employee.temperature = options_.company.employee.temperature;
+    hd.employee.stream = options_.company.employee.stream;
+    hd.employee.call_timeout = actors::model_call_timeout(options_.company);
+    hd.send = [this](const std::string& node, const msg::Envelope& e) { return send(node, e); };
+    hd.next_id = [this] { return next_id(); };
+    hd.log = [this](const std::string& line) { log(line); };
+    host_ = std::make_unique<caf::actor>(spawn_agent_host(*system_, std::move(hd)));
+  }
+
+  send_joins();
+  ticker_ = std::thread([this] { run_ticker(); });
+  return Status::Ok();
+}
+
+void ClusterNode::stop() {
+  if (stopping_.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> g(tick_mu_);
+  }
+  tick_cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  gateway_.stop();  // no more inbound envelopes, so nothing reaches the host any more
+  if (system_) {
+    caf::scoped_actor self{*system_};
+    if (host_) self->send_exit(*host_, caf::exit_reason::user_shutdown);
+    if (model_client_) self->send_exit(*model_client_, caf::exit_reason::user_shutdown);
+  }
+  host_.reset();
+  model_client_.reset();
+  system_.reset();
+  caf_config_.reset();
+}
+
+void ClusterNode::add_listener(Listener listener) {
+  std::lock_guard<std::mutex> g(mu_);
+  listeners_.push_back(std::move(listener));
+}
+
+void ClusterNode::handle(const std::string& type, Handler handler) {
+  std::lock_guard<std::mutex> g(mu_);
+  handlers_[type] = std::move(handler);
+}
+
+std::vector<Member> ClusterNode::members() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return membership_->members();
+}
+
+std::optional<Member> ClusterNode::member(const std::string& name) const {
+  std::lock_guard<std::mutex> g(mu_);
+  const Member* m = membership_->find(name);
+  if (!m) return std::nullopt;
+  return *m;
+}
+
+std::string ClusterNode::next_id() {
+  return self_.name + "-" + std::to_string(incarnation_) + "-" + std::to_string(++seq_);
+}
+
+Status ClusterNode::send(const std::string& node, const msg::Envelope& envelope) {
+  return gateway_.send(node, envelope);
+}
+
+void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64_t deadline_ms,
+                          PendingRequests::Callback done) {
+  if (envelope.id.empty()) envelope.id = next_id();
+  envelope.deadline_ms = deadline_ms;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    const Member* m = membership_->find(node);
+    if (m && m->state == MemberState::down) {
+      done(Error{"node_down", "node '" + node + "' is down"});
+      return;
+    }
+  }
+  const std::string id = envelope.id;
+  pending_.add(id, node, deadline_ms, std::move(done));
+  if (Status s = gateway_.send(node, envelope); !s.ok()) pending_.fail(id, s.error());
+}
+
+Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = connected_.find(name);
+  if (it != connected_.end()) {
+    if (it->second == endpoint) return Status::Ok();
+    (void)gateway_.disconnect(name);
+    connected_.erase(it);
+  }
+  if (Status s = gateway_.connect(name, endpoint, public_key); !s.ok()) return s;
+  connected_[name] = endpoint;
+  return Status::Ok();
+}
+
+json ClusterNode::status() const {
+  json members = json::array();
+  for (const auto& m : this->members()) {
+    members.push_back({{"name", m.info.name},
+                       {"state", to_string(m.state)},
+                       {"endpoint", m.info.endpoint},
+                       {"incarnation", m.info.incarnation},
+                       {"models", m.info.capabilities.models},
+                       {"tags", m.info.capabilities.tags},
+                       {"resource_units", m.info.capabilities.resource_units},
+                       {"ceo", m.info.capabilities.ceo}});
+  }
+  const auto c = gateway_.counters();
+  return json{{"node", self_.name},
+              {"endpoint", endpoint_},
+              {"incarnation", incarnation_},
+              {"members", members},
+              {"gateway",
+               {{"received", c.received},
+                {"sent", c.sent},
+                {"dropped_malformed", c.dropped_malformed},
+                {"dropped_version", c.dropped_version},
+                {"dropped_oversized", c.dropped_oversized},
+                {"send_failures", c.send_failures},
+                {"auth_rejected", c.auth_rejected}}}};
+}
+
+void ClusterNode::set_status_extra(std::function<json()> extra) {
+  std::lock_guard<std::mutex> g(mu_);
+  status_extra_ = std::move(extra);
+}
+
+void ClusterNode::serve_status(const msg::Envelope& env) {
+  auto req = msg::unwrap<msg::StatusRequest>(env);
+  if (!req.ok()) return log("bad status request from '" + env.from.node + "': " + req.error().message);
+  if (Status s = connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok())
+    return log("cannot answer the status request of '" + env.from.node + "': " + s.error().message);
+  std::function<json()> extra;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    extra = status_extra_;
+  }
+  msg::ClusterStatus st;
+  st.status = status();
+  if (extra)
+    for (auto& [k, v] : extra().items()) st.status[k] = v;
+  (void)send(env.from.node, msg::wrap(st, env.to, env.from, next_id(), env.id));
+}
+
+msg::Envelope ClusterNode::envelope_to(const std::string& node, const std::string& type, uint32_t version,
+                                       std::string payload) {
+  msg::Envelope e;
+  e.id = next_id();
+  e.from = {self_.name, kNodeAgent};
+  e.to = {node, kNodeAgent};
+  e.type = type;
+  e.version = version;
+  e.payload = std::move(payload);
+  return e;
+}
+
+void ClusterNode::on_envelope(msg::Envelope env) {
+  if (!env.correlation.empty()) {
+    // Replies end requests; one that matches none is late or forged.
+    if (!pending_.complete(env))
+      log("dropped a reply from '" + env.from.node + "' to no pending request (" + env.type + ")");
+    return;
+  }
+  if (env.type == msg::Heartbeat::kType) {
+    auto hb = msg::unwrap<msg::Heartbeat>(env);
+    if (!hb.ok()) return log("bad heartbeat from '" + env.from.node + "': " + hb.error().message);
+    if (hb->sender.name != env.from.node) return log("heartbeat from '" + env.from.node + "' names another sender");
+    heard_from(hb->sender, true);
+    for (const auto& m : hb->members) heard_from(m, false);
+    return;
+  }
+  if (env.type == msg::JoinRequest::kType) {
+    auto join = msg::unwrap<msg::JoinRequest>(env);
+    if (!join.ok()) return log("bad join request from '" + env.from.node + "': " + join.error().message);
+    if (join->node.name != env.from.node) return log("join request from '" + env.from.node + "' names another node");
+    heard_from(join->node, true);
+    send_heartbeats();  // the answer: our view of the membership, to everyone
+    return;
+  }
+  if (env.type == msg::SpawnAgent::kType || env.type == msg::StopAgent::kType || env.type == msg::AskRequest::kType) {
+    if (host_) {
+      caf::anon_send(*host_, envelope_atom::value, std::move(env));
+    } else if (env.type == msg::AskRequest::kType) {
+      msg::Envelope reply = msg::wrap(msg::RequestFailed{"unsupported", "node '" + self_.name + "' hosts no agents"},
+                                      env.to, env.from, next_id(), env.id, env.trace);
+      (void)send(env.from.node, reply);
+    }
+    return;
+  }
+  if (env.type == msg::StatusRequest::kType) return serve_status(env);
+  Handler handler;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = handlers_.find(env.type);
+    if (it != handlers_.end()) handler = it->second;
+  }
+  if (handler) return handler(env);
+  log("dropped a '" + env.type + "' envelope from '" + env.from.node + "': this node does not serve that type");
+}
+
+void ClusterNode::on_send_failed(const transport::SendFailure& f) {
+  // A request that could not leave ends now rather than at its deadline.
+  pending_.fail(f.envelope_id, Error{f.error.code, "could not send to node '" + f.peer + "': " + f.error.message});
+}
+
+void ClusterNode::heard_from(const msg::NodeInfo& info, bool direct) {
+  std::vector<MembershipEvent> events;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    events = direct ? membership_->heard_from(info, steady_ms()) : membership_->learn(info, steady_ms());
+    if (direct && info.name != self_.name) joined_ = true;
+    const Member* m = membership_->find(info.name);
+    if (m && info.name != self_.name) ensure_connected(m->info);
+  }
+  apply(events);
+}
+
+// Called with mu_ held.
+void ClusterNode::ensure_connected(const msg::NodeInfo& info) {
+  auto it = connected_.find(info.name);
+  if (it != connected_.end() && it->second == info.endpoint) return;
+  if (it != connected_.end()) {
+    (void)gateway_.disconnect(info.name);  // it moved: a restart on another port
+    connected_.erase(it);
+  }
+  if (Status s = gateway_.connect(info.name, info.endpoint, info.public_key); !s.ok()) {
+    log("cannot connect to member '" + info.name + "': " + s.error().message);
+    return;
+  }
+  connected_[info.name] = info.endpoint;
+}
+
+void ClusterNode::apply(const std::vector<MembershipEvent>& events) {
+  if (events.empty()) return;
+  std::vector<Listener> listeners;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    listeners = listeners_;
+  }
+  for (const auto& e : events) {
+    const std::string n = e.node;
+    if (e.kind == MembershipEvent::Kind::down)
+      pending_.fail_node(n, "node '" + n + "' is down (no heartbeat for " +
+                                std::to_string(options_.cluster.timeouts.down_after_ms) + " ms)");
+    if (e.kind == MembershipEvent::Kind::restarted)
+      pending_.fail_node(n, "node '" + n + "' restarted; what it was doing is lost");
+    log(std::string("member '") + n + "' " + to_string(e.kind) + " (incarnation " + std::to_string(e.incarnation) + ")");
+    for (auto& l : listeners) l(e);
+  }
+}
+
+void ClusterNode::run_ticker() {
+  int64_t last_heartbeat = 0;
+  while (!stopping_.load()) {
+    {
+      std::unique_lock<std::mutex> lk(tick_mu_);
+      tick_cv_.wait_for(lk, std::chrono::milliseconds(options_.tick_ms), [this] { return stopping_.load(); });
+    }
+    if (stopping_.load()) break;
+    const int64_t now = steady_ms();
+    std::vector<MembershipEvent> events;
+    bool lonely = false;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      events = membership_->tick(now);
+      lonely = !joined_ || (membership_->peers(MemberState::alive).empty() &&
+                            membership_->peers(MemberState::suspect).empty());
+    }
+    apply(events);
+    if (now - last_heartbeat >= options_.cluster.timeouts.heartbeat_ms) {
+      last_heartbeat = now;
+      send_heartbeats();
+      if (lonely) send_joins();
+    }
+    pending_.expire(epoch_ms());
+  }
+}
+
+void ClusterNode::send_heartbeats() {
+  msg::Heartbeat hb;
+  std::vector<std::string> targets;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    hb.sender = membership_->self();
+    hb.members = membership_->gossip();
+    // Down members too: a link that comes back up brings them back.
+    for (const auto& m : membership_->members())
+      if (m.info.name != self_.name && connected_.count(m.info.name)) targets.push_back(m.info.name);
+  }
+  const std::string payload = msg::encode(hb);
+  for (const auto& t : targets) (void)send(t, envelope_to(t, msg::Heartbeat::kType, msg::Heartbeat::kVersion, payload));
+}
+
+void ClusterNode::send_joins() {
+  msg::JoinRequest join;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    join.node = membership_->self();
+  }
+  const std::string payload = msg::encode(join);
+  for (const auto& seed : options_.cluster.seeds) {
+    if (seed.address == join.node.endpoint || seed.address == self_.advertise) continue;
+    const std::string peer = seed_peer(seed.address);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!seeds_connected_.count(peer)) {
+        if (Status s = gateway_.connect(peer, seed.address, options_.cluster.seed_key(seed)); !s.ok()) {
+          log("cannot connect to seed " + seed.address + ": " + s.error().message);
+          continue;
+        }
+        seeds_connected_.insert(peer);
+      }
+    }
+    (void)send(peer, envelope_to(peer, msg::JoinRequest::kType, msg::JoinRequest::kVersion, payload));
+  }
+}
+
+void ClusterNode::log(const std::string& line) const {
+  std::string full = "node '" + options_.name + "': " + line;
+  if (options_.log) options_.log(full);
+  else std::fprintf(stderr, "%s\n", full.c_str());
+}
+
+}  // namespace kaisha::cluster

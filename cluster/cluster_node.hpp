@@ -1,0 +1,166 @@
+// ClusterNode: one node of a company spread over several machines. It owns
+// the node's gateway (transport::Gateway), its membership table, the
+// requests it has sent and not yet seen answered, and the employees other
+// nodes asked it to host.
+//
+// Membership. At start the node connects to its seeds and sends each a
+// JoinRequest (announcing its endpoint, key, capabilities and incarnation)
+// until some node answers. Every heartbeat_ms it sends a Heartbeat carrying
+// its whole membership view to every other member, so nodes learn of each
+// other through any one of them. The failure detector (membership.hpp) runs
+// every tick_ms: a silent member becomes suspect, then down. A restarted node
+// joins again under its name with a higher incarnation.
+//
+// Requests. request() sends an envelope and guarantees exactly one answer:
+// the reply, a "timeout" at the deadline, "node_down" as soon as the target
+// is declared down (or is seen restarted), or the send failure. Nothing ever
+// waits on a dead peer.
+//
+// Hosting. spawn_agent / stop_agent / ask_request envelopes are served by an
+// actor of the node's own actor system: hosted employees make their model
+// calls through this node's model client (its own providers, e.g. its Ollama).
+//
+// Threads: the gateway's I/O thread delivers envelopes, a ticker thread sends
+// heartbeats and runs the detector. Callbacks (listeners, handlers, request
+// callbacks) run on those threads and must hand work on quickly. Every public
+// method is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/cluster/cluster_config.hpp"
+#include "runtime/cluster/membership.hpp"
+#include "runtime/cluster/pending_requests.hpp"
+#include "runtime/company/chat_backend.hpp"
+#include "runtime/config/config.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/messages/envelope.hpp"
+#include "transport/gateway.hpp"
+
+namespace caf { class actor_system; class actor_system_config; class actor; }
+
+namespace kaisha::cluster {
+
+struct NodeOptions {
+  ClusterConfig cluster;
+  std::string name;  // an entry of cluster.nodes
+  int64_t tick_ms = 50;
+  int64_t incarnation = 0;  // 0 = the start time in ms, which grows across restarts
+  // Hosted employees' model calls; null = this node hosts no employees.
+  std::shared_ptr<company::ChatBackend> backend;
+  config::Config company;  // employee settings (max_output_tokens, temperature, retry)
+  std::function<void(const std::string&)> log;  // stderr when unset
+};
+
+class ClusterNode {
+ public:
+  using Listener = std::function<void(const MembershipEvent&)>;
+  using Handler = std::function<void(const msg::Envelope&)>;
+
+  // Loads the node's key, binds its gateway, starts hosting, joins via seeds.
+  static Result<std::unique_ptr<ClusterNode>> start(NodeOptions options);
+  ~ClusterNode();  // stop()s
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // Leaves: stops heartbeats, hosted employees and the gateway. Idempotent.
+  void stop();
+
+  const std::string& name() const { return options_.name; }
+  const std::string& endpoint() const { return endpoint_; }
+  const NodeOptions& options() const { return options_; }
+  int64_t incarnation() const { return incarnation_; }
+
+  // Called for every membership change (joined, restarted, suspected,
+  // recovered, down) after the node has failed its pending requests.
+  void add_listener(Listener listener);
+  // Serves envelopes of `type` addressed to this node (submit_task, ...).
+  void handle(const std::string& type, Handler handler);
+
+  std::vector<Member> members() const;
+  std::optional<Member> member(const std::string& name) const;
+
+  // A fresh envelope id, unique across nodes and restarts.
+  std::string next_id();
+
+  // One-way send to a member (or a client this node was connected to).
+  Status send(const std::string& node, const msg::Envelope& envelope);
+  // A request: `done` is called exactly once (see above). `deadline_ms` is
+  // unix epoch ms; 0 = none (node_down still ends it).
+  void request(const std::string& node, msg::Envelope envelope, int64_t deadline_ms, PendingRequests::Callback done);
+
+  // Opens (or reopens) a connection to a client that is not a member, e.g.
+  // `kaisha submit`, so replies can reach it.
+  Status connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key);
+
+  // {node, endpoint, incarnation, members: [{name, state, endpoint, incarnation,
+  // models, tags, resource_units, ceo}], gateway: {counters}}.
+  json status() const;
+  // Adds `extra()`'s keys (e.g. agents and resource use on the CEO node) to
+  // the status this node sends to `kaisha cluster status`.
+  void set_status_extra(std::function<json()> extra);
+  transport::GatewayCounters counters() const { return gateway_.counters(); }
+
+ private:
+  explicit ClusterNode(NodeOptions options);
+  Status start_impl();
+  void on_envelope(msg::Envelope env);
+  void on_send_failed(const transport::SendFailure& f);
+  void heard_from(const msg::NodeInfo& info, bool direct);
+  void apply(const std::vector<MembershipEvent>& events);
+  void ensure_connected(const msg::NodeInfo& info);
+  void run_ticker();
+  void send_heartbeats();
+  void send_joins();
+  void serve_status(const msg::Envelope& env);
+  void log(const std::string& line) const;
+  msg::Envelope envelope_to(const std::string& node, const std::string& type, uint32_t version, std::string payload);
+
+  NodeOptions options_;
+  NodeConfig self_;
+  int64_t incarnation_ = 0;
+  std::string endpoint_;
+  std::string secret_key_;
+  transport::Gateway gateway_;
+  PendingRequests pending_;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::unique_ptr<Membership> membership_;
+  std::map<std::string, std::string> connected_;  // member -> endpoint of our DEALER to it
+  std::set<std::string> seeds_connected_;
+  bool joined_ = false;
+  std::vector<Listener> listeners_;
+  std::map<std::string, Handler> handlers_;
+  std::function<json()> status_extra_;
+
+  std::atomic<uint64_t> seq_{0};
+  std::atomic<bool> stopping_{false};
+  std::mutex tick_mu_;
+  std::condition_variable tick_cv_;
+  std::thread ticker_;
+
+  // Hosting: the node's own actor system and the actor that runs employees.
+  std::unique_ptr<caf::actor_system_config> caf_config_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::unique_ptr<caf::actor> host_;
+  std::unique_ptr<caf::actor> model_client_;
+};
+
+// Milliseconds on the steady clock (failure detection) and the wall clock
+// (envelope deadlines).
+int64_t steady_ms();
+int64_t epoch_ms();
+
+}  // namespace kaisha::cluster

@@ -1,0 +1,134 @@
+#include "cluster/cluster_placer.hpp"
+
+#include "actors/atoms.hpp"
+#include "cluster/cluster_atoms.hpp"
+#include "cluster/remote_employee.hpp"
+
+namespace kaisha::cluster {
+
+std::shared_ptr<ClusterPlacer> ClusterPlacer::create(ClusterNode& node, PlacerOptions options) {
+  std::shared_ptr<ClusterPlacer> p(new ClusterPlacer(node, std::move(options)));
+  std::weak_ptr<ClusterPlacer> weak = p;
+  node.add_listener([weak](const MembershipEvent& e) {
+    if (auto self = weak.lock()) self->on_membership(e);
+  });
+  return p;
+}
+
+PlacementRequest ClusterPlacer::request_for(const msg::AgentSpec& spec) const {
+  PlacementRequest r;
+  r.agent = spec.name;
+  r.model = spec.base_model;
+  r.model_ref = spec.model_ref;
+  r.units = spec.costs.is_object() ? spec.costs.value("create_resource_cost", 0.0) : 0.0;
+  return r;
+}
+
+Result<std::string> ClusterPlacer::choose(const PlacementRequest& r) {
+  std::vector<PlacementCandidate> candidates;
+  for (const auto& m : node_.members()) {
+    resources_.set_capacity(m.info.name, m.info.capabilities.resource_units);
+    PlacementCandidate c;
+    c.node = m.info.name;
+    c.capabilities = m.info.capabilities;
+    c.free_units = resources_.free(m.info.name);
+    c.alive = m.state == MemberState::alive;
+    candidates.push_back(std::move(c));
+  }
+  return cluster::place(r, candidates);  // the free function, not the member
+}
+
+Status ClusterPlacer::check(const msg::AgentSpec& spec) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto n = choose(request_for(spec));
+  if (!n.ok()) return n.error();
+  return Status::Ok();
+}
+
+Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::AgentSpec& spec,
+                                        const actors::EmployeeDeps& local) {
+  std::string where;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    PlacementRequest r = request_for(spec);
+    auto n = choose(r);
+    if (!n.ok()) return n.error();
+    if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
+    where = *n;
+    agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr()};
+  }
+  emit("placed", spec.name, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
+  if (where == node_.name()) return actors::spawn_employee(sys, spec, local);
+  caf::actor proxy = spawn_remote_employee(sys, spec, where, shared_from_this());
+  std::lock_guard<std::mutex> g(mu_);
+  agents_[spec.name].proxy = proxy.address();
+  return proxy;
+}
+
+Result<std::string> ClusterPlacer::relocate(const msg::AgentSpec& spec, const std::string& lost_on) {
+  std::lock_guard<std::mutex> g(mu_);
+  resources_.release(spec.name);
+  PlacementRequest r = request_for(spec);
+  r.exclude = {lost_on};
+  auto n = choose(r);
+  if (!n.ok()) return n.error();
+  if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
+  auto& e = agents_[spec.name];
+  e.node = *n;
+  e.state = "hired";
+  return *n;
+}
+
+void ClusterPlacer::release(const std::string& agent) {
+  std::lock_guard<std::mutex> g(mu_);
+  resources_.release(agent);
+  agents_.erase(agent);
+}
+
+void ClusterPlacer::on_membership(const MembershipEvent& e) {
+  if (e.kind != MembershipEvent::Kind::down && e.kind != MembershipEvent::Kind::restarted) return;
+  std::vector<std::pair<std::string, caf::actor_addr>> lost;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    resources_.release_node(e.node);
+    for (auto& [name, entry] : agents_) {
+      if (entry.node != e.node || entry.state == "lost") continue;
+      entry.state = "lost";
+      lost.emplace_back(name, entry.proxy);
+    }
+  }
+  for (auto& [name, addr] : lost) {
+    emit("node_down", name, "node " + e.node + " is down: agent " + name + " lost", json{{"agent", name}, {"node", e.node}});
+    if (auto proxy = caf::actor_cast<caf::actor>(addr)) caf::anon_send(proxy, lost_atom::value, e.node);
+  }
+}
+
+json ClusterPlacer::agents() const {
+  std::lock_guard<std::mutex> g(mu_);
+  json out = json::array();
+  for (const auto& [name, e] : agents_)
+    out.push_back({{"name", name}, {"node", e.node}, {"model", e.spec.base_model}, {"units", e.units}, {"state", e.state}});
+  return out;
+}
+
+json ClusterPlacer::resources() const {
+  std::lock_guard<std::mutex> g(mu_);
+  json out = json::object();
+  for (const auto& m : node_.members())
+    out[m.info.name] = {{"capacity", m.info.capabilities.resource_units}, {"used", resources_.used(m.info.name)},
+                        {"agents", resources_.agents_on(m.info.name)}};
+  return out;
+}
+
+void ClusterPlacer::emit(const std::string& kind, const std::string& agent, const std::string& text, json data) {
+  if (!options_.progress || !options_.progress->listening()) return;
+  msg::ProgressEvent ev;
+  ev.agent = agent;
+  ev.kind = kind;
+  ev.text = text;
+  ev.data = std::move(data);
+  ev.at_ms = epoch_ms();
+  options_.progress->emit(ev);
+}
+
+}  // namespace kaisha::cluster

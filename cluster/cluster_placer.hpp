@@ -1,0 +1,79 @@
+// ClusterPlacer: the CEO node's EmployeePlacer and the registry of where
+// each employee runs. It places a new employee on a node that serves its
+// model and has its resource units free (placement.hpp), reserves the units
+// there (node_resources.hpp), and returns the employee itself when the
+// chosen node is this one, or a RemoteEmployee proxy otherwise.
+//
+// When a node goes down (or restarts), its employees are marked lost and
+// their units released; each proxy is told, and by policy (rehire, default
+// on) moves its employee to another node and retries an interrupted ask once.
+// The hire is not charged again: the expense ledger on the CEO node charged
+// it once, and the interrupted ask's reservation is settled once.
+//
+// Thread-safe: membership events arrive on the node's threads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/actor_addr.hpp>
+
+#include "actors/employee_placer.hpp"
+#include "cluster/cluster_node.hpp"
+#include "runtime/cluster/node_resources.hpp"
+#include "runtime/cluster/placement.hpp"
+#include "runtime/company/progress_sink.hpp"
+
+namespace kaisha::cluster {
+
+struct PlacerOptions {
+  bool rehire = true;                   // move lost employees and retry their interrupted ask once
+  int64_t ask_timeout_ms = 600000;      // deadline of one remote ask
+  std::shared_ptr<company::ProgressSink> progress;  // node_down / rehire events; may be null
+};
+
+class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_from_this<ClusterPlacer> {
+ public:
+  // Subscribes to `node`'s membership; `node` must outlive the placer.
+  static std::shared_ptr<ClusterPlacer> create(ClusterNode& node, PlacerOptions options);
+
+  Status check(const msg::AgentSpec& spec) override;
+  Result<caf::actor> place(caf::actor_system& sys, const msg::AgentSpec& spec, const actors::EmployeeDeps& local) override;
+
+  // A new node for `spec`, never `lost_on`; its units are reserved there.
+  Result<std::string> relocate(const msg::AgentSpec& spec, const std::string& lost_on);
+  // The employee was fired: its units are released.
+  void release(const std::string& agent);
+
+  // [{name, node, model, units, state}] and per node {used, capacity}.
+  json agents() const;
+  json resources() const;
+
+  ClusterNode& node() { return node_; }
+  const PlacerOptions& options() const { return options_; }
+  void emit(const std::string& kind, const std::string& agent, const std::string& text, json data);
+
+ private:
+  ClusterPlacer(ClusterNode& node, PlacerOptions options) : node_(node), options_(std::move(options)) {}
+  void on_membership(const MembershipEvent& e);
+  PlacementRequest request_for(const msg::AgentSpec& spec) const;
+  Result<std::string> choose(const PlacementRequest& r);  // mu_ held
+
+  struct Entry {
+    msg::AgentSpec spec;
+    std::string node;
+    double units = 0;
+    std::string state = "hired";  // hired | lost
+    caf::actor_addr proxy;        // invalid when the employee runs on this node
+  };
+
+  ClusterNode& node_;
+  PlacerOptions options_;
+  mutable std::mutex mu_;
+  NodeResources resources_;
+  std::map<std::string, Entry> agents_;
+};
+
+}  // namespace kaisha::cluster

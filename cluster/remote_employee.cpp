@@ -1,0 +1,171 @@
+#include "cluster/remote_employee.hpp"
+
+#include <map>
+
+#include "actors/atoms.hpp"
+#include "cluster/cluster_atoms.hpp"
+#include "cluster/cluster_placer.hpp"
+#include "runtime/messages/cluster_messages.hpp"
+#include "runtime/messages/codec.hpp"
+
+namespace kaisha::cluster {
+namespace {
+
+struct PendingAsk {
+  caf::typed_response_promise<msg::AskReply> promise;
+  msg::AskRequest ask;
+  bool retried = false;
+};
+
+struct RemoteState {
+  msg::AgentSpec spec;
+  std::string node;          // where the employee runs now
+  std::string lost_reason;   // set when it was lost and could not be moved
+  std::shared_ptr<ClusterPlacer> placer;
+  std::map<std::string, PendingAsk> asks;  // by request id
+  static inline const char* name = "remote_employee";
+};
+
+using Self = caf::stateful_actor<RemoteState>;
+
+msg::AskReply failed(const std::string& agent, const std::string& error) {
+  msg::AskReply r;
+  r.agent = agent;
+  r.ok = false;
+  r.error = error;
+  return r;
+}
+
+void spawn_on_node(Self* self) {
+  auto& st = self->state;
+  ClusterNode& node = st.placer->node();
+  msg::Envelope e = msg::wrap(msg::SpawnAgent{st.spec}, {node.name(), "CEO"}, {st.node, st.spec.name}, node.next_id());
+  if (Status s = node.send(st.node, e); !s.ok())
+    st.lost_reason = "cannot start agent '" + st.spec.name + "' on node '" + st.node + "': " + s.error().message;
+}
+
+void send_ask(Self* self, const std::string& id) {
+  auto& st = self->state;
+  auto it = st.asks.find(id);
+  if (it == st.asks.end()) return;
+  ClusterNode& node = st.placer->node();
+  msg::Envelope e = msg::wrap(it->second.ask, {node.name(), "CEO"}, {st.node, st.spec.name},
+                              id + (it->second.retried ? "-retry" : ""), "", it->second.ask.task_id);
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  const std::string target = st.node;
+  node.request(target, std::move(e), epoch_ms() + st.placer->options().ask_timeout_ms,
+               [me, id, target](Result<msg::Envelope> r) {
+                 RemoteOutcome o;
+                 o.request_id = id;
+                 o.node = target;
+                 o.ok = r.ok();
+                 if (r.ok()) o.reply = std::move(r).value();
+                 else o.error = r.error();
+                 caf::anon_send(me, outcome_atom::value, std::move(o));
+               });
+}
+
+// The employee's node is gone: move it if the policy says so.
+void relocate(Self* self, const std::string& lost_on) {
+  auto& st = self->state;
+  if (st.node != lost_on || !st.lost_reason.empty()) return;
+  if (!st.placer->options().rehire) {
+    st.lost_reason = "agent '" + st.spec.name + "' was lost with node '" + lost_on + "'";
+    return;
+  }
+  auto moved = st.placer->relocate(st.spec, lost_on);
+  if (!moved.ok()) {
+    st.lost_reason = "agent '" + st.spec.name + "' was lost with node '" + lost_on +
+                     "' and cannot be re-hired elsewhere: " + moved.error().message;
+    st.placer->emit("error", st.spec.name, st.lost_reason, json{{"agent", st.spec.name}, {"node", lost_on}});
+    return;
+  }
+  st.node = *moved;
+  spawn_on_node(self);
+  st.placer->emit("rehire", st.spec.name,
+                  st.spec.name + " re-hired on node " + st.node + " after node " + lost_on + " went down",
+                  json{{"agent", st.spec.name}, {"from", lost_on}, {"to", st.node}});
+}
+
+void finish(Self* self, const std::string& id, msg::AskReply reply) {
+  auto it = self->state.asks.find(id);
+  if (it == self->state.asks.end()) return;
+  it->second.promise.deliver(std::move(reply));
+  self->state.asks.erase(it);
+}
+
+void on_outcome(Self* self, RemoteOutcome& o) {
+  auto& st = self->state;
+  auto it = st.asks.find(o.request_id);
+  if (it == st.asks.end()) return;
+  if (o.ok) {
+    if (o.reply.type == msg::AskReply::kType) {
+      auto reply = msg::unwrap<msg::AskReply>(o.reply);
+      if (reply.ok()) return finish(self, o.request_id, std::move(*reply));
+      return finish(self, o.request_id, failed(st.spec.name, "bad reply from node '" + o.reply.from.node + "': " + reply.error().message));
+    }
+    if (o.reply.type == msg::RequestFailed::kType) {
+      auto f = msg::unwrap<msg::RequestFailed>(o.reply);
+      return finish(self, o.request_id, failed(st.spec.name, f.ok() ? f->code + ": " + f->message : f.error().message));
+    }
+    return finish(self, o.request_id, failed(st.spec.name, "unexpected '" + o.reply.type + "' from node '" + o.reply.from.node + "'"));
+  }
+  // The request's node is gone (node_down) or it restarted: move and retry once.
+  const bool lost = o.error.code == "node_down";
+  if (lost && st.placer->options().rehire && !it->second.retried) {
+    relocate(self, o.node);  // a no-op when a lost_atom moved it already
+    if (st.lost_reason.empty()) {
+      it->second.retried = true;
+      st.placer->emit("retry", st.spec.name, "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
+                      json{{"agent", st.spec.name}, {"node", st.node}});
+      return send_ask(self, o.request_id);
+    }
+    return finish(self, o.request_id, failed(st.spec.name, "node_down: " + st.lost_reason));
+  }
+  if (lost && st.lost_reason.empty() && !st.placer->options().rehire)
+    st.lost_reason = "agent '" + st.spec.name + "' was lost: " + o.error.message;
+  finish(self, o.request_id, failed(st.spec.name, o.error.code + ": " + o.error.message));
+}
+
+caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer) {
+  auto& st = self->state;
+  st.spec = std::move(spec);
+  st.node = std::move(node);
+  st.placer = std::move(placer);
+  spawn_on_node(self);
+  self->set_exit_handler([self](caf::exit_msg& m) {
+    auto& s = self->state;
+    for (auto& [id, a] : s.asks) a.promise.deliver(failed(s.spec.name, "agent '" + s.spec.name + "' was stopped"));
+    s.asks.clear();
+    ClusterNode& n = s.placer->node();
+    if (s.lost_reason.empty())
+      (void)n.send(s.node, msg::wrap(msg::StopAgent{s.spec.name}, {n.name(), "CEO"}, {s.node, s.spec.name}, n.next_id()));
+    s.placer->release(s.spec.name);
+    self->quit(m.reason);
+  });
+  return {
+      [=](actors::ask_atom, msg::AskRequest& ask) -> caf::result<msg::AskReply> {
+        auto& s = self->state;
+        auto promise = self->make_response_promise<msg::AskReply>();
+        if (!s.lost_reason.empty()) {
+          promise.deliver(failed(s.spec.name, "node_down: " + s.lost_reason));
+          return promise;
+        }
+        const std::string id = s.placer->node().next_id();
+        s.asks.emplace(id, PendingAsk{promise, std::move(ask), false});
+        send_ask(self, id);
+        return promise;
+      },
+      [=](outcome_atom, RemoteOutcome& o) { on_outcome(self, o); },
+      [=](lost_atom, const std::string& node) { relocate(self, node); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_remote_employee(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
+                                 std::shared_ptr<ClusterPlacer> placer) {
+  return sys.spawn(remote_employee, std::move(spec), std::move(node), std::move(placer));
+}
+
+}  // namespace kaisha::cluster
