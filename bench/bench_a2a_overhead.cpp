@@ -1,0 +1,160 @@
+// A2A SendMessage round trip on loopback: p50/p90/p99 latency with one
+// client and with 32 concurrent clients, and requests/s at 32, against a raw
+// baseline measured in the same run: the same HttpServer with a route that
+// answers a fixed JSON-RPC result of the same size without parsing anything.
+// The difference is what the A2A layer costs (JSON-RPC parsing and dispatch,
+// message reading, the company call, the Task's JSON).
+//
+// The company answers inside submit() (an in-process stand-in with no
+// model), so the figures are the protocol's, not an LLM's. Clients are one
+// HttpClient (curl_multi, keep-alive), closed loop: each of the N clients
+// sends its next request when its previous answer arrived.
+//
+// Usage: bench_a2a_overhead [requests per configuration, default 4000]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "protocols/a2a/a2a_server.hpp"
+#include "runtime/http/http_client.hpp"
+#include "tests/protocols/fake_company_service.hpp"
+
+using namespace kaisha;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Figures {
+  double p50_us = 0, p90_us = 0, p99_us = 0, rps = 0;
+  int errors = 0;
+};
+
+double pct(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+// Closed loop: `clients` requests in flight until `total` have completed.
+Figures run(http::HttpClient& http, const std::string& url, const std::string& body, int clients, int total) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<double> lat;
+  lat.reserve(static_cast<size_t>(total));
+  int started = 0, done = 0, errors = 0;
+  std::function<void()> send_one;
+  send_one = [&] {
+    const auto t0 = Clock::now();
+    http::HttpRequestSpec req;
+    req.url = url;
+    req.headers = {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}};
+    req.body = body;
+    http::HttpCallbacks cb;
+    cb.on_done = [&, t0](http::HttpResult r) {
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      bool more = false;
+      {
+        std::lock_guard lock(mu);
+        lat.push_back(us);
+        if (!r.ok() || r.body.find("\"result\"") == std::string::npos) ++errors;
+        ++done;
+        if (started < total) {
+          ++started;
+          more = true;
+        }
+      }
+      if (more) send_one();
+      else cv.notify_all();
+    };
+    http.submit(std::move(req), http::HttpOptions{}, std::move(cb));
+  };
+  const auto t0 = Clock::now();
+  {
+    std::lock_guard lock(mu);
+    started = std::min(clients, total);
+  }
+  for (int i = 0; i < std::min(clients, total); ++i) send_one();
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done == total; });
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  Figures f;
+  f.p50_us = pct(lat, 0.50);
+  f.p90_us = pct(lat, 0.90);
+  f.p99_us = pct(lat, 0.99);
+  f.rps = total / secs;
+  f.errors = errors;
+  return f;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int total = argc > 1 ? std::max(100, std::atoi(argv[1])) : 4000;
+
+  testing::FakeCompanyService company;
+  company.auto_answer = [](const std::string&) { return std::string("an answer of a few words"); };
+  protocols::HttpServerOptions so;
+  so.threads = 64;
+  protocols::HttpServer server(so);
+  auto service = a2a::mount_a2a(server, company);
+
+  // The baseline: a fixed JSON-RPC result as large as A2A's, no parsing.
+  json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({json{{"text", "Say hello"}}})}};
+  const json send{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}};
+  company::TaskInfo sample;
+  sample.id = "t1";
+  sample.input = "Say hello";
+  sample.state = company::TaskState::completed;
+  sample.answer = "an answer of a few words";
+  const std::string fixed =
+      jsonrpc::make_result(1, a2a::send_result(a2a::task_json(sample, "s-fake", a2a::WireVersion::v1_0),
+                                               a2a::WireVersion::v1_0))
+          .dump();
+  server.route("POST", "/raw", [fixed](const protocols::HttpRequest&, protocols::HttpResponse& res) {
+    res.status = 200;
+    res.body = fixed;
+  });
+  if (auto p = server.start(); !p.ok()) {
+    std::fprintf(stderr, "bench_a2a_overhead: %s\n", p.error().message.c_str());
+    return 1;
+  }
+  http::HttpClient http;
+  const std::string a2a_url = server.base_url() + "/a2a", raw_url = server.base_url() + "/raw";
+  const std::string body = send.dump();
+
+  std::printf("A2A SendMessage round trip on loopback, %d requests per row, load average %s\n", total,
+              load_average().c_str());
+  run(http, a2a_url, body, 32, 500);  // warm-up: connections, allocator
+  run(http, raw_url, body, 32, 500);
+  std::printf("%-22s %8s %8s %8s %10s %6s\n", "", "p50 us", "p90 us", "p99 us", "req/s", "errors");
+  Figures rows[4];
+  const char* names[4] = {"raw 1 client", "a2a 1 client", "raw 32 clients", "a2a 32 clients"};
+  rows[0] = run(http, raw_url, body, 1, total / 4);
+  rows[1] = run(http, a2a_url, body, 1, total / 4);
+  rows[2] = run(http, raw_url, body, 32, total);
+  rows[3] = run(http, a2a_url, body, 32, total);
+  for (int i = 0; i < 4; ++i)
+    std::printf("%-22s %8.0f %8.0f %8.0f %10.0f %6d\n", names[i], rows[i].p50_us, rows[i].p90_us, rows[i].p99_us,
+                rows[i].rps, rows[i].errors);
+  std::printf("A2A layer, 1 client: +%.0f us p50 over raw (%.2fx)\n", rows[1].p50_us - rows[0].p50_us,
+              rows[1].p50_us / std::max(1.0, rows[0].p50_us));
+  std::printf("A2A layer, 32 clients: %.0f req/s vs raw %.0f (%.2fx), p50 %.0f vs %.0f us\n", rows[3].rps, rows[2].rps,
+              rows[3].rps / std::max(1.0, rows[2].rps), rows[3].p50_us, rows[2].p50_us);
+  std::printf("load average after: %s\n", load_average().c_str());
+  server.stop();
+  return rows[1].errors + rows[3].errors ? 1 : 0;
+}

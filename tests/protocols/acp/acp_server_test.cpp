@@ -1,0 +1,101 @@
+// The ACP server over real HTTP on loopback, driven with libcurl.
+#include "protocols/acp/acp_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/http/fetch_blocking.hpp"
+#include "runtime/llm/sse_parser.hpp"
+#include "tests/protocols/fake_company_service.hpp"
+
+namespace kaisha::acp {
+namespace {
+
+using testing::FakeCompanyService;
+
+class AcpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    company.auto_answer = [](const std::string& in) { return "done: " + in; };
+    server = std::make_unique<protocols::HttpServer>(protocols::HttpServerOptions{});
+    service = mount_acp(*server, company);
+    ASSERT_TRUE(server->start().ok());
+  }
+
+  http::HttpResult call(const std::string& method, const std::string& path, const std::string& body = "") {
+    http::HttpRequestSpec req;
+    req.method = method;
+    req.url = server->base_url() + path;
+    if (!body.empty()) req.headers = {{"Content-Type", "application/json"}};
+    req.body = body;
+    http::HttpOptions o;
+    o.timeout_ms = 20000;
+    return http::fetch_blocking(req, o);
+  }
+
+  static std::string run_body(const std::string& mode) {
+    return json{{"agent_name", "kaisha"},
+                {"mode", mode},
+                {"input", {{{"role", "user"}, {"parts", {{{"content", "hi"}}}}}}}}
+        .dump();
+  }
+
+  FakeCompanyService company;
+  std::unique_ptr<protocols::HttpServer> server;
+  std::shared_ptr<AcpService> service;
+};
+
+TEST_F(AcpServerTest, PingAndAgents) {
+  auto ping = call("GET", "/ping");
+  EXPECT_EQ(ping.status, 200);
+  EXPECT_EQ(json::parse(ping.body), json::object());
+  auto agents = call("GET", "/agents?limit=5&offset=0");
+  EXPECT_EQ(json::parse(agents.body)["agents"][0]["name"], "kaisha");
+  auto one = call("GET", "/agents/kaisha");
+  EXPECT_EQ(json::parse(one.body)["output_content_types"][0], "text/plain");
+  auto none = call("GET", "/agents/ghost");
+  EXPECT_EQ(none.status, 404);
+  EXPECT_EQ(json::parse(none.body)["code"], "not_found");
+}
+
+TEST_F(AcpServerTest, SyncAsyncAndStreamRuns) {
+  auto sync = call("POST", "/runs", run_body("sync"));
+  ASSERT_EQ(sync.status, 200) << sync.body;
+  json run = json::parse(sync.body);
+  EXPECT_EQ(run["status"], "completed");
+  EXPECT_EQ(sync.header("run-id"), run["run_id"]);
+  EXPECT_EQ(run["output"][0]["parts"][0]["content"], "done: hi");
+
+  auto async = call("POST", "/runs", run_body("async"));
+  EXPECT_EQ(async.status, 202);
+  const std::string id = json::parse(async.body)["run_id"];
+  EXPECT_EQ(json::parse(call("GET", "/runs/" + id).body)["status"], "completed");
+  EXPECT_EQ(json::parse(call("GET", "/runs/" + id + "/events").body)["events"].back()["type"], "run.completed");
+
+  auto stream = call("POST", "/runs", run_body("stream"));
+  ASSERT_EQ(stream.status, 200);
+  EXPECT_EQ(stream.header("content-type").rfind("text/event-stream", 0), 0u);
+  EXPECT_FALSE(stream.header("run-id").empty());
+  std::vector<std::string> types;
+  llm::SseParser p;
+  p.feed(stream.body, [&](const llm::SseEvent& e) { types.push_back(json::parse(e.data)["type"]); });
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.front(), "run.created");
+  EXPECT_EQ(types.back(), "run.completed");
+}
+
+TEST_F(AcpServerTest, CancelResumeAndBadInput) {
+  const std::string id = json::parse(call("POST", "/runs", run_body("sync")).body)["run_id"];
+  auto cancel = call("POST", "/runs/" + id + "/cancel");
+  EXPECT_EQ(cancel.status, 403);
+  EXPECT_EQ(json::parse(cancel.body)["code"], "invalid_input");
+  auto resume = call("POST", "/runs/" + id, R"({"await_resume":{"type":"message","message":{"parts":[]}},"mode":"sync"})");
+  EXPECT_EQ(resume.status, 403);
+  EXPECT_EQ(call("GET", "/runs/not-a-run").status, 404);
+  auto bad = call("POST", "/runs", "{\"agent_name\": 5}");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(json::parse(bad.body)["message"].get<std::string>().find("agent_name"), std::string::npos);
+  EXPECT_EQ(call("POST", "/runs", "not json").status, 400);
+}
+
+}  // namespace
+}  // namespace kaisha::acp
