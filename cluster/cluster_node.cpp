@@ -334,13 +334,15 @@ void ClusterNode::apply(const std::vector<MembershipEvent>& events) {
   }
   for (const auto& e : events) {
     const std::string n = e.node;
+    log(std::string("member '") + n + "' " + to_string(e.kind) + " (incarnation " + std::to_string(e.incarnation) + ")");
+    // Listeners first, so that what ran there is marked lost before the
+    // requests to it fail and their callers react.
+    for (auto& l : listeners) l(e);
     if (e.kind == MembershipEvent::Kind::down)
       pending_.fail_node(n, "node '" + n + "' is down (no heartbeat for " +
                                 std::to_string(options_.cluster.timeouts.down_after_ms) + " ms)");
     if (e.kind == MembershipEvent::Kind::restarted)
       pending_.fail_node(n, "node '" + n + "' restarted; what it was doing is lost");
-    log(std::string("member '") + n + "' " + to_string(e.kind) + " (incarnation " + std::to_string(e.incarnation) + ")");
-    for (auto& l : listeners) l(e);
   }
 }
 

@@ -84,7 +84,8 @@ class ClusterNode {
   int64_t incarnation() const { return incarnation_; }
 
   // Called for every membership change (joined, restarted, suspected,
-  // recovered, down) after the node has failed its pending requests.
+  // recovered, down), before the node fails its pending requests to a node
+  // that is down or restarted.
   void add_listener(Listener listener);
   // Serves envelopes of `type` addressed to this node (submit_task, ...).
   void handle(const std::string& type, Handler handler);

@@ -123,7 +123,7 @@ void on_outcome(Self* self, RemoteOutcome& o) {
     return finish(self, o.request_id, failed(st.spec.name, "node_down: " + st.lost_reason));
   }
   if (lost && st.lost_reason.empty() && !st.placer->options().rehire)
-    st.lost_reason = "agent '" + st.spec.name + "' was lost: " + o.error.message;
+    st.lost_reason = "agent '" + st.spec.name + "' was lost with node '" + o.node + "': " + o.error.message;
   finish(self, o.request_id, failed(st.spec.name, o.error.code + ": " + o.error.message));
 }
 

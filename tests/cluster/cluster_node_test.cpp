@@ -1,0 +1,161 @@
+// Real nodes in one process over loopback tcp: joining through a seed,
+// heartbeats and the failure detector, restarts under the same name, and
+// requests that end with node_down when their node dies.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "cluster/cluster_node.hpp"
+#include "runtime/messages/cluster_messages.hpp"
+#include "runtime/messages/codec.hpp"
+#include "tests/cluster/cluster_test_support.hpp"
+
+namespace kaisha::cluster {
+namespace {
+
+using namespace testing;
+using namespace std::chrono_literals;
+
+struct Trio {
+  ClusterConfig config;
+  std::unique_ptr<ClusterNode> a, b, c;
+};
+
+Trio start_trio(const config::Config* company = nullptr) {
+  Trio t;
+  t.config = cluster_config({node_config("a"), node_config("b", {"llama3.2"}), node_config("c", {"llama3.2"})});
+  t.a = start_node(t.config, "a");
+  t.config.seeds.push_back(Seed{t.a->endpoint(), ""});
+  t.b = start_node(t.config, "b", company);
+  t.c = start_node(t.config, "c", company);
+  return t;
+}
+
+bool all_alive(const ClusterNode& n, size_t count) {
+  auto ms = n.members();
+  if (ms.size() != count) return false;
+  for (const auto& m : ms)
+    if (m.state != MemberState::alive) return false;
+  return true;
+}
+
+TEST(ClusterNode, NodesLearnTheWholeMembershipThroughOneSeed) {
+  Trio t = start_trio();
+  ASSERT_TRUE(t.a && t.b && t.c);
+  // b and c only know a; they learn of each other by gossip.
+  EXPECT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3) && all_alive(*t.c, 3); }))
+      << t.b->status().dump();
+  auto c_seen_by_b = t.b->member("c");
+  ASSERT_TRUE(c_seen_by_b);
+  EXPECT_EQ(c_seen_by_b->info.capabilities.models, std::vector<std::string>{"llama3.2"});
+  EXPECT_EQ(c_seen_by_b->info.endpoint, t.c->endpoint());
+}
+
+TEST(ClusterNode, SilentNodeIsSuspectedThenDownAndRejoinsAfterRestart) {
+  Trio t = start_trio();
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3); }));
+  std::mutex mu;
+  std::vector<std::string> seen;
+  t.a->add_listener([&](const MembershipEvent& e) {
+    std::lock_guard<std::mutex> g(mu);
+    seen.push_back(std::string(to_string(e.kind)) + ":" + e.node);
+  });
+  const int64_t old_incarnation = t.c->incarnation();
+  t.c->stop();  // silent from now on, like a crash
+  EXPECT_TRUE(eventually([&] { return state_of(*t.a, "c") == "down" && state_of(*t.b, "c") == "down"; }));
+  {
+    std::lock_guard<std::mutex> g(mu);
+    EXPECT_NE(std::find(seen.begin(), seen.end(), "suspected:c"), seen.end());
+    EXPECT_NE(std::find(seen.begin(), seen.end(), "down:c"), seen.end());
+  }
+  // Same name, new life, new port.
+  t.c = start_node(t.config, "c", nullptr, old_incarnation + 1);
+  ASSERT_TRUE(t.c);
+  EXPECT_TRUE(eventually([&] { return state_of(*t.a, "c") == "alive" && state_of(*t.b, "c") == "alive"; }));
+  EXPECT_EQ(t.a->member("c")->info.incarnation, old_incarnation + 1);
+  EXPECT_EQ(t.a->member("c")->info.endpoint, t.c->endpoint());
+  EXPECT_TRUE(eventually([&] { return all_alive(*t.c, 3); }));
+}
+
+TEST(ClusterNode, PendingRequestFailsWithNodeDownWhenItsNodeDies) {
+  auto mock = start_mock(/*slow_latency_ms=*/20000);
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
+  msg::AgentSpec spec;
+  spec.name = "Slowpoke";
+  spec.model_ref = "ollama:llama3.2";
+  spec.system_prompt = "You answer slowly.";
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  std::atomic<int> calls{0};
+  std::mutex mu;
+  Error error;
+  msg::AskRequest ask{"s", "t", "please be slow", 64};
+  t.a->request("b", msg::wrap(ask, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()), epoch_ms() + 60000,
+               [&](Result<msg::Envelope> r) {
+                 std::lock_guard<std::mutex> g(mu);
+                 ++calls;
+                 if (!r.ok()) error = r.error();
+               });
+  ASSERT_TRUE(eventually([&] { return mock->request_log().size() == 1; })) << "the employee never called the model";
+  t.b->stop();
+  EXPECT_TRUE(eventually([&] { return calls.load() == 1; }, 5s)) << "the request was not ended";
+  std::lock_guard<std::mutex> g(mu);
+  EXPECT_EQ(error.code, "node_down");
+  EXPECT_NE(error.message.find("node 'b' is down"), std::string::npos) << error.message;
+  // A request to a node already known down fails at once.
+  std::atomic<bool> refused{false};
+  t.a->request("b", msg::wrap(ask, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()), 0,
+               [&](Result<msg::Envelope> r) { refused = !r.ok() && r.error().code == "node_down"; });
+  EXPECT_TRUE(refused.load());
+}
+
+TEST(ClusterNode, AskToAnUnknownAgentIsAnsweredNotLeftToTimeOut) {
+  auto mock = start_mock();
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
+  std::atomic<bool> done{false};
+  std::string type, payload;
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "hi", 0}, {"a", "CEO"}, {"b", "Nobody"}, t.a->next_id()),
+               epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
+                 if (r.ok()) {
+                   type = r->type;
+                   auto f = msg::unwrap<msg::RequestFailed>(*r);
+                   if (f.ok()) payload = f->code + ": " + f->message;
+                 }
+                 done = true;
+               });
+  ASSERT_TRUE(eventually([&] { return done.load(); }));
+  EXPECT_EQ(type, "request_failed");
+  EXPECT_EQ(payload, "unknown_agent: agent 'Nobody' is not hosted on node 'b'");
+}
+
+TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
+  auto mock = start_mock(/*slow_latency_ms=*/20000);
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
+  msg::AgentSpec spec;
+  spec.name = "Slowpoke";
+  spec.model_ref = "ollama:llama3.2";
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  std::atomic<bool> done{false};
+  Error error;
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+               epoch_ms() + 300, [&](Result<msg::Envelope> r) {
+                 if (!r.ok()) error = r.error();
+                 done = true;
+               });
+  ASSERT_TRUE(eventually([&] { return done.load(); }));
+  EXPECT_EQ(error.code, "timeout");
+  EXPECT_NE(error.message.find("no answer from node 'b'"), std::string::npos);
+  EXPECT_EQ(state_of(*t.a, "b"), "alive");  // slow is not dead
+}
+
+}  // namespace
+}  // namespace kaisha::cluster

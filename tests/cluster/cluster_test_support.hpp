@@ -1,0 +1,120 @@
+// Helpers for the in-process cluster tests: real nodes (real gateways on
+// loopback tcp, real threads) with fast failure-detection timeouts, a
+// scripted mock LLM over real HTTP, and polling with a wall-clock cap so a
+// bug fails the test instead of hanging it.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "actors/llm_backend.hpp"
+#include "cluster/cluster_node.hpp"
+#include "runtime/config/config_loader.hpp"
+#include "runtime/mockllm/mock_llm_server.hpp"
+#include "runtime/mockllm/mock_script.hpp"
+
+namespace kaisha::cluster::testing {
+
+// Polls `pred` until it holds or `cap` passed; true if it held.
+inline bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds cap = std::chrono::seconds(10)) {
+  const auto until = std::chrono::steady_clock::now() + cap;
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+inline Timeouts fast_timeouts() {
+  Timeouts t;
+  t.heartbeat_ms = 50;
+  t.suspect_after_ms = 200;
+  t.down_after_ms = 400;
+  return t;
+}
+
+inline NodeConfig node_config(const std::string& name, std::vector<std::string> models = {}, double units = 100,
+                              bool ceo = false) {
+  NodeConfig n;
+  n.name = name;
+  n.bind = "tcp://127.0.0.1:0";
+  n.advertise = n.bind;
+  n.capabilities.models = std::move(models);
+  n.capabilities.resource_units = units;
+  n.capabilities.ceo = ceo;
+  return n;
+}
+
+// A plaintext loopback cluster whose first node is the seed.
+inline ClusterConfig cluster_config(std::vector<NodeConfig> nodes, const std::string& seed = {}) {
+  ClusterConfig c;
+  c.source = "<test>";
+  c.allow_plaintext = true;
+  c.timeouts = fast_timeouts();
+  c.nodes = std::move(nodes);
+  if (!seed.empty()) c.seeds.push_back(Seed{seed, ""});
+  return c;
+}
+
+// The mock LLM answering every chat "echo: <last user message>", after
+// `latency_ms` for prompts containing "slow".
+inline std::unique_ptr<mockllm::MockLlmServer> start_mock(int slow_latency_ms = 0) {
+  std::string script =
+      "rules:\n"
+      "  - name: slow\n"
+      "    match: { last_user: \"re:slow\" }\n"
+      "    reply: { text: \"echo: {{last_user}}\", latency_ms: " + std::to_string(slow_latency_ms) + " }\n"
+      "  - name: echo\n"
+      "    reply: { text: \"echo: {{last_user}}\" }\n";
+  auto parsed = mockllm::parse_mock_script(script, "<test mock>");
+  if (!parsed.ok()) {
+    ADD_FAILURE() << parsed.error().message;
+    return nullptr;
+  }
+  auto m = std::make_unique<mockllm::MockLlmServer>(std::move(parsed).value());
+  auto port = m->start("127.0.0.1", 0);
+  if (!port.ok()) ADD_FAILURE() << port.error().message;
+  return m;
+}
+
+inline config::Config company_config(int mock_port) {
+  const std::string yaml = "providers:\n  ollama: { base_url: http://127.0.0.1:" + std::to_string(mock_port) +
+                           ", timeout_ms: 20000 }\nretry: { max_attempts: 1 }\n";
+  auto c = config::parse_config(yaml, "<test company>");
+  if (!c.ok()) ADD_FAILURE() << c.error().message;
+  return c.ok() ? *c : config::default_config();
+}
+
+// Starts node `name` of `cluster`; with `company`, it hosts employees.
+inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, const std::string& name,
+                                               const config::Config* company = nullptr, int64_t incarnation = 0) {
+  NodeOptions o;
+  o.cluster = cluster;
+  o.name = name;
+  o.tick_ms = 20;
+  o.incarnation = incarnation;
+  o.log = [](const std::string&) {};
+  if (company) {
+    o.company = *company;
+    o.backend = actors::make_llm_backend(*company);
+  }
+  auto n = ClusterNode::start(std::move(o));
+  if (!n.ok()) {
+    ADD_FAILURE() << n.error().message;
+    return nullptr;
+  }
+  return std::move(n).value();
+}
+
+inline std::string state_of(const ClusterNode& viewer, const std::string& name) {
+  auto m = viewer.member(name);
+  return m ? to_string(m->state) : "unknown";
+}
+
+}  // namespace kaisha::cluster::testing
