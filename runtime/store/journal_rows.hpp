@@ -3,12 +3,26 @@
 // USD; resource amounts are percentage points.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "runtime/core/json.hpp"
 
 namespace kaisha::store {
+
+// The values the schema's CHECK constraints allow; JournalStore refuses any
+// other with an error naming the column (and tests compare these lists with
+// the schema).
+inline constexpr std::array<std::string_view, 11> kStepKinds = {
+    "llm_request", "llm_response", "tool_call", "tool_result", "hire", "fire",
+    "ask", "answer", "refusal", "error", "note"};
+inline constexpr std::array<std::string_view, 3> kTaskStatuses = {"running", "done", "failed"};
+inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired", "lost"};
+inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
+inline constexpr std::array<std::string_view, 7> kLedgerKinds = {
+    "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call"};
 
 struct SessionRow {
   std::string id;

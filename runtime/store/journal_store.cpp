@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <string_view>
+#include <vector>
 
 namespace kaisha::store {
 
@@ -110,6 +112,21 @@ CREATE TABLE agent_quality (
 CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq);
 )sql",
 };
+
+// The schema's CHECK (x IN (...)) constraints: SQLite evaluates one by
+// building a temporary table on every insert, which was half the cost of a
+// journal write. The writer connection therefore turns CHECK constraints off
+// and enforces the same lists (journal_rows.hpp) here, at the only door
+// writes come through.
+// Ok when `value` is one of `allowed`; otherwise an error naming the column.
+template <size_t N>
+Status check_in(const char* column, const std::string& value, const std::array<std::string_view, N>& allowed) {
+  for (auto a : allowed)
+    if (a == value) return Status::Ok();
+  std::string list;
+  for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  return Error{"store", "invalid " + std::string(column) + " '" + value + "' (expected one of: " + list + ")"};
+}
 
 json parse_json(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -241,6 +258,8 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path
   if (!db) return db.error();
   std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
   if (Status s = store->migrate(); !s) return s.error();
+  // See check_in(): the writer checks the enumerations itself.
+  if (Status s = store->db_->exec("PRAGMA ignore_check_constraints=ON"); !s) return s.error();
   return store;
 }
 
@@ -348,6 +367,7 @@ Status JournalStore::start_task(const std::string& session_id, const std::string
 }
 
 Status JournalStore::finish_task(const TaskOutcome& o) {
+  if (Status c = check_in("task status", o.status, kTaskStatuses); !c) return c;
   return in_txn([&]() -> Status {
     auto st = db_->prepare(
         "UPDATE tasks SET status=?2, final_answer=?3, error=?4, finished_at=?5, "
@@ -364,6 +384,7 @@ Status JournalStore::finish_task(const TaskOutcome& o) {
 }
 
 Result<int64_t> JournalStore::append_step(const StepRow& step) {
+  if (Status c = check_in("step kind", step.kind, kStepKinds); !c) return c.error();
   int64_t id = 0;
   Status s = in_txn([&]() -> Status {
     // seq = 1 + the task's last seq. Computed inside the write transaction,
@@ -408,6 +429,7 @@ Status JournalStore::record_hire(const AgentRow& a) {
 
 Status JournalStore::set_agent_state(const std::string& session_id, const std::string& name,
                                      const std::string& state, int64_t at) {
+  if (Status c = check_in("agent state", state, kAgentStates); !c) return c;
   return in_txn([&]() -> Status {
     auto st = db_->prepare(
         "UPDATE agents SET state=?3, fired_at=?4 WHERE session_id=?1 AND name=?2 AND state='hired'");
@@ -429,6 +451,8 @@ Status JournalStore::mark_agent_lost(const std::string& session_id, const std::s
 }
 
 Result<int64_t> JournalStore::record_ledger_entry(const LedgerEntryRow& e) {
+  if (Status c = check_in("ledger", e.ledger, kLedgers); !c) return c.error();
+  if (Status c = check_in("ledger entry kind", e.kind, kLedgerKinds); !c) return c.error();
   int64_t id = 0;
   Status s = in_txn([&]() -> Status {
     auto st = db_->prepare(

@@ -428,6 +428,54 @@ TEST_F(JournalStoreTest, NewerSchemaIsRefused) {
   EXPECT_THAT(j.error().message, HasSubstr("999"));
 }
 
+// The writer enforces the schema's CHECK (x IN (...)) lists itself (SQLite's
+// own check costs a temporary table per insert): the lists must stay equal.
+TEST_F(JournalStoreTest, EnforcedEnumerationsMatchTheSchema) {
+  const std::string path = file("k.db");
+  ASSERT_TRUE(open_or_die(path));
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db) << db.error().message;
+  // The IN list after "<column> ... CHECK (<column> IN (" in the table's SQL.
+  auto schema_list = [&](const std::string& table, const std::string& column) {
+    auto q = (*db)->prepare("SELECT sql FROM sqlite_master WHERE type='table' AND name=?1");
+    EXPECT_TRUE(q);
+    q->bind(1, table);
+    EXPECT_TRUE(q->step());
+    const std::string sql = q->column_text(0);
+    const std::string open = "CHECK (" + column + " IN (";
+    const size_t from = sql.find(open);
+    EXPECT_NE(from, std::string::npos) << sql;
+    const std::string body = sql.substr(from + open.size(), sql.find(')', from) - from - open.size());
+    std::vector<std::string> out;
+    for (size_t q1 = body.find('\''); q1 != std::string::npos; q1 = body.find('\'', body.find('\'', q1 + 1) + 1))
+      out.push_back(body.substr(q1 + 1, body.find('\'', q1 + 1) - q1 - 1));
+    return out;
+  };
+  auto list = [](const auto& arr) { return std::vector<std::string>(arr.begin(), arr.end()); };
+  EXPECT_EQ(schema_list("steps", "kind"), list(kStepKinds));
+  EXPECT_EQ(schema_list("tasks", "status"), list(kTaskStatuses));
+  EXPECT_EQ(schema_list("agents", "state"), list(kAgentStates));
+  EXPECT_EQ(schema_list("ledger_entries", "ledger"), list(kLedgers));
+  EXPECT_EQ(schema_list("ledger_entries", "kind"), list(kLedgerKinds));
+}
+
+TEST_F(JournalStoreTest, AValueOutsideAnEnumerationIsAClearError) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  StepRow bad;
+  bad.session_id = "s1";
+  bad.kind = "dance";
+  auto r = j->append_step(bad);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("invalid step kind 'dance'"));
+  EXPECT_THAT(r.error().message, HasSubstr("llm_request"));
+  LedgerEntryRow e;
+  e.session_id = "s1";
+  e.ledger = "gold";
+  e.kind = "hire";
+  EXPECT_THAT(j->record_ledger_entry(e).error().message, HasSubstr("invalid ledger 'gold'"));
+}
+
 TEST_F(JournalStoreTest, MakeIdIsPrefixedAndDistinct) {
   std::string a = JournalStore::make_id("s"), b = JournalStore::make_id("s");
   EXPECT_EQ(a.rfind("s-", 0), 0u);
