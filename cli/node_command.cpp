@@ -1,0 +1,104 @@
+// kaisha node --config cluster.yaml --name NAME: run one node of a cluster
+// until SIGINT/SIGTERM. The node marked `ceo: true` also runs the company
+// (CEO, ledgers, journal) and accepts `kaisha submit`; the others host the
+// employees placement sends them. The first stdout line says where the node
+// listens; membership changes and progress go to stderr.
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "actors/company_runtime.hpp"
+#include "actors/llm_backend.hpp"
+#include "cli/cli_config.hpp"
+#include "cli/command_registry.hpp"
+#include "cli/progress_printer.hpp"
+#include "cluster/cluster_node.hpp"
+#include "cluster/company_node.hpp"
+#include "runtime/cluster/cluster_config.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+struct NodeCommandOptions {
+  std::string config;
+  std::string name;
+  std::string db;
+  bool json = false;
+  bool quiet = false;
+};
+
+int run_node(const NodeCommandOptions& o) {
+  auto cluster = cluster::load_cluster_config(o.config);
+  if (!cluster.ok()) {
+    std::cerr << "kaisha node: " << cluster.error().message << "\n";
+    return 2;
+  }
+  auto self = cluster->node(o.name);
+  if (!self.ok()) {
+    std::cerr << "kaisha node: " << self.error().message << "\n";
+    return 2;
+  }
+  const bool ceo = self->capabilities.ceo;
+  CommonOptions co;
+  co.config_file = cluster->company_config;
+  co.db = o.db;
+  auto company = load_cli_config(co, /*needs_model=*/ceo);
+  if (!company.ok()) {
+    std::cerr << "kaisha node: " << company.error().message << "\n";
+    return 2;
+  }
+  // Only sigwait below receives the stop signals: every thread started from
+  // here on inherits the blocked mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  cluster::NodeOptions no;
+  no.cluster = *cluster;
+  no.name = o.name;
+  no.company = *company;
+  if (!ceo) no.backend = actors::make_llm_backend(*company);  // employees hosted here call models from here
+  const bool quiet = o.quiet;
+  no.log = [quiet](const std::string& line) {
+    if (!quiet) std::cerr << line << std::endl;
+  };
+  auto node = cluster::ClusterNode::start(no);
+  if (!node.ok()) {
+    std::cerr << "kaisha node: " << node.error().message << "\n";
+    return 2;
+  }
+  std::unique_ptr<cluster::CompanyNode> company_node;
+  if (ceo) {
+    actors::RuntimeOptions ro;
+    ro.config = *company;
+    ro.scheduler_threads = 2;
+    auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+    auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer);
+    if (!cn.ok()) {
+      std::cerr << "kaisha node: " << cn.error().message << "\n";
+      return 2;
+    }
+    company_node = std::move(cn).value();
+  }
+  std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "") << std::endl;
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  company_node.reset();
+  (*node)->stop();
+  return 0;
+}
+
+const bool registered = register_command("node", "run one node of a cluster (cluster.yaml)", [](CLI::App* cmd) {
+  auto o = std::make_shared<NodeCommandOptions>();
+  cmd->add_option("--config", o->config, "cluster file (cluster.yaml)")->required();
+  cmd->add_option("--name", o->name, "this node's entry under 'nodes'")->required();
+  cmd->add_option("--db", o->db, "SQLite store of the CEO node (default: the company config's)");
+  cmd->add_flag("--json", o->json, "progress as JSON lines on stdout");
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress or membership lines on stderr");
+  return [o] { return run_node(*o); };
+});
+
+}  // namespace
+}  // namespace kaisha::cli

@@ -1,0 +1,151 @@
+// kaisha submit --cluster HOST:PORT "TASK": run a task on a running cluster
+// (through its CEO node) and stream its progress like `kaisha run`: the
+// transcript on stderr (or JSON lines with --json), the answer on stdout.
+// kaisha cluster status --cluster HOST:PORT: the nodes, their state, agents
+// and resource use, as the node asked sees them.
+// With CURVE, --config cluster.yaml --key client.key give the client's key
+// (authorised in cluster.authorised_keys) and the nodes' public keys.
+#include <iostream>
+#include <memory>
+
+#include "cli/command_registry.hpp"
+#include "cli/progress_printer.hpp"
+#include "cluster/cluster_client.hpp"
+#include "runtime/cluster/cluster_config.hpp"
+#include "transport/curve_keys.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+struct ClientCommandOptions {
+  std::string cluster;  // host:port or tcp://host:port
+  std::string config;   // cluster.yaml, for keys
+  std::string key;      // client key file
+  std::string listen;   // where answers come back
+  std::string task;
+  int timeout_s = 0;
+  bool json = false;
+  bool quiet = false;
+};
+
+std::string with_scheme(const std::string& a) { return a.find("://") == std::string::npos ? "tcp://" + a : a; }
+
+Result<std::unique_ptr<cluster::ClusterClient>> open_client(const ClientCommandOptions& o) {
+  cluster::ClientOptions co;
+  co.address = with_scheme(o.cluster);
+  if (!o.key.empty()) {
+    if (o.config.empty()) return Error{"usage", "--key needs --config cluster.yaml (for the nodes' public keys)"};
+    auto c = cluster::load_cluster_config(o.config);
+    if (!c.ok()) return c.error();
+    auto keys = transport::load_curve_keys(o.key);
+    if (!keys.ok()) return keys.error();
+    co.secret_key = keys->secret_key;
+    co.public_key = keys->public_key;
+    co.authorised_keys = c->authorised_keys;
+    co.server_key = c->seed_key(cluster::Seed{co.address, ""});
+    if (co.server_key.empty())
+      return Error{"usage", o.config + ": no node advertises " + co.address + ", so its public key is unknown"};
+  }
+  if (!o.listen.empty()) co.bind = o.listen;
+  return cluster::ClusterClient::connect(co);
+}
+
+int submit(const ClientCommandOptions& o) {
+  auto client = open_client(o);
+  if (!client.ok()) {
+    std::cerr << "kaisha submit: " << client.error().message << "\n";
+    return 2;
+  }
+  ProgressPrinter printer(o.json, o.quiet);
+  json ledgers;
+  auto result = (*client)->submit(
+      o.task,
+      [&](const msg::ProgressEvent& e) {
+        if (e.kind == "ledgers") ledgers = e.data;
+        else printer.emit(e);
+      },
+      std::chrono::seconds(o.timeout_s > 0 ? o.timeout_s : 900));
+  if (!result.ok()) {
+    std::cerr << "kaisha submit: " << result.error().message << "\n";
+    return 1;
+  }
+  const msg::TaskResult& r = *result;
+  if (o.json) {
+    std::cout << json{{"event", "result"}, {"task", r.task_id}, {"ok", r.ok}, {"answer", r.answer},
+                      {"error", r.error}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
+                      {"expense", r.expense}, {"wall_ms", r.wall_ms}, {"metadata", r.metadata}}
+                     .dump()
+              << "\n";
+    if (!ledgers.is_null()) std::cout << json{{"event", "ledgers"}, {"budget", ledgers}}.dump() << "\n";
+  } else if (r.ok) {
+    std::cout << r.answer << "\n";
+    if (!o.quiet && !ledgers.is_null()) std::cerr << budget_line(ledgers) << "\n";
+  } else {
+    std::cerr << "kaisha submit: task failed: " << r.error << "\n";
+  }
+  std::cout << std::flush;
+  return r.ok ? 0 : 1;
+}
+
+int status(const ClientCommandOptions& o) {
+  auto client = open_client(o);
+  if (!client.ok()) {
+    std::cerr << "kaisha cluster status: " << client.error().message << "\n";
+    return 2;
+  }
+  auto st = (*client)->status(std::chrono::seconds(o.timeout_s > 0 ? o.timeout_s : 10));
+  if (!st.ok()) {
+    std::cerr << "kaisha cluster status: " << st.error().message << "\n";
+    return 1;
+  }
+  if (o.json) {
+    std::cout << st->dump() << std::endl;
+    return 0;
+  }
+  const json& s = *st;
+  std::cout << "as seen by node " << s.value("node", "?") << " (" << s.value("endpoint", "") << ")\n";
+  const json resources = s.value("resources", json::object());
+  for (const auto& m : s.value("members", json::array())) {
+    const std::string name = m.value("name", "");
+    std::cout << "  " << name << "  " << m.value("state", "") << "  " << m.value("endpoint", "")
+              << (m.value("ceo", false) ? "  CEO" : "");
+    if (resources.contains(name))
+      std::cout << "  units " << resources[name].value("used", 0.0) << "/" << resources[name].value("capacity", 0.0);
+    std::cout << "\n";
+    for (const auto& a : s.value("agents", json::array()))
+      if (a.value("node", "") == name)
+        std::cout << "      " << a.value("name", "") << " (" << a.value("model", "") << ", " << a.value("units", 0.0)
+                  << " units, " << a.value("state", "") << ")\n";
+  }
+  return 0;
+}
+
+void common(CLI::App* cmd, ClientCommandOptions& o) {
+  cmd->add_option("--cluster", o.cluster, "a node's address, HOST:PORT")->required();
+  cmd->add_option("--config", o.config, "cluster.yaml (needed with --key)");
+  cmd->add_option("--key", o.key, "this client's key file (CURVE clusters)");
+  cmd->add_option("--timeout", o.timeout_s, "seconds to wait for an answer");
+  cmd->add_option("--listen", o.listen,
+                  "where the cluster sends answers back, tcp://ADDRESS:0 (default tcp://127.0.0.1:0; "
+                  "set an address the node can reach when it runs on another host)");
+  cmd->add_flag("--json", o.json, "JSON lines on stdout");
+}
+
+const bool submit_registered = register_command("submit", "run a task on a running cluster", [](CLI::App* cmd) {
+  auto o = std::make_shared<ClientCommandOptions>();
+  common(cmd, *o);
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
+  cmd->add_option("task", o->task, "the task")->required();
+  return [o] { return submit(*o); };
+});
+
+const bool cluster_registered = register_command("cluster", "inspect a running cluster", [](CLI::App* cmd) {
+  auto o = std::make_shared<ClientCommandOptions>();
+  cmd->require_subcommand(1);
+  auto* st = cmd->add_subcommand("status", "list nodes, their agents and resource use");
+  common(st, *o);
+  return [o] { return status(*o); };
+});
+
+}  // namespace
+}  // namespace kaisha::cli
