@@ -17,6 +17,7 @@
 #include "runtime/prompt/prompt_optimizer.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -81,6 +82,7 @@ struct CompanyRuntime::Impl {
   caf::actor journal, model_client, ledger, ceo, judge, planner;
   std::string strategy;
   std::shared_ptr<const routing::Router> router;
+  std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool providers
   // One blocking handle per calling thread, kept for the runtime's life:
   // creating a scoped_actor per call costs more than the call itself.
   std::mutex running_mu;
@@ -224,6 +226,11 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
   for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
+  // Built-in and created tools (runtime/tools), under the two tool switches.
+  auto tool_setup = tools::make_tool_providers(c, deps.tool_specs);
+  if (!tool_setup.ok()) return tool_setup.error();
+  impl->tool_switches = tool_setup->switches;
+  for (auto& p : tool_setup->providers) deps.tool_providers.push_back(p);
   impl->ceo = spawn_ceo(sys, std::move(deps));
 
   // The effgen strategy: router, prompt optimizer, judge and planner.
@@ -337,6 +344,8 @@ Status CompanyRuntime::set_switch(const std::string& name, bool on) {
   bool known = false;
   self->request(impl_->ceo, caf::infinite, switch_atom::value, name, on)
       .receive([&](bool k) { known = k; }, [](caf::error&) {});
+  if (name == "tool_creation") impl_->tool_switches->tool_creation = on;
+  if (name == "tool_invocation") impl_->tool_switches->tool_invocation = on;
   if (!known)
     return Error{"switch", "unknown switch '" + name +
                                "' (agent_creation, local_agents, cloud_agents, tool_creation, "
