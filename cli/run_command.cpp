@@ -4,9 +4,11 @@
 #include <sstream>
 
 #include "actors/company_runtime.hpp"
+#include "actors/llm_backend.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
+#include "protocols/remote/remote_agent_backend.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
@@ -31,6 +33,9 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   if (!session.ok()) return session.error();
   actors::RuntimeOptions ro;
   ro.config = *c;
+  // Remote A2A/ACP agents (a2a:URL, acp:URL#agent model refs) are hired
+  // like models; everything else goes to the LLM providers.
+  ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
   ro.progress = printer;
   ro.session_id = *session;
   ro.strategy = o.strategy;

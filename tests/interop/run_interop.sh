@@ -19,10 +19,10 @@ fi
 bash "$here/ensure_npm.sh" || { echo "FAIL: npm ci in $here failed"; exit 1; }
 
 work=$(mktemp -d)
-pids=()
+# start() runs in a command substitution (a subshell), so the pids of what
+# it starts are kept in a file for cleanup to find.
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
+  [ -f "$work/pids" ] && while read -r p; do kill "$p" 2>/dev/null; done <"$work/pids"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -32,11 +32,12 @@ trap cleanup EXIT
 start() {
   local name=$1 pattern=$2; shift 2
   "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=($!)
+  local pid=$!
+  echo "$pid" >>"$work/pids"
   for _ in $(seq 1 200); do
     local line
     line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
-    kill -0 "${pids[-1]}" 2>/dev/null || break
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
   done
   echo "FAIL: $name did not start:" >&2; cat "$work/$name.out" "$work/$name.err" >&2

@@ -111,9 +111,12 @@ class FakeCompanyService : public company::CompanyService {
   std::string session_id() const override { return "s-fake"; }
 
   // ---- test controls ----
+  // start/complete/fail do nothing to a task that has already ended (e.g.
+  // canceled before its worker got to it), as in the real company.
   void start(const std::string& id, const std::string& thought) {
     {
       std::lock_guard lock(mu_);
+      if (company::is_final(tasks_[id].info.state)) return;
       tasks_[id].info.state = company::TaskState::working;
     }
     emit(id, "thinking", thought);
@@ -158,6 +161,7 @@ class FakeCompanyService : public company::CompanyService {
     {
       std::lock_guard lock(mu_);
       auto& t = tasks_[id].info;
+      if (company::is_final(t.state)) return;
       t.state = state;
       t.answer = answer;
       t.error = error;
