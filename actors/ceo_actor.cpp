@@ -52,6 +52,7 @@ struct CeoState {
 };
 
 using Self = caf::stateful_actor<CeoState>;
+using recall_atom = caf::atom_constant<caf::atom("recall")>;
 
 constexpr const char* kCeo = "CEO";
 constexpr int64_t kCeoMaxOutputTokens = 4096;
@@ -169,6 +170,23 @@ void sync_providers(Self* self) {
       if (!now.count(gone)) st.tools.remove(gone);
     st.provider_tools[origin] = std::move(now);
   }
+}
+
+// Retrieved memories go into the context as a user message, into the
+// journal and into the transcript ("Memories: [...]"); a retrieval error is
+// reported and the turn goes on without memories.
+void inject_memories(Self* self, const json& r) {
+  auto& st = self->state;
+  if (r.contains("error")) {
+    step(self, "error", json{{"error", r["error"]}, {"call", "memory_retrieval"}});
+    emit(self, "error", "memory retrieval failed: " + r["error"].get<std::string>());
+    return;
+  }
+  const json memories = r.value("memories", json::array());
+  if (memories.empty()) return;
+  st.conversation->add_user(r.value("injection", ""));
+  step(self, "note", json{{"memories", memories}});
+  emit(self, "memories", r.value("transcript", ""), json{{"memories", memories}});
 }
 
 void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
@@ -589,8 +607,22 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         s.task = std::move(t);
         s.conversation->add_user(req.input);
         emit(self, "task", req.input);
-        call_model(self);
+        if (!s.deps.recall || !s.switches.memory) {
+          call_model(self);
+          return promise;
+        }
+        // Memories first: retrieval may wait for an embedding model, so its
+        // answer comes back as a message.
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        const std::string tid = req.task_id;
+        s.deps.recall(req.input, [me, tid](json r) { caf::anon_send(me, recall_atom::value, tid, std::move(r)); });
         return promise;
+      },
+      [=](recall_atom, const std::string& tid, json& r) {
+        auto& s = self->state;
+        if (!s.task || s.task->id != tid) return;
+        inject_memories(self, r);
+        call_model(self);
       },
       [=](tool_atom, const std::string& name, const std::string& arguments) -> caf::result<json> {
         // One CEO tool called directly (protocol adapters, benchmarks, ops):

@@ -14,6 +14,7 @@
 // the model in the order it asked for them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,11 @@ struct CeoDeps {
   std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
   // Where employees run; null = in this process (see employee_placer.hpp).
   std::shared_ptr<EmployeePlacer> placer;
+  // Memory retrieval before each user turn (hashiru.md §2.8), used when set
+  // and the `memory` switch is on. Called with the user's message; `done`
+  // gets {"injection", "transcript", "memories": [...]} (no memories: nothing
+  // is injected) or {"error": ...}, once, from any thread.
+  std::function<void(const std::string& message, std::function<void(json)> done)> recall;
 };
 
 caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps);

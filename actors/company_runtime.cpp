@@ -14,6 +14,11 @@
 #include "actors/model_client_actor.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/economy/cost_table.hpp"
+#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/memory/memory_injection.hpp"
+#include "runtime/memory/memory_service.hpp"
+#include "runtime/memory/memory_tool_provider.hpp"
+#include "runtime/memory/provider_embedder.hpp"
 #include "runtime/prompt/prompt_optimizer.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -66,6 +71,33 @@ Result<routing::RoutingConfig> load_routing_config(const config::Config& c) {
   }
 }
 
+// The conversation texts the memory query is built from: the session's
+// recent user messages and answers (seeded from the journal on resume).
+struct RecallContext {
+  std::mutex mu;
+  std::vector<std::string> recent;
+  void push(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu);
+    recent.push_back(text);
+    if (recent.size() > 16) recent.erase(recent.begin());
+  }
+};
+
+// The memory function (runtime/memory): the built-in embedder unless an
+// embedding model is configured, whose provider is checked now.
+Result<std::shared_ptr<memory::MemoryService>> start_memory(const config::Config& c) {
+  std::shared_ptr<memory::Embedder> embedder;
+  if (c.memory.embedding_model.empty()) {
+    embedder = std::make_shared<memory::HashedNgramEmbedder>(c.memory.embedding_dims);
+  } else {
+    auto client = std::make_shared<provider::LlmClient>(c);
+    if (Status s = client->check_model(c.memory.embedding_model); !s.ok())
+      return Error{"config", "memory.embedding_model '" + c.memory.embedding_model + "': " + s.error().message};
+    embedder = std::make_shared<memory::ProviderEmbedder>(client, c.memory.embedding_model);
+  }
+  return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder));
+}
+
 msg::AgentSpec spec_from_row(const store::AgentRow& a) {
   return msg::AgentSpec{a.name, a.base_model, a.model_ref, a.type, a.system_prompt, a.description, a.costs};
 }
@@ -82,6 +114,8 @@ struct CompanyRuntime::Impl {
   caf::actor journal, model_client, ledger, ceo, judge, planner;
   std::string strategy;
   std::shared_ptr<const routing::Router> router;
+  std::shared_ptr<memory::MemoryService> memory_service;
+  std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool providers
   // One blocking handle per calling thread, kept for the runtime's life:
   // creating a scoped_actor per call costs more than the call itself.
@@ -162,6 +196,12 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (!agents.ok()) return agents.error();
     for (const auto& a : *agents) restored.push_back(spec_from_row(a));
     impl->session_id = o.session_id;
+    auto tasks = impl->store->tasks(o.session_id);
+    if (!tasks.ok()) return tasks.error();
+    if (!tasks->empty()) {
+      impl->recall_context->push(tasks->back().input);
+      if (!tasks->back().final_answer.empty()) impl->recall_context->push(tasks->back().final_answer);
+    }
   } else {
     store::SessionRow row;
     row.id = store::JournalStore::make_id("s");
@@ -231,6 +271,35 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (!tool_setup.ok()) return tool_setup.error();
   impl->tool_switches = tool_setup->switches;
   for (auto& p : tool_setup->providers) deps.tool_providers.push_back(p);
+  {
+    auto mem = start_memory(c);
+    if (!mem.ok()) return mem.error();
+    impl->memory_service = std::move(mem).value();
+    auto tool = memory::MemoryToolProvider::create(impl->memory_service);
+    if (!tool.ok()) return tool.error();
+    deps.tool_providers.push_back(std::move(tool).value());
+    if (c.memory.auto_retrieve) {
+      // Weak: the service must not be destroyed on an actor's thread.
+      std::weak_ptr<memory::MemoryService> weak = impl->memory_service;
+      std::shared_ptr<RecallContext> context = impl->recall_context;
+      const int context_messages = c.memory.context_messages;
+      deps.recall = [weak, context, context_messages](const std::string& message, std::function<void(json)> done) {
+        auto service = weak.lock();
+        if (!service) return done(json{{"memories", json::array()}});
+        std::vector<std::string> recent;
+        {
+          std::lock_guard<std::mutex> lock(context->mu);
+          recent = context->recent;
+        }
+        const memory::MemoryTexts* texts = &service->texts();
+        service->retrieve(memory::retrieval_query(recent, message, context_messages),
+                          [done, texts](Result<std::vector<memory::RetrievedMemory>> r) {
+                            if (!r.ok()) return done(json{{"error", r.error().message}});
+                            done(memory::injection_payload(*r, *texts));
+                          });
+      };
+    }
+  }
   impl->ceo = spawn_ceo(sys, std::move(deps));
 
   // The effgen strategy: router, prompt optimizer, judge and planner.
@@ -301,6 +370,14 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task.clear();
+  }
+  // The conversation so far, for the next turn's memory query and effGen's
+  // short-term tier (consolidated in the background).
+  d.recall_context->push(input);
+  if (!out.answer.empty()) d.recall_context->push(out.answer);
+  if (d.memory_service) {
+    d.memory_service->observe(memory::StmRole::user, input, d.session_id);
+    if (!out.answer.empty()) d.memory_service->observe(memory::StmRole::assistant, out.answer, d.session_id);
   }
   // Wait for the journal to drain what the task wrote.
   self->request(d.journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))

@@ -55,6 +55,7 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
       << d.value("output_tokens", 0) << " out tokens, $" << num(d.value("expense", json(0))) << ", "
       << d.value("latency_ms", 0) << " ms) | " << budget_line(d.value("budget", json())) << "\n";
   else if (e.kind == "refusal") o << "  ✗ refused: " << e.text << "\n";
+  else if (e.kind == "memories") o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n";
   else if (e.kind == "retry") o << "  ↻ " << e.text << "\n";
   else if (e.kind == "usage")
     o << "  · " << e.text << ", $" << num(d.value("expense", json(0))) << " | "
