@@ -47,6 +47,7 @@ struct Job {
 
 struct PlanTask {
   std::string id;
+  bool canceled = false;  // stopped on request
   std::string input;
   caf::typed_response_promise<msg::TaskResult> promise;
   int64_t started_ms = 0;
@@ -98,10 +99,14 @@ ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages) {
 
 bool current(Self* self, const std::string& tid) { return self->state.task && self->state.task->id == tid; }
 
+// Whether anybody watches progress: the per-subtask paths skip building
+// their events (text and JSON) otherwise.
+bool listening(Self* self) { return self->state.deps.progress && self->state.deps.progress->listening(); }
+
 void emit(Self* self, const std::string& kind, const std::string& text, json data = json::object(),
           const std::string& agent = kPlanner) {
   auto& st = self->state;
-  if (!st.deps.progress) return;
+  if (!listening(self)) return;
   msg::ProgressEvent e;
   e.session_id = st.deps.session_id;
   e.task_id = st.task ? st.task->id : "";
@@ -136,7 +141,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   for (auto& w : t.workers) {
     self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
         .then([self, name = w.name](LedgerReply& r) {
-          emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
+          if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
         });
     self->send_exit(w.actor, caf::exit_reason::user_shutdown);
     journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
@@ -167,14 +172,15 @@ void finish(Self* self, bool ok, const std::string& text) {
   r.expense = t.expense;
   r.wall_ms = wall;
   r.metadata = m;
+  r.canceled = t.canceled;
   journal_step(st.deps.journal, {st.deps.session_id, t.id, kPlanner, "note", json{{"metadata", m}}});
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
-  if (st.deps.progress) {
+  if (listening(self)) {
     msg::ProgressEvent e;
     e.session_id = st.deps.session_id;
     e.task_id = t.id;
     e.agent = kPlanner;
-    e.kind = ok ? "final" : "error";
+    e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
     e.text = text;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
                   {"wall_ms", r.wall_ms}, {"metadata", m}};
@@ -202,7 +208,12 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
   spec.description = "effgen worker";
   self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
       .then([=](LedgerReply& r) {
-        if (!current(self, tid)) return;
+        if (!current(self, tid)) {
+          // The task ended (canceled, failed) while the hire was charged:
+          // give the worker's resource units back.
+          if (r.ok) self->send(self->state.deps.ledger, fire_atom::value, self->state.deps.worker_cost, spec.name, tid);
+          return;
+        }
         auto& s = self->state;
         if (!r.ok) {
           step(self, "refusal", json{{"hire", spec.name}, {"error", r.error}});
@@ -219,8 +230,9 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
         d.call_timeout = model_call_timeout(s.deps.config);
         s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
         journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
-        emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
-             json{{"agent", spec.name}, {"budget", r.budget}});
+        if (listening(self))
+          emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+               json{{"agent", spec.name}, {"budget", r.budget}});
         hire_workers(self, n, then);
       });
 }
@@ -323,8 +335,9 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   ask.agent = job.worker;
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
   ask.est_input_tokens = llm::estimate_tokens(st.worker_system) + llm::estimate_tokens(prompt) + 8;
-  emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + prompt.substr(0, 200),
-       json{{"agent", job.worker}, {"job", job_id}});
+  if (listening(self))
+    emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + prompt.substr(0, 200),
+         json{{"agent", job.worker}, {"job", job_id}});
   charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;
@@ -337,13 +350,16 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
       return finish_job(self, job_id, false, r.error);
     }
     account(self, r.reply.usage, r.expense);
-    step(self, "answer", json{{"agent", j.worker}, {"job", job_id}, {"text", r.reply.output}},
+    // Which subtask the answer belongs to, and what it cost; its text is in
+    // the worker's llm_response step just before, not repeated here.
+    step(self, "answer", json{{"agent", j.worker}, {"job", job_id}, {"chars", r.reply.output.size()}},
          r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
-    emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
-         json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
-              {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
-              {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
-         j.worker);
+    if (listening(self))
+      emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
+           json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
+                {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
+                {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+           j.worker);
     if (j.audit) return on_audit_step(self, job_id, j.audit->on_claim(r.reply.output));
     finish_job(self, job_id, true, r.reply.output);
   });
@@ -419,15 +435,16 @@ void pump(Self* self) {
                                                    {"expected_output", a.expected_output},
                                                    {"context", context}});
     const std::string instruction = a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
-    emit(self, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
-         json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
+    if (listening(self))
+      emit(self, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+           json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     const std::string id = a.id;
     start_job(self, id, instruction, prompt.ok() ? *prompt : instruction, [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       auto& sch = *self->state.task->scheduler;
       if (ok) {
         (void)sch.complete(id, text);
-        emit(self, "subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
+        if (listening(self)) emit(self, "subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
       } else {
         auto again = sch.fail(id, text);
         emit(self, "subtask", id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
@@ -581,6 +598,15 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   st.worker_task = planning::PromptTemplate::from_text(st.deps.worker_task, "prompts/effgen/worker_task.md");
   st.synthesis = planning::PromptTemplate::from_text(st.deps.synthesis, "prompts/effgen/synthesize.md");
   return {
+      [=](cancel_atom, const std::string& tid, const std::string& why) {
+        // Workers are fired by finish(); their late results find no task.
+        auto& s = self->state;
+        if (!s.task || s.task->id != tid) return false;
+        s.task->canceled = true;
+        step(self, "note", json{{"canceled", why}});
+        finish(self, false, why);
+        return true;
+      },
       [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
         auto& s = self->state;
         auto promise = self->make_response_promise<msg::TaskResult>();
