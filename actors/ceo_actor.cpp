@@ -32,6 +32,7 @@ struct CurrentTask {
   double expense = 0;  // USD: this task's model calls and hires
   std::string input;
   std::unique_ptr<planning::AuditLoop> audit;  // when the judge audits final answers
+  bool canceled = false;
 };
 
 struct CeoState {
@@ -108,13 +109,14 @@ void finish(Self* self, bool ok, const std::string& text) {
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
   r.wall_ms = now_ms() - t.started_ms;
+  r.canceled = t.canceled;
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   msg::ProgressEvent e;
   if (st.deps.progress) {
     e.session_id = st.deps.session_id;
     e.task_id = t.id;
     e.agent = kCeo;
-    e.kind = ok ? "final" : "error";
+    e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
     e.text = text;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
                   {"expense", r.expense}, {"wall_ms", r.wall_ms}};
@@ -636,6 +638,16 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
           promise.deliver(std::move(j));
         });
         return promise;
+      },
+      [=](cancel_atom, const std::string& tid, const std::string& why) {
+        // In-flight calls are abandoned: their results find no task and are
+        // dropped, while the ledger still settles what they cost.
+        auto& s = self->state;
+        if (!s.task || s.task->id != tid) return false;
+        s.task->canceled = true;
+        step(self, "note", json{{"canceled", why}});
+        finish(self, false, why);
+        return true;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
         auto& calls = self->state.external_calls;

@@ -121,6 +121,7 @@ struct CompanyRuntime::Impl {
   // creating a scoped_actor per call costs more than the call itself.
   std::mutex running_mu;
   std::string running_task;  // the task run_task is waiting on, "" when idle
+  caf::actor running_target;  // the CEO or the planner, whichever runs it
   std::mutex callers_mu;
   std::unordered_map<std::thread::id, std::unique_ptr<caf::scoped_actor>> callers;
 
@@ -342,8 +343,27 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
 }
 
 msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
+  return run_task(input, store::JournalStore::make_id("t"));
+}
+
+bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why) {
   auto& d = *impl_;
-  msg::TaskRequest req{d.session_id, store::JournalStore::make_id("t"), input};
+  caf::actor target;
+  {
+    std::lock_guard<std::mutex> lock(d.running_mu);
+    if (d.running_task != task_id) return false;
+    target = d.running_target;
+  }
+  caf::scoped_actor& self = d.caller();
+  bool stopped = false;
+  self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why)
+      .receive([&](bool s) { stopped = s; }, [](caf::error&) {});
+  return stopped;
+}
+
+msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::string& task_id) {
+  auto& d = *impl_;
+  msg::TaskRequest req{d.session_id, task_id, input};
   caf::scoped_actor& self = d.caller();
   // Persist before acknowledging: the task row is committed before the CEO starts.
   const std::string sid = d.session_id, tid = req.task_id;
@@ -359,6 +379,7 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task = tid;
+    d.running_target = target;
   }
   self->request(target, caf::infinite, task_atom::value, std::move(req))
       .receive([&](msg::TaskResult& r) { out = std::move(r); },
@@ -370,6 +391,7 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task.clear();
+    d.running_target = nullptr;
   }
   // The conversation so far, for the next turn's memory query and effGen's
   // short-term tier (consolidated in the background).

@@ -49,6 +49,15 @@ class CompanyRuntime {
   // Runs one user turn to its end (blocking; for the CLI and tests). The task
   // is committed to the journal before the CEO starts on it.
   msg::TaskResult run_task(const std::string& input);
+  // The same under a task id chosen by the caller (unique in the store).
+  msg::TaskResult run_task(const std::string& input, const std::string& task_id);
+
+  // Stops the running task `task_id` if it is still running: run_task()
+  // returns at once with a result marked canceled (error = `why`) and the
+  // journal records the task as canceled. In-flight model calls are
+  // abandoned; what they cost is still settled. False when that task is not
+  // running. Thread-safe.
+  bool cancel(const std::string& task_id, const std::string& why);
 
   // Calls one CEO tool directly (e.g. "AskAgent" with {"agent_name": ...,
   // "prompt": ...}), outside any model turn, and returns its result envelope

@@ -148,7 +148,7 @@ void journal_task_finish(const caf::actor& j, const std::string& session_id, con
   (void)session_id;
   store::TaskOutcome o;
   o.task_id = r.task_id;
-  o.status = r.ok ? "done" : "failed";
+  o.status = r.ok ? "done" : r.canceled ? "canceled" : "failed";
   o.final_answer = r.answer;
   o.error = r.error;
   o.tokens_in = r.tokens_in;

@@ -1,8 +1,9 @@
 // kaisha serve: offers the company to other programs over MCP — on stdio
 // (--mcp-stdio, for clients that start kaisha as a subprocess) and/or on
-// Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT). `--fixture
-// conformance` serves the MCP conformance suite's test contents instead of
-// the company (for the interop tests).
+// Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT), where A2A
+// (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too.
+// `--fixture conformance` serves the MCP conformance suite's test contents
+// instead of the company (for the interop tests).
 //
 // With --http, the first stdout line is "kaisha serve: MCP at <url>" so that
 // scripts and tests know where to connect; with --mcp-stdio, stdout carries
@@ -12,8 +13,14 @@
 #include <memory>
 #include <optional>
 
+#include "actors/company_host.hpp"
+#include "actors/llm_backend.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "protocols/a2a/a2a_server.hpp"
+#include "protocols/acp/acp_server.hpp"
+#include "protocols/mcp/company_backend.hpp"
+#include "protocols/remote/remote_agent_backend.hpp"
 #include "protocols/http/bind_policy.hpp"
 #include "protocols/http/http_server.hpp"
 #include "protocols/mcp/conformance_fixture.hpp"
@@ -43,6 +50,7 @@ int serve(const ServeOptions& o) {
   if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
 
   std::unique_ptr<mcp::McpBackend> backend;
+  std::unique_ptr<actors::CompanyHost> company;  // outlives the servers below
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
     if (!fx) return fail(fx.error().message);
@@ -50,8 +58,18 @@ int serve(const ServeOptions& o) {
   } else if (!o.fixture.empty()) {
     return fail("unknown --fixture '" + o.fixture + "' (known: conformance)");
   } else {
-    return fail("serving the company needs the company host, which is not built into this binary yet; "
-                "use --fixture conformance");
+    auto c = load_cli_config(o.common, /*needs_model=*/true);
+    if (!c.ok()) return fail(c.error().message);
+    actors::RuntimeOptions ro;
+    ro.config = *c;
+    ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
+    ro.session_id = o.common.session;
+    auto host = actors::CompanyHost::start(std::move(ro));
+    if (!host.ok()) return fail(host.error().message);
+    company = std::move(host).value();
+    auto b = mcp::CompanyBackend::load(*company);
+    if (!b.ok()) return fail(b.error().message);
+    backend = std::move(b).value();
   }
 
   std::optional<protocols::HostPort> addr;
@@ -76,6 +94,7 @@ int serve(const ServeOptions& o) {
 
   std::unique_ptr<protocols::HttpServer> http;
   std::unique_ptr<mcp::McpHttpTransport> transport;
+  std::shared_ptr<void> a2a_service, acp_service;
   if (addr) {
     protocols::HttpServerOptions ho;
     ho.host = addr->host;
@@ -84,9 +103,19 @@ int serve(const ServeOptions& o) {
     ho.max_body_bytes = o.max_body_bytes;
     http = std::make_unique<protocols::HttpServer>(ho);
     transport = std::make_unique<mcp::McpHttpTransport>(server, *http);
+    if (company) {
+      a2a_service = a2a::mount_a2a(*http, *company);
+      acp::AcpServerOptions acp_options;
+      acp_options.prefix = "/acp";
+      acp_service = acp::mount_acp(*http, *company, acp_options);
+    }
     auto port = http->start();
     if (!port) return fail(port.error().message);
     (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
+    if (company)
+      std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (card " << http->base_url()
+                << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp; session "
+                << company->session_id() << std::endl;
   }
 
   if (o.mcp_stdio) {
@@ -107,6 +136,8 @@ const bool registered = register_command("serve", "Serve the company over MCP (s
   auto o = std::make_shared<ServeOptions>();
   cmd->add_option("--config", o->common.config_file, "YAML configuration file");
   cmd->add_option("--db", o->common.db, "SQLite journal file");
+  cmd->add_option("--model", o->common.model, "CEO model ref, e.g. ollama:llama3.2");
+  cmd->add_option("--session", o->common.session, "continue this session (its agents and budget)");
   cmd->add_flag("--mcp-stdio", o->mcp_stdio, "Serve MCP on stdin/stdout");
   cmd->add_option("--http", o->http, "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
   cmd->add_option("--token", o->token,

@@ -74,7 +74,7 @@ class CompanyService {
   // The journaled steps of one task: [{agent, kind, payload, at_ms, ...}].
   virtual Result<json> journal(const std::string& task_id) = 0;
 
-  // GetAgents' view: the employees with their models and costs.
+  // GetAgents' view: {name: {description, base_model, model_ref, type, costs...}}.
   virtual json agents() = 0;
   // GetBudget's view.
   virtual json budget() = 0;

@@ -77,7 +77,8 @@ struct TaskResult {
   double expense = 0;  // USD spent by this task
   int64_t wall_ms = 0;
   json metadata = json::object();  // strategy-specific: routing, subtasks, speedup, ...
-  MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms, metadata)
+  bool canceled = false;  // stopped on request (ok is false, error says why)
+  MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms, metadata, canceled)
 };
 
 // Any agent → judge: check a claimed result against the instruction it

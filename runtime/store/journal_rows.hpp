@@ -18,7 +18,9 @@ namespace kaisha::store {
 inline constexpr std::array<std::string_view, 11> kStepKinds = {
     "llm_request", "llm_response", "tool_call", "tool_result", "hire", "fire",
     "ask", "answer", "refusal", "error", "note"};
-inline constexpr std::array<std::string_view, 3> kTaskStatuses = {"running", "done", "failed"};
+// "canceled" came after schema v1, whose CHECK on tasks.status does not list
+// it; the writer enforces this list itself (PRAGMA ignore_check_constraints).
+inline constexpr std::array<std::string_view, 4> kTaskStatuses = {"running", "done", "failed", "canceled"};
 inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired", "lost"};
 inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
 inline constexpr std::array<std::string_view, 7> kLedgerKinds = {
@@ -36,7 +38,7 @@ struct TaskRow {
   std::string id;
   std::string session_id;
   std::string input;
-  std::string status = "running";  // running | done | failed
+  std::string status = "running";  // running | done | failed | canceled
   std::string final_answer;
   std::string error;
   int64_t started_at = 0;

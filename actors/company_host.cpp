@@ -1,0 +1,390 @@
+#include "actors/company_host.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "actors/now.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+using company::TaskInfo;
+using company::TaskListener;
+using company::TaskState;
+
+// Events kept per task for late subscribers; beyond this the oldest go (a
+// subscriber then misses them, but never the terminal event).
+constexpr size_t kMaxEventsPerTask = 10000;
+// Ended tasks remembered in memory; older ones are still in the journal.
+constexpr size_t kMaxEndedTasks = 1000;
+
+struct Entry {
+  TaskInfo info;
+  std::deque<msg::ProgressEvent> events;
+  std::vector<TaskListener> listeners;
+  bool cancel_requested = false;
+  std::string cancel_reason;
+};
+
+// The runtime's own "final" event and the "error" event that ends a task are
+// replaced by the host's terminal event; finish() marks them with wall_ms.
+bool is_runtime_terminal(const msg::ProgressEvent& e) {
+  return e.kind == "final" || e.kind == "canceled" || (e.kind == "error" && e.data.contains("wall_ms"));
+}
+
+TaskState state_from_row(const std::string& status) {
+  if (status == "done") return TaskState::completed;
+  if (status == "canceled") return TaskState::canceled;
+  if (status == "running") return TaskState::working;
+  return TaskState::failed;
+}
+
+}  // namespace
+
+struct CompanyHost::Impl : company::ProgressSink {
+  std::unique_ptr<CompanyRuntime> runtime;
+  std::shared_ptr<company::ProgressSink> outer;  // the embedder's own sink, if any
+  std::string store_path;
+
+  std::mutex mu;
+  std::condition_variable changed;
+  std::map<std::string, Entry> tasks;
+  std::deque<std::string> queue;    // waiting task ids, in order
+  std::deque<std::string> ended;    // ended task ids, oldest first
+  std::string running;              // "" when idle
+  bool stopping = false;
+  std::thread worker;
+
+  // ProgressSink: called from actor threads.
+  void emit(const msg::ProgressEvent& e) override {
+    if (outer) outer->emit(e);
+    if (e.task_id.empty() || is_runtime_terminal(e)) return;
+    msg::ProgressEvent out = e;
+    if (out.kind == "error") out.kind = "agent_error";
+    deliver(out);
+  }
+  bool listening() const override { return true; }
+
+  // Records `e` in its task and hands it to the task's listeners, outside the lock.
+  void deliver(const msg::ProgressEvent& e) {
+    std::vector<TaskListener> to_call;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tasks.find(e.task_id);
+      if (it == tasks.end()) return;
+      Entry& t = it->second;
+      t.events.push_back(e);
+      if (t.events.size() > kMaxEventsPerTask) t.events.pop_front();
+      if (t.info.state == TaskState::submitted) t.info.state = TaskState::working;
+      t.info.updated_ms = now_ms();
+      to_call = t.listeners;
+    }
+    for (auto& l : to_call) l(e);
+  }
+
+  void end_task(const std::string& id, const msg::TaskResult& r) {
+    msg::ProgressEvent e;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tasks.find(id);
+      if (it == tasks.end()) return;
+      Entry& t = it->second;
+      TaskInfo& info = t.info;
+      if (r.ok) {
+        info.state = TaskState::completed;
+        info.answer = r.answer;
+      } else {
+        info.state = (r.canceled || t.cancel_requested) ? TaskState::canceled : TaskState::failed;
+        info.error = r.error;
+      }
+      info.tokens_in = r.tokens_in;
+      info.tokens_out = r.tokens_out;
+      info.expense = r.expense;
+      info.updated_ms = now_ms();
+      e.session_id = runtime ? runtime->session_id() : "";
+      e.task_id = id;
+      e.agent = "CEO";
+      e.kind = info.state == TaskState::completed ? "final" : info.state == TaskState::canceled ? "canceled" : "error";
+      e.text = r.ok ? r.answer : r.error;
+      e.data = info.to_json();
+      if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
+      e.at_ms = info.updated_ms;
+      ended.push_back(id);
+      while (ended.size() > kMaxEndedTasks) {
+        tasks.erase(ended.front());
+        ended.pop_front();
+      }
+    }
+    deliver_terminal(id, e);
+    changed.notify_all();
+  }
+
+  // The terminal event is recorded even if the event log is full.
+  void deliver_terminal(const std::string& id, const msg::ProgressEvent& e) {
+    std::vector<TaskListener> to_call;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tasks.find(id);
+      if (it == tasks.end()) return;
+      it->second.events.push_back(e);
+      to_call = std::move(it->second.listeners);
+      it->second.listeners.clear();
+    }
+    for (auto& l : to_call) l(e);
+  }
+
+  void work() {
+    for (;;) {
+      std::string id, input;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        changed.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        id = queue.front();
+        queue.pop_front();
+        auto it = tasks.find(id);
+        if (it == tasks.end()) continue;
+        it->second.info.state = TaskState::working;
+        it->second.info.updated_ms = now_ms();
+        input = it->second.info.input;
+        running = id;
+      }
+      msg::TaskResult r = runtime->run_task(input, id);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        running.clear();
+      }
+      end_task(id, r);
+    }
+  }
+};
+
+CompanyHost::CompanyHost(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options) {
+  auto impl = std::make_shared<Impl>();
+  impl->outer = options.progress;
+  impl->store_path = options.config.store_path;
+  // The runtime holds the sink for its life, and the host outlives it.
+  options.progress = std::shared_ptr<company::ProgressSink>(impl, impl.get());
+  auto rt = CompanyRuntime::start(std::move(options));
+  if (!rt.ok()) return rt.error();
+  impl->runtime = std::move(rt).value();
+  impl->worker = std::thread([raw = impl.get()] { raw->work(); });
+  return std::unique_ptr<CompanyHost>(new CompanyHost(std::move(impl)));
+}
+
+CompanyHost::~CompanyHost() {
+  std::vector<std::string> waiting;
+  std::string running;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping = true;
+    waiting.assign(impl_->queue.begin(), impl_->queue.end());
+    impl_->queue.clear();
+    running = impl_->running;
+  }
+  impl_->changed.notify_all();
+  if (!running.empty()) impl_->runtime->cancel(running, "the company shut down");
+  if (impl_->worker.joinable()) impl_->worker.join();
+  for (const auto& id : waiting) {
+    msg::TaskResult r;
+    r.task_id = id;
+    r.ok = false;
+    r.canceled = true;
+    r.error = "the company shut down before the task started";
+    impl_->end_task(id, r);
+  }
+  impl_->runtime.reset();  // stops the actors; the journal finishes its writes
+}
+
+Result<std::string> CompanyHost::submit(const std::string& input, TaskListener listener) {
+  if (input.find_first_not_of(" \t\r\n") == std::string::npos) return Error{"task", "the task text is empty"};
+  const std::string id = store::JournalStore::make_id("t");
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopping) return Error{"task", "the company is shutting down"};
+    Entry e;
+    e.info.id = id;
+    e.info.input = input;
+    e.info.created_ms = e.info.updated_ms = now_ms();
+    if (listener) e.listeners.push_back(std::move(listener));
+    impl_->tasks.emplace(id, std::move(e));
+    impl_->queue.push_back(id);
+  }
+  impl_->changed.notify_all();
+  return id;
+}
+
+Status CompanyHost::subscribe(const std::string& task_id, TaskListener listener) {
+  std::deque<msg::ProgressEvent> replay;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->tasks.find(task_id);
+    if (it == impl_->tasks.end()) return Error{"task", "no task '" + task_id + "' in this company"};
+    replay = it->second.events;
+    // Registered under the lock, so no event falls between replay and stream.
+    // An ended task has no listeners left: the replay includes its end.
+    if (!company::is_final(it->second.info.state)) it->second.listeners.push_back(listener);
+  }
+  for (const auto& e : replay) listener(e);
+  return Status::Ok();
+}
+
+std::optional<TaskInfo> CompanyHost::task(const std::string& task_id) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->tasks.find(task_id);
+    if (it != impl_->tasks.end()) return it->second.info;
+  }
+  // An older task of this session: from the journal.
+  auto st = store::JournalStore::open_read_only(impl_->store_path);
+  if (!st.ok()) return std::nullopt;
+  auto row = (*st)->get_task(task_id);
+  if (!row.ok() || !row->has_value() || (**row).session_id != session_id()) return std::nullopt;
+  const store::TaskRow& r = **row;
+  TaskInfo info;
+  info.id = r.id;
+  info.input = r.input;
+  info.state = state_from_row(r.status);
+  info.answer = r.final_answer;
+  info.error = r.error;
+  info.tokens_in = r.tokens_in;
+  info.tokens_out = r.tokens_out;
+  info.expense = r.expense;
+  info.created_ms = r.started_at;
+  info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
+  return info;
+}
+
+Result<TaskInfo> CompanyHost::wait(const std::string& task_id, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto ended = [&] {
+    auto it = impl_->tasks.find(task_id);
+    return it == impl_->tasks.end() || company::is_final(it->second.info.state);
+  };
+  impl_->changed.wait_for(lock, timeout, ended);
+  auto it = impl_->tasks.find(task_id);
+  if (it != impl_->tasks.end()) return it->second.info;
+  lock.unlock();
+  if (auto info = task(task_id)) return *info;
+  return Error{"task", "no task '" + task_id + "' in this company"};
+}
+
+Status CompanyHost::cancel(const std::string& task_id) {
+  const std::string why = "canceled on request";
+  bool was_waiting = false;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->tasks.find(task_id);
+    if (it == impl_->tasks.end()) return Error{"task", "no task '" + task_id + "' in this company"};
+    if (company::is_final(it->second.info.state))
+      return Error{"task", "task " + task_id + " has already ended (" + company::to_string(it->second.info.state) + ")"};
+    it->second.cancel_requested = true;
+    auto q = std::find(impl_->queue.begin(), impl_->queue.end(), task_id);
+    if (q != impl_->queue.end()) {
+      impl_->queue.erase(q);
+      was_waiting = true;
+    }
+  }
+  if (was_waiting) {
+    msg::TaskResult r;
+    r.task_id = task_id;
+    r.ok = false;
+    r.canceled = true;
+    r.error = why + " before it started";
+    impl_->end_task(task_id, r);
+    return Status::Ok();
+  }
+  // Running: the runtime stops it, and the worker thread ends it as canceled
+  // when run_task returns. Between dequeue and run_task the actors do not
+  // have it yet: retry briefly.
+  for (int i = 0; !impl_->runtime->cancel(task_id, why) && i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->tasks.find(task_id);
+    if (it == impl_->tasks.end() || company::is_final(it->second.info.state)) break;
+  }
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->tasks.find(task_id);
+  if (it != impl_->tasks.end() && company::is_final(it->second.info.state) &&
+      it->second.info.state != TaskState::canceled)
+    return Error{"task", "task " + task_id + " ended (" + company::to_string(it->second.info.state) +
+                             ") before it could be canceled"};
+  return Status::Ok();
+}
+
+std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
+  std::vector<TaskInfo> out;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    for (const auto& [_, e] : impl_->tasks) out.push_back(e.info);
+  }
+  // Tasks of this session from before the host started (a resumed session).
+  if (auto st = store::JournalStore::open_read_only(impl_->store_path); st.ok()) {
+    if (auto rows = (*st)->tasks(session_id()); rows.ok()) {
+      for (const auto& r : *rows) {
+        if (std::any_of(out.begin(), out.end(), [&](const TaskInfo& t) { return t.id == r.id; })) continue;
+        TaskInfo info;
+        info.id = r.id;
+        info.input = r.input;
+        info.state = state_from_row(r.status);
+        info.answer = r.final_answer;
+        info.error = r.error;
+        info.tokens_in = r.tokens_in;
+        info.tokens_out = r.tokens_out;
+        info.expense = r.expense;
+        info.created_ms = r.started_at;
+        info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
+        out.push_back(std::move(info));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const TaskInfo& a, const TaskInfo& b) {
+    return a.created_ms != b.created_ms ? a.created_ms > b.created_ms : a.id > b.id;
+  });
+  if (limit > 0 && out.size() > limit) out.resize(limit);
+  return out;
+}
+
+Result<json> CompanyHost::journal(const std::string& task_id) {
+  if (!task(task_id)) return Error{"task", "no task '" + task_id + "' in this company"};
+  auto st = store::JournalStore::open_read_only(impl_->store_path);
+  if (!st.ok()) return st.error();
+  auto steps = (*st)->task_steps(task_id);
+  if (!steps.ok()) return steps.error();
+  json out = json::array();
+  for (const auto& s : *steps)
+    out.push_back({{"seq", s.seq},
+                   {"agent", s.agent},
+                   {"kind", s.kind},
+                   {"payload", s.payload},
+                   {"tokens_in", s.tokens_in},
+                   {"tokens_out", s.tokens_out},
+                   {"expense", s.expense},
+                   {"at_ms", s.at}});
+  return out;
+}
+
+json CompanyHost::agents() {
+  json r = impl_->runtime->call_tool("GetAgents", json::object());
+  json agents = r.value("agents", json());
+  return agents.is_object() ? agents : json::object();
+}
+
+json CompanyHost::budget() { return impl_->runtime->budget(); }
+
+json CompanyHost::call_tool(const std::string& name, const json& arguments) {
+  return impl_->runtime->call_tool(name, arguments);
+}
+
+std::string CompanyHost::session_id() const { return impl_->runtime->session_id(); }
+
+CompanyRuntime& CompanyHost::runtime() { return *impl_->runtime; }
+
+}  // namespace kaisha::actors
