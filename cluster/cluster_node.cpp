@@ -232,8 +232,10 @@ void ClusterNode::serve_status(const msg::Envelope& env) {
   }
   msg::ClusterStatus st;
   st.status = status();
-  if (extra)
-    for (auto& [k, v] : extra().items()) st.status[k] = v;
+  if (extra) {
+    json more = extra();  // named: items() of a temporary would dangle in the loop
+    for (auto& [k, v] : more.items()) st.status[k] = v;
+  }
   (void)send(env.from.node, msg::wrap(st, env.to, env.from, next_id(), env.id));
 }
 

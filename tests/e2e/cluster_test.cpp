@@ -1,0 +1,164 @@
+// One company over three `kaisha node` processes on loopback: employees
+// land on different nodes by their models, the task gives the same answer
+// and ledger totals as `kaisha run` in one process; a node killed with
+// SIGKILL mid-ask is detected, its employee re-hired elsewhere, the ask
+// retried once and charged once.
+#include "tests/e2e/cluster_fixture.hpp"
+
+namespace kaisha::e2e {
+namespace {
+
+// The CEO hires a poet (llama3.2) and a lawyer (mistral), asks both, then
+// answers with what it was told. Employees' models cost money here so the
+// expense ledger has something to agree on.
+std::string scenario(int poet_latency_ms) {
+  return R"(
+rules:
+  - match: { model: ceo-model, turn: 0 }
+    reply:
+      tool_calls:
+        - name: AgentCreator
+          arguments: { agent_name: Poet, base_model: llama3.2, system_prompt: "You write poems.", description: "Poems" }
+        - name: AgentCreator
+          arguments: { agent_name: Lawyer, base_model: mistral, system_prompt: "You read contracts.", description: "Contracts" }
+  - match: { model: ceo-model, turn: 1 }
+    reply:
+      tool_calls:
+        - name: AskAgent
+          arguments: { agent_name: Poet, prompt: "A haiku about rivers" }
+        - name: AskAgent
+          arguments: { agent_name: Lawyer, prompt: "Is clause 7 fair?" }
+  - match: { model: ceo-model, turn: 2 }
+    reply: { text: "Report: the poet and the lawyer answered" }
+  - match: { model: llama3.2 }
+    reply: { text: "Rivers hurry home, stones remember every drop", usage: { input_tokens: 120, output_tokens: 40 }, latency_ms: )" +
+         std::to_string(poet_latency_ms) + R"( }
+  - match: { model: mistral }
+    reply: { text: "Clause 7 is fair to both parties", usage: { input_tokens: 200, output_tokens: 60 } }
+)";
+}
+
+const char* kCostTable = R"(
+models:
+  llama3.2: { model_ref: ollama:llama3.2, type: local, create_resource_cost: 10, invoke_resource_cost: 10,
+              create_expense_cost: 0.5, invoke_expense_cost: 1000, output_expense_cost: 2000 }
+  mistral:  { model_ref: ollama:mistral, type: local, create_resource_cost: 20, invoke_resource_cost: 20,
+              create_expense_cost: 0.25, invoke_expense_cost: 500, output_expense_cost: 1000 }
+)";
+
+const char* kTask = "Write a river haiku and check clause 7";
+
+class ClusterTest : public ClusterE2eTest {
+ protected:
+  std::string company(const std::string& name) {
+    ConfigOptions o;
+    o.extra = "cost_table: " + dir_.write("costs.yaml", kCostTable) + "\n";
+    std::string yaml = config_yaml(o);
+    // Each run its own store.
+    yaml.replace(yaml.find(db()), db().size(), dir_.file(name + ".db"));
+    return dir_.write("company-" + name + ".yaml", yaml);
+  }
+  RunResult submit(const std::string& address) {
+    return kaisha({"submit", "--cluster", address, "--json", "--timeout", "60", kTask}, {}, std::chrono::seconds(90));
+  }
+};
+
+TEST_F(ClusterTest, ThreeNodesGiveTheSameAnswerAndLedgerAsOneProcess) {
+  start_mock(scenario(0));
+  RunResult single = run_json(company("single"), kTask);
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true},
+                                        {"poets", "127.0.0.1", 0, {"llama3.2"}, 100, false},
+                                        {"lawyers", "127.0.0.1", 0, {"mistral"}, 100, false}};
+  const std::string cluster = write_cluster(nodes, company("cluster"));
+  for (const auto& n : nodes) start_node(cluster, n.name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  RunResult r = submit(ceo);
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], single.result()["answer"]);
+  EXPECT_EQ(r.result()["answer"], "Report: the poet and the lawyer answered");
+  EXPECT_DOUBLE_EQ(r.result()["expense"].get<double>(), single.result()["expense"].get<double>());
+  for (const char* k : {"current_expense", "current_resource_usage", "total_expense_budget"})
+    EXPECT_DOUBLE_EQ(r.ledgers()[k].get<double>(), single.ledgers()[k].get<double>()) << k;
+  EXPECT_GT(r.ledgers()["current_expense"].get<double>(), 0.75);  // both hires and both asks were charged
+  // Progress streamed back: the hires and the answers.
+  EXPECT_EQ(r.events("hire").size(), 2u) << r.out;
+  ASSERT_EQ(r.events("answer").size(), 2u) << r.out;
+  std::set<std::string> answers;
+  for (const auto& a : r.events("answer")) answers.insert(a["text"].get<std::string>());
+  EXPECT_EQ(answers, (std::set<std::string>{"Poet: Rivers hurry home, stones remember every drop",
+                                             "Lawyer: Clause 7 is fair to both parties"}));
+
+  // The employees ran where their models are.
+  RunResult st = status(ceo);
+  json s = json::parse(st.out, nullptr, false);
+  ASSERT_FALSE(s.is_discarded()) << st.describe();
+  std::map<std::string, std::string> where;
+  for (const auto& a : s["agents"]) where[a["name"]] = a["node"];
+  EXPECT_EQ(where["Poet"], "poets");
+  EXPECT_EQ(where["Lawyer"], "lawyers");
+  EXPECT_DOUBLE_EQ(s["resources"]["poets"]["used"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(s["resources"]["lawyers"]["used"].get<double>(), 20);
+  // The employees' model calls were made by the hosting nodes: the mock saw
+  // two llama3.2 calls (one per run) and two mistral calls.
+  EXPECT_EQ(requests_for("llama3.2").size(), 2u);
+  EXPECT_EQ(requests_for("mistral").size(), 2u);
+}
+
+TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCharge) {
+  start_mock(scenario(2500));
+  RunResult single = run_json(company("single"), kTask);
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model", "mistral"}, 100, true},
+                                        {"w1", "127.0.0.1", 0, {"llama3.2"}, 100, false},
+                                        {"w2", "127.0.0.1", 0, {"llama3.2"}, 100, false}};
+  const std::string cluster = write_cluster(nodes, company("cluster"));
+  start_node(cluster, "ceo");
+  BackgroundProcess& w1 = start_node(cluster, "w1");
+  start_node(cluster, "w2");
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  mock_->reset();
+  RunResult r;
+  std::thread run([&] { r = submit(ceo); });
+  // The Poet lands on w1 (a tie with w2, broken by name); kill it while the
+  // poet's model call is under way there.
+  const bool asked = wait_for([&] { return requests_for("llama3.2").size() == 1; }, std::chrono::seconds(30));
+  const auto killed_at = std::chrono::system_clock::now();
+  w1.kill9();
+  run.join();
+  ASSERT_TRUE(asked) << node_logs();
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], "Report: the poet and the lawyer answered");
+
+  // node_down within the detection bound (defaults: 2 s down + 250 ms
+  // heartbeat; the slack is for a loaded machine), then the re-hire.
+  auto downs = r.events("node_down");
+  ASSERT_EQ(downs.size(), 1u) << r.out;
+  EXPECT_EQ(downs[0]["data"]["node"], "w1");
+  const int64_t killed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(killed_at.time_since_epoch()).count();
+  EXPECT_LT(downs[0]["at_ms"].get<int64_t>() - killed_ms, 3000 + 2000) << "node_down came late";
+  auto rehires = r.events("rehire");
+  ASSERT_EQ(rehires.size(), 1u) << r.out;
+  EXPECT_EQ(rehires[0]["data"]["to"], "w2");
+  EXPECT_EQ(requests_for("llama3.2").size(), 2u);  // the interrupted call and its one retry
+
+  // No double charge: one hire and one ask each, as in one process.
+  for (const char* k : {"current_expense", "current_resource_usage"})
+    EXPECT_DOUBLE_EQ(r.ledgers()[k].get<double>(), single.ledgers()[k].get<double>()) << k;
+  RunResult st = status(ceo);
+  json s = json::parse(st.out, nullptr, false);
+  ASSERT_FALSE(s.is_discarded()) << st.describe();
+  for (const auto& m : s["members"])
+    if (m["name"] == "w1") EXPECT_EQ(m["state"], "down");
+  EXPECT_DOUBLE_EQ(s["resources"]["w2"]["used"].get<double>(), 10);
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
