@@ -118,6 +118,7 @@ struct ToolsConfig {
   int64_t sandbox_cpu_seconds = 10;
   int64_t sandbox_memory_mb = 512;
   int64_t sandbox_max_processes = 32;
+  bool tools_network = false;           // Python tools' calls may use the network (never PythonSandboxTool)
   std::vector<std::string> env;         // host variables created tools may read (credentials)
 };
 

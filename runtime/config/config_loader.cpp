@@ -350,7 +350,9 @@ class ConfigParser {
     }
     if (const YAML::Node b = n["sandbox"]; present(b)) {
       const std::string q = p + ".sandbox";
-      if (Status s = section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes"}); !s) return s;
+      if (Status s = section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "tools_network"}); !s)
+        return s;
+      if (Status s = boolean(b, q, "tools_network", t.tools_network); !s) return s;
       if (Status s = integer(b, q, "timeout_ms", t.sandbox_timeout_ms, 1); !s) return s;
       if (Status s = integer(b, q, "cpu_seconds", t.sandbox_cpu_seconds, 1); !s) return s;
       if (Status s = integer(b, q, "memory_mb", t.sandbox_memory_mb, 16); !s) return s;

@@ -14,6 +14,9 @@ namespace {
 // notably not passwd, shadow, group, hosts or anything with secrets.
 constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
                                      "/etc/alternatives", "/etc/localtime"};
+// With share_network only: name resolution and TLS trust.
+constexpr const char* kNetworkEtcFiles[] = {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
+                                            "/etc/host.conf", "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates"};
 
 bool is_symlink(const std::string& path, std::string& target) {
   struct stat st{};
@@ -48,6 +51,7 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
   // Every namespace, the user one explicitly so --uid/--gid apply; no caps.
   add({"--unshare-all", "--unshare-user", "--uid", std::to_string(kSandboxUid), "--gid",
        std::to_string(kSandboxGid), "--hostname", "sandbox", "--die-with-parent", "--new-session"});
+  if (request.share_network) add({"--share-net"});
   if (paths.status_fd >= 0) add({"--json-status-fd", std::to_string(paths.status_fd)});
 
   add({"--ro-bind", "/usr", "/usr"});
@@ -58,6 +62,8 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
     else if (is_dir(top)) add({"--ro-bind", top, top});
   }
   for (const char* etc : kEtcFiles) add({"--ro-bind-try", etc, etc});
+  if (request.share_network)
+    for (const char* etc : kNetworkEtcFiles) add({"--ro-bind-try", etc, etc});
   add({"--proc", "/proc", "--dev", "/dev"});
   // /tmp is capped at the file-size limit so it cannot eat host memory.
   add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/tmp"});

@@ -24,7 +24,7 @@ std::string last_line(const std::string& s) {
 
 Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class,
                              const json& args_json, const std::string& workspace,
-                             const SandboxLimits& limits, const std::vector<std::string>& env_allow) {
+                             const SandboxLimits& limits, const ToolAccess& access) {
   auto runner = read_text_file(data_file("data/sandbox/tool_runner.py"));
   if (!runner) return Error{"io", "run_python_tool: tool runner missing: " + runner.error().message};
   auto code = read_text_file(code_file);
@@ -38,7 +38,8 @@ Result<json> run_python_tool(const std::string& code_file, const std::string& en
   req.stdin_data = json{{"code", code.value()}, {"filename", code_file},
                         {"entry_class", entry_class}, {"args", args_json}}.dump();
   req.workspace = workspace;
-  req.env_allow = env_allow;
+  req.env_allow = access.env_allow;
+  req.share_network = access.network;
   req.limits = limits;
   auto ran = run_sandboxed(req);
   if (!ran) return ran.error();

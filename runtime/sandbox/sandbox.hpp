@@ -10,6 +10,7 @@
 //   fresh /proc, a minimal /dev, an empty tmpfs /tmp, the workspace at
 //   /workspace (rw, the working directory), extra read-only binds the caller
 //   names, and only the environment variables it was given.
+//   No network unless the request asks for it (share_network).
 // It runs as uid/gid 65534 in its own user, pid, net, ipc, uts and cgroup
 // namespaces with no capabilities.
 //
@@ -41,6 +42,10 @@ struct SandboxRequest {
   std::string stdin_data;
   std::string workspace;  // host dir, bound read-write at /workspace
   std::vector<std::string> env_allow;  // names copied from the host env
+  // Off: no network at all (a private, empty net namespace). On: the host's
+  // network plus the /etc files DNS and TLS need — for tools a user allowed
+  // to call external APIs; everything else stays as above.
+  bool share_network = false;
   std::map<std::string, std::string> env;  // set explicitly (wins over allow)
   SandboxLimits limits;
   std::vector<SandboxBind> ro_binds;

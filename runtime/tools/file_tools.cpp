@@ -72,7 +72,7 @@ ToolResult list_files(const FileView& view, const std::string& directory, const 
     if (!dir) return ToolResult::error("ListFiles: cannot open '" + where->shown + "': " + std::strerror(errno));
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
+      if (name.empty() || name[0] == '.') continue;  // hidden, as with ls (e.g. the tool index)
       struct stat est{};
       bool is_dir = lstat((where->host + "/" + name).c_str(), &est) == 0 && S_ISDIR(est.st_mode);
       name += is_dir ? "/" : "";

@@ -21,7 +21,8 @@ struct FileLimits {
   int64_t max_list_entries = 1000;
 };
 
-// ListFiles {"directory"}: sorted names, directories with a trailing '/'.
+// ListFiles {"directory"}: sorted names, directories with a trailing '/';
+// hidden entries (names starting with '.') are left out, as ls does.
 company::ToolResult list_files(const FileView& view, const std::string& directory, const FileLimits& limits);
 // ReadFile {"file_path"}: the file's text (UTF-8 only).
 company::ToolResult read_file(const FileView& view, const std::string& file_path, const FileLimits& limits);

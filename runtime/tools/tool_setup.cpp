@@ -34,6 +34,7 @@ Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector
   uo.limits = limits;
   uo.load_limits = limits;
   uo.env_allow = t.env;
+  uo.network = t.tools_network;
   uo.switches = setup.switches;
   for (const auto& s : taken) uo.reserved_names.insert(s.name);
 

@@ -260,7 +260,8 @@ struct UserTools::Impl {
     const std::string& name = t.tool.spec.name;
     auto ws = session_workspace(options.workspace_root, session);
     if (!ws) return ToolResult::error(company::texts::tool_failed(name), ws.error().message);
-    auto r = sandbox::run_python_tool(t.host_file, t.tool.entry_class, args, *ws, options.limits, options.env_allow);
+    auto r = sandbox::run_python_tool(t.host_file, t.tool.entry_class, args, *ws, options.limits,
+                                     sandbox::ToolAccess{options.env_allow, options.network});
     if (!r) return ToolResult::error(company::texts::tool_failed(name), r.error().message);
     return envelope_of(name, *r);
   }

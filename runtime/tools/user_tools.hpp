@@ -43,6 +43,7 @@ struct UserToolsOptions {
   sandbox::SandboxLimits limits;        // each tool call
   sandbox::SandboxLimits load_limits;   // each validation
   std::vector<std::string> env_allow;   // host variables tools may read
+  bool network = false;                 // tool calls (never loading) may use the network
   std::set<std::string> reserved_names; // other providers' tools: not creatable
   std::shared_ptr<ToolSwitches> switches;  // null = always on
   int workers = 2;

@@ -13,6 +13,7 @@ TEST(ToolsConfig, DefaultsWithoutASection) {
   EXPECT_EQ(c->tools.workspace_root, "");
   EXPECT_EQ(c->tools.sandbox_timeout_ms, 10000);
   EXPECT_EQ(c->tools.web_search_backend, "");
+  EXPECT_FALSE(c->tools.tools_network);
 }
 
 TEST(ToolsConfig, ReadsEveryKey) {
@@ -23,7 +24,7 @@ tools:
   files: { max_read_bytes: 100, max_write_bytes: 200, max_list_entries: 3 }
   web: { timeout_ms: 500, max_page_bytes: 4096 }
   web_search: { backend: searxng, url: "http://127.0.0.1:8888" }
-  sandbox: { timeout_ms: 3000, cpu_seconds: 2, memory_mb: 128, max_processes: 8 }
+  sandbox: { timeout_ms: 3000, cpu_seconds: 2, memory_mb: 128, max_processes: 8, tools_network: true }
   env: [GITHUB_TOKEN, WEATHER_API_KEY]
 )",
                         "/etc/kaisha/config.yaml");
@@ -42,6 +43,7 @@ tools:
   EXPECT_EQ(t.sandbox_cpu_seconds, 2);
   EXPECT_EQ(t.sandbox_memory_mb, 128);
   EXPECT_EQ(t.sandbox_max_processes, 8);
+  EXPECT_TRUE(t.tools_network);
   EXPECT_EQ(t.env, (std::vector<std::string>{"GITHUB_TOKEN", "WEATHER_API_KEY"}));
 }
 

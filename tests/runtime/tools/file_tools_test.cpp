@@ -40,6 +40,7 @@ TEST_F(FileTools, WriteThenReadThenList) {
   auto r = read_file(*view, "./notes//today.txt", limits);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.output, "hello\n");
+  ws.write("work/.hidden", "x");
   auto l = list_files(*view, ".", limits);
   ASSERT_TRUE(l.ok) << l.message;
   EXPECT_EQ(l.output, (json{"notes/", "src/"}));  // src/ leads to the mounted tool sources

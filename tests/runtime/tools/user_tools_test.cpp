@@ -15,6 +15,7 @@
 #include "runtime/core/data_paths.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/tool_index.hpp"
+#include "tests/runtime/http/test_server.hpp"
 #include "tests/runtime/tools/tools_test_util.hpp"
 
 namespace kaisha::tools {
@@ -301,6 +302,39 @@ class EnvProbe:
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.output["token"], "allowed-secret");
   EXPECT_TRUE(r.output["other"].is_null());
+}
+
+TEST_F(UserToolsTest, NetworkOnlyWhenAllowed) {
+  http::testing::TestServer server;
+  server.server.Get("/weather", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("sunny", "text/plain");
+  });
+  server.start();
+  const std::string code = R"(import urllib.request
+__all__ = ['Fetch']
+class Fetch:
+    dependencies = ['urllib']
+    inputSchema = {'name': 'Fetch', 'description': 'd', 'parameters': {'type': 'object', 'properties': {'url': {'type': 'string'}}}}
+    def run(self, url):
+        return {'status': 'success', 'message': 'ok', 'output': urllib.request.urlopen(url, timeout=3).read().decode()}
+)";
+  for (bool network : {false, true}) {
+    TempDir d;
+    auto o = options();
+    o.user_dir = d.file("tools");
+    o.network = network;
+    auto p = UserTools::create(o);
+    ASSERT_TRUE(p.ok());
+    ASSERT_TRUE(create(**p, "Fetch", code).ok) << network;  // loading never needs the network
+    auto r = call_sync(**p, "Fetch", {{"url", server.url("/weather")}});
+    if (network) {
+      ASSERT_TRUE(r.ok) << r.message << " " << r.output;
+      EXPECT_EQ(r.output, "sunny");
+    } else {
+      EXPECT_FALSE(r.ok);
+      EXPECT_NE(r.output.get<std::string>().find("URLError"), std::string::npos) << r.output;
+    }
+  }
 }
 
 TEST_F(UserToolsTest, AToolThatRaisesFailsToRunWithItsError) {
