@@ -320,6 +320,10 @@ void ClusterNode::ensure_connected(const msg::NodeInfo& info) {
     (void)gateway_.disconnect(info.name);  // it moved: a restart on another port
     connected_.erase(it);
   }
+  // Two DEALERs to one peer would share our routing id there, and its ROUTER
+  // would hand the connection back and forth between them: the member
+  // connection replaces the seed connection to the same address.
+  if (seeds_connected_.erase(seed_peer(info.endpoint))) (void)gateway_.disconnect(seed_peer(info.endpoint));
   if (Status s = gateway_.connect(info.name, info.endpoint, info.public_key); !s.ok()) {
     log("cannot connect to member '" + info.name + "': " + s.error().message);
     return;
@@ -399,9 +403,20 @@ void ClusterNode::send_joins() {
   const std::string payload = msg::encode(join);
   for (const auto& seed : options_.cluster.seeds) {
     if (seed.address == join.node.endpoint || seed.address == self_.advertise) continue;
-    const std::string peer = seed_peer(seed.address);
+    std::string peer = seed_peer(seed.address);
     {
       std::lock_guard<std::mutex> g(mu_);
+      // Already connected to the member at that address: join through it.
+      bool member = false;
+      for (const auto& [name, endpoint] : connected_)
+        if (endpoint == seed.address) {
+          peer = name;
+          member = true;
+        }
+      if (member) {
+        (void)send(peer, envelope_to(peer, msg::JoinRequest::kType, msg::JoinRequest::kVersion, payload));
+        continue;
+      }
       if (!seeds_connected_.count(peer)) {
         if (Status s = gateway_.connect(peer, seed.address, options_.cluster.seed_key(seed)); !s.ok()) {
           log("cannot connect to seed " + seed.address + ": " + s.error().message);
