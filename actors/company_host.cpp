@@ -25,6 +25,7 @@ constexpr size_t kMaxEndedTasks = 1000;
 
 struct Entry {
   TaskInfo info;
+  uint64_t seq = 0;  // submission order: tasks of one millisecond stay ordered
   std::deque<msg::ProgressEvent> events;
   std::vector<TaskListener> listeners;
   bool cancel_requested = false;
@@ -44,6 +45,22 @@ TaskState state_from_row(const std::string& status) {
   return TaskState::failed;
 }
 
+// A task of this session from the journal (one the host did not run itself).
+TaskInfo info_from_row(const store::TaskRow& r) {
+  TaskInfo info;
+  info.id = r.id;
+  info.input = r.input;
+  info.state = state_from_row(r.status);
+  info.answer = r.final_answer;
+  info.error = r.error;
+  info.tokens_in = r.tokens_in;
+  info.tokens_out = r.tokens_out;
+  info.expense = r.expense;
+  info.created_ms = r.started_at;
+  info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
+  return info;
+}
+
 }  // namespace
 
 struct CompanyHost::Impl : company::ProgressSink {
@@ -57,6 +74,7 @@ struct CompanyHost::Impl : company::ProgressSink {
   std::deque<std::string> queue;    // waiting task ids, in order
   std::deque<std::string> ended;    // ended task ids, oldest first
   std::string running;              // "" when idle
+  uint64_t submitted = 0;           // tasks submitted so far
   bool stopping = false;
   std::thread worker;
 
@@ -213,6 +231,7 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
     e.info.id = id;
     e.info.input = input;
     e.info.created_ms = e.info.updated_ms = now_ms();
+    e.seq = ++impl_->submitted;
     if (listener) e.listeners.push_back(std::move(listener));
     impl_->tasks.emplace(id, std::move(e));
     impl_->queue.push_back(id);
@@ -247,19 +266,7 @@ std::optional<TaskInfo> CompanyHost::task(const std::string& task_id) {
   if (!st.ok()) return std::nullopt;
   auto row = (*st)->get_task(task_id);
   if (!row.ok() || !row->has_value() || (**row).session_id != session_id()) return std::nullopt;
-  const store::TaskRow& r = **row;
-  TaskInfo info;
-  info.id = r.id;
-  info.input = r.input;
-  info.state = state_from_row(r.status);
-  info.answer = r.final_answer;
-  info.error = r.error;
-  info.tokens_in = r.tokens_in;
-  info.tokens_out = r.tokens_out;
-  info.expense = r.expense;
-  info.created_ms = r.started_at;
-  info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
-  return info;
+  return info_from_row(**row);
 }
 
 Result<TaskInfo> CompanyHost::wait(const std::string& task_id, std::chrono::milliseconds timeout) {
@@ -320,32 +327,27 @@ Status CompanyHost::cancel(const std::string& task_id) {
 }
 
 std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
-  std::vector<TaskInfo> out;
+  // Newest first: the host's own tasks by submission order, after them the
+  // journal's older ones by start time.
+  std::vector<std::pair<uint64_t, TaskInfo>> mine;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    for (const auto& [_, e] : impl_->tasks) out.push_back(e.info);
+    for (const auto& [_, e] : impl_->tasks) mine.emplace_back(e.seq, e.info);
   }
+  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<TaskInfo> out;
+  for (auto& [_, info] : mine) out.push_back(std::move(info));
+  const size_t own = out.size();
   // Tasks of this session from before the host started (a resumed session).
   if (auto st = store::JournalStore::open_read_only(impl_->store_path); st.ok()) {
     if (auto rows = (*st)->tasks(session_id()); rows.ok()) {
       for (const auto& r : *rows) {
         if (std::any_of(out.begin(), out.end(), [&](const TaskInfo& t) { return t.id == r.id; })) continue;
-        TaskInfo info;
-        info.id = r.id;
-        info.input = r.input;
-        info.state = state_from_row(r.status);
-        info.answer = r.final_answer;
-        info.error = r.error;
-        info.tokens_in = r.tokens_in;
-        info.tokens_out = r.tokens_out;
-        info.expense = r.expense;
-        info.created_ms = r.started_at;
-        info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
-        out.push_back(std::move(info));
+        out.push_back(info_from_row(r));
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const TaskInfo& a, const TaskInfo& b) {
+  std::sort(out.begin() + own, out.end(), [](const TaskInfo& a, const TaskInfo& b) {
     return a.created_ms != b.created_ms ? a.created_ms > b.created_ms : a.id > b.id;
   });
   if (limit > 0 && out.size() > limit) out.resize(limit);
