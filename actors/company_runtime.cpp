@@ -12,6 +12,7 @@
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
+#include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
@@ -29,21 +30,6 @@ namespace {
 
 std::string resolve(const std::string& configured, const std::string& fallback_relative) {
   return configured.empty() ? data_file(fallback_relative) : configured;
-}
-
-Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path) {
-  auto text = read_text_file(path);
-  if (!text.ok()) return text.error();
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return Error{"data", path + ": expected a JSON array of tool specs"};
-  std::vector<llm::ToolSpec> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const json& t = j[i];
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
-      return Error{"data", path + ": tool #" + std::to_string(i + 1) + " has no name"};
-    out.push_back({t["name"], t.value("description", ""), t.value("parameters", json::object())});
-  }
-  return out;
 }
 
 // A model's prices: its cost-table row when listed (by name or model ref),
@@ -168,7 +154,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto prompt = read_text_file(c.ceo.system_prompt_file.empty() ? prompts + "/ceo_system.md"
                                                                 : c.ceo.system_prompt_file);
   if (!prompt.ok()) return prompt.error();
-  auto specs = load_tool_specs(data_file("data/tools/hashiru_ceo_tools.json"));
+  auto specs = company::load_tool_specs(data_file("data/tools/hashiru_ceo_tools.json"));
   if (!specs.ok()) return specs.error();
 
   auto backend = o.backend ? o.backend : make_llm_backend(c);

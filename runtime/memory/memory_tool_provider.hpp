@@ -24,7 +24,5 @@ class MemoryToolProvider : public company::ToolProvider {
   std::vector<llm::ToolSpec> specs_;
 };
 
-// Reads a JSON array of tool specs ({name, description, parameters}).
-Result<std::vector<llm::ToolSpec>> load_tool_spec_file(const std::string& path);
 
 }  // namespace kaisha::memory

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/company/hashiru_texts.hpp"
+#include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/http/http_client.hpp"
 #include "runtime/sandbox/sandbox.hpp"
@@ -64,21 +65,6 @@ ToolResult run_python_code(const std::string& code, const std::string& workspace
 }
 
 }  // namespace
-
-Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path) {
-  auto text = read_text_file(path);
-  if (!text) return text.error();
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return Error{"data", path + ": expected a JSON array of tool specs"};
-  std::vector<llm::ToolSpec> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const json& t = j[i];
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
-      return Error{"data", path + ": tool #" + std::to_string(i + 1) + " has no name"};
-    out.push_back({t["name"], t.value("description", ""), t.value("parameters", json::object())});
-  }
-  return out;
-}
 
 struct BuiltinTools::Impl {
   BuiltinToolsOptions options;
@@ -179,7 +165,7 @@ BuiltinTools::BuiltinTools(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 BuiltinTools::~BuiltinTools() = default;
 
 Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions options) {
-  auto specs = load_tool_specs(data_file("data/tools/builtin_tools.json"));
+  auto specs = company::load_tool_specs(data_file("data/tools/builtin_tools.json"));
   if (!specs) return specs.error();
   if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
   const std::string backend = options.web.search_backend;

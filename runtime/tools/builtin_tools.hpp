@@ -67,7 +67,5 @@ class BuiltinTools : public company::ToolProvider {
   std::unique_ptr<Impl> impl_;
 };
 
-// Loads a JSON array of tool specs ({name, description, parameters}).
-Result<std::vector<llm::ToolSpec>> load_tool_specs(const std::string& path);
 
 }  // namespace kaisha::tools

@@ -1,5 +1,7 @@
 #include "runtime/tools/user_tools.hpp"
 
+#include "runtime/company/tool_spec_file.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,7 +273,7 @@ UserTools::UserTools(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 UserTools::~UserTools() = default;
 
 Result<std::shared_ptr<UserTools>> UserTools::create(UserToolsOptions options) {
-  auto specs = load_tool_specs(data_file("data/tools/tool_creation_tools.json"));
+  auto specs = company::load_tool_specs(data_file("data/tools/tool_creation_tools.json"));
   if (!specs) return specs.error();
   if (options.user_dir.empty() || options.workspace_root.empty())
     return Error{"config", "tools: the user tools directory and the workspace root must be set"};
