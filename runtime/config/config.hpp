@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/config/mcp_server_config.hpp"
+
 namespace kaisha::config {
 
 // One LLM endpoint. Model refs name it by key: "ollama:llama3.2" uses the
@@ -138,6 +140,7 @@ struct Config {
   bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
   MemoryConfig memory;
   ToolsConfig tools;
+  std::vector<McpServerConfig> mcp_servers;  // MCP servers whose tools kaisha uses
 };
 
 }  // namespace kaisha::config

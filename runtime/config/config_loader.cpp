@@ -73,7 +73,7 @@ class ConfigParser {
     if (Status s = r_.expect_map(root, ""); !s) return s;
     if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
                                             "providers", "retry", "budget", "switches", "strategy", "effgen",
-                                            "judge", "memory", "tools"});
+                                            "judge", "memory", "tools", "mcp_servers"});
         !s)
       return s;
     if (Status s = str(root, "", "store", c_.store_path); !s) return s;
@@ -89,6 +89,7 @@ class ConfigParser {
     if (Status s = judge(root["judge"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;
+    if (Status s = read_mcp_servers(root["mcp_servers"], r_, c_.mcp_servers); !s) return s;
     return switches(root["switches"]);
   }
 

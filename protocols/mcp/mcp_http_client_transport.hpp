@@ -1,0 +1,57 @@
+// McpHttpClientTransport: MCP's Streamable HTTP transport (2025-11-25), client
+// side, over the process's HttpClient (nothing blocks; callbacks run on its
+// loop thread).
+//
+//   * Each message is one POST with `Accept: application/json,
+//     text/event-stream`; the answer may be one JSON object or an SSE stream
+//     carrying notifications and server requests before the response.
+//   * The Mcp-Session-Id the server assigns is echoed on every later request;
+//     MCP-Protocol-Version is sent once negotiated.
+//   * After initialization a GET opens the server->client stream (405 means
+//     the server has none). Streams are reopened after the server's `retry:`
+//     delay with `Last-Event-ID`; a POST stream that ends before its answer is
+//     resumed the same way (SEP-1699), otherwise the request fails.
+//   * HTTP 404 on a session means the session is gone: on_closed, so the
+//     owner re-initializes. A refused connection is on_closed as well.
+//   * close() cancels what is in flight and DELETEs the session.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "protocols/mcp/mcp_client_transport.hpp"
+#include "runtime/http/http_client.hpp"
+
+namespace kaisha::mcp {
+
+struct McpHttpClientOptions {
+  std::map<std::string, std::string> headers;  // extra headers (Authorization, ...)
+  int64_t connect_timeout_ms = 5000;
+  int64_t default_retry_ms = 1000;  // reconnect delay when the server sent no retry:
+  int max_stream_reconnects = 3;    // in a row without an event, then give up on the stream
+  bool open_get_stream = true;      // the server->client stream after initialization
+};
+
+class McpHttpClientTransport : public McpClientTransport {
+ public:
+  // `http` must outlive the transport.
+  McpHttpClientTransport(http::HttpClient& http, std::string url, McpHttpClientOptions options = {});
+  ~McpHttpClientTransport() override;
+
+  Status start(Handlers handlers) override;
+  void send(const json& message) override;
+  void set_protocol_version(const std::string& version) override;
+  void initialized() override;
+  void abandon(const json& id) override;
+  void close() override;
+  std::string describe() const override;
+
+  std::string session_id() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kaisha::mcp
