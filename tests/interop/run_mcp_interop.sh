@@ -8,11 +8,20 @@
 #                                                  mcp_expected_failures.yml (and on a listed one that passes)
 #   run_mcp_interop.sh inspector_stdio KAISHA      inspector-cli lists and calls our tools over stdio
 #   run_mcp_interop.sh inspector_http KAISHA       the same over Streamable HTTP
+#   run_mcp_interop.sh conformance_client KAISHA DRIVER
+#                                                  the conformance suite's client scenarios (initialize,
+#                                                  tools_call, sse-retry, elicitation-sep1034-client-defaults)
+#                                                  against kaisha's MCP client (tests/interop/mcp_client_driver)
+#   run_mcp_interop.sh everything_stdio KAISHA DRIVER
+#                                                  kaisha's client drives @modelcontextprotocol/server-everything
+#                                                  over stdio: tools/list, echo, get-sum, get-structured-content
+#   run_mcp_interop.sh everything_http KAISHA DRIVER
+#                                                  the same over Streamable HTTP
 #
 # Exit 0 pass, 1 fail, 77 skipped (no node/npm: run scripts/install-deps.sh).
 # Set MCP_INTEROP_KEEP=DIR to keep the conformance results there.
 set -uo pipefail
-mode=${1:?mode}; kaisha=${2:?kaisha binary}
+mode=${1:?mode}; kaisha=${2:?kaisha binary}; driver=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -96,6 +105,41 @@ case "$mode" in
     expect_in "tools/call over HTTP" "$out" 'This is a simple text response for testing.'
     out=$(inspector "$url" --method prompts/get --prompt-name test_prompt_with_arguments --prompt-args arg1=a arg2=b 2>&1) || { echo "FAIL: prompts/get: $out"; exit 1; }
     expect_in "prompts/get over HTTP" "$out" "arg1='a', arg2='b'"
+    ;;
+
+  conformance_client)
+    out_dir=${MCP_INTEROP_KEEP:-$work/client-results}
+    passed=0; failed=()
+    for scenario in initialize tools_call sse-retry elicitation-sep1034-client-defaults; do
+      if (cd "$here" && npx --no-install conformance client --command "$driver" --scenario "$scenario" \
+            --timeout 60000 -o "$out_dir") >"$work/client-$scenario.log" 2>&1; then
+        passed=$((passed + 1))
+      else
+        failed+=("$scenario"); tail -n 30 "$work/client-$scenario.log"
+      fi
+    done
+    echo "conformance client scenarios: $passed of 4 pass${failed[*]:+; failing: ${failed[*]}}"
+    [ ${#failed[@]} -eq 0 ] || { echo "FAIL: conformance client"; exit 1; }
+    ;;
+
+  everything_stdio|everything_http)
+    everything="$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+    if [ "$mode" = everything_stdio ]; then
+      target=(--stdio node "$everything" stdio --)
+    else
+      # server-everything binds all interfaces and takes no host option: a
+      # free port picked here; the test machine is isolated.
+      port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+      PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
+      pids+=($!)
+      for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
+      target=(--url "http://127.0.0.1:$port/mcp")
+    fi
+    out=$("$driver" "${target[@]}" --list --call echo '{"message":"hello from kaisha"}' --call get-sum '{"a":2,"b":40}' \
+          --call get-structured-content '{"location":"New York"}' \
+          --expect 'tool: echo' --expect 'Echo: hello from kaisha' --expect 'The sum of 2 and 40 is 42.' \
+          --expect '"output":{"conditions":' 2>&1) || { echo "FAIL: $mode: $out"; exit 1; }
+    echo "$out"
     ;;
 
   *) echo "unknown mode $mode"; exit 2 ;;
