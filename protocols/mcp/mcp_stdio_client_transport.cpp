@@ -42,6 +42,11 @@ struct McpStdioClientTransport::Impl {
   std::string err_tail;
   std::ofstream log;
 
+  ~Impl() {
+    for (int fd : wake)
+      if (fd >= 0) ::close(fd);
+  }
+
   std::string describe() const {
     std::string d = "stdio: " + spec.command;
     for (const auto& a : spec.args) d += " " + a;
@@ -236,11 +241,13 @@ void McpStdioClientTransport::close() {
     impl_->stopping = true;
   }
   impl_->poke();
-  impl_->thread.join();
-  for (int& fd : impl_->wake) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
+  if (impl_->thread.get_id() == std::this_thread::get_id()) {
+    // The last owner let go inside a handler: the I/O thread ends the
+    // process itself and exits; it holds the state it needs.
+    impl_->thread.detach();
+    return;
   }
+  impl_->thread.join();
   impl_->child.reset();
 }
 

@@ -1,0 +1,153 @@
+// McpClient over stdio against a real child process (mcp_test_server): the
+// handshake, paginated tools/list, calls, and every way the server can
+// misbehave — malformed answers, silence, death mid-call, a wrong version.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mcp_client_test_util.hpp"
+#include "protocols/mcp/mcp_tool_result.hpp"
+
+namespace kaisha::mcp {
+namespace {
+
+using namespace testing;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(McpClientStdio, InitializesListsEveryPageAndCalls) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server(), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  EXPECT_EQ(c->protocol_version(), "2025-11-25");
+  EXPECT_EQ(c->server_info().value("name", ""), "mcp_test_server");
+  auto tools = list(*c);
+  ASSERT_TRUE(tools.ok()) << tools.error().message;
+  ASSERT_EQ(tools->size(), 8u);  // echo on page 1, seven on page 2
+  EXPECT_EQ((*tools)[0].name, "echo");
+  EXPECT_EQ((*tools)[0].input_schema["properties"]["text"]["type"], "string");
+  EXPECT_EQ((*tools)[7].name, "structured");
+  auto r = call(*c, "echo", {{"text", "hi"}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["content"][0]["text"], "echo: hi");
+}
+
+TEST(McpClientStdio, ToolErrorsAndStructuredResultsReachTheEnvelope) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server(), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  auto failed = call(*c, "fail");
+  ASSERT_TRUE(failed.ok());
+  auto env = to_tool_result("t", "fail", *failed);
+  EXPECT_FALSE(env.ok);
+  EXPECT_NE(env.message.find("it went wrong"), std::string::npos);
+  auto structured = call(*c, "structured");
+  ASSERT_TRUE(structured.ok());
+  env = to_tool_result("t", "structured", *structured);
+  EXPECT_TRUE(env.ok);
+  EXPECT_EQ(env.output, json({{"n", 7}}));
+  auto unknown = call(*c, "nope");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, "mcp");
+  EXPECT_NE(unknown.error().message.find("Unknown tool: nope"), std::string::npos);
+}
+
+TEST(McpClientStdio, MalformedAnswerFailsTheCallAndTheClientGoesOn) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server(), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  auto r = call(*c, "garbage");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "mcp");
+  EXPECT_NE(r.error().message.find("invalid JSON-RPC message"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(c->last_malformed().empty());
+  auto ok = call(*c, "echo", {{"text", "still here"}});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)["content"][0]["text"], "echo: still here");
+}
+
+TEST(McpClientStdio, SilentServerTimesOutAndTheRequestIsCancelled) {
+  const std::string log = (std::filesystem::temp_directory_path() / ("mcp-silent-" + std::to_string(getpid()))).string();
+  std::filesystem::remove(log);
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server({}, log), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  auto r = call(*c, "silent", json::object(), 200);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "timeout");
+  EXPECT_NE(r.error().message.find("did not answer tools/call in time"), std::string::npos) << r.error().message;
+  // The server was told (its stderr goes to the log).
+  EXPECT_TRUE(eventually([&] { return read_file(log).find("cancelled 2") != std::string::npos; })) << read_file(log);
+  c->close();
+  std::filesystem::remove(log);
+}
+
+TEST(McpClientStdio, ServerDyingMidCallFailsThePendingCallWithHowItEnded) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server(), timers);
+  auto closed = std::make_shared<std::promise<Error>>();
+  c->on_closed([closed](const Error& e) { closed->set_value(e); });
+  ASSERT_TRUE(connect(*c).ok());
+  auto r = call(*c, "die");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "mcp_closed");
+  EXPECT_NE(r.error().message.find("exited with status 3"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("dying on purpose"), std::string::npos) << r.error().message;
+  auto f = closed->get_future();
+  EXPECT_NE(get(f).message.find("exited with status 3"), std::string::npos);
+  // Later calls fail at once.
+  auto after = call(*c, "echo");
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().code, "mcp_closed");
+}
+
+TEST(McpClientStdio, CloseEndsAndReapsTheServer) {
+  http::HttpClient timers;
+  auto t = test_server();
+  auto* raw = t.get();
+  auto c = McpClient::create(std::move(t), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  const int pid = raw->pid();
+  ASSERT_GT(pid, 0);
+  c->close();
+  // kill(pid, 0) still succeeds on a zombie: ESRCH means it was reaped.
+  EXPECT_EQ(::kill(pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(McpClientStdio, AcceptsAnOlderProtocolVersionAndRefusesAnUnknownOne) {
+  http::HttpClient timers;
+  auto old = McpClient::create(test_server({"--version", "2024-11-05"}), timers);
+  ASSERT_TRUE(connect(*old).ok());
+  EXPECT_EQ(old->protocol_version(), "2024-11-05");
+  auto bad = McpClient::create(test_server({"--version", "1999-01-01"}), timers);
+  Status s = connect(*bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("speaks MCP 1999-01-01"), std::string::npos) << s.error().message;
+}
+
+TEST(McpClientStdio, AProgramThatCannotStartIsAClearError) {
+  http::HttpClient timers;
+  auto c = McpClient::create(
+      std::make_unique<McpStdioClientTransport>(ChildSpec{"/nonexistent/mcp-server", {}, {}}), timers);
+  Status s = connect(*c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("cannot start '/nonexistent/mcp-server'"), std::string::npos) << s.error().message;
+
+  auto quits = McpClient::create(test_server({"--exit-at-start"}), timers);
+  s = connect(*quits);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("refusing to start"), std::string::npos) << s.error().message;
+}
+
+}  // namespace
+}  // namespace kaisha::mcp

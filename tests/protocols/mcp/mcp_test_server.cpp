@@ -1,0 +1,114 @@
+// mcp_test_server: a small, scriptable MCP server over stdio for the client
+// tests (a real child process the client starts, kills and restarts). It
+// answers one line at a time:
+//
+//   initialize           protocolVersion from --version (default: the client's)
+//   tools/list           two pages (cursor "page2"): echo | die, slow, silent,
+//                        garbage, grow, fail, structured (+ extra after grow)
+//   tools/call echo      {"text"} -> text block
+//   tools/call die       writes "dying on purpose" to stderr, exits 3 (mid-call)
+//   tools/call silent    never answers
+//   tools/call garbage   a line that is not JSON, then a response with neither result nor error
+//   tools/call grow      adds tool "extra", sends notifications/tools/list_changed, answers
+//   tools/call fail      isError: true
+//   tools/call structured  structuredContent {"n": 7}
+//   notifications/cancelled  logged to stderr as "cancelled <requestId>"
+//
+// Usage: mcp_test_server [--version V] [--exit-at-start]
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+using json = nlohmann::json;
+
+namespace {
+
+void send(const json& j) { std::cout << j.dump() << "\n" << std::flush; }
+
+json tool(const std::string& name, json props = json::object()) {
+  return {{"name", name},
+          {"description", "test tool " + name},
+          {"inputSchema", {{"type", "object"}, {"properties", std::move(props)}}}};
+}
+
+json text_result(const std::string& t) { return {{"content", json::array({{{"type", "text"}, {"text", t}}})}}; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string version;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--version" && i + 1 < argc) version = argv[++i];
+    if (a == "--exit-at-start") {
+      std::cerr << "mcp_test_server: refusing to start (--exit-at-start)" << std::endl;
+      return 2;
+    }
+  }
+  bool grown = false;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json m = json::parse(line, nullptr, false);
+    if (m.is_discarded() || !m.is_object()) continue;
+    const std::string method = m.value("method", "");
+    const json id = m.contains("id") ? m["id"] : json();
+    const json params = m.value("params", json::object());
+    if (method == "notifications/cancelled") {
+      std::cerr << "cancelled " << params.value("requestId", json()).dump() << std::endl;
+      continue;
+    }
+    if (id.is_null()) continue;  // other notifications, responses
+    auto result = [&](json r) { send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(r)}}); };
+    if (method == "initialize") {
+      result({{"protocolVersion", version.empty() ? params.value("protocolVersion", "2025-11-25") : version},
+              {"capabilities", {{"tools", {{"listChanged", true}}}}},
+              {"serverInfo", {{"name", "mcp_test_server"}, {"version", "1"}}}});
+    } else if (method == "ping") {
+      result(json::object());
+    } else if (method == "tools/list") {
+      if (!params.contains("cursor")) {
+        result({{"tools", json::array({tool("echo", {{"text", {{"type", "string"}}}})})}, {"nextCursor", "page2"}});
+      } else {
+        json tools = json::array({tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"),
+                                  tool("fail"), tool("structured")});
+        if (grown) tools.push_back(tool("extra"));
+        result({{"tools", tools}});
+      }
+    } else if (method == "tools/call") {
+      const std::string name = params.value("name", "");
+      const json args = params.value("arguments", json::object());
+      if (name == "echo") {
+        result(text_result("echo: " + args.value("text", std::string())));
+      } else if (name == "die") {
+        std::cerr << "dying on purpose" << std::endl;
+        _exit(3);
+      } else if (name == "silent") {
+        // never answers
+      } else if (name == "garbage") {
+        std::cout << "this is not json\n" << std::flush;
+        send({{"jsonrpc", "2.0"}, {"id", id}});
+      } else if (name == "grow") {
+        grown = true;
+        send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+        result(text_result("grown"));
+      } else if (name == "fail") {
+        json r = text_result("it went wrong");
+        r["isError"] = true;
+        result(r);
+      } else if (name == "structured") {
+        json r = text_result("{\"n\": 7}");
+        r["structuredContent"] = {{"n", 7}};
+        result(r);
+      } else {
+        send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", -32602}, {"message", "Unknown tool: " + name}}}});
+      }
+    } else {
+      send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", -32601}, {"message", "Method not found"}}}});
+    }
+  }
+  return 0;
+}
