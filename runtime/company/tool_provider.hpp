@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/company/tool_cost.hpp"
 #include "runtime/company/tool_result.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/llm/chat.hpp"
@@ -38,6 +39,13 @@ class ToolProvider {
   // any thread.
   virtual void call(const std::string& name, const json& args, const ToolCallContext& ctx,
                     std::function<void(ToolResult)> done) = 0;
+  // What one call of `name` costs, as the tool declares it (free by default).
+  // The caller reserves it on the ledgers before call() and settles it after;
+  // the config's tools.costs overrides it. Thread-safe.
+  virtual ToolCost cost(const std::string& name) const {
+    (void)name;
+    return {};
+  }
 };
 
 }  // namespace kaisha::company

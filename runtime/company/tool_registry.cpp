@@ -45,10 +45,6 @@ std::vector<llm::ToolSpec> ToolRegistry::specs(const ToolGrant& grant) const {
 void ToolRegistry::invoke(const std::string& name, const std::string& arguments_text,
                           const ToolGrant& grant, ToolDone done) const {
   const Tool* tool = find(name);
-  if (!tool) {
-    done(ToolResult::error(texts::tool_not_found(name)));
-    return;
-  }
   if (!granted(grant, name)) {
     json allowed = json::array();
     for (const auto& n : order_)
@@ -56,6 +52,10 @@ void ToolRegistry::invoke(const std::string& name, const std::string& arguments_
     done(ToolResult::error("Tool " + name + " is not granted to this agent; it may use: " +
                                allowed.dump(),
                            allowed));
+    return;
+  }
+  if (!tool) {
+    done(ToolResult::error(texts::tool_not_found(name)));
     return;
   }
   json args = json::object();

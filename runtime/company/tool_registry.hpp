@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/company/tool_cost.hpp"
 #include "runtime/company/tool_result.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/llm/chat.hpp"
@@ -29,6 +30,7 @@ struct Tool {
   llm::ToolSpec spec;
   ToolHandler handler;
   std::string origin = "builtin";  // "builtin" | "user" | "mcp:<server>"
+  ToolCost cost;                   // declared per-call cost; charged by whoever runs the handler
 };
 
 // Which tools an agent may use. An empty optional means "all registered tools".
@@ -47,7 +49,9 @@ class ToolRegistry {
 
   // Parses `arguments_text`, checks grant and schema, and runs the handler.
   // Every failure before the handler runs is reported through `done` as an
-  // error ToolResult whose message tells the model what to fix.
+  // error ToolResult whose message tells the model what to fix. Under a
+  // grant, any tool outside it — registered or not — gets the error listing
+  // the tools the agent may use.
   void invoke(const std::string& name, const std::string& arguments_text, const ToolGrant& grant,
               ToolDone done) const;
 

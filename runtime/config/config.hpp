@@ -43,10 +43,40 @@ struct CeoConfig {
   bool stream = false;               // ask providers to stream (SSE / NDJSON) answers
 };
 
+// One entry of an employee tool grant as written in the config: a tool name
+// (Calculator), or every tool of a provider (builtin, user, memory,
+// mcp:<server>). `where` is "<file>:<line>: <key>" for later errors (an
+// unknown tool name is only known once the tool providers exist).
+struct GrantEntry {
+  std::string tool;
+  std::string where;
+};
+
+// Which tools employees may call (employee.tools). An employee gets the
+// union of `all`, its name's list and its base model's list; with no entry
+// it gets no tools and answers with one model call (HASHIRU's employees).
+struct EmployeeGrants {
+  std::vector<GrantEntry> all;
+  std::map<std::string, std::vector<GrantEntry>> agents;  // by agent name
+  std::map<std::string, std::vector<GrantEntry>> models;  // by base model (cost-table name)
+  bool empty() const { return all.empty() && agents.empty() && models.empty(); }
+};
+
 struct EmployeeConfig {
   int64_t max_output_tokens = 1024;  // sent as max_tokens; bounds each reservation
   double temperature = 0.2;
   bool stream = false;               // ask providers to stream answers
+  EmployeeGrants tools;              // tool grants; none by default
+  int max_tool_iterations = 10;      // model calls per ask of an employee with tools
+  int max_malformed_tool_calls = 3;  // answers with bad tool-call JSON it may send per ask
+};
+
+// A tool's declared price (tools.costs overrides what its provider declares):
+// invoke_resource_cost is held on the resource ledger while a call runs,
+// invoke_expense_cost is charged in USD per call.
+struct ToolCostConfig {
+  double invoke_resource_cost = 0;
+  double invoke_expense_cost = 0;
 };
 
 // hashiru.md §2.4: the reclaimable resource ledger (percentage points of the
@@ -122,6 +152,7 @@ struct ToolsConfig {
   int64_t sandbox_max_processes = 32;
   bool tools_network = false;           // Python tools' calls may use the network (never PythonSandboxTool)
   std::vector<std::string> env;         // host variables created tools may read (credentials)
+  std::map<std::string, ToolCostConfig> costs;  // declared per-call costs by tool name
 };
 
 struct Config {

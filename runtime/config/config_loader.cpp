@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "runtime/company/management_tools.hpp"
 #include "runtime/config/yaml_reader.hpp"
 
 namespace kaisha::config {
@@ -186,10 +187,56 @@ class ConfigParser {
   Status employee(const YAML::Node& n) {
     if (!present(n)) return Status::Ok();
     const std::string p = "employee";
-    if (Status s = section(n, p, {"max_output_tokens", "temperature", "stream"}); !s) return s;
+    if (Status s = section(n, p, {"max_output_tokens", "temperature", "stream", "tools", "max_tool_iterations",
+                                  "max_malformed_tool_calls"});
+        !s)
+      return s;
     if (Status s = integer(n, p, "max_output_tokens", c_.employee.max_output_tokens, 1); !s) return s;
     if (Status s = boolean(n, p, "stream", c_.employee.stream); !s) return s;
+    if (Status s = integer(n, p, "max_tool_iterations", c_.employee.max_tool_iterations, 1); !s) return s;
+    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.employee.max_malformed_tool_calls, 0); !s)
+      return s;
+    if (Status s = employee_tools(n["tools"], p + ".tools"); !s) return s;
     return num(n, p, "temperature", c_.employee.temperature, 0, false);
+  }
+
+  // employee.tools: { all: [...], agents: {Name: [...]}, models: {model: [...]} }.
+  // Names are checked against the tools that exist when the company starts;
+  // here only their form and the tools no employee may ever have.
+  Status employee_tools(const YAML::Node& n, const std::string& p) {
+    if (!present(n)) return Status::Ok();
+    if (Status s = section(n, p, {"all", "agents", "models"}); !s) return s;
+    EmployeeGrants& g = c_.employee.tools;
+    if (Status s = grant_list(n["all"], p + ".all", g.all); !s) return s;
+    for (const char* key : {"agents", "models"}) {
+      const YAML::Node m = n[key];
+      if (!present(m)) continue;
+      const std::string q = YamlReader::join(p, key);
+      if (Status s = r_.expect_map(m, q); !s) return s;
+      auto& by = std::string(key) == "agents" ? g.agents : g.models;
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::string name = it->first.Scalar();
+        if (Status s = grant_list(it->second, q + "." + name, by[name]); !s) return s;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status grant_list(const YAML::Node& n, const std::string& p, std::vector<GrantEntry>& out) {
+    if (!present(n)) return Status::Ok();
+    if (!n.IsSequence()) return r_.error_at(n, p, "expected a list of tool names or providers (builtin, mcp:<server>)");
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string q = p + "[" + std::to_string(i) + "]";
+      auto v = r_.read_string(n[i], q);
+      if (!v) return v.error();
+      if (v->empty()) return r_.error_at(n[i], q, "a tool name or provider cannot be empty");
+      if (*v == "mcp:") return r_.error_at(n[i], q, "'mcp:' needs a server name (mcp:<server>)");
+      if (company::is_management_tool(*v))
+        return r_.error_at(n[i], q, "'" + *v + "' is a management tool of the CEO; employees can never use it "
+                                    "(two tiers, hashiru.md §9 item 3)");
+      out.push_back({*v, r_.where(n[i]) + ": " + q});
+    }
+    return Status::Ok();
   }
 
   Status providers(const YAML::Node& n) {
@@ -323,9 +370,11 @@ class ConfigParser {
     if (!present(n)) return Status::Ok();
     const std::string p = "tools";
     ToolsConfig& t = c_.tools;
-    if (Status s = section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env"});
+    if (Status s = section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env",
+                                  "costs"});
         !s)
       return s;
+    if (Status s = tool_costs(n["costs"], p + ".costs"); !s) return s;
     if (Status s = str(n, p, "workspace_root", t.workspace_root); !s) return s;
     if (Status s = str(n, p, "user_tools_dir", t.user_tools_dir); !s) return s;
     if (const YAML::Node f = n["files"]; present(f)) {
@@ -369,6 +418,22 @@ class ConfigParser {
         if (!ok) return r_.error_at(e[i], q, "'" + *v + "' is not an environment variable name");
         t.env.push_back(*v);
       }
+    }
+    return Status::Ok();
+  }
+
+  // tools.costs: { ToolName: { invoke_expense_cost: USD per call, invoke_resource_cost: held per call } }
+  Status tool_costs(const YAML::Node& n, const std::string& p) {
+    if (!present(n)) return Status::Ok();
+    if (Status s = r_.expect_map(n, p); !s) return s;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const std::string q = p + "." + name;
+      if (Status s = section(it->second, q, {"invoke_expense_cost", "invoke_resource_cost"}); !s) return s;
+      ToolCostConfig cost;
+      if (Status s = num(it->second, q, "invoke_expense_cost", cost.invoke_expense_cost, 0, false); !s) return s;
+      if (Status s = num(it->second, q, "invoke_resource_cost", cost.invoke_resource_cost, 0, false); !s) return s;
+      c_.tools.costs[name] = cost;
     }
     return Status::Ok();
   }

@@ -50,9 +50,15 @@ struct AskReply {
   bool ok = true;
   std::string output;  // the answer text when ok
   std::string error;   // what went wrong when !ok
-  llm::Usage usage;
+  llm::Usage usage;  // the first model call's: the asker reserved it and settles it
   int64_t latency_ms = 0;
-  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms)
+  // An employee with tools (a tool-calling loop) reserves and settles its
+  // further model calls and its tools' declared costs on the ledger itself;
+  // this is what they came to, for the asker's reports (not to be charged again).
+  llm::Usage extra_usage;
+  double extra_expense = 0;  // USD
+  int tool_calls = 0;
+  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms, extra_usage, extra_expense, tool_calls)
 };
 
 // User → CEO: one task (one user turn in a chat).

@@ -23,8 +23,11 @@ inline constexpr std::array<std::string_view, 11> kStepKinds = {
 inline constexpr std::array<std::string_view, 4> kTaskStatuses = {"running", "done", "failed", "canceled"};
 inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired", "lost"};
 inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
-inline constexpr std::array<std::string_view, 7> kLedgerKinds = {
-    "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call"};
+// The tool_* kinds (declared tool costs) came after schema v1, whose CHECK
+// does not list them; the writer enforces this list itself.
+inline constexpr std::array<std::string_view, 10> kLedgerKinds = {
+    "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call",
+    "tool_reserve", "tool_settle", "tool_release"};
 
 struct SessionRow {
   std::string id;
@@ -97,6 +100,7 @@ struct LedgerEntryRow {
   std::string task_id;  // may be ""
   std::string ledger;   // resource | expense
   // hire | fire_refund | ask_reserve | ask_settle | ask_release | raise | ceo_call
+  // | tool_reserve | tool_settle | tool_release
   std::string kind;
   double amount = 0;
   std::string agent;

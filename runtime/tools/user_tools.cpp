@@ -296,6 +296,12 @@ std::vector<llm::ToolSpec> UserTools::specs() const {
 
 std::vector<std::string> UserTools::load_errors() const { return impl_->errors; }
 
+company::ToolCost UserTools::cost(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->tools.find(name);
+  return it == impl_->tools.end() ? company::ToolCost{} : company::ToolCost::from_declared(it->second.tool.costs);
+}
+
 void UserTools::call(const std::string& name, const json& args, const company::ToolCallContext& ctx, Done done) {
   Impl& d = *impl_;
   const auto& sw = d.options.switches;

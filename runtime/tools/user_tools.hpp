@@ -62,6 +62,8 @@ class UserTools : public company::ToolProvider {
   std::vector<llm::ToolSpec> specs() const override;
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;
+  // The inputSchema's cost keys (hashiru.md §3.3: WeatherApi declares invoke_resource_cost).
+  company::ToolCost cost(const std::string& name) const override;
 
   // "<file>: <why>" for each tool on disk that did not load at start.
   std::vector<std::string> load_errors() const;

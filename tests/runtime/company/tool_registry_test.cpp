@@ -87,6 +87,18 @@ TEST(ToolRegistry, GrantsLimitWhatAnAgentSeesAndCalls) {
   EXPECT_EQ(calls, 0);
 }
 
+TEST(ToolRegistry, UnderAGrantAnUnknownToolGetsTheListingToo) {
+  ToolRegistry reg;
+  Tool calc;
+  calc.spec.name = "Calculator";
+  calc.handler = [](const json&, ToolDone d) { d(ToolResult::success("4")); };
+  ASSERT_TRUE(reg.add(calc).ok());
+  ToolResult r = run(reg, "AgentCreator", "{}", std::set<std::string>{"Calculator"});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.message, "Tool AgentCreator is not granted to this agent; it may use: [\"Calculator\"]");
+  EXPECT_EQ(run(reg, "AgentCreator", "{}").message, "Tool AgentCreator not found");  // no grant: all tools
+}
+
 TEST(ToolRegistry, ThrowingHandlerBecomesToolError) {
   ToolRegistry reg;
   Tool t;
