@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <utility>
 
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
@@ -33,6 +34,9 @@ struct CurrentTask {
   std::string input;
   std::unique_ptr<planning::AuditLoop> audit;  // when the judge audits final answers
   bool canceled = false;
+  // The judge's final rejection while the CEO writes its critique memory:
+  // the task then ends with this text whatever the reflection turn does.
+  std::string rejected;
 };
 
 struct CeoState {
@@ -49,6 +53,8 @@ struct CeoState {
   std::map<uint64_t, ToolDone> external_calls;
   // What each provider offered at the last sync, to notice removals.
   std::map<std::string, std::set<std::string>> provider_tools;
+  // The next model call goes out without another summary check (one was just made).
+  bool summary_checked = false;
   static inline const char* name = "ceo";
 };
 
@@ -57,6 +63,7 @@ using recall_atom = caf::atom_constant<caf::atom("recall")>;
 
 constexpr const char* kCeo = "CEO";
 constexpr int64_t kCeoMaxOutputTokens = 4096;
+constexpr int64_t kSummaryMaxOutputTokens = 1024;
 
 // Whether anybody watches progress: the hot paths skip building events otherwise.
 bool listening(Self* self) { return self->state.deps.progress && self->state.deps.progress->listening(); }
@@ -103,8 +110,8 @@ void finish(Self* self, bool ok, const std::string& text) {
   st.task.reset();
   msg::TaskResult r;
   r.task_id = t.id;
-  r.ok = ok;
-  (ok ? r.answer : r.error) = text;
+  r.ok = ok && t.rejected.empty();
+  (r.ok ? r.answer : r.error) = t.rejected.empty() || t.canceled ? text : t.rejected;
   r.tokens_in = t.tokens_in;
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
@@ -116,8 +123,8 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.session_id = st.deps.session_id;
     e.task_id = t.id;
     e.agent = kCeo;
-    e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
-    e.text = text;
+    e.kind = r.ok ? "final" : t.canceled ? "canceled" : "error";
+    e.text = r.ok ? r.answer : r.error;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
                   {"expense", r.expense}, {"wall_ms", r.wall_ms}};
     e.at_ms = now_ms();
@@ -222,6 +229,24 @@ void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
   }
 }
 
+// The judge rejected the final answer for good: the answer is marked wrong
+// (journaled like `kaisha feedback --wrong`) and the CEO gets one more turn
+// to write a critique memory (HASHIRU Case Study 4); whatever that turn
+// does, the task then ends with the rejection. False when there is no
+// reflection to do (not configured, memory switched off, no claimed answer).
+bool reflect_on_rejection(Self* self, const planning::AuditReport& report) {
+  auto& st = self->state;
+  if (!st.deps.error_reflection || !st.switches.memory || report.claimed_result.empty()) return false;
+  const std::string why = report.error_information.empty() ? report.output : report.error_information;
+  st.task->rejected = "The judge rejected the final answer: " + report.error_information;
+  step(self, "note", memory::ErrorReflection::verdict_note(why, "judge"));
+  emit(self, "reflection", "the judge rejected the answer; the CEO writes a critique into memory",
+       json{{"why", why}});
+  st.conversation->add_user(st.deps.error_reflection->prompt(st.task->input, report.claimed_result, why));
+  call_model(self);
+  return true;
+}
+
 // The judge audits the final answer (infiagent.md §10 items 23–27): a
 // rejection goes back to the CEO as a user message and it answers again, up
 // to the retry limit; then the task ends with the judge's last report.
@@ -233,6 +258,7 @@ void audit_answer(Self* self, Result<planning::AuditStep> step_r) {
   switch (s.kind) {
     case planning::AuditStep::Kind::deliver:
       if (s.report.status == planning::VerdictStatus::success) return finish(self, true, s.report.output);
+      if (reflect_on_rejection(self, s.report)) return;
       return finish(self, false, "The judge rejected the final answer: " + s.report.error_information);
     case planning::AuditStep::Kind::retry:
       emit(self, "retry", "the judge rejected the answer; answering again");
@@ -276,6 +302,7 @@ void on_model_answer(Self* self, const llm::ChatResponse& response) {
        response.usage.input_tokens, response.usage.output_tokens);
   switch (next.kind) {
     case company::NextStep::Kind::answer:
+      if (!st.task->rejected.empty()) return finish(self, false, next.text);  // the critique is written
       if (st.task->audit) return audit_answer(self, st.task->audit->on_claim(next.text));
       finish(self, true, next.text);
       return;
@@ -290,9 +317,73 @@ void on_model_answer(Self* self, const llm::ChatResponse& response) {
   }
 }
 
+// Short-term memory (effgen.md §8.1): a conversation that reached the
+// threshold is summarised by the CEO's model before the next call — charged
+// and journaled like any CEO call — which then goes out with the summary and
+// the last messages. A summary that fails is reported and the call goes out
+// unsummarised. True when a summary call was started.
+bool summarize_first(Self* self) {
+  auto& st = self->state;
+  if (!st.deps.summarizer || std::exchange(st.summary_checked, false)) return false;
+  auto plan = st.deps.summarizer->plan(*st.conversation);
+  if (!plan) return false;
+  const std::string tid = st.task->id;
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = model_call_timeout(st.deps.config);
+  call.cost = ceo_cost(self);
+  call.agent = kCeo;
+  call.task_id = tid;
+  call.model_ref = st.deps.config.ceo.model;
+  call.request.messages = {{llm::Role::user, plan->prompt, {}, "", ""}};
+  call.request.temperature = st.deps.config.ceo.temperature;
+  call.request.max_tokens = kSummaryMaxOutputTokens;
+  charged_chat(self, std::move(call), [self, tid, p = *plan](ChargedCallResult r) {
+    auto& s = self->state;
+    if (!s.task || s.task->id != tid) return;
+    s.summary_checked = true;
+    const llm::Usage u = r.response.usage;
+    std::string failed = r.ok ? "" : r.error;
+    if (r.ok) {
+      s.task->expense += r.expense;
+      s.task->tokens_in += u.input_tokens;
+      s.task->tokens_out += u.output_tokens;
+      if (r.response.message.content.find_first_not_of(" \t\r\n") == std::string::npos)
+        failed = "the model returned an empty summary";
+    }
+    Result<memory::SummaryEvent> ev = failed.empty()
+        ? s.deps.summarizer->apply(*s.conversation, p, r.response.message.content)
+        : Result<memory::SummaryEvent>(Error{"memory", failed});
+    if (!ev.ok()) {
+      step(self, "error", json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens,
+           u.output_tokens, r.expense);
+      emit(self, "error", "could not summarise the conversation: " + ev.error().message);
+      return call_model(self);
+    }
+    const int64_t after = s.deps.summarizer->tokens(*s.conversation);
+    json event{{"event", "SUMMARIZATION_TRIGGER"},
+               {"original_tokens", ev->original_tokens},
+               {"summarized_tokens", ev->summarized_tokens},
+               {"reduction_ratio", ev->reduction_ratio},
+               {"messages_replaced", ev->messages_replaced},
+               {"conversation_tokens_before", p.conversation_tokens},
+               {"conversation_tokens_after", after},
+               {"context_tokens", s.deps.summarizer->config().context_tokens}};
+    step(self, "note", event, u.input_tokens, u.output_tokens, r.expense);
+    emit(self, "summary",
+         "conversation summarised: " + std::to_string(ev->messages_replaced) + " messages, " +
+             std::to_string(p.conversation_tokens) + " -> " + std::to_string(after) + " tokens",
+         event);
+    call_model(self);
+  });
+  return true;
+}
+
 void call_model(Self* self) {
   auto& st = self->state;
   if (!st.task) return;
+  if (summarize_first(self)) return;
   sync_providers(self);
   const std::string tid = st.task->id;
   ChargedCall call;

@@ -28,6 +28,8 @@
 #include "runtime/company/tool_provider.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/cost_table.hpp"
+#include "runtime/memory/conversation_summarizer.hpp"
+#include "runtime/memory/error_reflection.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::actors {
@@ -55,6 +57,13 @@ struct CeoDeps {
   // gets {"injection", "transcript", "memories": [...]} (no memories: nothing
   // is injected) or {"error": ...}, once, from any thread.
   std::function<void(const std::string& message, std::function<void(json)> done)> recall;
+  // Set: when the judge rejects the final answer for good, the CEO is asked
+  // to write a critique memory (HASHIRU Case Study 4) before the task ends
+  // as failed; skipped while the `memory` switch is off.
+  std::shared_ptr<const memory::ErrorReflection> error_reflection;
+  // Set: short-term memory — before a model call, a conversation at 0.85 of
+  // the context budget is summarised by the CEO's model (memory.short_term).
+  std::shared_ptr<const memory::ConversationSummarizer> summarizer;
 };
 
 caf::actor spawn_ceo(caf::actor_system& sys, CeoDeps deps);

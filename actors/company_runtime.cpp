@@ -265,6 +265,16 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     auto tool = memory::MemoryToolProvider::create(impl->memory_service);
     if (!tool.ok()) return tool.error();
     deps.tool_providers.push_back(std::move(tool).value());
+    if (c.memory.short_term.enabled) {
+      auto summarizer = memory::ConversationSummarizer::create(c.memory.short_term, c.prompts_dir);
+      if (!summarizer.ok()) return summarizer.error();
+      deps.summarizer = std::make_shared<const memory::ConversationSummarizer>(std::move(summarizer).value());
+    }
+    if (c.memory.error_reflection && c.judge_final_answer) {
+      auto reflection = memory::ErrorReflection::load();
+      if (!reflection.ok()) return reflection.error();
+      deps.error_reflection = std::make_shared<const memory::ErrorReflection>(std::move(reflection).value());
+    }
     if (c.memory.auto_retrieve) {
       // Weak: the service must not be destroyed on an actor's thread.
       std::weak_ptr<memory::MemoryService> weak = impl->memory_service;

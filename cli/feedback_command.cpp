@@ -1,9 +1,10 @@
 // kaisha feedback TASK --wrong "why": marks a task's answer wrong (HASHIRU
 // Case Study 4). The verdict is journaled on the task, then the CEO of the
 // task's session is given the task, its answer and the reason
-// (prompts/memory/error_reflection.md) and writes a critique with actionable
-// guidance into memory through its own model (MemoryManager, key
-// ErrorAnalysis_<Topic>), where a similar later question retrieves it.
+// (memory::ErrorReflection, shared with the judge's final rejections) and
+// writes a critique with actionable guidance into memory through its own
+// model (MemoryManager, key ErrorAnalysis_<Topic>), where a similar later
+// question retrieves it.
 #include <iostream>
 #include <memory>
 
@@ -11,8 +12,7 @@
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/progress_printer.hpp"
-#include "runtime/core/data_paths.hpp"
-#include "runtime/memory/memory_texts.hpp"
+#include "runtime/memory/error_reflection.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
@@ -37,7 +37,7 @@ Result<store::TaskRow> record_verdict(const config::Config& c, const FeedbackOpt
   step.task_id = (*task)->id;
   step.agent = "user";
   step.kind = "note";
-  step.payload = json{{"feedback", "wrong"}, {"why", o.wrong}};
+  step.payload = memory::ErrorReflection::verdict_note(o.wrong, "user");
   if (auto r = (*st)->append_step(step); !r.ok()) return r.error();
   return **task;
 }
@@ -57,14 +57,13 @@ int feedback(const FeedbackOptions& o) {
     std::cerr << "kaisha feedback: " << task.error().message << "\n";
     return 2;
   }
-  auto prompt = read_text_file(data_file("prompts/memory/error_reflection.md"));
+  auto prompt = memory::ErrorReflection::load();
   if (!prompt.ok()) {
     std::cerr << "kaisha feedback: " << prompt.error().message << "\n";
     return 2;
   }
   const std::string answer = task->final_answer.empty() ? "(no answer: " + task->error + ")" : task->final_answer;
-  const std::string reflection =
-      memory::fill(memory::fill(memory::fill(*prompt, "task", task->input), "answer", answer), "why", o.wrong);
+  const std::string reflection = prompt->prompt(task->input, answer, o.wrong);
 
   auto printer = std::make_shared<ProgressPrinter>(o.common.json, o.common.quiet);
   actors::RuntimeOptions ro;

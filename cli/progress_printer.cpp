@@ -57,6 +57,8 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   else if (e.kind == "refusal") o << "  ✗ refused: " << e.text << "\n";
   else if (e.kind == "memories") o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n";
   else if (e.kind == "retry") o << "  ↻ " << e.text << "\n";
+  else if (e.kind == "reflection") o << "[" << e.agent << "] " << e.text << "\n";
+  else if (e.kind == "summary") o << "[" << e.agent << "] " << e.text << "\n";
   else if (e.kind == "usage")
     o << "  · " << e.text << ", $" << num(d.value("expense", json(0))) << " | "
       << budget_line(d.value("budget", json())) << "\n";

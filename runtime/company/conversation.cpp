@@ -79,4 +79,13 @@ void Conversation::add_tool_result(const llm::ToolCall& call, const json& result
   messages_.push_back(std::move(m));
 }
 
+bool Conversation::replace_with_summary(size_t first, size_t last, std::string summary) {
+  if (first < 1 || first >= last || last > messages_.size()) return false;
+  messages_.erase(messages_.begin() + static_cast<std::ptrdiff_t>(first),
+                  messages_.begin() + static_cast<std::ptrdiff_t>(last));
+  messages_.insert(messages_.begin() + static_cast<std::ptrdiff_t>(first),
+                   llm::ChatMessage{llm::Role::system, std::move(summary), {}, "", ""});
+  return true;
+}
+
 }  // namespace kaisha::company

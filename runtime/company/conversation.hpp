@@ -50,6 +50,11 @@ class Conversation {
   // Appends the result of one tool call the model asked for.
   void add_tool_result(const llm::ToolCall& call, const json& result);
 
+  // Short-term memory (memory::ConversationSummarizer): replaces messages
+  // [first, last) by one system message `summary`. The system prompt
+  // (message 0) is never replaced; a bad range changes nothing and returns false.
+  bool replace_with_summary(size_t first, size_t last, std::string summary);
+
   const std::vector<llm::ChatMessage>& messages() const { return messages_; }
   int turns() const { return turns_; }
 

@@ -117,6 +117,17 @@ struct EffgenConfig {
   int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
 };
 
+// effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,
+// §23 item 35): when its estimated tokens reach threshold · context_tokens,
+// everything but the system prompt and the last keep_recent messages is
+// replaced by a summary the CEO's model writes.
+struct ShortTermConfig {
+  bool enabled = true;
+  int64_t context_tokens = 32768;  // the CEO model's context budget (the cost table has no such column)
+  double threshold = 0.85;
+  int keep_recent = 10;
+};
+
 // The memory function (hashiru.md §2.8, effgen.md §8); on when
 // switches.memory is. Memories live in their own SQLite file (see
 // runtime/memory/memory_store.hpp for why).
@@ -132,6 +143,10 @@ struct MemoryConfig {
   int context_messages = 3;     // recent conversation texts joined into the retrieval query
   int exact_below = 10000;      // exact vector search below this many memories, HNSW above
   std::string index_dir;        // "" = <memory path>.index
+  // Error reflection (HASHIRU Case Study 4): when the judge rejects the CEO's
+  // final answer for good, the CEO writes a critique memory.
+  bool error_reflection = true;
+  ShortTermConfig short_term;
 };
 
 // The CEO's built-in tools and the tools it creates (hashiru.md §2.7, §3.3).

@@ -342,7 +342,8 @@ class ConfigParser {
     const std::string p = "memory";
     MemoryConfig& m = c_.memory;
     if (Status s = section(n, p, {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve",
-                                  "lexical_weight", "ranking", "context_messages", "exact_below", "index_dir"});
+                                  "lexical_weight", "ranking", "context_messages", "exact_below", "index_dir",
+                                  "error_reflection", "short_term"});
         !s)
       return s;
     if (Status s = str(n, p, "path", m.path); !s) return s;
@@ -363,6 +364,18 @@ class ConfigParser {
     if (Status s = choice(n, p, "ranking", m.ranking, kMemoryRankings); !s) return s;
     if (Status s = integer(n, p, "context_messages", m.context_messages, 1); !s) return s;
     if (Status s = integer(n, p, "exact_below", m.exact_below, 0); !s) return s;
+    if (Status s = boolean(n, p, "error_reflection", m.error_reflection); !s) return s;
+    if (const YAML::Node st = n["short_term"]; present(st)) {
+      const std::string q = YamlReader::join(p, "short_term");
+      ShortTermConfig& t = m.short_term;
+      if (Status s = section(st, q, {"enabled", "context_tokens", "threshold", "keep_recent"}); !s) return s;
+      if (Status s = boolean(st, q, "enabled", t.enabled); !s) return s;
+      if (Status s = integer(st, q, "context_tokens", t.context_tokens, 64); !s) return s;
+      if (Status s = num(st, q, "threshold", t.threshold, 0, true); !s) return s;
+      if (t.threshold > 1) return r_.error_at(st["threshold"], YamlReader::join(q, "threshold"),
+                                              "expected a share of the context budget <= 1, got " + trim_number(t.threshold));
+      if (Status s = integer(st, q, "keep_recent", t.keep_recent, 1); !s) return s;
+    }
     return str(n, p, "index_dir", m.index_dir);
   }
 

@@ -24,9 +24,13 @@ ShortTermMemory::ShortTermMemory(ShortTermConfig config, std::string prefix)
 void ShortTermMemory::add(StmRole role, std::string content, double timestamp) {
   StmMessage m;
   m.role = role;
-  m.est_tokens = estimate_stm_tokens(content);
   m.content = std::move(content);
   m.timestamp = timestamp;
+  add(std::move(m));
+}
+
+void ShortTermMemory::add(StmMessage m) {
+  if (m.est_tokens == 0) m.est_tokens = estimate_stm_tokens(m.content);
   messages_.push_back(std::move(m));
   while (messages_.size() > config_.max_messages) {
     auto victim = std::find_if(messages_.begin(), messages_.end(),
@@ -42,12 +46,12 @@ int64_t ShortTermMemory::total_tokens() const {
   return t;
 }
 
-// Indices of the messages a summary replaces: all but SYSTEM ones and the
-// last keep_recent. An earlier summary is folded into the new one.
+// An earlier summary is folded into the new one.
 std::vector<size_t> ShortTermMemory::summarisable() const {
   std::vector<size_t> out;
   if (messages_.size() <= config_.keep_recent) return out;
-  const size_t end = messages_.size() - config_.keep_recent;
+  size_t end = messages_.size() - config_.keep_recent;
+  while (end > 0 && messages_[end - 1].keep_with_next) --end;
   for (size_t i = 0; i < end; ++i)
     if (messages_[i].role != StmRole::system || messages_[i].summary) out.push_back(i);
   return out;

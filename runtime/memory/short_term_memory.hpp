@@ -6,6 +6,9 @@
 // to apply_summary(), which replaces those messages by one summary message.
 // This class makes no model calls itself.
 //
+// A message marked keep_with_next (a tool call) stays with its successor
+// (its result): the cut moves back so both are kept.
+//
 // Beyond max_messages the oldest message that is neither SYSTEM nor a summary
 // is dropped (the paper only says "bounded deque").
 #pragma once
@@ -25,6 +28,9 @@ struct StmMessage {
   double timestamp = 0;
   int64_t est_tokens = 0;
   bool summary = false;  // the result of a summarisation
+  // A summary may not end right after this message: a tool call and its
+  // results stay on one side of the cut (the kept side).
+  bool keep_with_next = false;
 };
 
 struct ShortTermConfig {
@@ -47,6 +53,8 @@ class ShortTermMemory {
   explicit ShortTermMemory(ShortTermConfig config = {}, std::string summarize_prefix = "Summarize this conversation: ");
 
   void add(StmRole role, std::string content, double timestamp = 0);
+  // Adds a prepared message; its est_tokens is computed when 0.
+  void add(StmMessage message);
   const std::deque<StmMessage>& messages() const { return messages_; }
   int64_t total_tokens() const;
 
@@ -63,8 +71,13 @@ class ShortTermMemory {
   // The n most recent messages plus every SYSTEM message, in order.
   std::vector<StmMessage> context(size_t n) const;
 
- private:
+  // Indices of the messages a summary replaces, ascending: every message
+  // that is not SYSTEM (an earlier summary is folded in) before the last
+  // keep_recent — or before more of them when the cut would separate a
+  // message from its keep_with_next successor.
   std::vector<size_t> summarisable() const;
+
+ private:
 
   ShortTermConfig config_;
   std::string prefix_;

@@ -1,5 +1,6 @@
 #include "runtime/mockllm/mock_llm_server.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -80,6 +81,13 @@ struct MockLlmServer::Impl {
     set(entry, "model", cr.model);
     set(entry, "stream", cr.stream);
     set(entry, "last_message", ctx.last_message_summary());
+    json messages = json::array();
+    for (const auto& m : cr.messages) {
+      size_t cut = std::min<size_t>(m.content.size(), 200);
+      while (cut < m.content.size() && cut > 0 && (static_cast<unsigned char>(m.content[cut]) & 0xC0) == 0x80) --cut;
+      messages.push_back({{"role", std::string(llm::to_string(m.role))}, {"content", m.content.substr(0, cut)}});
+    }
+    set(entry, "messages", std::move(messages));
     MockMatcher::Pick pick = matcher.pick(ctx);
     set(entry, "rule", pick.label);
     if (!pick.reply && !pick.fault)
