@@ -330,8 +330,10 @@ Status JournalStore::in_txn(const std::function<Status()>& body) {
 Status JournalStore::write_batch(const std::function<Status()>& body) {
   if (in_batch_) return body();
   in_batch_ = true;
+  batch_next_seq_.clear();
   Status s = db_->transaction(body);
   in_batch_ = false;
+  batch_next_seq_.clear();
   return s;
 }
 
@@ -389,15 +391,21 @@ Result<int64_t> JournalStore::append_step(const StepRow& step) {
   Status s = in_txn([&]() -> Status {
     // seq = 1 + the task's last seq. Computed inside the write transaction,
     // and there is one writer, so numbers are dense and never repeat.
-    auto next = step.task_id.empty()
-                    ? db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
-                                   "WHERE session_id = ?1 AND task_id IS NULL")
-                    : db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE task_id = ?1");
-    if (!next) return next.error();
-    next->bind(1, step.task_id.empty() ? step.session_id : step.task_id);
-    auto r = next->step();
-    if (!r) return r.error();
-    int64_t seq = next->column_int(0);
+    const std::string seq_key = step.task_id.empty() ? "\n" + step.session_id : step.task_id;
+    int64_t seq = 0;
+    if (auto known = batch_next_seq_.find(seq_key); in_batch_ && known != batch_next_seq_.end()) {
+      seq = known->second;
+    } else {
+      auto next = step.task_id.empty()
+                      ? db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
+                                     "WHERE session_id = ?1 AND task_id IS NULL")
+                      : db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE task_id = ?1");
+      if (!next) return next.error();
+      next->bind(1, step.task_id.empty() ? step.session_id : step.task_id);
+      auto r = next->step();
+      if (!r) return r.error();
+      seq = next->column_int(0);
+    }
     auto st = db_->prepare(
         "INSERT INTO steps(session_id, task_id, seq, agent, kind, payload_json, tokens_in, "
         "tokens_out, expense, at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
@@ -407,6 +415,7 @@ Result<int64_t> JournalStore::append_step(const StepRow& step) {
     st->bind(8, step.tokens_out).bind(9, step.expense).bind(10, or_now(step.at));
     if (Status s = st->run(); !s) return s;
     id = db_->last_insert_rowid();
+    if (in_batch_) batch_next_seq_[seq_key] = seq + 1;
     return Status::Ok();
   });
   if (!s) return s.error();

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/json.hpp"
@@ -111,6 +112,10 @@ class JournalStore {
   std::unique_ptr<SqliteDb> db_;
   int schema_version_ = 0;
   bool in_batch_ = false;  // write_batch() is running: writes join its transaction
+  // Next step seq per task ("\n" + session id for session-level steps), known
+  // only inside a write_batch(): its transaction keeps other writers out, so
+  // the numbers cannot go stale; outside one every step asks the table.
+  std::unordered_map<std::string, int64_t> batch_next_seq_;
 };
 
 }  // namespace kaisha::store
