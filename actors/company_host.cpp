@@ -127,7 +127,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       e.session_id = runtime ? runtime->session_id() : "";
       e.task_id = id;
       e.agent = "CEO";
-      e.kind = info.state == TaskState::completed ? "final" : info.state == TaskState::canceled ? "canceled" : "error";
+      e.kind = company::terminal_event_kind(info.state);
       e.text = r.ok ? r.answer : r.error;
       e.data = info.to_json();
       if (!r.metadata.empty()) e.data["metadata"] = r.metadata;

@@ -4,6 +4,7 @@
 #include <utility>
 #include <variant>
 
+#include "runtime/jsonrpc/company_capabilities.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
 
 namespace kaisha::a2a {
@@ -69,32 +70,7 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
 
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
                         const std::string& endpoint) {
-  std::vector<jsonrpc::CapabilityDescriptor> skills;
-  jsonrpc::CapabilityDescriptor whole;
-  whole.kind = jsonrpc::CapabilityKind::agent;
-  whole.name = "company";
-  whole.title = "Company task";
-  whole.description = "Send a task in plain text; the CEO hires employees as needed and answers.";
-  whole.tags = {"company", "hashiru"};
-  skills.push_back(std::move(whole));
-  const json agents = company.agents();
-  if (agents.is_object()) {
-    for (const auto& [name, a] : agents.items()) {
-      jsonrpc::CapabilityDescriptor d;
-      d.kind = jsonrpc::CapabilityKind::agent;
-      d.name = name;
-      d.description = a.is_object() ? a.value("description", std::string()) : std::string();
-      if (a.is_object()) {
-        d.tags = {"employee", a.value("type", std::string("local"))};
-        json costs = json::object();
-        for (const char* k : {"create_resource_cost", "invoke_resource_cost", "create_expense_cost",
-                              "invoke_expense_cost", "output_expense_cost"})
-          if (a.contains(k)) costs[k] = a[k];
-        if (!costs.empty()) d.costs = std::move(costs);
-      }
-      skills.push_back(std::move(d));
-    }
-  }
+  const std::vector<jsonrpc::CapabilityDescriptor> skills = jsonrpc::company_capabilities(company.agents());
   jsonrpc::AgentCardInfo info;
   info.name = options.agent_name;
   info.description = options.description;

@@ -71,15 +71,15 @@ struct Stream {
     std::lock_guard lock(mu);
     if (finished) return;
     const int64_t at = e.at_ms ? e.at_ms : now_ms();
-    if (e.kind == "final") {
+    const company::TaskState state = company::state_after_event(e.kind);
+    if (state == company::TaskState::completed) {
       // The final event's text is the answer (the service may hold its own
       // lock while calling us, so we do not call back into it here).
       if (!emit_locked(stream_artifact(task_id, context_id, answer_artifact_id(task_id), "answer", e.text, v))) return;
-      emit_locked(stream_status(task_id, context_id, company::TaskState::completed, at, nullptr, v));
+      emit_locked(stream_status(task_id, context_id, state, at, nullptr, v));
       return finish_locked();
     }
-    if (e.kind == "error" || e.kind == "canceled") {
-      const auto state = e.kind == "error" ? company::TaskState::failed : company::TaskState::canceled;
+    if (company::is_final(state)) {
       emit_locked(stream_status(task_id, context_id, state, at, agent_text(e.text), v));
       return finish_locked();
     }

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/jsonrpc/company_capabilities.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
 
 namespace kaisha::acp {
@@ -54,7 +55,8 @@ struct AcpService::Entry {
     std::lock_guard lock(mu);
     if (is_terminal(run.status)) return;
     const std::string role = "agent/" + run.agent_name;
-    if (e.kind == "final") {
+    const company::TaskState state = company::state_after_event(e.kind);
+    if (state == company::TaskState::completed) {
       const std::string at = iso_now();
       publish_locked(message_created(role, at));
       publish_locked(message_part(e.text));
@@ -65,8 +67,8 @@ struct AcpService::Entry {
       publish_locked(run_event(run));
       return end_streams_locked();
     }
-    if (e.kind == "error" || e.kind == "canceled") {
-      run.status = e.kind == "error" ? RunStatus::failed : RunStatus::cancelled;
+    if (company::is_final(state)) {
+      run.status = run_status_of(state);
       run.error = e.text;
       run.finished_at = iso_now();
       publish_locked(run_event(run));
@@ -100,6 +102,13 @@ AcpReply AcpService::agent(const std::string& name) const {
   d.output_modes = {"text/plain"};
   json m = jsonrpc::to_acp_manifest(d);
   m["name"] = options_.agent_name;  // already a DNS label by configuration
+  // What the company can do: its task and each employee it has hired — the
+  // A2A card's skills. The employees are not ACP agents of their own: like
+  // A2A messages, every run goes to the company, whose CEO asks them.
+  json capabilities = json::array();
+  for (const auto& c : jsonrpc::company_capabilities(company_.agents()))
+    capabilities.push_back({{"name", c.name}, {"description", c.description}});
+  m["metadata"]["capabilities"] = std::move(capabilities);
   return AcpReply{200, std::move(m), {}};
 }
 

@@ -13,6 +13,17 @@ const char* to_string(TaskState s) {
   return "unknown";
 }
 
+TaskState state_after_event(const std::string& kind) {
+  if (kind == "final") return TaskState::completed;
+  if (kind == "error") return TaskState::failed;
+  if (kind == "canceled") return TaskState::canceled;
+  return TaskState::working;
+}
+
+const char* terminal_event_kind(TaskState s) {
+  return s == TaskState::completed ? "final" : s == TaskState::canceled ? "canceled" : "error";
+}
+
 json TaskInfo::to_json() const {
   json j{{"id", id},
          {"input", input},

@@ -27,6 +27,13 @@ const char* to_string(TaskState s);
 inline bool is_final(TaskState s) {
   return s == TaskState::completed || s == TaskState::failed || s == TaskState::canceled;
 }
+// The state a task is in once a listener got the progress event `kind`: the
+// terminal kinds "final", "error" and "canceled" end it completed, failed or
+// canceled; any other kind means it is working. One mapping for every
+// protocol adapter (A2A task states, ACP run states).
+TaskState state_after_event(const std::string& kind);
+// The terminal event kind of a final state ("final", "error", "canceled").
+const char* terminal_event_kind(TaskState s);
 
 struct TaskInfo {
   std::string id;
