@@ -9,6 +9,7 @@
 #include "actors/employee_actor.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
+#include "actors/provider_tools.hpp"
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/conversation.hpp"
 #include "runtime/company/hashiru_texts.hpp"
@@ -47,12 +48,8 @@ struct CeoState {
   company::ToolRegistry tools;
   config::Switches switches;
   std::optional<CurrentTask> task;
-  // Calls running in a ToolProvider, by call number: their results come back
-  // as tool_done messages so that they are handled on the actor.
-  uint64_t next_external_call = 0;
-  std::map<uint64_t, ToolDone> external_calls;
-  // What each provider offered at the last sync, to notice removals.
-  std::map<std::string, std::set<std::string>> provider_tools;
+  // The ToolProviders' tools in `tools`, their calls and declared costs.
+  std::unique_ptr<ProviderTools> provider_tools;
   // The next model call goes out without another summary check (one was just made).
   bool summary_checked = false;
   static inline const char* name = "ceo";
@@ -150,36 +147,7 @@ void call_model(Self* self);
 // Brings the registry up to date with every ToolProvider, so a tool created,
 // deleted or listed anew by an MCP server is seen on the very next model
 // call. A provider's tool never replaces one of the HASHIRU six.
-void sync_providers(Self* self) {
-  auto& st = self->state;
-  for (const auto& provider : st.deps.tool_providers) {
-    const std::string origin = provider->origin();
-    std::set<std::string> now;
-    for (llm::ToolSpec& spec : provider->specs()) {
-      const company::Tool* existing = st.tools.find(spec.name);
-      if (existing && existing->origin != origin) continue;  // name taken by another source
-      now.insert(spec.name);
-      if (existing && existing->spec.description == spec.description && existing->spec.parameters == spec.parameters)
-        continue;
-      std::weak_ptr<company::ToolProvider> weak = provider;
-      const std::string name = spec.name;
-      company::ToolHandler handler = [self, weak, name](const json& args, ToolDone done) {
-        auto p = weak.lock();
-        if (!p) return done(ToolResult::error("Tool `" + name + "` is no longer available."));
-        auto& s = self->state;
-        const uint64_t id = ++s.next_external_call;
-        s.external_calls.emplace(id, std::move(done));
-        company::ToolCallContext ctx{s.deps.session_id, s.task ? s.task->id : "", kCeo};
-        caf::actor me = caf::actor_cast<caf::actor>(self);
-        p->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
-      };
-      st.tools.add({std::move(spec), std::move(handler), origin});
-    }
-    for (const std::string& gone : st.provider_tools[origin])
-      if (!now.count(gone)) st.tools.remove(gone);
-    st.provider_tools[origin] = std::move(now);
-  }
-}
+void sync_providers(Self* self) { self->state.provider_tools->sync(self, self->state.tools); }
 
 // Retrieved memories go into the context as a user message, into the
 // journal and into the transcript ("Memories: [...]"); a retrieval error is
@@ -451,7 +419,7 @@ json costs_json(const economy::ModelCost& c) {
               {"output_expense_cost", c.output_expense_cost}};
 }
 
-EmployeeDeps employee_deps(Self* self) {
+EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
   auto& st = self->state;
   EmployeeDeps d;
   d.model_client = st.deps.model_client;
@@ -461,14 +429,24 @@ EmployeeDeps employee_deps(Self* self) {
   d.temperature = st.deps.config.employee.temperature;
   d.stream = st.deps.config.employee.stream;
   d.call_timeout = model_call_timeout(st.deps.config);
+  // Tools only for an employee granted some (employee.tools); the others
+  // keep the single-call path.
+  d.grant = company::grant_for(st.deps.config.employee.tools, spec.name, spec.base_model);
+  if (!d.grant.empty()) {
+    d.tool_providers = st.deps.tool_providers;
+    d.tool_costs = st.deps.config.tools.costs;
+    d.ledger = st.deps.ledger;
+    d.max_tool_iterations = st.deps.config.employee.max_tool_iterations;
+    d.max_malformed_tool_calls = st.deps.config.employee.max_malformed_tool_calls;
+  }
   return d;
 }
 
 // Starts a hired employee: in this process, or where the placer puts it.
 Result<caf::actor> start_employee(Self* self, const msg::AgentSpec& spec) {
   auto& st = self->state;
-  if (!st.deps.placer) return spawn_employee(self->system(), spec, employee_deps(self));
-  return st.deps.placer->place(self->system(), spec, employee_deps(self));
+  if (!st.deps.placer) return spawn_employee(self->system(), spec, employee_deps(self, spec));
+  return st.deps.placer->place(self->system(), spec, employee_deps(self, spec));
 }
 
 std::string switch_refusal(Self* self, const msg::AgentSpec& spec) {
@@ -516,8 +494,15 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
   if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
   if (Status s = st.deps.backend->check_model(spec.model_ref); !s.ok())
     return done(ToolResult::error("Model " + spec.base_model + " cannot be used: " + s.error().message));
-  if (st.deps.placer)
+  if (st.deps.placer) {
+    // Tools run where their providers are, in this process; an employee the
+    // cluster may place on another node cannot have them (yet).
+    if (auto g = company::grant_for(st.deps.config.employee.tools, spec.name, spec.base_model); !g.empty())
+      return done(ToolResult::error("Agent " + spec.name + " cannot be created: employee.tools grants it tools (" +
+                                    json(g.entries()).dump() + "), and employees with tools cannot run on cluster "
+                                    "nodes yet. Remove the grant or run without a cluster."));
     if (Status s = st.deps.placer->check(spec); !s.ok()) return done(ToolResult::error(s.error().message));
+  }
   // Hold the name while the ledger decides, so a second AgentCreator with
   // the same name in the same turn is refused; drop it if the hire is refused.
   st.roster.add(spec);
@@ -587,7 +572,11 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
       emit(self, "error", name + " failed: " + r.error, json{{"agent", name}});
       return done(ToolResult::error("Agent " + name + " failed to answer: " + r.error));
     }
-    const llm::Usage u = r.reply.usage;
+    // An employee with tools charged its further calls and tools itself (extra_*).
+    llm::Usage u = r.reply.usage;
+    u.input_tokens += r.reply.extra_usage.input_tokens;
+    u.output_tokens += r.reply.extra_usage.output_tokens;
+    r.expense += r.reply.extra_expense;
     add_expense(self, tid, r.expense);
     if (s.task && s.task->id == tid) {
       s.task->tokens_in += u.input_tokens;
@@ -642,7 +631,7 @@ void register_tools(Self* self) {
     auto h = handlers.find(spec.name);
     if (h == handlers.end()) continue;
     auto fn = h->second;
-    st.tools.add({spec, [self, fn](const json& args, ToolDone done) { fn(self, args, std::move(done)); }, "builtin"});
+    st.tools.add({spec, [self, fn](const json& args, ToolDone done) { fn(self, args, std::move(done)); }, "builtin", {}});
   }
 }
 
@@ -665,6 +654,13 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
   company::ConversationLimits limits{st.deps.config.ceo.max_turns, st.deps.config.ceo.max_malformed_tool_calls};
   st.conversation = std::make_unique<company::Conversation>(st.deps.system_prompt, limits);
   register_tools(self);
+  st.provider_tools = std::make_unique<ProviderTools>(
+      st.deps.tool_providers, st.deps.ledger, st.deps.config.tools.costs, [self] {
+        auto& s = self->state;
+        const std::string tid = s.task ? s.task->id : "";
+        return ProviderTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo},
+                                       [self, tid](double usd) { add_expense(self, tid, usd); }};
+      });
   for (const auto& spec : st.deps.restored_agents) {
     st.roster.add(spec);
     auto started = start_employee(self, spec);
@@ -741,12 +737,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         return true;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
-        auto& calls = self->state.external_calls;
-        auto it = calls.find(id);
-        if (it == calls.end()) return;
-        ToolDone done = std::move(it->second);
-        calls.erase(it);
-        done(std::move(r));
+        self->state.provider_tools->on_done(id, std::move(r));
       },
       [=](switch_atom, const std::string& name, bool on) {
         auto& s = self->state;

@@ -1,6 +1,7 @@
 #include "actors/company_runtime.hpp"
 
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -12,6 +13,7 @@
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
+#include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/economy/cost_table.hpp"
@@ -296,6 +298,16 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
                           });
       };
     }
+  }
+  // Employee tool grants name tools and providers that must exist now.
+  if (!c.employee.tools.empty()) {
+    std::map<std::string, std::string> offered;
+    std::set<std::string> origins;
+    for (const auto& p : deps.tool_providers) {
+      origins.insert(p->origin());
+      for (const auto& spec : p->specs()) offered.emplace(spec.name, p->origin());
+    }
+    if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
 

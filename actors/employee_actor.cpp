@@ -1,6 +1,7 @@
 #include "actors/employee_actor.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/employee_tool_loop.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 
@@ -10,6 +11,7 @@ namespace {
 struct EmployeeState {
   msg::AgentSpec spec;
   EmployeeDeps deps;
+  std::unique_ptr<EmployeeToolLoop> tools;  // set when the employee has a tool grant
   static inline const char* name = "employee";
 };
 
@@ -17,9 +19,16 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
                        EmployeeDeps deps) {
   self->state.spec = std::move(spec);
   self->state.deps = std::move(deps);
+  if (!self->state.deps.grant.empty() && !self->state.deps.tool_providers.empty())
+    self->state.tools = std::make_unique<EmployeeToolLoop>(self, self->state.spec, self->state.deps);
   return {
       [=](ask_atom, msg::AskRequest& ask) -> caf::result<msg::AskReply> {
         auto& st = self->state;
+        if (st.tools) {
+          auto promise = self->make_response_promise<msg::AskReply>();
+          st.tools->ask(std::move(ask), [promise](msg::AskReply r) mutable { promise.deliver(std::move(r)); });
+          return promise;
+        }
         msg::LlmCall call;
         call.model_ref = st.spec.model_ref;
         call.request.messages.push_back({llm::Role::system, st.spec.system_prompt, {}, "", ""});
@@ -68,6 +77,9 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
                   promise.deliver(std::move(reply));
                 });
         return promise;
+      },
+      [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
+        if (self->state.tools) self->state.tools->on_tool_done(id, std::move(r));
       },
   };
 }

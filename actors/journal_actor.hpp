@@ -40,7 +40,7 @@ void journal_step(const caf::actor& journal, StepRecord step);
 namespace kaisha::actors {
 
 // One change to a ledger (kinds: hire, fire_refund, ask_reserve, ask_settle,
-// ask_release, raise, ceo_call).
+// ask_release, raise, ceo_call, tool_reserve, tool_settle, tool_release).
 struct LedgerRecord {
   std::string session_id;
   std::string task_id;

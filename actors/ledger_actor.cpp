@@ -85,6 +85,33 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         record(self, task, "expense", "ask_release", -r.expense_held, agent, r.cost.name);
         return reply_ok(self);
       },
+      // A tool call's declared cost, held like a model call of one "token"
+      // priced at the tool's USD per call, journaled under the tool_* kinds.
+      [=](reserve_atom, tool_atom, economy::ModelCost cost, const std::string& agent, const std::string& task) {
+        const double usd = cost.invoke_expense_cost;
+        cost.invoke_expense_cost = usd * 1e6;
+        cost.output_expense_cost = 0;
+        auto r = self->state.budget->reserve_ask(cost, 1, 0);
+        if (!r.ok()) return reply_refused(self, r.error().message);
+        record(self, task, "expense", "tool_reserve", r->expense_held, agent, "tool " + cost.name);
+        LedgerReply out = reply_ok(self);
+        out.reservation = *r;
+        return out;
+      },
+      [=](settle_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
+          const std::string& task) {
+        self->state.budget->settle_ask(r, 1, 0);
+        record(self, task, "expense", "tool_settle", economy::Budget::expense_for(r.cost, 1, 0), agent,
+               "tool " + r.cost.name);
+        save_state(self);
+        return reply_ok(self);
+      },
+      [=](cancel_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
+          const std::string& task) {
+        self->state.budget->cancel_ask(r);
+        record(self, task, "expense", "tool_release", -r.expense_held, agent, "tool " + r.cost.name);
+        return reply_ok(self);
+      },
       [=](budget_atom) {
         LedgerReply r;
         r.budget = self->state.budget->get_budget_json();

@@ -9,6 +9,9 @@
 //   (reserve_atom, ModelCost, est_in, max_out, agent, task)  hold a call's worst case
 //   (settle_atom, AskReservation, in, out, agent, task)      charge the actual call
 //   (cancel_atom, AskReservation, agent, task)     release a call that did not happen
+//   (reserve_atom, tool_atom, ModelCost, agent, task)        hold one tool call's declared
+//        cost (ModelCost.name = the tool, invoke_resource_cost, invoke_expense_cost = USD)
+//   (settle_atom | cancel_atom, tool_atom, AskReservation, agent, task)  charge / release it
 //   (budget_atom)                                  GetBudget view
 //   (raise_atom, "expense"|"resource", amount)     user-authorised increase
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger

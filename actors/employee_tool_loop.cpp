@@ -1,0 +1,231 @@
+#include "actors/employee_tool_loop.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/now.hpp"
+#include "runtime/company/conversation.hpp"
+
+namespace kaisha::actors {
+
+using company::ToolResult;
+
+struct EmployeeToolLoop::Run {
+  msg::AskRequest ask;
+  std::function<void(msg::AskReply)> reply;
+  std::unique_ptr<company::Conversation> conversation;
+  int64_t started_ms = 0;
+  bool first_done = false;  // the asker's reservation covered the first call
+  llm::Usage first_usage;
+  llm::Usage extra_usage;
+  double extra_expense = 0;
+  int tool_calls = 0;
+  std::vector<llm::ToolCall> calls;  // of the answer being worked on
+  bool delivered = false;
+};
+
+namespace {
+
+economy::ModelCost further_call_cost(const msg::AgentSpec& spec) {
+  economy::ModelCost c;
+  c.name = spec.base_model;
+  c.model_ref = spec.model_ref;
+  c.type = spec.type;
+  c.invoke_expense_cost = spec.costs.value("invoke_expense_cost", 0.0);
+  c.output_expense_cost = spec.costs.value("output_expense_cost", 0.0);
+  c.invoke_resource_cost = 0;  // the ask holds the employee's resource for the whole loop
+  return c;
+}
+
+json calls_json(const std::vector<llm::ToolCall>& calls) {
+  json a = json::array();
+  for (const auto& c : calls) a.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+  return a;
+}
+
+}  // namespace
+
+EmployeeToolLoop::EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec spec, EmployeeDeps deps)
+    : self_(self), spec_(std::move(spec)), deps_(std::move(deps)), cost_(further_call_cost(spec_)) {
+  const company::GrantedTools grant = deps_.grant;
+  provider_tools_ = std::make_unique<ProviderTools>(
+      deps_.tool_providers, deps_.ledger, deps_.tool_costs, [this] { return site_; },
+      [grant](const std::string& name, const std::string& origin) { return grant.allows(name, origin); });
+}
+
+void EmployeeToolLoop::sync() {
+  provider_tools_->sync(self_, registry_);
+  std::set<std::string> names;
+  for (const auto& s : registry_.specs()) names.insert(s.name);
+  visible_ = std::move(names);
+}
+
+void EmployeeToolLoop::journal(const std::shared_ptr<Run>& run, const std::string& kind, json payload, int64_t in,
+                               int64_t out, double usd) {
+  journal_step(deps_.journal, {run->ask.session_id, run->ask.task_id, spec_.name, kind, std::move(payload), in, out, usd});
+}
+
+void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, const std::string& kind, const std::string& text,
+                            json data) {
+  if (!deps_.progress || !deps_.progress->listening()) return;
+  msg::ProgressEvent e;
+  e.session_id = run->ask.session_id;
+  e.task_id = run->ask.task_id;
+  e.agent = spec_.name;
+  e.kind = kind;
+  e.text = text;
+  e.data = std::move(data);
+  e.at_ms = now_ms();
+  deps_.progress->emit(e);
+}
+
+void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply)> reply) {
+  auto run = std::make_shared<Run>();
+  run->ask = std::move(ask);
+  run->reply = std::move(reply);
+  run->started_ms = now_ms();
+  // max_turns counts model answers: the loop's bound on model calls.
+  run->conversation = std::make_unique<company::Conversation>(
+      spec_.system_prompt, company::ConversationLimits{deps_.max_tool_iterations, deps_.max_malformed_tool_calls});
+  run->conversation->add_user(run->ask.prompt);
+  call_model(run);
+}
+
+void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
+  sync();  // tools created or withdrawn meanwhile are seen on this call
+  const int64_t max_out = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
+  llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
+  request.stream = deps_.stream;
+  journal(run, "llm_request",
+          json{{"model_ref", spec_.model_ref}, {"prompt", run->ask.prompt},
+               {"messages", request.messages.size()}, {"tools", request.tools.size()},
+               {"iteration", run->conversation->turns() + 1}});
+  if (!run->first_done || !deps_.ledger) {
+    // The first call: the asker's reservation covers it. (Without a ledger
+    // nothing is charged at all, as for a single-call employee.)
+    self_->request(deps_.model_client, deps_.call_timeout, chat_atom::value, msg::LlmCall{spec_.model_ref, request})
+        .then(
+            [this, run](msg::LlmResult& r) {
+              if (!r.ok) {
+                if (!run->first_done) {
+                  msg::AskReply reply;
+                  reply.ok = false;
+                  reply.error = r.error;
+                  journal(run, "error", json{{"error", r.error}});
+                  return deliver(run, std::move(reply));
+                }
+                return stop(run, "the model call failed: " + r.error);
+              }
+              if (!run->first_done) {
+                run->first_done = true;
+                run->first_usage = r.response.usage;
+              } else {
+                run->extra_usage.input_tokens += r.response.usage.input_tokens;
+                run->extra_usage.output_tokens += r.response.usage.output_tokens;
+              }
+              on_answer(run, r.response);
+            },
+            [this, run](caf::error& err) {
+              const std::string why = "model call failed: " + self_->system().render(err);
+              if (run->first_done) return stop(run, why);
+              msg::AskReply reply;
+              reply.ok = false;
+              reply.error = why;
+              journal(run, "error", json{{"error", why}});
+              deliver(run, std::move(reply));
+            });
+    return;
+  }
+  ChargedCall call;
+  call.ledger = deps_.ledger;
+  call.model_client = deps_.model_client;
+  call.timeout = deps_.call_timeout;
+  call.cost = cost_;
+  call.agent = spec_.name;
+  call.task_id = run->ask.task_id;
+  call.model_ref = spec_.model_ref;
+  call.request = std::move(request);
+  charged_chat(self_, std::move(call), [this, run](ChargedCallResult r) {
+    if (r.refused) {
+      journal(run, "refusal", json{{"error", r.error}, {"call", "employee_model"}});
+      emit(run, "refusal", r.error, json{{"agent", spec_.name}});
+      return stop(run, r.error);
+    }
+    if (!r.ok) return stop(run, "the model call failed: " + r.error);
+    run->extra_usage.input_tokens += r.response.usage.input_tokens;
+    run->extra_usage.output_tokens += r.response.usage.output_tokens;
+    run->extra_expense += r.expense;
+    on_answer(run, r.response);
+  });
+}
+
+void EmployeeToolLoop::on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response) {
+  journal(run, "llm_response",
+          json{{"text", response.message.content}, {"tool_calls", calls_json(response.message.tool_calls)},
+               {"usage_estimated", response.usage.estimated}},
+          response.usage.input_tokens, response.usage.output_tokens);
+  company::NextStep next = run->conversation->on_response(response);
+  switch (next.kind) {
+    case company::NextStep::Kind::answer: {
+      msg::AskReply reply;
+      reply.output = next.text;
+      return deliver(run, std::move(reply));
+    }
+    case company::NextStep::Kind::fail:
+      if (run->conversation->turns() >= deps_.max_tool_iterations && !response.message.tool_calls.empty())
+        return stop(run, "no final answer after " + std::to_string(run->conversation->turns()) +
+                             " model calls (employee.max_tool_iterations)");
+      return stop(run, next.text);
+    case company::NextStep::Kind::run_tools:
+      run->calls = std::move(next.calls);
+      return run_calls(run, 0);
+  }
+}
+
+// The model's tool calls, one after the other in its order (hashiru.md §9
+// item 7); then the next model call.
+void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
+  if (run->delivered) return;
+  if (i == run->calls.size()) return call_model(run);
+  const llm::ToolCall call = run->calls[i];
+  ++run->tool_calls;
+  journal(run, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  emit(run, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+       json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
+  site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name};
+  site_.charged = [run](double usd) { run->extra_expense += usd; };
+  registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
+    json j = r.to_json();
+    journal(run, "tool_result", json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
+    emit(run, "tool_result", "Tool responded with " + j.dump(),
+         json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
+    run->conversation->add_tool_result(call, j);
+    run_calls(run, i + 1);
+  });
+  site_ = {};
+}
+
+void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { provider_tools_->on_done(id, std::move(result)); }
+
+// The loop cannot go on after its first call: the employee still answers —
+// with what stopped it — so that the asker settles the first call it paid for.
+void EmployeeToolLoop::stop(const std::shared_ptr<Run>& run, const std::string& why) {
+  journal(run, "error", json{{"error", why}, {"call", "employee_tool_loop"}});
+  msg::AskReply reply;
+  reply.output = spec_.name + " stopped before a final answer: " + why;
+  deliver(run, std::move(reply));
+}
+
+void EmployeeToolLoop::deliver(const std::shared_ptr<Run>& run, msg::AskReply reply) {
+  if (run->delivered) return;
+  run->delivered = true;
+  reply.agent = spec_.name;
+  reply.usage = run->first_usage;
+  reply.extra_usage = run->extra_usage;
+  reply.extra_expense = run->extra_expense;
+  reply.tool_calls = run->tool_calls;
+  reply.latency_ms = now_ms() - run->started_ms;
+  run->reply(std::move(reply));
+}
+
+}  // namespace kaisha::actors

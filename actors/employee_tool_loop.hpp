@@ -1,0 +1,53 @@
+// EmployeeToolLoop: the tool-calling (ReAct) loop of an employee with a tool
+// grant (see employee_actor.hpp for the protocol and how it is charged).
+// Owned by the employee actor's state; every method runs on its thread.
+// Several asks may run at once, each with its own conversation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "actors/employee_actor.hpp"
+#include "actors/provider_tools.hpp"
+#include "runtime/company/tool_registry.hpp"
+#include "runtime/economy/model_cost.hpp"
+
+namespace kaisha::actors {
+
+class EmployeeToolLoop {
+ public:
+  EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec spec, EmployeeDeps deps);
+
+  // Answers `ask` through the loop; `reply` is called exactly once.
+  void ask(msg::AskRequest ask, std::function<void(msg::AskReply)> reply);
+  // A provider's tool result (the actor's tool_done_atom message).
+  void on_tool_done(uint64_t id, company::ToolResult result);
+
+ private:
+  struct Run;
+  void sync();
+  void call_model(const std::shared_ptr<Run>& run);
+  void on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response);
+  void run_calls(const std::shared_ptr<Run>& run, size_t i);
+  void stop(const std::shared_ptr<Run>& run, const std::string& why);
+  void deliver(const std::shared_ptr<Run>& run, msg::AskReply reply);
+  void journal(const std::shared_ptr<Run>& run, const std::string& kind, json payload, int64_t in = 0,
+               int64_t out = 0, double usd = 0);
+  void emit(const std::shared_ptr<Run>& run, const std::string& kind, const std::string& text, json data);
+
+  caf::event_based_actor* self_;
+  msg::AgentSpec spec_;
+  EmployeeDeps deps_;
+  economy::ModelCost cost_;  // the further calls' prices (no resource hold)
+  company::ToolRegistry registry_;
+  std::unique_ptr<ProviderTools> provider_tools_;
+  company::ToolGrant visible_;  // the registry's tools: anything else gets the grant listing
+  ProviderTools::CallSite site_;  // of the tool call being started
+};
+
+}  // namespace kaisha::actors

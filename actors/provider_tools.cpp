@@ -1,0 +1,118 @@
+#include "actors/provider_tools.hpp"
+
+#include "actors/atoms.hpp"
+
+namespace kaisha::actors {
+
+using company::ToolDone;
+using company::ToolResult;
+
+struct ProviderTools::Pending {
+  ToolDone done;
+  CallSite site;
+  bool held = false;  // a ledger reservation to settle
+  economy::AskReservation reservation;
+  double usd = 0;
+};
+
+ProviderTools::ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>> providers, caf::actor ledger,
+                             std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
+                             AdmitFn admit)
+    : providers_(std::move(providers)),
+      ledger_(std::move(ledger)),
+      overrides_(std::move(cost_overrides)),
+      site_(std::move(site)),
+      admit_(std::move(admit)) {}
+
+company::ToolCost ProviderTools::cost_of(const company::ToolProvider& p, const std::string& name) const {
+  if (auto it = overrides_.find(name); it != overrides_.end())
+    return company::ToolCost{it->second.invoke_resource_cost, it->second.invoke_expense_cost};
+  return p.cost(name);
+}
+
+void ProviderTools::sync(caf::event_based_actor* self, company::ToolRegistry& registry) {
+  self_ = self;
+  for (const auto& provider : providers_) {
+    const std::string origin = provider->origin();
+    std::set<std::string> now;
+    for (llm::ToolSpec& spec : provider->specs()) {
+      if (admit_ && !admit_(spec.name, origin)) continue;
+      const company::Tool* existing = registry.find(spec.name);
+      if (existing && existing->origin != origin) continue;  // name taken by another source
+      now.insert(spec.name);
+      const company::ToolCost cost = cost_of(*provider, spec.name);
+      if (existing && existing->spec.description == spec.description &&
+          existing->spec.parameters == spec.parameters && existing->cost.invoke_expense_cost == cost.invoke_expense_cost &&
+          existing->cost.invoke_resource_cost == cost.invoke_resource_cost)
+        continue;
+      std::weak_ptr<company::ToolProvider> weak = provider;
+      const std::string name = spec.name;
+      company::ToolHandler handler = [this, weak, name, cost](const json& args, ToolDone done) {
+        auto p = weak.lock();
+        if (!p) return done(ToolResult::error("Tool `" + name + "` is no longer available."));
+        start(self_, p, name, args, cost, std::move(done));
+      };
+      registry.add({std::move(spec), std::move(handler), origin, cost});
+    }
+    for (const std::string& gone : offered_[origin])
+      if (!now.count(gone)) registry.remove(gone);
+    offered_[origin] = std::move(now);
+  }
+}
+
+void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolProvider>& p,
+                          const std::string& name, const json& args, const company::ToolCost& cost,
+                          ToolDone done) {
+  const uint64_t id = ++next_;
+  auto pending = std::make_shared<Pending>();
+  pending->done = std::move(done);
+  pending->site = site_();
+  pending_.emplace(id, pending);
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  std::weak_ptr<company::ToolProvider> weak = p;
+  auto call = [me, id, weak, name, args, ctx = pending->site.ctx] {
+    auto provider = weak.lock();
+    if (!provider) {
+      caf::anon_send(me, tool_done_atom::value, id, ToolResult::error("Tool `" + name + "` is no longer available."));
+      return;
+    }
+    provider->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
+  };
+  if (cost.free() || !ledger_) return call();
+  economy::ModelCost price;
+  price.name = name;
+  price.invoke_resource_cost = cost.invoke_resource_cost;
+  price.invoke_expense_cost = cost.invoke_expense_cost;  // USD per call: the ledger's tool convention
+  self->request(ledger_, caf::infinite, reserve_atom::value, tool_atom::value, price, pending->site.ctx.agent,
+                pending->site.ctx.task_id)
+      .then([this, id, name, call, usd = cost.invoke_expense_cost](LedgerReply& held) {
+        auto it = pending_.find(id);
+        if (it == pending_.end()) return;
+        if (!held.ok) {
+          ToolDone d = std::move(it->second->done);
+          pending_.erase(it);
+          return d(ToolResult::error("Tool `" + name + "` was not run: " + held.error, held.budget));
+        }
+        it->second->held = true;
+        it->second->reservation = held.reservation;
+        it->second->usd = usd;
+        call();
+      });
+}
+
+void ProviderTools::on_done(uint64_t id, ToolResult result) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;
+  std::shared_ptr<Pending> p = std::move(it->second);
+  pending_.erase(it);
+  if (p->held) {
+    // The tool ran (or tried to): its declared cost is due either way, as a
+    // model call that failed after the provider answered is.
+    caf::anon_send(ledger_, settle_atom::value, tool_atom::value, p->reservation, p->site.ctx.agent,
+                   p->site.ctx.task_id);
+    if (p->site.charged) p->site.charged(p->usd);
+  }
+  p->done(std::move(result));
+}
+
+}  // namespace kaisha::actors

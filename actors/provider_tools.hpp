@@ -1,0 +1,77 @@
+// ProviderTools: the ToolProvider side of one actor's ToolRegistry, shared by
+// the CEO and employees with tools. sync() brings the registry up to date with
+// what every provider offers now (a tool created, deleted or newly listed by
+// an MCP server is seen on the next model call), keeping only the tools
+// `admit` accepts; the handlers it registers
+//   - reserve the tool's declared cost on the ledger first (tools.costs
+//     overrides what the provider declares); a refusal is the tool's result,
+//     "Tool `X` was not run: Do not have enough ... budget ...", and the
+//     provider is not called;
+//   - call the provider without blocking: its `done` may come from any
+//     thread and is marshalled back to the actor as
+//     (tool_done_atom, id, ToolResult), which the actor hands to on_done();
+//   - settle the reservation when the result is back.
+// Owned by the actor's state; every method runs on the actor's thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_registry.hpp"
+#include "runtime/config/config.hpp"
+
+namespace kaisha::actors {
+
+class ProviderTools {
+ public:
+  // Where a call comes from: who calls, for the provider (workspace) and the
+  // ledger entries, and whom to tell the USD the call was charged (may be empty).
+  struct CallSite {
+    company::ToolCallContext ctx;
+    std::function<void(double usd)> charged;
+  };
+  // Asked when a tool handler starts (inside ToolRegistry::invoke).
+  using SiteFn = std::function<CallSite()>;
+  // Whether the actor may have tool `name` offered by `origin`.
+  using AdmitFn = std::function<bool(const std::string& name, const std::string& origin)>;
+
+  ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>> providers, caf::actor ledger,
+                std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
+                AdmitFn admit = nullptr);
+
+  // Adds, updates and removes the providers' tools in `registry`. A provider's
+  // tool never replaces a tool of another source with the same name.
+  void sync(caf::event_based_actor* self, company::ToolRegistry& registry);
+
+  // A provider's answer to call `id` (from the tool_done_atom message).
+  void on_done(uint64_t id, company::ToolResult result);
+
+  bool empty() const { return providers_.empty(); }
+
+ private:
+  struct Pending;
+  company::ToolCost cost_of(const company::ToolProvider& p, const std::string& name) const;
+  void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolProvider>& p,
+             const std::string& name, const json& args, const company::ToolCost& cost, company::ToolDone done);
+
+  std::vector<std::shared_ptr<company::ToolProvider>> providers_;
+  caf::actor ledger_;
+  std::map<std::string, config::ToolCostConfig> overrides_;
+  SiteFn site_;
+  AdmitFn admit_;
+  caf::event_based_actor* self_ = nullptr;
+  uint64_t next_ = 0;
+  std::map<uint64_t, std::shared_ptr<Pending>> pending_;
+  std::map<std::string, std::set<std::string>> offered_;  // by origin, at the last sync
+};
+
+}  // namespace kaisha::actors
