@@ -46,6 +46,9 @@ struct CeoState {
   company::AgentRoster roster;
   std::map<std::string, caf::actor> employees;
   company::ToolRegistry tools;
+  // The HASHIRU six, registered by the CEO itself: no provider can replace
+  // them, so a direct call to one needs no provider sync first.
+  std::set<std::string> own_tools;
   config::Switches switches;
   std::optional<CurrentTask> task;
   // The ToolProviders' tools in `tools`, their calls and declared costs.
@@ -631,6 +634,7 @@ void register_tools(Self* self) {
     auto h = handlers.find(spec.name);
     if (h == handlers.end()) continue;
     auto fn = h->second;
+    st.own_tools.insert(spec.name);
     st.tools.add({spec, [self, fn](const json& args, ToolDone done) { fn(self, args, std::move(done)); }, "builtin", {}});
   }
 }
@@ -717,7 +721,9 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         // One CEO tool called directly (protocol adapters, benchmarks, ops):
         // the same registry, checks and ledgers as a model's tool call.
         auto promise = self->make_response_promise<json>();
-        sync_providers(self);
+        // Asking every provider for its specs costs more than an AskAgent's
+        // own work on the CEO; only a provider's tool can have changed.
+        if (!self->state.own_tools.count(name)) sync_providers(self);
         step(self, "tool_call", json{{"tool", name}, {"arguments", arguments}, {"direct", true}});
         self->state.tools.invoke(name, arguments, std::nullopt, [=](ToolResult r) mutable {
           json j = r.to_json();

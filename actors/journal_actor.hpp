@@ -13,6 +13,7 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/core/json.hpp"
+#include "runtime/economy/budget.hpp"
 
 namespace kaisha::store { class JournalStore; }
 
@@ -54,7 +55,9 @@ struct LedgerRecord {
 };
 
 void journal_ledger(const caf::actor& journal, LedgerRecord record);
-void journal_budget_state(const caf::actor& journal, std::string session_id, json state);
+// The ledger's state after a change. Sent as numbers: the JSON is built when
+// written, once per batch for the newest state (snapshots supersede each other).
+void journal_budget_state(const caf::actor& journal, std::string session_id, economy::BudgetState state);
 
 }  // namespace kaisha::actors
 

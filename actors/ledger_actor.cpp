@@ -37,7 +37,7 @@ void record(Self* self, const std::string& task, const std::string& ledger, cons
 }
 
 void save_state(Self* self) {
-  journal_budget_state(self->state.journal, self->state.session, self->state.budget->snapshot().to_json());
+  journal_budget_state(self->state.journal, self->state.session, self->state.budget->snapshot());
 }
 
 caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal,
