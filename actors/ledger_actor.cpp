@@ -1,5 +1,7 @@
 #include "actors/ledger_actor.hpp"
 
+#include <sstream>
+
 #include "actors/atoms.hpp"
 #include "actors/journal_actor.hpp"
 
@@ -61,10 +63,11 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         return reply_ok(self);
       },
       [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out,
-          const std::string& agent, const std::string& task) {
+          const std::string& /*agent*/, const std::string& /*task*/) {
+        // The hold lives in the Budget only: it is settled or released, and
+        // the journal gets one row for the call when it is (not two).
         auto r = self->state.budget->reserve_ask(cost, est_in, max_out);
         if (!r.ok()) return reply_refused(self, r.error().message);
-        record(self, task, "expense", "ask_reserve", r->expense_held, agent, cost.name);
         LedgerReply out = reply_ok(self);
         out.reservation = *r;
         return out;
@@ -82,7 +85,11 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](cancel_atom, const economy::AskReservation& r, const std::string& agent, const std::string& task) {
         self->state.budget->cancel_ask(r);
-        record(self, task, "expense", "ask_release", -r.expense_held, agent, r.cost.name);
+        // Nothing was charged (the hold was never journaled), but the failed
+        // call stays visible next to the settled ones.
+        std::ostringstream why;
+        why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
+        record(self, task, "expense", "ask_release", 0, agent, why.str());
         return reply_ok(self);
       },
       // A tool call's declared cost, held like a model call of one "token"
