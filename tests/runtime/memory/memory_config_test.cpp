@@ -57,5 +57,31 @@ TEST(MemoryConfig, MistakesNameFileLineAndKey) {
   }
 }
 
+TEST(MemoryConfig, ShortTermAndErrorReflectionDefaultsAndKeys) {
+  auto d = parse_config("{}", "c.yaml");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->memory.error_reflection);
+  EXPECT_TRUE(d->memory.short_term.enabled);
+  EXPECT_DOUBLE_EQ(d->memory.short_term.threshold, 0.85);  // effgen.md §23 item 35
+  EXPECT_EQ(d->memory.short_term.keep_recent, 10);
+  auto c = parse_config(R"(
+memory:
+  error_reflection: false
+  short_term: { enabled: false, context_tokens: 2000, threshold: 0.5, keep_recent: 4 }
+)", "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->memory.error_reflection);
+  EXPECT_FALSE(c->memory.short_term.enabled);
+  EXPECT_EQ(c->memory.short_term.context_tokens, 2000);
+  EXPECT_DOUBLE_EQ(c->memory.short_term.threshold, 0.5);
+  EXPECT_EQ(c->memory.short_term.keep_recent, 4);
+  for (const char* bad : {"memory:\n  short_term: { threshold: 1.5 }\n", "memory:\n  short_term: { keep_recent: 0 }\n",
+                          "memory:\n  short_term: { context_tokns: 10 }\n", "memory:\n  short_term: 3\n"}) {
+    auto r = parse_config(bad, "c.yaml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("memory.short_term"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace kaisha::config

@@ -76,4 +76,33 @@ TEST(ShortTermMemory, FewMessagesNeverNeedASummaryEvenWhenLarge) {
 }
 
 }  // namespace
+// A tool call and its results are never split: the cut moves back so the
+// call is kept with them.
+TEST(ShortTermMemory, ACutNeverSeparatesAToolCallFromItsResults) {
+  ShortTermConfig c = small();
+  c.keep_recent = 3;
+  ShortTermMemory stm(c);
+  stm.add(StmRole::system, "sys");
+  for (int i = 0; i < 6; ++i) stm.add(StmRole::user, "u" + std::to_string(i) + " " + text_of_tokens(50));
+  StmMessage call;
+  call.role = StmRole::assistant;
+  call.content = "calls two tools";
+  call.keep_with_next = true;
+  stm.add(call);
+  StmMessage first_result;
+  first_result.role = StmRole::tool;
+  first_result.content = "result one " + text_of_tokens(30);
+  first_result.keep_with_next = true;  // another result of the same call follows
+  stm.add(first_result);
+  stm.add(StmRole::tool, "result two " + text_of_tokens(30));
+  stm.add(StmRole::assistant, "done " + text_of_tokens(30));
+  // The last 3 would start at "result one": the call and both results stay.
+  std::vector<size_t> idx = stm.summarisable();
+  ASSERT_EQ(idx, (std::vector<size_t>{1, 2, 3, 4, 5, 6}));
+  ASSERT_TRUE(stm.needs_summary());
+  stm.apply_summary("earlier questions");
+  ASSERT_EQ(stm.messages().size(), 6u);  // system, summary, call, two results, answer
+  EXPECT_EQ(stm.messages()[2].content, "calls two tools");
+}
+
 }  // namespace kaisha::memory
