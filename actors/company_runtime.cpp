@@ -13,6 +13,7 @@
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -97,6 +98,10 @@ struct CompanyRuntime::Impl {
   std::string session_id;
   std::shared_ptr<store::JournalStore> store;
   std::shared_ptr<economy::Budget> budget;
+  // The MCP servers' tools (config mcp_servers) and the HTTP loop their
+  // connections and timers use; both outlive the actor system.
+  std::unique_ptr<http::HttpClient> mcp_http;
+  std::vector<std::shared_ptr<mcp::McpToolProvider>> mcp_servers;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge, planner;
@@ -121,6 +126,7 @@ struct CompanyRuntime::Impl {
   }
 
   ~Impl() {
+    for (auto& p : mcp_servers) p->stop();  // ends their processes and sessions
     callers.clear();  // scoped actors must go before their system
     if (system) {
       caf::scoped_actor self{*system};
@@ -298,6 +304,11 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
                           });
       };
     }
+  }
+  if (!c.mcp_servers.empty()) {
+    impl->mcp_http = std::make_unique<http::HttpClient>();
+    impl->mcp_servers = mcp::start_mcp_servers(c.mcp_servers, *impl->mcp_http);
+    for (const auto& p : impl->mcp_servers) deps.tool_providers.push_back(p);
   }
   // Employee tool grants name tools and providers that must exist now.
   if (!c.employee.tools.empty()) {

@@ -17,6 +17,9 @@
 #                                                  over stdio: tools/list, echo, get-sum, get-structured-content
 #   run_mcp_interop.sh everything_http KAISHA DRIVER
 #                                                  the same over Streamable HTTP
+#   run_mcp_interop.sh everything_kaisha KAISHA    `kaisha run` with server-everything in mcp_servers
+#                                                  (stdio and HTTP): the CEO calls a tool of each in a
+#                                                  task over the mock LLM and answers with the results
 #
 # Exit 0 pass, 1 fail, 77 skipped (no node/npm: run scripts/install-deps.sh).
 # Set MCP_INTEROP_KEEP=DIR to keep the conformance results there.
@@ -140,6 +143,37 @@ case "$mode" in
           --expect 'tool: echo' --expect 'Echo: hello from kaisha' --expect 'The sum of 2 and 40 is 42.' \
           --expect '"output":{"conditions":' 2>&1) || { echo "FAIL: $mode: $out"; exit 1; }
     echo "$out"
+    ;;
+
+  everything_kaisha)
+    everything="$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
+    mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/use_mcp_everything.yaml" --port 0) || exit 1
+    cat >"$work/config.yaml" <<EOF
+store: $work/kaisha.db
+ceo: { model: "gemini:gemini-2.0-flash" }
+providers:
+  gemini: { base_url: "$mock_url/v1beta", api_key: mock-key }
+mcp_servers:
+  - name: everything
+    command: node
+    args: ["$everything", stdio]
+    stderr_log: $work/everything-stdio.log
+  - name: web
+    url: http://127.0.0.1:$port/mcp
+EOF
+    out=$("$kaisha" run --config "$work/config.yaml" "Use the MCP tools" 2>"$work/run.err")
+    rc=$?
+    if [ $rc -ne 0 ] || ! grep -q "The MCP tools answered: .*The sum of 19 and 23 is 42" <<<"$out"; then
+      echo "FAIL: kaisha run (exit $rc) answered: $out"; cat "$work/run.err"; exit 1
+    fi
+    # The echo (stdio) result reached the model.
+    requests=$(curl -s "$mock_url/_mock/requests")
+    grep -q 'Echo: Hello from kaisha' <<<"$requests" || { echo "FAIL: the echo result never reached the model"; cat "$work/run.err"; exit 1; }
+    echo "ok - kaisha run called everything__echo (stdio) and web__get-sum (HTTP): $out"
     ;;
 
   *) echo "unknown mode $mode"; exit 2 ;;
