@@ -62,7 +62,9 @@ rules:
   RunResult r = run_json(write_config(o), "Which rivers are the longest?");
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(requests_for("judge-model").size(), 4u);  // 1 + 3 retries
-  EXPECT_EQ(requests_for("ceo-model").size(), 4u);
+  // Four answers, then the error reflection turn (memory.error_reflection).
+  ASSERT_EQ(requests_for("ceo-model").size(), 5u);
+  EXPECT_NE(requests_for("ceo-model").back().dump().find("was marked wrong"), std::string::npos);
   EXPECT_NE(r.result()["error"].get<std::string>().find("Still vague."), std::string::npos) << r.describe();
 }
 
