@@ -1,8 +1,9 @@
 // Drives an A2A server with the official @a2a-js/sdk 1.3.0 client and checks
 // what comes back. Usage: node a2a_client.mjs BASE_URL
 // The server is kaisha's A2A adapter over the interop fixture company
-// (protocol_fixture_server): "echo: <input>" answers, "slow..." tasks keep
-// working until canceled, "fail..." tasks fail.
+// (protocol_fixture_server), or `kaisha serve` on the real company with a
+// mock CEO scripted alike (serve_company.yaml): "echo: <input>" answers,
+// "slow..." tasks keep working until canceled, "fail..." tasks fail.
 // Covers: card discovery, v1.0 SendMessage / SendStreamingMessage / GetTask /
 // CancelTask through the SDK, the same through the SDK's v0.3 transport, and
 // raw v0.3 method names on the same endpoint. Exits 1 on the first mismatch.

@@ -2,8 +2,9 @@
 // 0.2.0) with the npm `acp-sdk` 1.0.3 client, whose zod schemas also
 // validate every response. Usage: node acp_client.mjs BASE_URL
 // The server is kaisha's ACP adapter over the interop fixture company
-// (protocol_fixture_server): agent "kaisha" answers "echo: <input>", "slow..."
-// runs keep working until cancelled, "fail..." runs fail.
+// (protocol_fixture_server), or `kaisha serve` on the real company with a
+// mock CEO scripted alike (serve_company.yaml): agent "kaisha" answers
+// "echo: <input>", "slow..." runs keep working until cancelled, "fail..." runs fail.
 // Covers every endpoint and mode: ping, agents, agent, runs sync/async/stream,
 // run status, events, cancel, resume, sessions, error mapping. Exits 1 on
 // the first mismatch.

@@ -5,6 +5,9 @@
 #   run_interop.sh a2a_server          FIXTURE KAISHA  @a2a-js/sdk client -> kaisha's A2A server
 #   run_interop.sh acp_server          FIXTURE KAISHA  acp-sdk client -> kaisha's ACP server
 #   run_interop.sh a2a_client_hashiru  FIXTURE KAISHA  kaisha run hires an @a2a-js/sdk agent
+#   run_interop.sh a2a_serve           FIXTURE KAISHA  @a2a-js/sdk client -> `kaisha serve` (the real company)
+#   run_interop.sh acp_serve           FIXTURE KAISHA  acp-sdk client -> `kaisha serve` (the real company)
+#     (a2a_serve / acp_serve are not ctest entries yet: not run against the real company so far)
 #
 # FIXTURE is the protocol_fixture_server binary, KAISHA the kaisha binary.
 # Exit 0 pass, 1 fail, 77 skipped (no node/npm on this machine: run
@@ -49,6 +52,28 @@ case "$mode" in
     url=$(start fixture '^READY ' "$fixture") || exit 1
     script=${mode%_server}_client.mjs
     (cd "$here" && node "$script" "$url") || { echo "FAIL: $script against $url"; cat "$work/fixture.err"; exit 1; }
+    ;;
+
+  a2a_serve|acp_serve)
+    # The same clients against the real company: `kaisha serve` with a CEO
+    # scripted in serve_company.yaml to answer like the fixture company.
+    mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/serve_company.yaml" --port 0) || exit 1
+    cat >"$work/config.yaml" <<EOF
+store: $work/kaisha.db
+ceo: { model: "openai:ceo-model" }
+providers:
+  openai: { base_url: "$mock_url/v1", api_key: mock-key }
+retry: { max_attempts: 1 }
+EOF
+    mcp_url=$(start serve 'MCP at' "$kaisha" serve --http 127.0.0.1:0 --config "$work/config.yaml") || exit 1
+    base=${mcp_url%/mcp}
+    script=${mode%_serve}_client.mjs
+    url=$base; [ "$mode" = acp_serve ] && url=$base/acp
+    (cd "$here" && node "$script" "$url") || { echo "FAIL: $script against kaisha serve at $url"; cat "$work/serve.err"; exit 1; }
+    "$kaisha" history --config "$work/config.yaml" --json >"$work/history.json" \
+      || { echo "FAIL: kaisha history on the served session"; exit 1; }
+    grep -q '"status": "canceled"' "$work/history.json" || { echo "FAIL: no canceled task in the journal"; cat "$work/history.json"; exit 1; }
+    echo "ok - the tasks the client sent are in the journal of the served session"
     ;;
 
   a2a_client_hashiru)
