@@ -65,6 +65,7 @@ struct PlanTask {
   int64_t subtask_ms = 0;  // sum of subtask durations, for the speedup figure
   double prompt_tokens_original = 0;
   double prompt_tokens_optimized = 0;
+  std::optional<prompt::TextOptimization> worker_input;  // see worker_input()
   int judge_calls = 0;
   bool fallback = false;
 };
@@ -74,6 +75,9 @@ struct PlannerState {
   std::optional<planning::PromptTemplate> worker_task;
   std::optional<planning::PromptTemplate> synthesis;
   std::string worker_system;
+  prompt::ModelTier worker_tier = prompt::ModelTier::medium;  // the worker model's, for the optimizer
+  // The optimizer for the parts of a worker prompt (see optimize_for_worker).
+  std::optional<prompt::PromptOptimizer> part_optimizer;
   std::optional<PlanTask> task;
   static inline const char* name = "planner";
 };
@@ -171,9 +175,9 @@ void finish(Self* self, bool ok, const std::string& text) {
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
   r.wall_ms = wall;
-  r.metadata = m;
   r.canceled = t.canceled;
   journal_step(st.deps.journal, {st.deps.session_id, t.id, kPlanner, "note", json{{"metadata", m}}});
+  r.metadata = std::move(m);
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   if (listening(self)) {
     msg::ProgressEvent e;
@@ -183,7 +187,7 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
     e.text = text;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
-                  {"wall_ms", r.wall_ms}, {"metadata", m}};
+                  {"wall_ms", r.wall_ms}, {"metadata", r.metadata}};
     e.at_ms = now_ms();
     st.deps.progress->emit(e);
   }
@@ -192,49 +196,54 @@ void finish(Self* self, bool ok, const std::string& text) {
 
 // --------------------------------------------------------------- workers
 
-// Hires `n` workers one after the other, then calls `then` (or finishes the
-// task with the ledger's refusal).
+// Hires workers up to `n`, all at once (the ledger answers in order), then
+// calls `then` once every hire is in (or finishes the task with the first
+// refusal; hires answered after that are given back).
 void hire_workers(Self* self, size_t n, std::function<void()> then) {
   auto& st = self->state;
   auto& t = *st.task;
   if (t.workers.size() >= n) return then();
   const std::string tid = t.id;
-  msg::AgentSpec spec;
-  spec.name = "Worker" + std::to_string(t.workers.size() + 1);
-  spec.base_model = st.deps.worker_cost.name;
-  spec.model_ref = st.deps.worker_cost.model_ref;
-  spec.type = st.deps.worker_cost.type;
-  spec.system_prompt = st.worker_system;
-  spec.description = "effgen worker";
-  self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
-      .then([=](LedgerReply& r) {
-        if (!current(self, tid)) {
-          // The task ended (canceled, failed) while the hire was charged:
-          // give the worker's resource units back.
-          if (r.ok) self->send(self->state.deps.ledger, fire_atom::value, self->state.deps.worker_cost, spec.name, tid);
-          return;
-        }
-        auto& s = self->state;
-        if (!r.ok) {
-          step(self, "refusal", json{{"hire", spec.name}, {"error", r.error}});
-          return finish(self, false, "Could not hire a worker: " + r.error);
-        }
-        s.task->expense += s.deps.worker_cost.create_expense_cost;
-        EmployeeDeps d;
-        d.model_client = s.deps.model_client;
-        d.journal = s.deps.journal;
-        d.progress = s.deps.progress;
-        d.max_output_tokens = s.deps.config.employee.max_output_tokens;
-        d.temperature = s.deps.config.employee.temperature;
-        d.stream = s.deps.config.employee.stream;
-        d.call_timeout = model_call_timeout(s.deps.config);
-        s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
-        journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
-        if (listening(self))
-          emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
-               json{{"agent", spec.name}, {"budget", r.budget}});
-        hire_workers(self, n, then);
-      });
+  auto missing = std::make_shared<size_t>(n - t.workers.size());
+  auto done = std::make_shared<std::function<void()>>(std::move(then));
+  for (size_t i = t.workers.size(); i < n; ++i) {
+    msg::AgentSpec spec;
+    spec.name = "Worker" + std::to_string(i + 1);
+    spec.base_model = st.deps.worker_cost.name;
+    spec.model_ref = st.deps.worker_cost.model_ref;
+    spec.type = st.deps.worker_cost.type;
+    spec.system_prompt = st.worker_system;
+    spec.description = "effgen worker";
+    self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
+        .then([=](LedgerReply& r) {
+          if (!current(self, tid)) {
+            // The task ended (canceled, failed, another hire refused) while
+            // this hire was charged: give the worker's resource units back.
+            if (r.ok) self->send(self->state.deps.ledger, fire_atom::value, self->state.deps.worker_cost, spec.name, tid);
+            return;
+          }
+          auto& s = self->state;
+          if (!r.ok) {
+            step(self, "refusal", json{{"hire", spec.name}, {"error", r.error}});
+            return finish(self, false, "Could not hire a worker: " + r.error);
+          }
+          s.task->expense += s.deps.worker_cost.create_expense_cost;
+          EmployeeDeps d;
+          d.model_client = s.deps.model_client;
+          d.journal = s.deps.journal;
+          d.progress = s.deps.progress;
+          d.max_output_tokens = s.deps.config.employee.max_output_tokens;
+          d.temperature = s.deps.config.employee.temperature;
+          d.stream = s.deps.config.employee.stream;
+          d.call_timeout = model_call_timeout(s.deps.config);
+          s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
+          journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
+          if (listening(self))
+            emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+                 json{{"agent", spec.name}, {"budget", r.budget}});
+          if (--*missing == 0) (*done)();
+        });
+  }
 }
 
 Worker* idle_worker(Self* self) {
@@ -248,17 +257,42 @@ void release_worker(Self* self, const std::string& name) {
     if (w.name == name) w.busy = false;
 }
 
-// Optimizes a worker prompt for the worker model's size and counts tokens.
+void count_prompt_tokens(Self* self, const prompt::OptimizationReport& r) {
+  self->state.task->prompt_tokens_original += r.original_tokens;
+  self->state.task->prompt_tokens_optimized += r.optimized_tokens;
+}
+
+// Optimizes one part of a worker prompt for the worker model's size and
+// counts its tokens.
 std::string optimize_for_worker(Self* self, const std::string& text) {
   auto& st = self->state;
-  if (!st.deps.optimizer) return text;
-  prompt::TierQuery q;
-  q.model_name = st.deps.worker_cost.model_ref;
-  const prompt::ModelTier tier = prompt::resolve_tier(q);
-  prompt::TextOptimization o = st.deps.optimizer->optimize(text, tier, prompt::TextRole::user);
-  st.task->prompt_tokens_original += o.report.original_tokens;
-  st.task->prompt_tokens_optimized += o.report.optimized_tokens;
-  return o.text;
+  if (!st.part_optimizer || text.empty()) return text;
+  prompt::TextOptimization o = st.part_optimizer->optimize(text, st.worker_tier, prompt::TextRole::user);
+  count_prompt_tokens(self, o.report);
+  return std::move(o.text);
+}
+
+// The task text optimized for the worker model: once per task, since every
+// subtask's prompt repeats it (its tokens still count in each prompt).
+std::string worker_input(Self* self) {
+  auto& st = self->state;
+  auto& t = *st.task;
+  if (!st.part_optimizer) return t.input;
+  if (!t.worker_input) t.worker_input = st.part_optimizer->optimize(t.input, st.worker_tier, prompt::TextRole::user);
+  count_prompt_tokens(self, t.worker_input->report);
+  return t.worker_input->text;
+}
+
+// The parts of a worker prompt are optimized one by one; the tier's hard
+// limit (tau_prompt, effgen.md §21.1) is on the whole, so a prompt still above
+// it goes through the optimizer again, which cuts it.
+std::string fit_for_worker(Self* self, std::string prompt) {
+  const auto& opt = self->state.deps.optimizer;
+  const prompt::ModelTier tier = self->state.worker_tier;
+  if (!opt || !opt->stages_for(tier).truncation ||
+      prompt::estimate_tokens(prompt, opt->options().estimate_mode) <= double(opt->max_prompt_tokens(tier)))
+    return prompt;
+  return opt->optimize(prompt, tier, prompt::TextRole::user).text;
 }
 
 void finish_job(Self* self, const std::string& job_id, bool ok, std::string text) {
@@ -365,7 +399,7 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   });
 }
 
-// Starts a job on an idle worker.
+// Starts a job on an idle worker; `prompt` is already optimized for it.
 void start_job(Self* self, std::string id, std::string instruction, std::string prompt,
                std::function<void(bool, std::string)> done) {
   auto& st = self->state;
@@ -374,7 +408,7 @@ void start_job(Self* self, std::string id, std::string instruction, std::string 
   Job job;
   job.id = id;
   job.instruction = std::move(instruction);
-  job.prompt = optimize_for_worker(self, prompt);
+  job.prompt = std::move(prompt);
   job.worker = w->name;
   job.started_ms = now_ms();
   job.done = std::move(done);
@@ -397,7 +431,7 @@ void run_single(Self* self, const std::string& why) {
   hire_workers(self, 1, [=] {
     if (!current(self, tid)) return;
     const std::string input = self->state.task->input;
-    start_job(self, "task", input, input, [=](bool ok, std::string text) {
+    start_job(self, "task", input, fit_for_worker(self, worker_input(self)), [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       finish(self, ok, ok ? text : "The worker could not complete the task: " + text);
     });
@@ -429,17 +463,17 @@ void pump(Self* self) {
   auto& t = *self->state.task;
   const std::string tid = t.id;
   for (planning::Assignment& a : t.scheduler->start_ready()) {
-    std::string context = a.context.empty() ? "" : "\n" + planning::render_context(a.context);
-    auto prompt = self->state.worker_task->render({{"task", t.input},
-                                                   {"subtask", a.description},
-                                                   {"expected_output", a.expected_output},
+    std::string context = a.context.empty() ? "" : "\n" + optimize_for_worker(self, planning::render_context(a.context));
+    auto prompt = self->state.worker_task->render({{"task", worker_input(self)},
+                                                   {"subtask", optimize_for_worker(self, a.description)},
+                                                   {"expected_output", optimize_for_worker(self, a.expected_output)},
                                                    {"context", context}});
     const std::string instruction = a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
     if (listening(self))
       emit(self, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
            json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     const std::string id = a.id;
-    start_job(self, id, instruction, prompt.ok() ? *prompt : instruction, [=](bool ok, std::string text) {
+    start_job(self, id, instruction, fit_for_worker(self, prompt.ok() ? *prompt : instruction), [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       auto& sch = *self->state.task->scheduler;
       if (ok) {
@@ -510,9 +544,10 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
   json plan = json::array();
   for (const auto& s : dag.subtasks())
     plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
-  step(self, "note", json{{"plan", plan}, {"shape", planning::to_string(dag.shape())}});
-  emit(self, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
-       json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+  if (listening(self))
+    emit(self, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
+         json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+  step(self, "note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}});
   // How many workers the resource budget allows to run at once.
   self->request(st.deps.ledger, caf::infinite, budget_atom::value).then([=](LedgerReply& b) mutable {
     if (!current(self, tid)) return;
@@ -595,6 +630,17 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.worker_system = st.deps.worker_system;
+  prompt::TierQuery tq;
+  tq.model_name = st.deps.worker_cost.model_ref;
+  st.worker_tier = prompt::resolve_tier(tq);
+  if (st.deps.optimizer) {
+    // In the template every part sits under a heading line ending in ':',
+    // which keeps τ4 from turning it into bullets; optimized on its own a
+    // part would lose that, so the parts are rewritten without τ4.
+    prompt::OptimizerOptions o = st.deps.optimizer->options();
+    o.enable_bullets = false;
+    st.part_optimizer.emplace(st.deps.optimizer->patterns(), o);
+  }
   st.worker_task = planning::PromptTemplate::from_text(st.deps.worker_task, "prompts/effgen/worker_task.md");
   st.synthesis = planning::PromptTemplate::from_text(st.deps.synthesis, "prompts/effgen/synthesize.md");
   return {
@@ -627,13 +673,15 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
         emit(self, "task", req.input);
         // Route with zero model calls (effgen.md §23 item 2).
         routing::RoutingDecision d = s.deps.router->route(req.input);
+        const json decision = d.to_json();
         s.task->metadata["complexity_score"] = d.score.total;
-        s.task->metadata["routing"] = d.to_json();
-        step(self, "note", json{{"routing", d.to_json()}});
-        emit(self, "routing",
-             "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " + std::string(routing::to_string(d.kind)) +
-                 " (" + d.reason + ")",
-             d.to_json());
+        s.task->metadata["routing"] = decision;
+        step(self, "note", json{{"routing", decision}});
+        if (listening(self))
+          emit(self, "routing",
+               "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
+                   std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
+               decision);
         if (d.kind == routing::RouteKind::single) {
           run_single(self, d.reason);
           return promise;
