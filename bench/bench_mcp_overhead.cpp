@@ -1,0 +1,220 @@
+// MCP tools/call round trip over Streamable HTTP on loopback: p50/p90/p99
+// latency with one client and with 32 concurrent clients, and requests/s at
+// 32, against a raw baseline measured in the same run: the same HttpServer
+// with a route that answers a fixed JSON-RPC result of the same size without
+// parsing anything. The difference is what MCP costs (kaisha's client:
+// request ids, timers, SSE parsing; kaisha's server: session and version
+// checks, JSON-RPC dispatch, the SSE answer, the tool's JSON).
+//
+// The tool is the conformance fixture's test_simple_text (a fixed text), so
+// the figures are the protocol's. Rows:
+//   raw            POST /raw through HttpClient (keep-alive), fixed body
+//   mcp json       POST /mcp tools/call with Accept: application/json only
+//                  (the server answers one JSON object), one session
+//   mcp client     McpClient::call_tool: what kaisha's MCP tools pay (the
+//                  client accepts SSE, so the server answers with a stream)
+// Closed loop: each of the N clients sends its next request when its
+// previous answer arrived; the 32-client mcp client row uses 32 sessions.
+//
+// Usage: bench_mcp_overhead [requests per 32-client row, default 4000]
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "protocols/mcp/conformance_fixture.hpp"
+#include "protocols/mcp/mcp_client.hpp"
+#include "protocols/mcp/mcp_http_client_transport.hpp"
+#include "protocols/mcp/mcp_http_transport.hpp"
+#include "runtime/http/http_client.hpp"
+#include "runtime/jsonrpc/jsonrpc.hpp"
+
+using namespace kaisha;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Figures {
+  double p50_us = 0, p90_us = 0, p99_us = 0, rps = 0;
+  int errors = 0;
+};
+
+double pct(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+// A closed loop over `clients` slots; `send(slot, done)` starts one request
+// and calls done(ok) when it ends.
+using Send = std::function<void(int slot, std::function<void(bool)> done)>;
+
+Figures run(const Send& send, int clients, int total) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<double> lat;
+  lat.reserve(static_cast<size_t>(total));
+  int started = 0, done = 0, errors = 0;
+  std::function<void(int)> one;
+  one = [&](int slot) {
+    const auto t0 = Clock::now();
+    send(slot, [&, t0, slot](bool ok) {
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      bool more = false;
+      {
+        std::lock_guard lock(mu);
+        lat.push_back(us);
+        if (!ok) ++errors;
+        ++done;
+        if (started < total) {
+          ++started;
+          more = true;
+        }
+      }
+      if (more) one(slot);
+      else cv.notify_all();
+    });
+  };
+  const auto t0 = Clock::now();
+  const int n = std::min(clients, total);
+  {
+    std::lock_guard lock(mu);
+    started = n;
+  }
+  for (int i = 0; i < n; ++i) one(i);
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done == total; });
+  Figures f;
+  f.rps = total / std::chrono::duration<double>(Clock::now() - t0).count();
+  f.p50_us = pct(lat, 0.50);
+  f.p90_us = pct(lat, 0.90);
+  f.p99_us = pct(lat, 0.99);
+  f.errors = errors;
+  return f;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::string& url) {
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http);
+  std::promise<Status> p;
+  auto f = p.get_future();
+  c->connect([&p](Status s) { p.set_value(std::move(s)); });
+  Status s = f.get();
+  if (!s.ok()) {
+    std::fprintf(stderr, "bench_mcp_overhead: %s\n", s.error().message.c_str());
+    std::exit(1);
+  }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int total = argc > 1 ? std::max(100, std::atoi(argv[1])) : 4000;
+
+  auto fixture = mcp::ConformanceFixture::load();
+  if (!fixture.ok()) {
+    std::fprintf(stderr, "bench_mcp_overhead: %s\n", fixture.error().message.c_str());
+    return 1;
+  }
+  mcp::McpServer mcp_server(**fixture);
+  protocols::HttpServerOptions so;
+  so.threads = 64;
+  protocols::HttpServer server(so);
+  mcp::McpHttpTransport transport(mcp_server, server);
+  // The baseline: the tool's JSON-RPC answer, fixed, nothing parsed.
+  const std::string fixed =
+      jsonrpc::make_result(2, json{{"content", json::array({json{{"type", "text"},
+                                                                   {"text", "This is a simple text response for testing."}}})}})
+          .dump();
+  server.route("POST", "/raw", [fixed](const protocols::HttpRequest&, protocols::HttpResponse& res) {
+    res.status = 200;
+    res.body = fixed;
+  });
+  if (auto p = server.start(); !p.ok()) {
+    std::fprintf(stderr, "bench_mcp_overhead: %s\n", p.error().message.c_str());
+    return 1;
+  }
+  http::HttpClient http;
+  const std::string url = server.base_url() + "/mcp", raw_url = server.base_url() + "/raw";
+  const json call{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                  {"params", {{"name", "test_simple_text"}, {"arguments", json::object()}}}};
+  const std::string body = call.dump();
+
+  // One session for the bare-POST row (the server wants one).
+  auto session_client = std::make_unique<mcp::McpHttpClientTransport>(http, url);
+  auto* session_transport = session_client.get();
+  auto json_session = mcp::McpClient::create(std::move(session_client), http);
+  {
+    std::promise<Status> p;
+    auto f = p.get_future();
+    json_session->connect([&p](Status s) { p.set_value(std::move(s)); });
+    if (Status s = f.get(); !s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
+  }
+  const std::string sid = session_transport->session_id();
+
+  auto post = [&http, body](std::string target, std::vector<std::pair<std::string, std::string>> headers) -> Send {
+    return [&http, body, target, headers](int, std::function<void(bool)> done) {
+      http::HttpRequestSpec req;
+      req.url = target;
+      req.headers = headers;
+      req.body = body;
+      http::HttpCallbacks cb;
+      cb.on_done = [done](http::HttpResult r) {
+        done(r.ok() && r.body.find("This is a simple text response") != std::string::npos);
+      };
+      http.submit(std::move(req), http::HttpOptions{}, std::move(cb));
+    };
+  };
+  const Send raw = post(raw_url, {{"Content-Type", "application/json"}});
+  const Send mcp_json = post(url, {{"Content-Type", "application/json"},
+                                   {"Accept", "application/json"},
+                                   {"Mcp-Session-Id", sid},
+                                   {"MCP-Protocol-Version", "2025-11-25"}});
+  std::vector<std::shared_ptr<mcp::McpClient>> clients;
+  for (int i = 0; i < 32; ++i) clients.push_back(open_client(http, url));
+  const Send mcp_client = [&clients](int slot, std::function<void(bool)> done) {
+    clients[static_cast<size_t>(slot)]->call_tool("test_simple_text", json::object(), [done](Result<json> r) {
+      done(r.ok() && r->dump().find("This is a simple text response") != std::string::npos);
+    });
+  };
+
+  std::printf("MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, load average %s\n",
+              total, load_average().c_str());
+  run(raw, 32, 500);  // warm-up: connections, allocator, sessions
+  run(mcp_json, 32, 500);
+  run(mcp_client, 32, 500);
+  std::printf("%-26s %8s %8s %8s %10s %6s\n", "", "p50 us", "p90 us", "p99 us", "req/s", "errors");
+  struct Row {
+    const char* name;
+    const Send* send;
+    int clients;
+  } rows[] = {{"raw 1 client", &raw, 1},           {"mcp json 1 client", &mcp_json, 1},
+              {"mcp client 1 client", &mcp_client, 1}, {"raw 32 clients", &raw, 32},
+              {"mcp json 32 clients", &mcp_json, 32},  {"mcp client 32 clients", &mcp_client, 32}};
+  Figures f[6];
+  for (int i = 0; i < 6; ++i) {
+    f[i] = run(*rows[i].send, rows[i].clients, rows[i].clients == 1 ? total / 4 : total);
+    std::printf("%-26s %8.0f %8.0f %8.0f %10.0f %6d\n", rows[i].name, f[i].p50_us, f[i].p90_us, f[i].p99_us, f[i].rps,
+                f[i].errors);
+  }
+  std::printf("mcp client overhead over raw, 1 client p50: +%.0f us (%.2fx); 32 clients: %.2fx the raw req/s\n",
+              f[2].p50_us - f[0].p50_us, f[2].p50_us / f[0].p50_us, f[5].rps / f[3].rps);
+  std::printf("in-process AskAgent overhead for comparison: bench/README.md section 1 (bench_ask_overhead)\n");
+  for (auto& c : clients) c->close();
+  json_session->close();
+  server.stop();
+  return 0;
+}
