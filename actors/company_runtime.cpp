@@ -29,6 +29,12 @@
 #include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::actors {
+// The callback a call_tool_async request carries to the tool gateway actor.
+using ToolCallback = std::function<void(json)>;
+}  // namespace kaisha::actors
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::ToolCallback)
+
+namespace kaisha::actors {
 namespace {
 
 std::string resolve(const std::string& configured, const std::string& fallback_relative) {
@@ -105,6 +111,7 @@ struct CompanyRuntime::Impl {
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge, planner;
+  caf::actor tool_gateway;  // forwards call_tool_async to the CEO
   std::string strategy;
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<memory::MemoryService> memory_service;
@@ -130,7 +137,7 @@ struct CompanyRuntime::Impl {
     callers.clear();  // scoped actors must go before their system
     if (system) {
       caf::scoped_actor self{*system};
-      for (auto* a : {&planner, &judge, &ceo, &ledger, &model_client, &journal}) {
+      for (auto* a : {&tool_gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
         if (*a) self->send_exit(*a, caf::exit_reason::user_shutdown);
         *a = nullptr;  // a detached actor's thread ends only when no handle is left
       }
@@ -321,6 +328,15 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
+  impl->tool_gateway = sys.spawn([ceo = impl->ceo](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](tool_atom, const std::string& name, const std::string& arguments, const ToolCallback& done) {
+      self->request(ceo, caf::infinite, tool_atom::value, name, arguments)
+          .then([done](json& r) { done(std::move(r)); },
+                [self, done](caf::error& e) {
+                  done(json{{"status", "error"}, {"message", self->system().render(e)}, {"output", nullptr}});
+                });
+    }};
+  });
 
   // The effgen strategy: router, prompt optimizer, judge and planner.
   if (impl->strategy != "hashiru") {
@@ -435,6 +451,10 @@ json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
                  out = json{{"status", "error"}, {"message", impl_->system->render(e)}, {"output", nullptr}};
                });
   return out;
+}
+
+void CompanyRuntime::call_tool_async(const std::string& name, const json& arguments, std::function<void(json)> done) {
+  caf::anon_send(impl_->tool_gateway, tool_atom::value, name, arguments.dump(), ToolCallback(std::move(done)));
 }
 
 void CompanyRuntime::interrupt(const std::string& why) {

@@ -63,6 +63,10 @@ class CompanyRuntime {
   // "prompt": ...}), outside any model turn, and returns its result envelope
   // {status, message, output, ...}. Blocking.
   json call_tool(const std::string& name, const json& arguments);
+  // The same without blocking: `done` gets the envelope later, on an actor
+  // thread (it must not block). One thread can keep many calls in flight,
+  // with no scoped_actor and no waiting thread per call.
+  void call_tool_async(const std::string& name, const json& arguments, std::function<void(json)> done);
 
   // Toggles a §9 item 54 switch for the rest of the session.
   Status set_switch(const std::string& name, bool on);

@@ -19,6 +19,8 @@
 // machine's two cores, as the CPU cost of the server is part of either run.
 //
 // Usage: bench_concurrency [calls=1000] [rounds=3] [employees=4] [latency_ms=500]
+// BENCH_ASYNC=1: the kaisha arm submits every call from one thread through
+// CompanyRuntime::call_tool_async instead of one blocked caller thread each.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +67,9 @@ struct Options {
   // sends "Connection: close" instead). Rounds are cold either way: each of
   // the concurrent calls opens its own connection.
   bool close_connections = false;
+  // BENCH_ASYNC=1: the kaisha arm submits from one thread through
+  // call_tool_async, as the raw arm does, instead of one blocked thread per call.
+  bool async = false;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -277,6 +282,38 @@ RoundResult kaisha_round(kaisha::actors::CompanyRuntime& rt, int calls, int empl
   return r;
 }
 
+// The same calls through call_tool_async, all submitted from this thread;
+// the clock stops when the last answer arrives.
+RoundResult kaisha_round_async(kaisha::actors::CompanyRuntime& rt, int calls, int employees, int round) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  RoundResult r;
+  r.latency_ms.resize(static_cast<size_t>(calls));
+  std::atomic<int> ok{0};
+  std::vector<json> args;
+  args.reserve(static_cast<size_t>(calls));
+  for (int i = 0; i < calls; ++i)
+    args.push_back(json{{"agent_name", employee_name(i % employees)},
+                        {"prompt", "ping " + std::to_string(round) + "/" + std::to_string(i)}});
+  const auto t0 = Clock::now();
+  for (int i = 0; i < calls; ++i) {
+    rt.call_tool_async("AskAgent", args[static_cast<size_t>(i)], [&, i, t0](json res) {
+      r.latency_ms[static_cast<size_t>(i)] = seconds_since(t0) * 1e3;
+      if (res.value("status", "") == "success" && res.value("output", json()).is_string() &&
+          res["output"].get<std::string>().rfind("echo: ping", 0) == 0)
+        ++ok;
+      std::lock_guard lock(mu);
+      if (++done == calls) cv.notify_one();
+    });
+  }
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done == calls; });
+  r.wall_s = seconds_since(t0);
+  r.ok = ok;
+  return r;
+}
+
 std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesystem::path& dir, int port,
                                                               const Options& opt) {
   std::ofstream(dir / "cost_table.yaml") << "models:\n"
@@ -333,6 +370,7 @@ int main(int argc, char** argv) {
   if (argc > 5) opt.only = argv[5];
   if (const char* e = std::getenv("BENCH_IDENTITY")) opt.identity = std::string(e) != "0";
   if (const char* e = std::getenv("BENCH_CLOSE")) opt.close_connections = std::string(e) == "1";
+  if (const char* e = std::getenv("BENCH_ASYNC")) opt.async = std::string(e) == "1";
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
@@ -347,6 +385,7 @@ int main(int argc, char** argv) {
               opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
               opt.identity ? ", Accept-Encoding: identity" : "",
               opt.close_connections ? ", Connection: close" : ", keep-alive");
+  if (opt.async) std::printf("kaisha arm: call_tool_async from one thread (BENCH_ASYNC=1)\n");
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   std::printf("mock server: pid %d, port %d, one event-loop thread\n\n", mock.pid, mock.port);
@@ -378,7 +417,10 @@ int main(int argc, char** argv) {
       const auto round_dir = dir / ("round" + std::to_string(i));
       std::filesystem::create_directories(round_dir);
       auto rt = start_runtime(round_dir, mock.port, opt);
-      ks.push_back(with_cpu(mock.pid, [&] { return kaisha_round(*rt, opt.calls, opt.employees, i); }));
+      ks.push_back(with_cpu(mock.pid, [&] {
+        return opt.async ? kaisha_round_async(*rt, opt.calls, opt.employees, i)
+                         : kaisha_round(*rt, opt.calls, opt.employees, i);
+      }));
       ks.back().peak_rss_kb = proc_status_kb("VmHWM");
       // Tearing the runtime down waits for the journal to write what the
       // round queued: not part of the round's wall time, reported apart.

@@ -299,6 +299,47 @@ TEST_F(CompanyRuntimeTest, CeoHiresAsksAndAnswersThroughToolCalls) {
   EXPECT_EQ((*agents)[0].name, "Helper");
 }
 
+TEST_F(CompanyRuntimeTest, AsyncToolCallsFromOneThreadEachGetTheirOwnAnswer) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  json hired = rt->call_tool("AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
+                                              {"system_prompt", "You help."}, {"description", "Helps"}});
+  ASSERT_EQ(hired["status"], "success") << hired;
+
+  constexpr int kCalls = 50;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<int, json> results;
+  auto collect = [&](int i) {
+    return [&, i](json r) {
+      std::lock_guard lock(mu);
+      results[i] = std::move(r);
+      cv.notify_one();
+    };
+  };
+  for (int i = 0; i < kCalls; ++i)
+    rt->call_tool_async("AskAgent", {{"agent_name", "Helper"}, {"prompt", "p" + std::to_string(i)}}, collect(i));
+  rt->call_tool_async("AskAgent", {{"agent_name", "Nobody"}, {"prompt", "x"}}, collect(kCalls));
+  std::unique_lock lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return results.size() == kCalls + 1; }));
+  // Each ask holds 10 of the 75 points left while it runs, so some of the 50
+  // are refused by the ledger; every answer must be the one to its own prompt.
+  int answered = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    if (results[i]["status"] == "success") {
+      ++answered;
+      EXPECT_EQ(results[i]["output"], "stub:helper says: p" + std::to_string(i));
+    } else {
+      EXPECT_TRUE(results[i]["message"].get<std::string>().starts_with("Do not have enough resource budget"))
+          << results[i];
+    }
+  }
+  EXPECT_GE(answered, 7);
+  EXPECT_EQ(results[kCalls]["status"], "error");
+  EXPECT_EQ(results[kCalls]["message"], "Agent Nobody does not exists");
+}
+
 TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
   backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
   auto rt = start(make_config(1));
