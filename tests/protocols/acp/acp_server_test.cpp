@@ -57,6 +57,23 @@ TEST_F(AcpServerTest, PingAndAgents) {
   EXPECT_EQ(json::parse(none.body)["code"], "not_found");
 }
 
+// The company agent's manifest lists what the A2A card lists as skills: the
+// company's task and each hired employee; the employees are not agents of
+// their own (runs go to the company).
+TEST_F(AcpServerTest, TheCompanyManifestListsItsEmployeesAsCapabilities) {
+  company.agents_json = json{{"Poet", {{"description", "writes poems"}, {"type", "local"}}}};
+  json manifest = json::parse(call("GET", "/agents/kaisha").body);
+  const json& caps = manifest["metadata"]["capabilities"];
+  ASSERT_EQ(caps.size(), 2u) << manifest.dump();
+  EXPECT_EQ(caps[0]["name"], "company");
+  EXPECT_EQ(caps[1]["name"], "Poet");
+  EXPECT_EQ(caps[1]["description"], "writes poems");
+  json listed = json::parse(call("GET", "/agents").body)["agents"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["metadata"]["capabilities"], caps);
+  EXPECT_EQ(call("GET", "/agents/Poet").status, 404);
+}
+
 TEST_F(AcpServerTest, SyncAsyncAndStreamRuns) {
   auto sync = call("POST", "/runs", run_body("sync"));
   ASSERT_EQ(sync.status, 200) << sync.body;
