@@ -59,7 +59,10 @@ int run_node(const NodeCommandOptions& o) {
   no.cluster = *cluster;
   no.name = o.name;
   no.company = *company;
-  if (!ceo) no.backend = actors::make_llm_backend(*company);  // employees hosted here call models from here
+  if (!ceo) {
+    no.backend = actors::make_llm_backend(*company);  // employees hosted here call models from here
+    no.journal_path = o.db;  // only when asked: the company config's store is the CEO node's
+  }
   const bool quiet = o.quiet;
   no.log = [quiet](const std::string& line) {
     if (!quiet) std::cerr << line << std::endl;
@@ -94,7 +97,9 @@ const bool registered = register_command("node", "run one node of a cluster (clu
   auto o = std::make_shared<NodeCommandOptions>();
   cmd->add_option("--config", o->config, "cluster file (cluster.yaml)")->required();
   cmd->add_option("--name", o->name, "this node's entry under 'nodes'")->required();
-  cmd->add_option("--db", o->db, "SQLite store of the CEO node (default: the company config's)");
+  cmd->add_option("--db", o->db,
+                  "SQLite store: the CEO node's (default: the company config's); on another node, its own "
+                  "journal of the steps of the employees it hosts (default: none)");
   cmd->add_flag("--json", o->json, "progress as JSON lines on stdout");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress or membership lines on stderr");
   return [o] { return run_node(*o); };

@@ -1,11 +1,15 @@
 #include "cluster/agent_host.hpp"
 
+#include <cstdio>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "actors/atoms.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cluster {
 namespace {
@@ -13,6 +17,7 @@ namespace {
 struct HostState {
   AgentHostDeps deps;
   std::map<std::string, caf::actor> employees;
+  std::set<std::pair<std::string, std::string>> mirrored;  // (session, task) with rows in this node's journal
   static inline const char* name = "agent_host";
 };
 
@@ -21,13 +26,41 @@ using Self = caf::stateful_actor<HostState>;
 template <class T>
 void answer(Self* self, const msg::Envelope& request, const T& message) {
   auto& d = self->state.deps;
-  msg::Envelope reply = msg::wrap(message, request.to, request.from, d.next_id(), request.id, request.trace);
+  msg::Envelope reply =
+      msg::wrap(message, msg::AgentRef{d.node, request.to.name}, request.from, d.next_id(), request.id, request.trace);
   if (Status s = d.send(request.from.node, reply); !s.ok())
     d.log("could not answer " + request.type + " " + request.id + ": " + s.error().message);
 }
 
 void fail(Self* self, const msg::Envelope& request, const std::string& code, const std::string& message) {
   answer(self, request, msg::RequestFailed{code, message});
+}
+
+// Hosted employees journal their steps under their CEO's session and task
+// ids, which this node's journal must hold first (steps reference both). The
+// journal runs its operations in the order they arrive, so the rows are there
+// before the employee's first step.
+void mirror_task(Self* self, const msg::AskRequest& ask, const std::string& ceo_node) {
+  auto& st = self->state;
+  if (!st.deps.employee.journal || ask.session_id.empty()) return;
+  if (!st.mirrored.emplace(ask.session_id, ask.task_id).second) return;
+  const std::string node = st.deps.node;
+  caf::anon_send(st.deps.employee.journal, actors::journal_atom::value,
+                 actors::JournalOp([session = ask.session_id, task = ask.task_id, node, ceo_node](store::JournalStore& s) {
+                   auto known = s.get_session(session);
+                   if (known.ok() && !known->has_value()) {
+                     store::SessionRow row;
+                     row.id = session;
+                     row.config = json{{"hosted_for", ceo_node}, {"node", node}};
+                     if (Status st = s.create_session(row); !st.ok())
+                       std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                   }
+                   if (task.empty()) return;
+                   auto t = s.get_task(task);
+                   if (t.ok() && !t->has_value())
+                     if (Status st = s.start_task(session, task, "(asked by node " + ceo_node + ")"); !st.ok())
+                       std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                 }));
 }
 
 void serve(Self* self, const msg::Envelope& env) {
@@ -57,6 +90,7 @@ void serve(Self* self, const msg::Envelope& env) {
     if (it == st.employees.end())
       return fail(self, env, "unknown_agent",
                   "agent '" + env.to.name + "' is not hosted on node '" + st.deps.node + "'");
+    mirror_task(self, *ask, env.from.node);
     self->request(it->second, st.deps.employee.call_timeout, actors::ask_atom::value, std::move(*ask))
         .then([=](msg::AskReply& reply) { answer(self, env, reply); },
               [=](caf::error& e) { fail(self, env, "failed", "agent '" + env.to.name + "': " + self->system().render(e)); });

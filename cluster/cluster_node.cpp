@@ -4,11 +4,14 @@
 #include <cstdio>
 
 #include "actors/charged_call.hpp"
+#include "actors/journal_actor.hpp"
 #include "actors/model_client_actor.hpp"
+#include "actors/scheduler_tuning.hpp"
 #include "cluster/agent_host.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/store/journal_store.hpp"
 #include "transport/curve_keys.hpp"
 
 namespace kaisha::cluster {
@@ -53,6 +56,9 @@ Status ClusterNode::start_impl() {
   g.bind = self_.bind;
   g.allow_plaintext = options_.cluster.allow_plaintext;
   g.authorised_keys = options_.cluster.authorised_keys;
+  // A node's key speaks for that node only (see gateway.hpp, Names).
+  for (const auto& n : options_.cluster.nodes)
+    if (!n.public_key.empty()) g.key_names[n.public_key] = n.name;
   g.log = [this](std::string_view line) { log(std::string(line)); };
   if (!self_.key_file.empty()) {
     auto keys = transport::load_curve_keys(self_.key_file);
@@ -69,7 +75,6 @@ Status ClusterNode::start_impl() {
                                "' has no key_file and the cluster does not allow plaintext"};
   }
   gateway_.on_receive([this](msg::Envelope env) { on_envelope(std::move(env)); });
-  gateway_.on_send_failed([this](const transport::SendFailure& f) { on_send_failed(f); });
   auto ep = gateway_.start(g);
   if (!ep.ok()) return ep.error();
   endpoint_ = *ep;
@@ -85,15 +90,29 @@ Status ClusterNode::start_impl() {
   info.capabilities = self_.capabilities;
   membership_ = std::make_unique<Membership>(info, options_.cluster.timeouts);
 
+  std::shared_ptr<store::JournalStore> journal_store;
+  if (options_.backend && !options_.journal_path.empty()) {
+    auto opened = store::JournalStore::open(options_.journal_path);
+    if (!opened.ok())
+      return Error{"config", "node '" + self_.name + "': journal " + options_.journal_path + ": " +
+                                 opened.error().message};
+    journal_store = std::move(opened).value();
+  }
   if (options_.backend) {
     caf_config_ = std::make_unique<caf::actor_system_config>();
     caf_config_->set("scheduler.max-threads", 2);
     caf_config_->set("logger.console", caf::atom("none"));
+    // Asks arrive from the gateway's I/O thread: wake a worker at once.
+    actors::use_prompt_wakeups(*caf_config_);
     system_ = std::make_unique<caf::actor_system>(*caf_config_);
     model_client_ = std::make_unique<caf::actor>(actors::spawn_model_client(*system_, options_.backend));
     AgentHostDeps hd;
     hd.node = self_.name;
     hd.employee.model_client = *model_client_;
+    if (journal_store) {
+      journal_ = std::make_unique<caf::actor>(actors::spawn_journal(*system_, journal_store));
+      hd.employee.journal = *journal_;
+    }
     hd.employee.max_output_tokens = options_.company.employee.max_output_tokens;
     hd.employee.temperature = options_.company.employee.temperature;
     hd.employee.stream = options_.company.employee.stream;
@@ -121,9 +140,11 @@ void ClusterNode::stop() {
     caf::scoped_actor self{*system_};
     if (host_) self->send_exit(*host_, caf::exit_reason::user_shutdown);
     if (model_client_) self->send_exit(*model_client_, caf::exit_reason::user_shutdown);
+    if (journal_) self->send_exit(*journal_, caf::exit_reason::user_shutdown);  // commits what is queued
   }
   host_.reset();
   model_client_.reset();
+  journal_.reset();
   system_.reset();
   caf_config_.reset();
 }
@@ -211,6 +232,7 @@ json ClusterNode::status() const {
                 {"dropped_malformed", c.dropped_malformed},
                 {"dropped_version", c.dropped_version},
                 {"dropped_oversized", c.dropped_oversized},
+                {"dropped_impostor", c.dropped_impostor},
                 {"send_failures", c.send_failures},
                 {"auth_rejected", c.auth_rejected}}}};
 }
@@ -236,7 +258,8 @@ void ClusterNode::serve_status(const msg::Envelope& env) {
     json more = extra();  // named: items() of a temporary would dangle in the loop
     for (auto& [k, v] : more.items()) st.status[k] = v;
   }
-  (void)send(env.from.node, msg::wrap(st, env.to, env.from, next_id(), env.id));
+  // From this node by name: a client addresses "whoever is at that address".
+  (void)send(env.from.node, msg::wrap(st, msg::AgentRef{self_.name, env.to.name}, env.from, next_id(), env.id));
 }
 
 msg::Envelope ClusterNode::envelope_to(const std::string& node, const std::string& type, uint32_t version,
@@ -279,7 +302,7 @@ void ClusterNode::on_envelope(msg::Envelope env) {
       caf::anon_send(*host_, envelope_atom::value, std::move(env));
     } else if (env.type == msg::AskRequest::kType) {
       msg::Envelope reply = msg::wrap(msg::RequestFailed{"unsupported", "node '" + self_.name + "' hosts no agents"},
-                                      env.to, env.from, next_id(), env.id, env.trace);
+                                      msg::AgentRef{self_.name, env.to.name}, env.from, next_id(), env.id, env.trace);
       (void)send(env.from.node, reply);
     }
     return;
@@ -293,11 +316,6 @@ void ClusterNode::on_envelope(msg::Envelope env) {
   }
   if (handler) return handler(env);
   log("dropped a '" + env.type + "' envelope from '" + env.from.node + "': this node does not serve that type");
-}
-
-void ClusterNode::on_send_failed(const transport::SendFailure& f) {
-  // A request that could not leave ends now rather than at its deadline.
-  pending_.fail(f.envelope_id, Error{f.error.code, "could not send to node '" + f.peer + "': " + f.error.message});
 }
 
 void ClusterNode::heard_from(const msg::NodeInfo& info, bool direct) {

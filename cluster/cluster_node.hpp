@@ -61,6 +61,10 @@ struct NodeOptions {
   // Hosted employees' model calls; null = this node hosts no employees.
   std::shared_ptr<company::ChatBackend> backend;
   config::Config company;  // employee settings (max_output_tokens, temperature, retry)
+  // This node's own SQLite journal: the steps of the employees it hosts, under
+  // their CEO's session and task ids, so what a worker did survives it and the
+  // CEO node alike. "" = hosted employees journal nothing here.
+  std::string journal_path;
   std::function<void(const std::string&)> log;  // stderr when unset
 };
 
@@ -118,7 +122,6 @@ class ClusterNode {
   explicit ClusterNode(NodeOptions options);
   Status start_impl();
   void on_envelope(msg::Envelope env);
-  void on_send_failed(const transport::SendFailure& f);
   void heard_from(const msg::NodeInfo& info, bool direct);
   void apply(const std::vector<MembershipEvent>& events);
   void ensure_connected(const msg::NodeInfo& info);
@@ -157,6 +160,7 @@ class ClusterNode {
   std::unique_ptr<caf::actor_system> system_;
   std::unique_ptr<caf::actor> host_;
   std::unique_ptr<caf::actor> model_client_;
+  std::unique_ptr<caf::actor> journal_;
 };
 
 // Milliseconds on the steady clock (failure detection) and the wall clock

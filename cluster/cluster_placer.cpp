@@ -1,8 +1,12 @@
 #include "cluster/cluster_placer.hpp"
 
+#include <cstdio>
+
 #include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/remote_employee.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cluster {
 
@@ -56,6 +60,7 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
     where = *n;
     agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr()};
+    if (local.journal) journal_ = local.journal;
   }
   emit("placed", spec.name, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
   if (where == node_.name()) return actors::spawn_employee(sys, spec, local);
@@ -76,6 +81,7 @@ Result<std::string> ClusterPlacer::relocate(const msg::AgentSpec& spec, const st
   auto& e = agents_[spec.name];
   e.node = *n;
   e.state = "hired";
+  if (journal_ && !session_id_.empty()) actors::journal_agent_hired(journal_, session_id_, spec);
   return *n;
 }
 
@@ -83,6 +89,11 @@ void ClusterPlacer::release(const std::string& agent) {
   std::lock_guard<std::mutex> g(mu_);
   resources_.release(agent);
   agents_.erase(agent);
+}
+
+void ClusterPlacer::journal_to(std::string session_id) {
+  std::lock_guard<std::mutex> g(mu_);
+  session_id_ = std::move(session_id);
 }
 
 void ClusterPlacer::on_membership(const MembershipEvent& e) {
@@ -95,6 +106,12 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
       if (entry.node != e.node || entry.state == "lost") continue;
       entry.state = "lost";
       lost.emplace_back(name, entry.proxy);
+      if (journal_ && !session_id_.empty())
+        caf::anon_send(journal_, actors::journal_atom::value,
+                       actors::JournalOp([session = session_id_, name = name](store::JournalStore& s) {
+                         if (Status st = s.mark_agent_lost(session, name); !st.ok())
+                           std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                       }));
     }
   }
   for (auto& [name, addr] : lost) {

@@ -10,6 +10,12 @@
 // The hire is not charged again: the expense ledger on the CEO node charged
 // it once, and the interrupted ask's reservation is settled once.
 //
+// Journal. Once journal_to() named the session, a loss is written to the
+// agents table of the CEO node's journal (the hire marked lost, so `kaisha
+// agents` shows it and a resumed session does not count on it) and a re-hire
+// elsewhere as a new hire of the same spec. The journal is the one the CEO's
+// employees get (EmployeeDeps::journal).
+//
 // Thread-safe: membership events arrive on the node's threads.
 #pragma once
 
@@ -18,8 +24,10 @@
 #include <mutex>
 #include <string>
 
+#include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
 
+#include "actors/atoms.hpp"
 #include "actors/employee_placer.hpp"
 #include "cluster/cluster_node.hpp"
 #include "runtime/cluster/node_resources.hpp"
@@ -46,6 +54,8 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   Result<std::string> relocate(const msg::AgentSpec& spec, const std::string& lost_on);
   // The employee was fired: its units are released.
   void release(const std::string& agent);
+  // The session whose agents table records losses and re-hires.
+  void journal_to(std::string session_id);
 
   // [{name, node, model, units, state}] and per node {used, capacity}.
   json agents() const;
@@ -74,6 +84,8 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   mutable std::mutex mu_;
   NodeResources resources_;
   std::map<std::string, Entry> agents_;
+  caf::actor journal_;  // from the EmployeeDeps of the first placement
+  std::string session_id_;
 };
 
 }  // namespace kaisha::cluster

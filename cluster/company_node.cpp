@@ -1,8 +1,11 @@
 #include "cluster/company_node.hpp"
 
+#include <chrono>
+
 #include "actors/charged_call.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cluster {
 
@@ -61,6 +64,7 @@ Result<std::unique_ptr<CompanyNode>> CompanyNode::start(ClusterNode& node, actor
   auto rt = actors::CompanyRuntime::start(std::move(ro));
   if (!rt.ok()) return rt.error();
   c->runtime_ = std::move(rt).value();
+  c->placer_->journal_to(c->runtime_->session_id());
   CompanyNode* raw = c.get();
   node.handle(msg::SubmitTask::kType, [raw](const msg::Envelope& env) { raw->on_submit(env); });
   std::weak_ptr<ClusterPlacer> weak = c->placer_;
@@ -82,6 +86,18 @@ CompanyNode::~CompanyNode() {
     stopping_ = true;
   }
   cv_.notify_all();
+  // A running task would hold the join until it ends (model calls can take
+  // minutes): cancel it, so the node stops at once and journals it canceled.
+  // Retried briefly: a task picked up a moment ago may not run yet.
+  for (int i = 0; i < 200; ++i) {
+    std::string running;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      running = running_task_;
+    }
+    if (running.empty() || runtime_->cancel(running, "the CEO node is stopping")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   if (worker_.joinable()) worker_.join();
   runtime_.reset();
 }
@@ -91,8 +107,8 @@ void CompanyNode::on_submit(const msg::Envelope& env) {
   if (!task.ok()) return;
   if (Status s = node_->connect_client(env.from.node, task->reply_endpoint, task->reply_public_key); !s.ok()) return;
   if (task->input.empty()) {
-    (void)node_->send(env.from.node, msg::wrap(msg::RequestFailed{"usage", "the task is empty"}, env.to, env.from,
-                                               node_->next_id(), env.id));
+    (void)node_->send(env.from.node, msg::wrap(msg::RequestFailed{"usage", "the task is empty"},
+                                               {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
     return;
   }
   {
@@ -105,15 +121,21 @@ void CompanyNode::on_submit(const msg::Envelope& env) {
 void CompanyNode::run_jobs() {
   for (;;) {
     Job job;
+    std::string task_id;
     {
       std::unique_lock<std::mutex> lk(mu_);
       cv_.wait(lk, [this] { return stopping_ || !jobs_.empty(); });
       if (stopping_) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      running_task_ = task_id = store::JournalStore::make_id("t");
     }
     forwarder_->target(job.client, job.request_id, job.from, job.to);
-    msg::TaskResult r = runtime_->run_task(job.input);
+    msg::TaskResult r = runtime_->run_task(job.input, task_id);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      running_task_.clear();
+    }
     // The ledgers after the task, as `kaisha run` prints them.
     msg::ProgressEvent ledgers;
     ledgers.session_id = runtime_->session_id();

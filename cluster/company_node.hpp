@@ -51,6 +51,7 @@ class CompanyNode {
   std::condition_variable cv_;
   std::deque<Job> jobs_;
   bool stopping_ = false;
+  std::string running_task_;  // the task run_jobs() is running, "" between tasks
   std::thread worker_;
 };
 

@@ -16,13 +16,8 @@ namespace kaisha::transport {
 
 namespace {
 
-// Outbox commands, first frame of each outbox message.
-constexpr char kSendCmd = 'S';  // [S][peer][envelope id][envelope bytes]
-constexpr char kStopCmd = 'Q';  // [Q]: wake the thread so it sees stop_
-constexpr char kWakeCmd = 'W';  // [W]: wake the thread to adopt a new peer
-
-// Inbound frames handled per poll round before looking at the outbox again,
-// so a flood of inbound traffic cannot starve outbound traffic.
+// Inbound frames handled per poll round before looking at the other sockets
+// again, so a flood of inbound traffic cannot starve ZAP and the monitors.
 constexpr int kBatch = 256;
 
 constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
@@ -36,7 +31,6 @@ Gateway::Gateway() = default;
 Gateway::~Gateway() { stop(); }
 
 void Gateway::on_receive(ReceiveFn fn) { on_receive_ = std::move(fn); }
-void Gateway::on_send_failed(SendFailedFn fn) { on_send_failed_ = std::move(fn); }
 void Gateway::on_peer_error(PeerErrorFn fn) { on_peer_error_ = std::move(fn); }
 
 bool Gateway::running() const {
@@ -51,7 +45,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
   }
   const std::string where = "gateway start (node '" + options.node + "', bind " + options.bind + ")";
   if (options.node.empty()) return Error{"config", "gateway start: node name is empty"};
-  if (options.send_hwm < 0 || options.recv_hwm < 0 || options.outbox_hwm < 0 || options.linger_ms < 0)
+  if (options.send_hwm < 0 || options.recv_hwm < 0 || options.linger_ms < 0)
     return Error{"config", where + ": high-water marks and linger must not be negative"};
   if (options.max_frame_bytes == 0) return Error{"config", where + ": max_frame_bytes is 0"};
 
@@ -101,20 +95,24 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     router.bind(options.bind);
     std::string ep = router.get(zmq::sockopt::last_endpoint);
 
-    std::string outbox = "inproc://kaisha-gateway-outbox";
-    zmq::socket_t pull(*ctx, zmq::socket_type::pull);
-    pull.set(zmq::sockopt::rcvhwm, options.outbox_hwm);
-    pull.set(zmq::sockopt::linger, 0);
-    pull.bind(outbox);
-    zmq::socket_t push(*ctx, zmq::socket_type::push);
-    push.set(zmq::sockopt::sndhwm, options.outbox_hwm);
-    push.set(zmq::sockopt::linger, 0);  // the thread reports leftovers itself
-    push.connect(outbox);
+    // Wake-ups of the I/O thread (connect, disconnect, stop); no hwm: a
+    // wake-up is never refused, and each carries no data.
+    const std::string wake_ep = "inproc://kaisha-gateway-wake";
+    zmq::socket_t wake_in(*ctx, zmq::socket_type::pull);
+    wake_in.set(zmq::sockopt::rcvhwm, 0);
+    wake_in.set(zmq::sockopt::linger, 0);
+    wake_in.bind(wake_ep);
+    zmq::socket_t wake_out(*ctx, zmq::socket_type::push);
+    wake_out.set(zmq::sockopt::sndhwm, 0);
+    wake_out.set(zmq::sockopt::linger, 0);
+    wake_out.connect(wake_ep);
 
+    bound_names_.clear();
+    for (const auto& [key, name] : options.key_names) bound_names_.insert(name);
     ctx_ = std::move(ctx);
     zap_ = std::move(zap);
     router_ = std::move(router);
-    pull_ = std::move(pull);
+    wake_in_ = std::move(wake_in);
     endpoint_ = ep;
     options_ = std::move(options);
     zap_auth_ = std::move(auth);
@@ -122,7 +120,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
       log("no authorised keys configured: every peer connecting to " + ep + " will be refused");
     {
       std::lock_guard<std::mutex> g(mu_);
-      push_ = std::move(push);
+      wake_out_ = std::move(wake_out);
       running_ = true;
     }
     stop_ = false;
@@ -131,7 +129,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
   } catch (const zmq::error_t& e) {
     zap_ = zmq::socket_t();
     router_ = zmq::socket_t();
-    pull_ = zmq::socket_t();
+    wake_in_ = zmq::socket_t();
     ctx_.reset();
     return Error{"transport", where + ": " + e.what()};
   }
@@ -154,7 +152,7 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
     if (!is_local_endpoint(endpoint))
       return Error{"config", where + ": plaintext is only allowed to a loopback address"};
   }
-  if (peers_.count(peer_node)) return Error{"transport", where + ": already connected to that node"};
+  if (dealers_.count(peer_node)) return Error{"transport", where + ": already connected to that node"};
   try {
     zmq::socket_t dealer(*ctx_, zmq::socket_type::dealer);
     dealer.set(zmq::sockopt::routing_id, options_.node);
@@ -176,12 +174,10 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
     monitor.connect(mon_ep);
     dealer.connect(endpoint);
     // Created here so a bad endpoint is reported to the caller; the I/O
-    // thread adopts it under mu_, which orders the hand-over between threads.
-    pending_.emplace_back(peer_node, Peer{endpoint, std::move(dealer), std::move(monitor)});
-    peers_.insert(peer_node);
-    has_pending_ = true;
-    zmq::message_t w(&kWakeCmd, 1);
-    (void)push_.send(w, zmq::send_flags::dontwait);  // if full, the poll timeout adopts it
+    // thread adopts the monitor under mu_, which orders the hand-over.
+    dealers_.emplace(peer_node, std::move(dealer));
+    new_monitors_.emplace_back(peer_node, Monitor{endpoint, std::move(monitor)});
+    wake();
     return Status::Ok();
   } catch (const zmq::error_t& e) {
     return Error{"transport", where + ": " + e.what()};
@@ -192,47 +188,58 @@ Status Gateway::disconnect(const std::string& peer_node) {
   std::lock_guard<std::mutex> g(mu_);
   const std::string where = "gateway disconnect from '" + peer_node + "'";
   if (!running_) return Error{"transport", where + ": gateway is not running"};
-  if (!peers_.erase(peer_node)) return Error{"unknown_peer", where + ": no connection to that node"};
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    if (it->first != peer_node) continue;
-    it->second.dealer.set(zmq::sockopt::linger, 0);
-    it->second.monitor.close();
-    it->second.dealer.close();
-    pending_.erase(it);
+  auto it = dealers_.find(peer_node);
+  if (it == dealers_.end()) return Error{"unknown_peer", where + ": no connection to that node"};
+  try {
+    it->second.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
+  } catch (const zmq::error_t&) {
+  }
+  dealers_.erase(it);
+  for (auto m = new_monitors_.begin(); m != new_monitors_.end(); ++m) {
+    if (m->first != peer_node) continue;
+    m->second.socket.close();  // never adopted
+    new_monitors_.erase(m);
     return Status::Ok();
   }
   closing_.push_back(peer_node);
-  has_pending_ = true;
-  try {
-    zmq::message_t w(&kWakeCmd, 1);
-    (void)push_.send(w, zmq::send_flags::dontwait);  // if full, the poll timeout closes it
-  } catch (const zmq::error_t&) {
-  }
+  wake();
   return Status::Ok();
 }
 
+void Gateway::wake() {
+  has_pending_ = true;
+  try {
+    zmq::message_t w(size_t(0));
+    (void)wake_out_.send(w, zmq::send_flags::dontwait);  // no hwm: never refused
+  } catch (const zmq::error_t&) {
+  }
+}
+
 Status Gateway::send(const std::string& peer_node, const msg::Envelope& envelope) {
-  std::string bytes = msg::encode(envelope);  // outside the lock: encoding is the costly part
+  // Encoding and copying outside the lock: they are the costly part.
+  const std::string bytes = msg::encode(envelope);
+  zmq::message_t frame(bytes.data(), bytes.size());
+  auto what = [&] { return "gateway send of '" + envelope.type + "' " + envelope.id + " to '" + peer_node + "'"; };
   std::lock_guard<std::mutex> g(mu_);
-  const std::string what = "gateway send of '" + envelope.type + "' " + envelope.id + " to '" + peer_node + "'";
-  if (!running_) return Error{"transport", what + ": gateway is not running"};
-  if (!peers_.count(peer_node)) return Error{"unknown_peer", what + ": no connection to that node"};
+  if (!running_) return Error{"transport", what() + ": gateway is not running"};
+  auto it = dealers_.find(peer_node);
+  if (it == dealers_.end()) return Error{"unknown_peer", what() + ": no connection to that node"};
   if (bytes.size() > options_.max_frame_bytes)
-    return Error{"too_large", what + ": " + std::to_string(bytes.size()) + " bytes exceeds max_frame_bytes " +
+    return Error{"too_large", what() + ": " + std::to_string(bytes.size()) + " bytes exceeds max_frame_bytes " +
                                   std::to_string(options_.max_frame_bytes)};
   try {
-    std::vector<zmq::message_t> parts;
-    parts.emplace_back(&kSendCmd, 1);
-    parts.emplace_back(peer_node);
-    parts.emplace_back(envelope.id);
-    parts.emplace_back(bytes.data(), bytes.size());
-    if (!zmq::send_multipart(push_, parts, zmq::send_flags::dontwait))
-      return Error{"backpressure", what + ": outbox full (" + std::to_string(options_.outbox_hwm) +
-                                       " messages waiting for the I/O thread)"};
+    if (it->second.send(frame, zmq::send_flags::dontwait)) {
+      ++counters_.sent;
+      return Status::Ok();
+    }
+    ++counters_.send_failures;
+    return Error{"backpressure", what() + ": the queue to that node is full (send_hwm " +
+                                     std::to_string(options_.send_hwm) +
+                                     " reached; the peer is slow, down or not reading)"};
   } catch (const zmq::error_t& e) {
-    return Error{"transport", what + ": " + e.what()};
+    ++counters_.send_failures;
+    return Error{"transport", what() + ": " + e.what()};
   }
-  return Status::Ok();
 }
 
 void Gateway::stop() {
@@ -241,25 +248,17 @@ void Gateway::stop() {
     if (!running_) return;
     running_ = false;  // from here send() and connect() refuse
     stop_ = true;
-    try {
-      zmq::message_t q(&kStopCmd, 1);
-      (void)push_.send(q, zmq::send_flags::dontwait);  // if full, the poll timeout wakes the thread
-    } catch (const zmq::error_t&) {
-    }
+    wake();
   }
   if (io_.joinable()) io_.join();
   {
     std::lock_guard<std::mutex> g(mu_);
-    push_.close();
-    for (auto& p : pending_) {
-      // Never adopted: nothing was sent to it.
-      p.second.dealer.set(zmq::sockopt::linger, 0);
-      p.second.monitor.close();
-      p.second.dealer.close();
-    }
-    pending_.clear();
+    wake_out_.close();
+    for (auto& m : new_monitors_) m.second.socket.close();  // never adopted
+    new_monitors_.clear();
     closing_.clear();
-    peers_.clear();
+    // Closing keeps what is queued for up to linger_ms, so it may still leave.
+    dealers_.clear();
   }
   // Terminating the context waits for each closed socket's linger, which is
   // finite, so stop() returns within about linger_ms.
@@ -273,6 +272,7 @@ GatewayCounters Gateway::counters() const {
   c.dropped_malformed = counters_.dropped_malformed.load();
   c.dropped_version = counters_.dropped_version.load();
   c.dropped_oversized = counters_.dropped_oversized.load();
+  c.dropped_impostor = counters_.dropped_impostor.load();
   c.send_failures = counters_.send_failures.load();
   c.auth_rejected = counters_.auth_rejected.load();
   c.handshake_failures = counters_.handshake_failures.load();
@@ -282,30 +282,35 @@ GatewayCounters Gateway::counters() const {
 void Gateway::run() {
   std::vector<zmq::message_t> parts;
   std::vector<zmq::pollitem_t> items;
-  std::vector<std::pair<const std::string*, Peer*>> polled;
+  std::vector<std::pair<const std::string*, Monitor*>> polled;
   while (!stop_.load()) {
     if (has_pending_.load()) adopt_pending();
     items.clear();
     polled.clear();
     items.push_back({router_.handle(), 0, ZMQ_POLLIN, 0});
-    items.push_back({pull_.handle(), 0, ZMQ_POLLIN, 0});
+    items.push_back({wake_in_.handle(), 0, ZMQ_POLLIN, 0});
     // Only real sockets go in: a null socket would make zmq poll fd 0.
     if (curve_) items.push_back({zap_.handle(), 0, ZMQ_POLLIN, 0});
     const size_t first_monitor = items.size();
-    for (auto& [name, peer] : dealers_) {
-      items.push_back({peer.monitor.handle(), 0, ZMQ_POLLIN, 0});
-      polled.emplace_back(&name, &peer);
+    for (auto& [name, monitor] : monitors_) {
+      items.push_back({monitor.socket.handle(), 0, ZMQ_POLLIN, 0});
+      polled.emplace_back(&name, &monitor);
     }
     try {
-      // The timeout is only a backstop for a wake-up that could not be
-      // queued; normally the outbox wakes the thread at once.
-      zmq::poll(items, std::chrono::milliseconds(200));
+      // Every event wakes the poll (the wake-up socket included); the
+      // timeout is only a backstop.
+      zmq::poll(items, std::chrono::milliseconds(1000));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       log(std::string("poll failed: ") + e.what());
       break;
     }
     try {
+      if (items[1].revents & ZMQ_POLLIN) {
+        zmq::message_t w;
+        while (wake_in_.recv(w, zmq::recv_flags::dontwait)) {
+        }
+      }
       if (curve_ && (items[2].revents & ZMQ_POLLIN)) handle_zap();
       for (size_t i = 0; i < polled.size(); ++i)
         if (items[first_monitor + i].revents & ZMQ_POLLIN) handle_monitor(*polled[i].first, *polled[i].second);
@@ -316,33 +321,16 @@ void Gateway::run() {
           handle_inbound(parts);
         }
       }
-      if (items[1].revents & ZMQ_POLLIN) {
-        for (int i = 0; i < kBatch * 4 && !stop_.load(); ++i) {
-          parts.clear();
-          if (!zmq::recv_multipart(pull_, std::back_inserter(parts), zmq::recv_flags::dontwait)) break;
-          handle_outbox(parts, false);
-        }
-      }
     } catch (const zmq::error_t& e) {
       log(std::string("socket error: ") + e.what());
     }
   }
-  // Whatever is still in the outbox was accepted by send() but will never
-  // leave; tell the senders instead of letting them wait for a timeout.
-  try {
-    for (;;) {
-      parts.clear();
-      if (!zmq::recv_multipart(pull_, std::back_inserter(parts), zmq::recv_flags::dontwait)) break;
-      handle_outbox(parts, true);
-    }
-  } catch (const zmq::error_t&) {
-  }
   router_.close();
-  pull_.close();
+  wake_in_.close();
   if (curve_) zap_.close();
   adopt_pending();
-  for (auto& [name, peer] : dealers_) peer.monitor.close();
-  dealers_.clear();  // closes each DEALER; its linger bounds the context's termination
+  for (auto& [name, monitor] : monitors_) monitor.socket.close();
+  monitors_.clear();
 }
 
 void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
@@ -366,6 +354,11 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
     log_drop(n, "dropped a frame from '" + from + "': " + env.error().message);
     return;
   }
+  if (std::string why = impostor(*env, from, parts[1]); !why.empty()) {
+    auto n = ++counters_.dropped_impostor;
+    log_drop(n, "dropped a '" + env->type + "' envelope: " + why);
+    return;
+  }
   ++counters_.received;
   if (!on_receive_) return;
   try {
@@ -377,39 +370,22 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
   }
 }
 
-void Gateway::handle_outbox(std::vector<zmq::message_t>& parts, bool stopping) {
-  if (parts.empty() || parts[0].size() != 1) return;
-  if (*static_cast<const char*>(parts[0].data()) == kWakeCmd) {
-    adopt_pending();
-    return;
+std::string Gateway::impostor(const msg::Envelope& env, const std::string& routing_id, zmq::message_t& frame) const {
+  // The routing id is the sending gateway's node name (its DEALER's).
+  if (env.from.node != routing_id)
+    return "it claims to come from '" + env.from.node + "' but arrived on the connection of '" + routing_id + "'";
+  if (!curve_) return {};
+  // libzmq attaches the ZAP handler's user id (the Z85 key) to each frame.
+  const char* user = zmq_msg_gets(frame.handle(), "User-Id");
+  const std::string key = user ? user : "";
+  auto it = options_.key_names.find(key);
+  if (it != options_.key_names.end()) {
+    if (it->second == routing_id) return {};
+    return "'" + routing_id + "' authenticated with the key of node '" + it->second + "'";
   }
-  if (*static_cast<const char*>(parts[0].data()) != kSendCmd || parts.size() != 4) return;
-  std::string peer = parts[1].to_string();
-  std::string id = parts[2].to_string();
-  if (stopping) {
-    fail(std::move(id), std::move(peer), Error{"stopped", "gateway stopped before the message was sent"});
-    return;
-  }
-  auto it = dealers_.find(peer);
-  if (it == dealers_.end()) {
-    adopt_pending();
-    it = dealers_.find(peer);
-  }
-  if (it == dealers_.end()) {  // send() checked the peer; only a bug gets here
-    fail(std::move(id), std::move(peer), Error{"unknown_peer", "no connection to that node"});
-    return;
-  }
-  try {
-    if (it->second.dealer.send(parts[3], zmq::send_flags::dontwait)) {
-      ++counters_.sent;
-    } else {
-      fail(std::move(id), std::move(peer),
-           Error{"backpressure", "queue to the peer is full (send_hwm " + std::to_string(options_.send_hwm) +
-                                     " reached; the peer is slow, down or not reading)"});
-    }
-  } catch (const zmq::error_t& e) {
-    fail(std::move(id), std::move(peer), Error{"transport", e.what()});
-  }
+  if (bound_names_.count(routing_id))
+    return "'" + routing_id + "' is a node's name but the sender authenticated with another key";
+  return {};
 }
 
 void Gateway::handle_zap() {
@@ -430,23 +406,17 @@ void Gateway::handle_zap() {
 void Gateway::adopt_pending() {
   std::lock_guard<std::mutex> g(mu_);
   // Closing first: a disconnect() followed by a connect() under the same
-  // name must end with the new DEALER in place.
-  for (const auto& name : closing_) {
-    auto it = dealers_.find(name);
-    if (it == dealers_.end()) continue;
-    it->second.dealer.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
-    it->second.monitor.close();
-    dealers_.erase(it);
-  }
+  // name must end with the new monitor in place.
+  for (const auto& name : closing_) monitors_.erase(name);
   closing_.clear();
-  for (auto& p : pending_) dealers_.emplace(p.first, std::move(p.second));
-  pending_.clear();
+  for (auto& m : new_monitors_) monitors_.insert_or_assign(m.first, std::move(m.second));
+  new_monitors_.clear();
   has_pending_ = false;
 }
 
-void Gateway::handle_monitor(const std::string& name, Peer& peer) {
+void Gateway::handle_monitor(const std::string& name, Monitor& peer) {
   std::vector<zmq::message_t> event;
-  while (zmq::recv_multipart(peer.monitor, std::back_inserter(event), zmq::recv_flags::dontwait)) {
+  while (zmq::recv_multipart(peer.socket, std::back_inserter(event), zmq::recv_flags::dontwait)) {
     // libzmq 4.x event: frame 1 = uint16 event id + uint32 value, frame 2 = endpoint.
     if (event.size() < 1 || event[0].size() < 6) {
       event.clear();
@@ -483,19 +453,6 @@ void Gateway::handle_monitor(const std::string& name, Peer& peer) {
     } catch (...) {  // an escaping exception would terminate the process
       log("on_peer_error threw a non-standard exception");
     }
-  }
-}
-
-void Gateway::fail(std::string id, std::string peer, Error error) {
-  auto n = ++counters_.send_failures;
-  log_drop(n, "could not send " + id + " to '" + peer + "': " + error.message);
-  if (!on_send_failed_) return;
-  try {
-    on_send_failed_(SendFailure{std::move(id), std::move(peer), std::move(error)});
-  } catch (const std::exception& e) {
-    log(std::string("on_send_failed threw: ") + e.what());
-  } catch (...) {  // an escaping exception would terminate the process
-    log("on_send_failed threw a non-standard exception");
   }
 }
 

@@ -10,23 +10,27 @@
 // sender node][envelope msgpack]. Both nodes must therefore connect() to each
 // other for a request/reply exchange.
 //
-// Hand-off. send() encodes the envelope on the caller's thread and pushes it
-// with ZMQ_DONTWAIT into an inproc PUSH/PULL outbox read by the I/O thread,
-// which blocks in zmq::poll on the outbox, the ROUTER and the ZAP socket and
-// so wakes at once. send() therefore never blocks: it fails immediately for
-// an unknown peer, a stopped gateway, an oversized envelope or a full outbox.
+// Hand-off. send() encodes the envelope and sends it on the peer's DEALER
+// right on the caller's thread, with ZMQ_DONTWAIT, under the gateway's mutex
+// (a zmq socket may be used by several threads one after another when a full
+// memory barrier separates them; the mutex is that barrier). libzmq's own I/O
+// thread then writes it to tcp: no extra thread hop, no wake-up to wait for,
+// which is what makes a remote ask close to a raw DEALER/ROUTER round trip.
+// The gateway's I/O thread owns the inbound side only: it blocks in zmq::poll
+// on the ROUTER, the ZAP socket, the DEALERs' monitors and an inproc wake-up
+// socket (connect, disconnect, stop), and so wakes at once.
 //
-// Backpressure. The I/O thread sends to a peer's DEALER with ZMQ_DONTWAIT; a
-// DEALER at its high-water mark refuses (EAGAIN) instead of dropping, and the
-// gateway reports that through on_send_failed(id, peer, "backpressure"). This
-// is the DEALER-side equivalent of ZMQ_ROUTER_MANDATORY: nothing is dropped
-// silently. A DEALER queues while its peer is down (no ZMQ_IMMEDIATE, so a
-// send right after connect() is not refused), so a dead peer shows up as a
-// full queue once send_hwm messages are waiting, or as the requester's timeout.
+// Backpressure. A DEALER at its high-water mark refuses (EAGAIN) instead of
+// dropping, and send() returns that at once as Error{"backpressure"}: the
+// DEALER-side equivalent of ZMQ_ROUTER_MANDATORY, nothing is dropped silently.
+// A DEALER queues while its peer is down (no ZMQ_IMMEDIATE, so a send right
+// after connect() is not refused), so a dead peer shows up as a full queue
+// once send_hwm messages are waiting, or as the requester's timeout.
 //
 // Inbound. Every frame is checked: two frames, size <= max_frame_bytes,
-// decode_envelope() ok. Failures are counted (dropped_malformed, _version,
-// _oversized), logged, and dropped; the loop keeps serving.
+// decode_envelope() ok, and the sender is who it says it is (below). Failures
+// are counted (dropped_malformed, _version, _oversized, _impostor), logged,
+// and dropped; the loop keeps serving.
 //
 // Refusals. Each DEALER has a socket monitor; a failed handshake (wrong key,
 // unauthorised key, plaintext against CURVE) is counted and reported once per
@@ -38,13 +42,16 @@
 // the gateway's own zmq context): only authorised public keys get in, and a
 // plaintext client fails the handshake. Without a key, start() requires
 // allow_plaintext and a loopback bind address, and connect() a local endpoint.
-// Not yet done: tying a node's name (routing id, envelope.from.node) to the
-// key it authenticated with, so an authorised node could claim another name.
+// Names. An envelope's from.node must be the routing id of the connection it
+// came on (the sending gateway's node name), and with CURVE that name must be
+// the one `key_names` binds to the key the sender authenticated with; a key
+// not in key_names may not use any name that is in it. So an authorised node
+// cannot pass itself off as another node.
 //
-// Thread safety: send(), connect() and counters() may be called from any
-// thread. Set on_receive / on_send_failed / on_peer_error before start(); they run on the I/O
-// thread and must not block for long (hand the envelope on and return); they
-// may call send() but never stop(), which joins that very thread.
+// Thread safety: send(), connect(), disconnect() and counters() may be called
+// from any thread. Set on_receive / on_peer_error before start(); they run on
+// the I/O thread and must not block for long (hand the envelope on and
+// return); they may call send() but never stop(), which joins that very thread.
 #pragma once
 
 #include <atomic>
@@ -71,7 +78,6 @@ class ZapAuthoriser;
 class Gateway {
  public:
   using ReceiveFn = std::function<void(msg::Envelope)>;
-  using SendFailedFn = std::function<void(const SendFailure&)>;
   using PeerErrorFn = std::function<void(const std::string& peer, const Error&)>;
 
   Gateway();
@@ -80,7 +86,6 @@ class Gateway {
   Gateway& operator=(const Gateway&) = delete;
 
   void on_receive(ReceiveFn fn);
-  void on_send_failed(SendFailedFn fn);
   void on_peer_error(PeerErrorFn fn);
 
   // Validates options, binds the ROUTER and starts the I/O thread. Returns
@@ -98,14 +103,14 @@ class Gateway {
   // with "unknown_peer" meanwhile.
   Status disconnect(const std::string& peer_node);
 
-  // Queues `envelope` for `peer_node`; never blocks. Ok means handed to the
-  // I/O thread; a later failure to queue it on the peer's socket arrives
-  // through on_send_failed.
+  // Queues `envelope` on the peer's socket; never blocks. Ok means it is in
+  // libzmq's queue to the peer. Errors: "unknown_peer", "too_large",
+  // "backpressure" (the peer's queue holds send_hwm messages), "transport"
+  // (not running, or a socket error).
   Status send(const std::string& peer_node, const msg::Envelope& envelope);
 
   // Stops the I/O thread and closes the sockets; queued outbound messages get
-  // up to linger_ms to leave. Messages still in the outbox are reported as
-  // "stopped" failures. Idempotent.
+  // up to linger_ms to leave. Idempotent.
   void stop();
 
   GatewayCounters counters() const;
@@ -115,23 +120,23 @@ class Gateway {
  private:
   struct Counters {
     std::atomic<uint64_t> received{0}, sent{0}, dropped_malformed{0}, dropped_version{0},
-        dropped_oversized{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0};
+        dropped_oversized{0}, dropped_impostor{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0};
   };
-  // One outbound connection: the DEALER and the PAIR reading its monitor events.
-  struct Peer {
-    std::string endpoint;
-    zmq::socket_t dealer;
-    zmq::socket_t monitor;
+  // The PAIR reading one DEALER's monitor events (owned by the I/O thread).
+  struct Monitor {
+    std::string endpoint;  // the peer's
+    zmq::socket_t socket;
     bool failure_reported = false;  // report a refusal once, not at every reconnect
   };
 
   void run();  // the I/O thread
   void handle_inbound(std::vector<zmq::message_t>& parts);
-  void handle_outbox(std::vector<zmq::message_t>& parts, bool stopping);
+  // Why `env` may not claim its from.node on this connection; "" if it may.
+  std::string impostor(const msg::Envelope& env, const std::string& routing_id, zmq::message_t& frame) const;
   void handle_zap();
-  void handle_monitor(const std::string& name, Peer& peer);
+  void handle_monitor(const std::string& name, Monitor& monitor);
   void adopt_pending();
-  void fail(std::string id, std::string peer, Error error);
+  void wake();  // with mu_ held
   void log(const std::string& line);
   // Logs the n-th occurrence of a drop only while n is small or a power of
   // two, so a peer flooding garbage cannot flood the log as well.
@@ -140,25 +145,25 @@ class Gateway {
   GatewayOptions options_;
   std::string endpoint_;
   bool curve_ = false;
+  std::set<std::string> bound_names_;  // the values of options_.key_names
   ReceiveFn on_receive_;
-  SendFailedFn on_send_failed_;
   PeerErrorFn on_peer_error_;
   Counters counters_;
 
   std::unique_ptr<zmq::context_t> ctx_;
   // Owned by the I/O thread once it runs.
-  zmq::socket_t router_, pull_, zap_;
-  std::map<std::string, Peer> dealers_;
+  zmq::socket_t router_, wake_in_, zap_;
+  std::map<std::string, Monitor> monitors_;
   std::unique_ptr<ZapAuthoriser> zap_auth_;
 
-  // Caller side, guarded by mu_: the outbox PUSH (zmq sockets are not
-  // thread-safe), the known peers, and DEALERs not yet adopted by the thread.
+  // Guarded by mu_ (zmq sockets are not thread-safe): the DEALERs, the
+  // wake-up PUSH, and monitors not yet adopted by the I/O thread.
   mutable std::mutex mu_;
   bool running_ = false;
-  zmq::socket_t push_;
-  std::set<std::string> peers_;
-  std::vector<std::pair<std::string, Peer>> pending_;
-  std::vector<std::string> closing_;  // DEALERs the I/O thread must close, before adopting pending_
+  zmq::socket_t wake_out_;
+  std::map<std::string, zmq::socket_t> dealers_;
+  std::vector<std::pair<std::string, Monitor>> new_monitors_;
+  std::vector<std::string> closing_;  // monitors the I/O thread must close, before adopting new_monitors_
   std::atomic<bool> has_pending_{false};
   uint64_t monitor_seq_ = 0;
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,9 +22,6 @@ struct GatewayOptions {
   // silently dropped.
   int send_hwm = 1000;
   int recv_hwm = 1000;
-  // Messages handed over by send() and not yet taken by the I/O thread. Full
-  // means the I/O thread is far behind; send() then returns an error at once.
-  int outbox_hwm = 100000;
   // How long stop() may spend flushing messages already queued to peers. Never
   // 0 by default: linger 0 drops queued frames on close.
   int linger_ms = 1000;
@@ -36,6 +34,10 @@ struct GatewayOptions {
   std::string public_key;                    // Z85; derived from secret_key if empty
   std::string secret_key;                    // Z85; empty = plaintext mode
   std::vector<std::string> authorised_keys;  // Z85 public keys of nodes allowed in
+  // Z85 public key -> the one node name its holder may send as. A key not
+  // listed here (a client such as `kaisha submit`) may use any name that is
+  // not bound to a key here.
+  std::map<std::string, std::string> key_names;
   // Plaintext needs this flag AND local endpoints (loopback tcp, ipc, inproc);
   // start() and connect() refuse anything else.
   bool allow_plaintext = false;
@@ -51,18 +53,10 @@ struct GatewayCounters {
   uint64_t dropped_malformed = 0;  // bad msgpack, wrong frame count, missing fields
   uint64_t dropped_version = 0;    // envelope_version this build does not speak
   uint64_t dropped_oversized = 0;  // frames above max_frame_bytes
-  uint64_t send_failures = 0;      // outbound envelopes reported via on_send_failed
+  uint64_t dropped_impostor = 0;   // from.node not the sender's own name (see gateway.hpp, Names)
+  uint64_t send_failures = 0;      // send() refused by a full peer queue or a socket error
   uint64_t auth_rejected = 0;      // CURVE clients refused by the ZAP handler
   uint64_t handshake_failures = 0;  // our own connections refused by a peer
-};
-
-// An outbound envelope that did not leave: which one, to whom, and why.
-// error.code: "backpressure" (peer queue full), "stopped" (gateway stopped
-// before sending it), "transport" (a socket error).
-struct SendFailure {
-  std::string envelope_id;
-  std::string peer;
-  Error error;
 };
 
 }  // namespace kaisha::transport

@@ -170,6 +170,11 @@ class Parser {
         return r_.error_at(v, p, "no public_key: without allow_plaintext every node needs a CURVE key "
                                  "(create one with 'kaisha keygen --out " + node.name + ".key')");
       if (!node.key_file.empty()) node.key_file = resolve(node.key_file);
+      // A key names exactly one node: the gateway binds the name to it.
+      for (const auto& other : c_.nodes)
+        if (!node.public_key.empty() && other.public_key == node.public_key)
+          return r_.error_at(v["public_key"], p + ".public_key",
+                             "the same key as node '" + other.name + "'; each node needs its own (kaisha keygen)");
       names.insert(node.name);
       if (node.capabilities.ceo) ++ceos;
       if (!node.public_key.empty()) c_.authorised_keys.push_back(node.public_key);

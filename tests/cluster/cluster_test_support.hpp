@@ -93,8 +93,10 @@ inline config::Config company_config(int mock_port) {
 
 // Starts node `name` of `cluster`; with `company`, it hosts employees.
 inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, const std::string& name,
-                                               const config::Config* company = nullptr, int64_t incarnation = 0) {
+                                               const config::Config* company = nullptr, int64_t incarnation = 0,
+                                               const std::string& journal_path = {}) {
   NodeOptions o;
+  o.journal_path = journal_path;
   o.cluster = cluster;
   o.name = name;
   o.tick_ms = 20;

@@ -1,11 +1,17 @@
 // The CEO side of remote employees: the placer picks a node by the
 // employee's model and free units, the proxy asks it over the gateways, and
 // a node that dies mid-ask costs one retry on another node — not a lost ask.
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
+#include "runtime/store/journal_store.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "tests/cluster/cluster_test_support.hpp"
 
@@ -42,7 +48,22 @@ msg::AgentSpec spec(const std::string& name, const std::string& model, double un
   return s;
 }
 
+// A directory of SQLite files removed at the end of the test.
+struct TempFiles {
+  std::filesystem::path dir;
+  TempFiles() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-cluster-XXXXXX").string();
+    if (mkdtemp(tmpl.data())) dir = tmpl;
+  }
+  ~TempFiles() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
 struct Company {
+  TempFiles files;
   std::unique_ptr<mockllm::MockLlmServer> mock;
   config::Config company;
   ClusterConfig config;
@@ -59,8 +80,9 @@ struct Company {
                              node_config("c", {"llama3.2"}, 50)});
     ceo = start_node(config, "ceo");
     config.seeds.push_back(Seed{ceo->endpoint(), ""});
-    b = start_node(config, "b", &company);
-    c = start_node(config, "c", &company);
+    // Workers keep journals of their own.
+    b = start_node(config, "b", &company, 0, files.file("b.db"));
+    c = start_node(config, "c", &company, 0, files.file("c.db"));
     PlacerOptions po;
     po.rehire = rehire;
     po.ask_timeout_ms = 30000;
@@ -74,16 +96,33 @@ struct Company {
     {
       caf::scoped_actor self{*sys};
       for (auto& a : placed) self->send_exit(a, caf::exit_reason::user_shutdown);
+      if (journal) self->send_exit(journal, caf::exit_reason::user_shutdown);
     }
     placed.clear();
     sys.reset();  // waits for the proxies, which needed the placer
     placer.reset();
   }
   Result<caf::actor> place(const msg::AgentSpec& s) {
-    auto a = placer->place(*sys, s, actors::EmployeeDeps{});
+    actors::EmployeeDeps local;
+    local.journal = journal;
+    auto a = placer->place(*sys, s, local);
     if (a.ok()) placed.push_back(*a);
     return a;
   }
+  // The CEO node's journal, with session "s" and the hire of `hired` in it,
+  // as the CEO writes them.
+  void open_ceo_journal(const msg::AgentSpec& hired) {
+    auto store = store::JournalStore::open(files.file("ceo.db"));
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store::SessionRow row;
+    row.id = "s";
+    ASSERT_TRUE((*store)->create_session(row).ok());
+    ASSERT_TRUE((*store)->start_task("s", "t", "a task").ok());
+    journal = actors::spawn_journal(*sys, std::shared_ptr<store::JournalStore>(std::move(*store)));
+    actors::journal_agent_hired(journal, "s", hired);
+    placer->journal_to("s");
+  }
+  caf::actor journal;
   std::vector<caf::actor> placed;
   bool ready() {
     return eventually([&] {
@@ -142,10 +181,42 @@ TEST(RemoteEmployee, PlacedByModelAndUnitsAndAskedAcrossNodes) {
   EXPECT_TRUE(eventually([&] { return co.placer->resources()["b"]["used"] == 10.0; }));
 }
 
+// Reads `path` (a journal some node wrote) once its writer is done with it.
+std::vector<store::StepRow> steps_in(const std::string& path, const std::string& task) {
+  auto store = store::JournalStore::open_read_only(path);
+  if (!store.ok()) {
+    ADD_FAILURE() << store.error().message;
+    return {};
+  }
+  auto steps = (*store)->task_steps(task);
+  if (!steps.ok()) ADD_FAILURE() << steps.error().message;
+  return steps.ok() ? *steps : std::vector<store::StepRow>{};
+}
+
+std::vector<store::AgentRow> agents_in(const std::string& path, const std::string& session) {
+  auto store = store::JournalStore::open_read_only(path);
+  if (!store.ok()) {
+    ADD_FAILURE() << store.error().message;
+    return {};
+  }
+  auto rows = (*store)->all_agents(session);
+  if (!rows.ok()) ADD_FAILURE() << rows.error().message;
+  return rows.ok() ? *rows : std::vector<store::AgentRow>{};
+}
+
+std::vector<std::string> kinds_of(const std::vector<store::StepRow>& steps, const std::string& agent) {
+  std::vector<std::string> out;
+  for (const auto& s : steps)
+    if (s.agent == agent) out.push_back(s.kind);
+  return out;
+}
+
 TEST(RemoteEmployee, NodeKilledMidAskIsReHiredElsewhereAndTheAskRetriedOnce) {
   Company co(/*slow_ms=*/1500);
   ASSERT_TRUE(co.ready());
-  auto poet = co.place(spec("Poet", "llama3.2", 10));
+  msg::AgentSpec poet_spec = spec("Poet", "llama3.2", 10);
+  co.open_ceo_journal(poet_spec);
+  auto poet = co.place(poet_spec);
   ASSERT_TRUE(poet.ok());
   ASSERT_EQ(co.placer->agents()[0]["node"], "b");
   std::thread killer([&] {
@@ -163,12 +234,37 @@ TEST(RemoteEmployee, NodeKilledMidAskIsReHiredElsewhereAndTheAskRetriedOnce) {
   EXPECT_EQ(co.mock->request_log().size(), 2u);  // the interrupted call and its one retry
   EXPECT_TRUE(co.sink->has("node_down:Poet"));
   EXPECT_TRUE(co.sink->has("rehire:Poet"));
+
+  // The CEO node's agents table: the hire on b lost, the re-hire on c hired.
+  {
+    caf::scoped_actor self{*co.sys};
+    self->send_exit(co.journal, caf::exit_reason::user_shutdown);
+    self->wait_for(co.journal);
+    co.journal = caf::actor();
+  }
+  auto rows = agents_in(co.files.file("ceo.db"), "s");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "Poet");
+  EXPECT_EQ(rows[0].state, "lost");
+  EXPECT_EQ(rows[1].name, "Poet");
+  EXPECT_EQ(rows[1].state, "hired");
+  // Each worker journaled what it did, under the CEO's session and task:
+  // the stopped node the interrupted request, the other the whole retry.
+  co.c->stop();  // its journal commits what is queued
+  auto on_c = kinds_of(steps_in(co.files.file("c.db"), "t"), "Poet");
+  EXPECT_NE(std::find(on_c.begin(), on_c.end(), "llm_request"), on_c.end());
+  EXPECT_NE(std::find(on_c.begin(), on_c.end(), "llm_response"), on_c.end());
+  auto on_b = kinds_of(steps_in(co.files.file("b.db"), "t"), "Poet");
+  ASSERT_FALSE(on_b.empty());
+  EXPECT_EQ(on_b[0], "llm_request");
 }
 
 TEST(RemoteEmployee, WithoutRehireTheLossIsTheAsksAnswer) {
   Company co(/*slow_ms=*/20000, /*rehire=*/false);
   ASSERT_TRUE(co.ready());
-  auto poet = co.place(spec("Poet", "llama3.2", 10));
+  msg::AgentSpec poet_spec = spec("Poet", "llama3.2", 10);
+  co.open_ceo_journal(poet_spec);
+  auto poet = co.place(poet_spec);
   ASSERT_TRUE(poet.ok());
   std::thread killer([&] {
     eventually([&] { return co.mock->request_log().size() == 1; });
@@ -184,6 +280,16 @@ TEST(RemoteEmployee, WithoutRehireTheLossIsTheAsksAnswer) {
   msg::AskReply again = co.ask(*poet, "still there?");
   EXPECT_FALSE(again.ok);
   EXPECT_NE(again.error.find("was lost with node 'b'"), std::string::npos) << again.error;
+  // Written to the CEO node's agents table: a resumed session does not count on it.
+  {
+    caf::scoped_actor self{*co.sys};
+    self->send_exit(co.journal, caf::exit_reason::user_shutdown);
+    self->wait_for(co.journal);
+    co.journal = caf::actor();
+  }
+  auto rows = agents_in(co.files.file("ceo.db"), "s");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "lost");
 }
 
 }  // namespace

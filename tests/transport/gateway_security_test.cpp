@@ -3,6 +3,7 @@
 // confined to loopback.
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -107,6 +108,38 @@ TEST_F(GatewayCurve, UnauthorisedKeyIsRefusedAndItsMessagesNeverArrive) {
   EXPECT_NE(errors[0].second.message.find("authorised"), std::string::npos) << errors[0].second.message;
   EXPECT_EQ(at_a.size(), 0u);
   EXPECT_EQ(a.counters().received, 0u);
+}
+
+TEST_F(GatewayCurve, AnAuthorisedKeyCannotSendUnderAnotherNodesName) {
+  CurveKeyPair d_keys = *generate_curve_keypair();  // a client's: authorised, bound to no name
+  Gateway a;
+  Inbox at_a;
+  at_a.attach(a);
+  auto o = curve_options("a", a_keys, {b_keys.public_key, c_keys.public_key, d_keys.public_key});
+  o.key_names = {{a_keys.public_key, "a"}, {b_keys.public_key, "b"}, {c_keys.public_key, "c"}};
+  auto ea = a.start(o);
+  ASSERT_TRUE(ea.ok()) << ea.error().message;
+  // Node c names its gateway "b"; a client names itself "c"; b and another
+  // client are honest.
+  Gateway impostor_node, impostor_client, b, client;
+  ASSERT_TRUE(impostor_node.start(curve_options("b", c_keys, {})).ok());
+  ASSERT_TRUE(impostor_client.start(curve_options("c", d_keys, {})).ok());
+  ASSERT_TRUE(b.start(curve_options("b", b_keys, {})).ok());
+  ASSERT_TRUE(client.start(curve_options("client-7", d_keys, {})).ok());
+  ASSERT_TRUE(impostor_node.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(impostor_client.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(impostor_node.send("a", make_envelope("forged-by-c", "b", "a")).ok());
+  ASSERT_TRUE(impostor_client.send("a", make_envelope("forged-by-client", "c", "a")).ok());
+  ASSERT_TRUE(wait_until([&] { return a.counters().dropped_impostor == 2; }));
+  ASSERT_TRUE(b.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(client.connect("a", *ea, a_keys.public_key).ok());
+  ASSERT_TRUE(b.send("a", make_envelope("from-b", "b", "a")).ok());
+  ASSERT_TRUE(client.send("a", make_envelope("from-client", "client-7", "a")).ok());
+  ASSERT_TRUE(wait_until([&] { return at_a.size() == 2; }));
+  std::set<std::string> ids;
+  for (const auto& e : at_a.items()) ids.insert(e.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"from-b", "from-client"}));
+  EXPECT_EQ(a.counters().dropped_impostor, 2u);
 }
 
 TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {

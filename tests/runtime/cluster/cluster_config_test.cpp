@@ -53,8 +53,8 @@ TEST(ClusterConfig, DefaultTimeoutsDetectWithinThreeSeconds) {
 }
 
 struct BadCase {
-  const char* yaml;
-  const char* expect;
+  std::string yaml;
+  std::string expect;
 };
 
 TEST(ClusterConfig, MistakesNameFileLineAndKey) {
@@ -72,6 +72,9 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
        "nodes.a.public_key: expected a 40-character Z85 public key"},
       {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, resource_units: lots }\n",
        "c.yaml:3: nodes.a.resource_units"},
+      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA +
+           "\" }\n  b: { bind: tcp://127.0.0.1:2, public_key: \"" + kKeyA + "\" }\n",
+       "c.yaml:3: nodes.b.public_key: the same key as node 'a'"},
       {"cluster: [\n", "c.yaml:"},
       {"", "c.yaml: the cluster file is empty"},
   };
