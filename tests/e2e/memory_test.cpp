@@ -149,6 +149,85 @@ rules:
   EXPECT_NE(again.result()["answer"].get<std::string>().find("Canberra"), std::string::npos) << again.describe();
 }
 
+// Case Study 4 through the judge: an answer the judge rejects for good is
+// marked wrong (journaled), the CEO writes the critique in the same task, and
+// a reworded question in a new session retrieves it.
+TEST_F(E2eTest, JudgeRejectionWritesACritiqueRetrievedForAParaphrase) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, any: "was marked wrong", last_role: tool }
+    reply: { text: "I stored the critique as ErrorAnalysis_AustralianCapital." }
+  - match: { model: ceo-model, last_user: "was marked wrong" }
+    reply:
+      tool_calls:
+        - name: MemoryManager
+          arguments: { action: add_memory, key: ErrorAnalysis_AustralianCapital, memory: "Critique: I answered Sydney for the capital of Australia, but the capital is Canberra. Guidance: the largest city is not always the capital; for Australia's capital answer Canberra." }
+  - match: { model: ceo-model, last_user: "re:relevant memories.*ErrorAnalysis_AustralianCapital" }
+    reply: { text: "Taking into account the previous error I made (ErrorAnalysis_AustralianCapital): the capital is Canberra." }
+  - match: { model: ceo-model, last_user: "capital of Australia" }
+    reply: { text: "Sydney." }
+  - match: { model: ceo-model }
+    reply: { text: "NO MEMORY SEEN" }
+  - match: { model: judge-model, any: "the capital is Canberra" }
+    reply: { text: '{"status":"success","output":"Correct.","error_information":""}' }
+  - match: { model: judge-model }
+    reply: { text: '{"status":"error","output":"Wrong city.","error_information":"The capital of Australia is Canberra, not Sydney."}' }
+)");
+  ConfigOptions o;
+  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n";
+  const std::string cfg = write_config(o);
+  RunResult asked = run_json(cfg, "What is the capital of Australia?");
+  ASSERT_EQ(asked.exit_code, 1) << asked.describe();  // the task still fails with the judge's report
+  EXPECT_NE(asked.result()["error"].get<std::string>().find("Canberra, not Sydney"), std::string::npos)
+      << asked.describe();
+  ASSERT_EQ(asked.events("reflection").size(), 1u) << asked.describe();
+  auto stored = asked.tool_results("MemoryManager");
+  ASSERT_EQ(stored.size(), 1u) << asked.describe();
+  EXPECT_EQ(stored[0]["status"], "success");
+  // The reflection turn was given the task, the rejected answer and the judge's reason.
+  auto ceo = requests_for("ceo-model");
+  ASSERT_EQ(ceo.size(), 3u);  // the answer, the critique (MemoryManager), its closing words
+  const std::string reflection = ceo[1].dump();
+  for (const char* want : {"was marked wrong", "What is the capital of Australia?", "Sydney.", "Canberra, not Sydney"})
+    EXPECT_NE(reflection.find(want), std::string::npos) << want << " in " << reflection;
+
+  // The verdict is journaled on the task, as kaisha feedback's is.
+  const std::string task = asked.result().value("task", "");
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto steps = j->task_steps(task);
+  ASSERT_TRUE(steps.ok());
+  int verdicts = 0;
+  for (const auto& s : *steps)
+    if (s.kind == "note" && s.payload.value("feedback", "") == "wrong" && s.payload.value("by", "") == "judge") ++verdicts;
+  EXPECT_EQ(verdicts, 1);
+
+  // A reworded question, in a new session.
+  RunResult again = run_json(cfg, "Which city is Australia's capital?");
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  auto shown = memory_events(again);
+  ASSERT_EQ(shown.size(), 1u) << again.describe();
+  EXPECT_EQ(shown[0]["data"]["memories"][0]["key"], "ErrorAnalysis_AustralianCapital");
+  EXPECT_NE(again.result()["answer"].get<std::string>().find("Canberra"), std::string::npos) << again.describe();
+}
+
+TEST_F(E2eTest, NoCritiqueWhenErrorReflectionIsOff) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model }
+    reply: { text: "Sydney." }
+  - match: { model: judge-model }
+    reply: { text: '{"status":"error","output":"Wrong city.","error_information":"Not Sydney."}' }
+)");
+  ConfigOptions o;
+  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n"
+            "memory: { error_reflection: false }\n";
+  RunResult r = run_json(write_config(o), "What is the capital of Australia?");
+  ASSERT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_TRUE(r.events("reflection").empty());
+  EXPECT_EQ(requests_for("ceo-model").size(), 1u);
+}
+
 TEST_F(E2eTest, FeedbackOnAnUnknownTaskIsAUsageError) {
   start_mock("rules: []\n");
   const std::string cfg = write_config();

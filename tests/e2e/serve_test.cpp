@@ -1,0 +1,198 @@
+// `kaisha serve --http` on the real company (issue 5): the binary serves
+// MCP, A2A and ACP on one port against the scripted mock LLM; this test
+// drives one real task over each protocol with plain HTTP, then reads the
+// journal and the ledgers back with `kaisha history` and `kaisha budget` on
+// the same database.
+#include "runtime/http/fetch_blocking.hpp"
+#include "runtime/llm/sse_parser.hpp"
+#include "tests/e2e/cluster_fixture.hpp"
+
+namespace kaisha::e2e {
+namespace {
+
+// The A2A task hires a priced cloud employee and asks it (so the expense
+// ledger moves); the ACP and MCP tasks are answered by the CEO itself.
+const char* kServeScript = R"(
+rules:
+  - match: { model: ceo-model, last_role: user, last_user: "via A2A" }
+    reply:
+      tool_calls:
+        - name: AgentCreator
+          arguments: { agent_name: Helper, base_model: gemini-2.0-flash, system_prompt: "You help.", description: "A helper" }
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AgentCreator }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Helper, prompt: "Say hello." } } ] }
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AskAgent }
+    reply: { text: "The helper says hello (A2A)." }
+  - match: { model: gemini-2.0-flash }
+    reply: { text: "hello from the helper" }
+  - match: { model: ceo-model, last_user: "via ACP" }
+    reply: { text: "ACP answer: 42." }
+  - match: { model: ceo-model, last_user: "via MCP" }
+    reply: { text: "MCP answer: done." }
+)";
+
+class ServeTest : public E2eTest {
+ protected:
+  void TearDown() override { server_.reset(); }
+
+  // Starts `kaisha serve --http 127.0.0.1:0` and reads its URL from the log.
+  void start_serve() {
+    std::map<std::string, std::optional<std::string>> env;
+    for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "KAISHA_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"})
+      env[k] = std::nullopt;
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    server_ = std::make_unique<BackgroundProcess>(
+        KAISHA_EXE, std::vector<std::string>{"serve", "--http", "127.0.0.1:0", "--config", cfg_, "--db", db()}, env,
+        dir_.file("serve.log"));
+    const std::string marker = "kaisha serve: MCP at ";
+    ASSERT_TRUE(wait_for([&] { return server_->log().find(marker) != std::string::npos; }, std::chrono::seconds(30)))
+        << server_->log();
+    const std::string log = server_->log();
+    const size_t at = log.find(marker) + marker.size();
+    const std::string mcp_url = log.substr(at, log.find('\n', at) - at);
+    base_ = mcp_url.substr(0, mcp_url.size() - std::string("/mcp").size());
+  }
+
+  http::HttpResult request(const std::string& method, const std::string& path, const std::string& body,
+                           std::vector<std::pair<std::string, std::string>> headers = {}) {
+    http::HttpRequestSpec req;
+    req.method = method;
+    req.url = base_ + path;
+    if (!body.empty()) headers.push_back({"Content-Type", "application/json"});
+    req.headers = std::move(headers);
+    req.body = body;
+    http::HttpOptions o;
+    o.timeout_ms = 60000;
+    return http::fetch_blocking(req, o);
+  }
+
+  std::unique_ptr<BackgroundProcess> server_;
+  std::string cfg_;
+  std::string base_;
+};
+
+std::vector<json> sse_events(const std::string& body) {
+  std::vector<json> out;
+  llm::SseParser p;
+  p.feed(body, [&](const llm::SseEvent& e) {
+    json j = json::parse(e.data, nullptr, false);
+    if (!j.is_discarded()) out.push_back(std::move(j));
+  });
+  return out;
+}
+
+TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
+  start_mock(kServeScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+
+  // A2A: SendMessage (blocking) then GetTask.
+  json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", "Say hello via A2A"}}})}};
+  auto sent = request("POST", "/a2a",
+                      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                          .dump(),
+                      {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
+  json task = json::parse(sent.body)["result"]["task"];
+  EXPECT_EQ(task["status"]["state"], "TASK_STATE_COMPLETED") << sent.body;
+  EXPECT_EQ(task["artifacts"][0]["parts"][0]["text"], "The helper says hello (A2A).");
+  auto got = request("POST", "/a2a",
+                     json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", task["id"]}}}}.dump(),
+                     {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(json::parse(got.body)["result"]["status"]["state"], "TASK_STATE_COMPLETED") << got.body;
+  // The card lists the company and the employee it hired.
+  auto card = json::parse(request("GET", "/.well-known/agent-card.json", "").body);
+  std::vector<std::string> skills;
+  for (const auto& s : card["skills"]) skills.push_back(s["id"]);
+  EXPECT_EQ(skills, (std::vector<std::string>{"company", "Helper"}));
+
+  // ACP: the company agent's manifest lists the same, then a sync run.
+  json manifest = json::parse(request("GET", "/acp/agents/kaisha", "").body);
+  std::vector<std::string> capabilities;
+  for (const auto& c : manifest["metadata"]["capabilities"]) capabilities.push_back(c["name"]);
+  EXPECT_EQ(capabilities, skills) << manifest.dump();
+
+  auto run = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "sync"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", "Answer via ACP"}}}}}}}}
+                         .dump());
+  ASSERT_EQ(run.status, 200) << run.body;
+  json r = json::parse(run.body);
+  EXPECT_EQ(r["status"], "completed") << run.body;
+  EXPECT_EQ(r["output"][0]["parts"][0]["content"], "ACP answer: 42.") << run.body;
+
+  // MCP: initialize, then tools/call run_task with a progress token (SSE).
+  const std::vector<std::pair<std::string, std::string>> accept = {{"Accept", "application/json, text/event-stream"}};
+  auto init = request("POST", "/mcp",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 1},
+                           {"method", "initialize"},
+                           {"params", {{"protocolVersion", "2025-11-25"},
+                                       {"capabilities", json::object()},
+                                       {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
+                          .dump(),
+                      accept);
+  ASSERT_EQ(init.status, 200) << init.body;
+  const std::string sid = init.header("mcp-session-id");
+  ASSERT_FALSE(sid.empty());
+  auto with_session = accept;
+  with_session.push_back({"Mcp-Session-Id", sid});
+  with_session.push_back({"MCP-Protocol-Version", "2025-11-25"});
+  auto initialized =
+      request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump(), with_session);
+  EXPECT_EQ(initialized.status, 202);
+  auto call = request("POST", "/mcp",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 2},
+                           {"method", "tools/call"},
+                           {"params", {{"name", "run_task"},
+                                       {"arguments", {{"task", "Finish via MCP"}}},
+                                       {"_meta", {{"progressToken", "p1"}}}}}}
+                          .dump(),
+                      with_session);
+  ASSERT_EQ(call.status, 200) << call.body;
+  std::vector<json> events = sse_events(call.body);
+  ASSERT_FALSE(events.empty()) << call.body;
+  int progress = 0;
+  for (const auto& e : events)
+    if (e.value("method", "") == "notifications/progress") {
+      ++progress;
+      EXPECT_EQ(e["params"]["progressToken"], "p1");
+    }
+  EXPECT_GE(progress, 1) << call.body;
+  const json& result = events.back();
+  EXPECT_EQ(result["id"], 2);
+  EXPECT_FALSE(result["result"].value("isError", false)) << result.dump();
+  EXPECT_NE(result["result"]["content"][0]["text"].get<std::string>().find("MCP answer: done."), std::string::npos)
+      << result.dump();
+
+  server_->stop();
+
+  // The journal and the ledgers, read back by the CLI from the same database.
+  RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.describe();
+  json h = json::parse(history.out);
+  std::vector<std::string> inputs;
+  for (const auto& t : h["tasks"]) {
+    inputs.push_back(t["input"]);
+    EXPECT_EQ(t["status"], "done") << t.dump();
+  }
+  EXPECT_EQ(inputs, (std::vector<std::string>{"Say hello via A2A", "Answer via ACP", "Finish via MCP"}));
+  int hires = 0;
+  for (const auto& s : h["steps"])
+    if (s["kind"] == "hire" && s["payload"].value("agent", "") == "Helper") ++hires;
+  EXPECT_EQ(hires, 1);
+
+  RunResult budget = kaisha({"budget", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(budget.exit_code, 0) << budget.describe();
+  json b = json::parse(budget.out);
+  EXPECT_EQ(b["totals"]["tasks"], 3) << b.dump();
+  EXPECT_GT(b["budget"]["current_expense"].get<double>(), 0) << b.dump();  // the helper's call
+  EXPECT_EQ(b["session"], h["session"]);
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
