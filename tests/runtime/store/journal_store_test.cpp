@@ -276,6 +276,57 @@ TEST_F(JournalStoreTest, LedgerEntriesBudgetStateAndCostTable) {
   EXPECT_EQ(**ct, table);
 }
 
+// Inside a batch the next seq comes from memory; it must stay dense across
+// interleaved tasks, session-level steps, a failed step, a rolled-back batch
+// and another writer between batches.
+TEST_F(JournalStoreTest, StepNumbersInBatchesStayDenseWithAnotherWriter) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  ASSERT_TRUE(j->start_task("s1", "t1", "a"));
+  ASSERT_TRUE(j->start_task("s1", "t2", "b"));
+  auto row = [](const std::string& task, const std::string& kind = "note") {
+    StepRow s;
+    s.session_id = "s1";
+    s.task_id = task;
+    s.kind = kind;
+    return s;
+  };
+  ASSERT_TRUE(j->write_batch([&]() -> Status {
+    for (const char* t : {"t1", "t2", "t1", "", "t1", ""})
+      if (auto r = j->append_step(row(t)); !r) return r.error();
+    EXPECT_FALSE(j->append_step(row("t1", "dance")));  // refused: takes no number
+    return Status::Ok();
+  }));
+  // A batch that rolls back leaves no numbers behind.
+  EXPECT_FALSE(j->write_batch([&]() -> Status {
+    if (auto r = j->append_step(row("t1")); !r) return r.error();
+    return Error{"test", "roll back"};
+  }));
+  {
+    auto other = open_or_die(file("k.db"));  // another writer between batches
+    ASSERT_TRUE(other);
+    ASSERT_TRUE(other->append_step(row("t1")));
+    ASSERT_TRUE(other->append_step(row("")));
+  }
+  ASSERT_TRUE(j->write_batch([&]() -> Status {
+    if (auto r = j->append_step(row("t1")); !r) return r.error();
+    if (auto r = j->append_step(row("")); !r) return r.error();
+    return Status::Ok();
+  }));
+  auto expect_dense = [&](const std::vector<StepRow>& steps, size_t n) {
+    ASSERT_EQ(steps.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(steps[i].seq, int64_t(i + 1)) << i;
+  };
+  expect_dense(*j->task_steps("t1"), 5);
+  expect_dense(*j->task_steps("t2"), 1);
+  auto all = j->session_steps("s1");
+  ASSERT_TRUE(all);
+  std::vector<StepRow> session_level;
+  for (auto& s : *all)
+    if (s.task_id.empty()) session_level.push_back(s);
+  expect_dense(session_level, 4);
+}
+
 TEST_F(JournalStoreTest, BatchCommitsTogetherOrNotAtAll) {
   auto j = open_or_die(file("k.db"));
   ASSERT_TRUE(j->create_session(session("s1")));
