@@ -151,7 +151,12 @@ case "$mode" in
     PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
     pids+=($!)
     for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
-    mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/use_mcp_everything.yaml" --port 0) || exit 1
+    # Started here, not through start(): a command substitution's child would not be in pids.
+    "$kaisha" mock-llm --script "$here/use_mcp_everything.yaml" --port 0 >"$work/mock.out" 2>"$work/mock.err" &
+    pids+=($!)
+    for _ in $(seq 1 200); do grep -q 'listening on' "$work/mock.out" && break; sleep 0.05; done
+    mock_url=$(grep -m1 'listening on' "$work/mock.out") || { echo "FAIL: mock-llm did not start"; cat "$work/mock.err"; exit 1; }
+    mock_url=${mock_url##* }
     cat >"$work/config.yaml" <<EOF
 store: $work/kaisha.db
 ceo: { model: "gemini:gemini-2.0-flash" }
