@@ -60,7 +60,7 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
     where = *n;
     agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr()};
-    if (local.journal) journal_ = local.journal;
+    if (local.journal) journal_ = local.journal.address();
   }
   emit("placed", spec.name, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
   if (where == node_.name()) return actors::spawn_employee(sys, spec, local);
@@ -81,7 +81,8 @@ Result<std::string> ClusterPlacer::relocate(const msg::AgentSpec& spec, const st
   auto& e = agents_[spec.name];
   e.node = *n;
   e.state = "hired";
-  if (journal_ && !session_id_.empty()) actors::journal_agent_hired(journal_, session_id_, spec);
+  if (auto j = caf::actor_cast<caf::actor>(journal_); j && !session_id_.empty())
+    actors::journal_agent_hired(j, session_id_, spec);
   return *n;
 }
 
@@ -106,8 +107,8 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
       if (entry.node != e.node || entry.state == "lost") continue;
       entry.state = "lost";
       lost.emplace_back(name, entry.proxy);
-      if (journal_ && !session_id_.empty())
-        caf::anon_send(journal_, actors::journal_atom::value,
+      if (auto j = caf::actor_cast<caf::actor>(journal_); j && !session_id_.empty())
+        caf::anon_send(j, actors::journal_atom::value,
                        actors::JournalOp([session = session_id_, name = name](store::JournalStore& s) {
                          if (Status st = s.mark_agent_lost(session, name); !st.ok())
                            std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());

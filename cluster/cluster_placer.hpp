@@ -84,7 +84,10 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   mutable std::mutex mu_;
   NodeResources resources_;
   std::map<std::string, Entry> agents_;
-  caf::actor journal_;  // from the EmployeeDeps of the first placement
+  // From the EmployeeDeps of the first placement. Weak: a detached journal's
+  // thread ends only when its last strong handle is gone, so holding one here
+  // would keep the actor system from shutting down.
+  caf::actor_addr journal_;
   std::string session_id_;
 };
 

