@@ -145,6 +145,21 @@ economy::ModelCost ceo_cost(Self* self) {
   return c;
 }
 
+// A model call of the CEO's for task `tid`, charged to the CEO; the caller
+// fills in the request.
+ChargedCall ceo_call(Self* self, const std::string& tid) {
+  auto& st = self->state;
+  ChargedCall call;
+  call.ledger = st.deps.ledger;
+  call.model_client = st.deps.model_client;
+  call.timeout = model_call_timeout(st.deps.config);
+  call.cost = ceo_cost(self);
+  call.agent = kCeo;
+  call.task_id = tid;
+  call.model_ref = st.deps.config.ceo.model;
+  return call;
+}
+
 void call_model(Self* self);
 
 // Brings the registry up to date with every ToolProvider, so a tool created,
@@ -299,14 +314,7 @@ bool summarize_first(Self* self) {
   auto plan = st.deps.summarizer->plan(*st.conversation);
   if (!plan) return false;
   const std::string tid = st.task->id;
-  ChargedCall call;
-  call.ledger = st.deps.ledger;
-  call.model_client = st.deps.model_client;
-  call.timeout = model_call_timeout(st.deps.config);
-  call.cost = ceo_cost(self);
-  call.agent = kCeo;
-  call.task_id = tid;
-  call.model_ref = st.deps.config.ceo.model;
+  ChargedCall call = ceo_call(self, tid);
   call.request.messages = {{llm::Role::user, plan->prompt, {}, "", ""}};
   call.request.temperature = st.deps.config.ceo.temperature;
   call.request.max_tokens = kSummaryMaxOutputTokens;
@@ -357,14 +365,7 @@ void call_model(Self* self) {
   if (summarize_first(self)) return;
   sync_providers(self);
   const std::string tid = st.task->id;
-  ChargedCall call;
-  call.ledger = st.deps.ledger;
-  call.model_client = st.deps.model_client;
-  call.timeout = model_call_timeout(st.deps.config);
-  call.cost = ceo_cost(self);
-  call.agent = kCeo;
-  call.task_id = tid;
-  call.model_ref = st.deps.config.ceo.model;
+  ChargedCall call = ceo_call(self, tid);
   call.request = st.conversation->request(st.tools.specs(), st.deps.config.ceo.temperature, kCeoMaxOutputTokens);
   call.request.stream = st.deps.config.ceo.stream;
   step(self, "llm_request", json{{"model_ref", call.model_ref},

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/closed_loop.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "runtime/http/http_client.hpp"
 #include "tests/protocols/fake_company_service.hpp"
@@ -31,66 +32,23 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Figures {
-  double p50_us = 0, p90_us = 0, p99_us = 0, rps = 0;
-  int errors = 0;
-};
-
-double pct(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
-}
+using bench::Figures;
 
 // Closed loop: `clients` requests in flight until `total` have completed.
 Figures run(http::HttpClient& http, const std::string& url, const std::string& body, int clients, int total) {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<double> lat;
-  lat.reserve(static_cast<size_t>(total));
-  int started = 0, done = 0, errors = 0;
-  std::function<void()> send_one;
-  send_one = [&] {
-    const auto t0 = Clock::now();
-    http::HttpRequestSpec req;
-    req.url = url;
-    req.headers = {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}};
-    req.body = body;
-    http::HttpCallbacks cb;
-    cb.on_done = [&, t0](http::HttpResult r) {
-      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      bool more = false;
-      {
-        std::lock_guard lock(mu);
-        lat.push_back(us);
-        if (!r.ok() || r.body.find("\"result\"") == std::string::npos) ++errors;
-        ++done;
-        if (started < total) {
-          ++started;
-          more = true;
-        }
-      }
-      if (more) send_one();
-      else cv.notify_all();
-    };
-    http.submit(std::move(req), http::HttpOptions{}, std::move(cb));
-  };
-  const auto t0 = Clock::now();
-  {
-    std::lock_guard lock(mu);
-    started = std::min(clients, total);
-  }
-  for (int i = 0; i < std::min(clients, total); ++i) send_one();
-  std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return done == total; });
-  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  Figures f;
-  f.p50_us = pct(lat, 0.50);
-  f.p90_us = pct(lat, 0.90);
-  f.p99_us = pct(lat, 0.99);
-  f.rps = total / secs;
-  f.errors = errors;
-  return f;
+  return bench::closed_loop(
+      [&](int, std::function<void(bool)> done) {
+        http::HttpRequestSpec req;
+        req.url = url;
+        req.headers = {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}};
+        req.body = body;
+        http::HttpCallbacks cb;
+        cb.on_done = [done = std::move(done)](http::HttpResult r) {
+          done(r.ok() && r.body.find("\"result\"") != std::string::npos);
+        };
+        http.submit(std::move(req), http::HttpOptions{}, std::move(cb));
+      },
+      clients, total);
 }
 
 std::string load_average() {
