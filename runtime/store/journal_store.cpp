@@ -427,7 +427,10 @@ Status JournalStore::record_hire(const AgentRow& a) {
     auto st = db_->prepare(
         "INSERT INTO agents(session_id, name, base_model, model_ref, type, system_prompt, "
         "description, costs_json, state, hired_at, fired_at) "
-        "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'hired',?9,0)");
+        "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'hired',"
+        // hired_at is part of the key: a re-hire in the same millisecond as the
+        // last hire of that name gets the next millisecond instead of failing.
+        "MAX(?9, COALESCE((SELECT MAX(hired_at) + 1 FROM agents WHERE session_id=?1 AND name=?2), ?9)),0)");
     if (!st) return st.error();
     return st
         ->bind_all(a.session_id, a.name, a.base_model, a.model_ref, a.type, a.system_prompt,

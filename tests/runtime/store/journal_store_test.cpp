@@ -223,6 +223,26 @@ TEST_F(JournalStoreTest, AgentsHireFireLost) {
   EXPECT_EQ((*all)[2].state, "hired");
 }
 
+// Hire, fire and hire again within one millisecond: both hires are kept.
+TEST_F(JournalStoreTest, ReHireInTheSameMillisecondKeepsBothRows) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  AgentRow a;
+  a.session_id = "s1";
+  a.name = "Poet";
+  a.base_model = "mistral";
+  a.hired_at = 500;
+  ASSERT_TRUE(j->record_hire(a));
+  ASSERT_TRUE(j->record_fire("s1", "Poet", 500));
+  ASSERT_TRUE(j->record_hire(a));
+  auto all = j->all_agents("s1");
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].state, "fired");
+  EXPECT_EQ((*all)[1].state, "hired");
+  EXPECT_EQ((*all)[1].hired_at, 501);
+}
+
 TEST_F(JournalStoreTest, LedgerEntriesBudgetStateAndCostTable) {
   auto j = open_or_die(file("k.db"));
   ASSERT_TRUE(j->create_session(session("s1")));
