@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/stop_signals.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 
 namespace kaisha::cli {
@@ -13,13 +14,7 @@ int mock_llm_command(const std::string& script_path, const std::string& host, in
     std::cerr << "kaisha mock-llm: " << script.error().message << "\n";
     return 2;
   }
-  // Block the stop signals before the server's threads start (they inherit
-  // the mask), so that only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  block_stop_signals();  // before the server's threads start
 
   mockllm::MockLlmServer server(std::move(script).value());
   auto bound = server.start(host, port);
@@ -29,8 +24,7 @@ int mock_llm_command(const std::string& script_path, const std::string& host, in
   }
   // The first stdout line tells scripts and tests where to connect.
   std::cout << "mock-llm listening on http://" << host << ":" << *bound << std::endl;
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  wait_for_stop_signal();
   server.stop();
   return 0;
 }

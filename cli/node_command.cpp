@@ -11,6 +11,7 @@
 #include "actors/llm_backend.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/stop_signals.hpp"
 #include "cli/progress_printer.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/company_node.hpp"
@@ -47,13 +48,7 @@ int run_node(const NodeCommandOptions& o) {
     std::cerr << "kaisha node: " << company.error().message << "\n";
     return 2;
   }
-  // Only sigwait below receives the stop signals: every thread started from
-  // here on inherits the blocked mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  block_stop_signals();  // before any thread starts
 
   cluster::NodeOptions no;
   no.cluster = *cluster;
@@ -86,8 +81,7 @@ int run_node(const NodeCommandOptions& o) {
     company_node = std::move(cn).value();
   }
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "") << std::endl;
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  wait_for_stop_signal();
   company_node.reset();
   (*node)->stop();
   return 0;

@@ -17,6 +17,7 @@
 #include "actors/llm_backend.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/acp/acp_server.hpp"
 #include "protocols/mcp/company_backend.hpp"
@@ -79,13 +80,7 @@ int serve(const ServeOptions& o) {
     addr = *hp;
   }
 
-  // Block the stop signals before any thread starts (threads inherit the
-  // mask), so that only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  if (!o.mcp_stdio) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  if (!o.mcp_stdio) block_stop_signals();  // before any thread starts
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
   mcp::McpServerOptions server_options;
@@ -125,8 +120,7 @@ int serve(const ServeOptions& o) {
     if (!st) return fail(st.error().message, 1);
     return 0;
   }
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  wait_for_stop_signal();
   http->stop();
   return 0;
 }
