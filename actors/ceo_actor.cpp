@@ -425,14 +425,7 @@ json costs_json(const economy::ModelCost& c) {
 
 EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
   auto& st = self->state;
-  EmployeeDeps d;
-  d.model_client = st.deps.model_client;
-  d.journal = st.deps.journal;
-  d.progress = st.deps.progress;
-  d.max_output_tokens = st.deps.config.employee.max_output_tokens;
-  d.temperature = st.deps.config.employee.temperature;
-  d.stream = st.deps.config.employee.stream;
-  d.call_timeout = model_call_timeout(st.deps.config);
+  EmployeeDeps d = employee_deps_from(st.deps.config, st.deps.model_client, st.deps.journal, st.deps.progress);
   // Tools only for an employee granted some (employee.tools); the others
   // keep the single-call path.
   d.grant = company::grant_for(st.deps.config.employee.tools, spec.name, spec.base_model);

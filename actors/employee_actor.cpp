@@ -1,6 +1,7 @@
 #include "actors/employee_actor.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
 #include "actors/employee_tool_loop.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
@@ -85,6 +86,19 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
 }
 
 }  // namespace
+
+EmployeeDeps employee_deps_from(const config::Config& c, caf::actor model_client, caf::actor journal,
+                                std::shared_ptr<company::ProgressSink> progress) {
+  EmployeeDeps d;
+  d.model_client = std::move(model_client);
+  d.journal = std::move(journal);
+  d.progress = std::move(progress);
+  d.max_output_tokens = c.employee.max_output_tokens;
+  d.temperature = c.employee.temperature;
+  d.stream = c.employee.stream;
+  d.call_timeout = model_call_timeout(c);
+  return d;
+}
 
 caf::actor spawn_employee(caf::actor_system& sys, msg::AgentSpec spec, EmployeeDeps deps) {
   return sys.spawn(employee, std::move(spec), std::move(deps));

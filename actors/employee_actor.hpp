@@ -57,6 +57,11 @@ struct EmployeeDeps {
   int max_malformed_tool_calls = 3;
 };
 
+// What every employee gets from the company's config (model client, journal,
+// progress, output limits, timeout); tools and grants are the hirer's to add.
+EmployeeDeps employee_deps_from(const config::Config& c, caf::actor model_client, caf::actor journal,
+                                std::shared_ptr<company::ProgressSink> progress);
+
 caf::actor spawn_employee(caf::actor_system& sys, msg::AgentSpec spec, EmployeeDeps deps);
 
 }  // namespace kaisha::actors

@@ -228,15 +228,8 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
             return finish(self, false, "Could not hire a worker: " + r.error);
           }
           s.task->expense += s.deps.worker_cost.create_expense_cost;
-          EmployeeDeps d;
-          d.model_client = s.deps.model_client;
-          d.journal = s.deps.journal;
-          d.progress = s.deps.progress;
-          d.max_output_tokens = s.deps.config.employee.max_output_tokens;
-          d.temperature = s.deps.config.employee.temperature;
-          d.stream = s.deps.config.employee.stream;
-          d.call_timeout = model_call_timeout(s.deps.config);
-          s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, d), false});
+          EmployeeDeps d = employee_deps_from(s.deps.config, s.deps.model_client, s.deps.journal, s.deps.progress);
+          s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, std::move(d)), false});
           journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
           if (listening(self))
             emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
