@@ -108,6 +108,36 @@ struct ClusterNodeSpec {
   bool ceo = false;
 };
 
+// The CEO hires a poet (llama3.2) and a lawyer (mistral), asks both, then
+// answers with what it was told. Shared by the loopback and netns tests. Employees' models cost money here so the
+// expense ledger has something to agree on.
+inline std::string poet_lawyer_scenario(int poet_latency_ms = 0) {
+  return R"(
+rules:
+  - match: { model: ceo-model, turn: 0 }
+    reply:
+      tool_calls:
+        - name: AgentCreator
+          arguments: { agent_name: Poet, base_model: llama3.2, system_prompt: "You write poems.", description: "Poems" }
+        - name: AgentCreator
+          arguments: { agent_name: Lawyer, base_model: mistral, system_prompt: "You read contracts.", description: "Contracts" }
+  - match: { model: ceo-model, turn: 1 }
+    reply:
+      tool_calls:
+        - name: AskAgent
+          arguments: { agent_name: Poet, prompt: "A haiku about rivers" }
+        - name: AskAgent
+          arguments: { agent_name: Lawyer, prompt: "Is clause 7 fair?" }
+  - match: { model: ceo-model, turn: 2 }
+    reply: { text: "Report: the poet and the lawyer answered" }
+  - match: { model: llama3.2 }
+    reply: { text: "Rivers hurry home, stones remember every drop", usage: { input_tokens: 120, output_tokens: 40 }, latency_ms: )" +
+         std::to_string(poet_latency_ms) + R"( }
+  - match: { model: mistral }
+    reply: { text: "Clause 7 is fair to both parties", usage: { input_tokens: 200, output_tokens: 60 } }
+)";
+}
+
 class ClusterE2eTest : public E2eTest {
  protected:
   // Writes cluster.yaml for `nodes` (the first is the seed) over `company`.

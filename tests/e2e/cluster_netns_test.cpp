@@ -84,29 +84,7 @@ TEST_F(ClusterNetnsTest, ThreeHostsRunTheTaskAndALinkDownAndUpIsSurvived) {
     GTEST_SKIP() << "cannot create network namespaces here (needs root or CAP_NET_ADMIN): " << why;
 
   // The mock LLM runs on host 1, reachable from the others over the bridge.
-  const std::string script = dir_.write("mock.yaml", R"(
-rules:
-  - match: { model: ceo-model, turn: 0 }
-    reply:
-      tool_calls:
-        - name: AgentCreator
-          arguments: { agent_name: Poet, base_model: llama3.2, system_prompt: "You write poems.", description: "Poems" }
-        - name: AgentCreator
-          arguments: { agent_name: Lawyer, base_model: mistral, system_prompt: "You read contracts.", description: "Contracts" }
-  - match: { model: ceo-model, turn: 1 }
-    reply:
-      tool_calls:
-        - name: AskAgent
-          arguments: { agent_name: Poet, prompt: "A haiku about rivers" }
-        - name: AskAgent
-          arguments: { agent_name: Lawyer, prompt: "Is clause 7 fair?" }
-  - match: { model: ceo-model, turn: 2 }
-    reply: { text: "Report: the poet and the lawyer answered" }
-  - match: { model: llama3.2 }
-    reply: { text: "Rivers hurry home" }
-  - match: { model: mistral }
-    reply: { text: "Clause 7 is fair" }
-)");
+  const std::string script = dir_.write("mock.yaml", poet_lawyer_scenario());
   const int mock_port = 18000 + getpid() % 1000;
   BackgroundProcess mock(KAISHA_EXE,
                          {"mock-llm", "--script", script, "--host", hosts.address(1), "--port", std::to_string(mock_port)},

@@ -8,36 +8,6 @@
 namespace kaisha::e2e {
 namespace {
 
-// The CEO hires a poet (llama3.2) and a lawyer (mistral), asks both, then
-// answers with what it was told. Employees' models cost money here so the
-// expense ledger has something to agree on.
-std::string scenario(int poet_latency_ms) {
-  return R"(
-rules:
-  - match: { model: ceo-model, turn: 0 }
-    reply:
-      tool_calls:
-        - name: AgentCreator
-          arguments: { agent_name: Poet, base_model: llama3.2, system_prompt: "You write poems.", description: "Poems" }
-        - name: AgentCreator
-          arguments: { agent_name: Lawyer, base_model: mistral, system_prompt: "You read contracts.", description: "Contracts" }
-  - match: { model: ceo-model, turn: 1 }
-    reply:
-      tool_calls:
-        - name: AskAgent
-          arguments: { agent_name: Poet, prompt: "A haiku about rivers" }
-        - name: AskAgent
-          arguments: { agent_name: Lawyer, prompt: "Is clause 7 fair?" }
-  - match: { model: ceo-model, turn: 2 }
-    reply: { text: "Report: the poet and the lawyer answered" }
-  - match: { model: llama3.2 }
-    reply: { text: "Rivers hurry home, stones remember every drop", usage: { input_tokens: 120, output_tokens: 40 }, latency_ms: )" +
-         std::to_string(poet_latency_ms) + R"( }
-  - match: { model: mistral }
-    reply: { text: "Clause 7 is fair to both parties", usage: { input_tokens: 200, output_tokens: 60 } }
-)";
-}
-
 const char* kCostTable = R"(
 models:
   llama3.2: { model_ref: ollama:llama3.2, type: local, create_resource_cost: 10, invoke_resource_cost: 10,
@@ -64,7 +34,7 @@ class ClusterTest : public ClusterE2eTest {
 };
 
 TEST_F(ClusterTest, ThreeNodesGiveTheSameAnswerAndLedgerAsOneProcess) {
-  start_mock(scenario(0));
+  start_mock(poet_lawyer_scenario(0));
   RunResult single = run_json(company("single"), kTask);
   ASSERT_EQ(single.exit_code, 0) << single.describe();
 
@@ -109,7 +79,7 @@ TEST_F(ClusterTest, ThreeNodesGiveTheSameAnswerAndLedgerAsOneProcess) {
 }
 
 TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCharge) {
-  start_mock(scenario(2500));
+  start_mock(poet_lawyer_scenario(2500));
   RunResult single = run_json(company("single"), kTask);
   ASSERT_EQ(single.exit_code, 0) << single.describe();
 
@@ -155,8 +125,11 @@ TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCha
   RunResult st = status(ceo);
   json s = json::parse(st.out, nullptr, false);
   ASSERT_FALSE(s.is_discarded()) << st.describe();
-  for (const auto& m : s["members"])
-    if (m["name"] == "w1") EXPECT_EQ(m["state"], "down");
+  for (const auto& m : s["members"]) {
+    if (m["name"] == "w1") {
+      EXPECT_EQ(m["state"], "down");
+    }
+  }
   EXPECT_DOUBLE_EQ(s["resources"]["w2"]["used"].get<double>(), 10);
 }
 
