@@ -12,8 +12,6 @@ namespace {
 
 using config::YamlReader;
 
-bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
-
 bool is_tcp_address(const std::string& a) {
   if (a.rfind("tcp://", 0) != 0) return false;
   const size_t colon = a.rfind(':');
@@ -25,57 +23,21 @@ class Parser {
   Parser(const std::string& source, ClusterConfig& out) : r_(source), c_(out) {}
 
   Status parse(const YAML::Node& root) {
-    if (!present(root)) return Error{"config", r_.source() + ": the cluster file is empty; it needs a 'nodes' section"};
-    if (Status s = section(root, "", {"company", "cluster", "nodes"}); !s) return s;
-    if (Status s = str(root, "", "company", c_.company_config); !s) return s;
+    if (!YamlReader::present(root)) return Error{"config", r_.source() + ": the cluster file is empty; it needs a 'nodes' section"};
+    if (Status s = r_.expect_section(root, "", {"company", "cluster", "nodes"}); !s) return s;
+    if (Status s = r_.optional_string(root, "", "company", c_.company_config); !s) return s;
     if (Status s = cluster(root["cluster"]); !s) return s;
     return nodes(root["nodes"], root);
   }
 
  private:
-  Status section(const YAML::Node& n, const std::string& path, const std::vector<std::string>& keys) {
-    if (Status s = r_.expect_map(n, path); !s) return s;
-    return r_.check_keys(n, path, keys);
-  }
-
-  Status str(const YAML::Node& map, const std::string& path, const char* key, std::string& out) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    auto v = r_.read_string(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    out = *v;
-    return Status::Ok();
-  }
-
-  Status boolean(const YAML::Node& map, const std::string& path, const char* key, bool& out) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    auto v = r_.read_bool(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    out = *v;
-    return Status::Ok();
-  }
-
   Status millis(const YAML::Node& map, const std::string& path, const char* key, int64_t& out) {
     YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     auto v = r_.read_int(n, YamlReader::join(path, key));
     if (!v) return v.error();
     if (*v <= 0) return r_.error_at(n, YamlReader::join(path, key), "expected milliseconds > 0, got " + std::to_string(*v));
     out = *v;
-    return Status::Ok();
-  }
-
-  Status strings(const YAML::Node& map, const std::string& path, const char* key, std::vector<std::string>& out) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    const std::string p = YamlReader::join(path, key);
-    if (!n.IsSequence()) return r_.error_at(n, p, "expected a list of strings");
-    for (size_t i = 0; i < n.size(); ++i) {
-      auto v = r_.read_string(n[i], p + "[" + std::to_string(i) + "]");
-      if (!v) return v.error();
-      out.push_back(*v);
-    }
     return Status::Ok();
   }
 
@@ -87,9 +49,9 @@ class Parser {
   }
 
   Status cluster(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "cluster";
-    if (Status s = section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
+    if (Status s = r_.expect_section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
                                   "allow_plaintext", "authorised_keys"});
         !s)
       return s;
@@ -101,22 +63,22 @@ class Parser {
       return r_.error_at(n, p, "expected heartbeat_ms < suspect_after_ms < down_after_ms, got " +
                                    std::to_string(t.heartbeat_ms) + " / " + std::to_string(t.suspect_after_ms) +
                                    " / " + std::to_string(t.down_after_ms));
-    if (Status s = boolean(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
-    if (Status s = boolean(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
-    if (Status s = strings(n, p, "authorised_keys", extra_keys_); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
+    if (Status s = r_.optional_strings(n, p, "authorised_keys", extra_keys_); !s) return s;
     for (size_t i = 0; i < extra_keys_.size(); ++i)
       if (Status s = key(n["authorised_keys"][i], p + ".authorised_keys[" + std::to_string(i) + "]", extra_keys_[i]); !s)
         return s;
     YAML::Node seeds = n["seeds"];
-    if (!present(seeds)) return Status::Ok();
+    if (!YamlReader::present(seeds)) return Status::Ok();
     if (!seeds.IsSequence()) return r_.error_at(seeds, p + ".seeds", "expected a list of addresses");
     for (size_t i = 0; i < seeds.size(); ++i) {
       const std::string sp = p + ".seeds[" + std::to_string(i) + "]";
       Seed seed;
       if (seeds[i].IsMap()) {
-        if (Status s = section(seeds[i], sp, {"address", "public_key"}); !s) return s;
-        if (Status s = str(seeds[i], sp, "address", seed.address); !s) return s;
-        if (Status s = str(seeds[i], sp, "public_key", seed.public_key); !s) return s;
+        if (Status s = r_.expect_section(seeds[i], sp, {"address", "public_key"}); !s) return s;
+        if (Status s = r_.optional_string(seeds[i], sp, "address", seed.address); !s) return s;
+        if (Status s = r_.optional_string(seeds[i], sp, "public_key", seed.public_key); !s) return s;
         if (!seed.public_key.empty())
           if (Status s = key(seeds[i]["public_key"], sp + ".public_key", seed.public_key); !s) return s;
       } else {
@@ -132,7 +94,7 @@ class Parser {
   }
 
   Status nodes(const YAML::Node& n, const YAML::Node& root) {
-    if (!present(n)) return r_.error_at(root, "", "missing 'nodes': list every node with its bind address");
+    if (!YamlReader::present(n)) return r_.error_at(root, "", "missing 'nodes': list every node with its bind address");
     if (Status s = r_.expect_map(n, "nodes"); !s) return s;
     std::set<std::string> names;
     int ceos = 0;
@@ -141,26 +103,26 @@ class Parser {
       node.name = it->first.Scalar();
       const std::string p = "nodes." + node.name;
       const YAML::Node& v = it->second;
-      if (Status s = section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
+      if (Status s = r_.expect_section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
                                     "resource_units"});
           !s)
         return s;
-      if (Status s = str(v, p, "bind", node.bind); !s) return s;
+      if (Status s = r_.optional_string(v, p, "bind", node.bind); !s) return s;
       if (node.bind.empty()) return r_.error_at(v, p, "missing 'bind' (e.g. tcp://127.0.0.1:7101)");
       if (!is_tcp_address(node.bind))
         return r_.error_at(v["bind"], p + ".bind", "expected an address like tcp://127.0.0.1:7101, got \"" + node.bind + "\"");
-      if (Status s = str(v, p, "advertise", node.advertise); !s) return s;
+      if (Status s = r_.optional_string(v, p, "advertise", node.advertise); !s) return s;
       if (node.advertise.empty()) node.advertise = node.bind;
       if (node.advertise.find("://0.0.0.0:") != std::string::npos || node.advertise.find("://*:") != std::string::npos)
         return r_.error_at(v, p, "binds a wildcard address: set 'advertise' to the address other nodes reach it at");
-      if (Status s = str(v, p, "key_file", node.key_file); !s) return s;
-      if (Status s = str(v, p, "public_key", node.public_key); !s) return s;
+      if (Status s = r_.optional_string(v, p, "key_file", node.key_file); !s) return s;
+      if (Status s = r_.optional_string(v, p, "public_key", node.public_key); !s) return s;
       if (!node.public_key.empty())
         if (Status s = key(v["public_key"], p + ".public_key", node.public_key); !s) return s;
-      if (Status s = boolean(v, p, "ceo", node.capabilities.ceo); !s) return s;
-      if (Status s = strings(v, p, "models", node.capabilities.models); !s) return s;
-      if (Status s = strings(v, p, "tags", node.capabilities.tags); !s) return s;
-      if (present(v["resource_units"])) {
+      if (Status s = r_.optional_bool(v, p, "ceo", node.capabilities.ceo); !s) return s;
+      if (Status s = r_.optional_strings(v, p, "models", node.capabilities.models); !s) return s;
+      if (Status s = r_.optional_strings(v, p, "tags", node.capabilities.tags); !s) return s;
+      if (YamlReader::present(v["resource_units"])) {
         auto u = r_.read_number(v["resource_units"], p + ".resource_units");
         if (!u) return u.error();
         if (*u < 0) return r_.error_at(v["resource_units"], p + ".resource_units", "expected a number >= 0");

@@ -77,9 +77,9 @@ class ConfigParser {
                                             "judge", "memory", "tools", "mcp_servers"});
         !s)
       return s;
-    if (Status s = str(root, "", "store", c_.store_path); !s) return s;
-    if (Status s = str(root, "", "cost_table", c_.cost_table_file); !s) return s;
-    if (Status s = str(root, "", "prompts_dir", c_.prompts_dir); !s) return s;
+    if (Status s = r_.optional_string(root, "", "store", c_.store_path); !s) return s;
+    if (Status s = r_.optional_string(root, "", "cost_table", c_.cost_table_file); !s) return s;
+    if (Status s = r_.optional_string(root, "", "prompts_dir", c_.prompts_dir); !s) return s;
     if (Status s = ceo(root["ceo"]); !s) return s;
     if (Status s = employee(root["employee"]); !s) return s;
     if (Status s = providers(root["providers"]); !s) return s;
@@ -96,26 +96,10 @@ class ConfigParser {
 
  private:
   // Each reader below leaves `out` untouched when the key is absent or null.
-  static bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
-
-  Status section(const YAML::Node& n, const std::string& path, const std::vector<std::string>& keys) {
-    if (Status s = r_.expect_map(n, path); !s) return s;
-    return r_.check_keys(n, path, keys);
-  }
-
-  Status str(const YAML::Node& map, const std::string& path, const char* key, std::string& out) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    auto v = r_.read_string(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    out = *v;
-    return Status::Ok();
-  }
-
   Status choice(const YAML::Node& map, const std::string& path, const char* key, std::string& out,
                 const std::vector<std::string>& allowed) {
     YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     auto v = r_.read_string(n, YamlReader::join(path, key));
     if (!v) return v.error();
     if (!contains(allowed, *v)) {
@@ -131,7 +115,7 @@ class ConfigParser {
   Status num(const YAML::Node& map, const std::string& path, const char* key, double& out,
              double min, bool strict) {
     YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     auto v = r_.read_number(n, YamlReader::join(path, key));
     if (!v) return v.error();
     if (strict ? !(*v > min) : !(*v >= min)) {
@@ -146,53 +130,39 @@ class ConfigParser {
   template <class Int>
   Status integer(const YAML::Node& map, const std::string& path, const char* key, Int& out,
                  int64_t min) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    auto v = r_.read_int(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    if (*v < min || *v > static_cast<int64_t>(std::numeric_limits<Int>::max())) {
-      return r_.error_at(n, YamlReader::join(path, key),
-                         "expected an integer >= " + std::to_string(min) + ", got " +
-                             std::to_string(*v));
-    }
-    out = static_cast<Int>(*v);
-    return Status::Ok();
-  }
-
-  Status boolean(const YAML::Node& map, const std::string& path, const char* key, bool& out) {
-    YAML::Node n = map[key];
-    if (!present(n)) return Status::Ok();
-    auto v = r_.read_bool(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    out = *v;
+    constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<Int>::max());
+    constexpr int64_t max = kMax > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(kMax);
+    int64_t v = static_cast<int64_t>(out);
+    if (Status s = r_.optional_int(map, path, key, v, min, max); !s) return s;
+    out = static_cast<Int>(v);
     return Status::Ok();
   }
 
   Status ceo(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "ceo";
-    if (Status s = section(n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls",
+    if (Status s = r_.expect_section(n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls",
                                   "system_prompt_file", "stream"});
         !s)
       return s;
-    if (Status s = str(n, p, "model", c_.ceo.model); !s) return s;
+    if (Status s = r_.optional_string(n, p, "model", c_.ceo.model); !s) return s;
     if (Status s = num(n, p, "temperature", c_.ceo.temperature, 0, false); !s) return s;
     if (Status s = integer(n, p, "max_turns", c_.ceo.max_turns, 1); !s) return s;
     if (Status s = integer(n, p, "max_malformed_tool_calls", c_.ceo.max_malformed_tool_calls, 0); !s)
       return s;
-    if (Status s = boolean(n, p, "stream", c_.ceo.stream); !s) return s;
-    return str(n, p, "system_prompt_file", c_.ceo.system_prompt_file);
+    if (Status s = r_.optional_bool(n, p, "stream", c_.ceo.stream); !s) return s;
+    return r_.optional_string(n, p, "system_prompt_file", c_.ceo.system_prompt_file);
   }
 
   Status employee(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "employee";
-    if (Status s = section(n, p, {"max_output_tokens", "temperature", "stream", "tools", "max_tool_iterations",
+    if (Status s = r_.expect_section(n, p, {"max_output_tokens", "temperature", "stream", "tools", "max_tool_iterations",
                                   "max_malformed_tool_calls"});
         !s)
       return s;
     if (Status s = integer(n, p, "max_output_tokens", c_.employee.max_output_tokens, 1); !s) return s;
-    if (Status s = boolean(n, p, "stream", c_.employee.stream); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "stream", c_.employee.stream); !s) return s;
     if (Status s = integer(n, p, "max_tool_iterations", c_.employee.max_tool_iterations, 1); !s) return s;
     if (Status s = integer(n, p, "max_malformed_tool_calls", c_.employee.max_malformed_tool_calls, 0); !s)
       return s;
@@ -204,13 +174,13 @@ class ConfigParser {
   // Names are checked against the tools that exist when the company starts;
   // here only their form and the tools no employee may ever have.
   Status employee_tools(const YAML::Node& n, const std::string& p) {
-    if (!present(n)) return Status::Ok();
-    if (Status s = section(n, p, {"all", "agents", "models"}); !s) return s;
+    if (!YamlReader::present(n)) return Status::Ok();
+    if (Status s = r_.expect_section(n, p, {"all", "agents", "models"}); !s) return s;
     EmployeeGrants& g = c_.employee.tools;
     if (Status s = grant_list(n["all"], p + ".all", g.all); !s) return s;
     for (const char* key : {"agents", "models"}) {
       const YAML::Node m = n[key];
-      if (!present(m)) continue;
+      if (!YamlReader::present(m)) continue;
       const std::string q = YamlReader::join(p, key);
       if (Status s = r_.expect_map(m, q); !s) return s;
       auto& by = std::string(key) == "agents" ? g.agents : g.models;
@@ -223,7 +193,7 @@ class ConfigParser {
   }
 
   Status grant_list(const YAML::Node& n, const std::string& p, std::vector<GrantEntry>& out) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     if (!n.IsSequence()) return r_.error_at(n, p, "expected a list of tool names or providers (builtin, mcp:<server>)");
     for (size_t i = 0; i < n.size(); ++i) {
       const std::string q = p + "[" + std::to_string(i) + "]";
@@ -240,13 +210,13 @@ class ConfigParser {
   }
 
   Status providers(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     if (Status s = r_.expect_map(n, "providers"); !s) return s;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.Scalar();
       const std::string p = "providers." + name;
       const YAML::Node& v = it->second;
-      if (Status s = section(v, p, {"dialect", "base_url", "api_key", "max_concurrency",
+      if (Status s = r_.expect_section(v, p, {"dialect", "base_url", "api_key", "max_concurrency",
                                     "timeout_ms", "connect_timeout_ms", "headers"});
           !s)
         return s;
@@ -255,10 +225,10 @@ class ConfigParser {
       ProviderConfig pc = existing != c_.providers.end() ? existing->second : builtin_provider(name);
       pc.name = name;
       if (!builtin) pc.dialect.clear();
-      if (present(v)) {
+      if (YamlReader::present(v)) {
         if (Status s = choice(v, p, "dialect", pc.dialect, kDialects); !s) return s;
-        if (Status s = str(v, p, "base_url", pc.base_url); !s) return s;
-        if (Status s = str(v, p, "api_key", pc.api_key); !s) return s;
+        if (Status s = r_.optional_string(v, p, "base_url", pc.base_url); !s) return s;
+        if (Status s = r_.optional_string(v, p, "api_key", pc.api_key); !s) return s;
         if (Status s = integer(v, p, "max_concurrency", pc.max_concurrency, 1); !s) return s;
         if (Status s = integer(v, p, "timeout_ms", pc.timeout_ms, 1); !s) return s;
         if (Status s = integer(v, p, "connect_timeout_ms", pc.connect_timeout_ms, 1); !s) return s;
@@ -278,7 +248,7 @@ class ConfigParser {
   }
 
   Status headers(const YAML::Node& n, const std::string& p, std::map<std::string, std::string>& out) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     if (Status s = r_.expect_map(n, p); !s) return s;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string key = it->first.Scalar();
@@ -290,9 +260,9 @@ class ConfigParser {
   }
 
   Status retry(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "retry";
-    if (Status s = section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms"}); !s) return s;
+    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms"}); !s) return s;
     if (Status s = integer(n, p, "max_attempts", c_.retry.max_attempts, 1); !s) return s;
     // Delays may be 0 (tests and local servers retry immediately).
     if (Status s = integer(n, p, "base_delay_ms", c_.retry.base_delay_ms, 0); !s) return s;
@@ -300,9 +270,9 @@ class ConfigParser {
   }
 
   Status budget(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "budget";
-    if (Status s = section(n, p, {"resource_mode", "resource_total", "expense_total", "max_agents",
+    if (Status s = r_.expect_section(n, p, {"resource_mode", "resource_total", "expense_total", "max_agents",
                                   "max_inflight_asks"});
         !s)
       return s;
@@ -315,39 +285,39 @@ class ConfigParser {
   }
 
   Status effgen(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "effgen";
     EffgenConfig& e = c_.effgen;
-    if (Status s = section(n, p, {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
+    if (Status s = r_.expect_section(n, p, {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
                                   "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
         !s)
       return s;
-    if (Status s = str(n, p, "planner_model", e.planner_model); !s) return s;
-    if (Status s = str(n, p, "worker_model", e.worker_model); !s) return s;
-    if (Status s = str(n, p, "judge_model", e.judge_model); !s) return s;
-    if (Status s = boolean(n, p, "judge", e.judge); !s) return s;
+    if (Status s = r_.optional_string(n, p, "planner_model", e.planner_model); !s) return s;
+    if (Status s = r_.optional_string(n, p, "worker_model", e.worker_model); !s) return s;
+    if (Status s = r_.optional_string(n, p, "judge_model", e.judge_model); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "judge", e.judge); !s) return s;
     if (Status s = integer(n, p, "max_concurrent", e.max_concurrent, 1); !s) return s;
     if (Status s = integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0); !s) return s;
     return integer(n, p, "max_judge_retries", e.max_judge_retries, 0);
   }
 
   Status judge(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
-    if (Status s = section(n, "judge", {"final_answer"}); !s) return s;
-    return boolean(n, "judge", "final_answer", c_.judge_final_answer);
+    if (!YamlReader::present(n)) return Status::Ok();
+    if (Status s = r_.expect_section(n, "judge", {"final_answer"}); !s) return s;
+    return r_.optional_bool(n, "judge", "final_answer", c_.judge_final_answer);
   }
 
   Status memory(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "memory";
     MemoryConfig& m = c_.memory;
-    if (Status s = section(n, p, {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve",
+    if (Status s = r_.expect_section(n, p, {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve",
                                   "lexical_weight", "ranking", "context_messages", "exact_below", "index_dir",
                                   "error_reflection", "short_term"});
         !s)
       return s;
-    if (Status s = str(n, p, "path", m.path); !s) return s;
-    if (Status s = str(n, p, "embedding_model", m.embedding_model); !s) return s;
+    if (Status s = r_.optional_string(n, p, "path", m.path); !s) return s;
+    if (Status s = r_.optional_string(n, p, "embedding_model", m.embedding_model); !s) return s;
     if (!m.embedding_model.empty() && m.embedding_model.find(':') == std::string::npos)
       return r_.error_at(n["embedding_model"], YamlReader::join(p, "embedding_model"),
                          "expected a model ref provider:model (e.g. ollama:all-minilm), got \"" +
@@ -357,71 +327,71 @@ class ConfigParser {
     if (m.threshold > 1) return r_.error_at(n["threshold"], YamlReader::join(p, "threshold"),
                                             "a cosine similarity threshold must be <= 1, got " + trim_number(m.threshold));
     if (Status s = integer(n, p, "top_k", m.top_k, 1); !s) return s;
-    if (Status s = boolean(n, p, "auto_retrieve", m.auto_retrieve); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "auto_retrieve", m.auto_retrieve); !s) return s;
     if (Status s = num(n, p, "lexical_weight", m.lexical_weight, 0, false); !s) return s;
     if (m.lexical_weight > 1) return r_.error_at(n["lexical_weight"], YamlReader::join(p, "lexical_weight"),
                                                  "expected a weight between 0 and 1, got " + trim_number(m.lexical_weight));
     if (Status s = choice(n, p, "ranking", m.ranking, kMemoryRankings); !s) return s;
     if (Status s = integer(n, p, "context_messages", m.context_messages, 1); !s) return s;
     if (Status s = integer(n, p, "exact_below", m.exact_below, 0); !s) return s;
-    if (Status s = boolean(n, p, "error_reflection", m.error_reflection); !s) return s;
-    if (const YAML::Node st = n["short_term"]; present(st)) {
+    if (Status s = r_.optional_bool(n, p, "error_reflection", m.error_reflection); !s) return s;
+    if (const YAML::Node st = n["short_term"]; YamlReader::present(st)) {
       const std::string q = YamlReader::join(p, "short_term");
       ShortTermConfig& t = m.short_term;
-      if (Status s = section(st, q, {"enabled", "context_tokens", "threshold", "keep_recent"}); !s) return s;
-      if (Status s = boolean(st, q, "enabled", t.enabled); !s) return s;
+      if (Status s = r_.expect_section(st, q, {"enabled", "context_tokens", "threshold", "keep_recent"}); !s) return s;
+      if (Status s = r_.optional_bool(st, q, "enabled", t.enabled); !s) return s;
       if (Status s = integer(st, q, "context_tokens", t.context_tokens, 64); !s) return s;
       if (Status s = num(st, q, "threshold", t.threshold, 0, true); !s) return s;
       if (t.threshold > 1) return r_.error_at(st["threshold"], YamlReader::join(q, "threshold"),
                                               "expected a share of the context budget <= 1, got " + trim_number(t.threshold));
       if (Status s = integer(st, q, "keep_recent", t.keep_recent, 1); !s) return s;
     }
-    return str(n, p, "index_dir", m.index_dir);
+    return r_.optional_string(n, p, "index_dir", m.index_dir);
   }
 
   Status tools(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "tools";
     ToolsConfig& t = c_.tools;
-    if (Status s = section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env",
+    if (Status s = r_.expect_section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env",
                                   "costs"});
         !s)
       return s;
     if (Status s = tool_costs(n["costs"], p + ".costs"); !s) return s;
-    if (Status s = str(n, p, "workspace_root", t.workspace_root); !s) return s;
-    if (Status s = str(n, p, "user_tools_dir", t.user_tools_dir); !s) return s;
-    if (const YAML::Node f = n["files"]; present(f)) {
+    if (Status s = r_.optional_string(n, p, "workspace_root", t.workspace_root); !s) return s;
+    if (Status s = r_.optional_string(n, p, "user_tools_dir", t.user_tools_dir); !s) return s;
+    if (const YAML::Node f = n["files"]; YamlReader::present(f)) {
       const std::string q = p + ".files";
-      if (Status s = section(f, q, {"max_read_bytes", "max_write_bytes", "max_list_entries"}); !s) return s;
+      if (Status s = r_.expect_section(f, q, {"max_read_bytes", "max_write_bytes", "max_list_entries"}); !s) return s;
       if (Status s = integer(f, q, "max_read_bytes", t.max_read_bytes, 1); !s) return s;
       if (Status s = integer(f, q, "max_write_bytes", t.max_write_bytes, 1); !s) return s;
       if (Status s = integer(f, q, "max_list_entries", t.max_list_entries, 1); !s) return s;
     }
-    if (const YAML::Node w = n["web"]; present(w)) {
+    if (const YAML::Node w = n["web"]; YamlReader::present(w)) {
       const std::string q = p + ".web";
-      if (Status s = section(w, q, {"timeout_ms", "max_page_bytes"}); !s) return s;
+      if (Status s = r_.expect_section(w, q, {"timeout_ms", "max_page_bytes"}); !s) return s;
       if (Status s = integer(w, q, "timeout_ms", t.web_timeout_ms, 1); !s) return s;
       if (Status s = integer(w, q, "max_page_bytes", t.max_page_bytes, 1); !s) return s;
     }
-    if (const YAML::Node w = n["web_search"]; present(w)) {
+    if (const YAML::Node w = n["web_search"]; YamlReader::present(w)) {
       const std::string q = p + ".web_search";
-      if (Status s = section(w, q, {"backend", "url"}); !s) return s;
+      if (Status s = r_.expect_section(w, q, {"backend", "url"}); !s) return s;
       if (Status s = choice(w, q, "backend", t.web_search_backend, {"searxng"}); !s) return s;
-      if (Status s = str(w, q, "url", t.web_search_url); !s) return s;
+      if (Status s = r_.optional_string(w, q, "url", t.web_search_url); !s) return s;
       if (!t.web_search_backend.empty() && t.web_search_url.empty())
         return r_.error_at(w, q, "'url' is required with a web search backend");
     }
-    if (const YAML::Node b = n["sandbox"]; present(b)) {
+    if (const YAML::Node b = n["sandbox"]; YamlReader::present(b)) {
       const std::string q = p + ".sandbox";
-      if (Status s = section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "tools_network"}); !s)
+      if (Status s = r_.expect_section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "tools_network"}); !s)
         return s;
-      if (Status s = boolean(b, q, "tools_network", t.tools_network); !s) return s;
+      if (Status s = r_.optional_bool(b, q, "tools_network", t.tools_network); !s) return s;
       if (Status s = integer(b, q, "timeout_ms", t.sandbox_timeout_ms, 1); !s) return s;
       if (Status s = integer(b, q, "cpu_seconds", t.sandbox_cpu_seconds, 1); !s) return s;
       if (Status s = integer(b, q, "memory_mb", t.sandbox_memory_mb, 16); !s) return s;
       if (Status s = integer(b, q, "max_processes", t.sandbox_max_processes, 1); !s) return s;
     }
-    if (const YAML::Node e = n["env"]; present(e)) {
+    if (const YAML::Node e = n["env"]; YamlReader::present(e)) {
       const std::string q = p + ".env";
       if (!e.IsSequence()) return r_.error_at(e, q, "expected a list of environment variable names");
       for (size_t i = 0; i < e.size(); ++i) {
@@ -437,12 +407,12 @@ class ConfigParser {
 
   // tools.costs: { ToolName: { invoke_expense_cost: USD per call, invoke_resource_cost: held per call } }
   Status tool_costs(const YAML::Node& n, const std::string& p) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     if (Status s = r_.expect_map(n, p); !s) return s;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.Scalar();
       const std::string q = p + "." + name;
-      if (Status s = section(it->second, q, {"invoke_expense_cost", "invoke_resource_cost"}); !s) return s;
+      if (Status s = r_.expect_section(it->second, q, {"invoke_expense_cost", "invoke_resource_cost"}); !s) return s;
       ToolCostConfig cost;
       if (Status s = num(it->second, q, "invoke_expense_cost", cost.invoke_expense_cost, 0, false); !s) return s;
       if (Status s = num(it->second, q, "invoke_resource_cost", cost.invoke_resource_cost, 0, false); !s) return s;
@@ -452,10 +422,10 @@ class ConfigParser {
   }
 
   Status switches(const YAML::Node& n) {
-    if (!present(n)) return Status::Ok();
+    if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "switches";
     Switches& w = c_.switches;
-    if (Status s = section(n, p, {"agent_creation", "local_agents", "cloud_agents", "tool_creation",
+    if (Status s = r_.expect_section(n, p, {"agent_creation", "local_agents", "cloud_agents", "tool_creation",
                                   "tool_invocation", "resource_budget", "economy_budget", "memory"});
         !s)
       return s;
@@ -468,7 +438,7 @@ class ConfigParser {
              {"resource_budget", &w.resource_budget},
              {"economy_budget", &w.economy_budget},
              {"memory", &w.memory}}) {
-      if (Status s = boolean(n, p, key, *field); !s) return s;
+      if (Status s = r_.optional_bool(n, p, key, *field); !s) return s;
     }
     return Status::Ok();
   }

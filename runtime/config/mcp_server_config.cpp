@@ -12,8 +12,6 @@
 namespace kaisha::config {
 namespace {
 
-bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
-
 bool valid_name(const std::string& s) {
   if (s.empty() || s.size() > 64) return false;
   for (char c : s)
@@ -34,28 +32,6 @@ Status read_map(const YAML::Node& n, const YamlReader& r, const std::string& pat
   return Status::Ok();
 }
 
-Status read_int(const YAML::Node& map, const YamlReader& r, const std::string& path, const char* key, int64_t& out,
-                int64_t min) {
-  YAML::Node n = map[key];
-  if (!present(n)) return Status::Ok();
-  auto v = r.read_int(n, YamlReader::join(path, key));
-  if (!v) return v.error();
-  if (*v < min) return r.error_at(n, YamlReader::join(path, key), "expected an integer >= " + std::to_string(min) +
-                                                                      ", got " + std::to_string(*v));
-  out = *v;
-  return Status::Ok();
-}
-
-Status read_str(const YAML::Node& map, const YamlReader& r, const std::string& path, const char* key,
-                std::string& out) {
-  YAML::Node n = map[key];
-  if (!present(n)) return Status::Ok();
-  auto v = r.read_string(n, YamlReader::join(path, key));
-  if (!v) return v.error();
-  out = *v;
-  return Status::Ok();
-}
-
 Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, McpServerConfig& s) {
   if (Status st = r.expect_map(n, p); !st) return st;
   if (Status st = r.check_keys(n, p, {"name", "command", "args", "env", "url", "headers", "bearer_token_env",
@@ -64,19 +40,19 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
       !st)
     return st;
   s.where = r.where(n);
-  if (!present(n["name"])) return r.error_at(n, p, "'name' is required");
-  if (Status st = read_str(n, r, p, "name", s.name); !st) return st;
+  if (!YamlReader::present(n["name"])) return r.error_at(n, p, "'name' is required");
+  if (Status st = r.optional_string(n, p, "name", s.name); !st) return st;
   if (!valid_name(s.name))
     return r.error_at(n["name"], YamlReader::join(p, "name"),
                       "'" + s.name + "' is not a server name (letters, digits, '_' and '-', at most 64)");
-  if (Status st = read_str(n, r, p, "command", s.command); !st) return st;
-  if (Status st = read_str(n, r, p, "url", s.url); !st) return st;
+  if (Status st = r.optional_string(n, p, "command", s.command); !st) return st;
+  if (Status st = r.optional_string(n, p, "url", s.url); !st) return st;
   if (s.command.empty() == s.url.empty())
     return r.error_at(n, p, "give exactly one of 'command' (a stdio server) or 'url' (a Streamable HTTP server)");
   if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0)
     return r.error_at(n["url"], YamlReader::join(p, "url"), "expected an http:// or https:// URL, got \"" + s.url + "\"");
   auto only_with = [&](const char* key, bool allowed, const char* with) -> Status {
-    if (present(n[key]) && !allowed)
+    if (YamlReader::present(n[key]) && !allowed)
       return r.error_at(n[key], YamlReader::join(p, key), std::string("'") + key + "' applies only with '" + with + "'");
     return Status::Ok();
   };
@@ -85,7 +61,7 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
                                std::tuple{"bearer_token_env", !s.stdio(), "url"}}) {
     if (Status st = only_with(key, ok, with); !st) return st;
   }
-  if (const YAML::Node a = n["args"]; present(a)) {
+  if (const YAML::Node a = n["args"]; YamlReader::present(a)) {
     const std::string q = YamlReader::join(p, "args");
     if (!a.IsSequence()) return r.error_at(a, q, "expected a list of arguments");
     for (size_t i = 0; i < a.size(); ++i) {
@@ -94,14 +70,14 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
       s.args.push_back(*v);
     }
   }
-  if (const YAML::Node e = n["env"]; present(e)) {
+  if (const YAML::Node e = n["env"]; YamlReader::present(e)) {
     if (Status st = read_map(e, r, YamlReader::join(p, "env"), s.env); !st) return st;
   }
-  if (const YAML::Node h = n["headers"]; present(h)) {
+  if (const YAML::Node h = n["headers"]; YamlReader::present(h)) {
     if (Status st = read_map(h, r, YamlReader::join(p, "headers"), s.headers); !st) return st;
   }
   std::string token_env;
-  if (Status st = read_str(n, r, p, "bearer_token_env", token_env); !st) return st;
+  if (Status st = r.optional_string(n, p, "bearer_token_env", token_env); !st) return st;
   if (!token_env.empty()) {
     const char* v = std::getenv(token_env.c_str());
     if (!v || !*v)
@@ -110,12 +86,12 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
     s.bearer_token = v;
   }
   s.tool_prefix = s.name + "__";
-  if (Status st = read_str(n, r, p, "tool_prefix", s.tool_prefix); !st) return st;
-  if (Status st = read_str(n, r, p, "stderr_log", s.stderr_log); !st) return st;
-  if (Status st = read_int(n, r, p, "timeout_ms", s.timeout_ms, 1); !st) return st;
-  if (Status st = read_int(n, r, p, "connect_timeout_ms", s.connect_timeout_ms, 1); !st) return st;
-  if (Status st = read_int(n, r, p, "restart_base_ms", s.restart_base_ms, 1); !st) return st;
-  if (Status st = read_int(n, r, p, "restart_max_ms", s.restart_max_ms, 1); !st) return st;
+  if (Status st = r.optional_string(n, p, "tool_prefix", s.tool_prefix); !st) return st;
+  if (Status st = r.optional_string(n, p, "stderr_log", s.stderr_log); !st) return st;
+  if (Status st = r.optional_int(n, p, "timeout_ms", s.timeout_ms, 1); !st) return st;
+  if (Status st = r.optional_int(n, p, "connect_timeout_ms", s.connect_timeout_ms, 1); !st) return st;
+  if (Status st = r.optional_int(n, p, "restart_base_ms", s.restart_base_ms, 1); !st) return st;
+  if (Status st = r.optional_int(n, p, "restart_max_ms", s.restart_max_ms, 1); !st) return st;
   if (s.restart_max_ms < s.restart_base_ms)
     return r.error_at(n, p, "restart_max_ms (" + std::to_string(s.restart_max_ms) + ") is below restart_base_ms (" +
                                 std::to_string(s.restart_base_ms) + ")");
@@ -125,7 +101,7 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
 }  // namespace
 
 Status read_mcp_servers(const YAML::Node& node, const YamlReader& r, std::vector<McpServerConfig>& out) {
-  if (!present(node)) return Status::Ok();
+  if (!YamlReader::present(node)) return Status::Ok();
   if (!node.IsSequence()) return r.error_at(node, "mcp_servers", "expected a list of servers (- name: ...)");
   std::set<std::string> names;
   for (size_t i = 0; i < node.size(); ++i) {

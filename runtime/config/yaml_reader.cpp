@@ -185,4 +185,58 @@ Result<bool> YamlReader::read_bool(const YAML::Node& node, const std::string& pa
   return error_at(node, path, "expected true or false, got \"" + *s + "\"");
 }
 
+Status YamlReader::expect_section(const YAML::Node& node, const std::string& path,
+                                  const std::vector<std::string>& allowed) const {
+  if (Status s = expect_map(node, path); !s) return s;
+  return check_keys(node, path, allowed);
+}
+
+Status YamlReader::optional_string(const YAML::Node& map, const std::string& path, const char* key,
+                                   std::string& out) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  auto v = read_string(n, join(path, key));
+  if (!v) return v.error();
+  out = std::move(*v);
+  return Status::Ok();
+}
+
+Status YamlReader::optional_bool(const YAML::Node& map, const std::string& path, const char* key,
+                                 bool& out) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  auto v = read_bool(n, join(path, key));
+  if (!v) return v.error();
+  out = *v;
+  return Status::Ok();
+}
+
+Status YamlReader::optional_int(const YAML::Node& map, const std::string& path, const char* key, int64_t& out,
+                                int64_t min, int64_t max) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  auto v = read_int(n, join(path, key));
+  if (!v) return v.error();
+  if (*v < min || *v > max) {
+    return error_at(n, join(path, key),
+                    "expected an integer >= " + std::to_string(min) + ", got " + std::to_string(*v));
+  }
+  out = *v;
+  return Status::Ok();
+}
+
+Status YamlReader::optional_strings(const YAML::Node& map, const std::string& path, const char* key,
+                                    std::vector<std::string>& out) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  const std::string p = join(path, key);
+  if (!n.IsSequence()) return error_at(n, p, "expected a list of strings");
+  for (size_t i = 0; i < n.size(); ++i) {
+    auto v = read_string(n[i], p + "[" + std::to_string(i) + "]");
+    if (!v) return v.error();
+    out.push_back(std::move(*v));
+  }
+  return Status::Ok();
+}
+
 }  // namespace kaisha::config

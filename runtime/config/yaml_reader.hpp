@@ -58,6 +58,25 @@ class YamlReader {
   Result<int64_t> read_int(const YAML::Node& node, const std::string& path) const;
   Result<bool> read_bool(const YAML::Node& node, const std::string& path) const;
 
+  // True when `node` holds a value: defined and not null.
+  static bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+
+  // expect_map() and then check_keys(): a section of a config file.
+  Status expect_section(const YAML::Node& node, const std::string& path,
+                        const std::vector<std::string>& allowed) const;
+
+  // Optional members of a map. Each reads map[key] into `out` and leaves `out`
+  // untouched when the key is absent or null; errors name "<path>.<key>".
+  Status optional_string(const YAML::Node& map, const std::string& path, const char* key,
+                         std::string& out) const;
+  Status optional_bool(const YAML::Node& map, const std::string& path, const char* key, bool& out) const;
+  // An integer in [min, max]; out of range is "expected an integer >= <min>".
+  Status optional_int(const YAML::Node& map, const std::string& path, const char* key, int64_t& out,
+                      int64_t min, int64_t max = INT64_MAX) const;
+  // A list of strings, appended to `out`.
+  Status optional_strings(const YAML::Node& map, const std::string& path, const char* key,
+                          std::vector<std::string>& out) const;
+
   static std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
   }
