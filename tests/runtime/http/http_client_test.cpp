@@ -293,6 +293,35 @@ TEST(HttpClient, ConcurrentRequestsOverlap) {
   EXPECT_EQ(client.in_flight(), 0u);
 }
 
+// Keep-alive: a new TCP connection per request would add a handshake (and,
+// on a thread-per-connection server, a worker hand-off) to every LLM call.
+// The server sees the client's port: one port means one connection.
+TEST(HttpClient, SequentialRequestsReuseOneConnection) {
+  TestServer s;
+  s.server.set_keep_alive_max_count(1000);  // httplib closes after 5 requests by default
+  std::mutex mu;
+  std::vector<int> ports;
+  s.server.Post("/echo", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lk(mu);
+    ports.push_back(req.remote_port);
+    res.set_content(req.body, "application/json");
+  });
+  s.start();
+  HttpClient client;
+  constexpr int kN = 20;
+  for (int i = 0; i < kN; ++i) {
+    HttpRequestSpec req;
+    req.url = s.url("/echo");
+    req.body = std::to_string(i);
+    HttpResult r = run(client, req);
+    ASSERT_TRUE(r.ok()) << r.error_message;
+    EXPECT_EQ(r.body, std::to_string(i));
+  }
+  std::lock_guard lk(mu);
+  ASSERT_EQ(ports.size(), static_cast<size_t>(kN));
+  for (int p : ports) EXPECT_EQ(p, ports.front());
+}
+
 TEST(HttpClient, ScheduleRunsInDueOrderOnLoopThread) {
   HttpClient client;
   std::mutex mu;
