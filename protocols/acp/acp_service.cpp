@@ -51,6 +51,21 @@ struct AcpService::Entry {
     cv.notify_all();
   }
 
+  // The run ends as failed with `error`, and every stream with it.
+  void fail_locked(std::string error) {
+    run.status = RunStatus::failed;
+    run.error = std::move(error);
+    run.finished_at = iso_now();
+    publish_locked(run_event(run));
+    end_streams_locked();
+  }
+
+  // What the company answered to the run's submission: a task id, or a refusal that fails the run.
+  void submitted_locked(const Result<std::string>& task_id) {
+    if (!task_id.ok()) return fail_locked("the company refused the task: " + task_id.error().message);
+    run.task_id = *task_id;
+  }
+
   void on_event(const msg::ProgressEvent& e) {
     std::lock_guard lock(mu);
     if (is_terminal(run.status)) return;
@@ -169,15 +184,7 @@ AcpReply AcpService::start_run(const RunRequest& request) {
   auto e = create(request);
   auto id = company_.submit(request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   std::unique_lock lock(e->mu);
-  if (!id.ok()) {
-    e->run.status = RunStatus::failed;
-    e->run.error = "the company refused the task: " + id.error().message;
-    e->run.finished_at = iso_now();
-    e->publish_locked(run_event(e->run));
-    e->end_streams_locked();
-  } else {
-    e->run.task_id = *id;
-  }
+  e->submitted_locked(id);
   if (request.mode == "sync")
     e->cv.wait_for(lock, options_.sync_wait, [&] { return is_terminal(e->run.status); });
   AcpReply r{request.mode == "async" ? 202 : 200, e->run.to_json(), {{"Run-ID", e->run.run_id}}};
@@ -197,15 +204,7 @@ std::string AcpService::stream_run(const RunRequest& request, EventSink sink, st
   }
   auto id = company_.submit(request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   std::lock_guard lock(e->mu);
-  if (!id.ok()) {
-    e->run.status = RunStatus::failed;
-    e->run.error = "the company refused the task: " + id.error().message;
-    e->run.finished_at = iso_now();
-    e->publish_locked(run_event(e->run));
-    e->end_streams_locked();
-  } else {
-    e->run.task_id = *id;
-  }
+  e->submitted_locked(id);
   return e->run.run_id;
 }
 
@@ -246,13 +245,7 @@ AcpReply AcpService::cancel_run(const std::string& run_id) {
     auto info = company_.task(task_id);
     std::lock_guard lock(e->mu);
     if (e->run.status == RunStatus::cancelling) {
-      if (!info || !company::is_final(info->state)) {
-        e->run.status = RunStatus::failed;
-        e->run.error = "cancel failed: " + s.error().message;
-        e->run.finished_at = iso_now();
-        e->publish_locked(run_event(e->run));
-        e->end_streams_locked();
-      }
+      if (!info || !company::is_final(info->state)) e->fail_locked("cancel failed: " + s.error().message);
     }
   }
   return AcpReply{202, std::move(snapshot), {}};
