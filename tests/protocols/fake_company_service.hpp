@@ -28,7 +28,11 @@ class FakeCompanyService : public company::CompanyService {
   // work it on another thread.
   std::function<void(const std::string& id, const std::string& input)> on_submit;
 
+  // When set, every submit() is refused with this error (a company shutting down, say).
+  std::optional<Error> refuse;
+
   Result<std::string> submit(const std::string& input, company::TaskListener listener) override {
+    if (refuse) return *refuse;
     if (input.empty()) return Error{"usage", "empty task"};
     std::string id;
     {

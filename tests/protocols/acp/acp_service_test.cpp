@@ -166,6 +166,25 @@ TEST(AcpService, StreamWhosePeerLeftIsDropped) {
   EXPECT_EQ(sent, 2);
 }
 
+TEST(AcpService, ARefusedSubmissionFailsTheRunAndEndsItsStream) {
+  FakeCompanyService company;
+  company.refuse = Error{"stopping", "the company is shutting down"};
+  AcpService s(company);
+  AcpReply sync = s.start_run(parsed(s, run_body("late", "sync")));
+  EXPECT_EQ(sync.body["status"], "failed");
+  EXPECT_EQ(sync.body["error"]["message"], "the company refused the task: the company is shutting down");
+  EXPECT_FALSE(sync.body["finished_at"].is_null());
+
+  std::vector<json> got;
+  int done = 0;
+  const std::string id = s.stream_run(
+      parsed(s, run_body("late", "stream")), [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; });
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(types(got), (std::vector<std::string>{"run.created", "run.failed"}));
+  EXPECT_EQ(s.get_run(id).body["status"], "failed");
+  EXPECT_TRUE(company.inputs.empty());
+}
+
 TEST(AcpService, BadRunRequestsGetAcpErrors) {
   FakeCompanyService company;
   AcpService s(company);
