@@ -111,6 +111,15 @@ CREATE TABLE agent_quality (
     R"sql(
 CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq);
 )sql",
+    // 3 -> 4: steps_by_session_task was kept up to date on every step insert
+    // (one of the 3 secondary indexes each journal step pays for) to serve
+    // one rare query, the numbering of a session-level step. A partial index
+    // holding the session-level steps only answers it and costs a task's
+    // steps nothing. steps_by_session stays: it orders `kaisha history`.
+    R"sql(
+DROP INDEX steps_by_session_task;
+CREATE INDEX steps_session_level ON steps(session_id, seq) WHERE task_id IS NULL;
+)sql",
 };
 
 // The schema's CHECK (x IN (...)) constraints: SQLite evaluates one by

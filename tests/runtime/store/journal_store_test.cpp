@@ -500,6 +500,61 @@ TEST_F(JournalStoreTest, NewerSchemaIsRefused) {
   EXPECT_THAT(j.error().message, HasSubstr("999"));
 }
 
+// A journal written at schema version 3 (steps_by_session_task) is migrated
+// on open: that index is gone, session-level steps are numbered through the
+// partial index (not a scan), and numbering carries on from the old rows.
+TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
+  const std::string path = file("k.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j->create_session(session("s1")));
+    ASSERT_TRUE(j->start_task("s1", "t1", "a"));
+    StepRow s;
+    s.session_id = "s1";
+    s.kind = "note";
+    ASSERT_TRUE(j->append_step(s));  // session-level, seq 1
+    s.task_id = "t1";
+    ASSERT_TRUE(j->append_step(s));  // t1, seq 1
+  }
+  {  // Back to what a version-3 kaisha left on disk.
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; "
+                            "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
+                            "UPDATE schema_version SET version = 3"));
+  }
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), 4);
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db);
+  auto indexes = (*db)->prepare("SELECT group_concat(name, ',') FROM "
+                                "(SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='steps' "
+                                "AND sql IS NOT NULL ORDER BY name)");
+  ASSERT_TRUE(indexes);
+  ASSERT_TRUE(indexes->step());
+  EXPECT_EQ(indexes->column_text(0), "steps_by_session,steps_by_task,steps_session_level");
+  auto plan = (*db)->prepare("EXPLAIN QUERY PLAN SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
+                             "WHERE session_id = 's1' AND task_id IS NULL");
+  ASSERT_TRUE(plan);
+  std::string detail;
+  while (*plan->step()) detail += plan->column_text(3) + "\n";
+  EXPECT_THAT(detail, HasSubstr("steps_session_level")) << detail;
+  StepRow s;
+  s.session_id = "s1";
+  s.kind = "note";
+  ASSERT_TRUE(j->append_step(s));
+  s.task_id = "t1";
+  ASSERT_TRUE(j->append_step(s));
+  auto all = j->session_steps("s1");
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 4u);
+  EXPECT_EQ((*all)[2].task_id, "");
+  EXPECT_EQ((*all)[2].seq, 2);
+  EXPECT_EQ((*all)[3].task_id, "t1");
+  EXPECT_EQ((*all)[3].seq, 2);
+}
+
 // The writer enforces the schema's CHECK (x IN (...)) lists itself (SQLite's
 // own check costs a temporary table per insert): it must accept all they allow.
 TEST_F(JournalStoreTest, EnforcedEnumerationsMatchTheSchema) {
