@@ -39,13 +39,15 @@ using tool_done_atom = caf::atom_constant<caf::atom("tooldone")>;
 using JournalOp = std::function<void(store::JournalStore&)>;
 
 // The ledger actor's answer to hire/fire/reserve/raise: ok, or the exact
-// refusal text; `budget` holds the six GetBudget keys after the operation
-// (the full GetBudget view for a budget_atom request).
+// refusal text; `budget` holds the six GetBudget numbers after the operation
+// (numbers, not JSON: two replies per model call), and `view` the full
+// GetBudget JSON for a budget_atom request only.
 struct LedgerReply {
   bool ok = true;
   std::string error;
   economy::AskReservation reservation;
-  json budget;
+  economy::BudgetSummary budget;
+  json view;
 };
 
 }  // namespace kaisha::actors

@@ -96,9 +96,9 @@ void add_expense(Self* self, const std::string& tid, double usd) {
   if (st.task && st.task->id == tid) st.task->expense += usd;
 }
 
-json remaining_budgets(const json& budget) {
-  return json{{"remaining_resource_budget", budget.value("current_remaining_resource_budget", 0.0)},
-              {"remaining_expense_budget", budget.value("current_remaining_expense_budget", 0.0)}};
+json remaining_budgets(const economy::BudgetSummary& budget) {
+  return json{{"remaining_resource_budget", budget.current_remaining_resource_budget},
+              {"remaining_expense_budget", budget.current_remaining_expense_budget}};
 }
 
 std::string task_id(Self* self) { return self->state.task ? self->state.task->id : ""; }
@@ -394,7 +394,7 @@ void call_model(Self* self) {
          "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
              " out tokens",
          json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"estimated", u.estimated},
-              {"expense", r.expense}, {"budget", r.budget}});
+              {"expense", r.expense}, {"budget", r.budget.to_json()}});
     on_model_answer(self, r.response);
   });
 }
@@ -456,8 +456,8 @@ std::string switch_refusal(Self* self, const msg::AgentSpec& spec) {
 void tool_get_budget(Self* self, const json&, ToolDone done) {
   self->request(self->state.deps.ledger, caf::infinite, budget_atom::value)
       .then([=](LedgerReply& r) {
-        ToolResult res = ToolResult::success("Budget retrieved", r.budget);
-        res.extra = r.budget;
+        ToolResult res = ToolResult::success("Budget retrieved", r.view);
+        res.extra = r.view;
         done(std::move(res));
       });
 }
@@ -530,7 +530,7 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
                                 {"model_ref", spec.model_ref}, {"type", spec.type}, {"costs", spec.costs}});
         emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
              json{{"agent", spec.name}, {"base_model", spec.base_model}, {"type", spec.type},
-                  {"budget", r.budget}});
+                  {"budget", r.budget.to_json()}});
         ToolResult res = ToolResult::success("Agent " + spec.name + " created");
         res.extra = remaining_budgets(r.budget);
         done(std::move(res));
@@ -584,7 +584,7 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
     if (listening(self))
       emit(self, "answer", name + ": " + r.reply.output,
          json{{"agent", name}, {"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
-              {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+              {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
          name);
     ToolResult res = ToolResult::success("Agent " + name + " answered", r.reply.output);
     res.extra = remaining_budgets(r.budget);
@@ -610,7 +610,7 @@ void tool_fire_agent(Self* self, const json& args, ToolDone done) {
         s.roster.remove(name);
         journal_agent_fired(s.deps.journal, s.deps.session_id, name);
         step(self, "fire", json{{"agent", name}});
-        emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
+        emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget.to_json()}});
         ToolResult res = ToolResult::success("Agent " + name + " fired");
         res.extra = remaining_budgets(r.budget);
         done(std::move(res));

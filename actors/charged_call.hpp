@@ -13,6 +13,7 @@
 
 #include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/economy/budget_summary.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/messages/agent_messages.hpp"
@@ -41,7 +42,7 @@ struct ChargedCallResult {
   std::string error;     // refusal text or the failure
   llm::ChatResponse response;
   double expense = 0;    // USD charged for this call
-  json budget;           // GetBudget view after the call
+  economy::BudgetSummary budget;  // the six GetBudget numbers after the call
 };
 
 // Runs on `self`'s thread; `done` is called exactly once, in `self`'s context.
@@ -65,7 +66,7 @@ struct ChargedAskResult {
   std::string error;
   msg::AskReply reply;
   double expense = 0;
-  json budget;
+  economy::BudgetSummary budget;
 };
 
 void charged_ask(caf::event_based_actor* self, ChargedAsk ask, std::function<void(ChargedAskResult)> done);

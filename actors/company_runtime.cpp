@@ -495,7 +495,7 @@ json CompanyRuntime::budget() {
   caf::scoped_actor& self = impl_->caller();
   json out;
   self->request(impl_->ledger, caf::infinite, budget_atom::value)
-      .receive([&](LedgerReply& r) { out = r.budget; }, [](caf::error&) {});
+      .receive([&](LedgerReply& r) { out = r.view; }, [](caf::error&) {});
   return out;
 }
 

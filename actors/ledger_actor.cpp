@@ -17,10 +17,10 @@ struct LedgerActorState {
 
 using Self = caf::stateful_actor<LedgerActorState>;
 
-// Replies carry the six GetBudget keys; only (budget_atom) gets the full view.
+// Replies carry the six GetBudget numbers; only (budget_atom) gets the full view.
 LedgerReply reply_ok(Self* self) {
   LedgerReply r;
-  r.budget = self->state.budget->summary_json();
+  r.budget = self->state.budget->summary();
   return r;
 }
 
@@ -120,8 +120,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         return reply_ok(self);
       },
       [=](budget_atom) {
-        LedgerReply r;
-        r.budget = self->state.budget->get_budget_json();
+        LedgerReply r = reply_ok(self);
+        r.view = self->state.budget->get_budget_json();
         return r;
       },
       [=](raise_atom, const std::string& which, double amount) {

@@ -3,7 +3,8 @@
 // as a ledger entry and the budget state is saved, so spend survives a
 // restart. Reservations make concurrent asks unable to overshoot a budget.
 //
-// Protocol (every reply is a LedgerReply; `budget` is GetBudget after it):
+// Protocol (every reply is a LedgerReply; `budget` holds the six GetBudget
+// numbers after it):
 //   (hire_atom, ModelCost, agent, task)            charge both create costs or refuse
 //   (fire_atom, ModelCost, agent, task)            refund create_resource_cost
 //   (reserve_atom, ModelCost, est_in, max_out, agent, task)  hold a call's worst case
@@ -12,7 +13,7 @@
 //   (reserve_atom, tool_atom, ModelCost, agent, task)        hold one tool call's declared
 //        cost (ModelCost.name = the tool, invoke_resource_cost, invoke_expense_cost = USD)
 //   (settle_atom | cancel_atom, tool_atom, AskReservation, agent, task)  charge / release it
-//   (budget_atom)                                  GetBudget view
+//   (budget_atom)                                  GetBudget view (LedgerReply::view)
 //   (raise_atom, "expense"|"resource", amount)     user-authorised increase
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger
 #pragma once

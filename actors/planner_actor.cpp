@@ -145,7 +145,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   for (auto& w : t.workers) {
     self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
         .then([self, name = w.name](LedgerReply& r) {
-          if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget}});
+          if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget.to_json()}});
         });
     self->send_exit(w.actor, caf::exit_reason::user_shutdown);
     journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
@@ -233,7 +233,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
           journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
           if (listening(self))
             emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
-                 json{{"agent", spec.name}, {"budget", r.budget}});
+                 json{{"agent", spec.name}, {"budget", r.budget.to_json()}});
           if (--*missing == 0) (*done)();
         });
   }
@@ -385,7 +385,7 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
       emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
            json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
                 {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
-                {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+                {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
            j.worker);
     if (j.audit) return on_audit_step(self, job_id, j.audit->on_claim(r.reply.output));
     finish_job(self, job_id, true, r.reply.output);
@@ -552,8 +552,8 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
     for (const auto& level : dag.levels()) widest = std::max(widest, level.size());
     size_t workers = std::min<size_t>(size_t(s.deps.config.effgen.max_concurrent), widest);
     const double per_worker = wc.create_resource_cost + wc.invoke_resource_cost;
-    if (b.budget.value("resource_budget_enabled", true) && per_worker > 0) {
-      const double room = b.budget.value("current_remaining_resource_budget", 0.0);
+    if (b.view.value("resource_budget_enabled", true) && per_worker > 0) {
+      const double room = b.view.value("current_remaining_resource_budget", 0.0);
       workers = std::min(workers, size_t(room / per_worker));
     }
     if (workers == 0)
@@ -561,8 +561,8 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
                     "The plan cannot be afforded: one worker on " + wc.name + " needs " +
                         std::to_string(per_worker) + " resource units");
     const double worst = plan_worst_case(self, dag, workers);
-    const double left = b.budget.value("current_remaining_expense_budget", 0.0);
-    if (b.budget.value("expense_budget_enabled", true) && worst > left) {
+    const double left = b.view.value("current_remaining_expense_budget", 0.0);
+    if (b.view.value("expense_budget_enabled", true) && worst > left) {
       std::ostringstream why;
       why << "The plan cannot be afforded: its " << dag.subtasks().size() << " subtasks need up to $" << worst
           << " (worst case) but only $" << left << " of the expense budget is remaining";

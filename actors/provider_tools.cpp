@@ -91,7 +91,7 @@ void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<co
         if (!held.ok) {
           ToolDone d = std::move(it->second->done);
           pending_.erase(it);
-          return d(ToolResult::error("Tool `" + name + "` was not run: " + held.error, held.budget));
+          return d(ToolResult::error("Tool `" + name + "` was not run: " + held.error, held.budget.to_json()));
         }
         it->second->held = true;
         it->second->reservation = held.reservation;

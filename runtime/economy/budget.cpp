@@ -239,14 +239,10 @@ json Budget::get_budget_json() const {
               {"expense_budget_enabled", e.enabled}};
 }
 
-json Budget::summary_json() const {
+BudgetSummary Budget::summary() const {
   std::lock_guard lock(mu_);
-  return json{{"total_resource_budget", resource_.total()},
-              {"current_resource_usage", resource_.used()},
-              {"current_remaining_resource_budget", resource_.remaining()},
-              {"total_expense_budget", expense_.total()},
-              {"current_expense", expense_.used()},
-              {"current_remaining_expense_budget", expense_.remaining()}};
+  return BudgetSummary{resource_.total(), resource_.used(), resource_.remaining(),
+                       expense_.total(),  expense_.used(),  expense_.remaining()};
 }
 
 BudgetState Budget::snapshot() const {

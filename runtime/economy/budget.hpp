@@ -28,6 +28,7 @@
 #include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
+#include "runtime/economy/budget_summary.hpp"
 #include "runtime/economy/ledger.hpp"
 #include "runtime/economy/model_cost.hpp"
 
@@ -127,9 +128,9 @@ class Budget {
   // resource_budget_enabled, expense_budget_enabled.
   // "remaining" is total - used - reserved: what a new request can get.
   json get_budget_json() const;
-  // Just the six §3.3 GetBudget keys: what a caller reports after a charge,
-  // at half the cost of the full view (it is built on every ledger reply).
-  json summary_json() const;
+  // Just the six §3.3 GetBudget numbers: what a caller reports after a
+  // charge (the ledger actor sends them with every reply).
+  BudgetSummary summary() const;
 
   const Ledger& resource() const { return resource_; }
   const Ledger& expense() const { return expense_; }

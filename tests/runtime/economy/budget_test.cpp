@@ -111,6 +111,28 @@ TEST(Budget, ExpenseFormula) {
   EXPECT_DOUBLE_EQ(Budget::expense_for(local("l", 10, 40), 5000, 5000), 0);
 }
 
+// The ledger actor's replies carry summary(); GetBudget shows the full view.
+// Both must agree on the six §3.3 numbers, holds in flight included.
+TEST(Budget, SummaryIsTheSixGetBudgetKeys) {
+  Budget b(100, 10);
+  ModelCost c = cloud("gemini-2.0-flash", 0.25, 0.10, 0.40);
+  ASSERT_TRUE(b.hire(local("llama3.2", 10, 50)));
+  ASSERT_TRUE(b.hire(c));
+  auto held = b.reserve_ask(c, 1000, 1000);
+  ASSERT_TRUE(held);
+  const BudgetSummary s = b.summary();
+  EXPECT_DOUBLE_EQ(s.total_resource_budget, 100);
+  EXPECT_DOUBLE_EQ(s.current_resource_usage, 10);
+  EXPECT_DOUBLE_EQ(s.current_remaining_resource_budget, 90);
+  EXPECT_DOUBLE_EQ(s.total_expense_budget, 10);
+  EXPECT_DOUBLE_EQ(s.current_expense, 0.25);
+  EXPECT_DOUBLE_EQ(s.current_remaining_expense_budget, 10 - 0.25 - held->expense_held);
+  const json full = b.get_budget_json();
+  const json six = s.to_json();
+  ASSERT_EQ(six.size(), 6u);
+  for (const auto& [key, value] : six.items()) EXPECT_EQ(value, full.at(key)) << key;
+}
+
 TEST(Budget, AskReservesSettlesAndCountsSalary) {
   Budget b(100, 10);
   ModelCost l = local("llama3.2", 10, 50);
