@@ -91,7 +91,11 @@ void serve(Self* self, const msg::Envelope& env) {
       return fail(self, env, "unknown_agent",
                   "agent '" + env.to.name + "' is not hosted on node '" + st.deps.node + "'");
     mirror_task(self, *ask, env.from.node);
-    self->request(it->second, st.deps.employee.call_timeout, actors::ask_atom::value, std::move(*ask))
+    // No CAF timeout: each one costs the actor clock's thread two wake-ups
+    // per ask, and none is needed. The employee always answers (its model
+    // call has the call timeout), its mailbox bounces the ask if it stops
+    // first, and the asking node holds the deadline of the whole request.
+    self->request(it->second, caf::infinite, actors::ask_atom::value, std::move(*ask))
         .then([=](msg::AskReply& reply) { answer(self, env, reply); },
               [=](caf::error& e) { fail(self, env, "failed", "agent '" + env.to.name + "': " + self->system().render(e)); });
     return;

@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <iterator>
+
+#include <poll.h>
 
 #include <zmq_addon.hpp>
 
@@ -280,42 +283,65 @@ GatewayCounters Gateway::counters() const {
 }
 
 void Gateway::run() {
+  // poll(2) on the sockets' ZMQ_FDs, not zmq::poll: zmq_poll asks every
+  // socket for ZMQ_EVENTS before and after a zero-timeout first pass, one
+  // poll(2) and one getpid(2) per socket each time, about twenty system calls
+  // per inbound message in all, which on a virtual machine cost more than the
+  // message itself. A ZMQ_FD only says "look at this socket"; it does not
+  // fire again for what is already queued, so every socket is drained to
+  // EAGAIN once its fd fires, and a router drain cut short by kBatch is
+  // resumed at once.
+  const int router_fd = router_.get(zmq::sockopt::fd);
+  const int wake_fd = wake_in_.get(zmq::sockopt::fd);
+  const int zap_fd = curve_ ? zap_.get(zmq::sockopt::fd) : -1;
   std::vector<zmq::message_t> parts;
-  std::vector<zmq::pollitem_t> items;
+  std::vector<pollfd> fds;
   std::vector<std::pair<const std::string*, Monitor*>> polled;
+  bool router_more = true;  // messages may be queued already
   while (!stop_.load()) {
-    if (has_pending_.load()) adopt_pending();
-    items.clear();
+    if (has_pending_.load()) {
+      adopt_pending();
+      // A monitor's PAIR connected to its socket's endpoint itself, so no
+      // command ever signals its fd for the first events: read them now.
+      try {
+        for (auto& [name, monitor] : monitors_) handle_monitor(name, monitor);
+      } catch (const zmq::error_t& e) {
+        log(std::string("socket error: ") + e.what());
+      }
+    }
+    fds.clear();
     polled.clear();
-    items.push_back({router_.handle(), 0, ZMQ_POLLIN, 0});
-    items.push_back({wake_in_.handle(), 0, ZMQ_POLLIN, 0});
-    // Only real sockets go in: a null socket would make zmq poll fd 0.
-    if (curve_) items.push_back({zap_.handle(), 0, ZMQ_POLLIN, 0});
-    const size_t first_monitor = items.size();
+    fds.push_back({router_fd, POLLIN, 0});
+    fds.push_back({wake_fd, POLLIN, 0});
+    if (curve_) fds.push_back({zap_fd, POLLIN, 0});
+    const size_t first_monitor = fds.size();
     for (auto& [name, monitor] : monitors_) {
-      items.push_back({monitor.socket.handle(), 0, ZMQ_POLLIN, 0});
+      fds.push_back({monitor.fd, POLLIN, 0});
       polled.emplace_back(&name, &monitor);
     }
-    try {
-      // Every event wakes the poll (the wake-up socket included); the
-      // timeout is only a backstop.
-      zmq::poll(items, std::chrono::milliseconds(1000));
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
-      log(std::string("poll failed: ") + e.what());
+    // Every event wakes the poll (the wake-up socket included); the timeout
+    // is only a backstop.
+    if (::poll(fds.data(), fds.size(), router_more ? 0 : 1000) < 0) {
+      if (errno == EINTR) continue;
+      log(std::string("poll failed: ") + std::strerror(errno));
       break;
     }
     try {
-      if (items[1].revents & ZMQ_POLLIN) {
+      if (fds[1].revents) {
         zmq::message_t w;
         while (wake_in_.recv(w, zmq::recv_flags::dontwait)) {
         }
       }
-      if (curve_ && (items[2].revents & ZMQ_POLLIN)) handle_zap();
+      if (curve_ && fds[2].revents) handle_zap();
       for (size_t i = 0; i < polled.size(); ++i)
-        if (items[first_monitor + i].revents & ZMQ_POLLIN) handle_monitor(*polled[i].first, *polled[i].second);
-      if (items[0].revents & ZMQ_POLLIN) {
-        for (int i = 0; i < kBatch; ++i) {
+        if (fds[first_monitor + i].revents) handle_monitor(*polled[i].first, *polled[i].second);
+      if (fds[0].revents || router_more) {
+        router_more = false;
+        for (int i = 0;; ++i) {
+          if (i == kBatch) {
+            router_more = true;  // let ZAP and the monitors in, then go on
+            break;
+          }
           parts.clear();
           if (!zmq::recv_multipart(router_, std::back_inserter(parts), zmq::recv_flags::dontwait)) break;
           handle_inbound(parts);
@@ -409,7 +435,10 @@ void Gateway::adopt_pending() {
   // name must end with the new monitor in place.
   for (const auto& name : closing_) monitors_.erase(name);
   closing_.clear();
-  for (auto& m : new_monitors_) monitors_.insert_or_assign(m.first, std::move(m.second));
+  for (auto& m : new_monitors_) {
+    m.second.fd = m.second.socket.get(zmq::sockopt::fd);
+    monitors_.insert_or_assign(m.first, std::move(m.second));
+  }
   new_monitors_.clear();
   has_pending_ = false;
 }

@@ -16,9 +16,9 @@
 // memory barrier separates them; the mutex is that barrier). libzmq's own I/O
 // thread then writes it to tcp: no extra thread hop, no wake-up to wait for,
 // which is what makes a remote ask close to a raw DEALER/ROUTER round trip.
-// The gateway's I/O thread owns the inbound side only: it blocks in zmq::poll
-// on the ROUTER, the ZAP socket, the DEALERs' monitors and an inproc wake-up
-// socket (connect, disconnect, stop), and so wakes at once.
+// The gateway's I/O thread owns the inbound side only: it blocks in poll(2)
+// on the ZMQ_FDs of the ROUTER, the ZAP socket, the DEALERs' monitors and an
+// inproc wake-up socket (connect, disconnect, stop), and so wakes at once.
 //
 // Backpressure. A DEALER at its high-water mark refuses (EAGAIN) instead of
 // dropping, and send() returns that at once as Error{"backpressure"}: the
@@ -126,6 +126,7 @@ class Gateway {
   struct Monitor {
     std::string endpoint;  // the peer's
     zmq::socket_t socket;
+    int fd = -1;  // the socket's ZMQ_FD, read once it is adopted
     bool failure_reported = false;  // report a refusal once, not at every reconnect
   };
 
