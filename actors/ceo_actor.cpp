@@ -415,14 +415,6 @@ economy::ModelCost cost_of(const msg::AgentSpec& spec) {
   return c;
 }
 
-json costs_json(const economy::ModelCost& c) {
-  return json{{"create_resource_cost", c.create_resource_cost},
-              {"invoke_resource_cost", c.invoke_resource_cost},
-              {"create_expense_cost", c.create_expense_cost},
-              {"invoke_expense_cost", c.invoke_expense_cost},
-              {"output_expense_cost", c.output_expense_cost}};
-}
-
 EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
   auto& st = self->state;
   EmployeeDeps d = employee_deps_from(st.deps.config, st.deps.model_client, st.deps.journal, st.deps.progress);
@@ -487,7 +479,7 @@ void tool_agent_creator(Self* self, const json& args, ToolDone done) {
   spec.base_model = cost->name;
   spec.model_ref = cost->model_ref;
   spec.type = cost->type;
-  spec.costs = costs_json(*cost);
+  spec.costs = economy::spec_costs_json(*cost);
   if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
   if (Status s = st.deps.backend->check_model(spec.model_ref); !s.ok())
     return done(ToolResult::error("Model " + spec.base_model + " cannot be used: " + s.error().message));

@@ -367,6 +367,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     pd.journal = impl->journal;
     if (c.effgen.judge) pd.judge = impl->judge;
     pd.progress = progress;
+    pd.placer = o.placer;
     pd.router = impl->router;
     pd.optimizer = std::make_shared<const prompt::PromptOptimizer>(std::move(optimizer).value());
     pd.config = c;

@@ -214,6 +214,14 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
     spec.type = st.deps.worker_cost.type;
     spec.system_prompt = st.worker_system;
     spec.description = "effgen worker";
+    spec.costs = economy::spec_costs_json(st.deps.worker_cost);
+    // A cluster that has no node for the worker refuses before it is charged.
+    if (st.deps.placer) {
+      if (Status ok = st.deps.placer->check(spec); !ok.ok()) {
+        step(self, "refusal", json{{"hire", spec.name}, {"error", ok.error().message}});
+        return finish(self, false, "Could not hire a worker: " + ok.error().message);
+      }
+    }
     self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
         .then([=](LedgerReply& r) {
           if (!current(self, tid)) {
@@ -229,7 +237,15 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
           }
           s.task->expense += s.deps.worker_cost.create_expense_cost;
           EmployeeDeps d = employee_deps_from(s.deps.config, s.deps.model_client, s.deps.journal, s.deps.progress);
-          s.task->workers.push_back({spec.name, spawn_employee(self->system(), spec, std::move(d)), false});
+          Result<caf::actor> worker = s.deps.placer ? s.deps.placer->place(self->system(), spec, d)
+                                                    : Result<caf::actor>(spawn_employee(self->system(), spec, d));
+          if (!worker.ok()) {
+            // The node filled up between check and hire: the hire goes back.
+            self->send(s.deps.ledger, fire_atom::value, s.deps.worker_cost, spec.name, tid);
+            step(self, "refusal", json{{"hire", spec.name}, {"error", worker.error().message}});
+            return finish(self, false, "Could not hire a worker: " + worker.error().message);
+          }
+          s.task->workers.push_back({spec.name, std::move(*worker), false});
           journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
           if (listening(self))
             emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",

@@ -17,6 +17,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/employee_placer.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/model_cost.hpp"
@@ -32,6 +33,8 @@ struct PlannerDeps {
   caf::actor journal;
   caf::actor judge;  // invalid: results are not audited
   std::shared_ptr<company::ProgressSink> progress;
+  // Where workers run, as for the CEO's employees; null = in this process.
+  std::shared_ptr<EmployeePlacer> placer;
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<const prompt::PromptOptimizer> optimizer;
   config::Config config;

@@ -24,7 +24,13 @@ PlacementRequest ClusterPlacer::request_for(const msg::AgentSpec& spec) const {
   r.agent = spec.name;
   r.model = spec.base_model;
   r.model_ref = spec.model_ref;
-  r.units = spec.costs.is_object() ? spec.costs.value("create_resource_cost", 0.0) : 0.0;
+  if (spec.costs.is_object()) {
+    r.units = spec.costs.value("create_resource_cost", 0.0);
+    // The model's tags from the cost table (economy::spec_costs_json).
+    if (auto t = spec.costs.find("tags"); t != spec.costs.end() && t->is_array())
+      for (const auto& tag : *t)
+        if (tag.is_string()) r.tags.push_back(tag.get<std::string>());
+  }
   return r;
 }
 
@@ -52,6 +58,7 @@ Status ClusterPlacer::check(const msg::AgentSpec& spec) {
 Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::AgentSpec& spec,
                                         const actors::EmployeeDeps& local) {
   std::string where;
+  uint64_t hire = 0;
   {
     std::lock_guard<std::mutex> g(mu_);
     PlacementRequest r = request_for(spec);
@@ -59,11 +66,21 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     if (!n.ok()) return n.error();
     if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
     where = *n;
-    agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr()};
+    hire = ++hires_;
+    agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr(), hire};
     if (local.journal) journal_ = local.journal.address();
   }
   emit("placed", spec.name, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
-  if (where == node_.name()) return actors::spawn_employee(sys, spec, local);
+  if (where == node_.name()) {
+    caf::actor employee = actors::spawn_employee(sys, spec, local);
+    // Fired or stopped, it gives its units back (a proxy does this for a
+    // remote one). A later hire of the same name keeps its own.
+    std::weak_ptr<ClusterPlacer> weak = shared_from_this();
+    employee->attach_functor([weak, name = spec.name, hire] {
+      if (auto self = weak.lock()) self->release_hire(name, hire);
+    });
+    return employee;
+  }
   caf::actor proxy = spawn_remote_employee(sys, spec, where, shared_from_this());
   std::lock_guard<std::mutex> g(mu_);
   agents_[spec.name].proxy = proxy.address();
@@ -90,6 +107,14 @@ void ClusterPlacer::release(const std::string& agent) {
   std::lock_guard<std::mutex> g(mu_);
   resources_.release(agent);
   agents_.erase(agent);
+}
+
+void ClusterPlacer::release_hire(const std::string& agent, uint64_t hire) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = agents_.find(agent);
+  if (it == agents_.end() || it->second.hire != hire) return;
+  resources_.release(agent);
+  agents_.erase(it);
 }
 
 void ClusterPlacer::journal_to(std::string session_id) {

@@ -1,8 +1,10 @@
 // ClusterPlacer: the CEO node's EmployeePlacer and the registry of where
 // each employee runs. It places a new employee on a node that serves its
-// model and has its resource units free (placement.hpp), reserves the units
-// there (node_resources.hpp), and returns the employee itself when the
-// chosen node is this one, or a RemoteEmployee proxy otherwise.
+// model, carries its model's tags (the cost table's `tags`) and has its
+// resource units free (placement.hpp), reserves the units there
+// (node_resources.hpp), and returns the employee itself when the chosen node
+// is this one, or a RemoteEmployee proxy otherwise. Either way the units come
+// back when the employee stops.
 //
 // When a node goes down (or restarts), its employees are marked lost and
 // their units released; each proxy is told, and by policy (rehire, default
@@ -68,6 +70,8 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
  private:
   ClusterPlacer(ClusterNode& node, PlacerOptions options) : node_(node), options_(std::move(options)) {}
   void on_membership(const MembershipEvent& e);
+  // release() of the hire `hire` of `agent`, when it is still the current one.
+  void release_hire(const std::string& agent, uint64_t hire);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held
 
@@ -77,6 +81,7 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
     double units = 0;
     std::string state = "hired";  // hired | lost
     caf::actor_addr proxy;        // invalid when the employee runs on this node
+    uint64_t hire = 0;            // which place() made it (names are reused)
   };
 
   ClusterNode& node_;
@@ -84,6 +89,7 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   mutable std::mutex mu_;
   NodeResources resources_;
   std::map<std::string, Entry> agents_;
+  uint64_t hires_ = 0;
   // From the EmployeeDeps of the first placement. Weak: a detached journal's
   // thread ends only when its last strong handle is gone, so holding one here
   // would keep the actor system from shutting down.

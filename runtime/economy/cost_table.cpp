@@ -72,6 +72,7 @@ std::string CostTable::to_yaml() const {
     num("invoke_expense_cost", m.invoke_expense_cost);
     num("output_expense_cost", m.output_expense_cost);
     e << YAML::Key << "description" << YAML::Value << YAML::DoubleQuoted << m.description;
+    if (!m.tags.empty()) e << YAML::Key << "tags" << YAML::Value << YAML::Flow << m.tags;
     e << YAML::EndMap;
   }
   e << YAML::EndMap << YAML::EndMap;
@@ -88,13 +89,17 @@ Result<ModelCost> parse_model(const YamlReader& r, const YAML::Node& key, const 
   if (Status s = r.expect_map(node, path); !s) return s.error();
   static const std::vector<std::string> kKeys = {
       "model_ref", "type", "create_resource_cost", "invoke_resource_cost", "create_expense_cost",
-      "invoke_expense_cost", "output_expense_cost", "description"};
+      "invoke_expense_cost", "output_expense_cost", "description", "tags"};
   if (Status s = r.check_keys(node, path, kKeys); !s) return s.error();
   if (!node.IsMap()) return m;  // "name:" with nothing: all zero, unlikely but harmless
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string k = it->first.Scalar();
     const std::string p = path + "." + k;
     const YAML::Node& v = it->second;
+    if (k == "tags") {
+      if (Status st = r.optional_strings(node, path, "tags", m.tags); !st) return st.error();
+      continue;
+    }
     if (k == "model_ref" || k == "type" || k == "description") {
       auto s = r.read_string(v, p);
       if (!s) return s.error();

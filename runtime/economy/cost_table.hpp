@@ -13,6 +13,8 @@
 //       invoke_expense_cost: 0         # USD per 1M input tokens
 //       output_expense_cost: 0         # USD per 1M output tokens
 //       description: "..."
+//       tags: [gpu]                    # optional: in a cluster, only nodes
+//                                      #   carrying every tag host it
 // `type` is optional: "local" when model_ref starts with "ollama:", else "cloud".
 //
 // Not thread-safe: one owner (the ledger actor) reads and writes it; others

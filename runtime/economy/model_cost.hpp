@@ -2,6 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "runtime/core/json.hpp"
 
 namespace kaisha::economy {
 
@@ -17,8 +20,23 @@ struct ModelCost {
   double invoke_expense_cost = 0;   // USD per 1M input tokens
   double output_expense_cost = 0;   // USD per 1M output tokens
   std::string description;          // strengths shown to the CEO
+  // In a cluster, the tags a node must carry to host an agent of this model
+  // (e.g. "gpu"); ignored in one process.
+  std::vector<std::string> tags;
 
   bool is_local() const { return type == "local"; }
 };
+
+// What an AgentSpec carries of its model's row (AgentSpec::costs): the five
+// costs, and the placement tags when there are any.
+inline json spec_costs_json(const ModelCost& c) {
+  json j{{"create_resource_cost", c.create_resource_cost},
+         {"invoke_resource_cost", c.invoke_resource_cost},
+         {"create_expense_cost", c.create_expense_cost},
+         {"invoke_expense_cost", c.invoke_expense_cost},
+         {"output_expense_cost", c.output_expense_cost}};
+  if (!c.tags.empty()) j["tags"] = c.tags;
+  return j;
+}
 
 }  // namespace kaisha::economy

@@ -78,6 +78,7 @@ struct Company {
     company = company_config(mock->port());
     config = cluster_config({node_config("ceo", {"gpt-4o"}, 100, true), node_config("b", {"llama3.2", "mistral"}, 60),
                              node_config("c", {"llama3.2"}, 50)});
+    config.nodes[2].capabilities.tags = {"gpu"};
     ceo = start_node(config, "ceo");
     config.seeds.push_back(Seed{ceo->endpoint(), ""});
     // Workers keep journals of their own.
@@ -179,6 +180,36 @@ TEST(RemoteEmployee, PlacedByModelAndUnitsAndAskedAcrossNodes) {
   caf::scoped_actor self{*co.sys};
   self->send_exit(*l, caf::exit_reason::user_shutdown);
   EXPECT_TRUE(eventually([&] { return co.placer->resources()["b"]["used"] == 10.0; }));
+}
+
+TEST(RemoteEmployee, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsBack) {
+  Company co(0);
+  ASSERT_TRUE(co.ready());
+  // b has more units free, but only c carries "gpu".
+  msg::AgentSpec gpu = spec("Gpu", "llama3.2", 10);
+  gpu.costs["tags"] = {"gpu"};
+  auto g = co.place(gpu);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(co.placer->agents()[0]["node"], "c");
+  msg::AgentSpec tpu = spec("Tpu", "llama3.2", 10);
+  tpu.costs["tags"] = {"tpu"};
+  Status none = co.placer->check(tpu);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("lacks tag 'tpu'"), std::string::npos) << none.error().message;
+
+  // gpt-4o is served by the CEO's own node: the employee runs there, and
+  // stopping it (a fire) releases its units as a remote one's would.
+  auto local = co.place(spec("Chief", "gpt-4o", 30));
+  ASSERT_TRUE(local.ok()) << local.error().message;
+  EXPECT_EQ(co.placer->resources()["ceo"]["used"], 30.0);
+  caf::scoped_actor self{*co.sys};
+  self->send_exit(*local, caf::exit_reason::user_shutdown);
+  EXPECT_TRUE(eventually([&] { return co.placer->resources()["ceo"]["used"] == 0.0; }));
+  EXPECT_EQ(co.placer->agents().size(), 1u);
+  // A re-hire of the same name is a hire of its own.
+  auto again = co.place(spec("Chief", "gpt-4o", 30));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(co.placer->resources()["ceo"]["used"], 30.0);
 }
 
 // Reads `path` (a journal some node wrote) once its writer is done with it.

@@ -106,11 +106,13 @@ struct ClusterNodeSpec {
   std::vector<std::string> models;
   double units = 100;
   bool ceo = false;
+  std::vector<std::string> tags;
 };
 
 // The CEO hires a poet (llama3.2) and a lawyer (mistral), asks both, then
-// answers with what it was told. Shared by the loopback and netns tests. Employees' models cost money here so the
-// expense ledger has something to agree on.
+// answers with what it was told (the loopback and the netns tests). The
+// employees' models cost money here so the expense ledger has something to
+// agree on.
 inline std::string poet_lawyer_scenario(int poet_latency_ms = 0) {
   return R"(
 rules:
@@ -153,6 +155,8 @@ class ClusterE2eTest : public E2eTest {
       y << "  " << n.name << ":\n    bind: tcp://" << n.address << ":" << n.port << "\n    resource_units: " << n.units
         << "\n    ceo: " << (n.ceo ? "true" : "false") << "\n    models: [";
       for (size_t i = 0; i < n.models.size(); ++i) y << (i ? ", " : "") << n.models[i];
+      y << "]\n    tags: [";
+      for (size_t i = 0; i < n.tags.size(); ++i) y << (i ? ", " : "") << n.tags[i];
       y << "]\n";
     }
     return dir_.write("cluster.yaml", y.str());

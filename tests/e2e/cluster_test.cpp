@@ -17,6 +17,11 @@ models:
 )";
 
 const char* kTask = "Write a river haiku and check clause 7";
+// Long and demanding enough for effgen's router to decompose it.
+const char* kComplexTask =
+    "Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security "
+    "and compliance certifications of each, calculate the total cost of a 6 month training run on each, and "
+    "synthesize a recommendation report with a table and a chart for the finance team.";
 
 class ClusterTest : public ClusterE2eTest {
  protected:
@@ -131,6 +136,57 @@ TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCha
     }
   }
   EXPECT_DOUBLE_EQ(s["resources"]["w2"]["used"].get<double>(), 10);
+}
+
+// effgen on a cluster: the planner's workers are placed like the CEO's
+// employees. Their model needs a "gpu" node (the cost table's tags), so both
+// land there although the untagged node serves the model too and has more
+// units free; the task completes and the workers' units come back.
+TEST_F(ClusterTest, EffgenWorkersArePlacedOnNodesCarryingTheirModelsTags) {
+  start_mock(R"(
+rules:
+  - name: planner-decomposes
+    match: { model: planner-7b, last_user: "task decomposition expert" }
+    reply:
+      text: '{"subtasks":[{"id":"st_1","description":"Alpha research","depends_on":[],"expected_output":"A short result","estimated_complexity":4,"required_specialization":"research","priority":"medium"},{"id":"st_2","description":"Beta research","depends_on":[],"expected_output":"A short result","estimated_complexity":4,"required_specialization":"research","priority":"medium"}],"reasoning":"test plan"}'
+  - name: planner-synthesises
+    match: { model: planner-7b, last_user: "Subtask results" }
+    reply: { text: "SYNTHESIS-FINAL" }
+  - name: worker
+    match: { model: llama3.2 }
+    reply: { text: "WORKER-OUT" }
+)");
+  ConfigOptions o;
+  o.extra = "cost_table: " + dir_.write("gpu-costs.yaml", R"(
+models:
+  llama3.2: { model_ref: ollama:llama3.2, type: local, create_resource_cost: 10, invoke_resource_cost: 10, tags: [gpu] }
+)") + "\nstrategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\n  judge: false\n";
+  std::string company = config_yaml(o);
+  company.replace(company.find(db()), db().size(), dir_.file("effgen.db"));
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true, {}},
+                                        {"cpu", "127.0.0.1", 0, {"llama3.2"}, 100, false, {}},
+                                        {"gpu", "127.0.0.1", 0, {"llama3.2"}, 50, false, {"gpu"}}};
+  const std::string cluster = write_cluster(nodes, dir_.write("company-effgen.yaml", company));
+  for (const auto& n : nodes) start_node(cluster, n.name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", kComplexTask}, {},
+                       std::chrono::seconds(90));
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], "SYNTHESIS-FINAL");
+  auto placed = r.events("placed");
+  ASSERT_EQ(placed.size(), 2u) << r.out;
+  for (const auto& p : placed) EXPECT_EQ(p["data"]["node"], "gpu") << p.dump();
+  EXPECT_EQ(requests_for("llama3.2").size(), 2u);
+  // Fired at the end of the task: their units are free again.
+  EXPECT_TRUE(wait_for(
+      [&] {
+        json now = json::parse(status(ceo).out, nullptr, false);
+        return !now.is_discarded() && now["resources"]["gpu"]["used"].get<double>() == 0;
+      },
+      std::chrono::seconds(10)))
+      << status(ceo).out;
 }
 
 }  // namespace

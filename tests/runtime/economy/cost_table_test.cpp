@@ -87,6 +87,25 @@ TEST(CostTable, YamlRoundTripAndSet) {
   EXPECT_EQ(t->find("llama3.2"), nullptr);
 }
 
+TEST(CostTable, PlacementTagsAreReadWrittenAndCarriedInASpecsCosts) {
+  auto t = parse_cost_table("models:\n  big:\n    model_ref: ollama:big\n    tags: [gpu, fast]\n  small: {}\n",
+                            "t.yaml");
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->find("big")->tags, (std::vector<std::string>{"gpu", "fast"}));
+  EXPECT_TRUE(t->find("small")->tags.empty());
+  auto back = parse_cost_table(t->to_yaml(), "roundtrip.yaml");
+  ASSERT_TRUE(back) << back.error().message << "\n" << t->to_yaml();
+  EXPECT_EQ(back->find("big")->tags, t->find("big")->tags);
+  // AgentCostManager's answer keeps HASHIRU's six fields; a hire's spec carries the tags.
+  EXPECT_EQ(t->to_json()["big"].size(), 6u);
+  EXPECT_EQ(spec_costs_json(*t->find("big"))["tags"], json({"gpu", "fast"}));
+  EXPECT_FALSE(spec_costs_json(*t->find("small")).contains("tags"));
+
+  auto bad = parse_cost_table("models:\n  big:\n    tags: gpu\n", "c.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "c.yaml:3: models.big.tags: expected a list of strings");
+}
+
 TEST(CostTable, ErrorsNameFileLineAndKey) {
   auto bad_number = parse_cost_table(
       "models:\n  mistral:\n    create_resource_cost: 20\n    invoke_resource_cost: lots\n",
