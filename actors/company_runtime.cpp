@@ -401,11 +401,12 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
   auto& d = *impl_;
   msg::TaskRequest req{d.session_id, task_id, input};
   caf::scoped_actor& self = d.caller();
-  // Persist before acknowledging: the task row is committed before the CEO starts.
-  const std::string sid = d.session_id, tid = req.task_id;
-  self->request(d.journal, caf::infinite, sync_atom::value,
-                JournalOp([sid, tid, input](store::JournalStore& s) { s.start_task(sid, tid, input); }))
-      .receive([](bool) {}, [](caf::error&) {});
+  // The task row is queued before the CEO or planner is asked, so the journal,
+  // which writes in arrival order, has it before any step of the task (their
+  // foreign key) and before an interrupt's sync; waiting for its commit here
+  // cost every task a journal round trip and a transaction of its own.
+  const std::string tid = req.task_id;
+  journal_task_start(d.journal, d.session_id, tid, input);
   msg::TaskResult out;
   // effgen runs on the planner; auto lets the router choose: a task the
   // router would give one agent goes to the HASHIRU CEO, others are planned.
