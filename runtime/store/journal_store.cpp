@@ -120,6 +120,14 @@ CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq);
 DROP INDEX steps_by_session_task;
 CREATE INDEX steps_session_level ON steps(session_id, seq) WHERE task_id IS NULL;
 )sql",
+    // 4 -> 5: firing an agent looked for its current hire among every hire
+    // of that name in the session (the primary key's prefix), so a fire got
+    // slower with each task that re-hired a worker of the same name (the
+    // planner's Worker1..n are hired for every task). The partial index holds
+    // the hired rows only; it also serves active_agents().
+    R"sql(
+CREATE INDEX agents_hired ON agents(session_id, name) WHERE state = 'hired';
+)sql",
 };
 
 // The schema's CHECK (x IN (...)) constraints: SQLite evaluates one by

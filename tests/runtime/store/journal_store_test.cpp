@@ -519,13 +519,13 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
   {  // Back to what a version-3 kaisha left on disk.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
-    ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; "
+    ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
                             "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
                             "UPDATE schema_version SET version = 3"));
   }
   auto j = open_or_die(path);
   ASSERT_TRUE(j);
-  EXPECT_EQ(j->schema_version(), 4);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
   auto indexes = (*db)->prepare("SELECT group_concat(name, ',') FROM "
@@ -553,6 +553,41 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
   EXPECT_EQ((*all)[2].seq, 2);
   EXPECT_EQ((*all)[3].task_id, "t1");
   EXPECT_EQ((*all)[3].seq, 2);
+}
+
+// Firing finds the current hire through the hired-agents index, not by
+// walking every earlier hire of that name; the right row is still the one fired.
+TEST_F(JournalStoreTest, FireFindsTheCurrentHireThroughAnIndex) {
+  const std::string path = file("k.db");
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j->create_session(session("s1")));
+  for (int64_t at = 1; at <= 20; ++at) {  // Worker1 hired and fired per task
+    AgentRow a;
+    a.session_id = "s1";
+    a.name = "Worker1";
+    a.hired_at = at;
+    ASSERT_TRUE(j->record_hire(a));
+    if (at < 20) ASSERT_TRUE(j->record_fire("s1", "Worker1", at));
+  }
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db);
+  auto plan = (*db)->prepare("EXPLAIN QUERY PLAN UPDATE agents SET state='fired', fired_at=1 "
+                             "WHERE session_id='s1' AND name='Worker1' AND state='hired'");
+  ASSERT_TRUE(plan);
+  std::string detail;
+  while (*plan->step()) detail += plan->column_text(3) + "\n";
+  EXPECT_THAT(detail, HasSubstr("agents_hired")) << detail;
+  auto active = j->active_agents("s1");
+  ASSERT_TRUE(active);
+  ASSERT_EQ(active->size(), 1u);
+  EXPECT_EQ((*active)[0].hired_at, 20);
+  ASSERT_TRUE(j->record_fire("s1", "Worker1", 21));
+  EXPECT_TRUE(j->active_agents("s1")->empty());
+  EXPECT_FALSE(j->record_fire("s1", "Worker1", 22));  // nobody of that name is hired now
+  auto all = j->all_agents("s1");
+  ASSERT_EQ(all->size(), 20u);
+  EXPECT_EQ(all->back().fired_at, 21);
+  EXPECT_EQ(all->front().fired_at, 1);
 }
 
 // The writer enforces the schema's CHECK (x IN (...)) lists itself (SQLite's
