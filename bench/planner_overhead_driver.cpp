@@ -19,6 +19,8 @@
 // Target (issue 3): per_subtask_us p50 <= 200 us.
 //
 // Usage: bench_planner_overhead [tasks=200] [journal_dir=/dev/shm]
+// BENCH_PLANNER_KEEP=1 keeps the journal (its path is printed) to inspect
+// what a task writes, e.g. with `kaisha history --db PATH`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -143,6 +145,9 @@ int main(int argc, char** argv) {
               pct(per_subtask, .99));
   std::printf("target per_subtask_us p50 <= 200: %s\n", pct(per_subtask, .5) <= 200 ? "met" : "MISSED");
   rt->reset();
-  fs::remove_all(dir);
+  if (const char* keep = std::getenv("BENCH_PLANNER_KEEP"); keep && *keep == '1')
+    std::printf("journal kept: %s\n", (dir / "bench.db").c_str());
+  else
+    fs::remove_all(dir);
   return 0;
 }
