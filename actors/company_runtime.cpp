@@ -10,6 +10,7 @@
 #include "actors/journal_actor.hpp"
 #include "actors/judge_actor.hpp"
 #include "actors/planner_actor.hpp"
+#include "actors/scheduler_tuning.hpp"
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
@@ -221,6 +222,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
                                         : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   impl->cfg->set("scheduler.max-threads", threads);
   impl->cfg->set("logger.console", caf::atom("none"));
+  // Calls, HTTP replies and cluster replies enter from threads outside CAF.
+  actors::use_prompt_wakeups(*impl->cfg);
   impl->system = std::make_unique<caf::actor_system>(*impl->cfg);
   auto& sys = *impl->system;
 

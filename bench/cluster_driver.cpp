@@ -9,7 +9,10 @@
 //     no goodbye) and the time until the other declares it down, 20 times,
 //     with the default timeouts.
 // Prints one line per figure and the ratios. BENCH_CLUSTER_ITERS overrides
-// the round-trip count, BENCH_CLUSTER_KILLS the number of kills.
+// the round-trip count, BENCH_CLUSTER_KILLS the number of kills. For
+// profiling: BENCH_CLUSTER_RT_ONLY=1 stops after the round trips, and
+// BENCH_CLUSTER_ONLY=raw|actor|scoped runs only that round-trip arm (so that
+// perf stat counts can be divided by the number of round trips).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -112,6 +115,7 @@ struct AskLoop {
   msg::AskRequest ask;
   int left = 0;
   std::vector<double>* out = nullptr;
+  bool caf_timeout = env_int("BENCH_CLUSTER_CAF_TIMEOUT", 1) != 0;
   std::promise<bool> done;
 };
 
@@ -121,20 +125,24 @@ void ask_next(caf::event_based_actor* self, std::shared_ptr<AskLoop> loop) {
     return self->quit();
   }
   auto t0 = Clock::now();
-  self->request(loop->employee, std::chrono::seconds(10), actors::ask_atom::value, loop->ask)
-      .then(
-          [=](msg::AskReply& r) {
-            if (!r.ok) {
-              loop->done.set_value(false);
-              return self->quit();
-            }
-            loop->out->push_back(us(Clock::now() - t0));
-            ask_next(self, loop);
-          },
-          [=](caf::error&) {
-            loop->done.set_value(false);
-            self->quit();
-          });
+  auto on_reply = [=](msg::AskReply& r) {
+    if (!r.ok) {
+      loop->done.set_value(false);
+      return self->quit();
+    }
+    loop->out->push_back(us(Clock::now() - t0));
+    ask_next(self, loop);
+  };
+  auto on_error = [=](caf::error&) {
+    loop->done.set_value(false);
+    self->quit();
+  };
+  // With a timeout, as the CEO asks an employee (charged_call); without,
+  // to show what the actor clock's timer costs per ask.
+  if (loop->caf_timeout)
+    self->request(loop->employee, std::chrono::seconds(10), actors::ask_atom::value, loop->ask).then(on_reply, on_error);
+  else
+    self->request(loop->employee, caf::infinite, actors::ask_atom::value, loop->ask).then(on_reply, on_error);
 }
 
 bool ask_from_actor(caf::actor_system& sys, const caf::actor& employee, const msg::AskRequest& ask, int n,
@@ -242,11 +250,13 @@ int main() {
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 2);
   cfg.set("logger.console", caf::atom("none"));
-  // The CEO side's scheduler as CompanyRuntime configures it, unless asked
-  // to wake workers promptly as the worker node's own system does.
-  const bool prompt = env_int("BENCH_CLUSTER_PROMPT_WAKEUPS", 0) != 0;
+  // The CEO side's scheduler as CompanyRuntime configures it (prompt
+  // wake-ups, as the worker node's own system), unless asked for CAF's
+  // defaults with BENCH_CLUSTER_PROMPT_WAKEUPS=0.
+  const bool prompt = env_int("BENCH_CLUSTER_PROMPT_WAKEUPS", 1) != 0;
   if (prompt) actors::use_prompt_wakeups(cfg);
-  std::printf("CEO-side scheduler: %s\n", prompt ? "prompt wake-ups" : "CAF defaults");
+  std::printf("CEO-side scheduler: %s; asks from an actor %s a CAF timeout\n", prompt ? "prompt wake-ups" : "CAF defaults",
+              env_int("BENCH_CLUSTER_CAF_TIMEOUT", 1) ? "with" : "without");
   auto sys = std::make_unique<caf::actor_system>(cfg);
   cluster::PlacerOptions po;
   auto placer = cluster::ClusterPlacer::create(*ceo, po);
@@ -265,10 +275,20 @@ int main() {
   std::vector<double> warm;
   if (!ask_from_actor(*sys, *emp, ask, 100, warm)) return std::fprintf(stderr, "ask failed\n"), 1;
   const int blocks = 4;
+  const char* only_env = std::getenv("BENCH_CLUSTER_ONLY");
+  const std::string only = only_env ? only_env : "";
   for (int b = 0; b < blocks; ++b) {
-    raw_round_trips(sample.size(), iters / blocks, raw);
-    if (!ask_from_actor(*sys, *emp, ask, iters / blocks, actor_rtt)) return std::fprintf(stderr, "ask failed\n"), 1;
-    if (!ask_from_scoped(*sys, *emp, ask, iters / blocks, scoped_rtt)) return std::fprintf(stderr, "ask failed\n"), 1;
+    if (only.empty() || only == "raw") raw_round_trips(sample.size(), iters / blocks, raw);
+    if ((only.empty() || only == "actor") && !ask_from_actor(*sys, *emp, ask, iters / blocks, actor_rtt))
+      return std::fprintf(stderr, "ask failed\n"), 1;
+    if ((only.empty() || only == "scoped") && !ask_from_scoped(*sys, *emp, ask, iters / blocks, scoped_rtt))
+      return std::fprintf(stderr, "ask failed\n"), 1;
+  }
+  if (!only.empty()) {
+    std::vector<double>& v = only == "raw" ? raw : only == "actor" ? actor_rtt : scoped_rtt;
+    Stats s = stats(v);
+    std::printf("%s only: p50 %.1f us p90 %.1f\n", only.c_str(), s.p50, s.p90);
+    return 0;
   }
   Stats a = stats(actor_rtt), sc = stats(scoped_rtt), r = stats(raw);
   std::printf("round trip, %zu-byte envelope, %d calls each\n", sample.size(), iters);
@@ -278,6 +298,7 @@ int main() {
   std::printf("  ratio p50 %.2fx from an actor, %.2fx from a scoped_actor (target <= 1.5x)\n", a.p50 / r.p50,
               sc.p50 / r.p50);
 
+  if (env_int("BENCH_CLUSTER_RT_ONLY", 0)) return 0;
   // ---- 2. one-way throughput
   const int n = iters * 50;
   std::atomic<int> got{0};
