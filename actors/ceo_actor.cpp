@@ -536,7 +536,7 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   const msg::AgentSpec* found = st.roster.find(name);
   auto emp = st.employees.find(name);
   if (!found || emp == st.employees.end()) return done(ToolResult::error(texts::agent_not_found(name)));
-  const msg::AgentSpec spec = *found;
+  const msg::AgentSpec& spec = *found;  // read only here, not in the continuation: no copy
   if (std::string no = switch_refusal(self, spec); !no.empty()) return done(ToolResult::error(no));
   const economy::ModelCost cost = cost_of(spec);
   const std::string tid = task_id(self);
@@ -549,7 +549,8 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
   ask.est_input_tokens = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
   if (listening(self)) emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
-  step(self, "ask", json{{"agent", name}, {"prompt", prompt}});
+  // No "ask" step: the tool_call step journaled just before holds the agent
+  // and the prompt (one SQLite row less per ask).
   charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
     auto& s = self->state;
     if (r.refused) {
@@ -571,7 +572,9 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
       s.task->tokens_in += u.input_tokens;
       s.task->tokens_out += u.output_tokens;
     }
-    step(self, "answer", json{{"agent", name}, {"text", r.reply.output}}, u.input_tokens, u.output_tokens,
+    // The text itself is in the tool_result step that follows (and in the
+    // employee's llm_response): this row carries what the call cost.
+    step(self, "answer", json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens, u.output_tokens,
          r.expense, name);
     if (listening(self))
       emit(self, "answer", name + ": " + r.reply.output,
