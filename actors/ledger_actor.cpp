@@ -119,6 +119,24 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         record(self, task, "expense", "tool_release", -r.expense_held, agent, "tool " + r.cost.name);
         return reply_ok(self);
       },
+      [=](hire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        auto& b = *self->state.budget;
+        if (Status s = b.charge_create_costs(cost.create_resource_cost, cost.create_expense_cost); !s.ok())
+          return reply_refused(self, s.error().message);
+        if (cost.create_resource_cost > 0)
+          record(self, task, "resource", "tool_create", cost.create_resource_cost, agent, "tool " + cost.name);
+        if (cost.create_expense_cost > 0)
+          record(self, task, "expense", "tool_create", cost.create_expense_cost, agent, "tool " + cost.name);
+        save_state(self);
+        return reply_ok(self);
+      },
+      [=](fire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        if (Status s = self->state.budget->refund_resource(cost.create_resource_cost); !s.ok())
+          return reply_refused(self, s.error().message);
+        record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent, "tool " + cost.name);
+        save_state(self);
+        return reply_ok(self);
+      },
       [=](budget_atom) {
         LedgerReply r = reply_ok(self);
         r.view = self->state.budget->get_budget_json();

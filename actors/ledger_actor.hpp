@@ -13,6 +13,10 @@
 //   (reserve_atom, tool_atom, ModelCost, agent, task)        hold one tool call's declared
 //        cost (ModelCost.name = the tool, invoke_resource_cost, invoke_expense_cost = USD)
 //   (settle_atom | cancel_atom, tool_atom, AskReservation, agent, task)  charge / release it
+//   (hire_atom, tool_atom, ModelCost, agent, task)  charge a created tool's declared create
+//        costs (ModelCost.name = the tool) or refuse, like a hire but counting no agent
+//   (fire_atom, tool_atom, ModelCost, agent, task)  the tool was deleted: refund its
+//        create_resource_cost (expense stays spent)
 //   (budget_atom)                                  GetBudget view (LedgerReply::view)
 //   (raise_atom, "expense"|"resource", amount)     user-authorised increase
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger

@@ -1,6 +1,7 @@
 #include "actors/provider_tools.hpp"
 
 #include "actors/atoms.hpp"
+#include "runtime/tools/user_tools.hpp"
 
 namespace kaisha::actors {
 
@@ -13,6 +14,10 @@ struct ProviderTools::Pending {
   bool held = false;  // a ledger reservation to settle
   economy::AskReservation reservation;
   double usd = 0;
+  // ToolCreator / ToolDeletor: the provider, and the tool made or removed.
+  std::weak_ptr<company::ToolProvider> provider;
+  std::string made, removed;
+  company::ToolCost removed_cost;  // looked up before the deletion
 };
 
 ProviderTools::ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>> providers, caf::actor ledger,
@@ -25,9 +30,12 @@ ProviderTools::ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>>
       admit_(std::move(admit)) {}
 
 company::ToolCost ProviderTools::cost_of(const company::ToolProvider& p, const std::string& name) const {
-  if (auto it = overrides_.find(name); it != overrides_.end())
-    return company::ToolCost{it->second.invoke_resource_cost, it->second.invoke_expense_cost};
-  return p.cost(name);
+  company::ToolCost c = p.cost(name);
+  if (auto it = overrides_.find(name); it != overrides_.end()) {
+    c.invoke_resource_cost = it->second.invoke_resource_cost;
+    c.invoke_expense_cost = it->second.invoke_expense_cost;
+  }
+  return c;
 }
 
 void ProviderTools::sync(caf::event_based_actor* self, company::ToolRegistry& registry) {
@@ -67,6 +75,16 @@ void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<co
   auto pending = std::make_shared<Pending>();
   pending->done = std::move(done);
   pending->site = site_();
+  if (name == "ToolCreator" || name == "ToolDeletor") {
+    pending->provider = p;
+    const std::string tool = args.is_object() ? args.value("name", "") : "";
+    if (name == "ToolCreator") {
+      pending->made = tool;
+    } else {
+      pending->removed = tool;
+      pending->removed_cost = cost_of(*p, tool);
+    }
+  }
   pending_.emplace(id, pending);
   caf::actor me = caf::actor_cast<caf::actor>(self);
   std::weak_ptr<company::ToolProvider> weak = p;
@@ -112,7 +130,37 @@ void ProviderTools::on_done(uint64_t id, ToolResult result) {
                    p->site.ctx.task_id);
     if (p->site.charged) p->site.charged(p->usd);
   }
+  if (result.ok && ledger_ && !p->removed.empty() && p->removed_cost.create_resource_cost > 0)
+    caf::anon_send(ledger_, fire_atom::value, tool_atom::value, create_price(p->removed, p->removed_cost),
+                   p->site.ctx.agent, p->site.ctx.task_id);
+  if (result.ok && ledger_ && !p->made.empty()) return charge_creation(std::move(p), std::move(result));
   p->done(std::move(result));
+}
+
+economy::ModelCost ProviderTools::create_price(const std::string& tool, const company::ToolCost& cost) {
+  economy::ModelCost price;
+  price.name = tool;
+  price.create_resource_cost = cost.create_resource_cost;
+  price.create_expense_cost = cost.create_expense_cost;
+  return price;
+}
+
+// A created tool's declared create costs are charged; when the budget cannot
+// cover them the tool is deleted again and ToolCreator's answer is the refusal.
+void ProviderTools::charge_creation(std::shared_ptr<Pending> p, ToolResult result) {
+  auto provider = p->provider.lock();
+  const company::ToolCost cost = provider ? cost_of(*provider, p->made) : company::ToolCost{};
+  if (!cost.has_create_costs()) return p->done(std::move(result));
+  self_->request(ledger_, caf::infinite, hire_atom::value, tool_atom::value, create_price(p->made, cost),
+                 p->site.ctx.agent, p->site.ctx.task_id)
+      .then([p, result = std::move(result)](LedgerReply& r) mutable {
+        if (r.ok) return p->done(std::move(result));
+        if (auto provider = p->provider.lock()) {
+          const json del{{"name", p->made}, {"file_path", std::string(tools::kUserToolsPrefix) + "/" + p->made + ".py"}};
+          provider->call("ToolDeletor", del, p->site.ctx, [](ToolResult) {});
+        }
+        p->done(ToolResult::error("Tool `" + p->made + "` was not kept: " + r.error, r.budget.to_json()));
+      });
 }
 
 }  // namespace kaisha::actors

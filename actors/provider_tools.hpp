@@ -10,7 +10,10 @@
 //   - call the provider without blocking: its `done` may come from any
 //     thread and is marshalled back to the actor as
 //     (tool_done_atom, id, ToolResult), which the actor hands to on_done();
-//   - settle the reservation when the result is back.
+//   - settle the reservation when the result is back;
+//   - charge a tool ToolCreator made with its declared create costs (a
+//     refusal deletes it again and is ToolCreator's answer), and refund the
+//     resource part when ToolDeletor removes one.
 // Owned by the actor's state; every method runs on the actor's thread.
 #pragma once
 
@@ -28,6 +31,7 @@
 #include "runtime/company/tool_provider.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/config/config.hpp"
+#include "runtime/economy/model_cost.hpp"
 
 namespace kaisha::actors {
 
@@ -60,6 +64,8 @@ class ProviderTools {
  private:
   struct Pending;
   company::ToolCost cost_of(const company::ToolProvider& p, const std::string& name) const;
+  static economy::ModelCost create_price(const std::string& tool, const company::ToolCost& cost);
+  void charge_creation(std::shared_ptr<Pending> p, company::ToolResult result);
   void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolProvider>& p,
              const std::string& name, const json& args, const company::ToolCost& cost, company::ToolDone done);
 

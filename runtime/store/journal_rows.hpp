@@ -25,9 +25,9 @@ inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired
 inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
 // The tool_* kinds (declared tool costs) came after schema v1, whose CHECK
 // does not list them; the writer enforces this list itself.
-inline constexpr std::array<std::string_view, 10> kLedgerKinds = {
+inline constexpr std::array<std::string_view, 12> kLedgerKinds = {
     "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call",
-    "tool_reserve", "tool_settle", "tool_release"};
+    "tool_reserve", "tool_settle", "tool_release", "tool_create", "tool_delete_refund"};
 
 struct SessionRow {
   std::string id;

@@ -2,6 +2,8 @@
 // reads existing tools, creates CurrentTimeTool, is refused once (no
 // __all__; the file is not kept and the loader error comes back with the
 // hint), fixes it, calls it on its next step and answers with the time.
+// And the create costs a tool declares: charged, refused (the tool is not
+// kept), refunded on delete.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <regex>
 
 #include "e2e_fixture.hpp"
+#include "runtime/economy/amount.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -79,6 +82,67 @@ TEST_F(E2eTest, CeoCreatesCurrentTimeToolFixesItAndUsesIt) {
   EXPECT_NE(answer.find("The current time is"), std::string::npos) << answer;
   EXPECT_NE(answer.find(hms), std::string::npos) << answer;
   EXPECT_TRUE(fs::exists(dir_.path() / "kaisha-tools" / "CurrentTimeTool.py"));
+}
+
+// hashiru.md §9 items 34 and 43: a tool that declares create costs is charged
+// when ToolCreator makes it; one the budget cannot cover is not kept; deleting
+// one refunds its resource part (expense stays spent).
+TEST_F(E2eTest, ToolCreateCostsAreChargedRefusedAndRefundedOnDelete) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
+  chmod(dir_.path().c_str(), 0755);
+  auto tool = [](const std::string& name, int resource, double expense) {
+    return "import datetime\n\n__all__ = ['" + name + "']\n\nclass " + name +
+           "():\n    dependencies = []\n    inputSchema = {\"name\": \"" + name +
+           "\", \"description\": \"Costs to make\", \"parameters\": {\"type\": \"object\", \"properties\": {}}, "
+           "\"create_resource_cost\": " + std::to_string(resource) + ", \"create_expense_cost\": " +
+           std::to_string(expense) + "}\n    def run(self, **kwargs):\n        return {\"status\": \"success\", "
+           "\"message\": \"ok\", \"output\": 1}\n";
+  };
+  auto creator = [](const std::string& name, const std::string& code) {
+    return json{{"name", "ToolCreator"}, {"arguments", {{"name", name}, {"tool_code", code}}}};
+  };
+  json rules = json::array();
+  rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 0}}},
+                   {"reply", {{"tool_calls", {creator("PricyTool", tool("PricyTool", 30, 0.5))}}}}});
+  rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 1}}},
+                   {"reply", {{"tool_calls", {creator("TooPricy", tool("TooPricy", 500, 0))}}}}});
+  rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 2}}},
+                   {"reply",
+                    {{"tool_calls",
+                      {{{"name", "ToolDeletor"},
+                        {"arguments", {{"name", "PricyTool"}, {"file_path", "src/tools/user_tools/PricyTool.py"}}}}}}}}});
+  rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 3}}}, {"reply", {{"text", "done"}}}});
+  start_mock(json{{"rules", rules}}.dump());  // JSON is YAML
+  RunResult r = run_json(write_config(), "make tools");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+
+  auto created = r.tool_results("ToolCreator");
+  ASSERT_EQ(created.size(), 2u) << r.describe();
+  EXPECT_EQ(created[0]["status"], "success") << created[0];
+  EXPECT_EQ(created[1]["status"], "error");
+  EXPECT_EQ(created[1]["message"],
+            "Tool `TooPricy` was not kept: Do not have enough resource budget to create/use the agent. "
+            "Creating/Using the agent costs 500 but only 70 is remaining")
+      << created[1];
+  EXPECT_FALSE(fs::exists(dir_.path() / "kaisha-tools" / "TooPricy.py"));
+  auto deleted = r.tool_results("ToolDeletor");
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(deleted[0]["status"], "success") << deleted[0];
+  EXPECT_FALSE(fs::exists(dir_.path() / "kaisha-tools" / "PricyTool.py"));
+
+  // Resource back to 0 after the delete; the $0.50 stays spent.
+  EXPECT_NEAR(r.ledgers().value("current_resource_usage", -1.0), 0.0, 1e-9) << r.ledgers();
+  EXPECT_NEAR(r.ledgers().value("current_expense", -1.0), 0.5, 1e-9) << r.ledgers();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto entries = j->ledger_entries(session_of(r));
+  ASSERT_TRUE(entries.ok()) << entries.error().message;
+  std::vector<std::string> rows;
+  for (const auto& e : *entries)
+    if (e.kind.rfind("tool_", 0) == 0) rows.push_back(e.ledger + " " + e.kind + " " + economy::format_amount(e.amount));
+  EXPECT_EQ(rows, (std::vector<std::string>{"resource tool_create 30", "expense tool_create 0.5",
+                                            "resource tool_delete_refund -30"}))
+      << r.describe();
 }
 
 }  // namespace
