@@ -17,6 +17,7 @@ namespace {
 struct HostState {
   AgentHostDeps deps;
   std::map<std::string, caf::actor> employees;
+  std::map<std::string, uint64_t> hires;  // SpawnAgent::hire of each employee
   std::set<std::pair<std::string, std::string>> mirrored;  // (session, task) with rows in this node's journal
   static inline const char* name = "agent_host";
 };
@@ -71,15 +72,18 @@ void serve(Self* self, const msg::Envelope& env) {
     const std::string name = spawn->spec.name;
     if (auto it = st.employees.find(name); it != st.employees.end())
       self->send_exit(it->second, caf::exit_reason::user_shutdown);
+    st.hires[name] = spawn->hire;
     st.employees[name] = actors::spawn_employee(self->system(), std::move(spawn->spec), st.deps.employee);
     return;
   }
   if (env.type == msg::StopAgent::kType) {
     auto stop = msg::unwrap<msg::StopAgent>(env);
     if (!stop.ok()) return;
+    if (stop->hire != 0 && st.hires[stop->name] != stop->hire) return;  // a later hire runs now
     if (auto it = st.employees.find(stop->name); it != st.employees.end()) {
       self->send_exit(it->second, caf::exit_reason::user_shutdown);
       st.employees.erase(it);
+      st.hires.erase(stop->name);
     }
     return;
   }

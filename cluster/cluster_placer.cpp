@@ -62,6 +62,10 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
   {
     std::lock_guard<std::mutex> g(mu_);
     PlacementRequest r = request_for(spec);
+    // A hire of a name the CEO already fired, whose employee has not
+    // finished stopping: its units are given back now (its late release
+    // names its own hire and changes nothing).
+    if (agents_.count(spec.name)) resources_.release(spec.name);
     auto n = choose(r);
     if (!n.ok()) return n.error();
     if (Status s = resources_.reserve(*n, spec.name, r.units); !s.ok()) return s.error();
@@ -77,11 +81,11 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     // remote one). A later hire of the same name keeps its own.
     std::weak_ptr<ClusterPlacer> weak = shared_from_this();
     employee->attach_functor([weak, name = spec.name, hire] {
-      if (auto self = weak.lock()) self->release_hire(name, hire);
+      if (auto self = weak.lock()) self->release(name, hire);
     });
     return employee;
   }
-  caf::actor proxy = spawn_remote_employee(sys, spec, where, shared_from_this());
+  caf::actor proxy = spawn_remote_employee(sys, spec, where, shared_from_this(), hire);
   std::lock_guard<std::mutex> g(mu_);
   agents_[spec.name].proxy = proxy.address();
   return proxy;
@@ -103,13 +107,7 @@ Result<std::string> ClusterPlacer::relocate(const msg::AgentSpec& spec, const st
   return *n;
 }
 
-void ClusterPlacer::release(const std::string& agent) {
-  std::lock_guard<std::mutex> g(mu_);
-  resources_.release(agent);
-  agents_.erase(agent);
-}
-
-void ClusterPlacer::release_hire(const std::string& agent, uint64_t hire) {
+void ClusterPlacer::release(const std::string& agent, uint64_t hire) {
   std::lock_guard<std::mutex> g(mu_);
   auto it = agents_.find(agent);
   if (it == agents_.end() || it->second.hire != hire) return;

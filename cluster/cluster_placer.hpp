@@ -54,8 +54,9 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
 
   // A new node for `spec`, never `lost_on`; its units are reserved there.
   Result<std::string> relocate(const msg::AgentSpec& spec, const std::string& lost_on);
-  // The employee was fired: its units are released.
-  void release(const std::string& agent);
+  // Hire `hire` of `agent` stopped (fired): its units are released, unless
+  // a later hire of the name has taken its place.
+  void release(const std::string& agent, uint64_t hire);
   // The session whose agents table records losses and re-hires.
   void journal_to(std::string session_id);
 
@@ -70,8 +71,6 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
  private:
   ClusterPlacer(ClusterNode& node, PlacerOptions options) : node_(node), options_(std::move(options)) {}
   void on_membership(const MembershipEvent& e);
-  // release() of the hire `hire` of `agent`, when it is still the current one.
-  void release_hire(const std::string& agent, uint64_t hire);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held
 

@@ -22,6 +22,7 @@ struct RemoteState {
   std::string node;          // where the employee runs now
   std::string lost_reason;   // set when it was lost and could not be moved
   std::shared_ptr<ClusterPlacer> placer;
+  uint64_t hire = 0;
   std::map<std::string, PendingAsk> asks;  // by request id
   static inline const char* name = "remote_employee";
 };
@@ -39,7 +40,7 @@ msg::AskReply failed(const std::string& agent, const std::string& error) {
 void spawn_on_node(Self* self) {
   auto& st = self->state;
   ClusterNode& node = st.placer->node();
-  msg::Envelope e = msg::wrap(msg::SpawnAgent{st.spec}, {node.name(), "CEO"}, {st.node, st.spec.name}, node.next_id());
+  msg::Envelope e = msg::wrap(msg::SpawnAgent{st.spec, st.hire}, {node.name(), "CEO"}, {st.node, st.spec.name}, node.next_id());
   if (Status s = node.send(st.node, e); !s.ok())
     st.lost_reason = "cannot start agent '" + st.spec.name + "' on node '" + st.node + "': " + s.error().message;
 }
@@ -127,8 +128,10 @@ void on_outcome(Self* self, RemoteOutcome& o) {
   finish(self, o.request_id, failed(st.spec.name, o.error.code + ": " + o.error.message));
 }
 
-caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer) {
+caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer,
+                             uint64_t hire) {
   auto& st = self->state;
+  st.hire = hire;
   st.spec = std::move(spec);
   st.node = std::move(node);
   st.placer = std::move(placer);
@@ -139,8 +142,8 @@ caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node,
     s.asks.clear();
     ClusterNode& n = s.placer->node();
     if (s.lost_reason.empty())
-      (void)n.send(s.node, msg::wrap(msg::StopAgent{s.spec.name}, {n.name(), "CEO"}, {s.node, s.spec.name}, n.next_id()));
-    s.placer->release(s.spec.name);
+      (void)n.send(s.node, msg::wrap(msg::StopAgent{s.spec.name, s.hire}, {n.name(), "CEO"}, {s.node, s.spec.name}, n.next_id()));
+    s.placer->release(s.spec.name, s.hire);
     self->quit(m.reason);
   });
   return {
@@ -164,8 +167,8 @@ caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node,
 }  // namespace
 
 caf::actor spawn_remote_employee(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
-                                 std::shared_ptr<ClusterPlacer> placer) {
-  return sys.spawn(remote_employee, std::move(spec), std::move(node), std::move(placer));
+                                 std::shared_ptr<ClusterPlacer> placer, uint64_t hire) {
+  return sys.spawn(remote_employee, std::move(spec), std::move(node), std::move(placer), hire);
 }
 
 }  // namespace kaisha::cluster

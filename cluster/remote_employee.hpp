@@ -22,7 +22,8 @@ namespace kaisha::cluster {
 
 class ClusterPlacer;
 
+// `hire` tells this hire of the name from a later one (ClusterPlacer counts them).
 caf::actor spawn_remote_employee(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
-                                 std::shared_ptr<ClusterPlacer> placer);
+                                 std::shared_ptr<ClusterPlacer> placer, uint64_t hire);
 
 }  // namespace kaisha::cluster

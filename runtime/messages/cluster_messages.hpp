@@ -63,7 +63,8 @@ struct SpawnAgent {
   static constexpr const char* kType = "spawn_agent";
   static constexpr uint32_t kVersion = 1;
   AgentSpec spec;
-  MSGPACK_DEFINE_MAP(spec)
+  uint64_t hire = 0;  // which hire of the name this is (the CEO node counts them)
+  MSGPACK_DEFINE_MAP(spec, hire)
 };
 
 // CEO node → hosting node: stop this employee (fired, or the CEO left).
@@ -71,7 +72,10 @@ struct StopAgent {
   static constexpr const char* kType = "stop_agent";
   static constexpr uint32_t kVersion = 1;
   std::string name;
-  MSGPACK_DEFINE_MAP(name)
+  // Stop only this hire of the name: a late stop of a fired employee must
+  // not stop its re-hire. 0 = whichever runs.
+  uint64_t hire = 0;
+  MSGPACK_DEFINE_MAP(name, hire)
 };
 
 // A request that could not be served (unknown agent, unknown type, a

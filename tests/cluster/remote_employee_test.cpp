@@ -212,6 +212,30 @@ TEST(RemoteEmployee, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsB
   EXPECT_EQ(co.placer->resources()["ceo"]["used"], 30.0);
 }
 
+TEST(RemoteEmployee, AReHireBeforeTheFiredProxyStoppedKeepsItsUnitsAndKeepsRunning) {
+  Company co(0);
+  ASSERT_TRUE(co.ready());
+  auto first = co.place(spec("Mist", "mistral", 10));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  // The CEO fired Mist and hires it again before the first proxy has stopped.
+  auto second = co.place(spec("Mist", "mistral", 10));
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(co.placer->resources()["b"]["used"], 10.0);
+  {
+    caf::scoped_actor self{*co.sys};
+    self->send_exit(*first, caf::exit_reason::user_shutdown);
+    self->wait_for(*first);
+  }
+  // The first proxy's release and its StopAgent (sent to b before the ask
+  // below, on the same connection) name the first hire: the second keeps
+  // its units and still answers.
+  EXPECT_EQ(co.placer->resources()["b"]["used"], 10.0);
+  ASSERT_EQ(co.placer->agents().size(), 1u);
+  msg::AskReply r = co.ask(*second, "still there?");
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.output, "echo: still there?");
+}
+
 // Reads `path` (a journal some node wrote) once its writer is done with it.
 std::vector<store::StepRow> steps_in(const std::string& path, const std::string& task) {
   auto store = store::JournalStore::open_read_only(path);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/messages/agent_messages.hpp"
+#include "runtime/messages/cluster_messages.hpp"
 
 namespace kaisha::msg {
 namespace {
@@ -165,6 +166,25 @@ TEST(Codec, MissingAndUnknownFieldsTolerated) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->prompt, "hello");
   EXPECT_EQ(r->task_id, "");
+}
+
+TEST(Codec, SpawnAndStopCarryTheHireAndAnOldStopMeansAnyHire) {
+  SpawnAgent sp;
+  sp.spec.name = "Mist";
+  sp.hire = 7;
+  EXPECT_EQ(round_trip(sp).hire, 7u);
+  EXPECT_EQ(round_trip(sp).spec.name, "Mist");
+  EXPECT_EQ(round_trip(StopAgent{"Mist", 7}).hire, 7u);
+  // A stop from a node that predates `hire`: 0, i.e. whichever hire runs.
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_map(1);
+  pk.pack(std::string("name"));
+  pk.pack(std::string("Mist"));
+  auto old = decode<StopAgent>(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->name, "Mist");
+  EXPECT_EQ(old->hire, 0u);
 }
 
 TEST(Codec, GarbageIsAnErrorNotACrash) {
