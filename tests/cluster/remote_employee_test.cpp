@@ -217,6 +217,8 @@ TEST(RemoteEmployee, AReHireBeforeTheFiredProxyStoppedKeepsItsUnitsAndKeepsRunni
   ASSERT_TRUE(co.ready());
   auto first = co.place(spec("Mist", "mistral", 10));
   ASSERT_TRUE(first.ok()) << first.error().message;
+  // Running on b (a proxy starts its employee there when it first runs).
+  ASSERT_TRUE(co.ask(*first, "hello").ok);
   // The CEO fired Mist and hires it again before the first proxy has stopped.
   auto second = co.place(spec("Mist", "mistral", 10));
   ASSERT_TRUE(second.ok()) << second.error().message;
