@@ -196,6 +196,13 @@ void finish(Self* self, bool ok, const std::string& text) {
 
 // --------------------------------------------------------------- workers
 
+// A worker could not be hired (no node for it, or the ledger said no): the
+// task ends with the reason.
+void hire_refused(Self* self, const std::string& worker, const std::string& why) {
+  step(self, "refusal", json{{"hire", worker}, {"error", why}});
+  finish(self, false, "Could not hire a worker: " + why);
+}
+
 // Hires workers up to `n`, all at once (the ledger answers in order), then
 // calls `then` once every hire is in (or finishes the task with the first
 // refusal; hires answered after that are given back).
@@ -217,10 +224,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
     spec.costs = economy::spec_costs_json(st.deps.worker_cost);
     // A cluster that has no node for the worker refuses before it is charged.
     if (st.deps.placer) {
-      if (Status ok = st.deps.placer->check(spec); !ok.ok()) {
-        step(self, "refusal", json{{"hire", spec.name}, {"error", ok.error().message}});
-        return finish(self, false, "Could not hire a worker: " + ok.error().message);
-      }
+      if (Status ok = st.deps.placer->check(spec); !ok.ok()) return hire_refused(self, spec.name, ok.error().message);
     }
     self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
         .then([=](LedgerReply& r) {
@@ -231,10 +235,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
             return;
           }
           auto& s = self->state;
-          if (!r.ok) {
-            step(self, "refusal", json{{"hire", spec.name}, {"error", r.error}});
-            return finish(self, false, "Could not hire a worker: " + r.error);
-          }
+          if (!r.ok) return hire_refused(self, spec.name, r.error);
           s.task->expense += s.deps.worker_cost.create_expense_cost;
           EmployeeDeps d = employee_deps_from(s.deps.config, s.deps.model_client, s.deps.journal, s.deps.progress);
           Result<caf::actor> worker = s.deps.placer ? s.deps.placer->place(self->system(), spec, d)
@@ -242,8 +243,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
           if (!worker.ok()) {
             // The node filled up between check and hire: the hire goes back.
             self->send(s.deps.ledger, fire_atom::value, s.deps.worker_cost, spec.name, tid);
-            step(self, "refusal", json{{"hire", spec.name}, {"error", worker.error().message}});
-            return finish(self, false, "Could not hire a worker: " + worker.error().message);
+            return hire_refused(self, spec.name, worker.error().message);
           }
           s.task->workers.push_back({spec.name, std::move(*worker), false});
           journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
