@@ -3,7 +3,6 @@
 #include <mutex>
 #include <set>
 #include <thread>
-#include <unordered_map>
 
 #include "actors/atoms.hpp"
 #include "actors/ceo_actor.hpp"
@@ -18,6 +17,7 @@
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/once_callback.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/memory/memory_injection.hpp"
@@ -30,10 +30,13 @@
 #include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::actors {
-// The callback a call_tool_async request carries to the tool gateway actor.
-using ToolCallback = std::function<void(json)>;
+// Work the gateway actor runs on its own thread for a caller outside CAF: it
+// sends one request and hands the answer to a OnceCallback. So no caller
+// needs a scoped_actor (CAF registry work per handle, a blocking receive);
+// a blocking call waits on that callback's BlockingAnswer.
+using GatewayJob = std::function<void(caf::event_based_actor*)>;
 }  // namespace kaisha::actors
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::ToolCallback)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::GatewayJob)
 
 namespace kaisha::actors {
 namespace {
@@ -98,6 +101,13 @@ msg::AgentSpec spec_from_row(const store::AgentRow& a) {
   return msg::AgentSpec{a.name, a.base_model, a.model_ref, a.type, a.system_prompt, a.description, a.costs};
 }
 
+json error_envelope(const std::string& message) {
+  return json{{"status", "error"}, {"message", message}, {"output", nullptr}};
+}
+
+// What a call gets when the runtime stops before its answer came.
+constexpr const char* kStopped = "the company runtime stopped before the call finished";
+
 }  // namespace
 
 struct CompanyRuntime::Impl {
@@ -112,36 +122,49 @@ struct CompanyRuntime::Impl {
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge, planner;
-  caf::actor tool_gateway;  // forwards call_tool_async to the CEO
+  caf::actor gateway;  // runs the GatewayJobs of every call from outside CAF
   std::string strategy;
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool providers
-  // One blocking handle per calling thread, kept for the runtime's life:
-  // creating a scoped_actor per call costs more than the call itself.
   std::mutex running_mu;
   std::string running_task;  // the task run_task is waiting on, "" when idle
   caf::actor running_target;  // the CEO or the planner, whichever runs it
-  std::mutex callers_mu;
-  std::unordered_map<std::thread::id, std::unique_ptr<caf::scoped_actor>> callers;
 
-  caf::scoped_actor& caller() {
-    std::lock_guard<std::mutex> lock(callers_mu);
-    auto& slot = callers[std::this_thread::get_id()];
-    if (!slot) slot = std::make_unique<caf::scoped_actor>(*system);
-    return *slot;
+  // Runs `job` on the gateway actor and returns at once. `done` gets the
+  // answer there, or `if_stopped` if the runtime stops first (the job or its
+  // pending request is then dropped with the gateway).
+  template <class T>
+  void post(std::function<void(caf::event_based_actor*, const OnceCallback<T>&)> job, OnceCallback<T> done) {
+    caf::anon_send(gateway, GatewayJob([job = std::move(job), done = std::move(done)](caf::event_based_actor* self) {
+      job(self, done);
+    }));
+  }
+
+  // The same, blocking the calling thread until the answer.
+  template <class T>
+  T wait_for(T if_stopped, std::function<void(caf::event_based_actor*, const OnceCallback<T>&)> job) {
+    BlockingAnswer<T> answer;
+    post<T>(std::move(job), answer.callback(std::move(if_stopped)));
+    return answer.wait();
+  }
+
+  // Asks the journal to commit everything queued before this point; blocks.
+  void sync_journal(caf::duration timeout, JournalOp op) {
+    wait_for<bool>(false, [journal = journal, timeout, op = std::move(op)](caf::event_based_actor* self,
+                                                                            const OnceCallback<bool>& done) {
+      self->request(journal, timeout, sync_atom::value, op)
+          .then([done](bool) { done(true); }, [done](caf::error&) { done(false); });
+    });
   }
 
   ~Impl() {
     for (auto& p : mcp_servers) p->stop();  // ends their processes and sessions
-    callers.clear();  // scoped actors must go before their system
-    if (system) {
-      caf::scoped_actor self{*system};
-      for (auto* a : {&tool_gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
-        if (*a) self->send_exit(*a, caf::exit_reason::user_shutdown);
-        *a = nullptr;  // a detached actor's thread ends only when no handle is left
-      }
+    // The gateway first: calls still waiting on it get kStopped.
+    for (auto* a : {&gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
+      if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+      *a = nullptr;  // a detached actor's thread ends only when no handle is left
     }
     system.reset();  // waits for the actors (the journal finishes its writes)
   }
@@ -331,14 +354,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
-  impl->tool_gateway = sys.spawn([ceo = impl->ceo](caf::event_based_actor* self) -> caf::behavior {
-    return {[=](tool_atom, const std::string& name, const std::string& arguments, const ToolCallback& done) {
-      self->request(ceo, caf::infinite, tool_atom::value, name, arguments)
-          .then([done](json& r) { done(std::move(r)); },
-                [self, done](caf::error& e) {
-                  done(json{{"status", "error"}, {"message", self->system().render(e)}, {"output", nullptr}});
-                });
-    }};
+  impl->gateway = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](const GatewayJob& job) { job(self); }};
   });
 
   // The effgen strategy: router, prompt optimizer, judge and planner.
@@ -393,17 +410,15 @@ bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why) 
     if (d.running_task != task_id) return false;
     target = d.running_target;
   }
-  caf::scoped_actor& self = d.caller();
-  bool stopped = false;
-  self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why)
-      .receive([&](bool s) { stopped = s; }, [](caf::error&) {});
-  return stopped;
+  return d.wait_for<bool>(false, [target, task_id, why](caf::event_based_actor* self, const OnceCallback<bool>& done) {
+    self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why)
+        .then([done](bool s) { done(s); }, [done](caf::error&) { done(false); });
+  });
 }
 
 msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::string& task_id) {
   auto& d = *impl_;
   msg::TaskRequest req{d.session_id, task_id, input};
-  caf::scoped_actor& self = d.caller();
   // The task row is queued before the CEO or planner is asked, so the journal,
   // which writes in arrival order, has it before any step of the task (their
   // foreign key) and before an interrupt's sync; waiting for its commit here
@@ -421,13 +436,23 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
     d.running_task = tid;
     d.running_target = target;
   }
-  self->request(target, caf::infinite, task_atom::value, std::move(req))
-      .receive([&](msg::TaskResult& r) { out = std::move(r); },
-               [&](caf::error& e) {
-                 out.task_id = tid;
-                 out.ok = false;
-                 out.error = "the CEO did not answer: " + d.system->render(e);
-               });
+  msg::TaskResult stopped;
+  stopped.task_id = tid;
+  stopped.ok = false;
+  stopped.error = kStopped;
+  out = d.wait_for<msg::TaskResult>(
+      std::move(stopped), [target, req = std::move(req)](caf::event_based_actor* self,
+                                                         const OnceCallback<msg::TaskResult>& done) {
+        self->request(target, caf::infinite, task_atom::value, req)
+            .then([done](msg::TaskResult& r) { done(std::move(r)); },
+                  [self, done, tid = req.task_id](caf::error& e) {
+                    msg::TaskResult failed;
+                    failed.task_id = tid;
+                    failed.ok = false;
+                    failed.error = "the CEO did not answer: " + self->system().render(e);
+                    done(std::move(failed));
+                  });
+      });
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task.clear();
@@ -442,24 +467,32 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
     if (!out.answer.empty()) d.memory_service->observe(memory::StmRole::assistant, out.answer, d.session_id);
   }
   // Wait for the journal to drain what the task wrote.
-  self->request(d.journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
-      .receive([](bool) {}, [](caf::error&) {});
+  d.sync_journal(caf::infinite, JournalOp([](store::JournalStore&) {}));
   return out;
 }
 
+namespace {
+
+// The gateway job of one CEO tool call.
+std::function<void(caf::event_based_actor*, const OnceCallback<json>&)> tool_job(caf::actor ceo, std::string name,
+                                                                              std::string arguments) {
+  return [ceo = std::move(ceo), name = std::move(name), arguments = std::move(arguments)](
+             caf::event_based_actor* self, const OnceCallback<json>& done) {
+    self->request(ceo, caf::infinite, tool_atom::value, name, arguments)
+        .then([done](json& r) { done(std::move(r)); },
+              [self, done](caf::error& e) { done(error_envelope(self->system().render(e))); });
+  };
+}
+
+}  // namespace
+
 json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
-  caf::scoped_actor& self = impl_->caller();
-  json out;
-  self->request(impl_->ceo, caf::infinite, tool_atom::value, name, arguments.dump())
-      .receive([&](json& r) { out = std::move(r); },
-               [&](caf::error& e) {
-                 out = json{{"status", "error"}, {"message", impl_->system->render(e)}, {"output", nullptr}};
-               });
-  return out;
+  return impl_->wait_for<json>(error_envelope(kStopped), tool_job(impl_->ceo, name, arguments.dump()));
 }
 
 void CompanyRuntime::call_tool_async(const std::string& name, const json& arguments, std::function<void(json)> done) {
-  caf::anon_send(impl_->tool_gateway, tool_atom::value, name, arguments.dump(), ToolCallback(std::move(done)));
+  impl_->post<json>(tool_job(impl_->ceo, name, arguments.dump()),
+                    OnceCallback<json>(std::move(done), error_envelope(kStopped)));
 }
 
 void CompanyRuntime::interrupt(const std::string& why) {
@@ -468,8 +501,6 @@ void CompanyRuntime::interrupt(const std::string& why) {
     std::lock_guard<std::mutex> lock(impl_->running_mu);
     tid = impl_->running_task;
   }
-  // A scoped actor of its own: the signal thread is not one of the callers.
-  caf::scoped_actor self{*impl_->system};
   JournalOp op = [tid, why](store::JournalStore& s) {
     if (tid.empty()) return;
     store::TaskOutcome o;
@@ -478,15 +509,15 @@ void CompanyRuntime::interrupt(const std::string& why) {
     o.error = why;
     s.finish_task(o);
   };
-  self->request(impl_->journal, std::chrono::seconds(10), sync_atom::value, std::move(op))
-      .receive([](bool) {}, [](caf::error&) {});
+  impl_->sync_journal(caf::duration(std::chrono::seconds(10)), std::move(op));
 }
 
 Status CompanyRuntime::set_switch(const std::string& name, bool on) {
-  caf::scoped_actor& self = impl_->caller();
-  bool known = false;
-  self->request(impl_->ceo, caf::infinite, switch_atom::value, name, on)
-      .receive([&](bool k) { known = k; }, [](caf::error&) {});
+  const bool known = impl_->wait_for<bool>(
+      false, [ceo = impl_->ceo, name, on](caf::event_based_actor* self, const OnceCallback<bool>& done) {
+        self->request(ceo, caf::infinite, switch_atom::value, name, on)
+            .then([done](bool k) { done(k); }, [done](caf::error&) { done(false); });
+      });
   if (name == "tool_creation") impl_->tool_switches->tool_creation = on;
   if (name == "tool_invocation") impl_->tool_switches->tool_invocation = on;
   if (!known)
@@ -497,22 +528,25 @@ Status CompanyRuntime::set_switch(const std::string& name, bool on) {
 }
 
 json CompanyRuntime::budget() {
-  caf::scoped_actor& self = impl_->caller();
-  json out;
-  self->request(impl_->ledger, caf::infinite, budget_atom::value)
-      .receive([&](LedgerReply& r) { out = r.view; }, [](caf::error&) {});
-  return out;
+  return impl_->wait_for<json>(json(), [ledger = impl_->ledger](caf::event_based_actor* self,
+                                                                const OnceCallback<json>& done) {
+    self->request(ledger, caf::infinite, budget_atom::value)
+        .then([done](LedgerReply& r) { done(std::move(r.view)); }, [done](caf::error&) { done(json()); });
+  });
 }
 
 Status CompanyRuntime::raise_budget(const std::string& which, double amount) {
-  caf::scoped_actor& self = impl_->caller();
-  Status result;
-  self->request(impl_->ledger, caf::infinite, raise_atom::value, which, amount)
-      .receive([&](LedgerReply& r) { if (!r.ok) result = Error{"budget", r.error}; },
-               [&](caf::error& e) { result = Error{"budget", impl_->system->render(e)}; });
-  self->request(impl_->journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
-      .receive([](bool) {}, [](caf::error&) {});
-  return result;
+  // A string, not a Status: Status has no default state to say "no answer".
+  const std::string refused = impl_->wait_for<std::string>(
+      kStopped, [ledger = impl_->ledger, which, amount](caf::event_based_actor* self,
+                                                        const OnceCallback<std::string>& done) {
+        self->request(ledger, caf::infinite, raise_atom::value, which, amount)
+            .then([done](LedgerReply& r) { done(r.ok ? std::string() : r.error); },
+                  [self, done](caf::error& e) { done(self->system().render(e)); });
+      });
+  impl_->sync_journal(caf::infinite, JournalOp([](store::JournalStore&) {}));
+  if (!refused.empty()) return Error{"budget", refused};
+  return Status::Ok();
 }
 
 }  // namespace kaisha::actors

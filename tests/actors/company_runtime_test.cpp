@@ -340,6 +340,50 @@ TEST_F(CompanyRuntimeTest, AsyncToolCallsFromOneThreadEachGetTheirOwnAnswer) {
   EXPECT_EQ(results[kCalls]["message"], "Agent Nobody does not exists");
 }
 
+TEST_F(CompanyRuntimeTest, CallsInFlightWhenTheRuntimeStopsEachGetAnError) {
+  // The employee's model never answers while the runtime lives.
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
+  backend_->hold = std::chrono::minutes(10);
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  json hired = rt->call_tool("AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
+                                              {"system_prompt", "You help."}, {"description", "Helps"}});
+  ASSERT_EQ(hired["status"], "success") << hired;
+
+  // Two blocking callers and two asynchronous calls, all waiting on the model.
+  std::vector<json> blocking(2);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < blocking.size(); ++i)
+    threads.emplace_back([&, i] {
+      blocking[i] = rt->call_tool("AskAgent", {{"agent_name", "Helper"}, {"prompt", "b" + std::to_string(i)}});
+    });
+  std::mutex mu;
+  std::vector<json> async_results;
+  for (int i = 0; i < 2; ++i)
+    rt->call_tool_async("AskAgent", {{"agent_name", "Helper"}, {"prompt", "a" + std::to_string(i)}}, [&](json r) {
+      std::lock_guard lock(mu);
+      async_results.push_back(std::move(r));
+    });
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (backend_->calls("stub:helper") < 4 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(backend_->calls("stub:helper"), 4);
+
+  rt.reset();  // stops the runtime with all four asks in flight
+  for (auto& t : threads) t.join();  // a blocked caller must come back
+  for (const json& r : blocking) {
+    EXPECT_EQ(r["status"], "error") << r;
+    EXPECT_FALSE(r["message"].get<std::string>().empty()) << r;
+  }
+  // Every callback ran exactly once, before the runtime was gone.
+  std::lock_guard lock(mu);
+  ASSERT_EQ(async_results.size(), 2u);
+  for (const json& r : async_results) {
+    EXPECT_EQ(r["status"], "error") << r;
+    EXPECT_FALSE(r["message"].get<std::string>().empty()) << r;
+  }
+}
+
 TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
   backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
   auto rt = start(make_config(1));
