@@ -546,7 +546,7 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   ask.timeout = model_call_timeout(st.deps.config);
   ask.cost = cost;
   ask.agent = name;
-  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
+  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens, ""};
   ask.est_input_tokens = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
   if (listening(self)) emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   // No "ask" step: the tool_call step journaled just before holds the agent

@@ -39,16 +39,21 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
                 [=](msg::LlmResult& res) {
                   if (!res.ok) return release(res.error);
                   const llm::Usage u = res.response.usage;
-                  self->request(call->ledger, caf::infinite, settle_atom::value, reservation, u.input_tokens,
-                                u.output_tokens, call->agent, call->task_id)
-                      .then([=](LedgerReply& after) {
-                        ChargedCallResult r;
-                        r.ok = true;
-                        r.response = res.response;
-                        r.expense = economy::Budget::expense_for(reservation.cost, u.input_tokens, u.output_tokens);
-                        r.budget = after.budget;
-                        done(std::move(r));
-                      });
+                  auto settled = [=](const economy::BudgetSummary& budget) {
+                    ChargedCallResult r;
+                    r.ok = true;
+                    r.response = res.response;
+                    r.expense = economy::Budget::expense_for(reservation.cost, u.input_tokens, u.output_tokens);
+                    r.budget = budget;
+                    done(std::move(r));
+                  };
+                  auto settling = self->request(call->ledger, caf::infinite, settle_atom::value, reservation,
+                                                u.input_tokens, u.output_tokens, call->agent, call->task_id);
+                  if (!call->await_settle) {
+                    std::move(settling).then([](LedgerReply&) {});
+                    return settled({});
+                  }
+                  std::move(settling).then([=](LedgerReply& after) { settled(after.budget); });
                 },
                 [=](caf::error& err) { release("model call failed: " + self->system().render(err)); });
       });
@@ -82,16 +87,21 @@ void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(
                 [=](msg::AskReply& reply) {
                   if (!reply.ok) return release(reply.error, reply);
                   const llm::Usage u = reply.usage;
-                  self->request(ask->ledger, caf::infinite, settle_atom::value, reservation, u.input_tokens,
-                                u.output_tokens, ask->agent, ask->ask.task_id)
-                      .then([=](LedgerReply& after) {
-                        ChargedAskResult r;
-                        r.ok = true;
-                        r.reply = reply;
-                        r.expense = economy::Budget::expense_for(reservation.cost, u.input_tokens, u.output_tokens);
-                        r.budget = after.budget;
-                        done(std::move(r));
-                      });
+                  auto settled = [=](const economy::BudgetSummary& budget) {
+                    ChargedAskResult r;
+                    r.ok = true;
+                    r.reply = reply;
+                    r.expense = economy::Budget::expense_for(reservation.cost, u.input_tokens, u.output_tokens);
+                    r.budget = budget;
+                    done(std::move(r));
+                  };
+                  auto settling = self->request(ask->ledger, caf::infinite, settle_atom::value, reservation,
+                                                u.input_tokens, u.output_tokens, ask->agent, ask->ask.task_id);
+                  if (!ask->await_settle) {
+                    std::move(settling).then([](LedgerReply&) {});
+                    return settled({});
+                  }
+                  std::move(settling).then([=](LedgerReply& after) { settled(after.budget); });
                 },
                 [=](caf::error& err) {
                   msg::AskReply none;

@@ -34,6 +34,11 @@ struct ChargedCall {
   std::string task_id;
   std::string model_ref;
   llm::ChatRequest request;  // request.max_tokens bounds the reservation
+  // false: `done` runs as soon as the settlement is sent, without waiting for
+  // the ledger's answer (one round trip less); the ledger still applies it
+  // before anything this actor sends it afterwards. The result's `budget` is
+  // then empty.
+  bool await_settle = true;
 };
 
 struct ChargedCallResult {
@@ -58,6 +63,7 @@ struct ChargedAsk {
   std::string agent;        // the employee's name
   msg::AskRequest ask;      // ask.max_output_tokens bounds the reservation
   int64_t est_input_tokens = 0;
+  bool await_settle = true;  // as in ChargedCall
 };
 
 struct ChargedAskResult {

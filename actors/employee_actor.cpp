@@ -56,14 +56,16 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
                   } else {
                     reply.error = r.error;
                   }
-                  journal_step(s.deps.journal,
-                               {ask.session_id, ask.task_id, s.spec.name,
-                                r.ok ? "llm_response" : "error",
-                                r.ok ? json{{"text", reply.output},
-                                            {"usage_estimated", reply.usage.estimated},
-                                            {"latency_ms", reply.latency_ms}}
-                                     : json{{"error", reply.error}},
-                                reply.usage.input_tokens, reply.usage.output_tokens});
+                  // An asker with a job journals the answer itself (AskRequest::job).
+                  if (!r.ok || ask.job.empty())
+                    journal_step(s.deps.journal,
+                                 {ask.session_id, ask.task_id, s.spec.name,
+                                  r.ok ? "llm_response" : "error",
+                                  r.ok ? json{{"text", reply.output},
+                                              {"usage_estimated", reply.usage.estimated},
+                                              {"latency_ms", reply.latency_ms}}
+                                       : json{{"error", reply.error}},
+                                  reply.usage.input_tokens, reply.usage.output_tokens});
                   promise.deliver(std::move(reply));
                 },
                 [=](caf::error& err) mutable {

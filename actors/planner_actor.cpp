@@ -2,6 +2,7 @@
 
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
@@ -32,6 +33,14 @@ struct Worker {
   std::string name;
   caf::actor actor;
   bool busy = false;
+  bool fired = false;  // fired before the task's end (see fire_workers)
+};
+
+// The workers' fires the ledger has not answered yet, and what runs once it
+// has answered them all (the task's result waits for them: see finish).
+struct Fires {
+  size_t in_flight = 0;
+  std::function<void()> then;
 };
 
 // One unit of work on a worker: a subtask of the plan, or the whole task.
@@ -68,6 +77,7 @@ struct PlanTask {
   std::optional<prompt::TextOptimization> worker_input;  // see worker_input()
   int judge_calls = 0;
   bool fallback = false;
+  std::shared_ptr<Fires> fires = std::make_shared<Fires>();
 };
 
 struct PlannerState {
@@ -85,7 +95,7 @@ struct PlannerState {
 using Self = caf::stateful_actor<PlannerState>;
 
 // One call of the planner's own model (decomposition, synthesis).
-ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages) {
+ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages, bool await_settle) {
   auto& st = self->state;
   ChargedCall call;
   call.ledger = st.deps.ledger;
@@ -98,6 +108,7 @@ ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages) {
   call.request.messages = std::move(messages);
   call.request.temperature = st.deps.config.ceo.temperature;
   call.request.max_tokens = kPlannerMaxOutputTokens;
+  call.await_settle = await_settle;
   return call;
 }
 
@@ -136,20 +147,38 @@ void account(Self* self, const llm::Usage& u, double usd) {
   t.expense += usd;
 }
 
-// Fires the task's workers (their resource hire cost comes back) and answers.
+// Fires the task's workers that are still hired (their resource hire cost
+// comes back); t.fires counts the ledger's answers still to come.
+void fire_workers(Self* self, PlanTask& t) {
+  auto& st = self->state;
+  for (auto& w : t.workers) {
+    if (std::exchange(w.fired, true)) continue;
+    ++t.fires->in_flight;
+    auto answered = [fires = t.fires] {
+      if (--fires->in_flight == 0 && fires->then) std::exchange(fires->then, nullptr)();
+    };
+    self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
+        .then(
+            [self, answered, name = w.name](LedgerReply& r) {
+              if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget.to_json()}});
+              answered();
+            },
+            [answered](caf::error&) { answered(); });
+    self->send_exit(w.actor, caf::exit_reason::user_shutdown);
+    journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
+  }
+}
+
+// Fires the task's workers and answers. The answer waits until the ledger has
+// applied the fires, and with them every settlement sent before (a worker's
+// is not waited for: see produce): their journal rows are then queued before
+// the caller's journal sync, so a returned task has all its rows committed.
 void finish(Self* self, bool ok, const std::string& text) {
   auto& st = self->state;
   if (!st.task) return;
   PlanTask t = std::move(*st.task);
   st.task.reset();
-  for (auto& w : t.workers) {
-    self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
-        .then([self, name = w.name](LedgerReply& r) {
-          if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget.to_json()}});
-        });
-    self->send_exit(w.actor, caf::exit_reason::user_shutdown);
-    journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
-  }
+  fire_workers(self, t);
   const int64_t wall = now_ms() - t.started_ms;
   json& m = t.metadata;
   m["strategy"] = "effgen";
@@ -191,7 +220,11 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.at_ms = now_ms();
     st.deps.progress->emit(e);
   }
-  t.promise.deliver(std::move(r));
+  if (t.fires->in_flight == 0) {
+    t.promise.deliver(std::move(r));
+    return;
+  }
+  t.fires->then = [promise = t.promise, r = std::move(r)]() mutable { promise.deliver(std::move(r)); };
 }
 
 // --------------------------------------------------------------- workers
@@ -376,8 +409,11 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   ask.timeout = model_call_timeout(st.deps.config);
   ask.cost = st.deps.worker_cost;
   ask.agent = job.worker;
-  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens};
+  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens, job_id};
   ask.est_input_tokens = llm::estimate_tokens(st.worker_system) + llm::estimate_tokens(prompt) + 8;
+  // Only the answer event shows the budget after the call: nobody else waits
+  // for the settlement (finish waits for the ledger once, at the end).
+  ask.await_settle = listening(self);
   if (listening(self))
     emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + prompt.substr(0, 200),
          json{{"agent", job.worker}, {"job", job_id}});
@@ -393,9 +429,12 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
       return finish_job(self, job_id, false, r.error);
     }
     account(self, r.reply.usage, r.expense);
-    // Which subtask the answer belongs to, and what it cost; its text is in
-    // the worker's llm_response step just before, not repeated here.
-    step(self, "answer", json{{"agent", j.worker}, {"job", job_id}, {"chars", r.reply.output.size()}},
+    // The worker's answer, which subtask it belongs to and what it cost, in
+    // one step under the worker's name (the worker journaled only its request:
+    // AskRequest::job).
+    step(self, "llm_response",
+         json{{"job", job_id}, {"text", r.reply.output}, {"usage_estimated", r.reply.usage.estimated},
+              {"latency_ms", r.reply.latency_ms}},
          r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
     if (listening(self))
       emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
@@ -454,7 +493,8 @@ void synthesize(Self* self, const std::vector<planning::SubtaskResult>& results)
   const std::string tid = st.task->id;
   auto prompt = st.synthesis->render({{"task", st.task->input}, {"results", planning::render_results(results)}});
   if (!prompt.ok()) return finish(self, false, prompt.error().message);
-  ChargedCall call = planner_call(self, {{llm::Role::user, *prompt, {}, "", ""}});
+  // The task's last ledger operation: its settlement is waited for (finish).
+  ChargedCall call = planner_call(self, {{llm::Role::user, *prompt, {}, "", ""}}, true);
   emit(self, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
   charged_chat(self, std::move(call), [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
@@ -511,6 +551,8 @@ void on_plan_progress(Self* self) {
     case planning::PlanOutcome::Kind::answer:
       return finish(self, true, outcome->answer);
     case planning::PlanOutcome::Kind::synthesize:
+      // The workers are done: they are fired while the synthesis runs.
+      fire_workers(self, t);
       return synthesize(self, outcome->results);
     case planning::PlanOutcome::Kind::all_failed:
       t.fallback = true;
@@ -604,7 +646,9 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
 void ask_for_plan(Self* self) {
   auto& st = self->state;
   const std::string tid = st.task->id;
-  ChargedCall call = planner_call(self, st.task->planning_conversation);
+  // Nothing waits for the settlement: the ledger applies it before the
+  // budget query that follows.
+  ChargedCall call = planner_call(self, st.task->planning_conversation, false);
   charged_chat(self, std::move(call), [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;

@@ -267,7 +267,7 @@ int main() {
   spec.system_prompt = "You echo.";
   auto emp = placer->place(*sys, spec, actors::EmployeeDeps{});
   if (!emp.ok()) return std::fprintf(stderr, "%s\n", emp.error().message.c_str()), 1;
-  msg::AskRequest ask{"s", "t", "What is the capital of France? Answer in one word.", 64};
+  msg::AskRequest ask{"s", "t", "What is the capital of France? Answer in one word.", 64, ""};
   const std::string sample = msg::encode(msg::wrap(ask, {"ceo", "CEO"}, {"worker", "Echo"}, "ceo-1-1", "", "t"));
   // In alternating blocks, so that the machine's changing load weighs on
   // all three alike.

@@ -40,7 +40,13 @@ struct AskRequest {
   std::string task_id;
   std::string prompt;
   int64_t max_output_tokens = 0;  // 0 = the employee's default
-  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens)
+  // The asker's unit of work this ask belongs to (the planner's subtask id).
+  // When set, the asker journals the answer itself, as the employee's
+  // llm_response step with the job and what the call cost, and the employee
+  // journals only its request (and a failure): one step per answer, not two.
+  // Empty (as from an asker that predates it): the employee journals both.
+  std::string job;
+  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job)
 };
 
 struct AskReply {

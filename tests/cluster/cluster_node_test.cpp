@@ -92,7 +92,7 @@ TEST(ClusterNode, PendingRequestFailsWithNodeDownWhenItsNodeDies) {
   std::atomic<int> calls{0};
   std::mutex mu;
   Error error;
-  msg::AskRequest ask{"s", "t", "please be slow", 64};
+  msg::AskRequest ask{"s", "t", "please be slow", 64, ""};
   t.a->request("b", msg::wrap(ask, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()), epoch_ms() + 60000,
                [&](Result<msg::Envelope> r) {
                  std::lock_guard<std::mutex> g(mu);
@@ -120,7 +120,7 @@ TEST(ClusterNode, AskToAnUnknownAgentIsAnsweredNotLeftToTimeOut) {
   ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
   std::atomic<bool> done{false};
   std::string type, payload;
-  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "hi", 0}, {"a", "CEO"}, {"b", "Nobody"}, t.a->next_id()),
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "hi", 0, ""}, {"a", "CEO"}, {"b", "Nobody"}, t.a->next_id()),
                epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
                  if (r.ok()) {
                    type = r->type;
@@ -146,7 +146,7 @@ TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
   std::atomic<bool> done{false};
   Error error;
-  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
                epoch_ms() + 300, [&](Result<msg::Envelope> r) {
                  if (!r.ok()) error = r.error();
                  done = true;

@@ -134,7 +134,7 @@ struct Company {
   msg::AskReply ask(const caf::actor& employee, const std::string& prompt) {
     caf::scoped_actor self{*sys};
     msg::AskReply out;
-    self->request(employee, std::chrono::seconds(60), actors::ask_atom::value, msg::AskRequest{"s", "t", prompt, 64})
+    self->request(employee, std::chrono::seconds(60), actors::ask_atom::value, msg::AskRequest{"s", "t", prompt, 64, ""})
         .receive([&](msg::AskReply& r) { out = std::move(r); },
                  [&](caf::error& e) {
                    out.ok = false;

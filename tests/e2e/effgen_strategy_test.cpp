@@ -677,6 +677,30 @@ TEST_F(EffgenE2e, RoutingDecisionAndPlanAreJournaledAndShownByHistory) {
   EXPECT_EQ((*plan)["payload"].value("shape", ""), "parallel");
   // The routing note comes before the plan.
   EXPECT_LT((*routing).value("seq", 0), (*plan).value("seq", 0));
+  // Each subtask's answer is one step: the worker's llm_response, with the
+  // subtask it answers (journaled by the planner, which knows the job and the
+  // cost), after the worker's own llm_request; no second copy of it.
+  for (const char* job : {"st_1", "st_2"}) {
+    std::vector<json> answers;
+    for (auto& s : hist["steps"])
+      if (s["payload"].value("job", "") == job) answers.push_back(s);
+    ASSERT_EQ(answers.size(), 1u) << job << "\n" << hist.dump(2);
+    const json& a = answers[0];
+    EXPECT_EQ(a.value("kind", ""), "llm_response") << a;
+    EXPECT_EQ(a["payload"].value("text", ""), "WORKER-SAYS-4") << a;
+    EXPECT_GT(a.value("tokens_out", 0), 0) << a;
+    const std::string worker = a.value("agent", "");
+    EXPECT_EQ(worker.rfind("Worker", 0), 0u) << a;
+    bool asked_before = false;
+    for (auto& s : hist["steps"])
+      asked_before = asked_before || (s.value("agent", "") == worker && s.value("kind", "") == "llm_request" &&
+                                      s.value("seq", 0) < a.value("seq", 0));
+    EXPECT_TRUE(asked_before) << worker << "\n" << hist.dump(2);
+  }
+  size_t worker_answers = 0;
+  for (auto& s : hist["steps"])
+    if (s.value("kind", "") == "llm_response" && s.value("agent", "").rfind("Worker", 0) == 0) ++worker_answers;
+  EXPECT_EQ(worker_answers, 2u) << hist.dump(2);
 }
 
 }  // namespace

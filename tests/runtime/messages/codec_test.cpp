@@ -27,7 +27,7 @@ TEST(Codec, AgentSpecRoundTrip) {
 }
 
 TEST(Codec, AskRoundTrip) {
-  AskRequest a{"s1", "t1", "Write a poem", 256};
+  AskRequest a{"s1", "t1", "Write a poem", 256, ""};
   AskRequest b = round_trip(a);
   EXPECT_EQ(b.session_id, "s1");
   EXPECT_EQ(b.task_id, "t1");
@@ -127,7 +127,7 @@ TEST(Codec, LlmCallCarriesChatRequest) {
 }
 
 TEST(Codec, EnvelopeWrapUnwrap) {
-  AskRequest a{"s", "t", "q", 0};
+  AskRequest a{"s", "t", "q", 0, ""};
   Envelope e = wrap(a, {"n1", "CEO"}, {"n2", "Poet"}, "m1", "", "trace-9", 1234);
   Result<Envelope> back = decode_envelope(encode(e));
   ASSERT_TRUE(back.ok());
@@ -166,6 +166,33 @@ TEST(Codec, MissingAndUnknownFieldsTolerated) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->prompt, "hello");
   EXPECT_EQ(r->task_id, "");
+}
+
+TEST(Codec, AskCarriesItsJobAndAnOldAskHasNone) {
+  AskRequest a{"s1", "t1", "Collect prices", 64, "st_2"};
+  AskRequest b = round_trip(a);
+  EXPECT_EQ(b.job, "st_2");
+  EXPECT_EQ(b.prompt, "Collect prices");
+  EXPECT_EQ(b.max_output_tokens, 64);
+  // An ask from a node that predates `job`: the four fields it had, no job
+  // (the employee then journals its answer itself).
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_map(4);
+  pk.pack(std::string("session_id"));
+  pk.pack(std::string("s1"));
+  pk.pack(std::string("task_id"));
+  pk.pack(std::string("t1"));
+  pk.pack(std::string("prompt"));
+  pk.pack(std::string("hi"));
+  pk.pack(std::string("max_output_tokens"));
+  pk.pack(32);
+  auto old = decode<AskRequest>(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->task_id, "t1");
+  EXPECT_EQ(old->prompt, "hi");
+  EXPECT_EQ(old->max_output_tokens, 32);
+  EXPECT_EQ(old->job, "");
 }
 
 TEST(Codec, SpawnAndStopCarryTheHireAndAnOldStopMeansAnyHire) {
