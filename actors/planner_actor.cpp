@@ -84,6 +84,9 @@ struct PlannerState {
   PlannerDeps deps;
   std::optional<planning::PromptTemplate> worker_task;
   std::optional<planning::PromptTemplate> synthesis;
+  // The decomposition prompts the router can choose, read once at start (a
+  // missing file fails each task that needs it, with the path).
+  std::map<planning::Strategy, Result<planning::PromptTemplate>> decompose;
   std::string worker_system;
   prompt::ModelTier worker_tier = prompt::ModelTier::medium;  // the worker model's, for the optimizer
   // The optimizer for the parts of a worker prompt (see optimize_for_worker).
@@ -205,7 +208,11 @@ void finish(Self* self, bool ok, const std::string& text) {
   r.expense = t.expense;
   r.wall_ms = wall;
   r.canceled = t.canceled;
+  // The routing decision has its own note at the task's start: not repeated.
+  json routing = m.contains("routing") ? std::move(m["routing"]) : json();
+  m.erase("routing");
   journal_step(st.deps.journal, {st.deps.session_id, t.id, kPlanner, "note", json{{"metadata", m}}});
+  if (!routing.is_null()) m["routing"] = std::move(routing);
   r.metadata = std::move(m);
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   if (listening(self)) {
@@ -696,6 +703,8 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   }
   st.worker_task = planning::PromptTemplate::from_text(st.deps.worker_task, "prompts/effgen/worker_task.md");
   st.synthesis = planning::PromptTemplate::from_text(st.deps.synthesis, "prompts/effgen/synthesize.md");
+  for (planning::Strategy s : {planning::Strategy::hybrid, planning::Strategy::hierarchical})
+    st.decompose.emplace(s, planning::load_decomposition_prompt(s));
   return {
       [=](cancel_atom, const std::string& tid, const std::string& why) {
         // Workers are fired by finish(); their late results find no task.
@@ -742,7 +751,8 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
         s.task->strategy = d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical
                                                                       : planning::Strategy::hybrid;
         s.task->round.emplace(s.task->strategy);
-        auto prompt = planning::render_decomposition_prompt(s.task->strategy, req.input);
+        const auto& decompose = s.decompose.at(s.task->strategy);
+        auto prompt = decompose.ok() ? decompose->render({{"task", req.input}}) : Result<std::string>(decompose.error());
         if (!prompt.ok()) {
           finish(self, false, prompt.error().message);
           return promise;
