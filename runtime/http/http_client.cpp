@@ -98,6 +98,9 @@ struct HttpClient::Impl {
 
   // Owned by the loop thread.
   std::unordered_map<uint64_t, std::unique_ptr<Transfer>> active;
+
+  // Easy handles for reuse: taken by submitting threads, given back by the loop.
+  std::mutex pool_mu;
   std::vector<CURL*> pool;
 
   void run();
@@ -115,29 +118,43 @@ struct HttpClient::Impl {
   void shutdown();
 
   CURL* take_handle() {
-    if (pool.empty()) return curl_easy_init();
-    CURL* h = pool.back();
-    pool.pop_back();
-    return h;
+    {
+      std::lock_guard lk(pool_mu);
+      if (!pool.empty()) {
+        CURL* h = pool.back();
+        pool.pop_back();
+        return h;
+      }
+    }
+    return curl_easy_init();
   }
   void recycle(CURL* h) {
     if (!h) return;
     // Connections stay in the multi handle's cache, so reuse to the same host
     // does not depend on which easy handle runs the next request.
     curl_easy_reset(h);
-    if (pool.size() < kMaxPooledHandles) pool.push_back(h);
-    else curl_easy_cleanup(h);
+    {
+      std::lock_guard lk(pool_mu);
+      if (pool.size() < kMaxPooledHandles) {
+        pool.push_back(h);
+        return;
+      }
+    }
+    curl_easy_cleanup(h);
   }
 };
 
+// The transfer's easy handle was made and configured by submit(), on the
+// submitting thread: a burst of a thousand requests then spends the loop
+// thread's time on sockets, not on allocating and zeroing handles.
 void HttpClient::Impl::start(std::unique_ptr<Transfer> t) {
-  CURL* h = take_handle();
+  CURL* h = t->easy();
   if (!h) {
     HttpResult r = t->abandon(TransportError::other, "curl_easy_init failed");
     complete(std::move(t), std::move(r));
     return;
   }
-  if (!t->attach(h)) {
+  if (!t->setup_ok()) {
     HttpResult r = t->finish(CURLE_OK);
     t->detach();
     recycle(h);
@@ -322,6 +339,9 @@ void HttpClient::Impl::shutdown() {
       due.swap(timers);
     }
     for (auto& t : subs) {
+      CURL* h = t->easy();
+      t->detach();
+      recycle(h);
       HttpResult r = t->abandon(TransportError::cancelled, "request cancelled: HTTP client shutting down");
       complete(std::move(t), std::move(r));
     }
@@ -365,6 +385,9 @@ HttpClient::~HttpClient() {
 uint64_t HttpClient::submit(HttpRequestSpec req, HttpOptions opts, HttpCallbacks cb) {
   const uint64_t id = impl_->next_id.fetch_add(1);
   auto t = std::make_unique<Transfer>(id, std::move(req), opts, std::move(cb));
+  // Configured here, off the loop thread (see Impl::start); a refused
+  // request still completes on the loop thread.
+  if (CURL* h = impl_->take_handle()) t->attach(h);
   impl_->in_flight.fetch_add(1);
   {
     std::lock_guard lk(impl_->mu);
@@ -373,6 +396,10 @@ uint64_t HttpClient::submit(HttpRequestSpec req, HttpOptions opts, HttpCallbacks
       impl_->wake();
       return id;
     }
+  }
+  if (CURL* h = t->easy()) {
+    t->detach();
+    impl_->recycle(h);
   }
   HttpResult r = t->abandon(TransportError::cancelled, "request cancelled: HTTP client shut down");
   impl_->complete(std::move(t), std::move(r));

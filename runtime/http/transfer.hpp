@@ -29,6 +29,8 @@ class Transfer {
   // Configures `easy` (freshly made or reset) for this transfer. On bad input
   // returns false; finish() then reports why.
   bool attach(CURL* easy);
+  // False when attach() refused the request (finish() says why).
+  bool setup_ok() const { return setup_error_.empty(); }
   // Forgets the easy handle (the caller recycles it).
   void detach() { easy_ = nullptr; }
 
