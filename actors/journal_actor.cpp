@@ -129,35 +129,35 @@ caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalS
   return sys.spawn<caf::detached>(journal, std::move(store));
 }
 
+// The rows are built here, by moving the record's fields, so that the journal's
+// thread neither copies a payload (a JSON tree) nor frees the copy.
 void journal_step(const caf::actor& j, StepRecord rec) {
-  post(j, [rec = std::move(rec)](store::JournalStore& s) {
-    store::StepRow row;
-    row.session_id = rec.session_id;
-    row.task_id = rec.task_id;
-    row.agent = rec.agent;
-    row.kind = rec.kind;
-    row.payload = rec.payload;
-    row.tokens_in = rec.tokens_in;
-    row.tokens_out = rec.tokens_out;
-    row.expense = rec.expense;
-    report(s.append_step(row));
-  });
+  if (!j) return;
+  store::StepRow row;
+  row.session_id = std::move(rec.session_id);
+  row.task_id = std::move(rec.task_id);
+  row.agent = std::move(rec.agent);
+  row.kind = std::move(rec.kind);
+  row.payload = std::move(rec.payload);
+  row.tokens_in = rec.tokens_in;
+  row.tokens_out = rec.tokens_out;
+  row.expense = rec.expense;
+  post(j, [row = std::move(row)](store::JournalStore& s) { report(s.append_step(row)); });
 }
 
 void journal_ledger(const caf::actor& j, LedgerRecord rec) {
-  post(j, [rec = std::move(rec)](store::JournalStore& s) {
-    store::LedgerEntryRow row;
-    row.session_id = rec.session_id;
-    row.task_id = rec.task_id;
-    row.ledger = rec.ledger;
-    row.kind = rec.kind;
-    row.amount = rec.amount;
-    row.agent = rec.agent;
-    row.reason = rec.reason;
-    row.used_after = rec.used_after;
-    row.total_after = rec.total_after;
-    report(s.record_ledger_entry(row));
-  });
+  if (!j) return;
+  store::LedgerEntryRow row;
+  row.session_id = std::move(rec.session_id);
+  row.task_id = std::move(rec.task_id);
+  row.ledger = std::move(rec.ledger);
+  row.kind = std::move(rec.kind);
+  row.amount = rec.amount;
+  row.agent = std::move(rec.agent);
+  row.reason = std::move(rec.reason);
+  row.used_after = rec.used_after;
+  row.total_after = rec.total_after;
+  post(j, [row = std::move(row)](store::JournalStore& s) { report(s.record_ledger_entry(row)); });
 }
 
 void journal_budget_state(const caf::actor& j, std::string session_id, economy::BudgetState state) {
