@@ -43,7 +43,10 @@ bool sentence_start(std::string_view text, size_t pos) {
 }  // namespace
 
 size_t find_phrase(std::string_view text, std::string_view phrase, size_t from, size_t* match_len) {
-  if (phrase.empty()) return std::string_view::npos;
+  // Every character of the phrase takes at least one byte of the text, so a
+  // text shorter than the phrase holds no match (most phrases against the
+  // short parts of a worker prompt: no scan at all).
+  if (phrase.empty() || from > text.size() || text.size() - from < phrase.size()) return std::string_view::npos;
   bool word_head = is_word(static_cast<unsigned char>(phrase.front()));
   bool word_tail = is_word(static_cast<unsigned char>(phrase.back()));
   const char first = lower(phrase.front());

@@ -367,6 +367,9 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
       continue;
     }
     if (is_structural(ps[i].text)) { ++i; continue; }
+    // A sentence with nothing before it to repeat and nothing after it that
+    // could repeat it (a one-sentence text) needs no shingles.
+    if (kept.empty() && i + 1 == ps.size()) break;
     Kept mine{normalized_words(ps[i].text), {}, std::nullopt};
     mine.by_word = shingles(mine.words, true);
     bool duplicate = false;
