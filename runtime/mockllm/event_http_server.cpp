@@ -367,6 +367,10 @@ Result<int> EventHttpServer::start(const std::string& host, int port) {
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, kListenBacklog) == 0) {
+      // A connection is handed to accept() when its request arrives, not at
+      // the handshake: one wake-up of this thread per connection, not two.
+      int defer_s = 5;
+      setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_s, sizeof defer_s);
       l.listen_fd = fd;
       break;
     }
