@@ -49,7 +49,8 @@ class CompanyRuntime {
   // Runs one user turn to its end (blocking; for the CLI and tests). The task's
   // row is queued in the journal before the CEO or planner starts on it, and
   // every row the task wrote (steps, ledger entries, hires and fires) is
-  // committed before this returns.
+  // committed before this returns (the settlements of calls a cancel
+  // abandoned come later: see cancel()).
   msg::TaskResult run_task(const std::string& input);
   // The same under a task id chosen by the caller (unique in the store).
   msg::TaskResult run_task(const std::string& input, const std::string& task_id);
