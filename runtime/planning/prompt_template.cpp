@@ -45,11 +45,17 @@ PromptTemplate PromptTemplate::from_text(std::string text, std::string origin) {
   return PromptTemplate(std::move(text), std::move(origin));
 }
 
+PromptTemplate::PromptTemplate(std::string text, std::string origin)
+    : text_(std::move(text)), origin_(std::move(origin)) {
+  scan(
+      text_, [&](std::string_view s) { if (!s.empty()) parts_.push_back({std::string(s), false}); },
+      [&](const std::string& n) { parts_.push_back({n, true}); });
+}
+
 std::vector<std::string> PromptTemplate::placeholders() const {
   std::vector<std::string> names;
-  scan(text_, [](std::string_view) {}, [&](const std::string& n) {
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  });
+  for (const Part& p : parts_)
+    if (p.placeholder && std::find(names.begin(), names.end(), p.text) == names.end()) names.push_back(p.text);
   return names;
 }
 
@@ -63,7 +69,7 @@ Result<std::string> PromptTemplate::render(const std::map<std::string, std::stri
     return Error{"prompt", "prompt template " + origin_ + " has no value for " + list};
   }
   std::string out;
-  scan(text_, [&](std::string_view s) { out.append(s); }, [&](const std::string& n) { out += values.at(n); });
+  for (const Part& p : parts_) out += p.placeholder ? values.at(p.text) : p.text;
   return out;
 }
 

@@ -31,10 +31,17 @@ class PromptTemplate {
   Result<std::string> render(const std::map<std::string, std::string>& values) const;
 
  private:
-  PromptTemplate(std::string text, std::string origin) : text_(std::move(text)), origin_(std::move(origin)) {}
+  // A literal run of the text, or (placeholder) the name of one.
+  struct Part {
+    std::string text;
+    bool placeholder = false;
+  };
+
+  PromptTemplate(std::string text, std::string origin);
 
   std::string text_;
   std::string origin_;
+  std::vector<Part> parts_;  // text_ split once, so a render only appends
 };
 
 }  // namespace kaisha::planning
