@@ -107,6 +107,7 @@ json error_envelope(const std::string& message) {
 
 // What a call gets when the runtime stops before its answer came.
 constexpr const char* kStopped = "the company runtime stopped before the call finished";
+json stopped_envelope() { return error_envelope(kStopped); }
 
 }  // namespace
 
@@ -146,7 +147,7 @@ struct CompanyRuntime::Impl {
   template <class T>
   T wait_for(T if_stopped, std::function<void(caf::event_based_actor*, const OnceCallback<T>&)> job) {
     BlockingAnswer<T> answer;
-    post<T>(std::move(job), answer.callback(std::move(if_stopped)));
+    post<T>(std::move(job), answer.callback([v = std::move(if_stopped)] { return v; }));
     return answer.wait();
   }
 
@@ -487,12 +488,14 @@ std::function<void(caf::event_based_actor*, const OnceCallback<json>&)> tool_job
 }  // namespace
 
 json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
-  return impl_->wait_for<json>(error_envelope(kStopped), tool_job(impl_->ceo, name, arguments.dump()));
+  BlockingAnswer<json> answer;
+  impl_->post<json>(tool_job(impl_->ceo, name, arguments.dump()), answer.callback(stopped_envelope));
+  return answer.wait();
 }
 
 void CompanyRuntime::call_tool_async(const std::string& name, const json& arguments, std::function<void(json)> done) {
   impl_->post<json>(tool_job(impl_->ceo, name, arguments.dump()),
-                    OnceCallback<json>(std::move(done), error_envelope(kStopped)));
+                    OnceCallback<json>(std::move(done), stopped_envelope));
 }
 
 void CompanyRuntime::interrupt(const std::string& why) {

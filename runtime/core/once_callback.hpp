@@ -1,8 +1,9 @@
 // OnceCallback<T>: a callback that runs exactly once. The first operator()
 // runs it; later calls are ignored. If every copy is destroyed without a
 // call — the actor holding it stopped, the message carrying it was dropped —
-// it runs with the fallback value given at construction instead, on the
-// thread that destroyed the last copy. So a caller waiting for the answer is
+// it runs with the value `if_dropped()` makes instead, on the thread that
+// destroyed the last copy. The fallback is made only then: most callbacks
+// run normally, and building, say, an error envelope for each costs. So a caller waiting for the answer is
 // never left waiting.
 //
 // Copies share one state, so the callback can travel inside std::function
@@ -27,7 +28,7 @@ template <class T>
 class OnceCallback {
  public:
   OnceCallback() = default;
-  OnceCallback(std::function<void(T)> fn, T if_dropped)
+  OnceCallback(std::function<void(T)> fn, std::function<T()> if_dropped)
       : state_(std::make_shared<State>(std::move(fn), std::move(if_dropped))) {}
 
   // Runs the callback with `value`, unless it already ran. No-op on a
@@ -38,15 +39,17 @@ class OnceCallback {
 
  private:
   struct State {
-    State(std::function<void(T)> f, T d) : fn(std::move(f)), if_dropped(std::move(d)) {}
-    ~State() { run(std::move(if_dropped)); }
+    State(std::function<void(T)> f, std::function<T()> d) : fn(std::move(f)), if_dropped(std::move(d)) {}
+    ~State() {
+      if (!done.load()) run(if_dropped ? if_dropped() : T{});
+    }
     void run(T value) {
       if (done.exchange(true)) return;
       std::function<void(T)> f = std::move(fn);
       if (f) f(std::move(value));
     }
     std::function<void(T)> fn;
-    T if_dropped;
+    std::function<T()> if_dropped;
     std::atomic<bool> done{false};
   };
   std::shared_ptr<State> state_;
@@ -55,9 +58,9 @@ class OnceCallback {
 template <class T>
 class BlockingAnswer {
  public:
-  // The callback that delivers the answer; `if_dropped` is what wait()
+  // The callback that delivers the answer; `if_dropped()` is what wait()
   // returns when that callback is destroyed without being called.
-  OnceCallback<T> callback(T if_dropped) {
+  OnceCallback<T> callback(std::function<T()> if_dropped) {
     std::shared_ptr<Slot> slot = slot_;
     return OnceCallback<T>(
         [slot](T v) {

@@ -11,7 +11,9 @@ namespace {
 
 TEST(OnceCallback, RunsOnceWithTheFirstValue) {
   std::vector<std::string> got;
-  OnceCallback<std::string> cb([&](std::string v) { got.push_back(std::move(v)); }, "dropped");
+  int fallbacks_made = 0;
+  OnceCallback<std::string> cb([&](std::string v) { got.push_back(std::move(v)); },
+                               [&] { ++fallbacks_made; return std::string("dropped"); });
   OnceCallback<std::string> copy = cb;
   cb("first");
   copy("second");
@@ -19,12 +21,14 @@ TEST(OnceCallback, RunsOnceWithTheFirstValue) {
   copy = {};  // the last copy goes: no fallback, it already ran
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], "first");
+  EXPECT_EQ(fallbacks_made, 0);  // made only when needed
 }
 
 TEST(OnceCallback, RunsWithTheFallbackWhenTheLastCopyIsDroppedUncalled) {
   std::vector<std::string> got;
   {
-    OnceCallback<std::string> cb([&](std::string v) { got.push_back(std::move(v)); }, "dropped");
+    OnceCallback<std::string> cb([&](std::string v) { got.push_back(std::move(v)); },
+                                 [] { return std::string("dropped"); });
     std::function<void()> holder = [cb] { cb("never"); };
     EXPECT_TRUE(got.empty());  // copies are alive: nothing yet
   }
@@ -40,7 +44,7 @@ TEST(OnceCallback, EmptyOneIgnoresCalls) {
 
 TEST(BlockingAnswer, WaitReturnsTheValueSetFromAnotherThread) {
   BlockingAnswer<int> answer;
-  OnceCallback<int> cb = answer.callback(-1);
+  OnceCallback<int> cb = answer.callback([] { return -1; });
   std::thread t([cb] { cb(42); });
   EXPECT_EQ(answer.wait(), 42);
   t.join();
@@ -48,7 +52,7 @@ TEST(BlockingAnswer, WaitReturnsTheValueSetFromAnotherThread) {
 
 TEST(BlockingAnswer, WaitReturnsTheFallbackWhenTheCallbackIsDropped) {
   BlockingAnswer<std::string> answer;
-  std::thread t([cb = answer.callback("stopped")]() mutable { cb = {}; });
+  std::thread t([cb = answer.callback([] { return std::string("stopped"); })]() mutable { cb = {}; });
   EXPECT_EQ(answer.wait(), "stopped");
   t.join();
 }
