@@ -441,24 +441,34 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
   stopped.task_id = tid;
   stopped.ok = false;
   stopped.error = kStopped;
+  auto not_running = [&d] {
+    std::lock_guard<std::mutex> lock(d.running_mu);
+    d.running_task.clear();
+    d.running_target = nullptr;
+  };
   out = d.wait_for<msg::TaskResult>(
-      std::move(stopped), [target, req = std::move(req)](caf::event_based_actor* self,
-                                                         const OnceCallback<msg::TaskResult>& done) {
+      std::move(stopped), [target, not_running, journal = d.journal, req = std::move(req)](
+                              caf::event_based_actor* self, const OnceCallback<msg::TaskResult>& done) {
+        // The result is handed back once the journal has committed what the
+        // task wrote (queued before the result came here), without a round
+        // trip to the calling thread in between.
+        auto committed = [self, not_running, journal, done](msg::TaskResult r) {
+          not_running();  // an interrupt from now on no longer concerns this task
+          self->request(journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
+              .then([done, r](bool) mutable { done(std::move(r)); },
+                    [done, r](caf::error&) mutable { done(std::move(r)); });
+        };
         self->request(target, caf::infinite, task_atom::value, req)
-            .then([done](msg::TaskResult& r) { done(std::move(r)); },
-                  [self, done, tid = req.task_id](caf::error& e) {
+            .then([committed](msg::TaskResult& r) { committed(std::move(r)); },
+                  [self, committed, tid = req.task_id](caf::error& e) {
                     msg::TaskResult failed;
                     failed.task_id = tid;
                     failed.ok = false;
                     failed.error = "the CEO did not answer: " + self->system().render(e);
-                    done(std::move(failed));
+                    committed(std::move(failed));
                   });
       });
-  {
-    std::lock_guard<std::mutex> lock(d.running_mu);
-    d.running_task.clear();
-    d.running_target = nullptr;
-  }
+  not_running();  // also when the runtime stopped before the task answered
   // The conversation so far, for the next turn's memory query and effGen's
   // short-term tier (consolidated in the background).
   d.recall_context->push(input);
@@ -467,8 +477,6 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
     d.memory_service->observe(memory::StmRole::user, input, d.session_id);
     if (!out.answer.empty()) d.memory_service->observe(memory::StmRole::assistant, out.answer, d.session_id);
   }
-  // Wait for the journal to drain what the task wrote.
-  d.sync_journal(caf::infinite, JournalOp([](store::JournalStore&) {}));
   return out;
 }
 
