@@ -454,9 +454,11 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::st
         // trip to the calling thread in between.
         auto committed = [self, not_running, journal, done](msg::TaskResult r) {
           not_running();  // an interrupt from now on no longer concerns this task
+          // Shared by the two handlers below, so the result is not copied.
+          auto result = std::make_shared<msg::TaskResult>(std::move(r));
           self->request(journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
-              .then([done, r](bool) mutable { done(std::move(r)); },
-                    [done, r](caf::error&) mutable { done(std::move(r)); });
+              .then([done, result](bool) { done(std::move(*result)); },
+                    [done, result](caf::error&) { done(std::move(*result)); });
         };
         self->request(target, caf::infinite, task_atom::value, req)
             .then([committed](msg::TaskResult& r) { committed(std::move(r)); },
