@@ -1,24 +1,42 @@
-// How CAF 0.17's work-stealing workers wait when they run out of work, tuned
-// for messages that come from threads outside CAF (a socket's I/O thread, an
-// HTTP client's thread).
+// How kaisha's actor systems schedule: CAF 0.17's work-stealing scheduler,
+// tuned for messages that come from threads outside CAF (a socket's I/O
+// thread, the HTTP client's thread) and for actors that make many requests
+// with timeouts.
 //
-// By default an idle worker polls its queue 100 times, then 500 times with a
-// 50 µs sleep in between (25 ms or more), and only then blocks on a condition
-// variable. A message enqueued from outside CAF during the sleeping phase
-// waits for the end of the current sleep — 50–100 µs with the kernel's timer
-// slack — at every hop into CAF, and keeps a core half-busy meanwhile. An
-// external enqueue does signal a worker blocked on its condition variable,
-// so after the short spin phase the worker blocks right away and is woken as
-// soon as work arrives. Work stealing between workers still happens in the
-// spin phase and at each relaxed-phase timeout.
+// Three changes against CAF's defaults, each measured in bench/README.md:
+// 1. Idle workers block on their condition variable right after the short
+//    spin phase. By default they first spend 25 ms or more in 50 µs sleeps,
+//    and a message enqueued from outside CAF meanwhile waits for the end of
+//    the current sleep (50–100 µs with the kernel's timer slack) at every hop
+//    into CAF.
+// 2. A message from outside CAF wakes a sleeping worker after the enqueuing
+//    thread has released the worker's mutex. CAF signals while holding it, so
+//    the woken worker, preempting the signaller on a busy machine, finds the
+//    mutex taken and blocks once more: two context switches per hand-off.
+// 3. The actor clock (LazyActorClock) wakes its thread only when a timer is
+//    due or a new one is due earlier than what it waits for, instead of on
+//    every request's set and cancel.
+// Work stealing between workers still happens in the spin phase and at each
+// relaxed-phase timeout.
 #pragma once
 
-#include <caf/actor_system_config.hpp>
+#include <caf/fwd.hpp>
+
+#include <cstddef>
 
 namespace kaisha::actors {
 
-inline void use_prompt_wakeups(caf::actor_system_config& cfg) {
-  cfg.set("work-stealing.moderate-poll-attempts", 0);
-}
+// Configures `cfg` so that an actor system built from it schedules as above.
+void use_prompt_wakeups(caf::actor_system_config& cfg);
+
+// What the clock of a system configured by use_prompt_wakeups has done:
+// wake-ups of its thread and how many of them a new timer asked for.
+// Both are 0 for any other system. For tests and benchmarks.
+struct ClockActivity {
+  size_t wakeups = 0;
+  size_t notifications = 0;
+  bool lazy = false;  // the system uses LazyActorClock
+};
+ClockActivity clock_activity(caf::actor_system& system);
 
 }  // namespace kaisha::actors
