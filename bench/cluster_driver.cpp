@@ -29,6 +29,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/scheduler_tuning.hpp"
+#include "cluster/inline_delivery.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "runtime/company/chat_backend.hpp"
@@ -297,6 +298,10 @@ int main() {
   std::printf("  AskAgent from a scoped_actor p50 %7.1f us  p90 %7.1f  p99 %7.1f\n", sc.p50, sc.p90, sc.p99);
   std::printf("  ratio p50 %.2fx from an actor, %.2fx from a scoped_actor (target <= 1.5x)\n", a.p50 / r.p50,
               sc.p50 / r.p50);
+  const auto inl = cluster::inline_delivery_stats();
+  const double asks = 100.0 + double(actor_rtt.size() + scoped_rtt.size());
+  std::printf("  actor runs on the gateways' I/O threads: %.1f per ask (%.2f per ask handed to CAF workers)\n",
+              double(inl.inline_runs) / asks, double(inl.handed_over) / asks);
 
   if (env_int("BENCH_CLUSTER_RT_ONLY", 0)) return 0;
   // ---- 2. one-way throughput

@@ -9,6 +9,7 @@
 #include "actors/scheduler_tuning.hpp"
 #include "cluster/agent_host.hpp"
 #include "cluster/cluster_atoms.hpp"
+#include "cluster/inline_delivery.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -74,7 +75,10 @@ Status ClusterNode::start_impl() {
     return Error{"config", options_.cluster.source + ": node '" + self_.name +
                                "' has no key_file and the cluster does not allow plaintext"};
   }
-  gateway_.on_receive([this](msg::Envelope env) { on_envelope(std::move(env)); });
+  gateway_.on_receive([this](msg::Envelope env) {
+    InlineDeliveryScope inline_here;  // an ask or its answer runs its actors on this thread
+    on_envelope(std::move(env));
+  });
   auto ep = gateway_.start(g);
   if (!ep.ok()) return ep.error();
   endpoint_ = *ep;
@@ -299,7 +303,7 @@ void ClusterNode::on_envelope(msg::Envelope env) {
   }
   if (env.type == msg::SpawnAgent::kType || env.type == msg::StopAgent::kType || env.type == msg::AskRequest::kType) {
     if (host_) {
-      caf::anon_send(*host_, envelope_atom::value, std::move(env));
+      deliver(*host_, caf::make_message(envelope_atom::value, std::move(env)));
     } else if (env.type == msg::AskRequest::kType) {
       msg::Envelope reply = msg::wrap(msg::RequestFailed{"unsupported", "node '" + self_.name + "' hosts no agents"},
                                       msg::AgentRef{self_.name, env.to.name}, env.from, next_id(), env.id, env.trace);

@@ -5,6 +5,7 @@
 #include "actors/atoms.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/cluster_placer.hpp"
+#include "cluster/inline_delivery.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 
@@ -62,7 +63,7 @@ void send_ask(Self* self, const std::string& id) {
                  o.ok = r.ok();
                  if (r.ok()) o.reply = std::move(r).value();
                  else o.error = r.error();
-                 caf::anon_send(me, outcome_atom::value, std::move(o));
+                 deliver(me, caf::make_message(outcome_atom::value, std::move(o)));
                });
 }
 

@@ -1,0 +1,94 @@
+#include "cluster/inline_delivery.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/execution_unit.hpp>
+#include <caf/mailbox_element.hpp>
+#include <caf/message_id.hpp>
+#include <caf/resumable.hpp>
+#include <caf/scheduler/abstract_coordinator.hpp>
+
+#include <atomic>
+#include <deque>
+
+namespace kaisha::cluster {
+
+namespace {
+
+// Actor runs per delivered envelope. An ask needs about four on the serving
+// node (host, employee, host again with the answer, and the model client
+// actor) and two or three on the asking node; anything larger than this is
+// real work that belongs on the CAF workers, and the I/O thread has sockets to
+// serve.
+constexpr size_t kMaxInlineRuns = 16;
+
+thread_local bool inline_allowed = false;
+
+std::atomic<unsigned long long> inline_runs{0};
+std::atomic<unsigned long long> handed_over{0};
+
+// The I/O thread posing as CAF's execution unit for one delivery: actors
+// scheduled through it are queued here and run by drain().
+class InlineExecutor final : public caf::execution_unit {
+ public:
+  explicit InlineExecutor(caf::actor_system& sys) : caf::execution_unit(&sys) {}
+
+  // The actor was idle and now has a message; CAF added a reference for us.
+  void exec_later(caf::resumable* job) override { queue_.push_back(job); }
+
+  void drain() {
+    auto& scheduler = system().scheduler();
+    const size_t throughput = scheduler.max_throughput();
+    size_t runs = 0;
+    while (!queue_.empty()) {
+      caf::resumable* job = queue_.front();
+      queue_.pop_front();
+      if (runs == kMaxInlineRuns) {
+        handed_over.fetch_add(1, std::memory_order_relaxed);
+        scheduler.enqueue(job);  // our reference goes with it
+        continue;
+      }
+      ++runs;
+      switch (job->resume(this, throughput)) {
+        case caf::resumable::resume_later:
+          scheduler.enqueue(job);
+          break;
+        case caf::resumable::done:
+        case caf::resumable::awaiting_message:
+          caf::intrusive_ptr_release(job);
+          break;
+        case caf::resumable::shutdown_execution_unit:
+          break;  // only the scheduler's own shutdown jobs answer this
+      }
+    }
+    inline_runs.fetch_add(runs, std::memory_order_relaxed);
+  }
+
+ private:
+  std::deque<caf::resumable*> queue_;
+};
+
+}  // namespace
+
+InlineDeliveryScope::InlineDeliveryScope() : previous_(inline_allowed) { inline_allowed = true; }
+
+InlineDeliveryScope::~InlineDeliveryScope() { inline_allowed = previous_; }
+
+void deliver(const caf::actor& dest, caf::message msg) {
+  if (!dest) return;
+  auto element = caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, std::move(msg));
+  if (!inline_allowed) {
+    dest->enqueue(std::move(element), nullptr);  // caf::anon_send
+    return;
+  }
+  inline_allowed = false;  // what the actors run here send is queued, not nested
+  InlineExecutor executor{dest->home_system()};
+  dest->enqueue(std::move(element), &executor);
+  executor.drain();
+  inline_allowed = true;
+}
+
+InlineDeliveryStats inline_delivery_stats() {
+  return {inline_runs.load(std::memory_order_relaxed), handed_over.load(std::memory_order_relaxed)};
+}
+
+}  // namespace kaisha::cluster
