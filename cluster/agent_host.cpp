@@ -1,5 +1,6 @@
 #include "cluster/agent_host.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -18,6 +19,7 @@ struct HostState {
   AgentHostDeps deps;
   std::map<std::string, caf::actor> employees;
   std::map<std::string, uint64_t> hires;  // SpawnAgent::hire of each employee
+  std::map<std::string, uint64_t> latest_hire;  // highest hire seen per name, kept after a stop
   std::set<std::pair<std::string, std::string>> mirrored;  // (session, task) with rows in this node's journal
   static inline const char* name = "agent_host";
 };
@@ -70,6 +72,12 @@ void serve(Self* self, const msg::Envelope& env) {
     auto spawn = msg::unwrap<msg::SpawnAgent>(env);
     if (!spawn.ok()) return st.deps.log("bad spawn_agent from '" + env.from.node + "': " + spawn.error().message);
     const std::string name = spawn->spec.name;
+    // Proxies start their employees lazily, so after a fire and a re-hire of
+    // a name the two spawns may arrive in either order: the later hire wins.
+    uint64_t& latest = st.latest_hire[name];
+    if (spawn->hire != 0 && spawn->hire < latest)
+      return st.deps.log("ignored a spawn of an earlier hire of '" + name + "' from '" + env.from.node + "'");
+    latest = std::max(latest, spawn->hire);
     if (auto it = st.employees.find(name); it != st.employees.end())
       self->send_exit(it->second, caf::exit_reason::user_shutdown);
     st.hires[name] = spawn->hire;

@@ -21,6 +21,8 @@
 // Thread-safe: membership events arrive on the node's threads.
 #pragma once
 
+#include <chrono>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,7 +71,12 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   void emit(const std::string& kind, const std::string& agent, const std::string& text, json data);
 
  private:
-  ClusterPlacer(ClusterNode& node, PlacerOptions options) : node_(node), options_(std::move(options)) {}
+  ClusterPlacer(ClusterNode& node, PlacerOptions options)
+      : node_(node),
+        options_(std::move(options)),
+        hires_(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count())) {}
   void on_membership(const MembershipEvent& e);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held
@@ -88,7 +95,10 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   mutable std::mutex mu_;
   NodeResources resources_;
   std::map<std::string, Entry> agents_;
-  uint64_t hires_ = 0;
+  // Hire numbers rise across restarts of the CEO node too (they start at its
+  // start time in µs), so a hosting node can tell a late message about an
+  // earlier hire from one about a later hire of the same name.
+  uint64_t hires_;
   // From the EmployeeDeps of the first placement. Weak: a detached journal's
   // thread ends only when its last strong handle is gone, so holding one here
   // would keep the actor system from shutting down.

@@ -134,6 +134,53 @@ TEST(ClusterNode, AskToAnUnknownAgentIsAnsweredNotLeftToTimeOut) {
   EXPECT_EQ(payload, "unknown_agent: agent 'Nobody' is not hosted on node 'b'");
 }
 
+// Asks `agent` on b from a; returns "ok: <output>", "failed: <error>" or
+// "<code>: <message>" for a request_failed answer.
+std::string ask_on_b(Trio& t, const std::string& agent, const std::string& prompt) {
+  std::atomic<bool> done{false};
+  std::string outcome = "no answer";
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"a", "CEO"}, {"b", agent}, t.a->next_id()),
+               epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
+                 if (!r.ok()) outcome = "error: " + r.error().message;
+                 else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
+                   outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;
+                 else if (auto f = msg::unwrap<msg::RequestFailed>(*r); f.ok())
+                   outcome = f->code + ": " + f->message;
+                 done = true;
+               });
+  if (!eventually([&] { return done.load(); })) return "timed out";
+  return outcome;
+}
+
+// Proxies start their employees lazily, so after a fire and a re-hire of a
+// name the hosting node may get the two spawns in either order: the later
+// hire must win, and a stopped hire must not come back.
+TEST(ClusterNode, ASpawnOfAnEarlierHireThatArrivesLateIsIgnored) {
+  auto mock = start_mock();
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
+  msg::AgentSpec later;
+  later.name = "Mist";
+  later.model_ref = "ollama:llama3.2";
+  later.system_prompt = "You help.";
+  msg::AgentSpec earlier = later;
+  earlier.model_ref = "nosuchprovider:model";  // would fail every ask
+  // Same connection, so b gets them in this order.
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{later, 6}, {"a", "CEO"}, {"b", "Mist"}, t.a->next_id())).ok());
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{earlier, 5}, {"a", "CEO"}, {"b", "Mist"}, t.a->next_id())).ok());
+  EXPECT_EQ(ask_on_b(t, "Mist", "hi"), "ok: echo: hi");
+
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::StopAgent{"Mist", 6}, {"a", "CEO"}, {"b", "Mist"}, t.a->next_id())).ok());
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{earlier, 5}, {"a", "CEO"}, {"b", "Mist"}, t.a->next_id())).ok());
+  EXPECT_EQ(ask_on_b(t, "Mist", "hi"), "unknown_agent: agent 'Mist' is not hosted on node 'b'");
+
+  // A spawn without a hire number (an older CEO node) is still obeyed.
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{later}, {"a", "CEO"}, {"b", "Mist"}, t.a->next_id())).ok());
+  EXPECT_EQ(ask_on_b(t, "Mist", "again"), "ok: echo: again");
+}
+
 TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   auto mock = start_mock(/*slow_latency_ms=*/20000);
   ASSERT_TRUE(mock);
