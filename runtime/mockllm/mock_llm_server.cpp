@@ -54,7 +54,7 @@ struct MockLlmServer::Impl {
   std::shared_ptr<json> log_entry(const Dialect& d, const char* kind, const HttpRequest& req) {
     auto e = std::make_shared<json>(json{{"dialect", d.name()}, {"kind", kind}, {"path", req.path},
                                          {"model", ""}, {"stream", false}, {"rule", ""},
-                                         {"last_message", ""}, {"status", 0}});
+                                         {"last_message", ""}, {"status", 0}, {"received_us", steady_us()}});
     std::lock_guard lock(log_mu);
     log.push_back(e);
     return e;
@@ -62,7 +62,15 @@ struct MockLlmServer::Impl {
 
   void set(const std::shared_ptr<json>& e, const char* key, json value) {
     std::lock_guard lock(log_mu);
+    // The status is set when the answer goes out: note when, for tests that
+    // order requests and answers more finely than by polling the log.
+    if (std::string_view(key) == "status") (*e)["answered_us"] = steady_us();
     (*e)[key] = std::move(value);
+  }
+
+  static int64_t steady_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   }
 
   void send_error(const Dialect& d, const Reply& reply, int status, const std::string& message,

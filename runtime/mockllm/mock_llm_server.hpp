@@ -55,8 +55,9 @@ class MockLlmServer {
   int port() const;
 
   // One entry per request so far, oldest first: {dialect, kind ("chat" or
-  // "embed"), path, model, stream, rule, last_message, status}; a chat entry
-  // also has "messages": [{role, content}] (each content cut at 200 bytes).
+  // "embed"), path, model, stream, rule, last_message, status, received_us,
+  // and answered_us once answered (steady clock, µs)}; a chat entry also has
+  // "messages": [{role, content}] (each content cut at 200 bytes).
   std::vector<json> request_log() const;
 
   // Clears the request log and every rule's `times` counter.

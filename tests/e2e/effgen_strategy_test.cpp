@@ -35,10 +35,11 @@ const char* kSimpleTask = "What is 2+2?";
 // answered). The mock's log itself carries no times.
 class RequestWatcher {
  public:
-  using Clock = std::chrono::steady_clock;
+  // Times are the mock's own (steady clock, µs): when a request arrived and
+  // when its answer went out, exact where polling the log is 5 ms coarse.
   struct Seen {
-    Clock::time_point arrived;
-    std::optional<Clock::time_point> answered;
+    int64_t arrived = 0;
+    std::optional<int64_t> answered;
     json entry;
   };
 
@@ -64,12 +65,12 @@ class RequestWatcher {
  private:
   void poll() {
     auto log = mock_.request_log();
-    const auto now = Clock::now();
     std::lock_guard lock(mu_);
     for (size_t i = 0; i < log.size(); ++i) {
-      if (i >= seen_.size()) seen_.push_back({now, std::nullopt, log[i]});
+      if (i >= seen_.size()) seen_.push_back({log[i].value("received_us", int64_t(0)), std::nullopt, log[i]});
       seen_[i].entry = log[i];
-      if (!seen_[i].answered && log[i].value("status", 0) != 0) seen_[i].answered = now;
+      if (!seen_[i].answered && log[i].value("status", 0) != 0 && log[i].contains("answered_us"))
+        seen_[i].answered = log[i]["answered_us"].get<int64_t>();
     }
   }
 
@@ -198,7 +199,7 @@ TEST_F(EffgenE2e, ParallelDagRunsItsSubtasksConcurrently) {
     if (s.entry.value("model", "") == "llama3.2") workers.push_back(s);
   ASSERT_EQ(workers.size(), 3u) << rules_seen();
   auto last_arrival = workers[0].arrived;
-  std::optional<RequestWatcher::Clock::time_point> first_answer;
+  std::optional<int64_t> first_answer;
   for (auto& w : workers) {
     last_arrival = std::max(last_arrival, w.arrived);
     ASSERT_TRUE(w.answered) << w.entry;
