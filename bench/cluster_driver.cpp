@@ -307,11 +307,18 @@ int main() {
   // ---- 2. one-way throughput
   const int n = iters * 50;
   std::atomic<int> got{0};
-  // Delivered into an actor's mailbox, as an agent message would be.
+  // Delivered into an actor's mailbox, as an agent message is: with
+  // cluster::deliver() from the gateway's I/O thread, as the hosting node
+  // delivers an ask (BENCH_CLUSTER_ONEWAY_ANON=1: with caf::anon_send, which
+  // wakes a CAF worker whenever the receiver has gone idle).
   caf::actor counter = sys->spawn([&got](caf::event_based_actor*) -> caf::behavior {
     return {[&got](actors::done_atom, const std::string&) { ++got; }};
   });
-  worker->handle("bench_oneway", [counter](const msg::Envelope& e) { caf::anon_send(counter, actors::done_atom::value, e.payload); });
+  const bool oneway_anon = env_int("BENCH_CLUSTER_ONEWAY_ANON", 0) != 0;
+  worker->handle("bench_oneway", [counter, oneway_anon](const msg::Envelope& e) {
+    if (oneway_anon) caf::anon_send(counter, actors::done_atom::value, e.payload);
+    else cluster::deliver(counter, caf::make_message(actors::done_atom::value, e.payload));
+  });
   msg::Envelope one = msg::wrap(ask, {"ceo", "CEO"}, {"worker", "node"}, "");
   one.type = "bench_oneway";
   // A full queue to the peer is refused at once ("backpressure"): like a
@@ -332,7 +339,8 @@ int main() {
   if (got.load() < n) std::fprintf(stderr, "only %d of %d one-way messages arrived\n", got.load(), n);
   const double agent_rate = got.load() / std::chrono::duration<double>(Clock::now() - t0).count();
   const double raw_rate = raw_one_way_per_s(one, n);
-  std::printf("one-way, %d messages (sends refused by backpressure and retried: %llu)\n", n,
+  std::printf("one-way, %d messages, delivered with %s (sends refused by backpressure and retried: %llu)\n", n,
+              oneway_anon ? "caf::anon_send" : "cluster::deliver",
               (unsigned long long)(ceo->counters().send_failures - refused_before));
   std::printf("  raw zmq + msgpack       %9.0f msg/s\n", raw_rate);
   std::printf("  agent messages          %9.0f msg/s\n", agent_rate);
