@@ -23,65 +23,42 @@ bool LazyActorClock::must_wake(time_point t) {
   return false;
 }
 
-void LazyActorClock::notify_if(bool wake) {
+template <class AddEntry>
+void LazyActorClock::add(time_point t, AddEntry add_entry) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    add_entry();
+    wake = must_wake(t);
+  }
   if (wake) cv_.notify_one();
 }
 
 void LazyActorClock::set_ordinary_timeout(time_point t, caf::abstract_actor* self,
                                           caf::atom_value type, uint64_t id) {
-  bool wake;
-  {
-    // Replaces the actor's earlier timeout of this type; that event's actor is
-    // `self`, which is alive, so destroying it here cannot run a clean-up.
-    std::lock_guard<std::mutex> guard(mutex_);
-    Clock::set_ordinary_timeout(t, self, type, id);
-    wake = must_wake(t);
-  }
-  notify_if(wake);
+  // Replaces the actor's earlier timeout of this type; that event's actor is
+  // `self`, which is alive, so destroying it under the mutex runs no clean-up.
+  add(t, [&] { Clock::set_ordinary_timeout(t, self, type, id); });
 }
 
 void LazyActorClock::set_multi_timeout(time_point t, caf::abstract_actor* self,
                                        caf::atom_value type, uint64_t id) {
-  bool wake;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    Clock::set_multi_timeout(t, self, type, id);
-    wake = must_wake(t);
-  }
-  notify_if(wake);
+  add(t, [&] { Clock::set_multi_timeout(t, self, type, id); });
 }
 
 void LazyActorClock::set_request_timeout(time_point t, caf::abstract_actor* self,
                                          caf::message_id id) {
-  bool wake;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    Clock::set_request_timeout(t, self, id);
-    wake = must_wake(t);
-  }
-  notify_if(wake);
+  add(t, [&] { Clock::set_request_timeout(t, self, id); });
 }
 
 void LazyActorClock::schedule_message(time_point t, caf::strong_actor_ptr receiver,
                                       caf::mailbox_element_ptr content) {
-  bool wake;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    Clock::schedule_message(t, std::move(receiver), std::move(content));
-    wake = must_wake(t);
-  }
-  notify_if(wake);
+  add(t, [&] { Clock::schedule_message(t, std::move(receiver), std::move(content)); });
 }
 
 void LazyActorClock::schedule_message(time_point t, caf::group target,
                                       caf::strong_actor_ptr sender, caf::message content) {
-  bool wake;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    Clock::schedule_message(t, std::move(target), std::move(sender), std::move(content));
-    wake = must_wake(t);
-  }
-  notify_if(wake);
+  add(t, [&] { Clock::schedule_message(t, std::move(target), std::move(sender), std::move(content)); });
 }
 
 template <class Predicate>

@@ -54,7 +54,10 @@ class LazyActorClock final : public caf::detail::thread_safe_actor_clock {
   // Called with mutex_ held after a new entry for time t was added. Returns
   // whether the dispatch thread must be woken to re-plan its sleep.
   bool must_wake(time_point t);
-  void notify_if(bool wake);
+  // Adds an entry (add_entry runs under mutex_) due at t, and wakes the
+  // dispatch thread if it must re-plan.
+  template <class AddEntry>
+  void add(time_point t, AddEntry add_entry);
   // Removes the actor's first entry matching pred from the schedule and
   // hands it to the caller, who destroys it after releasing mutex_.
   template <class Predicate>
