@@ -19,8 +19,10 @@
 // machine's two cores, as the CPU cost of the server is part of either run.
 //
 // Usage: bench_concurrency [calls=1000] [rounds=3] [employees=4] [latency_ms=500]
-// BENCH_ASYNC=1: the kaisha arm submits every call from one thread through
-// CompanyRuntime::call_tool_async instead of one blocked caller thread each.
+// The kaisha arm submits every call from one thread through
+// CompanyRuntime::call_tool_async, as the raw arm submits its requests and as
+// a protocol server or the planner keeps many calls in flight. BENCH_ASYNC=0:
+// one OS thread per call, each blocked in CompanyRuntime::call_tool.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,9 +69,9 @@ struct Options {
   // sends "Connection: close" instead). Rounds are cold either way: each of
   // the concurrent calls opens its own connection.
   bool close_connections = false;
-  // BENCH_ASYNC=1: the kaisha arm submits from one thread through
-  // call_tool_async, as the raw arm does, instead of one blocked thread per call.
-  bool async = false;
+  // The kaisha arm submits from one thread through call_tool_async, as the raw
+  // arm does; BENCH_ASYNC=0: one blocked caller thread per call instead.
+  bool async = true;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -370,7 +372,7 @@ int main(int argc, char** argv) {
   if (argc > 5) opt.only = argv[5];
   if (const char* e = std::getenv("BENCH_IDENTITY")) opt.identity = std::string(e) != "0";
   if (const char* e = std::getenv("BENCH_CLOSE")) opt.close_connections = std::string(e) == "1";
-  if (const char* e = std::getenv("BENCH_ASYNC")) opt.async = std::string(e) == "1";
+  if (const char* e = std::getenv("BENCH_ASYNC")) opt.async = std::string(e) != "0";
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
@@ -385,7 +387,8 @@ int main(int argc, char** argv) {
               opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
               opt.identity ? ", Accept-Encoding: identity" : "",
               opt.close_connections ? ", Connection: close" : ", keep-alive");
-  if (opt.async) std::printf("kaisha arm: call_tool_async from one thread (BENCH_ASYNC=1)\n");
+  if (opt.async) std::printf("kaisha arm: call_tool_async from one thread (BENCH_ASYNC=0: a blocked thread per call)\n");
+  else std::printf("kaisha arm: %d caller threads, each blocked in call_tool (BENCH_ASYNC=0)\n", opt.calls);
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   std::printf("mock server: pid %d, port %d, one event-loop thread\n\n", mock.pid, mock.port);
