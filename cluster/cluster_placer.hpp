@@ -21,8 +21,6 @@
 // Thread-safe: membership events arrive on the node's threads.
 #pragma once
 
-#include <chrono>
-
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,9 +72,7 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   ClusterPlacer(ClusterNode& node, PlacerOptions options)
       : node_(node),
         options_(std::move(options)),
-        hires_(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count())) {}
+        hires_(uint64_t(epoch_ms()) * 1000) {}
   void on_membership(const MembershipEvent& e);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held
@@ -96,7 +92,7 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   NodeResources resources_;
   std::map<std::string, Entry> agents_;
   // Hire numbers rise across restarts of the CEO node too (they start at its
-  // start time in µs), so a hosting node can tell a late message about an
+  // start time in ms × 1000), so a hosting node can tell a late message about an
   // earlier hire from one about a later hire of the same name.
   uint64_t hires_;
   // From the EmployeeDeps of the first placement. Weak: a detached journal's
