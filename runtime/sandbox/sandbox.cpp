@@ -1,6 +1,5 @@
 #include "runtime/sandbox/sandbox.hpp"
 
-#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/core/confined_fs.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/sandbox/bwrap_argv.hpp"
 #include "runtime/sandbox/process_runner.hpp"
@@ -23,30 +23,16 @@ namespace {
 constexpr const char* kBwrap = "/usr/bin/bwrap";
 constexpr const char* kPrlimit = "/usr/bin/prlimit";
 
-// nftw has no user pointer; the walk is short and a failure is recorded here.
-thread_local int g_chown_errno = 0;
-thread_local char g_chown_path[PATH_MAX];
-
-int chown_entry(const char* path, const struct stat* st, int, struct FTW*) {
-  if (st->st_uid == static_cast<uid_t>(kSandboxUid) && st->st_gid == static_cast<gid_t>(kSandboxGid)) return 0;
-  // lchown: a symlink left by an earlier run is re-owned itself, never its
-  // target, so the sandbox cannot make us chown a host file.
-  if (lchown(path, kSandboxUid, kSandboxGid) != 0) {
-    g_chown_errno = errno;
-    std::strncpy(g_chown_path, path, sizeof g_chown_path - 1);
-    return 1;
-  }
-  return 0;
-}
-
 // When kaisha is root, bwrap runs as the sandbox uid (root is exempt from
 // RLIMIT_NPROC), so the workspace must belong to that uid to be writable.
+// Earlier runs may have left symlinks or be rearranging the tree right now:
+// the walk goes through directory descriptors and never follows a link.
 Status hand_workspace_to_sandbox(const std::string& workspace) {
-  g_chown_errno = 0;
-  if (nftw(workspace.c_str(), chown_entry, 32, FTW_PHYS | FTW_MOUNT) != 0)
+  auto dir = open_root_dir(workspace);
+  Status s = dir ? chown_tree(dir->get(), kSandboxUid, kSandboxGid) : Status(dir.error());
+  if (!s)
     return Error{"sandbox_setup", "run_sandboxed: cannot give workspace " + workspace + " to uid " +
-                                      std::to_string(kSandboxUid) + ": chown " + g_chown_path + ": " +
-                                      std::strerror(g_chown_errno ? g_chown_errno : errno)};
+                                      std::to_string(kSandboxUid) + ": " + s.error().message};
   return Status::Ok();
 }
 

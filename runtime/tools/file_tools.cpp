@@ -20,14 +20,6 @@ std::string plural(int64_t n, const std::string& one, const std::string& many = 
   return std::to_string(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
 }
 
-// Closes an fd on every path out.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
 // Length of the longest prefix of `s` that does not end inside a multi-byte
 // UTF-8 sequence (a truncated read must not split a character).
 size_t utf8_safe_prefix(const std::string& s) {
@@ -59,22 +51,31 @@ bool valid_utf8(const std::string& s) {
 }
 
 ToolResult list_files(const FileView& view, const std::string& directory, const FileLimits& limits) {
-  auto where = view.resolve(directory, Access::read);
-  if (!where) return ToolResult::error("ListFiles: " + where.error().message);
+  auto opened = view.open_read(directory);
+  if (!opened) return ToolResult::error("ListFiles: " + opened.error().message);
+  const std::string& shown = opened->shown;
   std::vector<std::string> names;
   for (const std::string& v : view.virtual_children(directory)) names.push_back(v + "/");
-  if (!where->exists && names.empty()) return ToolResult::error("ListFiles: '" + where->shown + "' does not exist");
-  if (where->exists) {
+  if (!opened->exists && names.empty()) return ToolResult::error("ListFiles: '" + shown + "' does not exist");
+  if (opened->exists) {
+    const int dir_fd = opened->fd.get();
     struct stat st{};
-    if (stat(where->host.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      return ToolResult::error("ListFiles: '" + where->shown + "' is a file, not a directory; read it with ReadFile");
-    DIR* dir = opendir(where->host.c_str());
-    if (!dir) return ToolResult::error("ListFiles: cannot open '" + where->shown + "': " + std::strerror(errno));
+    if (fstat(dir_fd, &st) != 0 || !S_ISDIR(st.st_mode))
+      return ToolResult::error("ListFiles: '" + shown + "' is a file, not a directory; read it with ReadFile");
+    // fdopendir takes the descriptor it is given: hand it a duplicate so the
+    // entries are looked up below the same directory with fstatat.
+    int listing = dup(dir_fd);
+    DIR* dir = listing >= 0 ? fdopendir(listing) : nullptr;
+    if (!dir) {
+      int err = errno;
+      if (listing >= 0) close(listing);
+      return ToolResult::error("ListFiles: cannot open '" + shown + "': " + std::strerror(err));
+    }
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       if (name.empty() || name[0] == '.') continue;  // hidden, as with ls (e.g. the tool index)
       struct stat est{};
-      bool is_dir = lstat((where->host + "/" + name).c_str(), &est) == 0 && S_ISDIR(est.st_mode);
+      bool is_dir = fstatat(dir_fd, name.c_str(), &est, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(est.st_mode);
       name += is_dir ? "/" : "";
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
     }
@@ -82,35 +83,33 @@ ToolResult list_files(const FileView& view, const std::string& directory, const 
   }
   std::sort(names.begin(), names.end());
   const int64_t total = static_cast<int64_t>(names.size());
-  std::string message = "Listed " + plural(total, "entry", "entries") + " in '" + where->shown + "'";
+  std::string message = "Listed " + plural(total, "entry", "entries") + " in '" + shown + "'";
   if (total > limits.max_list_entries) {
     names.resize(static_cast<size_t>(limits.max_list_entries));
     message = "Listed the first " + std::to_string(limits.max_list_entries) + " of " + plural(total, "entry", "entries") +
-              " in '" + where->shown + "' (truncated at the listing limit)";
+              " in '" + shown + "' (truncated at the listing limit)";
   }
   return ToolResult::success(message, names);
 }
 
 ToolResult read_file(const FileView& view, const std::string& file_path, const FileLimits& limits) {
-  auto where = view.resolve(file_path, Access::read);
-  if (!where) return ToolResult::error("ReadFile: " + where.error().message);
-  if (!where->exists) return ToolResult::error("ReadFile: '" + where->shown + "' does not exist");
-  // O_NOFOLLOW: the path was resolved to its canonical form, so a symlink
-  // here now would be one swapped in since; refuse it.
-  Fd f{open(where->host.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)};
-  if (f.fd < 0) return ToolResult::error("ReadFile: cannot open '" + where->shown + "': " + std::strerror(errno));
+  auto opened = view.open_read(file_path);
+  if (!opened) return ToolResult::error("ReadFile: " + opened.error().message);
+  const std::string& shown = opened->shown;
+  if (!opened->exists) return ToolResult::error("ReadFile: '" + shown + "' does not exist");
+  const int fd = opened->fd.get();
   struct stat st{};
-  if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return ToolResult::error("ReadFile: '" + where->shown + "' is not a regular file" +
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return ToolResult::error("ReadFile: '" + shown + "' is not a regular file" +
                              (S_ISDIR(st.st_mode) ? "; list it with ListFiles" : ""));
   const int64_t size = st.st_size;
   const int64_t want = std::min<int64_t>(size, limits.max_read_bytes);
   std::string text(static_cast<size_t>(want), '\0');
   int64_t got = 0;
   while (got < want) {
-    ssize_t n = read(f.fd, text.data() + got, static_cast<size_t>(want - got));
+    ssize_t n = read(fd, text.data() + got, static_cast<size_t>(want - got));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ToolResult::error("ReadFile: reading '" + where->shown + "' failed: " + std::strerror(errno));
+    if (n < 0) return ToolResult::error("ReadFile: reading '" + shown + "' failed: " + std::strerror(errno));
     if (n == 0) break;
     got += n;
   }
@@ -118,11 +117,11 @@ ToolResult read_file(const FileView& view, const std::string& file_path, const F
   const bool truncated = size > limits.max_read_bytes;
   if (truncated) text.resize(utf8_safe_prefix(text));
   if (text.find('\0') != std::string::npos || !valid_utf8(text))
-    return ToolResult::error("ReadFile: '" + where->shown + "' is not UTF-8 text (" + plural(size, "byte") +
+    return ToolResult::error("ReadFile: '" + shown + "' is not UTF-8 text (" + plural(size, "byte") +
                              "); only text files can be read");
-  std::string message = "Read " + plural(static_cast<int64_t>(text.size()), "byte") + " from '" + where->shown + "'";
+  std::string message = "Read " + plural(static_cast<int64_t>(text.size()), "byte") + " from '" + shown + "'";
   if (truncated)
-    message = "Read the first " + plural(static_cast<int64_t>(text.size()), "byte") + " of '" + where->shown + "' (" +
+    message = "Read the first " + plural(static_cast<int64_t>(text.size()), "byte") + " of '" + shown + "' (" +
               plural(size, "byte") + "; truncated at the read limit of " + std::to_string(limits.max_read_bytes) + ")";
   return ToolResult::success(message, text);
 }
@@ -133,21 +132,28 @@ ToolResult write_file(const FileView& view, const std::string& file_path, const 
   if (size > limits.max_write_bytes)
     return ToolResult::error("WriteFile: the content is " + plural(size, "byte") + "; the limit is " +
                              std::to_string(limits.max_write_bytes) + ". Write a smaller file.");
-  auto where = view.resolve(file_path, Access::write);
-  if (!where) return ToolResult::error("WriteFile: " + where.error().message);
-  if (where->shown == ".") return ToolResult::error("WriteFile: give a file name, not the workspace itself");
-  Fd f{open(where->host.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)};
-  if (f.fd < 0)
-    return ToolResult::error("WriteFile: cannot write '" + where->shown + "': " + std::strerror(errno));
+  auto opened = view.open_write(file_path);
+  if (!opened) return ToolResult::error("WriteFile: " + opened.error().message);
+  const std::string& shown = opened->shown;
+  const int fd = opened->fd.get();
+  // Opened without O_TRUNC: only a plain file with one name is replaced, so
+  // a hard link to a file elsewhere is never overwritten through the workspace.
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return ToolResult::error("WriteFile: '" + shown + "' exists and is not a regular file; refused");
+  if (st.st_nlink > 1)
+    return ToolResult::error("WriteFile: '" + shown + "' is a hard link to another file; refused");
+  if (ftruncate(fd, 0) != 0)
+    return ToolResult::error("WriteFile: cannot replace '" + shown + "': " + std::strerror(errno));
   size_t done = 0;
   while (done < content.size()) {
-    ssize_t n = write(f.fd, content.data() + done, content.size() - done);
+    ssize_t n = write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ToolResult::error("WriteFile: writing '" + where->shown + "' failed: " + std::strerror(errno));
+    if (n < 0) return ToolResult::error("WriteFile: writing '" + shown + "' failed: " + std::strerror(errno));
     done += static_cast<size_t>(n);
   }
-  return ToolResult::success("Wrote " + plural(size, "byte") + " to '" + where->shown + "'",
-                             json{{"file_path", where->shown}, {"bytes", size}});
+  return ToolResult::success("Wrote " + plural(size, "byte") + " to '" + shown + "'",
+                             json{{"file_path", shown}, {"bytes", size}});
 }
 
 }  // namespace kaisha::tools

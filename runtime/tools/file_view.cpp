@@ -1,5 +1,6 @@
 #include "runtime/tools/file_view.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -17,45 +18,25 @@ Error path_error(const std::string& path, const std::string& why) {
   return Error{"path", "'" + path + "' " + why};
 }
 
-// Splits a model-given relative path into components; "." and empty parts
-// vanish, ".." and absolute paths are refused before anything touches disk.
-Result<std::vector<std::string>> split(const std::string& path) {
-  if (path.find('\0') != std::string::npos) return path_error(path, "contains a NUL character");
-  if (!path.empty() && path[0] == '/')
-    return path_error(path, "is an absolute path; give a path relative to the workspace (e.g. 'notes/a.txt')");
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    std::string part = path.substr(start, slash - start);
-    if (part == "..") return path_error(path, "uses '..'; paths may not leave the workspace");
-    if (!part.empty() && part != ".") parts.push_back(std::move(part));
-    start = slash + 1;
-  }
-  return parts;
-}
-
 std::string join(const std::vector<std::string>& parts, size_t from = 0, size_t to = std::string::npos) {
   std::string out;
   for (size_t i = from; i < parts.size() && i < to; ++i) out += (out.empty() ? "" : "/") + parts[i];
   return out;
 }
 
-bool inside(const std::string& p, const std::string& base) {
-  return p == base || (p.size() > base.size() && p.compare(0, base.size(), base) == 0 && p[base.size()] == '/');
-}
-
-bool is_dir(const std::string& p) {
-  struct stat st{};
-  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
+// The configured directories are trusted paths: resolve them once, by name.
 Result<std::string> canonical_dir(const std::string& dir, const char* what) {
   char real[PATH_MAX];
-  if (!realpath(dir.c_str(), real) || !is_dir(real))
+  struct stat st{};
+  if (!realpath(dir.c_str(), real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
     return Error{"path", std::string(what) + " '" + dir + "' is not an existing directory: " + std::strerror(errno ? errno : ENOTDIR)};
   return std::string(real);
+}
+
+Result<std::shared_ptr<const UniqueFd>> open_dir(const std::string& canonical) {
+  auto fd = open_root_dir(canonical);
+  if (!fd) return fd.error();
+  return std::make_shared<const UniqueFd>(std::move(fd).value());
 }
 
 }  // namespace
@@ -69,70 +50,78 @@ Result<FileView> FileView::open(const std::string& workspace, std::vector<FileMo
   if (!ws) return ws.error();
   if (*ws == "/") return Error{"path", "the host root cannot be a tool workspace"};
   v.workspace_ = *ws;
+  auto ws_fd = open_dir(v.workspace_);
+  if (!ws_fd) return ws_fd.error();
+  v.workspace_dir_ = std::move(ws_fd).value();
   for (const FileMount& m : mounts) {
-    auto parts = split(m.prefix);
+    auto parts = split_relative(m.prefix);
     if (!parts || parts->empty()) return Error{"path", "mount prefix '" + m.prefix + "' must be a relative path without '..'"};
     auto host = canonical_dir(m.host_dir, "mounted directory");
     if (!host) return host.error();
-    v.mounts_.push_back({std::move(parts).value(), std::move(host).value()});
+    auto fd = open_dir(*host);
+    if (!fd) return fd.error();
+    v.mounts_.push_back({std::move(parts).value(), std::move(fd).value()});
   }
   return v;
 }
 
-Result<HostPath> FileView::resolve(const std::string& path, Access access) const {
-  auto split_parts = split(path);
-  if (!split_parts) return split_parts.error();
-  const std::vector<std::string>& parts = *split_parts;
-  const std::string shown = parts.empty() ? "." : join(parts);
-
+FileView::Located FileView::locate(const std::vector<std::string>& parts) const {
   // The longest mount prefix the path starts with decides the base directory.
   const Mount* mount = nullptr;
   for (const Mount& m : mounts_) {
     if (m.prefix.size() > parts.size() || (mount && mount->prefix.size() >= m.prefix.size())) continue;
     if (std::equal(m.prefix.begin(), m.prefix.end(), parts.begin())) mount = &m;
   }
-  if (mount && access == Access::write)
-    return path_error(shown, "is read-only (under " + join(mount->prefix) + "); write inside the workspace instead");
-  const std::string& base = mount ? mount->host : workspace_;
-  const size_t first = mount ? mount->prefix.size() : 0;
+  Located at;
+  at.mount = mount;
+  at.dir = mount ? mount->dir->get() : workspace_dir_->get();
+  at.rest.assign(parts.begin() + static_cast<long>(mount ? mount->prefix.size() : 0), parts.end());
+  return at;
+}
 
-  // Walk the existing part component by component, resolving symlinks and
-  // checking after each step that we are still below `base`.
-  std::string cur = base;
-  size_t i = first;
-  for (; i < parts.size(); ++i) {
-    const std::string next = cur + "/" + parts[i];
-    struct stat st{};
-    if (lstat(next.c_str(), &st) != 0) {
-      if (errno == ENOENT) break;
-      return path_error(shown, std::string("cannot be inspected: ") + std::strerror(errno));
-    }
-    char real[PATH_MAX];
-    if (!realpath(next.c_str(), real)) {
-      if (S_ISLNK(st.st_mode)) return path_error(shown, "goes through '" + join(parts, 0, i + 1) + "', a symlink to a missing target");
-      return path_error(shown, std::string("cannot be resolved: ") + std::strerror(errno));
-    }
-    if (!inside(real, base))
-      return path_error(shown, "leads outside the " + std::string(mount ? "mounted directory" : "workspace") +
-                                   " (through the symlink '" + join(parts, 0, i + 1) + "'); refused");
-    cur = real;
-    if (i + 1 < parts.size() && !is_dir(cur))
-      return path_error(shown, "is not reachable: '" + join(parts, 0, i + 1) + "' is not a directory");
+Error FileView::open_error(const std::string& shown, const Located& where, int err) const {
+  if (err == ELOOP) {
+    std::string link = first_symlink_beneath(where.dir, where.rest);
+    if (!link.empty() && where.mount) link = join(where.mount->prefix) + "/" + link;
+    return path_error(shown, "goes through " + (link.empty() ? std::string("a symlink") : "the symlink '" + link + "'") +
+                                 "; the file tools do not follow symlinks (one could lead outside the " +
+                                 (where.mount ? "mounted directory" : "workspace") + "); refused");
   }
-  if (i == parts.size()) return HostPath{cur, shown, true};
-  if (access == Access::read) return HostPath{cur + "/" + join(parts, i), shown, false};
+  if (err == ENOTDIR) return path_error(shown, "is not reachable: one of its parents is a file, not a directory");
+  if (err == EXDEV) return path_error(shown, "leads outside the workspace; refused");
+  return path_error(shown, std::string("cannot be opened: ") + std::strerror(err));
+}
 
-  // A new file: create its missing parent directories inside the workspace.
-  for (; i + 1 < parts.size(); ++i) {
-    cur += "/" + parts[i];
-    if (mkdir(cur.c_str(), 0755) != 0 && !(errno == EEXIST && is_dir(cur)))
-      return path_error(shown, "cannot be created: mkdir '" + join(parts, 0, i + 1) + "': " + std::strerror(errno));
-  }
-  return HostPath{cur + "/" + parts.back(), shown, false};
+Result<OpenedPath> FileView::open_read(const std::string& path) const {
+  auto parts = split_relative(path);
+  if (!parts) return parts.error();
+  const std::string shown = join_relative(*parts);
+  const Located at = locate(*parts);
+  int fd = open_beneath(at.dir, at.rest, O_RDONLY | O_NONBLOCK);
+  if (fd == -ENOENT) return OpenedPath{UniqueFd(), shown, false};
+  if (fd < 0) return open_error(shown, at, -fd);
+  return OpenedPath{UniqueFd(fd), shown, true};
+}
+
+Result<OpenedPath> FileView::open_write(const std::string& path) const {
+  auto parts = split_relative(path);
+  if (!parts) return parts.error();
+  const std::string shown = join_relative(*parts);
+  const Located at = locate(*parts);
+  if (at.mount)
+    return path_error(shown, "is read-only (under " + join(at.mount->prefix) + "); write inside the workspace instead");
+  if (parts->empty()) return path_error(shown, "is the workspace itself; give a file name");
+  const std::vector<std::string> parents(parts->begin(), parts->end() - 1);
+  int dir = make_dirs_beneath(at.dir, parents);
+  if (dir < 0) return open_error(shown, at, -dir);
+  UniqueFd parent(dir);
+  int fd = open_beneath(parent.get(), {parts->back()}, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
+  if (fd < 0) return open_error(shown, at, -fd);
+  return OpenedPath{UniqueFd(fd), shown, true};
 }
 
 std::vector<std::string> FileView::virtual_children(const std::string& path) const {
-  auto parts = split(path);
+  auto parts = split_relative(path);
   std::vector<std::string> out;
   if (!parts) return out;
   for (const Mount& m : mounts_) {
@@ -142,10 +131,6 @@ std::vector<std::string> FileView::virtual_children(const std::string& path) con
   }
   return out;
 }
-
-}  // namespace kaisha::tools
-
-namespace kaisha::tools {
 
 Result<std::string> session_workspace(const std::string& root, const std::string& session_id) {
   const std::string name = session_id.empty() ? "default" : session_id;

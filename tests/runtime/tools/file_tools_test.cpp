@@ -1,5 +1,5 @@
 // ListFiles, ReadFile and WriteFile stay inside their FileView: '..',
-// absolute paths and symlinks out of the workspace are refused by every one
+// absolute paths and symlinks (wherever they point) are refused by every one
 // of them, read-only mounts cannot be written, and size limits hold.
 #include "runtime/tools/file_tools.hpp"
 
@@ -103,25 +103,47 @@ TEST_F(FileTools, SymlinkOutOfTheWorkspaceIsRefusedByEveryFileTool) {
   };
   for (const auto& c : cases) {
     EXPECT_FALSE(c.res.ok) << c.name;
-    EXPECT_NE(c.res.message.find("leads outside the workspace"), std::string::npos) << c.name << ": " << c.res.message;
+    EXPECT_NE(c.res.message.find("do not follow symlinks"), std::string::npos) << c.name << ": " << c.res.message;
   }
   EXPECT_EQ(outside.read("secret.txt"), "host secret");
   EXPECT_FALSE(std::filesystem::exists(outside.file("new.txt")));
 }
 
-TEST_F(FileTools, SymlinkInsideTheWorkspaceIsFollowed) {
+// A symlink that points inside the workspace now may point outside a moment
+// later (sandboxed code can rewrite it): none is followed.
+TEST_F(FileTools, SymlinkInsideTheWorkspaceIsRefusedToo) {
   ws.write("work/real/data.txt", "inside");
   ASSERT_EQ(symlink("real", work("alias").c_str()), 0);
   auto r = read_file(*view, "alias/data.txt", limits);
-  ASSERT_TRUE(r.ok) << r.message;
-  EXPECT_EQ(r.output, "inside");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("goes through the symlink 'alias'"), std::string::npos) << r.message;
+  auto direct = read_file(*view, "real/data.txt", limits);
+  ASSERT_TRUE(direct.ok) << direct.message;
+  EXPECT_EQ(direct.output, "inside");
 }
 
 TEST_F(FileTools, DanglingSymlinkIsNamed) {
   ASSERT_EQ(symlink("/nonexistent/target", work("dangling").c_str()), 0);
   auto w = write_file(*view, "dangling", "x", limits);
   EXPECT_FALSE(w.ok);
-  EXPECT_NE(w.message.find("a symlink to a missing target"), std::string::npos) << w.message;
+  EXPECT_NE(w.message.find("goes through the symlink 'dangling'"), std::string::npos) << w.message;
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent/target"));
+}
+
+TEST_F(FileTools, HardLinksAreNotWrittenThrough) {
+  ws.write("work/original.txt", "keep me");
+  ASSERT_EQ(link(work("original.txt").c_str(), work("second_name.txt").c_str()), 0);
+  auto w = write_file(*view, "second_name.txt", "pwned", limits);
+  EXPECT_FALSE(w.ok);
+  EXPECT_NE(w.message.find("hard link"), std::string::npos) << w.message;
+  EXPECT_EQ(ws.read("work/original.txt"), "keep me");
+}
+
+TEST_F(FileTools, SymlinkInAMountIsNamedWithItsFullPath) {
+  ASSERT_EQ(symlink(outside.path().c_str(), (mounted.path() + "/escape").c_str()), 0);
+  auto r = read_file(*view, "src/tools/default_tools/escape/secret.txt", limits);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("the symlink 'src/tools/default_tools/escape'"), std::string::npos) << r.message;
 }
 
 TEST_F(FileTools, SizeLimits) {
