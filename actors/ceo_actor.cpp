@@ -13,6 +13,7 @@
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/conversation.hpp"
 #include "runtime/company/hashiru_texts.hpp"
+#include "runtime/company/reply_call_order.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/planning/audit_loop.hpp"
@@ -184,35 +185,46 @@ void inject_memories(Self* self, const json& r) {
   emit(self, "memories", r.value("transcript", ""), json{{"memories", memories}});
 }
 
-void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
+// The calls of one reply run as ReplyCallOrder says (same agent: in reply
+// order; the rest concurrently); their results go back in call order once
+// the last one is in.
+struct ReplyInFlight {
+  std::vector<llm::ToolCall> calls;
+  std::vector<json> results;
+  size_t remaining;
+  company::ReplyCallOrder order;
+  explicit ReplyInFlight(std::vector<llm::ToolCall> c)
+      : calls(std::move(c)), results(calls.size()), remaining(calls.size()), order(calls) {}
+};
+
+void start_tool_call(Self* self, std::shared_ptr<ReplyInFlight> reply, size_t i, const std::string& tid) {
   auto& st = self->state;
-  auto results = std::make_shared<std::vector<json>>(calls.size());
-  auto remaining = std::make_shared<size_t>(calls.size());
-  auto shared_calls = std::make_shared<std::vector<llm::ToolCall>>(std::move(calls));
-  const std::string tid = task_id(self);
-  for (size_t i = 0; i < shared_calls->size(); ++i) {
-    const llm::ToolCall& call = (*shared_calls)[i];
-    if (listening(self))
-      emit(self, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+  const llm::ToolCall& call = reply->calls[i];
+  if (listening(self))
+    emit(self, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-    step(self, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-    st.tools.invoke(call.name, call.arguments, std::nullopt,
-                    [self, i, results, remaining, shared_calls, tid](ToolResult r) {
-                      auto& s = self->state;
-                      if (!s.task || s.task->id != tid) return;  // task already ended
-                      const llm::ToolCall& c = (*shared_calls)[i];
-                      json j = r.to_json();
-                      if (listening(self))
-                        emit(self, "tool_result", "Tool responded with " + j.dump(),
-                           json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
-                      step(self, "tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
-                      (*results)[i] = std::move(j);
-                      if (--*remaining > 0) return;
-                      for (size_t k = 0; k < shared_calls->size(); ++k)
-                        s.conversation->add_tool_result((*shared_calls)[k], (*results)[k]);
-                      call_model(self);
-                    });
-  }
+  step(self, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  st.tools.invoke(call.name, call.arguments, std::nullopt, [self, i, reply, tid](ToolResult r) {
+    auto& s = self->state;
+    if (!s.task || s.task->id != tid) return;  // task already ended
+    const llm::ToolCall& c = reply->calls[i];
+    json j = r.to_json();
+    if (listening(self))
+      emit(self, "tool_result", "Tool responded with " + j.dump(),
+           json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+    step(self, "tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+    reply->results[i] = std::move(j);
+    for (size_t next : reply->order.finished(i)) start_tool_call(self, reply, next, tid);
+    if (--reply->remaining > 0) return;
+    for (size_t k = 0; k < reply->calls.size(); ++k) s.conversation->add_tool_result(reply->calls[k], reply->results[k]);
+    call_model(self);
+  });
+}
+
+void run_tools(Self* self, std::vector<llm::ToolCall> calls) {
+  auto reply = std::make_shared<ReplyInFlight>(std::move(calls));
+  const std::string tid = task_id(self);
+  for (size_t i : reply->order.initial()) start_tool_call(self, reply, i, tid);
 }
 
 // The judge rejected the final answer for good: the answer is marked wrong

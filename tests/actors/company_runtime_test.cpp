@@ -299,6 +299,64 @@ TEST_F(CompanyRuntimeTest, CeoHiresAsksAndAnswersThroughToolCalls) {
   EXPECT_EQ((*agents)[0].name, "Helper");
 }
 
+// A Gemini-style reply puts dependent calls together (hashiru.md §9 item 7):
+// [AgentCreator(X), AskAgent(X)] hires X before asking it, while the asks of
+// two different agents still overlap (the stub holds the helper's answers
+// until two of them are waiting at once).
+TEST_F(CompanyRuntimeTest, CallsOfOneReplyNamingTheSameAgentRunInReplyOrder) {
+  auto tool_messages = std::make_shared<std::vector<std::string>>();
+  backend_ = std::make_shared<StubBackend>(script_with([tool_messages](const llm::ChatRequest& req) {
+    auto create = [](const std::string& n) {
+      return std::pair<std::string, json>{"AgentCreator", {{"agent_name", n}, {"base_model", "helper"},
+                                                           {"system_prompt", "You help."}, {"description", "Helps"}}};
+    };
+    auto ask = [](const std::string& n) {
+      return std::pair<std::string, json>{"AskAgent", {{"agent_name", n}, {"prompt", "Hello " + n}}};
+    };
+    if (turn_of(req) == 0) return tool_reply({create("X"), ask("X"), create("Y"), ask("Y")});
+    for (const auto& m : req.messages)
+      if (m.role == llm::Role::tool) tool_messages->push_back(m.tool_call_id + " " + m.content);
+    return text_reply("done");
+  }));
+  backend_->gated_ref = "stub:helper";
+  backend_->release_at = 2;
+  backend_->max_wait = std::chrono::milliseconds(60000);
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = rt->run_task("Hire two helpers and greet them.");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(tool_messages->size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const std::string& m = (*tool_messages)[static_cast<size_t>(i)];
+    EXPECT_EQ(m.rfind("call_" + std::to_string(i) + " ", 0), 0u) << "results in call order: " << m;
+    EXPECT_NE(m.find("\"status\":\"success\""), std::string::npos) << m;
+  }
+  EXPECT_NE((*tool_messages)[1].find("stub:helper says: Hello X"), std::string::npos) << (*tool_messages)[1];
+  EXPECT_NE((*tool_messages)[3].find("stub:helper says: Hello Y"), std::string::npos) << (*tool_messages)[3];
+  EXPECT_GE(backend_->max_pending(), 2u) << "the asks of X and Y did not overlap";
+}
+
+TEST_F(CompanyRuntimeTest, AnAskBeforeTheHireInOneReplyFailsAsInReplyOrder) {
+  auto tool_messages = std::make_shared<std::vector<std::string>>();
+  backend_ = std::make_shared<StubBackend>(script_with([tool_messages](const llm::ChatRequest& req) {
+    if (turn_of(req) == 0)
+      return tool_reply({{"AskAgent", {{"agent_name", "X"}, {"prompt", "Hi"}}},
+                         {"AgentCreator", {{"agent_name", "X"}, {"base_model", "helper"},
+                                           {"system_prompt", "You help."}, {"description", "Helps"}}}});
+    for (const auto& m : req.messages)
+      if (m.role == llm::Role::tool) tool_messages->push_back(m.content);
+    return text_reply("done");
+  }));
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = rt->run_task("Ask first, hire second.");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(tool_messages->size(), 2u);
+  EXPECT_NE((*tool_messages)[0].find("Agent X does not exists"), std::string::npos) << (*tool_messages)[0];
+  EXPECT_NE((*tool_messages)[1].find("\"status\":\"success\""), std::string::npos) << (*tool_messages)[1];
+  EXPECT_EQ(backend_->calls("stub:helper"), 0);
+}
+
 TEST_F(CompanyRuntimeTest, AsyncToolCallsFromOneThreadEachGetTheirOwnAnswer) {
   backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
   auto rt = start(make_config(1));
