@@ -1,8 +1,13 @@
 #include "protocols/a2a/a2a_server.hpp"
 
+#include <ctime>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <variant>
+
+#include "protocols/a2a/a2a_error_info.hpp"
 
 #include "runtime/jsonrpc/company_capabilities.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
@@ -36,8 +41,11 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
     auto q = req.query.find("A2A-Version");
     if (q != req.query.end()) version = q->second;
   }
-  if (auto v = parse_version_header(version); !v.ok())
-    return res.set_json(200, jsonrpc::make_error(request_id_of(req.body), code::kVersionNotSupported, v.error().message));
+  if (auto v = parse_version_header(version); !v.ok()) {
+    json e = jsonrpc::make_error(request_id_of(req.body), code::kVersionNotSupported, v.error().message);
+    add_error_info(e);
+    return res.set_json(200, e);
+  }
 
   const jsonrpc::Dispatcher& d = service.dispatcher();
   jsonrpc::ParsedBody parsed = jsonrpc::parse_body(req.body, d.limits());
@@ -46,7 +54,14 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
         r && !r->notification && A2aService::is_streaming(r->method)) {
       auto writer = res.start_sse();
       service.stream(
-          *r, [writer](const json& event) { return writer->send(event.dump(-1, ' ', false, json::error_handler_t::replace)); }, [writer] { writer->close(); });
+          *r,
+          [writer](const json& event) {
+            if (!event.contains("error")) return writer->send(event.dump(-1, ' ', false, json::error_handler_t::replace));
+            json e = event;
+            add_error_info(e);
+            return writer->send(e.dump(-1, ' ', false, json::error_handler_t::replace));
+          },
+          [writer] { writer->close(); });
       return;
     }
   }
@@ -63,8 +78,50 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
     res.content_type.clear();
     return;
   }
+  add_error_info(*response);
   res.set_json(200, *response);
 }
+
+// A v0.3 client gets the v0.3 top-level card fields; a v1.0 client (and one
+// that says nothing) a card that is valid against the v1.0 schema. v0.3 is
+// asked for by the pre-1.0 path /.well-known/agent.json or A2A-Version 0.x.
+bool wants_v03_card(const protocols::HttpRequest& req) {
+  if (req.path.find("/agent.json") != std::string::npos) return true;
+  std::string version = req.header("a2a-version");
+  if (auto q = req.query.find("A2A-Version"); version.empty() && q != req.query.end()) version = q->second;
+  return version.rfind("0.", 0) == 0;
+}
+
+std::string http_date(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+// Cache validators of the card (A2A 1.0 section 8.6): the ETag is a hash of
+// the card's content, Last-Modified the time that content was first served.
+// The card changes when the company hires or fires, so it is kept short-lived.
+class CardValidators {
+ public:
+  struct Tags {
+    std::string etag, last_modified;
+  };
+  Tags for_body(const std::string& body, bool v03) {
+    const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(body)) + (v03 ? "-v03" : "") + "\"";
+    std::lock_guard lock(mu_);
+    Tags& t = v03 ? v03_ : v10_;
+    if (t.etag != etag) t = Tags{etag, http_date(std::time(nullptr))};
+    return t;
+  }
+
+ private:
+  std::mutex mu_;
+  Tags v10_, v03_;
+};
+
+constexpr int kCardMaxAgeSeconds = 60;
 
 }  // namespace
 
@@ -77,7 +134,8 @@ json company_agent_card(company::CompanyService& company, const A2aServerOptions
   info.url = endpoint;
   info.version = options.version;
   info.streaming = true;
-  info.legacy_v03 = true;
+  info.v03_interface = true;
+  info.v03_fields = options.v03_card_fields;
   info.provider_organization = "kaisha";
   return jsonrpc::to_a2a_agent_card(info, skills);
 }
@@ -87,13 +145,28 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
   auto service = std::make_shared<A2aService>(company, options.service);
   auto opts = std::make_shared<const A2aServerOptions>(std::move(options));
   protocols::HttpServer* srv = &server;
-  auto card = [service, opts, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
+  auto validators = std::make_shared<CardValidators>();
+  auto card = [service, opts, srv, validators](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
     if (Status s = srv->check_origin(req); !s.ok()) return res.set_error(403, "forbidden", s.error().message);
-    res.set_json(200, company_agent_card(service->company(), *opts, endpoint_url(*srv, req, opts->path)));
+    A2aServerOptions for_client = *opts;
+    const bool v03 = wants_v03_card(req);
+    for_client.v03_card_fields = v03;
+    res.set_json(200, company_agent_card(service->company(), for_client, endpoint_url(*srv, req, opts->path)));
+    const CardValidators::Tags tags = validators->for_body(res.body, v03);
+    res.headers["Cache-Control"] = "public, max-age=" + std::to_string(kCardMaxAgeSeconds);
+    res.headers["ETag"] = tags.etag;
+    res.headers["Last-Modified"] = tags.last_modified;
+    const std::string if_none_match = req.header("if-none-match");
+    if (!if_none_match.empty() && (if_none_match == tags.etag || if_none_match == "*")) {
+      res.status = 304;
+      res.body.clear();
+      res.content_type.clear();
+    }
   };
   server.route("GET", "/\\.well-known/agent-card\\.json", card);
   server.route("GET", "/\\.well-known/agent\\.json", card);
-  server.route("POST", opts->path, [service, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
+  // "/a2a" and "/a2a/" are one endpoint (clients join base URL and path both ways).
+  server.route("POST", opts->path + "/?", [service, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
     handle_rpc(*service, *srv, req, res);
   });
   return service;

@@ -29,6 +29,9 @@ struct A2aServerOptions {
   std::string agent_name = "kaisha";
   std::string description = "A company of LLM agents: a CEO hires, asks and fires employees to answer your task.";
   std::string version = "0.1.0";
+  // The card's v0.3 top-level fields; mount_a2a sets it per request, for
+  // v0.3 clients only (see company_agent_card).
+  bool v03_card_fields = false;
   A2aServiceOptions service;
 };
 
@@ -39,7 +42,11 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
 
 // The agent card for a company whose JSON-RPC endpoint is `endpoint_url`:
 // a "company" skill (send it a task) and one skill per hired employee from
-// company.agents().
+// company.agents(). It lists the endpoint for A2A 1.0 and 0.3 and is valid
+// against the 1.0 schema; with options.v03_card_fields it also has the v0.3
+// top-level fields (served at /.well-known/agent.json, or when the request
+// says A2A-Version 0.x). The card is served with Cache-Control (max-age 60),
+// an ETag of its content and Last-Modified; If-None-Match gets 304.
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
                         const std::string& endpoint_url);
 

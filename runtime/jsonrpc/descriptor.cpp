@@ -224,7 +224,7 @@ json to_a2a_agent_card(const AgentCardInfo& info, const std::vector<CapabilityDe
   json interfaces = json::array();
   interfaces.push_back(
       {{"url", info.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "1.0"}, {"tenant", ""}});
-  if (info.legacy_v03) {
+  if (info.v03_interface) {
     interfaces.push_back(
         {{"url", info.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "0.3"}, {"tenant", ""}});
   }
@@ -256,7 +256,7 @@ json to_a2a_agent_card(const AgentCardInfo& info, const std::vector<CapabilityDe
   if (!info.provider_organization.empty()) {
     card["provider"] = {{"organization", info.provider_organization}, {"url", info.url}};
   }
-  if (info.legacy_v03) {
+  if (info.v03_fields) {
     // v0.3 clients read the endpoint and version from the top level.
     card["url"] = info.url;
     card["preferredTransport"] = "JSONRPC";

@@ -90,16 +90,19 @@ struct AgentCardInfo {
   std::string url;          // the JSON-RPC endpoint
   std::string version;      // the agent's own version, e.g. "0.1.0"
   bool streaming = false;
-  bool legacy_v03 = true;   // also advertise the v0.3 interface and fields
+  bool v03_interface = true;   // also list a v0.3 entry in supportedInterfaces
+  bool v03_fields = false;     // add the v0.3 top-level fields (for v0.3 clients only)
   std::vector<std::string> default_input_modes{"text/plain"};
   std::vector<std::string> default_output_modes{"text/plain"};
   std::string provider_organization;  // omitted when empty
 };
 
-// An AgentCard skeleton: v1.0 fields (supportedInterfaces with
-// protocolVersion "1.0", capabilities, skills, default modes) and, when
-// legacy_v03, the v0.3 top-level url / preferredTransport / protocolVersion
-// "0.3.0" plus a second interface for 0.3, so one card serves both eras.
+// An AgentCard: v1.0 fields (supportedInterfaces with protocolVersion "1.0",
+// capabilities, skills, default modes), valid against the v1.0 schema, which
+// allows no other top-level field. With v03_interface, supportedInterfaces
+// also lists the endpoint for protocolVersion "0.3" (still a valid v1.0
+// card). With v03_fields, the v0.3 top-level url / preferredTransport /
+// protocolVersion "0.3.0" are added: a card for v0.3 clients only.
 json to_a2a_agent_card(const AgentCardInfo& info, const std::vector<CapabilityDescriptor>& skills);
 // The skills of a card, schemas and costs restored from our extension.
 Result<std::vector<CapabilityDescriptor>> skills_from_a2a_agent_card(const json& card);

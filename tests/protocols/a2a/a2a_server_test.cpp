@@ -25,15 +25,24 @@ class A2aServerTest : public ::testing::Test {
     ASSERT_TRUE(port.ok()) << port.error().message;
   }
 
-  http::HttpResult post(const json& body, const std::string& version = "1.0", const std::string& raw = "") {
+  http::HttpResult post(const json& body, const std::string& version = "1.0", const std::string& raw = "",
+                        const std::string& path = "/a2a") {
     http::HttpRequestSpec req;
-    req.url = server->base_url() + "/a2a";
+    req.url = server->base_url() + path;
     req.headers = {{"Content-Type", "application/json"}};
     if (!version.empty()) req.headers.push_back({"A2A-Version", version});
     req.body = raw.empty() ? body.dump() : raw;
     http::HttpOptions opts;
     opts.timeout_ms = 20000;
     return http::fetch_blocking(req, opts);
+  }
+
+  http::HttpResult get(const std::string& path, std::vector<std::pair<std::string, std::string>> headers = {}) {
+    http::HttpRequestSpec req;
+    req.method = "GET";
+    req.url = server->base_url() + path;
+    req.headers = std::move(headers);
+    return http::fetch_blocking(req, {});
   }
 
   FakeCompanyService company;
@@ -48,16 +57,21 @@ json send(const std::string& method, const std::string& text, bool v1 = true) {
 }
 
 TEST_F(A2aServerTest, AgentCardListsBothErasAndTheCompanysAgents) {
-  http::HttpRequestSpec req;
-  req.method = "GET";
-  req.url = server->base_url() + "/.well-known/agent-card.json";
-  auto r = http::fetch_blocking(req, {});
+  auto r = get("/.well-known/agent-card.json");
   ASSERT_EQ(r.status, 200) << r.body;
   json card = json::parse(r.body);
   ASSERT_EQ(card["supportedInterfaces"].size(), 2u);
   EXPECT_EQ(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
   EXPECT_EQ(card["supportedInterfaces"][0]["url"], server->base_url() + "/a2a");
-  EXPECT_EQ(card["url"], server->base_url() + "/a2a");
+  EXPECT_EQ(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
+  // The v1.0 schema allows no other top-level field: v0.3's are left out...
+  for (const char* v03 : {"url", "protocolVersion", "preferredTransport"}) EXPECT_FALSE(card.contains(v03)) << v03;
+  // ... unless a v0.3 client asks, by the old path or by its version.
+  for (auto legacy : {get("/.well-known/agent.json"), get("/.well-known/agent-card.json", {{"A2A-Version", "0.3"}})}) {
+    json old = json::parse(legacy.body);
+    EXPECT_EQ(old["url"], server->base_url() + "/a2a");
+    EXPECT_EQ(old["protocolVersion"], "0.3.0");
+  }
   EXPECT_EQ(card["capabilities"]["streaming"], true);
   std::vector<std::string> skills;
   for (const auto& s : card["skills"]) skills.push_back(s["id"]);
@@ -103,6 +117,59 @@ TEST_F(A2aServerTest, BadInputGetsJsonRpcErrorsNotCrashes) {
   auto big = post({}, "1.0", std::string(100 * 1024, ' '));
   EXPECT_EQ(big.status, 413);
   EXPECT_EQ(company.inputs.size(), 1u);  // only the batch's SendMessage
+}
+
+// A2A 1.0 section 8.6 (the TCK's CARD-CACHE-001..003).
+TEST_F(A2aServerTest, AgentCardCarriesCacheValidatorsAndAnswers304) {
+  auto r = get("/.well-known/agent-card.json");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("cache-control"), "public, max-age=60");
+  const std::string etag = r.header("etag");
+  ASSERT_GE(etag.size(), 3u);
+  EXPECT_EQ(etag.front(), '"');
+  EXPECT_NE(r.header("last-modified").find(" GMT"), std::string::npos) << r.header("last-modified");
+  EXPECT_EQ(get("/.well-known/agent-card.json").header("etag"), etag) << "same content, same tag";
+  auto again = get("/.well-known/agent-card.json", {{"If-None-Match", etag}});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+  // A hire changes the card, so its tag.
+  company.agents_json["Scribe"] = {{"description", "writes"}, {"type", "local"}};
+  auto changed = get("/.well-known/agent-card.json", {{"If-None-Match", etag}});
+  EXPECT_EQ(changed.status, 200);
+  EXPECT_NE(changed.header("etag"), etag);
+  EXPECT_NE(get("/.well-known/agent.json").header("etag"), changed.header("etag")) << "the v0.3 card is another body";
+}
+
+// A2A 1.0 section 9.5 (the TCK's JSONRPC-ERR-003): A2A errors carry a
+// google.rpc.ErrorInfo in a data array; standard JSON-RPC errors do not.
+TEST_F(A2aServerTest, A2aErrorsCarryErrorInfo) {
+  json get_task{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "GetTask"}, {"params", {{"id", "no-such-task"}}}};
+  json e = json::parse(post(get_task).body)["error"];
+  EXPECT_EQ(e["code"], code::kTaskNotFound);
+  ASSERT_TRUE(e["data"].is_array()) << e.dump();
+  const json& info = e["data"][0];
+  EXPECT_EQ(info["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
+  EXPECT_EQ(info["reason"], "TASK_NOT_FOUND");
+  EXPECT_EQ(info["domain"], "a2a-protocol.org");
+  json v = json::parse(post(send("SendMessage", "x"), "9.9").body)["error"];
+  EXPECT_EQ(v["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+  json batch = json::parse(post(json::array({get_task, json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "Nope"}}})).body);
+  EXPECT_EQ(batch[0]["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+  EXPECT_FALSE(batch[1]["error"].contains("data") && batch[1]["error"]["data"].is_array()) << "standard errors unchanged";
+  // The streaming binding too.
+  json sub{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "SubscribeToTask"}, {"params", {{"id", "no-such-task"}}}};
+  auto stream = post(sub);
+  std::vector<json> events;
+  llm::SseParser p;
+  p.feed(stream.body, [&](const llm::SseEvent& ev) { events.push_back(json::parse(ev.data)); });
+  ASSERT_EQ(events.size(), 1u) << stream.body;
+  EXPECT_EQ(events[0]["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+}
+
+TEST_F(A2aServerTest, TrailingSlashIsTheSameEndpoint) {
+  auto r = post(send("SendMessage", "slash"), "1.0", "", "/a2a/");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["result"]["task"]["artifacts"][0]["parts"][0]["text"], "answer: slash");
 }
 
 }  // namespace

@@ -113,15 +113,20 @@ TEST(Descriptor, A2aAgentCardRoundTripIsLossless) {
   EXPECT_EQ(card["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
   EXPECT_EQ(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
   EXPECT_EQ(card["capabilities"]["streaming"], true);
-  EXPECT_EQ(card["url"], info.url);
-  EXPECT_EQ(card["protocolVersion"], "0.3.0");
+  // A v1.0 card by default: the v1.0 schema allows no v0.3 top-level field.
+  for (const char* v03 : {"url", "protocolVersion", "preferredTransport"}) EXPECT_FALSE(card.contains(v03)) << v03;
+  info.v03_fields = true;
+  json for_v03 = to_a2a_agent_card(info, skills);
+  EXPECT_EQ(for_v03["url"], info.url);
+  EXPECT_EQ(for_v03["protocolVersion"], "0.3.0");
   EXPECT_EQ(card["defaultInputModes"], json::array({"text/plain"}));
   EXPECT_EQ(card["skills"].size(), skills.size());
   auto back = skills_from_a2a_agent_card(card);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, skills);
 
-  info.legacy_v03 = false;
+  info.v03_interface = false;
+  info.v03_fields = false;
   json v1 = to_a2a_agent_card(info, {});
   EXPECT_FALSE(v1.contains("url"));
   EXPECT_EQ(v1["supportedInterfaces"].size(), 1u);
