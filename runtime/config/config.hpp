@@ -159,12 +159,18 @@ struct ToolsConfig {
   int64_t max_list_entries = 1000;      // ListFiles returns at most this many
   int64_t web_timeout_ms = 10000;       // GetWebsite (HASHIRU: 10 s)
   int64_t max_page_bytes = 2 << 20;     // GetWebsite download cap
+  // GetWebsite and internal addresses (loopback, private, link-local):
+  // refused unless `web_allow_private_addresses` (true), or inside one of
+  // `web_allowed_private_networks` (YAML: a list instead of true/false).
+  bool web_allow_private_addresses = false;
+  std::vector<std::string> web_allowed_private_networks;
   std::string web_search_backend;       // "" = GoogleSearchTool disabled | searxng
   std::string web_search_url;           // the backend's base URL
   int64_t sandbox_timeout_ms = 10000;   // wall clock per sandboxed run (HASHIRU: 10 s)
   int64_t sandbox_cpu_seconds = 10;
   int64_t sandbox_memory_mb = 512;
   int64_t sandbox_max_processes = 32;
+  int64_t sandbox_disk_mb = 1024;       // the whole workspace, per run
   bool tools_network = false;           // Python tools' calls may use the network (never PythonSandboxTool)
   std::vector<std::string> env;         // host variables created tools may read (credentials)
   std::map<std::string, ToolCostConfig> costs;  // declared per-call costs by tool name

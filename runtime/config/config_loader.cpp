@@ -369,9 +369,18 @@ class ConfigParser {
     }
     if (const YAML::Node w = n["web"]; YamlReader::present(w)) {
       const std::string q = p + ".web";
-      if (Status s = r_.expect_section(w, q, {"timeout_ms", "max_page_bytes"}); !s) return s;
+      if (Status s = r_.expect_section(w, q, {"timeout_ms", "max_page_bytes", "allow_private_addresses"}); !s)
+        return s;
       if (Status s = integer(w, q, "timeout_ms", t.web_timeout_ms, 1); !s) return s;
       if (Status s = integer(w, q, "max_page_bytes", t.max_page_bytes, 1); !s) return s;
+      // true | false | a list of addresses and networks ("127.0.0.2", "10.1.0.0/16").
+      if (const YAML::Node a = w["allow_private_addresses"]; a.IsSequence()) {
+        if (Status s = r_.optional_strings(w, q, "allow_private_addresses", t.web_allowed_private_networks); !s)
+          return s;
+      } else if (Status s = r_.optional_bool(w, q, "allow_private_addresses", t.web_allow_private_addresses); !s) {
+        return r_.error_at(a, q + ".allow_private_addresses",
+                           "expected true, false or a list of IP addresses and networks (e.g. [10.1.0.0/16])");
+      }
     }
     if (const YAML::Node w = n["web_search"]; YamlReader::present(w)) {
       const std::string q = p + ".web_search";
@@ -383,13 +392,16 @@ class ConfigParser {
     }
     if (const YAML::Node b = n["sandbox"]; YamlReader::present(b)) {
       const std::string q = p + ".sandbox";
-      if (Status s = r_.expect_section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "tools_network"}); !s)
+      if (Status s = r_.expect_section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "disk_mb",
+                                               "tools_network"});
+          !s)
         return s;
       if (Status s = r_.optional_bool(b, q, "tools_network", t.tools_network); !s) return s;
       if (Status s = integer(b, q, "timeout_ms", t.sandbox_timeout_ms, 1); !s) return s;
       if (Status s = integer(b, q, "cpu_seconds", t.sandbox_cpu_seconds, 1); !s) return s;
       if (Status s = integer(b, q, "memory_mb", t.sandbox_memory_mb, 16); !s) return s;
       if (Status s = integer(b, q, "max_processes", t.sandbox_max_processes, 1); !s) return s;
+      if (Status s = integer(b, q, "disk_mb", t.sandbox_disk_mb, 1); !s) return s;
     }
     if (const YAML::Node e = n["env"]; YamlReader::present(e)) {
       const std::string q = p + ".env";

@@ -26,6 +26,7 @@ const char* to_string(TransportError e) {
     case TransportError::connect: return "connect";
     case TransportError::cancelled: return "cancelled";
     case TransportError::too_large: return "too_large";
+    case TransportError::refused: return "refused";
     case TransportError::other: return "other";
   }
   return "other";

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/http/address_policy.hpp"
 #include "runtime/llm/http_request_spec.hpp"
 
 namespace kaisha::http {
@@ -29,11 +30,18 @@ struct HttpOptions {
   int64_t timeout_ms = 120000;        // whole transfer, connect included; 0 = none
   int64_t connect_timeout_ms = 5000;  // TCP + TLS handshake; 0 = curl's default
   size_t max_response_bytes = 64u << 20;  // body bytes before aborting; 0 = no limit
+  // Optional. When set, every address a connection is about to be opened to
+  // (after name resolution, each attempt) is checked, and a refused one fails
+  // the request with TransportError::refused naming the address. Such
+  // requests connect directly (no proxy) on a fresh connection, so the
+  // address checked is the server's and no unchecked pooled one is reused.
+  std::shared_ptr<const AddressPolicy> address_policy;
 };
 
 // Why a request produced no complete HTTP response. `none` means the server
 // answered, whatever its status code.
-enum class TransportError { none, timeout, connect, cancelled, too_large, other };
+// `refused`: HttpOptions::address_policy refused the server's address.
+enum class TransportError { none, timeout, connect, cancelled, too_large, refused, other };
 
 const char* to_string(TransportError e);
 

@@ -6,6 +6,8 @@
 #include <exception>
 #include <mutex>
 
+#include <sys/socket.h>
+
 namespace kaisha::http::detail {
 namespace {
 
@@ -97,6 +99,13 @@ bool Transfer::attach(CURL* easy) {
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, header_list_);
 
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Transfer::on_header_line);
+  if (opts_.address_policy) {
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Transfer::open_socket);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, this);
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");  // no proxy: the address seen is the server's
+    curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+  }
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Transfer::on_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
@@ -170,6 +179,16 @@ size_t Transfer::on_body(char* data, size_t size, size_t n, void* self) {
   return len;
 }
 
+curl_socket_t Transfer::open_socket(void* self, curlsocktype, curl_sockaddr* addr) {
+  auto* t = static_cast<Transfer*>(self);
+  std::string why = t->opts_.address_policy->check(&addr->addr);
+  if (!why.empty()) {
+    t->refused_ = why;
+    return CURL_SOCKET_BAD;
+  }
+  return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
 HttpResult Transfer::abandon(TransportError why, std::string message) {
   result_.error = why;
   result_.error_message = where() + ": " + message;
@@ -179,6 +198,8 @@ HttpResult Transfer::abandon(TransportError why, std::string message) {
 HttpResult Transfer::finish(CURLcode code) {
   if (!setup_error_.empty()) return abandon(TransportError::other, setup_error_);
   if (!callback_error_.empty()) return abandon(TransportError::other, callback_error_);
+  if (!refused_.empty() && code != CURLE_OK)
+    return abandon(TransportError::refused, "connection refused by the address policy: " + refused_);
   if (code == CURLE_OK) {
     if (!headers_done_ && result_.status >= 200) headers_complete();
     return std::move(result_);

@@ -44,6 +44,7 @@ class Transfer {
  private:
   static size_t on_header_line(char* data, size_t size, size_t n, void* self);
   static size_t on_body(char* data, size_t size, size_t n, void* self);
+  static curl_socket_t open_socket(void* self, curlsocktype purpose, curl_sockaddr* addr);
   void headers_complete();
   bool streaming_body() const;
   std::string where() const;
@@ -61,6 +62,7 @@ class Transfer {
   bool too_large_ = false;
   std::string setup_error_;     // why attach() refused
   std::string callback_error_;  // a callback threw; transfer aborted
+  std::string refused_;         // why address_policy refused a connection
 };
 
 }  // namespace kaisha::http::detail

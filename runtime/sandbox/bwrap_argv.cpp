@@ -65,8 +65,10 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
   if (request.share_network)
     for (const char* etc : kNetworkEtcFiles) add({"--ro-bind-try", etc, etc});
   add({"--proc", "/proc", "--dev", "/dev"});
-  // /tmp is capped at the file-size limit so it cannot eat host memory.
+  // /tmp and /dev/shm (otherwise a directory of /dev's unbounded tmpfs) are
+  // capped at the file-size limit so they cannot eat host memory.
   add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/tmp"});
+  add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/dev/shm"});
   if (workspace.empty()) add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/workspace"});
   else add({"--bind", workspace, "/workspace"});
   for (const auto& b : request.ro_binds) {
@@ -75,6 +77,9 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
                                           "' needs an absolute source and an absolute target without '..'"};
     add({"--ro-bind", b.source, b.target});
   }
+  // bwrap's root and /dev are tmpfs owned by the sandbox user: read-only, so
+  // the only writable places are the size-capped ones and the workspace.
+  add({"--remount-ro", "/dev", "--remount-ro", "/"});
   add({"--chdir", "/workspace"});
 
   std::map<std::string, std::string> env = {
@@ -89,8 +94,10 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
   add({"--clearenv"});
   for (const auto& [k, v] : env) add({"--setenv", k, v});
 
-  // The program, behind prlimit for RLIMIT_NPROC (see header for why).
-  std::string nproc = std::to_string(lim.max_processes);
+  // The program, behind prlimit for RLIMIT_NPROC (see header for why). One
+  // above the limit: it is a backstop, the tree limit (sandbox.cpp) stops
+  // the run when the count goes past max_processes.
+  std::string nproc = std::to_string(lim.max_processes + 1);
   add({paths.prlimit, "--nproc=" + nproc + ":" + nproc, "--"});
   a.insert(a.end(), request.argv.begin(), request.argv.end());
   return a;

@@ -27,11 +27,12 @@ struct ChildFailure {
   int step;
   int err;
 };
-enum ChildStep { kDup = 1, kRlimit, kSetgroups, kSetgid, kSetuid, kPdeath, kExec };
+enum ChildStep { kDup = 1, kJoin, kRlimit, kSetgroups, kSetgid, kSetuid, kPdeath, kExec };
 
 const char* step_name(int step) {
   switch (step) {
     case kDup: return "dup2 of the stdio pipes";
+    case kJoin: return "joining the cgroup";
     case kRlimit: return "setrlimit";
     case kSetgroups: return "setgroups";
     case kSetgid: return "setgid";
@@ -107,6 +108,8 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   argv.push_back(nullptr);
   for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  std::vector<const char*> join;
+  for (const auto& f : spec.join_files) join.push_back(f.c_str());
 
   // stdin is a socketpair so that writing to a program that quit early gives
   // EPIPE via send(MSG_NOSIGNAL) instead of a SIGPIPE in the host process.
@@ -147,6 +150,11 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (const char* f : join) {
+      int fd = open(f, O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || write(fd, "0", 1) != 1) child_fail(fail, kJoin);
+      close(fd);
+    }
     for (const auto& r : spec.rlimits) {
       struct rlimit rl{static_cast<rlim_t>(r.soft), static_cast<rlim_t>(r.hard)};
       if (setrlimit(r.resource, &rl) != 0) child_fail(fail, kRlimit);
@@ -198,6 +206,7 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
 
   const auto deadline = start + std::chrono::milliseconds(spec.wall_timeout_ms);
   Clock::time_point ended{};
+  auto next_watch = start + std::chrono::milliseconds(spec.watch_interval_ms);
   bool killed = false;
   bool tail_truncated = false;  // status pipe overflow is not user output
   for (;;) {
@@ -220,6 +229,14 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
       killed = true;
       out.timed_out = true;
     }
+    if (!killed && !reaped && spec.watch && Clock::now() >= next_watch) {
+      if (spec.watch(pid)) {
+        kill(pid, SIGKILL);
+        killed = true;
+        out.stopped = true;
+      }
+      next_watch = Clock::now() + std::chrono::milliseconds(spec.watch_interval_ms);
+    }
 
     pollfd fds[5];
     int n = 0;
@@ -232,6 +249,8 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     int timeout_ms = 50;
     if (!reaped && pidfd >= 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (spec.watch)
+        left = std::min<int64_t>(left, std::chrono::duration_cast<std::chrono::milliseconds>(next_watch - Clock::now()).count());
       timeout_ms = killed ? 50 : static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(left + 1, 1000)));
     } else if (!reaped) {
       timeout_ms = 5;

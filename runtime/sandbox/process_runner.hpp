@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,13 @@ struct ProcessSpec {
   // before exec; used so that a root kaisha does not run bwrap as root.
   std::optional<std::pair<uid_t, gid_t>> run_as;
   bool status_pipe = false;  // child gets a write-only pipe at fd 3
+  // Files the child writes "0" to before rlimits and run_as apply: the
+  // cgroup.procs files of the cgroups it joins (and its descendants with it).
+  std::vector<std::string> join_files;
+  // Called with the child's pid about every watch_interval_ms while it runs;
+  // returning true kills it (SIGKILL) and sets ProcessOutcome::stopped.
+  std::function<bool(pid_t)> watch;
+  int64_t watch_interval_ms = 25;
   int64_t wall_timeout_ms = 10000;
   int64_t max_output_bytes = 1 << 20;  // per stream
 };
@@ -43,6 +51,7 @@ struct ProcessOutcome {
   int exit_code = -1;
   int signal = 0;  // WTERMSIG when the program itself was killed
   bool timed_out = false;
+  bool stopped = false;  // the watch asked for the kill
   std::string stdout_data, stderr_data, status_data;
   bool output_truncated = false;
   int64_t wall_ms = 0;

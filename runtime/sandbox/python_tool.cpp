@@ -45,6 +45,7 @@ Result<json> run_python_tool(const std::string& code_file, const std::string& en
   if (!ran) return ran.error();
   const SandboxResult& r = ran.value();
   const std::string where = "run_python_tool: " + code_file + " " + entry_class + ".run";
+  if (r.limit) return Error{"limit", where + " was stopped: " + r.limit->message};
   if (r.timed_out)
     return Error{"timeout", where + " exceeded the " + std::to_string(limits.wall_timeout_ms) +
                                 " ms wall clock and was killed"};

@@ -64,7 +64,7 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
                                             "inside the sandbox. Refusing to run."};
   const SandboxLimits& lim = request.limits;
   if (lim.cpu_seconds <= 0 || lim.memory_bytes <= 0 || lim.max_processes <= 0 || lim.max_file_bytes <= 0 ||
-      lim.wall_timeout_ms <= 0 || lim.max_output_bytes < 0)
+      lim.disk_bytes <= 0 || lim.wall_timeout_ms <= 0 || lim.max_output_bytes < 0)
     return Error{"sandbox_request", "run_sandboxed: every limit must be positive"};
 
   std::string workspace;
@@ -83,6 +83,10 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
   if (root && !workspace.empty()) {
     if (Status s = hand_workspace_to_sandbox(workspace); !s) return s.error();
   }
+
+  auto tree = TreeLimits::start(lim, workspace, request.enforcement);
+  if (!tree) return tree.error();
+  TreeLimits& limits = *tree.value();
 
   BwrapPaths paths;
   paths.bwrap = kBwrap;
@@ -107,11 +111,14 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
   spec.status_pipe = true;
   spec.wall_timeout_ms = lim.wall_timeout_ms;
   spec.max_output_bytes = lim.max_output_bytes;
+  spec.join_files = limits.join_files();
+  spec.watch = [&limits](pid_t bwrap) { return limits.over(bwrap); };
 
   auto ran = run_process(spec);
   if (!ran) return ran.error();
   const ProcessOutcome& p = ran.value();
-  if (!p.timed_out && looks_like_setup_failure(p))
+  std::optional<LimitHit> hit = limits.hit();
+  if (!p.timed_out && !hit && looks_like_setup_failure(p))
     return Error{"sandbox_setup", "run_sandboxed: bubblewrap could not set up the sandbox (workspace '" +
                                       workspace + "'): " + first_line(p.stderr_data) + ". Refusing to run."};
 
@@ -121,6 +128,8 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
   r.stderr_data = p.stderr_data;
   r.output_truncated = p.output_truncated;
   r.wall_ms = p.wall_ms;
+  r.limit = std::move(hit);
+  r.enforcement = limits.mechanism();
   if (p.exited) {
     r.exit_code = p.exit_code;
     // bwrap turns "killed by signal N" into exit status 128+N.

@@ -1,13 +1,15 @@
 // run_sandboxed: runs code the system did not ship (generated tools,
 // execute_code) as a child process under bubblewrap, with no network, a
-// read-only view of the system, one writable workspace, rlimits and a wall
-// clock. It fails closed: when the sandbox cannot be built the run does not
+// read-only view of the system, one writable workspace, rlimits, limits on
+// the whole run's memory, processes and workspace disk (tree_limits.hpp) and
+// a wall clock. It fails closed: when the sandbox cannot be built the run does not
 // happen and the Error says why.
 //
 // What the sandboxed process sees:
 //   /usr (ro), /bin /lib /lib64 /sbin as on the host (symlinks or ro binds),
 //   a handful of /etc files python needs (never passwd, shadow or the rest),
-//   fresh /proc, a minimal /dev, an empty tmpfs /tmp, the workspace at
+//   fresh /proc, a minimal read-only /dev, empty size-capped tmpfs /tmp and
+//   /dev/shm, the workspace at
 //   /workspace (rw, the working directory), extra read-only binds the caller
 //   names, and only the environment variables it was given.
 //   No network unless the request asks for it (share_network).
@@ -23,11 +25,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/core/result.hpp"
 #include "runtime/sandbox/limits.hpp"
+#include "runtime/sandbox/tree_limits.hpp"
 
 namespace kaisha::sandbox {
 
@@ -49,6 +53,7 @@ struct SandboxRequest {
   std::map<std::string, std::string> env;  // set explicitly (wins over allow)
   SandboxLimits limits;
   std::vector<SandboxBind> ro_binds;
+  LimitEnforcement enforcement = LimitEnforcement::automatic;
 };
 
 struct SandboxResult {
@@ -58,6 +63,12 @@ struct SandboxResult {
   std::string stdout_data, stderr_data;
   bool output_truncated = false;
   int64_t wall_ms = 0;
+  // Set when the run went over a whole-run limit (memory, processes, disk)
+  // and was stopped; its message names the limit, its value and the mechanism.
+  std::optional<LimitHit> limit;
+  // How memory and processes were limited: "cgroup v2", "cgroup v1" or
+  // "supervisor" (tree_limits.hpp).
+  std::string enforcement;
 };
 
 // The sandbox uid/gid inside (and, when kaisha is root, outside) the sandbox.

@@ -6,7 +6,9 @@
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/http/address_policy.hpp"
 #include "runtime/http/http_client.hpp"
+#include "runtime/http/redirect.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/calculator.hpp"
 #include "runtime/tools/web_page.hpp"
@@ -53,6 +55,11 @@ ToolResult run_python_code(const std::string& code, const std::string& workspace
   req.limits = limits;
   auto r = sandbox::run_sandboxed(req);
   if (!r) return ToolResult::error("Python code execution failed: " + r.error().message);
+  if (r->limit)
+    return ToolResult::error("Python code execution stopped: " + r->limit->message + ".",
+                             json{{"limit", r->limit->limit}, {"limit_value", r->limit->value},
+                                  {"enforcement", r->enforcement}, {"stdout", to_utf8(r->stdout_data)},
+                                  {"stderr", to_utf8(r->stderr_data)}});
   if (r->timed_out)
     return ToolResult::error("Python code execution timed out.",
                              json{{"timeout_ms", limits.wall_timeout_ms}, {"stdout", to_utf8(r->stdout_data)},
@@ -74,6 +81,7 @@ struct BuiltinTools::Impl {
   WorkerPool pool;
   http::HttpClient http;
   std::shared_ptr<SearchBackend> search;
+  std::shared_ptr<const http::AddressPolicy> web_policy;  // GetWebsite's
 
   explicit Impl(BuiltinToolsOptions o) : options(std::move(o)), pool(options.workers) {}
 
@@ -99,12 +107,10 @@ struct BuiltinTools::Impl {
     });
   }
 
-  void get_website(const json& args, Done done) {
-    const std::string url = str_arg(args, "url");
-    const std::string output_type = args.value("output_type", std::string("summary"));
-    const std::string selector = str_arg(args, "css_selector");
-    if (!starts_with_ci(url, "http://") && !starts_with_ci(url, "https://"))
-      return done(ToolResult::error("GetWebsite: only http:// and https:// URLs can be fetched, got '" + url + "'"));
+  // GET `url`, following up to `redirects_left` redirects by hand so that
+  // every hop goes through the address policy; `then` gets the URL that
+  // answered last and its result (on the HTTP loop thread).
+  void fetch_page(std::string url, int redirects_left, std::function<void(std::string, http::HttpResult)> then) {
     http::HttpRequestSpec req;
     req.method = "GET";
     req.url = url;
@@ -113,19 +119,45 @@ struct BuiltinTools::Impl {
     opts.timeout_ms = options.web.timeout_ms;
     opts.connect_timeout_ms = std::min<int64_t>(options.web.timeout_ms, 5000);
     opts.max_response_bytes = static_cast<size_t>(options.web.max_page_bytes);
-    const WebOptions web = options.web;
+    opts.address_policy = web_policy;
     http::HttpCallbacks cb;
+    cb.on_done = [this, url, redirects_left, then = std::move(then)](http::HttpResult r) mutable {
+      const std::string location = r.header("location");
+      if (r.error != http::TransportError::none || !http::is_redirect_status(r.status) || location.empty())
+        return then(url, std::move(r));
+      auto next = http::redirect_target(url, location);
+      if (next && redirects_left > 0) return fetch_page(std::move(next).value(), redirects_left - 1, std::move(then));
+      r.error = http::TransportError::other;
+      r.error_message = next ? url + " redirects more than " + std::to_string(options.web.max_redirects) + " times"
+                             : next.error().message;
+      then(url, std::move(r));
+    };
+    http.submit(std::move(req), opts, std::move(cb));
+  }
+
+  void get_website(const json& args, Done done) {
+    const std::string url = str_arg(args, "url");
+    const std::string output_type = args.value("output_type", std::string("summary"));
+    const std::string selector = str_arg(args, "css_selector");
+    if (!starts_with_ci(url, "http://") && !starts_with_ci(url, "https://"))
+      return done(ToolResult::error("GetWebsite: only http:// and https:// URLs can be fetched, got '" + url + "'"));
+    const WebOptions web = options.web;
     // The page is processed on a worker: the HTTP loop must not do the work.
-    cb.on_done = [this, done, url, output_type, selector, web](http::HttpResult r) {
-      on_pool("GetWebsite", done, [r = std::move(r), url, output_type, selector, web]() {
+    auto on_page = [this, done, url, output_type, selector, web](std::string final_url, http::HttpResult r) {
+      on_pool("GetWebsite", done, [r = std::move(r), url, final_url, output_type, selector, web]() {
+        const std::string via = final_url == url ? "" : " (redirected from " + url + ")";
         if (r.error == http::TransportError::too_large)
-          return ToolResult::error("Request failed: the page at " + url + " is larger than the " +
+          return ToolResult::error("Request failed: the page at " + final_url + via + " is larger than the " +
                                    std::to_string(web.max_page_bytes) + "-byte limit of GetWebsite");
         if (r.error == http::TransportError::timeout)
-          return ToolResult::error("Request failed: " + url + " did not answer within " +
+          return ToolResult::error("Request failed: " + final_url + via + " did not answer within " +
                                    std::to_string(web.timeout_ms) + " ms");
+        if (r.error == http::TransportError::refused)
+          return ToolResult::error("Request failed: " + r.error_message + via +
+                                   ". GetWebsite does not connect to loopback, private or link-local addresses "
+                                   "unless tools.web.allow_private_addresses allows them");
         if (r.error != http::TransportError::none) return ToolResult::error("Request failed: " + r.error_message);
-        if (!r.ok()) return ToolResult::error("Request failed: HTTP " + std::to_string(r.status) + " from " + url);
+        if (!r.ok()) return ToolResult::error("Request failed: HTTP " + std::to_string(r.status) + " from " + final_url + via);
         std::string html = to_utf8(r.body);
         if (!selector.empty()) {
           auto picked = select_css(html, selector);
@@ -144,7 +176,7 @@ struct BuiltinTools::Impl {
         return res;
       });
     };
-    http.submit(std::move(req), opts, std::move(cb));
+    fetch_page(url, web.max_redirects, std::move(on_page));
   }
 
   void web_search(const json& args, Done done) {
@@ -173,7 +205,14 @@ Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions o
     return Error{"config", "tools.web_search.backend: unknown backend '" + backend + "' (searxng, or leave it empty)"};
   if (!options.search && backend == "searxng" && options.web.search_url.empty())
     return Error{"config", "tools.web_search.url is required for the searxng backend"};
+  std::vector<http::IpNetwork> allowed;
+  for (const std::string& n : options.web.allowed_private_networks) {
+    auto net = http::IpNetwork::parse(n);
+    if (!net) return Error{"config", "tools.web.allow_private_addresses: " + net.error().message};
+    allowed.push_back(net.value());
+  }
   auto impl = std::make_unique<Impl>(std::move(options));
+  impl->web_policy = std::make_shared<http::AddressPolicy>(impl->options.web.allow_private_addresses, std::move(allowed));
   impl->specs = std::move(specs).value();
   impl->search = impl->options.search;
   if (!impl->search && backend == "searxng")

@@ -34,6 +34,13 @@ struct WebOptions {
   std::string search_backend;              // "" (disabled) | "searxng"
   std::string search_url;                  // the backend's base URL
   int max_search_results = 10;
+  // Internal addresses (loopback, private, link-local, ...; see
+  // http/address_policy.hpp) GetWebsite may connect to: none by default,
+  // every one with allow_private_addresses, else those inside one of
+  // allowed_private_networks ("10.1.0.0/16", "127.0.0.2").
+  bool allow_private_addresses = false;
+  std::vector<std::string> allowed_private_networks;
+  int max_redirects = 5;  // followed by hand, each hop's address checked
 };
 
 struct BuiltinToolsOptions {

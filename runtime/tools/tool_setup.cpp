@@ -26,6 +26,7 @@ Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector
   limits.cpu_seconds = t.sandbox_cpu_seconds;
   limits.memory_bytes = t.sandbox_memory_mb << 20;
   limits.max_processes = t.sandbox_max_processes;
+  limits.disk_bytes = t.sandbox_disk_mb << 20;
 
   UserToolsOptions uo;
   uo.user_dir = user_dir;
@@ -44,6 +45,8 @@ Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector
   bo.code_limits = limits;
   bo.web.timeout_ms = t.web_timeout_ms;
   bo.web.max_page_bytes = t.max_page_bytes;
+  bo.web.allow_private_addresses = t.web_allow_private_addresses;
+  bo.web.allowed_private_networks = t.web_allowed_private_networks;
   bo.web.search_backend = t.web_search_backend;
   bo.web.search_url = t.web_search_url;
   bo.switches = setup.switches;

@@ -14,6 +14,16 @@ TEST(ToolsConfig, DefaultsWithoutASection) {
   EXPECT_EQ(c->tools.sandbox_timeout_ms, 10000);
   EXPECT_EQ(c->tools.web_search_backend, "");
   EXPECT_FALSE(c->tools.tools_network);
+  EXPECT_FALSE(c->tools.web_allow_private_addresses);
+  EXPECT_TRUE(c->tools.web_allowed_private_networks.empty());
+  EXPECT_EQ(c->tools.sandbox_disk_mb, 1024);
+}
+
+TEST(ToolsConfig, PrivateAddressesMayBeAllowedByNetwork) {
+  auto c = parse_config("tools:\n  web:\n    allow_private_addresses: [127.0.0.2, 10.1.0.0/16]\n", "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->tools.web_allow_private_addresses);
+  EXPECT_EQ(c->tools.web_allowed_private_networks, (std::vector<std::string>{"127.0.0.2", "10.1.0.0/16"}));
 }
 
 TEST(ToolsConfig, ReadsEveryKey) {
@@ -22,9 +32,9 @@ tools:
   workspace_root: work
   user_tools_dir: /var/lib/kaisha/tools
   files: { max_read_bytes: 100, max_write_bytes: 200, max_list_entries: 3 }
-  web: { timeout_ms: 500, max_page_bytes: 4096 }
+  web: { timeout_ms: 500, max_page_bytes: 4096, allow_private_addresses: true }
   web_search: { backend: searxng, url: "http://127.0.0.1:8888" }
-  sandbox: { timeout_ms: 3000, cpu_seconds: 2, memory_mb: 128, max_processes: 8, tools_network: true }
+  sandbox: { timeout_ms: 3000, cpu_seconds: 2, memory_mb: 128, max_processes: 8, disk_mb: 256, tools_network: true }
   env: [GITHUB_TOKEN, WEATHER_API_KEY]
 )",
                         "/etc/kaisha/config.yaml");
@@ -37,12 +47,14 @@ tools:
   EXPECT_EQ(t.max_list_entries, 3);
   EXPECT_EQ(t.web_timeout_ms, 500);
   EXPECT_EQ(t.max_page_bytes, 4096);
+  EXPECT_TRUE(t.web_allow_private_addresses);
   EXPECT_EQ(t.web_search_backend, "searxng");
   EXPECT_EQ(t.web_search_url, "http://127.0.0.1:8888");
   EXPECT_EQ(t.sandbox_timeout_ms, 3000);
   EXPECT_EQ(t.sandbox_cpu_seconds, 2);
   EXPECT_EQ(t.sandbox_memory_mb, 128);
   EXPECT_EQ(t.sandbox_max_processes, 8);
+  EXPECT_EQ(t.sandbox_disk_mb, 256);
   EXPECT_TRUE(t.tools_network);
   EXPECT_EQ(t.env, (std::vector<std::string>{"GITHUB_TOKEN", "WEATHER_API_KEY"}));
 }
@@ -57,6 +69,8 @@ TEST(ToolsConfig, MistakesNameFileLineAndKey) {
       {"tools:\n  web_search: { backend: searxng }\n", "'url' is required"},
       {"tools:\n  sandbox: { timeout_ms: 0 }\n", "tools.sandbox.timeout_ms: expected an integer >= 1, got 0"},
       {"tools:\n  files:\n    max_read_bytes: lots\n", "c.yaml:3: tools.files.max_read_bytes"},
+      {"tools:\n  web:\n    allow_private_addresses: sometimes\n",
+       "c.yaml:3: tools.web.allow_private_addresses: expected true, false or a list of IP addresses"},
       {"tools:\n  env: GITHUB_TOKEN\n", "tools.env: expected a list of environment variable names"},
       {"tools:\n  env: [\"A=B\"]\n", "'A=B' is not an environment variable name"},
   };

@@ -23,9 +23,11 @@ class TestServer {
   }
   ~TestServer() { stop(); }
 
-  // Binds and starts serving; call after registering handlers.
-  void start() {
-    port = server.bind_to_any_port("127.0.0.1");
+  // Binds and starts serving; call after registering handlers. `host` may be
+  // another loopback address (127.0.0.2) where a test needs two hosts.
+  void start(const std::string& on_host = "127.0.0.1") {
+    host = on_host;
+    port = server.bind_to_any_port(host);
     raise_backlog();
     thread = std::thread([this] { server.listen_after_bind(); });
     while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -37,7 +39,7 @@ class TestServer {
     }
   }
   std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port) + path;
+    return "http://" + host + ":" + std::to_string(port) + path;
   }
 
   // The packaged (compiled) cpp-httplib listens with a backlog of 5, which
@@ -57,6 +59,7 @@ class TestServer {
   }
 
   httplib::Server server;
+  std::string host = "127.0.0.1";
   int port = 0;
   std::thread thread;
 };

@@ -180,6 +180,7 @@ class GetWebsiteTest : public BuiltinToolsTest {
     BuiltinToolsOptions o;
     o.web.timeout_ms = 1000;
     o.web.max_page_bytes = 50000;
+    o.web.allow_private_addresses = true;  // the test server is on loopback
     tools = make(o);
   }
   http::testing::TestServer server;

@@ -1,0 +1,99 @@
+#include "runtime/sandbox/process_tree.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace kaisha::sandbox {
+
+namespace {
+
+// Reads a small /proc file whole; "" when it is gone.
+std::string read_proc(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buf[1024];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+// The parent pid from /proc/<pid>/stat; the command name may hold spaces and
+// parentheses, so fields are counted after its last ')'.
+pid_t parent_of(const std::string& stat) {
+  size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 4 >= stat.size()) return -1;
+  // ") S ppid ..."
+  return static_cast<pid_t>(std::strtol(stat.c_str() + close_paren + 4, nullptr, 10));
+}
+
+int64_t resident_bytes(pid_t pid) {
+  std::string statm = read_proc("/proc/" + std::to_string(pid) + "/statm");
+  if (statm.empty()) return 0;
+  const char* p = statm.c_str();
+  std::strtoll(p, const_cast<char**>(&p), 10);  // size
+  long long pages = std::strtoll(p, nullptr, 10);
+  return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// nftw has no user pointer; one walk runs per thread at a time.
+thread_local int64_t g_disk_bytes = 0;
+thread_local std::set<std::pair<dev_t, ino_t>>* g_seen = nullptr;
+
+int add_entry(const char*, const struct stat* st, int type, struct FTW*) {
+  if (type == FTW_NS) return 0;  // vanished mid-walk
+  if (st->st_nlink > 1 && !S_ISDIR(st->st_mode) && !g_seen->insert({st->st_dev, st->st_ino}).second) return 0;
+  g_disk_bytes += static_cast<int64_t>(st->st_blocks) * 512;
+  return 0;
+}
+
+}  // namespace
+
+TreeUsage sample_tree(pid_t root) {
+  std::unordered_map<pid_t, std::vector<pid_t>> children;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      char* end = nullptr;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (*end != '\0' || pid <= 0) continue;
+      pid_t parent = parent_of(read_proc(std::string("/proc/") + e->d_name + "/stat"));
+      if (parent > 0) children[parent].push_back(static_cast<pid_t>(pid));
+    }
+    closedir(d);
+  }
+  TreeUsage u;
+  u.rss_bytes = resident_bytes(root);
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    auto it = children.find(p);
+    if (it == children.end()) continue;
+    for (pid_t c : it->second) {
+      ++u.processes;
+      u.rss_bytes += resident_bytes(c);
+      todo.push_back(c);
+    }
+  }
+  return u;
+}
+
+int64_t disk_usage(const std::string& dir) {
+  std::set<std::pair<dev_t, ino_t>> seen;
+  g_seen = &seen;
+  g_disk_bytes = 0;
+  int rc = nftw(dir.c_str(), add_entry, 16, FTW_PHYS | FTW_MOUNT);
+  g_seen = nullptr;
+  return rc == 0 ? g_disk_bytes : -1;
+}
+
+}  // namespace kaisha::sandbox

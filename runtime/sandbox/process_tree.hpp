@@ -1,0 +1,26 @@
+// Measurements the sandbox's supervisor takes while a run is going: the
+// processes below a pid (from /proc) and the disk a directory tree uses.
+// Both are samples: they see what exists at the moment they look.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace kaisha::sandbox {
+
+struct TreeUsage {
+  int64_t processes = 0;  // descendants of the root, the root not counted
+  int64_t rss_bytes = 0;  // resident memory of the root and its descendants
+};
+
+// Walks /proc once. Processes that exit mid-walk are skipped.
+TreeUsage sample_tree(pid_t root);
+
+// Allocated bytes (st_blocks) of everything under `dir`, each inode once,
+// not following symlinks nor crossing into other file systems. -1 when `dir`
+// cannot be read at all.
+int64_t disk_usage(const std::string& dir);
+
+}  // namespace kaisha::sandbox
