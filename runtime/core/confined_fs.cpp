@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 namespace kaisha {
 
@@ -166,9 +167,14 @@ std::string first_symlink_beneath(int root, const std::vector<std::string>& part
 
 namespace {
 
-Status chown_walk(int dir, dev_t dev, uid_t uid, gid_t gid, int depth, int max_depth, const std::string& shown) {
-  if (depth > max_depth)
-    return Error{"path", "'" + shown + "' is nested more than " + std::to_string(max_depth) + " directories deep"};
+// Directories deeper than `max_depth` are not entered; the first one met is
+// named in `too_deep`.
+Status walk_dir(int dir, dev_t dev, const TreeVisitor& visit, int depth, int max_depth, const std::string& shown,
+                std::string& too_deep) {
+  if (depth > max_depth) {
+    if (too_deep.empty()) too_deep = shown;
+    return Status::Ok();
+  }
   int listing = dup(dir);
   if (listing < 0) return Error{"io", "cannot list '" + shown + "': " + std::strerror(errno)};
   DIR* d = fdopendir(listing);
@@ -184,45 +190,91 @@ Status chown_walk(int dir, dev_t dev, uid_t uid, gid_t gid, int depth, int max_d
     const std::string child_shown = shown == "." ? name : shown + "/" + name;
     struct stat st{};
     if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // removed meanwhile
-    if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
-      int child = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (child < 0) continue;  // swapped for a symlink or removed since: not entered
-      UniqueFd held(child);
-      struct stat cst{};
-      if (fstat(child, &cst) != 0 || cst.st_dev != dev) continue;
-      Status s = chown_walk(child, dev, uid, gid, depth + 1, max_depth, child_shown);
-      if (!s) {
-        result = s;
-        break;
-      }
-      continue;
+    if (Status s = visit(dir, name, st, child_shown); !s) {
+      result = s;
+      break;
     }
-    if (st.st_dev != dev) continue;  // another file system mounted here
-    if (st.st_uid == uid && st.st_gid == gid) continue;
-    // A file with several links may be a host file linked in: leave it.
-    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) continue;
-    if (fchownat(dir, name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT) {
-      result = Error{"io", "chown '" + child_shown + "': " + std::strerror(errno)};
+    if (!S_ISDIR(st.st_mode) || st.st_dev != dev) continue;
+    int child = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (child < 0) continue;  // swapped for a symlink or removed since: not entered
+    UniqueFd held(child);
+    struct stat cst{};
+    if (fstat(child, &cst) != 0 || cst.st_dev != dev) continue;
+    if (Status s = walk_dir(child, dev, visit, depth + 1, max_depth, child_shown, too_deep); !s) {
+      result = s;
       break;
     }
   }
   closedir(d);
-  if (!result) return result;
-  struct stat self{};
-  if (fstat(dir, &self) == 0 && (self.st_uid != uid || self.st_gid != gid) && fchown(dir, uid, gid) != 0)
-    return Error{"io", "chown '" + shown + "': " + std::strerror(errno)};
-  return Status::Ok();
+  return result;
+}
+
+// A descriptor of `root` that can be listed, and its stat.
+Result<UniqueFd> listable(int root, struct stat& st) {
+  int fd = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error{"io", std::string("cannot open the directory: ") + std::strerror(errno)};
+  UniqueFd dir(fd);
+  if (fstat(dir.get(), &st) != 0) return Error{"io", std::string("cannot stat the directory: ") + std::strerror(errno)};
+  return dir;
+}
+
+Error too_deep_error(const std::string& where, int max_depth) {
+  return Error{"too_deep", "'" + where + "' is nested more than " + std::to_string(max_depth) + " directories deep"};
 }
 
 }  // namespace
 
-Status chown_tree(int root, uid_t uid, gid_t gid, int max_depth) {
-  int fd = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Error{"io", std::string("cannot open the directory to chown: ") + std::strerror(errno)};
-  UniqueFd dir(fd);
+Status walk_beneath(int root, const TreeVisitor& visit, int max_depth) {
   struct stat st{};
-  if (fstat(dir.get(), &st) != 0) return Error{"io", std::string("cannot stat the directory: ") + std::strerror(errno)};
-  return chown_walk(dir.get(), st.st_dev, uid, gid, 0, max_depth, ".");
+  auto dir = listable(root, st);
+  if (!dir) return dir.error();
+  std::string too_deep;
+  Status s = walk_dir(dir->get(), st.st_dev, visit, 1, max_depth, ".", too_deep);
+  if (s && !too_deep.empty()) return too_deep_error(too_deep, max_depth);
+  return s;
+}
+
+Result<int64_t> allocated_bytes(int root, int max_depth) {
+  struct stat st{};
+  auto dir = listable(root, st);
+  if (!dir) return dir.error();
+  int64_t total = static_cast<int64_t>(st.st_blocks) * 512;
+  std::string too_deep;
+  std::set<std::pair<dev_t, ino_t>> linked;  // files with several links, counted once
+  Status s = walk_dir(
+      dir->get(), st.st_dev,
+      [&](int, const std::string&, const struct stat& e, const std::string&) {
+        if (!S_ISDIR(e.st_mode) && e.st_nlink > 1 && !linked.insert({e.st_dev, e.st_ino}).second) return Status::Ok();
+        total += static_cast<int64_t>(e.st_blocks) * 512;
+        return Status::Ok();
+      },
+      1, max_depth, ".", too_deep);
+  if (!s) return s.error();
+  if (!too_deep.empty()) return too_deep_error(too_deep, max_depth);
+  return total;
+}
+
+Status chown_tree(int root, uid_t uid, gid_t gid, int max_depth) {
+  struct stat st{};
+  auto dir = listable(root, st);
+  if (!dir) return dir.error();
+  std::string too_deep;  // left as it is: only the sandbox's own uid makes trees that deep
+  Status s = walk_dir(
+      dir->get(), st.st_dev,
+      [&](int parent, const std::string& name, const struct stat& e, const std::string& shown) {
+        if (e.st_dev != st.st_dev) return Status::Ok();  // another file system mounted here
+        if (e.st_uid == uid && e.st_gid == gid) return Status::Ok();
+        // A file with several links may be a host file linked in: leave it.
+        if (!S_ISDIR(e.st_mode) && e.st_nlink > 1) return Status::Ok();
+        if (fchownat(parent, name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT)
+          return Status(Error{"io", "chown '" + shown + "': " + std::strerror(errno)});
+        return Status::Ok();
+      },
+      1, max_depth, ".", too_deep);
+  if (!s) return s;
+  if ((st.st_uid != uid || st.st_gid != gid) && fchown(dir->get(), uid, gid) != 0)
+    return Error{"io", std::string("chown '.': ") + std::strerror(errno)};
+  return Status::Ok();
 }
 
 }  // namespace kaisha

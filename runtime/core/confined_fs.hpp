@@ -13,8 +13,11 @@
 // split and checked ("" / "." removed, ".." refused: see split_relative()).
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,11 +71,32 @@ int make_dirs_beneath(int root, const std::vector<std::string>& parts);
 // path, or "" when none is (any more).
 std::string first_symlink_beneath(int root, const std::vector<std::string>& parts);
 
+// Calls `visit(dir, name, st, shown)` for every entry below the directory
+// `root`, depth first, where `dir` is an open descriptor of the entry's
+// directory, `st` its lstat and `shown` its path relative to `root`. A
+// directory is visited, then entered through an O_NOFOLLOW descriptor, never
+// by name from the top again, so one swapped for a symlink during the walk
+// is never entered; symlinks are visited, not followed; entries on another
+// file system are visited but not entered. Entries that vanish meanwhile are
+// skipped. Directories nested deeper than `max_depth` are not entered and
+// make the result an Error (code "too_deep") once the rest is walked; the
+// first Error `visit` returns ends the walk.
+using TreeVisitor =
+    std::function<Status(int dir, const std::string& name, const struct stat& st, const std::string& shown)>;
+Status walk_beneath(int root, const TreeVisitor& visit, int max_depth = 256);
+
+// Bytes allocated on disk to the directory `root` and everything below it
+// (st_blocks; a file with several links counted once), walked as
+// walk_beneath does.
+Result<int64_t> allocated_bytes(int root, int max_depth = 256);
+
 // Changes the owner of the directory `root` and of everything below it,
 // without following symlinks (a symlink is re-owned itself) and without
 // crossing into another file system. Every step is relative to an open
 // directory descriptor, so a directory swapped for a symlink during the walk
-// is never entered. Directories nested deeper than `max_depth` are an error.
+// is never entered. Directories nested deeper than `max_depth` are left as
+// they are (the sandbox, which alone makes trees that deep, owns them
+// already), so a deep tree cannot make every later run fail.
 Status chown_tree(int root, uid_t uid, gid_t gid, int max_depth = 256);
 
 // For tests: true forces the component-by-component walk even where the

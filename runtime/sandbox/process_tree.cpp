@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +11,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "runtime/core/confined_fs.hpp"
 
 namespace kaisha::sandbox {
 
@@ -45,17 +46,6 @@ int64_t resident_bytes(pid_t pid) {
   return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
 }
 
-// nftw has no user pointer; one walk runs per thread at a time.
-thread_local int64_t g_disk_bytes = 0;
-thread_local std::set<std::pair<dev_t, ino_t>>* g_seen = nullptr;
-
-int add_entry(const char*, const struct stat* st, int type, struct FTW*) {
-  if (type == FTW_NS) return 0;  // vanished mid-walk
-  if (st->st_nlink > 1 && !S_ISDIR(st->st_mode) && !g_seen->insert({st->st_dev, st->st_ino}).second) return 0;
-  g_disk_bytes += static_cast<int64_t>(st->st_blocks) * 512;
-  return 0;
-}
-
 }  // namespace
 
 TreeUsage sample_tree(pid_t root) {
@@ -87,13 +77,12 @@ TreeUsage sample_tree(pid_t root) {
   return u;
 }
 
-int64_t disk_usage(const std::string& dir) {
-  std::set<std::pair<dev_t, ino_t>> seen;
-  g_seen = &seen;
-  g_disk_bytes = 0;
-  int rc = nftw(dir.c_str(), add_entry, 16, FTW_PHYS | FTW_MOUNT);
-  g_seen = nullptr;
-  return rc == 0 ? g_disk_bytes : -1;
+Result<int64_t> disk_usage(const std::string& dir) {
+  // The sandbox rearranges the workspace while it is measured: walk it
+  // through directory descriptors, never by name (runtime/core/confined_fs).
+  auto root = open_root_dir(dir);
+  if (!root) return root.error();
+  return allocated_bytes(root->get());
 }
 
 }  // namespace kaisha::sandbox

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/result.hpp"
+
 namespace kaisha::sandbox {
 
 struct TreeUsage {
@@ -19,8 +21,9 @@ struct TreeUsage {
 TreeUsage sample_tree(pid_t root);
 
 // Allocated bytes (st_blocks) of everything under `dir`, each inode once,
-// not following symlinks nor crossing into other file systems. -1 when `dir`
-// cannot be read at all.
-int64_t disk_usage(const std::string& dir);
+// not following symlinks nor crossing into other file systems, walked
+// through directory descriptors (confined_fs's allocated_bytes). An Error
+// when `dir` cannot be read or nests deeper than that walk goes.
+Result<int64_t> disk_usage(const std::string& dir);
 
 }  // namespace kaisha::sandbox

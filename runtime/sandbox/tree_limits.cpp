@@ -42,9 +42,11 @@ Result<std::unique_ptr<TreeLimits>> TreeLimits::start(const SandboxLimits& limit
   }
   if (!t->jail_) t->mechanism_ = "supervisor";
   if (!workspace.empty()) {
-    t->disk_at_start_ = t->disk_now_ = disk_usage(workspace);
-    if (t->disk_at_start_ < 0)
-      return Error{"sandbox_setup", "run_sandboxed: cannot measure the disk use of workspace " + workspace};
+    auto used = disk_usage(workspace);
+    if (!used)
+      return Error{"sandbox_setup",
+                   "run_sandboxed: cannot measure the disk use of workspace " + workspace + ": " + used.error().message};
+    t->disk_at_start_ = t->disk_now_ = *used;
   }
   return t;
 }
@@ -54,10 +56,18 @@ std::vector<std::string> TreeLimits::join_files() const { return jail_ ? jail_->
 bool TreeLimits::check_disk() {
   if (workspace_.empty() || hit_) return false;
   const auto began = Clock::now();
-  int64_t used = disk_usage(workspace_);
+  auto measured = disk_usage(workspace_);
   // A big workspace takes a while to walk: keep the walks to a fifth of the time.
   next_disk_check_ = Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(20), 4 * (Clock::now() - began));
-  if (used < 0) return false;
+  if (!measured) {
+    // A tree nested too deep to walk cannot be held to its limit: stop it.
+    if (measured.error().code != "too_deep") return false;
+    hit_ = LimitHit{"disk", limits_.disk_bytes,
+                    "disk limit exceeded: the workspace's size cannot be measured (" + measured.error().message +
+                        "); the run was stopped"};
+    return true;
+  }
+  const int64_t used = *measured;
   disk_now_ = used;
   if (used <= limits_.disk_bytes || used <= disk_at_start_) return false;
   hit_ = LimitHit{"disk", limits_.disk_bytes,

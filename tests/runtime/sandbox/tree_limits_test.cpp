@@ -149,7 +149,7 @@ TEST_P(TreeLimitsTest, ManyFilesPastTheWorkspaceDiskLimitAreStopped) {
   EXPECT_NE(r.limit->message.find("disk limit exceeded"), std::string::npos) << r.limit->message;
   EXPECT_NE(r.limit->message.find("128 MiB"), std::string::npos) << r.limit->message;
   EXPECT_EQ(r.stdout_data.find("wrote"), std::string::npos);
-  int64_t used = disk_usage(ws.path);
+  int64_t used = disk_usage(ws.path).value();
   // The supervisor samples: what was written in the last interval stays.
   // Unstopped, the run would have left 1 GiB.
   EXPECT_LE(used, 128 * kMiB + 3 * 64 * kMiB) << "left " << (used >> 20) << " MiB";
@@ -194,10 +194,27 @@ TEST(ProcessTree, DiskUsageCountsAllocatedBlocksOnce) {
   std::ofstream(d.path + "/sub/f", std::ios::binary) << std::string(1 * kMiB, 'x');
   fs::create_hard_link(d.path + "/sub/f", d.path + "/link");
   fs::create_symlink("/usr", d.path + "/usr_link");  // not followed
-  int64_t used = disk_usage(d.path);
+  int64_t used = disk_usage(d.path).value();
   EXPECT_GE(used, 1 * kMiB);
   EXPECT_LT(used, 2 * kMiB);
-  EXPECT_EQ(disk_usage(d.path + "/absent"), -1);
+  EXPECT_FALSE(disk_usage(d.path + "/absent").ok());
+}
+
+// A tree too deep to measure cannot escape the disk limit by being
+// unmeasurable: the run is stopped.
+TEST(TreeLimits, AWorkspaceTooDeepToMeasureIsStopped) {
+  TempDir ws;
+  SandboxRequest req;
+  req.argv = {"python3", "-I", "-B", "-c",
+              "import os\np = 'd'\nfor i in range(400):\n    os.mkdir(p); p += '/d'\n"
+              "import time\ntime.sleep(20)\n"};
+  req.workspace = ws.path;
+  req.limits.wall_timeout_ms = 30000;
+  auto r = run_sandboxed(req);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r->limit.has_value()) << "exit " << r->exit_code << " " << r->stderr_data;
+  EXPECT_EQ(r->limit->limit, "disk");
+  EXPECT_NE(r->limit->message.find("cannot be measured"), std::string::npos) << r->limit->message;
 }
 
 }  // namespace
