@@ -77,6 +77,11 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
     workspace = real;
     if (workspace == "/")
       return Error{"sandbox_request", "run_sandboxed: the host root cannot be the workspace"};
+    // As root the workspace is handed to the sandbox's uid, tree and all: a
+    // shared directory such as /tmp must never be.
+    if (st.st_mode & S_ISVTX)
+      return Error{"sandbox_request", "run_sandboxed: workspace " + workspace +
+                                          " is a shared directory (sticky bit, like /tmp); give a directory of its own"};
   }
 
   const bool root = geteuid() == 0;

@@ -349,5 +349,23 @@ TEST(Sandbox, NoZombiesLeft) {
   EXPECT_EQ(errno, ECHILD);
 }
 
+// As root the workspace tree is handed to the sandbox's uid: the host root
+// and shared directories such as /tmp are refused before anything changes.
+TEST(Sandbox, SharedDirectoriesAreNeverAWorkspace) {
+  for (const char* shared : {"/", "/tmp"}) {
+    SandboxRequest req;
+    req.argv = {"true"};
+    req.workspace = shared;
+    struct stat before{};
+    ASSERT_EQ(stat(shared, &before), 0);
+    auto r = run_sandboxed(req);
+    ASSERT_FALSE(r.ok()) << shared;
+    EXPECT_EQ(r.error().code, "sandbox_request") << r.error().message;
+    struct stat after{};
+    ASSERT_EQ(stat(shared, &after), 0);
+    EXPECT_EQ(after.st_uid, before.st_uid) << shared;
+  }
+}
+
 }  // namespace
 }  // namespace kaisha::sandbox
