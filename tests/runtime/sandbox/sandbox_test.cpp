@@ -350,21 +350,33 @@ TEST(Sandbox, NoZombiesLeft) {
 }
 
 // As root the workspace tree is handed to the sandbox's uid: the host root
-// and shared directories such as /tmp are refused before anything changes.
+// and shared (sticky-bit) directories such as /tmp are refused before
+// anything changes. A private sticky directory stands in for /tmp, so a
+// regression cannot re-own the machine's /tmp.
 TEST(Sandbox, SharedDirectoriesAreNeverAWorkspace) {
-  for (const char* shared : {"/", "/tmp"}) {
+  char tmpl[] = "/tmp/kaisha-sticky-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string sticky = tmpl;
+  ASSERT_EQ(chmod(sticky.c_str(), 01777), 0);
+  ASSERT_EQ(mkdir((sticky + "/someone_elses").c_str(), 0700), 0);
+  for (const std::string& shared : {std::string("/"), sticky}) {
     SandboxRequest req;
     req.argv = {"true"};
     req.workspace = shared;
     struct stat before{};
-    ASSERT_EQ(stat(shared, &before), 0);
+    ASSERT_EQ(stat(shared.c_str(), &before), 0);
     auto r = run_sandboxed(req);
     ASSERT_FALSE(r.ok()) << shared;
     EXPECT_EQ(r.error().code, "sandbox_request") << r.error().message;
     struct stat after{};
-    ASSERT_EQ(stat(shared, &after), 0);
+    ASSERT_EQ(stat(shared.c_str(), &after), 0);
     EXPECT_EQ(after.st_uid, before.st_uid) << shared;
   }
+  struct stat inner{};
+  ASSERT_EQ(stat((sticky + "/someone_elses").c_str(), &inner), 0);
+  EXPECT_EQ(inner.st_uid, geteuid());
+  rmdir((sticky + "/someone_elses").c_str());
+  rmdir(sticky.c_str());
 }
 
 }  // namespace
