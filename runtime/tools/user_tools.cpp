@@ -167,8 +167,9 @@ struct UserTools::Impl {
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
-    pool.submit([tool, done = std::move(done), work = std::move(work)](bool cancelled) {
-      if (cancelled) return done(ToolResult::error(company::texts::tool_failed(tool), "kaisha is shutting down"));
+    pool.submit([this, tool, done = std::move(done), work = std::move(work)](WorkerPool::Skipped skipped) {
+      if (skipped != WorkerPool::Skipped::no)
+        return done(ToolResult::error(company::texts::tool_failed(tool), pool.why(skipped)));
       try {
         done(work());
       } catch (const std::exception& e) {

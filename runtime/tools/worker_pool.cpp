@@ -4,7 +4,7 @@
 
 namespace kaisha::tools {
 
-WorkerPool::WorkerPool(int threads) {
+WorkerPool::WorkerPool(int threads, size_t max_queued) : max_queued_(std::max<size_t>(1, max_queued)) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { loop(); });
 }
 
@@ -17,19 +17,33 @@ WorkerPool::~WorkerPool() {
   }
   cv_.notify_all();
   for (auto& t : threads_) t.join();
-  for (auto& job : left) job(true);
+  for (auto& job : left) job(Skipped::shutting_down);
 }
 
 void WorkerPool::submit(Job job) {
+  Skipped skipped = Skipped::shutting_down;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!stopping_) {
+    if (!stopping_ && queue_.size() < max_queued_) {
       queue_.push_back(std::move(job));
       cv_.notify_one();
       return;
     }
+    if (!stopping_) skipped = Skipped::queue_full;
   }
-  job(true);
+  job(skipped);
+}
+
+std::string WorkerPool::why(Skipped s) const {
+  switch (s) {
+    case Skipped::queue_full:
+      return "too many tool calls are waiting (" + std::to_string(max_queued_) +
+             " queued for the tool workers); try again when some have finished";
+    case Skipped::shutting_down:
+      return "kaisha is shutting down";
+    default:
+      return "";
+  }
 }
 
 void WorkerPool::loop() {
@@ -44,7 +58,7 @@ void WorkerPool::loop() {
     }
     // A job that throws must not take the worker (and the process) down.
     try {
-      job(false);
+      job(Skipped::no);
     } catch (...) {
     }
   }

@@ -2,15 +2,19 @@
 // I/O, sandboxed child processes) so that callers on actor threads never
 // block. Jobs run in submission order on whichever worker is free.
 //
-// Every job runs exactly once: normally with cancelled == false, or, for jobs
-// still queued when the pool is destroyed, with cancelled == true (so that a
-// job can still answer its caller). The destructor waits for running jobs.
+// Every job is called exactly once: with Skipped::no when it runs; with
+// Skipped::queue_full at once when `max_queued` jobs already wait (the queue
+// is bounded, so a flood of calls is refused rather than held in memory);
+// with Skipped::shutting_down when the pool is destroyed first (so that a job
+// can still answer its caller). The destructor waits for running jobs.
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,19 +22,24 @@ namespace kaisha::tools {
 
 class WorkerPool {
  public:
-  using Job = std::function<void(bool cancelled)>;
+  enum class Skipped { no, queue_full, shutting_down };
+  using Job = std::function<void(Skipped)>;
 
-  explicit WorkerPool(int threads);
+  explicit WorkerPool(int threads, size_t max_queued = 1024);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // Thread-safe. After shutdown began, the job runs at once, cancelled.
+  // Thread-safe.
   void submit(Job job);
+
+  // Why a job was skipped, for its caller's error message.
+  std::string why(Skipped s) const;
 
  private:
   void loop();
 
+  const size_t max_queued_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> queue_;
