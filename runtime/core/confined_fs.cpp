@@ -71,19 +71,23 @@ int walk_open(int root, const std::vector<std::string>& parts, int flags, mode_t
     held = UniqueFd(fd);
     cur = fd;
   }
-  const std::string& last = parts.back();
-  int fd = openat(cur, last.c_str(), flags, mode);
-  if (fd < 0) {
-    int err = errno;
-    return -(err == ENOTDIR && is_symlink_at(cur, last) ? ELOOP : err);
+  int fd = openat(cur, parts.back().c_str(), flags, mode);
+  return fd >= 0 ? fd : -errno;
+}
+
+// Both resolvers answer a symlink in the same words: O_PATH | O_NOFOLLOW
+// opens a trailing symlink itself, and O_DIRECTORY then says ENOTDIR; both
+// become ELOOP, as for every other symlink on the path.
+int symlink_is_eloop(int root, const std::vector<std::string>& parts, int flags, int r) {
+  if (r >= 0 && (flags & O_PATH)) {
+    struct stat st{};
+    if (fstat(r, &st) == 0 && S_ISLNK(st.st_mode)) {
+      close(r);
+      return -ELOOP;
+    }
   }
-  // O_PATH | O_NOFOLLOW opens a symlink itself instead of failing.
-  struct stat st{};
-  if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-    close(fd);
-    return -ELOOP;
-  }
-  return fd;
+  if (r == -ENOTDIR && !first_symlink_beneath(root, parts).empty()) return -ELOOP;
+  return r;
 }
 
 }  // namespace
@@ -124,14 +128,14 @@ int open_beneath(int root, const std::vector<std::string>& parts, int flags, mod
     int fd = sys_openat2(root, rel.c_str(), flags, mode);
     if (fd != -ENOSYS && fd != -EPERM) {
       g_have_openat2.store(1, std::memory_order_relaxed);
-      return fd;
+      return symlink_is_eloop(root, parts, flags, fd);
     }
     // ENOSYS: a kernel before 5.6; EPERM: a seccomp filter that blocks it.
     // EPERM can also be a real answer (e.g. an immutable file), so the walk
     // below gives the final one either way.
     if (fd == -ENOSYS) g_have_openat2.store(0, std::memory_order_relaxed);
   }
-  return walk_open(root, parts, flags, mode);
+  return symlink_is_eloop(root, parts, flags, walk_open(root, parts, flags, mode));
 }
 
 void force_component_walk(bool on) { g_force_walk.store(on); }

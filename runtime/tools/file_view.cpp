@@ -87,7 +87,7 @@ Error FileView::open_error(const std::string& shown, const Located& where, int e
                                  "; the file tools do not follow symlinks (one could lead outside the " +
                                  (where.mount ? "mounted directory" : "workspace") + "); refused");
   }
-  if (err == ENOTDIR) return path_error(shown, "is not reachable: one of its parents is a file, not a directory");
+  if (err == ENOTDIR) return path_error(shown, "is not reachable: one of its parents is not a directory");
   if (err == EXDEV) return path_error(shown, "leads outside the workspace; refused");
   return path_error(shown, std::string("cannot be opened: ") + std::strerror(err));
 }

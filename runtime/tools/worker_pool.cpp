@@ -16,8 +16,9 @@ WorkerPool::~WorkerPool() {
     left.swap(queue_);
   }
   cv_.notify_all();
-  for (auto& t : threads_) t.join();
+  // Waiting callers hear at once; only then wait for the running jobs.
   for (auto& job : left) job(Skipped::shutting_down);
+  for (auto& t : threads_) t.join();
 }
 
 void WorkerPool::submit(Job job) {

@@ -6,7 +6,8 @@
 // Skipped::queue_full at once when `max_queued` jobs already wait (the queue
 // is bounded, so a flood of calls is refused rather than held in memory);
 // with Skipped::shutting_down when the pool is destroyed first (so that a job
-// can still answer its caller). The destructor waits for running jobs.
+// can still answer its caller), before the destructor waits for the jobs
+// that are running.
 #pragma once
 
 #include <condition_variable>

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,24 +57,27 @@ TEST(WorkerPool, AFullQueueRefusesAtOnceAndEveryJobIsCalledOnce) {
   EXPECT_EQ(fates[4], Skipped::no);
 }
 
-TEST(WorkerPool, JobsQueuedAtDestructionAreToldItIsShuttingDown) {
+TEST(WorkerPool, JobsQueuedAtDestructionAreToldBeforeTheRunningOnesFinish) {
   std::promise<void> release;
   std::shared_future<void> gate = release.get_future().share();
+  std::promise<void> busy, all_told;
   std::atomic<int> shutting_down{0};
-  std::promise<void> busy;
-  {
-    WorkerPool pool(1, 8);
-    pool.submit([&, gate](Skipped) {
-      busy.set_value();
-      gate.wait();
+  auto pool = std::make_unique<WorkerPool>(1, 8);
+  pool->submit([&, gate](Skipped) {
+    busy.set_value();
+    gate.wait();  // still running when the pool is destroyed
+  });
+  busy.get_future().wait();
+  for (int i = 0; i < 3; ++i)
+    pool->submit([&](Skipped s) {
+      if (s == Skipped::shutting_down && ++shutting_down == 3) all_told.set_value();
     });
-    busy.get_future().wait();
-    for (int i = 0; i < 3; ++i)
-      pool.submit([&](Skipped s) { shutting_down += s == Skipped::shutting_down; });
-    std::thread releaser([&] { release.set_value(); });
-    releaser.detach();
-  }
+  std::thread destroyer([&] { pool.reset(); });
+  // The queued jobs hear while the running one still holds the worker.
+  all_told.get_future().wait();
   EXPECT_EQ(shutting_down.load(), 3);
+  release.set_value();
+  destroyer.join();
 }
 
 }  // namespace
