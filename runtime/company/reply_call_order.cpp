@@ -33,13 +33,23 @@ std::optional<std::string> agent_of(const llm::ToolCall& c) {
 
 ReplyCallOrder::ReplyCallOrder(const std::vector<llm::ToolCall>& calls)
     : waits_for_(calls.size()), unblocks_(calls.size()), open_waits_(calls.size(), 0) {
-  std::map<std::string, size_t> last_of_agent;
+  struct AgentCalls {
+    std::optional<size_t> last_hire_or_fire;
+    std::vector<size_t> asks_since;
+  };
+  std::map<std::string, AgentCalls> by_agent;
   std::vector<size_t> agent_calls;  // every earlier call that names an agent
   for (size_t i = 0; i < calls.size(); ++i) {
     if (auto agent = agent_of(calls[i])) {
-      auto it = last_of_agent.find(*agent);
-      if (it != last_of_agent.end()) waits_for_[i].push_back(it->second);
-      last_of_agent[*agent] = i;
+      AgentCalls& a = by_agent[*agent];
+      if (a.last_hire_or_fire) waits_for_[i].push_back(*a.last_hire_or_fire);
+      if (calls[i].name == "AskAgent") {
+        a.asks_since.push_back(i);
+      } else {
+        waits_for_[i].insert(waits_for_[i].end(), a.asks_since.begin(), a.asks_since.end());
+        a.asks_since.clear();
+        a.last_hire_or_fire = i;
+      }
       agent_calls.push_back(i);
     } else if (reads_roster_or_ledgers(calls[i].name)) {
       waits_for_[i] = agent_calls;

@@ -43,7 +43,24 @@ TEST(ReplyCallOrder, ChainsPerAgentInterleave) {
   EXPECT_EQ(o.finished(0), V{2});
   EXPECT_EQ(o.finished(3), V{});
   EXPECT_EQ(o.finished(2), V{4});
-  EXPECT_EQ(o.waits_for(4), V{2});
+  EXPECT_EQ(o.waits_for(4), (V{0, 2}));
+}
+
+TEST(ReplyCallOrder, AsksOfOneAgentRunTogetherBetweenItsHireAndFire) {
+  ReplyCallOrder o({agent_call("AgentCreator", "X"), agent_call("AskAgent", "X"), agent_call("AskAgent", "X"),
+                    agent_call("AskAgent", "X"), agent_call("FireAgent", "X"), agent_call("AskAgent", "X")});
+  EXPECT_EQ(o.initial(), V{0});
+  EXPECT_EQ(o.finished(0), (V{1, 2, 3}));
+  EXPECT_EQ(o.finished(2), V{});
+  EXPECT_EQ(o.finished(1), V{});
+  EXPECT_EQ(o.finished(3), V{4});
+  EXPECT_EQ(o.finished(4), V{5});
+}
+
+TEST(ReplyCallOrder, AsksWithoutAHireInTheReplyStartAtOnce) {
+  std::vector<llm::ToolCall> calls(1000, agent_call("AskAgent", "Worker"));
+  ReplyCallOrder o(calls);
+  EXPECT_EQ(o.initial().size(), 1000u);
 }
 
 TEST(ReplyCallOrder, RosterReadsWaitForEveryEarlierAgentCallOnly) {
