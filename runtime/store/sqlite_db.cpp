@@ -201,7 +201,15 @@ Status SqliteDb::rollback() { return exec("ROLLBACK"); }
 
 Status SqliteDb::transaction(const std::function<Status()>& body) {
   if (Status s = begin(); !s) return s;
-  Status s = body();
+  Status s = [&] {
+    try {
+      return body();
+    } catch (...) {
+      // Left open, the transaction would make every later begin() fail.
+      (void)rollback();
+      throw;
+    }
+  }();
   if (!s) {
     (void)rollback();
     return s;

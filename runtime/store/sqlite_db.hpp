@@ -112,7 +112,8 @@ class SqliteDb {
   Status commit();
   Status rollback();
   // Runs `body` in a transaction: commits when it returns Ok, rolls back
-  // otherwise (and returns its error). Returns only after the commit.
+  // otherwise (and returns its error). Returns only after the commit. When
+  // `body` throws, the transaction is rolled back and the exception goes on.
   Status transaction(const std::function<Status()>& body);
 
   int64_t last_insert_rowid() const;
