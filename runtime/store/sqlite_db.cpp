@@ -199,6 +199,7 @@ Status SqliteDb::begin() { return exec("BEGIN IMMEDIATE"); }
 Status SqliteDb::commit() { return exec("COMMIT"); }
 Status SqliteDb::rollback() { return exec("ROLLBACK"); }
 
+// When `body` throws, the transaction is rolled back and the exception goes on.
 Status SqliteDb::transaction(const std::function<Status()>& body) {
   if (Status s = begin(); !s) return s;
   Status s = [&] {

@@ -112,8 +112,7 @@ class SqliteDb {
   Status commit();
   Status rollback();
   // Runs `body` in a transaction: commits when it returns Ok, rolls back
-  // otherwise (and returns its error). Returns only after the commit. When
-  // `body` throws, the transaction is rolled back and the exception goes on.
+  // otherwise (and returns its error). Returns only after the commit.
   Status transaction(const std::function<Status()>& body);
 
   int64_t last_insert_rowid() const;
