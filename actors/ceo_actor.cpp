@@ -7,6 +7,7 @@
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/employee_actor.hpp"
+#include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 #include "actors/provider_tools.hpp"
@@ -15,6 +16,7 @@
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/company/reply_call_order.hpp"
 #include "runtime/company/tool_registry.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/planning/audit_loop.hpp"
 
@@ -56,6 +58,8 @@ struct CeoState {
   std::unique_ptr<ProviderTools> provider_tools;
   // The next model call goes out without another summary check (one was just made).
   bool summary_checked = false;
+  // Direct tool calls (tool_atom) not answered yet (see handler_failure.hpp).
+  PendingReplies direct_calls;
   static inline const char* name = "ceo";
 };
 
@@ -131,6 +135,29 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.at_ms = now_ms();
     st.deps.progress->emit(e);
   }
+  t.promise.deliver(std::move(r));
+}
+
+// The exception handler's work (handler_failure.hpp): the task and the
+// direct calls get the failure, the employees are stopped. Nothing here may
+// throw again, so no progress event: the caller reports the result.
+void fail_after_exception(Self* self, const std::string& why) {
+  auto& st = self->state;
+  for (auto& [_, e] : st.employees) self->send_exit(e, caf::exit_reason::user_shutdown);
+  st.employees.clear();
+  st.direct_calls.fail_all(why);
+  if (!st.task) return;
+  CurrentTask t = std::move(*st.task);
+  st.task.reset();
+  msg::TaskResult r;
+  r.task_id = t.id;
+  r.ok = false;
+  r.error = why;
+  r.tokens_in = t.tokens_in;
+  r.tokens_out = t.tokens_out;
+  r.expense = t.expense;
+  r.wall_ms = now_ms() - t.started_ms;
+  journal_task_finish(st.deps.journal, st.deps.session_id, r);
   t.promise.deliver(std::move(r));
 }
 
@@ -210,7 +237,7 @@ void start_tool_call(Self* self, std::shared_ptr<ReplyInFlight> reply, size_t i,
     const llm::ToolCall& c = reply->calls[i];
     json j = r.to_json();
     if (listening(self))
-      emit(self, "tool_result", "Tool responded with " + j.dump(),
+      emit(self, "tool_result", "Tool responded with " + dump_text(j),
            json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
     step(self, "tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
     reply->results[i] = std::move(j);
@@ -678,6 +705,11 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
     self->state.employees.clear();
     self->quit(msg.reason);
   });
+  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+    const std::string why = describe_handler_failure("the CEO", e);
+    fail_after_exception(self, why);
+    return handler_failure_error(why);
+  });
   return {
       [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
         auto& s = self->state;
@@ -722,6 +754,8 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         // One CEO tool called directly (protocol adapters, benchmarks, ops):
         // the same registry, checks and ledgers as a model's tool call.
         auto promise = self->make_response_promise<json>();
+        const uint64_t ticket = self->state.direct_calls.add(
+            [promise](const std::string& why) mutable { promise.deliver(ToolResult::error(why).to_json()); });
         // Asking every provider for its specs costs more than an AskAgent's
         // own work on the CEO; only a provider's tool can have changed.
         if (!self->state.own_tools.count(name)) sync_providers(self);
@@ -729,6 +763,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         self->state.tools.invoke(name, arguments, std::nullopt, [=](ToolResult r) mutable {
           json j = r.to_json();
           step(self, "tool_result", json{{"tool", name}, {"result", j}, {"direct", true}});
+          self->state.direct_calls.done(ticket);
           promise.deliver(std::move(j));
         });
         return promise;

@@ -17,7 +17,9 @@
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/core/once_callback.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/memory/memory_injection.hpp"
@@ -417,8 +419,11 @@ bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why) 
   });
 }
 
-msg::TaskResult CompanyRuntime::run_task(const std::string& input, const std::string& task_id) {
+msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std::string& task_id) {
   auto& d = *impl_;
+  // The task's text enters here from every door (command line, chat, serve,
+  // protocols): made valid UTF-8 once, for the journal, prompts and JSON.
+  const std::string input = utf8::repair(raw_input);
   msg::TaskRequest req{d.session_id, task_id, input};
   // The task row is queued before the CEO or planner is asked, so the journal,
   // which writes in arrival order, has it before any step of the task (their
@@ -499,12 +504,12 @@ std::function<void(caf::event_based_actor*, const OnceCallback<json>&)> tool_job
 
 json CompanyRuntime::call_tool(const std::string& name, const json& arguments) {
   BlockingAnswer<json> answer;
-  impl_->post<json>(tool_job(impl_->ceo, name, arguments.dump()), answer.callback(stopped_envelope));
+  impl_->post<json>(tool_job(impl_->ceo, name, dump_text(arguments)), answer.callback(stopped_envelope));
   return answer.wait();
 }
 
 void CompanyRuntime::call_tool_async(const std::string& name, const json& arguments, std::function<void(json)> done) {
-  impl_->post<json>(tool_job(impl_->ceo, name, arguments.dump()),
+  impl_->post<json>(tool_job(impl_->ceo, name, dump_text(arguments)),
                     OnceCallback<json>(std::move(done), stopped_envelope));
 }
 

@@ -3,6 +3,7 @@
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/employee_tool_loop.hpp"
+#include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 
@@ -13,22 +14,49 @@ struct EmployeeState {
   msg::AgentSpec spec;
   EmployeeDeps deps;
   std::unique_ptr<EmployeeToolLoop> tools;  // set when the employee has a tool grant
+  PendingReplies asks;  // asks not answered yet (see handler_failure.hpp)
   static inline const char* name = "employee";
 };
 
-caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec spec,
-                       EmployeeDeps deps) {
+using Self = caf::stateful_actor<EmployeeState>;
+
+// The ask's promise, forgotten by the state's PendingReplies when answered.
+struct AskAnswer {
+  Self* self;
+  uint64_t ticket;
+  caf::typed_response_promise<msg::AskReply> promise;
+  void deliver(msg::AskReply r) {
+    self->state.asks.done(ticket);
+    promise.deliver(std::move(r));
+  }
+};
+
+caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
   self->state.spec = std::move(spec);
   self->state.deps = std::move(deps);
   if (!self->state.deps.grant.empty() && !self->state.deps.tool_providers.empty())
     self->state.tools = std::make_unique<EmployeeToolLoop>(self, self->state.spec, self->state.deps);
+  // The asks in flight come back as failed answers, as when a model call fails.
+  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+    const std::string why = describe_handler_failure("employee " + self->state.spec.name, e);
+    self->state.asks.fail_all(why);
+    return handler_failure_error(why);
+  });
   return {
       [=](ask_atom, msg::AskRequest& ask) -> caf::result<msg::AskReply> {
         auto& st = self->state;
+        auto taken = self->make_response_promise<msg::AskReply>();
+        const uint64_t ticket = st.asks.add([taken, agent = st.spec.name](const std::string& why) mutable {
+          msg::AskReply r;
+          r.agent = agent;
+          r.ok = false;
+          r.error = why;
+          taken.deliver(std::move(r));
+        });
+        auto promise = AskAnswer{self, ticket, taken};
         if (st.tools) {
-          auto promise = self->make_response_promise<msg::AskReply>();
           st.tools->ask(std::move(ask), [promise](msg::AskReply r) mutable { promise.deliver(std::move(r)); });
-          return promise;
+          return taken;
         }
         msg::LlmCall call;
         call.model_ref = st.spec.model_ref;
@@ -40,7 +68,6 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
                                                             : st.deps.max_output_tokens;
         journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, "llm_request",
                                        json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}}});
-        auto promise = self->make_response_promise<msg::AskReply>();
         const int64_t started = now_ms();
         self->request(st.deps.model_client, st.deps.call_timeout, chat_atom::value, std::move(call))
             .then(
@@ -79,7 +106,7 @@ caf::behavior employee(caf::stateful_actor<EmployeeState>* self, msg::AgentSpec 
                                                 json{{"error", reply.error}}});
                   promise.deliver(std::move(reply));
                 });
-        return promise;
+        return taken;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
         if (self->state.tools) self->state.tools->on_tool_done(id, std::move(r));

@@ -5,6 +5,7 @@
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 #include "runtime/company/conversation.hpp"
+#include "runtime/core/json_text.hpp"
 
 namespace kaisha::actors {
 
@@ -197,7 +198,7 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
     json j = r.to_json();
     journal(run, "tool_result", json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
-    emit(run, "tool_result", "Tool responded with " + j.dump(),
+    emit(run, "tool_result", "Tool responded with " + dump_text(j),
          json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
     run->conversation->add_tool_result(call, j);
     run_calls(run, i + 1);

@@ -2,6 +2,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
+#include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 #include "runtime/planning/judge_prompt.hpp"
@@ -17,10 +18,22 @@ constexpr int64_t kJudgeMaxOutputTokens = 1024;
 
 struct JudgeState {
   JudgeDeps deps;
+  PendingReplies audits;  // audits not answered yet (see handler_failure.hpp)
   static inline const char* name = "judge";
 };
 
 using Self = caf::stateful_actor<JudgeState>;
+
+// The audit's promise, forgotten by the state's PendingReplies when answered.
+struct AuditAnswer {
+  Self* self;
+  uint64_t ticket;
+  caf::typed_response_promise<msg::AuditVerdict> promise;
+  void deliver(msg::AuditVerdict v) {
+    self->state.audits.done(ticket);
+    promise.deliver(std::move(v));
+  }
+};
 
 void emit(Self* self, const std::string& task_id, const std::string& text, json data) {
   auto& d = self->state.deps;
@@ -60,9 +73,24 @@ void record_quality(Self* self, const std::string& producer, bool success,
 
 caf::behavior judge(Self* self, JudgeDeps deps) {
   self->state.deps = std::move(deps);
+  // The audits in flight come back as failed judgements (judge_failed): the
+  // asker carries on without the judge, as when its model call fails.
+  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+    const std::string why = describe_handler_failure("the judge", e);
+    self->state.audits.fail_all(why);
+    return handler_failure_error(why);
+  });
   return {
       [=](audit_atom, msg::AuditRequest& req) -> caf::result<msg::AuditVerdict> {
-        auto promise = self->make_response_promise<msg::AuditVerdict>();
+        auto taken = self->make_response_promise<msg::AuditVerdict>();
+        const uint64_t ticket = self->state.audits.add([taken](const std::string& why) mutable {
+          msg::AuditVerdict v;
+          v.judge_failed = true;
+          v.error_information = why;
+          taken.deliver(std::move(v));
+        });
+        // Every answer below goes through here, so the audit is no longer held.
+        auto promise = AuditAnswer{self, ticket, taken};
         auto& d = self->state.deps;
         auto prompt = planning::render_judge_prompt(req.task_id, req.instruction, req.claimed_result);
         if (!prompt.ok()) {
@@ -70,7 +98,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
           v.judge_failed = true;
           v.error_information = prompt.error().message;
           promise.deliver(std::move(v));
-          return promise;
+          return taken;
         }
         ChargedCall call;
         call.ledger = d.ledger;
@@ -112,7 +140,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
             promise.deliver(std::move(v));
           });
         });
-        return promise;
+        return taken;
       },
   };
 }

@@ -7,8 +7,10 @@
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/employee_actor.hpp"
+#include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/planning/audit_loop.hpp"
 #include "runtime/planning/dag_scheduler.hpp"
@@ -92,6 +94,8 @@ struct PlannerState {
   // The optimizer for the parts of a worker prompt (see optimize_for_worker).
   std::optional<prompt::PromptOptimizer> part_optimizer;
   std::optional<PlanTask> task;
+  // A finished task whose answer waits for the ledger's fires (see finish).
+  std::shared_ptr<Fires> finishing;
   static inline const char* name = "planner";
 };
 
@@ -232,6 +236,33 @@ void finish(Self* self, bool ok, const std::string& text) {
     return;
   }
   t.fires->then = [promise = t.promise, r = std::move(r)]() mutable { promise.deliver(std::move(r)); };
+  st.finishing = t.fires;
+}
+
+// The exception handler's work (handler_failure.hpp): a finished task's
+// answer goes out now, a running task fails with `why`, its workers are
+// stopped. Nothing here may throw again, so no progress event.
+void fail_after_exception(Self* self, const std::string& why) {
+  auto& st = self->state;
+  if (st.finishing) {
+    if (auto then = std::exchange(st.finishing->then, nullptr)) then();
+    st.finishing.reset();
+  }
+  if (!st.task) return;
+  PlanTask t = std::move(*st.task);
+  st.task.reset();
+  for (auto& w : t.workers)
+    if (!w.fired) self->send_exit(w.actor, caf::exit_reason::user_shutdown);
+  msg::TaskResult r;
+  r.task_id = t.id;
+  r.ok = false;
+  r.error = why;
+  r.tokens_in = t.tokens_in;
+  r.tokens_out = t.tokens_out;
+  r.expense = t.expense;
+  r.wall_ms = now_ms() - t.started_ms;
+  journal_task_finish(st.deps.journal, st.deps.session_id, r);
+  t.promise.deliver(std::move(r));
 }
 
 // --------------------------------------------------------------- workers
@@ -422,7 +453,7 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   // for the settlement (finish waits for the ledger once, at the end).
   ask.await_settle = listening(self);
   if (listening(self))
-    emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + prompt.substr(0, 200),
+    emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
          json{{"agent", job.worker}, {"job", job_id}});
   charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
     if (!current(self, tid)) return;
@@ -687,6 +718,11 @@ void ask_for_plan(Self* self) {
 }
 
 caf::behavior planner(Self* self, PlannerDeps deps) {
+  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+    const std::string why = describe_handler_failure("the planner", e);
+    fail_after_exception(self, why);
+    return handler_failure_error(why);
+  });
   auto& st = self->state;
   st.deps = std::move(deps);
   st.worker_system = st.deps.worker_system;

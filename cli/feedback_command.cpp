@@ -12,6 +12,7 @@
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/progress_printer.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/memory/error_reflection.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -78,9 +79,8 @@ int feedback(const FeedbackOptions& o) {
   }
   msg::TaskResult r = (*rt)->run_task(reflection);
   if (o.common.json) {
-    std::cout << json{{"event", "result"}, {"session", (*rt)->session_id()}, {"task", r.task_id}, {"ok", r.ok},
-                      {"answer", r.answer}, {"error", r.error}, {"feedback_on", task->id}}
-                     .dump()
+    std::cout << dump_text(json{{"event", "result"}, {"session", (*rt)->session_id()}, {"task", r.task_id}, {"ok", r.ok},
+                      {"answer", r.answer}, {"error", r.error}, {"feedback_on", task->id}})
               << std::endl;
   } else if (r.ok) {
     std::cout << r.answer << std::endl;

@@ -4,6 +4,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress_printer.hpp"
+#include "runtime/core/json_text.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -53,7 +55,7 @@ int agents_command(const CommonOptions& o, bool include_fired) {
       a.push_back({{"name", r.name}, {"base_model", r.base_model}, {"model_ref", r.model_ref}, {"type", r.type},
                    {"description", r.description}, {"state", r.state}, {"costs", r.costs},
                    {"hired_at", r.hired_at}, {"fired_at", r.fired_at}});
-    std::cout << json{{"session", s->session}, {"agents", a}}.dump(2) << "\n";
+    std::cout << dump_text(json{{"session", s->session}, {"agents", a}}, 2) << "\n";
     return 0;
   }
   std::cout << "session " << s->session << ": " << agents->size() << " agent(s)\n";
@@ -102,7 +104,7 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
     if (totals.ok())
       out["totals"] = {{"tasks", totals->tasks}, {"tokens_in", totals->tokens_in},
                        {"tokens_out", totals->tokens_out}, {"expense", totals->expense}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << dump_text(out, 2) << "\n";
     return 0;
   }
   std::cout << "session " << s->session << "\n  " << budget_line(b) << "\n";
@@ -126,7 +128,7 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
       if (o.json) a.push_back({{"id", s.id}, {"created_at", s.created_at}, {"ceo_model", s.ceo_model}, {"status", s.status}});
       else std::cout << s.id << "  " << s.ceo_model << "  " << s.status << "\n";
     }
-    if (o.json) std::cout << a.dump(2) << "\n";
+    if (o.json) std::cout << dump_text(a, 2) << "\n";
     return 0;
   }
   auto s = open_session(o, false);
@@ -145,7 +147,7 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
       st.push_back({{"task", r.task_id}, {"seq", r.seq}, {"agent", r.agent}, {"kind", r.kind},
                     {"payload", r.payload}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
                     {"expense", r.expense}, {"at", r.at}});
-    std::cout << json{{"session", s->session}, {"tasks", t}, {"steps", st}}.dump(2) << "\n";
+    std::cout << dump_text(json{{"session", s->session}, {"tasks", t}, {"steps", st}}, 2) << "\n";
     return 0;
   }
   std::cout << "session " << s->session << "\n";
@@ -153,8 +155,8 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
     std::cout << "task " << r.id << " [" << r.status << "] " << r.input << "\n";
     for (const auto& st : *steps) {
       if (st.task_id != r.id) continue;
-      std::string p = st.payload.dump();
-      if (p.size() > 160) p = p.substr(0, 160) + "…";
+      std::string p = dump_text(st.payload);
+      p = utf8::shorten(p, 160);
       std::cout << "  " << std::setw(3) << st.seq << " " << std::left << std::setw(12) << st.agent << std::setw(13)
                 << st.kind << p << "\n";
     }

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "runtime/core/json_text.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/economy/amount.hpp"
 
 namespace kaisha::cli {
@@ -12,7 +14,7 @@ std::string shorten(const std::string& s, size_t n = 240) {
   std::string one = s;
   for (char& c : one)
     if (c == '\n') c = ' ';
-  return one.size() > n ? one.substr(0, n) + "…" : one;
+  return utf8::shorten(one, n);
 }
 
 std::string num(const json& v) {
@@ -37,7 +39,7 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   if (json_) {
     json j = {{"event", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data},
               {"session", e.session_id}, {"task", e.task_id}, {"at_ms", e.at_ms}};
-    std::cout << j.dump() << "\n" << std::flush;
+    std::cout << dump_text(j) << "\n" << std::flush;
     return;
   }
   if (quiet_) return;

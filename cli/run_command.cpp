@@ -9,6 +9,7 @@
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
 #include "protocols/remote/remote_agent_backend.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
@@ -45,7 +46,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
 void print_ledgers(actors::CompanyRuntime& rt, bool json_mode) {
   json b = rt.budget();
   if (json_mode) {
-    std::cout << json{{"event", "ledgers"}, {"session", rt.session_id()}, {"budget", b}}.dump() << "\n";
+    std::cout << dump_text(json{{"event", "ledgers"}, {"session", rt.session_id()}, {"budget", b}}) << "\n";
     return;
   }
   std::cerr << "ledgers (session " << rt.session_id() << "): " << budget_line(b) << "\n";
@@ -53,11 +54,10 @@ void print_ledgers(actors::CompanyRuntime& rt, bool json_mode) {
 
 void print_result(const msg::TaskResult& r, const std::string& session, bool json_mode) {
   if (json_mode) {
-    std::cout << json{{"event", "result"}, {"session", session}, {"task", r.task_id}, {"ok", r.ok},
+    std::cout << dump_text(json{{"event", "result"}, {"session", session}, {"task", r.task_id}, {"ok", r.ok},
                       {"answer", r.answer}, {"error", r.error}, {"tokens_in", r.tokens_in},
                       {"tokens_out", r.tokens_out}, {"expense", r.expense}, {"wall_ms", r.wall_ms},
-                      {"metadata", r.metadata}}
-                     .dump()
+                      {"metadata", r.metadata}})
               << "\n";
   } else if (r.ok) {
     std::cout << r.answer << "\n";

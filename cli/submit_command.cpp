@@ -12,6 +12,7 @@
 #include "cli/progress_printer.hpp"
 #include "cluster/cluster_client.hpp"
 #include "runtime/cluster/cluster_config.hpp"
+#include "runtime/core/json_text.hpp"
 #include "transport/curve_keys.hpp"
 
 namespace kaisha::cli {
@@ -71,12 +72,11 @@ int submit(const ClientCommandOptions& o) {
   }
   const msg::TaskResult& r = *result;
   if (o.json) {
-    std::cout << json{{"event", "result"}, {"task", r.task_id}, {"ok", r.ok}, {"answer", r.answer},
+    std::cout << dump_text(json{{"event", "result"}, {"task", r.task_id}, {"ok", r.ok}, {"answer", r.answer},
                       {"error", r.error}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
-                      {"expense", r.expense}, {"wall_ms", r.wall_ms}, {"metadata", r.metadata}}
-                     .dump()
+                      {"expense", r.expense}, {"wall_ms", r.wall_ms}, {"metadata", r.metadata}})
               << "\n";
-    if (!ledgers.is_null()) std::cout << json{{"event", "ledgers"}, {"budget", ledgers}}.dump() << "\n";
+    if (!ledgers.is_null()) std::cout << dump_text(json{{"event", "ledgers"}, {"budget", ledgers}}) << "\n";
   } else if (r.ok) {
     std::cout << r.answer << "\n";
     if (!o.quiet && !ledgers.is_null()) std::cerr << budget_line(ledgers) << "\n";
@@ -99,7 +99,7 @@ int status(const ClientCommandOptions& o) {
     return 1;
   }
   if (o.json) {
-    std::cout << st->dump() << std::endl;
+    std::cout << dump_text(*st) << std::endl;
     return 0;
   }
   const json& s = *st;

@@ -7,6 +7,7 @@
 
 #include "protocols/mcp/json_template.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha::mcp {
 
@@ -85,7 +86,7 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     if (!relay->active || relay->token.is_null() || !relay->notify) return;
     relay->count += 1;
     std::string message = e.agent.empty() ? e.kind : e.agent + " " + e.kind;
-    if (!e.text.empty()) message += ": " + e.text.substr(0, 500);
+    if (!e.text.empty()) message += ": " + utf8::truncate(e.text, 500);
     relay->notify(jsonrpc::make_notification(
         "notifications/progress", json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));
   });
@@ -152,7 +153,7 @@ Result<json> CompanyBackend::call_tool(const std::string& name, const json& args
 std::vector<json> CompanyBackend::resources() {
   std::vector<json> out;
   for (const auto& t : company_.tasks(kListedTasks)) {
-    std::string title = t.input.substr(0, 80);
+    std::string title = utf8::truncate(t.input, 80);
     out.push_back(json{{"uri", kTaskPrefix + t.id},
                        {"name", "task-" + t.id},
                        {"title", title},

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "protocols/mcp/mcp_protocol.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
 namespace kaisha::mcp {
@@ -33,7 +34,7 @@ namespace {
 
 std::string rpc_error_text(const jsonrpc::RpcError& e) {
   std::string s = "error " + std::to_string(e.code) + ": " + e.message;
-  if (!e.data.is_null()) s += " (" + e.data.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 200) + ")";
+  if (!e.data.is_null()) s += " (" + utf8::truncate(e.data.dump(-1, ' ', false, json::error_handler_t::replace), 200) + ")";
   return s;
 }
 
@@ -227,7 +228,7 @@ void McpClient::on_message(const json& m) {
   // timeout message.
   const json& err = std::get<json>(msg);
   const std::string why = err.contains("error") ? err["error"].value("message", std::string("invalid message")) : "invalid message";
-  const std::string text = m.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 200);
+  const std::string text = utf8::truncate(m.dump(-1, ' ', false, json::error_handler_t::replace), 200);
   State::Pending p;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
@@ -293,7 +294,7 @@ void McpClient::list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cu
     for (const auto& t : (*r)["tools"]) {
       if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || t["name"].get<std::string>().empty())
         return done(Error{"mcp", who + ": tools/list has a tool without a name: " +
-                                     t.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 200)});
+                                     utf8::truncate(t.dump(-1, ' ', false, json::error_handler_t::replace), 200)});
       McpToolInfo info;
       info.name = t["name"].get<std::string>();
       info.title = t.value("title", std::string());

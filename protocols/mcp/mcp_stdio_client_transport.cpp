@@ -1,4 +1,5 @@
 #include "protocols/mcp/mcp_stdio_client_transport.hpp"
+#include "runtime/core/utf8.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -80,9 +81,9 @@ struct McpStdioClientTransport::Impl {
       in_line.clear();
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      json j = json::parse(line, nullptr, false);
+      json j = json::parse(utf8::repair(line), nullptr, false);
       if (j.is_discarded()) {
-        if (handlers.on_malformed) handlers.on_malformed("not JSON: " + line.substr(0, 200));
+        if (handlers.on_malformed) handlers.on_malformed("not JSON: " + utf8::truncate(utf8::repair(line), 200));
         continue;
       }
       if (j.is_array()) {  // a batch (2025-03-26 allowed them)
@@ -186,10 +187,11 @@ struct McpStdioClientTransport::Impl {
     }
     if (stopped || !handlers.on_closed) return;
     std::string msg = "MCP server (" + describe() + ") " + how;
-    const std::string tail = trim_tail(err_tail);
+    const std::string tail = utf8::repair(trim_tail(err_tail));
     if (!tail.empty()) {
       auto nl = tail.rfind('\n', tail.size() > 400 ? tail.size() - 400 : 0);
-      msg += "; its stderr ended with: " + tail.substr(tail.size() > 400 ? (nl == std::string::npos ? tail.size() - 400 : nl + 1) : 0);
+      msg += "; its stderr ended with: " +
+             (nl == std::string::npos || tail.size() <= 400 ? utf8::tail(tail, 400) : tail.substr(nl + 1));
     }
     handlers.on_closed(Error{"mcp_closed", msg});
   }

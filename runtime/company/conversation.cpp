@@ -1,5 +1,7 @@
 #include "runtime/company/conversation.hpp"
 
+#include "runtime/core/json_text.hpp"
+
 namespace kaisha::company {
 namespace {
 
@@ -75,7 +77,7 @@ void Conversation::add_tool_result(const llm::ToolCall& call, const json& result
   m.role = llm::Role::tool;
   m.tool_call_id = call.id;
   m.name = call.name;
-  m.content = result.dump();
+  m.content = dump_text(result);
   messages_.push_back(std::move(m));
 }
 

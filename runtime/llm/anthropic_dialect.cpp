@@ -88,7 +88,7 @@ class AnthropicStreamDecoder : public StreamDecoder {
 
   void on_event(const SseEvent& ev) {
     if (!error_.empty() || done_) return;
-    json j = json::parse(ev.data, nullptr, false);
+    json j = wire::parse_text(ev.data);
     if (j.is_discarded() || !j.is_object()) {
       error_ = "stream event is not valid JSON: " + wire::excerpt(ev.data);
       return;
@@ -239,7 +239,7 @@ class AnthropicDialect : public Dialect {
 
   std::string describe_error(int status, std::string_view body) const override {
     std::string msg;
-    json j = json::parse(body.begin(), body.end(), nullptr, false);
+    json j = wire::parse_text(body);
     if (!j.is_discarded()) {
       if (const json* e = wire::member(j, "error")) {
         msg = e->is_object() ? wire::str(*e, "message") : e->dump();

@@ -110,7 +110,7 @@ class GeminiStreamDecoder : public StreamDecoder {
  private:
   void on_event(const SseEvent& ev) {
     if (!error_.empty()) return;
-    json j = json::parse(ev.data, nullptr, false);
+    json j = wire::parse_text(ev.data);
     if (j.is_discarded() || !j.is_object()) {
       error_ = "stream event is not valid JSON: " + wire::excerpt(ev.data);
       return;
@@ -260,7 +260,7 @@ class GeminiDialect : public Dialect {
 
   std::string describe_error(int status, std::string_view body) const override {
     std::string msg;
-    json j = json::parse(body.begin(), body.end(), nullptr, false);
+    json j = wire::parse_text(body);
     // The API answers errors as an object, sometimes wrapped in an array.
     if (j.is_array() && !j.empty()) j = j[0];
     if (!j.is_discarded()) {

@@ -104,7 +104,7 @@ class OllamaStreamDecoder : public StreamDecoder {
   void on_line(std::string_view line) {
     if (!error_.empty() || done_) return;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    json j = json::parse(line.begin(), line.end(), nullptr, false);
+    json j = wire::parse_text(line);
     if (j.is_discarded() || !j.is_object()) {
       error_ = "stream line is not valid JSON: " + wire::excerpt(line);
       return;
@@ -207,7 +207,7 @@ class OllamaDialect : public Dialect {
 
   std::string describe_error(int status, std::string_view body) const override {
     std::string msg;
-    json j = json::parse(body.begin(), body.end(), nullptr, false);
+    json j = wire::parse_text(body);
     if (!j.is_discarded()) {
       if (const json* e = wire::member(j, "error"))
         msg = e->is_string() ? e->get<std::string>() : (e->is_object() ? wire::str(*e, "message") : e->dump());

@@ -123,7 +123,7 @@ class OpenAiStreamDecoder : public StreamDecoder {
       done_ = true;
       return;
     }
-    json j = json::parse(ev.data, nullptr, false);
+    json j = wire::parse_text(ev.data);
     if (j.is_discarded() || !j.is_object()) {
       error_ = "stream event is not valid JSON: " + wire::excerpt(ev.data);
       return;
@@ -250,7 +250,7 @@ class OpenAiDialect : public Dialect {
 
   std::string describe_error(int status, std::string_view body) const override {
     std::string msg;
-    json j = json::parse(body.begin(), body.end(), nullptr, false);
+    json j = wire::parse_text(body);
     if (!j.is_discarded()) {
       if (const json* e = wire::member(j, "error"))
         msg = e->is_object() ? wire::str(*e, "message") : (e->is_string() ? e->get<std::string>() : e->dump());

@@ -1,5 +1,6 @@
 #include "runtime/llm/wire_util.hpp"
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 
 namespace kaisha::llm::wire {
@@ -8,8 +9,13 @@ Error error(std::string_view dialect, std::string_view message) {
   return Error{"llm", std::string(dialect) + ": " + std::string(message)};
 }
 
+json parse_text(std::string_view text) {
+  if (utf8::valid(text)) return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return json::parse(utf8::repair(text), nullptr, /*allow_exceptions=*/false);
+}
+
 Result<json> parse_object(std::string_view dialect, std::string_view body, std::string_view what) {
-  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  json j = parse_text(body);
   if (j.is_discarded())
     return error(dialect, std::string(what) + " is not valid JSON: " + excerpt(body));
   if (!j.is_object())
@@ -105,8 +111,7 @@ void resolve_tool_names(std::vector<ChatMessage>& messages) {
 }
 
 std::string excerpt(std::string_view body) {
-  if (body.size() <= 300) return std::string(body);
-  return std::string(body.substr(0, 300)) + "...";
+  return utf8::shorten(utf8::repair(body), 300, "...");
 }
 
 std::vector<std::string> pieces(std::string_view text, size_t size) {

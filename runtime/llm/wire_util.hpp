@@ -18,6 +18,12 @@ namespace kaisha::llm::wire {
 // Error{"llm", "<dialect>: <message>"}.
 Error error(std::string_view dialect, std::string_view message);
 
+// Parses wire text as JSON (discarded when malformed). This is where a
+// model's text enters kaisha: ill-formed UTF-8 is repaired first (U+FFFD,
+// runtime/core/utf8.hpp), so a provider's stray byte costs one character,
+// not the whole answer, and nothing downstream meets invalid text.
+json parse_text(std::string_view text);
+
 // Parses `body` as a JSON object; `what` names it in the error ("response").
 Result<json> parse_object(std::string_view dialect, std::string_view body, std::string_view what);
 
@@ -66,7 +72,8 @@ void resolve_tool_names(std::vector<ChatMessage>& messages);
 std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before,
                           const std::string& id);
 
-// At most the first 300 bytes of `body`, for error messages.
+// At most the first 300 bytes of `body` (cut at a character, repaired), for
+// error messages.
 std::string excerpt(std::string_view body);
 
 // `text` cut into pieces of about `size` bytes without splitting a UTF-8

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/llm/dialect.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/mockllm/event_http_server.hpp"
@@ -91,9 +92,7 @@ struct MockLlmServer::Impl {
     set(entry, "last_message", ctx.last_message_summary());
     json messages = json::array();
     for (const auto& m : cr.messages) {
-      size_t cut = std::min<size_t>(m.content.size(), 200);
-      while (cut < m.content.size() && cut > 0 && (static_cast<unsigned char>(m.content[cut]) & 0xC0) == 0x80) --cut;
-      messages.push_back({{"role", std::string(llm::to_string(m.role))}, {"content", m.content.substr(0, cut)}});
+      messages.push_back({{"role", std::string(llm::to_string(m.role))}, {"content", utf8::truncate(m.content, 200)}});
     }
     set(entry, "messages", std::move(messages));
     MockMatcher::Pick pick = matcher.pick(ctx);
@@ -114,7 +113,7 @@ struct MockLlmServer::Impl {
         reply.send_chunked({200, type, {}, ""}, chunks);
       });
     } else {
-      later(latency, [this, reply, entry, body = d.render_chat_response(resp)]() mutable {
+      later(latency, [this, reply, entry, body = insert_raw_bytes(d.render_chat_response(resp))]() mutable {
         set(entry, "status", 200);
         reply.send({200, "application/json", {}, std::move(body)});
       });

@@ -1,8 +1,11 @@
 #include "runtime/mockllm/mock_matcher.hpp"
 
 #include <atomic>
+#include <cstdlib>
+#include <sstream>
 
 #include "runtime/core/json.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 
 namespace kaisha::mockllm {
@@ -45,7 +48,7 @@ std::string MatchContext::last_message_summary() const {
   const auto& m = request->messages.back();
   std::string s = std::string(llm::to_string(m.role)) + ": " + m.content;
   if (m.content.empty() && !m.tool_calls.empty()) s += "(tool call " + m.tool_calls[0].name + ")";
-  if (s.size() > 200) s = s.substr(0, 200) + "...";
+  s = utf8::shorten(s, 200, "...");
   return s;
 }
 
@@ -91,6 +94,20 @@ std::string expand_template(const std::string& text, const MatchContext& ctx) {
   }
   out.append(text, pos, std::string::npos);
   return out;
+}
+
+std::string insert_raw_bytes(std::string body) {
+  constexpr std::string_view kOpen = "{{bytes:";
+  for (size_t open = body.find(kOpen); open != std::string::npos; open = body.find(kOpen, open)) {
+    const size_t close = body.find("}}", open);
+    if (close == std::string::npos) break;
+    std::string raw;
+    std::istringstream hex(body.substr(open + kOpen.size(), close - open - kOpen.size()));
+    for (std::string b; hex >> b;) raw += static_cast<char>(std::strtoul(b.c_str(), nullptr, 16) & 0xFF);
+    body.replace(open, close + 2 - open, raw);
+    open += raw.size();
+  }
+  return body;
 }
 
 namespace {

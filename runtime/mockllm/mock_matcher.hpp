@@ -35,6 +35,13 @@ bool rule_matches(const MockMatch& match, const MatchContext& ctx);
 // "{{last_user}}", "{{last_tool}}", "{{model}}", "{{system}}" replaced.
 std::string expand_template(const std::string& text, const MatchContext& ctx);
 
+// Every "{{bytes:E6 97 FF}}" in an encoded response body replaced by those
+// raw bytes (hex, space-separated): how a script sends ill-formed UTF-8,
+// which no JSON encoder writes. The marker passes the JSON encoding
+// unchanged, so it works in non-streamed replies (a stream cuts the text
+// into pieces that may split it).
+std::string insert_raw_bytes(std::string body);
+
 // The response for `reply` to the request behind `ctx`: templates expanded,
 // fresh tool-call ids, finish_reason "tool_calls" when it calls tools, usage
 // as scripted or estimated (or marked absent with omit_usage).

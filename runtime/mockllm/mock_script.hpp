@@ -6,6 +6,8 @@
 //       match: { model: gemini-2.0-flash, system: "re:You are the CEO", turn: 0 }
 //       times: 1                 # usable this often, then skipped
 //       reply: { text: "Hello {{last_user}}", tool_calls: [...], usage: {...} }
+//       # "{{bytes:E6 97}}" in a text goes out as those raw bytes (non-streamed
+//       # replies): ill-formed UTF-8, see insert_raw_bytes in mock_matcher.hpp
 //     - match: { model: flaky }
 //       fault: { status: 429, retry_after: 1 }
 //   default_reply: { text: "..." }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/planning/json_extract.hpp"
 
 namespace kaisha::planning {
@@ -14,8 +15,7 @@ JudgeVerdict malformed(std::string_view answer, const std::string& what) {
   JudgeVerdict v;
   v.malformed = true;
   v.error_information = "the judge's verdict could not be read: " + what;
-  v.output = std::string(answer.substr(0, kQuoteLimit));
-  if (answer.size() > kQuoteLimit) v.output += "…";
+  v.output = utf8::shorten(answer, kQuoteLimit);
   return v;
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/sandbox/python_tool.hpp"
 
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 
 namespace kaisha::sandbox {
@@ -8,7 +9,7 @@ namespace kaisha::sandbox {
 namespace {
 
 std::string tail(const std::string& s, size_t n = 400) {
-  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+  return s.size() <= n ? utf8::repair(s) : "..." + utf8::tail(utf8::repair(s), n);
 }
 
 // The last non-empty line: the runner's reply comes after anything that
@@ -51,7 +52,7 @@ Result<json> run_python_tool(const std::string& code_file, const std::string& en
                                 " ms wall clock and was killed"};
 
   std::string line = last_line(r.stdout_data);
-  json reply = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  json reply = json::parse(utf8::repair(line), nullptr, /*allow_exceptions=*/false);
   if (line.empty() || reply.is_discarded() || !reply.is_object() || !reply.contains("ok")) {
     std::string how = r.signal ? "was killed by signal " + std::to_string(r.signal)
                                : "exited " + std::to_string(r.exit_code);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/core/json_text.hpp"
+
 namespace kaisha::store {
 
 namespace {
@@ -428,7 +430,7 @@ Result<int64_t> JournalStore::append_step(const StepRow& step) {
         "tokens_out, expense, at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
     if (!st) return st.error();
     st->bind(1, step.session_id).bind_or_null(2, step.task_id).bind(3, seq).bind(4, step.agent);
-    st->bind(5, step.kind).bind(6, step.payload.dump()).bind(7, step.tokens_in);
+    st->bind(5, step.kind).bind(6, dump_text(step.payload)).bind(7, step.tokens_in);
     st->bind(8, step.tokens_out).bind(9, step.expense).bind(10, or_now(step.at));
     if (Status s = st->run(); !s) return s;
     id = db_->last_insert_rowid();

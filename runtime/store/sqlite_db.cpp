@@ -199,9 +199,18 @@ Status SqliteDb::begin() { return exec("BEGIN IMMEDIATE"); }
 Status SqliteDb::commit() { return exec("COMMIT"); }
 Status SqliteDb::rollback() { return exec("ROLLBACK"); }
 
+// When `body` throws, the transaction is rolled back and the exception goes on.
 Status SqliteDb::transaction(const std::function<Status()>& body) {
   if (Status s = begin(); !s) return s;
-  Status s = body();
+  Status s = [&] {
+    try {
+      return body();
+    } catch (...) {
+      // Left open, the transaction would make every later begin() fail.
+      (void)rollback();
+      throw;
+    }
+  }();
   if (!s) {
     (void)rollback();
     return s;

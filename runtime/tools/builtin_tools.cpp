@@ -6,6 +6,7 @@
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/http/address_policy.hpp"
 #include "runtime/http/http_client.hpp"
 #include "runtime/http/redirect.hpp"
@@ -36,10 +37,7 @@ bool starts_with_ci(const std::string& s, const std::string& prefix) {
 std::string cap_text(std::string text, int64_t max_chars, bool& truncated) {
   truncated = static_cast<int64_t>(text.size()) > max_chars;
   if (!truncated) return text;
-  size_t cut = static_cast<size_t>(max_chars);
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not mid-character
-  text.resize(cut);
-  return text;
+  return utf8::truncate(text, static_cast<size_t>(max_chars));
 }
 
 // PythonSandboxTool: the code is the program, read by python3 from stdin,
@@ -58,14 +56,14 @@ ToolResult run_python_code(const std::string& code, const std::string& workspace
   if (r->limit)
     return ToolResult::error("Python code execution stopped: " + r->limit->message + ".",
                              json{{"limit", r->limit->limit}, {"limit_value", r->limit->value},
-                                  {"enforcement", r->enforcement}, {"stdout", to_utf8(r->stdout_data)},
-                                  {"stderr", to_utf8(r->stderr_data)}});
+                                  {"enforcement", r->enforcement}, {"stdout", utf8::repair(r->stdout_data)},
+                                  {"stderr", utf8::repair(r->stderr_data)}});
   if (r->timed_out)
     return ToolResult::error("Python code execution timed out.",
-                             json{{"timeout_ms", limits.wall_timeout_ms}, {"stdout", to_utf8(r->stdout_data)},
-                                  {"stderr", to_utf8(r->stderr_data)}});
-  json out = {{"stdout", to_utf8(r->stdout_data)},
-              {"stderr", to_utf8(r->stderr_data)},
+                             json{{"timeout_ms", limits.wall_timeout_ms}, {"stdout", utf8::repair(r->stdout_data)},
+                                  {"stderr", utf8::repair(r->stderr_data)}});
+  json out = {{"stdout", utf8::repair(r->stdout_data)},
+              {"stderr", utf8::repair(r->stderr_data)},
               {"return_code", r->exit_code}};
   if (r->output_truncated) out["output_truncated"] = true;
   return ToolResult::success("Python code executed successfully.", out);

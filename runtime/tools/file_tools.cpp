@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/core/utf8.hpp"
+
 namespace kaisha::tools {
 
 using company::ToolResult;
@@ -20,35 +22,7 @@ std::string plural(int64_t n, const std::string& one, const std::string& many = 
   return std::to_string(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
 }
 
-// Length of the longest prefix of `s` that does not end inside a multi-byte
-// UTF-8 sequence (a truncated read must not split a character).
-size_t utf8_safe_prefix(const std::string& s) {
-  size_t n = s.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    unsigned char c = static_cast<unsigned char>(s[n - back]);
-    if ((c & 0xC0) != 0x80) {  // a lead (or ASCII) byte: is its sequence complete?
-      size_t need = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-      return need > back ? n - back : n;
-    }
-  }
-  return n;
-}
-
 }  // namespace
-
-bool valid_utf8(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (size_t k = 1; k < len; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    if (len == 2 && c < 0xC2) return false;  // overlong
-    i += len;
-  }
-  return true;
-}
 
 ToolResult list_files(const FileView& view, const std::string& directory, const FileLimits& limits) {
   auto opened = view.open_read(directory);
@@ -115,8 +89,8 @@ ToolResult read_file(const FileView& view, const std::string& file_path, const F
   }
   text.resize(static_cast<size_t>(got));
   const bool truncated = size > limits.max_read_bytes;
-  if (truncated) text.resize(utf8_safe_prefix(text));
-  if (text.find('\0') != std::string::npos || !valid_utf8(text))
+  if (truncated) text.resize(utf8::boundary_before(text, text.size()));
+  if (text.find('\0') != std::string::npos || !utf8::valid(text))
     return ToolResult::error("ReadFile: '" + shown + "' is not UTF-8 text (" + plural(size, "byte") +
                              "); only text files can be read");
   std::string message = "Read " + plural(static_cast<int64_t>(text.size()), "byte") + " from '" + shown + "'";

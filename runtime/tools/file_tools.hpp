@@ -31,7 +31,4 @@ company::ToolResult read_file(const FileView& view, const std::string& file_path
 company::ToolResult write_file(const FileView& view, const std::string& file_path, const std::string& content,
                                const FileLimits& limits);
 
-// True when `s` is well-formed UTF-8 (JSON can carry it to a model).
-bool valid_utf8(const std::string& s);
-
 }  // namespace kaisha::tools

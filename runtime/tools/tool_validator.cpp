@@ -1,6 +1,7 @@
 #include "runtime/tools/tool_validator.hpp"
 
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 
 namespace kaisha::tools {
@@ -14,7 +15,9 @@ std::string last_line(const std::string& s) {
   return s.substr(start, end - start + 1);
 }
 
-std::string tail(const std::string& s, size_t n = 300) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+std::string tail(const std::string& s, size_t n = 300) {
+  return s.size() <= n ? utf8::repair(s) : "..." + utf8::tail(utf8::repair(s), n);
+}
 
 Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<ToolSource>& sources,
                                                           const std::string& validator,
@@ -30,7 +33,7 @@ Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<Tool
   if (ran->timed_out)
     return Error{"timeout", "loading the tool did not finish within " + std::to_string(limits.wall_timeout_ms) +
                                 " ms (does its module run a loop at import time?)"};
-  json reply = json::parse(last_line(ran->stdout_data), nullptr, false);
+  json reply = json::parse(utf8::repair(last_line(ran->stdout_data)), nullptr, false);
   if (reply.is_discarded() || !reply.is_object() || !reply.contains("results") || !reply["results"].is_array() ||
       reply["results"].size() != sources.size()) {
     std::string how = ran->signal ? "was killed by signal " + std::to_string(ran->signal)

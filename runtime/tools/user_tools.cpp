@@ -17,6 +17,7 @@
 
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/sandbox/python_tool.hpp"
 #include "runtime/tools/builtin_tools.hpp"
 #include "runtime/tools/file_view.hpp"
@@ -84,7 +85,7 @@ ToolResult envelope_of(const std::string& name, const json& r) {
     if (status == "success" || status == "error") {
       ToolResult res;
       res.ok = status == "success";
-      res.message = r.contains("message") ? (r["message"].is_string() ? r["message"].get<std::string>() : r["message"].dump()) : "";
+      res.message = r.contains("message") ? (r["message"].is_string() ? r["message"].get<std::string>() : dump_text(r["message"])) : "";
       res.output = r.value("output", json(nullptr));
       for (const auto& [k, v] : r.items())
         if (k != "status" && k != "message" && k != "output") res.extra[k] = v;
@@ -183,7 +184,7 @@ struct UserTools::Impl {
     const std::string code = str_arg(args, "tool_code");
     // HASHIRU's answer to a tool that does not load (hashiru.md §2.7).
     auto not_loaded = [&](const std::string& why) {
-      return ToolResult::error("ToolCreator with " + args.dump() +
+      return ToolResult::error("ToolCreator with " + dump_text(args) +
                                    " doesn't follow the required format, please read the other tool "
                                    "implementations for reference. " + why,
                                json{{"loader_error", why}});

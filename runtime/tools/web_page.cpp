@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/tools/file_tools.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha::tools {
 namespace {
@@ -19,23 +19,10 @@ std::string lower(std::string s) {
   return s;
 }
 
+// A character reference's code point; NUL, surrogates and values beyond
+// U+10FFFF become U+FFFD (HTML's rule).
 void append_utf8(std::string& out, unsigned long cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  utf8::append(out, cp == 0 || cp > 0x10FFFF ? utf8::kReplacement : static_cast<char32_t>(cp));
 }
 
 // Decodes the entity starting at html[i] == '&'; returns the characters
@@ -122,13 +109,7 @@ const std::set<std::string> kVoid = {"area", "base", "br", "col", "embed", "hr",
 
 }  // namespace
 
-std::string to_utf8(const std::string& bytes) {
-  if (valid_utf8(bytes)) return bytes;
-  std::string out;
-  out.reserve(bytes.size() + bytes.size() / 4);
-  for (unsigned char c : bytes) append_utf8(out, c);
-  return out;
-}
+std::string to_utf8(const std::string& bytes) { return utf8::repair(bytes, utf8::Invalid::latin1); }
 
 std::string html_to_text(const std::string& html) {
   std::string raw;

@@ -24,8 +24,10 @@ Result<std::string> select_css(const std::string& html, const std::string& selec
 // and the words they share with the previous sentence.
 std::string summarize_text(const std::string& text);
 
-// Bytes that are not valid UTF-8 re-read as Latin-1 (pages that declare a
-// legacy charset), so the text can travel as JSON.
+// A fetched page's bytes as UTF-8: well-formed sequences kept, every other
+// byte read as the Latin-1 character of that value, so a page in a legacy
+// charset keeps its accented letters where U+FFFD would erase them (see
+// runtime/core/utf8.hpp, Invalid::latin1).
 std::string to_utf8(const std::string& bytes);
 
 }  // namespace kaisha::tools

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "runtime/core/json.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/tools/web_page.hpp"
 
 namespace kaisha::tools {
@@ -30,7 +31,7 @@ class SearxngBackend : public SearchBackend {
       if (r.error != http::TransportError::none)
         return done(Error{"search", where + " failed: " + r.error_message});
       if (!r.ok()) return done(Error{"search", where + " answered HTTP " + std::to_string(r.status)});
-      json j = json::parse(to_utf8(r.body), nullptr, false);
+      json j = json::parse(utf8::repair(r.body), nullptr, false);
       if (j.is_discarded() || !j.is_object() || !j.contains("results") || !j["results"].is_array())
         return done(Error{"search", where + " did not answer with a JSON object holding 'results'"});
       std::vector<SearchHit> hits;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -695,6 +696,150 @@ TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
     ASSERT_GE(tools_seen.size(), 3u);
     EXPECT_EQ(tools_seen[2] + 1, tools_seen[0]);
   }
+}
+
+
+// ------------------------------------------------------------------ a handler throws
+
+// Throws from emit() on the first event of `kind` by `agent`: an exception in
+// the message handler of whichever actor emits it, as nlohmann's dump() threw
+// in the planner on a prompt cut inside a UTF-8 sequence.
+class ThrowingSink : public CapturingSink {
+ public:
+  ThrowingSink(std::string agent, std::string kind) : agent_(std::move(agent)), kind_(std::move(kind)) {}
+  void emit(const msg::ProgressEvent& e) override {
+    if (e.agent == agent_ && e.kind == kind_ && !thrown_.exchange(true))
+      throw std::runtime_error("injected fault on " + agent_ + "'s " + kind_ + " event");
+    CapturingSink::emit(e);
+  }
+  bool thrown() const { return thrown_; }
+
+ private:
+  std::string agent_, kind_;
+  std::atomic<bool> thrown_{false};
+};
+
+// run_task on its own thread, so a hang fails the test (after a deadline
+// generous for a loaded machine) instead of blocking it.
+msg::TaskResult run_or_fail(CompanyRuntime& rt, const std::string& input) {
+  auto result = std::make_shared<std::promise<msg::TaskResult>>();
+  auto answer = result->get_future();
+  std::thread([&rt, input, result] { result->set_value(rt.run_task(input)); }).detach();
+  if (answer.wait_for(60s) != std::future_status::ready) {
+    ADD_FAILURE() << "run_task(\"" << input << "\") did not return within 60 s";
+    std::abort();  // the runtime cannot be destroyed under a waiting call
+  }
+  return answer.get();
+}
+
+std::string task_status(const std::string& db, const std::string& session, const std::string& task_id,
+                        std::string* error = nullptr) {
+  auto st = store::JournalStore::open_read_only(db);
+  if (!st.ok()) return st.error().message;
+  auto tasks = (*st)->tasks(session);
+  if (!tasks.ok()) return tasks.error().message;
+  for (const auto& t : *tasks)
+    if (t.id == task_id) {
+      if (error) *error = t.error;
+      return t.status;
+    }
+  return "(no such task)";
+}
+
+TEST_F(CompanyRuntimeTest, CeoHandlerThrowingFailsTheTaskWithTheMessage) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("Done."); }));
+  auto throwing = std::make_shared<ThrowingSink>("CEO", "task");
+  sink_ = throwing;
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = run_or_fail(*rt, "Anything.");
+  ASSERT_TRUE(throwing->thrown());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("the CEO stopped after an error in a message handler: injected fault on CEO's task event"),
+            std::string::npos)
+      << r.error;
+  // The stopped CEO answers the next task at once, with an error.
+  msg::TaskResult again = run_or_fail(*rt, "Again.");
+  EXPECT_FALSE(again.ok);
+  EXPECT_FALSE(again.error.empty());
+  // A direct tool call does not wait either.
+  EXPECT_EQ(rt->call_tool("GetBudget", json::object())["status"], "error");
+  const std::string session = rt->session_id();
+  rt.reset();
+  std::string error;
+  EXPECT_EQ(task_status(dir_.file("kaisha.db"), session, r.task_id, &error), "failed");
+  EXPECT_NE(error.find("injected fault"), std::string::npos) << error;
+}
+
+TEST_F(CompanyRuntimeTest, EmployeeHandlerThrowingFailsTheAskAndTheCeoCarriesOn) {
+  backend_ = std::make_shared<StubBackend>([](const std::string& ref, const llm::ChatRequest& req) {
+    if (ref == "stub:ceo") {
+      switch (turn_of(req)) {
+        case 0:
+          return tool_reply({{"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
+                                               {"system_prompt", "You help."}, {"description", "Helps"}}}});
+        case 1:
+          return tool_reply({{"AskAgent", {{"agent_name", "Helper"}, {"prompt", "What is 1+1?"}}}});
+        default:
+          return text_reply("Final: " + req.messages.back().content);
+      }
+    }
+    // The employee has Calculator: its tool call is the event that throws.
+    if (turn_of(req) == 0) return tool_reply({{"Calculator", {{"expression", "1+1"}}}});
+    return text_reply("2");
+  });
+  auto throwing = std::make_shared<ThrowingSink>("Helper", "tool_call");
+  sink_ = throwing;
+  config::Config c = make_config(1);
+  c.employee.tools.all.push_back({"Calculator", "test"});
+  auto rt = start(c);
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = run_or_fail(*rt, "Add one and one.");
+  ASSERT_TRUE(throwing->thrown());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_NE(r.answer.find("employee Helper stopped after an error in a message handler: injected fault"),
+            std::string::npos)
+      << r.answer;
+}
+
+// effgen: the planner's own handler, and the judge's.
+config::Config effgen_config(config::Config c, bool judge) {
+  c.strategy = "effgen";
+  c.effgen.judge = judge;
+  c.judge_final_answer = false;
+  return c;
+}
+
+TEST_F(CompanyRuntimeTest, PlannerHandlerThrowingFailsTheTaskWithTheMessage) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("4"); }));
+  auto throwing = std::make_shared<ThrowingSink>("Planner", "ask");
+  sink_ = throwing;
+  auto rt = start(effgen_config(make_config(1), false));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = run_or_fail(*rt, "What is 2+2?");
+  ASSERT_TRUE(throwing->thrown());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("the planner stopped after an error in a message handler: injected fault on Planner's ask"),
+            std::string::npos)
+      << r.error;
+  const std::string session = rt->session_id();
+  rt.reset();  // also stops the worker the planner had hired
+  EXPECT_EQ(task_status(dir_.file("kaisha.db"), session, r.task_id), "failed");
+}
+
+TEST_F(CompanyRuntimeTest, JudgeHandlerThrowingFailsTheAuditNotTheTask) {
+  backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) {
+    return text_reply(R"({"status":"success","output":"fine","error_information":""})");
+  }));
+  auto throwing = std::make_shared<ThrowingSink>("Judge", "verdict");
+  sink_ = throwing;
+  auto rt = start(effgen_config(make_config(1), true));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = run_or_fail(*rt, "What is 2+2?");
+  ASSERT_TRUE(throwing->thrown());
+  const std::string text = r.ok ? r.answer : r.error;
+  EXPECT_NE(text.find("the judge stopped after an error in a message handler: injected fault"), std::string::npos)
+      << "ok=" << r.ok << ": " << text;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // the other side reads back unchanged.
 #include <gtest/gtest.h>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/llm/dialect.hpp"
 #include "tests/runtime/llm/chat_fixtures.hpp"
 
@@ -50,6 +51,39 @@ TEST_P(RoundTrip, TextOnlyResponse) {
   auto s = dec->finish();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(to_json(*s), to_json(in));
+}
+
+// A provider's ill-formed UTF-8 is repaired where the dialect decodes it:
+// the answer arrives with U+FFFD in place of the bad bytes, in one piece and
+// streamed byte by byte, and an error body's excerpt is valid text too.
+TEST_P(RoundTrip, IllFormedUtf8BecomesReplacementCharacters) {
+  const std::string ja = "\xE6\x97\xA5\xE6\x9C\xAC";  // 日本
+  const std::string bad = "\xE6\x97\xFF\xED\xA0\x80";  // cut 日, a stray byte, a surrogate
+  const std::string fffd = "\xEF\xBF\xBD";
+  ChatResponse in;
+  in.model = "m";
+  in.message.role = Role::assistant;
+  in.message.content = ja + "BADBYTES" + ja;
+  in.usage = {5, 2, false};
+  in.finish_reason = "stop";
+  auto corrupt = [&](std::string s) {
+    for (size_t p; (p = s.find("BADBYTES")) != std::string::npos;) s.replace(p, 8, bad);
+    return s;
+  };
+  const std::string want = ja + fffd + fffd + fffd + fffd + fffd + ja;
+  auto out = d().parse_chat_response(corrupt(d().render_chat_response(in)));
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(out->message.content, want);
+  std::string body;
+  for (const auto& c : d().render_chat_stream(in)) body += c;
+  body = corrupt(body);
+  auto dec = d().stream_decoder();
+  for (char c : body) dec->feed(std::string_view(&c, 1));
+  auto s = dec->finish();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->message.content, want);
+  const std::string described = d().describe_error(500, "oops " + bad + std::string(400, 'x'));
+  EXPECT_TRUE(utf8::valid(described)) << described;
 }
 
 TEST_P(RoundTrip, StreamInChunksAsRendered) {

@@ -180,5 +180,11 @@ rules:
   EXPECT_TRUE(build_response(omit, ctx).usage.estimated);
 }
 
+// {{bytes:...}} survives the JSON encoding and becomes raw bytes after it.
+TEST(MockTemplates, BytesMarkerBecomesRawBytesInTheBody) {
+  EXPECT_EQ(insert_raw_bytes(R"({"text":"a{{bytes:E6 97 ff}}b{{bytes:C0}}"})"), "{\"text\":\"a\xE6\x97\xFF" "b\xC0\"}");
+  EXPECT_EQ(insert_raw_bytes("no marker {{last_user}}"), "no marker {{last_user}}");
+}
+
 }  // namespace
 }  // namespace kaisha::mockllm

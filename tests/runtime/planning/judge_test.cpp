@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/planning/audit_loop.hpp"
 #include "runtime/planning/judge_verdict.hpp"
 #include "runtime/planning/quality_score.hpp"
@@ -30,6 +31,18 @@ TEST(JudgeVerdict, MalformedIsAnErrorVerdict) {
     EXPECT_TRUE(v.malformed) << answer;
     EXPECT_EQ(v.error_information.rfind("the judge's verdict could not be read: ", 0), 0u) << v.error_information;
   }
+}
+
+// An unreadable answer is quoted back cut at 500 bytes: at a character,
+// never inside one (the quote travels in JSON events and the journal).
+TEST(JudgeVerdict, MalformedQuoteIsCutAtACharacter) {
+  std::string answer = "x";  // shifts the 3-byte characters off the 500-byte boundary
+  for (int i = 0; i < 200; ++i) answer += "\xE6\x97\xA5";  // 日
+  JudgeVerdict v = parse_verdict(answer);
+  ASSERT_TRUE(v.malformed);
+  EXPECT_TRUE(utf8::valid(v.output)) << v.output.size();
+  EXPECT_TRUE(v.output.ends_with("\xE2\x80\xA6")) << "ends with an ellipsis";
+  EXPECT_LE(v.output.size(), 500u + 3u);
 }
 
 TEST(JudgeVerdict, ErrorWithoutReasonGetsOne) {

@@ -1,6 +1,7 @@
 #include "runtime/store/sqlite_db.hpp"
 
 #include <fstream>
+#include <stdexcept>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -117,6 +118,26 @@ TEST_F(SqliteDbTest, TransactionRollsBackOnError) {
   ASSERT_TRUE(*q->step());
   EXPECT_EQ(q->column_int(0), 0);
   ASSERT_TRUE((*db)->transaction([&] { return (*db)->exec("INSERT INTO t VALUES (2)"); }));
+  q->reset();
+  ASSERT_TRUE(*q->step());
+  EXPECT_EQ(q->column_int(0), 1);
+}
+
+TEST_F(SqliteDbTest, TransactionRollsBackWhenItsBodyThrows) {
+  auto db = SqliteDb::open(file("a.db"));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE((*db)->exec("CREATE TABLE t(x INTEGER)"));
+  EXPECT_THROW((void)(*db)->transaction([&]() -> Status {
+    if (Status e = (*db)->exec("INSERT INTO t VALUES (1)"); !e) return e;
+    throw std::runtime_error("body failed");
+  }),
+               std::runtime_error);
+  auto q = (*db)->prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(*q->step());
+  EXPECT_EQ(q->column_int(0), 0);
+  // No transaction was left open: the next one begins and commits.
+  Status next = (*db)->transaction([&] { return (*db)->exec("INSERT INTO t VALUES (2)"); });
+  ASSERT_TRUE(next) << next.error().message;
   q->reset();
   ASSERT_TRUE(*q->step());
   EXPECT_EQ(q->column_int(0), 1);

@@ -45,6 +45,8 @@ TEST(WebPage, SummaryKeepsThreeBestSentences) {
 TEST(WebPage, Latin1BecomesUtf8) {
   EXPECT_EQ(to_utf8("caf\xE9"), "caf\xC3\xA9");
   EXPECT_EQ(to_utf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  // A UTF-8 page with one stray byte keeps its text; only that byte is re-read.
+  EXPECT_EQ(to_utf8("\xE6\x97\xA5 caf\xE9"), "\xE6\x97\xA5 caf\xC3\xA9");
 }
 
 }  // namespace
