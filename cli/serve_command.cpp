@@ -84,7 +84,7 @@ int serve(const ServeOptions& o) {
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
   mcp::McpServerOptions server_options;
-  server_options.limits.max_body_bytes = o.max_body_bytes;
+  server_options.limits.body.max_bytes = o.max_body_bytes;
   mcp::McpServer server(*backend, server_options);
 
   std::unique_ptr<protocols::HttpServer> http;
@@ -99,9 +99,13 @@ int serve(const ServeOptions& o) {
     http = std::make_unique<protocols::HttpServer>(ho);
     transport = std::make_unique<mcp::McpHttpTransport>(server, *http);
     if (company) {
-      a2a_service = a2a::mount_a2a(*http, *company);
+      // One size and nesting limit for every JSON body, whatever the protocol.
+      a2a::A2aServerOptions a2a_options;
+      a2a_options.service.body_limits = server_options.limits.body;
+      a2a_service = a2a::mount_a2a(*http, *company, a2a_options);
       acp::AcpServerOptions acp_options;
       acp_options.prefix = "/acp";
+      acp_options.service.body_limits = server_options.limits.body;
       acp_service = acp::mount_acp(*http, *company, acp_options);
     }
     auto port = http->start();

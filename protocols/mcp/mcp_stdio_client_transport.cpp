@@ -1,4 +1,5 @@
 #include "protocols/mcp/mcp_stdio_client_transport.hpp"
+#include "runtime/core/bounded_json.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -80,7 +81,7 @@ struct McpStdioClientTransport::Impl {
       in_line.clear();
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      json j = json::parse(line, nullptr, false);
+      json j = parse_json_or_discarded(line);
       if (j.is_discarded()) {
         if (handlers.on_malformed) handlers.on_malformed("not JSON: " + line.substr(0, 200));
         continue;

@@ -197,5 +197,20 @@ TEST(McpHttp, NotificationsAndResponsesGet202) {
   EXPECT_EQ(resp->status, 202);
 }
 
+TEST(McpHttp, ADeeplyNestedBodyGets400AndTheServerKeepsAnswering) {
+  Fixture f;
+  const std::string deep = std::string(30000, '{') + std::string(30000, '}');
+  auto r = f.client->Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
+                          R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":)" + deep + "}}",
+                          "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  json e = json::parse(r->body);
+  EXPECT_EQ(e["error"]["code"], -32600);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("nesting deeper than 128 levels"), std::string::npos);
+  EXPECT_EQ(f.transport.session_count(), 0u);
+  EXPECT_FALSE(f.open().empty());
+}
+
 }  // namespace
 }  // namespace kaisha::mcp
