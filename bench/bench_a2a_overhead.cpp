@@ -66,7 +66,6 @@ int main(int argc, char** argv) {
   testing::FakeCompanyService company;
   company.auto_answer = [](const std::string&) { return std::string("an answer of a few words"); };
   protocols::HttpServerOptions so;
-  so.threads = 64;
   protocols::HttpServer server(so);
   auto service = a2a::mount_a2a(server, company);
 

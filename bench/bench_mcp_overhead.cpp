@@ -78,7 +78,6 @@ int main(int argc, char** argv) {
   }
   mcp::McpServer mcp_server(**fixture);
   protocols::HttpServerOptions so;
-  so.threads = 64;
   protocols::HttpServer server(so);
   mcp::McpHttpTransport transport(mcp_server, server);
   // The baseline: the tool's JSON-RPC answer, fixed, nothing parsed.

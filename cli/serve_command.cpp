@@ -40,6 +40,9 @@ struct ServeOptions {
   std::string token;
   std::string fixture;
   size_t max_body_bytes = 4u << 20;
+  std::string tls_cert;
+  std::string tls_key;
+  bool behind_tls_proxy = false;
 };
 
 int fail(const std::string& message, int code = 2) {
@@ -52,6 +55,7 @@ int serve(const ServeOptions& o) {
 
   std::unique_ptr<mcp::McpBackend> backend;
   std::unique_ptr<actors::CompanyHost> company;  // outlives the servers below
+  config::ServeConfig listen;  // the config's `serve:` section, then the flags on top
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
     if (!fx) return fail(fx.error().message);
@@ -61,6 +65,7 @@ int serve(const ServeOptions& o) {
   } else {
     auto c = load_cli_config(o.common, /*needs_model=*/true);
     if (!c.ok()) return fail(c.error().message);
+    listen = c->serve;
     actors::RuntimeOptions ro;
     ro.config = *c;
     ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
@@ -73,6 +78,10 @@ int serve(const ServeOptions& o) {
     backend = std::move(b).value();
   }
 
+  if (!o.tls_cert.empty()) listen.tls_cert = o.tls_cert;
+  if (!o.tls_key.empty()) listen.tls_key = o.tls_key;
+  if (o.behind_tls_proxy) listen.behind_tls_proxy = true;
+
   std::optional<protocols::HostPort> addr;
   if (!o.http.empty()) {
     auto hp = protocols::parse_host_port(o.http);
@@ -84,7 +93,7 @@ int serve(const ServeOptions& o) {
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
   mcp::McpServerOptions server_options;
-  server_options.limits.max_body_bytes = o.max_body_bytes;
+  server_options.limits.body.max_bytes = o.max_body_bytes;
   mcp::McpServer server(*backend, server_options);
 
   std::unique_ptr<protocols::HttpServer> http;
@@ -96,12 +105,23 @@ int serve(const ServeOptions& o) {
     ho.port = addr->port;
     ho.bearer_token = protocols::resolve_bearer_token(o.token);
     ho.max_body_bytes = o.max_body_bytes;
+    ho.tls_cert_file = listen.tls_cert;
+    ho.tls_key_file = listen.tls_key;
+    ho.behind_tls_proxy = listen.behind_tls_proxy;
+    ho.max_connections = static_cast<size_t>(listen.max_connections);
+    ho.max_connections_per_client = static_cast<size_t>(listen.max_connections_per_client);
     http = std::make_unique<protocols::HttpServer>(ho);
-    transport = std::make_unique<mcp::McpHttpTransport>(server, *http);
+    mcp::McpHttpOptions mo;
+    mo.max_sessions_per_client = static_cast<size_t>(listen.max_mcp_sessions_per_client);
+    transport = std::make_unique<mcp::McpHttpTransport>(server, *http, mo);
     if (company) {
-      a2a_service = a2a::mount_a2a(*http, *company);
+      // One size and nesting limit for every JSON body, whatever the protocol.
+      a2a::A2aServerOptions a2a_options;
+      a2a_options.service.body_limits = server_options.limits.body;
+      a2a_service = a2a::mount_a2a(*http, *company, a2a_options);
       acp::AcpServerOptions acp_options;
       acp_options.prefix = "/acp";
+      acp_options.service.body_limits = server_options.limits.body;
       acp_service = acp::mount_acp(*http, *company, acp_options);
     }
     auto port = http->start();
@@ -138,6 +158,10 @@ const bool registered = register_command("serve", "Serve the company over MCP (s
                   "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
   cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance");
   cmd->add_option("--max-body", o->max_body_bytes, "Largest request body accepted, in bytes");
+  cmd->add_option("--tls-cert", o->tls_cert, "HTTPS: certificate (chain) PEM file (or serve.tls_cert in the config)");
+  cmd->add_option("--tls-key", o->tls_key, "HTTPS: private key PEM file (or serve.tls_key in the config)");
+  cmd->add_flag("--behind-tls-proxy", o->behind_tls_proxy,
+                "A TLS-terminating proxy is in front: allow a token over plain HTTP off loopback");
   return [o] { return serve(*o); };
 });
 

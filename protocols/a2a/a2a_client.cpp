@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "runtime/core/utf8.hpp"
+#include "runtime/core/bounded_json.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 #include "runtime/llm/sse_parser.hpp"
 
@@ -32,7 +33,7 @@ Error transport_error(const std::string& what, const http::HttpResult& r) {
   if (r.error != http::TransportError::none)
     return Error{transport_code(r.error), what + ": " + r.error_message};
   std::string body = utf8::truncate(utf8::repair(r.body), 300);
-  json j = json::parse(utf8::repair(r.body), nullptr, false);
+  json j = parse_json_or_discarded(utf8::repair(r.body));
   if (j.is_object() && j.contains("error") && j["error"].is_object())
     body = j["error"].value("message", body);
   return Error{"http", what + ": HTTP " + std::to_string(r.status) + (body.empty() ? "" : ": " + body)};
@@ -183,7 +184,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
 
   void on_send_result(http::HttpResult r) {
     if (!r.ok()) return finish(transport_error(who(), r));
-    json response = json::parse(utf8::repair(r.body), nullptr, false);
+    json response = parse_json_or_discarded(utf8::repair(r.body));
     json result;
     if (!result_of(response, result)) return;
     auto ev = read_stream_event(result);
@@ -199,7 +200,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
     cb.on_data = [self](std::string_view chunk) {
       self->sse.feed(chunk, [&](const llm::SseEvent& e) {
         if (self->finished || e.data.empty()) return;
-        json response = json::parse(utf8::repair(e.data), nullptr, false);
+        json response = parse_json_or_discarded(utf8::repair(e.data));
         json result;
         if (!self->result_of(response, result)) return;
         auto ev = read_stream_event(result);
@@ -232,7 +233,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
     http::HttpCallbacks cb;
     cb.on_done = [self](http::HttpResult r) {
       if (!r.ok()) return self->finish(transport_error(self->who(), r));
-      json response = json::parse(utf8::repair(r.body), nullptr, false);
+      json response = parse_json_or_discarded(utf8::repair(r.body));
       json result;
       if (!self->result_of(response, result)) return;
       // GetTask answers with the bare Task in v1.0.
@@ -317,7 +318,7 @@ void A2aClient::fetch_card(const std::string& url, CardDone done) {
       if (e.code == "http") e.code = "card";
       return done(e);
     }
-    json card = json::parse(utf8::repair(r.body), nullptr, false);
+    json card = parse_json_or_discarded(utf8::repair(r.body));
     if (card.is_discarded()) return done(Error{"card", "A2A agent card " + card_url + ": not valid JSON"});
     done(read_agent_card(card, card_url));
   };

@@ -17,8 +17,8 @@ namespace {
 
 // The id of a body that is one request object, for an error that must be
 // sent before the body is dispatched; null when there is none to echo.
-json request_id_of(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+json request_id_of(const std::string& body, const JsonLimits& limits) {
+  json j = parse_json_or_discarded(body, limits);
   if (j.is_object()) {
     auto it = j.find("id");
     if (it != j.end() && (it->is_string() || it->is_number())) return *it;
@@ -42,7 +42,8 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
     if (q != req.query.end()) version = q->second;
   }
   if (auto v = parse_version_header(version); !v.ok()) {
-    json e = jsonrpc::make_error(request_id_of(req.body), code::kVersionNotSupported, v.error().message);
+    json e = jsonrpc::make_error(request_id_of(req.body, service.dispatcher().limits().body), code::kVersionNotSupported,
+                                 v.error().message);
     add_error_info(e);
     return res.set_json(200, e);
   }

@@ -96,7 +96,7 @@ struct Stream {
 }  // namespace
 
 A2aService::A2aService(company::CompanyService& company, A2aServiceOptions options)
-    : company_(company), options_(options) {
+    : company_(company), options_(options), dispatcher_(jsonrpc::Limits{options.body_limits}) {
   const json send_schema{{"type", "object"}, {"required", {"message"}}, {"properties", {{"message", {{"type", "object"}}}}}};
   const json id_schema{{"type", "object"}, {"required", {"id"}}, {"properties", {{"id", {{"type", "string"}}}}}};
   for (const char* name : {"SendMessage", "message/send"}) {

@@ -49,6 +49,8 @@ struct A2aServiceOptions {
   std::chrono::milliseconds blocking_wait{std::chrono::minutes(10)};
   // How long CancelTask waits for the canceled task to reach its end state.
   std::chrono::milliseconds cancel_wait{std::chrono::seconds(5)};
+  // Size and nesting of a request body (runtime/core/bounded_json.hpp).
+  JsonLimits body_limits;
 };
 
 class A2aService {

@@ -6,6 +6,7 @@
 
 #include "protocols/acp/acp_run.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/core/bounded_json.hpp"
 
 namespace kaisha::acp {
 namespace {
@@ -28,7 +29,7 @@ Error failure(const std::string& what, const http::HttpResult& r) {
                                                                   : "http";
     return Error{code, what + ": " + r.error_message};
   }
-  json j = json::parse(utf8::repair(r.body), nullptr, false);
+  json j = parse_json_or_discarded(utf8::repair(r.body));
   if (j.is_object() && j.contains("message") && j["message"].is_string())
     return Error{"acp", what + ": HTTP " + std::to_string(r.status) + " " + j.value("code", std::string()) + ": " +
                             j["message"].get<std::string>()};
@@ -94,7 +95,7 @@ struct RunAsk : std::enable_shared_from_this<RunAsk> {
     http::HttpCallbacks cb;
     cb.on_done = [self](http::HttpResult r) {
       if (!r.ok()) return self->done(failure(self->who(), r));
-      self->on_run(json::parse(utf8::repair(r.body), nullptr, false));
+      self->on_run(parse_json_or_discarded(utf8::repair(r.body)));
     };
     http->submit(request("GET", addr.base_url + "/runs/" + run_id, opt.bearer_token), http_options(), std::move(cb));
   }
@@ -134,7 +135,7 @@ void AcpClient::fetch_manifest(const AcpAgentAddress& address, std::function<voi
   http::HttpCallbacks cb;
   cb.on_done = [done = std::move(done), url, any = address.agent.empty()](http::HttpResult r) {
     if (!r.ok()) return done(failure("ACP " + url, r));
-    json j = json::parse(utf8::repair(r.body), nullptr, false);
+    json j = parse_json_or_discarded(utf8::repair(r.body));
     if (any) {
       if (!j.is_object() || !j.contains("agents") || !j["agents"].is_array() || j["agents"].empty())
         return done(Error{"acp", "ACP " + url + ": no agents listed"});
@@ -161,7 +162,7 @@ void AcpClient::ask(const AcpAgentAddress& address, const std::string& text,
   http::HttpCallbacks cb;
   cb.on_done = [a](http::HttpResult r) {
     if (!r.ok()) return a->done(failure(a->who(), r));
-    a->on_run(json::parse(utf8::repair(r.body), nullptr, false));
+    a->on_run(parse_json_or_discarded(utf8::repair(r.body)));
   };
   http_.submit(request("POST", address.base_url + "/runs", options_.bearer_token, body.dump()), a->http_options(),
                std::move(cb));

@@ -132,8 +132,11 @@ Result<RunRequest> AcpService::parse_run_request(const std::string& body, AcpRep
     if (error) *error = error_reply(status, code, message);
     return Error{code, message};
   };
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail(400, "invalid_input", "request body must be a JSON object");
+  BoundedJson parsed = parse_bounded_json(body, options_.body_limits);
+  if (!parsed.ok) return fail(parsed.error.kind == JsonParseError::Kind::too_large ? 413 : 400, "invalid_input",
+                              "request body: " + parsed.error.message);
+  const json& j = parsed.value;
+  if (!j.is_object()) return fail(400, "invalid_input", "request body must be a JSON object");
   RunRequest r;
   auto name = j.find("agent_name");
   if (name == j.end() || !name->is_string()) return fail(400, "invalid_input", "agent_name: is required (a string)");
@@ -252,8 +255,12 @@ AcpReply AcpService::cancel_run(const std::string& run_id) {
 }
 
 AcpReply AcpService::resume_run(const std::string& run_id, const std::string& body) {
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return error_reply(400, "invalid_input", "request body must be a JSON object");
+  BoundedJson parsed = parse_bounded_json(body, options_.body_limits);
+  if (!parsed.ok)
+    return error_reply(parsed.error.kind == JsonParseError::Kind::too_large ? 413 : 400, "invalid_input",
+                       "request body: " + parsed.error.message);
+  const json& j = parsed.value;
+  if (!j.is_object()) return error_reply(400, "invalid_input", "request body must be a JSON object");
   auto ar = j.find("await_resume");
   if (ar == j.end() || !ar->is_object()) return error_reply(400, "invalid_input", "await_resume: is required (an object)");
   if (auto m = j.find("mode"); m != j.end() && !m->is_null() &&

@@ -25,6 +25,7 @@
 
 #include "protocols/acp/acp_run.hpp"
 #include "runtime/company/company_service.hpp"
+#include "runtime/core/bounded_json.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 
@@ -37,6 +38,8 @@ struct AcpServiceOptions {
   // run as it stands.
   std::chrono::milliseconds sync_wait{std::chrono::minutes(10)};
   size_t max_runs = 1000;
+  // Size and nesting of a request body (runtime/core/bounded_json.hpp).
+  JsonLimits body_limits;
 };
 
 // What an endpoint answers: an HTTP status and a JSON body (a Run, a list,

@@ -17,13 +17,21 @@ bool is_loopback_host(std::string_view host) {
   return false;
 }
 
-Status check_bind_policy(const std::string& host, const std::string& token) {
+Status check_bind_policy(const std::string& host, const std::string& token, bool tls) {
   if (host.empty()) return Error{"bind", "empty listen address (use 127.0.0.1 for local use)"};
-  if (is_loopback_host(host) || !token.empty()) return Status::Ok();
-  return Error{"bind", "refusing to listen on " + host +
-                           " without a bearer token: only loopback addresses (127.0.0.1, ::1) are served "
-                           "without one; set a token with --token, the config, or $" +
-                           std::string(kTokenEnvVar)};
+  if (is_loopback_host(host)) return Status::Ok();
+  if (token.empty())
+    return Error{"bind", "refusing to listen on " + host +
+                             " without a bearer token: only loopback addresses (127.0.0.1, ::1) are served "
+                             "without one; set a token with --token, the config, or $" +
+                             std::string(kTokenEnvVar)};
+  if (!tls)
+    return Error{"bind", "refusing to listen on " + host +
+                             " over plain HTTP: the bearer token would cross the network in clear text; serve "
+                             "HTTPS (serve.tls_cert and serve.tls_key in the config, or --tls-cert/--tls-key) or, "
+                             "when a TLS-terminating proxy is in front, say so (serve.behind_tls_proxy: true or "
+                             "--behind-tls-proxy)"};
+  return Status::Ok();
 }
 
 std::string resolve_bearer_token(const std::string& configured) {

@@ -5,17 +5,26 @@
 //   * bind policy: 127.0.0.1 by default; any non-loopback address is refused
 //     at start() unless a bearer token is set (bind_policy.hpp);
 //   * with a token, every request must carry `Authorization: Bearer <token>`
-//     (401 otherwise, before any handler runs);
-//   * request bodies over max_body_bytes get 413 without being read;
-//   * read/write timeouts, so a slow or dead peer cannot hold a thread forever;
+//     (401 otherwise, before any handler runs; the refusal and its reason
+//     are logged to stderr);
+//   * request bodies over max_body_bytes, or with a Content-Length that is
+//     not a plain number, get 413/400 without being read (request_framing.hpp);
+//   * deadlines: a request's headers must arrive within header_timeout_ms,
+//     its body within body_timeout_ms, an idle connection closes after
+//     keep_alive_timeout_ms, a write must progress within write_timeout_ms
+//     (connection_stream.hpp);
+//   * at most max_connections open connections, max_connections_per_client
+//     from one source address; beyond that a connection is answered 503/429
+//     and closed at once (connection_limiter.hpp);
 //   * errors as JSON bodies {"error": {"code", "message"}} (protocols with
 //     their own error shape answer themselves);
-//   * SSE responses through SseWriter (sse_writer.hpp).
+//   * SSE responses through SseWriter (sse_writer.hpp);
+//   * HTTPS when tls_cert_file and tls_key_file are set.
 //
-// Handlers run on the server's worker threads (options.threads of them), may
-// block (e.g. waiting for a task), and must not throw: an escaping exception
-// is answered with 500 and logged to stderr. An open SSE stream occupies one
-// worker thread for its lifetime.
+// Each open connection has a thread of its own (no fixed pool that slow
+// clients could fill); handlers run on it, may block (e.g. waiting for a
+// task), and must not throw: an escaping exception is answered with 500 and
+// logged to stderr. An open SSE stream keeps its connection's thread.
 //
 // Thread-safety: add routes before start(); start()/stop() from one thread.
 #pragma once
@@ -29,6 +38,7 @@
 #include <vector>
 
 #include "protocols/http/sse_writer.hpp"
+#include "runtime/core/bounded_json.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 
@@ -38,15 +48,23 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;                       // 0: an ephemeral port
   std::string bearer_token;           // empty: no auth (loopback only)
-  size_t max_body_bytes = 4u << 20;   // larger bodies get 413
-  int threads = 128;                  // worker pool; each connection holds one while open
-  int64_t read_timeout_ms = 30'000;   // waiting for a request's bytes
-  int64_t write_timeout_ms = 30'000;  // a peer not reading our response
-  // An idle keep-alive connection holds a worker this long, and stop() waits
-  // for it (whole seconds).
-  int64_t keep_alive_timeout_ms = 2'000;
+  size_t max_body_bytes = JsonLimits{}.max_bytes;  // larger bodies get 413
+  size_t max_connections = 2048;            // open at once; more get 503
+  size_t max_connections_per_client = 256;  // from one source address; more get 429
+  int64_t header_timeout_ms = 10'000;  // request line and headers, from the request's first byte
+  int64_t body_timeout_ms = 30'000;    // the body, from the end of the headers
+  int64_t write_timeout_ms = 30'000;   // a peer not reading our response
+  // An idle connection (before its first request or between two) is closed
+  // after this long.
+  int64_t keep_alive_timeout_ms = 5'000;
   int64_t sse_heartbeat_ms = 15'000;  // comment line on idle SSE streams (disconnect detection)
   std::vector<std::string> allowed_origins;  // besides loopback origins
+  // HTTPS: PEM files of the certificate (chain) and its private key; both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // A TLS-terminating proxy is in front: plain HTTP off loopback is allowed
+  // with a bearer token (which the proxy's TLS protects).
+  bool behind_tls_proxy = false;
 };
 
 struct HttpRequest {
@@ -57,6 +75,9 @@ struct HttpRequest {
   std::vector<std::string> path_params;        // regex captures of the route pattern
   std::string body;
   std::string remote_addr;
+  // Who sent it, for per-client limits: the source address, plus a
+  // fingerprint of the Authorization header when there is one.
+  std::string client;
 
   // The header's value or "" (`name` in any case).
   std::string header(std::string_view name) const;
@@ -104,8 +125,10 @@ class HttpServer {
 
   int port() const;
   const HttpServerOptions& options() const;
-  // "http://host:port" (IPv6 hosts bracketed); valid after start().
+  // "http://host:port" or "https://..." (IPv6 hosts bracketed); valid after start().
   std::string base_url() const;
+  // Connections open now (admitted, not yet closed); for tests and diagnostics.
+  size_t open_connections() const;
   // True when bound to a loopback address (Host checks apply).
   bool loopback_only() const;
 

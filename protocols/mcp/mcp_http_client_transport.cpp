@@ -7,6 +7,7 @@
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "protocols/mcp/sse_event_reader.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/core/bounded_json.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
 namespace kaisha::mcp {
@@ -21,7 +22,7 @@ bool is_response_to(const json& m, const std::string& key) {
 }
 
 std::string snippet(const std::string& body) {
-  json j = json::parse(utf8::repair(body), nullptr, false);
+  json j = parse_json_or_discarded(utf8::repair(body));
   if (j.is_object()) {
     if (auto e = j.find("error"); e != j.end()) {
       if (e->is_object() && e->contains("message") && (*e)["message"].is_string())
@@ -164,7 +165,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
 
   void on_event(const SseMessage& ev, Post* p) {
     if (ev.data.empty()) return;  // priming event: only an id for resumption
-    json m = json::parse(utf8::repair(ev.data), nullptr, false);
+    json m = parse_json_or_discarded(utf8::repair(ev.data));
     if (m.is_discarded()) return malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
     auto one = [&](const json& x) {
       if (p && p->request && is_response_to(x, p->key)) p->answered = true;
@@ -193,7 +194,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     }
     if (r.status < 200 || r.status >= 300) {
       const std::string body = p.body.empty() ? r.body : p.body;
-      json j = json::parse(utf8::repair(body), nullptr, false);
+      json j = parse_json_or_discarded(utf8::repair(body));
       // A JSON-RPC error with this request's id says it best.
       if (p.request && j.is_object() && j.contains("error") && is_response_to(j, p.key)) deliver(j);
       else if (p.request) fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) +
@@ -223,7 +224,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       if (p.request) fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) + " without a body");
       return;
     }
-    json m = json::parse(utf8::repair(p.body), nullptr, false);
+    json m = parse_json_or_discarded(utf8::repair(p.body));
     if (m.is_discarded()) {
       malformed("a response body that is not JSON: " + utf8::truncate(utf8::repair(p.body), 200));
       if (p.request) fail_request(id, "MCP server " + url + " answered with something that is not JSON: " + utf8::truncate(utf8::repair(p.body), 120));
@@ -286,7 +287,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       s->reader.feed(chunk, [&](const SseMessage& ev) {
         s->got_event = true;
         if (ev.data.empty()) return;
-        json m = json::parse(utf8::repair(ev.data), nullptr, false);
+        json m = parse_json_or_discarded(utf8::repair(ev.data));
         if (m.is_discarded()) return self->malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
         auto one = [&](const json& x) {
           if (x.is_object() && x.contains("id") && !x.contains("method")) s->awaited.erase(key_of(x["id"]));

@@ -1,6 +1,8 @@
 #include "protocols/mcp/mcp_http_transport.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -28,8 +30,15 @@ bool contains(const std::string& haystack, const char* needle) { return haystack
 // Streams a session keeps for resumption; finished ones beyond this go first.
 constexpr size_t kMaxStreams = 64;
 
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 struct SessionEntry {
   std::shared_ptr<McpSession> session;
+  std::string client;                  // HttpRequest::client of its initialize
+  std::atomic<int64_t> last_used_ms{0};  // steady clock
   std::mutex mu;
   std::map<std::string, std::shared_ptr<EventStream>> streams;
   std::deque<std::string> order;
@@ -94,31 +103,72 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
 
   Impl(McpServer& s, protocols::HttpServer& h, McpHttpOptions o) : server(s), http(h), opt(std::move(o)) {}
 
-  std::shared_ptr<SessionEntry> open_session() {
-    auto e = std::make_shared<SessionEntry>();
-    e->session = std::make_shared<McpSession>(new_session_id());
+  // A new session for `client`, or nullptr and why not (the client holds
+  // its limit of sessions, none of them idle).
+  std::shared_ptr<SessionEntry> open_session(const HttpRequest& q, std::string& refusal) {
+    std::vector<std::shared_ptr<SessionEntry>> evicted;
+    std::shared_ptr<SessionEntry> e;
+    {
+      std::lock_guard lock(mu);
+      std::vector<std::string> mine;  // oldest first
+      for (const auto& id : order)
+        if (auto it = sessions.find(id); it != sessions.end() && it->second->client == q.client) mine.push_back(id);
+      const int64_t idle_before = now_ms() - opt.session_idle_ms;
+      for (size_t i = 0; i < mine.size() && mine.size() - evicted.size() >= opt.max_sessions_per_client; ++i) {
+        auto it = sessions.find(mine[i]);
+        if (it->second->last_used_ms.load() < idle_before) {
+          evicted.push_back(it->second);
+          erase_locked(mine[i]);
+        }
+      }
+      if (mine.size() - evicted.size() >= opt.max_sessions_per_client) {
+        refusal = "Too Many Sessions: " + q.remote_addr + " holds " + std::to_string(mine.size() - evicted.size()) +
+                  " MCP sessions, the limit per client; end one with DELETE (Mcp-Session-Id) before initializing "
+                  "another";
+      } else {
+        e = std::make_shared<SessionEntry>();
+        e->session = std::make_shared<McpSession>(new_session_id());
+        e->client = q.client;
+        e->last_used_ms = now_ms();
+        sessions[e->session->id()] = e;
+        order.push_back(e->session->id());
+        if (order.size() > opt.max_sessions) {
+          if (auto victim = busiest_clients_oldest_locked()) {
+            evicted.push_back(victim);
+            erase_locked(victim->session->id());
+          }
+        }
+      }
+    }
+    for (auto& v : evicted) drop(v);
+    if (!e) return nullptr;
     std::weak_ptr<SessionEntry> weak = e;
     e->session->set_unrelated_sink([weak](const json& m) {
       auto entry = weak.lock();
       return entry && entry->send_unrelated(m);
     });
     server.add_session(e->session);
-    std::shared_ptr<SessionEntry> evicted;
-    {
-      std::lock_guard lock(mu);
-      sessions[e->session->id()] = e;
-      order.push_back(e->session->id());
-      if (order.size() > opt.max_sessions) {
-        auto it = sessions.find(order.front());
-        if (it != sessions.end()) {
-          evicted = it->second;
-          sessions.erase(it);
-        }
-        order.pop_front();
-      }
-    }
-    if (evicted) drop(evicted);
     return e;
+  }
+
+  void erase_locked(const std::string& id) {
+    sessions.erase(id);
+    order.erase(std::remove(order.begin(), order.end(), id), order.end());
+  }
+
+  // The oldest session of the client that holds the most.
+  std::shared_ptr<SessionEntry> busiest_clients_oldest_locked() {
+    std::map<std::string, size_t> count;
+    std::string busiest;
+    size_t most = 0;
+    for (const auto& [_, e] : sessions)
+      if (size_t c = ++count[e->client]; c > most) {
+        most = c;
+        busiest = e->client;
+      }
+    for (const auto& id : order)
+      if (auto it = sessions.find(id); it != sessions.end() && it->second->client == busiest) return it->second;
+    return nullptr;
   }
 
   void drop(const std::shared_ptr<SessionEntry>& e) {
@@ -139,6 +189,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       rpc_error(res, 404, -32001, "Session not found: " + sid + " (it ended or never existed; initialize again)");
       return nullptr;
     }
+    it->second->last_used_ms = now_ms();
     return it->second;
   }
 
@@ -187,7 +238,12 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
 
     std::shared_ptr<SessionEntry> entry;
     if (is_init) {
-      entry = open_session();
+      std::string refusal;
+      entry = open_session(q, refusal);
+      if (!entry) {
+        res.set_json(429, jsonrpc::make_error(first->id, -32000, refusal));
+        return;
+      }
       res.headers[kSessionHeader] = entry->session->id();
     } else {
       entry = session_of(q, res);
@@ -263,8 +319,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     if (!entry) return;
     {
       std::lock_guard lock(mu);
-      sessions.erase(entry->session->id());
-      order.erase(std::remove(order.begin(), order.end(), entry->session->id()), order.end());
+      erase_locked(entry->session->id());
     }
     drop(entry);
     res.set_json(200, json::object());

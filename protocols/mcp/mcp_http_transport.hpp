@@ -14,6 +14,13 @@
 //           was missed).
 //   DELETE  ends the session.
 //
+// Sessions are limited per client (source address plus bearer token,
+// HttpRequest::client): a client at max_sessions_per_client first loses its
+// own sessions idle for session_idle_ms, and if none is, its initialize gets
+// 429 and a JSON-RPC error saying so. Beyond max_sessions in all, the oldest
+// session of the client holding the most goes, so one client cannot evict
+// everyone else's.
+//
 // Host and Origin are checked on every request (403 on failure: DNS
 // rebinding protection). Requests answered by SSE run on their own thread so
 // that the stream flows while the tool works; the destructor waits for them.
@@ -30,7 +37,9 @@ namespace kaisha::mcp {
 struct McpHttpOptions {
   std::string path = "/mcp";
   int64_t retry_ms = 1000;     // SSE "retry:" advertised to clients
-  size_t max_sessions = 1000;  // the oldest session is dropped beyond this
+  size_t max_sessions = 1000;            // in all (see above)
+  size_t max_sessions_per_client = 32;   // open sessions of one client
+  int64_t session_idle_ms = 30 * 60'000; // idle sessions of a client at its limit are closed
 };
 
 class McpHttpTransport {

@@ -1,5 +1,6 @@
 #include "protocols/mcp/mcp_stdio_client_transport.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/core/bounded_json.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -81,7 +82,7 @@ struct McpStdioClientTransport::Impl {
       in_line.clear();
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      json j = json::parse(utf8::repair(line), nullptr, false);
+      json j = parse_json_or_discarded(utf8::repair(line));
       if (j.is_discarded()) {
         if (handlers.on_malformed) handlers.on_malformed("not JSON: " + utf8::truncate(utf8::repair(line), 200));
         continue;

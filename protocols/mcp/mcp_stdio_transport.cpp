@@ -74,7 +74,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
       return self && self->write_line(m);
     });
     server.add_session(session);
-    const size_t limit = server.options().limits.max_body_bytes;
+    const size_t limit = server.options().limits.body.max_bytes;
     std::string buf;
     bool skipping = false;  // inside a line that is over the limit
     char chunk[65536];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/config/mcp_server_config.hpp"
+#include "runtime/config/serve_config.hpp"
 
 namespace kaisha::config {
 
@@ -193,6 +194,7 @@ struct Config {
   MemoryConfig memory;
   ToolsConfig tools;
   std::vector<McpServerConfig> mcp_servers;  // MCP servers whose tools kaisha uses
+  ServeConfig serve;                         // how `kaisha serve --http` listens
 };
 
 }  // namespace kaisha::config

@@ -74,7 +74,7 @@ class ConfigParser {
     if (Status s = r_.expect_map(root, ""); !s) return s;
     if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
                                             "providers", "retry", "budget", "switches", "strategy", "effgen",
-                                            "judge", "memory", "tools", "mcp_servers"});
+                                            "judge", "memory", "tools", "mcp_servers", "serve"});
         !s)
       return s;
     if (Status s = r_.optional_string(root, "", "store", c_.store_path); !s) return s;
@@ -91,6 +91,7 @@ class ConfigParser {
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;
     if (Status s = read_mcp_servers(root["mcp_servers"], r_, c_.mcp_servers); !s) return s;
+    if (Status s = read_serve_config(root["serve"], r_, c_.serve); !s) return s;
     return switches(root["switches"]);
   }
 

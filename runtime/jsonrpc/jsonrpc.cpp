@@ -24,60 +24,6 @@ json invalid(const json& id, const std::string& what) {
   return make_error(id, code::kInvalidRequest, "Invalid Request: " + what);
 }
 
-// Line and column (both 1-based) of the byte at 1-based offset `byte`.
-std::pair<size_t, size_t> line_column(std::string_view body, size_t byte) {
-  size_t line = 1, column = 1;
-  const size_t end = byte == 0 ? 0 : std::min(byte - 1, body.size());
-  for (size_t i = 0; i < end; ++i) {
-    if (body[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
-// The reason part of an nlohmann parse_error text, without the library's
-// "[json.exception...] parse error at line x, column y: " prefix: the peer
-// needs the reason and the position, not our library's name.
-std::string parse_reason(const char* what) {
-  std::string s = what;
-  auto col = s.find("column ");
-  if (col != std::string::npos) {
-    auto colon = s.find(": ", col);
-    if (colon != std::string::npos) return s.substr(colon + 2);
-  }
-  auto bracket = s.find("] ");
-  return bracket == std::string::npos ? s : s.substr(bracket + 2);
-}
-
-// Scans for nesting deeper than `max_depth` before parsing, so that a body of
-// a million '[' is refused in linear time instead of being built (and torn
-// down recursively) as a million nested arrays. Returns the 0-based offset of
-// the first byte that goes too deep, or npos.
-size_t too_deep_at(std::string_view body, size_t max_depth) {
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return std::string_view::npos;
-}
-
 std::optional<RpcError> read_error_object(const json& e, std::string& why) {
   if (!e.is_object()) {
     why = "\"error\" must be an object, got " + std::string(type_name(e));
@@ -207,29 +153,22 @@ ParsedBody parse_body(std::string_view body, const Limits& limits) {
     out.messages.emplace_back(std::move(error));
     return out;
   };
-  if (auto s = check_body_size(body.size(), limits.max_body_bytes); !s.ok()) {
-    return single(make_error(nullptr, code::kInvalidRequest, "Invalid Request: " + s.error().message,
-                             json{{"limit", limits.max_body_bytes}, {"size", body.size()}}));
+  BoundedJson parsed = parse_bounded_json(body, limits.body);
+  if (!parsed.ok) {
+    const JsonParseError& e = parsed.error;
+    switch (e.kind) {
+      case JsonParseError::Kind::too_large:
+        return single(make_error(nullptr, code::kInvalidRequest, "Invalid Request: " + e.message,
+                                 json{{"limit", limits.body.max_bytes}, {"size", body.size()}}));
+      case JsonParseError::Kind::too_deep:
+        return single(make_error(nullptr, code::kInvalidRequest, "Invalid Request: " + e.message,
+                                 json{{"line", e.line}, {"column", e.column}, {"limit", limits.body.max_depth}}));
+      case JsonParseError::Kind::syntax:
+        return single(make_error(nullptr, code::kParseError, "Parse error: " + e.message,
+                                 json{{"line", e.line}, {"column", e.column}, {"byte", e.byte}}));
+    }
   }
-  if (size_t at = too_deep_at(body, limits.max_depth); at != std::string_view::npos) {
-    auto [line, column] = line_column(body, at + 1);
-    return single(make_error(
-        nullptr, code::kInvalidRequest,
-        "Invalid Request: nesting deeper than " + std::to_string(limits.max_depth) +
-            " levels at line " + std::to_string(line) + ", column " + std::to_string(column)));
-  }
-  json doc;
-  try {
-    doc = json::parse(body);
-  } catch (const json::parse_error& e) {
-    auto [line, column] = line_column(body, e.byte);
-    return single(make_error(nullptr, code::kParseError,
-                             "Parse error at line " + std::to_string(line) + ", column " +
-                                 std::to_string(column) + ": " + parse_reason(e.what()),
-                             json{{"line", line}, {"column", column}, {"byte", e.byte}}));
-  } catch (const std::exception& e) {
-    return single(make_error(nullptr, code::kParseError, "Parse error: the body is not JSON"));
-  }
+  json doc = std::move(parsed.value);
   if (!doc.is_array()) {
     out.messages.push_back(parse_message(doc));
     return out;

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/core/bounded_json.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 
@@ -67,9 +68,8 @@ struct IncomingResponse {
 using Message = std::variant<Request, IncomingResponse, json>;
 
 struct Limits {
-  size_t max_body_bytes = 4 * 1024 * 1024;
+  JsonLimits body;          // size and nesting of a body (the one limit for every JSON body)
   size_t max_batch = 256;   // elements in one batch
-  size_t max_depth = 128;   // nesting of arrays/objects; guards the stack
 };
 
 // The outcome of parsing a body. When the body as a whole is unusable

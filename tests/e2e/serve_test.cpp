@@ -194,5 +194,33 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   EXPECT_EQ(b["session"], h["session"]);
 }
 
+// A ~200 KB body nested 100,000 deep once crashed `kaisha serve` (SIGSEGV
+// in a recursive copy of the ACP input). Every protocol refuses it with a
+// clear error from the one bounded parser, and the server keeps answering.
+TEST_F(ServeTest, DeeplyNestedBodiesAreRefusedOnEveryProtocolAndTheServerStaysUp) {
+  start_mock(kServeScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+
+  auto acp = request("POST", "/acp/runs", R"({"agent_name":"kaisha","mode":"sync","input":)" + deep + "}");
+  EXPECT_EQ(acp.status, 400) << acp.body << server_->log();
+  EXPECT_NE(acp.body.find("nesting deeper than 128 levels"), std::string::npos) << acp.body;
+
+  auto a2a = request("POST", "/a2a",
+                     R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":)" + deep + "}}",
+                     {{"A2A-Version", "1.0"}});
+  EXPECT_EQ(a2a.status, 200) << server_->log();
+  EXPECT_EQ(json::parse(a2a.body)["error"]["code"], -32600) << a2a.body;
+
+  auto mcp = request("POST", "/mcp", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":)" + deep + "}",
+                     {{"Accept", "application/json, text/event-stream"}});
+  EXPECT_EQ(mcp.status, 400) << server_->log();
+  EXPECT_EQ(json::parse(mcp.body)["error"]["code"], -32600) << mcp.body;
+
+  EXPECT_EQ(request("GET", "/acp/ping", "").status, 200) << server_->log();
+}
+
 }  // namespace
 }  // namespace kaisha::e2e

@@ -172,5 +172,26 @@ TEST_F(A2aServerTest, TrailingSlashIsTheSameEndpoint) {
   EXPECT_EQ(json::parse(r.body)["result"]["task"]["artifacts"][0]["parts"][0]["text"], "answer: slash");
 }
 
+// Deep nesting is refused by the one bounded parser, for the version check's
+// id lookup as for the dispatch, and the server goes on answering.
+TEST_F(A2aServerTest, ADeeplyNestedBodyGetsAJsonRpcErrorAndTheServerKeepsAnswering) {
+  const std::string deep = std::string(30000, '[') + std::string(30000, ']');
+  const std::string body = R"({"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":)" + deep + "}}";
+  for (const std::string version : {"1.0", "9.9"}) {
+    auto r = post({}, version, body);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json e = json::parse(r.body);
+    if (version == "1.0") {
+      EXPECT_EQ(e["error"]["code"], -32600) << r.body;
+      EXPECT_NE(e["error"]["message"].get<std::string>().find("nesting deeper than 128 levels"), std::string::npos);
+    } else {
+      EXPECT_EQ(e["error"]["code"], code::kVersionNotSupported);
+      EXPECT_TRUE(e["id"].is_null());  // the id is not dug out of a body too deep to parse
+    }
+  }
+  EXPECT_EQ(json::parse(post(send("SendMessage", "still here")).body)["result"]["task"]["status"]["state"],
+            "TASK_STATE_COMPLETED");
+}
+
 }  // namespace
 }  // namespace kaisha::a2a

@@ -114,5 +114,21 @@ TEST_F(AcpServerTest, CancelResumeAndBadInput) {
   EXPECT_EQ(call("POST", "/runs", "not json").status, 400);
 }
 
+// An input nested 100,000 deep once crashed the server (a recursive copy);
+// it is refused by the parser with where it went too deep, and the server
+// goes on answering.
+TEST_F(AcpServerTest, ADeeplyNestedBodyIsRefusedAndTheServerKeepsAnswering) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto run = call("POST", "/runs", R"({"agent_name":"kaisha","input":)" + deep + "}");
+  EXPECT_EQ(run.status, 400) << run.body;
+  json error = json::parse(run.body);
+  EXPECT_EQ(error["code"], "invalid_input");
+  EXPECT_EQ(error["message"], "request body: nesting deeper than 128 levels at line 1, column 159");
+  auto resume = call("POST", "/runs/x", R"({"await_resume":)" + deep + "}");
+  EXPECT_EQ(resume.status, 400) << resume.body;
+  EXPECT_EQ(call("GET", "/ping").status, 200);
+  EXPECT_TRUE(company.inputs.empty());
+}
+
 }  // namespace
 }  // namespace kaisha::acp

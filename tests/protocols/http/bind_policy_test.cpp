@@ -24,14 +24,26 @@ TEST(BindPolicy, LoopbackHostsAreRecognised) {
 }
 
 TEST(BindPolicy, NonLoopbackNeedsAToken) {
-  EXPECT_TRUE(check_bind_policy("127.0.0.1", "").ok());
-  EXPECT_TRUE(check_bind_policy("0.0.0.0", "s3cret").ok());
-  auto st = check_bind_policy("0.0.0.0", "");
+  EXPECT_TRUE(check_bind_policy("127.0.0.1", "", false).ok());
+  EXPECT_TRUE(check_bind_policy("0.0.0.0", "s3cret", true).ok());
+  auto st = check_bind_policy("0.0.0.0", "", true);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, "bind");
   EXPECT_NE(st.error().message.find("0.0.0.0"), std::string::npos);
   EXPECT_NE(st.error().message.find("KAISHA_HTTP_TOKEN"), std::string::npos);
-  EXPECT_FALSE(check_bind_policy("", "tok").ok());
+  EXPECT_FALSE(check_bind_policy("", "tok", true).ok());
+}
+
+// Off loopback the token must not cross the network in clear text: HTTPS,
+// or a TLS-terminating proxy the configuration vouches for.
+TEST(BindPolicy, ATokenOffLoopbackNeedsTls) {
+  auto st = check_bind_policy("0.0.0.0", "s3cret", false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "bind");
+  EXPECT_NE(st.error().message.find("plain HTTP"), std::string::npos) << st.error().message;
+  EXPECT_NE(st.error().message.find("behind_tls_proxy"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(check_bind_policy("127.0.0.1", "s3cret", false).ok());
+  EXPECT_TRUE(check_bind_policy("::1", "s3cret", false).ok());
 }
 
 TEST(BindPolicy, TokenComesFromConfigThenEnvironment) {

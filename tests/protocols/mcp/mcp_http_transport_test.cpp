@@ -11,6 +11,7 @@
 
 #include "protocols/mcp/conformance_fixture.hpp"
 #include "runtime/llm/sse_parser.hpp"
+#include "tests/protocols/http/loopback_client.hpp"
 
 namespace kaisha::mcp {
 namespace {
@@ -195,6 +196,93 @@ TEST(McpHttp, NotificationsAndResponsesGet202) {
   EXPECT_TRUE(n->body.empty());
   auto resp = f.post(json{{"jsonrpc", "2.0"}, {"id", "x"}, {"result", json::object()}}, {{"Mcp-Session-Id", sid}});
   EXPECT_EQ(resp->status, 202);
+}
+
+TEST(McpHttp, ADeeplyNestedBodyGets400AndTheServerKeepsAnswering) {
+  Fixture f;
+  const std::string deep = std::string(30000, '{') + std::string(30000, '}');
+  auto r = f.client->Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
+                          R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":)" + deep + "}}",
+                          "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  json e = json::parse(r->body);
+  EXPECT_EQ(e["error"]["code"], -32600);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("nesting deeper than 128 levels"), std::string::npos);
+  EXPECT_EQ(f.transport.session_count(), 0u);
+  EXPECT_FALSE(f.open().empty());
+}
+
+// One raw `initialize` (answered as JSON) from `source`: the status and the
+// session id (or the response body when refused).
+std::pair<int, std::string> initialize_from(const std::string& source, int port) {
+  const std::string body = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                                {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
+                                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                               .dump();
+  std::string r = kaisha::testing::request_from(source, port, "POST", "/mcp",
+                                                "Content-Type: application/json\r\nAccept: application/json\r\n", body);
+  const int status = kaisha::testing::status_of(r);
+  const std::string marker = "Mcp-Session-Id: ";
+  auto at = r.find(marker);
+  if (status != 200 || at == std::string::npos) return {status, kaisha::testing::body_of(r)};
+  return {status, r.substr(at + marker.size(), r.find("\r\n", at) - at - marker.size())};
+}
+
+// A session answers ping (200) while it lives, 404 once evicted.
+int ping_status(Fixture& f, const std::string& sid) {
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "ping"}},
+                  {{"Mcp-Session-Id", sid}, {"MCP-Protocol-Version", "2025-11-25"}}, false);
+  return r ? r->status : 0;
+}
+
+// One client sending 1,001 initialize calls used to evict every other
+// client's session (the oldest went first, whoever owned it). Now a client
+// gets its limit of sessions and then a clear 429; the others keep theirs.
+TEST(McpHttp, OneClientsInitializeFloodCannotEvictOtherClientsSessions) {
+  Fixture f;
+  const std::string victim = f.open();
+  int opened = 0, refused = 0;
+  std::string refusal;
+  for (int i = 0; i < 1001; ++i) {
+    auto [status, text] = initialize_from("127.0.0.2", f.http.port());
+    if (status == 200) ++opened;
+    else if (status == 429) {
+      ++refused;
+      refusal = text;
+    }
+  }
+  EXPECT_EQ(opened, 32);  // McpHttpOptions::max_sessions_per_client
+  EXPECT_EQ(refused, 1001 - 32);
+  json e = json::parse(refusal);
+  EXPECT_EQ(e["error"]["code"], -32000);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("127.0.0.2 holds 32 MCP sessions, the limit per client"),
+            std::string::npos)
+      << refusal;
+  EXPECT_EQ(ping_status(f, victim), 200);
+  EXPECT_EQ(initialize_from("127.0.0.3", f.http.port()).first, 200);  // another client is served
+}
+
+// When the server as a whole is full, the client holding the most sessions
+// loses its oldest, not whoever came first.
+TEST(McpHttp, AFullServerEvictsFromTheBusiestClient) {
+  auto backend = std::move(ConformanceFixture::load().value());
+  McpServer server{*backend};
+  protocols::HttpServer http{protocols::HttpServerOptions{}};
+  McpHttpOptions mo;
+  mo.max_sessions = 10;
+  McpHttpTransport transport{server, http, mo};
+  ASSERT_TRUE(http.start().ok());
+  auto victim = initialize_from("127.0.0.1", http.port());
+  ASSERT_EQ(victim.first, 200);
+  for (int i = 0; i < 30; ++i) ASSERT_EQ(initialize_from("127.0.0.2", http.port()).first, 200) << i;
+  EXPECT_EQ(transport.session_count(), 10u);
+  httplib::Client c("127.0.0.1", http.port());
+  auto r = c.Post("/mcp", {{"Mcp-Session-Id", victim.second}, {"Accept", "application/json"}},
+                  json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "ping"}}.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  http.stop();
 }
 
 }  // namespace

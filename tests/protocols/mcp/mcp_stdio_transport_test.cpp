@@ -26,7 +26,7 @@ std::vector<json> read_all_lines(int fd) {
 TEST(McpStdio, AnswersEachLineAndSurvivesGarbage) {
   auto backend = std::move(ConformanceFixture::load().value());
   McpServerOptions opts;
-  opts.limits.max_body_bytes = 1000;
+  opts.limits.body.max_bytes = 1000;
   McpServer server(*backend, opts);
   int in[2], out[2];
   ASSERT_EQ(::pipe(in), 0);

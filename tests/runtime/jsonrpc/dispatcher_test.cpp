@@ -147,7 +147,7 @@ TEST(Dispatcher, BodyLevelErrorsAreSingleObjects) {
   EXPECT_EQ((*run(d, "{oops").response)["error"]["code"], -32700);
   EXPECT_EQ((*run(d, "[1,2]").response).size(), 2u);
   Limits small;
-  small.max_body_bytes = 10;
+  small.body.max_bytes = 10;
   Dispatcher tiny(small);
   auto o = run(tiny, R"({"jsonrpc":"2.0","id":1,"method":"x"})");
   EXPECT_NE((*o.response)["error"]["message"].get<std::string>().find("exceeds the limit of 10 bytes"), std::string::npos);

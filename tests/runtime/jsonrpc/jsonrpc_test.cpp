@@ -129,7 +129,7 @@ TEST(JsonRpcParse, IncomingResponsesAreRecognised) {
 
 TEST(JsonRpcParse, SizeLimitGivesAClearError) {
   Limits limits;
-  limits.max_body_bytes = 64;
+  limits.body.max_bytes = 64;
   std::string body = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"text":")" +
                      std::string(100, 'x') + "\"}}";
   json e = single_error(body, limits);
