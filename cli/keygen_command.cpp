@@ -1,6 +1,9 @@
 // kaisha keygen: a CurveZMQ key pair for a node (or a submit client). The
 // file keeps the secret (mode 0600); the public key printed on stdout goes
-// into cluster.yaml (nodes.NAME.public_key or cluster.authorised_keys).
+// into cluster.yaml (nodes.NAME.public_key or cluster.authorised_keys) as is:
+// double-quoted, since Z85 uses characters YAML reads specially ('[', '{',
+// '&', '*', '!', ...); neither '"' nor '\' is in Z85, so the quotes need no
+// escapes. The loader reads keys verbatim ('$' needs no escaping either).
 #include <filesystem>
 #include <iostream>
 
@@ -29,7 +32,7 @@ int keygen(const KeygenOptions& o) {
     std::cerr << "kaisha keygen: " << s.error().message << "\n";
     return 1;
   }
-  std::cout << keys->public_key << std::endl;
+  std::cout << '"' << keys->public_key << '"' << std::endl;
   std::cerr << "wrote " << o.out << " (secret, mode 0600); public key above\n";
   return 0;
 }

@@ -43,6 +43,7 @@ Result<std::unique_ptr<cluster::ClusterClient>> open_client(const ClientCommandO
     co.secret_key = keys->secret_key;
     co.public_key = keys->public_key;
     co.authorised_keys = c->authorised_keys;
+    co.max_frame_bytes = c->max_frame_bytes;
     co.server_key = c->seed_key(cluster::Seed{co.address, ""});
     if (co.server_key.empty())
       return Error{"usage", o.config + ": no node advertises " + co.address + ", so its public key is unknown"};
@@ -117,6 +118,17 @@ int status(const ClientCommandOptions& o) {
         std::cout << "      " << a.value("name", "") << " (" << a.value("model", "") << ", " << a.value("units", 0.0)
                   << " units, " << a.value("state", "") << ")\n";
   }
+  // What the node refused, so an attack or a misconfigured peer shows here.
+  const json refused = s.value("refused", json::object());
+  if (!refused.empty()) {
+    std::cout << "refused:";
+    for (const auto& [kind, n] : refused.items()) std::cout << " " << kind << " " << n.dump();
+    std::cout << "\n";
+  }
+  const json gw = s.value("gateway", json::object());
+  if (gw.value("dropped_impostor", 0) > 0 || gw.value("auth_rejected", 0) > 0 || gw.value("refused_protocol", 0) > 0)
+    std::cout << "gateway: impostors " << gw.value("dropped_impostor", 0) << ", unauthorised keys "
+              << gw.value("auth_rejected", 0) << ", other protocols " << gw.value("refused_protocol", 0) << "\n";
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <thread>
 
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
@@ -28,12 +29,22 @@ Result<std::unique_ptr<ClusterClient>> ClusterClient::connect(ClientOptions o) {
   g.public_key = o.public_key;
   g.authorised_keys = o.authorised_keys;
   g.allow_plaintext = o.secret_key.empty();
+  g.max_frame_bytes = o.max_frame_bytes;
+  g.heartbeat_ms = o.heartbeat_ms;
   g.log = [](std::string_view) {};  // the caller reports what matters
   ClusterClient* raw = c.get();
   c->gateway_.on_receive([raw](msg::Envelope env) {
     {
       std::lock_guard<std::mutex> lk(raw->mu_);
       raw->inbox_.push_back(std::move(env));
+    }
+    raw->cv_.notify_all();
+  });
+  c->gateway_.on_peer_error([raw](const std::string&, const Error& e) {
+    if (e.code != "disconnected") return;  // a refused handshake keeps the request's own timeout
+    {
+      std::lock_guard<std::mutex> lk(raw->mu_);
+      raw->gone_ = e.message;
     }
     raw->cv_.notify_all();
   });
@@ -53,7 +64,9 @@ Result<msg::Envelope> ClusterClient::next(const std::string& correlation, std::c
       inbox_.erase(it);
       return e;
     }
-    if (cv_.wait_for(lk, timeout) == std::cv_status::timeout && inbox_.empty())
+    if (!gone_.empty())
+      return Error{"node_gone", "the node at " + options_.address + " went away before answering: " + gone_};
+    if (cv_.wait_for(lk, timeout) == std::cv_status::timeout && inbox_.empty() && gone_.empty())
       return Error{"timeout", "no answer from " + options_.address + " within " + std::to_string(timeout.count()) +
                                   " ms (is a node running there, and does it accept this client?)"};
   }
@@ -63,11 +76,23 @@ Result<msg::TaskResult> ClusterClient::submit(const std::string& input,
                                               const std::function<void(const msg::ProgressEvent&)>& progress,
                                               std::chrono::milliseconds idle_timeout) {
   msg::SubmitTask task{input, endpoint_, options_.public_key};
-  const std::string id = name_ + "-" + std::to_string(++seq_);
+  const auto give_up = std::chrono::steady_clock::now() + idle_timeout;
+  std::string id = name_ + "-" + std::to_string(++seq_);
   if (Status s = gateway_.send(kPeer, msg::wrap(task, {name_, "user"}, {"", "CEO"}, id)); !s.ok()) return s.error();
   for (;;) {
     auto e = next(id, idle_timeout);
     if (!e.ok()) return e.error();
+    if (e->type == msg::RequestFailed::kType) {
+      auto f = msg::unwrap<msg::RequestFailed>(*e);
+      // The CEO node is up but its company not yet: ask again shortly.
+      if (f.ok() && f->code == "starting" && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        id = name_ + "-" + std::to_string(++seq_);
+        if (Status s = gateway_.send(kPeer, msg::wrap(task, {name_, "user"}, {"", "CEO"}, id)); !s.ok())
+          return s.error();
+        continue;
+      }
+    }
     if (e->type == msg::ProgressEvent::kType) {
       if (auto ev = msg::unwrap<msg::ProgressEvent>(*e); ev.ok() && progress) progress(*ev);
       continue;

@@ -6,6 +6,11 @@
 // With CURVE, the client needs a key pair whose public key the cluster
 // authorises (cluster.authorised_keys) and the node's public key; the node's
 // answers reach the client over a connection the client authorises in turn.
+//
+// A request never outlives the node it went to: when the connection to the
+// node closes (it stopped or crashed) or stops answering ZMTP heartbeats,
+// the wait ends at once with "node_gone". A CEO node still starting answers
+// a submit with "starting"; submit() then tries again until its timeout.
 #pragma once
 
 #include <chrono>
@@ -31,6 +36,8 @@ struct ClientOptions {
   std::string public_key;
   std::string server_key;     // the node's public key, with CURVE
   std::vector<std::string> authorised_keys;  // nodes allowed to answer, with CURVE
+  size_t max_frame_bytes = 16u << 20;        // as the cluster's (cluster.max_frame_bytes)
+  int heartbeat_ms = 1000;                    // how often the node's liveness is checked
 };
 
 class ClusterClient {
@@ -57,6 +64,7 @@ class ClusterClient {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<msg::Envelope> inbox_;
+  std::string gone_;  // why the node's connection closed; "" while it holds
   uint64_t seq_ = 0;
 };
 

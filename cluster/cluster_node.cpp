@@ -56,6 +56,7 @@ Status ClusterNode::start_impl() {
   g.node = self_.name;
   g.bind = self_.bind;
   g.allow_plaintext = options_.cluster.allow_plaintext;
+  g.max_frame_bytes = options_.cluster.max_frame_bytes;
   g.authorised_keys = options_.cluster.authorised_keys;
   // A node's key speaks for that node only (see gateway.hpp, Names).
   for (const auto& n : options_.cluster.nodes)
@@ -75,9 +76,10 @@ Status ClusterNode::start_impl() {
     return Error{"config", options_.cluster.source + ": node '" + self_.name +
                                "' has no key_file and the cluster does not allow plaintext"};
   }
-  gateway_.on_receive([this](msg::Envelope env) {
+  admission_ = std::make_unique<Admission>(options_.cluster);
+  gateway_.on_receive_from([this](msg::Envelope env, const transport::Sender& sender) {
     InlineDeliveryScope inline_here;  // an ask or its answer runs its actors on this thread
-    on_envelope(std::move(env));
+    on_envelope(std::move(env), sender);
   });
   auto ep = gateway_.start(g);
   if (!ep.ok()) return ep.error();
@@ -201,15 +203,28 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
 }
 
 Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key) {
+  if (std::string why = admission_->client_name_refusal(name); !why.empty())
+    return Error{"refused", "cannot answer a client named '" + name + "': " + why};
   std::lock_guard<std::mutex> g(mu_);
-  auto it = connected_.find(name);
-  if (it != connected_.end()) {
-    if (it->second == endpoint) return Status::Ok();
+  auto it = clients_.find(name);
+  if (it != clients_.end()) {
+    if (it->second.endpoint == endpoint && it->second.key == public_key) {
+      it->second.last_used = ++client_uses_;
+      return Status::Ok();
+    }
     (void)gateway_.disconnect(name);
-    connected_.erase(it);
+    clients_.erase(it);
+  }
+  // Each client connection holds a socket and a file descriptor: bounded.
+  while (!clients_.empty() && clients_.size() >= static_cast<size_t>(options_.cluster.max_clients)) {
+    auto oldest = clients_.begin();
+    for (auto c = clients_.begin(); c != clients_.end(); ++c)
+      if (c->second.last_used < oldest->second.last_used) oldest = c;
+    (void)gateway_.disconnect(oldest->first);
+    clients_.erase(oldest);
   }
   if (Status s = gateway_.connect(name, endpoint, public_key); !s.ok()) return s;
-  connected_[name] = endpoint;
+  clients_[name] = Client{endpoint, public_key, ++client_uses_};
   return Status::Ok();
 }
 
@@ -226,6 +241,8 @@ json ClusterNode::status() const {
                        {"ceo", m.info.capabilities.ceo}});
   }
   const auto c = gateway_.counters();
+  json refused = json::object();
+  for (const auto& [kind, n] : refusals_.snapshot()) refused[kind] = n;
   return json{{"node", self_.name},
               {"endpoint", endpoint_},
               {"incarnation", incarnation_},
@@ -238,7 +255,11 @@ json ClusterNode::status() const {
                 {"dropped_oversized", c.dropped_oversized},
                 {"dropped_impostor", c.dropped_impostor},
                 {"send_failures", c.send_failures},
-                {"auth_rejected", c.auth_rejected}}}};
+                {"auth_rejected", c.auth_rejected},
+                {"handshake_failures", c.handshake_failures},
+                {"inbound_closed", c.inbound_closed},
+                {"refused_protocol", c.refused_protocol}}},
+              {"refused", refused}};
 }
 
 void ClusterNode::set_status_extra(std::function<json()> extra) {
@@ -278,30 +299,75 @@ msg::Envelope ClusterNode::envelope_to(const std::string& node, const std::strin
   return e;
 }
 
-void ClusterNode::on_envelope(msg::Envelope env) {
+void ClusterNode::refuse(const std::string& kind, const msg::Envelope& env, const std::string& why) {
+  const uint64_t n = refusals_.add(kind);
+  // Few lines however many arrive: the first ten, then every power of two.
+  if (n <= 10 || (n & (n - 1)) == 0)
+    log("refused a '" + env.type + "' envelope from '" + env.from.node + "' (" + kind + ", " + std::to_string(n) +
+        " so far): " + why);
+}
+
+std::string ClusterNode::client_refusal(const msg::Envelope& env, const transport::Sender& sender,
+                                        const std::string& reply_public_key, std::string* kind) const {
+  if (std::string why = admission_->client_name_refusal(env.from.node); !why.empty()) {
+    *kind = "client_name";
+    return why;
+  }
+  // Answers go to the key that asked, so a client cannot have a task's
+  // progress sent to someone else's key.
+  if (!secret_key_.empty() && reply_public_key != sender.key) {
+    *kind = "client_reply_key";
+    return "its reply key is not the key it connected with";
+  }
+  return {};
+}
+
+void ClusterNode::refuse_submit(const msg::Envelope& env, const std::string& code, const std::string& message) {
+  auto task = msg::unwrap<msg::SubmitTask>(env);
+  if (!task.ok()) return;
+  if (Status s = connect_client(env.from.node, task->reply_endpoint, task->reply_public_key); !s.ok()) return;
+  (void)send(env.from.node,
+             msg::wrap(msg::RequestFailed{code, message}, {self_.name, "CEO"}, env.from, next_id(), env.id));
+}
+
+void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender) {
+  // The listed node this comes from, as the transport established it; "" =
+  // a client.
+  const std::string node = admission_->sending_node(env.from.node, sender.node, !secret_key_.empty());
   if (!env.correlation.empty()) {
+    if (node.empty()) return refuse("not_a_node", env, "only nodes answer requests");
     // Replies end requests; one that matches none is late or forged.
     if (!pending_.complete(env))
       log("dropped a reply from '" + env.from.node + "' to no pending request (" + env.type + ")");
     return;
   }
   if (env.type == msg::Heartbeat::kType) {
+    if (node.empty()) return refuse("not_a_node", env, "only listed nodes send heartbeats");
     auto hb = msg::unwrap<msg::Heartbeat>(env);
     if (!hb.ok()) return log("bad heartbeat from '" + env.from.node + "': " + hb.error().message);
-    if (hb->sender.name != env.from.node) return log("heartbeat from '" + env.from.node + "' names another sender");
+    if (hb->sender.name != node) return refuse("forged_sender", env, "the heartbeat names another sender");
+    if (hb->members.size() > admission_->max_gossip())
+      return refuse("oversized_gossip", env,
+                    std::to_string(hb->members.size()) + " members listed, the cluster has " +
+                        std::to_string(admission_->max_gossip()));
     heard_from(hb->sender, true);
     for (const auto& m : hb->members) heard_from(m, false);
     return;
   }
   if (env.type == msg::JoinRequest::kType) {
+    if (node.empty()) return refuse("not_a_node", env, "only listed nodes join");
     auto join = msg::unwrap<msg::JoinRequest>(env);
     if (!join.ok()) return log("bad join request from '" + env.from.node + "': " + join.error().message);
-    if (join->node.name != env.from.node) return log("join request from '" + env.from.node + "' names another node");
+    if (join->node.name != node) return refuse("forged_sender", env, "the join request names another node");
     heard_from(join->node, true);
     send_heartbeats();  // the answer: our view of the membership, to everyone
     return;
   }
   if (env.type == msg::SpawnAgent::kType || env.type == msg::StopAgent::kType || env.type == msg::AskRequest::kType) {
+    // Employees run on this node's model providers, charged to the CEO
+    // node's ledger: only the CEO node directs them.
+    if (node.empty()) return refuse("not_a_node", env, "only the CEO node directs employees");
+    if (!admission_->may_direct_agents(node)) return refuse("not_the_ceo", env, "only the CEO node directs employees");
     if (host_) {
       deliver(*host_, caf::make_message(envelope_atom::value, std::move(env)));
     } else if (env.type == msg::AskRequest::kType) {
@@ -311,7 +377,22 @@ void ClusterNode::on_envelope(msg::Envelope env) {
     }
     return;
   }
-  if (env.type == msg::StatusRequest::kType) return serve_status(env);
+  if (env.type == msg::StatusRequest::kType) {
+    auto req = msg::unwrap<msg::StatusRequest>(env);
+    if (!req.ok()) return log("bad status request from '" + env.from.node + "': " + req.error().message);
+    std::string kind;
+    if (node.empty())
+      if (std::string why = client_refusal(env, sender, req->reply_public_key, &kind); !why.empty())
+        return refuse(kind, env, why);
+    return serve_status(env);
+  }
+  if (env.type == msg::SubmitTask::kType) {
+    auto task = msg::unwrap<msg::SubmitTask>(env);
+    if (!task.ok()) return log("bad submit_task from '" + env.from.node + "': " + task.error().message);
+    std::string kind;
+    if (std::string why = client_refusal(env, sender, task->reply_public_key, &kind); !why.empty())
+      return refuse(kind, env, why);
+  }
   Handler handler;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -319,17 +400,44 @@ void ClusterNode::on_envelope(msg::Envelope env) {
     if (it != handlers_.end()) handler = it->second;
   }
   if (handler) return handler(env);
-  log("dropped a '" + env.type + "' envelope from '" + env.from.node + "': this node does not serve that type");
+  if (env.type == msg::SubmitTask::kType) {
+    // Never leave a client waiting on a task nobody will run.
+    if (self_.capabilities.ceo)
+      return refuse_submit(env, "starting", "the CEO node '" + self_.name + "' is still starting; try again");
+    const NodeConfig* ceo = options_.cluster.ceo_node();
+    return refuse_submit(env, "not_ceo",
+                         "node '" + self_.name + "' does not run the CEO; submit to node '" +
+                             (ceo ? ceo->name + "' at " + ceo->advertise : std::string("?'")));
+  }
+  refuse("unserved_type", env, "this node does not serve '" + env.type + "'");
 }
 
-void ClusterNode::heard_from(const msg::NodeInfo& info, bool direct) {
+void ClusterNode::heard_from(const msg::NodeInfo& claimed, bool direct) {
+  if (claimed.name == self_.name) return;
   std::vector<MembershipEvent> events;
+  bool overridden = false;
   {
     std::lock_guard<std::mutex> g(mu_);
+    const Member* known = membership_->find(claimed.name);
+    auto admitted = admission_->member_info(claimed, known ? &known->info : nullptr, direct, &overridden);
+    if (!admitted.ok()) {
+      const uint64_t n = refusals_.add(admitted.error().code);
+      if (n <= 10 || (n & (n - 1)) == 0)
+        log("ignored member '" + claimed.name + "' (" + std::to_string(n) + " so far): " + admitted.error().message);
+      return;
+    }
+    const msg::NodeInfo& info = *admitted;
     events = direct ? membership_->heard_from(info, steady_ms()) : membership_->learn(info, steady_ms());
-    if (direct && info.name != self_.name) joined_ = true;
+    if (direct) joined_ = true;
     const Member* m = membership_->find(info.name);
-    if (m && info.name != self_.name) ensure_connected(m->info);
+    if (m) ensure_connected(m->info);
+  }
+  // A listed node's claim that disagrees with cluster.yaml changed nothing.
+  if (overridden) {
+    const uint64_t n = refusals_.add("member_mismatch");
+    if (n <= 10 || (n & (n - 1)) == 0)
+      log("what was said of member '" + claimed.name + "' disagrees with " + options_.cluster.source +
+          "; the file's address, key and capabilities stand (" + std::to_string(n) + " so far)");
   }
   apply(events);
 }

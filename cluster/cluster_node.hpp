@@ -3,6 +3,16 @@
 // requests it has sent and not yet seen answered, and the employees other
 // nodes asked it to host.
 //
+// Admission (admission.hpp). Membership is cluster.yaml: only listed nodes
+// join, heartbeat, gossip and answer, each known by the key, address and
+// capabilities the file gives it; only the CEO node spawns, stops and asks
+// employees; clients only submit and ask for status, under a name that is no
+// node's and with replies to their own key. Who sent an envelope is what the
+// gateway authenticated (transport::Sender), not what it claims. Every
+// refusal is counted per kind and shown in status() under "refused"; the
+// node serves on. A heartbeat may carry at most one entry per listed node,
+// and at most cluster.max_clients client connections stay open.
+//
 // Membership. At start the node connects to its seeds and sends each a
 // JoinRequest (announcing its endpoint, key, capabilities and incarnation)
 // until some node answers. Every heartbeat_ms it sends a Heartbeat carrying
@@ -39,7 +49,9 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/cluster/admission.hpp"
 #include "runtime/cluster/cluster_config.hpp"
+#include "runtime/cluster/refusal_counts.hpp"
 #include "runtime/cluster/membership.hpp"
 #include "runtime/cluster/pending_requests.hpp"
 #include "runtime/company/chat_backend.hpp"
@@ -107,21 +119,30 @@ class ClusterNode {
   void request(const std::string& node, msg::Envelope envelope, int64_t deadline_ms, PendingRequests::Callback done);
 
   // Opens (or reopens) a connection to a client that is not a member, e.g.
-  // `kaisha submit`, so replies can reach it.
+  // `kaisha submit`, so replies can reach it. Refuses a node's name; closes
+  // the least recently used client connection beyond cluster.max_clients.
   Status connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key);
 
   // {node, endpoint, incarnation, members: [{name, state, endpoint, incarnation,
-  // models, tags, resource_units, ceo}], gateway: {counters}}.
+  // models, tags, resource_units, ceo}], gateway: {counters}, refused: {kind: n}}.
   json status() const;
   // Adds `extra()`'s keys (e.g. agents and resource use on the CEO node) to
   // the status this node sends to `kaisha cluster status`.
   void set_status_extra(std::function<json()> extra);
   transport::GatewayCounters counters() const { return gateway_.counters(); }
+  // Refusals so far, per kind (see Admission above).
+  std::map<std::string, uint64_t> refusals() const { return refusals_.snapshot(); }
 
  private:
   explicit ClusterNode(NodeOptions options);
   Status start_impl();
-  void on_envelope(msg::Envelope env);
+  void on_envelope(msg::Envelope env, const transport::Sender& sender);
+  // Counts and logs a refused envelope; the node serves on.
+  void refuse(const std::string& kind, const msg::Envelope& env, const std::string& why);
+  // Why a client request may not be served ("" if it may); `kind` is set.
+  std::string client_refusal(const msg::Envelope& env, const transport::Sender& sender,
+                             const std::string& reply_public_key, std::string* kind) const;
+  void refuse_submit(const msg::Envelope& env, const std::string& code, const std::string& message);
   void heard_from(const msg::NodeInfo& info, bool direct);
   void apply(const std::vector<MembershipEvent>& events);
   void ensure_connected(const msg::NodeInfo& info);
@@ -139,10 +160,18 @@ class ClusterNode {
   std::string secret_key_;
   transport::Gateway gateway_;
   PendingRequests pending_;
+  std::unique_ptr<Admission> admission_;
+  RefusalCounts refusals_;
 
   mutable std::mutex mu_;  // guards everything below
   std::unique_ptr<Membership> membership_;
-  std::map<std::string, std::string> connected_;  // member -> endpoint of our DEALER to it
+  std::map<std::string, std::string> connected_;  // member -> endpoint of our connection to it
+  struct Client {
+    std::string endpoint, key;
+    uint64_t last_used = 0;
+  };
+  std::map<std::string, Client> clients_;  // at most cluster.max_clients
+  uint64_t client_uses_ = 0;
   std::set<std::string> seeds_connected_;
   bool joined_ = false;
   std::vector<Listener> listeners_;

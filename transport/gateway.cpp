@@ -33,7 +33,14 @@ Gateway::Gateway() = default;
 
 Gateway::~Gateway() { stop(); }
 
-void Gateway::on_receive(ReceiveFn fn) { on_receive_ = std::move(fn); }
+void Gateway::on_receive(ReceiveFn fn) {
+  if (!fn) {
+    on_receive_ = nullptr;
+    return;
+  }
+  on_receive_ = [fn = std::move(fn)](msg::Envelope env, const Sender&) { fn(std::move(env)); };
+}
+void Gateway::on_receive_from(ReceiveFromFn fn) { on_receive_ = std::move(fn); }
 void Gateway::on_peer_error(PeerErrorFn fn) { on_peer_error_ = std::move(fn); }
 
 bool Gateway::running() const {
@@ -51,6 +58,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
   if (options.send_hwm < 0 || options.recv_hwm < 0 || options.linger_ms < 0)
     return Error{"config", where + ": high-water marks and linger must not be negative"};
   if (options.max_frame_bytes == 0) return Error{"config", where + ": max_frame_bytes is 0"};
+  if (options.heartbeat_ms < 0) return Error{"config", where + ": heartbeat_ms must not be negative"};
 
   curve_ = !options.secret_key.empty();
   std::unique_ptr<ZapAuthoriser> auth;
@@ -84,19 +92,26 @@ Result<std::string> Gateway::start(GatewayOptions options) {
       zap.set(zmq::sockopt::linger, 0);  // ZAP replies are worthless after stop
       zap.bind(kZapEndpoint);
     }
-    zmq::socket_t router(*ctx, zmq::socket_type::router);
-    router.set(zmq::sockopt::linger, options.linger_ms);
-    router.set(zmq::sockopt::rcvhwm, options.recv_hwm);
-    // A restarted node reconnects under the same name; let it take over
-    // rather than have its frames refused as a duplicate routing id.
-    router.set(zmq::sockopt::router_handover, 1);
+    zmq::socket_t inbound(*ctx, zmq::socket_type::pull);
+    inbound.set(zmq::sockopt::linger, options.linger_ms);
+    inbound.set(zmq::sockopt::rcvhwm, options.recv_hwm);
+    // Checked against the frame header, before the body is read.
+    inbound.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options.max_frame_bytes));
     if (curve_) {
-      router.set(zmq::sockopt::curve_server, 1);
-      router.set(zmq::sockopt::curve_secretkey, options.secret_key);
-      router.set(zmq::sockopt::zap_domain, "kaisha");
+      inbound.set(zmq::sockopt::curve_server, 1);
+      inbound.set(zmq::sockopt::curve_secretkey, options.secret_key);
+      inbound.set(zmq::sockopt::zap_domain, "kaisha");
     }
-    router.bind(options.bind);
-    std::string ep = router.get(zmq::sockopt::last_endpoint);
+    // Watched so that cut-off peers and peers of another protocol are counted.
+    const std::string inbound_mon_ep = "inproc://kaisha-gateway-inbound-monitor";
+    if (zmq_socket_monitor(inbound.handle(), inbound_mon_ep.c_str(),
+                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0)
+      throw zmq::error_t();
+    zmq::socket_t inbound_monitor(*ctx, zmq::socket_type::pair);
+    inbound_monitor.set(zmq::sockopt::linger, 0);
+    inbound_monitor.connect(inbound_mon_ep);
+    inbound.bind(options.bind);
+    std::string ep = inbound.get(zmq::sockopt::last_endpoint);
 
     // Wake-ups of the I/O thread (connect, disconnect, stop); no hwm: a
     // wake-up is never refused, and each carries no data.
@@ -114,7 +129,8 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     for (const auto& [key, name] : options.key_names) bound_names_.insert(name);
     ctx_ = std::move(ctx);
     zap_ = std::move(zap);
-    router_ = std::move(router);
+    inbound_ = std::move(inbound);
+    inbound_monitor_ = std::move(inbound_monitor);
     wake_in_ = std::move(wake_in);
     endpoint_ = ep;
     options_ = std::move(options);
@@ -131,7 +147,8 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     return ep;
   } catch (const zmq::error_t& e) {
     zap_ = zmq::socket_t();
-    router_ = zmq::socket_t();
+    inbound_monitor_ = zmq::socket_t();
+    inbound_ = zmq::socket_t();
     wake_in_ = zmq::socket_t();
     ctx_.reset();
     return Error{"transport", where + ": " + e.what()};
@@ -155,30 +172,36 @@ Status Gateway::connect(const std::string& peer_node, const std::string& endpoin
     if (!is_local_endpoint(endpoint))
       return Error{"config", where + ": plaintext is only allowed to a loopback address"};
   }
-  if (dealers_.count(peer_node)) return Error{"transport", where + ": already connected to that node"};
+  if (outbound_.count(peer_node)) return Error{"transport", where + ": already connected to that node"};
   try {
-    zmq::socket_t dealer(*ctx_, zmq::socket_type::dealer);
-    dealer.set(zmq::sockopt::routing_id, options_.node);
-    dealer.set(zmq::sockopt::sndhwm, options_.send_hwm);
-    dealer.set(zmq::sockopt::linger, options_.linger_ms);
+    zmq::socket_t push(*ctx_, zmq::socket_type::push);
+    push.set(zmq::sockopt::sndhwm, options_.send_hwm);
+    push.set(zmq::sockopt::linger, options_.linger_ms);
+    // It never receives, but every socket carries the bound.
+    push.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options_.max_frame_bytes));
+    if (options_.heartbeat_ms > 0) {
+      push.set(zmq::sockopt::heartbeat_ivl, options_.heartbeat_ms);
+      push.set(zmq::sockopt::heartbeat_timeout, 3 * options_.heartbeat_ms);
+    }
     if (curve_) {
-      dealer.set(zmq::sockopt::curve_serverkey, peer_public_key);
-      dealer.set(zmq::sockopt::curve_publickey, options_.public_key);
-      dealer.set(zmq::sockopt::curve_secretkey, options_.secret_key);
+      push.set(zmq::sockopt::curve_serverkey, peer_public_key);
+      push.set(zmq::sockopt::curve_publickey, options_.public_key);
+      push.set(zmq::sockopt::curve_secretkey, options_.secret_key);
     }
     // The monitor must exist before connect() so the first handshake is seen.
     std::string mon_ep = "inproc://kaisha-gateway-monitor-" + std::to_string(++monitor_seq_);
-    if (zmq_socket_monitor(dealer.handle(), mon_ep.c_str(),
+    if (zmq_socket_monitor(push.handle(), mon_ep.c_str(),
                            ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                               ZMQ_EVENT_DISCONNECTED) != 0)
       throw zmq::error_t();
     zmq::socket_t monitor(*ctx_, zmq::socket_type::pair);
     monitor.set(zmq::sockopt::linger, 0);
     monitor.connect(mon_ep);
-    dealer.connect(endpoint);
+    push.connect(endpoint);
     // Created here so a bad endpoint is reported to the caller; the I/O
     // thread adopts the monitor under mu_, which orders the hand-over.
-    dealers_.emplace(peer_node, std::move(dealer));
+    outbound_.emplace(peer_node, std::move(push));
     new_monitors_.emplace_back(peer_node, Monitor{endpoint, std::move(monitor)});
     wake();
     return Status::Ok();
@@ -191,13 +214,13 @@ Status Gateway::disconnect(const std::string& peer_node) {
   std::lock_guard<std::mutex> g(mu_);
   const std::string where = "gateway disconnect from '" + peer_node + "'";
   if (!running_) return Error{"transport", where + ": gateway is not running"};
-  auto it = dealers_.find(peer_node);
-  if (it == dealers_.end()) return Error{"unknown_peer", where + ": no connection to that node"};
+  auto it = outbound_.find(peer_node);
+  if (it == outbound_.end()) return Error{"unknown_peer", where + ": no connection to that node"};
   try {
     it->second.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
   } catch (const zmq::error_t&) {
   }
-  dealers_.erase(it);
+  outbound_.erase(it);
   for (auto m = new_monitors_.begin(); m != new_monitors_.end(); ++m) {
     if (m->first != peer_node) continue;
     m->second.socket.close();  // never adopted
@@ -225,8 +248,13 @@ Status Gateway::send(const std::string& peer_node, const msg::Envelope& envelope
   auto what = [&] { return "gateway send of '" + envelope.type + "' " + envelope.id + " to '" + peer_node + "'"; };
   std::lock_guard<std::mutex> g(mu_);
   if (!running_) return Error{"transport", what() + ": gateway is not running"};
-  auto it = dealers_.find(peer_node);
-  if (it == dealers_.end()) return Error{"unknown_peer", what() + ": no connection to that node"};
+  auto it = outbound_.find(peer_node);
+  if (it == outbound_.end()) return Error{"unknown_peer", what() + ": no connection to that node"};
+  // Peers take the sender's name from the envelope (with CURVE, checked
+  // against its key): a gateway only ever speaks as its own node.
+  if (envelope.from.node != options_.node)
+    return Error{"transport", what() + ": it names '" + envelope.from.node + "' as its sender, not this node '" +
+                                  options_.node + "'"};
   if (bytes.size() > options_.max_frame_bytes)
     return Error{"too_large", what() + ": " + std::to_string(bytes.size()) + " bytes exceeds max_frame_bytes " +
                                   std::to_string(options_.max_frame_bytes)};
@@ -261,7 +289,7 @@ void Gateway::stop() {
     new_monitors_.clear();
     closing_.clear();
     // Closing keeps what is queued for up to linger_ms, so it may still leave.
-    dealers_.clear();
+    outbound_.clear();
   }
   // Terminating the context waits for each closed socket's linger, which is
   // finite, so stop() returns within about linger_ms.
@@ -279,6 +307,8 @@ GatewayCounters Gateway::counters() const {
   c.send_failures = counters_.send_failures.load();
   c.auth_rejected = counters_.auth_rejected.load();
   c.handshake_failures = counters_.handshake_failures.load();
+  c.inbound_closed = counters_.inbound_closed.load();
+  c.refused_protocol = counters_.refused_protocol.load();
   return c;
 }
 
@@ -289,15 +319,17 @@ void Gateway::run() {
   // per inbound message in all, which on a virtual machine cost more than the
   // message itself. A ZMQ_FD only says "look at this socket"; it does not
   // fire again for what is already queued, so every socket is drained to
-  // EAGAIN once its fd fires, and a router drain cut short by kBatch is
+  // EAGAIN once its fd fires, and an inbound drain cut short by kBatch is
   // resumed at once.
-  const int router_fd = router_.get(zmq::sockopt::fd);
+  const int inbound_fd = inbound_.get(zmq::sockopt::fd);
+  const int inbound_monitor_fd = inbound_monitor_.get(zmq::sockopt::fd);
   const int wake_fd = wake_in_.get(zmq::sockopt::fd);
   const int zap_fd = curve_ ? zap_.get(zmq::sockopt::fd) : -1;
   std::vector<zmq::message_t> parts;
   std::vector<pollfd> fds;
   std::vector<std::pair<const std::string*, Monitor*>> polled;
-  bool router_more = true;  // messages may be queued already
+  bool inbound_more = true;  // messages may be queued already
+  handle_inbound_monitor();  // events queued before the first poll never signal the fd
   while (!stop_.load()) {
     if (has_pending_.load()) {
       adopt_pending();
@@ -311,9 +343,10 @@ void Gateway::run() {
     }
     fds.clear();
     polled.clear();
-    fds.push_back({router_fd, POLLIN, 0});
+    fds.push_back({inbound_fd, POLLIN, 0});
     fds.push_back({wake_fd, POLLIN, 0});
     if (curve_) fds.push_back({zap_fd, POLLIN, 0});
+    fds.push_back({inbound_monitor_fd, POLLIN, 0});
     const size_t first_monitor = fds.size();
     for (auto& [name, monitor] : monitors_) {
       fds.push_back({monitor.fd, POLLIN, 0});
@@ -321,7 +354,7 @@ void Gateway::run() {
     }
     // Every event wakes the poll (the wake-up socket included); the timeout
     // is only a backstop.
-    if (::poll(fds.data(), fds.size(), router_more ? 0 : 1000) < 0) {
+    if (::poll(fds.data(), fds.size(), inbound_more ? 0 : 1000) < 0) {
       if (errno == EINTR) continue;
       log(std::string("poll failed: ") + std::strerror(errno));
       break;
@@ -333,17 +366,18 @@ void Gateway::run() {
         }
       }
       if (curve_ && fds[2].revents) handle_zap();
+      if (fds[first_monitor - 1].revents) handle_inbound_monitor();
       for (size_t i = 0; i < polled.size(); ++i)
         if (fds[first_monitor + i].revents) handle_monitor(*polled[i].first, *polled[i].second);
-      if (fds[0].revents || router_more) {
-        router_more = false;
+      if (fds[0].revents || inbound_more) {
+        inbound_more = false;
         for (int i = 0;; ++i) {
           if (i == kBatch) {
-            router_more = true;  // let ZAP and the monitors in, then go on
+            inbound_more = true;  // let ZAP and the monitors in, then go on
             break;
           }
           parts.clear();
-          if (!zmq::recv_multipart(router_, std::back_inserter(parts), zmq::recv_flags::dontwait)) break;
+          if (!zmq::recv_multipart(inbound_, std::back_inserter(parts), zmq::recv_flags::dontwait)) break;
           handle_inbound(parts);
         }
       }
@@ -351,7 +385,8 @@ void Gateway::run() {
       log(std::string("socket error: ") + e.what());
     }
   }
-  router_.close();
+  inbound_.close();
+  inbound_monitor_.close();
   wake_in_.close();
   if (curve_) zap_.close();
   adopt_pending();
@@ -360,35 +395,44 @@ void Gateway::run() {
 }
 
 void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
-  std::string from = parts.empty() ? std::string("?") : parts[0].to_string();
-  if (parts.size() != 2) {
+  // The peer's address, for the log: a frame carries it as metadata.
+  const char* address = parts.empty() ? nullptr : zmq_msg_gets(parts[0].handle(), "Peer-Address");
+  const std::string peer = address ? address : "?";
+  if (parts.size() != 1) {
     auto n = ++counters_.dropped_malformed;
-    log_drop(n, "dropped a message from '" + from + "': expected [routing id][envelope], got " +
+    log_drop(n, "dropped a message from " + peer + ": expected one frame [envelope], got " +
                     std::to_string(parts.size()) + " frames");
     return;
   }
-  if (parts[1].size() > options_.max_frame_bytes) {
+  if (parts[0].size() > options_.max_frame_bytes) {
     auto n = ++counters_.dropped_oversized;
-    log_drop(n, "dropped a " + std::to_string(parts[1].size()) + "-byte frame from '" + from +
-                    "': above max_frame_bytes " + std::to_string(options_.max_frame_bytes));
+    log_drop(n, "dropped a " + std::to_string(parts[0].size()) + "-byte frame from " + peer +
+                    ": above max_frame_bytes " + std::to_string(options_.max_frame_bytes));
     return;
   }
-  auto env = msg::decode_envelope(parts[1].to_string_view());
+  auto env = msg::decode_envelope(parts[0].to_string_view());
   if (!env.ok()) {
     bool version = env.error().code == "version";
     auto n = version ? ++counters_.dropped_version : ++counters_.dropped_malformed;
-    log_drop(n, "dropped a frame from '" + from + "': " + env.error().message);
+    log_drop(n, "dropped a frame from " + peer + ": " + env.error().message);
     return;
   }
-  if (std::string why = impostor(*env, from, parts[1]); !why.empty()) {
+  Sender sender;
+  if (curve_) {
+    // libzmq attaches the ZAP handler's user id (the Z85 key) to each frame.
+    const char* user = zmq_msg_gets(parts[0].handle(), "User-Id");
+    sender.key = user ? user : "";
+    if (auto it = options_.key_names.find(sender.key); it != options_.key_names.end()) sender.node = it->second;
+  }
+  if (std::string why = impostor(*env, sender); !why.empty()) {
     auto n = ++counters_.dropped_impostor;
-    log_drop(n, "dropped a '" + env->type + "' envelope: " + why);
+    log_drop(n, "dropped a '" + env->type + "' envelope from " + peer + ": " + why);
     return;
   }
   ++counters_.received;
   if (!on_receive_) return;
   try {
-    on_receive_(std::move(*env));
+    on_receive_(std::move(*env), sender);
   } catch (const std::exception& e) {
     log(std::string("on_receive threw: ") + e.what());
   } catch (...) {  // an escaping exception would terminate the process
@@ -396,22 +440,37 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
   }
 }
 
-std::string Gateway::impostor(const msg::Envelope& env, const std::string& routing_id, zmq::message_t& frame) const {
-  // The routing id is the sending gateway's node name (its DEALER's).
-  if (env.from.node != routing_id)
-    return "it claims to come from '" + env.from.node + "' but arrived on the connection of '" + routing_id + "'";
+std::string Gateway::impostor(const msg::Envelope& env, const Sender& sender) const {
+  if (env.from.node.empty()) return "it names no sender";
   if (!curve_) return {};
-  // libzmq attaches the ZAP handler's user id (the Z85 key) to each frame.
-  const char* user = zmq_msg_gets(frame.handle(), "User-Id");
-  const std::string key = user ? user : "";
-  auto it = options_.key_names.find(key);
-  if (it != options_.key_names.end()) {
-    if (it->second == routing_id) return {};
-    return "'" + routing_id + "' authenticated with the key of node '" + it->second + "'";
+  if (!sender.node.empty()) {
+    if (env.from.node == sender.node) return {};
+    return "it claims to come from '" + env.from.node + "' but was sent with the key of node '" + sender.node + "'";
   }
-  if (bound_names_.count(routing_id))
-    return "'" + routing_id + "' is a node's name but the sender authenticated with another key";
+  if (bound_names_.count(env.from.node))
+    return "it claims to come from node '" + env.from.node + "' but was sent with another key";
   return {};
+}
+
+void Gateway::handle_inbound_monitor() {
+  std::vector<zmq::message_t> event;
+  while (zmq::recv_multipart(inbound_monitor_, std::back_inserter(event), zmq::recv_flags::dontwait)) {
+    if (event.size() < 1 || event[0].size() < 6) {
+      event.clear();
+      continue;
+    }
+    uint16_t id = 0;
+    std::memcpy(&id, event[0].data(), 2);
+    const std::string where = event.size() > 1 ? event[1].to_string() : std::string("?");
+    event.clear();
+    if (id == ZMQ_EVENT_DISCONNECTED) {
+      ++counters_.inbound_closed;
+    } else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
+      auto n = ++counters_.refused_protocol;
+      log_drop(n, "refused a connection on " + where +
+                      ": it speaks another protocol (a kaisha build of another wire version, or not kaisha)");
+    }
+  }
 }
 
 void Gateway::handle_zap() {
@@ -458,6 +517,25 @@ void Gateway::handle_monitor(const std::string& name, Monitor& peer) {
     event.clear();
     if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
       peer.failure_reported = false;
+      peer.connected = true;
+      continue;
+    }
+    if (id == ZMQ_EVENT_DISCONNECTED) {
+      // Only an established connection going away says the peer left;
+      // failed handshakes are reported below.
+      if (!peer.connected) continue;
+      peer.connected = false;
+      std::string text = "connection to '" + name + "' at " + peer.endpoint +
+                         " closed (the peer stopped, crashed or stopped answering)";
+      log_drop(++disconnects_, text);  // a flapping peer must not flood the log
+      if (!on_peer_error_) continue;
+      try {
+        on_peer_error_(name, Error{"disconnected", text});
+      } catch (const std::exception& e) {
+        log(std::string("on_peer_error threw: ") + e.what());
+      } catch (...) {
+        log("on_peer_error threw a non-standard exception");
+      }
       continue;
     }
     std::string why;
@@ -466,7 +544,7 @@ void Gateway::handle_monitor(const std::string& name, Monitor& peer) {
             "in its authorised list?";
     else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
       why = "security handshake failed (protocol error " + std::to_string(value) +
-            "); do both nodes use CURVE, with the right server key?";
+            "); do both nodes use CURVE, with the right server key, and the same kaisha version?";
     else
       why = std::string("security handshake failed (") + zmq_strerror(static_cast<int>(value)) +
             "); wrong server key, or CURVE on one side only?";

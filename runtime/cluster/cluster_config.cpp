@@ -48,11 +48,43 @@ class Parser {
     return Status::Ok();
   }
 
+  // Keys are read as written, without ${VAR} substitution: Z85 uses '$', '{'
+  // and '}', so about 1 key in 100 holds a "${" or "$$" that substitution
+  // would mangle or refuse.
+  Result<std::string> verbatim(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) return r_.error_at(n, path, "expected a public key (a string)");
+    return n.Scalar();
+  }
+  Status verbatim_key(const YAML::Node& map, const std::string& path, const char* name, std::string& out) {
+    const YAML::Node n = map[name];
+    if (!YamlReader::present(n)) return Status::Ok();
+    const std::string p = YamlReader::join(path, name);
+    auto v = verbatim(n, p);
+    if (!v) return v.error();
+    if (Status s = key(n, p, *v); !s) return s;
+    out = *v;
+    return Status::Ok();
+  }
+  Status verbatim_keys(const YAML::Node& map, const std::string& path, const char* name, std::vector<std::string>& out) {
+    const YAML::Node n = map[name];
+    if (!YamlReader::present(n)) return Status::Ok();
+    const std::string p = YamlReader::join(path, name);
+    if (!n.IsSequence()) return r_.error_at(n, p, "expected a list of public keys");
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string ip = p + "[" + std::to_string(i) + "]";
+      auto v = verbatim(n[i], ip);
+      if (!v) return v.error();
+      if (Status s = key(n[i], ip, *v); !s) return s;
+      out.push_back(*v);
+    }
+    return Status::Ok();
+  }
+
   Status cluster(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "cluster";
     if (Status s = r_.expect_section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
-                                  "allow_plaintext", "authorised_keys"});
+                                  "allow_plaintext", "authorised_keys", "max_frame_bytes", "max_clients"});
         !s)
       return s;
     if (Status s = millis(n, p, "heartbeat_ms", c_.timeouts.heartbeat_ms); !s) return s;
@@ -65,10 +97,13 @@ class Parser {
                                    " / " + std::to_string(t.down_after_ms));
     if (Status s = r_.optional_bool(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
     if (Status s = r_.optional_bool(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
-    if (Status s = r_.optional_strings(n, p, "authorised_keys", extra_keys_); !s) return s;
-    for (size_t i = 0; i < extra_keys_.size(); ++i)
-      if (Status s = key(n["authorised_keys"][i], p + ".authorised_keys[" + std::to_string(i) + "]", extra_keys_[i]); !s)
-        return s;
+    if (Status s = verbatim_keys(n, p, "authorised_keys", extra_keys_); !s) return s;
+    int64_t frame = static_cast<int64_t>(c_.max_frame_bytes);
+    if (Status s = r_.optional_int(n, p, "max_frame_bytes", frame, kMinFrameBytes, kMaxFrameBytes); !s) return s;
+    c_.max_frame_bytes = static_cast<size_t>(frame);
+    int64_t clients = c_.max_clients;
+    if (Status s = r_.optional_int(n, p, "max_clients", clients, 1, 100000); !s) return s;
+    c_.max_clients = static_cast<int>(clients);
     YAML::Node seeds = n["seeds"];
     if (!YamlReader::present(seeds)) return Status::Ok();
     if (!seeds.IsSequence()) return r_.error_at(seeds, p + ".seeds", "expected a list of addresses");
@@ -78,9 +113,7 @@ class Parser {
       if (seeds[i].IsMap()) {
         if (Status s = r_.expect_section(seeds[i], sp, {"address", "public_key"}); !s) return s;
         if (Status s = r_.optional_string(seeds[i], sp, "address", seed.address); !s) return s;
-        if (Status s = r_.optional_string(seeds[i], sp, "public_key", seed.public_key); !s) return s;
-        if (!seed.public_key.empty())
-          if (Status s = key(seeds[i]["public_key"], sp + ".public_key", seed.public_key); !s) return s;
+        if (Status s = verbatim_key(seeds[i], sp, "public_key", seed.public_key); !s) return s;
       } else {
         auto v = r_.read_string(seeds[i], sp);
         if (!v) return v.error();
@@ -116,9 +149,7 @@ class Parser {
       if (node.advertise.find("://0.0.0.0:") != std::string::npos || node.advertise.find("://*:") != std::string::npos)
         return r_.error_at(v, p, "binds a wildcard address: set 'advertise' to the address other nodes reach it at");
       if (Status s = r_.optional_string(v, p, "key_file", node.key_file); !s) return s;
-      if (Status s = r_.optional_string(v, p, "public_key", node.public_key); !s) return s;
-      if (!node.public_key.empty())
-        if (Status s = key(v["public_key"], p + ".public_key", node.public_key); !s) return s;
+      if (Status s = verbatim_key(v, p, "public_key", node.public_key); !s) return s;
       if (Status s = r_.optional_bool(v, p, "ceo", node.capabilities.ceo); !s) return s;
       if (Status s = r_.optional_strings(v, p, "models", node.capabilities.models); !s) return s;
       if (Status s = r_.optional_strings(v, p, "tags", node.capabilities.tags); !s) return s;
@@ -174,6 +205,12 @@ Result<NodeConfig> ClusterConfig::node(const std::string& name) const {
     known += (known.empty() ? "" : ", ") + n.name;
   }
   return Error{"config", source + ": no node named '" + name + "' under 'nodes' (known: " + known + ")"};
+}
+
+const NodeConfig* ClusterConfig::find(const std::string& name) const {
+  for (const auto& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
 }
 
 const NodeConfig* ClusterConfig::ceo_node() const {

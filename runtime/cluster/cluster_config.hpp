@@ -10,11 +10,19 @@
 //     down_after_ms: 2000
 //     rehire_lost_agents: true              # re-hire a lost employee elsewhere, retry its ask once
 //     allow_plaintext: false                # only with loopback addresses
-//     authorised_keys: [<Z85>, ...]         # extra clients (kaisha submit); nodes' keys are implied
+//     authorised_keys: ["<Z85>", ...]       # extra clients (kaisha submit); nodes' keys are implied
+//     max_frame_bytes: 16777216             # largest envelope; a peer sending more is cut off
+//     max_clients: 64                       # client connections a node keeps open at once
 //   nodes:
-//     ceo:    { bind: tcp://10.0.0.1:7101, key_file: ceo.key, public_key: <Z85>, ceo: true }
+//     ceo:    { bind: tcp://10.0.0.1:7101, key_file: ceo.key, public_key: "<Z85>", ceo: true }
 //     gpu1:   { bind: tcp://0.0.0.0:7101, advertise: tcp://10.0.0.2:7101, key_file: gpu1.key,
-//               public_key: <Z85>, models: [llama3.2], tags: [gpu], resource_units: 100 }
+//               public_key: "<Z85>", models: [llama3.2], tags: [gpu], resource_units: 100 }
+//
+// Membership is this file: only the nodes listed here may join, each with its
+// own key, address and capabilities as written here (what nodes gossip never
+// changes them). Public keys are read verbatim, without ${VAR} substitution
+// (Z85 keys contain '$', '{' and '}'); `kaisha keygen` prints them quoted.
+// A listed port 0 (loopback tests only) means "the port the node reports".
 //
 // Every mistake is an Error (code "config") naming file, line and key, like
 // the company config's.
@@ -51,6 +59,9 @@ struct NodeConfig {
   msg::NodeCapabilities capabilities;
 };
 
+constexpr int64_t kMinFrameBytes = 64 * 1024;
+constexpr int64_t kMaxFrameBytes = int64_t(1) << 30;
+
 struct ClusterConfig {
   std::string source;          // the file it came from
   std::string company_config;  // resolved path; "" = defaults
@@ -60,11 +71,15 @@ struct ClusterConfig {
   bool allow_plaintext = false;
   std::vector<std::string> authorised_keys;  // every node's public_key plus the listed extras
   std::vector<NodeConfig> nodes;
+  size_t max_frame_bytes = 16u << 20;  // ZMQ_MAXMSGSIZE of every gateway socket
+  int max_clients = 64;                // client connections kept open (least recently used closed first)
 
   // The entry for `name`, or an Error listing the names the file knows.
   Result<NodeConfig> node(const std::string& name) const;
   // The node marked `ceo: true`.
   const NodeConfig* ceo_node() const;
+  // The listed node named `name`, or null.
+  const NodeConfig* find(const std::string& name) const;
   // The public key for a seed: its own, or that of the node advertising it.
   std::string seed_key(const Seed& seed) const;
 };

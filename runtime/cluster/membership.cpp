@@ -55,10 +55,12 @@ std::vector<MembershipEvent> Membership::heard_from(const msg::NodeInfo& info, i
 
 std::vector<MembershipEvent> Membership::learn(const msg::NodeInfo& info, int64_t now_ms) {
   if (info.name.empty() || info.name == self_.info.name) return {};
-  auto it = others_.find(info.name);
+  // Gossip only introduces members: a known member's new life, or its
+  // recovery, is taken from its own word alone (a restarted node heartbeats
+  // every member it learns of), so no third node can declare it restarted.
   // Gossip that a member is down is not taken on trust either: each node
   // runs its own detector.
-  if (it != others_.end() && info.incarnation <= it->second.info.incarnation) return {};
+  if (others_.count(info.name)) return {};
   if (info.state == "down") return {};
   return heard_from(info, now_ms);
 }

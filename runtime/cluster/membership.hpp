@@ -3,8 +3,8 @@
 //
 // Invariants:
 // - This node is always a member and always alive.
-// - Only direct contact (heard_from) proves a member alive; gossip (learn)
-//   only introduces members not known yet, or a newer incarnation of one.
+// - Only direct contact (heard_from) proves a member alive or restarted;
+//   gossip (learn) only introduces members not known yet.
 // - An incarnation never goes back: messages from an older incarnation of a
 //   member are stale and change nothing.
 // - A member seen with a newer incarnation while not down has restarted: its

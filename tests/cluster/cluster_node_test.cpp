@@ -24,7 +24,7 @@ struct Trio {
 
 Trio start_trio(const config::Config* company = nullptr) {
   Trio t;
-  t.config = cluster_config({node_config("a"), node_config("b", {"llama3.2"}), node_config("c", {"llama3.2"})});
+  t.config = cluster_config({node_config("a", {}, 100, true), node_config("b", {"llama3.2"}), node_config("c", {"llama3.2"})});
   t.a = start_node(t.config, "a");
   t.config.seeds.push_back(Seed{t.a->endpoint(), ""});
   t.b = start_node(t.config, "b", company);

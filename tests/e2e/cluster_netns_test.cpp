@@ -63,6 +63,7 @@ class Hosts {
 
 class ClusterNetnsTest : public ClusterE2eTest {
  protected:
+  // The public key exactly as keygen prints it, to paste into cluster.yaml.
   std::string keygen(const std::string& name) {
     RunResult r = kaisha({"keygen", "--out", dir_.file(name + ".key")});
     EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -101,13 +102,13 @@ TEST_F(ClusterNetnsTest, ThreeHostsRunTheTaskAndALinkDownAndUpIsSurvived) {
   const int port = 7101;
   std::ostringstream y;
   y << "company: " << company << "\ncluster:\n  seeds: [tcp://" << hosts.address(1) << ":" << port << "]\n"
-    << "  authorised_keys: [\"" << kc << "\"]\nnodes:\n"
-    << "  n1: { bind: tcp://" << hosts.address(1) << ":" << port << ", key_file: n1.key, public_key: \"" << k1
-    << "\", ceo: true, models: [ceo-model] }\n"
-    << "  n2: { bind: tcp://" << hosts.address(2) << ":" << port << ", key_file: n2.key, public_key: \"" << k2
-    << "\", models: [llama3.2] }\n"
-    << "  n3: { bind: tcp://" << hosts.address(3) << ":" << port << ", key_file: n3.key, public_key: \"" << k3
-    << "\", models: [mistral] }\n";
+    << "  authorised_keys: [" << kc << "]\nnodes:\n"
+    << "  n1: { bind: tcp://" << hosts.address(1) << ":" << port << ", key_file: n1.key, public_key: " << k1
+    << ", ceo: true, models: [ceo-model] }\n"
+    << "  n2: { bind: tcp://" << hosts.address(2) << ":" << port << ", key_file: n2.key, public_key: " << k2
+    << ", models: [llama3.2] }\n"
+    << "  n3: { bind: tcp://" << hosts.address(3) << ":" << port << ", key_file: n3.key, public_key: " << k3
+    << ", models: [mistral] }\n";
   const std::string cluster = dir_.write("cluster.yaml", y.str());
   for (int i = 1; i <= 3; ++i) start_node(cluster, "n" + std::to_string(i), hosts.exec_in(i));
 

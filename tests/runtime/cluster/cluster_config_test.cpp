@@ -104,3 +104,49 @@ TEST(ClusterConfig, MissingFileIsNamed) {
 
 }  // namespace
 }  // namespace kaisha::cluster
+
+namespace kaisha::cluster {
+namespace {
+
+// Z85 keys use '$', '{' and '}': a key holding "${" or "$$" is read exactly
+// as written, in a node's public_key, a seed's and authorised_keys alike,
+// while ${VAR} still works in every other value.
+TEST(ClusterConfig, KeysAreReadVerbatimWithoutVariableSubstitution) {
+  const std::string with_var = "ab${HOME}cdefghij$$klmnopqrstuvwxyz01234";  // 40 characters
+  const std::string with_dollars = "$$${}0123456789abcdefghijklmnopqrstuvwxy";
+  ASSERT_EQ(with_var.size(), 40u);
+  ASSERT_EQ(with_dollars.size(), 40u);
+  setenv("KAISHA_TEST_PORT", "7333", 1);
+  auto c = parse_cluster_config(R"(
+cluster:
+  seeds: [{ address: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" + with_var + R"(" }]
+  authorised_keys: [")" + with_dollars + R"("]
+nodes:
+  ceo: { bind: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" + with_var + R"(", ceo: true }
+)", "cluster.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->nodes[0].public_key, with_var);
+  EXPECT_EQ(c->nodes[0].bind, "tcp://127.0.0.1:7333");
+  EXPECT_EQ(c->seeds[0].public_key, with_var);
+  ASSERT_EQ(c->authorised_keys.size(), 2u);
+  EXPECT_EQ(c->authorised_keys[1], with_dollars);
+}
+
+TEST(ClusterConfig, FrameAndClientLimitsHaveDefaultsAndBounds) {
+  const std::string nodes = "nodes:\n  ceo: { bind: tcp://127.0.0.1:7101, ceo: true }\n";
+  auto d = parse_cluster_config("cluster: { allow_plaintext: true }\n" + nodes, "cluster.yaml");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->max_frame_bytes, 16u << 20);
+  EXPECT_EQ(d->max_clients, 64);
+  auto set = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 1048576, max_clients: 8 }\n" + nodes,
+                                  "cluster.yaml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->max_frame_bytes, 1048576u);
+  EXPECT_EQ(set->max_clients, 8);
+  auto tiny = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 100 }\n" + nodes, "cluster.yaml");
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_NE(tiny.error().message.find("cluster.max_frame_bytes"), std::string::npos) << tiny.error().message;
+}
+
+}  // namespace
+}  // namespace kaisha::cluster

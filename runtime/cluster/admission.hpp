@@ -1,0 +1,62 @@
+// Admission: who may do what in a cluster, decided by cluster.yaml alone.
+//
+// - Only the nodes listed there are members. What a member is (its key,
+//   address and capabilities) is what the file says; what a node claims or
+//   gossips about itself or others never changes it. Only the incarnation
+//   and the state come from the wire.
+// - An inbound envelope comes from a node only when the transport tied it to
+//   that node: with CURVE, the node the sender's authenticated key is listed
+//   for; in plaintext (loopback only, nothing authenticated), the listed
+//   node it names. Everything else comes from a client.
+// - Clients (the keys of `cluster.authorised_keys`) may submit tasks and ask
+//   for status, nothing else; only the CEO node may spawn, stop or ask
+//   employees on another node.
+// Immutable after construction, so it may be read from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "runtime/cluster/cluster_config.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/messages/cluster_messages.hpp"
+
+namespace kaisha::cluster {
+
+class Admission {
+ public:
+  explicit Admission(ClusterConfig config) : config_(std::move(config)) {}
+
+  // The listed node an envelope claiming `from_node` comes from, or "" for a
+  // client. `authenticated_node` is the node the transport bound the
+  // sender's key to ("" for a client key); `curve` says whether keys are in
+  // use at all.
+  std::string sending_node(const std::string& from_node, const std::string& authenticated_node, bool curve) const;
+
+  // What this node records of `claimed` (a join, a heartbeat's sender, or a
+  // member it gossips): the listed node's key, capabilities and address,
+  // with the claimed incarnation and state. For a node listed with port 0
+  // (loopback tests), the address is the one the node reports itself
+  // (`direct`), or gossip's until it does; `known` is what is recorded now.
+  // An Error with code "unlisted_node" for a name the file does not list.
+  // `overridden` (optional) is set when the claim disagreed with the file.
+  Result<msg::NodeInfo> member_info(const msg::NodeInfo& claimed, const msg::NodeInfo* known, bool direct,
+                                    bool* overridden = nullptr) const;
+
+  // Whether `node` may spawn, stop and ask employees here: the CEO node only.
+  bool may_direct_agents(const std::string& node) const;
+
+  // Most members one heartbeat may carry: every listed node.
+  size_t max_gossip() const { return config_.nodes.size(); }
+
+  // Why a client may not go by `name` ("" if it may): a listed node's name,
+  // or one this node uses for its own connections ("seed:...").
+  std::string client_name_refusal(const std::string& name) const;
+
+  const ClusterConfig& config() const { return config_; }
+
+ private:
+  ClusterConfig config_;
+};
+
+}  // namespace kaisha::cluster
