@@ -3,6 +3,8 @@
 #include <exception>
 #include <utility>
 
+#include "runtime/core/json_parse_error.hpp"
+
 namespace kaisha::jsonrpc {
 namespace {
 
@@ -37,20 +39,6 @@ std::pair<size_t, size_t> line_column(std::string_view body, size_t byte) {
     }
   }
   return {line, column};
-}
-
-// The reason part of an nlohmann parse_error text, without the library's
-// "[json.exception...] parse error at line x, column y: " prefix: the peer
-// needs the reason and the position, not our library's name.
-std::string parse_reason(const char* what) {
-  std::string s = what;
-  auto col = s.find("column ");
-  if (col != std::string::npos) {
-    auto colon = s.find(": ", col);
-    if (colon != std::string::npos) return s.substr(colon + 2);
-  }
-  auto bracket = s.find("] ");
-  return bracket == std::string::npos ? s : s.substr(bracket + 2);
 }
 
 // Scans for nesting deeper than `max_depth` before parsing, so that a body of
@@ -225,7 +213,7 @@ ParsedBody parse_body(std::string_view body, const Limits& limits) {
     auto [line, column] = line_column(body, e.byte);
     return single(make_error(nullptr, code::kParseError,
                              "Parse error at line " + std::to_string(line) + ", column " +
-                                 std::to_string(column) + ": " + parse_reason(e.what()),
+                                 std::to_string(column) + ": " + json_parse_error_reason(e),
                              json{{"line", line}, {"column", column}, {"byte", e.byte}}));
   } catch (const std::exception& e) {
     return single(make_error(nullptr, code::kParseError, "Parse error: the body is not JSON"));
