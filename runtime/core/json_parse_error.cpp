@@ -4,7 +4,7 @@
 
 namespace kaisha {
 
-std::string json_parse_error_reason(const json::parse_error& e) {
+std::string json_parse_error_reason(const json::exception& e) {
   std::string_view what = e.what();
   if (size_t p = what.find("] "); p != std::string_view::npos) what.remove_prefix(p + 2);
   if (what.rfind("parse error", 0) == 0) {

@@ -1,5 +1,7 @@
 // Describing a JSON parse error to whoever sent the text (a JSON-RPC peer, a
-// model asked to fix its answer).
+// model asked to fix its answer). Parsing throws json::parse_error for bad
+// syntax and json::out_of_range for a number too large for a double (1e400),
+// so callers catch json::exception, the base of both.
 //
 // nlohmann's parse_error text quotes the last bytes it read ("last read:
 // '...'"), cut at any byte, so it can hold a partial or ill-formed UTF-8
@@ -15,11 +17,12 @@
 namespace kaisha {
 
 // The reason part of e.what(), e.g. "syntax error while parsing value -
-// invalid literal; last read: 'tru\xC3'": without the library's
-// "[json.exception...]" prefix and its "parse error at line L, column C: "
-// position (callers state the position the way their reader counts it).
+// invalid literal; last read: 'tru\xC3'" or "number overflow parsing
+// '1e400'": without the library's "[json.exception...]" prefix and its
+// "parse error at line L, column C: " position (callers state the position
+// the way their reader counts it).
 // Every byte outside ASCII is written as \xNN, so the text is always valid
 // UTF-8 and the offending bytes stay visible.
-std::string json_parse_error_reason(const json::parse_error& e);
+std::string json_parse_error_reason(const json::exception& e);
 
 }  // namespace kaisha

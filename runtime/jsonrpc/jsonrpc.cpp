@@ -215,6 +215,8 @@ ParsedBody parse_body(std::string_view body, const Limits& limits) {
                              "Parse error at line " + std::to_string(line) + ", column " +
                                  std::to_string(column) + ": " + json_parse_error_reason(e),
                              json{{"line", line}, {"column", column}, {"byte", e.byte}}));
+  } catch (const json::exception& e) {  // out_of_range: a number beyond a double, e.g. 1e400
+    return single(make_error(nullptr, code::kParseError, "Parse error: " + json_parse_error_reason(e)));
   } catch (const std::exception& e) {
     return single(make_error(nullptr, code::kParseError, "Parse error: the body is not JSON"));
   }

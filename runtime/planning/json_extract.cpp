@@ -41,6 +41,9 @@ Result<json> parse_region(std::string_view answer, size_t begin, size_t end) {
     return json::parse(region);
   } catch (const json::parse_error& e) {
     return Error{"json", "JSON parse error at byte " + std::to_string(begin + e.byte) + ": " + json_parse_error_reason(e)};
+  } catch (const json::exception& e) {  // out_of_range: a number beyond a double, e.g. 1e400
+    return Error{"json", "JSON parse error in the value starting at byte " + std::to_string(begin + 1) + ": " +
+                             json_parse_error_reason(e)};
   }
 }
 

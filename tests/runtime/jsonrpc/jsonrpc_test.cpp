@@ -49,6 +49,13 @@ TEST(JsonRpcParse, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
   }
 }
 
+TEST(JsonRpcParse, NumberBeyondADoubleIsAParseError) {
+  json e = single_error(R"({"jsonrpc":"2.0","id":1e400,"method":"m"})");
+  EXPECT_EQ(e["error"]["code"], -32700);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("number overflow parsing '1e400'"), std::string::npos)
+      << e.dump();
+}
+
 TEST(JsonRpcParse, ValidRequestKeepsIdAndParams) {
   ParsedBody p = parse_body(R"({"jsonrpc":"2.0","id":"abc","method":"tools/list","params":{"cursor":"x"}})");
   ASSERT_EQ(p.messages.size(), 1u);

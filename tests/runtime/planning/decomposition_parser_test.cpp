@@ -28,6 +28,19 @@ TEST(JsonExtract, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
   }
 }
 
+// nlohmann throws out_of_range, not parse_error, for a number beyond a
+// double; it used to escape extract_json and terminate the process.
+TEST(JsonExtract, NumberBeyondADoubleIsAnErrorNotACrash) {
+  auto r = extract_json("Plan: {\"a\": 1e400}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "json");
+  EXPECT_NE(r.error().message.find("number overflow parsing '1e400'"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("starting at byte 7"), std::string::npos) << r.error().message;
+  auto d = parse_decomposition(R"({"subtasks":[{"id":"a","description":"x","estimated_complexity":2e308},{"id":"b","description":"y"}]})",
+                               Strategy::parallel);
+  EXPECT_FALSE(d.ok());
+}
+
 TEST(JsonExtract, NothingLooser) {
   auto r = extract_json(R"({"a": 1,})");  // trailing comma is not repaired
   ASSERT_FALSE(r.ok());
