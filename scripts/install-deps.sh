@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhnswlib-dev
   python3 curl iproute2 bubblewrap
+  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang with the libFuzzer runtime
 )
 
 missing=()

@@ -4,6 +4,8 @@
 #include <exception>
 #include <utility>
 
+#include "runtime/core/json_parse_error.hpp"
+
 namespace kaisha {
 namespace {
 
@@ -48,19 +50,6 @@ size_t too_deep_at(std::string_view text, size_t max_depth) {
   return std::string_view::npos;
 }
 
-// The reason part of an nlohmann parse_error text, without the library's
-// "[json.exception...] parse error at line x, column y: " prefix.
-std::string parse_reason(const char* what) {
-  std::string s = what;
-  auto col = s.find("column ");
-  if (col != std::string::npos) {
-    auto colon = s.find(": ", col);
-    if (colon != std::string::npos) return s.substr(colon + 2);
-  }
-  auto bracket = s.find("] ");
-  return bracket == std::string::npos ? s : s.substr(bracket + 2);
-}
-
 std::string at_text(size_t line, size_t column) {
   return "at line " + std::to_string(line) + ", column " + std::to_string(column);
 }
@@ -90,7 +79,10 @@ BoundedJson parse_bounded_json(std::string_view text, const JsonLimits& limits) 
     e.kind = JsonParseError::Kind::syntax;
     e.byte = x.byte;
     std::tie(e.line, e.column) = line_column(text, x.byte == 0 ? 0 : x.byte - 1);
-    e.message = "not valid JSON " + at_text(e.line, e.column) + ": " + parse_reason(x.what());
+    e.message = "not valid JSON " + at_text(e.line, e.column) + ": " + json_parse_error_reason(x);
+  } catch (const json::exception& x) {  // out_of_range: a number beyond a double, e.g. 1e400
+    e.kind = JsonParseError::Kind::syntax;
+    e.message = "not valid JSON: " + json_parse_error_reason(x);
   } catch (const std::exception&) {
     e.kind = JsonParseError::Kind::syntax;
     e.message = "not valid JSON";

@@ -3,6 +3,8 @@
 #include <exception>
 #include <utility>
 
+#include "runtime/core/json_parse_error.hpp"
+
 namespace kaisha::jsonrpc {
 namespace {
 

@@ -20,10 +20,25 @@ std::string encode(const T& value) {
   return std::string(buf.data(), buf.size());
 }
 
+// Nesting deeper than any message struct (an envelope holds a message holds
+// a few lists of structs) is refused.
+inline constexpr size_t kMaxFrameDepth = 32;
+
+// What a frame of `size` bytes can honestly declare: every array element
+// takes at least one byte and every map entry two. msgpack allocates a
+// container's elements when it reads its header, so without these limits a
+// 5-byte frame declaring 2^32-1 elements has it allocate ~100 GB up front.
+inline msgpack::unpack_limit frame_limits(size_t size) {
+  // Strings and blobs are read only once all their bytes are in the frame.
+  const size_t unlimited = 0xffffffff;
+  return msgpack::unpack_limit(size, size / 2, unlimited, unlimited, unlimited, kMaxFrameDepth);
+}
+
 template <class T>
 Result<T> decode_as(std::string_view bytes, const char* type_name) {
   try {
-    msgpack::object_handle oh = msgpack::unpack(bytes.data(), bytes.size());
+    msgpack::object_handle oh =
+        msgpack::unpack(bytes.data(), bytes.size(), nullptr, nullptr, frame_limits(bytes.size()));
     if (oh.get().type != msgpack::type::MAP)
       return Error{"decode", std::string(type_name) + ": expected a msgpack map"};
     return oh.get().as<T>();

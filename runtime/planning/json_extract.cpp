@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "runtime/core/json_parse_error.hpp"
+
 namespace kaisha::planning {
 namespace {
 
@@ -33,23 +35,15 @@ size_t matching_end(std::string_view s, size_t begin) {
   return std::string_view::npos;
 }
 
-// nlohmann's message names a line and column inside the substring we gave
-// it; the caller gets a byte offset in the whole answer instead.
-std::string reason_of(const json::parse_error& e) {
-  std::string what = e.what();
-  if (size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-  if (what.rfind("parse error", 0) == 0) {
-    if (size_t p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
-  }
-  return what;
-}
-
 Result<json> parse_region(std::string_view answer, size_t begin, size_t end) {
   std::string_view region = answer.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
   try {
     return json::parse(region);
   } catch (const json::parse_error& e) {
-    return Error{"json", "JSON parse error at byte " + std::to_string(begin + e.byte) + ": " + reason_of(e)};
+    return Error{"json", "JSON parse error at byte " + std::to_string(begin + e.byte) + ": " + json_parse_error_reason(e)};
+  } catch (const json::exception& e) {  // out_of_range: a number beyond a double, e.g. 1e400
+    return Error{"json", "JSON parse error in the value starting at byte " + std::to_string(begin + 1) + ": " +
+                             json_parse_error_reason(e)};
   }
 }
 

@@ -34,6 +34,28 @@ TEST(JsonRpcParse, EmptyAndTruncatedBodiesAreParseErrors) {
   EXPECT_EQ(single_error("\xff\xfe")["error"]["code"], -32700);
 }
 
+// The parser's message quotes the bytes it stopped at, cut anywhere: an
+// ill-formed byte, or half of a valid "é". The error response must still
+// serialise (json::dump throws on invalid UTF-8), with the bytes shown as \xNN.
+TEST(JsonRpcParse, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
+  for (std::string body : {std::string("\"\xff\""), std::string("[1,\xc3\xa9]"),
+                           std::string("{\"jsonrpc\":\"2.0\",\"method\":\"caf\xc3"),
+                           std::string("tru\xe2\x82\xac")}) {
+    json e = single_error(body);
+    EXPECT_EQ(e["error"]["code"], -32700) << body;
+    std::string wire;
+    EXPECT_NO_THROW(wire = e.dump()) << body;
+    EXPECT_NE(e["error"]["message"].get<std::string>().find("\\x"), std::string::npos) << wire;
+  }
+}
+
+TEST(JsonRpcParse, NumberBeyondADoubleIsAParseError) {
+  json e = single_error(R"({"jsonrpc":"2.0","id":1e400,"method":"m"})");
+  EXPECT_EQ(e["error"]["code"], -32700);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("number overflow parsing '1e400'"), std::string::npos)
+      << e.dump();
+}
+
 TEST(JsonRpcParse, ValidRequestKeepsIdAndParams) {
   ParsedBody p = parse_body(R"({"jsonrpc":"2.0","id":"abc","method":"tools/list","params":{"cursor":"x"}})");
   ASSERT_EQ(p.messages.size(), 1u);

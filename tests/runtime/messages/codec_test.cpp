@@ -224,5 +224,29 @@ TEST(Codec, GarbageIsAnErrorNotACrash) {
   }
 }
 
+// A frame's container headers are checked against the frame's size before
+// msgpack allocates their elements: without that, 5 bytes declaring 2^32-1
+// array elements or 2^28 map entries made it allocate ~100 GB or ~13 GB up
+// front (failing with bad_alloc, or reserving the memory and then failing).
+TEST(Codec, ContainerLongerThanItsFrameIsRefusedBeforeAllocating) {
+  for (std::string frame : {std::string("\xdd\xff\xff\xff\xff", 5), std::string("\xdf\x0f\xff\xff\xff", 5),
+                            std::string("\x81\xa7payload\xdd\x01\x00\x00\x00", 14)}) {
+    auto e = decode_envelope(frame);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("size overflow"), std::string::npos) << e.error().message;
+    auto a = decode<AskRequest>(frame);
+    ASSERT_FALSE(a.ok());
+    EXPECT_NE(a.error().message.find("size overflow"), std::string::npos) << a.error().message;
+  }
+}
+
+TEST(Codec, NestingDeeperThanAnyMessageIsRefused) {
+  std::string frame(kMaxFrameDepth + 8, '\x91');  // arrays of one array of ...
+  frame += '\xc0';
+  auto e = decode_envelope(frame);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("depth size overflow"), std::string::npos) << e.error().message;
+}
+
 }  // namespace
 }  // namespace kaisha::msg

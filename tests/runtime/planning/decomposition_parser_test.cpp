@@ -16,6 +16,31 @@ TEST(JsonExtract, WholeAnswerFenceAndLeadingProse) {
   EXPECT_EQ((*extract_json("x [1,2]", JsonTop::object_or_array))[1], 2);
 }
 
+// The error goes back to the model inside a JSON request body, so it must be
+// valid UTF-8 even when the parser stopped inside a multi-byte character.
+TEST(JsonExtract, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
+  for (std::string answer : {std::string("{\"a\": tru\xc3\xa9}"), std::string("{\"a\": \"\xff\"}"),
+                             std::string("Plan: {\"a\": [1, \xe2\x82\xac]}")}) {
+    auto r = extract_json(answer);
+    ASSERT_FALSE(r.ok()) << answer;
+    EXPECT_NO_THROW((void)json(r.error().message).dump()) << r.error().message;
+    EXPECT_NE(r.error().message.find("\\x"), std::string::npos) << r.error().message;
+  }
+}
+
+// nlohmann throws out_of_range, not parse_error, for a number beyond a
+// double; it used to escape extract_json and terminate the process.
+TEST(JsonExtract, NumberBeyondADoubleIsAnErrorNotACrash) {
+  auto r = extract_json("Plan: {\"a\": 1e400}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "json");
+  EXPECT_NE(r.error().message.find("number overflow parsing '1e400'"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("starting at byte 7"), std::string::npos) << r.error().message;
+  auto d = parse_decomposition(R"({"subtasks":[{"id":"a","description":"x","estimated_complexity":2e308},{"id":"b","description":"y"}]})",
+                               Strategy::parallel);
+  EXPECT_FALSE(d.ok());
+}
+
 TEST(JsonExtract, NothingLooser) {
   auto r = extract_json(R"({"a": 1,})");  // trailing comma is not repaired
   ASSERT_FALSE(r.ok());

@@ -45,6 +45,15 @@ TEST(JudgeVerdict, MalformedQuoteIsCutAtACharacter) {
   EXPECT_LE(v.output.size(), 500u + 3u);
 }
 
+// A number beyond a double used to terminate the process (the JSON library
+// throws out_of_range, which the reader did not catch).
+TEST(JudgeVerdict, NumberBeyondADoubleIsAMalformedVerdict) {
+  JudgeVerdict v = parse_verdict(R"({"status":"success","output":"ok","score":2e308})");
+  EXPECT_TRUE(v.malformed);
+  EXPECT_FALSE(v.success());
+  EXPECT_NE(v.error_information.find("number overflow"), std::string::npos) << v.error_information;
+}
+
 TEST(JudgeVerdict, ErrorWithoutReasonGetsOne) {
   EXPECT_EQ(parse_verdict(R"({"status":"error","output":"wrong file name"})").error_information, "wrong file name");
   EXPECT_EQ(parse_verdict(R"({"status":"ERROR"})").error_information,
