@@ -77,7 +77,9 @@ ToolResult read_file(const FileView& view, const std::string& file_path, const F
     return ToolResult::error("ReadFile: '" + shown + "' is not a regular file" +
                              (S_ISDIR(st.st_mode) ? "; list it with ListFiles" : ""));
   const int64_t size = st.st_size;
-  const int64_t want = std::min<int64_t>(size, limits.max_read_bytes);
+  // Up to 3 bytes past the limit, so that a character straddling it can be
+  // seen whole and cut before.
+  const int64_t want = std::min<int64_t>(size, limits.max_read_bytes + 3);
   std::string text(static_cast<size_t>(want), '\0');
   int64_t got = 0;
   while (got < want) {
@@ -89,7 +91,7 @@ ToolResult read_file(const FileView& view, const std::string& file_path, const F
   }
   text.resize(static_cast<size_t>(got));
   const bool truncated = size > limits.max_read_bytes;
-  if (truncated) text.resize(utf8::boundary_before(text, text.size()));
+  if (truncated) text.resize(utf8::boundary_before(text, static_cast<size_t>(limits.max_read_bytes)));
   if (text.find('\0') != std::string::npos || !utf8::valid(text))
     return ToolResult::error("ReadFile: '" + shown + "' is not UTF-8 text (" + plural(size, "byte") +
                              "); only text files can be read");
