@@ -18,6 +18,7 @@
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/llm/usage_estimate.hpp"
+#include "runtime/llm/token_bound.hpp"
 #include "runtime/planning/audit_loop.hpp"
 
 namespace kaisha::actors {
@@ -586,7 +587,7 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   ask.cost = cost;
   ask.agent = name;
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens, ""};
-  ask.est_input_tokens = llm::estimate_tokens(spec.system_prompt) + llm::estimate_tokens(prompt) + 8;
+  ask.ask.input_token_bound = llm::ask_input_token_bound(spec.system_prompt, prompt);
   if (listening(self)) emit(self, "ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   // No "ask" step: the tool_call step journaled just before holds the agent
   // and the prompt (one SQLite row less per ask).

@@ -1,17 +1,21 @@
 #include "actors/charged_call.hpp"
 
 #include "actors/atoms.hpp"
-#include "runtime/llm/usage_estimate.hpp"
+#include "runtime/llm/token_bound.hpp"
 
 namespace kaisha::actors {
 
 std::chrono::milliseconds model_call_timeout(const config::Config& c) {
-  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (c.retry.max_delay_ms + 300000) + 5000);
+  const int64_t longest_wait = std::max(c.retry.max_delay_ms, c.retry.max_retry_after_ms);
+  return std::chrono::milliseconds(int64_t(c.retry.max_attempts) * (longest_wait + 300000) + 5000);
 }
 
 void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<void(ChargedCallResult)> done) {
-  const int64_t est_in = llm::estimate_input_tokens(c.request);
-  const int64_t max_out = c.request.max_tokens.value_or(4096);
+  // The hold is the call's true worst case: no tokenizer makes more input
+  // tokens than the bound, and the provider is sent the output cap held.
+  if (!c.request.max_tokens) c.request.max_tokens = kDefaultMaxOutputTokens;
+  const int64_t est_in = llm::input_token_bound(c.request);
+  const int64_t max_out = *c.request.max_tokens;
   auto call = std::make_shared<ChargedCall>(std::move(c));
   self->request(call->ledger, caf::infinite, reserve_atom::value, call->cost, est_in, max_out, call->agent,
                 call->task_id)
@@ -61,7 +65,7 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
 
 void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(ChargedAskResult)> done) {
   auto ask = std::make_shared<ChargedAsk>(std::move(a));
-  self->request(ask->ledger, caf::infinite, reserve_atom::value, ask->cost, ask->est_input_tokens,
+  self->request(ask->ledger, caf::infinite, reserve_atom::value, ask->cost, ask->ask.input_token_bound,
                 ask->ask.max_output_tokens, ask->agent, ask->ask.task_id)
       .then([=](LedgerReply& held) {
         if (!held.ok) {

@@ -25,6 +25,9 @@ namespace kaisha::actors {
 // provider's own per-attempt timeout.
 std::chrono::milliseconds model_call_timeout(const config::Config& c);
 
+// The output cap a charged call is sent with when its request names none.
+inline constexpr int64_t kDefaultMaxOutputTokens = 4096;
+
 struct ChargedCall {
   caf::actor ledger;
   caf::actor model_client;
@@ -33,7 +36,9 @@ struct ChargedCall {
   std::string agent;        // who pays, for the ledger entries
   std::string task_id;
   std::string model_ref;
-  llm::ChatRequest request;  // request.max_tokens bounds the reservation
+  // Its llm::input_token_bound() and max_tokens (set to
+  // kDefaultMaxOutputTokens when absent, and sent) make the reservation.
+  llm::ChatRequest request;
   // false: `done` runs as soon as the settlement is sent, without waiting for
   // the ledger's answer (one round trip less); the ledger still applies it
   // before anything this actor sends it afterwards. The result's `budget` is
@@ -61,8 +66,9 @@ struct ChargedAsk {
   std::chrono::milliseconds timeout{600000};
   economy::ModelCost cost;  // the employee's prices
   std::string agent;        // the employee's name
-  msg::AskRequest ask;      // ask.max_output_tokens bounds the reservation
-  int64_t est_input_tokens = 0;
+  // ask.max_output_tokens and ask.input_token_bound (llm::ask_input_token_bound
+  // of the employee's system prompt and the prompt) make the reservation.
+  msg::AskRequest ask;
   bool await_settle = true;  // as in ChargedCall
 };
 

@@ -523,7 +523,7 @@ void CompanyRuntime::interrupt(const std::string& why) {
     if (tid.empty()) return;
     store::TaskOutcome o;
     o.task_id = tid;
-    o.status = "failed";
+    o.status = "interrupted";
     o.error = why;
     s.finish_task(o);
   };

@@ -79,7 +79,7 @@ class CompanyRuntime {
   Status raise_budget(const std::string& which, double amount);
 
   // For a signal handler thread: commits everything queued in the journal and
-  // records the running task (if any) as failed with `why`. The process is
+  // records the running task (if any) as interrupted with `why`. The process is
   // expected to exit right after; in-flight model calls are abandoned.
   void interrupt(const std::string& why);
 

@@ -6,6 +6,7 @@
 #include "actors/now.hpp"
 #include "runtime/company/conversation.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/llm/token_bound.hpp"
 
 namespace kaisha::actors {
 
@@ -16,7 +17,7 @@ struct EmployeeToolLoop::Run {
   std::function<void(msg::AskReply)> reply;
   std::unique_ptr<company::Conversation> conversation;
   int64_t started_ms = 0;
-  bool first_done = false;  // the asker's reservation covered the first call
+  bool first_done = false;  // the asker's hold is used: every further call reserves its own
   llm::Usage first_usage;
   llm::Usage extra_usage;
   double extra_expense = 0;
@@ -101,6 +102,11 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
           json{{"model_ref", spec_.model_ref}, {"prompt", run->ask.prompt},
                {"messages", request.messages.size()}, {"tools", request.tools.size()},
                {"iteration", run->conversation->turns() + 1}});
+  // The asker's reservation covers the first call when it held at least this
+  // request's bound; the tool schemas usually make it bigger, and then the
+  // first call is reserved here like the further ones (the asker settles 0).
+  if (deps_.ledger && !run->first_done && llm::input_token_bound(request) > run->ask.input_token_bound)
+    run->first_done = true;
   if (!run->first_done || !deps_.ledger) {
     // The first call: the asker's reservation covers it. (Without a ledger
     // nothing is charged at all, as for a single-call employee.)
@@ -151,6 +157,14 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
       journal(run, "refusal", json{{"error", r.error}, {"call", "employee_model"}});
       emit(run, "refusal", r.error, json{{"agent", spec_.name}});
       return stop(run, r.error);
+    }
+    if (!r.ok && run->conversation->turns() == 0) {
+      // The ask's first call failed: the ask fails, as for an employee without tools.
+      msg::AskReply reply;
+      reply.ok = false;
+      reply.error = r.error;
+      journal(run, "error", json{{"error", r.error}});
+      return deliver(run, std::move(reply));
     }
     if (!r.ok) return stop(run, "the model call failed: " + r.error);
     run->extra_usage.input_tokens += r.response.usage.input_tokens;

@@ -74,10 +74,19 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out,
           const std::string& agent, const std::string& task) {
-        self->state.budget->settle_ask(r, in, out);
+        const double over = self->state.budget->settle_ask(r, in, out);
         const double usd = economy::Budget::expense_for(r.cost, in, out);
         record(self, task, "expense", "ask_settle", usd, agent,
                std::to_string(in) + " in / " + std::to_string(out) + " out tokens");
+        // The excess is already in ask_settle's amount: this entry says that
+        // the hold, a true upper bound, was not enough (not a second charge).
+        if (over > 0) {
+          std::ostringstream why;
+          why << r.cost.name << " billed " << economy::format_amount(usd) << " (" << in << " in / " << out
+              << " out tokens), " << economy::format_amount(over) << " more than the "
+              << economy::format_amount(r.expense_held) << " reserved";
+          record(self, task, "expense", "overshoot", over, agent, why.str());
+        }
         save_state(self);
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;

@@ -11,6 +11,7 @@
 #include "actors/journal_actor.hpp"
 #include "actors/now.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/planning/audit_loop.hpp"
 #include "runtime/planning/dag_scheduler.hpp"
@@ -448,7 +449,7 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
   ask.cost = st.deps.worker_cost;
   ask.agent = job.worker;
   ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens, job_id};
-  ask.est_input_tokens = llm::estimate_tokens(st.worker_system) + llm::estimate_tokens(prompt) + 8;
+  ask.ask.input_token_bound = llm::ask_input_token_bound(st.worker_system, prompt);
   // Only the answer event shows the budget after the call: nobody else waits
   // for the settlement (finish waits for the ledger once, at the end).
   ask.await_settle = listening(self);

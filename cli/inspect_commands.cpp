@@ -1,4 +1,5 @@
 // kaisha agents | budget | history: read a session back from the store.
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -17,17 +18,30 @@ struct Opened {
   std::string session;
 };
 
+// No journal file yet (nothing has run here): there are no sessions, which
+// is not a database error. SQLite URIs and ":memory:" are not files.
+bool no_journal_yet(const std::string& path) {
+  if (path.rfind("file:", 0) == 0 || path == ":memory:") return false;
+  std::error_code ec;
+  return !std::filesystem::exists(path, ec);
+}
+
+std::string no_sessions_text(const std::string& path) {
+  return "no sessions yet in " + path + " (`kaisha run` or `kaisha chat` starts one)";
+}
+
 // Opens the store and picks the session: --session, else the latest.
 Result<Opened> open_session(const CommonOptions& o, bool writable) {
   auto c = load_cli_config(o, /*needs_model=*/false);
   if (!c.ok()) return c.error();
+  if (no_journal_yet(c->store_path)) return Error{"no_sessions", no_sessions_text(c->store_path)};
   auto st = writable ? store::JournalStore::open(c->store_path) : store::JournalStore::open_read_only(c->store_path);
   if (!st.ok()) return st.error();
   Opened out{std::move(st).value(), o.session};
   if (out.session.empty()) {
     auto latest = out.store->latest_session();
     if (!latest.ok()) return latest.error();
-    if (!latest->has_value()) return Error{"session", "no sessions in " + c->store_path + " yet"};
+    if (!latest->has_value()) return Error{"no_sessions", no_sessions_text(c->store_path)};
     out.session = (*latest)->id;
   } else {
     auto s = out.store->get_session(out.session);
@@ -108,6 +122,10 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
     return 0;
   }
   std::cout << "session " << s->session << "\n  " << budget_line(b) << "\n";
+  if (budget.overshoot_calls() > 0)
+    std::cout << "  overshoot: providers billed " << economy::format_amount(budget.expense_overshoot())
+              << " USD more than was reserved, on " << budget.overshoot_calls()
+              << " call(s) (ledger entries of kind overshoot)\n";
   for (const auto& [k, v] : b.items()) std::cout << "  " << std::left << std::setw(36) << k << v.dump() << "\n";
   if (totals.ok())
     std::cout << "  tasks " << totals->tasks << ", tokens " << totals->tokens_in << " in / " << totals->tokens_out
@@ -119,6 +137,11 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
   if (list_sessions) {
     auto c = load_cli_config(o, false);
     if (!c.ok()) return fail(c.error());
+    if (no_journal_yet(c->store_path)) {
+      if (o.json) std::cout << "[]\n";
+      else std::cout << no_sessions_text(c->store_path) << "\n";
+      return 0;
+    }
     auto st = store::JournalStore::open_read_only(c->store_path);
     if (!st.ok()) return fail(st.error());
     auto sessions = (*st)->list_sessions();
@@ -129,9 +152,16 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
       else std::cout << s.id << "  " << s.ceo_model << "  " << s.status << "\n";
     }
     if (o.json) std::cout << dump_text(a, 2) << "\n";
+    else if (sessions->empty()) std::cout << no_sessions_text(c->store_path) << "\n";
     return 0;
   }
   auto s = open_session(o, false);
+  // An empty history is an answer, not a failure.
+  if (!s.ok() && s.error().code == "no_sessions" && o.session.empty()) {
+    if (o.json) std::cout << json{{"session", nullptr}, {"tasks", json::array()}, {"steps", json::array()}}.dump(2) << "\n";
+    else std::cout << s.error().message << "\n";
+    return 0;
+  }
   if (!s.ok()) return fail(s.error());
   auto tasks = s->store->tasks(s->session);
   if (!tasks.ok()) return fail(tasks.error());
@@ -161,7 +191,8 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
                 << st.kind << p << "\n";
     }
     if (r.status == "done") std::cout << "  => " << r.final_answer << "\n";
-    if (r.status == "failed") std::cout << "  => failed: " << r.error << "\n";
+    if (r.status == "failed" || r.status == "interrupted")
+      std::cout << "  => " << r.status << ": " << r.error << "\n";
   }
   return 0;
 }

@@ -110,7 +110,8 @@ int chat_command(const CommonOptions& o) {
       print_ledgers(company, o.json);
       continue;
     }
-    if (line.rfind("/raise ", 0) == 0 || line.rfind("/switch ", 0) == 0) {
+    const std::string word = line.substr(0, line.find(' '));
+    if (word == "/raise" || word == "/switch") {
       std::istringstream in(line);
       std::string cmd, what, value;
       in >> cmd >> what >> value;
@@ -128,6 +129,12 @@ int chat_command(const CommonOptions& o) {
       }
       if (!s.ok()) std::cerr << "kaisha: " << s.error().message << "\n";
       else print_ledgers(company, o.json);
+      continue;
+    }
+    // A mistyped command must not become a task (and a paid model call).
+    if (line[0] == '/') {
+      std::cerr << "kaisha: unknown command '" << word
+                << "' (/help lists them; to send a text that starts with '/', start it with a space)\n";
       continue;
     }
     msg::TaskResult r = company.run_task(line);

@@ -28,11 +28,14 @@ struct ProviderConfig {
 
 // Retries on 429, 5xx, connection errors and timeouts: exponential backoff
 // base_delay_ms * 2^(attempt-1) with full jitter, capped at max_delay_ms; a
-// Retry-After header overrides the computed delay (still capped).
+// Retry-After header replaces the computed delay and is honoured beyond
+// max_delay_ms, up to its own ceiling max_retry_after_ms (a provider asking
+// for longer is retried after the ceiling).
 struct RetryConfig {
   int max_attempts = 4;  // total attempts, including the first
   int64_t base_delay_ms = 500;
   int64_t max_delay_ms = 8000;
+  int64_t max_retry_after_ms = 60000;
 };
 
 struct CeoConfig {

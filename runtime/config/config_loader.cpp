@@ -263,11 +263,14 @@ class ConfigParser {
   Status retry(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "retry";
-    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms"}); !s) return s;
+    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms", "max_retry_after_ms"});
+        !s)
+      return s;
     if (Status s = integer(n, p, "max_attempts", c_.retry.max_attempts, 1); !s) return s;
     // Delays may be 0 (tests and local servers retry immediately).
     if (Status s = integer(n, p, "base_delay_ms", c_.retry.base_delay_ms, 0); !s) return s;
-    return integer(n, p, "max_delay_ms", c_.retry.max_delay_ms, 0);
+    if (Status s = integer(n, p, "max_delay_ms", c_.retry.max_delay_ms, 0); !s) return s;
+    return integer(n, p, "max_retry_after_ms", c_.retry.max_retry_after_ms, 0);
   }
 
   Status budget(const YAML::Node& n) {

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace kaisha::config {
 
@@ -35,15 +36,50 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+// Nesting deeper than this is not a kaisha file; the walk stops there rather
+// than recursing without bound.
+constexpr int kMaxKeyCheckDepth = 64;
+
+Status unique_keys(const YAML::Node& node, const std::string& source, const std::string& path, int depth) {
+  if (depth > kMaxKeyCheckDepth) return Status::Ok();
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      if (Status s = unique_keys(node[i], source, path + "[" + std::to_string(i) + "]", depth + 1); !s) return s;
+    return Status::Ok();
+  }
+  if (!node.IsMap()) return Status::Ok();
+  std::unordered_map<std::string, int> first_line;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    const std::string at = YamlReader::join(path, key);
+    if (it->first.IsScalar()) {
+      const int line = it->first.Mark().line + 1;
+      auto [seen, fresh] = first_line.emplace(key, line);
+      if (!fresh)
+        return config_error(source + ":" + std::to_string(line) + ": '" + at + "' is given twice (lines " +
+                            std::to_string(seen->second) + " and " + std::to_string(line) + "); keep one");
+    }
+    if (Status s = unique_keys(it->second, source, at, depth + 1); !s) return s;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& source) {
+  YAML::Node root;
   try {
-    return YAML::Load(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return config_error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
   }
+  if (Status s = check_unique_keys(root, source); !s) return s.error();
+  return root;
+}
+
+Status check_unique_keys(const YAML::Node& root, const std::string& source) {
+  return unique_keys(root, source, "", 0);
 }
 
 Result<std::string> substitute_env(const std::string& text, const std::string& where) {

@@ -16,9 +16,16 @@
 namespace kaisha::config {
 
 // Parses `text`. A syntax error becomes
-// "<source>:<line>:<column>: YAML syntax error: <what>" (1-based).
+// "<source>:<line>:<column>: YAML syntax error: <what>" (1-based); a key given
+// twice in one map is an error too (see check_unique_keys).
 // An empty document is returned as a Null node (callers treat it as {}).
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& source);
+
+// Fails on the first map of `root` that has a key twice, naming both lines:
+// "<source>:<line>: <key.path> is given twice (lines 3 and 7); keep one".
+// yaml-cpp keeps both pairs and every lookup finds the first, so the second
+// would otherwise be silently ignored. For files not read with parse_yaml().
+Status check_unique_keys(const YAML::Node& root, const std::string& source);
 
 // Replaces ${VAR} and ${VAR:-default} with the environment's values.
 // An unset ${VAR} without a default, or an unterminated "${", is an error

@@ -21,7 +21,9 @@ json BudgetState::to_json() const {
               {"resource", {{"total", resource.total}, {"used", resource.used}, {"enabled", resource.enabled}}},
               {"expense", {{"total", expense.total}, {"used", expense.used}, {"enabled", expense.enabled}}},
               {"internal_invoke_cost", internal_invoke_cost},
-              {"hired_agents", hired_agents}};
+              {"hired_agents", hired_agents},
+              {"expense_overshoot", expense_overshoot},
+              {"overshoot_calls", overshoot_calls}};
 }
 
 Result<BudgetState> BudgetState::from_json(const json& j) {
@@ -35,6 +37,8 @@ Result<BudgetState> BudgetState::from_json(const json& j) {
     s.expense = ledger(j.at("expense"));
     s.internal_invoke_cost = j.value("internal_invoke_cost", 0.0);
     s.hired_agents = j.value("hired_agents", 0);
+    s.expense_overshoot = j.value("expense_overshoot", 0.0);
+    s.overshoot_calls = j.value("overshoot_calls", 0);
     return s;
   } catch (const json::exception& e) {
     return Error{"budget", std::string("malformed budget state: ") + e.what()};
@@ -89,6 +93,21 @@ std::string Budget::refusal_text(const std::string& ledger, double cost, double 
          " but only " + format_amount(remaining) + " is remaining";
 }
 
+std::string Budget::overspent_text(double cost, double spent, double total, double overshoot) {
+  std::string why = overshoot > 0 ? " after providers billed " + format_amount(overshoot) +
+                                        " more than was reserved for their calls"
+                                  : "";
+  return "The expense budget is overspent: " + format_amount(spent) + " is spent of a total of " +
+         format_amount(total) + why + ". Nothing that costs money (this costs " + format_amount(cost) +
+         ") can run until the budget is raised; free calls still can";
+}
+
+Error Budget::expense_refusal_locked(double cost) const {
+  if (double over = expense_.overspent(); over > 0)
+    return Error{"budget", overspent_text(cost, expense_.used(), expense_.total(), from_micros(overshoot_))};
+  return refusal("expense", cost, expense_.remaining());
+}
+
 Status Budget::can_hire(const ModelCost& cost) const {
   std::lock_guard lock(mu_);
   return can_hire_locked(cost);
@@ -102,9 +121,7 @@ Status Budget::can_hire_locked(const ModelCost& cost) const {
   if (!resource_.can_spend(cost.create_resource_cost)) {
     return refusal("resource", cost.create_resource_cost, resource_.remaining());
   }
-  if (!expense_.can_spend(cost.create_expense_cost)) {
-    return refusal("expense", cost.create_expense_cost, expense_.remaining());
-  }
+  if (!expense_.can_spend(cost.create_expense_cost)) return expense_refusal_locked(cost.create_expense_cost);
   return Status::Ok();
 }
 
@@ -125,7 +142,7 @@ Status Budget::charge_create_locked(double resource_cost, double expense_cost) {
   }
   if (Status s = expense_.charge(expense_cost); !s) {
     (void)resource_.refund(resource_cost);
-    return refusal("expense", expense_cost, expense_.remaining());
+    return expense_refusal_locked(expense_cost);
   }
   return Status::Ok();
 }
@@ -147,7 +164,7 @@ Status Budget::fire(const ModelCost& cost) {
   return Status::Ok();
 }
 
-Result<AskReservation> Budget::reserve_ask(const ModelCost& cost, int64_t est_input_tokens,
+Result<AskReservation> Budget::reserve_ask(const ModelCost& cost, int64_t input_token_bound,
                                            int64_t max_output_tokens) {
   std::lock_guard lock(mu_);
   if (max_inflight_ > 0 && inflight_ >= max_inflight_) {
@@ -158,11 +175,11 @@ Result<AskReservation> Budget::reserve_ask(const ModelCost& cost, int64_t est_in
   r.cost = cost;
   auto res = resource_.reserve(cost.invoke_resource_cost);
   if (!res) return refusal("resource", cost.invoke_resource_cost, resource_.remaining());
-  double worst = expense_for(cost, est_input_tokens, max_output_tokens);
+  double worst = expense_for(cost, input_token_bound, max_output_tokens);
   auto exp = expense_.reserve(worst);
   if (!exp) {
     resource_.release(*res);
-    return refusal("expense", worst, expense_.remaining());
+    return expense_refusal_locked(worst);
   }
   r.resource_id = *res;
   r.expense_id = *exp;
@@ -173,13 +190,18 @@ Result<AskReservation> Budget::reserve_ask(const ModelCost& cost, int64_t est_in
   return r;
 }
 
-void Budget::settle_ask(const AskReservation& r, int64_t input_tokens, int64_t output_tokens) {
+double Budget::settle_ask(const AskReservation& r, int64_t input_tokens, int64_t output_tokens) {
   std::lock_guard lock(mu_);
-  if (active_asks_.erase(r.resource_id) == 0) return;  // already settled or cancelled
+  if (active_asks_.erase(r.resource_id) == 0) return 0;  // already settled or cancelled
   --inflight_;
-  expense_.settle(r.expense_id, expense_for(r.cost, input_tokens, output_tokens));
+  const double over = expense_.settle(r.expense_id, expense_for(r.cost, input_tokens, output_tokens));
   resource_.release(r.resource_id);  // the salary is reclaimable: nothing stays used
   internal_invoke_ += to_micros(r.cost.invoke_resource_cost);
+  if (over > 0) {
+    overshoot_ += to_micros(over);
+    ++overshoot_calls_;
+  }
+  return over;
 }
 
 void Budget::cancel_ask(const AskReservation& r) {
@@ -210,6 +232,16 @@ double Budget::internal_invoke_cost() const {
   return from_micros(internal_invoke_);
 }
 
+double Budget::expense_overshoot() const {
+  std::lock_guard lock(mu_);
+  return from_micros(overshoot_);
+}
+
+int Budget::overshoot_calls() const {
+  std::lock_guard lock(mu_);
+  return overshoot_calls_;
+}
+
 int Budget::hired_agents() const {
   std::lock_guard lock(mu_);
   return hired_;
@@ -236,7 +268,9 @@ json Budget::get_budget_json() const {
               {"hired_agents", hired_},
               {"inflight_asks", inflight_},
               {"resource_budget_enabled", r.enabled},
-              {"expense_budget_enabled", e.enabled}};
+              {"expense_budget_enabled", e.enabled},
+              {"expense_overshoot", from_micros(overshoot_)},
+              {"overshoot_calls", overshoot_calls_}};
 }
 
 BudgetSummary Budget::summary() const {
@@ -247,7 +281,8 @@ BudgetSummary Budget::summary() const {
 
 BudgetState Budget::snapshot() const {
   std::lock_guard lock(mu_);
-  return BudgetState{resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_};
+  return BudgetState{resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_,
+                     from_micros(overshoot_), overshoot_calls_};
 }
 
 void Budget::restore(const BudgetState& state) {
@@ -256,6 +291,8 @@ void Budget::restore(const BudgetState& state) {
   expense_.restore(state.expense);
   internal_invoke_ = to_micros(state.internal_invoke_cost);
   hired_ = state.hired_agents;
+  overshoot_ = to_micros(state.expense_overshoot);
+  overshoot_calls_ = state.overshoot_calls;
 }
 
 }  // namespace kaisha::economy

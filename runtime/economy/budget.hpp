@@ -17,6 +17,14 @@
 // Optional limits (BudgetConfig.max_agents / max_inflight_asks, §9 item 29):
 // 0 means unlimited.
 //
+// Overshoot: a reservation holds a true upper bound of a call's cost
+// (token_bound.hpp), so a settlement above its hold means a provider billed
+// more than any tokenizer should produce. The excess is still charged (the
+// money is spent), counted as an overshoot (persisted, shown by GetBudget and
+// `kaisha budget`), and while the expense ledger is over its total every paid
+// reservation or hire is refused with overspent_text(); a free call (cost 0)
+// is never refused by the expense ledger.
+//
 // Thread-safe. Refused operations charge nothing on either ledger.
 #pragma once
 
@@ -52,6 +60,8 @@ struct BudgetState {
   LedgerState expense;
   double internal_invoke_cost = 0;
   int hired_agents = 0;
+  double expense_overshoot = 0;  // USD billed above the holds, all calls together
+  int overshoot_calls = 0;       // settlements that went above their hold
 
   json to_json() const;
   static Result<BudgetState> from_json(const json& j);
@@ -78,6 +88,10 @@ class Budget {
 
   // The exact HASHIRU refusal sentence; `ledger` is "resource" or "expense".
   static std::string refusal_text(const std::string& ledger, double cost, double remaining);
+  // The refusal while the expense ledger is over its total: `cost` is what
+  // the refused call or hire would cost, `overshoot` the USD providers billed
+  // above their holds.
+  static std::string overspent_text(double cost, double spent, double total, double overshoot);
 
   // --- hiring ---------------------------------------------------------------
   // Would hire() succeed now? Charges nothing.
@@ -99,14 +113,17 @@ class Budget {
 
   // --- calls ----------------------------------------------------------------
   // Holds invoke_resource_cost on the resource ledger and the worst-case
-  // expense (est_input_tokens in, max_output_tokens out) on the expense
-  // ledger. Refused with the HASHIRU sentence when either does not fit.
-  Result<AskReservation> reserve_ask(const ModelCost& cost, int64_t est_input_tokens,
+  // expense (input_token_bound in, max_output_tokens out — both upper bounds,
+  // see llm::input_token_bound) on the expense ledger. Refused with the
+  // HASHIRU sentence when either does not fit (overspent_text() while the
+  // expense ledger is over its total); a free call is never refused for expense.
+  Result<AskReservation> reserve_ask(const ModelCost& cost, int64_t input_token_bound,
                                      int64_t max_output_tokens);
   // Charges the actual expense of the finished call (even if above the hold:
   // the provider has billed it), releases the resource hold and adds
-  // invoke_resource_cost to the internal invoke-cost counter.
-  void settle_ask(const AskReservation& r, int64_t input_tokens, int64_t output_tokens);
+  // invoke_resource_cost to the internal invoke-cost counter. Returns the
+  // overshoot: USD charged above the expense hold (0 normally).
+  double settle_ask(const AskReservation& r, int64_t input_tokens, int64_t output_tokens);
   // The call did not happen: releases both holds, charges nothing.
   void cancel_ask(const AskReservation& r);
 
@@ -125,7 +142,8 @@ class Budget {
   // current_remaining_resource_budget, total_expense_budget, current_expense,
   // current_remaining_expense_budget; plus reserved_resource,
   // reserved_expense, internal_invoke_cost, hired_agents, inflight_asks,
-  // resource_budget_enabled, expense_budget_enabled.
+  // resource_budget_enabled, expense_budget_enabled, expense_overshoot,
+  // overshoot_calls.
   // "remaining" is total - used - reserved: what a new request can get.
   json get_budget_json() const;
   // Just the six §3.3 GetBudget numbers: what a caller reports after a
@@ -135,6 +153,8 @@ class Budget {
   const Ledger& resource() const { return resource_; }
   const Ledger& expense() const { return expense_; }
   double internal_invoke_cost() const;
+  double expense_overshoot() const;
+  int overshoot_calls() const;
   int hired_agents() const;
   int inflight_asks() const;
 
@@ -144,6 +164,9 @@ class Budget {
  private:
   Status can_hire_locked(const ModelCost& cost) const;
   Status charge_create_locked(double resource_cost, double expense_cost);
+  // The expense refusal for `cost`: overspent_text() while the ledger is over
+  // its total, else the HASHIRU sentence.
+  Error expense_refusal_locked(double cost) const;
 
   Ledger resource_{"resource", 0};
   Ledger expense_{"expense", 0};
@@ -151,6 +174,8 @@ class Budget {
   // limits and the two ledgers are checked together.
   mutable std::mutex mu_;
   Micros internal_invoke_ = 0;
+  Micros overshoot_ = 0;
+  int overshoot_calls_ = 0;
   int hired_ = 0;
   int inflight_ = 0;
   int max_agents_ = 0;

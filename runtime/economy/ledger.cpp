@@ -28,14 +28,17 @@ Result<ReservationId> Ledger::reserve(double amount) {
   return id;
 }
 
-void Ledger::settle(ReservationId id, double actual) {
+double Ledger::settle(ReservationId id, double actual) {
   Micros a = std::max<Micros>(0, to_micros(actual));
   std::lock_guard lock(mu_);
   auto it = holds_.find(id);
-  if (it == holds_.end()) return;
-  reserved_ -= it->second;
+  if (it == holds_.end()) return 0;
+  const Micros held = it->second;
+  reserved_ -= held;
   holds_.erase(it);
-  if (enabled_) used_ += a;
+  if (!enabled_) return 0;
+  used_ += a;
+  return from_micros(std::max<Micros>(0, a - held));
 }
 
 void Ledger::release(ReservationId id) {
@@ -110,6 +113,11 @@ double Ledger::reserved() const {
 double Ledger::remaining() const {
   std::lock_guard lock(mu_);
   return from_micros(std::max<Micros>(0, total_ - used_ - reserved_));
+}
+
+double Ledger::overspent() const {
+  std::lock_guard lock(mu_);
+  return from_micros(std::max<Micros>(0, used_ - total_));
 }
 
 bool Ledger::can_spend(double amount) const {

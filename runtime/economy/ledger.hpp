@@ -7,7 +7,8 @@
 //   concurrent callers cannot overshoot the total together.
 //   used_ can exceed total_ only through settle() with more than was held or
 //   through record_spent(): money already spent at a provider is recorded, not
-//   refused (see settle()).
+//   refused (see settle()). While it does, every non-zero reserve() or
+//   charge() is refused; an amount of 0 (a free call) always fits.
 // When the ledger is disabled every check passes and nothing is charged or
 // held (hashiru.md §9 item 26); reservations taken while disabled are empty.
 //
@@ -48,8 +49,10 @@ class Ledger {
 
   // Commits `actual` and releases the whole hold. If `actual` is more than
   // was held, the actual amount is still committed (even past the total):
-  // the call has happened and its cost is real. Unknown ids are ignored.
-  void settle(ReservationId id, double actual);
+  // the call has happened and its cost is real. Returns that excess over the
+  // hold (0 when the hold covered it, when disabled, or for an unknown id,
+  // which is ignored).
+  double settle(ReservationId id, double actual);
 
   // Releases the hold without committing anything. Unknown ids are ignored.
   void release(ReservationId id);
@@ -77,6 +80,8 @@ class Ledger {
   double reserved() const;  // held by in-flight reservations
   // total - used - reserved, never below 0: what the next reserve() can get.
   double remaining() const;
+  // used - total when spending went past the total (see settle()), else 0.
+  double overspent() const;
   // Would reserve(amount) succeed now? (Always true while disabled.)
   bool can_spend(double amount) const;
 
@@ -85,7 +90,7 @@ class Ledger {
   void restore(const LedgerState& state);
 
  private:
-  bool fits_locked(Micros amount) const { return used_ + reserved_ + amount <= total_; }
+  bool fits_locked(Micros amount) const { return amount == 0 || used_ + reserved_ + amount <= total_; }
   Error refusal_locked(Micros amount) const;
 
   const std::string name_;

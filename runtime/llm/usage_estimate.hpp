@@ -1,7 +1,8 @@
 // Token estimates for when a provider sends no usage figures (some local
 // servers, cut streams). Budgets still need a number; ~4 characters per token
 // is the usual rule of thumb for English text and errs on the high side for
-// code-free prose.
+// code-free prose. It is an estimate, not a bound (CJK text runs at about one
+// token per character, three bytes): reservations use token_bound.hpp.
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,11 @@ struct AskRequest {
   // journals only its request (and a failure): one step per answer, not two.
   // Empty (as from an asker that predates it): the employee journals both.
   std::string job;
-  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job)
+  // The input tokens the asker's reservation covers for the employee's first
+  // model call (llm::ask_input_token_bound). An employee whose first request
+  // is bigger (its tool schemas) reserves that call itself. 0: none held.
+  int64_t input_token_bound = 0;
+  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound)
 };
 
 struct AskReply {

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "runtime/config/yaml_reader.hpp"
 #include "runtime/core/json.hpp"
 
 namespace kaisha::mockllm {
@@ -230,6 +231,7 @@ Result<MockScript> parse_mock_script(std::string_view text, const std::string& s
   Parser p(source_name);
   try {
     YAML::Node root = YAML::Load(std::string(text));
+    if (Status s = config::check_unique_keys(root, source_name); !s) return s.error();
     return p.script(root);
   } catch (const ScriptError& e) {
     return Error{"config", e.message};

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "runtime/config/yaml_reader.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::prompt {
@@ -13,8 +14,8 @@ namespace kaisha::prompt {
 namespace {
 
 // Reads one YAML document, turning every problem into "<source>:<line>:
-// <path>: <what>". A small local reader: kaisha_prompt depends on core and
-// llm only, not on the config library's YamlReader.
+// <path>: <what>". A small local reader (only the duplicate-key check is the
+// config library's, so that every YAML file of kaisha refuses keys given twice).
 class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
@@ -112,6 +113,7 @@ Result<OptimizerPatterns> parse_optimizer_patterns(const std::string& yaml_text,
   } catch (const YAML::Exception& e) {
     return Error{"config", source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg};
   }
+  if (Status s = config::check_unique_keys(root, source); !s) return s.error();
   if (root.IsNull()) return r.error(root, "", "the file is empty");
   if (auto st = r.check_keys(root, "", {"version", "compression", "custom_patterns", "politeness", "bullets"}); !st)
     return st.error();

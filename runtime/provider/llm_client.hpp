@@ -11,7 +11,8 @@
 // Retries: on HTTP 408/409/429/5xx, connection failures, timeouts, a stream
 // cut off before its end and a body that does not parse, up to
 // RetryConfig::max_attempts attempts in total, waiting an exponential backoff
-// with full jitter or the server's Retry-After (capped at max_delay_ms).
+// with full jitter (capped at max_delay_ms) or the server's Retry-After (capped at
+// max_retry_after_ms).
 // Other 4xx answers fail at once.
 //
 // Usage: taken from the provider's usage fields. When the response carries

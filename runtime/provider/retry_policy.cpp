@@ -8,11 +8,13 @@ RetryPolicy::RetryPolicy(const config::RetryConfig& cfg, uint64_t seed)
     : max_attempts_(std::max(1, cfg.max_attempts)),
       base_ms_(std::max<int64_t>(0, cfg.base_delay_ms)),
       max_ms_(std::max<int64_t>(std::max<int64_t>(0, cfg.base_delay_ms), cfg.max_delay_ms)),
+      max_retry_after_ms_(std::max<int64_t>(max_ms_, cfg.max_retry_after_ms)),
       rng_(seed) {}
 
 std::chrono::milliseconds RetryPolicy::backoff(int failed_attempts,
                                                std::optional<std::chrono::milliseconds> retry_after) {
-  if (retry_after) return std::chrono::milliseconds(std::clamp<int64_t>(retry_after->count(), 0, max_ms_));
+  if (retry_after)
+    return std::chrono::milliseconds(std::clamp<int64_t>(retry_after->count(), 0, max_retry_after_ms_));
   // base * 2^(n-1), computed without overflow: stop doubling at the cap.
   int64_t bound = base_ms_;
   for (int i = 1; i < failed_attempts && bound < max_ms_; ++i) bound *= 2;

@@ -17,16 +17,18 @@ namespace kaisha::provider {
 class RetryPolicy {
  public:
   // Values below their minimum are raised to it: at least 1 attempt, delays
-  // of at least 0 ms, max_delay_ms at least base_delay_ms.
+  // of at least 0 ms, max_delay_ms at least base_delay_ms, max_retry_after_ms
+  // at least max_delay_ms.
   explicit RetryPolicy(const config::RetryConfig& cfg, uint64_t seed = std::random_device{}());
 
   // Total attempts allowed, including the first.
   int max_attempts() const { return max_attempts_; }
 
   // The wait before the next attempt after `failed_attempts` (>= 1) failures:
-  // `retry_after` when the server sent one, else uniform in
-  // [0, base_delay_ms * 2^(failed_attempts-1)]; either way at most
-  // max_delay_ms. Thread-safe.
+  // `retry_after` when the server sent one, at most max_retry_after_ms (the
+  // server knows when it will take the request again: max_delay_ms does not
+  // cut it short); else uniform in [0, base_delay_ms * 2^(failed_attempts-1)],
+  // at most max_delay_ms. Thread-safe.
   std::chrono::milliseconds backoff(int failed_attempts,
                                     std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
 
@@ -39,6 +41,7 @@ class RetryPolicy {
   int max_attempts_;
   int64_t base_ms_;
   int64_t max_ms_;
+  int64_t max_retry_after_ms_;
   std::mutex mu_;
   std::mt19937_64 rng_;
 };

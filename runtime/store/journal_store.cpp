@@ -288,6 +288,7 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
   auto db = SqliteDb::open(path, o);
   if (!db) return db.error();
   std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
+  if (Status s = store->refuse_foreign_database(); !s) return s.error();
   auto v = store->read_schema_version();
   if (!v) return v.error();
   if (*v != current_schema_version()) {
@@ -300,6 +301,21 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
   }
   store->schema_version_ = *v;
   return store;
+}
+
+// A database with tables but no schema_version table belongs to another
+// program: migrating it would add kaisha's tables to that program's file (or
+// fail on a name both use, with a page of SQL as the message).
+Status JournalStore::refuse_foreign_database() {
+  auto q = db_->prepare(
+      "SELECT count(*), SUM(name = 'schema_version') FROM sqlite_master "
+      "WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  if (!q) return q.error();
+  auto r = q->step();
+  if (!r) return r.error();
+  if (q->column_int(0) > 0 && q->column_int(1) == 0)
+    return Error{"store", db_->path() + " is not a kaisha journal (no kaisha schema version); choose another file"};
+  return Status::Ok();
 }
 
 Result<int> JournalStore::read_schema_version() {
@@ -319,6 +335,7 @@ Result<int> JournalStore::read_schema_version() {
 // migration and its version bump commit together.
 Status JournalStore::migrate() {
   return db_->transaction([&]() -> Status {
+    if (Status s = refuse_foreign_database(); !s) return s;
     if (Status s = db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !s)
       return s;
     auto v = read_schema_version();

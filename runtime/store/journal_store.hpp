@@ -102,6 +102,9 @@ class JournalStore {
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
   Status migrate();
   Result<int> read_schema_version();
+  // Fails with "<path> is not a kaisha journal ..." when the database has
+  // tables but none of them is kaisha's schema_version.
+  Status refuse_foreign_database();
   Status in_txn(const std::function<Status()>& body);
   Status set_agent_state(const std::string& session_id, const std::string& name,
                          const std::string& state, int64_t at);

@@ -2,9 +2,26 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace kaisha::store {
+
+namespace {
+
+// An error names the statement it came from, but a migration is a page of
+// SQL: its first line, at most 80 bytes (cut before a UTF-8 continuation
+// byte), says which statement it was.
+std::string sql_excerpt(const std::string& sql) {
+  size_t start = sql.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return "";
+  size_t end = std::min(sql.find('\n', start), start + 80);
+  while (end < sql.size() && end > start && (static_cast<unsigned char>(sql[end]) & 0xC0) == 0x80) --end;
+  std::string out = sql.substr(start, end - start);
+  return end < sql.size() ? out + " ..." : out;
+}
+
+}  // namespace
 
 // ---- Statement ----------------------------------------------------------------
 
@@ -44,7 +61,7 @@ Statement::~Statement() {
 Error Statement::error(int rc) const {
   std::string msg = sqlite3_errmsg(db_);
   if (msg.empty() || msg == "not an error") msg = sqlite3_errstr(rc);
-  return Error{"store", (path_ ? *path_ : std::string("?")) + ": " + msg + " (in: " + sql_ + ")"};
+  return Error{"store", (path_ ? *path_ : std::string("?")) + ": " + msg + " (in: " + sql_excerpt(sql_) + ")"};
 }
 
 #define KAISHA_BIND(call)                                      \
@@ -137,7 +154,7 @@ void SqliteDb::give_back(std::string sql, sqlite3_stmt* stmt) {
 
 Error SqliteDb::error(const std::string& what, const std::string& sql) const {
   std::string msg = what + " " + sqlite3_errmsg(db_);
-  if (!sql.empty()) msg += " (in: " + sql + ")";
+  if (!sql.empty()) msg += " (in: " + sql_excerpt(sql) + ")";
   return Error{"store", path_ + ": " + msg};
 }
 
@@ -177,7 +194,7 @@ Status SqliteDb::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    return Error{"store", path_ + ": " + msg + " (in: " + sql + ")"};
+    return Error{"store", path_ + ": " + msg + " (in: " + sql_excerpt(sql) + ")"};
   }
   return Status::Ok();
 }

@@ -120,3 +120,57 @@ rules:
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+TEST_F(E2eTest, AConfigKeyGivenTwiceNamesBothLines) {
+  start_mock(kAnswerAtOnce);
+  ConfigOptions o;
+  o.extra = "budget:\n  expense_total: 99\n";  // the fixture already wrote a budget: section
+  const std::string cfg = write_config(o);
+  RunResult r = kaisha({"run", "--config", cfg, "Hello"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("'budget' is given twice (lines "), std::string::npos) << r.err;
+  EXPECT_TRUE(mock_->request_log().empty());
+}
+
+// Another program's SQLite file as `store:` gets one line, from every command.
+TEST_F(E2eTest, AForeignSqliteStoreIsOneClearLine) {
+  start_mock(kAnswerAtOnce);
+  {
+    auto other = store::SqliteDb::open(db());
+    ASSERT_TRUE(other);
+    ASSERT_TRUE((*other)->exec("CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT); "
+                               "CREATE TABLE sessions (id TEXT)"));
+  }
+  const std::string cfg = write_config();
+  for (std::vector<std::string> args : {std::vector<std::string>{"run", "--config", cfg, "Hello"},
+                                        std::vector<std::string>{"history", "--config", cfg},
+                                        std::vector<std::string>{"budget", "--config", cfg}}) {
+    RunResult r = kaisha(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "kaisha: " + db() + " is not a kaisha journal (no kaisha schema version); choose another file\n")
+        << r.describe();
+  }
+  EXPECT_TRUE(mock_->request_log().empty());
+}
+
+TEST_F(E2eTest, HistoryWithNoJournalYetSaysThereAreNoSessions) {
+  const std::string cfg = write_config();
+  ASSERT_FALSE(std::filesystem::exists(db()));
+  RunResult r = kaisha({"history", "--config", cfg});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("no sessions yet in " + db()), std::string::npos) << r.describe();
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  RunResult listed = kaisha({"history", "--config", cfg, "--sessions"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.describe();
+  EXPECT_NE(listed.out.find("no sessions yet"), std::string::npos) << listed.describe();
+  RunResult budget = kaisha({"budget", "--config", cfg});
+  EXPECT_EQ(budget.exit_code, 2) << budget.describe();
+  EXPECT_NE(budget.err.find("no sessions yet in " + db()), std::string::npos) << budget.describe();
+  EXPECT_FALSE(std::filesystem::exists(db())) << "reading created the journal";
+}
+
+}  // namespace
+}  // namespace kaisha::e2e

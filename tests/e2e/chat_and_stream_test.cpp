@@ -66,6 +66,21 @@ TEST_F(ChatE2e, BadSlashCommandArgumentsAreExplained) {
   EXPECT_TRUE(mock_->request_log().empty());
 }
 
+// A mistyped command is refused, not sent to the CEO as a task (a paid model
+// call); a leading space sends a text that starts with '/'.
+TEST_F(ChatE2e, UnknownSlashCommandsAreRefused) {
+  start_mock("rules:\n  - match: { model: ceo-model }\n    reply: { text: ok }\n");
+  RunResult r = chat(write_config(), "/budgte\n/raise\n/etc/hosts please\n /etc/hosts is a file\n/quit\n");
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("unknown command '/budgte'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown command '/etc/hosts'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("usage: /raise"), std::string::npos) << r.err;
+  auto asked = requests_for("ceo-model");
+  ASSERT_EQ(asked.size(), 1u) << r.describe();
+  EXPECT_NE(asked[0].dump().find("/etc/hosts is a file"), std::string::npos);
+  EXPECT_EQ(r.events("result").size(), 1u);
+}
+
 TEST_F(E2eTest, StreamedAnswersArriveWhole) {
   start_mock(R"(
 rules:
@@ -123,10 +138,11 @@ rules:
   std::map<std::string, std::optional<std::string>> env;
   for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
     env[k] = std::nullopt;
-  // Start a task whose model never answers, interrupt it after a second.
+  // Start a task whose model never answers, interrupt it after three seconds
+  // (time for the binary to start and journal the task on a loaded machine).
   RunResult r = run_process(
       "/bin/sh",
-      {"-c", "\"$0\" run --config \"$1\" --json 'Wait for me.' & pid=$!; sleep 1; kill -INT $pid; wait $pid",
+      {"-c", "\"$0\" run --config \"$1\" --json 'Wait for me.' & pid=$!; sleep 3; kill -INT $pid; wait $pid",
        KAISHA_EXE, cfg},
       env);
   EXPECT_EQ(r.exit_code, 130) << r.describe();
@@ -138,7 +154,7 @@ rules:
   auto tasks = j->tasks((*latest)->id);
   ASSERT_TRUE(tasks.ok());
   ASSERT_EQ(tasks->size(), 1u);
-  EXPECT_EQ((*tasks)[0].status, "failed");
+  EXPECT_EQ((*tasks)[0].status, "interrupted");
   EXPECT_NE((*tasks)[0].error.find("interrupted"), std::string::npos) << (*tasks)[0].error;
   // What was journaled before the interrupt is still there.
   auto steps = j->task_steps((*tasks)[0].id);

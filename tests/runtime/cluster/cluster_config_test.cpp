@@ -76,6 +76,8 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
            "\" }\n  b: { bind: tcp://127.0.0.1:2, public_key: \"" + kKeyA + "\" }\n",
        "c.yaml:3: nodes.b.public_key: the same key as node 'a'"},
       {"cluster: [\n", "c.yaml:"},
+      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n  a: { bind: tcp://127.0.0.1:2 }\n",
+       "c.yaml:3: 'nodes.a' is given twice (lines 2 and 3); keep one"},
       {"", "c.yaml: the cluster file is empty"},
   };
   for (const auto& bc : cases) {

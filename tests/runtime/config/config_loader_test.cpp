@@ -109,6 +109,7 @@ retry:
   max_attempts: 6
   base_delay_ms: 0
   max_delay_ms: 1000
+  max_retry_after_ms: 45000
 budget:
   resource_mode: paper_16GiB_is_100
   resource_total: 250
@@ -155,6 +156,7 @@ switches:
   EXPECT_EQ(c.retry.max_attempts, 6);
   EXPECT_EQ(c.retry.base_delay_ms, 0);
   EXPECT_EQ(c.retry.max_delay_ms, 1000);
+  EXPECT_EQ(c.retry.max_retry_after_ms, 45000);
   EXPECT_EQ(c.budget.resource_mode, "paper_16GiB_is_100");
   EXPECT_DOUBLE_EQ(c.budget.resource_total, 250);
   EXPECT_DOUBLE_EQ(c.budget.expense_total, 0.5);
@@ -199,6 +201,21 @@ TEST(ConfigEnv, UnsetVariableNamesFileLineAndVariable) {
   std::string msg = parse_error("ceo:\n  temperature: 0.2\n  model: ${KAISHA_TEST_MISSING}\n", "env.yaml");
   EXPECT_THAT(msg, HasSubstr("env.yaml:3: "));
   EXPECT_THAT(msg, HasSubstr("'KAISHA_TEST_MISSING' is not set"));
+}
+
+// yaml-cpp keeps both pairs of a repeated key and every lookup finds the
+// first: the second would be silently ignored. It is an error naming both.
+TEST(ConfigErrors, AKeyGivenTwiceNamesBothLines) {
+  EXPECT_EQ(parse_error("budget:\n  expense_total: 1\nceo:\n  model: a\nbudget:\n  expense_total: 9\n"),
+            "config.yaml:5: 'budget' is given twice (lines 1 and 5); keep one");
+  EXPECT_EQ(parse_error("ceo:\n  model: a\n  temperature: 0.1\n  model: b\n"),
+            "config.yaml:4: 'ceo.model' is given twice (lines 2 and 4); keep one");
+  EXPECT_EQ(parse_error("ceo: { model: a, model: b }\n"),
+            "config.yaml:1: 'ceo.model' is given twice (lines 1 and 1); keep one");
+  EXPECT_EQ(parse_error("mcp_servers:\n  - name: a\n    command: x\n    name: b\n"),
+            "config.yaml:4: 'mcp_servers[0].name' is given twice (lines 2 and 4); keep one");
+  // The same key in different maps is fine.
+  EXPECT_TRUE(parse_config("ceo:\n  model: a\neffgen:\n  planner_model: a\n", "config.yaml"));
 }
 
 TEST(ConfigErrors, WrongTypeNamesFileLineAndKeyPath) {

@@ -142,5 +142,11 @@ TEST(CostTable, ErrorsNameFileLineAndKey) {
   EXPECT_THAT(missing.error().message, HasSubstr("/nonexistent/dir/costs.yaml"));
 }
 
+TEST(CostTable, AModelGivenTwiceIsAnError) {
+  auto t = parse_cost_table("models:\n  a:\n    model_ref: ollama:a\n  a:\n    model_ref: ollama:b\n", "t.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message, "t.yaml:4: 'models.a' is given twice (lines 2 and 4); keep one");
+}
+
 }  // namespace
 }  // namespace kaisha::economy

@@ -71,11 +71,24 @@ TEST(Ledger, SettleAboveHoldCommitsActual) {
   Ledger l("expense", 1);
   auto a = l.reserve(0.5);
   ASSERT_TRUE(a);
-  l.settle(*a, 1.25);  // the provider billed more than estimated: record it
+  // The provider billed more than was held: recorded, and the excess returned.
+  EXPECT_DOUBLE_EQ(l.settle(*a, 1.25), 0.75);
   EXPECT_DOUBLE_EQ(l.used(), 1.25);
   EXPECT_DOUBLE_EQ(l.reserved(), 0);
   EXPECT_DOUBLE_EQ(l.remaining(), 0);
+  EXPECT_DOUBLE_EQ(l.overspent(), 0.25);
   EXPECT_FALSE(l.reserve(0.01));
+  EXPECT_DOUBLE_EQ(l.settle(*a, 1), 0);  // already settled
+}
+
+// Nothing costs nothing: a free call or hire fits even an overspent ledger.
+TEST(Ledger, ZeroAlwaysFits) {
+  Ledger l("expense", 1);
+  l.record_spent(1.5);
+  EXPECT_TRUE(l.can_spend(0));
+  EXPECT_TRUE(l.reserve(0));
+  EXPECT_TRUE(l.charge(0));
+  EXPECT_FALSE(l.charge(0.000001));
 }
 
 TEST(Ledger, DisabledPassesEverythingAndChargesNothing) {

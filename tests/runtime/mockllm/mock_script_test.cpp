@@ -86,6 +86,8 @@ TEST(MockScript, ReportsErrorsWithFileLineAndKey) {
   expect_error("rules:\n  - match:\n      modle: x\n    reply: {text: a}\n", "t.yaml:3:", "'modle'");
   expect_error("rules:\n  - match: {turn: two}\n    reply: {text: a}\n", "t.yaml:2:", "'turn' must be a whole number");
   expect_error("rules:\n  - match: {model: x}\n", "t.yaml:2:", "needs a 'reply' or a 'fault'");
+  expect_error("rules:\n  - match: {model: x}\n    reply: {text: a}\n    reply: {text: b}\n", "t.yaml:4:",
+               "'rules[0].reply' is given twice (lines 3 and 4)");
   expect_error("rules:\n  - fault: {kind: explode}\n", "t.yaml:2:", "'kind' must be");
   expect_error("rules:\n  - match: {system: 're:(unclosed'}\n    reply: {text: a}\n", "t.yaml:2:", "bad regex");
   expect_error("rules: [\n  {reply: {text: a}\n", "t.yaml:", "");  // YAML syntax error

@@ -55,6 +55,13 @@ TEST(OptimizerPatterns, ErrorNamesFileLineAndKey) {
   EXPECT_EQ(r.error().message, "p.yaml:3: compression[1].pattern: expected a string");
 }
 
+TEST(OptimizerPatterns, AKeyGivenTwiceIsRefused) {
+  auto r = parse_optimizer_patterns("compression:\n  - {pattern: a, replacement: b}\ncompression:\n  - {pattern: c}\n",
+                                    "p.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "p.yaml:3: 'compression' is given twice (lines 1 and 3); keep one");
+}
+
 TEST(OptimizerPatterns, UnknownKeyIsRefused) {
   auto r = parse_optimizer_patterns("compression:\n  - {pattern: a}\npoliteness:\n  - {phrase: x, keep: true}\n",
                                     "p.yaml");

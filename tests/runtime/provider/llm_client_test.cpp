@@ -197,6 +197,23 @@ TEST_F(LlmClientMock, RetriesAfter429HonouringRetryAfter) {
   EXPECT_LT(took, 8s);
 }
 
+// A Retry-After longer than max_delay_ms (the backoff's cap) is still
+// honoured: retrying sooner would only be refused again.
+TEST_F(LlmClientMock, RetryAfterBeyondMaxDelayIsHonoured) {
+  config::Config cfg = make_config();
+  cfg.retry.max_delay_ms = 100;
+  cfg.retry.max_retry_after_ms = 5000;
+  LlmClient client(cfg);
+  std::vector<RetryNotice> notices;
+  auto t0 = Clock::now();
+  auto r = client.chat_sync("openai:flaky-429", ask("hi"), {}, [&](const RetryNotice& n) { notices.push_back(n); });
+  auto took = Clock::now() - t0;
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].delay, 1000ms);  // Retry-After: 1, not max_delay_ms
+  EXPECT_GE(took, 900ms);
+}
+
 TEST_F(LlmClientMock, Retries500ThenSucceeds) {
   LlmClient client(make_config());
   int retries = 0;

@@ -24,10 +24,22 @@ TEST(RetryPolicy, FullJitterStaysWithinExponentialBound) {
 }
 
 TEST(RetryPolicy, RetryAfterOverridesButIsCapped) {
-  RetryPolicy p(config::RetryConfig{4, 500, 8000}, 1);
+  RetryPolicy p(config::RetryConfig{4, 500, 8000, 30000}, 1);
   EXPECT_EQ(p.backoff(1, milliseconds(2000)), milliseconds(2000));
-  EXPECT_EQ(p.backoff(1, milliseconds(60000)), milliseconds(8000));
+  EXPECT_EQ(p.backoff(1, milliseconds(600000)), milliseconds(30000));
   EXPECT_EQ(p.backoff(3, milliseconds(0)), milliseconds(0));
+}
+
+// The server's Retry-After is honoured beyond max_delay_ms (the backoff's own
+// cap), up to the separate ceiling max_retry_after_ms.
+TEST(RetryPolicy, RetryAfterIsHonouredBeyondMaxDelay) {
+  RetryPolicy p(config::RetryConfig{4, 500, 8000, 60000}, 1);
+  EXPECT_EQ(p.backoff(1, milliseconds(20000)), milliseconds(20000));
+  EXPECT_EQ(p.backoff(2, milliseconds(60000)), milliseconds(60000));
+  EXPECT_EQ(p.backoff(2, milliseconds(90000)), milliseconds(60000));
+  // A ceiling below max_delay_ms is raised to it.
+  RetryPolicy low(config::RetryConfig{4, 500, 8000, 100}, 1);
+  EXPECT_EQ(low.backoff(1, milliseconds(5000)), milliseconds(5000));
 }
 
 TEST(RetryPolicy, NoOverflowForManyAttempts) {

@@ -1,6 +1,7 @@
 #include "runtime/store/journal_store.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -486,6 +487,46 @@ TEST_F(JournalStoreTest, ReadOnlyRefusesUnmigratedOrMissingFile) {
   auto empty = JournalStore::open_read_only(file("empty.db"));
   ASSERT_FALSE(empty);
   EXPECT_THAT(empty.error().message, HasSubstr("schema version 0"));
+}
+
+// Another program's SQLite file: one clear line, nothing written into it
+// (and not a page of migration SQL, which a failed CREATE TABLE used to show).
+TEST_F(JournalStoreTest, AnotherProgramsDatabaseIsRefusedInOneLine) {
+  const std::string path = file("other.db");
+  for (const char* table : {"CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT)",
+                            "CREATE TABLE photos (id INTEGER PRIMARY KEY, blob BLOB)"}) {
+    std::filesystem::remove(path);
+    {
+      auto db = SqliteDb::open(path);
+      ASSERT_TRUE(db);
+      ASSERT_TRUE((*db)->exec(table));
+    }
+    for (bool read_only : {false, true}) {
+      auto j = read_only ? JournalStore::open_read_only(path) : JournalStore::open(path);
+      ASSERT_FALSE(j) << table;
+      EXPECT_EQ(j.error().message,
+                path + " is not a kaisha journal (no kaisha schema version); choose another file");
+    }
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db);
+    auto q = (*db)->prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+    ASSERT_TRUE(q);
+    ASSERT_TRUE(q->step());
+    EXPECT_EQ(q->column_int(0), 1) << "nothing was added to the other program's file";
+  }
+}
+
+// An error of a long statement names its first line, not the whole text.
+TEST_F(JournalStoreTest, SqlErrorsQuoteOneLineOfTheStatement) {
+  auto db = SqliteDb::open(file("x.db"));
+  ASSERT_TRUE(db);
+  std::string sql = "CREATE TABLE t (a INTEGER);\nCREATE TABLE t (b INTEGER);\n";
+  for (int i = 0; i < 80; ++i) sql += "CREATE TABLE t" + std::to_string(i) + " (c INTEGER);\n";
+  Status s = (*db)->exec(sql);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message.find('\n'), std::string::npos) << s.error().message;
+  EXPECT_LT(s.error().message.size(), 300u) << s.error().message;
+  EXPECT_THAT(s.error().message, HasSubstr("already exists"));
 }
 
 TEST_F(JournalStoreTest, NewerSchemaIsRefused) {
