@@ -24,6 +24,7 @@
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_provider.hpp"
 #include "runtime/economy/budget.hpp"
+#include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -494,11 +495,12 @@ TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
   EXPECT_EQ(backend_->calls("stub:helper"), 1);
 }
 
-// What one AskAgent to "Worker" on "paid" holds at worst: the estimated
-// input (system prompt + prompt + 8) and max_output_tokens, at $0.001 a token.
+// What one AskAgent to "Worker" on "paid" holds at worst: the input bound
+// (the bytes of system prompt and prompt plus framing) and max_output_tokens,
+// at $0.001 a token.
 constexpr const char* kWorkerPrompt = "You are a careful worker.";
 constexpr const char* kAskPrompt = "Do one unit of work.";
-int64_t worst_case_in() { return llm::estimate_tokens(kWorkerPrompt) + llm::estimate_tokens(kAskPrompt) + 8; }
+int64_t worst_case_in() { return llm::ask_input_token_bound(kWorkerPrompt, kAskPrompt); }
 
 // K asks fit the budget at worst case; the stub then bills exactly the worst
 // case, so a settled call never frees room for another.
