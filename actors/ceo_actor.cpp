@@ -9,7 +9,7 @@
 #include "actors/employee_actor.hpp"
 #include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 #include "actors/provider_tools.hpp"
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/conversation.hpp"
@@ -32,7 +32,7 @@ namespace texts = company::texts;
 struct CurrentTask {
   std::string id;
   caf::typed_response_promise<msg::TaskResult> promise;
-  int64_t started_ms = 0;
+  int64_t started_ms = 0;  // steady_ms(): durations only
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
   double expense = 0;  // USD: this task's model calls and hires
@@ -85,7 +85,7 @@ void emit(Self* self, const std::string& kind, const std::string& text, json dat
   e.kind = kind;
   e.text = text;
   e.data = std::move(data);
-  e.at_ms = now_ms();
+  e.at_ms = wall_ms();
   st.deps.progress->emit(e);
 }
 
@@ -121,7 +121,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   r.tokens_in = t.tokens_in;
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
-  r.wall_ms = now_ms() - t.started_ms;
+  r.wall_ms = steady_ms() - t.started_ms;
   r.canceled = t.canceled;
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   msg::ProgressEvent e;
@@ -133,7 +133,7 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.text = r.ok ? r.answer : r.error;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
                   {"expense", r.expense}, {"wall_ms", r.wall_ms}};
-    e.at_ms = now_ms();
+    e.at_ms = wall_ms();
     st.deps.progress->emit(e);
   }
   t.promise.deliver(std::move(r));
@@ -157,7 +157,7 @@ void fail_after_exception(Self* self, const std::string& why) {
   r.tokens_in = t.tokens_in;
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
-  r.wall_ms = now_ms() - t.started_ms;
+  r.wall_ms = steady_ms() - t.started_ms;
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   t.promise.deliver(std::move(r));
 }
@@ -725,7 +725,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         }
         CurrentTask t;
         t.id = req.task_id;
-        t.started_ms = now_ms();
+        t.started_ms = steady_ms();
         t.promise = promise;
         t.input = req.input;
         if (s.deps.judge)

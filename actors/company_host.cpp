@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
@@ -99,7 +99,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       t.events.push_back(e);
       if (t.events.size() > kMaxEventsPerTask) t.events.pop_front();
       if (t.info.state == TaskState::submitted) t.info.state = TaskState::working;
-      t.info.updated_ms = now_ms();
+      t.info.updated_ms = wall_ms();
       to_call = t.listeners;
     }
     for (auto& l : to_call) l(e);
@@ -123,7 +123,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       info.tokens_in = r.tokens_in;
       info.tokens_out = r.tokens_out;
       info.expense = r.expense;
-      info.updated_ms = now_ms();
+      info.updated_ms = wall_ms();
       e.session_id = runtime ? runtime->session_id() : "";
       e.task_id = id;
       e.agent = "CEO";
@@ -168,7 +168,7 @@ struct CompanyHost::Impl : company::ProgressSink {
         auto it = tasks.find(id);
         if (it == tasks.end()) continue;
         it->second.info.state = TaskState::working;
-        it->second.info.updated_ms = now_ms();
+        it->second.info.updated_ms = wall_ms();
         input = it->second.info.input;
         running = id;
       }
@@ -230,7 +230,7 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
     Entry e;
     e.info.id = id;
     e.info.input = input;
-    e.info.created_ms = e.info.updated_ms = now_ms();
+    e.info.created_ms = e.info.updated_ms = wall_ms();
     e.seq = ++impl_->submitted;
     if (listener) e.listeners.push_back(std::move(listener));
     impl_->tasks.emplace(id, std::move(e));

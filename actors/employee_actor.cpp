@@ -5,7 +5,7 @@
 #include "actors/employee_tool_loop.hpp"
 #include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -68,14 +68,14 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                                                             : st.deps.max_output_tokens;
         journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, "llm_request",
                                        json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}}});
-        const int64_t started = now_ms();
+        const int64_t started = steady_ms();
         self->request(st.deps.model_client, st.deps.call_timeout, chat_atom::value, std::move(call))
             .then(
                 [=](msg::LlmResult& r) mutable {
                   auto& s = self->state;
                   msg::AskReply reply;
                   reply.agent = s.spec.name;
-                  reply.latency_ms = now_ms() - started;
+                  reply.latency_ms = steady_ms() - started;
                   reply.ok = r.ok;
                   if (r.ok) {
                     reply.output = r.response.message.content;
@@ -101,7 +101,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                   reply.agent = s.spec.name;
                   reply.ok = false;
                   reply.error = "model call failed: " + self->system().render(err);
-                  reply.latency_ms = now_ms() - started;
+                  reply.latency_ms = steady_ms() - started;
                   journal_step(s.deps.journal, {ask.session_id, ask.task_id, s.spec.name, "error",
                                                 json{{"error", reply.error}}});
                   promise.deliver(std::move(reply));

@@ -3,7 +3,7 @@
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/journal_actor.hpp"
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/company/conversation.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/llm/token_bound.hpp"
@@ -16,7 +16,7 @@ struct EmployeeToolLoop::Run {
   msg::AskRequest ask;
   std::function<void(msg::AskReply)> reply;
   std::unique_ptr<company::Conversation> conversation;
-  int64_t started_ms = 0;
+  int64_t started_ms = 0;  // steady_ms(): durations only
   bool first_done = false;  // the asker's hold is used: every further call reserves its own
   llm::Usage first_usage;
   llm::Usage extra_usage;
@@ -77,7 +77,7 @@ void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, const std::string& 
   e.kind = kind;
   e.text = text;
   e.data = std::move(data);
-  e.at_ms = now_ms();
+  e.at_ms = wall_ms();
   deps_.progress->emit(e);
 }
 
@@ -85,7 +85,7 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   auto run = std::make_shared<Run>();
   run->ask = std::move(ask);
   run->reply = std::move(reply);
-  run->started_ms = now_ms();
+  run->started_ms = steady_ms();
   // max_turns counts model answers: the loop's bound on model calls.
   run->conversation = std::make_unique<company::Conversation>(
       spec_.system_prompt, company::ConversationLimits{deps_.max_tool_iterations, deps_.max_malformed_tool_calls});
@@ -239,7 +239,7 @@ void EmployeeToolLoop::deliver(const std::shared_ptr<Run>& run, msg::AskReply re
   reply.extra_usage = run->extra_usage;
   reply.extra_expense = run->extra_expense;
   reply.tool_calls = run->tool_calls;
-  reply.latency_ms = now_ms() - run->started_ms;
+  reply.latency_ms = steady_ms() - run->started_ms;
   run->reply(std::move(reply));
 }
 

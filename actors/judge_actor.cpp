@@ -4,7 +4,7 @@
 #include "actors/charged_call.hpp"
 #include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/planning/judge_prompt.hpp"
 #include "runtime/planning/judge_verdict.hpp"
 #include "runtime/planning/quality_score.hpp"
@@ -45,7 +45,7 @@ void emit(Self* self, const std::string& task_id, const std::string& text, json 
   e.kind = "verdict";
   e.text = text;
   e.data = std::move(data);
-  e.at_ms = now_ms();
+  e.at_ms = wall_ms();
   d.progress->emit(e);
 }
 

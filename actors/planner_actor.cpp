@@ -9,7 +9,7 @@
 #include "actors/employee_actor.hpp"
 #include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
-#include "actors/now.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
@@ -52,7 +52,7 @@ struct Job {
   std::string instruction;  // what the judge checks the result against
   std::string prompt;       // what the worker is asked (before feedback)
   std::string worker;
-  int64_t started_ms = 0;
+  int64_t started_ms = 0;  // steady_ms(): durations only
   std::unique_ptr<planning::AuditLoop> audit;
   std::function<void(bool ok, std::string text)> done;
 };
@@ -62,7 +62,7 @@ struct PlanTask {
   bool canceled = false;  // stopped on request
   std::string input;
   caf::typed_response_promise<msg::TaskResult> promise;
-  int64_t started_ms = 0;
+  int64_t started_ms = 0;  // steady_ms(): durations only
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
   double expense = 0;
@@ -73,7 +73,7 @@ struct PlanTask {
   std::unique_ptr<planning::DagScheduler> scheduler;
   std::vector<Worker> workers;
   std::map<std::string, Job> jobs;
-  int64_t dag_started_ms = 0;
+  int64_t dag_started_ms = 0;  // steady_ms(): durations only
   int64_t subtask_ms = 0;  // sum of subtask durations, for the speedup figure
   double prompt_tokens_original = 0;
   double prompt_tokens_optimized = 0;
@@ -137,7 +137,7 @@ void emit(Self* self, const std::string& kind, const std::string& text, json dat
   e.kind = kind;
   e.text = text;
   e.data = std::move(data);
-  e.at_ms = now_ms();
+  e.at_ms = wall_ms();
   st.deps.progress->emit(e);
 }
 
@@ -187,7 +187,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   PlanTask t = std::move(*st.task);
   st.task.reset();
   fire_workers(self, t);
-  const int64_t wall = now_ms() - t.started_ms;
+  const int64_t wall = steady_ms() - t.started_ms;
   json& m = t.metadata;
   m["strategy"] = "effgen";
   m["execution_time_ms"] = wall;
@@ -201,7 +201,7 @@ void finish(Self* self, bool ok, const std::string& text) {
   m["backend"] = st.deps.worker_cost.model_ref;
   m["retrieved_memories"] = 0;
   if (t.dag_started_ms > 0) {
-    const int64_t dag_wall = std::max<int64_t>(1, now_ms() - t.dag_started_ms);
+    const int64_t dag_wall = std::max<int64_t>(1, steady_ms() - t.dag_started_ms);
     m["speedup"] = double(t.subtask_ms) / double(dag_wall);
   }
   msg::TaskResult r;
@@ -229,7 +229,7 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.text = text;
     e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
                   {"wall_ms", r.wall_ms}, {"metadata", r.metadata}};
-    e.at_ms = now_ms();
+    e.at_ms = wall_ms();
     st.deps.progress->emit(e);
   }
   if (t.fires->in_flight == 0) {
@@ -261,7 +261,7 @@ void fail_after_exception(Self* self, const std::string& why) {
   r.tokens_in = t.tokens_in;
   r.tokens_out = t.tokens_out;
   r.expense = t.expense;
-  r.wall_ms = now_ms() - t.started_ms;
+  r.wall_ms = steady_ms() - t.started_ms;
   journal_task_finish(st.deps.journal, st.deps.session_id, r);
   t.promise.deliver(std::move(r));
 }
@@ -383,7 +383,7 @@ void finish_job(Self* self, const std::string& job_id, bool ok, std::string text
   Job job = std::move(it->second);
   t.jobs.erase(it);
   release_worker(self, job.worker);
-  t.subtask_ms += now_ms() - job.started_ms;
+  t.subtask_ms += steady_ms() - job.started_ms;
   job.done(ok, std::move(text));
 }
 
@@ -497,7 +497,7 @@ void start_job(Self* self, std::string id, std::string instruction, std::string 
   job.instruction = std::move(instruction);
   job.prompt = std::move(prompt);
   job.worker = w->name;
-  job.started_ms = now_ms();
+  job.started_ms = steady_ms();
   job.done = std::move(done);
   if (st.deps.judge && st.deps.config.effgen.judge)
     job.audit = std::make_unique<planning::AuditLoop>(job.instruction,
@@ -676,7 +676,7 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
       o.max_retries = self->state.deps.config.effgen.max_subtask_retries;
       o.always_synthesize = t2.strategy == planning::Strategy::hierarchical;
       t2.scheduler = std::make_unique<planning::DagScheduler>(std::move(dag), o);
-      t2.dag_started_ms = now_ms();
+      t2.dag_started_ms = steady_ms();
       pump(self);
     });
   });
@@ -767,7 +767,7 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
         t.id = req.task_id;
         t.input = req.input;
         t.promise = promise;
-        t.started_ms = now_ms();
+        t.started_ms = steady_ms();
         s.task = std::move(t);
         emit(self, "task", req.input);
         // Route with zero model calls (effgen.md §23 item 2).

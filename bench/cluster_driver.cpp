@@ -32,6 +32,7 @@
 #include "cluster/inline_delivery.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/cluster_placer.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
@@ -363,13 +364,13 @@ int main() {
   d.seeds.push_back(cluster::Seed{watcher->endpoint(), ""});
   std::atomic<int64_t> down_at{0};
   watcher->add_listener([&](const cluster::MembershipEvent& e) {
-    if (e.kind == cluster::MembershipEvent::Kind::down && e.node == "worker") down_at = cluster::steady_ms();
+    if (e.kind == cluster::MembershipEvent::Kind::down && e.node == "worker") down_at = kaisha::steady_ms();
   });
   for (int k = 0; k < kills; ++k) {
     auto victim = start(d, "worker", false);
     if (!wait_alive(*watcher, "worker")) return std::fprintf(stderr, "worker did not join\n"), 1;
     down_at = 0;
-    const int64_t killed = cluster::steady_ms();
+    const int64_t killed = kaisha::steady_ms();
     victim->stop();
     while (down_at.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     detect_ms.push_back(double(down_at.load() - killed));

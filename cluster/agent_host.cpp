@@ -9,7 +9,9 @@
 #include "actors/atoms.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "runtime/messages/cluster_messages.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/messages/time_budget.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cluster {
@@ -102,13 +104,25 @@ void serve(Self* self, const msg::Envelope& env) {
     if (it == st.employees.end())
       return fail(self, env, "unknown_agent",
                   "agent '" + env.to.name + "' is not hosted on node '" + st.deps.node + "'");
+    // The asker's time budget, as a deadline on this node's steady clock.
+    const int64_t deadline = msg::receive_deadline(env, steady_ms(), wall_ms());
+    if (deadline > 0 && deadline <= steady_ms())
+      return fail(self, env, "timeout", "the ask reached node '" + st.deps.node + "' after its deadline");
     mirror_task(self, *ask, env.from.node);
     // No CAF timeout: each one costs the actor clock's thread two wake-ups
     // per ask, and none is needed. The employee always answers (its model
     // call has the call timeout), its mailbox bounces the ask if it stops
-    // first, and the asking node holds the deadline of the whole request.
+    // first, and the asking node holds the deadline of the whole request:
+    // an answer after `deadline` finds nobody waiting and is not sent.
     self->request(it->second, caf::infinite, actors::ask_atom::value, std::move(*ask))
-        .then([=](msg::AskReply& reply) { answer(self, env, reply); },
+        .then([=](msg::AskReply& reply) {
+                if (deadline > 0 && steady_ms() > deadline) {
+                  self->state.deps.log("answer to " + env.id + " from '" + env.to.name +
+                                       "' came after the asker's deadline; not sent");
+                  return;
+                }
+                answer(self, env, reply);
+              },
               [=](caf::error& e) { fail(self, env, "failed", "agent '" + env.to.name + "': " + self->system().render(e)); });
     return;
   }

@@ -10,22 +10,14 @@
 #include "cluster/agent_host.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/inline_delivery.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/messages/time_budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "transport/curve_keys.hpp"
 
 namespace kaisha::cluster {
-
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 namespace {
 
@@ -49,7 +41,7 @@ Status ClusterNode::start_impl() {
   auto self = options_.cluster.node(options_.name);
   if (!self.ok()) return self.error();
   self_ = *self;
-  incarnation_ = options_.incarnation > 0 ? options_.incarnation : epoch_ms();
+  incarnation_ = options_.incarnation > 0 ? options_.incarnation : wall_ms();
   if (options_.tick_ms <= 0) options_.tick_ms = 50;
 
   transport::GatewayOptions g;
@@ -185,10 +177,11 @@ Status ClusterNode::send(const std::string& node, const msg::Envelope& envelope)
   return gateway_.send(node, envelope);
 }
 
-void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64_t deadline_ms,
+void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64_t timeout_ms,
                           PendingRequests::Callback done) {
   if (envelope.id.empty()) envelope.id = next_id();
-  envelope.deadline_ms = deadline_ms;
+  msg::set_time_budget(envelope, timeout_ms, wall_ms());
+  const int64_t deadline = timeout_ms > 0 ? steady_ms() + timeout_ms : 0;
   {
     std::lock_guard<std::mutex> g(mu_);
     const Member* m = membership_->find(node);
@@ -198,7 +191,7 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
     }
   }
   const std::string id = envelope.id;
-  pending_.add(id, node, deadline_ms, std::move(done));
+  pending_.add(id, node, deadline, std::move(done));
   if (Status s = gateway_.send(node, envelope); !s.ok()) pending_.fail(id, s.error());
 }
 
@@ -241,6 +234,7 @@ json ClusterNode::status() const {
                        {"ceo", m.info.capabilities.ceo}});
   }
   const auto c = gateway_.counters();
+  const auto inl = inline_delivery_stats();
   json refused = json::object();
   for (const auto& [kind, n] : refusals_.snapshot()) refused[kind] = n;
   return json{{"node", self_.name},
@@ -259,7 +253,13 @@ json ClusterNode::status() const {
                 {"handshake_failures", c.handshake_failures},
                 {"inbound_closed", c.inbound_closed},
                 {"refused_protocol", c.refused_protocol}}},
-              {"refused", refused}};
+              {"refused", refused},
+              {"heartbeats_read", heartbeats_read()},
+              {"inline_delivery",
+               {{"inline_runs", inl.inline_runs},
+                {"handed_over", inl.handed_over},
+                {"yielded", inl.yielded},
+                {"max_runs_per_envelope", inl.max_runs_per_envelope}}}};
 }
 
 void ClusterNode::set_status_extra(std::function<json()> extra) {
@@ -350,6 +350,7 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
       return refuse("oversized_gossip", env,
                     std::to_string(hb->members.size()) + " members listed, the cluster has " +
                         std::to_string(admission_->max_gossip()));
+    heartbeats_read_.fetch_add(1, std::memory_order_relaxed);
     heard_from(hb->sender, true);
     for (const auto& m : hb->members) heard_from(m, false);
     return;
@@ -505,7 +506,7 @@ void ClusterNode::run_ticker() {
       send_heartbeats();
       if (lonely) send_joins();
     }
-    pending_.expire(epoch_ms());
+    pending_.expire(now);
   }
 }
 

@@ -114,9 +114,11 @@ class ClusterNode {
 
   // One-way send to a member (or a client this node was connected to).
   Status send(const std::string& node, const msg::Envelope& envelope);
-  // A request: `done` is called exactly once (see above). `deadline_ms` is
-  // unix epoch ms; 0 = none (node_down still ends it).
-  void request(const std::string& node, msg::Envelope envelope, int64_t deadline_ms, PendingRequests::Callback done);
+  // A request: `done` is called exactly once (see above), with "timeout"
+  // once `timeout_ms` has passed on this node's steady clock; 0 = no timeout
+  // (node_down still ends it). The envelope carries the same budget to the
+  // receiver (Envelope::budget_ms).
+  void request(const std::string& node, msg::Envelope envelope, int64_t timeout_ms, PendingRequests::Callback done);
 
   // Opens (or reopens) a connection to a client that is not a member, e.g.
   // `kaisha submit`, so replies can reach it. Refuses a node's name; closes
@@ -124,8 +126,11 @@ class ClusterNode {
   Status connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key);
 
   // {node, endpoint, incarnation, members: [{name, state, endpoint, incarnation,
-  // models, tags, resource_units, ceo}], gateway: {counters}, refused: {kind: n}}.
+  // models, tags, resource_units, ceo}], gateway: {counters}, refused: {kind: n},
+  // heartbeats_read, inline_delivery: {InlineDeliveryStats}}.
   json status() const;
+  // Heartbeats from listed nodes read and accepted since the node started.
+  uint64_t heartbeats_read() const { return heartbeats_read_.load(std::memory_order_relaxed); }
   // Adds `extra()`'s keys (e.g. agents and resource use on the CEO node) to
   // the status this node sends to `kaisha cluster status`.
   void set_status_extra(std::function<json()> extra);
@@ -179,6 +184,7 @@ class ClusterNode {
   std::function<json()> status_extra_;
 
   std::atomic<uint64_t> seq_{0};
+  std::atomic<uint64_t> heartbeats_read_{0};
   std::atomic<bool> stopping_{false};
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;
@@ -191,10 +197,5 @@ class ClusterNode {
   std::unique_ptr<caf::actor> model_client_;
   std::unique_ptr<caf::actor> journal_;
 };
-
-// Milliseconds on the steady clock (failure detection) and the wall clock
-// (envelope deadlines).
-int64_t steady_ms();
-int64_t epoch_ms();
 
 }  // namespace kaisha::cluster

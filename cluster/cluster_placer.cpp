@@ -168,7 +168,7 @@ void ClusterPlacer::emit(const std::string& kind, const std::string& agent, cons
   ev.kind = kind;
   ev.text = text;
   ev.data = std::move(data);
-  ev.at_ms = epoch_ms();
+  ev.at_ms = wall_ms();
   options_.progress->emit(ev);
 }
 

@@ -32,6 +32,7 @@
 #include "actors/atoms.hpp"
 #include "actors/employee_placer.hpp"
 #include "cluster/cluster_node.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/cluster/node_resources.hpp"
 #include "runtime/cluster/placement.hpp"
 #include "runtime/company/progress_sink.hpp"
@@ -72,7 +73,7 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   ClusterPlacer(ClusterNode& node, PlacerOptions options)
       : node_(node),
         options_(std::move(options)),
-        hires_(uint64_t(epoch_ms()) * 1000) {}
+        hires_(uint64_t(wall_ms()) * 1000) {}
   void on_membership(const MembershipEvent& e);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "actors/charged_call.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -143,7 +144,7 @@ void CompanyNode::run_jobs() {
     ledgers.agent = "CEO";
     ledgers.kind = "ledgers";
     ledgers.data = runtime_->budget();
-    ledgers.at_ms = epoch_ms();
+    ledgers.at_ms = wall_ms();
     (void)node_->send(job.client, msg::wrap(ledgers, job.to, job.from, node_->next_id(), job.request_id, r.task_id));
     forwarder_->target("", "", {}, {});
     (void)node_->send(job.client, msg::wrap(r, job.to, job.from, node_->next_id(), job.request_id, r.task_id));

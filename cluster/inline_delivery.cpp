@@ -7,6 +7,7 @@
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 
@@ -20,11 +21,18 @@ namespace {
 // real work that belongs on the CAF workers, and the I/O thread has sockets to
 // serve.
 constexpr size_t kMaxInlineRuns = 16;
+// Messages one inline run may process. CAF's own limit (max_throughput) is
+// unbounded by default, so an actor with a backlog of thousands would keep
+// the I/O thread until its mailbox is empty while heartbeats wait unread;
+// after this many it goes to the CAF workers with the rest of its mailbox.
+constexpr size_t kMaxInlineMessagesPerRun = 8;
 
 thread_local bool inline_allowed = false;
 
 std::atomic<unsigned long long> inline_runs{0};
 std::atomic<unsigned long long> handed_over{0};
+std::atomic<unsigned long long> yielded{0};
+std::atomic<unsigned long long> max_runs{0};
 
 // The I/O thread posing as CAF's execution unit for one delivery: actors
 // scheduled through it are queued here and run by drain().
@@ -37,7 +45,7 @@ class InlineExecutor final : public caf::execution_unit {
 
   void drain() {
     auto& scheduler = system().scheduler();
-    const size_t throughput = scheduler.max_throughput();
+    const size_t throughput = std::min(scheduler.max_throughput(), kMaxInlineMessagesPerRun);
     size_t runs = 0;
     while (!queue_.empty()) {
       caf::resumable* job = queue_.front();
@@ -49,7 +57,8 @@ class InlineExecutor final : public caf::execution_unit {
       }
       ++runs;
       switch (job->resume(this, throughput)) {
-        case caf::resumable::resume_later:
+        case caf::resumable::resume_later:  // its message budget is used up
+          yielded.fetch_add(1, std::memory_order_relaxed);
           scheduler.enqueue(job);
           break;
         case caf::resumable::done:
@@ -61,6 +70,9 @@ class InlineExecutor final : public caf::execution_unit {
       }
     }
     inline_runs.fetch_add(runs, std::memory_order_relaxed);
+    for (auto seen = max_runs.load(std::memory_order_relaxed);
+         runs > seen && !max_runs.compare_exchange_weak(seen, runs, std::memory_order_relaxed);) {
+    }
   }
 
  private:
@@ -88,7 +100,8 @@ void deliver(const caf::actor& dest, caf::message msg) {
 }
 
 InlineDeliveryStats inline_delivery_stats() {
-  return {inline_runs.load(std::memory_order_relaxed), handed_over.load(std::memory_order_relaxed)};
+  return {inline_runs.load(std::memory_order_relaxed), handed_over.load(std::memory_order_relaxed),
+          yielded.load(std::memory_order_relaxed), max_runs.load(std::memory_order_relaxed)};
 }
 
 }  // namespace kaisha::cluster

@@ -26,6 +26,8 @@ namespace kaisha::cluster {
 // Marks the current thread as one that may run actors inline while the scope
 // lives. Not nestable across actor runs: actors run inline never run further
 // actors inline themselves (their sends are queued to the same drain loop).
+// Each inline run processes at most a few messages of its actor's mailbox, so
+// a backlog cannot hold the I/O thread (and starve heartbeats).
 class InlineDeliveryScope {
  public:
   InlineDeliveryScope();
@@ -41,12 +43,13 @@ class InlineDeliveryScope {
 // receiver on this thread if an InlineDeliveryScope is open here.
 void deliver(const caf::actor& dest, caf::message msg);
 
-// How many actor runs deliver() did inline and how many it handed to the CAF
-// workers after the per-envelope budget, since the process started. For
-// tests and benchmarks.
+// What deliver() did since the process started. For tests, benchmarks and
+// `kaisha cluster status`.
 struct InlineDeliveryStats {
-  unsigned long long inline_runs = 0;
-  unsigned long long handed_over = 0;
+  unsigned long long inline_runs = 0;  // actor runs on the delivering thread
+  unsigned long long handed_over = 0;  // runs left to the CAF workers by the per-envelope budget
+  unsigned long long yielded = 0;      // inline runs stopped by the per-run message budget
+  unsigned long long max_runs_per_envelope = 0;
 };
 InlineDeliveryStats inline_delivery_stats();
 

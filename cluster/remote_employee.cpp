@@ -55,7 +55,7 @@ void send_ask(Self* self, const std::string& id) {
                               id + (it->second.retried ? "-retry" : ""), "", it->second.ask.task_id);
   caf::actor me = caf::actor_cast<caf::actor>(self);
   const std::string target = st.node;
-  node.request(target, std::move(e), epoch_ms() + st.placer->options().ask_timeout_ms,
+  node.request(target, std::move(e), st.placer->options().ask_timeout_ms,
                [me, id, target](Result<msg::Envelope> r) {
                  RemoteOutcome o;
                  o.request_id = id;

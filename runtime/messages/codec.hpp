@@ -55,7 +55,7 @@ Result<T> decode(std::string_view bytes) {
 // Wraps a message struct into an envelope addressed from → to.
 template <class T>
 Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
-              std::string correlation = {}, std::string trace = {}, int64_t deadline_ms = 0) {
+              std::string correlation = {}, std::string trace = {}) {
   Envelope e;
   e.id = std::move(id);
   e.correlation = std::move(correlation);
@@ -63,7 +63,6 @@ Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
   e.to = std::move(to);
   e.type = T::kType;
   e.version = T::kVersion;
-  e.deadline_ms = deadline_ms;
   e.trace = std::move(trace);
   e.payload = encode(message);
   return e;
@@ -84,9 +83,9 @@ Result<T> unwrap(const Envelope& e) {
 inline Result<Envelope> decode_envelope(std::string_view bytes) {
   auto r = decode_as<Envelope>(bytes, "envelope");
   if (!r.ok()) return r;
-  if (r->envelope_version != 1)
+  if (r->envelope_version < 1 || r->envelope_version > kEnvelopeVersion)
     return Error{"version", "envelope version " + std::to_string(r->envelope_version) +
-                                " is not supported (this build speaks 1)"};
+                                " is not supported (this build speaks 1 to " + std::to_string(kEnvelopeVersion) + ")"};
   if (r->type.empty() || r->id.empty())
     return Error{"decode", "envelope: missing 'type' or 'id'"};
   return r;

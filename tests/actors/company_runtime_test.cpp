@@ -23,6 +23,7 @@
 #include "runtime/company/chat_backend.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_provider.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
@@ -305,6 +306,34 @@ TEST_F(CompanyRuntimeTest, CeoHiresAsksAndAnswersThroughToolCalls) {
 // [AgentCreator(X), AskAgent(X)] hires X before asking it, while the asks of
 // two different agents still overlap (the stub holds the helper's answers
 // until two of them are waiting at once).
+// Durations are measured on the steady clock: the system clock set an hour
+// back in the middle of a task leaves its wall time and the ask's latency
+// what they really were.
+TEST_F(CompanyRuntimeTest, AWallClockJumpDuringATaskLeavesItsDurationsTrue) {
+  std::atomic<int64_t> shifted{0};
+  backend_ = std::make_shared<StubBackend>(script_with([&](const llm::ChatRequest& req) {
+    switch (turn_of(req)) {
+      case 0:
+        return tool_reply({{"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
+                                             {"system_prompt", "You help."}, {"description", "Helps"}}}});
+      case 1:
+        shift_wall_clock_for_testing(-3600 * 1000);
+        shifted += -3600 * 1000;
+        return tool_reply({{"AskAgent", {{"agent_name", "Helper"}, {"prompt", "What is 2+2?"}}}});
+      default:
+        return text_reply("Final: " + req.messages.back().content);
+    }
+  }));
+  auto rt = start(make_config(1));
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = rt->run_task("Add two and two.");
+  shift_wall_clock_for_testing(-shifted.load());
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_NE(shifted.load(), 0) << "the script never moved the clock";
+  EXPECT_GE(r.wall_ms, 0);
+  EXPECT_LT(r.wall_ms, 600 * 1000) << "the task's wall time followed the system clock";
+}
+
 TEST_F(CompanyRuntimeTest, CallsOfOneReplyNamingTheSameAgentRunInReplyOrder) {
   auto tool_messages = std::make_shared<std::vector<std::string>>();
   backend_ = std::make_shared<StubBackend>(script_with([tool_messages](const llm::ChatRequest& req) {

@@ -7,6 +7,8 @@
 #include <mutex>
 
 #include "cluster/cluster_node.hpp"
+#include "cluster/inline_delivery.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 #include "tests/cluster/cluster_test_support.hpp"
@@ -93,7 +95,7 @@ TEST(ClusterNode, PendingRequestFailsWithNodeDownWhenItsNodeDies) {
   std::mutex mu;
   Error error;
   msg::AskRequest ask{"s", "t", "please be slow", 64, ""};
-  t.a->request("b", msg::wrap(ask, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()), epoch_ms() + 60000,
+  t.a->request("b", msg::wrap(ask, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()), 60000,
                [&](Result<msg::Envelope> r) {
                  std::lock_guard<std::mutex> g(mu);
                  ++calls;
@@ -121,7 +123,7 @@ TEST(ClusterNode, AskToAnUnknownAgentIsAnsweredNotLeftToTimeOut) {
   std::atomic<bool> done{false};
   std::string type, payload;
   t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "hi", 0, ""}, {"a", "CEO"}, {"b", "Nobody"}, t.a->next_id()),
-               epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
+               60000, [&](Result<msg::Envelope> r) {
                  if (r.ok()) {
                    type = r->type;
                    auto f = msg::unwrap<msg::RequestFailed>(*r);
@@ -140,7 +142,7 @@ std::string ask_on_b(Trio& t, const std::string& agent, const std::string& promp
   std::atomic<bool> done{false};
   std::string outcome = "no answer";
   t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"a", "CEO"}, {"b", agent}, t.a->next_id()),
-               epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
+               60000, [&](Result<msg::Envelope> r) {
                  if (!r.ok()) outcome = "error: " + r.error().message;
                  else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
                    outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;
@@ -194,7 +196,7 @@ TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   std::atomic<bool> done{false};
   Error error;
   t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
-               epoch_ms() + 300, [&](Result<msg::Envelope> r) {
+               300, [&](Result<msg::Envelope> r) {
                  if (!r.ok()) error = r.error();
                  done = true;
                });
@@ -202,6 +204,83 @@ TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   EXPECT_EQ(error.code, "timeout");
   EXPECT_NE(error.message.find("no answer from node 'b'"), std::string::npos);
   EXPECT_EQ(state_of(*t.a, "b"), "alive");  // slow is not dead
+}
+
+// Request deadlines run on the steady clock: setting the system clock an
+// hour forward expires nothing, and setting it back delays no timeout.
+TEST(ClusterNode, AWallClockJumpNeitherExpiresNorDelaysARequest) {
+  auto mock = start_mock(/*slow_latency_ms=*/1500);
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
+  msg::AgentSpec spec;
+  spec.name = "Slowpoke";
+  spec.model_ref = "ollama:llama3.2";
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  struct Shift {  // undone however the test ends
+    int64_t ms = 0;
+    void by(int64_t d) { shift_wall_clock_for_testing(d); ms += d; }
+    ~Shift() { shift_wall_clock_for_testing(-ms); }
+  } shift;
+
+  std::atomic<bool> done{false};
+  std::string outcome = "no answer";
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+               60000, [&](Result<msg::Envelope> r) {
+                 outcome = r.ok() ? r->type : "error " + r.error().code + ": " + r.error().message;
+                 done = true;
+               });
+  ASSERT_TRUE(eventually([&] { return mock->request_log().size() == 1; })) << "the employee never called the model";
+  shift.by(2 * 3600 * 1000);  // two hours forward, while the model answers slowly
+  ASSERT_TRUE(eventually([&] { return done.load(); }, 30s));
+  EXPECT_EQ(outcome, msg::AskReply::kType);
+
+  shift.by(-4 * 3600 * 1000);  // now two hours back
+  done = false;
+  Error error;
+  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+               300, [&](Result<msg::Envelope> r) {
+                 if (!r.ok()) error = r.error();
+                 done = true;
+               });
+  ASSERT_TRUE(eventually([&] { return done.load(); }, 30s)) << "a 300 ms timeout waited for the wall clock";
+  EXPECT_EQ(error.code, "timeout");
+}
+
+// 10,000 envelopes for one hosted agent, sent as fast as the gateway takes
+// them: the receiving I/O thread runs each for a bounded number of actor
+// runs, keeps reading heartbeats, and nobody is suspected.
+TEST(ClusterNode, TenThousandEnvelopesForOneAgentStarveNoHeartbeat) {
+  auto mock = start_mock();
+  ASSERT_TRUE(mock);
+  config::Config company = company_config(mock->port());
+  Trio t = start_trio(&company);
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3); }));
+  std::mutex mu;
+  std::vector<std::string> alarms;
+  auto watch = [&](const MembershipEvent& e) {
+    if (e.kind == MembershipEvent::Kind::suspected || e.kind == MembershipEvent::Kind::down) {
+      std::lock_guard<std::mutex> g(mu);
+      alarms.push_back(std::string(to_string(e.kind)) + ":" + e.node);
+    }
+  };
+  t.a->add_listener(watch);
+  t.b->add_listener(watch);
+  const uint64_t heartbeats_before = t.b->heartbeats_read();
+  const uint64_t received_before = t.b->status()["gateway"]["received"].get<uint64_t>();
+  uint64_t sent = 0;
+  for (int i = 0; i < 10000; ++i)
+    sent += t.a->send("b", msg::wrap(msg::StopAgent{"Ghost", 1}, {"a", "CEO"}, {"b", "Ghost"}, t.a->next_id())).ok();
+  EXPECT_GE(sent, 9000u) << "the gateway refused most of the flood";
+  ASSERT_TRUE(eventually(
+      [&] { return t.b->status()["gateway"]["received"].get<uint64_t>() >= received_before + sent; }, 120s));
+  // Heartbeats went on being read, counted by the node rather than timed.
+  EXPECT_TRUE(eventually([&] { return t.b->heartbeats_read() >= heartbeats_before + 2; }));
+  EXPECT_LE(inline_delivery_stats().max_runs_per_envelope, 16u);
+  EXPECT_TRUE(all_alive(*t.a, 3) && all_alive(*t.b, 3));
+  std::lock_guard<std::mutex> g(mu);
+  EXPECT_TRUE(alarms.empty()) << alarms.front();
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ std::string ceo_asks(CurveCluster& cl, const std::string& node, const std::strin
   std::string outcome = "no answer";
   cl.ceo->request(node,
                   msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"ceo", "CEO"}, {node, agent}, cl.ceo->next_id()),
-                  epoch_ms() + 60000, [&](Result<msg::Envelope> r) {
+                  60000, [&](Result<msg::Envelope> r) {
                     if (!r.ok()) outcome = "error: " + r.error().message;
                     else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
                       outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;

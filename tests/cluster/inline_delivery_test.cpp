@@ -122,6 +122,57 @@ TEST(InlineDelivery, WorkBeyondTheBudgetGoesToTheCafWorkers) {
   for (auto& a : actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
+// A backlog does not keep the delivering thread: an actor with 10,000
+// messages waiting processes only its per-run budget inline; the rest of its
+// mailbox goes to the CAF workers, in order.
+TEST(InlineDelivery, ABacklogOfTenThousandMessagesRunsOnlyItsBudgetInline) {
+  Config cfg;
+  caf::actor_system sys{cfg};
+  constexpr int kBacklog = 10000;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<int, std::thread::id>> seen;
+  auto sink = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
+    return {[&](int x) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.emplace_back(x, std::this_thread::get_id());
+      cv.notify_all();
+    }};
+  });
+  // The feeder, run inline, fills the idle sink's mailbox in one run.
+  auto feeder = sys.spawn([sink](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](int n) {
+      for (int i = 0; i < n; ++i) self->send(sink, i);
+    }};
+  });
+  caf::anon_send(sink, -1);  // let both finish launching on the workers
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return seen.size() == 1; }));
+    seen.clear();
+  }
+  std::this_thread::sleep_for(100ms);
+  const auto before = inline_delivery_stats();
+  size_t inline_messages = 0;
+  {
+    InlineDeliveryScope scope;
+    deliver(feeder, caf::make_message(kBacklog));
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto& [x, id] : seen) inline_messages += id == std::this_thread::get_id();
+  }
+  const auto after = inline_delivery_stats();
+  EXPECT_EQ(after.yielded - before.yielded, 1u) << "the sink kept the thread for its whole backlog";
+  EXPECT_LE(after.inline_runs - before.inline_runs, 2u);
+  EXPECT_GE(inline_messages, 1u);
+  EXPECT_LE(inline_messages, 8u);
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, 60s, [&] { return seen.size() == size_t(kBacklog); }));
+  for (int i = 0; i < kBacklog; ++i) ASSERT_EQ(seen[i].first, i);
+  lock.unlock();
+  caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(feeder, caf::exit_reason::user_shutdown);
+}
+
 // An actor that is busy on a CAF worker is not run a second time: the message
 // waits in its mailbox and the worker processes it, in order.
 TEST(InlineDelivery, AnActorAlreadyRunningElsewhereJustGetsTheMessage) {

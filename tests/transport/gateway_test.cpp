@@ -108,9 +108,9 @@ TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
   std::string good = msg::encode(make_envelope("ok-1", "raw", "g"));
   send(std::string("\xff\x00 garbage \x13", 12));             // not a map
   send(good.substr(0, good.size() - 7));                      // truncated msgpack
-  auto v2 = make_envelope("v2", "raw", "g");
-  v2.envelope_version = 2;
-  send(msg::encode(v2));                                      // unknown envelope version
+  auto v3 = make_envelope("v3", "raw", "g");
+  v3.envelope_version = msg::kEnvelopeVersion + 1;
+  send(msg::encode(v3));                                      // unknown envelope version
   auto noid = make_envelope("", "raw", "g");
   send(msg::encode(noid));                                    // missing id
   ASSERT_TRUE(raw.send(zmq::buffer(good), zmq::send_flags::sndmore));  // two frames
@@ -127,7 +127,8 @@ TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
   std::lock_guard<std::mutex> l(log_mu);
   ASSERT_EQ(logged.size(), 5u);
   bool saw_version = false;
-  for (auto& s : logged) saw_version |= s.find("envelope version 2") != std::string::npos;
+  for (auto& s : logged)
+    saw_version |= s.find("envelope version " + std::to_string(msg::kEnvelopeVersion + 1)) != std::string::npos;
   EXPECT_TRUE(saw_version);
 }
 

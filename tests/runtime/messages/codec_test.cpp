@@ -128,7 +128,8 @@ TEST(Codec, LlmCallCarriesChatRequest) {
 
 TEST(Codec, EnvelopeWrapUnwrap) {
   AskRequest a{"s", "t", "q", 0, ""};
-  Envelope e = wrap(a, {"n1", "CEO"}, {"n2", "Poet"}, "m1", "", "trace-9", 1234);
+  Envelope e = wrap(a, {"n1", "CEO"}, {"n2", "Poet"}, "m1", "", "trace-9");
+  e.deadline_ms = 1234;
   Result<Envelope> back = decode_envelope(encode(e));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->type, "ask_request");
