@@ -249,5 +249,30 @@ TEST(StreamLoop, AReaderTooSlowForItsQueueIsDroppedWithALogLine) {
   EXPECT_TRUE(eventually([&] { return s.server.open_connections() == 0; }));
 }
 
+// A client that stops reading while the events it was sent still wait (no
+// new ones come to overflow its queue) is dropped after the write timeout.
+TEST(StreamLoop, AClientThatReadsNothingIsDroppedAfterTheWriteTimeout) {
+  HttpServerOptions o;
+  o.write_timeout_ms = 300;
+  o.sse_max_queued_bytes = 256u << 20;
+  StreamServer s(o);
+  ASSERT_TRUE(s.server.start().ok());
+  int fd = open_stream("127.0.0.4", s.server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(eventually([&] { return s.server.open_streams() == 1; }));
+  auto w = s.all().front();
+  ::testing::internal::CaptureStderr();
+  // More than loopback's socket buffers hold, so some of it waits.
+  const std::string event(1u << 20, 'q');
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(w->send(event));
+  const bool dropped = eventually([&] { return s.closed.load() == 1; });
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ::close(fd);
+  EXPECT_TRUE(dropped);
+  EXPECT_FALSE(w->overflowed());
+  EXPECT_NE(log.find("dropped the event stream to 127.0.0.4: it read nothing for 300 ms"), std::string::npos) << log;
+  EXPECT_TRUE(eventually([&] { return s.server.open_connections() == 0; }));
+}
+
 }  // namespace
 }  // namespace kaisha::protocols
