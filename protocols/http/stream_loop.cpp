@@ -119,7 +119,9 @@ struct StreamLoop::Impl : std::enable_shared_from_this<Impl> {
   // ---- the loop thread ----
 
   void run() {
-    const int tick = static_cast<int>(std::clamp<int64_t>(std::min(opt.heartbeat_ms, opt.write_timeout_ms) / 4, 5, 1000));
+    // Heartbeats and write timeouts are checked every quarter of the shorter one.
+    const int tick =
+        static_cast<int>(std::clamp<int64_t>(std::min(opt.heartbeat_ms, opt.write_timeout_ms) / 4, 5, 1000));
     auto last_sweep = Clock::now();
     epoll_event events[256];
     for (;;) {

@@ -138,7 +138,9 @@ TEST(AcpService, StreamDeliversEveryEventInOrderAndEnds) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-      parsed(s, run_body("go", "stream")), [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; }).run_id;
+                               parsed(s, run_body("go", "stream")),
+                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
+                               .run_id;
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0]["type"], "run.created");
   EXPECT_EQ(got[0]["run"]["run_id"], id);
@@ -197,7 +199,9 @@ TEST(AcpService, ARefusedSubmissionFailsTheRunAndEndsItsStream) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-      parsed(s, run_body("late", "stream")), [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; }).run_id;
+                               parsed(s, run_body("late", "stream")),
+                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
+                               .run_id;
   EXPECT_EQ(done, 1);
   EXPECT_EQ(types(got), (std::vector<std::string>{"run.created", "run.failed"}));
   EXPECT_EQ(s.get_run(id).body["status"], "failed");
