@@ -27,7 +27,7 @@ struct Entry {
   TaskInfo info;
   uint64_t seq = 0;  // submission order: tasks of one millisecond stay ordered
   std::deque<msg::ProgressEvent> events;
-  std::vector<TaskListener> listeners;
+  std::vector<std::pair<uint64_t, TaskListener>> listeners;  // by subscription id
   bool cancel_requested = false;
   std::string cancel_reason;
 };
@@ -75,6 +75,7 @@ struct CompanyHost::Impl : company::ProgressSink {
   std::deque<std::string> ended;    // ended task ids, oldest first
   std::string running;              // "" when idle
   uint64_t submitted = 0;           // tasks submitted so far
+  uint64_t subscriptions = 0;       // ids handed out by subscribe (and submit's listener)
   bool stopping = false;
   std::thread worker;
 
@@ -90,7 +91,7 @@ struct CompanyHost::Impl : company::ProgressSink {
 
   // Records `e` in its task and hands it to the task's listeners, outside the lock.
   void deliver(const msg::ProgressEvent& e) {
-    std::vector<TaskListener> to_call;
+    std::vector<std::pair<uint64_t, TaskListener>> to_call;
     {
       std::lock_guard<std::mutex> lock(mu);
       auto it = tasks.find(e.task_id);
@@ -102,7 +103,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       t.info.updated_ms = wall_ms();
       to_call = t.listeners;
     }
-    for (auto& l : to_call) l(e);
+    for (auto& [_, l] : to_call) l(e);
   }
 
   void end_task(const std::string& id, const msg::TaskResult& r) {
@@ -144,7 +145,7 @@ struct CompanyHost::Impl : company::ProgressSink {
 
   // The terminal event is recorded even if the event log is full.
   void deliver_terminal(const std::string& id, const msg::ProgressEvent& e) {
-    std::vector<TaskListener> to_call;
+    std::vector<std::pair<uint64_t, TaskListener>> to_call;
     {
       std::lock_guard<std::mutex> lock(mu);
       auto it = tasks.find(id);
@@ -153,7 +154,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       to_call = std::move(it->second.listeners);
       it->second.listeners.clear();
     }
-    for (auto& l : to_call) l(e);
+    for (auto& [_, l] : to_call) l(e);
   }
 
   void work() {
@@ -232,7 +233,7 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
     e.info.input = input;
     e.info.created_ms = e.info.updated_ms = wall_ms();
     e.seq = ++impl_->submitted;
-    if (listener) e.listeners.push_back(std::move(listener));
+    if (listener) e.listeners.emplace_back(++impl_->subscriptions, std::move(listener));
     impl_->tasks.emplace(id, std::move(e));
     impl_->queue.push_back(id);
   }
@@ -240,8 +241,9 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
   return id;
 }
 
-Status CompanyHost::subscribe(const std::string& task_id, TaskListener listener) {
+Result<uint64_t> CompanyHost::subscribe(const std::string& task_id, TaskListener listener) {
   std::deque<msg::ProgressEvent> replay;
+  uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     auto it = impl_->tasks.find(task_id);
@@ -249,10 +251,20 @@ Status CompanyHost::subscribe(const std::string& task_id, TaskListener listener)
     replay = it->second.events;
     // Registered under the lock, so no event falls between replay and stream.
     // An ended task has no listeners left: the replay includes its end.
-    if (!company::is_final(it->second.info.state)) it->second.listeners.push_back(listener);
+    if (!company::is_final(it->second.info.state)) {
+      id = ++impl_->subscriptions;
+      it->second.listeners.emplace_back(id, listener);
+    }
   }
   for (const auto& e : replay) listener(e);
-  return Status::Ok();
+  return id;
+}
+
+void CompanyHost::unsubscribe(const std::string& task_id, uint64_t subscription) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->tasks.find(task_id);
+  if (it == impl_->tasks.end()) return;
+  std::erase_if(it->second.listeners, [&](const auto& l) { return l.first == subscription; });
 }
 
 std::optional<TaskInfo> CompanyHost::task(const std::string& task_id) {

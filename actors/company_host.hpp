@@ -28,7 +28,8 @@ class CompanyHost : public company::CompanyService {
   ~CompanyHost() override;
 
   Result<std::string> submit(const std::string& input, company::TaskListener listener) override;
-  Status subscribe(const std::string& task_id, company::TaskListener listener) override;
+  Result<uint64_t> subscribe(const std::string& task_id, company::TaskListener listener) override;
+  void unsubscribe(const std::string& task_id, uint64_t subscription) override;
   std::optional<company::TaskInfo> task(const std::string& task_id) override;
   Result<company::TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) override;
   Status cancel(const std::string& task_id) override;

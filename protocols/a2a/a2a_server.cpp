@@ -54,7 +54,7 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
     if (const auto* r = std::get_if<jsonrpc::Request>(&parsed.messages[0]);
         r && !r->notification && A2aService::is_streaming(r->method)) {
       auto writer = res.start_sse();
-      service.stream(
+      auto stop = service.stream(
           *r,
           [writer](const json& event) {
             if (!event.contains("error")) return writer->send(event.dump(-1, ' ', false, json::error_handler_t::replace));
@@ -63,6 +63,8 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
             return writer->send(e.dump(-1, ' ', false, json::error_handler_t::replace));
           },
           [writer] { writer->close(); });
+      // The client went away (or the stream ended): release the subscription now.
+      writer->on_close(std::move(stop));
       return;
     }
   }

@@ -49,6 +49,8 @@ struct Stream {
   bool working_sent = false;
   bool finished = false;
   int seq = 0;
+  company::CompanyService* company = nullptr;
+  uint64_t subscription = 0;  // 0: not (or no longer) subscribed
 
   bool emit_locked(json result) {
     if (finished) return false;
@@ -58,10 +60,16 @@ struct Stream {
     }
     return true;
   }
+  // Also when the peer went away: the task subscription is released then,
+  // not when the task ends.
   void finish_locked() {
     if (finished) return;
     finished = true;
     if (done) done();
+    sink = nullptr;
+    done = nullptr;
+    if (subscription != 0) company->unsubscribe(task_id, subscription);
+    subscription = 0;
   }
   json agent_text(const std::string& text) {
     return agent_message(task_id + "-m" + std::to_string(++seq), text, context_id, task_id, v);
@@ -225,16 +233,24 @@ Result<json> A2aService::list_tasks(const json& params) {
   return json{{"tasks", std::move(tasks)}, {"nextPageToken", ""}, {"pageSize", page_size}, {"totalSize", n}};
 }
 
-void A2aService::stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done) {
+std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done) {
   auto st = std::make_shared<Stream>();
   st->sink = std::move(sink);
   st->done = std::move(done);
+  st->company = &company_;
+  std::function<void()> stop = [weak = std::weak_ptr<Stream>(st)] {
+    if (auto s = weak.lock()) {
+      std::lock_guard lock(s->mu);
+      s->finish_locked();
+    }
+  };
   st->rpc_id = request.id;
   st->context_id = company_.session_id();
   auto fail = [&](const Error& e) {
     std::lock_guard lock(st->mu);
     st->sink(jsonrpc::make_error(request.id, jsonrpc::to_rpc_error(e)));
     st->finish_locked();
+    return stop;
   };
   const json params = request.params.is_object() ? request.params : json::object();
   auto method = classify_method(request.method);
@@ -268,16 +284,21 @@ void A2aService::stream(const jsonrpc::Request& request, EventSink sink, std::fu
   }
   {
     std::lock_guard lock(st->mu);
-    if (!st->emit_locked(stream_task(task_json(*info, st->context_id, st->v), st->v))) return;
+    if (!st->emit_locked(stream_task(task_json(*info, st->context_id, st->v), st->v))) return stop;
   }
-  Status s = company_.subscribe(st->task_id, [st](const msg::ProgressEvent& e) { st->on_event(e); });
-  if (!s.ok()) {
-    std::lock_guard lock(st->mu);
+  auto sub = company_.subscribe(st->task_id, [st](const msg::ProgressEvent& e) { st->on_event(e); });
+  std::lock_guard lock(st->mu);
+  if (!sub.ok()) {
     if (!st->finished) {
       st->sink(jsonrpc::make_error(st->rpc_id, jsonrpc::to_rpc_error(not_found(st->task_id))));
       st->finish_locked();
     }
+  } else if (st->finished) {
+    company_.unsubscribe(st->task_id, *sub);  // it ended during the replay
+  } else {
+    st->subscription = *sub;
   }
+  return stop;
 }
 
 }  // namespace kaisha::a2a

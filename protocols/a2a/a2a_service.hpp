@@ -73,8 +73,12 @@ class A2aService {
   // updates as the company works; after the terminal state's event `done`
   // runs. Returns at once; events and `done` arrive from company threads.
   // `done` runs exactly once, also when the peer went away mid-stream (at the
-  // next event that finds the sink closed).
-  void stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done);
+  // next event that finds the sink closed, or when the returned function is
+  // called). The returned function ends the stream early — its peer went
+  // away: `done` runs if it has not, the task subscription is released and
+  // the sink is not called again. Safe to call from any thread, more than
+  // once, and after the service's stream has ended.
+  std::function<void()> stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done);
 
   company::CompanyService& company() { return company_; }
 

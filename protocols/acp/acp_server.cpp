@@ -48,13 +48,15 @@ std::shared_ptr<AcpService> mount_acp(protocols::HttpServer& server, company::Co
     if (!r.ok()) return reply(res, std::move(error));
     if (r->mode != "stream") return reply(res, service->start_run(*r));
     auto writer = res.start_sse();
-    const std::string id = service->stream_run(
+    auto stream = service->stream_run(
         *r,
         [writer](const json& event) {
           return writer->send(event.dump(-1, ' ', false, json::error_handler_t::replace));
         },
         [writer] { writer->close(); });
-    res.headers["Run-ID"] = id;
+    // The client went away (or the stream ended): the run lets go of it now.
+    writer->on_close(std::move(stream.stop));
+    res.headers["Run-ID"] = stream.run_id;
   }));
   server.route("GET", p + "/runs/([^/]+)", guarded([service](const protocols::HttpRequest& req, auto& res) {
     reply(res, service->get_run(req.path_params.at(0)));

@@ -26,10 +26,21 @@ struct AcpService::Entry {
   Run run;
   std::vector<json> events;
   struct Sink {
+    uint64_t id;
     EventSink send;
     std::function<void()> done;
   };
   std::vector<Sink> sinks;
+  uint64_t next_sink = 0;
+
+  // Ends the stream `id` early (its peer went away).
+  void drop_sink(uint64_t id) {
+    std::lock_guard lock(mu);
+    auto it = std::find_if(sinks.begin(), sinks.end(), [&](const Sink& s) { return s.id == id; });
+    if (it == sinks.end()) return;
+    if (it->done) it->done();
+    sinks.erase(it);
+  }
 
   // Records `event` and passes it to every open stream; a stream whose peer
   // is gone is dropped (and its `done` run).
@@ -194,21 +205,25 @@ AcpReply AcpService::start_run(const RunRequest& request) {
   return r;
 }
 
-std::string AcpService::stream_run(const RunRequest& request, EventSink sink, std::function<void()> done) {
+AcpService::RunStream AcpService::stream_run(const RunRequest& request, EventSink sink, std::function<void()> done) {
   auto e = create(request);
+  uint64_t sink_id = 0;
   {
     std::lock_guard lock(e->mu);
     // run.created is already recorded; the stream starts with it.
     if (!sink(e->events.front())) {
       if (done) done();
     } else {
-      e->sinks.push_back({std::move(sink), std::move(done)});
+      sink_id = ++e->next_sink;
+      e->sinks.push_back({sink_id, std::move(sink), std::move(done)});
     }
   }
   auto id = company_.submit(request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   std::lock_guard lock(e->mu);
   e->submitted_locked(id);
-  return e->run.run_id;
+  return RunStream{e->run.run_id, [weak = std::weak_ptr<Entry>(e), sink_id] {
+                     if (auto entry = weak.lock()) entry->drop_sink(sink_id);
+                   }};
 }
 
 AcpReply AcpService::get_run(const std::string& run_id) {

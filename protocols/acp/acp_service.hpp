@@ -77,10 +77,18 @@ class AcpService {
 
   // Receives each event of a streamed run; false once the peer is gone.
   using EventSink = std::function<bool(const json& event)>;
-  // stream: starts the run and returns its id; its events (from run.created
-  // on) go to `sink`, then `done` runs after the terminal one (or once the
-  // sink reports the peer gone).
-  std::string stream_run(const RunRequest& request, EventSink sink, std::function<void()> done);
+  // What stream_run started: the run's id, and `stop`, which ends this
+  // stream early (its peer went away): `done` runs if it has not, and the run
+  // lets go of the sink at once. `stop` is safe from any thread, more than
+  // once, and after the stream ended.
+  struct RunStream {
+    std::string run_id;
+    std::function<void()> stop;
+  };
+  // stream: starts the run; its events (from run.created on) go to `sink`,
+  // then `done` runs after the terminal one (or once the sink reports the
+  // peer gone, or `stop` is called).
+  RunStream stream_run(const RunRequest& request, EventSink sink, std::function<void()> done);
 
   AcpReply get_run(const std::string& run_id);
   AcpReply run_events(const std::string& run_id);

@@ -25,6 +25,7 @@
 #include "protocols/http/connection_stream.hpp"
 #include "protocols/http/origin_check.hpp"
 #include "protocols/http/request_framing.hpp"
+#include "protocols/http/stream_loop.hpp"
 
 namespace kaisha::protocols {
 
@@ -60,6 +61,9 @@ std::chrono::microseconds us(int64_t ms) { return std::chrono::milliseconds(std:
 // unread bytes are not taken for the next request.
 struct ConnectionState {
   bool close_after_response = false;
+  // An event stream whose headers are written: the connection goes to the
+  // stream loop once cpp-httplib is done with it.
+  std::shared_ptr<SseWriter> stream;
 };
 thread_local ConnectionState* tl_connection = nullptr;
 // Set while the accept thread itself runs a connection: refuse it at once.
@@ -148,6 +152,8 @@ class GuardedServer : public httplib::Server {
 
   ConnectionLimiter& limiter() { return limiter_; }
   const ConnectionLimiter& limiter() const { return limiter_; }
+  // Where event streams go once their headers are written; set before listening.
+  void use_stream_loop(StreamLoop* loop) { loop_ = loop; }
   // Takes ownership of `ctx`: connections speak TLS from now on.
   void use_tls(SSL_CTX* ctx) { tls_ = ctx; }
   bool tls() const { return tls_ != nullptr; }
@@ -165,7 +171,9 @@ class GuardedServer : public httplib::Server {
     } else if (auto a = limiter_.admit(client); !a.admitted) {
       if (!tls_) refuse_connection(sock, limiter_.of(client) > 0 ? 429 : 503, a.refusal + "; retry later");
     } else {
-      ok = serve(sock);
+      bool handed_off = false;
+      ok = serve(sock, client, handed_off);
+      if (handed_off) return ok;  // the stream loop closes it and frees its slot
       limiter_.release(client);
     }
     ::shutdown(sock, SHUT_RDWR);
@@ -173,7 +181,9 @@ class GuardedServer : public httplib::Server {
     return ok;
   }
 
-  bool serve(int sock) {
+  // Runs the connection's requests. When one of them opened an event stream,
+  // the socket (and its TLS session) go to the stream loop: `handed_off`.
+  bool serve(int sock, const std::string& client, bool& handed_off) {
     SSL* ssl = nullptr;
     if (tls_ && !(ssl = handshake(sock))) return false;
     ConnectionStream stream(sock, ssl, timeouts_);
@@ -188,6 +198,13 @@ class GuardedServer : public httplib::Server {
       if (!ok || connection_closed || state.close_after_response || stopping()) break;
     }
     tl_connection = nullptr;
+    if (state.stream) {
+      if (loop_ && loop_->adopt(sock, ssl, state.stream, client, [this, client] { limiter_.release(client); })) {
+        handed_off = true;
+        return true;
+      }
+      state.stream->mark_ended(false);  // the server is stopping
+    }
     if (ssl) {
       SSL_shutdown(ssl);
       SSL_free(ssl);
@@ -220,6 +237,7 @@ class GuardedServer : public httplib::Server {
   ConnectionTimeouts timeouts_;
   int64_t keep_alive_ms_;
   SSL_CTX* tls_ = nullptr;
+  StreamLoop* loop_ = nullptr;
 };
 
 // An SSL_CTX serving `cert_file` with `key_file`, or why not.
@@ -319,7 +337,7 @@ void HttpResponse::set_error(int status_code, std::string_view code, std::string
 }
 
 std::shared_ptr<SseWriter> HttpResponse::start_sse() {
-  if (!sse_) sse_ = std::make_shared<SseWriter>();
+  if (!sse_) sse_ = std::make_shared<SseWriter>(sse_max_queued_bytes_);
   status = 200;
   content_type = "text/event-stream";
   return sse_;
@@ -339,20 +357,29 @@ struct HttpServer::Impl {
   std::mutex streams_mu;
   std::vector<std::weak_ptr<SseWriter>> streams;
 
-  // Refused-token log lines: at most a few per second, so a flood of bad
-  // requests cannot flood the log; the rest are counted.
+  // Log lines about clients (refused tokens, dropped streams): at most a few
+  // per second; the rest are counted.
   std::mutex log_mu;
   std::chrono::steady_clock::time_point log_window{};
   int logged_in_window = 0;
   size_t unlogged = 0;
 
-  explicit Impl(HttpServerOptions o) : opt(std::move(o)), svr(opt) {}
+  StreamLoop loop;
 
-  void log_refusal(const std::string& what) {
+  explicit Impl(HttpServerOptions o)
+      : opt(std::move(o)),
+        svr(opt),
+        loop(StreamLoopOptions{opt.sse_heartbeat_ms, opt.write_timeout_ms,
+                               [this](const std::string& line) { log_limited(line); }}) {
+    svr.use_stream_loop(&loop);
+  }
+
+  // Refused requests and dropped streams: a flood of them cannot flood the log.
+  void log_limited(const std::string& what) {
     std::lock_guard lock(log_mu);
     const auto now = std::chrono::steady_clock::now();
     if (now - log_window > std::chrono::seconds(1)) {
-      if (unlogged > 0) std::cerr << "kaisha http: " << unlogged << " more requests refused (not logged)\n";
+      if (unlogged > 0) std::cerr << "kaisha http: " << unlogged << " more lines like these (not logged)\n";
       log_window = now;
       logged_in_window = 0;
       unlogged = 0;
@@ -397,35 +424,36 @@ struct HttpServer::Impl {
     }
     track(w);
     res.set_header("Cache-Control", "no-cache");
-    int64_t beat = std::max<int64_t>(opt.sse_heartbeat_ms, 10);
+    // The stream loop ends the response, then closes the connection.
+    res.set_header("Connection", "close");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [w, beat](size_t, httplib::DataSink& sink) {
-          bool finished = false;
-          std::string text = w->take(beat, finished);
-          if (text.empty() && !finished) text = ":\n\n";  // heartbeat: a dead peer fails this write
-          if (!text.empty() && !sink.write(text.data(), text.size())) {
-            w->mark_ended(true);
-            return false;
-          }
-          if (finished) sink.done();
-          return true;
+        [w](size_t, httplib::DataSink&) {
+          // The headers are written. Stop cpp-httplib here: the stream loop
+          // writes the chunks from now on, and this thread is free again.
+          if (tl_connection) tl_connection->stream = w;
+          return false;
         },
-        [w](bool success) { w->mark_ended(!success); });
+        [w](bool) {
+          // Not handed over (a HEAD request, or the headers could not be written).
+          if (!tl_connection || tl_connection->stream != w) w->mark_ended(true);
+        });
   }
 
   void mount(const std::string& method, const std::string& pattern, HttpHandler handler) {
     auto h = [this, handler = std::move(handler)](const httplib::Request& q, httplib::Response& res) {
       HttpRequest req = convert(q);
-      HttpResponse out;
+      HttpResponse out(opt.sse_max_queued_bytes);
       try {
         handler(req, out);
       } catch (const std::exception& e) {
         std::cerr << "kaisha http: handler for " << req.method << " " << req.path << " threw: " << e.what()
                   << "\n";
+        if (out.sse()) out.sse()->mark_ended(false);
         out = HttpResponse{};
         out.set_error(500, "internal", "internal error while handling " + req.method + " " + req.path);
       } catch (...) {
+        if (out.sse()) out.sse()->mark_ended(false);
         out = HttpResponse{};
         out.set_error(500, "internal", "internal error while handling " + req.method + " " + req.path);
       }
@@ -478,7 +506,7 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
     const std::string authorization = q.get_header_value("Authorization");
     if (token.empty() || bearer_matches(authorization, token)) return httplib::Server::HandlerResponse::Unhandled;
     close_after_response();
-    impl->log_refusal("refused " + printable(q.method) + " " + printable(q.path) + " from " + q.remote_addr + ": " +
+    impl->log_limited("refused " + printable(q.method) + " " + printable(q.path) + " from " + q.remote_addr + ": " +
                       token_refusal_reason(authorization));
     HttpResponse out;
     out.set_error(401, "unauthorized", "missing or wrong bearer token (send 'Authorization: Bearer <token>')");
@@ -529,6 +557,7 @@ Result<int> HttpServer::start() {
     signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write(): a peer that hung up must not kill us
   }
   raise_descriptor_limit(o.max_connections);
+  if (auto st = impl_->loop.start(); !st) return st.error();
   std::string bind_host = o.host == "localhost" ? "127.0.0.1" : o.host;
   if (bind_host.size() > 2 && bind_host.front() == '[') bind_host = bind_host.substr(1, bind_host.size() - 2);
   int bound = -1;
@@ -558,6 +587,7 @@ void HttpServer::stop() {
       if (auto w = weak.lock()) w->abort();
     impl_->streams.clear();
   }
+  impl_->loop.stop();  // closes the streams it carries; later ones are refused
   if (impl_->thread.joinable()) {
     while (!impl_->listen_done) {
       impl_->svr.stop();
@@ -577,6 +607,7 @@ std::string HttpServer::base_url() const {
 }
 
 size_t HttpServer::open_connections() const { return impl_->svr.limiter().total(); }
+size_t HttpServer::open_streams() const { return impl_->loop.streams(); }
 
 bool HttpServer::loopback_only() const { return is_loopback_host(impl_->opt.host); }
 

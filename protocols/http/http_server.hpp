@@ -18,13 +18,17 @@
 //     and closed at once (connection_limiter.hpp);
 //   * errors as JSON bodies {"error": {"code", "message"}} (protocols with
 //     their own error shape answer themselves);
-//   * SSE responses through SseWriter (sse_writer.hpp);
+//   * SSE responses through SseWriter (sse_writer.hpp), carried by one
+//     stream loop thread once their headers are written (stream_loop.hpp);
 //   * HTTPS when tls_cert_file and tls_key_file are set.
 //
-// Each open connection has a thread of its own (no fixed pool that slow
-// clients could fill); handlers run on it, may block (e.g. waiting for a
-// task), and must not throw: an escaping exception is answered with 500 and
-// logged to stderr. An open SSE stream keeps its connection's thread.
+// Each open connection has a thread of its own while it reads a request and
+// runs its handler (no fixed pool that slow clients could fill); handlers run
+// on it, may block (e.g. waiting for a task), and must not throw: an escaping
+// exception is answered with 500 and logged to stderr. An open SSE stream
+// holds no thread: after its headers the connection moves to the stream loop
+// (and is closed when the stream ends), so open streams cost a socket and a
+// bounded queue each.
 //
 // Thread-safety: add routes before start(); start()/stop() from one thread.
 #pragma once
@@ -58,6 +62,9 @@ struct HttpServerOptions {
   // after this long.
   int64_t keep_alive_timeout_ms = 5'000;
   int64_t sse_heartbeat_ms = 15'000;  // comment line on idle SSE streams (disconnect detection)
+  // Events queued for one SSE client and not yet sent; a client that falls
+  // further behind is dropped (logged).
+  size_t sse_max_queued_bytes = SseWriter::kDefaultMaxQueuedBytes;
   std::vector<std::string> allowed_origins;  // besides loopback origins
   // HTTPS: PEM files of the certificate (chain) and its private key; both or neither.
   std::string tls_cert_file;
@@ -85,6 +92,10 @@ struct HttpRequest {
 
 class HttpResponse {
  public:
+  // `sse_max_queued_bytes` bounds the writer start_sse() creates.
+  explicit HttpResponse(size_t sse_max_queued_bytes = SseWriter::kDefaultMaxQueuedBytes)
+      : sse_max_queued_bytes_(sse_max_queued_bytes) {}
+
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
@@ -99,6 +110,7 @@ class HttpResponse {
   const std::shared_ptr<SseWriter>& sse() const { return sse_; }
 
  private:
+  size_t sse_max_queued_bytes_;
   std::shared_ptr<SseWriter> sse_;
 };
 
@@ -129,6 +141,9 @@ class HttpServer {
   std::string base_url() const;
   // Connections open now (admitted, not yet closed); for tests and diagnostics.
   size_t open_connections() const;
+  // Event streams carried by the stream loop now (each also counts as an
+  // open connection).
+  size_t open_streams() const;
   // True when bound to a loopback address (Host checks apply).
   bool loopback_only() const;
 

@@ -1,6 +1,6 @@
 #include "protocols/http/sse_writer.hpp"
 
-#include <chrono>
+#include <utility>
 
 namespace kaisha::protocols {
 
@@ -29,21 +29,41 @@ bool SseWriter::send(std::string_view data, std::string_view event, std::string_
 bool SseWriter::send_retry(int64_t ms) { return send_raw("retry: " + std::to_string(ms) + "\n\n"); }
 
 bool SseWriter::send_raw(std::string text) {
+  std::function<void()> wake;
+  bool accepted = true;
   {
     std::lock_guard lock(mu_);
     if (closing_ || ended_) return false;
-    queue_.push_back(std::move(text));
+    if (!queue_.empty() && queued_bytes_ + text.size() > max_queued_) {
+      // The client reads more slowly than events arrive: drop it. on_close
+      // runs on the server's side, never inside send().
+      overflowed_ = true;
+      disconnected_ = true;
+      ended_ = true;
+      closing_ = true;
+      queue_.clear();
+      queued_bytes_ = 0;
+      accepted = false;
+      wake = wake_locked(true);
+    } else {
+      queued_bytes_ += text.size();
+      queue_.push_back(std::move(text));
+      wake = wake_locked(false);
+    }
   }
-  cv_.notify_all();
-  return true;
+  if (wake) wake();
+  return accepted;
 }
 
 void SseWriter::close() {
+  std::function<void()> wake;
   {
     std::lock_guard lock(mu_);
+    if (closing_ || ended_) return;
     closing_ = true;
+    wake = wake_locked(true);
   }
-  cv_.notify_all();
+  if (wake) wake();
 }
 
 void SseWriter::abort() {
@@ -51,8 +71,11 @@ void SseWriter::abort() {
   closing_ = true;
   ended_ = true;
   queue_.clear();
+  queued_bytes_ = 0;
+  auto wake = wake_locked(true);
   fire_close_locked(lock);
-  cv_.notify_all();
+  lock.unlock();
+  if (wake) wake();
 }
 
 bool SseWriter::closed() const {
@@ -65,22 +88,45 @@ bool SseWriter::disconnected() const {
   return disconnected_;
 }
 
+bool SseWriter::overflowed() const {
+  std::lock_guard lock(mu_);
+  return overflowed_;
+}
+
+bool SseWriter::ended() const {
+  std::lock_guard lock(mu_);
+  return ended_;
+}
+
 void SseWriter::on_close(std::function<void()> callback) {
   std::unique_lock lock(mu_);
   on_close_ = std::move(callback);
   if (ended_ && !close_fired_) fire_close_locked(lock);
 }
 
-std::string SseWriter::take(int64_t wait_ms, bool& finished) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return !queue_.empty() || closing_ || ended_; });
-  std::string out;
-  while (!queue_.empty()) {
-    out += queue_.front();
-    queue_.pop_front();
+void SseWriter::attach(std::function<void()> wake) {
+  std::function<void()> now;
+  {
+    std::lock_guard lock(mu_);
+    wake_ = std::move(wake);
+    wake_pending_ = false;
+    now = wake_locked(true);  // what was queued before the server took over
   }
-  finished = ended_ || (closing_ && out.empty());
-  return out;
+  if (now) now();
+}
+
+SseWriter::Batch SseWriter::take() {
+  std::lock_guard lock(mu_);
+  Batch b;
+  wake_pending_ = false;
+  b.ended = ended_;
+  if (ended_) return b;
+  b.text.reserve(queued_bytes_);
+  for (auto& t : queue_) b.text += t;
+  queue_.clear();
+  queued_bytes_ = 0;
+  b.finish = closing_;
+  return b;
 }
 
 void SseWriter::mark_ended(bool disconnected) {
@@ -89,8 +135,14 @@ void SseWriter::mark_ended(bool disconnected) {
   ended_ = true;
   closing_ = true;
   queue_.clear();
+  queued_bytes_ = 0;
   fire_close_locked(lock);
-  cv_.notify_all();
+}
+
+std::function<void()> SseWriter::wake_locked(bool always) {
+  if (!wake_ || (wake_pending_ && !always)) return nullptr;
+  wake_pending_ = true;
+  return wake_;
 }
 
 void SseWriter::fire_close_locked(std::unique_lock<std::mutex>& lock) {

@@ -27,16 +27,23 @@ void EventStream::detach() {
 }
 
 void EventStream::attach(const std::shared_ptr<protocols::SseWriter>& writer, uint64_t after_seq) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (writer_ && writer_ != writer) writer_->close();
   for (const auto& [seq, data] : kept_)
     if (seq > after_seq) writer->send(data, "message", id_ + ":" + std::to_string(seq));
   if (finished_) {
     writer->close();
     writer_ = nullptr;
-  } else {
-    writer_ = writer;
+    return;
   }
+  writer_ = writer;
+  lock.unlock();  // on_close may run at once, and takes the lock
+  writer->on_close([weak = weak_from_this(), w = writer.get()] {
+    auto self = weak.lock();
+    if (!self) return;
+    std::lock_guard relock(self->mu_);
+    if (self->writer_.get() == w) self->writer_ = nullptr;
+  });
 }
 
 void EventStream::prime(const std::shared_ptr<protocols::SseWriter>& writer, int64_t retry_ms) {

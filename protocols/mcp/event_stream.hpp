@@ -4,7 +4,9 @@
 // is remembered (the last kMaxKept), so a client whose connection dropped —
 // or that the server disconnected on purpose (SSE polling, SEP-1699) — can
 // reconnect with GET + Last-Event-ID and receive what it missed, then the
-// rest. Thread-safe.
+// rest. Thread-safe. Made with std::make_shared (attach() hands the writer
+// a weak reference, so that a connection that ends lets go of the stream at
+// once rather than at the next message).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,7 @@
 
 namespace kaisha::mcp {
 
-class EventStream {
+class EventStream : public std::enable_shared_from_this<EventStream> {
  public:
   static constexpr size_t kMaxKept = 1000;
 

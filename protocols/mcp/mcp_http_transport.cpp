@@ -54,6 +54,8 @@ struct SessionEntry {
       streams.erase(order.front());
       order.pop_front();
     }
+    // Only kept streams stay candidates, so reconnecting GETs cannot grow the list.
+    std::erase_if(standalone, [&](const auto& s) { return streams.count(s->id()) == 0; });
     if (is_standalone) standalone.push_back(es);
     return es;
   }

@@ -60,9 +60,14 @@ class CompanyService {
   // be empty. Refuses an empty input.
   virtual Result<std::string> submit(const std::string& input, TaskListener listener) = 0;
 
-  // Replays the task's events so far to `listener`, then streams the rest.
-  // Fails when the task is unknown.
-  virtual Status subscribe(const std::string& task_id, TaskListener listener) = 0;
+  // Replays the task's events so far to `listener`, then streams the rest
+  // until the task ends or unsubscribe() is called. Returns the
+  // subscription's id; fails when the task is unknown.
+  virtual Result<uint64_t> subscribe(const std::string& task_id, TaskListener listener) = 0;
+  // Ends a subscription early (its reader went away): the listener is
+  // released and gets no event that starts being delivered after this
+  // returns. Unknown or ended subscriptions are ignored.
+  virtual void unsubscribe(const std::string& task_id, uint64_t subscription) = 0;
 
   // The task's current state; nullopt when unknown.
   virtual std::optional<TaskInfo> task(const std::string& task_id) = 0;

@@ -150,6 +150,26 @@ TEST_F(CompanyHostTest, LateSubscriberGetsTheReplayIncludingTheEnd) {
   EXPECT_FALSE(host_->subscribe("t-nope", late.listener()).ok());
 }
 
+// A stream whose reader went away unsubscribes: its listener gets nothing
+// more, while other subscribers of the task still get its end.
+TEST_F(CompanyHostTest, AnUnsubscribedListenerGetsNoMoreEvents) {
+  auto slow = host_->submit("answer slowly please", nullptr);
+  auto queued = host_->submit("queued question", nullptr);  // waits behind the slow one
+  ASSERT_TRUE(slow.ok() && queued.ok());
+  Recorder gone, stays;
+  auto sub = host_->subscribe(*queued, gone.listener());
+  ASSERT_TRUE(sub.ok());
+  ASSERT_TRUE(host_->subscribe(*queued, stays.listener()).ok());
+  const size_t replayed = gone.events().size();
+  host_->unsubscribe(*queued, *sub);
+  host_->unsubscribe(*queued, *sub);  // again, and unknown ones: nothing
+  host_->unsubscribe("t-nope", 1);
+  ASSERT_TRUE(host_->cancel(*slow).ok());  // the queued one runs now
+  ASSERT_TRUE(host_->wait(*queued, 60s).ok());
+  ASSERT_TRUE(stays.wait_for_kind("final", 5s));
+  EXPECT_EQ(gone.events().size(), replayed);
+}
+
 TEST_F(CompanyHostTest, CancelStopsARunningTaskAndTheCompanyGoesOn) {
   Recorder slow;
   auto id = host_->submit("answer slowly please", slow.listener());

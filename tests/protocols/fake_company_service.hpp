@@ -43,7 +43,7 @@ class FakeCompanyService : public company::CompanyService {
       t.input = input;
       t.created_ms = t.updated_ms = 1700000000000 + next_;
       tasks_[id] = Task{t, {}, {}};
-      if (listener) tasks_[id].listeners.push_back(std::move(listener));
+      if (listener) tasks_[id].listeners.emplace_back(++subscriptions_, std::move(listener));
       order_.push_back(id);
       inputs.push_back(input);
     }
@@ -58,20 +58,36 @@ class FakeCompanyService : public company::CompanyService {
     return id;
   }
 
-  Status subscribe(const std::string& task_id, company::TaskListener listener) override {
+  Result<uint64_t> subscribe(const std::string& task_id, company::TaskListener listener) override {
     // Replay and registration under emit_mu_, so no event slips between
     // them or overtakes the replay.
     std::lock_guard order(emit_mu_);
     std::vector<msg::ProgressEvent> replay;
+    uint64_t id;
     {
       std::lock_guard lock(mu_);
       auto it = tasks_.find(task_id);
       if (it == tasks_.end()) return Error{"not_found", "no task " + task_id};
       replay = it->second.events;
-      it->second.listeners.push_back(listener);
+      id = ++subscriptions_;
+      it->second.listeners.emplace_back(id, listener);
     }
     for (const auto& e : replay) listener(e);
-    return Status::Ok();
+    return id;
+  }
+
+  void unsubscribe(const std::string& task_id, uint64_t subscription) override {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end()) return;
+    std::erase_if(it->second.listeners, [&](const auto& l) { return l.first == subscription; });
+  }
+
+  // Listeners the task holds now (its submitter's included).
+  size_t listeners_of(const std::string& task_id) {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    return it == tasks_.end() ? 0 : it->second.listeners.size();
   }
 
   std::optional<company::TaskInfo> task(const std::string& task_id) override {
@@ -140,13 +156,13 @@ class FakeCompanyService : public company::CompanyService {
     e.text = text;
     e.at_ms = 1700000001000;
     std::lock_guard order(emit_mu_);
-    std::vector<company::TaskListener> ls;
+    std::vector<std::pair<uint64_t, company::TaskListener>> ls;
     {
       std::lock_guard lock(mu_);
       tasks_[id].events.push_back(e);
       ls = tasks_[id].listeners;
     }
-    for (auto& l : ls) l(e);
+    for (auto& [_, l] : ls) l(e);
   }
 
   json agents_json = json::object();
@@ -157,7 +173,7 @@ class FakeCompanyService : public company::CompanyService {
   struct Task {
     company::TaskInfo info;
     std::vector<msg::ProgressEvent> events;
-    std::vector<company::TaskListener> listeners;
+    std::vector<std::pair<uint64_t, company::TaskListener>> listeners;
   };
 
   void finish(const std::string& id, company::TaskState state, const std::string& answer, const std::string& error,
@@ -181,6 +197,7 @@ class FakeCompanyService : public company::CompanyService {
   std::map<std::string, Task> tasks_;
   std::vector<std::string> order_;
   int next_ = 0;
+  uint64_t subscriptions_ = 0;
 };
 
 }  // namespace kaisha::testing

@@ -1,9 +1,13 @@
 // The A2A server over real HTTP on loopback, driven with libcurl.
 #include "protocols/a2a/a2a_server.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "runtime/http/fetch_blocking.hpp"
+#include "tests/protocols/http/loopback_client.hpp"
 #include "runtime/llm/sse_parser.hpp"
 #include "tests/protocols/fake_company_service.hpp"
 
@@ -102,6 +106,35 @@ TEST_F(A2aServerTest, StreamingAnswersWithServerSentEvents) {
   EXPECT_TRUE(events.front()["result"].contains("task"));
   EXPECT_EQ(events.back()["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
   for (const auto& e : events) EXPECT_EQ(e["id"], 1);
+}
+
+// A client that subscribes to a long task and goes away releases its task
+// subscription at once; before, every such client left a listener on the task
+// until the task's next event or its end, so reconnecting clients piled up.
+TEST_F(A2aServerTest, AStreamWhoseClientLeftReleasesItsTaskSubscription) {
+  company.auto_answer = nullptr;  // the task keeps working
+  auto task = company.submit("a long task", nullptr);
+  ASSERT_TRUE(task.ok());
+  const std::string body =
+      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SubscribeToTask"}, {"params", {{"id", *task}}}}.dump();
+  std::vector<int> clients;
+  for (int i = 0; i < 20; ++i) {
+    int fd = kaisha::testing::connect_from("127.0.0." + std::to_string(2 + i % 8), server->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(kaisha::testing::send_all(
+        fd, "POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    clients.push_back(fd);
+  }
+  auto eventually = [](auto done) {
+    for (int i = 0; i < 3000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return done();
+  };
+  ASSERT_TRUE(eventually([&] { return company.listeners_of(*task) == 20; })) << company.listeners_of(*task);
+  for (int fd : clients) ::close(fd);
+  EXPECT_TRUE(eventually([&] { return company.listeners_of(*task) == 0; }))
+      << company.listeners_of(*task) << " subscriptions left after their clients went away";
+  EXPECT_TRUE(eventually([&] { return server->open_connections() == 0; }));
 }
 
 TEST_F(A2aServerTest, BadInputGetsJsonRpcErrorsNotCrashes) {

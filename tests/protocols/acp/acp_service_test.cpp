@@ -138,7 +138,9 @@ TEST(AcpService, StreamDeliversEveryEventInOrderAndEnds) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-      parsed(s, run_body("go", "stream")), [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; });
+                               parsed(s, run_body("go", "stream")),
+                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
+                               .run_id;
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0]["type"], "run.created");
   EXPECT_EQ(got[0]["run"]["run_id"], id);
@@ -166,6 +168,25 @@ TEST(AcpService, StreamWhosePeerLeftIsDropped) {
   EXPECT_EQ(sent, 2);
 }
 
+// The HTTP server calls `stop` when the stream's client goes away: the run
+// lets go of the stream at once, not at its next event.
+TEST(AcpService, AStoppedStreamIsReleasedAtOnce) {
+  FakeCompanyService company;
+  AcpService s(company);
+  int sent = 0, done = 0;
+  auto stream = s.stream_run(parsed(s, run_body("go", "stream")), [&](const json&) { return ++sent > 0; },
+                             [&] { ++done; });
+  EXPECT_EQ(sent, 1);
+  stream.stop();
+  EXPECT_EQ(done, 1);
+  company.start("t1", "planning");
+  company.complete("t1", "fin");
+  EXPECT_EQ(sent, 1) << "a stopped stream was sent events";
+  EXPECT_EQ(done, 1);
+  stream.stop();  // again: nothing
+  EXPECT_EQ(done, 1);
+}
+
 TEST(AcpService, ARefusedSubmissionFailsTheRunAndEndsItsStream) {
   FakeCompanyService company;
   company.refuse = Error{"stopping", "the company is shutting down"};
@@ -178,7 +199,9 @@ TEST(AcpService, ARefusedSubmissionFailsTheRunAndEndsItsStream) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-      parsed(s, run_body("late", "stream")), [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; });
+                               parsed(s, run_body("late", "stream")),
+                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
+                               .run_id;
   EXPECT_EQ(done, 1);
   EXPECT_EQ(types(got), (std::vector<std::string>{"run.created", "run.failed"}));
   EXPECT_EQ(s.get_run(id).body["status"], "failed");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,37 @@ TEST(Https, ServesOverTlsWithTheConfiguredCertificate) {
   std::string plain = kaisha::testing::request_from("127.0.0.1", *port, "GET", "/echo", "", "",
                                                      std::chrono::seconds(15));
   EXPECT_EQ(kaisha::testing::status_of(plain), 0) << plain;
+}
+
+// An event stream over TLS: the stream loop writes through the connection's
+// TLS session, in order, including events larger than a socket buffer.
+TEST(Https, EventStreamsAreCarriedOverTls) {
+  SelfSigned tls;
+  if (!tls.ok) GTEST_SKIP() << "the openssl CLI could not make a certificate";
+  HttpServerOptions o;
+  o.tls_cert_file = tls.cert;
+  o.tls_key_file = tls.key;
+  HttpServer server(o);
+  std::thread producer;
+  const std::string big(3 << 20, 'z');
+  server.route("GET", "/events", [&](const HttpRequest&, HttpResponse& r) {
+    auto w = r.start_sse();
+    producer = std::thread([w, &big] {
+      w->send("one");
+      w->send(big);
+      w->send("three");
+      w->close();
+    });
+  });
+  ASSERT_TRUE(server.start().ok());
+  httplib::SSLClient client("127.0.0.1", server.port());
+  client.set_ca_cert_path(tls.cert.c_str());
+  client.enable_server_certificate_verification(true);
+  auto r = client.Get("/events");
+  producer.join();
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(r->body == "data: one\n\ndata: " + big + "\n\ndata: three\n\n") << r->body.size() << " bytes";
 }
 
 TEST(Https, BadCertificateFilesAreAClearStartError) {

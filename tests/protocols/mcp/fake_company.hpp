@@ -58,7 +58,8 @@ class FakeCompany : public company::CompanyService {
     return id;
   }
 
-  Status subscribe(const std::string&, company::TaskListener) override { return Status::Ok(); }
+  Result<uint64_t> subscribe(const std::string&, company::TaskListener) override { return uint64_t{0}; }
+  void unsubscribe(const std::string&, uint64_t) override {}
 
   std::optional<company::TaskInfo> task(const std::string& id) override {
     std::lock_guard lock(mu_);
