@@ -4,8 +4,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "actors/atoms.hpp"
@@ -39,7 +42,47 @@ constexpr size_t kEagerBatch = 8;
 // still gets about a tenth of a busy core's time, so it is never starved.
 constexpr int kJournalNice = 10;
 
+// Writes sent to one journal and not yet committed. Senders add before
+// sending; the journal subtracts once a write is committed (or, for budget
+// snapshots, taken into its newest-per-session map).
+struct Backlog {
+  explicit Backlog(size_t limit) : limit(limit) {}
+  const size_t limit;
+  std::atomic<size_t> queued{0};
+};
+
+// Each journal's backlog, found by its actor: the senders hold only the
+// caf::actor. Keyed by the actor's address (ids repeat across the actor
+// systems of one process; an address is not reused while a handle lives).
+class BacklogRegistry {
+ public:
+  static BacklogRegistry& instance() {
+    static BacklogRegistry r;
+    return r;
+  }
+  static const void* key(const caf::actor& j) { return caf::actor_cast<caf::abstract_actor*>(j); }
+  void add(const void* key, std::shared_ptr<Backlog> b) {
+    std::lock_guard<std::mutex> g(mu_);
+    map_[key] = std::move(b);
+  }
+  void remove(const void* key) {
+    std::lock_guard<std::mutex> g(mu_);
+    map_.erase(key);
+  }
+  std::shared_ptr<Backlog> find(const caf::actor& j) {
+    if (!j) return nullptr;
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = map_.find(key(j));
+    return it == map_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<const void*, std::shared_ptr<Backlog>> map_;
+};
+
 struct JournalState {
+  std::shared_ptr<Backlog> backlog;
   std::shared_ptr<store::JournalStore> store;
   std::vector<JournalOp> pending;
   // Budget snapshots supersede each other: only the newest per session is written.
@@ -55,9 +98,19 @@ void flush(JournalSelf* self) {
   auto& st = self->state;
   if (!std::exchange(st.niced, true))
     setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kJournalNice);  // this thread only
-  if (!st.store || (st.pending.empty() && st.budget_states.empty())) return;
+  if (st.pending.empty() && st.budget_states.empty()) return;
   std::vector<JournalOp> ops;
   ops.swap(st.pending);
+  // Whether the batch commits or fails, these writes have left the queue.
+  struct Taken {
+    Backlog& b;
+    size_t n;
+    ~Taken() { b.queued.fetch_sub(n); }
+  } taken{*st.backlog, ops.size()};
+  if (!st.store) {  // nothing to write to
+    st.budget_states.clear();
+    return;
+  }
   std::map<std::string, economy::BudgetState> states;
   states.swap(st.budget_states);
   Status s = st.store->write_batch([&]() -> Status {
@@ -80,8 +133,12 @@ void enqueue(JournalSelf* self) {
   }
 }
 
-caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> store) {
+caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> store, std::shared_ptr<Backlog> backlog) {
   self->state.store = std::move(store);
+  self->state.backlog = std::move(backlog);
+  self->attach_functor([key = static_cast<const void*>(static_cast<caf::abstract_actor*>(self))] {
+    BacklogRegistry::instance().remove(key);
+  });
   // Nothing queued is lost when the runtime shuts down.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     flush(self);
@@ -93,6 +150,7 @@ caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> st
         enqueue(self);
       },
       [=](budget_atom, const std::string& session, const economy::BudgetState& state) {
+        self->state.backlog->queued.fetch_sub(1);  // superseded or written with the next batch
         self->state.budget_states[session] = state;
         enqueue(self);
       },
@@ -117,17 +175,44 @@ void report(const Result<T>& r) {
   if (!r.ok()) std::cerr << "kaisha: journal write failed: " << r.error().message << "\n";
 }
 
+// Counts one write in `j`'s backlog, before it is sent.
+void count_one(const caf::actor& j) {
+  if (auto b = BacklogRegistry::instance().find(j)) b->queued.fetch_add(1);
+}
+
 // Runs `op` on the writer; with no journal configured, nothing happens.
 void post(const caf::actor& j, JournalOp op) {
-  if (j) caf::anon_send(j, journal_atom::value, std::move(op));
+  if (!j) return;
+  count_one(j);
+  caf::anon_send(j, journal_atom::value, std::move(op));
 }
 
 }  // namespace
 
-caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store) {
+caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store, JournalLimits limits) {
+  auto backlog = std::make_shared<Backlog>(limits.max_backlog);
   // Detached: SQLite commits wait on the disk, and no scheduler thread may wait.
-  return sys.spawn<caf::detached>(journal, std::move(store));
+  caf::actor j = sys.spawn<caf::detached>(journal, std::move(store), backlog);
+  BacklogRegistry::instance().add(BacklogRegistry::key(j), std::move(backlog));
+  return j;
 }
+
+size_t journal_backlog(const caf::actor& j) {
+  auto b = BacklogRegistry::instance().find(j);
+  return b ? b->queued.load() : 0;
+}
+
+Status journal_room(const caf::actor& j) {
+  auto b = BacklogRegistry::instance().find(j);
+  if (!b) return Status::Ok();
+  const size_t queued = b->queued.load();
+  if (queued < b->limit) return Status::Ok();
+  return Error{"journal_behind", "the journal is " + std::to_string(queued) +
+                                     " writes behind the disk (the limit is " + std::to_string(b->limit) +
+                                     "); no new work starts until it catches up"};
+}
+
+void journal_op(const caf::actor& j, std::function<void(store::JournalStore&)> op) { post(j, std::move(op)); }
 
 // The rows are built here, by moving the record's fields, so that the journal's
 // thread neither copies a payload (a JSON tree) nor frees the copy.
@@ -161,7 +246,9 @@ void journal_ledger(const caf::actor& j, LedgerRecord rec) {
 }
 
 void journal_budget_state(const caf::actor& j, std::string session_id, economy::BudgetState state) {
-  if (j) caf::anon_send(j, budget_atom::value, std::move(session_id), std::move(state));
+  if (!j) return;
+  count_one(j);
+  caf::anon_send(j, budget_atom::value, std::move(session_id), std::move(state));
 }
 
 void journal_task_start(const caf::actor& j, const std::string& session_id, const std::string& task_id,

@@ -5,21 +5,51 @@
 // transaction. A (sync_atom, op) request first commits everything queued, then
 // runs `op` and answers — the way to persist before acknowledging. Queued
 // writes are committed when the actor is told to exit.
+//
+// The backlog (writes sent and not yet committed) is bounded by back-pressure,
+// not by dropping: a write is never refused or lost, but while the backlog is
+// at its limit new work is refused before it starts — the ledger refuses new
+// holds (model calls, asks, hires, priced tools) with journal_room()'s error,
+// and a worker node's agent host refuses asks. Work already started adds a
+// bounded number of writes (a few per model call, two per tool call of its
+// reply), so the backlog stays within the limit plus what work in flight
+// writes.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
 
 #include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
 #include "runtime/economy/budget.hpp"
 
 namespace kaisha::store { class JournalStore; }
 
 namespace kaisha::actors {
 
-caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store);
+struct JournalLimits {
+  // Writes queued for the disk at which new work is refused. At about a
+  // kilobyte a write, 65,536 is tens of megabytes: minutes of a slow disk.
+  size_t max_backlog = 65536;
+};
+
+caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store,
+                         JournalLimits limits = {});
+
+// Writes sent to `journal` and not yet committed (0 for no journal).
+size_t journal_backlog(const caf::actor& journal);
+// OK while `journal` takes new work (or there is none); else an error (code
+// "journal_behind") saying how far behind the disk it is.
+Status journal_room(const caf::actor& journal);
+
+// Runs `op` on the journal's writer, in order with the other writes (counted
+// in the backlog like them). For rows the record functions below do not cover.
+// (The same type as atoms.hpp's JournalOp.)
+void journal_op(const caf::actor& journal, std::function<void(store::JournalStore&)> op);
 
 // One step of one agent (kinds: llm_request, llm_response, tool_call,
 // tool_result, hire, fire, ask, answer, refusal, error, note).

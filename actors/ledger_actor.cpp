@@ -1,5 +1,6 @@
 #include "actors/ledger_actor.hpp"
 
+#include <optional>
 #include <sstream>
 
 #include "actors/atoms.hpp"
@@ -38,6 +39,15 @@ void record(Self* self, const std::string& task, const std::string& ledger, cons
   journal_ledger(st.journal, {st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
 }
 
+// New work (a hold, a hire) waits while the journal is behind the disk: its
+// writes would only grow the journal's backlog (see journal_actor.hpp).
+// Settlements, releases and refunds close work already started and are
+// always recorded.
+std::optional<LedgerReply> refuse_if_journal_behind(Self* self) {
+  if (Status s = journal_room(self->state.journal); !s.ok()) return reply_refused(self, s.error().message);
+  return std::nullopt;
+}
+
 void save_state(Self* self) {
   journal_budget_state(self->state.journal, self->state.session, self->state.budget->snapshot());
 }
@@ -49,6 +59,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
   self->state.session = std::move(session);
   return {
       [=](hire_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        if (auto behind = refuse_if_journal_behind(self)) return *behind;
         if (Status s = self->state.budget->hire(cost); !s.ok()) return reply_refused(self, s.error().message);
         record(self, task, "resource", "hire", cost.create_resource_cost, agent, cost.name);
         if (cost.create_expense_cost > 0)
@@ -64,6 +75,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out,
           const std::string& /*agent*/, const std::string& /*task*/) {
+        if (auto behind = refuse_if_journal_behind(self)) return *behind;
         // The hold lives in the Budget only: it is settled or released, and
         // the journal gets one row for the call when it is (not two).
         auto r = self->state.budget->reserve_ask(cost, est_in, max_out);
@@ -104,6 +116,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       // A tool call's declared cost, held like a model call of one "token"
       // priced at the tool's USD per call, journaled under the tool_* kinds.
       [=](reserve_atom, tool_atom, economy::ModelCost cost, const std::string& agent, const std::string& task) {
+        if (auto behind = refuse_if_journal_behind(self)) return *behind;
         const double usd = cost.invoke_expense_cost;
         cost.invoke_expense_cost = usd * 1e6;
         cost.output_expense_cost = 0;
@@ -129,6 +142,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         return reply_ok(self);
       },
       [=](hire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+        if (auto behind = refuse_if_journal_behind(self)) return *behind;
         auto& b = *self->state.budget;
         if (Status s = b.charge_create_costs(cost.create_resource_cost, cost.create_expense_cost); !s.ok())
           return reply_refused(self, s.error().message);

@@ -20,6 +20,9 @@
 //   (budget_atom)                                  GetBudget view (LedgerReply::view)
 //   (raise_atom, "expense"|"resource", amount)     user-authorised increase
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger
+// While the journal is behind the disk (journal_room), hires, holds and tool
+// creations are refused with its error; settlements, releases and refunds
+// are always taken and recorded.
 #pragma once
 
 #include <memory>

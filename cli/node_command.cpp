@@ -73,7 +73,7 @@ int run_node(const NodeCommandOptions& o) {
     ro.config = *company;
     ro.scheduler_threads = 2;
     auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
-    auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer);
+    auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer, cluster->max_waiting_tasks);
     if (!cn.ok()) {
       std::cerr << "kaisha node: " << cn.error().message << "\n";
       return 2;

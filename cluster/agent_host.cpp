@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/core/clock.hpp"
@@ -50,7 +51,7 @@ void mirror_task(Self* self, const msg::AskRequest& ask, const std::string& ceo_
   if (!st.deps.employee.journal || ask.session_id.empty()) return;
   if (!st.mirrored.emplace(ask.session_id, ask.task_id).second) return;
   const std::string node = st.deps.node;
-  caf::anon_send(st.deps.employee.journal, actors::journal_atom::value,
+  actors::journal_op(st.deps.employee.journal,
                  actors::JournalOp([session = ask.session_id, task = ask.task_id, node, ceo_node](store::JournalStore& s) {
                    auto known = s.get_session(session);
                    if (known.ok() && !known->has_value()) {
@@ -108,6 +109,10 @@ void serve(Self* self, const msg::Envelope& env) {
     const int64_t deadline = msg::receive_deadline(env, steady_ms(), wall_ms());
     if (deadline > 0 && deadline <= steady_ms())
       return fail(self, env, "timeout", "the ask reached node '" + st.deps.node + "' after its deadline");
+    // This node's journal records the hosted employee's steps: while it is
+    // behind the disk, no new ask starts here (journal_actor.hpp).
+    if (Status room = actors::journal_room(st.deps.employee.journal); !room.ok())
+      return fail(self, env, "journal_behind", "node '" + st.deps.node + "': " + room.error().message);
     mirror_task(self, *ask, env.from.node);
     // No CAF timeout: each one costs the actor clock's thread two wake-ups
     // per ask, and none is needed. The employee always answers (its model

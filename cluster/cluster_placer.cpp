@@ -131,8 +131,7 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
       entry.state = "lost";
       lost.emplace_back(name, entry.proxy);
       if (auto j = caf::actor_cast<caf::actor>(journal_); j && !session_id_.empty())
-        caf::anon_send(j, actors::journal_atom::value,
-                       actors::JournalOp([session = session_id_, name = name](store::JournalStore& s) {
+        actors::journal_op(j, actors::JournalOp([session = session_id_, name = name](store::JournalStore& s) {
                          if (Status st = s.mark_agent_lost(session, name); !st.ok())
                            std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
                        }));

@@ -51,9 +51,11 @@ class CompanyNode::Forwarder : public company::ProgressSink {
 };
 
 Result<std::unique_ptr<CompanyNode>> CompanyNode::start(ClusterNode& node, actors::RuntimeOptions ro, bool rehire,
-                                                        std::shared_ptr<company::ProgressSink> local_progress) {
+                                                        std::shared_ptr<company::ProgressSink> local_progress,
+                                                        size_t max_waiting_tasks) {
   std::unique_ptr<CompanyNode> c(new CompanyNode());
   c->node_ = &node;
+  c->max_waiting_ = max_waiting_tasks;
   c->forwarder_ = std::make_shared<Forwarder>(node, std::move(local_progress));
   PlacerOptions po;
   po.rehire = rehire;
@@ -114,9 +116,19 @@ void CompanyNode::on_submit(const msg::Envelope& env) {
   }
   {
     std::lock_guard<std::mutex> g(mu_);
-    jobs_.push_back(Job{env.from.node, env.id, env.from, {node_->name(), "CEO"}, task->input});
+    if (jobs_.size() < max_waiting_) {
+      jobs_.push_back(Job{env.from.node, env.id, env.from, {node_->name(), "CEO"}, task->input});
+      cv_.notify_all();
+      return;
+    }
   }
-  cv_.notify_all();
+  // Refused, not queued: a client that submits faster than tasks finish
+  // would grow the queue (and its inputs) without end.
+  (void)node_->send(env.from.node,
+                    msg::wrap(msg::RequestFailed{"busy", std::to_string(max_waiting_) +
+                                                             " submitted tasks are already waiting (cluster.max_waiting_tasks);"
+                                                             " submit again when one has finished"},
+                              {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
 }
 
 void CompanyNode::run_jobs() {

@@ -4,6 +4,8 @@
 // `kaisha submit`: submit_task envelopes are queued and run one at a time in
 // one session; the task's progress events stream back to the submitting
 // client as they happen, correlated to its request, then its TaskResult.
+// At most `max_waiting_tasks` submits wait behind the running task: one more
+// is answered at once with a request_failed "busy" naming the limit.
 // It also adds the employees and resource use to the node's status.
 #pragma once
 
@@ -25,7 +27,8 @@ class CompanyNode {
   // `node` must outlive the CompanyNode. `local_progress` (may be null) also
   // sees every event, e.g. the node's own console.
   static Result<std::unique_ptr<CompanyNode>> start(ClusterNode& node, actors::RuntimeOptions runtime,
-                                                    bool rehire, std::shared_ptr<company::ProgressSink> local_progress);
+                                                    bool rehire, std::shared_ptr<company::ProgressSink> local_progress,
+                                                    size_t max_waiting_tasks);
   ~CompanyNode();
 
   actors::CompanyRuntime& runtime() { return *runtime_; }
@@ -50,6 +53,7 @@ class CompanyNode {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
+  size_t max_waiting_ = 0;
   bool stopping_ = false;
   std::string running_task_;  // the task run_jobs() is running, "" between tasks
   std::thread worker_;

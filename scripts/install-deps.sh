@@ -12,6 +12,9 @@ PACKAGES=(
   libhnswlib-dev
   python3 curl iproute2 bubblewrap
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang with the libFuzzer runtime
+  # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages
+  python3-pytest python3-pytest-asyncio python3-pytest-timeout python3-httpx python3-grpcio
+  python3-protobuf python3-jsonschema python3-jinja2 python3-yaml protobuf-compiler libprotobuf-dev
 )
 
 missing=()

@@ -14,6 +14,10 @@
 namespace kaisha::a2a {
 namespace {
 
+// The most of a streaming request's body kept to read as a plain JSON-RPC
+// answer when no event comes (a refusal is a few hundred bytes).
+constexpr size_t kMaxPlainAnswerBytes = 64 * 1024;
+
 std::string message_id() {
   static std::atomic<uint64_t> n{0};
   const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
@@ -62,6 +66,10 @@ struct Ask : std::enable_shared_from_this<Ask> {
   std::string status_text;
   bool finished = false;
   llm::SseParser sse;
+  // A streaming request's body up to its first event: a server may refuse
+  // the request with a plain JSON-RPC error instead of opening a stream.
+  std::string before_first_event;
+  bool event_seen = false;
 
   std::string who() const { return "A2A agent " + card.endpoint; }
 
@@ -198,7 +206,9 @@ struct Ask : std::enable_shared_from_this<Ask> {
     const char* method = card.version == WireVersion::v1_0 ? "SendStreamingMessage" : "message/stream";
     http::HttpCallbacks cb;
     cb.on_data = [self](std::string_view chunk) {
+      if (!self->event_seen && self->before_first_event.size() < kMaxPlainAnswerBytes) self->before_first_event += chunk;
       self->sse.feed(chunk, [&](const llm::SseEvent& e) {
+        self->event_seen = true;
         if (self->finished || e.data.empty()) return;
         json response = parse_json_or_discarded(utf8::repair(e.data));
         json result;
@@ -211,6 +221,18 @@ struct Ask : std::enable_shared_from_this<Ask> {
     cb.on_done = [self](http::HttpResult r) {
       if (self->finished) return;
       if (!r.ok()) return self->finish(transport_error(self->who(), r));
+      if (!self->event_seen && !self->before_first_event.empty()) {
+        // A plain JSON-RPC answer: a refusal (reported) or a task or message.
+        json response = parse_json_or_discarded(utf8::repair(self->before_first_event));
+        json result;
+        if (response.is_object()) {
+          if (!self->result_of(response, result)) return;
+          auto ev = read_stream_event(result);
+          if (!ev.ok()) return self->fail(ev.error().message);
+          self->absorb(*ev);
+          if (self->finished) return;
+        }
+      }
       // The stream ended before the task did: follow it by polling.
       if (self->task_id.empty()) return self->fail("the event stream ended before any task or answer arrived");
       self->poll_now();

@@ -1,6 +1,9 @@
 #include "protocols/a2a/a2a_server.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
+#include <memory>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -26,6 +29,23 @@ json request_id_of(const std::string& body, const JsonLimits& limits) {
   return nullptr;
 }
 
+// A JSON-RPC body must say it is JSON, when it says anything: a form post or
+// text/plain is refused with A2A's ContentTypeNotSupportedError (-32005)
+// instead of failing later as a parse error. "application/json" and any
+// "+json" type are accepted, parameters (charset) ignored.
+Status check_content_type(const protocols::HttpRequest& req) {
+  std::string type = req.header("content-type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.erase(0, 1);
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto ends_with = [&](std::string_view suffix) {
+    return type.size() >= suffix.size() && type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (type.empty() || type == "application/json" || ends_with("+json")) return Status::Ok();
+  return Error{"content_type", "Content-Type " + type + " is not supported: send the JSON-RPC request as application/json"};
+}
+
 std::string endpoint_url(const protocols::HttpServer& server, const protocols::HttpRequest& req,
                          const std::string& path) {
   // The Host the peer used reaches us, whatever address we bound.
@@ -48,23 +68,50 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
     return res.set_json(200, e);
   }
 
+  if (Status s = check_content_type(req); !s.ok()) {
+    json e = jsonrpc::make_error(nullptr, code::kContentTypeNotSupported, s.error().message);
+    add_error_info(e);
+    return res.set_json(200, e);
+  }
+
   const jsonrpc::Dispatcher& d = service.dispatcher();
   jsonrpc::ParsedBody parsed = jsonrpc::parse_body(req.body, d.limits());
   if (!parsed.batch && parsed.messages.size() == 1) {
     if (const auto* r = std::get_if<jsonrpc::Request>(&parsed.messages[0]);
         r && !r->notification && A2aService::is_streaming(r->method)) {
-      auto writer = res.start_sse();
+      // The stream opens with its first event, which stream() delivers
+      // before it returns (on this thread, while `res` is ours): when that
+      // event is an error (an unknown task, a task that has ended, a bad
+      // message) the answer is a plain JSON-RPC error, not a stream that
+      // carries one, so a client sees the refusal as one.
+      struct Opening {
+        std::shared_ptr<protocols::SseWriter> writer;
+        std::optional<json> refusal;
+      };
+      auto opening = std::make_shared<Opening>();
       auto stop = service.stream(
           *r,
-          [writer](const json& event) {
-            if (!event.contains("error")) return writer->send(event.dump(-1, ' ', false, json::error_handler_t::replace));
+          [opening, &res](const json& event) {
             json e = event;
-            add_error_info(e);
-            return writer->send(e.dump(-1, ' ', false, json::error_handler_t::replace));
+            if (e.contains("error")) add_error_info(e);
+            if (!opening->writer) {
+              if (e.contains("error")) {
+                opening->refusal = std::move(e);
+                return false;
+              }
+              opening->writer = res.start_sse();
+            }
+            return opening->writer->send(e.dump(-1, ' ', false, json::error_handler_t::replace));
           },
-          [writer] { writer->close(); });
+          [opening] {
+            if (opening->writer) opening->writer->close();
+          });
+      if (opening->refusal) {
+        stop();
+        return res.set_json(200, *opening->refusal);
+      }
       // The client went away (or the stream ended): release the subscription now.
-      writer->on_close(std::move(stop));
+      if (opening->writer) opening->writer->on_close(std::move(stop));
       return;
     }
   }

@@ -71,7 +71,9 @@ class A2aService {
   // Runs a streaming request: the first event is the Task (or an error
   // response, after which `done` runs at once), then status and artifact
   // updates as the company works; after the terminal state's event `done`
-  // runs. Returns at once; events and `done` arrive from company threads.
+  // runs. The first event is delivered on the calling thread before stream()
+  // returns (so a transport can still answer an error without opening a
+  // stream); the others, and `done`, arrive from company threads.
   // `done` runs exactly once, also when the peer went away mid-stream (at the
   // next event that finds the sink closed, or when the returned function is
   // called). The returned function ends the stream early — its peer went

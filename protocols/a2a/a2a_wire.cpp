@@ -201,9 +201,10 @@ json task_json(const company::TaskInfo& info, std::string_view context_id, WireV
          {"status", std::move(status)},
          {"artifacts", std::move(artifacts)},
          {"history", std::move(history)},
+         // camelCase like every A2A field name (A2A 1.0 section 5.5).
          {"metadata",
           {{"kaisha",
-            {{"tokens_in", info.tokens_in}, {"tokens_out", info.tokens_out}, {"expense_usd", info.expense}}}}}};
+            {{"tokensIn", info.tokens_in}, {"tokensOut", info.tokens_out}, {"expenseUsd", info.expense}}}}}};
   if (v == WireVersion::v0_3) t["kind"] = "task";
   return t;
 }

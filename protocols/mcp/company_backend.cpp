@@ -7,6 +7,7 @@
 
 #include "protocols/mcp/json_template.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/json_text.hpp"
 #include "runtime/core/utf8.hpp"
 
 namespace kaisha::mcp {
@@ -22,7 +23,7 @@ std::string lower(std::string s) {
 }
 
 json json_result(const json& value, bool is_error = false) {
-  json r = text_result(value.dump(2), is_error);
+  json r = text_result(dump_text(value, 2), is_error);
   r["structuredContent"] = value.is_object() ? value : json{{"result", value}};
   return r;
 }
@@ -32,7 +33,7 @@ json from_tool_result(const json& r) {
   const bool error = r.value("status", "") == "error";
   std::string text;
   if (r.contains("output") && r["output"].is_string()) text = r["output"].get<std::string>();
-  else if (r.contains("output") && !r["output"].is_null()) text = r["output"].dump(2);
+  else if (r.contains("output") && !r["output"].is_null()) text = dump_text(r["output"], 2);
   if (text.empty() || error) text = r.value("message", text);
   json out = text_result(text, error);
   out["structuredContent"] = r;
@@ -141,7 +142,7 @@ Result<json> CompanyBackend::call_tool(const std::string& name, const json& args
     json all = r.value("output", json::array());
     if (!all.is_array()) all = json::array({all});
     for (const auto& m : all) {
-      std::string hay = lower(m.is_string() ? m.get<std::string>() : m.dump());
+      std::string hay = lower(m.is_string() ? m.get<std::string>() : dump_text(m));
       if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return hay.find(w) != std::string::npos; }))
         hits.push_back(m);
     }
@@ -182,7 +183,7 @@ Result<json> CompanyBackend::read_resource(const std::string& uri) {
     if (!t) return Error{"not_found", "Resource not found: " + uri + " (no such task)"};
     body = t->to_json();
   }
-  return json{{"contents", json::array({json{{"uri", uri}, {"mimeType", "application/json"}, {"text", body.dump(2)}}})}};
+  return json{{"contents", json::array({json{{"uri", uri}, {"mimeType", "application/json"}, {"text", dump_text(body, 2)}}})}};
 }
 
 std::vector<json> CompanyBackend::prompts() {

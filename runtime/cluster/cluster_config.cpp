@@ -84,7 +84,8 @@ class Parser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "cluster";
     if (Status s = r_.expect_section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
-                                  "allow_plaintext", "authorised_keys", "max_frame_bytes", "max_clients"});
+                                  "allow_plaintext", "authorised_keys", "max_frame_bytes", "max_clients",
+                                  "max_waiting_tasks"});
         !s)
       return s;
     if (Status s = millis(n, p, "heartbeat_ms", c_.timeouts.heartbeat_ms); !s) return s;
@@ -104,6 +105,9 @@ class Parser {
     int64_t clients = c_.max_clients;
     if (Status s = r_.optional_int(n, p, "max_clients", clients, 1, 100000); !s) return s;
     c_.max_clients = static_cast<int>(clients);
+    int64_t waiting = static_cast<int64_t>(c_.max_waiting_tasks);
+    if (Status s = r_.optional_int(n, p, "max_waiting_tasks", waiting, 1, 100000); !s) return s;
+    c_.max_waiting_tasks = static_cast<size_t>(waiting);
     YAML::Node seeds = n["seeds"];
     if (!YamlReader::present(seeds)) return Status::Ok();
     if (!seeds.IsSequence()) return r_.error_at(seeds, p + ".seeds", "expected a list of addresses");

@@ -13,6 +13,7 @@
 //     authorised_keys: ["<Z85>", ...]       # extra clients (kaisha submit); nodes' keys are implied
 //     max_frame_bytes: 16777216             # largest envelope; a peer sending more is cut off
 //     max_clients: 64                       # client connections a node keeps open at once
+//     max_waiting_tasks: 64                 # submitted tasks the CEO node queues; more are refused
 //   nodes:
 //     ceo:    { bind: tcp://10.0.0.1:7101, key_file: ceo.key, public_key: "<Z85>", ceo: true }
 //     gpu1:   { bind: tcp://0.0.0.0:7101, advertise: tcp://10.0.0.2:7101, key_file: gpu1.key,
@@ -73,6 +74,7 @@ struct ClusterConfig {
   std::vector<NodeConfig> nodes;
   size_t max_frame_bytes = 16u << 20;  // ZMQ_MAXMSGSIZE of every gateway socket
   int max_clients = 64;                // client connections kept open (least recently used closed first)
+  size_t max_waiting_tasks = 64;       // submits queued behind the running task; one more is refused
 
   // The entry for `name`, or an Error listing the names the file knows.
   Result<NodeConfig> node(const std::string& name) const;

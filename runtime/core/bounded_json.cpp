@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/core/json_parse_error.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha {
 namespace {
@@ -71,6 +72,14 @@ BoundedJson parse_bounded_json(std::string_view text, const JsonLimits& limits) 
     e.byte = at + 1;
     e.message = "nesting deeper than " + std::to_string(limits.max_depth) + " levels " + at_text(e.line, e.column);
     return out;
+  }
+  // The UTF-8 boundary for bodies from outside (utf8.hpp): an ill-formed
+  // sequence in a string becomes U+FFFD instead of failing the whole text.
+  // Repair never touches the ASCII bytes the two checks above count.
+  std::string repaired;
+  if (!utf8::valid(text)) {
+    repaired = utf8::repair(text);
+    text = repaired;
   }
   try {
     out.value = json::parse(text);

@@ -6,7 +6,9 @@
 // fine and then overflows the stack on its first copy. parse_bounded_json
 // refuses such a text before anything is built, so no value deeper than
 // max_depth ever exists. Every JSON body the protocol servers and clients
-// read goes through here.
+// read goes through here, so this is also where such text becomes UTF-8:
+// ill-formed sequences are replaced with U+FFFD (runtime/core/utf8.hpp)
+// before parsing, and a syntax error's position counts the repaired text.
 #pragma once
 
 #include <cstddef>

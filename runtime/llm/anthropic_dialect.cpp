@@ -1,6 +1,7 @@
 // Anthropic's Messages API (/v1/messages). Tool results travel as
 // tool_result blocks inside a user message; there is no embeddings endpoint.
-#include <map>
+#include <string>
+#include <vector>
 
 #include "runtime/llm/dialect.hpp"
 #include "runtime/llm/sse_parser.hpp"
@@ -64,11 +65,11 @@ class AnthropicStreamDecoder : public StreamDecoder {
     ChatResponse r;
     r.model = model_;
     r.message.role = Role::assistant;
-    for (auto& [idx, b] : blocks_) {
-      if (b.is_tool) {
+    for (auto& b : blocks_) {
+      if (b.kind == Block::kTool) {
         if (b.call.arguments.empty()) b.call.arguments = b.initial_input.empty() ? "{}" : b.initial_input;
         r.message.tool_calls.push_back(b.call);
-      } else {
+      } else if (b.kind == Block::kText) {
         r.message.content += b.text;
       }
     }
@@ -79,12 +80,97 @@ class AnthropicStreamDecoder : public StreamDecoder {
   }
 
  private:
+  // One content block. Kinds other than text and tool_use (thinking, server
+  // tools' blocks) are kept in place, so indices stay right, and ignored.
   struct Block {
-    bool is_tool = false;
+    enum Kind { kText, kTool, kOther } kind = kOther;
     std::string text;
     ToolCall call;
     std::string initial_input;
   };
+
+  // Anthropic numbers content blocks 0, 1, 2… in the order they start (a
+  // block's index is its place in the final content array) and streams them
+  // one after the other: start, deltas, stop. An event that breaks this order
+  // is a decode error, never a guess: a guess could merge two blocks or turn
+  // a text block whose text was already passed to on_text into a tool call,
+  // losing that text from the answer.
+  bool read_index(const json& j, const std::string& type, int64_t& idx) {
+    const json* i = wire::member(j, "index");
+    if (!i || !i->is_number_integer()) {
+      error_ = type + " has no integer index";
+      return false;
+    }
+    idx = i->get<int64_t>();
+    return true;
+  }
+
+  // The open block a content_block_delta or content_block_stop names, or
+  // nullptr (and error_ set) when it names another one.
+  Block* open_block(const json& j, const std::string& type) {
+    int64_t idx = 0;
+    if (!read_index(j, type, idx)) return nullptr;
+    if (open_ < 0) {
+      error_ = type + " for block " + std::to_string(idx) + ", but no content block is open";
+      return nullptr;
+    }
+    if (idx != open_) {
+      error_ = type + " for block " + std::to_string(idx) + ", but the open block is " + std::to_string(open_);
+      return nullptr;
+    }
+    return &blocks_[static_cast<size_t>(idx)];
+  }
+
+  void start_block(const json& j) {
+    int64_t idx = 0;
+    if (!read_index(j, "content_block_start", idx)) return;
+    if (idx != static_cast<int64_t>(blocks_.size())) {
+      error_ = "content_block_start has index " + std::to_string(idx) + " but " + std::to_string(blocks_.size()) +
+               " blocks have started (blocks are numbered from 0, each starting once, in order)";
+      return;
+    }
+    const json* cb = wire::member(j, "content_block");
+    if (!cb || !cb->is_object()) {
+      error_ = "content_block_start for block " + std::to_string(idx) + " has no content_block object";
+      return;
+    }
+    Block& b = blocks_.emplace_back();
+    open_ = idx;
+    std::string kind = wire::str(*cb, "type");
+    if (kind == "tool_use") {
+      b.kind = Block::kTool;
+      b.call.id = wire::str(*cb, "id");
+      b.call.name = wire::str(*cb, "name");
+      const json* in = wire::member(*cb, "input");
+      if (in && !(in->is_object() && in->empty())) b.initial_input = wire::args_from_wire(in);
+    } else if (kind == "text") {
+      b.kind = Block::kText;
+      b.text = wire::str(*cb, "text");
+      if (!b.text.empty() && on_text) on_text(b.text);
+    }
+  }
+
+  void block_delta(const json& j) {
+    Block* b = open_block(j, "content_block_delta");
+    if (!b) return;
+    const json* d = wire::member(j, "delta");
+    if (!d) return;
+    std::string dt = wire::str(*d, "type");
+    if (b->kind == Block::kOther) return;
+    bool text_delta = dt == "text_delta", json_delta = dt == "input_json_delta";
+    if ((text_delta && b->kind != Block::kText) || (json_delta && b->kind != Block::kTool)) {
+      error_ = "content_block_delta of type " + dt + " for block " + std::to_string(open_) + ", which is a " +
+               (b->kind == Block::kText ? "text" : "tool_use") + " block";
+      return;
+    }
+    if (text_delta) {
+      std::string t = wire::str(*d, "text");
+      b->text += t;
+      if (!t.empty() && on_text) on_text(t);
+    } else if (json_delta) {
+      b->call.arguments += wire::str(*d, "partial_json");
+    }
+  }
 
   void on_event(const SseEvent& ev) {
     if (!error_.empty() || done_) return;
@@ -104,32 +190,11 @@ class AnthropicStreamDecoder : public StreamDecoder {
         if (read_usage(wire::member(*m, "usage"), usage_, false)) has_usage_ = true;
       }
     } else if (type == "content_block_start") {
-      int idx = static_cast<int>(wire::integer(j, "index"));
-      Block& b = blocks_[idx];
-      if (const json* cb = wire::member(j, "content_block")) {
-        if (wire::str(*cb, "type") == "tool_use") {
-          b.is_tool = true;
-          b.call.id = wire::str(*cb, "id");
-          b.call.name = wire::str(*cb, "name");
-          const json* in = wire::member(*cb, "input");
-          if (in && !(in->is_object() && in->empty())) b.initial_input = wire::args_from_wire(in);
-        } else {
-          b.text = wire::str(*cb, "text");
-          if (!b.text.empty() && on_text) on_text(b.text);
-        }
-      }
+      start_block(j);
     } else if (type == "content_block_delta") {
-      Block& b = blocks_[static_cast<int>(wire::integer(j, "index"))];
-      const json* d = wire::member(j, "delta");
-      if (!d) return;
-      std::string dt = wire::str(*d, "type");
-      if (dt == "text_delta") {
-        std::string t = wire::str(*d, "text");
-        b.text += t;
-        if (!t.empty() && on_text) on_text(t);
-      } else if (dt == "input_json_delta") {
-        b.call.arguments += wire::str(*d, "partial_json");
-      }
+      block_delta(j);
+    } else if (type == "content_block_stop") {
+      if (open_block(j, type)) open_ = -1;
     } else if (type == "message_delta") {
       if (const json* d = wire::member(j, "delta")) stop_ = wire::str(*d, "stop_reason");
       if (read_usage(wire::member(j, "usage"), usage_, true)) has_usage_ = true;
@@ -139,7 +204,8 @@ class AnthropicStreamDecoder : public StreamDecoder {
   }
 
   SseParser sse_;
-  std::map<int, Block> blocks_;
+  std::vector<Block> blocks_;
+  int64_t open_ = -1;  // the block deltas go to; -1 before the first start and after a stop
   std::string model_, stop_, error_;
   Usage usage_;
   bool has_usage_ = false;

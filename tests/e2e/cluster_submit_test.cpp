@@ -11,14 +11,59 @@ namespace {
 
 class ClusterSubmitTest : public ClusterE2eTest {
  protected:
-  std::string one_node_cluster(std::vector<ClusterNodeSpec>& nodes) {
+  std::string one_node_cluster(std::vector<ClusterNodeSpec>& nodes, const std::string& extra_cluster = "") {
     nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true}};
     ConfigOptions o;
     std::string yaml = config_yaml(o);
     yaml.replace(yaml.find(db()), db().size(), dir_.file("ceo.db"));
-    return write_cluster(nodes, dir_.write("company.yaml", yaml));
+    return write_cluster(nodes, dir_.write("company.yaml", yaml), extra_cluster);
   }
 };
+
+// The CEO node's queue of submitted tasks is bounded: with one task running
+// and max_waiting_tasks: 1, of two more submits one waits its turn and the
+// other is refused at once, saying why; the node goes on serving.
+TEST_F(ClusterSubmitTest, SubmitsPastTheWaitingLimitAreRefusedAtOnce) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, last_user: "hold" }
+    reply: { text: "held", latency_ms: 8000 }
+  - match: { model: ceo-model }
+    reply: { text: "done" }
+)");
+  std::vector<ClusterNodeSpec> nodes;
+  const std::string cluster = one_node_cluster(nodes, "  max_waiting_tasks: 1\n");
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  start_node(cluster, "ceo");
+  ASSERT_TRUE(cluster_ready(ceo, 1)) << node_logs();
+  auto submit = [&](const std::string& task) {
+    return kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", task}, {}, std::chrono::seconds(90));
+  };
+  RunResult held;
+  std::thread first([&] { held = submit("hold the line"); });
+  // The held task is running (its model call arrived), so nothing waits yet.
+  const bool running = wait_for([&] { return requests_for("ceo-model").size() == 1; }, std::chrono::seconds(30));
+  RunResult a, b;
+  std::thread second([&] { a = submit("task a"); });
+  std::thread third([&] { b = submit("task b"); });
+  second.join();
+  third.join();
+  first.join();
+  ASSERT_TRUE(running) << node_logs();
+  EXPECT_EQ(held.exit_code, 0) << held.describe();
+  EXPECT_EQ(held.result()["answer"], "held");
+  const RunResult& refused = a.exit_code != 0 ? a : b;
+  const RunResult& queued = a.exit_code != 0 ? b : a;
+  EXPECT_EQ(queued.exit_code, 0) << queued.describe() << node_logs();
+  EXPECT_EQ(queued.result()["answer"], "done");
+  EXPECT_NE(refused.exit_code, 0) << refused.describe();
+  EXPECT_NE(refused.err.find("1 submitted tasks are already waiting (cluster.max_waiting_tasks)"), std::string::npos)
+      << refused.describe();
+  EXPECT_LT(refused.seconds, held.seconds) << "refused at once, not after the running task";
+  RunResult later = submit("task c");
+  EXPECT_EQ(later.exit_code, 0) << later.describe();
+  EXPECT_EQ(later.result()["answer"], "done");
+}
 
 // Before: about half of these got no reply at all (the node had no company
 // to run them yet) and waited out their whole timeout.

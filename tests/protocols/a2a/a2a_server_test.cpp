@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "runtime/http/fetch_blocking.hpp"
 #include "tests/protocols/http/loopback_client.hpp"
 #include "runtime/llm/sse_parser.hpp"
@@ -189,14 +191,86 @@ TEST_F(A2aServerTest, A2aErrorsCarryErrorInfo) {
   json batch = json::parse(post(json::array({get_task, json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "Nope"}}})).body);
   EXPECT_EQ(batch[0]["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
   EXPECT_FALSE(batch[1]["error"].contains("data") && batch[1]["error"]["data"].is_array()) << "standard errors unchanged";
-  // The streaming binding too.
+  // The streaming binding too (refused before a stream opens: plain JSON).
   json sub{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "SubscribeToTask"}, {"params", {{"id", "no-such-task"}}}};
   auto stream = post(sub);
-  std::vector<json> events;
-  llm::SseParser p;
-  p.feed(stream.body, [&](const llm::SseEvent& ev) { events.push_back(json::parse(ev.data)); });
-  ASSERT_EQ(events.size(), 1u) << stream.body;
-  EXPECT_EQ(events[0]["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+  EXPECT_EQ(stream.header("content-type").rfind("application/json", 0), 0u) << stream.header("content-type");
+  EXPECT_EQ(json::parse(stream.body)["error"]["data"][0]["reason"], "TASK_NOT_FOUND") << stream.body;
+}
+
+// A streaming request refused before its first event is answered with a
+// plain JSON-RPC error, not a stream carrying one (the TCK's STREAM-SUB-003:
+// a client sees a refusal as one); an accepted one still streams.
+TEST_F(A2aServerTest, AStreamingRequestRefusedAtOnceGetsAPlainJsonRpcError) {
+  json sent = json::parse(post(send("SendMessage", "done soon")).body);
+  const std::string id = sent["result"]["task"]["id"];
+  ASSERT_EQ(sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+  auto sub = post(json{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "SubscribeToTask"}, {"params", {{"id", id}}}});
+  ASSERT_EQ(sub.status, 200);
+  EXPECT_EQ(sub.header("content-type").rfind("application/json", 0), 0u) << sub.header("content-type");
+  json e = json::parse(sub.body);
+  EXPECT_EQ(e["id"], 4);
+  EXPECT_EQ(e["error"]["code"], code::kUnsupportedOperation) << sub.body;
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("has already ended"), std::string::npos) << sub.body;
+  EXPECT_EQ(e["error"]["data"][0]["reason"], "UNSUPPORTED_OPERATION");
+
+  json file_part{{"raw", "dGNr"}, {"mediaType", "application/x-unsupported"}};
+  json bad = send("SendStreamingMessage", "x");
+  bad["params"]["message"]["parts"] = json::array({file_part});
+  auto refused = post(bad);
+  EXPECT_EQ(refused.header("content-type").rfind("application/json", 0), 0u);
+  EXPECT_EQ(json::parse(refused.body)["error"]["code"], code::kContentTypeNotSupported) << refused.body;
+
+  company.refuse = Error{"shutdown", "the company is shutting down"};
+  auto down = post(send("SendStreamingMessage", "late"));
+  EXPECT_EQ(down.header("content-type").rfind("application/json", 0), 0u);
+  EXPECT_NE(json::parse(down.body)["error"]["message"].get<std::string>().find("shutting down"), std::string::npos)
+      << down.body;
+  company.refuse.reset();
+  EXPECT_EQ(post(send("SendStreamingMessage", "go")).header("content-type").rfind("text/event-stream", 0), 0u);
+}
+
+// A body that says it is not JSON gets ContentTypeNotSupportedError (the
+// TCK's JSONRPC-SSE-002), not a parse error; JSON with a charset, a +json
+// type or an empty Content-Type is read as before.
+TEST_F(A2aServerTest, ANonJsonContentTypeIsContentTypeNotSupported) {
+  auto with_type = [&](const std::string& type) {
+    http::HttpRequestSpec req;
+    req.url = server->base_url() + "/a2a";
+    req.headers.push_back({"Content-Type", type});  // "": an empty header (libcurl would send a form type)
+    req.headers.push_back({"A2A-Version", "1.0"});
+    req.body = send("SendMessage", "typed").dump();
+    return json::parse(http::fetch_blocking(req, {}).body);
+  };
+  for (const std::string type : {"text/plain", "application/x-www-form-urlencoded", "application/jsonp"}) {
+    json e = with_type(type);
+    EXPECT_EQ(e["error"]["code"], code::kContentTypeNotSupported) << type << ": " << e.dump();
+    EXPECT_NE(e["error"]["message"].get<std::string>().find(type), std::string::npos) << e.dump();
+    EXPECT_EQ(e["error"]["data"][0]["reason"], "CONTENT_TYPE_NOT_SUPPORTED");
+  }
+  EXPECT_TRUE(company.inputs.empty());
+  for (const std::string type : {"application/json; charset=utf-8", "Application/JSON", "application/a2a+json", ""})
+    EXPECT_EQ(with_type(type)["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED") << type;
+}
+
+// Every field name of an answer is camelCase, kaisha's metadata included
+// (A2A 1.0 section 5.5; the TCK's DM-SERIAL-001).
+TEST_F(A2aServerTest, AnswersUseCamelCaseFieldNames) {
+  json r = json::parse(post(send("SendMessage", "names")).body);
+  std::vector<std::string> snake;
+  std::function<void(const json&)> walk = [&](const json& j) {
+    if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (it.key().find('_') != std::string::npos) snake.push_back(it.key());
+        walk(it.value());
+      }
+    } else if (j.is_array()) {
+      for (const auto& e : j) walk(e);
+    }
+  };
+  walk(r);
+  EXPECT_TRUE(snake.empty()) << ::testing::PrintToString(snake) << " in " << r.dump();
+  EXPECT_TRUE(r["result"]["task"]["metadata"]["kaisha"].contains("tokensIn")) << r.dump();
 }
 
 TEST_F(A2aServerTest, TrailingSlashIsTheSameEndpoint) {

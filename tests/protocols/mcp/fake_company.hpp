@@ -96,10 +96,10 @@ class FakeCompany : public company::CompanyService {
 
   Result<json> journal(const std::string& id) override {
     if (!task(id)) return Error{"not_found", "no task " + id};
-    return json::array({json{{"agent", "CEO"}, {"kind", "task"}, {"payload", id}}});
+    return json::array({json{{"agent", "CEO"}, {"kind", "task"}, {"payload", id + journal_suffix}}});
   }
 
-  json agents() override { return json::array({json{{"name", "Poet"}, {"model", "llama3.2"}}}); }
+  json agents() override { return json::array({json{{"name", "Poet"}, {"model", "llama3.2" + agent_suffix}}}); }
   json budget() override { return json{{"expense_remaining", 9.5}}; }
 
   json call_tool(const std::string& name, const json& args) override {
@@ -110,7 +110,9 @@ class FakeCompany : public company::CompanyService {
       return json{{"status", "success"}, {"message", "asked"}, {"output", "a poem about " + args.value("prompt", "")}};
     }
     if (name == "MemoryManager")
-      return json{{"status", "success"}, {"message", "ok"}, {"output", json::array({"User prefers Rust", "Deploy on Fridays is banned"})}};
+      return json{{"status", "success"},
+                  {"message", "ok"},
+                  {"output", json::array({"User prefers Rust" + agent_suffix, "Deploy on Fridays is banned"})}};
     return json{{"status", "error"}, {"message", "unknown tool"}, {"output", nullptr}};
   }
 
@@ -118,6 +120,9 @@ class FakeCompany : public company::CompanyService {
 
   std::vector<std::pair<std::string, json>> calls;
   std::atomic<int> cancels{0};
+  // Appended to the agents' model, a memory and the journal's payload: a
+  // test sets bytes that are not UTF-8 here.
+  std::string agent_suffix, journal_suffix;
 
  private:
   std::mutex mu_;

@@ -230,6 +230,30 @@ TEST(McpServer, CompanyToolsOverAFakeCompany) {
   EXPECT_NE(prompt["result"]["messages"][0]["content"]["text"].get<std::string>().find("X1"), std::string::npos);
 }
 
+// Values the company hands over with bytes that are not UTF-8 (a component
+// that skipped the repair at its boundary) still give valid results: the
+// JSON text of a result is written with U+FFFD, never a type_error 316.
+TEST(McpServer, CompanyResultsWithIllFormedBytesAreWrittenAsValidText) {
+  testing::FakeCompany company;
+  company.agent_suffix = "\xE6\x97";
+  company.journal_suffix = "\xFF";
+  auto backend = CompanyBackend::load(company);
+  ASSERT_TRUE(backend.ok()) << backend.error().message;
+  Harness h(**backend);
+  const std::string fffd = "\xEF\xBF\xBD";
+  json agents = h.request("tools/call", {{"name", "list_agents"}});
+  ASSERT_TRUE(agents.contains("result")) << agents.dump(-1, ' ', false, json::error_handler_t::replace);
+  EXPECT_NE(agents["result"]["content"][0]["text"].get<std::string>().find("llama3.2" + fffd), std::string::npos);
+  json mem = h.request("tools/call", {{"name", "search_memory"}, {"arguments", {{"query", "rust"}}}});
+  ASSERT_TRUE(mem.contains("result")) << mem.dump(-1, ' ', false, json::error_handler_t::replace);
+  EXPECT_NE(mem["result"]["content"][0]["text"].get<std::string>().find("Rust" + fffd), std::string::npos);
+  json run = h.request("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "write"}}}});
+  ASSERT_TRUE(run.contains("result"));
+  json journal = h.request("resources/read", {{"uri", "kaisha://tasks/t1/journal"}});
+  ASSERT_TRUE(journal.contains("result")) << journal.dump(-1, ' ', false, json::error_handler_t::replace);
+  EXPECT_NE(journal["result"]["contents"][0]["text"].get<std::string>().find(fffd), std::string::npos);
+}
+
 TEST(McpServer, CancelledNotificationCancelsTheRunningTask) {
   testing::FakeCompany company;
   auto backend = CompanyBackend::load(company);

@@ -86,6 +86,18 @@ TEST_F(RemoteAgentTest, A2aAgentFailureIsAnErrorNamingTheAgent) {
   EXPECT_NE(r.error().message.find("cannot do that"), std::string::npos);
 }
 
+// A server may refuse a streaming request with a plain JSON-RPC error
+// instead of opening a stream (kaisha's own server does): the ask fails with
+// the server's reason, not with "the stream ended".
+TEST_F(RemoteAgentTest, A2aAgentRefusingAStreamIsAnErrorWithItsReason) {
+  RemoteAgentBackend b(nullptr);
+  agent.refuse = Error{"shutdown", "the company is shutting down"};
+  auto r = chat(b, "a2a:" + base, "anyone there?");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "a2a");
+  EXPECT_NE(r.error().message.find("the company is shutting down"), std::string::npos) << r.error().message;
+}
+
 TEST_F(RemoteAgentTest, AcpAgentAnswersByNameOrAsTheFirstListed) {
   RemoteAgentBackend b(nullptr);
   auto named = chat(b, "acp:" + base + "#helper", "sum 2 and 2");

@@ -140,11 +140,17 @@ TEST(ClusterConfig, FrameAndClientLimitsHaveDefaultsAndBounds) {
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(d->max_frame_bytes, 16u << 20);
   EXPECT_EQ(d->max_clients, 64);
-  auto set = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 1048576, max_clients: 8 }\n" + nodes,
-                                  "cluster.yaml");
+  EXPECT_EQ(d->max_waiting_tasks, 64u);
+  auto set = parse_cluster_config(
+      "cluster: { allow_plaintext: true, max_frame_bytes: 1048576, max_clients: 8, max_waiting_tasks: 2 }\n" + nodes,
+      "cluster.yaml");
   ASSERT_TRUE(set.ok()) << set.error().message;
   EXPECT_EQ(set->max_frame_bytes, 1048576u);
   EXPECT_EQ(set->max_clients, 8);
+  EXPECT_EQ(set->max_waiting_tasks, 2u);
+  auto none = parse_cluster_config("cluster: { allow_plaintext: true, max_waiting_tasks: 0 }\n" + nodes, "cluster.yaml");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("cluster.max_waiting_tasks"), std::string::npos) << none.error().message;
   auto tiny = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 100 }\n" + nodes, "cluster.yaml");
   ASSERT_FALSE(tiny.ok());
   EXPECT_NE(tiny.error().message.find("cluster.max_frame_bytes"), std::string::npos) << tiny.error().message;

@@ -64,5 +64,20 @@ TEST(BoundedJson, RefusesTooLargeTextsAndSaysWhereSyntaxBreaks) {
   EXPECT_TRUE(parse_json_or_discarded("").is_discarded());
 }
 
+// Text from outside becomes UTF-8 here: each ill-formed sequence in a string
+// is one U+FFFD (a cut character, a stray byte, a surrogate), and the size
+// limit is the text's own size, before repair.
+TEST(BoundedJson, IllFormedUtf8IsRepairedNotRefused) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  BoundedJson r = parse_bounded_json("{\"t\": \"\xE6\x97 a \xFF b \xED\xA0\x80\", \"ok\": \"\xE6\x97\xA5\"}");
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value["t"], fffd + " a " + fffd + " b " + fffd + fffd + fffd);
+  EXPECT_EQ(r.value["ok"], "\xE6\x97\xA5");  // 日, untouched
+  EXPECT_NO_THROW(r.value.dump());
+  JsonLimits l;
+  l.max_bytes = 8;
+  EXPECT_TRUE(parse_bounded_json("\"\xFF\xFF\xFF\xFF\xFF\xFF\"", l).ok) << "8 bytes in, 20 after repair";
+}
+
 }  // namespace
 }  // namespace kaisha

@@ -38,7 +38,7 @@ TEST(JsonRpcParse, EmptyAndTruncatedBodiesAreParseErrors) {
 // ill-formed byte, or half of a valid "é". The error response must still
 // serialise (json::dump throws on invalid UTF-8), with the bytes shown as \xNN.
 TEST(JsonRpcParse, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
-  for (std::string body : {std::string("\"\xff\""), std::string("[1,\xc3\xa9]"),
+  for (std::string body : {std::string("[\xff]"), std::string("[1,\xc3\xa9]"),
                            std::string("{\"jsonrpc\":\"2.0\",\"method\":\"caf\xc3"),
                            std::string("tru\xe2\x82\xac")}) {
     json e = single_error(body);
@@ -47,6 +47,16 @@ TEST(JsonRpcParse, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
     EXPECT_NO_THROW(wire = e.dump()) << body;
     EXPECT_NE(e["error"]["message"].get<std::string>().find("\\x"), std::string::npos) << wire;
   }
+}
+
+// Ill-formed UTF-8 inside a string is repaired where the body enters, not
+// a parse error: the request goes through with U+FFFD in its place.
+TEST(JsonRpcParse, IllFormedUtf8InAStringBecomesReplacementCharacters) {
+  ParsedBody p = parse_body("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"text\":\"\xe6\x97 \xff\"}}");
+  ASSERT_EQ(p.messages.size(), 1u);
+  auto* r = std::get_if<Request>(&p.messages[0]);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->params["text"], "\xef\xbf\xbd \xef\xbf\xbd");
 }
 
 TEST(JsonRpcParse, NumberBeyondADoubleIsAParseError) {

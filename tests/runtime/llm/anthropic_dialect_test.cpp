@@ -84,6 +84,133 @@ TEST(AnthropicDialect, DecodesStreamSplitAnywhere) {
   EXPECT_NE(r.error().message.find("stream ended before message_stop"), std::string::npos);
 }
 
+namespace {
+
+std::string event(const std::string& name, const std::string& data) {
+  return "event: " + name + "\ndata: " + data + "\n\n";
+}
+
+const std::string kStart = event(
+    "message_start", R"({"type":"message_start","message":{"model":"m","usage":{"input_tokens":5,"output_tokens":1}}})");
+const std::string kTextBlock =
+    event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})") +
+    event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Already shown"}})");
+const std::string kEnd = event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"}})") +
+                         event("message_stop", R"({"type":"message_stop"})");
+
+// Decodes `body`; `shown` gets what on_text passed on.
+Result<ChatResponse> decode(const std::string& body, std::string& shown) {
+  auto dec = d.stream_decoder();
+  dec->on_text = [&](std::string_view t) { shown.append(t); };
+  dec->feed(body);
+  return dec->finish();
+}
+
+}  // namespace
+
+// A block start that does not name the next block (no index, an index again,
+// one skipped) used to overwrite the text block at index 0 with a tool call:
+// text already passed to on_text vanished from the answer. Found by the
+// dialect_stream fuzz target (tests/fuzz/corpus/dialect_stream/regress_*).
+TEST(AnthropicDialect, BlockStartOutOfOrderIsADecodeErrorNotLostText) {
+  const std::string tool = R"("content_block":{"type":"tool_use","id":"t1","name":"AskAgent","input":{}}})";
+  struct Case {
+    std::string start;
+    std::string expected;
+  } cases[] = {
+      {R"({"type":"content_block_start",)" + tool, "content_block_start has no integer index"},
+      {R"({"type":"content_block_start","index":"1",)" + tool, "content_block_start has no integer index"},
+      {R"({"type":"content_block_start","index":0,)" + tool, "content_block_start has index 0 but 1 blocks have started"},
+      {R"({"type":"content_block_start","index":2,)" + tool, "content_block_start has index 2 but 1 blocks have started"},
+      {R"({"type":"content_block_start","index":-1,)" + tool, "content_block_start has index -1 but 1 blocks have started"},
+  };
+  for (const auto& c : cases) {
+    std::string shown;
+    auto r = decode(kStart + kTextBlock + event("content_block_start", c.start) + kEnd, shown);
+    EXPECT_EQ(shown, "Already shown");
+    ASSERT_FALSE(r.ok()) << c.start << " decoded to \"" << r->message.content << "\"";
+    EXPECT_EQ(r.error().code, "llm");
+    EXPECT_NE(r.error().message.find(c.expected), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(AnthropicDialect, DeltaOrStopForAnotherBlockIsADecodeError) {
+  struct Case {
+    std::string events;
+    std::string expected;
+  } cases[] = {
+      {event("content_block_delta", R"({"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}})"),
+       "content_block_delta has no integer index"},
+      {event("content_block_delta", R"({"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}})"),
+       "content_block_delta for block 3, but the open block is 0"},
+      {event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+           event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})"),
+       "content_block_delta for block 0, but no content block is open"},
+      {event("content_block_delta",
+             R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}})"),
+       "content_block_delta of type input_json_delta for block 0, which is a text block"},
+      {event("content_block_stop", R"({"type":"content_block_stop","index":1})"),
+       "content_block_stop for block 1, but the open block is 0"},
+  };
+  for (const auto& c : cases) {
+    std::string shown;
+    auto r = decode(kStart + kTextBlock + c.events + kEnd, shown);
+    ASSERT_FALSE(r.ok()) << c.events;
+    EXPECT_NE(r.error().message.find(c.expected), std::string::npos) << r.error().message;
+  }
+  // A delta before any block started.
+  std::string shown;
+  auto r = decode(kStart +
+                      event("content_block_delta",
+                            R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})") +
+                      kEnd,
+                  shown);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no content block is open"), std::string::npos) << r.error().message;
+  EXPECT_EQ(shown, "");
+  // Text into a tool block would be shown and then dropped.
+  shown.clear();
+  r = decode(kStart +
+                 event("content_block_start",
+                       R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}})") +
+                 event("content_block_delta",
+                       R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})") +
+                 kEnd,
+             shown);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("text_delta for block 0, which is a tool_use block"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(shown, "");
+}
+
+// Blocks kaisha does not use (thinking, server tools) keep their place and are
+// skipped, deltas and all; the text around them is kept in order.
+TEST(AnthropicDialect, OtherBlockKindsAreSkippedInPlace) {
+  std::string body =
+      kStart +
+      event("content_block_start",
+            R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})") +
+      event("content_block_delta",
+            R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}})") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+      event("content_block_start",
+            R"({"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}})") +
+      event("content_block_delta",
+            R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}})") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":1})") +
+      event("content_block_start",
+            R"({"type":"content_block_start","index":2,"content_block":{"type":"text","text":"Hi"}})") +
+      event("content_block_delta",
+            R"({"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":" there"}})") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":2})") + kEnd;
+  std::string shown;
+  auto r = decode(body, shown);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->message.content, "Hi there");
+  EXPECT_EQ(shown, "Hi there");
+  EXPECT_TRUE(r->message.tool_calls.empty());
+}
+
 TEST(AnthropicDialect, ErrorEventInStream) {
   auto dec = d.stream_decoder();
   dec->feed("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");

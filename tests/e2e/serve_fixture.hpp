@@ -1,0 +1,63 @@
+// `kaisha serve --http 127.0.0.1:0` as a child process over the scripted
+// mock LLM, and plain HTTP requests to it: the fixture of the end-to-end
+// tests that drive MCP, A2A and ACP on the real company.
+#pragma once
+
+#include "runtime/http/fetch_blocking.hpp"
+#include "runtime/llm/sse_parser.hpp"
+#include "tests/e2e/cluster_fixture.hpp"
+
+namespace kaisha::e2e {
+
+class ServeTest : public E2eTest {
+ protected:
+  void TearDown() override { server_.reset(); }
+
+  // Starts `kaisha serve --http 127.0.0.1:0` on cfg_ and reads its URL from the log.
+  void start_serve() {
+    std::map<std::string, std::optional<std::string>> env;
+    for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "KAISHA_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"})
+      env[k] = std::nullopt;
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    server_ = std::make_unique<BackgroundProcess>(
+        KAISHA_EXE, std::vector<std::string>{"serve", "--http", "127.0.0.1:0", "--config", cfg_, "--db", db()}, env,
+        dir_.file("serve.log"));
+    const std::string marker = "kaisha serve: MCP at ";
+    ASSERT_TRUE(wait_for([&] { return server_->log().find(marker) != std::string::npos; }, std::chrono::seconds(30)))
+        << server_->log();
+    const std::string log = server_->log();
+    const size_t at = log.find(marker) + marker.size();
+    const std::string mcp_url = log.substr(at, log.find('\n', at) - at);
+    base_ = mcp_url.substr(0, mcp_url.size() - std::string("/mcp").size());
+  }
+
+  http::HttpResult request(const std::string& method, const std::string& path, const std::string& body,
+                           std::vector<std::pair<std::string, std::string>> headers = {}) {
+    http::HttpRequestSpec req;
+    req.method = method;
+    req.url = base_ + path;
+    if (!body.empty()) headers.push_back({"Content-Type", "application/json"});
+    req.headers = std::move(headers);
+    req.body = body;
+    http::HttpOptions o;
+    o.timeout_ms = 60000;
+    return http::fetch_blocking(req, o);
+  }
+
+  std::unique_ptr<BackgroundProcess> server_;
+  std::string cfg_;
+  std::string base_;
+};
+
+// The events of an SSE body whose data is JSON (others skipped).
+inline std::vector<json> sse_events(const std::string& body) {
+  std::vector<json> out;
+  llm::SseParser p;
+  p.feed(body, [&](const llm::SseEvent& e) {
+    json j = json::parse(e.data, nullptr, false);
+    if (!j.is_discarded()) out.push_back(std::move(j));
+  });
+  return out;
+}
+
+}  // namespace kaisha::e2e
