@@ -22,7 +22,7 @@ JOBS="${KAISHA_JOBS:-$(nproc)}"
 CXX_BIN="${CXX:-clang++-14}"
 
 if ! command -v "$CXX_BIN" >/dev/null 2>&1 || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  bash scripts/install-deps.sh
+  bash scripts/install-deps.sh --fuzz
 fi
 command -v "$CXX_BIN" >/dev/null 2>&1 || { echo "fuzz.sh: $CXX_BIN not found (set CXX to a clang++)" >&2; exit 2; }
 

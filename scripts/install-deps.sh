@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package kaisha builds, tests and runs with.
 # Idempotent: runs apt-get only when a package is missing.
+# Usage: scripts/install-deps.sh [--fuzz]
 set -euo pipefail
 
 PACKAGES=(
@@ -11,11 +12,14 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhnswlib-dev
   python3 curl iproute2 bubblewrap
-  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: clang with the libFuzzer runtime
   # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages
   python3-pytest python3-pytest-asyncio python3-pytest-timeout python3-httpx python3-grpcio
   python3-protobuf python3-jsonschema python3-jinja2 python3-yaml protobuf-compiler libprotobuf-dev
 )
+
+# scripts/fuzz.sh (install-deps.sh --fuzz): clang with the libFuzzer runtime.
+# Not part of the default set: building and testing do not need it.
+if [ "${1:-}" = "--fuzz" ]; then PACKAGES+=(clang-14 libclang-rt-14-dev); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
