@@ -188,6 +188,11 @@ int status(const ClientCommandOptions& o) {
         std::cout << "      " << a.value("name", "") << " (" << a.value("model", "") << ", " << a.value("units", 0.0)
                   << " units, " << a.value("state", "") << ")\n";
   }
+  for (const auto& t : s.value("tasks", json::array()))
+    std::cout << "  task " << t.value("task", "") << "  " << t.value("state", "") << "\n";
+  const json rl = s.value("reload", json::object());
+  if (!rl.value("last", "").empty())
+    std::cout << "reloads applied: " << rl.value("applied", 0) << "; last: " << rl.value("last", "") << "\n";
   // What the node refused, so an attack or a misconfigured peer shows here.
   const json refused = s.value("refused", json::object());
   if (!refused.empty()) {
@@ -196,9 +201,11 @@ int status(const ClientCommandOptions& o) {
     std::cout << "\n";
   }
   const json gw = s.value("gateway", json::object());
-  if (gw.value("dropped_impostor", 0) > 0 || gw.value("auth_rejected", 0) > 0 || gw.value("refused_protocol", 0) > 0)
+  if (gw.value("dropped_impostor", 0) > 0 || gw.value("auth_rejected", 0) > 0 || gw.value("refused_protocol", 0) > 0 ||
+      gw.value("dropped_unauthorised", 0) > 0)
     std::cout << "gateway: impostors " << gw.value("dropped_impostor", 0) << ", unauthorised keys "
-              << gw.value("auth_rejected", 0) << ", other protocols " << gw.value("refused_protocol", 0) << "\n";
+              << gw.value("auth_rejected", 0) << ", keys removed by a reload " << gw.value("dropped_unauthorised", 0)
+              << ", other protocols " << gw.value("refused_protocol", 0) << "\n";
   return 0;
 }
 

@@ -33,6 +33,9 @@ constexpr const char* kNodeAgent = "node";  // the AgentRef name of a node itsel
 
 std::string seed_peer(const std::string& address) { return "seed:" + address; }
 
+// How often a link refused at the handshake is reopened.
+constexpr int64_t kRelinkMs = 1000;
+
 // Reload requests waiting for the ticker; more are answered "busy".
 constexpr size_t kMaxReloadRequests = 16;
 
@@ -92,6 +95,11 @@ Status ClusterNode::start_impl() {
                                "' has no key_file and the cluster does not allow plaintext"};
   }
   admission_ = std::make_shared<const Admission>(options_.cluster);
+  gateway_.on_peer_error([this](const std::string& peer, const Error& e) {
+    if (e.code != "handshake") return;
+    std::lock_guard<std::mutex> g(mu_);
+    refused_links_[peer] = steady_ms();
+  });
   gateway_.on_receive_from([this](msg::Envelope env, const transport::Sender& sender) {
     InlineDeliveryScope inline_here;  // an ask or its answer runs its actors on this thread
     on_envelope(std::move(env), sender);
@@ -217,7 +225,7 @@ Result<ConfigChange> ClusterNode::reload(ClusterConfig next) {
   if (curve())
     if (Status s = gateway_.set_keys(next.authorised_keys, key_names(next)); !s.ok())
       return refused(Error{"config", next.source + ": " + s.error().message});
-  auto admission = std::make_shared<const Admission>(next);
+  auto admission = std::make_shared<const Admission>(next, *now);
   std::vector<MembershipEvent> events;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -684,12 +692,33 @@ void ClusterNode::run_ticker() {
                             membership_->peers(MemberState::suspect).empty());
     }
     apply(events);
+    retry_refused_links(now);
     if (now - last_heartbeat >= options_.cluster.timeouts.heartbeat_ms) {
       last_heartbeat = now;
       send_heartbeats();
       if (lonely) send_joins();
     }
     pending_.expire(epoch_ms());
+  }
+}
+
+void ClusterNode::retry_refused_links(int64_t now_ms) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto it = refused_links_.begin(); it != refused_links_.end();) {
+    if (now_ms - it->second < kRelinkMs) {
+      ++it;
+      continue;
+    }
+    const std::string peer = it->first;
+    it = refused_links_.erase(it);
+    if (auto c = connected_.find(peer); c != connected_.end()) {
+      (void)gateway_.disconnect(peer);
+      connected_.erase(c);
+      const Member* m = membership_->find(peer);
+      if (m && m->state != MemberState::gone) ensure_connected(m->info);
+    } else if (seeds_connected_.erase(peer)) {
+      (void)gateway_.disconnect(peer);  // send_joins opens it again while this node is alone
+    }
   }
 }
 

@@ -41,7 +41,9 @@
 // calls through this node's model client (its own providers, e.g. its Ollama).
 //
 // Threads: the gateway's I/O thread delivers envelopes, a ticker thread sends
-// heartbeats and runs the detector. Callbacks (listeners, handlers, request
+// heartbeats and runs the detector. A link the peer refused at the
+// handshake (it does not list this node's key yet) is reopened every second,
+// so a node added to the file joins once the others reload it. Callbacks (listeners, handlers, request
 // callbacks) run on those threads and must hand work on quickly. Every public
 // method is thread-safe.
 #pragma once
@@ -178,6 +180,8 @@ class ClusterNode {
   void apply(const std::vector<MembershipEvent>& events);
   void ensure_connected(const msg::NodeInfo& info);
   void run_ticker();
+  // Reopens links a peer refused at the handshake (see gateway.hpp, Reload).
+  void retry_refused_links(int64_t now_ms);
   void send_heartbeats();
   void send_joins();
   void serve_status(const msg::Envelope& env);
@@ -211,6 +215,7 @@ class ClusterNode {
   std::map<std::string, Client> clients_;  // at most cluster.max_clients
   uint64_t client_uses_ = 0;
   std::set<std::string> seeds_connected_;
+  std::map<std::string, int64_t> refused_links_;  // peer -> when its handshake was refused (steady ms)
   bool joined_ = false;
   std::vector<Listener> listeners_;
   std::map<std::string, SenderHandler> handlers_;

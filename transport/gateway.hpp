@@ -62,6 +62,8 @@
 // new list at once, and frames still arriving on a connection whose key is
 // no longer authorised (it was let in before) are dropped and counted
 // (dropped_unauthorised), so a removed key speaks no more from then on.
+// A connection refused at the handshake is not retried by libzmq: a peer
+// whose key is authorised later gets in when it connects again.
 //
 // Thread safety: send(), connect(), disconnect(), set_keys() and counters()
 // may be called from any thread. Set on_receive / on_peer_error before start(); they run on

@@ -19,6 +19,7 @@
 // replaces it whole.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -30,7 +31,10 @@ namespace kaisha::cluster {
 
 class Admission {
  public:
-  explicit Admission(ClusterConfig config) : config_(std::move(config)) {}
+  explicit Admission(ClusterConfig config) : config_(std::move(config)), max_gossip_(config_.nodes.size()) {}
+  // After a reload: `before` is the admission the new file replaces.
+  Admission(ClusterConfig config, const Admission& before)
+      : config_(std::move(config)), max_gossip_(std::max(config_.nodes.size(), before.max_gossip())) {}
 
   // The listed node an envelope claiming `from_node` comes from, or "" for a
   // client. `authenticated_node` is the node the transport bound the
@@ -61,8 +65,10 @@ class Admission {
 
   bool is_operator(const std::string& key) const;
 
-  // Most members one heartbeat may carry: every listed node.
-  size_t max_gossip() const { return config_.nodes.size(); }
+  // Most members one heartbeat may carry: every listed node, or as many as
+  // an earlier file of this run listed (a node not reloaded yet still
+  // gossips the nodes a reload removed).
+  size_t max_gossip() const { return max_gossip_; }
 
   // Why a client may not go by `name` ("" if it may): a listed node's name,
   // or one this node uses for its own connections ("seed:...").
@@ -72,6 +78,7 @@ class Admission {
 
  private:
   ClusterConfig config_;
+  size_t max_gossip_;
 };
 
 }  // namespace kaisha::cluster

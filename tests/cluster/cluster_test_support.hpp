@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -104,7 +105,9 @@ inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, con
   o.name = name;
   o.tick_ms = 20;
   o.incarnation = incarnation;
-  o.log = [](const std::string&) {};
+  // KAISHA_TEST_LOG=1 shows the nodes' logs when a test needs explaining.
+  if (std::getenv("KAISHA_TEST_LOG")) o.log = [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); };
+  else o.log = [](const std::string&) {};
   if (company) {
     o.company = *company;
     o.backend = actors::make_llm_backend(*company);
