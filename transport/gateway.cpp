@@ -225,6 +225,11 @@ Status Gateway::disconnect(const std::string& peer_node) {
     it->second.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
   } catch (const zmq::error_t&) {
   }
+  // Stop its monitor first: libzmq sends monitor events blocking, and the
+  // socket's teardown (on libzmq's I/O thread) would otherwise wait forever
+  // for a monitor PAIR the I/O thread here is closing, stalling every
+  // connection of this gateway.
+  (void)zmq_socket_monitor(it->second.handle(), nullptr, 0);
   outbound_.erase(it);
   for (auto m = new_monitors_.begin(); m != new_monitors_.end(); ++m) {
     if (m->first != peer_node) continue;
