@@ -95,9 +95,9 @@ TEST_F(ClusterReloadTest, ANodeAddedByAReloadJoinsAndGetsWork) {
   ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
   EXPECT_EQ(r.result()["answer"], "Report: the poet and the lawyer answered");
   std::map<std::string, std::string> where;
-  for (const auto& a : status_json(ceo)["agents"]) where[a["name"]] = a["node"];
-  EXPECT_EQ(where["Poet"], "poets");
-  EXPECT_EQ(where["Lawyer"], "ceo");
+  for (const auto& p : r.events("placed")) where[p["data"].value("agent", "")] = p["data"].value("node", "");
+  EXPECT_EQ(where["Poet"], "poets") << r.out;
+  EXPECT_EQ(where["Lawyer"], "ceo") << r.out;
   EXPECT_EQ(requests_for("llama3.2").size(), 1u);
 }
 
