@@ -1,5 +1,7 @@
 // kaisha node --config cluster.yaml --name NAME: run one node of a cluster
-// until SIGINT/SIGTERM. The node marked `ceo: true` also runs the company
+// until SIGINT/SIGTERM. SIGHUP re-reads cluster.yaml (ClusterNode::reload):
+// no handler runs in signal context; the main thread waits for the signals
+// with sigwait and reloads on its own stack. The node marked `ceo: true` also runs the company
 // (CEO, ledgers, journal) and accepts `kaisha submit`; the others host the
 // employees placement sends them. The first stdout line says where the node
 // listens; membership changes and progress go to stderr.
@@ -48,7 +50,10 @@ int run_node(const NodeCommandOptions& o) {
     std::cerr << "kaisha node: " << company.error().message << "\n";
     return 2;
   }
-  block_stop_signals();  // before any thread starts
+  // Before any thread starts, so that only the sigwait below sees them.
+  sigset_t signals = stop_signal_set();
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   cluster::NodeOptions no;
   no.cluster = *cluster;
@@ -81,7 +86,12 @@ int run_node(const NodeCommandOptions& o) {
     company_node = std::move(cn).value();
   }
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "") << std::endl;
-  wait_for_stop_signal();
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0 || sig != SIGHUP) break;
+    // The node logs what the reload changed or why it was refused.
+    (void)(*node)->reload();
+  }
   company_node.reset();
   (*node)->stop();
   return 0;

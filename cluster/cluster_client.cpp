@@ -72,22 +72,42 @@ Result<msg::Envelope> ClusterClient::next(const std::string& correlation, std::c
   }
 }
 
+std::string ClusterClient::next_request_id() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return name_ + "-" + std::to_string(++seq_);
+}
+
 Result<msg::TaskResult> ClusterClient::submit(const std::string& input,
                                               const std::function<void(const msg::ProgressEvent&)>& progress,
                                               std::chrono::milliseconds idle_timeout) {
   msg::SubmitTask task{input, endpoint_, options_.public_key};
   const auto give_up = std::chrono::steady_clock::now() + idle_timeout;
-  std::string id = name_ + "-" + std::to_string(++seq_);
+  std::string id = next_request_id();
+  auto track = [&](const std::string& submit, const std::string& task) {
+    std::lock_guard<std::mutex> lk(mu_);
+    submit_id_ = submit;
+    task_id_ = task;
+  };
+  track(id, "");
+  struct Untrack {
+    std::function<void()> f;
+    ~Untrack() { f(); }
+  } untrack{[&] { track("", ""); }};
   if (Status s = gateway_.send(kPeer, msg::wrap(task, {name_, "user"}, {"", "CEO"}, id)); !s.ok()) return s.error();
   for (;;) {
     auto e = next(id, idle_timeout);
     if (!e.ok()) return e.error();
+    if (!e->trace.empty()) {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (task_id_.empty()) task_id_ = e->trace;  // events carry their task id as the trace
+    }
     if (e->type == msg::RequestFailed::kType) {
       auto f = msg::unwrap<msg::RequestFailed>(*e);
       // The CEO node is up but its company not yet: ask again shortly.
       if (f.ok() && f->code == "starting" && std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        id = name_ + "-" + std::to_string(++seq_);
+        id = next_request_id();
+        track(id, "");
         if (Status s = gateway_.send(kPeer, msg::wrap(task, {name_, "user"}, {"", "CEO"}, id)); !s.ok())
           return s.error();
         continue;
@@ -107,13 +127,54 @@ Result<msg::TaskResult> ClusterClient::submit(const std::string& input,
 
 Result<json> ClusterClient::status(std::chrono::milliseconds timeout) {
   msg::StatusRequest req{endpoint_, options_.public_key};
-  const std::string id = name_ + "-" + std::to_string(++seq_);
+  const std::string id = next_request_id();
   if (Status s = gateway_.send(kPeer, msg::wrap(req, {name_, "user"}, {"", "node"}, id)); !s.ok()) return s.error();
   auto e = next(id, timeout);
   if (!e.ok()) return e.error();
   auto st = msg::unwrap<msg::ClusterStatus>(*e);
   if (!st.ok()) return st.error();
   return st->status;
+}
+
+}  // namespace kaisha::cluster
+
+namespace kaisha::cluster {
+
+Result<msg::ReloadResult> ClusterClient::reload(std::chrono::milliseconds timeout) {
+  msg::ReloadRequest req{endpoint_, options_.public_key};
+  const std::string id = next_request_id();
+  if (Status s = gateway_.send(kPeer, msg::wrap(req, {name_, "user"}, {"", "node"}, id)); !s.ok()) return s.error();
+  auto e = next(id, timeout);
+  if (!e.ok()) return e.error();
+  if (e->type == msg::RequestFailed::kType) {
+    auto f = msg::unwrap<msg::RequestFailed>(*e);
+    return Error{f.ok() ? f->code : "failed", f.ok() ? f->message : f.error().message};
+  }
+  return msg::unwrap<msg::ReloadResult>(*e);
+}
+
+Result<msg::CancelResult> ClusterClient::cancel(const std::string& task_id, const std::string& reason,
+                                                std::chrono::milliseconds timeout) {
+  msg::CancelTask req;
+  req.task_id = task_id;
+  req.reason = reason;
+  req.reply_endpoint = endpoint_;
+  req.reply_public_key = options_.public_key;
+  if (task_id.empty()) {
+    std::lock_guard<std::mutex> lk(mu_);
+    req.task_id = task_id_;
+    req.submit_id = submit_id_;
+  }
+  if (req.task_id.empty() && req.submit_id.empty()) return Error{"nothing_to_cancel", "no task is running"};
+  const std::string id = next_request_id();
+  if (Status s = gateway_.send(kPeer, msg::wrap(req, {name_, "user"}, {"", "CEO"}, id)); !s.ok()) return s.error();
+  auto e = next(id, timeout);
+  if (!e.ok()) return e.error();
+  if (e->type == msg::RequestFailed::kType) {
+    auto f = msg::unwrap<msg::RequestFailed>(*e);
+    return Error{f.ok() ? f->code : "failed", f.ok() ? f->message : f.error().message};
+  }
+  return msg::unwrap<msg::CancelResult>(*e);
 }
 
 }  // namespace kaisha::cluster

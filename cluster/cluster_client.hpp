@@ -7,6 +7,10 @@
 // authorises (cluster.authorised_keys) and the node's public key; the node's
 // answers reach the client over a connection the client authorises in turn.
 //
+// cancel() may be called from another thread while submit() waits (Ctrl-C
+// in `kaisha submit`): it names the running submit's task, or the submit
+// itself while the task is still queued.
+//
 // A request never outlives the node it went to: when the connection to the
 // node closes (it stopped or crashed) or stops answering ZMTP heartbeats,
 // the wait ends at once with "node_gone". A CEO node still starting answers
@@ -25,6 +29,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
+#include "runtime/messages/cluster_messages.hpp"
 #include "transport/gateway.hpp"
 
 namespace kaisha::cluster {
@@ -53,9 +58,20 @@ class ClusterClient {
   // The node's status JSON (see ClusterNode::status()).
   Result<json> status(std::chrono::milliseconds timeout);
 
+  // Asks the node to re-read cluster.yaml (an operator key's right). The
+  // result says what changed, or why the file was not applied.
+  Result<msg::ReloadResult> reload(std::chrono::milliseconds timeout);
+
+  // Cancels task `task_id` (kaisha cancel --task), or with "" the task of
+  // this client's running submit(). Errors: "nothing_to_cancel", and the
+  // node's refusals ("forbidden" for another key's task, "unknown_task").
+  Result<msg::CancelResult> cancel(const std::string& task_id, const std::string& reason,
+                                   std::chrono::milliseconds timeout);
+
  private:
   ClusterClient() = default;
   Result<msg::Envelope> next(const std::string& correlation, std::chrono::milliseconds timeout);
+  std::string next_request_id();
 
   ClientOptions options_;
   std::string name_;
@@ -65,7 +81,8 @@ class ClusterClient {
   std::condition_variable cv_;
   std::deque<msg::Envelope> inbox_;
   std::string gone_;  // why the node's connection closed; "" while it holds
-  uint64_t seq_ = 0;
+  std::string submit_id_, task_id_;  // of the running submit(); task_id_ once an event named it
+  uint64_t seq_ = 0;  // guarded by mu_
 };
 
 }  // namespace kaisha::cluster

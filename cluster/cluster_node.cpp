@@ -25,6 +25,26 @@ constexpr const char* kNodeAgent = "node";  // the AgentRef name of a node itsel
 
 std::string seed_peer(const std::string& address) { return "seed:" + address; }
 
+// How often a link refused at the handshake is reopened.
+constexpr int64_t kRelinkMs = 1000;
+
+// Reload requests waiting for the ticker; more are answered "busy".
+constexpr size_t kMaxReloadRequests = 16;
+
+// A node's key speaks for that node only (see gateway.hpp, Names).
+std::map<std::string, std::string> key_names(const ClusterConfig& c) {
+  std::map<std::string, std::string> names;
+  for (const auto& n : c.nodes)
+    if (!n.public_key.empty()) names[n.public_key] = n.name;
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "-" : out;
+}
+
 }  // namespace
 
 ClusterNode::ClusterNode(NodeOptions options) : options_(std::move(options)) {}
@@ -50,9 +70,7 @@ Status ClusterNode::start_impl() {
   g.allow_plaintext = options_.cluster.allow_plaintext;
   g.max_frame_bytes = options_.cluster.max_frame_bytes;
   g.authorised_keys = options_.cluster.authorised_keys;
-  // A node's key speaks for that node only (see gateway.hpp, Names).
-  for (const auto& n : options_.cluster.nodes)
-    if (!n.public_key.empty()) g.key_names[n.public_key] = n.name;
+  g.key_names = key_names(options_.cluster);
   g.log = [this](std::string_view line) { log(std::string(line)); };
   if (!self_.key_file.empty()) {
     auto keys = transport::load_curve_keys(self_.key_file);
@@ -68,7 +86,12 @@ Status ClusterNode::start_impl() {
     return Error{"config", options_.cluster.source + ": node '" + self_.name +
                                "' has no key_file and the cluster does not allow plaintext"};
   }
-  admission_ = std::make_unique<Admission>(options_.cluster);
+  admission_ = std::make_shared<const Admission>(options_.cluster);
+  gateway_.on_peer_error([this](const std::string& peer, const Error& e) {
+    if (e.code != "handshake") return;
+    std::lock_guard<std::mutex> g(mu_);
+    refused_links_[peer] = steady_ms();
+  });
   gateway_.on_receive_from([this](msg::Envelope env, const transport::Sender& sender) {
     InlineDeliveryScope inline_here;  // an ask or its answer runs its actors on this thread
     on_envelope(std::move(env), sender);
@@ -153,8 +176,75 @@ void ClusterNode::add_listener(Listener listener) {
 }
 
 void ClusterNode::handle(const std::string& type, Handler handler) {
+  handle(type, SenderHandler([h = std::move(handler)](const msg::Envelope& env, const transport::Sender&) {
+           if (h) h(env);
+         }));
+}
+
+void ClusterNode::handle(const std::string& type, SenderHandler handler) {
   std::lock_guard<std::mutex> g(mu_);
   handlers_[type] = std::move(handler);
+}
+
+std::shared_ptr<const Admission> ClusterNode::admission() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return admission_;
+}
+
+Result<ConfigChange> ClusterNode::reload() {
+  auto next = load_cluster_config(options_.cluster.source);
+  if (!next.ok()) {
+    std::lock_guard<std::mutex> g(mu_);
+    last_reload_ = "refused: " + next.error().message;
+    log("reload refused, membership kept: " + next.error().message);
+    return next.error();
+  }
+  return reload(std::move(next).value());
+}
+
+Result<ConfigChange> ClusterNode::reload(ClusterConfig next) {
+  std::lock_guard<std::mutex> one_at_a_time(reload_mu_);
+  auto refused = [&](const Error& e) -> Error {
+    std::lock_guard<std::mutex> g(mu_);
+    last_reload_ = "refused: " + e.message;
+    log("reload refused, membership kept: " + e.message);
+    return e;
+  };
+  const std::shared_ptr<const Admission> now = admission();
+  auto change = plan_reload(now->config(), next, self_.name);
+  if (!change.ok()) return refused(change.error());
+  // Keys first: from here on a removed key's handshakes and frames are refused.
+  if (curve())
+    if (Status s = gateway_.set_keys(next.authorised_keys, key_names(next)); !s.ok())
+      return refused(Error{"config", next.source + ": " + s.error().message});
+  auto admission = std::make_shared<const Admission>(next, *now);
+  std::vector<MembershipEvent> events;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    admission_ = admission;
+    for (const auto& names : {change->removed, change->rekeyed})
+      for (const auto& name : names) {
+        for (auto& e : membership_->remove(name)) events.push_back(e);
+        // Our link to its old life goes too; a new one opens when the holder
+        // of the listed key is heard from.
+        if (connected_.erase(name)) (void)gateway_.disconnect(name);
+      }
+    for (const auto& names : {change->rekeyed, change->changed})
+      for (const auto& name : names) {
+        const Member* known = membership_->find(name);
+        if (!known) continue;
+        auto info = admission->member_info(known->info, &known->info, false);
+        if (!info.ok()) continue;
+        membership_->relist(*info);
+        if (known->state != MemberState::gone) ensure_connected(known->info);  // reconnects if it moved
+      }
+    ++reloads_;
+    last_reload_ = "applied: added " + joined(change->added) + "; removed " + joined(change->removed) +
+                   "; re-keyed " + joined(change->rekeyed) + "; changed " + joined(change->changed);
+    log("reloaded " + next.source + ": " + last_reload_.substr(9));
+  }
+  apply(events);
+  return change;
 }
 
 std::vector<Member> ClusterNode::members() const {
@@ -196,7 +286,7 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
 }
 
 Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key) {
-  if (std::string why = admission_->client_name_refusal(name); !why.empty())
+  if (std::string why = admission()->client_name_refusal(name); !why.empty())
     return Error{"refused", "cannot answer a client named '" + name + "': " + why};
   std::lock_guard<std::mutex> g(mu_);
   auto it = clients_.find(name);
@@ -209,7 +299,7 @@ Status ClusterNode::connect_client(const std::string& name, const std::string& e
     clients_.erase(it);
   }
   // Each client connection holds a socket and a file descriptor: bounded.
-  while (!clients_.empty() && clients_.size() >= static_cast<size_t>(options_.cluster.max_clients)) {
+  while (!clients_.empty() && clients_.size() >= static_cast<size_t>(admission_->config().max_clients)) {
     auto oldest = clients_.begin();
     for (auto c = clients_.begin(); c != clients_.end(); ++c)
       if (c->second.last_used < oldest->second.last_used) oldest = c;
@@ -237,6 +327,11 @@ json ClusterNode::status() const {
   const auto inl = inline_delivery_stats();
   json refused = json::object();
   for (const auto& [kind, n] : refusals_.snapshot()) refused[kind] = n;
+  json reload;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    reload = {{"applied", reloads_}, {"last", last_reload_}};
+  }
   return json{{"node", self_.name},
               {"endpoint", endpoint_},
               {"incarnation", incarnation_},
@@ -248,6 +343,7 @@ json ClusterNode::status() const {
                 {"dropped_version", c.dropped_version},
                 {"dropped_oversized", c.dropped_oversized},
                 {"dropped_impostor", c.dropped_impostor},
+                {"dropped_unauthorised", c.dropped_unauthorised},
                 {"send_failures", c.send_failures},
                 {"auth_rejected", c.auth_rejected},
                 {"handshake_failures", c.handshake_failures},
@@ -259,7 +355,8 @@ json ClusterNode::status() const {
                {{"inline_runs", inl.inline_runs},
                 {"handed_over", inl.handed_over},
                 {"yielded", inl.yielded},
-                {"max_runs_per_envelope", inl.max_runs_per_envelope}}}};
+                {"max_runs_per_envelope", inl.max_runs_per_envelope}}},
+              {"reload", reload}};
 }
 
 void ClusterNode::set_status_extra(std::function<json()> extra) {
@@ -309,7 +406,7 @@ void ClusterNode::refuse(const std::string& kind, const msg::Envelope& env, cons
 
 std::string ClusterNode::client_refusal(const msg::Envelope& env, const transport::Sender& sender,
                                         const std::string& reply_public_key, std::string* kind) const {
-  if (std::string why = admission_->client_name_refusal(env.from.node); !why.empty()) {
+  if (std::string why = admission()->client_name_refusal(env.from.node); !why.empty()) {
     *kind = "client_name";
     return why;
   }
@@ -322,18 +419,77 @@ std::string ClusterNode::client_refusal(const msg::Envelope& env, const transpor
   return {};
 }
 
-void ClusterNode::refuse_submit(const msg::Envelope& env, const std::string& code, const std::string& message) {
-  auto task = msg::unwrap<msg::SubmitTask>(env);
-  if (!task.ok()) return;
-  if (Status s = connect_client(env.from.node, task->reply_endpoint, task->reply_public_key); !s.ok()) return;
+template <class Request>
+void ClusterNode::refuse_client_request(const msg::Envelope& env, const std::string& code, const std::string& message) {
+  auto req = msg::unwrap<Request>(env);
+  if (!req.ok()) return;
+  if (Status s = connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok()) return;
   (void)send(env.from.node,
              msg::wrap(msg::RequestFailed{code, message}, {self_.name, "CEO"}, env.from, next_id(), env.id));
+}
+
+void ClusterNode::fail_client_request(const msg::Envelope& env, const std::string& code, const std::string& message) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!clients_.count(env.from.node)) return;
+  }
+  (void)send(env.from.node,
+             msg::wrap(msg::RequestFailed{code, message}, {self_.name, "node"}, env.from, next_id(), env.id));
+}
+
+void ClusterNode::on_reload_request(const msg::Envelope& env, const transport::Sender& sender) {
+  auto req = msg::unwrap<msg::ReloadRequest>(env);
+  if (!req.ok()) {
+    fail_client_request(env, req.error().code, req.error().message);
+    return log("bad reload request from '" + env.from.node + "': " + req.error().message);
+  }
+  std::string kind;
+  if (std::string why = client_refusal(env, sender, req->reply_public_key, &kind); !why.empty())
+    return refuse(kind, env, why);
+  const auto adm = admission();
+  if (!adm->may_reload(sender.key, curve())) {
+    refuse("not_an_operator", env, "only operator keys (cluster.operator_keys) may ask for a reload");
+    msg::ReloadResult r;
+    r.error = "refused: only operator keys (cluster.operator_keys in " + adm->config().source +
+              ") may ask node '" + self_.name + "' to reload";
+    if (connect_client(env.from.node, req->reply_endpoint, req->reply_public_key).ok())
+      (void)send(env.from.node, msg::wrap(r, {self_.name, "node"}, env.from, next_id(), env.id));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (reload_requests_.size() < kMaxReloadRequests) {
+      reload_requests_.push_back(env);  // the ticker's next round serves it
+      return;
+    }
+  }
+  refuse_client_request<msg::ReloadRequest>(env, "busy", "node '" + self_.name + "' has reloads waiting; try again");
+}
+
+void ClusterNode::serve_reload(const msg::Envelope& env) {
+  auto req = msg::unwrap<msg::ReloadRequest>(env);
+  if (!req.ok()) return;
+  auto change = reload();
+  msg::ReloadResult r;
+  r.ok = change.ok();
+  if (change.ok()) {
+    r.added = change->added;
+    r.removed = change->removed;
+    r.rekeyed = change->rekeyed;
+    r.changed = change->changed;
+  } else {
+    r.error = change.error().message;
+  }
+  if (Status s = connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok())
+    return log("cannot answer the reload request of '" + env.from.node + "': " + s.error().message);
+  (void)send(env.from.node, msg::wrap(r, {self_.name, "node"}, env.from, next_id(), env.id));
 }
 
 void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender) {
   // The listed node this comes from, as the transport established it; "" =
   // a client.
-  const std::string node = admission_->sending_node(env.from.node, sender.node, !secret_key_.empty());
+  const std::shared_ptr<const Admission> adm = admission();
+  const std::string node = adm->sending_node(env.from.node, sender.node, curve());
   if (!env.correlation.empty()) {
     if (node.empty()) return refuse("not_a_node", env, "only nodes answer requests");
     // Replies end requests; one that matches none is late or forged.
@@ -346,10 +502,10 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
     auto hb = msg::unwrap<msg::Heartbeat>(env);
     if (!hb.ok()) return log("bad heartbeat from '" + env.from.node + "': " + hb.error().message);
     if (hb->sender.name != node) return refuse("forged_sender", env, "the heartbeat names another sender");
-    if (hb->members.size() > admission_->max_gossip())
+    if (hb->members.size() > adm->max_gossip())
       return refuse("oversized_gossip", env,
                     std::to_string(hb->members.size()) + " members listed, the cluster has " +
-                        std::to_string(admission_->max_gossip()));
+                        std::to_string(adm->max_gossip()));
     heartbeats_read_.fetch_add(1, std::memory_order_relaxed);
     heard_from(hb->sender, true);
     for (const auto& m : hb->members) heard_from(m, false);
@@ -368,7 +524,7 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
     // Employees run on this node's model providers, charged to the CEO
     // node's ledger: only the CEO node directs them.
     if (node.empty()) return refuse("not_a_node", env, "only the CEO node directs employees");
-    if (!admission_->may_direct_agents(node)) return refuse("not_the_ceo", env, "only the CEO node directs employees");
+    if (!adm->may_direct_agents(node)) return refuse("not_the_ceo", env, "only the CEO node directs employees");
     if (host_) {
       deliver(*host_, caf::make_message(envelope_atom::value, std::move(env)));
     } else if (env.type == msg::AskRequest::kType) {
@@ -387,30 +543,58 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
         return refuse(kind, env, why);
     return serve_status(env);
   }
-  if (env.type == msg::SubmitTask::kType) {
-    auto task = msg::unwrap<msg::SubmitTask>(env);
-    if (!task.ok()) return log("bad submit_task from '" + env.from.node + "': " + task.error().message);
+  if (env.type == msg::ReloadRequest::kType) return on_reload_request(env, sender);
+  if (env.type == msg::SubmitTask::kType || env.type == msg::CancelTask::kType) {
+    std::string reply_key, bad;
+    if (env.type == msg::SubmitTask::kType) {
+      auto task = msg::unwrap<msg::SubmitTask>(env);
+      if (task.ok()) reply_key = task->reply_public_key;
+      else bad = task.error().message;
+    } else {
+      auto cancel = msg::unwrap<msg::CancelTask>(env);
+      if (cancel.ok()) reply_key = cancel->reply_public_key;
+      else bad = cancel.error().message;
+    }
+    if (!bad.empty()) {
+      // E.g. a newer client's message version: say so if we can reach it.
+      fail_client_request(env, "bad_request", "node '" + self_.name + "': " + bad);
+      return log("bad " + env.type + " from '" + env.from.node + "': " + bad);
+    }
     std::string kind;
-    if (std::string why = client_refusal(env, sender, task->reply_public_key, &kind); !why.empty())
+    if (std::string why = client_refusal(env, sender, reply_key, &kind); !why.empty())
       return refuse(kind, env, why);
+    // Operators run no tasks: a key is one identity with its own rights.
+    if (env.type == msg::SubmitTask::kType && adm->is_operator(sender.key)) {
+      refuse("operator_submit", env, "operator keys do not submit tasks");
+      return refuse_client_request<msg::SubmitTask>(env, "forbidden",
+                                                    "operator keys administer the cluster; they do not submit tasks");
+    }
   }
-  Handler handler;
+  SenderHandler handler;
   {
     std::lock_guard<std::mutex> g(mu_);
     auto it = handlers_.find(env.type);
     if (it != handlers_.end()) handler = it->second;
   }
-  if (handler) return handler(env);
-  if (env.type == msg::SubmitTask::kType) {
+  if (handler) return handler(env, sender);
+  if (env.type == msg::SubmitTask::kType || env.type == msg::CancelTask::kType) {
     // Never leave a client waiting on a task nobody will run.
-    if (self_.capabilities.ceo)
-      return refuse_submit(env, "starting", "the CEO node '" + self_.name + "' is still starting; try again");
-    const NodeConfig* ceo = options_.cluster.ceo_node();
-    return refuse_submit(env, "not_ceo",
-                         "node '" + self_.name + "' does not run the CEO; submit to node '" +
-                             (ceo ? ceo->name + "' at " + ceo->advertise : std::string("?'")));
+    const NodeConfig* ceo = adm->config().ceo_node();
+    const std::string where = ceo ? ceo->name + "' at " + ceo->advertise : std::string("?'");
+    if (env.type == msg::SubmitTask::kType) {
+      if (self_.capabilities.ceo)
+        return refuse_client_request<msg::SubmitTask>(env, "starting",
+                                                      "the CEO node '" + self_.name + "' is still starting; try again");
+      return refuse_client_request<msg::SubmitTask>(
+          env, "not_ceo", "node '" + self_.name + "' does not run the CEO; submit to node '" + where);
+    }
+    return refuse_client_request<msg::CancelTask>(
+        env, self_.capabilities.ceo ? "unknown_task" : "not_ceo",
+        self_.capabilities.ceo ? "the CEO node '" + self_.name + "' is still starting and runs no task yet"
+                               : "node '" + self_.name + "' runs no tasks; cancel on node '" + where);
   }
   refuse("unserved_type", env, "this node does not serve '" + env.type + "'");
+  fail_client_request(env, "unsupported", "node '" + self_.name + "' does not serve '" + env.type + "' messages");
 }
 
 void ClusterNode::heard_from(const msg::NodeInfo& claimed, bool direct) {
@@ -480,6 +664,8 @@ void ClusterNode::apply(const std::vector<MembershipEvent>& events) {
                                 std::to_string(options_.cluster.timeouts.down_after_ms) + " ms)");
     if (e.kind == MembershipEvent::Kind::restarted)
       pending_.fail_node(n, "node '" + n + "' restarted; what it was doing is lost");
+    if (e.kind == MembershipEvent::Kind::removed)
+      pending_.fail_node(n, "node '" + n + "' was removed from the cluster (or re-keyed) by a reload");
   }
 }
 
@@ -491,6 +677,12 @@ void ClusterNode::run_ticker() {
       tick_cv_.wait_for(lk, std::chrono::milliseconds(options_.tick_ms), [this] { return stopping_.load(); });
     }
     if (stopping_.load()) break;
+    std::vector<msg::Envelope> reloads;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      reloads.swap(reload_requests_);
+    }
+    for (const auto& r : reloads) serve_reload(r);
     const int64_t now = steady_ms();
     std::vector<MembershipEvent> events;
     bool lonely = false;
@@ -501,12 +693,33 @@ void ClusterNode::run_ticker() {
                             membership_->peers(MemberState::suspect).empty());
     }
     apply(events);
+    retry_refused_links(now);
     if (now - last_heartbeat >= options_.cluster.timeouts.heartbeat_ms) {
       last_heartbeat = now;
       send_heartbeats();
       if (lonely) send_joins();
     }
     pending_.expire(now);
+  }
+}
+
+void ClusterNode::retry_refused_links(int64_t now_ms) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto it = refused_links_.begin(); it != refused_links_.end();) {
+    if (now_ms - it->second < kRelinkMs) {
+      ++it;
+      continue;
+    }
+    const std::string peer = it->first;
+    it = refused_links_.erase(it);
+    if (auto c = connected_.find(peer); c != connected_.end()) {
+      (void)gateway_.disconnect(peer);
+      connected_.erase(c);
+      const Member* m = membership_->find(peer);
+      if (m && m->state != MemberState::gone) ensure_connected(m->info);
+    } else if (seeds_connected_.erase(peer)) {
+      (void)gateway_.disconnect(peer);  // send_joins opens it again while this node is alone
+    }
   }
 }
 
@@ -532,7 +745,8 @@ void ClusterNode::send_joins() {
     join.node = membership_->self();
   }
   const std::string payload = msg::encode(join);
-  for (const auto& seed : options_.cluster.seeds) {
+  const std::shared_ptr<const Admission> adm = admission();
+  for (const auto& seed : adm->config().seeds) {
     if (seed.address == join.node.endpoint || seed.address == self_.advertise) continue;
     std::string peer = seed_peer(seed.address);
     {
@@ -549,7 +763,7 @@ void ClusterNode::send_joins() {
         continue;
       }
       if (!seeds_connected_.count(peer)) {
-        if (Status s = gateway_.connect(peer, seed.address, options_.cluster.seed_key(seed)); !s.ok()) {
+        if (Status s = gateway_.connect(peer, seed.address, adm->config().seed_key(seed)); !s.ok()) {
           log("cannot connect to seed " + seed.address + ": " + s.error().message);
           continue;
         }

@@ -6,8 +6,9 @@
 // Admission (admission.hpp). Membership is cluster.yaml: only listed nodes
 // join, heartbeat, gossip and answer, each known by the key, address and
 // capabilities the file gives it; only the CEO node spawns, stops and asks
-// employees; clients only submit and ask for status, under a name that is no
-// node's and with replies to their own key. Who sent an envelope is what the
+// employees; clients only submit, cancel their own tasks and ask for status,
+// under a name that is no node's and with replies to their own key;
+// operators ask for status and reloads. Who sent an envelope is what the
 // gateway authenticated (transport::Sender), not what it claims. Every
 // refusal is counted per kind and shown in status() under "refused"; the
 // node serves on. A heartbeat may carry at most one entry per listed node,
@@ -26,12 +27,23 @@
 // is declared down (or is seen restarted), or the send failure. Nothing ever
 // waits on a dead peer.
 //
+// Reload. reload() re-reads cluster.yaml (config_reload.hpp says what may
+// change live) and applies it at once: the gateway's keys, admission, and
+// the membership. A removed or re-keyed node is `gone` (its links refused
+// from then on, counted by the gateway as dropped_unauthorised, its
+// employees re-hired through the `removed` event), an added one may join,
+// a moved one is reached at its new address. A file that does not parse or
+// may not be applied live changes nothing. `kaisha cluster reload` requests
+// (operators only) are run on the ticker thread, never on the gateway's.
+//
 // Hosting. spawn_agent / stop_agent / ask_request envelopes are served by an
 // actor of the node's own actor system: hosted employees make their model
 // calls through this node's model client (its own providers, e.g. its Ollama).
 //
 // Threads: the gateway's I/O thread delivers envelopes, a ticker thread sends
-// heartbeats and runs the detector. Callbacks (listeners, handlers, request
+// heartbeats and runs the detector. A link the peer refused at the
+// handshake (it does not list this node's key yet) is reopened every second,
+// so a node added to the file joins once the others reload it. Callbacks (listeners, handlers, request
 // callbacks) run on those threads and must hand work on quickly. Every public
 // method is thread-safe.
 #pragma once
@@ -51,6 +63,7 @@
 
 #include "runtime/cluster/admission.hpp"
 #include "runtime/cluster/cluster_config.hpp"
+#include "runtime/cluster/config_reload.hpp"
 #include "runtime/cluster/refusal_counts.hpp"
 #include "runtime/cluster/membership.hpp"
 #include "runtime/cluster/pending_requests.hpp"
@@ -84,6 +97,9 @@ class ClusterNode {
  public:
   using Listener = std::function<void(const MembershipEvent&)>;
   using Handler = std::function<void(const msg::Envelope&)>;
+  // A handler that also sees who sent the envelope, as the gateway
+  // authenticated it (e.g. to tie a task to the key that submitted it).
+  using SenderHandler = std::function<void(const msg::Envelope&, const transport::Sender&)>;
 
   // Loads the node's key, binds its gateway, starts hosting, joins via seeds.
   static Result<std::unique_ptr<ClusterNode>> start(NodeOptions options);
@@ -105,6 +121,26 @@ class ClusterNode {
   void add_listener(Listener listener);
   // Serves envelopes of `type` addressed to this node (submit_task, ...).
   void handle(const std::string& type, Handler handler);
+  void handle(const std::string& type, SenderHandler handler);
+
+  // Re-reads cluster.yaml (options().cluster.source) and applies it; see
+  // Reload above. Thread-safe; reloads run one at a time. Errors (code
+  // "config") are the file's own `file:line: key: what` or name the key that
+  // cannot change live; the running membership is then kept.
+  Result<ConfigChange> reload();
+  // The same with a configuration already read (tests, embedders).
+  Result<ConfigChange> reload(ClusterConfig next);
+  // Who may do what, as the cluster.yaml in force says. Never null.
+  std::shared_ptr<const Admission> admission() const;
+  // Whether this node runs with CURVE keys (senders are authenticated).
+  bool curve() const { return !secret_key_.empty(); }
+
+  // Counts and logs a refused envelope; the node serves on.
+  void refuse(const std::string& kind, const msg::Envelope& env, const std::string& why);
+  // Answers a client's request `env` with RequestFailed{code, message}, if
+  // the node holds a connection to that client (a failed decode leaves no
+  // reply address otherwise).
+  void fail_client_request(const msg::Envelope& env, const std::string& code, const std::string& message);
 
   std::vector<Member> members() const;
   std::optional<Member> member(const std::string& name) const;
@@ -142,19 +178,24 @@ class ClusterNode {
   explicit ClusterNode(NodeOptions options);
   Status start_impl();
   void on_envelope(msg::Envelope env, const transport::Sender& sender);
-  // Counts and logs a refused envelope; the node serves on.
-  void refuse(const std::string& kind, const msg::Envelope& env, const std::string& why);
   // Why a client request may not be served ("" if it may); `kind` is set.
   std::string client_refusal(const msg::Envelope& env, const transport::Sender& sender,
                              const std::string& reply_public_key, std::string* kind) const;
-  void refuse_submit(const msg::Envelope& env, const std::string& code, const std::string& message);
   void heard_from(const msg::NodeInfo& info, bool direct);
   void apply(const std::vector<MembershipEvent>& events);
   void ensure_connected(const msg::NodeInfo& info);
   void run_ticker();
+  // Reopens links a peer refused at the handshake (see gateway.hpp, Reload).
+  void retry_refused_links(int64_t now_ms);
   void send_heartbeats();
   void send_joins();
   void serve_status(const msg::Envelope& env);
+  void on_reload_request(const msg::Envelope& env, const transport::Sender& sender);
+  void serve_reload(const msg::Envelope& env);  // on the ticker thread
+  // Answers a request the node does not serve with RequestFailed, at the
+  // reply address its payload gives (submit_task, cancel_task).
+  template <class Request>
+  void refuse_client_request(const msg::Envelope& env, const std::string& code, const std::string& message);
   void log(const std::string& line) const;
   msg::Envelope envelope_to(const std::string& node, const std::string& type, uint32_t version, std::string payload);
 
@@ -165,10 +206,11 @@ class ClusterNode {
   std::string secret_key_;
   transport::Gateway gateway_;
   PendingRequests pending_;
-  std::unique_ptr<Admission> admission_;
   RefusalCounts refusals_;
+  std::mutex reload_mu_;  // one reload at a time
 
   mutable std::mutex mu_;  // guards everything below
+  std::shared_ptr<const Admission> admission_;
   std::unique_ptr<Membership> membership_;
   std::map<std::string, std::string> connected_;  // member -> endpoint of our connection to it
   struct Client {
@@ -178,10 +220,15 @@ class ClusterNode {
   std::map<std::string, Client> clients_;  // at most cluster.max_clients
   uint64_t client_uses_ = 0;
   std::set<std::string> seeds_connected_;
+  std::map<std::string, int64_t> refused_links_;  // peer -> when its handshake was refused (steady ms)
   bool joined_ = false;
   std::vector<Listener> listeners_;
-  std::map<std::string, Handler> handlers_;
+  std::map<std::string, SenderHandler> handlers_;
   std::function<json()> status_extra_;
+  // `kaisha cluster reload` requests waiting for the ticker (bounded).
+  std::vector<msg::Envelope> reload_requests_;
+  uint64_t reloads_ = 0;        // applied
+  std::string last_reload_;     // what the last reload did or why it was refused
 
   std::atomic<uint64_t> seq_{0};
   std::atomic<uint64_t> heartbeats_read_{0};

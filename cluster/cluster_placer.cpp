@@ -121,7 +121,8 @@ void ClusterPlacer::journal_to(std::string session_id) {
 }
 
 void ClusterPlacer::on_membership(const MembershipEvent& e) {
-  if (e.kind != MembershipEvent::Kind::down && e.kind != MembershipEvent::Kind::restarted) return;
+  using K = MembershipEvent::Kind;
+  if (e.kind != K::down && e.kind != K::restarted && e.kind != K::removed) return;
   std::vector<std::pair<std::string, caf::actor_addr>> lost;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -138,7 +139,9 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
     }
   }
   for (auto& [name, addr] : lost) {
-    emit("node_down", name, "node " + e.node + " is down: agent " + name + " lost", json{{"agent", name}, {"node", e.node}});
+    const std::string why = e.kind == K::removed ? " was removed from the cluster" : " is down";
+    emit("node_down", name, "node " + e.node + why + ": agent " + name + " lost",
+         json{{"agent", name}, {"node", e.node}, {"removed", e.kind == K::removed}});
     if (auto proxy = caf::actor_cast<caf::actor>(addr)) caf::anon_send(proxy, lost_atom::value, e.node);
   }
 }

@@ -6,7 +6,7 @@
 // is this one, or a RemoteEmployee proxy otherwise. Either way the units come
 // back when the employee stops.
 //
-// When a node goes down (or restarts), its employees are marked lost and
+// When a node goes down, restarts or is removed by a reload, its employees are marked lost and
 // their units released; each proxy is told, and by policy (rehire, default
 // on) moves its employee to another node and retries an interrupted ask once.
 // The hire is not charged again: the expense ledger on the CEO node charged

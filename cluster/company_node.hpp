@@ -6,7 +6,16 @@
 // client as they happen, correlated to its request, then its TaskResult.
 // At most `max_waiting_tasks` submits wait behind the running task: one more
 // is answered at once with a request_failed "busy" naming the limit.
-// It also adds the employees and resource use to the node's status.
+// It also adds the employees, resource use and the latest tasks (queued,
+// running, done, failed, canceled) to the node's status.
+//
+// Cancel. A cancel_task names a queued task (by its submit) or the running
+// one. Only the key that submitted the task may cancel it (or an operator
+// key: Admission::may_cancel); another key is refused, counted
+// ("not_task_owner") and told so. A queued task is dropped and its client
+// answered at once; the running one is stopped through
+// CompanyRuntime::cancel (the journal records it canceled, no model call
+// starts after) on a thread of its own, since that call blocks.
 #pragma once
 
 #include <condition_variable>
@@ -41,13 +50,27 @@ class CompanyNode {
     std::string request_id;
     msg::AgentRef from, to;
     std::string input;
+    std::string task_id;    // chosen when queued, so a cancel can name it
+    std::string owner_key;  // the key that submitted it ("" in plaintext)
   };
+  // A cancel of the running task, waiting for the canceller thread.
+  struct Cancel {
+    std::string task_id, why;
+    std::string client;  // who asked, and the request to answer
+    msg::Envelope request;
+  };
+  // The latest tasks and their states, for status (shared with its callback).
+  class TaskStates;
   CompanyNode() = default;
-  void on_submit(const msg::Envelope& env);
+  void on_submit(const msg::Envelope& env, const transport::Sender& sender);
+  void on_cancel(const msg::Envelope& env, const transport::Sender& sender);
   void run_jobs();
+  void run_cancels();
+  void answer(const msg::Envelope& request, const std::string& code, const std::string& message);
 
   ClusterNode* node_ = nullptr;
   std::shared_ptr<Forwarder> forwarder_;
+  std::shared_ptr<TaskStates> states_;
   std::shared_ptr<ClusterPlacer> placer_;
   std::unique_ptr<actors::CompanyRuntime> runtime_;
   std::mutex mu_;
@@ -56,7 +79,10 @@ class CompanyNode {
   size_t max_waiting_ = 0;
   bool stopping_ = false;
   std::string running_task_;  // the task run_jobs() is running, "" between tasks
+  std::string running_owner_, running_request_;
+  std::deque<Cancel> cancels_;  // bounded: kMaxCancels
   std::thread worker_;
+  std::thread canceller_;
 };
 
 }  // namespace kaisha::cluster

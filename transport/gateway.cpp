@@ -61,7 +61,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
   if (options.heartbeat_ms < 0) return Error{"config", where + ": heartbeat_ms must not be negative"};
 
   curve_ = !options.secret_key.empty();
-  std::unique_ptr<ZapAuthoriser> auth;
+  std::shared_ptr<ZapAuthoriser> auth;
   if (curve_) {
     auto derived = curve_public_from_secret(options.secret_key);
     if (!derived.ok()) return Error{"config", where + ": " + derived.error().message};
@@ -70,7 +70,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
       return Error{"config", where + ": public key does not belong to the secret key"};
     auto a = ZapAuthoriser::from_z85(options.authorised_keys);
     if (!a.ok()) return Error{"config", where + ": " + a.error().message};
-    auth = std::make_unique<ZapAuthoriser>(std::move(*a));
+    auth = std::make_shared<ZapAuthoriser>(std::move(*a));
   } else {
     if (!options.allow_plaintext)
       return Error{"config", where + ": no CURVE secret key and plaintext not allowed; "
@@ -125,8 +125,14 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     wake_out.set(zmq::sockopt::linger, 0);
     wake_out.connect(wake_ep);
 
-    bound_names_.clear();
-    for (const auto& [key, name] : options.key_names) bound_names_.insert(name);
+    auto access = std::make_shared<Access>();
+    access->zap = auth;
+    access->key_names = options.key_names;
+    for (const auto& [key, name] : options.key_names) access->bound_names.insert(name);
+    {
+      std::lock_guard<std::mutex> g(access_mu_);
+      access_ = std::move(access);
+    }
     ctx_ = std::move(ctx);
     zap_ = std::move(zap);
     inbound_ = std::move(inbound);
@@ -134,8 +140,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     wake_in_ = std::move(wake_in);
     endpoint_ = ep;
     options_ = std::move(options);
-    zap_auth_ = std::move(auth);
-    if (curve_ && zap_auth_->size() == 0)
+    if (curve_ && auth->size() == 0)
       log("no authorised keys configured: every peer connecting to " + ep + " will be refused");
     {
       std::lock_guard<std::mutex> g(mu_);
@@ -220,6 +225,11 @@ Status Gateway::disconnect(const std::string& peer_node) {
     it->second.set(zmq::sockopt::linger, 0);  // what is queued for a gone peer is worthless
   } catch (const zmq::error_t&) {
   }
+  // Stop its monitor first: libzmq sends monitor events blocking, and the
+  // socket's teardown (on libzmq's I/O thread) would otherwise wait forever
+  // for a monitor PAIR the I/O thread here is closing, stalling every
+  // connection of this gateway.
+  (void)zmq_socket_monitor(it->second.handle(), nullptr, 0);
   outbound_.erase(it);
   for (auto m = new_monitors_.begin(); m != new_monitors_.end(); ++m) {
     if (m->first != peer_node) continue;
@@ -296,6 +306,25 @@ void Gateway::stop() {
   ctx_.reset();
 }
 
+std::shared_ptr<const Gateway::Access> Gateway::access() const {
+  std::lock_guard<std::mutex> g(access_mu_);
+  return access_;
+}
+
+Status Gateway::set_keys(const std::vector<std::string>& authorised_keys,
+                         const std::map<std::string, std::string>& key_names) {
+  if (!curve_) return Error{"config", "gateway set_keys: this gateway runs without CURVE keys"};
+  auto a = ZapAuthoriser::from_z85(authorised_keys);
+  if (!a.ok()) return a.error();
+  auto access = std::make_shared<Access>();
+  access->zap = std::make_shared<ZapAuthoriser>(std::move(*a));
+  access->key_names = key_names;
+  for (const auto& [key, name] : key_names) access->bound_names.insert(name);
+  std::lock_guard<std::mutex> g(access_mu_);
+  access_ = std::move(access);
+  return Status::Ok();
+}
+
 GatewayCounters Gateway::counters() const {
   GatewayCounters c;
   c.received = counters_.received.load();
@@ -304,6 +333,7 @@ GatewayCounters Gateway::counters() const {
   c.dropped_version = counters_.dropped_version.load();
   c.dropped_oversized = counters_.dropped_oversized.load();
   c.dropped_impostor = counters_.dropped_impostor.load();
+  c.dropped_unauthorised = counters_.dropped_unauthorised.load();
   c.send_failures = counters_.send_failures.load();
   c.auth_rejected = counters_.auth_rejected.load();
   c.handshake_failures = counters_.handshake_failures.load();
@@ -418,13 +448,21 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
     return;
   }
   Sender sender;
+  const std::shared_ptr<const Access> acc = access();
   if (curve_) {
     // libzmq attaches the ZAP handler's user id (the Z85 key) to each frame.
     const char* user = zmq_msg_gets(parts[0].handle(), "User-Id");
     sender.key = user ? user : "";
-    if (auto it = options_.key_names.find(sender.key); it != options_.key_names.end()) sender.node = it->second;
+    // Let in under an earlier list (set_keys): its connection outlived its key.
+    if (!acc->zap->allows(sender.key)) {
+      auto n = ++counters_.dropped_unauthorised;
+      log_drop(n, "dropped a '" + env->type + "' envelope from " + peer + ": its key " + sender.key +
+                      " is no longer authorised");
+      return;
+    }
+    if (auto it = acc->key_names.find(sender.key); it != acc->key_names.end()) sender.node = it->second;
   }
-  if (std::string why = impostor(*env, sender); !why.empty()) {
+  if (std::string why = impostor(*env, sender, *acc); !why.empty()) {
     auto n = ++counters_.dropped_impostor;
     log_drop(n, "dropped a '" + env->type + "' envelope from " + peer + ": " + why);
     return;
@@ -440,14 +478,14 @@ void Gateway::handle_inbound(std::vector<zmq::message_t>& parts) {
   }
 }
 
-std::string Gateway::impostor(const msg::Envelope& env, const Sender& sender) const {
+std::string Gateway::impostor(const msg::Envelope& env, const Sender& sender, const Access& access) const {
   if (env.from.node.empty()) return "it names no sender";
   if (!curve_) return {};
   if (!sender.node.empty()) {
     if (env.from.node == sender.node) return {};
     return "it claims to come from '" + env.from.node + "' but was sent with the key of node '" + sender.node + "'";
   }
-  if (bound_names_.count(env.from.node))
+  if (access.bound_names.count(env.from.node))
     return "it claims to come from node '" + env.from.node + "' but was sent with another key";
   return {};
 }
@@ -478,7 +516,7 @@ void Gateway::handle_zap() {
   while (zmq::recv_multipart(zap_, std::back_inserter(request), zmq::recv_flags::dontwait)) {
     bool accepted = false;
     std::string client;
-    auto reply = zap_auth_->reply(request, &accepted, &client);
+    auto reply = access()->zap->reply(request, &accepted, &client);
     zmq::send_multipart(zap_, reply);
     if (!accepted) {
       auto n = ++counters_.auth_rejected;

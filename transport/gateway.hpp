@@ -57,8 +57,16 @@
 // off as a node it is not. In plaintext (loopback only) nothing is
 // authenticated and from.node is taken as it comes.
 //
-// Thread safety: send(), connect(), disconnect() and counters() may be called
-// from any thread. Set on_receive / on_peer_error before start(); they run on
+// Reload. set_keys() replaces the authorised keys and key names of a
+// running gateway (cluster.yaml re-read): new handshakes are decided by the
+// new list at once, and frames still arriving on a connection whose key is
+// no longer authorised (it was let in before) are dropped and counted
+// (dropped_unauthorised), so a removed key speaks no more from then on.
+// A connection refused at the handshake is not retried by libzmq: a peer
+// whose key is authorised later gets in when it connects again.
+//
+// Thread safety: send(), connect(), disconnect(), set_keys() and counters()
+// may be called from any thread. Set on_receive / on_peer_error before start(); they run on
 // the I/O thread and must not block for long (hand the envelope on and
 // return); they may call send() but never stop(), which joins that very thread.
 #pragma once
@@ -109,6 +117,10 @@ class Gateway {
   Status connect(const std::string& peer_node, const std::string& endpoint,
                  const std::string& peer_public_key = {});
 
+  // Replaces authorised_keys and key_names (see Reload above). With CURVE
+  // only; an Error names a malformed key and changes nothing.
+  Status set_keys(const std::vector<std::string>& authorised_keys, const std::map<std::string, std::string>& key_names);
+
   // Closes the outbound PUSH to `peer_node`, dropping what is still queued
   // for it (a peer declared down, or one that moved to another endpoint);
   // connect() may then open a new one under the same name. Sends to it fail
@@ -131,9 +143,16 @@ class Gateway {
   bool running() const;
 
  private:
+  // Who may connect and under which names; replaced whole by set_keys(),
+  // read by the I/O thread through a copy of the pointer.
+  struct Access {
+    std::shared_ptr<const ZapAuthoriser> zap;
+    std::map<std::string, std::string> key_names;
+    std::set<std::string> bound_names;  // the values of key_names
+  };
   struct Counters {
     std::atomic<uint64_t> received{0}, sent{0}, dropped_malformed{0}, dropped_version{0},
-        dropped_oversized{0}, dropped_impostor{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0},
+        dropped_oversized{0}, dropped_impostor{0}, dropped_unauthorised{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0},
         inbound_closed{0}, refused_protocol{0};
   };
   // The PAIR reading one PUSH's monitor events (owned by the I/O thread).
@@ -148,7 +167,7 @@ class Gateway {
   void run();  // the I/O thread
   void handle_inbound(std::vector<zmq::message_t>& parts);
   // Why `env` may not claim its from.node as `sender`; "" if it may.
-  std::string impostor(const msg::Envelope& env, const Sender& sender) const;
+  std::string impostor(const msg::Envelope& env, const Sender& sender, const Access& access) const;
   void handle_inbound_monitor();
   void handle_zap();
   void handle_monitor(const std::string& name, Monitor& monitor);
@@ -162,7 +181,9 @@ class Gateway {
   GatewayOptions options_;
   std::string endpoint_;
   bool curve_ = false;
-  std::set<std::string> bound_names_;  // the values of options_.key_names
+  std::shared_ptr<const Access> access() const;
+  mutable std::mutex access_mu_;
+  std::shared_ptr<const Access> access_;
   ReceiveFromFn on_receive_;
   PeerErrorFn on_peer_error_;
   Counters counters_;
@@ -173,7 +194,6 @@ class Gateway {
   zmq::socket_t inbound_monitor_;  // the PULL's monitor: closed connections, refused protocols
   std::map<std::string, Monitor> monitors_;
   uint64_t disconnects_ = 0;  // outbound connections seen closing, for the log's rate limit
-  std::unique_ptr<ZapAuthoriser> zap_auth_;
 
   // Guarded by mu_ (zmq sockets are not thread-safe): the outbound PUSHes,
   // the wake-up PUSH, and monitors not yet adopted by the I/O thread.

@@ -69,6 +69,7 @@ struct GatewayCounters {
   uint64_t dropped_version = 0;    // envelope_version this build does not speak
   uint64_t dropped_oversized = 0;  // frames above max_frame_bytes that got through (libzmq cuts most off first)
   uint64_t dropped_impostor = 0;   // from.node not the sender's own name (see gateway.hpp, Names)
+  uint64_t dropped_unauthorised = 0;  // from a key no longer authorised (set_keys), on a connection made before
   uint64_t inbound_closed = 0;     // inbound connections that ended: the peer left, or was cut off for a
                                    // frame above max_frame_bytes or a protocol error
   uint64_t refused_protocol = 0;   // inbound handshakes of another protocol (e.g. an older kaisha build)

@@ -16,6 +16,11 @@ Result<ZapAuthoriser> ZapAuthoriser::from_z85(const std::vector<std::string>& ke
   return a;
 }
 
+bool ZapAuthoriser::allows(const std::string& z85) const {
+  auto k = decode_z85_key(z85, "key");
+  return k.ok() && keys_.count(*k) > 0;
+}
+
 std::vector<zmq::message_t> ZapAuthoriser::reply(const std::vector<zmq::message_t>& request,
                                                  bool* accepted, std::string* client) const {
   // Request: version, request id, domain, address, routing id, mechanism, credentials...

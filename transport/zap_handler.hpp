@@ -29,6 +29,8 @@ class ZapAuthoriser {
                                     std::string* client) const;
 
   size_t size() const { return keys_.size(); }
+  // Whether the Z85 key `z85` is on the list.
+  bool allows(const std::string& z85) const;
 
  private:
   std::set<Key> keys_;

@@ -45,6 +45,19 @@ bool Admission::may_direct_agents(const std::string& node) const {
   return n && n->capabilities.ceo;
 }
 
+bool Admission::is_operator(const std::string& key) const {
+  if (key.empty()) return false;
+  for (const auto& k : config_.operator_keys)
+    if (k == key) return true;
+  return false;
+}
+
+bool Admission::may_reload(const std::string& key, bool curve) const { return !curve || is_operator(key); }
+
+bool Admission::may_cancel(const std::string& key, const std::string& owner_key) const {
+  return key == owner_key || is_operator(key);
+}
+
 std::string Admission::client_name_refusal(const std::string& name) const {
   if (name.empty()) return "a client must name itself";
   if (config_.find(name)) return "'" + name + "' is the name of a node";

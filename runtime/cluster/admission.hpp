@@ -8,12 +8,18 @@
 //   that node: with CURVE, the node the sender's authenticated key is listed
 //   for; in plaintext (loopback only, nothing authenticated), the listed
 //   node it names. Everything else comes from a client.
-// - Clients (the keys of `cluster.authorised_keys`) may submit tasks and ask
-//   for status, nothing else; only the CEO node may spawn, stop or ask
-//   employees on another node.
-// Immutable after construction, so it may be read from any thread.
+// - Clients (the keys of `cluster.authorised_keys`) may submit tasks, ask
+//   for status and cancel the tasks they submitted, nothing else; only the
+//   CEO node may spawn, stop or ask employees on another node.
+// - Operators (the keys of `cluster.operator_keys`) may ask for status, have
+//   a node re-read cluster.yaml, and cancel any task; they submit nothing.
+// - Without CURVE (plaintext, loopback only) nothing is authenticated: any
+//   local process may do what clients and operators do.
+// Immutable after construction, so it may be read from any thread; a reload
+// replaces it whole.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -25,7 +31,10 @@ namespace kaisha::cluster {
 
 class Admission {
  public:
-  explicit Admission(ClusterConfig config) : config_(std::move(config)) {}
+  explicit Admission(ClusterConfig config) : config_(std::move(config)), max_gossip_(config_.nodes.size()) {}
+  // After a reload: `before` is the admission the new file replaces.
+  Admission(ClusterConfig config, const Admission& before)
+      : config_(std::move(config)), max_gossip_(std::max(config_.nodes.size(), before.max_gossip())) {}
 
   // The listed node an envelope claiming `from_node` comes from, or "" for a
   // client. `authenticated_node` is the node the transport bound the
@@ -46,8 +55,20 @@ class Admission {
   // Whether `node` may spawn, stop and ask employees here: the CEO node only.
   bool may_direct_agents(const std::string& node) const;
 
-  // Most members one heartbeat may carry: every listed node.
-  size_t max_gossip() const { return config_.nodes.size(); }
+  // Whether the holder of `key` may have this node re-read cluster.yaml:
+  // an operator key, or anyone in plaintext.
+  bool may_reload(const std::string& key, bool curve) const;
+
+  // Whether the holder of `key` may cancel a task submitted with
+  // `owner_key`: the same key, or an operator key.
+  bool may_cancel(const std::string& key, const std::string& owner_key) const;
+
+  bool is_operator(const std::string& key) const;
+
+  // Most members one heartbeat may carry: every listed node, or as many as
+  // an earlier file of this run listed (a node not reloaded yet still
+  // gossips the nodes a reload removed).
+  size_t max_gossip() const { return max_gossip_; }
 
   // Why a client may not go by `name` ("" if it may): a listed node's name,
   // or one this node uses for its own connections ("seed:...").
@@ -57,6 +78,7 @@ class Admission {
 
  private:
   ClusterConfig config_;
+  size_t max_gossip_;
 };
 
 }  // namespace kaisha::cluster

@@ -84,8 +84,8 @@ class Parser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "cluster";
     if (Status s = r_.expect_section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
-                                  "allow_plaintext", "authorised_keys", "max_frame_bytes", "max_clients",
-                                  "max_waiting_tasks"});
+                                  "allow_plaintext", "authorised_keys", "operator_keys", "max_frame_bytes",
+                                  "max_clients", "max_waiting_tasks"});
         !s)
       return s;
     if (Status s = millis(n, p, "heartbeat_ms", c_.timeouts.heartbeat_ms); !s) return s;
@@ -98,7 +98,9 @@ class Parser {
                                    " / " + std::to_string(t.down_after_ms));
     if (Status s = r_.optional_bool(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
     if (Status s = r_.optional_bool(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
-    if (Status s = verbatim_keys(n, p, "authorised_keys", extra_keys_); !s) return s;
+    if (Status s = verbatim_keys(n, p, "authorised_keys", c_.client_keys); !s) return s;
+    if (Status s = verbatim_keys(n, p, "operator_keys", c_.operator_keys); !s) return s;
+    keys_node_ = n;
     int64_t frame = static_cast<int64_t>(c_.max_frame_bytes);
     if (Status s = r_.optional_int(n, p, "max_frame_bytes", frame, kMinFrameBytes, kMaxFrameBytes); !s) return s;
     c_.max_frame_bytes = static_cast<size_t>(frame);
@@ -181,7 +183,26 @@ class Parser {
     if (ceos != 1)
       return r_.error_at(n, "nodes", "exactly one node must have 'ceo: true' (it runs the CEO and holds the "
                                      "expense ledger), found " + std::to_string(ceos));
-    for (const auto& k : extra_keys_) c_.authorised_keys.push_back(k);
+    // One key, one identity: a node's key listed as a client's would let the
+    // node submit, and an operator's listed as a client's would be both.
+    for (const auto& k : c_.operator_keys) {
+      for (const auto& other : c_.nodes)
+        if (other.public_key == k)
+          return r_.error_at(keys_node_["operator_keys"], "cluster.operator_keys",
+                             "holds the key of node '" + other.name + "'; an operator needs its own key (kaisha keygen)");
+      for (const auto& c : c_.client_keys)
+        if (c == k)
+          return r_.error_at(keys_node_["operator_keys"], "cluster.operator_keys",
+                             "holds a key also listed in cluster.authorised_keys; a key is one identity");
+    }
+    // A node's key listed here too stays that node's (the gateway binds it
+    // to the node's name): listed once.
+    for (const auto& k : c_.client_keys) {
+      bool node_key = false;
+      for (const auto& other : c_.nodes) node_key = node_key || other.public_key == k;
+      if (!node_key) c_.authorised_keys.push_back(k);
+    }
+    for (const auto& k : c_.operator_keys) c_.authorised_keys.push_back(k);
     return Status::Ok();
   }
 
@@ -197,7 +218,7 @@ class Parser {
  private:
   YamlReader r_;
   ClusterConfig& c_;
-  std::vector<std::string> extra_keys_;
+  YAML::Node keys_node_;  // the `cluster` section, for errors about its key lists
 };
 
 }  // namespace

@@ -10,7 +10,8 @@
 //     down_after_ms: 2000
 //     rehire_lost_agents: true              # re-hire a lost employee elsewhere, retry its ask once
 //     allow_plaintext: false                # only with loopback addresses
-//     authorised_keys: ["<Z85>", ...]       # extra clients (kaisha submit); nodes' keys are implied
+//     authorised_keys: ["<Z85>", ...]       # clients (kaisha submit); nodes' keys are implied
+//     operator_keys: ["<Z85>", ...]         # operators (kaisha cluster reload, cancel any task)
 //     max_frame_bytes: 16777216             # largest envelope; a peer sending more is cut off
 //     max_clients: 64                       # client connections a node keeps open at once
 //     max_waiting_tasks: 64                 # submitted tasks the CEO node queues; more are refused
@@ -24,6 +25,11 @@
 // changes them). Public keys are read verbatim, without ${VAR} substitution
 // (Z85 keys contain '$', '{' and '}'); `kaisha keygen` prints them quoted.
 // A listed port 0 (loopback tests only) means "the port the node reports".
+// A key is exactly one identity: a node's, a client's or an operator's; the
+// same key in two places is an error.
+//
+// A running node re-reads this file on SIGHUP or `kaisha cluster reload`
+// (config_reload.hpp says what may change without a restart).
 //
 // Every mistake is an Error (code "config") naming file, line and key, like
 // the company config's.
@@ -70,7 +76,9 @@ struct ClusterConfig {
   Timeouts timeouts;
   bool rehire_lost_agents = true;
   bool allow_plaintext = false;
-  std::vector<std::string> authorised_keys;  // every node's public_key plus the listed extras
+  std::vector<std::string> authorised_keys;  // every node's public_key plus client_keys and operator_keys
+  std::vector<std::string> client_keys;      // cluster.authorised_keys as written: submit, status, cancel own tasks
+  std::vector<std::string> operator_keys;    // cluster.operator_keys: status, reload, cancel any task
   std::vector<NodeConfig> nodes;
   size_t max_frame_bytes = 16u << 20;  // ZMQ_MAXMSGSIZE of every gateway socket
   int max_clients = 64;                // client connections kept open (least recently used closed first)

@@ -7,6 +7,7 @@ const char* to_string(MemberState s) {
     case MemberState::alive: return "alive";
     case MemberState::suspect: return "suspect";
     case MemberState::down: return "down";
+    case MemberState::gone: return "gone";
   }
   return "?";
 }

@@ -11,7 +11,8 @@
 
 namespace kaisha::cluster {
 
-enum class MemberState { alive, suspect, down };
+// gone: removed from cluster.yaml by a reload (never set by the detector).
+enum class MemberState { alive, suspect, down, gone };
 const char* to_string(MemberState s);
 
 // The state of a member silent for `silent_ms`.

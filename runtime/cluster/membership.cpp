@@ -9,6 +9,7 @@ const char* to_string(MembershipEvent::Kind k) {
     case MembershipEvent::Kind::suspected: return "suspected";
     case MembershipEvent::Kind::recovered: return "recovered";
     case MembershipEvent::Kind::down: return "down";
+    case MembershipEvent::Kind::removed: return "removed";
   }
   return "?";
 }
@@ -32,6 +33,13 @@ std::vector<MembershipEvent> Membership::heard_from(const msg::NodeInfo& info, i
     return events;
   }
   Member& m = it->second;
+  if (m.state == MemberState::gone) {
+    // Listed again (or under a new key): a new member, whatever its incarnation.
+    m = Member{info, MemberState::alive, now_ms};
+    m.info.state = "alive";
+    events.push_back({K::joined, info.name, info.incarnation});
+    return events;
+  }
   if (info.incarnation < m.info.incarnation) {
     if (stale) *stale = true;
     return events;
@@ -69,7 +77,7 @@ std::vector<MembershipEvent> Membership::tick(int64_t now_ms) {
   using K = MembershipEvent::Kind;
   std::vector<MembershipEvent> events;
   for (auto& [name, m] : others_) {
-    if (m.state == MemberState::down) continue;
+    if (m.state == MemberState::down || m.state == MemberState::gone) continue;
     const MemberState now = classify(now_ms - m.last_heard_ms, timeouts_);
     if (now == m.state) continue;
     if (now == MemberState::suspect) events.push_back({K::suspected, name, m.info.incarnation});
@@ -78,6 +86,23 @@ std::vector<MembershipEvent> Membership::tick(int64_t now_ms) {
     m.info.state = to_string(now);
   }
   return events;
+}
+
+std::vector<MembershipEvent> Membership::remove(const std::string& name) {
+  auto it = others_.find(name);
+  if (it == others_.end() || it->second.state == MemberState::gone) return {};
+  it->second.state = MemberState::gone;
+  it->second.info.state = "gone";
+  return {{MembershipEvent::Kind::removed, name, it->second.info.incarnation}};
+}
+
+bool Membership::relist(const msg::NodeInfo& listed) {
+  auto it = others_.find(listed.name);
+  if (it == others_.end()) return false;
+  it->second.info.endpoint = listed.endpoint;
+  it->second.info.public_key = listed.public_key;
+  it->second.info.capabilities = listed.capabilities;
+  return true;
 }
 
 const Member* Membership::find(const std::string& name) const {
@@ -109,7 +134,8 @@ std::vector<std::string> Membership::peers(MemberState state) const {
 
 std::vector<msg::NodeInfo> Membership::gossip() const {
   std::vector<msg::NodeInfo> out;
-  for (const auto& m : members()) out.push_back(m.info);
+  for (const auto& m : members())
+    if (m.state != MemberState::gone) out.push_back(m.info);
   return out;
 }
 

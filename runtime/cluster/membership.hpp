@@ -10,6 +10,9 @@
 // - A member seen with a newer incarnation while not down has restarted: its
 //   previous life is reported as `restarted` (everything it hosted is lost)
 //   before it is reported `joined` again.
+// - A member removed from cluster.yaml (remove()) is `gone`: reported
+//   `removed` once (everything it hosted is lost), never suspected, never
+//   gossiped, and back only if a later file lists it and it is heard from.
 // Not thread-safe; one owner drives it with the current time.
 #pragma once
 
@@ -31,7 +34,7 @@ struct Member {
 };
 
 struct MembershipEvent {
-  enum class Kind { joined, restarted, suspected, recovered, down };
+  enum class Kind { joined, restarted, suspected, recovered, down, removed };
   Kind kind;
   std::string node;
   int64_t incarnation = 0;
@@ -52,6 +55,15 @@ class Membership {
 
   // Another node's view of `info.name` (gossip).
   std::vector<MembershipEvent> learn(const msg::NodeInfo& info, int64_t now_ms);
+
+  // `name` is no longer listed (or listed with another key): it is gone.
+  // Reports `removed` unless it already was gone or is unknown.
+  std::vector<MembershipEvent> remove(const std::string& name);
+
+  // What cluster.yaml now says of a known member: its endpoint, key and
+  // capabilities are replaced, its state and incarnation kept. False if
+  // `name` is unknown.
+  bool relist(const msg::NodeInfo& listed);
 
   // Applies the failure detector at `now_ms`.
   std::vector<MembershipEvent> tick(int64_t now_ms);

@@ -109,6 +109,48 @@ struct StatusRequest {
   MSGPACK_DEFINE_MAP(reply_endpoint, reply_public_key)
 };
 
+// `kaisha cancel` (or Ctrl-C in `kaisha submit`) → CEO node: stop a task,
+// named by its task id or by the id of the submit_task that asked for it
+// (a task still queued has no task id yet). Only the key that submitted it
+// (or an operator's) may. Answered with CancelResult or RequestFailed.
+struct CancelTask {
+  static constexpr const char* kType = "cancel_task";
+  static constexpr uint32_t kVersion = 1;
+  std::string task_id;
+  std::string submit_id;
+  std::string reason;
+  std::string reply_endpoint;
+  std::string reply_public_key;
+  MSGPACK_DEFINE_MAP(task_id, submit_id, reason, reply_endpoint, reply_public_key)
+};
+
+struct CancelResult {
+  static constexpr const char* kType = "cancel_result";
+  static constexpr uint32_t kVersion = 1;
+  std::string task_id;  // "" for a task canceled before it started
+  std::string state;    // "canceled" (it was running) | "dropped" (it was queued)
+  MSGPACK_DEFINE_MAP(task_id, state)
+};
+
+// `kaisha cluster reload` → any node: re-read cluster.yaml. Operators only.
+struct ReloadRequest {
+  static constexpr const char* kType = "reload_request";
+  static constexpr uint32_t kVersion = 1;
+  std::string reply_endpoint;
+  std::string reply_public_key;
+  MSGPACK_DEFINE_MAP(reply_endpoint, reply_public_key)
+};
+
+// What the reload changed (ok), or why the file was not applied.
+struct ReloadResult {
+  static constexpr const char* kType = "reload_result";
+  static constexpr uint32_t kVersion = 1;
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> added, removed, rekeyed, changed;
+  MSGPACK_DEFINE_MAP(ok, error, added, removed, rekeyed, changed)
+};
+
 struct ClusterStatus {
   static constexpr const char* kType = "cluster_status";
   static constexpr uint32_t kVersion = 1;

@@ -24,34 +24,6 @@ namespace {
 using namespace testing;
 namespace fs = std::filesystem;
 
-struct KeyDir {
-  fs::path dir;
-  KeyDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kaisha-cluster-keys-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    dir = tmpl;
-  }
-  ~KeyDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  // Writes NAME.key and returns its public key.
-  std::string make(const std::string& name) {
-    auto k = transport::generate_curve_keypair();
-    EXPECT_TRUE(k.ok());
-    EXPECT_TRUE(transport::save_curve_keys((dir / (name + ".key")).string(), *k).ok());
-    return k->public_key;
-  }
-  std::string file(const std::string& name) const { return (dir / (name + ".key")).string(); }
-};
-
-NodeConfig curve_node(const std::string& name, const KeyDir& keys, const std::string& public_key) {
-  NodeConfig n = node_config(name);
-  n.key_file = keys.file(name);
-  n.public_key = public_key;
-  return n;
-}
-
 TEST(ClusterSecurity, NodeWithoutAnAuthorisedKeyIsRefused) {
   KeyDir keys;
   const std::string ceo_pub = keys.make("ceo"), b_pub = keys.make("b"), intruder_pub = keys.make("intruder");

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,6 +21,7 @@
 #include "runtime/config/config_loader.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
+#include "transport/curve_keys.hpp"
 
 namespace kaisha::cluster::testing {
 
@@ -101,7 +105,9 @@ inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, con
   o.name = name;
   o.tick_ms = 20;
   o.incarnation = incarnation;
-  o.log = [](const std::string&) {};
+  // KAISHA_TEST_LOG=1 shows the nodes' logs when a test needs explaining.
+  if (std::getenv("KAISHA_TEST_LOG")) o.log = [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); };
+  else o.log = [](const std::string&) {};
   if (company) {
     o.company = *company;
     o.backend = actors::make_llm_backend(*company);
@@ -117,6 +123,35 @@ inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, con
 inline std::string state_of(const ClusterNode& viewer, const std::string& name) {
   auto m = viewer.member(name);
   return m ? to_string(m->state) : "unknown";
+}
+
+// A temporary directory of CURVE key files (NAME.key), removed at the end.
+struct KeyDir {
+  std::filesystem::path dir;
+  KeyDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-cluster-keys-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    dir = tmpl;
+  }
+  ~KeyDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  // Writes NAME.key and returns its public key.
+  std::string make(const std::string& name) {
+    auto k = transport::generate_curve_keypair();
+    EXPECT_TRUE(k.ok());
+    EXPECT_TRUE(transport::save_curve_keys((dir / (name + ".key")).string(), *k).ok());
+    return k->public_key;
+  }
+  std::string file(const std::string& name) const { return (dir / (name + ".key")).string(); }
+};
+
+inline NodeConfig curve_node(const std::string& name, const KeyDir& keys, const std::string& public_key) {
+  NodeConfig n = node_config(name);
+  n.key_file = keys.file(name);
+  n.public_key = public_key;
+  return n;
 }
 
 }  // namespace kaisha::cluster::testing

@@ -77,6 +77,23 @@ class BackgroundProcess {
     }
     kill9();
   }
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+  // Waits up to `cap` for the process to exit: its exit code (128 + signal
+  // when a signal ended it), or -1 if it still runs.
+  int wait_exit(std::chrono::milliseconds cap) {
+    const auto until = std::chrono::steady_clock::now() + cap;
+    while (pid_ > 0 && std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
   bool running() const { return pid_ > 0; }
   std::string log() const {
     std::ifstream in(log_);

@@ -101,5 +101,26 @@ TEST(Admission, OnlyTheCeoNodeDirectsEmployeesAndClientsKeepOffNodeNames) {
   EXPECT_NE(a.client_name_refusal(""), "");
 }
 
+// A key is one identity: a client reloads nothing and cancels only what it
+// submitted; an operator reloads and cancels any task; nodes do neither.
+TEST(Admission, OnlyOperatorsReloadAndClientsCancelOnlyTheirOwnTasks) {
+  const std::string client(40, 'k'), other_client(40, 'o'), op(40, 'p');
+  ClusterConfig c = config();
+  c.client_keys = {client, other_client};
+  c.operator_keys = {op};
+  Admission a(c);
+  EXPECT_TRUE(a.may_reload(op, true));
+  EXPECT_FALSE(a.may_reload(client, true));
+  EXPECT_FALSE(a.may_reload(kCeoKey, true));
+  EXPECT_FALSE(a.may_reload("", true));
+  EXPECT_TRUE(a.may_reload("", false));  // plaintext authenticates nobody
+  EXPECT_TRUE(a.may_cancel(client, client));
+  EXPECT_FALSE(a.may_cancel(other_client, client));
+  EXPECT_FALSE(a.may_cancel(kW1Key, client));
+  EXPECT_TRUE(a.may_cancel(op, client));
+  EXPECT_TRUE(a.is_operator(op));
+  EXPECT_FALSE(a.is_operator(client));
+}
+
 }  // namespace
 }  // namespace kaisha::cluster

@@ -75,6 +75,12 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
       {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA +
            "\" }\n  b: { bind: tcp://127.0.0.1:2, public_key: \"" + kKeyA + "\" }\n",
        "c.yaml:3: nodes.b.public_key: the same key as node 'a'"},
+      {"cluster: { operator_keys: [\"" + kKeyA + "\"] }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" +
+           kKeyA + "\" }\n",
+       "c.yaml:1: cluster.operator_keys: holds the key of node 'a'"},
+      {"cluster:\n  authorised_keys: [\"" + kKeyB + "\"]\n  operator_keys: [\"" + kKeyB +
+           "\"]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA + "\" }\n",
+       "cluster.operator_keys: holds a key also listed in cluster.authorised_keys"},
       {"cluster: [\n", "c.yaml:"},
       {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n  a: { bind: tcp://127.0.0.1:2 }\n",
        "c.yaml:3: 'nodes.a' is given twice (lines 2 and 3); keep one"},
@@ -154,6 +160,19 @@ TEST(ClusterConfig, FrameAndClientLimitsHaveDefaultsAndBounds) {
   auto tiny = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 100 }\n" + nodes, "cluster.yaml");
   ASSERT_FALSE(tiny.ok());
   EXPECT_NE(tiny.error().message.find("cluster.max_frame_bytes"), std::string::npos) << tiny.error().message;
+}
+
+TEST(ClusterConfig, OperatorAndClientKeysAreKeptApartAndAllAuthorised) {
+  const std::string op = "op0op0op0op0op0op0op0op0op0op0op0op0op0o";
+  auto c = parse_cluster_config("cluster:\n  authorised_keys: [\"" + kKeyB + "\", \"" + kKeyA +
+                                    "\"]\n  operator_keys: [\"" + op + "\"]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, "
+                                    "ceo: true, public_key: \"" + kKeyA + "\" }\n",
+                                "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->client_keys, (std::vector<std::string>{kKeyB, kKeyA}));
+  EXPECT_EQ(c->operator_keys, std::vector<std::string>{op});
+  // The node's own key, listed as a client's too, stays the node's: once.
+  EXPECT_EQ(c->authorised_keys, (std::vector<std::string>{kKeyA, kKeyB, op}));
 }
 
 }  // namespace

@@ -107,5 +107,44 @@ TEST(Membership, SelfIsAlwaysAliveAndListedInOrder) {
   EXPECT_EQ(m.gossip()[0].state, "down");
 }
 
+// A member removed by a reload is reported once, then neither suspected nor
+// gossiped; gossip does not bring it back, its own word does once listed again.
+TEST(Membership, ARemovedMemberIsGoneUntilHeardFromAgain) {
+  Membership m(info("a", 1), timeouts());
+  m.heard_from(info("b", 5), 0);
+  m.heard_from(info("c", 1), 0);
+  EXPECT_EQ(kinds(m.remove("b")), std::vector<K>{K::removed});
+  EXPECT_TRUE(m.remove("b").empty());
+  EXPECT_TRUE(m.remove("nobody").empty());
+  EXPECT_EQ(m.find("b")->state, MemberState::gone);
+  EXPECT_EQ(kinds(m.tick(5000)), std::vector<K>{K::down});  // c only
+  EXPECT_EQ(m.find("b")->state, MemberState::gone);
+  for (const auto& g : m.gossip()) EXPECT_NE(g.name, "b");
+  EXPECT_TRUE(m.peers(MemberState::gone) == std::vector<std::string>{"b"});
+  EXPECT_TRUE(m.learn(info("b", 9), 6000).empty());
+  EXPECT_EQ(m.find("b")->state, MemberState::gone);
+  // Its replacement (a new key, maybe an older clock) joins as a new member.
+  EXPECT_EQ(kinds(m.heard_from(info("b", 2), 6000)), std::vector<K>{K::joined});
+  EXPECT_EQ(m.find("b")->state, MemberState::alive);
+  EXPECT_EQ(m.find("b")->info.incarnation, 2);
+}
+
+TEST(Membership, RelistReplacesAddressKeyAndCapabilitiesOnly) {
+  Membership m(info("a", 1), timeouts());
+  m.heard_from(info("b", 5), 0);
+  msg::NodeInfo listed = info("b", 99);
+  listed.endpoint = "tcp://10.0.0.9:7101";
+  listed.public_key = std::string(40, 'n');
+  listed.capabilities.models = {"mistral"};
+  EXPECT_TRUE(m.relist(listed));
+  EXPECT_FALSE(m.relist(info("zed", 1)));
+  const Member* b = m.find("b");
+  EXPECT_EQ(b->info.endpoint, "tcp://10.0.0.9:7101");
+  EXPECT_EQ(b->info.public_key, std::string(40, 'n'));
+  EXPECT_EQ(b->info.capabilities.models, std::vector<std::string>{"mistral"});
+  EXPECT_EQ(b->info.incarnation, 5);
+  EXPECT_EQ(b->state, MemberState::alive);
+}
+
 }  // namespace
 }  // namespace kaisha::cluster
