@@ -1,5 +1,6 @@
 #include "runtime/sandbox/cgroup_jail.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -8,10 +9,12 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace kaisha::sandbox {
 
@@ -91,16 +94,57 @@ std::string own_dir(const std::string& controller) {
   return "";
 }
 
+constexpr const char* kJailPrefix = "kaisha-sandbox-";
+
 std::string unique_name() {
   static std::atomic<uint64_t> seq{0};
-  return "kaisha-sandbox-" + std::to_string(getpid()) + "-" + std::to_string(seq.fetch_add(1));
+  return kJailPrefix + std::to_string(getpid()) + "-" + std::to_string(seq.fetch_add(1));
+}
+
+// The pid a jail's name carries; 0 when the name is not a jail's.
+pid_t creator_of(const std::string& name) {
+  if (name.rfind(kJailPrefix, 0) != 0) return 0;
+  const char* p = name.c_str() + std::strlen(kJailPrefix);
+  char* end = nullptr;
+  long pid = std::strtol(p, &end, 10);
+  return end != p && *end == '-' && pid > 0 ? static_cast<pid_t>(pid) : 0;
 }
 
 std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace
 
+int CgroupJail::remove_stale(const std::string& parent) {
+  std::vector<std::string> stale;
+  if (DIR* d = opendir(parent.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const pid_t pid = creator_of(e->d_name);
+      // A pid that exists may be another kaisha's, or a reused one: kept.
+      if (pid > 0 && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(parent + "/" + e->d_name);
+    }
+    closedir(d);
+  }
+  int removed = 0;
+  for (const std::string& dir : stale) {
+    if (write_value(dir + "/cgroup.kill", "1") != 0) {
+      std::istringstream in(slurp(dir + "/cgroup.procs"));
+      pid_t pid;
+      while (in >> pid)
+        if (pid > 0) kill(pid, SIGKILL);
+    }
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (rmdir(dir.c_str()) != 0 && errno == EBUSY && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    removed += access(dir.c_str(), F_OK) != 0;
+  }
+  return removed;
+}
+
 Result<std::unique_ptr<CgroupJail>> CgroupJail::create(int64_t memory_bytes, int64_t max_tasks) {
+  static std::atomic<bool> swept{false};
+  if (!swept.exchange(true))
+    for (const std::string& parent : {own_dir(""), own_dir("memory"), own_dir("pids")})
+      if (!parent.empty()) remove_stale(parent);
   std::unique_ptr<CgroupJail> jail(new CgroupJail());
   const std::string name = unique_name();
   const std::string mem = std::to_string(memory_bytes), tasks = std::to_string(max_tasks);

@@ -7,6 +7,10 @@
 // tree whose memory and pids controllers are delegated to us, or the v1
 // memory and pids hierarchies writable (typically as root). Otherwise
 // create() says why and the caller falls back to the supervisor.
+//
+// A kaisha that was killed leaves its jails behind; the first create() of a
+// process removes the jails of processes that no longer exist (their names
+// carry the creating pid), after killing anything still in them.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,9 @@ class CgroupJail {
   // memory limit (swap included where the kernel accounts it).
   static Result<std::unique_ptr<CgroupJail>> create(int64_t memory_bytes, int64_t max_tasks);
   ~CgroupJail();
+  // Removes the jails below `parent` whose creating process is gone; returns
+  // how many. create() does this once per process for the parents it uses.
+  static int remove_stale(const std::string& parent);
   CgroupJail(const CgroupJail&) = delete;
   CgroupJail& operator=(const CgroupJail&) = delete;
 

@@ -46,9 +46,8 @@ int64_t resident_bytes(pid_t pid) {
   return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
 }
 
-}  // namespace
-
-TreeUsage sample_tree(pid_t root) {
+// The children of every process, from one walk of /proc.
+std::unordered_map<pid_t, std::vector<pid_t>> children_of_all() {
   std::unordered_map<pid_t, std::vector<pid_t>> children;
   if (DIR* d = opendir("/proc")) {
     while (dirent* e = readdir(d)) {
@@ -60,6 +59,13 @@ TreeUsage sample_tree(pid_t root) {
     }
     closedir(d);
   }
+  return children;
+}
+
+}  // namespace
+
+TreeUsage sample_tree(pid_t root) {
+  const auto children = children_of_all();
   TreeUsage u;
   u.rss_bytes = resident_bytes(root);
   std::vector<pid_t> todo = {root};
@@ -75,6 +81,31 @@ TreeUsage sample_tree(pid_t root) {
     }
   }
   return u;
+}
+
+int64_t deleted_open_bytes(pid_t root, dev_t dev) {
+  const auto children = children_of_all();
+  std::set<ino_t> seen;
+  int64_t bytes = 0;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    if (auto it = children.find(p); it != children.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+    const std::string fds = "/proc/" + std::to_string(p) + "/fd";
+    DIR* d = opendir(fds.c_str());
+    if (!d) continue;  // gone, or not ours to read
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      struct stat st {};
+      // stat() follows the fd's link to the open file, deleted or not.
+      if (stat((fds + "/" + e->d_name).c_str(), &st) != 0) continue;
+      if (!S_ISREG(st.st_mode) || st.st_nlink != 0 || st.st_dev != dev) continue;
+      if (seen.insert(st.st_ino).second) bytes += static_cast<int64_t>(st.st_blocks) * 512;
+    }
+    closedir(d);
+  }
+  return bytes;
 }
 
 Result<int64_t> disk_usage(const std::string& dir) {

@@ -20,6 +20,11 @@ struct TreeUsage {
 // Walks /proc once. Processes that exit mid-walk are skipped.
 TreeUsage sample_tree(pid_t root);
 
+// Allocated bytes of the regular files on device `dev` that `root` and its
+// descendants hold open after deleting them, each inode once. A directory
+// walk cannot see such a file, yet it fills the disk until it is closed.
+int64_t deleted_open_bytes(pid_t root, dev_t dev);
+
 // Allocated bytes (st_blocks) of everything under `dir`, each inode once,
 // not following symlinks nor crossing into other file systems, walked
 // through directory descriptors (confined_fs's allocated_bytes). An Error

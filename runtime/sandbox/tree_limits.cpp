@@ -1,5 +1,7 @@
 #include "runtime/sandbox/tree_limits.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "runtime/sandbox/process_tree.hpp"
@@ -47,6 +49,8 @@ Result<std::unique_ptr<TreeLimits>> TreeLimits::start(const SandboxLimits& limit
       return Error{"sandbox_setup",
                    "run_sandboxed: cannot measure the disk use of workspace " + workspace + ": " + used.error().message};
     t->disk_at_start_ = t->disk_now_ = *used;
+    struct stat st {};
+    if (stat(workspace.c_str(), &st) == 0) t->workspace_dev_ = st.st_dev;
   }
   return t;
 }
@@ -67,7 +71,9 @@ bool TreeLimits::check_disk() {
                         "); the run was stopped"};
     return true;
   }
-  const int64_t used = *measured;
+  // Files deleted while still open count too: unlinking what it writes must
+  // not take a run past its limit.
+  const int64_t used = *measured + (tree_root_ > 0 ? deleted_open_bytes(tree_root_, workspace_dev_) : 0);
   disk_now_ = used;
   if (used <= limits_.disk_bytes || used <= disk_at_start_) return false;
   hit_ = LimitHit{"disk", limits_.disk_bytes,
@@ -79,6 +85,7 @@ bool TreeLimits::check_disk() {
 
 bool TreeLimits::over(pid_t bwrap_pid) {
   if (hit_) return true;
+  if (bwrap_pid > 0) tree_root_ = bwrap_pid;
   const std::string how = how_text(mechanism_);
   if (jail_) {
     if (jail_->oom_kills() > 0)

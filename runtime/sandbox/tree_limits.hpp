@@ -75,6 +75,8 @@ class TreeLimits {
   std::string mechanism_;
   std::string why_no_cgroup_;
   std::unique_ptr<CgroupJail> jail_;
+  dev_t workspace_dev_ = 0;
+  pid_t tree_root_ = -1;  // bwrap's pid once over() was given it: whose open files count
   int64_t disk_at_start_ = 0;
   int64_t disk_now_ = 0;
   std::chrono::steady_clock::time_point next_disk_check_{};

@@ -156,6 +156,29 @@ TEST_P(TreeLimitsTest, ManyFilesPastTheWorkspaceDiskLimitAreStopped) {
   std::cout << "[ measured ] workspace after the stop: " << (used >> 20) << " MiB (limit 128 MiB)\n";
 }
 
+// Files deleted as soon as they are opened are invisible to a walk of the
+// workspace but fill its disk all the same: they count against the limit.
+TEST_P(TreeLimitsTest, FilesDeletedWhileOpenStillCountAgainstTheDiskLimit) {
+  TempDir ws;
+  SandboxResult r = python(
+      "import os\n"
+      "chunk = b'x' * (64 << 20)\n"
+      "held = []\n"
+      "for i in range(16):\n"
+      "  f = open('hidden%d' % i, 'wb')\n"
+      "  os.unlink('hidden%d' % i)\n"
+      "  f.write(chunk)\n"
+      "  f.flush()\n"
+      "  held.append(f)\n"
+      "print('hid 1 GiB')\n",
+      limits(), ws.path);
+  ASSERT_TRUE(r.limit.has_value()) << "exit " << r.exit_code << " stdout " << r.stdout_data << " stderr "
+                                   << r.stderr_data;
+  EXPECT_EQ(r.limit->limit, "disk");
+  EXPECT_NE(r.limit->message.find("disk limit exceeded"), std::string::npos) << r.limit->message;
+  EXPECT_EQ(r.stdout_data.find("hid"), std::string::npos);
+}
+
 // A workspace already over its limit (e.g. the limit was lowered) may be
 // cleaned up by a run, but not grown.
 TEST_P(TreeLimitsTest, AWorkspaceOverItsLimitMayShrinkButNotGrow) {
