@@ -28,39 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "SKIP: the A2A TCK needs ${missing[*]} (scripts/install-deps.sh installs them)"; exit 77
 fi
 
-work=$(mktemp -d)
-cleanup() {
-  if [ -f "$work/pids" ]; then
-    while read -r p; do kill "$p" 2>/dev/null; done <"$work/pids"
-    # They are not this shell's children: wait for them to exit before
-    # removing the folder they write in.
-    for _ in $(seq 1 100); do
-      alive=0
-      while read -r p; do kill -0 "$p" 2>/dev/null && alive=1; done <"$work/pids"
-      [ $alive -eq 0 ] && break
-      sleep 0.05
-    done
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Starts "$@" in the background, waits for a stdout line matching $pattern
-# and prints its last word (the URL).
-start() {
-  local name=$1 pattern=$2; shift 2
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  local pid=$!
-  echo "$pid" >>"$work/pids"
-  for _ in $(seq 1 400); do
-    local line
-    line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "FAIL: $name did not start:" >&2; cat "$work/$name.out" "$work/$name.err" >&2
-  return 1
-}
+. "$here/background.sh"
 
 mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/serve_company.yaml" --port 0) || exit 1
 cat >"$work/config.yaml" <<YAML

