@@ -210,11 +210,16 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     return true;
   }
 
+  // Takes one of the max_running_streams places; run_detached() gives it back.
+  bool reserve_run() {
+    std::lock_guard lock(run_mu);
+    if (static_cast<size_t>(running) >= opt.max_running_streams) return false;
+    ++running;
+    return true;
+  }
+
+  // Runs `work` on a thread of its own, in a place reserve_run() took.
   void run_detached(std::function<void()> work) {
-    {
-      std::lock_guard lock(run_mu);
-      ++running;
-    }
     std::thread([self = shared_from_this(), work = std::move(work)] {
       work();
       std::lock_guard lock(self->run_mu);
@@ -279,6 +284,12 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
 
     std::string version = is_init ? negotiate_version(first->params.value("protocolVersion", ""))
                                   : session->protocol_version();
+    if (!reserve_run()) {
+      rpc_error(res, 503, -32000,
+                "Server busy: " + std::to_string(opt.max_running_streams) +
+                    " requests answered as event streams are running, the limit; retry when one has finished");
+      return;
+    }
     auto es = entry->new_stream(false);
     auto writer = res.start_sse();
     if (version >= "2025-11-25") es->prime(writer, opt.retry_ms);

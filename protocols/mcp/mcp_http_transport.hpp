@@ -24,6 +24,8 @@
 // Host and Origin are checked on every request (403 on failure: DNS
 // rebinding protection). Requests answered by SSE run on their own thread so
 // that the stream flows while the tool works; the destructor waits for them.
+// At most max_running_streams run at once: one more gets 503 and a JSON-RPC
+// error saying so, before its stream opens.
 #pragma once
 
 #include <memory>
@@ -40,6 +42,7 @@ struct McpHttpOptions {
   size_t max_sessions = 1000;            // in all (see above)
   size_t max_sessions_per_client = 32;   // open sessions of one client
   int64_t session_idle_ms = 30 * 60'000; // idle sessions of a client at its limit are closed
+  size_t max_running_streams = 256;       // requests answered by SSE whose handlers run at once
 };
 
 class McpHttpTransport {

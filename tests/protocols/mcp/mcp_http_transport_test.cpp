@@ -3,6 +3,9 @@
 #include "protocols/mcp/mcp_http_transport.hpp"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <future>
 #include <thread>
@@ -282,6 +285,101 @@ TEST(McpHttp, AFullServerEvictsFromTheBusiestClient) {
                   json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "ping"}}.dump(), "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
+  http.stop();
+}
+
+// Requests answered as event streams run on threads of their own, at most
+// max_running_streams at once: one more is refused with 503 before its stream
+// opens, while JSON answers go on.
+TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
+  auto backend = std::move(ConformanceFixture::load().value());
+  McpServer server{*backend};
+  protocols::HttpServer http{protocols::HttpServerOptions{}};
+  McpHttpOptions mo;
+  mo.max_running_streams = 1;
+  McpHttpTransport transport{server, http, mo};
+  ASSERT_TRUE(http.start().ok());
+  httplib::Client c("127.0.0.1", http.port());
+  auto init = c.Post("/mcp", {{"Accept", "application/json"}},
+                     json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                          {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", json::object()}}},
+                                      {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                         .dump(),
+                     "application/json");
+  ASSERT_TRUE(init);
+  ASSERT_EQ(init->status, 200) << init->body;
+  const std::string sid = init->get_header_value("Mcp-Session-Id");
+  c.Post("/mcp", {{"Mcp-Session-Id", sid}}, json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump(),
+         "application/json");
+
+  // The one place: a tool that waits for the client's answer to its elicitation.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(http.port()));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string body = json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                                {"params", {{"name", "test_elicitation"}, {"arguments", {{"message", "Name?"}}}}}}
+                               .dump();
+  const std::string req = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " + sid +
+                          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  std::string got;
+  timeval tv{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[4096];
+  while (got.find("elicitation/create") == std::string::npos) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  ASSERT_NE(got.find("elicitation/create"), std::string::npos) << got;
+
+  const std::string call = json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                                {"params", {{"name", "test_simple_text"}}}}
+                               .dump();
+  auto busy = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}}, call,
+                     "application/json");
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->status, 503);
+  EXPECT_NE(busy->body.find("Server busy: 1 requests answered as event streams are running"), std::string::npos)
+      << busy->body;
+  auto plain = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json"}}, call, "application/json");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, 200) << plain->body;
+
+  // Answered, the tool ends and gives its place back.
+  const size_t at = got.find("data: {", got.find("elicitation/create") > 300 ? got.find("elicitation/create") - 300 : 0);
+  ASSERT_NE(at, std::string::npos) << got;
+  const json ask = json::parse(got.substr(at + 6, got.find('\n', at) - at - 6));
+  auto answered = c.Post("/mcp", {{"Mcp-Session-Id", sid}},
+                         json{{"jsonrpc", "2.0"}, {"id", ask["id"]},
+                              {"result", {{"action", "accept"}, {"content", {{"name", "kaisha"}}}}}}
+                             .dump(),
+                         "application/json");
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->status, 202) << answered->body;
+  while (got.find("User response") == std::string::npos) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_NE(got.find("User response"), std::string::npos) << got;
+  close(fd);
+  std::shared_ptr<httplib::Result> again;
+  for (int i = 0; i < 200; ++i) {  // the thread gives its place back just after the answer
+    auto r = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}}, call,
+                    "application/json");
+    if (r && r->status == 200) {
+      again = std::make_shared<httplib::Result>(std::move(r));
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(again) << "the place was never given back";
   http.stop();
 }
 
