@@ -56,10 +56,11 @@ TEST(ClusterNode, NodesLearnTheWholeMembershipThroughOneSeed) {
 }
 
 TEST(ClusterNode, SilentNodeIsSuspectedThenDownAndRejoinsAfterRestart) {
-  Trio t = start_trio();
-  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3); }));
+  // Declared before the nodes: the listener may still run while they stop.
   std::mutex mu;
   std::vector<std::string> seen;
+  Trio t = start_trio();
+  ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3); }));
   t.a->add_listener([&](const MembershipEvent& e) {
     std::lock_guard<std::mutex> g(mu);
     seen.push_back(std::string(to_string(e.kind)) + ":" + e.node);
@@ -253,13 +254,14 @@ TEST(ClusterNode, AWallClockJumpNeitherExpiresNorDelaysARequest) {
 // them: the receiving I/O thread runs each for a bounded number of actor
 // runs, keeps reading heartbeats, and nobody is suspected.
 TEST(ClusterNode, TenThousandEnvelopesForOneAgentStarveNoHeartbeat) {
+  // Declared before the nodes: the listeners may still run while they stop.
+  std::mutex mu;
+  std::vector<std::string> alarms;
   auto mock = start_mock();
   ASSERT_TRUE(mock);
   config::Config company = company_config(mock->port());
   Trio t = start_trio(&company);
   ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3) && all_alive(*t.b, 3); }));
-  std::mutex mu;
-  std::vector<std::string> alarms;
   auto watch = [&](const MembershipEvent& e) {
     if (e.kind == MembershipEvent::Kind::suspected || e.kind == MembershipEvent::Kind::down) {
       std::lock_guard<std::mutex> g(mu);
