@@ -43,6 +43,16 @@ bool all_alive(const ClusterNode& n, size_t count) {
   return true;
 }
 
+// Spawns "Slowpoke" on node b: an employee whose model (start_mock) answers
+// prompts containing "slow" only after its latency.
+void spawn_slowpoke(Trio& t) {
+  msg::AgentSpec spec;
+  spec.name = "Slowpoke";
+  spec.model_ref = "ollama:llama3.2";
+  spec.system_prompt = "You answer slowly.";
+  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+}
+
 TEST(ClusterNode, NodesLearnTheWholeMembershipThroughOneSeed) {
   Trio t = start_trio();
   ASSERT_TRUE(t.a && t.b && t.c);
@@ -88,11 +98,7 @@ TEST(ClusterNode, PendingRequestFailsWithNodeDownWhenItsNodeDies) {
   config::Config company = company_config(mock->port());
   Trio t = start_trio(&company);
   ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
-  msg::AgentSpec spec;
-  spec.name = "Slowpoke";
-  spec.model_ref = "ollama:llama3.2";
-  spec.system_prompt = "You answer slowly.";
-  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  ASSERT_NO_FATAL_FAILURE(spawn_slowpoke(t));
   std::atomic<int> calls{0};
   std::mutex mu;
   Error error;
@@ -191,10 +197,7 @@ TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   config::Config company = company_config(mock->port());
   Trio t = start_trio(&company);
   ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
-  msg::AgentSpec spec;
-  spec.name = "Slowpoke";
-  spec.model_ref = "ollama:llama3.2";
-  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  ASSERT_NO_FATAL_FAILURE(spawn_slowpoke(t));
   std::atomic<bool> done{false};
   Error error;
   t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
@@ -216,10 +219,7 @@ TEST(ClusterNode, AWallClockJumpNeitherExpiresNorDelaysARequest) {
   config::Config company = company_config(mock->port());
   Trio t = start_trio(&company);
   ASSERT_TRUE(eventually([&] { return all_alive(*t.a, 3); }));
-  msg::AgentSpec spec;
-  spec.name = "Slowpoke";
-  spec.model_ref = "ollama:llama3.2";
-  ASSERT_TRUE(t.a->send("b", msg::wrap(msg::SpawnAgent{spec}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id())).ok());
+  ASSERT_NO_FATAL_FAILURE(spawn_slowpoke(t));
   struct Shift {  // undone however the test ends
     int64_t ms = 0;
     void by(int64_t d) { shift_wall_clock_for_testing(d); ms += d; }

@@ -44,6 +44,31 @@ class ServeTest : public E2eTest {
     return http::fetch_blocking(req, o);
   }
 
+  // initialize + notifications/initialized over /mcp, accepting SSE; returns
+  // the headers of the session's later requests (empty when initialize failed).
+  std::vector<std::pair<std::string, std::string>> open_mcp_session() {
+    std::vector<std::pair<std::string, std::string>> headers = {{"Accept", "application/json, text/event-stream"}};
+    auto init = request("POST", "/mcp",
+                        json{{"jsonrpc", "2.0"},
+                             {"id", 1},
+                             {"method", "initialize"},
+                             {"params", {{"protocolVersion", "2025-11-25"},
+                                         {"capabilities", json::object()},
+                                         {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
+                            .dump(),
+                        headers);
+    const std::string sid = init.header("mcp-session-id");
+    EXPECT_EQ(init.status, 200) << init.body;
+    EXPECT_FALSE(sid.empty());
+    if (init.status != 200 || sid.empty()) return {};
+    headers.push_back({"Mcp-Session-Id", sid});
+    headers.push_back({"MCP-Protocol-Version", "2025-11-25"});
+    EXPECT_EQ(request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump(), headers)
+                  .status,
+              202);
+    return headers;
+  }
+
   std::unique_ptr<BackgroundProcess> server_;
   std::string cfg_;
   std::string base_;

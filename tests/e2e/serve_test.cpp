@@ -73,25 +73,8 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   EXPECT_EQ(r["output"][0]["parts"][0]["content"], "ACP answer: 42.") << run.body;
 
   // MCP: initialize, then tools/call run_task with a progress token (SSE).
-  const std::vector<std::pair<std::string, std::string>> accept = {{"Accept", "application/json, text/event-stream"}};
-  auto init = request("POST", "/mcp",
-                      json{{"jsonrpc", "2.0"},
-                           {"id", 1},
-                           {"method", "initialize"},
-                           {"params", {{"protocolVersion", "2025-11-25"},
-                                       {"capabilities", json::object()},
-                                       {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
-                          .dump(),
-                      accept);
-  ASSERT_EQ(init.status, 200) << init.body;
-  const std::string sid = init.header("mcp-session-id");
-  ASSERT_FALSE(sid.empty());
-  auto with_session = accept;
-  with_session.push_back({"Mcp-Session-Id", sid});
-  with_session.push_back({"MCP-Protocol-Version", "2025-11-25"});
-  auto initialized =
-      request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump(), with_session);
-  EXPECT_EQ(initialized.status, 202);
+  const auto with_session = open_mcp_session();
+  ASSERT_FALSE(with_session.empty());
   auto call = request("POST", "/mcp",
                       json{{"jsonrpc", "2.0"},
                            {"id", 2},

@@ -158,23 +158,8 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   EXPECT_EQ(acp_events.back()["type"], "run.completed") << acp_stream.body;
 
   // MCP: tools/call run_task with progress (SSE), then without (one JSON body).
-  const std::vector<std::pair<std::string, std::string>> accept = {{"Accept", "application/json, text/event-stream"}};
-  auto init = request("POST", "/mcp",
-                      json{{"jsonrpc", "2.0"},
-                           {"id", 1},
-                           {"method", "initialize"},
-                           {"params", {{"protocolVersion", "2025-11-25"},
-                                       {"capabilities", json::object()},
-                                       {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
-                          .dump(),
-                      accept);
-  ASSERT_EQ(init.status, 200) << init.body;
-  auto session = accept;
-  session.push_back({"Mcp-Session-Id", init.header("mcp-session-id")});
-  session.push_back({"MCP-Protocol-Version", "2025-11-25"});
-  EXPECT_EQ(request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump(), session)
-                .status,
-            202);
+  const auto session = open_mcp_session();
+  ASSERT_FALSE(session.empty());
   for (const bool progress : {true, false}) {
     const std::string what = progress ? "MCP tools/call with progress" : "MCP tools/call";
     json params{{"name", "run_task"}, {"arguments", {{"task", "MCP まとめ " + cut_task}}}};
