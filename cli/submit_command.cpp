@@ -88,10 +88,13 @@ class CancelOnInterrupt {
       if (sig == SIGUSR2) return;
       auto r = client->cancel("", "interrupted by the user (signal " + std::to_string(sig) + ")",
                               std::chrono::seconds(10));
+      // One write: std::cerr is unbuffered, and the event lines printed on
+      // stdout meanwhile must not land inside the sentence.
       if (!quiet || !r.ok())
-        std::cerr << "\nkaisha submit: interrupted; "
-                  << (r.ok() ? "task " + r->task_id + " " + r->state : "the task was not canceled: " + r.error().message)
-                  << "\n" << std::flush;
+        std::cerr << ("\nkaisha submit: interrupted; " +
+                      (r.ok() ? "task " + r->task_id + " " + r->state : "the task was not canceled: " + r.error().message) +
+                      "\n")
+                  << std::flush;
       std::_Exit(130);
     });
   }
