@@ -12,6 +12,7 @@
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/progress_printer.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/memory/error_reflection.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -72,6 +73,7 @@ int feedback(const FeedbackOptions& o) {
   ro.progress = printer;
   ro.session_id = task->session_id;
   ro.strategy = "hashiru";  // the CEO writes the critique
+  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
   auto rt = actors::CompanyRuntime::start(std::move(ro));
   if (!rt.ok()) {
     std::cerr << "kaisha feedback: " << rt.error().message << "\n";

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "protocols/remote/remote_agent_backend.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -40,6 +41,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.progress = printer;
   ro.session_id = *session;
   ro.strategy = o.strategy;
+  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
   return actors::CompanyRuntime::start(std::move(ro));
 }
 
