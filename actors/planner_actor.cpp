@@ -14,6 +14,7 @@
 #include "runtime/llm/model_tier.hpp"
 #include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
+#include "runtime/messages/task_result_json.hpp"
 #include "runtime/planning/audit_loop.hpp"
 #include "runtime/planning/dag_scheduler.hpp"
 #include "runtime/planning/decomposition_metrics.hpp"
@@ -227,8 +228,8 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.agent = kPlanner;
     e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
     e.text = text;
-    e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
-                  {"wall_ms", r.wall_ms}, {"metadata", r.metadata}};
+    e.data = msg::task_totals_json(r);
+    e.data["metadata"] = r.metadata;
     e.at_ms = wall_ms();
     st.deps.progress->emit(e);
   }
