@@ -19,6 +19,7 @@
 #include "runtime/core/json_text.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/messages/task_result_json.hpp"
 #include "runtime/planning/audit_loop.hpp"
 
 namespace kaisha::actors {
@@ -131,8 +132,7 @@ void finish(Self* self, bool ok, const std::string& text) {
     e.agent = kCeo;
     e.kind = r.ok ? "final" : t.canceled ? "canceled" : "error";
     e.text = r.ok ? r.answer : r.error;
-    e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
-                  {"expense", r.expense}, {"wall_ms", r.wall_ms}};
+    e.data = msg::task_totals_json(r);
     e.at_ms = wall_ms();
     st.deps.progress->emit(e);
   }

@@ -15,7 +15,6 @@
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
-#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -121,10 +120,8 @@ struct CompanyRuntime::Impl {
   std::string session_id;
   std::shared_ptr<store::JournalStore> store;
   std::shared_ptr<economy::Budget> budget;
-  // The MCP servers' tools (config mcp_servers) and the HTTP loop their
-  // connections and timers use; both outlive the actor system.
-  std::unique_ptr<http::HttpClient> mcp_http;
-  std::vector<std::shared_ptr<mcp::McpToolProvider>> mcp_servers;
+  // Every tool source of the company, stopped before the actors.
+  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge, planner;
@@ -168,7 +165,7 @@ struct CompanyRuntime::Impl {
   }
 
   ~Impl() {
-    for (auto& p : mcp_servers) p->stop();  // ends their processes and sessions
+    for (auto& p : tool_providers) p->stop();  // e.g. ends MCP servers' processes and sessions
     // The gateway first: calls still waiting on it get kStopped.
     for (auto* a : {&gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
       if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
@@ -306,7 +303,6 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.tool_specs = std::move(specs).value();
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
-  for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
   // Built-in and created tools (runtime/tools), under the two tool switches.
   auto tool_setup = tools::make_tool_providers(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();
@@ -351,11 +347,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
       };
     }
   }
-  if (!c.mcp_servers.empty()) {
-    impl->mcp_http = std::make_unique<http::HttpClient>();
-    impl->mcp_servers = mcp::start_mcp_servers(c.mcp_servers, *impl->mcp_http);
-    for (const auto& p : impl->mcp_servers) deps.tool_providers.push_back(p);
-  }
+  // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
+  // last: a name the company's own tools use stays theirs.
+  for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
+  impl->tool_providers = deps.tool_providers;
   // Employee tool grants name tools and providers that must exist now.
   if (!c.employee.tools.empty()) {
     std::map<std::string, std::string> offered;

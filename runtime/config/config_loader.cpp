@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "runtime/company/management_tools.hpp"
+#include "runtime/config/management_tools.hpp"
 #include "runtime/config/yaml_reader.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
 
@@ -203,7 +203,7 @@ class ConfigParser {
       if (!v) return v.error();
       if (v->empty()) return r_.error_at(n[i], q, "a tool name or provider cannot be empty");
       if (*v == "mcp:") return r_.error_at(n[i], q, "'mcp:' needs a server name (mcp:<server>)");
-      if (company::is_management_tool(*v))
+      if (is_management_tool(*v))
         return r_.error_at(n[i], q, "'" + *v + "' is a management tool of the CEO; employees can never use it "
                                     "(two tiers, hashiru.md §9 item 3)");
       out.push_back({*v, r_.where(n[i]) + ": " + q});
