@@ -65,9 +65,10 @@ for n in "${NAMES[@]}"; do
   rc=$?
   set -e
   after="$(ls "$crashes" | wc -l)"
-  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
-  rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)"
-  cov="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
+  # A run cut short by a crash may print no stats: "?" then, never an exit.
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)"
+  rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)"
+  cov="$( (grep -o 'cov: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)"
   found=$((after - before))
   if [ "$rc" -ne 0 ] && [ "$found" -eq 0 ]; then found="?"; fi  # died without an artifact
   line="$(printf '%-18s execs %-10s exec/s %-7s cov %-6s crashes %s' "$n" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$found")"

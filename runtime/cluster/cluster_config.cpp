@@ -141,7 +141,7 @@ class Parser {
       NodeConfig node;
       node.name = it->first.Scalar();
       const std::string p = "nodes." + node.name;
-      const YAML::Node& v = it->second;
+      const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
       if (Status s = r_.expect_section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
                                     "resource_units"});
           !s)

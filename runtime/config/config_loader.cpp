@@ -217,7 +217,7 @@ class ConfigParser {
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.Scalar();
       const std::string p = "providers." + name;
-      const YAML::Node& v = it->second;
+      const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
       if (Status s = r_.expect_section(v, p, {"dialect", "base_url", "api_key", "max_concurrency",
                                     "timeout_ms", "connect_timeout_ms", "headers"});
           !s)

@@ -164,7 +164,7 @@ Status YamlReader::check_keys(const YAML::Node& map, const std::string& path,
                               const std::vector<std::string>& allowed) const {
   if (!map.IsMap()) return Status::Ok();
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;  // a copy: it-> returns a temporary proxy
     std::string key = k.IsScalar() ? k.Scalar() : std::string("<non-scalar key>");
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string msg = "unknown key '" + key + "' in " + (path.empty() ? "top level" : path);

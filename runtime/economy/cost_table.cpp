@@ -95,7 +95,7 @@ Result<ModelCost> parse_model(const YamlReader& r, const YAML::Node& key, const 
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string k = it->first.Scalar();
     const std::string p = path + "." + k;
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
     if (k == "tags") {
       if (Status st = r.optional_strings(node, path, "tags", m.tags); !st) return st.error();
       continue;

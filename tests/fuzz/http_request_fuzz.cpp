@@ -41,7 +41,16 @@ Outcome run(std::string_view bytes, size_t piece) {
         return out;
       }
       check(req.body.size() <= kLimits.max_body_bytes, "a body stays within its limit");
-      check(req.target.rfind(req.path, 0) == 0, "the path is a prefix of the target");
+      // Origin-form ("/x?q"): the path starts the target. Absolute-form
+      // ("http://host/x?q"): it starts after the authority, "/" without one.
+      const std::string_view target = req.target;
+      if (target.starts_with("http://") || target.starts_with("https://")) {
+        const size_t slash = target.find('/', target.find("//") + 2);
+        check(slash == std::string_view::npos ? req.path == "/" : target.substr(slash).starts_with(req.path),
+              "the path is the absolute-form target's path");
+      } else {
+        check(target.starts_with(req.path), "the path is a prefix of the target");
+      }
       out.requests.push_back(req.method + ' ' + req.target + '\n' + req.body);
       if (!req.keep_alive) return out;
     }
