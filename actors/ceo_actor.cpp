@@ -125,7 +125,7 @@ void start_tool_call(Self* self, std::shared_ptr<ReplyInFlight> reply, size_t i,
   const llm::ToolCall& call = reply->calls[i];
   if (kit(self).listening())
     kit(self).emit("tool_call", "Invoking `" + call.name + "` with " + call.arguments,
-         json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+                   json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   kit(self).step("tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   st.tools.invoke(call.name, call.arguments, std::nullopt, [self, i, reply, tid](ToolResult r) {
     auto& s = self->state;
@@ -134,7 +134,7 @@ void start_tool_call(Self* self, std::shared_ptr<ReplyInFlight> reply, size_t i,
     json j = r.to_json();
     if (kit(self).listening())
       kit(self).emit("tool_result", "Tool responded with " + dump_text(j),
-           json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+                     json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
     kit(self).step("tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
     reply->results[i] = std::move(j);
     for (size_t next : reply->order.finished(i)) start_tool_call(self, reply, next, tid);
@@ -162,7 +162,7 @@ bool reflect_on_rejection(Self* self, const planning::AuditReport& report) {
   st.rejected = "The judge rejected the final answer: " + report.error_information;
   kit(self).step("note", memory::ErrorReflection::verdict_note(why, "judge"));
   kit(self).emit("reflection", "the judge rejected the answer; the CEO writes a critique into memory",
-       json{{"why", why}});
+                 json{{"why", why}});
   st.conversation->add_user(st.deps.error_reflection->prompt(st.kit->task().input, report.claimed_result, why));
   call_model(self);
   return true;
@@ -198,16 +198,14 @@ void audit_answer(Self* self, Result<planning::AuditStep> step_r) {
 void on_model_answer(Self* self, const llm::ChatResponse& response) {
   auto& st = self->state;
   company::NextStep next = st.conversation->on_response(response);
+  json tool_calls = json::array();
+  for (const auto& c : response.message.tool_calls)
+    tool_calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
   kit(self).step("llm_response",
-       json{{"text", response.message.content},
-            {"tool_calls", [&] {
-               json a = json::array();
-               for (const auto& c : response.message.tool_calls)
-                 a.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-               return a;
-             }()},
-            {"usage_estimated", response.usage.estimated}},
-       response.usage.input_tokens, response.usage.output_tokens);
+                 json{{"text", response.message.content},
+                      {"tool_calls", std::move(tool_calls)},
+                      {"usage_estimated", response.usage.estimated}},
+                 response.usage.input_tokens, response.usage.output_tokens);
   switch (next.kind) {
     case company::NextStep::Kind::answer:
       if (!st.rejected.empty()) return finish(self, false, next.text);  // the critique is written
@@ -253,7 +251,7 @@ bool summarize_first(Self* self) {
         : Result<memory::SummaryEvent>(Error{"memory", failed});
     if (!ev.ok()) {
       kit(self).step("error", json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens,
-           u.output_tokens, r.expense);
+                     u.output_tokens, r.expense);
       kit(self).emit("error", "could not summarise the conversation: " + ev.error().message);
       return call_model(self);
     }
@@ -268,9 +266,9 @@ bool summarize_first(Self* self) {
                {"context_tokens", s.deps.summarizer->config().context_tokens}};
     kit(self).step("note", event, u.input_tokens, u.output_tokens, r.expense);
     kit(self).emit("summary",
-         "conversation summarised: " + std::to_string(ev->messages_replaced) + " messages, " +
-             std::to_string(p.conversation_tokens) + " -> " + std::to_string(after) + " tokens",
-         event);
+                   "conversation summarised: " + std::to_string(ev->messages_replaced) + " messages, " +
+                       std::to_string(p.conversation_tokens) + " -> " + std::to_string(after) + " tokens",
+                   event);
     call_model(self);
   });
   return true;
@@ -305,10 +303,10 @@ void call_model(Self* self) {
     }
     const llm::Usage u = r.response.usage;
     kit(self).emit("usage",
-         "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
-             " out tokens",
-         json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"estimated", u.estimated},
-              {"expense", r.expense}, {"budget", r.budget.to_json()}});
+                   "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
+                       " out tokens",
+                   json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
+                        {"estimated", u.estimated}, {"expense", r.expense}, {"budget", r.budget.to_json()}});
     on_model_answer(self, r.response);
   });
 }
@@ -423,7 +421,8 @@ void tool_ask_agent(Self* self, const json& args, ToolDone done) {
   const msg::AgentSpec* found = st.kit->roster().find(name);
   if (!found || !st.kit->hired(name)) return done(ToolResult::error(texts::agent_not_found(name)));
   if (std::string no = switch_refusal(self, *found); !no.empty()) return done(ToolResult::error(no));
-  if (st.kit->listening()) st.kit->emit("ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+  if (st.kit->listening())
+    st.kit->emit("ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   // No "ask" step: the tool_call step journaled just before holds the agent
   // and the prompt (one SQLite row less per ask).
   st.kit->ask(name, prompt, "", true, [=](ChargedAskResult r) {

@@ -301,15 +301,15 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
     // one step under the worker's name (the worker journaled only its request:
     // AskRequest::job).
     kit(self).step("llm_response",
-         json{{"job", job_id}, {"text", r.reply.output}, {"usage_estimated", r.reply.usage.estimated},
-              {"latency_ms", r.reply.latency_ms}},
-         r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
+                   json{{"job", job_id}, {"text", r.reply.output}, {"usage_estimated", r.reply.usage.estimated},
+                        {"latency_ms", r.reply.latency_ms}},
+                   r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
     if (kit(self).listening())
       kit(self).emit("answer", j.worker + " [" + job_id + "]: " + r.reply.output,
-           json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
-                {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
-                {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
-           j.worker);
+                     json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
+                          {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
+                          {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
+                     j.worker);
     if (j.audit) return on_audit_step(self, job_id, j.audit->on_claim(r.reply.output));
     finish_job(self, job_id, true, r.reply.output);
   });
@@ -363,12 +363,12 @@ void synthesize(Self* self, const std::vector<planning::SubtaskResult>& results)
   if (!prompt.ok()) return finish(self, false, prompt.error().message);
   kit(self).emit("synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
   // The task's last ledger operation: its settlement is waited for (finish).
-  st.kit->call_model(planner_role(self), planner_request(self, {{llm::Role::user, *prompt, {}, "", ""}}), true,
-                     [=](ChargedCallResult r) {
+  llm::ChatRequest request = planner_request(self, {{llm::Role::user, *prompt, {}, "", ""}});
+  st.kit->call_model(planner_role(self), std::move(request), true, [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     if (!r.ok) return finish(self, false, "Synthesis failed: " + r.error);
     kit(self).step("llm_response", json{{"call", "synthesis"}, {"text", r.response.message.content}},
-         r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense);
+                   r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense);
     finish(self, true, r.response.message.content);
   });
 }
@@ -387,18 +387,19 @@ void pump(Self* self) {
     const std::string instruction = a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
     if (kit(self).listening())
       kit(self).emit("subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
-           json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
+                     json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     const std::string id = a.id;
     start_job(self, id, instruction, fit_for_worker(self, prompt.ok() ? *prompt : instruction), [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       auto& sch = *self->state.task->scheduler;
       if (ok) {
         (void)sch.complete(id, text);
-        if (kit(self).listening()) kit(self).emit("subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
+        if (kit(self).listening())
+          kit(self).emit("subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
       } else {
         auto again = sch.fail(id, text);
         kit(self).emit("subtask", id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
-             json{{"subtask", id}, {"state", "failed"}});
+                       json{{"subtask", id}, {"state", "failed"}});
       }
       on_plan_progress(self);
     });
@@ -464,7 +465,7 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
     plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
   if (kit(self).listening())
     kit(self).emit("plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
-         json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+                   json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
   kit(self).step("note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}});
   // How many workers the resource budget allows to run at once.
   self->request(st.deps.ledger, caf::infinite, budget_atom::value).then([=](LedgerReply& b) mutable {
@@ -515,14 +516,14 @@ void ask_for_plan(Self* self) {
   const std::string tid = st.kit->task_id();
   // Nothing waits for the settlement: the ledger applies it before the
   // budget query that follows.
-  st.kit->call_model(planner_role(self), planner_request(self, st.task->planning_conversation), false,
-                     [=](ChargedCallResult r) {
+  llm::ChatRequest request = planner_request(self, st.task->planning_conversation);
+  st.kit->call_model(planner_role(self), std::move(request), false, [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;
     if (!r.ok) return finish(self, false, "The planner's model call failed: " + r.error);
     const std::string answer = r.response.message.content;
     kit(self).step("llm_response", json{{"call", "decomposition"}, {"text", answer}}, r.response.usage.input_tokens,
-         r.response.usage.output_tokens, r.expense);
+                   r.response.usage.output_tokens, r.expense);
     planning::RoundStep next = t.round->on_answer(answer);
     switch (next.kind) {
       case planning::RoundStep::Kind::accept: {
@@ -588,9 +589,9 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
         kit(self).step("note", json{{"routing", decision}});
         if (kit(self).listening())
           kit(self).emit("routing",
-               "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
-                   std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
-               decision);
+                         "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
+                             std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
+                         decision);
         if (d.kind == routing::RouteKind::single) {
           run_single(self, d.reason);
           return promise;

@@ -242,14 +242,19 @@ void StrategyKit::stop_all(const caf::error& reason) {
 
 void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job,
                       bool await_settle, std::function<void(ChargedAskResult)> done) {
-  const Hired& h = staff_.at(name);
+  auto h = staff_.find(name);
+  if (h == staff_.end()) {
+    ChargedAskResult none;
+    none.error = name + " is not hired";
+    return done(std::move(none));
+  }
   const msg::AgentSpec* spec = roster_.find(name);
   const std::string tid = task_id();
   ChargedAsk a;
   a.ledger = deps_.ledger;
-  a.employee = h.actor;
+  a.employee = h->second.actor;
   a.timeout = call_timeout_;
-  a.cost = h.cost;
+  a.cost = h->second.cost;
   a.agent = name;
   a.ask = msg::AskRequest{deps_.session_id, tid, prompt, deps_.config.employee.max_output_tokens, job};
   a.ask.input_token_bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);

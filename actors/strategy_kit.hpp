@@ -178,7 +178,7 @@ class StrategyKit {
 
   // ----------------------------------------------------- ask / call / audit
 
-  // Asks hired agent `name` (hired(name) must hold) for the running task;
+  // Asks hired agent `name` (one that is not: an error result) for the running task;
   // `job` as in AskRequest. On success the task is accounted with everything
   // the ask cost, and `expense` includes what the agent's own further calls
   // and tools came to (AskReply::extra_*).
