@@ -496,9 +496,7 @@ bool set_switch(config::Switches& sw, const std::string& name, bool on) {
 caf::behavior ceo(Self* self, CeoDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
-  st.kit = std::make_unique<StrategyKit>(
-      self, KitDeps{st.deps.ledger, st.deps.model_client, st.deps.journal, st.deps.judge, st.deps.progress,
-                    st.deps.placer, st.deps.config, st.deps.session_id, kCeo, "the CEO"});
+  st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kCeo, "the CEO"));
   st.switches = st.deps.config.switches;
   company::ConversationLimits limits{st.deps.config.ceo.max_turns, st.deps.config.ceo.max_malformed_tool_calls};
   st.conversation = std::make_unique<company::Conversation>(st.deps.system_prompt, limits);

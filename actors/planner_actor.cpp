@@ -549,9 +549,7 @@ void ask_for_plan(Self* self) {
 caf::behavior planner(Self* self, PlannerDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
-  st.kit = std::make_unique<StrategyKit>(
-      self, KitDeps{st.deps.ledger, st.deps.model_client, st.deps.journal, st.deps.judge, st.deps.progress,
-                    st.deps.placer, st.deps.config, st.deps.session_id, kPlanner, "the planner"});
+  st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPlanner, "the planner"));
   st.kit->fail_on_exception();
   st.worker_system = st.deps.worker_system;
   prompt::TierQuery tq;

@@ -65,6 +65,14 @@ struct KitDeps {
   std::string who;    // how errors name it ("the CEO", "the planner")
 };
 
+// The kit's deps out of a strategy actor's own (CeoDeps, PlannerDeps, ...),
+// which name these members alike.
+template <class StrategyDeps>
+KitDeps kit_deps_of(const StrategyDeps& d, std::string agent, std::string who) {
+  return KitDeps{d.ledger, d.model_client, d.journal, d.judge, d.progress,
+                 d.placer, d.config, d.session_id, std::move(agent), std::move(who)};
+}
+
 // What every task carries, whatever the strategy.
 struct TaskScope {
   std::string id;
