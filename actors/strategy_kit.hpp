@@ -22,8 +22,8 @@
 // call_model(), a charged model call, not a hire. So create costs are paid per
 // agent, never per call.
 //
-// Every method runs on the owning actor's thread; every `done` is called once,
-// in the actor's context. Results for a task that has ended meanwhile still
+// Every method runs on the owning actor's thread; every `done` is called once
+// (audit's only while its task runs), in the actor's context. Results for a task that has ended meanwhile still
 // arrive: check current(tid) before acting on them. The kit lives in the
 // actor's state and must not outlive or move away from it (callbacks hold it).
 #pragma once
