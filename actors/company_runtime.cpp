@@ -1,5 +1,7 @@
 #include "actors/company_runtime.hpp"
 
+#include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -13,7 +15,6 @@
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
-#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -29,6 +30,7 @@
 #include "runtime/prompt/prompt_optimizer.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/strategy/strategy_catalog.hpp"
 #include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::actors {
@@ -118,15 +120,15 @@ struct CompanyRuntime::Impl {
   std::string session_id;
   std::shared_ptr<store::JournalStore> store;
   std::shared_ptr<economy::Budget> budget;
-  // The MCP servers' tools (config mcp_servers) and the HTTP loop their
-  // connections and timers use; both outlive the actor system.
-  std::unique_ptr<http::HttpClient> mcp_http;
-  std::vector<std::shared_ptr<mcp::McpToolProvider>> mcp_servers;
+  // Every tool source of the company, stopped before the actors.
+  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge, planner;
   caf::actor gateway;  // runs the GatewayJobs of every call from outside CAF
   std::string strategy;
+  const strategy::StrategyInfo* info = nullptr;  // the catalog's entry for `strategy`
+  std::map<std::string, caf::actor> runners;      // strategy name -> the actor that runs its tasks
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
@@ -163,7 +165,7 @@ struct CompanyRuntime::Impl {
   }
 
   ~Impl() {
-    for (auto& p : mcp_servers) p->stop();  // ends their processes and sessions
+    for (auto& p : tool_providers) p->stop();  // e.g. ends MCP servers' processes and sessions
     // The gateway first: calls still waiting on it get kStopped.
     for (auto* a : {&gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
       if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
@@ -183,8 +185,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   impl->config = o.config;
   const config::Config& c = impl->config;
   impl->strategy = o.strategy.empty() ? c.strategy : o.strategy;
-  if (impl->strategy != "hashiru" && impl->strategy != "effgen" && impl->strategy != "auto")
-    return Error{"usage", "unknown strategy '" + impl->strategy + "' (hashiru, effgen or auto)"};
+  impl->info = strategy::find_strategy(impl->strategy);
+  if (!impl->info)
+    return Error{"usage", "unknown strategy '" + impl->strategy + "' (" + strategy::strategy_names_text() + ")"};
+  auto runs_on = [&](const char* name) {
+    const auto& on = impl->info->runs_on;
+    return std::find(on.begin(), on.end(), name) != on.end();
+  };
 
   if (c.ceo.model.empty())
     return Error{"config", "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
@@ -264,7 +271,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
 
   // The judge: audits effgen's worker results, and the CEO's final answers
   // when judge.final_answer is set.
-  if (c.judge_final_answer || (impl->strategy != "hashiru" && c.effgen.judge)) {
+  if (c.judge_final_answer || (impl->info->audits_with_judge && c.effgen.judge)) {
     const economy::ModelCost jc =
         c.effgen.judge_model.empty() ? planner_cost : priced(*cost_table, c.effgen.judge_model);
     if (Status s = backend->check_model(jc.model_ref); !s.ok())
@@ -296,7 +303,6 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.tool_specs = std::move(specs).value();
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
-  for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
   // Built-in and created tools (runtime/tools), under the two tool switches.
   auto tool_setup = tools::make_tool_providers(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();
@@ -341,11 +347,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
       };
     }
   }
-  if (!c.mcp_servers.empty()) {
-    impl->mcp_http = std::make_unique<http::HttpClient>();
-    impl->mcp_servers = mcp::start_mcp_servers(c.mcp_servers, *impl->mcp_http);
-    for (const auto& p : impl->mcp_servers) deps.tool_providers.push_back(p);
-  }
+  // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
+  // last: a name the company's own tools use stays theirs.
+  for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
+  impl->tool_providers = deps.tool_providers;
   // Employee tool grants name tools and providers that must exist now.
   if (!c.employee.tools.empty()) {
     std::map<std::string, std::string> offered;
@@ -357,12 +362,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
+  impl->runners["hashiru"] = impl->ceo;
   impl->gateway = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
     return {[=](const GatewayJob& job) { job(self); }};
   });
 
   // The effgen strategy: router, prompt optimizer, judge and planner.
-  if (impl->strategy != "hashiru") {
+  if (runs_on("effgen")) {
     auto rc = load_routing_config(c);
     if (!rc.ok()) return rc.error();
     auto router = routing::Router::create(*rc);
@@ -397,6 +403,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     pd.session_id = impl->session_id;
     pd.planner_cost.invoke_resource_cost = 0;  // the planner's model is not an employee
     impl->planner = spawn_planner(sys, std::move(pd));
+    impl->runners["effgen"] = impl->planner;
   }
   return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
 }
@@ -432,11 +439,12 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
   const std::string tid = req.task_id;
   journal_task_start(d.journal, d.session_id, tid, input);
   msg::TaskResult out;
-  // effgen runs on the planner; auto lets the router choose: a task the
-  // router would give one agent goes to the HASHIRU CEO, others are planned.
-  caf::actor target = d.ceo;
-  if (d.strategy == "effgen") target = d.planner;
-  else if (d.strategy == "auto" && d.router->route(input).kind != routing::RouteKind::single) target = d.planner;
+  // A strategy that runs on two (auto) lets the router choose: a task the
+  // router gives one agent goes to the first, others to the second.
+  const auto& on = d.info->runs_on;
+  const std::string& runner =
+      on.size() > 1 && d.router->route(input).kind != routing::RouteKind::single ? on[1] : on[0];
+  caf::actor target = d.runners.at(runner);
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task = tid;

@@ -32,7 +32,10 @@ struct RuntimeOptions {
   int scheduler_threads = 0;  // 0 = number of cores
   // Where employees run (a cluster's placer); null = in this process.
   std::shared_ptr<EmployeePlacer> placer;
-  // Tool sources added to those the config describes (embedders, tests).
+  // Tool sources added after the company's own (built-in, created, memory):
+  // the MCP servers of config.mcp_servers, which the caller starts
+  // (protocols/mcp/mcp_servers_start.hpp: the CLI does), embedders' and
+  // tests' tools. The runtime stops them all before its actors.
   std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
 };
 

@@ -8,13 +8,13 @@
 #include "actors/strategy_kit.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/llm/model_tier.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/planning/dag_scheduler.hpp"
 #include "runtime/planning/decomposition_metrics.hpp"
 #include "runtime/planning/decomposition_prompts.hpp"
 #include "runtime/planning/decomposition_round.hpp"
 #include "runtime/planning/prompt_template.hpp"
-#include "runtime/prompt/model_tier.hpp"
 #include "runtime/prompt/prompt_optimizer.hpp"
 #include "runtime/routing/router.hpp"
 
@@ -71,7 +71,7 @@ struct PlannerState {
   // missing file fails each task that needs it, with the path).
   std::map<planning::Strategy, Result<planning::PromptTemplate>> decompose;
   std::string worker_system;
-  prompt::ModelTier worker_tier = prompt::ModelTier::medium;  // the worker model's, for the optimizer
+  llm::ModelTier worker_tier = llm::ModelTier::medium;  // the worker model's, for the optimizer
   // The optimizer for the parts of a worker prompt (see optimize_for_worker).
   std::optional<prompt::PromptOptimizer> part_optimizer;
   std::optional<PlanTask> task;  // while the kit runs a task
@@ -223,7 +223,7 @@ std::string worker_input(Self* self) {
 // it goes through the optimizer again, which cuts it.
 std::string fit_for_worker(Self* self, std::string prompt) {
   const auto& opt = self->state.deps.optimizer;
-  const prompt::ModelTier tier = self->state.worker_tier;
+  const llm::ModelTier tier = self->state.worker_tier;
   if (!opt || !opt->stages_for(tier).truncation ||
       prompt::estimate_tokens(prompt, opt->options().estimate_mode) <= double(opt->max_prompt_tokens(tier)))
     return prompt;
@@ -552,9 +552,9 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPlanner, "the planner"));
   st.kit->fail_on_exception();
   st.worker_system = st.deps.worker_system;
-  prompt::TierQuery tq;
+  llm::TierQuery tq;
   tq.model_name = st.deps.worker_cost.model_ref;
-  st.worker_tier = prompt::resolve_tier(tq);
+  st.worker_tier = llm::resolve_tier(tq);
   if (st.deps.optimizer) {
     // In the template every part sits under a heading line ending in ':',
     // which keeps τ4 from turning it into bullets; optimized on its own a

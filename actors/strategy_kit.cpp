@@ -7,6 +7,7 @@
 #include "actors/journal_actor.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/messages/task_result_json.hpp"
 
 namespace kaisha::actors {
 
@@ -109,8 +110,7 @@ void StrategyKit::finish(msg::TaskResult r) {
     e.agent = deps_.agent;
     e.kind = r.ok ? "final" : r.canceled ? "canceled" : "error";
     e.text = r.ok ? r.answer : r.error;
-    e.data = json{{"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out}, {"expense", r.expense},
-                  {"wall_ms", r.wall_ms}};
+    e.data = msg::task_totals_json(r);
     if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
     e.at_ms = wall_ms();
     deps_.progress->emit(e);

@@ -12,7 +12,9 @@
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/progress_printer.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/messages/task_result_json.hpp"
 #include "runtime/memory/error_reflection.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -72,6 +74,7 @@ int feedback(const FeedbackOptions& o) {
   ro.progress = printer;
   ro.session_id = task->session_id;
   ro.strategy = "hashiru";  // the CEO writes the critique
+  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
   auto rt = actors::CompanyRuntime::start(std::move(ro));
   if (!rt.ok()) {
     std::cerr << "kaisha feedback: " << rt.error().message << "\n";
@@ -79,9 +82,11 @@ int feedback(const FeedbackOptions& o) {
   }
   msg::TaskResult r = (*rt)->run_task(reflection);
   if (o.common.json) {
-    std::cout << dump_text(json{{"event", "result"}, {"session", (*rt)->session_id()}, {"task", r.task_id}, {"ok", r.ok},
-                      {"answer", r.answer}, {"error", r.error}, {"feedback_on", task->id}})
-              << std::endl;
+    json line = r;
+    line["event"] = "result";
+    line["session"] = (*rt)->session_id();
+    line["feedback_on"] = task->id;
+    std::cout << dump_text(line) << std::endl;
   } else if (r.ok) {
     std::cout << r.answer << std::endl;
   } else {

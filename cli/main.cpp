@@ -5,9 +5,22 @@
 
 #include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
+#include "runtime/strategy/strategy_catalog.hpp"
+
+namespace {
+
+// "--strategy" help: each strategy's name and what it does, from the catalog.
+std::string strategy_help() {
+  std::string out;
+  for (const auto& s : kaisha::strategy::strategies()) out += (out.empty() ? "" : "; ") + s.name + ": " + s.help;
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kaisha::cli;
+  namespace strategy = kaisha::strategy;
   CLI::App app{"kaisha — a company of LLM agents: a CEO that hires, asks and fires employees under a budget"};
   app.require_subcommand(1);
   CommonOptions o;
@@ -25,8 +38,7 @@ int main(int argc, char** argv) {
   run->add_option("--session", o.session, "continue this session (its agents and budget)");
   run->add_flag("--continue", o.resume_latest, "continue the latest session");
   run->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
-  run->add_option("--strategy", o.strategy, "hashiru (CEO hires employees), effgen (route, plan, audit) or auto")
-      ->check(CLI::IsMember({"hashiru", "effgen", "auto"}));
+  run->add_option("--strategy", o.strategy, strategy_help())->check(CLI::IsMember(strategy::strategy_names()));
   run->add_option("task", task, "the task")->required();
 
   auto* chat = app.add_subcommand("chat", "multi-turn session with the CEO (stdin lines; /help)");
@@ -35,8 +47,8 @@ int main(int argc, char** argv) {
   chat->add_option("--session", o.session, "continue this session");
   chat->add_flag("--continue", o.resume_latest, "continue the latest session");
   chat->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
-  chat->add_option("--strategy", o.strategy, "hashiru, effgen or auto")
-      ->check(CLI::IsMember({"hashiru", "effgen", "auto"}));
+  chat->add_option("--strategy", o.strategy, strategy::strategy_names_text())
+      ->check(CLI::IsMember(strategy::strategy_names()));
 
   bool all = false;
   auto* agents = app.add_subcommand("agents", "list a session's employees");

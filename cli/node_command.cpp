@@ -17,6 +17,7 @@
 #include "cli/progress_printer.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/company_node.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "runtime/cluster/cluster_config.hpp"
 
 namespace kaisha::cli {
@@ -77,6 +78,7 @@ int run_node(const NodeCommandOptions& o) {
     actors::RuntimeOptions ro;
     ro.config = *company;
     ro.scheduler_threads = 2;
+    ro.tool_providers = mcp::start_mcp_servers(company->mcp_servers);
     auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
     auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer, cluster->max_waiting_tasks);
     if (!cn.ok()) {

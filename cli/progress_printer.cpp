@@ -6,6 +6,7 @@
 #include "runtime/core/json_text.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/amount.hpp"
+#include "runtime/strategy/strategy_catalog.hpp"
 
 namespace kaisha::cli {
 namespace {
@@ -81,12 +82,8 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
     o << "» done in " << d.value("wall_ms", 0) << " ms: " << d.value("tokens_in", 0) << " in / "
       << d.value("tokens_out", 0) << " out tokens, $" << num(d.value("expense", json(0))) << "\n";
     if (d.contains("metadata")) {
-      const json& m = d["metadata"];
-      o << "  effgen: " << m.value("routing_strategy", "?") << ", " << m.value("num_subtasks", 0) << " subtasks on "
-        << m.value("num_sub_agents", 0) << " workers, speedup " << num(m.value("speedup", json(1.0)))
-        << ", judge calls " << m.value("judge_calls", 0) << ", prompt tokens "
-        << num(m.value("prompt_tokens_original", json(0))) << " -> " << num(m.value("prompt_tokens_optimized", json(0)))
-        << (m.value("fallback", false) ? ", fell back to one agent" : "") << "\n";
+      const std::string line = strategy::summarise_result(d["metadata"], num);
+      if (!line.empty()) o << "  " << line << "\n";
     }
   } else o << "[" << e.agent << "] " << e.kind << ": " << shorten(e.text) << "\n";
   o << std::flush;

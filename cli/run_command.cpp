@@ -8,8 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "protocols/remote/remote_agent_backend.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/messages/task_result_json.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
@@ -40,6 +42,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.progress = printer;
   ro.session_id = *session;
   ro.strategy = o.strategy;
+  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
   return actors::CompanyRuntime::start(std::move(ro));
 }
 
@@ -54,11 +57,10 @@ void print_ledgers(actors::CompanyRuntime& rt, bool json_mode) {
 
 void print_result(const msg::TaskResult& r, const std::string& session, bool json_mode) {
   if (json_mode) {
-    std::cout << dump_text(json{{"event", "result"}, {"session", session}, {"task", r.task_id}, {"ok", r.ok},
-                      {"answer", r.answer}, {"error", r.error}, {"tokens_in", r.tokens_in},
-                      {"tokens_out", r.tokens_out}, {"expense", r.expense}, {"wall_ms", r.wall_ms},
-                      {"metadata", r.metadata}})
-              << "\n";
+    json line = r;
+    line["event"] = "result";
+    line["session"] = session;
+    std::cout << dump_text(line) << "\n";
   } else if (r.ok) {
     std::cout << r.answer << "\n";
   } else {

@@ -27,6 +27,7 @@
 #include "protocols/mcp/conformance_fixture.hpp"
 #include "protocols/mcp/mcp_http_transport.hpp"
 #include "protocols/mcp/mcp_server.hpp"
+#include "protocols/mcp/mcp_servers_start.hpp"
 #include "protocols/mcp/mcp_stdio_transport.hpp"
 
 namespace kaisha::cli {
@@ -70,6 +71,7 @@ int serve(const ServeOptions& o) {
     ro.config = *c;
     ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
     ro.session_id = o.common.session;
+    ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
     auto host = actors::CompanyHost::start(std::move(ro));
     if (!host.ok()) return fail(host.error().message);
     company = std::move(host).value();

@@ -24,6 +24,7 @@
 #include "cluster/cluster_client.hpp"
 #include "runtime/cluster/cluster_config.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/messages/task_result_json.hpp"
 #include "transport/curve_keys.hpp"
 
 namespace kaisha::cli {
@@ -133,10 +134,9 @@ int run_submit(cluster::ClusterClient& client, const ClientCommandOptions& o) {
   }
   const msg::TaskResult& r = *result;
   if (o.json) {
-    std::cout << dump_text(json{{"event", "result"}, {"task", r.task_id}, {"ok", r.ok}, {"answer", r.answer},
-                      {"error", r.error}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
-                      {"expense", r.expense}, {"wall_ms", r.wall_ms}, {"metadata", r.metadata}})
-              << "\n";
+    json line = r;
+    line["event"] = "result";
+    std::cout << dump_text(line) << "\n";
     if (!ledgers.is_null()) std::cout << dump_text(json{{"event", "ledgers"}, {"budget", ledgers}}) << "\n";
   } else if (r.ok) {
     std::cout << r.answer << "\n";

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "actors/charged_call.hpp"
+#include "cluster/cluster_placer.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"

@@ -27,9 +27,12 @@
 
 #include "actors/company_runtime.hpp"
 #include "cluster/cluster_node.hpp"
-#include "cluster/cluster_placer.hpp"
 
 namespace kaisha::cluster {
+
+// cluster_placer.hpp: declared only, so that CAF stays out of this header,
+// which the CLI (kaisha node) includes.
+class ClusterPlacer;
 
 class CompanyNode {
  public:

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "protocols/mcp/mcp_protocol.hpp"
-#include "runtime/jsonrpc/params_check.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::mcp {
 
@@ -179,7 +179,7 @@ struct McpServer::Impl {
           if (!tool) return jsonrpc::app_error(jsonrpc::code::kInvalidParams, "Unknown tool: " + name);
           // Argument mistakes are tool execution errors (SEP-1303): the model
           // sees them and can correct itself.
-          if (auto st = jsonrpc::check_params(tool->input_schema, args, "arguments"); !st)
+          if (auto st = check_params(tool->input_schema, args, "arguments"); !st)
             return text_result("Invalid arguments for tool " + name + ": " + st.error().message, true);
 
           McpCallContext call;

@@ -2,21 +2,42 @@
 
 #include <cstdio>
 
-namespace kaisha::mcp {
+#include "protocols/mcp/mcp_tool_provider.hpp"
+#include "runtime/http/http_client.hpp"
 
-std::vector<std::shared_ptr<McpToolProvider>> start_mcp_servers(const std::vector<config::McpServerConfig>& servers,
-                                                                http::HttpClient& http) {
-  std::vector<std::shared_ptr<McpToolProvider>> out;
-  for (const auto& s : servers) {
-    out.push_back(McpToolProvider::create(s, http));
-    out.back()->start();
+namespace kaisha::mcp {
+namespace {
+
+// The servers and the HTTP loop they run on: the servers stop before the
+// loop they use goes away.
+struct McpServers {
+  http::HttpClient http;
+  std::vector<std::shared_ptr<McpToolProvider>> servers;
+  ~McpServers() {
+    for (auto& s : servers) s->stop();
   }
-  for (size_t i = 0; i < out.size(); ++i) {
-    Status st = out[i]->wait_ready(std::chrono::milliseconds(servers[i].connect_timeout_ms + 1000));
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<company::ToolProvider>> start_mcp_servers(
+    const std::vector<config::McpServerConfig>& servers) {
+  if (servers.empty()) return {};
+  auto all = std::make_shared<McpServers>();
+  for (const auto& s : servers) {
+    all->servers.push_back(McpToolProvider::create(s, all->http));
+    all->servers.back()->start();
+  }
+  for (size_t i = 0; i < all->servers.size(); ++i) {
+    Status st = all->servers[i]->wait_ready(std::chrono::milliseconds(servers[i].connect_timeout_ms + 1000));
     if (!st.ok())
       std::fprintf(stderr, "kaisha: %s: %s (its tools are offered once it is up)\n", servers[i].where.c_str(),
                    st.error().message.c_str());
   }
+  // Each provider handed out shares ownership of the whole set (aliasing
+  // shared_ptr), so the HTTP loop outlives every provider still in use.
+  std::vector<std::shared_ptr<company::ToolProvider>> out;
+  for (const auto& p : all->servers) out.push_back(std::shared_ptr<company::ToolProvider>(all, p.get()));
   return out;
 }
 

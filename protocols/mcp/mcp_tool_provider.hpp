@@ -42,7 +42,7 @@ class McpToolProvider : public company::ToolProvider, public std::enable_shared_
   // failed; the error says why it is not up. Does not stop the supervisor.
   Status wait_ready(std::chrono::milliseconds timeout);
   // Stops the supervisor and closes the connection (ends the process).
-  void stop();
+  void stop() override;
 
   std::string origin() const override;
   std::vector<llm::ToolSpec> specs() const override;

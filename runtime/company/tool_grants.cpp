@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/company/management_tools.hpp"
+#include "runtime/config/management_tools.hpp"
 #include "runtime/core/json.hpp"
 
 namespace kaisha::company {
@@ -48,9 +48,9 @@ bool is_origin_entry(const std::string& entry) {
 }
 
 bool GrantedTools::allows(const std::string& name, const std::string& origin) const {
-  if (is_management_tool(name)) return false;
+  if (config::is_management_tool(name)) return false;
   if (names_.count(name)) return true;
-  return origins_.count(origin) > 0 && !needs_grant_by_name(name);
+  return origins_.count(origin) > 0 && !config::needs_grant_by_name(name);
 }
 
 std::vector<std::string> GrantedTools::entries() const {
@@ -72,9 +72,9 @@ Status check_grants(const config::EmployeeGrants& grants, const std::map<std::st
                     const std::set<std::string>& origins) {
   std::vector<std::string> grantable;
   for (const auto& [name, origin] : tools)
-    if (!is_management_tool(name)) grantable.push_back(name);
+    if (!config::is_management_tool(name)) grantable.push_back(name);
   auto check = [&](const config::GrantEntry& e) -> Status {
-    if (is_management_tool(e.tool))
+    if (config::is_management_tool(e.tool))
       return Error{"config", e.where + ": '" + e.tool + "' is a management tool of the CEO; employees can never use it"};
     if (is_origin_entry(e.tool)) {
       if (origins.count(e.tool)) return Status::Ok();

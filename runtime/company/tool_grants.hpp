@@ -4,8 +4,8 @@
 // the `all` list, the list for its name and the list for its base model.
 //
 // Whatever a grant says, an employee never gets a management tool
-// (management_tools.hpp: hiring, asking, firing, budget, tool creation), and
-// MemoryManager only when it is named. An empty grant means no tools: the
+// (config/management_tools.hpp: hiring, asking, firing, budget, tool
+// creation), and MemoryManager only when it is named. An empty grant means no tools: the
 // employee answers with a single model call, as HASHIRU's do.
 #pragma once
 

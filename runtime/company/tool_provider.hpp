@@ -46,6 +46,10 @@ class ToolProvider {
     (void)name;
     return {};
   }
+  // Called once when the company stops, before its actors do, so that calls
+  // still running end while their askers can take the answer. Providers with
+  // processes or connections end them here; calls after stop() may fail.
+  virtual void stop() {}
 };
 
 }  // namespace kaisha::company

@@ -4,13 +4,24 @@
 #include <memory>
 
 #include "runtime/company/hashiru_texts.hpp"
-#include "runtime/company/schema_check.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::company {
 namespace {
 
 bool granted(const ToolGrant& grant, const std::string& name) {
   return !grant || grant->count(name) > 0;
+}
+
+// A model's call gets the checks a JSON-RPC peer's params get, at every depth
+// (core/params_check.hpp); the message starts with the tool the model called,
+// e.g. "AskAgent: arguments.prompt: expected string, got an integer".
+Status check_arguments(const std::string& tool, const json& schema, const json& args) {
+  if (!args.is_object())
+    return Error{"arguments", tool + ": arguments must be a JSON object, got " + json_kind(args)};
+  if (Status s = check_params(schema, args, "arguments"); !s.ok())
+    return Error{"arguments", tool + ": " + s.error().message};
+  return Status::Ok();
 }
 
 }  // namespace

@@ -7,8 +7,9 @@
 #include <sstream>
 #include <vector>
 
-#include "runtime/company/management_tools.hpp"
+#include "runtime/config/management_tools.hpp"
 #include "runtime/config/yaml_reader.hpp"
+#include "runtime/strategy/strategy_catalog.hpp"
 
 namespace kaisha::config {
 
@@ -43,7 +44,6 @@ ProviderConfig builtin_provider(const std::string& name) {
 const std::vector<std::string> kBuiltinProviders = {"ollama", "openai", "gemini", "anthropic"};
 const std::vector<std::string> kDialects = {"openai", "ollama", "gemini", "anthropic"};
 const std::vector<std::string> kResourceModes = {"fixed", "host_memory", "paper_16GiB_is_100"};
-const std::vector<std::string> kStrategies = {"hashiru", "effgen", "auto"};
 const std::vector<std::string> kMemoryRankings = {"similarity", "effgen"};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -72,11 +72,12 @@ class ConfigParser {
   Status parse(const YAML::Node& root) {
     if (root.IsNull()) return Status::Ok();
     if (Status s = r_.expect_map(root, ""); !s) return s;
-    if (Status s = r_.check_keys(root, "", {"store", "cost_table", "prompts_dir", "ceo", "employee",
-                                            "providers", "retry", "budget", "switches", "strategy", "effgen",
-                                            "judge", "memory", "tools", "mcp_servers", "serve"});
-        !s)
-      return s;
+    std::vector<std::string> keys = {"store",    "cost_table", "prompts_dir", "ceo",    "employee",
+                                     "providers", "retry",      "budget",      "switches", "strategy",
+                                     "judge",    "memory",     "tools",       "mcp_servers", "serve"};
+    for (const auto& s : strategy::strategies())  // each strategy's own section
+      if (!s.config_section.empty()) keys.push_back(s.config_section);
+    if (Status s = r_.check_keys(root, "", keys); !s) return s;
     if (Status s = r_.optional_string(root, "", "store", c_.store_path); !s) return s;
     if (Status s = r_.optional_string(root, "", "cost_table", c_.cost_table_file); !s) return s;
     if (Status s = r_.optional_string(root, "", "prompts_dir", c_.prompts_dir); !s) return s;
@@ -85,7 +86,7 @@ class ConfigParser {
     if (Status s = providers(root["providers"]); !s) return s;
     if (Status s = retry(root["retry"]); !s) return s;
     if (Status s = budget(root["budget"]); !s) return s;
-    if (Status s = choice(root, "", "strategy", c_.strategy, kStrategies); !s) return s;
+    if (Status s = choice(root, "", "strategy", c_.strategy, strategy::strategy_names()); !s) return s;
     if (Status s = effgen(root["effgen"]); !s) return s;
     if (Status s = judge(root["judge"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
@@ -202,7 +203,7 @@ class ConfigParser {
       if (!v) return v.error();
       if (v->empty()) return r_.error_at(n[i], q, "a tool name or provider cannot be empty");
       if (*v == "mcp:") return r_.error_at(n[i], q, "'mcp:' needs a server name (mcp:<server>)");
-      if (company::is_management_tool(*v))
+      if (is_management_tool(*v))
         return r_.error_at(n[i], q, "'" + *v + "' is a management tool of the CEO; employees can never use it "
                                     "(two tiers, hashiru.md §9 item 3)");
       out.push_back({*v, r_.where(n[i]) + ": " + q});

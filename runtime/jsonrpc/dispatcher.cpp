@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/jsonrpc/params_check.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::jsonrpc {
 

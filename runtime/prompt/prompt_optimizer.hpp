@@ -25,7 +25,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/llm/chat.hpp"
-#include "runtime/prompt/model_tier.hpp"
+#include "runtime/prompt/tier_profile.hpp"
 #include "runtime/prompt/optimizer_patterns.hpp"
 #include "runtime/prompt/token_estimate.hpp"
 

@@ -80,7 +80,7 @@ void RoutingConfig::use_tier(ModelTier tier) {
   Thresholds t = thresholds_for_tier(tier);
   tau = t.tau;
   tau_h = t.tau_h;
-  threshold_profile = std::string(to_string(tier));
+  threshold_profile = llm::to_string(tier);
 }
 
 Status RoutingConfig::validate() const {
@@ -149,7 +149,7 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
   if (profile) {
     auto name = r.read_string(profile, "threshold_profile");
     if (!name) return name.error();
-    auto tier = parse_model_tier(*name);
+    auto tier = llm::parse_model_tier(*name);
     if (!tier) {
       return r.error_at(profile, "threshold_profile",
                         "unknown profile '" + *name + "' (known: tiny, small, medium, large, xl)");
@@ -159,7 +159,7 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
     auto b = r.read_number(size, "model_size_b");
     if (!b) return b.error();
     if (!(*b > 0.0)) return r.error_at(size, "model_size_b", "must be > 0 (billions of parameters)");
-    c.use_tier(tier_for_parameters(*b));
+    c.use_tier(llm::tier_from_parameters(*b));
   }
   auto tau_node = keyed(r, node, "", "threshold", "complexity_threshold", c.warnings);
   if (!tau_node) return tau_node.error();

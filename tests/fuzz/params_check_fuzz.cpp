@@ -1,11 +1,11 @@
-// Tool-call arguments and JSON-RPC params against a parameter schema. Input:
-// the schema's JSON, a '\n', the value's JSON (both may come from a peer or
-// a model). Neither checker throws, whatever the schema; errors say where.
+// Parameters against a parameter schema, as JSON-RPC params and the
+// arguments of a model's tool call are checked. Input: the schema's JSON, a
+// '\n', the value's JSON (both may come from a peer or a model). The checker
+// never throws, whatever the schema; errors say where.
 #include <cstdint>
 #include <string_view>
 
-#include "runtime/company/schema_check.hpp"
-#include "runtime/jsonrpc/params_check.hpp"
+#include "runtime/core/params_check.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::json;
@@ -19,16 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   json value = json::parse(text.substr(nl + 1), nullptr, false);
   if (schema.is_discarded() || value.is_discarded()) return 0;
 
-  auto s = kaisha::jsonrpc::check_params(schema, value);
+  auto s = kaisha::check_params(schema, value);
   if (!s.ok()) {
     check(s.error().code == "invalid_params", "params errors have code invalid_params");
     check(s.error().message.rfind("params", 0) == 0, "params errors name the location");
-    (void)json(s.error().message).dump();  // goes back to the peer as JSON
-  }
-  auto a = kaisha::company::check_arguments("Tool", schema, value);
-  if (!a.ok()) {
-    check(a.error().message.find("Tool") != std::string::npos, "argument errors name the tool");
-    (void)json(a.error().message).dump();  // goes back to the model as JSON
+    (void)json(s.error().message).dump();  // goes back to the peer or model as JSON
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/jsonrpc/params_check.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::jsonrpc {
 namespace {

@@ -73,14 +73,15 @@ TEST(RoutingProfiles, Table8ThresholdsPerTier) {
 }
 
 TEST(RoutingProfiles, TierFromParameterCountFollowsDefinition31PlusXl) {
-  EXPECT_EQ(tier_for_parameters(0.5), ModelTier::tiny);
-  EXPECT_EQ(tier_for_parameters(1.0), ModelTier::small);
-  EXPECT_EQ(tier_for_parameters(1.5), ModelTier::small);
-  EXPECT_EQ(tier_for_parameters(3.0), ModelTier::medium);
-  EXPECT_EQ(tier_for_parameters(7.0), ModelTier::large);
-  EXPECT_EQ(tier_for_parameters(14.0), ModelTier::xl);
-  EXPECT_EQ(parse_model_tier("small"), ModelTier::small);
-  EXPECT_EQ(parse_model_tier("huge"), std::nullopt);
+  // The router's tiers are the shared llm::ModelTier's, boundaries included.
+  EXPECT_EQ(llm::tier_from_parameters(0.5), ModelTier::tiny);
+  EXPECT_EQ(llm::tier_from_parameters(1.0), ModelTier::small);
+  EXPECT_EQ(llm::tier_from_parameters(1.5), ModelTier::small);
+  EXPECT_EQ(llm::tier_from_parameters(3.0), ModelTier::medium);
+  EXPECT_EQ(llm::tier_from_parameters(7.0), ModelTier::large);
+  EXPECT_EQ(llm::tier_from_parameters(14.0), ModelTier::xl);
+  EXPECT_EQ(*llm::parse_model_tier("small"), ModelTier::small);
+  EXPECT_FALSE(llm::parse_model_tier("huge").ok());
 }
 
 TEST(RoutingStrategy, DagShapeDecidesTheMultiAgentStrategy) {

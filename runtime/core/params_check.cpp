@@ -1,19 +1,9 @@
-#include "runtime/jsonrpc/params_check.hpp"
+#include "runtime/core/params_check.hpp"
 
 #include <cmath>
 
-namespace kaisha::jsonrpc {
+namespace kaisha {
 namespace {
-
-const char* kind_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
 
 bool has_type(const std::string& type, const json& v) {
   if (type == "string") return v.is_string();
@@ -53,7 +43,7 @@ Status check(const json& schema, const json& v, const std::string& where, int de
         ok = ok || has_type(name.get<std::string>(), v);
       }
     }
-    if (!ok) return fail(where, "expected " + expected + ", got " + kind_of(v));
+    if (!ok) return fail(where, "expected " + expected + ", got " + json_kind(v));
   }
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array()) {
     bool found = false;
@@ -105,8 +95,18 @@ Status check(const json& schema, const json& v, const std::string& where, int de
 
 }  // namespace
 
+const char* json_kind(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
 Status check_params(const json& schema, const json& value, const std::string& root) {
   return check(schema, value, root, 0);
 }
 
-}  // namespace kaisha::jsonrpc
+}  // namespace kaisha

@@ -4,11 +4,16 @@
 // is refused when the config is read, and a provider grant (`user`) never
 // includes ToolCreator/ToolDeletor. MemoryManager is not management but
 // writes the CEO's memory: an employee gets it only when granted by name.
+//
+// Here, below the company layer, because both the config loader (refusing
+// such a grant with its file and line) and company/tool_grants (filtering
+// provider grants) apply these rules, and the company layer already reads
+// the config's types.
 #pragma once
 
 #include <string>
 
-namespace kaisha::company {
+namespace kaisha::config {
 
 inline bool is_management_tool(const std::string& name) {
   for (const char* t : {"AgentCreator", "AskAgent", "FireAgent", "GetAgents", "AgentCostManager", "GetBudget",
@@ -21,4 +26,4 @@ inline bool is_management_tool(const std::string& name) {
 // they must be named.
 inline bool needs_grant_by_name(const std::string& name) { return name == "MemoryManager"; }
 
-}  // namespace kaisha::company
+}  // namespace kaisha::config

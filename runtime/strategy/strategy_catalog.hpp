@@ -1,0 +1,55 @@
+// The strategy catalog: what the rest of kaisha knows about each strategy
+// without running it. The config loader, the command line, CompanyRuntime and
+// the progress printer read it; none of them lists strategy names itself.
+// Adding a strategy is one entry here (strategy_catalog.cpp), one in the
+// actors' table (actors/strategy_actors.cpp), and the strategy's own folders.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kaisha::strategy {
+
+// How the caller writes a JSON number in a summary line (the progress
+// printer's amounts: "0.3", never "0.30000000000000004").
+using NumberText = std::string (*)(const nlohmann::json& number);
+
+struct StrategyInfo {
+  // The value of `--strategy` and of the config's `strategy:`.
+  std::string name;
+  // One line for `kaisha run --help`.
+  std::string help;
+  // The config file's top-level section that configures it ("" when none).
+  std::string config_section;
+  // True when its workflow audits results with the judge (switched by the
+  // section's `judge:` key); the CEO's final-answer audit is separate.
+  bool audits_with_judge = false;
+  // The strategies whose actors run its tasks: itself, or for `auto` the
+  // strategies it chooses between per task.
+  std::vector<std::string> runs_on;
+  // One progress line summarising a finished task from the strategy's
+  // TaskResult metadata; "" when the metadata holds nothing to say. Never
+  // throws, whatever the metadata holds.
+  std::string (*summary)(const nlohmann::json& metadata, NumberText number) = nullptr;
+};
+
+// Every strategy, in the order help texts list them.
+const std::vector<StrategyInfo>& strategies();
+
+// The entry named `name`, or nullptr.
+const StrategyInfo* find_strategy(std::string_view name);
+
+// Every strategy's name, in catalog order.
+std::vector<std::string> strategy_names();
+
+// "hashiru, effgen or auto": the names for an error message or a help text.
+std::string strategy_names_text();
+
+// The summary line of a finished task's metadata: the entry named by its
+// "strategy" key renders it; "" when the key is missing or names no strategy.
+std::string summarise_result(const nlohmann::json& metadata, NumberText number);
+
+}  // namespace kaisha::strategy
