@@ -5,17 +5,11 @@
 #include <utility>
 
 #include "actors/atoms.hpp"
-#include "actors/charged_call.hpp"
-#include "actors/employee_actor.hpp"
-#include "actors/handler_failure.hpp"
-#include "actors/journal_actor.hpp"
+#include "actors/strategy_kit.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/llm/model_tier.hpp"
-#include "runtime/llm/token_bound.hpp"
 #include "runtime/llm/usage_estimate.hpp"
-#include "runtime/messages/task_result_json.hpp"
-#include "runtime/planning/audit_loop.hpp"
 #include "runtime/planning/dag_scheduler.hpp"
 #include "runtime/planning/decomposition_metrics.hpp"
 #include "runtime/planning/decomposition_prompts.hpp"
@@ -33,18 +27,10 @@ constexpr int64_t kPlannerMaxOutputTokens = 2048;
 // before any subtask has run.
 constexpr int64_t kContextAllowanceTokens = 512;
 
+// A worker hired for the task (the kit holds it); busy while it runs a job.
 struct Worker {
   std::string name;
-  caf::actor actor;
   bool busy = false;
-  bool fired = false;  // fired before the task's end (see fire_workers)
-};
-
-// The workers' fires the ledger has not answered yet, and what runs once it
-// has answered them all (the task's result waits for them: see finish).
-struct Fires {
-  size_t in_flight = 0;
-  std::function<void()> then;
 };
 
 // One unit of work on a worker: a subtask of the plan, or the whole task.
@@ -58,15 +44,8 @@ struct Job {
   std::function<void(bool ok, std::string text)> done;
 };
 
+// What the planner keeps of the running task beyond the kit's task scope.
 struct PlanTask {
-  std::string id;
-  bool canceled = false;  // stopped on request
-  std::string input;
-  caf::typed_response_promise<msg::TaskResult> promise;
-  int64_t started_ms = 0;  // steady_ms(): durations only
-  int64_t tokens_in = 0;
-  int64_t tokens_out = 0;
-  double expense = 0;
   json metadata = json::object();
   planning::Strategy strategy = planning::Strategy::hybrid;
   std::optional<planning::DecompositionRound> round;
@@ -81,11 +60,11 @@ struct PlanTask {
   std::optional<prompt::TextOptimization> worker_input;  // see worker_input()
   int judge_calls = 0;
   bool fallback = false;
-  std::shared_ptr<Fires> fires = std::make_shared<Fires>();
 };
 
 struct PlannerState {
   PlannerDeps deps;
+  std::unique_ptr<StrategyKit> kit;  // the task scope, the workers, the charged calls
   std::optional<planning::PromptTemplate> worker_task;
   std::optional<planning::PromptTemplate> synthesis;
   // The decomposition prompts the router can choose, read once at start (a
@@ -95,105 +74,51 @@ struct PlannerState {
   llm::ModelTier worker_tier = llm::ModelTier::medium;  // the worker model's, for the optimizer
   // The optimizer for the parts of a worker prompt (see optimize_for_worker).
   std::optional<prompt::PromptOptimizer> part_optimizer;
-  std::optional<PlanTask> task;
-  // A finished task whose answer waits for the ledger's fires (see finish).
-  std::shared_ptr<Fires> finishing;
+  std::optional<PlanTask> task;  // while the kit runs a task
   static inline const char* name = "planner";
 };
 
 using Self = caf::stateful_actor<PlannerState>;
 
-// One call of the planner's own model (decomposition, synthesis).
-ChargedCall planner_call(Self* self, std::vector<llm::ChatMessage> messages, bool await_settle) {
-  auto& st = self->state;
-  ChargedCall call;
-  call.ledger = st.deps.ledger;
-  call.model_client = st.deps.model_client;
-  call.timeout = model_call_timeout(st.deps.config);
-  call.cost = st.deps.planner_cost;
-  call.agent = kPlanner;
-  call.task_id = st.task->id;
-  call.model_ref = st.deps.planner_model;
-  call.request.messages = std::move(messages);
-  call.request.temperature = st.deps.config.ceo.temperature;
-  call.request.max_tokens = kPlannerMaxOutputTokens;
-  call.await_settle = await_settle;
-  return call;
+StrategyKit& kit(Self* self) { return *self->state.kit; }
+
+bool current(Self* self, const std::string& tid) { return kit(self).current(tid); }
+
+// A call of the planner's own model (decomposition, synthesis).
+ModelRole planner_role(Self* self) {
+  return {kPlanner, self->state.deps.planner_model, self->state.deps.planner_cost};
 }
 
-bool current(Self* self, const std::string& tid) { return self->state.task && self->state.task->id == tid; }
-
-// Whether anybody watches progress: the per-subtask paths skip building
-// their events (text and JSON) otherwise.
-bool listening(Self* self) { return self->state.deps.progress && self->state.deps.progress->listening(); }
-
-void emit(Self* self, const std::string& kind, const std::string& text, json data = json::object(),
-          const std::string& agent = kPlanner) {
-  auto& st = self->state;
-  if (!listening(self)) return;
-  msg::ProgressEvent e;
-  e.session_id = st.deps.session_id;
-  e.task_id = st.task ? st.task->id : "";
-  e.agent = agent;
-  e.kind = kind;
-  e.text = text;
-  e.data = std::move(data);
-  e.at_ms = wall_ms();
-  st.deps.progress->emit(e);
-}
-
-void step(Self* self, const std::string& kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0,
-          const std::string& agent = kPlanner) {
-  auto& st = self->state;
-  journal_step(st.deps.journal, {st.deps.session_id, st.task ? st.task->id : "", agent, kind,
-                                 std::move(payload), in, out, usd});
-}
-
-void account(Self* self, const llm::Usage& u, double usd) {
-  auto& t = *self->state.task;
-  t.tokens_in += u.input_tokens;
-  t.tokens_out += u.output_tokens;
-  t.expense += usd;
+llm::ChatRequest planner_request(Self* self, std::vector<llm::ChatMessage> messages) {
+  llm::ChatRequest request;
+  request.messages = std::move(messages);
+  request.temperature = self->state.deps.config.ceo.temperature;
+  request.max_tokens = kPlannerMaxOutputTokens;
+  return request;
 }
 
 // Fires the task's workers that are still hired (their resource hire cost
-// comes back); t.fires counts the ledger's answers still to come.
-void fire_workers(Self* self, PlanTask& t) {
-  auto& st = self->state;
-  for (auto& w : t.workers) {
-    if (std::exchange(w.fired, true)) continue;
-    ++t.fires->in_flight;
-    auto answered = [fires = t.fires] {
-      if (--fires->in_flight == 0 && fires->then) std::exchange(fires->then, nullptr)();
-    };
-    self->request(st.deps.ledger, caf::infinite, fire_atom::value, st.deps.worker_cost, w.name, t.id)
-        .then(
-            [self, answered, name = w.name](LedgerReply& r) {
-              if (listening(self)) emit(self, "fire", name, json{{"agent", name}, {"budget", r.budget.to_json()}});
-              answered();
-            },
-            [answered](caf::error&) { answered(); });
-    self->send_exit(w.actor, caf::exit_reason::user_shutdown);
-    journal_agent_fired(st.deps.journal, st.deps.session_id, w.name);
-  }
+// comes back); the task's answer waits for the ledger (StrategyKit::finish).
+void fire_workers(Self* self) {
+  for (const auto& w : self->state.task->workers)
+    kit(self).fire(w.name, [self, name = w.name](bool, std::string, economy::BudgetSummary budget) {
+      if (kit(self).listening()) kit(self).emit("fire", name, json{{"agent", name}, {"budget", budget.to_json()}});
+    });
 }
 
-// Fires the task's workers and answers. The answer waits until the ledger has
-// applied the fires, and with them every settlement sent before (a worker's
-// is not waited for: see produce): their journal rows are then queued before
-// the caller's journal sync, so a returned task has all its rows committed.
+// Fires the task's workers and answers, with effgen's metadata.
 void finish(Self* self, bool ok, const std::string& text) {
   auto& st = self->state;
-  if (!st.task) return;
+  if (!st.kit->running()) return;
+  fire_workers(self);
   PlanTask t = std::move(*st.task);
   st.task.reset();
-  fire_workers(self, t);
-  const int64_t wall = steady_ms() - t.started_ms;
+  msg::TaskResult r = st.kit->result(ok, text);
   json& m = t.metadata;
   m["strategy"] = "effgen";
-  m["execution_time_ms"] = wall;
+  m["execution_time_ms"] = r.wall_ms;
   m["num_sub_agents"] = t.workers.size();
-  m["total_tokens"] = t.tokens_in + t.tokens_out;
+  m["total_tokens"] = r.tokens_in + r.tokens_out;
   m["prompt_tokens_original"] = t.prompt_tokens_original;
   m["prompt_tokens_optimized"] = t.prompt_tokens_optimized;
   m["compression_ratio"] = t.prompt_tokens_original > 0 ? t.prompt_tokens_optimized / t.prompt_tokens_original : 1.0;
@@ -205,66 +130,13 @@ void finish(Self* self, bool ok, const std::string& text) {
     const int64_t dag_wall = std::max<int64_t>(1, steady_ms() - t.dag_started_ms);
     m["speedup"] = double(t.subtask_ms) / double(dag_wall);
   }
-  msg::TaskResult r;
-  r.task_id = t.id;
-  r.ok = ok;
-  (ok ? r.answer : r.error) = text;
-  r.tokens_in = t.tokens_in;
-  r.tokens_out = t.tokens_out;
-  r.expense = t.expense;
-  r.wall_ms = wall;
-  r.canceled = t.canceled;
   // The routing decision has its own note at the task's start: not repeated.
   json routing = m.contains("routing") ? std::move(m["routing"]) : json();
   m.erase("routing");
-  journal_step(st.deps.journal, {st.deps.session_id, t.id, kPlanner, "note", json{{"metadata", m}}});
+  st.kit->step("note", json{{"metadata", m}});
   if (!routing.is_null()) m["routing"] = std::move(routing);
   r.metadata = std::move(m);
-  journal_task_finish(st.deps.journal, st.deps.session_id, r);
-  if (listening(self)) {
-    msg::ProgressEvent e;
-    e.session_id = st.deps.session_id;
-    e.task_id = t.id;
-    e.agent = kPlanner;
-    e.kind = ok ? "final" : t.canceled ? "canceled" : "error";
-    e.text = text;
-    e.data = msg::task_totals_json(r);
-    e.data["metadata"] = r.metadata;
-    e.at_ms = wall_ms();
-    st.deps.progress->emit(e);
-  }
-  if (t.fires->in_flight == 0) {
-    t.promise.deliver(std::move(r));
-    return;
-  }
-  t.fires->then = [promise = t.promise, r = std::move(r)]() mutable { promise.deliver(std::move(r)); };
-  st.finishing = t.fires;
-}
-
-// The exception handler's work (handler_failure.hpp): a finished task's
-// answer goes out now, a running task fails with `why`, its workers are
-// stopped. Nothing here may throw again, so no progress event.
-void fail_after_exception(Self* self, const std::string& why) {
-  auto& st = self->state;
-  if (st.finishing) {
-    if (auto then = std::exchange(st.finishing->then, nullptr)) then();
-    st.finishing.reset();
-  }
-  if (!st.task) return;
-  PlanTask t = std::move(*st.task);
-  st.task.reset();
-  for (auto& w : t.workers)
-    if (!w.fired) self->send_exit(w.actor, caf::exit_reason::user_shutdown);
-  msg::TaskResult r;
-  r.task_id = t.id;
-  r.ok = false;
-  r.error = why;
-  r.tokens_in = t.tokens_in;
-  r.tokens_out = t.tokens_out;
-  r.expense = t.expense;
-  r.wall_ms = steady_ms() - t.started_ms;
-  journal_task_finish(st.deps.journal, st.deps.session_id, r);
-  t.promise.deliver(std::move(r));
+  st.kit->finish(std::move(r));
 }
 
 // --------------------------------------------------------------- workers
@@ -272,7 +144,7 @@ void fail_after_exception(Self* self, const std::string& why) {
 // A worker could not be hired (no node for it, or the ledger said no): the
 // task ends with the reason.
 void hire_refused(Self* self, const std::string& worker, const std::string& why) {
-  step(self, "refusal", json{{"hire", worker}, {"error", why}});
+  kit(self).step("refusal", json{{"hire", worker}, {"error", why}});
   finish(self, false, "Could not hire a worker: " + why);
 }
 
@@ -283,7 +155,7 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
   auto& st = self->state;
   auto& t = *st.task;
   if (t.workers.size() >= n) return then();
-  const std::string tid = t.id;
+  const std::string tid = st.kit->task_id();
   auto missing = std::make_shared<size_t>(n - t.workers.size());
   auto done = std::make_shared<std::function<void()>>(std::move(then));
   for (size_t i = t.workers.size(); i < n; ++i) {
@@ -295,36 +167,16 @@ void hire_workers(Self* self, size_t n, std::function<void()> then) {
     spec.system_prompt = st.worker_system;
     spec.description = "effgen worker";
     spec.costs = economy::spec_costs_json(st.deps.worker_cost);
-    // A cluster that has no node for the worker refuses before it is charged.
-    if (st.deps.placer) {
-      if (Status ok = st.deps.placer->check(spec); !ok.ok()) return hire_refused(self, spec.name, ok.error().message);
-    }
-    self->request(st.deps.ledger, caf::infinite, hire_atom::value, st.deps.worker_cost, spec.name, tid)
-        .then([=](LedgerReply& r) {
-          if (!current(self, tid)) {
-            // The task ended (canceled, failed, another hire refused) while
-            // this hire was charged: give the worker's resource units back.
-            if (r.ok) self->send(self->state.deps.ledger, fire_atom::value, self->state.deps.worker_cost, spec.name, tid);
-            return;
-          }
-          auto& s = self->state;
-          if (!r.ok) return hire_refused(self, spec.name, r.error);
-          s.task->expense += s.deps.worker_cost.create_expense_cost;
-          EmployeeDeps d = employee_deps_from(s.deps.config, s.deps.model_client, s.deps.journal, s.deps.progress);
-          Result<caf::actor> worker = s.deps.placer ? s.deps.placer->place(self->system(), spec, d)
-                                                    : Result<caf::actor>(spawn_employee(self->system(), spec, d));
-          if (!worker.ok()) {
-            // The node filled up between check and hire: the hire goes back.
-            self->send(s.deps.ledger, fire_atom::value, s.deps.worker_cost, spec.name, tid);
-            return hire_refused(self, spec.name, worker.error().message);
-          }
-          s.task->workers.push_back({spec.name, std::move(*worker), false});
-          journal_agent_hired(s.deps.journal, s.deps.session_id, spec);
-          if (listening(self))
-            emit(self, "hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
-                 json{{"agent", spec.name}, {"budget", r.budget.to_json()}});
-          if (--*missing == 0) (*done)();
-        });
+    st.kit->hire(spec, st.deps.worker_cost, Tenure::task, st.kit->employee_deps(), [=](HireResult h) {
+      if (!current(self, tid)) return;
+      if (!h.ok) return hire_refused(self, spec.name, h.error);
+      self->state.task->workers.push_back({spec.name, false});
+      if (kit(self).listening())
+        kit(self).emit("hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+                       json{{"agent", spec.name}, {"budget", h.budget.to_json()}});
+      if (--*missing == 0) (*done)();
+    });
+    if (!current(self, tid)) return;  // refused at once (no node for it): no more hires
   }
 }
 
@@ -359,8 +211,9 @@ std::string optimize_for_worker(Self* self, const std::string& text) {
 std::string worker_input(Self* self) {
   auto& st = self->state;
   auto& t = *st.task;
-  if (!st.part_optimizer) return t.input;
-  if (!t.worker_input) t.worker_input = st.part_optimizer->optimize(t.input, st.worker_tier, prompt::TextRole::user);
+  const std::string& input = st.kit->task().input;
+  if (!st.part_optimizer) return input;
+  if (!t.worker_input) t.worker_input = st.part_optimizer->optimize(input, st.worker_tier, prompt::TextRole::user);
   count_prompt_tokens(self, t.worker_input->report);
   return t.worker_input->text;
 }
@@ -393,7 +246,6 @@ void produce(Self* self, const std::string& job_id, const std::string& feedback)
 // Feeds an audit step back into the job: ask the judge, retry, or deliver.
 void on_audit_step(Self* self, const std::string& job_id, Result<planning::AuditStep> step_r) {
   auto& st = self->state;
-  const std::string tid = st.task->id;
   if (!step_r.ok()) return finish_job(self, job_id, false, step_r.error().message);
   planning::AuditStep s = std::move(step_r).value();
   switch (s.kind) {
@@ -403,31 +255,20 @@ void on_audit_step(Self* self, const std::string& job_id, Result<planning::Audit
                             ? s.report.output
                             : "rejected by the judge: " + s.report.error_information);
     case planning::AuditStep::Kind::retry:
-      emit(self, "retry", job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
+      kit(self).emit("retry", job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
       return produce(self, job_id, s.feedback);
     case planning::AuditStep::Kind::ask_judge: {
       Job& job = st.task->jobs.at(job_id);
       ++st.task->judge_calls;
-      msg::AuditRequest req{tid, job.worker, job.instruction, s.claimed_result};
-      self->request(st.deps.judge, model_call_timeout(st.deps.config), audit_atom::value, std::move(req))
-          .then(
-              [=](msg::AuditVerdict& v) {
-                if (!current(self, tid)) return;
-                auto& t = *self->state.task;
-                auto it = t.jobs.find(job_id);
-                if (it == t.jobs.end()) return;
-                if (v.judge_failed) return finish_job(self, job_id, false, v.error_information);
-                planning::JudgeVerdict jv;
-                jv.status = v.success ? planning::VerdictStatus::success : planning::VerdictStatus::error;
-                jv.output = v.output;
-                jv.error_information = v.error_information;
-                jv.malformed = v.malformed;
-                on_audit_step(self, job_id, it->second.audit->on_verdict(jv));
-              },
-              [=](caf::error& e) {
-                if (!current(self, tid)) return;
-                finish_job(self, job_id, false, "the judge did not answer: " + self->system().render(e));
-              });
+      st.kit->audit(job.worker, job.instruction, s.claimed_result, [self, job_id](AuditOutcome o) {
+        auto& t = *self->state.task;
+        auto it = t.jobs.find(job_id);
+        if (it == t.jobs.end()) return;
+        if (o.kind == AuditOutcome::Kind::judge_failed) return finish_job(self, job_id, false, o.error);
+        if (o.kind == AuditOutcome::Kind::no_answer)
+          return finish_job(self, job_id, false, "the judge did not answer: " + o.error);
+        on_audit_step(self, job_id, it->second.audit->on_verdict(o.verdict));
+      });
       return;
     }
   }
@@ -437,51 +278,38 @@ void on_audit_step(Self* self, const std::string& job_id, Result<planning::Audit
 void produce(Self* self, const std::string& job_id, const std::string& feedback) {
   auto& st = self->state;
   Job& job = st.task->jobs.at(job_id);
-  const std::string tid = st.task->id;
-  Worker* w = nullptr;
-  for (auto& x : st.task->workers)
-    if (x.name == job.worker) w = &x;
+  const std::string tid = st.kit->task_id();
   std::string prompt = job.prompt;
   if (!feedback.empty()) prompt += "\n\nA reviewer rejected your previous answer:\n" + feedback;
-  ChargedAsk ask;
-  ask.ledger = st.deps.ledger;
-  ask.employee = w->actor;
-  ask.timeout = model_call_timeout(st.deps.config);
-  ask.cost = st.deps.worker_cost;
-  ask.agent = job.worker;
-  ask.ask = msg::AskRequest{st.deps.session_id, tid, prompt, st.deps.config.employee.max_output_tokens, job_id};
-  ask.ask.input_token_bound = llm::ask_input_token_bound(st.worker_system, prompt);
+  if (st.kit->listening())
+    st.kit->emit("ask", "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
+                 json{{"agent", job.worker}, {"job", job_id}});
   // Only the answer event shows the budget after the call: nobody else waits
   // for the settlement (finish waits for the ledger once, at the end).
-  ask.await_settle = listening(self);
-  if (listening(self))
-    emit(self, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
-         json{{"agent", job.worker}, {"job", job_id}});
-  charged_ask(self, std::move(ask), [=](ChargedAskResult r) {
+  st.kit->ask(job.worker, prompt, job_id, st.kit->listening(), [=](ChargedAskResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;
     auto it = t.jobs.find(job_id);
     if (it == t.jobs.end()) return;
     Job& j = it->second;
     if (!r.ok) {
-      emit(self, r.refused ? "refusal" : "error", j.worker + ": " + r.error, json{{"job", job_id}});
+      kit(self).emit(r.refused ? "refusal" : "error", j.worker + ": " + r.error, json{{"job", job_id}});
       if (j.audit) return on_audit_step(self, job_id, j.audit->on_producer_error(r.error));
       return finish_job(self, job_id, false, r.error);
     }
-    account(self, r.reply.usage, r.expense);
     // The worker's answer, which subtask it belongs to and what it cost, in
     // one step under the worker's name (the worker journaled only its request:
     // AskRequest::job).
-    step(self, "llm_response",
-         json{{"job", job_id}, {"text", r.reply.output}, {"usage_estimated", r.reply.usage.estimated},
-              {"latency_ms", r.reply.latency_ms}},
-         r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
-    if (listening(self))
-      emit(self, "answer", j.worker + " [" + job_id + "]: " + r.reply.output,
-           json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
-                {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
-                {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
-           j.worker);
+    kit(self).step("llm_response",
+                   json{{"job", job_id}, {"text", r.reply.output}, {"usage_estimated", r.reply.usage.estimated},
+                        {"latency_ms", r.reply.latency_ms}},
+                   r.reply.usage.input_tokens, r.reply.usage.output_tokens, r.expense, j.worker);
+    if (kit(self).listening())
+      kit(self).emit("answer", j.worker + " [" + job_id + "]: " + r.reply.output,
+                     json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.reply.usage.input_tokens},
+                          {"output_tokens", r.reply.usage.output_tokens}, {"expense", r.expense},
+                          {"latency_ms", r.reply.latency_ms}, {"budget", r.budget.to_json()}},
+                     j.worker);
     if (j.audit) return on_audit_step(self, job_id, j.audit->on_claim(r.reply.output));
     finish_job(self, job_id, true, r.reply.output);
   });
@@ -511,14 +339,14 @@ void start_job(Self* self, std::string id, std::string instruction, std::string 
 
 void run_single(Self* self, const std::string& why) {
   auto& st = self->state;
-  const std::string tid = st.task->id;
+  const std::string tid = st.kit->task_id();
   st.task->metadata["routing_strategy"] = "single";
   st.task->metadata["num_subtasks"] = 0;
   st.task->metadata["tree_depth"] = 0;
-  emit(self, "plan", "single agent: " + why);
+  kit(self).emit("plan", "single agent: " + why);
   hire_workers(self, 1, [=] {
     if (!current(self, tid)) return;
-    const std::string input = self->state.task->input;
+    const std::string input = kit(self).task().input;
     start_job(self, "task", input, fit_for_worker(self, worker_input(self)), [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       finish(self, ok, ok ? text : "The worker could not complete the task: " + text);
@@ -530,18 +358,17 @@ void run_single(Self* self, const std::string& why) {
 
 void synthesize(Self* self, const std::vector<planning::SubtaskResult>& results) {
   auto& st = self->state;
-  const std::string tid = st.task->id;
-  auto prompt = st.synthesis->render({{"task", st.task->input}, {"results", planning::render_results(results)}});
+  const std::string tid = st.kit->task_id();
+  auto prompt = st.synthesis->render({{"task", st.kit->task().input}, {"results", planning::render_results(results)}});
   if (!prompt.ok()) return finish(self, false, prompt.error().message);
+  kit(self).emit("synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
   // The task's last ledger operation: its settlement is waited for (finish).
-  ChargedCall call = planner_call(self, {{llm::Role::user, *prompt, {}, "", ""}}, true);
-  emit(self, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
-  charged_chat(self, std::move(call), [=](ChargedCallResult r) {
+  llm::ChatRequest request = planner_request(self, {{llm::Role::user, *prompt, {}, "", ""}});
+  st.kit->call_model(planner_role(self), std::move(request), true, [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     if (!r.ok) return finish(self, false, "Synthesis failed: " + r.error);
-    account(self, r.response.usage, r.expense);
-    step(self, "llm_response", json{{"call", "synthesis"}, {"text", r.response.message.content}},
-         r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense);
+    kit(self).step("llm_response", json{{"call", "synthesis"}, {"text", r.response.message.content}},
+                   r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense);
     finish(self, true, r.response.message.content);
   });
 }
@@ -550,7 +377,7 @@ void on_plan_progress(Self* self);
 
 void pump(Self* self) {
   auto& t = *self->state.task;
-  const std::string tid = t.id;
+  const std::string tid = kit(self).task_id();
   for (planning::Assignment& a : t.scheduler->start_ready()) {
     std::string context = a.context.empty() ? "" : "\n" + optimize_for_worker(self, planning::render_context(a.context));
     auto prompt = self->state.worker_task->render({{"task", worker_input(self)},
@@ -558,20 +385,21 @@ void pump(Self* self) {
                                                    {"expected_output", optimize_for_worker(self, a.expected_output)},
                                                    {"context", context}});
     const std::string instruction = a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
-    if (listening(self))
-      emit(self, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
-           json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
+    if (kit(self).listening())
+      kit(self).emit("subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+                     json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     const std::string id = a.id;
     start_job(self, id, instruction, fit_for_worker(self, prompt.ok() ? *prompt : instruction), [=](bool ok, std::string text) {
       if (!current(self, tid)) return;
       auto& sch = *self->state.task->scheduler;
       if (ok) {
         (void)sch.complete(id, text);
-        if (listening(self)) emit(self, "subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
+        if (kit(self).listening())
+          kit(self).emit("subtask", id + " completed", json{{"subtask", id}, {"state", "completed"}});
       } else {
         auto again = sch.fail(id, text);
-        emit(self, "subtask", id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
-             json{{"subtask", id}, {"state", "failed"}});
+        kit(self).emit("subtask", id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
+                       json{{"subtask", id}, {"state", "failed"}});
       }
       on_plan_progress(self);
     });
@@ -592,7 +420,7 @@ void on_plan_progress(Self* self) {
       return finish(self, true, outcome->answer);
     case planning::PlanOutcome::Kind::synthesize:
       // The workers are done: they are fired while the synthesis runs.
-      fire_workers(self, t);
+      fire_workers(self);
       return synthesize(self, outcome->results);
     case planning::PlanOutcome::Kind::all_failed:
       t.fallback = true;
@@ -611,11 +439,11 @@ double plan_worst_case(Self* self, const planning::SubtaskDag& dag, size_t worke
   double usd = double(workers) * st.deps.worker_cost.create_expense_cost;
   const int64_t sys = llm::estimate_tokens(st.worker_system);
   for (const auto& s : dag.subtasks()) {
-    const int64_t in = sys + llm::estimate_tokens(st.task->input) + llm::estimate_tokens(s.description) +
+    const int64_t in = sys + llm::estimate_tokens(st.kit->task().input) + llm::estimate_tokens(s.description) +
                        kContextAllowanceTokens;
     usd += economy::Budget::expense_for(st.deps.worker_cost, in, c.employee.max_output_tokens);
   }
-  const int64_t synth_in = llm::estimate_tokens(st.task->input) +
+  const int64_t synth_in = llm::estimate_tokens(st.kit->task().input) +
                            int64_t(dag.subtasks().size()) * c.employee.max_output_tokens;
   usd += economy::Budget::expense_for(st.deps.planner_cost, synth_in, kPlannerMaxOutputTokens);
   return usd;
@@ -624,7 +452,7 @@ double plan_worst_case(Self* self, const planning::SubtaskDag& dag, size_t worke
 void run_plan(Self* self, planning::SubtaskDag dag) {
   auto& st = self->state;
   auto& t = *st.task;
-  const std::string tid = t.id;
+  const std::string tid = st.kit->task_id();
   const auto metrics = planning::measure(dag);
   const bool hierarchical = t.strategy == planning::Strategy::hierarchical;
   t.metadata["routing_strategy"] = hierarchical ? "hierarchical" : planning::to_string(dag.shape());
@@ -635,10 +463,10 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
   json plan = json::array();
   for (const auto& s : dag.subtasks())
     plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
-  if (listening(self))
-    emit(self, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
-         json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
-  step(self, "note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}});
+  if (kit(self).listening())
+    kit(self).emit("plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
+                   json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+  kit(self).step("note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}});
   // How many workers the resource budget allows to run at once.
   self->request(st.deps.ledger, caf::infinite, budget_atom::value).then([=](LedgerReply& b) mutable {
     if (!current(self, tid)) return;
@@ -664,8 +492,8 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
       std::ostringstream why;
       why << "The plan cannot be afforded: its " << dag.subtasks().size() << " subtasks need up to $" << worst
           << " (worst case) but only $" << left << " of the expense budget is remaining";
-      step(self, "refusal", json{{"plan_worst_case", worst}, {"remaining", left}});
-      emit(self, "refusal", why.str());
+      kit(self).step("refusal", json{{"plan_worst_case", worst}, {"remaining", left}});
+      kit(self).emit("refusal", why.str());
       return finish(self, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
     }
     s.task->metadata["plan_worst_case_expense"] = worst;
@@ -685,18 +513,17 @@ void run_plan(Self* self, planning::SubtaskDag dag) {
 
 void ask_for_plan(Self* self) {
   auto& st = self->state;
-  const std::string tid = st.task->id;
+  const std::string tid = st.kit->task_id();
   // Nothing waits for the settlement: the ledger applies it before the
   // budget query that follows.
-  ChargedCall call = planner_call(self, st.task->planning_conversation, false);
-  charged_chat(self, std::move(call), [=](ChargedCallResult r) {
+  llm::ChatRequest request = planner_request(self, st.task->planning_conversation);
+  st.kit->call_model(planner_role(self), std::move(request), false, [=](ChargedCallResult r) {
     if (!current(self, tid)) return;
     auto& t = *self->state.task;
     if (!r.ok) return finish(self, false, "The planner's model call failed: " + r.error);
-    account(self, r.response.usage, r.expense);
     const std::string answer = r.response.message.content;
-    step(self, "llm_response", json{{"call", "decomposition"}, {"text", answer}}, r.response.usage.input_tokens,
-         r.response.usage.output_tokens, r.expense);
+    kit(self).step("llm_response", json{{"call", "decomposition"}, {"text", answer}}, r.response.usage.input_tokens,
+                   r.response.usage.output_tokens, r.expense);
     planning::RoundStep next = t.round->on_answer(answer);
     switch (next.kind) {
       case planning::RoundStep::Kind::accept: {
@@ -708,7 +535,7 @@ void ask_for_plan(Self* self) {
         return run_plan(self, std::move(dag).value());
       }
       case planning::RoundStep::Kind::retry:
-        emit(self, "retry", "the decomposition was not usable: " + next.reason);
+        kit(self).emit("retry", "the decomposition was not usable: " + next.reason);
         t.planning_conversation.push_back({llm::Role::assistant, answer, {}, "", ""});
         t.planning_conversation.push_back({llm::Role::user, next.feedback, {}, "", ""});
         return ask_for_plan(self);
@@ -720,13 +547,10 @@ void ask_for_plan(Self* self) {
 }
 
 caf::behavior planner(Self* self, PlannerDeps deps) {
-  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
-    const std::string why = describe_handler_failure("the planner", e);
-    fail_after_exception(self, why);
-    return handler_failure_error(why);
-  });
   auto& st = self->state;
   st.deps = std::move(deps);
+  st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPlanner, "the planner"));
+  st.kit->fail_on_exception();
   st.worker_system = st.deps.worker_system;
   llm::TierQuery tq;
   tq.model_name = st.deps.worker_cost.model_ref;
@@ -746,42 +570,26 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   return {
       [=](cancel_atom, const std::string& tid, const std::string& why) {
         // Workers are fired by finish(); their late results find no task.
-        auto& s = self->state;
-        if (!s.task || s.task->id != tid) return false;
-        s.task->canceled = true;
-        step(self, "note", json{{"canceled", why}});
+        if (!kit(self).cancel(tid, why)) return false;
         finish(self, false, why);
         return true;
       },
       [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
         auto& s = self->state;
         auto promise = self->make_response_promise<msg::TaskResult>();
-        if (s.task) {
-          msg::TaskResult busy;
-          busy.task_id = req.task_id;
-          busy.ok = false;
-          busy.error = "the planner is still working on task " + s.task->id;
-          promise.deliver(std::move(busy));
-          return promise;
-        }
-        PlanTask t;
-        t.id = req.task_id;
-        t.input = req.input;
-        t.promise = promise;
-        t.started_ms = steady_ms();
-        s.task = std::move(t);
-        emit(self, "task", req.input);
+        if (!s.kit->start(req, promise)) return promise;
+        s.task.emplace();
         // Route with zero model calls (effgen.md §23 item 2).
         routing::RoutingDecision d = s.deps.router->route(req.input);
         const json decision = d.to_json();
         s.task->metadata["complexity_score"] = d.score.total;
         s.task->metadata["routing"] = decision;
-        step(self, "note", json{{"routing", decision}});
-        if (listening(self))
-          emit(self, "routing",
-               "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
-                   std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
-               decision);
+        kit(self).step("note", json{{"routing", decision}});
+        if (kit(self).listening())
+          kit(self).emit("routing",
+                         "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
+                             std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
+                         decision);
         if (d.kind == routing::RouteKind::single) {
           run_single(self, d.reason);
           return promise;

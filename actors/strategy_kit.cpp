@@ -1,0 +1,319 @@
+#include "actors/strategy_kit.hpp"
+
+#include <utility>
+
+#include "actors/atoms.hpp"
+#include "actors/handler_failure.hpp"
+#include "actors/journal_actor.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/llm/token_bound.hpp"
+#include "runtime/messages/task_result_json.hpp"
+
+namespace kaisha::actors {
+
+llm::Usage ask_usage(const msg::AskReply& r) {
+  llm::Usage u = r.usage;
+  u.input_tokens += r.extra_usage.input_tokens;
+  u.output_tokens += r.extra_usage.output_tokens;
+  return u;
+}
+
+StrategyKit::StrategyKit(caf::event_based_actor* self, KitDeps deps)
+    : self_(self), deps_(std::move(deps)), call_timeout_(model_call_timeout(deps_.config)) {}
+
+// ---------------------------------------------------------------- task scope
+
+bool StrategyKit::start(const msg::TaskRequest& req, caf::typed_response_promise<msg::TaskResult> promise) {
+  if (task_) {
+    msg::TaskResult busy;
+    busy.task_id = req.task_id;
+    busy.ok = false;
+    busy.error = deps_.who + " is still working on task " + task_->id;
+    promise.deliver(std::move(busy));
+    return false;
+  }
+  TaskScope t;
+  t.id = req.task_id;
+  t.input = req.input;
+  t.promise = std::move(promise);
+  t.started_ms = steady_ms();
+  task_ = std::move(t);
+  fires_ = std::make_shared<Fires>();
+  emit("task", req.input);
+  return true;
+}
+
+const std::string& StrategyKit::task_id() const {
+  static const std::string none;
+  return task_ ? task_->id : none;
+}
+
+bool StrategyKit::cancel(const std::string& tid, const std::string& why) {
+  if (!current(tid)) return false;
+  task_->canceled = true;
+  step("note", json{{"canceled", why}});
+  return true;
+}
+
+bool StrategyKit::listening() const { return deps_.progress && deps_.progress->listening(); }
+
+void StrategyKit::emit(const std::string& kind, const std::string& text, json data, const std::string& agent) const {
+  if (!listening()) return;
+  msg::ProgressEvent e;
+  e.session_id = deps_.session_id;
+  e.task_id = task_id();
+  e.agent = agent.empty() ? deps_.agent : agent;
+  e.kind = kind;
+  e.text = text;
+  e.data = std::move(data);
+  e.at_ms = wall_ms();
+  deps_.progress->emit(e);
+}
+
+void StrategyKit::step(const std::string& kind, json payload, int64_t in, int64_t out, double usd,
+                       const std::string& agent) const {
+  journal_step(deps_.journal, {deps_.session_id, task_id(), agent.empty() ? deps_.agent : agent, kind,
+                               std::move(payload), in, out, usd});
+}
+
+void StrategyKit::account(const std::string& tid, const llm::Usage& u, double usd) {
+  if (!current(tid)) return;
+  task_->tokens_in += u.input_tokens;
+  task_->tokens_out += u.output_tokens;
+  task_->expense += usd;
+}
+
+msg::TaskResult StrategyKit::result(bool ok, const std::string& text) const {
+  const TaskScope& t = *task_;
+  msg::TaskResult r;
+  r.task_id = t.id;
+  r.ok = ok;
+  (ok ? r.answer : r.error) = text;
+  r.tokens_in = t.tokens_in;
+  r.tokens_out = t.tokens_out;
+  r.expense = t.expense;
+  r.wall_ms = steady_ms() - t.started_ms;
+  r.canceled = t.canceled;
+  return r;
+}
+
+void StrategyKit::finish(msg::TaskResult r) {
+  if (!task_) return;
+  TaskScope t = std::move(*task_);
+  task_.reset();
+  std::shared_ptr<Fires> fires = std::exchange(fires_, nullptr);
+  journal_task_finish(deps_.journal, deps_.session_id, r);
+  if (listening()) {
+    msg::ProgressEvent e;
+    e.session_id = deps_.session_id;
+    e.task_id = t.id;
+    e.agent = deps_.agent;
+    e.kind = r.ok ? "final" : r.canceled ? "canceled" : "error";
+    e.text = r.ok ? r.answer : r.error;
+    e.data = msg::task_totals_json(r);
+    if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
+    e.at_ms = wall_ms();
+    deps_.progress->emit(e);
+  }
+  if (fires->in_flight == 0) {
+    t.promise.deliver(std::move(r));
+    return;
+  }
+  fires->then = [promise = t.promise, r = std::move(r)]() mutable { promise.deliver(std::move(r)); };
+  finishing_ = std::move(fires);
+}
+
+void StrategyKit::fail_on_exception(std::function<void(const std::string& why)> also) {
+  self_->set_exception_handler([this, also](std::exception_ptr& e) -> caf::error {
+    // Nothing here may throw again, so no progress event: the caller reports the result.
+    const std::string why = describe_handler_failure(deps_.who, e);
+    if (finishing_) {
+      if (auto then = std::exchange(finishing_->then, nullptr)) then();
+      finishing_.reset();
+    }
+    stop_all(caf::exit_reason::user_shutdown);
+    if (also) also(why);
+    if (task_) {
+      msg::TaskResult r = result(false, why);
+      auto promise = task_->promise;
+      task_.reset();
+      journal_task_finish(deps_.journal, deps_.session_id, r);
+      promise.deliver(std::move(r));
+    }
+    return handler_failure_error(why);
+  });
+}
+
+// ---------------------------------------------------------------- hire / fire
+
+EmployeeDeps StrategyKit::employee_deps() const {
+  return employee_deps_from(deps_.config, deps_.model_client, deps_.journal, deps_.progress);
+}
+
+Result<caf::actor> StrategyKit::place(const msg::AgentSpec& spec, const EmployeeDeps& run_as) {
+  if (!deps_.placer) return spawn_employee(self_->system(), spec, run_as);
+  return deps_.placer->place(self_->system(), spec, run_as);
+}
+
+void StrategyKit::hire(msg::AgentSpec spec, economy::ModelCost cost, Tenure tenure, EmployeeDeps run_as,
+                       std::function<void(HireResult)> done) {
+  // A cluster that has no node for the agent refuses before it is charged.
+  if (deps_.placer) {
+    if (Status s = deps_.placer->check(spec); !s.ok()) return done(HireResult{false, false, s.error().message, {}});
+  }
+  // The name is held while the ledger decides, so a second hire of the same
+  // name meanwhile is refused (AgentRoster::check_new); dropped if refused.
+  roster_.add(spec);
+  const std::string tid = task_id();
+  self_->request(deps_.ledger, caf::infinite, hire_atom::value, cost, spec.name, tid)
+      .then([this, spec, cost, tenure, run_as, done, tid](LedgerReply& r) {
+        HireResult h{false, false, "", r.budget};
+        if (tenure == Tenure::task && !current(tid)) {
+          // The task ended (canceled, failed, another hire refused) while this
+          // hire was charged: its resource units go back.
+          roster_.remove(spec.name);
+          if (r.ok) self_->send(deps_.ledger, fire_atom::value, cost, spec.name, tid);
+          h.error = "the task ended";
+          return done(h);
+        }
+        if (!r.ok) {
+          roster_.remove(spec.name);
+          h.refused = true;
+          h.error = r.error;
+          return done(h);
+        }
+        account(tid, {}, cost.create_expense_cost);
+        Result<caf::actor> placed = place(spec, run_as);
+        if (!placed.ok()) {
+          // The node filled up since check(): the hire goes back.
+          roster_.remove(spec.name);
+          h.error = placed.error().message;
+          self_->request(deps_.ledger, caf::infinite, fire_atom::value, cost, spec.name, tid)
+              .then([done, h](LedgerReply&) { done(h); });
+          return;
+        }
+        staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
+        journal_agent_hired(deps_.journal, deps_.session_id, spec);
+        h.ok = true;
+        done(h);
+      });
+}
+
+void StrategyKit::rehire(const msg::AgentSpec& spec, const economy::ModelCost& cost, EmployeeDeps run_as) {
+  roster_.add(spec);
+  Result<caf::actor> placed = place(spec, run_as);
+  if (placed.ok()) staff_[spec.name] = Hired{std::move(*placed), cost, Tenure::session, false};
+}
+
+bool StrategyKit::fire(const std::string& name,
+                       std::function<void(bool ok, std::string error, economy::BudgetSummary)> done) {
+  auto it = staff_.find(name);
+  if (it == staff_.end() || it->second.leaving) return false;
+  it->second.leaving = true;
+  // Counted with the running task: its answer waits for this fire (finish).
+  std::shared_ptr<Fires> fires = fires_ ? fires_ : std::make_shared<Fires>();
+  ++fires->in_flight;
+  auto answered = [this, name, fires, done](bool ok, std::string error, economy::BudgetSummary budget) {
+    if (auto h = staff_.find(name); h != staff_.end()) {
+      if (ok || h->second.tenure == Tenure::task) {
+        self_->send_exit(h->second.actor, caf::exit_reason::user_shutdown);
+        staff_.erase(h);
+        roster_.remove(name);
+        journal_agent_fired(deps_.journal, deps_.session_id, name);
+      } else {
+        h->second.leaving = false;  // still hired: the ledger still counts it
+      }
+    }
+    done(ok, std::move(error), budget);
+    if (--fires->in_flight == 0 && fires->then) std::exchange(fires->then, nullptr)();
+  };
+  self_->request(deps_.ledger, caf::infinite, fire_atom::value, it->second.cost, name, task_id())
+      .then([answered](LedgerReply& r) { answered(r.ok, r.error, r.budget); },
+            [this, answered](caf::error& e) { answered(false, self_->system().render(e), {}); });
+  return true;
+}
+
+void StrategyKit::stop_all(const caf::error& reason) {
+  for (auto& [_, h] : staff_) self_->send_exit(h.actor, reason);
+  staff_.clear();
+}
+
+// ------------------------------------------------------- ask / call / audit
+
+void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job,
+                      bool await_settle, std::function<void(ChargedAskResult)> done) {
+  auto h = staff_.find(name);
+  if (h == staff_.end()) {
+    ChargedAskResult none;
+    none.error = name + " is not hired";
+    return done(std::move(none));
+  }
+  const msg::AgentSpec* spec = roster_.find(name);
+  const std::string tid = task_id();
+  ChargedAsk a;
+  a.ledger = deps_.ledger;
+  a.employee = h->second.actor;
+  a.timeout = call_timeout_;
+  a.cost = h->second.cost;
+  a.agent = name;
+  a.ask = msg::AskRequest{deps_.session_id, tid, prompt, deps_.config.employee.max_output_tokens, job};
+  a.ask.input_token_bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);
+  a.await_settle = await_settle;
+  charged_ask(self_, std::move(a), [this, tid, done](ChargedAskResult r) {
+    if (r.ok) {
+      // An agent with tools charged its further calls and tools itself (extra_*).
+      r.expense += r.reply.extra_expense;
+      account(tid, ask_usage(r.reply), r.expense);
+    }
+    done(std::move(r));
+  });
+}
+
+void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
+                             std::function<void(ChargedCallResult)> done) {
+  const std::string tid = task_id();
+  ChargedCall c;
+  c.ledger = deps_.ledger;
+  c.model_client = deps_.model_client;
+  c.timeout = call_timeout_;
+  c.cost = role.cost;
+  c.agent = role.agent;
+  c.task_id = tid;
+  c.model_ref = role.model_ref;
+  c.request = std::move(request);
+  c.await_settle = await_settle;
+  charged_chat(self_, std::move(c), [this, tid, done](ChargedCallResult r) {
+    if (r.ok) account(tid, r.response.usage, r.expense);
+    done(std::move(r));
+  });
+}
+
+void StrategyKit::audit(const std::string& producer, const std::string& instruction, const std::string& claim,
+                        std::function<void(AuditOutcome)> done) {
+  const std::string tid = task_id();
+  self_->request(deps_.judge, call_timeout_, audit_atom::value, msg::AuditRequest{tid, producer, instruction, claim})
+      .then(
+          [this, tid, done](msg::AuditVerdict& v) {
+            if (!current(tid)) return;
+            AuditOutcome o;
+            if (v.judge_failed) {
+              o.kind = AuditOutcome::Kind::judge_failed;
+              o.error = v.error_information;
+              return done(std::move(o));
+            }
+            o.verdict.status = v.success ? planning::VerdictStatus::success : planning::VerdictStatus::error;
+            o.verdict.output = v.output;
+            o.verdict.error_information = v.error_information;
+            o.verdict.malformed = v.malformed;
+            done(std::move(o));
+          },
+          [this, tid, done](caf::error& e) {
+            if (!current(tid)) return;
+            AuditOutcome o;
+            o.kind = AuditOutcome::Kind::no_answer;
+            o.error = self_->system().render(e);
+            done(std::move(o));
+          });
+}
+
+}  // namespace kaisha::actors
