@@ -1,8 +1,9 @@
 // The strategy catalog: what the rest of kaisha knows about each strategy
 // without running it. The config loader, the command line, CompanyRuntime and
 // the progress printer read it; none of them lists strategy names itself.
-// Adding a strategy is one entry here (strategy_catalog.cpp), one in the
-// actors' table (actors/strategy_actors.cpp), and the strategy's own folders.
+// Adding a strategy is one entry here (strategy_catalog.cpp), the actor that
+// runs its tasks (spawned in CompanyRuntime::start under the strategy's name),
+// and the strategy's own folders.
 #pragma once
 
 #include <string>
