@@ -1,0 +1,166 @@
+// What a strategy's pure driver and its actor say to each other.
+//
+// A driver (runtime/<strategy>/) holds the algorithm of one task as a plain
+// class: it is fed outcomes (a model answered, a hire went through or was
+// refused, an agent answered, the judge ruled, the budget was read) and
+// returns effects (call a model, hire, fire, ask, audit, read the budget,
+// journal a step, report progress, finish). It never waits, never touches
+// CAF, a socket or a clock it was not given, so a unit test drives it with
+// scripted outcomes. The strategy's actor executes effects in order through
+// the strategy kit (actors/strategy_kit.hpp) and feeds every answer back,
+// tagged with the id of the effect that asked for it.
+//
+// An effect list may end the task (Finish) part-way: the actor stops
+// executing the rest of the list once the task has ended, and drops the
+// outcomes of a task that has ended.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "runtime/company/tool_result.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/economy/model_cost.hpp"
+#include "runtime/llm/chat.hpp"
+#include "runtime/messages/agent_messages.hpp"
+#include "runtime/planning/judge_verdict.hpp"
+
+namespace kaisha::driver {
+
+// Ties an outcome to the effect that asked for it; unique within a task.
+using CallId = uint64_t;
+
+// ------------------------------------------------------------------ effects
+
+// A charged model call of the strategy's own model (decomposition,
+// synthesis, a CEO turn): no hire, nothing to fire. `purpose` names it in
+// errors and the journal ("decomposition", "synthesis").
+struct CallModel {
+  CallId id = 0;
+  std::string purpose;
+  llm::ChatRequest request;
+  bool await_settle = false;  // the answer waits for the ledger's settlement
+};
+
+// Hires `spec` for the running task at `cost` (given back when it ends).
+struct Hire {
+  CallId id = 0;
+  msg::AgentSpec spec;
+  economy::ModelCost cost;
+};
+
+// Fires a hired agent (its resource hire cost comes back). No answer.
+struct Fire {
+  std::string agent;
+};
+
+// A charged question to a hired agent, with a fresh context of its own.
+struct Ask {
+  CallId id = 0;
+  std::string agent;
+  std::string prompt;
+  std::string job;            // what the agent's journal rows are tagged with ("" = none)
+  bool await_settle = false;  // the answer waits for the ledger's settlement
+};
+
+// Asks the judge whether `claim` by `producer` fulfils `instruction`.
+struct Audit {
+  CallId id = 0;
+  std::string producer;
+  std::string instruction;
+  std::string claim;
+};
+
+// Runs a tool from the strategy's tool registry (a provider's tool, a
+// memory tool) with its JSON `arguments` text, as a model's tool call would.
+struct RunTool {
+  CallId id = 0;
+  std::string tool;
+  std::string arguments;
+};
+
+// Reads the budget (the ledger's GetBudget view).
+struct ReadBudget {
+  CallId id = 0;
+};
+
+// A journal step of the running task; `agent` empty = the strategy itself.
+struct Journal {
+  std::string kind;
+  json payload = json::object();
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double usd = 0;
+  std::string agent;
+};
+
+// A progress event of the running task; `agent` empty = the strategy itself.
+// Drivers build chatty events only when told someone is listening.
+struct Report {
+  std::string kind;
+  std::string text;
+  json data = json::object();
+  std::string agent;
+};
+
+// Ends the task. `metadata` is the strategy's TaskResult metadata; the actor
+// adds the task's accounting (duration, tokens) that only the kit holds.
+struct Finish {
+  bool ok = false;
+  std::string text;
+  json metadata = json::object();
+};
+
+using Effect = std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Journal, Report, Finish>;
+using Effects = std::vector<Effect>;
+
+// ----------------------------------------------------------------- outcomes
+
+struct ModelAnswered {
+  CallId id = 0;
+  bool ok = false;
+  bool refused = false;  // the ledger refused: nothing was sent to the model
+  std::string error;
+  llm::ChatResponse response;
+  double expense = 0;  // USD
+};
+
+struct HireAnswered {
+  CallId id = 0;
+  bool ok = false;
+  bool refused = false;  // the ledger said no (else: no node for it)
+  std::string error;
+  json budget = json::object();  // the six GetBudget numbers after the hire
+};
+
+struct AskAnswered {
+  CallId id = 0;
+  bool ok = false;
+  bool refused = false;  // the ledger refused: the agent was not asked
+  std::string error;
+  msg::AskReply reply;
+  double expense = 0;            // USD, including the agent's own further calls
+  json budget = json::object();  // after the ask, when it waited for the settlement
+};
+
+struct JudgeRuled {
+  enum class Kind { verdict, judge_failed, no_answer };
+  CallId id = 0;
+  Kind kind = Kind::verdict;
+  planning::JudgeVerdict verdict;
+  std::string error;  // judge_failed: the judge's error; no_answer: the transport's
+};
+
+struct ToolRan {
+  CallId id = 0;
+  company::ToolResult result;
+};
+
+struct BudgetRead {
+  CallId id = 0;
+  json view = json::object();  // GetBudget's keys
+};
+
+}  // namespace kaisha::driver
