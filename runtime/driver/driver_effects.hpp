@@ -51,9 +51,11 @@ struct Hire {
   economy::ModelCost cost;
 };
 
-// Fires a hired agent (its resource hire cost comes back). No answer.
+// Fires a hired agent (its resource hire cost comes back). With id 0 nobody
+// waits for the answer: the actor reports the agent's leaving itself.
 struct Fire {
   std::string agent;
+  CallId id = 0;
 };
 
 // A charged question to a hired agent, with a fresh context of its own.
@@ -96,6 +98,11 @@ struct Journal {
   std::string agent;
 };
 
+inline Journal journal_step(std::string kind, json payload, int64_t tokens_in = 0, int64_t tokens_out = 0,
+                            double usd = 0, std::string agent = "") {
+  return Journal{std::move(kind), std::move(payload), tokens_in, tokens_out, usd, std::move(agent)};
+}
+
 // A progress event of the running task; `agent` empty = the strategy itself.
 // Drivers build chatty events only when told someone is listening.
 struct Report {
@@ -135,6 +142,13 @@ struct HireAnswered {
   json budget = json::object();  // the six GetBudget numbers after the hire
 };
 
+struct FireAnswered {
+  CallId id = 0;
+  bool ok = false;  // the ledger refunded the hire (else `error` says why)
+  std::string error;
+  json budget = json::object();
+};
+
 struct AskAnswered {
   CallId id = 0;
   bool ok = false;
@@ -162,5 +176,7 @@ struct BudgetRead {
   CallId id = 0;
   json view = json::object();  // GetBudget's keys
 };
+
+using Outcome = std::variant<ModelAnswered, HireAnswered, FireAnswered, AskAnswered, JudgeRuled, ToolRan, BudgetRead>;
 
 }  // namespace kaisha::driver

@@ -1,0 +1,562 @@
+#include "runtime/effgen/effgen_driver.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include "runtime/core/utf8.hpp"
+#include "runtime/economy/budget.hpp"
+#include "runtime/llm/usage_estimate.hpp"
+#include "runtime/planning/decomposition_metrics.hpp"
+#include "runtime/routing/router.hpp"
+
+namespace kaisha::effgen {
+
+using namespace driver;
+
+namespace {
+
+constexpr int64_t kPlannerMaxOutputTokens = 2048;
+// Room for predecessors' outputs in a worker's prompt when a plan is priced
+// before any subtask has run.
+constexpr int64_t kContextAllowanceTokens = 512;
+
+}  // namespace
+
+EffgenPlaybook::EffgenPlaybook(EffgenSetup setup)
+    : setup_(std::move(setup)),
+      worker_task_(planning::PromptTemplate::from_text(setup_.worker_task, "prompts/effgen/worker_task.md")),
+      synthesis_(planning::PromptTemplate::from_text(setup_.synthesis, "prompts/effgen/synthesize.md")) {
+  llm::TierQuery tq;
+  tq.model_name = setup_.worker_cost.model_ref;
+  worker_tier_ = llm::resolve_tier(tq);
+  if (setup_.optimizer) {
+    // In the template every part sits under a heading line ending in ':',
+    // which keeps τ4 from turning it into bullets; optimized on its own a
+    // part would lose that, so the parts are rewritten without τ4.
+    prompt::OptimizerOptions o = setup_.optimizer->options();
+    o.enable_bullets = false;
+    part_optimizer_.emplace(setup_.optimizer->patterns(), o);
+  }
+}
+
+EffgenDriver::EffgenDriver(const EffgenPlaybook& playbook, std::string input)
+    : book_(playbook), setup_(playbook.setup()), input_(std::move(input)) {}
+
+bool EffgenDriver::listening() const { return setup_.listening && setup_.listening(); }
+
+void EffgenDriver::report(Effects& out, std::string kind, std::string text, json data, std::string agent) const {
+  out.push_back(Report{std::move(kind), std::move(text), std::move(data), std::move(agent)});
+}
+
+// ------------------------------------------------------------------ start
+
+Effects EffgenDriver::start() {
+  Effects out;
+  // Route with zero model calls (effgen.md §23 item 2).
+  routing::RoutingDecision d = setup_.router->route(input_);
+  const json decision = d.to_json();
+  metadata_["complexity_score"] = d.score.total;
+  metadata_["routing"] = decision;
+  out.push_back(journal_step("note", json{{"routing", decision}}));
+  if (listening())
+    report(out, "routing",
+           "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " + std::string(routing::to_string(d.kind)) +
+               " (" + d.reason + ")",
+           decision);
+  if (d.kind == routing::RouteKind::single) {
+    run_single(out, d.reason);
+    return out;
+  }
+  strategy_ = d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical : planning::Strategy::hybrid;
+  round_.emplace(strategy_);
+  auto found = setup_.decompose.find(strategy_);
+  if (found == setup_.decompose.end()) {
+    finish(out, false, std::string("No decomposition prompt for the ") + planning::to_string(strategy_) + " strategy");
+    return out;
+  }
+  const auto& decompose = found->second;
+  auto prompt = decompose.ok() ? decompose->render({{"task", input_}}) : Result<std::string>(decompose.error());
+  if (!prompt.ok()) {
+    finish(out, false, prompt.error().message);
+    return out;
+  }
+  planning_conversation_ = {{llm::Role::user, *prompt, {}, "", ""}};
+  ask_for_plan(out);
+  return out;
+}
+
+Effects EffgenDriver::on(const Outcome& o) {
+  return std::visit(
+      [this](const auto& a) -> Effects {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, FireAnswered> || std::is_same_v<T, ToolRan>) return {};
+        else return on(a);
+      },
+      o);
+}
+
+Effects EffgenDriver::cancel(const std::string& why) {
+  Effects out;
+  finish(out, false, why);
+  return out;
+}
+
+llm::ChatRequest EffgenDriver::planner_request(std::vector<llm::ChatMessage> messages) const {
+  llm::ChatRequest request;
+  request.messages = std::move(messages);
+  request.temperature = setup_.temperature;
+  request.max_tokens = kPlannerMaxOutputTokens;
+  return request;
+}
+
+void EffgenDriver::ask_for_plan(Effects& out) {
+  const CallId id = next_id();
+  model_calls_[id] = "decomposition";
+  // Nothing waits for the settlement: the ledger applies it before the
+  // budget query that follows.
+  out.push_back(CallModel{id, "decomposition", planner_request(planning_conversation_), false});
+}
+
+// ----------------------------------------------------------- model answers
+
+Effects EffgenDriver::on(const ModelAnswered& a) {
+  Effects out;
+  auto it = model_calls_.find(a.id);
+  if (finished_ || it == model_calls_.end()) return out;
+  const std::string purpose = it->second;
+  model_calls_.erase(it);
+  const std::string& answer = a.response.message.content;
+  if (purpose == "synthesis") {
+    if (!a.ok) {
+      finish(out, false, "Synthesis failed: " + a.error);
+      return out;
+    }
+    out.push_back(journal_step("llm_response", json{{"call", "synthesis"}, {"text", answer}}, a.response.usage.input_tokens,
+                          a.response.usage.output_tokens, a.expense));
+    finish(out, true, answer);
+    return out;
+  }
+  if (!a.ok) {
+    finish(out, false, "The planner's model call failed: " + a.error);
+    return out;
+  }
+  out.push_back(journal_step("llm_response", json{{"call", "decomposition"}, {"text", answer}},
+                        a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
+  planning::RoundStep next = round_->on_answer(answer);
+  switch (next.kind) {
+    case planning::RoundStep::Kind::accept: {
+      auto dag = planning::SubtaskDag::build(next.plan->subtasks);
+      if (!dag.ok()) {
+        fallback_ = true;
+        run_single(out, "the plan is not a valid DAG: " + dag.error().message);
+        return out;
+      }
+      run_plan(out, std::move(dag).value());
+      return out;
+    }
+    case planning::RoundStep::Kind::retry:
+      report(out, "retry", "the decomposition was not usable: " + next.reason);
+      planning_conversation_.push_back({llm::Role::assistant, answer, {}, "", ""});
+      planning_conversation_.push_back({llm::Role::user, next.feedback, {}, "", ""});
+      ask_for_plan(out);
+      return out;
+    case planning::RoundStep::Kind::fall_back:
+      fallback_ = true;
+      run_single(out, "no usable decomposition: " + next.reason);
+      return out;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ single agent
+
+void EffgenDriver::run_single(Effects& out, const std::string& why) {
+  metadata_["routing_strategy"] = "single";
+  metadata_["num_subtasks"] = 0;
+  metadata_["tree_depth"] = 0;
+  report(out, "plan", "single agent: " + why);
+  hire_workers(out, 1, AfterHires::run_single);
+}
+
+// ---------------------------------------------------------------- the plan
+
+void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
+  const auto metrics = planning::measure(dag);
+  const bool hierarchical = strategy_ == planning::Strategy::hierarchical;
+  metadata_["routing_strategy"] = hierarchical ? "hierarchical" : planning::to_string(dag.shape());
+  metadata_["num_subtasks"] = dag.subtasks().size();
+  metadata_["tree_depth"] = 1;
+  metadata_["parallelism"] = metrics.parallelism;
+  metadata_["granularity"] = metrics.granularity;
+  json plan = json::array();
+  for (const auto& s : dag.subtasks())
+    plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
+  if (listening())
+    report(out, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
+           json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
+  out.push_back(journal_step("note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
+  // How many workers the resource budget allows to run at once.
+  pending_dag_ = std::move(dag);
+  budget_read_ = next_id();
+  out.push_back(ReadBudget{budget_read_});
+}
+
+// Worst-case USD of running `dag`: every subtask once on a worker (plus its
+// audit), the workers' hire costs and the synthesis call. Retries are not
+// priced in: each one is still reserved before it runs.
+double EffgenDriver::plan_worst_case(const planning::SubtaskDag& dag, size_t workers) const {
+  double usd = double(workers) * setup_.worker_cost.create_expense_cost;
+  const int64_t sys = llm::estimate_tokens(setup_.worker_system);
+  for (const auto& s : dag.subtasks()) {
+    const int64_t in =
+        sys + llm::estimate_tokens(input_) + llm::estimate_tokens(s.description) + kContextAllowanceTokens;
+    usd += economy::Budget::expense_for(setup_.worker_cost, in, setup_.worker_max_output_tokens);
+  }
+  const int64_t synth_in =
+      llm::estimate_tokens(input_) + int64_t(dag.subtasks().size()) * setup_.worker_max_output_tokens;
+  usd += economy::Budget::expense_for(setup_.planner_cost, synth_in, kPlannerMaxOutputTokens);
+  return usd;
+}
+
+Effects EffgenDriver::on(const BudgetRead& a) {
+  Effects out;
+  if (finished_ || a.id != budget_read_ || !pending_dag_) return out;
+  budget_read_ = 0;
+  const planning::SubtaskDag& dag = *pending_dag_;
+  const auto& wc = setup_.worker_cost;
+  // No more workers than subtasks can ever run side by side (the widest
+  // topological level), nor than effgen.max_concurrent.
+  size_t widest = 1;
+  for (const auto& level : dag.levels()) widest = std::max(widest, level.size());
+  size_t workers = std::min<size_t>(size_t(std::max(0, setup_.max_concurrent)), widest);
+  const double per_worker = wc.create_resource_cost + wc.invoke_resource_cost;
+  if (a.view.value("resource_budget_enabled", true) && per_worker > 0) {
+    const double room = a.view.value("current_remaining_resource_budget", 0.0);
+    workers = std::min(workers, size_t(std::max(0.0, room / per_worker)));
+  }
+  if (workers == 0) {
+    finish(out, false,
+           "The plan cannot be afforded: one worker on " + wc.name + " needs " + std::to_string(per_worker) +
+               " resource units");
+    return out;
+  }
+  const double worst = plan_worst_case(dag, workers);
+  const double left = a.view.value("current_remaining_expense_budget", 0.0);
+  if (a.view.value("expense_budget_enabled", true) && worst > left) {
+    std::ostringstream why;
+    why << "The plan cannot be afforded: its " << dag.subtasks().size() << " subtasks need up to $" << worst
+        << " (worst case) but only $" << left << " of the expense budget is remaining";
+    out.push_back(journal_step("refusal", json{{"plan_worst_case", worst}, {"remaining", left}}));
+    report(out, "refusal", why.str());
+    finish(out, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
+    return out;
+  }
+  metadata_["plan_worst_case_expense"] = worst;
+  hire_workers(out, workers, AfterHires::run_plan);
+  return out;
+}
+
+// ----------------------------------------------------------------- workers
+
+// Hires workers up to `n`, all at once (the ledger answers in order); once
+// every hire is in, `then` runs. The first refusal ends the task (hires
+// answered after that are given back by the kit).
+void EffgenDriver::hire_workers(Effects& out, size_t n, AfterHires then) {
+  after_hires_ = then;
+  if (workers_.size() >= n) return after_hires(out);
+  hires_missing_ = n - workers_.size();
+  for (size_t i = workers_.size(); i < n; ++i) {
+    msg::AgentSpec spec;
+    spec.name = "Worker" + std::to_string(i + 1);
+    spec.base_model = setup_.worker_cost.name;
+    spec.model_ref = setup_.worker_cost.model_ref;
+    spec.type = setup_.worker_cost.type;
+    spec.system_prompt = setup_.worker_system;
+    spec.description = "effgen worker";
+    spec.costs = economy::spec_costs_json(setup_.worker_cost);
+    const CallId id = next_id();
+    hires_[id] = spec.name;
+    out.push_back(Hire{id, std::move(spec), setup_.worker_cost});
+  }
+}
+
+Effects EffgenDriver::on(const HireAnswered& a) {
+  Effects out;
+  auto it = hires_.find(a.id);
+  if (finished_ || it == hires_.end()) return out;
+  const std::string name = it->second;
+  hires_.erase(it);
+  if (!a.ok) {
+    // No node for it, or the ledger said no: the task ends with the reason.
+    out.push_back(journal_step("refusal", json{{"hire", name}, {"error", a.error}}));
+    finish(out, false, "Could not hire a worker: " + a.error);
+    return out;
+  }
+  workers_.push_back({name, false, false});
+  if (listening())
+    report(out, "hire", name + " (" + setup_.worker_cost.name + ", " + setup_.worker_cost.type + ")",
+           json{{"agent", name}, {"budget", a.budget}});
+  if (--hires_missing_ == 0) after_hires(out);
+  return out;
+}
+
+void EffgenDriver::after_hires(Effects& out) {
+  if (after_hires_ == AfterHires::run_single)
+    return start_job(out, "task", true, input_, fit_for_worker(worker_input()));
+  planning::SchedulerOptions o;
+  o.max_concurrent = workers_.size();
+  o.max_retries = setup_.max_subtask_retries;
+  o.always_synthesize = strategy_ == planning::Strategy::hierarchical;
+  scheduler_ = std::make_unique<planning::DagScheduler>(std::move(*pending_dag_), o);
+  pending_dag_.reset();
+  dag_started_ms_ = setup_.now_ms();
+  pump(out);
+}
+
+void EffgenDriver::fire_workers(Effects& out) {
+  for (auto& w : workers_) {
+    if (w.fired) continue;
+    w.fired = true;
+    out.push_back(Fire{w.name, 0});
+  }
+}
+
+// ------------------------------------------------------------ worker prompts
+
+// Optimizes one part of a worker prompt for the worker model's size and
+// counts its tokens.
+std::string EffgenDriver::optimize_for_worker(const std::string& text) {
+  const prompt::PromptOptimizer* opt = book_.part_optimizer();
+  if (!opt || text.empty()) return text;
+  prompt::TextOptimization o = opt->optimize(text, book_.worker_tier(), prompt::TextRole::user);
+  prompt_tokens_original_ += o.report.original_tokens;
+  prompt_tokens_optimized_ += o.report.optimized_tokens;
+  return std::move(o.text);
+}
+
+// The task text optimized for the worker model: once per task, since every
+// subtask's prompt repeats it (its tokens still count in each prompt).
+std::string EffgenDriver::worker_input() {
+  const prompt::PromptOptimizer* opt = book_.part_optimizer();
+  if (!opt) return input_;
+  if (!worker_input_) worker_input_ = opt->optimize(input_, book_.worker_tier(), prompt::TextRole::user);
+  prompt_tokens_original_ += worker_input_->report.original_tokens;
+  prompt_tokens_optimized_ += worker_input_->report.optimized_tokens;
+  return worker_input_->text;
+}
+
+// The parts of a worker prompt are optimized one by one; the tier's hard
+// limit (tau_prompt, effgen.md §21.1) is on the whole, so a prompt still above
+// it goes through the optimizer again, which cuts it.
+std::string EffgenDriver::fit_for_worker(std::string prompt) const {
+  const auto& opt = setup_.optimizer;
+  const llm::ModelTier tier = book_.worker_tier();
+  if (!opt || !opt->stages_for(tier).truncation ||
+      prompt::estimate_tokens(prompt, opt->options().estimate_mode) <= double(opt->max_prompt_tokens(tier)))
+    return prompt;
+  return opt->optimize(prompt, tier, prompt::TextRole::user).text;
+}
+
+// -------------------------------------------------------------------- jobs
+
+// Starts a job on an idle worker; `prompt` is already optimized for it.
+void EffgenDriver::start_job(Effects& out, std::string id, bool whole_task, std::string instruction,
+                             std::string prompt) {
+  auto w = std::find_if(workers_.begin(), workers_.end(), [](const Worker& x) { return !x.busy; });
+  w->busy = true;
+  Job job;
+  job.id = id;
+  job.whole_task = whole_task;
+  job.instruction = std::move(instruction);
+  job.prompt = std::move(prompt);
+  job.worker = w->name;
+  job.started_ms = setup_.now_ms();
+  if (setup_.audit)
+    job.audit = std::make_unique<planning::AuditLoop>(job.instruction, planning::AuditLimits{setup_.max_judge_retries});
+  jobs_.emplace(id, std::move(job));
+  produce(out, id, "");
+}
+
+// Asks the job's worker (again, with the judge's feedback when given).
+void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::string& feedback) {
+  const Job& job = jobs_.at(job_id);
+  std::string prompt = job.prompt;
+  if (!feedback.empty()) prompt += "\n\nA reviewer rejected your previous answer:\n" + feedback;
+  const bool chatty = listening();
+  if (chatty)
+    report(out, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
+           json{{"agent", job.worker}, {"job", job_id}});
+  const CallId id = next_id();
+  asks_[id] = job_id;
+  // Only the answer event shows the budget after the call: nobody else waits
+  // for the settlement (the kit's finish waits for the ledger once, at the end).
+  out.push_back(Ask{id, job.worker, std::move(prompt), job_id, chatty});
+}
+
+Effects EffgenDriver::on(const AskAnswered& a) {
+  Effects out;
+  auto asked = asks_.find(a.id);
+  if (finished_ || asked == asks_.end()) return out;
+  const std::string job_id = asked->second;
+  asks_.erase(asked);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return out;
+  Job& j = it->second;
+  if (!a.ok) {
+    report(out, a.refused ? "refusal" : "error", j.worker + ": " + a.error, json{{"job", job_id}});
+    if (j.audit) on_audit_step(out, job_id, j.audit->on_producer_error(a.error));
+    else finish_job(out, job_id, false, a.error);
+    return out;
+  }
+  const msg::AskReply& r = a.reply;
+  // The worker's answer, which subtask it belongs to and what it cost, in one
+  // step under the worker's name (the worker journaled only its request).
+  out.push_back(journal_step("llm_response",
+                        json{{"job", job_id}, {"text", r.output}, {"usage_estimated", r.usage.estimated},
+                             {"latency_ms", r.latency_ms}},
+                        r.usage.input_tokens, r.usage.output_tokens, a.expense, j.worker));
+  if (listening())
+    report(out, "answer", j.worker + " [" + job_id + "]: " + r.output,
+           json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.usage.input_tokens},
+                {"output_tokens", r.usage.output_tokens}, {"expense", a.expense}, {"latency_ms", r.latency_ms},
+                {"budget", a.budget}},
+           j.worker);
+  if (j.audit) on_audit_step(out, job_id, j.audit->on_claim(r.output));
+  else finish_job(out, job_id, true, r.output);
+  return out;
+}
+
+// Feeds an audit step back into the job: ask the judge, retry, or deliver.
+void EffgenDriver::on_audit_step(Effects& out, const std::string& job_id, Result<planning::AuditStep> step_r) {
+  if (!step_r.ok()) return finish_job(out, job_id, false, step_r.error().message);
+  planning::AuditStep s = std::move(step_r).value();
+  switch (s.kind) {
+    case planning::AuditStep::Kind::deliver: {
+      const bool ok = s.report.status == planning::VerdictStatus::success;
+      return finish_job(out, job_id, ok, ok ? s.report.output : "rejected by the judge: " + s.report.error_information);
+    }
+    case planning::AuditStep::Kind::retry:
+      report(out, "retry", job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
+      return produce(out, job_id, s.feedback);
+    case planning::AuditStep::Kind::ask_judge: {
+      const Job& job = jobs_.at(job_id);
+      ++judge_calls_;
+      const CallId id = next_id();
+      audits_[id] = job_id;
+      out.push_back(Audit{id, job.worker, job.instruction, s.claimed_result});
+      return;
+    }
+  }
+}
+
+Effects EffgenDriver::on(const JudgeRuled& a) {
+  Effects out;
+  auto audited = audits_.find(a.id);
+  if (finished_ || audited == audits_.end()) return out;
+  const std::string job_id = audited->second;
+  audits_.erase(audited);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return out;
+  if (a.kind == JudgeRuled::Kind::judge_failed) finish_job(out, job_id, false, a.error);
+  else if (a.kind == JudgeRuled::Kind::no_answer) finish_job(out, job_id, false, "the judge did not answer: " + a.error);
+  else on_audit_step(out, job_id, it->second.audit->on_verdict(a.verdict));
+  return out;
+}
+
+void EffgenDriver::finish_job(Effects& out, const std::string& job_id, bool ok, std::string text) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  Job job = std::move(it->second);
+  jobs_.erase(it);
+  for (auto& w : workers_)
+    if (w.name == job.worker) w.busy = false;
+  subtask_ms_ += setup_.now_ms() - job.started_ms;
+  if (job.whole_task) return finish(out, ok, ok ? text : "The worker could not complete the task: " + text);
+  if (ok) {
+    (void)scheduler_->complete(job_id, text);
+    if (listening()) report(out, "subtask", job_id + " completed", json{{"subtask", job_id}, {"state", "completed"}});
+  } else {
+    auto again = scheduler_->fail(job_id, text);
+    report(out, "subtask", job_id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
+           json{{"subtask", job_id}, {"state", "failed"}});
+  }
+  on_plan_progress(out);
+}
+
+// --------------------------------------------------------- the DAG running
+
+void EffgenDriver::pump(Effects& out) {
+  for (planning::Assignment& a : scheduler_->start_ready()) {
+    std::string context = a.context.empty() ? "" : "\n" + optimize_for_worker(planning::render_context(a.context));
+    auto prompt = book_.worker_task().render({{"task", worker_input()},
+                                              {"subtask", optimize_for_worker(a.description)},
+                                              {"expected_output", optimize_for_worker(a.expected_output)},
+                                              {"context", context}});
+    const std::string instruction =
+        a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
+    if (listening())
+      report(out, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+             json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
+    start_job(out, a.id, false, instruction, fit_for_worker(prompt.ok() ? *prompt : instruction));
+  }
+}
+
+void EffgenDriver::on_plan_progress(Effects& out) {
+  if (!scheduler_->finished()) return pump(out);
+  auto outcome = scheduler_->outcome();
+  if (!outcome.ok()) return finish(out, false, outcome.error().message);
+  json states = json::array();
+  for (const auto& r : outcome->results)
+    states.push_back({{"id", r.id}, {"state", planning::to_string(r.state)}, {"attempts", r.attempts}});
+  metadata_["subtasks"] = states;
+  switch (outcome->kind) {
+    case planning::PlanOutcome::Kind::answer:
+      return finish(out, true, outcome->answer);
+    case planning::PlanOutcome::Kind::synthesize:
+      // The workers are done: they are fired while the synthesis runs.
+      fire_workers(out);
+      return synthesize(out, outcome->results);
+    case planning::PlanOutcome::Kind::all_failed:
+      fallback_ = true;
+      scheduler_.reset();
+      dag_started_ms_ = 0;
+      return run_single(out, "every subtask failed");
+  }
+}
+
+void EffgenDriver::synthesize(Effects& out, const std::vector<planning::SubtaskResult>& results) {
+  auto prompt = book_.synthesis().render({{"task", input_}, {"results", planning::render_results(results)}});
+  if (!prompt.ok()) return finish(out, false, prompt.error().message);
+  report(out, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
+  const CallId id = next_id();
+  model_calls_[id] = "synthesis";
+  // The task's last ledger operation: its settlement is waited for.
+  out.push_back(CallModel{id, "synthesis", planner_request({{llm::Role::user, *prompt, {}, "", ""}}), true});
+}
+
+// ------------------------------------------------------------------ finish
+
+void EffgenDriver::finish(Effects& out, bool ok, const std::string& text) {
+  if (finished_) return;
+  finished_ = true;
+  fire_workers(out);
+  json m = std::move(metadata_);
+  m["strategy"] = "effgen";
+  m["num_sub_agents"] = workers_.size();
+  m["prompt_tokens_original"] = prompt_tokens_original_;
+  m["prompt_tokens_optimized"] = prompt_tokens_optimized_;
+  m["compression_ratio"] = prompt_tokens_original_ > 0 ? prompt_tokens_optimized_ / prompt_tokens_original_ : 1.0;
+  m["judge_calls"] = judge_calls_;
+  m["fallback"] = fallback_;
+  m["backend"] = setup_.worker_cost.model_ref;
+  m["retrieved_memories"] = 0;
+  if (dag_started_ms_ > 0) {
+    const int64_t dag_wall = std::max<int64_t>(1, setup_.now_ms() - dag_started_ms_);
+    m["speedup"] = double(subtask_ms_) / double(dag_wall);
+  }
+  out.push_back(Finish{ok, text, std::move(m)});
+}
+
+}  // namespace kaisha::effgen
