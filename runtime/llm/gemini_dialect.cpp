@@ -299,7 +299,9 @@ class GeminiDialect : public Dialect {
         ChatMessage m;
         m.role = Role::system;
         read_parts(wire::member(*sys, "parts"), m, nullptr);
-        r.messages.push_back(std::move(m));
+        // An instruction without text (no parts, or parts of no known kind)
+        // instructs nothing; requests built again leave it out too.
+        if (!m.content.empty()) r.messages.push_back(std::move(m));
       }
       const json* contents = wire::array(*j, "contents");
       if (!contents) return wire::error(kName, "request has no contents array");
