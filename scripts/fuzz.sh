@@ -10,7 +10,10 @@
 # Usage: scripts/fuzz.sh [SECONDS] [NAME...]   (default 180 s, every target)
 # Env:   KAISHA_JOBS (build parallelism, default nproc),
 #        KAISHA_FUZZ_BUILD_DIR (default build-fuzz), CXX (default clang++-14),
-#        KAISHA_FUZZ_SKIP_BUILD=1 (run the targets already built).
+#        KAISHA_FUZZ_SKIP_BUILD=1 (run the targets already built),
+#        KAISHA_FUZZ_SEED=N (libFuzzer's -seed; default random: every run
+#        explores anew. CI fixes it, so that CI fails on what a change
+#        broke, never on what a lucky draw found first).
 # Exit status: 1 when any target crashed, else 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,13 +58,15 @@ for n in "${NAMES[@]}"; do
   rm -rf "$corpus"
   mkdir -p "$corpus" "$crashes"
   if [ -d "tests/fuzz/corpus/$n" ]; then cp -r "tests/fuzz/corpus/$n/." "$corpus/"; fi
+  seed=()
+  if [ -n "${KAISHA_FUZZ_SEED:-}" ]; then seed=(-seed="$KAISHA_FUZZ_SEED"); fi
   dict=()
   if [ -f "tests/fuzz/$n.dict" ]; then dict=(-dict="tests/fuzz/$n.dict"); fi
   before="$(ls "$crashes" | wc -l)"
   echo "== $n: ${SECONDS_PER_TARGET}s (log: $log)"
   set +e
   "$exe" -max_total_time="$SECONDS_PER_TARGET" -timeout=25 -rss_limit_mb=2048 \
-         -print_final_stats=1 -artifact_prefix="$ROOT/$crashes/" "${dict[@]}" "$corpus" >"$log" 2>&1
+         -print_final_stats=1 -artifact_prefix="$ROOT/$crashes/" "${seed[@]}" "${dict[@]}" "$corpus" >"$log" 2>&1
   rc=$?
   set -e
   after="$(ls "$crashes" | wc -l)"
