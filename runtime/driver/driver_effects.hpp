@@ -51,9 +51,11 @@ struct Hire {
   economy::ModelCost cost;
 };
 
-// Fires a hired agent (its resource hire cost comes back). No answer.
+// Fires a hired agent (its resource hire cost comes back). With id 0 nobody
+// waits for the answer: the actor reports the agent's leaving itself.
 struct Fire {
   std::string agent;
+  CallId id = 0;
 };
 
 // A charged question to a hired agent, with a fresh context of its own.
@@ -86,6 +88,12 @@ struct ReadBudget {
   CallId id = 0;
 };
 
+// Retrieves the long-term memories relevant to `query` (answered by Recalled).
+struct Recall {
+  CallId id = 0;
+  std::string query;
+};
+
 // A journal step of the running task; `agent` empty = the strategy itself.
 struct Journal {
   std::string kind;
@@ -113,7 +121,15 @@ struct Finish {
   json metadata = json::object();
 };
 
-using Effect = std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Journal, Report, Finish>;
+// Answers a request the actor handed the driver besides a task's flow (a
+// tool called directly, not by the strategy's model) with `value`.
+struct Reply {
+  uint64_t request = 0;  // the actor's ticket for the request
+  json value;
+};
+
+using Effect =
+    std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Recall, Journal, Report, Finish, Reply>;
 using Effects = std::vector<Effect>;
 
 // ----------------------------------------------------------------- outcomes
@@ -125,6 +141,7 @@ struct ModelAnswered {
   std::string error;
   llm::ChatResponse response;
   double expense = 0;  // USD
+  json budget = json::object();  // after the call, when it waited for the settlement
 };
 
 struct HireAnswered {
@@ -133,6 +150,13 @@ struct HireAnswered {
   bool refused = false;  // the ledger said no (else: no node for it)
   std::string error;
   json budget = json::object();  // the six GetBudget numbers after the hire
+};
+
+struct FireAnswered {
+  CallId id = 0;
+  bool ok = false;  // the ledger refunded the hire (else `error` says why)
+  std::string error;
+  json budget = json::object();
 };
 
 struct AskAnswered {
@@ -162,5 +186,15 @@ struct BudgetRead {
   CallId id = 0;
   json view = json::object();  // GetBudget's keys
 };
+
+// {"injection", "transcript", "memories": [...]} (no memories: an empty
+// list), or {"error": "..."} when the retrieval failed.
+struct Recalled {
+  CallId id = 0;
+  json memories = json::object();
+};
+
+using Outcome =
+    std::variant<ModelAnswered, HireAnswered, FireAnswered, AskAnswered, JudgeRuled, ToolRan, BudgetRead, Recalled>;
 
 }  // namespace kaisha::driver
