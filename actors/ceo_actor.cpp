@@ -39,7 +39,7 @@ using recall_atom = caf::atom_constant<caf::atom("recall")>;
 constexpr const char* kCeo = "CEO";
 
 StrategyKit& kit(Self* self) { return *self->state.kit; }
-hashiru::HashiruDriver& driver(Self* self) { return *self->state.driver; }
+hashiru::HashiruDriver& driver_of(Self* self) { return *self->state.driver; }
 
 // The CEO's own model: priced from the cost table when it is listed there.
 // Its resource is not held per call: the CEO's model is not an employee.
@@ -102,7 +102,7 @@ void run(Self* self, driver::Effects effects, const Scope& s);
 
 void feed(Self* self, const Scope& s, driver::Outcome o) {
   if (!live(self, s)) return;
-  run(self, driver(self).on(o), s);
+  run(self, driver_of(self).on(o), s);
 }
 
 void execute(Self* self, const Scope& s, driver::CallModel& c) {
@@ -233,7 +233,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         return ProviderTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo},
                                        [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
-      [self](const std::string& tool, const std::string&) { return !driver(self).owns(tool); });
+      [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
   // Employees are not linked to the CEO (firing one must not take the CEO
   // down), so the CEO stops them itself when it is told to exit.
@@ -250,7 +250,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
         auto promise = self->make_response_promise<msg::TaskResult>();
         if (!kit(self).start(req, promise)) return promise;
-        run(self, driver(self).start(req.input), Scope{req.task_id});
+        run(self, driver_of(self).start(req.input), Scope{req.task_id});
         return promise;
       },
       [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
@@ -264,15 +264,15 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         self->state.direct_calls.emplace(ticket, promise);
         // Asking every provider for its specs costs more than an AskAgent's
         // own work on the CEO; only a provider's tool can have changed.
-        if (!driver(self).owns(name)) sync_providers(self);
-        run(self, driver(self).call_directly(ticket, name, arguments), Scope{"", true});
+        if (!driver_of(self).owns(name)) sync_providers(self);
+        run(self, driver_of(self).call_directly(ticket, name, arguments), Scope{"", true});
         return promise;
       },
       [=](cancel_atom, const std::string& tid, const std::string& why) {
         // In-flight calls are abandoned: their results find no task and are
         // dropped, while the ledger still settles what they cost.
         if (!kit(self).cancel(tid, why)) return false;
-        run(self, driver(self).cancel(why), Scope{tid});
+        run(self, driver_of(self).cancel(why), Scope{tid});
         return true;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
@@ -280,7 +280,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       },
       [=](switch_atom, const std::string& name, bool on) {
         auto& s = self->state;
-        const bool known = driver(self).set_switch(name, on);
+        const bool known = driver_of(self).set_switch(name, on);
         if (name == "resource_budget") self->send(s.deps.ledger, switch_atom::value, std::string("resource"), on);
         if (name == "economy_budget") self->send(s.deps.ledger, switch_atom::value, std::string("expense"), on);
         return known;

@@ -146,7 +146,7 @@ TEST_F(HashiruDriverTest, StartCallsTheModelWithTheConversationAndEveryTool) {
   ASSERT_EQ(c.request.tools.size(), 7u);
   EXPECT_EQ(c.request.tools.front().name, "AgentCreator");
   EXPECT_EQ(c.request.tools.back().name, "Calculator");
-  EXPECT_EQ(c.request.max_tokens, 4096);
+  EXPECT_EQ(c.request.max_tokens.value_or(0), 4096);
   EXPECT_EQ(c.request.messages.front().content, "You are the CEO.");
 }
 
@@ -516,7 +516,7 @@ TEST_F(HashiruDriverTest, ALongConversationIsSummarisedBeforeTheNextCall) {
   Effects second = d->start("second question");
   driver::CallModel summary = only<driver::CallModel>(second);
   EXPECT_EQ(summary.purpose, "summary");
-  EXPECT_EQ(summary.request.max_tokens, 1024);
+  EXPECT_EQ(summary.request.max_tokens.value_or(0), 1024);
   EXPECT_TRUE(summary.request.tools.empty());
   Effects after = d->on(answer(summary.id, "The user asked about x; the CEO answered y."));
   EXPECT_EQ(lines(after), (std::vector<std::string>{"journal note", "report summary", "journal llm_request",
