@@ -106,9 +106,12 @@ void feed(Self* self, const Scope& s, driver::Outcome o) {
 }
 
 void execute(Self* self, const Scope& s, driver::CallModel& c) {
-  kit(self).call_model(ceo_role(self), std::move(c.request), c.await_settle, [self, s, id = c.id](ChargedCallResult r) {
-    feed(self, s, driver::ModelAnswered{id, r.ok, r.refused, r.error, std::move(r.response), r.expense, r.budget.to_json()});
-  });
+  kit(self).call_model(ceo_role(self), std::move(c.request), c.await_settle,
+                       [self, s, id = c.id](ChargedCallResult r) {
+                         feed(self, s,
+                              driver::ModelAnswered{id, r.ok, r.refused, r.error, std::move(r.response), r.expense,
+                                                    r.budget.to_json()});
+                       });
 }
 
 void execute(Self* self, const Scope& s, driver::Hire& h) {
@@ -119,11 +122,12 @@ void execute(Self* self, const Scope& s, driver::Hire& h) {
 }
 
 void execute(Self* self, const Scope& s, driver::Fire& f) {
-  const bool firing = kit(self).fire(f.agent, [self, s, id = f.id](bool ok, std::string error, economy::BudgetSummary b) {
+  auto answered = [self, s, id = f.id](bool ok, std::string error, economy::BudgetSummary b) {
     feed(self, s, driver::FireAnswered{id, ok, std::move(error), b.to_json()});
-  });
-  // Already leaving: as good as gone.
-  if (!firing) feed(self, s, driver::FireAnswered{f.id, false, company::texts::agent_not_found(f.agent), json::object()});
+  };
+  // Not hired, or its fire is already with the ledger: FireAgent's answer is
+  // that there is no such agent.
+  if (!kit(self).fire(f.agent, answered)) answered(false, company::texts::agent_not_found(f.agent), {});
 }
 
 void execute(Self* self, const Scope& s, driver::Ask& a) {
@@ -165,7 +169,9 @@ void execute(Self* self, const Scope&, driver::Journal& j) {
   kit(self).step(j.kind, std::move(j.payload), j.tokens_in, j.tokens_out, j.usd, j.agent);
 }
 
-void execute(Self* self, const Scope&, driver::Report& r) { kit(self).emit(r.kind, r.text, std::move(r.data), r.agent); }
+void execute(Self* self, const Scope&, driver::Report& r) {
+  kit(self).emit(r.kind, r.text, std::move(r.data), r.agent);
+}
 
 void execute(Self* self, const Scope&, driver::Finish& f) {
   msg::TaskResult r = kit(self).result(f.ok, f.text);

@@ -326,7 +326,8 @@ void HashiruDriver::call_done(const std::shared_ptr<ReplyRun>& reply, size_t i, 
   const llm::ToolCall& c = reply->calls[i];
   json j = r.to_json();
   if (listening())
-    report("tool_result", "Tool responded with " + dump_text(j), json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+    report("tool_result", "Tool responded with " + dump_text(j),
+           json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
   step("tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
   reply->results[i] = std::move(j);
   for (size_t next : reply->order.finished(i)) start_call(reply, next);
