@@ -11,7 +11,9 @@
 //   (switch_atom, name, on)       -> bool               toggle a §9 item 54 switch mid-session
 //
 // Tool calls of one model answer run concurrently; their results go back to
-// the model in the order it asked for them.
+// the model in the order it asked for them. The algorithm is the HASHIRU
+// driver's (runtime/hashiru/hashiru_driver.hpp); the actor runs its effects
+// through the strategy kit and its provider tools.
 #pragma once
 
 #include <functional>

@@ -1,16 +1,19 @@
 // DriverRunner executes a pure driver's effects (runtime/driver/) through the
 // strategy kit and feeds every answer back to the driver, so a strategy actor
 // only says what is its own: whose model a CallModel calls, how a hired agent
-// runs, what finishing means, and which tools it has.
+// runs, what finishing means, which tools it has, where memories come from.
 //
-// Effects run in order; once the task has ended (a Finish, a cancel, a
-// failed hire) the rest of the list is dropped, and so are answers that
-// arrive for a task that has ended. Every callback runs on the actor's
+// Effects run in order, in a scope: the running task's, or a direct request's
+// (a tool called from outside the task's flow). A task's effects stop once
+// the task has ended (a Finish, a cancel, a failed hire), and answers that
+// arrive for a task that has ended are dropped; a direct request's run and
+// are answered whatever the task does. Every callback runs on the actor's
 // thread. The runner lives in the actor's state next to the kit and must not
 // outlive it.
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <caf/fwd.hpp>
 
@@ -20,7 +23,7 @@
 namespace kaisha::actors {
 
 struct DriverHooks {
-  // The running task's driver: takes an outcome, returns what to do next.
+  // The driver: takes an outcome, returns what to do next.
   std::function<driver::Effects(const driver::Outcome&)> feed;
   // Whose model a CallModel calls, and who pays.
   std::function<ModelRole(const driver::CallModel&)> model_role;
@@ -31,6 +34,11 @@ struct DriverHooks {
   std::function<void(driver::Finish)> finish;
   // Runs a tool for RunTool; null: a RunTool fails the task.
   std::function<void(const driver::RunTool&, std::function<void(company::ToolResult)>)> run_tool;
+  // Starts a memory retrieval for task `tid`; its answer comes back through
+  // answer(tid, Recalled). Null: a Recall fails the task.
+  std::function<void(const driver::Recall&, const std::string& tid)> recall;
+  // Answers a direct request. Null: a Reply fails the task.
+  std::function<void(driver::Reply)> reply;
 };
 
 class DriverRunner {
@@ -39,11 +47,22 @@ class DriverRunner {
 
   // Executes `effects` for the running task.
   void run(driver::Effects effects);
+  // Executes `effects` for a direct request, whatever the task does.
+  void run_direct(driver::Effects effects);
+  // Feeds `o` to the driver while task `tid` runs, and runs what it returns
+  // (for answers that reach the actor as messages).
+  void answer(const std::string& tid, driver::Outcome o);
 
  private:
-  void execute(const std::string& tid, driver::Effect& e);
-  // Feeds `o` to the driver while task `tid` runs, and runs what it returns.
-  void answer(const std::string& tid, driver::Outcome o);
+  struct Scope {
+    std::string tid;
+    bool direct = false;
+  };
+
+  bool live(const Scope& s) const;
+  void run(driver::Effects effects, const Scope& s);
+  void execute(const Scope& s, driver::Effect& e);
+  void answer(const Scope& s, driver::Outcome o);
 
   caf::event_based_actor* self_;
   StrategyKit& kit_;

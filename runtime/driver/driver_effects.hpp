@@ -88,6 +88,12 @@ struct ReadBudget {
   CallId id = 0;
 };
 
+// Retrieves the long-term memories relevant to `query` (answered by Recalled).
+struct Recall {
+  CallId id = 0;
+  std::string query;
+};
+
 // A journal step of the running task; `agent` empty = the strategy itself.
 struct Journal {
   std::string kind;
@@ -120,7 +126,15 @@ struct Finish {
   json metadata = json::object();
 };
 
-using Effect = std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Journal, Report, Finish>;
+// Answers a request the actor handed the driver besides a task's flow (a
+// tool called directly, not by the strategy's model) with `value`.
+struct Reply {
+  uint64_t request = 0;  // the actor's ticket for the request
+  json value;
+};
+
+using Effect =
+    std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Recall, Journal, Report, Finish, Reply>;
 using Effects = std::vector<Effect>;
 
 // ----------------------------------------------------------------- outcomes
@@ -132,6 +146,7 @@ struct ModelAnswered {
   std::string error;
   llm::ChatResponse response;
   double expense = 0;  // USD
+  json budget = json::object();  // after the call, when it waited for the settlement
 };
 
 struct HireAnswered {
@@ -145,6 +160,7 @@ struct HireAnswered {
 struct FireAnswered {
   CallId id = 0;
   bool ok = false;  // the ledger refunded the hire (else `error` says why)
+  bool not_hired = false;  // the fire could not start: not hired, or already leaving
   std::string error;
   json budget = json::object();
 };
@@ -177,6 +193,14 @@ struct BudgetRead {
   json view = json::object();  // GetBudget's keys
 };
 
-using Outcome = std::variant<ModelAnswered, HireAnswered, FireAnswered, AskAnswered, JudgeRuled, ToolRan, BudgetRead>;
+// {"injection", "transcript", "memories": [...]} (no memories: an empty
+// list), or {"error": "..."} when the retrieval failed.
+struct Recalled {
+  CallId id = 0;
+  json memories = json::object();
+};
+
+using Outcome =
+    std::variant<ModelAnswered, HireAnswered, FireAnswered, AskAnswered, JudgeRuled, ToolRan, BudgetRead, Recalled>;
 
 }  // namespace kaisha::driver

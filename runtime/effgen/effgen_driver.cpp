@@ -91,7 +91,8 @@ Effects EffgenDriver::on(const Outcome& o) {
   return std::visit(
       [this](const auto& a) -> Effects {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, FireAnswered> || std::is_same_v<T, ToolRan>) return {};
+        if constexpr (std::is_same_v<T, FireAnswered> || std::is_same_v<T, ToolRan> || std::is_same_v<T, Recalled>)
+          return {};
         else return on(a);
       },
       o);

@@ -91,7 +91,8 @@ class EffgenDriver {
   EffgenDriver(const EffgenPlaybook& playbook, std::string input);
 
   driver::Effects start();
-  // Any outcome; effgen waits for no fire and runs no tool, so those are ignored.
+  // Any outcome; effgen waits for no fire, runs no tool and recalls nothing,
+  // so those are ignored.
   driver::Effects on(const driver::Outcome& o);
   driver::Effects on(const driver::ModelAnswered& a);
   driver::Effects on(const driver::HireAnswered& a);
