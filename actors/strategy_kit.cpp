@@ -7,16 +7,10 @@
 #include "actors/journal_actor.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/messages/ask_usage.hpp"
 #include "runtime/messages/task_result_json.hpp"
 
 namespace kaisha::actors {
-
-llm::Usage ask_usage(const msg::AskReply& r) {
-  llm::Usage u = r.usage;
-  u.input_tokens += r.extra_usage.input_tokens;
-  u.output_tokens += r.extra_usage.output_tokens;
-  return u;
-}
 
 StrategyKit::StrategyKit(caf::event_based_actor* self, KitDeps deps)
     : self_(self), deps_(std::move(deps)), call_timeout_(model_call_timeout(deps_.config)) {}
@@ -263,7 +257,7 @@ void StrategyKit::ask(const std::string& name, const std::string& prompt, const 
     if (r.ok) {
       // An agent with tools charged its further calls and tools itself (extra_*).
       r.expense += r.reply.extra_expense;
-      account(tid, ask_usage(r.reply), r.expense);
+      account(tid, msg::ask_usage(r.reply), r.expense);
     }
     done(std::move(r));
   });

@@ -111,9 +111,6 @@ struct AuditOutcome {
   std::string error;  // judge_failed: its error information; no_answer: the transport's error
 };
 
-// Everything an ask used: the agent's first model call and, for an agent
-// with tools, its further calls (AskReply::extra_usage).
-llm::Usage ask_usage(const msg::AskReply& r);
 
 class StrategyKit {
  public:

@@ -6,6 +6,7 @@
 #include "runtime/company/reply_call_order.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/messages/ask_usage.hpp"
 
 namespace kaisha::hashiru {
 namespace {
@@ -23,15 +24,6 @@ constexpr int64_t kSummaryMaxOutputTokens = 1024;
 json remaining_budgets(const json& budget) {
   return json{{"remaining_resource_budget", budget.value("current_remaining_resource_budget", 0.0)},
               {"remaining_expense_budget", budget.value("current_remaining_expense_budget", 0.0)}};
-}
-
-// Everything an ask used: the agent's first model call and its further
-// calls (AskReply::extra_usage), as the strategy kit accounts it.
-llm::Usage ask_usage(const msg::AskReply& r) {
-  llm::Usage u = r.usage;
-  u.input_tokens += r.extra_usage.input_tokens;
-  u.output_tokens += r.extra_usage.output_tokens;
-  return u;
 }
 
 driver::CallId id_of(const driver::Outcome& o) {
@@ -472,7 +464,7 @@ void HashiruDriver::ask_agent(const json& args, ToolDone done) {
       report("error", name + " failed: " + r.error, json{{"agent", name}});
       return done(ToolResult::error("Agent " + name + " failed to answer: " + r.error));
     }
-    const llm::Usage u = ask_usage(r.reply);
+    const llm::Usage u = msg::ask_usage(r.reply);
     // The text itself is in the tool_result step that follows (and in the
     // employee's llm_response): this row carries what the call cost.
     step("answer", json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens, u.output_tokens,
