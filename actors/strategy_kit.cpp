@@ -28,7 +28,6 @@ bool StrategyKit::start(const msg::TaskRequest& req, caf::typed_response_promise
   }
   TaskScope t;
   t.id = req.task_id;
-  t.input = req.input;
   t.promise = std::move(promise);
   t.started_ms = steady_ms();
   task_ = std::move(t);

@@ -76,7 +76,6 @@ KitDeps kit_deps_of(const StrategyDeps& d, std::string agent, std::string who) {
 // What every task carries, whatever the strategy.
 struct TaskScope {
   std::string id;
-  std::string input;
   caf::typed_response_promise<msg::TaskResult> promise;
   int64_t started_ms = 0;  // steady_ms(): durations only
   int64_t tokens_in = 0;
@@ -127,7 +126,6 @@ class StrategyKit {
   bool current(const std::string& tid) const { return task_ && task_->id == tid; }
   // The running task's id, or "" between tasks.
   const std::string& task_id() const;
-  TaskScope& task() { return *task_; }
   // Marks the running task `tid` canceled and journals why; false when `tid`
   // is not the running task. The strategy then finishes it.
   bool cancel(const std::string& tid, const std::string& why);

@@ -44,6 +44,14 @@ EffgenPlaybook::EffgenPlaybook(EffgenSetup setup)
 EffgenDriver::EffgenDriver(const EffgenPlaybook& playbook, std::string input)
     : book_(playbook), setup_(playbook.setup()), input_(std::move(input)) {}
 
+std::optional<std::string> EffgenDriver::take(std::map<CallId, std::string>& pending, CallId id) {
+  auto it = pending.find(id);
+  if (finished_ || it == pending.end()) return std::nullopt;
+  std::string what = std::move(it->second);
+  pending.erase(it);
+  return what;
+}
+
 bool EffgenDriver::listening() const { return setup_.listening && setup_.listening(); }
 
 void EffgenDriver::report(Effects& out, std::string kind, std::string text, json data, std::string agent) const {
@@ -124,12 +132,10 @@ void EffgenDriver::ask_for_plan(Effects& out) {
 
 Effects EffgenDriver::on(const ModelAnswered& a) {
   Effects out;
-  auto it = model_calls_.find(a.id);
-  if (finished_ || it == model_calls_.end()) return out;
-  const std::string purpose = it->second;
-  model_calls_.erase(it);
+  const std::optional<std::string> purpose = take(model_calls_, a.id);
+  if (!purpose) return out;
   const std::string& answer = a.response.message.content;
-  if (purpose == "synthesis") {
+  if (*purpose == "synthesis") {
     if (!a.ok) {
       finish(out, false, "Synthesis failed: " + a.error);
       return out;
@@ -267,7 +273,6 @@ Effects EffgenDriver::on(const BudgetRead& a) {
 void EffgenDriver::hire_workers(Effects& out, size_t n, AfterHires then) {
   after_hires_ = then;
   if (workers_.size() >= n) return after_hires(out);
-  hires_missing_ = n - workers_.size();
   for (size_t i = workers_.size(); i < n; ++i) {
     msg::AgentSpec spec;
     spec.name = "Worker" + std::to_string(i + 1);
@@ -285,10 +290,9 @@ void EffgenDriver::hire_workers(Effects& out, size_t n, AfterHires then) {
 
 Effects EffgenDriver::on(const HireAnswered& a) {
   Effects out;
-  auto it = hires_.find(a.id);
-  if (finished_ || it == hires_.end()) return out;
-  const std::string name = it->second;
-  hires_.erase(it);
+  const std::optional<std::string> hired = take(hires_, a.id);
+  if (!hired) return out;
+  const std::string& name = *hired;
   if (!a.ok) {
     // No node for it, or the ledger said no: the task ends with the reason.
     out.push_back(journal_step("refusal", json{{"hire", name}, {"error", a.error}}));
@@ -299,7 +303,7 @@ Effects EffgenDriver::on(const HireAnswered& a) {
   if (listening())
     report(out, "hire", name + " (" + setup_.worker_cost.name + ", " + setup_.worker_cost.type + ")",
            json{{"agent", name}, {"budget", a.budget}});
-  if (--hires_missing_ == 0) after_hires(out);
+  if (hires_.empty()) after_hires(out);
   return out;
 }
 
@@ -398,10 +402,9 @@ void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::s
 
 Effects EffgenDriver::on(const AskAnswered& a) {
   Effects out;
-  auto asked = asks_.find(a.id);
-  if (finished_ || asked == asks_.end()) return out;
-  const std::string job_id = asked->second;
-  asks_.erase(asked);
+  const std::optional<std::string> job_id_of = take(asks_, a.id);
+  if (!job_id_of) return out;
+  const std::string& job_id = *job_id_of;
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return out;
   Job& j = it->second;
@@ -454,10 +457,9 @@ void EffgenDriver::on_audit_step(Effects& out, const std::string& job_id, Result
 
 Effects EffgenDriver::on(const JudgeRuled& a) {
   Effects out;
-  auto audited = audits_.find(a.id);
-  if (finished_ || audited == audits_.end()) return out;
-  const std::string job_id = audited->second;
-  audits_.erase(audited);
+  const std::optional<std::string> job_id_of = take(audits_, a.id);
+  if (!job_id_of) return out;
+  const std::string& job_id = *job_id_of;
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return out;
   if (a.kind == JudgeRuled::Kind::judge_failed) finish_job(out, job_id, false, a.error);

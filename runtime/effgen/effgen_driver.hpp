@@ -124,6 +124,9 @@ class EffgenDriver {
   enum class AfterHires { run_single, run_plan };
 
   driver::CallId next_id() { return ++last_id_; }
+  // What the effect `id` in `pending` was for, removed from it; nothing once
+  // the task has finished or for an id not pending there.
+  std::optional<std::string> take(std::map<driver::CallId, std::string>& pending, driver::CallId id);
   bool listening() const;
   void report(driver::Effects& out, std::string kind, std::string text, json data = json::object(),
               std::string agent = "") const;
@@ -173,11 +176,10 @@ class EffgenDriver {
 
   // What each effect in flight was for.
   std::map<driver::CallId, std::string> model_calls_;  // → "decomposition" | "synthesis"
-  std::map<driver::CallId, std::string> hires_;        // → worker name
+  std::map<driver::CallId, std::string> hires_;        // → worker name; empty: every hire is in
   std::map<driver::CallId, std::string> asks_;         // → job id
   std::map<driver::CallId, std::string> audits_;       // → job id
   driver::CallId budget_read_ = 0;
-  size_t hires_missing_ = 0;
   AfterHires after_hires_ = AfterHires::run_single;
 };
 
