@@ -37,6 +37,14 @@ bool has_report(const Effects& effects, const std::string& kind, const std::stri
   return false;
 }
 
+// The outcome of a hire that went through.
+HireAnswered hired(const Hire& h) { return HireAnswered{h.id, true, false, "", json::object()}; }
+
+// The outcome of an ask answered with `reply` at no cost.
+AskAnswered answered(const Ask& a, const msg::AskReply& reply) {
+  return AskAnswered{a.id, true, false, "", reply, 0, json::object()};
+}
+
 constexpr const char* kTwoIndependent = R"({"subtasks":[
   {"id":"st_1","description":"Research PyTorch","expected_output":"notes","depends_on":[]},
   {"id":"st_2","description":"Research TensorFlow","expected_output":"notes","depends_on":[]}],
@@ -91,7 +99,7 @@ TEST(EffgenDriver, ASimpleTaskGoesToOneHiredWorkerWhoseAnswerFinishesIt) {
   EXPECT_EQ(hire.spec.system_prompt, "You are a worker.");
   EXPECT_FALSE(has<CallModel>(e));  // routing costs no model call
 
-  e = d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}});
+  e = d.on(Outcome{hired(hire)});
   Ask ask = only<Ask>(e);
   EXPECT_EQ(ask.agent, "Worker1");
   EXPECT_EQ(ask.job, "task");
@@ -121,7 +129,7 @@ TEST(EffgenDriver, ASimpleTaskGoesToOneHiredWorkerWhoseAnswerFinishesIt) {
   // The fire is last but one: the task's answer waits for it.
   EXPECT_TRUE(std::holds_alternative<Fire>(e[e.size() - 2]));
   EXPECT_TRUE(d.finished());
-  EXPECT_TRUE(d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0, json::object()}}).empty());
+  EXPECT_TRUE(d.on(Outcome{answered(ask, reply)}).empty());
 }
 
 TEST(EffgenDriver, ARefusedHireEndsTheTaskWithTheLedgersReason) {
@@ -163,8 +171,8 @@ TEST(EffgenDriver, APlanRunsItsSubtasksSideBySideAndIsSynthesisedAfterTheWorkers
   e = d.on(Outcome{BudgetRead{read.id, ample_budget()}});
   auto hires = all_of<Hire>(e);
   ASSERT_EQ(hires.size(), 2u);  // as many as can run side by side
-  EXPECT_TRUE(d.on(Outcome{HireAnswered{hires[0].id, true, false, "", json::object()}}).size() == 1u);  // its report
-  e = d.on(Outcome{HireAnswered{hires[1].id, true, false, "", json::object()}});
+  EXPECT_TRUE(d.on(Outcome{hired(hires[0])}).size() == 1u);  // its report
+  e = d.on(Outcome{hired(hires[1])});
   auto asks = all_of<Ask>(e);
   ASSERT_EQ(asks.size(), 2u);  // both subtasks at once, in plan order
   EXPECT_EQ(asks[0].job, "st_1");
@@ -175,11 +183,11 @@ TEST(EffgenDriver, APlanRunsItsSubtasksSideBySideAndIsSynthesisedAfterTheWorkers
 
   msg::AskReply r2;
   r2.output = "TF notes";
-  e = d.on(Outcome{AskAnswered{asks[1].id, true, false, "", r2, 0, json::object()}});
+  e = d.on(Outcome{answered(asks[1], r2)});
   EXPECT_FALSE(has<Fire>(e));
   msg::AskReply r1;
   r1.output = "PT notes";
-  e = d.on(Outcome{AskAnswered{asks[0].id, true, false, "", r1, 0, json::object()}});
+  e = d.on(Outcome{answered(asks[0], r1)});
   auto fires = all_of<Fire>(e);
   ASSERT_EQ(fires.size(), 2u);
   CallModel synth = only<CallModel>(e);
@@ -238,10 +246,10 @@ TEST(EffgenDriver, AnUnusablePlanIsAskedForOnceMoreThenTheTaskFallsBackToOneWork
   e = d.on(Outcome{ModelAnswered{second.id, true, false, "", junk, 0}});
   EXPECT_TRUE(has_report(e, "plan", "single agent: no usable decomposition: "));
   Hire hire = only<Hire>(e);
-  Ask ask = only<Ask>(d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}}));
+  Ask ask = only<Ask>(d.on(Outcome{hired(hire)}));
   msg::AskReply reply;
   reply.output = "done alone";
-  Finish fin = only<Finish>(d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0, json::object()}}));
+  Finish fin = only<Finish>(d.on(Outcome{answered(ask, reply)}));
   EXPECT_TRUE(fin.ok);
   EXPECT_EQ(fin.metadata["fallback"], true);
 }
@@ -251,10 +259,10 @@ TEST(EffgenDriver, TheJudgesRejectionGoesBackToTheWorkerWithItsFeedback) {
   EffgenPlaybook book(f.setup);
   EffgenDriver d(book, "Give the boiling point of water");
   Hire hire = only<Hire>(d.start());
-  Ask ask = only<Ask>(d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}}));
+  Ask ask = only<Ask>(d.on(Outcome{hired(hire)}));
   msg::AskReply reply;
   reply.output = "100";
-  Audit audit = only<Audit>(d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0, json::object()}}));
+  Audit audit = only<Audit>(d.on(Outcome{answered(ask, reply)}));
   EXPECT_EQ(audit.producer, "Worker1");
   EXPECT_EQ(audit.instruction, "Give the boiling point of water");
   EXPECT_EQ(audit.claim, "100");
@@ -271,7 +279,7 @@ TEST(EffgenDriver, TheJudgesRejectionGoesBackToTheWorkerWithItsFeedback) {
   EXPECT_FALSE(has<Finish>(e));
 
   reply.output = "100 °C";
-  Audit second = only<Audit>(d.on(Outcome{AskAnswered{again.id, true, false, "", reply, 0, json::object()}}));
+  Audit second = only<Audit>(d.on(Outcome{answered(again, reply)}));
   JudgeRuled yes;
   yes.id = second.id;
   yes.verdict.status = planning::VerdictStatus::success;
@@ -287,10 +295,10 @@ TEST(EffgenDriver, AJudgeThatDoesNotAnswerFailsTheJob) {
   EffgenPlaybook book(f.setup);
   EffgenDriver d(book, "hello");
   Hire hire = only<Hire>(d.start());
-  Ask ask = only<Ask>(d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}}));
+  Ask ask = only<Ask>(d.on(Outcome{hired(hire)}));
   msg::AskReply reply;
   reply.output = "hi";
-  Audit audit = only<Audit>(d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0, json::object()}}));
+  Audit audit = only<Audit>(d.on(Outcome{answered(ask, reply)}));
   JudgeRuled lost;
   lost.id = audit.id;
   lost.kind = JudgeRuled::Kind::no_answer;
@@ -305,7 +313,7 @@ TEST(EffgenDriver, CancelFiresTheWorkersAndFinishesWithTheReason) {
   EffgenPlaybook book(f.setup);
   EffgenDriver d(book, "hello");
   Hire hire = only<Hire>(d.start());
-  Ask ask = only<Ask>(d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}}));
+  Ask ask = only<Ask>(d.on(Outcome{hired(hire)}));
   Effects e = d.cancel("canceled by the user");
   EXPECT_EQ(only<Fire>(e).agent, "Worker1");
   Finish fin = only<Finish>(e);
@@ -313,7 +321,7 @@ TEST(EffgenDriver, CancelFiresTheWorkersAndFinishesWithTheReason) {
   EXPECT_EQ(fin.text, "canceled by the user");
   // The late answer finds no task.
   msg::AskReply reply;
-  EXPECT_TRUE(d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0, json::object()}}).empty());
+  EXPECT_TRUE(d.on(Outcome{answered(ask, reply)}).empty());
 }
 
 TEST(EffgenDriver, AnswersWithUnknownIdsChangeNothing) {
@@ -323,7 +331,7 @@ TEST(EffgenDriver, AnswersWithUnknownIdsChangeNothing) {
   Hire hire = only<Hire>(d.start());
   EXPECT_TRUE(d.on(Outcome{HireAnswered{hire.id + 100, true, false, "", json::object()}}).empty());
   EXPECT_TRUE(d.on(Outcome{BudgetRead{hire.id, json::object()}}).empty());
-  EXPECT_EQ(only<Ask>(d.on(Outcome{HireAnswered{hire.id, true, false, "", json::object()}})).agent, "Worker1");
+  EXPECT_EQ(only<Ask>(d.on(Outcome{hired(hire)})).agent, "Worker1");
 }
 
 }  // namespace
