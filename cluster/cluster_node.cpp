@@ -490,6 +490,12 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
   // a client.
   const std::shared_ptr<const Admission> adm = admission();
   const std::string node = adm->sending_node(env.from.node, sender.node, curve());
+  // Whatever a listed node sends shows it alive: its heartbeats may wait
+  // behind its own envelopes on the one stream between two nodes.
+  if (!node.empty() && env.type != msg::Heartbeat::kType) {
+    std::lock_guard<std::mutex> g(mu_);
+    membership_->touch(node, steady_ms());
+  }
   if (!env.correlation.empty()) {
     if (node.empty()) return refuse("not_a_node", env, "only nodes answer requests");
     // Replies end requests; one that matches none is late or forged.

@@ -1,5 +1,7 @@
 #include "runtime/cluster/membership.hpp"
 
+#include <algorithm>
+
 namespace kaisha::cluster {
 
 const char* to_string(MembershipEvent::Kind k) {
@@ -17,6 +19,13 @@ const char* to_string(MembershipEvent::Kind k) {
 Membership::Membership(msg::NodeInfo self, Timeouts timeouts) : timeouts_(timeouts) {
   self_.info = std::move(self);
   self_.info.state = "alive";
+}
+
+bool Membership::touch(const std::string& name, int64_t now_ms) {
+  auto it = others_.find(name);
+  if (it == others_.end() || it->second.state != MemberState::alive) return false;
+  it->second.last_heard_ms = std::max(it->second.last_heard_ms, now_ms);
+  return true;
 }
 
 std::vector<MembershipEvent> Membership::heard_from(const msg::NodeInfo& info, int64_t now_ms, bool* stale) {

@@ -53,6 +53,13 @@ class Membership {
   // older incarnation and must be ignored.
   std::vector<MembershipEvent> heard_from(const msg::NodeInfo& info, int64_t now_ms, bool* stale = nullptr);
 
+  // Other traffic (an envelope, a reply) came directly from `name` at
+  // `now_ms`: an alive member's silence starts again, so a node busy sending
+  // is not suspected while its heartbeats wait behind its own messages. No
+  // state changes: a suspect or down member comes back only by heard_from.
+  // False when `name` is unknown or not alive.
+  bool touch(const std::string& name, int64_t now_ms);
+
   // Another node's view of `info.name` (gossip).
   std::vector<MembershipEvent> learn(const msg::NodeInfo& info, int64_t now_ms);
 

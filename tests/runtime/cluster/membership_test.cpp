@@ -51,6 +51,18 @@ TEST(Membership, HeartbeatKeepsNodeAliveAndRecoversSuspect) {
   EXPECT_EQ(m.find("b")->state, MemberState::alive);
 }
 
+TEST(Membership, OtherTrafficKeepsAnAliveNodeAliveButRecoversNoSuspect) {
+  Membership m(info("a", 1), timeouts());
+  m.heard_from(info("b", 1), 0);
+  EXPECT_TRUE(m.touch("b", 250));  // its envelopes arrive; its heartbeats wait behind them
+  EXPECT_TRUE(m.tick(500).empty());
+  EXPECT_EQ(kinds(m.tick(550)), std::vector<K>{K::suspected});
+  EXPECT_FALSE(m.touch("b", 560));  // only a heartbeat brings a suspect back
+  EXPECT_EQ(m.find("b")->state, MemberState::suspect);
+  EXPECT_EQ(kinds(m.tick(850)), std::vector<K>{K::down});
+  EXPECT_FALSE(m.touch("nobody", 900));
+}
+
 TEST(Membership, RestartedNodeRejoinsUnderItsName) {
   Membership m(info("a", 1), timeouts());
   m.heard_from(info("b", 1), 0);
