@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/routing/router.hpp"
 
 namespace kaisha::effgen {
@@ -322,6 +323,29 @@ TEST(EffgenDriver, CancelFiresTheWorkersAndFinishesWithTheReason) {
   // The late answer finds no task.
   msg::AskReply reply;
   EXPECT_TRUE(d.on(Outcome{answered(ask, reply)}).empty());
+}
+
+TEST(EffgenDriver, JapaneseAndEmojiReachTheWorkerWholeAndTheProgressPreviewIsCutAtACharacter) {
+  Fixture f(routing::SpawnStrategy::never);
+  EffgenPlaybook book(f.setup);
+  std::string input;
+  for (int i = 0; i < 40; ++i) input += "東京の川🌊";  // 16 bytes each: the 200-byte preview falls inside a character
+  EffgenDriver d(book, input);
+  Hire hire = only<Hire>(d.start());
+  Effects e = d.on(Outcome{hired(hire)});
+  EXPECT_EQ(only<Ask>(e).prompt, input);
+  bool previewed = false;
+  for (const Report& r : all_of<Report>(e)) {
+    if (r.kind != "ask") continue;
+    previewed = true;
+    EXPECT_TRUE(utf8::valid(r.text)) << r.text;
+    EXPECT_LT(r.text.size(), input.size());
+  }
+  EXPECT_TRUE(previewed);
+  msg::AskReply reply;
+  reply.output = "はい、できました 🎉";
+  Finish fin = only<Finish>(d.on(Outcome{answered(only<Ask>(e), reply)}));
+  EXPECT_EQ(fin.text, "はい、できました 🎉");
 }
 
 TEST(EffgenDriver, AnswersWithUnknownIdsChangeNothing) {
