@@ -35,7 +35,7 @@ struct Entry {
 // The runtime's own "final" event and the "error" event that ends a task are
 // replaced by the host's terminal event; finish() marks them with wall_ms.
 bool is_runtime_terminal(const msg::ProgressEvent& e) {
-  return e.kind == "final" || e.kind == "canceled" || (e.kind == "error" && e.data.contains("wall_ms"));
+  return msg::ends_task(e.kind, e.data.contains("wall_ms"));
 }
 
 TaskState state_from_row(const std::string& status) {
@@ -84,7 +84,7 @@ struct CompanyHost::Impl : company::ProgressSink {
     if (outer) outer->emit(e);
     if (e.task_id.empty() || is_runtime_terminal(e)) return;
     msg::ProgressEvent out = e;
-    if (out.kind == "error") out.kind = "agent_error";
+    if (out.kind == msg::EventKind::error) out.kind = msg::EventKind::agent_error;
     deliver(out);
   }
   bool listening() const override { return true; }
@@ -132,6 +132,9 @@ struct CompanyHost::Impl : company::ProgressSink {
       e.text = r.ok ? r.answer : r.error;
       e.data = info.to_json();
       if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
+      e.tokens_in = r.tokens_in;
+      e.tokens_out = r.tokens_out;
+      e.usd = r.expense;
       e.at_ms = info.updated_ms;
       ended.push_back(id);
       while (ended.size() > kMaxEndedTasks) {

@@ -10,8 +10,8 @@
 #include "actors/ceo_actor.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/judge_actor.hpp"
-#include "actors/planner_actor.hpp"
 #include "actors/scheduler_tuning.hpp"
+#include "actors/strategy_actors.hpp"
 #include "actors/ledger_actor.hpp"
 #include "actors/llm_backend.hpp"
 #include "actors/model_client_actor.hpp"
@@ -27,7 +27,6 @@
 #include "runtime/memory/memory_service.hpp"
 #include "runtime/memory/memory_tool_provider.hpp"
 #include "runtime/memory/provider_embedder.hpp"
-#include "runtime/prompt/prompt_optimizer.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
@@ -47,31 +46,6 @@ namespace {
 
 std::string resolve(const std::string& configured, const std::string& fallback_relative) {
   return configured.empty() ? data_file(fallback_relative) : configured;
-}
-
-// A model's prices: its cost-table row when listed (by name or model ref),
-// else free — an unlisted model is assumed to be one the user runs locally.
-// `ref` may itself be a cost-table name; the row's model_ref is then used.
-economy::ModelCost priced(const economy::CostTable& table, const std::string& ref) {
-  if (const economy::ModelCost* c = table.find(ref)) return *c;
-  economy::ModelCost free;
-  free.name = ref;
-  free.model_ref = ref;
-  free.type = "local";
-  return free;
-}
-
-// The effgen section's `routing:` subsection, read from the config file with
-// its own parser (positions in errors point into that file).
-Result<routing::RoutingConfig> load_routing_config(const config::Config& c) {
-  if (c.source.empty()) return routing::parse_routing_config(YAML::Node(), "<defaults>");
-  try {
-    YAML::Node root = YAML::LoadFile(c.source);
-    YAML::Node effgen = root["effgen"];
-    return routing::parse_routing_config(effgen ? effgen["routing"] : YAML::Node(), c.source);
-  } catch (const std::exception& e) {
-    return Error{"config", c.source + ": " + e.what()};
-  }
 }
 
 // The conversation texts the memory query is built from: the session's
@@ -124,7 +98,8 @@ struct CompanyRuntime::Impl {
   std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
-  caf::actor journal, model_client, ledger, ceo, judge, planner;
+  caf::actor journal, model_client, ledger, ceo, judge;
+  std::vector<caf::actor> strategy_actors;  // besides the CEO (effgen's planner, ...)
   caf::actor gateway;  // runs the GatewayJobs of every call from outside CAF
   std::string strategy;
   const strategy::StrategyInfo* info = nullptr;  // the catalog's entry for `strategy`
@@ -167,7 +142,12 @@ struct CompanyRuntime::Impl {
   ~Impl() {
     for (auto& p : tool_providers) p->stop();  // e.g. ends MCP servers' processes and sessions
     // The gateway first: calls still waiting on it get kStopped.
-    for (auto* a : {&gateway, &planner, &judge, &ceo, &ledger, &model_client, &journal}) {
+    if (gateway) caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
+    gateway = nullptr;
+    for (auto& a : strategy_actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    strategy_actors.clear();
+    runners.clear();
+    for (auto* a : {&judge, &ceo, &ledger, &model_client, &journal}) {
       if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
       *a = nullptr;  // a detached actor's thread ends only when no handle is left
     }
@@ -188,10 +168,6 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   impl->info = strategy::find_strategy(impl->strategy);
   if (!impl->info)
     return Error{"usage", "unknown strategy '" + impl->strategy + "' (" + strategy::strategy_names_text() + ")"};
-  auto runs_on = [&](const char* name) {
-    const auto& on = impl->info->runs_on;
-    return std::find(on.begin(), on.end(), name) != on.end();
-  };
 
   if (c.ceo.model.empty())
     return Error{"config", "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
@@ -267,13 +243,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   // The planner's model (effgen), also the judge's default: a model ref or a
   // cost-table name, priced once here.
   const economy::ModelCost planner_cost =
-      priced(*cost_table, c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
+      cost_table->priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
 
   // The judge: audits effgen's worker results, and the CEO's final answers
   // when judge.final_answer is set.
   if (c.judge_final_answer || (impl->info->audits_with_judge && c.effgen.judge)) {
     const economy::ModelCost jc =
-        c.effgen.judge_model.empty() ? planner_cost : priced(*cost_table, c.effgen.judge_model);
+        c.effgen.judge_model.empty() ? planner_cost : cost_table->priced(c.effgen.judge_model);
     if (Status s = backend->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;
@@ -362,49 +338,34 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
-  impl->runners["hashiru"] = impl->ceo;
   impl->gateway = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
     return {[=](const GatewayJob& job) { job(self); }};
   });
 
-  // The effgen strategy: router, prompt optimizer, judge and planner.
-  if (runs_on("effgen")) {
-    auto rc = load_routing_config(c);
-    if (!rc.ok()) return rc.error();
-    auto router = routing::Router::create(*rc);
-    if (!router.ok()) return router.error();
-    impl->router = std::make_shared<const routing::Router>(std::move(router).value());
-    auto optimizer = prompt::PromptOptimizer::from_file();
-    if (!optimizer.ok()) return optimizer.error();
-    PlannerDeps pd;
-    // Calls go to the priced row's model ref, so a cost-table name works too.
-    pd.planner_cost = planner_cost;
-    pd.planner_model = planner_cost.model_ref;
-    pd.worker_cost = c.effgen.worker_model.empty() ? planner_cost : priced(*cost_table, c.effgen.worker_model);
-    for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
-      if (Status s = backend->check_model(ref); !s.ok())
-        return Error{"config", "effgen model '" + ref + "': " + s.error().message};
-    for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
-                             std::pair{"prompts/effgen/worker_task.md", &pd.worker_task},
-                             std::pair{"prompts/effgen/synthesize.md", &pd.synthesis}}) {
-      auto text = read_text_file(data_file(path));
-      if (!text.ok()) return text.error();
-      *out = std::move(text).value();
-    }
-    pd.ledger = impl->ledger;
-    pd.model_client = impl->model_client;
-    pd.journal = impl->journal;
-    if (c.effgen.judge) pd.judge = impl->judge;
-    pd.progress = progress;
-    pd.placer = o.placer;
-    pd.router = impl->router;
-    pd.optimizer = std::make_shared<const prompt::PromptOptimizer>(std::move(optimizer).value());
-    pd.config = c;
-    pd.session_id = impl->session_id;
-    pd.planner_cost.invoke_resource_cost = 0;  // the planner's model is not an employee
-    impl->planner = spawn_planner(sys, std::move(pd));
-    impl->runners["effgen"] = impl->planner;
+  // The actors that run the strategy's tasks (actors/strategy_actors.hpp).
+  StrategyContext sc;
+  sc.system = &sys;
+  sc.config = &c;
+  sc.session_id = impl->session_id;
+  sc.cost_table = cost_table;
+  sc.backend = backend;
+  sc.ledger = impl->ledger;
+  sc.model_client = impl->model_client;
+  sc.journal = impl->journal;
+  sc.judge = impl->judge;
+  sc.ceo = impl->ceo;
+  sc.progress = progress;
+  sc.placer = o.placer;
+  sc.planner_cost = planner_cost;
+  for (const std::string& name : impl->info->runs_on) {
+    StrategySpawner spawn = find_strategy_spawner(name);
+    if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};
+    auto actor = spawn(sc);
+    if (!actor.ok()) return actor.error();
+    impl->runners[name] = *actor;
+    if (*actor != impl->ceo) impl->strategy_actors.push_back(*actor);
   }
+  impl->router = sc.router;
   return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
 }
 

@@ -64,7 +64,7 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           auto answered = [this, s, id = e.id, name = e.agent](bool ok, std::string error,
                                                                economy::BudgetSummary budget) {
             if (id != 0) return answer(s, FireAnswered{id, ok, false, std::move(error), budget.to_json()});
-            if (kit_.listening()) kit_.emit("fire", name, json{{"agent", name}, {"budget", budget.to_json()}});
+            if (kit_.listening()) kit_.emit(msg::EventKind::fire, name, json{{"agent", name}, {"budget", budget.to_json()}});
           };
           if (!kit_.fire(e.agent, answered) && e.id != 0)
             answer(s, FireAnswered{e.id, false, true, e.agent + " is not hired", json::object()});
@@ -95,7 +95,15 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
         } else if constexpr (std::is_same_v<T, Journal>) {
           kit_.step(e.kind, std::move(e.payload), e.tokens_in, e.tokens_out, e.usd, e.agent);
         } else if constexpr (std::is_same_v<T, Report>) {
-          kit_.emit(e.kind, e.text, std::move(e.data), e.agent);
+          msg::ProgressEvent ev;
+          ev.kind = e.kind;
+          ev.text = std::move(e.text);
+          ev.data = std::move(e.data);
+          ev.agent = std::move(e.agent);
+          ev.tokens_in = e.tokens_in;
+          ev.tokens_out = e.tokens_out;
+          ev.usd = e.usd;
+          kit_.emit(std::move(ev));
         } else if constexpr (std::is_same_v<T, Finish>) {
           hooks_.finish(std::move(e));
         } else if constexpr (std::is_same_v<T, Reply>) {

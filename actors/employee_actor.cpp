@@ -66,7 +66,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
         call.request.stream = st.deps.stream;
         call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens
                                                             : st.deps.max_output_tokens;
-        journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, "llm_request",
+        journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, msg::EventKind::llm_request,
                                        json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}}});
         const int64_t started = steady_ms();
         self->request(st.deps.model_client, st.deps.call_timeout, chat_atom::value, std::move(call))
@@ -87,7 +87,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                   if (!r.ok || ask.job.empty())
                     journal_step(s.deps.journal,
                                  {ask.session_id, ask.task_id, s.spec.name,
-                                  r.ok ? "llm_response" : "error",
+                                  r.ok ? msg::EventKind::llm_response : msg::EventKind::error,
                                   r.ok ? json{{"text", reply.output},
                                               {"usage_estimated", reply.usage.estimated},
                                               {"latency_ms", reply.latency_ms}}
@@ -102,7 +102,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                   reply.ok = false;
                   reply.error = "model call failed: " + self->system().render(err);
                   reply.latency_ms = steady_ms() - started;
-                  journal_step(s.deps.journal, {ask.session_id, ask.task_id, s.spec.name, "error",
+                  journal_step(s.deps.journal, {ask.session_id, ask.task_id, s.spec.name, msg::EventKind::error,
                                                 json{{"error", reply.error}}});
                   promise.deliver(std::move(reply));
                 });

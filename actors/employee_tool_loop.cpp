@@ -62,12 +62,12 @@ void EmployeeToolLoop::sync() {
   visible_ = std::move(names);
 }
 
-void EmployeeToolLoop::journal(const std::shared_ptr<Run>& run, const std::string& kind, json payload, int64_t in,
+void EmployeeToolLoop::journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in,
                                int64_t out, double usd) {
   journal_step(deps_.journal, {run->ask.session_id, run->ask.task_id, spec_.name, kind, std::move(payload), in, out, usd});
 }
 
-void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, const std::string& kind, const std::string& text,
+void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text,
                             json data) {
   if (!deps_.progress || !deps_.progress->listening()) return;
   msg::ProgressEvent e;
@@ -98,7 +98,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   const int64_t max_out = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
   llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
   request.stream = deps_.stream;
-  journal(run, "llm_request",
+  journal(run, msg::EventKind::llm_request,
           json{{"model_ref", spec_.model_ref}, {"prompt", run->ask.prompt},
                {"messages", request.messages.size()}, {"tools", request.tools.size()},
                {"iteration", run->conversation->turns() + 1}});
@@ -118,7 +118,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
                   msg::AskReply reply;
                   reply.ok = false;
                   reply.error = r.error;
-                  journal(run, "error", json{{"error", r.error}});
+                  journal(run, msg::EventKind::error, json{{"error", r.error}});
                   return deliver(run, std::move(reply));
                 }
                 return stop(run, "the model call failed: " + r.error);
@@ -138,7 +138,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
               msg::AskReply reply;
               reply.ok = false;
               reply.error = why;
-              journal(run, "error", json{{"error", why}});
+              journal(run, msg::EventKind::error, json{{"error", why}});
               deliver(run, std::move(reply));
             });
     return;
@@ -154,8 +154,8 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   call.request = std::move(request);
   charged_chat(self_, std::move(call), [this, run](ChargedCallResult r) {
     if (r.refused) {
-      journal(run, "refusal", json{{"error", r.error}, {"call", "employee_model"}});
-      emit(run, "refusal", r.error, json{{"agent", spec_.name}});
+      journal(run, msg::EventKind::refusal, json{{"error", r.error}, {"call", "employee_model"}});
+      emit(run, msg::EventKind::refusal, r.error, json{{"agent", spec_.name}});
       return stop(run, r.error);
     }
     if (!r.ok && run->conversation->turns() == 0) {
@@ -163,7 +163,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
       msg::AskReply reply;
       reply.ok = false;
       reply.error = r.error;
-      journal(run, "error", json{{"error", r.error}});
+      journal(run, msg::EventKind::error, json{{"error", r.error}});
       return deliver(run, std::move(reply));
     }
     if (!r.ok) return stop(run, "the model call failed: " + r.error);
@@ -175,7 +175,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
 }
 
 void EmployeeToolLoop::on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response) {
-  journal(run, "llm_response",
+  journal(run, msg::EventKind::llm_response,
           json{{"text", response.message.content}, {"tool_calls", calls_json(response.message.tool_calls)},
                {"usage_estimated", response.usage.estimated}},
           response.usage.input_tokens, response.usage.output_tokens);
@@ -204,15 +204,15 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   if (i == run->calls.size()) return call_model(run);
   const llm::ToolCall call = run->calls[i];
   ++run->tool_calls;
-  journal(run, "tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-  emit(run, "tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+  journal(run, msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
        json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
   site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name};
   site_.charged = [run](double usd) { run->extra_expense += usd; };
   registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
     json j = r.to_json();
-    journal(run, "tool_result", json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
-    emit(run, "tool_result", "Tool responded with " + dump_text(j),
+    journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
+    emit(run, msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
          json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
     run->conversation->add_tool_result(call, j);
     run_calls(run, i + 1);
@@ -225,7 +225,7 @@ void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { provider_t
 // The loop cannot go on after its first call: the employee still answers —
 // with what stopped it — so that the asker settles the first call it paid for.
 void EmployeeToolLoop::stop(const std::shared_ptr<Run>& run, const std::string& why) {
-  journal(run, "error", json{{"error", why}, {"call", "employee_tool_loop"}});
+  journal(run, msg::EventKind::error, json{{"error", why}, {"call", "employee_tool_loop"}});
   msg::AskReply reply;
   reply.output = spec_.name + " stopped before a final answer: " + why;
   deliver(run, std::move(reply));

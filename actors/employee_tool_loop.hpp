@@ -36,9 +36,9 @@ class EmployeeToolLoop {
   void run_calls(const std::shared_ptr<Run>& run, size_t i);
   void stop(const std::shared_ptr<Run>& run, const std::string& why);
   void deliver(const std::shared_ptr<Run>& run, msg::AskReply reply);
-  void journal(const std::shared_ptr<Run>& run, const std::string& kind, json payload, int64_t in = 0,
+  void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0,
                int64_t out = 0, double usd = 0);
-  void emit(const std::shared_ptr<Run>& run, const std::string& kind, const std::string& text, json data);
+  void emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text, json data);
 
   caf::event_based_actor* self_;
   msg::AgentSpec spec_;

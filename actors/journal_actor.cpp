@@ -222,7 +222,7 @@ void journal_step(const caf::actor& j, StepRecord rec) {
   row.session_id = std::move(rec.session_id);
   row.task_id = std::move(rec.task_id);
   row.agent = std::move(rec.agent);
-  row.kind = std::move(rec.kind);
+  row.kind = std::string(msg::event_kind_name(rec.kind));
   row.payload = std::move(rec.payload);
   row.tokens_in = rec.tokens_in;
   row.tokens_out = rec.tokens_out;

@@ -24,6 +24,7 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/core/json.hpp"
+#include "runtime/messages/event_kind.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/economy/budget.hpp"
 
@@ -51,13 +52,13 @@ Status journal_room(const caf::actor& journal);
 // (The same type as atoms.hpp's JournalOp.)
 void journal_op(const caf::actor& journal, std::function<void(store::JournalStore&)> op);
 
-// One step of one agent (kinds: llm_request, llm_response, tool_call,
-// tool_result, hire, fire, ask, answer, refusal, error, note).
+// One step of one agent. Its kind is one of the vocabulary's journaled kinds
+// (msg::EventKindInfo::journaled); another is refused by the store.
 struct StepRecord {
   std::string session_id;
   std::string task_id;
   std::string agent;
-  std::string kind;
+  msg::EventKind kind = msg::EventKind::note;
   json payload = json::object();
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;

@@ -42,7 +42,7 @@ void emit(Self* self, const std::string& task_id, const std::string& text, json 
   e.session_id = d.session_id;
   e.task_id = task_id;
   e.agent = kJudge;
-  e.kind = "verdict";
+  e.kind = msg::EventKind::verdict;
   e.text = text;
   e.data = std::move(data);
   e.at_ms = wall_ms();
@@ -117,7 +117,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
             msg::AuditVerdict v;
             v.judge_failed = true;
             v.error_information = "the judge could not be asked: " + r.error;
-            journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "error", json{{"error", v.error_information}}});
+            journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, msg::EventKind::error, json{{"error", v.error_information}}});
             emit(self, req.task_id, v.error_information, json{{"producer", req.producer}, {"judge_failed", true}});
             promise.deliver(std::move(v));
             return;
@@ -128,7 +128,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
           v.output = parsed.output;
           v.error_information = parsed.error_information;
           v.malformed = parsed.malformed;
-          journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, "note",
+          journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, msg::EventKind::note,
                                     json{{"producer", req.producer}, {"verdict", planning::to_json(parsed)}},
                                     r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense});
           record_quality(self, req.producer, v.success, [=](double q) mutable {

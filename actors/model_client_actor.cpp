@@ -40,7 +40,7 @@ caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
           h.on_retry = [sink, ref = call.model_ref](int attempt, int64_t delay_ms, const std::string& why) {
             msg::ProgressEvent e;
             e.agent = ref;
-            e.kind = "retry";
+            e.kind = msg::EventKind::retry;
             e.text = ref + ": " + why + ", retrying in " + std::to_string(delay_ms) + " ms (attempt " +
                      std::to_string(attempt) + ")";
             e.data = json{{"model_ref", ref}, {"attempt", attempt}, {"delay_ms", delay_ms}, {"reason", why}};

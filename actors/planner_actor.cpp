@@ -60,7 +60,7 @@ void finish(Self* self, driver::Finish f) {
   m["total_tokens"] = r.tokens_in + r.tokens_out;
   json routing = m.contains("routing") ? std::move(m["routing"]) : json();
   m.erase("routing");
-  st.kit->step("note", json{{"metadata", m}});
+  st.kit->step(msg::EventKind::note, json{{"metadata", m}});
   if (!routing.is_null()) m["routing"] = std::move(routing);
   r.metadata = std::move(m);
   st.kit->finish(std::move(r));

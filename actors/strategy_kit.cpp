@@ -32,7 +32,7 @@ bool StrategyKit::start(const msg::TaskRequest& req, caf::typed_response_promise
   t.started_ms = steady_ms();
   task_ = std::move(t);
   fires_ = std::make_shared<Fires>();
-  emit("task", req.input);
+  emit(msg::EventKind::task, req.input);
   return true;
 }
 
@@ -44,26 +44,32 @@ const std::string& StrategyKit::task_id() const {
 bool StrategyKit::cancel(const std::string& tid, const std::string& why) {
   if (!current(tid)) return false;
   task_->canceled = true;
-  step("note", json{{"canceled", why}});
+  step(msg::EventKind::note, json{{"canceled", why}});
   return true;
 }
 
 bool StrategyKit::listening() const { return deps_.progress && deps_.progress->listening(); }
 
-void StrategyKit::emit(const std::string& kind, const std::string& text, json data, const std::string& agent) const {
+void StrategyKit::emit(msg::EventKind kind, const std::string& text, json data, const std::string& agent) const {
   if (!listening()) return;
   msg::ProgressEvent e;
-  e.session_id = deps_.session_id;
-  e.task_id = task_id();
-  e.agent = agent.empty() ? deps_.agent : agent;
+  e.agent = agent;
   e.kind = kind;
   e.text = text;
   e.data = std::move(data);
+  emit(std::move(e));
+}
+
+void StrategyKit::emit(msg::ProgressEvent e) const {
+  if (!listening()) return;
+  e.session_id = deps_.session_id;
+  e.task_id = task_id();
+  if (e.agent.empty()) e.agent = deps_.agent;
   e.at_ms = wall_ms();
   deps_.progress->emit(e);
 }
 
-void StrategyKit::step(const std::string& kind, json payload, int64_t in, int64_t out, double usd,
+void StrategyKit::step(msg::EventKind kind, json payload, int64_t in, int64_t out, double usd,
                        const std::string& agent) const {
   journal_step(deps_.journal, {deps_.session_id, task_id(), agent.empty() ? deps_.agent : agent, kind,
                                std::move(payload), in, out, usd});
@@ -101,9 +107,12 @@ void StrategyKit::finish(msg::TaskResult r) {
     e.session_id = deps_.session_id;
     e.task_id = t.id;
     e.agent = deps_.agent;
-    e.kind = r.ok ? "final" : r.canceled ? "canceled" : "error";
+    e.kind = r.ok ? msg::EventKind::final : r.canceled ? msg::EventKind::canceled : msg::EventKind::error;
     e.text = r.ok ? r.answer : r.error;
     e.data = msg::task_totals_json(r);
+    e.tokens_in = r.tokens_in;
+    e.tokens_out = r.tokens_out;
+    e.usd = r.expense;
     if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
     e.at_ms = wall_ms();
     deps_.progress->emit(e);

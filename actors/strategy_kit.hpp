@@ -132,17 +132,20 @@ class StrategyKit {
 
   // Whether anybody watches progress: hot paths skip building events otherwise.
   bool listening() const;
-  // A progress event / journal step of the running task; `agent` empty = the strategy.
-  void emit(const std::string& kind, const std::string& text, json data = json::object(),
+  // A progress event / journal step of the running task; `agent` empty = the
+  // strategy. emit(e) fills in the event's session, task, time and (when
+  // empty) agent.
+  void emit(msg::EventKind kind, const std::string& text, json data = json::object(),
             const std::string& agent = "") const;
-  void step(const std::string& kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0,
+  void emit(msg::ProgressEvent e) const;
+  void step(msg::EventKind kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0,
             const std::string& agent = "") const;
   // Adds what a call or hire cost to task `tid`, if it is still running.
   void account(const std::string& tid, const llm::Usage& u, double usd);
 
   // The running task's result so far: its accounting and duration, ok and text.
   msg::TaskResult result(bool ok, const std::string& text) const;
-  // Ends the running task with `r`: journaled, reported ("final", "canceled"
+  // Ends the running task with `r`: journaled, reported (final, canceled
   // or "error"), and answered once the ledger has answered every fire sent
   // for it — and with them every settlement sent before, so the caller's
   // journal sync finds all the task's rows.

@@ -11,12 +11,7 @@
 namespace kaisha::cli {
 namespace {
 
-std::string shorten(const std::string& s, size_t n = 240) {
-  std::string one = s;
-  for (char& c : one)
-    if (c == '\n') c = ' ';
-  return utf8::shorten(one, n);
-}
+std::string shorten(const std::string& s, size_t n = 240) { return utf8::one_line(s, n); }
 
 std::string num(const json& v) {
   if (!v.is_number()) return v.dump();
@@ -39,53 +34,56 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   std::lock_guard<std::mutex> lock(mu_);
   if (json_) {
     json j = {{"event", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data},
-              {"session", e.session_id}, {"task", e.task_id}, {"at_ms", e.at_ms}};
+              {"session", e.session_id}, {"task", e.task_id}, {"at_ms", e.at_ms},
+              {"tokens_in", e.tokens_in}, {"tokens_out", e.tokens_out}, {"usd", e.usd}};
+    if (!e.node.empty()) j["node"] = e.node;
     std::cout << dump_text(j) << "\n" << std::flush;
     return;
   }
   if (quiet_) return;
   std::ostream& o = std::cerr;
   const json& d = e.data;
-  if (e.kind == "task") o << "» task: " << shorten(e.text) << "\n";
-  else if (e.kind == "thinking") o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n";
-  else if (e.kind == "tool_call") o << "[" << e.agent << "] " << shorten(e.text) << "\n";
-  else if (e.kind == "tool_result") o << "[" << e.agent << "]   " << shorten(e.text) << "\n";
-  else if (e.kind == "hire") o << "  + hired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n";
-  else if (e.kind == "fire") o << "  - fired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n";
-  else if (e.kind == "ask") o << "  → " << shorten(e.text) << "\n";
-  else if (e.kind == "answer")
-    o << "  ← " << shorten(e.text) << "\n    (" << d.value("input_tokens", 0) << " in / "
-      << d.value("output_tokens", 0) << " out tokens, $" << num(d.value("expense", json(0))) << ", "
-      << d.value("latency_ms", 0) << " ms) | " << budget_line(d.value("budget", json())) << "\n";
-  else if (e.kind == "refusal") o << "  ✗ refused: " << e.text << "\n";
-  else if (e.kind == "memories") o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n";
-  else if (e.kind == "retry") o << "  ↻ " << e.text << "\n";
-  else if (e.kind == "reflection") o << "[" << e.agent << "] " << e.text << "\n";
-  else if (e.kind == "summary") o << "[" << e.agent << "] " << e.text << "\n";
-  else if (e.kind == "usage")
-    o << "  · " << e.text << ", $" << num(d.value("expense", json(0))) << " | "
-      << budget_line(d.value("budget", json())) << "\n";
-  else if (e.kind == "error") o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n";
-  else if (e.kind == "routing") {
-    o << "[" << e.agent << "] routing: " << e.text << "\n";
-    if (d.contains("score") && d["score"].contains("factors")) {
-      o << "    factors:";
-      for (const auto& [k, v] : d["score"]["factors"].items()) o << " " << k << "=" << num(v);
-      o << "\n";
+  using K = msg::EventKind;
+  switch (e.kind) {
+    case K::task: o << "» task: " << shorten(e.text) << "\n"; break;
+    case K::thinking: o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n"; break;
+    case K::tool_call: o << "[" << e.agent << "] " << shorten(e.text) << "\n"; break;
+    case K::tool_result: o << "[" << e.agent << "]   " << shorten(e.text) << "\n"; break;
+    case K::hire: o << "  + hired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n"; break;
+    case K::fire: o << "  - fired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n"; break;
+    case K::ask: o << "  → " << shorten(e.text) << "\n"; break;
+    case K::answer:
+      o << "  ← " << shorten(e.text) << "\n    (" << e.tokens_in << " in / " << e.tokens_out << " out tokens, $"
+        << num(json(e.usd)) << ", " << d.value("latency_ms", 0) << " ms) | " << budget_line(d.value("budget", json()))
+        << "\n";
+      break;
+    case K::refusal: o << "  ✗ refused: " << e.text << "\n"; break;
+    case K::retry: o << "  ↻ " << e.text << "\n"; break;
+    case K::usage:
+      o << "  · " << e.text << ", $" << num(json(e.usd)) << " | " << budget_line(d.value("budget", json())) << "\n";
+      break;
+    case K::error: o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n"; break;
+    case K::verdict:
+      o << "  ⚖ judge: " << shorten(e.text) << " (Q=" << num(d.value("quality", json(0))) << ")\n";
+      break;
+    case K::final:
+      o << "» done in " << d.value("wall_ms", 0) << " ms: " << e.tokens_in << " in / " << e.tokens_out
+        << " out tokens, $" << num(json(e.usd)) << "\n";
+      if (d.contains("metadata")) {
+        const std::string line = strategy::summarise_result(d["metadata"], num);
+        if (!line.empty()) o << "  " << line << "\n";
+      }
+      break;
+    default: {
+      // A strategy's own structure is rendered by its catalog entry.
+      std::string lines = msg::event_kind_group(e.kind) == msg::EventGroup::strategy
+                              ? strategy::render_event(e, num)
+                              : std::string();
+      if (lines.empty())
+        lines = "[" + e.agent + "] " + std::string(msg::event_kind_name(e.kind)) + ": " + shorten(e.text) + "\n";
+      o << lines;
     }
   }
-  else if (e.kind == "plan") o << "[" << e.agent << "] plan: " << e.text << "\n";
-  else if (e.kind == "subtask") o << "  ◦ " << shorten(e.text) << "\n";
-  else if (e.kind == "verdict") o << "  ⚖ judge: " << shorten(e.text) << " (Q=" << num(d.value("quality", json(0))) << ")\n";
-  else if (e.kind == "synthesis") o << "[" << e.agent << "] " << e.text << "\n";
-  else if (e.kind == "final") {
-    o << "» done in " << d.value("wall_ms", 0) << " ms: " << d.value("tokens_in", 0) << " in / "
-      << d.value("tokens_out", 0) << " out tokens, $" << num(d.value("expense", json(0))) << "\n";
-    if (d.contains("metadata")) {
-      const std::string line = strategy::summarise_result(d["metadata"], num);
-      if (!line.empty()) o << "  " << line << "\n";
-    }
-  } else o << "[" << e.agent << "] " << e.kind << ": " << shorten(e.text) << "\n";
   o << std::flush;
 }
 

@@ -124,7 +124,7 @@ int run_submit(cluster::ClusterClient& client, const ClientCommandOptions& o) {
           task_shown = e.task_id;
           std::cerr << "kaisha submit: task " << e.task_id << " (Ctrl-C cancels it)\n";
         }
-        if (e.kind == "ledgers") ledgers = e.data;
+        if (e.kind == msg::EventKind::ledgers) ledgers = e.data;
         else printer.emit(e);
       },
       std::chrono::seconds(o.timeout_s > 0 ? o.timeout_s : 900));

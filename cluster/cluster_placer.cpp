@@ -74,7 +74,7 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr(), hire};
     if (local.journal) journal_ = local.journal.address();
   }
-  emit("placed", spec.name, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
+  emit(msg::EventKind::placed, spec.name, where, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
   if (where == node_.name()) {
     caf::actor employee = actors::spawn_employee(sys, spec, local);
     // Fired or stopped, it gives its units back (a proxy does this for a
@@ -140,7 +140,7 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
   }
   for (auto& [name, addr] : lost) {
     const std::string why = e.kind == K::removed ? " was removed from the cluster" : " is down";
-    emit("node_down", name, "node " + e.node + why + ": agent " + name + " lost",
+    emit(msg::EventKind::node_down, name, e.node, "node " + e.node + why + ": agent " + name + " lost",
          json{{"agent", name}, {"node", e.node}, {"removed", e.kind == K::removed}});
     if (auto proxy = caf::actor_cast<caf::actor>(addr)) caf::anon_send(proxy, lost_atom::value, e.node);
   }
@@ -163,10 +163,12 @@ json ClusterPlacer::resources() const {
   return out;
 }
 
-void ClusterPlacer::emit(const std::string& kind, const std::string& agent, const std::string& text, json data) {
+void ClusterPlacer::emit(msg::EventKind kind, const std::string& agent, const std::string& node, const std::string& text,
+                         json data) {
   if (!options_.progress || !options_.progress->listening()) return;
   msg::ProgressEvent ev;
   ev.agent = agent;
+  ev.node = node;
   ev.kind = kind;
   ev.text = text;
   ev.data = std::move(data);

@@ -67,7 +67,9 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
 
   ClusterNode& node() { return node_; }
   const PlacerOptions& options() const { return options_; }
-  void emit(const std::string& kind, const std::string& agent, const std::string& text, json data);
+  // A progress event about `agent` on cluster node `node`.
+  void emit(msg::EventKind kind, const std::string& agent, const std::string& node, const std::string& text,
+            json data);
 
  private:
   ClusterPlacer(ClusterNode& node, PlacerOptions options)

@@ -35,7 +35,13 @@ class CompanyNode::Forwarder : public company::ProgressSink {
       from = from_;
       to = to_;
     }
-    (void)node_.send(client, msg::wrap(e, to, from, node_.next_id(), correlation, e.task_id));
+    if (!e.node.empty()) {
+      (void)node_.send(client, msg::wrap(e, to, from, node_.next_id(), correlation, e.task_id));
+      return;
+    }
+    msg::ProgressEvent here = e;  // the client learns which node reported it
+    here.node = node_.name();
+    (void)node_.send(client, msg::wrap(here, to, from, node_.next_id(), correlation, e.task_id));
   }
   bool listening() const override {
     std::lock_guard<std::mutex> g(mu_);
@@ -203,7 +209,8 @@ void CompanyNode::run_jobs() {
     ledgers.session_id = runtime_->session_id();
     ledgers.task_id = r.task_id;
     ledgers.agent = "CEO";
-    ledgers.kind = "ledgers";
+    ledgers.kind = msg::EventKind::ledgers;
+    ledgers.node = node_->name();
     ledgers.data = runtime_->budget();
     ledgers.at_ms = wall_ms();
     (void)node_->send(job.client, msg::wrap(ledgers, job.to, job.from, node_->next_id(), job.request_id, r.task_id));

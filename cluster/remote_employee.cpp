@@ -79,12 +79,12 @@ void relocate(Self* self, const std::string& lost_on) {
   if (!moved.ok()) {
     st.lost_reason = "agent '" + st.spec.name + "' was lost with node '" + lost_on +
                      "' and cannot be re-hired elsewhere: " + moved.error().message;
-    st.placer->emit("error", st.spec.name, st.lost_reason, json{{"agent", st.spec.name}, {"node", lost_on}});
+    st.placer->emit(msg::EventKind::error, st.spec.name, lost_on, st.lost_reason, json{{"agent", st.spec.name}, {"node", lost_on}});
     return;
   }
   st.node = *moved;
   spawn_on_node(self);
-  st.placer->emit("rehire", st.spec.name,
+  st.placer->emit(msg::EventKind::rehire, st.spec.name, st.node,
                   st.spec.name + " re-hired on node " + st.node + " after node " + lost_on + " went down",
                   json{{"agent", st.spec.name}, {"from", lost_on}, {"to", st.node}});
 }
@@ -118,7 +118,7 @@ void on_outcome(Self* self, RemoteOutcome& o) {
     relocate(self, o.node);  // a no-op when a lost_atom moved it already
     if (st.lost_reason.empty()) {
       it->second.retried = true;
-      st.placer->emit("retry", st.spec.name, "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
+      st.placer->emit(msg::EventKind::retry, st.spec.name, st.node, "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
                       json{{"agent", st.spec.name}, {"node", st.node}});
       return send_ask(self, o.request_id);
     }

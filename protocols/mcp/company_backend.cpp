@@ -86,7 +86,8 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     std::lock_guard lock(relay->mu);
     if (!relay->active || relay->token.is_null() || !relay->notify) return;
     relay->count += 1;
-    std::string message = e.agent.empty() ? e.kind : e.agent + " " + e.kind;
+    const std::string kind(msg::event_kind_name(e.kind));
+    std::string message = e.agent.empty() ? kind : e.agent + " " + kind;
     if (!e.text.empty()) message += ": " + utf8::truncate(e.text, 500);
     relay->notify(jsonrpc::make_notification(
         "notifications/progress", json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));

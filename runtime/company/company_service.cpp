@@ -13,15 +13,17 @@ const char* to_string(TaskState s) {
   return "unknown";
 }
 
-TaskState state_after_event(const std::string& kind) {
-  if (kind == "final") return TaskState::completed;
-  if (kind == "error") return TaskState::failed;
-  if (kind == "canceled") return TaskState::canceled;
+TaskState state_after_event(msg::EventKind kind) {
+  if (kind == msg::EventKind::final) return TaskState::completed;
+  if (kind == msg::EventKind::error) return TaskState::failed;
+  if (kind == msg::EventKind::canceled) return TaskState::canceled;
   return TaskState::working;
 }
 
-const char* terminal_event_kind(TaskState s) {
-  return s == TaskState::completed ? "final" : s == TaskState::canceled ? "canceled" : "error";
+msg::EventKind terminal_event_kind(TaskState s) {
+  return s == TaskState::completed ? msg::EventKind::final
+         : s == TaskState::canceled ? msg::EventKind::canceled
+                                    : msg::EventKind::error;
 }
 
 json TaskInfo::to_json() const {

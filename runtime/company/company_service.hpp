@@ -31,9 +31,9 @@ inline bool is_final(TaskState s) {
 // terminal kinds "final", "error" and "canceled" end it completed, failed or
 // canceled; any other kind means it is working. One mapping for every
 // protocol adapter (A2A task states, ACP run states).
-TaskState state_after_event(const std::string& kind);
+TaskState state_after_event(msg::EventKind kind);
 // The terminal event kind of a final state ("final", "error", "canceled").
-const char* terminal_event_kind(TaskState s);
+msg::EventKind terminal_event_kind(TaskState s);
 
 struct TaskInfo {
   std::string id;

@@ -117,6 +117,13 @@ std::string shorten(std::string_view text, size_t max_bytes, std::string_view el
   return out;
 }
 
+std::string one_line(std::string_view text, size_t max_bytes) {
+  std::string out = shorten(text, max_bytes);
+  for (char& c : out)
+    if (c == '\n') c = ' ';
+  return out;
+}
+
 std::string tail(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
   size_t start = text.size() - max_bytes;

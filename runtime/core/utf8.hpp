@@ -72,6 +72,10 @@ std::string truncate(std::string_view text, size_t max_bytes);
 // counted in the budget, so callers keep their existing limits).
 std::string shorten(std::string_view text, size_t max_bytes, std::string_view ellipsis = kEllipsis);
 
+// shorten() of `text` with each newline turned into a space: one line of a
+// transcript.
+std::string one_line(std::string_view text, size_t max_bytes);
+
 // The longest code-point-aligned suffix of at most `max_bytes` bytes (the
 // end of a log or a process's output).
 std::string tail(std::string_view text, size_t max_bytes);

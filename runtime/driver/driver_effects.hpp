@@ -96,7 +96,7 @@ struct Recall {
 
 // A journal step of the running task; `agent` empty = the strategy itself.
 struct Journal {
-  std::string kind;
+  msg::EventKind kind = msg::EventKind::note;  // one of the journaled kinds
   json payload = json::object();
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
@@ -104,18 +104,29 @@ struct Journal {
   std::string agent;
 };
 
-inline Journal journal_step(std::string kind, json payload, int64_t tokens_in = 0, int64_t tokens_out = 0,
+inline Journal journal_step(msg::EventKind kind, json payload, int64_t tokens_in = 0, int64_t tokens_out = 0,
                             double usd = 0, std::string agent = "") {
-  return Journal{std::move(kind), std::move(payload), tokens_in, tokens_out, usd, std::move(agent)};
+  return Journal{kind, std::move(payload), tokens_in, tokens_out, usd, std::move(agent)};
 }
 
 // A progress event of the running task; `agent` empty = the strategy itself.
 // Drivers build chatty events only when told someone is listening.
 struct Report {
-  std::string kind;
+  msg::EventKind kind = msg::EventKind::note;
   std::string text;
   json data = json::object();
   std::string agent;
+  // What the reported work cost (an answer, a model call's usage).
+  int64_t tokens_in = 0;
+  int64_t tokens_out = 0;
+  double usd = 0;
+
+  Report& costing(int64_t in, int64_t out, double dollars) {
+    tokens_in = in;
+    tokens_out = out;
+    usd = dollars;
+    return *this;
+  }
 };
 
 // Ends the task. `metadata` is the strategy's TaskResult metadata; the actor

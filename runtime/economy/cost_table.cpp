@@ -21,6 +21,15 @@ const ModelCost* CostTable::find(std::string_view key) const {
   return nullptr;
 }
 
+ModelCost CostTable::priced(std::string_view ref) const {
+  if (const ModelCost* c = find(ref)) return *c;
+  ModelCost free;
+  free.name = std::string(ref);
+  free.model_ref = std::string(ref);
+  free.type = "local";
+  return free;
+}
+
 void CostTable::set(ModelCost cost) {
   for (auto& m : models_) {
     if (m.name == cost.name) {

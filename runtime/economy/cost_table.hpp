@@ -39,6 +39,12 @@ class CostTable {
   // tried first), or nullptr. The pointer is valid until the next set()/remove().
   const ModelCost* find(std::string_view name_or_model_ref) const;
 
+  // The prices of `ref` (a cost-table name or a model ref): its row when
+  // listed, else a free local model of that ref — an unlisted model is
+  // assumed to be one the user runs locally. A listed name's row keeps its
+  // own model_ref, so calls go to the priced model.
+  ModelCost priced(std::string_view ref) const;
+
   // Adds the model, or replaces the one with the same name (keeping its place).
   void set(ModelCost cost);
   // Removes by name; false when there was no such model.

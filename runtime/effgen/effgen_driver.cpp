@@ -54,8 +54,9 @@ std::optional<std::string> EffgenDriver::take(std::map<CallId, std::string>& pen
 
 bool EffgenDriver::listening() const { return setup_.listening && setup_.listening(); }
 
-void EffgenDriver::report(Effects& out, std::string kind, std::string text, json data, std::string agent) const {
-  out.push_back(Report{std::move(kind), std::move(text), std::move(data), std::move(agent)});
+Report& EffgenDriver::report(Effects& out, msg::EventKind kind, std::string text, json data, std::string agent) const {
+  out.push_back(Report{kind, std::move(text), std::move(data), std::move(agent)});
+  return std::get<Report>(out.back());
 }
 
 // ------------------------------------------------------------------ start
@@ -67,9 +68,9 @@ Effects EffgenDriver::start() {
   const json decision = d.to_json();
   metadata_["complexity_score"] = d.score.total;
   metadata_["routing"] = decision;
-  out.push_back(journal_step("note", json{{"routing", decision}}));
+  out.push_back(journal_step(msg::EventKind::note, json{{"routing", decision}}));
   if (listening())
-    report(out, "routing",
+    report(out, msg::EventKind::routing,
            "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " + std::string(routing::to_string(d.kind)) +
                " (" + d.reason + ")",
            decision);
@@ -140,7 +141,7 @@ Effects EffgenDriver::on(const ModelAnswered& a) {
       finish(out, false, "Synthesis failed: " + a.error);
       return out;
     }
-    out.push_back(journal_step("llm_response", json{{"call", "synthesis"}, {"text", answer}}, a.response.usage.input_tokens,
+    out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "synthesis"}, {"text", answer}}, a.response.usage.input_tokens,
                           a.response.usage.output_tokens, a.expense));
     finish(out, true, answer);
     return out;
@@ -149,7 +150,7 @@ Effects EffgenDriver::on(const ModelAnswered& a) {
     finish(out, false, "The planner's model call failed: " + a.error);
     return out;
   }
-  out.push_back(journal_step("llm_response", json{{"call", "decomposition"}, {"text", answer}},
+  out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "decomposition"}, {"text", answer}},
                         a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
   planning::RoundStep next = round_->on_answer(answer);
   switch (next.kind) {
@@ -164,7 +165,7 @@ Effects EffgenDriver::on(const ModelAnswered& a) {
       return out;
     }
     case planning::RoundStep::Kind::retry:
-      report(out, "retry", "the decomposition was not usable: " + next.reason);
+      report(out, msg::EventKind::retry, "the decomposition was not usable: " + next.reason);
       planning_conversation_.push_back({llm::Role::assistant, answer, {}, "", ""});
       planning_conversation_.push_back({llm::Role::user, next.feedback, {}, "", ""});
       ask_for_plan(out);
@@ -183,7 +184,7 @@ void EffgenDriver::run_single(Effects& out, const std::string& why) {
   metadata_["routing_strategy"] = "single";
   metadata_["num_subtasks"] = 0;
   metadata_["tree_depth"] = 0;
-  report(out, "plan", "single agent: " + why);
+  report(out, msg::EventKind::plan, "single agent: " + why);
   hire_workers(out, 1, AfterHires::run_single);
 }
 
@@ -201,9 +202,9 @@ void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
   for (const auto& s : dag.subtasks())
     plan.push_back({{"id", s.id}, {"description", s.description}, {"depends_on", s.depends_on}});
   if (listening())
-    report(out, "plan", std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
+    report(out, msg::EventKind::plan, std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
            json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
-  out.push_back(journal_step("note", json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
+  out.push_back(journal_step(msg::EventKind::note, json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
   // How many workers the resource budget allows to run at once.
   pending_dag_ = std::move(dag);
   budget_read_ = next_id();
@@ -255,8 +256,8 @@ Effects EffgenDriver::on(const BudgetRead& a) {
     std::ostringstream why;
     why << "The plan cannot be afforded: its " << dag.subtasks().size() << " subtasks need up to $" << worst
         << " (worst case) but only $" << left << " of the expense budget is remaining";
-    out.push_back(journal_step("refusal", json{{"plan_worst_case", worst}, {"remaining", left}}));
-    report(out, "refusal", why.str());
+    out.push_back(journal_step(msg::EventKind::refusal, json{{"plan_worst_case", worst}, {"remaining", left}}));
+    report(out, msg::EventKind::refusal, why.str());
     finish(out, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
     return out;
   }
@@ -295,13 +296,13 @@ Effects EffgenDriver::on(const HireAnswered& a) {
   const std::string& name = *hired;
   if (!a.ok) {
     // No node for it, or the ledger said no: the task ends with the reason.
-    out.push_back(journal_step("refusal", json{{"hire", name}, {"error", a.error}}));
+    out.push_back(journal_step(msg::EventKind::refusal, json{{"hire", name}, {"error", a.error}}));
     finish(out, false, "Could not hire a worker: " + a.error);
     return out;
   }
   workers_.push_back({name, false, false});
   if (listening())
-    report(out, "hire", name + " (" + setup_.worker_cost.name + ", " + setup_.worker_cost.type + ")",
+    report(out, msg::EventKind::hire, name + " (" + setup_.worker_cost.name + ", " + setup_.worker_cost.type + ")",
            json{{"agent", name}, {"budget", a.budget}});
   if (hires_.empty()) after_hires(out);
   return out;
@@ -391,7 +392,7 @@ void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::s
   if (!feedback.empty()) prompt += "\n\nA reviewer rejected your previous answer:\n" + feedback;
   const bool chatty = listening();
   if (chatty)
-    report(out, "ask", "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
+    report(out, msg::EventKind::ask, "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
            json{{"agent", job.worker}, {"job", job_id}});
   const CallId id = next_id();
   asks_[id] = job_id;
@@ -409,7 +410,7 @@ Effects EffgenDriver::on(const AskAnswered& a) {
   if (it == jobs_.end()) return out;
   Job& j = it->second;
   if (!a.ok) {
-    report(out, a.refused ? "refusal" : "error", j.worker + ": " + a.error, json{{"job", job_id}});
+    report(out, a.refused ? msg::EventKind::refusal : msg::EventKind::error, j.worker + ": " + a.error, json{{"job", job_id}});
     if (j.audit) on_audit_step(out, job_id, j.audit->on_producer_error(a.error));
     else finish_job(out, job_id, false, a.error);
     return out;
@@ -417,16 +418,17 @@ Effects EffgenDriver::on(const AskAnswered& a) {
   const msg::AskReply& r = a.reply;
   // The worker's answer, which subtask it belongs to and what it cost, in one
   // step under the worker's name (the worker journaled only its request).
-  out.push_back(journal_step("llm_response",
+  out.push_back(journal_step(msg::EventKind::llm_response,
                         json{{"job", job_id}, {"text", r.output}, {"usage_estimated", r.usage.estimated},
                              {"latency_ms", r.latency_ms}},
                         r.usage.input_tokens, r.usage.output_tokens, a.expense, j.worker));
   if (listening())
-    report(out, "answer", j.worker + " [" + job_id + "]: " + r.output,
+    report(out, msg::EventKind::answer, j.worker + " [" + job_id + "]: " + r.output,
            json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.usage.input_tokens},
                 {"output_tokens", r.usage.output_tokens}, {"expense", a.expense}, {"latency_ms", r.latency_ms},
                 {"budget", a.budget}},
-           j.worker);
+           j.worker)
+        .costing(r.usage.input_tokens, r.usage.output_tokens, a.expense);
   if (j.audit) on_audit_step(out, job_id, j.audit->on_claim(r.output));
   else finish_job(out, job_id, true, r.output);
   return out;
@@ -442,7 +444,7 @@ void EffgenDriver::on_audit_step(Effects& out, const std::string& job_id, Result
       return finish_job(out, job_id, ok, ok ? s.report.output : "rejected by the judge: " + s.report.error_information);
     }
     case planning::AuditStep::Kind::retry:
-      report(out, "retry", job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
+      report(out, msg::EventKind::retry, job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
       return produce(out, job_id, s.feedback);
     case planning::AuditStep::Kind::ask_judge: {
       const Job& job = jobs_.at(job_id);
@@ -479,10 +481,10 @@ void EffgenDriver::finish_job(Effects& out, const std::string& job_id, bool ok, 
   if (job.whole_task) return finish(out, ok, ok ? text : "The worker could not complete the task: " + text);
   if (ok) {
     (void)scheduler_->complete(job_id, text);
-    if (listening()) report(out, "subtask", job_id + " completed", json{{"subtask", job_id}, {"state", "completed"}});
+    if (listening()) report(out, msg::EventKind::subtask, job_id + " completed", json{{"subtask", job_id}, {"state", "completed"}});
   } else {
     auto again = scheduler_->fail(job_id, text);
-    report(out, "subtask", job_id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
+    report(out, msg::EventKind::subtask, job_id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
            json{{"subtask", job_id}, {"state", "failed"}});
   }
   on_plan_progress(out);
@@ -500,7 +502,7 @@ void EffgenDriver::pump(Effects& out) {
     const std::string instruction =
         a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
     if (listening())
-      report(out, "subtask", a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+      report(out, msg::EventKind::subtask, a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
              json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     start_job(out, a.id, false, instruction, fit_for_worker(prompt.ok() ? *prompt : instruction));
   }
@@ -532,7 +534,7 @@ void EffgenDriver::on_plan_progress(Effects& out) {
 void EffgenDriver::synthesize(Effects& out, const std::vector<planning::SubtaskResult>& results) {
   auto prompt = book_.synthesis().render({{"task", input_}, {"results", planning::render_results(results)}});
   if (!prompt.ok()) return finish(out, false, prompt.error().message);
-  report(out, "synthesis", "synthesising " + std::to_string(results.size()) + " subtask results");
+  report(out, msg::EventKind::synthesis, "synthesising " + std::to_string(results.size()) + " subtask results");
   const CallId id = next_id();
   model_calls_[id] = "synthesis";
   // The task's last ledger operation: its settlement is waited for.

@@ -128,7 +128,7 @@ class EffgenDriver {
   // the task has finished or for an id not pending there.
   std::optional<std::string> take(std::map<driver::CallId, std::string>& pending, driver::CallId id);
   bool listening() const;
-  void report(driver::Effects& out, std::string kind, std::string text, json data = json::object(),
+  driver::Report& report(driver::Effects& out, msg::EventKind kind, std::string text, json data = json::object(),
               std::string agent = "") const;
 
   void ask_for_plan(driver::Effects& out);

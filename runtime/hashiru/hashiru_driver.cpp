@@ -55,12 +55,13 @@ driver::CallId HashiruDriver::expect(std::function<void(const T&)> then) {
   return id;
 }
 
-void HashiruDriver::step(std::string kind, json payload, int64_t in, int64_t out, double usd, std::string agent) {
-  out_.push_back(driver::Journal{std::move(kind), std::move(payload), in, out, usd, std::move(agent)});
+void HashiruDriver::step(msg::EventKind kind, json payload, int64_t in, int64_t out, double usd, std::string agent) {
+  out_.push_back(driver::Journal{kind, std::move(payload), in, out, usd, std::move(agent)});
 }
 
-void HashiruDriver::report(std::string kind, std::string text, json data, std::string agent) {
-  out_.push_back(driver::Report{std::move(kind), std::move(text), std::move(data), std::move(agent)});
+driver::Report& HashiruDriver::report(msg::EventKind kind, std::string text, json data, std::string agent) {
+  out_.push_back(driver::Report{kind, std::move(text), std::move(data), std::move(agent)});
+  return std::get<driver::Report>(out_.back());
 }
 
 // ------------------------------------------------------------------- tasks
@@ -126,15 +127,15 @@ void HashiruDriver::drop_task_effects() {
 // reported and the turn goes on without memories.
 void HashiruDriver::recalled(const json& r) {
   if (r.contains("error")) {
-    step("error", json{{"error", r["error"]}, {"call", "memory_retrieval"}});
-    report("error", "memory retrieval failed: " + r["error"].get<std::string>());
+    step(msg::EventKind::error, json{{"error", r["error"]}, {"call", "memory_retrieval"}});
+    report(msg::EventKind::error, "memory retrieval failed: " + r["error"].get<std::string>());
     return;
   }
   const json memories = r.value("memories", json::array());
   if (memories.empty()) return;
   conversation_.add_user(r.value("injection", ""));
-  step("note", json{{"memories", memories}});
-  report("memories", r.value("transcript", ""), json{{"memories", memories}});
+  step(msg::EventKind::note, json{{"memories", memories}});
+  report(msg::EventKind::memories, r.value("transcript", ""), json{{"memories", memories}});
 }
 
 // One call of the CEO's model with the conversation and every tool it may call.
@@ -146,7 +147,7 @@ void HashiruDriver::turn() {
     for (llm::ToolSpec& t : setup_.other_tools()) tools.push_back(std::move(t));
   llm::ChatRequest request = conversation_.request(tools, setup_.temperature, kCeoMaxOutputTokens);
   request.stream = setup_.stream;
-  step("llm_request", json{{"model_ref", setup_.model_ref},
+  step(msg::EventKind::llm_request, json{{"model_ref", setup_.model_ref},
                            {"messages", request.messages.size()},
                            {"last_message", request.messages.back().content},
                            {"tools", request.tools.size()}});
@@ -183,9 +184,9 @@ void HashiruDriver::summarized(const memory::ConversationSummaryPlan& p, const d
                                         ? setup_.summarizer->apply(conversation_, p, a.response.message.content)
                                         : Result<memory::SummaryEvent>(Error{"memory", failed});
   if (!ev.ok()) {
-    step("error", json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens, u.output_tokens,
+    step(msg::EventKind::error, json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens, u.output_tokens,
          a.expense);
-    report("error", "could not summarise the conversation: " + ev.error().message);
+    report(msg::EventKind::error, "could not summarise the conversation: " + ev.error().message);
     return turn();
   }
   const int64_t after = setup_.summarizer->tokens(conversation_);
@@ -197,8 +198,8 @@ void HashiruDriver::summarized(const memory::ConversationSummaryPlan& p, const d
              {"conversation_tokens_before", p.conversation_tokens},
              {"conversation_tokens_after", after},
              {"context_tokens", setup_.summarizer->config().context_tokens}};
-  step("note", event, u.input_tokens, u.output_tokens, a.expense);
-  report("summary",
+  step(msg::EventKind::note, event, u.input_tokens, u.output_tokens, a.expense);
+  report(msg::EventKind::summary,
          "conversation summarised: " + std::to_string(ev->messages_replaced) + " messages, " +
              std::to_string(p.conversation_tokens) + " -> " + std::to_string(after) + " tokens",
          event);
@@ -207,21 +208,22 @@ void HashiruDriver::summarized(const memory::ConversationSummaryPlan& p, const d
 
 void HashiruDriver::answered(const driver::ModelAnswered& a) {
   if (a.refused) {
-    step("refusal", json{{"error", a.error}, {"call", "ceo_model"}});
-    report("refusal", a.error);
+    step(msg::EventKind::refusal, json{{"error", a.error}, {"call", "ceo_model"}});
+    report(msg::EventKind::refusal, a.error);
     return finish(false, "The CEO's own model call was refused: " + a.error +
                              ". Authorise an increase (kaisha budget --raise-expense USD) and retry.");
   }
   if (!a.ok) {
-    step("error", json{{"error", a.error}, {"call", "ceo_model"}});
+    step(msg::EventKind::error, json{{"error", a.error}, {"call", "ceo_model"}});
     return finish(false, "The CEO's model call failed: " + a.error);
   }
   const llm::Usage u = a.response.usage;
-  report("usage",
+  report(msg::EventKind::usage,
          "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
              " out tokens",
          json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"estimated", u.estimated},
-              {"expense", a.expense}, {"budget", a.budget}});
+              {"expense", a.expense}, {"budget", a.budget}})
+      .costing(u.input_tokens, u.output_tokens, a.expense);
   on_response(a.response);
 }
 
@@ -230,7 +232,7 @@ void HashiruDriver::on_response(const llm::ChatResponse& response) {
   json tool_calls = json::array();
   for (const auto& c : response.message.tool_calls)
     tool_calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-  step("llm_response",
+  step(msg::EventKind::llm_response,
        json{{"text", response.message.content},
             {"tool_calls", std::move(tool_calls)},
             {"usage_estimated", response.usage.estimated}},
@@ -241,10 +243,10 @@ void HashiruDriver::on_response(const llm::ChatResponse& response) {
       if (audit_) return on_audit_step(audit_->on_claim(next.text));
       return finish(true, next.text);
     case company::NextStep::Kind::fail:
-      step("error", json{{"error", next.text}});
+      step(msg::EventKind::error, json{{"error", next.text}});
       return finish(false, "CEO stopped: " + next.text);
     case company::NextStep::Kind::run_tools:
-      if (!next.text.empty()) report("thinking", next.text);
+      if (!next.text.empty()) report(msg::EventKind::thinking, next.text);
       return run_tools(std::move(next.calls));
   }
 }
@@ -261,7 +263,7 @@ void HashiruDriver::on_audit_step(Result<planning::AuditStep> step_r) {
       if (reflect_on_rejection(s.report)) return;
       return finish(false, "The judge rejected the final answer: " + s.report.error_information);
     case planning::AuditStep::Kind::retry:
-      report("retry", "the judge rejected the answer; answering again");
+      report(msg::EventKind::retry, "the judge rejected the answer; answering again");
       conversation_.add_user(s.feedback);
       return turn();
     case planning::AuditStep::Kind::ask_judge: {
@@ -286,8 +288,8 @@ bool HashiruDriver::reflect_on_rejection(const planning::AuditReport& report) {
   if (!setup_.error_reflection || !switches_.memory || report.claimed_result.empty()) return false;
   const std::string why = report.error_information.empty() ? report.output : report.error_information;
   rejected_ = "The judge rejected the final answer: " + report.error_information;
-  step("note", memory::ErrorReflection::verdict_note(why, "judge"));
-  this->report("reflection", "the judge rejected the answer; the CEO writes a critique into memory",
+  step(msg::EventKind::note, memory::ErrorReflection::verdict_note(why, "judge"));
+  this->report(msg::EventKind::reflection, "the judge rejected the answer; the CEO writes a critique into memory",
                json{{"why", why}});
   conversation_.add_user(setup_.error_reflection->prompt(input_, report.claimed_result, why));
   turn();
@@ -307,9 +309,9 @@ void HashiruDriver::run_tools(std::vector<llm::ToolCall> calls) {
 void HashiruDriver::start_call(const std::shared_ptr<ReplyRun>& reply, size_t i) {
   const llm::ToolCall& call = reply->calls[i];
   if (listening())
-    report("tool_call", "Invoking `" + call.name + "` with " + call.arguments,
+    report(msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
            json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-  step("tool_call", json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  step(msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   invoke(call.name, call.arguments, [this, reply, i](ToolResult r) { call_done(reply, i, r); });
 }
 
@@ -318,9 +320,9 @@ void HashiruDriver::call_done(const std::shared_ptr<ReplyRun>& reply, size_t i, 
   const llm::ToolCall& c = reply->calls[i];
   json j = r.to_json();
   if (listening())
-    report("tool_result", "Tool responded with " + dump_text(j),
+    report(msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
            json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
-  step("tool_result", json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
+  step(msg::EventKind::tool_result, json{{"tool", c.name}, {"result", j}, {"call_id", c.id}});
   reply->results[i] = std::move(j);
   for (size_t next : reply->order.finished(i)) start_call(reply, next);
   if (--reply->remaining > 0) return;
@@ -330,10 +332,10 @@ void HashiruDriver::call_done(const std::shared_ptr<ReplyRun>& reply, size_t i, 
 
 driver::Effects HashiruDriver::call_directly(uint64_t request, const std::string& tool, const std::string& arguments) {
   scope_ = 0;
-  step("tool_call", json{{"tool", tool}, {"arguments", arguments}, {"direct", true}});
+  step(msg::EventKind::tool_call, json{{"tool", tool}, {"arguments", arguments}, {"direct", true}});
   invoke(tool, arguments, [this, request, tool](ToolResult r) {
     json j = r.to_json();
-    step("tool_result", json{{"tool", tool}, {"result", j}, {"direct", true}});
+    step(msg::EventKind::tool_result, json{{"tool", tool}, {"result", j}, {"direct", true}});
     out_.push_back(driver::Reply{request, std::move(j)});
   });
   return take();
@@ -429,13 +431,13 @@ void HashiruDriver::agent_creator(const json& args, ToolDone done) {
   }
   const driver::CallId id = expect<driver::HireAnswered>([this, spec, done](const driver::HireAnswered& h) {
     if (h.refused) {
-      step("refusal", json{{"tool", "AgentCreator"}, {"agent", spec.name}, {"error", h.error}});
-      report("refusal", h.error, json{{"agent", spec.name}});
+      step(msg::EventKind::refusal, json{{"tool", "AgentCreator"}, {"agent", spec.name}, {"error", h.error}});
+      report(msg::EventKind::refusal, h.error, json{{"agent", spec.name}});
     }
     if (!h.ok) return done(ToolResult::error(h.error));
-    step("hire", json{{"agent", spec.name}, {"base_model", spec.base_model}, {"model_ref", spec.model_ref},
+    step(msg::EventKind::hire, json{{"agent", spec.name}, {"base_model", spec.base_model}, {"model_ref", spec.model_ref},
                       {"type", spec.type}, {"costs", spec.costs}});
-    report("hire", spec.name + " (" + spec.base_model + ", " + spec.type + ")",
+    report(msg::EventKind::hire, spec.name + " (" + spec.base_model + ", " + spec.type + ")",
            json{{"agent", spec.name}, {"base_model", spec.base_model}, {"type", spec.type}, {"budget", h.budget}});
     ToolResult res = ToolResult::success("Agent " + spec.name + " created");
     res.extra = remaining_budgets(h.budget);
@@ -451,29 +453,30 @@ void HashiruDriver::ask_agent(const json& args, ToolDone done) {
   const msg::AgentSpec* found = setup_.roster().find(name);
   if (!found || !setup_.hired(name)) return done(ToolResult::error(texts::agent_not_found(name)));
   if (std::string no = switch_refusal(*found); !no.empty()) return done(ToolResult::error(no));
-  if (listening()) report("ask", "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+  if (listening()) report(msg::EventKind::ask, "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   // No "ask" step: the tool_call step journaled just before holds the agent
   // and the prompt (one SQLite row less per ask).
   const driver::CallId id = expect<driver::AskAnswered>([this, name, done](const driver::AskAnswered& r) {
     if (r.refused) {
-      step("refusal", json{{"tool", "AskAgent"}, {"agent", name}, {"error", r.error}});
-      report("refusal", r.error, json{{"agent", name}});
+      step(msg::EventKind::refusal, json{{"tool", "AskAgent"}, {"agent", name}, {"error", r.error}});
+      report(msg::EventKind::refusal, r.error, json{{"agent", name}});
       return done(ToolResult::error(r.error));
     }
     if (!r.ok) {
-      report("error", name + " failed: " + r.error, json{{"agent", name}});
+      report(msg::EventKind::error, name + " failed: " + r.error, json{{"agent", name}});
       return done(ToolResult::error("Agent " + name + " failed to answer: " + r.error));
     }
     const llm::Usage u = msg::ask_usage(r.reply);
     // The text itself is in the tool_result step that follows (and in the
     // employee's llm_response): this row carries what the call cost.
-    step("answer", json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens, u.output_tokens,
+    step(msg::EventKind::answer, json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens, u.output_tokens,
          r.expense, name);
     if (listening())
-      report("answer", name + ": " + r.reply.output,
+      report(msg::EventKind::answer, name + ": " + r.reply.output,
              json{{"agent", name}, {"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
                   {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
-             name);
+             name)
+          .costing(u.input_tokens, u.output_tokens, r.expense);
     ToolResult res = ToolResult::success("Agent " + name + " answered", r.reply.output);
     res.extra = remaining_budgets(r.budget);
     done(std::move(res));
@@ -487,8 +490,8 @@ void HashiruDriver::fire_agent(const json& args, ToolDone done) {
   if (!setup_.roster().find(name) || !setup_.hired(name)) return done(ToolResult::error(texts::agent_not_found(name)));
   const driver::CallId id = expect<driver::FireAnswered>([this, name, done](const driver::FireAnswered& f) {
     if (!f.ok) return done(ToolResult::error(f.not_hired ? texts::agent_not_found(name) : f.error));
-    step("fire", json{{"agent", name}});
-    report("fire", name, json{{"agent", name}, {"budget", f.budget}});
+    step(msg::EventKind::fire, json{{"agent", name}});
+    report(msg::EventKind::fire, name, json{{"agent", name}, {"budget", f.budget}});
     ToolResult res = ToolResult::success("Agent " + name + " fired");
     res.extra = remaining_budgets(f.budget);
     done(std::move(res));

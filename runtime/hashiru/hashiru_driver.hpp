@@ -110,8 +110,8 @@ class HashiruDriver {
   driver::CallId expect(std::function<void(const T&)> then);
   driver::Effects take() { return std::exchange(out_, {}); }
   bool listening() const { return setup_.listening && setup_.listening(); }
-  void step(std::string kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0, std::string agent = "");
-  void report(std::string kind, std::string text, json data = json::object(), std::string agent = "");
+  void step(msg::EventKind kind, json payload, int64_t in = 0, int64_t out = 0, double usd = 0, std::string agent = "");
+  driver::Report& report(msg::EventKind kind, std::string text, json data = json::object(), std::string agent = "");
   void finish(bool ok, const std::string& text);
   void drop_task_effects();
 

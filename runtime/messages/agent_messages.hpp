@@ -14,6 +14,8 @@
 #include "runtime/core/json_msgpack.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/messages/agent_ref.hpp"
+#include "runtime/messages/event_kind.hpp"
+#include "runtime/messages/event_kind_msgpack.hpp"
 
 namespace kaisha::msg {
 
@@ -122,19 +124,23 @@ struct AuditVerdict {
 };
 
 // A progress event for people and tools watching a task: hires, asks, fires,
-// tool calls, tokens, $ and resource use. `data` holds the details.
+// tool calls, tokens, $ and resource use. `kind` comes from the one event
+// vocabulary (event_kind.hpp); `data` holds the kind's details.
 struct ProgressEvent {
   static constexpr const char* kType = "progress_event";
   static constexpr uint32_t kVersion = 1;
   std::string session_id;
   std::string task_id;
   std::string agent;
-  std::string kind;  // "thinking", "tool_call", "tool_result", "hire", "fire", "ask",
-                     // "answer", "refusal", "retry", "usage", "memories", "final", "error"
+  EventKind kind = EventKind::note;
   std::string text;
   json data = json::object();
   int64_t at_ms = 0;
-  MSGPACK_DEFINE_MAP(session_id, task_id, agent, kind, text, data, at_ms)
+  std::string node;        // the cluster node it happened on; "" = this process
+  int64_t tokens_in = 0;   // the tokens and $ this event accounts for (an
+  int64_t tokens_out = 0;  // answer, a model call's usage, a task's totals);
+  double usd = 0;          // 0 for events that cost nothing
+  MSGPACK_DEFINE_MAP(session_id, task_id, agent, kind, text, data, at_ms, node, tokens_in, tokens_out, usd)
 };
 
 // Employee → model client and back: one chat completion.

@@ -1,43 +1,19 @@
 #include "runtime/strategy/strategy_catalog.hpp"
 
-#include <sstream>
+#include "runtime/strategy/strategy_rendering.hpp"
 
 namespace kaisha::strategy {
-namespace {
 
 using nlohmann::json;
 
-template <typename T>
-T field(const json& m, const char* key, T fallback) {
-  auto it = m.find(key);
-  if (it == m.end()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
-}
-
-std::string effgen_summary(const json& m, NumberText num) {
-  if (!m.is_object()) return "";
-  std::ostringstream o;
-  o << "effgen: " << field<std::string>(m, "routing_strategy", "?") << ", " << field<long long>(m, "num_subtasks", 0)
-    << " subtasks on " << field<long long>(m, "num_sub_agents", 0) << " workers, speedup "
-    << num(m.value("speedup", json(1.0))) << ", judge calls " << field<long long>(m, "judge_calls", 0)
-    << ", prompt tokens " << num(m.value("prompt_tokens_original", json(0))) << " -> "
-    << num(m.value("prompt_tokens_optimized", json(0))) << (field<bool>(m, "fallback", false) ? ", fell back to one agent" : "");
-  return o.str();
-}
-
-}  // namespace
-
 const std::vector<StrategyInfo>& strategies() {
   static const std::vector<StrategyInfo> all = {
-      {"hashiru", "the CEO hires, asks and fires employees under a budget (HASHIRU)", "", false, {"hashiru"}, nullptr},
+      {"hashiru", "the CEO hires, asks and fires employees under a budget (HASHIRU)", "", false, {"hashiru"}, nullptr,
+       render_hashiru_event},
       {"effgen", "route by complexity, decompose, run subtasks in parallel, audit (effGen)", "effgen", true,
-       {"effgen"}, effgen_summary},
+       {"effgen"}, summarise_effgen_result, render_effgen_event},
       {"auto", "per task: one agent via the CEO, or effgen's plan when the router decomposes", "", true,
-       {"hashiru", "effgen"}, nullptr},
+       {"hashiru", "effgen"}, nullptr, nullptr},
   };
   return all;
 }
@@ -60,6 +36,15 @@ std::string strategy_names_text() {
   for (size_t i = 0; i < names.size(); ++i)
     out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
+}
+
+std::string render_event(const msg::ProgressEvent& event, NumberText number) {
+  for (const auto& s : strategies()) {
+    if (!s.render) continue;
+    std::string lines = s.render(event, number);
+    if (!lines.empty()) return lines;
+  }
+  return "";
 }
 
 std::string summarise_result(const json& metadata, NumberText number) {

@@ -1,9 +1,9 @@
 // The strategy catalog: what the rest of kaisha knows about each strategy
 // without running it. The config loader, the command line, CompanyRuntime and
 // the progress printer read it; none of them lists strategy names itself.
-// Adding a strategy is one entry here (strategy_catalog.cpp), the actor that
-// runs its tasks (spawned in CompanyRuntime::start under the strategy's name),
-// and the strategy's own folders.
+// Adding a strategy is one entry here (strategy_catalog.cpp, with its
+// renderers beside it), the spawner of the actor that runs its tasks
+// (actors/strategy_actors.cpp), and the strategy's own folders.
 #pragma once
 
 #include <string>
@@ -11,6 +11,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::strategy {
 
@@ -35,6 +37,11 @@ struct StrategyInfo {
   // TaskResult metadata; "" when the metadata holds nothing to say. Never
   // throws, whatever the metadata holds.
   std::string (*summary)(const nlohmann::json& metadata, NumberText number) = nullptr;
+  // The transcript line(s) of a progress event of the strategy's own
+  // structure (msg::EventGroup::strategy: effgen's plan, hashiru's
+  // memories), each ending in a newline; "" for a kind it does not own.
+  // Never throws, whatever the event's data holds.
+  std::string (*render)(const msg::ProgressEvent& event, NumberText number) = nullptr;
 };
 
 // Every strategy, in the order help texts list them.
@@ -48,6 +55,10 @@ std::vector<std::string> strategy_names();
 
 // "hashiru, effgen or auto": the names for an error message or a help text.
 std::string strategy_names_text();
+
+// The transcript lines of a strategy's own event (see StrategyInfo::render):
+// the first strategy that owns the kind renders it; "" when none does.
+std::string render_event(const msg::ProgressEvent& event, NumberText number);
 
 // The summary line of a finished task's metadata: the entry named by its
 // "strategy" key renders it; "" when the key is missing or names no strategy.

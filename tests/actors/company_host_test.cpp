@@ -44,7 +44,7 @@ class Recorder {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] {
       for (auto& e : events_)
-        if (e.kind == kind) return true;
+        if (msg::event_kind_name(e.kind) == kind) return true;
       return false;
     });
   }
@@ -55,7 +55,7 @@ class Recorder {
   int count_terminal() {
     int n = 0;
     for (auto& e : events())
-      if (e.kind == "final" || e.kind == "error" || e.kind == "canceled") ++n;
+      if (e.kind == msg::EventKind::final || e.kind == msg::EventKind::error || e.kind == msg::EventKind::canceled) ++n;
     return n;
   }
 
@@ -123,8 +123,8 @@ TEST_F(CompanyHostTest, TasksRunInOrderAndEndWithOneTerminalEvent) {
   for (Recorder* r : {&a, &b}) {
     ASSERT_TRUE(r->wait_for_kind("final", 5s));
     EXPECT_EQ(r->count_terminal(), 1);
-    EXPECT_EQ(r->events().back().kind, "final");
-    EXPECT_EQ(r->events().front().kind, "task");
+    EXPECT_EQ(r->events().back().kind, msg::EventKind::final);
+    EXPECT_EQ(r->events().front().kind, msg::EventKind::task);
   }
   EXPECT_EQ(a.events().back().data["state"], "completed");
 
@@ -146,7 +146,7 @@ TEST_F(CompanyHostTest, LateSubscriberGetsTheReplayIncludingTheEnd) {
   Recorder late;
   ASSERT_TRUE(host_->subscribe(*id, late.listener()).ok());
   EXPECT_EQ(late.count_terminal(), 1);
-  EXPECT_EQ(late.events().back().kind, "final");
+  EXPECT_EQ(late.events().back().kind, msg::EventKind::final);
   EXPECT_FALSE(host_->subscribe("t-nope", late.listener()).ok());
 }
 
@@ -219,7 +219,7 @@ TEST_F(CompanyHostTest, CancelOfAWaitingTaskMeansItNeverStarts) {
   ASSERT_TRUE(host_->cancel(*waiting).ok());
   EXPECT_EQ(host_->task(*waiting)->state, company::TaskState::canceled);
   EXPECT_EQ(rec.count_terminal(), 1);
-  EXPECT_EQ(rec.events().back().kind, "canceled");
+  EXPECT_EQ(rec.events().back().kind, msg::EventKind::canceled);
   ASSERT_TRUE(host_->cancel(*slow).ok());
   EXPECT_EQ(host_->wait(*slow, 10s)->state, company::TaskState::canceled);
   // The mock was asked only for the slow task.

@@ -192,7 +192,7 @@ class CapturingSink : public company::ProgressSink {
     std::lock_guard lock(mu_);
     std::vector<msg::ProgressEvent> v;
     for (auto& e : events_)
-      if (e.kind == kind) v.push_back(e);
+      if (msg::event_kind_name(e.kind) == kind) v.push_back(e);
     return v;
   }
 
@@ -739,7 +739,7 @@ class ThrowingSink : public CapturingSink {
  public:
   ThrowingSink(std::string agent, std::string kind) : agent_(std::move(agent)), kind_(std::move(kind)) {}
   void emit(const msg::ProgressEvent& e) override {
-    if (e.agent == agent_ && e.kind == kind_ && !thrown_.exchange(true))
+    if (e.agent == agent_ && msg::event_kind_name(e.kind) == kind_ && !thrown_.exchange(true))
       throw std::runtime_error("injected fault on " + agent_ + "'s " + kind_ + " event");
     CapturingSink::emit(e);
   }

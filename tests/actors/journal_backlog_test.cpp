@@ -86,7 +86,7 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
     });
     ASSERT_EQ(entered.get_future().wait_for(60s), std::future_status::ready);
     constexpr int kSteps = 60;
-    for (int i = 0; i < kSteps; ++i) journal_step(journal, {"s", "t", "a", "note", json{{"i", i}}});
+    for (int i = 0; i < kSteps; ++i) journal_step(journal, {"s", "t", "a", msg::EventKind::note, json{{"i", i}}});
     EXPECT_EQ(journal_backlog(journal), size_t{kSteps + 1});  // the stalled batch is not committed yet
     Status room = journal_room(journal);
     ASSERT_FALSE(room.ok());

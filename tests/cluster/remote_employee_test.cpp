@@ -25,7 +25,7 @@ class CollectingSink : public company::ProgressSink {
  public:
   void emit(const msg::ProgressEvent& e) override {
     std::lock_guard<std::mutex> g(mu_);
-    kinds_.push_back(e.kind + ":" + e.agent);
+    kinds_.push_back(std::string(msg::event_kind_name(e.kind)) + ":" + e.agent);
   }
   bool has(const std::string& k) {
     std::lock_guard<std::mutex> g(mu_);

@@ -152,7 +152,7 @@ class FakeCompanyService : public company::CompanyService {
     e.task_id = id;
     e.session_id = "s-fake";
     e.agent = "CEO";
-    e.kind = kind;
+    e.kind = msg::parse_event_kind(kind).value();
     e.text = text;
     e.at_ms = 1700000001000;
     std::lock_guard order(emit_mu_);

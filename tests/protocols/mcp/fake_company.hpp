@@ -37,7 +37,7 @@ class FakeCompany : public company::CompanyService {
         msg::ProgressEvent e;
         e.task_id = id;
         e.agent = "CEO";
-        e.kind = "thinking";
+        e.kind = msg::EventKind::thinking;
         e.text = "step " + std::to_string(i);
         listener(e);
       }

@@ -7,10 +7,11 @@ namespace kaisha::company {
 namespace {
 
 TEST(TaskLifecycle, TerminalEventsEndTheTaskAndOthersMeanWorking) {
-  EXPECT_EQ(state_after_event("final"), TaskState::completed);
-  EXPECT_EQ(state_after_event("error"), TaskState::failed);
-  EXPECT_EQ(state_after_event("canceled"), TaskState::canceled);
-  for (const char* kind : {"task", "tool_call", "agent_error", "summary", "reflection", "verdict", ""})
+  using K = msg::EventKind;
+  EXPECT_EQ(state_after_event(K::final), TaskState::completed);
+  EXPECT_EQ(state_after_event(K::error), TaskState::failed);
+  EXPECT_EQ(state_after_event(K::canceled), TaskState::canceled);
+  for (K kind : {K::task, K::tool_call, K::agent_error, K::summary, K::reflection, K::verdict, K::note})
     EXPECT_EQ(state_after_event(kind), TaskState::working) << kind;
 }
 

@@ -150,3 +150,27 @@ TEST(CostTable, AModelGivenTwiceIsAnError) {
 
 }  // namespace
 }  // namespace kaisha::economy
+
+namespace kaisha::economy {
+namespace {
+
+TEST(CostTable, PricedIsTheListedRowOrAFreeLocalModel) {
+  CostTable t;
+  ModelCost m;
+  m.name = "mistral";
+  m.model_ref = "ollama:mistral";
+  m.type = "local";
+  m.invoke_expense_cost = 0.5;
+  t.set(m);
+  EXPECT_EQ(t.priced("mistral").model_ref, "ollama:mistral");  // by name: calls go to its ref
+  EXPECT_DOUBLE_EQ(t.priced("ollama:mistral").invoke_expense_cost, 0.5);
+  ModelCost free = t.priced("ollama:qwen3:0.6b");
+  EXPECT_EQ(free.name, "ollama:qwen3:0.6b");
+  EXPECT_EQ(free.model_ref, "ollama:qwen3:0.6b");
+  EXPECT_EQ(free.type, "local");
+  EXPECT_DOUBLE_EQ(free.invoke_expense_cost, 0);
+  EXPECT_DOUBLE_EQ(free.create_resource_cost, 0);
+}
+
+}  // namespace
+}  // namespace kaisha::economy

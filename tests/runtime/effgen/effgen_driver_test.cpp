@@ -34,7 +34,7 @@ bool has(const Effects& effects) {
 
 bool has_report(const Effects& effects, const std::string& kind, const std::string& text_part = "") {
   for (const Report& r : all_of<Report>(effects))
-    if (r.kind == kind && r.text.find(text_part) != std::string::npos) return true;
+    if (msg::event_kind_name(r.kind) == kind && r.text.find(text_part) != std::string::npos) return true;
   return false;
 }
 
@@ -92,7 +92,7 @@ TEST(EffgenDriver, ASimpleTaskGoesToOneHiredWorkerWhoseAnswerFinishesIt) {
   EffgenDriver d(book, "What is 6 times 7?");
 
   Effects e = d.start();
-  EXPECT_EQ(only<Journal>(e).kind, "note");
+  EXPECT_EQ(only<Journal>(e).kind, msg::EventKind::note);
   EXPECT_TRUE(has_report(e, "plan", "single agent: spawn_strategy=never"));
   Hire hire = only<Hire>(e);
   EXPECT_EQ(hire.spec.name, "Worker1");
@@ -112,7 +112,7 @@ TEST(EffgenDriver, ASimpleTaskGoesToOneHiredWorkerWhoseAnswerFinishesIt) {
   reply.usage.output_tokens = 3;
   e = d.on(Outcome{AskAnswered{ask.id, true, false, "", reply, 0.25, json::object()}});
   Journal answer = only<Journal>(e);
-  EXPECT_EQ(answer.kind, "llm_response");
+  EXPECT_EQ(answer.kind, msg::EventKind::llm_response);
   EXPECT_EQ(answer.agent, "Worker1");
   EXPECT_EQ(answer.tokens_in, 12);
   EXPECT_DOUBLE_EQ(answer.usd, 0.25);
@@ -140,7 +140,7 @@ TEST(EffgenDriver, ARefusedHireEndsTheTaskWithTheLedgersReason) {
   Hire hire = only<Hire>(d.start());
   Effects e = d.on(Outcome{HireAnswered{hire.id, false, true, "Not enough resource budget", json::object()}});
   Journal refusal = only<Journal>(e);
-  EXPECT_EQ(refusal.kind, "refusal");
+  EXPECT_EQ(refusal.kind, msg::EventKind::refusal);
   EXPECT_EQ(refusal.payload["hire"], "Worker1");
   EXPECT_FALSE(has<Fire>(e));  // nobody was hired
   Finish fin = only<Finish>(e);
@@ -164,7 +164,7 @@ TEST(EffgenDriver, APlanRunsItsSubtasksSideBySideAndIsSynthesisedAfterTheWorkers
   Effects e = d.on(Outcome{ModelAnswered{plan_call.id, true, false, "", plan, 0.01}});
   auto steps = all_of<Journal>(e);
   ASSERT_EQ(steps.size(), 2u);
-  EXPECT_EQ(steps[0].kind, "llm_response");
+  EXPECT_EQ(steps[0].kind, msg::EventKind::llm_response);
   EXPECT_EQ(steps[1].payload["plan"].size(), 2u);
   ReadBudget read = only<ReadBudget>(e);
   EXPECT_FALSE(has<Hire>(e));  // the plan is priced before anybody is hired
@@ -224,7 +224,7 @@ TEST(EffgenDriver, APlanBeyondTheExpenseBudgetIsRefusedBeforeAnyHire) {
   poor["current_remaining_expense_budget"] = 0.0;
   Effects e = d.on(Outcome{BudgetRead{read.id, poor}});
   EXPECT_FALSE(has<Hire>(e));
-  EXPECT_EQ(only<Journal>(e).kind, "refusal");
+  EXPECT_EQ(only<Journal>(e).kind, msg::EventKind::refusal);
   EXPECT_TRUE(has_report(e, "refusal", "The plan cannot be afforded: its 2 subtasks need up to $"));
   Finish fin = only<Finish>(e);
   EXPECT_FALSE(fin.ok);
@@ -336,7 +336,7 @@ TEST(EffgenDriver, JapaneseAndEmojiReachTheWorkerWholeAndTheProgressPreviewIsCut
   EXPECT_EQ(only<Ask>(e).prompt, input);
   bool previewed = false;
   for (const Report& r : all_of<Report>(e)) {
-    if (r.kind != "ask") continue;
+    if (r.kind != msg::EventKind::ask) continue;
     previewed = true;
     EXPECT_TRUE(utf8::valid(r.text)) << r.text;
     EXPECT_LT(r.text.size(), input.size());

@@ -17,8 +17,8 @@ using driver::Effects;
 // One line per effect, for order checks: "journal tool_call", "report ask",
 // "hire Helper", "ask Helper", "model ceo_model", "finish ok: text", ...
 std::string line(const driver::Effect& e) {
-  if (auto* j = std::get_if<driver::Journal>(&e)) return "journal " + j->kind;
-  if (auto* r = std::get_if<driver::Report>(&e)) return "report " + r->kind;
+  if (auto* j = std::get_if<driver::Journal>(&e)) return "journal " + std::string(msg::event_kind_name(j->kind));
+  if (auto* r = std::get_if<driver::Report>(&e)) return "report " + std::string(msg::event_kind_name(r->kind));
   if (auto* c = std::get_if<driver::CallModel>(&e)) return "model " + c->purpose;
   if (auto* h = std::get_if<driver::Hire>(&e)) return "hire " + h->spec.name;
   if (auto* f = std::get_if<driver::Fire>(&e)) return "fire " + f->agent;
@@ -57,7 +57,7 @@ T only(const Effects& effects) {
 std::vector<json> tool_results(const Effects& effects) {
   std::vector<json> out;
   for (const auto& j : all<driver::Journal>(effects))
-    if (j.kind == "tool_result") out.push_back(j.payload["result"]);
+    if (j.kind == msg::EventKind::tool_result) out.push_back(j.payload["result"]);
   return out;
 }
 

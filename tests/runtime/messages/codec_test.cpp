@@ -92,11 +92,11 @@ TEST(Codec, TaskResultMetadata) {
 
 TEST(Codec, ProgressEventCarriesJson) {
   ProgressEvent e;
-  e.kind = "hire";
+  e.kind = msg::EventKind::hire;
   e.agent = "CEO";
   e.data = json{{"agent_name", "Poet"}, {"nested", json::array({1, 2, 3})}};
   ProgressEvent r = round_trip(e);
-  EXPECT_EQ(r.kind, "hire");
+  EXPECT_EQ(r.kind, msg::EventKind::hire);
   EXPECT_EQ(r.data["nested"][2], 3);
 }
 

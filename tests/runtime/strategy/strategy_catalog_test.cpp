@@ -30,7 +30,9 @@ TEST(StrategyCatalog, EveryStrategyRunsOnStrategiesThatRunThemselves) {
       ASSERT_NE(runner, nullptr) << s.name << " runs on unknown " << r;
       EXPECT_EQ(runner->runs_on, std::vector<std::string>{r}) << r << " must run its own tasks";
     }
-    if (!s.config_section.empty()) EXPECT_TRUE(sections.insert(s.config_section).second) << s.config_section;
+    if (!s.config_section.empty()) {
+      EXPECT_TRUE(sections.insert(s.config_section).second) << s.config_section;
+    }
   }
 }
 
@@ -53,6 +55,48 @@ TEST(StrategyCatalog, MetadataOfAnyShapeNeverThrows) {
   // Wrong types in effgen's fields read as their defaults.
   std::string line = summarise_result(json{{"strategy", "effgen"}, {"num_subtasks", "many"}, {"fallback", 3}}, plain);
   EXPECT_EQ(line.rfind("effgen: ?, 0 subtasks", 0), 0u) << line;
+}
+
+msg::ProgressEvent event(msg::EventKind kind, std::string text, json data = json::object()) {
+  msg::ProgressEvent e;
+  e.agent = "Planner";
+  e.kind = kind;
+  e.text = std::move(text);
+  e.data = std::move(data);
+  return e;
+}
+
+TEST(StrategyCatalog, EachStrategysOwnEventIsRenderedByExactlyOneEntry) {
+  for (const auto& k : msg::event_kinds()) {
+    int owners = 0;
+    for (const auto& s : strategies())
+      if (s.render && !s.render(event(k.kind, "x"), plain).empty()) ++owners;
+    const int expected = k.group == msg::EventGroup::strategy ? 1 : 0;
+    EXPECT_EQ(owners, expected) << k.name << (expected ? " must be rendered by one strategy" : " is the printer's");
+  }
+}
+
+TEST(StrategyCatalog, EffgenRendersItsPlanSubtasksAndRoutingFactors) {
+  EXPECT_EQ(render_event(event(msg::EventKind::plan, "3 subtasks, parallel"), plain),
+            "[Planner] plan: 3 subtasks, parallel\n");
+  // A subtask line is one line, cut at a character boundary.
+  std::string long_text = "第一行\n" + std::string(300, 'x');
+  std::string line = render_event(event(msg::EventKind::subtask, long_text), plain);
+  EXPECT_EQ(line.rfind("  ◦ 第一行 x", 0), 0u) << line;
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  json routing = {{"score", {{"factors", {{"length", 0.5}}}}}};
+  EXPECT_EQ(render_event(event(msg::EventKind::routing, "decompose"), plain), "[Planner] routing: decompose\n");
+  EXPECT_EQ(render_event(event(msg::EventKind::routing, "decompose", routing), plain),
+            "[Planner] routing: decompose\n    factors: length=0.5\n");
+  // Data of the wrong shape never throws.
+  EXPECT_EQ(render_event(event(msg::EventKind::routing, "r", json{{"score", 3}}), plain), "[Planner] routing: r\n");
+  EXPECT_EQ(render_event(event(msg::EventKind::routing, "r", json::array()), plain), "[Planner] routing: r\n");
+}
+
+TEST(StrategyCatalog, HashiruRendersItsMemoriesAndNothingGeneric) {
+  EXPECT_EQ(render_event(event(msg::EventKind::memories, "two memories\nrecalled"), plain),
+            "[Planner] two memories recalled\n");
+  EXPECT_EQ(render_event(event(msg::EventKind::hire, "Poet"), plain), "");
 }
 
 }  // namespace

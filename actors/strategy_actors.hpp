@@ -1,0 +1,66 @@
+// The actors that run each strategy's tasks. Every strategy of the catalog
+// (runtime/strategy/strategy_catalog.hpp) that runs tasks has one spawner
+// here, under its catalog name; CompanyRuntime::start spawns the actor of
+// every name in the configured strategy's `runs_on` (for `auto`: hashiru's
+// and effgen's) and hands each task to one of them. Adding a strategy is its
+// catalog entry, its folders and one spawner in this table.
+//
+// The CEO is the company's standing actor (it keeps the session's employees,
+// tools and memory between tasks) and is hashiru's runner: hashiru's spawner
+// returns it. Other strategies spawn an actor of their own on the kit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/progress_sink.hpp"
+#include "runtime/config/config.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/economy/cost_table.hpp"
+
+namespace kaisha::routing { class Router; }
+
+namespace kaisha::actors {
+
+class EmployeePlacer;  // employee_placer.hpp
+
+// What a strategy's actor is built from: the company's shared actors and
+// settings, all set before the first spawner runs.
+struct StrategyContext {
+  caf::actor_system* system = nullptr;
+  const config::Config* config = nullptr;
+  std::string session_id;
+  std::shared_ptr<const economy::CostTable> cost_table;
+  // Checks that the models a strategy calls are configured.
+  std::shared_ptr<company::ChatBackend> backend;
+  caf::actor ledger, model_client, journal;
+  caf::actor judge;  // invalid when the configuration audits nothing
+  caf::actor ceo;
+  std::shared_ptr<company::ProgressSink> progress;
+  std::shared_ptr<EmployeePlacer> placer;  // null = employees run in this process
+  // The strategy's own model (effgen's planner, also the judge's default),
+  // priced from the cost table.
+  economy::ModelCost planner_cost;
+  // Set by a strategy that routes by complexity (effgen); `auto` asks it
+  // which of its strategies takes each task.
+  std::shared_ptr<const routing::Router> router;
+};
+
+// Spawns (or returns) the actor that runs the strategy's tasks; an error
+// names what in the configuration stops it (an unknown model, a bad file).
+using StrategySpawner = Result<caf::actor> (*)(StrategyContext& context);
+
+// The spawner of strategy `name`, or nullptr when the catalog's name has no
+// actor here (`auto` runs on other strategies' actors).
+StrategySpawner find_strategy_spawner(std::string_view name);
+
+// The names that have a spawner, in table order.
+std::vector<std::string> spawnable_strategies();
+
+}  // namespace kaisha::actors
