@@ -5,7 +5,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/driver_runner.hpp"
-#include "actors/provider_tools.hpp"
+#include "actors/sourced_tools.hpp"
 #include "actors/strategy_kit.hpp"
 #include "runtime/company/hashiru_texts.hpp"
 #include "runtime/company/tool_grants.hpp"
@@ -25,10 +25,10 @@ struct CeoState {
   std::unique_ptr<StrategyKit> kit;  // the task, the employees, the charged calls
   std::unique_ptr<hashiru::HashiruDriver> driver;
   std::unique_ptr<DriverRunner> runner;  // executes the driver's effects through the kit
-  // The ToolProviders' tools, their calls and declared costs; the HASHIRU
-  // six are the driver's and no provider's tool replaces one of them.
+  // The ToolSources' tools, their calls and declared costs; the HASHIRU
+  // six are the driver's and no source's tool replaces one of them.
   company::ToolRegistry tools;
-  std::unique_ptr<ProviderTools> provider_tools;
+  std::unique_ptr<SourcedTools> sourced_tools;
   // Direct tool calls (tool_atom) not answered yet, by ticket (see handler_failure.hpp).
   std::map<uint64_t, caf::typed_response_promise<json>> direct_calls;
   uint64_t last_ticket = 0;
@@ -55,9 +55,9 @@ ModelRole ceo_role(Self* self) {
   return {kCeo, st.deps.config.ceo.model, c};
 }
 
-// Brings the registry up to date with every ToolProvider, so a tool created,
+// Brings the registry up to date with every ToolSource, so a tool created,
 // deleted or listed anew by an MCP server is seen on the very next model call.
-void sync_providers(Self* self) { self->state.provider_tools->sync(self, self->state.tools); }
+void sync_sources(Self* self) { self->state.sourced_tools->sync(self, self->state.tools); }
 
 economy::ModelCost cost_of(const msg::AgentSpec& spec) {
   economy::ModelCost c;
@@ -80,7 +80,7 @@ EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
   // keep the single-call path.
   d.grant = company::grant_for(st.deps.config.employee.tools, spec.name, spec.base_model);
   if (!d.grant.empty()) {
-    d.tool_providers = st.deps.tool_providers;
+    d.tool_sources = st.deps.tool_sources;
     d.tool_costs = st.deps.config.tools.costs;
     d.ledger = st.deps.ledger;
     d.max_tool_iterations = st.deps.config.employee.max_tool_iterations;
@@ -146,9 +146,9 @@ hashiru::HashiruSetup setup_of(Self* self) {
   h.recall = static_cast<bool>(d.recall);
   h.error_reflection = d.error_reflection;
   h.summarizer = d.summarizer;
-  h.check_model = [backend = d.backend](const std::string& model_ref) { return backend->check_model(model_ref); };
+  h.check_model = [chat = d.chat](const std::string& model_ref) { return chat->check_model(model_ref); };
   h.other_tools = [self] {
-    sync_providers(self);
+    sync_sources(self);
     return self->state.tools.specs();
   };
   h.roster = [self]() -> const company::AgentRoster& { return kit(self).roster(); };
@@ -163,12 +163,12 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kCeo, "the CEO"));
   st.driver = std::make_unique<hashiru::HashiruDriver>(setup_of(self));
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
-  st.provider_tools = std::make_unique<ProviderTools>(
-      st.deps.tool_providers, st.deps.ledger, st.deps.config.tools.costs,
+  st.sourced_tools = std::make_unique<SourcedTools>(
+      st.deps.tool_sources, st.deps.ledger, st.deps.config.tools.costs,
       [self] {
         auto& s = self->state;
         const std::string tid = s.kit->task_id();
-        return ProviderTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo},
+        return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo},
                                        [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
@@ -200,9 +200,9 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         auto promise = self->make_response_promise<json>();
         const uint64_t ticket = ++self->state.last_ticket;
         self->state.direct_calls.emplace(ticket, promise);
-        // Asking every provider for its specs costs more than an AskAgent's
-        // own work on the CEO; only a provider's tool can have changed.
-        if (!driver_of(self).owns(name)) sync_providers(self);
+        // Asking every source for its specs costs more than an AskAgent's
+        // own work on the CEO; only a source's tool can have changed.
+        if (!driver_of(self).owns(name)) sync_sources(self);
         self->state.runner->run_direct(driver_of(self).call_directly(ticket, name, arguments));
         return promise;
       },
@@ -214,7 +214,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         return true;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
-        self->state.provider_tools->on_done(id, std::move(r));
+        self->state.sourced_tools->on_done(id, std::move(r));
       },
       [=](switch_atom, const std::string& name, bool on) {
         auto& s = self->state;

@@ -13,7 +13,7 @@
 // Tool calls of one model answer run concurrently; their results go back to
 // the model in the order it asked for them. The algorithm is the HASHIRU
 // driver's (runtime/hashiru/hashiru_driver.hpp); the actor runs its effects
-// through the strategy kit and its provider tools.
+// through the strategy kit and its sourced tools.
 #pragma once
 
 #include <functional>
@@ -25,9 +25,9 @@
 #include <caf/fwd.hpp>
 
 #include "actors/employee_placer.hpp"
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/conversation_summarizer.hpp"
@@ -42,7 +42,7 @@ struct CeoDeps {
   caf::actor journal;
   caf::actor judge;  // valid: the judge audits every final answer (judge.final_answer)
   std::shared_ptr<company::ProgressSink> progress;
-  std::shared_ptr<company::ChatBackend> backend;  // to vet a new hire's model
+  std::shared_ptr<company::ChatClient> chat;  // to vet a new hire's model
   std::shared_ptr<economy::CostTable> cost_table;
   config::Config config;
   std::string session_id;
@@ -51,7 +51,7 @@ struct CeoDeps {
   std::vector<msg::AgentSpec> restored_agents;   // employees of a resumed session
   // Tools beyond the HASHIRU six (built-ins, created tools, MCP servers):
   // synced into the CEO's registry before every model call.
-  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
+  std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
   // Where employees run; null = in this process (see employee_placer.hpp).
   std::shared_ptr<EmployeePlacer> placer;
   // Memory retrieval before each user turn (hashiru.md §2.8), used when set

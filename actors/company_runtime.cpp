@@ -13,7 +13,7 @@
 #include "actors/scheduler_tuning.hpp"
 #include "actors/strategy_actors.hpp"
 #include "actors/ledger_actor.hpp"
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 #include "actors/model_client_actor.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
@@ -25,7 +25,7 @@
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/memory/memory_injection.hpp"
 #include "runtime/memory/memory_service.hpp"
-#include "runtime/memory/memory_tool_provider.hpp"
+#include "runtime/memory/memory_tool_source.hpp"
 #include "runtime/memory/provider_embedder.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -95,7 +95,7 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<store::JournalStore> store;
   std::shared_ptr<economy::Budget> budget;
   // Every tool source of the company, stopped before the actors.
-  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
+  std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge;
@@ -107,7 +107,7 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
-  std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool providers
+  std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool sources
   std::mutex running_mu;
   std::string running_task;  // the task run_task is waiting on, "" when idle
   caf::actor running_target;  // the CEO or the planner, whichever runs it
@@ -140,7 +140,7 @@ struct CompanyRuntime::Impl {
   }
 
   ~Impl() {
-    for (auto& p : tool_providers) p->stop();  // e.g. ends MCP servers' processes and sessions
+    for (auto& p : tool_sources) p->stop();  // e.g. ends MCP servers' processes and sessions
     // The gateway first: calls still waiting on it get kStopped.
     if (gateway) caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     gateway = nullptr;
@@ -182,8 +182,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto specs = company::load_tool_specs(data_file("data/tools/hashiru_ceo_tools.json"));
   if (!specs.ok()) return specs.error();
 
-  auto backend = o.backend ? o.backend : make_llm_backend(c);
-  if (Status s = backend->check_model(c.ceo.model); !s.ok())
+  auto chat = o.chat ? o.chat : make_provider_chat_client(c);
+  if (Status s = chat->check_model(c.ceo.model); !s.ok())
     return Error{"config", "CEO model '" + c.ceo.model + "': " + s.error().message};
 
   auto st = store::JournalStore::open(c.store_path);
@@ -238,7 +238,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
 
   impl->journal = spawn_journal(sys, impl->store);
   auto progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
-  impl->model_client = spawn_model_client(sys, backend, progress);
+  impl->model_client = spawn_model_client(sys, chat, progress);
   impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
   // The planner's model (effgen), also the judge's default: a model ref or a
   // cost-table name, priced once here.
@@ -250,7 +250,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (c.judge_final_answer || (impl->info->audits_with_judge && c.effgen.judge)) {
     const economy::ModelCost jc =
         c.effgen.judge_model.empty() ? planner_cost : cost_table->priced(c.effgen.judge_model);
-    if (Status s = backend->check_model(jc.model_ref); !s.ok())
+    if (Status s = chat->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;
     jd.ledger = impl->ledger;
@@ -271,7 +271,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.journal = impl->journal;
   if (c.judge_final_answer) deps.judge = impl->judge;
   deps.progress = progress;
-  deps.backend = backend;
+  deps.chat = chat;
   deps.cost_table = cost_table;
   deps.config = c;
   deps.session_id = impl->session_id;
@@ -280,17 +280,17 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
   // Built-in and created tools (runtime/tools), under the two tool switches.
-  auto tool_setup = tools::make_tool_providers(c, deps.tool_specs);
+  auto tool_setup = tools::make_tool_sources(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();
   impl->tool_switches = tool_setup->switches;
-  for (auto& p : tool_setup->providers) deps.tool_providers.push_back(p);
+  for (auto& p : tool_setup->sources) deps.tool_sources.push_back(p);
   {
     auto mem = start_memory(c);
     if (!mem.ok()) return mem.error();
     impl->memory_service = std::move(mem).value();
-    auto tool = memory::MemoryToolProvider::create(impl->memory_service);
+    auto tool = memory::MemoryToolSource::create(impl->memory_service);
     if (!tool.ok()) return tool.error();
-    deps.tool_providers.push_back(std::move(tool).value());
+    deps.tool_sources.push_back(std::move(tool).value());
     if (c.memory.short_term.enabled) {
       auto summarizer = memory::ConversationSummarizer::create(c.memory.short_term, c.prompts_dir);
       if (!summarizer.ok()) return summarizer.error();
@@ -325,13 +325,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   }
   // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
   // last: a name the company's own tools use stays theirs.
-  for (auto& p : o.tool_providers) deps.tool_providers.push_back(p);
-  impl->tool_providers = deps.tool_providers;
-  // Employee tool grants name tools and providers that must exist now.
+  for (auto& p : o.tool_sources) deps.tool_sources.push_back(p);
+  impl->tool_sources = deps.tool_sources;
+  // Employee tool grants name tools and sources that must exist now.
   if (!c.employee.tools.empty()) {
     std::map<std::string, std::string> offered;
     std::set<std::string> origins;
-    for (const auto& p : deps.tool_providers) {
+    for (const auto& p : deps.tool_sources) {
       origins.insert(p->origin());
       for (const auto& spec : p->specs()) offered.emplace(spec.name, p->origin());
     }
@@ -348,7 +348,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   sc.config = &c;
   sc.session_id = impl->session_id;
   sc.cost_table = cost_table;
-  sc.backend = backend;
+  sc.chat = chat;
   sc.ledger = impl->ledger;
   sc.model_client = impl->model_client;
   sc.journal = impl->journal;

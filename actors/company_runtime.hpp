@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -25,7 +25,7 @@ class EmployeePlacer;  // employee_placer.hpp
 struct RuntimeOptions {
   config::Config config;
   // How models are reached; null = the real providers of `config` (libcurl).
-  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ChatClient> chat;
   std::shared_ptr<company::ProgressSink> progress;
   std::string session_id;  // resume this session; "" = start a new one
   std::string strategy;    // hashiru | effgen | auto; "" = config.strategy
@@ -36,7 +36,7 @@ struct RuntimeOptions {
   // the MCP servers of config.mcp_servers, which the caller starts
   // (protocols/mcp/mcp_servers_start.hpp: the CLI does), embedders' and
   // tests' tools. The runtime stops them all before its actors.
-  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
+  std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
 };
 
 class CompanyRuntime {

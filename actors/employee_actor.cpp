@@ -34,7 +34,7 @@ struct AskAnswer {
 caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
   self->state.spec = std::move(spec);
   self->state.deps = std::move(deps);
-  if (!self->state.deps.grant.empty() && !self->state.deps.tool_providers.empty())
+  if (!self->state.deps.grant.empty() && !self->state.deps.tool_sources.empty())
     self->state.tools = std::make_unique<EmployeeToolLoop>(self, self->state.spec, self->state.deps);
   // The asks in flight come back as failed answers, as when a model call fails.
   self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {

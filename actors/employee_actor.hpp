@@ -34,7 +34,7 @@
 
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_grants.hpp"
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
@@ -48,9 +48,9 @@ struct EmployeeDeps {
   double temperature = 0.2;
   bool stream = false;
   std::chrono::milliseconds call_timeout{600000};
-  // Tools (employee.tools). An empty grant or no providers: no tools.
+  // Tools (employee.tools). An empty grant or no sources: no tools.
   company::GrantedTools grant;
-  std::vector<std::shared_ptr<company::ToolProvider>> tool_providers;
+  std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
   std::map<std::string, config::ToolCostConfig> tool_costs;  // tools.costs overrides
   caf::actor ledger;  // charges the loop's further calls and tool costs
   int max_tool_iterations = 10;

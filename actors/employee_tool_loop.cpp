@@ -50,13 +50,13 @@ json calls_json(const std::vector<llm::ToolCall>& calls) {
 EmployeeToolLoop::EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec spec, EmployeeDeps deps)
     : self_(self), spec_(std::move(spec)), deps_(std::move(deps)), cost_(further_call_cost(spec_)) {
   const company::GrantedTools grant = deps_.grant;
-  provider_tools_ = std::make_unique<ProviderTools>(
-      deps_.tool_providers, deps_.ledger, deps_.tool_costs, [this] { return site_; },
+  sourced_tools_ = std::make_unique<SourcedTools>(
+      deps_.tool_sources, deps_.ledger, deps_.tool_costs, [this] { return site_; },
       [grant](const std::string& name, const std::string& origin) { return grant.allows(name, origin); });
 }
 
 void EmployeeToolLoop::sync() {
-  provider_tools_->sync(self_, registry_);
+  sourced_tools_->sync(self_, registry_);
   std::set<std::string> names;
   for (const auto& s : registry_.specs()) names.insert(s.name);
   visible_ = std::move(names);
@@ -220,7 +220,7 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   site_ = {};
 }
 
-void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { provider_tools_->on_done(id, std::move(result)); }
+void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { sourced_tools_->on_done(id, std::move(result)); }
 
 // The loop cannot go on after its first call: the employee still answers —
 // with what stopped it — so that the asker settles the first call it paid for.

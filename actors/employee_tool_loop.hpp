@@ -13,7 +13,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/employee_actor.hpp"
-#include "actors/provider_tools.hpp"
+#include "actors/sourced_tools.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/economy/model_cost.hpp"
 
@@ -25,7 +25,7 @@ class EmployeeToolLoop {
 
   // Answers `ask` through the loop; `reply` is called exactly once.
   void ask(msg::AskRequest ask, std::function<void(msg::AskReply)> reply);
-  // A provider's tool result (the actor's tool_done_atom message).
+  // A source's tool result (the actor's tool_done_atom message).
   void on_tool_done(uint64_t id, company::ToolResult result);
 
  private:
@@ -45,9 +45,9 @@ class EmployeeToolLoop {
   EmployeeDeps deps_;
   economy::ModelCost cost_;  // the further calls' prices (no resource hold)
   company::ToolRegistry registry_;
-  std::unique_ptr<ProviderTools> provider_tools_;
+  std::unique_ptr<SourcedTools> sourced_tools_;
   company::ToolGrant visible_;  // the registry's tools: anything else gets the grant listing
-  ProviderTools::CallSite site_;  // of the tool call being started
+  SourcedTools::CallSite site_;  // of the tool call being started
 };
 
 }  // namespace kaisha::actors

@@ -8,7 +8,7 @@ namespace kaisha::actors {
 namespace {
 
 struct ModelClientState {
-  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ChatClient> chat;
   std::shared_ptr<company::ProgressSink> progress;
   std::unordered_map<uint64_t, caf::response_promise> pending;
   uint64_t next_id = 1;
@@ -16,16 +16,16 @@ struct ModelClientState {
 };
 
 caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
-                           std::shared_ptr<company::ChatBackend> backend,
+                           std::shared_ptr<company::ChatClient> chat,
                            std::shared_ptr<company::ProgressSink> progress) {
-  self->state.backend = std::move(backend);
+  self->state.chat = std::move(chat);
   self->state.progress = std::move(progress);
   return {
       [=](chat_atom, msg::LlmCall& call) -> caf::result<msg::LlmResult> {
         const uint64_t id = self->state.next_id++;
         auto promise = self->make_response_promise<msg::LlmResult>();
         self->state.pending.emplace(id, promise);
-        // The backend calls back on its own thread: post the result to this
+        // The chat calls back on its own thread: post the result to this
         // actor's mailbox, never touch state from there.
         caf::actor me = caf::actor_cast<caf::actor>(self);
         company::ChatHandlers h;
@@ -47,7 +47,7 @@ caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
             sink->emit(e);
           };
         }
-        self->state.backend->chat(call.model_ref, std::move(call.request), std::move(h));
+        self->state.chat->chat(call.model_ref, std::move(call.request), std::move(h));
         return promise;
       },
       [=](done_atom, uint64_t id, msg::LlmResult& result) {
@@ -61,9 +61,9 @@ caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
 
 }  // namespace
 
-caf::actor spawn_model_client(caf::actor_system& sys, std::shared_ptr<company::ChatBackend> backend,
+caf::actor spawn_model_client(caf::actor_system& sys, std::shared_ptr<company::ChatClient> chat,
                               std::shared_ptr<company::ProgressSink> progress) {
-  return sys.spawn(model_client, std::move(backend), std::move(progress));
+  return sys.spawn(model_client, std::move(chat), std::move(progress));
 }
 
 }  // namespace kaisha::actors

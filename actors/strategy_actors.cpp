@@ -51,7 +51,7 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   pd.planner_model = ctx.planner_cost.model_ref;
   pd.worker_cost = c.effgen.worker_model.empty() ? ctx.planner_cost : ctx.cost_table->priced(c.effgen.worker_model);
   for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
-    if (Status s = ctx.backend->check_model(ref); !s.ok())
+    if (Status s = ctx.chat->check_model(ref); !s.ok())
       return Error{"config", "effgen model '" + ref + "': " + s.error().message};
   for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
                            std::pair{"prompts/effgen/worker_task.md", &pd.worker_task},

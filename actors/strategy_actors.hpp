@@ -18,7 +18,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
@@ -38,7 +38,7 @@ struct StrategyContext {
   std::string session_id;
   std::shared_ptr<const economy::CostTable> cost_table;
   // Checks that the models a strategy calls are configured.
-  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ChatClient> chat;
   caf::actor ledger, model_client, journal;
   caf::actor judge;  // invalid when the configuration audits nothing
   caf::actor ceo;

@@ -3,7 +3,7 @@
 //
 // KaishaAskAgent times CompanyRuntime::call_tool("AskAgent", ...) through the
 // real actors: caller -> CEO (tool) -> ledger (reserve) -> CEO -> employee ->
-// model client -> ChatBackend -> model client (done) -> employee -> CEO ->
+// model client -> ChatClient -> model client (done) -> employee -> CEO ->
 // ledger (settle) -> CEO -> caller. The backend is an in-process stub that
 // answers at once, on the caller's thread, so what remains is kaisha's own
 // work: JSON tool arguments and results, budget bookkeeping, progress events
@@ -271,9 +271,9 @@ void BM_RawMirrorFreshScoped(benchmark::State& state) {
 
 // ------------------------------------------------------------------ kaisha
 
-// ChatBackend that answers every chat at once, on the caller's thread, with a
+// ChatClient that answers every chat at once, on the caller's thread, with a
 // fixed reply and usage: zero model latency, so only kaisha's costs remain.
-class InstantBackend : public kaisha::company::ChatBackend {
+class InstantBackend : public kaisha::company::ChatClient {
  public:
   kaisha::Status check_model(const std::string&) const override { return kaisha::Status::Ok(); }
   void chat(const std::string&, kaisha::llm::ChatRequest, kaisha::company::ChatHandlers h) override {
@@ -320,7 +320,7 @@ void BM_KaishaAskAgent(benchmark::State& state) {
 
   kaisha::actors::RuntimeOptions o;
   o.config = c;
-  o.backend = std::make_shared<InstantBackend>();
+  o.chat = std::make_shared<InstantBackend>();
   o.scheduler_threads = kSchedulerThreads;
   auto started = kaisha::actors::CompanyRuntime::start(std::move(o));
   if (!started.ok()) {

@@ -33,7 +33,7 @@
 #include "cluster/cluster_node.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "runtime/core/clock.hpp"
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 
@@ -59,7 +59,7 @@ Stats stats(std::vector<double> v) {
 }
 
 // A model that answers at once, on the caller's thread.
-class InstantModel : public company::ChatBackend {
+class InstantModel : public company::ChatClient {
  public:
   Status check_model(const std::string&) const override { return Status::Ok(); }
   void chat(const std::string&, llm::ChatRequest, company::ChatHandlers h) override {
@@ -92,7 +92,7 @@ std::unique_ptr<cluster::ClusterNode> start(const cluster::ClusterConfig& c, con
   o.cluster = c;
   o.name = name;
   o.log = [](const std::string&) {};
-  if (host) o.backend = std::make_shared<InstantModel>();
+  if (host) o.chat = std::make_shared<InstantModel>();
   auto n = cluster::ClusterNode::start(o);
   if (!n.ok()) {
     std::fprintf(stderr, "%s\n", n.error().message.c_str());

@@ -3,7 +3,7 @@
 // 500 ms — versus 1,000 plain concurrent HTTP requests to the same server in
 // the same run.
 //
-//   kaisha   CompanyRuntime with the real LlmClient backend (libcurl; the
+//   kaisha   CompanyRuntime with the real LlmClient (libcurl; the
 //            provider's max_concurrency raised to 1100), a few employees
 //            hired with call_tool("AgentCreator"), then 1,000 concurrent
 //            call_tool("AskAgent") from 1,000 caller threads released
@@ -341,7 +341,7 @@ std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesys
   c.retry.max_attempts = 1;  // a failure must show, not be retried away
 
   kaisha::actors::RuntimeOptions o;
-  o.config = c;  // backend left null: the real libcurl LlmClient from the config
+  o.config = c;  // chat client left null: the real libcurl LlmClient from the config
   auto started = kaisha::actors::CompanyRuntime::start(std::move(o));
   if (!started.ok()) {
     std::fprintf(stderr, "CompanyRuntime::start: %s\n", started.error().message.c_str());

@@ -5,7 +5,7 @@
 //
 // A CompanyRuntime runs `kaisha run --strategy effgen` tasks whose planner
 // model returns a 5-subtask hybrid DAG ({st_1, st_2, st_3} -> st_4 -> st_5),
-// through an in-process ChatBackend stub that answers on the caller's thread
+// through an in-process ChatClient stub that answers on the caller's thread
 // with zero latency. Every model call of a task (decomposition, 5 worker
 // calls, synthesis; the judge is off so that the figure is the scheduler's)
 // is therefore pure kaisha overhead, as is everything between them.
@@ -50,7 +50,7 @@ const char* kPlan =
 
 // Answers every call at once: a plan for the decomposition prompt, a summary
 // for the synthesis prompt, a fixed line for everything else.
-class InstantModels : public kaisha::company::ChatBackend {
+class InstantModels : public kaisha::company::ChatClient {
  public:
   kaisha::Status check_model(const std::string&) const override { return kaisha::Status::Ok(); }
   void chat(const std::string&, kaisha::llm::ChatRequest req, kaisha::company::ChatHandlers h) override {
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   o.config.effgen.judge = false;
   o.config.budget.resource_total = 1e12;
   o.config.budget.expense_total = 1e6;
-  o.backend = std::make_shared<InstantModels>();
+  o.chat = std::make_shared<InstantModels>();
   o.scheduler_threads = 2;
   auto rt = kaisha::actors::CompanyRuntime::start(o);
   if (!rt.ok()) {

@@ -74,7 +74,7 @@ int feedback(const FeedbackOptions& o) {
   ro.progress = printer;
   ro.session_id = task->session_id;
   ro.strategy = "hashiru";  // the CEO writes the critique
-  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
+  ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
   auto rt = actors::CompanyRuntime::start(std::move(ro));
   if (!rt.ok()) {
     std::cerr << "kaisha feedback: " << rt.error().message << "\n";

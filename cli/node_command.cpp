@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "actors/company_runtime.hpp"
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
@@ -61,7 +61,7 @@ int run_node(const NodeCommandOptions& o) {
   no.name = o.name;
   no.company = *company;
   if (!ceo) {
-    no.backend = actors::make_llm_backend(*company);  // employees hosted here call models from here
+    no.chat = actors::make_provider_chat_client(*company);  // employees hosted here call models from here
     no.journal_path = o.db;  // only when asked: the company config's store is the CEO node's
   }
   const bool quiet = o.quiet;
@@ -78,7 +78,7 @@ int run_node(const NodeCommandOptions& o) {
     actors::RuntimeOptions ro;
     ro.config = *company;
     ro.scheduler_threads = 2;
-    ro.tool_providers = mcp::start_mcp_servers(company->mcp_servers);
+    ro.tool_sources = mcp::start_mcp_servers(company->mcp_servers);
     auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
     auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer, cluster->max_waiting_tasks);
     if (!cn.ok()) {

@@ -4,12 +4,12 @@
 #include <sstream>
 
 #include "actors/company_runtime.hpp"
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
 #include "protocols/mcp/mcp_servers_start.hpp"
-#include "protocols/remote/remote_agent_backend.hpp"
+#include "protocols/remote/remote_agent_client.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/task_result_json.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -38,11 +38,11 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.config = *c;
   // Remote A2A/ACP agents (a2a:URL, acp:URL#agent model refs) are hired
   // like models; everything else goes to the LLM providers.
-  ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
+  ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
   ro.progress = printer;
   ro.session_id = *session;
   ro.strategy = o.strategy;
-  ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
+  ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
   return actors::CompanyRuntime::start(std::move(ro));
 }
 

@@ -14,14 +14,14 @@
 #include <optional>
 
 #include "actors/company_host.hpp"
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/acp/acp_server.hpp"
 #include "protocols/mcp/company_backend.hpp"
-#include "protocols/remote/remote_agent_backend.hpp"
+#include "protocols/remote/remote_agent_client.hpp"
 #include "protocols/http/bind_policy.hpp"
 #include "protocols/http/http_server.hpp"
 #include "protocols/mcp/conformance_fixture.hpp"
@@ -69,9 +69,9 @@ int serve(const ServeOptions& o) {
     listen = c->serve;
     actors::RuntimeOptions ro;
     ro.config = *c;
-    ro.backend = remote::make_remote_agent_backend(actors::make_llm_backend(*c), *c);
+    ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
     ro.session_id = o.common.session;
-    ro.tool_providers = mcp::start_mcp_servers(c->mcp_servers);
+    ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
     auto host = actors::CompanyHost::start(std::move(ro));
     if (!host.ok()) return fail(host.error().message);
     company = std::move(host).value();

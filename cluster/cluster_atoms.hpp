@@ -9,10 +9,10 @@
 namespace kaisha::cluster {
 
 using envelope_atom = caf::atom_constant<caf::atom("envelope")>;  // an inbound envelope to serve
-using outcome_atom = caf::atom_constant<caf::atom("outcome")>;    // a remote request ended
+using outcome_atom = caf::atom_constant<caf::atom("outcome")>;    // a cross-node request ended
 using lost_atom = caf::atom_constant<caf::atom("lost")>;          // the agent's node went down
 
-// How one remote request ended: its reply envelope, or why there is none
+// How one cross-node request ended: its reply envelope, or why there is none
 // (code "node_down", "timeout", "backpressure", ...).
 struct RemoteOutcome {
   std::string request_id;

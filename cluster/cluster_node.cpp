@@ -112,21 +112,21 @@ Status ClusterNode::start_impl() {
   membership_ = std::make_unique<Membership>(info, options_.cluster.timeouts);
 
   std::shared_ptr<store::JournalStore> journal_store;
-  if (options_.backend && !options_.journal_path.empty()) {
+  if (options_.chat && !options_.journal_path.empty()) {
     auto opened = store::JournalStore::open(options_.journal_path);
     if (!opened.ok())
       return Error{"config", "node '" + self_.name + "': journal " + options_.journal_path + ": " +
                                  opened.error().message};
     journal_store = std::move(opened).value();
   }
-  if (options_.backend) {
+  if (options_.chat) {
     caf_config_ = std::make_unique<caf::actor_system_config>();
     caf_config_->set("scheduler.max-threads", 2);
     caf_config_->set("logger.console", caf::atom("none"));
     // Asks arrive from the gateway's I/O thread: wake a worker at once.
     actors::use_prompt_wakeups(*caf_config_);
     system_ = std::make_unique<caf::actor_system>(*caf_config_);
-    model_client_ = std::make_unique<caf::actor>(actors::spawn_model_client(*system_, options_.backend));
+    model_client_ = std::make_unique<caf::actor>(actors::spawn_model_client(*system_, options_.chat));
     AgentHostDeps hd;
     hd.node = self_.name;
     hd.employee.model_client = *model_client_;

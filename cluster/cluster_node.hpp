@@ -67,7 +67,7 @@
 #include "runtime/cluster/refusal_counts.hpp"
 #include "runtime/cluster/membership.hpp"
 #include "runtime/cluster/pending_requests.hpp"
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -84,7 +84,7 @@ struct NodeOptions {
   int64_t tick_ms = 50;
   int64_t incarnation = 0;  // 0 = the start time in ms, which grows across restarts
   // Hosted employees' model calls; null = this node hosts no employees.
-  std::shared_ptr<company::ChatBackend> backend;
+  std::shared_ptr<company::ChatClient> chat;
   config::Config company;  // employee settings (max_output_tokens, temperature, retry)
   // This node's own SQLite journal: the steps of the employees it hosts, under
   // their CEO's session and task ids, so what a worker did survives it and the

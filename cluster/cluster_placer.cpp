@@ -5,7 +5,7 @@
 #include "actors/atoms.hpp"
 #include "actors/journal_actor.hpp"
 #include "cluster/cluster_atoms.hpp"
-#include "cluster/remote_employee.hpp"
+#include "cluster/employee_proxy.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cluster {
@@ -78,14 +78,14 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
   if (where == node_.name()) {
     caf::actor employee = actors::spawn_employee(sys, spec, local);
     // Fired or stopped, it gives its units back (a proxy does this for a
-    // remote one). A later hire of the same name keeps its own.
+    // one on another node). A later hire of the same name keeps its own.
     std::weak_ptr<ClusterPlacer> weak = shared_from_this();
     employee->attach_functor([weak, name = spec.name, hire] {
       if (auto self = weak.lock()) self->release(name, hire);
     });
     return employee;
   }
-  caf::actor proxy = spawn_remote_employee(sys, spec, where, shared_from_this(), hire);
+  caf::actor proxy = spawn_employee_proxy(sys, spec, where, shared_from_this(), hire);
   std::lock_guard<std::mutex> g(mu_);
   agents_[spec.name].proxy = proxy.address();
   return proxy;

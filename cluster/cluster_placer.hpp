@@ -3,7 +3,7 @@
 // model, carries its model's tags (the cost table's `tags`) and has its
 // resource units free (placement.hpp), reserves the units there
 // (node_resources.hpp), and returns the employee itself when the chosen node
-// is this one, or a RemoteEmployee proxy otherwise. Either way the units come
+// is this one, or a EmployeeProxy proxy otherwise. Either way the units come
 // back when the employee stops.
 //
 // When a node goes down, restarts or is removed by a reload, its employees are marked lost and
@@ -41,7 +41,7 @@ namespace kaisha::cluster {
 
 struct PlacerOptions {
   bool rehire = true;                   // move lost employees and retry their interrupted ask once
-  int64_t ask_timeout_ms = 600000;      // deadline of one remote ask
+  int64_t ask_timeout_ms = 600000;      // deadline of one cross-node ask
   std::shared_ptr<company::ProgressSink> progress;  // node_down / rehire events; may be null
 };
 

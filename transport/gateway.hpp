@@ -19,7 +19,7 @@
 // (a zmq socket may be used by several threads one after another when a full
 // memory barrier separates them; the mutex is that barrier). libzmq's own I/O
 // thread then writes it to tcp: no extra thread hop, no wake-up to wait for,
-// which is what makes a remote ask close to a raw socket round trip.
+// which is what makes a cross-node ask close to a raw socket round trip.
 // The gateway's I/O thread owns the inbound side only: it blocks in poll(2)
 // on the ZMQ_FDs of the PULL, the ZAP socket, the sockets' monitors and an
 // inproc wake-up socket (connect, disconnect, stop), and so wakes at once.

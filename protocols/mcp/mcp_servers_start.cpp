@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "protocols/mcp/mcp_tool_provider.hpp"
+#include "protocols/mcp/mcp_tool_source.hpp"
 #include "runtime/http/http_client.hpp"
 
 namespace kaisha::mcp {
@@ -12,7 +12,7 @@ namespace {
 // loop they use goes away.
 struct McpServers {
   http::HttpClient http;
-  std::vector<std::shared_ptr<McpToolProvider>> servers;
+  std::vector<std::shared_ptr<McpToolSource>> servers;
   ~McpServers() {
     for (auto& s : servers) s->stop();
   }
@@ -20,12 +20,12 @@ struct McpServers {
 
 }  // namespace
 
-std::vector<std::shared_ptr<company::ToolProvider>> start_mcp_servers(
+std::vector<std::shared_ptr<company::ToolSource>> start_mcp_servers(
     const std::vector<config::McpServerConfig>& servers) {
   if (servers.empty()) return {};
   auto all = std::make_shared<McpServers>();
   for (const auto& s : servers) {
-    all->servers.push_back(McpToolProvider::create(s, all->http));
+    all->servers.push_back(McpToolSource::create(s, all->http));
     all->servers.back()->start();
   }
   for (size_t i = 0; i < all->servers.size(); ++i) {
@@ -34,10 +34,10 @@ std::vector<std::shared_ptr<company::ToolProvider>> start_mcp_servers(
       std::fprintf(stderr, "kaisha: %s: %s (its tools are offered once it is up)\n", servers[i].where.c_str(),
                    st.error().message.c_str());
   }
-  // Each provider handed out shares ownership of the whole set (aliasing
-  // shared_ptr), so the HTTP loop outlives every provider still in use.
-  std::vector<std::shared_ptr<company::ToolProvider>> out;
-  for (const auto& p : all->servers) out.push_back(std::shared_ptr<company::ToolProvider>(all, p.get()));
+  // Each source handed out shares ownership of the whole set (aliasing
+  // shared_ptr), so the HTTP loop outlives every source still in use.
+  std::vector<std::shared_ptr<company::ToolSource>> out;
+  for (const auto& p : all->servers) out.push_back(std::shared_ptr<company::ToolSource>(all, p.get()));
   return out;
 }
 

@@ -80,7 +80,7 @@ Status check_grants(const config::EmployeeGrants& grants, const std::map<std::st
       if (origins.count(e.tool)) return Status::Ok();
       std::string known;
       for (const auto& o : origins) known += (known.empty() ? "" : ", ") + o;
-      return Error{"config", e.where + ": no tool provider '" + e.tool + "' (providers: " + known + ")"};
+      return Error{"config", e.where + ": no tool source '" + e.tool + "' (sources: " + known + ")"};
     }
     if (tools.count(e.tool)) return Status::Ok();
     std::string msg = e.where + ": unknown tool '" + e.tool + "'";

@@ -1,5 +1,5 @@
 // Employee tool grants (config employee.tools): which tools one employee may
-// call. A grant entry is a tool name (Calculator) or a whole provider by its
+// call. A grant entry is a tool name (Calculator) or a whole source by its
 // origin (builtin, user, memory, mcp:<server>); an employee gets the union of
 // the `all` list, the list for its name and the list for its base model.
 //
@@ -26,9 +26,9 @@ class GrantedTools {
       : names_(std::move(names)), origins_(std::move(origins)) {}
 
   bool empty() const { return names_.empty() && origins_.empty(); }
-  // Whether tool `name`, offered by the provider `origin`, is granted.
+  // Whether tool `name`, offered by the source `origin`, is granted.
   bool allows(const std::string& name, const std::string& origin) const;
-  // The entries as configured, names then providers, for journals and errors.
+  // The entries as configured, names then sources, for journals and errors.
   std::vector<std::string> entries() const;
 
  private:
@@ -36,7 +36,7 @@ class GrantedTools {
   std::set<std::string> origins_;
 };
 
-// Whether a grant entry names a provider rather than a tool.
+// Whether a grant entry names a source rather than a tool.
 bool is_origin_entry(const std::string& entry);
 
 // The grant of employee `agent` hired on cost-table model `base_model`.
@@ -44,7 +44,7 @@ GrantedTools grant_for(const config::EmployeeGrants& grants, const std::string& 
                        const std::string& base_model);
 
 // Checks that every entry names an existing tool (`tools`: name -> origin of
-// every tool the providers offer now) or an existing provider (`origins`).
+// every tool the sources offer now) or an existing source (`origins`).
 // The error names the config place: "<file>:<line>: employee.tools.all[0]:
 // unknown tool 'Calculater' (did you mean 'Calculator'?); tools: [...]".
 Status check_grants(const config::EmployeeGrants& grants, const std::map<std::string, std::string>& tools,

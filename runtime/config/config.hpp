@@ -50,7 +50,7 @@ struct CeoConfig {
 // One entry of an employee tool grant as written in the config: a tool name
 // (Calculator), or every tool of a provider (builtin, user, memory,
 // mcp:<server>). `where` is "<file>:<line>: <key>" for later errors (an
-// unknown tool name is only known once the tool providers exist).
+// unknown tool name is only known once the tool sources exist).
 struct GrantEntry {
   std::string tool;
   std::string where;
@@ -75,7 +75,7 @@ struct EmployeeConfig {
   int max_malformed_tool_calls = 3;  // answers with bad tool-call JSON it may send per ask
 };
 
-// A tool's declared price (tools.costs overrides what its provider declares):
+// A tool's declared price (tools.costs overrides what its source declares):
 // invoke_resource_cost is held on the resource ledger while a call runs,
 // invoke_expense_cost is charged in USD per call.
 struct ToolCostConfig {
@@ -168,8 +168,8 @@ struct ToolsConfig {
   // `web_allowed_private_networks` (YAML: a list instead of true/false).
   bool web_allow_private_addresses = false;
   std::vector<std::string> web_allowed_private_networks;
-  std::string web_search_backend;       // "" = GoogleSearchTool disabled | searxng
-  std::string web_search_url;           // the backend's base URL
+  std::string web_search_engine;       // "" = GoogleSearchTool disabled | searxng
+  std::string web_search_url;           // the search engine's base URL
   int64_t sandbox_timeout_ms = 10000;   // wall clock per sandboxed run (HASHIRU: 10 s)
   int64_t sandbox_cpu_seconds = 10;
   int64_t sandbox_memory_mb = 512;

@@ -389,11 +389,15 @@ class ConfigParser {
     }
     if (const YAML::Node w = n["web_search"]; YamlReader::present(w)) {
       const std::string q = p + ".web_search";
-      if (Status s = r_.expect_section(w, q, {"backend", "url"}); !s) return s;
-      if (Status s = choice(w, q, "backend", t.web_search_backend, {"searxng"}); !s) return s;
+      if (Status s = r_.expect_section(w, q, {"engine", "backend", "url"}); !s) return s;
+      // `backend` is the key's older name, still read.
+      const char* key = YamlReader::present(w["engine"]) ? "engine" : "backend";
+      if (YamlReader::present(w["engine"]) && YamlReader::present(w["backend"]))
+        return r_.error_at(w, q, "give 'engine' or its older name 'backend', not both");
+      if (Status s = choice(w, q, key, t.web_search_engine, {"searxng"}); !s) return s;
       if (Status s = r_.optional_string(w, q, "url", t.web_search_url); !s) return s;
-      if (!t.web_search_backend.empty() && t.web_search_url.empty())
-        return r_.error_at(w, q, "'url' is required with a web search backend");
+      if (!t.web_search_engine.empty() && t.web_search_url.empty())
+        return r_.error_at(w, q, "'url' is required with a web search engine");
     }
     if (const YAML::Node b = n["sandbox"]; YamlReader::present(b)) {
       const std::string q = p + ".sandbox";

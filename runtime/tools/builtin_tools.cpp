@@ -78,7 +78,7 @@ struct BuiltinTools::Impl {
   // hand work to the pool) is destroyed before the pool.
   WorkerPool pool;
   http::HttpClient http;
-  std::shared_ptr<SearchBackend> search;
+  std::shared_ptr<SearchEngine> search;
   std::shared_ptr<const http::AddressPolicy> web_policy;  // GetWebsite's
 
   explicit Impl(BuiltinToolsOptions o) : options(std::move(o)), pool(options.workers) {}
@@ -199,11 +199,11 @@ Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions o
   auto specs = company::load_tool_specs(data_file("data/tools/builtin_tools.json"));
   if (!specs) return specs.error();
   if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
-  const std::string backend = options.web.search_backend;
-  if (!options.search && !backend.empty() && backend != "searxng")
-    return Error{"config", "tools.web_search.backend: unknown backend '" + backend + "' (searxng, or leave it empty)"};
-  if (!options.search && backend == "searxng" && options.web.search_url.empty())
-    return Error{"config", "tools.web_search.url is required for the searxng backend"};
+  const std::string engine = options.web.search_engine;
+  if (!options.search && !engine.empty() && engine != "searxng")
+    return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
+  if (!options.search && engine == "searxng" && options.web.search_url.empty())
+    return Error{"config", "tools.web_search.url is required for the searxng engine"};
   std::vector<http::IpNetwork> allowed;
   for (const std::string& n : options.web.allowed_private_networks) {
     auto net = http::IpNetwork::parse(n);
@@ -214,8 +214,8 @@ Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions o
   impl->web_policy = std::make_shared<http::AddressPolicy>(impl->options.web.allow_private_addresses, std::move(allowed));
   impl->specs = std::move(specs).value();
   impl->search = impl->options.search;
-  if (!impl->search && backend == "searxng")
-    impl->search = make_searxng_backend(impl->http, impl->options.web.search_url, impl->options.web.timeout_ms);
+  if (!impl->search && engine == "searxng")
+    impl->search = make_searxng_engine(impl->http, impl->options.web.search_url, impl->options.web.timeout_ms);
   return std::shared_ptr<BuiltinTools>(new BuiltinTools(std::move(impl)));
 }
 

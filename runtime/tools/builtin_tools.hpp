@@ -1,7 +1,7 @@
-// BuiltinTools: the tools kaisha ships, offered to the CEO as a ToolProvider
+// BuiltinTools: the tools kaisha ships, offered to the CEO as a ToolSource
 // (origin "builtin"): ListFiles, ReadFile, WriteFile (confined to the task's
-// workspace, with the tool sources mounted read-only), GetWebsite (libcurl,
-// timeout and size cap), GoogleSearchTool (pluggable backend; disabled with a
+// workspace, with the created tools' code mounted read-only), GetWebsite (libcurl,
+// timeout and size cap), GoogleSearchTool (pluggable search engine; disabled with a
 // clear message when none is configured), Calculator (whitelisted grammar)
 // and PythonSandboxTool (code run under bubblewrap, fail closed).
 // Specs (names, descriptions, JSON Schemas) come from
@@ -9,7 +9,7 @@
 //
 // Every session gets its own workspace directory, <workspace_root>/<session>,
 // created on first use. call() never blocks: file and sandbox work runs on
-// the provider's worker threads, HTTP on its own curl_multi loop. When the
+// the source's worker threads, HTTP on its own curl_multi loop. When the
 // tool_invocation switch is off every call is refused with the HASHIRU text.
 #pragma once
 
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/sandbox/limits.hpp"
 #include "runtime/tools/file_tools.hpp"
@@ -31,8 +31,8 @@ struct WebOptions {
   int64_t timeout_ms = 10000;              // HASHIRU's GetWebsite timeout
   int64_t max_page_bytes = 2 << 20;        // download cap
   int64_t max_text_chars = 20000;          // text handed to the model
-  std::string search_backend;              // "" (disabled) | "searxng"
-  std::string search_url;                  // the backend's base URL
+  std::string search_engine;               // "" (disabled) | "searxng"
+  std::string search_url;                  // the search engine's base URL
   int max_search_results = 10;
   // Internal addresses (loopback, private, link-local, ...; see
   // http/address_policy.hpp) GetWebsite may connect to: none by default,
@@ -45,18 +45,18 @@ struct WebOptions {
 
 struct BuiltinToolsOptions {
   std::string workspace_root;              // sessions' workspaces below it
-  std::vector<FileMount> mounts;           // read-only views (tool sources)
+  std::vector<FileMount> mounts;           // read-only views (the created tools' code)
   FileLimits file_limits;
   sandbox::SandboxLimits code_limits;      // PythonSandboxTool
   WebOptions web;
-  std::shared_ptr<SearchBackend> search;   // overrides web.search_backend when set
+  std::shared_ptr<SearchEngine> search;   // overrides web.search_engine when set
   std::shared_ptr<ToolSwitches> switches;  // null = always on
   int workers = 2;
 };
 
-class BuiltinTools : public company::ToolProvider {
+class BuiltinTools : public company::ToolSource {
  public:
-  // Reads the specs; refuses an unknown search backend.
+  // Reads the specs; refuses an unknown search engine.
   static Result<std::shared_ptr<BuiltinTools>> create(BuiltinToolsOptions options);
   ~BuiltinTools() override;
 

@@ -1,6 +1,6 @@
 // ToolIndex: what validating each Python tool file found (its entry class
 // and spec), keyed by file name and the hash of the file's content, saved as
-// JSON next to the tools (".kaisha-index.json"). A provider starting over
+// JSON next to the tools (".kaisha-index.json"). A source starting over
 // the same directory takes unchanged files from the index instead of loading
 // each one in the sandbox again; a file whose content changed, or that the
 // index does not know, is validated anew. The shipped tools come with their

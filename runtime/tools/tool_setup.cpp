@@ -8,7 +8,7 @@
 
 namespace kaisha::tools {
 
-Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector<llm::ToolSpec>& taken) {
+Result<ToolSetup> make_tool_sources(const config::Config& c, const std::vector<llm::ToolSpec>& taken) {
   const config::ToolsConfig& t = c.tools;
   std::filesystem::path store_dir = std::filesystem::path(c.store_path).parent_path();
   if (store_dir.empty()) store_dir = ".";
@@ -47,7 +47,7 @@ Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector
   bo.web.max_page_bytes = t.max_page_bytes;
   bo.web.allow_private_addresses = t.web_allow_private_addresses;
   bo.web.allowed_private_networks = t.web_allowed_private_networks;
-  bo.web.search_backend = t.web_search_backend;
+  bo.web.search_engine = t.web_search_engine;
   bo.web.search_url = t.web_search_url;
   bo.switches = setup.switches;
   // Mounts are opened per call; the user-tools directory exists by then.
@@ -59,7 +59,7 @@ Result<ToolSetup> make_tool_providers(const config::Config& c, const std::vector
   auto user = UserTools::create(uo);
   if (!user) return user.error();
   setup.warnings = (*user)->load_errors();
-  setup.providers = {*builtin, *user};
+  setup.sources = {*builtin, *user};
   return setup;
 }
 

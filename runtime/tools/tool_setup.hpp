@@ -1,4 +1,4 @@
-// make_tool_providers: the CEO's tool providers as the config describes them
+// make_tool_sources: the CEO's tool sources as the config describes them
 // — the built-in tools and the Python tools (shipped and created) — and the
 // tool switches they obey, for the runtime to hand to the CEO and to flip on
 // /switch.
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/tools/tool_switches.hpp"
@@ -22,13 +22,13 @@
 namespace kaisha::tools {
 
 struct ToolSetup {
-  std::vector<std::shared_ptr<company::ToolProvider>> providers;
+  std::vector<std::shared_ptr<company::ToolSource>> sources;
   std::shared_ptr<ToolSwitches> switches;
   std::vector<std::string> warnings;  // Python tools on disk that did not load
 };
 
 // `taken` are names of tools other sources offer (the CEO's own tools):
 // ToolCreator refuses them.
-Result<ToolSetup> make_tool_providers(const config::Config& config, const std::vector<llm::ToolSpec>& taken);
+Result<ToolSetup> make_tool_sources(const config::Config& config, const std::vector<llm::ToolSpec>& taken);
 
 }  // namespace kaisha::tools

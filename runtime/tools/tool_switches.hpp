@@ -1,6 +1,6 @@
 // ToolSwitches: the two HASHIRU switches that govern tools (hashiru.md §9
 // item 45), shared between whoever toggles them (the runtime, /switch in
-// chat) and the tool providers that enforce them on every call. When off,
+// chat) and the tool sources that enforce them on every call. When off,
 // calls are refused with the HASHIRU texts "Tool invocation mode is
 // disabled" / "Tool creation mode is disabled".
 #pragma once

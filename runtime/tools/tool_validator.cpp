@@ -19,7 +19,7 @@ std::string tail(const std::string& s, size_t n = 300) {
   return s.size() <= n ? utf8::repair(s) : "..." + utf8::tail(utf8::repair(s), n);
 }
 
-Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<ToolSource>& sources,
+Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<ToolCode>& sources,
                                                           const std::string& validator,
                                                           const sandbox::SandboxLimits& limits) {
   json tools = json::array();
@@ -60,7 +60,7 @@ Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<Tool
 
 }  // namespace
 
-Result<std::vector<Result<ValidatedTool>>> validate_python_tools(const std::vector<ToolSource>& sources,
+Result<std::vector<Result<ValidatedTool>>> validate_python_tools(const std::vector<ToolCode>& sources,
                                                                  const sandbox::SandboxLimits& limits) {
   if (sources.empty()) return std::vector<Result<ValidatedTool>>{};
   auto validator = read_text_file(data_file("data/sandbox/tool_validator.py"));

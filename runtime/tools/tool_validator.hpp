@@ -20,7 +20,8 @@
 
 namespace kaisha::tools {
 
-struct ToolSource {
+// A Python tool file to validate: its module name, its name in tracebacks, its code.
+struct ToolCode {
   std::string module;    // the module name (the file's stem, e.g. "CurrentTimeTool")
   std::string filename;  // shown in tracebacks, e.g. "src/tools/user_tools/CurrentTimeTool.py"
   std::string code;
@@ -37,7 +38,7 @@ struct ValidatedTool {
 // "AttributeError: module 'CurrentTimeTool' has no attribute '__all__'".
 // The outer Error says the sandbox itself could not do the job (unavailable,
 // killed by a limit); then no tool is considered valid (fail closed).
-Result<std::vector<Result<ValidatedTool>>> validate_python_tools(const std::vector<ToolSource>& sources,
+Result<std::vector<Result<ValidatedTool>>> validate_python_tools(const std::vector<ToolCode>& sources,
                                                                  const sandbox::SandboxLimits& limits);
 
 }  // namespace kaisha::tools

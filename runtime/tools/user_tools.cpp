@@ -111,7 +111,7 @@ struct UserTools::Impl {
 
   explicit Impl(UserToolsOptions o) : options(std::move(o)), pool(options.workers) {}
 
-  bool taken_by_other_provider(const std::string& name) const {
+  bool taken_by_other_source(const std::string& name) const {
     return options.reserved_names.count(name) || name == "ToolCreator" || name == "ToolDeletor";
   }
 
@@ -126,7 +126,7 @@ struct UserTools::Impl {
     };
     const ToolIndex shipped_index = ToolIndex::load(options.default_dir);
     std::vector<File> files;
-    std::vector<ToolSource> sources;
+    std::vector<ToolCode> sources;
     std::vector<size_t> to_validate;
     for (int pass = 0; pass < 2; ++pass) {
       const bool shipped = pass == 0;
@@ -159,7 +159,7 @@ struct UserTools::Impl {
     for (File& f : files) {
       if (!f.tool) continue;
       const std::string name = f.tool->spec.name;
-      if (taken_by_other_provider(name) || tools.count(name)) {
+      if (taken_by_other_source(name) || tools.count(name)) {
         errors.push_back(f.shown + ": a tool named " + name + " already exists; skipped");
         continue;
       }
@@ -192,7 +192,7 @@ struct UserTools::Impl {
     if (!valid_tool_name(name))
       return ToolResult::error("ToolCreator: the name '" + name +
                                "' is invalid; use letters, digits and '_', starting with a letter (at most 64)");
-    if (taken_by_other_provider(name))
+    if (taken_by_other_source(name))
       return ToolResult::error("ToolCreator: " + name + " is the name of a built-in tool; choose another name");
     std::lock_guard<std::mutex> serial(create_mu);
     {

@@ -1,6 +1,6 @@
 // UserTools: tools written in Python — the ones kaisha ships as examples
 // (data/tools/default_tools) and the ones the CEO creates — offered as a
-// ToolProvider (origin "user") together with HASHIRU's ToolCreator and
+// ToolSource (origin "user") together with HASHIRU's ToolCreator and
 // ToolDeletor (hashiru.md §2.7, §9 items 38-45).
 //
 // ToolCreator(name, tool_code) loads the code in the sandbox
@@ -9,13 +9,13 @@
 // format, please read the other tool implementations for reference." plus the
 // loader error. A tool that loads is written to <user_dir>/<name>.py and is
 // in specs() at once, so the CEO sees it on its next model call. A new
-// provider over the same user_dir loads the persisted tools again.
+// source over the same user_dir loads the persisted tools again.
 // ToolDeletor(name, file_path) deletes only files directly inside
 // src/tools/user_tools/ ("File path must start with src/tools/user_tools/").
 //
 // Every call of a Python tool runs under bubblewrap (run_python_tool) with
 // the session's workspace at /workspace and only the environment variables
-// named in env_allow (credentials). Blocking work runs on the provider's
+// named in env_allow (credentials). Blocking work runs on the source's
 // workers. The tool_invocation switch refuses every call, tool_creation
 // refuses ToolCreator, with the HASHIRU texts.
 #pragma once
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/sandbox/limits.hpp"
 #include "runtime/tools/tool_switches.hpp"
@@ -44,12 +44,12 @@ struct UserToolsOptions {
   sandbox::SandboxLimits load_limits;   // each validation
   std::vector<std::string> env_allow;   // host variables tools may read
   bool network = false;                 // tool calls (never loading) may use the network
-  std::set<std::string> reserved_names; // other providers' tools: not creatable
+  std::set<std::string> reserved_names; // other sources' tools: not creatable
   std::shared_ptr<ToolSwitches> switches;  // null = always on
   int workers = 2;
 };
 
-class UserTools : public company::ToolProvider {
+class UserTools : public company::ToolSource {
  public:
   // Loads (validates) every *.py of both directories. A tool that does not
   // load is left out and reported by load_errors(); an unusable sandbox

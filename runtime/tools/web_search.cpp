@@ -9,9 +9,9 @@
 namespace kaisha::tools {
 namespace {
 
-class SearxngBackend : public SearchBackend {
+class SearxngEngine : public SearchEngine {
  public:
-  SearxngBackend(http::HttpClient& http, std::string base, int64_t timeout_ms)
+  SearxngEngine(http::HttpClient& http, std::string base, int64_t timeout_ms)
       : http_(http), base_(std::move(base)), timeout_ms_(timeout_ms) {
     while (!base_.empty() && base_.back() == '/') base_.pop_back();
   }
@@ -70,9 +70,9 @@ std::string form_encode(const std::string& s) {
   return out;
 }
 
-std::shared_ptr<SearchBackend> make_searxng_backend(http::HttpClient& http, std::string base_url,
+std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
                                                     int64_t timeout_ms) {
-  return std::make_shared<SearxngBackend>(http, std::move(base_url), timeout_ms);
+  return std::make_shared<SearxngEngine>(http, std::move(base_url), timeout_ms);
 }
 
 }  // namespace kaisha::tools

@@ -1,8 +1,8 @@
 // Web search for GoogleSearchTool (hashiru.md §3.3) behind a pluggable
-// backend. With no backend configured the tool stays listed but every call
-// answers with kSearchDisabled, which says how to configure one.
+// search engine. With no engine configured the tool stays listed but every
+// call answers with kSearchDisabled, which says how to configure one.
 //
-// The one backend shipped is SearXNG's JSON API (a self-hostable metasearch
+// The one engine shipped is SearXNG's JSON API (a self-hostable metasearch
 // engine): GET <base_url>/search?q=...&format=json.
 #pragma once
 
@@ -22,22 +22,22 @@ struct SearchHit {
 
 using SearchDone = std::function<void(Result<std::vector<SearchHit>>)>;
 
-class SearchBackend {
+class SearchEngine {
  public:
-  virtual ~SearchBackend() = default;
+  virtual ~SearchEngine() = default;
   virtual std::string name() const = 0;
   // Non-blocking; `done` is called exactly once, from any thread.
   virtual void search(const std::string& query, int max_results, SearchDone done) = 0;
 };
 
 inline const char* kSearchDisabled =
-    "GoogleSearchTool is disabled: no web search backend is configured. Set tools.web_search.backend "
+    "GoogleSearchTool is disabled: no web search engine is configured. Set tools.web_search.engine "
     "(searxng) and tools.web_search.url in the kaisha config to enable it.";
 
 // A SearXNG instance at `base_url` (e.g. http://127.0.0.1:8888), reached
-// through `http` (which must outlive the backend).
-std::shared_ptr<SearchBackend> make_searxng_backend(http::HttpClient& http, std::string base_url,
-                                                    int64_t timeout_ms);
+// through `http` (which must outlive the engine).
+std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
+                                                  int64_t timeout_ms);
 
 // "a b&c" -> "a+b%26c" (application/x-www-form-urlencoded).
 std::string form_encode(const std::string& s);

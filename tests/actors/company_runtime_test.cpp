@@ -1,4 +1,4 @@
-// CompanyRuntime in-process with a stub ChatBackend (scripted answers,
+// CompanyRuntime in-process with a stub ChatClient (scripted answers,
 // delivered from the stub's own thread after a hold, as a real provider
 // would): a CEO tool-call sequence, direct tool calls, and the ledger under
 // 1,000 concurrent AskAgent calls — exactly the affordable ones succeed, the
@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "actors/company_runtime.hpp"
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/llm/token_bound.hpp"
@@ -89,7 +89,7 @@ llm::ChatResponse tool_reply(std::vector<std::pair<std::string, json>> calls) {
 // `hold` after its request arrived, and — while `release_at` is above zero —
 // until that many requests are waiting at once (or `max_wait` passed), so
 // that calls genuinely overlap.
-class StubBackend : public company::ChatBackend {
+class StubBackend : public company::ChatClient {
  public:
   using Script = std::function<llm::ChatResponse(const std::string& model_ref, const llm::ChatRequest&)>;
 
@@ -234,7 +234,7 @@ class CompanyRuntimeTest : public ::testing::Test {
   std::unique_ptr<CompanyRuntime> start(config::Config c) {
     RuntimeOptions o;
     o.config = std::move(c);
-    o.backend = backend_;
+    o.chat = backend_;
     o.progress = sink_;
     o.scheduler_threads = 4;
     auto rt = CompanyRuntime::start(std::move(o));
@@ -628,7 +628,7 @@ TEST_F(CompanyRuntimeTest, UnknownCeoModelIsRefusedAtStart) {
   c.ceo.model = "nope:model";
   RuntimeOptions o;
   o.config = c;
-  o.backend = backend_;
+  o.chat = backend_;
   auto rt = CompanyRuntime::start(std::move(o));
   ASSERT_FALSE(rt.ok());
   EXPECT_NE(rt.error().message.find("nope:model"), std::string::npos) << rt.error().message;
@@ -638,7 +638,7 @@ TEST_F(CompanyRuntimeTest, UnknownCeoModelIsRefusedAtStart) {
 
 // A tool source outside the CEO that answers on its own thread, like the
 // sandboxed and MCP tools do; its tool list can change between model calls.
-class ThreadedProvider : public company::ToolProvider {
+class ThreadedSource : public company::ToolSource {
  public:
   std::string origin() const override { return "test"; }
   std::vector<llm::ToolSpec> specs() const override {
@@ -679,7 +679,7 @@ class ThreadedProvider : public company::ToolProvider {
 };
 
 TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
-  auto provider = std::make_shared<ThreadedProvider>();
+  auto source = std::make_shared<ThreadedSource>();
   std::vector<size_t> tools_seen;
   std::mutex seen_mu;
   backend_ = std::make_shared<StubBackend>(script_with([&](const llm::ChatRequest& req) {
@@ -692,10 +692,10 @@ TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
   }));
   RuntimeOptions o;
   o.config = make_config(1);
-  o.backend = backend_;
+  o.chat = backend_;
   o.progress = sink_;
   o.scheduler_threads = 2;
-  o.tool_providers.push_back(provider);
+  o.tool_sources.push_back(source);
   auto started = CompanyRuntime::start(std::move(o));
   ASSERT_TRUE(started.ok()) << started.error().message;
   auto rt = std::move(started).value();
@@ -703,22 +703,22 @@ TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
   msg::TaskResult r = rt->run_task("Shout quietly.");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_NE(r.answer.find("QUIET"), std::string::npos) << r.answer;
-  ASSERT_EQ(provider->contexts().size(), 1u);
-  EXPECT_EQ(provider->contexts()[0].agent, "CEO");
-  EXPECT_EQ(provider->contexts()[0].task_id, r.task_id);
+  ASSERT_EQ(source->contexts().size(), 1u);
+  EXPECT_EQ(source->contexts()[0].agent, "CEO");
+  EXPECT_EQ(source->contexts()[0].task_id, r.task_id);
   {
     std::lock_guard lock(seen_mu);
     ASSERT_EQ(tools_seen.size(), 2u);
     EXPECT_EQ(tools_seen[0], tools_seen[1]);
   }
 
-  // Schema checks apply to provider tools as to any other.
+  // Schema checks apply to source tools as to any other.
   json bad = rt->call_tool("Upper", json{{"text", 5}});
   EXPECT_EQ(bad["status"], "error") << bad.dump();
-  EXPECT_EQ(provider->contexts().size(), 1u);
+  EXPECT_EQ(source->contexts().size(), 1u);
 
-  // Withdrawn by its provider: gone at the next sync, with no restart.
-  provider->withdraw();
+  // Withdrawn by its source: gone at the next sync, with no restart.
+  source->withdraw();
   json gone = rt->call_tool("Upper", json{{"text", "x"}});
   EXPECT_EQ(gone["status"], "error") << gone.dump();
   msg::TaskResult r2 = rt->run_task("Again.");

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 #include "cluster/cluster_node.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
@@ -110,7 +110,7 @@ inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, con
   else o.log = [](const std::string&) {};
   if (company) {
     o.company = *company;
-    o.backend = actors::make_llm_backend(*company);
+    o.chat = actors::make_provider_chat_client(*company);
   }
   auto n = ClusterNode::start(std::move(o));
   if (!n.ok()) {

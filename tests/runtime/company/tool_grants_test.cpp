@@ -1,5 +1,5 @@
 // Grant resolution for employees: union of all / by agent / by model, tools
-// by name or whole providers, management tools never, MemoryManager only by
+// by name or whole sources, management tools never, MemoryManager only by
 // name; unknown names reported at their config place.
 #include <gtest/gtest.h>
 
@@ -77,8 +77,8 @@ TEST(ToolGrants, CheckReportsUnknownToolsAndProvidersAtTheirPlace) {
   no_server.models["m"] = {entry("mcp:weather", "c.yaml:4: employee.tools.models.m[0]")};
   s = check_grants(no_server, tools, origins);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("c.yaml:4: employee.tools.models.m[0]: no tool provider 'mcp:weather' "
-                                   "(providers: builtin, user)"),
+  EXPECT_NE(s.error().message.find("c.yaml:4: employee.tools.models.m[0]: no tool source 'mcp:weather' "
+                                   "(sources: builtin, user)"),
             std::string::npos)
       << s.error().message;
 }

@@ -12,7 +12,7 @@ TEST(ToolsConfig, DefaultsWithoutASection) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->tools.workspace_root, "");
   EXPECT_EQ(c->tools.sandbox_timeout_ms, 10000);
-  EXPECT_EQ(c->tools.web_search_backend, "");
+  EXPECT_EQ(c->tools.web_search_engine, "");
   EXPECT_FALSE(c->tools.tools_network);
   EXPECT_FALSE(c->tools.web_allow_private_addresses);
   EXPECT_TRUE(c->tools.web_allowed_private_networks.empty());
@@ -48,7 +48,7 @@ tools:
   EXPECT_EQ(t.web_timeout_ms, 500);
   EXPECT_EQ(t.max_page_bytes, 4096);
   EXPECT_TRUE(t.web_allow_private_addresses);
-  EXPECT_EQ(t.web_search_backend, "searxng");
+  EXPECT_EQ(t.web_search_engine, "searxng");
   EXPECT_EQ(t.web_search_url, "http://127.0.0.1:8888");
   EXPECT_EQ(t.sandbox_timeout_ms, 3000);
   EXPECT_EQ(t.sandbox_cpu_seconds, 2);
@@ -59,6 +59,14 @@ tools:
   EXPECT_EQ(t.env, (std::vector<std::string>{"GITHUB_TOKEN", "WEATHER_API_KEY"}));
 }
 
+TEST(ToolsConfig, TheSearchEngineKeyAndItsOlderName) {
+  for (const char* key : {"engine", "backend"}) {
+    auto c = parse_config(std::string("tools:\n  web_search: { ") + key + ": searxng, url: \"http://h:1\" }\n", "c.yaml");
+    ASSERT_TRUE(c.ok()) << key << ": " << c.error().message;
+    EXPECT_EQ(c->tools.web_search_engine, "searxng") << key;
+  }
+}
+
 TEST(ToolsConfig, MistakesNameFileLineAndKey) {
   struct Case {
     const char* yaml;
@@ -67,6 +75,9 @@ TEST(ToolsConfig, MistakesNameFileLineAndKey) {
       {"tools:\n  sandbx: {}\n", "c.yaml:2: unknown key 'sandbx' in tools (did you mean 'sandbox'?)"},
       {"tools:\n  web_search: { backend: bing, url: x }\n", "c.yaml:2: tools.web_search.backend: expected one of searxng"},
       {"tools:\n  web_search: { backend: searxng }\n", "'url' is required"},
+      {"tools:\n  web_search: { engine: bing, url: x }\n", "c.yaml:2: tools.web_search.engine: expected one of searxng"},
+      {"tools:\n  web_search: { engine: searxng, backend: searxng, url: x }\n",
+       "give 'engine' or its older name 'backend', not both"},
       {"tools:\n  sandbox: { timeout_ms: 0 }\n", "tools.sandbox.timeout_ms: expected an integer >= 1, got 0"},
       {"tools:\n  files:\n    max_read_bytes: lots\n", "c.yaml:3: tools.files.max_read_bytes"},
       {"tools:\n  web:\n    allow_private_addresses: sometimes\n",

@@ -6,7 +6,7 @@
 
 #include "memory_test_util.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
-#include "runtime/memory/memory_tool_provider.hpp"
+#include "runtime/memory/memory_tool_source.hpp"
 
 namespace kaisha::memory {
 namespace {
@@ -33,15 +33,15 @@ TEST(MemoryService, ToolCallsAndRetrievalRunOnTheWorkerAndPersist) {
   testing::TempDir dir;
   {
     auto s = start(dir.file("m.db"));
-    auto provider = MemoryToolProvider::create(s);
-    ASSERT_TRUE(provider.ok()) << provider.error().message;
-    auto specs = (*provider)->specs();
+    auto source = MemoryToolSource::create(s);
+    ASSERT_TRUE(source.ok()) << source.error().message;
+    auto specs = (*source)->specs();
     ASSERT_EQ(specs.size(), 1u);
     EXPECT_EQ(specs[0].name, "MemoryManager");
     EXPECT_EQ(specs[0].parameters["properties"]["action"]["enum"],
               json::parse(R"(["add_memory", "get_all_memories", "delete_memory"])"));
     std::promise<company::ToolResult> p;
-    (*provider)->call("MemoryManager",
+    (*source)->call("MemoryManager",
                       json{{"action", "add_memory"}, {"key", "vegetarian"}, {"memory", "The user is vegetarian."}},
                       {"s1", "t1", "CEO"}, [&](company::ToolResult r) { p.set_value(std::move(r)); });
     EXPECT_TRUE(p.get_future().get().ok);

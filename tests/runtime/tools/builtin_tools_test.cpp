@@ -1,4 +1,4 @@
-// The built-in tools through their ToolProvider: per-session workspaces,
+// The built-in tools through their ToolSource: per-session workspaces,
 // PythonSandboxTool (ok, error, timeout) under bubblewrap, GetWebsite against
 // a local HTTP server (text, summary, selector, timeout, size cap), the web
 // search backend and its disabled message, and the invocation switch.
@@ -129,10 +129,10 @@ TEST_F(BuiltinToolsTest, SearchIsDisabledWithoutABackend) {
   EXPECT_EQ(r.message, kSearchDisabled);
   BuiltinToolsOptions bad;
   bad.workspace_root = root.path();
-  bad.web.search_backend = "bing";
+  bad.web.search_engine = "bing";
   auto refused = BuiltinTools::create(bad);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message.find("unknown backend 'bing'"), std::string::npos);
+  EXPECT_NE(refused.error().message.find("unknown engine 'bing'"), std::string::npos);
 }
 
 TEST_F(BuiltinToolsTest, SearchThroughSearxng) {
@@ -146,7 +146,7 @@ TEST_F(BuiltinToolsTest, SearchThroughSearxng) {
   });
   server.start();
   BuiltinToolsOptions o;
-  o.web.search_backend = "searxng";
+  o.web.search_engine = "searxng";
   o.web.search_url = server.url("");
   auto p = make(o);
   auto r = call_sync(*p, "GoogleSearchTool", {{"query", "bacon pasta recipe"}, {"website", "example.com"}});

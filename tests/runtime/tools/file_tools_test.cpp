@@ -43,7 +43,7 @@ TEST_F(FileTools, WriteThenReadThenList) {
   ws.write("work/.hidden", "x");
   auto l = list_files(*view, ".", limits);
   ASSERT_TRUE(l.ok) << l.message;
-  EXPECT_EQ(l.output, (json{"notes/", "src/"}));  // src/ leads to the mounted tool sources
+  EXPECT_EQ(l.output, (json{"notes/", "src/"}));  // src/ leads to the created tools' mounted code
   EXPECT_EQ(list_files(*view, "notes", limits).output, (json{"today.txt"}));
 }
 

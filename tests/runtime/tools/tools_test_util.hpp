@@ -47,13 +47,13 @@ class TempDir {
 #include <chrono>
 #include <future>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 
 namespace kaisha::tools::testing {
 
-// Calls a provider's tool and waits for its answer (bounded, so a lost
+// Calls a source's tool and waits for its answer (bounded, so a lost
 // `done` fails the test instead of hanging it).
-inline company::ToolResult call_sync(company::ToolProvider& p, const std::string& name, const json& args,
+inline company::ToolResult call_sync(company::ToolSource& p, const std::string& name, const json& args,
                                      const std::string& session = "s1") {
   auto promise = std::make_shared<std::promise<company::ToolResult>>();
   auto future = promise->get_future();
@@ -64,7 +64,7 @@ inline company::ToolResult call_sync(company::ToolProvider& p, const std::string
   return future.get();
 }
 
-inline bool has_tool(const company::ToolProvider& p, const std::string& name) {
+inline bool has_tool(const company::ToolSource& p, const std::string& name) {
   for (const auto& s : p.specs())
     if (s.name == name) return true;
   return false;

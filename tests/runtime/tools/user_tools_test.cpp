@@ -2,7 +2,7 @@
 // 38-45): a valid tool is persisted and callable at once, each kind of
 // invalid tool is not kept and answers with the loader error plus HASHIRU's
 // hint, ToolDeletor stays inside the user-tools area, persisted tools come
-// back in a new provider, credentials pass only by env_allow.
+// back in a new source, credentials pass only by env_allow.
 #include "runtime/tools/user_tools.hpp"
 
 #include <stdlib.h>

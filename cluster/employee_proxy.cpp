@@ -1,4 +1,4 @@
-#include "cluster/remote_employee.hpp"
+#include "cluster/employee_proxy.hpp"
 
 #include <map>
 
@@ -25,7 +25,7 @@ struct RemoteState {
   std::shared_ptr<ClusterPlacer> placer;
   uint64_t hire = 0;
   std::map<std::string, PendingAsk> asks;  // by request id
-  static inline const char* name = "remote_employee";
+  static inline const char* name = "employee_proxy";
 };
 
 using Self = caf::stateful_actor<RemoteState>;
@@ -129,7 +129,7 @@ void on_outcome(Self* self, RemoteOutcome& o) {
   finish(self, o.request_id, failed(st.spec.name, o.error.code + ": " + o.error.message));
 }
 
-caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer,
+caf::behavior employee_proxy(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer,
                              uint64_t hire) {
   auto& st = self->state;
   st.hire = hire;
@@ -167,9 +167,9 @@ caf::behavior remote_employee(Self* self, msg::AgentSpec spec, std::string node,
 
 }  // namespace
 
-caf::actor spawn_remote_employee(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
+caf::actor spawn_employee_proxy(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
                                  std::shared_ptr<ClusterPlacer> placer, uint64_t hire) {
-  return sys.spawn(remote_employee, std::move(spec), std::move(node), std::move(placer), hire);
+  return sys.spawn(employee_proxy, std::move(spec), std::move(node), std::move(placer), hire);
 }
 
 }  // namespace kaisha::cluster

@@ -1,6 +1,6 @@
-// RemoteAgentBackend: remote A2A and ACP agents hired as employees. It is a
-// company::ChatBackend that serves model refs of two providers itself and
-// passes every other ref to the backend it wraps (the LLM providers):
+// RemoteAgentClient: remote A2A and ACP agents hired as employees. It is a
+// company::ChatClient that serves model refs of two providers itself and
+// passes every other ref to the chat client it wraps (the LLM providers):
 //
 //   a2a:<url>           an A2A agent; <url> is its base URL (its card is at
 //                       <url>/.well-known/agent-card.json) or the card's URL
@@ -19,7 +19,7 @@
 // check_model() (nothing may block the calling actor) and its card is
 // fetched at its first ask, whose failure names the agent.
 //
-// Threading: chat() never blocks; callbacks run on this backend's own
+// Threading: chat() never blocks; callbacks run on this client's own
 // HttpClient loop thread.
 #pragma once
 
@@ -33,7 +33,7 @@
 
 #include "protocols/a2a/a2a_client.hpp"
 #include "protocols/acp/acp_client.hpp"
-#include "runtime/company/chat_backend.hpp"
+#include "runtime/company/chat_client.hpp"
 #include "runtime/config/config.hpp"
 
 namespace kaisha::remote {
@@ -48,12 +48,12 @@ struct RemoteAgentOptions {
 // True for "a2a:..." and "acp:..." refs.
 bool is_remote_agent_ref(const std::string& model_ref);
 
-class RemoteAgentBackend final : public company::ChatBackend {
+class RemoteAgentClient final : public company::ChatClient {
  public:
   // `inner` serves every other model ref; it may be null when only remote
   // agents are used.
-  RemoteAgentBackend(std::shared_ptr<company::ChatBackend> inner, RemoteAgentOptions options = {});
-  ~RemoteAgentBackend() override;
+  RemoteAgentClient(std::shared_ptr<company::ChatClient> inner, RemoteAgentOptions options = {});
+  ~RemoteAgentClient() override;
 
   // Fetches the card (A2A) or manifest (ACP) of each remote ref, blocking up
   // to prefetch_timeout_ms in all. For start-up only, never from an actor.
@@ -73,7 +73,7 @@ class RemoteAgentBackend final : public company::ChatBackend {
   void fetch(const std::string& model_ref, std::function<void(const Card&)> done);
   void ask(const std::string& model_ref, const Card& card, llm::ChatRequest request, company::ChatHandlers handlers);
 
-  std::shared_ptr<company::ChatBackend> inner_;
+  std::shared_ptr<company::ChatClient> inner_;
   RemoteAgentOptions options_;
   std::unique_ptr<http::HttpClient> http_;
   std::unique_ptr<a2a::A2aClient> a2a_;
@@ -82,10 +82,10 @@ class RemoteAgentBackend final : public company::ChatBackend {
   std::map<std::string, Card> cards_;  // by model ref
 };
 
-// The CLI's backend: `inner` wrapped so that a2a:/acp: refs work, with the
+// The CLI's chat client: `inner` wrapped so that a2a:/acp: refs work, with the
 // cards of every such ref in the cost table (config.cost_table_file, or the
 // default table) and of the CEO's model prefetched.
-std::shared_ptr<company::ChatBackend> make_remote_agent_backend(std::shared_ptr<company::ChatBackend> inner,
-                                                                const config::Config& config);
+std::shared_ptr<company::ChatClient> make_remote_agent_client(std::shared_ptr<company::ChatClient> inner,
+                                                              const config::Config& config);
 
 }  // namespace kaisha::remote

@@ -1,13 +1,13 @@
-#include "actors/llm_backend.hpp"
+#include "actors/provider_chat_client.hpp"
 
 #include "runtime/provider/llm_client.hpp"
 
 namespace kaisha::actors {
 namespace {
 
-class LlmBackend final : public company::ChatBackend {
+class ProviderChatClient final : public company::ChatClient {
  public:
-  explicit LlmBackend(const config::Config& c) : client_(c) {}
+  explicit ProviderChatClient(const config::Config& c) : client_(c) {}
 
   Status check_model(const std::string& model_ref) const override { return client_.check_model(model_ref); }
 
@@ -28,8 +28,8 @@ class LlmBackend final : public company::ChatBackend {
 
 }  // namespace
 
-std::shared_ptr<company::ChatBackend> make_llm_backend(const config::Config& config) {
-  return std::make_shared<LlmBackend>(config);
+std::shared_ptr<company::ChatClient> make_provider_chat_client(const config::Config& config) {
+  return std::make_shared<ProviderChatClient>(config);
 }
 
 }  // namespace kaisha::actors

@@ -1,4 +1,4 @@
-// The CEO side of remote employees: the placer picks a node by the
+// The CEO side of employees on other nodes (EmployeeProxy): the placer picks a node by the
 // employee's model and free units, the proxy asks it over the gateways, and
 // a node that dies mid-ask costs one retry on another node — not a lost ask.
 #include <unistd.h>
@@ -144,7 +144,7 @@ struct Company {
   }
 };
 
-TEST(RemoteEmployee, PlacedByModelAndUnitsAndAskedAcrossNodes) {
+TEST(EmployeeProxy, PlacedByModelAndUnitsAndAskedAcrossNodes) {
   Company co(0);
   ASSERT_TRUE(co.ready());
   // mistral: only b serves it.
@@ -182,7 +182,7 @@ TEST(RemoteEmployee, PlacedByModelAndUnitsAndAskedAcrossNodes) {
   EXPECT_TRUE(eventually([&] { return co.placer->resources()["b"]["used"] == 10.0; }));
 }
 
-TEST(RemoteEmployee, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsBack) {
+TEST(EmployeeProxy, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsBack) {
   Company co(0);
   ASSERT_TRUE(co.ready());
   // b has more units free, but only c carries "gpu".
@@ -198,7 +198,7 @@ TEST(RemoteEmployee, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsB
   EXPECT_NE(none.error().message.find("lacks tag 'tpu'"), std::string::npos) << none.error().message;
 
   // gpt-4o is served by the CEO's own node: the employee runs there, and
-  // stopping it (a fire) releases its units as a remote one's would.
+  // stopping it (a fire) releases its units as a proxied one's would.
   auto local = co.place(spec("Chief", "gpt-4o", 30));
   ASSERT_TRUE(local.ok()) << local.error().message;
   EXPECT_EQ(co.placer->resources()["ceo"]["used"], 30.0);
@@ -212,7 +212,7 @@ TEST(RemoteEmployee, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsB
   EXPECT_EQ(co.placer->resources()["ceo"]["used"], 30.0);
 }
 
-TEST(RemoteEmployee, AReHireBeforeTheFiredProxyStoppedKeepsItsUnitsAndKeepsRunning) {
+TEST(EmployeeProxy, AReHireBeforeTheFiredProxyStoppedKeepsItsUnitsAndKeepsRunning) {
   Company co(0);
   ASSERT_TRUE(co.ready());
   auto first = co.place(spec("Mist", "mistral", 10));
@@ -268,7 +268,7 @@ std::vector<std::string> kinds_of(const std::vector<store::StepRow>& steps, cons
   return out;
 }
 
-TEST(RemoteEmployee, NodeKilledMidAskIsReHiredElsewhereAndTheAskRetriedOnce) {
+TEST(EmployeeProxy, NodeKilledMidAskIsReHiredElsewhereAndTheAskRetriedOnce) {
   Company co(/*slow_ms=*/1500);
   ASSERT_TRUE(co.ready());
   msg::AgentSpec poet_spec = spec("Poet", "llama3.2", 10);
@@ -316,7 +316,7 @@ TEST(RemoteEmployee, NodeKilledMidAskIsReHiredElsewhereAndTheAskRetriedOnce) {
   EXPECT_EQ(on_b[0], "llm_request");
 }
 
-TEST(RemoteEmployee, WithoutRehireTheLossIsTheAsksAnswer) {
+TEST(EmployeeProxy, WithoutRehireTheLossIsTheAsksAnswer) {
   Company co(/*slow_ms=*/20000, /*rehire=*/false);
   ASSERT_TRUE(co.ready());
   msg::AgentSpec poet_spec = spec("Poet", "llama3.2", 10);

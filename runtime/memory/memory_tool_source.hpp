@@ -1,18 +1,18 @@
-// MemoryToolProvider: offers HASHIRU's MemoryManager tool (spec in
-// data/tools/memory_manager_tool.json) to the CEO as a company::ToolProvider;
+// MemoryToolSource: offers HASHIRU's MemoryManager tool (spec in
+// data/tools/memory_manager_tool.json) to the CEO as a company::ToolSource;
 // calls run on the memory service's worker, never on the calling actor.
 #pragma once
 
 #include <memory>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/memory/memory_service.hpp"
 
 namespace kaisha::memory {
 
-class MemoryToolProvider : public company::ToolProvider {
+class MemoryToolSource : public company::ToolSource {
  public:
-  static Result<std::shared_ptr<MemoryToolProvider>> create(std::shared_ptr<MemoryService> service);
+  static Result<std::shared_ptr<MemoryToolSource>> create(std::shared_ptr<MemoryService> service);
 
   std::string origin() const override { return "memory"; }
   std::vector<llm::ToolSpec> specs() const override { return specs_; }

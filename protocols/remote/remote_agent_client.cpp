@@ -1,4 +1,4 @@
-#include "protocols/remote/remote_agent_backend.hpp"
+#include "protocols/remote/remote_agent_client.hpp"
 
 #include <condition_variable>
 #include <utility>
@@ -42,7 +42,7 @@ bool is_remote_agent_ref(const std::string& model_ref) {
   return p == "a2a" || p == "acp";
 }
 
-RemoteAgentBackend::RemoteAgentBackend(std::shared_ptr<company::ChatBackend> inner, RemoteAgentOptions options)
+RemoteAgentClient::RemoteAgentClient(std::shared_ptr<company::ChatClient> inner, RemoteAgentOptions options)
     : inner_(std::move(inner)), options_(std::move(options)), http_(std::make_unique<http::HttpClient>()) {
   a2a::A2aClientOptions ao;
   ao.timeout_ms = options_.timeout_ms;
@@ -56,12 +56,12 @@ RemoteAgentBackend::RemoteAgentBackend(std::shared_ptr<company::ChatBackend> inn
   acp_ = std::make_unique<acp::AcpClient>(*http_, co);
 }
 
-RemoteAgentBackend::~RemoteAgentBackend() {
+RemoteAgentClient::~RemoteAgentClient() {
   // Requests in flight end (cancelled) while the clients still exist.
   http_.reset();
 }
 
-void RemoteAgentBackend::fetch(const std::string& ref, std::function<void(const Card&)> done) {
+void RemoteAgentClient::fetch(const std::string& ref, std::function<void(const Card&)> done) {
   if (Status s = check_target(ref); !s.ok()) {
     Card c;
     c.status = s;
@@ -92,7 +92,7 @@ void RemoteAgentBackend::fetch(const std::string& ref, std::function<void(const 
   });
 }
 
-void RemoteAgentBackend::prefetch(const std::vector<std::string>& refs) {
+void RemoteAgentClient::prefetch(const std::vector<std::string>& refs) {
   struct Wait {
     std::mutex mu;
     std::condition_variable cv;
@@ -113,7 +113,7 @@ void RemoteAgentBackend::prefetch(const std::vector<std::string>& refs) {
   w->cv.wait_for(lock, std::chrono::milliseconds(options_.prefetch_timeout_ms), [&] { return w->left == 0; });
 }
 
-Status RemoteAgentBackend::check_model(const std::string& ref) const {
+Status RemoteAgentClient::check_model(const std::string& ref) const {
   if (!is_remote_agent_ref(ref)) {
     if (!inner_) return Error{"config", "model ref '" + ref + "': no LLM providers configured"};
     return inner_->check_model(ref);
@@ -125,7 +125,7 @@ Status RemoteAgentBackend::check_model(const std::string& ref) const {
   return it->second.status;
 }
 
-void RemoteAgentBackend::chat(const std::string& ref, llm::ChatRequest request, company::ChatHandlers handlers) {
+void RemoteAgentClient::chat(const std::string& ref, llm::ChatRequest request, company::ChatHandlers handlers) {
   if (!is_remote_agent_ref(ref)) {
     if (!inner_) return handlers.on_done(Error{"config", "model ref '" + ref + "': no LLM providers configured"});
     return inner_->chat(ref, std::move(request), std::move(handlers));
@@ -146,7 +146,7 @@ void RemoteAgentBackend::chat(const std::string& ref, llm::ChatRequest request, 
   });
 }
 
-void RemoteAgentBackend::ask(const std::string& ref, const Card& card, llm::ChatRequest request,
+void RemoteAgentClient::ask(const std::string& ref, const Card& card, llm::ChatRequest request,
                              company::ChatHandlers handlers) {
   const std::string question = question_of(request);
   if (question.empty()) return handlers.on_done(Error{"llm", ref + ": nothing to ask (no user message)"});
@@ -168,17 +168,17 @@ void RemoteAgentBackend::ask(const std::string& ref, const Card& card, llm::Chat
   acp_->ask(addr, question, std::move(on_done));
 }
 
-std::shared_ptr<company::ChatBackend> make_remote_agent_backend(std::shared_ptr<company::ChatBackend> inner,
+std::shared_ptr<company::ChatClient> make_remote_agent_client(std::shared_ptr<company::ChatClient> inner,
                                                                 const config::Config& config) {
-  auto backend = std::make_shared<RemoteAgentBackend>(std::move(inner));
+  auto client = std::make_shared<RemoteAgentClient>(std::move(inner));
   std::vector<std::string> refs{config.ceo.model};
   auto table = economy::load_cost_table_file(config.cost_table_file.empty() ? data_file("data/cost_table.yaml")
                                                                             : config.cost_table_file);
   // A bad table is reported by the company itself, with its line numbers.
   if (table.ok())
     for (const auto& m : table->all()) refs.push_back(m.model_ref);
-  backend->prefetch(refs);
-  return backend;
+  client->prefetch(refs);
+  return client;
 }
 
 }  // namespace kaisha::remote

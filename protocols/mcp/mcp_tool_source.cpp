@@ -1,4 +1,4 @@
-#include "protocols/mcp/mcp_tool_provider.hpp"
+#include "protocols/mcp/mcp_tool_source.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ namespace kaisha::mcp {
 
 using Clock = std::chrono::steady_clock;
 
-struct McpToolProvider::State : std::enable_shared_from_this<McpToolProvider::State> {
+struct McpToolSource::State : std::enable_shared_from_this<McpToolSource::State> {
   config::McpServerConfig cfg;
   http::HttpClient* http = nullptr;
 
@@ -195,24 +195,24 @@ struct McpToolProvider::State : std::enable_shared_from_this<McpToolProvider::St
   }
 };
 
-std::shared_ptr<McpToolProvider> McpToolProvider::create(config::McpServerConfig server, http::HttpClient& http) {
-  std::shared_ptr<McpToolProvider> p(new McpToolProvider());
+std::shared_ptr<McpToolSource> McpToolSource::create(config::McpServerConfig server, http::HttpClient& http) {
+  std::shared_ptr<McpToolSource> p(new McpToolSource());
   p->state_ = std::make_shared<State>();
   p->state_->cfg = std::move(server);
   p->state_->http = &http;
   return p;
 }
 
-McpToolProvider::~McpToolProvider() { stop(); }
+McpToolSource::~McpToolSource() { stop(); }
 
-void McpToolProvider::start() {
+void McpToolSource::start() {
   std::lock_guard<std::mutex> lock(state_->mu);
   if (state_->thread.joinable() || state_->stopping) return;
   auto st = state_;
   state_->thread = std::thread([st] { st->supervise(); });
 }
 
-Status McpToolProvider::wait_ready(std::chrono::milliseconds timeout) {
+Status McpToolSource::wait_ready(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(state_->mu);
   state_->cv.wait_for(lock, timeout, [&] { return state_->running || state_->first_attempt_done || state_->stopping; });
   if (state_->running) return Status::Ok();
@@ -221,7 +221,7 @@ Status McpToolProvider::wait_ready(std::chrono::milliseconds timeout) {
   return Error{"mcp", state_->who() + " did not start: " + state_->last_error};
 }
 
-void McpToolProvider::stop() {
+void McpToolSource::stop() {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->stopping = true;
@@ -233,9 +233,9 @@ void McpToolProvider::stop() {
   }
 }
 
-std::string McpToolProvider::origin() const { return "mcp:" + state_->cfg.name; }
+std::string McpToolSource::origin() const { return "mcp:" + state_->cfg.name; }
 
-std::vector<llm::ToolSpec> McpToolProvider::specs() const {
+std::vector<llm::ToolSpec> McpToolSource::specs() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   std::vector<llm::ToolSpec> out;
   out.reserve(state_->tools.size());
@@ -249,7 +249,7 @@ std::vector<llm::ToolSpec> McpToolProvider::specs() const {
   return out;
 }
 
-void McpToolProvider::call(const std::string& name, const json& args, const company::ToolCallContext&,
+void McpToolSource::call(const std::string& name, const json& args, const company::ToolCallContext&,
                            std::function<void(company::ToolResult)> done) {
   const std::string& prefix = state_->cfg.tool_prefix;
   const std::string tool = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
@@ -275,24 +275,24 @@ void McpToolProvider::call(const std::string& name, const json& args, const comp
       state_->cfg.timeout_ms);
 }
 
-bool McpToolProvider::running() const {
+bool McpToolSource::running() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->running;
 }
 
-int McpToolProvider::restarts() const {
+int McpToolSource::restarts() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return std::max(0, state_->connects - 1);
 }
 
-std::string McpToolProvider::last_error() const {
+std::string McpToolSource::last_error() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->last_error;
 }
 
-std::string McpToolProvider::server_name() const { return state_->cfg.name; }
+std::string McpToolSource::server_name() const { return state_->cfg.name; }
 
-int McpToolProvider::child_pid() const {
+int McpToolSource::child_pid() const {
   std::shared_ptr<McpClient> c;
   {
     std::lock_guard<std::mutex> lock(state_->mu);

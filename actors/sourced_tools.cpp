@@ -1,4 +1,4 @@
-#include "actors/provider_tools.hpp"
+#include "actors/sourced_tools.hpp"
 
 #include "actors/atoms.hpp"
 #include "runtime/tools/user_tools.hpp"
@@ -8,28 +8,28 @@ namespace kaisha::actors {
 using company::ToolDone;
 using company::ToolResult;
 
-struct ProviderTools::Pending {
+struct SourcedTools::Pending {
   ToolDone done;
   CallSite site;
   bool held = false;  // a ledger reservation to settle
   economy::AskReservation reservation;
   double usd = 0;
-  // ToolCreator / ToolDeletor: the provider, and the tool made or removed.
-  std::weak_ptr<company::ToolProvider> provider;
+  // ToolCreator / ToolDeletor: the source, and the tool made or removed.
+  std::weak_ptr<company::ToolSource> source;
   std::string made, removed;
   company::ToolCost removed_cost;  // looked up before the deletion
 };
 
-ProviderTools::ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>> providers, caf::actor ledger,
+SourcedTools::SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
                              std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
                              AdmitFn admit)
-    : providers_(std::move(providers)),
+    : sources_(std::move(sources)),
       ledger_(std::move(ledger)),
       overrides_(std::move(cost_overrides)),
       site_(std::move(site)),
       admit_(std::move(admit)) {}
 
-company::ToolCost ProviderTools::cost_of(const company::ToolProvider& p, const std::string& name) const {
+company::ToolCost SourcedTools::cost_of(const company::ToolSource& p, const std::string& name) const {
   company::ToolCost c = p.cost(name);
   if (auto it = overrides_.find(name); it != overrides_.end()) {
     c.invoke_resource_cost = it->second.invoke_resource_cost;
@@ -38,22 +38,22 @@ company::ToolCost ProviderTools::cost_of(const company::ToolProvider& p, const s
   return c;
 }
 
-void ProviderTools::sync(caf::event_based_actor* self, company::ToolRegistry& registry) {
+void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& registry) {
   self_ = self;
-  for (const auto& provider : providers_) {
-    const std::string origin = provider->origin();
+  for (const auto& source : sources_) {
+    const std::string origin = source->origin();
     std::set<std::string> now;
-    for (llm::ToolSpec& spec : provider->specs()) {
+    for (llm::ToolSpec& spec : source->specs()) {
       if (admit_ && !admit_(spec.name, origin)) continue;
       const company::Tool* existing = registry.find(spec.name);
       if (existing && existing->origin != origin) continue;  // name taken by another source
       now.insert(spec.name);
-      const company::ToolCost cost = cost_of(*provider, spec.name);
+      const company::ToolCost cost = cost_of(*source, spec.name);
       if (existing && existing->spec.description == spec.description &&
           existing->spec.parameters == spec.parameters && existing->cost.invoke_expense_cost == cost.invoke_expense_cost &&
           existing->cost.invoke_resource_cost == cost.invoke_resource_cost)
         continue;
-      std::weak_ptr<company::ToolProvider> weak = provider;
+      std::weak_ptr<company::ToolSource> weak = source;
       const std::string name = spec.name;
       company::ToolHandler handler = [this, weak, name, cost](const json& args, ToolDone done) {
         auto p = weak.lock();
@@ -68,7 +68,7 @@ void ProviderTools::sync(caf::event_based_actor* self, company::ToolRegistry& re
   }
 }
 
-void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolProvider>& p,
+void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
                           const std::string& name, const json& args, const company::ToolCost& cost,
                           ToolDone done) {
   const uint64_t id = ++next_;
@@ -76,7 +76,7 @@ void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<co
   pending->done = std::move(done);
   pending->site = site_();
   if (name == "ToolCreator" || name == "ToolDeletor") {
-    pending->provider = p;
+    pending->source = p;
     const std::string tool = args.is_object() ? args.value("name", "") : "";
     if (name == "ToolCreator") {
       pending->made = tool;
@@ -87,14 +87,14 @@ void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<co
   }
   pending_.emplace(id, pending);
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  std::weak_ptr<company::ToolProvider> weak = p;
+  std::weak_ptr<company::ToolSource> weak = p;
   auto call = [me, id, weak, name, args, ctx = pending->site.ctx] {
-    auto provider = weak.lock();
-    if (!provider) {
+    auto source = weak.lock();
+    if (!source) {
       caf::anon_send(me, tool_done_atom::value, id, ToolResult::error("Tool `" + name + "` is no longer available."));
       return;
     }
-    provider->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
+    source->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
   };
   if (cost.free() || !ledger_) return call();
   economy::ModelCost price;
@@ -118,14 +118,14 @@ void ProviderTools::start(caf::event_based_actor* self, const std::shared_ptr<co
       });
 }
 
-void ProviderTools::on_done(uint64_t id, ToolResult result) {
+void SourcedTools::on_done(uint64_t id, ToolResult result) {
   auto it = pending_.find(id);
   if (it == pending_.end()) return;
   std::shared_ptr<Pending> p = std::move(it->second);
   pending_.erase(it);
   if (p->held) {
     // The tool ran (or tried to): its declared cost is due either way, as a
-    // model call that failed after the provider answered is.
+    // model call that failed after the source answered is.
     caf::anon_send(ledger_, settle_atom::value, tool_atom::value, p->reservation, p->site.ctx.agent,
                    p->site.ctx.task_id);
     if (p->site.charged) p->site.charged(p->usd);
@@ -137,7 +137,7 @@ void ProviderTools::on_done(uint64_t id, ToolResult result) {
   p->done(std::move(result));
 }
 
-economy::ModelCost ProviderTools::create_price(const std::string& tool, const company::ToolCost& cost) {
+economy::ModelCost SourcedTools::create_price(const std::string& tool, const company::ToolCost& cost) {
   economy::ModelCost price;
   price.name = tool;
   price.create_resource_cost = cost.create_resource_cost;
@@ -147,17 +147,17 @@ economy::ModelCost ProviderTools::create_price(const std::string& tool, const co
 
 // A created tool's declared create costs are charged; when the budget cannot
 // cover them the tool is deleted again and ToolCreator's answer is the refusal.
-void ProviderTools::charge_creation(std::shared_ptr<Pending> p, ToolResult result) {
-  auto provider = p->provider.lock();
-  const company::ToolCost cost = provider ? cost_of(*provider, p->made) : company::ToolCost{};
+void SourcedTools::charge_creation(std::shared_ptr<Pending> p, ToolResult result) {
+  auto source = p->source.lock();
+  const company::ToolCost cost = source ? cost_of(*source, p->made) : company::ToolCost{};
   if (!cost.has_create_costs()) return p->done(std::move(result));
   self_->request(ledger_, caf::infinite, hire_atom::value, tool_atom::value, create_price(p->made, cost),
                  p->site.ctx.agent, p->site.ctx.task_id)
       .then([p, result = std::move(result)](LedgerReply& r) mutable {
         if (r.ok) return p->done(std::move(result));
-        if (auto provider = p->provider.lock()) {
+        if (auto source = p->source.lock()) {
           const json del{{"name", p->made}, {"file_path", std::string(tools::kUserToolsPrefix) + "/" + p->made + ".py"}};
-          provider->call("ToolDeletor", del, p->site.ctx, [](ToolResult) {});
+          source->call("ToolDeletor", del, p->site.ctx, [](ToolResult) {});
         }
         p->done(ToolResult::error("Tool `" + p->made + "` was not kept: " + r.error, r.budget.to_json()));
       });

@@ -1,5 +1,5 @@
-// McpToolProvider: the tools of one configured MCP server as a
-// company::ToolProvider (origin "mcp:<server>"), so they reach the CEO's tool
+// McpToolSource: the tools of one configured MCP server as a
+// company::ToolSource (origin "mcp:<server>"), so they reach the CEO's tool
 // registry and, through employee grants, employees.
 //
 //   * Tool names are "<tool_prefix><tool>" (default "<server>__<tool>"), so
@@ -24,17 +24,17 @@
 #include <vector>
 
 #include "protocols/mcp/mcp_client.hpp"
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/mcp_server_config.hpp"
 #include "runtime/http/http_client.hpp"
 
 namespace kaisha::mcp {
 
-class McpToolProvider : public company::ToolProvider, public std::enable_shared_from_this<McpToolProvider> {
+class McpToolSource : public company::ToolSource, public std::enable_shared_from_this<McpToolSource> {
  public:
-  // `http` (HTTP transport and timers) must outlive the provider.
-  static std::shared_ptr<McpToolProvider> create(config::McpServerConfig server, http::HttpClient& http);
-  ~McpToolProvider() override;
+  // `http` (HTTP transport and timers) must outlive the source.
+  static std::shared_ptr<McpToolSource> create(config::McpServerConfig server, http::HttpClient& http);
+  ~McpToolSource() override;
 
   // Starts the supervisor: connect, list tools, keep the server running.
   void start();
@@ -57,9 +57,9 @@ class McpToolProvider : public company::ToolProvider, public std::enable_shared_
   int child_pid() const;         // stdio: the server process, -1 otherwise
 
  private:
-  McpToolProvider() = default;
-  // Everything the supervisor thread touches: it must not keep the provider
-  // itself alive (the provider's destructor stops the thread).
+  McpToolSource() = default;
+  // Everything the supervisor thread touches: it must not keep the source
+  // itself alive (the source's destructor stops the thread).
   struct State;
   std::shared_ptr<State> state_;
 };

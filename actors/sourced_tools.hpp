@@ -1,13 +1,13 @@
-// ProviderTools: the ToolProvider side of one actor's ToolRegistry, shared by
+// SourcedTools: the ToolSource side of one actor's ToolRegistry, shared by
 // the CEO and employees with tools. sync() brings the registry up to date with
-// what every provider offers now (a tool created, deleted or newly listed by
+// what every source offers now (a tool created, deleted or newly listed by
 // an MCP server is seen on the next model call), keeping only the tools
 // `admit` accepts; the handlers it registers
 //   - reserve the tool's declared cost on the ledger first (tools.costs
-//     overrides what the provider declares); a refusal is the tool's result,
+//     overrides what the source declares); a refusal is the tool's result,
 //     "Tool `X` was not run: Do not have enough ... budget ...", and the
-//     provider is not called;
-//   - call the provider without blocking: its `done` may come from any
+//     source is not called;
+//   - call the source without blocking: its `done` may come from any
 //     thread and is marshalled back to the actor as
 //     (tool_done_atom, id, ToolResult), which the actor hands to on_done();
 //   - settle the reservation when the result is back;
@@ -28,16 +28,16 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "runtime/company/tool_provider.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/model_cost.hpp"
 
 namespace kaisha::actors {
 
-class ProviderTools {
+class SourcedTools {
  public:
-  // Where a call comes from: who calls, for the provider (workspace) and the
+  // Where a call comes from: who calls, for the source (workspace) and the
   // ledger entries, and whom to tell the USD the call was charged (may be empty).
   struct CallSite {
     company::ToolCallContext ctx;
@@ -48,28 +48,28 @@ class ProviderTools {
   // Whether the actor may have tool `name` offered by `origin`.
   using AdmitFn = std::function<bool(const std::string& name, const std::string& origin)>;
 
-  ProviderTools(std::vector<std::shared_ptr<company::ToolProvider>> providers, caf::actor ledger,
+  SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
                 std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
                 AdmitFn admit = nullptr);
 
-  // Adds, updates and removes the providers' tools in `registry`. A provider's
+  // Adds, updates and removes the sources' tools in `registry`. A source's
   // tool never replaces a tool of another source with the same name.
   void sync(caf::event_based_actor* self, company::ToolRegistry& registry);
 
-  // A provider's answer to call `id` (from the tool_done_atom message).
+  // A source's answer to call `id` (from the tool_done_atom message).
   void on_done(uint64_t id, company::ToolResult result);
 
-  bool empty() const { return providers_.empty(); }
+  bool empty() const { return sources_.empty(); }
 
  private:
   struct Pending;
-  company::ToolCost cost_of(const company::ToolProvider& p, const std::string& name) const;
+  company::ToolCost cost_of(const company::ToolSource& p, const std::string& name) const;
   static economy::ModelCost create_price(const std::string& tool, const company::ToolCost& cost);
   void charge_creation(std::shared_ptr<Pending> p, company::ToolResult result);
-  void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolProvider>& p,
+  void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
              const std::string& name, const json& args, const company::ToolCost& cost, company::ToolDone done);
 
-  std::vector<std::shared_ptr<company::ToolProvider>> providers_;
+  std::vector<std::shared_ptr<company::ToolSource>> sources_;
   caf::actor ledger_;
   std::map<std::string, config::ToolCostConfig> overrides_;
   SiteFn site_;

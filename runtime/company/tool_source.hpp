@@ -1,12 +1,12 @@
-// ToolProvider is a source of tools outside the CEO actor: the built-in file,
+// ToolSource is a source of tools outside the CEO actor: the built-in file,
 // web, calculator and code tools, tools the CEO created (ToolCreator), tools
-// of MCP servers. The CEO asks every provider for its specs before each model
-// call, so a tool added or removed by a provider is visible on the next call
+// of MCP servers. The CEO asks every source for its specs before each model
+// call, so a tool added or removed by a source is visible on the next call
 // with no restart, and registers them in its ToolRegistry (grants and schema
 // checks apply as for any tool).
 //
 // call() must not block the caller: the CEO calls it on an actor thread.
-// Providers run blocking work (child processes, file I/O) on their own
+// Sources run blocking work (child processes, file I/O) on their own
 // threads and call `done` exactly once, from any thread.
 #pragma once
 
@@ -28,9 +28,9 @@ struct ToolCallContext {
   std::string agent;  // "CEO" or an employee's name
 };
 
-class ToolProvider {
+class ToolSource {
  public:
-  virtual ~ToolProvider() = default;
+  virtual ~ToolSource() = default;
   // Short name for journals and errors: "builtin", "user", "mcp:<server>".
   virtual std::string origin() const = 0;
   // The tools offered now. Thread-safe; cheap (called before each model call).
@@ -47,7 +47,7 @@ class ToolProvider {
     return {};
   }
   // Called once when the company stops, before its actors do, so that calls
-  // still running end while their askers can take the answer. Providers with
+  // still running end while their askers can take the answer. Sources with
   // processes or connections end them here; calls after stop() may fail.
   virtual void stop() {}
 };

@@ -1,4 +1,4 @@
-// ChatBackend is how the model-client actor reaches models. The real one is
+// ChatClient is how the model-client actor reaches models. The real one is
 // provider::LlmClient (libcurl, one curl_multi loop); benchmarks and tests can
 // plug an in-process stub with the same contract.
 //
@@ -20,9 +20,9 @@ struct ChatHandlers {
   std::function<void(int attempt, int64_t delay_ms, const std::string& reason)> on_retry;
 };
 
-class ChatBackend {
+class ChatClient {
  public:
-  virtual ~ChatBackend() = default;
+  virtual ~ChatClient() = default;
   // Ok when `model_ref` names a configured, reachable-in-principle model.
   virtual Status check_model(const std::string& model_ref) const = 0;
   virtual void chat(const std::string& model_ref, llm::ChatRequest request, ChatHandlers handlers) = 0;

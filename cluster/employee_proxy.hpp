@@ -1,4 +1,4 @@
-// RemoteEmployee: the local stand-in for an employee that runs on another
+// EmployeeProxy: the local stand-in for an employee that runs on another
 // node, so the CEO asks it exactly as it asks a local employee:
 //   (ask_atom, msg::AskRequest) -> msg::AskReply
 // An ask travels as an ask_request envelope to the hosting node and its
@@ -23,7 +23,7 @@ namespace kaisha::cluster {
 class ClusterPlacer;
 
 // `hire` tells this hire of the name from a later one (ClusterPlacer counts them).
-caf::actor spawn_remote_employee(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
+caf::actor spawn_employee_proxy(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
                                  std::shared_ptr<ClusterPlacer> placer, uint64_t hire);
 
 }  // namespace kaisha::cluster

@@ -1,7 +1,7 @@
-// Remote agents as employees: the backend's A2A and ACP clients against
+// Remote agents as employees: the client's A2A and ACP clients against
 // kaisha's own A2A and ACP servers (real HTTP on loopback), each serving a
 // fake company that stands in for the remote agent.
-#include "protocols/remote/remote_agent_backend.hpp"
+#include "protocols/remote/remote_agent_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@ namespace {
 
 using testing::FakeCompanyService;
 
-// A backend for everything that is not remote: records the refs it got.
-class InnerBackend : public company::ChatBackend {
+// A chat client for everything that is not remote: records the refs it got.
+class InnerBackend : public company::ChatClient {
  public:
   Status check_model(const std::string& ref) const override {
     return ref == "ollama:llama3.2" ? Status::Ok() : Status(Error{"config", "unknown " + ref});
@@ -29,7 +29,7 @@ class InnerBackend : public company::ChatBackend {
   }
 };
 
-Result<llm::ChatResponse> chat(RemoteAgentBackend& b, const std::string& ref, const std::string& question) {
+Result<llm::ChatResponse> chat(RemoteAgentClient& b, const std::string& ref, const std::string& question) {
   llm::ChatRequest req;
   req.messages.push_back({llm::Role::system, "You are a helper.", {}, "", ""});
   req.messages.push_back({llm::Role::user, question, {}, "", ""});
@@ -63,7 +63,7 @@ class RemoteAgentTest : public ::testing::Test {
 };
 
 TEST_F(RemoteAgentTest, A2aAgentAnswersAsAnEmployeeWouldAStreamedCardIsStreamed) {
-  RemoteAgentBackend b(std::make_shared<InnerBackend>());
+  RemoteAgentClient b(std::make_shared<InnerBackend>());
   const std::string ref = "a2a:" + base;
   b.prefetch({ref});
   EXPECT_TRUE(b.check_model(ref).ok());
@@ -78,7 +78,7 @@ TEST_F(RemoteAgentTest, A2aAgentAnswersAsAnEmployeeWouldAStreamedCardIsStreamed)
 }
 
 TEST_F(RemoteAgentTest, A2aAgentFailureIsAnErrorNamingTheAgent) {
-  RemoteAgentBackend b(nullptr);
+  RemoteAgentClient b(nullptr);
   auto r = chat(b, "a2a:" + base, "fail please");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "a2a");
@@ -90,7 +90,7 @@ TEST_F(RemoteAgentTest, A2aAgentFailureIsAnErrorNamingTheAgent) {
 // instead of opening a stream (kaisha's own server does): the ask fails with
 // the server's reason, not with "the stream ended".
 TEST_F(RemoteAgentTest, A2aAgentRefusingAStreamIsAnErrorWithItsReason) {
-  RemoteAgentBackend b(nullptr);
+  RemoteAgentClient b(nullptr);
   agent.refuse = Error{"shutdown", "the company is shutting down"};
   auto r = chat(b, "a2a:" + base, "anyone there?");
   ASSERT_FALSE(r.ok());
@@ -99,7 +99,7 @@ TEST_F(RemoteAgentTest, A2aAgentRefusingAStreamIsAnErrorWithItsReason) {
 }
 
 TEST_F(RemoteAgentTest, AcpAgentAnswersByNameOrAsTheFirstListed) {
-  RemoteAgentBackend b(nullptr);
+  RemoteAgentClient b(nullptr);
   auto named = chat(b, "acp:" + base + "#helper", "sum 2 and 2");
   ASSERT_TRUE(named.ok()) << named.error().message;
   EXPECT_EQ(named->message.content, "remote says: sum 2 and 2");
@@ -113,7 +113,7 @@ TEST_F(RemoteAgentTest, AcpAgentAnswersByNameOrAsTheFirstListed) {
 }
 
 TEST_F(RemoteAgentTest, UnreachableOrUnknownAgentsAreRefusedAtHireTime) {
-  RemoteAgentBackend b(std::make_shared<InnerBackend>());
+  RemoteAgentClient b(std::make_shared<InnerBackend>());
   // A port nothing listens on: the server's own, after it stopped.
   auto other = std::make_unique<protocols::HttpServer>(protocols::HttpServerOptions{});
   ASSERT_TRUE(other->start().ok());
@@ -134,7 +134,7 @@ TEST_F(RemoteAgentTest, UnreachableOrUnknownAgentsAreRefusedAtHireTime) {
 }
 
 TEST_F(RemoteAgentTest, OtherRefsGoToTheInnerBackend) {
-  RemoteAgentBackend b(std::make_shared<InnerBackend>());
+  RemoteAgentClient b(std::make_shared<InnerBackend>());
   EXPECT_TRUE(b.check_model("ollama:llama3.2").ok());
   EXPECT_FALSE(b.check_model("openai:nope").ok());
   auto r = chat(b, "ollama:llama3.2", "x");
@@ -150,7 +150,7 @@ TEST_F(RemoteAgentTest, ASlowAgentTimesOutWithAClearError) {
   ASSERT_TRUE(s2.start().ok());
   RemoteAgentOptions o;
   o.timeout_ms = 1500;
-  RemoteAgentBackend b(nullptr, o);
+  RemoteAgentClient b(nullptr, o);
   auto r = chat(b, "a2a:" + s2.base_url(), "take forever");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "timeout") << r.error().message;

@@ -1,7 +1,7 @@
-// McpToolProvider against the real child-process test server: prefixed tools
+// McpToolSource against the real child-process test server: prefixed tools
 // with their schemas, list_changed, and a server that dies and is restarted
 // with backoff while its calls fail at once with a clear message.
-#include "protocols/mcp/mcp_tool_provider.hpp"
+#include "protocols/mcp/mcp_tool_source.hpp"
 
 #include "mcp_client_test_util.hpp"
 
@@ -22,22 +22,22 @@ config::McpServerConfig server_config(std::vector<std::string> args = {}) {
   return c;
 }
 
-company::ToolResult call(McpToolProvider& p, const std::string& name, const json& args = json::object()) {
+company::ToolResult call(McpToolSource& p, const std::string& name, const json& args = json::object()) {
   auto pr = std::make_shared<std::promise<company::ToolResult>>();
   auto f = pr->get_future();
   p.call(name, args, company::ToolCallContext{}, [pr](company::ToolResult r) { pr->set_value(std::move(r)); });
   return get(f);
 }
 
-bool offers(const McpToolProvider& p, const std::string& name) {
+bool offers(const McpToolSource& p, const std::string& name) {
   for (const auto& s : p.specs())
     if (s.name == name) return true;
   return false;
 }
 
-TEST(McpToolProvider, OffersPrefixedToolsWithTheirSchemas) {
+TEST(McpToolSource, OffersPrefixedToolsWithTheirSchemas) {
   http::HttpClient h;
-  auto p = McpToolProvider::create(server_config(), h);
+  auto p = McpToolSource::create(server_config(), h);
   p->start();
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
   EXPECT_EQ(p->origin(), "mcp:t");
@@ -51,9 +51,9 @@ TEST(McpToolProvider, OffersPrefixedToolsWithTheirSchemas) {
   EXPECT_EQ(r.message, "echo: x");
 }
 
-TEST(McpToolProvider, ListChangedUpdatesTheSpecs) {
+TEST(McpToolSource, ListChangedUpdatesTheSpecs) {
   http::HttpClient h;
-  auto p = McpToolProvider::create(server_config(), h);
+  auto p = McpToolSource::create(server_config(), h);
   p->start();
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
   EXPECT_FALSE(offers(*p, "t__extra"));
@@ -61,12 +61,12 @@ TEST(McpToolProvider, ListChangedUpdatesTheSpecs) {
   EXPECT_TRUE(eventually([&] { return offers(*p, "t__extra"); }));
 }
 
-TEST(McpToolProvider, ADeadServerFailsCallsAtOnceIsRestartedAndItsToolsWorkAgain) {
+TEST(McpToolSource, ADeadServerFailsCallsAtOnceIsRestartedAndItsToolsWorkAgain) {
   http::HttpClient h;
   auto cfg = server_config();
   cfg.restart_base_ms = 2000;  // long enough to see the "not running" answer
   cfg.restart_max_ms = 2000;
-  auto p = McpToolProvider::create(cfg, h);
+  auto p = McpToolSource::create(cfg, h);
   p->start();
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
   const int first_pid = p->child_pid();
@@ -91,9 +91,9 @@ TEST(McpToolProvider, ADeadServerFailsCallsAtOnceIsRestartedAndItsToolsWorkAgain
   EXPECT_EQ(again.message, "echo: back");
 }
 
-TEST(McpToolProvider, AServerThatNeverStartsKeepsFailingClearly) {
+TEST(McpToolSource, AServerThatNeverStartsKeepsFailingClearly) {
   http::HttpClient h;
-  auto p = McpToolProvider::create(server_config({"--exit-at-start"}), h);
+  auto p = McpToolSource::create(server_config({"--exit-at-start"}), h);
   p->start();
   Status s = p->wait_ready(std::chrono::seconds(30));
   ASSERT_FALSE(s.ok());
