@@ -44,14 +44,6 @@ EffgenPlaybook::EffgenPlaybook(EffgenSetup setup)
 EffgenDriver::EffgenDriver(const EffgenPlaybook& playbook, std::string input)
     : book_(playbook), setup_(playbook.setup()), input_(std::move(input)) {}
 
-std::optional<std::string> EffgenDriver::take(std::map<CallId, std::string>& pending, CallId id) {
-  auto it = pending.find(id);
-  if (finished_ || it == pending.end()) return std::nullopt;
-  std::string what = std::move(it->second);
-  pending.erase(it);
-  return what;
-}
-
 bool EffgenDriver::listening() const { return setup_.listening && setup_.listening(); }
 
 Report& EffgenDriver::report(Effects& out, msg::EventKind kind, std::string text, json data, std::string agent) const {
@@ -97,14 +89,9 @@ Effects EffgenDriver::start() {
 }
 
 Effects EffgenDriver::on(const Outcome& o) {
-  return std::visit(
-      [this](const auto& a) -> Effects {
-        using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, FireAnswered> || std::is_same_v<T, ToolRan> || std::is_same_v<T, Recalled>)
-          return {};
-        else return on(a);
-      },
-      o);
+  Effects out;
+  if (!finished_) pending_.deliver(o, out);  // once finished, late outcomes are ignored
+  return out;
 }
 
 Effects EffgenDriver::cancel(const std::string& why) {
@@ -122,8 +109,7 @@ llm::ChatRequest EffgenDriver::planner_request(std::vector<llm::ChatMessage> mes
 }
 
 void EffgenDriver::ask_for_plan(Effects& out) {
-  const CallId id = next_id();
-  model_calls_[id] = "decomposition";
+  const CallId id = pending_.expect<ModelAnswered>([this](const ModelAnswered& a, Effects& o) { on_plan(o, a); });
   // Nothing waits for the settlement: the ledger applies it before the
   // budget query that follows.
   out.push_back(CallModel{id, "decomposition", planner_request(planning_conversation_), false});
@@ -131,25 +117,9 @@ void EffgenDriver::ask_for_plan(Effects& out) {
 
 // ----------------------------------------------------------- model answers
 
-Effects EffgenDriver::on(const ModelAnswered& a) {
-  Effects out;
-  const std::optional<std::string> purpose = take(model_calls_, a.id);
-  if (!purpose) return out;
+void EffgenDriver::on_plan(Effects& out, const ModelAnswered& a) {
   const std::string& answer = a.response.message.content;
-  if (*purpose == "synthesis") {
-    if (!a.ok) {
-      finish(out, false, "Synthesis failed: " + a.error);
-      return out;
-    }
-    out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "synthesis"}, {"text", answer}}, a.response.usage.input_tokens,
-                          a.response.usage.output_tokens, a.expense));
-    finish(out, true, answer);
-    return out;
-  }
-  if (!a.ok) {
-    finish(out, false, "The planner's model call failed: " + a.error);
-    return out;
-  }
+  if (!a.ok) return finish(out, false, "The planner's model call failed: " + a.error);
   out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "decomposition"}, {"text", answer}},
                         a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
   planning::RoundStep next = round_->on_answer(answer);
@@ -158,24 +128,19 @@ Effects EffgenDriver::on(const ModelAnswered& a) {
       auto dag = planning::SubtaskDag::build(next.plan->subtasks);
       if (!dag.ok()) {
         fallback_ = true;
-        run_single(out, "the plan is not a valid DAG: " + dag.error().message);
-        return out;
+        return run_single(out, "the plan is not a valid DAG: " + dag.error().message);
       }
-      run_plan(out, std::move(dag).value());
-      return out;
+      return run_plan(out, std::move(dag).value());
     }
     case planning::RoundStep::Kind::retry:
       report(out, msg::EventKind::retry, "the decomposition was not usable: " + next.reason);
       planning_conversation_.push_back({llm::Role::assistant, answer, {}, "", ""});
       planning_conversation_.push_back({llm::Role::user, next.feedback, {}, "", ""});
-      ask_for_plan(out);
-      return out;
+      return ask_for_plan(out);
     case planning::RoundStep::Kind::fall_back:
       fallback_ = true;
-      run_single(out, "no usable decomposition: " + next.reason);
-      return out;
+      return run_single(out, "no usable decomposition: " + next.reason);
   }
-  return out;
 }
 
 // ------------------------------------------------------------ single agent
@@ -207,8 +172,7 @@ void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
   out.push_back(journal_step(msg::EventKind::note, json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
   // How many workers the resource budget allows to run at once.
   pending_dag_ = std::move(dag);
-  budget_read_ = next_id();
-  out.push_back(ReadBudget{budget_read_});
+  out.push_back(ReadBudget{pending_.expect<BudgetRead>([this](const BudgetRead& a, Effects& o) { on_budget(o, a); })});
 }
 
 // Worst-case USD of running `dag`: every subtask once on a worker (plus its
@@ -228,10 +192,8 @@ double EffgenDriver::plan_worst_case(const planning::SubtaskDag& dag, size_t wor
   return usd;
 }
 
-Effects EffgenDriver::on(const BudgetRead& a) {
-  Effects out;
-  if (finished_ || a.id != budget_read_ || !pending_dag_) return out;
-  budget_read_ = 0;
+void EffgenDriver::on_budget(Effects& out, const BudgetRead& a) {
+  if (!pending_dag_) return;
   const planning::SubtaskDag& dag = *pending_dag_;
   const auto& wc = setup_.worker_cost;
   // No more workers than subtasks can ever run side by side (the widest
@@ -244,12 +206,10 @@ Effects EffgenDriver::on(const BudgetRead& a) {
     const double room = a.view.value("current_remaining_resource_budget", 0.0);
     workers = std::min(workers, size_t(std::max(0.0, room / per_worker)));
   }
-  if (workers == 0) {
-    finish(out, false,
-           "The plan cannot be afforded: one worker on " + wc.name + " needs " + std::to_string(per_worker) +
-               " resource units");
-    return out;
-  }
+  if (workers == 0)
+    return finish(out, false,
+                  "The plan cannot be afforded: one worker on " + wc.name + " needs " + std::to_string(per_worker) +
+                      " resource units");
   const double worst = plan_worst_case(dag, workers);
   const double left = a.view.value("current_remaining_expense_budget", 0.0);
   if (a.view.value("expense_budget_enabled", true) && worst > left) {
@@ -258,12 +218,10 @@ Effects EffgenDriver::on(const BudgetRead& a) {
         << " (worst case) but only $" << left << " of the expense budget is remaining";
     out.push_back(journal_step(msg::EventKind::refusal, json{{"plan_worst_case", worst}, {"remaining", left}}));
     report(out, msg::EventKind::refusal, why.str());
-    finish(out, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
-    return out;
+    return finish(out, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).");
   }
   metadata_["plan_worst_case_expense"] = worst;
   hire_workers(out, workers, AfterHires::run_plan);
-  return out;
 }
 
 // ----------------------------------------------------------------- workers
@@ -283,29 +241,23 @@ void EffgenDriver::hire_workers(Effects& out, size_t n, AfterHires then) {
     spec.system_prompt = setup_.worker_system;
     spec.description = "effgen worker";
     spec.costs = economy::spec_costs_json(setup_.worker_cost);
-    const CallId id = next_id();
-    hires_[id] = spec.name;
+    const CallId id = pending_.expect<HireAnswered>(
+        [this, name = spec.name](const HireAnswered& a, Effects& o) { on_hired(o, name, a); });
     out.push_back(Hire{id, std::move(spec), setup_.worker_cost});
   }
 }
 
-Effects EffgenDriver::on(const HireAnswered& a) {
-  Effects out;
-  const std::optional<std::string> hired = take(hires_, a.id);
-  if (!hired) return out;
-  const std::string& name = *hired;
+void EffgenDriver::on_hired(Effects& out, const std::string& name, const HireAnswered& a) {
   if (!a.ok) {
     // No node for it, or the ledger said no: the task ends with the reason.
     out.push_back(journal_step(msg::EventKind::refusal, json{{"hire", name}, {"error", a.error}}));
-    finish(out, false, "Could not hire a worker: " + a.error);
-    return out;
+    return finish(out, false, "Could not hire a worker: " + a.error);
   }
   workers_.push_back({name, false, false});
   if (listening())
     report(out, msg::EventKind::hire, name + " (" + setup_.worker_cost.name + ", " + setup_.worker_cost.type + ")",
            json{{"agent", name}, {"budget", a.budget}});
-  if (hires_.empty()) after_hires(out);
-  return out;
+  if (pending_.waiting_for<HireAnswered>() == 0) after_hires(out);
 }
 
 void EffgenDriver::after_hires(Effects& out) {
@@ -394,26 +346,22 @@ void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::s
   if (chatty)
     report(out, msg::EventKind::ask, "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
            json{{"agent", job.worker}, {"job", job_id}});
-  const CallId id = next_id();
-  asks_[id] = job_id;
+  const CallId id = pending_.expect<AskAnswered>(
+      [this, job_id](const AskAnswered& a, Effects& o) { on_answer(o, job_id, a); });
   // Only the answer event shows the budget after the call: nobody else waits
   // for the settlement (the kit's finish waits for the ledger once, at the end).
   out.push_back(Ask{id, job.worker, std::move(prompt), job_id, chatty});
 }
 
-Effects EffgenDriver::on(const AskAnswered& a) {
-  Effects out;
-  const std::optional<std::string> job_id_of = take(asks_, a.id);
-  if (!job_id_of) return out;
-  const std::string& job_id = *job_id_of;
+void EffgenDriver::on_answer(Effects& out, const std::string& job_id, const AskAnswered& a) {
   auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return out;
+  if (it == jobs_.end()) return;
   Job& j = it->second;
   if (!a.ok) {
-    report(out, a.refused ? msg::EventKind::refusal : msg::EventKind::error, j.worker + ": " + a.error, json{{"job", job_id}});
-    if (j.audit) on_audit_step(out, job_id, j.audit->on_producer_error(a.error));
-    else finish_job(out, job_id, false, a.error);
-    return out;
+    report(out, a.refused ? msg::EventKind::refusal : msg::EventKind::error, j.worker + ": " + a.error,
+           json{{"job", job_id}});
+    if (j.audit) return on_audit_step(out, job_id, j.audit->on_producer_error(a.error));
+    return finish_job(out, job_id, false, a.error);
   }
   const msg::AskReply& r = a.reply;
   // The worker's answer, which subtask it belongs to and what it cost, in one
@@ -429,9 +377,8 @@ Effects EffgenDriver::on(const AskAnswered& a) {
                 {"budget", a.budget}},
            j.worker)
         .costing(r.usage.input_tokens, r.usage.output_tokens, a.expense);
-  if (j.audit) on_audit_step(out, job_id, j.audit->on_claim(r.output));
-  else finish_job(out, job_id, true, r.output);
-  return out;
+  if (j.audit) return on_audit_step(out, job_id, j.audit->on_claim(r.output));
+  finish_job(out, job_id, true, r.output);
 }
 
 // Feeds an audit step back into the job: ask the judge, retry, or deliver.
@@ -449,25 +396,21 @@ void EffgenDriver::on_audit_step(Effects& out, const std::string& job_id, Result
     case planning::AuditStep::Kind::ask_judge: {
       const Job& job = jobs_.at(job_id);
       ++judge_calls_;
-      const CallId id = next_id();
-      audits_[id] = job_id;
+      const CallId id = pending_.expect<JudgeRuled>(
+          [this, job_id](const JudgeRuled& a, Effects& o) { on_ruling(o, job_id, a); });
       out.push_back(Audit{id, job.worker, job.instruction, s.claimed_result});
       return;
     }
   }
 }
 
-Effects EffgenDriver::on(const JudgeRuled& a) {
-  Effects out;
-  const std::optional<std::string> job_id_of = take(audits_, a.id);
-  if (!job_id_of) return out;
-  const std::string& job_id = *job_id_of;
+void EffgenDriver::on_ruling(Effects& out, const std::string& job_id, const JudgeRuled& a) {
   auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return out;
-  if (a.kind == JudgeRuled::Kind::judge_failed) finish_job(out, job_id, false, a.error);
-  else if (a.kind == JudgeRuled::Kind::no_answer) finish_job(out, job_id, false, "the judge did not answer: " + a.error);
-  else on_audit_step(out, job_id, it->second.audit->on_verdict(a.verdict));
-  return out;
+  if (it == jobs_.end()) return;
+  if (a.kind == JudgeRuled::Kind::judge_failed) return finish_job(out, job_id, false, a.error);
+  if (a.kind == JudgeRuled::Kind::no_answer)
+    return finish_job(out, job_id, false, "the judge did not answer: " + a.error);
+  on_audit_step(out, job_id, it->second.audit->on_verdict(a.verdict));
 }
 
 void EffgenDriver::finish_job(Effects& out, const std::string& job_id, bool ok, std::string text) {
@@ -535,10 +478,17 @@ void EffgenDriver::synthesize(Effects& out, const std::vector<planning::SubtaskR
   auto prompt = book_.synthesis().render({{"task", input_}, {"results", planning::render_results(results)}});
   if (!prompt.ok()) return finish(out, false, prompt.error().message);
   report(out, msg::EventKind::synthesis, "synthesising " + std::to_string(results.size()) + " subtask results");
-  const CallId id = next_id();
-  model_calls_[id] = "synthesis";
+  const CallId id = pending_.expect<ModelAnswered>([this](const ModelAnswered& a, Effects& o) { on_synthesis(o, a); });
   // The task's last ledger operation: its settlement is waited for.
   out.push_back(CallModel{id, "synthesis", planner_request({{llm::Role::user, *prompt, {}, "", ""}}), true});
+}
+
+void EffgenDriver::on_synthesis(Effects& out, const ModelAnswered& a) {
+  if (!a.ok) return finish(out, false, "Synthesis failed: " + a.error);
+  const std::string& answer = a.response.message.content;
+  out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "synthesis"}, {"text", answer}},
+                             a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
+  finish(out, true, answer);
 }
 
 // ------------------------------------------------------------------ finish
@@ -546,6 +496,7 @@ void EffgenDriver::synthesize(Effects& out, const std::vector<planning::SubtaskR
 void EffgenDriver::finish(Effects& out, bool ok, const std::string& text) {
   if (finished_) return;
   finished_ = true;
+  pending_.clear();  // outcomes that still come are ignored
   fire_workers(out);
   json m = std::move(metadata_);
   m["strategy"] = "effgen";

@@ -24,6 +24,7 @@
 
 #include "runtime/core/result.hpp"
 #include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/pending_calls.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/model_tier.hpp"
 #include "runtime/planning/audit_loop.hpp"
@@ -91,14 +92,9 @@ class EffgenDriver {
   EffgenDriver(const EffgenPlaybook& playbook, std::string input);
 
   driver::Effects start();
-  // Any outcome; effgen waits for no fire, runs no tool and recalls nothing,
-  // so those are ignored.
+  // The outcome of an effect it returned; one it does not wait for (a fire,
+  // a late answer after the task finished) is ignored.
   driver::Effects on(const driver::Outcome& o);
-  driver::Effects on(const driver::ModelAnswered& a);
-  driver::Effects on(const driver::HireAnswered& a);
-  driver::Effects on(const driver::AskAnswered& a);
-  driver::Effects on(const driver::JudgeRuled& a);
-  driver::Effects on(const driver::BudgetRead& a);
   // The task is canceled: the workers are fired and it finishes with `why`.
   driver::Effects cancel(const std::string& why);
 
@@ -123,13 +119,17 @@ class EffgenDriver {
   // What comes after the hires in flight.
   enum class AfterHires { run_single, run_plan };
 
-  driver::CallId next_id() { return ++last_id_; }
-  // What the effect `id` in `pending` was for, removed from it; nothing once
-  // the task has finished or for an id not pending there.
-  std::optional<std::string> take(std::map<driver::CallId, std::string>& pending, driver::CallId id);
   bool listening() const;
   driver::Report& report(driver::Effects& out, msg::EventKind kind, std::string text, json data = json::object(),
               std::string agent = "") const;
+
+  // What each answer leads to (the continuations of pending_).
+  void on_plan(driver::Effects& out, const driver::ModelAnswered& a);
+  void on_budget(driver::Effects& out, const driver::BudgetRead& a);
+  void on_hired(driver::Effects& out, const std::string& name, const driver::HireAnswered& a);
+  void on_answer(driver::Effects& out, const std::string& job_id, const driver::AskAnswered& a);
+  void on_ruling(driver::Effects& out, const std::string& job_id, const driver::JudgeRuled& a);
+  void on_synthesis(driver::Effects& out, const driver::ModelAnswered& a);
 
   void ask_for_plan(driver::Effects& out);
   void run_single(driver::Effects& out, const std::string& why);
@@ -156,7 +156,7 @@ class EffgenDriver {
   const EffgenSetup& setup_;
   std::string input_;
   bool finished_ = false;
-  driver::CallId last_id_ = 0;
+  driver::PendingCalls<driver::Effects&> pending_;  // effects in flight; cleared at the finish
 
   json metadata_ = json::object();
   planning::Strategy strategy_ = planning::Strategy::hybrid;
@@ -174,12 +174,6 @@ class EffgenDriver {
   int judge_calls_ = 0;
   bool fallback_ = false;
 
-  // What each effect in flight was for.
-  std::map<driver::CallId, std::string> model_calls_;  // → "decomposition" | "synthesis"
-  std::map<driver::CallId, std::string> hires_;        // → worker name; empty: every hire is in
-  std::map<driver::CallId, std::string> asks_;         // → job id
-  std::map<driver::CallId, std::string> audits_;       // → job id
-  driver::CallId budget_read_ = 0;
   AfterHires after_hires_ = AfterHires::run_single;
 };
 

@@ -26,10 +26,6 @@ json remaining_budgets(const json& budget) {
               {"remaining_expense_budget", budget.value("current_remaining_expense_budget", 0.0)}};
 }
 
-driver::CallId id_of(const driver::Outcome& o) {
-  return std::visit([](const auto& x) { return x.id; }, o);
-}
-
 }  // namespace
 
 struct HashiruDriver::ReplyRun {
@@ -48,11 +44,7 @@ HashiruDriver::HashiruDriver(HashiruSetup setup)
 
 template <class T>
 driver::CallId HashiruDriver::expect(std::function<void(const T&)> then) {
-  const driver::CallId id = ++last_id_;
-  pending_[id] = Pending{scope_, [then = std::move(then)](const driver::Outcome& o) {
-                           if (const T* x = std::get_if<T>(&o)) then(*x);
-                         }};
-  return id;
+  return pending_.expect<T>(std::move(then), scope_);
 }
 
 void HashiruDriver::step(msg::EventKind kind, json payload, int64_t in, int64_t out, double usd, std::string agent) {
@@ -89,12 +81,8 @@ driver::Effects HashiruDriver::start(const std::string& input) {
 }
 
 driver::Effects HashiruDriver::on(const driver::Outcome& o) {
-  auto it = pending_.find(id_of(o));
-  if (it == pending_.end()) return {};
-  Pending p = std::move(it->second);
-  pending_.erase(it);
-  scope_ = p.task;
-  p.then(o);
+  // scope_ becomes the answered call's before its continuation makes effects.
+  if (!pending_.deliver(o, &scope_)) return {};
   return take();
 }
 
@@ -119,7 +107,7 @@ void HashiruDriver::finish(bool ok, const std::string& text) {
 
 // What a task still waits for is forgotten once it has ended; direct calls go on.
 void HashiruDriver::drop_task_effects() {
-  for (auto it = pending_.begin(); it != pending_.end();) it = it->second.task ? pending_.erase(it) : std::next(it);
+  pending_.drop_scoped();
 }
 
 // Retrieved memories go into the context as a user message, into the

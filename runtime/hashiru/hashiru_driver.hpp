@@ -31,6 +31,7 @@
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/pending_calls.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/conversation_summarizer.hpp"
 #include "runtime/memory/error_reflection.hpp"
@@ -99,13 +100,7 @@ class HashiruDriver {
  private:
   // The tool calls of one model answer.
   struct ReplyRun;
-  // An effect in flight: what to do with its outcome, and whose it is.
-  struct Pending {
-    uint64_t task = 0;  // the task it belongs to; 0: a direct call
-    std::function<void(const driver::Outcome&)> then;
-  };
-
-  // A new effect id whose outcome, of type T, goes to `then`.
+  // A new effect id whose outcome, of type T, goes to `then` (in scope_).
   template <class T>
   driver::CallId expect(std::function<void(const T&)> then);
   driver::Effects take() { return std::exchange(out_, {}); }
@@ -156,9 +151,8 @@ class HashiruDriver {
   bool summary_checked_ = false;
 
   driver::Effects out_;
-  driver::CallId last_id_ = 0;
   uint64_t scope_ = 0;  // whose effects are being made: a task's serial, or 0 for a direct call
-  std::map<driver::CallId, Pending> pending_;
+  driver::PendingCalls<> pending_;  // effects in flight, scoped by task serial
 };
 
 }  // namespace kaisha::hashiru
