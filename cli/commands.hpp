@@ -11,6 +11,7 @@ namespace kaisha::cli {
 int run_command(const CommonOptions& o, const std::string& task);
 int chat_command(const CommonOptions& o);
 int agents_command(const CommonOptions& o, bool include_fired);
+int agent_library_command(const std::string& path, bool as_json);
 int budget_command(const CommonOptions& o, double raise_expense, double raise_resource);
 int history_command(const CommonOptions& o, bool list_sessions, int limit);
 int mock_llm_command(const std::string& script, const std::string& host, int port);

@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
   auto* agents = app.add_subcommand("agents", "list a session's employees");
   common(agents, true);
   agents->add_flag("--all", all, "include fired and lost agents");
+  std::string library;
+  agents->add_option("--library", library, "check a pyramid agent library (YAML) and show its shape instead");
 
   double raise_expense = 0, raise_resource = 0;
   auto* budget = app.add_subcommand("budget", "show (or raise) a session's budgets");
@@ -89,7 +91,7 @@ int main(int argc, char** argv) {
   }
   if (*run) return run_command(o, task);
   if (*chat) return chat_command(o);
-  if (*agents) return agents_command(o, all);
+  if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
   if (*history) return history_command(o, sessions, limit);
   if (*mock) return mock_llm_command(script, host, port);
