@@ -1,0 +1,57 @@
+// FinalOutput: how a pyramid agent ends a call (InfiAgent's Output Control
+// protocol, infiagent.md §3.9 and §10 items 24, 45, 48). An agent's last
+// act is the `final_output` tool, whose arguments are
+//   {"status": "success" | "error",
+//    "output": "what was done, where the results are",
+//    "error_information": "why it failed (status error only)",
+//    "files": [{"path": "code_run/main.py", "description": "..."}]}   // optional
+// and that JSON, nothing else, is what the caller gets back as its tool
+// result. `files` are (addr, desc) pairs: paths relative to the task's
+// workspace, never absolute and never leaving it.
+//
+// parse_final_output() refuses anything else with a message written for the
+// model that sent it (the strategy re-prompts it a bounded number of times
+// with that message, then ends the call with failed_output()).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+
+namespace kaisha::pyramid {
+
+struct FileRef {
+  std::string path;         // relative to the task workspace
+  std::string description;
+};
+
+struct FinalOutput {
+  bool success = false;
+  std::string output;
+  std::string error_information;  // non-empty exactly when !success
+  std::vector<FileRef> files;
+
+  // The JSON above ("files" only when there are some).
+  json to_json() const;
+};
+
+// Limits on what an agent may hand back inline; larger results belong in
+// a workspace file passed by reference (infiagent.md §10 item 37).
+struct FinalOutputLimits {
+  size_t max_output_bytes = 16 * 1024;
+  size_t max_files = 256;
+};
+
+// The final_output call's `arguments` text, checked. Errors (code
+// "final_output") say what to change, e.g. "status must be \"success\" or
+// \"error\", not \"done\"".
+Result<FinalOutput> parse_final_output(std::string_view arguments, const FinalOutputLimits& limits = {});
+
+// The error a caller gets when an agent ended without a valid final_output
+// (it ran out of turns, never called it, or kept sending invalid ones).
+FinalOutput failed_output(std::string why);
+
+}  // namespace kaisha::pyramid
