@@ -1,0 +1,79 @@
+#include "runtime/pyramid/agent_tools.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kaisha::pyramid {
+namespace {
+
+const char* kLibrary = R"(agents:
+  - {name: judge_agent, level: -1, description: checks results, available_tools: [file_read, dir_list, execute_code, final_output]}
+  - {name: code_builder_agent, level: 1, description: builds code, max_turns: 40,
+     available_tools: [judge_agent, final_output, file_read, file_write, dir_create, file_move, execute_shell, execute_code, pip_install]}
+  - {name: idea_agent, level: 2, description: 考える, available_tools: [judge_agent, file_read, code_builder_agent]}
+)";
+
+AgentLibrary library() {
+  auto lib = AgentLibrary::parse(kLibrary, "lib.yaml");
+  EXPECT_TRUE(lib.ok()) << lib.error().message;
+  return *lib;
+}
+
+std::map<std::string, llm::ToolSpec> level0() {
+  std::map<std::string, llm::ToolSpec> m;
+  for (const auto& t : level0_tools()) m[t] = llm::ToolSpec{t, "the " + t + " tool", json::object()};
+  return m;
+}
+
+// infiagent.md §10 item 8.
+TEST(AgentTools, AgentsAppearToTheirParentsAsToolsWithTaskIdAndInput) {
+  AgentLibrary lib = library();
+  auto tools = tools_of(lib, *lib.find("idea_agent"), level0());
+  std::vector<std::string> names;
+  for (const auto& t : tools) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"judge_agent", "file_read", "code_builder_agent", "final_output"}));
+  const llm::ToolSpec& coder = tools[2];
+  EXPECT_EQ(coder.description, "builds code");
+  EXPECT_EQ(coder.parameters["required"], (json{"task_id", "task_input"}));
+  EXPECT_EQ(coder.parameters["properties"]["max_turns"]["default"], 40);
+  EXPECT_EQ(coder.parameters["properties"]["task_input"]["type"], "string");
+}
+
+// infiagent.md §10 item 2: with Appendix B's lists, code_builder_agent may
+// not call dir_list, and the refusal names what it may call.
+TEST(AgentTools, ACallOutsideTheListIsRefusedWithTheList) {
+  AgentLibrary lib = library();
+  const AgentDefinition& coder = *lib.find("code_builder_agent");
+  Status s = check_allowed(coder, "dir_list");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, "tool_not_allowed");
+  EXPECT_EQ(s.error().message,
+            "Tool `dir_list` is not available to code_builder_agent. The tools it may call are: judge_agent, "
+            "final_output, file_read, file_write, dir_create, file_move, execute_shell, execute_code, pip_install.");
+  EXPECT_TRUE(check_allowed(coder, "file_write").ok());
+  EXPECT_TRUE(check_allowed(*lib.find("idea_agent"), "final_output").ok());  // always allowed
+  EXPECT_NE(check_allowed(*lib.find("idea_agent"), "file_write").error().message.find("final_output."),
+            std::string::npos);
+}
+
+TEST(AgentTools, AgentCallArgumentsAreChecked) {
+  AgentLibrary lib = library();
+  const AgentDefinition& coder = *lib.find("code_builder_agent");
+  auto call = parse_agent_call(coder, R"({"task_id": "t1", "task_input": "write code_run/川.py", "max_turns": 500})");
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  EXPECT_EQ(call->task_id, "t1");
+  EXPECT_EQ(call->task_input, "write code_run/川.py");
+  EXPECT_EQ(call->max_turns, 40);  // capped at the callee's own bound
+  EXPECT_EQ(parse_agent_call(coder, R"({"task_input": "x"})")->max_turns, 40);
+  EXPECT_EQ(parse_agent_call(coder, R"({"task_input": "x", "max_turns": 3})")->max_turns, 3);
+  for (const char* bad : {"nope", "[]", R"({"task_id": "t"})", R"({"task_input": "  "})",
+                          R"({"task_input": "x", "max_turns": 0})", R"({"task_input": "x", "max_turns": "ten"})",
+                          R"({"task_input": "x", "prompt": "y"})"}) {
+    auto r = parse_agent_call(coder, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().code, "agent_call");
+    EXPECT_EQ(r.error().message.rfind("code_builder_agent: ", 0), 0u) << r.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace kaisha::pyramid
