@@ -177,7 +177,9 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
       ASSERT_FALSE(mcp_events.empty()) << call.body;
       int notes = 0;
       for (const auto& e : mcp_events) notes += e.value("method", "") == "notifications/progress";
-      if (progress) EXPECT_GE(notes, 1) << call.body;
+      if (progress) {
+        EXPECT_GE(notes, 1) << call.body;
+      }
       result = mcp_events.back();
     } else {
       result = json::parse(call.body, nullptr, false);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/llm/usage_estimate.hpp"
+#include "tests/runtime/pyramid/pyramid_test_util.hpp"
 
 namespace kaisha::pyramid {
 namespace {
@@ -19,8 +20,8 @@ const char* kLibrary = R"(agents:
 )";
 
 struct Fixture {
-  AgentLibrary lib = *AgentLibrary::parse(kLibrary, "lib.yaml");
-  AgentContext context = *AgentContext::load(std::string(KAISHA_SOURCE_DIR) + "/prompts");
+  AgentLibrary lib = value_or_throw(AgentLibrary::parse(kLibrary, "lib.yaml"));
+  AgentContext context = value_or_throw(AgentContext::load(std::string(KAISHA_SOURCE_DIR) + "/prompts"));
   WorkspaceIndex index{llm::estimate_tokens};
   CallTree tree;
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "tests/runtime/pyramid/pyramid_test_util.hpp"
 
 namespace kaisha::pyramid {
 namespace {
@@ -16,7 +17,7 @@ const char* kLibrary = R"(agents:
 )";
 
 struct Fixture {
-  AgentLibrary lib = *AgentLibrary::parse(kLibrary, "lib.yaml");
+  AgentLibrary lib = value_or_throw(AgentLibrary::parse(kLibrary, "lib.yaml"));
   memory::HashedNgramEmbedder embedder{384};
   std::map<std::string, memory::Vector> vectors() const {
     std::map<std::string, memory::Vector> v;
