@@ -63,15 +63,16 @@ class GatewayCurve : public ::testing::Test {
 };
 
 TEST_F(GatewayCurve, AuthorisedNodesExchangeBothWays) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a, at_b;
+  PeerErrors a_errors;
+  Gateway a, b;
   at_a.attach(a);
   at_b.attach(b);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
   auto eb = b.start(curve_options("b", b_keys, {a_keys.public_key}));
   ASSERT_TRUE(ea.ok()) << ea.error().message;
   ASSERT_TRUE(eb.ok()) << eb.error().message;
-  PeerErrors a_errors;
   a_errors.attach(a);
   ASSERT_TRUE(a.connect("b", *eb, b_keys.public_key).ok());
   ASSERT_TRUE(b.connect("a", *ea, a_keys.public_key).ok());
@@ -87,10 +88,11 @@ TEST_F(GatewayCurve, AuthorisedNodesExchangeBothWays) {
 }
 
 TEST_F(GatewayCurve, UnauthorisedKeyIsRefusedAndItsMessagesNeverArrive) {
-  Gateway a, c;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
-  at_a.attach(a);
   PeerErrors c_errors;
+  Gateway a, c;
+  at_a.attach(a);
   c_errors.attach(c);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));  // only b may enter
   ASSERT_TRUE(ea.ok());
@@ -112,8 +114,9 @@ TEST_F(GatewayCurve, UnauthorisedKeyIsRefusedAndItsMessagesNeverArrive) {
 
 TEST_F(GatewayCurve, AnAuthorisedKeyCannotSendUnderAnotherNodesName) {
   CurveKeyPair d_keys = *generate_curve_keypair();  // a client's: authorised, bound to no name
-  Gateway a;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
+  Gateway a;
   at_a.attach(a);
   auto o = curve_options("a", a_keys, {b_keys.public_key, c_keys.public_key, d_keys.public_key});
   o.key_names = {{a_keys.public_key, "a"}, {b_keys.public_key, "b"}, {c_keys.public_key, "c"}};
@@ -147,8 +150,9 @@ TEST_F(GatewayCurve, AnAuthorisedKeyCannotSendUnderAnotherNodesName) {
 // made before (counted, never delivered); a name moved to a new key is that
 // key's alone.
 TEST_F(GatewayCurve, KeysReplacedLiveAdmitTheNewAndSilenceTheRemoved) {
-  Gateway a, b, c;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
+  Gateway a, b, c;
   at_a.attach(a);
   auto o = curve_options("a", a_keys, {b_keys.public_key});
   o.key_names = {{b_keys.public_key, "b"}};
@@ -182,10 +186,11 @@ TEST_F(GatewayCurve, KeysReplacedLiveAdmitTheNewAndSilenceTheRemoved) {
 }
 
 TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
-  at_a.attach(a);
   PeerErrors b_errors;
+  Gateway a, b;
+  at_a.attach(a);
   b_errors.attach(b);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
   ASSERT_TRUE(ea.ok());
@@ -205,10 +210,11 @@ TEST_F(GatewayCurve, ClientWithTheWrongServerKeyNeverDelivers) {
 }
 
 TEST_F(GatewayCurve, PlaintextNodeCannotTalkToACurveNode) {
-  Gateway a, d;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
-  at_a.attach(a);
   PeerErrors d_errors;
+  Gateway a, d;
+  at_a.attach(a);
   d_errors.attach(d);
   auto ea = a.start(curve_options("a", a_keys, {b_keys.public_key}));
   ASSERT_TRUE(ea.ok());

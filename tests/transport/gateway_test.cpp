@@ -23,8 +23,9 @@ using testing::plaintext_options;
 using testing::wait_until;
 
 TEST(Gateway, TwoGatewaysExchangeEnvelopesBothWays) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_a;
+  Gateway a, b;
   at_a.attach(a);
   // B answers every request through its own DEALER to A, as an actor would.
   b.on_receive([&b](msg::Envelope req) {
@@ -60,8 +61,9 @@ TEST(Gateway, TwoGatewaysExchangeEnvelopesBothWays) {
 }
 
 TEST(Gateway, TenThousandMessagesArriveInOrder) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_b;
+  Gateway a, b;
   at_b.attach(b);
   auto oa = plaintext_options("a");
   oa.send_hwm = 20000;  // this test measures ordering, not backpressure
@@ -83,8 +85,9 @@ TEST(Gateway, TenThousandMessagesArriveInOrder) {
 }
 
 TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
-  Gateway g;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox inbox;
+  Gateway g;
   inbox.attach(g);
   std::vector<std::string> logged;
   std::mutex log_mu;
@@ -136,8 +139,9 @@ TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
 // peer off before reading the body, so an oversized frame never reaches the
 // gateway (nor its memory); other peers are served on.
 TEST(Gateway, AnOversizedFrameCutsItsPeerOffAndServingContinues) {
-  Gateway g;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox inbox;
+  Gateway g;
   inbox.attach(g);
   auto o = plaintext_options("g");
   o.max_frame_bytes = 64 * 1024;
@@ -261,8 +265,9 @@ TEST(Gateway, StopWithMessagesInFlightReturnsPromptly) {
 // A gateway speaks only as its own node (with CURVE the receiver checks the
 // name against the key as well: gateway_security_test).
 TEST(Gateway, AnEnvelopeNamingAnotherSenderIsRefusedBySend) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_b;
+  Gateway a, b;
   at_b.attach(b);
   ASSERT_TRUE(a.start(plaintext_options("a")).ok());
   auto eb = b.start(plaintext_options("b"));
@@ -278,8 +283,9 @@ TEST(Gateway, AnEnvelopeNamingAnotherSenderIsRefusedBySend) {
 }
 
 TEST(Gateway, ConcurrentSendersKeepTheirOwnOrder) {
-  Gateway a, b;
+  // Before the gateways, so destroyed after their I/O threads stop calling them.
   Inbox at_b;
+  Gateway a, b;
   at_b.attach(b);
   auto oa = plaintext_options("a");
   oa.send_hwm = 10000;
