@@ -13,6 +13,11 @@ std::string fill_task_id(std::string text, const std::string& task_id) {
   return text;
 }
 
+// The call's own messages: a system message of its own at the front is C_sys's place.
+std::vector<llm::ChatMessage>::const_iterator own_start(const std::vector<llm::ChatMessage>& environment) {
+  return environment.begin() + (!environment.empty() && environment.front().role == llm::Role::system ? 1 : 0);
+}
+
 std::string environment_text(const std::vector<llm::ChatMessage>& environment) {
   std::string out;
   for (const auto& m : environment) {
@@ -67,8 +72,7 @@ std::vector<llm::ChatMessage> AgentContext::messages(const AgentDefinition& agen
                  {},
                  "",
                  ""});
-  size_t first = !environment.empty() && environment.front().role == llm::Role::system ? 1 : 0;
-  out.insert(out.end(), environment.begin() + first, environment.end());
+  out.insert(out.end(), own_start(environment), environment.end());
   return out;
 }
 
@@ -79,9 +83,7 @@ ContextParts AgentContext::parts(const AgentDefinition& agent, const std::string
   p.system.text = system_prompt(agent, task_id);
   p.long_term.text = long_term_text(index, index_budget);
   p.short_term.text = tree.render(call);
-  size_t first = !environment.empty() && environment.front().role == llm::Role::system ? 1 : 0;
-  p.environment.text =
-      environment_text(std::vector<llm::ChatMessage>(environment.begin() + first, environment.end()));
+  p.environment.text = environment_text(std::vector<llm::ChatMessage>(own_start(environment), environment.end()));
   for (ContextPart* part : {&p.system, &p.long_term, &p.short_term, &p.environment}) part->tokens = count(part->text);
   return p;
 }
