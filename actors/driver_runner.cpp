@@ -69,12 +69,16 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           if (!kit_.fire(e.agent, answered) && e.id != 0)
             answer(s, FireAnswered{e.id, false, true, e.agent + " is not hired", json::object()});
         } else if constexpr (std::is_same_v<T, Ask>) {
-          kit_.ask(e.agent, e.prompt, e.job, e.await_settle,
-                   [this, s, id = e.id, settled = e.await_settle](ChargedAskResult r) {
-                     json budget = settled ? r.budget.to_json() : json::object();
-                     answer(s, AskAnswered{id, r.ok, r.refused, std::move(r.error), std::move(r.reply), r.expense,
-                                           std::move(budget)});
-                   });
+          auto answered = [this, s, id = e.id, settled = e.await_settle](ChargedAskResult r) {
+            json budget = settled ? r.budget.to_json() : json::object();
+            answer(s, AskAnswered{id, r.ok, r.refused, std::move(r.error), std::move(r.reply), r.expense,
+                                  std::move(budget)});
+          };
+          if (e.messages.empty())
+            kit_.ask(e.agent, e.prompt, e.job, e.await_settle, std::move(answered));
+          else
+            kit_.ask_turn(e.agent, std::move(e.messages), std::move(e.tools), e.job, e.await_settle,
+                          std::move(answered));
         } else if constexpr (std::is_same_v<T, Audit>) {
           kit_.audit(e.producer, e.instruction, e.claim, [this, s, id = e.id](AuditOutcome o) {
             using K = JudgeRuled::Kind;

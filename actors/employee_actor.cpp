@@ -54,20 +54,33 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
           taken.deliver(std::move(r));
         });
         auto promise = AskAnswer{self, ticket, taken};
-        if (st.tools) {
+        const bool turn = !ask.messages.empty();
+        if (st.tools && !turn) {
           st.tools->ask(std::move(ask), [promise](msg::AskReply r) mutable { promise.deliver(std::move(r)); });
           return taken;
         }
         msg::LlmCall call;
         call.model_ref = st.spec.model_ref;
-        call.request.messages.push_back({llm::Role::system, st.spec.system_prompt, {}, "", ""});
-        call.request.messages.push_back({llm::Role::user, ask.prompt, {}, "", ""});
+        json asked;
+        if (turn) {
+          // The asker's context as it is, and its tools: one model call.
+          call.request.messages = std::move(ask.messages);
+          call.request.tools = std::move(ask.tools);
+          asked = json{{"model_ref", call.model_ref},
+                       {"messages", call.request.messages.size()},
+                       {"tools", call.request.tools.size()},
+                       {"prompt", call.request.messages.back().content}};
+        } else {
+          call.request.messages.push_back({llm::Role::system, st.spec.system_prompt, {}, "", ""});
+          call.request.messages.push_back({llm::Role::user, ask.prompt, {}, "", ""});
+          asked = json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}};
+        }
         call.request.temperature = st.deps.temperature;
         call.request.stream = st.deps.stream;
         call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens
                                                             : st.deps.max_output_tokens;
-        journal_step(st.deps.journal, {ask.session_id, ask.task_id, st.spec.name, msg::EventKind::llm_request,
-                                       json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}}});
+        journal_step(st.deps.journal,
+                     {ask.session_id, ask.task_id, st.spec.name, msg::EventKind::llm_request, std::move(asked)});
         const int64_t started = steady_ms();
         self->request(st.deps.model_client, st.deps.call_timeout, chat_atom::value, std::move(call))
             .then(
@@ -79,6 +92,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                   reply.ok = r.ok;
                   if (r.ok) {
                     reply.output = r.response.message.content;
+                    reply.tool_requests = std::move(r.response.message.tool_calls);
                     reply.usage = r.response.usage;
                   } else {
                     reply.error = r.error;
@@ -89,6 +103,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                                  {ask.session_id, ask.task_id, s.spec.name,
                                   r.ok ? msg::EventKind::llm_response : msg::EventKind::error,
                                   r.ok ? json{{"text", reply.output},
+                                              {"tool_calls", reply.tool_requests.size()},
                                               {"usage_estimated", reply.usage.estimated},
                                               {"latency_ms", reply.latency_ms}}
                                        : json{{"error", reply.error}},

@@ -11,6 +11,11 @@
 // max_tool_iterations model calls, and max_malformed_tool_calls answers with
 // unreadable arguments, after which it answers with what stopped it.
 //
+// A turn (AskRequest::messages set, as the pyramid asks) is one model call
+// with the asker's messages and tools, with or without a grant: the reply
+// carries the model's text and the tool calls it asks for, which the asker
+// runs (a pyramid agent's context, tools and loop live in the strategy).
+//
 // Charging: the asker reserves and settles the FIRST model call (charged_ask,
 // AskReply.usage); each further call of the loop is reserved and settled by
 // the employee on the same ledger before it is sent (charged_chat, priced at

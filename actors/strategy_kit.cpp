@@ -244,13 +244,33 @@ void StrategyKit::stop_all(const caf::error& reason) {
 
 void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job,
                       bool await_settle, std::function<void(ChargedAskResult)> done) {
+  const msg::AgentSpec* spec = roster_.find(name);
+  const int64_t bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);
+  send_ask(name, msg::AskRequest{deps_.session_id, task_id(), prompt, deps_.config.employee.max_output_tokens, job},
+           bound, await_settle, std::move(done));
+}
+
+void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages,
+                           std::vector<llm::ToolSpec> tools, const std::string& job, bool await_settle,
+                           std::function<void(ChargedAskResult)> done) {
+  msg::AskRequest a{deps_.session_id, task_id(), "", deps_.config.employee.max_output_tokens, job};
+  a.messages = std::move(messages);
+  a.tools = std::move(tools);
+  llm::ChatRequest shape;
+  shape.messages = a.messages;
+  shape.tools = a.tools;
+  const int64_t bound = llm::input_token_bound(shape);
+  send_ask(name, std::move(a), bound, await_settle, std::move(done));
+}
+
+void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound,
+                           bool await_settle, std::function<void(ChargedAskResult)> done) {
   auto h = staff_.find(name);
   if (h == staff_.end()) {
     ChargedAskResult none;
     none.error = name + " is not hired";
     return done(std::move(none));
   }
-  const msg::AgentSpec* spec = roster_.find(name);
   const std::string tid = task_id();
   ChargedAsk a;
   a.ledger = deps_.ledger;
@@ -258,8 +278,8 @@ void StrategyKit::ask(const std::string& name, const std::string& prompt, const 
   a.timeout = call_timeout_;
   a.cost = h->second.cost;
   a.agent = name;
-  a.ask = msg::AskRequest{deps_.session_id, tid, prompt, deps_.config.employee.max_output_tokens, job};
-  a.ask.input_token_bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);
+  a.ask = std::move(ask);
+  a.ask.input_token_bound = input_token_bound;
   a.await_settle = await_settle;
   charged_ask(self_, std::move(a), [this, tid, done](ChargedAskResult r) {
     if (r.ok) {

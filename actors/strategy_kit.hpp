@@ -190,6 +190,10 @@ class StrategyKit {
   // and tools came to (AskReply::extra_*).
   void ask(const std::string& name, const std::string& prompt, const std::string& job, bool await_settle,
            std::function<void(ChargedAskResult)> done);
+  // The same for a turn (AskRequest::messages): one model call of `name`'s
+  // with `messages` and `tools`; the reply's tool_requests are the caller's to run.
+  void ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages, std::vector<llm::ToolSpec> tools,
+                const std::string& job, bool await_settle, std::function<void(ChargedAskResult)> done);
   // A charged model call in `role` for the running task; `request` as in
   // ChargedCall. On success the task is accounted.
   void call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
@@ -213,6 +217,8 @@ class StrategyKit {
     std::function<void()> then;
   };
 
+  void send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound, bool await_settle,
+                std::function<void(ChargedAskResult)> done);
   Result<caf::actor> place(const msg::AgentSpec& spec, const EmployeeDeps& run_as);
 
   caf::event_based_actor* self_;

@@ -121,6 +121,20 @@ struct EffgenConfig {
   int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
 };
 
+// The pyramid strategy (InfiAgent, infiagent.md §10): its agent library and
+// how its calls are bounded and audited.
+struct PyramidConfig {
+  std::string library;           // the agent library's YAML file (required for `--strategy pyramid`)
+  std::string model;             // agents without a model of their own; "" = ceo.model
+  std::string entry;             // every task enters here; "" = the router chooses
+  double route_threshold = 0.1;  // below it the task goes to the top agent as a new task
+  bool enforce_judge = true;     // the judge audits every success nobody had it check
+  int max_judge_retries = 3;     // retries after a rejection (4 audits)
+  int max_nudges = 5;            // reminders to a turn that calls no tool
+  int max_final_output_retries = 3;
+  int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
+};
+
 // effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,
 // §23 item 35): when its estimated tokens reach threshold · context_tokens,
 // everything but the system prompt and the last keep_recent messages is
@@ -193,6 +207,7 @@ struct Config {
   Switches switches;
   std::string strategy = "hashiru";  // hashiru | effgen | auto
   EffgenConfig effgen;
+  PyramidConfig pyramid;
   bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
   MemoryConfig memory;
   ToolsConfig tools;

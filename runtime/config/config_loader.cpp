@@ -88,6 +88,7 @@ class ConfigParser {
     if (Status s = budget(root["budget"]); !s) return s;
     if (Status s = choice(root, "", "strategy", c_.strategy, strategy::strategy_names()); !s) return s;
     if (Status s = effgen(root["effgen"]); !s) return s;
+    if (Status s = pyramid(root["pyramid"]); !s) return s;
     if (Status s = judge(root["judge"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;
@@ -304,6 +305,26 @@ class ConfigParser {
     if (Status s = integer(n, p, "max_concurrent", e.max_concurrent, 1); !s) return s;
     if (Status s = integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0); !s) return s;
     return integer(n, p, "max_judge_retries", e.max_judge_retries, 0);
+  }
+
+  Status pyramid(const YAML::Node& n) {
+    if (!YamlReader::present(n)) return Status::Ok();
+    const std::string p = "pyramid";
+    PyramidConfig& y = c_.pyramid;
+    if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "enforce_judge",
+                                            "max_judge_retries", "max_nudges", "max_final_output_retries",
+                                            "index_budget_tokens"});
+        !s)
+      return s;
+    if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
+    if (Status s = r_.optional_string(n, p, "model", y.model); !s) return s;
+    if (Status s = r_.optional_string(n, p, "entry", y.entry); !s) return s;
+    if (Status s = num(n, p, "route_threshold", y.route_threshold, -1, false); !s) return s;
+    if (Status s = r_.optional_bool(n, p, "enforce_judge", y.enforce_judge); !s) return s;
+    if (Status s = integer(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s;
+    if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;
+    if (Status s = integer(n, p, "max_final_output_retries", y.max_final_output_retries, 0); !s) return s;
+    return integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1);
   }
 
   Status judge(const YAML::Node& n) {

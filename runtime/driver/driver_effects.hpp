@@ -65,6 +65,11 @@ struct Ask {
   std::string prompt;
   std::string job;            // what the agent's journal rows are tagged with ("" = none)
   bool await_settle = false;  // the answer waits for the ledger's settlement
+  // A turn (msg::AskRequest::messages): the driver's whole context for one
+  // model call of the agent, and the tools offered; `prompt` is then unused
+  // and the answer's reply.tool_requests are the driver's to run.
+  std::vector<llm::ChatMessage> messages;
+  std::vector<llm::ToolSpec> tools;
 };
 
 // Asks the judge whether `claim` by `producer` fulfils `instruction`.

@@ -350,7 +350,7 @@ void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::s
       [this, job_id](const AskAnswered& a, Effects& o) { on_answer(o, job_id, a); });
   // Only the answer event shows the budget after the call: nobody else waits
   // for the settlement (the kit's finish waits for the ledger once, at the end).
-  out.push_back(Ask{id, job.worker, std::move(prompt), job_id, chatty});
+  out.push_back(Ask{id, job.worker, std::move(prompt), job_id, chatty, {}, {}});
 }
 
 void EffgenDriver::on_answer(Effects& out, const std::string& job_id, const AskAnswered& a) {

@@ -469,7 +469,7 @@ void HashiruDriver::ask_agent(const json& args, ToolDone done) {
     res.extra = remaining_budgets(r.budget);
     done(std::move(res));
   });
-  out_.push_back(driver::Ask{id, name, prompt, "", true});
+  out_.push_back(driver::Ask{id, name, prompt, "", true, {}, {}});
 }
 
 void HashiruDriver::fire_agent(const json& args, ToolDone done) {

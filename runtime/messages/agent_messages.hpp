@@ -37,7 +37,7 @@ struct AgentSpec {
 // CEO → employee: one question. The employee answers with AskReply.
 struct AskRequest {
   static constexpr const char* kType = "ask_request";
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;
   std::string session_id;
   std::string task_id;
   std::string prompt;
@@ -52,8 +52,21 @@ struct AskRequest {
   // model call (llm::ask_input_token_bound). An employee whose first request
   // is bigger (its tool schemas) reserves that call itself. 0: none held.
   int64_t input_token_bound = 0;
-  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound)
+  // A turn: when `messages` is set, the agent makes exactly one model call
+  // with these messages (the asker's whole context, its system message
+  // included, in place of the agent's own system prompt and `prompt`) and
+  // `tools`, and answers with the model's text and the tool calls it asks
+  // for (AskReply::tool_requests), which the asker runs. A strategy that
+  // builds every call's context itself (the pyramid) asks this way. Sent as
+  // version 2 (wire_version): an older agent refuses it instead of
+  // answering `prompt` alone.
+  std::vector<llm::ChatMessage> messages;
+  std::vector<llm::ToolSpec> tools;
+  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound, messages, tools)
 };
+
+// The version an ask goes out as: 2 for a turn, else 1 (any agent understands).
+inline uint32_t wire_version(const AskRequest& a) { return a.messages.empty() ? 1 : 2; }
 
 struct AskReply {
   static constexpr const char* kType = "ask_reply";
@@ -70,7 +83,11 @@ struct AskReply {
   llm::Usage extra_usage;
   double extra_expense = 0;  // USD
   int tool_calls = 0;
-  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms, extra_usage, extra_expense, tool_calls)
+  // A turn's answer (AskRequest::messages): the tool calls the model asks
+  // for, in its order, not run.
+  std::vector<llm::ToolCall> tool_requests;
+  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms, extra_usage, extra_expense, tool_calls,
+                     tool_requests)
 };
 
 // User → CEO: one task (one user turn in a chat).

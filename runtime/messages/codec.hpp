@@ -52,6 +52,13 @@ Result<T> decode(std::string_view bytes) {
   return decode_as<T>(bytes, T::kType);
 }
 
+// The version `message` goes out as: its type's kVersion, unless the type
+// declares a wire_version() overload for messages an older peer can read.
+template <class T>
+uint32_t wire_version(const T&) {
+  return T::kVersion;
+}
+
 // Wraps a message struct into an envelope addressed from → to.
 template <class T>
 Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
@@ -62,7 +69,7 @@ Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
   e.from = std::move(from);
   e.to = std::move(to);
   e.type = T::kType;
-  e.version = T::kVersion;
+  e.version = wire_version(message);
   e.trace = std::move(trace);
   e.payload = encode(message);
   return e;

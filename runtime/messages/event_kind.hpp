@@ -63,6 +63,8 @@ enum class EventKind : uint8_t {
   memories,
   reflection,
   summary,
+  // strategy: pyramid
+  route,       // where a task entered the pyramid, with every agent's score
   // journal
   note,
 };

@@ -18,6 +18,7 @@ json FinalOutput::to_json() const {
     for (const auto& r : files) f.push_back({{"path", r.path}, {"description", r.description}});
     j["files"] = std::move(f);
   }
+  if (!verdict.is_null()) j["judge"] = verdict;
   return j;
 }
 

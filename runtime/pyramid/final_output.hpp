@@ -33,8 +33,11 @@ struct FinalOutput {
   std::string output;
   std::string error_information;  // non-empty exactly when !success
   std::vector<FileRef> files;
+  // The judge's verdict on it (its final_output JSON), when the strategy had
+  // it audited; null otherwise. Shown as "judge".
+  json verdict;
 
-  // The JSON above ("files" only when there are some).
+  // The JSON above ("files" only when there are some, "judge" only with a verdict).
   json to_json() const;
 };
 

@@ -12,6 +12,8 @@ const std::vector<StrategyInfo>& strategies() {
        render_hashiru_event},
       {"effgen", "route by complexity, decompose, run subtasks in parallel, audit (effGen)", "effgen", true,
        {"effgen"}, summarise_effgen_result, render_effgen_event},
+      {"pyramid", "agents as tools: a pyramid of agents from a YAML library, audited by its judge (InfiAgent)",
+       "pyramid", false, {"pyramid"}, summarise_pyramid_result, render_pyramid_event},
       {"auto", "per task: one agent via the CEO, or effgen's plan when the router decomposes", "", true,
        {"hashiru", "effgen"}, nullptr, nullptr},
   };

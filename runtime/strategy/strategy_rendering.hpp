@@ -15,6 +15,11 @@ std::string summarise_effgen_result(const nlohmann::json& metadata, NumberText n
 // effgen's routing, plan, subtask and synthesis events.
 std::string render_effgen_event(const msg::ProgressEvent& event, NumberText number);
 
+// pyramid: "pyramid: entered at lead, 7 agent calls by 3 agents, largest prompt ...".
+std::string summarise_pyramid_result(const nlohmann::json& metadata, NumberText number);
+// pyramid's route event.
+std::string render_pyramid_event(const msg::ProgressEvent& event, NumberText number);
+
 // hashiru's memories, reflection and summary events.
 std::string render_hashiru_event(const msg::ProgressEvent& event, NumberText number);
 

@@ -1,6 +1,7 @@
 #include "runtime/tools/file_view.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -118,6 +119,48 @@ Result<OpenedPath> FileView::open_write(const std::string& path) const {
   int fd = open_beneath(parent.get(), {parts->back()}, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
   if (fd < 0) return open_error(shown, at, -fd);
   return OpenedPath{UniqueFd(fd), shown, true};
+}
+
+Result<std::string> FileView::make_dir(const std::string& path) const {
+  auto parts = split_relative(path);
+  if (!parts) return parts.error();
+  const std::string shown = join_relative(*parts);
+  const Located at = locate(*parts);
+  if (at.mount) return path_error(shown, "is read-only (under " + join(at.mount->prefix) + ")");
+  int dir = make_dirs_beneath(at.dir, at.rest);
+  if (dir < 0) return open_error(shown, at, -dir);
+  UniqueFd keep(dir);
+  return shown;
+}
+
+Status FileView::move(const std::string& from, const std::string& to) const {
+  auto src = split_relative(from);
+  if (!src) return src.error();
+  auto dst = split_relative(to);
+  if (!dst) return dst.error();
+  const std::string src_shown = join_relative(*src), dst_shown = join_relative(*dst);
+  const Located src_at = locate(*src), dst_at = locate(*dst);
+  if (src_at.mount) return path_error(src_shown, "is read-only (under " + join(src_at.mount->prefix) + ")");
+  if (dst_at.mount) return path_error(dst_shown, "is read-only (under " + join(dst_at.mount->prefix) + ")");
+  if (src->empty()) return path_error(src_shown, "is the workspace itself; it cannot be moved");
+  if (dst->empty()) return path_error(dst_shown, "is the workspace itself; give a new name");
+  // Each name is looked up below a descriptor of its parent, never by host path.
+  const std::vector<std::string> src_parent(src->begin(), src->end() - 1);
+  int sp = open_beneath(src_at.dir, src_parent, O_PATH | O_DIRECTORY);
+  if (sp < 0) return open_error(src_shown, src_at, -sp);
+  UniqueFd src_dir(sp);
+  const std::vector<std::string> dst_parent(dst->begin(), dst->end() - 1);
+  int dp = make_dirs_beneath(dst_at.dir, dst_parent);
+  if (dp < 0) return open_error(dst_shown, dst_at, -dp);
+  UniqueFd dst_dir(dp);
+  if (renameat2(src_dir.get(), src->back().c_str(), dst_dir.get(), dst->back().c_str(), RENAME_NOREPLACE) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return path_error(src_shown, "does not exist");
+    if (err == EEXIST) return path_error(dst_shown, "already exists; move it away or choose another name");
+    if (err == EINVAL) return path_error(dst_shown, "is inside '" + src_shown + "'; a directory cannot move into itself");
+    return path_error(src_shown, std::string("cannot be moved to '") + dst_shown + "': " + std::strerror(err));
+  }
+  return Status::Ok();
 }
 
 std::vector<std::string> FileView::virtual_children(const std::string& path) const {

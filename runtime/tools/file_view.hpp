@@ -57,6 +57,15 @@ class FileView {
   // directories are created inside the workspace.
   Result<OpenedPath> open_write(const std::string& path) const;
 
+  // Creates the directory `path` and its missing parents in the workspace
+  // (an existing directory is fine); returns its normalised path.
+  Result<std::string> make_dir(const std::string& path) const;
+
+  // Moves the file or directory `from` to `to`, both in the workspace,
+  // creating `to`'s missing parents; refuses to replace an existing `to`.
+  // A symlink is moved as the link itself, never followed.
+  Status move(const std::string& from, const std::string& to) const;
+
   // Names of mount prefixes directly below `path`, e.g. "tools" for "src"
   // when a mount sits at "src/tools/default_tools"; lets ListFiles show
   // where the mounts are.

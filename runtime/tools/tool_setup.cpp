@@ -4,15 +4,50 @@
 
 #include "runtime/core/data_paths.hpp"
 #include "runtime/tools/builtin_tools.hpp"
+#include "runtime/tools/pyramid_tools.hpp"
 #include "runtime/tools/user_tools.hpp"
 
 namespace kaisha::tools {
 
+namespace {
+
+std::filesystem::path store_dir_of(const config::Config& c) {
+  std::filesystem::path store_dir = std::filesystem::path(c.store_path).parent_path();
+  return store_dir.empty() ? std::filesystem::path(".") : store_dir;
+}
+
+std::string workspace_root_of(const config::Config& c) {
+  return c.tools.workspace_root.empty() ? (store_dir_of(c) / "kaisha-work").string() : c.tools.workspace_root;
+}
+
+sandbox::SandboxLimits sandbox_limits_of(const config::ToolsConfig& t) {
+  sandbox::SandboxLimits limits;
+  limits.wall_timeout_ms = t.sandbox_timeout_ms;
+  limits.cpu_seconds = t.sandbox_cpu_seconds;
+  limits.memory_bytes = t.sandbox_memory_mb << 20;
+  limits.max_processes = t.sandbox_max_processes;
+  limits.disk_bytes = t.sandbox_disk_mb << 20;
+  return limits;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& c) {
+  const config::ToolsConfig& t = c.tools;
+  PyramidToolsOptions o;
+  o.workspace_root = workspace_root_of(c);
+  o.file_limits = {t.max_read_bytes, t.max_write_bytes, t.max_list_entries};
+  o.code_limits = sandbox_limits_of(t);
+  o.search_engine = t.web_search_engine;
+  o.search_url = t.web_search_url;
+  o.search_timeout_ms = t.web_timeout_ms;
+  return PyramidTools::create(std::move(o));
+}
+
 Result<ToolSetup> make_tool_sources(const config::Config& c, const std::vector<llm::ToolSpec>& taken) {
   const config::ToolsConfig& t = c.tools;
-  std::filesystem::path store_dir = std::filesystem::path(c.store_path).parent_path();
-  if (store_dir.empty()) store_dir = ".";
-  const std::string workspace_root = t.workspace_root.empty() ? (store_dir / "kaisha-work").string() : t.workspace_root;
+  const std::filesystem::path store_dir = store_dir_of(c);
+  const std::string workspace_root = workspace_root_of(c);
   const std::string user_dir = t.user_tools_dir.empty() ? (store_dir / "kaisha-tools").string() : t.user_tools_dir;
   const std::string shipped_dir = data_file("data/tools/default_tools");
 

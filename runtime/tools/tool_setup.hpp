@@ -21,6 +21,8 @@
 
 namespace kaisha::tools {
 
+class PyramidTools;  // pyramid_tools.hpp
+
 struct ToolSetup {
   std::vector<std::shared_ptr<company::ToolSource>> sources;
   std::shared_ptr<ToolSwitches> switches;
@@ -30,5 +32,9 @@ struct ToolSetup {
 // `taken` are names of tools other sources offer (the CEO's own tools):
 // ToolCreator refuses them.
 Result<ToolSetup> make_tool_sources(const config::Config& config, const std::vector<llm::ToolSpec>& taken);
+
+// The pyramid strategy's level-0 tools, in the same workspaces (below each
+// session's tasks/) with the same file, sandbox and search settings.
+Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& config);
 
 }  // namespace kaisha::tools

@@ -196,6 +196,43 @@ TEST(Codec, AskCarriesItsJobAndAnOldAskHasNone) {
   EXPECT_EQ(old->job, "");
 }
 
+// An ask as a node that predates turns reads it.
+struct OldAsk : AskRequest {
+  static constexpr uint32_t kVersion = 1;
+};
+
+// A turn carries the asker's messages and tools, and its answer the tool
+// calls the model asked for. It goes out as version 2, so a node that only
+// knows version 1 refuses it instead of answering the empty prompt; a plain
+// ask still goes out as version 1, which every node reads.
+TEST(Codec, ATurnGoesOutAsVersionTwoAndAPlainAskAsVersionOne) {
+  AskRequest plain{"s", "t", "q", 0, ""};
+  EXPECT_EQ(wrap(plain, {}, {}, "m1").version, 1u);
+  AskRequest turn{"s", "t", "", 0, ""};
+  turn.messages = {{llm::Role::system, "be brief", {}, "", ""}, {llm::Role::user, "ことばを数えて 🙂", {}, "", ""}};
+  turn.tools = {llm::ToolSpec{"final_output", "ends the call", json{{"type", "object"}}}};
+  Envelope e = wrap(turn, {}, {}, "m2");
+  EXPECT_EQ(e.version, 2u);
+  auto back = unwrap<AskRequest>(e);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->messages.size(), 2u);
+  EXPECT_EQ(back->messages[1].content, "ことばを数えて 🙂");
+  ASSERT_EQ(back->tools.size(), 1u);
+  EXPECT_EQ(back->tools[0].name, "final_output");
+  // What a version-1 node does with it (its unwrap compares with kVersion 1).
+  auto old = unwrap<OldAsk>(e);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().code, "version");
+  EXPECT_NE(old.error().message.find("version 2 is newer than supported version 1"), std::string::npos);
+
+  AskReply reply;
+  reply.tool_requests = {llm::ToolCall{"c1", "worker", R"({"task_input":"x"})"}};
+  AskReply r = round_trip(reply);
+  ASSERT_EQ(r.tool_requests.size(), 1u);
+  EXPECT_EQ(r.tool_requests[0].name, "worker");
+  EXPECT_EQ(r.tool_requests[0].arguments, R"({"task_input":"x"})");
+}
+
 TEST(Codec, SpawnAndStopCarryTheHireAndAnOldStopMeansAnyHire) {
   SpawnAgent sp;
   sp.spec.name = "Mist";

@@ -1,0 +1,35 @@
+// LoopTexts: what the pyramid says to an agent's model besides its context
+// (prompts/pyramid/): the reminder when a turn calls no tool, the answer to
+// an unacceptable final_output, the judge's request and the rejection
+// handed back to the audited agent. Data files, so wording changes need no
+// build; a missing or broken file is an error naming it.
+#pragma once
+
+#include <string>
+
+#include "runtime/core/result.hpp"
+#include "runtime/planning/prompt_template.hpp"
+
+namespace kaisha::pyramid {
+
+class LoopTexts {
+ public:
+  // Reads the files from `prompts_dir` (default: the install's prompts/).
+  static Result<LoopTexts> load(const std::string& prompts_dir = "");
+
+  std::string nudge(int left) const;
+  std::string final_output_retry(const std::string& error, int left) const;
+  std::string judge_request(const std::string& instruction, const std::string& agent,
+                            const std::string& result) const;
+  std::string judge_rejection(const std::string& verdict, int left) const;
+
+ private:
+  LoopTexts(planning::PromptTemplate nudge, planning::PromptTemplate retry, planning::PromptTemplate request,
+            planning::PromptTemplate rejection)
+      : nudge_(std::move(nudge)), retry_(std::move(retry)), request_(std::move(request)),
+        rejection_(std::move(rejection)) {}
+
+  planning::PromptTemplate nudge_, retry_, request_, rejection_;
+};
+
+}  // namespace kaisha::pyramid

@@ -1,0 +1,411 @@
+#include "runtime/pyramid/pyramid_driver.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "runtime/core/utf8.hpp"
+#include "runtime/pyramid/agent_tools.hpp"
+
+namespace kaisha::pyramid {
+
+using namespace driver;
+
+namespace {
+
+constexpr const char* kFinalOutput = "final_output";
+constexpr size_t kNoSlot = static_cast<size_t>(-1);
+
+// A tool's result as the model reads it (infiagent.md §10 item 48).
+std::string tool_text(const company::ToolResult& r) {
+  json j{{"status", r.ok ? "success" : "error"}};
+  if (r.ok) {
+    j["output"] = r.output.is_null() ? json(r.message) : r.output;
+    j["error_information"] = "";
+  } else {
+    j["output"] = r.output.is_null() ? json("") : r.output;
+    j["error_information"] = r.message;
+  }
+  return j.dump();
+}
+
+std::string error_text(const std::string& why) {
+  return json{{"status", "error"}, {"output", ""}, {"error_information", why}}.dump();
+}
+
+llm::ChatMessage tool_message(const llm::ToolCall& call, std::string content) {
+  return llm::ChatMessage{llm::Role::tool, std::move(content), {}, call.id, call.name};
+}
+
+std::string short_text(const std::string& s) { return utf8::one_line(s, 160); }
+
+}  // namespace
+
+PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id,
+                             std::string input, RouteDecision route, std::function<bool()> listening)
+    : setup_(setup),
+      library_(*setup.library),
+      quality_(quality),
+      task_id_(std::move(task_id)),
+      input_(std::move(input)),
+      route_(std::move(route)),
+      listening_(std::move(listening)),
+      index_(setup.count) {}
+
+Effects PyramidDriver::start() {
+  Effects out;
+  out.push_back(journal_step(msg::EventKind::note, json{{"route", route_.to_json()}}));
+  const AgentDefinition* entry = library_.find(route_.agent);
+  if (!entry) {
+    finish(out, false, "The pyramid has no agent '" + route_.agent + "' to start the task with.");
+    return out;
+  }
+  if (listening())
+    report(out, msg::EventKind::route,
+           route_.new_task ? "no agent matches well enough: " + entry->name + " takes it as a new task"
+                           : "routed to " + entry->name,
+           json{{"route", route_.to_json()}});
+  begin(out, 0, kNoSlot, *entry, input_, entry->max_turns, false);
+  return out;
+}
+
+Effects PyramidDriver::on(const Outcome& o) {
+  Effects out;
+  if (finished_) return out;
+  pending_.deliver(o, out);
+  return out;
+}
+
+Effects PyramidDriver::cancel(const std::string& why) {
+  Effects out;
+  if (!finished_) finish(out, false, why);
+  return out;
+}
+
+std::optional<ContextParts> PyramidDriver::context_parts(uint64_t call) const {
+  auto it = calls_.find(call);
+  if (it == calls_.end()) return std::nullopt;
+  const Call& c = it->second;
+  return setup_.context->parts(*c.agent, task_id_, index_, setup_.index_budget_tokens, tree_, c.id, c.env,
+                               setup_.count);
+}
+
+// ------------------------------------------------------------------ calls
+
+uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                              std::string input, int64_t max_turns, bool audit) {
+  const uint64_t id = tree_.push(parent, agent.name, agent.responsibility, input);
+  if (id == 0) return 0;  // the parent has ended meanwhile
+  ++calls_made_;
+  Call& c = calls_[id];
+  c.id = id;
+  c.parent = parent;
+  c.slot = slot;
+  c.audit = audit;
+  c.agent = &agent;
+  c.input = std::move(input);
+  c.max_turns = std::min(max_turns, agent.max_turns);
+  c.env.push_back({llm::Role::user, c.input, {}, "", ""});
+  history_tokens_ += setup_.count(c.input);
+  out.push_back(journal_step(msg::EventKind::ask, json{{"call", id}, {"parent", parent}, {"input", c.input}}, 0, 0,
+                             0, agent.name));
+  if (listening()) report(out, msg::EventKind::ask, short_text(c.input), json{{"call", id}, {"parent", parent}}, agent.name);
+
+  auto [it, fresh] = staff_.try_emplace(agent.name);
+  Staff& s = it->second;
+  if (!fresh) {
+    if (s.state == HireState::hired) turn(out, id);
+    else if (s.state == HireState::hiring) s.waiting.push_back(id);
+    else end(out, id, failed_output(agent.name + " could not be hired"));
+    return id;
+  }
+  s.waiting.push_back(id);
+  const economy::ModelCost cost = setup_.cost_of(agent);
+  msg::AgentSpec spec;
+  spec.name = agent.name;
+  spec.base_model = cost.name;
+  spec.model_ref = cost.model_ref;
+  spec.type = cost.type;
+  spec.system_prompt = setup_.context->system_prompt(agent, task_id_);
+  spec.description = agent.description;
+  spec.costs = economy::spec_costs_json(cost);
+  const CallId hid = pending_.expect<HireAnswered>(
+      [this, name = agent.name](const HireAnswered& a, Effects& o) { on_hired(o, name, a); });
+  out.push_back(Hire{hid, std::move(spec), cost});
+  return id;
+}
+
+void PyramidDriver::on_hired(Effects& out, const std::string& agent, const HireAnswered& a) {
+  Staff& s = staff_[agent];
+  std::vector<uint64_t> waiting = std::move(s.waiting);
+  s.waiting.clear();
+  if (!a.ok) {
+    s.state = HireState::failed;
+    out.push_back(journal_step(msg::EventKind::refusal, json{{"hire", agent}, {"error", a.error}}));
+    for (uint64_t id : waiting)
+      if (calls_.count(id)) end(out, id, failed_output("could not hire " + agent + ": " + a.error));
+    return;
+  }
+  s.state = HireState::hired;
+  if (listening()) report(out, msg::EventKind::hire, agent, json{{"agent", agent}, {"budget", a.budget}});
+  for (uint64_t id : waiting)
+    if (calls_.count(id)) turn(out, id);
+}
+
+std::vector<llm::ChatMessage> PyramidDriver::prompt_of(const Call& c) const {
+  return setup_.context->messages(*c.agent, task_id_, index_, setup_.index_budget_tokens, tree_, c.id, c.env);
+}
+
+void PyramidDriver::turn(Effects& out, uint64_t id) {
+  Call& c = calls_.at(id);
+  if (c.turns >= c.max_turns)
+    return end(out, id, failed_output(c.agent->name + " reached its limit of " + std::to_string(c.max_turns) +
+                                      " turns without a final_output"));
+  ++c.turns;
+  std::vector<llm::ChatMessage> messages = prompt_of(c);
+  int64_t tokens = 0;
+  for (const auto& m : messages) tokens += setup_.count(m.content);
+  largest_prompt_ = std::max(largest_prompt_, tokens);
+  const CallId aid =
+      pending_.expect<AskAnswered>([this, id](const AskAnswered& a, Effects& o) { on_turn(o, id, a); });
+  out.push_back(Ask{aid, c.agent->name, "", "", false, std::move(messages), tools_of(library_, *c.agent, setup_.level0)});
+}
+
+void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return;  // its caller ended meanwhile
+  Call& c = it->second;
+  if (!a.ok)
+    return end(out, id,
+               failed_output((a.refused ? "the ledger refused the call of " : "the model call of ") +
+                             c.agent->name + (a.refused ? ": " : " failed: ") + a.error));
+  c.tokens_in += a.reply.usage.input_tokens + a.reply.extra_usage.input_tokens;
+  c.tokens_out += a.reply.usage.output_tokens + a.reply.extra_usage.output_tokens;
+  c.usd += a.expense;
+  if (listening())
+    report(out, msg::EventKind::usage, "", json{{"call", id}},
+           c.agent->name)
+        .costing(a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense);
+  const std::vector<llm::ToolCall>& requests = a.reply.tool_requests;
+  c.env.push_back({llm::Role::assistant, a.reply.output, requests, "", ""});
+  history_tokens_ += setup_.count(a.reply.output);
+  for (const auto& r : requests) history_tokens_ += setup_.count(r.arguments);
+  if (listening() && !a.reply.output.empty())
+    report(out, msg::EventKind::thinking, short_text(a.reply.output), json{{"call", id}}, c.agent->name);
+
+  if (requests.empty()) {
+    if (c.nudges >= setup_.max_nudges)
+      return end(out, id,
+                 failed_output(c.agent->name + " called no tool after " + std::to_string(setup_.max_nudges) +
+                               " reminders"));
+    ++c.nudges;
+    const std::string nudge = setup_.texts->nudge(setup_.max_nudges - c.nudges);
+    c.env.push_back({llm::Role::user, nudge, {}, "", ""});
+    history_tokens_ += setup_.count(nudge);
+    out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"nudge", c.nudges}}, 0, 0, 0, c.agent->name));
+    return turn(out, id);
+  }
+  const bool final_called = std::any_of(requests.begin(), requests.end(),
+                                        [](const llm::ToolCall& r) { return r.name == kFinalOutput; });
+  if (final_called && requests.size() > 1) {
+    // Nothing may come with or after final_output: none of them runs.
+    const llm::ToolCall* final_call = nullptr;
+    for (const auto& r : requests) {
+      if (r.name == kFinalOutput && !final_call) final_call = &r;
+      else c.env.push_back(tool_message(r, error_text("not run: this turn also called final_output")));
+    }
+    return reject_final(out, id, final_call->id, "final_output must be the only tool call of its turn");
+  }
+  if (final_called) return on_final(out, id, requests.front());
+  c.batch.clear();
+  for (const auto& r : requests) c.batch.push_back(Slot{r, std::nullopt});
+  run_tools(out, id);
+}
+
+// ------------------------------------------------------------------ tools
+
+void PyramidDriver::run_tools(Effects& out, uint64_t id) {
+  Call& c = calls_.at(id);
+  c.waiting = c.batch.size();
+  // Every slot is started before any result is handed back, so the calls of
+  // one turn run concurrently; slot_done resumes the call after the last.
+  for (size_t i = 0; i < c.batch.size(); ++i) {
+    auto it = calls_.find(id);
+    if (it == calls_.end()) return;  // ended by what a slot did
+    dispatch(out, it->second, i);
+  }
+}
+
+void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
+  const uint64_t id = c.id;
+  const llm::ToolCall& req = c.batch[i].request;
+  out.push_back(journal_step(msg::EventKind::tool_call, json{{"call", id}, {"tool", req.name}, {"arguments", req.arguments}},
+                             0, 0, 0, c.agent->name));
+  if (listening())
+    report(out, msg::EventKind::tool_call, req.name + " " + short_text(req.arguments), json{{"call", id}},
+           c.agent->name);
+  if (Status s = check_allowed(*c.agent, req.name); !s.ok()) return slot_done(out, id, i, error_text(s.error().message));
+  if (const AgentDefinition* callee = library_.find(req.name)) {
+    auto call = parse_agent_call(*callee, req.arguments);
+    if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
+    begin(out, id, i, *callee, call->task_input, call->max_turns, false);
+    return;
+  }
+  if (!setup_.level0.count(req.name))
+    return slot_done(out, id, i, error_text("the tool '" + req.name + "' is not available in this runtime"));
+  const CallId tid = pending_.expect<ToolRan>(
+      [this, id, i](const ToolRan& r, Effects& o) { slot_done(o, id, i, tool_text(r.result)); });
+  out.push_back(RunTool{tid, req.name, req.arguments});
+}
+
+void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string result) {
+  auto it = calls_.find(id);
+  if (it == calls_.end() || i >= it->second.batch.size() || it->second.batch[i].result) return;
+  Call& c = it->second;
+  Slot& slot = c.batch[i];
+  out.push_back(journal_step(msg::EventKind::tool_result,
+                             json{{"call", id}, {"tool", slot.request.name}, {"result", result}}, 0, 0, 0,
+                             c.agent->name));
+  if (listening())
+    report(out, msg::EventKind::tool_result, slot.request.name + " → " + short_text(result), json{{"call", id}},
+           c.agent->name);
+  history_tokens_ += setup_.count(result);
+  slot.result = std::move(result);
+  if (--c.waiting > 0) return;
+  // Every result of the turn is in: they go back in call order.
+  for (Slot& s : c.batch) c.env.push_back(tool_message(s.request, std::move(*s.result)));
+  c.batch.clear();
+  turn(out, id);
+}
+
+// ----------------------------------------------------------- final_output
+
+void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& call) {
+  auto fo = parse_final_output(call.arguments, setup_.limits);
+  if (!fo.ok()) return reject_final(out, id, call.id, fo.error().message);
+  if (!setup_.check_files || fo->files.empty())
+    return accept_final(out, id, std::move(fo).value(), call.id);
+  // References are checked before anybody reads them.
+  json paths = json::array();
+  for (const auto& f : fo->files) paths.push_back(f.path);
+  const CallId tid = pending_.expect<ToolRan>(
+      [this, id, fo = std::move(fo).value(), call_id = call.id](const ToolRan& r, Effects& o) mutable {
+        if (!calls_.count(id)) return;
+        if (!r.result.ok) return reject_final(o, id, call_id, r.result.message);
+        accept_final(o, id, std::move(fo), call_id);
+      });
+  out.push_back(RunTool{tid, kCheckFilesTool, json{{"paths", std::move(paths)}}.dump()});
+}
+
+void PyramidDriver::reject_final(Effects& out, uint64_t id, const std::string& call_id, const std::string& why) {
+  Call& c = calls_.at(id);
+  ++c.bad_finals;
+  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"final_output_refused", why}}, 0, 0, 0, c.agent->name));
+  if (c.bad_finals > setup_.max_final_output_retries)
+    return end(out, id,
+               failed_output("no valid final_output after " + std::to_string(c.bad_finals) + " attempts; last: " + why));
+  const std::string text = setup_.texts->final_output_retry(why, setup_.max_final_output_retries - c.bad_finals + 1);
+  c.env.push_back(tool_message(llm::ToolCall{call_id, kFinalOutput, ""}, error_text(text)));
+  history_tokens_ += setup_.count(text);
+  turn(out, id);
+}
+
+void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, const std::string& call_id) {
+  Call& c = calls_.at(id);
+  const AgentDefinition* judge = library_.judge();
+  const bool audit = fo.success && setup_.enforce_judge && judge && c.agent->level >= 1 && !c.approved;
+  if (!audit) return end(out, id, std::move(fo));
+  // The runtime has the judge check a success nobody checked yet.
+  ++c.audits;
+  c.final_call_id = call_id;
+  const std::string request = setup_.texts->judge_request(c.input, c.agent->name, fo.to_json().dump());
+  c.claimed = std::move(fo);
+  if (listening()) report(out, msg::EventKind::note, "audit " + std::to_string(c.audits), json{{"call", id}}, c.agent->name);
+  begin(out, id, kNoSlot, *judge, request, judge->max_turns, true);
+}
+
+void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& verdict) {
+  Call& c = calls_.at(id);
+  const double q = quality_.update(c.agent->name, verdict.success);
+  const json v = verdict.to_json();
+  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0,
+                             c.agent->name));
+  if (listening())
+    report(out, msg::EventKind::verdict, verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
+           json{{"call", id}, {"verdict", v}, {"quality", q}}, c.agent->name);
+  FinalOutput claimed = std::move(*c.claimed);
+  c.claimed.reset();
+  if (verdict.success) {
+    claimed.verdict = v;
+    return end(out, id, std::move(claimed));
+  }
+  if (c.audits > setup_.max_judge_retries) {
+    FinalOutput failed = failed_output("the judge rejected the result " + std::to_string(c.audits) +
+                                       " times; last: " + verdict.error_information);
+    failed.output = verdict.output;
+    failed.verdict = v;
+    return end(out, id, std::move(failed));
+  }
+  const std::string text = setup_.texts->judge_rejection(v.dump(), setup_.max_judge_retries - c.audits + 1);
+  c.env.push_back(tool_message(llm::ToolCall{c.final_call_id, kFinalOutput, ""}, error_text(text)));
+  history_tokens_ += setup_.count(text);
+  turn(out, id);
+}
+
+// -------------------------------------------------------------------- end
+
+void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return;
+  Call c = std::move(it->second);
+  calls_.erase(it);
+  tree_.pop(id);
+  // Calls it made that still run have nobody to answer to.
+  for (auto k = calls_.begin(); k != calls_.end();) k = tree_.running(k->first) ? std::next(k) : calls_.erase(k);
+  for (const auto& f : fo.files) index_.describe(f.path, f.description);
+  const json result = fo.to_json();
+  out.push_back(journal_step(msg::EventKind::answer, json{{"call", id}, {"final_output", result}}, c.tokens_in,
+                             c.tokens_out, c.usd, c.agent->name));
+  if (listening())
+    report(out, msg::EventKind::answer,
+           (fo.success ? "success: " + short_text(fo.output) : "error: " + short_text(fo.error_information)),
+           json{{"call", id}, {"turns", c.turns}}, c.agent->name)
+        .costing(c.tokens_in, c.tokens_out, c.usd);
+  if (c.parent == 0) {
+    final_ = result;
+    return finish(out, fo.success, fo.success ? fo.output : fo.error_information);
+  }
+  Call& parent = calls_.at(c.parent);
+  parent.tokens_in += c.tokens_in;
+  parent.tokens_out += c.tokens_out;
+  parent.usd += c.usd;
+  if (c.audit) return on_verdict(out, parent.id, fo);
+  if (c.agent->level < 0 && fo.success) parent.approved = true;
+  slot_done(out, parent.id, c.slot, result.dump());
+}
+
+void PyramidDriver::finish(Effects& out, bool ok, std::string text) {
+  if (finished_) return;
+  finished_ = true;
+  for (const auto& [name, s] : staff_)
+    if (s.state == HireState::hired) out.push_back(Fire{name, 0});
+  json agents = json::array();
+  for (const auto& [name, s] : staff_) agents.push_back(name);
+  json m{{"strategy", "pyramid"},
+         {"route", route_.to_json()},
+         {"agents", std::move(agents)},
+         {"calls", calls_made_},
+         {"largest_prompt_tokens", largest_prompt_},
+         {"history_tokens", history_tokens_},
+         {"quality", quality_.to_json()}};
+  if (!final_.is_null()) m["final_output"] = final_;
+  calls_.clear();
+  pending_.clear();
+  out.push_back(Finish{ok, std::move(text), std::move(m)});
+}
+
+Report& PyramidDriver::report(Effects& out, msg::EventKind kind, std::string text, json data, std::string agent) const {
+  out.push_back(Report{kind, std::move(text), std::move(data), std::move(agent)});
+  return std::get<Report>(out.back());
+}
+
+}  // namespace kaisha::pyramid

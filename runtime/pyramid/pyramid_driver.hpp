@@ -1,0 +1,176 @@
+// The pyramid strategy's algorithm for one task (InfiAgent, infiagent.md
+// §10 B, D, E, H, I, J), as a pure driver (runtime/driver/driver_effects.hpp).
+//
+// The task enters at the agent the router chose. Every agent of the library
+// that the task uses is hired once (Hire, on its first call) and each call of
+// it — the task's, or a parent's tool call naming it — runs with a fresh
+// context of its own: the driver builds the four parts (AgentContext) for
+// every model turn and asks the hired agent for one turn at a time (an Ask
+// carrying the messages and the tools). What the model asks for in a turn:
+//   - an agent-tool (a lower agent, or the judge): a child call in the same
+//     workspace and task; its final_output JSON, and nothing else of it,
+//     becomes the parent's tool result;
+//   - a level-0 tool: a RunTool with the model's arguments;
+//   - final_output: the call ends (alone in its turn, valid, its file
+//     references present), else it is told why and tries again, a bounded
+//     number of times.
+// Calls of one turn run concurrently; their results go back in call order.
+// A turn with no tool call gets up to max_nudges reminders; a call that
+// reaches its max_turns, runs out of reminders or of final_output attempts
+// ends with failed_output(why) — never a hang.
+//
+// With enforce_judge, every success of an agent (level >= 1) that did not
+// have the judge approve it itself is audited by a call of the library's
+// judge; a rejection goes back to the agent as its final_output's result
+// and it tries again, up to max_judge_retries times, then it ends with an
+// error carrying the judge's last report. Every verdict updates the agent's
+// quality score. Each call's tokens and dollars roll up into its caller's.
+// Hired agents are fired when the task ends.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/pending_calls.hpp"
+#include "runtime/economy/model_cost.hpp"
+#include "runtime/pyramid/agent_context.hpp"
+#include "runtime/pyramid/agent_library.hpp"
+#include "runtime/pyramid/agent_router.hpp"
+#include "runtime/pyramid/call_tree.hpp"
+#include "runtime/pyramid/final_output.hpp"
+#include "runtime/pyramid/loop_texts.hpp"
+#include "runtime/pyramid/quality_scores.hpp"
+#include "runtime/pyramid/workspace_index.hpp"
+
+namespace kaisha::pyramid {
+
+// The level-0 tool a driver runs to check the files a final_output names:
+// arguments {"paths": [...]}; success when all exist, else an error naming
+// the missing ones. Not offered to models.
+inline constexpr const char* kCheckFilesTool = "check_files";
+
+// What every task of one pyramid strategy shares.
+struct PyramidSetup {
+  std::shared_ptr<const AgentLibrary> library;
+  std::shared_ptr<const AgentContext> context;
+  std::shared_ptr<const LoopTexts> texts;
+  // The level-0 tools on offer, by name (final_output among them).
+  std::map<std::string, llm::ToolSpec> level0;
+  // The priced model an agent runs on (its own `model`, else the strategy's).
+  std::function<economy::ModelCost(const AgentDefinition&)> cost_of;
+  TokenCounter count;
+  int64_t index_budget_tokens = 2000;  // C_LM
+  int max_nudges = 5;
+  int max_final_output_retries = 3;
+  bool enforce_judge = true;
+  int max_judge_retries = 3;
+  bool check_files = true;  // run kCheckFilesTool (a RunTool) on a final_output's files
+  FinalOutputLimits limits;
+};
+
+// One task. Feed it the outcomes of the effects it returned; after a Finish
+// it returns nothing more.
+class PyramidDriver {
+ public:
+  // `setup` and `quality` must outlive the driver. `route` says where the
+  // task enters (its agent must be in the library); `listening` whether
+  // chatty progress events are wanted (null: never).
+  PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id, std::string input,
+                RouteDecision route, std::function<bool()> listening = {});
+
+  driver::Effects start();
+  driver::Effects on(const driver::Outcome& o);
+  // The task is canceled: the agents are fired and it finishes with `why`.
+  driver::Effects cancel(const std::string& why);
+  bool finished() const { return finished_; }
+
+  // Introspection: the calls running now, the task's workspace index, and
+  // the four parts of the next prompt of running call `call` (its id in tree()).
+  const CallTree& tree() const { return tree_; }
+  const WorkspaceIndex& index() const { return index_; }
+  std::optional<ContextParts> context_parts(uint64_t call) const;
+  // The largest prompt sent so far and everything every call's conversation
+  // held (|H|), in tokens by setup.count.
+  int64_t largest_prompt_tokens() const { return largest_prompt_; }
+  int64_t history_tokens() const { return history_tokens_; }
+
+ private:
+  // One tool call of a turn, and its result once known.
+  struct Slot {
+    llm::ToolCall request;
+    std::optional<std::string> result;
+  };
+  struct Call {
+    uint64_t id = 0;
+    uint64_t parent = 0;  // the calling call; 0 for the task's
+    size_t slot = 0;      // which of the parent's tool calls it answers
+    bool audit = false;   // it is the judge auditing its parent's result
+    const AgentDefinition* agent = nullptr;
+    std::string input;
+    int64_t max_turns = 100;
+    int turns = 0;
+    int nudges = 0;
+    int bad_finals = 0;
+    int audits = 0;
+    bool approved = false;  // a judge call of its own approved its work
+    std::vector<llm::ChatMessage> env;  // C_ENV
+    std::vector<Slot> batch;            // the running turn's tool calls
+    size_t waiting = 0;                 // of them, still running
+    std::optional<FinalOutput> claimed;  // a success with the judge
+    std::string final_call_id;           // its final_output call, answered after the audit
+    int64_t tokens_in = 0, tokens_out = 0;
+    double usd = 0;  // its own turns and its children's
+  };
+  enum class HireState { hiring, hired, failed };
+  struct Staff {
+    HireState state = HireState::hiring;
+    std::vector<uint64_t> waiting;  // calls that start once hired
+  };
+
+  using Pending = driver::PendingCalls<driver::Effects&>;
+
+  uint64_t begin(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                 std::string input, int64_t max_turns, bool audit);
+  void on_hired(driver::Effects& out, const std::string& agent, const driver::HireAnswered& a);
+  void turn(driver::Effects& out, uint64_t id);
+  void on_turn(driver::Effects& out, uint64_t id, const driver::AskAnswered& a);
+  void run_tools(driver::Effects& out, uint64_t id);
+  void dispatch(driver::Effects& out, Call& c, size_t i);
+  void slot_done(driver::Effects& out, uint64_t id, size_t i, std::string result);
+  void on_final(driver::Effects& out, uint64_t id, const llm::ToolCall& call);
+  void reject_final(driver::Effects& out, uint64_t id, const std::string& call_id, const std::string& why);
+  void accept_final(driver::Effects& out, uint64_t id, FinalOutput fo, const std::string& call_id);
+  void on_verdict(driver::Effects& out, uint64_t id, const FinalOutput& verdict);
+  void end(driver::Effects& out, uint64_t id, FinalOutput fo);
+  void finish(driver::Effects& out, bool ok, std::string text);
+  driver::Report& report(driver::Effects& out, msg::EventKind kind, std::string text, json data,
+                         std::string agent = "") const;
+  bool listening() const { return listening_ && listening_(); }
+  std::vector<llm::ChatMessage> prompt_of(const Call& c) const;
+
+  const PyramidSetup& setup_;
+  const AgentLibrary& library_;
+  QualityScores& quality_;
+  std::string task_id_;
+  std::string input_;
+  RouteDecision route_;
+  std::function<bool()> listening_;
+  CallTree tree_;
+  WorkspaceIndex index_;
+  std::map<uint64_t, Call> calls_;     // running, by tree id
+  std::map<std::string, Staff> staff_;  // agents hired or being hired, by name
+  Pending pending_;
+  int64_t largest_prompt_ = 0;
+  int64_t history_tokens_ = 0;
+  int64_t calls_made_ = 0;
+  json final_;  // the entry call's final_output, once it ended
+  bool finished_ = false;
+};
+
+}  // namespace kaisha::pyramid

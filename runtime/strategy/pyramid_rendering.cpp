@@ -1,0 +1,43 @@
+#include <sstream>
+
+#include "runtime/strategy/strategy_rendering.hpp"
+
+namespace kaisha::strategy {
+
+using nlohmann::json;
+
+std::string summarise_pyramid_result(const json& m, NumberText num) {
+  if (!m.is_object()) return "";
+  try {
+    std::ostringstream o;
+    o << "pyramid: entered at " << m.at("route").value("agent", std::string("?")) << ", "
+      << m.value("calls", 0LL) << " agent calls by " << (m.contains("agents") ? m["agents"].size() : 0)
+      << " agents, largest prompt " << num(m.value("largest_prompt_tokens", json(0))) << " tokens of "
+      << num(m.value("history_tokens", json(0))) << " in all";
+    return o.str();
+  } catch (const json::exception&) {
+    return "";
+  }
+}
+
+std::string render_pyramid_event(const msg::ProgressEvent& e, NumberText num) {
+  if (e.kind != msg::EventKind::route) return "";
+  std::ostringstream o;
+  o << "[" << e.agent << "] route: " << e.text << "\n";
+  try {
+    const json& scores = e.data.at("route").at("scores");
+    if (scores.is_array() && !scores.empty()) {
+      o << "    scores:";
+      size_t shown = 0;
+      for (const auto& s : scores) {
+        if (++shown > 5) break;
+        o << " " << s.at("agent").get<std::string>() << "=" << num(s.at("score"));
+      }
+      o << "\n";
+    }
+  } catch (const json::exception&) {
+  }
+  return o.str();
+}
+
+}  // namespace kaisha::strategy

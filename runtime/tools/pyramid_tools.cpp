@@ -1,0 +1,248 @@
+#include "runtime/tools/pyramid_tools.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "runtime/company/tool_spec_file.hpp"
+#include "runtime/core/confined_fs.hpp"
+#include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
+#include "runtime/http/http_client.hpp"
+#include "runtime/sandbox/sandbox.hpp"
+#include "runtime/tools/file_view.hpp"
+#include "runtime/tools/worker_pool.hpp"
+
+namespace kaisha::tools {
+
+using company::ToolResult;
+using Done = std::function<void(ToolResult)>;
+
+namespace {
+
+constexpr const char* kCheckFiles = "check_files";  // pyramid::kCheckFilesTool
+
+std::string str_arg(const json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool has_string(const json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string();
+}
+
+// The file tools' messages name HASHIRU's tools; a pyramid agent knows these.
+ToolResult renamed(ToolResult r) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"ListFiles", "dir_list"}, {"ReadFile", "file_read"}, {"WriteFile", "file_write"}};
+  for (const auto& [from, to] : kNames) {
+    for (size_t at = r.message.find(from); at != std::string::npos; at = r.message.find(from, at))
+      r.message.replace(at, std::string(from).size(), to);
+  }
+  return r;
+}
+
+// A program's run as a tool result: a program that fails is still a run
+// (its output and exit code say how it went); a sandbox that cannot be
+// built, a limit or the timeout is an error.
+ToolResult run_result(const std::string& tool, const Result<sandbox::SandboxResult>& r, int64_t timeout_ms) {
+  if (!r) return ToolResult::error(tool + ": the sandbox could not run it: " + r.error().message);
+  json out = {{"stdout", utf8::repair(r->stdout_data)}, {"stderr", utf8::repair(r->stderr_data)}};
+  if (r->limit) return ToolResult::error(tool + ": stopped: " + r->limit->message + ".", out);
+  if (r->timed_out)
+    return ToolResult::error(tool + ": stopped after " + std::to_string(timeout_ms / 1000) +
+                                 " s (a program waiting for input or a window never ends by itself)",
+                             out);
+  out["return_code"] = r->exit_code;
+  if (r->output_truncated) out["output_truncated"] = true;
+  if (r->exit_code != 0) return ToolResult::error(tool + ": exited with code " + std::to_string(r->exit_code), out);
+  return ToolResult::success(tool + ": ran successfully", out);
+}
+
+}  // namespace
+
+struct PyramidTools::Impl {
+  PyramidToolsOptions options;
+  std::vector<llm::ToolSpec> specs;
+  // Declared before the pool: a search's HTTP loop ends first.
+  WorkerPool pool;
+  std::unique_ptr<http::HttpClient> http;  // the search engine's, when kaisha made it
+
+  explicit Impl(PyramidToolsOptions o) : options(std::move(o)), pool(options.workers) {}
+
+  Result<std::string> task_dir(const std::string& session, const std::string& task) const {
+    if (task.empty()) return Error{"path", "no task is running: the pyramid's tools work in a task's directory"};
+    for (char c : task)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+        return Error{"path", "task id '" + task + "' cannot name a directory"};
+    if (task == "." || task == "..") return Error{"path", "task id '" + task + "' cannot name a directory"};
+    auto ws = session_workspace(options.workspace_root, session);
+    if (!ws) return ws.error();
+    return *ws + "/tasks/" + task;
+  }
+
+  void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
+    pool.submit([this, tool, done = std::move(done), work = std::move(work)](WorkerPool::Skipped skipped) {
+      if (skipped != WorkerPool::Skipped::no) return done(ToolResult::error(tool + ": not run: " + pool.why(skipped)));
+      try {
+        done(work());
+      } catch (const std::exception& e) {
+        done(ToolResult::error(tool + ": failed: " + e.what()));
+      }
+    });
+  }
+
+  int64_t timeout_ms(const json& args) const {
+    int64_t limit = options.code_limits.wall_timeout_ms;
+    auto it = args.find("timeout");
+    if (it != args.end() && it->is_number_integer() && it->get<int64_t>() > 0)
+      limit = std::min<int64_t>(limit, it->get<int64_t>() * 1000);
+    return limit;
+  }
+
+  Result<sandbox::SandboxResult> run(const FileView& view, std::vector<std::string> argv, std::string stdin_data,
+                                     int64_t timeout) const {
+    sandbox::SandboxRequest req;
+    req.argv = std::move(argv);
+    req.stdin_data = std::move(stdin_data);
+    req.workspace = view.workspace();
+    req.limits = options.code_limits;
+    req.limits.wall_timeout_ms = timeout;
+    return sandbox::run_sandboxed(req);
+  }
+
+  ToolResult execute_code(const FileView& view, const json& args) const {
+    const bool has_file = has_string(args, "file_path"), has_code = has_string(args, "code");
+    if (has_file == has_code) return ToolResult::error("execute_code: give either file_path or code, not both or neither");
+    // Programs run in code_run/, as the reference agents expect.
+    if (auto made = view.make_dir("code_run"); !made) return ToolResult::error("execute_code: " + made.error().message);
+    const std::string launcher = "cd code_run && exec python3 -I -B \"$@\"";
+    const int64_t timeout = timeout_ms(args);
+    if (has_code)
+      return run_result("execute_code", run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout),
+                        timeout);
+    const std::string path = str_arg(args, "file_path");
+    auto opened = view.open_read(path);
+    if (!opened) return ToolResult::error("execute_code: " + opened.error().message);
+    struct stat st{};
+    if (!opened->exists || fstat(opened->fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+      return ToolResult::error("execute_code: '" + opened->shown + "' is not a file of the task's workspace");
+    return run_result("execute_code", run(view, {"sh", "-c", launcher, "sh", "/workspace/" + opened->shown}, "", timeout),
+                      timeout);
+  }
+
+  ToolResult check_files(const FileView& view, const json& args) const {
+    auto it = args.find("paths");
+    if (it == args.end() || !it->is_array()) return ToolResult::error("check_files: 'paths' must be a list");
+    std::vector<std::string> missing;
+    for (const auto& p : *it) {
+      if (!p.is_string()) return ToolResult::error("check_files: every path must be a string");
+      auto opened = view.open_read(p.get<std::string>());
+      if (!opened) missing.push_back(p.get<std::string>() + " (" + opened.error().message + ")");
+      else if (!opened->exists) missing.push_back(opened->shown);
+    }
+    if (missing.empty()) return ToolResult::success("every file exists");
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    return ToolResult::error("these files named in your final_output do not exist in the task's workspace: " + list +
+                             "; write them first or remove them from 'files'");
+  }
+
+  ToolResult on_files(const std::string& name, const FileView& view, const json& args) const {
+    const FileLimits& lim = options.file_limits;
+    if (name == "file_read") return renamed(read_file(view, str_arg(args, "file_path"), lim));
+    if (name == "file_write") {
+      if (!has_string(args, "content")) return ToolResult::error("file_write: 'content' is required (the file's text)");
+      if (!has_string(args, "file_path")) return ToolResult::error("file_write: 'file_path' is required");
+      return renamed(write_file(view, str_arg(args, "file_path"), str_arg(args, "content"), lim));
+    }
+    if (name == "dir_list") {
+      const std::string path = has_string(args, "path") ? str_arg(args, "path") : ".";
+      return renamed(list_files(view, path, lim));
+    }
+    if (name == "dir_create") {
+      auto made = view.make_dir(str_arg(args, "dir_path"));
+      if (!made) return ToolResult::error("dir_create: " + made.error().message);
+      return ToolResult::success("dir_create: '" + *made + "' exists");
+    }
+    if (name == "file_move") {
+      Status moved = view.move(str_arg(args, "source"), str_arg(args, "destination"));
+      if (!moved) return ToolResult::error("file_move: " + moved.error().message);
+      return ToolResult::success("file_move: moved '" + str_arg(args, "source") + "' to '" +
+                                 str_arg(args, "destination") + "'");
+    }
+    if (name == "execute_code") return execute_code(view, args);
+    if (name == "execute_shell") {
+      const int64_t timeout = timeout_ms(args);
+      return run_result("execute_shell", run(view, {"sh", "-c", str_arg(args, "command")}, "", timeout), timeout);
+    }
+    if (name == kCheckFiles) return check_files(view, args);
+    return ToolResult::error("no level-0 tool is called '" + name + "'");
+  }
+};
+
+PyramidTools::PyramidTools(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PyramidTools::~PyramidTools() = default;
+
+Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions options) {
+  auto specs = company::load_tool_specs(data_file("data/tools/pyramid_tools.json"));
+  if (!specs) return specs.error();
+  if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
+  const std::string engine = options.search_engine;
+  if (!options.search && !engine.empty() && engine != "searxng")
+    return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
+  if (!options.search && engine == "searxng" && options.search_url.empty())
+    return Error{"config", "tools.web_search.url is required for the searxng engine"};
+  auto impl = std::make_unique<Impl>(std::move(options));
+  impl->specs = std::move(specs).value();
+  if (!impl->options.search && engine == "searxng") {
+    impl->http = std::make_unique<http::HttpClient>();
+    impl->options.search =
+        make_searxng_engine(*impl->http, impl->options.search_url, impl->options.search_timeout_ms);
+  }
+  return std::shared_ptr<PyramidTools>(new PyramidTools(std::move(impl)));
+}
+
+std::vector<llm::ToolSpec> PyramidTools::specs() const { return impl_->specs; }
+
+Result<std::string> PyramidTools::task_directory(const std::string& session_id, const std::string& task_id) const {
+  auto dir = impl_->task_dir(session_id, task_id);
+  if (!dir) return dir;
+  auto view = FileView::open(*dir);
+  if (!view) return view.error();
+  return view->workspace();
+}
+
+void PyramidTools::call(const std::string& name, const json& args, const company::ToolCallContext& ctx, Done done) {
+  if (!args.is_object()) return done(ToolResult::error(name + ": the arguments must be a JSON object"));
+  // A task_id naming another task is refused, never followed.
+  if (auto it = args.find("task_id"); it != args.end() && (!it->is_string() || it->get<std::string>() != ctx.task_id))
+    return done(ToolResult::error(name + ": task_id " + it->dump() + " is not this task's; pass \"" + ctx.task_id + "\""));
+  if (name == "pip_install")
+    return done(ToolResult::error(
+        "pip_install: packages cannot be installed: the sandbox has no network access. Use the Python packages "
+        "already installed (the standard library and what the host provides)."));
+  if (name == "web_search") {
+    if (!impl_->options.search) return done(ToolResult::error(
+          "web_search: no web search engine is configured. Set tools.web_search.engine (searxng) and "
+          "tools.web_search.url in the kaisha config to enable it."));
+    impl_->options.search->search(str_arg(args, "query"), 10, [done](Result<std::vector<SearchHit>> r) {
+      if (!r) return done(ToolResult::error("web_search: " + r.error().message));
+      json hits = json::array();
+      for (const SearchHit& h : *r) hits.push_back({{"title", h.title}, {"url", h.url}, {"snippet", h.snippet}});
+      done(ToolResult::success("web_search: " + std::to_string(hits.size()) + " results", hits));
+    });
+    return;
+  }
+  const std::string session = ctx.session_id, task = ctx.task_id;
+  impl_->on_pool(name, std::move(done), [this, name, args, session, task]() {
+    auto dir = impl_->task_dir(session, task);
+    if (!dir) return ToolResult::error(name + ": " + dir.error().message);
+    auto view = FileView::open(*dir);
+    if (!view) return ToolResult::error(name + ": " + view.error().message);
+    return impl_->on_files(name, *view, args);
+  });
+}
+
+}  // namespace kaisha::tools

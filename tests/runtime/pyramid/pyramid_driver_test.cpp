@@ -1,0 +1,427 @@
+#include "runtime/pyramid/pyramid_driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "runtime/llm/usage_estimate.hpp"
+#include "tests/runtime/pyramid/pyramid_test_util.hpp"
+
+namespace kaisha::pyramid {
+namespace {
+
+using namespace driver;
+
+const char* kDriverLibrary = R"(agents:
+  - name: judge_agent
+    level: -1
+    description: checks results
+    responsibility: Check the result of task {task_id}.
+    workflow: Read the files, then rule.
+    available_tools: [file_read, dir_list, final_output]
+  - name: worker
+    level: 1
+    description: writes files
+    responsibility: Write what is asked.
+    workflow: Write, then final_output.
+    available_tools: [file_write, final_output]
+    max_turns: 6
+  - name: lead
+    level: 2
+    description: splits work between workers
+    responsibility: Lead task {task_id}.
+    workflow: Call worker for each part.
+    available_tools: [worker, judge_agent, final_output]
+)";
+
+llm::ToolCall tc(std::string id, std::string name, json args) { return llm::ToolCall{std::move(id), std::move(name), args.dump()}; }
+
+std::string final_args(const std::string& status, const std::string& output, json files = json::array()) {
+  json j{{"status", status}, {"output", output}};
+  if (status == "error") j["error_information"] = output;
+  if (!files.empty()) j["files"] = files;
+  return j.dump();
+}
+
+// Drives a PyramidDriver: collects the effects it returns and answers them.
+struct Harness {
+  PyramidSetup setup;
+  QualityScores quality{0.8, 0.5};
+  std::unique_ptr<PyramidDriver> driver;
+  std::vector<Effect> all;      // every effect returned, in order
+  std::deque<Ask> asks;         // not answered yet
+  std::deque<RunTool> tools;    // not answered yet
+  std::deque<Hire> hires;       // not answered yet
+  std::optional<Finish> finished;
+
+  explicit Harness(const std::string& library = kDriverLibrary, std::string entry = "lead") {
+    setup.library = std::make_shared<const AgentLibrary>(value_or_throw(AgentLibrary::parse(library, "lib.yaml")));
+    const std::string prompts = std::string(KAISHA_SOURCE_DIR) + "/prompts";
+    setup.context = std::make_shared<const AgentContext>(value_or_throw(AgentContext::load(prompts)));
+    setup.texts = std::make_shared<const LoopTexts>(value_or_throw(LoopTexts::load(prompts)));
+    for (const std::string t : {"file_read", "file_write", "dir_list", "final_output", "check_files"})
+      setup.level0[t] = llm::ToolSpec{t, "the " + t + " tool", json::object()};
+    setup.cost_of = [](const AgentDefinition& a) {
+      economy::ModelCost c;
+      c.name = "mock";
+      c.model_ref = a.model.empty() ? "mock:default" : a.model;
+      c.type = "local";
+      return c;
+    };
+    setup.count = llm::estimate_tokens;
+    RouteDecision route;
+    route.agent = std::move(entry);
+    driver = std::make_unique<PyramidDriver>(setup, quality, "t-1", "Build the thing", route);
+  }
+
+  void take(Effects effects) {
+    for (auto& e : effects) {
+      all.push_back(e);
+      if (auto* a = std::get_if<Ask>(&e)) asks.push_back(*a);
+      else if (auto* t = std::get_if<RunTool>(&e)) tools.push_back(*t);
+      else if (auto* h = std::get_if<Hire>(&e)) hires.push_back(*h);
+      else if (auto* f = std::get_if<Finish>(&e)) finished = *f;
+    }
+  }
+  void start() { take(driver->start()); }
+  void hire_all() {
+    while (!hires.empty()) {
+      Hire h = hires.front();
+      hires.pop_front();
+      take(driver->on(HireAnswered{h.id, true, false, "", json::object()}));
+    }
+  }
+  // Answers the oldest waiting turn of `agent` with `text` and `calls`.
+  Ask answer(const std::string& agent, std::vector<llm::ToolCall> calls, std::string text = "") {
+    hire_all();
+    auto it = std::find_if(asks.begin(), asks.end(), [&](const Ask& a) { return a.agent == agent; });
+    if (it == asks.end()) throw std::runtime_error("no turn of " + agent + " is waiting");
+    Ask a = *it;
+    asks.erase(it);
+    AskAnswered r;
+    r.id = a.id;
+    r.ok = true;
+    r.reply.agent = agent;
+    r.reply.output = std::move(text);
+    r.reply.tool_requests = std::move(calls);
+    r.reply.usage = llm::Usage{100, 10, false};
+    r.expense = 0.01;
+    take(driver->on(r));
+    return a;
+  }
+  RunTool tool_done(bool ok, std::string message) {
+    RunTool t = tools.front();
+    tools.pop_front();
+    take(driver->on(ToolRan{t.id, ok ? company::ToolResult::success(message) : company::ToolResult::error(message)}));
+    return t;
+  }
+  size_t count_asks(const std::string& agent) const {
+    size_t n = 0;
+    for (const auto& e : all)
+      if (auto* a = std::get_if<Ask>(&e)) n += a->agent == agent;
+    return n;
+  }
+  size_t count_hires(const std::string& agent) const {
+    size_t n = 0;
+    for (const auto& e : all)
+      if (auto* h = std::get_if<Hire>(&e)) n += h->spec.name == agent;
+    return n;
+  }
+};
+
+// The last message of a turn with role `role`.
+const llm::ChatMessage& last(const Ask& a, llm::Role role) {
+  for (auto it = a.messages.rbegin(); it != a.messages.rend(); ++it)
+    if (it->role == role) return *it;
+  throw std::runtime_error("no such message");
+}
+
+bool mentions(const Ask& a, const std::string& text) {
+  for (const auto& m : a.messages)
+    if (m.content.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(PyramidDriver, TheEntryAgentIsHiredOnceAndAskedTurnByTurnWithItsFourPartContext) {
+  Harness h;
+  h.start();
+  ASSERT_EQ(h.hires.size(), 1u);
+  EXPECT_EQ(h.hires.front().spec.name, "lead");
+  EXPECT_NE(h.hires.front().spec.system_prompt.find("Lead task t-1."), std::string::npos);
+  h.hire_all();
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& a = h.asks.front();
+  ASSERT_GE(a.messages.size(), 3u);
+  EXPECT_EQ(a.messages[0].role, llm::Role::system);
+  EXPECT_NE(a.messages[0].content.find("Lead task t-1."), std::string::npos);
+  EXPECT_NE(a.messages[1].content.find("Calls running now"), std::string::npos);
+  EXPECT_EQ(a.messages.back().content, "Build the thing");
+  std::vector<std::string> tools;
+  for (const auto& t : a.tools) tools.push_back(t.name);
+  EXPECT_EQ(tools, (std::vector<std::string>{"worker", "judge_agent", "final_output"}));
+}
+
+// §10 item 9: the parent gets the child's final_output JSON and nothing of
+// its turns; item 16: calls of one turn run concurrently, results in call order.
+TEST(PyramidDriver, ChildCallsRunConcurrentlyAndTheParentGetsOnlyTheirFinalOutputsInCallOrder) {
+  Harness h;
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("lead", {tc("c1", "worker", {{"task_id", "t-1"}, {"task_input", "part A"}}),
+                    tc("c2", "worker", {{"task_id", "t-1"}, {"task_input", "part B"}})});
+  // One hire for both calls of the shared child, two independent turns.
+  EXPECT_EQ(h.count_hires("worker"), 1u);
+  h.hire_all();
+  ASSERT_EQ(h.asks.size(), 2u);
+  EXPECT_EQ(h.asks[0].messages.back().content, "part A");
+  EXPECT_EQ(h.asks[1].messages.back().content, "part B");
+  // The second finishes first; the parent still sees A's result first.
+  {
+    auto it = h.asks.begin() + 1;
+    AskAnswered r;
+    r.id = it->id;
+    r.ok = true;
+    r.reply.output = "SECRET-B-THOUGHTS";
+    r.reply.tool_requests = {tc("f", "final_output", json::parse(final_args("success", "B done")))};
+    h.asks.erase(it);
+    h.take(h.driver->on(r));
+  }
+  EXPECT_TRUE(h.asks.empty() || h.asks.front().agent == "worker");
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "A done")))}, "SECRET-A-THOUGHTS");
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& next = h.asks.front();
+  EXPECT_EQ(next.agent, "lead");
+  ASSERT_GE(next.messages.size(), 2u);
+  const auto& ra = next.messages[next.messages.size() - 2];
+  const auto& rb = next.messages.back();
+  EXPECT_EQ(ra.tool_call_id, "c1");
+  EXPECT_EQ(json::parse(ra.content)["output"], "A done");
+  EXPECT_EQ(rb.tool_call_id, "c2");
+  EXPECT_EQ(json::parse(rb.content)["output"], "B done");
+  EXPECT_FALSE(mentions(next, "SECRET-A-THOUGHTS"));
+  EXPECT_FALSE(mentions(next, "SECRET-B-THOUGHTS"));
+  h.answer("lead", {tc("f", "final_output", json::parse(final_args("success", "all done")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  EXPECT_EQ(h.finished->text, "all done");
+  // Hired agents are fired at the end.
+  size_t fires = 0;
+  for (const auto& e : h.all) fires += std::holds_alternative<Fire>(e);
+  EXPECT_EQ(fires, 2u);
+}
+
+// §10 item 42: a running sibling's branch shows in C_SM, a finished one's does not.
+TEST(PyramidDriver, TheCallStackShowsRunningSiblingsOnly) {
+  Harness h;
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("lead", {tc("c1", "worker", {{"task_id", "t-1"}, {"task_input", "part ALPHA"}}),
+                    tc("c2", "worker", {{"task_id", "t-1"}, {"task_input", "part BETA"}})});
+  h.hire_all();
+  EXPECT_NE(h.asks[0].messages[1].content.find("part BETA"), std::string::npos);
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "alpha done")))});
+  // BETA's next turn: ALPHA has ended and left the tree.
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "b.txt"}, {"content", "x"}})});
+  h.tool_done(true, "written");
+  ASSERT_EQ(h.asks.size(), 1u);
+  EXPECT_EQ(h.asks.front().messages[1].content.find("part ALPHA"), std::string::npos);
+  EXPECT_NE(h.asks.front().messages[1].content.find("part BETA"), std::string::npos);
+}
+
+// §10 item 2: a tool outside the list is not run; the model gets the list.
+TEST(PyramidDriver, AToolOutsideTheAgentsListIsRefusedWithTheAllowedTools) {
+  Harness h("" + std::string(kDriverLibrary), "worker");
+  h.start();
+  h.answer("worker", {tc("x", "dir_list", {{"path", "."}})});
+  EXPECT_TRUE(h.tools.empty());
+  ASSERT_EQ(h.asks.size(), 1u);
+  const auto& result = last(h.asks.front(), llm::Role::tool);
+  EXPECT_EQ(json::parse(result.content)["status"], "error");
+  EXPECT_NE(result.content.find("file_write"), std::string::npos) << result.content;
+}
+
+// §10 item 66: five reminders, then final_output(error); never a hang.
+TEST(PyramidDriver, AModelThatCallsNoToolGetsFiveRemindersThenTheCallFails) {
+  Harness h(kDriverLibrary, "lead");
+  h.start();
+  for (int i = 0; i < 5; ++i) {
+    h.answer("lead", {}, "I am thinking");
+    ASSERT_EQ(h.asks.size(), 1u) << i;
+    EXPECT_NE(last(h.asks.front(), llm::Role::user).content.find("reminders left"), std::string::npos);
+  }
+  h.answer("lead", {}, "still thinking");
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_NE(h.finished->text.find("called no tool after 5 reminders"), std::string::npos) << h.finished->text;
+  EXPECT_EQ(h.count_asks("lead"), 6u);
+}
+
+// §10 items 36, 45: bounded turns and bounded final_output attempts.
+TEST(PyramidDriver, ACallEndsAtItsTurnLimit) {
+  Harness h(kDriverLibrary, "worker");  // max_turns 6
+  h.start();
+  for (int i = 0; i < 6; ++i) {
+    h.answer("worker", {tc("w" + std::to_string(i), "file_write", {{"file_path", "a"}, {"content", "b"}})});
+    if (!h.tools.empty()) h.tool_done(true, "ok");
+  }
+  ASSERT_TRUE(h.finished);
+  EXPECT_NE(h.finished->text.find("limit of 6 turns"), std::string::npos) << h.finished->text;
+  EXPECT_EQ(h.count_asks("worker"), 6u);
+}
+
+TEST(PyramidDriver, AnInvalidFinalOutputIsRefusedABoundedNumberOfTimes) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  for (int i = 0; i < 3; ++i) {
+    h.answer("worker", {tc("f", "final_output", {{"status", "done"}})});
+    ASSERT_FALSE(h.finished) << i;
+    EXPECT_NE(last(h.asks.front(), llm::Role::tool).content.find("status"), std::string::npos);
+  }
+  h.answer("worker", {tc("f", "final_output", {{"status", "done"}})});
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_NE(h.finished->text.find("no valid final_output after 4 attempts"), std::string::npos) << h.finished->text;
+}
+
+TEST(PyramidDriver, FinalOutputMustBeTheOnlyCallOfItsTurn) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "a"}, {"content", "b"}}),
+                      tc("f", "final_output", json::parse(final_args("success", "x")))});
+  EXPECT_TRUE(h.tools.empty()) << "nothing of that turn runs";
+  ASSERT_EQ(h.asks.size(), 1u);
+  EXPECT_NE(h.asks.front().messages.back().content.find("only tool call"), std::string::npos);
+}
+
+// §10 items 25–26, 30: the runtime audits an unaudited success; a rejection
+// goes back to the agent; after 3 retries (4 audits) the parent gets an error.
+TEST(PyramidDriver, EveryRejectedSuccessIsRetriedThenEndsAsAnErrorAfterFourAudits) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  for (int round = 0; round < 4; ++round) {
+    h.answer("worker", {tc("f" + std::to_string(round), "final_output", json::parse(final_args("success", "done")))});
+    ASSERT_FALSE(h.finished) << round;
+    h.hire_all();
+    ASSERT_EQ(h.asks.front().agent, "judge_agent");
+    EXPECT_NE(h.asks.front().messages.back().content.find("Original instruction:\nBuild the thing"), std::string::npos);
+    h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("error", "main.py is missing")))});
+  }
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_EQ(h.count_asks("judge_agent"), 4u);
+  EXPECT_EQ(h.count_hires("judge_agent"), 1u);
+  EXPECT_NE(h.finished->text.find("main.py is missing"), std::string::npos) << h.finished->text;
+  // Q after four rejections from 0.5 with alpha 0.8: 0.5 * 0.8^4.
+  EXPECT_NEAR(h.quality.of("worker"), 0.5 * 0.8 * 0.8 * 0.8 * 0.8, 1e-9);
+}
+
+TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "verified")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  EXPECT_EQ(h.finished->metadata["final_output"]["judge"]["output"], "verified");
+  EXPECT_NEAR(h.quality.of("worker"), 0.8 * 0.5 + 0.2, 1e-9);
+}
+
+// An agent that had the judge approve its work itself is not audited again.
+TEST(PyramidDriver, AnAgentThatCalledTheJudgeItselfIsNotAuditedAgain) {
+  Harness h;
+  h.start();
+  h.answer("lead", {tc("j", "judge_agent", {{"task_id", "t-1"}, {"task_input", "check it"}})});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  h.answer("lead", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  EXPECT_EQ(h.count_asks("judge_agent"), 1u);
+}
+
+// §10 item 38: references are checked; a dangling one goes back to the sender.
+TEST(PyramidDriver, ADanglingFileReferenceIsReportedToTheSender) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("worker", {tc("f", "final_output",
+                         json::parse(final_args("success", "done", json::array({{{"path", "out/x.json"},
+                                                                                  {"description", "the data"}}}))))});
+  ASSERT_EQ(h.tools.size(), 1u);
+  EXPECT_EQ(h.tools.front().tool, kCheckFilesTool);
+  h.tool_done(false, "missing: out/x.json");
+  ASSERT_FALSE(h.finished);
+  EXPECT_NE(h.asks.front().messages.back().content.find("missing: out/x.json"), std::string::npos);
+  // Once the file exists, the reference goes into the task's index.
+  h.answer("worker", {tc("f2", "final_output",
+                         json::parse(final_args("success", "done", json::array({{{"path", "out/x.json"},
+                                                                                  {"description", "the data"}}}))))});
+  h.tool_done(true, "all present");
+  ASSERT_TRUE(h.finished);
+  ASSERT_NE(h.driver->index().description("out/x.json"), nullptr);
+  EXPECT_EQ(*h.driver->index().description("out/x.json"), "the data");
+}
+
+// §10 item 27: a child's error is an ordinary tool result; the parent goes on.
+TEST(PyramidDriver, AChildsErrorReachesTheParentAsAToolResult) {
+  Harness h;
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("lead", {tc("c1", "worker", {{"task_id", "t-1"}, {"task_input", "part A"}})});
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("error", "disk full")))});
+  ASSERT_FALSE(h.finished);
+  ASSERT_EQ(h.asks.front().agent, "lead");
+  EXPECT_EQ(json::parse(h.asks.front().messages.back().content)["status"], "error");
+}
+
+// §10 item 64: a call's usage rolls up into its caller's.
+TEST(PyramidDriver, UsageRollsUpToTheCaller) {
+  Harness h;
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("lead", {tc("c1", "worker", {{"task_id", "t-1"}, {"task_input", "A"}})});
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "A")))});
+  h.answer("lead", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  ASSERT_TRUE(h.finished);
+  // The lead's answer step holds its two turns and the worker's one.
+  int64_t lead_in = -1;
+  for (const auto& e : h.all)
+    if (auto* j = std::get_if<Journal>(&e); j && j->kind == msg::EventKind::answer && j->agent == "lead") lead_in = j->tokens_in;
+  EXPECT_EQ(lead_in, 300);
+}
+
+TEST(PyramidDriver, AFailedHireEndsTheCallsWaitingForIt) {
+  Harness h;
+  h.start();
+  Hire hire = h.hires.front();
+  h.hires.clear();
+  h.take(h.driver->on(HireAnswered{hire.id, false, true, "over budget", json::object()}));
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_NE(h.finished->text.find("over budget"), std::string::npos);
+}
+
+TEST(PyramidDriver, CancelFiresTheAgentsAndFinishes) {
+  Harness h;
+  h.start();
+  h.hire_all();
+  h.take(h.driver->cancel("stop"));
+  ASSERT_TRUE(h.finished);
+  EXPECT_EQ(h.finished->text, "stop");
+  EXPECT_TRUE(std::holds_alternative<Fire>(h.all[h.all.size() - 2]));
+  // A late answer is ignored.
+  AskAnswered late;
+  late.id = h.asks.front().id;
+  late.ok = true;
+  EXPECT_TRUE(h.driver->on(late).empty());
+}
+
+TEST(QualityScores, FollowEquationFive) {
+  QualityScores q(0.8, 0.5);
+  EXPECT_NEAR(q.update("a", true), 0.6, 1e-12);
+  EXPECT_NEAR(q.update("a", false), 0.48, 1e-12);
+  EXPECT_NEAR(q.update("a", true), 0.584, 1e-12);
+  EXPECT_NEAR(q.of("never"), 0.5, 1e-12);
+}
+
+}  // namespace
+}  // namespace kaisha::pyramid

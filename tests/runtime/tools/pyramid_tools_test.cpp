@@ -1,0 +1,162 @@
+// The pyramid's level-0 tools (infiagent.md §10 items 46–48): one test per
+// tool, confinement to the task's directory, and the clear failures.
+#include "runtime/tools/pyramid_tools.hpp"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "runtime/sandbox/sandbox.hpp"
+#include "tests/runtime/tools/tools_test_util.hpp"
+
+namespace kaisha::tools {
+namespace {
+
+using testing::call_sync;
+using testing::TempDir;
+
+class PyramidToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PyramidToolsOptions o;
+    o.workspace_root = root.path();
+    o.code_limits.wall_timeout_ms = 5000;
+    o.code_limits.cpu_seconds = 4;
+    auto p = PyramidTools::create(std::move(o));
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    tools = *p;
+  }
+  void need_sandbox() {
+    if (Status s = sandbox::sandbox_available(); !s) GTEST_SKIP() << "sandbox unavailable: " << s.error().message;
+  }
+  // The task directory of call_sync's session s1 and task t1.
+  std::string task(const std::string& rel = "") const { return "s1/tasks/t1" + (rel.empty() ? "" : "/" + rel); }
+
+  TempDir root;
+  std::shared_ptr<PyramidTools> tools;
+};
+
+TEST_F(PyramidToolsTest, OffersTheLevelZeroTools) {
+  std::vector<std::string> names;
+  for (const auto& s : tools->specs()) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"file_read", "file_write", "dir_list", "dir_create", "file_move",
+                                             "execute_code", "execute_shell", "pip_install", "web_search",
+                                             "final_output"}));
+}
+
+TEST_F(PyramidToolsTest, FilesLiveInTheTasksOwnDirectory) {
+  auto w = call_sync(*tools, "file_write", {{"task_id", "t1"}, {"file_path", "notes/a.md"}, {"content", "日本語 ✓"}});
+  ASSERT_TRUE(w.ok) << w.message;
+  EXPECT_EQ(root.read(task("notes/a.md")), "日本語 ✓");
+  auto r = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "notes/a.md"}});
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_NE(r.to_json().dump().find("日本語"), std::string::npos);
+}
+
+TEST_F(PyramidToolsTest, FileWriteWithoutContentIsRefused) {
+  auto w = call_sync(*tools, "file_write", {{"task_id", "t1"}, {"file_path", "a.txt"}});
+  EXPECT_FALSE(w.ok);
+  EXPECT_NE(w.message.find("'content' is required"), std::string::npos) << w.message;
+  EXPECT_FALSE(std::filesystem::exists(root.file(task("a.txt"))));
+}
+
+TEST_F(PyramidToolsTest, EscapingPathsAndOtherTasksAreRefused) {
+  root.write("s1/tasks/other/secret.txt", "no");
+  auto up = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "../other/secret.txt"}});
+  EXPECT_FALSE(up.ok);
+  EXPECT_NE(up.message.find(".."), std::string::npos) << up.message;
+  auto abs = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", root.file("s1/tasks/other/secret.txt")}});
+  EXPECT_FALSE(abs.ok);
+  auto other = call_sync(*tools, "file_read", {{"task_id", "other"}, {"file_path", "secret.txt"}});
+  EXPECT_FALSE(other.ok);
+  EXPECT_NE(other.message.find("is not this task's"), std::string::npos) << other.message;
+  // A symlink planted in the task's directory is not followed.
+  std::filesystem::create_directories(root.file(task()));
+  std::filesystem::create_symlink(root.file("s1/tasks/other"), root.file(task("link")));
+  auto link = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "link/secret.txt"}});
+  EXPECT_FALSE(link.ok);
+  EXPECT_NE(link.message.find("symlink"), std::string::npos) << link.message;
+}
+
+TEST_F(PyramidToolsTest, DirListIsNotRecursiveAndDirCreateMakesParents) {
+  ASSERT_TRUE(call_sync(*tools, "dir_create", {{"task_id", "t1"}, {"dir_path", "a/b/c"}}).ok);
+  EXPECT_TRUE(std::filesystem::is_directory(root.file(task("a/b/c"))));
+  root.write(task("top.txt"), "x");
+  auto l = call_sync(*tools, "dir_list", {{"task_id", "t1"}});
+  ASSERT_TRUE(l.ok) << l.message;
+  EXPECT_EQ(l.output, json::array({"a/", "top.txt"}));
+  auto missing = call_sync(*tools, "dir_list", {{"task_id", "t1"}, {"path", "nope"}});
+  EXPECT_FALSE(missing.ok);
+  EXPECT_NE(missing.message.find("dir_list"), std::string::npos) << missing.message;
+}
+
+TEST_F(PyramidToolsTest, FileMoveRenamesAndNeverReplaces) {
+  root.write(task("draft.md"), "one");
+  root.write(task("kept.md"), "two");
+  auto mv = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "draft.md"}, {"destination", "final/paper.md"}});
+  ASSERT_TRUE(mv.ok) << mv.message;
+  EXPECT_EQ(root.read(task("final/paper.md")), "one");
+  EXPECT_FALSE(std::filesystem::exists(root.file(task("draft.md"))));
+  auto clash = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "final/paper.md"}, {"destination", "kept.md"}});
+  EXPECT_FALSE(clash.ok);
+  EXPECT_NE(clash.message.find("already exists"), std::string::npos) << clash.message;
+  EXPECT_EQ(root.read(task("kept.md")), "two");
+  auto gone = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "nothing"}, {"destination", "x"}});
+  EXPECT_FALSE(gone.ok);
+  EXPECT_NE(gone.message.find("does not exist"), std::string::npos) << gone.message;
+  auto out = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "kept.md"}, {"destination", "../kept.md"}});
+  EXPECT_FALSE(out.ok);
+}
+
+TEST_F(PyramidToolsTest, ExecuteCodeRunsInCodeRun) {
+  need_sandbox();
+  root.write(task("code_run/main.py"), "import os\nprint(os.getcwd())\nopen('out.txt','w').write('done')\n");
+  auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"file_path", "code_run/main.py"}});
+  ASSERT_TRUE(r.ok) << r.to_json().dump();
+  EXPECT_EQ(r.output["stdout"], "/workspace/code_run\n");
+  EXPECT_EQ(root.read(task("code_run/out.txt")), "done");
+  auto inline_code = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "raise SystemExit(3)"}});
+  EXPECT_FALSE(inline_code.ok);
+  EXPECT_EQ(inline_code.output["return_code"], 3);
+  auto both = call_sync(*tools, "execute_code", {{"task_id", "t1"}});
+  EXPECT_FALSE(both.ok);
+  EXPECT_NE(both.message.find("either file_path or code"), std::string::npos);
+}
+
+TEST_F(PyramidToolsTest, AProgramThatNeverEndsIsStoppedAtTheTimeout) {
+  need_sandbox();
+  auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "import time\nwhile True:\n    time.sleep(1)"}, {"timeout", 1}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("stopped after 1 s"), std::string::npos) << r.message;
+}
+
+TEST_F(PyramidToolsTest, ExecuteShellRunsInTheTaskDirectory) {
+  need_sandbox();
+  root.write(task("a.txt"), "hello");
+  auto r = call_sync(*tools, "execute_shell", {{"task_id", "t1"}, {"command", "cat a.txt && pwd"}});
+  ASSERT_TRUE(r.ok) << r.to_json().dump();
+  EXPECT_EQ(r.output["stdout"], "hello/workspace\n");
+}
+
+TEST_F(PyramidToolsTest, PipInstallAndWebSearchFailClearlyOffline) {
+  auto pip = call_sync(*tools, "pip_install", {{"task_id", "t1"}, {"packages", {"numpy"}}});
+  EXPECT_FALSE(pip.ok);
+  EXPECT_NE(pip.message.find("no network access"), std::string::npos) << pip.message;
+  auto search = call_sync(*tools, "web_search", {{"task_id", "t1"}, {"query", "kaisha"}});
+  EXPECT_FALSE(search.ok);
+  EXPECT_NE(search.message.find("web_search"), std::string::npos) << search.message;
+}
+
+TEST_F(PyramidToolsTest, CheckFilesNamesTheMissingOnes) {
+  root.write(task("out/a.json"), "{}");
+  auto ok = call_sync(*tools, "check_files", {{"paths", {"out/a.json"}}});
+  EXPECT_TRUE(ok.ok) << ok.message;
+  auto bad = call_sync(*tools, "check_files", {{"paths", {"out/a.json", "out/b.json", "../x"}}});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.message.find("out/b.json"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("../x"), std::string::npos) << bad.message;
+  EXPECT_EQ(bad.message.find("out/a.json"), std::string::npos) << bad.message;
+}
+
+}  // namespace
+}  // namespace kaisha::tools
