@@ -6,6 +6,7 @@
 
 #include "actors/planner_actor.hpp"
 #include "actors/pyramid_actor.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
@@ -121,6 +122,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
     return costs.at(a.model.empty() ? default_model : a.model);
   };
   setup->count = llm::estimate_tokens;
+  setup->now_ms = [] { return steady_ms(); };
   setup->index_budget_tokens = pc.index_budget_tokens;
   setup->max_nudges = pc.max_nudges;
   setup->max_final_output_retries = pc.max_final_output_retries;

@@ -108,7 +108,10 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   history_tokens_ += setup_.count(c.input);
   out.push_back(journal_step(msg::EventKind::ask, json{{"call", id}, {"parent", parent}, {"input", c.input}}, 0, 0,
                              0, agent.name));
-  if (listening()) report(out, msg::EventKind::ask, short_text(c.input), json{{"call", id}, {"parent", parent}}, agent.name);
+  c.started_ms = setup_.now_ms ? setup_.now_ms() : 0;
+  if (listening())
+    report(out, msg::EventKind::ask, agent.name + ": " + short_text(c.input), json{{"call", id}, {"parent", parent}},
+           agent.name);
 
   auto [it, fresh] = staff_.try_emplace(agent.name);
   Staff& s = it->second;
@@ -181,10 +184,6 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
   c.tokens_in += a.reply.usage.input_tokens + a.reply.extra_usage.input_tokens;
   c.tokens_out += a.reply.usage.output_tokens + a.reply.extra_usage.output_tokens;
   c.usd += a.expense;
-  if (listening())
-    report(out, msg::EventKind::usage, "", json{{"call", id}},
-           c.agent->name)
-        .costing(a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense);
   const std::vector<llm::ToolCall>& requests = a.reply.tool_requests;
   c.env.push_back({llm::Role::assistant, a.reply.output, requests, "", ""});
   history_tokens_ += setup_.count(a.reply.output);
@@ -319,7 +318,10 @@ void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, cons
   c.final_call_id = call_id;
   const std::string request = setup_.texts->judge_request(c.input, c.agent->name, fo.to_json().dump());
   c.claimed = std::move(fo);
-  if (listening()) report(out, msg::EventKind::note, "audit " + std::to_string(c.audits), json{{"call", id}}, c.agent->name);
+  if (listening()) report(out, msg::EventKind::retry,
+                          "the judge audits " + c.agent->name + "'s result (" + std::to_string(c.audits) + " of " +
+                              std::to_string(setup_.max_judge_retries + 1) + " at most)",
+                          json{{"call", id}}, c.agent->name);
   begin(out, id, kNoSlot, *judge, request, judge->max_turns, true);
 }
 
@@ -367,8 +369,12 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
                              c.tokens_out, c.usd, c.agent->name));
   if (listening())
     report(out, msg::EventKind::answer,
-           (fo.success ? "success: " + short_text(fo.output) : "error: " + short_text(fo.error_information)),
-           json{{"call", id}, {"turns", c.turns}}, c.agent->name)
+           c.agent->name + (fo.success ? ": success: " + short_text(fo.output)
+                                       : ": error: " + short_text(fo.error_information)),
+           json{{"call", id},
+                {"turns", c.turns},
+                {"latency_ms", setup_.now_ms ? setup_.now_ms() - c.started_ms : 0}},
+           c.agent->name)
         .costing(c.tokens_in, c.tokens_out, c.usd);
   if (c.parent == 0) {
     final_ = result;

@@ -72,6 +72,7 @@ struct PyramidSetup {
   int max_judge_retries = 3;
   bool check_files = true;  // run kCheckFilesTool (a RunTool) on a final_output's files
   FinalOutputLimits limits;
+  std::function<int64_t()> now_ms;  // a monotonic clock, for call durations (null: none)
 };
 
 // One task. Feed it the outcomes of the effects it returned; after a Finish
@@ -126,6 +127,7 @@ class PyramidDriver {
     std::string final_call_id;           // its final_output call, answered after the audit
     int64_t tokens_in = 0, tokens_out = 0;
     double usd = 0;  // its own turns and its children's
+    int64_t started_ms = 0;
   };
   enum class HireState { hiring, hired, failed };
   struct Staff {

@@ -12,8 +12,8 @@ std::string summarise_pyramid_result(const json& m, NumberText num) {
     std::ostringstream o;
     o << "pyramid: entered at " << m.at("route").value("agent", std::string("?")) << ", "
       << m.value("calls", 0LL) << " agent calls by " << (m.contains("agents") ? m["agents"].size() : 0)
-      << " agents, largest prompt " << num(m.value("largest_prompt_tokens", json(0))) << " tokens of "
-      << num(m.value("history_tokens", json(0))) << " in all";
+      << " agents; largest prompt " << num(m.value("largest_prompt_tokens", json(0))) << " tokens, all conversations "
+      << num(m.value("history_tokens", json(0))) << " tokens";
     return o.str();
   } catch (const json::exception&) {
     return "";
