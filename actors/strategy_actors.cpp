@@ -124,6 +124,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   setup->count = llm::estimate_tokens;
   setup->now_ms = [] { return steady_ms(); };
   setup->index_budget_tokens = pc.index_budget_tokens;
+  setup->env_budget_tokens = pc.env_budget_tokens;
   setup->max_nudges = pc.max_nudges;
   setup->max_final_output_retries = pc.max_final_output_retries;
   setup->enforce_judge = pc.enforce_judge;

@@ -133,6 +133,7 @@ struct PyramidConfig {
   int max_nudges = 5;            // reminders to a turn that calls no tool
   int max_final_output_retries = 3;
   int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
+  int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)
 };
 
 // effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,

@@ -313,7 +313,7 @@ class ConfigParser {
     PyramidConfig& y = c_.pyramid;
     if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "enforce_judge",
                                             "max_judge_retries", "max_nudges", "max_final_output_retries",
-                                            "index_budget_tokens"});
+                                            "index_budget_tokens", "env_budget_tokens"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
@@ -324,7 +324,8 @@ class ConfigParser {
     if (Status s = integer(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s;
     if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;
     if (Status s = integer(n, p, "max_final_output_retries", y.max_final_output_retries, 0); !s) return s;
-    return integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1);
+    if (Status s = integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1); !s) return s;
+    return integer(n, p, "env_budget_tokens", y.env_budget_tokens, 0);
   }
 
   Status judge(const YAML::Node& n) {

@@ -40,8 +40,10 @@ Result<LoopTexts> LoopTexts::load(const std::string& prompts_dir) {
   if (!request.ok()) return request.error();
   auto rejection = load_checked(dir + "judge_rejection.md", {"verdict", "left"});
   if (!rejection.ok()) return rejection.error();
+  auto compress = load_checked(dir + "compress.md", {"conversation"});
+  if (!compress.ok()) return compress.error();
   return LoopTexts(std::move(nudge).value(), std::move(retry).value(), std::move(request).value(),
-                   std::move(rejection).value());
+                   std::move(rejection).value(), std::move(compress).value());
 }
 
 std::string LoopTexts::nudge(int left) const { return fill(nudge_, {{"left", std::to_string(left)}}); }
@@ -57,6 +59,10 @@ std::string LoopTexts::judge_request(const std::string& instruction, const std::
 
 std::string LoopTexts::judge_rejection(const std::string& verdict, int left) const {
   return fill(rejection_, {{"verdict", verdict}, {"left", std::to_string(left)}});
+}
+
+std::string LoopTexts::compress(const std::string& conversation) const {
+  return fill(compress_, {{"conversation", conversation}});
 }
 
 }  // namespace kaisha::pyramid

@@ -1,7 +1,7 @@
 // LoopTexts: what the pyramid says to an agent's model besides its context
 // (prompts/pyramid/): the reminder when a turn calls no tool, the answer to
-// an unacceptable final_output, the judge's request and the rejection
-// handed back to the audited agent. Data files, so wording changes need no
+// an unacceptable final_output, the judge's request, the rejection handed
+// back to the audited agent and the request that compresses a conversation. Data files, so wording changes need no
 // build; a missing or broken file is an error naming it.
 #pragma once
 
@@ -22,14 +22,16 @@ class LoopTexts {
   std::string judge_request(const std::string& instruction, const std::string& agent,
                             const std::string& result) const;
   std::string judge_rejection(const std::string& verdict, int left) const;
+  // The request that summarises a call's earlier conversation (C_ENV compression).
+  std::string compress(const std::string& conversation) const;
 
  private:
   LoopTexts(planning::PromptTemplate nudge, planning::PromptTemplate retry, planning::PromptTemplate request,
-            planning::PromptTemplate rejection)
+            planning::PromptTemplate rejection, planning::PromptTemplate compress)
       : nudge_(std::move(nudge)), retry_(std::move(retry)), request_(std::move(request)),
-        rejection_(std::move(rejection)) {}
+        rejection_(std::move(rejection)), compress_(std::move(compress)) {}
 
-  planning::PromptTemplate nudge_, retry_, request_, rejection_;
+  planning::PromptTemplate nudge_, retry_, request_, rejection_, compress_;
 };
 
 }  // namespace kaisha::pyramid

@@ -158,8 +158,83 @@ std::vector<llm::ChatMessage> PyramidDriver::prompt_of(const Call& c) const {
   return setup_.context->messages(*c.agent, task_id_, index_, setup_.index_budget_tokens, tree_, c.id, c.env);
 }
 
+int64_t PyramidDriver::env_tokens(const Call& c) const {
+  int64_t n = 0;
+  for (const auto& m : c.env) {
+    n += setup_.count(m.content);
+    for (const auto& t : m.tool_calls) n += setup_.count(t.arguments);
+  }
+  return n;
+}
+
+// Starts a summary of the call's middle when C_ENV has passed τ; false when
+// there is nothing to compress (the call goes on as it is).
+bool PyramidDriver::compress(Effects& out, uint64_t id) {
+  Call& c = calls_.at(id);
+  const int64_t before = env_tokens(c);
+  if (setup_.env_budget_tokens <= 0 || before <= setup_.env_budget_tokens) return false;
+  // The latest interaction: the last assistant message and what answered it.
+  size_t latest = c.env.size();
+  while (latest > 1 && c.env[latest - 1].role != llm::Role::assistant) --latest;
+  if (latest > 0) --latest;
+  if (latest <= 1) return false;  // only the instruction comes before it
+  std::string conversation;
+  for (size_t i = 1; i < latest; ++i) {
+    const auto& m = c.env[i];
+    conversation += std::string(llm::to_string(m.role)) + (m.name.empty() ? "" : " " + m.name) + ": " +
+                    utf8::truncate(m.content, 4000) + "\n";
+    for (const auto& t : m.tool_calls) conversation += "  calls " + t.name + " " + utf8::truncate(t.arguments, 2000) + "\n";
+  }
+  const CallId aid = pending_.expect<AskAnswered>([this, id, latest, before](const AskAnswered& a, Effects& o) {
+    on_compressed(o, id, latest, before, a);
+  });
+  std::vector<llm::ChatMessage> request{{llm::Role::user, setup_.texts->compress(conversation), {}, "", ""}};
+  out.push_back(Ask{aid, c.agent->name, "", "", false, std::move(request), {}});
+  return true;
+}
+
+void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int64_t before, const AskAnswered& a) {
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return;
+  Call& c = it->second;
+  if (!a.ok)
+    return end(out, id, failed_output("the summary of " + c.agent->name + "'s conversation failed: " + a.error));
+  c.tokens_in += a.reply.usage.input_tokens;
+  c.tokens_out += a.reply.usage.output_tokens;
+  c.usd += a.expense;
+  // The first instruction and the latest interaction stay; the summary, cut
+  // to what room they leave, takes the place of everything between.
+  int64_t kept = setup_.count(c.env[0].content);
+  for (size_t i = latest; i < c.env.size(); ++i) {
+    kept += setup_.count(c.env[i].content);
+    for (const auto& t : c.env[i].tool_calls) kept += setup_.count(t.arguments);
+  }
+  std::string summary = "Summary of your earlier work in this call:\n" + a.reply.output;
+  const int64_t room = setup_.env_budget_tokens - kept;
+  while (!summary.empty() && setup_.count(summary) > room) summary = utf8::truncate(summary, summary.size() / 2);
+  std::vector<llm::ChatMessage> env;
+  env.push_back(std::move(c.env[0]));
+  if (!summary.empty()) env.push_back({llm::Role::user, std::move(summary), {}, "", ""});
+  for (size_t i = latest; i < c.env.size(); ++i) env.push_back(std::move(c.env[i]));
+  c.env = std::move(env);
+  ++compressions_;
+  c.compressed_last = true;
+  const int64_t after = env_tokens(c);
+  out.push_back(journal_step(msg::EventKind::note,
+                             json{{"call", id}, {"compressed", json{{"before_tokens", before}, {"after_tokens", after}}}},
+                             a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense, c.agent->name));
+  if (listening())
+    report(out, msg::EventKind::retry,
+           c.agent->name + "'s conversation compressed: " + std::to_string(before) + " → " + std::to_string(after) +
+               " tokens",
+           json{{"call", id}, {"before_tokens", before}, {"after_tokens", after}}, c.agent->name);
+  turn(out, id);
+}
+
 void PyramidDriver::turn(Effects& out, uint64_t id) {
   Call& c = calls_.at(id);
+  if (!c.compressed_last && compress(out, id)) return;
+  c.compressed_last = false;
   if (c.turns >= c.max_turns)
     return end(out, id, failed_output(c.agent->name + " reached its limit of " + std::to_string(c.max_turns) +
                                       " turns without a final_output"));

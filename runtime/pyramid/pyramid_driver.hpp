@@ -25,6 +25,10 @@
 // and it tries again, up to max_judge_retries times, then it ends with an
 // error carrying the judge's last report. Every verdict updates the agent's
 // quality score. Each call's tokens and dollars roll up into its caller's.
+// When a call's conversation (C_ENV) passes env_budget_tokens (τ), the
+// call's next turn waits for a summary of its middle (asked of the same
+// agent, with no tools): the first instruction and the latest interaction
+// stay verbatim, so the prompt stays bounded however long the call runs.
 // Hired agents are fired when the task ends.
 #pragma once
 
@@ -66,6 +70,10 @@ struct PyramidSetup {
   std::function<economy::ModelCost(const AgentDefinition&)> cost_of;
   TokenCounter count;
   int64_t index_budget_tokens = 2000;  // C_LM
+  // τ: when a call's C_ENV passes it, the agent's model summarises all but
+  // the first instruction and the latest interaction, which stay verbatim
+  // (0: never compressed).
+  int64_t env_budget_tokens = 120000;
   int max_nudges = 5;
   int max_final_output_retries = 3;
   bool enforce_judge = true;
@@ -100,6 +108,8 @@ class PyramidDriver {
   // held (|H|), in tokens by setup.count.
   int64_t largest_prompt_tokens() const { return largest_prompt_; }
   int64_t history_tokens() const { return history_tokens_; }
+  // How many times a call's C_ENV was compressed.
+  int64_t compressions() const { return compressions_; }
 
  private:
   // One tool call of a turn, and its result once known.
@@ -128,6 +138,7 @@ class PyramidDriver {
     int64_t tokens_in = 0, tokens_out = 0;
     double usd = 0;  // its own turns and its children's
     int64_t started_ms = 0;
+    bool compressed_last = false;  // its last turn was preceded by a compression
   };
   enum class HireState { hiring, hired, failed };
   struct Staff {
@@ -141,6 +152,9 @@ class PyramidDriver {
                  std::string input, int64_t max_turns, bool audit);
   void on_hired(driver::Effects& out, const std::string& agent, const driver::HireAnswered& a);
   void turn(driver::Effects& out, uint64_t id);
+  int64_t env_tokens(const Call& c) const;
+  bool compress(driver::Effects& out, uint64_t id);
+  void on_compressed(driver::Effects& out, uint64_t id, size_t latest, int64_t before, const driver::AskAnswered& a);
   void on_turn(driver::Effects& out, uint64_t id, const driver::AskAnswered& a);
   void run_tools(driver::Effects& out, uint64_t id);
   void dispatch(driver::Effects& out, Call& c, size_t i);
@@ -171,6 +185,7 @@ class PyramidDriver {
   int64_t largest_prompt_ = 0;
   int64_t history_tokens_ = 0;
   int64_t calls_made_ = 0;
+  int64_t compressions_ = 0;
   json final_;  // the entry call's final_output, once it ended
   bool finished_ = false;
 };

@@ -425,3 +425,60 @@ TEST(QualityScores, FollowEquationFive) {
 
 }  // namespace
 }  // namespace kaisha::pyramid
+
+namespace kaisha::pyramid {
+namespace {
+
+using namespace driver;
+
+// §10 items 41 and 43: with a fake tokenizer (a token per 4 bytes) and
+// τ = 1,000, after 200 tool calls every prompt's C_ENV is at most τ, the
+// conversation was compressed more than once, the first instruction and the
+// latest interaction stayed verbatim, and the largest prompt stays bounded
+// while everything said grows.
+TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau) {
+  std::string library = kDriverLibrary;
+  library.replace(library.find("max_turns: 6"), 12, "max_turns: 1000");
+  Harness h(library, "worker");
+  h.setup.enforce_judge = false;
+  h.setup.env_budget_tokens = 1000;
+  h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
+  h.start();
+  int compressions_answered = 0;
+  for (int i = 0; i < 200; ++i) {
+    h.hire_all();
+    ASSERT_EQ(h.asks.size(), 1u) << i;
+    while (h.asks.front().tools.empty()) {  // a summary request
+      Ask s = h.asks.front();
+      h.asks.pop_front();
+      AskAnswered r;
+      r.id = s.id;
+      r.ok = true;
+      r.reply.output = "wrote files 0 to " + std::to_string(i) + "; nothing failed";
+      h.take(h.driver->on(r));
+      ++compressions_answered;
+      ASSERT_EQ(h.asks.size(), 1u);
+    }
+    // The prompt's C_ENV: everything after the system and shared messages.
+    const Ask& a = h.asks.front();
+    int64_t env = 0;
+    for (size_t m = 2; m < a.messages.size(); ++m) {
+      env += a.messages[m].content.size() / 4;
+      for (const auto& t : a.messages[m].tool_calls) env += t.arguments.size() / 4;
+    }
+    EXPECT_LE(env, 1000) << "turn " << i;
+    EXPECT_EQ(a.messages[2].content, "Build the thing") << "the first instruction stays verbatim";
+    h.answer("worker", {tc("w" + std::to_string(i), "file_write",
+                           {{"file_path", "f" + std::to_string(i)}, {"content", std::string(400, 'x')}})});
+    h.tool_done(true, "written " + std::string(300, 'y') + std::to_string(i));
+  }
+  EXPECT_GT(compressions_answered, 1);
+  EXPECT_EQ(h.driver->compressions(), compressions_answered);
+  EXPECT_GT(h.driver->history_tokens(), 20 * h.driver->largest_prompt_tokens());
+  // The latest interaction is verbatim: the last tool result is the newest.
+  const Ask& last_turn = h.asks.front();
+  EXPECT_NE(last_turn.messages.back().content.find("199"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kaisha::pyramid
