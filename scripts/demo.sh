@@ -5,7 +5,9 @@
 # call when the expense budget runs out, fires one employee and answers.
 # Then the effgen strategy on a complex task: zero-call complexity routing,
 # a hybrid subtask DAG run concurrently on workers, a judge rejection and
-# retry, synthesis. Prints the transcripts (stderr), answers (stdout), ledgers.
+# retry, synthesis. Then the pyramid strategy: a lead agent calls a writer
+# agent twice at once as tools, the judge audits every result and rejects
+# one, the writer redoes it. Prints the transcripts (stderr), answers (stdout), ledgers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -45,3 +47,10 @@ start_mock examples/effgen/scenario.yaml
 export KAISHA_DB="$workdir/effgen.db"
 "$KAISHA" run --strategy effgen --config examples/effgen/config.yaml \
   "Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security and compliance certifications of each, calculate the total cost of a 6 month training run on each, and synthesize a recommendation report with a table and a chart for the finance team."
+
+echo >&2
+echo "== kaisha run --strategy pyramid ==" >&2
+start_mock examples/pyramid/scenario.yaml
+export KAISHA_DB="$workdir/pyramid.db" KAISHA_WORK="$workdir/work"
+"$KAISHA" run --strategy pyramid --config examples/pyramid/config.yaml \
+  "Write two haiku, one about rivers and one about stones."

@@ -12,77 +12,13 @@
 namespace kaisha::e2e {
 namespace {
 
-const char* kLibrary = R"(agents:
-  - name: judge_agent
-    level: -1
-    description: Checks that a result meets its instruction.
-    responsibility: You are the judge of task {task_id}.
-    workflow: Read the files named in the result, then rule with final_output.
-    available_tools: [file_read, dir_list, final_output]
-    model: openai:judge-model
-  - name: writer_agent
-    level: 1
-    description: Writes text files such as poems and notes.
-    responsibility: You are the writer of task {task_id}.
-    workflow: Write the file, then call final_output naming it.
-    available_tools: [file_write, final_output]
-  - name: lead_agent
-    level: 2
-    description: Plans a piece of work and delegates the writing.
-    responsibility: You lead task {task_id}.
-    workflow: Ask writer_agent for each file, then call final_output.
-    available_tools: [writer_agent, judge_agent, final_output]
-    model: openai:lead-model
-)";
-
-const char* kScript = R"(rules:
-  - name: lead-delegates
-    match: { model: lead-model, system: "You lead task", turn: 0 }
-    reply:
-      text: "SECRET-LEAD-PLAN"
-      tool_calls:
-        - { name: writer_agent, arguments: { task_input: "Write a haiku about rivers to poems/river.md" } }
-        - { name: writer_agent, arguments: { task_input: "Write a haiku about stones to poems/stone.md" } }
-  - name: lead-finishes
-    match: { model: lead-model, system: "You lead task", turn: 1 }
-    reply:
-      tool_calls:
-        - name: final_output
-          arguments: { status: success, output: "Two haiku: poems/river.md and poems/stone.md", files: [ { path: poems/river.md, description: "a haiku about rivers" }, { path: poems/stone.md, description: "a haiku about stones" } ] }
-  - name: writer-river
-    match: { model: worker-model, system: "You are the writer", last_user: "rivers", turn: 0 }
-    reply:
-      text: "SECRET-WRITER-THOUGHT"
-      tool_calls: [ { name: file_write, arguments: { file_path: poems/river.md, content: "川は流れる 🌊" } } ]
-      latency_ms: 300
-  - name: writer-stone
-    match: { model: worker-model, system: "You are the writer", last_user: "stones", turn: 0 }
-    reply:
-      tool_calls: [ { name: file_write, arguments: { file_path: poems/stone.md, content: "石は待つ" } } ]
-      latency_ms: 300
-  - name: writer-river-done
-    match: { model: worker-model, system: "You are the writer", last_user: "rivers" }
-    reply:
-      tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/river.md", files: [ { path: poems/river.md, description: "a haiku about rivers" } ] } } ]
-  - name: writer-stone-done
-    match: { model: worker-model, system: "You are the writer", last_user: "stones" }
-    reply:
-      tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/stone.md", files: [ { path: poems/stone.md, description: "a haiku about stones" } ] } } ]
-  - name: judge-rejects-stone-once
-    match: { model: judge-model, last_user: "stone.md" }
-    times: 1
-    reply:
-      tool_calls: [ { name: final_output, arguments: { status: error, output: "The haiku has two lines.", error_information: "a haiku has three lines" } } ]
-  - name: judge-approves
-    match: { model: judge-model }
-    reply:
-      tool_calls: [ { name: final_output, arguments: { status: success, output: "Verified." } } ]
-)";
+// The library and script of examples/pyramid/, so the example is what is tested.
+const std::string kExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/pyramid/";
 
 class PyramidTest : public E2eTest {
  protected:
   std::string config(const std::string& extra = "") {
-    const std::string lib = dir_.write("agents.yaml", kLibrary);
+    const std::string lib = kExamples + "writers.yaml";
     ConfigOptions o;
     o.ceo_model = "openai:lead-model";
     o.extra = "strategy: pyramid\npyramid:\n  library: " + lib + "\n  model: openai:worker-model\n" + extra +
@@ -98,7 +34,7 @@ class PyramidTest : public E2eTest {
 };
 
 TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
-  start_mock(kScript);
+  start_mock_file(kExamples + "scenario.yaml");
   RunResult r = run_json(config("  entry: lead_agent\n"), "Write two haiku, one about rivers and one about stones");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
@@ -166,7 +102,7 @@ TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
 }
 
 TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
-  start_mock(kScript);
+  start_mock_file(kExamples + "scenario.yaml");
   RunResult r = run_json(config(), "Write a haiku about rivers to poems/river.md");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   auto routes = r.events("route");
@@ -179,7 +115,7 @@ TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
 }
 
 TEST_F(PyramidTest, AMissingLibraryIsAClearConfigError) {
-  start_mock(kScript);
+  start_mock_file(kExamples + "scenario.yaml");
   ConfigOptions o;
   o.extra = "strategy: pyramid\n";
   RunResult r = run_json(write_config(o), "anything");
