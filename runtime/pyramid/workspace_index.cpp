@@ -27,11 +27,15 @@ std::string prefix(const std::string& path, int depth) {
 WorkspaceIndex::WorkspaceIndex(TokenCounter count) : count_(std::move(count)) {}
 
 void WorkspaceIndex::describe(const std::string& path, const std::string& description) {
+  rendered_.reset();
   std::string& d = files_[path];
   if (!description.empty()) d = utf8::one_line(description, 4096);
 }
 
-void WorkspaceIndex::remove(const std::string& path) { files_.erase(path); }
+void WorkspaceIndex::remove(const std::string& path) {
+  rendered_.reset();
+  files_.erase(path);
+}
 
 const std::string* WorkspaceIndex::description(const std::string& path) const {
   auto it = files_.find(path);
@@ -82,6 +86,11 @@ std::optional<std::string> WorkspaceIndex::render_collapsed(int depth, size_t de
 }
 
 std::string WorkspaceIndex::render(int64_t budget_tokens) const {
+  if (!rendered_ || rendered_->first != budget_tokens) rendered_.emplace(budget_tokens, render_uncached(budget_tokens));
+  return rendered_->second;
+}
+
+std::string WorkspaceIndex::render_uncached(int64_t budget_tokens) const {
   if (files_.empty() || budget_tokens <= 0) return "";
   int deepest = 0;
   for (const auto& [path, desc] : files_) deepest = std::max(deepest, depth_of(path));

@@ -18,8 +18,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace kaisha::pyramid {
+
+// Not thread-safe: one task's driver owns it.
 
 // Counts a text's tokens; the strategy passes its model's estimate, tests a
 // fake one.
@@ -39,14 +42,19 @@ class WorkspaceIndex {
 
   // The index as prompt lines ("- path: description"), at most
   // `budget_tokens` tokens by the counter (summed line by line); "" when
-  // the index is empty or not even the shortest line fits.
+  // the index is empty or not even the shortest line fits. The last
+  // rendering is kept until the index changes: every turn of every call
+  // shows the same index, so only the first pays for collapsing it.
   std::string render(int64_t budget_tokens) const;
 
  private:
   std::optional<std::string> render_collapsed(int depth, size_t description_bytes, int64_t budget) const;
 
+  std::string render_uncached(int64_t budget_tokens) const;
+
   TokenCounter count_;
   std::map<std::string, std::string> files_;  // path -> description, in path order
+  mutable std::optional<std::pair<int64_t, std::string>> rendered_;  // (budget, text); reset by any change
 };
 
 }  // namespace kaisha::pyramid

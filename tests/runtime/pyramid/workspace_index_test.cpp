@@ -29,6 +29,20 @@ TEST(WorkspaceIndex, ShowsEveryFileWithItsDescriptionWhenItFits) {
   EXPECT_EQ(WorkspaceIndex(lines).render(100), "");
 }
 
+// The rendering is kept between calls, and any change shows at once.
+TEST(WorkspaceIndex, AChangeShowsInTheNextRendering) {
+  WorkspaceIndex index(llm::estimate_tokens);
+  index.describe("a.md", "first");
+  EXPECT_EQ(index.render(1000), index.render(1000));
+  index.describe("b.md", "second");
+  EXPECT_NE(index.render(1000).find("b.md: second"), std::string::npos) << index.render(1000);
+  index.describe("a.md", "changed");
+  EXPECT_NE(index.render(1000).find("a.md: changed"), std::string::npos);
+  index.remove("b.md");
+  EXPECT_EQ(index.render(1000).find("b.md"), std::string::npos);
+  EXPECT_LT(index.render(1).size(), index.render(1000).size()) << "another budget renders anew";
+}
+
 TEST(WorkspaceIndex, ShortensDescriptionsAtACharacterBeforeDroppingThem) {
   WorkspaceIndex index(llm::estimate_tokens);
   const std::string long_desc(300, 'd');
