@@ -200,10 +200,8 @@ Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions o
   if (!specs) return specs.error();
   if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
   const std::string engine = options.web.search_engine;
-  if (!options.search && !engine.empty() && engine != "searxng")
-    return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
-  if (!options.search && engine == "searxng" && options.web.search_url.empty())
-    return Error{"config", "tools.web_search.url is required for the searxng engine"};
+  if (!options.search)
+    if (Status s = check_search_config(engine, options.web.search_url); !s) return s.error();
   std::vector<http::IpNetwork> allowed;
   for (const std::string& n : options.web.allowed_private_networks) {
     auto net = http::IpNetwork::parse(n);

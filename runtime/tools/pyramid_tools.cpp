@@ -190,10 +190,8 @@ Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions o
   if (!specs) return specs.error();
   if (options.workspace_root.empty()) return Error{"config", "tools: the workspace root is empty"};
   const std::string engine = options.search_engine;
-  if (!options.search && !engine.empty() && engine != "searxng")
-    return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
-  if (!options.search && engine == "searxng" && options.search_url.empty())
-    return Error{"config", "tools.web_search.url is required for the searxng engine"};
+  if (!options.search)
+    if (Status s = check_search_config(engine, options.search_url); !s) return s.error();
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->specs = std::move(specs).value();
   if (!impl->options.search && engine == "searxng") {

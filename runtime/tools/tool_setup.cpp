@@ -56,12 +56,7 @@ Result<ToolSetup> make_tool_sources(const config::Config& c, const std::vector<l
   setup.switches->tool_creation = c.switches.tool_creation;
   setup.switches->tool_invocation = c.switches.tool_invocation;
 
-  sandbox::SandboxLimits limits;
-  limits.wall_timeout_ms = t.sandbox_timeout_ms;
-  limits.cpu_seconds = t.sandbox_cpu_seconds;
-  limits.memory_bytes = t.sandbox_memory_mb << 20;
-  limits.max_processes = t.sandbox_max_processes;
-  limits.disk_bytes = t.sandbox_disk_mb << 20;
+  const sandbox::SandboxLimits limits = sandbox_limits_of(t);
 
   UserToolsOptions uo;
   uo.user_dir = user_dir;

@@ -75,4 +75,11 @@ std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::s
   return std::make_shared<SearxngEngine>(http, std::move(base_url), timeout_ms);
 }
 
+Status check_search_config(const std::string& engine, const std::string& url) {
+  if (!engine.empty() && engine != "searxng")
+    return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
+  if (engine == "searxng" && url.empty()) return Error{"config", "tools.web_search.url is required for the searxng engine"};
+  return Status::Ok();
+}
+
 }  // namespace kaisha::tools

@@ -34,6 +34,10 @@ inline const char* kSearchDisabled =
     "GoogleSearchTool is disabled: no web search engine is configured. Set tools.web_search.engine "
     "(searxng) and tools.web_search.url in the kaisha config to enable it.";
 
+// Checks the configured engine's name and URL ("" = disabled, "searxng"
+// needs its URL); the Error names the config key.
+Status check_search_config(const std::string& engine, const std::string& url);
+
 // A SearXNG instance at `base_url` (e.g. http://127.0.0.1:8888), reached
 // through `http` (which must outlive the engine).
 std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
