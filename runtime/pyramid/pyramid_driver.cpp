@@ -326,8 +326,16 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
   }
   if (!setup_.level0.count(req.name))
     return slot_done(out, id, i, error_text("the tool '" + req.name + "' is not available in this runtime"));
-  const CallId tid = pending_.expect<ToolRan>(
-      [this, id, i](const ToolRan& r, Effects& o) { slot_done(o, id, i, tool_text(r.result)); });
+  const CallId tid = pending_.expect<ToolRan>([this, id, i](const ToolRan& r, Effects& o) {
+    auto it = calls_.find(id);
+    if (it != calls_.end() && r.result.ok && i < it->second.batch.size() &&
+        it->second.batch[i].request.name == "file_write") {
+      json args = json::parse(it->second.batch[i].request.arguments, nullptr, false);
+      if (args.is_object() && args.contains("file_path") && args["file_path"].is_string())
+        it->second.written.push_back(args["file_path"].get<std::string>());
+    }
+    slot_done(o, id, i, tool_text(r.result));
+  });
   out.push_back(RunTool{tid, req.name, req.arguments});
 }
 
@@ -356,6 +364,14 @@ void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string r
 void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& call) {
   auto fo = parse_final_output(call.arguments, setup_.limits);
   if (!fo.ok()) return reject_final(out, id, call.id, fo.error().message);
+  // A call that wrote files hands them on by reference (item 32).
+  if (const Call& c = calls_.at(id); fo->success && fo->files.empty() && !c.written.empty()) {
+    std::string list;
+    for (size_t i = 0; i < c.written.size() && i < 10; ++i) list += (i ? ", " : "") + c.written[i];
+    return reject_final(out, id, call.id,
+                        "this call wrote files (" + list +
+                            "); list the ones that matter in 'files', each with its path and a description");
+  }
   if (!setup_.check_files || fo->files.empty())
     return accept_final(out, id, std::move(fo).value(), call.id);
   // References are checked before anybody reads them.

@@ -12,8 +12,8 @@
 //     becomes the parent's tool result;
 //   - a level-0 tool: a RunTool with the model's arguments;
 //   - final_output: the call ends (alone in its turn, valid, its file
-//     references present), else it is told why and tries again, a bounded
-//     number of times.
+//     references present, and naming at least one file when the call wrote
+//     some), else it is told why and tries again, a bounded number of times.
 // Calls of one turn run concurrently; their results go back in call order.
 // A turn with no tool call gets up to max_nudges reminders; a call that
 // reaches its max_turns, runs out of reminders or of final_output attempts
@@ -139,6 +139,7 @@ class PyramidDriver {
     double usd = 0;  // its own turns and its children's
     int64_t started_ms = 0;
     bool compressed_last = false;  // its last turn was preceded by a compression
+    std::vector<std::string> written;  // files its file_write calls wrote
   };
   enum class HireState { hiring, hired, failed };
   struct Staff {

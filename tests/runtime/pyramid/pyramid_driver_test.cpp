@@ -482,3 +482,29 @@ TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau)
 
 }  // namespace
 }  // namespace kaisha::pyramid
+
+namespace kaisha::pyramid {
+namespace {
+
+using namespace driver;
+
+// §10 item 32: a call that wrote files and names none is asked again.
+TEST(PyramidDriverOutput, ASuccessThatNamesNoneOfTheFilesItWroteIsRefused) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "out/report.md"}, {"content", "x"}})});
+  h.tool_done(true, "written");
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  ASSERT_FALSE(h.finished);
+  EXPECT_NE(h.asks.front().messages.back().content.find("out/report.md"), std::string::npos);
+  h.answer("worker", {tc("f2", "final_output",
+                         json::parse(final_args("success", "done", json::array({{{"path", "out/report.md"},
+                                                                                  {"description", "the report"}}}))))});
+  h.tool_done(true, "every file exists");
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+}
+
+}  // namespace
+}  // namespace kaisha::pyramid
