@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +120,11 @@ ToolResult write_file(const FileView& view, const std::string& file_path, const 
     return ToolResult::error("WriteFile: '" + shown + "' exists and is not a regular file; refused");
   if (st.st_nlink > 1)
     return ToolResult::error("WriteFile: '" + shown + "' is a hard link to another file; refused");
+  // Writers of one file take turns (the lock goes with the descriptor), so
+  // concurrent writes leave one whole content, never a mix of two.
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return ToolResult::error("WriteFile: cannot lock '" + shown + "': " + std::strerror(errno));
   if (ftruncate(fd, 0) != 0)
     return ToolResult::error("WriteFile: cannot replace '" + shown + "': " + std::strerror(errno));
   size_t done = 0;
