@@ -182,6 +182,27 @@ TEST(EmployeeProxy, PlacedByModelAndUnitsAndAskedAcrossNodes) {
   EXPECT_TRUE(eventually([&] { return co.placer->resources()["b"]["used"] == 10.0; }));
 }
 
+// A turn (the pyramid's ask: the asker's whole context and tools) crosses
+// nodes as version 2 and is answered from its own messages, not `prompt`.
+TEST(EmployeeProxy, ATurnIsAnsweredAcrossNodesFromItsOwnMessages) {
+  Company co(0);
+  ASSERT_TRUE(co.ready());
+  auto m = co.place(spec("Mist", "mistral", 10));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(co.placer->agents()[0]["node"], "b");
+  msg::AskRequest turn{"s", "t", "", 64, ""};
+  turn.messages = {{llm::Role::system, "You are the writer of task t.", {}, "", ""},
+                   {llm::Role::user, "turn from afar 🌏 川", {}, "", ""}};
+  turn.tools = {llm::ToolSpec{"final_output", "ends the call", json{{"type", "object"}}}};
+  caf::scoped_actor self{*co.sys};
+  msg::AskReply r;
+  self->request(*m, std::chrono::seconds(60), actors::ask_atom::value, turn)
+      .receive([&](msg::AskReply& reply) { r = std::move(reply); },
+               [&](caf::error& e) { r.error = co.sys->render(e); r.ok = false; });
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.output, "echo: turn from afar 🌏 川");
+}
+
 TEST(EmployeeProxy, ModelTagsPickTheNodeAndAnEmployeeOnTheCeoNodeGivesItsUnitsBack) {
   Company co(0);
   ASSERT_TRUE(co.ready());
