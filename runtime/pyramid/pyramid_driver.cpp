@@ -104,8 +104,7 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   c.agent = &agent;
   c.input = std::move(input);
   c.max_turns = std::min(max_turns, agent.max_turns);
-  c.env.push_back({llm::Role::user, c.input, {}, "", ""});
-  history_tokens_ += setup_.count(c.input);
+  append(c, {llm::Role::user, c.input, {}, "", ""});
   out.push_back(journal_step(msg::EventKind::ask, json{{"call", id}, {"parent", parent}, {"input", c.input}}, 0, 0,
                              0, agent.name));
   c.started_ms = setup_.now_ms ? setup_.now_ms() : 0;
@@ -158,13 +157,21 @@ std::vector<llm::ChatMessage> PyramidDriver::prompt_of(const Call& c) const {
   return setup_.context->messages(*c.agent, task_id_, index_, setup_.index_budget_tokens, tree_, c.id, c.env);
 }
 
+int64_t PyramidDriver::tokens_of(const llm::ChatMessage& m) const {
+  int64_t n = setup_.count(m.content);
+  for (const auto& t : m.tool_calls) n += setup_.count(t.arguments);
+  return n;
+}
+
 int64_t PyramidDriver::env_tokens(const Call& c) const {
   int64_t n = 0;
-  for (const auto& m : c.env) {
-    n += setup_.count(m.content);
-    for (const auto& t : m.tool_calls) n += setup_.count(t.arguments);
-  }
+  for (const auto& m : c.env) n += tokens_of(m);
   return n;
+}
+
+void PyramidDriver::append(Call& c, llm::ChatMessage m) {
+  history_tokens_ += tokens_of(m);
+  c.env.push_back(std::move(m));
 }
 
 // Starts a summary of the call's middle when C_ENV has passed τ; false when
@@ -204,11 +211,8 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   c.usd += a.expense;
   // The first instruction and the latest interaction stay; the summary, cut
   // to what room they leave, takes the place of everything between.
-  int64_t kept = setup_.count(c.env[0].content);
-  for (size_t i = latest; i < c.env.size(); ++i) {
-    kept += setup_.count(c.env[i].content);
-    for (const auto& t : c.env[i].tool_calls) kept += setup_.count(t.arguments);
-  }
+  int64_t kept = tokens_of(c.env[0]);
+  for (size_t i = latest; i < c.env.size(); ++i) kept += tokens_of(c.env[i]);
   std::string summary = "Summary of your earlier work in this call:\n" + a.reply.output;
   const int64_t room = setup_.env_budget_tokens - kept;
   while (!summary.empty() && setup_.count(summary) > room) summary = utf8::truncate(summary, summary.size() / 2);
@@ -241,7 +245,7 @@ void PyramidDriver::turn(Effects& out, uint64_t id) {
   ++c.turns;
   std::vector<llm::ChatMessage> messages = prompt_of(c);
   int64_t tokens = 0;
-  for (const auto& m : messages) tokens += setup_.count(m.content);
+  for (const auto& m : messages) tokens += tokens_of(m);
   largest_prompt_ = std::max(largest_prompt_, tokens);
   const CallId aid =
       pending_.expect<AskAnswered>([this, id](const AskAnswered& a, Effects& o) { on_turn(o, id, a); });
@@ -260,9 +264,7 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
   c.tokens_out += a.reply.usage.output_tokens + a.reply.extra_usage.output_tokens;
   c.usd += a.expense;
   const std::vector<llm::ToolCall>& requests = a.reply.tool_requests;
-  c.env.push_back({llm::Role::assistant, a.reply.output, requests, "", ""});
-  history_tokens_ += setup_.count(a.reply.output);
-  for (const auto& r : requests) history_tokens_ += setup_.count(r.arguments);
+  append(c, {llm::Role::assistant, a.reply.output, requests, "", ""});
   if (listening() && !a.reply.output.empty())
     report(out, msg::EventKind::thinking, short_text(a.reply.output), json{{"call", id}}, c.agent->name);
 
@@ -273,8 +275,7 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
                                " reminders"));
     ++c.nudges;
     const std::string nudge = setup_.texts->nudge(setup_.max_nudges - c.nudges);
-    c.env.push_back({llm::Role::user, nudge, {}, "", ""});
-    history_tokens_ += setup_.count(nudge);
+    append(c, {llm::Role::user, nudge, {}, "", ""});
     out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"nudge", c.nudges}}, 0, 0, 0, c.agent->name));
     return turn(out, id);
   }
@@ -285,7 +286,7 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
     const llm::ToolCall* final_call = nullptr;
     for (const auto& r : requests) {
       if (r.name == kFinalOutput && !final_call) final_call = &r;
-      else c.env.push_back(tool_message(r, error_text("not run: this turn also called final_output")));
+      else append(c, tool_message(r, error_text("not run: this turn also called final_output")));
     }
     return reject_final(out, id, final_call->id, "final_output must be the only tool call of its turn");
   }
@@ -350,11 +351,10 @@ void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string r
   if (listening())
     report(out, msg::EventKind::tool_result, slot.request.name + " → " + short_text(result), json{{"call", id}},
            c.agent->name);
-  history_tokens_ += setup_.count(result);
   slot.result = std::move(result);
   if (--c.waiting > 0) return;
   // Every result of the turn is in: they go back in call order.
-  for (Slot& s : c.batch) c.env.push_back(tool_message(s.request, std::move(*s.result)));
+  for (Slot& s : c.batch) append(c, tool_message(s.request, std::move(*s.result)));
   c.batch.clear();
   turn(out, id);
 }
@@ -394,8 +394,7 @@ void PyramidDriver::reject_final(Effects& out, uint64_t id, const std::string& c
     return end(out, id,
                failed_output("no valid final_output after " + std::to_string(c.bad_finals) + " attempts; last: " + why));
   const std::string text = setup_.texts->final_output_retry(why, setup_.max_final_output_retries - c.bad_finals + 1);
-  c.env.push_back(tool_message(llm::ToolCall{call_id, kFinalOutput, ""}, error_text(text)));
-  history_tokens_ += setup_.count(text);
+  append(c, tool_message(llm::ToolCall{call_id, kFinalOutput, ""}, error_text(text)));
   turn(out, id);
 }
 
@@ -439,8 +438,7 @@ void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& ver
     return end(out, id, std::move(failed));
   }
   const std::string text = setup_.texts->judge_rejection(v.dump(), setup_.max_judge_retries - c.audits + 1);
-  c.env.push_back(tool_message(llm::ToolCall{c.final_call_id, kFinalOutput, ""}, error_text(text)));
-  history_tokens_ += setup_.count(text);
+  append(c, tool_message(llm::ToolCall{c.final_call_id, kFinalOutput, ""}, error_text(text)));
   turn(out, id);
 }
 

@@ -104,8 +104,8 @@ class PyramidDriver {
   const CallTree& tree() const { return tree_; }
   const WorkspaceIndex& index() const { return index_; }
   std::optional<ContextParts> context_parts(uint64_t call) const;
-  // The largest prompt sent so far and everything every call's conversation
-  // held (|H|), in tokens by setup.count.
+  // The largest prompt sent so far, and |H|: every message ever added to a
+  // call's conversation, in tokens by setup.count.
   int64_t largest_prompt_tokens() const { return largest_prompt_; }
   int64_t history_tokens() const { return history_tokens_; }
   // How many times a call's C_ENV was compressed.
@@ -153,7 +153,10 @@ class PyramidDriver {
                  std::string input, int64_t max_turns, bool audit);
   void on_hired(driver::Effects& out, const std::string& agent, const driver::HireAnswered& a);
   void turn(driver::Effects& out, uint64_t id);
+  int64_t tokens_of(const llm::ChatMessage& m) const;  // its text and tool-call arguments
   int64_t env_tokens(const Call& c) const;
+  // Adds `m` to the call's C_ENV, and its tokens to |H|.
+  void append(Call& c, llm::ChatMessage m);
   bool compress(driver::Effects& out, uint64_t id);
   void on_compressed(driver::Effects& out, uint64_t id, size_t latest, int64_t before, const driver::AskAnswered& a);
   void on_turn(driver::Effects& out, uint64_t id, const driver::AskAnswered& a);

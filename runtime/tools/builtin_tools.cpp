@@ -185,8 +185,7 @@ struct BuiltinTools::Impl {
     if (!site.empty()) query += " site:" + site;
     search->search(query, options.web.max_search_results, [done](Result<std::vector<SearchHit>> r) {
       if (!r) return done(ToolResult::error(r.error().message));
-      json hits = json::array();
-      for (const SearchHit& h : *r) hits.push_back({{"title", h.title}, {"url", h.url}, {"snippet", h.snippet}});
+      json hits = hits_to_json(*r);
       done(ToolResult::success("Search completed successfully", hits));
     });
   }

@@ -227,8 +227,7 @@ void PyramidTools::call(const std::string& name, const json& args, const company
           "tools.web_search.url in the kaisha config to enable it."));
     impl_->options.search->search(str_arg(args, "query"), 10, [done](Result<std::vector<SearchHit>> r) {
       if (!r) return done(ToolResult::error("web_search: " + r.error().message));
-      json hits = json::array();
-      for (const SearchHit& h : *r) hits.push_back({{"title", h.title}, {"url", h.url}, {"snippet", h.snippet}});
+      json hits = hits_to_json(*r);
       done(ToolResult::success("web_search: " + std::to_string(hits.size()) + " results", hits));
     });
     return;

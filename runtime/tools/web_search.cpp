@@ -75,6 +75,12 @@ std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::s
   return std::make_shared<SearxngEngine>(http, std::move(base_url), timeout_ms);
 }
 
+json hits_to_json(const std::vector<SearchHit>& hits) {
+  json out = json::array();
+  for (const SearchHit& h : hits) out.push_back({{"title", h.title}, {"url", h.url}, {"snippet", h.snippet}});
+  return out;
+}
+
 Status check_search_config(const std::string& engine, const std::string& url) {
   if (!engine.empty() && engine != "searxng")
     return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};

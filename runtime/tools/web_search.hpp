@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/http/http_client.hpp"
 
@@ -21,6 +22,9 @@ struct SearchHit {
 };
 
 using SearchDone = std::function<void(Result<std::vector<SearchHit>>)>;
+
+// The hits as a search tool hands them to a model: [{"title", "url", "snippet"}, ...].
+json hits_to_json(const std::vector<SearchHit>& hits);
 
 class SearchEngine {
  public:
