@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -193,6 +195,30 @@ TEST(FileView, RefusesTheHostRootAndBadMounts) {
   auto v = FileView::open(d.path(), {{"../up", d.path()}});
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.error().message.find("without '..'"), std::string::npos) << v.error().message;
+}
+
+// Siblings may write one relative path at once (item 19). Each write must
+// leave one writer's whole content: contents of different lengths make a
+// torn file visible, as a short write over the front of a longer one.
+TEST_F(FileTools, ConcurrentWritesOfOnePathNeverTearTheFile) {
+  constexpr int kWriters = 6, kRounds = 40;
+  std::vector<std::string> contents;
+  for (int i = 0; i < kWriters; ++i) contents.emplace_back(static_cast<size_t>(i + 1) * 40000, static_cast<char>('a' + i));
+  int torn = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<std::thread> writers;
+    for (int i = 0; i < kWriters; ++i)
+      writers.emplace_back([&, i] {
+        auto w = write_file(*view, "shared/out.txt", contents[static_cast<size_t>(i)], limits);
+        EXPECT_TRUE(w.ok) << w.message;
+      });
+    for (auto& t : writers) t.join();
+    const std::string now = ws.read("work/shared/out.txt");
+    bool whole = false;
+    for (const auto& c : contents) whole = whole || now == c;
+    if (!whole) ++torn;
+  }
+  EXPECT_EQ(torn, 0) << "of " << kRounds << " rounds";
 }
 
 }  // namespace
