@@ -5,16 +5,22 @@
 
 #include "actors/atoms.hpp"
 #include "actors/driver_runner.hpp"
+#include "actors/journal_actor.hpp"
 #include "actors/strategy_kit.hpp"
 #include "runtime/core/bounded_json.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
 namespace {
 
 constexpr const char* kPyramid = "Pyramid";
+// Stored quality scores are keyed "pyramid/<library name>", apart from other
+// strategies' agents.
+constexpr const char* kQualityKey = "pyramid/";
 using pyramid_tool_atom = caf::atom_constant<caf::atom("pyrtool")>;
 
 struct PyramidState {
@@ -57,6 +63,36 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
                       });
 }
 
+// The scores the last verdicts changed, saved on the journal's writer in
+// order with the task's steps (so before its result is journaled).
+void save_quality(Self* self) {
+  auto& st = self->state;
+  auto changed = st.quality->changed();
+  if (changed.empty() || !st.deps.journal) return;
+  const int64_t now = wall_ms();
+  journal_op(st.deps.journal, [changed = std::move(changed), now](store::JournalStore& s) {
+    for (const auto& c : changed) s.save_quality({kQualityKey + c.agent, c.q, c.audits, now});
+  });
+}
+
+// Scores from earlier runs; the actor takes no task until they are in.
+void load_quality(Self* self) {
+  auto& st = self->state;
+  if (!st.deps.journal) return;
+  auto rows = std::make_shared<std::vector<store::QualityRow>>();
+  JournalOp op = [rows](store::JournalStore& s) {
+    auto r = s.quality_rows(kQualityKey);
+    if (r.ok()) *rows = std::move(r).value();
+  };
+  self->request(st.deps.journal, caf::infinite, sync_atom::value, std::move(op))
+      .await(
+          [self, rows](bool) {
+            const size_t skip = std::string(kQualityKey).size();
+            for (const auto& row : *rows) self->state.quality->seed(row.agent.substr(skip), row.q, row.verdicts);
+          },
+          [](caf::error&) {});
+}
+
 void finish(Self* self, driver::Finish f) {
   auto& st = self->state;
   st.driver.reset();
@@ -72,7 +108,9 @@ DriverHooks hooks(Self* self) {
   DriverHooks h;
   h.feed = [self](const driver::Outcome& o) {
     auto& d = self->state.driver;
-    return d ? d->on(o) : driver::Effects{};
+    driver::Effects effects = d ? d->on(o) : driver::Effects{};
+    save_quality(self);
+    return effects;
   };
   h.model_role = [](const driver::CallModel&) -> ModelRole {
     throw std::logic_error("the pyramid makes no model call of its own");
@@ -91,6 +129,7 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPyramid, "the pyramid"));
   st.quality = std::make_unique<pyramid::QualityScores>();
+  load_quality(self);
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
   self->set_exit_handler([self](caf::exit_msg& msg) {

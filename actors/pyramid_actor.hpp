@@ -3,8 +3,8 @@
 // agent (the configured one, or the router's match), runs the driver's
 // effects through the strategy kit — every library agent the task uses is
 // hired once for the task and asked one turn at a time — and runs the
-// agents' level-0 tools in the task's own directory. Quality scores live as
-// long as the actor, across tasks.
+// agents' level-0 tools in the task's own directory. Quality scores are
+// loaded from the journal before the first task and saved as they change.
 //
 // Protocol: (task_atom, msg::TaskRequest) -> msg::TaskResult, one at a time;
 // (cancel_atom, task id, why) -> bool.

@@ -123,6 +123,8 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   };
   setup->count = llm::estimate_tokens;
   setup->now_ms = [] { return steady_ms(); };
+  setup->wall_ms = [] { return wall_ms(); };
+  setup->poor_quality = pc.poor_quality;
   setup->index_budget_tokens = pc.index_budget_tokens;
   setup->env_budget_tokens = pc.env_budget_tokens;
   setup->max_nudges = pc.max_nudges;

@@ -134,6 +134,7 @@ struct PyramidConfig {
   int max_final_output_retries = 3;
   int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
   int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)
+  double poor_quality = 0.3;     // an agent whose Q falls below it raises a "poor performance" trigger
 };
 
 // effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,

@@ -313,7 +313,7 @@ class ConfigParser {
     PyramidConfig& y = c_.pyramid;
     if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "enforce_judge",
                                             "max_judge_retries", "max_nudges", "max_final_output_retries",
-                                            "index_budget_tokens", "env_budget_tokens"});
+                                            "index_budget_tokens", "env_budget_tokens", "poor_quality"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
@@ -325,7 +325,12 @@ class ConfigParser {
     if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;
     if (Status s = integer(n, p, "max_final_output_retries", y.max_final_output_retries, 0); !s) return s;
     if (Status s = integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1); !s) return s;
-    return integer(n, p, "env_budget_tokens", y.env_budget_tokens, 0);
+    if (Status s = integer(n, p, "env_budget_tokens", y.env_budget_tokens, 0); !s) return s;
+    if (Status s = num(n, p, "poor_quality", y.poor_quality, 0, false); !s) return s;
+    if (y.poor_quality > 1)
+      return r_.error_at(n["poor_quality"], YamlReader::join(p, "poor_quality"),
+                         "expected a quality score between 0 and 1, got " + trim_number(y.poor_quality));
+    return Status::Ok();
   }
 
   Status judge(const YAML::Node& n) {

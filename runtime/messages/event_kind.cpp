@@ -36,6 +36,7 @@ const std::vector<EventKindInfo>& event_kinds() {
       {K::reflection, "reflection", G::strategy, false},
       {K::summary, "summary", G::strategy, false},
       {K::route, "route", G::strategy, false},
+      {K::trigger, "trigger", G::strategy, false},
       {K::note, "note", G::journal, true},
   };
   return all;

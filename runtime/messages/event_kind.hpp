@@ -65,6 +65,7 @@ enum class EventKind : uint8_t {
   summary,
   // strategy: pyramid
   route,       // where a task entered the pyramid, with every agent's score
+  trigger,     // an evolution trigger (a new task, an agent's poor performance) and why
   // journal
   note,
 };

@@ -1,5 +1,7 @@
 #include "runtime/pyramid/pyramid_driver.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <utility>
 
@@ -38,6 +40,18 @@ llm::ChatMessage tool_message(const llm::ToolCall& call, std::string content) {
 
 std::string short_text(const std::string& s) { return utf8::one_line(s, 160); }
 
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// The router's best candidate, for the reason of a new-task trigger.
+std::string best_of(const RouteDecision& r) {
+  if (r.scores.empty()) return "no candidate";
+  return r.scores.front().first + " at " + number_text(r.scores.front().second);
+}
+
 }  // namespace
 
 PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id,
@@ -64,6 +78,10 @@ Effects PyramidDriver::start() {
            route_.new_task ? "no agent matches well enough: " + entry->name + " takes it as a new task"
                            : "routed to " + entry->name,
            json{{"route", route_.to_json()}});
+  if (route_.new_task)
+    trigger(out, "new_task",
+            "no agent matches the task well enough (best " + best_of(route_) + "); " + entry->name + " takes it",
+            json{{"route", route_.to_json()}});
   begin(out, 0, kNoSlot, *entry, input_, entry->max_turns, false);
   return out;
 }
@@ -417,13 +435,19 @@ void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, cons
 
 void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& verdict) {
   Call& c = calls_.at(id);
-  const double q = quality_.update(c.agent->name, verdict.success);
+  const double before = quality_.of(c.agent->name);
+  const double q = quality_.update(c.agent->name, verdict.success, setup_.wall_ms ? setup_.wall_ms() : 0);
   const json v = verdict.to_json();
   out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0,
                              c.agent->name));
   if (listening())
     report(out, msg::EventKind::verdict, verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
            json{{"call", id}, {"verdict", v}, {"quality", q}}, c.agent->name);
+  if (q < setup_.poor_quality && before >= setup_.poor_quality)
+    trigger(out, "poor_performance",
+            c.agent->name + "'s quality score fell to " + number_text(q) + ", below " +
+                number_text(setup_.poor_quality) + ", after " + (verdict.success ? "an approval" : "a rejection"),
+            json{{"agent", c.agent->name}, {"q", q}, {"threshold", setup_.poor_quality}}, c.agent->name);
   FinalOutput claimed = std::move(*c.claimed);
   c.claimed.reset();
   if (verdict.success) {
@@ -496,6 +520,14 @@ void PyramidDriver::finish(Effects& out, bool ok, std::string text) {
   calls_.clear();
   pending_.clear();
   out.push_back(Finish{ok, std::move(text), std::move(m)});
+}
+
+void PyramidDriver::trigger(Effects& out, const std::string& kind, const std::string& reason, json data,
+                            const std::string& agent) const {
+  data["kind"] = kind;
+  data["reason"] = reason;
+  out.push_back(journal_step(msg::EventKind::note, json{{"trigger", data}}, 0, 0, 0, agent));
+  if (listening()) report(out, msg::EventKind::trigger, kind + ": " + reason, json{{"trigger", data}}, agent);
 }
 
 Report& PyramidDriver::report(Effects& out, msg::EventKind kind, std::string text, json data, std::string agent) const {

@@ -81,6 +81,10 @@ struct PyramidSetup {
   bool check_files = true;  // run kCheckFilesTool (a RunTool) on a final_output's files
   FinalOutputLimits limits;
   std::function<int64_t()> now_ms;  // a monotonic clock, for call durations (null: none)
+  std::function<int64_t()> wall_ms;  // the time of day, for Q's history (null: 0)
+  // An agent whose Q falls below it raises a "poor performance" trigger
+  // (logged once as it crosses; 0: never).
+  double poor_quality = 0.3;
 };
 
 // One task. Feed it the outcomes of the effects it returned; after a Finish
@@ -171,6 +175,10 @@ class PyramidDriver {
   void finish(driver::Effects& out, bool ok, std::string text);
   driver::Report& report(driver::Effects& out, msg::EventKind kind, std::string text, json data,
                          std::string agent = "") const;
+  // An evolution trigger (infiagent.md §10 items 14, 31): journaled with its
+  // reason, and reported.
+  void trigger(driver::Effects& out, const std::string& kind, const std::string& reason, json data,
+               const std::string& agent = "") const;
   bool listening() const { return listening_ && listening_(); }
   std::vector<llm::ChatMessage> prompt_of(const Call& c) const;
 

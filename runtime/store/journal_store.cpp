@@ -647,6 +647,23 @@ Result<std::optional<QualityRow>> JournalStore::load_quality(const std::string& 
       QualityRow{st->column_text(0), st->column_double(1), st->column_int(2), st->column_int(3)});
 }
 
+Result<std::vector<QualityRow>> JournalStore::quality_rows(const std::string& prefix) {
+  // Keys from `prefix` on, compared as bytes (no LIKE: '%' and '_' in a prefix are literal).
+  auto st = db_->prepare("SELECT agent, q, verdicts, updated_at FROM agent_quality WHERE agent >= ?1 ORDER BY agent");
+  if (!st) return st.error();
+  st->bind(1, prefix);
+  std::vector<QualityRow> rows;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    std::string agent = st->column_text(0);
+    if (agent.compare(0, prefix.size(), prefix) != 0) break;
+    rows.push_back(QualityRow{std::move(agent), st->column_double(1), st->column_int(2), st->column_int(3)});
+  }
+  return rows;
+}
+
 Result<std::optional<json>> JournalStore::load_budget_state(const std::string& session_id) {
   auto st = db_->prepare("SELECT state_json FROM budget_state WHERE session_id = ?1");
   if (!st) return st.error();

@@ -97,6 +97,8 @@ class JournalStore {
   // Judge quality scores, one per agent name, kept across sessions.
   Status save_quality(const QualityRow& row);
   Result<std::optional<QualityRow>> load_quality(const std::string& agent);
+  // Every stored score whose agent key starts with `prefix`, by key.
+  Result<std::vector<QualityRow>> quality_rows(const std::string& prefix);
 
  private:
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}

@@ -21,8 +21,12 @@ std::string summarise_pyramid_result(const json& m, NumberText num) {
 }
 
 std::string render_pyramid_event(const msg::ProgressEvent& e, NumberText num) {
-  if (e.kind != msg::EventKind::route) return "";
   std::ostringstream o;
+  if (e.kind == msg::EventKind::trigger) {
+    o << "[" << e.agent << "] trigger " << e.text << "\n";
+    return o.str();
+  }
+  if (e.kind != msg::EventKind::route) return "";
   o << "[" << e.agent << "] route: " << e.text << "\n";
   try {
     const json& scores = e.data.at("route").at("scores");

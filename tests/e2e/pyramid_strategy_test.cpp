@@ -101,6 +101,33 @@ TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
   EXPECT_EQ(asks, answers);
 }
 
+// Items 30-31: Q is kept in the journal and the next run continues from it.
+// The writer's three verdicts per run are approve, reject, approve: from 0.5
+// with alpha 0.8 that is 0.6, 0.48, 0.584; the second run goes on to 0.627008.
+TEST_F(PyramidTest, QualityScoresCarryOverToTheNextRun) {
+  const std::string task = "Write two haiku, one about rivers and one about stones";
+  start_mock_file(kExamples + "scenario.yaml");
+  RunResult first = run_json(config("  entry: lead_agent\n"), task);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  auto stored = [&](const std::string& agent) {
+    auto j = journal();
+    auto row = j ? j->load_quality("pyramid/" + agent) : Result<std::optional<store::QualityRow>>(std::nullopt);
+    return row.ok() && row->has_value() ? **row : store::QualityRow{"", -1, -1, 0};
+  };
+  EXPECT_NEAR(stored("writer_agent").q, 0.584, 1e-9);
+  EXPECT_EQ(stored("writer_agent").verdicts, 3);
+  EXPECT_NEAR(stored("lead_agent").q, 0.6, 1e-9);
+
+  start_mock_file(kExamples + "scenario.yaml");
+  RunResult second = run_json(config("  entry: lead_agent\n"), task);
+  ASSERT_EQ(second.exit_code, 0) << second.describe();
+  EXPECT_NEAR(stored("writer_agent").q, 0.627008, 1e-9);
+  EXPECT_EQ(stored("writer_agent").verdicts, 6);
+  const json quality = second.result()["metadata"]["quality"];
+  EXPECT_NEAR(quality["writer_agent"]["q"].get<double>(), 0.627008, 1e-9) << quality;
+  EXPECT_EQ(quality["lead_agent"]["audits"], 2) << quality;
+}
+
 TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
   start_mock_file(kExamples + "scenario.yaml");
   RunResult r = run_json(config(), "Write a haiku about rivers to poems/river.md");

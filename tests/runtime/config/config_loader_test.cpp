@@ -264,6 +264,10 @@ TEST(ConfigErrors, InvalidValues) {
             "in (one of openai, ollama, gemini, anthropic)");
   EXPECT_EQ(parse_error("providers:\n  groq:\n    dialect: openai\n"),
             "config.yaml:2: providers.groq: 'base_url' is required for a provider that is not built in");
+  EXPECT_EQ(parse_error("pyramid:\n  poor_quality: 1.5\n"),
+            "config.yaml:2: pyramid.poor_quality: expected a quality score between 0 and 1, got 1.5");
+  EXPECT_EQ(parse_error("pyramid:\n  poor_quality: -0.1\n"),
+            "config.yaml:2: pyramid.poor_quality: expected a number >= 0, got -0.1");
 }
 
 TEST(ConfigErrors, YamlSyntaxErrorHasLineAndColumn) {

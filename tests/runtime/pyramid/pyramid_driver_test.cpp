@@ -84,6 +84,18 @@ struct Harness {
     }
   }
   void start() { take(driver->start()); }
+  // The task enters where `route` says instead.
+  void reroute(RouteDecision route) {
+    driver = std::make_unique<PyramidDriver>(setup, quality, "t-1", "Build the thing", std::move(route));
+  }
+  // The evolution triggers journaled so far, of `kind`.
+  std::vector<json> triggers(const std::string& kind) const {
+    std::vector<json> out;
+    for (const auto& e : all)
+      if (auto* j = std::get_if<Journal>(&e))
+        if (j->payload.contains("trigger") && j->payload["trigger"]["kind"] == kind) out.push_back(j->payload["trigger"]);
+    return out;
+  }
   void hire_all() {
     while (!hires.empty()) {
       Hire h = hires.front();
@@ -315,6 +327,53 @@ TEST(PyramidDriver, EveryRejectedSuccessIsRetriedThenEndsAsAnErrorAfterFourAudit
   EXPECT_NEAR(h.quality.of("worker"), 0.5 * 0.8 * 0.8 * 0.8 * 0.8, 1e-9);
 }
 
+// Item 31: Q crossing below pyramid.poor_quality raises one "poor
+// performance" trigger with its reason; further rejections do not repeat it.
+// From 0.5 with alpha 0.8, rejections give 0.4, 0.32, 0.256 (crossing 0.3), 0.2048.
+TEST(PyramidDriver, AQualityScoreFallingBelowTheThresholdRaisesOnePoorPerformanceTrigger) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.wall_ms = [] { return int64_t{1700000000000}; };
+  h.start();
+  for (int round = 0; round < 4; ++round) {
+    h.answer("worker", {tc("f" + std::to_string(round), "final_output", json::parse(final_args("success", "done")))});
+    h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("error", "wrong")))});
+    EXPECT_EQ(h.triggers("poor_performance").size(), round < 2 ? 0u : 1u) << round;
+  }
+  auto t = h.triggers("poor_performance");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0]["agent"], "worker");
+  EXPECT_NEAR(t[0]["q"].get<double>(), 0.256, 1e-9);
+  EXPECT_NE(t[0]["reason"].get<std::string>().find("fell to 0.256, below 0.3"), std::string::npos) << t[0];
+  // The history keeps each verdict with its time.
+  const auto& history = h.quality.history("worker");
+  ASSERT_EQ(history.size(), 4u);
+  EXPECT_FALSE(history[2].success);
+  EXPECT_NEAR(history[2].q, 0.256, 1e-9);
+  EXPECT_EQ(history[2].at_ms, 1700000000000);
+}
+
+// Item 14: a task no agent matches goes to the top agent, and the "new
+// task" trigger is journaled with the best candidate's score.
+TEST(PyramidDriver, AnUnmatchedTaskRaisesTheNewTaskTrigger) {
+  Harness h;
+  RouteDecision route;
+  route.agent = "lead";
+  route.new_task = true;
+  route.scores = {{"worker", 0.04}, {"lead", 0.02}};
+  h.reroute(route);
+  h.start();
+  auto t = h.triggers("new_task");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NE(t[0]["reason"].get<std::string>().find("best worker at 0.04"), std::string::npos) << t[0];
+  EXPECT_EQ(h.count_asks("lead"), 0u);  // not yet hired
+  h.hire_all();
+  EXPECT_EQ(h.asks.front().agent, "lead");
+
+  Harness matched;
+  matched.start();
+  EXPECT_TRUE(matched.triggers("new_task").empty());
+}
+
 TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
   Harness h(kDriverLibrary, "worker");
   h.start();
@@ -421,6 +480,36 @@ TEST(QualityScores, FollowEquationFive) {
   EXPECT_NEAR(q.update("a", false), 0.48, 1e-12);
   EXPECT_NEAR(q.update("a", true), 0.584, 1e-12);
   EXPECT_NEAR(q.of("never"), 0.5, 1e-12);
+}
+
+TEST(QualityScores, ContinueFromASeedAndSayWhichChanged) {
+  QualityScores q(0.8, 0.5);
+  q.seed("a", 0.9, 7);
+  q.seed("b", 0.1, 2);
+  EXPECT_TRUE(q.changed().empty());  // a seed is what is stored already
+  EXPECT_NEAR(q.update("a", false, 10), 0.72, 1e-12);
+  q.update("a", true, 20);
+  q.update("c", true, 30);
+  auto changed = q.changed();
+  ASSERT_EQ(changed.size(), 2u);
+  EXPECT_EQ(changed[0].agent, "a");
+  EXPECT_EQ(changed[0].audits, 9);
+  EXPECT_NEAR(changed[0].q, 0.776, 1e-12);
+  EXPECT_EQ(changed[1].agent, "c");
+  EXPECT_EQ(changed[1].audits, 1);
+  EXPECT_TRUE(q.changed().empty());
+  EXPECT_NEAR(q.of("b"), 0.1, 1e-12);
+  ASSERT_EQ(q.history("a").size(), 2u);
+  EXPECT_EQ(q.history("a")[1].at_ms, 20);
+  EXPECT_TRUE(q.history("b").empty());
+}
+
+TEST(QualityScores, KeepABoundedHistory) {
+  QualityScores q;
+  for (int i = 0; i < 200; ++i) q.update("a", i % 2 == 0, i);
+  ASSERT_EQ(q.history("a").size(), QualityScores::kHistory);
+  EXPECT_EQ(q.history("a").front().at_ms, 200 - static_cast<int64_t>(QualityScores::kHistory));
+  EXPECT_EQ(q.history("a").back().at_ms, 199);
 }
 
 }  // namespace
