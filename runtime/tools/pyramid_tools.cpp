@@ -117,7 +117,10 @@ struct PyramidTools::Impl {
     if (has_file == has_code) return ToolResult::error("execute_code: give either file_path or code, not both or neither");
     // Programs run in code_run/, as the reference agents expect.
     if (auto made = view.make_dir("code_run"); !made) return ToolResult::error("execute_code: " + made.error().message);
-    const std::string launcher = "cd code_run && exec python3 -I -B \"$@\"";
+    // Not -I: it leaves the script's directory off sys.path, and a project's
+    // scripts import each other (`from utils import ...`). The sandbox's
+    // environment is already clean; -E -s keep PYTHON* and user site out.
+    const std::string launcher = "cd code_run && exec python3 -E -s -B \"$@\"";
     const int64_t timeout = timeout_ms(args);
     if (has_code)
       return run_result("execute_code", run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout),

@@ -123,6 +123,19 @@ TEST_F(PyramidToolsTest, ExecuteCodeRunsInCodeRun) {
   EXPECT_NE(both.message.find("either file_path or code"), std::string::npos);
 }
 
+// A project's scripts import each other, as the reference planner designs them.
+TEST_F(PyramidToolsTest, ScriptsInCodeRunImportEachOther) {
+  need_sandbox();
+  root.write(task("code_run/utils.py"), "def double(x):\n    return 2 * x\n");
+  root.write(task("code_run/main.py"), "from utils import double\nprint(double(21))\n");
+  auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"file_path", "code_run/main.py"}});
+  ASSERT_TRUE(r.ok) << r.to_json().dump();
+  EXPECT_EQ(r.output["stdout"], "42\n");
+  auto inline_code = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "from utils import double\nprint(double(4))"}});
+  ASSERT_TRUE(inline_code.ok) << inline_code.to_json().dump();
+  EXPECT_EQ(inline_code.output["stdout"], "8\n");
+}
+
 TEST_F(PyramidToolsTest, AProgramThatNeverEndsIsStoppedAtTheTimeout) {
   need_sandbox();
   auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "import time\nwhile True:\n    time.sleep(1)"}, {"timeout", 1}});
