@@ -7,7 +7,10 @@
 # a hybrid subtask DAG run concurrently on workers, a judge rejection and
 # retry, synthesis. Then the pyramid strategy: a lead agent calls a writer
 # agent twice at once as tools, the judge audits every result and rejects
-# one, the writer redoes it. Prints the transcripts (stderr), answers (stdout), ledgers.
+# one, the writer redoes it. Last, InfiHelper's library on the pyramid takes a
+# research topic from the literature to a paper: its modules' agents call each
+# other as tools, write their artefacts in the task's directory, and the code
+# runs in the sandbox. Prints the transcripts (stderr), answers (stdout), ledgers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -17,6 +20,9 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" --target kaisha
 KAISHA="$BUILD_DIR/cli/kaisha"
 
 workdir="$(mktemp -d)"
+# Run as root, sandboxed programs run as another uid, which must pass through
+# the work directory to reach the task's files.
+chmod 755 "$workdir"
 mock_pid=""
 trap 'kill $mock_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$workdir"' EXIT
 
@@ -54,3 +60,12 @@ start_mock examples/pyramid/scenario.yaml
 export KAISHA_DB="$workdir/pyramid.db" KAISHA_WORK="$workdir/work"
 "$KAISHA" run --strategy pyramid --config examples/pyramid/config.yaml \
   "Write two haiku, one about rivers and one about stones."
+
+echo >&2
+echo "== kaisha run --strategy pyramid: InfiHelper ==" >&2
+start_mock examples/pyramid/infihelper_scenario.yaml
+export KAISHA_DB="$workdir/infihelper.db" KAISHA_WORK="$workdir/infihelper-work"
+"$KAISHA" run --strategy pyramid --config examples/pyramid/infihelper_config.yaml \
+  "Write a short paper on learning-rate warm-up and decay for small language models."
+echo "== InfiHelper's artefacts ==" >&2
+(cd "$KAISHA_WORK"/*/tasks/* && find . -type f | sort | sed 's|^\./|  |') >&2

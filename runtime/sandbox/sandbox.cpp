@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -33,6 +34,31 @@ Status hand_workspace_to_sandbox(const std::string& workspace) {
   if (!s)
     return Error{"sandbox_setup", "run_sandboxed: cannot give workspace " + workspace + " to uid " +
                                       std::to_string(kSandboxUid) + ": " + s.error().message};
+  return Status::Ok();
+}
+
+// As root the program runs as the sandbox's uid, and bubblewrap binds the
+// workspace as that uid too: every directory above it must let others pass
+// (o+x), or bwrap fails with a bare "Permission denied". Says which does not.
+Status reachable_by_sandbox(const std::string& workspace) {
+  std::string dir = workspace;
+  while (true) {
+    const size_t slash = dir.rfind('/');
+    dir = slash == 0 ? "/" : dir.substr(0, slash);
+    struct stat st{};
+    if (stat(dir.c_str(), &st) != 0) break;
+    const bool passes = (st.st_mode & S_IXOTH) || (st.st_uid == static_cast<uid_t>(kSandboxUid) && (st.st_mode & S_IXUSR)) ||
+                        (st.st_gid == static_cast<gid_t>(kSandboxGid) && (st.st_mode & S_IXGRP));
+    if (!passes) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      return Error{"sandbox_setup", "run_sandboxed: the sandbox's uid " + std::to_string(kSandboxUid) +
+                                        " cannot reach workspace " + workspace + ": " + dir + " is mode " + mode +
+                                        " and lets no one else pass; make it searchable (chmod o+x " + dir +
+                                        ") or put the workspace elsewhere"};
+    }
+    if (dir == "/") break;
+  }
   return Status::Ok();
 }
 
@@ -86,6 +112,7 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
 
   const bool root = geteuid() == 0;
   if (root && !workspace.empty()) {
+    if (Status s = reachable_by_sandbox(workspace); !s) return s.error();
     if (Status s = hand_workspace_to_sandbox(workspace); !s) return s.error();
   }
 

@@ -93,22 +93,28 @@ TEST(InfiHelperLibrary, IdeaAgentsUndefinedSubAgentsAreStubs) {
     EXPECT_TRUE(contains(a->description, "Stub")) << name;
     EXPECT_TRUE(contains(a->workflow, "final_output")) << name;
   }
-  EXPECT_EQ(lib->agents().size(), 7u);
+  EXPECT_EQ(lib->agents().size(), 11u);  // Appendix B's 4, the 3 stubs, InfiHelper and its 3 other modules
 }
 
-// Only idea_agent calls sub-agents (its three stubs): Appendix B's planner
-// does not list the coder, so the planner and the coder are roots of their
-// own and the pyramid is one call deep.
-TEST(InfiHelperLibrary, ShapeHasThreeRootsAndDepthOne) {
+// Item 60: InfiHelper's top agent orchestrates the four modules. Appendix
+// B's planner does not list the coder, so experiment_agent calls both; the
+// pyramid is two calls deep.
+TEST(InfiHelperLibrary, InfiHelperOrchestratesTheFourModules) {
   auto lib = AgentLibrary::load_file(kPath);
   ASSERT_TRUE(lib.ok()) << lib.error().message;
   LibraryShape s = lib->shape();
-  EXPECT_EQ(s.roots, (Names{"idea_agent", "project_planner_agent", "code_builder_agent"}));
-  EXPECT_EQ(s.depth, 1);
+  EXPECT_EQ(s.roots, (Names{"infihelper_agent"}));
+  EXPECT_EQ(s.depth, 2);
+  EXPECT_EQ(lib->find("infihelper_agent")->available_tools,
+            (Names{"literature_review_agent", "idea_agent", "experiment_agent", "paper_writing_agent", "judge_agent",
+                   "dir_list", "file_read", "final_output"}));
+  EXPECT_EQ(s.fan_out.at("infihelper_agent"), 4);
   EXPECT_EQ(s.fan_out.at("idea_agent"), 3);
+  EXPECT_EQ(s.fan_out.at("experiment_agent"), 2);
   EXPECT_EQ(s.fan_out.at("project_planner_agent"), 0);
   EXPECT_EQ(s.fan_out.at("code_builder_agent"), 0);
-  EXPECT_EQ(s.functional, 5);  // the coder, the planner and the three stubs
+  // The coder, the planner, the three stubs, the literature review and the paper writer.
+  EXPECT_EQ(s.functional, 7);
   EXPECT_DOUBLE_EQ(s.branching, 3.0);
 }
 

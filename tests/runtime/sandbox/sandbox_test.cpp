@@ -379,5 +379,32 @@ TEST(Sandbox, SharedDirectoriesAreNeverAWorkspace) {
   rmdir(sticky.c_str());
 }
 
+// Run as root, the program is the sandbox's uid: a workspace below a
+// directory it cannot pass is refused before anything changes, naming that
+// directory, instead of failing inside bubblewrap.
+TEST(Sandbox, AWorkspaceTheSandboxCannotReachIsRefusedNamingTheDirectory) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root hands the workspace to another uid";
+  REQUIRE_SANDBOX();
+  char tmpl[] = "/tmp/kaisha-private-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);  // mode 0700
+  const std::string parent = tmpl, ws = parent + "/ws";
+  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
+  SandboxRequest req;
+  req.argv = {"true"};
+  req.workspace = ws;
+  auto r = run_sandboxed(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "sandbox_setup");
+  EXPECT_NE(r.error().message.find(parent + " is mode 0700"), std::string::npos) << r.error().message;
+  struct stat st{};
+  ASSERT_EQ(stat(ws.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);  // not handed over
+  ASSERT_EQ(chmod(parent.c_str(), 0711), 0);
+  auto ok = run_sandboxed(req);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->exit_code, 0);
+  std::filesystem::remove_all(parent);
+}
+
 }  // namespace
 }  // namespace kaisha::sandbox
