@@ -6,18 +6,22 @@
 //  2. 1,000 tool calls across nested agents (a lead calling a worker, each
 //     worker call writing files), driven through the pure driver with
 //     instant answers: the largest prompt so far against everything said
-//     so far (|H|), after every turn. The two series go to a CSV file; the
+//     so far (|H|), after every turn. The two series go to a CSV file and a
+//     PNG plot of the largest prompt against |H|; the
 //     largest prompt must stay below a bound that does not grow with |H|.
 //
-// Usage: bench_pyramid_context [CSV_PATH]   (default pyramid_context.csv)
+// Usage: bench_pyramid_context [CSV_PATH [PNG_PATH]]
+//        (default pyramid_context.csv, pyramid_context.png)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "bench/png_plot.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
 
@@ -93,7 +97,7 @@ void context_assembly(const AgentLibrary& library, const AgentContext& context) 
 
 // Answers the driver's effects at once: the lead calls the worker with a new
 // part each turn; a worker call writes four files, then ends.
-void prompt_bound(const PyramidSetup& setup, const std::string& csv_path) {
+void prompt_bound(const PyramidSetup& setup, const std::string& csv_path, const std::string& png_path) {
   QualityScores quality;
   RouteDecision route;
   route.agent = "lead";
@@ -109,6 +113,7 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path) {
   std::map<std::string, int> writes;  // per worker call: files written so far (by first message)
   int64_t first_half_max = 0;
   bool finished = false;
+  std::vector<std::pair<double, double>> largest, history;  // against |H|
   while (!queue.empty() && !finished) {
     Effect e = std::move(queue.front());
     queue.pop_front();
@@ -152,6 +157,9 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path) {
       take(driver.on(r));
       csv << tool_calls << "," << driver.history_tokens() << "," << driver.largest_prompt_tokens() << "\n";
       if (tool_calls <= 500) first_half_max = driver.largest_prompt_tokens();
+      const auto h = static_cast<double>(driver.history_tokens());
+      largest.emplace_back(h, static_cast<double>(driver.largest_prompt_tokens()));
+      history.emplace_back(h, h);
     } else if (std::holds_alternative<Finish>(e)) {
       finished = true;
     }
@@ -165,12 +173,20 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path) {
               static_cast<long long>(driver.history_tokens()), static_cast<long long>(driver.largest_prompt_tokens()),
               static_cast<long long>(first_half_max), static_cast<long long>(driver.compressions()),
               csv_path.c_str());
+  bench::LinePlot plot("Largest prompt vs |H|, " + std::to_string(tool_calls) + " tool calls", "|H| (tokens)",
+                       "tokens");
+  plot.add("|H|: everything said", bench::Rgb{150, 150, 150}, std::move(history));
+  plot.add("largest prompt so far", bench::Rgb{200, 40, 40}, std::move(largest));
+  std::string error;
+  if (plot.write_png(png_path, 800, 500, &error)) std::printf("plot in %s\n", png_path.c_str());
+  else std::fprintf(stderr, "%s\n", error.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string csv = argc > 1 ? argv[1] : "pyramid_context.csv";
+  const std::string png = argc > 2 ? argv[2] : "pyramid_context.png";
   auto library = std::make_shared<const AgentLibrary>(must(AgentLibrary::parse(kLibrary, "bench library")));
   auto context = std::make_shared<const AgentContext>(must(AgentContext::load()));
   context_assembly(*library, *context);
@@ -185,6 +201,6 @@ int main(int argc, char** argv) {
   setup.count = llm::estimate_tokens;
   setup.enforce_judge = false;
   setup.env_budget_tokens = 4000;
-  prompt_bound(setup, csv);
+  prompt_bound(setup, csv, png);
   return 0;
 }

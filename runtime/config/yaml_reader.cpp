@@ -253,10 +253,12 @@ Status YamlReader::optional_int(const YAML::Node& map, const std::string& path, 
   if (!present(n)) return Status::Ok();
   auto v = read_int(n, join(path, key));
   if (!v) return v.error();
-  if (*v < min || *v > max) {
+  if (*v < min)
     return error_at(n, join(path, key),
                     "expected an integer >= " + std::to_string(min) + ", got " + std::to_string(*v));
-  }
+  if (*v > max)
+    return error_at(n, join(path, key),
+                    "expected an integer <= " + std::to_string(max) + ", got " + std::to_string(*v));
   out = *v;
   return Status::Ok();
 }

@@ -137,6 +137,8 @@ TEST(AgentLibrary, EveryMistakeNamesFileLineAndKey) {
        "agents[0].available_tools: expected a list of tool and agent names"},
       {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], max_turns: 0}\n",
        "agents[0].max_turns: expected an integer >= 1"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], max_turns: 100000}\n",
+       "agents[0].max_turns: expected an integer <= 10000, got 100000"},
       {"agents:\n  - {name: a, levle: 1, description: d, available_tools: []}\n", "did you mean 'level'?"},
       {"agents: []\n", "lib.yaml:1: agents: expected a list of agents"},
       {"max_children: 0\nagents:\n  - {name: a, level: 1, description: d, available_tools: []}\n",

@@ -1,0 +1,258 @@
+// The pyramid's agent-as-tool call against the CEO's AskAgent (infiagent.md
+// §10; the pyramid issue's first benchmark), both through the real runtime
+// with a zero-latency in-process model.
+//
+// One call, on either side, is a caller's model turn that asks for it, the
+// callee's model call, and the result back in the caller's conversation:
+//   AskAgent   a HASHIRU task whose CEO calls AskAgent on an employee hired
+//              before the task, K times, one call per turn;
+//   agent tool a pyramid task whose entry agent calls a level-1 agent as a
+//              tool, K times, one call per turn; the callee answers with
+//              final_output at once (hired once for the task, asked with a
+//              fresh context per call; no judge, as AskAgent has none).
+// Each task runs in a fresh runtime (its start and teardown not timed), so
+// neither side carries a conversation over from the last task. Rounds
+// alternate the two sides; the figure is the median over rounds of each
+// side's time per call, and the ratio of the two medians.
+//
+// Usage: bench_agent_tool_overhead [ROUNDS] [CALLS_PER_TASK] [TASKS_PER_ROUND]
+//        (default 3 100 5)
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/company_runtime.hpp"
+
+using namespace kaisha;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* kEmployeePrompt = "You answer in one word.";
+const char* kLeadPhrase = "You lead the benchmark";
+
+// Tool results since the last user message: how many calls this turn's
+// caller has made in the running task.
+size_t calls_so_far(const llm::ChatRequest& req) {
+  size_t n = 0;
+  for (auto it = req.messages.rbegin(); it != req.messages.rend() && it->role != llm::Role::user; ++it)
+    n += it->role == llm::Role::tool;
+  return n;
+}
+
+// Answers at once, on the caller's thread: the CEO and the lead ask for
+// another call until they have made `calls`, the callees answer.
+class ScriptedInstantBackend : public company::ChatClient {
+ public:
+  explicit ScriptedInstantBackend(size_t calls) : calls_(calls) {}
+  Status check_model(const std::string&) const override { return Status::Ok(); }
+  void chat(const std::string&, llm::ChatRequest req, company::ChatHandlers h) override {
+    llm::ChatResponse r;
+    r.model = "stub";
+    r.message.role = llm::Role::assistant;
+    r.usage.input_tokens = 12;
+    r.usage.output_tokens = 3;
+    r.finish_reason = "stop";
+    const std::string& system = req.messages.empty() ? std::string() : req.messages.front().content;
+    const bool employee = system == kEmployeePrompt;
+    const bool lead = system.find(kLeadPhrase) != std::string::npos;
+    const bool pyramid = lead || system.find("You answer the benchmark") != std::string::npos;
+    const size_t made = calls_so_far(req);
+    const std::string id = "c" + std::to_string(++ids_);
+    if (employee || (pyramid && !lead)) ++callee_calls_;
+    if (employee) {
+      r.message.content = "pong";
+    } else if (!pyramid) {  // the CEO
+      if (made < calls_)
+        r.message.tool_calls.push_back({id, "AskAgent", R"({"agent_name":"bench","prompt":"ping"})"});
+      else
+        r.message.content = "done";
+    } else if (lead && made < calls_) {
+      r.message.tool_calls.push_back({id, "echo_agent", R"({"task_input":"ping"})"});
+    } else {
+      r.message.tool_calls.push_back({id, "final_output", R"({"status":"success","output":"pong"})"});
+    }
+    if (!r.message.tool_calls.empty()) r.finish_reason = "tool_calls";
+    h.on_done(std::move(r));
+  }
+  // The calls the callees (the employee, the echo agent) answered.
+  uint64_t callee_calls() const { return callee_calls_.load(); }
+
+ private:
+  size_t calls_;
+  std::atomic<uint64_t> callee_calls_{0};
+  std::atomic<uint64_t> ids_{0};
+};
+
+std::filesystem::path make_temp_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-bench-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) {
+    std::perror("mkdtemp");
+    std::exit(1);
+  }
+  return tmpl;
+}
+
+config::Config base_config(const std::filesystem::path& dir, size_t calls) {
+  std::ofstream(dir / "cost_table.yaml") << "models:\n"
+                                            "  bench-local:\n"
+                                            "    model_ref: stub:bench-local\n"
+                                            "    type: local\n"
+                                            "    create_resource_cost: 1\n"
+                                            "    invoke_resource_cost: 1\n";
+  config::Config c;
+  c.store_path = (dir / "kaisha.db").string();
+  c.cost_table_file = (dir / "cost_table.yaml").string();
+  c.ceo.model = "stub:bench-local";
+  c.ceo.max_turns = static_cast<int>(calls) + 1;  // one turn per call and the answer
+  c.budget.resource_total = 1e12;
+  c.tools.workspace_root = (dir / "work").string();
+  return c;
+}
+
+std::unique_ptr<actors::CompanyRuntime> start(config::Config c, const std::string& strategy,
+                                               std::shared_ptr<ScriptedInstantBackend> backend) {
+  actors::RuntimeOptions o;
+  o.config = std::move(c);
+  o.chat = std::move(backend);
+  o.strategy = strategy;
+  o.scheduler_threads = 2;
+  auto rt = actors::CompanyRuntime::start(std::move(o));
+  if (!rt.ok()) {
+    std::fprintf(stderr, "CompanyRuntime::start (%s): %s\n", strategy.c_str(), rt.error().message.c_str());
+    std::exit(1);
+  }
+  return std::move(rt).value();
+}
+
+// One task's time per call, in µs.
+double ask_agent_task(size_t calls) {
+  const auto dir = make_temp_dir();
+  double us = 0;
+  {
+    auto backend = std::make_shared<ScriptedInstantBackend>(calls);
+    auto rt = start(base_config(dir, calls), "hashiru", backend);
+    json hired = rt->call_tool("AgentCreator", {{"agent_name", "bench"},
+                                                {"base_model", "bench-local"},
+                                                {"system_prompt", kEmployeePrompt},
+                                                {"description", "benchmark employee"}});
+    if (hired.value("status", "") != "success") {
+      std::fprintf(stderr, "AgentCreator: %s\n", hired.dump().c_str());
+      std::exit(1);
+    }
+    const auto t0 = Clock::now();
+    msg::TaskResult r = rt->run_task("Ask bench to ping");
+    us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
+    if (!r.ok) {
+      std::fprintf(stderr, "the AskAgent task failed: %s\n", r.error.c_str());
+      std::exit(1);
+    }
+    if (backend->callee_calls() != calls) {
+      std::fprintf(stderr, "the employee answered %llu asks, not %zu\n",
+                   static_cast<unsigned long long>(backend->callee_calls()), calls);
+      std::exit(1);
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return us;
+}
+
+double agent_tool_task(size_t calls) {
+  const auto dir = make_temp_dir();
+  std::ofstream(dir / "library.yaml") << "agents:\n"
+                                         "  - name: judge_agent\n"
+                                         "    level: -1\n"
+                                         "    description: checks results\n"
+                                         "    responsibility: Check task {task_id}.\n"
+                                         "    workflow: Rule with final_output.\n"
+                                         "    available_tools: [final_output]\n"
+                                         "  - name: echo_agent\n"
+                                         "    level: 1\n"
+                                         "    description: answers pings\n"
+                                         "    responsibility: You answer the benchmark's pings.\n"
+                                         "    workflow: Call final_output.\n"
+                                         "    available_tools: [final_output]\n"
+                                         "  - name: lead_agent\n"
+                                         "    level: 2\n"
+                                         "    description: pings the echo agent\n"
+                                         "    responsibility: You lead the benchmark.\n"
+                                         "    workflow: Call echo_agent, then final_output.\n"
+                                         "    available_tools: [echo_agent, final_output]\n"
+                                         "    max_turns: 10000\n";
+  double us = 0;
+  {
+    config::Config c = base_config(dir, calls);
+    c.pyramid.library = (dir / "library.yaml").string();
+    c.pyramid.entry = "lead_agent";
+    c.pyramid.enforce_judge = false;
+    auto backend = std::make_shared<ScriptedInstantBackend>(calls);
+    auto rt = start(std::move(c), "pyramid", backend);
+    const auto t0 = Clock::now();
+    msg::TaskResult r = rt->run_task("Ping the echo agent");
+    us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
+    // The lead's call and one per ping.
+    if (r.ok && r.metadata.value("calls", 0) != static_cast<int64_t>(calls) + 1) {
+      std::fprintf(stderr, "the pyramid task made %s calls, not %zu\n", r.metadata.value("calls", json()).dump().c_str(),
+                   calls + 1);
+      std::exit(1);
+    }
+    if (!r.ok) {
+      std::fprintf(stderr, "the pyramid task failed: %s\n", r.error.c_str());
+      std::exit(1);
+    }
+    if (backend->callee_calls() != calls) {
+      std::fprintf(stderr, "the echo agent answered %llu calls, not %zu\n",
+                   static_cast<unsigned long long>(backend->callee_calls()), calls);
+      std::exit(1);
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return us;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  const size_t calls = argc > 2 ? static_cast<size_t>(std::max(1, std::atoi(argv[2]))) : 100;
+  const int tasks = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
+  ask_agent_task(calls);  // warm-up: page in the code and the SQLite files
+  agent_tool_task(calls);
+  std::vector<double> ask_rounds, tool_rounds;
+  std::printf("%-6s %18s %18s %8s\n", "round", "AskAgent us/call", "agent tool us/call", "ratio");
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<double> ask, tool;
+    // Alternate which side goes first, so neither always runs on a warmer machine.
+    for (int t = 0; t < tasks; ++t) {
+      if ((round + t) % 2) {
+        ask.push_back(ask_agent_task(calls));
+        tool.push_back(agent_tool_task(calls));
+      } else {
+        tool.push_back(agent_tool_task(calls));
+        ask.push_back(ask_agent_task(calls));
+      }
+    }
+    ask_rounds.push_back(median(ask));
+    tool_rounds.push_back(median(tool));
+    std::printf("%-6d %18.1f %18.1f %7.2fx\n", round, ask_rounds.back(), tool_rounds.back(),
+                tool_rounds.back() / ask_rounds.back());
+  }
+  const double a = median(ask_rounds), t = median(tool_rounds);
+  std::printf("median of %d rounds (%zu calls per task, %d tasks per round): AskAgent %.1f us, agent tool %.1f us, "
+              "ratio %.2fx (target <= 1.2x: %s)\n",
+              rounds, calls, tasks, a, t, t / a, t / a <= 1.2 ? "MET" : "MISSED");
+  return 0;
+}
