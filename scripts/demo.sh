@@ -68,4 +68,4 @@ export KAISHA_DB="$workdir/infihelper.db" KAISHA_WORK="$workdir/infihelper-work"
 "$KAISHA" run --strategy pyramid --config examples/pyramid/infihelper_config.yaml \
   "Write a short paper on learning-rate warm-up and decay for small language models."
 echo "== InfiHelper's artefacts ==" >&2
-(cd "$KAISHA_WORK"/*/tasks/* && find . -type f | sort | sed 's|^\./|  |') >&2
+(cd "$KAISHA_WORK"/.tasks/*/* && find . -type f | sort | sed 's|^\./|  |') >&2

@@ -180,7 +180,8 @@ Result<std::string> session_workspace(const std::string& root, const std::string
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
       return Error{"path", "session id '" + session_id + "' cannot name a workspace directory"};
-  if (name == "." || name == "..") return Error{"path", "session id '" + session_id + "' cannot name a workspace"};
+  // A leading '.' is kaisha's own (the pyramid's .tasks/), never a session's.
+  if (name[0] == '.') return Error{"path", "session id '" + session_id + "' cannot name a workspace (it starts with '.')"};
   const std::string dir = root + "/" + name;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -95,7 +95,8 @@ class FileView {
 };
 
 // <root>/<session> ("default" for an empty session), created if missing. The
-// session id must be a plain name (letters, digits, '-', '_', '.').
+// session id must be a plain name (letters, digits, '-', '_', '.') that does
+// not start with '.': those names under the root are kaisha's own.
 Result<std::string> session_workspace(const std::string& root, const std::string& session_id);
 
 }  // namespace kaisha::tools

@@ -62,6 +62,8 @@ ToolResult run_result(const std::string& tool, const Result<sandbox::SandboxResu
 
 }  // namespace
 
+constexpr const char* kTasksDir = ".tasks";
+
 struct PyramidTools::Impl {
   PyramidToolsOptions options;
   std::vector<llm::ToolSpec> specs;
@@ -77,9 +79,12 @@ struct PyramidTools::Impl {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
         return Error{"path", "task id '" + task + "' cannot name a directory"};
     if (task == "." || task == "..") return Error{"path", "task id '" + task + "' cannot name a directory"};
-    auto ws = session_workspace(options.workspace_root, session);
-    if (!ws) return ws.error();
-    return *ws + "/tasks/" + task;
+    // Beside the sessions' workspaces, not in them: a program sandboxed in a
+    // session's workspace (a HASHIRU tool) could otherwise plant a symlink
+    // where a task's directory is about to be made.
+    auto sessions = session_workspace(options.workspace_root + "/" + kTasksDir, session);
+    if (!sessions) return sessions.error();
+    return *sessions + "/" + task;
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {

@@ -5,7 +5,8 @@
 // which the strategy itself handles) in data/tools/pyramid_tools.json.
 //
 // Every call is confined to its task's directory,
-// <workspace_root>/<session>/tasks/<task id>, through a FileView (the one
+// <workspace_root>/.tasks/<session>/<task id> (beside the sessions'
+// workspaces, which sandboxed code can write, not inside them), through a FileView (the one
 // descriptor-based file layer: no symlink followed, no '..', no absolute
 // path); a task_id argument that names another task is refused. Programs run
 // under bubblewrap with that directory as /workspace and no network, so

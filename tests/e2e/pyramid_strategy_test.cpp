@@ -83,7 +83,7 @@ TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
   const std::string task = res.value("task", "");
   ASSERT_FALSE(task.empty());
   const std::string session = session_of(r);
-  const std::string where = dir_.file("work/" + session + "/tasks/" + task + "/poems/");
+  const std::string where = dir_.file("work/.tasks/" + session + "/" + task + "/poems/");
   auto river_file = read_text_file(where + "river.md"), stone_file = read_text_file(where + "stone.md");
   ASSERT_TRUE(river_file.ok()) << river_file.error().message;
   ASSERT_TRUE(stone_file.ok()) << stone_file.error().message;
@@ -164,7 +164,7 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   ASSERT_TRUE(res.value("ok", false)) << r.describe();
 
   // Item 60: the artefacts of each module. Item 49: the planner's design files, code under code_run/.
-  const std::string where = dir_.file("work/" + session_of(r) + "/tasks/" + res.value("task", "") + "/");
+  const std::string where = dir_.file("work/.tasks/" + session_of(r) + "/" + res.value("task", "") + "/");
   for (const char* f : {"literature/review.md", "literature/methods/method_1.md", "literature/experiment_guide.md",
                         "generated_ideas/method_1/ideas.json", "generated_ideas/method_2/ideas.json",
                         "brainstorming/brainstorming_results.json", "planning/research_plan.md",

@@ -57,6 +57,11 @@ TEST_F(BuiltinToolsTest, SessionsHaveSeparateWorkspaces) {
   auto bad = call_sync(*p, "ListFiles", {{"directory", "."}}, "../escape");
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.message.find("cannot name a workspace"), std::string::npos) << bad.message;
+  // Names starting with '.' are kaisha's own under the root (the pyramid's .tasks).
+  auto hidden = call_sync(*p, "WriteFile", {{"file_path", "a.txt"}, {"content", "x"}}, ".tasks");
+  EXPECT_FALSE(hidden.ok);
+  EXPECT_NE(hidden.message.find("starts with '.'"), std::string::npos) << hidden.message;
+  EXPECT_FALSE(std::filesystem::exists(root.file(".tasks/a.txt")));
 }
 
 TEST_F(BuiltinToolsTest, CalculatorAnswersWithResultAndFormatted) {

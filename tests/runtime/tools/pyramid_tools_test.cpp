@@ -30,7 +30,7 @@ class PyramidToolsTest : public ::testing::Test {
     if (Status s = sandbox::sandbox_available(); !s) GTEST_SKIP() << "sandbox unavailable: " << s.error().message;
   }
   // The task directory of call_sync's session s1 and task t1.
-  std::string task(const std::string& rel = "") const { return "s1/tasks/t1" + (rel.empty() ? "" : "/" + rel); }
+  std::string task(const std::string& rel = "") const { return ".tasks/s1/t1" + (rel.empty() ? "" : "/" + rel); }
 
   TempDir root;
   std::shared_ptr<PyramidTools> tools;
@@ -53,6 +53,23 @@ TEST_F(PyramidToolsTest, FilesLiveInTheTasksOwnDirectory) {
   EXPECT_NE(r.to_json().dump().find("日本語"), std::string::npos);
 }
 
+// The session's own workspace (<root>/s1) is where other strategies'
+// sandboxed programs write. What they plant there — a "tasks" symlink to a
+// host directory, as the pyramid's old layout <root>/s1/tasks/<task> would
+// have followed — never decides where a task's files go.
+TEST_F(PyramidToolsTest, NothingInASessionsWorkspaceRedirectsATasksDirectory) {
+  TempDir host;
+  std::filesystem::create_directories(root.file("s1"));
+  std::filesystem::create_directory_symlink(host.path(), root.file("s1/tasks"));
+  auto w = call_sync(*tools, "file_write", {{"task_id", "t1"}, {"file_path", "a.txt"}, {"content", "x"}});
+  ASSERT_TRUE(w.ok) << w.message;
+  EXPECT_EQ(root.read(task("a.txt")), "x");
+  EXPECT_TRUE(std::filesystem::is_empty(host.path()));
+  auto dir = tools->task_directory("s1", "t1");
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  EXPECT_EQ(*dir, std::filesystem::canonical(root.file(task())).string());
+}
+
 TEST_F(PyramidToolsTest, FileWriteWithoutContentIsRefused) {
   auto w = call_sync(*tools, "file_write", {{"task_id", "t1"}, {"file_path", "a.txt"}});
   EXPECT_FALSE(w.ok);
@@ -61,18 +78,18 @@ TEST_F(PyramidToolsTest, FileWriteWithoutContentIsRefused) {
 }
 
 TEST_F(PyramidToolsTest, EscapingPathsAndOtherTasksAreRefused) {
-  root.write("s1/tasks/other/secret.txt", "no");
+  root.write(".tasks/s1/other/secret.txt", "no");
   auto up = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "../other/secret.txt"}});
   EXPECT_FALSE(up.ok);
   EXPECT_NE(up.message.find(".."), std::string::npos) << up.message;
-  auto abs = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", root.file("s1/tasks/other/secret.txt")}});
+  auto abs = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", root.file(".tasks/s1/other/secret.txt")}});
   EXPECT_FALSE(abs.ok);
   auto other = call_sync(*tools, "file_read", {{"task_id", "other"}, {"file_path", "secret.txt"}});
   EXPECT_FALSE(other.ok);
   EXPECT_NE(other.message.find("is not this task's"), std::string::npos) << other.message;
   // A symlink planted in the task's directory is not followed.
   std::filesystem::create_directories(root.file(task()));
-  std::filesystem::create_symlink(root.file("s1/tasks/other"), root.file(task("link")));
+  std::filesystem::create_symlink(root.file(".tasks/s1/other"), root.file(task("link")));
   auto link = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "link/secret.txt"}});
   EXPECT_FALSE(link.ok);
   EXPECT_NE(link.message.find("symlink"), std::string::npos) << link.message;
