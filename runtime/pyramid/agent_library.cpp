@@ -5,6 +5,7 @@
 #include <set>
 
 #include "runtime/config/yaml_reader.hpp"
+#include "runtime/core/confined_fs.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::pyramid {
@@ -80,7 +81,7 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
     const YAML::Node n = list[i];
     const std::string p = item("agents", i);
     if (Status s = r.expect_section(n, p, {"name", "level", "description", "responsibility", "workflow",
-                                           "available_tools", "model", "max_turns"});
+                                           "available_tools", "model", "max_turns", "review"});
         !s)
       return s.error();
     for (const char* key : {"name", "level", "description", "available_tools"})
@@ -121,6 +122,32 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
     if (!n["available_tools"].IsSequence())
       return r.error_at(n["available_tools"], p + ".available_tools", "expected a list of tool and agent names");
     if (Status s = r.optional_strings(n, p, "available_tools", a.available_tools); !s) return s.error();
+    if (YamlReader::present(n["review"])) {
+      const YAML::Node steps = n["review"];
+      if (!steps.IsSequence())
+        return r.error_at(steps, p + ".review", "expected a list of steps, each {file: PATH} or {call: TOOL}");
+      for (size_t k = 0; k < steps.size(); ++k) {
+        const std::string q = item(p + ".review", k);
+        const YAML::Node st = steps[k];
+        if (Status s = r.expect_section(st, q, {"file", "call"}); !s) return s.error();
+        ReviewStep step;
+        if (Status s = r.optional_string(st, q, "file", step.file); !s) return s.error();
+        if (Status s = r.optional_string(st, q, "call", step.call); !s) return s.error();
+        if (step.file.empty() == step.call.empty())
+          return r.error_at(st, q, "give either 'file' (a file the agent must write) or 'call' (a tool it must call)");
+        if (!step.file.empty()) {
+          auto parts = split_relative(step.file);
+          if (!parts.ok() || parts->empty())
+            return r.error_at(st["file"], q + ".file", "'" + step.file + "' is not a path inside the task's directory");
+          step.file.clear();
+          for (const auto& part : *parts) step.file += (step.file.empty() ? "" : "/") + part;
+        }
+        if (!step.call.empty() && (step.call == "final_output" || !contains(a.available_tools, step.call)))
+          return r.error_at(st["call"], q + ".call",
+                            "'" + step.call + "' is not a tool this agent lists (other than final_output)");
+        a.review.push_back(std::move(step));
+      }
+    }
     index[a.name] = lib.agents_.size();
     tool_nodes.push_back(n["available_tools"]);
     lib.agents_.push_back(std::move(a));
@@ -165,6 +192,10 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
                             std::to_string(lib.max_children_) + "); tools and the judge do not count");
   }
   return lib;
+}
+
+std::string ReviewStep::describe() const {
+  return file.empty() ? "call " + call + " with success" : "write " + file;
 }
 
 const AgentDefinition* AgentLibrary::find(const std::string& name) const {

@@ -48,6 +48,16 @@ const std::vector<std::string>& level0_tools();
 // The ones the judge may call: it reads and runs, never writes.
 const std::vector<std::string>& judge_tools();
 
+// A review step an agent's workflow requires before it may claim success
+// (infiagent.md §10 item 34): the call must have written `file`, or called
+// `call` (a tool or agent of its list) with success — for the judge, its
+// approval. Exactly one of the two is set.
+struct ReviewStep {
+  std::string file;
+  std::string call;
+  std::string describe() const;  // "write <file>" / "call <call> with success"
+};
+
 struct AgentDefinition {
   std::string name;
   int level = 1;
@@ -57,6 +67,7 @@ struct AgentDefinition {
   std::vector<std::string> available_tools;  // as listed: tools, the judge, lower agents
   std::string model;                          // "" = the strategy's default model
   int64_t max_turns = 100;
+  std::vector<ReviewStep> review;             // done before a success is accepted
   int line = 0;                               // where it starts in its file
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/core/confined_fs.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/pyramid/agent_tools.hpp"
 
@@ -39,6 +40,15 @@ llm::ChatMessage tool_message(const llm::ToolCall& call, std::string content) {
 }
 
 std::string short_text(const std::string& s) { return utf8::one_line(s, 160); }
+
+// "./a//b.md" -> "a/b.md", so paths written and paths required compare.
+std::string normal_path(const std::string& path) {
+  auto parts = split_relative(path);
+  if (!parts.ok()) return path;
+  std::string out;
+  for (const auto& p : *parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
 
 std::string number_text(double x) {
   char buf[32];
@@ -347,11 +357,14 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
     return slot_done(out, id, i, error_text("the tool '" + req.name + "' is not available in this runtime"));
   const CallId tid = pending_.expect<ToolRan>([this, id, i](const ToolRan& r, Effects& o) {
     auto it = calls_.find(id);
-    if (it != calls_.end() && r.result.ok && i < it->second.batch.size() &&
-        it->second.batch[i].request.name == "file_write") {
-      json args = json::parse(it->second.batch[i].request.arguments, nullptr, false);
-      if (args.is_object() && args.contains("file_path") && args["file_path"].is_string())
-        it->second.written.push_back(args["file_path"].get<std::string>());
+    if (it != calls_.end() && r.result.ok && i < it->second.batch.size()) {
+      const llm::ToolCall& done = it->second.batch[i].request;
+      it->second.succeeded.insert(done.name);
+      // What it wrote: file_write's file, file_move's destination.
+      const char* key = done.name == "file_write" ? "file_path" : done.name == "file_move" ? "destination" : nullptr;
+      json args = key ? json::parse(done.arguments, nullptr, false) : json();
+      if (key && args.is_object() && args.contains(key) && args[key].is_string())
+        it->second.written.push_back(normal_path(args[key].get<std::string>()));
     }
     slot_done(o, id, i, tool_text(r.result));
   });
@@ -382,6 +395,24 @@ void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string r
 void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& call) {
   auto fo = parse_final_output(call.arguments, setup_.limits);
   if (!fo.ok()) return reject_final(out, id, call.id, fo.error().message);
+  // The workflow's review steps come before a success (item 34).
+  if (fo->success) {
+    const Call& c = calls_.at(id);
+    std::vector<std::string> skipped;
+    for (const ReviewStep& step : c.agent->review) {
+      const bool done = step.file.empty() ? c.succeeded.count(step.call) > 0
+                                          : std::find(c.written.begin(), c.written.end(), step.file) != c.written.end();
+      if (!done) skipped.push_back(step.describe());
+    }
+    if (!skipped.empty()) {
+      std::string list;
+      for (const auto& s : skipped) list += (list.empty() ? "" : "; ") + s;
+      out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"review_skipped", skipped}}, 0, 0, 0,
+                                 c.agent->name));
+      return reject_final(out, id, call.id, "your workflow's review steps are not done yet: " + list +
+                                                ". Do them, then call final_output again");
+    }
+  }
   // A call that wrote files hands them on by reference (item 32).
   if (const Call& c = calls_.at(id); fo->success && fo->files.empty() && !c.written.empty()) {
     std::string list;
@@ -499,6 +530,7 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
   parent.usd += c.usd;
   if (c.audit) return on_verdict(out, parent.id, fo);
   if (c.agent->level < 0 && fo.success) parent.approved = true;
+  if (fo.success) parent.succeeded.insert(c.agent->name);
   slot_done(out, parent.id, c.slot, result.dump());
 }
 

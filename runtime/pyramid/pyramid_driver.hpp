@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,7 @@ class PyramidDriver {
     int64_t started_ms = 0;
     bool compressed_last = false;  // its last turn was preceded by a compression
     std::vector<std::string> written;  // files its file_write calls wrote
+    std::set<std::string> succeeded;   // tools and agents it called that succeeded
   };
   enum class HireState { hiring, hired, failed };
   struct Staff {

@@ -141,6 +141,16 @@ TEST(AgentLibrary, EveryMistakeNamesFileLineAndKey) {
        "agents[0].max_turns: expected an integer <= 10000, got 100000"},
       {"agents:\n  - {name: a, levle: 1, description: d, available_tools: []}\n", "did you mean 'level'?"},
       {"agents: []\n", "lib.yaml:1: agents: expected a list of agents"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{call: judge_agent}]}\n",
+       "agents[0].review[0].call: 'judge_agent' is not a tool this agent lists"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{file: x, call: file_write}]}\n",
+       "agents[0].review[0]: give either 'file'"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], review: [{file: ../x.md}]}\n",
+       "agents[0].review[0].file: '../x.md' is not a path inside the task's directory"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], review: {file: x.md}}\n",
+       "agents[0].review: expected a list of steps"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], review: [{fiel: x.md}]}\n",
+       "did you mean 'file'?"},
       {"max_children: 0\nagents:\n  - {name: a, level: 1, description: d, available_tools: []}\n",
        "max_children: expected an integer >= 1"},
   };
@@ -149,6 +159,23 @@ TEST(AgentLibrary, EveryMistakeNamesFileLineAndKey) {
     ASSERT_FALSE(r.ok()) << c.yaml;
     EXPECT_NE(r.error().message.find(c.words), std::string::npos) << c.yaml << "\n" << r.error().message;
   }
+}
+
+// Item 34: review steps are read, with their paths normalised.
+TEST(AgentLibrary, ReviewStepsAreRead) {
+  auto lib = AgentLibrary::parse(
+      "agents:\n  - {name: j, level: -1, description: d, available_tools: [final_output]}\n"
+      "  - name: planner\n    level: 1\n    description: d\n    available_tools: [file_write, j, final_output]\n"
+      "    review:\n      - file: ./designs//summary.md\n      - call: j\n",
+      "lib.yaml");
+  ASSERT_TRUE(lib.ok()) << lib.error().message;
+  const auto& review = lib->find("planner")->review;
+  ASSERT_EQ(review.size(), 2u);
+  EXPECT_EQ(review[0].file, "designs/summary.md");
+  EXPECT_EQ(review[0].describe(), "write designs/summary.md");
+  EXPECT_EQ(review[1].call, "j");
+  EXPECT_EQ(review[1].describe(), "call j with success");
+  EXPECT_TRUE(lib->find("j")->review.empty());
 }
 
 // infiagent.md §10 item 5: K_max bounds sub-agents; tools and the judge do not count.

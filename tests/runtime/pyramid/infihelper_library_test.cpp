@@ -96,6 +96,17 @@ TEST(InfiHelperLibrary, IdeaAgentsUndefinedSubAgentsAreStubs) {
   EXPECT_EQ(lib->agents().size(), 11u);  // Appendix B's 4, the 3 stubs, InfiHelper and its 3 other modules
 }
 
+// Item 34: the planner's step 3 (the summary) and step 4 (the judge) are
+// review steps the runtime checks.
+TEST(InfiHelperLibrary, ThePlannersReviewStepsAreDeclared) {
+  auto lib = AgentLibrary::load_file(kPath);
+  ASSERT_TRUE(lib.ok()) << lib.error().message;
+  const auto& review = lib->find("project_planner_agent")->review;
+  ASSERT_EQ(review.size(), 2u);
+  EXPECT_EQ(review[0].file, "project_designs/project_design_summary.md");
+  EXPECT_EQ(review[1].call, "judge_agent");
+}
+
 // Item 60: InfiHelper's top agent orchestrates the four modules. Appendix
 // B's planner does not list the coder, so experiment_agent calls both; the
 // pyramid is two calls deep.

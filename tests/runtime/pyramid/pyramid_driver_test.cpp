@@ -374,6 +374,47 @@ TEST(PyramidDriver, AnUnmatchedTaskRaisesTheNewTaskTrigger) {
   EXPECT_TRUE(matched.triggers("new_task").empty());
 }
 
+// Item 34: a planner whose workflow requires a summary file and the judge's
+// approval is flagged, and re-prompted, when it claims success without them.
+TEST(PyramidDriver, AnAgentThatSkipsItsReviewStepsIsFlaggedAndReprompted) {
+  const std::string library = std::string(kDriverLibrary) +
+                              "  - name: planner\n"
+                              "    level: 1\n"
+                              "    description: writes designs\n"
+                              "    responsibility: Plan task {task_id}.\n"
+                              "    available_tools: [file_write, judge_agent, final_output]\n"
+                              "    review:\n"
+                              "      - file: designs/summary.md\n"
+                              "      - call: judge_agent\n";
+  Harness h(library, "planner");
+  h.start();
+  h.answer("planner", {tc("w", "file_write", {{"file_path", "designs/a.md"}, {"content", "a"}})});
+  h.tool_done(true, "written");
+  Ask refused_turn = h.answer("planner", {tc("f1", "final_output", json::parse(final_args("success", "designed",
+      json::array({{{"path", "designs/a.md"}, {"description", "a"}}}))))});
+  (void)refused_turn;
+  ASSERT_FALSE(h.finished);
+  ASSERT_FALSE(h.asks.empty());
+  const std::string refusal = last(h.asks.front(), llm::Role::tool).content;
+  EXPECT_NE(refusal.find("review steps are not done yet: write designs/summary.md; call judge_agent with success"),
+            std::string::npos) << refusal;
+  bool flagged = false;
+  for (const auto& e : h.all)
+    if (auto* j = std::get_if<Journal>(&e)) flagged = flagged || j->payload.contains("review_skipped");
+  EXPECT_TRUE(flagged);
+
+  // Done: the summary written (as "./designs/summary.md") and the judge's approval.
+  h.answer("planner", {tc("w2", "file_write", {{"file_path", "./designs/summary.md"}, {"content", "s"}})});
+  h.tool_done(true, "written");
+  h.answer("planner", {tc("j", "judge_agent", {{"task_input", "Check designs/"}})});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  h.answer("planner", {tc("f2", "final_output", json::parse(final_args("success", "designed",
+      json::array({{{"path", "designs/summary.md"}, {"description", "summary"}}}))))});
+  while (!h.tools.empty()) h.tool_done(true, "every file exists");
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok) << h.finished->text;
+}
+
 TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
   Harness h(kDriverLibrary, "worker");
   h.start();
