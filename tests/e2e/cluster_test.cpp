@@ -3,6 +3,9 @@
 // and ledger totals as `kaisha run` in one process; a node killed with
 // SIGKILL mid-ask is detected, its employee re-hired elsewhere, the ask
 // retried once and charged once.
+#include <filesystem>
+
+#include "runtime/core/data_paths.hpp"
 #include "tests/e2e/cluster_fixture.hpp"
 
 namespace kaisha::e2e {
@@ -187,6 +190,51 @@ models:
       },
       std::chrono::seconds(10)))
       << status(ceo).out;
+}
+
+// The pyramid on a cluster: each library agent the task uses is hired once
+// and placed on a node serving its model (the writer on one node, the lead
+// and the judge on another), every call of it is a turn asked across nodes,
+// and the level-0 tools run in the task's directory on the CEO node.
+TEST_F(ClusterTest, PyramidAgentsArePlacedOnTheNodesServingTheirModels) {
+  const std::string examples = std::string(KAISHA_SOURCE_DIR) + "/examples/pyramid/";
+  auto script = read_text_file(examples + "scenario.yaml");
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  start_mock(*script);
+  ConfigOptions o;
+  o.ceo_model = "openai:lead-model";
+  o.extra = "strategy: pyramid\npyramid:\n  library: " + examples + "writers.yaml\n  model: openai:worker-model\n" +
+            "  entry: lead_agent\ntools:\n  workspace_root: " + dir_.file("work") + "\n";
+  std::string company = config_yaml(o);
+  company.replace(company.find(db()), db().size(), dir_.file("pyramid.db"));
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true, {}},
+                                        {"writers", "127.0.0.1", 0, {"worker-model"}, 100, false, {}},
+                                        {"leads", "127.0.0.1", 0, {"lead-model", "judge-model"}, 100, false, {}}};
+  const std::string cluster = write_cluster(nodes, dir_.write("company-pyramid.yaml", company));
+  for (const auto& n : nodes) start_node(cluster, n.name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60",
+                        "Write two haiku, one about rivers and one about stones"},
+                       {}, std::chrono::seconds(90));
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], "Two haiku: poems/river.md and poems/stone.md") << r.out;
+  std::map<std::string, std::string> where;
+  for (const auto& p : r.events("placed")) where[p.value("agent", "")] = p["data"].value("node", "");
+  EXPECT_EQ(where, (std::map<std::string, std::string>{
+                       {"writer_agent", "writers"}, {"lead_agent", "leads"}, {"judge_agent", "leads"}}))
+      << r.out;
+  // Every turn was a model call: 5 writer turns (the stone haiku resubmitted
+  // after the judge's rejection) and 4 audits.
+  EXPECT_EQ(requests_for("worker-model").size(), 5u);
+  EXPECT_EQ(requests_for("judge-model").size(), 4u);
+  // The writers' files are in the task's directory on the CEO node.
+  const std::string task = r.result().value("task", "");
+  bool found = false;
+  for (const auto& session : std::filesystem::directory_iterator(dir_.file("work/.tasks")))
+    found = found || std::filesystem::exists(session.path() / task / "poems" / "stone.md");
+  EXPECT_TRUE(found) << task;
 }
 
 }  // namespace
