@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "actors/company_runtime.hpp"
+#include "bench/bench_temp_dir.hpp"
 
 using namespace kaisha;
 
@@ -92,14 +93,7 @@ class ScriptedInstantBackend : public company::ChatClient {
   std::atomic<uint64_t> ids_{0};
 };
 
-std::filesystem::path make_temp_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-bench-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::perror("mkdtemp");
-    std::exit(1);
-  }
-  return tmpl;
-}
+using kaisha::bench::make_temp_dir;
 
 config::Config base_config(const std::filesystem::path& dir, size_t calls) {
   std::ofstream(dir / "cost_table.yaml") << "models:\n"

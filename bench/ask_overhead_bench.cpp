@@ -42,6 +42,7 @@
 #include <caf/all.hpp>
 
 #include "actors/company_runtime.hpp"
+#include "bench/bench_temp_dir.hpp"
 
 namespace {
 
@@ -288,14 +289,7 @@ class InstantBackend : public kaisha::company::ChatClient {
   }
 };
 
-std::filesystem::path make_temp_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "kaisha-bench-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::perror("mkdtemp");
-    std::exit(1);
-  }
-  return tmpl;
-}
+using kaisha::bench::make_temp_dir;
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p) << text;
