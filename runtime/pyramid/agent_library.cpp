@@ -139,8 +139,7 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
           auto parts = split_relative(step.file);
           if (!parts.ok() || parts->empty())
             return r.error_at(st["file"], q + ".file", "'" + step.file + "' is not a path inside the task's directory");
-          step.file.clear();
-          for (const auto& part : *parts) step.file += (step.file.empty() ? "" : "/") + part;
+          step.file = join_relative(*parts);
         }
         if (!step.call.empty() && (step.call == "final_output" || !contains(a.available_tools, step.call)))
           return r.error_at(st["call"], q + ".call",

@@ -44,10 +44,7 @@ std::string short_text(const std::string& s) { return utf8::one_line(s, 160); }
 // "./a//b.md" -> "a/b.md", so paths written and paths required compare.
 std::string normal_path(const std::string& path) {
   auto parts = split_relative(path);
-  if (!parts.ok()) return path;
-  std::string out;
-  for (const auto& p : *parts) out += (out.empty() ? "" : "/") + p;
-  return out;
+  return parts.ok() ? join_relative(*parts) : path;
 }
 
 std::string number_text(double x) {
