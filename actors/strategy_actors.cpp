@@ -128,6 +128,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   setup->index_budget_tokens = pc.index_budget_tokens;
   setup->env_budget_tokens = pc.env_budget_tokens;
   setup->max_nudges = pc.max_nudges;
+  setup->max_calls_per_turn = pc.max_calls_per_turn;
   setup->max_final_output_retries = pc.max_final_output_retries;
   setup->enforce_judge = pc.enforce_judge;
   setup->max_judge_retries = pc.max_judge_retries;

@@ -131,6 +131,7 @@ struct PyramidConfig {
   bool enforce_judge = true;     // the judge audits every success nobody had it check
   int max_judge_retries = 3;     // retries after a rejection (4 audits)
   int max_nudges = 5;            // reminders to a turn that calls no tool
+  int max_calls_per_turn = 10;   // tool calls run from one model turn; the rest are answered "not run"
   int max_final_output_retries = 3;
   int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
   int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)

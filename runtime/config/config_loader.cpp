@@ -312,7 +312,7 @@ class ConfigParser {
     const std::string p = "pyramid";
     PyramidConfig& y = c_.pyramid;
     if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "enforce_judge",
-                                            "max_judge_retries", "max_nudges", "max_final_output_retries",
+                                            "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
                                             "index_budget_tokens", "env_budget_tokens", "poor_quality"});
         !s)
       return s;
@@ -323,6 +323,7 @@ class ConfigParser {
     if (Status s = r_.optional_bool(n, p, "enforce_judge", y.enforce_judge); !s) return s;
     if (Status s = integer(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s;
     if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;
+    if (Status s = integer(n, p, "max_calls_per_turn", y.max_calls_per_turn, 1); !s) return s;
     if (Status s = integer(n, p, "max_final_output_retries", y.max_final_output_retries, 0); !s) return s;
     if (Status s = integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1); !s) return s;
     if (Status s = integer(n, p, "env_budget_tokens", y.env_budget_tokens, 0); !s) return s;

@@ -326,12 +326,20 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
 void PyramidDriver::run_tools(Effects& out, uint64_t id) {
   Call& c = calls_.at(id);
   c.waiting = c.batch.size();
+  const size_t cap = static_cast<size_t>(std::max(1, setup_.max_calls_per_turn));
+  const size_t asked = c.batch.size();
   // Every slot is started before any result is handed back, so the calls of
   // one turn run concurrently; slot_done resumes the call after the last.
-  for (size_t i = 0; i < c.batch.size(); ++i) {
+  for (size_t i = 0; i < asked; ++i) {
     auto it = calls_.find(id);
     if (it == calls_.end()) return;  // ended by what a slot did
-    dispatch(out, it->second, i);
+    if (i < cap) {
+      dispatch(out, it->second, i);
+      continue;
+    }
+    slot_done(out, id, i,
+              error_text("not run: this turn made " + std::to_string(asked) + " tool calls and at most " +
+                         std::to_string(cap) + " run at once; make this call again in a later turn"));
   }
 }
 

@@ -76,6 +76,10 @@ struct PyramidSetup {
   // (0: never compressed).
   int64_t env_budget_tokens = 120000;
   int max_nudges = 5;
+  // Tool calls run from one turn; the rest of a longer turn are answered
+  // with an error asking for them in a later turn (a model's output never
+  // starts an unbounded number of calls at once).
+  int max_calls_per_turn = 10;
   int max_final_output_retries = 3;
   bool enforce_judge = true;
   int max_judge_retries = 3;

@@ -415,6 +415,31 @@ TEST(PyramidDriver, AnAgentThatSkipsItsReviewStepsIsFlaggedAndReprompted) {
   EXPECT_TRUE(h.finished->ok) << h.finished->text;
 }
 
+// A turn's tool calls are bounded: past max_calls_per_turn they are not run
+// and each gets an error result, in call order with the others.
+TEST(PyramidDriver, ATurnRunsAtMostMaxCallsPerTurnToolCalls) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.enforce_judge = false;
+  h.setup.max_calls_per_turn = 2;
+  h.start();
+  std::vector<llm::ToolCall> calls;
+  for (int i = 0; i < 5; ++i)
+    calls.push_back(tc("w" + std::to_string(i), "file_write", {{"file_path", "f" + std::to_string(i)}, {"content", "x"}}));
+  h.answer("worker", calls);
+  EXPECT_EQ(h.tools.size(), 2u);  // only two ran
+  h.tool_done(true, "written");
+  h.tool_done(true, "written");
+  ASSERT_FALSE(h.asks.empty());
+  std::vector<std::string> results;
+  for (const auto& m : h.asks.front().messages)
+    if (m.role == llm::Role::tool) results.push_back(m.content);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_NE(results[1].find("written"), std::string::npos) << results[1];
+  for (size_t i = 2; i < 5; ++i)
+    EXPECT_NE(results[i].find("not run: this turn made 5 tool calls and at most 2 run at once"), std::string::npos)
+        << results[i];
+}
+
 TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
   Harness h(kDriverLibrary, "worker");
   h.start();
