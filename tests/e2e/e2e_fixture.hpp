@@ -279,10 +279,14 @@ class E2eTest : public ::testing::Test {
   }
 
   // Requests the mock saw for `model` (the provider's own model name).
-  std::vector<json> requests_for(const std::string& model) const {
+  std::vector<json> requests_for(const std::string& model) const { return requests_where("model", model); }
+  // Requests the mock answered with the rule named `rule`.
+  std::vector<json> by_rule(const std::string& rule) const { return requests_where("rule", rule); }
+  // Requests whose log entry has `key` equal to `value`.
+  std::vector<json> requests_where(const char* key, const std::string& value) const {
     std::vector<json> v;
     for (auto& r : mock_->request_log())
-      if (r.value("model", "") == model) v.push_back(r);
+      if (r.value(key, "") == value) v.push_back(r);
     return v;
   }
 

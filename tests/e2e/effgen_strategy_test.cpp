@@ -131,13 +131,6 @@ class EffgenE2e : public E2eTest {
     extra.insert(extra.begin(), {"--strategy", strategy});
     return run_json(cfg, task, extra);
   }
-  // Log entries answered by the rule named `rule`.
-  std::vector<json> by_rule(const std::string& rule) const {
-    std::vector<json> v;
-    for (auto& r : mock_->request_log())
-      if (r.value("rule", "") == rule) v.push_back(r);
-    return v;
-  }
   // Index in the request log of the first (or last) entry answered by `rule`; -1 if none.
   long index_of(const std::string& rule, bool last = false) const {
     auto log = mock_->request_log();

@@ -28,12 +28,6 @@ class PyramidTest : public E2eTest {
               "tools:\n  workspace_root: " + dir_.file("work") + "\n";
     return write_config(o);
   }
-  std::vector<json> by_rule(const std::string& rule) const {
-    std::vector<json> v;
-    for (auto& r : mock_->request_log())
-      if (r.value("rule", "") == rule) v.push_back(r);
-    return v;
-  }
 };
 
 TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
