@@ -88,13 +88,8 @@ struct PyramidTools::Impl {
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
-    pool.submit([this, tool, done = std::move(done), work = std::move(work)](WorkerPool::Skipped skipped) {
-      if (skipped != WorkerPool::Skipped::no) return done(ToolResult::error(tool + ": not run: " + pool.why(skipped)));
-      try {
-        done(work());
-      } catch (const std::exception& e) {
-        done(ToolResult::error(tool + ": failed: " + e.what()));
-      }
+    pool.submit_tool(std::move(work), std::move(done), [tool](bool ran, const std::string& why) {
+      return ToolResult::error(tool + (ran ? ": failed: " : ": not run: ") + why);
     });
   }
 

@@ -168,14 +168,8 @@ struct UserTools::Impl {
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
-    pool.submit([this, tool, done = std::move(done), work = std::move(work)](WorkerPool::Skipped skipped) {
-      if (skipped != WorkerPool::Skipped::no)
-        return done(ToolResult::error(company::texts::tool_failed(tool), pool.why(skipped)));
-      try {
-        done(work());
-      } catch (const std::exception& e) {
-        done(ToolResult::error(company::texts::tool_failed(tool), e.what()));
-      }
+    pool.submit_tool(std::move(work), std::move(done), [tool](bool, const std::string& why) {
+      return ToolResult::error(company::texts::tool_failed(tool), why);
     });
   }
 

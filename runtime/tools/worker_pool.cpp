@@ -1,6 +1,7 @@
 #include "runtime/tools/worker_pool.hpp"
 
 #include <algorithm>
+#include <exception>
 
 namespace kaisha::tools {
 
@@ -19,6 +20,18 @@ WorkerPool::~WorkerPool() {
   // Waiting callers hear at once; only then wait for the running jobs.
   for (auto& job : left) job(Skipped::shutting_down);
   for (auto& t : threads_) t.join();
+}
+
+void WorkerPool::submit_tool(std::function<company::ToolResult()> work, std::function<void(company::ToolResult)> done,
+                             std::function<company::ToolResult(bool ran, const std::string& why)> failed) {
+  submit([this, work = std::move(work), done = std::move(done), failed = std::move(failed)](Skipped skipped) {
+    if (skipped != Skipped::no) return done(failed(false, why(skipped)));
+    try {
+      done(work());
+    } catch (const std::exception& e) {
+      done(failed(true, e.what()));
+    }
+  });
 }
 
 void WorkerPool::submit(Job job) {

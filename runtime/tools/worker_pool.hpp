@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/company/tool_result.hpp"
+
 namespace kaisha::tools {
 
 class WorkerPool {
@@ -36,6 +38,12 @@ class WorkerPool {
 
   // Why a job was skipped, for its caller's error message.
   std::string why(Skipped s) const;
+
+  // A tool call's blocking part: `work` runs on a worker and `done` gets its
+  // result. A call the pool skips is answered with failed(false, why), one
+  // whose work throws with failed(true, what): `done` is always called once.
+  void submit_tool(std::function<company::ToolResult()> work, std::function<void(company::ToolResult)> done,
+                   std::function<company::ToolResult(bool ran, const std::string& why)> failed);
 
  private:
   void loop();
