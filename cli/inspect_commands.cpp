@@ -187,8 +187,9 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
       if (st.task_id != r.id) continue;
       std::string p = dump_text(st.payload);
       p = utf8::shorten(p, 160);
-      std::cout << "  " << std::setw(3) << st.seq << " " << std::left << std::setw(12) << st.agent << std::setw(13)
-                << st.kind << p << "\n";
+      // A name longer than its column still gets a space after it.
+      std::cout << "  " << std::setw(3) << st.seq << " " << std::left << std::setw(12) << st.agent << ' '
+                << std::setw(12) << st.kind << ' ' << p << "\n";
     }
     if (r.status == "done") std::cout << "  => " << r.final_answer << "\n";
     if (r.status == "failed" || r.status == "interrupted")

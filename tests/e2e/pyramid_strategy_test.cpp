@@ -96,6 +96,12 @@ TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
   }
   EXPECT_EQ(asks, 7);  // lead, 2 writers, 4 judge calls
   EXPECT_EQ(asks, answers);
+
+  // `kaisha history` keeps an agent's name apart from the step's kind, even
+  // when the name fills its column ("writer_agent" is 12 characters).
+  RunResult history = kaisha({"history", "--config", config("  entry: lead_agent\n"), "--session", session});
+  ASSERT_EQ(history.exit_code, 0) << history.describe();
+  EXPECT_NE(history.out.find(" writer_agent ask "), std::string::npos) << history.out;
 }
 
 // Items 30-31: Q is kept in the journal and the next run continues from it.
