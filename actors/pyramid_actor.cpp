@@ -39,14 +39,16 @@ using Self = caf::stateful_actor<PyramidState>;
 
 // Where the task enters: the configured agent, or the router's choice.
 pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
-  if (!st.deps.router) {
+  const auto& router = st.deps.setup->router;
+  if (!st.deps.entry.empty() || !router) {
     pyramid::RouteDecision d;
     d.agent = st.deps.entry;
     d.score = 1;
+    d.method = "entry";
     return d;
   }
   memory::HashedNgramEmbedder embedder;
-  return st.deps.router->route(embedder.embed_one(input), st.quality->all());
+  return router->route(embedder.embed_one(input), st.quality->all());
 }
 
 // A level-0 tool: run on the tools' threads, answered on this actor's.
@@ -112,8 +114,10 @@ DriverHooks hooks(Self* self) {
     save_quality(self);
     return effects;
   };
-  h.model_role = [](const driver::CallModel&) -> ModelRole {
-    throw std::logic_error("the pyramid makes no model call of its own");
+  // The pyramid's only model call of its own: the router's scores.
+  h.model_role = [self](const driver::CallModel&) {
+    const auto& m = self->state.deps.router_model;
+    return ModelRole{kPyramid, m.model_ref, m};
   };
   h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
   h.tenure = Tenure::task;

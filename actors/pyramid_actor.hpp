@@ -1,6 +1,7 @@
 // The pyramid strategy's actor (InfiAgent's agents as tools; the algorithm is
 // runtime/pyramid/pyramid_driver.hpp). For each task it chooses the entry
-// agent (the configured one, or the router's match), runs the driver's
+// agent (the configured one, or the router's match; the driver asks the
+// routing model when pyramid.router says so), runs the driver's
 // effects through the strategy kit — every library agent the task uses is
 // hired once for the task and asked one turn at a time — and runs the
 // agents' level-0 tools in the task's own directory. Quality scores are
@@ -20,10 +21,10 @@
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
+#include "runtime/economy/model_cost.hpp"
 
 namespace kaisha::pyramid {
 struct PyramidSetup;
-class AgentRouter;
 }  // namespace kaisha::pyramid
 
 namespace kaisha::actors {
@@ -38,9 +39,10 @@ struct PyramidDeps {
   config::Config config;
   std::string session_id;
   std::shared_ptr<const pyramid::PyramidSetup> setup;
-  // Chooses each task's entry agent; null: every task enters at `entry`.
-  std::shared_ptr<const pyramid::AgentRouter> router;
+  // Every task enters at `entry`; "" = setup->router chooses.
   std::string entry;
+  // The model that scores the router's candidates (pyramid.router: model or both).
+  economy::ModelCost router_model;
   // The level-0 tools (tools::PyramidTools).
   std::shared_ptr<company::ToolSource> tools;
 };

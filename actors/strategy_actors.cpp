@@ -146,7 +146,14 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
       if (a.level >= 1) descriptions[a.name] = embedder.embed_one(pyramid::AgentRouter::description_text(a));
     auto router = pyramid::AgentRouter::create(*setup->library, std::move(descriptions), pc.route_threshold);
     if (!router.ok()) return router.error();
-    pd.router = std::make_shared<const pyramid::AgentRouter>(std::move(router).value());
+    setup->router = std::make_shared<const pyramid::AgentRouter>(std::move(router).value());
+    setup->route_method = *pyramid::route_method_named(pc.router);
+    if (setup->route_method != pyramid::RouteMethod::embedding) {
+      const std::string ref = pc.router_model.empty() ? default_model : pc.router_model;
+      pd.router_model = ctx.cost_table->priced(ref);
+      if (Status s = ctx.chat->check_model(pd.router_model.model_ref); !s.ok())
+        return Error{"config", "pyramid.router_model: '" + ref + "': " + s.error().message};
+    }
   }
   pd.ledger = ctx.ledger;
   pd.model_client = ctx.model_client;

@@ -128,6 +128,10 @@ struct PyramidConfig {
   std::string model;             // agents without a model of their own; "" = ceo.model
   std::string entry;             // every task enters here; "" = the router chooses
   double route_threshold = 0.1;  // below it the task goes to the top agent as a new task
+  // How the router scores agents: "embedding" (cosine similarity of the
+  // descriptions), "model" (router_model scores each) or "both" (the mean).
+  std::string router = "embedding";
+  std::string router_model;      // model ref; "" = pyramid.model
   bool enforce_judge = true;     // the judge audits every success nobody had it check
   int max_judge_retries = 3;     // retries after a rejection (4 audits)
   int max_nudges = 5;            // reminders to a turn that calls no tool

@@ -311,7 +311,7 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "pyramid";
     PyramidConfig& y = c_.pyramid;
-    if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "enforce_judge",
+    if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
                                             "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
                                             "index_budget_tokens", "env_budget_tokens", "poor_quality"});
         !s)
@@ -320,6 +320,8 @@ class ConfigParser {
     if (Status s = r_.optional_string(n, p, "model", y.model); !s) return s;
     if (Status s = r_.optional_string(n, p, "entry", y.entry); !s) return s;
     if (Status s = num(n, p, "route_threshold", y.route_threshold, -1, false); !s) return s;
+    if (Status s = choice(n, p, "router", y.router, {"embedding", "model", "both"}); !s) return s;
+    if (Status s = r_.optional_string(n, p, "router_model", y.router_model); !s) return s;
     if (Status s = r_.optional_bool(n, p, "enforce_judge", y.enforce_judge); !s) return s;
     if (Status s = integer(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s;
     if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/planning/json_extract.hpp"
+
 namespace kaisha::pyramid {
 namespace {
 
@@ -14,10 +16,32 @@ double cosine(memory::Vector a, memory::Vector b) {
 
 }  // namespace
 
+const char* name_of(RouteMethod m) {
+  switch (m) {
+    case RouteMethod::model: return "model";
+    case RouteMethod::both: return "both";
+    default: return "embedding";
+  }
+}
+
+const std::vector<std::string>& route_method_names() {
+  static const std::vector<std::string> names{"embedding", "model", "both"};
+  return names;
+}
+
+std::optional<RouteMethod> route_method_named(const std::string& name) {
+  if (name == "embedding") return RouteMethod::embedding;
+  if (name == "model") return RouteMethod::model;
+  if (name == "both") return RouteMethod::both;
+  return std::nullopt;
+}
+
 json RouteDecision::to_json() const {
   json s = json::array();
   for (const auto& [name, score] : scores) s.push_back({{"agent", name}, {"score", score}});
-  return json{{"agent", agent}, {"score", score}, {"new_task", new_task}, {"scores", s}};
+  json j{{"agent", agent}, {"score", score}, {"new_task", new_task}, {"scores", s}, {"method", method}};
+  if (!fallback.empty()) j["fallback"] = fallback;
+  return j;
 }
 
 std::string AgentRouter::description_text(const AgentDefinition& agent) {
@@ -32,7 +56,7 @@ Result<AgentRouter> AgentRouter::create(const AgentLibrary& library, std::map<st
     if (a.level < 1) continue;
     auto v = descriptions.find(a.name);
     if (v == descriptions.end()) return Error{"router", "no embedding of agent '" + a.name + "'s description"};
-    r.candidates_.push_back({a.name, a.level, std::move(v->second)});
+    r.candidates_.push_back({a.name, a.level, description_text(a), std::move(v->second)});
   }
   const auto roots = library.shape().roots;
   if (roots.empty()) return Error{"router", "the library has no agent of level 1 or more to route to"};
@@ -40,7 +64,18 @@ Result<AgentRouter> AgentRouter::create(const AgentLibrary& library, std::map<st
   return r;
 }
 
+std::map<std::string, double> AgentRouter::similarities(const memory::Vector& query) const {
+  std::map<std::string, double> out;
+  for (const auto& c : candidates_) out[c.name] = cosine(query, c.vector);
+  return out;
+}
+
 RouteDecision AgentRouter::route(const memory::Vector& query, const std::map<std::string, double>& quality) const {
+  return decide(similarities(query), "embedding", quality);
+}
+
+RouteDecision AgentRouter::decide(const std::map<std::string, double>& scores, const std::string& method,
+                                  const std::map<std::string, double>& quality) const {
   struct Scored {
     const Candidate* c;
     double score;
@@ -49,7 +84,8 @@ RouteDecision AgentRouter::route(const memory::Vector& query, const std::map<std
   std::vector<Scored> scored;
   for (const auto& c : candidates_) {
     auto q = quality.find(c.name);
-    scored.push_back({&c, cosine(query, c.vector), q == quality.end() ? 0.0 : q->second});
+    auto s = scores.find(c.name);
+    scored.push_back({&c, s == scores.end() ? 0.0 : s->second, q == quality.end() ? 0.0 : q->second});
   }
   // Scores within 1e-9 are equal: float noise must not decide a tie.
   std::sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
@@ -59,6 +95,7 @@ RouteDecision AgentRouter::route(const memory::Vector& query, const std::map<std
     return x.c->name < y.c->name;
   });
   RouteDecision d;
+  d.method = method;
   for (const auto& s : scored) d.scores.emplace_back(s.c->name, s.score);
   if (scored.empty() || scored.front().score < threshold_) {
     d.agent = top_;
@@ -69,6 +106,54 @@ RouteDecision AgentRouter::route(const memory::Vector& query, const std::map<std
   d.agent = scored.front().c->name;
   d.score = scored.front().score;
   return d;
+}
+
+RouteDecision AgentRouter::rescore(const RouteDecision& by_embedding, const std::map<std::string, double>& by_model,
+                                   RouteMethod method, const std::map<std::string, double>& quality) const {
+  if (method == RouteMethod::embedding) return by_embedding;
+  std::map<std::string, double> scores;
+  for (const auto& c : candidates_) {
+    auto m = by_model.find(c.name);
+    const double model = m == by_model.end() ? 0.0 : m->second;
+    if (method == RouteMethod::model) {
+      scores[c.name] = model;
+      continue;
+    }
+    double embedding = 0;
+    for (const auto& [name, s] : by_embedding.scores)
+      if (name == c.name) embedding = s;
+    scores[c.name] = (embedding + model) / 2;
+  }
+  return decide(scores, name_of(method), quality);
+}
+
+std::string AgentRouter::candidates_text() const {
+  std::string out;
+  for (const auto& c : candidates_) {
+    std::string text = c.text;
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    out += "- " + c.name + " (level " + std::to_string(c.level) + "): " + text + "\n";
+  }
+  return out;
+}
+
+Result<std::map<std::string, double>> AgentRouter::read_model_scores(std::string_view answer) const {
+  auto j = planning::extract_json(answer);
+  if (!j.ok()) return j.error();
+  auto s = j->find("scores");
+  if (s == j->end() || !s->is_object())
+    return Error{"router", "the answer has no \"scores\" object (expected {\"scores\": {\"<agent>\": <0..1>}})"};
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : s->items()) {
+    const bool known = std::any_of(candidates_.begin(), candidates_.end(),
+                                   [&](const Candidate& c) { return c.name == name; });
+    if (!known) return Error{"router", "scores." + name + ": no such agent to route to"};
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+      return Error{"router", "scores." + name + ": expected a number between 0 and 1, got " + v.dump()};
+    out[name] = v.get<double>();
+  }
+  if (out.empty()) return Error{"router", "the answer scores no agent"};
+  return out;
 }
 
 }  // namespace kaisha::pyramid

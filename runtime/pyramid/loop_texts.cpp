@@ -42,8 +42,10 @@ Result<LoopTexts> LoopTexts::load(const std::string& prompts_dir) {
   if (!rejection.ok()) return rejection.error();
   auto compress = load_checked(dir + "compress.md", {"conversation"});
   if (!compress.ok()) return compress.error();
+  auto route = load_checked(dir + "route.md", {"agents", "task"});
+  if (!route.ok()) return route.error();
   return LoopTexts(std::move(nudge).value(), std::move(retry).value(), std::move(request).value(),
-                   std::move(rejection).value(), std::move(compress).value());
+                   std::move(rejection).value(), std::move(compress).value(), std::move(route).value());
 }
 
 std::string LoopTexts::nudge(int left) const { return fill(nudge_, {{"left", std::to_string(left)}}); }
@@ -63,6 +65,10 @@ std::string LoopTexts::judge_rejection(const std::string& verdict, int left) con
 
 std::string LoopTexts::compress(const std::string& conversation) const {
   return fill(compress_, {{"conversation", conversation}});
+}
+
+std::string LoopTexts::route(const std::string& agents, const std::string& task) const {
+  return fill(route_, {{"agents", agents}, {"task", task}});
 }
 
 }  // namespace kaisha::pyramid

@@ -74,11 +74,42 @@ PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, 
 
 Effects PyramidDriver::start() {
   Effects out;
+  if (setup_.router && setup_.route_method != RouteMethod::embedding && route_.method == "embedding") {
+    const CallId id = pending_.expect<ModelAnswered>(
+        [this](const ModelAnswered& a, Effects& o) { on_route_scores(o, a); });
+    llm::ChatRequest request;
+    request.messages = {{llm::Role::user, setup_.texts->route(setup_.router->candidates_text(), input_), {}, "", ""}};
+    request.temperature = 0;
+    out.push_back(CallModel{id, "route", std::move(request), false});
+    return out;
+  }
+  enter(out);
+  return out;
+}
+
+// The model's scores replace or join the embedding's; without them the
+// embedding's decision stands, with the reason.
+void PyramidDriver::on_route_scores(Effects& out, const ModelAnswered& a) {
+  std::string why;
+  if (!a.ok) {
+    why = "the routing model failed: " + (a.error.empty() ? std::string("no answer") : a.error);
+  } else {
+    out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "route"}, {"text", a.response.message.content}},
+                               a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
+    auto scores = setup_.router->read_model_scores(a.response.message.content);
+    if (scores.ok()) route_ = setup_.router->rescore(route_, *scores, setup_.route_method, quality_.all());
+    else why = "the routing model's answer is unusable: " + scores.error().message;
+  }
+  if (!why.empty()) route_.fallback = why + "; routed by embedding";
+  enter(out);
+}
+
+void PyramidDriver::enter(Effects& out) {
   out.push_back(journal_step(msg::EventKind::note, json{{"route", route_.to_json()}}));
   const AgentDefinition* entry = library_.find(route_.agent);
   if (!entry) {
     finish(out, false, "The pyramid has no agent '" + route_.agent + "' to start the task with.");
-    return out;
+    return;
   }
   if (listening())
     report(out, msg::EventKind::route,
@@ -90,7 +121,6 @@ Effects PyramidDriver::start() {
             "no agent matches the task well enough (best " + best_of(route_) + "); " + entry->name + " takes it",
             json{{"route", route_.to_json()}});
   begin(out, 0, kNoSlot, *entry, input_, entry->max_turns, false);
-  return out;
 }
 
 Effects PyramidDriver::on(const Outcome& o) {

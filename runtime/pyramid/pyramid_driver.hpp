@@ -90,6 +90,13 @@ struct PyramidSetup {
   // An agent whose Q falls below it raises a "poor performance" trigger
   // (logged once as it crosses; 0: never).
   double poor_quality = 0.3;
+  // With a router and a method other than embedding, a task routed by
+  // embedding (its route's method) is routed again with the scores a model
+  // gives every candidate (a CallModel, purpose "route") before it starts;
+  // a failed call or an unreadable answer keeps the embedding's decision
+  // and says why in the route's `fallback`.
+  std::shared_ptr<const AgentRouter> router;
+  RouteMethod route_method = RouteMethod::embedding;
 };
 
 // One task. Feed it the outcomes of the effects it returned; after a Finish
@@ -103,6 +110,8 @@ class PyramidDriver {
                 RouteDecision route, std::function<bool()> listening = {});
 
   driver::Effects start();
+  // Where the task entered (after the model's scores, when it was asked).
+  const RouteDecision& route() const { return route_; }
   driver::Effects on(const driver::Outcome& o);
   // The task is canceled: the agents are fired and it finishes with `why`.
   driver::Effects cancel(const std::string& why);
@@ -159,6 +168,8 @@ class PyramidDriver {
 
   using Pending = driver::PendingCalls<driver::Effects&>;
 
+  void on_route_scores(driver::Effects& out, const driver::ModelAnswered& a);
+  void enter(driver::Effects& out);
   uint64_t begin(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
                  std::string input, int64_t max_turns, bool audit);
   void on_hired(driver::Effects& out, const std::string& agent, const driver::HireAnswered& a);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "e2e_fixture.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -144,6 +146,49 @@ TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
   EXPECT_TRUE(by_rule("lead-delegates").empty());
   for (const auto& e : r.events("hire")) EXPECT_NE(e.value("text", ""), "lead_agent");
   EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+}
+
+// Item 13: with `router: model` the routing model scores every agent and
+// its choice wins over the embedding's (which picks the writer for this
+// task, as the test above shows); the decision and how it was made are in
+// the event and the journal, and the call is charged like any other.
+TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
+  std::ifstream in(kExamples + "scenario.yaml");
+  std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string router_rule = R"(rules:
+  - name: router-scores
+    match: { model: router-model }
+    reply:
+      text: "```json\n{\"scores\": {\"lead_agent\": 0.9, \"writer_agent\": 0.4}}\n```"
+)";
+  script.replace(script.find("rules:\n"), 7, router_rule);
+  start_mock(script);
+  RunResult r = run_json(config("  router: model\n  router_model: openai:router-model\n"),
+                         "Write a haiku about rivers to poems/river.md");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto asked = by_rule("router-scores");
+  ASSERT_EQ(asked.size(), 1u) << r.describe();
+  EXPECT_EQ(asked[0]["messages"][0]["content"].get<std::string>().rfind("You route a task", 0), 0u) << asked[0];
+  auto routes = r.events("route");
+  ASSERT_EQ(routes.size(), 1u) << r.describe();
+  EXPECT_EQ(routes[0]["data"]["route"]["agent"], "lead_agent");
+  EXPECT_EQ(routes[0]["data"]["route"]["method"], "model");
+  EXPECT_FALSE(by_rule("lead-delegates").empty());
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+
+  // The journal keeps the decision, and the routing model's answer with its tokens.
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto steps = j->session_steps(session_of(r));
+  ASSERT_TRUE(steps.ok()) << steps.error().message;
+  bool route_note = false, route_call = false;
+  for (const auto& s : *steps) {
+    if (s.kind == "note" && s.payload.contains("route"))
+      route_note = s.payload["route"]["method"] == "model" && s.payload["route"]["agent"] == "lead_agent";
+    if (s.kind == "llm_response" && s.payload.value("call", "") == "route") route_call = s.tokens_in > 0;
+  }
+  EXPECT_TRUE(route_note);
+  EXPECT_TRUE(route_call);
 }
 
 // Items 60, 49, 29, 22 and 18: InfiHelper (examples/pyramid/infihelper.yaml)

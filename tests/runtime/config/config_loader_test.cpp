@@ -268,6 +268,9 @@ TEST(ConfigErrors, InvalidValues) {
             "config.yaml:2: pyramid.poor_quality: expected a quality score between 0 and 1, got 1.5");
   EXPECT_EQ(parse_error("pyramid:\n  poor_quality: -0.1\n"),
             "config.yaml:2: pyramid.poor_quality: expected a number >= 0, got -0.1");
+  EXPECT_EQ(parse_error("pyramid:\n  router: models\n"),
+            "config.yaml:2: pyramid.router: expected one of embedding, model, both, got \"models\" (did you mean "
+            "'model'?)");
 }
 
 TEST(ConfigErrors, YamlSyntaxErrorHasLineAndColumn) {

@@ -81,5 +81,71 @@ TEST(AgentRouter, AMissingDescriptionVectorIsAnError) {
   EXPECT_NE(router.error().message.find("writer_agent"), std::string::npos);
 }
 
+// Item 13: a model's scores route alone (model) or averaged with the
+// embedding's (both); the decision says how it was made, and the same
+// answer routes the same way.
+TEST(AgentRouter, AModelsScoresRouteAloneOrWithTheEmbedding) {
+  Fixture f;
+  auto router = AgentRouter::create(f.lib, f.vectors(), 0.2);
+  ASSERT_TRUE(router.ok());
+  RouteDecision by_embedding = router->route(f.embedder.embed_one("write python code and run the scripts"));
+  ASSERT_EQ(by_embedding.agent, "code_builder_agent");
+  const double embedding_score = by_embedding.score;
+
+  auto scores = router->read_model_scores(
+      "Here you are:\n```json\n{\"scores\": {\"planner_agent\": 0.9, \"code_builder_agent\": 0.6}}\n```");
+  ASSERT_TRUE(scores.ok()) << scores.error().message;
+  RouteDecision by_model = router->rescore(by_embedding, *scores, RouteMethod::model);
+  EXPECT_EQ(by_model.agent, "planner_agent");
+  EXPECT_EQ(by_model.method, "model");
+  EXPECT_DOUBLE_EQ(by_model.score, 0.9);
+  EXPECT_EQ(by_model.scores.back().second, 0.0);  // the agents the answer left out score 0
+  EXPECT_EQ(router->rescore(by_embedding, *scores, RouteMethod::model).to_json(), by_model.to_json());
+
+  RouteDecision by_both = router->rescore(by_embedding, *scores, RouteMethod::both);
+  EXPECT_EQ(by_both.method, "both");
+  double code_builder = -1;
+  for (const auto& [name, s] : by_both.scores)
+    if (name == "code_builder_agent") code_builder = s;
+  EXPECT_NEAR(code_builder, (embedding_score + 0.6) / 2, 1e-12);
+  EXPECT_EQ(router->rescore(by_embedding, *scores, RouteMethod::embedding).to_json(), by_embedding.to_json());
+
+  // Every score low: the top agent takes it as a new task.
+  RouteDecision low = router->rescore(by_embedding, {{"writer_agent", 0.1}}, RouteMethod::model);
+  EXPECT_TRUE(low.new_task);
+  EXPECT_EQ(low.agent, "idea_agent");
+}
+
+TEST(AgentRouter, AnUnusableModelAnswerSaysWhatIsWrong) {
+  Fixture f;
+  auto router = AgentRouter::create(f.lib, f.vectors(), 0.2);
+  ASSERT_TRUE(router.ok());
+  auto error_of = [&](const std::string& answer) {
+    auto r = router->read_model_scores(answer);
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_NE(error_of("I would pick the coder.").find("JSON"), std::string::npos) << error_of("I would pick the coder.");
+  EXPECT_NE(error_of(R"({"agent": "writer_agent"})").find("no \"scores\" object"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"scores": {"poet_agent": 0.9}})"), "scores.poet_agent: no such agent to route to");
+  EXPECT_EQ(error_of(R"({"scores": {"judge_agent": 0.9}})"), "scores.judge_agent: no such agent to route to");
+  EXPECT_EQ(error_of(R"({"scores": {"writer_agent": 7}})"),
+            "scores.writer_agent: expected a number between 0 and 1, got 7");
+  EXPECT_EQ(error_of(R"({"scores": {"writer_agent": "high"}})"),
+            "scores.writer_agent: expected a number between 0 and 1, got \"high\"");
+  EXPECT_EQ(error_of(R"({"scores": {}})"), "the answer scores no agent");
+  EXPECT_EQ(error_of(R"({"scores": {"writer_agent": 1, "idea_agent": 0}})"), "ok");
+}
+
+TEST(AgentRouter, TheCandidatesAreListedForTheModelWithTheirLevels) {
+  Fixture f;
+  auto router = AgentRouter::create(f.lib, f.vectors(), 0.2);
+  ASSERT_TRUE(router.ok());
+  const std::string text = router->candidates_text();
+  EXPECT_NE(text.find("- code_builder_agent (level 1): writes python code and runs scripts\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("- idea_agent (level 3): "), std::string::npos);
+  EXPECT_EQ(text.find("judge_agent"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kaisha::pyramid

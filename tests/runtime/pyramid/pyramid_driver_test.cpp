@@ -374,6 +374,55 @@ TEST(PyramidDriver, AnUnmatchedTaskRaisesTheNewTaskTrigger) {
   EXPECT_TRUE(matched.triggers("new_task").empty());
 }
 
+// Item 13: with pyramid.router = model, the task is routed by the scores a
+// model gives every candidate before any agent is hired; the journal keeps
+// the decision and how it was made. An unusable answer keeps the
+// embedding's decision and says why.
+TEST(PyramidDriver, TheRoutingModelsScoresChooseTheEntryAgent) {
+  for (const bool usable : {true, false}) {
+    Harness h;
+    std::map<std::string, memory::Vector> vectors;
+    for (const auto& a : h.setup.library->agents())
+      if (a.level >= 1) vectors[a.name] = memory::Vector{1.0f, 0.0f};
+    h.setup.router = std::make_shared<const AgentRouter>(value_or_throw(AgentRouter::create(*h.setup.library, vectors, 0.1)));
+    h.setup.route_method = RouteMethod::model;
+    RouteDecision by_embedding = h.setup.router->route(memory::Vector{1.0f, 0.0f});
+    ASSERT_EQ(by_embedding.agent, "lead");  // equal scores: the higher level
+    h.reroute(by_embedding);
+    h.start();
+    ASSERT_EQ(h.all.size(), 1u);
+    const auto* call = std::get_if<CallModel>(&h.all[0]);
+    ASSERT_NE(call, nullptr);
+    EXPECT_EQ(call->purpose, "route");
+    const std::string prompt = call->request.messages.at(0).content;
+    EXPECT_NE(prompt.find("- worker (level 1): writes files"), std::string::npos) << prompt;
+    EXPECT_NE(prompt.find("Build the thing"), std::string::npos);
+    EXPECT_TRUE(call->request.tools.empty());
+
+    ModelAnswered a;
+    a.id = call->id;
+    a.ok = true;
+    a.response.message.content = usable ? R"({"scores": {"worker": 0.8, "lead": 0.3}})" : "worker, surely";
+    h.take(h.driver->on(a));
+    h.hire_all();
+    ASSERT_FALSE(h.asks.empty());
+    EXPECT_EQ(h.asks.front().agent, usable ? "worker" : "lead");
+    EXPECT_EQ(h.driver->route().method, usable ? "model" : "embedding");
+    json journaled;
+    for (const auto& e : h.all)
+      if (auto* j = std::get_if<Journal>(&e))
+        if (j->payload.contains("route")) journaled = j->payload["route"];
+    EXPECT_EQ(journaled["agent"], usable ? "worker" : "lead") << journaled;
+    if (usable) {
+      EXPECT_FALSE(journaled.contains("fallback"));
+      EXPECT_DOUBLE_EQ(journaled["score"].get<double>(), 0.8);
+    } else {
+      EXPECT_NE(journaled["fallback"].get<std::string>().find("the routing model's answer is unusable: "),
+                std::string::npos) << journaled;
+    }
+  }
+}
+
 // Item 34: a planner whose workflow requires a summary file and the judge's
 // approval is flagged, and re-prompted, when it claims success without them.
 TEST(PyramidDriver, AnAgentThatSkipsItsReviewStepsIsFlaggedAndReprompted) {
