@@ -168,7 +168,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       [self] {
         auto& s = self->state;
         const std::string tid = s.kit->task_id();
-        return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo},
+        return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo, ""},
                                        [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });

@@ -207,7 +207,7 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   journal(run, msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
        json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
-  site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name};
+  site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, ""};
   site_.charged = [run](double usd) { run->extra_expense += usd; };
   registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
     json j = r.to_json();

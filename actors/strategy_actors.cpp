@@ -106,20 +106,26 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   setup->context = std::make_shared<const pyramid::AgentContext>(std::move(context).value());
   setup->texts = std::make_shared<const pyramid::LoopTexts>(std::move(texts).value());
   for (const auto& spec : (*tools)->specs()) setup->level0[spec.name] = spec;
-  // Every agent's model, priced once; a model nobody configured stops the start.
+  // Every agent's model (and candidate), priced once; a model nobody
+  // configured stops the start.
   const std::string default_model = pc.model.empty() ? c.ceo.model : pc.model;
   std::map<std::string, economy::ModelCost> costs;
   for (const auto& a : setup->library->agents()) {
-    const std::string ref = a.model.empty() ? default_model : a.model;
-    if (costs.count(ref)) continue;
-    economy::ModelCost cost = ctx.cost_table->priced(ref);
-    if (Status s = ctx.chat->check_model(cost.model_ref); !s.ok())
-      return Error{"config", pc.library + ":" + std::to_string(a.line) + ": agents." + a.name + ".model: '" + ref +
-                                 "': " + s.error().message};
-    costs.emplace(ref, std::move(cost));
+    std::vector<std::pair<std::string, std::string>> refs;  // (ref, its key in the library)
+    if (a.candidates.empty()) refs.emplace_back(a.model.empty() ? default_model : a.model, "model");
+    for (size_t k = 0; k < a.candidates.size(); ++k)
+      refs.emplace_back(a.candidates[k], "candidates[" + std::to_string(k) + "]");
+    for (const auto& [ref, key] : refs) {
+      if (costs.count(ref)) continue;
+      economy::ModelCost cost = ctx.cost_table->priced(ref);
+      if (Status s = ctx.chat->check_model(cost.model_ref); !s.ok())
+        return Error{"config", pc.library + ":" + std::to_string(a.line) + ": agents." + a.name + "." + key + ": '" +
+                                   ref + "': " + s.error().message};
+      costs.emplace(ref, std::move(cost));
+    }
   }
-  setup->cost_of = [costs, default_model](const pyramid::AgentDefinition& a) {
-    return costs.at(a.model.empty() ? default_model : a.model);
+  setup->cost_of = [costs, default_model](const std::string& model) {
+    return costs.at(model.empty() ? default_model : model);
   };
   setup->count = llm::estimate_tokens;
   setup->now_ms = [] { return steady_ms(); };

@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   setup.texts = std::make_shared<const LoopTexts>(must(LoopTexts::load()));
   for (const std::string t : {"file_write", "final_output"})
     setup.level0[t] = llm::ToolSpec{t, "the " + t + " tool", json::object()};
-  setup.cost_of = [](const AgentDefinition&) { return economy::ModelCost{}; };
+  setup.cost_of = [](const std::string&) { return economy::ModelCost{}; };
   setup.count = llm::estimate_tokens;
   setup.enforce_judge = false;
   setup.env_budget_tokens = 4000;

@@ -37,6 +37,10 @@ int agent_library_command(const std::string& path, bool as_json) {
       std::cout << "  level " << a.level << "  " << a.name;
       if (a.level >= 1) std::cout << "  (" << shape.fan_out.at(a.name) << " sub-agents)";
       if (!a.model.empty()) std::cout << "  model " << a.model;
+      if (!a.candidates.empty()) {
+        std::cout << "  candidates";
+        for (const auto& m : a.candidates) std::cout << " " << m;
+      }
       std::cout << "\n";
     }
   std::cout << "depth L " << shape.depth << ", functional agents N_func " << shape.functional

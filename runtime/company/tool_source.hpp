@@ -26,6 +26,9 @@ struct ToolCallContext {
   std::string session_id;
   std::string task_id;
   std::string agent;  // "CEO" or an employee's name
+  // The pyramid's tools: the branch of the task's directory the call works
+  // in (a candidate model's copy; "" = the directory itself).
+  std::string branch;
 };
 
 class ToolSource {

@@ -86,6 +86,7 @@ struct RunTool {
   CallId id = 0;
   std::string tool;
   std::string arguments;
+  std::string branch;  // the pyramid's: the branch of the task's directory it runs in ("" = the directory)
 };
 
 // Reads the budget (the ledger's GetBudget view).

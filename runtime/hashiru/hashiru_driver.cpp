@@ -334,7 +334,7 @@ driver::Effects HashiruDriver::call_directly(uint64_t request, const std::string
 void HashiruDriver::invoke(const std::string& tool, const std::string& arguments, ToolDone done) {
   if (owns(tool)) return own_tools_.invoke(tool, arguments, std::nullopt, std::move(done));
   const driver::CallId id = expect<driver::ToolRan>([done](const driver::ToolRan& r) { done(r.result); });
-  out_.push_back(driver::RunTool{id, tool, arguments});
+  out_.push_back(driver::RunTool{id, tool, arguments, ""});
 }
 
 // ------------------------------------------------------------ the HASHIRU six

@@ -37,6 +37,7 @@ const std::vector<EventKindInfo>& event_kinds() {
       {K::summary, "summary", G::strategy, false},
       {K::route, "route", G::strategy, false},
       {K::trigger, "trigger", G::strategy, false},
+      {K::branches, "branches", G::strategy, false},
       {K::note, "note", G::journal, true},
   };
   return all;

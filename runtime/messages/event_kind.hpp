@@ -66,6 +66,7 @@ enum class EventKind : uint8_t {
   // strategy: pyramid
   route,       // where a task entered the pyramid, with every agent's score
   trigger,     // an evolution trigger (a new task, an agent's poor performance) and why
+  branches,    // a call run by several candidate models ended: each branch's outcome and changes, the one merged
   // journal
   note,
 };

@@ -14,6 +14,7 @@ namespace {
 using config::YamlReader;
 
 constexpr int64_t kMaxTurnsLimit = 10000;
+constexpr size_t kMaxCandidates = 8;
 
 bool valid_name(const std::string& s) {
   if (s.empty() || s.size() > 64) return false;
@@ -35,6 +36,10 @@ std::string joined(const std::vector<std::string>& v) {
 std::string item(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 }  // namespace
+
+std::string candidate_instance(const std::string& agent, size_t index) {
+  return agent + "__" + std::to_string(index + 1);
+}
 
 const std::vector<std::string>& level0_tools() {
   static const std::vector<std::string> tools = {"file_read",    "file_write",    "dir_list",    "dir_create",
@@ -81,7 +86,7 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
     const YAML::Node n = list[i];
     const std::string p = item("agents", i);
     if (Status s = r.expect_section(n, p, {"name", "level", "description", "responsibility", "workflow",
-                                           "available_tools", "model", "max_turns", "review"});
+                                           "available_tools", "model", "candidates", "max_turns", "review"});
         !s)
       return s.error();
     for (const char* key : {"name", "level", "description", "available_tools"})
@@ -118,6 +123,26 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
     if (Status s = r.optional_string(n, p, "responsibility", a.responsibility); !s) return s.error();
     if (Status s = r.optional_string(n, p, "workflow", a.workflow); !s) return s.error();
     if (Status s = r.optional_string(n, p, "model", a.model); !s) return s.error();
+    if (YamlReader::present(n["candidates"])) {
+      const YAML::Node list = n["candidates"];
+      const std::string q = p + ".candidates";
+      if (!list.IsSequence()) return r.error_at(list, q, "expected a list of model refs");
+      if (Status s = r.optional_strings(n, p, "candidates", a.candidates); !s) return s.error();
+      if (a.level < 1) return r.error_at(list, q, "the judge runs on one model; candidates are for agents of level >= 1");
+      if (!a.model.empty()) return r.error_at(list, q, "give 'model' or 'candidates', not both");
+      if (a.candidates.size() < 2 || a.candidates.size() > kMaxCandidates)
+        return r.error_at(list, q, "expected 2 to " + std::to_string(kMaxCandidates) + " models, got " +
+                                       std::to_string(a.candidates.size()));
+      if (!valid_name(candidate_instance(a.name, a.candidates.size() - 1)))
+        return r.error_at(list, q, "'" + a.name + "' is too long a name for candidates (each runs as '" +
+                                       candidate_instance(a.name, 0) + "', ...: 64 characters at most)");
+      for (size_t k = 0; k < a.candidates.size(); ++k) {
+        if (a.candidates[k].empty()) return r.error_at(list[k], item(q, k), "a model ref cannot be empty");
+        for (size_t j = 0; j < k; ++j)
+          if (a.candidates[j] == a.candidates[k])
+            return r.error_at(list[k], item(q, k), "'" + a.candidates[k] + "' is listed twice");
+      }
+    }
     if (Status s = r.optional_int(n, p, "max_turns", a.max_turns, 1, kMaxTurnsLimit); !s) return s.error();
     if (!n["available_tools"].IsSequence())
       return r.error_at(n["available_tools"], p + ".available_tools", "expected a list of tool and agent names");
@@ -151,6 +176,14 @@ Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::str
     tool_nodes.push_back(n["available_tools"]);
     lib.agents_.push_back(std::move(a));
   }
+
+  // A candidate's employee must not take another agent's name.
+  for (const auto& a : lib.agents_)
+    for (size_t k = 0; k < a.candidates.size(); ++k)
+      if (auto other = index.find(candidate_instance(a.name, k)); other != index.end())
+        return r.error_at(list[other->second]["name"], item("agents", other->second) + ".name",
+                          "'" + other->first + "' is the name " + a.name + "'s candidate " + std::to_string(k + 1) +
+                              " runs as; rename one of them");
 
   // Second pass: every call goes down the pyramid to something that exists.
   std::vector<std::string> known = level0_tools();

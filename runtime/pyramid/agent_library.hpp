@@ -21,6 +21,9 @@
 //       available_tools: [judge_agent, final_output, file_read, file_write]
 //       model: ollama:qwen3:8b         # optional
 //       max_turns: 100                 # optional, default 100
+//     - name: idea_agent
+//       ...
+//       candidates: [ollama:qwen3:8b, ollama:llama3.2, openai:gpt-4o]   # instead of model
 //
 // load() refuses a library that breaks the pyramid's rules, naming file,
 // line and key like the rest of kaisha's configuration:
@@ -58,6 +61,9 @@ struct ReviewStep {
   std::string describe() const;  // "write <file>" / "call <call> with success"
 };
 
+// The employee that runs `agent`'s candidate `index` (from 0): "<agent>__<index + 1>".
+std::string candidate_instance(const std::string& agent, size_t index);
+
 struct AgentDefinition {
   std::string name;
   int level = 1;
@@ -66,6 +72,10 @@ struct AgentDefinition {
   std::string workflow;
   std::vector<std::string> available_tools;  // as listed: tools, the judge, lower agents
   std::string model;                          // "" = the strategy's default model
+  // Candidate models (2 or more; then `model` is not given): each call runs
+  // once per candidate, each on its own branch of the task's directory, and
+  // the first success in this order is merged (infiagent.md §10 item 20).
+  std::vector<std::string> candidates;
   int64_t max_turns = 100;
   std::vector<ReviewStep> review;             // done before a success is accepted
   int line = 0;                               // where it starts in its file

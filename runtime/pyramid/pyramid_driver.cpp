@@ -120,7 +120,7 @@ void PyramidDriver::enter(Effects& out) {
     trigger(out, "new_task",
             "no agent matches the task well enough (best " + best_of(route_) + "); " + entry->name + " takes it",
             json{{"route", route_.to_json()}});
-  begin(out, 0, kNoSlot, *entry, input_, entry->max_turns, false);
+  call_agent(out, 0, kNoSlot, *entry, input_, entry->max_turns);
 }
 
 Effects PyramidDriver::on(const Outcome& o) {
@@ -146,8 +146,14 @@ std::optional<ContextParts> PyramidDriver::context_parts(uint64_t call) const {
 
 // ------------------------------------------------------------------ calls
 
+void PyramidDriver::call_agent(Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                               std::string input, int64_t max_turns) {
+  if (agent.candidates.size() > 1) return start_fork(out, parent, slot, agent, std::move(input), max_turns);
+  begin(out, parent, slot, agent, std::move(input), max_turns, false);
+}
+
 uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
-                              std::string input, int64_t max_turns, bool audit) {
+                              std::string input, int64_t max_turns, bool audit, uint64_t fork, size_t candidate) {
   const uint64_t id = tree_.push(parent, agent.name, agent.responsibility, input);
   if (id == 0) return 0;  // the parent has ended meanwhile
   ++calls_made_;
@@ -159,26 +165,42 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   c.agent = &agent;
   c.input = std::move(input);
   c.max_turns = std::min(max_turns, agent.max_turns);
+  c.fork = fork;
+  c.candidate = candidate;
+  std::string model = agent.model;
+  if (fork) {
+    const Fork& f = forks_.at(fork);
+    model = agent.candidates[candidate];
+    c.staff = candidate_instance(agent.name, candidate);
+    c.quality_key = agent.name + "@" + model;
+    c.branch = f.branches[candidate].name;
+  } else {
+    c.staff = agent.name;
+    c.quality_key = agent.name;
+    // A call works where its caller does (a judge audits the branch it is asked about).
+    if (auto p = calls_.find(parent); p != calls_.end()) c.branch = p->second.branch;
+  }
   append(c, {llm::Role::user, c.input, {}, "", ""});
-  out.push_back(journal_step(msg::EventKind::ask, json{{"call", id}, {"parent", parent}, {"input", c.input}}, 0, 0,
-                             0, agent.name));
+  json asked{{"call", id}, {"parent", parent}, {"input", c.input}};
+  if (!c.branch.empty()) asked["branch"] = c.branch;
+  out.push_back(journal_step(msg::EventKind::ask, std::move(asked), 0, 0, 0, c.staff));
   c.started_ms = setup_.now_ms ? setup_.now_ms() : 0;
   if (listening())
-    report(out, msg::EventKind::ask, agent.name + ": " + short_text(c.input), json{{"call", id}, {"parent", parent}},
-           agent.name);
+    report(out, msg::EventKind::ask, c.staff + ": " + short_text(c.input), json{{"call", id}, {"parent", parent}},
+           c.staff);
 
-  auto [it, fresh] = staff_.try_emplace(agent.name);
+  auto [it, fresh] = staff_.try_emplace(c.staff);
   Staff& s = it->second;
   if (!fresh) {
     if (s.state == HireState::hired) turn(out, id);
     else if (s.state == HireState::hiring) s.waiting.push_back(id);
-    else end(out, id, failed_output(agent.name + " could not be hired"));
+    else end(out, id, failed_output(c.staff + " could not be hired"));
     return id;
   }
   s.waiting.push_back(id);
-  const economy::ModelCost cost = setup_.cost_of(agent);
+  const economy::ModelCost cost = setup_.cost_of(model);
   msg::AgentSpec spec;
-  spec.name = agent.name;
+  spec.name = c.staff;
   spec.base_model = cost.name;
   spec.model_ref = cost.model_ref;
   spec.type = cost.type;
@@ -186,9 +208,139 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   spec.description = agent.description;
   spec.costs = economy::spec_costs_json(cost);
   const CallId hid = pending_.expect<HireAnswered>(
-      [this, name = agent.name](const HireAnswered& a, Effects& o) { on_hired(o, name, a); });
+      [this, name = c.staff](const HireAnswered& a, Effects& o) { on_hired(o, name, a); });
   out.push_back(Hire{hid, std::move(spec), cost});
   return id;
+}
+
+// ------------------------------------------------------------------ forks
+
+void PyramidDriver::start_fork(Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                               std::string input, int64_t max_turns) {
+  const uint64_t fid = ++last_fork_;
+  Fork& f = forks_[fid];
+  f.parent = parent;
+  f.slot = slot;
+  f.agent = &agent;
+  f.input = std::move(input);
+  f.max_turns = max_turns;
+  if (auto p = calls_.find(parent); p != calls_.end()) f.from = p->second.branch;
+  f.waiting = agent.candidates.size();
+  for (size_t i = 0; i < agent.candidates.size(); ++i) {
+    Branch b;
+    b.name = "f" + std::to_string(fid) + "-" + std::to_string(i + 1);
+    f.branches.push_back(std::move(b));
+  }
+  for (size_t i = 0; i < agent.candidates.size(); ++i) {
+    const CallId tid = pending_.expect<ToolRan>(
+        [this, fid, i](const ToolRan& r, Effects& o) { on_branch_opened(o, fid, i, r.result); });
+    out.push_back(RunTool{tid, kBranchOpenTool, json{{"from", f.from}, {"branch", f.branches[i].name}}.dump(), ""});
+  }
+}
+
+void PyramidDriver::on_branch_opened(Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r) {
+  auto it = forks_.find(fork);
+  if (it == forks_.end()) return;
+  Fork& f = it->second;
+  Branch& b = f.branches[candidate];
+  if (!r.ok || !r.output.is_object())
+    return branch_ended(out, fork, candidate,
+                        failed_output("could not make a branch of the task's directory for " +
+                                      f.agent->candidates[candidate] + ": " + r.message));
+  b.base = r.output;
+  b.call = begin(out, f.parent, f.slot, *f.agent, f.input, f.max_turns, false, fork, candidate);
+}
+
+void PyramidDriver::branch_ended(Effects& out, uint64_t fork, size_t candidate, FinalOutput fo) {
+  auto it = forks_.find(fork);
+  if (it == forks_.end()) return;
+  Fork& f = it->second;
+  f.branches[candidate].result = std::move(fo);
+  f.branches[candidate].call = 0;
+  if (--f.waiting > 0) return;
+  // Every candidate is done: the first success in candidate order is merged;
+  // each branch is closed to learn what it changed.
+  for (size_t i = 0; i < f.branches.size(); ++i)
+    if (f.branches[i].result->success) {
+      f.winner = i;
+      break;
+    }
+  f.waiting = f.branches.size();
+  for (size_t i = 0; i < f.branches.size(); ++i) {
+    const Branch& b = f.branches[i];
+    if (b.base.is_null()) {  // never opened: nothing to close
+      --f.waiting;
+      continue;
+    }
+    const CallId tid = pending_.expect<ToolRan>(
+        [this, fork, i](const ToolRan& r, Effects& o) { on_branch_closed(o, fork, i, r.result); });
+    json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", f.winner == i}};
+    out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+  }
+  if (f.waiting == 0) fork_ended(out, fork);
+}
+
+void PyramidDriver::on_branch_closed(Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r) {
+  auto it = forks_.find(fork);
+  if (it == forks_.end()) return;
+  Fork& f = it->second;
+  Branch& b = f.branches[candidate];
+  if (r.ok && r.output.is_object()) {
+    b.changes = r.output;
+  } else {
+    b.changes = json{{"error", r.message}};
+    // A winner that cannot be merged did not win: its work is not in the task's directory.
+    if (f.winner == candidate) {
+      b.result = failed_output("its branch could not be merged: " + r.message);
+      f.winner.reset();
+    }
+  }
+  if (--f.waiting == 0) fork_ended(out, fork);
+}
+
+void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
+  Fork f = std::move(forks_.at(fork));
+  forks_.erase(fork);
+  json branches = json::array();
+  std::string failures;
+  for (size_t i = 0; i < f.branches.size(); ++i) {
+    const Branch& b = f.branches[i];
+    const FinalOutput& r = *b.result;
+    json j{{"model", f.agent->candidates[i]},
+           {"agent", candidate_instance(f.agent->name, i)},
+           {"branch", b.name},
+           {"status", r.success ? "success" : "error"},
+           {"output", r.output},
+           {"merged", f.winner == i}};
+    if (!r.success) {
+      j["error_information"] = r.error_information;
+      failures += (failures.empty() ? "" : "; ") + f.agent->candidates[i] + ": " + r.error_information;
+    }
+    if (!b.changes.is_null()) j["changes"] = b.changes;
+    branches.push_back(std::move(j));
+  }
+  FinalOutput fo = f.winner ? *f.branches[*f.winner].result
+                            : failed_output("none of " + f.agent->name + "'s " + std::to_string(f.branches.size()) +
+                                            " candidate models succeeded: " + failures);
+  out.push_back(journal_step(msg::EventKind::note, json{{"fork", fork}, {"agent", f.agent->name}, {"branches", branches}},
+                             0, 0, 0, f.agent->name));
+  if (listening())
+    report(out, msg::EventKind::branches,
+           f.agent->name + ": " + std::to_string(f.branches.size()) + " candidate branches, " +
+               (f.winner ? "merged " + f.agent->candidates[*f.winner] : std::string("none merged")),
+           json{{"fork", fork}, {"branches", branches}}, f.agent->name);
+  // The merged files are now where the caller works.
+  if (f.winner && f.from.empty())
+    for (const auto& file : fo.files) index_.describe(file.path, file.description);
+  json result = fo.to_json();
+  result["branches"] = std::move(branches);
+  answer_parent(out, f.parent, f.slot, *f.agent, fo, std::move(result));
+}
+
+void PyramidDriver::drop_orphans() {
+  for (auto k = calls_.begin(); k != calls_.end();) k = tree_.running(k->first) ? std::next(k) : calls_.erase(k);
+  for (auto k = forks_.begin(); k != forks_.end();)
+    k = k->second.parent != 0 && !calls_.count(k->second.parent) ? forks_.erase(k) : std::next(k);
 }
 
 void PyramidDriver::on_hired(Effects& out, const std::string& agent, const HireAnswered& a) {
@@ -251,7 +403,7 @@ bool PyramidDriver::compress(Effects& out, uint64_t id) {
     on_compressed(o, id, latest, before, a);
   });
   std::vector<llm::ChatMessage> request{{llm::Role::user, setup_.texts->compress(conversation), {}, "", ""}};
-  out.push_back(Ask{aid, c.agent->name, "", "", false, std::move(request), {}});
+  out.push_back(Ask{aid, c.staff, "", "", false, std::move(request), {}});
   return true;
 }
 
@@ -260,7 +412,7 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   if (it == calls_.end()) return;
   Call& c = it->second;
   if (!a.ok)
-    return end(out, id, failed_output("the summary of " + c.agent->name + "'s conversation failed: " + a.error));
+    return end(out, id, failed_output("the summary of " + c.staff + "'s conversation failed: " + a.error));
   c.tokens_in += a.reply.usage.input_tokens;
   c.tokens_out += a.reply.usage.output_tokens;
   c.usd += a.expense;
@@ -281,12 +433,12 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   const int64_t after = env_tokens(c);
   out.push_back(journal_step(msg::EventKind::note,
                              json{{"call", id}, {"compressed", json{{"before_tokens", before}, {"after_tokens", after}}}},
-                             a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense, c.agent->name));
+                             a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense, c.staff));
   if (listening())
     report(out, msg::EventKind::retry,
-           c.agent->name + "'s conversation compressed: " + std::to_string(before) + " → " + std::to_string(after) +
+           c.staff + "'s conversation compressed: " + std::to_string(before) + " → " + std::to_string(after) +
                " tokens",
-           json{{"call", id}, {"before_tokens", before}, {"after_tokens", after}}, c.agent->name);
+           json{{"call", id}, {"before_tokens", before}, {"after_tokens", after}}, c.staff);
   turn(out, id);
 }
 
@@ -295,7 +447,7 @@ void PyramidDriver::turn(Effects& out, uint64_t id) {
   if (!c.compressed_last && compress(out, id)) return;
   c.compressed_last = false;
   if (c.turns >= c.max_turns)
-    return end(out, id, failed_output(c.agent->name + " reached its limit of " + std::to_string(c.max_turns) +
+    return end(out, id, failed_output(c.staff + " reached its limit of " + std::to_string(c.max_turns) +
                                       " turns without a final_output"));
   ++c.turns;
   std::vector<llm::ChatMessage> messages = prompt_of(c);
@@ -304,7 +456,7 @@ void PyramidDriver::turn(Effects& out, uint64_t id) {
   largest_prompt_ = std::max(largest_prompt_, tokens);
   const CallId aid =
       pending_.expect<AskAnswered>([this, id](const AskAnswered& a, Effects& o) { on_turn(o, id, a); });
-  out.push_back(Ask{aid, c.agent->name, "", "", false, std::move(messages), tools_of(library_, *c.agent, setup_.level0)});
+  out.push_back(Ask{aid, c.staff, "", "", false, std::move(messages), tools_of(library_, *c.agent, setup_.level0)});
 }
 
 void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
@@ -314,24 +466,24 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
   if (!a.ok)
     return end(out, id,
                failed_output((a.refused ? "the ledger refused the call of " : "the model call of ") +
-                             c.agent->name + (a.refused ? ": " : " failed: ") + a.error));
+                             c.staff + (a.refused ? ": " : " failed: ") + a.error));
   c.tokens_in += a.reply.usage.input_tokens + a.reply.extra_usage.input_tokens;
   c.tokens_out += a.reply.usage.output_tokens + a.reply.extra_usage.output_tokens;
   c.usd += a.expense;
   const std::vector<llm::ToolCall>& requests = a.reply.tool_requests;
   append(c, {llm::Role::assistant, a.reply.output, requests, "", ""});
   if (listening() && !a.reply.output.empty())
-    report(out, msg::EventKind::thinking, short_text(a.reply.output), json{{"call", id}}, c.agent->name);
+    report(out, msg::EventKind::thinking, short_text(a.reply.output), json{{"call", id}}, c.staff);
 
   if (requests.empty()) {
     if (c.nudges >= setup_.max_nudges)
       return end(out, id,
-                 failed_output(c.agent->name + " called no tool after " + std::to_string(setup_.max_nudges) +
+                 failed_output(c.staff + " called no tool after " + std::to_string(setup_.max_nudges) +
                                " reminders"));
     ++c.nudges;
     const std::string nudge = setup_.texts->nudge(setup_.max_nudges - c.nudges);
     append(c, {llm::Role::user, nudge, {}, "", ""});
-    out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"nudge", c.nudges}}, 0, 0, 0, c.agent->name));
+    out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"nudge", c.nudges}}, 0, 0, 0, c.staff));
     return turn(out, id);
   }
   const bool final_called = std::any_of(requests.begin(), requests.end(),
@@ -377,15 +529,15 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
   const uint64_t id = c.id;
   const llm::ToolCall& req = c.batch[i].request;
   out.push_back(journal_step(msg::EventKind::tool_call, json{{"call", id}, {"tool", req.name}, {"arguments", req.arguments}},
-                             0, 0, 0, c.agent->name));
+                             0, 0, 0, c.staff));
   if (listening())
     report(out, msg::EventKind::tool_call, req.name + " " + short_text(req.arguments), json{{"call", id}},
-           c.agent->name);
+           c.staff);
   if (Status s = check_allowed(*c.agent, req.name); !s.ok()) return slot_done(out, id, i, error_text(s.error().message));
   if (const AgentDefinition* callee = library_.find(req.name)) {
     auto call = parse_agent_call(*callee, req.arguments);
     if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
-    begin(out, id, i, *callee, call->task_input, call->max_turns, false);
+    call_agent(out, id, i, *callee, call->task_input, call->max_turns);
     return;
   }
   if (!setup_.level0.count(req.name))
@@ -403,7 +555,7 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
     }
     slot_done(o, id, i, tool_text(r.result));
   });
-  out.push_back(RunTool{tid, req.name, req.arguments});
+  out.push_back(RunTool{tid, req.name, req.arguments, c.branch});
 }
 
 void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string result) {
@@ -413,10 +565,10 @@ void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string r
   Slot& slot = c.batch[i];
   out.push_back(journal_step(msg::EventKind::tool_result,
                              json{{"call", id}, {"tool", slot.request.name}, {"result", result}}, 0, 0, 0,
-                             c.agent->name));
+                             c.staff));
   if (listening())
     report(out, msg::EventKind::tool_result, slot.request.name + " → " + short_text(result), json{{"call", id}},
-           c.agent->name);
+           c.staff);
   slot.result = std::move(result);
   if (--c.waiting > 0) return;
   // Every result of the turn is in: they go back in call order.
@@ -443,7 +595,7 @@ void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& cal
       std::string list;
       for (const auto& s : skipped) list += (list.empty() ? "" : "; ") + s;
       out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"review_skipped", skipped}}, 0, 0, 0,
-                                 c.agent->name));
+                                 c.staff));
       return reject_final(out, id, call.id, "your workflow's review steps are not done yet: " + list +
                                                 ". Do them, then call final_output again");
     }
@@ -467,13 +619,13 @@ void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& cal
         if (!r.result.ok) return reject_final(o, id, call_id, r.result.message);
         accept_final(o, id, std::move(fo), call_id);
       });
-  out.push_back(RunTool{tid, kCheckFilesTool, json{{"paths", std::move(paths)}}.dump()});
+  out.push_back(RunTool{tid, kCheckFilesTool, json{{"paths", std::move(paths)}}.dump(), calls_.at(id).branch});
 }
 
 void PyramidDriver::reject_final(Effects& out, uint64_t id, const std::string& call_id, const std::string& why) {
   Call& c = calls_.at(id);
   ++c.bad_finals;
-  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"final_output_refused", why}}, 0, 0, 0, c.agent->name));
+  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"final_output_refused", why}}, 0, 0, 0, c.staff));
   if (c.bad_finals > setup_.max_final_output_retries)
     return end(out, id,
                failed_output("no valid final_output after " + std::to_string(c.bad_finals) + " attempts; last: " + why));
@@ -490,30 +642,30 @@ void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, cons
   // The runtime has the judge check a success nobody checked yet.
   ++c.audits;
   c.final_call_id = call_id;
-  const std::string request = setup_.texts->judge_request(c.input, c.agent->name, fo.to_json().dump());
+  const std::string request = setup_.texts->judge_request(c.input, c.staff, fo.to_json().dump());
   c.claimed = std::move(fo);
   if (listening()) report(out, msg::EventKind::retry,
-                          "the judge audits " + c.agent->name + "'s result (" + std::to_string(c.audits) + " of " +
+                          "the judge audits " + c.staff + "'s result (" + std::to_string(c.audits) + " of " +
                               std::to_string(setup_.max_judge_retries + 1) + " at most)",
-                          json{{"call", id}}, c.agent->name);
+                          json{{"call", id}}, c.staff);
   begin(out, id, kNoSlot, *judge, request, judge->max_turns, true);
 }
 
 void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& verdict) {
   Call& c = calls_.at(id);
-  const double before = quality_.of(c.agent->name);
-  const double q = quality_.update(c.agent->name, verdict.success, setup_.wall_ms ? setup_.wall_ms() : 0);
+  const double before = quality_.of(c.quality_key);
+  const double q = quality_.update(c.quality_key, verdict.success, setup_.wall_ms ? setup_.wall_ms() : 0);
   const json v = verdict.to_json();
   out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0,
-                             c.agent->name));
+                             c.staff));
   if (listening())
     report(out, msg::EventKind::verdict, verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
-           json{{"call", id}, {"verdict", v}, {"quality", q}}, c.agent->name);
+           json{{"call", id}, {"verdict", v}, {"quality", q}}, c.staff);
   if (q < setup_.poor_quality && before >= setup_.poor_quality)
     trigger(out, "poor_performance",
-            c.agent->name + "'s quality score fell to " + number_text(q) + ", below " +
+            c.quality_key + "'s quality score fell to " + number_text(q) + ", below " +
                 number_text(setup_.poor_quality) + ", after " + (verdict.success ? "an approval" : "a rejection"),
-            json{{"agent", c.agent->name}, {"q", q}, {"threshold", setup_.poor_quality}}, c.agent->name);
+            json{{"agent", c.quality_key}, {"q", q}, {"threshold", setup_.poor_quality}}, c.staff);
   FinalOutput claimed = std::move(*c.claimed);
   c.claimed.reset();
   if (verdict.success) {
@@ -541,32 +693,43 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
   calls_.erase(it);
   tree_.pop(id);
   // Calls it made that still run have nobody to answer to.
-  for (auto k = calls_.begin(); k != calls_.end();) k = tree_.running(k->first) ? std::next(k) : calls_.erase(k);
-  for (const auto& f : fo.files) index_.describe(f.path, f.description);
+  drop_orphans();
+  // A branch's files stay in its branch until it is merged.
+  if (c.branch.empty())
+    for (const auto& f : fo.files) index_.describe(f.path, f.description);
   const json result = fo.to_json();
   out.push_back(journal_step(msg::EventKind::answer, json{{"call", id}, {"final_output", result}}, c.tokens_in,
-                             c.tokens_out, c.usd, c.agent->name));
+                             c.tokens_out, c.usd, c.staff));
   if (listening())
     report(out, msg::EventKind::answer,
-           c.agent->name + (fo.success ? ": success: " + short_text(fo.output)
-                                       : ": error: " + short_text(fo.error_information)),
+           c.staff + (fo.success ? ": success: " + short_text(fo.output)
+                                 : ": error: " + short_text(fo.error_information)),
            json{{"call", id},
                 {"turns", c.turns},
                 {"latency_ms", setup_.now_ms ? setup_.now_ms() - c.started_ms : 0}},
-           c.agent->name)
+           c.staff)
         .costing(c.tokens_in, c.tokens_out, c.usd);
-  if (c.parent == 0) {
+  if (auto p = calls_.find(c.parent); p != calls_.end()) {
+    p->second.tokens_in += c.tokens_in;
+    p->second.tokens_out += c.tokens_out;
+    p->second.usd += c.usd;
+  }
+  if (c.fork) return branch_ended(out, c.fork, c.candidate, std::move(fo));
+  if (c.audit) return on_verdict(out, c.parent, fo);
+  answer_parent(out, c.parent, c.slot, *c.agent, fo, result);
+}
+
+void PyramidDriver::answer_parent(Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                                  const FinalOutput& fo, json result) {
+  if (parent == 0) {
     final_ = result;
     return finish(out, fo.success, fo.success ? fo.output : fo.error_information);
   }
-  Call& parent = calls_.at(c.parent);
-  parent.tokens_in += c.tokens_in;
-  parent.tokens_out += c.tokens_out;
-  parent.usd += c.usd;
-  if (c.audit) return on_verdict(out, parent.id, fo);
-  if (c.agent->level < 0 && fo.success) parent.approved = true;
-  if (fo.success) parent.succeeded.insert(c.agent->name);
-  slot_done(out, parent.id, c.slot, result.dump());
+  auto p = calls_.find(parent);
+  if (p == calls_.end()) return;
+  if (agent.level < 0 && fo.success) p->second.approved = true;
+  if (fo.success) p->second.succeeded.insert(agent.name);
+  slot_done(out, parent, slot, result.dump());
 }
 
 void PyramidDriver::finish(Effects& out, bool ok, std::string text) {

@@ -29,6 +29,13 @@
 // call's next turn waits for a summary of its middle (asked of the same
 // agent, with no tools): the first instruction and the latest interaction
 // stay verbatim, so the prompt stays bounded however long the call runs.
+// An agent with candidate models runs each call once per candidate, at the
+// same time, each on its own branch of the task's directory (a copy made
+// when the call starts, by the hidden level-0 tool kBranchOpenTool); what
+// each changed is recorded, the first success in candidate order (audited
+// like any other) is merged back (kBranchCloseTool), and the caller gets
+// that success with every branch's outcome and change set beside it. Each
+// candidate is hired as its own employee, with its own quality score.
 // Hired agents are fired when the task ends.
 #pragma once
 
@@ -59,6 +66,14 @@ namespace kaisha::pyramid {
 // arguments {"paths": [...]}; success when all exist, else an error naming
 // the missing ones. Not offered to models.
 inline constexpr const char* kCheckFilesTool = "check_files";
+// Copies the directory (or branch) `from` ("" = the task's directory) into
+// the new branch `branch`: arguments {"from", "branch"}; the output is the
+// copy's manifest {path: content hash}.
+inline constexpr const char* kBranchOpenTool = "branch_open";
+// What branch `branch` changed against `base` (a manifest), merged into
+// `into` when `merge`: arguments {"branch", "into", "base", "merge"}; the
+// output is {"added", "modified", "removed", "merged"}.
+inline constexpr const char* kBranchCloseTool = "branch_close";
 
 // What every task of one pyramid strategy shares.
 struct PyramidSetup {
@@ -67,8 +82,9 @@ struct PyramidSetup {
   std::shared_ptr<const LoopTexts> texts;
   // The level-0 tools on offer, by name (final_output among them).
   std::map<std::string, llm::ToolSpec> level0;
-  // The priced model an agent runs on (its own `model`, else the strategy's).
-  std::function<economy::ModelCost(const AgentDefinition&)> cost_of;
+  // The priced model an agent runs on: `model` is its own model or one of
+  // its candidates ("" = the strategy's default).
+  std::function<economy::ModelCost(const std::string& model)> cost_of;
   TokenCounter count;
   int64_t index_budget_tokens = 2000;  // C_LM
   // τ: when a call's C_ENV passes it, the agent's model summarises all but
@@ -139,6 +155,11 @@ class PyramidDriver {
     uint64_t id = 0;
     uint64_t parent = 0;  // the calling call; 0 for the task's
     size_t slot = 0;      // which of the parent's tool calls it answers
+    uint64_t fork = 0;    // a candidate's branch: the fork it answers instead of the parent's slot
+    size_t candidate = 0; // which of the fork's
+    std::string staff;    // the employee asked: the agent, or its candidate's instance
+    std::string quality_key;  // whose Q its verdicts move: the agent, or "<agent>@<model>"
+    std::string branch;   // the branch of the task's directory it works in ("" = the directory)
     bool audit = false;   // it is the judge auditing its parent's result
     const AgentDefinition* agent = nullptr;
     std::string input;
@@ -160,6 +181,25 @@ class PyramidDriver {
     std::vector<std::string> written;  // files its file_write calls wrote
     std::set<std::string> succeeded;   // tools and agents it called that succeeded
   };
+  // One call of an agent with candidate models: a branch per candidate.
+  struct Branch {
+    std::string name;  // its directory's
+    json base;         // the manifest it was copied with
+    uint64_t call = 0;
+    std::optional<FinalOutput> result;
+    json changes;  // once closed
+  };
+  struct Fork {
+    uint64_t parent = 0;
+    size_t slot = 0;
+    const AgentDefinition* agent = nullptr;
+    std::string input;
+    int64_t max_turns = 100;
+    std::string from;  // the branch it was made from ("" = the task's directory)
+    std::vector<Branch> branches;
+    size_t waiting = 0;  // branches running, or closing
+    std::optional<size_t> winner;
+  };
   enum class HireState { hiring, hired, failed };
   struct Staff {
     HireState state = HireState::hiring;
@@ -170,8 +210,23 @@ class PyramidDriver {
 
   void on_route_scores(driver::Effects& out, const driver::ModelAnswered& a);
   void enter(driver::Effects& out);
+  // A call of `agent`; an agent with candidates forks into one per candidate.
+  void call_agent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                  std::string input, int64_t max_turns);
+  // `fork` != 0: the call is candidate `candidate` of that fork.
   uint64_t begin(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
-                 std::string input, int64_t max_turns, bool audit);
+                 std::string input, int64_t max_turns, bool audit, uint64_t fork = 0, size_t candidate = 0);
+  void start_fork(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                  std::string input, int64_t max_turns);
+  void on_branch_opened(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
+  void branch_ended(driver::Effects& out, uint64_t fork, size_t candidate, FinalOutput fo);
+  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
+  void fork_ended(driver::Effects& out, uint64_t fork);
+  // The call's result goes to its parent (or ends the task).
+  void answer_parent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
+                     const FinalOutput& fo, json result);
+  // Calls and forks whose caller has ended are dropped.
+  void drop_orphans();
   void on_hired(driver::Effects& out, const std::string& agent, const driver::HireAnswered& a);
   void turn(driver::Effects& out, uint64_t id);
   int64_t tokens_of(const llm::ChatMessage& m) const;  // its text and tool-call arguments
@@ -209,7 +264,9 @@ class PyramidDriver {
   CallTree tree_;
   WorkspaceIndex index_;
   std::map<uint64_t, Call> calls_;     // running, by tree id
-  std::map<std::string, Staff> staff_;  // agents hired or being hired, by name
+  std::map<std::string, Staff> staff_;  // agents hired or being hired, by employee name
+  std::map<uint64_t, Fork> forks_;      // running, by id
+  uint64_t last_fork_ = 0;
   Pending pending_;
   int64_t largest_prompt_ = 0;
   int64_t history_tokens_ = 0;

@@ -11,6 +11,7 @@
 #include "runtime/http/http_client.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/file_view.hpp"
+#include "runtime/tools/workspace_branch.hpp"
 #include "runtime/tools/worker_pool.hpp"
 
 namespace kaisha::tools {
@@ -20,7 +21,9 @@ using Done = std::function<void(ToolResult)>;
 
 namespace {
 
-constexpr const char* kCheckFiles = "check_files";  // pyramid::kCheckFilesTool
+constexpr const char* kCheckFiles = "check_files";    // pyramid::kCheckFilesTool
+constexpr const char* kBranchOpen = "branch_open";    // pyramid::kBranchOpenTool
+constexpr const char* kBranchClose = "branch_close";  // pyramid::kBranchCloseTool
 
 std::string str_arg(const json& args, const char* key) {
   auto it = args.find(key);
@@ -63,6 +66,10 @@ ToolResult run_result(const std::string& tool, const Result<sandbox::SandboxResu
 }  // namespace
 
 constexpr const char* kTasksDir = ".tasks";
+// Branches of a task live in <sessions>/.branches/<task>/<branch>: beside
+// the tasks' directories (a task id never starts with '.'), out of reach of
+// the task's own tools.
+constexpr const char* kBranchesDir = ".branches";
 
 struct PyramidTools::Impl {
   PyramidToolsOptions options;
@@ -78,13 +85,59 @@ struct PyramidTools::Impl {
     for (char c : task)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
         return Error{"path", "task id '" + task + "' cannot name a directory"};
-    if (task == "." || task == "..") return Error{"path", "task id '" + task + "' cannot name a directory"};
+    if (task[0] == '.') return Error{"path", "task id '" + task + "' cannot name a directory (it starts with '.')"};
     // Beside the sessions' workspaces, not in them: a program sandboxed in a
     // session's workspace (a HASHIRU tool) could otherwise plant a symlink
     // where a task's directory is about to be made.
     auto sessions = session_workspace(options.workspace_root + "/" + kTasksDir, session);
     if (!sessions) return sessions.error();
     return *sessions + "/" + task;
+  }
+
+  // The task's directory, or its branch `branch` ("" = the directory).
+  Result<std::string> work_dir(const std::string& session, const std::string& task, const std::string& branch) const {
+    auto dir = task_dir(session, task);
+    if (!dir || branch.empty()) return dir;
+    for (char c : branch)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-')
+        return Error{"path", "branch '" + branch + "' cannot name a directory"};
+    const std::string sessions = dir->substr(0, dir->size() - task.size() - 1);
+    return sessions + "/" + kBranchesDir + "/" + task + "/" + branch;
+  }
+
+  // branch_open and branch_close: the driver's, never a model's.
+  ToolResult on_branch(const std::string& name, const std::string& session, const std::string& task,
+                       const json& args) const {
+    const std::string branch = str_arg(args, "branch");
+    if (branch.empty()) return ToolResult::error(name + ": 'branch' is required");
+    auto branch_dir = work_dir(session, task, branch);
+    if (!branch_dir) return ToolResult::error(name + ": " + branch_dir.error().message);
+    auto main_dir = work_dir(session, task, str_arg(args, name == kBranchOpen ? "from" : "into"));
+    if (!main_dir) return ToolResult::error(name + ": " + main_dir.error().message);
+    auto branch_view = FileView::open(*branch_dir);
+    if (!branch_view) return ToolResult::error(name + ": " + branch_view.error().message);
+    auto main_view = FileView::open(*main_dir);
+    if (!main_view) return ToolResult::error(name + ": " + main_view.error().message);
+    if (name == kBranchOpen) {
+      auto copied = copy_tree(*main_view, *branch_view);
+      if (!copied) return ToolResult::error(name + ": " + copied.error().message);
+      return ToolResult::success(name + ": " + std::to_string(copied->size()) + " files copied to " + branch,
+                                 json(*copied));
+    }
+    Manifest base;
+    if (auto it = args.find("base"); it != args.end() && it->is_object())
+      for (const auto& [path, hash] : it->items())
+        if (hash.is_string()) base[path] = hash.get<std::string>();
+    auto now = manifest_of(*branch_view);
+    if (!now) return ToolResult::error(name + ": " + now.error().message);
+    ChangeSet changes = changes_between(base, *now);
+    json out = changes.to_json();
+    const bool merge = args.value("merge", false);
+    if (merge)
+      if (Status s = merge_changes(*branch_view, *main_view, changes); !s)
+        return ToolResult::error(name + ": merging " + branch + ": " + s.error().message, out);
+    out["merged"] = merge;
+    return ToolResult::success(name + ": " + branch + (merge ? " merged" : " closed"), out);
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
@@ -235,9 +288,12 @@ void PyramidTools::call(const std::string& name, const json& args, const company
     });
     return;
   }
-  const std::string session = ctx.session_id, task = ctx.task_id;
-  impl_->on_pool(name, std::move(done), [this, name, args, session, task]() {
-    auto dir = impl_->task_dir(session, task);
+  const std::string session = ctx.session_id, task = ctx.task_id, branch = ctx.branch;
+  if (name == kBranchOpen || name == kBranchClose)
+    return impl_->on_pool(name, std::move(done),
+                          [this, name, args, session, task] { return impl_->on_branch(name, session, task, args); });
+  impl_->on_pool(name, std::move(done), [this, name, args, session, task, branch]() {
+    auto dir = impl_->work_dir(session, task, branch);
     if (!dir) return ToolResult::error(name + ": " + dir.error().message);
     auto view = FileView::open(*dir);
     if (!view) return ToolResult::error(name + ": " + view.error().message);

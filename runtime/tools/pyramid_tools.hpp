@@ -10,8 +10,11 @@
 // descriptor-based file layer: no symlink followed, no '..', no absolute
 // path); a task_id argument that names another task is refused. Programs run
 // under bubblewrap with that directory as /workspace and no network, so
-// pip_install fails with the reason. check_files (pyramid_driver.hpp's
-// kCheckFilesTool) is served too but not offered to models.
+// pip_install fails with the reason. check_files, branch_open and
+// branch_close (pyramid_driver.hpp's kCheckFilesTool, kBranchOpenTool and
+// kBranchCloseTool) are served too but not offered to models. A call whose
+// context names a branch works in that branch, a copy of the task's
+// directory at <workspace_root>/.tasks/<session>/.branches/<task>/<branch>.
 //
 // call() never blocks: file and sandbox work runs on the source's worker
 // threads, a search on its engine's HTTP loop.

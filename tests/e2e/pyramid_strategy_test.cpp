@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "e2e_fixture.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -189,6 +190,59 @@ TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
   }
   EXPECT_TRUE(route_note);
   EXPECT_TRUE(route_call);
+}
+
+// Item 20: coder_agent has three candidate models
+// (examples/pyramid/candidates.yaml). One call of it runs three times at
+// once, each candidate hired as its own employee on its own branch of the
+// task's directory: three branches, three outputs. small-a's program is
+// rejected by the judge; small-b's and large's are approved, and small-b's,
+// first in candidate order, is the one merged into the task's directory.
+TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
+  start_mock_file(kExamples + "candidates_scenario.yaml");
+  ConfigOptions o;
+  o.ceo_model = "openai:lead-model";
+  o.extra = "strategy: pyramid\npyramid:\n  library: " + kExamples + "candidates.yaml\n  entry: lead_agent\n" +
+            "tools:\n  workspace_root: " + dir_.file("work") + "\n";
+  RunResult r = run_json(write_config(o), "Write a program that prints the 10th Fibonacci number");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  json res = r.result();
+  ASSERT_TRUE(res.value("ok", false)) << r.describe();
+
+  // Three employees, one per candidate, each on its model.
+  std::set<std::string> hired;
+  for (const auto& e : r.events("hire")) hired.insert(e.value("text", ""));
+  for (const char* a : {"coder_agent__1", "coder_agent__2", "coder_agent__3"}) EXPECT_TRUE(hired.count(a)) << a;
+  EXPECT_EQ(by_rule("small-a-writes").size(), 1u);
+  EXPECT_EQ(by_rule("small-b-writes").size(), 1u);
+  EXPECT_EQ(by_rule("large-writes").size(), 1u);
+
+  // Three branches with three programs; the merged one is small-b's.
+  const std::string task = res.value("task", "");
+  const std::string branches = dir_.file("work/.tasks/" + session_of(r) + "/.branches/" + task + "/");
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(read(branches + "f1-1/code_run/fib.py"), "print(0)  # 小さいモデル\n");
+  EXPECT_NE(read(branches + "f1-2/code_run/fib.py").find("a, b = b, a + b"), std::string::npos);
+  EXPECT_NE(read(branches + "f1-3/code_run/fib.py").find("@cache"), std::string::npos);
+  const std::string main_dir = dir_.file("work/.tasks/" + session_of(r) + "/" + task + "/");
+  EXPECT_EQ(read(main_dir + "code_run/fib.py"), read(branches + "f1-2/code_run/fib.py"));
+
+  // The event names every branch's outcome and change set, and the merge.
+  auto forks = r.events("branches");
+  ASSERT_EQ(forks.size(), 1u) << r.describe();
+  const json b = forks[0]["data"]["branches"];
+  ASSERT_EQ(b.size(), 3u) << b;
+  EXPECT_EQ(b[0]["status"], "error");
+  EXPECT_EQ(b[0]["error_information"], "I cannot fix it") << b[0];
+  EXPECT_EQ(b[1]["merged"], true);
+  EXPECT_EQ(b[1]["changes"]["added"], json({"code_run/fib.py"}));
+  EXPECT_EQ(b[2]["status"], "success");
+  EXPECT_EQ(b[2]["merged"], false);
+  EXPECT_EQ(by_rule("judge-rejects-small-a").size(), 1u);
+  EXPECT_EQ(by_rule("small-a-gives-up").size(), 1u);
 }
 
 // Items 60, 49, 29, 22 and 18: InfiHelper (examples/pyramid/infihelper.yaml)

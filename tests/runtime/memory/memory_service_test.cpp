@@ -43,7 +43,7 @@ TEST(MemoryService, ToolCallsAndRetrievalRunOnTheWorkerAndPersist) {
     std::promise<company::ToolResult> p;
     (*source)->call("MemoryManager",
                       json{{"action", "add_memory"}, {"key", "vegetarian"}, {"memory", "The user is vegetarian."}},
-                      {"s1", "t1", "CEO"}, [&](company::ToolResult r) { p.set_value(std::move(r)); });
+                      {"s1", "t1", "CEO", ""}, [&](company::ToolResult r) { p.set_value(std::move(r)); });
     EXPECT_TRUE(p.get_future().get().ok);
   }
   auto s = start(dir.file("m.db"));  // a new process, the same file

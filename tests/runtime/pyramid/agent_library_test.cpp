@@ -153,6 +153,19 @@ TEST(AgentLibrary, EveryMistakeNamesFileLineAndKey) {
        "did you mean 'file'?"},
       {"max_children: 0\nagents:\n  - {name: a, level: 1, description: d, available_tools: []}\n",
        "max_children: expected an integer >= 1"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], candidates: [m1]}\n",
+       "lib.yaml:2: agents[0].candidates: expected 2 to 8 models, got 1"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], model: m0, candidates: [m1, m2]}\n",
+       "agents[0].candidates: give 'model' or 'candidates', not both"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], candidates: [m1, m1]}\n",
+       "agents[0].candidates[1]: 'm1' is listed twice"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], candidates: m1}\n",
+       "agents[0].candidates: expected a list of model refs"},
+      {"agents:\n  - {name: j, level: -1, description: d, available_tools: [], candidates: [m1, m2]}\n",
+       "agents[0].candidates: the judge runs on one model"},
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], candidates: [m1, m2]}\n"
+       "  - {name: a__2, level: 1, description: d, available_tools: []}\n",
+       "lib.yaml:3: agents[1].name: 'a__2' is the name a's candidate 2 runs as; rename one of them"},
   };
   for (const auto& c : cases) {
     auto r = AgentLibrary::parse(c.yaml, "lib.yaml");

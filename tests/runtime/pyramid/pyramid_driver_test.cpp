@@ -61,10 +61,10 @@ struct Harness {
     setup.texts = std::make_shared<const LoopTexts>(value_or_throw(LoopTexts::load(prompts)));
     for (const std::string t : {"file_read", "file_write", "dir_list", "final_output", "check_files"})
       setup.level0[t] = llm::ToolSpec{t, "the " + t + " tool", json::object()};
-    setup.cost_of = [](const AgentDefinition& a) {
+    setup.cost_of = [](const std::string& model) {
       economy::ModelCost c;
       c.name = "mock";
-      c.model_ref = a.model.empty() ? "mock:default" : a.model;
+      c.model_ref = model.empty() ? "mock:default" : model;
       c.type = "local";
       return c;
     };
@@ -421,6 +421,125 @@ TEST(PyramidDriver, TheRoutingModelsScoresChooseTheEntryAgent) {
                 std::string::npos) << journaled;
     }
   }
+}
+
+// Item 20: an agent with three candidate models runs each call three
+// times at once, each candidate hired as its own employee and working on its
+// own branch (its tools, and the judge auditing it, run there); the first
+// success in candidate order is merged and the caller gets it with all three
+// branches' outcomes.
+TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
+  const std::string library = R"(agents:
+  - {name: judge_agent, level: -1, description: checks, available_tools: [file_read, final_output]}
+  - name: drafter
+    level: 1
+    description: drafts
+    available_tools: [file_write, final_output]
+    candidates: [mock:a, mock:b, mock:c]
+  - {name: boss, level: 2, description: leads, available_tools: [drafter, final_output]}
+)";
+  Harness h(library, "boss");
+  h.start();
+  h.answer("boss", {tc("d", "drafter", {{"task_input", "Draft it"}})});
+  // Take the waiting RunTool of `tool` (in `branch`, when given).
+  auto take_tool = [&](const std::string& tool, const std::string& branch = "*") {
+    auto it = std::find_if(h.tools.begin(), h.tools.end(), [&](const RunTool& t) {
+      return t.tool == tool && (branch == "*" || t.branch == branch);
+    });
+    if (it == h.tools.end()) throw std::runtime_error("no " + tool + " in " + branch + " waits");
+    RunTool t = *it;
+    h.tools.erase(it);
+    return t;
+  };
+  auto answer_tool = [&](const RunTool& t, company::ToolResult r) { h.take(h.driver->on(ToolRan{t.id, std::move(r)})); };
+
+  // Three branches are made from the task's directory before anyone is hired.
+  ASSERT_EQ(h.tools.size(), 3u);
+  EXPECT_TRUE(h.hires.empty());
+  for (int i = 1; i <= 3; ++i) {
+    RunTool open = take_tool(kBranchOpenTool);
+    const json args = json::parse(open.arguments);
+    EXPECT_EQ(args["branch"], "f1-" + std::to_string(i));
+    EXPECT_EQ(args["from"], "");
+    answer_tool(open, company::ToolResult::success("copied", json{{"brief.md", "00aa"}}));
+  }
+  ASSERT_EQ(h.hires.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(h.hires[i].spec.name, "drafter__" + std::to_string(i + 1));
+    EXPECT_EQ(h.hires[i].spec.model_ref, std::string("mock:") + char('a' + i));
+  }
+  h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "cannot draft")))});
+  h.answer("drafter__2", {tc("w", "file_write", {{"file_path", "draft.md"}, {"content", "b's draft"}})});
+  answer_tool(take_tool("file_write", "f1-2"), company::ToolResult::success("written"));
+  h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("success", "drafted",
+      json::array({{{"path", "draft.md"}, {"description", "the draft"}}}))))});
+  answer_tool(take_tool(kCheckFilesTool, "f1-2"), company::ToolResult::success("every file exists"));
+  h.answer("drafter__3", {tc("f", "final_output", json::parse(final_args("success", "drafted in my head")))});
+  // Each success is audited; the judge reads the branch it audits.
+  Ask audit = h.answer("judge_agent", {tc("r", "file_read", {{"file_path", "draft.md"}})});
+  RunTool read = take_tool("file_read");
+  EXPECT_FALSE(read.branch.empty());
+  answer_tool(read, company::ToolResult::success("b's draft"));
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+
+  // All three are done: each branch is closed, the winner (mock:b) merged.
+  ASSERT_EQ(h.tools.size(), 3u);
+  for (int i = 1; i <= 3; ++i) {
+    RunTool close = take_tool(kBranchCloseTool);
+    const json args = json::parse(close.arguments);
+    EXPECT_EQ(args["branch"], "f1-" + std::to_string(i));
+    EXPECT_EQ(args["merge"], i == 2) << i;
+    EXPECT_EQ(args["base"], json({{"brief.md", "00aa"}}));
+    json changes{{"added", i == 2 ? json::array({"draft.md"}) : json::array()}, {"modified", json::array()},
+                 {"removed", json::array()}, {"merged", i == 2}};
+    answer_tool(close, company::ToolResult::success("closed", changes));
+  }
+  ASSERT_FALSE(h.asks.empty());
+  const json result = json::parse(last(h.asks.front(), llm::Role::tool).content);
+  EXPECT_EQ(result["status"], "success") << result;
+  EXPECT_EQ(result["output"], "drafted");
+  ASSERT_EQ(result["branches"].size(), 3u);
+  EXPECT_EQ(result["branches"][0]["status"], "error");
+  EXPECT_EQ(result["branches"][0]["model"], "mock:a");
+  EXPECT_EQ(result["branches"][1]["merged"], true);
+  EXPECT_EQ(result["branches"][1]["changes"]["added"], json({"draft.md"}));
+  EXPECT_EQ(result["branches"][2]["status"], "success");
+  EXPECT_EQ(result["branches"][2]["merged"], false);
+  // Each candidate has its own quality score; the merged file is in the index.
+  EXPECT_GT(h.quality.of("drafter@mock:b"), 0.5);
+  EXPECT_GT(h.quality.of("drafter@mock:c"), 0.5);
+  EXPECT_NE(h.driver->index().render(1000).find("draft.md"), std::string::npos);
+  (void)audit;
+}
+
+// No candidate succeeds: the caller gets an error naming each one's failure,
+// and nothing is merged.
+TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
+  const std::string library = R"(agents:
+  - {name: drafter, level: 1, description: drafts, available_tools: [final_output], candidates: [mock:a, mock:b]}
+)";
+  Harness h(library, "drafter");
+  h.setup.enforce_judge = false;
+  h.start();
+  for (int i = 0; i < 2; ++i) {
+    RunTool open = h.tools.front();
+    h.tools.pop_front();
+    h.take(h.driver->on(ToolRan{open.id, company::ToolResult::success("copied", json::object())}));
+  }
+  h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "no idea")))});
+  h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("error", "out of ink")))});
+  ASSERT_EQ(h.tools.size(), 2u);
+  while (!h.tools.empty()) {
+    RunTool close = h.tools.front();
+    h.tools.pop_front();
+    EXPECT_EQ(json::parse(close.arguments)["merge"], false);
+    h.take(h.driver->on(ToolRan{close.id, company::ToolResult::success("closed", json::object())}));
+  }
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_NE(h.finished->text.find("none of drafter's 2 candidate models succeeded: mock:a: no idea; mock:b: out of ink"),
+            std::string::npos) << h.finished->text;
 }
 
 // Item 34: a planner whose workflow requires a summary file and the judge's

@@ -188,5 +188,74 @@ TEST_F(PyramidToolsTest, CheckFilesNamesTheMissingOnes) {
   EXPECT_EQ(bad.message.find("out/a.json"), std::string::npos) << bad.message;
 }
 
+// Item 20's branches: a copy of the task's directory per candidate model,
+// tools confined to it, its change set, and a merge that adds and updates.
+TEST_F(PyramidToolsTest, ABranchIsACopyWhoseChangesAreMergedBack) {
+  root.write(task("plan.md"), "the plan");
+  root.write(task("code_run/main.py"), "print(1)\n");
+  auto opened = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", "f1-1"}});
+  ASSERT_TRUE(opened.ok) << opened.message;
+  ASSERT_TRUE(opened.output.is_object());
+  EXPECT_EQ(opened.output.size(), 2u) << opened.output;
+  const std::string branch_dir = ".tasks/s1/.branches/t1/f1-1/";
+  EXPECT_EQ(root.read(branch_dir + "plan.md"), "the plan");
+
+  // A call in the branch sees and writes the branch only.
+  auto in_branch = [&](const std::string& name, const json& args) {
+    auto promise = std::make_shared<std::promise<company::ToolResult>>();
+    auto future = promise->get_future();
+    tools->call(name, args, company::ToolCallContext{"s1", "t1", "Pyramid", "f1-1"},
+                [promise](company::ToolResult r) { promise->set_value(std::move(r)); });
+    return future.get();
+  };
+  ASSERT_TRUE(in_branch("file_write", {{"file_path", "code_run/main.py"}, {"content", "print(2)\n"}}).ok);
+  ASSERT_TRUE(in_branch("file_write", {{"file_path", "results/out.md"}, {"content", "結果 ✓"}}).ok);
+  ASSERT_TRUE(in_branch("file_move", {{"source", "plan.md"}, {"destination", "old/plan.md"}}).ok);
+  EXPECT_EQ(root.read(task("code_run/main.py")), "print(1)\n");  // the task's directory is untouched
+  EXPECT_FALSE(std::filesystem::exists(root.file(task("results/out.md"))));
+  auto escape = in_branch("file_read", {{"file_path", "../../t1/plan.md"}});
+  EXPECT_FALSE(escape.ok);
+
+  // Closed without merging: the change set, and nothing reaches the task.
+  auto closed = call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", false}});
+  ASSERT_TRUE(closed.ok) << closed.message;
+  EXPECT_EQ(closed.output["added"], json({"old/plan.md", "results/out.md"})) << closed.output;
+  EXPECT_EQ(closed.output["modified"], json({"code_run/main.py"}));
+  EXPECT_EQ(closed.output["removed"], json({"plan.md"}));
+  EXPECT_EQ(closed.output["merged"], false);
+  EXPECT_FALSE(std::filesystem::exists(root.file(task("results/out.md"))));
+
+  // Merged: added and modified files land; nothing is deleted.
+  auto merged = call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}});
+  ASSERT_TRUE(merged.ok) << merged.message;
+  EXPECT_EQ(merged.output["merged"], true);
+  EXPECT_EQ(root.read(task("results/out.md")), "結果 ✓");
+  EXPECT_EQ(root.read(task("code_run/main.py")), "print(2)\n");
+  EXPECT_EQ(root.read(task("plan.md")), "the plan");
+}
+
+TEST_F(PyramidToolsTest, BranchesSkipSymlinksAndHiddenFilesAndRefuseOddNames) {
+  root.write(task("a.md"), "a");
+  root.write(task(".secret"), "hidden");
+  root.write("outside.txt", "host file");
+  std::filesystem::create_symlink(root.file("outside.txt"), root.file(task("link.txt")));
+  auto opened = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", "f2-1"}});
+  ASSERT_TRUE(opened.ok) << opened.message;
+  EXPECT_EQ(opened.output, json({{"a.md", opened.output["a.md"]}})) << opened.output;
+  EXPECT_FALSE(std::filesystem::exists(root.file(".tasks/s1/.branches/t1/f2-1/link.txt")));
+  for (const std::string bad : {"../x", "a/b", "", ".."}) {
+    auto r = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", bad}});
+    EXPECT_FALSE(r.ok) << bad;
+  }
+  // A task id cannot reach the branches' directory.
+  auto promise = std::make_shared<std::promise<company::ToolResult>>();
+  auto future = promise->get_future();
+  tools->call("dir_list", json::object(), company::ToolCallContext{"s1", ".branches", "Pyramid", ""},
+              [promise](company::ToolResult r) { promise->set_value(std::move(r)); });
+  auto listed = future.get();
+  EXPECT_FALSE(listed.ok);
+  EXPECT_NE(listed.message.find("starts with '.'"), std::string::npos) << listed.message;
+}
+
 }  // namespace
 }  // namespace kaisha::tools

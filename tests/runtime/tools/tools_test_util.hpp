@@ -57,7 +57,7 @@ inline company::ToolResult call_sync(company::ToolSource& p, const std::string& 
                                      const std::string& session = "s1") {
   auto promise = std::make_shared<std::promise<company::ToolResult>>();
   auto future = promise->get_future();
-  p.call(name, args, company::ToolCallContext{session, "t1", "CEO"},
+  p.call(name, args, company::ToolCallContext{session, "t1", "CEO", ""},
          [promise](company::ToolResult r) { promise->set_value(std::move(r)); });
   if (future.wait_for(std::chrono::seconds(60)) != std::future_status::ready)
     return company::ToolResult::error("test: no answer within 60 s");
