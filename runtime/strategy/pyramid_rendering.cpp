@@ -26,6 +26,22 @@ std::string render_pyramid_event(const msg::ProgressEvent& e, NumberText num) {
     o << "[" << e.agent << "] trigger " << e.text << "\n";
     return o.str();
   }
+  if (e.kind == msg::EventKind::branches) {
+    o << "[" << e.agent << "] branches: " << e.text << "\n";
+    try {
+      for (const auto& b : e.data.at("branches")) {
+        const json& c = b.value("changes", json::object());
+        auto count = [&](const char* key) { return c.contains(key) && c[key].is_array() ? c[key].size() : 0; };
+        o << "    " << b.value("branch", std::string("?")) << " " << b.value("model", std::string("?")) << ": "
+          << b.value("status", std::string("?"));
+        if (b.value("status", std::string()) == "error") o << " (" << b.value("error_information", std::string()) << ")";
+        o << ", " << count("added") << " added, " << count("modified") << " modified, " << count("removed")
+          << " removed" << (b.value("merged", false) ? ", merged" : "") << "\n";
+      }
+    } catch (const json::exception&) {
+    }
+    return o.str();
+  }
   if (e.kind != msg::EventKind::route) return "";
   o << "[" << e.agent << "] route: " << e.text << "\n";
   try {

@@ -101,5 +101,20 @@ TEST(StrategyCatalog, HashiruRendersItsMemoriesAndNothingGeneric) {
   EXPECT_EQ(render_event(event(msg::EventKind::hire, "Poet"), plain), "");
 }
 
+TEST(StrategyCatalog, PyramidRendersEachCandidatesBranch) {
+  json branches = json::array(
+      {{{"branch", "f1-1"}, {"model", "ollama:qwen3:1.7b"}, {"status", "error"}, {"error_information", "書けない"},
+        {"changes", {{"added", {"a.md"}}, {"modified", json::array()}, {"removed", json::array()}}}, {"merged", false}},
+       {{"branch", "f1-2"}, {"model", "openai:gpt-4o"}, {"status", "success"},
+        {"changes", {{"added", {"a.md", "b.md"}}, {"modified", {"c.md"}}, {"removed", json::array()}}},
+        {"merged", true}}});
+  EXPECT_EQ(render_event(event(msg::EventKind::branches, "writer: 2 candidate branches, merged openai:gpt-4o",
+                               json{{"branches", branches}}),
+                         plain),
+            "[Planner] branches: writer: 2 candidate branches, merged openai:gpt-4o\n"
+            "    f1-1 ollama:qwen3:1.7b: error (書けない), 1 added, 0 modified, 0 removed\n"
+            "    f1-2 openai:gpt-4o: success, 2 added, 1 modified, 0 removed, merged\n");
+}
+
 }  // namespace
 }  // namespace kaisha::strategy
