@@ -2,6 +2,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/execution_unit.hpp>
+#include <caf/logger.hpp>
 #include <caf/mailbox_element.hpp>
 #include <caf/message_id.hpp>
 #include <caf/resumable.hpp>
@@ -96,6 +97,11 @@ void deliver(const caf::actor& dest, caf::message msg) {
   InlineExecutor executor{dest->home_system()};
   dest->enqueue(std::move(element), &executor);
   executor.drain();
+  // An actor run here that spawned another (a hire) set this thread's CAF
+  // logger, a reference that outlives the delivery: ~actor_system waits for
+  // its logger to go, so the node would never finish stopping. The I/O
+  // thread is not CAF's; it keeps no logger.
+  caf::logger::set_current_actor_system(nullptr);
   inline_allowed = true;
 }
 

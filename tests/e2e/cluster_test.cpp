@@ -211,7 +211,8 @@ TEST_F(ClusterTest, PyramidAgentsArePlacedOnTheNodesServingTheirModels) {
                                         {"writers", "127.0.0.1", 0, {"worker-model"}, 100, false, {}},
                                         {"leads", "127.0.0.1", 0, {"lead-model", "judge-model"}, 100, false, {}}};
   const std::string cluster = write_cluster(nodes, dir_.write("company-pyramid.yaml", company));
-  for (const auto& n : nodes) start_node(cluster, n.name);
+  BackgroundProcess& ceo_node = start_node(cluster, nodes[0].name);
+  for (size_t i = 1; i < nodes.size(); ++i) start_node(cluster, nodes[i].name);
   const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
   ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
 
@@ -235,6 +236,13 @@ TEST_F(ClusterTest, PyramidAgentsArePlacedOnTheNodesServingTheirModels) {
   for (const auto& session : std::filesystem::directory_iterator(dir_.file("work/.tasks")))
     found = found || std::filesystem::exists(session.path() / task / "poems" / "stone.md");
   EXPECT_TRUE(found) << task;
+
+  // The CEO node, whose remote lead hired the remote writer while a reply was
+  // being delivered on its I/O thread, still stops when asked (it used to
+  // wait forever for CAF's logger, which that thread held).
+  ceo_node.signal(SIGTERM);
+  EXPECT_NE(ceo_node.wait_exit(std::chrono::seconds(30)), -1) << "the CEO node did not stop on SIGTERM\n"
+                                                              << node_logs();
 }
 
 }  // namespace
