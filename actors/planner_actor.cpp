@@ -4,6 +4,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/driver_runner.hpp"
+#include "actors/task_handlers.hpp"
 #include "actors/strategy_kit.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/effgen/effgen_driver.hpp"
@@ -89,22 +90,12 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.playbook = std::make_unique<effgen::EffgenPlaybook>(setup_of(st.deps, *st.kit));
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
+  // A canceled task's workers are fired on the way out; their late results find no task.
   return {
-      [=](cancel_atom, const std::string& tid, const std::string& why) {
-        // Workers are fired on the way out; their late results find no task.
-        auto& s = self->state;
-        if (!s.kit->cancel(tid, why) || !s.driver) return false;
-        s.runner->run(s.driver->cancel(why));
-        return true;
-      },
-      [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
-        auto& s = self->state;
-        auto promise = self->make_response_promise<msg::TaskResult>();
-        if (!s.kit->start(req, promise)) return promise;
-        s.driver = std::make_unique<effgen::EffgenDriver>(*s.playbook, req.input);
-        s.runner->run(s.driver->start());
-        return promise;
-      },
+      cancel_handler(self),
+      task_handler(self, [self](const msg::TaskRequest& req) {
+        return std::make_unique<effgen::EffgenDriver>(*self->state.playbook, req.input);
+      }),
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/driver_runner.hpp"
+#include "actors/task_handlers.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/strategy_kit.hpp"
 #include "runtime/core/bounded_json.hpp"
@@ -141,22 +142,13 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
     self->quit(msg.reason);
   });
   return {
-      [=](cancel_atom, const std::string& tid, const std::string& why) {
+      cancel_handler(self),
+      task_handler(self, [self](const msg::TaskRequest& req) {
         auto& s = self->state;
-        if (!s.kit->cancel(tid, why) || !s.driver) return false;
-        s.runner->run(s.driver->cancel(why));
-        return true;
-      },
-      [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
-        auto& s = self->state;
-        auto promise = self->make_response_promise<msg::TaskResult>();
-        if (!s.kit->start(req, promise)) return promise;
-        s.driver = std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
-                                                            route(s, req.input),
-                                                            [self] { return self->state.kit->listening(); });
-        s.runner->run(s.driver->start());
-        return promise;
-      },
+        return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
+                                                        route(s, req.input),
+                                                        [self] { return self->state.kit->listening(); });
+      }),
       [=](pyramid_tool_atom, uint64_t ticket, company::ToolResult& r) {
         auto& s = self->state;
         auto it = s.tool_calls.find(ticket);
