@@ -53,6 +53,20 @@ std::string number_text(double x) {
   return buf;
 }
 
+// A branch's change set as its caller reads it: each list cut to its first
+// 20 paths, with the full count beside it, so a branch that touched
+// thousands of files does not fill the caller's prompt.
+json bounded_changes(json changes) {
+  constexpr size_t kShown = 20;
+  for (const char* key : {"added", "modified", "removed", "conflicts"}) {
+    auto it = changes.find(key);
+    if (it == changes.end() || !it->is_array() || it->size() <= kShown) continue;
+    changes[std::string(key) + "_total"] = it->size();
+    it->erase(it->begin() + kShown, it->end());
+  }
+  return changes;
+}
+
 // The router's best candidate, for the reason of a new-task trigger.
 std::string best_of(const RouteDecision& r) {
   if (r.scores.empty()) return "no candidate";
@@ -242,13 +256,13 @@ void PyramidDriver::on_branch_opened(Effects& out, uint64_t fork, size_t candida
   auto it = forks_.find(fork);
   if (it == forks_.end()) return;
   Fork& f = it->second;
-  Branch& b = f.branches[candidate];
   if (!r.ok || !r.output.is_object())
     return branch_ended(out, fork, candidate,
                         failed_output("could not make a branch of the task's directory for " +
-                                      f.agent->candidates[candidate] + ": " + r.message));
-  b.base = r.output;
-  b.call = begin(out, f.parent, f.slot, *f.agent, f.input, f.max_turns, false, fork, candidate);
+                                      f.agent->candidates[candidate] + ": " +
+                                      (r.ok ? std::string("the copy returned no manifest") : r.message)));
+  f.branches[candidate].base = r.output;
+  begin(out, f.parent, f.slot, *f.agent, f.input, f.max_turns, false, fork, candidate);
 }
 
 void PyramidDriver::branch_ended(Effects& out, uint64_t fork, size_t candidate, FinalOutput fo) {
@@ -256,7 +270,6 @@ void PyramidDriver::branch_ended(Effects& out, uint64_t fork, size_t candidate, 
   if (it == forks_.end()) return;
   Fork& f = it->second;
   f.branches[candidate].result = std::move(fo);
-  f.branches[candidate].call = 0;
   if (--f.waiting > 0) return;
   // Every candidate is done: the first success in candidate order is merged;
   // each branch is closed to learn what it changed.
@@ -265,34 +278,48 @@ void PyramidDriver::branch_ended(Effects& out, uint64_t fork, size_t candidate, 
       f.winner = i;
       break;
     }
-  f.waiting = f.branches.size();
-  for (size_t i = 0; i < f.branches.size(); ++i) {
-    const Branch& b = f.branches[i];
-    if (b.base.is_null()) {  // never opened: nothing to close
-      --f.waiting;
-      continue;
-    }
-    const CallId tid = pending_.expect<ToolRan>(
-        [this, fork, i](const ToolRan& r, Effects& o) { on_branch_closed(o, fork, i, r.result); });
-    json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", f.winner == i}};
-    out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
-  }
-  if (f.waiting == 0) fork_ended(out, fork);
+  std::vector<size_t> opened;
+  for (size_t i = 0; i < f.branches.size(); ++i)
+    if (!f.branches[i].base.is_null()) opened.push_back(i);  // one never opened has nothing to close
+  if (opened.empty()) return fork_ended(out, fork);
+  f.waiting = opened.size();
+  const std::optional<size_t> winner = f.winner;
+  for (size_t i : opened) close_branch(out, fork, i, winner == i);
 }
 
-void PyramidDriver::on_branch_closed(Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r) {
+void PyramidDriver::close_branch(Effects& out, uint64_t fork, size_t candidate, bool merge) {
+  const Fork& f = forks_.at(fork);
+  const Branch& b = f.branches[candidate];
+  const CallId tid = pending_.expect<ToolRan>([this, fork, candidate, merge](const ToolRan& r, Effects& o) {
+    on_branch_closed(o, fork, candidate, merge, r.result);
+  });
+  json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", merge}};
+  out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+}
+
+void PyramidDriver::on_branch_closed(Effects& out, uint64_t fork, size_t candidate, bool merge,
+                                     const company::ToolResult& r) {
   auto it = forks_.find(fork);
   if (it == forks_.end()) return;
   Fork& f = it->second;
   Branch& b = f.branches[candidate];
   if (r.ok && r.output.is_object()) {
-    b.changes = r.output;
+    if (merge || b.changes.is_null()) b.changes = r.output;
   } else {
-    b.changes = json{{"error", r.message}};
-    // A winner that cannot be merged did not win: its work is not in the task's directory.
-    if (f.winner == candidate) {
+    b.changes = r.output.is_object() ? r.output : json::object();
+    b.changes["error"] = r.message;
+    if (merge) {
+      // The winner cannot be merged: it did not win, and the next success in
+      // candidate order is merged instead.
       b.result = failed_output("its branch could not be merged: " + r.message);
       f.winner.reset();
+      for (size_t i = candidate + 1; i < f.branches.size(); ++i)
+        if (f.branches[i].result->success && !f.branches[i].base.is_null()) {
+          f.winner = i;
+          ++f.waiting;
+          close_branch(out, fork, i, true);
+          break;
+        }
     }
   }
   if (--f.waiting == 0) fork_ended(out, fork);
@@ -316,7 +343,7 @@ void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
       j["error_information"] = r.error_information;
       failures += (failures.empty() ? "" : "; ") + f.agent->candidates[i] + ": " + r.error_information;
     }
-    if (!b.changes.is_null()) j["changes"] = b.changes;
+    if (!b.changes.is_null()) j["changes"] = bounded_changes(b.changes);
     branches.push_back(std::move(j));
   }
   FinalOutput fo = f.winner ? *f.branches[*f.winner].result
@@ -329,9 +356,12 @@ void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
            f.agent->name + ": " + std::to_string(f.branches.size()) + " candidate branches, " +
                (f.winner ? "merged " + f.agent->candidates[*f.winner] : std::string("none merged")),
            json{{"fork", fork}, {"branches", branches}}, f.agent->name);
-  // The merged files are now where the caller works.
+  // The merged files are now where the caller works (a branch copies no
+  // hidden file, so none of those was merged).
   if (f.winner && f.from.empty())
-    for (const auto& file : fo.files) index_.describe(file.path, file.description);
+    for (const auto& file : fo.files)
+      if (file.path.rfind('.', 0) != 0 && file.path.find("/.") == std::string::npos)
+        index_.describe(file.path, file.description);
   json result = fo.to_json();
   result["branches"] = std::move(branches);
   answer_parent(out, f.parent, f.slot, *f.agent, fo, std::move(result));
@@ -748,6 +778,7 @@ void PyramidDriver::finish(Effects& out, bool ok, std::string text) {
          {"quality", quality_.to_json()}};
   if (!final_.is_null()) m["final_output"] = final_;
   calls_.clear();
+  forks_.clear();
   pending_.clear();
   out.push_back(Finish{ok, std::move(text), std::move(m)});
 }

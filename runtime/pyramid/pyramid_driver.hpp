@@ -185,7 +185,6 @@ class PyramidDriver {
   struct Branch {
     std::string name;  // its directory's
     json base;         // the manifest it was copied with
-    uint64_t call = 0;
     std::optional<FinalOutput> result;
     json changes;  // once closed
   };
@@ -220,7 +219,8 @@ class PyramidDriver {
                   std::string input, int64_t max_turns);
   void on_branch_opened(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
   void branch_ended(driver::Effects& out, uint64_t fork, size_t candidate, FinalOutput fo);
-  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
+  void close_branch(driver::Effects& out, uint64_t fork, size_t candidate, bool merge);
+  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, bool merge, const company::ToolResult& r);
   void fork_ended(driver::Effects& out, uint64_t fork);
   // The call's result goes to its parent (or ends the task).
   void answer_parent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,

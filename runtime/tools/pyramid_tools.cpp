@@ -133,11 +133,24 @@ struct PyramidTools::Impl {
     ChangeSet changes = changes_between(base, *now);
     json out = changes.to_json();
     const bool merge = args.value("merge", false);
-    if (merge)
-      if (Status s = merge_changes(*branch_view, *main_view, changes); !s)
-        return ToolResult::error(name + ": merging " + branch + ": " + s.error().message, out);
-    out["merged"] = merge;
-    return ToolResult::success(name + ": " + branch + (merge ? " merged" : " closed"), out);
+    out["merged"] = false;
+    if (!merge) return ToolResult::success(name + ": " + branch + " closed", out);
+    MergeResult merged;
+    Status s = merge_changes(*branch_view, *main_view, base, changes, merged);
+    out["conflicts"] = merged.conflicts;
+    if (!s) {
+      std::string written;
+      for (const auto& p : merged.merged) written += (written.empty() ? "" : ", ") + p;
+      return ToolResult::error(name + ": merging " + branch + ": " + s.error().message +
+                                   (written.empty() ? "; nothing was written" : "; already written: " + written),
+                               out);
+    }
+    out["merged"] = true;
+    return ToolResult::success(name + ": " + branch + " merged" +
+                                   (merged.conflicts.empty() ? ""
+                                                             : " (" + std::to_string(merged.conflicts.size()) +
+                                                                   " files changed meanwhile kept as they were)"),
+                               out);
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {

@@ -131,9 +131,19 @@ ChangeSet changes_between(const Manifest& base, const Manifest& now) {
   return c;
 }
 
-Status merge_changes(const FileView& branch, const FileView& main, const ChangeSet& changes) {
+Status merge_changes(const FileView& branch, const FileView& main, const Manifest& base, const ChangeSet& changes,
+                     MergeResult& out) {
+  auto now = manifest_of(main);
+  if (!now) return now.error();
   for (const auto* list : {&changes.added, &changes.modified}) {
     for (const auto& path : *list) {
+      auto was = base.find(path);
+      auto is = now->find(path);
+      const bool untouched = was == base.end() ? is == now->end() : is != now->end() && is->second == was->second;
+      if (!untouched) {
+        out.conflicts.push_back(path);
+        continue;
+      }
       auto opened = branch.open_read(path);
       if (!opened) return opened.error();
       if (!opened->exists) return Error{"path", "'" + path + "' left the branch before it was merged"};
@@ -143,6 +153,7 @@ Status merge_changes(const FileView& branch, const FileView& main, const ChangeS
       auto bytes = read_fd(opened->fd.get(), path, BranchLimits{}.max_bytes);
       if (!bytes) return bytes.error();
       if (Status w = write_file_bytes(main, path, *bytes); !w) return w;
+      out.merged.push_back(path);
     }
   }
   return Status::Ok();

@@ -44,9 +44,18 @@ Result<Manifest> manifest_of(const FileView& view, const BranchLimits& limits = 
 // What `now` changed against `base`.
 ChangeSet changes_between(const Manifest& base, const Manifest& now);
 
-// Copies the added and modified files of `changes` from `branch` into
-// `main`. A merge adds and updates; it never deletes, so a branch cannot
-// take away what another part of the task wrote.
-Status merge_changes(const FileView& branch, const FileView& main, const ChangeSet& changes);
+struct MergeResult {
+  std::vector<std::string> merged;     // written into main
+  std::vector<std::string> conflicts;  // changed in main too since the branch was made: left as main has them
+};
+
+// Copies the added and modified files of `changes` (made against `base`)
+// from `branch` into `main`. A file that `main` changed meanwhile (its
+// content is no longer `base`'s, or it was added there too) is a conflict:
+// main's version stays. A merge adds and updates; it never deletes, so a
+// branch cannot take away what another part of the task wrote. On an error,
+// `out.merged` lists the files already written.
+Status merge_changes(const FileView& branch, const FileView& main, const Manifest& base, const ChangeSet& changes,
+                     MergeResult& out);
 
 }  // namespace kaisha::tools

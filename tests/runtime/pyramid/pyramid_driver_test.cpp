@@ -478,7 +478,7 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
   // Each success is audited; the judge reads the branch it audits.
   Ask audit = h.answer("judge_agent", {tc("r", "file_read", {{"file_path", "draft.md"}})});
   RunTool read = take_tool("file_read");
-  EXPECT_FALSE(read.branch.empty());
+  EXPECT_EQ(read.branch, "f1-2");  // the oldest audit is drafter__2's
   answer_tool(read, company::ToolResult::success("b's draft"));
   h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
   h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
@@ -522,9 +522,11 @@ TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
   Harness h(library, "drafter");
   h.setup.enforce_judge = false;
   h.start();
+  ASSERT_EQ(h.tools.size(), 2u);
   for (int i = 0; i < 2; ++i) {
     RunTool open = h.tools.front();
     h.tools.pop_front();
+    ASSERT_EQ(open.tool, kBranchOpenTool);
     h.take(h.driver->on(ToolRan{open.id, company::ToolResult::success("copied", json::object())}));
   }
   h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "no idea")))});
@@ -540,6 +542,54 @@ TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
   EXPECT_FALSE(h.finished->ok);
   EXPECT_NE(h.finished->text.find("none of drafter's 2 candidate models succeeded: mock:a: no idea; mock:b: out of ink"),
             std::string::npos) << h.finished->text;
+}
+
+// The first success cannot be merged (its merge fails): the next success
+// in candidate order is merged instead, and a branch that could not be made
+// is a failed candidate.
+TEST(PyramidDriver, AFailedMergeFallsToTheNextSuccess) {
+  const std::string library = R"(agents:
+  - {name: drafter, level: 1, description: drafts, available_tools: [final_output], candidates: [mock:a, mock:b, mock:c]}
+)";
+  Harness h(library, "drafter");
+  h.setup.enforce_judge = false;
+  h.start();
+  ASSERT_EQ(h.tools.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    RunTool open = h.tools.front();
+    h.tools.pop_front();
+    ASSERT_EQ(open.tool, kBranchOpenTool);
+    h.take(h.driver->on(ToolRan{open.id, i == 2 ? company::ToolResult::error("branch_open: disk full")
+                                                : company::ToolResult::success("copied", json::object())}));
+  }
+  ASSERT_EQ(h.hires.size(), 2u);  // mock:c never got a branch
+  h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("success", "a's")))});
+  h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("success", "b's")))});
+  ASSERT_EQ(h.tools.size(), 2u);
+  auto pop = [&] {
+    RunTool t = h.tools.front();
+    h.tools.pop_front();
+    return t;
+  };
+  RunTool first = pop(), second = pop();
+  EXPECT_EQ(json::parse(first.arguments)["merge"], true);
+  EXPECT_EQ(json::parse(second.arguments)["merge"], false);
+  h.take(h.driver->on(ToolRan{second.id, company::ToolResult::success("closed", json::object())}));
+  h.take(h.driver->on(ToolRan{first.id, company::ToolResult::error("branch_close: merging f1-1: disk full; nothing was written")}));
+  ASSERT_EQ(h.tools.size(), 1u);  // b is merged now
+  RunTool retry = pop();
+  EXPECT_EQ(json::parse(retry.arguments)["branch"], "f1-2");
+  EXPECT_EQ(json::parse(retry.arguments)["merge"], true);
+  EXPECT_FALSE(h.finished);
+  h.take(h.driver->on(ToolRan{retry.id, company::ToolResult::success("merged", json{{"merged", true}})}));
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  EXPECT_EQ(h.finished->text, "b's");
+  const json branches = h.finished->metadata["final_output"]["branches"];
+  EXPECT_EQ(branches[0]["merged"], false);
+  EXPECT_NE(branches[0]["error_information"].get<std::string>().find("could not be merged"), std::string::npos);
+  EXPECT_EQ(branches[1]["merged"], true);
+  EXPECT_NE(branches[2]["error_information"].get<std::string>().find("disk full"), std::string::npos) << branches[2];
 }
 
 // Item 34: a planner whose workflow requires a summary file and the judge's
