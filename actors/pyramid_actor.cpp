@@ -133,7 +133,8 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPyramid, "the pyramid"));
-  st.quality = std::make_unique<pyramid::QualityScores>();
+  st.quality = std::make_unique<pyramid::QualityScores>(st.deps.config.pyramid.quality_alpha,
+                                                        st.deps.config.pyramid.quality_initial);
   load_quality(self);
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));

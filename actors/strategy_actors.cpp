@@ -131,6 +131,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   setup->now_ms = [] { return steady_ms(); };
   setup->wall_ms = [] { return wall_ms(); };
   setup->poor_quality = pc.poor_quality;
+  setup->limits.max_output_bytes = static_cast<size_t>(pc.max_inline_bytes);
   setup->index_budget_tokens = pc.index_budget_tokens;
   setup->env_budget_tokens = pc.env_budget_tokens;
   setup->max_nudges = pc.max_nudges;

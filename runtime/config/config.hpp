@@ -36,6 +36,7 @@ struct RetryConfig {
   int64_t base_delay_ms = 500;
   int64_t max_delay_ms = 8000;
   int64_t max_retry_after_ms = 60000;
+  double multiplier = 2.0;  // each retry's delay bound is the previous one's times this (>= 1)
 };
 
 struct CeoConfig {
@@ -140,6 +141,11 @@ struct PyramidConfig {
   int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
   int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)
   double poor_quality = 0.3;     // an agent whose Q falls below it raises a "poor performance" trigger
+  double quality_alpha = 0.8;    // Q <- alpha * Q + (1 - alpha) * verdict
+  double quality_initial = 0.5;  // an agent's Q before its first verdict
+  // Text passed inline between agents (a task_input, a final_output's
+  // output), in bytes; more must go in a file, passed by its path.
+  int64_t max_inline_bytes = 16384;
 };
 
 // effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,

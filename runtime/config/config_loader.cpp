@@ -265,14 +265,15 @@ class ConfigParser {
   Status retry(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "retry";
-    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms", "max_retry_after_ms"});
+    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms", "max_retry_after_ms", "multiplier"});
         !s)
       return s;
     if (Status s = integer(n, p, "max_attempts", c_.retry.max_attempts, 1); !s) return s;
     // Delays may be 0 (tests and local servers retry immediately).
     if (Status s = integer(n, p, "base_delay_ms", c_.retry.base_delay_ms, 0); !s) return s;
     if (Status s = integer(n, p, "max_delay_ms", c_.retry.max_delay_ms, 0); !s) return s;
-    return integer(n, p, "max_retry_after_ms", c_.retry.max_retry_after_ms, 0);
+    if (Status s = integer(n, p, "max_retry_after_ms", c_.retry.max_retry_after_ms, 0); !s) return s;
+    return num(n, p, "multiplier", c_.retry.multiplier, 1, false);
   }
 
   Status budget(const YAML::Node& n) {
@@ -313,7 +314,8 @@ class ConfigParser {
     PyramidConfig& y = c_.pyramid;
     if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
                                             "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
-                                            "index_budget_tokens", "env_budget_tokens", "poor_quality"});
+                                            "index_budget_tokens", "env_budget_tokens", "poor_quality",
+                                            "quality_alpha", "quality_initial", "max_inline_bytes"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
@@ -333,7 +335,13 @@ class ConfigParser {
     if (y.poor_quality > 1)
       return r_.error_at(n["poor_quality"], YamlReader::join(p, "poor_quality"),
                          "expected a quality score between 0 and 1, got " + trim_number(y.poor_quality));
-    return Status::Ok();
+    for (auto [key, value] : {std::pair<const char*, double*>{"quality_alpha", &y.quality_alpha},
+                              std::pair<const char*, double*>{"quality_initial", &y.quality_initial}}) {
+      if (Status s = num(n, p, key, *value, 0, false); !s) return s;
+      if (*value > 1)
+        return r_.error_at(n[key], YamlReader::join(p, key), "expected a number between 0 and 1, got " + trim_number(*value));
+    }
+    return integer(n, p, "max_inline_bytes", y.max_inline_bytes, 256);
   }
 
   Status judge(const YAML::Node& n) {

@@ -27,7 +27,7 @@ class RetryPolicy {
   // The wait before the next attempt after `failed_attempts` (>= 1) failures:
   // `retry_after` when the server sent one, at most max_retry_after_ms (the
   // server knows when it will take the request again: max_delay_ms does not
-  // cut it short); else uniform in [0, base_delay_ms * 2^(failed_attempts-1)],
+  // cut it short); else uniform in [0, base_delay_ms * multiplier^(failed_attempts-1)],
   // at most max_delay_ms. Thread-safe.
   std::chrono::milliseconds backoff(int failed_attempts,
                                     std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
@@ -42,6 +42,7 @@ class RetryPolicy {
   int64_t base_ms_;
   int64_t max_ms_;
   int64_t max_retry_after_ms_;
+  double multiplier_;
   std::mutex mu_;
   std::mt19937_64 rng_;
 };

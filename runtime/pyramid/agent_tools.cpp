@@ -54,7 +54,8 @@ Status check_allowed(const AgentDefinition& agent, const std::string& tool) {
                                        ". The tools it may call are: " + list + "."};
 }
 
-Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments) {
+Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments,
+                                   size_t max_input_bytes) {
   auto refuse = [&](const std::string& what) { return Error{"agent_call", callee.name + ": " + what}; };
   BoundedJson parsed = parse_bounded_json(arguments, JsonLimits{1u << 20, 16});
   if (!parsed.ok) return refuse("the arguments are not JSON: " + parsed.error.message);
@@ -68,6 +69,12 @@ Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_vi
       input->get_ref<const std::string&>().find_first_not_of(" \t\r\n") == std::string::npos)
     return refuse("task_input is required: the instruction for " + callee.name);
   call.task_input = input->get<std::string>();
+  // Material travels by reference (addr, desc), not inline (item 37).
+  if (call.task_input.size() > max_input_bytes)
+    return refuse("task_input is " + std::to_string(call.task_input.size()) + " bytes, more than the " +
+                  std::to_string(max_input_bytes) +
+                  " allowed inline: write the material to a file in the task's directory and pass its path with a "
+                  "one-line description");
   if (auto m = j.find("max_turns"); m != j.end() && !m->is_null()) {
     if (!m->is_number_integer() || m->get<int64_t>() < 1) return refuse("max_turns must be an integer >= 1");
     call.max_turns = std::min(m->get<int64_t>(), callee.max_turns);

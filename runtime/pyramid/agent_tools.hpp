@@ -44,6 +44,7 @@ struct AgentCall {
 // The arguments of a call of `callee`, checked: task_input is required and
 // non-empty, max_turns (optional) is an integer >= 1 and is capped at the
 // callee's max_turns. Errors (code "agent_call") are written for the model.
-Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments);
+Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments,
+                                   size_t max_input_bytes = 16 * 1024);
 
 }  // namespace kaisha::pyramid

@@ -565,7 +565,7 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
            c.staff);
   if (Status s = check_allowed(*c.agent, req.name); !s.ok()) return slot_done(out, id, i, error_text(s.error().message));
   if (const AgentDefinition* callee = library_.find(req.name)) {
-    auto call = parse_agent_call(*callee, req.arguments);
+    auto call = parse_agent_call(*callee, req.arguments, setup_.limits.max_output_bytes);
     if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
     call_agent(out, id, i, *callee, call->task_input, call->max_turns);
     return;

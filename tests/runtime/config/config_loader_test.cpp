@@ -268,6 +268,12 @@ TEST(ConfigErrors, InvalidValues) {
             "config.yaml:2: pyramid.poor_quality: expected a quality score between 0 and 1, got 1.5");
   EXPECT_EQ(parse_error("pyramid:\n  poor_quality: -0.1\n"),
             "config.yaml:2: pyramid.poor_quality: expected a number >= 0, got -0.1");
+  EXPECT_EQ(parse_error("pyramid:\n  quality_alpha: 1.2\n"),
+            "config.yaml:2: pyramid.quality_alpha: expected a number between 0 and 1, got 1.2");
+  EXPECT_EQ(parse_error("pyramid:\n  max_inline_bytes: 10\n"),
+            "config.yaml:2: pyramid.max_inline_bytes: expected an integer >= 256, got 10");
+  EXPECT_EQ(parse_error("retry:\n  multiplier: 0.5\n"),
+            "config.yaml:2: retry.multiplier: expected a number >= 1, got 0.5");
   EXPECT_EQ(parse_error("pyramid:\n  router: models\n"),
             "config.yaml:2: pyramid.router: expected one of embedding, model, both, got \"models\" (did you mean "
             "'model'?)");

@@ -23,6 +23,20 @@ TEST(RetryPolicy, FullJitterStaysWithinExponentialBound) {
   }
 }
 
+// InfiAgent's schedule (infiagent.md §10 item 65): 10 s first, x1.5 after.
+TEST(RetryPolicy, TheMultiplierSetsHowFastTheBoundGrows) {
+  config::RetryConfig cfg{6, 10000, 60000};
+  cfg.multiplier = 1.5;
+  RetryPolicy p(cfg, 7);
+  const int64_t bounds[] = {10000, 15000, 22500, 33750, 50625, 60000};
+  for (int attempt = 1; attempt <= 6; ++attempt) {
+    int64_t max_seen = 0;
+    for (int i = 0; i < 500; ++i) max_seen = std::max<int64_t>(max_seen, p.backoff(attempt).count());
+    EXPECT_LE(max_seen, bounds[attempt - 1]) << attempt;
+    EXPECT_GT(max_seen, bounds[attempt - 1] * 9 / 10) << attempt;
+  }
+}
+
 TEST(RetryPolicy, RetryAfterOverridesButIsCapped) {
   RetryPolicy p(config::RetryConfig{4, 500, 8000, 30000}, 1);
   EXPECT_EQ(p.backoff(1, milliseconds(2000)), milliseconds(2000));

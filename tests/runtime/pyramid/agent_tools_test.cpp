@@ -75,5 +75,20 @@ TEST(AgentTools, AgentCallArgumentsAreChecked) {
   }
 }
 
+// Item 37: material travels by reference; a task_input over the inline
+// limit is refused with what to do instead.
+TEST(AgentTools, ALargeInlineTaskInputIsRefused) {
+  AgentLibrary lib = library();
+  const AgentDefinition& coder = *lib.find("code_builder_agent");
+  const std::string big(1'000'000, 'x');
+  auto r = parse_agent_call(coder, json{{"task_input", big}}.dump(), 16384);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("task_input is 1000000 bytes, more than the 16384 allowed inline: write the "
+                                   "material to a file"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_TRUE(parse_agent_call(coder, json{{"task_input", std::string(16384, 'x')}}.dump(), 16384).ok());
+}
+
 }  // namespace
 }  // namespace kaisha::pyramid

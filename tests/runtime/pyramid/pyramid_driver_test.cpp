@@ -305,6 +305,24 @@ TEST(PyramidDriver, FinalOutputMustBeTheOnlyCallOfItsTurn) {
   EXPECT_NE(h.asks.front().messages.back().content.find("only tool call"), std::string::npos);
 }
 
+// Item 23: the judge's first message holds the original instruction and the
+// claimed result, with its output and its (addr, desc) list.
+TEST(PyramidDriver, TheJudgeIsGivenTheInstructionAndTheClaimedResult) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "notes/川.md"}, {"content", "水"}})});
+  h.tool_done(true, "written");
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "Wrote the river note",
+      json::array({{{"path", "notes/川.md"}, {"description", "a note about the river"}}}))))});
+  h.tool_done(true, "every file exists");
+  h.hire_all();
+  ASSERT_EQ(h.asks.front().agent, "judge_agent");
+  const std::string first = h.asks.front().messages.back().content;
+  for (const char* part : {"Original instruction:\nBuild the thing", "Wrote the river note", "notes/川.md",
+                           "a note about the river"})
+    EXPECT_NE(first.find(part), std::string::npos) << part << "\n" << first;
+}
+
 // §10 items 25–26, 30: the runtime audits an unaudited success; a rejection
 // goes back to the agent; after 3 retries (4 audits) the parent gets an error.
 TEST(PyramidDriver, EveryRejectedSuccessIsRetriedThenEndsAsAnErrorAfterFourAudits) {
@@ -851,6 +869,16 @@ TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau)
   // The latest interaction is verbatim: the last tool result is the newest.
   const Ask& last_turn = h.asks.front();
   EXPECT_NE(last_turn.messages.back().content.find("199"), std::string::npos);
+  // Item 33: each compression is journaled with its tokens before and after.
+  int logged = 0;
+  for (const auto& e : h.all)
+    if (auto* j = std::get_if<Journal>(&e); j && j->payload.contains("compressed")) {
+      ++logged;
+      EXPECT_GT(j->payload["compressed"]["before_tokens"].get<int64_t>(), h.setup.env_budget_tokens);
+      EXPECT_LT(j->payload["compressed"]["after_tokens"].get<int64_t>(),
+                j->payload["compressed"]["before_tokens"].get<int64_t>());
+    }
+  EXPECT_EQ(logged, compressions_answered);
 }
 
 }  // namespace
