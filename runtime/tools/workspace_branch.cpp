@@ -5,27 +5,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "runtime/core/confined_fs.hpp"
+#include "runtime/tools/tool_index.hpp"
 
 namespace kaisha::tools {
 namespace {
 
-// FNV-1a, 64 bits: tells a changed file from an unchanged one; nothing
-// depends on it resisting a deliberate collision (the worst a collision
-// does is leave one change out of a merge).
-std::string hash_of(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+// The tool index's content hash (FNV-1a, 64 bits) tells a changed file from
+// an unchanged one; nothing depends on it resisting a deliberate collision
+// (the worst a collision does is leave one change out of a merge).
+std::string hash_of(const std::string& bytes) { return content_hash(bytes); }
 
 bool hidden(const std::string& shown) {
   if (!shown.empty() && shown[0] == '.') return true;

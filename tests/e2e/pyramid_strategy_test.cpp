@@ -31,6 +31,14 @@ class PyramidTest : public E2eTest {
               "tools:\n  workspace_root: " + dir_.file("work") + "\n";
     return write_config(o);
   }
+  // A config for one of examples/pyramid/'s libraries, every task entering at `entry`.
+  std::string example_config(const std::string& ceo_model, const std::string& library, const std::string& entry) {
+    ConfigOptions o;
+    o.ceo_model = ceo_model;
+    o.extra = "strategy: pyramid\npyramid:\n  library: " + kExamples + library + "\n  entry: " + entry + "\n" +
+              "tools:\n  workspace_root: " + dir_.file("work") + "\n";
+    return write_config(o);
+  }
 };
 
 TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
@@ -200,11 +208,8 @@ TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
 // first in candidate order, is the one merged into the task's directory.
 TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
   start_mock_file(kExamples + "candidates_scenario.yaml");
-  ConfigOptions o;
-  o.ceo_model = "openai:lead-model";
-  o.extra = "strategy: pyramid\npyramid:\n  library: " + kExamples + "candidates.yaml\n  entry: lead_agent\n" +
-            "tools:\n  workspace_root: " + dir_.file("work") + "\n";
-  RunResult r = run_json(write_config(o), "Write a program that prints the 10th Fibonacci number");
+  RunResult r = run_json(example_config("openai:lead-model", "candidates.yaml", "lead_agent"),
+                         "Write a program that prints the 10th Fibonacci number");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
   ASSERT_TRUE(res.value("ok", false)) << r.describe();
@@ -253,11 +258,8 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
   chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
   start_mock_file(kExamples + "infihelper_scenario.yaml");
-  ConfigOptions o;
-  o.ceo_model = "openai:worker-model";
-  o.extra = "strategy: pyramid\npyramid:\n  library: " + kExamples + "infihelper.yaml\n  entry: infihelper_agent\n" +
-            "tools:\n  workspace_root: " + dir_.file("work") + "\n";
-  RunResult r = run_json(write_config(o), "Write a short paper on learning-rate warm-up and decay for small language models");
+  RunResult r = run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
+                         "Write a short paper on learning-rate warm-up and decay for small language models");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
   ASSERT_TRUE(res.value("ok", false)) << r.describe();

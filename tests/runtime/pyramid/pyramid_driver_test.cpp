@@ -121,6 +121,13 @@ struct Harness {
     take(driver->on(r));
     return a;
   }
+  // Answers the oldest waiting RunTool with `r`; returns it.
+  RunTool answer_tool(company::ToolResult r) {
+    RunTool t = tools.front();
+    tools.pop_front();
+    take(driver->on(ToolRan{t.id, std::move(r)}));
+    return t;
+  }
   RunTool tool_done(bool ok, std::string message) {
     RunTool t = tools.front();
     tools.pop_front();
@@ -541,12 +548,8 @@ TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
   h.setup.enforce_judge = false;
   h.start();
   ASSERT_EQ(h.tools.size(), 2u);
-  for (int i = 0; i < 2; ++i) {
-    RunTool open = h.tools.front();
-    h.tools.pop_front();
-    ASSERT_EQ(open.tool, kBranchOpenTool);
-    h.take(h.driver->on(ToolRan{open.id, company::ToolResult::success("copied", json::object())}));
-  }
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(h.answer_tool(company::ToolResult::success("copied", json::object())).tool, kBranchOpenTool);
   h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "no idea")))});
   h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("error", "out of ink")))});
   ASSERT_EQ(h.tools.size(), 2u);
@@ -573,13 +576,11 @@ TEST(PyramidDriver, AFailedMergeFallsToTheNextSuccess) {
   h.setup.enforce_judge = false;
   h.start();
   ASSERT_EQ(h.tools.size(), 3u);
-  for (int i = 0; i < 3; ++i) {
-    RunTool open = h.tools.front();
-    h.tools.pop_front();
-    ASSERT_EQ(open.tool, kBranchOpenTool);
-    h.take(h.driver->on(ToolRan{open.id, i == 2 ? company::ToolResult::error("branch_open: disk full")
-                                                : company::ToolResult::success("copied", json::object())}));
-  }
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(h.answer_tool(i == 2 ? company::ToolResult::error("branch_open: disk full")
+                                   : company::ToolResult::success("copied", json::object()))
+                  .tool,
+              kBranchOpenTool);
   ASSERT_EQ(h.hires.size(), 2u);  // mock:c never got a branch
   h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("success", "a's")))});
   h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("success", "b's")))});
