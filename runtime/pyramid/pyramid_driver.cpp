@@ -585,7 +585,9 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
     }
     slot_done(o, id, i, tool_text(r.result));
   });
-  out.push_back(RunTool{tid, req.name, req.arguments, c.branch});
+  // The judge reads and runs; its programs cannot write the task's files (item 28).
+  const bool judge_run = c.agent->level < 0 && req.name == "execute_code";
+  out.push_back(RunTool{tid, judge_run ? kJudgeExecuteTool : req.name, req.arguments, c.branch});
 }
 
 void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string result) {

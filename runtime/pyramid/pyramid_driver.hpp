@@ -66,6 +66,10 @@ namespace kaisha::pyramid {
 // arguments {"paths": [...]}; success when all exist, else an error naming
 // the missing ones. Not offered to models.
 inline constexpr const char* kCheckFilesTool = "check_files";
+// The judge's execute_code (the driver runs it in place of execute_code for
+// the judge): the same program run, with the task's directory mounted
+// read-only and only /tmp writable, so an audit changes no file.
+inline constexpr const char* kJudgeExecuteTool = "judge_execute_code";
 // Copies the directory (or branch) `from` ("" = the task's directory) into
 // the new branch `branch`: arguments {"from", "branch"}; the output is the
 // copy's manifest {path: content hash}.

@@ -24,6 +24,7 @@ namespace {
 constexpr const char* kCheckFiles = "check_files";    // pyramid::kCheckFilesTool
 constexpr const char* kBranchOpen = "branch_open";    // pyramid::kBranchOpenTool
 constexpr const char* kBranchClose = "branch_close";  // pyramid::kBranchCloseTool
+constexpr const char* kJudgeExecute = "judge_execute_code";  // pyramid::kJudgeExecuteTool
 
 std::string str_arg(const json& args, const char* key) {
   auto it = args.find(key);
@@ -167,37 +168,44 @@ struct PyramidTools::Impl {
     return limit;
   }
 
+  // `read_only`: the directory is mounted read-only over an empty /workspace
+  // and only /tmp is writable (the judge's runs).
   Result<sandbox::SandboxResult> run(const FileView& view, std::vector<std::string> argv, std::string stdin_data,
-                                     int64_t timeout) const {
+                                     int64_t timeout, bool read_only = false) const {
     sandbox::SandboxRequest req;
     req.argv = std::move(argv);
     req.stdin_data = std::move(stdin_data);
-    req.workspace = view.workspace();
+    if (read_only) req.ro_binds.push_back({view.workspace(), "/workspace"});
+    else req.workspace = view.workspace();
     req.limits = options.code_limits;
     req.limits.wall_timeout_ms = timeout;
     return sandbox::run_sandboxed(req);
   }
 
-  ToolResult execute_code(const FileView& view, const json& args) const {
+  ToolResult execute_code(const FileView& view, const json& args, bool read_only = false) const {
     const bool has_file = has_string(args, "file_path"), has_code = has_string(args, "code");
     if (has_file == has_code) return ToolResult::error("execute_code: give either file_path or code, not both or neither");
-    // Programs run in code_run/, as the reference agents expect.
-    if (auto made = view.make_dir("code_run"); !made) return ToolResult::error("execute_code: " + made.error().message);
+    // Programs run in code_run/, as the reference agents expect (a read-only
+    // run from the top when there is none: it cannot be made).
+    if (!read_only)
+      if (auto made = view.make_dir("code_run"); !made) return ToolResult::error("execute_code: " + made.error().message);
     // Not -I: it leaves the script's directory off sys.path, and a project's
     // scripts import each other (`from utils import ...`). The sandbox's
     // environment is already clean; -E -s keep PYTHON* and user site out.
-    const std::string launcher = "cd code_run && exec python3 -E -s -B \"$@\"";
+    const std::string launcher = read_only ? "cd code_run 2>/dev/null; exec python3 -E -s -B \"$@\""
+                                           : "cd code_run && exec python3 -E -s -B \"$@\"";
     const int64_t timeout = timeout_ms(args);
     if (has_code)
-      return run_result("execute_code", run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout),
-                        timeout);
+      return run_result("execute_code",
+                        run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout, read_only), timeout);
     const std::string path = str_arg(args, "file_path");
     auto opened = view.open_read(path);
     if (!opened) return ToolResult::error("execute_code: " + opened.error().message);
     struct stat st{};
     if (!opened->exists || fstat(opened->fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
       return ToolResult::error("execute_code: '" + opened->shown + "' is not a file of the task's workspace");
-    return run_result("execute_code", run(view, {"sh", "-c", launcher, "sh", "/workspace/" + opened->shown}, "", timeout),
+    return run_result("execute_code",
+                      run(view, {"sh", "-c", launcher, "sh", "/workspace/" + opened->shown}, "", timeout, read_only),
                       timeout);
   }
 
@@ -242,6 +250,7 @@ struct PyramidTools::Impl {
                                  str_arg(args, "destination") + "'");
     }
     if (name == "execute_code") return execute_code(view, args);
+    if (name == kJudgeExecute) return execute_code(view, args, true);
     if (name == "execute_shell") {
       const int64_t timeout = timeout_ms(args);
       return run_result("execute_shell", run(view, {"sh", "-c", str_arg(args, "command")}, "", timeout), timeout);

@@ -312,6 +312,23 @@ TEST(PyramidDriver, FinalOutputMustBeTheOnlyCallOfItsTurn) {
   EXPECT_NE(h.asks.front().messages.back().content.find("only tool call"), std::string::npos);
 }
 
+// Item 28: the judge's execute_code runs as the read-only judge_execute_code.
+TEST(PyramidDriver, TheJudgesProgramsRunReadOnly) {
+  const std::string library = std::string(kDriverLibrary) + "  - {name: runner, level: 1, description: runs, available_tools: [execute_code, final_output]}\n";
+  std::string judged = library;
+  judged.replace(judged.find("available_tools: [file_read, dir_list, final_output]"),
+                 std::string("available_tools: [file_read, dir_list, final_output]").size(),
+                 "available_tools: [file_read, dir_list, execute_code, final_output]");
+  Harness h(judged, "runner");
+  h.setup.level0["execute_code"] = llm::ToolSpec{"execute_code", "runs code", json::object()};
+  h.start();
+  h.answer("runner", {tc("x", "execute_code", {{"file_path", "main.py"}})});
+  EXPECT_EQ(h.tool_done(true, "ran").tool, "execute_code");  // the agent's own run
+  h.answer("runner", {tc("f", "final_output", json::parse(final_args("success", "ran it")))});
+  h.answer("judge_agent", {tc("x", "execute_code", {{"file_path", "main.py"}})});
+  EXPECT_EQ(h.tool_done(true, "ran").tool, kJudgeExecuteTool);
+}
+
 // Item 23: the judge's first message holds the original instruction and the
 // claimed result, with its output and its (addr, desc) list.
 TEST(PyramidDriver, TheJudgeIsGivenTheInstructionAndTheClaimedResult) {

@@ -140,6 +140,37 @@ TEST_F(PyramidToolsTest, ExecuteCodeRunsInCodeRun) {
   EXPECT_NE(both.message.find("either file_path or code"), std::string::npos);
 }
 
+// Item 28: the judge's runs read and run the task's files but change none;
+// /tmp is their scratch area.
+TEST_F(PyramidToolsTest, TheJudgesRunsChangeNoFile) {
+  need_sandbox();
+  root.write(task("code_run/utils.py"), "VALUE = 55\n");
+  root.write(task("code_run/main.py"),
+             "from utils import VALUE\n"
+             "open('/tmp/scratch.txt', 'w').write('ok')\n"
+             "print(VALUE, open('/tmp/scratch.txt').read())\n"
+             "for path in ('out.txt', '/workspace/new.txt', 'utils.py'):\n"
+             "    try:\n"
+             "        open(path, 'a').write('x')\n"
+             "        print('wrote', path)\n"
+             "    except OSError as e:\n"
+             "        print('refused', path)\n");
+  auto tree = [&] {
+    std::string all;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root.file(task())))
+      all += e.path().string() + "=" + (e.is_regular_file() ? root.read(e.path().string().substr(root.path().size() + 1)) : "") + "\n";
+    return all;
+  };
+  const std::string before = tree();
+  auto r = call_sync(*tools, "judge_execute_code", {{"file_path", "code_run/main.py"}});
+  ASSERT_TRUE(r.ok) << r.to_json().dump();
+  EXPECT_EQ(r.output["stdout"], "55 ok\nrefused out.txt\nrefused /workspace/new.txt\nrefused utils.py\n") << r.output;
+  EXPECT_EQ(tree(), before);
+  auto inline_code = call_sync(*tools, "judge_execute_code", {{"code", "open('/workspace/x', 'w')"}});
+  EXPECT_FALSE(inline_code.ok);
+  EXPECT_EQ(tree(), before);
+}
+
 // A project's scripts import each other, as the reference planner designs them.
 TEST_F(PyramidToolsTest, ScriptsInCodeRunImportEachOther) {
   need_sandbox();
