@@ -540,11 +540,21 @@ void PyramidDriver::run_tools(Effects& out, uint64_t id) {
   c.waiting = c.batch.size();
   const size_t cap = static_cast<size_t>(std::max(1, setup_.max_calls_per_turn));
   const size_t asked = c.batch.size();
+  // A planner hands out at most K_max sub-tasks per turn (item 11).
+  const size_t k_max = static_cast<size_t>(library_.max_children());
+  size_t sub_tasks = 0;
   // Every slot is started before any result is handed back, so the calls of
   // one turn run concurrently; slot_done resumes the call after the last.
   for (size_t i = 0; i < asked; ++i) {
     auto it = calls_.find(id);
     if (it == calls_.end()) return;  // ended by what a slot did
+    const AgentDefinition* callee = library_.find(it->second.batch[i].request.name);
+    if (i < cap && callee && callee->level >= 1 && ++sub_tasks > k_max) {
+      slot_done(out, id, i,
+                error_text("not run: a turn hands out at most " + std::to_string(k_max) +
+                           " sub-tasks (max_children); make this call again in a later turn"));
+      continue;
+    }
     if (i < cap) {
       dispatch(out, it->second, i);
       continue;

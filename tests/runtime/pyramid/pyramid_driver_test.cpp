@@ -312,6 +312,24 @@ TEST(PyramidDriver, FinalOutputMustBeTheOnlyCallOfItsTurn) {
   EXPECT_NE(h.asks.front().messages.back().content.find("only tool call"), std::string::npos);
 }
 
+// Item 11: a turn hands out at most K_max (max_children) sub-tasks; the
+// rest are answered "not run" and the call goes on.
+TEST(PyramidDriver, ATurnHandsOutAtMostKMaxSubTasks) {
+  const std::string library = "max_children: 2\n" + std::string(kDriverLibrary);
+  Harness h(library, "lead");
+  h.start();
+  h.answer("lead", {tc("a", "worker", {{"task_input", "part 1"}}), tc("b", "worker", {{"task_input", "part 2"}}),
+                    tc("c", "worker", {{"task_input", "part 3"}})});
+  h.hire_all();
+  EXPECT_EQ(h.count_asks("worker"), 2u);
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("error", "one")))});
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("error", "two")))});
+  ASSERT_FALSE(h.asks.empty());
+  const Ask& next = h.asks.front();
+  EXPECT_EQ(next.agent, "lead");
+  EXPECT_NE(next.messages.back().content.find("at most 2 sub-tasks"), std::string::npos) << next.messages.back().content;
+}
+
 // Item 28: the judge's execute_code runs as the read-only judge_execute_code.
 TEST(PyramidDriver, TheJudgesProgramsRunReadOnly) {
   const std::string library = std::string(kDriverLibrary) + "  - {name: runner, level: 1, description: runs, available_tools: [execute_code, final_output]}\n";
