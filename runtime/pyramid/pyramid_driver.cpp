@@ -736,9 +736,14 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
   tree_.pop(id);
   // Calls it made that still run have nobody to answer to.
   drop_orphans();
-  // A branch's files stay in its branch until it is merged.
-  if (c.branch.empty())
+  // A branch's files stay in its branch until it is merged. A file the call
+  // wrote but did not describe is indexed with a description of where it
+  // came from (item 40), never over a producer's own.
+  if (c.branch.empty()) {
     for (const auto& f : fo.files) index_.describe(f.path, f.description);
+    for (const auto& path : c.written)
+      if (!index_.description(path)) index_.describe(path, "written by " + c.agent->name + " (no description given)");
+  }
   const json result = fo.to_json();
   out.push_back(journal_step(msg::EventKind::answer, json{{"call", id}, {"final_output", result}}, c.tokens_in,
                              c.tokens_out, c.usd, c.staff));

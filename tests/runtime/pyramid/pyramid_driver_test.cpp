@@ -330,6 +330,29 @@ TEST(PyramidDriver, ATurnHandsOutAtMostKMaxSubTasks) {
   EXPECT_NE(next.messages.back().content.find("at most 2 sub-tasks"), std::string::npos) << next.messages.back().content;
 }
 
+// Item 40: after a child writes x.json with a description, the parent's
+// next prompt holds that path and description; a file it wrote without one
+// is indexed with where it came from.
+TEST(PyramidDriver, TheParentsNextPromptIndexesTheChildsFiles) {
+  Harness h(kDriverLibrary, "lead");
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("lead", {tc("a", "worker", {{"task_input", "compute the results"}})});
+  h.answer("worker", {tc("w1", "file_write", {{"file_path", "out/x.json"}, {"content", "{}"}}),
+                      tc("w2", "file_write", {{"file_path", "out/scratch.txt"}, {"content", "notes"}})});
+  h.tool_done(true, "written");
+  h.tool_done(true, "written");
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "computed",
+      json::array({{{"path", "out/x.json"}, {"description", "the 結果 as JSON"}}}))))});
+  h.tool_done(true, "every file exists");
+  ASSERT_FALSE(h.asks.empty());
+  ASSERT_EQ(h.asks.front().agent, "lead");
+  std::string prompt;
+  for (const auto& m : h.asks.front().messages) prompt += m.content + "\n";
+  EXPECT_NE(prompt.find("out/x.json: the 結果 as JSON"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("out/scratch.txt: written by worker (no description given)"), std::string::npos) << prompt;
+}
+
 // Item 28: the judge's execute_code runs as the read-only judge_execute_code.
 TEST(PyramidDriver, TheJudgesProgramsRunReadOnly) {
   const std::string library = std::string(kDriverLibrary) + "  - {name: runner, level: 1, description: runs, available_tools: [execute_code, final_output]}\n";
