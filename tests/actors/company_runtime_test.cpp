@@ -833,6 +833,57 @@ TEST_F(CompanyRuntimeTest, EmployeeHandlerThrowingFailsTheAskAndTheCeoCarriesOn)
       << r.answer;
 }
 
+// InfiAgent item 17: no thread blocks while an agent waits. A pyramid root
+// calls a mid agent 10 times and each mid call calls a leaf 20 times, all in
+// one turn: 200 leaf calls wait on the model at once, on 4 scheduler
+// threads. The stub answers no leaf call until all 200 are waiting (or a
+// minute has passed, and then the test fails).
+TEST_F(CompanyRuntimeTest, TwoHundredPyramidCallsWaitOnTheModelAtOnce) {
+  constexpr int kMids = 10, kLeavesPerMid = 20;
+  backend_ = std::make_shared<StubBackend>([](const std::string& ref, const llm::ChatRequest& req) {
+    const std::string& system = req.messages.front().content;
+    const bool first = turn_of(req) == 0;
+    auto done = [](const char* what) {
+      return tool_reply({{"final_output", json{{"status", "success"}, {"output", what}}}});
+    };
+    if (ref == "stub:leaf") return done("leaf done");
+    if (system.find("ROLE-MID") != std::string::npos) {
+      if (!first) return done("mid done");
+      std::vector<std::pair<std::string, json>> calls;
+      for (int i = 0; i < kLeavesPerMid; ++i) calls.push_back({"leaf", json{{"task_input", "part " + std::to_string(i)}}});
+      return tool_reply(calls);
+    }
+    if (!first) return done("root done");
+    std::vector<std::pair<std::string, json>> calls;
+    for (int i = 0; i < kMids; ++i) calls.push_back({"mid", json{{"task_input", "half " + std::to_string(i)}}});
+    return tool_reply(calls);
+  });
+  backend_->hold = 0ms;
+  backend_->gated_ref = "stub:leaf";
+  backend_->release_at = kMids * kLeavesPerMid;
+  backend_->max_wait = 60s;
+  const std::string library = dir_.write("lib.yaml", R"(max_children: 20
+agents:
+  - {name: leaf, level: 1, description: does a part, responsibility: ROLE-LEAF, available_tools: [final_output], model: "stub:leaf"}
+  - {name: mid, level: 2, description: splits a half, responsibility: ROLE-MID, available_tools: [leaf, final_output]}
+  - {name: root, level: 3, description: splits the task, responsibility: ROLE-ROOT, available_tools: [mid, final_output]}
+)");
+  config::Config c = make_config(1);
+  c.strategy = "pyramid";
+  c.pyramid.library = library;
+  c.pyramid.model = "stub:agent";
+  c.pyramid.entry = "root";
+  c.pyramid.enforce_judge = false;
+  c.pyramid.max_calls_per_turn = kLeavesPerMid;
+  c.tools.workspace_root = dir_.file("work");
+  auto rt = start(c);
+  ASSERT_TRUE(rt);
+  msg::TaskResult r = run_or_fail(*rt, "Split it all up.");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(backend_->calls("stub:leaf"), kMids * kLeavesPerMid);
+  EXPECT_GE(backend_->max_pending(), static_cast<size_t>(kMids * kLeavesPerMid));
+}
+
 // effgen: the planner's own handler, and the judge's.
 config::Config effgen_config(config::Config c, bool judge) {
   c.strategy = "effgen";
