@@ -14,7 +14,9 @@
 //   - final_output: the call ends (alone in its turn, valid, its file
 //     references present, and naming at least one file when the call wrote
 //     some), else it is told why and tries again, a bounded number of times.
-// Calls of one turn run concurrently; their results go back in call order.
+// Calls of one turn run concurrently; their results go back in call order; a
+// turn runs at most max_calls_per_turn tool calls, of them at most K_max
+// (the library's max_children) agent calls.
 // A turn with no tool call gets up to max_nudges reminders; a call that
 // reaches its max_turns, runs out of reminders or of final_output attempts
 // ends with failed_output(why) — never a hang.
@@ -76,7 +78,8 @@ inline constexpr const char* kJudgeExecuteTool = "judge_execute_code";
 inline constexpr const char* kBranchOpenTool = "branch_open";
 // What branch `branch` changed against `base` (a manifest), merged into
 // `into` when `merge`: arguments {"branch", "into", "base", "merge"}; the
-// output is {"added", "modified", "removed", "merged"}.
+// output is {"added", "modified", "removed", "merged", and when merging
+// "conflicts": files `into` changed meanwhile, left as they are}.
 inline constexpr const char* kBranchCloseTool = "branch_close";
 
 // What every task of one pyramid strategy shares.
