@@ -144,7 +144,9 @@ Result<std::map<std::string, double>> AgentRouter::read_model_scores(std::string
   if (s == j->end() || !s->is_object())
     return Error{"router", "the answer has no \"scores\" object (expected {\"scores\": {\"<agent>\": <0..1>}})"};
   std::map<std::string, double> out;
-  for (const auto& [name, v] : s->items()) {
+  for (const auto& item : s->items()) {
+    const std::string& name = item.key();
+    const json& v = item.value();
     const bool known = std::any_of(candidates_.begin(), candidates_.end(),
                                    [&](const Candidate& c) { return c.name == name; });
     if (!known) return Error{"router", "scores." + name + ": no such agent to route to"};
