@@ -13,11 +13,6 @@
 namespace kaisha::tools {
 namespace {
 
-// The tool index's content hash (FNV-1a, 64 bits) tells a changed file from
-// an unchanged one; nothing depends on it resisting a deliberate collision
-// (the worst a collision does is leave one change out of a merge).
-std::string hash_of(const std::string& bytes) { return content_hash(bytes); }
-
 bool hidden(const std::string& shown) {
   if (!shown.empty() && shown[0] == '.') return true;
   return shown.find("/.") != std::string::npos;
@@ -93,7 +88,7 @@ Result<Manifest> copy_tree(const FileView& from, const FileView& to, const Branc
   Manifest m;
   Status s = each_file(from, limits, [&](const std::string& shown, const std::string& bytes) -> Status {
     if (Status w = write_file_bytes(to, shown, bytes); !w) return w;
-    m[shown] = hash_of(bytes);
+    m[shown] = content_hash(bytes);
     return Status::Ok();
   });
   if (!s) return s.error();
@@ -103,7 +98,7 @@ Result<Manifest> copy_tree(const FileView& from, const FileView& to, const Branc
 Result<Manifest> manifest_of(const FileView& view, const BranchLimits& limits) {
   Manifest m;
   Status s = each_file(view, limits, [&](const std::string& shown, const std::string& bytes) -> Status {
-    m[shown] = hash_of(bytes);
+    m[shown] = content_hash(bytes);
     return Status::Ok();
   });
   if (!s) return s.error();

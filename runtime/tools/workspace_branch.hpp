@@ -18,7 +18,8 @@
 
 namespace kaisha::tools {
 
-// The regular files of a tree: relative path -> content hash (hex).
+// The regular files of a tree: relative path -> content hash (the tool
+// index's content_hash; a collision at worst leaves one change out of a merge).
 using Manifest = std::map<std::string, std::string>;
 
 struct BranchLimits {
