@@ -29,6 +29,7 @@
 #include "runtime/memory/provider_embedder.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/store/session_lock.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
 #include "runtime/tools/tool_setup.hpp"
 
@@ -90,6 +91,9 @@ json stopped_envelope() { return error_envelope(kStopped); }
 }  // namespace
 
 struct CompanyRuntime::Impl {
+  // First member, so destroyed last: released after every actor has stopped
+  // and the journal has written its last row.
+  std::unique_ptr<store::SessionLock> session_lock;
   config::Config config;
   std::string session_id;
   std::shared_ptr<store::JournalStore> store;
@@ -197,6 +201,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (!session.ok()) return session.error();
     if (!session->has_value())
       return Error{"session", "no session '" + o.session_id + "' in " + c.store_path};
+    // Before reading its state: another process may be writing it.
+    auto lock = store::SessionLock::acquire(c.store_path, o.session_id);
+    if (!lock.ok()) return lock.error();
+    impl->session_lock = std::move(lock).value();
     auto state = impl->store->load_budget_state(o.session_id);
     if (!state.ok()) return state.error();
     if (state->has_value()) {
@@ -219,6 +227,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     row.id = store::JournalStore::make_id("s");
     row.ceo_model = c.ceo.model;
     row.config = json{{"source", c.source}, {"ceo_model", c.ceo.model}};
+    // Held from before the session exists: nobody can continue it under us.
+    auto lock = store::SessionLock::acquire(c.store_path, row.id);
+    if (!lock.ok()) return lock.error();
+    impl->session_lock = std::move(lock).value();
     if (Status s = impl->store->create_session(row); !s.ok()) return s.error();
     if (Status s = impl->store->save_cost_table(row.id, cost_table->to_json()); !s.ok()) return s.error();
     if (Status s = impl->store->save_budget_state(row.id, impl->budget->snapshot().to_json()); !s.ok())

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -14,13 +15,26 @@
 #include "actors/atoms.hpp"
 #include "runtime/store/journal_store.hpp"
 
-// Only this file sends and receives budget snapshots.
+namespace kaisha::actors {
+namespace {
+// Ledger changes to commit before their sender acts on them.
+struct DurableWrite {
+  std::vector<store::LedgerEntryRow> rows;
+  std::string session;
+  std::optional<economy::BudgetState> state;  // the budget after the rows
+};
+}  // namespace
+}  // namespace kaisha::actors
+
+// Only this file sends and receives budget snapshots and durable writes.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::BudgetState)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::DurableWrite)
 
 namespace kaisha::actors {
 namespace {
 
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using commit_atom = caf::atom_constant<caf::atom("commit")>;
 
 // Group commit: writes that arrive within kBatchWindow of each other share
 // one transaction (one fsync) instead of one each, which is what lets the
@@ -36,10 +50,11 @@ constexpr size_t kMaxBatch = 1024;
 // batches still grow up to kMaxBatch.
 constexpr size_t kEagerBatch = 8;
 
-// The journal's writes are on no reply path, so its thread runs at a lower
-// CPU priority: in a burst of asks on a busy machine the actors answering
-// them get the cores first, and the journal catches up right after. Nice 10
-// still gets about a tenth of a busy core's time, so it is never starved.
+// Most of the journal's writes are on no reply path, so its thread runs at a
+// lower CPU priority: in a burst of asks on a busy machine the actors
+// answering them get the cores first, and the journal catches up right
+// after. Nice 10 still gets about a tenth of a busy core's time, so it is
+// never starved.
 constexpr int kJournalNice = 10;
 
 // Writes sent to one journal and not yet committed. Senders add before
@@ -87,6 +102,12 @@ struct JournalState {
   std::vector<JournalOp> pending;
   // Budget snapshots supersede each other: only the newest per session is written.
   std::map<std::string, economy::BudgetState> budget_states;
+  // Durable writes of this batch, each with whoever waits for its commit.
+  struct Waiting {
+    DurableWrite write;
+    caf::typed_response_promise<std::string> promise;  // "" = committed, else why not
+  };
+  std::vector<Waiting> durable;
   bool flush_scheduled = false;
   bool niced = false;  // this actor's own (detached) thread has kJournalNice
   static inline const char* name = "journal";
@@ -98,9 +119,12 @@ void flush(JournalSelf* self) {
   auto& st = self->state;
   if (!std::exchange(st.niced, true))
     setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kJournalNice);  // this thread only
-  if (st.pending.empty() && st.budget_states.empty()) return;
+  if (st.pending.empty() && st.budget_states.empty() && st.durable.empty()) return;
   std::vector<JournalOp> ops;
   ops.swap(st.pending);
+  std::vector<JournalState::Waiting> durable;
+  durable.swap(st.durable);
+  std::vector<std::string> outcome(durable.size());
   // Whether the batch commits or fails, these writes have left the queue.
   struct Taken {
     Backlog& b;
@@ -109,22 +133,42 @@ void flush(JournalSelf* self) {
   } taken{*st.backlog, ops.size()};
   if (!st.store) {  // nothing to write to
     st.budget_states.clear();
+    for (auto& w : durable) w.promise.deliver(std::string());
     return;
   }
   std::map<std::string, economy::BudgetState> states;
   states.swap(st.budget_states);
   Status s = st.store->write_batch([&]() -> Status {
     for (auto& op : ops) op(*st.store);
+    for (size_t i = 0; i < durable.size(); ++i) {
+      Status w = st.store->atomically([&]() -> Status {
+        for (const auto& row : durable[i].write.rows)
+          if (auto id = st.store->record_ledger_entry(row); !id.ok()) return id.error();
+        return Status::Ok();
+      });
+      if (!w.ok()) outcome[i] = w.error().message;
+    }
     for (auto& [session, state] : states)
-      if (Status w = st.store->save_budget_state(session, state.to_json()); !w.ok())
+      if (Status w = st.store->save_budget_state(session, state.to_json()); !w.ok()) {
         std::cerr << "kaisha: journal write failed: " << w.error().message << "\n";
+        // A ledger change is durable with the budget it leaves, or not at all.
+        for (size_t i = 0; i < durable.size(); ++i)
+          if (durable[i].write.state && durable[i].write.session == session && outcome[i].empty())
+            outcome[i] = w.error().message;
+      }
     return Status::Ok();
   });
   if (!s.ok()) std::cerr << "kaisha: journal batch failed: " << s.error().message << "\n";
+  for (size_t i = 0; i < durable.size(); ++i)
+    durable[i].promise.deliver(!s.ok() ? s.error().message : outcome[i]);
 }
 
 void enqueue(JournalSelf* self) {
   auto& st = self->state;
+  // Someone waits for a commit: make it as soon as the mailbox holds nothing
+  // more to join it (group commit without a timer on the reply path).
+  if (!st.durable.empty() && (self->mailbox().empty() || st.pending.size() + st.durable.size() >= kMaxBatch))
+    return flush(self);
   if (st.pending.size() >= kMaxBatch || (st.pending.size() >= kEagerBatch && self->mailbox().empty()))
     return flush(self);
   if (!st.flush_scheduled) {
@@ -153,6 +197,14 @@ caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> st
         self->state.backlog->queued.fetch_sub(1);  // superseded or written with the next batch
         self->state.budget_states[session] = state;
         enqueue(self);
+      },
+      [=](commit_atom, DurableWrite& w) -> caf::result<std::string> {
+        auto& st = self->state;
+        if (w.state) st.budget_states[w.session] = *w.state;
+        auto promise = self->make_response_promise<std::string>();
+        st.durable.push_back({std::move(w), promise});
+        enqueue(self);
+        return promise;
       },
       [=](flush_atom) {
         self->state.flush_scheduled = false;
@@ -230,8 +282,7 @@ void journal_step(const caf::actor& j, StepRecord rec) {
   post(j, [row = std::move(row)](store::JournalStore& s) { report(s.append_step(row)); });
 }
 
-void journal_ledger(const caf::actor& j, LedgerRecord rec) {
-  if (!j) return;
+static store::LedgerEntryRow ledger_row(LedgerRecord rec) {
   store::LedgerEntryRow row;
   row.session_id = std::move(rec.session_id);
   row.task_id = std::move(rec.task_id);
@@ -242,7 +293,31 @@ void journal_ledger(const caf::actor& j, LedgerRecord rec) {
   row.reason = std::move(rec.reason);
   row.used_after = rec.used_after;
   row.total_after = rec.total_after;
-  post(j, [row = std::move(row)](store::JournalStore& s) { report(s.record_ledger_entry(row)); });
+  return row;
+}
+
+void journal_ledger(const caf::actor& j, LedgerRecord rec) {
+  if (!j) return;
+  post(j, [row = ledger_row(std::move(rec))](store::JournalStore& s) { report(s.record_ledger_entry(row)); });
+}
+
+void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& j, std::vector<LedgerRecord> records,
+                            std::string session_id, std::optional<economy::BudgetState> state,
+                            std::function<void(Status)> done) {
+  if (!j) return done(Status::Ok());
+  DurableWrite w;
+  w.session = std::move(session_id);
+  w.state = std::move(state);
+  w.rows.reserve(records.size());
+  for (auto& rec : records) w.rows.push_back(ledger_row(std::move(rec)));
+  self->request(j, caf::infinite, commit_atom::value, std::move(w))
+      .then(
+          [done](const std::string& failed) {
+            done(failed.empty() ? Status::Ok() : Status(Error{"journal", "the journal could not commit: " + failed}));
+          },
+          [done, self](caf::error& e) {
+            done(Error{"journal", "the journal did not answer: " + self->system().render(e)});
+          });
 }
 
 void journal_budget_state(const caf::actor& j, std::string session_id, economy::BudgetState state) {

@@ -3,8 +3,11 @@
 // through it, in the order they were sent. Writes from actors are
 // fire-and-forget and group-committed: those arriving within ~2 ms share one
 // transaction. A (sync_atom, op) request first commits everything queued, then
-// runs `op` and answers — the way to persist before acknowledging. Queued
-// writes are committed when the actor is told to exit.
+// runs `op` and answers. The ledger's changes are durable writes
+// (journal_ledger_durably): the journal commits them, with everything queued
+// before them, as soon as its mailbox holds nothing more to join the batch,
+// and only then is the ledger told — the way to persist before
+// acknowledging. Queued writes are committed when the actor is told to exit.
 //
 // The backlog (writes sent and not yet committed) is bounded by back-pressure,
 // not by dropping: a write is never refused or lost, but while the backlog is
@@ -19,7 +22,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/fwd.hpp>
 
@@ -86,6 +91,15 @@ struct LedgerRecord {
 };
 
 void journal_ledger(const caf::actor& journal, LedgerRecord record);
+// The same, durably: `records` and the budget `state` after them (when
+// given) are committed, with every write queued before them, before `done`
+// runs on `self`'s thread with Ok or an error (code "journal") saying why
+// they could not be (they are then not in the journal). Writes waiting
+// together share one commit. This is how the ledger persists a change
+// before anyone acts on it; with no journal, `done` runs at once.
+void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& journal,
+                            std::vector<LedgerRecord> records, std::string session_id,
+                            std::optional<economy::BudgetState> state, std::function<void(Status)> done);
 // The ledger's state after a change. Sent as numbers: the JSON is built when
 // written, once per batch for the newest state (snapshots supersede each other).
 void journal_budget_state(const caf::actor& journal, std::string session_id, economy::BudgetState state);

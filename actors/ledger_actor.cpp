@@ -1,6 +1,8 @@
 #include "actors/ledger_actor.hpp"
 
+#include <functional>
 #include <optional>
+#include <vector>
 #include <sstream>
 
 #include "actors/atoms.hpp"
@@ -32,11 +34,49 @@ LedgerReply reply_refused(Self* self, const std::string& why) {
   return r;
 }
 
-void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind,
-            double amount, const std::string& agent, const std::string& reason = {}) {
+// The rows one message writes: committed, with the budget they leave,
+// before the message is answered (persist before acknowledging).
+struct Change {
+  std::vector<LedgerRecord> rows;
+  bool state = false;  // the budget changed: its snapshot goes with the rows
+
+  void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind,
+              double amount, const std::string& agent, const std::string& reason = {}) {
+    auto& st = self->state;
+    const economy::Ledger& l = ledger == "resource" ? st.budget->resource() : st.budget->expense();
+    rows.push_back({st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
+  }
+};
+
+// Answers `reply` once `change` is committed. A failed commit answers with a
+// refusal saying so, after `undo` (which takes back a change nobody has
+// paid for yet: a hire, a tool's creation). Money already spent (a settled
+// call) stays spent in memory; the next commit saves it with the budget.
+caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
+                                std::function<void()> undo = {}) {
+  if (change.rows.empty() && !change.state) return reply;
+  auto promise = self->make_response_promise<LedgerReply>();
   auto& st = self->state;
-  const economy::Ledger& l = ledger == "resource" ? st.budget->resource() : st.budget->expense();
-  journal_ledger(st.journal, {st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
+  std::optional<economy::BudgetState> state;
+  if (change.state) state = st.budget->snapshot();
+  journal_ledger_durably(self, st.journal, std::move(change.rows), st.session, std::move(state),
+                         [self, promise, reply = std::move(reply), undo = std::move(undo)](Status s) mutable {
+                           if (s.ok()) {
+                             promise.deliver(std::move(reply));
+                             return;
+                           }
+                           if (undo) {
+                             undo();
+                             // The state on disk converges on the one in memory.
+                             journal_budget_state(self->state.journal, self->state.session,
+                                                  self->state.budget->snapshot());
+                           }
+                           LedgerReply refused = reply_refused(self, "the ledger could not save this change, so it "
+                                                                     "was not made: " + s.error().message);
+                           refused.reservation = reply.reservation;
+                           promise.deliver(std::move(refused));
+                         });
+  return promise;
 }
 
 // New work (a hold, a hire) waits while the journal is behind the disk: its
@@ -48,48 +88,49 @@ std::optional<LedgerReply> refuse_if_journal_behind(Self* self) {
   return std::nullopt;
 }
 
-void save_state(Self* self) {
-  journal_budget_state(self->state.journal, self->state.session, self->state.budget->snapshot());
-}
-
 caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal,
                      std::string session) {
   self->state.budget = std::move(budget);
   self->state.journal = std::move(journal);
   self->state.session = std::move(session);
   return {
-      [=](hire_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+      [=](hire_atom, const economy::ModelCost& cost, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         if (auto behind = refuse_if_journal_behind(self)) return *behind;
-        if (Status s = self->state.budget->hire(cost); !s.ok()) return reply_refused(self, s.error().message);
-        record(self, task, "resource", "hire", cost.create_resource_cost, agent, cost.name);
+        auto& b = *self->state.budget;
+        if (Status s = b.hire(cost); !s.ok()) return reply_refused(self, s.error().message);
+        Change c{{}, true};
+        c.record(self, task, "resource", "hire", cost.create_resource_cost, agent, cost.name);
         if (cost.create_expense_cost > 0)
-          record(self, task, "expense", "hire", cost.create_expense_cost, agent, cost.name);
-        save_state(self);
-        return reply_ok(self);
+          c.record(self, task, "expense", "hire", cost.create_expense_cost, agent, cost.name);
+        return commit(self, std::move(c), reply_ok(self), [self, cost] { self->state.budget->undo_hire(cost); });
       },
-      [=](fire_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+      [=](fire_atom, const economy::ModelCost& cost, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         if (Status s = self->state.budget->fire(cost); !s.ok()) return reply_refused(self, s.error().message);
-        record(self, task, "resource", "fire_refund", -cost.create_resource_cost, agent, cost.name);
-        save_state(self);
-        return reply_ok(self);
+        Change c{{}, true};
+        c.record(self, task, "resource", "fire_refund", -cost.create_resource_cost, agent, cost.name);
+        return commit(self, std::move(c), reply_ok(self));
       },
       [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out,
-          const std::string& /*agent*/, const std::string& /*task*/) {
+          const std::string& /*agent*/, const std::string& /*task*/) -> caf::result<LedgerReply> {
         if (auto behind = refuse_if_journal_behind(self)) return *behind;
-        // The hold lives in the Budget only: it is settled or released, and
-        // the journal gets one row for the call when it is (not two).
+        // The hold lives in the Budget only (after a restart nothing is in
+        // flight): it is settled or released, and the journal gets one row
+        // for the call when it is (not two).
         auto r = self->state.budget->reserve_ask(cost, est_in, max_out);
         if (!r.ok()) return reply_refused(self, r.error().message);
         LedgerReply out = reply_ok(self);
         out.reservation = *r;
         return out;
       },
-      [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out,
-          const std::string& agent, const std::string& task) {
+      [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         const double over = self->state.budget->settle_ask(r, in, out);
         const double usd = economy::Budget::expense_for(r.cost, in, out);
-        record(self, task, "expense", "ask_settle", usd, agent,
-               std::to_string(in) + " in / " + std::to_string(out) + " out tokens");
+        Change c{{}, true};
+        c.record(self, task, "expense", "ask_settle", usd, agent,
+                 std::to_string(in) + " in / " + std::to_string(out) + " out tokens");
         // The excess is already in ask_settle's amount: this entry says that
         // the hold, a true upper bound, was not enough (not a second charge).
         if (over > 0) {
@@ -97,82 +138,92 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
           why << r.cost.name << " billed " << economy::format_amount(usd) << " (" << in << " in / " << out
               << " out tokens), " << economy::format_amount(over) << " more than the "
               << economy::format_amount(r.expense_held) << " reserved";
-          record(self, task, "expense", "overshoot", over, agent, why.str());
+          c.record(self, task, "expense", "overshoot", over, agent, why.str());
         }
-        save_state(self);
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;
-        return reply;
+        return commit(self, std::move(c), std::move(reply));
       },
-      [=](cancel_atom, const economy::AskReservation& r, const std::string& agent, const std::string& task) {
+      [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         self->state.budget->cancel_ask(r);
         // Nothing was charged (the hold was never journaled), but the failed
         // call stays visible next to the settled ones.
         std::ostringstream why;
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
-        record(self, task, "expense", "ask_release", 0, agent, why.str());
-        return reply_ok(self);
+        Change c;
+        c.record(self, task, "expense", "ask_release", 0, agent, why.str());
+        return commit(self, std::move(c), reply_ok(self));
       },
       // A tool call's declared cost, held like a model call of one "token"
       // priced at the tool's USD per call, journaled under the tool_* kinds.
-      [=](reserve_atom, tool_atom, economy::ModelCost cost, const std::string& agent, const std::string& task) {
+      [=](reserve_atom, tool_atom, economy::ModelCost cost, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         if (auto behind = refuse_if_journal_behind(self)) return *behind;
         const double usd = cost.invoke_expense_cost;
         cost.invoke_expense_cost = usd * 1e6;
         cost.output_expense_cost = 0;
         auto r = self->state.budget->reserve_ask(cost, 1, 0);
         if (!r.ok()) return reply_refused(self, r.error().message);
-        record(self, task, "expense", "tool_reserve", r->expense_held, agent, "tool " + cost.name);
+        Change c;
+        c.record(self, task, "expense", "tool_reserve", r->expense_held, agent, "tool " + cost.name);
         LedgerReply out = reply_ok(self);
         out.reservation = *r;
-        return out;
+        return commit(self, std::move(c), std::move(out),
+                      [self, hold = *r] { self->state.budget->cancel_ask(hold); });
       },
       [=](settle_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
-          const std::string& task) {
+          const std::string& task) -> caf::result<LedgerReply> {
         self->state.budget->settle_ask(r, 1, 0);
-        record(self, task, "expense", "tool_settle", economy::Budget::expense_for(r.cost, 1, 0), agent,
-               "tool " + r.cost.name);
-        save_state(self);
-        return reply_ok(self);
+        Change c{{}, true};
+        c.record(self, task, "expense", "tool_settle", economy::Budget::expense_for(r.cost, 1, 0), agent,
+                 "tool " + r.cost.name);
+        return commit(self, std::move(c), reply_ok(self));
       },
       [=](cancel_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
-          const std::string& task) {
+          const std::string& task) -> caf::result<LedgerReply> {
         self->state.budget->cancel_ask(r);
-        record(self, task, "expense", "tool_release", -r.expense_held, agent, "tool " + r.cost.name);
-        return reply_ok(self);
+        Change c;
+        c.record(self, task, "expense", "tool_release", -r.expense_held, agent, "tool " + r.cost.name);
+        return commit(self, std::move(c), reply_ok(self));
       },
-      [=](hire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+      [=](hire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         if (auto behind = refuse_if_journal_behind(self)) return *behind;
         auto& b = *self->state.budget;
         if (Status s = b.charge_create_costs(cost.create_resource_cost, cost.create_expense_cost); !s.ok())
           return reply_refused(self, s.error().message);
+        Change c{{}, true};
         if (cost.create_resource_cost > 0)
-          record(self, task, "resource", "tool_create", cost.create_resource_cost, agent, "tool " + cost.name);
+          c.record(self, task, "resource", "tool_create", cost.create_resource_cost, agent, "tool " + cost.name);
         if (cost.create_expense_cost > 0)
-          record(self, task, "expense", "tool_create", cost.create_expense_cost, agent, "tool " + cost.name);
-        save_state(self);
-        return reply_ok(self);
+          c.record(self, task, "expense", "tool_create", cost.create_expense_cost, agent, "tool " + cost.name);
+        return commit(self, std::move(c), reply_ok(self), [self, cost] {
+          self->state.budget->undo_create_costs(cost.create_resource_cost, cost.create_expense_cost);
+        });
       },
-      [=](fire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent, const std::string& task) {
+      [=](fire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent,
+          const std::string& task) -> caf::result<LedgerReply> {
         if (Status s = self->state.budget->refund_resource(cost.create_resource_cost); !s.ok())
           return reply_refused(self, s.error().message);
-        record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent, "tool " + cost.name);
-        save_state(self);
-        return reply_ok(self);
+        Change c{{}, true};
+        c.record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent,
+                 "tool " + cost.name);
+        return commit(self, std::move(c), reply_ok(self));
       },
       [=](budget_atom) {
         LedgerReply r = reply_ok(self);
         r.view = self->state.budget->get_budget_json();
         return r;
       },
-      [=](raise_atom, const std::string& which, double amount) {
+      [=](raise_atom, const std::string& which, double amount) -> caf::result<LedgerReply> {
         if (!(amount > 0)) return reply_refused(self, "the increase must be a positive amount");
         if (which == "expense") self->state.budget->raise_expense(amount);
         else if (which == "resource") self->state.budget->raise_resource(amount);
         else return reply_refused(self, "unknown budget '" + which + "' (expense or resource)");
-        record(self, "", which, "raise", amount, "user", "authorised increase");
-        save_state(self);
-        return reply_ok(self);
+        Change c{{}, true};
+        c.record(self, "", which, "raise", amount, "user", "authorised increase");
+        return commit(self, std::move(c), reply_ok(self));
       },
       [=](switch_atom, const std::string& which, bool on) {
         if (which == "resource") self->state.budget->set_resource_enabled(on);

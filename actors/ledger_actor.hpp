@@ -1,7 +1,11 @@
 // The ledger actor owns a session's Budget (the HASHIRU resource and expense
 // ledgers) and is the one place that changes it: every change is journaled
-// as a ledger entry and the budget state is saved, so spend survives a
-// restart. Reservations make concurrent asks unable to overshoot a budget.
+// as a ledger entry with the budget state after it, and committed before
+// the change is answered, so whatever acts on a charge acts on one a crash
+// cannot take back. A change the journal cannot commit is answered as a
+// refusal saying so (and, for hires and tool creations, not made).
+// Reservations make concurrent asks unable to overshoot a budget; a hold is
+// not journaled (after a restart nothing is in flight).
 //
 // Protocol (every reply is a LedgerReply; `budget` holds the six GetBudget
 // numbers after it):

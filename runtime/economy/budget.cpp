@@ -152,6 +152,19 @@ Status Budget::charge_create_costs(double resource_cost, double expense_cost) {
   return charge_create_locked(resource_cost, expense_cost);
 }
 
+void Budget::undo_hire(const ModelCost& cost) {
+  std::lock_guard lock(mu_);
+  (void)resource_.refund(cost.create_resource_cost);
+  (void)expense_.refund(cost.create_expense_cost);
+  if (hired_ > 0) --hired_;
+}
+
+void Budget::undo_create_costs(double resource_cost, double expense_cost) {
+  std::lock_guard lock(mu_);
+  (void)resource_.refund(resource_cost);
+  (void)expense_.refund(expense_cost);
+}
+
 Status Budget::refund_resource(double amount) {
   std::lock_guard lock(mu_);
   return resource_.refund(amount);

@@ -111,6 +111,12 @@ class Budget {
   Status charge_create_costs(double resource_cost, double expense_cost);
   Status refund_resource(double amount);
 
+  // Take back a hire / create costs that could not be recorded (the journal
+  // failed to commit them), so that nothing unrecorded stays charged. Unlike
+  // fire(), both ledgers are refunded and the agent count drops.
+  void undo_hire(const ModelCost& cost);
+  void undo_create_costs(double resource_cost, double expense_cost);
+
   // --- calls ----------------------------------------------------------------
   // Holds invoke_resource_cost on the resource ledger and the worst-case
   // expense (input_token_bound in, max_output_tokens out — both upper bounds,

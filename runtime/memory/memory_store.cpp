@@ -196,6 +196,25 @@ Result<bool> MemoryStore::remove(const std::string& id) {
   return removed;
 }
 
+Result<int64_t> MemoryStore::remove_session(const std::string& session) {
+  if (session.empty()) return Error{"memory", "remove_session needs a session id"};
+  if (Status s = db_->exec("PRAGMA secure_delete=ON"); !s) return s.error();
+  auto entries = list(0, session);
+  if (!entries.ok()) return entries.error();
+  int64_t removed = 0;
+  for (const auto& e : *entries) {
+    auto r = remove(e.id);
+    if (!r.ok()) return r.error();
+    removed += *r;
+  }
+  return removed;
+}
+
+Status MemoryStore::compact_files() {
+  if (Status s = db_->exec("INSERT INTO memories_fts(memories_fts) VALUES('optimize')"); !s) return s;
+  return db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
 Result<std::vector<MemoryEntry>> MemoryStore::query(const std::string& tail,
                                                     const std::function<void(Statement&)>& bind) {
   auto q = db_->prepare(kEntrySelect + tail);

@@ -55,6 +55,12 @@ class MemoryStore {
   Result<size_t> add_many(std::vector<MemoryEntry>& entries);
   // Removes the entry and its vector and FTS rows; false when absent.
   Result<bool> remove(const std::string& id);
+  // Removes every entry stored by `session` (as remove() does, the content
+  // zeroed in the file); returns how many.
+  Result<int64_t> remove_session(const std::string& session);
+  // Rewrites the FTS index without the removed entries' terms and empties
+  // the write-ahead log, so removed text leaves no copy in the files.
+  Status compact_files();
 
   Result<std::optional<MemoryEntry>> find(const std::string& id);
   // The first (oldest) entry whose content is exactly `content`.

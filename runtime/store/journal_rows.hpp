@@ -121,6 +121,14 @@ struct QualityRow {
   int64_t updated_at = 0;
 };
 
+// What forget_session() deleted.
+struct ForgottenRows {
+  int64_t tasks = 0;
+  int64_t steps = 0;
+  int64_t ledger_entries = 0;
+  int64_t agents = 0;
+};
+
 // Sums over the tasks (and ledger entries) of a session, or of every session.
 struct SpendTotals {
   int64_t tasks = 0;

@@ -373,7 +373,51 @@ Status JournalStore::write_batch(const std::function<Status()>& body) {
   return s;
 }
 
+Status JournalStore::atomically(const std::function<Status()>& body) {
+  if (!in_batch_) return db_->transaction(body);
+  if (Status s = db_->exec("SAVEPOINT atomically"); !s.ok()) return s;
+  Status s = body();
+  if (!s.ok()) {
+    // The batch goes on without these writes; a failed rollback leaves them
+    // to the batch's own outcome, which the caller learns at COMMIT.
+    (void)db_->exec("ROLLBACK TO atomically");
+    batch_next_seq_.clear();  // a rolled-back step must not keep its number
+  }
+  if (Status r = db_->exec("RELEASE atomically"); !r.ok() && s.ok()) return r;
+  return s;
+}
+
 // ---- writes ---------------------------------------------------------------------
+
+Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id) {
+  ForgottenRows n;
+  if (Status s = db_->exec("PRAGMA secure_delete=ON"); !s.ok()) return s.error();
+  Status s = in_txn([&]() -> Status {
+    // Children before parents (foreign keys).
+    const std::pair<const char*, int64_t*> tables[] = {{"steps", &n.steps},
+                                                       {"ledger_entries", &n.ledger_entries},
+                                                       {"agents", &n.agents},
+                                                       {"budget_state", nullptr},
+                                                       {"cost_table", nullptr},
+                                                       {"tasks", &n.tasks},
+                                                       {"sessions", nullptr}};
+    for (const auto& [table, count] : tables) {
+      const std::string column = std::string(table) == "sessions" ? "id" : "session_id";
+      auto del = db_->prepare(std::string("DELETE FROM ") + table + " WHERE " + column + " = ?1");
+      if (!del) return del.error();
+      if (Status st = del->bind_all(session_id).run(); !st) return st;
+      if (count) *count = db_->changes();
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.error();
+  return n;
+}
+
+Status JournalStore::compact_files() {
+  // Busy readers only make the truncation partial, which is not an error.
+  return db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
 
 Status JournalStore::create_session(const SessionRow& s) {
   return in_txn([&]() -> Status {

@@ -73,6 +73,21 @@ class JournalStore {
   Status save_cost_table(const std::string& session_id, const json& table);
   // Runs `body` (which calls the writes above) in one transaction.
   Status write_batch(const std::function<Status()>& body);
+  // Inside write_batch(): runs `body` so that its writes land all or none (a
+  // savepoint) and returns its error without failing the batch. Outside one:
+  // `body` in a transaction of its own.
+  Status atomically(const std::function<Status()>& body);
+
+  // Deletes a session and everything journaled under it (steps, ledger
+  // entries, agents, budget and cost snapshots, tasks), in one transaction,
+  // with deleted content zeroed in the file (secure_delete). Judge quality
+  // scores are per agent name across sessions and stay. The caller holds the
+  // session's SessionLock.
+  Result<ForgottenRows> forget_session(const std::string& session_id);
+  // Moves the write-ahead log into the database file and empties it, so that
+  // deleted rows leave no copy there. Best effort while other processes read
+  // the file (they keep the log's frames they are reading).
+  Status compact_files();
 
   // ---- reads ---------------------------------------------------------------------
   // Newest first; limit 0 = all.

@@ -181,7 +181,11 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Option
   // Reading the schema forces SQLite to look at the file header: a file that
   // is not a database fails here rather than at the first real query.
   std::string setup = "SELECT count(*) FROM sqlite_master;";
-  if (!options.read_only) setup = "PRAGMA journal_mode=WAL; " + setup;
+  // WAL with synchronous=NORMAL: a commit is in the WAL file (the kernel's
+  // page cache) when it returns, so it survives the process being killed
+  // (SIGKILL, OOM); only a power loss can lose the last commits, never
+  // corrupt the file. FULL would add an fsync to every commit.
+  if (!options.read_only) setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; " + setup;
   setup += " PRAGMA foreign_keys=ON;";
   if (sqlite3_exec(raw, setup.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return Error{"store", "cannot open database '" + path + "': " + sqlite3_errmsg(raw)};

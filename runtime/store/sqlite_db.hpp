@@ -1,7 +1,9 @@
 // SqliteDb / Statement: a small RAII layer over the SQLite C API.
 //
 // A connection opened read-write is put in WAL mode (readers in other
-// processes never block the writer, nor the writer them), waits up to
+// processes never block the writer, nor the writer them) with
+// synchronous=NORMAL (a commit survives the process being killed, not a
+// power loss), waits up to
 // busy_timeout = 5000 ms for locks held by other connections, and enforces
 // foreign keys. Every failure comes back as an Error (code "store") holding
 // SQLite's message, the database path and the statement text.

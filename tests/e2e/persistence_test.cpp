@@ -1,7 +1,9 @@
 // Restart persistence (hashiru.md §9 item 55): a second `kaisha run` process
 // on the same session finds the employees and the budget of the first, and
 // `kaisha history` lists both tasks with their steps.
+#include "cluster_fixture.hpp"
 #include "e2e_fixture.hpp"
+#include "runtime/store/session_lock.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -59,6 +61,64 @@ rules:
   RunResult third = run_json(cfg, "Who is still here?", {"--continue"});
   ASSERT_EQ(third.exit_code, 0) << third.describe();
   EXPECT_EQ(session_of(third), session);
+}
+
+// One process runs a session at a time: a second `kaisha run` on a session
+// another process is running is refused, naming that process; once the
+// first is killed (SIGKILL, no cleanup), its lock is free and the session
+// continues.
+TEST_F(E2eTest, ASecondProcessOnARunningSessionIsRefusedUntilTheFirstDies) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, last_user: "Start" }
+    reply: { text: "Started." }
+  - match: { model: ceo-model, last_user: "Wait" }
+    reply: { text: "Waited.", latency_ms: 60000 }
+  - match: { model: ceo-model, last_user: "Again" }
+    reply: { text: "Here again." }
+)");
+  const std::string cfg = write_config();
+  RunResult first = run_json(cfg, "Start.");
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const std::string session = session_of(first);
+
+  BackgroundProcess waiting(KAISHA_EXE, {"run", "--config", cfg, "--json", "--session", session, "Wait."},
+                            {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                            dir_.file("waiting.log"));
+  std::optional<std::string> holder;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto h = store::SessionLock::holder(db(), session);
+        if (h.ok() && *h && h->value().find("pid ") != std::string::npos) holder = **h;
+        return holder.has_value();
+      },
+      std::chrono::seconds(30)))
+      << waiting.log();
+  EXPECT_NE(holder->find("kaisha run"), std::string::npos) << *holder;
+
+  RunResult refused = run_json(cfg, "Again.", {"--session", session});
+  EXPECT_NE(refused.exit_code, 0) << refused.describe();
+  EXPECT_NE(refused.err.find("session " + session + " is already running in " + *holder), std::string::npos)
+      << refused.describe();
+  RunResult refused_latest = run_json(cfg, "Again.", {"--continue"});
+  EXPECT_NE(refused_latest.exit_code, 0) << refused_latest.describe();
+  EXPECT_NE(refused_latest.err.find("is already running"), std::string::npos) << refused_latest.describe();
+
+  // Killed without a chance to clean up: the kernel drops its lock.
+  waiting.kill9();
+  RunResult again = run_json(cfg, "Again.", {"--session", session});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_EQ(again.result()["answer"], "Here again.") << again.describe();
+  // A new session is never refused: it has a lock of its own.
+  BackgroundProcess waiting_again(KAISHA_EXE, {"run", "--config", cfg, "--json", "--session", session, "Wait."},
+                                  {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                                  dir_.file("waiting2.log"));
+  ASSERT_TRUE(wait_for([&] { auto h = store::SessionLock::holder(db(), session); return h.ok() && *h; },
+                       std::chrono::seconds(30)));
+  RunResult fresh = run_json(cfg, "Start.");
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.describe();
+  EXPECT_NE(session_of(fresh), session);
+  waiting_again.kill9();
 }
 
 }  // namespace

@@ -1,0 +1,145 @@
+// kaisha forget: deletes sessions on request — their tasks, journaled steps,
+// ledger entries, agents, budget and cost snapshots, and the memories they
+// stored — so that nothing of them is left in the store's files. A session a
+// process is running is refused (its lock says which process).
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "cli/cli_config.hpp"
+#include "cli/command_registry.hpp"
+#include "runtime/memory/memory_service.hpp"
+#include "runtime/memory/memory_store.hpp"
+#include "runtime/store/journal_store.hpp"
+#include "runtime/store/session_lock.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+struct ForgetOptions {
+  CommonOptions common;
+  std::string before;
+};
+
+// "2026-11-01" -> that day's 00:00 UTC in ms since the epoch.
+Result<int64_t> day_start_ms(const std::string& day) {
+  static const std::regex re(R"((\d{4})-(\d{2})-(\d{2}))");
+  std::smatch m;
+  if (!std::regex_match(day, m, re))
+    return Error{"usage", "--before '" + day + "' is not a date: expected YYYY-MM-DD (a UTC day)"};
+  std::tm tm{};
+  tm.tm_year = std::stoi(m[1]) - 1900;
+  tm.tm_mon = std::stoi(m[2]) - 1;
+  tm.tm_mday = std::stoi(m[3]);
+  const int mon = tm.tm_mon, mday = tm.tm_mday;
+  const std::time_t t = timegm(&tm);
+  if (mon < 0 || mon > 11 || tm.tm_mon != mon || tm.tm_mday != mday)
+    return Error{"usage", "--before '" + day + "' is not a day of the calendar"};
+  return static_cast<int64_t>(t) * 1000;
+}
+
+std::string plural(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+int forget(const ForgetOptions& o) {
+  auto fail = [](const std::string& why, int code) {
+    std::cerr << "kaisha forget: " << why << "\n";
+    return code;
+  };
+  if (o.common.session.empty() == o.before.empty())
+    return fail("say what to forget: --session ID, or --before YYYY-MM-DD (not both)", 2);
+  auto c = load_cli_config(o.common, /*needs_model=*/false);
+  if (!c.ok()) return fail(c.error().message, 2);
+  std::error_code ec;
+  if (!std::filesystem::exists(c->store_path, ec))
+    return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
+  auto opened = store::JournalStore::open(c->store_path);
+  if (!opened.ok()) return fail(opened.error().message, 1);
+  auto& journal = **opened;
+
+  std::vector<std::string> sessions;
+  if (!o.common.session.empty()) {
+    auto s = journal.get_session(o.common.session);
+    if (!s.ok()) return fail(s.error().message, 1);
+    if (!s->has_value()) return fail("no session '" + o.common.session + "' in " + c->store_path, 1);
+    sessions.push_back(o.common.session);
+  } else {
+    auto cutoff = day_start_ms(o.before);
+    if (!cutoff.ok()) return fail(cutoff.error().message, 2);
+    auto all = journal.list_sessions();
+    if (!all.ok()) return fail(all.error().message, 1);
+    for (auto it = all->rbegin(); it != all->rend(); ++it)  // oldest first
+      if (it->created_at < *cutoff) sessions.push_back(it->id);
+  }
+
+  const std::string memory_path =
+      c->memory.path.empty() ? memory::MemoryService::default_path(c->store_path) : c->memory.path;
+  std::unique_ptr<memory::MemoryStore> memories;
+  if (std::filesystem::exists(memory_path, ec)) {
+    auto m = memory::MemoryStore::open(memory_path);
+    if (!m.ok()) return fail(m.error().message, 1);
+    memories = std::move(m).value();
+  }
+
+  int status = 0;
+  for (const auto& id : sessions) {
+    // Held while deleting: nobody continues the session half-forgotten.
+    auto lock = store::SessionLock::acquire(c->store_path, id);
+    if (!lock.ok()) {
+      status = 1;
+      std::cerr << "kaisha forget: not forgotten: " << lock.error().message << "\n";
+      continue;
+    }
+    auto counts = journal.forget_session(id);
+    if (!counts.ok()) return fail(counts.error().message, 1);
+    int64_t forgotten_memories = 0;
+    if (memories) {
+      auto n = memories->remove_session(id);
+      if (!n.ok()) return fail("session " + id + "'s journal is forgotten, its memories not: " + n.error().message, 1);
+      forgotten_memories = *n;
+    }
+    std::filesystem::remove(store::SessionLock::lock_path(c->store_path, id), ec);
+    if (o.common.json) {
+      std::cout << json{{"event", "forgotten"},
+                        {"session", id},
+                        {"tasks", counts->tasks},
+                        {"steps", counts->steps},
+                        {"ledger_entries", counts->ledger_entries},
+                        {"agents", counts->agents},
+                        {"memories", forgotten_memories}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::cout << "forgot session " << id << ": " << plural(counts->tasks, "task", "tasks") << ", "
+                << plural(counts->steps, "step", "steps") << ", "
+                << plural(counts->ledger_entries, "ledger entry", "ledger entries") << ", "
+                << plural(counts->agents, "agent", "agents") << ", "
+                << plural(forgotten_memories, "memory", "memories") << std::endl;
+    }
+  }
+  if (sessions.empty() && !o.common.json) std::cout << "no session was created before " << o.before << "\n";
+  // Deleted rows are zeroed (secure_delete) and the write-ahead log emptied,
+  // so the text is gone from the files, not only from the tables.
+  if (Status s = journal.compact_files(); !s.ok()) return fail(s.error().message, 1);
+  if (memories) {
+    if (Status s = memories->compact_files(); !s.ok()) return fail(s.error().message, 1);
+  }
+  return status;
+}
+
+const bool registered = register_command(
+    "forget", "delete a session's journal, ledgers and memories (--session ID, or --before DATE)",
+    [](CLI::App* cmd) {
+      auto o = std::make_shared<ForgetOptions>();
+      cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
+      cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");
+      cmd->add_flag("--json", o->common.json, "machine-readable output (JSON lines)");
+      cmd->add_option("--session", o->common.session, "the session to forget");
+      cmd->add_option("--before", o->before, "forget every session created before this UTC day (YYYY-MM-DD)");
+      return [o] { return forget(*o); };
+    });
+
+}  // namespace
+}  // namespace kaisha::cli

@@ -1,0 +1,184 @@
+// Persist before acknowledging: a ledger change (a hire, a settled call, a
+// tool's cost) is committed to the journal before the ledger answers, so
+// whoever acts on the answer acts on something a SIGKILL cannot take back.
+// A change the journal cannot commit is refused with the journal's reason
+// and, where nothing was spent yet (a hire), not made.
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "actors/atoms.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/ledger_actor.hpp"
+#include "runtime/economy/budget.hpp"
+#include "runtime/store/journal_store.hpp"
+#include "runtime/store/sqlite_db.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+LedgerReply ask_ledger(caf::actor_system& sys, const caf::actor& ledger, const caf::message& m) {
+  caf::scoped_actor self{sys};
+  LedgerReply out;
+  out.ok = false;
+  out.error = "no answer";
+  self->request(ledger, std::chrono::seconds(30), m)
+      .receive([&](LedgerReply& r) { out = std::move(r); }, [&](caf::error& e) { out.error = self->system().render(e); });
+  return out;
+}
+
+class LedgerDurability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "kaisha-durable-XXXXXX").string();
+    ASSERT_TRUE(mkdtemp(tmpl.data()));
+    dir_ = tmpl;
+    path_ = (dir_ / "journal.db").string();
+    auto opened = store::JournalStore::open(path_);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    store_ = std::shared_ptr<store::JournalStore>(std::move(opened).value());
+    store::SessionRow session;
+    session.id = "s";
+    ASSERT_TRUE(store_->create_session(session).ok());
+    ASSERT_TRUE(store_->start_task("s", "t", "a task").ok());
+    cfg_.set("logger.console", caf::atom("none"));
+    sys_ = std::make_unique<caf::actor_system>(cfg_);
+    journal_ = spawn_journal(*sys_, store_);
+    budget_ = std::make_shared<economy::Budget>(100.0, 10.0);
+    ledger_ = spawn_ledger(*sys_, budget_, journal_, "s");
+    cost_.name = cost_.model_ref = "m";
+    cost_.create_resource_cost = 10;
+    cost_.create_expense_cost = 0.5;
+    cost_.invoke_expense_cost = 1.0;
+    cost_.output_expense_cost = 2.0;
+  }
+  void TearDown() override {
+    caf::anon_send_exit(ledger_, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(journal_, caf::exit_reason::user_shutdown);
+    ledger_ = journal_ = nullptr;
+    sys_.reset();
+    store_.reset();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // What another process reading the file sees now.
+  std::vector<store::LedgerEntryRow> entries_on_disk() {
+    auto ro = store::JournalStore::open_read_only(path_);
+    if (!ro.ok()) ADD_FAILURE() << ro.error().message;
+    auto rows = (*ro)->ledger_entries("s");
+    return rows.ok() ? *rows : std::vector<store::LedgerEntryRow>{};
+  }
+  json budget_on_disk() {
+    auto ro = store::JournalStore::open_read_only(path_);
+    auto state = (*ro)->load_budget_state("s");
+    return state.ok() && state->has_value() ? **state : json();
+  }
+  caf::message hire() { return caf::make_message(hire_atom::value, cost_, std::string("a"), std::string("t")); }
+
+  fs::path dir_;
+  std::string path_;
+  std::shared_ptr<store::JournalStore> store_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  caf::actor journal_, ledger_;
+  std::shared_ptr<economy::Budget> budget_;
+  economy::ModelCost cost_;
+};
+
+TEST_F(LedgerDurability, AHireIsAnsweredOnlyOnceItIsOnDisk) {
+  // Stall the writer, as a slow disk would.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> entered;
+  journal_op(journal_, [released, &entered](store::JournalStore&) {
+    entered.set_value();
+    released.wait();
+  });
+  ASSERT_EQ(entered.get_future().wait_for(60s), std::future_status::ready);
+  auto hiring = std::async(std::launch::async, [&] { return ask_ledger(*sys_, ledger_, hire()); });
+  EXPECT_EQ(hiring.wait_for(200ms), std::future_status::timeout) << "answered before the journal committed it";
+  release.set_value();
+  LedgerReply hired = hiring.get();
+  ASSERT_TRUE(hired.ok) << hired.error;
+  // The moment the answer is out, the rows and the budget are on disk.
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "hire");
+  EXPECT_EQ(rows[0].ledger, "resource");
+  EXPECT_DOUBLE_EQ(rows[0].amount, 10);
+  EXPECT_EQ(rows[1].ledger, "expense");
+  EXPECT_DOUBLE_EQ(budget_on_disk()["resource"]["used"].get<double>(), 10) << budget_on_disk();
+
+  LedgerReply held = ask_ledger(*sys_, ledger_, caf::make_message(reserve_atom::value, cost_, int64_t{1000},
+                                                                   int64_t{1000}, std::string("a"), std::string("t")));
+  ASSERT_TRUE(held.ok) << held.error;
+  LedgerReply settled = ask_ledger(*sys_, ledger_, caf::make_message(settle_atom::value, held.reservation,
+                                                                      int64_t{1000}, int64_t{500}, std::string("a"),
+                                                                      std::string("t")));
+  ASSERT_TRUE(settled.ok) << settled.error;
+  rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2].kind, "ask_settle");
+  EXPECT_NEAR(rows[2].amount, 0.002, 1e-9);  // 1000 x $1/M + 500 x $2/M
+  EXPECT_NEAR(budget_on_disk()["expense"]["used"].get<double>(), 0.502, 1e-9) << budget_on_disk();
+}
+
+TEST_F(LedgerDurability, AChangeTheJournalCannotCommitIsRefusedWithItsReason) {
+  LedgerReply held = ask_ledger(*sys_, ledger_, caf::make_message(reserve_atom::value, cost_, int64_t{1000},
+                                                                   int64_t{1000}, std::string("a"), std::string("t")));
+  ASSERT_TRUE(held.ok) << held.error;
+  {
+    // Every ledger row now fails to insert, as on a full disk.
+    auto other = store::SqliteDb::open(path_);
+    ASSERT_TRUE(other.ok()) << other.error().message;
+    ASSERT_TRUE((*other)->exec("CREATE TRIGGER refuse_ledger BEFORE INSERT ON ledger_entries "
+                               "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;")
+                    .ok());
+  }
+  LedgerReply hired = ask_ledger(*sys_, ledger_, hire());
+  EXPECT_FALSE(hired.ok);
+  EXPECT_NE(hired.error.find("the ledger could not save this change, so it was not made"), std::string::npos)
+      << hired.error;
+  EXPECT_NE(hired.error.find("disk full (simulated)"), std::string::npos) << hired.error;
+  // Not made: nothing charged, nobody counted.
+  EXPECT_DOUBLE_EQ(budget_->summary().current_resource_usage, 0);
+  EXPECT_EQ(budget_->snapshot().hired_agents, 0);
+
+  // A settled call was paid for at the provider: it stays spent, and says
+  // that it could not be recorded.
+  LedgerReply settled = ask_ledger(*sys_, ledger_, caf::make_message(settle_atom::value, held.reservation,
+                                                                      int64_t{1000}, int64_t{500}, std::string("a"),
+                                                                      std::string("t")));
+  EXPECT_FALSE(settled.ok);
+  EXPECT_NE(settled.error.find("disk full (simulated)"), std::string::npos) << settled.error;
+  EXPECT_NEAR(budget_->summary().current_expense, 0.002, 1e-9);
+  EXPECT_TRUE(entries_on_disk().empty());
+
+  {
+    auto other = store::SqliteDb::open(path_);
+    ASSERT_TRUE((*other)->exec("DROP TRIGGER refuse_ledger").ok());
+  }
+  LedgerReply again = ask_ledger(*sys_, ledger_, hire());
+  ASSERT_TRUE(again.ok) << again.error;
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "hire");
+  // The budget on disk is the one in memory: the failed hire is not in it,
+  // the settled call is.
+  json disk = budget_on_disk();
+  EXPECT_DOUBLE_EQ(disk["resource"]["used"].get<double>(), 10) << disk;
+  EXPECT_NEAR(disk["expense"]["used"].get<double>(), 0.502, 1e-9) << disk;
+}
+
+}  // namespace
+}  // namespace kaisha::actors
