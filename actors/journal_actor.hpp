@@ -3,10 +3,10 @@
 // through it, in the order they were sent. Writes from actors are
 // fire-and-forget and group-committed: those arriving within ~2 ms share one
 // transaction. A (sync_atom, op) request first commits everything queued, then
-// runs `op` and answers. The ledger's changes are durable writes
-// (journal_ledger_durably): the journal commits them, with everything queued
-// before them, as soon as its mailbox holds nothing more to join the batch,
-// and only then is the ledger told — the way to persist before
+// runs `op` and answers. The ledger's hires, fires and raises are durable
+// writes (journal_ledger_durably): the journal commits them, with everything
+// queued before them, as soon as its mailbox holds nothing more to join the
+// batch, and only then is the ledger told — the way to persist before
 // acknowledging. Queued writes are committed when the actor is told to exit.
 //
 // The backlog (writes sent and not yet committed) is bounded by back-pressure,

@@ -48,7 +48,18 @@ struct Change {
   }
 };
 
-// Answers `reply` once `change` is committed. A failed commit answers with a
+// A settlement or release: journaled (with the budget after it) in order
+// with every other write, and answered at once. A model call's round trip
+// to the journal's thread and its commit would cost each call several
+// hundred microseconds (bench/HISTORY.md); what a crash can lose is the
+// last couple of milliseconds of such rows.
+void record(Self* self, Change change) {
+  auto& st = self->state;
+  for (auto& row : change.rows) journal_ledger(st.journal, std::move(row));
+  if (change.state) journal_budget_state(st.journal, st.session, st.budget->snapshot());
+}
+
+// Hires, fires, tools' create costs and raises: answered once `change` is committed. A failed commit answers with a
 // refusal saying so, after `undo` (which takes back a change nobody has
 // paid for yet: a hire, a tool's creation). Money already spent (a settled
 // call) stays spent in memory; the next commit saves it with the budget.
@@ -142,7 +153,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         }
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;
-        return commit(self, std::move(c), std::move(reply));
+        record(self, std::move(c));
+        return reply;
       },
       [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
           const std::string& task) -> caf::result<LedgerReply> {
@@ -153,7 +165,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
         Change c;
         c.record(self, task, "expense", "ask_release", 0, agent, why.str());
-        return commit(self, std::move(c), reply_ok(self));
+        record(self, std::move(c));
+        return reply_ok(self);
       },
       // A tool call's declared cost, held like a model call of one "token"
       // priced at the tool's USD per call, journaled under the tool_* kinds.
@@ -169,8 +182,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         c.record(self, task, "expense", "tool_reserve", r->expense_held, agent, "tool " + cost.name);
         LedgerReply out = reply_ok(self);
         out.reservation = *r;
-        return commit(self, std::move(c), std::move(out),
-                      [self, hold = *r] { self->state.budget->cancel_ask(hold); });
+        record(self, std::move(c));
+        return out;
       },
       [=](settle_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
           const std::string& task) -> caf::result<LedgerReply> {
@@ -178,14 +191,16 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         Change c{{}, true};
         c.record(self, task, "expense", "tool_settle", economy::Budget::expense_for(r.cost, 1, 0), agent,
                  "tool " + r.cost.name);
-        return commit(self, std::move(c), reply_ok(self));
+        record(self, std::move(c));
+        return reply_ok(self);
       },
       [=](cancel_atom, tool_atom, const economy::AskReservation& r, const std::string& agent,
           const std::string& task) -> caf::result<LedgerReply> {
         self->state.budget->cancel_ask(r);
         Change c;
         c.record(self, task, "expense", "tool_release", -r.expense_held, agent, "tool " + r.cost.name);
-        return commit(self, std::move(c), reply_ok(self));
+        record(self, std::move(c));
+        return reply_ok(self);
       },
       [=](hire_atom, tool_atom, const economy::ModelCost& cost, const std::string& agent,
           const std::string& task) -> caf::result<LedgerReply> {

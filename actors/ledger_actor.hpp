@@ -1,9 +1,11 @@
 // The ledger actor owns a session's Budget (the HASHIRU resource and expense
 // ledgers) and is the one place that changes it: every change is journaled
-// as a ledger entry with the budget state after it, and committed before
-// the change is answered, so whatever acts on a charge acts on one a crash
-// cannot take back. A change the journal cannot commit is answered as a
-// refusal saying so (and, for hires and tool creations, not made).
+// as a ledger entry with the budget state after it, so spend survives a
+// restart. Hires, fires, tools' create and delete costs and raises are
+// committed before they are answered; a change the journal cannot commit is
+// answered as a refusal saying so (and a hire or a tool's creation is not
+// made). Settlements and releases, one or two per model call, are answered
+// at once and committed with the journal's next batch (within ~2 ms).
 // Reservations make concurrent asks unable to overshoot a budget; a hold is
 // not journaled (after a restart nothing is in flight).
 //

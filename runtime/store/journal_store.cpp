@@ -279,6 +279,11 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path
   if (Status s = store->migrate(); !s) return s.error();
   // See check_in(): the writer checks the enumerations itself.
   if (Status s = store->db_->exec("PRAGMA ignore_check_constraints=ON"); !s) return s.error();
+  if (path != ":memory:" && path.rfind("file:", 0) != 0) {
+    auto c = WalCheckpointer::start(*store->db_, path);
+    if (!c.ok()) return c.error();
+    store->checkpointer_ = std::move(c).value();
+  }
   return store;
 }
 
@@ -413,6 +418,8 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
   if (!s.ok()) return s.error();
   return n;
 }
+
+int JournalStore::background_checkpoints() const { return checkpointer_ ? checkpointer_->checkpoints() : 0; }
 
 Status JournalStore::compact_files() {
   // Busy readers only make the truncation partial, which is not an error.

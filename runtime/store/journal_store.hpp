@@ -4,7 +4,10 @@
 // after a restart.
 //
 // Durability: every write is its own transaction and returns only after
-// COMMIT ("persist before acknowledging"); write_batch() groups several.
+// COMMIT ("persist before acknowledging"); write_batch() groups several. A
+// commit survives the process being killed, not a power loss (WAL,
+// synchronous=NORMAL). The writer's checkpoints run on a thread of their own
+// (WalCheckpointer), so no commit waits for one.
 //
 // Threading: ONE writer — the journal actor — owns a read-write instance and
 // calls it from one thread at a time. Readers (CLI commands, other processes)
@@ -29,6 +32,7 @@
 #include "runtime/core/result.hpp"
 #include "runtime/store/journal_rows.hpp"
 #include "runtime/store/sqlite_db.hpp"
+#include "runtime/store/wal_checkpointer.hpp"
 
 namespace kaisha::store {
 
@@ -88,6 +92,8 @@ class JournalStore {
   // deleted rows leave no copy there. Best effort while other processes read
   // the file (they keep the log's frames they are reading).
   Status compact_files();
+  // Checkpoints the background checkpointer has made (tests).
+  int background_checkpoints() const;
 
   // ---- reads ---------------------------------------------------------------------
   // Newest first; limit 0 = all.
@@ -130,6 +136,8 @@ class JournalStore {
                                            int limit);
 
   std::unique_ptr<SqliteDb> db_;
+  // The writer's checkpoints, off its commits (declared after db_: stopped first).
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   int schema_version_ = 0;
   bool in_batch_ = false;  // write_batch() is running: writes join its transaction
   // Next step seq per task ("\n" + session id for session-level steps), known

@@ -1,6 +1,7 @@
 #include "runtime/store/journal_store.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -690,6 +691,60 @@ TEST_F(JournalStoreTest, MakeIdIsPrefixedAndDistinct) {
   std::string a = JournalStore::make_id("s"), b = JournalStore::make_id("s");
   EXPECT_EQ(a.rfind("s-", 0), 0u);
   EXPECT_NE(a, b);
+}
+
+}  // namespace
+}  // namespace kaisha::store
+
+namespace kaisha::store {
+namespace {
+
+// The writer's checkpoints run off its commits, and still keep the
+// write-ahead log from growing with the journal.
+using CheckpointTest = testing::TempDirTest;
+
+TEST_F(CheckpointTest, TheWriteAheadLogIsCheckpointedOffTheWriter) {
+  const std::string path = file("kaisha.db");
+  auto st = JournalStore::open(path);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  SessionRow session;
+  session.id = "s";
+  ASSERT_TRUE((*st)->create_session(session).ok());
+  ASSERT_TRUE((*st)->start_task("s", "t", "a task").ok());
+  // About 24 MB in 1,200 commits, six times the log's 1,000 pages (4 MiB).
+  const std::string text(20000, 'x');
+  for (int i = 0; i < 1200; ++i) {
+    StepRow step;
+    step.session_id = "s";
+    step.task_id = "t";
+    step.kind = "note";
+    step.payload = json{{"text", text}, {"i", i}};
+    ASSERT_TRUE((*st)->append_step(step).ok());
+  }
+  // The checkpointer runs when it gets a core: wait for it (a loaded machine
+  // may take a while), writing a little to let the writer start the log over.
+  std::error_code ec;
+  auto copied_and_restarted = [&] {
+    return std::filesystem::file_size(path, ec) > (10u << 20) &&
+           std::filesystem::file_size(path + "-wal", ec) <= (4u << 20) + 65536;
+  };
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int extra = 0;
+  while (!copied_and_restarted() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    StepRow step;
+    step.session_id = "s";
+    step.task_id = "t";
+    step.kind = "note";
+    step.payload = json{{"text", text}, {"extra", ++extra}};
+    ASSERT_TRUE((*st)->append_step(step).ok());
+  }
+  EXPECT_TRUE(copied_and_restarted()) << "database " << std::filesystem::file_size(path, ec) << " bytes, log "
+                                      << std::filesystem::file_size(path + "-wal", ec) << " bytes";
+  EXPECT_GT((*st)->background_checkpoints(), 0);
+  auto steps = (*st)->task_steps("t");
+  ASSERT_TRUE(steps.ok());
+  EXPECT_EQ(steps->size(), 1200u + static_cast<size_t>(extra));
 }
 
 }  // namespace
