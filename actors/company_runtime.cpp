@@ -205,6 +205,12 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     auto lock = store::SessionLock::acquire(c.store_path, o.session_id);
     if (!lock.ok()) return lock.error();
     impl->session_lock = std::move(lock).value();
+    // Tasks still `running` belong to a process that was killed: with the
+    // lock held, nobody runs them any more.
+    auto orphans = impl->store->close_orphaned_tasks(
+        o.session_id, "the process running this task stopped before it finished (killed or crashed); "
+                      "its journaled steps and charges are kept");
+    if (!orphans.ok()) return orphans.error();
     auto state = impl->store->load_budget_state(o.session_id);
     if (!state.ok()) return state.error();
     if (state->has_value()) {

@@ -394,6 +394,38 @@ Status JournalStore::atomically(const std::function<Status()>& body) {
 
 // ---- writes ---------------------------------------------------------------------
 
+Result<std::vector<std::string>> JournalStore::close_orphaned_tasks(const std::string& session_id,
+                                                                   const std::string& why) {
+  std::vector<std::string> ids;
+  Status s = in_txn([&]() -> Status {
+    auto q = db_->prepare("SELECT id FROM tasks WHERE session_id = ?1 AND status = 'running' ORDER BY started_at, id");
+    if (!q) return q.error();
+    q->bind_all(session_id);
+    for (;;) {
+      auto r = q->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      ids.push_back(q->column_text(0));
+    }
+    for (const auto& id : ids) {
+      auto up = db_->prepare(
+          "UPDATE tasks SET status = 'interrupted', error = ?2, "
+          "finished_at = COALESCE((SELECT MAX(at) FROM steps WHERE task_id = ?1), started_at), "
+          "wall_ms = MAX(0, COALESCE((SELECT MAX(at) FROM steps WHERE task_id = ?1), started_at) - started_at), "
+          "tokens_in = (SELECT COALESCE(SUM(tokens_in), 0) FROM steps WHERE task_id = ?1), "
+          "tokens_out = (SELECT COALESCE(SUM(tokens_out), 0) FROM steps WHERE task_id = ?1), "
+          "expense = (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE task_id = ?1 AND ledger = 'expense' "
+          "AND kind IN ('ask_settle', 'hire', 'tool_settle', 'tool_create', 'ceo_call')) "
+          "WHERE id = ?1");
+      if (!up) return up.error();
+      if (Status st = up->bind_all(id, why).run(); !st) return st;
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.error();
+  return ids;
+}
+
 Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id) {
   ForgottenRows n;
   if (Status s = db_->exec("PRAGMA secure_delete=ON"); !s.ok()) return s.error();

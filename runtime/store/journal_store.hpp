@@ -82,6 +82,13 @@ class JournalStore {
   // `body` in a transaction of its own.
   Status atomically(const std::function<Status()>& body);
 
+  // Marks the session's tasks still `running` as `interrupted` with `why`:
+  // called by the process that has just taken the session's lock, so nobody
+  // runs them any more (their process was killed). Each gets the time of its
+  // last step as its end, and the tokens of its steps and the expense of its
+  // ledger entries as its totals. Returns their ids, in start order.
+  Result<std::vector<std::string>> close_orphaned_tasks(const std::string& session_id, const std::string& why);
+
   // Deletes a session and everything journaled under it (steps, ledger
   // entries, agents, budget and cost snapshots, tasks), in one transaction,
   // with deleted content zeroed in the file (secure_delete). Judge quality

@@ -109,6 +109,16 @@ rules:
   RunResult again = run_json(cfg, "Again.", {"--session", session});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(again.result()["answer"], "Here again.") << again.describe();
+  // The killed process's task is no longer shown as running.
+  auto tasks = journal()->tasks(session);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 3u);
+  EXPECT_EQ((*tasks)[1].input, "Wait.");
+  EXPECT_EQ((*tasks)[1].status, "interrupted");
+  EXPECT_NE((*tasks)[1].error.find("the process running this task stopped before it finished"), std::string::npos)
+      << (*tasks)[1].error;
+  EXPECT_GE((*tasks)[1].finished_at, (*tasks)[1].started_at);
+  EXPECT_EQ((*tasks)[2].status, "done");
   // A new session is never refused: it has a lock of its own.
   BackgroundProcess waiting_again(KAISHA_EXE, {"run", "--config", cfg, "--json", "--session", session, "Wait."},
                                   {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},

@@ -749,3 +749,60 @@ TEST_F(CheckpointTest, TheWriteAheadLogIsCheckpointedOffTheWriter) {
 
 }  // namespace
 }  // namespace kaisha::store
+
+namespace kaisha::store {
+namespace {
+
+TEST_F(JournalStoreTest, TasksLeftRunningAreClosedAsInterruptedWithTheirTotals) {
+  auto st = JournalStore::open(file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto& j = **st;
+  SessionRow s1, s2;
+  s1.id = "s1";
+  s2.id = "s2";
+  ASSERT_TRUE(j.create_session(s1).ok());
+  ASSERT_TRUE(j.create_session(s2).ok());
+  ASSERT_TRUE(j.start_task("s1", "done", "finished", 1000).ok());
+  TaskOutcome o;
+  o.task_id = "done";
+  ASSERT_TRUE(j.finish_task(o).ok());
+  ASSERT_TRUE(j.start_task("s1", "orphan", "killed mid-way", 2000).ok());
+  ASSERT_TRUE(j.start_task("s2", "other", "another session's", 2000).ok());
+  StepRow step;
+  step.session_id = "s1";
+  step.task_id = "orphan";
+  step.kind = "llm_response";
+  step.tokens_in = 100;
+  step.tokens_out = 20;
+  step.at = 5000;
+  ASSERT_TRUE(j.append_step(step).ok());
+  LedgerEntryRow charge;
+  charge.session_id = "s1";
+  charge.task_id = "orphan";
+  charge.ledger = "expense";
+  charge.kind = "ask_settle";
+  charge.amount = 0.25;
+  ASSERT_TRUE(j.record_ledger_entry(charge).ok());
+  charge.kind = "overshoot";  // part of the settlement above, not a charge of its own
+  charge.amount = 0.05;
+  ASSERT_TRUE(j.record_ledger_entry(charge).ok());
+
+  auto closed = j.close_orphaned_tasks("s1", "killed");
+  ASSERT_TRUE(closed.ok()) << closed.error().message;
+  EXPECT_EQ(*closed, std::vector<std::string>{"orphan"});
+  auto t = j.get_task("orphan");
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->status, "interrupted");
+  EXPECT_EQ((*t)->error, "killed");
+  EXPECT_EQ((*t)->finished_at, 5000);
+  EXPECT_EQ((*t)->wall_ms, 3000);
+  EXPECT_EQ((*t)->tokens_in, 100);
+  EXPECT_EQ((*t)->tokens_out, 20);
+  EXPECT_DOUBLE_EQ((*t)->expense, 0.25);
+  EXPECT_EQ((*j.get_task("done"))->status, "done");
+  EXPECT_EQ((*j.get_task("other"))->status, "running") << "another session's task is not touched";
+  EXPECT_TRUE(j.close_orphaned_tasks("s1", "again")->empty());
+}
+
+}  // namespace
+}  // namespace kaisha::store
