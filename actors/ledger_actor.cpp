@@ -34,8 +34,7 @@ LedgerReply reply_refused(Self* self, const std::string& why) {
   return r;
 }
 
-// The rows one message writes: committed, with the budget they leave,
-// before the message is answered (persist before acknowledging).
+// The rows one message writes, and whether the budget changed.
 struct Change {
   std::vector<LedgerRecord> rows;
   bool state = false;  // the budget changed: its snapshot goes with the rows
@@ -59,10 +58,10 @@ void record(Self* self, Change change) {
   if (change.state) journal_budget_state(st.journal, st.session, st.budget->snapshot());
 }
 
-// Hires, fires, tools' create costs and raises: answered once `change` is committed. A failed commit answers with a
-// refusal saying so, after `undo` (which takes back a change nobody has
-// paid for yet: a hire, a tool's creation). Money already spent (a settled
-// call) stays spent in memory; the next commit saves it with the budget.
+// Hires, fires, tools' create and delete costs and raises: answered once
+// `change` is committed (persist before acknowledging). A failed commit is
+// answered with a refusal saying so, after `undo`, which takes back a change
+// nobody has paid for yet (a hire, a tool's creation).
 caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
                                 std::function<void()> undo = {}) {
   if (change.rows.empty() && !change.state) return reply;
