@@ -1,5 +1,7 @@
 #include "cli/cli_config.hpp"
 
+#include <filesystem>
+
 #include "runtime/config/config_loader.hpp"
 #include "runtime/provider/llm_client.hpp"
 
@@ -28,6 +30,12 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
     }
   }
   return c;
+}
+
+bool no_journal_yet(const std::string& path) {
+  if (path.rfind("file:", 0) == 0 || path == ":memory:") return false;
+  std::error_code ec;
+  return !std::filesystem::exists(path, ec);
 }
 
 }  // namespace kaisha::cli

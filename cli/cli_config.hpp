@@ -26,4 +26,9 @@ struct CommonOptions {
 // configure one.
 Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model);
 
+// No journal file at `path` yet (nothing has run here): there are no
+// sessions, which is not a database error. SQLite URIs and ":memory:" are
+// not files, so never "missing".
+bool no_journal_yet(const std::string& path);
+
 }  // namespace kaisha::cli

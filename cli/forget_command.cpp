@@ -52,9 +52,9 @@ int forget(const ForgetOptions& o) {
     return fail("say what to forget: --session ID, or --before YYYY-MM-DD (not both)", 2);
   auto c = load_cli_config(o.common, /*needs_model=*/false);
   if (!c.ok()) return fail(c.error().message, 2);
-  std::error_code ec;
-  if (!std::filesystem::exists(c->store_path, ec))
+  if (no_journal_yet(c->store_path))
     return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
+  std::error_code ec;
   auto opened = store::JournalStore::open(c->store_path);
   if (!opened.ok()) return fail(opened.error().message, 1);
   auto& journal = **opened;

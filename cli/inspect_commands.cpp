@@ -18,14 +18,6 @@ struct Opened {
   std::string session;
 };
 
-// No journal file yet (nothing has run here): there are no sessions, which
-// is not a database error. SQLite URIs and ":memory:" are not files.
-bool no_journal_yet(const std::string& path) {
-  if (path.rfind("file:", 0) == 0 || path == ":memory:") return false;
-  std::error_code ec;
-  return !std::filesystem::exists(path, ec);
-}
-
 std::string no_sessions_text(const std::string& path) {
   return "no sessions yet in " + path + " (`kaisha run` or `kaisha chat` starts one)";
 }

@@ -153,9 +153,8 @@ Status Budget::charge_create_costs(double resource_cost, double expense_cost) {
 }
 
 void Budget::undo_hire(const ModelCost& cost) {
+  undo_create_costs(cost.create_resource_cost, cost.create_expense_cost);
   std::lock_guard lock(mu_);
-  (void)resource_.refund(cost.create_resource_cost);
-  (void)expense_.refund(cost.create_expense_cost);
   if (hired_ > 0) --hired_;
 }
 

@@ -407,19 +407,18 @@ Result<std::vector<std::string>> JournalStore::close_orphaned_tasks(const std::s
       if (!*r) break;
       ids.push_back(q->column_text(0));
     }
-    for (const auto& id : ids) {
-      auto up = db_->prepare(
-          "UPDATE tasks SET status = 'interrupted', error = ?2, "
-          "finished_at = COALESCE((SELECT MAX(at) FROM steps WHERE task_id = ?1), started_at), "
-          "wall_ms = MAX(0, COALESCE((SELECT MAX(at) FROM steps WHERE task_id = ?1), started_at) - started_at), "
-          "tokens_in = (SELECT COALESCE(SUM(tokens_in), 0) FROM steps WHERE task_id = ?1), "
-          "tokens_out = (SELECT COALESCE(SUM(tokens_out), 0) FROM steps WHERE task_id = ?1), "
-          "expense = (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE task_id = ?1 AND ledger = 'expense' "
-          "AND kind IN ('ask_settle', 'hire', 'tool_settle', 'tool_create', 'ceo_call')) "
-          "WHERE id = ?1");
-      if (!up) return up.error();
-      if (Status st = up->bind_all(id, why).run(); !st) return st;
-    }
+    // One statement for them all; each task's end is its last step.
+    auto up = db_->prepare(
+        "UPDATE tasks SET status = 'interrupted', error = ?2, "
+        "finished_at = COALESCE((SELECT MAX(at) FROM steps WHERE task_id = tasks.id), started_at), "
+        "wall_ms = MAX(0, COALESCE((SELECT MAX(at) FROM steps WHERE task_id = tasks.id), started_at) - started_at), "
+        "tokens_in = (SELECT COALESCE(SUM(tokens_in), 0) FROM steps WHERE task_id = tasks.id), "
+        "tokens_out = (SELECT COALESCE(SUM(tokens_out), 0) FROM steps WHERE task_id = tasks.id), "
+        "expense = (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE task_id = tasks.id "
+        "AND ledger = 'expense' AND kind IN ('ask_settle', 'hire', 'tool_settle', 'tool_create', 'ceo_call')) "
+        "WHERE session_id = ?1 AND status = 'running'");
+    if (!up) return up.error();
+    if (Status st = up->bind_all(session_id, why).run(); !st) return st;
     return Status::Ok();
   });
   if (!s.ok()) return s.error();

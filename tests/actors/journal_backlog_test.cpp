@@ -18,6 +18,7 @@
 #include "actors/ledger_actor.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "stalled_journal.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -77,14 +78,8 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
     ASSERT_TRUE(held.ok) << held.error;
 
     // Stall the writer: the next batch waits inside this operation.
-    std::promise<void> release;
-    std::shared_future<void> released = release.get_future().share();
-    std::promise<void> entered;
-    journal_op(journal, [released, &entered](store::JournalStore&) {
-      entered.set_value();
-      released.wait();
-    });
-    ASSERT_EQ(entered.get_future().wait_for(60s), std::future_status::ready);
+    StalledJournal stall(journal);
+    ASSERT_TRUE(stall.entered());
     constexpr int kSteps = 60;
     for (int i = 0; i < kSteps; ++i) journal_step(journal, {"s", "t", "a", msg::EventKind::note, json{{"i", i}}});
     EXPECT_EQ(journal_backlog(journal), size_t{kSteps + 1});  // the stalled batch is not committed yet
@@ -110,7 +105,7 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
                                                                       std::string("t")));
     EXPECT_TRUE(settled.ok) << settled.error;
 
-    release.set_value();
+    stall.release();
     ASSERT_TRUE(wait_until([&] { return journal_backlog(journal) == 0; })) << journal_backlog(journal);
     EXPECT_TRUE(journal_room(journal).ok());
     LedgerReply again = ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100},

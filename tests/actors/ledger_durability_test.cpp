@@ -19,6 +19,7 @@
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/sqlite_db.hpp"
+#include "stalled_journal.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -96,18 +97,11 @@ class LedgerDurability : public ::testing::Test {
 };
 
 TEST_F(LedgerDurability, AHireIsAnsweredOnlyOnceItIsOnDisk) {
-  // Stall the writer, as a slow disk would.
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::promise<void> entered;
-  journal_op(journal_, [released, &entered](store::JournalStore&) {
-    entered.set_value();
-    released.wait();
-  });
-  ASSERT_EQ(entered.get_future().wait_for(60s), std::future_status::ready);
+  StalledJournal stall(journal_);
+  ASSERT_TRUE(stall.entered());
   auto hiring = std::async(std::launch::async, [&] { return ask_ledger(*sys_, ledger_, hire()); });
   EXPECT_EQ(hiring.wait_for(200ms), std::future_status::timeout) << "answered before the journal committed it";
-  release.set_value();
+  stall.release();
   LedgerReply hired = hiring.get();
   ASSERT_TRUE(hired.ok) << hired.error;
   // The moment the answer is out, the rows and the budget are on disk.

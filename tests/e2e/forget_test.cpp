@@ -16,6 +16,12 @@ std::string file_bytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+constexpr const char* kAlwaysDone = R"(
+rules:
+  - match: { model: ceo-model }
+    reply: { text: "Done." }
+)";
+
 class ForgetTest : public E2eTest {
  protected:
   std::string memory_db() const { return dir_.file("kaisha.memory.db"); }
@@ -86,11 +92,7 @@ rules:
 }
 
 TEST_F(ForgetTest, BeforeADayForgetsTheOlderSessionsAndBadInputIsNamed) {
-  start_mock(R"(
-rules:
-  - match: { model: ceo-model }
-    reply: { text: "Done." }
-)");
+  start_mock(kAlwaysDone);
   const std::string cfg = write_config();
   ASSERT_EQ(run_json(cfg, "One.").exit_code, 0);
   ASSERT_EQ(run_json(cfg, "Two.").exit_code, 0);
@@ -115,17 +117,19 @@ rules:
   RunResult neither = kaisha({"forget", "--config", cfg});
   EXPECT_EQ(neither.exit_code, 2);
   EXPECT_NE(neither.err.find("--session ID, or --before YYYY-MM-DD"), std::string::npos) << neither.describe();
+  RunResult no_store = kaisha({"forget", "--db", dir_.file("never-made.db"), "--session", "s-nope"});
+  EXPECT_EQ(no_store.exit_code, 1);
+  EXPECT_NE(no_store.err.find("no store at " + dir_.file("never-made.db") + ": there is nothing to forget"),
+            std::string::npos)
+      << no_store.describe();
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("never-made.db"))) << "looking made no store";
   RunResult unknown = kaisha({"forget", "--config", cfg, "--session", "s-nope"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("no session 's-nope'"), std::string::npos) << unknown.describe();
 }
 
 TEST_F(ForgetTest, ARunningSessionIsNotForgotten) {
-  start_mock(R"(
-rules:
-  - match: { model: ceo-model }
-    reply: { text: "Done." }
-)");
+  start_mock(kAlwaysDone);
   const std::string cfg = write_config();
   RunResult first = run_json(cfg, "One.");
   ASSERT_EQ(first.exit_code, 0) << first.describe();
