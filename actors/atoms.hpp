@@ -13,6 +13,7 @@
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::store { class JournalStore; }
+namespace kaisha::driver { class ReplayLog; }
 
 namespace kaisha::actors {
 
@@ -34,6 +35,10 @@ using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using tool_atom = caf::atom_constant<caf::atom("tool")>;
 using audit_atom = caf::atom_constant<caf::atom("audit")>;
 using tool_done_atom = caf::atom_constant<caf::atom("tooldone")>;
+// A task resumed after its process died (driver/replay_log.hpp); an
+// outcome a driver was fed, for the journal.
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
+using outcome_atom = caf::atom_constant<caf::atom("outcome")>;
 
 // A unit of work for the single SQLite writer.
 using JournalOp = std::function<void(store::JournalStore&)>;
@@ -53,6 +58,7 @@ struct LedgerReply {
 }  // namespace kaisha::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::JournalOp)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::ReplayLog>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::LedgerReply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::ModelCost)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::AskReservation)

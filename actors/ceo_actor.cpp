@@ -191,6 +191,13 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         self->state.runner->run(driver_of(self).start(req.input));
         return promise;
       },
+      [=](resume_atom, msg::TaskRequest& req,
+          std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
+        auto promise = self->make_response_promise<msg::TaskResult>();
+        if (!kit(self).start(req, promise)) return promise;
+        self->state.runner->resume(driver_of(self).start(req.input), std::move(log));
+        return promise;
+      },
       [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
         self->state.runner->answer(tid, driver::Recalled{id, std::move(found)});
       },

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "actors/atoms.hpp"
+#include "runtime/driver/replay_log.hpp"
 #include "actors/ceo_actor.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/judge_actor.hpp"
@@ -113,6 +114,11 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool sources
   std::mutex running_mu;
+  // Tasks a killed process left running, for resume_interrupted() (only
+  // when RuntimeOptions::resume asked for them), oldest first.
+  std::vector<std::string> interrupted;
+  // Runs `req` to its end, resumed from `log` when given.
+  msg::TaskResult run(msg::TaskRequest req, std::shared_ptr<driver::ReplayLog> log);
   std::string running_task;  // the task run_task is waiting on, "" when idle
   caf::actor running_target;  // the CEO or the planner, whichever runs it
 
@@ -220,7 +226,26 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     }
     auto agents = impl->store->active_agents(o.session_id);
     if (!agents.ok()) return agents.error();
-    for (const auto& a : *agents) restored.push_back(spec_from_row(a));
+    // Agents whose last hire was made by a task about to be resumed are its
+    // to adopt when it hires them again, as it does while replaying.
+    std::set<std::string> theirs;
+    if (o.resume) {
+      auto tasks = impl->store->tasks(o.session_id);
+      if (!tasks.ok()) return tasks.error();
+      for (const auto& t : *tasks)
+        if (t.status == "interrupted" && (t.strategy.empty() || t.strategy == impl->strategy))
+          impl->interrupted.push_back(t.id);
+      const std::set<std::string> resumed(impl->interrupted.begin(), impl->interrupted.end());
+      auto ledger = impl->store->ledger_entries(o.session_id);
+      if (!ledger.ok()) return ledger.error();
+      std::map<std::string, std::string> last_hire;  // agent -> task of its last hire
+      for (const auto& e : *ledger)
+        if (e.ledger == "resource" && e.kind == "hire") last_hire[e.agent] = e.task_id;
+      for (const auto& [agent, task] : last_hire)
+        if (resumed.count(task)) theirs.insert(agent);
+    }
+    for (const auto& a : *agents)
+      if (!theirs.count(a.name)) restored.push_back(spec_from_row(a));
     impl->session_id = o.session_id;
     auto tasks = impl->store->tasks(o.session_id);
     if (!tasks.ok()) return tasks.error();
@@ -410,13 +435,63 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
   // The task's text enters here from every door (command line, chat, serve,
   // protocols): made valid UTF-8 once, for the journal, prompts and JSON.
   const std::string input = utf8::repair(raw_input);
-  msg::TaskRequest req{d.session_id, task_id, input};
   // The task row is queued before the CEO or planner is asked, so the journal,
   // which writes in arrival order, has it before any step of the task (their
   // foreign key) and before an interrupt's sync; waiting for its commit here
   // cost every task a journal round trip and a transaction of its own.
+  journal_task_start(d.journal, d.session_id, task_id, input, d.strategy);
+  return impl_->run(msg::TaskRequest{d.session_id, task_id, input}, nullptr);
+}
+
+const std::vector<std::string>& CompanyRuntime::interrupted_tasks() const { return impl_->interrupted; }
+
+Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const std::string& only) {
+  auto& d = *impl_;
+  std::vector<msg::TaskResult> results;
+  if (!only.empty() && std::find(d.interrupted.begin(), d.interrupted.end(), only) == d.interrupted.end())
+    return Error{"resume", "task '" + only + "' is not an interrupted task of session " + d.session_id +
+                               " run with strategy " + d.strategy};
+  for (const std::string& tid : d.interrupted) {
+    if (!only.empty() && tid != only) continue;
+    // Read and reopened on the journal's writer, in order with its writes.
+    std::optional<store::TaskRow> task;
+    std::vector<std::string> kept;
+    std::vector<store::LedgerEntryRow> ledger;
+    Status read = Status::Ok();
+    d.sync_journal(caf::infinite, [&](store::JournalStore& s) {
+      auto t = s.get_task(tid);
+      auto o = s.kept_outcomes(tid);
+      auto l = s.ledger_entries(d.session_id);
+      if (!t.ok() || !o.ok() || !l.ok() || !t->has_value()) {
+        read = !t.ok() ? Status(t.error()) : !o.ok() ? Status(o.error()) : !l.ok() ? Status(l.error())
+                                                                            : Status(Error{"resume", "no task " + tid});
+        return;
+      }
+      task = **t;
+      kept = std::move(*o);
+      ledger = std::move(*l);
+      read = s.reopen_task(tid);
+    });
+    if (!read.ok()) return Error{"resume", "task " + tid + ": " + read.error().message};
+    auto log = driver::ReplayLog::from_records(kept);
+    if (!log.ok()) return Error{"resume", "task " + tid + ": " + log.error().message};
+    for (const auto& e : ledger) {
+      if (e.task_id != tid || e.ledger != "resource") continue;
+      if (e.kind == "hire") log->ledger_hire(e.agent);
+      if (e.kind == "fire_refund") log->ledger_fire(e.agent);
+    }
+    results.push_back(d.run(msg::TaskRequest{d.session_id, tid, task->input},
+                            std::make_shared<driver::ReplayLog>(std::move(log).value())));
+  }
+  if (only.empty()) d.interrupted.clear();
+  else d.interrupted.erase(std::find(d.interrupted.begin(), d.interrupted.end(), only));
+  return results;
+}
+
+msg::TaskResult CompanyRuntime::Impl::run(msg::TaskRequest req, std::shared_ptr<driver::ReplayLog> log) {
+  auto& d = *this;
+  const std::string input = req.input;
   const std::string tid = req.task_id;
-  journal_task_start(d.journal, d.session_id, tid, input);
   msg::TaskResult out;
   // A strategy that runs on two (auto) lets the router choose: a task the
   // router gives one agent goes to the first, others to the second.
@@ -439,7 +514,7 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
     d.running_target = nullptr;
   };
   out = d.wait_for<msg::TaskResult>(
-      std::move(stopped), [target, not_running, journal = d.journal, req = std::move(req)](
+      std::move(stopped), [target, not_running, journal = d.journal, req = std::move(req), log = std::move(log)](
                               caf::event_based_actor* self, const OnceCallback<msg::TaskResult>& done) {
         // The result is handed back once the journal has committed what the
         // task wrote (queued before the result came here), without a round
@@ -452,15 +527,18 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
               .then([done, result](bool) { done(std::move(*result)); },
                     [done, result](caf::error&) { done(std::move(*result)); });
         };
-        self->request(target, caf::infinite, task_atom::value, req)
-            .then([committed](msg::TaskResult& r) { committed(std::move(r)); },
-                  [self, committed, tid = req.task_id](caf::error& e) {
-                    msg::TaskResult failed;
-                    failed.task_id = tid;
-                    failed.ok = false;
-                    failed.error = "the CEO did not answer: " + self->system().render(e);
-                    committed(std::move(failed));
-                  });
+        auto answered = [committed](msg::TaskResult& r) { committed(std::move(r)); };
+        auto failed = [self, committed, tid = req.task_id](caf::error& e) {
+          msg::TaskResult f;
+          f.task_id = tid;
+          f.ok = false;
+          f.error = "the CEO did not answer: " + self->system().render(e);
+          committed(std::move(f));
+        };
+        if (log)
+          self->request(target, caf::infinite, resume_atom::value, req, log).then(answered, failed);
+        else
+          self->request(target, caf::infinite, task_atom::value, req).then(answered, failed);
       });
   not_running();  // also when the runtime stopped before the task answered
   // The conversation so far, for the next turn's memory query and effGen's

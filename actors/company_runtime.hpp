@@ -37,6 +37,10 @@ struct RuntimeOptions {
   // (protocols/mcp/mcp_servers_start.hpp: the CLI does), embedders' and
   // tests' tools. The runtime stops them all before its actors.
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
+  // With session_id: the session's tasks its last process left unfinished
+  // (killed, crashed, interrupted) are to be resumed (resume_interrupted()):
+  // the agents they hired wait for them instead of rejoining the CEO.
+  bool resume = false;
 };
 
 class CompanyRuntime {
@@ -58,6 +62,17 @@ class CompanyRuntime {
   // The same under a task id chosen by the caller (unique in the store).
   msg::TaskResult run_task(const std::string& input, const std::string& task_id);
 
+  // With RuntimeOptions::resume: the session's interrupted tasks that began
+  // with this runtime's strategy, oldest first (others wait for a runtime
+  // with theirs).
+  const std::vector<std::string>& interrupted_tasks() const;
+  // Runs each of them (only task `only`, when given) to its end under its
+  // own id, and returns their results. What a task had done is replayed from the journal,
+  // not paid again: its model calls' and agents' answers, tool results,
+  // verdicts, hires and fires. What was in flight when its process died runs
+  // again, once, and is journaled as a re-run (a note {"rerun": ...}).
+  // An error when a task's journal cannot be read.
+  Result<std::vector<msg::TaskResult>> resume_interrupted(const std::string& only = "");
   // Stops the running task `task_id` if it is still running: run_task()
   // returns at once with a result marked canceled (error = `why`) and the
   // journal records the task as canceled. In-flight model calls are

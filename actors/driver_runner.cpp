@@ -7,6 +7,9 @@
 #include <caf/event_based_actor.hpp>
 
 #include "actors/atoms.hpp"
+#include "runtime/driver/outcome_codec.hpp"
+#include "runtime/driver/pending_calls.hpp"
+#include "runtime/messages/ask_usage.hpp"
 
 namespace kaisha::actors {
 
@@ -41,10 +44,130 @@ void DriverRunner::run(Effects effects, const Scope& s) {
 
 void DriverRunner::answer(const Scope& s, Outcome o) {
   if (!live(s)) return;
+  if (!s.direct) {
+    Numbering& n = numbering(s.tid);
+    kit_.keep_outcome(n.kept++, encode(with_id(o, id_of(o) - n.base)));
+  }
   run(hooks_.feed(o), s);
 }
 
+DriverRunner::Numbering& DriverRunner::numbering(const std::string& tid) {
+  if (numbering_.tid != tid) numbering_ = Numbering{tid};
+  return numbering_;
+}
+
+void DriverRunner::resume(Effects start, std::shared_ptr<ReplayLog> log) {
+  const Scope s{kit_.task_id(), false};
+  replay_ = std::move(log);
+  replay_tid_ = s.tid;
+  numbering(s.tid).kept = static_cast<int64_t>(replay_->size());
+  replaying_ = true;
+  run(std::move(start), s);
+  for (const Outcome& kept : replay_->outcomes()) {
+    if (!live(s)) break;
+    const Outcome o = with_id(kept, id_of(kept) + numbering_.base);
+    // The task's totals count what was paid before, as when it came.
+    if (const auto* m = std::get_if<ModelAnswered>(&o); m && m->ok) kit_.account(s.tid, m->response.usage, m->expense);
+    if (const auto* a = std::get_if<AskAnswered>(&o); a && a->ok) kit_.account(s.tid, msg::ask_usage(a->reply), a->expense);
+    run(hooks_.feed(o), s);
+  }
+  replaying_ = false;
+  if (live(s)) kit_.step(msg::EventKind::note, json{{"resumed", {{"replayed", replay_->size()}}}});
+}
+
+namespace {
+
+// The id an effect's outcome carries (0: it has none).
+CallId effect_id(const Effect& e) {
+  return std::visit(
+      [](const auto& x) -> CallId {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Journal> || std::is_same_v<T, Report> || std::is_same_v<T, Finish> ||
+                      std::is_same_v<T, Reply>)
+          return 0;
+        else
+          return x.id;
+      },
+      e);
+}
+
+// How a re-run effect is named in the journal.
+std::string described(const Effect& e) {
+  if (const auto* c = std::get_if<CallModel>(&e)) return "model call (" + c->purpose + ")";
+  if (const auto* a = std::get_if<Ask>(&e)) return "ask " + a->agent;
+  if (const auto* h = std::get_if<Hire>(&e)) return "hire " + h->spec.name;
+  if (const auto* f = std::get_if<Fire>(&e)) return "fire " + f->agent;
+  if (const auto* a = std::get_if<Audit>(&e)) return "audit of " + a->producer;
+  if (const auto* t = std::get_if<RunTool>(&e)) return "tool " + t->tool;
+  if (std::holds_alternative<ReadBudget>(e)) return "budget read";
+  return "memory recall";
+}
+
+// Whether `o` is the kind of outcome `e` is answered with.
+bool answers(const Effect& e, const Outcome& o) {
+  if (std::holds_alternative<CallModel>(e)) return std::holds_alternative<ModelAnswered>(o);
+  if (std::holds_alternative<Hire>(e)) return std::holds_alternative<HireAnswered>(o);
+  if (std::holds_alternative<Fire>(e)) return std::holds_alternative<FireAnswered>(o);
+  if (std::holds_alternative<Ask>(e)) return std::holds_alternative<AskAnswered>(o);
+  if (std::holds_alternative<Audit>(e)) return std::holds_alternative<JudgeRuled>(o);
+  if (std::holds_alternative<RunTool>(e)) return std::holds_alternative<ToolRan>(o);
+  if (std::holds_alternative<ReadBudget>(e)) return std::holds_alternative<BudgetRead>(o);
+  if (std::holds_alternative<Recall>(e)) return std::holds_alternative<Recalled>(o);
+  return false;
+}
+
+}  // namespace
+
+bool DriverRunner::replayed(const Scope& s, Effect& effect) {
+  if (s.direct || !replay_ || s.tid != replay_tid_) return false;
+  if (std::holds_alternative<Journal>(effect) || std::holds_alternative<Report>(effect)) return replaying_;
+  const CallId id = effect_id(effect);
+  if (id == 0 && !std::holds_alternative<Fire>(effect)) return false;
+  const CallId kept_id = id - numbering_.base;
+  if (id != 0 && replay_->answered(kept_id)) {
+    // Its outcome is fed instead; the agents it hired or fired are back as they were.
+    const Outcome& o = *replay_->outcome(kept_id);
+    if (!answers(effect, o))
+      throw std::runtime_error("cannot resume: the journal's outcome of call " + std::to_string(id) +
+                               " does not answer what the strategy asks for now (" + described(effect) +
+                               "); the strategy or its configuration changed since the task was interrupted");
+    if (auto* h = std::get_if<Hire>(&effect); h && std::get<HireAnswered>(o).ok && replay_->take_hire(h->spec.name))
+      kit_.adopt(h->spec, h->cost, hooks_.tenure, hooks_.run_as(h->spec));
+    if (auto* f = std::get_if<Fire>(&effect); f && std::get<FireAnswered>(o).ok && replay_->take_fire(f->agent))
+      kit_.dismiss(f->agent);
+    return true;
+  }
+  // Asked for by the replayed part but not answered before the process died:
+  // it was in flight (or about to start), and runs now, once.
+  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", id}});
+  auto budget_then = [this, s](std::function<Outcome(json)> make) {
+    self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
+        .then([this, s, make](LedgerReply& b) { answer(s, make(std::move(b.view))); });
+  };
+  if (auto* h = std::get_if<Hire>(&effect); h && replay_->take_hire(h->spec.name)) {
+    // The ledger charged it; its answer was lost with the process.
+    kit_.adopt(h->spec, h->cost, hooks_.tenure, hooks_.run_as(h->spec));
+    budget_then([id](json view) -> Outcome { return HireAnswered{id, true, false, "", std::move(view)}; });
+    return true;
+  }
+  if (auto* f = std::get_if<Fire>(&effect); f && replay_->take_fire(f->agent)) {
+    kit_.dismiss(f->agent);
+    if (id != 0) budget_then([id](json view) -> Outcome { return FireAnswered{id, true, false, "", std::move(view)}; });
+    return true;
+  }
+  return false;
+}
+
 void DriverRunner::execute(const Scope& s, Effect& effect) {
+  if (!s.direct) {
+    // The task's first effect with an id sets where its numbering starts.
+    Numbering& n = numbering(s.tid);
+    if (const CallId id = effect_id(effect); id != 0 && !n.based) {
+      n.based = true;
+      n.base = id - 1;
+    }
+  }
+  if (replayed(s, effect)) return;
   std::visit(
       [&](auto& e) {
         using T = std::decay_t<decltype(e)>;

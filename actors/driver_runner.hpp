@@ -13,12 +13,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
 
 #include "actors/strategy_kit.hpp"
 #include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/replay_log.hpp"
 
 namespace kaisha::actors {
 
@@ -53,6 +55,15 @@ class DriverRunner {
   // (for answers that reach the actor as messages).
   void answer(const std::string& tid, driver::Outcome o);
 
+  // Resumes the running task after the process that ran it died
+  // (driver/replay_log.hpp). `start` is what its driver, started again,
+  // asks first. Every effect `log` holds an outcome for is left out, and the
+  // driver is fed those outcomes in their order, accounted to the task as
+  // when they came; an effect with none runs now and is journaled as run
+  // again. A hire or fire the ledger already made is adopted, not repeated.
+  // The replayed part's journal steps and progress are not written twice.
+  void resume(driver::Effects start, std::shared_ptr<driver::ReplayLog> log);
+
  private:
   struct Scope {
     std::string tid;
@@ -63,10 +74,28 @@ class DriverRunner {
   void run(driver::Effects effects, const Scope& s);
   void execute(const Scope& s, driver::Effect& e);
   void answer(const Scope& s, driver::Outcome o);
+  // Whether `e` of the task being resumed is taken care of by its log (and
+  // must not be executed).
+  bool replayed(const Scope& s, driver::Effect& e);
 
   caf::event_based_actor* self_;
   StrategyKit& kit_;
   DriverHooks hooks_;
+  // The running task's numbering: every outcome is kept, numbered from 0
+  // (from the log's size for a resumed task), with its effect's id made
+  // relative to the task's first effect (`base` is one less than its id).
+  struct Numbering {
+    std::string tid;
+    bool based = false;
+    driver::CallId base = 0;
+    int64_t kept = 0;
+  };
+  Numbering& numbering(const std::string& tid);
+  Numbering numbering_;
+  // The task being resumed, its log, and whether its outcomes are being fed.
+  std::shared_ptr<driver::ReplayLog> replay_;
+  std::string replay_tid_;
+  bool replaying_ = false;
 };
 
 }  // namespace kaisha::actors

@@ -112,7 +112,7 @@ namespace kaisha::actors {
 
 // Tasks: the start is journaled and committed before any work (sync).
 void journal_task_start(const caf::actor& journal, const std::string& session_id,
-                        const std::string& task_id, const std::string& input);
+                        const std::string& task_id, const std::string& input, const std::string& strategy);
 void journal_task_finish(const caf::actor& journal, const std::string& session_id,
                          const msg::TaskResult& result);
 void journal_agent_hired(const caf::actor& journal, const std::string& session_id,

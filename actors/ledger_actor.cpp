@@ -1,5 +1,6 @@
 #include "actors/ledger_actor.hpp"
 
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -7,6 +8,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/journal_actor.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -224,6 +226,18 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         c.record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent,
                  "tool " + cost.name);
         return commit(self, std::move(c), reply_ok(self));
+      },
+      [=](outcome_atom, const std::string& task, int64_t seq, std::string& text) {
+        // Here, not straight to the journal: queued after every charge this
+        // ledger was sent before it (kit.keep_outcome), so a kept outcome's
+        // charge is committed with it or before it. A record that cannot be
+        // written only means the call runs again on a resume.
+        journal_op(self->state.journal, [session = self->state.session, task, seq,
+                                         text = std::move(text)](store::JournalStore& s) {
+          if (Status st = s.keep_outcome(session, task, seq, text); !st.ok())
+            std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
+                         static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
+        });
       },
       [=](budget_atom) {
         LedgerReply r = reply_ok(self);

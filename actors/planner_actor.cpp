@@ -91,11 +91,13 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   st.playbook = std::make_unique<effgen::EffgenPlaybook>(setup_of(st.deps, *st.kit));
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
   // A canceled task's workers are fired on the way out; their late results find no task.
+  auto make = [self](const msg::TaskRequest& req) {
+    return std::make_unique<effgen::EffgenDriver>(*self->state.playbook, req.input);
+  };
   return {
       cancel_handler(self),
-      task_handler(self, [self](const msg::TaskRequest& req) {
-        return std::make_unique<effgen::EffgenDriver>(*self->state.playbook, req.input);
-      }),
+      task_handler(self, make),
+      resume_handler(self, make),
   };
 }
 

@@ -142,14 +142,16 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
     self->state.kit->stop_all(msg.reason);
     self->quit(msg.reason);
   });
+  auto make = [self](const msg::TaskRequest& req) {
+    auto& s = self->state;
+    return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
+                                                    route(s, req.input),
+                                                    [self] { return self->state.kit->listening(); });
+  };
   return {
       cancel_handler(self),
-      task_handler(self, [self](const msg::TaskRequest& req) {
-        auto& s = self->state;
-        return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
-                                                        route(s, req.input),
-                                                        [self] { return self->state.kit->listening(); });
-      }),
+      task_handler(self, make),
+      resume_handler(self, make),
       [=](pyramid_tool_atom, uint64_t ticket, company::ToolResult& r) {
         auto& s = self->state;
         auto it = s.tool_calls.find(ticket);

@@ -207,6 +207,28 @@ void StrategyKit::rehire(const msg::AgentSpec& spec, const economy::ModelCost& c
   if (placed.ok()) staff_[spec.name] = Hired{std::move(*placed), cost, Tenure::session, false};
 }
 
+void StrategyKit::adopt(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure,
+                        EmployeeDeps run_as) {
+  if (staff_.count(spec.name)) return;
+  roster_.add(spec);
+  account(task_id(), {}, cost.create_expense_cost);
+  Result<caf::actor> placed = place(spec, run_as);
+  if (placed.ok()) staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
+}
+
+void StrategyKit::dismiss(const std::string& name) {
+  auto it = staff_.find(name);
+  if (it == staff_.end()) return;
+  self_->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
+  staff_.erase(it);
+  roster_.remove(name);
+  journal_agent_fired(deps_.journal, deps_.session_id, name);
+}
+
+void StrategyKit::keep_outcome(int64_t seq, std::string text) const {
+  self_->send(deps_.ledger, outcome_atom::value, task_id(), seq, std::move(text));
+}
+
 bool StrategyKit::fire(const std::string& name,
                        std::function<void(bool ok, std::string error, economy::BudgetSummary)> done) {
   auto it = staff_.find(name);

@@ -170,6 +170,14 @@ class StrategyKit {
   // An agent hired in an earlier run of the session (already paid for): listed
   // and started again; listed only when it cannot start.
   void rehire(const msg::AgentSpec& spec, const economy::ModelCost& cost, EmployeeDeps run_as);
+  // A hire the ledger already charged in a run of the task that died
+  // (driver/replay_log.hpp): listed and started again, nothing charged, the
+  // create expense accounted to the task as when it was made. Nothing when
+  // `spec.name` is already hired.
+  void adopt(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure, EmployeeDeps run_as);
+  // A fire the ledger already refunded in a run of the task that died:
+  // `name` is stopped and unlisted, nothing refunded again.
+  void dismiss(const std::string& name);
   // Fires `name`: the ledger refunds its hire; then it is stopped, journaled
   // and unlisted (a session agent whose fire the ledger refuses stays).
   // `done` gets the ledger's answer (ok=false with the error when it did not
@@ -198,6 +206,10 @@ class StrategyKit {
   // ChargedCall. On success the task is accounted.
   void call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
                   std::function<void(ChargedCallResult)> done);
+  // Keeps outcome number `seq` of the running task (its encoded text) in the
+  // journal. It goes through the ledger, after every charge this actor sent
+  // before it, so a kept outcome is never one whose charge was lost.
+  void keep_outcome(int64_t seq, std::string text) const;
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
   void audit(const std::string& producer, const std::string& instruction, const std::string& claim,

@@ -5,10 +5,13 @@
 //
 //   task:   (task_atom, msg::TaskRequest) -> msg::TaskResult, answered when
 //           the task ends; a request while a task runs is refused by the kit.
+//   resume: (resume_atom, msg::TaskRequest, shared_ptr<ReplayLog>): the same
+//           for a task resumed from the journal.
 //   cancel: (cancel_atom, task id, why) -> bool, whether that task was
 //           running; its driver's cancel(why) effects then end it.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -38,6 +41,21 @@ auto task_handler(caf::stateful_actor<State>* self, Make make) {
     if (!s.kit->start(req, promise)) return promise;
     s.driver = make(req);
     s.runner->run(s.driver->start());
+    return promise;
+  };
+}
+
+// The same for a task resumed after its process died: the driver is made
+// again and fed `log` (DriverRunner::resume).
+template <class State, class Make>
+auto resume_handler(caf::stateful_actor<State>* self, Make make) {
+  return [self, make = std::move(make)](resume_atom, msg::TaskRequest& req,
+                                        std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
+    auto& s = self->state;
+    auto promise = self->template make_response_promise<msg::TaskResult>();
+    if (!s.kit->start(req, promise)) return promise;
+    s.driver = make(req);
+    s.runner->resume(s.driver->start(), std::move(log));
     return promise;
   };
 }

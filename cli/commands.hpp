@@ -10,6 +10,8 @@ namespace kaisha::cli {
 
 int run_command(const CommonOptions& o, const std::string& task);
 int chat_command(const CommonOptions& o);
+// Resumes the session's interrupted tasks (only task `only`, when given).
+int resume_command(const CommonOptions& o, const std::string& only);
 int agents_command(const CommonOptions& o, bool include_fired);
 int agent_library_command(const std::string& path, bool as_json);
 int budget_command(const CommonOptions& o, double raise_expense, double raise_resource);

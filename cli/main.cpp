@@ -50,6 +50,14 @@ int main(int argc, char** argv) {
   chat->add_option("--strategy", o.strategy, strategy::strategy_names_text())
       ->check(CLI::IsMember(strategy::strategy_names()));
 
+  std::string resume_task;
+  auto* resume = app.add_subcommand(
+      "resume", "finish the tasks a killed process left, replaying from the journal what they had done");
+  common(resume, true);
+  resume->add_option("--model", o.model, "CEO model ref");
+  resume->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  resume->add_option("task", resume_task, "only this task (default: every interrupted task of the session)");
+
   bool all = false;
   auto* agents = app.add_subcommand("agents", "list a session's employees");
   common(agents, true);
@@ -91,6 +99,7 @@ int main(int argc, char** argv) {
   }
   if (*run) return run_command(o, task);
   if (*chat) return chat_command(o);
+  if (*resume) return resume_command(o, resume_task);
   if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
   if (*history) return history_command(o, sessions, limit);

@@ -1,4 +1,5 @@
 // kaisha run / kaisha chat: start a company for a session and feed it tasks.
+// kaisha resume: finish the tasks a killed process left, from the journal.
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -29,7 +30,8 @@ Result<std::string> session_to_resume(const CommonOptions& o, const config::Conf
 }
 
 Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOptions& o,
-                                                              std::shared_ptr<ProgressPrinter> printer) {
+                                                              std::shared_ptr<ProgressPrinter> printer,
+                                                              bool resume = false) {
   auto c = load_cli_config(o, /*needs_model=*/true);
   if (!c.ok()) return c.error();
   auto session = session_to_resume(o, *c);
@@ -42,6 +44,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.progress = printer;
   ro.session_id = *session;
   ro.strategy = o.strategy;
+  ro.resume = resume;
   ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
   return actors::CompanyRuntime::start(std::move(ro));
 }
@@ -85,6 +88,75 @@ int run_command(const CommonOptions& o, const std::string& task) {
   if (!o.quiet) print_ledgers(**rt, o.json);
   guard.arm(nullptr);  // the runtime is destroyed next
   return r.ok ? 0 : 1;
+}
+
+namespace {
+
+// The strategy task `only` (or else the session's oldest interrupted task)
+// began with, so the resumed runtime runs it the same way; "" when the
+// store does not say (the configured one is used).
+Result<std::string> strategy_to_resume(const config::Config& c, const std::string& session,
+                                       const std::string& only) {
+  auto st = store::JournalStore::open_read_only(c.store_path);
+  if (!st.ok()) return st.error();
+  auto tasks = (*st)->tasks(session);
+  if (!tasks.ok()) return tasks.error();
+  for (const auto& t : *tasks) {
+    if (!only.empty() && t.id != only) continue;
+    // `running`: its process died and nobody has opened the session since
+    // (start() marks it interrupted, or refuses while its process lives).
+    if (t.status != "interrupted" && t.status != "running") {
+      if (only.empty()) continue;
+      return Error{"resume", "task " + only + " is " + t.status + ", not interrupted: there is nothing to resume"};
+    }
+    return t.strategy;
+  }
+  if (!only.empty()) return Error{"resume", "no task '" + only + "' in session " + session};
+  return std::string();
+}
+
+}  // namespace
+
+int resume_command(const CommonOptions& common, const std::string& only) {
+  CommonOptions o = common;
+  if (o.session.empty()) o.resume_latest = true;
+  auto fail = [](const std::string& why) {
+    std::cerr << "kaisha resume: " << why << "\n";
+    return 2;
+  };
+  auto c = load_cli_config(o, /*needs_model=*/true);
+  if (!c.ok()) return fail(c.error().message);
+  auto session = session_to_resume(o, *c);
+  if (!session.ok()) return fail(session.error().message);
+  o.session = *session;
+  auto strategy = strategy_to_resume(*c, *session, only);
+  if (!strategy.ok()) return fail(strategy.error().message);
+  if (!strategy->empty()) o.strategy = *strategy;
+
+  auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
+  InterruptGuard guard;
+  auto rt = start_company(o, printer, /*resume=*/true);
+  if (!rt.ok()) return fail(rt.error().message);
+  guard.arm(rt->get());
+  auto& company = **rt;
+  if (company.interrupted_tasks().empty()) {
+    guard.arm(nullptr);
+    if (o.json)
+      std::cout << dump_text(json{{"event", "resumed"}, {"session", company.session_id()}, {"tasks", 0}}) << "\n";
+    else
+      std::cerr << "kaisha resume: session " << company.session_id() << " has no interrupted task\n";
+    return 0;
+  }
+  auto results = company.resume_interrupted(only);
+  guard.arm(nullptr);
+  if (!results.ok()) return fail(results.error().message);
+  int failures = 0;
+  for (const auto& r : *results) {
+    if (!r.ok) ++failures;
+    print_result(r, company.session_id(), o.json);
+  }
+  if (!o.quiet) print_ledgers(company, o.json);
+  return failures == 0 ? 0 : 1;
 }
 
 int chat_command(const CommonOptions& o) {

@@ -44,7 +44,7 @@ struct TaskRow {
   std::string id;
   std::string session_id;
   std::string input;
-  std::string status = "running";  // running | done | failed | canceled
+  std::string status = "running";  // running | done | failed | canceled | interrupted
   std::string final_answer;
   std::string error;
   int64_t started_at = 0;
@@ -53,6 +53,7 @@ struct TaskRow {
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
   double expense = 0;
+  std::string strategy;  // what ran it ("" before schema version 6)
 };
 
 // How a task ended (finish_task). wall_ms is finished_at - started_at.

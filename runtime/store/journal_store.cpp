@@ -130,6 +130,21 @@ CREATE INDEX steps_session_level ON steps(session_id, seq) WHERE task_id IS NULL
     R"sql(
 CREATE INDEX agents_hired ON agents(session_id, name) WHERE state = 'hired';
 )sql",
+    // 5 -> 6: every outcome a running task's driver was fed, in order, so a
+    // task whose process died can be resumed without paying again for what
+    // it had done (driver/replay_log.hpp). A task's rows go when it ends.
+    // Tasks name their strategy: a resume runs a task with the one it began with.
+    R"sql(
+CREATE TABLE task_outcomes (
+  task_id      TEXT NOT NULL REFERENCES tasks(id),
+  seq          INTEGER NOT NULL,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  outcome_json TEXT NOT NULL,
+  PRIMARY KEY (task_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX task_outcomes_by_session ON task_outcomes(session_id);
+ALTER TABLE tasks ADD COLUMN strategy TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // The schema's CHECK (x IN (...)) constraints: SQLite evaluates one by
@@ -159,7 +174,7 @@ Error not_found(const std::string& what) { return Error{"not_found", what}; }
 const char* kSessionCols = "id, created_at, config_json, ceo_model, status";
 const char* kTaskCols =
     "id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms, "
-    "tokens_in, tokens_out, expense";
+    "tokens_in, tokens_out, expense, strategy";
 const char* kStepCols =
     "id, session_id, COALESCE(task_id, ''), seq, agent, kind, payload_json, tokens_in, tokens_out, "
     "expense, at";
@@ -189,6 +204,7 @@ TaskRow read_task(const Statement& s) {
   t.tokens_in = s.column_int(9);
   t.tokens_out = s.column_int(10);
   t.expense = s.column_double(11);
+  t.strategy = s.column_text(12);
   return t;
 }
 
@@ -430,7 +446,8 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
   if (Status s = db_->exec("PRAGMA secure_delete=ON"); !s.ok()) return s.error();
   Status s = in_txn([&]() -> Status {
     // Children before parents (foreign keys).
-    const std::pair<const char*, int64_t*> tables[] = {{"steps", &n.steps},
+    const std::pair<const char*, int64_t*> tables[] = {{"task_outcomes", nullptr},
+                                                       {"steps", &n.steps},
                                                        {"ledger_entries", &n.ledger_entries},
                                                        {"agents", &n.agents},
                                                        {"budget_state", nullptr},
@@ -477,12 +494,12 @@ Status JournalStore::set_session_status(const std::string& session_id, const std
 }
 
 Status JournalStore::start_task(const std::string& session_id, const std::string& task_id,
-                                const std::string& input, int64_t started_at) {
+                                const std::string& input, int64_t started_at, const std::string& strategy) {
   return in_txn([&]() -> Status {
     auto st = db_->prepare(
-        "INSERT INTO tasks(id, session_id, input, status, started_at) VALUES (?1,?2,?3,'running',?4)");
+        "INSERT INTO tasks(id, session_id, input, status, started_at, strategy) VALUES (?1,?2,?3,'running',?4,?5)");
     if (!st) return st.error();
-    return st->bind_all(task_id, session_id, input, or_now(started_at)).run();
+    return st->bind_all(task_id, session_id, input, or_now(started_at), strategy).run();
   });
 }
 
@@ -499,6 +516,42 @@ Status JournalStore::finish_task(const TaskOutcome& o) {
         !s)
       return s;
     if (db_->changes() == 0) return not_found("no task '" + o.task_id + "'");
+    // An ended task is not resumed: what it was fed is no longer needed
+    // (an interrupted one keeps it for `kaisha resume`).
+    if (o.status == "interrupted") return Status::Ok();
+    auto del = db_->prepare("DELETE FROM task_outcomes WHERE task_id = ?1");
+    if (!del) return del.error();
+    return del->bind_all(o.task_id).run();
+  });
+}
+
+Status JournalStore::keep_outcome(const std::string& session_id, const std::string& task_id, int64_t seq,
+                                  const std::string& outcome) {
+  return in_txn([&]() -> Status {
+    // An outcome that arrives after its task ended (it comes through the
+    // ledger, the end does not) is not needed and is not kept.
+    auto st = db_->prepare(
+        "INSERT OR REPLACE INTO task_outcomes(task_id, seq, session_id, outcome_json) SELECT ?1, ?2, ?3, ?4 "
+        "WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND status IN ('running', 'interrupted'))");
+    if (!st) return st.error();
+    return st->bind_all(task_id, seq, session_id, outcome).run();
+  });
+}
+
+Result<std::vector<std::string>> JournalStore::kept_outcomes(const std::string& task_id) {
+  auto st = db_->prepare("SELECT outcome_json FROM task_outcomes WHERE task_id = ?1 ORDER BY seq");
+  if (!st) return st.error();
+  st->bind_all(task_id);
+  return collect<std::string>(*st, [](const Statement& q) { return q.column_text(0); });
+}
+
+Status JournalStore::reopen_task(const std::string& task_id) {
+  return in_txn([&]() -> Status {
+    auto st = db_->prepare(
+        "UPDATE tasks SET status = 'running', error = '', finished_at = 0 WHERE id = ?1 AND status = 'interrupted'");
+    if (!st) return st.error();
+    if (Status s = st->bind_all(task_id).run(); !s) return s;
+    if (db_->changes() == 0) return not_found("no interrupted task '" + task_id + "'");
     return Status::Ok();
   });
 }

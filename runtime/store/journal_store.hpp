@@ -58,8 +58,9 @@ class JournalStore {
   // ---- writes (one writer) -----------------------------------------------------
   Status create_session(const SessionRow& session);
   Status set_session_status(const std::string& session_id, const std::string& status);
+  // `strategy` names what runs the task (a resume runs it the same way).
   Status start_task(const std::string& session_id, const std::string& task_id,
-                    const std::string& input, int64_t started_at = 0);
+                    const std::string& input, int64_t started_at = 0, const std::string& strategy = "");
   Status finish_task(const TaskOutcome& outcome);
   // Appends a step; seq is the next number within the step's task (or within
   // the session for a session-level step). Returns the step id.
@@ -88,6 +89,16 @@ class JournalStore {
   // last step as its end, and the tokens of its steps and the expense of its
   // ledger entries as its totals. Returns their ids, in start order.
   Result<std::vector<std::string>> close_orphaned_tasks(const std::string& session_id, const std::string& why);
+
+  // Resuming a task (driver/replay_log.hpp). keep_outcome() records the
+  // `seq`-th outcome its driver was fed (encoded, outcome_codec.hpp);
+  // kept_outcomes() returns them in order. A task's outcomes are deleted
+  // when it finishes other than interrupted. reopen_task() puts an
+  // interrupted task back to running for its resume.
+  Status keep_outcome(const std::string& session_id, const std::string& task_id, int64_t seq,
+                      const std::string& outcome);
+  Result<std::vector<std::string>> kept_outcomes(const std::string& task_id);
+  Status reopen_task(const std::string& task_id);
 
   // Deletes a session and everything journaled under it (steps, ledger
   // entries, agents, budget and cost snapshots, tasks), in one transaction,

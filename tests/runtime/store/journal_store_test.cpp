@@ -562,6 +562,7 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
     ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
+                            "DROP TABLE task_outcomes; ALTER TABLE tasks DROP COLUMN strategy; "
                             "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
                             "UPDATE schema_version SET version = 3"));
   }
@@ -802,6 +803,90 @@ TEST_F(JournalStoreTest, TasksLeftRunningAreClosedAsInterruptedWithTheirTotals) 
   EXPECT_EQ((*j.get_task("done"))->status, "done");
   EXPECT_EQ((*j.get_task("other"))->status, "running") << "another session's task is not touched";
   EXPECT_TRUE(j.close_orphaned_tasks("s1", "again")->empty());
+}
+
+}  // namespace
+}  // namespace kaisha::store
+
+namespace kaisha::store {
+namespace {
+
+using TaskOutcomesTest = testing::TempDirTest;
+
+// What a resume reads: a running task's outcomes in order, kept until it ends
+// other than interrupted; its strategy; and the task put back to running.
+TEST_F(TaskOutcomesTest, ARunningTasksOutcomesAreKeptInOrderUntilItEnds) {
+  auto st = JournalStore::open(file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto& j = **st;
+  SessionRow s;
+  s.id = "s1";
+  ASSERT_TRUE(j.create_session(s).ok());
+  ASSERT_TRUE(j.start_task("s1", "t1", "翻訳して", 1000, "effgen").ok());
+  ASSERT_TRUE(j.keep_outcome("s1", "t1", 1, R"({"type":"budget","id":2,"view":{}})").ok());
+  ASSERT_TRUE(j.keep_outcome("s1", "t1", 0, R"({"type":"budget","id":1,"view":{}})").ok());
+  auto kept = j.kept_outcomes("t1");
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  ASSERT_EQ(kept->size(), 2u);
+  EXPECT_NE((*kept)[0].find("\"id\":1"), std::string::npos);
+  EXPECT_NE((*kept)[1].find("\"id\":2"), std::string::npos);
+  auto t = j.get_task("t1");
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->strategy, "effgen");
+
+  // Interrupted: kept, and put back to running for the resume.
+  TaskOutcome o;
+  o.task_id = "t1";
+  o.status = "interrupted";
+  ASSERT_TRUE(j.finish_task(o).ok());
+  EXPECT_EQ(j.kept_outcomes("t1")->size(), 2u);
+  ASSERT_TRUE(j.reopen_task("t1").ok());
+  EXPECT_EQ((*j.get_task("t1"))->status, "running");
+  auto again = j.reopen_task("t1");  // only an interrupted task is reopened
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("no interrupted task 't1'"), std::string::npos) << again.error().message;
+
+  // Done: gone, and one arriving late (through the ledger) is not kept.
+  o.status = "done";
+  ASSERT_TRUE(j.finish_task(o).ok());
+  EXPECT_TRUE(j.kept_outcomes("t1")->empty());
+  ASSERT_TRUE(j.keep_outcome("s1", "t1", 2, R"({"type":"budget","id":3,"view":{}})").ok());
+  EXPECT_TRUE(j.kept_outcomes("t1")->empty());
+
+  // Forgetting the session takes a running task's outcomes too.
+  ASSERT_TRUE(j.start_task("s1", "t2", "x").ok());
+  ASSERT_TRUE(j.keep_outcome("s1", "t2", 0, R"({"type":"budget","id":1,"view":{}})").ok());
+  ASSERT_TRUE(j.forget_session("s1").ok());
+  EXPECT_TRUE(j.kept_outcomes("t2")->empty());
+}
+
+// A store made by the version before resume (schema 5): its tasks get an
+// empty strategy and the outcome table; what it held is all still there.
+TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
+  const std::string path = file("v5.db");
+  {
+    auto j = JournalStore::open(path);
+    ASSERT_TRUE(j.ok());
+    SessionRow s;
+    s.id = "s1";
+    ASSERT_TRUE((*j)->create_session(s).ok());
+    ASSERT_TRUE((*j)->start_task("s1", "t1", "古いタスク", 1000).ok());
+  }
+  {
+    auto db = SqliteDb::open(path, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; ALTER TABLE tasks DROP COLUMN strategy; "
+                            "UPDATE schema_version SET version = 5;"));
+  }
+  auto j = JournalStore::open(path);
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  EXPECT_EQ((*j)->schema_version(), JournalStore::current_schema_version());
+  auto t = (*j)->get_task("t1");
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->input, "古いタスク");
+  EXPECT_EQ((*t)->strategy, "");
+  EXPECT_TRUE((*j)->keep_outcome("s1", "t1", 0, R"({"type":"budget","id":1,"view":{}})").ok());
+  EXPECT_EQ((*j)->kept_outcomes("t1")->size(), 1u);
 }
 
 }  // namespace

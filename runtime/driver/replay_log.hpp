@@ -1,0 +1,64 @@
+// What a task that was interrupted had already done, for resuming it.
+//
+// A resumed task's driver starts again from the task's text and is fed, in
+// their first order, the outcomes the journal kept (outcome_codec.hpp). A
+// driver is deterministic in its outcomes, so it asks for the same effects
+// with the same ids (counted from the task's first effect, which is id 1
+// here): an effect whose outcome is kept is not executed again
+// (take_outcome), and one whose outcome is not kept — it was in flight when
+// the process died, or had not started — runs now, once.
+//
+// Hires and fires are the ledger's own record: a hire the ledger charged is
+// never charged again, even when its answer was lost with the process. Each
+// agent's hires and fires of the task, in the ledger's order, are consumed
+// as the driver asks for them again (take_hire / take_fire).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/result.hpp"
+#include "runtime/driver/driver_effects.hpp"
+
+namespace kaisha::driver {
+
+class ReplayLog {
+ public:
+  // `outcomes`: the recorded texts in their order; a text that cannot be
+  // read is an error naming its place.
+  static Result<ReplayLog> from_records(const std::vector<std::string>& outcomes);
+
+  // One ledger event of the task, in the ledger's order.
+  void ledger_hire(const std::string& agent) { agents_[agent].push_back(true); }
+  void ledger_fire(const std::string& agent) { agents_[agent].push_back(false); }
+
+  // The outcomes, in their recorded order (feed them in this order).
+  const std::vector<Outcome>& outcomes() const { return outcomes_; }
+  size_t size() const { return outcomes_.size(); }
+  bool empty() const { return outcomes_.empty() && agents_.empty(); }
+  // Whether an outcome for effect `id` is kept: the effect is not executed.
+  bool answered(CallId id) const { return ids_.count(id) > 0; }
+  // The outcome kept for effect `id` (null: none).
+  const Outcome* outcome(CallId id) const {
+    auto it = ids_.find(id);
+    return it == ids_.end() ? nullptr : &outcomes_[it->second];
+  }
+
+  // True, once per ledger event, when `agent`'s next recorded event is a
+  // hire (or a fire): it is already paid (refunded), so it is not sent again.
+  bool take_hire(const std::string& agent) { return take(agent, true); }
+  bool take_fire(const std::string& agent) { return take(agent, false); }
+
+ private:
+  bool take(const std::string& agent, bool hire);
+
+  std::vector<Outcome> outcomes_;
+  std::map<CallId, size_t> ids_;
+  std::map<std::string, std::deque<bool>> agents_;  // true = hire, false = fire
+};
+
+}  // namespace kaisha::driver

@@ -1,0 +1,321 @@
+// Proof by killing: `kaisha run` is killed (SIGKILL) at random points of a
+// scripted multi-agent task, once per strategy, and `kaisha resume` finishes
+// it. The final answer is an uninterrupted run's; the expense ledger differs
+// from that run's only by calls the journal lists as re-run; every step
+// journaled before the kill is still there; and the resumed process asks the
+// model only for what the journal did not keep, once (the mock's request
+// log counts every call).
+//
+// KAISHA_KILL_POINTS sets the points per strategy (default 20) and
+// KAISHA_KILL_SEED the random seed (printed on failure); KAISHA_KILL_VERBOSE
+// prints what each point did.
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "cluster_fixture.hpp"
+#include "e2e_fixture.hpp"
+
+namespace kaisha::e2e {
+namespace {
+
+// Every model is priced in dollars, so that a call paid twice shows in the ledger.
+const char* kCostTable = R"(
+models:
+  ceo-model: { model_ref: openai:ceo-model, type: cloud, invoke_expense_cost: 100, output_expense_cost: 400, description: "CEO" }
+  worker: { model_ref: openai:worker-model, type: cloud, create_expense_cost: 0.01, invoke_expense_cost: 50, output_expense_cost: 200, description: "Worker" }
+  planner-7b: { model_ref: openai:planner-7b, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Planner" }
+  judge-7b: { model_ref: openai:judge-7b, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Judge" }
+  lead-model: { model_ref: openai:lead-model, type: cloud, invoke_expense_cost: 80, output_expense_cost: 160, description: "Lead" }
+  judge-model: { model_ref: openai:judge-model, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Judge" }
+)";
+// No call of these scenarios costs more (their prompts are a few thousand tokens at most).
+constexpr double kMostOneCallCosts = 0.01;
+
+struct Scenario {
+  std::string strategy;
+  std::string script;
+  std::string extra;  // config sections
+  std::string ceo_model = "openai:ceo-model";
+  std::string task;
+};
+
+// HASHIRU: the CEO hires a worker, asks it twice, fires it and answers.
+Scenario hashiru() {
+  Scenario s;
+  s.strategy = "hashiru";
+  s.task = "Add up the two numbers the worker finds.";
+  s.script = R"(
+rules:
+  - match: { model: ceo-model, turn: 0 }
+    reply: { tool_calls: [ { name: AgentCreator, arguments: { agent_name: Adder, base_model: worker, system_prompt: "You add numbers.", description: "Adds" } } ], latency_ms: 40 }
+  - match: { model: ceo-model, turn: 1 }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Adder, prompt: "First number?" } } ], latency_ms: 40 }
+  - match: { model: ceo-model, turn: 2 }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Adder, prompt: "Second number?" } } ], latency_ms: 40 }
+  - match: { model: ceo-model, turn: 3 }
+    reply: { tool_calls: [ { name: FireAgent, arguments: { agent_name: Adder } } ], latency_ms: 40 }
+  - match: { model: ceo-model, turn: 4 }
+    reply: { text: "合計は 7 です (3 + 4) ✅", latency_ms: 40 }
+  - match: { model: worker-model, last_user: "First" }
+    reply: { text: "3", latency_ms: 80 }
+  - match: { model: worker-model, last_user: "Second" }
+    reply: { text: "4", latency_ms: 80 }
+)";
+  return s;
+}
+
+// effGen: a plan of three subtasks (one, then two at once), each audited by the judge, then a synthesis.
+Scenario effgen() {
+  auto sub = [](const std::string& id, const std::string& what, std::vector<std::string> deps) {
+    return json{{"id", id}, {"description", what}, {"depends_on", deps}, {"expected_output", "A short result"},
+                {"estimated_complexity", 4}, {"required_specialization", "research"}, {"priority", "medium"}};
+  };
+  json plan = {{"subtasks", json::array({sub("st_1", "Step one gathers the prices", {}),
+                                         sub("st_2", "Step two computes the totals", {"st_1"}),
+                                         sub("st_3", "Step three checks the sources", {"st_1"})})},
+               {"reasoning", "test plan"}};
+  Scenario s;
+  s.strategy = "effgen";
+  s.task =
+      "Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security "
+      "and compliance certifications of each, calculate the total cost of a 6 month training run on each, and "
+      "synthesize a recommendation report with a table and a chart for the finance team.";
+  s.extra =
+      "effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  judge_model: openai:judge-7b\n"
+      "  max_concurrent: 5\n";
+  s.script = "rules:\n"
+             "  - match: { model: planner-7b, last_user: \"task decomposition expert\" }\n"
+             "    reply: { text: '" + plan.dump() + "', latency_ms: 60 }\n" + R"(
+  - match: { model: planner-7b, last_user: "Subtask results" }
+    reply: { text: "報告: 価格 3, 合計 7, 出典 OK", latency_ms: 60 }
+  - match: { model: worker-model, last_user: 're:subtask:\s*Step one' }
+    reply: { text: "prices are 3 and 4", latency_ms: 80 }
+  - match: { model: worker-model, last_user: 're:subtask:\s*Step two' }
+    reply: { text: "total is 7", latency_ms: 80 }
+  - match: { model: worker-model, last_user: 're:subtask:\s*Step three' }
+    reply: { text: "sources check out", latency_ms: 80 }
+  - match: { model: judge-7b }
+    reply: { text: '{"status":"success","output":"The result meets the instructions.","error_information":""}', latency_ms: 40 }
+)";
+  return s;
+}
+
+// The pyramid: examples/pyramid/'s lead and writer (two writer calls at
+// once, each writing a file), every success audited by the judge.
+Scenario pyramid(const std::string& work) {
+  Scenario s;
+  s.strategy = "pyramid";
+  s.ceo_model = "openai:lead-model";
+  s.task = "Write two haiku, one about rivers and one about stones";
+  s.extra = "pyramid:\n  library: " + std::string(KAISHA_SOURCE_DIR) +
+            "/examples/pyramid/writers.yaml\n  model: openai:worker-model\n  entry: lead_agent\n"
+            "tools:\n  workspace_root: " + work + "\n";
+  s.script = R"(
+rules:
+  - match: { model: lead-model, system: "You lead task", turn: 0 }
+    reply:
+      tool_calls:
+        - { name: writer_agent, arguments: { task_input: "Write a haiku about rivers to poems/river.md" } }
+        - { name: writer_agent, arguments: { task_input: "Write a haiku about stones to poems/stone.md" } }
+      latency_ms: 40
+  - match: { model: lead-model, system: "You lead task", turn: 1 }
+    reply:
+      tool_calls: [ { name: final_output, arguments: { status: success, output: "Two haiku: poems/river.md and poems/stone.md" } } ]
+      latency_ms: 40
+  - match: { model: worker-model, system: "You are the writer", last_user: "rivers", turn: 0 }
+    reply: { tool_calls: [ { name: file_write, arguments: { file_path: poems/river.md, content: "川は流れる 🌊" } } ], latency_ms: 80 }
+  - match: { model: worker-model, system: "You are the writer", last_user: "stones", turn: 0 }
+    reply: { tool_calls: [ { name: file_write, arguments: { file_path: poems/stone.md, content: "石は待つ" } } ], latency_ms: 80 }
+  - match: { model: worker-model, system: "You are the writer", last_user: "rivers" }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/river.md" } } ], latency_ms: 80 }
+  - match: { model: worker-model, system: "You are the writer", last_user: "stones" }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/stone.md" } } ], latency_ms: 80 }
+  - match: { model: judge-model }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Verified." } } ], latency_ms: 40 }
+)";
+  return s;
+}
+
+// What a finished task left in its store.
+struct Outcome {
+  std::string session;
+  std::string status;
+  std::string answer;
+  double expense = 0;       // the expense ledger's charges for the task
+  int reruns = 0;           // effects journaled as re-run after a resume
+  size_t requests = 0;      // model requests the mock saw
+  size_t kept_calls = 0;    // model calls, asks and verdicts whose answers the journal keeps for a resume
+  std::set<int64_t> steps;  // step ids
+};
+
+class ResumeTest : public E2eTest {
+ protected:
+  std::string config(const Scenario& s, const std::string& name) {
+    ConfigOptions o;
+    o.ceo_model = s.ceo_model;
+    o.expense_total = 100;
+    o.extra = "cost_table: " + dir_.write("costs.yaml", kCostTable) + "\n" + s.extra;
+    return write_config(o, name);
+  }
+
+  std::unique_ptr<store::JournalStore> open(const std::string& db) {
+    auto st = store::JournalStore::open_read_only(db);
+    return st.ok() ? std::move(st).value() : nullptr;
+  }
+
+  // The store's one session's one task, or nothing yet.
+  std::optional<store::TaskRow> task_in(const std::string& db) {
+    if (!std::filesystem::exists(db)) return std::nullopt;
+    auto j = open(db);
+    if (!j) return std::nullopt;
+    auto s = j->latest_session();
+    if (!s.ok() || !s->has_value()) return std::nullopt;
+    auto t = j->tasks((*s)->id);
+    if (!t.ok() || t->empty()) return std::nullopt;
+    return t->front();
+  }
+
+  Outcome outcome_of(const std::string& db) {
+    Outcome out;
+    auto j = open(db);
+    if (!j) return out;
+    auto t = task_in(db);
+    if (!t) return out;
+    out.session = t->session_id;
+    out.status = t->status;
+    out.answer = t->final_answer;
+    auto ledger = j->ledger_entries(t->session_id);
+    if (ledger.ok())
+      for (const auto& e : *ledger)
+        if (e.ledger == "expense" && (e.kind == "ask_settle" || e.kind == "hire" || e.kind == "tool_settle" ||
+                                      e.kind == "tool_create" || e.kind == "ceo_call"))
+          out.expense += e.amount;
+    auto steps = j->session_steps(t->session_id);
+    if (steps.ok())
+      for (const auto& s : *steps) {
+        out.steps.insert(s.id);
+        out.reruns += s.kind == "note" && s.payload.is_object() && s.payload.contains("rerun");
+      }
+    out.requests = mock_->request_log().size();
+    auto kept = j->kept_outcomes(t->id);
+    if (kept.ok())
+      for (const auto& k : *kept) {
+        const std::string type = json::parse(k).value("type", "");
+        out.kept_calls += type == "model" || type == "ask" || type == "judge";
+      }
+    return out;
+  }
+
+  std::vector<std::string> run_args(const Scenario& s, const std::string& cfg, const std::string& db) {
+    return {"run", "--config", cfg, "--db", db, "--json", "--strategy", s.strategy, s.task};
+  }
+
+  // Starts the task in the background; returns how long after its task row
+  // appeared it ran, or kills it `kill_after` then.
+  std::chrono::milliseconds run_until(const Scenario& s, const std::string& cfg, const std::string& db,
+                                      std::optional<std::chrono::milliseconds> kill_after, std::string* log) {
+    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db),
+                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db + ".log");
+    EXPECT_TRUE(wait_for([&] { return task_in(db).has_value() || !p.running(); }, std::chrono::seconds(30)));
+    const auto began = std::chrono::steady_clock::now();
+    if (kill_after) {
+      std::this_thread::sleep_for(*kill_after);
+      p.kill9();
+    } else {
+      EXPECT_EQ(p.wait_exit(std::chrono::seconds(60)), 0) << p.log();
+    }
+    *log = p.log();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+  }
+
+  void kill_and_resume(const Scenario& s) {
+    const int points = std::getenv("KAISHA_KILL_POINTS") ? std::atoi(std::getenv("KAISHA_KILL_POINTS")) : 20;
+    const unsigned seed =
+        std::getenv("KAISHA_KILL_SEED") ? unsigned(std::atoi(std::getenv("KAISHA_KILL_SEED"))) : std::random_device{}();
+    SCOPED_TRACE("strategy " + s.strategy + ", KAISHA_KILL_SEED=" + std::to_string(seed));
+
+    // The uninterrupted run.
+    start_mock(s.script);
+    std::string log;
+    const std::string base_db = dir_.file(s.strategy + "-base.db");
+    const auto wall = run_until(s, config(s, s.strategy + "-base.yaml"), base_db, std::nullopt, &log);
+    const Outcome base = outcome_of(base_db);
+    ASSERT_EQ(base.status, "done") << log;
+    ASSERT_FALSE(base.answer.empty());
+    ASSERT_GT(base.expense, 0);
+
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int64_t> when(0, std::max<int64_t>(1, wall.count()));
+    int interrupted = 0;
+    for (int i = 0; i < points; ++i) {
+      const auto delay = std::chrono::milliseconds(when(rng));
+      SCOPED_TRACE("kill point " + std::to_string(i) + " at " + std::to_string(delay.count()) + " ms");
+      start_mock(s.script);  // a fresh world: the request log counts this point's calls
+      const std::string cfg = config(s, s.strategy + "-" + std::to_string(i) + ".yaml");
+      const std::string db = dir_.file(s.strategy + "-" + std::to_string(i) + ".db");
+      run_until(s, cfg, db, delay, &log);
+      auto killed = task_in(db);
+      ASSERT_TRUE(killed) << log;
+      // A request the killed process sent may reach the mock's log a little
+      // later: wait until the log is quiet.
+      size_t seen = mock_->request_log().size();
+      auto quiet_since = std::chrono::steady_clock::now();
+      wait_for(
+          [&] {
+            const size_t now = mock_->request_log().size();
+            if (now != seen) {
+              seen = now;
+              quiet_since = std::chrono::steady_clock::now();
+            }
+            return std::chrono::steady_clock::now() - quiet_since > std::chrono::milliseconds(300);
+          },
+          std::chrono::seconds(10));
+      const Outcome before = outcome_of(db);
+
+      RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+      ASSERT_EQ(resumed.exit_code, 0) << resumed.describe() << "\nkilled run:\n" << log;
+      const Outcome after = outcome_of(db);
+      if (killed->status == "running") {
+        ++interrupted;
+        EXPECT_EQ(resumed.result().value("answer", ""), base.answer) << resumed.describe();
+      }
+      EXPECT_EQ(after.status, "done") << resumed.describe();
+      EXPECT_EQ(after.answer, base.answer) << resumed.describe();
+      // Nothing journaled before the kill is missing.
+      for (int64_t id : before.steps) EXPECT_TRUE(after.steps.count(id)) << "step " << id << " is gone";
+      // Paid as once, but for calls listed as run again.
+      EXPECT_GE(after.expense, base.expense - 1e-9) << resumed.describe();
+      EXPECT_LE(after.expense, base.expense + after.reruns * kMostOneCallCosts + 1e-9)
+          << after.reruns << " re-runs\n" << resumed.describe();
+      // What the journal kept was not asked for again; the rest was asked for once.
+      const size_t left = killed->status == "running" ? base.requests - before.kept_calls : 0;
+      EXPECT_EQ(after.requests - before.requests, left)
+          << before.kept_calls << " calls kept\n" << resumed.describe();
+      if (std::getenv("KAISHA_KILL_VERBOSE"))
+        std::cerr << s.strategy << " point " << i << " at " << delay.count() << " ms: " << killed->status << ", "
+                  << before.requests << " calls before the kill (" << before.kept_calls << " kept), " << after.requests << " in all (uninterrupted "
+                  << base.requests << "), " << after.reruns << " re-runs, $" << after.expense << " (uninterrupted $"
+                  << base.expense << ")\n";
+      if (std::getenv("KAISHA_KILL_VERBOSE"))
+        for (const auto& r : mock_->request_log())
+          std::cerr << "  " << r.value("model", "") << " " << r.value("last_message", "").substr(0, 60) << "\n";
+      if (after.reruns > 0) {
+        RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--session", after.session});
+        EXPECT_NE(history.out.find("rerun"), std::string::npos) << history.describe();
+      }
+    }
+    // The points fall inside the task, not all after it.
+    EXPECT_GT(interrupted, points / 2);
+  }
+};
+
+TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
+TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
+TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) {
+  kill_and_resume(pyramid(dir_.file("work")));
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
