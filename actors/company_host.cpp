@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <set>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -72,6 +73,7 @@ struct CompanyHost::Impl : company::ProgressSink {
   std::condition_variable changed;
   std::map<std::string, Entry> tasks;
   std::deque<std::string> queue;    // waiting task ids, in order
+  std::set<std::string> resuming;  // queued tasks that resume an interrupted one
   std::deque<std::string> ended;    // ended task ids, oldest first
   std::string running;              // "" when idle
   uint64_t submitted = 0;           // tasks submitted so far
@@ -160,9 +162,20 @@ struct CompanyHost::Impl : company::ProgressSink {
     for (auto& [_, l] : to_call) l(e);
   }
 
+  msg::TaskResult resumed(const std::string& id) {
+    auto r = runtime->resume_interrupted(id);
+    if (r.ok() && !r->empty()) return r->front();
+    msg::TaskResult failed;
+    failed.task_id = id;
+    failed.ok = false;
+    failed.error = r.ok() ? "nothing to resume" : r.error().message;
+    return failed;
+  }
+
   void work() {
     for (;;) {
       std::string id, input;
+      bool resume = false;
       {
         std::unique_lock<std::mutex> lock(mu);
         changed.wait(lock, [&] { return stopping || !queue.empty(); });
@@ -175,8 +188,9 @@ struct CompanyHost::Impl : company::ProgressSink {
         it->second.info.updated_ms = wall_ms();
         input = it->second.info.input;
         running = id;
+        resume = resuming.erase(id) > 0;
       }
-      msg::TaskResult r = runtime->run_task(input, id);
+      msg::TaskResult r = resume ? resumed(id) : runtime->run_task(input, id);
       {
         std::lock_guard<std::mutex> lock(mu);
         running.clear();
@@ -197,6 +211,21 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options) 
   auto rt = CompanyRuntime::start(std::move(options));
   if (!rt.ok()) return rt.error();
   impl->runtime = std::move(rt).value();
+  // Tasks its last process left unfinished go first, under their own ids.
+  if (!impl->runtime->interrupted_tasks().empty()) {
+    auto st = store::JournalStore::open_read_only(impl->store_path);
+    for (const std::string& id : impl->runtime->interrupted_tasks()) {
+      Entry e;
+      e.info.id = id;
+      if (st.ok())
+        if (auto t = (*st)->get_task(id); t.ok() && t->has_value()) e.info.input = (*t)->input;
+      e.info.created_ms = e.info.updated_ms = wall_ms();
+      e.seq = ++impl->submitted;
+      impl->tasks.emplace(id, std::move(e));
+      impl->queue.push_back(id);
+      impl->resuming.insert(id);
+    }
+  }
   impl->worker = std::thread([raw = impl.get()] { raw->work(); });
   return std::unique_ptr<CompanyHost>(new CompanyHost(std::move(impl)));
 }

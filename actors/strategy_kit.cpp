@@ -213,7 +213,14 @@ void StrategyKit::adopt(const msg::AgentSpec& spec, const economy::ModelCost& co
   roster_.add(spec);
   account(task_id(), {}, cost.create_expense_cost);
   Result<caf::actor> placed = place(spec, run_as);
-  if (placed.ok()) staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
+  if (!placed.ok()) {
+    // Paid for and listed, but not running: asking it fails, saying so.
+    step(msg::EventKind::error, json{{"agent", spec.name},
+                                     {"error", "hired before the process stopped, but cannot be started again: " +
+                                                   placed.error().message}});
+    return;
+  }
+  staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
 }
 
 void StrategyKit::dismiss(const std::string& name) {

@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "runtime/config/config_loader.hpp"
+#include "runtime/store/journal_store.hpp"
+#include "runtime/store/session_lock.hpp"
 #include "runtime/provider/llm_client.hpp"
 
 namespace kaisha::cli {
@@ -30,6 +32,24 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
     }
   }
   return c;
+}
+
+Result<std::string> session_left_running(const std::string& store_path) {
+  if (no_journal_yet(store_path)) return std::string();
+  auto st = store::JournalStore::open_read_only(store_path);
+  if (!st.ok()) return st.error();
+  auto latest = (*st)->latest_session();
+  if (!latest.ok()) return latest.error();
+  if (!latest->has_value()) return std::string();
+  const std::string id = (*latest)->id;
+  auto tasks = (*st)->tasks(id);
+  if (!tasks.ok()) return tasks.error();
+  bool left = false;
+  for (const auto& t : *tasks) left = left || t.status == "running";
+  if (!left) return std::string();
+  auto holder = store::SessionLock::holder(store_path, id);
+  if (!holder.ok()) return holder.error();
+  return holder->has_value() ? std::string() : id;
 }
 
 bool no_journal_yet(const std::string& path) {

@@ -31,4 +31,11 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
 // not files, so never "missing".
 bool no_journal_yet(const std::string& path);
 
+// The session a long-running door (`kaisha serve`, a CEO node) started
+// without --session picks up, so that what its last process was doing is
+// resumed: the store's latest session when a task of it is still marked
+// running (its process died) and no live process holds it. "" otherwise: a
+// new session is started.
+Result<std::string> session_left_running(const std::string& store_path);
+
 }  // namespace kaisha::cli

@@ -78,6 +78,15 @@ int run_node(const NodeCommandOptions& o) {
     actors::RuntimeOptions ro;
     ro.config = *company;
     ro.scheduler_threads = 2;
+    // A CEO node that was killed picks its session up again and resumes
+    // the tasks it was running.
+    auto left = session_left_running(company->store_path);
+    if (!left.ok()) {
+      std::cerr << "kaisha node: " << left.error().message << "\n";
+      return 2;
+    }
+    ro.session_id = *left;
+    ro.resume = !left->empty();
     ro.tool_sources = mcp::start_mcp_servers(company->mcp_servers);
     auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
     auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, printer, cluster->max_waiting_tasks);

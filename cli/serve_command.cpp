@@ -71,6 +71,13 @@ int serve(const ServeOptions& o) {
     ro.config = *c;
     ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
     ro.session_id = o.common.session;
+    if (ro.session_id.empty()) {
+      auto left = session_left_running(c->store_path);
+      if (!left.ok()) return fail(left.error().message);
+      ro.session_id = *left;
+    }
+    // The session's tasks its last process left unfinished run first.
+    ro.resume = !ro.session_id.empty();
     ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
     auto host = actors::CompanyHost::start(std::move(ro));
     if (!host.ok()) return fail(host.error().message);

@@ -180,7 +180,40 @@ void CompanyNode::on_submit(const msg::Envelope& env, const transport::Sender& s
                               {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
 }
 
+bool CompanyNode::wait_for_members(std::chrono::milliseconds cap) {
+  const auto until = std::chrono::steady_clock::now() + cap;
+  for (;;) {
+    size_t alive = 0;
+    for (const auto& m : node_->members()) alive += m.state == MemberState::alive;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      if (stopping_) return false;
+      if (alive >= node_->options().cluster.nodes.size() || std::chrono::steady_clock::now() >= until) return true;
+      cv_.wait_for(lk, std::chrono::milliseconds(50));
+    }
+  }
+}
+
 void CompanyNode::run_jobs() {
+  // Tasks a killed CEO node left run first; their clients are gone, so their
+  // results go to the journal only. The agents they hired are placed again
+  // on the nodes serving their models: those are waited for (as long as
+  // failure detection would take to call them down).
+  const std::vector<std::string> left = runtime_->interrupted_tasks();
+  if (!left.empty() && !wait_for_members(std::chrono::seconds(10))) return;
+  for (const std::string& id : left) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (stopping_) return;
+      running_task_ = id;
+    }
+    states_->set(id, "resuming");
+    auto r = runtime_->resume_interrupted(id);
+    const bool ok = r.ok() && !r->empty() && r->front().ok;
+    states_->set(id, ok ? "done" : "failed");
+    std::lock_guard<std::mutex> g(mu_);
+    running_task_.clear();
+  }
   for (;;) {
     Job job;
     std::string task_id;

@@ -68,6 +68,9 @@ class CompanyNode {
   void on_submit(const msg::Envelope& env, const transport::Sender& sender);
   void on_cancel(const msg::Envelope& env, const transport::Sender& sender);
   void run_jobs();
+  // Waits up to `cap` (or until the node stops) for every node of the
+  // cluster file to be heard from; false if the node is stopping.
+  bool wait_for_members(std::chrono::milliseconds cap);
   void run_cancels();
   void answer(const msg::Envelope& request, const std::string& code, const std::string& message);
 

@@ -4,6 +4,7 @@
 // SIGKILL mid-ask is detected, its employee re-hired elsewhere, the ask
 // retried once and charged once.
 #include <filesystem>
+#include <thread>
 
 #include "runtime/core/data_paths.hpp"
 #include "tests/e2e/cluster_fixture.hpp"
@@ -145,6 +146,70 @@ TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCha
 // employees. Their model needs a "gpu" node (the cost table's tags), so both
 // land there although the untagged node serves the model too and has more
 // units free; the task completes and the workers' units come back.
+// The CEO node of a 3-process cluster is killed (SIGKILL) while the poet
+// answers and started again: it picks its session up and resumes the task,
+// which ends with the answer and the charges of a run never interrupted;
+// only the poet's question, in flight at the kill, is asked again.
+TEST_F(ClusterTest, AKilledCeoNodeResumesItsTaskWhenStartedAgain) {
+  start_mock(poet_lawyer_scenario(1500));
+  RunResult single = run_json(company("single"), kTask);
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+  const size_t single_calls = mock_->request_log().size();
+
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true},
+                                        {"poets", "127.0.0.1", 0, {"llama3.2"}, 100, false},
+                                        {"lawyers", "127.0.0.1", 0, {"mistral"}, 100, false}};
+  const std::string cluster = write_cluster(nodes, company("cluster"));
+  BackgroundProcess& first = start_node(cluster, "ceo");
+  for (size_t i = 1; i < nodes.size(); ++i) start_node(cluster, nodes[i].name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+  const size_t before = mock_->request_log().size();
+
+  RunResult lost;
+  std::thread client([&] { lost = submit(ceo); });
+  const bool asked = wait_for([&] { return requests_for("llama3.2").size() == 2; }, std::chrono::seconds(30));
+  first.kill9();
+  client.join();
+  ASSERT_TRUE(asked) << node_logs();
+  EXPECT_NE(lost.exit_code, 0) << lost.describe();
+
+  start_node(cluster, "ceo");
+  const std::string db = dir_.file("cluster.db");
+  std::optional<store::TaskRow> task;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto j = store::JournalStore::open_read_only(db);
+        if (!j.ok()) return false;
+        auto s = (*j)->latest_session();
+        if (!s.ok() || !s->has_value()) return false;
+        auto t = (*j)->tasks((*s)->id);
+        if (!t.ok() || t->empty() || t->front().status == "running" || t->front().status == "interrupted")
+          return false;
+        task = t->front();
+        return true;
+      },
+      std::chrono::seconds(60)))
+      << node_logs();
+  EXPECT_EQ(task->status, "done") << task->error << node_logs();
+  EXPECT_EQ(task->final_answer, "Report: the poet and the lawyer answered");
+  // Paid as once: the poet's call in flight had not been charged.
+  auto j = store::JournalStore::open_read_only(db);
+  ASSERT_TRUE(j.ok());
+  auto ledger = (*j)->ledger_entries(task->session_id);
+  ASSERT_TRUE(ledger.ok());
+  double expense = 0;
+  for (const auto& e : *ledger)
+    if (e.ledger == "expense" && (e.kind == "ask_settle" || e.kind == "hire" || e.kind == "ceo_call"))
+      expense += e.amount;
+  EXPECT_NEAR(expense, single.ledgers()["current_expense"].get<double>(), 1e-9);
+  // The CEO's turns, the hires and the lawyer's answer came from the journal:
+  // the cluster asked the poet once more and nothing else again.
+  EXPECT_EQ(mock_->request_log().size() - before, single_calls + 1) << node_logs();
+  EXPECT_EQ(requests_for("llama3.2").size(), 3u);
+  EXPECT_EQ(requests_for("mistral").size(), 2u);
+}
+
 TEST_F(ClusterTest, EffgenWorkersArePlacedOnNodesCarryingTheirModelsTags) {
   start_mock(R"(
 rules:

@@ -125,6 +125,62 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   EXPECT_EQ(b["session"], h["session"]);
 }
 
+// `kaisha serve` killed (SIGKILL) while a task waits on its helper picks the
+// session up again when started without --session, and finishes the task:
+// the CEO's turns and the hire come from the journal, the helper's question
+// in flight is asked again, once.
+TEST_F(ServeTest, AKilledServerResumesItsTaskWhenStartedAgain) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, last_role: user }
+    reply:
+      tool_calls:
+        - name: AgentCreator
+          arguments: { agent_name: Helper, base_model: gemini-2.0-flash, system_prompt: "You help.", description: "A helper" }
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AgentCreator }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Helper, prompt: "Say hello." } } ] }
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AskAgent }
+    reply: { text: "助手はこんにちはと言いました 👋" }
+  - match: { model: gemini-2.0-flash }
+    reply: { text: "hello from the helper", latency_ms: 2000 }
+)");
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto run = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "async"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", "Ask the helper"}}}}}}}}
+                         .dump());
+  ASSERT_LT(run.status, 300) << run.body;
+  ASSERT_TRUE(wait_for([&] { return requests_for("gemini-2.0-flash").size() == 1; }, std::chrono::seconds(30)))
+      << server_->log();
+  server_->kill9();
+
+  start_serve();  // no --session: the session its last process left running
+  ASSERT_FALSE(HasFatalFailure());
+  std::optional<store::TaskRow> task;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto j = store::JournalStore::open_read_only(db());
+        if (!j.ok()) return false;
+        auto sessions = (*j)->list_sessions();
+        if (!sessions.ok() || sessions->size() != 1) return false;
+        auto t = (*j)->tasks(sessions->front().id);
+        if (!t.ok() || t->size() != 1 || t->front().status == "running" || t->front().status == "interrupted")
+          return false;
+        task = t->front();
+        return true;
+      },
+      std::chrono::seconds(60)))
+      << server_->log();
+  EXPECT_EQ(task->status, "done") << task->error;
+  EXPECT_EQ(task->final_answer, "助手はこんにちはと言いました 👋");
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u);         // never asked again
+  EXPECT_EQ(requests_for("gemini-2.0-flash").size(), 2u);  // in flight at the kill
+  EXPECT_NE(server_->log().find(task->session_id), std::string::npos) << server_->log();
+}
+
 // A ~200 KB body nested 100,000 deep once crashed `kaisha serve` (SIGSEGV
 // in a recursive copy of the ACP input). Every protocol refuses it with a
 // clear error from the one bounded parser, and the server keeps answering.
