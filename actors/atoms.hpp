@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/company/tool_result.hpp"
+#include "runtime/driver/driver_effects.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
@@ -59,6 +60,7 @@ struct LedgerReply {
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::JournalOp)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::ReplayLog>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::Outcome>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::LedgerReply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::ModelCost)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::AskReservation)

@@ -44,11 +44,14 @@ void DriverRunner::run(Effects effects, const Scope& s) {
 
 void DriverRunner::answer(const Scope& s, Outcome o) {
   if (!live(s)) return;
-  if (!s.direct) {
-    Numbering& n = numbering(s.tid);
-    kit_.keep_outcome(n.kept++, encode(with_id(o, id_of(o) - n.base)));
-  }
+  if (s.direct) return run(hooks_.feed(o), s);
+  Numbering& n = numbering(s.tid);
+  const int64_t seq = n.kept++;
+  const CallId kept_id = id_of(o) - n.base;
   run(hooks_.feed(o), s);
+  // After feeding, so the driver's next effects go out first; its charge
+  // was sent before it came, which is all a kept outcome needs.
+  kit_.keep_outcome(s.tid, seq, std::make_shared<Outcome>(with_id(std::move(o), kept_id)));
 }
 
 DriverRunner::Numbering& DriverRunner::numbering(const std::string& tid) {

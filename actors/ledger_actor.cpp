@@ -8,6 +8,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/journal_actor.hpp"
+#include "runtime/driver/outcome_codec.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
@@ -227,14 +228,15 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
                  "tool " + cost.name);
         return commit(self, std::move(c), reply_ok(self));
       },
-      [=](outcome_atom, const std::string& task, int64_t seq, std::string& text) {
+      [=](outcome_atom, const std::string& task, int64_t seq, std::shared_ptr<driver::Outcome>& outcome) {
         // Here, not straight to the journal: queued after every charge this
         // ledger was sent before it (kit.keep_outcome), so a kept outcome's
         // charge is committed with it or before it. A record that cannot be
-        // written only means the call runs again on a resume.
+        // written only means the call runs again on a resume. Encoded on the
+        // journal's thread, off the task's path.
         journal_op(self->state.journal, [session = self->state.session, task, seq,
-                                         text = std::move(text)](store::JournalStore& s) {
-          if (Status st = s.keep_outcome(session, task, seq, text); !st.ok())
+                                         outcome = std::move(outcome)](store::JournalStore& s) {
+          if (Status st = s.keep_outcome(session, task, seq, driver::encode(*outcome)); !st.ok())
             std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
                          static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
         });

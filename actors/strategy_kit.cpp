@@ -232,8 +232,8 @@ void StrategyKit::dismiss(const std::string& name) {
   journal_agent_fired(deps_.journal, deps_.session_id, name);
 }
 
-void StrategyKit::keep_outcome(int64_t seq, std::string text) const {
-  self_->send(deps_.ledger, outcome_atom::value, task_id(), seq, std::move(text));
+void StrategyKit::keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const {
+  self_->send(deps_.ledger, outcome_atom::value, tid, seq, std::move(outcome));
 }
 
 bool StrategyKit::fire(const std::string& name,

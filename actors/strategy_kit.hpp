@@ -44,6 +44,7 @@
 #include "actors/employee_placer.hpp"
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/driver/driver_effects.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/budget_summary.hpp"
 #include "runtime/economy/model_cost.hpp"
@@ -206,10 +207,11 @@ class StrategyKit {
   // ChargedCall. On success the task is accounted.
   void call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
                   std::function<void(ChargedCallResult)> done);
-  // Keeps outcome number `seq` of the running task (its encoded text) in the
-  // journal. It goes through the ledger, after every charge this actor sent
-  // before it, so a kept outcome is never one whose charge was lost.
-  void keep_outcome(int64_t seq, std::string text) const;
+  // Keeps outcome number `seq` of task `tid` in the journal (encoded there,
+  // off this actor's thread). It goes through the ledger, after every charge
+  // this actor sent before it, so a kept outcome is never one whose charge
+  // was lost.
+  void keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const;
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
   void audit(const std::string& producer, const std::string& instruction, const std::string& claim,

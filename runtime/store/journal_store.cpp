@@ -474,6 +474,11 @@ Status JournalStore::compact_files() {
   return db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
+Status JournalStore::vacuum() {
+  if (Status s = db_->exec("VACUUM"); !s.ok()) return s;
+  return compact_files();
+}
+
 Status JournalStore::create_session(const SessionRow& s) {
   return in_txn([&]() -> Status {
     auto st = db_->prepare(

@@ -110,6 +110,11 @@ class JournalStore {
   // deleted rows leave no copy there. Best effort while other processes read
   // the file (they keep the log's frames they are reading).
   Status compact_files();
+  // Rewrites the file without the pages deleted rows left free (VACUUM), then
+  // empties the write-ahead log: what `history` shows is kept, the file
+  // shrinks to what it holds. Waits for, or fails on, another process's
+  // write in progress (SQLite's own locking).
+  Status vacuum();
   // Checkpoints the background checkpointer has made (tests).
   int background_checkpoints() const;
 

@@ -147,3 +147,42 @@ TEST_F(ForgetTest, ARunningSessionIsNotForgotten) {
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// `kaisha journal compact` gives a forgotten session's room back: the file
+// shrinks by about what it held, and what `history` shows of the others stays.
+TEST_F(ForgetTest, CompactingGivesTheRoomOfForgottenRowsBack) {
+  const std::string big(400000, 'z');
+  start_mock("rules:\n"
+             "  - match: { model: ceo-model, last_user: \"Big\" }\n"
+             "    reply: { text: \"" + big + "\" }\n"
+             "  - match: { model: ceo-model }\n"
+             "    reply: { text: \"小さな答え ✅\" }\n");
+  const std::string cfg = write_config();
+  RunResult large = run_json(cfg, "Big answer, please.");
+  ASSERT_EQ(large.exit_code, 0) << large.describe();
+  RunResult small = run_json(cfg, "A small one.");
+  ASSERT_EQ(small.exit_code, 0) << small.describe();
+  ASSERT_EQ(kaisha({"forget", "--config", cfg, "--session", session_of(large)}).exit_code, 0);
+
+  RunResult compacted = kaisha({"journal", "compact", "--config", cfg, "--json"});
+  ASSERT_EQ(compacted.exit_code, 0) << compacted.describe();
+  const json c = json::parse(compacted.out);
+  EXPECT_LT(c["bytes_after"].get<int64_t>(), c["bytes_before"].get<int64_t>() - 300000) << c;
+  EXPECT_EQ(file_bytes(db() + "-wal").size(), 0u);  // emptied, if there at all
+
+  RunResult history = kaisha({"history", "--config", cfg, "--session", session_of(small), "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.describe();
+  const json h = json::parse(history.out);
+  ASSERT_EQ(h["tasks"].size(), 1u) << h;
+  EXPECT_EQ(h["tasks"][0]["final_answer"], "小さな答え ✅") << h;
+
+  RunResult nothing = kaisha({"journal", "compact", "--db", dir_.file("none.db")});
+  EXPECT_EQ(nothing.exit_code, 1) << nothing.describe();
+  EXPECT_NE(nothing.err.find("there is nothing to compact"), std::string::npos) << nothing.describe();
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
