@@ -7,6 +7,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "actors/atoms.hpp"
+#include "runtime/company/tool_spec_file.hpp"
 #include "runtime/driver/outcome_codec.hpp"
 #include "runtime/driver/pending_calls.hpp"
 #include "runtime/messages/ask_usage.hpp"
@@ -76,6 +77,9 @@ void DriverRunner::resume(Effects start, std::shared_ptr<ReplayLog> log) {
   }
   replaying_ = false;
   if (live(s)) kit_.step(msg::EventKind::note, json{{"resumed", {{"replayed", replay_->size()}}}});
+  // Answers made up during the replay come after every kept one, as they
+  // would have: the kept outcomes are what was fed before the process died.
+  for (Outcome& o : std::exchange(deferred_, {})) answer(s, std::move(o));
 }
 
 namespace {
@@ -140,9 +144,16 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
       kit_.dismiss(f->agent);
     return true;
   }
-  // Asked for by the replayed part but not answered before the process died:
-  // it was in flight (or about to start), and runs now, once.
-  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", id}});
+  if (auto* t = std::get_if<RunTool>(&effect); t && replaying_ && !company::repeatable_tool(t->tool)) {
+    // In flight when the process died, and not safe to run twice: the task
+    // hears so instead of the tool running again behind its back.
+    kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", id}});
+    deferred_.push_back(ToolRan{
+        id, company::ToolResult::error("`" + t->tool + "` was running when the process running this task stopped, "
+                                       "and it is not marked safe to repeat, so it was not run again: check "
+                                       "whether it took effect before calling it again")});
+    return true;
+  }
   auto budget_then = [this, s](std::function<Outcome(json)> make) {
     self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
         .then([this, s, make](LedgerReply& b) { answer(s, make(std::move(b.view))); });
@@ -158,6 +169,9 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
     if (id != 0) budget_then([id](json view) -> Outcome { return FireAnswered{id, true, false, "", std::move(view)}; });
     return true;
   }
+  // Asked for by the replayed part but not answered before the process died:
+  // it was in flight (or about to start), and runs now, once.
+  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", id}});
   return false;
 }
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/fwd.hpp>
 
@@ -60,7 +61,9 @@ class DriverRunner {
   // asks first. Every effect `log` holds an outcome for is left out, and the
   // driver is fed those outcomes in their order, accounted to the task as
   // when they came; an effect with none runs now and is journaled as run
-  // again. A hire or fire the ledger already made is adopted, not repeated.
+  // again — but a tool not marked safe to repeat (company::repeatable_tool)
+  // answers with an error saying so instead. A hire or fire the ledger
+  // already made is adopted, not repeated.
   // The replayed part's journal steps and progress are not written twice.
   void resume(driver::Effects start, std::shared_ptr<driver::ReplayLog> log);
 
@@ -96,6 +99,7 @@ class DriverRunner {
   std::shared_ptr<driver::ReplayLog> replay_;
   std::string replay_tid_;
   bool replaying_ = false;
+  std::vector<driver::Outcome> deferred_;  // fed once the kept outcomes have been
 };
 
 }  // namespace kaisha::actors

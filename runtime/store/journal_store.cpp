@@ -544,10 +544,18 @@ Status JournalStore::keep_outcome(const std::string& session_id, const std::stri
 }
 
 Result<std::vector<std::string>> JournalStore::kept_outcomes(const std::string& task_id) {
-  auto st = db_->prepare("SELECT outcome_json FROM task_outcomes WHERE task_id = ?1 ORDER BY seq");
+  auto st = db_->prepare("SELECT seq, outcome_json FROM task_outcomes WHERE task_id = ?1 ORDER BY seq");
   if (!st) return st.error();
   st->bind_all(task_id);
-  return collect<std::string>(*st, [](const Statement& q) { return q.column_text(0); });
+  // Only the run from 0 without a gap: an outcome whose predecessor was lost
+  // with the process was fed after something the resume cannot replay.
+  std::vector<std::string> kept;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r || st->column_int(0) != static_cast<int64_t>(kept.size())) return kept;
+    kept.push_back(st->column_text(1));
+  }
 }
 
 Status JournalStore::reopen_task(const std::string& task_id) {

@@ -92,7 +92,7 @@ class JournalStore {
 
   // Resuming a task (driver/replay_log.hpp). keep_outcome() records the
   // `seq`-th outcome its driver was fed (encoded, outcome_codec.hpp);
-  // kept_outcomes() returns them in order. A task's outcomes are deleted
+  // kept_outcomes() returns them in order, from 0 up to the first missing one. A task's outcomes are deleted
   // when it finishes other than interrupted. reopen_task() puts an
   // interrupted task back to running for its resume.
   Status keep_outcome(const std::string& session_id, const std::string& task_id, int64_t seq,

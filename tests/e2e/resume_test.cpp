@@ -9,13 +9,18 @@
 // KAISHA_KILL_POINTS sets the points per strategy (default 20) and
 // KAISHA_KILL_SEED the random seed (printed on failure); KAISHA_KILL_VERBOSE
 // prints what each point did.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "cluster_fixture.hpp"
 #include "e2e_fixture.hpp"
+#include "runtime/core/data_paths.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -311,6 +316,75 @@ class ResumeTest : public E2eTest {
     EXPECT_GT(interrupted, points / 2);
   }
 };
+
+// A shell command in flight at the kill is not run again: it is not marked
+// safe to repeat, so the resumed task is told so instead, and the file it
+// appends to keeps one line.
+TEST_F(ResumeTest, AToolNotSafeToRepeatIsReportedInsteadOfRunAgain) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
+  chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
+  start_mock(R"(
+rules:
+  - match: { model: lead-model, turn: 0 }
+    reply: { tool_calls: [ { name: execute_shell, arguments: { command: "echo once >> count.txt; sleep 5" } } ] }
+  - match: { model: lead-model, last_tool: "not marked safe to repeat" }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "NOT-REPEATED" } } ] }
+  - match: { model: lead-model }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "RAN-TWICE" } } ] }
+  - match: { model: judge-model }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Verified." } } ] }
+)");
+  const std::string library = dir_.write("shell.yaml", R"(
+agents:
+  - name: judge_agent
+    level: -1
+    description: Checks results.
+    responsibility: You judge task {task_id}.
+    workflow: Rule with final_output.
+    available_tools: [final_output]
+    model: openai:judge-model
+  - name: lead_agent
+    level: 1
+    description: Runs one command.
+    responsibility: You lead task {task_id}.
+    workflow: Run the command, then call final_output.
+    available_tools: [execute_shell, final_output]
+    model: openai:lead-model
+)");
+  Scenario s;
+  s.strategy = "pyramid";
+  s.ceo_model = "openai:lead-model";
+  s.task = "Count once.";
+  s.extra = "pyramid:\n  library: " + library + "\n  entry: lead_agent\ntools:\n  workspace_root: " +
+            dir_.file("work") + "\n";
+  const std::string cfg = config(s, "shell.yaml.cfg");
+  const std::string db = dir_.file("shell.db");
+  auto count_files = [&] {
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir_.file("work"), ec);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+      if (it->path().filename() == "count.txt") found.push_back(it->path().string());
+    return found;
+  };
+  BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                      db + ".log");
+  ASSERT_TRUE(wait_for([&] { return !count_files().empty(); }, std::chrono::seconds(30))) << p.log();
+  p.kill9();
+
+  RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_EQ(resumed.result().value("answer", ""), "NOT-REPEATED") << resumed.describe();
+  const auto files = count_files();
+  ASSERT_EQ(files.size(), 1u);
+  auto text = read_text_file(files[0]);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "once\n");
+  const Outcome after = outcome_of(db);
+  EXPECT_EQ(after.reruns, 0);
+  RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--json"});
+  EXPECT_NE(history.out.find("not_repeated"), std::string::npos) << history.describe();
+}
 
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }

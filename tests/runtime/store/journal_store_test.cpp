@@ -891,3 +891,24 @@ TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
 
 }  // namespace
 }  // namespace kaisha::store
+
+namespace kaisha::store {
+namespace {
+
+// An outcome whose predecessor was lost is not replayed, nor anything after it.
+TEST_F(TaskOutcomesTest, OnlyTheRunOfOutcomesWithoutAGapIsReturned) {
+  auto st = JournalStore::open(file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto& j = **st;
+  SessionRow s;
+  s.id = "s1";
+  ASSERT_TRUE(j.create_session(s).ok());
+  ASSERT_TRUE(j.start_task("s1", "t1", "x").ok());
+  for (int seq : {0, 1, 3, 4}) ASSERT_TRUE(j.keep_outcome("s1", "t1", seq, "o" + std::to_string(seq)).ok());
+  auto kept = j.kept_outcomes("t1");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, (std::vector<std::string>{"o0", "o1"}));
+}
+
+}  // namespace
+}  // namespace kaisha::store
