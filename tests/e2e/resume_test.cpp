@@ -2,9 +2,10 @@
 // scripted multi-agent task, once per strategy, and `kaisha resume` finishes
 // it. The final answer is an uninterrupted run's; the expense ledger differs
 // from that run's only by calls the journal lists as re-run; every step
-// journaled before the kill is still there; and the resumed process asks the
+// journaled before the kill is still there; the resumed process asks the
 // model only for what the journal did not keep, once (the mock's request
-// log counts every call).
+// log counts every call); and every conversation it sends — the CEO's, a
+// planner's, a judge's, an employee's — is one the uninterrupted run sent.
 //
 // KAISHA_KILL_POINTS sets the points per strategy (default 20) and
 // KAISHA_KILL_SEED the random seed (printed on failure); KAISHA_KILL_VERBOSE
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "cluster_fixture.hpp"
@@ -135,9 +137,9 @@ rules:
   - match: { model: worker-model, system: "You are the writer", last_user: "stones", turn: 0 }
     reply: { tool_calls: [ { name: file_write, arguments: { file_path: poems/stone.md, content: "石は待つ" } } ], latency_ms: 80 }
   - match: { model: worker-model, system: "You are the writer", last_user: "rivers" }
-    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/river.md" } } ], latency_ms: 80 }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/river.md", files: [ { path: poems/river.md, description: "a haiku about rivers" } ] } } ], latency_ms: 80 }
   - match: { model: worker-model, system: "You are the writer", last_user: "stones" }
-    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/stone.md" } } ], latency_ms: 80 }
+    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/stone.md", files: [ { path: poems/stone.md, description: "a haiku about stones" } ] } } ], latency_ms: 80 }
   - match: { model: judge-model }
     reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Verified." } } ], latency_ms: 40 }
 )";
@@ -154,6 +156,7 @@ struct Outcome {
   size_t requests = 0;      // model requests the mock saw
   size_t kept_calls = 0;    // model calls, asks and verdicts whose answers the journal keeps for a resume
   std::set<int64_t> steps;  // step ids
+  std::multiset<std::string> conversations;  // every request's model and messages, as the mock saw them
 };
 
 class ResumeTest : public E2eTest {
@@ -205,6 +208,7 @@ class ResumeTest : public E2eTest {
         out.reruns += s.kind == "note" && s.payload.is_object() && s.payload.contains("rerun");
       }
     out.requests = mock_->request_log().size();
+    for (const auto& r : mock_->request_log()) out.conversations.insert(conversation(r, *t));
     auto kept = j->kept_outcomes(t->id);
     if (kept.ok())
       for (const auto& k : *kept) {
@@ -212,6 +216,15 @@ class ResumeTest : public E2eTest {
         out.kept_calls += type == "model" || type == "ask" || type == "judge";
       }
     return out;
+  }
+
+  // A request as the mock saw it: its model and messages, with the run's
+  // own task and session ids made alike (prompts name them).
+  static std::string conversation(const json& request, const store::TaskRow& task) {
+    std::string c = request.value("model", "") + " " + request.value("messages", json::array()).dump();
+    for (const auto& [id, as] : {std::pair{task.id, "<task>"}, std::pair{task.session_id, "<session>"}})
+      for (size_t at = c.find(id); !id.empty() && at != std::string::npos; at = c.find(id, at)) c.replace(at, id.size(), as);
+    return c;
   }
 
   std::vector<std::string> run_args(const Scenario& s, const std::string& cfg, const std::string& db) {
@@ -307,6 +320,15 @@ class ResumeTest : public E2eTest {
       if (std::getenv("KAISHA_KILL_VERBOSE"))
         for (const auto& r : mock_->request_log())
           std::cerr << "  " << r.value("model", "") << " " << r.value("last_message", "").substr(0, 60) << "\n";
+      // The conversations are rebuilt exactly: every request the resumed
+      // process sent is one the uninterrupted run sent, message for message
+      // (each message's role and first 200 bytes, as the mock logs them).
+      size_t i = 0;
+      for (const auto& r : mock_->request_log()) {
+        if (i++ < before.requests) continue;
+        const std::string c = conversation(r, *killed);
+        EXPECT_TRUE(base.conversations.count(c)) << "a request the uninterrupted run never sent: " << c.substr(0, 2000);
+      }
       if (after.reruns > 0) {
         RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--session", after.session});
         EXPECT_NE(history.out.find("rerun"), std::string::npos) << history.describe();
