@@ -147,7 +147,7 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
   if (auto* t = std::get_if<RunTool>(&effect); t && replaying_ && !company::repeatable_tool(t->tool)) {
     // In flight when the process died, and not safe to run twice: the task
     // hears so instead of the tool running again behind its back.
-    kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", id}});
+    kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", kept_id}});
     deferred_.push_back(ToolRan{
         id, company::ToolResult::error("`" + t->tool + "` was running when the process running this task stopped, "
                                        "and it is not marked safe to repeat, so it was not run again: check "
@@ -171,7 +171,7 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
   }
   // Asked for by the replayed part but not answered before the process died:
   // it was in flight (or about to start), and runs now, once.
-  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", id}});
+  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", kept_id}});
   return false;
 }
 
