@@ -169,9 +169,27 @@ TEST_F(ClusterTest, AKilledCeoNodeResumesItsTaskWhenStartedAgain) {
   RunResult lost;
   std::thread client([&] { lost = submit(ceo); });
   const bool asked = wait_for([&] { return requests_for("llama3.2").size() == 2; }, std::chrono::seconds(30));
+  // The kill comes once the lawyer's answer is kept (a few ms after it came),
+  // while the poet is still answering: only the poet's question is in flight.
+  const bool kept = wait_for(
+      [&] {
+        auto j = store::JournalStore::open_read_only(dir_.file("cluster.db"));
+        if (!j.ok()) return false;
+        auto s = (*j)->latest_session();
+        if (!s.ok() || !s->has_value()) return false;
+        auto t = (*j)->tasks((*s)->id);
+        if (!t.ok() || t->empty()) return false;
+        auto k = (*j)->kept_outcomes(t->front().id);
+        if (!k.ok()) return false;
+        for (const auto& o : *k)
+          if (o.find("\"agent\":\"Lawyer\"") != std::string::npos) return true;
+        return false;
+      },
+      std::chrono::seconds(30));
   first.kill9();
   client.join();
   ASSERT_TRUE(asked) << node_logs();
+  ASSERT_TRUE(kept) << node_logs();
   EXPECT_NE(lost.exit_code, 0) << lost.describe();
 
   start_node(cluster, "ceo");

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -152,7 +153,9 @@ struct Outcome {
   std::string status;
   std::string answer;
   double expense = 0;       // the expense ledger's charges for the task
+  std::map<std::string, int> charges;  // how many charges, by "kind agent"
   int reruns = 0;           // effects journaled as re-run after a resume
+  std::vector<std::string> rerun;  // what they were ("ask Poet", "model call (ceo_model)")
   size_t requests = 0;      // model requests the mock saw
   size_t kept_calls = 0;    // model calls, asks and verdicts whose answers the journal keeps for a resume
   std::set<int64_t> steps;  // step ids
@@ -199,13 +202,18 @@ class ResumeTest : public E2eTest {
     if (ledger.ok())
       for (const auto& e : *ledger)
         if (e.ledger == "expense" && (e.kind == "ask_settle" || e.kind == "hire" || e.kind == "tool_settle" ||
-                                      e.kind == "tool_create" || e.kind == "ceo_call"))
+                                      e.kind == "tool_create" || e.kind == "ceo_call")) {
           out.expense += e.amount;
+          ++out.charges[e.kind + " " + e.agent];
+        }
     auto steps = j->session_steps(t->session_id);
     if (steps.ok())
       for (const auto& s : *steps) {
         out.steps.insert(s.id);
-        out.reruns += s.kind == "note" && s.payload.is_object() && s.payload.contains("rerun");
+        if (s.kind == "note" && s.payload.is_object() && s.payload.contains("rerun")) {
+          ++out.reruns;
+          out.rerun.push_back(s.payload["rerun"].get<std::string>());
+        }
       }
     out.requests = mock_->request_log().size();
     for (const auto& r : mock_->request_log()) out.conversations.insert(conversation(r, *t));
@@ -304,9 +312,24 @@ class ResumeTest : public E2eTest {
       EXPECT_EQ(after.answer, base.answer) << resumed.describe();
       // Nothing journaled before the kill is missing.
       for (int64_t id : before.steps) EXPECT_TRUE(after.steps.count(id)) << "step " << id << " is gone";
-      // Paid as once, but for calls listed as run again.
-      EXPECT_GE(after.expense, base.expense - 1e-9) << resumed.describe();
-      EXPECT_LE(after.expense, base.expense + after.reruns * kMostOneCallCosts + 1e-9)
+      // Paid as once, but for calls listed as run again: every charge of the
+      // uninterrupted run is there, and one more only for each call listed
+      // as re-run (an ask names its agent, an audit is the judge's, a model
+      // call may be anyone's). (Dollars differ a little between any
+      // two runs of the pyramid: its prompts list the files that exist when
+      // a call starts, and its writers run at once.)
+      for (const auto& [what, n] : base.charges)
+        EXPECT_GE(after.charges.count(what) ? after.charges.at(what) : 0, n) << what << "\n" << resumed.describe();
+      for (const auto& [what, n] : after.charges) {
+        const std::string agent = what.substr(what.find(' ') + 1);
+        int listed = 0;
+        for (const auto& r : after.rerun)
+          listed += r.find(agent) != std::string::npos || r.rfind("model call", 0) == 0 ||
+                    (agent == "Judge" && r.rfind("audit of", 0) == 0);
+        EXPECT_LE(n, (base.charges.count(what) ? base.charges.at(what) : 0) + listed)
+            << what << " charged " << n << " times\n" << resumed.describe();
+      }
+      EXPECT_LE(after.expense, base.expense * 1.05 + after.reruns * kMostOneCallCosts + 1e-9)
           << after.reruns << " re-runs\n" << resumed.describe();
       // What the journal kept was not asked for again; the rest was asked for once.
       const size_t left = killed->status == "running" ? base.requests - before.kept_calls : 0;

@@ -155,6 +155,24 @@ rules:
   ASSERT_LT(run.status, 300) << run.body;
   ASSERT_TRUE(wait_for([&] { return requests_for("gemini-2.0-flash").size() == 1; }, std::chrono::seconds(30)))
       << server_->log();
+  // Killed once the CEO's two turns and the hire are kept (a few ms after
+  // they came), while the helper answers: only its question is in flight.
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto j = store::JournalStore::open_read_only(db());
+        if (!j.ok()) return false;
+        auto s = (*j)->latest_session();
+        if (!s.ok() || !s->has_value()) return false;
+        auto t = (*j)->tasks((*s)->id);
+        if (!t.ok() || t->empty()) return false;
+        auto k = (*j)->kept_outcomes(t->front().id);
+        if (!k.ok()) return false;
+        for (const auto& o : *k)  // the CEO's turn that asks the helper
+          if (o.find("\"type\":\"model\"") != std::string::npos && o.find("AskAgent") != std::string::npos) return true;
+        return false;
+      },
+      std::chrono::seconds(30)))
+      << server_->log();
   server_->kill9();
 
   start_serve();  // no --session: the session its last process left running
