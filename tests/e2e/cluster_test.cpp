@@ -173,15 +173,9 @@ TEST_F(ClusterTest, AKilledCeoNodeResumesItsTaskWhenStartedAgain) {
   // while the poet is still answering: only the poet's question is in flight.
   const bool kept = wait_for(
       [&] {
-        auto j = store::JournalStore::open_read_only(dir_.file("cluster.db"));
-        if (!j.ok()) return false;
-        auto s = (*j)->latest_session();
-        if (!s.ok() || !s->has_value()) return false;
-        auto t = (*j)->tasks((*s)->id);
-        if (!t.ok() || t->empty()) return false;
-        auto k = (*j)->kept_outcomes(t->front().id);
-        if (!k.ok()) return false;
-        for (const auto& o : *k)
+        auto t = latest_task(dir_.file("cluster.db"));
+        if (!t) return false;
+        for (const auto& o : t->kept)
           if (o.find("\"agent\":\"Lawyer\"") != std::string::npos) return true;
         return false;
       },
@@ -197,14 +191,9 @@ TEST_F(ClusterTest, AKilledCeoNodeResumesItsTaskWhenStartedAgain) {
   std::optional<store::TaskRow> task;
   ASSERT_TRUE(wait_for(
       [&] {
-        auto j = store::JournalStore::open_read_only(db);
-        if (!j.ok()) return false;
-        auto s = (*j)->latest_session();
-        if (!s.ok() || !s->has_value()) return false;
-        auto t = (*j)->tasks((*s)->id);
-        if (!t.ok() || t->empty() || t->front().status == "running" || t->front().status == "interrupted")
-          return false;
-        task = t->front();
+        auto t = latest_task(db);
+        if (!t || t->task.status == "running" || t->task.status == "interrupted") return false;
+        task = t->task;
         return true;
       },
       std::chrono::seconds(60)))

@@ -296,6 +296,26 @@ class E2eTest : public ::testing::Test {
     return st.ok() ? std::move(st).value() : nullptr;
   }
 
+  // The first task of the latest session in the store at `path`, and the
+  // outcomes kept for its resume; nothing while there is none yet (or the
+  // store cannot be read, as while another process creates it).
+  struct LatestTask {
+    store::TaskRow task;
+    std::vector<std::string> kept;
+  };
+  static std::optional<LatestTask> latest_task(const std::string& path) {
+    if (!std::filesystem::exists(path)) return std::nullopt;
+    auto j = store::JournalStore::open_read_only(path);
+    if (!j.ok()) return std::nullopt;
+    auto s = (*j)->latest_session();
+    if (!s.ok() || !s->has_value()) return std::nullopt;
+    auto t = (*j)->tasks((*s)->id);
+    if (!t.ok() || t->empty()) return std::nullopt;
+    auto k = (*j)->kept_outcomes(t->front().id);
+    if (!k.ok()) return std::nullopt;
+    return LatestTask{t->front(), std::move(*k)};
+  }
+
   TempDir dir_;
   std::unique_ptr<mockllm::MockLlmServer> mock_;
   int port_ = 0;

@@ -179,14 +179,8 @@ class ResumeTest : public E2eTest {
 
   // The store's one session's one task, or nothing yet.
   std::optional<store::TaskRow> task_in(const std::string& db) {
-    if (!std::filesystem::exists(db)) return std::nullopt;
-    auto j = open(db);
-    if (!j) return std::nullopt;
-    auto s = j->latest_session();
-    if (!s.ok() || !s->has_value()) return std::nullopt;
-    auto t = j->tasks((*s)->id);
-    if (!t.ok() || t->empty()) return std::nullopt;
-    return t->front();
+    auto t = latest_task(db);
+    return t ? std::optional<store::TaskRow>(t->task) : std::nullopt;
   }
 
   Outcome outcome_of(const std::string& db) {

@@ -159,15 +159,9 @@ rules:
   // they came), while the helper answers: only its question is in flight.
   ASSERT_TRUE(wait_for(
       [&] {
-        auto j = store::JournalStore::open_read_only(db());
-        if (!j.ok()) return false;
-        auto s = (*j)->latest_session();
-        if (!s.ok() || !s->has_value()) return false;
-        auto t = (*j)->tasks((*s)->id);
-        if (!t.ok() || t->empty()) return false;
-        auto k = (*j)->kept_outcomes(t->front().id);
-        if (!k.ok()) return false;
-        for (const auto& o : *k)  // the CEO's turn that asks the helper
+        auto t = latest_task(db());
+        if (!t) return false;
+        for (const auto& o : t->kept)  // the CEO's turn that asks the helper
           if (o.find("\"type\":\"model\"") != std::string::npos && o.find("AskAgent") != std::string::npos) return true;
         return false;
       },
