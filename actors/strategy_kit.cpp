@@ -203,8 +203,15 @@ void StrategyKit::hire(msg::AgentSpec spec, economy::ModelCost cost, Tenure tenu
 
 void StrategyKit::rehire(const msg::AgentSpec& spec, const economy::ModelCost& cost, EmployeeDeps run_as) {
   roster_.add(spec);
+  (void)start_paid(spec, cost, Tenure::session, run_as);
+}
+
+Status StrategyKit::start_paid(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure,
+                               const EmployeeDeps& run_as) {
   Result<caf::actor> placed = place(spec, run_as);
-  if (placed.ok()) staff_[spec.name] = Hired{std::move(*placed), cost, Tenure::session, false};
+  if (!placed.ok()) return placed.error();
+  staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
+  return Status::Ok();
 }
 
 void StrategyKit::adopt(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure,
@@ -212,15 +219,12 @@ void StrategyKit::adopt(const msg::AgentSpec& spec, const economy::ModelCost& co
   if (staff_.count(spec.name)) return;
   roster_.add(spec);
   account(task_id(), {}, cost.create_expense_cost);
-  Result<caf::actor> placed = place(spec, run_as);
-  if (!placed.ok()) {
+  if (Status s = start_paid(spec, cost, tenure, run_as); !s.ok()) {
     // Paid for and listed, but not running: asking it fails, saying so.
     step(msg::EventKind::error, json{{"agent", spec.name},
                                      {"error", "hired before the process stopped, but cannot be started again: " +
-                                                   placed.error().message}});
-    return;
+                                                   s.error().message}});
   }
-  staff_[spec.name] = Hired{std::move(*placed), cost, tenure, false};
 }
 
 void StrategyKit::dismiss(const std::string& name) {
@@ -246,14 +250,10 @@ bool StrategyKit::fire(const std::string& name,
   ++fires->in_flight;
   auto answered = [this, name, fires, done](bool ok, std::string error, economy::BudgetSummary budget) {
     if (auto h = staff_.find(name); h != staff_.end()) {
-      if (ok || h->second.tenure == Tenure::task) {
-        self_->send_exit(h->second.actor, caf::exit_reason::user_shutdown);
-        staff_.erase(h);
-        roster_.remove(name);
-        journal_agent_fired(deps_.journal, deps_.session_id, name);
-      } else {
+      if (ok || h->second.tenure == Tenure::task)
+        dismiss(name);
+      else
         h->second.leaving = false;  // still hired: the ledger still counts it
-      }
     }
     done(ok, std::move(error), budget);
     if (--fires->in_flight == 0 && fires->then) std::exchange(fires->then, nullptr)();

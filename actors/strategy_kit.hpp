@@ -234,6 +234,9 @@ class StrategyKit {
   void send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound, bool await_settle,
                 std::function<void(ChargedAskResult)> done);
   Result<caf::actor> place(const msg::AgentSpec& spec, const EmployeeDeps& run_as);
+  // Places an agent already paid for and lists it as running (rehire, adopt).
+  Status start_paid(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure,
+                    const EmployeeDeps& run_as);
 
   caf::event_based_actor* self_;
   KitDeps deps_;
