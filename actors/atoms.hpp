@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/company/tool_result.hpp"
+#include "runtime/driver/ask_step.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/messages/agent_messages.hpp"
@@ -40,6 +41,7 @@ using tool_done_atom = caf::atom_constant<caf::atom("tooldone")>;
 // outcome a driver was fed, for the journal.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 using outcome_atom = caf::atom_constant<caf::atom("outcome")>;
+using ask_step_atom = caf::atom_constant<caf::atom("ask_step")>;
 
 // A unit of work for the single SQLite writer.
 using JournalOp = std::function<void(store::JournalStore&)>;
@@ -61,6 +63,7 @@ struct LedgerReply {
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::JournalOp)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::ReplayLog>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::Outcome>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<kaisha::driver::AskStep>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::LedgerReply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::ModelCost)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::AskReservation)

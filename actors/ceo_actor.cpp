@@ -115,6 +115,7 @@ DriverHooks hooks(Self* self) {
   h.run_tool = [self](const driver::RunTool& t, std::function<void(ToolResult)> done) {
     self->state.tools.invoke(t.tool, t.arguments, std::nullopt, std::move(done));
   };
+  h.repeatable = [self](const std::string& tool) { return self->state.sourced_tools->repeatable(tool); };
   // Retrieval may wait for an embedding model: its answer comes back as a message.
   h.recall = [self](const driver::Recall& r, const std::string& tid) {
     caf::actor me = caf::actor_cast<caf::actor>(self);

@@ -456,24 +456,30 @@ Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const st
     // Read and reopened on the journal's writer, in order with its writes.
     std::optional<store::TaskRow> task;
     std::vector<std::string> kept;
+    std::map<driver::CallId, std::vector<std::string>> ask_steps;
     std::vector<store::LedgerEntryRow> ledger;
     Status read = Status::Ok();
     d.sync_journal(caf::infinite, [&](store::JournalStore& s) {
       auto t = s.get_task(tid);
       auto o = s.kept_outcomes(tid);
+      auto a = s.kept_ask_steps(tid);
       auto l = s.ledger_entries(d.session_id);
-      if (!t.ok() || !o.ok() || !l.ok() || !t->has_value()) {
-        read = !t.ok() ? Status(t.error()) : !o.ok() ? Status(o.error()) : !l.ok() ? Status(l.error())
-                                                                            : Status(Error{"resume", "no task " + tid});
+      if (!t.ok() || !o.ok() || !a.ok() || !l.ok() || !t->has_value()) {
+        read = !t.ok()   ? Status(t.error())
+               : !o.ok() ? Status(o.error())
+               : !a.ok() ? Status(a.error())
+               : !l.ok() ? Status(l.error())
+                         : Status(Error{"resume", "no task " + tid});
         return;
       }
       task = **t;
       kept = std::move(*o);
+      for (auto& [call, steps] : *a) ask_steps[static_cast<driver::CallId>(call)] = std::move(steps);
       ledger = std::move(*l);
       read = s.reopen_task(tid);
     });
     if (!read.ok()) return Error{"resume", "task " + tid + ": " + read.error().message};
-    auto log = driver::ReplayLog::from_records(kept);
+    auto log = driver::ReplayLog::from_records(kept, ask_steps);
     if (!log.ok()) return Error{"resume", "task " + tid + ": " + log.error().message};
     for (const auto& e : ledger) {
       if (e.task_id != tid || e.ledger != "resource") continue;

@@ -144,7 +144,8 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
       kit_.dismiss(f->agent);
     return true;
   }
-  if (auto* t = std::get_if<RunTool>(&effect); t && replaying_ && !company::repeatable_tool(t->tool)) {
+  if (auto* t = std::get_if<RunTool>(&effect);
+      t && replaying_ && !(hooks_.repeatable ? hooks_.repeatable(t->tool) : company::repeatable_tool(t->tool))) {
     // In flight when the process died, and not safe to run twice: the task
     // hears so instead of the tool running again behind its back.
     kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", kept_id}});
@@ -173,6 +174,15 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
   // it was in flight (or about to start), and runs now, once.
   if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", kept_id}});
   return false;
+}
+
+AskKeeping DriverRunner::keeping(const Scope& s, CallId id) {
+  if (s.direct) return {};
+  const CallId call = id - numbering(s.tid).base;
+  AskKeeping k{static_cast<int64_t>(call), {}};
+  // An ask run again on a resume gets what its tool loop had done.
+  if (replay_ && s.tid == replay_tid_) k.replay = replay_->ask_steps(call);
+  return k;
 }
 
 void DriverRunner::execute(const Scope& s, Effect& effect) {
@@ -215,7 +225,7 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
                                   std::move(budget)});
           };
           if (e.messages.empty())
-            kit_.ask(e.agent, e.prompt, e.job, e.await_settle, std::move(answered));
+            kit_.ask(e.agent, e.prompt, e.job, e.await_settle, keeping(s, e.id), std::move(answered));
           else
             kit_.ask_turn(e.agent, std::move(e.messages), std::move(e.tools), e.job, e.await_settle,
                           std::move(answered));

@@ -37,6 +37,10 @@ struct DriverHooks {
   std::function<void(driver::Finish)> finish;
   // Runs a tool for RunTool; null: a RunTool fails the task.
   std::function<void(const driver::RunTool&, std::function<void(company::ToolResult)>)> run_tool;
+  // Whether a RunTool of `tool` in flight when the process died may run
+  // again on a resume (ToolSource::repeatable). Null: the tool's spec file
+  // says (company::repeatable_tool).
+  std::function<bool(const std::string& tool)> repeatable;
   // Starts a memory retrieval for task `tid`; its answer comes back through
   // answer(tid, Recalled). Null: a Recall fails the task.
   std::function<void(const driver::Recall&, const std::string& tid)> recall;
@@ -64,7 +68,9 @@ class DriverRunner {
   // again — but a tool not marked safe to repeat (company::repeatable_tool)
   // answers with an error saying so instead. A hire or fire the ledger
   // already made is adopted, not repeated.
-  // The replayed part's journal steps and progress are not written twice.
+  // An ask run again is given the steps its employee's tool loop kept
+  // (driver/ask_step.hpp). The replayed part's journal steps and progress
+  // are not written twice.
   void resume(driver::Effects start, std::shared_ptr<driver::ReplayLog> log);
 
  private:
@@ -80,6 +86,8 @@ class DriverRunner {
   // Whether `e` of the task being resumed is taken care of by its log (and
   // must not be executed).
   bool replayed(const Scope& s, driver::Effect& e);
+  // How ask `id` of scope `s` keeps its employee's loop (a task's asks only).
+  AskKeeping keeping(const Scope& s, driver::CallId id);
 
   caf::event_based_actor* self_;
   StrategyKit& kit_;

@@ -1,8 +1,11 @@
 #include "actors/employee_tool_loop.hpp"
 
+#include <deque>
+
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/journal_actor.hpp"
+#include "runtime/driver/ask_step.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/company/conversation.hpp"
 #include "runtime/core/json_text.hpp"
@@ -24,6 +27,13 @@ struct EmployeeToolLoop::Run {
   int tool_calls = 0;
   std::vector<llm::ToolCall> calls;  // of the answer being worked on
   bool delivered = false;
+  // Resuming (driver/ask_step.hpp): the kept steps still to feed, whether
+  // they are being fed (nothing is journaled or reported again meanwhile),
+  // and the number the next step is kept under.
+  std::deque<driver::AskStep> replay;
+  bool replaying = false;
+  int64_t steps = 0;
+  double tool_usd = 0;  // what the tool call being run was charged
 };
 
 namespace {
@@ -90,10 +100,51 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   run->conversation = std::make_unique<company::Conversation>(
       spec_.system_prompt, company::ConversationLimits{deps_.max_tool_iterations, deps_.max_malformed_tool_calls});
   run->conversation->add_user(run->ask.prompt);
+  for (const std::string& text : run->ask.replay) {
+    auto step = driver::decode_ask_step(text);
+    if (!step.ok()) break;  // checked when the journal was read: a peer's slip runs the rest again
+    run->replay.push_back(std::move(step).value());
+  }
+  run->replaying = !run->replay.empty();
   call_model(run);
 }
 
+void EmployeeToolLoop::keep(const std::shared_ptr<Run>& run, driver::AskStep step) {
+  const int64_t n = run->steps++;
+  if (run->ask.call == 0 || run->ask.task_id.empty()) return;
+  // Through the ledger, behind the charges this employee sent for the step.
+  if (deps_.ledger)
+    self_->send(deps_.ledger, ask_step_atom::value, run->ask.task_id, run->ask.call, n,
+                std::make_shared<driver::AskStep>(std::move(step)));
+}
+
+// The kept steps end here: what comes next was in flight when the process
+// running the task died, or had not started.
+void EmployeeToolLoop::resume_live(const std::shared_ptr<Run>& run, json note) {
+  run->replaying = false;
+  run->replay.clear();
+  note["call"] = run->ask.call;
+  note["step"] = run->steps;
+  journal(run, msg::EventKind::note, std::move(note));
+}
+
 void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
+  if (!run->replay.empty() && run->replay.front().kind == driver::AskStep::Kind::model) {
+    driver::AskStep kept = std::move(run->replay.front());
+    run->replay.pop_front();
+    ++run->steps;
+    // Paid before the process died: accounted as it was, not charged again.
+    run->first_done = true;
+    if (kept.paid_by_employee) {
+      run->extra_usage.input_tokens += kept.response.usage.input_tokens;
+      run->extra_usage.output_tokens += kept.response.usage.output_tokens;
+      run->extra_expense += kept.expense;
+    } else {
+      run->first_usage = kept.response.usage;
+    }
+    return on_answer(run, kept.response);
+  }
+  if (run->replaying) resume_live(run, json{{"rerun", "model call of " + spec_.name}});
   sync();  // tools created or withdrawn meanwhile are seen on this call
   const int64_t max_out = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
   llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
@@ -130,6 +181,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
                 run->extra_usage.input_tokens += r.response.usage.input_tokens;
                 run->extra_usage.output_tokens += r.response.usage.output_tokens;
               }
+              keep(run, driver::AskStep{driver::AskStep::Kind::model, r.response, false, "", "", {}, 0});
               on_answer(run, r.response);
             },
             [this, run](caf::error& err) {
@@ -170,15 +222,17 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
     run->extra_usage.input_tokens += r.response.usage.input_tokens;
     run->extra_usage.output_tokens += r.response.usage.output_tokens;
     run->extra_expense += r.expense;
+    keep(run, driver::AskStep{driver::AskStep::Kind::model, r.response, true, "", "", {}, r.expense});
     on_answer(run, r.response);
   });
 }
 
 void EmployeeToolLoop::on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response) {
-  journal(run, msg::EventKind::llm_response,
-          json{{"text", response.message.content}, {"tool_calls", calls_json(response.message.tool_calls)},
-               {"usage_estimated", response.usage.estimated}},
-          response.usage.input_tokens, response.usage.output_tokens);
+  if (!run->replaying)
+    journal(run, msg::EventKind::llm_response,
+            json{{"text", response.message.content}, {"tool_calls", calls_json(response.message.tool_calls)},
+                 {"usage_estimated", response.usage.estimated}},
+            response.usage.input_tokens, response.usage.output_tokens);
   company::NextStep next = run->conversation->on_response(response);
   switch (next.kind) {
     case company::NextStep::Kind::answer: {
@@ -204,14 +258,45 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   if (i == run->calls.size()) return call_model(run);
   const llm::ToolCall call = run->calls[i];
   ++run->tool_calls;
+  if (!run->replay.empty()) {
+    driver::AskStep& kept = run->replay.front();
+    if (kept.kind == driver::AskStep::Kind::tool && kept.call_id == call.id && kept.tool == call.name) {
+      ++run->steps;
+      run->extra_expense += kept.expense;
+      run->conversation->add_tool_result(call, kept.result);
+      run->replay.pop_front();
+      return run_calls(run, i + 1);
+    }
+  }
+  if (run->replaying) {
+    if (!sourced_tools_->repeatable(call.name)) {
+      // In flight when the process died, and not safe to run twice: the
+      // model hears so instead of the tool running again behind its back.
+      resume_live(run, json{{"not_repeated", call.name}, {"agent", spec_.name}});
+      json j = ToolResult::error("`" + call.name + "` was running when the process running this task stopped, " +
+                                 "and it is not marked safe to repeat, so it was not run again: check whether " +
+                                 "it took effect before calling it again")
+                   .to_json();
+      journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
+      keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, 0});
+      run->conversation->add_tool_result(call, j);
+      return run_calls(run, i + 1);
+    }
+    resume_live(run, json{{"rerun", "tool " + call.name + " of " + spec_.name}});
+  }
   journal(run, msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
        json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
   site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, ""};
-  site_.charged = [run](double usd) { run->extra_expense += usd; };
+  run->tool_usd = 0;
+  site_.charged = [run](double usd) {
+    run->extra_expense += usd;
+    run->tool_usd += usd;
+  };
   registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
     json j = r.to_json();
     journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
+    keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, run->tool_usd});
     emit(run, msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
          json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
     run->conversation->add_tool_result(call, j);
@@ -225,7 +310,7 @@ void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { sourced_to
 // The loop cannot go on after its first call: the employee still answers —
 // with what stopped it — so that the asker settles the first call it paid for.
 void EmployeeToolLoop::stop(const std::shared_ptr<Run>& run, const std::string& why) {
-  journal(run, msg::EventKind::error, json{{"error", why}, {"call", "employee_tool_loop"}});
+  if (!run->replaying) journal(run, msg::EventKind::error, json{{"error", why}, {"call", "employee_tool_loop"}});
   msg::AskReply reply;
   reply.output = spec_.name + " stopped before a final answer: " + why;
   deliver(run, std::move(reply));

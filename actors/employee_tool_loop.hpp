@@ -2,6 +2,14 @@
 // grant (see employee_actor.hpp for the protocol and how it is charged).
 // Owned by the employee actor's state; every method runs on its thread.
 // Several asks may run at once, each with its own conversation.
+//
+// Resuming: each finished step of an ask that names its call
+// (AskRequest::call) — a model answer, a tool's result — is kept, through
+// the ledger behind its charge. An ask that carries kept steps
+// (AskRequest::replay) is fed them in place of the model and the tools, and
+// they are accounted as they were paid, not charged again; from the first
+// step not kept it runs as usual, once, journaled as run again — but a tool
+// call there that is not safe to repeat is answered with an error saying so.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +23,7 @@
 #include "actors/employee_actor.hpp"
 #include "actors/sourced_tools.hpp"
 #include "runtime/company/tool_registry.hpp"
+#include "runtime/driver/ask_step.hpp"
 #include "runtime/economy/model_cost.hpp"
 
 namespace kaisha::actors {
@@ -36,6 +45,10 @@ class EmployeeToolLoop {
   void run_calls(const std::shared_ptr<Run>& run, size_t i);
   void stop(const std::shared_ptr<Run>& run, const std::string& why);
   void deliver(const std::shared_ptr<Run>& run, msg::AskReply reply);
+  // Keeps `step` of the ask for a resume (AskRequest::call).
+  void keep(const std::shared_ptr<Run>& run, driver::AskStep step);
+  // Leaves the kept steps: journals `note` (what runs again, or is not).
+  void resume_live(const std::shared_ptr<Run>& run, json note);
   void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0,
                int64_t out = 0, double usd = 0);
   void emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text, json data);

@@ -241,6 +241,17 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
                          static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
         });
       },
+      [=](ask_step_atom, const std::string& task, int64_t call, int64_t step,
+          std::shared_ptr<driver::AskStep>& kept) {
+        // As an outcome: after the charges the employee sent before it.
+        journal_op(self->state.journal, [session = self->state.session, task, call, step,
+                                         kept = std::move(kept)](store::JournalStore& s) {
+          if (Status st = s.keep_ask_step(session, task, call, step, driver::encode(*kept)); !st.ok())
+            std::fprintf(stderr, "kaisha: journal: step %lld of ask %lld of task %s not kept: %s\n",
+                         static_cast<long long>(step), static_cast<long long>(call), task.c_str(),
+                         st.error().message.c_str());
+        });
+      },
       [=](budget_atom) {
         LedgerReply r = reply_ok(self);
         r.view = self->state.budget->get_budget_json();

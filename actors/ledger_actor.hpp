@@ -26,6 +26,10 @@
 //   (budget_atom)                                  GetBudget view (LedgerReply::view)
 //   (raise_atom, "expense"|"resource", amount)     user-authorised increase
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger
+//   (outcome_atom, task, seq, shared_ptr<Outcome>)  keep a driver's outcome for a resume
+//   (ask_step_atom, task, call, step, shared_ptr<AskStep>)  keep a step of an employee's
+//        tool loop for a resume; both are journaled behind every charge sent before them
+//        (no reply)
 // While the journal is behind the disk (journal_room), hires, holds and tool
 // creations are refused with its error; settlements, releases and refunds
 // are always taken and recorded.

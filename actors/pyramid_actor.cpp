@@ -126,6 +126,10 @@ DriverHooks hooks(Self* self) {
   h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
     run_tool(self, t, std::move(done));
   };
+  h.repeatable = [self](const std::string& tool) {
+    const auto& tools = self->state.deps.tools;
+    return tools ? tools->repeatable(tool) : company::repeatable_tool(tool);
+  };
   return h;
 }
 

@@ -68,6 +68,14 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
   }
 }
 
+bool SourcedTools::repeatable(const std::string& name) const {
+  for (const auto& source : sources_) {
+    auto it = offered_.find(source->origin());
+    if (it != offered_.end() && it->second.count(name)) return source->repeatable(name);
+  }
+  return company::repeatable_tool(name);
+}
+
 void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
                           const std::string& name, const json& args, const company::ToolCost& cost,
                           ToolDone done) {

@@ -60,6 +60,9 @@ class SourcedTools {
   void on_done(uint64_t id, company::ToolResult result);
 
   bool empty() const { return sources_.empty(); }
+  // Whether a call of `name` may run again on a resume: its source's say
+  // (ToolSource::repeatable), as of the last sync.
+  bool repeatable(const std::string& name) const;
 
  private:
   struct Pending;

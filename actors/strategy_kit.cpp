@@ -272,11 +272,13 @@ void StrategyKit::stop_all(const caf::error& reason) {
 // ------------------------------------------------------- ask / call / audit
 
 void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job,
-                      bool await_settle, std::function<void(ChargedAskResult)> done) {
+                      bool await_settle, AskKeeping keeping, std::function<void(ChargedAskResult)> done) {
   const msg::AgentSpec* spec = roster_.find(name);
   const int64_t bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);
-  send_ask(name, msg::AskRequest{deps_.session_id, task_id(), prompt, deps_.config.employee.max_output_tokens, job},
-           bound, await_settle, std::move(done));
+  msg::AskRequest a{deps_.session_id, task_id(), prompt, deps_.config.employee.max_output_tokens, job};
+  a.call = keeping.call;
+  a.replay = std::move(keeping.replay);
+  send_ask(name, std::move(a), bound, await_settle, std::move(done));
 }
 
 void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages,

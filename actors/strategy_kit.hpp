@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -102,6 +103,13 @@ struct HireResult {
   bool refused = false;  // the ledger said no (else: no node, or the task ended)
   std::string error;
   economy::BudgetSummary budget;  // after the hire (when the ledger answered)
+};
+
+// How an ask's tool loop is kept for a resume (AskRequest::call, replay):
+// the ask's number in its task, and the steps kept by a run that died.
+struct AskKeeping {
+  int64_t call = 0;
+  std::vector<std::string> replay;
 };
 
 // The judge's verdict, or why there is none.
@@ -194,11 +202,11 @@ class StrategyKit {
   // ----------------------------------------------------- ask / call / audit
 
   // Asks hired agent `name` (one that is not: an error result) for the running task;
-  // `job` as in AskRequest. On success the task is accounted with everything
+  // `job` and `keeping` as in AskRequest. On success the task is accounted with everything
   // the ask cost, and `expense` includes what the agent's own further calls
   // and tools came to (AskReply::extra_*).
   void ask(const std::string& name, const std::string& prompt, const std::string& job, bool await_settle,
-           std::function<void(ChargedAskResult)> done);
+           AskKeeping keeping, std::function<void(ChargedAskResult)> done);
   // The same for a turn (AskRequest::messages): one model call of `name`'s
   // with `messages` and `tools`; the reply's tool_requests are the caller's to run.
   void ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages, std::vector<llm::ToolSpec> tools,

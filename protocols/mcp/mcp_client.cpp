@@ -302,6 +302,7 @@ void McpClient::list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cu
       if (t.contains("inputSchema") && t["inputSchema"].is_object()) info.input_schema = t["inputSchema"];
       else return done(Error{"mcp", who + ": tool '" + info.name + "' has no inputSchema object"});
       if (t.contains("outputSchema")) info.output_schema = t["outputSchema"];
+      if (auto a = t.find("annotations"); a != t.end() && a->is_object()) info.annotations = *a;
       acc->push_back(std::move(info));
     }
     auto next = r->find("nextCursor");

@@ -35,6 +35,7 @@ struct McpToolInfo {
   std::string description;
   json input_schema = json::object();
   json output_schema;  // null when absent
+  json annotations;    // ToolAnnotations (readOnlyHint, idempotentHint, ...); null when absent
 };
 
 struct McpClientOptions {

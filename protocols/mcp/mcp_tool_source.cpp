@@ -249,6 +249,21 @@ std::vector<llm::ToolSpec> McpToolSource::specs() const {
   return out;
 }
 
+bool McpToolSource::repeatable(const std::string& name) const {
+  const std::string& prefix = state_->cfg.tool_prefix;
+  const std::string tool = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  for (const auto& t : state_->tools) {
+    if (t.name != tool || !t.annotations.is_object()) continue;
+    auto hint = [&](const char* key) {
+      auto h = t.annotations.find(key);
+      return h != t.annotations.end() && h->is_boolean() && h->get<bool>();
+    };
+    return hint("readOnlyHint") || hint("idempotentHint");
+  }
+  return false;
+}
+
 void McpToolSource::call(const std::string& name, const json& args, const company::ToolCallContext&,
                            std::function<void(company::ToolResult)> done) {
   const std::string& prefix = state_->cfg.tool_prefix;

@@ -48,6 +48,10 @@ class McpToolSource : public company::ToolSource, public std::enable_shared_from
   std::vector<llm::ToolSpec> specs() const override;
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;
+  // What the server says of its tool: `readOnlyHint` or `idempotentHint`
+  // true. Repeating a call only touches the server's own world, which it
+  // describes; a tool it says nothing of is not repeated.
+  bool repeatable(const std::string& name) const override;
 
   // For status output and tests.
   bool running() const;

@@ -16,6 +16,7 @@
 
 #include "runtime/company/tool_cost.hpp"
 #include "runtime/company/tool_result.hpp"
+#include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/llm/chat.hpp"
 
@@ -49,6 +50,11 @@ class ToolSource {
     (void)name;
     return {};
   }
+  // Whether a call of `name` may run twice with the same arguments to the
+  // same effect, so that one in flight when its process died runs again on
+  // a resume (docs/durability.md); otherwise the task is told it was not
+  // run again. By default what the tool's spec file says (repeatable_tool).
+  virtual bool repeatable(const std::string& name) const { return repeatable_tool(name); }
   // Called once when the company stops, before its actors do, so that calls
   // still running end while their askers can take the answer. Sources with
   // processes or connections end them here; calls after stop() may fail.

@@ -4,6 +4,9 @@
 // holding the raw text rather than throwing, so a bad peer cannot crash a decode.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include <msgpack.hpp>
 
 #include "runtime/core/json.hpp"
@@ -51,3 +54,27 @@ struct object_with_zone<nlohmann::json> {
 }  // namespace adaptor
 }  // MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS)
 }  // namespace msgpack
+
+namespace kaisha {
+
+// A message struct (MSGPACK_DEFINE_MAP) as JSON and back, through its
+// MessagePack form: the field names are the struct's own, so a field added
+// later is carried without touching the caller. struct_from throws
+// (msgpack::type_error, json errors) on a value of the wrong shape.
+template <class T>
+json struct_json(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return json::from_msgpack(buf.data(), buf.data() + buf.size());
+}
+
+template <class T>
+T struct_from(const json& j) {
+  const std::vector<uint8_t> bytes = json::to_msgpack(j);
+  msgpack::object_handle oh = msgpack::unpack(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  T value;
+  oh.get().convert(value);
+  return value;
+}
+
+}  // namespace kaisha

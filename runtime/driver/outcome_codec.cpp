@@ -13,25 +13,6 @@ namespace kaisha::driver {
 
 namespace {
 
-// A message struct (MSGPACK_DEFINE_MAP) as JSON and back, through its
-// MessagePack form: the field names are the struct's own, so a field added
-// later is carried without touching this file.
-template <class T>
-json struct_json(const T& value) {
-  msgpack::sbuffer buf;
-  msgpack::pack(buf, value);
-  return json::from_msgpack(buf.data(), buf.data() + buf.size());
-}
-
-template <class T>
-T struct_from(const json& j) {
-  const std::vector<uint8_t> bytes = json::to_msgpack(j);
-  msgpack::object_handle oh = msgpack::unpack(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  T value;
-  oh.get().convert(value);
-  return value;
-}
-
 const char* kind_name(JudgeRuled::Kind k) {
   switch (k) {
     case JudgeRuled::Kind::verdict: return "verdict";

@@ -8,6 +8,10 @@
 // (take_outcome), and one whose outcome is not kept — it was in flight when
 // the process died, or had not started — runs now, once.
 //
+// An ask whose outcome was not kept runs again, but the steps its
+// employee's tool loop had finished (ask_step.hpp) are fed to it instead of
+// being made again (ask_steps).
+//
 // Hires and fires are the ledger's own record: a hire the ledger charged is
 // never charged again, even when its answer was lost with the process. Each
 // agent's hires and fires of the task, in the ledger's order, are consumed
@@ -28,9 +32,11 @@ namespace kaisha::driver {
 
 class ReplayLog {
  public:
-  // `outcomes`: the recorded texts in their order; a text that cannot be
-  // read is an error naming its place.
-  static Result<ReplayLog> from_records(const std::vector<std::string>& outcomes);
+  // `outcomes`: the recorded texts in their order; `ask_steps`: each ask's
+  // kept loop steps by its call id. A text that cannot be read is an error
+  // naming its place.
+  static Result<ReplayLog> from_records(const std::vector<std::string>& outcomes,
+                                        const std::map<CallId, std::vector<std::string>>& ask_steps = {});
 
   // One ledger event of the task, in the ledger's order.
   void ledger_hire(const std::string& agent) { agents_[agent].push_back(true); }
@@ -48,6 +54,13 @@ class ReplayLog {
     return it == ids_.end() ? nullptr : &outcomes_[it->second];
   }
 
+  // The steps of ask `id`'s tool loop kept before the process died, as
+  // texts in their order (empty: none).
+  std::vector<std::string> ask_steps(CallId id) const {
+    auto it = ask_steps_.find(id);
+    return it == ask_steps_.end() ? std::vector<std::string>{} : it->second;
+  }
+
   // True, once per ledger event, when `agent`'s next recorded event is a
   // hire (or a fire): it is already paid (refunded), so it is not sent again.
   bool take_hire(const std::string& agent) { return take(agent, true); }
@@ -58,6 +71,7 @@ class ReplayLog {
 
   std::vector<Outcome> outcomes_;
   std::map<CallId, size_t> ids_;
+  std::map<CallId, std::vector<std::string>> ask_steps_;
   std::map<std::string, std::deque<bool>> agents_;  // true = hire, false = fire
 };
 

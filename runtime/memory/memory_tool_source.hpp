@@ -15,6 +15,8 @@ class MemoryToolSource : public company::ToolSource {
   static Result<std::shared_ptr<MemoryToolSource>> create(std::shared_ptr<MemoryService> service);
 
   std::string origin() const override { return "memory"; }
+  // Storing a memory twice stores two.
+  bool repeatable(const std::string&) const override { return false; }
   std::vector<llm::ToolSpec> specs() const override { return specs_; }
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;

@@ -62,7 +62,16 @@ struct AskRequest {
   // answering `prompt` alone.
   std::vector<llm::ChatMessage> messages;
   std::vector<llm::ToolSpec> tools;
-  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound, messages, tools)
+  // Resuming (driver/ask_step.hpp). `call`: the asker's number for this ask
+  // within its task (0: none); an employee with a tool loop keeps each
+  // finished step under it. `replay`: the steps a run of this ask kept
+  // before its process died, in order; the employee feeds them to its loop
+  // instead of calling the model and the tools again. An agent that
+  // predates them ignores both and runs the ask whole, as it always did.
+  int64_t call = 0;
+  std::vector<std::string> replay;
+  MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound, messages, tools, call,
+                     replay)
 };
 
 // The version an ask goes out as: 2 for a turn, else 1 (any agent understands).

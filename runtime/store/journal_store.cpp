@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -144,6 +145,21 @@ CREATE TABLE task_outcomes (
 ) WITHOUT ROWID;
 CREATE INDEX task_outcomes_by_session ON task_outcomes(session_id);
 ALTER TABLE tasks ADD COLUMN strategy TEXT NOT NULL DEFAULT '';
+)sql",
+    // 6 -> 7: the finished steps of an employee's tool loop inside each ask
+    // of a running task (driver/ask_step.hpp), so an ask run again on a
+    // resume is not paid for again. Keyed by the ask's call number in the
+    // task (its kept outcome's). A task's rows go when it ends.
+    R"sql(
+CREATE TABLE ask_steps (
+  task_id    TEXT NOT NULL REFERENCES tasks(id),
+  call       INTEGER NOT NULL,
+  step       INTEGER NOT NULL,
+  session_id TEXT NOT NULL REFERENCES sessions(id),
+  step_json  TEXT NOT NULL,
+  PRIMARY KEY (task_id, call, step)
+) WITHOUT ROWID;
+CREATE INDEX ask_steps_by_session ON ask_steps(session_id);
 )sql",
 };
 
@@ -447,6 +463,7 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
   Status s = in_txn([&]() -> Status {
     // Children before parents (foreign keys).
     const std::pair<const char*, int64_t*> tables[] = {{"task_outcomes", nullptr},
+                                                       {"ask_steps", nullptr},
                                                        {"steps", &n.steps},
                                                        {"ledger_entries", &n.ledger_entries},
                                                        {"agents", &n.agents},
@@ -524,9 +541,12 @@ Status JournalStore::finish_task(const TaskOutcome& o) {
     // An ended task is not resumed: what it was fed is no longer needed
     // (an interrupted one keeps it for `kaisha resume`).
     if (o.status == "interrupted") return Status::Ok();
-    auto del = db_->prepare("DELETE FROM task_outcomes WHERE task_id = ?1");
-    if (!del) return del.error();
-    return del->bind_all(o.task_id).run();
+    for (const char* table : {"task_outcomes", "ask_steps"}) {
+      auto del = db_->prepare(std::string("DELETE FROM ") + table + " WHERE task_id = ?1");
+      if (!del) return del.error();
+      if (Status s = del->bind_all(o.task_id).run(); !s) return s;
+    }
+    return Status::Ok();
   });
 }
 
@@ -555,6 +575,40 @@ Result<std::vector<std::string>> JournalStore::kept_outcomes(const std::string& 
     if (!r) return r.error();
     if (!*r || st->column_int(0) != static_cast<int64_t>(kept.size())) return kept;
     kept.push_back(st->column_text(1));
+  }
+}
+
+Status JournalStore::keep_ask_step(const std::string& session_id, const std::string& task_id, int64_t call,
+                                   int64_t step, const std::string& text) {
+  return in_txn([&]() -> Status {
+    // As keep_outcome: a step that arrives after its task ended is not kept.
+    auto st = db_->prepare(
+        "INSERT OR REPLACE INTO ask_steps(task_id, call, step, session_id, step_json) SELECT ?1, ?2, ?3, ?4, ?5 "
+        "WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND status IN ('running', 'interrupted'))");
+    if (!st) return st.error();
+    return st->bind_all(task_id, call, step, session_id, text).run();
+  });
+}
+
+Result<std::map<int64_t, std::vector<std::string>>> JournalStore::kept_ask_steps(const std::string& task_id) {
+  auto st = db_->prepare("SELECT call, step, step_json FROM ask_steps WHERE task_id = ?1 ORDER BY call, step");
+  if (!st) return st.error();
+  st->bind_all(task_id);
+  // Each ask's run of steps from 0 without a gap, as kept_outcomes.
+  std::map<int64_t, std::vector<std::string>> kept;
+  std::set<int64_t> broken;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) return kept;
+    const int64_t call = st->column_int(0);
+    if (broken.count(call)) continue;
+    auto& steps = kept[call];
+    if (st->column_int(1) != static_cast<int64_t>(steps.size())) {
+      broken.insert(call);
+      continue;
+    }
+    steps.push_back(st->column_text(2));
   }
 }
 

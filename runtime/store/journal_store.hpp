@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,6 +100,13 @@ class JournalStore {
                       const std::string& outcome);
   Result<std::vector<std::string>> kept_outcomes(const std::string& task_id);
   Status reopen_task(const std::string& task_id);
+  // The steps of an employee's tool loop inside ask `call` of a task
+  // (driver/ask_step.hpp): keep_ask_step() records step number `step`;
+  // kept_ask_steps() returns each ask's steps in order, from 0 up to the
+  // first missing one. Deleted with the task's outcomes.
+  Status keep_ask_step(const std::string& session_id, const std::string& task_id, int64_t call, int64_t step,
+                       const std::string& text);
+  Result<std::map<int64_t, std::vector<std::string>>> kept_ask_steps(const std::string& task_id);
 
   // Deletes a session and everything journaled under it (steps, ledger
   // entries, agents, budget and cost snapshots, tasks), in one transaction,

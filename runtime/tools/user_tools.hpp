@@ -59,6 +59,8 @@ class UserTools : public company::ToolSource {
   ~UserTools() override;
 
   std::string origin() const override { return "user"; }
+  // A created tool's code may do anything: never run twice unasked.
+  bool repeatable(const std::string&) const override { return false; }
   std::vector<llm::ToolSpec> specs() const override;
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;

@@ -212,6 +212,7 @@ struct ConfigOptions {
   std::string ceo_model = "openai:ceo-model";
   std::string extra;  // appended YAML (top-level sections: switches:, cost_table:, ...)
   std::string ceo_extra;  // appended inside ceo: (indented by the fixture)
+  std::string employee_extra;  // appended inside employee: (indented by the caller)
 };
 
 class E2eTest : public ::testing::Test {
@@ -244,7 +245,7 @@ class E2eTest : public ::testing::Test {
     y << "store: " << db() << "\n"
       << "ceo:\n"
       << (o.ceo_model.empty() ? "" : "  model: " + o.ceo_model + "\n") << "  temperature: 0.2\n"
-      << o.ceo_extra << "employee:\n  max_output_tokens: 1024\n"
+      << o.ceo_extra << "employee:\n  max_output_tokens: 1024\n" << o.employee_extra
       << "providers:\n"
       << "  ollama: { base_url: " << base << ", timeout_ms: " << to << " }\n"
       << "  gemini: { base_url: " << base << "/v1beta, api_key: mock-key, timeout_ms: " << to << " }\n"

@@ -48,13 +48,17 @@ struct Scenario {
   std::string extra;  // config sections
   std::string ceo_model = "openai:ceo-model";
   std::string task;
+  std::string employee;  // inside employee: (tool grants)
 };
 
 // HASHIRU: the CEO hires a worker, asks it twice, fires it and answers.
+// The worker has a calculator: each ask is a loop of two model calls and a
+// tool call, the second call paid by the worker itself.
 Scenario hashiru() {
   Scenario s;
   s.strategy = "hashiru";
   s.task = "Add up the two numbers the worker finds.";
+  s.employee = "  tools:\n    agents:\n      Adder: [Calculator]\n";
   s.script = R"(
 rules:
   - match: { model: ceo-model, turn: 0 }
@@ -67,10 +71,14 @@ rules:
     reply: { tool_calls: [ { name: FireAgent, arguments: { agent_name: Adder } } ], latency_ms: 40 }
   - match: { model: ceo-model, turn: 4 }
     reply: { text: "合計は 7 です (3 + 4) ✅", latency_ms: 40 }
-  - match: { model: worker-model, last_user: "First" }
+  - match: { model: worker-model, last_user: "First", last_role: tool }
     reply: { text: "3", latency_ms: 80 }
-  - match: { model: worker-model, last_user: "Second" }
+  - match: { model: worker-model, last_user: "First" }
+    reply: { tool_calls: [ { name: Calculator, arguments: { expression: "1+2" } } ], latency_ms: 80 }
+  - match: { model: worker-model, last_user: "Second", last_role: tool }
     reply: { text: "4", latency_ms: 80 }
+  - match: { model: worker-model, last_user: "Second" }
+    reply: { tool_calls: [ { name: Calculator, arguments: { expression: "2+2" } } ], latency_ms: 80 }
 )";
   return s;
 }
@@ -169,6 +177,7 @@ class ResumeTest : public E2eTest {
     o.ceo_model = s.ceo_model;
     o.expense_total = 100;
     o.extra = "cost_table: " + dir_.write("costs.yaml", kCostTable) + "\n" + s.extra;
+    o.employee_extra = s.employee;
     return write_config(o, name);
   }
 
@@ -211,12 +220,20 @@ class ResumeTest : public E2eTest {
       }
     out.requests = mock_->request_log().size();
     for (const auto& r : mock_->request_log()) out.conversations.insert(conversation(r, *t));
+    // A kept ask made one model call, or as many as its employee's tool
+    // loop kept; an ask whose answer was lost keeps its loop's calls too.
     auto kept = j->kept_outcomes(t->id);
-    if (kept.ok())
+    auto loops = j->kept_ask_steps(t->id);
+    if (kept.ok() && loops.ok()) {
       for (const auto& k : *kept) {
-        const std::string type = json::parse(k).value("type", "");
-        out.kept_calls += type == "model" || type == "ask" || type == "judge";
+        const json o = json::parse(k);
+        const std::string type = o.value("type", "");
+        const bool looped = type == "ask" && loops->count(o.value("id", int64_t{0}));
+        out.kept_calls += type == "model" || type == "judge" || (type == "ask" && !looped);
       }
+      for (const auto& [call, steps] : *loops)
+        for (const auto& step : steps) out.kept_calls += json::parse(step).value("kind", "") == "model";
+    }
     return out;
   }
 
@@ -423,6 +440,62 @@ agents:
   EXPECT_EQ(after.reruns, 0);
   RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--json"});
   EXPECT_NE(history.out.find("not_repeated"), std::string::npos) << history.describe();
+}
+
+// An employee's tool loop killed during an MCP tool the server does not
+// call idempotent: on resume the loop's finished model call is not asked or
+// paid for again, and the tool is reported instead of run again (the file
+// it appends to keeps one line).
+TEST_F(ResumeTest, AnEmployeesToolNotSafeToRepeatIsReportedAndItsFinishedCallIsNotPaidAgain) {
+  const std::string count = dir_.file("count.txt");
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, turn: 0 }
+    reply: { tool_calls: [ { name: AgentCreator, arguments: { agent_name: Counter, base_model: worker, system_prompt: "You count.", description: "Counts" } } ] }
+  - match: { model: ceo-model, turn: 1 }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Counter, prompt: "Count once, 一度だけ" } } ] }
+  - match: { model: ceo-model }
+    reply: { text: "Final: {{last_tool}}" }
+  - match: { model: worker-model, last_tool: "not marked safe to repeat" }
+    reply: { text: "NOT-REPEATED" }
+  - match: { model: worker-model, last_tool_name: t__append }
+    reply: { text: "RAN" }
+  - match: { model: worker-model }
+    reply: { tool_calls: [ { name: t__append, arguments: { path: ")" + count + R"(", text: "once", sleep_ms: 10000 } } ] }
+)");
+  Scenario s;
+  s.strategy = "hashiru";
+  s.task = "Count once.";
+  s.employee = "  tools:\n    agents:\n      Counter: [\"mcp:t\"]\n";
+  s.extra = std::string("mcp_servers:\n  - name: t\n    command: ") + MCP_TEST_SERVER + "\n";
+  const std::string cfg = config(s, "mcp-loop.yaml");
+  const std::string db = dir_.file("mcp-loop.db");
+  BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                      db + ".log");
+  ASSERT_TRUE(wait_for([&] { return read_text_file(count).ok(); }, std::chrono::seconds(30))) << p.log();
+  p.kill9();
+  ASSERT_EQ(requests_for("worker-model").size(), 1u);
+
+  RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.result().value("answer", "").find("\"output\":\"NOT-REPEATED\""), std::string::npos)
+      << resumed.describe();
+  auto text = read_text_file(count);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "once\n");
+  // The worker's first call came from the journal: one more request in all, the one after the tool.
+  EXPECT_EQ(requests_for("worker-model").size(), 2u);
+  RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--json"});
+  EXPECT_NE(history.out.find("not_repeated"), std::string::npos) << history.describe();
+  // Two calls of the worker's were made, and two were paid for: the first
+  // (before the kill, not again) and the one after the tool.
+  auto j = open(db);
+  ASSERT_TRUE(j);
+  auto ledger = j->ledger_entries(outcome_of(db).session);
+  ASSERT_TRUE(ledger.ok());
+  int paid = 0;
+  for (const auto& e : *ledger) paid += e.ledger == "expense" && e.kind == "ask_settle" && e.agent == "Counter" && e.amount > 0;
+  EXPECT_EQ(paid, 2);
 }
 
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }

@@ -32,10 +32,12 @@ TEST(McpClientStdio, InitializesListsEveryPageAndCalls) {
   EXPECT_EQ(c->server_info().value("name", ""), "mcp_test_server");
   auto tools = list(*c);
   ASSERT_TRUE(tools.ok()) << tools.error().message;
-  ASSERT_EQ(tools->size(), 8u);  // echo on page 1, seven on page 2
+  ASSERT_EQ(tools->size(), 10u);  // echo on page 1, nine on page 2
   EXPECT_EQ((*tools)[0].name, "echo");
   EXPECT_EQ((*tools)[0].input_schema["properties"]["text"]["type"], "string");
   EXPECT_EQ((*tools)[7].name, "structured");
+  EXPECT_EQ((*tools)[0].annotations, (json{{"readOnlyHint", true}}));
+  EXPECT_TRUE((*tools)[1].annotations.is_null());
   auto r = call(*c, "echo", {{"text", "hi"}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)["content"][0]["text"], "echo: hi");

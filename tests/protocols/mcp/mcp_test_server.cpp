@@ -4,8 +4,11 @@
 //
 //   initialize           protocolVersion from --version (default: the client's)
 //   tools/list           two pages (cursor "page2"): echo | die, slow, silent,
-//                        garbage, grow, fail, structured (+ extra after grow)
-//   tools/call echo      {"text"} -> text block
+//                        garbage, grow, fail, structured, append, put (+ extra after grow)
+//   tools/call echo      {"text"} -> text block (annotated read-only)
+//   tools/call append    {"path", "text", "sleep_ms"}: appends a line to the file, then
+//                        waits (annotated not idempotent)
+//   tools/call put       {"path", "text"}: writes the file (annotated idempotent)
 //   tools/call die       writes "dying on purpose" to stderr, exits 3 (mid-call)
 //   tools/call silent    never answers
 //   tools/call garbage   a line that is not JSON, then a response with neither result nor error
@@ -17,6 +20,7 @@
 // Usage: mcp_test_server [--version V] [--exit-at-start]
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,10 +33,12 @@ namespace {
 
 void send(const json& j) { std::cout << j.dump() << "\n" << std::flush; }
 
-json tool(const std::string& name, json props = json::object()) {
-  return {{"name", name},
-          {"description", "test tool " + name},
-          {"inputSchema", {{"type", "object"}, {"properties", std::move(props)}}}};
+json tool(const std::string& name, json props = json::object(), json annotations = nullptr) {
+  json t = {{"name", name},
+            {"description", "test tool " + name},
+            {"inputSchema", {{"type", "object"}, {"properties", std::move(props)}}}};
+  if (!annotations.is_null()) t["annotations"] = std::move(annotations);
+  return t;
 }
 
 json text_result(const std::string& t) { return {{"content", json::array({{{"type", "text"}, {"text", t}}})}}; }
@@ -71,10 +77,13 @@ int main(int argc, char** argv) {
       result(json::object());
     } else if (method == "tools/list") {
       if (!params.contains("cursor")) {
-        result({{"tools", json::array({tool("echo", {{"text", {{"type", "string"}}}})})}, {"nextCursor", "page2"}});
+        result({{"tools", json::array({tool("echo", {{"text", {{"type", "string"}}}}, {{"readOnlyHint", true}})})},
+                {"nextCursor", "page2"}});
       } else {
         json tools = json::array({tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"),
-                                  tool("fail"), tool("structured")});
+                                  tool("fail"), tool("structured"),
+                                  tool("append", json::object(), {{"readOnlyHint", false}, {"idempotentHint", false}}),
+                                  tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}})});
         if (grown) tools.push_back(tool("extra"));
         result({{"tools", tools}});
       }
@@ -95,6 +104,13 @@ int main(int argc, char** argv) {
         grown = true;
         send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
         result(text_result("grown"));
+      } else if (name == "append" || name == "put") {
+        std::ofstream out(args.value("path", std::string("mcp_test_server.out")),
+                          name == "append" ? std::ios::app : std::ios::trunc);
+        out << args.value("text", std::string()) << "\n";
+        out.close();
+        usleep(static_cast<useconds_t>(args.value("sleep_ms", 0)) * 1000);
+        result(text_result(name == "append" ? "appended" : "written"));
       } else if (name == "fail") {
         json r = text_result("it went wrong");
         r["isError"] = true;

@@ -42,13 +42,27 @@ TEST(McpToolSource, OffersPrefixedToolsWithTheirSchemas) {
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
   EXPECT_EQ(p->origin(), "mcp:t");
   auto specs = p->specs();
-  ASSERT_EQ(specs.size(), 8u);
+  ASSERT_EQ(specs.size(), 10u);
   EXPECT_EQ(specs[0].name, "t__echo");
   EXPECT_EQ(specs[0].description, "test tool echo");
   EXPECT_EQ(specs[0].parameters["properties"]["text"]["type"], "string");
   auto r = call(*p, "t__echo", {{"text", "x"}});
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.message, "echo: x");
+}
+
+// A call in flight when its process died runs again on a resume only when
+// the server says the tool is read-only or idempotent.
+TEST(McpToolSource, ATaggedToolIsSafeToRepeatAndAnyOtherIsNot) {
+  http::HttpClient h;
+  auto p = McpToolSource::create(server_config(), h);
+  p->start();
+  ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
+  EXPECT_TRUE(p->repeatable("t__echo"));   // readOnlyHint
+  EXPECT_TRUE(p->repeatable("t__put"));    // idempotentHint
+  EXPECT_FALSE(p->repeatable("t__append"));  // both false
+  EXPECT_FALSE(p->repeatable("t__fail"));    // no annotations
+  EXPECT_FALSE(p->repeatable("t__nope"));
 }
 
 TEST(McpToolSource, ListChangedUpdatesTheSpecs) {

@@ -562,7 +562,7 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
     ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
-                            "DROP TABLE task_outcomes; ALTER TABLE tasks DROP COLUMN strategy; "
+                            "DROP TABLE task_outcomes; DROP TABLE ask_steps; ALTER TABLE tasks DROP COLUMN strategy; "
                             "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
                             "UPDATE schema_version SET version = 3"));
   }
@@ -875,7 +875,7 @@ TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; ALTER TABLE tasks DROP COLUMN strategy; "
+    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; ALTER TABLE tasks DROP COLUMN strategy; "
                             "UPDATE schema_version SET version = 5;"));
   }
   auto j = JournalStore::open(path);
@@ -908,6 +908,76 @@ TEST_F(TaskOutcomesTest, OnlyTheRunOfOutcomesWithoutAGapIsReturned) {
   auto kept = j.kept_outcomes("t1");
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(*kept, (std::vector<std::string>{"o0", "o1"}));
+}
+
+}  // namespace
+}  // namespace kaisha::store
+
+namespace kaisha::store {
+namespace {
+
+using AskStepsTest = testing::TempDirTest;
+
+// An employee's loop steps inside an ask, per ask and in order up to the
+// first gap; kept while the task runs or is interrupted, gone when it ends.
+TEST_F(AskStepsTest, EachAsksStepsAreKeptInOrderUntilTheTaskEnds) {
+  auto st = JournalStore::open(file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto& j = **st;
+  SessionRow s;
+  s.id = "s1";
+  ASSERT_TRUE(j.create_session(s).ok());
+  ASSERT_TRUE(j.start_task("s1", "t1", "数えて 🔢").ok());
+  ASSERT_TRUE(j.keep_ask_step("s1", "t1", 4, 1, "a1").ok());
+  ASSERT_TRUE(j.keep_ask_step("s1", "t1", 4, 0, "a0").ok());
+  for (int step : {0, 1, 3}) ASSERT_TRUE(j.keep_ask_step("s1", "t1", 7, step, "b" + std::to_string(step)).ok());
+  auto kept = j.kept_ask_steps("t1");
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  EXPECT_EQ(kept->at(4), (std::vector<std::string>{"a0", "a1"}));
+  EXPECT_EQ(kept->at(7), (std::vector<std::string>{"b0", "b1"})) << "nothing after a gap";
+
+  TaskOutcome o;
+  o.task_id = "t1";
+  o.status = "interrupted";
+  ASSERT_TRUE(j.finish_task(o).ok());
+  EXPECT_EQ(j.kept_ask_steps("t1")->size(), 2u);
+  o.status = "failed";
+  ASSERT_TRUE(j.finish_task(o).ok());
+  EXPECT_TRUE(j.kept_ask_steps("t1")->empty());
+  ASSERT_TRUE(j.keep_ask_step("s1", "t1", 9, 0, "late").ok());
+  EXPECT_TRUE(j.kept_ask_steps("t1")->empty()) << "a step arriving after its task ended is not kept";
+
+  ASSERT_TRUE(j.start_task("s1", "t2", "x").ok());
+  ASSERT_TRUE(j.keep_ask_step("s1", "t2", 1, 0, "c0").ok());
+  ASSERT_TRUE(j.forget_session("s1").ok());
+  EXPECT_TRUE(j.kept_ask_steps("t2")->empty());
+}
+
+// A store made by the version before (schema 6), with a task interrupted
+// there: it gets the ask-step table and can still be resumed.
+TEST_F(AskStepsTest, AVersion6StoreMigratesWithItsKeptOutcomesIntact) {
+  const std::string path = file("v6.db");
+  {
+    auto j = JournalStore::open(path);
+    ASSERT_TRUE(j.ok());
+    SessionRow s;
+    s.id = "s1";
+    ASSERT_TRUE((*j)->create_session(s).ok());
+    ASSERT_TRUE((*j)->start_task("s1", "t1", "中断されたタスク", 1000, "hashiru").ok());
+    ASSERT_TRUE((*j)->keep_outcome("s1", "t1", 0, R"({"type":"budget","id":1,"view":{}})").ok());
+  }
+  {
+    auto db = SqliteDb::open(path, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->exec("DROP TABLE ask_steps; UPDATE schema_version SET version = 6;"));
+  }
+  auto j = JournalStore::open(path);
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  EXPECT_EQ((*j)->schema_version(), JournalStore::current_schema_version());
+  EXPECT_EQ((*j)->kept_outcomes("t1")->size(), 1u);
+  EXPECT_EQ((*(*j)->get_task("t1"))->strategy, "hashiru");
+  EXPECT_TRUE((*j)->keep_ask_step("s1", "t1", 1, 0, "s").ok());
+  EXPECT_EQ((*j)->kept_ask_steps("t1")->size(), 1u);
 }
 
 }  // namespace
