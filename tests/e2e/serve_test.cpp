@@ -147,12 +147,18 @@ rules:
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
-  auto run = request("POST", "/acp/runs",
-                     json{{"agent_name", "kaisha"},
-                          {"mode", "async"},
-                          {"input", {{{"role", "user"}, {"parts", {{{"content", "Ask the helper"}}}}}}}}
-                         .dump());
-  ASSERT_LT(run.status, 300) << run.body;
+  // An A2A client sends the task and does not wait for it.
+  json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", "Ask the helper"}}})}};
+  auto sent = request("POST", "/a2a",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 1},
+                           {"method", "SendMessage"},
+                           {"params", {{"message", message}, {"configuration", {{"returnImmediately", true}}}}}}
+                          .dump(),
+                      {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
+  const std::string a2a_task = json::parse(sent.body)["result"]["task"].value("id", "");
+  ASSERT_FALSE(a2a_task.empty()) << sent.body;
   ASSERT_TRUE(wait_for([&] { return requests_for("gemini-2.0-flash").size() == 1; }, std::chrono::seconds(30)))
       << server_->log();
   // Killed once the CEO's two turns and the hire are kept (a few ms after
@@ -191,6 +197,15 @@ rules:
   EXPECT_EQ(requests_for("ceo-model").size(), 3u);         // never asked again
   EXPECT_EQ(requests_for("gemini-2.0-flash").size(), 2u);  // in flight at the kill
   EXPECT_NE(server_->log().find(task->session_id), std::string::npos) << server_->log();
+  // The client comes back to the restarted server for its task, by the id it was given.
+  auto got = request("POST", "/a2a",
+                     json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", a2a_task}}}}.dump(),
+                     {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(got.status, 200) << got.body;
+  json t = json::parse(got.body)["result"];
+  EXPECT_EQ(t["status"]["state"], "TASK_STATE_COMPLETED") << got.body;
+  EXPECT_EQ(t["artifacts"][0]["parts"][0]["text"], "助手はこんにちはと言いました 👋") << got.body;
+  EXPECT_EQ(t.value("contextId", ""), task->session_id) << got.body;
 }
 
 // A ~200 KB body nested 100,000 deep once crashed `kaisha serve` (SIGSEGV
