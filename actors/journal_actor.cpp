@@ -41,6 +41,8 @@ using commit_atom = caf::atom_constant<caf::atom("commit")>;
 // journal keep up with hundreds of concurrent calls. A sync request flushes
 // first, so "persist before acknowledging" still holds for whoever waits.
 constexpr auto kBatchWindow = std::chrono::milliseconds(2);
+// After a failed commit, how soon the journal tries again.
+constexpr auto kRetryAfter = std::chrono::seconds(1);
 constexpr size_t kMaxBatch = 1024;
 // A batch of at least kEagerBatch writes is committed at once when nothing
 // else waits in the mailbox: the journal's thread would idle otherwise, and a
@@ -64,6 +66,20 @@ struct Backlog {
   explicit Backlog(size_t limit) : limit(limit) {}
   const size_t limit;
   std::atomic<size_t> queued{0};
+  // Set while the journal's last commit failed (another process holds the
+  // file, the disk is full): why, for journal_room's refusal.
+  std::atomic<bool> failing{false};
+  std::mutex mu;
+  std::string why;
+  void fail(const std::string& w) {
+    std::lock_guard<std::mutex> g(mu);
+    why = w;
+    failing.store(true);
+  }
+  std::string failure() {
+    std::lock_guard<std::mutex> g(mu);
+    return why;
+  }
 };
 
 // Each journal's backlog, found by its actor: the senders hold only the
@@ -119,13 +135,15 @@ void flush(JournalSelf* self) {
   auto& st = self->state;
   if (!std::exchange(st.niced, true))
     setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kJournalNice);  // this thread only
-  if (st.pending.empty() && st.budget_states.empty() && st.durable.empty()) return;
+  const bool failing = st.backlog->failing.load();
+  if (st.pending.empty() && st.budget_states.empty() && st.durable.empty() && !failing) return;
   std::vector<JournalOp> ops;
   ops.swap(st.pending);
   std::vector<JournalState::Waiting> durable;
   durable.swap(st.durable);
   std::vector<std::string> outcome(durable.size());
-  // Whether the batch commits or fails, these writes have left the queue.
+  // Whether the batch commits or fails, these writes have left the queue
+  // (but for a batch that never got its transaction: see below).
   struct Taken {
     Backlog& b;
     size_t n;
@@ -138,7 +156,9 @@ void flush(JournalSelf* self) {
   }
   std::map<std::string, economy::BudgetState> states;
   states.swap(st.budget_states);
+  bool ran = false;  // whether the batch got its transaction: its writes were made
   Status s = st.store->write_batch([&]() -> Status {
+    ran = true;
     for (auto& op : ops) op(*st.store);
     for (size_t i = 0; i < durable.size(); ++i) {
       Status w = st.store->atomically([&]() -> Status {
@@ -158,7 +178,23 @@ void flush(JournalSelf* self) {
       }
     return Status::Ok();
   });
-  if (!s.ok()) std::cerr << "kaisha: journal batch failed: " << s.error().message << "\n";
+  if (!s.ok()) {
+    std::cerr << "kaisha: journal batch failed: " << s.error().message << "\n";
+    // No new work starts until a commit succeeds again (journal_room); the
+    // journal tries again on its own, with or without new writes.
+    st.backlog->fail(s.error().message);
+    self->delayed_send(self, kRetryAfter, flush_atom::value);
+    if (!ran) {
+      // Nothing was written (the transaction never began): the writes wait
+      // for the next attempt, in their order, still counted as queued.
+      taken.n = 0;
+      ops.insert(ops.end(), std::make_move_iterator(st.pending.begin()), std::make_move_iterator(st.pending.end()));
+      st.pending = std::move(ops);
+      for (auto& [session, state] : states) st.budget_states.emplace(session, std::move(state));  // newer ones stay
+    }
+  } else {
+    st.backlog->failing.store(false);
+  }
   for (size_t i = 0; i < durable.size(); ++i)
     durable[i].promise.deliver(!s.ok() ? s.error().message : outcome[i]);
 }
@@ -257,6 +293,9 @@ size_t journal_backlog(const caf::actor& j) {
 Status journal_room(const caf::actor& j) {
   auto b = BacklogRegistry::instance().find(j);
   if (!b) return Status::Ok();
+  if (b->failing.load())
+    return Error{"journal_failed", "the journal cannot commit to its file (" + b->failure() +
+                                       "); no new work starts until it can"};
   const size_t queued = b->queued.load();
   if (queued < b->limit) return Status::Ok();
   return Error{"journal_behind", "the journal is " + std::to_string(queued) +

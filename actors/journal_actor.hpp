@@ -17,6 +17,13 @@
 // bounded number of writes (a few per model call, two per tool call of its
 // reply), so the backlog stays within the limit plus what work in flight
 // writes.
+//
+// A commit that fails (another process holds the file past the busy timeout,
+// the disk is full) is reported on stderr, and until a commit succeeds again
+// journal_room() refuses new work with the reason (code "journal_failed");
+// the journal tries again every second by itself. Writes whose transaction
+// never began are kept and written by the next commit; a batch that failed
+// part-way is lost, and a durable write in it is answered with the error.
 #pragma once
 
 #include <cstddef>
@@ -48,8 +55,9 @@ caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalS
 
 // Writes sent to `journal` and not yet committed (0 for no journal).
 size_t journal_backlog(const caf::actor& journal);
-// OK while `journal` takes new work (or there is none); else an error (code
-// "journal_behind") saying how far behind the disk it is.
+// OK while `journal` takes new work (or there is none); else an error saying
+// why: "journal_behind" (how far behind the disk it is) or "journal_failed"
+// (its last commit failed, and why).
 Status journal_room(const caf::actor& journal);
 
 // Runs `op` on the journal's writer, in order with the other writes (counted

@@ -112,7 +112,7 @@ void serve(Self* self, const msg::Envelope& env) {
     // This node's journal records the hosted employee's steps: while it is
     // behind the disk, no new ask starts here (journal_actor.hpp).
     if (Status room = actors::journal_room(st.deps.employee.journal); !room.ok())
-      return fail(self, env, "journal_behind", "node '" + st.deps.node + "': " + room.error().message);
+      return fail(self, env, room.error().code, "node '" + st.deps.node + "': " + room.error().message);
     mirror_task(self, *ask, env.from.node);
     // No CAF timeout: each one costs the actor clock's thread two wake-ups
     // per ask, and none is needed. The employee always answers (its model

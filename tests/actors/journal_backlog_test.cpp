@@ -18,6 +18,7 @@
 #include "actors/ledger_actor.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/store/sqlite_db.hpp"
 #include "stalled_journal.hpp"
 
 namespace kaisha::actors {
@@ -122,6 +123,69 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
   int notes = 0;
   for (const auto& s : *steps) notes += s.kind == "note";
   EXPECT_EQ(notes, 60);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+// Another process holds the journal's file past the busy timeout: the
+// commit fails, no new work starts meanwhile (with the reason), and once the
+// file is free again the journal writes everything it was sent by itself.
+TEST(JournalBacklog, ACommitThatFailsStopsNewWorkUntilTheFileIsFreeAndLosesNothing) {
+  std::string tmpl = (fs::temp_directory_path() / "kaisha-failing-XXXXXX").string();
+  ASSERT_TRUE(mkdtemp(tmpl.data()));
+  const fs::path dir = tmpl;
+  const std::string path = (dir / "journal.db").string();
+  {
+    auto opened = store::JournalStore::open(path);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    std::shared_ptr<store::JournalStore> st(std::move(opened).value());
+    store::SessionRow session;
+    session.id = "s";
+    ASSERT_TRUE(st->create_session(session).ok());
+    ASSERT_TRUE(st->start_task("s", "t", "a task").ok());
+
+    caf::actor_system_config cfg;
+    cfg.set("logger.console", caf::atom("none"));
+    caf::actor_system sys(cfg);
+    caf::actor journal = spawn_journal(sys, st);
+    auto budget = std::make_shared<economy::Budget>(100.0, 10.0);
+    caf::actor ledger = spawn_ledger(sys, budget, journal, "s");
+    caf::scoped_actor self{sys};
+    economy::ModelCost cost;
+    cost.name = cost.model_ref = "m";
+    cost.invoke_expense_cost = 1.0;
+    auto reserve = [&] {
+      return ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100},
+                                                        std::string("a"), std::string("t")));
+    };
+
+    auto other = store::SqliteDb::open(path, {});
+    ASSERT_TRUE(other.ok()) << other.error().message;
+    ASSERT_TRUE((*other)->exec("BEGIN IMMEDIATE").ok());  // holds the write lock
+    for (int i = 0; i < 5; ++i) journal_step(journal, {"s", "t", "a", msg::EventKind::note, json{{"i", i}, {"文", "✓"}}});
+    ASSERT_TRUE(wait_until([&] { return !journal_room(journal).ok(); }, 30s));
+    Status room = journal_room(journal);
+    EXPECT_EQ(room.error().code, "journal_failed");
+    EXPECT_NE(room.error().message.find("the journal cannot commit to its file ("), std::string::npos)
+        << room.error().message;
+    EXPECT_NE(room.error().message.find("locked"), std::string::npos) << room.error().message;
+    LedgerReply refused = reserve();
+    EXPECT_FALSE(refused.ok);
+    EXPECT_NE(refused.error.find("cannot commit to its file"), std::string::npos) << refused.error;
+
+    ASSERT_TRUE((*other)->exec("ROLLBACK").ok());
+    ASSERT_TRUE(wait_until([&] { return journal_room(journal).ok() && journal_backlog(journal) == 0; }, 30s));
+    EXPECT_TRUE(reserve().ok);
+    self->send_exit(ledger, caf::exit_reason::user_shutdown);
+    self->send_exit(journal, caf::exit_reason::user_shutdown);
+  }
+  auto ro = store::JournalStore::open_read_only(path);
+  ASSERT_TRUE(ro.ok()) << ro.error().message;
+  auto steps = (*ro)->session_steps("s");
+  ASSERT_TRUE(steps.ok()) << steps.error().message;
+  int notes = 0;
+  for (const auto& s : *steps) notes += s.kind == "note";
+  EXPECT_EQ(notes, 5) << "the writes that waited for the file are all there";
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -21,7 +21,7 @@ class ServeTest : public E2eTest {
     env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
     server_ = std::make_unique<BackgroundProcess>(
         KAISHA_EXE, std::vector<std::string>{"serve", "--http", "127.0.0.1:0", "--config", cfg_, "--db", db()}, env,
-        dir_.file("serve.log"));
+        dir_.file("serve-" + std::to_string(++starts_) + ".log"));  // a restart reads its own URL
     const std::string marker = "kaisha serve: MCP at ";
     ASSERT_TRUE(wait_for([&] { return server_->log().find(marker) != std::string::npos; }, std::chrono::seconds(30)))
         << server_->log();
@@ -72,6 +72,7 @@ class ServeTest : public E2eTest {
   std::unique_ptr<BackgroundProcess> server_;
   std::string cfg_;
   std::string base_;
+  int starts_ = 0;  // servers started by this test
 };
 
 // The events of an SSE body whose data is JSON (others skipped).

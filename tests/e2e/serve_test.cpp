@@ -201,7 +201,7 @@ rules:
   auto got = request("POST", "/a2a",
                      json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", a2a_task}}}}.dump(),
                      {{"A2A-Version", "1.0"}});
-  ASSERT_EQ(got.status, 200) << got.body;
+  ASSERT_EQ(got.status, 200) << got.body << server_->log();
   json t = json::parse(got.body)["result"];
   EXPECT_EQ(t["status"]["state"], "TASK_STATE_COMPLETED") << got.body;
   EXPECT_EQ(t["artifacts"][0]["parts"][0]["text"], "助手はこんにちはと言いました 👋") << got.body;
