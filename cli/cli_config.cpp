@@ -34,9 +34,13 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
   return c;
 }
 
+Result<std::unique_ptr<store::JournalStore>> open_to_run(const std::string& path) {
+  return store::JournalStore::open(path);
+}
+
 Result<std::string> session_left_running(const std::string& store_path) {
   if (no_journal_yet(store_path)) return std::string();
-  auto st = store::JournalStore::open_read_only(store_path);
+  auto st = open_to_run(store_path);
   if (!st.ok()) return st.error();
   auto latest = (*st)->latest_session();
   if (!latest.ok()) return latest.error();

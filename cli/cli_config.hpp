@@ -2,10 +2,12 @@
 // the defaults), then --db and --model on top, then the CEO model fallback.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
+#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
 
@@ -30,6 +32,11 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
 // sessions, which is not a database error. SQLite URIs and ":memory:" are
 // not files, so never "missing".
 bool no_journal_yet(const std::string& path);
+
+// Opens the journal at `path` for a command about to run the company on it:
+// read-write, so that a journal an earlier kaisha wrote is migrated first
+// (reading it as it is would refuse it). The file must exist.
+Result<std::unique_ptr<store::JournalStore>> open_to_run(const std::string& path);
 
 // The session a long-running door (`kaisha serve`, a CEO node) started
 // without --session picks up, so that what its last process was doing is

@@ -498,6 +498,41 @@ rules:
   EXPECT_EQ(paid, 2);
 }
 
+// A journal written by the version before this one (schema 6, by its
+// binary, kept in tests/e2e/data): a HASHIRU task killed while its worker
+// answered the second of two questions. This version migrates the file and
+// resumes the task, asking only for what was in flight and what follows.
+TEST_F(ResumeTest, ATaskInterruptedUnderThePreviousVersionResumesUnderThisOne) {
+  const std::string db = dir_.file("v6.db");
+  std::filesystem::copy_file(std::string(KAISHA_SOURCE_DIR) + "/tests/e2e/data/v6_interrupted_hashiru.db", db);
+  {
+    auto old = store::JournalStore::open_read_only(db);
+    ASSERT_FALSE(old.ok());
+    EXPECT_NE(old.error().message.find("journal schema version 6"), std::string::npos) << old.error().message;
+  }
+  Scenario s = hashiru();
+  s.employee.clear();  // that version's worker had no tools
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, turn: 3 }
+    reply: { tool_calls: [ { name: FireAgent, arguments: { agent_name: Adder } } ] }
+  - match: { model: ceo-model, turn: 4 }
+    reply: { text: "合計は 7 です (3 + 4) ✅" }
+  - match: { model: worker-model, last_user: "Second" }
+    reply: { text: "4" }
+)");
+  const std::string cfg = config(s, "v6.yaml");
+  RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_EQ(resumed.result().value("answer", ""), "合計は 7 です (3 + 4) ✅") << resumed.describe();
+  EXPECT_EQ(requests_for("worker-model").size(), 1u);  // the question in flight, not the first one
+  EXPECT_EQ(requests_for("ceo-model").size(), 2u);     // the fire and the answer: its first three turns were kept
+  auto j = open(db);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), store::JournalStore::current_schema_version());
+  EXPECT_EQ(outcome_of(db).status, "done");
+}
+
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) {
