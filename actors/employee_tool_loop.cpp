@@ -269,6 +269,7 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
     }
   }
   if (run->replaying) {
+    sync();  // the replayed model calls did not: the tools as they are now
     if (!sourced_tools_->repeatable(call.name)) {
       // In flight when the process died, and not safe to run twice: the
       // model hears so instead of the tool running again behind its back.

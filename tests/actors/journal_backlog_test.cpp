@@ -45,19 +45,29 @@ LedgerReply ask_ledger(caf::scoped_actor& self, const caf::actor& ledger, const 
   return out;
 }
 
+fs::path temp_dir(const std::string& name) {
+  std::string tmpl = (fs::temp_directory_path() / ("kaisha-" + name + "-XXXXXX")).string();
+  return mkdtemp(tmpl.data()) ? fs::path(tmpl) : fs::path();
+}
+
+// A journal at `path` with session "s" and its running task "t" (null when it cannot be made).
+std::shared_ptr<store::JournalStore> store_with_task(const std::string& path) {
+  auto opened = store::JournalStore::open(path);
+  if (!opened.ok()) return nullptr;
+  std::shared_ptr<store::JournalStore> st(std::move(opened).value());
+  store::SessionRow session;
+  session.id = "s";
+  if (!st->create_session(session).ok() || !st->start_task("s", "t", "a task").ok()) return nullptr;
+  return st;
+}
+
 TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
-  std::string tmpl = (fs::temp_directory_path() / "kaisha-backlog-XXXXXX").string();
-  ASSERT_TRUE(mkdtemp(tmpl.data()));
-  const fs::path dir = tmpl;
+  const fs::path dir = temp_dir("backlog");
+  ASSERT_FALSE(dir.empty());
   const std::string path = (dir / "journal.db").string();
   {
-    auto opened = store::JournalStore::open(path);
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
-    std::shared_ptr<store::JournalStore> st(std::move(opened).value());
-    store::SessionRow session;
-    session.id = "s";
-    ASSERT_TRUE(st->create_session(session).ok());
-    ASSERT_TRUE(st->start_task("s", "t", "a task").ok());
+    std::shared_ptr<store::JournalStore> st = store_with_task(path);
+    ASSERT_TRUE(st);
 
     caf::actor_system_config cfg;
     cfg.set("logger.console", caf::atom("none"));
@@ -131,18 +141,12 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
 // commit fails, no new work starts meanwhile (with the reason), and once the
 // file is free again the journal writes everything it was sent by itself.
 TEST(JournalBacklog, ACommitThatFailsStopsNewWorkUntilTheFileIsFreeAndLosesNothing) {
-  std::string tmpl = (fs::temp_directory_path() / "kaisha-failing-XXXXXX").string();
-  ASSERT_TRUE(mkdtemp(tmpl.data()));
-  const fs::path dir = tmpl;
+  const fs::path dir = temp_dir("failing");
+  ASSERT_FALSE(dir.empty());
   const std::string path = (dir / "journal.db").string();
   {
-    auto opened = store::JournalStore::open(path);
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
-    std::shared_ptr<store::JournalStore> st(std::move(opened).value());
-    store::SessionRow session;
-    session.id = "s";
-    ASSERT_TRUE(st->create_session(session).ok());
-    ASSERT_TRUE(st->start_task("s", "t", "a task").ok());
+    std::shared_ptr<store::JournalStore> st = store_with_task(path);
+    ASSERT_TRUE(st);
 
     caf::actor_system_config cfg;
     cfg.set("logger.console", caf::atom("none"));

@@ -509,6 +509,46 @@ rules:
   EXPECT_EQ(paid, 2);
 }
 
+// The same, during an MCP tool its server calls idempotent: it runs again,
+// with the tools the employee has now, and the loop goes on from there.
+TEST_F(ResumeTest, AnEmployeesIdempotentToolInFlightRunsAgain) {
+  const std::string out = dir_.file("put.txt");
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, turn: 0 }
+    reply: { tool_calls: [ { name: AgentCreator, arguments: { agent_name: Writer, base_model: worker, system_prompt: "You write.", description: "Writes" } } ] }
+  - match: { model: ceo-model, turn: 1 }
+    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Writer, prompt: "Write it" } } ] }
+  - match: { model: ceo-model }
+    reply: { text: "Final: {{last_tool}}" }
+  - match: { model: worker-model, last_tool: "written" }
+    reply: { text: "RAN" }
+  - match: { model: worker-model, last_role: tool }
+    reply: { text: "TOOL-FAILED" }
+  - match: { model: worker-model }
+    reply: { tool_calls: [ { name: t__put, arguments: { path: ")" + out + R"(", text: "v", sleep_ms: 10000 } } ] }
+)");
+  Scenario s;
+  s.strategy = "hashiru";
+  s.task = "Write once.";
+  s.employee = "  tools:\n    agents:\n      Writer: [\"mcp:t\"]\n";
+  s.extra = std::string("mcp_servers:\n  - name: t\n    command: ") + MCP_TEST_SERVER + "\n";
+  const std::string cfg = config(s, "mcp-put.yaml");
+  const std::string db = dir_.file("mcp-put.db");
+  BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                      db + ".log");
+  ASSERT_TRUE(wait_for([&] { return read_text_file(out).ok(); }, std::chrono::seconds(30))) << p.log();
+  p.kill9();
+
+  RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.result().value("answer", "").find("\"output\":\"RAN\""), std::string::npos)
+      << resumed.describe();
+  EXPECT_EQ(requests_for("worker-model").size(), 2u);  // the first call came from the journal
+  RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--json"});
+  EXPECT_NE(history.out.find("tool t__put of Writer"), std::string::npos) << history.describe();
+}
+
 // A journal written by the version before this one (schema 6, by its
 // binary, kept in tests/e2e/data): a HASHIRU task killed while its worker
 // answered the second of two questions. This version migrates the file and

@@ -8,7 +8,8 @@
 //   tools/call echo      {"text"} -> text block (annotated read-only)
 //   tools/call append    {"path", "text", "sleep_ms"}: appends a line to the file, then
 //                        waits (annotated not idempotent)
-//   tools/call put       {"path", "text"}: writes the file (annotated idempotent)
+//   tools/call put       {"path", "text", "sleep_ms"}: writes the file, then waits
+//                        only if it did not exist before (annotated idempotent)
 //   tools/call die       writes "dying on purpose" to stderr, exits 3 (mid-call)
 //   tools/call silent    never answers
 //   tools/call garbage   a line that is not JSON, then a response with neither result nor error
@@ -105,11 +106,12 @@ int main(int argc, char** argv) {
         send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
         result(text_result("grown"));
       } else if (name == "append" || name == "put") {
-        std::ofstream out(args.value("path", std::string("mcp_test_server.out")),
-                          name == "append" ? std::ios::app : std::ios::trunc);
+        const std::string path = args.value("path", std::string("mcp_test_server.out"));
+        const bool existed = access(path.c_str(), F_OK) == 0;
+        std::ofstream out(path, name == "append" ? std::ios::app : std::ios::trunc);
         out << args.value("text", std::string()) << "\n";
         out.close();
-        usleep(static_cast<useconds_t>(args.value("sleep_ms", 0)) * 1000);
+        if (name == "append" || !existed) usleep(static_cast<useconds_t>(args.value("sleep_ms", 0)) * 1000);
         result(text_result(name == "append" ? "appended" : "written"));
       } else if (name == "fail") {
         json r = text_result("it went wrong");
