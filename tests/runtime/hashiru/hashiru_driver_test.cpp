@@ -2,11 +2,13 @@
 // in which order, with which texts.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "runtime/company/tool_spec_file.hpp"
+#include "runtime/core/json_msgpack.hpp"
 #include "runtime/hashiru/hashiru_driver.hpp"
 
 namespace kaisha::hashiru {
@@ -524,6 +526,85 @@ TEST_F(HashiruDriverTest, ALongConversationIsSummarisedBeforeTheNextCall) {
   EXPECT_EQ(all<driver::Journal>(after)[0].payload["event"], "SUMMARIZATION_TRIGGER");
   EXPECT_EQ(all<driver::Journal>(after)[0].tokens_in, 120);
   EXPECT_EQ(only<driver::CallModel>(after).request.messages.back().content, "second question");
+}
+
+}  // namespace
+}  // namespace kaisha::hashiru
+
+namespace kaisha::hashiru {
+namespace {
+
+// Resuming rebuilds the CEO's conversation from the outcomes the journal
+// kept: a fresh driver, started on the same task and fed the first k
+// outcomes a live driver was fed, holds exactly the conversation the live
+// one held after k — at every k, with the effects of a turn answered in a
+// random order (several seeds).
+TEST_F(HashiruDriverTest, FedTheKeptOutcomesAFreshDriverRebuildsTheConversationAtEveryPoint) {
+  const std::string task = "Ask Alice and Bob, add it up, ask again 🔁";
+  // The CEO's answers, turn by turn.
+  const std::vector<std::pair<std::string, std::vector<llm::ToolCall>>> turns = {
+      {"asking both", {call("c1", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "a?"}}),
+                       call("c2", "AskAgent", {{"agent_name", "Bob"}, {"prompt", "b?"}})}},
+      {"", {call("c3", "Calculator", {{"expression", "1+2"}}), call("c4", "GetBudget", json::object())}},
+      {"once more", {call("c5", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "と?"}})}},
+      {"合計は 3 です", {}},
+  };
+  for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    roster = {};
+    hired.clear();
+    hire("Alice");
+    hire("Bob");
+    std::mt19937 rng(seed);
+    make();
+    std::vector<driver::Outcome> fed;
+    std::vector<json> live;  // the conversation after each outcome fed
+    std::vector<driver::Effect> pending;
+    size_t turn = 0;
+    auto take = [&](Effects e) {
+      for (auto& x : e)
+        if (!std::holds_alternative<driver::Journal>(x) && !std::holds_alternative<driver::Report>(x))
+          pending.push_back(std::move(x));
+    };
+    take(d->start(task));
+    while (!pending.empty()) {
+      std::uniform_int_distribution<size_t> pick(0, pending.size() - 1);
+      const size_t i = pick(rng);
+      driver::Effect e = std::move(pending[i]);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+      driver::Outcome o;
+      if (auto* c = std::get_if<driver::CallModel>(&e)) {
+        ASSERT_LT(turn, turns.size());
+        o = answer(c->id, turns[turn].first, turns[turn].second);
+        ++turn;
+      } else if (auto* a = std::get_if<driver::Ask>(&e)) {
+        driver::AskAnswered r{a->id, true, false, "", {}, 0.001, budget(80, 9)};
+        r.reply.output = a->agent + " says " + a->prompt;
+        o = r;
+      } else if (auto* t = std::get_if<driver::RunTool>(&e)) {
+        o = driver::ToolRan{t->id, company::ToolResult::success("3", 3)};
+      } else if (auto* b = std::get_if<driver::ReadBudget>(&e)) {
+        o = driver::BudgetRead{b->id, budget(70, 8)};
+      } else if (std::holds_alternative<driver::Finish>(e)) {
+        continue;
+      } else {
+        FAIL() << "an effect this test does not answer: " << line(e);
+      }
+      fed.push_back(o);
+      take(d->on(o));
+      live.push_back(struct_json(d->conversation().messages()));
+    }
+    ASSERT_EQ(turn, turns.size());
+    ASSERT_FALSE(d->running());
+    // system, user, then each turn's answer and its tool results
+    ASSERT_EQ(live.back().size(), 2u + 3 + 3 + 2 + 1) << live.back().dump();
+    for (size_t k = 0; k < fed.size(); ++k) {
+      HashiruDriver rebuilt(setup);
+      rebuilt.start(task);
+      for (size_t j = 0; j <= k; ++j) rebuilt.on(fed[j]);
+      EXPECT_EQ(struct_json(rebuilt.conversation().messages()), live[k]) << "after outcome " << k + 1;
+    }
+  }
 }
 
 }  // namespace
