@@ -71,7 +71,11 @@ json to_json(const Outcome& o) {
 // the wrong type, which decode() turns into an error.
 Result<Outcome> from_json(const json& j) {
   const std::string type = j.at("type").get<std::string>();
-  const CallId id = j.at("id").get<CallId>();
+  // Checked here: the json library converts any number, and a float out of
+  // range is undefined behaviour.
+  const json& raw_id = j.at("id");
+  if (!raw_id.is_number_unsigned()) return Error{"replay", "an outcome's id is not a whole number ≥ 0"};
+  const CallId id = raw_id.get<CallId>();
   if (type == "model") {
     ModelAnswered m{id, j.at("ok").get<bool>(), j.at("refused").get<bool>(), j.at("error").get<std::string>(),
                     struct_from<llm::ChatResponse>(j.at("response")), j.at("expense").get<double>(),

@@ -116,3 +116,20 @@ TEST(OutcomeCodec, WithIdRenumbersAnyOutcome) {
 
 }  // namespace
 }  // namespace kaisha::driver
+
+namespace kaisha::driver {
+namespace {
+
+// Found by the outcome_record fuzzer: an id written as a float too big for
+// an id was converted with undefined behaviour.
+TEST(OutcomeCodec, AnIdThatIsNotAWholeNumberIsRefused) {
+  for (const std::string id : {"2.888e+23", "-1", "1.5", "\"7\""}) {
+    auto o = decode(R"({"type":"budget","id":)" + id + R"(,"view":{}})");
+    ASSERT_FALSE(o.ok()) << id;
+    EXPECT_NE(o.error().message.find("id"), std::string::npos) << o.error().message;
+  }
+  EXPECT_TRUE(decode(R"({"type":"budget","id":7,"view":{}})").ok());
+}
+
+}  // namespace
+}  // namespace kaisha::driver
