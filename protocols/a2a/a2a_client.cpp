@@ -119,7 +119,11 @@ struct Ask : std::enable_shared_from_this<Ask> {
       return false;
     }
     if (auto e = response.find("error"); e != response.end() && e->is_object()) {
-      fail("error " + std::to_string(e->value("code", 0)) + ": " + e->value("message", std::string("(no message)")));
+      // A peer's error is shown as it sent it: any code, any message type.
+      auto code = e->find("code");
+      auto message = e->find("message");
+      fail("error " + (code != e->end() ? code->dump(-1, ' ', false, json::error_handler_t::replace) : "(no code)") +
+           ": " + (message != e->end() && message->is_string() ? message->get<std::string>() : "(no message)"));
       return false;
     }
     auto r = response.find("result");

@@ -7,6 +7,7 @@
 
 #include <future>
 
+#include "protocols/a2a/a2a_client.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/acp/acp_server.hpp"
 #include "tests/protocols/fake_company_service.hpp"
@@ -156,6 +157,32 @@ TEST_F(RemoteAgentTest, ASlowAgentTimesOutWithAClearError) {
   EXPECT_EQ(r.error().code, "timeout") << r.error().message;
   EXPECT_NE(r.error().message.find(s2.base_url()), std::string::npos);
   s2.stop();
+}
+
+}  // namespace
+}  // namespace kaisha::remote
+
+namespace kaisha::remote {
+namespace {
+
+// A hostile A2A peer's JSON-RPC error: a code no integer holds and a
+// message that is not a string. The ask fails with what the peer sent,
+// never with a crash or undefined behaviour.
+TEST(A2aClientAgainstAHostilePeer, AnErrorWithAnyCodeAndMessageIsReportedAsSent) {
+  protocols::HttpServer server(protocols::HttpServerOptions{});
+  server.route("POST", "/a2a", [](const protocols::HttpRequest&, protocols::HttpResponse& r) {
+    r.body = R"({"jsonrpc":"2.0","id":1,"error":{"code":1e300,"message":{"not":"a string"}}})";
+  });
+  ASSERT_TRUE(server.start().ok());
+  http::HttpClient http;
+  a2a::A2aClient client(http);
+  a2a::RemoteAgentCard card;
+  card.endpoint = server.base_url() + "/a2a";
+  std::promise<Result<std::string>> answered;
+  client.ask(card, "こんにちは", [&](Result<std::string> r) { answered.set_value(std::move(r)); });
+  auto r = answered.get_future().get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("error 1e+300: (no message)"), std::string::npos) << r.error().message;
 }
 
 }  // namespace
