@@ -264,7 +264,10 @@ TEST(StreamLoop, AClientThatReadsNothingIsDroppedAfterTheWriteTimeout) {
   ::testing::internal::CaptureStderr();
   // More than loopback's socket buffers hold, so some of it waits.
   const std::string event(1u << 20, 'q');
-  for (int i = 0; i < 64; ++i) ASSERT_TRUE(w->send(event));
+  // (On a loaded machine the write timeout may drop the stream before the
+  // last of them is queued: send then says so, and the drop is checked below.)
+  for (int i = 0; i < 64 && w->send(event); ++i) {
+  }
   const bool dropped = eventually([&] { return s.closed.load() == 1; });
   const std::string log = ::testing::internal::GetCapturedStderr();
   ::close(fd);
