@@ -373,7 +373,7 @@ class AnthropicDialect : public Dialect {
         }
       }
       if (const json* t = wire::member(*j, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
-      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number()) r.max_tokens = t->get<int64_t>();
+      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
       if (const json* s = wire::member(*j, "stream"); s && s->is_boolean()) r.stream = s->get<bool>();
       return r;
     });

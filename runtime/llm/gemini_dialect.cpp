@@ -370,7 +370,7 @@ class GeminiDialect : public Dialect {
       }
       if (const json* g = wire::member(*j, "generationConfig")) {
         if (const json* t = wire::member(*g, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
-        if (const json* t = wire::member(*g, "maxOutputTokens"); t && t->is_number()) r.max_tokens = t->get<int64_t>();
+        if (const json* t = wire::member(*g, "maxOutputTokens"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
       }
       return r;
     });

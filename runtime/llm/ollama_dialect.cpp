@@ -254,7 +254,7 @@ class OllamaDialect : public Dialect {
       }
       if (const json* o = wire::member(*j, "options")) {
         if (const json* t = wire::member(*o, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
-        if (const json* t = wire::member(*o, "num_predict"); t && t->is_number()) r.max_tokens = t->get<int64_t>();
+        if (const json* t = wire::member(*o, "num_predict"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
       }
       // Ollama streams unless told not to.
       const json* s = wire::member(*j, "stream");

@@ -293,9 +293,9 @@ class OpenAiDialect : public Dialect {
         }
       }
       if (const json* t = wire::member(*j, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
-      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number()) r.max_tokens = t->get<int64_t>();
+      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
       else if (const json* t2 = wire::member(*j, "max_completion_tokens"); t2 && t2->is_number())
-        r.max_tokens = t2->get<int64_t>();
+        r.max_tokens = wire::as_int64(*t2);
       if (const json* s = wire::member(*j, "stream"); s && s->is_boolean()) r.stream = s->get<bool>();
       return r;
     });

@@ -1,5 +1,7 @@
 #include "runtime/llm/wire_util.hpp"
 
+#include <limits>
+
 #include "runtime/core/utf8.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 
@@ -38,7 +40,18 @@ std::string str(const json& j, const char* key) {
 int64_t integer(const json& j, const char* key, int64_t fallback) {
   const json* m = member(j, key);
   if (!m || !m->is_number()) return fallback;
-  return m->is_number_float() ? static_cast<int64_t>(m->get<double>()) : m->get<int64_t>();
+  return as_int64(*m);
+}
+
+int64_t as_int64(const json& number) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (number.is_number_unsigned()) return number.get<uint64_t>() > static_cast<uint64_t>(kMax) ? kMax : number.get<int64_t>();
+  if (number.is_number_integer()) return number.get<int64_t>();
+  if (!number.is_number_float()) return 0;
+  const double d = number.get<double>();
+  if (!(d > -9.2e18)) return std::numeric_limits<int64_t>::min();  // and NaN, which JSON cannot hold
+  if (!(d < 9.2e18)) return kMax;
+  return static_cast<int64_t>(d);
 }
 
 const json* array(const json& j, const char* key) {

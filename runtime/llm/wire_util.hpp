@@ -34,6 +34,10 @@ const json* member(const json& j, const char* key);
 std::string str(const json& j, const char* key);
 // The member as an integer; `fallback` when absent or not a number.
 int64_t integer(const json& j, const char* key, int64_t fallback = 0);
+// A JSON number as an integer: a float is truncated, and anything beyond
+// int64_t is clamped to its range (a plain conversion of such a float is
+// undefined behaviour, and the number may come from any peer).
+int64_t as_int64(const json& number);
 // The member if it is an array, else nullptr.
 const json* array(const json& j, const char* key);
 // Text of a "content" that is a string, null, or (OpenAI style) an array of

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "runtime/llm/dialect.hpp"
 #include "tests/runtime/llm/chat_fixtures.hpp"
 
@@ -125,6 +127,31 @@ TEST(OpenAiDialect, Embeddings) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->vectors, (std::vector<std::vector<float>>{{0.25f}, {0.5f}}));
   EXPECT_EQ(r->usage.input_tokens, 2);
+}
+
+}  // namespace
+}  // namespace kaisha::llm
+
+namespace kaisha::llm {
+namespace {
+
+// A number beyond int64_t where an integer belongs (a request's token limit,
+// a response's usage) is clamped, not converted with undefined behaviour.
+TEST(OpenAiDialect, NumbersBeyondAnIntegerAreClampedNotUndefined) {
+  auto r = openai_dialect().parse_chat_request(
+      "/v1/chat/completions", R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":1e300})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->max_tokens.value_or(0), std::numeric_limits<int64_t>::max());
+  auto low = openai_dialect().parse_chat_request(
+      "/v1/chat/completions", R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":-1e300})");
+  ASSERT_TRUE(low.ok()) << low.error().message;
+  EXPECT_EQ(low->max_tokens.value_or(0), std::numeric_limits<int64_t>::min());
+  auto resp = openai_dialect().parse_chat_response(
+      R"({"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],)"
+      R"("usage":{"prompt_tokens":3e30,"completion_tokens":2.5}})");
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->usage.input_tokens, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(resp->usage.output_tokens, 2);
 }
 
 }  // namespace
