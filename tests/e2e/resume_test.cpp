@@ -279,6 +279,24 @@ class ResumeTest : public E2eTest {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
   }
 
+  // A HASHIRU task whose employee `agent` has the MCP test server's tools.
+  static Scenario mcp_employee(const std::string& agent, const std::string& task) {
+    Scenario s;
+    s.strategy = "hashiru";
+    s.task = task;
+    s.employee = "  tools:\n    agents:\n      " + agent + ": [\"mcp:t\"]\n";
+    s.extra = std::string("mcp_servers:\n  - name: t\n    command: ") + MCP_TEST_SERVER + "\n";
+    return s;
+  }
+
+  // Runs `s` and kills it (SIGKILL) once `file` exists: the tool writing it is running.
+  void run_until_written(const Scenario& s, const std::string& cfg, const std::string& db, const std::string& file) {
+    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db),
+                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db + ".log");
+    ASSERT_TRUE(wait_for([&] { return read_text_file(file).ok(); }, std::chrono::seconds(30))) << p.log();
+    p.kill9();
+  }
+
   void kill_and_resume(const Scenario& s) {
     const int points = std::getenv("KAISHA_KILL_POINTS") ? std::atoi(std::getenv("KAISHA_KILL_POINTS")) : 20;
     const unsigned seed =
@@ -474,17 +492,10 @@ rules:
   - match: { model: worker-model }
     reply: { tool_calls: [ { name: t__append, arguments: { path: ")" + count + R"(", text: "once", sleep_ms: 10000 } } ] }
 )");
-  Scenario s;
-  s.strategy = "hashiru";
-  s.task = "Count once.";
-  s.employee = "  tools:\n    agents:\n      Counter: [\"mcp:t\"]\n";
-  s.extra = std::string("mcp_servers:\n  - name: t\n    command: ") + MCP_TEST_SERVER + "\n";
-  const std::string cfg = config(s, "mcp-loop.yaml");
+  const std::string cfg = config(mcp_employee("Counter", "Count once."), "mcp-loop.yaml");
   const std::string db = dir_.file("mcp-loop.db");
-  BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
-                      db + ".log");
-  ASSERT_TRUE(wait_for([&] { return read_text_file(count).ok(); }, std::chrono::seconds(30))) << p.log();
-  p.kill9();
+  run_until_written(mcp_employee("Counter", "Count once."), cfg, db, count);
+  ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(requests_for("worker-model").size(), 1u);
 
   RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
@@ -528,17 +539,10 @@ rules:
   - match: { model: worker-model }
     reply: { tool_calls: [ { name: t__put, arguments: { path: ")" + out + R"(", text: "v", sleep_ms: 10000 } } ] }
 )");
-  Scenario s;
-  s.strategy = "hashiru";
-  s.task = "Write once.";
-  s.employee = "  tools:\n    agents:\n      Writer: [\"mcp:t\"]\n";
-  s.extra = std::string("mcp_servers:\n  - name: t\n    command: ") + MCP_TEST_SERVER + "\n";
-  const std::string cfg = config(s, "mcp-put.yaml");
+  const std::string cfg = config(mcp_employee("Writer", "Write once."), "mcp-put.yaml");
   const std::string db = dir_.file("mcp-put.db");
-  BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
-                      db + ".log");
-  ASSERT_TRUE(wait_for([&] { return read_text_file(out).ok(); }, std::chrono::seconds(30))) << p.log();
-  p.kill9();
+  run_until_written(mcp_employee("Writer", "Write once."), cfg, db, out);
+  ASSERT_FALSE(HasFatalFailure());
 
   RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
