@@ -333,7 +333,7 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
                               " but this kaisha reads version " +
                               std::to_string(current_schema_version()) +
                               (*v < current_schema_version()
-                                   ? " (open it once read-write, e.g. `kaisha run`, to migrate)"
+                                   ? " (`kaisha journal compact` migrates it, as does resuming or running a task on it)"
                                    : " (written by a newer kaisha)")};
   }
   store->schema_version_ = *v;

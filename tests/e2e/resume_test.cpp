@@ -588,6 +588,25 @@ rules:
   EXPECT_EQ(outcome_of(db).status, "done");
 }
 
+// Reading a journal the version before wrote says how to migrate it, and
+// `kaisha journal compact` does, keeping what `history` shows.
+TEST_F(ResumeTest, AJournalFromThePreviousVersionIsMigratedByCompact) {
+  const std::string db = dir_.file("v6.db");
+  std::filesystem::copy_file(std::string(KAISHA_SOURCE_DIR) + "/tests/e2e/data/v6_interrupted_hashiru.db", db);
+  start_mock("rules: []\n");
+  const std::string cfg = config(hashiru(), "v6.yaml");
+  RunResult before = kaisha({"history", "--config", cfg, "--db", db});
+  EXPECT_NE(before.exit_code, 0) << before.describe();
+  EXPECT_NE(before.err.find("journal schema version 6 but this kaisha reads version"), std::string::npos)
+      << before.describe();
+  EXPECT_NE(before.err.find("`kaisha journal compact` migrates it"), std::string::npos) << before.describe();
+  RunResult compacted = kaisha({"journal", "compact", "--config", cfg, "--db", db});
+  ASSERT_EQ(compacted.exit_code, 0) << compacted.describe();
+  RunResult after = kaisha({"history", "--config", cfg, "--db", db});
+  ASSERT_EQ(after.exit_code, 0) << after.describe();
+  EXPECT_NE(after.out.find("Add up the two numbers"), std::string::npos) << after.describe();
+}
+
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) {
