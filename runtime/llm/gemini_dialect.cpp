@@ -280,6 +280,9 @@ class GeminiDialect : public Dialect {
     auto colon = path.rfind(':');
     if (mp == std::string_view::npos || colon == std::string_view::npos || colon < mp + 8) return false;
     model = std::string(path.substr(mp + 8, colon - mp - 8));
+    // The resource-name form ("models/gemini-2.0-flash") names the same
+    // model, as the client side reads it (model_path).
+    if (model.rfind("models/", 0) == 0) model.erase(0, 7);
     method = std::string(path.substr(colon + 1));
     return !model.empty();
   }

@@ -108,3 +108,20 @@ TEST(GeminiDialect, DescribesErrorsAndEmbeds) {
 
 }  // namespace
 }  // namespace kaisha::llm
+
+namespace kaisha::llm {
+namespace {
+
+// Found by the dialect_request fuzzer: a path naming the model in its
+// resource-name form parsed to "models/x", which the request built again
+// names "x".
+TEST(GeminiDialect, AModelInItsResourceNameFormIsTheSameModel) {
+  auto r = gemini_dialect().parse_chat_request("/v1beta/models/models/gemini-2.0-flash:generateContent",
+                                               R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->model, "gemini-2.0-flash");
+  EXPECT_FALSE(gemini_dialect().parse_chat_request("/v1beta/models/models/:generateContent", "{}").ok());
+}
+
+}  // namespace
+}  // namespace kaisha::llm
