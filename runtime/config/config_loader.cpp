@@ -417,7 +417,7 @@ class ConfigParser {
       if (Status s = integer(w, q, "timeout_ms", t.web_timeout_ms, 1); !s) return s;
       if (Status s = integer(w, q, "max_page_bytes", t.max_page_bytes, 1); !s) return s;
       // true | false | a list of addresses and networks ("127.0.0.2", "10.1.0.0/16").
-      if (const YAML::Node a = w["allow_private_addresses"]; a.IsSequence()) {
+      if (const YAML::Node a = w["allow_private_addresses"]; YamlReader::present(a) && a.IsSequence()) {
         if (Status s = r_.optional_strings(w, q, "allow_private_addresses", t.web_allowed_private_networks); !s)
           return s;
       } else if (Status s = r_.optional_bool(w, q, "allow_private_addresses", t.web_allow_private_addresses); !s) {
@@ -529,7 +529,13 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   c.ceo.model.clear();  // KAISHA_MODEL applies only if the file leaves it empty
   c.source = source_name;
   ConfigParser parser(source_name, c);
-  if (Status s = parser.parse(*doc); !s) return s.error();
+  // The parser checks each node before it reads it; should a check be
+  // missing, yaml-cpp's exception becomes an error here, not an abort.
+  try {
+    if (Status s = parser.parse(*doc); !s) return s.error();
+  } catch (const YAML::Exception& e) {
+    return Error{"config", source_name + ": cannot read this config: " + e.what()};
+  }
   if (c.ceo.model.empty()) c.ceo.model = env_or("KAISHA_MODEL", "");
   std::filesystem::path base = std::filesystem::path(source_name).parent_path();
   // Only paths the file set are resolved; defaults stay relative to the cwd

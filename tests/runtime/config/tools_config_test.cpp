@@ -26,6 +26,16 @@ TEST(ToolsConfig, PrivateAddressesMayBeAllowedByNetwork) {
   EXPECT_EQ(c->tools.web_allowed_private_networks, (std::vector<std::string>{"127.0.0.2", "10.1.0.0/16"}));
 }
 
+// A web section that leaves allow_private_addresses out once aborted the
+// process (yaml-cpp threw on the missing key); found by the config_yaml fuzzer.
+TEST(ToolsConfig, AWebSectionWithoutPrivateAddressesKeepsTheDefault) {
+  auto c = parse_config("tools:\n  web: { timeout_ms: 500 }\n", "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->tools.web_timeout_ms, 500);
+  EXPECT_FALSE(c->tools.web_allow_private_addresses);
+  EXPECT_TRUE(c->tools.web_allowed_private_networks.empty());
+}
+
 TEST(ToolsConfig, ReadsEveryKey) {
   auto c = parse_config(R"(
 tools:
