@@ -19,6 +19,11 @@ endfunction()
 # kaisha_test(NAME DIR <folder> [DEPS ...])
 # One GoogleTest executable from every *_test.cpp inside <folder>; each TEST is
 # its own ctest entry with a timeout so that a hang fails instead of blocking CI.
+# With KAISHA_UNITY_TESTS the folder's files are compiled in batches of eight,
+# which parses gtest, nlohmann/json and the project's headers once per batch
+# instead of once per file; names in a test file's anonymous namespace must
+# then be unique in its folder (a file that needs a common name such as a
+# fixture's puts its tests in a namespace named after the file).
 function(kaisha_test name)
   cmake_parse_arguments(K "" "DIR;TIMEOUT" "DEPS" ${ARGN})
   file(GLOB _srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${K_DIR}/*_test.cpp")
@@ -29,6 +34,7 @@ function(kaisha_test name)
     set(K_TIMEOUT 120)
   endif()
   add_executable(${name} ${_srcs})
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${KAISHA_UNITY_TESTS} UNITY_BUILD_BATCH_SIZE 8)
   target_link_libraries(${name} PRIVATE ${K_DEPS} GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
     KAISHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

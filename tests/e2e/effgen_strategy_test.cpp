@@ -21,7 +21,7 @@
 
 #include "e2e_fixture.hpp"
 
-namespace kaisha::e2e {
+namespace kaisha::e2e::effgen_strategy_test {
 namespace {
 
 const char* kComplexTask =
@@ -698,4 +698,4 @@ TEST_F(EffgenE2e, RoutingDecisionAndPlanAreJournaledAndShownByHistory) {
 }
 
 }  // namespace
-}  // namespace kaisha::e2e
+}  // namespace kaisha::e2e::effgen_strategy_test

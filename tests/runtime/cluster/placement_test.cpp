@@ -4,7 +4,7 @@
 
 #include "runtime/cluster/node_resources.hpp"
 
-namespace kaisha::cluster {
+namespace kaisha::cluster::placement_test {
 namespace {
 
 PlacementCandidate node(const std::string& name, std::vector<std::string> models, double free,
@@ -104,4 +104,4 @@ TEST(NodeResources, LosingANodeReleasesItsAgents) {
 }
 
 }  // namespace
-}  // namespace kaisha::cluster
+}  // namespace kaisha::cluster::placement_test

@@ -3,7 +3,7 @@
 #include "runtime/llm/dialect.hpp"
 #include "tests/runtime/llm/chat_fixtures.hpp"
 
-namespace kaisha::llm {
+namespace kaisha::llm::gemini_dialect_test {
 namespace {
 
 const Dialect& d = gemini_dialect();
@@ -107,9 +107,9 @@ TEST(GeminiDialect, DescribesErrorsAndEmbeds) {
 }
 
 }  // namespace
-}  // namespace kaisha::llm
+}  // namespace kaisha::llm::gemini_dialect_test
 
-namespace kaisha::llm {
+namespace kaisha::llm::gemini_dialect_test {
 namespace {
 
 // Found by the dialect_request fuzzer: a path naming the model in its
@@ -124,4 +124,4 @@ TEST(GeminiDialect, AModelInItsResourceNameFormIsTheSameModel) {
 }
 
 }  // namespace
-}  // namespace kaisha::llm
+}  // namespace kaisha::llm::gemini_dialect_test

@@ -3,7 +3,7 @@
 #include "runtime/llm/dialect.hpp"
 #include "tests/runtime/llm/chat_fixtures.hpp"
 
-namespace kaisha::llm {
+namespace kaisha::llm::ollama_dialect_test {
 namespace {
 
 const Dialect& d = ollama_dialect();
@@ -100,4 +100,4 @@ TEST(OllamaDialect, DescribesErrorsAndEmbeds) {
 }
 
 }  // namespace
-}  // namespace kaisha::llm
+}  // namespace kaisha::llm::ollama_dialect_test

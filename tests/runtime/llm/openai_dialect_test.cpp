@@ -5,7 +5,7 @@
 #include "runtime/llm/dialect.hpp"
 #include "tests/runtime/llm/chat_fixtures.hpp"
 
-namespace kaisha::llm {
+namespace kaisha::llm::openai_dialect_test {
 namespace {
 
 const Dialect& d = openai_dialect();
@@ -130,9 +130,9 @@ TEST(OpenAiDialect, Embeddings) {
 }
 
 }  // namespace
-}  // namespace kaisha::llm
+}  // namespace kaisha::llm::openai_dialect_test
 
-namespace kaisha::llm {
+namespace kaisha::llm::openai_dialect_test {
 namespace {
 
 // A number beyond int64_t where an integer belongs (a request's token limit,
@@ -155,4 +155,4 @@ TEST(OpenAiDialect, NumbersBeyondAnIntegerAreClampedNotUndefined) {
 }
 
 }  // namespace
-}  // namespace kaisha::llm
+}  // namespace kaisha::llm::openai_dialect_test

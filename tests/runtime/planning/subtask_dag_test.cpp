@@ -4,7 +4,7 @@
 
 #include "runtime/planning/decomposition_metrics.hpp"
 
-namespace kaisha::planning {
+namespace kaisha::planning::subtask_dag_test {
 namespace {
 
 Subtask st(std::string id, std::vector<std::string> deps = {}, double c = 5.0, std::string desc = "") {
@@ -105,4 +105,4 @@ TEST(DecompositionMetrics, CoverageOnlyWithAspects) {
 }
 
 }  // namespace
-}  // namespace kaisha::planning
+}  // namespace kaisha::planning::subtask_dag_test

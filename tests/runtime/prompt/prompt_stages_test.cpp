@@ -5,7 +5,7 @@
 #include "runtime/prompt/sentence_splitter.hpp"
 #include "tests/runtime/prompt/prompt_test_support.hpp"
 
-namespace kaisha::prompt {
+namespace kaisha::prompt::prompt_stages_test {
 namespace {
 
 using testing::shipped_patterns;
@@ -217,9 +217,9 @@ TEST(Truncation, OneHugeSentenceIsCutBetweenWords) {
 }
 
 }  // namespace
-}  // namespace kaisha::prompt
+}  // namespace kaisha::prompt::prompt_stages_test
 
-namespace kaisha::prompt {
+namespace kaisha::prompt::prompt_stages_test {
 namespace {
 
 TEST(Bullets, StructuredBlocksStay) {
@@ -238,4 +238,4 @@ TEST(Bullets, TrailingNewlineOfLastBlockKept) {
 }
 
 }  // namespace
-}  // namespace kaisha::prompt
+}  // namespace kaisha::prompt::prompt_stages_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kaisha::pyramid {
+namespace kaisha::pyramid::agent_library_test {
 namespace {
 
 // A small pyramid: a level-3 root over a level-2 planner over a level-1
@@ -217,4 +217,4 @@ TEST(AgentLibrary, AMissingFileIsAClearError) {
 }
 
 }  // namespace
-}  // namespace kaisha::pyramid
+}  // namespace kaisha::pyramid::agent_library_test

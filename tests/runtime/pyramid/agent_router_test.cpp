@@ -5,7 +5,7 @@
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "tests/runtime/pyramid/pyramid_test_util.hpp"
 
-namespace kaisha::pyramid {
+namespace kaisha::pyramid::agent_router_test {
 namespace {
 
 const char* kLibrary = R"(agents:
@@ -148,4 +148,4 @@ TEST(AgentRouter, TheCandidatesAreListedForTheModelWithTheirLevels) {
 }
 
 }  // namespace
-}  // namespace kaisha::pyramid
+}  // namespace kaisha::pyramid::agent_router_test

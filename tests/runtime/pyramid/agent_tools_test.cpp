@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kaisha::pyramid {
+namespace kaisha::pyramid::agent_tools_test {
 namespace {
 
 const char* kLibrary = R"(agents:
@@ -91,4 +91,4 @@ TEST(AgentTools, ALargeInlineTaskInputIsRefused) {
 }
 
 }  // namespace
-}  // namespace kaisha::pyramid
+}  // namespace kaisha::pyramid::agent_tools_test

@@ -6,7 +6,7 @@
 #include "runtime/routing/router.hpp"
 #include "tests/runtime/routing/routing_test_support.hpp"
 
-namespace kaisha::routing {
+namespace kaisha::routing::routing_config_test {
 namespace {
 
 Result<RoutingConfig> parse(const std::string& yaml) {
@@ -168,4 +168,4 @@ TEST(Router, MissingKeywordsFileIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace kaisha::routing
+}  // namespace kaisha::routing::routing_config_test

@@ -17,7 +17,7 @@
 #include "runtime/sandbox/process_tree.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 
-namespace kaisha::sandbox {
+namespace kaisha::sandbox::tree_limits_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -241,4 +241,4 @@ TEST(TreeLimits, AWorkspaceTooDeepToMeasureIsStopped) {
 }
 
 }  // namespace
-}  // namespace kaisha::sandbox
+}  // namespace kaisha::sandbox::tree_limits_test

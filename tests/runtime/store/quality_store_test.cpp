@@ -3,7 +3,7 @@
 #include "runtime/store/journal_store.hpp"
 #include "tests/runtime/store/store_test_util.hpp"
 
-namespace kaisha::store {
+namespace kaisha::store::quality_store_test {
 namespace {
 
 class QualityStoreTest : public testing::TempDirTest {};
@@ -51,4 +51,4 @@ TEST_F(QualityStoreTest, Version1FileMigratesToCurrent) {
 }
 
 }  // namespace
-}  // namespace kaisha::store
+}  // namespace kaisha::store::quality_store_test
