@@ -31,6 +31,9 @@ struct Entry {
   std::vector<std::pair<uint64_t, TaskListener>> listeners;  // by subscription id
   bool cancel_requested = false;
   std::string cancel_reason;
+  // Final, but its terminal event is still being handed to listeners: wait()
+  // holds on, so that a caller may destroy its listener once wait() returns.
+  bool delivering = false;
 };
 
 // The runtime's own "final" event and the "error" event that ends a task are
@@ -138,6 +141,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       e.tokens_out = r.tokens_out;
       e.usd = r.expense;
       e.at_ms = info.updated_ms;
+      t.delivering = true;
       ended.push_back(id);
       while (ended.size() > kMaxEndedTasks) {
         tasks.erase(ended.front());
@@ -145,6 +149,10 @@ struct CompanyHost::Impl : company::ProgressSink {
       }
     }
     deliver_terminal(id, e);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (auto it = tasks.find(id); it != tasks.end()) it->second.delivering = false;
+    }
     changed.notify_all();
   }
 
@@ -317,7 +325,7 @@ Result<TaskInfo> CompanyHost::wait(const std::string& task_id, std::chrono::mill
   std::unique_lock<std::mutex> lock(impl_->mu);
   auto ended = [&] {
     auto it = impl_->tasks.find(task_id);
-    return it == impl_->tasks.end() || company::is_final(it->second.info.state);
+    return it == impl_->tasks.end() || (company::is_final(it->second.info.state) && !it->second.delivering);
   };
   impl_->changed.wait_for(lock, timeout, ended);
   auto it = impl_->tasks.find(task_id);

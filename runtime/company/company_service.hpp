@@ -73,6 +73,8 @@ class CompanyService {
   virtual std::optional<TaskInfo> task(const std::string& task_id) = 0;
 
   // Blocks until the task has ended or `timeout` passed; returns its state then.
+  // A task has ended once its terminal event has reached every listener: after
+  // wait() returns an ended task, none of its listeners is called again.
   virtual Result<TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) = 0;
 
   // Cancels a waiting or running task: a waiting one never starts, a running

@@ -3,6 +3,7 @@
 // over the real actors, a real SQLite store and the mock LLM over HTTP.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -137,6 +138,27 @@ TEST_F(CompanyHostTest, TasksRunInOrderAndEndWithOneTerminalEvent) {
   bool saw_response = false;
   for (auto& s : *steps) saw_response = saw_response || s["kind"] == "llm_response";
   EXPECT_TRUE(saw_response) << steps->dump();
+}
+
+// wait() returns only once the terminal event has reached every listener,
+// so a caller may destroy its listener right after. ThreadSanitizer found
+// wait() returning while the host's thread was still inside the listener.
+TEST_F(CompanyHostTest, WaitReturnsAfterTheListenersHaveTheEnd) {
+  std::atomic<bool> inside_terminal{false}, terminal_done{false};
+  auto id = host_->submit("first question", [&](const msg::ProgressEvent& e) {
+    if (!msg::ends_task(e.kind, true)) return;
+    inside_terminal = true;
+    std::this_thread::sleep_for(500ms);  // a slow reader: wait() must not return meanwhile
+    terminal_done = true;
+  });
+  ASSERT_TRUE(id.ok());
+  // Ask while the host is inside the listener: the task's state is final by then.
+  for (int i = 0; i < 6000 && !inside_terminal; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(inside_terminal);
+  auto r = host_->wait(*id, 60s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, company::TaskState::completed);
+  EXPECT_TRUE(terminal_done);
 }
 
 TEST_F(CompanyHostTest, LateSubscriberGetsTheReplayIncludingTheEnd) {
