@@ -24,7 +24,35 @@ BUILD_DIR="build-$KIND"
 JOBS="${KAISHA_JOBS:-$(nproc)}"
 SUPP="$ROOT/tests/sanitize"
 
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAISHA_SANITIZE="$SANITIZE" >/dev/null
+# TSan sees the order a hand-over between threads gets from CAF's mailboxes
+# only when CAF itself is instrumented, and Debian ships no such build: tsan
+# builds CAF 0.17.6, the version Debian packages, from Debian's source tarball
+# (checksum from Debian's .dsc) into $BUILD_DIR/caf, and links kaisha to it.
+CAF_ARGS=()
+if [ "$KIND" = tsan ]; then
+  CAF_PREFIX="$ROOT/$BUILD_DIR/caf"
+  if [ ! -f "$CAF_PREFIX/lib/libcaf_core.so" ]; then
+    CAF_TAR="actor-framework_0.17.6.orig.tar.gz"
+    CAF_SHA256="e2bf5bd243f08bb7d8adde197cfe3e6d71314ed3378fe0692f8932f4c3b3928c"
+    mkdir -p "$BUILD_DIR/caf-src"
+    if [ ! -f "$BUILD_DIR/caf-src/$CAF_TAR" ]; then
+      curl -fsSL -o "$BUILD_DIR/caf-src/$CAF_TAR" \
+        "http://deb.debian.org/debian/pool/main/a/actor-framework/$CAF_TAR"
+    fi
+    echo "$CAF_SHA256  $BUILD_DIR/caf-src/$CAF_TAR" | sha256sum -c --quiet
+    tar xzf "$BUILD_DIR/caf-src/$CAF_TAR" -C "$BUILD_DIR/caf-src"
+    cmake -S "$BUILD_DIR/caf-src/actor-framework-0.17.6" -B "$BUILD_DIR/caf-build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX="$CAF_PREFIX" \
+      "-DCMAKE_CXX_FLAGS=-O1 -g -fno-omit-frame-pointer -fsanitize=thread" \
+      -DCAF_NO_EXAMPLES=yes -DCAF_NO_UNIT_TESTS=yes -DCAF_NO_TOOLS=yes -DCAF_NO_IO=yes \
+      -DCAF_NO_OPENSSL=yes -DCAF_NO_PYTHON=yes -DCAF_NO_OPENCL=yes \
+      -DCAF_NO_COMPILER_CHECK=yes -DCAF_NO_SUMMARY=yes >/dev/null
+    cmake --build "$BUILD_DIR/caf-build" -j "$JOBS" --target install >/dev/null
+  fi
+  CAF_ARGS=(-DCAF_INCLUDE_DIR="$CAF_PREFIX/include" -DCAF_core_LIBRARY="$CAF_PREFIX/lib/libcaf_core.so")
+fi
+
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAISHA_SANITIZE="$SANITIZE" "${CAF_ARGS[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"
 
 # Every process a test starts (kaisha itself, the mock LLM, the MCP test
