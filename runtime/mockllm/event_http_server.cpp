@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <queue>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -91,6 +92,7 @@ struct EventHttpServer::Loop {
   std::thread thread;
   std::atomic<bool> stopping{false};
   std::atomic<int> port{0};
+  std::mutex stop_mu;  // stop() may be called from several threads at once
   std::atomic<size_t> open_conns{0};
   bool started = false;
 
@@ -383,8 +385,8 @@ Result<int> EventHttpServer::start(const std::string& host, int port) {
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   getsockname(l.listen_fd, reinterpret_cast<sockaddr*>(&bound), &len);
-  l.port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                             : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  const int bound_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 
   l.ep = epoll_create1(EPOLL_CLOEXEC);
   l.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -396,11 +398,15 @@ Result<int> EventHttpServer::start(const std::string& host, int port) {
   ev.data.u64 = Loop::kWakeId;
   epoll_ctl(l.ep, EPOLL_CTL_ADD, l.wake_fd, &ev);
   l.thread = std::thread([&l] { l.run(); });
-  return l.port.load();
+  // Published last: another thread that sees the port may stop() the server,
+  // which reads what the lines above wrote.
+  l.port = bound_port;
+  return bound_port;
 }
 
 void EventHttpServer::stop() {
   Loop& l = *loop_;
+  std::lock_guard<std::mutex> lock(l.stop_mu);
   l.stopping = true;
   if (l.wake_fd >= 0) {
     const uint64_t one = 1;

@@ -73,14 +73,16 @@ class EventHttpServer {
   Result<int> start(const std::string& host, int port);
 
   // Closes every connection (requests still waiting get no answer), drops
-  // the timers and joins the thread. Idempotent; not from the handler.
+  // the timers and joins the thread. Idempotent, and safe from any thread but
+  // the handler's.
   void stop();
 
   // Runs `fn` on the server's thread after `delay`. Only from the server's
   // thread (the handler or a timer); timers still pending at stop() never run.
   void after(std::chrono::milliseconds delay, std::function<void()> fn);
 
-  // The bound port; 0 before start().
+  // The bound port; 0 until start() has finished, so that another thread
+  // seeing it non-zero may use the server (or stop() it).
   int port() const;
   // Connections open now (approximate; for diagnostics and tests).
   size_t connections() const;
