@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <queue>
 #include <mutex>
+#include <queue>
 #include <thread>
 #include <unordered_map>
 
