@@ -168,6 +168,9 @@ struct McpToolSource::State : std::enable_shared_from_this<McpToolSource::State>
       const bool stop_now = stopping;
       lock.unlock();
       c->close();  // ends the process; blocking is fine on this thread
+      // Dropped here, not at the end of the loop under `mu`: its destructor
+      // takes the transport's delivery lock, under which replies take `mu`.
+      c.reset();
       lock.lock();
       if (stop_now || stopping) break;
       ++attempt;

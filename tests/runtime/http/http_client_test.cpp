@@ -260,7 +260,7 @@ TEST(HttpClient, DestructorCancelsPendingRequests) {
 }
 
 TEST(HttpClient, ConcurrentRequestsOverlap) {
-  TestServer s;
+  TestServer s(256);  // a worker for each of the 200 requests
   std::atomic<int> inflight{0}, max_inflight{0};
   s.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
     int now = ++inflight;

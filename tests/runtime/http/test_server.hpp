@@ -16,10 +16,12 @@ namespace kaisha::http::testing {
 
 class TestServer {
  public:
-  TestServer() {
-    // Enough workers for the concurrency test: every request holds a worker
-    // for its handler's latency, and an idle kept-alive connection too.
-    server.new_task_queue = [] { return new httplib::ThreadPool(256); };
+  // Every request holds a worker for its handler's latency, and an idle
+  // kept-alive connection holds one too: a test with many requests at once
+  // asks for as many workers. The pool is made before the server accepts, and
+  // a thread costs milliseconds under a sanitizer, so the default is small.
+  explicit TestServer(size_t workers = 16) {
+    server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
   }
   ~TestServer() { stop(); }
 

@@ -425,12 +425,17 @@ TEST_F(JournalStoreTest, ReaderSeesCommittedWritesWhileWriterIsOpen) {
 // Another process writes to the journal while this one holds it open for
 // writing and reads it: WAL and busy_timeout make both work.
 TEST_F(JournalStoreTest, AnotherProcessWritesWhileThisOneHoldsTheFile) {
-  auto mine = open_or_die(file("k.db"));
-  ASSERT_TRUE(mine->create_session(session("s1")));
-  ASSERT_TRUE(mine->start_task("s1", "t1", "x"));
+  // The child is forked before this process opens the journal, while it has
+  // one thread (forking a threaded process is unsafe, and ThreadSanitizer
+  // refuses it), and starts writing once the parent holds the file.
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {  // child: its own connection, 50 steps
+    close(go[1]);
+    char byte = 0;
+    if (read(go[0], &byte, 1) != 1) _exit(4);
     auto other = JournalStore::open(file("k.db"));
     if (!other) _exit(2);
     StepRow s;
@@ -441,6 +446,12 @@ TEST_F(JournalStoreTest, AnotherProcessWritesWhileThisOneHoldsTheFile) {
       if (!(*other)->append_step(s)) _exit(3);
     _exit(0);
   }
+  close(go[0]);
+  auto mine = open_or_die(file("k.db"));
+  ASSERT_TRUE(mine->create_session(session("s1")));
+  ASSERT_TRUE(mine->start_task("s1", "t1", "x"));
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  close(go[1]);
   StepRow s;
   s.session_id = "s1";
   s.task_id = "t1";
