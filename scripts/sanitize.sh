@@ -60,6 +60,9 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp"
 export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=0:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
+# Tests that bound how long something may take (to show it does not wait)
+# stretch the bound by this (tests/time_scale.hpp): instrumented code is slower.
+export KAISHA_TEST_TIME_SCALE="${KAISHA_TEST_TIME_SCALE:-5}"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$SUPP/tsan.supp:print_suppressions=0"
 
 # TSan needs the fixed layout its shadow memory was built for; the kernel's

@@ -251,7 +251,9 @@ std::string ClusterConfig::seed_key(const Seed& seed) const {
   return {};
 }
 
-Result<ClusterConfig> parse_cluster_config(const std::string& yaml_text, const std::string& source_name) {
+namespace {
+
+Result<ClusterConfig> read_cluster_config(const std::string& yaml_text, const std::string& source_name) {
   auto doc = config::parse_yaml(yaml_text, source_name);
   if (!doc) return doc.error();
   ClusterConfig c;
@@ -260,6 +262,12 @@ Result<ClusterConfig> parse_cluster_config(const std::string& yaml_text, const s
   if (Status s = parser.parse(*doc); !s) return s.error();
   if (!c.company_config.empty()) c.company_config = parser.resolve_path(c.company_config);
   return c;
+}
+
+}  // namespace
+
+Result<ClusterConfig> parse_cluster_config(const std::string& yaml_text, const std::string& source_name) {
+  return config::guard_yaml(source_name, [&] { return read_cluster_config(yaml_text, source_name); });
 }
 
 Result<ClusterConfig> load_cluster_config(const std::string& path) {

@@ -529,13 +529,7 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   c.ceo.model.clear();  // KAISHA_MODEL applies only if the file leaves it empty
   c.source = source_name;
   ConfigParser parser(source_name, c);
-  // The parser checks each node before it reads it; should a check be
-  // missing, yaml-cpp's exception becomes an error here, not an abort.
-  try {
-    if (Status s = parser.parse(*doc); !s) return s.error();
-  } catch (const YAML::Exception& e) {
-    return Error{"config", source_name + ": cannot read this config: " + e.what()};
-  }
+  if (Status s = guard_yaml(source_name, [&] { return parser.parse(*doc); }); !s) return s.error();
   if (c.ceo.model.empty()) c.ceo.model = env_or("KAISHA_MODEL", "");
   std::filesystem::path base = std::filesystem::path(source_name).parent_path();
   // Only paths the file set are resolved; defaults stay relative to the cwd

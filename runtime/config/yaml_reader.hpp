@@ -21,6 +21,20 @@ namespace kaisha::config {
 // An empty document is returned as a Null node (callers treat it as {}).
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& source);
 
+// Runs `read`, a loader's walk over a document from parse_yaml(), and
+// returns what it returns. Loaders check each node before they read it;
+// should a check be missing, yaml-cpp throws, and that becomes an error
+// "<source>: cannot read this file: <what>" here instead of an abort.
+// `read` returns a Result<T> or a Status.
+template <class Read>
+auto guard_yaml(const std::string& source, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const YAML::Exception& e) {
+    return Error{"config", source + ": cannot read this file: " + e.what()};
+  }
+}
+
 // Fails on the first map of `root` that has a key twice, naming both lines:
 // "<source>:<line>: <key.path> is given twice (lines 3 and 7); keep one".
 // yaml-cpp keeps both pairs and every lookup finds the first, so the second

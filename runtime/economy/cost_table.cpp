@@ -134,9 +134,7 @@ Result<ModelCost> parse_model(const YamlReader& r, const YAML::Node& key, const 
   return m;
 }
 
-}  // namespace
-
-Result<CostTable> parse_cost_table(const std::string& text, const std::string& source) {
+Result<CostTable> read_cost_table(const std::string& text, const std::string& source) {
   auto doc = config::parse_yaml(text, source);
   if (!doc) return doc.error();
   YamlReader r(source);
@@ -157,6 +155,12 @@ Result<CostTable> parse_cost_table(const std::string& text, const std::string& s
     table.set(std::move(*m));
   }
   return table;
+}
+
+}  // namespace
+
+Result<CostTable> parse_cost_table(const std::string& text, const std::string& source) {
+  return config::guard_yaml(source, [&] { return read_cost_table(text, source); });
 }
 
 Result<CostTable> load_cost_table_file(const std::string& path) {

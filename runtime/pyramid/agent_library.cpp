@@ -65,6 +65,10 @@ Result<AgentLibrary> AgentLibrary::load_file(const std::string& path) {
 }
 
 Result<AgentLibrary> AgentLibrary::parse(const std::string& yaml, const std::string& source) {
+  return config::guard_yaml(source, [&] { return read(yaml, source); });
+}
+
+Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::string& source) {
   auto doc = config::parse_yaml(yaml, source);
   if (!doc.ok()) return doc.error();
   const YAML::Node root = *doc;

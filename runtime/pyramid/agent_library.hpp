@@ -114,6 +114,9 @@ class AgentLibrary {
   LibraryShape shape() const;
 
  private:
+  // parse() without its guard against yaml-cpp's exceptions.
+  static Result<AgentLibrary> read(const std::string& yaml, const std::string& source);
+
   std::vector<AgentDefinition> agents_;
   int max_children_ = 5;
 };

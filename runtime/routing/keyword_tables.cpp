@@ -141,7 +141,9 @@ const RequirementProfile* KeywordTables::find_profile(const std::string& name) c
   return nullptr;
 }
 
-Result<KeywordTables> parse_keyword_tables(const std::string& yaml_text, const std::string& source) {
+namespace {
+
+Result<KeywordTables> read_keyword_tables(const std::string& yaml_text, const std::string& source) {
   auto doc = config::parse_yaml(yaml_text, source);
   if (!doc) return doc.error();
   YamlReader r(source);
@@ -176,6 +178,12 @@ Result<KeywordTables> parse_keyword_tables(const std::string& yaml_text, const s
     return s.error();
   }
   return t;
+}
+
+}  // namespace
+
+Result<KeywordTables> parse_keyword_tables(const std::string& yaml_text, const std::string& source) {
+  return config::guard_yaml(source, [&] { return read_keyword_tables(yaml_text, source); });
 }
 
 Result<KeywordTables> load_keyword_tables(const std::string& path) {

@@ -282,6 +282,10 @@ Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions o
 
 std::vector<llm::ToolSpec> PyramidTools::specs() const { return impl_->specs; }
 
+bool PyramidTools::repeatable(const std::string& name) const {
+  return name == kCheckFiles || company::repeatable_tool(name);
+}
+
 Result<std::string> PyramidTools::task_directory(const std::string& session_id, const std::string& task_id) const {
   auto dir = impl_->task_dir(session_id, task_id);
   if (!dir) return dir;

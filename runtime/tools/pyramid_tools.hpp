@@ -55,6 +55,9 @@ class PyramidTools : public company::ToolSource {
   std::vector<llm::ToolSpec> specs() const override;
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;
+  // What the specs mark idempotent, and check_files, which only reads: a
+  // resumed task runs them again rather than telling the model they were cut off.
+  bool repeatable(const std::string& name) const override;
 
   // The directory of task `task_id` in session `session_id` (created if missing).
   Result<std::string> task_directory(const std::string& session_id, const std::string& task_id) const;

@@ -8,6 +8,7 @@
 #include <httplib.h>
 
 #include "runtime/provider/llm_client.hpp"
+#include "tests/runtime/http/test_server.hpp"
 
 namespace kaisha::provider {
 namespace {
@@ -15,10 +16,9 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(ConcurrencyCap, InFlightAtServerNeverExceedsCap) {
-  httplib::Server server;
-  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  http::testing::TestServer s;
   std::atomic<int> now{0}, peak{0}, total{0};
-  server.Post("/v1/chat/completions", [&](const httplib::Request&, httplib::Response& res) {
+  s.server.Post("/v1/chat/completions", [&](const httplib::Request&, httplib::Response& res) {
     int n = ++now;
     int p = peak.load();
     while (n > p && !peak.compare_exchange_weak(p, n)) {}
@@ -30,15 +30,13 @@ TEST(ConcurrencyCap, InFlightAtServerNeverExceedsCap) {
       "usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})",
                     "application/json");
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  std::thread t([&] { server.listen_after_bind(); });
-  while (!server.is_running()) std::this_thread::sleep_for(1ms);
+  s.start();
 
   config::Config cfg;
   config::ProviderConfig p;
   p.name = "local";
   p.dialect = "openai";
-  p.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  p.base_url = s.url("/v1");
   p.max_concurrency = 3;
   cfg.providers["local"] = p;
   {
@@ -65,8 +63,6 @@ TEST(ConcurrencyCap, InFlightAtServerNeverExceedsCap) {
     EXPECT_LE(max_client_side.load(), 3);
     EXPECT_EQ(client.in_flight().at("local"), 0);
   }
-  server.stop();
-  t.join();
 }
 
 }  // namespace

@@ -44,6 +44,15 @@ TEST_F(PyramidToolsTest, OffersTheLevelZeroTools) {
                                              "final_output"}));
 }
 
+// A task resumed after its process died runs a call that was in flight again
+// only when that is safe: reads and idempotent writes yes, code no.
+TEST_F(PyramidToolsTest, OnlyCallsSafeToRepeatAreRepeatable) {
+  for (const char* name : {"file_read", "file_write", "dir_list", "dir_create", "web_search", "check_files"})
+    EXPECT_TRUE(tools->repeatable(name)) << name;
+  for (const char* name : {"execute_code", "execute_shell", "pip_install", "file_move", "branch_open", "nonexistent"})
+    EXPECT_FALSE(tools->repeatable(name)) << name;
+}
+
 TEST_F(PyramidToolsTest, FilesLiveInTheTasksOwnDirectory) {
   auto w = call_sync(*tools, "file_write", {{"task_id", "t1"}, {"file_path", "notes/a.md"}, {"content", "日本語 ✓"}});
   ASSERT_TRUE(w.ok) << w.message;
