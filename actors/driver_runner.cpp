@@ -239,7 +239,14 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           });
         } else if constexpr (std::is_same_v<T, RunTool>) {
           if (!hooks_.run_tool) missing(kit_, "a tool");
-          hooks_.run_tool(e, [this, s, id = e.id](company::ToolResult r) { answer(s, ToolRan{id, std::move(r)}); });
+          // Once the outcomes kept so far (the answer asking for this tool)
+          // are on disk: a resume then knows the tool was in flight.
+          auto run = [this, s, e] {
+            hooks_.run_tool(e, [this, s, id = e.id](company::ToolResult r) { answer(s, ToolRan{id, std::move(r)}); });
+          };
+          if (!kit_.deps().ledger) return run();
+          self_->request(kit_.deps().ledger, caf::infinite, sync_atom::value)
+              .then([run](bool) { run(); }, [run](caf::error&) { run(); });
         } else if constexpr (std::is_same_v<T, ReadBudget>) {
           self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
               .then([this, s, id = e.id](LedgerReply& b) { answer(s, BudgetRead{id, std::move(b.view)}); });

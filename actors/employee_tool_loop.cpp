@@ -118,6 +118,12 @@ void EmployeeToolLoop::keep(const std::shared_ptr<Run>& run, driver::AskStep ste
                 std::make_shared<driver::AskStep>(std::move(step)));
 }
 
+void EmployeeToolLoop::after_kept(const std::shared_ptr<Run>& run, std::function<void()> then) {
+  if (run->ask.call == 0 || run->ask.task_id.empty() || !deps_.ledger) return then();
+  self_->request(deps_.ledger, caf::infinite, sync_atom::value)
+      .then([then](bool) { then(); }, [then](caf::error&) { then(); });
+}
+
 // The kept steps end here: what comes next was in flight when the process
 // running the task died, or had not started.
 void EmployeeToolLoop::resume_live(const std::shared_ptr<Run>& run, json note) {
@@ -286,24 +292,26 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
     resume_live(run, json{{"rerun", "tool " + call.name + " of " + spec_.name}});
   }
   journal(run, msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-  emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
-       json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
-  site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, ""};
-  run->tool_usd = 0;
-  site_.charged = [run](double usd) {
-    run->extra_expense += usd;
-    run->tool_usd += usd;
-  };
-  registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
-    json j = r.to_json();
-    journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
-    keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, run->tool_usd});
-    emit(run, msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
-         json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
-    run->conversation->add_tool_result(call, j);
-    run_calls(run, i + 1);
+  after_kept(run, [this, run, call, i] {
+    emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
+         json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
+    site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, ""};
+    run->tool_usd = 0;
+    site_.charged = [run](double usd) {
+      run->extra_expense += usd;
+      run->tool_usd += usd;
+    };
+    registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
+      json j = r.to_json();
+      journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
+      keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, run->tool_usd});
+      emit(run, msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
+           json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
+      run->conversation->add_tool_result(call, j);
+      run_calls(run, i + 1);
+    });
+    site_ = {};
   });
-  site_ = {};
 }
 
 void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { sourced_tools_->on_done(id, std::move(result)); }

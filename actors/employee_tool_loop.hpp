@@ -47,6 +47,10 @@ class EmployeeToolLoop {
   void deliver(const std::shared_ptr<Run>& run, msg::AskReply reply);
   // Keeps `step` of the ask for a resume (AskRequest::call).
   void keep(const std::shared_ptr<Run>& run, driver::AskStep step);
+  // Runs `then` once the steps kept so far are on disk, at once when the
+  // run keeps none: a tool never starts before the answer that asked for it
+  // is kept, so a resume knows the tool was in flight.
+  void after_kept(const std::shared_ptr<Run>& run, std::function<void()> then);
   // Leaves the kept steps: journals `note` (what runs again, or is not).
   void resume_live(const std::shared_ptr<Run>& run, json note);
   void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0,

@@ -252,6 +252,16 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
                          st.error().message.c_str());
         });
       },
+      [=](sync_atom) -> caf::result<bool> {
+        // The kept outcomes and steps went to the journal from here, in order:
+        // a sync sent after them returns once they are committed.
+        if (!self->state.journal) return true;
+        auto promise = self->make_response_promise<bool>();
+        self->request(self->state.journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
+            .then([promise](bool) mutable { promise.deliver(true); },
+                  [promise](caf::error&) mutable { promise.deliver(false); });
+        return promise;
+      },
       [=](budget_atom) {
         LedgerReply r = reply_ok(self);
         r.view = self->state.budget->get_budget_json();

@@ -33,12 +33,6 @@ class TestServer {
     raise_backlog();
     thread = std::thread([this] { server.listen_after_bind(); });
     while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    // One request (a 404) before the test's own: the packaged httplib builds
-    // function-local statics on a worker's first request, under a guard
-    // ThreadSanitizer cannot see in the uninstrumented library, so workers
-    // starting at once would look to it like a race. After this request,
-    // the socket round trip orders them for it.
-    httplib::Client(host, port).Get("/.test-server-warm-up");
   }
   void stop() {
     if (thread.joinable()) {
