@@ -30,9 +30,9 @@
 //   (ask_step_atom, task, call, step, shared_ptr<AskStep>)  keep a step of an employee's
 //        tool loop for a resume; both are journaled behind every charge sent before them
 //        (no reply)
-//   (sync_atom)                                    answers true once everything above sent
-//        before it is on disk (false when the journal could not say so): a tool
-//        with side effects starts only after the answer that asked for it is kept
+//   (sync_atom)                                    answers true once everything sent here
+//        before it is on disk (false when the journal could not say so): the tool loop
+//        and the drivers start a tool only after the answer that asked for it is kept
 // While the journal is behind the disk (journal_room), hires, holds and tool
 // creations are refused with its error; settlements, releases and refunds
 // are always taken and recorded.

@@ -16,6 +16,7 @@
 #include "actors/atoms.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/ledger_actor.hpp"
+#include "runtime/driver/ask_step.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/sqlite_db.hpp"
@@ -121,6 +122,36 @@ TEST_F(LedgerDurability, AHireIsAnsweredOnlyOnceItIsOnDisk) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[2].kind, "raise");
   EXPECT_DOUBLE_EQ(budget_on_disk()["expense"]["total"].get<double>(), 15) << budget_on_disk();
+}
+
+// A tool starts only after the answer that asked for it is kept: the sync a
+// tool waits for answers once the steps sent before it are on disk.
+TEST_F(LedgerDurability, ASyncIsAnsweredOnlyOnceTheStepsBeforeItAreOnDisk) {
+  StalledJournal stall(journal_);
+  ASSERT_TRUE(stall.entered());
+  driver::AskStep step;
+  step.response.message.content = "call the tool";
+  caf::anon_send(ledger_, ask_step_atom::value, std::string("t"), int64_t{7}, int64_t{0},
+                 std::make_shared<driver::AskStep>(step));
+  auto syncing = std::async(std::launch::async, [&] {
+    caf::scoped_actor self{*sys_};
+    bool done = false;
+    self->request(ledger_, std::chrono::seconds(30), sync_atom::value)
+        .receive([&](bool ok) { done = ok; }, [&](caf::error&) {});
+    return done;
+  });
+  EXPECT_EQ(syncing.wait_for(200ms), std::future_status::timeout) << "answered before the journal committed the step";
+  stall.release();
+  ASSERT_TRUE(syncing.get());
+  auto ro = store::JournalStore::open_read_only(path_);
+  ASSERT_TRUE(ro.ok()) << ro.error().message;
+  auto kept = (*ro)->kept_ask_steps("t");
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  ASSERT_EQ(kept->count(7), 1u);
+  ASSERT_EQ(kept->at(7).size(), 1u);
+  auto back = driver::decode_ask_step(kept->at(7)[0]);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->response.message.content, "call the tool");
 }
 
 TEST_F(LedgerDurability, AChangeTheJournalCannotCommitIsRefusedWithItsReason) {
