@@ -7,6 +7,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/ledger_actor.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/driver/outcome_codec.hpp"
 #include "runtime/driver/pending_calls.hpp"
@@ -244,9 +245,7 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           auto run = [this, s, e] {
             hooks_.run_tool(e, [this, s, id = e.id](company::ToolResult r) { answer(s, ToolRan{id, std::move(r)}); });
           };
-          if (!kit_.deps().ledger) return run();
-          self_->request(kit_.deps().ledger, caf::infinite, sync_atom::value)
-              .then([run](bool) { run(); }, [run](caf::error&) { run(); });
+          after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
         } else if constexpr (std::is_same_v<T, ReadBudget>) {
           self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
               .then([this, s, id = e.id](LedgerReply& b) { answer(s, BudgetRead{id, std::move(b.view)}); });

@@ -5,6 +5,7 @@
 #include "actors/atoms.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/journal_actor.hpp"
+#include "actors/ledger_actor.hpp"
 #include "runtime/driver/ask_step.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/company/conversation.hpp"
@@ -119,9 +120,8 @@ void EmployeeToolLoop::keep(const std::shared_ptr<Run>& run, driver::AskStep ste
 }
 
 void EmployeeToolLoop::after_kept(const std::shared_ptr<Run>& run, std::function<void()> then) {
-  if (run->ask.call == 0 || run->ask.task_id.empty() || !deps_.ledger) return then();
-  self_->request(deps_.ledger, caf::infinite, sync_atom::value)
-      .then([then](bool) { then(); }, [then](caf::error&) { then(); });
+  if (run->ask.call == 0 || run->ask.task_id.empty()) return then();
+  after_ledger_synced(self_, deps_.ledger, std::move(then));
 }
 
 // The kept steps end here: what comes next was in flight when the process

@@ -286,6 +286,12 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
 
 }  // namespace
 
+void after_ledger_synced(caf::event_based_actor* self, const caf::actor& ledger, std::function<void()> then) {
+  if (!ledger) return then();
+  self->request(ledger, caf::infinite, sync_atom::value)
+      .then([then](bool) { then(); }, [then](caf::error&) { then(); });
+}
+
 caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
                         caf::actor journal, std::string session_id) {
   return sys.spawn(ledger, std::move(budget), std::move(journal), std::move(session_id));

@@ -38,6 +38,7 @@
 // are always taken and recorded.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,5 +50,10 @@ namespace kaisha::actors {
 
 caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
                         caf::actor journal, std::string session_id);
+
+// Runs `then` on `self` once everything sent to `ledger` before is on disk
+// (its sync_atom), or at once without a ledger. An error answer runs it too:
+// the journal reports its own failures, and a tool is not held back forever.
+void after_ledger_synced(caf::event_based_actor* self, const caf::actor& ledger, std::function<void()> then);
 
 }  // namespace kaisha::actors
