@@ -33,6 +33,9 @@
 #include "runtime/store/session_lock.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
 #include "runtime/tools/tool_setup.hpp"
+#include "runtime/company/progress_fan_out.hpp"
+#include "runtime/telemetry/event_metrics.hpp"
+#include "runtime/telemetry/metered_chat_client.hpp"
 
 namespace kaisha::actors {
 // Work the gateway actor runs on its own thread for a caller outside CAF: it
@@ -89,6 +92,49 @@ json error_envelope(const std::string& message) {
 constexpr const char* kStopped = "the company runtime stopped before the call finished";
 json stopped_envelope() { return error_envelope(kStopped); }
 
+// The company's levels, read at each scrape: both ledgers, what is reserved
+// and in flight, and the journal's backlog and health.
+std::vector<std::shared_ptr<void>> runtime_metrics(telemetry::MetricsRegistry& r,
+                                                   std::shared_ptr<economy::Budget> budget, caf::actor journal) {
+  using telemetry::MetricType;
+  using telemetry::Sample;
+  measure_journal_commits(journal, &r.histogram("kaisha_journal_commit_seconds", "Journal commit duration", {},
+                                                telemetry::seconds_buckets())
+                                         .with());
+  std::vector<std::shared_ptr<void>> out;
+  const auto ledger = [&](const char* name, const char* help, const char* resource_key, const char* expense_key) {
+    out.push_back(r.collector(name, help, MetricType::gauge, {"ledger"}, [budget, resource_key, expense_key] {
+      const json b = budget->get_budget_json();
+      return std::vector<Sample>{{{"resource"}, b.value(resource_key, 0.0)}, {{"expense"}, b.value(expense_key, 0.0)}};
+    }));
+  };
+  ledger("kaisha_ledger_total", "Ledger size: resource points, expense USD", "total_resource_budget",
+         "total_expense_budget");
+  ledger("kaisha_ledger_used", "Ledger spent or held by hires: resource points, expense USD",
+         "current_resource_usage", "current_expense");
+  ledger("kaisha_ledger_remaining", "Ledger left: resource points, expense USD",
+         "current_remaining_resource_budget", "current_remaining_expense_budget");
+  ledger("kaisha_ledger_reserved", "Reserved for calls in flight: resource points, expense USD",
+         "reserved_resource", "reserved_expense");
+  const auto one = [&](const char* name, const char* help, const char* key) {
+    out.push_back(r.collector(name, help, MetricType::gauge, {}, [budget, key] {
+      return std::vector<Sample>{{{}, budget->get_budget_json().value(key, 0.0)}};
+    }));
+  };
+  one("kaisha_asks_in_flight", "Asks holding a reservation now", "inflight_asks");
+  one("kaisha_hired_agents", "Agents hired now", "hired_agents");
+  one("kaisha_expense_overshoot_usd", "USD providers billed beyond what was reserved", "expense_overshoot");
+  out.push_back(r.collector("kaisha_journal_backlog", "Journal writes queued and not yet committed",
+                            MetricType::gauge, {}, [journal] {
+                              return std::vector<Sample>{{{}, static_cast<double>(journal_backlog(journal))}};
+                            }));
+  out.push_back(r.collector("kaisha_journal_failing", "1 while the journal's last commit failed", MetricType::gauge,
+                            {}, [journal] {
+                              return std::vector<Sample>{{{}, journal_failing(journal) ? 1.0 : 0.0}};
+                            }));
+  return out;
+}
+
 }  // namespace
 
 struct CompanyRuntime::Impl {
@@ -119,6 +165,9 @@ struct CompanyRuntime::Impl {
   std::vector<std::string> interrupted;
   // Runs `req` to its end, resumed from `log` when given.
   msg::TaskResult run(msg::TaskRequest req, std::shared_ptr<driver::ReplayLog> log);
+  // Scrape-time metrics (RuntimeOptions::metrics): released first, since
+  // they hold actor handles that would keep the journal's thread alive.
+  std::vector<std::shared_ptr<void>> metric_collectors;
   std::string running_task;  // the task run_task is waiting on, "" when idle
   caf::actor running_target;  // the CEO or the planner, whichever runs it
 
@@ -150,6 +199,7 @@ struct CompanyRuntime::Impl {
   }
 
   ~Impl() {
+    metric_collectors.clear();
     for (auto& p : tool_sources) p->stop();  // e.g. ends MCP servers' processes and sessions
     // The gateway first: calls still waiting on it get kStopped.
     if (gateway) caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
@@ -193,6 +243,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (!specs.ok()) return specs.error();
 
   auto chat = o.chat ? o.chat : make_provider_chat_client(c);
+  if (o.metrics) chat = telemetry::metered(chat, *o.metrics);
   if (Status s = chat->check_model(c.ceo.model); !s.ok())
     return Error{"config", "CEO model '" + c.ceo.model + "': " + s.error().message};
 
@@ -280,7 +331,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   auto& sys = *impl->system;
 
   impl->journal = spawn_journal(sys, impl->store);
-  auto progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
+  std::shared_ptr<company::ProgressSink> progress =
+      o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
+  if (o.metrics) {
+    progress = std::make_shared<company::ProgressFanOut>(std::vector<std::shared_ptr<company::ProgressSink>>{
+        progress, std::make_shared<telemetry::EventMetrics>(*o.metrics)});
+    impl->metric_collectors = runtime_metrics(*o.metrics, impl->budget, impl->journal);
+  }
   impl->model_client = spawn_model_client(sys, chat, progress);
   impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
   // The planner's model (effgen), also the judge's default: a model ref or a

@@ -18,6 +18,8 @@
 #include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
+namespace kaisha::telemetry { class MetricsRegistry; }
+
 namespace kaisha::actors {
 
 class EmployeePlacer;  // employee_placer.hpp
@@ -41,6 +43,9 @@ struct RuntimeOptions {
   // (killed, crashed, interrupted) are to be resumed (resume_interrupted()):
   // the agents they hired wait for them instead of rejoining the CEO.
   bool resume = false;
+  // Where the company's metrics go (model calls, events, ledgers, the
+  // journal; telemetry/*.hpp); null: none are kept. Must outlive the runtime.
+  telemetry::MetricsRegistry* metrics = nullptr;
 };
 
 class CompanyRuntime {

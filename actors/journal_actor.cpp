@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "actors/atoms.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/telemetry/metrics_registry.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -69,6 +71,8 @@ struct Backlog {
   // Set while the journal's last commit failed (another process holds the
   // file, the disk is full): why, for journal_room's refusal.
   std::atomic<bool> failing{false};
+  // Where each commit's duration goes (measure_journal_commits); null: nowhere.
+  std::atomic<telemetry::Histogram*> commit_seconds{nullptr};
   std::mutex mu;
   std::string why;
   void fail(const std::string& w) {
@@ -157,6 +161,7 @@ void flush(JournalSelf* self) {
   std::map<std::string, economy::BudgetState> states;
   states.swap(st.budget_states);
   bool ran = false;  // whether the batch got its transaction: its writes were made
+  const auto started = std::chrono::steady_clock::now();
   Status s = st.store->write_batch([&]() -> Status {
     ran = true;
     for (auto& op : ops) op(*st.store);
@@ -178,6 +183,8 @@ void flush(JournalSelf* self) {
       }
     return Status::Ok();
   });
+  if (auto* h = st.backlog->commit_seconds.load(std::memory_order_relaxed))
+    h->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!s.ok()) {
     std::cerr << "kaisha: journal batch failed: " << s.error().message << "\n";
     // No new work starts until a commit succeeds again (journal_room); the
@@ -283,6 +290,15 @@ caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalS
   caf::actor j = sys.spawn<caf::detached>(journal, std::move(store), backlog);
   BacklogRegistry::instance().add(BacklogRegistry::key(j), std::move(backlog));
   return j;
+}
+
+void measure_journal_commits(const caf::actor& j, telemetry::Histogram* commit_seconds) {
+  if (auto b = BacklogRegistry::instance().find(j)) b->commit_seconds.store(commit_seconds);
+}
+
+bool journal_failing(const caf::actor& j) {
+  auto b = BacklogRegistry::instance().find(j);
+  return b && b->failing.load();
 }
 
 size_t journal_backlog(const caf::actor& j) {

@@ -41,6 +41,7 @@
 #include "runtime/economy/budget.hpp"
 
 namespace kaisha::store { class JournalStore; }
+namespace kaisha::telemetry { class Histogram; }
 
 namespace kaisha::actors {
 
@@ -52,6 +53,13 @@ struct JournalLimits {
 
 caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store,
                          JournalLimits limits = {});
+
+// From now on the duration of each of `journal`'s commits (the transaction,
+// on the monotonic clock) is observed into `commit_seconds`, which must
+// outlive the journal; null stops it.
+void measure_journal_commits(const caf::actor& journal, telemetry::Histogram* commit_seconds);
+// True while `journal`'s last commit failed (journal_room says why).
+bool journal_failing(const caf::actor& journal);
 
 // Writes sent to `journal` and not yet committed (0 for no journal).
 size_t journal_backlog(const caf::actor& journal);

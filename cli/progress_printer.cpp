@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "runtime/core/json_text.hpp"
+#include "runtime/messages/progress_event_json.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/amount.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
@@ -33,11 +34,7 @@ std::string budget_line(const json& b) {
 void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   std::lock_guard<std::mutex> lock(mu_);
   if (json_) {
-    json j = {{"event", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data},
-              {"session", e.session_id}, {"task", e.task_id}, {"at_ms", e.at_ms},
-              {"tokens_in", e.tokens_in}, {"tokens_out", e.tokens_out}, {"usd", e.usd}};
-    if (!e.node.empty()) j["node"] = e.node;
-    std::cout << dump_text(j) << "\n" << std::flush;
+    std::cout << dump_text(msg::progress_event_json(e)) << "\n" << std::flush;
     return;
   }
   if (quiet_) return;

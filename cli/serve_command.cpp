@@ -29,6 +29,10 @@
 #include "protocols/mcp/mcp_server.hpp"
 #include "protocols/mcp/mcp_servers_start.hpp"
 #include "protocols/mcp/mcp_stdio_transport.hpp"
+#include "protocols/telemetry/events_endpoint.hpp"
+#include "protocols/telemetry/metrics_endpoint.hpp"
+#include "runtime/company/event_log.hpp"
+#include "runtime/telemetry/metrics_registry.hpp"
 
 namespace kaisha::cli {
 
@@ -56,6 +60,7 @@ int serve(const ServeOptions& o) {
 
   std::unique_ptr<mcp::McpBackend> backend;
   std::unique_ptr<actors::CompanyHost> company;  // outlives the servers below
+  auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
   config::ServeConfig listen;  // the config's `serve:` section, then the flags on top
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
@@ -70,6 +75,8 @@ int serve(const ServeOptions& o) {
     actors::RuntimeOptions ro;
     ro.config = *c;
     ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
+    ro.progress = events;
+    ro.metrics = &telemetry::default_registry();
     ro.session_id = o.common.session;
     if (ro.session_id.empty()) {
       auto left = session_left_running(c->store_path);
@@ -132,13 +139,16 @@ int serve(const ServeOptions& o) {
       acp_options.prefix = "/acp";
       acp_options.service.body_limits = server_options.limits.body;
       acp_service = acp::mount_acp(*http, *company, acp_options);
+      telemetry_http::mount_events(*http, events);
+      telemetry_http::mount_metrics(*http, telemetry::default_registry());
     }
     auto port = http->start();
     if (!port) return fail(port.error().message);
     (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
     if (company)
       std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (card " << http->base_url()
-                << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp; session "
+                << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp, events at "
+                << http->base_url() << "/events, metrics at " << http->base_url() << "/metrics; session "
                 << company->session_id() << std::endl;
   }
 
