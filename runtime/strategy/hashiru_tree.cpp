@@ -94,7 +94,7 @@ class HashiruTree {
       n.label = "fire " + name;
     } else {
       n.kind = "tool";
-      n.label = "tool " + tool + " " + payload_text(args.is_null() ? field(s.payload, "arguments") : args, 60);
+      n.label = "tool " + tool + " " + payload_text(args.is_null() ? field(s.payload, "arguments") : args);
     }
     // A tool the user called directly (no model turn) hangs off the task.
     const Id parent = field(s.payload, "direct").is_boolean() ? TreeBuilder::kRoot : turn_;
@@ -158,7 +158,7 @@ class HashiruTree {
       n.agent = s.agent;
       const json& args = field(s.payload, "arguments");
       const json parsed = arguments_of(args);
-      n.label = "tool " + text_field(s.payload, "tool") + " " + payload_text(parsed.is_null() ? args : parsed, 60);
+      n.label = "tool " + text_field(s.payload, "tool") + " " + payload_text(parsed.is_null() ? args : parsed);
       emp_calls_[s.agent + "\n" + call_key(s)] = b_.add(ask, std::move(n), s.at);
       return;
     }

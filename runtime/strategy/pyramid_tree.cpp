@@ -141,7 +141,7 @@ class PyramidTree {
     TaskTree n;
     n.kind = "tool";
     n.agent = s.agent;
-    n.label = "tool " + tool + " " + payload_text(parsed.is_null() ? args : parsed, 60);
+    n.label = "tool " + tool + " " + payload_text(parsed.is_null() ? args : parsed);
     c.tools.push_back({b_.add(c.node, std::move(n), s.at), tool, false, false});
   }
 
