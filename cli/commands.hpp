@@ -15,7 +15,10 @@ int resume_command(const CommonOptions& o, const std::string& only);
 int agents_command(const CommonOptions& o, bool include_fired);
 int agent_library_command(const std::string& path, bool as_json);
 int budget_command(const CommonOptions& o, double raise_expense, double raise_resource);
-int history_command(const CommonOptions& o, bool list_sessions, int limit);
+// `only_task` non-empty: that task's steps only.
+int history_command(const CommonOptions& o, bool list_sessions, int limit, const std::string& only_task = "");
+// A task's tree from the journal (`task` "" = the session's latest task).
+int history_tree_command(const CommonOptions& o, const std::string& task);
 int mock_llm_command(const std::string& script, const std::string& host, int port);
 
 }  // namespace kaisha::cli

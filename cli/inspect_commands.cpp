@@ -1,4 +1,5 @@
 // kaisha agents | budget | history: read a session back from the store.
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/strategy/strategy_catalog.hpp"
 
 namespace kaisha::cli {
 namespace {
@@ -46,6 +48,27 @@ Result<Opened> open_session(const CommonOptions& o, bool writable) {
 int fail(const Error& e) {
   std::cerr << "kaisha: " << e.message << "\n";
   return 2;
+}
+
+// Task `id`: of the session given with --session; without one, of whichever
+// session holds it (which becomes the session shown).
+Result<store::TaskRow> find_task(Opened& s, const CommonOptions& o, const std::string& id) {
+  auto t = s.store->get_task(id);
+  if (!t.ok()) return t.error();
+  if (t->has_value() && (o.session.empty() || (*t)->session_id == s.session)) {
+    s.session = (*t)->session_id;
+    return **t;
+  }
+  return Error{"task", "no task '" + id + "' in session " + s.session + " (see kaisha history" +
+                           (o.session.empty() ? "" : " --session " + o.session) + ")"};
+}
+
+strategy::TaskStep tree_step(store::StepRow r) {
+  return {r.seq, std::move(r.agent), std::move(r.kind), std::move(r.payload), r.tokens_in, r.tokens_out, r.expense, r.at};
+}
+
+strategy::TaskRecord tree_task(const store::TaskRow& t) {
+  return {t.id, t.input, t.status, t.strategy, t.final_answer, t.error, t.wall_ms, t.tokens_in, t.tokens_out, t.expense};
 }
 
 }  // namespace
@@ -125,7 +148,38 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
   return 0;
 }
 
-int history_command(const CommonOptions& o, bool list_sessions, int limit) {
+int history_tree_command(const CommonOptions& o, const std::string& task_id) {
+  auto s = open_session(o, false);
+  if (!s.ok()) return fail(s.error());
+  store::TaskRow task;
+  if (task_id.empty()) {
+    auto tasks = s->store->tasks(s->session);
+    if (!tasks.ok()) return fail(tasks.error());
+    if (tasks->empty()) return fail({"task", "session " + s->session + " has no tasks yet"});
+    task = tasks->back();
+  } else {
+    auto t = find_task(*s, o, task_id);
+    if (!t.ok()) return fail(t.error());
+    task = std::move(t).value();
+  }
+  auto rows = s->store->task_steps(task.id);
+  if (!rows.ok()) return fail(rows.error());
+  std::vector<strategy::TaskStep> steps;
+  steps.reserve(rows->size());
+  for (auto& r : *rows) steps.push_back(tree_step(std::move(r)));
+  const strategy::TaskTree tree = strategy::build_task_tree(tree_task(task), steps);
+  if (o.json) {
+    std::cout << dump_text(json{{"session", s->session}, {"task", task.id}, {"strategy", task.strategy},
+                                {"tree", strategy::tree_to_json(tree)}},
+                           2)
+              << "\n";
+    return 0;
+  }
+  std::cout << strategy::render_tree_text(tree);
+  return 0;
+}
+
+int history_command(const CommonOptions& o, bool list_sessions, int limit, const std::string& only_task) {
   if (list_sessions) {
     auto c = load_cli_config(o, false);
     if (!c.ok()) return fail(c.error());
@@ -155,9 +209,15 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit) {
     return 0;
   }
   if (!s.ok()) return fail(s.error());
+  if (!only_task.empty()) {
+    if (auto t = find_task(*s, o, only_task); !t.ok()) return fail(t.error());
+  }
   auto tasks = s->store->tasks(s->session);
   if (!tasks.ok()) return fail(tasks.error());
-  auto steps = s->store->session_steps(s->session, limit);
+  if (!only_task.empty())
+    tasks->erase(std::remove_if(tasks->begin(), tasks->end(), [&](const auto& t) { return t.id != only_task; }),
+                 tasks->end());
+  auto steps = only_task.empty() ? s->store->session_steps(s->session, limit) : s->store->task_steps(only_task, limit);
   if (!steps.ok()) return fail(steps.error());
   if (o.json) {
     json t = json::array(), st = json::array();

@@ -71,12 +71,16 @@ int main(int argc, char** argv) {
   budget->add_option("--raise-expense", raise_expense, "authorise USD more expense budget");
   budget->add_option("--raise-resource", raise_resource, "authorise more resource points");
 
-  bool sessions = false;
+  bool sessions = false, tree = false;
   int limit = 0;
+  std::string history_task;
   auto* history = app.add_subcommand("history", "a session's tasks and journaled steps");
   common(history, true);
   history->add_flag("--sessions", sessions, "list sessions instead");
   history->add_option("--limit", limit, "at most this many steps");
+  history->add_option("task", history_task, "only this task");
+  history->add_flag("--tree", tree,
+                    "the task's structure: who asked whom, with tokens, $ and time (default: the session's latest task)");
 
   std::string script, host = "127.0.0.1";
   int port = 11435;
@@ -102,7 +106,7 @@ int main(int argc, char** argv) {
   if (*resume) return resume_command(o, resume_task);
   if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
-  if (*history) return history_command(o, sessions, limit);
+  if (*history) return tree ? history_tree_command(o, history_task) : history_command(o, sessions, limit, history_task);
   if (*mock) return mock_llm_command(script, host, port);
   for (auto& [cmd, runner] : more)
     if (*cmd) return runner();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/messages/agent_messages.hpp"
+#include "runtime/strategy/task_tree.hpp"
 
 namespace kaisha::strategy {
 
@@ -42,6 +43,10 @@ struct StrategyInfo {
   // memories), each ending in a newline; "" for a kind it does not own.
   // Never throws, whatever the event's data holds.
   std::string (*render)(const msg::ProgressEvent& event, NumberText number) = nullptr;
+  // The tree of one of its tasks from the task's journal steps, in journal
+  // order (`kaisha history TASK --tree`; strategy_trees.hpp); nullptr when it
+  // has none of its own. Never throws, whatever the steps hold.
+  TaskTree (*tree)(const TaskRecord& task, const std::vector<TaskStep>& steps) = nullptr;
 };
 
 // Every strategy, in the order help texts list them.
@@ -63,5 +68,13 @@ std::string render_event(const msg::ProgressEvent& event, NumberText number);
 // The summary line of a finished task's metadata: the entry named by its
 // "strategy" key renders it; "" when the key is missing or names no strategy.
 std::string summarise_result(const nlohmann::json& metadata, NumberText number);
+
+// The tree of a task from its journal steps. The builder is that of the
+// strategy that ran it: the one the closing metadata note names
+// ({"metadata": {"strategy": ...}}: effgen's planner under `auto`), else the
+// task row's; a strategy without a builder of its own that runs on others
+// (auto) uses its first one's. When none has one, or a builder fails, the
+// generic tree (strategy_trees.hpp). Never throws.
+TaskTree build_task_tree(const TaskRecord& task, const std::vector<TaskStep>& steps);
 
 }  // namespace kaisha::strategy
