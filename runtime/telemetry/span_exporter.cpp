@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <system_error>
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -235,6 +236,11 @@ Result<std::unique_ptr<SpanExporter>> SpanExporter::start(SpanExporterOptions op
     return Error{"config", "telemetry: give exactly one of an OTLP endpoint URL or a trace file"};
   if (options.queue_capacity < 1 || options.batch_size < 1 || options.max_attempts < 1)
     return Error{"config", "telemetry: queue capacity, batch size and attempts must each be at least 1"};
+  // A zero interval would have the background thread spin on an empty queue.
+  if (options.interval.count() < 1 || options.request_timeout.count() < 1)
+    return Error{"config", "telemetry: the export interval and the request timeout must be at least 1 ms"};
+  if (options.retry_base_delay.count() < 0 || options.retry_max_delay.count() < 0 || options.shutdown_timeout.count() < 0)
+    return Error{"config", "telemetry: retry delays and the shutdown timeout cannot be negative"};
   std::unique_ptr<detail::SpanSink> sink;
   if (!options.endpoint.empty()) {
     ensure_curl_initialized();  // curl_url() needs it too
@@ -250,7 +256,11 @@ Result<std::unique_ptr<SpanExporter>> SpanExporter::start(SpanExporterOptions op
       return Error{"io", "telemetry: cannot open trace file '" + options.file + "' for appending: " + std::strerror(errno)};
     sink = std::make_unique<FileSink>(fd, options.file);
   }
-  return std::unique_ptr<SpanExporter>(new SpanExporter(std::move(options), std::move(sink)));
+  try {
+    return std::unique_ptr<SpanExporter>(new SpanExporter(std::move(options), std::move(sink)));
+  } catch (const std::system_error& e) {  // the thread could not be started
+    return Error{"io", std::string("telemetry: cannot start the exporter thread: ") + e.what()};
+  }
 }
 
 SpanExporter::SpanExporter(SpanExporterOptions options, std::unique_ptr<detail::SpanSink> sink)
@@ -305,7 +315,10 @@ std::string SpanExporter::last_error() const {
 
 void SpanExporter::note_error(std::string message) {
   std::lock_guard<std::mutex> lock(mu_);
-  last_error_ = std::move(message);
+  try {
+    last_error_ = std::move(message);
+  } catch (...) {  // out of memory: the message is lost, the thread goes on
+  }
 }
 
 bool SpanExporter::shutdown_deadline_passed() const {

@@ -67,9 +67,10 @@ class SpanExporter {
   // Checks the options, opens the file (or prepares the HTTP handle) and
   // starts the background thread. Errors: code "config" for an endpoint that
   // is not an http:// or https:// URL, for neither or both of endpoint and
-  // file, and for a capacity, batch size or attempt count below 1; code "io"
-  // for a file that cannot be opened for appending (the message names it and
-  // the system's reason).
+  // file, for a capacity, batch size or attempt count below 1, for an interval
+  // or request timeout under 1 ms and for a negative delay; code "io" for a
+  // file that cannot be opened for appending (the message names it and the
+  // system's reason) or a thread that cannot be started.
   static Result<std::unique_ptr<SpanExporter>> start(SpanExporterOptions options);
 
   // Sends what is queued, for at most options.shutdown_timeout (spans left

@@ -173,6 +173,16 @@ TEST(SpanExporterOptionsCheck, RefusesWhatCannotWork) {
     EXPECT_EQ(e.error().code, "config");
     EXPECT_NE(e.error().message.find(c.error), std::string::npos) << e.error().message;
   }
+  SpanExporterOptions spinning;
+  spinning.endpoint = "http://127.0.0.1:4318/v1/traces";
+  spinning.interval = 0ms;
+  auto e = SpanExporter::start(spinning);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("at least 1 ms"), std::string::npos) << e.error().message;
+  SpanExporterOptions negative;
+  negative.endpoint = "http://127.0.0.1:4318/v1/traces";
+  negative.retry_base_delay = -1ms;
+  EXPECT_FALSE(SpanExporter::start(negative).ok());
   // Both schemes pass (nothing is sent until a span is recorded).
   for (const char* url : {"http://127.0.0.1:4318/v1/traces", "https://collector.example/v1/traces"}) {
     SpanExporterOptions o;
