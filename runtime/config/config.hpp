@@ -9,6 +9,7 @@
 
 #include "runtime/config/mcp_server_config.hpp"
 #include "runtime/config/serve_config.hpp"
+#include "runtime/config/telemetry_config.hpp"
 
 namespace kaisha::config {
 
@@ -226,6 +227,7 @@ struct Config {
   ToolsConfig tools;
   std::vector<McpServerConfig> mcp_servers;  // MCP servers whose tools kaisha uses
   ServeConfig serve;                         // how `kaisha serve --http` listens
+  TelemetryConfig telemetry;                 // where traces go (off by default)
 };
 
 }  // namespace kaisha::config

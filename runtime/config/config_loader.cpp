@@ -74,7 +74,8 @@ class ConfigParser {
     if (Status s = r_.expect_map(root, ""); !s) return s;
     std::vector<std::string> keys = {"store",    "cost_table", "prompts_dir", "ceo",    "employee",
                                      "providers", "retry",      "budget",      "switches", "strategy",
-                                     "judge",    "memory",     "tools",       "mcp_servers", "serve"};
+                                     "judge",    "memory",     "tools",       "mcp_servers", "serve",
+                                     "telemetry"};
     for (const auto& s : strategy::strategies())  // each strategy's own section
       if (!s.config_section.empty()) keys.push_back(s.config_section);
     if (Status s = r_.check_keys(root, "", keys); !s) return s;
@@ -94,6 +95,7 @@ class ConfigParser {
     if (Status s = tools(root["tools"]); !s) return s;
     if (Status s = read_mcp_servers(root["mcp_servers"], r_, c_.mcp_servers); !s) return s;
     if (Status s = read_serve_config(root["serve"], r_, c_.serve); !s) return s;
+    if (Status s = read_telemetry_config(root["telemetry"], r_, c_.telemetry); !s) return s;
     return switches(root["switches"]);
   }
 
@@ -543,6 +545,7 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   c.memory.index_dir = resolve(base, c.memory.index_dir);
   c.tools.workspace_root = resolve(base, c.tools.workspace_root);
   c.tools.user_tools_dir = resolve(base, c.tools.user_tools_dir);
+  c.telemetry.traces.file = resolve(base, c.telemetry.traces.file);
   return c;
 }
 
