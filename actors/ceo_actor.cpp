@@ -29,6 +29,7 @@ struct CeoState {
   // six are the driver's and no source's tool replaces one of them.
   company::ToolRegistry tools;
   std::unique_ptr<SourcedTools> sourced_tools;
+  std::string tool_trace;  // the running tool call's traceparent, while invoke() starts it
   // Direct tool calls (tool_atom) not answered yet, by ticket (see handler_failure.hpp).
   std::map<uint64_t, caf::typed_response_promise<json>> direct_calls;
   uint64_t last_ticket = 0;
@@ -113,7 +114,10 @@ DriverHooks hooks(Self* self) {
   h.tenure = Tenure::session;
   h.finish = [self](driver::Finish f) { finish(self, std::move(f)); };
   h.run_tool = [self](const driver::RunTool& t, std::function<void(ToolResult)> done) {
+    // The call site is read inside invoke(): the trace is the call's for that long.
+    self->state.tool_trace = t.trace;
     self->state.tools.invoke(t.tool, t.arguments, std::nullopt, std::move(done));
+    self->state.tool_trace.clear();
   };
   h.repeatable = [self](const std::string& tool) { return self->state.sourced_tools->repeatable(tool); };
   // Retrieval may wait for an embedding model: its answer comes back as a message.
@@ -169,7 +173,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       [self] {
         auto& s = self->state;
         const std::string tid = s.kit->task_id();
-        return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo, ""},
+        return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo, "", s.tool_trace},
                                        [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });

@@ -2,6 +2,7 @@
 
 #include "actors/atoms.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 
@@ -38,7 +39,8 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
               });
         };
         self->request(call->model_client, call->timeout, chat_atom::value,
-                      msg::LlmCall{call->model_ref, call->request})
+                      msg::LlmCall{call->model_ref, call->request, telemetry::span_parent(call->trace, call->task_id),
+                                   call->agent})
             .then(
                 [=](msg::LlmResult& res) {
                   if (!res.ok) return release(res.error);

@@ -44,6 +44,8 @@ struct ChargedCall {
   // before anything this actor sends it afterwards. The result's `budget` is
   // then empty.
   bool await_settle = true;
+  // The traceparent of the span this call belongs under; "" = the task's root.
+  std::string trace;
 };
 
 struct ChargedCallResult {

@@ -12,6 +12,8 @@
 #include "runtime/driver/outcome_codec.hpp"
 #include "runtime/driver/pending_calls.hpp"
 #include "runtime/messages/ask_usage.hpp"
+#include "runtime/telemetry/tool_span.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 
@@ -242,8 +244,13 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           if (!hooks_.run_tool) missing(kit_, "a tool");
           // Once the outcomes kept so far (the answer asking for this tool)
           // are on disk: a resume then knows the tool was in flight.
-          auto run = [this, s, e] {
-            hooks_.run_tool(e, [this, s, id = e.id](company::ToolResult r) { answer(s, ToolRan{id, std::move(r)}); });
+          auto run = [this, s, e]() mutable {
+            auto span = telemetry::tool_span(e.tool, "", "", s.tid);
+            if (span) e.trace = telemetry::traceparent_of(*span);
+            hooks_.run_tool(e, [this, s, id = e.id, span](company::ToolResult r) {
+              if (span) telemetry::end_tool_span(*span, r);
+              answer(s, ToolRan{id, std::move(r)});
+            });
           };
           after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
         } else if constexpr (std::is_same_v<T, ReadBudget>) {

@@ -6,6 +6,9 @@
 #include "actors/handler_failure.hpp"
 #include "actors/journal_actor.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/messages/ask_usage.hpp"
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -20,16 +23,42 @@ struct EmployeeState {
 
 using Self = caf::stateful_actor<EmployeeState>;
 
-// The ask's promise, forgotten by the state's PendingReplies when answered.
+// The ask's promise, forgotten by the state's PendingReplies when answered,
+// and the turn's span, ended with the answer.
 struct AskAnswer {
   Self* self;
   uint64_t ticket;
   caf::typed_response_promise<msg::AskReply> promise;
+  std::shared_ptr<telemetry::Span> span;  // null when tracing is off
   void deliver(msg::AskReply r) {
+    if (span) {
+      namespace attr = telemetry::attr;
+      const llm::Usage u = msg::ask_usage(r);
+      span->set(attr::kGenAiUsageInputTokens, u.input_tokens);
+      span->set(attr::kGenAiUsageOutputTokens, u.output_tokens);
+      if (r.tool_calls > 0) span->set("kaisha.tool_calls", r.tool_calls);
+      telemetry::end_span(*span, r.ok ? telemetry::SpanStatus::ok : telemetry::SpanStatus::error, r.ok ? "" : r.error);
+    }
     self->state.asks.done(ticket);
     promise.deliver(std::move(r));
   }
 };
+
+// The employee's turn: "invoke_agent {name}", under the asker's span (or
+// the task's root).
+std::shared_ptr<telemetry::Span> turn_span(const msg::AgentSpec& spec, const msg::AskRequest& ask) {
+  namespace attr = telemetry::attr;
+  if (!telemetry::tracer()) return nullptr;
+  auto s = std::make_shared<telemetry::Span>(telemetry::begin_span(
+      attr::invoke_agent_span_name(spec.name), telemetry::SpanKind::internal, ask.trace, ask.task_id));
+  if (s->span_id.empty()) return nullptr;
+  s->set(attr::kGenAiOperationName, attr::kOperationInvokeAgent);
+  s->set(attr::kGenAiAgentName, spec.name);
+  s->set(attr::kGenAiRequestModel, spec.model_ref);
+  s->set(attr::kGenAiConversationId, ask.session_id);
+  if (telemetry::tracer()->include_text() && ask.messages.empty()) s->set(attr::kGenAiInputMessages, ask.prompt);
+  return s;
+}
 
 caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
   self->state.spec = std::move(spec);
@@ -53,7 +82,9 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
           r.error = why;
           taken.deliver(std::move(r));
         });
-        auto promise = AskAnswer{self, ticket, taken};
+        auto promise = AskAnswer{self, ticket, taken, turn_span(st.spec, ask)};
+        // What this turn does (its model calls, its tools) goes under its span.
+        if (promise.span) ask.trace = telemetry::traceparent_of(*promise.span);
         const bool turn = !ask.messages.empty();
         if (st.tools && !turn) {
           st.tools->ask(std::move(ask), [promise](msg::AskReply r) mutable { promise.deliver(std::move(r)); });
@@ -61,6 +92,8 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
         }
         msg::LlmCall call;
         call.model_ref = st.spec.model_ref;
+        call.trace = ask.trace;
+        call.agent = st.spec.name;
         json asked;
         if (turn) {
           // The asker's context as it is, and its tools: one model call.

@@ -11,6 +11,8 @@
 #include "runtime/company/conversation.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/telemetry/tool_span.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 
@@ -167,7 +169,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   if (!run->first_done || !deps_.ledger) {
     // The first call: the asker's reservation covers it. (Without a ledger
     // nothing is charged at all, as for a single-call employee.)
-    self_->request(deps_.model_client, deps_.call_timeout, chat_atom::value, msg::LlmCall{spec_.model_ref, request})
+    self_->request(deps_.model_client, deps_.call_timeout, chat_atom::value, msg::LlmCall{spec_.model_ref, request, run->ask.trace, spec_.name})
         .then(
             [this, run](msg::LlmResult& r) {
               if (!r.ok) {
@@ -210,6 +212,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   call.task_id = run->ask.task_id;
   call.model_ref = spec_.model_ref;
   call.request = std::move(request);
+  call.trace = run->ask.trace;
   charged_chat(self_, std::move(call), [this, run](ChargedCallResult r) {
     if (r.refused) {
       journal(run, msg::EventKind::refusal, json{{"error", r.error}, {"call", "employee_model"}});
@@ -295,13 +298,16 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
   after_kept(run, [this, run, call, i] {
     emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
-    site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, ""};
+    auto span = telemetry::tool_span(call.name, call.id, run->ask.trace, run->ask.task_id);
+    site_.ctx = company::ToolCallContext{run->ask.session_id, run->ask.task_id, spec_.name, "",
+                                         span ? telemetry::traceparent_of(*span) : ""};
     run->tool_usd = 0;
     site_.charged = [run](double usd) {
       run->extra_expense += usd;
       run->tool_usd += usd;
     };
-    registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i](ToolResult r) {
+    registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i, span](ToolResult r) {
+      if (span) telemetry::end_tool_span(*span, r);
       json j = r.to_json();
       journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
       keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, run->tool_usd});

@@ -9,6 +9,8 @@
 #include "runtime/planning/judge_verdict.hpp"
 #include "runtime/planning/quality_score.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -25,15 +27,37 @@ struct JudgeState {
 using Self = caf::stateful_actor<JudgeState>;
 
 // The audit's promise, forgotten by the state's PendingReplies when answered.
+// The audit's span ("invoke_agent Judge") ends with its verdict.
 struct AuditAnswer {
   Self* self;
   uint64_t ticket;
   caf::typed_response_promise<msg::AuditVerdict> promise;
+  std::shared_ptr<telemetry::Span> span;  // null when tracing is off
   void deliver(msg::AuditVerdict v) {
+    if (span) {
+      span->set("kaisha.verdict.success", v.success);
+      span->set("kaisha.verdict.malformed", v.malformed);
+      span->set("kaisha.quality", v.quality);
+      if (!v.success && !v.error_information.empty()) span->set("kaisha.verdict.reason", v.error_information);
+      telemetry::end_span(*span, v.judge_failed ? telemetry::SpanStatus::error : telemetry::SpanStatus::ok,
+                          v.judge_failed ? v.error_information : "");
+    }
     self->state.audits.done(ticket);
     promise.deliver(std::move(v));
   }
 };
+
+std::shared_ptr<telemetry::Span> audit_span(const msg::AuditRequest& req) {
+  namespace attr = telemetry::attr;
+  if (!telemetry::tracer()) return nullptr;
+  auto s = std::make_shared<telemetry::Span>(
+      telemetry::begin_span(attr::invoke_agent_span_name(kJudge), telemetry::SpanKind::internal, "", req.task_id));
+  if (s->span_id.empty()) return nullptr;
+  s->set(attr::kGenAiOperationName, attr::kOperationInvokeAgent);
+  s->set(attr::kGenAiAgentName, kJudge);
+  s->set("kaisha.verdict.producer", req.producer);
+  return s;
+}
 
 void emit(Self* self, const std::string& task_id, const std::string& text, json data) {
   auto& d = self->state.deps;
@@ -90,7 +114,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
           taken.deliver(std::move(v));
         });
         // Every answer below goes through here, so the audit is no longer held.
-        auto promise = AuditAnswer{self, ticket, taken};
+        auto promise = AuditAnswer{self, ticket, taken, audit_span(req)};
         auto& d = self->state.deps;
         auto prompt = planning::render_judge_prompt(req.task_id, req.instruction, req.claimed_result);
         if (!prompt.ok()) {
@@ -107,6 +131,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
         call.agent = kJudge;
         call.task_id = req.task_id;
         call.model_ref = d.model_ref;
+        if (promise.span) call.trace = telemetry::traceparent_of(*promise.span);
         call.request.messages = {{llm::Role::system, prompt->system, {}, "", ""},
                                  {llm::Role::user, prompt->user, {}, "", ""}};
         call.request.temperature = 0.0;

@@ -3,6 +3,8 @@
 #include <unordered_map>
 
 #include "actors/atoms.hpp"
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -14,6 +16,39 @@ struct ModelClientState {
   uint64_t next_id = 1;
   static inline const char* name = "model_client";
 };
+
+// The call's "chat {model}" span (GenAI semantic conventions), when it
+// belongs to a trace; empty otherwise.
+telemetry::Span chat_span(const msg::LlmCall& call) {
+  namespace attr = telemetry::attr;
+  const auto colon = call.model_ref.find(':');
+  const std::string model = colon == std::string::npos ? call.model_ref : call.model_ref.substr(colon + 1);
+  telemetry::Span s = telemetry::begin_span(attr::chat_span_name(model), telemetry::SpanKind::client, call.trace, "");
+  if (s.span_id.empty()) return s;
+  s.set(attr::kGenAiOperationName, attr::kOperationChat);
+  if (colon != std::string::npos) s.set(attr::kGenAiProviderName, call.model_ref.substr(0, colon));
+  s.set(attr::kGenAiRequestModel, model);
+  if (!call.agent.empty()) s.set(attr::kGenAiAgentName, call.agent);
+  if (call.request.max_tokens) s.set("gen_ai.request.max_tokens", *call.request.max_tokens);
+  if (telemetry::tracer()->include_text() && !call.request.messages.empty())
+    s.set(attr::kGenAiInputMessages, call.request.messages.back().content);
+  return s;
+}
+
+void end_chat_span(telemetry::Span& s, const Result<llm::ChatResponse>& r) {
+  namespace attr = telemetry::attr;
+  if (s.span_id.empty()) return;
+  if (!r.ok()) {
+    s.set(attr::kErrorType, r.error().code.empty() ? std::string("error") : r.error().code);
+    return telemetry::end_span(s, telemetry::SpanStatus::error, r.error().message);
+  }
+  if (!r->model.empty()) s.set(attr::kGenAiResponseModel, r->model);
+  s.set(attr::kGenAiUsageInputTokens, r->usage.input_tokens);
+  s.set(attr::kGenAiUsageOutputTokens, r->usage.output_tokens);
+  if (!r->finish_reason.empty()) s.set("gen_ai.response.finish_reasons", r->finish_reason);
+  if (telemetry::tracer() && telemetry::tracer()->include_text()) s.set(attr::kGenAiOutputMessages, r->message.content);
+  telemetry::end_span(s);
+}
 
 caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
                            std::shared_ptr<company::ChatClient> chat,
@@ -29,7 +64,10 @@ caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
         // actor's mailbox, never touch state from there.
         caf::actor me = caf::actor_cast<caf::actor>(self);
         company::ChatHandlers h;
-        h.on_done = [me, id](Result<llm::ChatResponse> r) {
+        std::shared_ptr<telemetry::Span> span;
+        if (telemetry::tracer()) span = std::make_shared<telemetry::Span>(chat_span(call));
+        h.on_done = [me, id, span](Result<llm::ChatResponse> r) {
+          if (span) end_chat_span(*span, r);
           msg::LlmResult out;
           out.ok = r.ok();
           if (r.ok()) out.response = std::move(r).value();

@@ -60,7 +60,7 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
   const uint64_t ticket = ++st.last_ticket;
   st.tool_calls.emplace(ticket, std::move(done));
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.deps.tools->call(t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch},
+  st.deps.tools->call(t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
                       [me, ticket](company::ToolResult r) {
                         caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r));
                       });

@@ -7,6 +7,8 @@
 #include "actors/journal_actor.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/llm/token_bound.hpp"
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+#include "runtime/telemetry/tracer.hpp"
 #include "runtime/messages/ask_usage.hpp"
 #include "runtime/messages/task_result_json.hpp"
 
@@ -30,6 +32,12 @@ bool StrategyKit::start(const msg::TaskRequest& req, caf::typed_response_promise
   t.id = req.task_id;
   t.promise = std::move(promise);
   t.started_ms = steady_ms();
+  t.span = telemetry::begin_root_span(telemetry::attr::invoke_agent_span_name(deps_.agent), req.task_id);
+  if (!t.span.span_id.empty()) {
+    t.span.set(telemetry::attr::kGenAiOperationName, telemetry::attr::kOperationInvokeAgent);
+    t.span.set(telemetry::attr::kGenAiAgentName, deps_.agent);
+    t.span.set(telemetry::attr::kGenAiConversationId, deps_.session_id);
+  }
   task_ = std::move(t);
   fires_ = std::make_shared<Fires>();
   emit(msg::EventKind::task, req.input);
@@ -102,6 +110,12 @@ void StrategyKit::finish(msg::TaskResult r) {
   task_.reset();
   std::shared_ptr<Fires> fires = std::exchange(fires_, nullptr);
   journal_task_finish(deps_.journal, deps_.session_id, r);
+  if (!t.span.span_id.empty()) {
+    t.span.set(telemetry::attr::kGenAiUsageInputTokens, r.tokens_in);
+    t.span.set(telemetry::attr::kGenAiUsageOutputTokens, r.tokens_out);
+    t.span.set(telemetry::attr::kKaishaCostUsd, r.expense);
+    telemetry::end_span(t.span, r.ok ? telemetry::SpanStatus::ok : telemetry::SpanStatus::error, r.ok ? "" : r.error);
+  }
   if (listening()) {
     msg::ProgressEvent e;
     e.session_id = deps_.session_id;

@@ -40,6 +40,7 @@
 #include <caf/fwd.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include "runtime/telemetry/span.hpp"
 #include "actors/charged_call.hpp"
 #include "actors/employee_actor.hpp"
 #include "actors/employee_placer.hpp"
@@ -84,6 +85,7 @@ struct TaskScope {
   int64_t tokens_out = 0;
   double expense = 0;  // USD: the task's model calls, asks and hires
   bool canceled = false;
+  telemetry::Span span;  // the task's root span (empty when tracing is off)
 };
 
 // How long a hired agent stays: for the task that hired it (its hire is given

@@ -6,8 +6,23 @@
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/session_lock.hpp"
 #include "runtime/provider/llm_client.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::cli {
+
+Status start_tracing(const config::Config& c, const std::string& node) {
+  const config::TracesConfig& t = c.telemetry.traces;
+  if (!t.enabled()) return Status::Ok();
+  telemetry::SpanExporterOptions so;
+  so.endpoint = t.endpoint;
+  so.file = t.file;
+  so.headers = t.headers;
+  so.node = node;
+  auto exporter = telemetry::SpanExporter::start(std::move(so));
+  if (!exporter.ok()) return Error{exporter.error().code, "telemetry.traces: " + exporter.error().message};
+  telemetry::install_tracer(std::make_unique<telemetry::Tracer>(std::move(exporter).value(), t.include_text));
+  return Status::Ok();
+}
 
 Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model) {
   Result<config::Config> loaded = o.config_file.empty() ? Result<config::Config>(config::default_config())

@@ -28,6 +28,12 @@ struct CommonOptions {
 // configure one.
 Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model);
 
+// Starts sending spans where the config's telemetry.traces says (an OTLP/HTTP
+// collector or a file), for this process, under `node` (the cluster node's
+// name, "" outside a cluster). Nothing when traces are not configured. An
+// error says why the exporter cannot start (a bad URL, a file it cannot open).
+Status start_tracing(const config::Config& c, const std::string& node = "");
+
 // No journal file at `path` yet (nothing has run here): there are no
 // sessions, which is not a database error. SQLite URIs and ":memory:" are
 // not files, so never "missing".

@@ -6,6 +6,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace {
 
@@ -96,6 +97,11 @@ int main(int argc, char** argv) {
     more.emplace_back(cmd, c.setup(cmd));
   }
 
+  // Spans still queued when a command returns are sent before the process
+  // ends (after the command's own objects, whose last spans they may be).
+  struct FlushTraces {
+    ~FlushTraces() { kaisha::telemetry::flush_tracer(); }
+  } flush_traces;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,6 +35,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
                                                               bool resume = false) {
   auto c = load_cli_config(o, /*needs_model=*/true);
   if (!c.ok()) return c.error();
+  if (Status t = start_tracing(*c); !t.ok()) return t.error();
   auto session = session_to_resume(o, *c);
   if (!session.ok()) return session.error();
   actors::RuntimeOptions ro;

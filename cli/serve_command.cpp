@@ -71,6 +71,7 @@ int serve(const ServeOptions& o) {
   } else {
     auto c = load_cli_config(o.common, /*needs_model=*/true);
     if (!c.ok()) return fail(c.error().message);
+    if (Status t = start_tracing(*c); !t.ok()) return fail(t.error().message);
     listen = c->serve;
     actors::RuntimeOptions ro;
     ro.config = *c;

@@ -14,6 +14,7 @@
 #include "runtime/messages/codec.hpp"
 #include "runtime/messages/time_budget.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/telemetry/trace_context.hpp"
 
 namespace kaisha::cluster {
 namespace {
@@ -114,6 +115,10 @@ void serve(Self* self, const msg::Envelope& env) {
     if (Status room = actors::journal_room(st.deps.employee.journal); !room.ok())
       return fail(self, env, room.error().code, "node '" + st.deps.node + "': " + room.error().message);
     mirror_task(self, *ask, env.from.node);
+    // The hop's span travels in the envelope and parents the employee's turn
+    // (an older node sends the task id there, which the turn reads as "under
+    // the task's root").
+    if (!env.trace.empty() && (ask->trace.empty() || telemetry::parse_traceparent(env.trace))) ask->trace = env.trace;
     // No CAF timeout: each one costs the actor clock's thread two wake-ups
     // per ask, and none is needed. The employee always answers (its model
     // call has the call timeout), its mailbox bounces the ask if it stops

@@ -47,7 +47,12 @@ std::string joined(const std::vector<std::string>& names) {
 
 }  // namespace
 
-ClusterNode::ClusterNode(NodeOptions options) : options_(std::move(options)) {}
+ClusterNode::ClusterNode(NodeOptions options) : options_(std::move(options)) {
+  if (options_.metrics)
+    messages_ = &options_.metrics->counter("kaisha_cluster_messages_total",
+                                           "Envelopes this node sent and read, by direction and type",
+                                           {"direction", "type"}, 100);
+}
 
 ClusterNode::~ClusterNode() { stop(); }
 
@@ -264,6 +269,7 @@ std::string ClusterNode::next_id() {
 }
 
 Status ClusterNode::send(const std::string& node, const msg::Envelope& envelope) {
+  if (messages_) messages_->with({"out", envelope.type}).add();
   return gateway_.send(node, envelope);
 }
 
@@ -282,6 +288,7 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
   }
   const std::string id = envelope.id;
   pending_.add(id, node, deadline, std::move(done));
+  if (messages_) messages_->with({"out", envelope.type}).add();
   if (Status s = gateway_.send(node, envelope); !s.ok()) pending_.fail(id, s.error());
 }
 
@@ -486,6 +493,7 @@ void ClusterNode::serve_reload(const msg::Envelope& env) {
 }
 
 void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender) {
+  if (messages_) messages_->with({"in", env.type}).add();
   // The listed node this comes from, as the transport established it; "" =
   // a client.
   const std::shared_ptr<const Admission> adm = admission();

@@ -69,6 +69,7 @@
 #include "runtime/cluster/pending_requests.hpp"
 #include "runtime/company/chat_client.hpp"
 #include "runtime/config/config.hpp"
+#include "runtime/telemetry/metrics_registry.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/messages/envelope.hpp"
@@ -91,6 +92,9 @@ struct NodeOptions {
   // CEO node alike. "" = hosted employees journal nothing here.
   std::string journal_path;
   std::function<void(const std::string&)> log;  // stderr when unset
+  // Where the node counts the envelopes it sends and reads, by type
+  // (kaisha_cluster_messages_total); null: not counted. Must outlive the node.
+  telemetry::MetricsRegistry* metrics = nullptr;
 };
 
 class ClusterNode {
@@ -232,6 +236,7 @@ class ClusterNode {
 
   std::atomic<uint64_t> seq_{0};
   std::atomic<uint64_t> heartbeats_read_{0};
+  telemetry::Family<telemetry::Counter>* messages_ = nullptr;  // NodeOptions::metrics' family, or null
   std::atomic<bool> stopping_{false};
   std::mutex tick_mu_;
   std::condition_variable tick_cv_;

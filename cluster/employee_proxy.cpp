@@ -8,6 +8,8 @@
 #include "cluster/inline_delivery.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+#include "runtime/telemetry/tracer.hpp"
 
 namespace kaisha::cluster {
 namespace {
@@ -16,7 +18,17 @@ struct PendingAsk {
   caf::typed_response_promise<msg::AskReply> promise;
   msg::AskRequest ask;
   bool retried = false;
+  // The hop to the employee's node ("ask {agent}", a client span) now in
+  // flight; its traceparent travels as the envelope's trace field, so the
+  // remote turn is its child. Empty when tracing is off.
+  telemetry::Span hop;
 };
+
+// Ends the ask's hop span: an error when the node did not answer.
+void end_hop(PendingAsk& p, const std::string& error) {
+  if (p.hop.span_id.empty()) return;
+  telemetry::end_span(p.hop, error.empty() ? telemetry::SpanStatus::ok : telemetry::SpanStatus::error, error);
+}
 
 struct RemoteState {
   msg::AgentSpec spec;
@@ -51,8 +63,18 @@ void send_ask(Self* self, const std::string& id) {
   auto it = st.asks.find(id);
   if (it == st.asks.end()) return;
   ClusterNode& node = st.placer->node();
-  msg::Envelope e = msg::wrap(it->second.ask, {node.name(), "CEO"}, {st.node, st.spec.name},
-                              id + (it->second.retried ? "-retry" : ""), "", it->second.ask.task_id);
+  PendingAsk& p = it->second;
+  // A trace field that is not a traceparent (an older CEO sent the task id)
+  // still joins the task's trace on the other node: it parents to the root.
+  p.hop = telemetry::begin_span("ask " + st.spec.name, telemetry::SpanKind::client, p.ask.trace, p.ask.task_id);
+  if (!p.hop.span_id.empty()) {
+    p.hop.set(telemetry::attr::kGenAiAgentName, st.spec.name);
+    p.hop.set("kaisha.node.target", st.node);
+    if (p.retried) p.hop.set("kaisha.retry", true);
+  }
+  const std::string trace = p.hop.span_id.empty() ? p.ask.task_id : telemetry::traceparent_of(p.hop);
+  msg::Envelope e = msg::wrap(p.ask, {node.name(), "CEO"}, {st.node, st.spec.name},
+                              id + (p.retried ? "-retry" : ""), "", trace);
   caf::actor me = caf::actor_cast<caf::actor>(self);
   const std::string target = st.node;
   node.request(target, std::move(e), st.placer->options().ask_timeout_ms,
@@ -92,6 +114,7 @@ void relocate(Self* self, const std::string& lost_on) {
 void finish(Self* self, const std::string& id, msg::AskReply reply) {
   auto it = self->state.asks.find(id);
   if (it == self->state.asks.end()) return;
+  end_hop(it->second, reply.ok ? "" : reply.error);
   it->second.promise.deliver(std::move(reply));
   self->state.asks.erase(it);
 }
@@ -117,6 +140,7 @@ void on_outcome(Self* self, RemoteOutcome& o) {
   if (lost && st.placer->options().rehire && !it->second.retried) {
     relocate(self, o.node);  // a no-op when a lost_atom moved it already
     if (st.lost_reason.empty()) {
+      end_hop(it->second, o.error.code + ": " + o.error.message);
       it->second.retried = true;
       st.placer->emit(msg::EventKind::retry, st.spec.name, st.node, "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
                       json{{"agent", st.spec.name}, {"node", st.node}});

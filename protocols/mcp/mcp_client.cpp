@@ -314,8 +314,10 @@ void McpClient::list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cu
   });
 }
 
-int64_t McpClient::call_tool(const std::string& name, const json& arguments, Done done, int64_t timeout_ms) {
+int64_t McpClient::call_tool(const std::string& name, const json& arguments, Done done, int64_t timeout_ms,
+                             const std::string& traceparent) {
   json params{{"name", name}, {"arguments", arguments.is_object() ? arguments : json::object()}};
+  if (!traceparent.empty()) params["_meta"] = {{"traceparent", traceparent}};
   return request("tools/call", std::move(params), std::move(done), timeout_ms);
 }
 

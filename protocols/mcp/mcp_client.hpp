@@ -80,7 +80,10 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   // tools/list, following nextCursor through every page.
   void list_tools(std::function<void(Result<std::vector<McpToolInfo>>)> done);
   // tools/call; the result is the CallToolResult as the server sent it.
-  int64_t call_tool(const std::string& name, const json& arguments, Done done, int64_t timeout_ms = 0);
+  // `traceparent`, when set, goes in the request's _meta (W3C trace context,
+  // as MCP servers that trace read it).
+  int64_t call_tool(const std::string& name, const json& arguments, Done done, int64_t timeout_ms = 0,
+                    const std::string& traceparent = "");
   void ping(Done done);
 
   // Fails what is pending ("mcp_closed") and closes the transport. Must not

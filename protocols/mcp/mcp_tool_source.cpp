@@ -267,7 +267,7 @@ bool McpToolSource::repeatable(const std::string& name) const {
   return false;
 }
 
-void McpToolSource::call(const std::string& name, const json& args, const company::ToolCallContext&,
+void McpToolSource::call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
                            std::function<void(company::ToolResult)> done) {
   const std::string& prefix = state_->cfg.tool_prefix;
   const std::string tool = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
@@ -290,7 +290,7 @@ void McpToolSource::call(const std::string& name, const json& args, const compan
                                                  "' failed: " + r.error().message));
         done(to_tool_result(server, tool, *r));
       },
-      state_->cfg.timeout_ms);
+      state_->cfg.timeout_ms, ctx.trace);
 }
 
 bool McpToolSource::running() const {

@@ -30,6 +30,9 @@ struct ToolCallContext {
   // The pyramid's tools: the branch of the task's directory the call works
   // in (a candidate model's copy; "" = the directory itself).
   std::string branch;
+  // The W3C traceparent of the tool call's span ("" when tracing is off):
+  // a source that calls out (MCP's _meta.traceparent) passes it on.
+  std::string trace;
 };
 
 class ToolSource {

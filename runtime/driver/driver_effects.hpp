@@ -87,6 +87,9 @@ struct RunTool {
   std::string tool;
   std::string arguments;
   std::string branch;  // the pyramid's: the branch of the task's directory it runs in ("" = the directory)
+  // Set by the runner, not the driver: the traceparent of the call's span,
+  // for tools that call out (ToolCallContext::trace); "" = none.
+  std::string trace;
 };
 
 // Reads the budget (the ledger's GetBudget view).

@@ -70,8 +70,12 @@ struct AskRequest {
   // predates them ignores both and runs the ask whole, as it always did.
   int64_t call = 0;
   std::vector<std::string> replay;
+  // Tracing: the W3C traceparent of the span the answer belongs under ("":
+  // the task's root span). Across nodes it also travels as the envelope's
+  // trace field, which the receiving node puts here.
+  std::string trace;
   MSGPACK_DEFINE_MAP(session_id, task_id, prompt, max_output_tokens, job, input_token_bound, messages, tools, call,
-                     replay)
+                     replay, trace)
 };
 
 // The version an ask goes out as: 2 for a turn, else 1 (any agent understands).
@@ -175,7 +179,11 @@ struct LlmCall {
   static constexpr uint32_t kVersion = 1;
   std::string model_ref;
   llm::ChatRequest request;
-  MSGPACK_DEFINE_MAP(model_ref, request)
+  // Tracing (runtime/telemetry/tracer.hpp): the W3C traceparent of the span
+  // this call belongs to, and who makes it; "" when unknown (no span then).
+  std::string trace;
+  std::string agent;
+  MSGPACK_DEFINE_MAP(model_ref, request, trace, agent)
 };
 
 struct LlmResult {

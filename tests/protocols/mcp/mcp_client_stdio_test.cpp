@@ -32,7 +32,7 @@ TEST(McpClientStdio, InitializesListsEveryPageAndCalls) {
   EXPECT_EQ(c->server_info().value("name", ""), "mcp_test_server");
   auto tools = list(*c);
   ASSERT_TRUE(tools.ok()) << tools.error().message;
-  ASSERT_EQ(tools->size(), 10u);  // echo on page 1, nine on page 2
+  ASSERT_EQ(tools->size(), 11u);  // echo on page 1, ten on page 2
   EXPECT_EQ((*tools)[0].name, "echo");
   EXPECT_EQ((*tools)[0].input_schema["properties"]["text"]["type"], "string");
   EXPECT_EQ((*tools)[7].name, "structured");
@@ -41,6 +41,14 @@ TEST(McpClientStdio, InitializesListsEveryPageAndCalls) {
   auto r = call(*c, "echo", {{"text", "hi"}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)["content"][0]["text"], "echo: hi");
+  // A trace context goes in the request's _meta, and only when there is one.
+  const std::string tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  auto traced = call(*c, "meta", json::object(), 0, tp);
+  ASSERT_TRUE(traced.ok()) << traced.error().message;
+  EXPECT_EQ((*traced)["content"][0]["text"], "meta: {\"traceparent\":\"" + tp + "\"}");
+  auto untraced = call(*c, "meta");
+  ASSERT_TRUE(untraced.ok()) << untraced.error().message;
+  EXPECT_EQ((*untraced)["content"][0]["text"], "meta: {}");
 }
 
 TEST(McpClientStdio, ToolErrorsAndStructuredResultsReachTheEnvelope) {

@@ -41,10 +41,10 @@ inline Result<std::vector<McpToolInfo>> list(McpClient& c) {
 }
 
 inline Result<json> call(McpClient& c, const std::string& tool, const json& args = json::object(),
-                         int64_t timeout_ms = 0) {
+                         int64_t timeout_ms = 0, const std::string& traceparent = "") {
   auto p = std::make_shared<std::promise<Result<json>>>();
   auto f = p->get_future();
-  c.call_tool(tool, args, [p](Result<json> r) { p->set_value(std::move(r)); }, timeout_ms);
+  c.call_tool(tool, args, [p](Result<json> r) { p->set_value(std::move(r)); }, timeout_ms, traceparent);
   return get(f);
 }
 

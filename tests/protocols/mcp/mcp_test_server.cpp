@@ -4,8 +4,9 @@
 //
 //   initialize           protocolVersion from --version (default: the client's)
 //   tools/list           two pages (cursor "page2"): echo | die, slow, silent,
-//                        garbage, grow, fail, structured, append, put (+ extra after grow)
+//                        garbage, grow, fail, structured, append, put, meta (+ extra after grow)
 //   tools/call echo      {"text"} -> text block (annotated read-only)
+//   tools/call meta      -> "meta: " and the request's _meta as JSON
 //   tools/call append    {"path", "text", "sleep_ms"}: appends a line to the file, then
 //                        waits (annotated not idempotent)
 //   tools/call put       {"path", "text", "sleep_ms"}: writes the file, then waits
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
         json tools = json::array({tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"),
                                   tool("fail"), tool("structured"),
                                   tool("append", json::object(), {{"readOnlyHint", false}, {"idempotentHint", false}}),
-                                  tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}})});
+                                  tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}}),
+                                  tool("meta")});
         if (grown) tools.push_back(tool("extra"));
         result({{"tools", tools}});
       }
@@ -93,6 +95,8 @@ int main(int argc, char** argv) {
       const json args = params.value("arguments", json::object());
       if (name == "echo") {
         result(text_result("echo: " + args.value("text", std::string())));
+      } else if (name == "meta") {
+        result(text_result("meta: " + params.value("_meta", json::object()).dump()));
       } else if (name == "die") {
         std::cerr << "dying on purpose" << std::endl;
         _exit(3);

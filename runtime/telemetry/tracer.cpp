@@ -1,0 +1,116 @@
+#include "runtime/telemetry/tracer.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "runtime/telemetry/gen_ai_attributes.hpp"
+
+namespace kaisha::telemetry {
+namespace {
+
+std::atomic<Tracer*> installed{nullptr};
+
+// FNV-1a, 64 bits, from `seed`: stable across processes and builds, which
+// std::hash is not promised to be.
+uint64_t fnv1a(std::string_view s, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string hex64(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = digits[v & 0xf];
+  return out;
+}
+
+}  // namespace
+
+Tracer* tracer() { return installed.load(std::memory_order_acquire); }
+
+void install_tracer(std::unique_ptr<Tracer> t) {
+  // Kept until exit: an actor may have loaded the previous pointer.
+  static std::mutex mu;
+  static std::vector<std::unique_ptr<Tracer>> kept;
+  std::lock_guard<std::mutex> lock(mu);
+  if (Tracer* old = installed.load()) old->exporter().flush();
+  installed.store(t.get(), std::memory_order_release);
+  if (t) kept.push_back(std::move(t));
+}
+
+void flush_tracer() {
+  if (Tracer* t = tracer()) t->exporter().flush();
+}
+
+TraceContext task_trace(std::string_view task_id) {
+  TraceContext c;
+  uint64_t hi = fnv1a(task_id, 0xcbf29ce484222325ULL), lo = fnv1a(task_id, 0x84222325cbf29ce4ULL);
+  uint64_t span = fnv1a(task_id, 0x9e3779b97f4a7c15ULL);
+  if (hi == 0 && lo == 0) lo = 1;  // an all-zero trace id is invalid
+  if (span == 0) span = 1;
+  c.trace_id = hex64(hi) + hex64(lo);
+  c.span_id = hex64(span);
+  return c;
+}
+
+Span begin_span(std::string name, SpanKind kind, std::string_view parent, std::string_view task_id) {
+  Span s;
+  if (!tracer()) return s;
+  std::optional<TraceContext> p = parent.empty() ? std::nullopt : parse_traceparent(parent);
+  if (!p && task_id.empty()) return s;  // belongs to no trace we know
+  const TraceContext under = p ? *p : task_trace(task_id);
+  s.trace_id = under.trace_id;
+  s.parent_span_id = under.span_id;
+  s.span_id = new_span_id();
+  s.name = std::move(name);
+  s.kind = kind;
+  s.start_unix_ns = now_unix_ns();
+  if (!task_id.empty()) s.set(attr::kKaishaTaskId, task_id);
+  return s;
+}
+
+std::string span_parent(std::string_view parent, std::string_view task_id) {
+  if (!tracer()) return "";
+  if (!parent.empty()) return std::string(parent);
+  if (task_id.empty()) return "";
+  return format_traceparent(task_trace(task_id));
+}
+
+Span begin_root_span(std::string name, std::string_view task_id) {
+  Span s;
+  if (!tracer() || task_id.empty()) return s;
+  const TraceContext root = task_trace(task_id);
+  s.trace_id = root.trace_id;
+  s.span_id = root.span_id;
+  s.name = std::move(name);
+  s.kind = SpanKind::server;
+  s.start_unix_ns = now_unix_ns();
+  s.set(attr::kKaishaTaskId, task_id);
+  return s;
+}
+
+std::string traceparent_of(const Span& span) {
+  if (span.span_id.empty()) return "";
+  TraceContext c;
+  c.trace_id = span.trace_id;
+  c.span_id = span.span_id;
+  return format_traceparent(c);
+}
+
+void end_span(Span& span, SpanStatus status, std::string message) {
+  if (span.span_id.empty()) return;
+  Tracer* t = tracer();
+  if (!t) return;
+  span.end_unix_ns = now_unix_ns();
+  span.status = status;
+  span.status_message = std::move(message);
+  t->record(std::move(span));
+  span.span_id.clear();  // recorded once
+}
+
+}  // namespace kaisha::telemetry
