@@ -55,7 +55,6 @@ std::shared_ptr<telemetry::Span> turn_span(const msg::AgentSpec& spec, const msg
   s->set(attr::kGenAiOperationName, attr::kOperationInvokeAgent);
   s->set(attr::kGenAiAgentName, spec.name);
   s->set(attr::kGenAiRequestModel, spec.model_ref);
-  s->set(attr::kGenAiConversationId, ask.session_id);
   if (telemetry::tracer()->include_text() && ask.messages.empty()) s->set(attr::kGenAiInputMessages, ask.prompt);
   return s;
 }

@@ -29,7 +29,6 @@ telemetry::Span chat_span(const msg::LlmCall& call) {
   if (colon != std::string::npos) s.set(attr::kGenAiProviderName, call.model_ref.substr(0, colon));
   s.set(attr::kGenAiRequestModel, model);
   if (!call.agent.empty()) s.set(attr::kGenAiAgentName, call.agent);
-  if (call.request.max_tokens) s.set("gen_ai.request.max_tokens", *call.request.max_tokens);
   if (telemetry::tracer()->include_text() && !call.request.messages.empty())
     s.set(attr::kGenAiInputMessages, call.request.messages.back().content);
   return s;

@@ -34,7 +34,7 @@ std::string budget_line(const json& b) {
 void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   std::lock_guard<std::mutex> lock(mu_);
   if (json_) {
-    std::cout << dump_text(msg::progress_event_json(e)) << "\n" << std::flush;
+    std::cout << msg::progress_event_line(e) << "\n" << std::flush;
     return;
   }
   if (quiet_) return;

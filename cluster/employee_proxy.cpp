@@ -180,7 +180,7 @@ caf::behavior employee_proxy(Self* self, msg::AgentSpec spec, std::string node, 
           return promise;
         }
         const std::string id = s.placer->node().next_id();
-        s.asks.emplace(id, PendingAsk{promise, std::move(ask), false});
+        s.asks.emplace(id, PendingAsk{promise, std::move(ask), false, {}});
         send_ask(self, id);
         return promise;
       },

@@ -11,7 +11,7 @@ namespace {
 struct Filter {
   std::string task, session;
   std::set<msg::EventKind> kinds;  // empty: every kind
-  bool passes(const msg::ProgressEvent& e) const {
+  bool passes(const company::LoggedEvent& e) const {
     if (!task.empty() && e.task_id != task) return false;
     if (!session.empty() && e.session_id != session) return false;
     return kinds.empty() || kinds.count(e.kind) > 0;
@@ -55,10 +55,10 @@ void mount_events(protocols::HttpServer& server, std::shared_ptr<company::EventL
     writer->send_retry(2000);
     // The listener runs under the log's lock: it only queues (SseWriter::send
     // never blocks) and leaves once the stream has ended.
-    auto listener = [writer, f = *filter](const std::string& id, const msg::ProgressEvent& e) {
+    auto listener = [writer, f = *filter](const std::string& id, const company::LoggedEvent& e) {
       if (writer->closed()) return false;
       if (!f.passes(e)) return true;
-      return writer->send(dump_text(msg::progress_event_json(e)), {}, id);
+      return writer->send(e.line, {}, id);
     };
     auto sub = log->subscribe(after, listener, [writer, after] {
       writer->send(dump_text(json{{"after", after}, {"text", "some events after this id are no longer held"}}),

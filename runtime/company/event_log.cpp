@@ -3,6 +3,8 @@
 #include <chrono>
 #include <vector>
 
+#include "runtime/messages/progress_event_json.hpp"
+
 namespace kaisha::company {
 
 EventLog::EventLog(size_t capacity, uint64_t epoch)
@@ -30,16 +32,19 @@ std::optional<std::pair<uint64_t, uint64_t>> EventLog::parse_id(const std::strin
 }
 
 void EventLog::emit(const msg::ProgressEvent& event) {
+  // Written outside the lock: emitters on several threads do not wait on each other's JSON.
+  auto logged = std::make_shared<const LoggedEvent>(
+      LoggedEvent{event.kind, event.session_id, event.task_id, msg::progress_event_line(event)});
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t n = next_++;
-  held_.emplace_back(n, event);
+  held_.emplace_back(n, logged);
   if (held_.size() > capacity_) held_.pop_front();
   if (listeners_.empty()) return;
   const std::string id = id_of(n);
   for (auto it = listeners_.begin(); it != listeners_.end();) {
     bool keep = false;
     try {
-      keep = it->second(id, event);
+      keep = it->second(id, *logged);
     } catch (...) {
       keep = false;  // a listener that throws is done
     }
@@ -67,7 +72,7 @@ EventLog::Subscription EventLog::subscribe(const std::string& after, Listener li
     if (n <= from) continue;
     bool keep = false;
     try {
-      keep = listener(id_of(n), e);
+      keep = listener(id_of(n), *e);
     } catch (...) {
     }
     if (!keep) return out;  // handle 0: nothing to unsubscribe

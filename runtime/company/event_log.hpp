@@ -12,6 +12,9 @@
 // after an event the log no longer holds (too old, or another epoch) is
 // told it missed some and gets everything the log still has.
 //
+// Each event is kept as its JSON line (msg::progress_event_line), written
+// once when it is emitted, whoever and however many read it.
+//
 // A listener is called for each event in order, without gaps or repeats
 // from the one it resumed after, under the log's lock: it must not block
 // (queue and return, as an SseWriter does) and must not call the log.
@@ -22,6 +25,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -29,6 +33,14 @@
 #include "runtime/company/progress_sink.hpp"
 
 namespace kaisha::company {
+
+// An event as the log keeps it: what readers filter on, and its JSON line.
+struct LoggedEvent {
+  msg::EventKind kind = msg::EventKind::note;
+  std::string session_id;
+  std::string task_id;
+  std::string line;
+};
 
 class EventLog : public ProgressSink {
  public:
@@ -39,7 +51,7 @@ class EventLog : public ProgressSink {
 
   void emit(const msg::ProgressEvent& event) override;
 
-  using Listener = std::function<bool(const std::string& id, const msg::ProgressEvent& event)>;
+  using Listener = std::function<bool(const std::string& id, const LoggedEvent& event)>;
 
   struct Subscription {
     uint64_t handle = 0;
@@ -69,7 +81,7 @@ class EventLog : public ProgressSink {
   const size_t capacity_;
   const uint64_t epoch_;
   mutable std::mutex mu_;
-  std::deque<std::pair<uint64_t, msg::ProgressEvent>> held_;
+  std::deque<std::pair<uint64_t, std::shared_ptr<const LoggedEvent>>> held_;
   uint64_t next_ = 1;
   uint64_t next_handle_ = 1;
   std::map<uint64_t, Listener> listeners_;

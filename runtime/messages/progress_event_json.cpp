@@ -1,5 +1,8 @@
 #include "runtime/messages/progress_event_json.hpp"
 
+#include "runtime/core/json_string.hpp"
+#include "runtime/core/json_text.hpp"
+
 namespace kaisha::msg {
 
 json progress_event_json(const ProgressEvent& e) {
@@ -8,6 +11,38 @@ json progress_event_json(const ProgressEvent& e) {
             {"tokens_in", e.tokens_in}, {"tokens_out", e.tokens_out}, {"usd", e.usd}};
   if (!e.node.empty()) j["node"] = e.node;
   return j;
+}
+
+std::string progress_event_line(const ProgressEvent& e) {
+  // Keys in nlohmann's (sorted) order, so the text is the tree's.
+  std::string out;
+  out.reserve(160 + e.text.size());
+  out += R"({"agent":)";
+  append_json_string(out, e.agent);
+  out += R"(,"at_ms":)";
+  append_json_integer(out, e.at_ms);
+  out += R"(,"data":)";
+  append_json(out, e.data);
+  out += R"(,"event":)";
+  append_json_string(out, event_kind_name(e.kind));
+  if (!e.node.empty()) {
+    out += R"(,"node":)";
+    append_json_string(out, e.node);
+  }
+  out += R"(,"session":)";
+  append_json_string(out, e.session_id);
+  out += R"(,"task":)";
+  append_json_string(out, e.task_id);
+  out += R"(,"text":)";
+  append_json_string(out, e.text);
+  out += R"(,"tokens_in":)";
+  append_json_integer(out, e.tokens_in);
+  out += R"(,"tokens_out":)";
+  append_json_integer(out, e.tokens_out);
+  out += R"(,"usd":)";
+  append_json(out, json(e.usd));
+  out += '}';
+  return out;
 }
 
 namespace {

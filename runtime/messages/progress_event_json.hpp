@@ -12,6 +12,10 @@
 namespace kaisha::msg {
 
 json progress_event_json(const ProgressEvent& e);
+// The same as one line of text: what dump_text(progress_event_json(e))
+// writes, byte for byte, without building the tree (every event of a
+// watched company goes through it).
+std::string progress_event_line(const ProgressEvent& e);
 
 // The event a line holds. Missing fields keep their defaults; an error names
 // the field that is there with the wrong type, or a kind outside the

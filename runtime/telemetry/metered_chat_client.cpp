@@ -1,9 +1,22 @@
 #include "runtime/telemetry/metered_chat_client.hpp"
 
 #include <chrono>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 namespace kaisha::telemetry {
 namespace {
+
+// One model's children of every family, looked up once per model ref.
+struct ModelMetrics {
+  Counter* ok;
+  Counter* error;
+  Histogram* seconds;
+  Counter* tokens_in;
+  Counter* tokens_out;
+  Counter* retries;
+};
 
 class MeteredChatClient : public company::ChatClient {
  public:
@@ -20,39 +33,54 @@ class MeteredChatClient : public company::ChatClient {
   Status check_model(const std::string& model_ref) const override { return inner_->check_model(model_ref); }
 
   void chat(const std::string& model_ref, llm::ChatRequest request, company::ChatHandlers handlers) override {
-    const auto colon = model_ref.find(':');
-    std::string provider = colon == std::string::npos ? "" : model_ref.substr(0, colon);
-    std::string model = colon == std::string::npos ? model_ref : model_ref.substr(colon + 1);
+    std::shared_ptr<const ModelMetrics> m = metrics_of(model_ref);
     const auto started = std::chrono::steady_clock::now();
-    // The families outlive every call (the registry outlives its users);
-    // this client may not, so the handlers hold the families, not `this`.
+    // The handlers hold the model's children, not `this`: a call may outlive
+    // this client (the registry outlives both).
     auto done = std::move(handlers.on_done);
-    handlers.on_done = [calls = &calls_, seconds = &seconds_, tokens = &tokens_, provider, model, started,
-                        done = std::move(done)](Result<llm::ChatResponse> r) {
+    handlers.on_done = [m, started, done = std::move(done)](Result<llm::ChatResponse> r) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      calls->with({provider, model, r.ok() ? "ok" : "error"}).add();
-      seconds->with({provider, model}).observe(s);
+      (r.ok() ? m->ok : m->error)->add();
+      m->seconds->observe(s);
       if (r.ok()) {
-        tokens->with({provider, model, "input"}).add(static_cast<double>(r->usage.input_tokens));
-        tokens->with({provider, model, "output"}).add(static_cast<double>(r->usage.output_tokens));
+        m->tokens_in->add(static_cast<double>(r->usage.input_tokens));
+        m->tokens_out->add(static_cast<double>(r->usage.output_tokens));
       }
       if (done) done(std::move(r));
     };
     auto retry = std::move(handlers.on_retry);
-    handlers.on_retry = [retries = &retries_, provider, model, retry = std::move(retry)](
-                            int attempt, int64_t delay_ms, const std::string& reason) {
-      retries->with({provider, model}).add();
+    handlers.on_retry = [m, retry = std::move(retry)](int attempt, int64_t delay_ms, const std::string& reason) {
+      m->retries->add();
       if (retry) retry(attempt, delay_ms, reason);
     };
     inner_->chat(model_ref, std::move(request), std::move(handlers));
   }
 
  private:
+  std::shared_ptr<const ModelMetrics> metrics_of(const std::string& model_ref) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_ref_.find(model_ref);
+    if (it != by_ref_.end()) return it->second;
+    const auto colon = model_ref.find(':');
+    const std::string provider = colon == std::string::npos ? "" : model_ref.substr(0, colon);
+    const std::string model = colon == std::string::npos ? model_ref : model_ref.substr(colon + 1);
+    auto m = std::make_shared<const ModelMetrics>(ModelMetrics{
+        &calls_.with({provider, model, "ok"}), &calls_.with({provider, model, "error"}),
+        &seconds_.with({provider, model}), &tokens_.with({provider, model, "input"}),
+        &tokens_.with({provider, model, "output"}), &retries_.with({provider, model})});
+    // Model refs come from the config and from hires a model asked for: past
+    // the families' cap they are counted as "other", and not remembered here.
+    if (by_ref_.size() < MetricsRegistry::kDefaultMaxChildren) by_ref_.emplace(model_ref, m);
+    return m;
+  }
+
   std::shared_ptr<company::ChatClient> inner_;
   Family<Counter>& calls_;
   Family<Histogram>& seconds_;
   Family<Counter>& tokens_;
   Family<Counter>& retries_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const ModelMetrics>> by_ref_;
 };
 
 }  // namespace

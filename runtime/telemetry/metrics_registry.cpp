@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <type_traits>
 
 namespace kaisha::telemetry {
 
@@ -137,86 +138,74 @@ struct MetricsRegistry::Entry {
   std::map<uint64_t, Collect> collectors;
 };
 
-Family<Counter>& MetricsRegistry::counter(const std::string& name, const std::string& help,
-                                          std::vector<std::string> labels, size_t max_children) {
+namespace {
+
+// The sample lines of a counter's or a gauge's children.
+template <class Child>
+void render_values(const std::string& name, const std::vector<std::string>& labels,
+                   const std::map<std::vector<std::string>, std::unique_ptr<Child>>& children, std::string& out) {
+  for (const auto& [values, c] : children) out += series(name, labels, values) + ' ' + format_value(c->value()) + '\n';
+}
+
+// A histogram's: cumulative buckets, +Inf, sum and count per child.
+void render_histograms(const std::string& name, const std::vector<std::string>& labels,
+                       const std::map<std::vector<std::string>, std::unique_ptr<Histogram>>& children,
+                       std::string& out) {
+  for (const auto& [values, h] : children) {
+    const auto counts = h->cumulative_counts();
+    for (size_t i = 0; i < h->bounds().size(); ++i)
+      out += series(name + "_bucket", labels, values, "le=\"" + format_value(h->bounds()[i]) + '"') + ' ' +
+             std::to_string(counts[i]) + '\n';
+    out += series(name + "_bucket", labels, values, "le=\"+Inf\"") + ' ' + std::to_string(counts.back()) + '\n';
+    out += series(name + "_sum", labels, values) + ' ' + format_value(h->sum()) + '\n';
+    out += series(name + "_count", labels, values) + ' ' + std::to_string(counts.back()) + '\n';
+  }
+}
+
+}  // namespace
+
+template <class Child>
+Family<Child>& MetricsRegistry::declare(const std::string& name, const std::string& help, MetricType type,
+                                        std::vector<std::string> labels, size_t max_children,
+                                        std::function<std::unique_ptr<Child>()> make) {
   if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
   std::lock_guard<std::mutex> lock(mu_);
   auto& e = families_[name];
-  if (e && e->type != MetricType::counter) throw std::logic_error("metric '" + name + "' declared twice with two types");
-  if (e && e->family) return *std::static_pointer_cast<Family<Counter>>(e->family);
+  if (e && e->type != type) throw std::logic_error("metric '" + name + "' declared twice with two types");
+  if (e && e->family) return *std::static_pointer_cast<Family<Child>>(e->family);
   if (!e) e = std::make_shared<Entry>();
   e->name = name;
   e->help = help;
-  e->type = MetricType::counter;
+  e->type = type;
   e->labels = labels;
-  std::shared_ptr<Family<Counter>> f(new Family<Counter>(name, help, labels, max_children,
-                                                         [] { return std::make_unique<Counter>(); }));
+  std::shared_ptr<Family<Child>> f(new Family<Child>(name, help, std::move(labels), max_children, std::move(make)));
   e->family = f;
-  Family<Counter>* raw = f.get();
+  Family<Child>* raw = f.get();
   e->render_children = [raw](std::string& out) {
     std::lock_guard<std::mutex> l(raw->mu_);
-    for (const auto& [values, c] : raw->children_)
-      out += series(raw->name_, raw->labels_, values) + ' ' + format_value(c->value()) + '\n';
+    if constexpr (std::is_same_v<Child, Histogram>) render_histograms(raw->name_, raw->labels_, raw->children_, out);
+    else render_values(raw->name_, raw->labels_, raw->children_, out);
   };
   return *f;
 }
 
+Family<Counter>& MetricsRegistry::counter(const std::string& name, const std::string& help,
+                                          std::vector<std::string> labels, size_t max_children) {
+  return declare<Counter>(name, help, MetricType::counter, std::move(labels), max_children,
+                          [] { return std::make_unique<Counter>(); });
+}
+
 Family<Gauge>& MetricsRegistry::gauge(const std::string& name, const std::string& help,
                                       std::vector<std::string> labels, size_t max_children) {
-  if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& e = families_[name];
-  if (e && e->type != MetricType::gauge) throw std::logic_error("metric '" + name + "' declared twice with two types");
-  if (e && e->family) return *std::static_pointer_cast<Family<Gauge>>(e->family);
-  if (!e) e = std::make_shared<Entry>();
-  e->name = name;
-  e->help = help;
-  e->type = MetricType::gauge;
-  e->labels = labels;
-  std::shared_ptr<Family<Gauge>> f(
-      new Family<Gauge>(name, help, labels, max_children, [] { return std::make_unique<Gauge>(); }));
-  e->family = f;
-  Family<Gauge>* raw = f.get();
-  e->render_children = [raw](std::string& out) {
-    std::lock_guard<std::mutex> l(raw->mu_);
-    for (const auto& [values, g] : raw->children_)
-      out += series(raw->name_, raw->labels_, values) + ' ' + format_value(g->value()) + '\n';
-  };
-  return *f;
+  return declare<Gauge>(name, help, MetricType::gauge, std::move(labels), max_children,
+                        [] { return std::make_unique<Gauge>(); });
 }
 
 Family<Histogram>& MetricsRegistry::histogram(const std::string& name, const std::string& help,
                                               std::vector<std::string> labels, std::vector<double> bounds,
                                               size_t max_children) {
-  if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& e = families_[name];
-  if (e && e->type != MetricType::histogram)
-    throw std::logic_error("metric '" + name + "' declared twice with two types");
-  if (e && e->family) return *std::static_pointer_cast<Family<Histogram>>(e->family);
-  if (!e) e = std::make_shared<Entry>();
-  e->name = name;
-  e->help = help;
-  e->type = MetricType::histogram;
-  e->labels = labels;
-  std::shared_ptr<Family<Histogram>> f(new Family<Histogram>(
-      name, help, labels, max_children, [bounds] { return std::make_unique<Histogram>(bounds); }));
-  e->family = f;
-  Family<Histogram>* raw = f.get();
-  e->render_children = [raw](std::string& out) {
-    std::lock_guard<std::mutex> l(raw->mu_);
-    for (const auto& [values, h] : raw->children_) {
-      const auto counts = h->cumulative_counts();
-      for (size_t i = 0; i < h->bounds().size(); ++i)
-        out += series(raw->name_ + "_bucket", raw->labels_, values, "le=\"" + format_value(h->bounds()[i]) + '"') +
-               ' ' + std::to_string(counts[i]) + '\n';
-      out += series(raw->name_ + "_bucket", raw->labels_, values, "le=\"+Inf\"") + ' ' +
-             std::to_string(counts.back()) + '\n';
-      out += series(raw->name_ + "_sum", raw->labels_, values) + ' ' + format_value(h->sum()) + '\n';
-      out += series(raw->name_ + "_count", raw->labels_, values) + ' ' + std::to_string(counts.back()) + '\n';
-    }
-  };
-  return *f;
+  return declare<Histogram>(name, help, MetricType::histogram, std::move(labels), max_children,
+                            [bounds = std::move(bounds)] { return std::make_unique<Histogram>(bounds); });
 }
 
 std::shared_ptr<void> MetricsRegistry::collector(const std::string& name, const std::string& help, MetricType type,

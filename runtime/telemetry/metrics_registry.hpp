@@ -142,6 +142,10 @@ class MetricsRegistry {
 
  private:
   struct Entry;
+  template <class Child>
+  Family<Child>& declare(const std::string& name, const std::string& help, MetricType type,
+                         std::vector<std::string> labels, size_t max_children,
+                         std::function<std::unique_ptr<Child>()> make);
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Entry>> families_;
   uint64_t next_collector_ = 0;

@@ -38,17 +38,25 @@ Error line_error(size_t line, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// True when `s` is named `name` and has every pair of `labels`.
+bool matches(const ParsedSample& s, std::string_view name, const std::map<std::string, std::string>& labels) {
+  if (s.name != name) return false;
+  for (const auto& [k, v] : labels) {
+    auto it = s.labels.find(k);
+    if (it == s.labels.end() || it->second != v) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<double> ParsedExposition::value(std::string_view name,
                                               const std::map<std::string, std::string>& labels) const {
   std::optional<double> found;
   for (const auto& s : samples) {
-    if (s.name != name) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels) {
-      auto it = s.labels.find(k);
-      if (it == s.labels.end() || it->second != v) match = false;
-    }
-    if (!match) continue;
+    if (!matches(s, name, labels)) continue;
     if (found) return std::nullopt;
     found = s.value;
   }
@@ -57,15 +65,8 @@ std::optional<double> ParsedExposition::value(std::string_view name,
 
 double ParsedExposition::sum(std::string_view name, const std::map<std::string, std::string>& labels) const {
   double total = 0;
-  for (const auto& s : samples) {
-    if (s.name != name) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels) {
-      auto it = s.labels.find(k);
-      if (it == s.labels.end() || it->second != v) match = false;
-    }
-    if (match) total += s.value;
-  }
+  for (const auto& s : samples)
+    if (matches(s, name, labels)) total += s.value;
   return total;
 }
 

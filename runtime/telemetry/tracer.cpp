@@ -1,6 +1,7 @@
 #include "runtime/telemetry/tracer.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <vector>
 
@@ -10,6 +11,10 @@ namespace kaisha::telemetry {
 namespace {
 
 std::atomic<Tracer*> installed{nullptr};
+
+// How long a command's end may wait for a collector that does not answer:
+// the spans are worth a moment, not a hung exit.
+constexpr std::chrono::milliseconds kFlushTimeout{3000};
 
 // FNV-1a, 64 bits, from `seed`: stable across processes and builds, which
 // std::hash is not promised to be.
@@ -38,13 +43,13 @@ void install_tracer(std::unique_ptr<Tracer> t) {
   static std::mutex mu;
   static std::vector<std::unique_ptr<Tracer>> kept;
   std::lock_guard<std::mutex> lock(mu);
-  if (Tracer* old = installed.load()) old->exporter().flush();
+  if (Tracer* old = installed.load()) old->exporter().flush(kFlushTimeout);
   installed.store(t.get(), std::memory_order_release);
   if (t) kept.push_back(std::move(t));
 }
 
 void flush_tracer() {
-  if (Tracer* t = tracer()) t->exporter().flush();
+  if (Tracer* t = tracer()) t->exporter().flush(kFlushTimeout);
 }
 
 TraceContext task_trace(std::string_view task_id) {

@@ -43,7 +43,8 @@ class Tracer {
 // The installed tracer, or null when tracing is off.
 Tracer* tracer();
 void install_tracer(std::unique_ptr<Tracer> tracer);
-// Sends what the installed tracer holds (before the process exits).
+// Sends what the installed tracer holds (before the process exits), waiting
+// at most 3 s for a collector that does not answer.
 void flush_tracer();
 
 // The task's trace: its trace id, and as span id its root span's.

@@ -188,10 +188,10 @@ class ClusterE2eTest : public E2eTest {
   }
 
   BackgroundProcess& start_node(const std::string& cluster_yaml, const std::string& name,
-                                const std::vector<std::string>& prefix = {}) {
-    nodes_.push_back(std::make_unique<BackgroundProcess>(
-        KAISHA_EXE, std::vector<std::string>{"node", "--config", cluster_yaml, "--name", name, "--json"}, clean_env(),
-        dir_.file(name + ".log"), prefix));
+                                const std::vector<std::string>& prefix = {}, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"node", "--config", cluster_yaml, "--name", name, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    nodes_.push_back(std::make_unique<BackgroundProcess>(KAISHA_EXE, args, clean_env(), dir_.file(name + ".log"), prefix));
     return *nodes_.back();
   }
 

@@ -9,7 +9,9 @@
 #include <mutex>
 #include <thread>
 
+#include "runtime/http/fetch_blocking.hpp"
 #include "runtime/telemetry/otlp_json.hpp"
+#include "runtime/telemetry/prometheus_text.hpp"
 #include "tests/e2e/cluster_fixture.hpp"
 
 namespace kaisha::e2e {
@@ -219,7 +221,12 @@ rules:
   std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true},
                                         {"poets", "127.0.0.1", 0, {"llama3.2"}, 100, false}};
   const std::string cluster = write_cluster(nodes, company);
-  for (const auto& n : nodes) start_node(cluster, n.name);
+  // Both nodes also serve /metrics (and the CEO node /events) on a port of their own.
+  std::map<std::string, std::string> http;
+  for (const auto& n : nodes) {
+    http[n.name] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    start_node(cluster, n.name, {}, {"--http", http[n.name]});
+  }
   const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
   ASSERT_TRUE(cluster_ready(ceo, 2)) << node_logs();
   RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", "Write a river haiku"}, {},
@@ -256,6 +263,37 @@ rules:
   EXPECT_EQ(int_attr(*chat.span, "gen_ai.usage.input_tokens"), 120);
   EXPECT_EQ(int_attr(*chat.span, "gen_ai.usage.output_tokens"), 40);
   EXPECT_FALSE(has_attr(batches, "gen_ai.input.messages"));
+
+  // Each node's /metrics: the worker made the employee's model call and read the ask.
+  auto scrape = [&](const std::string& node) {
+    http::HttpRequestSpec req;
+    req.method = "GET";
+    req.url = "http://" + http[node] + "/metrics";
+    auto res = http::fetch_blocking(req, http::HttpOptions{});
+    EXPECT_EQ(res.status, 200) << node << " " << res.body << node_logs();
+    auto p = telemetry::parse_prometheus_text(res.body);
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
+    return p.ok() ? *p : telemetry::ParsedExposition{};
+  };
+  auto worker = scrape("poets");
+  EXPECT_EQ(worker.value("kaisha_model_calls_total", {{"model", "llama3.2"}, {"outcome", "ok"}}), 1);
+  EXPECT_EQ(worker.value("kaisha_model_tokens_total", {{"model", "llama3.2"}, {"direction", "input"}}), 120);
+  EXPECT_EQ(worker.value("kaisha_cluster_messages_total", {{"direction", "in"}, {"type", "ask_request"}}), 1);
+  EXPECT_EQ(worker.value("kaisha_cluster_members", {{"state", "alive"}}), 2);
+  const auto age = worker.value("kaisha_cluster_heartbeat_age_seconds", {{"node", "ceo"}});
+  ASSERT_TRUE(age.has_value());
+  EXPECT_GE(*age, 0);
+  EXPECT_LT(*age, 30);
+  EXPECT_EQ(worker.value("kaisha_cluster_impostors_total"), 0);
+  auto boss = scrape("ceo");
+  EXPECT_EQ(boss.value("kaisha_tasks_total", {{"outcome", "completed"}}), 1);
+  EXPECT_EQ(boss.value("kaisha_cluster_messages_total", {{"direction", "out"}, {"type", "ask_request"}}), 1);
+  EXPECT_EQ(boss.value("kaisha_model_calls_total", {{"model", "ceo-model"}, {"outcome", "ok"}}), 3);
+  EXPECT_FALSE(boss.value("kaisha_model_calls_total", {{"model", "llama3.2"}}).has_value());
+  // The CEO node's events, whole, for the submitted task.
+  RunResult w = kaisha({"watch", http["ceo"], "--task", r.result().value("task", ""), "--json"});
+  EXPECT_EQ(w.exit_code, 0) << w.describe();
+  EXPECT_NE(w.out.find("\"event\":\"final\""), std::string::npos) << w.out;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "runtime/messages/progress_event_json.hpp"
+
 namespace kaisha::company {
 namespace {
 
@@ -17,9 +19,9 @@ msg::ProgressEvent event(const std::string& text) {
 struct Seen {
   std::vector<std::string> ids, texts;
   EventLog::Listener listener() {
-    return [this](const std::string& id, const msg::ProgressEvent& e) {
+    return [this](const std::string& id, const LoggedEvent& e) {
       ids.push_back(id);
-      texts.push_back(e.text);
+      texts.push_back(json::parse(e.line).value("text", ""));
       return true;
     };
   }
@@ -65,20 +67,38 @@ TEST(EventLog, AReaderTooFarBehindOrFromAnotherProcessIsToldItMissedEvents) {
   EXPECT_EQ(s.texts, (std::vector<std::string>{"c", "d"}));
 }
 
+TEST(EventLog, KeepsEachEventAsItsJsonLineWithWhatReadersFilterOn) {
+  EventLog log(10, 3);
+  msg::ProgressEvent e = event("日本語 🚀");
+  e.task_id = "t1";
+  e.session_id = "s1";
+  log.emit(e);
+  std::vector<LoggedEvent> got;
+  log.subscribe("", [&](const std::string&, const LoggedEvent& l) {
+    got.push_back(l);
+    return true;
+  });
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].kind, msg::EventKind::ask);
+  EXPECT_EQ(got[0].task_id, "t1");
+  EXPECT_EQ(got[0].session_id, "s1");
+  EXPECT_EQ(got[0].line, msg::progress_event_line(e));
+}
+
 TEST(EventLog, AListenerThatReturnsFalseOrThrowsIsDropped) {
   EventLog log(10, 1);
   int calls = 0;
-  log.subscribe("", [&](const std::string&, const msg::ProgressEvent&) {
+  log.subscribe("", [&](const std::string&, const LoggedEvent&) {
     ++calls;
     return false;
   });
-  log.subscribe("", [&](const std::string&, const msg::ProgressEvent&) -> bool { throw std::runtime_error("x"); });
+  log.subscribe("", [&](const std::string&, const LoggedEvent&) -> bool { throw std::runtime_error("x"); });
   log.emit(event("a"));
   log.emit(event("b"));
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(log.subscribers(), 0u);
   // Ending during the replay: no subscription is left behind.
-  auto sub = log.subscribe("", [&](const std::string&, const msg::ProgressEvent&) { return false; });
+  auto sub = log.subscribe("", [&](const std::string&, const LoggedEvent&) { return false; });
   EXPECT_EQ(sub.handle, 0u);
   EXPECT_EQ(log.subscribers(), 0u);
 }
@@ -93,7 +113,7 @@ TEST(EventLog, ConcurrentWritersAreSeenInOneOrderWithoutGapsOrRepeats) {
     });
   // Joins half way: replay and live must meet exactly.
   while (log.last_id().empty()) std::this_thread::yield();
-  log.subscribe("", [&](const std::string& id, const msg::ProgressEvent&) {
+  log.subscribe("", [&](const std::string& id, const LoggedEvent&) {
     numbers.push_back(EventLog::parse_id(id)->second);
     return true;
   });

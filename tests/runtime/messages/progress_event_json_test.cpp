@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/json_text.hpp"
+
 namespace kaisha::msg {
 namespace {
 
@@ -32,6 +34,21 @@ TEST(ProgressEventJson, RoundTripsEveryField) {
   EXPECT_EQ(back->at_ms, e.at_ms);
   e.node.clear();
   EXPECT_FALSE(progress_event_json(e).contains("node"));
+}
+
+TEST(ProgressEventJson, TheLineIsTheTreesTextByteForByte) {
+  ProgressEvent e;
+  e.kind = EventKind::usage;
+  e.agent = "CEO \"x\"";
+  e.text = "bad \xff bytes\n日本語";
+  e.data = {{"budget", {{"current_expense", 0.1}}}, {"list", {1, 2}}};
+  e.usd = 0.30000000000000004;
+  e.tokens_in = 7;
+  EXPECT_EQ(progress_event_line(e), dump_text(progress_event_json(e)));
+  e.node = "n1";
+  e.usd = 0;
+  e.data = json::object();
+  EXPECT_EQ(progress_event_line(e), dump_text(progress_event_json(e)));
 }
 
 TEST(ProgressEventJson, BadLinesNameWhatIsWrong) {

@@ -87,9 +87,9 @@ TEST(OtlpJson, GoldenTextOfASmallRequest) {
   const std::string expected =
       std::string(R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"kaisha"}}]},)") +
       R"("scopeSpans":[{"scope":{"name":"kaisha","version":")" + kaisha_version() + R"("},"spans":[)" +
-      R"({"attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"Calculator"}}],"endTimeUnixNano":"2","kind":1,)" +
-      R"("name":"execute_tool Calculator","spanId":"0123456789abcdef","startTimeUnixNano":"1","status":{"code":1},)" +
-      R"("traceId":"0123456789abcdef0123456789abcdef"}]}]}]})";
+      R"({"traceId":"0123456789abcdef0123456789abcdef","spanId":"0123456789abcdef","name":"execute_tool Calculator",)" +
+      R"("kind":1,"startTimeUnixNano":"1","endTimeUnixNano":"2",)" +
+      R"("attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"Calculator"}}],"status":{"code":1}}]}]}]})";
   EXPECT_EQ(encode_otlp_json({"", {s}}), expected);
 }
 

@@ -1,0 +1,220 @@
+#include "runtime/core/json_string.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "runtime/core/utf8.hpp"
+
+namespace kaisha {
+namespace {
+
+void append_escaped(std::string& out, std::string_view text) {
+  static const char* hex = "0123456789abcdef";
+  size_t plain = 0;  // start of the run of bytes copied as they are
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text.data() + plain, i - plain);
+    plain = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
+    }
+  }
+  out.append(text.data() + plain, text.size() - plain);
+}
+
+// An integer in decimal, without a temporary string.
+template <class Int>
+void append_integer(std::string& out, Int v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, static_cast<size_t>(end - buf));
+}
+
+// A finite double as nlohmann writes it: the shortest digits that read back
+// as the same value, in fixed notation for decimal exponents -4 to 15 (with
+// ".0" when there is no fraction), else d.ddde±XX. Here the digits come from
+// std::to_chars (exact shortest); nlohmann's own grisu2 may pick a longer
+// spelling of the same value in rare cases, so the text can differ there,
+// the number never. Avoids nlohmann's per-call serializer and localeconv().
+void append_double(std::string& out, double x) {
+  if (std::signbit(x)) {
+    out += '-';
+    x = -x;
+  }
+  // Whole numbers below 10^15 (most ledger figures): "<integer>.0".
+  if (x < 1e15 && x == std::floor(x)) {
+    append_integer(out, static_cast<int64_t>(x));
+    out += ".0";
+    return;
+  }
+  char buf[40];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  if (ec != std::errc()) {
+    out += json(x).dump();
+    return;
+  }
+  // "d.ddde+XX": the digits without the point, and the exponent.
+  const char* e = std::find(buf, end, 'e');
+  char digits[24];
+  int k = 0;
+  for (const char* p = buf; p < e && k < 24; ++p)
+    if (*p != '.') digits[k++] = *p;
+  int exponent = 0;
+  std::from_chars(e + 1 + (e[1] == '+'), end, exponent);
+  const int n = exponent + 1;  // where the point goes, counted from the first digit
+  if (k <= n && n <= 15) {
+    out.append(digits, static_cast<size_t>(k));
+    out.append(static_cast<size_t>(n - k), '0');
+    out += ".0";
+  } else if (0 < n && n <= 15) {
+    out.append(digits, static_cast<size_t>(n));
+    out += '.';
+    out.append(digits + n, static_cast<size_t>(k - n));
+  } else if (-4 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-n), '0');
+    out.append(digits, static_cast<size_t>(k));
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits + 1, static_cast<size_t>(k - 1));
+    }
+    out += 'e';
+    const int shown = n - 1;
+    out += shown < 0 ? '-' : '+';
+    const int abs_shown = shown < 0 ? -shown : shown;
+    if (abs_shown < 10) out += '0';
+    append_integer(out, abs_shown);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// What a byte needs: 0 none, 1 an escape, 2 it starts (or continues) a
+// multi-byte character.
+struct ByteClasses {
+  unsigned char of[256];
+  constexpr ByteClasses() : of() {
+    for (int c = 0; c < 256; ++c) of[c] = c < 0x20 || c == '"' || c == '\\' ? 1 : c >= 0x80 ? 2 : 0;
+  }
+};
+constexpr ByteClasses kClasses;
+
+// The length of the valid UTF-8 sequence at text[i] (first byte >= 0x80), or 0.
+size_t utf8_length_at(std::string_view text, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = b(i);
+  size_t len;
+  uint32_t cp;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
+  else return 0;
+  if (i + len > text.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  // One pass: plain runs are copied whole, escapes written as found, and
+  // multi-byte characters checked as they come; text that is not UTF-8 is
+  // repaired first (rare), then written the same way.
+  size_t plain = 0;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char cls = kClasses.of[static_cast<unsigned char>(text[i])];
+    if (cls == 0) {
+      ++i;
+      continue;
+    }
+    if (cls == 2) {
+      const size_t len = utf8_length_at(text, i);
+      if (len == 0) {
+        out.append(text.data() + plain, i - plain);
+        append_escaped(out, utf8::repair(text.substr(i)));
+        out += '"';
+        return;
+      }
+      i += len;
+      continue;
+    }
+    out.append(text.data() + plain, i - plain);
+    append_escaped(out, text.substr(i, 1));
+    plain = ++i;
+  }
+  out.append(text.data() + plain, text.size() - plain);
+  out += '"';
+}
+
+void append_json_integer(std::string& out, int64_t v) { append_integer(out, v); }
+
+void append_json(std::string& out, const json& value) {
+  switch (value.type()) {
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, v] : value.items()) {
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, k);
+        out += ':';
+        append_json(out, v);
+      }
+      out += '}';
+      return;
+    }
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& v : value) {
+        if (!first) out += ',';
+        first = false;
+        append_json(out, v);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::string:
+      return append_json_string(out, value.get_ref<const std::string&>());
+    case json::value_t::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::number_integer:
+      return append_integer(out, value.get<int64_t>());
+    case json::value_t::number_unsigned:
+      return append_integer(out, value.get<uint64_t>());
+    case json::value_t::number_float: {
+      const double d = value.get<double>();
+      if (std::isfinite(d)) return append_double(out, d);
+      out += "null";  // as nlohmann writes NaN and infinities
+      return;
+    }
+    default:  // null, binary, discarded
+      out += value.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
+
+}  // namespace kaisha
