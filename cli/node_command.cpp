@@ -64,14 +64,14 @@ int run_node(const NodeCommandOptions& o) {
     std::cerr << "kaisha node: " << company.error().message << "\n";
     return 2;
   }
-  if (Status t = start_tracing(*company, o.name); !t.ok()) {
-    std::cerr << "kaisha node: " << t.error().message << "\n";
-    return 2;
-  }
   // Before any thread starts, so that only the sigwait below sees them.
   sigset_t signals = stop_signal_set();
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (Status t = start_tracing(*company, o.name); !t.ok()) {  // the exporter's thread
+    std::cerr << "kaisha node: " << t.error().message << "\n";
+    return 2;
+  }
 
   // Metrics are kept only when someone can read them.
   telemetry::MetricsRegistry* metrics = o.http.empty() ? nullptr : &telemetry::default_registry();

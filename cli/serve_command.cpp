@@ -57,6 +57,9 @@ int fail(const std::string& message, int code = 2) {
 
 int serve(const ServeOptions& o) {
   if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
+  // Before any thread starts (the tracer's, the company's), so that only
+  // wait_for_stop_signal() sees SIGINT and SIGTERM.
+  if (!o.mcp_stdio) block_stop_signals();
 
   std::unique_ptr<mcp::McpBackend> backend;
   std::unique_ptr<actors::CompanyHost> company;  // outlives the servers below
@@ -106,7 +109,6 @@ int serve(const ServeOptions& o) {
     addr = *hp;
   }
 
-  if (!o.mcp_stdio) block_stop_signals();  // before any thread starts
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
   mcp::McpServerOptions server_options;
