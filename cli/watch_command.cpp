@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -93,7 +94,7 @@ int watch(const WatchOptions& o) {
   telemetry::CompanyView view;
   std::string status;
   int64_t drawn_ms = 0;
-  int exit_code = 0;
+  std::atomic<int> exit_code{0};  // set by the reader's thread or on a signal
   auto draw = [&](bool force) {
     if (!screen) return;
     const int64_t now = now_ms();
@@ -104,7 +105,9 @@ int watch(const WatchOptions& o) {
   };
   auto on_event = [&](const telemetry::StreamedEvent& s) {
     if (s.name == "missed") {
-      std::cerr << "kaisha watch: the server no longer holds some events after " << o.after
+      std::cerr << "kaisha watch: the server no longer holds some events after "
+                << (s.data.is_object() ? s.data.value("after", std::string("the last one seen"))
+                                       : std::string("the last one seen"))
                 << "; showing what it has\n";
       return true;
     }
