@@ -4,7 +4,8 @@
 // One call is a HASHIRU CEO turn that asks an employee (AskAgent), the
 // employee's model call, and the answer back in the CEO's conversation,
 // through the real runtime with a zero-latency in-process model (as
-// bench_agent_tool_overhead's AskAgent side). A task makes CALLS of them.
+// bench_agent_tool_overhead's AskAgent side, with the same scripted model). A
+// task makes CALLS of them.
 //
 //   bare RuntimeOptions without a progress sink or metrics; no tracer: no
 //        event is even built.
@@ -36,6 +37,7 @@
 
 #include "actors/company_runtime.hpp"
 #include "bench/bench_temp_dir.hpp"
+#include "bench/scripted_instant_backend.hpp"
 #include "runtime/company/event_log.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/progress_event_json.hpp"
@@ -48,45 +50,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kEmployeePrompt = "You answer in one word.";
-
-size_t calls_so_far(const llm::ChatRequest& req) {
-  size_t n = 0;
-  for (auto it = req.messages.rbegin(); it != req.messages.rend() && it->role != llm::Role::user; ++it)
-    n += it->role == llm::Role::tool;
-  return n;
-}
-
-// Answers at once: the CEO asks the employee until it has made `calls`.
-class InstantBackend : public company::ChatClient {
- public:
-  explicit InstantBackend(size_t calls) : calls_(calls) {}
-  Status check_model(const std::string&) const override { return Status::Ok(); }
-  void chat(const std::string&, llm::ChatRequest req, company::ChatHandlers h) override {
-    llm::ChatResponse r;
-    r.model = "stub";
-    r.message.role = llm::Role::assistant;
-    r.usage.input_tokens = 12;
-    r.usage.output_tokens = 3;
-    r.finish_reason = "stop";
-    const bool employee = !req.messages.empty() && req.messages.front().content == kEmployeePrompt;
-    if (employee) {
-      ++asked_;
-      r.message.content = "pong";
-    } else if (calls_so_far(req) < calls_) {
-      r.message.tool_calls.push_back({"c" + std::to_string(++ids_), "AskAgent", R"({"agent_name":"bench","prompt":"ping"})"});
-      r.finish_reason = "tool_calls";
-    } else {
-      r.message.content = "done";
-    }
-    h.on_done(std::move(r));
-  }
-  uint64_t asked() const { return asked_.load(); }
-
- private:
-  size_t calls_;
-  std::atomic<uint64_t> asked_{0}, ids_{0};
-};
+using bench::kEmployeePrompt;
+using bench::ScriptedInstantBackend;
 
 // An /events reader: it takes each event's JSON line as the stream sends it.
 struct Seen {
@@ -127,7 +92,7 @@ double task(size_t calls, Mode mode, const std::filesystem::path& traces) {
     c.ceo.max_turns = static_cast<int>(calls) + 1;
     c.budget.resource_total = 1e12;
     c.tools.workspace_root = (dir / "work").string();
-    auto backend = std::make_shared<InstantBackend>(calls);
+    auto backend = std::make_shared<ScriptedInstantBackend>(calls);
     auto seen = std::make_shared<Seen>();
     actors::RuntimeOptions o;
     o.config = c;
@@ -164,9 +129,9 @@ double task(size_t calls, Mode mode, const std::filesystem::path& traces) {
     const auto t0 = Clock::now();
     msg::TaskResult r = (*rt)->run_task("Ask bench to ping");
     us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
-    if (!r.ok || backend->asked() != calls) {
+    if (!r.ok || backend->callee_calls() != calls) {
       std::fprintf(stderr, "the task failed (%s) or asked %llu times, not %zu\n", r.error.c_str(),
-                   static_cast<unsigned long long>(backend->asked()), calls);
+                   static_cast<unsigned long long>(backend->callee_calls()), calls);
       std::exit(1);
     }
     if (on && seen->events == 0) {
