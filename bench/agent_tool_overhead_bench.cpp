@@ -38,27 +38,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using bench::kEmployeePrompt;
 using bench::ScriptedInstantBackend;
 
 using kaisha::bench::make_temp_dir;
-
-config::Config base_config(const std::filesystem::path& dir, size_t calls) {
-  std::ofstream(dir / "cost_table.yaml") << "models:\n"
-                                            "  bench-local:\n"
-                                            "    model_ref: stub:bench-local\n"
-                                            "    type: local\n"
-                                            "    create_resource_cost: 1\n"
-                                            "    invoke_resource_cost: 1\n";
-  config::Config c;
-  c.store_path = (dir / "kaisha.db").string();
-  c.cost_table_file = (dir / "cost_table.yaml").string();
-  c.ceo.model = "stub:bench-local";
-  c.ceo.max_turns = static_cast<int>(calls) + 1;  // one turn per call and the answer
-  c.budget.resource_total = 1e12;
-  c.tools.workspace_root = (dir / "work").string();
-  return c;
-}
 
 std::unique_ptr<actors::CompanyRuntime> start(config::Config c, const std::string& strategy,
                                                std::shared_ptr<ScriptedInstantBackend> backend) {
@@ -81,15 +63,8 @@ double ask_agent_task(size_t calls) {
   double us = 0;
   {
     auto backend = std::make_shared<ScriptedInstantBackend>(calls);
-    auto rt = start(base_config(dir, calls), "hashiru", backend);
-    json hired = rt->call_tool("AgentCreator", {{"agent_name", "bench"},
-                                                {"base_model", "bench-local"},
-                                                {"system_prompt", kEmployeePrompt},
-                                                {"description", "benchmark employee"}});
-    if (hired.value("status", "") != "success") {
-      std::fprintf(stderr, "AgentCreator: %s\n", hired.dump().c_str());
-      std::exit(1);
-    }
+    auto rt = start(bench::instant_company_config(dir, calls), "hashiru", backend);
+    bench::hire_bench_employee(*rt);
     const auto t0 = Clock::now();
     msg::TaskResult r = rt->run_task("Ask bench to ping");
     us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
@@ -131,7 +106,7 @@ double agent_tool_task(size_t calls) {
                                          "    max_turns: 10000\n";
   double us = 0;
   {
-    config::Config c = base_config(dir, calls);
+    config::Config c = bench::instant_company_config(dir, calls);
     c.pyramid.library = (dir / "library.yaml").string();
     c.pyramid.entry = "lead_agent";
     c.pyramid.enforce_judge = false;

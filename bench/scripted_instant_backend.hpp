@@ -2,13 +2,20 @@
 // the caller's thread, by the conversation's shape. A HASHIRU CEO asks the
 // employee "bench" (AskAgent) until it has made `calls` calls in the task,
 // then answers; a pyramid lead calls echo_agent as a tool as often; the
-// callees (the employee, the echo agent) answer at once.
+// callees (the employee, the echo agent) answer at once. With it, the
+// company's config for such a run and the hire of its employee.
 #pragma once
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "actors/company_runtime.hpp"
 #include "runtime/company/chat_client.hpp"
+#include "runtime/config/config.hpp"
 
 namespace kaisha::bench {
 
@@ -67,5 +74,37 @@ class ScriptedInstantBackend : public company::ChatClient {
   std::atomic<uint64_t> callee_calls_{0};
   std::atomic<uint64_t> ids_{0};
 };
+
+// A company in `dir` whose every model is the scripted one, priced as a
+// local model (resource points only) under a budget that never refuses, and
+// whose CEO has a turn per call and one to answer.
+inline config::Config instant_company_config(const std::filesystem::path& dir, size_t calls) {
+  std::ofstream(dir / "cost_table.yaml") << "models:\n"
+                                            "  bench-local:\n"
+                                            "    model_ref: stub:bench-local\n"
+                                            "    type: local\n"
+                                            "    create_resource_cost: 1\n"
+                                            "    invoke_resource_cost: 1\n";
+  config::Config c;
+  c.store_path = (dir / "kaisha.db").string();
+  c.cost_table_file = (dir / "cost_table.yaml").string();
+  c.ceo.model = "stub:bench-local";
+  c.ceo.max_turns = static_cast<int>(calls) + 1;  // one turn per call and the answer
+  c.budget.resource_total = 1e12;
+  c.tools.workspace_root = (dir / "work").string();
+  return c;
+}
+
+// Hires the employee "bench" the CEO asks; exits the program if it cannot.
+inline void hire_bench_employee(actors::CompanyRuntime& rt) {
+  json hired = rt.call_tool("AgentCreator", {{"agent_name", "bench"},
+                                             {"base_model", "bench-local"},
+                                             {"system_prompt", kEmployeePrompt},
+                                             {"description", "benchmark employee"}});
+  if (hired.value("status", "") != "success") {
+    std::fprintf(stderr, "AgentCreator: %s\n", hired.dump().c_str());
+    std::exit(1);
+  }
+}
 
 }  // namespace kaisha::bench

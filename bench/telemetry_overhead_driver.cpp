@@ -50,7 +50,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using bench::kEmployeePrompt;
 using bench::ScriptedInstantBackend;
 
 // An /events reader: it takes each event's JSON line as the stream sends it.
@@ -82,20 +81,10 @@ double task(size_t calls, Mode mode, const std::filesystem::path& traces) {
   const auto dir = bench::make_temp_dir();
   double us = 0;
   {
-    std::ofstream(dir / "cost_table.yaml") << "models:\n  bench-local:\n    model_ref: stub:bench-local\n"
-                                              "    type: local\n    create_resource_cost: 1\n"
-                                              "    invoke_resource_cost: 1\n";
-    config::Config c;
-    c.store_path = (dir / "kaisha.db").string();
-    c.cost_table_file = (dir / "cost_table.yaml").string();
-    c.ceo.model = "stub:bench-local";
-    c.ceo.max_turns = static_cast<int>(calls) + 1;
-    c.budget.resource_total = 1e12;
-    c.tools.workspace_root = (dir / "work").string();
     auto backend = std::make_shared<ScriptedInstantBackend>(calls);
     auto seen = std::make_shared<Seen>();
     actors::RuntimeOptions o;
-    o.config = c;
+    o.config = bench::instant_company_config(dir, calls);
     o.chat = backend;
     o.scheduler_threads = 2;
     if (on) {
@@ -118,14 +107,7 @@ double task(size_t calls, Mode mode, const std::filesystem::path& traces) {
       std::fprintf(stderr, "CompanyRuntime::start: %s\n", rt.error().message.c_str());
       std::exit(1);
     }
-    json hired = (*rt)->call_tool("AgentCreator", {{"agent_name", "bench"},
-                                                   {"base_model", "bench-local"},
-                                                   {"system_prompt", kEmployeePrompt},
-                                                   {"description", "benchmark employee"}});
-    if (hired.value("status", "") != "success") {
-      std::fprintf(stderr, "AgentCreator: %s\n", hired.dump().c_str());
-      std::exit(1);
-    }
+    bench::hire_bench_employee(**rt);
     const auto t0 = Clock::now();
     msg::TaskResult r = (*rt)->run_task("Ask bench to ping");
     us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
