@@ -20,20 +20,15 @@ namespace {
 
 // ---- encoding ----
 
-json string_value(const std::string& s) { return json{{"stringValue", s}}; }
-
-json any_value(const AttributeValue& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return string_value(*s);
-  if (const auto* i = std::get_if<int64_t>(&v)) return json{{"intValue", std::to_string(*i)}};
-  if (const auto* b = std::get_if<bool>(&v)) return json{{"boolValue", *b}};
-  const double d = std::get<double>(v);
-  // nlohmann writes NaN and infinities as null, which would lose the value's
-  // type; proto3's JSON mapping spells them as these strings.
-  if (std::isnan(d)) return json{{"doubleValue", "NaN"}};
-  if (std::isinf(d)) return json{{"doubleValue", d > 0 ? "Infinity" : "-Infinity"}};
-  return json{{"doubleValue", d}};
+// A double attribute's value. proto3's JSON mapping spells NaN and the
+// infinities as strings (a JSON writer would put null, losing the type).
+void append_double_value(std::string& out, double d) {
+  out += R"({"doubleValue":)";
+  if (std::isnan(d)) out += R"("NaN")";
+  else if (std::isinf(d)) out += d > 0 ? R"("Infinity")" : R"("-Infinity")";
+  else append_json(out, json(d));
+  out += '}';
 }
-
 
 // ---- decoding ----
 
@@ -328,7 +323,7 @@ std::string encode_otlp_json(const SpanBatch& batch) {
       } else if (const auto* b = std::get_if<bool>(&a.value)) {
         out += *b ? R"({"boolValue":true})" : R"({"boolValue":false})";
       } else {
-        out += dump_text(any_value(a.value));  // nlohmann spells a double the shortest exact way
+        append_double_value(out, std::get<double>(a.value));
       }
       out += '}';
     }
