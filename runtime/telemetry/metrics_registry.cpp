@@ -164,20 +164,28 @@ void render_histograms(const std::string& name, const std::vector<std::string>& 
 
 }  // namespace
 
+std::shared_ptr<MetricsRegistry::Entry> MetricsRegistry::entry_locked(const std::string& name, const std::string& help,
+                                                                     MetricType type, std::vector<std::string> labels) {
+  if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
+  auto& e = families_[name];
+  if (e && e->type != type) throw std::logic_error("metric '" + name + "' declared twice with two types");
+  if (!e) {
+    e = std::make_shared<Entry>();
+    e->name = name;
+    e->help = help;
+    e->type = type;
+    e->labels = std::move(labels);
+  }
+  return e;
+}
+
 template <class Child>
 Family<Child>& MetricsRegistry::declare(const std::string& name, const std::string& help, MetricType type,
                                         std::vector<std::string> labels, size_t max_children,
                                         std::function<std::unique_ptr<Child>()> make) {
-  if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
   std::lock_guard<std::mutex> lock(mu_);
-  auto& e = families_[name];
-  if (e && e->type != type) throw std::logic_error("metric '" + name + "' declared twice with two types");
-  if (e && e->family) return *std::static_pointer_cast<Family<Child>>(e->family);
-  if (!e) e = std::make_shared<Entry>();
-  e->name = name;
-  e->help = help;
-  e->type = type;
-  e->labels = labels;
+  const std::shared_ptr<Entry> e = entry_locked(name, help, type, labels);
+  if (e->family) return *std::static_pointer_cast<Family<Child>>(e->family);
   std::shared_ptr<Family<Child>> f(new Family<Child>(name, help, std::move(labels), max_children, std::move(make)));
   e->family = f;
   Family<Child>* raw = f.get();
@@ -210,22 +218,12 @@ Family<Histogram>& MetricsRegistry::histogram(const std::string& name, const std
 
 std::shared_ptr<void> MetricsRegistry::collector(const std::string& name, const std::string& help, MetricType type,
                                                  std::vector<std::string> labels, Collect collect) {
-  if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
   if (type == MetricType::histogram) throw std::logic_error("a collector reports counters or gauges");
   std::shared_ptr<Entry> e;
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = families_[name];
-    if (slot && slot->type != type) throw std::logic_error("metric '" + name + "' declared twice with two types");
-    if (!slot) {
-      slot = std::make_shared<Entry>();
-      slot->name = name;
-      slot->help = help;
-      slot->type = type;
-      slot->labels = std::move(labels);
-    }
-    e = slot;
+    e = entry_locked(name, help, type, std::move(labels));
     id = ++next_collector_;
   }
   {

@@ -142,6 +142,10 @@ class MetricsRegistry {
 
  private:
   struct Entry;
+  // The entry named `name`, made with these fields when there is none; a
+  // bad name or another type is a logic_error. Called with mu_ held.
+  std::shared_ptr<Entry> entry_locked(const std::string& name, const std::string& help, MetricType type,
+                                      std::vector<std::string> labels);
   template <class Child>
   Family<Child>& declare(const std::string& name, const std::string& help, MetricType type,
                          std::vector<std::string> labels, size_t max_children,
