@@ -115,27 +115,6 @@ struct ByteClasses {
 };
 constexpr ByteClasses kClasses;
 
-// The length of the valid UTF-8 sequence at text[i] (first byte >= 0x80), or 0.
-size_t utf8_length_at(std::string_view text, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = b(i);
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-  else return 0;
-  if (i + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
-}
-
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -151,14 +130,14 @@ void append_json_string(std::string& out, std::string_view text) {
       continue;
     }
     if (cls == 2) {
-      const size_t len = utf8_length_at(text, i);
-      if (len == 0) {
+      const utf8::Decoded d = utf8::decode(text.substr(i));
+      if (!d.ok) {
         out.append(text.data() + plain, i - plain);
         append_escaped(out, utf8::repair(text.substr(i)));
         out += '"';
         return;
       }
-      i += len;
+      i += d.length;
       continue;
     }
     out.append(text.data() + plain, i - plain);
