@@ -22,6 +22,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/http/bind_policy.hpp"
+#include "runtime/http/form_encode.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/progress_event_json.hpp"
 #include "runtime/telemetry/company_view.hpp"
@@ -54,18 +55,7 @@ std::string events_url(const WatchOptions& o) {
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (base.size() < 7 || base.compare(base.size() - 7, 7, "/events") != 0) base += "/events";
   auto add = [&](const char* k, const std::string& v) {
-    if (v.empty()) return;
-    std::string enc;
-    for (unsigned char c : v) {
-      if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-        enc += static_cast<char>(c);
-      } else {
-        char buf[4];
-        std::snprintf(buf, sizeof buf, "%%%02X", c);
-        enc += buf;
-      }
-    }
-    query += (query.empty() ? "" : "&") + std::string(k) + "=" + enc;
+    if (!v.empty()) query += (query.empty() ? "" : "&") + std::string(k) + "=" + http::form_encode(v);
   };
   add("task", o.task);
   add("session", o.session);

@@ -1,9 +1,9 @@
 #include "runtime/tools/web_search.hpp"
 
-#include <cstdio>
 
 #include "runtime/core/json.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/http/form_encode.hpp"
 #include "runtime/tools/web_page.hpp"
 
 namespace kaisha::tools {
@@ -20,7 +20,7 @@ class SearxngEngine : public SearchEngine {
   void search(const std::string& query, int max_results, SearchDone done) override {
     http::HttpRequestSpec req;
     req.method = "GET";
-    req.url = base_ + "/search?q=" + form_encode(query) + "&format=json";
+    req.url = base_ + "/search?q=" + http::form_encode(query) + "&format=json";
     req.headers = {{"Accept", "application/json"}};
     http::HttpOptions opts;
     opts.timeout_ms = timeout_ms_;
@@ -53,22 +53,6 @@ class SearxngEngine : public SearchEngine {
 };
 
 }  // namespace
-
-std::string form_encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else if (c == ' ') {
-      out += '+';
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
                                                     int64_t timeout_ms) {

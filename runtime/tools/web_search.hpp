@@ -47,7 +47,4 @@ Status check_search_config(const std::string& engine, const std::string& url);
 std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
                                                   int64_t timeout_ms);
 
-// "a b&c" -> "a+b%26c" (application/x-www-form-urlencoded).
-std::string form_encode(const std::string& s);
-
 }  // namespace kaisha::tools
