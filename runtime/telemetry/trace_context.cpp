@@ -23,6 +23,17 @@ void append_hex(std::string& out, uint64_t v) {
   for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(v >> shift) & 0xf]);
 }
 
+// FNV-1a, 64 bits, from `basis`: stable across processes and builds, which
+// std::hash is not promised to be.
+uint64_t fnv1a(std::string_view s, uint64_t basis) {
+  uint64_t h = basis;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 bool lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 bool all_lower_hex(std::string_view s) {
@@ -48,6 +59,18 @@ std::string new_trace_id() {
     append_hex(id, generator()());
   } while (!valid_hex_id(id, 32));
   return id;
+}
+
+TraceContext derived_context(std::string_view seed) {
+  uint64_t hi = fnv1a(seed, 0xcbf29ce484222325ULL), lo = fnv1a(seed, 0x84222325cbf29ce4ULL);
+  uint64_t span = fnv1a(seed, 0x9e3779b97f4a7c15ULL);
+  if (hi == 0 && lo == 0) lo = 1;  // an all-zero id is invalid
+  if (span == 0) span = 1;
+  TraceContext c;
+  append_hex(c.trace_id, hi);
+  append_hex(c.trace_id, lo);
+  append_hex(c.span_id, span);
+  return c;
 }
 
 std::string new_span_id() {

@@ -50,6 +50,12 @@ std::optional<TraceContext> parse_traceparent(std::string_view header);
 std::string new_trace_id();
 std::string new_span_id();
 
+// A context whose ids are derived from `seed` alone: the same seed gives the
+// same trace and span ids in any process, on any node (FNV-1a, stable
+// across builds; never all zero). For spans that must meet without being
+// told each other's ids, such as a task's root (tracer.hpp).
+TraceContext derived_context(std::string_view seed);
+
 // True when `s` is `digits` lowercase hex digits, not all '0'.
 bool valid_hex_id(std::string_view s, size_t digits);
 

@@ -16,24 +16,6 @@ std::atomic<Tracer*> installed{nullptr};
 // the spans are worth a moment, not a hung exit.
 constexpr std::chrono::milliseconds kFlushTimeout{3000};
 
-// FNV-1a, 64 bits, from `seed`: stable across processes and builds, which
-// std::hash is not promised to be.
-uint64_t fnv1a(std::string_view s, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-std::string hex64(uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = digits[v & 0xf];
-  return out;
-}
-
 }  // namespace
 
 Tracer* tracer() { return installed.load(std::memory_order_acquire); }
@@ -52,16 +34,7 @@ void flush_tracer() {
   if (Tracer* t = tracer()) t->exporter().flush(kFlushTimeout);
 }
 
-TraceContext task_trace(std::string_view task_id) {
-  TraceContext c;
-  uint64_t hi = fnv1a(task_id, 0xcbf29ce484222325ULL), lo = fnv1a(task_id, 0x84222325cbf29ce4ULL);
-  uint64_t span = fnv1a(task_id, 0x9e3779b97f4a7c15ULL);
-  if (hi == 0 && lo == 0) lo = 1;  // an all-zero trace id is invalid
-  if (span == 0) span = 1;
-  c.trace_id = hex64(hi) + hex64(lo);
-  c.span_id = hex64(span);
-  return c;
-}
+TraceContext task_trace(std::string_view task_id) { return derived_context(task_id); }
 
 Span begin_span(std::string name, SpanKind kind, std::string_view parent, std::string_view task_id) {
   Span s;

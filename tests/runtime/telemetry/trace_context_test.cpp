@@ -133,5 +133,18 @@ TEST(TraceContext, AChildKeepsTheTraceAndGetsANewSpan) {
   EXPECT_FALSE(child.sampled);  // the sampling decision is inherited
 }
 
+TEST(TraceContext, ADerivedContextDependsOnItsSeedAlone) {
+  const TraceContext a = derived_context("t-20261129-041104-e367c669");
+  const TraceContext b = derived_context("t-20261129-041104-e367c669");
+  const TraceContext other = derived_context("t-20261129-041104-e367c66a");
+  EXPECT_TRUE(a.valid());
+  EXPECT_EQ(a.trace_id, b.trace_id);
+  EXPECT_EQ(a.span_id, b.span_id);
+  EXPECT_NE(a.trace_id, other.trace_id);
+  EXPECT_NE(a.span_id, other.span_id);
+  EXPECT_TRUE(derived_context("").valid());
+  EXPECT_TRUE(derived_context("日本語 🚀").valid());
+}
+
 }  // namespace
 }  // namespace kaisha::telemetry
