@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/http/bind_policy.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/http/form_encode.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/progress_event_json.hpp"
@@ -40,11 +40,6 @@ struct WatchOptions {
   bool json = false;
   bool plain = false;
 };
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // "host:port" or "http://host:port" or a full ".../events" URL, with the filters.
 std::string events_url(const WatchOptions& o) {
@@ -87,7 +82,7 @@ int watch(const WatchOptions& o) {
   std::atomic<int> exit_code{0};  // set by the reader's thread or on a signal
   auto draw = [&](bool force) {
     if (!screen) return;
-    const int64_t now = now_ms();
+    const int64_t now = wall_ms();
     if (!force && now - drawn_ms < 200) return;
     drawn_ms = now;
     std::cout << "\x1b[H\x1b[2J" << "kaisha watch " << so.url << "  (" << status << ")\n\n"

@@ -1,18 +1,15 @@
 #include "runtime/company/event_log.hpp"
 
-#include <chrono>
 #include <vector>
 
+#include "runtime/core/clock.hpp"
 #include "runtime/messages/progress_event_json.hpp"
 
 namespace kaisha::company {
 
 EventLog::EventLog(size_t capacity, uint64_t epoch)
     : capacity_(capacity == 0 ? 1 : capacity),
-      epoch_(epoch ? epoch
-                   : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               std::chrono::system_clock::now().time_since_epoch())
-                                               .count())) {}
+      epoch_(epoch ? epoch : static_cast<uint64_t>(wall_ms())) {}
 
 std::string EventLog::id_of(uint64_t n) const { return std::to_string(epoch_) + "-" + std::to_string(n); }
 
