@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "actors/atoms.hpp"
+#include "runtime/llm/model_ref.hpp"
 #include "runtime/telemetry/gen_ai_attributes.hpp"
 #include "runtime/telemetry/tracer.hpp"
 
@@ -21,12 +22,12 @@ struct ModelClientState {
 // belongs to a trace; empty otherwise.
 telemetry::Span chat_span(const msg::LlmCall& call) {
   namespace attr = telemetry::attr;
-  const auto colon = call.model_ref.find(':');
-  const std::string model = colon == std::string::npos ? call.model_ref : call.model_ref.substr(colon + 1);
+  auto ref = llm::parse_model_ref(call.model_ref);
+  const std::string model = ref.ok() ? ref->model : call.model_ref;
   telemetry::Span s = telemetry::begin_span(attr::chat_span_name(model), telemetry::SpanKind::client, call.trace, "");
   if (s.span_id.empty()) return s;
   s.set(attr::kGenAiOperationName, attr::kOperationChat);
-  if (colon != std::string::npos) s.set(attr::kGenAiProviderName, call.model_ref.substr(0, colon));
+  if (ref.ok()) s.set(attr::kGenAiProviderName, ref->provider);
   s.set(attr::kGenAiRequestModel, model);
   if (!call.agent.empty()) s.set(attr::kGenAiAgentName, call.agent);
   if (telemetry::tracer()->include_text() && !call.request.messages.empty())

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "runtime/llm/model_ref.hpp"
+
 namespace kaisha::telemetry {
 namespace {
 
@@ -61,9 +63,10 @@ class MeteredChatClient : public company::ChatClient {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = by_ref_.find(model_ref);
     if (it != by_ref_.end()) return it->second;
-    const auto colon = model_ref.find(':');
-    const std::string provider = colon == std::string::npos ? "" : model_ref.substr(0, colon);
-    const std::string model = colon == std::string::npos ? model_ref : model_ref.substr(colon + 1);
+    // A ref that is not "provider:model" is counted under its whole text, no provider.
+    auto ref = llm::parse_model_ref(model_ref);
+    const std::string provider = ref.ok() ? ref->provider : "";
+    const std::string model = ref.ok() ? ref->model : model_ref;
     auto m = std::make_shared<const ModelMetrics>(ModelMetrics{
         &calls_.with({provider, model, "ok"}), &calls_.with({provider, model, "error"}),
         &seconds_.with({provider, model}), &tokens_.with({provider, model, "input"}),
