@@ -88,19 +88,6 @@ TEST_F(TelemetryTest, MetricsAgreeWithKaishaBudgetAfterAScriptedTask) {
               ledgers["current_remaining_expense_budget"].get<double>(), 1e-12);
 }
 
-std::vector<json> event_lines(const std::string& out) {
-  std::vector<json> v;
-  size_t pos = 0;
-  while (pos < out.size()) {
-    size_t nl = out.find('\n', pos);
-    if (nl == std::string::npos) nl = out.size();
-    json j = json::parse(out.substr(pos, nl - pos), nullptr, false);
-    if (!j.is_discarded()) v.push_back(std::move(j));
-    pos = nl + 1;
-  }
-  return v;
-}
-
 uint64_t event_number(const json& line) {
   const std::string id = line.value("id", "");
   return std::stoull(id.substr(id.find('-') + 1));
@@ -117,7 +104,7 @@ TEST_F(TelemetryTest, WatchReadsATasksEventsAndResumesAfterAnEventId) {
   // The whole task, from its first event (held by the server) to its end.
   RunResult whole = kaisha({"watch", base_, "--task", task, "--json"});
   ASSERT_EQ(whole.exit_code, 0) << whole.describe() << server_->log();
-  auto lines = event_lines(whole.out);
+  auto lines = whole.events();
   ASSERT_GE(lines.size(), 5u) << whole.out;
   EXPECT_EQ(lines.front()["event"], "task") << whole.out;
   EXPECT_EQ(lines.front()["text"], kTask);
@@ -138,7 +125,7 @@ TEST_F(TelemetryTest, WatchReadsATasksEventsAndResumesAfterAnEventId) {
   // Resumed after the hire: exactly the events that followed it.
   RunResult resumed = kaisha({"watch", base_, "--task", task, "--json", "--after", lines[hire]["id"]});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
-  auto rest = event_lines(resumed.out);
+  auto rest = resumed.events();
   ASSERT_EQ(rest.size(), lines.size() - hire - 1) << resumed.out;
   for (size_t i = 0; i < rest.size(); ++i) EXPECT_EQ(rest[i]["id"], lines[hire + 1 + i]["id"]);
 
@@ -146,7 +133,7 @@ TEST_F(TelemetryTest, WatchReadsATasksEventsAndResumesAfterAnEventId) {
   RunResult stale = kaisha({"watch", base_, "--task", task, "--json", "--after", "1-5"});
   ASSERT_EQ(stale.exit_code, 0) << stale.describe();
   EXPECT_NE(stale.err.find("no longer holds some events"), std::string::npos) << stale.err;
-  EXPECT_EQ(event_lines(stale.out).size(), lines.size());
+  EXPECT_EQ(stale.events().size(), lines.size());
 
   // The plain transcript names the agents.
   RunResult plain = kaisha({"watch", base_, "--task", task, "--plain"});
