@@ -5,13 +5,16 @@
 #include <utility>
 
 #include "protocols/mcp/mcp_protocol.hpp"
-#include "protocols/mcp/sse_event_reader.hpp"
+#include "runtime/llm/sse_event_reader.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/core/bounded_json.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
 namespace kaisha::mcp {
 namespace {
+
+using llm::SseEventReader;
+using llm::SseMessage;
 
 std::string key_of(const json& id) { return id.dump(); }
 

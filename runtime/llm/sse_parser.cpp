@@ -21,10 +21,7 @@ void SseParser::feed(std::string_view bytes,
                      const std::function<void(const SseEvent&)>& on_event) {
   lines_.feed(bytes, [&](std::string_view line) {
     if (line.empty()) {
-      if (has_data_) {
-        cur_.id = last_id_;
-        on_event(cur_);
-      }
+      if (has_data_) on_event(cur_);
       cur_ = SseEvent{};
       has_data_ = false;
       return;
@@ -40,8 +37,6 @@ void SseParser::feed(std::string_view bytes,
       has_data_ = true;
     } else if (field == "event") {
       cur_.event = std::string(value);
-    } else if (field == "id" && value.find('\0') == std::string_view::npos) {
-      last_id_ = std::string(value);  // the spec ignores an id holding NUL
     }
   });
 }

@@ -24,7 +24,6 @@ class LineSplitter {
 struct SseEvent {
   std::string event;  // "" when the event had no "event:" line
   std::string data;   // "data:" lines joined with '\n'
-  std::string id;     // the last "id:" seen on this stream, as SSE's Last-Event-ID (kept across events)
 };
 
 // Dispatches an event at each blank line that ends one with data. Comment
@@ -38,7 +37,6 @@ class SseParser {
   LineSplitter lines_;
   SseEvent cur_;
   bool has_data_ = false;
-  std::string last_id_;
 };
 
 }  // namespace kaisha::llm

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "runtime/http/http_client.hpp"
-#include "runtime/llm/sse_parser.hpp"
+#include "runtime/llm/sse_event_reader.hpp"
 
 namespace kaisha::telemetry {
 
@@ -20,7 +20,7 @@ Status read_event_stream(const EventStreamOptions& o, const std::function<bool(c
     bool finished = false;  // the request ended
     bool enough = false;    // on_event asked to stop
     http::HttpResult result;
-    auto parser = std::make_shared<llm::SseParser>();
+    auto reader = std::make_shared<llm::SseEventReader>();
     http::HttpRequestSpec req;
     req.method = "GET";
     req.url = o.url;
@@ -35,10 +35,11 @@ Status read_event_stream(const EventStreamOptions& o, const std::function<bool(c
     cb.on_headers = [&](int status, const std::map<std::string, std::string>&) {
       if (status >= 200 && status < 300 && on_status) on_status("connected to " + o.url);
     };
-    cb.on_data = [&, parser](std::string_view chunk) {
-      parser->feed(chunk, [&](const llm::SseEvent& e) {
+    cb.on_data = [&, reader](std::string_view chunk) {
+      reader->feed(chunk, [&](const llm::SseMessage& e) {
         if (enough) return;
-        if (!e.id.empty()) after = e.id;
+        // Where a reconnect resumes (a fresh reader knows no id until the first one).
+        if (!reader->last_event_id().empty()) after = reader->last_event_id();
         StreamedEvent out{e.id, e.event, json::parse(e.data, nullptr, false)};
         if (!on_event(out)) {
           std::lock_guard<std::mutex> lock(mu);

@@ -10,7 +10,7 @@
 
 #include "protocols/telemetry/events_endpoint.hpp"
 #include "protocols/telemetry/metrics_endpoint.hpp"
-#include "runtime/llm/sse_parser.hpp"
+#include "runtime/llm/sse_event_reader.hpp"
 #include "runtime/telemetry/prometheus_text.hpp"
 
 namespace kaisha::telemetry_http {
@@ -67,10 +67,10 @@ TEST(TelemetryEndpoints, EventsResumeAfterAnIdAndAReaderThatLeavesIsUnsubscribed
     log->emit(event("d"));
   });
   std::vector<std::string> texts, ids;
-  llm::SseParser parser;
+  llm::SseEventReader reader;
   httplib::Client c("127.0.0.1", server.port());
   auto r = c.Get("/events?task=t1", httplib::Headers{{"Last-Event-ID", "9-1"}}, [&](const char* data, size_t len) {
-    parser.feed(std::string_view(data, len), [&](const llm::SseEvent& e) {
+    reader.feed(std::string_view(data, len), [&](const llm::SseMessage& e) {
       texts.push_back(json::parse(e.data).value("text", ""));
       ids.push_back(e.id);
     });

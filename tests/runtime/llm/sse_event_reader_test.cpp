@@ -1,10 +1,10 @@
-#include "protocols/mcp/sse_event_reader.hpp"
+#include "runtime/llm/sse_event_reader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace kaisha::mcp {
+namespace kaisha::llm {
 namespace {
 
 TEST(SseEventReader, KeepsTheLastIdAndRetryAcrossSplitChunks) {
@@ -35,4 +35,4 @@ TEST(SseEventReader, IgnoresAnInvalidRetryAndJoinsDataLines) {
 }
 
 }  // namespace
-}  // namespace kaisha::mcp
+}  // namespace kaisha::llm

@@ -1,4 +1,5 @@
-// SseEventReader: the client side of an MCP Streamable HTTP event stream.
+// SseEventReader: the client side of an event stream a reader resumes (MCP
+// Streamable HTTP, kaisha's /events).
 // Unlike the LLM stream parser it keeps what resumption needs: the id of the
 // last event (sent back as Last-Event-ID when the stream is reopened) and the
 // server's "retry:" delay (how long to wait before reopening it). Bytes may
@@ -13,7 +14,7 @@
 
 #include "runtime/llm/sse_parser.hpp"
 
-namespace kaisha::mcp {
+namespace kaisha::llm {
 
 struct SseMessage {
   std::string event;  // "" when the event had no "event:" line
@@ -35,11 +36,11 @@ class SseEventReader {
  private:
   void line(std::string_view l, const std::function<void(const SseMessage&)>& on_event);
 
-  llm::LineSplitter lines_;
+  LineSplitter lines_;
   SseMessage cur_;
   bool has_data_ = false;
   std::string last_id_;
   std::optional<int64_t> retry_ms_;
 };
 
-}  // namespace kaisha::mcp
+}  // namespace kaisha::llm

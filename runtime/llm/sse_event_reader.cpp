@@ -1,8 +1,8 @@
-#include "protocols/mcp/sse_event_reader.hpp"
+#include "runtime/llm/sse_event_reader.hpp"
 
 #include <cctype>
 
-namespace kaisha::mcp {
+namespace kaisha::llm {
 
 void SseEventReader::feed(std::string_view bytes, const std::function<void(const SseMessage&)>& on_event) {
   lines_.feed(bytes, [&](std::string_view l) { line(l, on_event); });
@@ -41,4 +41,4 @@ void SseEventReader::line(std::string_view l, const std::function<void(const Sse
   }
 }
 
-}  // namespace kaisha::mcp
+}  // namespace kaisha::llm
