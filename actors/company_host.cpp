@@ -39,7 +39,7 @@ struct Entry {
 // The runtime's own "final" event and the "error" event that ends a task are
 // replaced by the host's terminal event; finish() marks them with wall_ms.
 bool is_runtime_terminal(const msg::ProgressEvent& e) {
-  return msg::ends_task(e.kind, e.data.contains("wall_ms"));
+  return msg::ends_task(e);
 }
 
 TaskState state_from_row(const std::string& status) {

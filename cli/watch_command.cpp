@@ -111,8 +111,7 @@ int watch(const WatchOptions& o) {
                 << e->text << "\n"
                 << std::flush;
     }
-    const bool ended = !o.task.empty() && e->task_id == o.task &&
-                       msg::ends_task(e->kind, e->data.is_object() && e->data.contains("wall_ms"));
+    const bool ended = !o.task.empty() && e->task_id == o.task && msg::ends_task(*e);
     draw(ended);
     if (ended) exit_code = e->kind == msg::EventKind::final ? 0 : 1;
     return !ended;

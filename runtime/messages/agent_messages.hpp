@@ -173,6 +173,12 @@ struct ProgressEvent {
   MSGPACK_DEFINE_MAP(session_id, task_id, agent, kind, text, data, at_ms, node, tokens_in, tokens_out, usd)
 };
 
+// True for the event that ends its task (event_kind.hpp's ends_task): the
+// strategy marks it with the task's totals, whose `wall_ms` it checks.
+inline bool ends_task(const ProgressEvent& e) {
+  return ends_task(e.kind, e.data.is_object() && e.data.contains("wall_ms"));
+}
+
 // Employee → model client and back: one chat completion.
 struct LlmCall {
   static constexpr const char* kType = "llm_call";

@@ -150,7 +150,7 @@ void CompanyView::apply(const msg::ProgressEvent& e) {
     default:
       break;
   }
-  if (t && msg::ends_task(e.kind, d.is_object() && d.contains("wall_ms"))) {
+  if (t && msg::ends_task(e)) {
     t->state = e.kind == K::final ? "completed" : e.kind == K::canceled ? "canceled" : "failed";
     t->tokens_in = e.tokens_in;
     t->tokens_out = e.tokens_out;

@@ -22,7 +22,7 @@ EventMetrics::EventMetrics(MetricsRegistry& registry) {
 void EventMetrics::emit(const msg::ProgressEvent& e) {
   const size_t i = static_cast<size_t>(e.kind);
   if (i < by_kind_.size() && by_kind_[i]) by_kind_[i]->add();
-  if (!msg::ends_task(e.kind, e.data.is_object() && e.data.contains("wall_ms"))) return;
+  if (!msg::ends_task(e)) return;
   (e.kind == msg::EventKind::final ? completed_ : e.kind == msg::EventKind::canceled ? canceled_ : failed_)->add();
   tokens_in_->add(static_cast<double>(e.tokens_in));
   tokens_out_->add(static_cast<double>(e.tokens_out));
