@@ -45,7 +45,7 @@ void end_chat_span(telemetry::Span& s, const Result<llm::ChatResponse>& r) {
   if (!r->model.empty()) s.set(attr::kGenAiResponseModel, r->model);
   s.set(attr::kGenAiUsageInputTokens, r->usage.input_tokens);
   s.set(attr::kGenAiUsageOutputTokens, r->usage.output_tokens);
-  if (!r->finish_reason.empty()) s.set("gen_ai.response.finish_reasons", r->finish_reason);
+  if (!r->finish_reason.empty()) s.set(attr::kGenAiResponseFinishReasons, r->finish_reason);
   if (telemetry::tracer() && telemetry::tracer()->include_text()) s.set(attr::kGenAiOutputMessages, r->message.content);
   telemetry::end_span(s);
 }

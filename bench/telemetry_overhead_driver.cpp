@@ -22,8 +22,9 @@
 // Usage:
 //   bench_telemetry_overhead both [ROUNDS] [CALLS] [TASKS]   wall clock, rounds alternate bare/off/on
 //   bench_telemetry_overhead bare|off|on [CALLS] [TASKS]     one mode, for callgrind:
-//     valgrind --tool=callgrind bench_telemetry_overhead on 200 1  (and 50 1, and off):
-//     instructions per call = (I(200) - I(50)) / 150, start-up cancels out.
+//     bench/telemetry_instructions.sh runs it under callgrind with two CALLS
+//     values; instructions per call = (I(b) - I(a)) / (TASKS x (b - a)), so
+//     start-up cancels out.
 #include <algorithm>
 #include <atomic>
 #include <chrono>

@@ -1,5 +1,6 @@
 #include "runtime/company/event_log.hpp"
 
+#include <charconv>
 #include <vector>
 
 #include "runtime/core/clock.hpp"
@@ -11,7 +12,13 @@ EventLog::EventLog(size_t capacity, uint64_t epoch)
     : capacity_(capacity == 0 ? 1 : capacity),
       epoch_(epoch ? epoch : static_cast<uint64_t>(wall_ms())) {}
 
-std::string EventLog::id_of(uint64_t n) const { return std::to_string(epoch_) + "-" + std::to_string(n); }
+std::string EventLog::id_of(uint64_t n) const {
+  char buf[48];  // two 20-digit numbers and the dash
+  char* end = std::to_chars(buf, buf + 20, epoch_).ptr;
+  *end++ = '-';
+  end = std::to_chars(end, end + 20, n).ptr;
+  return std::string(buf, end);
+}
 
 std::optional<std::pair<uint64_t, uint64_t>> EventLog::parse_id(const std::string& id) {
   const auto dash = id.find('-');

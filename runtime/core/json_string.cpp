@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "runtime/core/utf8.hpp"
 
@@ -60,6 +62,15 @@ void append_double(std::string& out, double x) {
     return;
   }
   char buf[40];
+  // Fixed notation's range (decimal exponents -4 to 14), not whole: the
+  // shortest fixed spelling has the same digits, and needs no rearranging.
+  if (x >= 1e-4 && x < 1e15) {
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed);
+    if (ec == std::errc()) {
+      out.append(buf, static_cast<size_t>(end - buf));
+      return;
+    }
+  }
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   if (ec != std::errc()) {
     out += json(x).dump();
@@ -115,18 +126,52 @@ struct ByteClasses {
 };
 constexpr ByteClasses kClasses;
 
+// Whether none of the 8 bytes in `w` needs attention: each is 0x20..0x7f and
+// neither '"' nor '\\'. The classic "has a byte less than n" and "has a zero
+// byte" tests, exact for existence; eight bytes per step instead of one.
+bool plain_word(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  const uint64_t below_space = (w - kOnes * 0x20) & ~w;
+  const uint64_t q = w ^ (kOnes * '"'), b = w ^ (kOnes * '\\');
+  const uint64_t quote = (q - kOnes) & ~q, backslash = (b - kOnes) & ~b;
+  return ((w | below_space | quote | backslash) & kHighs) == 0;
+}
+
+// The index of the first byte from `i` that needs attention, or text.size().
+size_t skip_plain(std::string_view text, size_t i) {
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if (!plain_word(w)) break;
+  }
+  while (i < text.size() && kClasses.of[static_cast<unsigned char>(text[i])] == 0) ++i;
+  return i;
+}
+
+// Appends `a`, `text` and `b` with one length check.
+void append_between(std::string& out, char a, std::string_view text, char b) {
+  const size_t at = out.size();
+  out.resize(at + text.size() + 2);
+  char* p = out.data() + at;
+  p[0] = a;
+  if (!text.empty()) std::memcpy(p + 1, text.data(), text.size());
+  p[text.size() + 1] = b;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
+  size_t i = skip_plain(text, 0);
+  if (i == text.size()) return append_between(out, '"', text, '"');  // most text: nothing to escape
   out += '"';
   // One pass: plain runs are copied whole, escapes written as found, and
   // multi-byte characters checked as they come; text that is not UTF-8 is
   // repaired first (rare), then written the same way.
   size_t plain = 0;
-  for (size_t i = 0; i < text.size();) {
+  while (i < text.size()) {
     const unsigned char cls = kClasses.of[static_cast<unsigned char>(text[i])];
     if (cls == 0) {
-      ++i;
+      i = skip_plain(text, i);
       continue;
     }
     if (cls == 2) {
@@ -155,7 +200,7 @@ void append_json(std::string& out, const json& value) {
     case json::value_t::object: {
       out += '{';
       bool first = true;
-      for (const auto& [k, v] : value.items()) {
+      for (const auto& [k, v] : *value.get_ptr<const json::object_t*>()) {
         if (!first) out += ',';
         first = false;
         append_json_string(out, k);

@@ -4,6 +4,7 @@
 #include "runtime/core/json_text.hpp"
 
 namespace kaisha::msg {
+using namespace std::string_view_literals;
 
 json progress_event_json(const ProgressEvent& e) {
   json j = {{"event", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data},
@@ -16,30 +17,30 @@ json progress_event_json(const ProgressEvent& e) {
 std::string progress_event_line(const ProgressEvent& e) {
   // Keys in nlohmann's (sorted) order, so the text is the tree's.
   std::string out;
-  out.reserve(160 + e.text.size());
-  out += R"({"agent":)";
+  out.reserve(512 + e.text.size());  // most lines fit: their data is a few hundred bytes
+  out += R"({"agent":)"sv;
   append_json_string(out, e.agent);
-  out += R"(,"at_ms":)";
+  out += R"(,"at_ms":)"sv;
   append_json_integer(out, e.at_ms);
-  out += R"(,"data":)";
+  out += R"(,"data":)"sv;
   append_json(out, e.data);
-  out += R"(,"event":)";
+  out += R"(,"event":)"sv;
   append_json_string(out, event_kind_name(e.kind));
   if (!e.node.empty()) {
-    out += R"(,"node":)";
+    out += R"(,"node":)"sv;
     append_json_string(out, e.node);
   }
-  out += R"(,"session":)";
+  out += R"(,"session":)"sv;
   append_json_string(out, e.session_id);
-  out += R"(,"task":)";
+  out += R"(,"task":)"sv;
   append_json_string(out, e.task_id);
-  out += R"(,"text":)";
+  out += R"(,"text":)"sv;
   append_json_string(out, e.text);
-  out += R"(,"tokens_in":)";
+  out += R"(,"tokens_in":)"sv;
   append_json_integer(out, e.tokens_in);
-  out += R"(,"tokens_out":)";
+  out += R"(,"tokens_out":)"sv;
   append_json_integer(out, e.tokens_out);
-  out += R"(,"usd":)";
+  out += R"(,"usd":)"sv;
   append_json(out, json(e.usd));
   out += '}';
   return out;

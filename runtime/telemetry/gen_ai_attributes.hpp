@@ -21,6 +21,9 @@ inline constexpr const char* kGenAiProviderName = "gen_ai.provider.name";
 inline constexpr const char* kGenAiSystem = "gen_ai.system";
 inline constexpr const char* kGenAiRequestModel = "gen_ai.request.model";
 inline constexpr const char* kGenAiResponseModel = "gen_ai.response.model";
+// A string array in the conventions; kaisha's attributes are scalars, so the
+// one reason a call ends with is sent as a string.
+inline constexpr const char* kGenAiResponseFinishReasons = "gen_ai.response.finish_reasons";
 inline constexpr const char* kGenAiUsageInputTokens = "gen_ai.usage.input_tokens";    // int
 inline constexpr const char* kGenAiUsageOutputTokens = "gen_ai.usage.output_tokens";  // int
 inline constexpr const char* kGenAiAgentName = "gen_ai.agent.name";

@@ -16,6 +16,7 @@
 #endif
 
 namespace kaisha::telemetry {
+using namespace std::string_view_literals;
 namespace {
 
 // ---- encoding ----
@@ -250,20 +251,24 @@ json otlp_trace_request(const SpanBatch& batch) { return json::parse(encode_otlp
 std::string encode_otlp_json(const SpanBatch& batch) {
   if (batch.spans.empty()) return R"({"resourceSpans":[]})";
   std::string out;
-  out.reserve(512 + batch.spans.size() * 640);
-  auto key = [&](const char* k) {
-    out += '"';
-    out += k;
-    out += "\":";
-  };
+  // Sized once: a span's fixed text is under 400 bytes, the rest is its own.
+  size_t size = 512;
+  for (const Span& s : batch.spans) {
+    size += 400 + s.name.size() + s.status_message.size();
+    for (const auto& a : s.attributes) {
+      size += 48 + a.key.size();
+      if (const auto* text = std::get_if<std::string>(&a.value)) size += text->size() + text->size() / 8;
+    }
+  }
+  out.reserve(size);
   auto string_attr = [&](std::string_view k, std::string_view v) {
-    out += R"({"key":)";
+    out += R"({"key":)"sv;
     append_json_string(out, k);
-    out += R"(,"value":{"stringValue":)";
+    out += R"(,"value":{"stringValue":)"sv;
     append_json_string(out, v);
-    out += "}}";
+    out += "}}"sv;
   };
-  out += R"({"resourceSpans":[{"resource":{"attributes":[)";
+  out += R"({"resourceSpans":[{"resource":{"attributes":[)"sv;
   string_attr("service.name", kServiceName);
   if (!batch.node.empty()) {
     out += ',';
@@ -271,39 +276,39 @@ std::string encode_otlp_json(const SpanBatch& batch) {
     out += ',';
     string_attr("kaisha.node", batch.node);
   }
-  out += R"(]},"scopeSpans":[{"scope":{"name":)";
+  out += R"(]},"scopeSpans":[{"scope":{"name":)"sv;
   append_json_string(out, kScopeName);
-  out += R"(,"version":)";
+  out += R"(,"version":)"sv;
   append_json_string(out, kaisha_version());
-  out += R"(},"spans":[)";
+  out += R"(},"spans":[)"sv;
   bool first_span = true;
   for (const Span& s : batch.spans) {
     if (!first_span) out += ',';
     first_span = false;
     out += '{';
-    key("traceId");
+    out += R"("traceId":)"sv;
     append_json_string(out, s.trace_id);
     out += ',';
-    key("spanId");
+    out += R"("spanId":)"sv;
     append_json_string(out, s.span_id);
     // proto3 leaves an empty field out; a root span has no parent.
     if (!s.parent_span_id.empty()) {
       out += ',';
-      key("parentSpanId");
+      out += R"("parentSpanId":)"sv;
       append_json_string(out, s.parent_span_id);
     }
     out += ',';
-    key("name");
+    out += R"("name":)"sv;
     append_json_string(out, s.name);
     out += ',';
-    key("kind");
+    out += R"("kind":)"sv;
     append_json_integer(out, otlp_kind(s.kind));
-    out += R"(,"startTimeUnixNano":")";
+    out += R"(,"startTimeUnixNano":")"sv;
     append_json_integer(out, s.start_unix_ns < 0 ? 0 : s.start_unix_ns);
-    out += R"(","endTimeUnixNano":")";
+    out += R"(","endTimeUnixNano":")"sv;
     append_json_integer(out, s.end_unix_ns < 0 ? 0 : s.end_unix_ns);
-    out += R"(",)";
-    key("attributes");
+    out += R"(",)"sv;
+    out += R"("attributes":)"sv;
     out += '[';
     bool first_attr = true;
     for (const auto& a : s.attributes) {
@@ -313,31 +318,31 @@ std::string encode_otlp_json(const SpanBatch& batch) {
         string_attr(a.key, *text);
         continue;
       }
-      out += R"({"key":)";
+      out += R"({"key":)"sv;
       append_json_string(out, a.key);
-      out += R"(,"value":)";
+      out += R"(,"value":)"sv;
       if (const auto* i = std::get_if<int64_t>(&a.value)) {
-        out += R"({"intValue":")";  // proto3: 64-bit integers as strings
+        out += R"({"intValue":")"sv;  // proto3: 64-bit integers as strings
         append_json_integer(out, *i);
-        out += "\"}";
+        out += "\"}"sv;
       } else if (const auto* b = std::get_if<bool>(&a.value)) {
-        out += *b ? R"({"boolValue":true})" : R"({"boolValue":false})";
+        out += *b ? R"({"boolValue":true})"sv : R"({"boolValue":false})"sv;
       } else {
         append_double_value(out, std::get<double>(a.value));
       }
       out += '}';
     }
-    out += "],";
-    key("status");
-    out += R"({"code":)";
+    out += "],"sv;
+    out += R"("status":)"sv;
+    out += R"({"code":)"sv;
     append_json_integer(out, otlp_status_code(s.status));
     if (!s.status_message.empty()) {
-      out += R"(,"message":)";
+      out += R"(,"message":)"sv;
       append_json_string(out, s.status_message);
     }
-    out += "}}";
+    out += "}}"sv;
   }
-  out += "]}]}]}";
+  out += "]}]}]}"sv;
   return out;
 }
 

@@ -20,7 +20,9 @@ std::mt19937_64& generator() {
 }
 
 void append_hex(std::string& out, uint64_t v) {
-  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(v >> shift) & 0xf]);
+  char digits[16];
+  for (int i = 15; i >= 0; --i, v >>= 4) digits[i] = kHex[v & 0xf];
+  out.append(digits, sizeof digits);
 }
 
 // FNV-1a, 64 bits, from `basis`: stable across processes and builds, which

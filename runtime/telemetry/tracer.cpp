@@ -16,6 +16,10 @@ std::atomic<Tracer*> installed{nullptr};
 // the spans are worth a moment, not a hung exit.
 constexpr std::chrono::milliseconds kFlushTimeout{3000};
 
+// Room for a model call's attributes (the most any span here sets), so that
+// setting them does not grow the vector four times.
+constexpr size_t kTypicalAttributes = 12;
+
 }  // namespace
 
 Tracer* tracer() { return installed.load(std::memory_order_acquire); }
@@ -41,10 +45,11 @@ Span begin_span(std::string name, SpanKind kind, std::string_view parent, std::s
   if (!tracer()) return s;
   std::optional<TraceContext> p = parent.empty() ? std::nullopt : parse_traceparent(parent);
   if (!p && task_id.empty()) return s;  // belongs to no trace we know
-  const TraceContext under = p ? *p : task_trace(task_id);
-  s.trace_id = under.trace_id;
-  s.parent_span_id = under.span_id;
+  TraceContext under = p ? std::move(*p) : task_trace(task_id);
+  s.trace_id = std::move(under.trace_id);
+  s.parent_span_id = std::move(under.span_id);
   s.span_id = new_span_id();
+  s.attributes.reserve(kTypicalAttributes);
   s.name = std::move(name);
   s.kind = kind;
   s.start_unix_ns = now_unix_ns();
@@ -62,9 +67,10 @@ std::string span_parent(std::string_view parent, std::string_view task_id) {
 Span begin_root_span(std::string name, std::string_view task_id) {
   Span s;
   if (!tracer() || task_id.empty()) return s;
-  const TraceContext root = task_trace(task_id);
-  s.trace_id = root.trace_id;
-  s.span_id = root.span_id;
+  TraceContext root = task_trace(task_id);
+  s.trace_id = std::move(root.trace_id);
+  s.span_id = std::move(root.span_id);
+  s.attributes.reserve(kTypicalAttributes);
   s.name = std::move(name);
   s.kind = SpanKind::server;
   s.start_unix_ns = now_unix_ns();

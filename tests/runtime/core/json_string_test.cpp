@@ -23,6 +23,35 @@ TEST(JsonString, WritesWhatDumpTextWritesForAnyBytes) {
   }
 }
 
+// Plain text is scanned eight bytes at a time: every special byte at every
+// offset of strings around a word's length must still be found.
+TEST(JsonString, FindsEverySpecialByteAtEveryOffset) {
+  const std::string specials[] = {"\"", "\\", "\n", std::string("\0", 1), "\x1f", "\x7f", "\xe6\x97\xa5",
+                                  "\xf0\x9f\x9a\x80", "\xff", "\xe6\x97", " ", "~"};
+  for (const auto& special : specials)
+    for (size_t length = 0; length <= 20; ++length)
+      for (size_t at = 0; at <= length; ++at) {
+        std::string text(length, 'a');
+        text.insert(at, special);
+        std::string out = "x";  // appends after what is there
+        append_json_string(out, text);
+        ASSERT_EQ(out, "x" + dump_text(json(text))) << "special at " << at << " of " << length;
+      }
+}
+
+TEST(JsonString, RandomBytesAreWrittenAsDumpTextWritesThem) {
+  std::mt19937_64 rng(7);
+  const char alphabet[] = {'a', 'Z', ' ', '"', '\\', '\n', '\x01', '\x7f', '\x80', '\xc3', '\xa9', '\xe6', '\x97', '\xff'};
+  for (int i = 0; i < 5000; ++i) {
+    std::string text(rng() % 40, 'a');
+    for (char& c : text)
+      if (rng() % 4 == 0) c = alphabet[rng() % sizeof alphabet];
+    std::string out;
+    append_json_string(out, text);
+    ASSERT_EQ(out, dump_text(json(text)));
+  }
+}
+
 TEST(JsonString, AnyValueIsWrittenAsDumpTextWritesIt) {
   const json values[] = {
       nullptr, true, false, 0, -7, INT64_MIN, UINT64_MAX, 0.0, -0.0, 0.1, 1.0 / 3, 100.0, 1e21, 1e-7, 2.5e-5,
