@@ -5,8 +5,9 @@
 // (CEO, ledgers, journal) and accepts `kaisha submit`; the others host the
 // employees placement sends them. The first stdout line says where the node
 // listens; membership changes and progress go to stderr. With --http
-// ADDR:PORT the node serves /metrics there (every node) and /events (the CEO
-// node), under the same token and Host/Origin rules as `kaisha serve`.
+// ADDR:PORT (or the node's `http` in cluster.yaml) the node serves /metrics
+// there (every node) and /events (the CEO node), under the same token and
+// Host/Origin rules as `kaisha serve`.
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -73,13 +74,16 @@ int run_node(const NodeCommandOptions& o) {
     return 2;
   }
 
-  // Metrics are kept only when someone can read them.
-  telemetry::MetricsRegistry* metrics = o.http.empty() ? nullptr : &telemetry::default_registry();
+  // --http, else the node's `http` in cluster.yaml. Metrics are kept only
+  // when someone can read them.
+  const std::string http_address = o.http.empty() ? self->http : o.http;
+  const std::string http_source = o.http.empty() ? o.config + ": nodes." + o.name + ".http" : "--http";
+  telemetry::MetricsRegistry* metrics = http_address.empty() ? nullptr : &telemetry::default_registry();
   std::optional<protocols::HostPort> http_at;
-  if (!o.http.empty()) {
-    auto hp = protocols::parse_host_port(o.http);
+  if (!http_address.empty()) {
+    auto hp = protocols::parse_host_port(http_address);
     if (!hp) {
-      std::cerr << "kaisha node: --http: " << hp.error().message << "\n";
+      std::cerr << "kaisha node: " << http_source << ": " << hp.error().message << "\n";
       return 2;
     }
     http_at = *hp;
@@ -143,7 +147,7 @@ int run_node(const NodeCommandOptions& o) {
     if (ceo) telemetry_http::mount_events(*http, events);
     auto port = http->start();
     if (!port) {
-      std::cerr << "kaisha node: --http: " << port.error().message << "\n";
+      std::cerr << "kaisha node: " << http_source << ": " << port.error().message << "\n";
       return 2;
     }
   }
@@ -171,7 +175,8 @@ const bool registered = register_command("node", "run one node of a cluster (clu
                   "SQLite store: the CEO node's (default: the company config's); on another node, its own "
                   "journal of the steps of the employees it hosts (default: none)");
   cmd->add_option("--http", o->http,
-                  "serve /metrics (and /events on the CEO node) on ADDR:PORT (default host 127.0.0.1)");
+                  "serve /metrics (and /events on the CEO node) on ADDR:PORT (default host 127.0.0.1); "
+                  "overrides the node's `http` in cluster.yaml");
   cmd->add_option("--token", o->token,
                   "bearer token --http clients must send (or $KAISHA_HTTP_TOKEN); required off loopback");
   cmd->add_flag("--json", o->json, "progress as JSON lines on stdout");

@@ -1,6 +1,6 @@
 // kaisha watch URL: a terminal view of a running company that a person can
 // leave open, read from the `/events` stream of `kaisha serve` (or of a CEO
-// node's --http port): the agents by node with their state and model, the
+// node's HTTP port; `--cluster cluster.yaml` finds it there): the agents by node with their state and model, the
 // tasks and the running one's latest steps, the ledgers and the refusals as
 // they happen. On a terminal the view is redrawn in place; otherwise (or
 // with --plain) each event is one line, and with --json each is printed as
@@ -21,6 +21,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/http/bind_policy.hpp"
+#include "runtime/cluster/cluster_config.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/http/form_encode.hpp"
 #include "runtime/core/json_text.hpp"
@@ -33,6 +34,7 @@ namespace {
 
 struct WatchOptions {
   std::string url;
+  std::string cluster;  // cluster.yaml: watch its CEO node at the node's `http` address
   std::string token;
   std::string task;
   std::string session;
@@ -65,9 +67,35 @@ size_t terminal_width() {
   return 120;
 }
 
-int watch(const WatchOptions& o) {
+// The CEO node's HTTP address from cluster.yaml, or an error saying what to fix.
+Result<std::string> ceo_node_address(const std::string& file) {
+  auto c = cluster::load_cluster_config(file);
+  if (!c.ok()) return Error{"usage", "--cluster expects the cluster's file (cluster.yaml): " + c.error().message};
+  const cluster::NodeConfig* ceo = c->ceo_node();
+  if (!ceo) return Error{"usage", file + ": no node has 'ceo: true'"};
+  const std::string address = c->http_address(*ceo);
+  if (address.empty())
+    return Error{"usage", file + ": the CEO node '" + ceo->name + "' has no 'http' address; add one (e.g. http: " +
+                              "127.0.0.1:9464) so that `kaisha node` serves /events there, or start it with --http " +
+                              "and give that address to kaisha watch"};
+  return address;
+}
+
+int watch(WatchOptions o) {
+  if (!o.cluster.empty()) {
+    if (!o.url.empty()) {
+      std::cerr << "kaisha watch: give a server address or --cluster, not both\n";
+      return 2;
+    }
+    auto address = ceo_node_address(o.cluster);
+    if (!address.ok()) {
+      std::cerr << "kaisha watch: " << address.error().message << "\n";
+      return 2;
+    }
+    o.url = *address;
+  }
   if (o.url.empty()) {
-    std::cerr << "kaisha watch: give the server's address, e.g. kaisha watch 127.0.0.1:8080\n";
+    std::cerr << "kaisha watch: give the server's address, e.g. kaisha watch 127.0.0.1:8080, or --cluster cluster.yaml\n";
     return 2;
   }
   block_stop_signals();  // before the reader's threads start
@@ -147,6 +175,7 @@ const bool registered = register_command("watch", "Watch a running company live 
                                          [](CLI::App* cmd) -> std::function<int()> {
   auto o = std::make_shared<WatchOptions>();
   cmd->add_option("url", o->url, "The server: HOST:PORT, http(s)://HOST:PORT or its /events URL");
+  cmd->add_option("--cluster", o->cluster, "A cluster's file (cluster.yaml): watch its CEO node at the node's http address");
   cmd->add_option("--token", o->token, "Bearer token the server requires (or $KAISHA_HTTP_TOKEN)");
   cmd->add_option("--task", o->task, "Only this task; exit once it has ended");
   cmd->add_option("--session", o->session, "Only this session's events");

@@ -18,6 +18,20 @@ bool is_tcp_address(const std::string& a) {
   return colon > 6 && colon + 1 < a.size();
 }
 
+// HOST:PORT with a port from 1 to 65535 ([::1]:PORT for IPv6).
+bool is_host_port(const std::string& a) {
+  const size_t colon = a.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= a.size() || a.size() - colon > 6) return false;
+  int port = 0;
+  for (size_t i = colon + 1; i < a.size(); ++i) {
+    if (a[i] < '0' || a[i] > '9') return false;
+    port = port * 10 + (a[i] - '0');
+  }
+  const std::string host = a.substr(0, colon);
+  const bool bracketed = host.front() == '[' && host.back() == ']' && host.size() > 2;
+  return port >= 1 && port <= 65535 && (bracketed || host.find(':') == std::string::npos);
+}
+
 class Parser {
  public:
   Parser(const std::string& source, ClusterConfig& out) : r_(source), c_(out) {}
@@ -143,7 +157,7 @@ class Parser {
       const std::string p = "nodes." + node.name;
       const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
       if (Status s = r_.expect_section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
-                                    "resource_units"});
+                                    "resource_units", "http"});
           !s)
         return s;
       if (Status s = r_.optional_string(v, p, "bind", node.bind); !s) return s;
@@ -155,6 +169,9 @@ class Parser {
       if (node.advertise.find("://0.0.0.0:") != std::string::npos || node.advertise.find("://*:") != std::string::npos)
         return r_.error_at(v, p, "binds a wildcard address: set 'advertise' to the address other nodes reach it at");
       if (Status s = r_.optional_string(v, p, "key_file", node.key_file); !s) return s;
+      if (Status s = r_.optional_string(v, p, "http", node.http); !s) return s;
+      if (!node.http.empty() && !is_host_port(node.http))
+        return r_.error_at(v["http"], p + ".http", "expected HOST:PORT like 127.0.0.1:9464, got \"" + node.http + "\"");
       if (Status s = verbatim_key(v, p, "public_key", node.public_key); !s) return s;
       if (Status s = r_.optional_bool(v, p, "ceo", node.capabilities.ceo); !s) return s;
       if (Status s = r_.optional_strings(v, p, "models", node.capabilities.models); !s) return s;
@@ -249,6 +266,17 @@ std::string ClusterConfig::seed_key(const Seed& seed) const {
   for (const auto& n : nodes)
     if (n.advertise == seed.address) return n.public_key;
   return {};
+}
+
+std::string ClusterConfig::http_address(const NodeConfig& node) const {
+  if (node.http.empty()) return "";
+  const size_t colon = node.http.rfind(':');
+  const std::string host = node.http.substr(0, colon);
+  if (host != "0.0.0.0" && host != "[::]" && host != "*") return node.http;
+  // tcp://HOST:PORT: the host other nodes reach this one at.
+  const std::string& a = node.advertise;
+  const size_t from = a.find("://") + 3, to = a.rfind(':');
+  return a.substr(from, to - from) + node.http.substr(colon);
 }
 
 namespace {

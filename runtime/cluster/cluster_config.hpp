@@ -16,7 +16,8 @@
 //     max_clients: 64                       # client connections a node keeps open at once
 //     max_waiting_tasks: 64                 # submitted tasks the CEO node queues; more are refused
 //   nodes:
-//     ceo:    { bind: tcp://10.0.0.1:7101, key_file: ceo.key, public_key: "<Z85>", ceo: true }
+//     ceo:    { bind: tcp://10.0.0.1:7101, key_file: ceo.key, public_key: "<Z85>", ceo: true,
+//               http: "127.0.0.1:9464" }  # optional: /metrics, and /events on the CEO node
 //     gpu1:   { bind: tcp://0.0.0.0:7101, advertise: tcp://10.0.0.2:7101, key_file: gpu1.key,
 //               public_key: "<Z85>", models: [llama3.2], tags: [gpu], resource_units: 100 }
 //
@@ -63,6 +64,7 @@ struct NodeConfig {
   std::string advertise;  // what other nodes connect to; defaults to bind
   std::string key_file;   // this node's CURVE key pair (kaisha keygen); "" = plaintext
   std::string public_key; // its public half, so that others may authorise and reach it
+  std::string http;       // HOST:PORT where `kaisha node` serves /metrics (and /events on the CEO node); "" = none
   msg::NodeCapabilities capabilities;
 };
 
@@ -92,6 +94,10 @@ struct ClusterConfig {
   const NodeConfig* find(const std::string& name) const;
   // The public key for a seed: its own, or that of the node advertising it.
   std::string seed_key(const Seed& seed) const;
+  // Where a client reaches `node`'s HTTP port: its `http` address, with a
+  // wildcard host (0.0.0.0, ::) replaced by the host of its `advertise`
+  // address. "" when the node has no `http`.
+  std::string http_address(const NodeConfig& node) const;
 };
 
 Result<ClusterConfig> parse_cluster_config(const std::string& yaml_text, const std::string& source_name);

@@ -24,6 +24,7 @@ Result<ConfigChange> plan_reload(const ClusterConfig& running, const ClusterConf
     const std::string p = "nodes." + self;
     if (me->bind != was->bind) return restart(p + ".bind", "its own bind address");
     if (me->advertise != was->advertise) return restart(p + ".advertise", "its own advertised address");
+    if (me->http != was->http) return restart(p + ".http", "its own HTTP address");
     if (me->key_file != was->key_file || me->public_key != was->public_key) return restart(p + ".public_key", "its own key");
     if (!same_capabilities(me->capabilities, was->capabilities)) return restart(p, "its own capabilities");
   }

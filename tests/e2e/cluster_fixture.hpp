@@ -124,6 +124,7 @@ struct ClusterNodeSpec {
   double units = 100;
   bool ceo = false;
   std::vector<std::string> tags;
+  std::string http;  // the node's `http` address in cluster.yaml; "" = none
 };
 
 // The CEO hires a poet (llama3.2) and a lawyer (mistral), asks both, then
@@ -175,6 +176,7 @@ class ClusterE2eTest : public E2eTest {
       y << "]\n    tags: [";
       for (size_t i = 0; i < n.tags.size(); ++i) y << (i ? ", " : "") << n.tags[i];
       y << "]\n";
+      if (!n.http.empty()) y << "    http: \"" << n.http << "\"\n";
     }
     return dir_.write("cluster.yaml", y.str());
   }

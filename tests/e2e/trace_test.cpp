@@ -220,13 +220,14 @@ rules:
   const std::string company = dir_.write("company.yaml", config_yaml(o));
   std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true},
                                         {"poets", "127.0.0.1", 0, {"llama3.2"}, 100, false}};
-  const std::string cluster = write_cluster(nodes, company);
-  // Both nodes also serve /metrics (and the CEO node /events) on a port of their own.
+  // Both nodes also serve /metrics (and the CEO node /events) on a port of
+  // their own: the CEO node's from cluster.yaml, the worker's from --http.
   std::map<std::string, std::string> http;
-  for (const auto& n : nodes) {
-    http[n.name] = "127.0.0.1:" + std::to_string(closed_loopback_port());
-    start_node(cluster, n.name, {}, {"--http", http[n.name]});
-  }
+  for (const auto& n : nodes) http[n.name] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+  nodes[0].http = http["ceo"];
+  const std::string cluster = write_cluster(nodes, company);
+  start_node(cluster, "ceo");
+  start_node(cluster, "poets", {}, {"--http", http["poets"]});
   const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
   ASSERT_TRUE(cluster_ready(ceo, 2)) << node_logs();
   RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", "Write a river haiku"}, {},
@@ -290,10 +291,25 @@ rules:
   EXPECT_EQ(boss.value("kaisha_cluster_messages_total", {{"direction", "out"}, {"type", "ask_request"}}), 1);
   EXPECT_EQ(boss.value("kaisha_model_calls_total", {{"model", "ceo-model"}, {"outcome", "ok"}}), 3);
   EXPECT_FALSE(boss.value("kaisha_model_calls_total", {{"model", "llama3.2"}}).has_value());
-  // The CEO node's events, whole, for the submitted task.
-  RunResult w = kaisha({"watch", http["ceo"], "--task", r.result().value("task", ""), "--json"});
+  // The CEO node's events, whole, for the submitted task, found through cluster.yaml.
+  RunResult w = kaisha({"watch", "--cluster", cluster, "--task", r.result().value("task", ""), "--json"});
   EXPECT_EQ(w.exit_code, 0) << w.describe();
   EXPECT_NE(w.out.find("\"event\":\"final\""), std::string::npos) << w.out;
+}
+
+TEST_F(TraceTest, WatchingAClusterNeedsItsCeoNodesHttpAddress) {
+  const std::string yaml = dir_.write("plain.yaml",
+                                      "cluster: { allow_plaintext: true }\n"
+                                      "nodes:\n  boss: { bind: tcp://127.0.0.1:7101, ceo: true }\n");
+  RunResult w = kaisha({"watch", "--cluster", yaml});
+  EXPECT_EQ(w.exit_code, 2) << w.describe();
+  EXPECT_NE(w.err.find("the CEO node 'boss' has no 'http' address"), std::string::npos) << w.err;
+  RunResult addr = kaisha({"watch", "--cluster", "10.0.0.1:7101"});  // submit's --cluster takes an address
+  EXPECT_EQ(addr.exit_code, 2) << addr.describe();
+  EXPECT_NE(addr.err.find("--cluster expects the cluster's file (cluster.yaml)"), std::string::npos) << addr.err;
+  RunResult both = kaisha({"watch", "127.0.0.1:1", "--cluster", yaml});
+  EXPECT_EQ(both.exit_code, 2) << both.describe();
+  EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
 }
 
 }  // namespace

@@ -85,6 +85,12 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
       {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n  a: { bind: tcp://127.0.0.1:2 }\n",
        "c.yaml:3: 'nodes.a' is given twice (lines 2 and 3); keep one"},
       {"", "c.yaml: the cluster file is empty"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: 9464 }\n",
+       "c.yaml:3: nodes.a.http: expected HOST:PORT like 127.0.0.1:9464, got \"9464\""},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: \"127.0.0.1:70000\" }\n",
+       "nodes.a.http: expected HOST:PORT"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: \"::1:9464\" }\n",
+       "nodes.a.http: expected HOST:PORT"},
   };
   for (const auto& bc : cases) {
     auto c = parse_cluster_config(bc.yaml, "c.yaml");
@@ -92,6 +98,24 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
     EXPECT_EQ(c.error().code, "config");
     EXPECT_NE(c.error().message.find(bc.expect), std::string::npos) << c.error().message;
   }
+}
+
+TEST(ClusterConfig, ANodesHttpAddressIsWhereClientsReachIt) {
+  auto c = parse_cluster_config(R"(
+cluster: { allow_plaintext: true }
+nodes:
+  ceo: { bind: tcp://0.0.0.0:7101, advertise: tcp://10.0.0.1:7101, ceo: true, http: "0.0.0.0:9464" }
+  gpu: { bind: tcp://10.0.0.2:7101, http: "10.0.0.2:9464" }
+  six: { bind: "tcp://[::1]:7102", http: "[::]:9465" }
+  dark: { bind: tcp://10.0.0.3:7101 }
+)",
+                                "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->ceo_node()->http, "0.0.0.0:9464");
+  EXPECT_EQ(c->http_address(*c->ceo_node()), "10.0.0.1:9464");  // a wildcard: the advertised host
+  EXPECT_EQ(c->http_address(*c->find("gpu")), "10.0.0.2:9464");
+  EXPECT_EQ(c->http_address(*c->find("six")), "[::1]:9465");
+  EXPECT_EQ(c->http_address(*c->find("dark")), "");
 }
 
 TEST(ClusterConfig, UnknownNodeNameListsKnownOnes) {

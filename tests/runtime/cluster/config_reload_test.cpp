@@ -49,6 +49,7 @@ TEST(ConfigReload, WhatTheRunningNodeWasBuiltWithCannotChangeLive) {
   const Case cases[] = {
       {[](ClusterConfig& c) { c.nodes.erase(c.nodes.begin() + 1); }, "cluster.yaml: nodes: this node ('w1') is no longer listed"},
       {[](ClusterConfig& c) { c.nodes[1].bind = "tcp://10.0.0.1:9999"; }, "cluster.yaml: nodes.w1.bind: its own bind address"},
+      {[](ClusterConfig& c) { c.nodes[1].http = "127.0.0.1:9464"; }, "cluster.yaml: nodes.w1.http: its own HTTP address"},
       {[](ClusterConfig& c) { c.nodes[1].public_key = std::string(40, 'Z'); }, "nodes.w1.public_key: its own key"},
       {[](ClusterConfig& c) { c.nodes[1].capabilities.resource_units = 1; }, "nodes.w1: its own capabilities"},
       {[](ClusterConfig& c) {
