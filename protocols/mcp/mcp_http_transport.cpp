@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "protocols/mcp/event_stream.hpp"
+#include "protocols/mcp/post_answer.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 
 namespace kaisha::mcp {
@@ -290,18 +291,24 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
                     " requests answered as event streams are running, the limit; retry when one has finished");
       return;
     }
+    auto answer = std::make_shared<PostAnswer>();
+    jsonrpc::Message message = parsed.messages.front();
+    run_detached([this, message = std::move(message), session, answer] {
+      McpStream stream{[answer](const json& m) { return answer->send(m); }, [answer] { answer->detach(); }};
+      server.handle(message, session, stream, [answer](std::optional<json> r) { answer->respond(std::move(r)); });
+    });
+    // A quick response alone is one JSON object: the connection stays open
+    // for the next request, where a stream would end with it.
+    if (auto r = answer->wait_for_json(opt.json_answer_wait)) {
+      if (*r) res.set_json(200, **r);
+      else res.status = 202;
+      return;
+    }
     auto es = entry->new_stream(false);
     auto writer = res.start_sse();
     if (version >= "2025-11-25") es->prime(writer, opt.retry_ms);
     es->attach(writer, 0);
-    jsonrpc::Message message = parsed.messages.front();
-    run_detached([this, message = std::move(message), session, es] {
-      McpStream stream{[es](const json& m) { return es->send(m); }, [es] { es->detach(); }};
-      server.handle(message, session, stream, [es](std::optional<json> r) {
-        if (r) es->send(*r);
-        es->finish();
-      });
-    });
+    answer->stream_to(es);
   }
 
   void get(const HttpRequest& q, HttpResponse& res) {

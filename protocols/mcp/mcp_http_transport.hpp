@@ -6,9 +6,11 @@
 //           POST must carry that header (missing: 400, unknown: 404) and, if
 //           it sends MCP-Protocol-Version, a supported one (else 400).
 //           Notifications and responses: 202, no body. A request is answered
-//           as an SSE stream when the client accepts text/event-stream
-//           (progress, log lines and server->client requests arrive on it
-//           before the response), else as one JSON object.
+//           as one JSON object when the client does not accept
+//           text/event-stream, or when it does but the response is ready
+//           within json_answer_wait with nothing sent before it; otherwise as
+//           an SSE stream (progress, log lines and server->client requests
+//           arrive on it before the response).
 //   GET     an SSE stream for messages that belong to no request; with
 //           Last-Event-ID it resumes a stream that was cut (replaying what
 //           was missed).
@@ -22,12 +24,13 @@
 // everyone else's.
 //
 // Host and Origin are checked on every request (403 on failure: DNS
-// rebinding protection). Requests answered by SSE run on their own thread so
-// that the stream flows while the tool works; the destructor waits for them.
-// At most max_running_streams run at once: one more gets 503 and a JSON-RPC
-// error saying so, before its stream opens.
+// rebinding protection). Requests a client accepts a stream for run on their
+// own thread so that the stream flows while the tool works; the destructor
+// waits for them. At most max_running_streams run at once: one more gets 503
+// and a JSON-RPC error saying so, before its stream opens.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -43,6 +46,11 @@ struct McpHttpOptions {
   size_t max_sessions_per_client = 32;   // open sessions of one client
   int64_t session_idle_ms = 30 * 60'000; // idle sessions of a client at its limit are closed
   size_t max_running_streams = 256;       // requests answered by SSE whose handlers run at once
+  // A client that accepts both gets one JSON object when the response is the
+  // request's first message and comes within this; otherwise (a notification
+  // or request to the client first, or a slower answer) an event stream.
+  // 0 = always a stream.
+  std::chrono::milliseconds json_answer_wait{20};
 };
 
 class McpHttpTransport {

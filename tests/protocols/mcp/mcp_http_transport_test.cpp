@@ -28,10 +28,17 @@ struct Fixture {
     o.keep_alive_timeout_ms = 1000;
     return o;
   }()};
-  McpHttpTransport transport{server, http};
+  McpHttpTransport transport;
   std::unique_ptr<httplib::Client> client;
 
-  Fixture() {
+  // Streams every answer the client accepts a stream for, unless told otherwise:
+  // most tests here look at the stream.
+  explicit Fixture(std::chrono::milliseconds json_answer_wait = std::chrono::milliseconds(0))
+      : transport(server, http, [&] {
+          McpHttpOptions o;
+          o.json_answer_wait = json_answer_wait;
+          return o;
+        }()) {
     auto port = http.start();
     EXPECT_TRUE(port.ok());
     client = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -82,6 +89,39 @@ TEST(McpHttp, InitializeOpensASessionAndAnswersOverSse) {
   ASSERT_EQ(msgs.size(), 1u);
   EXPECT_EQ(msgs[0]["result"]["protocolVersion"], "2025-11-25");
   EXPECT_EQ(f.transport.session_count(), 1u);
+}
+
+// Ten seconds: the fixture's tool answers at once, so only a machine stalled
+// that long could see a stream here.
+TEST(McpHttp, AQuickResponseAloneIsOneJsonObjectEvenWhenTheClientAcceptsAStream) {
+  Fixture f(std::chrono::seconds(10));
+  std::string sid = f.open();
+  for (int i = 0; i < 3; ++i) {
+    auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 10 + i}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
+                    {{"Mcp-Session-Id", sid}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+    json body = json::parse(r->body);
+    EXPECT_EQ(body["id"], 10 + i);
+    EXPECT_EQ(body["result"]["content"][0]["text"], "This is a simple text response for testing.");
+  }
+}
+
+// A notification before the response turns the answer into a stream, with
+// the held notification first, however long the server would have waited.
+TEST(McpHttp, ANotificationBeforeTheResponseMakesTheAnswerAStream) {
+  Fixture f(std::chrono::seconds(10));
+  std::string sid = f.open();
+  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                       {"params", {{"name", "test_tool_with_progress"}, {"_meta", {{"progressToken", "p"}}}}}},
+                  {{"Mcp-Session-Id", sid}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/event-stream");
+  auto msgs = sse_messages(r->body);
+  ASSERT_EQ(msgs.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(msgs[i]["method"], "notifications/progress");
+  EXPECT_EQ(msgs[3]["id"], 3);
 }
 
 TEST(McpHttp, JsonResponseWhenTheClientDoesNotAcceptSse) {
