@@ -16,7 +16,11 @@
 // Closed loop: each of the N clients sends its next request when its
 // previous answer arrived; the 32-client mcp client row uses 32 sessions.
 //
-// Usage: bench_mcp_overhead [requests per 32-client row, default 4000]
+// The rows run in ROUNDS rounds, alternating (raw, mcp json, mcp client, then
+// the 32-client rows), and each figure is the median of its rounds, so a
+// burst of load on the machine lands on every arm alike.
+//
+// Usage: bench_mcp_overhead [requests per 32-client row, default 4000] [ROUNDS, default 3]
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -70,6 +74,7 @@ std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::s
 
 int main(int argc, char** argv) {
   const int total = argc > 1 ? std::max(100, std::atoi(argv[1])) : 4000;
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
 
   auto fixture = mcp::ConformanceFixture::load();
   if (!fixture.ok()) {
@@ -141,8 +146,9 @@ int main(int argc, char** argv) {
     });
   };
 
-  std::printf("MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, load average %s\n",
-              total, load_average().c_str());
+  std::printf("MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, "
+              "median of %d alternating rounds, load average %s\n",
+              total, rounds, load_average().c_str());
   run(raw, 32, 500);  // warm-up: connections, allocator, sessions
   run(mcp_json, 32, 500);
   run(mcp_client, 32, 500);
@@ -154,9 +160,25 @@ int main(int argc, char** argv) {
   } rows[] = {{"raw 1 client", &raw, 1},           {"mcp json 1 client", &mcp_json, 1},
               {"mcp client 1 client", &mcp_client, 1}, {"raw 32 clients", &raw, 32},
               {"mcp json 32 clients", &mcp_json, 32},  {"mcp client 32 clients", &mcp_client, 32}};
+  std::vector<Figures> seen[6];
+  for (int r = 0; r < rounds; ++r)
+    for (int i = 0; i < 6; ++i) seen[i].push_back(run(*rows[i].send, rows[i].clients, rows[i].clients == 1 ? total / 4 : total));
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   Figures f[6];
   for (int i = 0; i < 6; ++i) {
-    f[i] = run(*rows[i].send, rows[i].clients, rows[i].clients == 1 ? total / 4 : total);
+    auto of = [&](double Figures::*field) {
+      std::vector<double> v;
+      for (const auto& x : seen[i]) v.push_back(x.*field);
+      return median(v);
+    };
+    f[i].p50_us = of(&Figures::p50_us);
+    f[i].p90_us = of(&Figures::p90_us);
+    f[i].p99_us = of(&Figures::p99_us);
+    f[i].rps = of(&Figures::rps);
+    for (const auto& x : seen[i]) f[i].errors += x.errors;
     std::printf("%-26s %8.0f %8.0f %8.0f %10.0f %6d\n", rows[i].name, f[i].p50_us, f[i].p90_us, f[i].p99_us, f[i].rps,
                 f[i].errors);
   }

@@ -73,6 +73,12 @@ json CompanyBackend::server_info() const { return data_.value("server_info", jso
 std::string CompanyBackend::instructions() const { return data_.value("instructions", ""); }
 std::vector<jsonrpc::CapabilityDescriptor> CompanyBackend::tools() { return tools_; }
 
+std::optional<jsonrpc::CapabilityDescriptor> CompanyBackend::find_tool(const std::string& name) {
+  for (const auto& d : tools_)
+    if (d.name == name) return d;
+  return std::nullopt;
+}
+
 std::string CompanyBackend::text(const std::string& key, const json& vars) const {
   json t = data_.value("texts", json::object()).value(key, key);
   return fill_template(t, vars).get<std::string>();

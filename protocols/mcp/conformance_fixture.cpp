@@ -61,16 +61,28 @@ const json* ConformanceFixture::find(const char* list, const char* key, const st
 
 json ConformanceFixture::server_info() const { return data_.value("server_info", json{{"name", "kaisha"}}); }
 
+namespace {
+
+jsonrpc::CapabilityDescriptor descriptor_of(const json& tool) {
+  jsonrpc::CapabilityDescriptor d;
+  d.name = tool.value("name", "");
+  d.description = tool.value("description", "");
+  d.input_schema = tool.value("inputSchema", json{{"type", "object"}});
+  return d;
+}
+
+}  // namespace
+
 std::vector<jsonrpc::CapabilityDescriptor> ConformanceFixture::tools() {
   std::vector<jsonrpc::CapabilityDescriptor> out;
-  for (const auto& t : data_["tools"]) {
-    jsonrpc::CapabilityDescriptor d;
-    d.name = t.value("name", "");
-    d.description = t.value("description", "");
-    d.input_schema = t.value("inputSchema", json{{"type", "object"}});
-    out.push_back(std::move(d));
-  }
+  for (const auto& t : data_["tools"]) out.push_back(descriptor_of(t));
   return out;
+}
+
+std::optional<jsonrpc::CapabilityDescriptor> ConformanceFixture::find_tool(const std::string& name) {
+  const json* t = find("tools", "name", name);
+  if (!t) return std::nullopt;
+  return descriptor_of(*t);
 }
 
 Result<json> ConformanceFixture::call_tool(const std::string& name, const json& args, McpCallContext& ctx) {

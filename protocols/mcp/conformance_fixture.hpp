@@ -31,6 +31,7 @@ class ConformanceFixture : public McpBackend {
 
   json server_info() const override;
   std::vector<jsonrpc::CapabilityDescriptor> tools() override;
+  std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) override;
   Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
   std::vector<json> resources() override;
   std::vector<json> resource_templates() override;

@@ -61,6 +61,14 @@ class McpBackend {
   virtual std::string instructions() const { return ""; }
 
   virtual std::vector<jsonrpc::CapabilityDescriptor> tools() = 0;
+  // The tool named `name`, or nullopt; looked up on every tools/call. The
+  // default goes through tools(); a backend whose list is costly to build
+  // finds the one tool instead.
+  virtual std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) {
+    for (auto& d : tools())
+      if (d.name == name) return std::move(d);
+    return std::nullopt;
+  }
   // A CallToolResult. Failures of the tool itself are results with isError
   // (the model sees them); an Error is for a tool that does not exist.
   virtual Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) = 0;

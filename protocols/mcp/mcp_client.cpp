@@ -1,6 +1,8 @@
 #include "protocols/mcp/mcp_client.hpp"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <mutex>
 #include <utility>
 
@@ -11,12 +13,27 @@
 namespace kaisha::mcp {
 
 struct McpClient::State {
+  using Clock = std::chrono::steady_clock;
   mutable std::mutex mu;
   struct Pending {
     std::string method;
     Done done;
+    Clock::time_point deadline;
   };
   std::map<int64_t, Pending> pending;
+  // Every pending request's deadline, earliest first, and when the one timer
+  // that times them out is due: a request whose deadline is not the earliest
+  // schedules nothing (a timer each would keep one per request for a minute).
+  std::set<std::pair<Clock::time_point, int64_t>> deadlines;
+  std::optional<Clock::time_point> sweep_at;
+
+  // Removes the pending request `it` (under mu) and returns it.
+  Pending take(std::map<int64_t, Pending>::iterator it) {
+    Pending p = std::move(it->second);
+    deadlines.erase({p.deadline, it->first});
+    pending.erase(it);
+    return p;
+  }
   int64_t next_id = 0;
   bool started = false;
   bool connected = false;
@@ -115,27 +132,59 @@ void McpClient::connect(std::function<void(Status)> done) {
 }
 
 int64_t McpClient::request(const std::string& method, json params, Done done, int64_t timeout_ms) {
-  int64_t id;
+  const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
+  const auto deadline = State::Clock::now() + std::chrono::milliseconds(t);
+  int64_t id = 0;
+  bool schedule = false;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->closed) {
-      id = 0;
-    } else {
+    if (!state_->closed) {
       id = ++state_->next_id;
-      state_->pending[id] = State::Pending{method, std::move(done)};
+      state_->pending[id] = State::Pending{method, std::move(done), deadline};
+      state_->deadlines.insert({deadline, id});
+      if (!state_->sweep_at || deadline < *state_->sweep_at) {
+        state_->sweep_at = deadline;
+        schedule = true;
+      }
     }
   }
   if (id == 0) {
     done(Error{"mcp_closed", "MCP server " + name() + " is not connected (" + method + ")"});
     return 0;
   }
-  const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
-  std::weak_ptr<McpClient> weak = weak_from_this();
-  timers_.schedule(std::chrono::milliseconds(t), [weak, id] {
-    if (auto self = weak.lock()) self->on_timeout(id);
-  });
+  if (schedule) schedule_sweep(deadline);
   transport_->send(jsonrpc::make_request(id, method, std::move(params)));
   return id;
+}
+
+void McpClient::schedule_sweep(std::chrono::steady_clock::time_point at) {
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  const auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(at - State::Clock::now());
+  timers_.schedule(std::max(delay, std::chrono::milliseconds(0)) + std::chrono::milliseconds(1), [weak] {
+    if (auto self = weak.lock()) self->sweep();
+  });
+}
+
+// Times out every request past its deadline and sets the timer for the next.
+void McpClient::sweep() {
+  std::vector<int64_t> expired;
+  std::optional<State::Clock::time_point> next;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    const auto now = State::Clock::now();
+    for (const auto& [deadline, id] : state_->deadlines) {
+      if (deadline > now) break;
+      expired.push_back(id);
+    }
+    if (state_->sweep_at && *state_->sweep_at <= now) state_->sweep_at.reset();  // this timer's
+    auto first_left = state_->deadlines.lower_bound({now, INT64_MAX});
+    if (first_left != state_->deadlines.end() && (!state_->sweep_at || first_left->first < *state_->sweep_at)) {
+      state_->sweep_at = first_left->first;
+      next = first_left->first;
+    }
+  }
+  if (next) schedule_sweep(*next);
+  for (int64_t id : expired) on_timeout(id);
 }
 
 void McpClient::notify(const std::string& method, json params) {
@@ -148,8 +197,7 @@ bool McpClient::cancel(int64_t id, const std::string& reason) {
     std::lock_guard<std::mutex> lock(state_->mu);
     auto it = state_->pending.find(id);
     if (it == state_->pending.end()) return false;
-    p = std::move(it->second);
-    state_->pending.erase(it);
+    p = state_->take(it);
   }
   // initialize is never cancelled (the spec forbids it); the connection is dropped instead.
   if (p.method != "initialize") notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
@@ -165,8 +213,7 @@ void McpClient::on_timeout(int64_t id) {
     std::lock_guard<std::mutex> lock(state_->mu);
     auto it = state_->pending.find(id);
     if (it == state_->pending.end()) return;
-    p = std::move(it->second);
-    state_->pending.erase(it);
+    p = state_->take(it);
     malformed = state_->last_malformed;
   }
   if (p.method != "initialize")
@@ -186,8 +233,7 @@ void McpClient::on_message(const json& m) {
       std::lock_guard<std::mutex> lock(state_->mu);
       auto it = state_->pending.find(resp->id.get<int64_t>());
       if (it == state_->pending.end()) return;  // late (timed out) or unknown
-      p = std::move(it->second);
-      state_->pending.erase(it);
+      p = state_->take(it);
     }
     if (resp->error)
       return p.done(Error{"mcp", "MCP server " + name() + ": " + p.method + " failed: " + rpc_error_text(*resp->error)});
@@ -236,8 +282,7 @@ void McpClient::on_message(const json& m) {
     if (!m.is_object() || !m.contains("id") || !m["id"].is_number_integer() || m.contains("method")) return;
     auto it = state_->pending.find(m["id"].get<int64_t>());
     if (it == state_->pending.end()) return;
-    p = std::move(it->second);
-    state_->pending.erase(it);
+    p = state_->take(it);
   }
   p.done(Error{"mcp", "MCP server " + name() + " answered " + p.method + " with an invalid JSON-RPC message (" + why +
                           "): " + text});
@@ -248,6 +293,7 @@ void McpClient::fail_all(const Error& e) {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     pending.swap(state_->pending);
+    state_->deadlines.clear();
   }
   for (auto& [id, p] : pending) p.done(Error{e.code, e.message + " (" + p.method + " not answered)"});
 }

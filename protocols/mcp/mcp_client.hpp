@@ -15,6 +15,8 @@
 // server and the method.
 #pragma once
 
+#include <chrono>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -105,6 +107,8 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   void on_message(const json& m);
   void on_transport_closed(const Error& e);
   void on_timeout(int64_t id);
+  void schedule_sweep(std::chrono::steady_clock::time_point at);
+  void sweep();
   void fail_all(const Error& e);
   void list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cursor, int page,
                  std::function<void(Result<std::vector<McpToolInfo>>)> done);

@@ -13,6 +13,7 @@
 
 #include "protocols/mcp/event_stream.hpp"
 #include "protocols/mcp/post_answer.hpp"
+#include "protocols/mcp/request_threads.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 
 namespace kaisha::mcp {
@@ -221,11 +222,18 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
 
   // Runs `work` on a thread of its own, in a place reserve_run() took.
   void run_detached(std::function<void()> work) {
-    std::thread([self = shared_from_this(), work = std::move(work)] {
+    request_threads().run([self = shared_from_this(), work = std::move(work)] {
       work();
       std::lock_guard lock(self->run_mu);
       if (--self->running == 0) self->run_cv.notify_all();
-    }).detach();
+    });
+  }
+
+  // One for the process, never destroyed: a job may hold the last reference
+  // to a transport, whose destruction must not wait for the job's own thread.
+  static RequestThreads& request_threads() {
+    static RequestThreads* threads = new RequestThreads();
+    return *threads;
   }
 
   void post(const HttpRequest& q, HttpResponse& res) {

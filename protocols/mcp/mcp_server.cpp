@@ -173,9 +173,7 @@ struct McpServer::Impl {
           auto& sc = scope_of(ctx);
           const std::string name = p.at("name").get<std::string>();
           const json args = p.contains("arguments") && !p["arguments"].is_null() ? p["arguments"] : json::object();
-          std::optional<jsonrpc::CapabilityDescriptor> tool;
-          for (auto& d : b.tools())
-            if (d.name == name) tool = d;
+          std::optional<jsonrpc::CapabilityDescriptor> tool = b.find_tool(name);
           if (!tool) return jsonrpc::app_error(jsonrpc::code::kInvalidParams, "Unknown tool: " + name);
           // Argument mistakes are tool execution errors (SEP-1303): the model
           // sees them and can correct itself.

@@ -101,6 +101,24 @@ TEST(McpClientStdio, SilentServerTimesOutAndTheRequestIsCancelled) {
   std::filesystem::remove(log);
 }
 
+// One timer serves every pending request: a shorter timeout given after a
+// longer one still fires on time, and the longer one stays pending.
+TEST(McpClientStdio, AShorterTimeoutAfterALongerOneFiresFirst) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server(), timers);
+  ASSERT_TRUE(connect(*c).ok());
+  std::promise<Result<json>> long_call;
+  c->call_tool("silent", json::object(), [&](Result<json> r) { long_call.set_value(std::move(r)); }, 600'000);
+  auto short_call = call(*c, "silent", json::object(), 200);
+  ASSERT_FALSE(short_call.ok());
+  EXPECT_EQ(short_call.error().code, "timeout");
+  auto pending = long_call.get_future();
+  EXPECT_EQ(pending.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);  // ten minutes to go
+  c->close();  // fails what is pending
+  ASSERT_EQ(pending.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_FALSE(pending.get().ok());
+}
+
 TEST(McpClientStdio, ServerDyingMidCallFailsThePendingCallWithHowItEnded) {
   http::HttpClient timers;
   auto c = McpClient::create(test_server(), timers);
