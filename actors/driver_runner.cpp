@@ -245,7 +245,9 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           // Once the outcomes kept so far (the answer asking for this tool)
           // are on disk: a resume then knows the tool was in flight.
           auto run = [this, s, e]() mutable {
-            auto span = telemetry::tool_span(e.tool, "", "", s.tid);
+            // The span the driver's tool_call event opened, or one of its own.
+            e.trace = tool_spans_.claim(e.tool, s.tid);
+            auto span = e.trace.empty() ? telemetry::tool_span(e.tool, "", "", s.tid) : nullptr;
             if (span) e.trace = telemetry::traceparent_of(*span);
             hooks_.run_tool(e, [this, s, id = e.id, span](company::ToolResult r) {
               if (span) telemetry::end_tool_span(*span, r);
@@ -262,6 +264,8 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
         } else if constexpr (std::is_same_v<T, Journal>) {
           kit_.step(e.kind, std::move(e.payload), e.tokens_in, e.tokens_out, e.usd, e.agent);
         } else if constexpr (std::is_same_v<T, Report>) {
+          if (e.kind == msg::EventKind::tool_call) tool_spans_.called(e.data, e.text, s.tid);
+          else if (e.kind == msg::EventKind::tool_result) tool_spans_.returned(e.data);
           msg::ProgressEvent ev;
           ev.kind = e.kind;
           ev.text = std::move(e.text);
@@ -272,6 +276,7 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           ev.usd = e.usd;
           kit_.emit(std::move(ev));
         } else if constexpr (std::is_same_v<T, Finish>) {
+          tool_spans_.end_all("the task ended before the tool answered");
           hooks_.finish(std::move(e));
         } else if constexpr (std::is_same_v<T, Reply>) {
           if (!hooks_.reply) missing(kit_, "a reply");

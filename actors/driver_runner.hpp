@@ -22,6 +22,7 @@
 #include "actors/strategy_kit.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/driver/replay_log.hpp"
+#include "runtime/telemetry/reported_tool_spans.hpp"
 
 namespace kaisha::actors {
 
@@ -108,6 +109,9 @@ class DriverRunner {
   std::string replay_tid_;
   bool replaying_ = false;
   std::vector<driver::Outcome> deferred_;  // fed once the kept outcomes have been
+  // The spans of tool calls the driver reports (its own tools, and the
+  // RunTools it asks for, which claim theirs).
+  telemetry::ReportedToolSpans tool_spans_;
 };
 
 }  // namespace kaisha::actors

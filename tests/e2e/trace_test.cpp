@@ -126,8 +126,21 @@ TEST_F(TraceTest, ARunWritesOneTracePerTaskWithTheGenAiSpansAndNoPromptText) {
         EXPECT_EQ(s.parent_span_id, root.span->span_id);
       }
   EXPECT_EQ(ceo_calls, 4);
-  // The hire and the ask are the driver's own (the turn shows the ask).
-  EXPECT_EQ(spans, 1u + 4 + 1 + 1 + 1) << "root, 4 CEO calls, the turn, its call, the MCP tool";
+  // The CEO's tool calls, its own (the hire, the ask) and the MCP tool, each
+  // one span under the task.
+  EXPECT_EQ(spans, 1u + 4 + 3 + 1 + 1) << "root, 4 CEO calls, 3 tool calls, the turn, its call";
+  for (const char* name : {"execute_tool AgentCreator", "execute_tool AskAgent", "execute_tool t__meta"}) {
+    int n = 0;
+    for (const auto& b : batches)
+      for (const auto& s : b.spans)
+        if (s.name == name) {
+          ++n;
+          EXPECT_EQ(s.parent_span_id, root.span->span_id) << name;
+          EXPECT_EQ(s.status, telemetry::SpanStatus::ok) << name;
+          EXPECT_FALSE(text_attr(s, "gen_ai.tool.call.id").empty()) << name;
+        }
+    EXPECT_EQ(n, 1) << name;
+  }
 
   // The MCP tool's span, whose traceparent the server received in _meta.
   Found tool = find_span(batches, "execute_tool t__meta");
