@@ -128,6 +128,7 @@ DriverHooks hooks(Self* self) {
     });
   };
   h.reply = [self](driver::Reply r) { reply(self, std::move(r)); };
+  h.invokes_agent = [](const std::string& tool) { return tool == "AskAgent"; };
   return h;
 }
 

@@ -29,7 +29,7 @@ namespace {
 }  // namespace
 
 DriverRunner::DriverRunner(caf::event_based_actor* self, StrategyKit& kit, DriverHooks hooks)
-    : self_(self), kit_(kit), hooks_(std::move(hooks)) {}
+    : self_(self), kit_(kit), hooks_(std::move(hooks)), tool_spans_(hooks_.invokes_agent) {}
 
 void DriverRunner::run(Effects effects) { run(std::move(effects), Scope{kit_.task_id(), false}); }
 

@@ -47,6 +47,9 @@ struct DriverHooks {
   std::function<void(const driver::Recall&, const std::string& tid)> recall;
   // Answers a direct request. Null: a Reply fails the task.
   std::function<void(driver::Reply)> reply;
+  // Whether a tool of the driver's own invokes an agent (its span is then the
+  // agent's turn, not a tool call). Null: none does.
+  std::function<bool(const std::string& tool)> invokes_agent;
 };
 
 class DriverRunner {

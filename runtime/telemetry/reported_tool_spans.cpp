@@ -29,7 +29,7 @@ void ReportedToolSpans::called(const json& data, const std::string& text, const 
   if (id.empty() || open_.count(id)) return;
   std::string tool = data.is_object() ? data.value("tool", std::string()) : std::string();
   if (tool.empty()) tool = text.substr(0, text.find(' '));
-  if (tool.empty()) return;
+  if (tool.empty() || (invokes_agent_ && invokes_agent_(tool))) return;
   auto span = tool_span(tool, id, "", task_id);
   if (!span) return;
   open_[id] = Open{tool, task_id, ++seq_, std::move(span), false};

@@ -5,12 +5,17 @@
 // them. A tool the runtime runs for the driver (a RunTool effect) claims the
 // span its tool_call event opened instead of starting a second one.
 //
+// A call that invokes an agent (HASHIRU's AskAgent) gets no span here: the
+// GenAI conventions name an agent's invocation invoke_agent, and the agent's
+// own turn is that span.
+//
 // Call ids come from the event's data: "call_id" (HASHIRU) or "call" (the
 // pyramid); the tool's name from data "tool", else the event text's first
 // word. At most kMaxOpen calls are followed at once. Not thread-safe: one
 // per strategy actor. No-ops when tracing is off.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +28,10 @@ namespace kaisha::telemetry {
 class ReportedToolSpans {
  public:
   static constexpr size_t kMaxOpen = 1024;
+
+  // Which tools invoke an agent (null: none do).
+  explicit ReportedToolSpans(std::function<bool(const std::string& tool)> invokes_agent = nullptr)
+      : invokes_agent_(std::move(invokes_agent)) {}
 
   // A tool_call event of task `task_id`: opens the call's span. Spans still
   // open from another task (one that failed without a word) end first.
@@ -47,6 +56,7 @@ class ReportedToolSpans {
     std::shared_ptr<Span> span;
     bool claimed = false;
   };
+  std::function<bool(const std::string& tool)> invokes_agent_;
   std::map<std::string, Open> open_;  // by call id
   uint64_t seq_ = 0;
 };

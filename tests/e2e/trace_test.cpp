@@ -126,10 +126,11 @@ TEST_F(TraceTest, ARunWritesOneTracePerTaskWithTheGenAiSpansAndNoPromptText) {
         EXPECT_EQ(s.parent_span_id, root.span->span_id);
       }
   EXPECT_EQ(ceo_calls, 4);
-  // The CEO's tool calls, its own (the hire, the ask) and the MCP tool, each
-  // one span under the task.
-  EXPECT_EQ(spans, 1u + 4 + 3 + 1 + 1) << "root, 4 CEO calls, 3 tool calls, the turn, its call";
-  for (const char* name : {"execute_tool AgentCreator", "execute_tool AskAgent", "execute_tool t__meta"}) {
+  // The CEO's tool calls, its own (the hire) and the MCP tool, each one span
+  // under the task; the ask is the helper's turn (invoke_agent), not a tool span.
+  EXPECT_EQ(spans, 1u + 4 + 2 + 1 + 1) << "root, 4 CEO calls, 2 tool calls, the turn, its call";
+  EXPECT_FALSE(find_span(batches, "execute_tool AskAgent").span);
+  for (const char* name : {"execute_tool AgentCreator", "execute_tool t__meta"}) {
     int n = 0;
     for (const auto& b : batches)
       for (const auto& s : b.spans)

@@ -113,6 +113,18 @@ TEST_F(ReportedToolSpansTraced, SpansLeftOpenEndAsErrorsWhenTheTaskEndsOrAnother
   }
 }
 
+TEST_F(ReportedToolSpansTraced, ACallThatInvokesAnAgentIsThatAgentsSpanNotAToolSpan) {
+  ReportedToolSpans t([](const std::string& tool) { return tool == "AskAgent"; });
+  t.called(json{{"call_id", "c1"}, {"tool", "AskAgent"}}, "", "t-1");
+  t.called(json{{"call_id", "c2"}, {"tool", "GetBudget"}}, "", "t-1");
+  EXPECT_EQ(t.open(), 1u);
+  t.returned(json{{"call_id", "c1"}});
+  t.returned(json{{"call_id", "c2"}});
+  auto all = spans();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].name, "execute_tool GetBudget");
+}
+
 TEST(ReportedToolSpans, NothingIsFollowedWhenTracingIsOff) {
   install_tracer(nullptr);
   ReportedToolSpans t;
