@@ -43,11 +43,19 @@ Result<std::string> task_id_param(const json& params) {
 
 // An optional integer member; anything else there is an error naming it.
 Result<std::optional<int>> int_param(const json& obj, const char* key, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::optional<int>{};
-  if (!it->is_number_integer())
+  const json* v = proto_field(obj, key);
+  if (!v || v->is_null()) return std::optional<int>{};
+  if (!v->is_number_integer())
     return app_error(jsonrpc::code::kInvalidParams, where + "." + key + ": must be an integer");
-  return std::optional<int>{static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), -1, 1'000'000))};
+  return std::optional<int>{static_cast<int>(std::clamp<int64_t>(v->get<int64_t>(), -1, 1'000'000))};
+}
+
+// An optional member of one JSON type (by either name, see proto_field).
+Result<json> typed_param(const json& obj, const char* key, json::value_t type, const char* what, json fallback) {
+  const json* v = proto_field(obj, key);
+  if (!v || v->is_null()) return fallback;
+  if (v->type() != type) return app_error(jsonrpc::code::kInvalidParams, std::string("params.") + key + ": must be " + what);
+  return *v;
 }
 
 Result<std::optional<int>> history_length(const json& obj, const std::string& where) {
@@ -183,7 +191,7 @@ Result<json> A2aService::send_message(const json& params, WireVersion v, bool bl
   const std::string& id = outcome->task_id;
   bool blocking = blocking_default;
   if (cfg.is_object()) {
-    if (cfg.value("returnImmediately", false) == true) blocking = false;  // v1.0
+    if (const json* r = proto_field(cfg, "returnImmediately"); r && *r == true) blocking = false;  // v1.0
     if (cfg.contains("blocking") && cfg["blocking"].is_boolean()) blocking = cfg["blocking"].get<bool>();  // v0.3
   }
   std::optional<AgentTask> task;
@@ -222,22 +230,22 @@ Result<json> A2aService::list_tasks(const json& params) {
   if (!size.ok()) return size.error();
   auto hl = history_length(params, "params");
   if (!hl.ok()) return hl.error();
-  for (const char* key : {"status", "contextId", "pageToken"}) {
-    if (auto it = params.find(key); it != params.end() && !it->is_null() && !it->is_string())
-      return app_error(jsonrpc::code::kInvalidParams, std::string("params.") + key + ": must be a string");
-  }
-  if (auto it = params.find("includeArtifacts"); it != params.end() && !it->is_null() && !it->is_boolean())
-    return app_error(jsonrpc::code::kInvalidParams, "params.includeArtifacts: must be a boolean");
+  auto status = typed_param(params, "status", json::value_t::string, "a string", "");
+  auto context = typed_param(params, "contextId", json::value_t::string, "a string", "");
+  auto token = typed_param(params, "pageToken", json::value_t::string, "a string", "");
+  auto artifacts = typed_param(params, "includeArtifacts", json::value_t::boolean, "a boolean", true);
+  for (const auto* r : {&status, &context, &token, &artifacts})
+    if (!r->ok()) return r->error();
   const int page_size = std::clamp(size->value_or(50), 1, 100);
-  std::string status_filter = params.value("status", json("")).get<std::string>();
+  std::string status_filter = status->get<std::string>();
   if (status_filter == "TASK_STATE_UNSPECIFIED") status_filter.clear();
-  const std::string context = params.value("contextId", json("")).get<std::string>();
-  const bool artifacts = params.value("includeArtifacts", json(true)).get<bool>();
   json tasks = json::array();
   for (const auto& t : agent_->tasks(static_cast<size_t>(page_size))) {
-    if (!context.empty() && t.context_id != context) continue;
-    if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter) continue;
-    tasks.push_back(task_json(t, WireVersion::v1_0, *hl, artifacts));
+    if (!context->get<std::string>().empty() && t.context_id != context->get<std::string>()) continue;
+    if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter &&
+        state_name(t.state, WireVersion::v0_3) != status_filter)
+      continue;
+    tasks.push_back(task_json(t, WireVersion::v1_0, *hl, artifacts->get<bool>()));
   }
   const size_t n = tasks.size();
   return json{{"tasks", std::move(tasks)}, {"nextPageToken", ""}, {"pageSize", page_size}, {"totalSize", n}};

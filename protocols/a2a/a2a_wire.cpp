@@ -119,6 +119,22 @@ std::optional<MethodName> classify_method(std::string_view method) {
   return std::nullopt;
 }
 
+const json* proto_field(const json& obj, std::string_view json_name) {
+  if (!obj.is_object()) return nullptr;
+  if (auto it = obj.find(json_name); it != obj.end()) return &*it;
+  std::string snake;
+  for (char c : json_name) {
+    if (c >= 'A' && c <= 'Z') {
+      snake += '_';
+      snake += static_cast<char>(c - 'A' + 'a');
+    } else {
+      snake += c;
+    }
+  }
+  if (auto it = obj.find(snake); it != obj.end()) return &*it;
+  return nullptr;
+}
+
 Result<WireVersion> parse_version_header(std::string_view value) {
   if (value.empty() || value == "0.3" || value == "0.3.0") return WireVersion::v0_3;
   if (value == "1.0" || value == "1.0.0" || value == "1") return WireVersion::v1_0;
@@ -201,10 +217,10 @@ Result<IncomingMessage> read_message(const json& m, const std::string& where) {
   IncomingMessage out;
   for (auto [key, field] : {std::pair{"messageId", &out.message_id}, std::pair{"contextId", &out.context_id},
                             std::pair{"taskId", &out.task_id}}) {
-    auto it = m.find(key);
-    if (it == m.end() || it->is_null()) continue;
-    if (!it->is_string()) return bad(where + "." + key, "must be a string");
-    *field = it->get<std::string>();
+    const json* v = proto_field(m, key);
+    if (!v || v->is_null()) continue;
+    if (!v->is_string()) return bad(where + "." + key, "must be a string");
+    *field = v->get<std::string>();
   }
   auto role = m.find("role");
   if (role == m.end() || !role->is_string()) return bad(where + ".role", "is required (ROLE_USER or user)");

@@ -33,6 +33,11 @@ struct MethodName {
 };
 std::optional<MethodName> classify_method(std::string_view method);
 
+// A request field by its JSON name ("historyLength"), or by its proto field
+// name ("history_length"), which ProtoJSON parsers must accept too; null
+// when neither is there.
+const json* proto_field(const json& obj, std::string_view json_name);
+
 // The value of the A2A-Version header (or query parameter): empty means 0.3
 // (the spec's rule for old clients); "1.0" and "0.3"/"0.3.0" are served;
 // anything else is an Error naming the versions we speak.
