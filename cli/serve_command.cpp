@@ -90,8 +90,9 @@ int serve_a2a_tck_fixture(const ServeOptions& o) {
   auto service = a2a::mount_a2a(http, agent, options);
   auto port = http.start();
   if (!port) return fail(port.error().message);
-  std::cout << "kaisha serve: A2A at " << http.base_url() << "/a2a (HTTP+JSON at " << http.base_url()
-            << "/a2a/rest, card " << http.base_url() << "/.well-known/agent-card.json)" << std::endl;
+  std::cout << "kaisha serve: A2A at " << http.base_url() << "/a2a" << std::endl;
+  std::cerr << "kaisha serve: the A2A TCK's scenario agent (a test fixture); HTTP+JSON at " << http.base_url()
+            << "/a2a/rest, card " << http.base_url() << "/.well-known/agent-card.json" << std::endl;
   wait_for_stop_signal();
   http.stop();
   return 0;
