@@ -24,6 +24,7 @@
 
 #include "bench/closed_loop.hpp"
 #include "protocols/a2a/a2a_server.hpp"
+#include "protocols/a2a/company_agent.hpp"
 #include "runtime/http/http_client.hpp"
 #include "tests/protocols/fake_company_service.hpp"
 
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
   sample.state = company::TaskState::completed;
   sample.answer = "an answer of a few words";
   const std::string fixed =
-      jsonrpc::make_result(1, a2a::send_result(a2a::task_json(sample, "s-fake", a2a::WireVersion::v1_0),
+      jsonrpc::make_result(1, a2a::send_result(a2a::task_json(a2a::company_task(sample, "s-fake"), a2a::WireVersion::v1_0),
                                                a2a::WireVersion::v1_0))
           .dump();
   server.route("POST", "/raw", [fixed](const protocols::HttpRequest&, protocols::HttpResponse& res) {

@@ -3,10 +3,12 @@
 // Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT), where A2A
 // (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too.
 // `--fixture conformance` serves the MCP conformance suite's test contents
-// instead of the company (for the interop tests).
+// instead of the company, and `--fixture a2a-tck` the A2A TCK's scenario
+// agent over A2A alone (test fixtures, for the interop tests).
 //
-// With --http, the first stdout line is "kaisha serve: MCP at <url>" so that
-// scripts and tests know where to connect; with --mcp-stdio, stdout carries
+// With --http, the first stdout line is "kaisha serve: MCP at <url>" (with
+// --fixture a2a-tck: "kaisha serve: A2A at <url>") so that scripts and tests
+// know where to connect; with --mcp-stdio, stdout carries
 // MCP messages only and everything else goes to stderr.
 #include <csignal>
 #include <iostream>
@@ -19,6 +21,7 @@
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
+#include "protocols/a2a/tck_scenario_agent.hpp"
 #include "protocols/acp/acp_server.hpp"
 #include "protocols/mcp/company_backend.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
@@ -55,7 +58,48 @@ int fail(const std::string& message, int code = 2) {
   return code;
 }
 
+protocols::HttpServerOptions http_options(const ServeOptions& o, const config::ServeConfig& listen,
+                                         const protocols::HostPort& addr) {
+  protocols::HttpServerOptions ho;
+  ho.host = addr.host;
+  ho.port = addr.port;
+  ho.bearer_token = protocols::resolve_bearer_token(o.token);
+  ho.max_body_bytes = o.max_body_bytes;
+  ho.tls_cert_file = o.tls_cert.empty() ? listen.tls_cert : o.tls_cert;
+  ho.tls_key_file = o.tls_key.empty() ? listen.tls_key : o.tls_key;
+  ho.behind_tls_proxy = o.behind_tls_proxy || listen.behind_tls_proxy;
+  ho.max_connections = static_cast<size_t>(listen.max_connections);
+  ho.max_connections_per_client = static_cast<size_t>(listen.max_connections_per_client);
+  return ho;
+}
+
+// --fixture a2a-tck: the A2A TCK's scenario agent on A2A alone (both
+// bindings), no company and no MCP.
+int serve_a2a_tck_fixture(const ServeOptions& o) {
+  if (o.mcp_stdio || o.http.empty()) return fail("--fixture a2a-tck serves A2A over HTTP: give --http ADDR:PORT only");
+  block_stop_signals();
+  auto addr = protocols::parse_host_port(o.http);
+  if (!addr) return fail("--http: " + addr.error().message);
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
+  auto agent = std::make_shared<a2a::TckScenarioAgent>();
+  protocols::HttpServer http(http_options(o, config::ServeConfig{}, *addr));
+  a2a::A2aServerOptions options;
+  options.agent_name = "kaisha A2A TCK fixture";
+  options.description = "Test fixture: the A2A TCK's scenario agent (acts on the messageId prefix), not a company";
+  options.service.body_limits.max_bytes = o.max_body_bytes;
+  auto service = a2a::mount_a2a(http, agent, options);
+  auto port = http.start();
+  if (!port) return fail(port.error().message);
+  std::cout << "kaisha serve: A2A at " << http.base_url() << "/a2a" << std::endl;
+  std::cerr << "kaisha serve: the A2A TCK's scenario agent (a test fixture); HTTP+JSON at " << http.base_url()
+            << "/a2a/rest, card " << http.base_url() << "/.well-known/agent-card.json" << std::endl;
+  wait_for_stop_signal();
+  http.stop();
+  return 0;
+}
+
 int serve(const ServeOptions& o) {
+  if (o.fixture == "a2a-tck") return serve_a2a_tck_fixture(o);
   if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
   // Before any thread starts (the tracer's, the company's), so that only
   // wait_for_stop_signal() sees SIGINT and SIGTERM.
@@ -70,7 +114,7 @@ int serve(const ServeOptions& o) {
     if (!fx) return fail(fx.error().message);
     backend = std::move(*fx);
   } else if (!o.fixture.empty()) {
-    return fail("unknown --fixture '" + o.fixture + "' (known: conformance)");
+    return fail("unknown --fixture '" + o.fixture + "' (known: conformance, a2a-tck)");
   } else {
     auto c = load_cli_config(o.common, /*needs_model=*/true);
     if (!c.ok()) return fail(c.error().message);
@@ -98,10 +142,6 @@ int serve(const ServeOptions& o) {
     backend = std::move(b).value();
   }
 
-  if (!o.tls_cert.empty()) listen.tls_cert = o.tls_cert;
-  if (!o.tls_key.empty()) listen.tls_key = o.tls_key;
-  if (o.behind_tls_proxy) listen.behind_tls_proxy = true;
-
   std::optional<protocols::HostPort> addr;
   if (!o.http.empty()) {
     auto hp = protocols::parse_host_port(o.http);
@@ -119,17 +159,7 @@ int serve(const ServeOptions& o) {
   std::unique_ptr<mcp::McpHttpTransport> transport;
   std::shared_ptr<void> a2a_service, acp_service;
   if (addr) {
-    protocols::HttpServerOptions ho;
-    ho.host = addr->host;
-    ho.port = addr->port;
-    ho.bearer_token = protocols::resolve_bearer_token(o.token);
-    ho.max_body_bytes = o.max_body_bytes;
-    ho.tls_cert_file = listen.tls_cert;
-    ho.tls_key_file = listen.tls_key;
-    ho.behind_tls_proxy = listen.behind_tls_proxy;
-    ho.max_connections = static_cast<size_t>(listen.max_connections);
-    ho.max_connections_per_client = static_cast<size_t>(listen.max_connections_per_client);
-    http = std::make_unique<protocols::HttpServer>(ho);
+    http = std::make_unique<protocols::HttpServer>(http_options(o, listen, *addr));
     mcp::McpHttpOptions mo;
     mo.max_sessions_per_client = static_cast<size_t>(listen.max_mcp_sessions_per_client);
     transport = std::make_unique<mcp::McpHttpTransport>(server, *http, mo);
@@ -149,7 +179,8 @@ int serve(const ServeOptions& o) {
     if (!port) return fail(port.error().message);
     (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
     if (company)
-      std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (card " << http->base_url()
+      std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (HTTP+JSON at " << http->base_url()
+                << "/a2a/rest, card " << http->base_url()
                 << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp, events at "
                 << http->base_url() << "/events, metrics at " << http->base_url() << "/metrics; session "
                 << company->session_id() << std::endl;
@@ -178,7 +209,7 @@ const bool registered = register_command("serve", "Serve the company over MCP (s
   cmd->add_option("--http", o->http, "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
   cmd->add_option("--token", o->token,
                   "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
-  cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance");
+  cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance (MCP), a2a-tck (A2A)");
   cmd->add_option("--max-body", o->max_body_bytes, "Largest request body accepted, in bytes");
   cmd->add_option("--tls-cert", o->tls_cert, "HTTPS: certificate (chain) PEM file (or serve.tls_cert in the config)");
   cmd->add_option("--tls-key", o->tls_key, "HTTPS: private key PEM file (or serve.tls_key in the config)");

@@ -11,6 +11,9 @@
 #include <variant>
 
 #include "protocols/a2a/a2a_error_info.hpp"
+#include "protocols/a2a/a2a_http_request.hpp"
+#include "protocols/a2a/a2a_rest.hpp"
+#include "protocols/a2a/company_agent.hpp"
 
 #include "runtime/jsonrpc/company_capabilities.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
@@ -29,46 +32,17 @@ json request_id_of(const std::string& body, const JsonLimits& limits) {
   return nullptr;
 }
 
-// A JSON-RPC body must say it is JSON, when it says anything: a form post or
-// text/plain is refused with A2A's ContentTypeNotSupportedError (-32005)
-// instead of failing later as a parse error. "application/json" and any
-// "+json" type are accepted, parameters (charset) ignored.
-Status check_content_type(const protocols::HttpRequest& req) {
-  std::string type = req.header("content-type");
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
-  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.erase(0, 1);
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
-  const auto ends_with = [&](std::string_view suffix) {
-    return type.size() >= suffix.size() && type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (type.empty() || type == "application/json" || ends_with("+json")) return Status::Ok();
-  return Error{"content_type", "Content-Type " + type + " is not supported: send the JSON-RPC request as application/json"};
-}
-
-std::string endpoint_url(const protocols::HttpServer& server, const protocols::HttpRequest& req,
-                         const std::string& path) {
-  // The Host the peer used reaches us, whatever address we bound.
-  const std::string host = req.header("host");
-  return (host.empty() ? server.base_url() : "http://" + host) + path;
-}
-
 void handle_rpc(A2aService& service, const protocols::HttpServer& server, const protocols::HttpRequest& req,
                 protocols::HttpResponse& res) {
   if (Status s = server.check_origin(req); !s.ok()) return res.set_error(403, "forbidden", s.error().message);
-  std::string version = req.header("a2a-version");
-  if (version.empty()) {
-    auto q = req.query.find("A2A-Version");
-    if (q != req.query.end()) version = q->second;
-  }
-  if (auto v = parse_version_header(version); !v.ok()) {
+  if (auto v = parse_version_header(requested_version(req)); !v.ok()) {
     json e = jsonrpc::make_error(request_id_of(req.body, service.dispatcher().limits().body), code::kVersionNotSupported,
                                  v.error().message);
     add_error_info(e);
     return res.set_json(200, e);
   }
 
-  if (Status s = check_content_type(req); !s.ok()) {
+  if (Status s = check_json_content_type(req); !s.ok()) {
     json e = jsonrpc::make_error(nullptr, code::kContentTypeNotSupported, s.error().message);
     add_error_info(e);
     return res.set_json(200, e);
@@ -79,39 +53,15 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
   if (!parsed.batch && parsed.messages.size() == 1) {
     if (const auto* r = std::get_if<jsonrpc::Request>(&parsed.messages[0]);
         r && !r->notification && A2aService::is_streaming(r->method)) {
-      // The stream opens with its first event, which stream() delivers
-      // before it returns (on this thread, while `res` is ours): when that
-      // event is an error (an unknown task, a task that has ended, a bad
-      // message) the answer is a plain JSON-RPC error, not a stream that
-      // carries one, so a client sees the refusal as one.
-      struct Opening {
-        std::shared_ptr<protocols::SseWriter> writer;
-        std::optional<json> refusal;
-      };
-      auto opening = std::make_shared<Opening>();
-      auto stop = service.stream(
-          *r,
-          [opening, &res](const json& event) {
-            json e = event;
-            if (e.contains("error")) add_error_info(e);
-            if (!opening->writer) {
-              if (e.contains("error")) {
-                opening->refusal = std::move(e);
-                return false;
-              }
-              opening->writer = res.start_sse();
-            }
-            return opening->writer->send(e.dump(-1, ' ', false, json::error_handler_t::replace));
-          },
-          [opening] {
-            if (opening->writer) opening->writer->close();
-          });
-      if (opening->refusal) {
-        stop();
-        return res.set_json(200, *opening->refusal);
+      auto refusal = serve_stream(service, *r, res, [](const json& event) {
+        json e = event;
+        if (e.contains("error")) add_error_info(e);
+        return e;
+      });
+      if (refusal) {
+        add_error_info(*refusal);
+        res.set_json(200, *refusal);
       }
-      // The client went away (or the stream ended): release the subscription now.
-      if (opening->writer) opening->writer->on_close(std::move(stop));
       return;
     }
   }
@@ -137,9 +87,7 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
 // asked for by the pre-1.0 path /.well-known/agent.json or A2A-Version 0.x.
 bool wants_v03_card(const protocols::HttpRequest& req) {
   if (req.path.find("/agent.json") != std::string::npos) return true;
-  std::string version = req.header("a2a-version");
-  if (auto q = req.query.find("A2A-Version"); version.empty() && q != req.query.end()) version = q->second;
-  return version.rfind("0.", 0) == 0;
+  return requested_version(req).rfind("0.", 0) == 0;
 }
 
 std::string http_date(std::time_t t) {
@@ -177,7 +125,13 @@ constexpr int kCardMaxAgeSeconds = 60;
 
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
                         const std::string& endpoint) {
-  const std::vector<jsonrpc::CapabilityDescriptor> skills = jsonrpc::company_capabilities(company.agents());
+  CompanyAgent agent(company);
+  return agent_card(agent, options, endpoint);
+}
+
+json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::string& endpoint,
+                const std::string& rest_url) {
+  const std::vector<jsonrpc::CapabilityDescriptor> skills = agent.skills();
   jsonrpc::AgentCardInfo info;
   info.name = options.agent_name;
   info.description = options.description;
@@ -187,12 +141,27 @@ json company_agent_card(company::CompanyService& company, const A2aServerOptions
   info.v03_interface = true;
   info.v03_fields = options.v03_card_fields;
   info.provider_organization = "kaisha";
-  return jsonrpc::to_a2a_agent_card(info, skills);
+  json card = jsonrpc::to_a2a_agent_card(info, skills);
+  if (!rest_url.empty()) {
+    // The HTTP+JSON binding (1.0 only) right after JSON-RPC 1.0: a client
+    // takes the first interface of the binding it speaks.
+    json& interfaces = card["supportedInterfaces"];
+    interfaces.insert(interfaces.begin() + 1, json{{"url", rest_url},
+                                                   {"protocolBinding", "HTTP+JSON"},
+                                                   {"protocolVersion", "1.0"},
+                                                   {"tenant", ""}});
+  }
+  return card;
 }
 
 std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::CompanyService& company,
                                       A2aServerOptions options) {
-  auto service = std::make_shared<A2aService>(company, options.service);
+  return mount_a2a(server, std::make_shared<CompanyAgent>(company), std::move(options));
+}
+
+std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aAgent> agent,
+                                      A2aServerOptions options) {
+  auto service = std::make_shared<A2aService>(std::move(agent), options.service);
   auto opts = std::make_shared<const A2aServerOptions>(std::move(options));
   protocols::HttpServer* srv = &server;
   auto validators = std::make_shared<CardValidators>();
@@ -201,7 +170,8 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
     A2aServerOptions for_client = *opts;
     const bool v03 = wants_v03_card(req);
     for_client.v03_card_fields = v03;
-    res.set_json(200, company_agent_card(service->company(), for_client, endpoint_url(*srv, req, opts->path)));
+    const std::string rest = opts->rest_path.empty() ? "" : endpoint_url(*srv, req, opts->rest_path);
+    res.set_json(200, agent_card(service->agent(), for_client, endpoint_url(*srv, req, opts->path), rest));
     const CardValidators::Tags tags = validators->for_body(res.body, v03);
     res.headers["Cache-Control"] = "public, max-age=" + std::to_string(kCardMaxAgeSeconds);
     res.headers["ETag"] = tags.etag;
@@ -219,6 +189,7 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
   server.route("POST", opts->path + "/?", [service, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
     handle_rpc(*service, *srv, req, res);
   });
+  if (!opts->rest_path.empty()) mount_a2a_rest(server, service, opts->rest_path);
   return service;
 }
 

@@ -1,12 +1,15 @@
-// The company served over A2A's JSON-RPC binding on a shared HttpServer:
+// An A2A agent (the company, or a test fixture) served over A2A's JSON-RPC
+// and HTTP+JSON bindings on a shared HttpServer:
 //
 //   GET  /.well-known/agent-card.json   the agent card (v1.0 fields plus the
-//                                       v0.3 ones, one card for both eras);
-//                                       skills: the company itself and each
-//                                       employee it has hired
+//                                       v0.3 ones, one card for both eras),
+//                                       listing both bindings; for the
+//                                       company, skills: the company itself
+//                                       and each employee it has hired
 //   GET  /.well-known/agent.json        the same card (v0.2 clients' path)
 //   POST <path> (default /a2a)          JSON-RPC: A2aService's methods; the
 //                                       streaming ones answer text/event-stream
+//   <rest_path>/... (default /a2a/rest) HTTP+JSON (a2a_rest.hpp), A2A 1.0
 //
 // The A2A-Version header (or query parameter) is checked: missing means 0.3,
 // an unsupported one gets -32009. Malformed bodies get JSON-RPC's errors.
@@ -26,6 +29,7 @@ namespace kaisha::a2a {
 
 struct A2aServerOptions {
   std::string path = "/a2a";  // the JSON-RPC endpoint
+  std::string rest_path = "/a2a/rest";  // the HTTP+JSON binding's base; empty: not served
   std::string agent_name = "kaisha";
   std::string description = "A company of LLM agents: a CEO hires, asks and fires employees to answer your task.";
   std::string version = "0.1.0";
@@ -39,6 +43,9 @@ struct A2aServerOptions {
 // service answers them; keep it (and `company`) alive while the server runs.
 std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::CompanyService& company,
                                       A2aServerOptions options = {});
+// The same for any agent.
+std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aAgent> agent,
+                                      A2aServerOptions options = {});
 
 // The agent card for a company whose JSON-RPC endpoint is `endpoint_url`:
 // a "company" skill (send it a task) and one skill per hired employee from
@@ -49,5 +56,9 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
 // an ETag of its content and Last-Modified; If-None-Match gets 304.
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
                         const std::string& endpoint_url);
+// The card of any agent: its skills, the JSON-RPC endpoint for 1.0 and 0.3
+// and, when `rest_url` is set, the HTTP+JSON interface (1.0) second.
+json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::string& endpoint_url,
+                const std::string& rest_url = "");
 
 }  // namespace kaisha::a2a

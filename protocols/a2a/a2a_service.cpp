@@ -6,6 +6,8 @@
 #include <mutex>
 #include <utility>
 
+#include "protocols/a2a/company_agent.hpp"
+
 namespace kaisha::a2a {
 namespace {
 
@@ -21,6 +23,17 @@ WireVersion version_of(const std::string& method) {
   return m ? m->version : WireVersion::v1_0;
 }
 
+// An agent's refusal as the A2A error it stands for.
+Error rpc_error(const Error& e) {
+  int c = jsonrpc::code::kInternalError;
+  if (e.code == agent_error::kTaskNotFound) c = code::kTaskNotFound;
+  else if (e.code == agent_error::kTaskNotCancelable) c = code::kTaskNotCancelable;
+  else if (e.code == agent_error::kUnsupportedOperation) c = code::kUnsupportedOperation;
+  else if (e.code == agent_error::kContentTypeNotSupported) c = code::kContentTypeNotSupported;
+  else if (e.code == agent_error::kInvalidParams || e.code == "invalid_params") c = jsonrpc::code::kInvalidParams;
+  return app_error(c, e.message);
+}
+
 Result<std::string> task_id_param(const json& params) {
   auto it = params.find("id");
   if (it == params.end() || !it->is_string() || it->get<std::string>().empty())
@@ -28,16 +41,34 @@ Result<std::string> task_id_param(const json& params) {
   return it->get<std::string>();
 }
 
-std::optional<int> history_length(const json& obj) {
-  auto it = obj.find("historyLength");
-  if (it != obj.end() && it->is_number_integer()) return std::max(0, it->get<int>());
-  return std::nullopt;
+// An optional integer member; anything else there is an error naming it.
+Result<std::optional<int>> int_param(const json& obj, const char* key, const std::string& where) {
+  const json* v = proto_field(obj, key);
+  if (!v || v->is_null()) return std::optional<int>{};
+  if (!v->is_number_integer())
+    return app_error(jsonrpc::code::kInvalidParams, where + "." + key + ": must be an integer");
+  return std::optional<int>{static_cast<int>(std::clamp<int64_t>(v->get<int64_t>(), -1, 1'000'000))};
+}
+
+// An optional member of one JSON type (by either name, see proto_field).
+Result<json> typed_param(const json& obj, const char* key, json::value_t type, const char* what, json fallback) {
+  const json* v = proto_field(obj, key);
+  if (!v || v->is_null()) return fallback;
+  if (v->type() != type) return app_error(jsonrpc::code::kInvalidParams, std::string("params.") + key + ": must be " + what);
+  return *v;
+}
+
+Result<std::optional<int>> history_length(const json& obj, const std::string& where) {
+  auto n = int_param(obj, "historyLength", where);
+  if (n.ok() && *n && **n < 0)
+    return app_error(jsonrpc::code::kInvalidParams, where + ".historyLength: must not be negative");
+  return n;
 }
 
 Error not_found(const std::string& id) { return app_error(code::kTaskNotFound, "Task not found: " + id); }
 
-// One open stream: turns the company's progress events for one task into A2A
-// stream events. The listener may be called from any thread; the mutex keeps
+// One open stream: turns an agent's updates for one task into A2A stream
+// events. The listener may be called from any thread; the mutex keeps
 // events in order and `done` single.
 struct Stream {
   std::mutex mu;
@@ -46,10 +77,12 @@ struct Stream {
   json rpc_id;
   WireVersion v = WireVersion::v1_0;
   std::string task_id, context_id;
-  bool working_sent = false;
+  // A stream that started a turn ends when the task is interrupted (it
+  // waits for the client's next message); a subscription to an existing
+  // task follows it across turns, to its end.
+  bool ends_when_interrupted = true;
   bool finished = false;
-  int seq = 0;
-  company::CompanyService* company = nullptr;
+  A2aAgent* agent = nullptr;
   uint64_t subscription = 0;  // 0: not (or no longer) subscribed
 
   bool emit_locked(json result) {
@@ -68,43 +101,31 @@ struct Stream {
     if (done) done();
     sink = nullptr;
     done = nullptr;
-    if (subscription != 0) company->unsubscribe(task_id, subscription);
+    if (subscription != 0) agent->unsubscribe(task_id, subscription);
     subscription = 0;
   }
-  json agent_text(const std::string& text) {
-    return agent_message(task_id + "-m" + std::to_string(++seq), text, context_id, task_id, v);
-  }
 
-  void on_event(const msg::ProgressEvent& e) {
+  // The agent may hold its own lock while calling us, so we do not call
+  // back into it here (but for unsubscribe, which agents must allow).
+  void on_update(const TaskUpdate& u) {
     std::lock_guard lock(mu);
     if (finished) return;
-    const int64_t at = e.at_ms ? e.at_ms : now_ms();
-    const company::TaskState state = company::state_after_event(e.kind);
-    if (state == company::TaskState::completed) {
-      // The final event's text is the answer (the service may hold its own
-      // lock while calling us, so we do not call back into it here).
-      if (!emit_locked(stream_artifact(task_id, context_id, answer_artifact_id(task_id), "answer", e.text, v))) return;
-      emit_locked(stream_status(task_id, context_id, state, at, nullptr, v));
-      return finish_locked();
+    if (u.kind == TaskUpdate::Kind::artifact) {
+      emit_locked(stream_artifact(task_id, context_id, u.artifact, u.append, u.last_chunk, v));
+      return;
     }
-    if (company::is_final(state)) {
-      emit_locked(stream_status(task_id, context_id, state, at, agent_text(e.text), v));
-      return finish_locked();
-    }
-    if (!working_sent) {
-      working_sent = true;
-      if (!emit_locked(stream_status(task_id, context_id, company::TaskState::working, at, nullptr, v))) return;
-    }
-    json meta{{"kaisha", {{"kind", e.kind}, {"agent", e.agent}, {"data", e.data}}}};
-    emit_locked(stream_status(task_id, context_id, company::TaskState::working, at,
-                              e.text.empty() ? json(nullptr) : agent_text(e.text), v, meta));
+    emit_locked(stream_status(task_id, context_id, u.state, u.at_ms ? u.at_ms : now_ms(), u.message, v, u.metadata));
+    if (is_terminal(u.state) || (ends_when_interrupted && is_interrupted(u.state))) finish_locked();
   }
 };
 
 }  // namespace
 
 A2aService::A2aService(company::CompanyService& company, A2aServiceOptions options)
-    : company_(company), options_(options), dispatcher_(jsonrpc::Limits{options.body_limits}) {
+    : A2aService(std::make_shared<CompanyAgent>(company), options) {}
+
+A2aService::A2aService(std::shared_ptr<A2aAgent> agent, A2aServiceOptions options)
+    : agent_(std::move(agent)), options_(options), dispatcher_(jsonrpc::Limits{options.body_limits}) {
   const json send_schema{{"type", "object"}, {"required", {"message"}}, {"properties", {{"message", {{"type", "object"}}}}}};
   const json id_schema{{"type", "object"}, {"required", {"id"}}, {"properties", {{"id", {{"type", "string"}}}}}};
   for (const char* name : {"SendMessage", "message/send"}) {
@@ -149,85 +170,82 @@ bool A2aService::is_streaming(std::string_view method) {
   return m && (m->canonical == "SendStreamingMessage" || m->canonical == "SubscribeToTask");
 }
 
-Result<std::string> A2aService::submit(const json& params) {
+Result<SendOutcome> A2aService::send(const json& params) {
   auto msg = read_message(params.value("message", json()));
-  if (!msg.ok()) {
-    const int c = msg.error().code == "-32005" ? code::kContentTypeNotSupported : jsonrpc::code::kInvalidParams;
-    return app_error(c, msg.error().message);
-  }
+  if (!msg.ok()) return app_error(jsonrpc::code::kInvalidParams, msg.error().message);
   if (msg->role != "user") return app_error(jsonrpc::code::kInvalidParams, "params.message.role: must be the user's");
-  if (!msg->task_id.empty()) {
-    auto t = company_.task(msg->task_id);
-    if (!t) return not_found(msg->task_id);
-    return app_error(code::kUnsupportedOperation,
-                     "task " + msg->task_id + " is " + company::to_string(t->state) +
-                         " and takes no further input; send the message without a taskId to start a new task");
-  }
-  if (msg->text.empty()) return app_error(jsonrpc::code::kInvalidParams, "params.message.parts: no text to work on");
-  auto id = company_.submit(msg->text, {});
-  if (!id.ok()) return app_error(jsonrpc::code::kInternalError, "the company refused the task: " + id.error().message);
-  return id;
+  auto outcome = agent_->send(*msg);
+  if (!outcome.ok()) return rpc_error(outcome.error());
+  return outcome;
 }
 
 Result<json> A2aService::send_message(const json& params, WireVersion v, bool blocking_default) {
-  auto id = submit(params);
-  if (!id.ok()) return id.error();
   const json cfg = params.value("configuration", json::object());
+  if (!cfg.is_object() && !cfg.is_null())
+    return app_error(jsonrpc::code::kInvalidParams, "params.configuration: must be an object");
+  auto hl = cfg.is_object() ? history_length(cfg, "params.configuration") : Result<std::optional<int>>(std::nullopt);
+  if (!hl.ok()) return hl.error();
+  auto outcome = send(params);
+  if (!outcome.ok()) return outcome.error();
+  if (!outcome->message.is_null()) return message_result(outcome->message, v);
+  const std::string& id = outcome->task_id;
   bool blocking = blocking_default;
   if (cfg.is_object()) {
-    if (cfg.value("returnImmediately", false) == true) blocking = false;  // v1.0
+    if (const json* r = proto_field(cfg, "returnImmediately"); r && *r == true) blocking = false;  // v1.0
     if (cfg.contains("blocking") && cfg["blocking"].is_boolean()) blocking = cfg["blocking"].get<bool>();  // v0.3
   }
-  std::optional<company::TaskInfo> info;
+  std::optional<AgentTask> task;
   if (blocking) {
-    auto waited = company_.wait(*id, options_.blocking_wait);
-    if (waited.ok()) info = *waited;
+    auto waited = agent_->wait(id, options_.blocking_wait);
+    if (waited.ok()) task = std::move(*waited);
   }
-  if (!info) info = company_.task(*id);
-  if (!info) return not_found(*id);
-  return send_result(task_json(*info, company_.session_id(), v, cfg.is_object() ? history_length(cfg) : std::nullopt), v);
+  if (!task) task = agent_->task(id);
+  if (!task) return not_found(id);
+  return send_result(task_json(*task, v, *hl), v);
 }
 
 Result<json> A2aService::get_task(const json& params, WireVersion v) {
   auto id = task_id_param(params);
   if (!id.ok()) return id.error();
-  auto info = company_.task(*id);
-  if (!info) return not_found(*id);
-  return task_json(*info, company_.session_id(), v, history_length(params));
+  auto hl = history_length(params, "params");
+  if (!hl.ok()) return hl.error();
+  auto task = agent_->task(*id);
+  if (!task) return not_found(*id);
+  return task_json(*task, v, *hl);
 }
 
 Result<json> A2aService::cancel_task(const json& params, WireVersion v) {
   auto id = task_id_param(params);
   if (!id.ok()) return id.error();
-  auto info = company_.task(*id);
-  if (!info) return not_found(*id);
-  if (company::is_final(info->state))
-    return app_error(code::kTaskNotCancelable,
-                     "Task cannot be canceled: " + *id + " has already ended (" + company::to_string(info->state) + ")");
-  if (Status s = company_.cancel(*id); !s.ok()) {
-    // It may have ended between the check and the cancel.
-    return app_error(code::kTaskNotCancelable, "Task cannot be canceled: " + s.error().message);
-  }
-  auto waited = company_.wait(*id, options_.cancel_wait);
-  if (waited.ok()) info = *waited;
-  else info = company_.task(*id);
-  if (!info) return not_found(*id);
-  return task_json(*info, company_.session_id(), v);
+  if (Status s = agent_->cancel(*id); !s.ok()) return rpc_error(s.error());
+  std::optional<AgentTask> task;
+  if (auto waited = agent_->wait(*id, options_.cancel_wait); waited.ok()) task = std::move(*waited);
+  else task = agent_->task(*id);
+  if (!task) return not_found(*id);
+  return task_json(*task, v);
 }
 
 Result<json> A2aService::list_tasks(const json& params) {
-  int page_size = 50;
-  if (auto it = params.find("pageSize"); it != params.end() && it->is_number_integer())
-    page_size = std::clamp(it->get<int>(), 1, 100);
-  std::string status_filter = params.value("status", std::string());
+  auto size = int_param(params, "pageSize", "params");
+  if (!size.ok()) return size.error();
+  auto hl = history_length(params, "params");
+  if (!hl.ok()) return hl.error();
+  auto status = typed_param(params, "status", json::value_t::string, "a string", "");
+  auto context = typed_param(params, "contextId", json::value_t::string, "a string", "");
+  auto token = typed_param(params, "pageToken", json::value_t::string, "a string", "");
+  auto artifacts = typed_param(params, "includeArtifacts", json::value_t::boolean, "a boolean", true);
+  for (const auto* r : {&status, &context, &token, &artifacts})
+    if (!r->ok()) return r->error();
+  const int page_size = std::clamp(size->value_or(50), 1, 100);
+  std::string status_filter = status->get<std::string>();
   if (status_filter == "TASK_STATE_UNSPECIFIED") status_filter.clear();
-  const std::string context = params.value("contextId", std::string());
   json tasks = json::array();
-  if (context.empty() || context == company_.session_id()) {
-    for (const auto& t : company_.tasks(static_cast<size_t>(page_size))) {
-      if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter) continue;
-      tasks.push_back(task_json(t, company_.session_id(), WireVersion::v1_0, history_length(params)));
-    }
+  for (const auto& t : agent_->tasks(static_cast<size_t>(page_size))) {
+    if (!context->get<std::string>().empty() && t.context_id != context->get<std::string>()) continue;
+    if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter &&
+        state_name(t.state, WireVersion::v0_3) != status_filter)
+      continue;
+    tasks.push_back(task_json(t, WireVersion::v1_0, *hl, artifacts->get<bool>()));
   }
   const size_t n = tasks.size();
   return json{{"tasks", std::move(tasks)}, {"nextPageToken", ""}, {"pageSize", page_size}, {"totalSize", n}};
@@ -237,7 +255,7 @@ std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventS
   auto st = std::make_shared<Stream>();
   st->sink = std::move(sink);
   st->done = std::move(done);
-  st->company = &company_;
+  st->agent = agent_.get();
   std::function<void()> stop = [weak = std::weak_ptr<Stream>(st)] {
     if (auto s = weak.lock()) {
       std::lock_guard lock(s->mu);
@@ -245,7 +263,6 @@ std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventS
     }
   };
   st->rpc_id = request.id;
-  st->context_id = company_.session_id();
   auto fail = [&](const Error& e) {
     std::lock_guard lock(st->mu);
     st->sink(jsonrpc::make_error(request.id, jsonrpc::to_rpc_error(e)));
@@ -258,35 +275,46 @@ std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventS
     return fail(app_error(jsonrpc::code::kMethodNotFound, "Method not found: " + request.method));
   st->v = method->version;
 
-  std::optional<company::TaskInfo> info;
+  std::optional<AgentTask> task;
   if (method->canonical == "SendStreamingMessage") {
     if (!params.contains("message") || !params["message"].is_object())
       return fail(app_error(jsonrpc::code::kInvalidParams, "params.message: is required (an object)"));
-    auto id = submit(params);
-    if (!id.ok()) return fail(id.error());
-    st->task_id = *id;
-    info = company_.task(*id);
-    if (!info) return fail(not_found(*id));
-    // The first event is the task as created; what happened since comes as
-    // updates when subscribe replays it.
-    info->state = company::TaskState::submitted;
-    info->answer.clear();
-    info->error.clear();
+    const bool new_task = !params["message"].contains("taskId") || params["message"]["taskId"].is_null();
+    auto outcome = send(params);
+    if (!outcome.ok()) return fail(outcome.error());
+    if (!outcome->message.is_null()) {
+      std::lock_guard lock(st->mu);
+      st->emit_locked(message_result(outcome->message, st->v));
+      st->finish_locked();
+      return stop;
+    }
+    st->task_id = outcome->task_id;
+    task = agent_->task(st->task_id);
+    if (!task) return fail(not_found(st->task_id));
+    if (new_task) {
+      // The first event is the task as created; what happened since comes as
+      // updates when subscribe replays it.
+      task->state = TaskState::submitted;
+      task->status_message = nullptr;
+      task->artifacts.clear();
+    }
   } else {
     auto id = task_id_param(params);
     if (!id.ok()) return fail(id.error());
     st->task_id = *id;
-    info = company_.task(*id);
-    if (!info) return fail(not_found(*id));
-    if (company::is_final(info->state))
-      return fail(app_error(code::kUnsupportedOperation, "task " + *id + " has already ended (" +
-                                                             company::to_string(info->state) + "); use GetTask"));
+    st->ends_when_interrupted = false;
+    task = agent_->task(*id);
+    if (!task) return fail(not_found(*id));
+    if (is_terminal(task->state))
+      return fail(app_error(code::kUnsupportedOperation,
+                            "task " + *id + " has already ended (" + state_name(task->state, st->v) + "); use GetTask"));
   }
+  st->context_id = task->context_id;
   {
     std::lock_guard lock(st->mu);
-    if (!st->emit_locked(stream_task(task_json(*info, st->context_id, st->v), st->v))) return stop;
+    if (!st->emit_locked(stream_task(task_json(*task, st->v), st->v))) return stop;
   }
-  auto sub = company_.subscribe(st->task_id, [st](const msg::ProgressEvent& e) { st->on_event(e); });
+  auto sub = agent_->subscribe(st->task_id, [st](const TaskUpdate& u) { st->on_update(u); });
   std::lock_guard lock(st->mu);
   if (!sub.ok()) {
     if (!st->finished) {
@@ -294,7 +322,7 @@ std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventS
       st->finish_locked();
     }
   } else if (st->finished) {
-    company_.unsubscribe(st->task_id, *sub);  // it ended during the replay
+    agent_->unsubscribe(st->task_id, *sub);  // it ended during the replay
   } else {
     st->subscription = *sub;
   }

@@ -1,30 +1,38 @@
-// A2aService: the company as an A2A agent, independent of HTTP. It answers
-// the JSON-RPC methods of A2A v1.0 and their v0.3 names (the name a request
-// uses decides the shapes of the answer, see a2a_wire.hpp):
+// A2aService: an A2A agent (a2a_agent.hpp; the company, or a test fixture)
+// behind A2A's methods, independent of HTTP. It answers the JSON-RPC methods
+// of A2A v1.0 and their v0.3 names (the name a request uses decides the
+// shapes of the answer, see a2a_wire.hpp); the HTTP+JSON binding
+// (a2a_rest.hpp) calls the same methods under their v1.0 names:
 //
-//   SendMessage / message/send            submit the message's text as a task;
-//                                         wait for its end unless the peer asked
-//                                         to return immediately
-//   SendStreamingMessage / message/stream submit, then stream task, status and
-//                                         artifact updates until the task ends
+//   SendMessage / message/send            give the agent the message; wait
+//                                         until its task is terminal or
+//                                         interrupted unless the peer asked to
+//                                         return immediately; answer the task
+//                                         (or the agent's Message)
+//   SendStreamingMessage / message/stream the same, then stream task, status
+//                                         and artifact updates until the task
+//                                         is terminal or interrupted
 //   GetTask / tasks/get                   the task's current state
-//   CancelTask / tasks/cancel             cancel it (reaches the running actors)
+//   CancelTask / tasks/cancel             cancel it
 //   SubscribeToTask / tasks/resubscribe   stream an existing task's updates
+//                                         until it is terminal
 //   ListTasks                             the most recent tasks (v1.0 only)
 //
-// A2A task ids are the company's task ids; the context id is the company's
-// session. Errors use A2A's codes: -32001 TaskNotFound, -32002
-// TaskNotCancelable, -32004 UnsupportedOperation, -32005 content type not
-// supported, -32007 no extended card, -32602 for malformed params.
+// Errors use A2A's codes: -32001 TaskNotFound, -32002 TaskNotCancelable,
+// -32004 UnsupportedOperation, -32005 content type not supported, -32007 no
+// extended card, -32602 for malformed params (naming the field).
 //
 // Thread-safety: every method may be called from several threads at once.
-// The company must outlive the service and every stream it started.
+// The agent must outlive the service and every stream it started.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <string>
 
+#include <memory>
+
+#include "protocols/a2a/a2a_agent.hpp"
 #include "protocols/a2a/a2a_wire.hpp"
 #include "runtime/company/company_service.hpp"
 #include "runtime/core/json.hpp"
@@ -55,6 +63,9 @@ struct A2aServiceOptions {
 
 class A2aService {
  public:
+  // Serves `agent`.
+  explicit A2aService(std::shared_ptr<A2aAgent> agent, A2aServiceOptions options = {});
+  // Serves the company (a CompanyAgent over it); `company` must outlive the service.
   explicit A2aService(company::CompanyService& company, A2aServiceOptions options = {});
 
   // The non-streaming methods. Dispatching blocks the calling thread while
@@ -68,12 +79,13 @@ class A2aService {
   // request); returns false once the peer is gone.
   using EventSink = std::function<bool(const json& response)>;
 
-  // Runs a streaming request: the first event is the Task (or an error
-  // response, after which `done` runs at once), then status and artifact
-  // updates as the company works; after the terminal state's event `done`
-  // runs. The first event is delivered on the calling thread before stream()
-  // returns (so a transport can still answer an error without opening a
-  // stream); the others, and `done`, arrive from company threads.
+  // Runs a streaming request: the first event is the Task (or the agent's
+  // Message, or an error response, after either of which `done` runs at
+  // once), then status and artifact updates as the agent works; after the
+  // event that ends the stream `done` runs. The first event is delivered on
+  // the calling thread before stream() returns (so a transport can still
+  // answer an error without opening a stream); the others, and `done`, may
+  // arrive from the agent's threads.
   // `done` runs exactly once, also when the peer went away mid-stream (at the
   // next event that finds the sink closed, or when the returned function is
   // called). The returned function ends the stream early — its peer went
@@ -82,16 +94,16 @@ class A2aService {
   // once, and after the service's stream has ended.
   std::function<void()> stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done);
 
-  company::CompanyService& company() { return company_; }
+  A2aAgent& agent() { return *agent_; }
 
  private:
   Result<json> send_message(const json& params, WireVersion v, bool blocking_default);
   Result<json> get_task(const json& params, WireVersion v);
   Result<json> cancel_task(const json& params, WireVersion v);
   Result<json> list_tasks(const json& params);
-  Result<std::string> submit(const json& params);
+  Result<SendOutcome> send(const json& params);
 
-  company::CompanyService& company_;
+  std::shared_ptr<A2aAgent> agent_;
   A2aServiceOptions options_;
   jsonrpc::Dispatcher dispatcher_;
 };

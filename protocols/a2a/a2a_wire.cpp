@@ -1,5 +1,6 @@
 #include "protocols/a2a/a2a_wire.hpp"
 
+#include <algorithm>
 #include <array>
 #include <ctime>
 #include <utility>
@@ -24,16 +25,31 @@ constexpr std::array<MethodRow, 7> kMethods{{
 }};
 
 struct StateRow {
-  company::TaskState state;
+  TaskState state;
   const char* v1;
   const char* v03;
 };
-constexpr std::array<StateRow, 5> kStates{{
-    {company::TaskState::submitted, "TASK_STATE_SUBMITTED", "submitted"},
-    {company::TaskState::working, "TASK_STATE_WORKING", "working"},
-    {company::TaskState::completed, "TASK_STATE_COMPLETED", "completed"},
-    {company::TaskState::failed, "TASK_STATE_FAILED", "failed"},
-    {company::TaskState::canceled, "TASK_STATE_CANCELED", "canceled"},
+constexpr std::array<StateRow, 8> kStates{{
+    {TaskState::submitted, "TASK_STATE_SUBMITTED", "submitted"},
+    {TaskState::working, "TASK_STATE_WORKING", "working"},
+    {TaskState::input_required, "TASK_STATE_INPUT_REQUIRED", "input-required"},
+    {TaskState::auth_required, "TASK_STATE_AUTH_REQUIRED", "auth-required"},
+    {TaskState::completed, "TASK_STATE_COMPLETED", "completed"},
+    {TaskState::failed, "TASK_STATE_FAILED", "failed"},
+    {TaskState::canceled, "TASK_STATE_CANCELED", "canceled"},
+    {TaskState::rejected, "TASK_STATE_REJECTED", "rejected"},
+}};
+
+struct CompanyStateRow {
+  company::TaskState company;
+  TaskState a2a;
+};
+constexpr std::array<CompanyStateRow, 5> kCompanyStates{{
+    {company::TaskState::submitted, TaskState::submitted},
+    {company::TaskState::working, TaskState::working},
+    {company::TaskState::completed, TaskState::completed},
+    {company::TaskState::failed, TaskState::failed},
+    {company::TaskState::canceled, TaskState::canceled},
 }};
 
 std::string str_member(const json& obj, const char* key) {
@@ -50,6 +66,49 @@ json message(std::string_view id, std::string_view role, std::string_view text, 
   return m;
 }
 
+// An optional string member of a part: absent or null is fine, anything but
+// a string is an error naming it.
+Status optional_string(const json& obj, const char* key, const std::string& at) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null() || it->is_string()) return Status::Ok();
+  return bad(at + "." + key, "must be a string");
+}
+
+// One part of a request's message, either era, in v1.0 shape.
+Result<json> read_part(const json& p, const std::string& at) {
+  if (!p.is_object()) return bad(at, "must be an object");
+  json out = json::object();
+  for (const char* key : {"metadata", "mediaType", "filename"})
+    if (auto it = p.find(key); it != p.end() && !it->is_null()) out[key] = *it;
+  for (const char* key : {"mediaType", "filename"})
+    if (Status s = optional_string(p, key, at); !s.ok()) return s.error();
+  if (auto t = p.find("text"); t != p.end()) {
+    if (!t->is_string()) return bad(at + ".text", "must be a string");
+    out["text"] = *t;
+  } else if (auto d = p.find("data"); d != p.end()) {
+    out["data"] = *d;
+  } else if (auto r = p.find("raw"); r != p.end()) {
+    if (!r->is_string()) return bad(at + ".raw", "must be a string (base64)");
+    out["raw"] = *r;
+  } else if (auto u = p.find("url"); u != p.end()) {
+    if (!u->is_string()) return bad(at + ".url", "must be a string");
+    out["url"] = *u;
+  } else if (auto f = p.find("file"); f != p.end()) {
+    // v0.3: {"kind": "file", "file": {"bytes" | "uri", "name", "mimeType"}}
+    if (!f->is_object()) return bad(at + ".file", "must be an object");
+    for (const char* key : {"bytes", "uri", "name", "mimeType"})
+      if (Status s = optional_string(*f, key, at + ".file"); !s.ok()) return s.error();
+    if (f->contains("bytes")) out["raw"] = (*f)["bytes"];
+    else if (f->contains("uri")) out["url"] = (*f)["uri"];
+    else return bad(at + ".file", "needs bytes or uri");
+    if (f->contains("name")) out["filename"] = (*f)["name"];
+    if (f->contains("mimeType")) out["mediaType"] = (*f)["mimeType"];
+  } else {
+    return bad(at, "has no content: a part holds text, data, raw or url");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<MethodName> classify_method(std::string_view method) {
@@ -60,26 +119,50 @@ std::optional<MethodName> classify_method(std::string_view method) {
   return std::nullopt;
 }
 
+const json* proto_field(const json& obj, std::string_view json_name) {
+  if (!obj.is_object()) return nullptr;
+  if (auto it = obj.find(json_name); it != obj.end()) return &*it;
+  std::string snake;
+  for (char c : json_name) {
+    if (c >= 'A' && c <= 'Z') {
+      snake += '_';
+      snake += static_cast<char>(c - 'A' + 'a');
+    } else {
+      snake += c;
+    }
+  }
+  if (auto it = obj.find(snake); it != obj.end()) return &*it;
+  return nullptr;
+}
+
 Result<WireVersion> parse_version_header(std::string_view value) {
   if (value.empty() || value == "0.3" || value == "0.3.0") return WireVersion::v0_3;
   if (value == "1.0" || value == "1.0.0" || value == "1") return WireVersion::v1_0;
   return Error{"-32009", "A2A version '" + std::string(value) + "' is not supported (supported: 1.0, 0.3)"};
 }
 
-std::string state_name(company::TaskState s, WireVersion v) {
+std::string state_name(TaskState s, WireVersion v) {
   for (const auto& row : kStates)
     if (row.state == s) return v == WireVersion::v1_0 ? row.v1 : row.v03;
   return v == WireVersion::v1_0 ? "TASK_STATE_UNSPECIFIED" : "unknown";
 }
 
+TaskState a2a_state(company::TaskState s) {
+  for (const auto& row : kCompanyStates)
+    if (row.company == s) return row.a2a;
+  return TaskState::working;
+}
+
+std::string state_name(company::TaskState s, WireVersion v) { return state_name(a2a_state(s), v); }
+
 Result<RemoteState> parse_state(const json& value) {
   if (!value.is_string()) return bad("status.state", "must be a string");
   RemoteState r;
   r.name = value.get<std::string>();
-  for (const auto& row : kStates) {
-    if (r.name == row.v1 || r.name == row.v03) {
-      r.state = row.state;
-      r.terminal = is_final(row.state);
+  for (const auto& row : kCompanyStates) {
+    if (r.name == state_name(row.a2a, WireVersion::v1_0) || r.name == state_name(row.a2a, WireVersion::v0_3)) {
+      r.state = row.company;
+      r.terminal = company::is_final(row.company);
       return r;
     }
   }
@@ -134,10 +217,10 @@ Result<IncomingMessage> read_message(const json& m, const std::string& where) {
   IncomingMessage out;
   for (auto [key, field] : {std::pair{"messageId", &out.message_id}, std::pair{"contextId", &out.context_id},
                             std::pair{"taskId", &out.task_id}}) {
-    auto it = m.find(key);
-    if (it == m.end() || it->is_null()) continue;
-    if (!it->is_string()) return bad(where + "." + key, "must be a string");
-    *field = it->get<std::string>();
+    const json* v = proto_field(m, key);
+    if (!v || v->is_null()) continue;
+    if (!v->is_string()) return bad(where + "." + key, "must be a string");
+    *field = v->get<std::string>();
   }
   auto role = m.find("role");
   if (role == m.end() || !role->is_string()) return bad(where + ".role", "is required (ROLE_USER or user)");
@@ -153,18 +236,50 @@ Result<IncomingMessage> read_message(const json& m, const std::string& where) {
   if (parts == m.end() || !parts->is_array() || parts->empty())
     return bad(where + ".parts", "must be a non-empty array");
   for (size_t i = 0; i < parts->size(); ++i) {
-    const json& p = (*parts)[i];
-    const std::string at = where + ".parts[" + std::to_string(i) + "]";
-    if (!p.is_object()) return bad(at, "must be an object");
-    const bool text = p.contains("text");
-    const bool data = p.contains("data");
-    if (text && !p["text"].is_string()) return bad(at + ".text", "must be a string");
-    if (!text && !data) {
-      // file / raw / url parts: kaisha's agents read text.
-      return Error{"-32005", at + ": only text and data parts are supported"};
-    }
+    auto part = read_part((*parts)[i], where + ".parts[" + std::to_string(i) + "]");
+    if (!part.ok()) return part.error();
+    out.parts.push_back(std::move(*part));
   }
-  out.text = parts_text(*parts);
+  if (auto md = m.find("metadata"); md != m.end() && !md->is_null()) {
+    if (!md->is_object()) return bad(where + ".metadata", "must be an object");
+    out.metadata = *md;
+  }
+  out.text = parts_text(out.parts);
+  return out;
+}
+
+json part_json(const json& p, WireVersion v) {
+  if (v == WireVersion::v1_0 || !p.is_object()) return p;
+  json out = json::object();
+  if (p.contains("metadata")) out["metadata"] = p["metadata"];
+  if (p.contains("text")) {
+    out["kind"] = "text";
+    out["text"] = p["text"];
+  } else if (p.contains("data")) {
+    out["kind"] = "data";
+    // v0.3 data parts hold an object.
+    out["data"] = p["data"].is_object() ? p["data"] : json{{"value", p["data"]}};
+  } else {
+    json file = json::object();
+    if (p.contains("raw")) file["bytes"] = p["raw"];
+    if (p.contains("url")) file["uri"] = p["url"];
+    if (p.contains("filename")) file["name"] = p["filename"];
+    if (p.contains("mediaType")) file["mimeType"] = p["mediaType"];
+    out["kind"] = "file";
+    out["file"] = std::move(file);
+  }
+  return out;
+}
+
+json message_json(const json& m, WireVersion v) {
+  if (v == WireVersion::v1_0 || !m.is_object()) return m;
+  json out = m;
+  const std::string role = m.value("role", "");
+  out["role"] = role == "ROLE_AGENT" ? "agent" : role == "ROLE_USER" ? "user" : role;
+  json parts = json::array();
+  for (const auto& p : m.value("parts", json::array())) parts.push_back(part_json(p, v));
+  out["parts"] = std::move(parts);
+  out["kind"] = "message";
   return out;
 }
 
@@ -178,33 +293,29 @@ std::string iso_timestamp(int64_t unix_ms) {
   return buf;
 }
 
-std::string answer_artifact_id(std::string_view task_id) { return std::string(task_id) + "-answer"; }
+json artifact_json(const Artifact& a, WireVersion v) {
+  json parts = json::array();
+  for (const auto& p : a.parts) parts.push_back(part_json(p, v));
+  json out{{"artifactId", a.id}, {"parts", std::move(parts)}};
+  if (!a.name.empty()) out["name"] = a.name;
+  return out;
+}
 
-json task_json(const company::TaskInfo& info, std::string_view context_id, WireVersion v,
-               std::optional<int> history_length) {
-  json status{{"state", state_name(info.state, v)},
-              {"timestamp", iso_timestamp(info.updated_ms ? info.updated_ms : info.created_ms)}};
-  if (!info.error.empty() && (info.state == company::TaskState::failed || info.state == company::TaskState::canceled))
-    status["message"] = agent_message(info.id + "-status", info.error, context_id, info.id, v);
-  json artifacts = json::array();
-  if (info.state == company::TaskState::completed) {
-    json a{{"artifactId", answer_artifact_id(info.id)},
-           {"name", "answer"},
-           {"parts", json::array({text_part(info.answer, v)})}};
-    artifacts.push_back(std::move(a));
-  }
+json task_json(const AgentTask& task, WireVersion v, std::optional<int> history_length, bool include_artifacts) {
+  json status{{"state", state_name(task.state, v)}, {"timestamp", iso_timestamp(task.updated_ms)}};
+  if (!task.status_message.is_null()) status["message"] = message_json(task.status_message, v);
   json history = json::array();
-  if (!history_length || *history_length != 0)
-    history.push_back(user_message(info.id + "-input", info.input, context_id, info.id, v));
-  json t{{"id", info.id},
-         {"contextId", context_id},
-         {"status", std::move(status)},
-         {"artifacts", std::move(artifacts)},
-         {"history", std::move(history)},
-         // camelCase like every A2A field name (A2A 1.0 section 5.5).
-         {"metadata",
-          {{"kaisha",
-            {{"tokensIn", info.tokens_in}, {"tokensOut", info.tokens_out}, {"expenseUsd", info.expense}}}}}};
+  const size_t keep = history_length ? static_cast<size_t>(std::max(0, *history_length)) : task.history.size();
+  const size_t first = task.history.size() > keep ? task.history.size() - keep : 0;
+  for (size_t i = first; i < task.history.size(); ++i) history.push_back(message_json(task.history[i], v));
+  json t{{"id", task.id}, {"contextId", task.context_id}, {"status", std::move(status)}};
+  if (include_artifacts) {
+    json artifacts = json::array();
+    for (const auto& a : task.artifacts) artifacts.push_back(artifact_json(a, v));
+    t["artifacts"] = std::move(artifacts);
+  }
+  t["history"] = std::move(history);
+  t["metadata"] = task.metadata;
   if (v == WireVersion::v0_3) t["kind"] = "task";
   return t;
 }
@@ -216,28 +327,32 @@ json send_result(const json& task, WireVersion v) {
 
 json stream_task(const json& task, WireVersion v) { return send_result(task, v); }
 
-json stream_status(std::string_view task_id, std::string_view context_id, company::TaskState state, int64_t at_ms,
+json stream_status(std::string_view task_id, std::string_view context_id, TaskState state, int64_t at_ms,
                    const json& message, WireVersion v, const json& metadata) {
   json status{{"state", state_name(state, v)}, {"timestamp", iso_timestamp(at_ms)}};
-  if (!message.is_null()) status["message"] = message;
+  if (!message.is_null()) status["message"] = message_json(message, v);
   json u{{"taskId", task_id}, {"contextId", context_id}, {"status", std::move(status)}, {"metadata", metadata}};
   if (v == WireVersion::v1_0) return json{{"statusUpdate", std::move(u)}};
   u["kind"] = "status-update";
-  u["final"] = is_final(state);
+  u["final"] = is_terminal(state) || is_interrupted(state);
   return u;
 }
 
-json stream_artifact(std::string_view task_id, std::string_view context_id, std::string_view artifact_id,
-                     std::string_view name, std::string_view text, WireVersion v) {
-  json artifact{{"artifactId", artifact_id}, {"name", name}, {"parts", json::array({text_part(text, v)})}};
+json stream_artifact(std::string_view task_id, std::string_view context_id, const Artifact& artifact, bool append,
+                     bool last_chunk, WireVersion v) {
   json u{{"taskId", task_id},
          {"contextId", context_id},
-         {"artifact", std::move(artifact)},
-         {"append", false},
-         {"lastChunk", true}};
+         {"artifact", artifact_json(artifact, v)},
+         {"append", append},
+         {"lastChunk", last_chunk}};
   if (v == WireVersion::v1_0) return json{{"artifactUpdate", std::move(u)}};
   u["kind"] = "artifact-update";
   return u;
+}
+
+json message_result(const json& v1_message, WireVersion v) {
+  if (v == WireVersion::v0_3) return message_json(v1_message, v);
+  return json{{"message", v1_message}};
 }
 
 Result<StreamEvent> read_stream_event(const json& result) {

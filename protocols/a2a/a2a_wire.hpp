@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocols/a2a/a2a_agent.hpp"
 #include "runtime/company/company_service.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -32,14 +33,22 @@ struct MethodName {
 };
 std::optional<MethodName> classify_method(std::string_view method);
 
+// A request field by its JSON name ("historyLength"), or by its proto field
+// name ("history_length"), which ProtoJSON parsers must accept too; null
+// when neither is there.
+const json* proto_field(const json& obj, std::string_view json_name);
+
 // The value of the A2A-Version header (or query parameter): empty means 0.3
 // (the spec's rule for old clients); "1.0" and "0.3"/"0.3.0" are served;
 // anything else is an Error naming the versions we speak.
 Result<WireVersion> parse_version_header(std::string_view value);
 
 // ---- task states -----------------------------------------------------------
-// kaisha's lifecycle has five states; A2A's eight are a superset (kaisha
-// tasks never ask for input or auth and are never rejected after submit).
+// A2A's eight states: "TASK_STATE_INPUT_REQUIRED" in v1.0, "input-required"
+// in v0.3.
+std::string state_name(TaskState s, WireVersion v);
+// kaisha's company lifecycle has five of them.
+TaskState a2a_state(company::TaskState s);
 std::string state_name(company::TaskState s, WireVersion v);
 // Reads either era's name ("TASK_STATE_WORKING" or "working"). The A2A
 // states kaisha has no equivalent for (rejected, input-required,
@@ -61,16 +70,18 @@ json agent_message(std::string_view message_id, std::string_view text, std::stri
 json user_message(std::string_view message_id, std::string_view text, std::string_view context_id,
                   std::string_view task_id, WireVersion v);
 
-// What a request's message says, read from either era's shape.
-struct IncomingMessage {
-  std::string message_id;
-  std::string context_id;
-  std::string task_id;
-  std::string role;   // "user" or "agent", whatever the era
-  std::string text;   // the text parts joined with "\n"; data parts as JSON
-};
-// `where` prefixes error messages ("params.message").
+// A request's message, read from either era's shape (IncomingMessage is in
+// a2a_agent.hpp): ids, role, the text, and every part in v1.0 shape. Text,
+// data and file parts (v1.0 raw/url, v0.3 file with bytes/uri) are read;
+// which of them an agent accepts is the agent's business. `where` prefixes
+// error messages ("params.message").
 Result<IncomingMessage> read_message(const json& message, const std::string& where = "params.message");
+
+// A v1.0 Part or Message in the shape of `v` (unchanged for v1.0; for v0.3
+// with `kind`, file parts as {"file": {bytes|uri, name, mimeType}}, roles
+// "user"/"agent").
+json part_json(const json& v1_part, WireVersion v);
+json message_json(const json& v1_message, WireVersion v);
 
 // The text of a message's or artifact's parts, either era; non-text parts
 // are skipped (data parts are rendered as JSON).
@@ -80,26 +91,28 @@ std::string parts_text(const json& parts);
 // ISO-8601 UTC with milliseconds, as A2A timestamps are written.
 std::string iso_timestamp(int64_t unix_ms);
 
-// The Task object for `info`: status (with the error as an agent message
-// when failed or canceled), the answer as one artifact when completed, the
-// input as the history's user message (history_length 0 omits it).
-// `context_id` is the company's session.
-json task_json(const company::TaskInfo& info, std::string_view context_id, WireVersion v,
-               std::optional<int> history_length = std::nullopt);
-
-// The id of the answer artifact of a task (stable, so an artifactUpdate and a
-// later GetTask agree).
-std::string answer_artifact_id(std::string_view task_id);
+// The Task object: id, contextId, status (state, timestamp, the agent's
+// message if any), artifacts, history (the last `history_length` messages;
+// all when unset) and metadata. Without artifacts when include_artifacts is
+// false.
+json task_json(const AgentTask& task, WireVersion v, std::optional<int> history_length = std::nullopt,
+               bool include_artifacts = true);
+json artifact_json(const Artifact& artifact, WireVersion v);
 
 // The result of SendMessage: {"task": T} in v1.0, T itself in v0.3.
 json send_result(const json& task, WireVersion v);
 
 // Stream events (the `result` of one SSE JSON-RPC response).
 json stream_task(const json& task, WireVersion v);
-json stream_status(std::string_view task_id, std::string_view context_id, company::TaskState state,
-                   int64_t at_ms, const json& message, WireVersion v, const json& metadata = json::object());
-json stream_artifact(std::string_view task_id, std::string_view context_id, std::string_view artifact_id,
-                     std::string_view name, std::string_view text, WireVersion v);
+// `message` is a v1.0 Message or null; v0.3 updates carry `final` (true for
+// terminal and interrupted states, which end a stream).
+json stream_status(std::string_view task_id, std::string_view context_id, TaskState state, int64_t at_ms,
+                   const json& message, WireVersion v, const json& metadata = json::object());
+json stream_artifact(std::string_view task_id, std::string_view context_id, const Artifact& artifact,
+                     bool append, bool last_chunk, WireVersion v);
+// A Message as a stream's only event (or a SendMessage result): {"message": M}
+// in v1.0, M itself in v0.3.
+json message_result(const json& v1_message, WireVersion v);
 
 // What one stream event (or a SendMessage result) is, read from either era.
 struct StreamEvent {

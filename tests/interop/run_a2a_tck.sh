@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# The official A2A TCK (v1.0 kit, JSON-RPC transport) against `kaisha serve`
-# on the real company, with the CEO scripted by serve_company.yaml.
+# The official A2A TCK (v1.0 kit) against `kaisha serve`, on one binding.
 #
-#   run_a2a_tck.sh KAISHA [TCK_DIR]
+#   run_a2a_tck.sh KAISHA TARGET TRANSPORT [TCK_DIR]
+#
+# TARGET:
+#   fixture  `kaisha serve --fixture a2a-tck` (the kit's scenario agent behind
+#            kaisha's A2A layer), the kit's MUST-level tests: every one must pass.
+#   company  the real company, its CEO scripted by serve_company.yaml, every
+#            test of the kit: each failure must be listed in
+#            a2a_tck_expected_failures.txt with the reason it is not a kaisha
+#            defect; a failure not listed fails this check, and a listed test
+#            that passes is reported (so the list can shrink).
+# TRANSPORT: jsonrpc or http_json (the card lists both).
 #
 # TCK_DIR defaults to ../shared/third_party/a2a-tck beside the repository (the
 # kit is not part of the project); its own runner, run-on-debian12.sh, sets it
-# up from Debian's Python packages. Every failing TCK test must be listed in
-# a2a_tck_expected_failures.txt with the reason it is not a kaisha defect;
-# a failure not listed fails this check, and a listed test that passes is
-# reported (so the list can shrink).
+# up from Debian's Python packages.
 # Exit 0 pass, 1 fail, 77 skipped (no kit, or its prerequisites missing:
 # scripts/install-deps.sh installs them).
 set -uo pipefail
 kaisha=${1:?kaisha binary}
+target=${2:?target: fixture or company}
+transport=${3:?transport: jsonrpc or http_json}
 here=$(cd "$(dirname "$0")" && pwd)
-tck=${2:-${KAISHA_A2A_TCK:-$here/../../../shared/third_party/a2a-tck}}
+tck=${4:-${KAISHA_A2A_TCK:-$here/../../../shared/third_party/a2a-tck}}
+case $target in fixture|company) ;; *) echo "FAIL: unknown target '$target' (fixture, company)"; exit 1 ;; esac
+case $transport in jsonrpc|http_json) ;; *) echo "FAIL: unknown transport '$transport' (jsonrpc, http_json)"; exit 1 ;; esac
 if [ ! -f "$tck/run-on-debian12.sh" ]; then
   echo "SKIP: no A2A TCK at $tck (it lives in shared/third_party beside the repository)"; exit 77
 fi
@@ -30,33 +40,45 @@ fi
 
 . "$here/background.sh"
 
-mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/serve_company.yaml" --port 0) || exit 1
-cat >"$work/config.yaml" <<YAML
+level=()
+expected_file=""
+if [ "$target" = fixture ]; then
+  a2a_url=$(start serve 'A2A at' "$kaisha" serve --fixture a2a-tck --http 127.0.0.1:0) || exit 1
+  base=${a2a_url%/a2a}
+  level=(--level must)
+else
+  mock_url=$(start mock 'listening on' "$kaisha" mock-llm --script "$here/serve_company.yaml" --port 0) || exit 1
+  cat >"$work/config.yaml" <<YAML
 store: $work/kaisha.db
 ceo: { model: "openai:ceo-model" }
 providers:
   openai: { base_url: "$mock_url/v1", api_key: mock-key }
 retry: { max_attempts: 1 }
 YAML
-mcp_url=$(start serve 'MCP at' "$kaisha" serve --http 127.0.0.1:0 --config "$work/config.yaml") || exit 1
-base=${mcp_url%/mcp}
+  mcp_url=$(start serve 'MCP at' "$kaisha" serve --http 127.0.0.1:0 --config "$work/config.yaml") || exit 1
+  base=${mcp_url%/mcp}
+  expected_file="$here/a2a_tck_expected_failures.txt"
+fi
 
-(cd "$work" && A2A_TCK_REPORTS="$work/reports" bash "$tck/run-on-debian12.sh" "$base" --transport jsonrpc \
-   >"$work/tck.log" 2>&1)
+(cd "$work" && A2A_TCK_REPORTS="$work/reports" bash "$tck/run-on-debian12.sh" "$base" --transport "$transport" \
+   "${level[@]}" >"$work/tck.log" 2>&1)
 rc=$?
 junit="$work/reports/junit.xml"
 if [ ! -f "$junit" ]; then
   echo "FAIL: the TCK produced no report (exit $rc):"; tail -40 "$work/tck.log"; exit 1
 fi
-/usr/bin/python3 - "$junit" "$here/a2a_tck_expected_failures.txt" <<'PY'
+/usr/bin/python3 - "$junit" "$target" "$transport" "$expected_file" <<'PY'
 import sys, xml.etree.ElementTree as ET
-junit, expected_file = sys.argv[1], sys.argv[2]
+junit, target, transport, expected_file = sys.argv[1:5]
 expected = {}
-for line in open(expected_file, encoding="utf-8"):
-    line = line.strip()
-    if line and not line.startswith("#"):
-        name, _, why = line.partition(" ")
-        expected[name] = why.strip()
+if expected_file:
+    for line in open(expected_file, encoding="utf-8"):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, why = line.partition(" ")
+            expected[name] = why.strip()
+# Only this transport's entries concern this run.
+expected = {n: w for n, w in expected.items() if n.endswith("[%s]" % transport) or "-%s]" % transport in n}
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 failed = []
 for case in ET.parse(junit).getroot().iter("testcase"):
@@ -68,7 +90,8 @@ for case in ET.parse(junit).getroot().iter("testcase"):
         counts["skipped"] += 1
     else:
         counts["passed"] += 1
-print("A2A TCK (jsonrpc): %(passed)d passed, %(failed)d failed, %(skipped)d skipped" % counts)
+counts.update(target=target, transport=transport)
+print("A2A TCK (%(target)s, %(transport)s): %(passed)d passed, %(failed)d failed, %(skipped)d skipped" % counts)
 unexpected = [f for f in failed if f not in expected]
 for f in failed:
     print(("  expected failure: %s (%s)" % (f, expected[f])) if f in expected else "  FAILED: " + f)
@@ -78,8 +101,9 @@ sys.exit(1 if unexpected else 0)
 PY
 status=$?
 if [ $status -ne 0 ]; then
-  echo "FAIL: TCK failures not in a2a_tck_expected_failures.txt; the kit's log:"
+  if [ -n "$expected_file" ]; then echo "FAIL: TCK failures not in a2a_tck_expected_failures.txt; the kit's log:"
+  else echo "FAIL: the fixture must pass every MUST-level test; the kit's log:"; fi
   grep -E "^(FAILED|E  )" "$work/tck.log" | head -60
   exit 1
 fi
-echo "PASS: a2a_tck"
+echo "PASS: a2a_tck $target $transport"

@@ -66,10 +66,16 @@ TEST_F(A2aServerTest, AgentCardListsBothErasAndTheCompanysAgents) {
   auto r = get("/.well-known/agent-card.json");
   ASSERT_EQ(r.status, 200) << r.body;
   json card = json::parse(r.body);
-  ASSERT_EQ(card["supportedInterfaces"].size(), 2u);
+  // JSON-RPC 1.0, HTTP+JSON 1.0, JSON-RPC 0.3: a client takes the first of its binding.
+  ASSERT_EQ(card["supportedInterfaces"].size(), 3u);
+  EXPECT_EQ(card["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
   EXPECT_EQ(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
   EXPECT_EQ(card["supportedInterfaces"][0]["url"], server->base_url() + "/a2a");
-  EXPECT_EQ(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
+  EXPECT_EQ(card["supportedInterfaces"][1]["protocolBinding"], "HTTP+JSON");
+  EXPECT_EQ(card["supportedInterfaces"][1]["protocolVersion"], "1.0");
+  EXPECT_EQ(card["supportedInterfaces"][1]["url"], server->base_url() + "/a2a/rest");
+  EXPECT_EQ(card["supportedInterfaces"][2]["protocolBinding"], "JSONRPC");
+  EXPECT_EQ(card["supportedInterfaces"][2]["protocolVersion"], "0.3");
   // The v1.0 schema allows no other top-level field: v0.3's are left out...
   for (const char* v03 : {"url", "protocolVersion", "preferredTransport"}) EXPECT_FALSE(card.contains(v03)) << v03;
   // ... unless a v0.3 client asks, by the old path or by its version.

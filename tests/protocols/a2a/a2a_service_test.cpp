@@ -1,4 +1,5 @@
 #include "protocols/a2a/a2a_service.hpp"
+#include "protocols/a2a/tck_scenario_agent.hpp"
 
 #include <gtest/gtest.h>
 
@@ -274,6 +275,78 @@ TEST(A2aService, StreamErrorsComeAsOneErrorEvent) {
   Collected d;
   run_stream(s, rpc("SubscribeToTask", {{"id", "missing"}}), d);
   EXPECT_EQ(d.events[0]["error"]["code"], code::kTaskNotFound);
+}
+
+// ---- the service over an agent that is not the company ---------------------
+
+json tck_message(const std::string& message_id, const json& extra = json::object()) {
+  json m{{"messageId", message_id}, {"role", "ROLE_USER"}, {"parts", {{{"text", "x"}}}}};
+  m.update(extra);
+  return m;
+}
+
+TEST(A2aServiceAgents, FileAndDataPartsTakeEachErasShape) {
+  A2aService s(std::make_shared<TckScenarioAgent>(std::chrono::milliseconds(50)));
+  json v03 = call(s, rpc("message/send", {{"message", tck_message("tck-artifact-file-1")}}));
+  json part = v03["result"]["artifacts"][0]["parts"][0];
+  EXPECT_EQ(part["kind"], "file");
+  EXPECT_EQ(part["file"]["bytes"], "dGNr");
+  EXPECT_EQ(part["file"]["name"], "output.txt");
+  EXPECT_EQ(part["file"]["mimeType"], "text/plain");
+  json data = call(s, rpc("message/send", {{"message", tck_message("tck-artifact-data-1")}}));
+  EXPECT_EQ(data["result"]["artifacts"][0]["parts"][0]["kind"], "data");
+  EXPECT_EQ(data["result"]["artifacts"][0]["parts"][0]["data"]["count"], 42);
+  json rejected = call(s, rpc("SendMessage", {{"message", tck_message("tck-reject-task-1")}}));
+  EXPECT_EQ(rejected["result"]["task"]["status"]["state"], "TASK_STATE_REJECTED");
+  json old_rejected = call(s, rpc("tasks/get", {{"id", rejected["result"]["task"]["id"]}}));
+  EXPECT_EQ(old_rejected["result"]["status"]["state"], "rejected");
+  // A Message answer in v0.3 is the bare message.
+  json reply = call(s, rpc("message/send", {{"message", tck_message("tck-message-response-1")}}));
+  EXPECT_EQ(reply["result"]["kind"], "message");
+  EXPECT_EQ(reply["result"]["role"], "agent");
+}
+
+TEST(A2aServiceAgents, BlockingSendWaitsForTheLongTaskAndTheStreamSeesItWork) {
+  A2aService s(std::make_shared<TckScenarioAgent>(std::chrono::milliseconds(100)));
+  json done = call(s, rpc("SendMessage", {{"message", tck_message("test-resubscribe-message-id-1")}}));
+  EXPECT_EQ(done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+  Collected c;
+  run_stream(s, rpc("SendStreamingMessage", {{"message", tck_message("test-resubscribe-message-id-2")}}), c);
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard lock(c.mu);
+      if (c.done) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::lock_guard lock(c.mu);
+  ASSERT_EQ(c.done, 1);
+  ASSERT_EQ(c.events.size(), 3u);
+  EXPECT_EQ(c.events[1]["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_WORKING");
+  EXPECT_EQ(c.events[2]["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
+TEST(A2aServiceAgents, AStreamEndsWhenInputIsRequiredButASubscriptionFollowsTheTaskToItsEnd) {
+  A2aService s(std::make_shared<TckScenarioAgent>(std::chrono::milliseconds(50)));
+  Collected first;
+  run_stream(s, rpc("SendStreamingMessage", {{"message", tck_message("tck-input-required-1")}}), first);
+  {
+    std::lock_guard lock(first.mu);
+    ASSERT_EQ(first.done, 1);  // the agent asked for input: that turn's stream is over
+    EXPECT_EQ(first.events.back()["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+  }
+  const std::string id = first.events[0]["result"]["task"]["id"];
+  Collected sub;
+  run_stream(s, rpc("SubscribeToTask", {{"id", id}}), sub);
+  {
+    std::lock_guard lock(sub.mu);
+    EXPECT_EQ(sub.done, 0);  // still open across the interruption
+  }
+  json done = call(s, rpc("SendMessage", {{"message", tck_message("tck-complete-task-2", {{"taskId", id}})}}));
+  EXPECT_EQ(done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+  std::lock_guard lock(sub.mu);
+  EXPECT_EQ(sub.done, 1);
+  EXPECT_EQ(sub.events.back()["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
 }
 
 }  // namespace

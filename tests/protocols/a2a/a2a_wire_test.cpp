@@ -1,4 +1,5 @@
 #include "protocols/a2a/a2a_wire.hpp"
+#include "protocols/a2a/company_agent.hpp"
 
 #include <gtest/gtest.h>
 
@@ -84,9 +85,12 @@ TEST(A2aWire, MalformedMessagesNameTheField) {
   auto bad_text = read_message(json{{"role", "user"}, {"parts", {{{"text", 5}}}}});
   ASSERT_FALSE(bad_text.ok());
   EXPECT_NE(bad_text.error().message.find("parts[0].text"), std::string::npos);
-  auto file = read_message(json{{"role", "user"}, {"parts", {{{"url", "http://x/y.png"}}}}});
-  ASSERT_FALSE(file.ok());
-  EXPECT_EQ(file.error().code, "-32005");
+  auto empty_part = read_message(json{{"role", "user"}, {"parts", {json::object()}}});
+  ASSERT_FALSE(empty_part.ok());
+  EXPECT_NE(empty_part.error().message.find("parts[0]"), std::string::npos);
+  auto bad_url = read_message(json{{"role", "user"}, {"parts", {{{"url", 3}}}}});
+  ASSERT_FALSE(bad_url.ok());
+  EXPECT_NE(bad_url.error().message.find("parts[0].url"), std::string::npos);
   EXPECT_FALSE(read_message(json("text")).ok());
   EXPECT_FALSE(read_message(json{{"role", "user"}, {"messageId", 7}, {"parts", {{{"text", "x"}}}}}).ok());
 }
@@ -103,7 +107,7 @@ company::TaskInfo done_task() {
 }
 
 TEST(A2aWire, TaskInV1HasProtoJsonShapes) {
-  json t = task_json(done_task(), "s1", WireVersion::v1_0);
+  json t = task_json(company_task(done_task(), "s1"), WireVersion::v1_0);
   EXPECT_EQ(t["id"], "t1");
   EXPECT_EQ(t["contextId"], "s1");
   EXPECT_FALSE(t.contains("kind"));
@@ -117,7 +121,7 @@ TEST(A2aWire, TaskInV1HasProtoJsonShapes) {
 }
 
 TEST(A2aWire, TaskInV03HasKindsAndLowercaseStates) {
-  json t = task_json(done_task(), "s1", WireVersion::v0_3, 0);
+  json t = task_json(company_task(done_task(), "s1"), WireVersion::v0_3, 0);
   EXPECT_EQ(t["kind"], "task");
   EXPECT_EQ(t["status"]["state"], "completed");
   EXPECT_EQ(t["artifacts"][0]["parts"][0]["kind"], "text");
@@ -130,7 +134,7 @@ TEST(A2aWire, FailedTaskCarriesItsErrorAsAStatusMessage) {
   t.state = TaskState::failed;
   t.answer.clear();
   t.error = "expense budget exhausted";
-  json j = task_json(t, "s1", WireVersion::v1_0);
+  json j = task_json(company_task(t, "s1"), WireVersion::v1_0);
   EXPECT_EQ(j["status"]["state"], "TASK_STATE_FAILED");
   EXPECT_EQ(j["status"]["message"]["role"], "ROLE_AGENT");
   EXPECT_EQ(j["status"]["message"]["parts"][0]["text"], "expense budget exhausted");
@@ -139,7 +143,7 @@ TEST(A2aWire, FailedTaskCarriesItsErrorAsAStatusMessage) {
 
 TEST(A2aWire, StreamEventsReadBackInBothEras) {
   for (WireVersion v : {WireVersion::v1_0, WireVersion::v0_3}) {
-    auto task = read_stream_event(stream_task(task_json(done_task(), "s1", v), v));
+    auto task = read_stream_event(stream_task(task_json(company_task(done_task(), "s1"), v), v));
     ASSERT_TRUE(task.ok()) << task.error().message;
     EXPECT_EQ(task->kind, StreamEvent::Kind::task);
     EXPECT_EQ(task->task_id, "t1");
@@ -147,14 +151,16 @@ TEST(A2aWire, StreamEventsReadBackInBothEras) {
     EXPECT_EQ(task->state.state, TaskState::completed);
 
     auto status = read_stream_event(
-        stream_status("t1", "s1", TaskState::failed, 0, agent_message("m", "no budget", "s1", "t1", v), v));
+        stream_status("t1", "s1", a2a::TaskState::failed, 0,
+                      agent_message("m", "no budget", "s1", "t1", WireVersion::v1_0), v));
     ASSERT_TRUE(status.ok());
     EXPECT_EQ(status->kind, StreamEvent::Kind::status);
     EXPECT_EQ(status->state.state, TaskState::failed);
     EXPECT_TRUE(status->state.terminal);
     EXPECT_EQ(status->text, "no budget");
 
-    auto art = read_stream_event(stream_artifact("t1", "s1", "a1", "answer", "pond", v));
+    auto art = read_stream_event(stream_artifact(
+        "t1", "s1", Artifact{"a1", "answer", json::array({text_part("pond", WireVersion::v1_0)})}, false, true, v));
     ASSERT_TRUE(art.ok());
     EXPECT_EQ(art->kind, StreamEvent::Kind::artifact);
     EXPECT_EQ(art->text, "pond");
@@ -165,7 +171,7 @@ TEST(A2aWire, StreamEventsReadBackInBothEras) {
     EXPECT_EQ(m->kind, StreamEvent::Kind::message);
     EXPECT_EQ(m->text, "echo: hi");
   }
-  json v03_final = stream_status("t1", "s1", TaskState::completed, 0, nullptr, WireVersion::v0_3);
+  json v03_final = stream_status("t1", "s1", a2a::TaskState::completed, 0, nullptr, WireVersion::v0_3);
   EXPECT_EQ(v03_final["final"], true);
   EXPECT_EQ(v03_final["kind"], "status-update");
 }
