@@ -225,6 +225,9 @@ Result<json> A2aService::cancel_task(const json& params, WireVersion v) {
   return task_json(*task, v);
 }
 
+// How many of the most recent tasks ListTasks filters.
+constexpr size_t kListScanLimit = 1000;
+
 Result<json> A2aService::list_tasks(const json& params) {
   auto size = int_param(params, "pageSize", "params");
   if (!size.ok()) return size.error();
@@ -233,14 +236,18 @@ Result<json> A2aService::list_tasks(const json& params) {
   auto status = typed_param(params, "status", json::value_t::string, "a string", "");
   auto context = typed_param(params, "contextId", json::value_t::string, "a string", "");
   auto token = typed_param(params, "pageToken", json::value_t::string, "a string", "");
-  auto artifacts = typed_param(params, "includeArtifacts", json::value_t::boolean, "a boolean", true);
+  // A2A 1.0: artifacts are left out unless asked for, to keep lists small.
+  auto artifacts = typed_param(params, "includeArtifacts", json::value_t::boolean, "a boolean", false);
   for (const auto* r : {&status, &context, &token, &artifacts})
     if (!r->ok()) return r->error();
   const int page_size = std::clamp(size->value_or(50), 1, 100);
   std::string status_filter = status->get<std::string>();
   if (status_filter == "TASK_STATE_UNSPECIFIED") status_filter.clear();
   json tasks = json::array();
-  for (const auto& t : agent_->tasks(static_cast<size_t>(page_size))) {
+  // Filtered from the most recent tasks the agent remembers, then cut to
+  // the page (filtering a page's worth would return fewer than there are).
+  for (const auto& t : agent_->tasks(kListScanLimit)) {
+    if (tasks.size() >= static_cast<size_t>(page_size)) break;
     if (!context->get<std::string>().empty() && t.context_id != context->get<std::string>()) continue;
     if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter &&
         state_name(t.state, WireVersion::v0_3) != status_filter)

@@ -144,7 +144,17 @@ TEST_F(A2aRestTest, CancelAndListTasks) {
   ASSERT_EQ(l["tasks"].size(), 1u) << l.dump();
   EXPECT_EQ(l["tasks"][0]["id"], id);
   EXPECT_FALSE(l["tasks"][0].contains("artifacts"));
-  EXPECT_EQ(json::parse(request("GET", "/tasks?contextId=ctx-list").body)["tasks"].size(), 2u);
+  json both = json::parse(request("GET", "/tasks?contextId=ctx-list").body);
+  ASSERT_EQ(both["tasks"].size(), 2u);
+  for (const auto& t : both["tasks"]) EXPECT_FALSE(t.contains("artifacts")) << "artifacts only when asked for";
+  json with = json::parse(request("GET", "/tasks?contextId=ctx-list&status=TASK_STATE_COMPLETED&includeArtifacts=true").body);
+  ASSERT_EQ(with["tasks"].size(), 1u) << with.dump();
+  EXPECT_TRUE(with["tasks"][0].contains("artifacts")) << with.dump();
+  // A page is filled from the matching tasks, not filtered from the newest few.
+  json one = json::parse(request("GET", "/tasks?contextId=ctx-list&pageSize=1").body);
+  EXPECT_EQ(one["tasks"].size(), 1u);
+  json older = json::parse(request("GET", "/tasks?contextId=ctx-list&status=TASK_STATE_CANCELED&pageSize=1").body);
+  ASSERT_EQ(older["tasks"].size(), 1u) << older.dump();  // the canceled one is the older of the three
 }
 
 TEST_F(A2aRestTest, StreamsCarryTheResultsAsServerSentEvents) {
