@@ -5,8 +5,12 @@ namespace kaisha::mcp {
 bool EventStream::send(const json& message) {
   std::lock_guard lock(mu_);
   if (finished_) return false;
-  uint64_t seq = next_seq_++;
   std::string data = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!resumable_) {
+    if (writer_ && !writer_->send(data, "message")) writer_ = nullptr;
+    return writer_ != nullptr;
+  }
+  uint64_t seq = next_seq_++;
   if (writer_ && !writer_->send(data, "message", id_ + ":" + std::to_string(seq))) writer_ = nullptr;
   kept_.emplace_back(seq, std::move(data));
   if (kept_.size() > kMaxKept) kept_.pop_front();

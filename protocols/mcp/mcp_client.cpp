@@ -112,7 +112,7 @@ void McpClient::connect(std::function<void(Status)> done) {
         if (!res.is_object() || !res.contains("protocolVersion") || !res["protocolVersion"].is_string())
           return done(Error{"mcp", who + ": the initialize result has no protocolVersion"});
         const std::string v = res["protocolVersion"].get<std::string>();
-        if (!is_supported_version(v))
+        if (!is_legacy_version(v))
           return done(Error{"mcp", who + " speaks MCP " + v + ", which kaisha does not (it speaks " + kLatestVersion +
                                        ", 2025-06-18, 2025-03-26, 2024-11-05)"});
         {
