@@ -2,7 +2,9 @@
 # MCP interop checks between kaisha and the official third-party tools
 # (npm packages pinned in tests/interop/package.json, installed on first use).
 #
-#   run_mcp_interop.sh conformance_server KAISHA   @modelcontextprotocol/conformance server scenarios
+#   run_mcp_interop.sh conformance_server KAISHA SPEC
+#                                                  @modelcontextprotocol/conformance's server scenarios (all of
+#                                                  them: --suite all) at revision SPEC (2025-11-25, 2026-07-28)
 #                                                  against `kaisha serve --http --fixture conformance`;
 #                                                  fails on any failure not listed in
 #                                                  mcp_expected_failures.yml (and on a listed one that passes)
@@ -53,15 +55,16 @@ expect_in() {  # expect_in WHAT TEXT NEEDLE
 
 case "$mode" in
   conformance_server)
+    spec=${3:?spec version (2025-11-25 or 2026-07-28)}
     url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
     out_dir=${MCP_INTEROP_KEEP:-$work/results}
-    (cd "$here" && npx --no-install conformance server --url "$url" \
+    (cd "$here" && npx --no-install conformance server --url "$url" --suite all --spec-version "$spec" \
         --expected-failures "$here/mcp_expected_failures.yml" -o "$out_dir") >"$work/conformance.log" 2>&1
     rc=$?
     passed=$(grep -rl '"status": *"FAILURE"' "$out_dir" 2>/dev/null | wc -l)
     total=$(find "$out_dir" -name checks.json | wc -l)
     tail -n 40 "$work/conformance.log"
-    echo "conformance server scenarios: $((total - passed)) of $total without failed checks"
+    echo "conformance server scenarios at $spec: $((total - passed)) of $total without failed checks"
     [ $rc -eq 0 ] || { echo "FAIL: conformance server (exit $rc)"; cat "$work/serve.err"; exit 1; }
     ;;
 
