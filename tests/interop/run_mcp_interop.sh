@@ -10,10 +10,11 @@
 #                                                  mcp_expected_failures.yml (and on a listed one that passes)
 #   run_mcp_interop.sh inspector_stdio KAISHA      inspector-cli lists and calls our tools over stdio
 #   run_mcp_interop.sh inspector_http KAISHA       the same over Streamable HTTP
-#   run_mcp_interop.sh conformance_client KAISHA DRIVER
-#                                                  the conformance suite's client scenarios (initialize,
-#                                                  tools_call, sse-retry, elicitation-sep1034-client-defaults)
-#                                                  against kaisha's MCP client (tests/interop/mcp_client_driver)
+#   run_mcp_interop.sh conformance_client KAISHA DRIVER SPEC
+#                                                  the conformance suite's client scenarios at revision SPEC
+#                                                  (every one but OAuth's, listed below) against kaisha's MCP
+#                                                  client (tests/interop/mcp_client_driver), which negotiates
+#                                                  the revision with each scenario's server itself
 #   run_mcp_interop.sh everything_stdio KAISHA DRIVER
 #                                                  kaisha's client drives @modelcontextprotocol/server-everything
 #                                                  over stdio: tools/list, echo, get-sum, get-structured-content
@@ -91,17 +92,28 @@ case "$mode" in
     ;;
 
   conformance_client)
+    spec=${4:?spec version (2025-11-25 or 2026-07-28)}
+    case "$spec" in
+      2025-11-25) scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+                             json-schema-2020-12-preservation) ;;
+      2026-07-28) scenarios=(tools_call request-metadata sep-2322-client-request-state http-standard-headers
+                             http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+                             json-schema-2020-12-preservation) ;;
+      *) echo "unknown spec version $spec"; exit 2 ;;
+    esac
     out_dir=${MCP_INTEROP_KEEP:-$work/client-results}
     passed=0; failed=()
-    for scenario in initialize tools_call sse-retry elicitation-sep1034-client-defaults; do
+    for scenario in "${scenarios[@]}"; do
+      log="$work/client-${scenario//\//_}.log"
       if (cd "$here" && npx --no-install conformance client --command "$driver" --scenario "$scenario" \
-            --timeout 60000 -o "$out_dir") >"$work/client-$scenario.log" 2>&1; then
+            --spec-version "$spec" --timeout 60000 -o "$out_dir") >"$log" 2>&1; then
         passed=$((passed + 1))
+        echo "$scenario: $(grep -m1 '^Passed:' "$log")"
       else
-        failed+=("$scenario"); tail -n 30 "$work/client-$scenario.log"
+        failed+=("$scenario"); tail -n 30 "$log"
       fi
     done
-    echo "conformance client scenarios: $passed of 4 pass${failed[*]:+; failing: ${failed[*]}}"
+    echo "conformance client scenarios at $spec: $passed of ${#scenarios[@]} pass${failed[*]:+; failing: ${failed[*]}}"
     [ ${#failed[@]} -eq 0 ] || { echo "FAIL: conformance client"; exit 1; }
     ;;
 
