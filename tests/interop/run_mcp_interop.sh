@@ -15,9 +15,13 @@
 #                                                  (every one but OAuth's, listed below) against kaisha's MCP
 #                                                  client (tests/interop/mcp_client_driver), which negotiates
 #                                                  the revision with each scenario's server itself
+#   run_mcp_interop.sh sdk_v2_client KAISHA        @modelcontextprotocol/client 2.x (tests/interop/mcp_v2_client.mjs)
+#                                                  in its legacy, auto and pinned 2026-07-28 modes against
+#                                                  `kaisha serve --fixture conformance`, over HTTP and stdio
 #   run_mcp_interop.sh everything_stdio KAISHA DRIVER
 #                                                  kaisha's client drives @modelcontextprotocol/server-everything
 #                                                  over stdio: tools/list, echo, get-sum, get-structured-content
+#                                                  (negotiated down to 2025-11-25: its newest release has no 2026-07-28)
 #   run_mcp_interop.sh everything_http KAISHA DRIVER
 #                                                  the same over Streamable HTTP
 #   run_mcp_interop.sh everything_kaisha KAISHA    `kaisha run` with server-everything in mcp_servers
@@ -91,6 +95,12 @@ case "$mode" in
     expect_in "prompts/get over HTTP" "$out" "arg1='a', arg2='b'"
     ;;
 
+  sdk_v2_client)
+    url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
+    (cd "$here" && node mcp_v2_client.mjs http "$url") || { echo "FAIL: sdk_v2_client over HTTP"; cat "$work/serve.err"; exit 1; }
+    (cd "$here" && node mcp_v2_client.mjs stdio "$kaisha") || { echo "FAIL: sdk_v2_client over stdio"; exit 1; }
+    ;;
+
   conformance_client)
     spec=${4:?spec version (2025-11-25 or 2026-07-28)}
     case "$spec" in
@@ -130,8 +140,10 @@ case "$mode" in
       for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
       target=(--url "http://127.0.0.1:$port/mcp")
     fi
+    # server-everything's newest release (SDK 1.x) speaks 2025-11-25 at the
+    # newest: kaisha's client probes with 2026-07-28 and falls back.
     out=$("$driver" "${target[@]}" --list --call echo '{"message":"hello from kaisha"}' --call get-sum '{"a":2,"b":40}' \
-          --call get-structured-content '{"location":"New York"}' \
+          --call get-structured-content '{"location":"New York"}' --expect 'protocol 2025-11-25' \
           --expect 'tool: echo' --expect 'Echo: hello from kaisha' --expect 'The sum of 2 and 40 is 42.' \
           --expect '"output":{"conditions":' 2>&1) || { echo "FAIL: $mode: $out"; exit 1; }
     echo "$out"
