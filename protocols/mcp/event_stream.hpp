@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -51,6 +52,9 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
 
   bool finished() const;
   bool connected() const;
+  // `f` runs (once, on the stream loop's thread) when the client goes away
+  // before the stream finished: a modern request's cancellation.
+  void on_disconnect(std::function<void()> f);
 
   // Splits "<stream>:<seq>"; nullopt when malformed.
   static std::optional<std::pair<std::string, uint64_t>> parse_event_id(const std::string& id);
@@ -63,6 +67,7 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   uint64_t next_seq_ = 1;
   bool finished_ = false;
   std::shared_ptr<protocols::SseWriter> writer_;
+  std::function<void()> on_disconnect_;
 };
 
 }  // namespace kaisha::mcp

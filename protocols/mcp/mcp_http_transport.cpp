@@ -287,7 +287,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     }
     auto answer = std::make_shared<PostAnswer>();
     run_detached([handle = std::move(handle), answer] {
-      McpStream stream{[answer](const json& m) { return answer->send(m); }, [answer] { answer->detach(); }};
+      McpStream stream{[answer](const json& m) { return answer->send(m); }, [answer] { answer->detach(); }, nullptr};
       handle(stream, [answer](std::optional<json> r) { answer->respond(std::move(r)); });
     });
     // A quick response alone is one JSON object: the connection stays open
@@ -358,22 +358,26 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       // One JSON answer: notifications of the request have nowhere to go.
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
-      McpStream drop{[](const json&) { return true; }, nullptr};
+      McpStream drop{[](const json&) { return true; }, nullptr, nullptr};
       server.handle_modern(req, modern, nullptr, drop, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
       auto r = future.get();
       if (r) res.set_json(status_of(*r), *r);
       else res.status = 202;
       return;
     }
+    // The client closing the stream is its cancellation of the request.
+    auto gone = std::make_shared<std::atomic<bool>>(false);
     answer_from_thread(
         res, req.id,
-        [this, req, modern](McpStream stream, jsonrpc::Dispatcher::Done done) {
+        [this, req, modern, gone](McpStream stream, jsonrpc::Dispatcher::Done done) {
+          stream.gone = gone;
           server.handle_modern(req, modern, nullptr, std::move(stream), std::move(done));
         },
         status_of,
-        [](const std::shared_ptr<protocols::SseWriter>& writer) {
+        [gone](const std::shared_ptr<protocols::SseWriter>& writer) {
           // Modern streams do not resume: no event ids, no priming event.
           auto es = std::make_shared<EventStream>("m", /*resumable=*/false);
+          es->on_disconnect([gone] { gone->store(true); });
           es->attach(writer, 0);
           return es;
         });
@@ -418,7 +422,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       // One JSON answer: related notifications have nowhere to go.
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
-      McpStream none{[](const json&) { return false; }, nullptr};
+      McpStream none{[](const json&) { return false; }, nullptr, nullptr};
       server.handle_body(q.body, session, none, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
       auto r = future.get();
       if (r) res.set_json(200, *r);

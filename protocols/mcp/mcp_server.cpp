@@ -197,6 +197,7 @@ struct McpServer::Impl {
     c.min_log_rank = m.min_log_rank.value_or(kNoLogs);
     c.close_stream = [] {};
     // A modern stream that is gone is the client's cancellation.
+    if (stream.gone) c.cancel_flag = stream.gone;
     auto flag = c.cancel_flag;
     c.notify = [stream, flag](const json& n) {
       if (stream.send && !stream.send(n)) flag->store(true);
@@ -395,7 +396,8 @@ struct McpServer::Impl {
       auto filter = SubscriptionFilter::parse(p);
       if (!filter) return reply.fail(jsonrpc::code::kInvalidParams, filter.error().message);
       McpStream stream = scope_of(ctx).stream;
-      subscriptions.open(ctx.id, std::move(*filter), stream.send, [reply](json result) { reply(std::move(result)); });
+      subscriptions.open(ctx.id, std::move(*filter), stream.send, stream.gone,
+                         [reply](json result) { reply(std::move(result)); });
     });
 
     // What 2026-07-28 removed says so, rather than a bare "not found".

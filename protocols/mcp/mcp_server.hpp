@@ -20,6 +20,7 @@
 // many requests of one session; a tool call blocks only its own caller.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -40,6 +41,10 @@ namespace kaisha::mcp {
 struct McpStream {
   std::function<bool(const json&)> send;
   std::function<void()> close_early;  // optional (SSE polling)
+  // Set by the transport once the client went away (a modern HTTP stream
+  // closed); null when the transport cannot tell. A modern request's tool
+  // sees it as cancellation, and a subscription on it is dropped.
+  std::shared_ptr<std::atomic<bool>> gone;
 };
 
 struct McpServerOptions {

@@ -43,7 +43,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
 
   McpStream stream() {
     auto self = shared_from_this();
-    return McpStream{[self](const json& m) { return self->write_line(m); }, nullptr};
+    return McpStream{[self](const json& m) { return self->write_line(m); }, nullptr, nullptr};
   }
 
   void handle_line(const std::string& line) {

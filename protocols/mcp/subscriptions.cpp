@@ -54,14 +54,16 @@ json SubscriptionFilter::to_json() const {
   return n;
 }
 
-void Subscriptions::open(const json& id, SubscriptionFilter filter, Send send, End end) {
+void Subscriptions::open(const json& id, SubscriptionFilter filter, Send send, std::shared_ptr<std::atomic<bool>> gone,
+                         End end) {
   // The acknowledgement goes first, before the entry can receive anything:
   // the revision forbids a notification on a subscription before it.
   json ack = jsonrpc::make_notification("notifications/subscriptions/acknowledged",
                                         tagged(id, json{{"notifications", filter.to_json()}}));
   std::lock_guard lock(mu_);
+  std::erase_if(open_, [](const auto& e) { return !e.second.alive(); });  // streams closed meanwhile
   if (!send(ack)) return;
-  open_[id.dump()] = Entry{id, std::move(filter), std::move(send), std::move(end)};
+  open_[id.dump()] = Entry{id, std::move(filter), std::move(send), std::move(gone), std::move(end)};
 }
 
 void Subscriptions::cancel(const json& id) {
@@ -73,6 +75,10 @@ void Subscriptions::deliver(const std::function<bool(const SubscriptionFilter&)>
                             const json& params) {
   std::lock_guard lock(mu_);
   for (auto it = open_.begin(); it != open_.end();) {
+    if (!it->second.alive()) {
+      it = open_.erase(it);
+      continue;
+    }
     if (!wants(it->second.filter)) {
       ++it;
       continue;

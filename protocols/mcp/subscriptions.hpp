@@ -12,7 +12,9 @@
 // id. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <set>
@@ -41,8 +43,10 @@ class Subscriptions {
   using Send = std::function<bool(const json&)>;
   using End = std::function<void(json result)>;
 
-  // Acknowledges and keeps the subscription of listen request `id`.
-  void open(const json& id, SubscriptionFilter filter, Send send, End end);
+  // Acknowledges and keeps the subscription of listen request `id`. `gone`,
+  // when not null, is set once its stream has gone (dropped at the next
+  // open or delivery).
+  void open(const json& id, SubscriptionFilter filter, Send send, std::shared_ptr<std::atomic<bool>> gone, End end);
   // Drops it without an answer (the client cancelled or went away).
   void cancel(const json& id);
   // A list_changed notification ("notifications/tools/list_changed", ...) to
@@ -60,7 +64,9 @@ class Subscriptions {
     json id;
     SubscriptionFilter filter;
     Send send;
+    std::shared_ptr<std::atomic<bool>> gone;
     End end;
+    bool alive() const { return !gone || !gone->load(); }
   };
   void deliver(const std::function<bool(const SubscriptionFilter&)>& wants, const std::string& method,
                const json& params);

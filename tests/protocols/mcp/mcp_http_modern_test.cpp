@@ -213,3 +213,58 @@ TEST(McpHttpModern, ALegacySessionBesideKeepsItsBehaviour) {
 
 }  // namespace
 }  // namespace kaisha::mcp
+
+namespace kaisha::mcp {
+namespace {
+
+// One tool that works until its request is cancelled, and says when it saw it.
+class WaitingBackend : public McpBackend {
+ public:
+  json server_info() const override { return json{{"name", "waiting"}, {"version", "1"}}; }
+  std::vector<jsonrpc::CapabilityDescriptor> tools() override {
+    jsonrpc::CapabilityDescriptor d;
+    d.name = "wait";
+    d.input_schema = json{{"type", "object"}};
+    return {d};
+  }
+  Result<json> call_tool(const std::string&, const json&, McpCallContext& ctx) override {
+    ctx.progress(0, std::nullopt, "started");  // opens the event stream
+    started.set_value();
+    for (int i = 0; i < 3000 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    saw_cancel.set_value(ctx.cancelled());
+    return text_result("done");
+  }
+  std::promise<void> started;
+  std::promise<bool> saw_cancel;
+};
+
+TEST(McpHttpModern, ClosingTheStreamCancelsTheRequest) {
+  WaitingBackend backend;
+  McpServer server(backend);
+  protocols::HttpServer http{protocols::HttpServerOptions{}};
+  McpHttpTransport transport(server, http);
+  auto port = http.start();
+  ASSERT_TRUE(port.ok());
+  int fd = kaisha::testing::connect_from("127.0.0.1", *port);
+  ASSERT_GE(fd, 0);
+  json meta = Endpoint::meta();
+  meta["progressToken"] = "p";
+  const std::string body =
+      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "wait"}, {"_meta", meta}}}}.dump();
+  ASSERT_TRUE(kaisha::testing::send_all(
+      fd, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " +
+              std::string(kModernVersion) + "\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body));
+  backend.started.get_future().wait();
+  std::string seen;
+  ASSERT_TRUE(read_until(fd, seen, "notifications/progress")) << seen;
+  ::close(fd);
+  auto cancelled = backend.saw_cancel.get_future();
+  ASSERT_EQ(cancelled.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_TRUE(cancelled.get());
+  http.stop();
+}
+
+}  // namespace
+}  // namespace kaisha::mcp

@@ -9,6 +9,7 @@
 #include "protocols/mcp/conformance_fixture.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "protocols/mcp/mcp_server.hpp"
+#include "protocols/mcp/subscriptions.hpp"
 
 namespace kaisha::mcp {
 namespace {
@@ -33,7 +34,7 @@ struct Modern {
                        related.push_back(n);
                        return true;
                      },
-                     nullptr};
+                     nullptr, nullptr};
     server.handle_modern(jsonrpc::Request{method, std::move(params), json(7), false}, m, nullptr, stream,
                          [&p](std::optional<json> r) { p.set_value(std::move(r)); });
     auto r = f.get();
@@ -164,7 +165,7 @@ TEST(McpServerModern, SubscriptionsGetOnlyWhatTheyAskedFor) {
                        into.push_back(n);
                        return true;
                      },
-                     nullptr};
+                     nullptr, nullptr};
     s.server.handle_modern(jsonrpc::Request{"subscriptions/listen", json{{"notifications", filter}}, id, false}, m,
                            nullptr, stream, [](std::optional<json>) {});
   };
@@ -187,6 +188,40 @@ TEST(McpServerModern, ABadSubscriptionFilterSaysWhatIsWrong) {
   EXPECT_EQ(e["code"], -32602);
   EXPECT_NE(e["message"].get<std::string>().find("params.notifications.toolsListChanged"), std::string::npos);
   EXPECT_EQ(s.call("subscriptions/listen")["error"]["code"], -32602);
+}
+
+}  // namespace
+}  // namespace kaisha::mcp
+
+namespace kaisha::mcp {
+namespace {
+
+TEST(Subscriptions, AStreamThatWentAwayIsDropped) {
+  Subscriptions subs;
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  int delivered = 0;
+  auto send = [&](const json&) {
+    ++delivered;
+    return true;
+  };
+  subs.open(json(1), SubscriptionFilter::parse(json{{"notifications", {{"toolsListChanged", true}}}}).value(), send,
+            gone, [](json) {});
+  EXPECT_EQ(delivered, 1);  // the acknowledgement
+  gone->store(true);
+  subs.list_changed("notifications/tools/list_changed");
+  EXPECT_EQ(delivered, 1);
+  EXPECT_EQ(subs.size(), 0u);
+}
+
+TEST(Subscriptions, TheServerStoppingAnswersEverySubscription) {
+  Subscriptions subs;
+  std::vector<json> ends;
+  subs.open(json("a"), SubscriptionFilter{}, [](const json&) { return true; }, nullptr,
+            [&](json r) { ends.push_back(std::move(r)); });
+  subs.end_all();
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0]["_meta"][meta_key::kSubscriptionId], "a");
+  EXPECT_EQ(ends[0]["resultType"], "complete");
 }
 
 }  // namespace
