@@ -210,7 +210,9 @@ void McpClient::initialize(const std::string& version, std::function<void(Status
 }
 
 // A modern server's list changes come on a subscriptions/listen stream,
-// which stays open (no deadline) until the server or close() ends it.
+// which stays open (no deadline) until the server or close() ends it. A
+// stream that broke or that the server ended is opened again a second
+// later; one the server refuses is not.
 void McpClient::listen_for_changes() {
   std::string version;
   {
@@ -219,8 +221,16 @@ void McpClient::listen_for_changes() {
     if (!options_.listen_for_changes || !tools.is_object() || !tools.value("listChanged", false)) return;
     version = state_->version;
   }
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  auto on_end = [weak](Answer a) {
+    auto self = weak.lock();
+    if (!self || a.failure || (a.error && a.error->code != kConnectionClosed)) return;
+    self->timers_.schedule(std::chrono::seconds(1), [weak] {
+      if (auto again = weak.lock(); again && again->connected()) again->listen_for_changes();
+    });
+  };
   send_request("subscriptions/listen", json{{"notifications", {{"toolsListChanged", true}}}}, version,
-               [](Answer) {}, -1);
+               std::move(on_end), -1);
 }
 
 int64_t McpClient::request(const std::string& method, json params, Done done, int64_t timeout_ms) {

@@ -493,8 +493,10 @@ void McpServer::broadcast(const json& notification) {
   std::vector<std::shared_ptr<McpSession>> live;
   {
     std::lock_guard lock(impl_->mu);
+    // Only sessions a legacy client initialized: a stdio connection that
+    // speaks 2026-07-28 hears changes on its subscriptions alone.
     for (auto& [_, w] : impl_->sessions)
-      if (auto s = w.lock()) live.push_back(s);
+      if (auto s = w.lock(); s && s->initialized()) live.push_back(s);
   }
   for (auto& s : live) s->send_unrelated(notification);
   impl_->subscriptions.list_changed(notification.value("method", ""));

@@ -80,7 +80,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
       return;
     }
     ModernRequest modern = std::get<ModernRequest>(std::move(read));
-    if (req.method != "tools/call" && req.method != "prompts/get") {
+    if (req.method != "tools/call") {
       server.handle_modern(req, modern, session, stream(), reply);
       return;
     }
