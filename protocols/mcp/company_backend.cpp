@@ -202,7 +202,7 @@ std::vector<json> CompanyBackend::prompts() {
   return out;
 }
 
-Result<json> CompanyBackend::get_prompt(const std::string& name, const json& args) {
+Result<json> CompanyBackend::get_prompt(const std::string& name, const json& args, McpCallContext&) {
   for (const auto& p : data_.value("prompts", json::array())) {
     if (p.value("name", "") != name) continue;
     for (const auto& a : p.value("arguments", json::array()))

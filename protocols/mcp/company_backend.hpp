@@ -30,7 +30,7 @@ class CompanyBackend : public McpBackend {
   std::vector<json> resource_templates() override;
   Result<json> read_resource(const std::string& uri) override;
   std::vector<json> prompts() override;
-  Result<json> get_prompt(const std::string& name, const json& arguments) override;
+  Result<json> get_prompt(const std::string& name, const json& arguments, McpCallContext& ctx) override;
 
  private:
   CompanyBackend(company::CompanyService& company, json data,

@@ -4,6 +4,7 @@
 #include <regex>
 #include <thread>
 
+#include "protocols/mcp/input_exchange.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::mcp {
@@ -38,6 +39,38 @@ bool match_template(const std::string& tmpl, const std::string& uri, json& vars)
   if (!std::regex_match(uri, m, std::regex(re))) return false;
   for (size_t i = 0; i < names.size(); ++i) vars[names[i]] = m[i + 1].str();
   return true;
+}
+
+// The "ask" behaviour: every round of `rounds` asked in turn, from the round
+// a modern retry's state names; the answers by key, or the Error that ends
+// the call (input required, a missing capability, a legacy refusal).
+Result<json> ask_rounds(const json& rounds, McpCallContext& ctx) {
+  json answers = ctx.state.is_object() ? ctx.state.value("answers", json::object()) : json::object();
+  size_t round = ctx.state.is_object() ? ctx.state.value("round", size_t{0}) : 0;
+  for (; round < rounds.size(); ++round) {
+    json requests = json::object();
+    for (const auto& [key, req] : rounds[round].items()) {
+      const std::string cap = capability_for(req.value("method", ""));
+      if (req.value("optional", false) && !cap.empty() && !ctx.client_capabilities.contains(cap)) continue;
+      requests[key] = json{{"method", req.value("method", "")},
+                           {"params", fill_template(req.value("params", json::object()), answers)}};
+    }
+    if (requests.empty()) continue;
+    auto r = ctx.ask_client(requests, json{{"round", round}, {"answers", answers}});
+    if (!r) return r.error();
+    answers.update(*r);
+  }
+  return answers;
+}
+
+// The answers and their keys, for "result" templates.
+json answer_vars(json answers, const json& args) {
+  std::string keys;
+  for (const auto& [key, _] : answers.items()) keys += (keys.empty() ? "" : ",") + key;
+  json vars = args.is_object() ? args : json::object();
+  vars.update(answers);
+  vars["answered"] = keys;
+  return vars;
 }
 
 }  // namespace
@@ -122,19 +155,34 @@ Result<json> ConformanceFixture::call_tool(const std::string& name, const json& 
     json params{{"messages", json::array({json{{"role", "user"},
                                                {"content", {{"type", "text"}, {"text", args.value("prompt", "")}}}}})},
                 {"maxTokens", 100}};
-    auto r = ctx.request_client("sampling/createMessage", params, std::chrono::seconds(30));
+    auto r = ctx.ask_client(json{{"sampling", {{"method", "sampling/createMessage"}, {"params", params}}}}, nullptr);
+    if (!r && ends_the_call(r.error())) return r.error();
     if (!r) return text_result("Sampling not supported or error: " + r.error().message);
+    const json& answer = (*r)["sampling"];
     std::string text = "No response";
-    if (r->contains("content") && (*r)["content"].is_object()) text = (*r)["content"].value("text", text);
+    if (answer.contains("content") && answer["content"].is_object()) text = answer["content"].value("text", text);
     return text_result("LLM response: " + text);
   }
   if (behaviour == "elicitation") {
-    auto r = ctx.request_client("elicitation/create", fill_template(t->value("request", json::object()), args),
-                                std::chrono::seconds(30));
+    json ask{{"elicitation", {{"method", "elicitation/create"}, {"params", fill_template(t->value("request", json::object()), args)}}}};
+    auto r = ctx.ask_client(ask, nullptr);
+    if (!r && ends_the_call(r.error())) return r.error();
     if (!r) return text_result("Elicitation not supported or error: " + r.error().message);
-    json content = r->contains("content") && !(*r)["content"].is_null() ? (*r)["content"] : json::object();
-    return text_result(t->value("text_prefix", "") + "action=" + r->value("action", "") +
+    const json& answer = (*r)["elicitation"];
+    json content = answer.contains("content") && !answer["content"].is_null() ? answer["content"] : json::object();
+    return text_result(t->value("text_prefix", "") + "action=" + answer.value("action", "") +
                        ", content=" + content.dump());
+  }
+  if (behaviour == "ask") {
+    auto answers = ask_rounds(t->value("rounds", json::array()), ctx);
+    if (!answers && ends_the_call(answers.error())) return answers.error();
+    if (!answers) return text_result("Asking the client failed: " + answers.error().message, true);
+    if (answers->empty() && t->contains("result_if_none")) return (*t)["result_if_none"];
+    return fill_template(t->value("result", json::object()), answer_vars(*answers, args));
+  }
+  if (behaviour == "list_changed") {
+    changed("notifications/" + t->value("list", "tools") + "/list_changed");
+    return t->value("result", json::object());
   }
   if (behaviour == "reconnect") {
     if (ctx.close_stream) ctx.close_stream();
@@ -178,18 +226,25 @@ std::vector<json> ConformanceFixture::prompts() {
   std::vector<json> out;
   for (auto p : data_["prompts"]) {
     p.erase("messages");
+    p.erase("rounds");
     out.push_back(std::move(p));
   }
   return out;
 }
 
-Result<json> ConformanceFixture::get_prompt(const std::string& name, const json& args) {
+Result<json> ConformanceFixture::get_prompt(const std::string& name, const json& args, McpCallContext& ctx) {
   const json* p = find("prompts", "name", name);
   if (!p) return Error{"invalid_params", "Unknown prompt: " + name};
   for (const auto& a : p->value("arguments", json::array()))
     if (a.value("required", false) && !(args.is_object() && args.contains(a.value("name", ""))))
       return Error{"invalid_params", "Prompt " + name + " needs argument '" + a.value("name", "") + "'"};
-  json r{{"messages", fill_template((*p)["messages"], args)}};
+  json vars = args;
+  if (p->contains("rounds")) {
+    auto answers = ask_rounds((*p)["rounds"], ctx);
+    if (!answers) return answers.error();
+    vars = answer_vars(*answers, args);
+  }
+  json r{{"messages", fill_template((*p)["messages"], vars)}};
   if (p->contains("description")) r["description"] = (*p)["description"];
   return r;
 }

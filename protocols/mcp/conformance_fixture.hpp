@@ -10,7 +10,17 @@
 //   echo_args    text "text_prefix" + the arguments as JSON
 //   sampling     ask the client for sampling/createMessage with the prompt
 //   elicitation  ask the client elicitation/create with "request" ({{arg}} filled in)
+//   ask          ask the client each of "rounds" in turn, a round being
+//                {key: {"method", "params", "optional"?}} (an optional request is
+//                left out when the client lacks its capability); "result" gets
+//                the answers by key ({{key.content.name}}) and {{answered}}
+//                (their keys); "result_if_none" when nothing was asked
+//   list_changed tell the clients that the "list" ("tools", "prompts",
+//                "resources") changed, return "result"
 //   reconnect    close the SSE stream, wait, return "result" (SEP-1699 polling)
+// Asking works in both eras (McpCallContext::ask_client): a legacy client
+// gets requests, a modern one an InputRequiredResult per round. A prompt
+// with "rounds" asks the same way before its messages are filled.
 //
 // In "result", "request", resource contents and prompt messages, "{{name}}"
 // is replaced by the argument (or template variable) of that name.
@@ -37,7 +47,7 @@ class ConformanceFixture : public McpBackend {
   std::vector<json> resource_templates() override;
   Result<json> read_resource(const std::string& uri) override;
   std::vector<json> prompts() override;
-  Result<json> get_prompt(const std::string& name, const json& arguments) override;
+  Result<json> get_prompt(const std::string& name, const json& arguments, McpCallContext& ctx) override;
 
  private:
   explicit ConformanceFixture(json data) : data_(std::move(data)) {}

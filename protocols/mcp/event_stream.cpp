@@ -1,12 +1,18 @@
 #include "protocols/mcp/event_stream.hpp"
 
+#include <utility>
+
 namespace kaisha::mcp {
 
 bool EventStream::send(const json& message) {
   std::lock_guard lock(mu_);
   if (finished_) return false;
-  uint64_t seq = next_seq_++;
   std::string data = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!resumable_) {
+    if (writer_ && !writer_->send(data, "message")) writer_ = nullptr;
+    return writer_ != nullptr;
+  }
+  uint64_t seq = next_seq_++;
   if (writer_ && !writer_->send(data, "message", id_ + ":" + std::to_string(seq))) writer_ = nullptr;
   kept_.emplace_back(seq, std::move(data));
   if (kept_.size() > kMaxKept) kept_.pop_front();
@@ -41,8 +47,13 @@ void EventStream::attach(const std::shared_ptr<protocols::SseWriter>& writer, ui
   writer->on_close([weak = weak_from_this(), w = writer.get()] {
     auto self = weak.lock();
     if (!self) return;
-    std::lock_guard relock(self->mu_);
-    if (self->writer_.get() == w) self->writer_ = nullptr;
+    std::function<void()> gone;
+    {
+      std::lock_guard relock(self->mu_);
+      if (self->writer_.get() == w) self->writer_ = nullptr;
+      if (!self->finished_) gone = std::exchange(self->on_disconnect_, nullptr);
+    }
+    if (gone) gone();
   });
 }
 
@@ -51,6 +62,11 @@ void EventStream::prime(const std::shared_ptr<protocols::SseWriter>& writer, int
   if (retry_ms > 0) text += "retry: " + std::to_string(retry_ms) + "\n";
   text += "id: " + id_ + ":0\ndata: \n\n";
   writer->send_raw(std::move(text));
+}
+
+void EventStream::on_disconnect(std::function<void()> f) {
+  std::lock_guard lock(mu_);
+  on_disconnect_ = std::move(f);
 }
 
 bool EventStream::finished() const {

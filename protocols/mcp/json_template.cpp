@@ -6,6 +6,21 @@ namespace kaisha::mcp {
 
 namespace {
 
+// vars[key], or for "a.b.c" vars["a"]["b"]["c"]; nullptr when absent.
+const json* lookup(const json& vars, const std::string& key) {
+  if (vars.is_object() && vars.contains(key)) return &vars[key];
+  const json* at = &vars;
+  size_t start = 0;
+  while (true) {
+    size_t dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(part)) return nullptr;
+    at = &(*at)[part];
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
 std::string fill_string(const std::string& s, const json& vars) {
   std::string out;
   size_t pos = 0;
@@ -16,8 +31,8 @@ std::string fill_string(const std::string& s, const json& vars) {
     if (close == std::string::npos) break;
     std::string key = s.substr(open + 2, close - open - 2);
     out.append(s, pos, open - pos);
-    if (vars.is_object() && vars.contains(key))
-      out += vars[key].is_string() ? vars[key].get<std::string>() : vars[key].dump();
+    if (const json* v = lookup(vars, key))
+      out += v->is_string() ? v->get<std::string>() : v->dump();
     else
       out.append(s, open, close + 2 - open);
     pos = close + 2;

@@ -6,8 +6,9 @@
 
 namespace kaisha::mcp {
 
-// Replaces "{{name}}" in every string of `v` (recursively) with vars[name]:
-// strings as they are, other values as JSON text. Unknown names stay as written.
+// Replaces "{{name}}" in every string of `v` (recursively) with vars[name]
+// ("{{a.b}}" reaches into objects: vars["a"]["b"]): strings as they are,
+// other values as JSON text. Unknown names stay as written.
 json fill_template(const json& v, const json& vars);
 
 }  // namespace kaisha::mcp

@@ -25,28 +25,39 @@
 
 namespace kaisha::mcp {
 
-// One tool call's view of its request: progress, log messages and requests
-// to the client travel back on the stream the call arrived on.
+// One tool call's (or prompt's) view of its request: progress, log messages
+// and questions to the client travel back the way the request came.
 struct McpCallContext {
   json request_id;
   json progress_token;  // null when the client asked for no progress
   // Sends a notification related to this request (may be a no-op, e.g. when
   // the HTTP client asked for a plain JSON response).
   std::function<void(const json& notification)> notify;
-  // Sends a request to the client (sampling, elicitation) and waits for its
-  // answer; an Error when the client does not answer in time or refuses.
-  std::function<Result<json>(const std::string& method, const json& params, std::chrono::milliseconds timeout)>
-      request_client;
+  // Asks the client for input: `requests` maps a key to {"method", "params"}
+  // (elicitation/create, sampling/createMessage, roots/list); the result maps
+  // the same keys to the client's answers. How depends on the era:
+  //   legacy: each request is sent to the client and waited for; an Error
+  //     when the client does not answer in time or refuses;
+  //   modern (multi round-trip, input_exchange.hpp): the answers the client
+  //     sent with this request; when one is missing, an Error with code
+  //     kInputRequired that the call must return as it is: the client is
+  //     asked and retries, and ask_client's `state` is then in `state`.
+  // A modern client that did not declare a request's capability gets
+  // MissingRequiredClientCapability (-32021) instead.
+  std::function<Result<json>(const json& requests, const json& state)> ask_client;
+  json state;                                   // modern: what the previous round carried; else null
+  json client_capabilities = json::object();    // modern: this request's; legacy: initialize's
   // Ends the response stream early; later messages of this request are kept
-  // for the client to fetch by reconnecting (SSE polling). No-op on stdio.
+  // for the client to fetch by reconnecting (SSE polling). No-op on stdio and
+  // for modern requests (their streams do not resume).
   std::function<void()> close_stream;
   std::shared_ptr<std::atomic<bool>> cancel_flag = std::make_shared<std::atomic<bool>>(false);
-  int min_log_rank = 0;  // the session's logging/setLevel
+  int min_log_rank = 0;  // legacy: the session's logging/setLevel; modern: _meta logLevel (none: no logs)
 
   bool cancelled() const { return cancel_flag && cancel_flag->load(); }
   // notifications/progress when the client gave a progress token.
   void progress(double done, std::optional<double> total, const std::string& message) const;
-  // notifications/message when `level` is at or above the session's level.
+  // notifications/message when `level` is at or above min_log_rank.
   void log(const std::string& level, const json& data, const std::string& logger = "") const;
 };
 
@@ -82,9 +93,11 @@ class McpBackend {
 
   virtual std::vector<json> prompts() { return {}; }
   // A GetPromptResult; Error "invalid_params" for an unknown prompt or
-  // missing required arguments.
-  virtual Result<json> get_prompt(const std::string& name, const json& arguments) {
+  // missing required arguments. A prompt may ask the client for input
+  // through ctx.ask_client, like a tool.
+  virtual Result<json> get_prompt(const std::string& name, const json& arguments, McpCallContext& ctx) {
     (void)arguments;
+    (void)ctx;
     return Error{"invalid_params", "Unknown prompt: " + name};
   }
 

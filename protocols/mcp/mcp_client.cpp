@@ -1,23 +1,33 @@
 #include "protocols/mcp/mcp_client.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 #include <mutex>
 #include <utility>
 
+#include "protocols/mcp/mcp_headers.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
 namespace kaisha::mcp {
 
+// What came back for one request: its result, the server's JSON-RPC error,
+// or no answer at all (timeout, closed, garbage).
+struct McpClient::Answer {
+  json result;
+  std::optional<jsonrpc::RpcError> error;
+  std::optional<Error> failure;
+};
+
 struct McpClient::State {
   using Clock = std::chrono::steady_clock;
   mutable std::mutex mu;
   struct Pending {
     std::string method;
-    Done done;
+    OnAnswer done;
     Clock::time_point deadline;
   };
   std::map<int64_t, Pending> pending;
@@ -30,7 +40,7 @@ struct McpClient::State {
   // Removes the pending request `it` (under mu) and returns it.
   Pending take(std::map<int64_t, Pending>::iterator it) {
     Pending p = std::move(it->second);
-    deadlines.erase({p.deadline, it->first});
+    deadlines.erase({p.deadline, it->first});  // absent for a request without a deadline
     pending.erase(it);
     return p;
   }
@@ -39,6 +49,9 @@ struct McpClient::State {
   bool connected = false;
   bool closed = false;
   std::string version;
+  bool modern = false;
+  std::map<std::string, std::vector<HeaderParam>> tool_headers;  // modern: x-mcp-header params by tool
+  std::vector<std::string> rejected_tools;
   json server_info = json::object();
   json capabilities = json::object();
   std::string last_malformed;
@@ -97,8 +110,73 @@ void McpClient::connect(std::function<void(Status)> done) {
     state_->started = true;
   }
   if (Status s = transport_->start(std::move(h)); !s.ok()) return done(s);
+  if (is_legacy_version(options_.protocol_version)) return initialize(options_.protocol_version, std::move(done));
+  discover(kModernVersion, false, std::move(done));
+}
 
-  json params{{"protocolVersion", kLatestVersion},
+// The modern probe; see the header for what each answer means.
+void McpClient::discover(const std::string& version, bool retried, std::function<void(Status)> done) {
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  transport_->set_protocol_version(version);
+  auto on_answer = [weak, version, retried, done](Answer a) {
+    auto self = weak.lock();
+    if (!self) return done(Error{"mcp_closed", "MCP client closed during server/discover"});
+    const std::string who = "MCP server " + self->name();
+    if (a.failure) {
+      if (a.failure->code == "mcp_closed") return done(*a.failure);
+      return self->initialize(kLatestVersion, done);  // silent or garbled: legacy
+    }
+    if (a.error) {
+      const jsonrpc::RpcError& e = *a.error;
+      if (e.code == kUnsupportedProtocolVersion) {
+        const json supported = e.data.is_object() ? e.data.value("supported", json::array()) : json::array();
+        for (const auto& v : supported)
+          if (v.is_string() && is_modern_version(v.get<std::string>()) && !(retried && v == version))
+            return self->discover(v.get<std::string>(), true, done);
+        for (const auto& v : supported)
+          if (v.is_string() && is_legacy_version(v.get<std::string>()))
+            return self->initialize(v.get<std::string>(), done);
+        return done(Error{"mcp", who + " speaks none of kaisha's MCP versions (it supports " +
+                                     utf8::truncate(supported.dump(), 200) + "; kaisha speaks " + kModernVersion +
+                                     " and " + kLatestVersion + " and earlier)"});
+      }
+      if (e.code == kHeaderMismatch || e.code == kMissingRequiredClientCapability)
+        return done(Error{"mcp", who + " refused server/discover: " + rpc_error_text(e)});
+      return self->initialize(kLatestVersion, done);  // any other error: a legacy server
+    }
+    const json& r = a.result;
+    const json versions = r.is_object() ? r.value("supportedVersions", json::array()) : json::array();
+    auto offers = [&](const std::string& v) {
+      return versions.is_array() && std::find(versions.begin(), versions.end(), v) != versions.end();
+    };
+    if (!offers(version)) {
+      for (const auto& v : modern_versions())
+        if (offers(v) && !retried) return self->discover(v, true, done);
+      return self->initialize(kLatestVersion, done);  // not a DiscoverResult: legacy
+    }
+    {
+      std::lock_guard<std::mutex> lock(self->state_->mu);
+      self->state_->version = version;
+      self->state_->modern = true;
+      const json meta = r.value("_meta", json::object());
+      if (meta.is_object() && meta.contains(meta_key::kServerInfo) && meta[meta_key::kServerInfo].is_object())
+        self->state_->server_info = meta[meta_key::kServerInfo];
+      else if (r.contains("serverInfo") && r["serverInfo"].is_object())  // before the revision moved it to _meta
+        self->state_->server_info = r["serverInfo"];
+      if (r.contains("capabilities") && r["capabilities"].is_object()) self->state_->capabilities = r["capabilities"];
+      self->state_->connected = true;
+    }
+    self->listen_for_changes();
+    done(Status::Ok());
+  };
+  send_request("server/discover", json::object(), version, std::move(on_answer), options_.discover_timeout_ms);
+}
+
+// The legacy handshake: initialize, then notifications/initialized.
+void McpClient::initialize(const std::string& version, std::function<void(Status)> done) {
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  transport_->set_protocol_version("");
+  json params{{"protocolVersion", version},
               {"capabilities", options_.capabilities.is_object() ? options_.capabilities : json::object()},
               {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
   request(
@@ -112,9 +190,9 @@ void McpClient::connect(std::function<void(Status)> done) {
         if (!res.is_object() || !res.contains("protocolVersion") || !res["protocolVersion"].is_string())
           return done(Error{"mcp", who + ": the initialize result has no protocolVersion"});
         const std::string v = res["protocolVersion"].get<std::string>();
-        if (!is_supported_version(v))
-          return done(Error{"mcp", who + " speaks MCP " + v + ", which kaisha does not (it speaks " + kLatestVersion +
-                                       ", 2025-06-18, 2025-03-26, 2024-11-05)"});
+        if (!is_legacy_version(v))
+          return done(Error{"mcp", who + " speaks MCP " + v + ", which kaisha does not (it speaks " + kModernVersion +
+                                       ", " + kLatestVersion + ", 2025-06-18, 2025-03-26, 2024-11-05)"});
         {
           std::lock_guard<std::mutex> lock(self->state_->mu);
           self->state_->version = v;
@@ -131,30 +209,200 @@ void McpClient::connect(std::function<void(Status)> done) {
       options_.initialize_timeout_ms);
 }
 
+// A modern server's list changes come on a subscriptions/listen stream,
+// which stays open (no deadline) until the server or close() ends it. A
+// stream that broke or that the server ended is opened again a second
+// later; one the server refuses is not.
+void McpClient::listen_for_changes() {
+  std::string version;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    const json tools = state_->capabilities.value("tools", json::object());
+    if (!options_.listen_for_changes || !tools.is_object() || !tools.value("listChanged", false)) return;
+    version = state_->version;
+  }
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  auto on_end = [weak](Answer a) {
+    auto self = weak.lock();
+    if (!self || a.failure || (a.error && a.error->code != kConnectionClosed)) return;
+    self->timers_.schedule(std::chrono::seconds(1), [weak] {
+      if (auto again = weak.lock(); again && again->connected()) again->listen_for_changes();
+    });
+  };
+  send_request("subscriptions/listen", json{{"notifications", {{"toolsListChanged", true}}}}, version,
+               std::move(on_end), -1);
+}
+
 int64_t McpClient::request(const std::string& method, json params, Done done, int64_t timeout_ms) {
+  bool modern;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    modern = state_->modern;
+  }
+  if (modern) return modern_request(method, std::move(params), std::move(done), timeout_ms, 0);
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  return send_request(
+      method, std::move(params), "",
+      [weak, method, done](Answer a) {
+        auto self = weak.lock();
+        if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+        done(self->to_result(method, std::move(a)));
+      },
+      timeout_ms);
+}
+
+// A modern request, and its retries while the server asks for input.
+int64_t McpClient::modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round) {
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  std::string version;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    version = state_->version;
+  }
+  json sent = params;
+  return send_request(
+      method, std::move(sent), version,
+      [weak, method, params, done, timeout_ms, round](Answer a) {
+        auto self = weak.lock();
+        if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+        if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
+        const json& r = a.result;
+        const std::string who = "MCP server " + self->name();
+        // Results of earlier revisions have no resultType: complete.
+        const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
+        if (type == "complete") return done(r);
+        if (type != "input_required")
+          return done(Error{"mcp", who + ": " + method + " answered with resultType " +
+                                       utf8::truncate(type.dump(), 100) + ", which kaisha does not know"});
+        if (round + 1 >= self->options_.max_input_rounds)
+          return done(Error{"mcp", who + ": " + method + " still asks for input after " + std::to_string(round + 1) +
+                                       " rounds; giving up"});
+        json retry = params;  // the original request, with this round's answers only
+        retry.erase("inputResponses");
+        retry.erase("requestState");
+        if (r.contains("requestState")) retry["requestState"] = r["requestState"];
+        self->answer_input_requests(
+            r.value("inputRequests", json::object()),
+            [weak, method, retry, done, timeout_ms, round, who](Result<json> answers) mutable {
+              auto self = weak.lock();
+              if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+              if (!answers.ok())
+                return done(Error{"mcp", who + ": " + method + " needs input kaisha could not give: " +
+                                             answers.error().message});
+              if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
+              self->modern_request(method, std::move(retry), done, timeout_ms, round + 1);
+            });
+      },
+      timeout_ms);
+}
+
+// Each input request goes to the request handler; `done` gets the answers
+// by key once all are in, or the first failure.
+void McpClient::answer_input_requests(const json& input_requests, std::function<void(Result<json>)> done) {
+  if (!input_requests.is_object()) return done(Error{"mcp", "inputRequests is not an object"});
+  if (input_requests.empty()) return done(json::object());
+  RequestHandler h;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    h = state_->on_request;
+  }
+  struct Gather {
+    std::mutex mu;
+    json answers = json::object();
+    size_t left;
+    bool finished = false;
+  };
+  auto g = std::make_shared<Gather>();
+  g->left = input_requests.size();
+  for (const auto& [key, req] : input_requests.items()) {
+    const std::string method = req.is_object() ? req.value("method", std::string()) : std::string();
+    auto reply = [g, key, method, done](Result<json> r) {
+      std::unique_lock<std::mutex> lock(g->mu);
+      if (g->finished) return;
+      if (!r.ok()) {
+        g->finished = true;
+        lock.unlock();
+        return done(Error{r.error().code, method + " ('" + key + "'): " + r.error().message});
+      }
+      g->answers[key] = std::move(r).value();
+      if (--g->left > 0) return;
+      g->finished = true;
+      json answers = std::move(g->answers);
+      lock.unlock();
+      done(std::move(answers));
+    };
+    if (method.empty()) {
+      reply(Error{"mcp", "the input request has no method"});
+    } else if (!h) {
+      reply(Error{"mcp", "kaisha's MCP client does not answer " + method});
+    } else {
+      h(method, req.value("params", json::object()), reply);
+    }
+  }
+}
+
+// Mcp-Param-* for a modern tools/call whose tool marks arguments with
+// x-mcp-header (as tools/list described it).
+std::vector<std::pair<std::string, std::string>> McpClient::param_headers(const json& params) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!params.is_object() || !params.value("name", json()).is_string()) return out;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  auto it = state_->tool_headers.find(params["name"].get<std::string>());
+  if (it == state_->tool_headers.end()) return out;
+  const json args = params.value("arguments", json::object());
+  for (const auto& p : it->second) {
+    const json* v = value_at(args, p.path);
+    if (!v || v->is_null()) continue;
+    if (auto text = header_text(*v)) out.push_back({"Mcp-Param-" + p.header, encode_header_value(*text)});
+  }
+  return out;
+}
+
+int64_t McpClient::send_request(const std::string& method, json params, const std::string& modern_version,
+                                OnAnswer on_answer, int64_t timeout_ms) {
+  const bool has_deadline = timeout_ms >= 0;
   const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
-  const auto deadline = State::Clock::now() + std::chrono::milliseconds(t);
+  const auto deadline = has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
   int64_t id = 0;
   bool schedule = false;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     if (!state_->closed) {
       id = ++state_->next_id;
-      state_->pending[id] = State::Pending{method, std::move(done), deadline};
-      state_->deadlines.insert({deadline, id});
-      if (!state_->sweep_at || deadline < *state_->sweep_at) {
-        state_->sweep_at = deadline;
-        schedule = true;
+      state_->pending[id] = State::Pending{method, std::move(on_answer), deadline};
+      if (has_deadline) {
+        state_->deadlines.insert({deadline, id});
+        if (!state_->sweep_at || deadline < *state_->sweep_at) {
+          state_->sweep_at = deadline;
+          schedule = true;
+        }
       }
     }
   }
   if (id == 0) {
-    done(Error{"mcp_closed", "MCP server " + name() + " is not connected (" + method + ")"});
+    on_answer(Answer{nullptr, std::nullopt, Error{"mcp_closed", "MCP server " + name() + " is not connected (" + method + ")"}});
     return 0;
   }
   if (schedule) schedule_sweep(deadline);
-  transport_->send(jsonrpc::make_request(id, method, std::move(params)));
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!modern_version.empty()) {
+    // Every modern request says who asks and what it can answer.
+    if (!params.is_object()) params = json::object();
+    json& meta = params["_meta"];
+    if (!meta.is_object()) meta = json::object();
+    meta[meta_key::kProtocolVersion] = modern_version;
+    meta[meta_key::kClientCapabilities] = options_.capabilities.is_object() ? options_.capabilities : json::object();
+    meta[meta_key::kClientInfo] = {{"name", options_.client_name}, {"version", options_.client_version}};
+    if (method == "tools/call") headers = param_headers(params);
+  }
+  transport_->send(jsonrpc::make_request(id, method, std::move(params)), headers);
   return id;
+}
+
+Result<json> McpClient::to_result(const std::string& method, Answer a) const {
+  if (a.failure) return *a.failure;
+  if (a.error) return Error{"mcp", "MCP server " + name() + ": " + method + " failed: " + rpc_error_text(*a.error)};
+  return std::move(a.result);
 }
 
 void McpClient::schedule_sweep(std::chrono::steady_clock::time_point at) {
@@ -200,9 +448,10 @@ bool McpClient::cancel(int64_t id, const std::string& reason) {
     p = state_->take(it);
   }
   // initialize is never cancelled (the spec forbids it); the connection is dropped instead.
-  if (p.method != "initialize") notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
+  if (p.method != "initialize" && !transport_->abandon_cancels())
+    notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
   transport_->abandon(json(id));
-  p.done(Error{"mcp", "MCP server " + name() + ": " + p.method + " cancelled: " + reason});
+  p.done(Answer{nullptr, std::nullopt, Error{"mcp", "MCP server " + name() + ": " + p.method + " cancelled: " + reason}});
   return true;
 }
 
@@ -216,12 +465,12 @@ void McpClient::on_timeout(int64_t id) {
     p = state_->take(it);
     malformed = state_->last_malformed;
   }
-  if (p.method != "initialize")
+  if (p.method != "initialize" && !transport_->abandon_cancels())
     notify("notifications/cancelled", {{"requestId", id}, {"reason", "timed out in the client"}});
   transport_->abandon(json(id));
   std::string msg = "MCP server " + name() + " did not answer " + p.method + " in time";
   if (!malformed.empty()) msg += "; it sent something that is not a JSON-RPC message: " + malformed;
-  p.done(Error{"timeout", msg});
+  p.done(Answer{nullptr, std::nullopt, Error{"timeout", msg}});
 }
 
 void McpClient::on_message(const json& m) {
@@ -235,9 +484,8 @@ void McpClient::on_message(const json& m) {
       if (it == state_->pending.end()) return;  // late (timed out) or unknown
       p = state_->take(it);
     }
-    if (resp->error)
-      return p.done(Error{"mcp", "MCP server " + name() + ": " + p.method + " failed: " + rpc_error_text(*resp->error)});
-    return p.done(std::move(resp->result));
+    if (resp->error) return p.done(Answer{nullptr, *resp->error, std::nullopt});
+    return p.done(Answer{std::move(resp->result), std::nullopt, std::nullopt});
   }
   if (auto* req = std::get_if<jsonrpc::Request>(&msg)) {
     if (req->notification) {
@@ -284,8 +532,9 @@ void McpClient::on_message(const json& m) {
     if (it == state_->pending.end()) return;
     p = state_->take(it);
   }
-  p.done(Error{"mcp", "MCP server " + name() + " answered " + p.method + " with an invalid JSON-RPC message (" + why +
-                          "): " + text});
+  p.done(Answer{nullptr, std::nullopt,
+                Error{"mcp", "MCP server " + name() + " answered " + p.method + " with an invalid JSON-RPC message (" +
+                                 why + "): " + text}});
 }
 
 void McpClient::fail_all(const Error& e) {
@@ -295,7 +544,8 @@ void McpClient::fail_all(const Error& e) {
     pending.swap(state_->pending);
     state_->deadlines.clear();
   }
-  for (auto& [id, p] : pending) p.done(Error{e.code, e.message + " (" + p.method + " not answered)"});
+  for (auto& [id, p] : pending)
+    p.done(Answer{nullptr, std::nullopt, Error{e.code, e.message + " (" + p.method + " not answered)"}});
 }
 
 void McpClient::on_transport_closed(const Error& e) {
@@ -349,6 +599,18 @@ void McpClient::list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cu
       else return done(Error{"mcp", who + ": tool '" + info.name + "' has no inputSchema object"});
       if (t.contains("outputSchema")) info.output_schema = t["outputSchema"];
       if (auto a = t.find("annotations"); a != t.end() && a->is_object()) info.annotations = *a;
+      if (self->modern()) {
+        // SEP-2243: a tool whose x-mcp-header annotations break the rules is
+        // left out; the others stay usable.
+        auto params = header_params(info.input_schema);
+        std::lock_guard<std::mutex> lock(self->state_->mu);
+        if (!params.ok()) {
+          self->state_->rejected_tools.push_back(info.name + ": " + params.error().message);
+          self->state_->tool_headers.erase(info.name);
+          continue;
+        }
+        self->state_->tool_headers[info.name] = std::move(*params);
+      }
       acc->push_back(std::move(info));
     }
     auto next = r->find("nextCursor");
@@ -367,7 +629,17 @@ int64_t McpClient::call_tool(const std::string& name, const json& arguments, Don
   return request("tools/call", std::move(params), std::move(done), timeout_ms);
 }
 
-void McpClient::ping(Done done) { request("ping", json::object(), std::move(done)); }
+void McpClient::ping(Done done) { request(modern() ? "server/discover" : "ping", json::object(), std::move(done)); }
+
+bool McpClient::modern() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->modern;
+}
+
+std::vector<std::string> McpClient::rejected_tools() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->rejected_tools;
+}
 
 bool McpClient::connected() const {
   std::lock_guard<std::mutex> lock(state_->mu);

@@ -1,9 +1,21 @@
-// McpClient: kaisha as the client of one MCP server (2025-11-25, accepting
-// the older revisions kaisha's server also speaks), over any
-// McpClientTransport. It owns the JSON-RPC side: request ids, the
-// initialize handshake, per-request timeouts (a timed-out request is
-// cancelled on the server with notifications/cancelled), answers to the
-// server's ping, and routing of the server's notifications and requests.
+// McpClient: kaisha as the client of one MCP server, over any
+// McpClientTransport. It owns the JSON-RPC side: request ids, negotiating
+// the revision, per-request timeouts (a timed-out request is cancelled on
+// the server), answers to the server's ping, and routing of the server's
+// notifications and requests.
+//
+// Negotiation (versioning.mdx, "Backward Compatibility"): connect() first
+// asks server/discover as 2026-07-28. A server that answers it speaks the
+// modern, stateless revision: every request then carries the version, the
+// client's capabilities and identity in _meta (and on HTTP the mirrored
+// headers, Mcp-Param-* included), and a result asking for input
+// (resultType "input_required") is answered through the request handler —
+// the same one that answers a legacy server's sampling or elicitation
+// requests — and the request retried with the answers. An
+// UnsupportedProtocolVersionError is retried with a version it lists; any
+// other answer (an error, silence until discover_timeout_ms) marks a legacy
+// server, which gets the initialize handshake (2025-11-25, accepting the
+// older revisions kaisha's server also speaks), as before.
 //
 // Nothing blocks: every call returns at once and its callback runs exactly
 // once, on the transport's thread or the HttpClient's loop (timeouts). The
@@ -46,8 +58,16 @@ struct McpClientOptions {
   std::string client_version = "0.1.0";
   int64_t request_timeout_ms = 60'000;
   int64_t initialize_timeout_ms = 30'000;
-  json capabilities = json::object();  // what we declare in initialize
+  json capabilities = json::object();  // what we declare (initialize, or each modern request's _meta)
   int max_list_pages = 100;            // tools/list pages before giving up (a server looping on cursors)
+  // "" negotiates (2026-07-28 first, see above); a legacy version skips the
+  // probe and asks for that version in initialize.
+  std::string protocol_version;
+  int64_t discover_timeout_ms = 10'000;  // a server silent on server/discover this long is taken for legacy
+  // Modern servers announce list changes on a subscriptions/listen stream:
+  // opened after connect() when the server offers tools.listChanged.
+  bool listen_for_changes = true;
+  int max_input_rounds = 16;  // InputRequiredResults for one request before giving up
 };
 
 class McpClient : public std::enable_shared_from_this<McpClient> {
@@ -72,20 +92,24 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   // Starts the transport, initializes, sends notifications/initialized.
   void connect(std::function<void(Status)> done);
 
-  // Any request; timeout_ms 0 = options' request_timeout_ms. Returns its id.
+  // Any request; timeout_ms 0 = options' request_timeout_ms. Returns its id
+  // (the first round's, when a modern server asks for input).
   int64_t request(const std::string& method, json params, Done done, int64_t timeout_ms = 0);
   void notify(const std::string& method, json params = nullptr);
   // Gives up request `id`: its callback gets an error now and the server
   // gets notifications/cancelled. False when it was not pending.
   bool cancel(int64_t id, const std::string& reason);
 
-  // tools/list, following nextCursor through every page.
+  // tools/list, following nextCursor through every page. From a modern
+  // server, a tool whose x-mcp-header annotations break the rules is left
+  // out (rejected_tools() says which and why).
   void list_tools(std::function<void(Result<std::vector<McpToolInfo>>)> done);
   // tools/call; the result is the CallToolResult as the server sent it.
   // `traceparent`, when set, goes in the request's _meta (W3C trace context,
   // as MCP servers that trace read it).
   int64_t call_tool(const std::string& name, const json& arguments, Done done, int64_t timeout_ms = 0,
                     const std::string& traceparent = "");
+  // ping (legacy); server/discover for a modern server, which has no ping.
   void ping(Done done);
 
   // Fails what is pending ("mcp_closed") and closes the transport. Must not
@@ -94,6 +118,8 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
 
   bool connected() const;
   std::string protocol_version() const;
+  bool modern() const;  // the server speaks a stateless (2026-07-28 or later) revision
+  std::vector<std::string> rejected_tools() const;
   json server_info() const;
   json server_capabilities() const;
   std::string name() const;
@@ -104,6 +130,19 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
  private:
   McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options);
   struct State;
+  struct Answer;
+  using OnAnswer = std::function<void(Answer)>;
+  // One JSON-RPC request; `modern_version` non-empty adds the modern _meta
+  // and headers. timeout_ms < 0: no deadline (subscriptions/listen).
+  int64_t send_request(const std::string& method, json params, const std::string& modern_version, OnAnswer on_answer,
+                       int64_t timeout_ms);
+  Result<json> to_result(const std::string& method, Answer answer) const;
+  int64_t modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round);
+  void answer_input_requests(const json& input_requests, std::function<void(Result<json>)> done);
+  void discover(const std::string& version, bool retried, std::function<void(Status)> done);
+  void initialize(const std::string& version, std::function<void(Status)> done);
+  void listen_for_changes();
+  std::vector<std::pair<std::string, std::string>> param_headers(const json& params) const;
   void on_message(const json& m);
   void on_transport_closed(const Error& e);
   void on_timeout(int64_t id);

@@ -19,6 +19,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
@@ -39,13 +41,24 @@ class McpClientTransport {
   // Starts the transport (spawns the process). Errors say why it could not.
   virtual Status start(Handlers handlers) = 0;
   virtual void send(const json& message) = 0;
-  // After initialize: the negotiated version, sent by HTTP as a header.
+  // The same with extra HTTP headers (a modern tools/call's Mcp-Param-*);
+  // transports without headers ignore them.
+  virtual void send(const json& message, const std::vector<std::pair<std::string, std::string>>& headers) {
+    (void)headers;
+    send(message);
+  }
+  // The version requests speak (after initialize, or for a modern probe;
+  // "" before a legacy initialize): HTTP sends it as a header and, for a
+  // modern version, mirrors each request's method and target too.
   virtual void set_protocol_version(const std::string& version) = 0;
   // After notifications/initialized: HTTP opens its server->client stream.
   virtual void initialized() {}
   // The request `id` was given up (timeout): stop waiting for its answer
   // (HTTP aborts its POST).
   virtual void abandon(const json& id) { (void)id; }
+  // True when abandon() itself tells the server (a modern HTTP request's
+  // stream is closed): no notifications/cancelled is sent then.
+  virtual bool abandon_cancels() const { return false; }
   virtual void close() = 0;
   // "stdio: node server.js" / "http://127.0.0.1:3001/mcp", for messages.
   virtual std::string describe() const = 0;

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "protocols/mcp/mcp_headers.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "runtime/llm/sse_event_reader.hpp"
 #include "runtime/core/utf8.hpp"
@@ -86,19 +87,35 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     deliver(jsonrpc::make_error(id, kConnectionClosed, why));
   }
 
-  std::vector<std::pair<std::string, std::string>> headers(bool post) {
+  bool modern() {
+    std::lock_guard<std::mutex> lock(mu);
+    return is_modern_version(version);
+  }
+
+  // `message` (a POST's): a modern request mirrors its method and target.
+  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr) {
     std::vector<std::pair<std::string, std::string>> h;
     if (post) h.push_back({"Content-Type", "application/json"});
     h.push_back({"Accept", post ? "application/json, text/event-stream" : "text/event-stream"});
     std::lock_guard<std::mutex> lock(mu);
     if (!session.empty()) h.push_back({kSessionHeader, session});
     if (!version.empty()) h.push_back({kVersionHeader, version});
+    if (is_modern_version(version) && message.is_object() && message.value("method", json()).is_string()) {
+      const std::string method = message["method"].get<std::string>();
+      h.push_back({kMethodHeader, method});
+      const json params = message.value("params", json::object());
+      const char* field = method == "resources/read" ? "uri"
+                          : (method == "tools/call" || method == "prompts/get") ? "name" : nullptr;
+      if (field && params.is_object() && params.value(field, json()).is_string())
+        h.push_back({kNameHeader, encode_header_value(params[field].get<std::string>())});
+    }
     for (const auto& [k, v] : opt.headers) h.push_back({k, v});
     return h;
   }
 
   void take_headers(int status, const std::map<std::string, std::string>& hs) {
     if (status < 200 || status >= 300) return;
+    if (modern()) return;  // the modern revision has no sessions: an id a server sends anyway is not echoed
     if (auto it = hs.find("mcp-session-id"); it != hs.end() && !it->second.empty()) {
       std::lock_guard<std::mutex> lock(mu);
       session = it->second;
@@ -127,7 +144,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     SseEventReader reader;
   };
 
-  void post(const json& message) {
+  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
     auto p = std::make_shared<Post>();
     p->message = message;
     p->request = is_request(message);
@@ -135,7 +152,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     http::HttpRequestSpec req;
     req.method = "POST";
     req.url = url;
-    req.headers = headers(true);
+    req.headers = headers(true, message);
+    req.headers.insert(req.headers.end(), extra.begin(), extra.end());
     req.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     http::HttpOptions ho;
     ho.timeout_ms = 0;  // McpClient times requests out and abandons them
@@ -356,6 +374,12 @@ Status McpHttpClientTransport::start(Handlers handlers) {
 }
 
 void McpHttpClientTransport::send(const json& message) { impl_->post(message); }
+
+void McpHttpClientTransport::send(const json& message, const std::vector<std::pair<std::string, std::string>>& headers) {
+  impl_->post(message, headers);
+}
+
+bool McpHttpClientTransport::abandon_cancels() const { return impl_->modern(); }
 
 void McpHttpClientTransport::set_protocol_version(const std::string& version) {
   std::lock_guard<std::mutex> lock(impl_->mu);

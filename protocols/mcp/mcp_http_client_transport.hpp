@@ -1,6 +1,9 @@
-// McpHttpClientTransport: MCP's Streamable HTTP transport (2025-11-25), client
-// side, over the process's HttpClient (nothing blocks; callbacks run on its
-// loop thread).
+// McpHttpClientTransport: MCP's Streamable HTTP transport, client side, over
+// the process's HttpClient (nothing blocks; callbacks run on its loop
+// thread). What follows is the legacy (2025-11-25) shape; with a modern
+// protocol version set (2026-07-28) there are no sessions, no GET stream and
+// no resumption, every POST mirrors its method (Mcp-Method) and target
+// (Mcp-Name) in headers, and a request is cancelled by closing its POST.
 //
 //   * Each message is one POST with `Accept: application/json,
 //     text/event-stream`; the answer may be one JSON object or an SSE stream
@@ -41,6 +44,8 @@ class McpHttpClientTransport : public McpClientTransport {
 
   Status start(Handlers handlers) override;
   void send(const json& message) override;
+  void send(const json& message, const std::vector<std::pair<std::string, std::string>>& headers) override;
+  bool abandon_cancels() const override;
   void set_protocol_version(const std::string& version) override;
   void initialized() override;
   void abandon(const json& id) override;

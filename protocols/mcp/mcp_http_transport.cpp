@@ -14,7 +14,10 @@
 #include "protocols/mcp/event_stream.hpp"
 #include "protocols/mcp/post_answer.hpp"
 #include "protocols/mcp/request_threads.hpp"
+#include "protocols/mcp/mcp_headers.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/mcp_revision.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha::mcp {
 
@@ -23,8 +26,28 @@ namespace {
 using protocols::HttpRequest;
 using protocols::HttpResponse;
 
-void rpc_error(HttpResponse& res, int status, int code, const std::string& message) {
-  res.set_json(status, jsonrpc::make_error(nullptr, code, message));
+// An HTTP-level error as a JSON-RPC error body; `id` is the request's when
+// it could be read (null otherwise).
+void rpc_error(HttpResponse& res, int status, const json& id, int code, const std::string& message) {
+  res.set_json(status, jsonrpc::make_error(id, code, message));
+}
+
+std::optional<std::string> header_if_sent(const HttpRequest& q, const char* name) {
+  std::string v = q.header(name);
+  if (v.empty()) return std::nullopt;
+  return v;
+}
+
+RequestEnvelope envelope_of(const HttpRequest& q) {
+  RequestEnvelope env;
+  env.http = true;
+  env.has_session = !q.header(kSessionHeader).empty();
+  env.version_header = header_if_sent(q, kVersionHeader);
+  env.method_header = header_if_sent(q, kMethodHeader);
+  env.name_header = header_if_sent(q, kNameHeader);
+  for (const auto& [name, value] : q.headers)  // names are lower-cased
+    if (name.rfind("mcp-param-", 0) == 0) env.param_headers[name.substr(10)] = value;
+  return env;
 }
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
@@ -181,32 +204,45 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
   }
 
   // Finds the request's session or answers the error the spec asks for.
-  std::shared_ptr<SessionEntry> session_of(const HttpRequest& q, HttpResponse& res) {
+  std::shared_ptr<SessionEntry> session_of(const HttpRequest& q, HttpResponse& res, const json& id = nullptr) {
     const std::string sid = q.header(kSessionHeader);
     if (sid.empty()) {
-      rpc_error(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
+      rpc_error(res, 400, id, -32000,
+                "Bad Request: Mcp-Session-Id header is required (send initialize first, or speak MCP " +
+                    std::string(kModernVersion) + ": params._meta['" + meta_key::kProtocolVersion +
+                    "'] and the MCP-Protocol-Version header on each request)");
       return nullptr;
     }
     std::lock_guard lock(mu);
     auto it = sessions.find(sid);
     if (it == sessions.end()) {
-      rpc_error(res, 404, -32001, "Session not found: " + sid + " (it ended or never existed; initialize again)");
+      rpc_error(res, 404, id, -32001,
+                "Session not found: " + utf8::shorten(utf8::repair(sid), 100) +
+                    " (it ended or never existed; initialize again)");
       return nullptr;
     }
     it->second->last_used_ms = now_ms();
     return it->second;
   }
 
-  bool common_checks(const HttpRequest& q, HttpResponse& res) {
+  // Host and Origin (DNS rebinding protection), for every method and era.
+  bool origin_check(const HttpRequest& q, HttpResponse& res, const json& id = nullptr) {
     if (auto st = http.check_origin(q); !st) {
-      rpc_error(res, 403, -32000, "Forbidden: " + st.error().message);
+      rpc_error(res, 403, id, -32000, "Forbidden: " + st.error().message);
       return false;
     }
+    return true;
+  }
+
+  // A legacy request's MCP-Protocol-Version, when sent, names a legacy revision.
+  bool legacy_version_check(const HttpRequest& q, HttpResponse& res, const json& id = nullptr) {
     const std::string v = q.header(kVersionHeader);
-    if (!v.empty() && !is_supported_version(v)) {
+    if (!v.empty() && !is_legacy_version(v)) {
       std::string list;
-      for (const auto& s : supported_versions()) list += (list.empty() ? "" : ", ") + s;
-      rpc_error(res, 400, -32000, "Bad Request: unsupported MCP-Protocol-Version '" + v + "' (supported: " + list + ")");
+      for (const auto& s : legacy_versions()) list += (list.empty() ? "" : ", ") + s;
+      rpc_error(res, 400, id, -32000,
+                "Bad Request: unsupported MCP-Protocol-Version '" + utf8::shorten(utf8::repair(v), 100) +
+                    "' in a session (supported: " + list + ")");
       return false;
     }
     return true;
@@ -236,20 +272,123 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     return *threads;
   }
 
-  void post(const HttpRequest& q, HttpResponse& res) {
-    if (!common_checks(q, res)) return;
-    if (!contains(q.header("content-type"), "application/json")) {
-      rpc_error(res, 415, -32000, "Unsupported Media Type: POST bodies must be application/json");
+  // Runs `handle` on a request thread of its own and answers the POST: one
+  // JSON object (status from `status_of`) when the response is quick and
+  // alone, else the event stream `open_stream` makes.
+  using Handle = std::function<void(McpStream, jsonrpc::Dispatcher::Done)>;
+  void answer_from_thread(HttpResponse& res, const json& id, Handle handle, std::function<int(const json&)> status_of,
+                          std::function<std::shared_ptr<EventStream>(const std::shared_ptr<protocols::SseWriter>&)>
+                              open_stream) {
+    if (!reserve_run()) {
+      rpc_error(res, 503, id, -32000,
+                "Server busy: " + std::to_string(opt.max_running_streams) +
+                    " requests answered as event streams are running, the limit; retry when one has finished");
       return;
     }
+    auto answer = std::make_shared<PostAnswer>();
+    run_detached([handle = std::move(handle), answer] {
+      McpStream stream{[answer](const json& m) { return answer->send(m); }, [answer] { answer->detach(); }, nullptr};
+      handle(stream, [answer](std::optional<json> r) { answer->respond(std::move(r)); });
+    });
+    // A quick response alone is one JSON object: the connection stays open
+    // for the next request, where a stream would end with it.
+    if (auto r = answer->wait_for_json(opt.json_answer_wait)) {
+      if (*r) res.set_json(status_of(**r), **r);
+      else res.status = 202;
+      return;
+    }
+    auto writer = res.start_sse();
+    answer->stream_to(open_stream(writer));
+  }
+
+  void post(const HttpRequest& q, HttpResponse& res) {
     jsonrpc::ParsedBody parsed = jsonrpc::parse_body(q.body, server.options().limits);
+    const auto* first = parsed.batch ? nullptr : std::get_if<jsonrpc::Request>(&parsed.messages.front());
+    const json id = first ? first->id : json(nullptr);
+    if (!origin_check(q, res, id)) return;
+    if (!contains(q.header("content-type"), "application/json")) {
+      rpc_error(res, 415, id, -32000, "Unsupported Media Type: POST bodies must be application/json");
+      return;
+    }
     if (!parsed.batch) {
       if (auto* err = std::get_if<json>(&parsed.messages.front())) {
         res.set_json(400, *err);
         return;
       }
     }
-    const auto* first = std::get_if<jsonrpc::Request>(&parsed.messages.front());
+    const RequestEnvelope env = envelope_of(q);
+    if (first && era_of(*first, env) == Era::kModern) return post_modern(q, res, *first, env);
+    post_legacy(q, res, parsed, first);
+  }
+
+  // A 2026-07-28 request: no session; checked, then served on its own.
+  void post_modern(const HttpRequest& q, HttpResponse& res, const jsonrpc::Request& req, const RequestEnvelope& env) {
+    auto read = read_modern_request(req, env);
+    if (auto* no = std::get_if<Rejection>(&read)) {
+      res.set_json(no->http_status, jsonrpc::make_error(req.id, no->code, no->message, no->data));
+      return;
+    }
+    const ModernRequest modern = std::get<ModernRequest>(std::move(read));
+    // Arguments a tool mirrors into Mcp-Param-* headers must match them.
+    if (req.method == "tools/call" && req.params.is_object() && req.params.value("name", json()).is_string()) {
+      if (auto tool = server.backend().find_tool(req.params["name"].get<std::string>())) {
+        const json args = req.params.value("arguments", json::object());
+        if (auto no = check_param_headers(tool->input_schema, args, env)) {
+          res.set_json(no->http_status, jsonrpc::make_error(req.id, no->code, no->message, no->data));
+          return;
+        }
+      }
+    }
+    if (req.notification) {  // the revision defines none over HTTP: accepted, nothing to do
+      res.status = 202;
+      res.content_type = "application/json";
+      res.body.clear();
+      return;
+    }
+    auto status_of = [](const json& response) {
+      return response.contains("error") ? modern_http_status(response["error"].value("code", 0)) : 200;
+    };
+    if (!contains(q.header("accept"), "text/event-stream")) {
+      if (req.method == "subscriptions/listen") {
+        rpc_error(res, 406, req.id, jsonrpc::code::kInvalidRequest,
+                  "Not Acceptable: subscriptions/listen is answered with an event stream; send 'Accept: "
+                  "application/json, text/event-stream'");
+        return;
+      }
+      // One JSON answer: notifications of the request have nowhere to go.
+      auto promise = std::make_shared<std::promise<std::optional<json>>>();
+      auto future = promise->get_future();
+      McpStream drop{[](const json&) { return true; }, nullptr, nullptr};
+      server.handle_modern(req, modern, nullptr, drop, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
+      auto r = future.get();
+      if (r) res.set_json(status_of(*r), *r);
+      else res.status = 202;
+      return;
+    }
+    // The client closing the stream is its cancellation of the request.
+    auto gone = std::make_shared<std::atomic<bool>>(false);
+    answer_from_thread(
+        res, req.id,
+        [this, req, modern, gone](McpStream stream, jsonrpc::Dispatcher::Done done) {
+          stream.gone = gone;
+          server.handle_modern(req, modern, nullptr, std::move(stream), std::move(done));
+        },
+        status_of,
+        [gone](const std::shared_ptr<protocols::SseWriter>& writer) {
+          // Modern streams do not resume: no event ids, no priming event.
+          auto es = std::make_shared<EventStream>("m", /*resumable=*/false);
+          es->on_disconnect([gone] { gone->store(true); });
+          es->attach(writer, 0);
+          return es;
+        });
+  }
+
+  // A legacy (2025-11-25 and earlier) body: initialize opens a session,
+  // everything else belongs to one.
+  void post_legacy(const HttpRequest& q, HttpResponse& res, const jsonrpc::ParsedBody& parsed,
+                   const jsonrpc::Request* first) {
+    const json id = first ? first->id : json(nullptr);
+    if (!legacy_version_check(q, res, id)) return;
     const bool is_init = !parsed.batch && first && first->method == "initialize" && !first->notification;
 
     std::shared_ptr<SessionEntry> entry;
@@ -262,7 +401,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       }
       res.headers[kSessionHeader] = entry->session->id();
     } else {
-      entry = session_of(q, res);
+      entry = session_of(q, res, id);
       if (!entry) return;
     }
     auto session = entry->session;
@@ -283,7 +422,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       // One JSON answer: related notifications have nowhere to go.
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
-      McpStream none{[](const json&) { return false; }, nullptr};
+      McpStream none{[](const json&) { return false; }, nullptr, nullptr};
       server.handle_body(q.body, session, none, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
       auto r = future.get();
       if (r) res.set_json(200, *r);
@@ -293,36 +432,38 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
 
     std::string version = is_init ? negotiate_version(first->params.value("protocolVersion", ""))
                                   : session->protocol_version();
-    if (!reserve_run()) {
-      rpc_error(res, 503, -32000,
-                "Server busy: " + std::to_string(opt.max_running_streams) +
-                    " requests answered as event streams are running, the limit; retry when one has finished");
-      return;
-    }
-    auto answer = std::make_shared<PostAnswer>();
     jsonrpc::Message message = parsed.messages.front();
-    run_detached([this, message = std::move(message), session, answer] {
-      McpStream stream{[answer](const json& m) { return answer->send(m); }, [answer] { answer->detach(); }};
-      server.handle(message, session, stream, [answer](std::optional<json> r) { answer->respond(std::move(r)); });
-    });
-    // A quick response alone is one JSON object: the connection stays open
-    // for the next request, where a stream would end with it.
-    if (auto r = answer->wait_for_json(opt.json_answer_wait)) {
-      if (*r) res.set_json(200, **r);
-      else res.status = 202;
-      return;
-    }
-    auto es = entry->new_stream(false);
-    auto writer = res.start_sse();
-    if (version >= "2025-11-25") es->prime(writer, opt.retry_ms);
-    es->attach(writer, 0);
-    answer->stream_to(es);
+    answer_from_thread(
+        res, id,
+        [this, message = std::move(message), session](McpStream stream, jsonrpc::Dispatcher::Done done) {
+          server.handle(message, session, std::move(stream), std::move(done));
+        },
+        [](const json&) { return 200; },
+        [this, entry, version](const std::shared_ptr<protocols::SseWriter>& writer) {
+          auto es = entry->new_stream(false);
+          if (version >= "2025-11-25") es->prime(writer, opt.retry_ms);
+          es->attach(writer, 0);
+          return es;
+        });
+  }
+
+  // GET and DELETE belong to legacy sessions; a modern client has neither
+  // (its change notifications come from subscriptions/listen).
+  bool modern_get_or_delete(const HttpRequest& q, HttpResponse& res) {
+    const RequestEnvelope env = envelope_of(q);
+    if (env.has_session || !env.version_header || is_legacy_version(*env.version_header)) return false;
+    res.headers["Allow"] = "POST";
+    rpc_error(res, 405, nullptr, -32000,
+              "Method Not Allowed: MCP " + std::string(kModernVersion) +
+                  " has no GET stream and no sessions to DELETE; POST subscriptions/listen for change "
+                  "notifications");
+    return true;
   }
 
   void get(const HttpRequest& q, HttpResponse& res) {
-    if (!common_checks(q, res)) return;
+    if (!origin_check(q, res) || modern_get_or_delete(q, res) || !legacy_version_check(q, res)) return;
     if (!contains(q.header("accept"), "text/event-stream")) {
-      rpc_error(res, 406, -32000, "Not Acceptable: GET needs 'Accept: text/event-stream'");
+      rpc_error(res, 406, nullptr, -32000, "Not Acceptable: GET needs 'Accept: text/event-stream'");
       return;
     }
     auto entry = session_of(q, res);
@@ -342,7 +483,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
   }
 
   void del(const HttpRequest& q, HttpResponse& res) {
-    if (!common_checks(q, res)) return;
+    if (!origin_check(q, res) || modern_get_or_delete(q, res) || !legacy_version_check(q, res)) return;
     auto entry = session_of(q, res);
     if (!entry) return;
     {
@@ -364,6 +505,7 @@ McpHttpTransport::McpHttpTransport(McpServer& server, protocols::HttpServer& htt
 }
 
 McpHttpTransport::~McpHttpTransport() {
+  impl_->server.end_subscriptions();
   std::vector<std::shared_ptr<SessionEntry>> all;
   {
     std::lock_guard lock(impl_->mu);

@@ -1,6 +1,19 @@
-// McpHttpTransport: MCP's Streamable HTTP transport (2025-11-25) mounted on a
-// protocols::HttpServer at one endpoint path (default "/mcp"):
+// McpHttpTransport: MCP's Streamable HTTP transport mounted on a
+// protocols::HttpServer at one endpoint path (default "/mcp"), for both eras
+// at once (mcp_revision.hpp decides each POST's era).
 //
+// Modern (2026-07-28), stateless:
+//   POST    one JSON-RPC request with its _meta and the MCP-Protocol-Version,
+//           Mcp-Method (and Mcp-Name, Mcp-Param-*) headers; no session. A
+//           refused request gets 400 (bad _meta, header mismatch,
+//           unsupported version, missing client capability) or 404 (unknown
+//           method) with a JSON-RPC error carrying its id. Answered like a
+//           legacy request (below), but its stream has no event ids and does
+//           not resume, and closing it cancels the request.
+//           subscriptions/listen is an event stream that stays open.
+//   GET, DELETE with a modern MCP-Protocol-Version and no session: 405.
+//
+// Legacy (2025-11-25 and earlier):
 //   POST    one JSON-RPC message. initialize (without a session) opens a
 //           session and answers with an Mcp-Session-Id header; every other
 //           POST must carry that header (missing: 400, unknown: 404) and, if
@@ -24,7 +37,8 @@
 // everyone else's.
 //
 // Host and Origin are checked on every request (403 on failure: DNS
-// rebinding protection). Requests a client accepts a stream for run on their
+// rebinding protection). Error bodies carry the request's JSON-RPC id when
+// it could be read. Requests a client accepts a stream for run on their
 // own thread so that the stream flows while the tool works; the destructor
 // waits for them. At most max_running_streams run at once: one more gets 503
 // and a JSON-RPC error saying so, before its stream opens.

@@ -5,18 +5,34 @@
 
 namespace kaisha::mcp {
 
-const std::vector<std::string>& supported_versions() {
+const std::vector<std::string>& modern_versions() {
+  static const std::vector<std::string> v{kModernVersion};
+  return v;
+}
+
+bool is_modern_version(std::string_view v) {
+  const auto& all = modern_versions();
+  return std::find(all.begin(), all.end(), v) != all.end();
+}
+
+std::vector<std::string> all_versions() {
+  std::vector<std::string> v = modern_versions();
+  v.insert(v.end(), legacy_versions().begin(), legacy_versions().end());
+  return v;
+}
+
+const std::vector<std::string>& legacy_versions() {
   static const std::vector<std::string> v{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
   return v;
 }
 
-bool is_supported_version(std::string_view v) {
-  const auto& all = supported_versions();
+bool is_legacy_version(std::string_view v) {
+  const auto& all = legacy_versions();
   return std::find(all.begin(), all.end(), v) != all.end();
 }
 
 std::string negotiate_version(std::string_view requested) {
-  return is_supported_version(requested) ? std::string(requested) : std::string(kLatestVersion);
+  return is_legacy_version(requested) ? std::string(requested) : std::string(kLatestVersion);
 }
 
 const std::vector<std::string>& log_levels() {

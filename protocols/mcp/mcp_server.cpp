@@ -5,18 +5,45 @@
 #include <map>
 #include <mutex>
 
+#include "protocols/mcp/input_exchange.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/subscriptions.hpp"
 #include "runtime/core/params_check.hpp"
 
 namespace kaisha::mcp {
 
 namespace {
 
-// What a handler needs besides params: the session and the request's stream.
+// What a handler needs besides params: the request's stream, its session
+// (legacy) or connection (modern stdio; null on HTTP), and for a modern
+// request what its _meta declared.
 struct Scope {
   std::shared_ptr<McpSession> session;
   McpStream stream;
+  std::optional<ModernRequest> modern;
 };
+
+// A min_log_rank no level reaches: a modern request without a logLevel gets
+// no log messages.
+constexpr int kNoLogs = 100;
+
+// Results a modern client may cache (SEP-2549): they carry ttlMs and
+// cacheScope. kaisha's lists change when the company does (and say so with
+// list_changed), so they are fresh only now and private to the caller.
+bool cacheable(const std::string& method) {
+  return method == "server/discover" || method == "tools/list" || method == "prompts/list" ||
+         method == "resources/list" || method == "resources/templates/list" || method == "resources/read";
+}
+
+// What the server offers, the same in initialize (legacy) and
+// server/discover (modern).
+json server_capabilities() {
+  return json{{"tools", {{"listChanged", true}}},
+              {"resources", {{"subscribe", true}, {"listChanged", true}}},
+              {"prompts", {{"listChanged", true}}},
+              {"logging", json::object()},
+              {"completions", json::object()}};
+}
 
 Scope& scope_of(jsonrpc::Context& ctx) { return *static_cast<Scope*>(ctx.session.get()); }
 
@@ -72,14 +99,16 @@ json text_result(const std::string& text, bool is_error) {
 
 struct McpServer::Impl {
   McpServer& self;
-  jsonrpc::Dispatcher rpc;
+  jsonrpc::Dispatcher legacy;  // methods of the legacy era
+  jsonrpc::Dispatcher modern;  // methods of the modern era
 
   std::mutex mu;
   std::map<std::string, std::weak_ptr<McpSession>> sessions;
   std::map<std::string, std::shared_ptr<std::promise<Result<json>>>> pending;  // our requests to clients
   std::atomic<uint64_t> next_id{1};
+  Subscriptions subscriptions;
 
-  Impl(McpServer& s, const jsonrpc::Limits& limits) : self(s), rpc(limits) {}
+  Impl(McpServer& s, const jsonrpc::Limits& limits) : self(s), legacy(limits), modern(limits) {}
 
   Result<json> request_client(const Scope& sc, const std::string& method, const json& params,
                               std::chrono::milliseconds timeout) {
@@ -121,46 +150,88 @@ struct McpServer::Impl {
       p->set_value(r.result);
   }
 
-  void install() {
+  // ---- What a tool call or prompt sees of its request, per era ----------
+
+  // Per-call state a handler keeps until the backend answered.
+  struct Call {
+    McpCallContext ctx;
+    std::optional<InputExchange> exchange;  // modern
+    json missing_capabilities;              // modern: set when ask_client refused for want of one
+  };
+
+  // Fills `call` for the request in `ctx`; an Error for malformed modern
+  // inputResponses/requestState.
+  Status prepare_call(Call& call, const json& params, jsonrpc::Context& ctx) {
+    auto& sc = scope_of(ctx);
+    McpCallContext& c = call.ctx;
+    c.request_id = ctx.id;
+    if (ctx.meta.is_object() && ctx.meta.contains("progressToken")) c.progress_token = ctx.meta["progressToken"];
+    McpStream stream = sc.stream;
+    if (!sc.modern) {  // legacy
+      c.min_log_rank = sc.session->min_log_rank();
+      c.client_capabilities = sc.session->client_capabilities();
+      c.close_stream = stream.close_early ? stream.close_early : [] {};
+      c.notify = [stream](const json& n) {
+        if (stream.send) stream.send(n);
+      };
+      Scope copy = sc;
+      auto timeout = self.options_.client_request_timeout;
+      c.ask_client = [this, copy, timeout](const json& requests, const json&) -> Result<json> {
+        json answers = json::object();
+        for (auto it = requests.begin(); it != requests.end(); ++it) {
+          auto r = request_client(copy, it.value().value("method", ""), it.value().value("params", json::object()),
+                                  timeout);
+          if (!r) return r.error();
+          answers[it.key()] = std::move(*r);
+        }
+        return answers;
+      };
+      return {};
+    }
+    const ModernRequest& m = *sc.modern;
+    auto exchange = InputExchange::from_params(params);
+    if (!exchange) return exchange.error();
+    call.exchange = std::move(*exchange);
+    c.state = call.exchange->state();
+    c.client_capabilities = m.client_capabilities;
+    c.min_log_rank = m.min_log_rank.value_or(kNoLogs);
+    c.close_stream = [] {};
+    // A modern stream that is gone is the client's cancellation.
+    if (stream.gone) c.cancel_flag = stream.gone;
+    auto flag = c.cancel_flag;
+    c.notify = [stream, flag](const json& n) {
+      if (stream.send && !stream.send(n)) flag->store(true);
+    };
+    c.ask_client = [&call](const json& requests, const json& state) -> Result<json> {
+      json missing = json::object();
+      for (auto it = requests.begin(); it != requests.end(); ++it) {
+        const std::string cap = capability_for(it.value().value("method", ""));
+        if (!cap.empty() && !call.ctx.client_capabilities.contains(cap)) missing[cap] = json::object();
+      }
+      if (!missing.empty()) {
+        call.missing_capabilities = missing;
+        return Error{std::to_string(kMissingRequiredClientCapability),
+                     "Missing required client capability: this request needs " + missing.dump() +
+                         " in params._meta['" + meta_key::kClientCapabilities + "']"};
+      }
+      return call.exchange->ask(requests, state);
+    };
+    return {};
+  }
+
+  // The backend's outcome as the request's answer.
+  Result<json> finish_call(Call& call, Result<json> r, jsonrpc::Context& ctx) {
+    if (!r && call.exchange && r.error().code == kInputRequired && call.exchange->input_required())
+      return call.exchange->input_required_result();
+    if (!r && !call.missing_capabilities.is_null())
+      ctx.error_data = json{{"requiredCapabilities", call.missing_capabilities}};
+    return r;
+  }
+
+  // ---- Methods both eras serve ------------------------------------------
+
+  void install_common(jsonrpc::Dispatcher& rpc) {
     McpBackend& b = self.backend_;
-    rpc.on_response([this](const jsonrpc::IncomingResponse& r) { on_response(r); });
-
-    rpc.handle(
-        "initialize",
-        [&b](const json& p, jsonrpc::Context& ctx) -> Result<json> {
-          auto& sc = scope_of(ctx);
-          std::string version = negotiate_version(p.value("protocolVersion", ""));
-          sc.session->set_initialized(version, p.value("clientInfo", json::object()),
-                                      p.value("capabilities", json::object()));
-          json caps{{"tools", {{"listChanged", true}}},
-                    {"resources", {{"subscribe", true}, {"listChanged", true}}},
-                    {"prompts", {{"listChanged", true}}},
-                    {"logging", json::object()},
-                    {"completions", json::object()}};
-          json r{{"protocolVersion", version}, {"capabilities", caps}, {"serverInfo", b.server_info()}};
-          if (auto ins = b.instructions(); !ins.empty()) r["instructions"] = ins;
-          return r;
-        },
-        json{{"type", "object"},
-             {"properties", {{"protocolVersion", {{"type", "string"}}},
-                             {"capabilities", {{"type", "object"}}},
-                             {"clientInfo", {{"type", "object"}}}}},
-             {"required", {"protocolVersion"}}});
-
-    rpc.handle("notifications/initialized", [](const json&, jsonrpc::Context& ctx) -> Result<json> {
-      scope_of(ctx).session->set_ready();
-      return json::object();
-    });
-    rpc.handle("ping", [](const json&, jsonrpc::Context&) -> Result<json> { return json::object(); });
-
-    rpc.handle("notifications/cancelled", [](const json& p, jsonrpc::Context& ctx) -> Result<json> {
-      if (auto id = p.find("requestId"); id != p.end()) scope_of(ctx).session->cancel_request(*id);
-      return json::object();
-    });
-    // Client notifications we accept and have nothing to do for.
-    for (const char* n : {"notifications/roots/list_changed", "notifications/progress"})
-      rpc.handle(n, [](const json&, jsonrpc::Context&) -> Result<json> { return json::object(); });
-
     rpc.handle("tools/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
       std::vector<json> all;
       for (const auto& d : b.tools()) all.push_back(jsonrpc::to_mcp_tool(d));
@@ -180,25 +251,15 @@ struct McpServer::Impl {
           if (auto st = check_params(tool->input_schema, args, "arguments"); !st)
             return text_result("Invalid arguments for tool " + name + ": " + st.error().message, true);
 
-          McpCallContext call;
-          call.request_id = ctx.id;
-          if (ctx.meta.is_object() && ctx.meta.contains("progressToken")) call.progress_token = ctx.meta["progressToken"];
-          call.min_log_rank = sc.session->min_log_rank();
-          call.cancel_flag = sc.session->begin_request(ctx.id);
-          McpStream stream = sc.stream;
-          call.notify = [stream](const json& n) {
-            if (stream.send) stream.send(n);
-          };
-          call.close_stream = stream.close_early ? stream.close_early : [] {};
-          Scope copy = sc;
-          auto timeout = self.options_.client_request_timeout;
-          call.request_client = [this, copy, timeout](const std::string& m, const json& params,
-                                                      std::chrono::milliseconds t) {
-            return request_client(copy, m, params, std::min(t, timeout));
-          };
-          Result<json> r = b.call_tool(name, args, call);
-          sc.session->end_request(ctx.id);
-          return r;
+          Call call;
+          if (auto st = prepare_call(call, p, ctx); !st)
+            return jsonrpc::app_error(jsonrpc::code::kInvalidParams, st.error().message);
+          // Running requests of a session or stdio connection can be
+          // cancelled by id (notifications/cancelled).
+          if (sc.session) call.ctx.cancel_flag = sc.session->begin_request(ctx.id);
+          Result<json> r = b.call_tool(name, args, call.ctx);
+          if (sc.session) sc.session->end_request(ctx.id);
+          return finish_call(call, std::move(r), ctx);
         },
         schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
 
@@ -215,11 +276,79 @@ struct McpServer::Impl {
           auto r = b.read_resource(uri);
           if (!r && r.error().code == "not_found") {
             ctx.error_data = json{{"uri", uri}};
-            return jsonrpc::app_error(kResourceNotFound, r.error().message);
+            // 2026-07-28 moved "not found" to Invalid Params (SEP-2164).
+            int code = scope_of(ctx).modern ? jsonrpc::code::kInvalidParams : kResourceNotFound;
+            return jsonrpc::app_error(code, r.error().message);
           }
           return r;
         },
         schema({{"uri", "string"}}, {"uri"}));
+
+    rpc.handle("prompts/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
+      return page(b.prompts(), p, "prompts");
+    });
+    rpc.handle(
+        "prompts/get",
+        [this, &b](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+          Call call;
+          if (auto st = prepare_call(call, p, ctx); !st)
+            return jsonrpc::app_error(jsonrpc::code::kInvalidParams, st.error().message);
+          auto r = b.get_prompt(p.at("name").get<std::string>(), p.value("arguments", json::object()), call.ctx);
+          return finish_call(call, std::move(r), ctx);
+        },
+        schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
+
+    rpc.handle(
+        "completion/complete",
+        [&b](const json& p, jsonrpc::Context&) -> Result<json> { return b.complete(p); },
+        schema({{"ref", "object"}, {"argument", "object"}}, {"ref", "argument"}));
+  }
+
+  // ---- The legacy era (2025-11-25 and earlier) --------------------------
+
+  void install_legacy() {
+    McpBackend& b = self.backend_;
+    jsonrpc::Dispatcher& rpc = legacy;
+    rpc.on_response([this](const jsonrpc::IncomingResponse& r) { on_response(r); });
+    install_common(rpc);
+
+    rpc.handle(
+        "initialize",
+        [&b](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+          auto& sc = scope_of(ctx);
+          std::string version = negotiate_version(p.value("protocolVersion", ""));
+          sc.session->set_initialized(version, p.value("clientInfo", json::object()),
+                                      p.value("capabilities", json::object()));
+          json r{{"protocolVersion", version}, {"capabilities", server_capabilities()},
+                 {"serverInfo", b.server_info()}};
+          if (auto ins = b.instructions(); !ins.empty()) r["instructions"] = ins;
+          return r;
+        },
+        json{{"type", "object"},
+             {"properties", {{"protocolVersion", {{"type", "string"}}},
+                             {"capabilities", {{"type", "object"}}},
+                             {"clientInfo", {{"type", "object"}}}}},
+             {"required", {"protocolVersion"}}});
+
+    rpc.handle("notifications/initialized", [](const json&, jsonrpc::Context& ctx) -> Result<json> {
+      scope_of(ctx).session->set_ready();
+      return json::object();
+    });
+    rpc.handle("ping", [](const json&, jsonrpc::Context&) -> Result<json> { return json::object(); });
+
+    // Also how a modern stdio client cancels a request or a subscription:
+    // notifications carry no _meta, so they all arrive here.
+    rpc.handle("notifications/cancelled", [this](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+      if (auto id = p.find("requestId"); id != p.end()) {
+        scope_of(ctx).session->cancel_request(*id);
+        subscriptions.cancel(*id);
+      }
+      return json::object();
+    });
+    // Client notifications we accept and have nothing to do for.
+    for (const char* n : {"notifications/roots/list_changed", "notifications/progress"})
+      rpc.handle(n, [](const json&, jsonrpc::Context&) -> Result<json> { return json::object(); });
+
     rpc.handle(
         "resources/subscribe",
         [](const json& p, jsonrpc::Context& ctx) -> Result<json> {
@@ -235,16 +364,6 @@ struct McpServer::Impl {
         },
         schema({{"uri", "string"}}, {"uri"}));
 
-    rpc.handle("prompts/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
-      return page(b.prompts(), p, "prompts");
-    });
-    rpc.handle(
-        "prompts/get",
-        [&b](const json& p, jsonrpc::Context&) -> Result<json> {
-          return b.get_prompt(p.at("name").get<std::string>(), p.value("arguments", json::object()));
-        },
-        schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
-
     rpc.handle(
         "logging/setLevel",
         [](const json& p, jsonrpc::Context& ctx) -> Result<json> {
@@ -258,28 +377,81 @@ struct McpServer::Impl {
           return json::object();
         },
         schema({{"level", "string"}}, {"level"}));
+  }
 
-    rpc.handle(
-        "completion/complete",
-        [&b](const json& p, jsonrpc::Context&) -> Result<json> { return b.complete(p); },
-        schema({{"ref", "object"}, {"argument", "object"}}, {"ref", "argument"}));
+  // ---- The modern era (2026-07-28) --------------------------------------
+
+  void install_modern() {
+    McpBackend& b = self.backend_;
+    jsonrpc::Dispatcher& rpc = modern;
+    install_common(rpc);
+
+    rpc.handle("server/discover", [&b](const json&, jsonrpc::Context&) -> Result<json> {
+      json r{{"supportedVersions", all_versions()}, {"capabilities", server_capabilities()}};
+      if (auto ins = b.instructions(); !ins.empty()) r["instructions"] = ins;
+      return r;
+    });
+
+    rpc.handle_async("subscriptions/listen", [this](const json& p, jsonrpc::Context& ctx, jsonrpc::Reply reply) {
+      auto filter = SubscriptionFilter::parse(p);
+      if (!filter) return reply.fail(jsonrpc::code::kInvalidParams, filter.error().message);
+      McpStream stream = scope_of(ctx).stream;
+      subscriptions.open(ctx.id, std::move(*filter), stream.send, stream.gone,
+                         [reply](json result) { reply(std::move(result)); });
+    });
+
+    // What 2026-07-28 removed says so, rather than a bare "not found".
+    for (const char* removed : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
+                                "resources/unsubscribe"}) {
+      const std::string why = std::string(removed) == "initialize"
+                                  ? "a 2026-07-28 request needs no handshake; call server/discover to learn the server"
+                              : std::string(removed) == "logging/setLevel"
+                                  ? "set params._meta['" + std::string(meta_key::kLogLevel) + "'] on each request"
+                              : std::string(removed) == "ping" ? "send any request, e.g. server/discover"
+                                                               : "use subscriptions/listen with resourceSubscriptions";
+      rpc.handle(removed, [removed, why](const json&, jsonrpc::Context&) -> Result<json> {
+        return jsonrpc::app_error(jsonrpc::code::kMethodNotFound,
+                                  "Method not found: " + std::string(removed) + " is not part of MCP " +
+                                      kModernVersion + " (" + why + ")");
+      });
+    }
+  }
+
+  // Every modern result says what it is and who answered, and cacheable
+  // ones carry caching hints.
+  json complete_modern_response(const std::string& method, json response) const {
+    auto it = response.find("result");
+    if (it == response.end() || !it->is_object()) return response;
+    json& r = *it;
+    if (!r.contains("resultType")) r["resultType"] = "complete";
+    if (cacheable(method) && r["resultType"] == "complete") {
+      if (!r.contains("ttlMs")) r["ttlMs"] = 0;
+      if (!r.contains("cacheScope")) r["cacheScope"] = "private";
+    }
+    if (!r.contains("_meta") || !r["_meta"].is_object()) r["_meta"] = json::object();
+    r["_meta"][meta_key::kServerInfo] = self.backend_.server_info();
+    return response;
   }
 };
 
 McpServer::McpServer(McpBackend& backend, McpServerOptions options)
     : backend_(backend), options_(std::move(options)), impl_(std::make_unique<Impl>(*this, options_.limits)) {
-  impl_->install();
+  impl_->install_legacy();
+  impl_->install_modern();
   backend_.set_change_listener([this](const std::string& method) { broadcast(jsonrpc::make_notification(method)); });
 }
 
-McpServer::~McpServer() { backend_.set_change_listener(nullptr); }
+McpServer::~McpServer() {
+  backend_.set_change_listener(nullptr);
+  impl_->subscriptions.end_all();
+}
 
 void McpServer::handle(const jsonrpc::Message& message, const std::shared_ptr<McpSession>& session, McpStream stream,
                        jsonrpc::Dispatcher::Done done) {
   if (auto* req = std::get_if<jsonrpc::Request>(&message)) {
     jsonrpc::Context ctx;
-    ctx.session = std::make_shared<Scope>(Scope{session, std::move(stream)});
-    impl_->rpc.dispatch(*req, ctx, std::move(done));
+    ctx.session = std::make_shared<Scope>(Scope{session, std::move(stream), std::nullopt});
+    impl_->legacy.dispatch(*req, ctx, std::move(done));
   } else if (auto* resp = std::get_if<jsonrpc::IncomingResponse>(&message)) {
     impl_->on_response(*resp);
     done(std::nullopt);
@@ -291,8 +463,20 @@ void McpServer::handle(const jsonrpc::Message& message, const std::shared_ptr<Mc
 void McpServer::handle_body(std::string_view body, const std::shared_ptr<McpSession>& session, McpStream stream,
                             jsonrpc::Dispatcher::Done done) {
   jsonrpc::Context ctx;
-  ctx.session = std::make_shared<Scope>(Scope{session, std::move(stream)});
-  impl_->rpc.dispatch_body(body, ctx, std::move(done));
+  ctx.session = std::make_shared<Scope>(Scope{session, std::move(stream), std::nullopt});
+  impl_->legacy.dispatch_body(body, ctx, std::move(done));
+}
+
+void McpServer::handle_modern(const jsonrpc::Request& request, const ModernRequest& modern,
+                              const std::shared_ptr<McpSession>& connection, McpStream stream,
+                              jsonrpc::Dispatcher::Done done) {
+  jsonrpc::Context ctx;
+  ctx.session = std::make_shared<Scope>(Scope{connection, std::move(stream), modern});
+  impl_->modern.dispatch(request, ctx,
+                         [impl = impl_.get(), method = request.method, done = std::move(done)](std::optional<json> r) {
+                           if (r) r = impl->complete_modern_response(method, std::move(*r));
+                           done(std::move(r));
+                         });
 }
 
 void McpServer::add_session(const std::shared_ptr<McpSession>& session) {
@@ -309,10 +493,13 @@ void McpServer::broadcast(const json& notification) {
   std::vector<std::shared_ptr<McpSession>> live;
   {
     std::lock_guard lock(impl_->mu);
+    // Only sessions a legacy client initialized: a stdio connection that
+    // speaks 2026-07-28 hears changes on its subscriptions alone.
     for (auto& [_, w] : impl_->sessions)
-      if (auto s = w.lock()) live.push_back(s);
+      if (auto s = w.lock(); s && s->initialized()) live.push_back(s);
   }
   for (auto& s : live) s->send_unrelated(notification);
+  impl_->subscriptions.list_changed(notification.value("method", ""));
 }
 
 void McpServer::resource_updated(const std::string& uri) {
@@ -324,6 +511,9 @@ void McpServer::resource_updated(const std::string& uri) {
   }
   for (auto& s : live)
     s->send_unrelated(jsonrpc::make_notification("notifications/resources/updated", json{{"uri", uri}}));
+  impl_->subscriptions.resource_updated(uri);
 }
+
+void McpServer::end_subscriptions() { impl_->subscriptions.end_all(); }
 
 }  // namespace kaisha::mcp

@@ -1,15 +1,26 @@
-// McpServer: the MCP protocol (2025-11-25 and earlier legacy revisions) over
-// an McpBackend, independent of transport. It answers initialize, ping,
-// tools/*, resources/*, prompts/*, logging/setLevel, completion/complete,
-// handles notifications/initialized and notifications/cancelled, and routes
-// the client's answers to requests the server sent it (sampling,
-// elicitation). Transports (mcp_http_transport.hpp, mcp_stdio_transport.hpp)
-// move bytes and own the sessions; they call handle() for each message.
+// McpServer: the MCP protocol over an McpBackend, independent of transport,
+// in both eras (mcp_protocol.hpp); the transports decide a request's era
+// (mcp_revision.hpp) and call handle() / handle_body() for a legacy message
+// or handle_modern() for a modern request.
+//
+// Both eras serve the same tools/*, resources/*, prompts/* and
+// completion/complete handlers; what differs is kept in small per-era parts:
+//   legacy (2025-11-25 and earlier): initialize, ping, logging/setLevel,
+//     resources/(un)subscribe, notifications/initialized and /cancelled;
+//     a tool's questions to the client are server->client requests whose
+//     answers come back through handle();
+//   modern (2026-07-28): server/discover and subscriptions/listen; no
+//     session, the client's version, capabilities and log level come with
+//     each request; a tool's questions become an InputRequiredResult
+//     (input_exchange.hpp); every result carries resultType and the
+//     server's identity, list and read results carry caching hints
+//     (ttlMs, cacheScope); an unknown resource is -32602.
 //
 // Thread-safety: handle() may run concurrently for many sessions and for
 // many requests of one session; a tool call blocks only its own caller.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -18,6 +29,7 @@
 #include <string_view>
 
 #include "protocols/mcp/mcp_backend.hpp"
+#include "protocols/mcp/mcp_revision.hpp"
 #include "protocols/mcp/mcp_session.hpp"
 #include "runtime/jsonrpc/dispatcher.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
@@ -29,6 +41,10 @@ namespace kaisha::mcp {
 struct McpStream {
   std::function<bool(const json&)> send;
   std::function<void()> close_early;  // optional (SSE polling)
+  // Set by the transport once the client went away (a modern HTTP stream
+  // closed); null when the transport cannot tell. A modern request's tool
+  // sees it as cancellation, and a subscription on it is dropped.
+  std::shared_ptr<std::atomic<bool>> gone;
 };
 
 struct McpServerOptions {
@@ -43,22 +59,32 @@ class McpServer {
   McpServer(const McpServer&) = delete;
   McpServer& operator=(const McpServer&) = delete;
 
-  // Handles one validated message of `session`. `done` is called once with
-  // the response owed (nullopt for a notification or a response).
+  // Handles one validated legacy message of `session`. `done` is called
+  // once with the response owed (nullopt for a notification or a response).
   void handle(const jsonrpc::Message& message, const std::shared_ptr<McpSession>& session, McpStream stream,
               jsonrpc::Dispatcher::Done done);
-  // Parses and handles a whole body (one message or a batch).
+  // Parses and handles a whole legacy body (one message or a batch).
   void handle_body(std::string_view body, const std::shared_ptr<McpSession>& session, McpStream stream,
                    jsonrpc::Dispatcher::Done done);
+
+  // Serves one modern request whose _meta read_modern_request() accepted.
+  // `connection` is the stdio connection (its notifications/cancelled reach
+  // the request), null on HTTP. `done` gets the response; for an error the
+  // transport picks the HTTP status with modern_http_status().
+  void handle_modern(const jsonrpc::Request& request, const ModernRequest& modern,
+                     const std::shared_ptr<McpSession>& connection, McpStream stream, jsonrpc::Dispatcher::Done done);
 
   // Sessions that receive list_changed and resource-updated notifications.
   void add_session(const std::shared_ptr<McpSession>& session);
   void remove_session(const std::string& id);
 
-  // Sends `notification` to every session's unrelated stream.
+  // A list_changed notification to every legacy session's unrelated stream
+  // and to the modern subscriptions that asked for it.
   void broadcast(const json& notification);
-  // notifications/resources/updated to the sessions subscribed to `uri`.
+  // notifications/resources/updated to the sessions and subscriptions of `uri`.
   void resource_updated(const std::string& uri);
+  // Answers every open subscriptions/listen (the server is stopping).
+  void end_subscriptions();
 
   const McpServerOptions& options() const { return options_; }
   McpBackend& backend() { return backend_; }

@@ -1,5 +1,6 @@
 // McpStdioClientTransport: an MCP server run as a child process, one JSON-RPC
-// message per line on its stdin and stdout (MCP 2025-11-25 stdio transport).
+// message per line on its stdin and stdout (the MCP stdio transport, the same in
+// 2025-11-25 and 2026-07-28).
 // One I/O thread per server polls the pipes: writes never block the caller,
 // a server that stops reading only grows the queue. The server's stderr is
 // its log: appended to `stderr_log` when set, and its last lines are quoted

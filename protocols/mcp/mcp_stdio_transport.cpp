@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/mcp_revision.hpp"
 
 namespace kaisha::mcp {
 
@@ -42,7 +43,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
 
   McpStream stream() {
     auto self = shared_from_this();
-    return McpStream{[self](const json& m) { return self->write_line(m); }, nullptr};
+    return McpStream{[self](const json& m) { return self->write_line(m); }, nullptr, nullptr};
   }
 
   void handle_line(const std::string& line) {
@@ -53,6 +54,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
       if (r) self->write_line(*r);
     };
     const auto* req = parsed.batch ? nullptr : std::get_if<jsonrpc::Request>(&parsed.messages.front());
+    if (req && era_of(*req, RequestEnvelope{}) == Era::kModern) return handle_modern(*req, reply);
     if (req && req->method == "tools/call" && !req->notification) {
       {
         std::lock_guard lock(run_mu);
@@ -66,6 +68,31 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
       return;
     }
     server.handle_body(line, session, stream(), reply);
+  }
+
+  // A 2026-07-28 request: checked, then served; a tool call on its own
+  // thread so that the next lines are read meanwhile. The connection is
+  // passed along so that notifications/cancelled reaches the request.
+  void handle_modern(const jsonrpc::Request& req, const jsonrpc::Dispatcher::Done& reply) {
+    auto read = read_modern_request(req, RequestEnvelope{});
+    if (auto* no = std::get_if<Rejection>(&read)) {
+      if (!req.notification) reply(jsonrpc::make_error(req.id, no->code, no->message, no->data));
+      return;
+    }
+    ModernRequest modern = std::get<ModernRequest>(std::move(read));
+    if (req.method != "tools/call") {
+      server.handle_modern(req, modern, session, stream(), reply);
+      return;
+    }
+    {
+      std::lock_guard lock(run_mu);
+      ++running;
+    }
+    std::thread([self = shared_from_this(), req, modern = std::move(modern), reply] {
+      self->server.handle_modern(req, modern, self->session, self->stream(), reply);
+      std::lock_guard lock(self->run_mu);
+      if (--self->running == 0) self->run_cv.notify_all();
+    }).detach();
   }
 
   Status serve() {

@@ -1,7 +1,9 @@
 // McpStdioTransport: MCP over a pipe pair (`kaisha serve --mcp-stdio`): one
 // JSON-RPC message per line on the input, one per line on the output, nothing
 // else on the output (logs go to stderr). One session, which lives as long as
-// the input stays open.
+// the input stays open; each line is served in the era it speaks
+// (mcp_revision.hpp): a 2026-07-28 request statelessly (its running
+// requests and subscriptions still end with notifications/cancelled).
 //
 // tools/call requests run on their own threads so that ping and
 // notifications/cancelled are handled while a long task runs; everything

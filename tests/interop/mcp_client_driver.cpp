@@ -3,12 +3,21 @@
 //
 // Conformance mode — the @modelcontextprotocol/conformance suite runs
 // `mcp_client_driver <server-url>` with MCP_CONFORMANCE_SCENARIO set and
-// judges what the server side saw:
-//   initialize                           connect, list tools, close
-//   tools_call                           connect, call add_numbers {a, b}
-//   sse-retry                            connect, call test_reconnection (the answer comes on a resumed stream)
-//   elicitation-sep1034-client-defaults  connect, call test_client_elicitation_defaults, accept the
+// judges what the server side saw. The client negotiates the revision itself
+// (2026-07-28 when the scenario's server speaks it, else 2025-11-25); every
+// scenario connects and lists the tools, then:
+//   initialize, request-metadata,        nothing more
+//   json-schema-ref-no-deref
+//   tools_call                           call add_numbers {a, b}
+//   sse-retry                            call test_reconnection (the answer comes on a resumed stream)
+//   elicitation-sep1034-client-defaults  call test_client_elicitation_defaults, accept the
 //                                        elicitation with the schema's defaults
+//   sep-2322-client-request-state        call the test_mrtr_* tools; an elicitation they ask for is
+//                                        accepted after an unrelated tool call in between
+//   http-standard-headers                call every tool, read every resource, get every prompt
+//   http-custom-headers                  the tool calls MCP_CONFORMANCE_CONTEXT lists
+//   http-invalid-tool-headers            call every tool the client kept
+//   json-schema-2020-12-preservation     call json_schema_echo with json_schema_2020_12_tool's schema
 // Manual mode:
 //   mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... [--expect TEXT]...
 // prints the tool names and each call's ToolResult; exit 1 when a step fails
@@ -74,38 +83,89 @@ int fail(const std::string& what) {
   return 1;
 }
 
+Result<json> ask(const std::shared_ptr<mcp::McpClient>& c, const std::string& method, const json& params) {
+  std::promise<Result<json>> p;
+  auto f = p.get_future();
+  c->request(method, params, [&p](Result<json> r) { p.set_value(std::move(r)); });
+  return wait(f);
+}
+
+// Arguments a tool's required properties accept (for tools called blind).
+json sample_arguments(const json& schema) {
+  json args = json::object();
+  const json props = schema.value("properties", json::object());
+  for (const auto& name : schema.value("required", json::array())) {
+    if (!name.is_string()) continue;
+    const std::string type = props.value(name.get<std::string>(), json::object()).value("type", std::string("string"));
+    args[name.get<std::string>()] = type == "integer" || type == "number" ? json(1) : type == "boolean" ? json(true) : json("x");
+  }
+  return args;
+}
+
 int run_conformance(const std::string& scenario, const std::string& url, http::HttpClient& http) {
   mcp::McpClientOptions o;
   o.client_name = "kaisha-conformance-client";
   o.capabilities = {{"elicitation", json::object()}};
   o.request_timeout_ms = 30'000;
   auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http, o);
-  c->on_request([](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
-    if (method == "elicitation/create") return reply(json{{"action", "accept"}, {"content", defaults_of(params)}});
-    reply(Error{"mcp", "kaisha's conformance client does not handle " + method});
+  std::weak_ptr<mcp::McpClient> weak = c;
+  c->on_request([weak, scenario](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
+    if (method != "elicitation/create") return reply(Error{"mcp", "kaisha's conformance client does not handle " + method});
+    json accept{{"action", "accept"}, {"content", defaults_of(params)}};
+    auto self = weak.lock();
+    if (scenario != "sep-2322-client-request-state" || !self) return reply(accept);
+    // Another request while this one waits for its input: it must carry
+    // none of this one's inputResponses or requestState.
+    accept["content"] = {{"confirmed", true}};
+    self->call_tool("test_mrtr_unrelated", json::object(), [reply, accept](Result<json>) { reply(accept); });
   });
   if (Status s = connect(c); !s.ok()) return fail(s.error().message);
   std::cout << "connected: " << c->server_info().dump() << " protocol " << c->protocol_version() << "\n";
   auto tools = list(c);
   if (!tools.ok()) return fail(tools.error().message);
   for (const auto& t : *tools) std::cout << "tool: " << t.name << "\n";
-  std::string tool;
-  json args = json::object();
+  for (const auto& r : c->rejected_tools()) std::cout << "rejected tool: " << r << "\n";
+
+  std::vector<std::pair<std::string, json>> calls;
   if (scenario == "tools_call") {
-    tool = "add_numbers";
-    args = {{"a", 5}, {"b", 3}};
+    calls.push_back({"add_numbers", {{"a", 5}, {"b", 3}}});
   } else if (scenario == "sse-retry") {
-    tool = "test_reconnection";
+    calls.push_back({"test_reconnection", json::object()});
   } else if (scenario == "elicitation-sep1034-client-defaults") {
-    tool = "test_client_elicitation_defaults";
-  } else if (scenario != "initialize") {
+    calls.push_back({"test_client_elicitation_defaults", json::object()});
+  } else if (scenario == "sep-2322-client-request-state") {
+    for (const char* t : {"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_no_result_type"})
+      calls.push_back({t, json::object()});
+  } else if (scenario == "http-standard-headers" || scenario == "http-invalid-tool-headers") {
+    for (const auto& t : *tools) calls.push_back({t.name, sample_arguments(t.input_schema)});
+  } else if (scenario == "http-custom-headers") {
+    const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
+    json ctx = json::parse(context ? context : "{}", nullptr, false);
+    if (ctx.is_object())
+      for (const auto& tc : ctx.value("toolCalls", json::array()))
+        calls.push_back({tc.value("name", std::string()), tc.value("arguments", json::object())});
+  } else if (scenario == "json-schema-2020-12-preservation") {
+    for (const auto& t : *tools)
+      if (t.name == "json_schema_2020_12_tool") calls.push_back({"json_schema_echo", {{"schema", t.input_schema}}});
+  } else if (scenario != "initialize" && scenario != "request-metadata" && scenario != "json-schema-ref-no-deref") {
     c->close();
     return fail("scenario " + scenario + " is not supported (no OAuth in kaisha's MCP client)");
   }
-  if (!tool.empty()) {
+  for (const auto& [tool, args] : calls) {
     auto r = call(c, tool, args);
     if (!r.ok()) return fail(r.error().message);
     std::cout << tool << ": " << mcp::to_tool_result("conformance", tool, *r).to_json().dump() << "\n";
+  }
+  if (scenario == "http-standard-headers") {
+    // Resources and prompts mirror their target (Mcp-Name) too.
+    auto resources = ask(c, "resources/list", json::object());
+    if (!resources.ok()) return fail(resources.error().message);
+    for (const auto& r : resources->value("resources", json::array()))
+      if (auto read = ask(c, "resources/read", {{"uri", r.value("uri", "")}}); !read.ok()) return fail(read.error().message);
+    auto prompts = ask(c, "prompts/list", json::object());
+    if (!prompts.ok()) return fail(prompts.error().message);
+    for (const auto& p : prompts->value("prompts", json::array()))
+      if (auto got = ask(c, "prompts/get", {{"name", p.value("name", "")}}); !got.ok()) return fail(got.error().message);
   }
   c->close();
   return 0;

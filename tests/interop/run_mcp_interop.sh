@@ -2,19 +2,26 @@
 # MCP interop checks between kaisha and the official third-party tools
 # (npm packages pinned in tests/interop/package.json, installed on first use).
 #
-#   run_mcp_interop.sh conformance_server KAISHA   @modelcontextprotocol/conformance server scenarios
+#   run_mcp_interop.sh conformance_server KAISHA SPEC
+#                                                  @modelcontextprotocol/conformance's server scenarios (all of
+#                                                  them: --suite all) at revision SPEC (2025-11-25, 2026-07-28)
 #                                                  against `kaisha serve --http --fixture conformance`;
 #                                                  fails on any failure not listed in
 #                                                  mcp_expected_failures.yml (and on a listed one that passes)
 #   run_mcp_interop.sh inspector_stdio KAISHA      inspector-cli lists and calls our tools over stdio
 #   run_mcp_interop.sh inspector_http KAISHA       the same over Streamable HTTP
-#   run_mcp_interop.sh conformance_client KAISHA DRIVER
-#                                                  the conformance suite's client scenarios (initialize,
-#                                                  tools_call, sse-retry, elicitation-sep1034-client-defaults)
-#                                                  against kaisha's MCP client (tests/interop/mcp_client_driver)
+#   run_mcp_interop.sh conformance_client KAISHA DRIVER SPEC
+#                                                  the conformance suite's client scenarios at revision SPEC
+#                                                  (every one but OAuth's, listed below) against kaisha's MCP
+#                                                  client (tests/interop/mcp_client_driver), which negotiates
+#                                                  the revision with each scenario's server itself
+#   run_mcp_interop.sh sdk_v2_client KAISHA        @modelcontextprotocol/client 2.x (tests/interop/mcp_v2_client.mjs)
+#                                                  in its legacy, auto and pinned 2026-07-28 modes against
+#                                                  `kaisha serve --fixture conformance`, over HTTP and stdio
 #   run_mcp_interop.sh everything_stdio KAISHA DRIVER
 #                                                  kaisha's client drives @modelcontextprotocol/server-everything
 #                                                  over stdio: tools/list, echo, get-sum, get-structured-content
+#                                                  (negotiated down to 2025-11-25: its newest release has no 2026-07-28)
 #   run_mcp_interop.sh everything_http KAISHA DRIVER
 #                                                  the same over Streamable HTTP
 #   run_mcp_interop.sh everything_kaisha KAISHA    `kaisha run` with server-everything in mcp_servers
@@ -53,15 +60,16 @@ expect_in() {  # expect_in WHAT TEXT NEEDLE
 
 case "$mode" in
   conformance_server)
+    spec=${3:?spec version (2025-11-25 or 2026-07-28)}
     url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
     out_dir=${MCP_INTEROP_KEEP:-$work/results}
-    (cd "$here" && npx --no-install conformance server --url "$url" \
+    (cd "$here" && npx --no-install conformance server --url "$url" --suite all --spec-version "$spec" \
         --expected-failures "$here/mcp_expected_failures.yml" -o "$out_dir") >"$work/conformance.log" 2>&1
     rc=$?
     passed=$(grep -rl '"status": *"FAILURE"' "$out_dir" 2>/dev/null | wc -l)
     total=$(find "$out_dir" -name checks.json | wc -l)
     tail -n 40 "$work/conformance.log"
-    echo "conformance server scenarios: $((total - passed)) of $total without failed checks"
+    echo "conformance server scenarios at $spec: $((total - passed)) of $total without failed checks"
     [ $rc -eq 0 ] || { echo "FAIL: conformance server (exit $rc)"; cat "$work/serve.err"; exit 1; }
     ;;
 
@@ -87,18 +95,35 @@ case "$mode" in
     expect_in "prompts/get over HTTP" "$out" "arg1='a', arg2='b'"
     ;;
 
+  sdk_v2_client)
+    url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
+    (cd "$here" && node mcp_v2_client.mjs http "$url") || { echo "FAIL: sdk_v2_client over HTTP"; cat "$work/serve.err"; exit 1; }
+    (cd "$here" && node mcp_v2_client.mjs stdio "$kaisha") || { echo "FAIL: sdk_v2_client over stdio"; exit 1; }
+    ;;
+
   conformance_client)
+    spec=${4:?spec version (2025-11-25 or 2026-07-28)}
+    case "$spec" in
+      2025-11-25) scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+                             json-schema-2020-12-preservation) ;;
+      2026-07-28) scenarios=(tools_call request-metadata sep-2322-client-request-state http-standard-headers
+                             http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+                             json-schema-2020-12-preservation) ;;
+      *) echo "unknown spec version $spec"; exit 2 ;;
+    esac
     out_dir=${MCP_INTEROP_KEEP:-$work/client-results}
     passed=0; failed=()
-    for scenario in initialize tools_call sse-retry elicitation-sep1034-client-defaults; do
+    for scenario in "${scenarios[@]}"; do
+      log="$work/client-${scenario//\//_}.log"
       if (cd "$here" && npx --no-install conformance client --command "$driver" --scenario "$scenario" \
-            --timeout 60000 -o "$out_dir") >"$work/client-$scenario.log" 2>&1; then
+            --spec-version "$spec" --timeout 60000 -o "$out_dir") >"$log" 2>&1; then
         passed=$((passed + 1))
+        echo "$scenario: $(grep -m1 '^Passed:' "$log")"
       else
-        failed+=("$scenario"); tail -n 30 "$work/client-$scenario.log"
+        failed+=("$scenario"); tail -n 30 "$log"
       fi
     done
-    echo "conformance client scenarios: $passed of 4 pass${failed[*]:+; failing: ${failed[*]}}"
+    echo "conformance client scenarios at $spec: $passed of ${#scenarios[@]} pass${failed[*]:+; failing: ${failed[*]}}"
     [ ${#failed[@]} -eq 0 ] || { echo "FAIL: conformance client"; exit 1; }
     ;;
 
@@ -115,8 +140,10 @@ case "$mode" in
       for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
       target=(--url "http://127.0.0.1:$port/mcp")
     fi
+    # server-everything's newest release (SDK 1.x) speaks 2025-11-25 at the
+    # newest: kaisha's client probes with 2026-07-28 and falls back.
     out=$("$driver" "${target[@]}" --list --call echo '{"message":"hello from kaisha"}' --call get-sum '{"a":2,"b":40}' \
-          --call get-structured-content '{"location":"New York"}' \
+          --call get-structured-content '{"location":"New York"}' --expect 'protocol 2025-11-25' \
           --expect 'tool: echo' --expect 'Echo: hello from kaisha' --expect 'The sum of 2 and 40 is 42.' \
           --expect '"output":{"conditions":' 2>&1) || { echo "FAIL: $mode: $out"; exit 1; }
     echo "$out"

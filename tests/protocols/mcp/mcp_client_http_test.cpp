@@ -24,12 +24,18 @@ struct Server {
   ~Server() { http.stop(); }
 };
 
+McpClientOptions legacy_options() {
+  McpClientOptions o;
+  o.protocol_version = "2025-11-25";  // no probe: the legacy handshake at once
+  return o;
+}
+
 TEST(McpClientHttp, InitializesWithASessionListsAndCalls) {
   Server s;
   http::HttpClient h;
   auto t = std::make_unique<McpHttpClientTransport>(h, s.url);
   auto* raw = t.get();
-  auto c = McpClient::create(std::move(t), h);
+  auto c = McpClient::create(std::move(t), h, legacy_options());
   ASSERT_TRUE(connect(*c).ok());
   EXPECT_EQ(c->protocol_version(), "2025-11-25");
   EXPECT_FALSE(raw->session_id().empty());
@@ -66,7 +72,7 @@ TEST(McpClientHttp, AnUnreachableServerIsAClearError) {
 TEST(McpClientHttp, ALostSessionClosesTheClient) {
   Server s;
   http::HttpClient h;
-  auto c = McpClient::create(std::make_unique<McpHttpClientTransport>(h, s.url), h);
+  auto c = McpClient::create(std::make_unique<McpHttpClientTransport>(h, s.url), h, legacy_options());
   auto closed = std::make_shared<std::promise<Error>>();
   c->on_closed([closed](const Error& e) { closed->set_value(e); });
   ASSERT_TRUE(connect(*c).ok());

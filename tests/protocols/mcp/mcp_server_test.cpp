@@ -30,7 +30,7 @@ class Harness {
                        if (on_related) on_related(m);
                        return true;
                      },
-                     nullptr};
+                     nullptr, nullptr};
     server.handle_body(message.dump(), session, stream, [&p](std::optional<json> r) { p.set_value(std::move(r)); });
     auto r = f.get();
     return r ? *r : json(nullptr);
