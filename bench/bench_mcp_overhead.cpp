@@ -108,10 +108,13 @@ int main(int argc, char** argv) {
                   {"params", {{"name", "test_simple_text"}, {"arguments", json::object()}}}};
   const std::string body = call.dump();
 
-  // One session for the bare-POST row (the server wants one).
+  // One 2025-11-25 session for the bare-POST row (that revision wants one,
+  // and the row's headers name it).
   auto session_client = std::make_unique<mcp::McpHttpClientTransport>(http, url);
   auto* session_transport = session_client.get();
-  auto json_session = mcp::McpClient::create(std::move(session_client), http);
+  mcp::McpClientOptions legacy;
+  legacy.protocol_version = "2025-11-25";
+  auto json_session = mcp::McpClient::create(std::move(session_client), http, legacy);
   {
     std::promise<Status> p;
     auto f = p.get_future();
