@@ -125,6 +125,56 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   EXPECT_EQ(b["session"], h["session"]);
 }
 
+// A 2026-07-28 client needs no session: server/discover, then run_task with
+// its _meta and headers, progress on the stream and a complete result.
+TEST_F(ServeTest, AStatelessMcpClientRunsATask) {
+  start_mock(kServeScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                  {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+  auto headers = [](const std::string& method, const std::string& name = "") {
+    std::vector<std::pair<std::string, std::string>> h{{"Accept", "application/json, text/event-stream"},
+                                                       {"MCP-Protocol-Version", "2026-07-28"},
+                                                       {"Mcp-Method", method}};
+    if (!name.empty()) h.push_back({"Mcp-Name", name});
+    return h;
+  };
+  auto discover = request("POST", "/mcp",
+                          json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "server/discover"}, {"params", {{"_meta", meta}}}}
+                              .dump(),
+                          headers("server/discover"));
+  ASSERT_EQ(discover.status, 200) << discover.body << server_->log();
+  // One JSON object, or (on a slow machine) an event stream ending with it.
+  json d = discover.header("content-type").find("event-stream") != std::string::npos ? sse_events(discover.body).back()
+                                                                                      : json::parse(discover.body);
+  EXPECT_EQ(d["result"]["supportedVersions"][0], "2026-07-28") << discover.body;
+  EXPECT_TRUE(discover.headers.find("mcp-session-id") == discover.headers.end());
+
+  json call_meta = meta;
+  call_meta["progressToken"] = "p2";
+  auto call = request("POST", "/mcp",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 2},
+                           {"method", "tools/call"},
+                           {"params", {{"name", "run_task"}, {"arguments", {{"task", "Finish via MCP"}}}, {"_meta", call_meta}}}}
+                          .dump(),
+                      headers("tools/call", "run_task"));
+  ASSERT_EQ(call.status, 200) << call.body;
+  std::vector<json> events = sse_events(call.body);
+  ASSERT_FALSE(events.empty()) << call.body;
+  int progress = 0;
+  for (const auto& e : events)
+    if (e.value("method", "") == "notifications/progress") ++progress;
+  EXPECT_GE(progress, 1) << call.body;
+  const json& result = events.back();
+  EXPECT_EQ(result["id"], 2);
+  EXPECT_EQ(result["result"]["resultType"], "complete") << result.dump();
+  EXPECT_NE(result["result"]["content"][0]["text"].get<std::string>().find("MCP answer: done."), std::string::npos)
+      << result.dump();
+}
+
 // `kaisha serve` killed (SIGKILL) while a task waits on its helper picks the
 // session up again when started without --session, and finishes the task:
 // the CEO's turns and the hire come from the journal, the helper's question
