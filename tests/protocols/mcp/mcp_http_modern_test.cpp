@@ -24,7 +24,14 @@ struct Endpoint {
     o.max_body_bytes = 64 * 1024;
     return o;
   }()};
-  McpHttpTransport transport{server, http};
+  // Ten seconds: a quick answer is one JSON object with its own status (an
+  // error's 400 or 404); only a machine stalled that long could see it turn
+  // into a stream (status 200) here.
+  McpHttpTransport transport{server, http, [] {
+                               McpHttpOptions o;
+                               o.json_answer_wait = std::chrono::seconds(10);
+                               return o;
+                             }()};
   std::unique_ptr<httplib::Client> client;
 
   Endpoint() {
