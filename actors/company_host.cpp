@@ -1,6 +1,7 @@
 #include "actors/company_host.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <set>
@@ -62,6 +63,7 @@ TaskInfo info_from_row(const store::TaskRow& r) {
   info.expense = r.expense;
   info.created_ms = r.started_at;
   info.updated_ms = r.finished_at ? r.finished_at : r.started_at;
+  info.session_id = r.session_id;
   return info;
 }
 
@@ -81,7 +83,8 @@ struct CompanyHost::Impl : company::ProgressSink {
   std::string running;              // "" when idle
   uint64_t submitted = 0;           // tasks submitted so far
   uint64_t subscriptions = 0;       // ids handed out by subscribe (and submit's listener)
-  bool stopping = false;
+  std::atomic<bool> stopping{false};  // set under mu; read by RunSlots' waits without it
+  std::shared_ptr<company::RunSlots> slots;  // null: no limit beyond this host's own order
   std::thread worker;
 
   // ProgressSink: called from actor threads.
@@ -188,6 +191,16 @@ struct CompanyHost::Impl : company::ProgressSink {
         std::unique_lock<std::mutex> lock(mu);
         changed.wait(lock, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
+      }
+      // The slot first: the task stays queued (cancelable as waiting) meanwhile.
+      if (slots && !slots->acquire([this] { return stopping.load(); })) return;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (stopping || queue.empty()) {  // canceled while waiting for the slot
+          if (slots) slots->release();
+          if (stopping) return;
+          continue;
+        }
         id = queue.front();
         queue.pop_front();
         auto it = tasks.find(id);
@@ -203,6 +216,7 @@ struct CompanyHost::Impl : company::ProgressSink {
         std::lock_guard<std::mutex> lock(mu);
         running.clear();
       }
+      if (slots) slots->release();
       end_task(id, r);
     }
   }
@@ -210,8 +224,10 @@ struct CompanyHost::Impl : company::ProgressSink {
 
 CompanyHost::CompanyHost(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options) {
+Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options,
+                                                      std::shared_ptr<company::RunSlots> slots) {
   auto impl = std::make_shared<Impl>();
+  impl->slots = std::move(slots);
   impl->outer = options.progress;
   impl->store_path = options.config.store_path;
   // The runtime holds the sink for its life, and the host outlives it.
@@ -228,6 +244,7 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options) 
       if (st.ok())
         if (auto t = (*st)->get_task(id); t.ok() && t->has_value()) e.info.input = (*t)->input;
       e.info.created_ms = e.info.updated_ms = wall_ms();
+      e.info.session_id = impl->runtime->session_id();
       e.seq = ++impl->submitted;
       impl->tasks.emplace(id, std::move(e));
       impl->queue.push_back(id);
@@ -249,6 +266,7 @@ CompanyHost::~CompanyHost() {
     running = impl_->running;
   }
   impl_->changed.notify_all();
+  if (impl_->slots) impl_->slots->wake();
   if (!running.empty()) impl_->runtime->cancel(running, "the company shut down");
   if (impl_->worker.joinable()) impl_->worker.join();
   for (const auto& id : waiting) {
@@ -272,6 +290,7 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
     e.info.id = id;
     e.info.input = input;
     e.info.created_ms = e.info.updated_ms = wall_ms();
+    e.info.session_id = impl_->runtime->session_id();
     e.seq = ++impl_->submitted;
     if (listener) e.listeners.emplace_back(++impl_->subscriptions, std::move(listener));
     impl_->tasks.emplace(id, std::move(e));
@@ -408,7 +427,11 @@ std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
 
 Result<json> CompanyHost::journal(const std::string& task_id) {
   if (!task(task_id)) return Error{"task", "no task '" + task_id + "' in this company"};
-  auto st = store::JournalStore::open_read_only(impl_->store_path);
+  return journaled_steps(impl_->store_path, task_id);
+}
+
+Result<json> CompanyHost::journaled_steps(const std::string& store_path, const std::string& task_id) {
+  auto st = store::JournalStore::open_read_only(store_path);
   if (!st.ok()) return st.error();
   auto steps = (*st)->task_steps(task_id);
   if (!steps.ok()) return steps.error();
@@ -440,5 +463,18 @@ json CompanyHost::call_tool(const std::string& name, const json& arguments) {
 std::string CompanyHost::session_id() const { return impl_->runtime->session_id(); }
 
 CompanyRuntime& CompanyHost::runtime() { return *impl_->runtime; }
+
+size_t CompanyHost::pending() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->queue.size() + (impl_->running.empty() ? 0 : 1);
+}
+
+std::optional<TaskInfo> CompanyHost::journaled_task(const std::string& store_path, const std::string& task_id) {
+  auto st = store::JournalStore::open_read_only(store_path);
+  if (!st.ok()) return std::nullopt;
+  auto row = (*st)->get_task(task_id);
+  if (!row.ok() || !row->has_value()) return std::nullopt;
+  return info_from_row(**row);
+}
 
 }  // namespace kaisha::actors

@@ -3,7 +3,8 @@
 // `kaisha serve` and `kaisha submit` use.
 //
 // Tasks are queued and run one at a time, in submission order, on the host's
-// own worker thread (a session is one conversation). Each task keeps the
+// own worker thread (a session is one conversation); with RunSlots, a task
+// also waits for one of the process's slots before it starts. Each task keeps the
 // progress events it produced, so a late subscriber gets them replayed. The
 // last event of every task is the host's own, of kind "final", "error" or
 // "canceled", sent after the task's state is updated; an error event of an
@@ -17,6 +18,7 @@
 
 #include "actors/company_runtime.hpp"
 #include "runtime/company/company_service.hpp"
+#include "runtime/company/run_slots.hpp"
 
 namespace kaisha::actors {
 
@@ -24,7 +26,10 @@ class CompanyHost : public company::CompanyService {
  public:
   // Starts the company as CompanyRuntime::start does. `options.progress`,
   // when set, still receives every event of every task.
-  static Result<std::unique_ptr<CompanyHost>> start(RuntimeOptions options);
+  // With `slots`, each task takes one of them to run (shared by the hosts
+  // of one process).
+  static Result<std::unique_ptr<CompanyHost>> start(RuntimeOptions options,
+                                                    std::shared_ptr<company::RunSlots> slots = nullptr);
   ~CompanyHost() override;
 
   Result<std::string> submit(const std::string& input, company::TaskListener listener) override;
@@ -39,6 +44,14 @@ class CompanyHost : public company::CompanyService {
   json budget() override;
   json call_tool(const std::string& name, const json& arguments) override;
   std::string session_id() const override;
+
+  // Tasks waiting or running now.
+  size_t pending() const;
+  // A task of any session of the journal at `store_path`; nullopt when
+  // unknown or unreadable.
+  static std::optional<company::TaskInfo> journaled_task(const std::string& store_path, const std::string& task_id);
+  // That task's journaled steps, as journal() gives them.
+  static Result<json> journaled_steps(const std::string& store_path, const std::string& task_id);
 
   // The company itself, for what the service does not cover (switches,
   // budget raises).

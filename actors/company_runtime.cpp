@@ -147,6 +147,8 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<economy::Budget> budget;
   // Every tool source of the company, stopped before the actors.
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
+  size_t own_tool_sources = 0;  // the first ones; the rest are the caller's
+  bool stops_tool_sources = true;  // the caller's too
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge;
@@ -200,7 +202,9 @@ struct CompanyRuntime::Impl {
 
   ~Impl() {
     metric_collectors.clear();
-    for (auto& p : tool_sources) p->stop();  // e.g. ends MCP servers' processes and sessions
+    // e.g. ends MCP servers' processes and sessions
+    for (size_t i = 0; i < tool_sources.size(); ++i)
+      if (i < own_tool_sources || stops_tool_sources) tool_sources[i]->stop();
     // The gateway first: calls still waiting on it get kStopped.
     if (gateway) caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     gateway = nullptr;
@@ -219,6 +223,9 @@ CompanyRuntime::CompanyRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 CompanyRuntime::~CompanyRuntime() = default;
 
 const std::string& CompanyRuntime::session_id() const { return impl_->session_id; }
+
+std::shared_ptr<economy::Budget> CompanyRuntime::budget_handle() const { return impl_->budget; }
+std::shared_ptr<memory::MemoryService> CompanyRuntime::memory_handle() const { return impl_->memory_service; }
 
 Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) {
   auto impl = std::make_unique<Impl>();
@@ -251,7 +258,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (!st.ok()) return st.error();
   impl->store = std::shared_ptr<store::JournalStore>(std::move(st).value());
 
-  impl->budget = std::make_shared<economy::Budget>(c.budget, c.switches);
+  impl->budget = o.shared_budget ? o.shared_budget : std::make_shared<economy::Budget>(c.budget, c.switches);
   std::vector<msg::AgentSpec> restored;
   if (!o.session_id.empty()) {
     auto session = impl->store->get_session(o.session_id);
@@ -270,7 +277,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (!orphans.ok()) return orphans.error();
     auto state = impl->store->load_budget_state(o.session_id);
     if (!state.ok()) return state.error();
-    if (state->has_value()) {
+    if (state->has_value() && !o.shared_budget) {
       auto bs = economy::BudgetState::from_json(**state);
       if (!bs.ok()) return Error{"session", "budget state of session " + o.session_id + ": " + bs.error().message};
       impl->budget->restore(*bs);
@@ -309,6 +316,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     row.id = store::JournalStore::make_id("s");
     row.ceo_model = c.ceo.model;
     row.config = json{{"source", c.source}, {"ceo_model", c.ceo.model}};
+    if (o.session_tags.is_object()) row.config.update(o.session_tags);
     // Held from before the session exists: nobody can continue it under us.
     auto lock = store::SessionLock::acquire(c.store_path, row.id);
     if (!lock.ok()) return lock.error();
@@ -336,10 +344,11 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (o.metrics) {
     progress = std::make_shared<company::ProgressFanOut>(std::vector<std::shared_ptr<company::ProgressSink>>{
         progress, std::make_shared<telemetry::EventMetrics>(*o.metrics)});
-    impl->metric_collectors = runtime_metrics(*o.metrics, impl->budget, impl->journal);
+    if (o.level_metrics) impl->metric_collectors = runtime_metrics(*o.metrics, impl->budget, impl->journal);
   }
   impl->model_client = spawn_model_client(sys, chat, progress);
-  impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id);
+  impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id,
+                              o.shared_budget ? o.shared_budget_session : std::string());
   // The planner's model (effgen), also the judge's default: a model ref or a
   // cost-table name, priced once here.
   const economy::ModelCost planner_cost =
@@ -385,9 +394,13 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   impl->tool_switches = tool_setup->switches;
   for (auto& p : tool_setup->sources) deps.tool_sources.push_back(p);
   {
-    auto mem = start_memory(c);
-    if (!mem.ok()) return mem.error();
-    impl->memory_service = std::move(mem).value();
+    if (o.shared_memory) {
+      impl->memory_service = o.shared_memory;
+    } else {
+      auto mem = start_memory(c);
+      if (!mem.ok()) return mem.error();
+      impl->memory_service = std::move(mem).value();
+    }
     auto tool = memory::MemoryToolSource::create(impl->memory_service);
     if (!tool.ok()) return tool.error();
     deps.tool_sources.push_back(std::move(tool).value());
@@ -425,6 +438,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   }
   // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
   // last: a name the company's own tools use stays theirs.
+  impl->own_tool_sources = deps.tool_sources.size();
+  impl->stops_tool_sources = o.stops_tool_sources;
   for (auto& p : o.tool_sources) deps.tool_sources.push_back(p);
   impl->tool_sources = deps.tool_sources;
   // Employee tool grants name tools and sources that must exist now.

@@ -19,6 +19,8 @@
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::telemetry { class MetricsRegistry; }
+namespace kaisha::economy { class Budget; }
+namespace kaisha::memory { class MemoryService; }
 
 namespace kaisha::actors {
 
@@ -46,6 +48,21 @@ struct RuntimeOptions {
   // Where the company's metrics go (model calls, events, ledgers, the
   // journal; telemetry/*.hpp); null: none are kept. Must outlive the runtime.
   telemetry::MetricsRegistry* metrics = nullptr;
+  // Added to a new session's journaled config (company_sessions.hpp tags
+  // the sessions it opens with their host session and conversation).
+  json session_tags = json::object();
+  // Several sessions in one process (company_sessions.hpp) share these; null:
+  // the runtime has its own. A shared budget is the one every session
+  // charges: a resumed session does not restore its saved budget state over it.
+  std::shared_ptr<economy::Budget> shared_budget;
+  std::string shared_budget_session;  // the session whose saved state it is
+  std::shared_ptr<memory::MemoryService> shared_memory;
+  // False: `tool_sources` are shared with other runtimes, and their owner
+  // stops them; the runtime stops only the sources it made itself.
+  bool stops_tool_sources = true;
+  // False: `metrics` gets no gauges of this runtime's ledgers and journal
+  // (another runtime of the process reports them); its counters still count.
+  bool level_metrics = true;
 };
 
 class CompanyRuntime {
@@ -100,6 +117,10 @@ class CompanyRuntime {
   json budget();
   // A user-authorised increase of "expense" (USD) or "resource" (points).
   Status raise_budget(const std::string& which, double amount);
+
+  // What another runtime of this process may share (RuntimeOptions).
+  std::shared_ptr<economy::Budget> budget_handle() const;
+  std::shared_ptr<memory::MemoryService> memory_handle() const;
 
   // For a signal handler thread: commits everything queued in the journal and
   // records the running task (if any) as interrupted with `why`. The process is

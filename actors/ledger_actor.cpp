@@ -18,6 +18,7 @@ struct LedgerActorState {
   std::shared_ptr<economy::Budget> budget;
   caf::actor journal;
   std::string session;
+  std::string budget_session;  // whose budget state this is (a shared budget's owner)
   static inline const char* name = "ledger";
 };
 
@@ -58,7 +59,7 @@ struct Change {
 void record(Self* self, Change change) {
   auto& st = self->state;
   for (auto& row : change.rows) journal_ledger(st.journal, std::move(row));
-  if (change.state) journal_budget_state(st.journal, st.session, st.budget->snapshot());
+  if (change.state) journal_budget_state(st.journal, st.budget_session, st.budget->snapshot());
 }
 
 // Hires, fires, tools' create and delete costs and raises: answered once
@@ -72,7 +73,7 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
   auto& st = self->state;
   std::optional<economy::BudgetState> state;
   if (change.state) state = st.budget->snapshot();
-  journal_ledger_durably(self, st.journal, std::move(change.rows), st.session, std::move(state),
+  journal_ledger_durably(self, st.journal, std::move(change.rows), st.budget_session, std::move(state),
                          [self, promise, reply = std::move(reply), undo = std::move(undo)](Status s) mutable {
                            if (s.ok()) {
                              promise.deliver(std::move(reply));
@@ -81,7 +82,7 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
                            if (undo) {
                              undo();
                              // The state on disk converges on the one in memory.
-                             journal_budget_state(self->state.journal, self->state.session,
+                             journal_budget_state(self->state.journal, self->state.budget_session,
                                                   self->state.budget->snapshot());
                            }
                            LedgerReply refused = reply_refused(self, "the ledger could not save this change, so it "
@@ -102,9 +103,10 @@ std::optional<LedgerReply> refuse_if_journal_behind(Self* self) {
 }
 
 caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal,
-                     std::string session) {
+                     std::string session, std::string budget_session) {
   self->state.budget = std::move(budget);
   self->state.journal = std::move(journal);
+  self->state.budget_session = budget_session.empty() ? session : std::move(budget_session);
   self->state.session = std::move(session);
   return {
       [=](hire_atom, const economy::ModelCost& cost, const std::string& agent,
@@ -293,8 +295,8 @@ void after_ledger_synced(caf::event_based_actor* self, const caf::actor& ledger,
 }
 
 caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
-                        caf::actor journal, std::string session_id) {
-  return sys.spawn(ledger, std::move(budget), std::move(journal), std::move(session_id));
+                        caf::actor journal, std::string session_id, std::string budget_session) {
+  return sys.spawn(ledger, std::move(budget), std::move(journal), std::move(session_id), std::move(budget_session));
 }
 
 }  // namespace kaisha::actors

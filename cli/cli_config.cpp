@@ -61,10 +61,17 @@ Result<std::string> session_left_running(const std::string& store_path) {
   if (!latest.ok()) return latest.error();
   if (!latest->has_value()) return std::string();
   const std::string id = (*latest)->id;
-  auto tasks = (*st)->tasks(id);
-  if (!tasks.ok()) return tasks.error();
+  // Its own tasks, and those of the sessions it opened for its clients.
+  std::vector<std::string> ids{id};
+  auto hosted = (*st)->hosted_sessions(id);
+  if (!hosted.ok()) return hosted.error();
+  for (const auto& h : *hosted) ids.push_back(h.id);
   bool left = false;
-  for (const auto& t : *tasks) left = left || t.status == "running";
+  for (const auto& sid : ids) {
+    auto tasks = (*st)->tasks(sid);
+    if (!tasks.ok()) return tasks.error();
+    for (const auto& t : *tasks) left = left || t.status == "running";
+  }
   if (!left) return std::string();
   auto holder = store::SessionLock::holder(store_path, id);
   if (!holder.ok()) return holder.error();

@@ -46,9 +46,10 @@ Result<std::unique_ptr<store::JournalStore>> open_to_run(const std::string& path
 
 // The session a long-running door (`kaisha serve`, a CEO node) started
 // without --session picks up, so that what its last process was doing is
-// resumed: the store's latest session when a task of it is still marked
-// running (its process died) and no live process holds it. "" otherwise: a
-// new session is started.
+// resumed: the store's latest session (not one a server opened for a client)
+// when a task of it, or of a session it hosts, is still marked running (its
+// process died) and no live process holds it. "" otherwise: a new session is
+// started.
 Result<std::string> session_left_running(const std::string& store_path);
 
 }  // namespace kaisha::cli

@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-#include "actors/company_host.hpp"
+#include "actors/company_sessions.hpp"
 #include "actors/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
@@ -106,7 +106,7 @@ int serve(const ServeOptions& o) {
   if (!o.mcp_stdio) block_stop_signals();
 
   std::unique_ptr<mcp::McpBackend> backend;
-  std::unique_ptr<actors::CompanyHost> company;  // outlives the servers below
+  std::unique_ptr<actors::CompanySessions> company;  // outlives the servers below
   auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
   config::ServeConfig listen;  // the config's `serve:` section, then the flags on top
   if (o.fixture == "conformance") {
@@ -134,9 +134,15 @@ int serve(const ServeOptions& o) {
     // The session's tasks its last process left unfinished run first.
     ro.resume = !ro.session_id.empty();
     ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
-    auto host = actors::CompanyHost::start(std::move(ro));
-    if (!host.ok()) return fail(host.error().message);
-    company = std::move(host).value();
+    actors::SessionLimits limits;
+    limits.shared = listen.shared_session;
+    limits.per_session_budget = listen.per_session_budget;
+    limits.max_sessions = static_cast<size_t>(listen.max_sessions);
+    limits.max_tasks = static_cast<size_t>(listen.max_tasks);
+    limits.max_running_tasks = static_cast<int>(listen.max_running_tasks);
+    auto sessions = actors::CompanySessions::start(std::move(ro), limits);
+    if (!sessions.ok()) return fail(sessions.error().message);
+    company = std::move(sessions).value();
     auto b = mcp::CompanyBackend::load(*company);
     if (!b.ok()) return fail(b.error().message);
     backend = std::move(b).value();

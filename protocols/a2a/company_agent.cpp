@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "protocols/a2a/a2a_wire.hpp"
+#include "runtime/core/uuid.hpp"
 #include "runtime/jsonrpc/company_capabilities.hpp"
 
 namespace kaisha::a2a {
@@ -95,20 +96,27 @@ Result<SendOutcome> CompanyAgent::send(const IncomingMessage& message) {
                      " and takes no further input; send the message without a taskId to start a new task"};
   }
   if (message.text.empty()) return Error{agent_error::kInvalidParams, "params.message.parts: no text to work on"};
-  auto id = company_.submit(message.text, {});
+  // A message without a contextId starts a new conversation (A2A 1.0
+  // section 3.4.1): the server names it.
+  const std::string context = message.context_id.empty() ? new_uuid() : message.context_id;
+  auto id = company_.submit_in(context, message.text, {});
   if (!id.ok()) return Error{agent_error::kInternal, "the company refused the task: " + id.error().message};
   return SendOutcome{*id, nullptr};
+}
+
+std::string CompanyAgent::context_of(const company::TaskInfo& info) const {
+  return info.conversation.empty() ? company_.session_id() : info.conversation;
 }
 
 std::optional<AgentTask> CompanyAgent::task(const std::string& task_id) {
   auto info = company_.task(task_id);
   if (!info) return std::nullopt;
-  return company_task(*info, company_.session_id());
+  return company_task(*info, context_of(*info));
 }
 
 Result<AgentTask> CompanyAgent::wait(const std::string& task_id, std::chrono::milliseconds timeout) {
   auto waited = company_.wait(task_id, timeout);
-  if (waited.ok()) return company_task(*waited, company_.session_id());
+  if (waited.ok()) return company_task(*waited, context_of(*waited));
   auto now = task(task_id);
   if (!now) return not_found(task_id);
   return *now;
@@ -128,14 +136,16 @@ Status CompanyAgent::cancel(const std::string& task_id) {
 
 std::vector<AgentTask> CompanyAgent::tasks(size_t limit) {
   std::vector<AgentTask> out;
-  for (const auto& t : company_.tasks(limit)) out.push_back(company_task(t, company_.session_id()));
+  for (const auto& t : company_.tasks(limit)) out.push_back(company_task(t, context_of(t)));
   return out;
 }
 
 Result<uint64_t> CompanyAgent::subscribe(const std::string& task_id, UpdateListener listener) {
   auto tr = std::make_shared<EventTranslator>();
   tr->task_id = task_id;
-  tr->context_id = company_.session_id();
+  auto info = company_.task(task_id);
+  if (!info) return not_found(task_id);
+  tr->context_id = context_of(*info);
   tr->listener = std::move(listener);
   auto sub = company_.subscribe(task_id, [tr](const msg::ProgressEvent& e) { tr->on_event(e); });
   if (!sub.ok()) return not_found(task_id);

@@ -44,6 +44,9 @@ class CompanyAgent : public A2aAgent {
   std::vector<jsonrpc::CapabilityDescriptor> skills() override;
 
  private:
+  // A task's contextId: the client's conversation, or the session's id when
+  // the company hosts one session.
+  std::string context_of(const company::TaskInfo& info) const;
   company::CompanyService& company_;
 };
 

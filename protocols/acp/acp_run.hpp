@@ -15,6 +15,7 @@
 #include "runtime/company/company_service.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
+#include "runtime/core/uuid.hpp"
 
 namespace kaisha::acp {
 
@@ -61,10 +62,6 @@ json message_part(std::string_view text);
 json message_completed(std::string_view role, std::string_view text, std::string_view at);
 json generic_event(const json& payload);
 
-// A random RFC 4122 version-4 UUID.
-std::string new_uuid();
-// True for the canonical 8-4-4-4-12 hex form.
-bool is_uuid(std::string_view s);
 // ISO-8601 UTC with milliseconds.
 std::string iso_now();
 

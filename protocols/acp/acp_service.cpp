@@ -196,7 +196,7 @@ std::shared_ptr<AcpService::Entry> AcpService::find(const std::string& run_id) {
 
 AcpReply AcpService::start_run(const RunRequest& request) {
   auto e = create(request);
-  auto id = company_.submit(request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   std::unique_lock lock(e->mu);
   e->submitted_locked(id);
   if (request.mode == "sync")
@@ -218,7 +218,7 @@ AcpService::RunStream AcpService::stream_run(const RunRequest& request, EventSin
       e->sinks.push_back({sink_id, std::move(sink), std::move(done)});
     }
   }
-  auto id = company_.submit(request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   std::lock_guard lock(e->mu);
   e->submitted_locked(id);
   return RunStream{e->run.run_id, [weak = std::weak_ptr<Entry>(e), sink_id] {

@@ -88,7 +88,7 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   auto relay = std::make_shared<ProgressRelay>();
   relay->notify = ctx.notify;
   relay->token = ctx.progress_token;
-  auto id = company_.submit(task, [relay](const msg::ProgressEvent& e) {
+  auto id = company_.submit_in(ctx.conversation, task, [relay](const msg::ProgressEvent& e) {
     std::lock_guard lock(relay->mu);
     if (!relay->active || relay->token.is_null() || !relay->notify) return;
     relay->count += 1;

@@ -53,6 +53,9 @@ struct McpCallContext {
   std::function<void()> close_stream;
   std::shared_ptr<std::atomic<bool>> cancel_flag = std::make_shared<std::atomic<bool>>(false);
   int min_log_rank = 0;  // legacy: the session's logging/setLevel; modern: _meta logLevel (none: no logs)
+  // The client's conversation, for a company hosting one session per client:
+  // legacy: its MCP session; modern (stateless): "" (the default session).
+  std::string conversation;
 
   bool cancelled() const { return cancel_flag && cancel_flag->load(); }
   // notifications/progress when the client gave a progress token.

@@ -154,7 +154,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
                   "another";
       } else {
         e = std::make_shared<SessionEntry>();
-        e->session = std::make_shared<McpSession>(new_session_id());
+        e->session = std::make_shared<McpSession>(new_session_id(), /*own_conversation=*/true);
         e->client = q.client;
         e->last_used_ms = now_ms();
         sessions[e->session->id()] = e;

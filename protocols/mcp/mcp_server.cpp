@@ -168,6 +168,7 @@ struct McpServer::Impl {
     if (ctx.meta.is_object() && ctx.meta.contains("progressToken")) c.progress_token = ctx.meta["progressToken"];
     McpStream stream = sc.stream;
     if (!sc.modern) {  // legacy
+      c.conversation = sc.session->conversation();
       c.min_log_rank = sc.session->min_log_rank();
       c.client_capabilities = sc.session->client_capabilities();
       c.close_stream = stream.close_early ? stream.close_early : [] {};

@@ -20,9 +20,14 @@ namespace kaisha::mcp {
 
 class McpSession {
  public:
-  explicit McpSession(std::string id) : id_(std::move(id)) {}
+  // `conversation`: the company conversation its tasks run in
+  // (CompanyService::submit_in): its own id over HTTP, where each client
+  // session is a conversation; "" (the default session) on stdio.
+  McpSession(std::string id, bool own_conversation)
+      : id_(std::move(id)), conversation_(own_conversation ? id_ : std::string()) {}
 
   const std::string& id() const { return id_; }
+  const std::string& conversation() const { return conversation_; }
 
   void set_initialized(std::string version, json client_info, json client_capabilities);
   void set_ready() { ready_ = true; }  // notifications/initialized arrived
@@ -54,6 +59,7 @@ class McpSession {
 
  private:
   const std::string id_;
+  const std::string conversation_;
   mutable std::mutex mu_;
   std::atomic<bool> initialized_{false}, ready_{false}, closed_{false};
   std::atomic<int> log_rank_{0};

@@ -17,7 +17,7 @@ struct McpStdioTransport::Impl : std::enable_shared_from_this<McpStdioTransport:
   McpServer& server;
   int in_fd, out_fd;
   std::mutex write_mu;
-  std::shared_ptr<McpSession> session = std::make_shared<McpSession>(new_session_id());
+  std::shared_ptr<McpSession> session = std::make_shared<McpSession>(new_session_id(), /*own_conversation=*/false);
 
   std::mutex run_mu;
   std::condition_variable run_cv;

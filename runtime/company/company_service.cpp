@@ -37,6 +37,8 @@ json TaskInfo::to_json() const {
          {"updated_ms", updated_ms}};
   if (state == TaskState::completed) j["answer"] = answer;
   if (!error.empty()) j["error"] = error;
+  if (!session_id.empty()) j["session_id"] = session_id;
+  if (!conversation.empty()) j["conversation"] = conversation;
   return j;
 }
 

@@ -3,8 +3,10 @@
 // hides the actors: a task goes in, progress events come out, the task ends
 // completed, failed or canceled.
 //
-// Tasks run one at a time per company, in submission order (a session is one
-// conversation); a task waiting its turn is "submitted". Every method is
+// Tasks run one at a time per session, in submission order (a session is one
+// conversation); a task waiting its turn is "submitted". A service may host
+// several sessions (actors/company_sessions.hpp): submit_in() names the
+// client's conversation, and tasks of different conversations run at once. Every method is
 // thread-safe and may be called from any thread, including HTTP server threads.
 // Only wait() blocks.
 #pragma once
@@ -44,6 +46,8 @@ struct TaskInfo {
   int64_t tokens_in = 0, tokens_out = 0;
   double expense = 0;  // USD
   int64_t created_ms = 0, updated_ms = 0;
+  std::string session_id;    // the company session that ran it
+  std::string conversation;  // the client's conversation it was submitted in; "" = the default one
   json to_json() const;
 };
 
@@ -59,6 +63,17 @@ class CompanyService {
   // Queues `input` as a new task and returns its id at once. `listener` may
   // be empty. Refuses an empty input.
   virtual Result<std::string> submit(const std::string& input, TaskListener listener) = 0;
+
+  // The same in the client's conversation `conversation` (an A2A contextId,
+  // an MCP or ACP session id): each conversation is its own session where the
+  // service hosts several, "" is the default one. A service of one session
+  // runs every task in it. Refused, saying which limit, when the service's
+  // limits on open sessions or pending tasks are reached.
+  virtual Result<std::string> submit_in(const std::string& conversation, const std::string& input,
+                                        TaskListener listener) {
+    (void)conversation;
+    return submit(input, std::move(listener));
+  }
 
   // Replays the task's events so far to `listener`, then streams the rest
   // until the task ends or unsubscribe() is called. Returns the

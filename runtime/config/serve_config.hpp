@@ -7,6 +7,14 @@
 //     max_connections: 2048              # open at once
 //     max_connections_per_client: 256    # from one source address
 //     max_mcp_sessions_per_client: 32    # per source address + bearer token
+//     sessions: per_client               # per_client: each A2A context, MCP
+//                                        # session and ACP session is its own
+//                                        # company session; shared: one for all
+//     session_budget: shared             # shared: one budget for every session;
+//                                        # per_session: each has the config's budget
+//     max_sessions: 64                   # company sessions open at once
+//     max_tasks: 256                     # tasks waiting or running, all sessions
+//     max_running_tasks: 16              # tasks running at once, all sessions
 #pragma once
 
 #include <cstdint>
@@ -29,6 +37,12 @@ struct ServeConfig {
   int64_t max_connections = 2048;
   int64_t max_connections_per_client = 256;
   int64_t max_mcp_sessions_per_client = 32;
+  // Many clients at once (actors/company_sessions.hpp).
+  bool shared_session = false;      // sessions: shared
+  bool per_session_budget = false;  // session_budget: per_session
+  int64_t max_sessions = 64;
+  int64_t max_tasks = 256;
+  int64_t max_running_tasks = 16;
 };
 
 // Reads the `serve` map. Errors name "<file>:<line>: serve.key".

@@ -1,5 +1,7 @@
 #include "runtime/economy/budget.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -23,7 +25,8 @@ json BudgetState::to_json() const {
               {"internal_invoke_cost", internal_invoke_cost},
               {"hired_agents", hired_agents},
               {"expense_overshoot", expense_overshoot},
-              {"overshoot_calls", overshoot_calls}};
+              {"overshoot_calls", overshoot_calls},
+              {"seq", seq}};
 }
 
 Result<BudgetState> BudgetState::from_json(const json& j) {
@@ -39,6 +42,7 @@ Result<BudgetState> BudgetState::from_json(const json& j) {
     s.hired_agents = j.value("hired_agents", 0);
     s.expense_overshoot = j.value("expense_overshoot", 0.0);
     s.overshoot_calls = j.value("overshoot_calls", 0);
+    s.seq = j.value("seq", uint64_t{0});
     return s;
   } catch (const json::exception& e) {
     return Error{"budget", std::string("malformed budget state: ") + e.what()};
@@ -294,7 +298,7 @@ BudgetSummary Budget::summary() const {
 BudgetState Budget::snapshot() const {
   std::lock_guard lock(mu_);
   return BudgetState{resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_,
-                     from_micros(overshoot_), overshoot_calls_};
+                     from_micros(overshoot_), overshoot_calls_, ++snapshots_};
 }
 
 void Budget::restore(const BudgetState& state) {
@@ -305,6 +309,7 @@ void Budget::restore(const BudgetState& state) {
   hired_ = state.hired_agents;
   overshoot_ = to_micros(state.expense_overshoot);
   overshoot_calls_ = state.overshoot_calls;
+  snapshots_ = std::max(snapshots_, state.seq);
 }
 
 }  // namespace kaisha::economy

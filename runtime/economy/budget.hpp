@@ -62,6 +62,10 @@ struct BudgetState {
   int hired_agents = 0;
   double expense_overshoot = 0;  // USD billed above the holds, all calls together
   int overshoot_calls = 0;       // settlements that went above their hold
+  // Orders snapshots of one Budget: a later one has a larger seq and holds
+  // every change before it, so where several writers save the same budget
+  // (sessions sharing it), the store keeps the largest.
+  uint64_t seq = 0;
 
   json to_json() const;
   static Result<BudgetState> from_json(const json& j);
@@ -187,6 +191,7 @@ class Budget {
   int max_agents_ = 0;
   int max_inflight_ = 0;
   std::unordered_set<ReservationId> active_asks_;  // keyed by AskReservation.resource_id
+  mutable uint64_t snapshots_ = 0;  // the last BudgetState::seq handed out
 };
 
 }  // namespace kaisha::economy

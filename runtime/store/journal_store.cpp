@@ -725,7 +725,11 @@ Status JournalStore::save_budget_state(const std::string& session_id, const json
     auto st = db_->prepare(
         "INSERT INTO budget_state(session_id, state_json, updated_at) VALUES (?1,?2,?3) "
         "ON CONFLICT(session_id) DO UPDATE SET state_json=excluded.state_json, "
-        "updated_at=excluded.updated_at");
+        "updated_at=excluded.updated_at "
+        // Sessions sharing one budget save it from their own journals: the
+        // newest snapshot wins, whatever order the commits come in.
+        "WHERE COALESCE(json_extract(excluded.state_json, '$.seq'), 0) >= "
+        "COALESCE(json_extract(budget_state.state_json, '$.seq'), 0)");
     if (!st) return st.error();
     return st->bind_all(session_id, state.dump(), now_ms()).run();
   });
@@ -758,10 +762,23 @@ Result<std::vector<SessionRow>> JournalStore::list_sessions(int limit) {
 }
 
 Result<std::optional<SessionRow>> JournalStore::latest_session() {
-  auto all = list_sessions(1);
-  if (!all) return all.error();
-  if (all->empty()) return std::optional<SessionRow>();
-  return std::optional<SessionRow>(std::move(all->front()));
+  auto st = db_->prepare(std::string("SELECT ") + kSessionCols +
+                         " FROM sessions WHERE json_extract(config_json, '$.host_session') IS NULL"
+                         " ORDER BY created_at DESC, rowid DESC LIMIT 1");
+  if (!st) return st.error();
+  auto rows = collect<SessionRow>(*st, read_session);
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<SessionRow>();
+  return std::optional<SessionRow>(std::move(rows->front()));
+}
+
+Result<std::vector<SessionRow>> JournalStore::hosted_sessions(const std::string& host_session) {
+  auto st = db_->prepare(std::string("SELECT ") + kSessionCols +
+                         " FROM sessions WHERE json_extract(config_json, '$.host_session') = ?1"
+                         " ORDER BY created_at, rowid");
+  if (!st) return st.error();
+  st->bind(1, host_session);
+  return collect<SessionRow>(*st, read_session);
 }
 
 Result<std::optional<SessionRow>> JournalStore::get_session(const std::string& id) {

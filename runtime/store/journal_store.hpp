@@ -129,7 +129,13 @@ class JournalStore {
   // ---- reads ---------------------------------------------------------------------
   // Newest first; limit 0 = all.
   Result<std::vector<SessionRow>> list_sessions(int limit = 0);
+  // The newest session that no other session hosts (a `kaisha serve`'s
+  // default session, a `kaisha run` session), or nullopt.
   Result<std::optional<SessionRow>> latest_session();
+  // The sessions a server opened for its clients' conversations beside its
+  // default session `host_session` (config {"host_session", "conversation"}),
+  // oldest first.
+  Result<std::vector<SessionRow>> hosted_sessions(const std::string& host_session);
   Result<std::optional<SessionRow>> get_session(const std::string& session_id);
   // In start order.
   Result<std::vector<TaskRow>> tasks(const std::string& session_id);

@@ -297,7 +297,8 @@ class E2eTest : public ::testing::Test {
     return st.ok() ? std::move(st).value() : nullptr;
   }
 
-  // The first task of the latest session in the store at `path`, and the
+  // The first task of the newest session in the store at `path` (one a
+  // server opened for a client included), and the
   // outcomes kept for its resume; nothing while there is none yet (or the
   // store cannot be read, as while another process creates it).
   struct LatestTask {
@@ -308,9 +309,9 @@ class E2eTest : public ::testing::Test {
     if (!std::filesystem::exists(path)) return std::nullopt;
     auto j = store::JournalStore::open_read_only(path);
     if (!j.ok()) return std::nullopt;
-    auto s = (*j)->latest_session();
-    if (!s.ok() || !s->has_value()) return std::nullopt;
-    auto t = (*j)->tasks((*s)->id);
+    auto s = (*j)->list_sessions(1);
+    if (!s.ok() || s->empty()) return std::nullopt;
+    auto t = (*j)->tasks(s->front().id);
     if (!t.ok() || t->empty()) return std::nullopt;
     auto k = (*j)->kept_outcomes(t->front().id);
     if (!k.ok()) return std::nullopt;

@@ -29,9 +29,13 @@ rules:
     reply: { text: "MCP answer: done." }
 )";
 
+// With `serve: sessions: shared`, every client's task runs in the one
+// session, one after another (the per-client default: serve_sessions_test).
 TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   start_mock(kServeScript);
-  cfg_ = write_config();
+  ConfigOptions shared;
+  shared.extra = "serve:\n  sessions: shared\n";
+  cfg_ = write_config(shared);
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
 
@@ -208,7 +212,9 @@ rules:
                       {{"A2A-Version", "1.0"}});
   ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
   const std::string a2a_task = json::parse(sent.body)["result"]["task"].value("id", "");
+  const std::string context = json::parse(sent.body)["result"]["task"].value("contextId", "");
   ASSERT_FALSE(a2a_task.empty()) << sent.body;
+  ASSERT_FALSE(context.empty()) << sent.body;
   ASSERT_TRUE(wait_for([&] { return requests_for("gemini-2.0-flash").size() == 1; }, std::chrono::seconds(30)))
       << server_->log();
   // Killed once the CEO's two turns and the hire are kept (a few ms after
@@ -227,26 +233,31 @@ rules:
 
   start_serve();  // no --session: the session its last process left running
   ASSERT_FALSE(HasFatalFailure());
+  // The task ran in a session the server opened for the client's new
+  // context; the restarted server reopens that session and resumes it.
   std::optional<store::TaskRow> task;
+  std::string main_session;
   ASSERT_TRUE(wait_for(
       [&] {
         auto j = store::JournalStore::open_read_only(db());
         if (!j.ok()) return false;
         auto sessions = (*j)->list_sessions();
-        if (!sessions.ok() || sessions->size() != 1) return false;
-        auto t = (*j)->tasks(sessions->front().id);
-        if (!t.ok() || t->size() != 1 || t->front().status == "running" || t->front().status == "interrupted")
-          return false;
-        task = t->front();
+        auto main = (*j)->latest_session();
+        if (!sessions.ok() || sessions->size() != 2 || !main.ok() || !main->has_value()) return false;
+        main_session = (**main).id;
+        auto t = (*j)->get_task(a2a_task);
+        if (!t.ok() || !t->has_value() || (**t).status == "running" || (**t).status == "interrupted") return false;
+        task = **t;
         return true;
       },
       std::chrono::seconds(60)))
       << server_->log();
   EXPECT_EQ(task->status, "done") << task->error;
   EXPECT_EQ(task->final_answer, "助手はこんにちはと言いました 👋");
+  EXPECT_NE(task->session_id, main_session);
   EXPECT_EQ(requests_for("ceo-model").size(), 3u);         // never asked again
   EXPECT_EQ(requests_for("gemini-2.0-flash").size(), 2u);  // in flight at the kill
-  EXPECT_NE(server_->log().find(task->session_id), std::string::npos) << server_->log();
+  EXPECT_NE(server_->log().find(main_session), std::string::npos) << server_->log();
   // The client comes back to the restarted server for its task, by the id it was given.
   auto got = request("POST", "/a2a",
                      json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", a2a_task}}}}.dump(),
@@ -255,7 +266,7 @@ rules:
   json t = json::parse(got.body)["result"];
   EXPECT_EQ(t["status"]["state"], "TASK_STATE_COMPLETED") << got.body;
   EXPECT_EQ(t["artifacts"][0]["parts"][0]["text"], "助手はこんにちはと言いました 👋") << got.body;
-  EXPECT_EQ(t.value("contextId", ""), task->session_id) << got.body;
+  EXPECT_EQ(t.value("contextId", ""), context) << got.body;
 }
 
 // A ~200 KB body nested 100,000 deep once crashed `kaisha serve` (SIGSEGV

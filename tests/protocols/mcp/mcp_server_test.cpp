@@ -17,7 +17,7 @@ namespace {
 
 class Harness {
  public:
-  explicit Harness(McpBackend& backend) : server(backend), session(std::make_shared<McpSession>("sess")) {}
+  explicit Harness(McpBackend& backend) : server(backend), session(std::make_shared<McpSession>("sess", /*own_conversation=*/true)) {}
 
   // Sends one message; returns the response (null for none). Related
   // messages are collected in `related`.

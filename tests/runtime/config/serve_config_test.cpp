@@ -15,6 +15,30 @@ TEST(ServeConfig, DefaultsWithoutTheSection) {
   EXPECT_EQ(c->serve.max_connections, 2048);
   EXPECT_EQ(c->serve.max_connections_per_client, 256);
   EXPECT_EQ(c->serve.max_mcp_sessions_per_client, 32);
+  EXPECT_FALSE(c->serve.shared_session);
+  EXPECT_FALSE(c->serve.per_session_budget);
+  EXPECT_EQ(c->serve.max_sessions, 64);
+  EXPECT_EQ(c->serve.max_tasks, 256);
+  EXPECT_EQ(c->serve.max_running_tasks, 16);
+}
+
+TEST(ServeConfig, ReadsTheSessionSettings) {
+  auto c = parse_config("serve:\n  sessions: shared\n  session_budget: per_session\n  max_sessions: 5\n"
+                        "  max_tasks: 9\n  max_running_tasks: 2\n",
+                        "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->serve.shared_session);
+  EXPECT_TRUE(c->serve.per_session_budget);
+  EXPECT_EQ(c->serve.max_sessions, 5);
+  EXPECT_EQ(c->serve.max_tasks, 9);
+  EXPECT_EQ(c->serve.max_running_tasks, 2);
+  auto bad = parse_config("serve:\n  max_tasks: 1\n  sessions: per_user\n", "c.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("c.yaml:3"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("per_client or shared"), std::string::npos) << bad.error().message;
+  auto zero = parse_config("serve:\n  max_running_tasks: 0\n", "c.yaml");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("max_running_tasks"), std::string::npos) << zero.error().message;
 }
 
 TEST(ServeConfig, ReadsTlsProxyAndLimits) {

@@ -80,6 +80,42 @@ TEST_F(JournalStoreTest, SessionsRoundTripNewestFirst) {
   EXPECT_EQ(j->set_session_status("nope", "x").error().code, "not_found");
 }
 
+// A server's sessions for its clients are found from its default session,
+// and are never the "latest" one a door without --session continues.
+TEST_F(JournalStoreTest, HostedSessionsAreFoundByTheirHostAndAreNeverTheLatest) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("main", 1000)));
+  SessionRow a = session("a", 2000), b = session("b", 3000);
+  a.config = json{{"host_session", "main"}, {"conversation", "ctx-1"}};
+  b.config = json{{"host_session", "main"}, {"conversation", "ctx-2"}};
+  ASSERT_TRUE(j->create_session(a));
+  ASSERT_TRUE(j->create_session(b));
+  ASSERT_TRUE(j->create_session(session("other", 500)));
+  EXPECT_EQ((*j->latest_session())->id, "main");
+  auto hosted = j->hosted_sessions("main");
+  ASSERT_TRUE(hosted);
+  ASSERT_EQ(hosted->size(), 2u);
+  EXPECT_EQ((*hosted)[0].id, "a");
+  EXPECT_EQ((*hosted)[1].config["conversation"], "ctx-2");
+  EXPECT_TRUE(j->hosted_sessions("other")->empty());
+  EXPECT_EQ(j->list_sessions()->size(), 4u);
+}
+
+// Sessions sharing one budget save it from their own journals, in whatever
+// order their commits land: the snapshot with the largest seq stays.
+TEST_F(JournalStoreTest, AnOlderBudgetSnapshotNeverOverwritesANewerOne) {
+  auto j = open_or_die(file("k.db"));
+  ASSERT_TRUE(j->create_session(session("s1")));
+  ASSERT_TRUE(j->save_budget_state("s1", json{{"seq", 5}, {"x", "five"}}));
+  ASSERT_TRUE(j->save_budget_state("s1", json{{"seq", 3}, {"x", "three"}}));
+  EXPECT_EQ((**j->load_budget_state("s1"))["x"], "five");
+  ASSERT_TRUE(j->save_budget_state("s1", json{{"seq", 7}, {"x", "seven"}}));
+  EXPECT_EQ((**j->load_budget_state("s1"))["x"], "seven");
+  // A state saved before snapshots had a seq counts as 0.
+  ASSERT_TRUE(j->save_budget_state("s1", json{{"x", "unnumbered"}}));
+  EXPECT_EQ((**j->load_budget_state("s1"))["x"], "seven");
+}
+
 TEST_F(JournalStoreTest, TasksStartAndFinish) {
   auto j = open_or_die(file("k.db"));
   ASSERT_TRUE(j->create_session(session("s1")));

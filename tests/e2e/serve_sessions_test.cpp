@@ -1,0 +1,151 @@
+// `kaisha serve` with many clients at once: fifty A2A clients, each in its
+// own context, send a task at the same moment to the real binary over the
+// scripted mock LLM. Every task completes with its own answer in its own
+// company session; the tasks' model calls overlap (the mock saw several in
+// flight at once); and the ledgers add up: what the tasks report, what the
+// journal's expense ledger holds and the shared budget's saved state agree.
+#include <set>
+#include <thread>
+
+#include "tests/e2e/serve_fixture.hpp"
+
+namespace kaisha::e2e {
+namespace {
+
+const char* kManyClientsScript = R"(
+rules:
+  - match: { model: ceo-model }
+    reply: { text: "answer to {{last_user}}", latency_ms: 300, usage: { input_tokens: 2000, output_tokens: 100 } }
+)";
+
+const char* kManyClientsCostTable = R"(
+models:
+  ceo:
+    model_ref: openai:ceo-model
+    type: cloud
+    invoke_expense_cost: 0.5
+    output_expense_cost: 1.5
+    description: "The CEO's model"
+)";
+
+// The largest number of mock requests in flight at one moment.
+size_t peak_mock_in_flight(const std::vector<json>& log) {
+  std::vector<std::pair<int64_t, int>> edges;
+  for (const auto& r : log) {
+    if (!r.contains("answered_us")) continue;
+    edges.push_back({r["received_us"].get<int64_t>(), +1});
+    edges.push_back({r["answered_us"].get<int64_t>(), -1});
+  }
+  std::sort(edges.begin(), edges.end());  // an answer before a request of the same µs
+  size_t now = 0, peak = 0;
+  for (const auto& [_, d] : edges) {
+    now += d;
+    peak = std::max(peak, now);
+  }
+  return peak;
+}
+
+TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) {
+  constexpr int kClients = 50;
+  start_mock(kManyClientsScript);
+  ConfigOptions o;
+  o.expense_total = 100;
+  o.extra = "cost_table: " + dir_.write("costs.yaml", kManyClientsCostTable) +
+            "\nserve:\n  max_sessions: 64\n  max_running_tasks: 16\n";
+  cfg_ = write_config(o);
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+
+  struct Outcome {
+    int status = 0;
+    json task;
+    std::string body;
+  };
+  std::vector<Outcome> got(kClients);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      json message{{"messageId", "m" + std::to_string(i)},
+                   {"contextId", "client-" + std::to_string(i)},
+                   {"role", "ROLE_USER"},
+                   {"parts", json::array({{{"text", "question " + std::to_string(i)}}})}};
+      auto r = request("POST", "/a2a",
+                       json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                           .dump(),
+                       {{"A2A-Version", "1.0"}});
+      got[i].status = r.status;
+      got[i].body = r.body;
+      json j = json::parse(r.body, nullptr, false);
+      if (!j.is_discarded()) got[i].task = j["result"]["task"];
+    });
+  }
+  for (auto& t : clients) t.join();
+
+  double reported = 0;
+  std::set<std::string> task_ids;
+  for (int i = 0; i < kClients; ++i) {
+    ASSERT_EQ(got[i].status, 200) << got[i].body << server_->log();
+    const json& t = got[i].task;
+    ASSERT_EQ(t["status"]["state"], "TASK_STATE_COMPLETED") << got[i].body;
+    EXPECT_EQ(t["artifacts"][0]["parts"][0]["text"], "answer to question " + std::to_string(i));
+    EXPECT_EQ(t["contextId"], "client-" + std::to_string(i));
+    reported += t["metadata"]["kaisha"]["expenseUsd"].get<double>();
+    task_ids.insert(t["id"].get<std::string>());
+  }
+  EXPECT_EQ(task_ids.size(), static_cast<size_t>(kClients));
+  // 2,000 tokens in at $0.5/M and 100 out at $1.5/M, once per task.
+  EXPECT_NEAR(reported, kClients * (2000 * 0.5 + 100 * 1.5) / 1e6, 1e-9);
+  // The sessions ran side by side: serialised, no two calls would overlap.
+  EXPECT_GE(peak_mock_in_flight(mock_->request_log()), 2u);
+
+  // A context's next task goes to the same session.
+  json again{{"messageId", "m-again"},
+             {"contextId", "client-7"},
+             {"role", "ROLE_USER"},
+             {"parts", json::array({{{"text", "question 7b"}}})}};
+  auto r = request("POST", "/a2a",
+                   json{{"jsonrpc", "2.0"}, {"id", 99}, {"method", "SendMessage"}, {"params", {{"message", again}}}}
+                       .dump(),
+                   {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json t7b = json::parse(r.body)["result"]["task"];
+  EXPECT_EQ(t7b["artifacts"][0]["parts"][0]["text"], "answer to question 7b");
+  reported += t7b["metadata"]["kaisha"]["expenseUsd"].get<double>();
+  server_->stop();
+
+  // The journal: one session per context, hosted by the server's default one.
+  auto st = store::JournalStore::open_read_only(db());
+  ASSERT_TRUE(st.ok());
+  auto main = (*st)->latest_session();
+  ASSERT_TRUE(main.ok() && main->has_value());
+  auto hosted = (*st)->hosted_sessions((**main).id);
+  ASSERT_TRUE(hosted.ok());
+  ASSERT_EQ(hosted->size(), static_cast<size_t>(kClients));
+  double journaled = 0, task_rows = 0;
+  for (const auto& s : *hosted) {
+    auto tasks = (*st)->tasks(s.id);
+    ASSERT_TRUE(tasks.ok());
+    const std::string conversation = s.config.value("conversation", "");
+    EXPECT_EQ(tasks->size(), conversation == "client-7" ? 2u : 1u) << conversation;
+    for (const auto& t : *tasks) {
+      EXPECT_EQ(t.status, "done");
+      task_rows += t.expense;
+    }
+    auto ledger = (*st)->ledger_entries(s.id);
+    ASSERT_TRUE(ledger.ok());
+    for (const auto& e : *ledger)
+      if (e.ledger == "expense" && e.kind == "ask_settle") journaled += e.amount;  // the CEO's calls
+  }
+  EXPECT_NEAR(journaled, reported, 1e-9);
+  EXPECT_NEAR(task_rows, reported, 1e-9);
+  // One budget for all of them, saved under the default session.
+  auto state = (*st)->load_budget_state((**main).id);
+  ASSERT_TRUE(state.ok() && state->has_value());
+  EXPECT_NEAR((**state)["expense"]["used"].get<double>(), reported, 1e-9) << (**state).dump();
+  RunResult budget = kaisha({"budget", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(budget.exit_code, 0) << budget.describe();
+  EXPECT_NEAR(json::parse(budget.out)["budget"]["current_expense"].get<double>(), reported, 1e-9) << budget.out;
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
