@@ -219,10 +219,10 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         self->state.runner->run_direct(driver_of(self).call_directly(ticket, name, arguments));
         return promise;
       },
-      [=](cancel_atom, const std::string& tid, const std::string& why) {
+      [=](cancel_atom, const std::string& tid, const std::string& why, bool failed) {
         // In-flight calls are abandoned: their results find no task and are
         // dropped, while the ledger still settles what they cost.
-        if (!kit(self).cancel(tid, why)) return false;
+        if (!kit(self).cancel(tid, why, failed)) return false;
         self->state.runner->run(driver_of(self).cancel(why));
         return true;
       },

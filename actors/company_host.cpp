@@ -35,6 +35,7 @@ struct Entry {
   // Final, but its terminal event is still being handed to listeners: wait()
   // holds on, so that a caller may destroy its listener once wait() returns.
   bool delivering = false;
+  bool timed_out = false;  // its question went unanswered: it fails
 };
 
 // The runtime's own "final" event and the "error" event that ends a task are
@@ -85,6 +86,7 @@ struct CompanyHost::Impl : company::ProgressSink {
   uint64_t subscriptions = 0;       // ids handed out by subscribe (and submit's listener)
   std::atomic<bool> stopping{false};  // set under mu; read by RunSlots' waits without it
   std::shared_ptr<company::RunSlots> slots;  // null: no limit beyond this host's own order
+  std::shared_ptr<company::UserQuestions> questions;  // null: the CEO asks its user nothing
   std::thread worker;
 
   // ProgressSink: called from actor threads.
@@ -126,12 +128,15 @@ struct CompanyHost::Impl : company::ProgressSink {
         info.state = TaskState::completed;
         info.answer = r.answer;
       } else {
-        info.state = (r.canceled || t.cancel_requested) ? TaskState::canceled : TaskState::failed;
+        info.state = t.timed_out                            ? TaskState::failed
+                     : (r.canceled || t.cancel_requested) ? TaskState::canceled
+                                                          : TaskState::failed;
         info.error = r.error;
       }
       info.tokens_in = r.tokens_in;
       info.tokens_out = r.tokens_out;
       info.expense = r.expense;
+      info.question.clear();
       info.updated_ms = wall_ms();
       e.session_id = runtime ? runtime->session_id() : "";
       e.task_id = id;
@@ -171,6 +176,40 @@ struct CompanyHost::Impl : company::ProgressSink {
       it->second.listeners.clear();
     }
     for (auto& [_, l] : to_call) l(e);
+  }
+
+  // AskUser: the task waits for its user.
+  void on_asked(const std::string& id, const std::string& question) {
+    msg::ProgressEvent e;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tasks.find(id);
+      if (it == tasks.end() || company::is_final(it->second.info.state)) return;
+      it->second.info.state = TaskState::input_required;
+      it->second.info.question = question;
+      e.session_id = runtime ? runtime->session_id() : "";
+    }
+    e.task_id = id;
+    e.agent = "CEO";
+    e.kind = msg::EventKind::input_required;
+    e.text = question;
+    e.at_ms = wall_ms();
+    if (outer) outer->emit(e);
+    deliver(e);
+    changed.notify_all();  // wait() returns at a question
+  }
+
+  void on_timed_out(const std::string& id, std::chrono::milliseconds timeout) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tasks.find(id);
+      if (it == tasks.end() || company::is_final(it->second.info.state)) return;
+      it->second.timed_out = true;
+    }
+    runtime->cancel(id,
+                    "the task asked its user a question and no answer came within " +
+                        std::to_string(timeout.count() / 1000) + " s (serve.input_timeout_s)",
+                    /*failed=*/true);
   }
 
   msg::TaskResult resumed(const std::string& id) {
@@ -217,6 +256,7 @@ struct CompanyHost::Impl : company::ProgressSink {
         running.clear();
       }
       if (slots) slots->release();
+      if (questions) questions->withdraw(id, "the task has ended");
       end_task(id, r);
     }
   }
@@ -224,10 +264,21 @@ struct CompanyHost::Impl : company::ProgressSink {
 
 CompanyHost::CompanyHost(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options,
-                                                      std::shared_ptr<company::RunSlots> slots) {
+Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options, HostOptions host) {
   auto impl = std::make_shared<Impl>();
-  impl->slots = std::move(slots);
+  impl->slots = std::move(host.slots);
+  if (host.input_timeout.count() > 0) {
+    // The hooks run while the host lives: its destructor stops the questions
+    // and destroys the runtime (which joins their timer) before the Impl goes.
+    Impl* raw = impl.get();
+    const auto timeout = host.input_timeout;
+    auto q = company::UserQuestions::create(
+        timeout, {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); },
+                  [raw, timeout](const std::string& id) { raw->on_timed_out(id, timeout); }});
+    if (!q.ok()) return q.error();
+    impl->questions = std::move(q).value();
+    options.tool_sources.push_back(impl->questions);
+  }
   impl->outer = options.progress;
   impl->store_path = options.config.store_path;
   // The runtime holds the sink for its life, and the host outlives it.
@@ -267,6 +318,7 @@ CompanyHost::~CompanyHost() {
   }
   impl_->changed.notify_all();
   if (impl_->slots) impl_->slots->wake();
+  if (impl_->questions) impl_->questions->stop();
   if (!running.empty()) impl_->runtime->cancel(running, "the company shut down");
   if (impl_->worker.joinable()) impl_->worker.join();
   for (const auto& id : waiting) {
@@ -344,7 +396,8 @@ Result<TaskInfo> CompanyHost::wait(const std::string& task_id, std::chrono::mill
   std::unique_lock<std::mutex> lock(impl_->mu);
   auto ended = [&] {
     auto it = impl_->tasks.find(task_id);
-    return it == impl_->tasks.end() || (company::is_final(it->second.info.state) && !it->second.delivering);
+    return it == impl_->tasks.end() || it->second.info.state == TaskState::input_required ||
+           (company::is_final(it->second.info.state) && !it->second.delivering);
   };
   impl_->changed.wait_for(lock, timeout, ended);
   auto it = impl_->tasks.find(task_id);
@@ -352,6 +405,25 @@ Result<TaskInfo> CompanyHost::wait(const std::string& task_id, std::chrono::mill
   lock.unlock();
   if (auto info = task(task_id)) return *info;
   return Error{"task", "no task '" + task_id + "' in this company"};
+}
+
+Status CompanyHost::provide_input(const std::string& task_id, const std::string& text) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->tasks.find(task_id);
+    if (it == impl_->tasks.end()) return Error{"task", "no task '" + task_id + "' in this company"};
+    if (it->second.info.state != TaskState::input_required)
+      return Error{"task", "task " + task_id + " is " + company::to_string(it->second.info.state) +
+                               " and asks for no input"};
+    // Working again before the answer reaches the CEO, so that a question it
+    // asks next is not overwritten.
+    it->second.info.state = TaskState::working;
+    it->second.info.question.clear();
+    it->second.info.updated_ms = wall_ms();
+  }
+  if (!impl_->questions || !impl_->questions->answer(task_id, text))
+    return Error{"task", "task " + task_id + " no longer waits for an answer"};
+  return Status::Ok();
 }
 
 Status CompanyHost::cancel(const std::string& task_id) {

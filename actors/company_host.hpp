@@ -10,6 +10,12 @@
 // "canceled", sent after the task's state is updated; an error event of an
 // agent inside a task that goes on is passed on as kind "agent_error".
 //
+// A task whose CEO calls AskUser (HostOptions::input_timeout) pauses in
+// state input_required: an "input_required" event carries the question, its
+// model call is settled and its employees stay hired; provide_input() goes
+// on with the answer; no answer in time fails it. Other tasks of the
+// process's other sessions keep running meanwhile.
+//
 // Thread-safe. Destroying the host cancels waiting tasks, stops the running
 // one and then stops the company.
 #pragma once
@@ -19,17 +25,25 @@
 #include "actors/company_runtime.hpp"
 #include "runtime/company/company_service.hpp"
 #include "runtime/company/run_slots.hpp"
+#include "runtime/company/user_questions.hpp"
 
 namespace kaisha::actors {
+
+struct HostOptions {
+  // With slots, each task takes one of them to run (shared by the hosts of
+  // one process).
+  std::shared_ptr<company::RunSlots> slots;
+  // > 0: the CEO gets the AskUser tool, a task asking its user waits in
+  // state input_required until provide_input() answers it, and one left
+  // unanswered this long fails saying so. 0: no AskUser tool.
+  std::chrono::milliseconds input_timeout{0};
+};
 
 class CompanyHost : public company::CompanyService {
  public:
   // Starts the company as CompanyRuntime::start does. `options.progress`,
   // when set, still receives every event of every task.
-  // With `slots`, each task takes one of them to run (shared by the hosts
-  // of one process).
-  static Result<std::unique_ptr<CompanyHost>> start(RuntimeOptions options,
-                                                    std::shared_ptr<company::RunSlots> slots = nullptr);
+  static Result<std::unique_ptr<CompanyHost>> start(RuntimeOptions options, HostOptions host = {});
   ~CompanyHost() override;
 
   Result<std::string> submit(const std::string& input, company::TaskListener listener) override;
@@ -37,6 +51,7 @@ class CompanyHost : public company::CompanyService {
   void unsubscribe(const std::string& task_id, uint64_t subscription) override;
   std::optional<company::TaskInfo> task(const std::string& task_id) override;
   Result<company::TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) override;
+  Status provide_input(const std::string& task_id, const std::string& text) override;
   Status cancel(const std::string& task_id) override;
   std::vector<company::TaskInfo> tasks(size_t limit) override;
   Result<json> journal(const std::string& task_id) override;

@@ -98,9 +98,6 @@ std::vector<std::shared_ptr<void>> runtime_metrics(telemetry::MetricsRegistry& r
                                                    std::shared_ptr<economy::Budget> budget, caf::actor journal) {
   using telemetry::MetricType;
   using telemetry::Sample;
-  measure_journal_commits(journal, &r.histogram("kaisha_journal_commit_seconds", "Journal commit duration", {},
-                                                telemetry::seconds_buckets())
-                                         .with());
   std::vector<std::shared_ptr<void>> out;
   const auto ledger = [&](const char* name, const char* help, const char* resource_key, const char* expense_key) {
     out.push_back(r.collector(name, help, MetricType::gauge, {"ledger"}, [budget, resource_key, expense_key] {
@@ -344,6 +341,11 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (o.metrics) {
     progress = std::make_shared<company::ProgressFanOut>(std::vector<std::shared_ptr<company::ProgressSink>>{
         progress, std::make_shared<telemetry::EventMetrics>(*o.metrics)});
+    // Every session's journal commits count; the levels are reported once.
+    measure_journal_commits(impl->journal, &o.metrics
+                                                ->histogram("kaisha_journal_commit_seconds", "Journal commit duration",
+                                                            {}, telemetry::seconds_buckets())
+                                                .with());
     if (o.level_metrics) impl->metric_collectors = runtime_metrics(*o.metrics, impl->budget, impl->journal);
   }
   impl->model_client = spawn_model_client(sys, chat, progress);
@@ -488,7 +490,7 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
   return run_task(input, store::JournalStore::make_id("t"));
 }
 
-bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why) {
+bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why, bool failed) {
   auto& d = *impl_;
   caf::actor target;
   {
@@ -496,8 +498,9 @@ bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why) 
     if (d.running_task != task_id) return false;
     target = d.running_target;
   }
-  return d.wait_for<bool>(false, [target, task_id, why](caf::event_based_actor* self, const OnceCallback<bool>& done) {
-    self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why)
+  return d.wait_for<bool>(false, [target, task_id, why, failed](caf::event_based_actor* self,
+                                                                const OnceCallback<bool>& done) {
+    self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why, failed)
         .then([done](bool s) { done(s); }, [done](caf::error&) { done(false); });
   });
 }

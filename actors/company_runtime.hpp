@@ -99,8 +99,9 @@ class CompanyRuntime {
   // returns at once with a result marked canceled (error = `why`) and the
   // journal records the task as canceled. In-flight model calls are
   // abandoned; what they cost is still settled. False when that task is not
-  // running. Thread-safe.
-  bool cancel(const std::string& task_id, const std::string& why);
+  // running. `failed`: it ends as failed, not canceled (journaled so too).
+  // Thread-safe.
+  bool cancel(const std::string& task_id, const std::string& why, bool failed = false);
 
   // Calls one CEO tool directly (e.g. "AskAgent" with {"agent_name": ...,
   // "prompt": ...}), outside any model turn, and returns its result envelope

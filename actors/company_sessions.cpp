@@ -57,7 +57,7 @@ msg::ProgressEvent terminal_event(const TaskInfo& info) {
 struct CompanySessions::Impl {
   RuntimeOptions base;  // what a new session starts from
   SessionLimits limits;
-  std::shared_ptr<company::RunSlots> slots;
+  HostOptions host_options;  // one RunSlots for every session
   std::string store_path;
   // Destroyed last (declared first): it stops the shared tool sources.
   std::shared_ptr<CompanyHost> main;
@@ -133,7 +133,7 @@ struct CompanySessions::Impl {
       RuntimeOptions o = base;
       o.session_id = row.id;
       o.resume = true;
-      auto host = CompanyHost::start(std::move(o), slots);
+      auto host = CompanyHost::start(std::move(o), host_options);
       if (!host.ok())
         return Error{host.error().code, "resuming session " + row.id + " (conversation " + conversation +
                                             "): " + host.error().message};
@@ -182,7 +182,7 @@ struct CompanySessions::Impl {
     RuntimeOptions o = base;
     o.session_id = reopen;
     o.session_tags = json{{"host_session", main_id}, {"conversation", conversation}};
-    auto host = CompanyHost::start(std::move(o), slots);
+    auto host = CompanyHost::start(std::move(o), host_options);
     std::lock_guard<std::mutex> lock(mu);
     opening.erase(conversation);
     opened.notify_all();
@@ -201,13 +201,14 @@ Result<std::unique_ptr<CompanySessions>> CompanySessions::start(RuntimeOptions o
   auto impl = std::make_unique<Impl>();
   impl->limits = limits;
   impl->limits.max_sessions = std::max<size_t>(1, limits.max_sessions);
-  impl->slots = std::make_shared<company::RunSlots>(limits.max_running_tasks);
+  impl->host_options.slots = std::make_shared<company::RunSlots>(limits.max_running_tasks);
+  impl->host_options.input_timeout = limits.input_timeout;
   impl->store_path = options.config.store_path;
   // One model client (one connection pool) for every session.
   if (!options.chat) options.chat = make_provider_chat_client(options.config);
   impl->base = options;
   const bool resume = options.resume;
-  auto main = CompanyHost::start(std::move(options), impl->slots);
+  auto main = CompanyHost::start(std::move(options), impl->host_options);
   if (!main.ok()) return main.error();
   impl->main = std::move(main).value();
   impl->main_id = impl->main->session_id();
@@ -314,6 +315,11 @@ Result<TaskInfo> CompanySessions::wait(const std::string& task_id, std::chrono::
   }
   if (auto info = task(task_id)) return *info;
   return Error{"task", "no task '" + task_id + "' in this company"};
+}
+
+Status CompanySessions::provide_input(const std::string& task_id, const std::string& text) {
+  if (auto host = impl_->host_of(task_id)) return host->provide_input(task_id, text);
+  return Error{"task", "task " + task_id + " asks for no input (it has ended)"};
 }
 
 Status CompanySessions::cancel(const std::string& task_id) {

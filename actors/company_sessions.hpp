@@ -40,6 +40,8 @@ struct SessionLimits {
   size_t max_sessions = 64;
   size_t max_tasks = 256;
   int max_running_tasks = 16;
+  // > 0: the CEO may ask its user (HostOptions::input_timeout).
+  std::chrono::milliseconds input_timeout{0};
 };
 
 class CompanySessions : public company::CompanyService {
@@ -57,6 +59,7 @@ class CompanySessions : public company::CompanyService {
   void unsubscribe(const std::string& task_id, uint64_t subscription) override;
   std::optional<company::TaskInfo> task(const std::string& task_id) override;
   Result<company::TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) override;
+  Status provide_input(const std::string& task_id, const std::string& text) override;
   Status cancel(const std::string& task_id) override;
   // Newest first, over the open sessions (and the default session's older
   // tasks from the journal).

@@ -49,10 +49,10 @@ const std::string& StrategyKit::task_id() const {
   return task_ ? task_->id : none;
 }
 
-bool StrategyKit::cancel(const std::string& tid, const std::string& why) {
+bool StrategyKit::cancel(const std::string& tid, const std::string& why, bool failed) {
   if (!current(tid)) return false;
-  task_->canceled = true;
-  step(msg::EventKind::note, json{{"canceled", why}});
+  task_->canceled = !failed;
+  step(msg::EventKind::note, json{{failed ? "stopped_as_failed" : "canceled", why}});
   return true;
 }
 

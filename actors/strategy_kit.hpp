@@ -139,7 +139,8 @@ class StrategyKit {
   const std::string& task_id() const;
   // Marks the running task `tid` canceled and journals why; false when `tid`
   // is not the running task. The strategy then finishes it.
-  bool cancel(const std::string& tid, const std::string& why);
+  // `failed`: the task ends as failed (with `why`), not as canceled.
+  bool cancel(const std::string& tid, const std::string& why, bool failed = false);
 
   // Whether anybody watches progress: hot paths skip building events otherwise.
   bool listening() const;

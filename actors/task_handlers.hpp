@@ -24,9 +24,9 @@ namespace kaisha::actors {
 
 template <class State>
 auto cancel_handler(caf::stateful_actor<State>* self) {
-  return [self](cancel_atom, const std::string& tid, const std::string& why) {
+  return [self](cancel_atom, const std::string& tid, const std::string& why, bool failed) {
     auto& s = self->state;
-    if (!s.kit->cancel(tid, why) || !s.driver) return false;
+    if (!s.kit->cancel(tid, why, failed) || !s.driver) return false;
     s.runner->run(s.driver->cancel(why));
     return true;
   };

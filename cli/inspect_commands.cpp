@@ -212,27 +212,50 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
   if (!only_task.empty()) {
     if (auto t = find_task(*s, o, only_task); !t.ok()) return fail(t.error());
   }
-  auto tasks = s->store->tasks(s->session);
-  if (!tasks.ok()) return fail(tasks.error());
-  if (!only_task.empty())
+  // A server's session, with the sessions it opened for its clients.
+  std::vector<std::string> sessions{s->session};
+  auto hosted = s->store->hosted_sessions(s->session);
+  if (!hosted.ok()) return fail(hosted.error());
+  for (const auto& h : *hosted) sessions.push_back(h.id);
+  Result<std::vector<store::TaskRow>> tasks = std::vector<store::TaskRow>{};
+  Result<std::vector<store::StepRow>> steps = std::vector<store::StepRow>{};
+  for (const auto& id : sessions) {
+    auto more = s->store->tasks(id);
+    if (!more.ok()) return fail(more.error());
+    tasks->insert(tasks->end(), more->begin(), more->end());
+    if (only_task.empty()) {
+      auto st = s->store->session_steps(id, limit);
+      if (!st.ok()) return fail(st.error());
+      steps->insert(steps->end(), st->begin(), st->end());
+    }
+  }
+  std::stable_sort(tasks->begin(), tasks->end(),
+                   [](const store::TaskRow& a, const store::TaskRow& b) { return a.started_at < b.started_at; });
+  if (!only_task.empty()) {
     tasks->erase(std::remove_if(tasks->begin(), tasks->end(), [&](const auto& t) { return t.id != only_task; }),
                  tasks->end());
-  auto steps = only_task.empty() ? s->store->session_steps(s->session, limit) : s->store->task_steps(only_task, limit);
-  if (!steps.ok()) return fail(steps.error());
+    steps = s->store->task_steps(only_task, limit);
+    if (!steps.ok()) return fail(steps.error());
+  }
   if (o.json) {
     json t = json::array(), st = json::array();
     for (const auto& r : *tasks)
-      t.push_back({{"id", r.id}, {"input", r.input}, {"status", r.status}, {"final_answer", r.final_answer},
+      t.push_back({{"id", r.id}, {"session", r.session_id}, {"input", r.input}, {"status", r.status},
+                   {"final_answer", r.final_answer},
                    {"error", r.error}, {"wall_ms", r.wall_ms}, {"tokens_in", r.tokens_in},
                    {"tokens_out", r.tokens_out}, {"expense", r.expense}});
     for (const auto& r : *steps)
       st.push_back({{"task", r.task_id}, {"seq", r.seq}, {"agent", r.agent}, {"kind", r.kind},
                     {"payload", r.payload}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
                     {"expense", r.expense}, {"at", r.at}});
-    std::cout << dump_text(json{{"session", s->session}, {"tasks", t}, {"steps", st}}, 2) << "\n";
+    json out{{"session", s->session}, {"tasks", t}, {"steps", st}};
+    if (sessions.size() > 1) out["hosted_sessions"] = std::vector<std::string>(sessions.begin() + 1, sessions.end());
+    std::cout << dump_text(out, 2) << "\n";
     return 0;
   }
-  std::cout << "session " << s->session << "\n";
+  std::cout << "session " << s->session;
+  if (sessions.size() > 1) std::cout << " (and " << sessions.size() - 1 << " sessions it opened for its clients)";
+  std::cout << "\n";
   for (const auto& r : *tasks) {
     std::cout << "task " << r.id << " [" << r.status << "] " << r.input << "\n";
     for (const auto& st : *steps) {

@@ -140,6 +140,7 @@ int serve(const ServeOptions& o) {
     limits.max_sessions = static_cast<size_t>(listen.max_sessions);
     limits.max_tasks = static_cast<size_t>(listen.max_tasks);
     limits.max_running_tasks = static_cast<int>(listen.max_running_tasks);
+    limits.input_timeout = std::chrono::seconds(listen.input_timeout_s);
     auto sessions = actors::CompanySessions::start(std::move(ro), limits);
     if (!sessions.ok()) return fail(sessions.error().message);
     company = std::move(sessions).value();

@@ -44,9 +44,10 @@ struct CompanyStateRow {
   company::TaskState company;
   TaskState a2a;
 };
-constexpr std::array<CompanyStateRow, 5> kCompanyStates{{
+constexpr std::array<CompanyStateRow, 6> kCompanyStates{{
     {company::TaskState::submitted, TaskState::submitted},
     {company::TaskState::working, TaskState::working},
+    {company::TaskState::input_required, TaskState::input_required},
     {company::TaskState::completed, TaskState::completed},
     {company::TaskState::failed, TaskState::failed},
     {company::TaskState::canceled, TaskState::canceled},

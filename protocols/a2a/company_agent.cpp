@@ -51,6 +51,10 @@ struct EventTranslator {
       return status(TaskState::completed, at, nullptr);
     }
     if (company::is_final(state)) return status(a2a_state(state), at, agent_text(e.text));
+    if (state == company::TaskState::input_required) {
+      working_sent = false;  // the answer makes it work again
+      return status(TaskState::input_required, at, agent_text(e.text));
+    }
     if (!working_sent) {
       working_sent = true;
       status(TaskState::working, at, nullptr);
@@ -73,6 +77,8 @@ AgentTask company_task(const company::TaskInfo& info, std::string_view context_i
   t.updated_ms = info.updated_ms ? info.updated_ms : info.created_ms;
   if (!info.error.empty() && (info.state == company::TaskState::failed || info.state == company::TaskState::canceled))
     t.status_message = agent_message(info.id + "-status", info.error, context_id, info.id, v1);
+  if (info.state == company::TaskState::input_required)
+    t.status_message = agent_message(info.id + "-question", info.question, context_id, info.id, v1);
   if (info.state == company::TaskState::completed)
     t.artifacts.push_back(Artifact{answer_artifact_id(info.id), "answer", json::array({text_part(info.answer, v1)})});
   t.history.push_back(user_message(info.id + "-input", info.input, context_id, info.id, v1));
@@ -91,6 +97,17 @@ Result<SendOutcome> CompanyAgent::send(const IncomingMessage& message) {
   if (!message.task_id.empty()) {
     auto t = company_.task(message.task_id);
     if (!t) return not_found(message.task_id);
+    if (t->state == company::TaskState::input_required) {
+      // The user's answer to the question the task waits on.
+      if (!message.context_id.empty() && message.context_id != context_of(*t))
+        return Error{agent_error::kInvalidParams, "params.message.contextId: task " + message.task_id +
+                                                      " belongs to context " + context_of(*t) + ", not " +
+                                                      message.context_id};
+      if (message.text.empty()) return Error{agent_error::kInvalidParams, "params.message.parts: no answer in it"};
+      if (Status s = company_.provide_input(message.task_id, message.text); !s.ok())
+        return Error{agent_error::kUnsupportedOperation, s.error().message};
+      return SendOutcome{message.task_id, nullptr};
+    }
     return Error{agent_error::kUnsupportedOperation,
                  "task " + message.task_id + " is " + company::to_string(t->state) +
                      " and takes no further input; send the message without a taskId to start a new task"};

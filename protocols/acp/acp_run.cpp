@@ -46,6 +46,7 @@ RunStatus run_status_of(company::TaskState s) {
   switch (s) {
     case company::TaskState::submitted: return RunStatus::created;
     case company::TaskState::working: return RunStatus::in_progress;
+    case company::TaskState::input_required: return RunStatus::awaiting;
     case company::TaskState::completed: return RunStatus::completed;
     case company::TaskState::failed: return RunStatus::failed;
     case company::TaskState::canceled: return RunStatus::cancelled;
@@ -109,6 +110,8 @@ json Run::to_json() const {
   if (status == RunStatus::completed)
     j["output"].push_back(text_message("agent/" + agent_name, output, finished_at));
   if (status == RunStatus::failed) j["error"] = error_body("server_error", error);
+  if (status == RunStatus::awaiting)
+    j["await_request"] = json{{"type", "message"}, {"message", text_message("agent/" + agent_name, question, "")}};
   return j;
 }
 

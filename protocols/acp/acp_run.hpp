@@ -52,6 +52,7 @@ struct Run {
   std::string output;      // the answer, when completed
   std::string error;       // why, when failed
   std::string created_at, finished_at;  // ISO-8601; finished_at "" until terminal
+  std::string question;    // what the company asks its user, while awaiting
   json to_json() const;
 };
 

@@ -100,8 +100,16 @@ struct AcpService::Entry {
       publish_locked(run_event(run));
       return end_streams_locked();
     }
-    if (run.status == RunStatus::created) {
+    if (state == company::TaskState::input_required) {
+      // The client resumes it with POST /runs/{id} and await_resume.
+      run.status = RunStatus::awaiting;
+      run.question = e.text;
+      publish_locked(run_event(run));
+      return end_streams_locked();
+    }
+    if (run.status == RunStatus::created || run.status == RunStatus::awaiting) {
       run.status = RunStatus::in_progress;
+      run.question.clear();
       publish_locked(run_event(run));
     }
     publish_locked(generic_event(json{{"kind", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data}}));
@@ -200,7 +208,8 @@ AcpReply AcpService::start_run(const RunRequest& request) {
   std::unique_lock lock(e->mu);
   e->submitted_locked(id);
   if (request.mode == "sync")
-    e->cv.wait_for(lock, options_.sync_wait, [&] { return is_terminal(e->run.status); });
+    e->cv.wait_for(lock, options_.sync_wait,
+                   [&] { return is_terminal(e->run.status) || e->run.status == RunStatus::awaiting; });
   AcpReply r{request.mode == "async" ? 202 : 200, e->run.to_json(), {{"Run-ID", e->run.run_id}}};
   return r;
 }
@@ -281,13 +290,36 @@ AcpReply AcpService::resume_run(const std::string& run_id, const std::string& bo
   if (auto m = j.find("mode"); m != j.end() && !m->is_null() &&
                               (!m->is_string() || (*m != "sync" && *m != "async" && *m != "stream")))
     return error_reply(400, "invalid_input", "mode: must be \"sync\", \"async\" or \"stream\"");
+  auto message = ar->find("message");
+  if (ar->value("type", "") != "message" || message == ar->end() || !message->is_object())
+    return error_reply(400, "invalid_input", "await_resume: must be {\"type\": \"message\", \"message\": {...}}");
+  auto text = input_text(json::array({*message}));
+  if (!text.ok()) return error_reply(400, "invalid_input", "await_resume.message: " + text.error().message);
+  const std::string mode = j.value("mode", json("sync")).is_string() ? j.value("mode", std::string("sync")) : "sync";
   auto e = find(run_id);
   if (!e) return not_found_run(run_id);
-  std::lock_guard lock(e->mu);
-  return error_reply(403, "invalid_input",
-                     "Run " + run_id + " has status " + to_string(e->run.status) +
-                         " and cannot be resumed: only an awaiting run can, and " + options_.agent_name +
-                         " runs never await input");
+  std::string task_id, asked;
+  {
+    std::lock_guard lock(e->mu);
+    asked = e->run.question;
+    if (e->run.status != RunStatus::awaiting)
+      return error_reply(403, "invalid_input",
+                         "Run " + run_id + " has status " + to_string(e->run.status) +
+                             " and cannot be resumed: only an awaiting run can");
+    task_id = e->run.task_id;
+  }
+  if (Status s = company_.provide_input(task_id, *text); !s.ok())
+    return error_reply(409, "invalid_input", "Run " + run_id + ": " + s.error().message);
+  std::unique_lock lock(e->mu);
+  if (e->run.status == RunStatus::awaiting && e->run.question == asked) {  // no later event moved it yet
+    e->run.status = RunStatus::in_progress;
+    e->run.question.clear();
+    e->publish_locked(run_event(e->run));
+  }
+  if (mode == "sync")
+    e->cv.wait_for(lock, options_.sync_wait,
+                   [&] { return is_terminal(e->run.status) || e->run.status == RunStatus::awaiting; });
+  return AcpReply{mode == "sync" ? 200 : 202, e->run.to_json(), {{"Run-ID", run_id}}};
 }
 
 }  // namespace kaisha::acp

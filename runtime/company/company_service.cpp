@@ -6,6 +6,7 @@ const char* to_string(TaskState s) {
   switch (s) {
     case TaskState::submitted: return "submitted";
     case TaskState::working: return "working";
+    case TaskState::input_required: return "input_required";
     case TaskState::completed: return "completed";
     case TaskState::failed: return "failed";
     case TaskState::canceled: return "canceled";
@@ -17,6 +18,7 @@ TaskState state_after_event(msg::EventKind kind) {
   if (kind == msg::EventKind::final) return TaskState::completed;
   if (kind == msg::EventKind::error) return TaskState::failed;
   if (kind == msg::EventKind::canceled) return TaskState::canceled;
+  if (kind == msg::EventKind::input_required) return TaskState::input_required;
   return TaskState::working;
 }
 
@@ -37,6 +39,7 @@ json TaskInfo::to_json() const {
          {"updated_ms", updated_ms}};
   if (state == TaskState::completed) j["answer"] = answer;
   if (!error.empty()) j["error"] = error;
+  if (state == TaskState::input_required) j["question"] = question;
   if (!session_id.empty()) j["session_id"] = session_id;
   if (!conversation.empty()) j["conversation"] = conversation;
   return j;

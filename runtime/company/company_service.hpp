@@ -24,14 +24,16 @@
 namespace kaisha::company {
 
 // The lifecycle of a task as the protocols see it.
-enum class TaskState { submitted, working, completed, failed, canceled };
+// input_required: the task waits for its user's answer (provide_input()).
+enum class TaskState { submitted, working, input_required, completed, failed, canceled };
 const char* to_string(TaskState s);
 inline bool is_final(TaskState s) {
   return s == TaskState::completed || s == TaskState::failed || s == TaskState::canceled;
 }
 // The state a task is in once a listener got the progress event `kind`: the
 // terminal kinds "final", "error" and "canceled" end it completed, failed or
-// canceled; any other kind means it is working. One mapping for every
+// canceled; input_required means it waits for its user; any other kind means
+// it is working. One mapping for every
 // protocol adapter (A2A task states, ACP run states).
 TaskState state_after_event(msg::EventKind kind);
 // The terminal event kind of a final state ("final", "error", "canceled").
@@ -43,6 +45,7 @@ struct TaskInfo {
   TaskState state = TaskState::submitted;
   std::string answer;  // when completed
   std::string error;   // when failed or canceled: why
+  std::string question;  // when input_required: what the company asks its user
   int64_t tokens_in = 0, tokens_out = 0;
   double expense = 0;  // USD
   int64_t created_ms = 0, updated_ms = 0;
@@ -87,10 +90,19 @@ class CompanyService {
   // The task's current state; nullopt when unknown.
   virtual std::optional<TaskInfo> task(const std::string& task_id) = 0;
 
-  // Blocks until the task has ended or `timeout` passed; returns its state then.
+  // Blocks until the task has ended, asks for input, or `timeout` passed;
+  // returns its state then.
   // A task has ended once its terminal event has reached every listener: after
   // wait() returns an ended task, none of its listeners is called again.
   virtual Result<TaskInfo> wait(const std::string& task_id, std::chrono::milliseconds timeout) = 0;
+
+  // Answers the question of a task in state input_required; the task goes
+  // on with `text` as its user's answer. An error when the task is unknown
+  // or asks nothing now.
+  virtual Status provide_input(const std::string& task_id, const std::string& text) {
+    (void)text;
+    return Error{"task", "task " + task_id + " asks for no input: this company does not ask its users"};
+  }
 
   // Cancels a waiting or running task: a waiting one never starts, a running
   // one is stopped (in-flight model calls are abandoned, what was spent stays

@@ -12,7 +12,7 @@ Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& 
   if (Status st = r.expect_section(n, p, {"tls_cert", "tls_key", "behind_tls_proxy", "max_connections",
                                           "max_connections_per_client", "max_mcp_sessions_per_client",
                                           "sessions", "session_budget", "max_sessions", "max_tasks",
-                                          "max_running_tasks"});
+                                          "max_running_tasks", "input_timeout_s"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "tls_cert", s.tls_cert); !st) return st;
@@ -38,7 +38,8 @@ Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& 
   s.per_session_budget = budget == "per_session";
   if (Status st = r.optional_int(n, p, "max_sessions", s.max_sessions, 1, 100'000); !st) return st;
   if (Status st = r.optional_int(n, p, "max_tasks", s.max_tasks, 1, 1'000'000); !st) return st;
-  return r.optional_int(n, p, "max_running_tasks", s.max_running_tasks, 1, 10'000);
+  if (Status st = r.optional_int(n, p, "max_running_tasks", s.max_running_tasks, 1, 10'000); !st) return st;
+  return r.optional_int(n, p, "input_timeout_s", s.input_timeout_s, 0, 7 * 24 * 3600);
 }
 
 }  // namespace kaisha::config

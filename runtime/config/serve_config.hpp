@@ -15,6 +15,8 @@
 //     max_sessions: 64                   # company sessions open at once
 //     max_tasks: 256                     # tasks waiting or running, all sessions
 //     max_running_tasks: 16              # tasks running at once, all sessions
+//     input_timeout_s: 600               # a task asking its user fails after this
+//                                        # long without an answer; 0: never asks
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,7 @@ struct ServeConfig {
   int64_t max_sessions = 64;
   int64_t max_tasks = 256;
   int64_t max_running_tasks = 16;
+  int64_t input_timeout_s = 600;
 };
 
 // Reads the `serve` map. Errors name "<file>:<line>: serve.key".

@@ -39,6 +39,7 @@ const std::vector<EventKindInfo>& event_kinds() {
       {K::trigger, "trigger", G::strategy, false},
       {K::branches, "branches", G::strategy, false},
       {K::note, "note", G::journal, true},
+      {K::input_required, "input_required", G::task, false},
   };
   return all;
 }

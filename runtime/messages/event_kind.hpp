@@ -69,6 +69,8 @@ enum class EventKind : uint8_t {
   branches,    // a call run by several candidate models ended: each branch's outcome and changes, the one merged
   // journal
   note,
+  // task (added later; kinds keep their place)
+  input_required,  // the task waits for its user's answer; text = the question
 };
 
 enum class EventGroup : uint8_t { task, agent, model, tool, judge, strategy, journal };

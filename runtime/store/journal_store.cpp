@@ -922,7 +922,8 @@ Result<SpendTotals> JournalStore::spend_totals(const std::string& session_id) {
   auto st = db_->prepare(
       "SELECT count(*), COALESCE(SUM(status='done'), 0), COALESCE(SUM(status='failed'), 0), "
       "COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), COALESCE(SUM(expense), 0), "
-      "COALESCE(SUM(wall_ms), 0) FROM tasks WHERE ?1 = '' OR session_id = ?1");
+      "COALESCE(SUM(wall_ms), 0) FROM tasks WHERE ?1 = '' OR session_id = ?1 OR session_id IN "
+      "(SELECT id FROM sessions WHERE json_extract(config_json, '$.host_session') = ?1)");
   if (!st) return st.error();
   st->bind(1, session_id);
   auto r = st->step();
@@ -935,7 +936,9 @@ Result<SpendTotals> JournalStore::spend_totals(const std::string& session_id) {
   t.tokens_out = st->column_int(4);
   t.expense = st->column_double(5);
   t.wall_ms = st->column_int(6);
-  auto steps = db_->prepare("SELECT count(*) FROM steps WHERE ?1 = '' OR session_id = ?1");
+  auto steps = db_->prepare(
+      "SELECT count(*) FROM steps WHERE ?1 = '' OR session_id = ?1 OR session_id IN "
+      "(SELECT id FROM sessions WHERE json_extract(config_json, '$.host_session') = ?1)");
   if (!steps) return steps.error();
   steps->bind(1, session_id);
   auto rs = steps->step();

@@ -149,7 +149,8 @@ class JournalStore {
   Result<std::optional<json>> load_budget_state(const std::string& session_id);
   Result<std::optional<json>> load_cost_table(const std::string& session_id);
   Result<std::vector<LedgerEntryRow>> ledger_entries(const std::string& session_id);
-  // session_id "" = over all sessions.
+  // session_id "" = over all sessions; a session's totals include the sessions it
+  // hosts (hosted_sessions()).
   Result<SpendTotals> spend_totals(const std::string& session_id = "");
 
   // Judge quality scores, one per agent name, kept across sessions.

@@ -18,6 +18,7 @@
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/telemetry/metrics_registry.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -28,6 +29,12 @@ using company::TaskState;
 
 const char* kSessionsScript = R"(
 rules:
+  - name: answered
+    match: { last_role: tool, last_tool_name: AskUser }
+    reply: { text: "Forecast for {{last_tool}}" }
+  - name: ask
+    match: { last_user: "which city" }
+    reply: { tool_calls: [ { name: AskUser, arguments: { question: "Which city?" } } ] }
   - name: slow
     match: { last_user: "slowly" }
     reply: { text: "finally done", latency_ms: 20000 }
@@ -86,6 +93,7 @@ class CompanySessionsTest : public ::testing::Test {
     RuntimeOptions o;
     o.config = c;
     o.scheduler_threads = 2;
+    o.metrics = metrics_;
     auto s = CompanySessions::start(std::move(o), limits);
     ASSERT_TRUE(s.ok()) << s.error().message;
     sessions_ = std::move(s).value();
@@ -107,6 +115,7 @@ class CompanySessionsTest : public ::testing::Test {
   std::string dir_;
   uint16_t port_ = 0;
   std::unique_ptr<mockllm::MockLlmServer> mock_;
+  telemetry::MetricsRegistry* metrics_ = nullptr;
   std::unique_ptr<CompanySessions> sessions_;
 };
 
@@ -281,7 +290,7 @@ TEST_F(CompanySessionsTest, ThePendingTaskLimitRefusesClearly) {
   l.max_tasks = 2;
   start(l);
   auto a = sessions_->submit_in("ctx-a", "do it slowly", {});
-  auto b = sessions_->submit_in("ctx-a", "and then", {});
+  auto b = sessions_->submit_in("ctx-a", "and then slowly", {});
   ASSERT_TRUE(a.ok() && b.ok());
   auto c = sessions_->submit_in("ctx-b", "one more", {});
   ASSERT_FALSE(c.ok());
@@ -320,6 +329,97 @@ TEST_F(CompanySessionsTest, TheRunningTaskLimitMakesOthersWaitTheirTurn) {
   ASSERT_TRUE(rd.ok());
   EXPECT_EQ(rd->state, TaskState::canceled);
   ASSERT_TRUE(sessions_->cancel(*c).ok());
+}
+
+TEST_F(CompanySessionsTest, ATaskAsksItsUserAndGoesOnWithTheAnswer) {
+  SessionLimits l;
+  l.input_timeout = 60s;
+  start(l);
+  std::mutex mu;
+  std::vector<msg::ProgressEvent> events;
+  auto a = sessions_->submit_in("ctx-a", "the weather, but which city?", [&](const msg::ProgressEvent& e) {
+    std::lock_guard lock(mu);
+    events.push_back(e);
+  });
+  ASSERT_TRUE(a.ok());
+  auto asked = sessions_->wait(*a, 30s);  // returns at the question
+  ASSERT_TRUE(asked.ok());
+  ASSERT_EQ(asked->state, TaskState::input_required) << company::to_string(asked->state);
+  EXPECT_EQ(asked->question, "Which city?");
+  {
+    std::lock_guard lock(mu);
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.back().kind, msg::EventKind::input_required);
+    EXPECT_EQ(events.back().text, "Which city?");
+  }
+  // Another conversation's task runs to its end meanwhile.
+  auto b = sessions_->submit_in("ctx-b", "hello", {});
+  ASSERT_TRUE(b.ok());
+  auto rb = sessions_->wait(*b, 30s);
+  ASSERT_TRUE(rb.ok());
+  EXPECT_EQ(rb->answer, "answer to hello");
+  EXPECT_EQ(sessions_->task(*a)->state, TaskState::input_required);
+  auto not_asking = sessions_->provide_input(*b, "x");
+  ASSERT_FALSE(not_asking.ok());
+  EXPECT_NE(not_asking.error().message.find("asks for no input"), std::string::npos) << not_asking.error().message;
+
+  ASSERT_TRUE(sessions_->provide_input(*a, "大阪 🏯").ok());
+  auto done = sessions_->wait(*a, 30s);
+  ASSERT_TRUE(done.ok());
+  ASSERT_EQ(done->state, TaskState::completed) << done->error;
+  EXPECT_NE(done->answer.find("大阪 🏯"), std::string::npos) << done->answer;
+  // The question and its answer are journaled as the AskUser call.
+  auto steps = sessions_->journal(*a);
+  ASSERT_TRUE(steps.ok());
+  EXPECT_NE(steps->dump().find("AskUser"), std::string::npos);
+  EXPECT_NE(steps->dump().find("大阪"), std::string::npos);
+}
+
+TEST_F(CompanySessionsTest, AQuestionLeftUnansweredFailsTheTaskSayingSo) {
+  SessionLimits l;
+  l.input_timeout = 300ms;
+  start(l);
+  auto a = sessions_->submit_in("ctx-a", "which city is it?", {});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(reaches(*a, TaskState::failed));
+  auto t = sessions_->task(*a);
+  EXPECT_NE(t->error.find("no answer came"), std::string::npos) << t->error;
+  auto st = store::JournalStore::open_read_only(db());
+  ASSERT_TRUE(st.ok());
+  auto row = (*st)->get_task(*a);
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((**row).status, "failed");
+  // The session goes on with its next task.
+  auto b = sessions_->submit_in("ctx-a", "hello again", {});
+  ASSERT_TRUE(b.ok());
+  auto rb = sessions_->wait(*b, 30s);
+  ASSERT_TRUE(rb.ok());
+  EXPECT_EQ(rb->answer, "answer to hello again");
+}
+
+TEST_F(CompanySessionsTest, ATaskWaitingForItsUserCanBeCanceled) {
+  SessionLimits l;
+  l.input_timeout = 60s;
+  start(l);
+  auto a = sessions_->submit_in("ctx-a", "which city now?", {});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(reaches(*a, TaskState::input_required));
+  ASSERT_TRUE(sessions_->cancel(*a).ok());
+  ASSERT_TRUE(reaches(*a, TaskState::canceled));
+  EXPECT_FALSE(sessions_->provide_input(*a, "too late").ok());
+}
+
+TEST_F(CompanySessionsTest, EverySessionsJournalCommitsAreMeasured) {
+  telemetry::MetricsRegistry registry;
+  metrics_ = &registry;
+  start({});
+  auto a = sessions_->submit_in("ctx-a", "question one", {});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(sessions_->wait(*a, 30s).ok());
+  const std::string text = registry.render();
+  EXPECT_EQ(text.find("kaisha_journal_commit_seconds_count 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("kaisha_journal_commit_seconds_count"), std::string::npos) << text;
+  sessions_.reset();
 }
 
 TEST(RunSlots, AcquireWaitsForAReleaseOrGivesUp) {

@@ -149,3 +149,99 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// The CEO asks its user which city; the answer goes on with the task.
+const char* kAskingScript = R"(
+rules:
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AskUser }
+    reply: { text: "Forecast for {{last_tool}}" }
+  - match: { model: ceo-model, last_user: "weather" }
+    reply: { tool_calls: [ { name: AskUser, arguments: { question: "どの都市ですか？" } } ] }
+  - match: { model: ceo-model }
+    reply: { text: "answer to {{last_user}}" }
+)";
+
+TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+
+  // A2A: the blocking send returns at the question; the next message with
+  // the task's id answers it.
+  json message{{"messageId", "m1"},
+               {"contextId", "ctx-weather"},
+               {"role", "ROLE_USER"},
+               {"parts", json::array({{{"text", "the weather tomorrow"}}})}};
+  auto sent = request("POST", "/a2a",
+                      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                          .dump(),
+                      {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
+  json task = json::parse(sent.body)["result"]["task"];
+  ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
+  EXPECT_EQ(task["status"]["message"]["parts"][0]["text"], "どの都市ですか？") << sent.body;
+  const std::string id = task["id"];
+
+  // A message naming another context is refused; the task still waits.
+  json wrong{{"messageId", "m2"},
+             {"taskId", id},
+             {"contextId", "ctx-other"},
+             {"role", "ROLE_USER"},
+             {"parts", json::array({{{"text", "Kyoto"}}})}};
+  auto refused = request("POST", "/a2a",
+                         json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "SendMessage"}, {"params", {{"message", wrong}}}}
+                             .dump(),
+                         {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(refused.status, 200) << refused.body;
+  EXPECT_TRUE(json::parse(refused.body).contains("error")) << refused.body;
+
+  json answer{{"messageId", "m3"},
+              {"taskId", id},
+              {"contextId", "ctx-weather"},
+              {"role", "ROLE_USER"},
+              {"parts", json::array({{{"text", "大阪"}}})}};
+  auto resumed = request("POST", "/a2a",
+                         json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "SendMessage"}, {"params", {{"message", answer}}}}
+                             .dump(),
+                         {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(resumed.status, 200) << resumed.body;
+  json done = json::parse(resumed.body)["result"]["task"];
+  EXPECT_EQ(done["id"], id);
+  EXPECT_EQ(done["status"]["state"], "TASK_STATE_COMPLETED") << resumed.body;
+  EXPECT_NE(done["artifacts"][0]["parts"][0]["text"].get<std::string>().find("大阪"), std::string::npos)
+      << resumed.body;
+
+  // ACP: the run awaits; POST /runs/{id} with await_resume goes on.
+  auto run = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "sync"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", "weather in the evening"}}}}}}}}
+                         .dump());
+  ASSERT_EQ(run.status, 200) << run.body;
+  json r = json::parse(run.body);
+  ASSERT_EQ(r["status"], "awaiting") << run.body;
+  EXPECT_EQ(r["await_request"]["message"]["parts"][0]["content"], "どの都市ですか？") << run.body;
+  auto again = request("POST", "/acp/runs/" + r["run_id"].get<std::string>(),
+                       json{{"await_resume", {{"type", "message"},
+                                              {"message", {{"role", "user"}, {"parts", {{{"content", "Sapporo"}}}}}}}},
+                            {"mode", "sync"}}
+                           .dump());
+  ASSERT_EQ(again.status, 200) << again.body;
+  json r2 = json::parse(again.body);
+  EXPECT_EQ(r2["status"], "completed") << again.body;
+  EXPECT_NE(r2["output"][0]["parts"][0]["content"].get<std::string>().find("Sapporo"), std::string::npos)
+      << again.body;
+  // A run that awaits nothing cannot be resumed.
+  auto twice = request("POST", "/acp/runs/" + r["run_id"].get<std::string>(),
+                       json{{"await_resume", {{"type", "message"},
+                                              {"message", {{"role", "user"}, {"parts", {{{"content", "x"}}}}}}}}}
+                           .dump());
+  EXPECT_EQ(twice.status, 403) << twice.body;
+}
+
+}  // namespace
+}  // namespace kaisha::e2e

@@ -1,0 +1,75 @@
+// UserQuestions is the AskUser tool: the CEO asks the user of its task a
+// question and the task waits — holding no thread, its model call settled,
+// its employees still hired — until answer() brings the user's reply, the
+// question is withdrawn (the task was canceled) or its time runs out.
+//
+// One question per task at a time; a second AskUser while one waits is an
+// error result. A question whose time runs out gets an error result saying
+// so, and `timed_out` is told, so that its owner can end the task as failed.
+//
+// Thread-safe. The hooks are called without the object's lock held, from
+// the caller's thread (asked) or the timer's (timed_out); they must not
+// block for long.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "runtime/company/tool_source.hpp"
+#include "runtime/core/result.hpp"
+
+namespace kaisha::company {
+
+class UserQuestions : public ToolSource {
+ public:
+  struct Hooks {
+    std::function<void(const std::string& task_id, const std::string& question)> asked;
+    std::function<void(const std::string& task_id)> timed_out;
+  };
+
+  // The tool's spec comes from data/tools/ask_user_tool.json.
+  static Result<std::shared_ptr<UserQuestions>> create(std::chrono::milliseconds timeout, Hooks hooks);
+  ~UserQuestions() override;
+
+  std::string origin() const override { return "ask_user"; }
+  std::vector<llm::ToolSpec> specs() const override { return specs_; }
+  void call(const std::string& name, const json& args, const ToolCallContext& ctx,
+            std::function<void(ToolResult)> done) override;
+  // Withdraws every waiting question and stops the timer.
+  void stop() override;
+
+  // Gives the waiting question of `task_id` its answer; false when it has none.
+  bool answer(const std::string& task_id, const std::string& text);
+  // Ends the waiting question of `task_id`, if any, with an error result `why`.
+  void withdraw(const std::string& task_id, const std::string& why);
+  // The waiting question of `task_id`.
+  std::optional<std::string> question(const std::string& task_id) const;
+
+  UserQuestions(std::vector<llm::ToolSpec> specs, std::chrono::milliseconds timeout, Hooks hooks);
+
+ private:
+  struct Pending {
+    std::string question;
+    std::function<void(ToolResult)> done;
+    int64_t deadline_ms = 0;  // steady clock
+  };
+  void run_timer();
+
+  const std::vector<llm::ToolSpec> specs_;
+  const std::chrono::milliseconds timeout_;
+  const Hooks hooks_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, Pending> pending_;  // by task id
+  bool stopping_ = false;
+  std::thread timer_;
+};
+
+}  // namespace kaisha::company

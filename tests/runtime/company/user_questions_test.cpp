@@ -1,0 +1,126 @@
+// UserQuestions: the AskUser tool's waiting questions — answered, withdrawn,
+// timed out, one per task — with real threads (its timer) and no sleeps in
+// what is asserted.
+#include "runtime/company/user_questions.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+namespace kaisha::company {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A tool call's result, waited for.
+struct Outcome {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<ToolResult> result;
+  std::function<void(ToolResult)> done() {
+    return [this](ToolResult r) {
+      std::lock_guard lock(mu);
+      result = std::move(r);
+      cv.notify_all();
+    };
+  }
+  std::optional<ToolResult> wait(std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, timeout, [&] { return result.has_value(); });
+    return result;
+  }
+};
+
+ToolCallContext task(const std::string& id) {
+  ToolCallContext c;
+  c.task_id = id;
+  c.agent = "CEO";
+  return c;
+}
+
+TEST(UserQuestions, AQuestionWaitsForItsAnswer) {
+  std::vector<std::pair<std::string, std::string>> asked;
+  auto q = UserQuestions::create(60s, {[&](const std::string& t, const std::string& text) { asked.push_back({t, text}); },
+                                       nullptr});
+  ASSERT_TRUE(q.ok()) << q.error().message;
+  ASSERT_EQ((*q)->specs().size(), 1u);
+  EXPECT_EQ((*q)->specs()[0].name, "AskUser");
+  Outcome o;
+  (*q)->call("AskUser", json{{"question", "どの都市ですか？"}}, task("t1"), o.done());
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].first, "t1");
+  EXPECT_EQ(asked[0].second, "どの都市ですか？");
+  EXPECT_EQ((*q)->question("t1"), "どの都市ですか？");
+  EXPECT_FALSE(o.wait(10ms));  // nothing until the answer
+  EXPECT_FALSE((*q)->answer("t2", "wrong task"));
+  EXPECT_TRUE((*q)->answer("t1", "大阪 🏯"));
+  auto r = o.wait();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok);
+  EXPECT_EQ(r->output["answer"], "大阪 🏯");
+  EXPECT_FALSE((*q)->question("t1"));
+  EXPECT_FALSE((*q)->answer("t1", "twice"));
+}
+
+TEST(UserQuestions, OneQuestionPerTaskAndAnEmptyOneIsRefused) {
+  auto q = UserQuestions::create(60s, {});
+  ASSERT_TRUE(q.ok());
+  Outcome first, second, empty, outside;
+  (*q)->call("AskUser", json{{"question", "A?"}}, task("t1"), first.done());
+  (*q)->call("AskUser", json{{"question", "B?"}}, task("t1"), second.done());
+  auto r = second.wait();
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok);
+  EXPECT_NE(r->message.find("already waiting"), std::string::npos) << r->message;
+  (*q)->call("AskUser", json{{"question", "  "}}, task("t2"), empty.done());
+  ASSERT_TRUE(empty.wait());
+  EXPECT_NE(empty.wait()->message.find("empty"), std::string::npos);
+  (*q)->call("AskUser", json{{"question", "C?"}}, ToolCallContext{}, outside.done());
+  ASSERT_TRUE(outside.wait());
+  EXPECT_FALSE(outside.wait()->ok);
+  EXPECT_EQ((*q)->question("t1"), "A?");
+}
+
+TEST(UserQuestions, WithdrawAndStopEndWaitingQuestionsWithErrors) {
+  auto q = UserQuestions::create(60s, {});
+  ASSERT_TRUE(q.ok());
+  Outcome a, b;
+  (*q)->call("AskUser", json{{"question", "A?"}}, task("t1"), a.done());
+  (*q)->call("AskUser", json{{"question", "B?"}}, task("t2"), b.done());
+  (*q)->withdraw("t1", "the task was canceled");
+  ASSERT_TRUE(a.wait());
+  EXPECT_FALSE(a.wait()->ok);
+  EXPECT_EQ(a.wait()->message, "the task was canceled");
+  (*q)->stop();
+  ASSERT_TRUE(b.wait());
+  EXPECT_FALSE(b.wait()->ok);
+  Outcome late;
+  (*q)->call("AskUser", json{{"question", "C?"}}, task("t3"), late.done());
+  ASSERT_TRUE(late.wait());
+  EXPECT_FALSE(late.wait()->ok);
+}
+
+TEST(UserQuestions, AnUnansweredQuestionTimesOutAndSaysSo) {
+  std::atomic<int> timed_out{0};
+  std::string which;
+  auto q = UserQuestions::create(50ms, {nullptr, [&](const std::string& t) {
+                                          which = t;
+                                          ++timed_out;
+                                        }});
+  ASSERT_TRUE(q.ok());
+  Outcome o;
+  (*q)->call("AskUser", json{{"question", "Anyone?"}}, task("t9"), o.done());
+  auto r = o.wait();
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok);
+  EXPECT_NE(r->message.find("no answer came from the user"), std::string::npos) << r->message;
+  for (int i = 0; i < 1000 && timed_out == 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(timed_out.load(), 1);
+  EXPECT_EQ(which, "t9");
+  EXPECT_FALSE((*q)->answer("t9", "too late"));
+}
+
+}  // namespace
+}  // namespace kaisha::company
