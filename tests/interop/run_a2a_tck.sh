@@ -43,6 +43,19 @@ fi
 
 . "$here/background.sh"
 
+if [ "$transport" = grpc ]; then
+  # The kit's gRPC stubs were generated for a newer grpcio than Debian's;
+  # a2a_tck_grpcio_compat/sitecustomize.py bridges the one keyword they
+  # differ by. The kit's runner takes its interpreter from $PYTHON and sets
+  # PYTHONPATH itself, so the folder is added by this wrapper.
+  cat >"$work/python3" <<SH
+#!/bin/sh
+PYTHONPATH="\${PYTHONPATH:+\$PYTHONPATH:}$here/a2a_tck_grpcio_compat" exec /usr/bin/python3 "\$@"
+SH
+  chmod +x "$work/python3"
+  export PYTHON="$work/python3"
+fi
+
 level=()
 expected_file=""
 if [ "$target" = fixture ]; then
