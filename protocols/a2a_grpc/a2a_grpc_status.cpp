@@ -6,6 +6,22 @@
 #include "protocols/a2a/a2a_error_info.hpp"
 
 namespace kaisha::a2a {
+namespace {
+
+// A2aService names a bad field by its place in JSON-RPC's params
+// ("params.message.role: ...", "Invalid params: params: missing required
+// member 'id'"); on gRPC the request message is the params, so the field is
+// named from there ("message.role: ...", "request: missing required member
+// 'id'").
+std::string request_wording(std::string message) {
+  const std::string invalid = "Invalid params: ";
+  if (message.rfind(invalid, 0) == 0) message.erase(0, invalid.size());
+  if (message.rfind("params.", 0) == 0) return message.substr(7);
+  if (message.rfind("params:", 0) == 0) return "request" + message.substr(6);
+  return message;
+}
+
+}  // namespace
 
 grpc::StatusCode grpc_code(int a2a_code) {
   switch (a2a_code) {
@@ -33,9 +49,7 @@ grpc::Status grpc_status(const json& rpc_error) {
   std::string message = rpc_error.is_object() && rpc_error.contains("message") && rpc_error["message"].is_string()
                             ? rpc_error["message"].get<std::string>()
                             : std::string("internal error");
-  // A2aService names a bad field by its place in JSON-RPC's params
-  // ("params.message.role"); on gRPC the request message is the params.
-  if (message.rfind("params.", 0) == 0) message.erase(0, 7);
+  message = request_wording(message);
   const grpc::StatusCode status_code = grpc_code(code);
   // The details' ErrorInfo is the one the HTTP+JSON binding sends (the
   // same reason, domain and metadata), taken from its AIP-193 body.
