@@ -75,12 +75,13 @@ protocols::HttpServerOptions http_options(const ServeOptions& o, const config::S
   return ho;
 }
 
-// With --grpc: A2A's gRPC binding for `service`, started (so that the card
+// With --grpc (or serve.grpc in the config): A2A's gRPC binding for `service`, started (so that the card
 // can list its port), under the HTTP server's token, TLS and body limit.
 Result<std::unique_ptr<a2a::A2aGrpcServer>> start_grpc(const ServeOptions& o, const config::ServeConfig& listen,
                                                        std::shared_ptr<a2a::A2aService> service) {
-  if (o.grpc.empty()) return std::unique_ptr<a2a::A2aGrpcServer>();
-  auto addr = protocols::parse_host_port(o.grpc);
+  const std::string& where = o.grpc.empty() ? listen.grpc : o.grpc;  // the flag wins over serve.grpc
+  if (where.empty()) return std::unique_ptr<a2a::A2aGrpcServer>();
+  auto addr = protocols::parse_host_port(where);
   if (!addr) return Error{"usage", "--grpc: " + addr.error().message};
   const protocols::HttpServerOptions ho = http_options(o, listen, *addr);
   a2a::A2aGrpcServerOptions go;
@@ -189,7 +190,8 @@ int serve(const ServeOptions& o) {
   std::unique_ptr<mcp::McpHttpTransport> transport;
   std::shared_ptr<void> acp_service;
   std::unique_ptr<a2a::A2aGrpcServer> grpc;
-  if (!o.grpc.empty() && !(addr && company)) return fail("--grpc serves the company's A2A: give --http ADDR:PORT too");
+  if ((!o.grpc.empty() || !listen.grpc.empty()) && !(addr && company))
+    return fail("--grpc (serve.grpc) serves the company's A2A: give --http ADDR:PORT too");
   if (addr) {
     http = std::make_unique<protocols::HttpServer>(http_options(o, listen, *addr));
     mcp::McpHttpOptions mo;

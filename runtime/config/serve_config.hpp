@@ -7,6 +7,7 @@
 //     max_connections: 2048              # open at once
 //     max_connections_per_client: 256    # from one source address
 //     max_mcp_sessions_per_client: 32    # per source address + bearer token
+//     grpc: 127.0.0.1:50051              # A2A's gRPC binding too (--grpc wins)
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ struct ServeConfig {
   int64_t max_connections = 2048;
   int64_t max_connections_per_client = 256;
   int64_t max_mcp_sessions_per_client = 32;
+  std::string grpc;  // HOST:PORT of A2A's gRPC binding; empty: not served
 };
 
 // Reads the `serve` map. Errors name "<file>:<line>: serve.key".
