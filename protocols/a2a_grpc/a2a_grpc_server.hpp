@@ -3,8 +3,9 @@
 // and HTTP+JSON bindings) behind a2a_grpc_service.hpp's A2AService.
 //
 // Bounds: gRPC's synchronous server runs each call on a thread of its own
-// pool, at most `max_threads` (a call beyond them waits for gRPC's
-// resource quota, it does not get a new thread); one connection carries at
+// pool, at most `max_threads` (gRPC's resource quota: a call that finds
+// them all busy is refused with RESOURCE_EXHAUSTED, "Server Threadpool
+// Exhausted", instead of getting a new thread); one connection carries at
 // most `max_concurrent_streams` calls at once; a request message is at most
 // `max_message_bytes`. A blocking SendMessage or an open stream holds its
 // thread until it ends, so max_threads is also how many of them can run at
