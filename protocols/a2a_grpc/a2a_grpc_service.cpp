@@ -1,6 +1,9 @@
 #include "protocols/a2a_grpc/a2a_grpc_service.hpp"
 
+#include <grpcpp/support/method_handler.h>
+
 #include <chrono>
+#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
@@ -159,11 +162,88 @@ class GrpcBinding final : public pb::A2AService::Service {
   A2aGrpcServiceOptions options_;
 };
 
+// Protobuf's parser refuses a request whose string field is not valid UTF-8
+// (or whose bytes are malformed) before any handler runs, and gRPC answers
+// that INTERNAL, as if the server had failed. Around gRPC's own handler,
+// this one answers it INVALID_ARGUMENT, naming the request's type.
+class RequestCheck final : public grpc::internal::MethodHandler {
+ public:
+  RequestCheck(grpc::internal::MethodHandler* inner, std::string type) : inner_(inner), type_(std::move(type)) {}
+
+  void RunHandler(const HandlerParameter& param) override { inner_->RunHandler(param); }
+
+  void* Deserialize(grpc_call* call, grpc_byte_buffer* req, grpc::Status* status, void** handler_data) override {
+    void* request = inner_->Deserialize(call, req, status, handler_data);
+    if (!status->ok() && status->error_code() == grpc::StatusCode::INTERNAL)
+      *status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                             "request: not a valid " + type_ +
+                                 ": a string field holds text that is not valid UTF-8, or the message's bytes are "
+                                 "malformed");
+    return request;
+  }
+
+ private:
+  std::unique_ptr<grpc::internal::MethodHandler> inner_;
+  const std::string type_;
+};
+
+// What is registered with gRPC: the A2AService's methods, each calling
+// GrpcBinding's (the generated service's signatures, checked by `override`)
+// through RequestCheck. The generated service registers its methods with
+// gRPC's plain handlers, which cannot be wrapped, so this is done here.
+class Registration final : public grpc::Service {
+ public:
+  explicit Registration(std::unique_ptr<GrpcBinding> binding) : binding_(std::move(binding)) {
+    unary("SendMessage", &GrpcBinding::SendMessage);
+    streaming("SendStreamingMessage", &GrpcBinding::SendStreamingMessage);
+    unary("GetTask", &GrpcBinding::GetTask);
+    unary("ListTasks", &GrpcBinding::ListTasks);
+    unary("CancelTask", &GrpcBinding::CancelTask);
+    streaming("SubscribeToTask", &GrpcBinding::SubscribeToTask);
+    unary("CreateTaskPushNotificationConfig", &GrpcBinding::CreateTaskPushNotificationConfig);
+    unary("GetTaskPushNotificationConfig", &GrpcBinding::GetTaskPushNotificationConfig);
+    unary("ListTaskPushNotificationConfigs", &GrpcBinding::ListTaskPushNotificationConfigs);
+    unary("GetExtendedAgentCard", &GrpcBinding::GetExtendedAgentCard);
+    unary("DeleteTaskPushNotificationConfig", &GrpcBinding::DeleteTaskPushNotificationConfig);
+  }
+
+ private:
+  template <class Req, class Resp>
+  void unary(const char* method, grpc::Status (GrpcBinding::*fn)(grpc::ServerContext*, const Req*, Resp*)) {
+    add(method, grpc::internal::RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<GrpcBinding, Req, Resp>(
+            [fn](GrpcBinding* b, grpc::ServerContext* ctx, const Req* req, Resp* res) { return (b->*fn)(ctx, req, res); },
+            binding_.get()),
+        Req::descriptor()->full_name());
+  }
+
+  template <class Req, class Resp>
+  void streaming(const char* method,
+                 grpc::Status (GrpcBinding::*fn)(grpc::ServerContext*, const Req*, grpc::ServerWriter<Resp>*)) {
+    add(method, grpc::internal::RpcMethod::SERVER_STREAMING,
+        new grpc::internal::ServerStreamingHandler<GrpcBinding, Req, Resp>(
+            [fn](GrpcBinding* b, grpc::ServerContext* ctx, const Req* req, grpc::ServerWriter<Resp>* w) {
+              return (b->*fn)(ctx, req, w);
+            },
+            binding_.get()),
+        Req::descriptor()->full_name());
+  }
+
+  void add(const char* method, grpc::internal::RpcMethod::RpcType type, grpc::internal::MethodHandler* handler,
+           const std::string& request_type) {
+    names_.push_back("/" + std::string(pb::A2AService::service_full_name()) + "/" + method);
+    AddMethod(new grpc::internal::RpcServiceMethod(names_.back().c_str(), type, new RequestCheck(handler, request_type)));
+  }
+
+  std::unique_ptr<GrpcBinding> binding_;
+  std::deque<std::string> names_;  // gRPC keeps pointers to the method names
+};
+
 }  // namespace
 
 std::unique_ptr<grpc::Service> make_a2a_grpc_service(std::shared_ptr<A2aService> service,
                                                      A2aGrpcServiceOptions options) {
-  return std::make_unique<GrpcBinding>(std::move(service), std::move(options));
+  return std::make_unique<Registration>(std::make_unique<GrpcBinding>(std::move(service), std::move(options)));
 }
 
 }  // namespace kaisha::a2a

@@ -245,6 +245,26 @@ TEST_F(A2aGrpcServerTest, AMalformedMessageIsInvalidArgumentNamingTheField) {
   EXPECT_EQ(s.error_message(), "request: missing required member 'id'");
 }
 
+TEST_F(A2aGrpcServerTest, TextThatIsNotUtf8IsInvalidArgument) {
+  // C++ protobuf serializes such a string (it only logs); the server's parser
+  // refuses it.
+  auto req = message("tck-complete-task-7", std::string("caf\xc3", 4));
+  pb::SendMessageResponse res;
+  auto ctx = context();
+  grpc::Status s = stub_->SendMessage(ctx.get(), req, &res);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("lf.a2a.v1.SendMessageRequest"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("UTF-8"), std::string::npos) << s.error_message();
+
+  pb::SubscribeToTaskRequest sub;
+  sub.set_id(std::string("\xff\xfe", 2));
+  auto c2 = context();
+  auto reader = stub_->SubscribeToTask(c2.get(), sub);
+  pb::StreamResponse e;
+  EXPECT_FALSE(reader->Read(&e));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(A2aGrpcServerTest, UnsupportedOperationsAnswerA2aErrors) {
   pb::TaskPushNotificationConfig config;
   config.set_task_id("t");
