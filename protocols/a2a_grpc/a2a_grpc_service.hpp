@@ -17,7 +17,8 @@
 //                                                 EXTENDED_AGENT_CARD_NOT_CONFIGURED
 //
 // Errors are gRPC statuses with A2A's codes and ErrorInfo details
-// (a2a_grpc_status.hpp). A stream whose first event is an error (unknown
+// (a2a_grpc_status.hpp). A request protobuf cannot parse (a string that is
+// not UTF-8, malformed bytes) is INVALID_ARGUMENT naming its type. A stream whose first event is an error (unknown
 // task, ended task, bad message) ends with that status before any message.
 //
 // Service parameters come as gRPC metadata (section 10.2): `a2a-version`
