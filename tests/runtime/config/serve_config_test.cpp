@@ -15,6 +15,7 @@ TEST(ServeConfig, DefaultsWithoutTheSection) {
   EXPECT_EQ(c->serve.max_connections, 2048);
   EXPECT_EQ(c->serve.max_connections_per_client, 256);
   EXPECT_EQ(c->serve.max_mcp_sessions_per_client, 32);
+  EXPECT_TRUE(c->serve.grpc.empty());  // A2A over gRPC only when asked for
 }
 
 TEST(ServeConfig, ReadsTlsProxyAndLimits) {
@@ -25,6 +26,7 @@ TEST(ServeConfig, ReadsTlsProxyAndLimits) {
   max_connections: 100
   max_connections_per_client: 10
   max_mcp_sessions_per_client: 3
+  grpc: 127.0.0.1:50051
 )",
                         "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
@@ -34,6 +36,7 @@ TEST(ServeConfig, ReadsTlsProxyAndLimits) {
   EXPECT_EQ(c->serve.max_connections, 100);
   EXPECT_EQ(c->serve.max_connections_per_client, 10);
   EXPECT_EQ(c->serve.max_mcp_sessions_per_client, 3);
+  EXPECT_EQ(c->serve.grpc, "127.0.0.1:50051");
 }
 
 TEST(ServeConfig, ACertificateWithoutItsKeyIsAnError) {
