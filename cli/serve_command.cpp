@@ -1,7 +1,8 @@
 // kaisha serve: offers the company to other programs over MCP — on stdio
 // (--mcp-stdio, for clients that start kaisha as a subprocess) and/or on
 // Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT), where A2A
-// (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too.
+// (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too;
+// --grpc ADDR:PORT (or serve.grpc) adds A2A's gRPC binding on its own port.
 // `--fixture conformance` serves the MCP conformance suite's test contents
 // instead of the company, and `--fixture a2a-tck` the A2A TCK's scenario
 // agent over A2A alone (test fixtures, for the interop tests).
