@@ -1,7 +1,8 @@
 // kaisha serve: offers the company to other programs over MCP — on stdio
 // (--mcp-stdio, for clients that start kaisha as a subprocess) and/or on
 // Streamable HTTP at http://ADDR/mcp (--http ADDR:PORT), where A2A
-// (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too.
+// (/a2a, card at /.well-known/agent-card.json) and ACP (/acp) are served too;
+// --grpc ADDR:PORT (or serve.grpc) adds A2A's gRPC binding on its own port.
 // `--fixture conformance` serves the MCP conformance suite's test contents
 // instead of the company, and `--fixture a2a-tck` the A2A TCK's scenario
 // agent over A2A alone (test fixtures, for the interop tests).
@@ -22,6 +23,7 @@
 #include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/a2a/tck_scenario_agent.hpp"
+#include "protocols/a2a_grpc/a2a_grpc_server.hpp"
 #include "protocols/acp/acp_server.hpp"
 #include "protocols/mcp/company_backend.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
@@ -45,6 +47,7 @@ struct ServeOptions {
   CommonOptions common;
   bool mcp_stdio = false;
   std::string http;
+  std::string grpc;  // A2A's gRPC binding, HOST:PORT; empty: not served
   std::string token;
   std::string fixture;
   size_t max_body_bytes = 4u << 20;
@@ -73,8 +76,31 @@ protocols::HttpServerOptions http_options(const ServeOptions& o, const config::S
   return ho;
 }
 
-// --fixture a2a-tck: the A2A TCK's scenario agent on A2A alone (both
-// bindings), no company and no MCP.
+// With --grpc (or serve.grpc in the config): A2A's gRPC binding for `service`, started (so that the card
+// can list its port), under the HTTP server's token, TLS and body limit.
+Result<std::unique_ptr<a2a::A2aGrpcServer>> start_grpc(const ServeOptions& o, const config::ServeConfig& listen,
+                                                       std::shared_ptr<a2a::A2aService> service) {
+  const std::string& where = o.grpc.empty() ? listen.grpc : o.grpc;  // the flag wins over serve.grpc
+  if (where.empty()) return std::unique_ptr<a2a::A2aGrpcServer>();
+  auto addr = protocols::parse_host_port(where);
+  if (!addr) return Error{"usage", "--grpc: " + addr.error().message};
+  const protocols::HttpServerOptions ho = http_options(o, listen, *addr);
+  a2a::A2aGrpcServerOptions go;
+  go.host = addr->host;
+  go.port = addr->port;
+  go.bearer_token = ho.bearer_token;
+  go.tls_cert_file = ho.tls_cert_file;
+  go.tls_key_file = ho.tls_key_file;
+  go.behind_tls_proxy = ho.behind_tls_proxy;
+  go.max_message_bytes = o.max_body_bytes;
+  auto server = std::make_unique<a2a::A2aGrpcServer>(std::move(service), go);
+  auto port = server->start();
+  if (!port) return Error{"bind", "--grpc: " + port.error().message};
+  return server;
+}
+
+// --fixture a2a-tck: the A2A TCK's scenario agent on A2A alone (both HTTP
+// bindings, and gRPC with --grpc), no company and no MCP.
 int serve_a2a_tck_fixture(const ServeOptions& o) {
   if (o.mcp_stdio || o.http.empty()) return fail("--fixture a2a-tck serves A2A over HTTP: give --http ADDR:PORT only");
   block_stop_signals();
@@ -87,13 +113,19 @@ int serve_a2a_tck_fixture(const ServeOptions& o) {
   options.agent_name = "kaisha A2A TCK fixture";
   options.description = "Test fixture: the A2A TCK's scenario agent (acts on the messageId prefix), not a company";
   options.service.body_limits.max_bytes = o.max_body_bytes;
-  auto service = a2a::mount_a2a(http, agent, options);
+  auto service = std::make_shared<a2a::A2aService>(agent, options.service);
+  auto grpc = start_grpc(o, config::ServeConfig{}, service);
+  if (!grpc.ok()) return fail(grpc.error().message);
+  if (*grpc) options.grpc_target = (*grpc)->target();
+  a2a::mount_a2a(http, service, options);
   auto port = http.start();
   if (!port) return fail(port.error().message);
   std::cout << "kaisha serve: A2A at " << http.base_url() << "/a2a" << std::endl;
   std::cerr << "kaisha serve: the A2A TCK's scenario agent (a test fixture); HTTP+JSON at " << http.base_url()
-            << "/a2a/rest, card " << http.base_url() << "/.well-known/agent-card.json" << std::endl;
+            << "/a2a/rest, " << (*grpc ? "gRPC at " + (*grpc)->target() + ", " : std::string()) << "card "
+            << http.base_url() << "/.well-known/agent-card.json" << std::endl;
   wait_for_stop_signal();
+  if (*grpc) (*grpc)->stop();
   http.stop();
   return 0;
 }
@@ -164,7 +196,10 @@ int serve(const ServeOptions& o) {
 
   std::unique_ptr<protocols::HttpServer> http;
   std::unique_ptr<mcp::McpHttpTransport> transport;
-  std::shared_ptr<void> a2a_service, acp_service;
+  std::shared_ptr<void> acp_service;
+  std::unique_ptr<a2a::A2aGrpcServer> grpc;
+  if ((!o.grpc.empty() || !listen.grpc.empty()) && !(addr && company))
+    return fail("--grpc (serve.grpc) serves the company's A2A: give --http ADDR:PORT too");
   if (addr) {
     http = std::make_unique<protocols::HttpServer>(http_options(o, listen, *addr));
     mcp::McpHttpOptions mo;
@@ -174,7 +209,12 @@ int serve(const ServeOptions& o) {
       // One size and nesting limit for every JSON body, whatever the protocol.
       a2a::A2aServerOptions a2a_options;
       a2a_options.service.body_limits = server_options.limits.body;
-      a2a_service = a2a::mount_a2a(*http, *company, a2a_options);
+      auto a2a_service = std::make_shared<a2a::A2aService>(*company, a2a_options.service);
+      auto g = start_grpc(o, listen, a2a_service);
+      if (!g.ok()) return fail(g.error().message);
+      grpc = std::move(*g);
+      if (grpc) a2a_options.grpc_target = grpc->target();
+      a2a::mount_a2a(*http, a2a_service, a2a_options);
       acp::AcpServerOptions acp_options;
       acp_options.prefix = "/acp";
       acp_options.service.body_limits = server_options.limits.body;
@@ -187,7 +227,8 @@ int serve(const ServeOptions& o) {
     (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
     if (company)
       std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (HTTP+JSON at " << http->base_url()
-                << "/a2a/rest, card " << http->base_url()
+                << "/a2a/rest" << (grpc ? ", gRPC at " + grpc->target() : std::string()) << ", card "
+                << http->base_url()
                 << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp, events at "
                 << http->base_url() << "/events, metrics at " << http->base_url() << "/metrics; session "
                 << company->session_id() << std::endl;
@@ -196,11 +237,13 @@ int serve(const ServeOptions& o) {
   if (o.mcp_stdio) {
     mcp::McpStdioTransport stdio(server);
     auto st = stdio.serve();
+    if (grpc) grpc->stop();
     if (http) http->stop();
     if (!st) return fail(st.error().message, 1);
     return 0;
   }
   wait_for_stop_signal();
+  if (grpc) grpc->stop();
   http->stop();
   return 0;
 }
@@ -214,6 +257,8 @@ const bool registered = register_command("serve", "Serve the company over MCP (s
   cmd->add_option("--session", o->common.session, "continue this session (its agents and budget)");
   cmd->add_flag("--mcp-stdio", o->mcp_stdio, "Serve MCP on stdin/stdout");
   cmd->add_option("--http", o->http, "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
+  cmd->add_option("--grpc", o->grpc,
+                  "Serve A2A's gRPC binding too, on ADDR:PORT (default host 127.0.0.1; with --http; same token and TLS)");
   cmd->add_option("--token", o->token,
                   "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
   cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance (MCP), a2a-tck (A2A)");

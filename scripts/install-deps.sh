@@ -11,6 +11,8 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhnswlib-dev
+  # A2A's gRPC binding (protocols/a2a_grpc): gRPC, protobuf, and protoc with its gRPC plugin
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3 curl iproute2 bubblewrap
   # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages
   python3-pytest python3-pytest-asyncio python3-pytest-timeout python3-httpx python3-grpcio

@@ -121,6 +121,25 @@ class CardValidators {
 
 constexpr int kCardMaxAgeSeconds = 60;
 
+// The gRPC target as the card's client can dial it: a wildcard host
+// (0.0.0.0, [::]) becomes the host it reached `endpoint` (an http(s) URL) by.
+std::string grpc_target_for(const std::string& target, const std::string& endpoint) {
+  const size_t colon = target.rfind(':');
+  if (colon == std::string::npos) return target;
+  const std::string host = target.substr(0, colon);
+  if (host != "0.0.0.0" && host != "[::]" && host != "::" && !host.empty()) return target;
+  const size_t start = endpoint.find("://");
+  if (start == std::string::npos) return target;
+  const std::string authority = endpoint.substr(start + 3, endpoint.find('/', start + 3) - start - 3);
+  const size_t close = authority.rfind(']');
+  const size_t port_colon = authority.rfind(':');
+  const std::string reached =
+      port_colon != std::string::npos && (close == std::string::npos || port_colon > close)
+          ? authority.substr(0, port_colon)
+          : authority;
+  return reached + target.substr(colon);
+}
+
 }  // namespace
 
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
@@ -130,7 +149,7 @@ json company_agent_card(company::CompanyService& company, const A2aServerOptions
 }
 
 json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::string& endpoint,
-                const std::string& rest_url) {
+                const std::string& rest_url, const std::string& grpc_target) {
   const std::vector<jsonrpc::CapabilityDescriptor> skills = agent.skills();
   jsonrpc::AgentCardInfo info;
   info.name = options.agent_name;
@@ -151,6 +170,15 @@ json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::str
                                                    {"protocolVersion", "1.0"},
                                                    {"tenant", ""}});
   }
+  if (!grpc_target.empty()) {
+    // After the 1.0 HTTP bindings, before the 0.3 JSON-RPC entry (gRPC's
+    // client dials HOST:PORT, no scheme).
+    json& interfaces = card["supportedInterfaces"];
+    interfaces.insert(interfaces.begin() + (rest_url.empty() ? 1 : 2), json{{"url", grpc_target},
+                                                                          {"protocolBinding", "GRPC"},
+                                                                          {"protocolVersion", "1.0"},
+                                                                          {"tenant", ""}});
+  }
   return card;
 }
 
@@ -162,6 +190,11 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
 std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aAgent> agent,
                                       A2aServerOptions options) {
   auto service = std::make_shared<A2aService>(std::move(agent), options.service);
+  mount_a2a(server, service, std::move(options));
+  return service;
+}
+
+void mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aService> service, A2aServerOptions options) {
   auto opts = std::make_shared<const A2aServerOptions>(std::move(options));
   protocols::HttpServer* srv = &server;
   auto validators = std::make_shared<CardValidators>();
@@ -171,7 +204,8 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared
     const bool v03 = wants_v03_card(req);
     for_client.v03_card_fields = v03;
     const std::string rest = opts->rest_path.empty() ? "" : endpoint_url(*srv, req, opts->rest_path);
-    res.set_json(200, agent_card(service->agent(), for_client, endpoint_url(*srv, req, opts->path), rest));
+    const std::string endpoint = endpoint_url(*srv, req, opts->path);
+    res.set_json(200, agent_card(service->agent(), for_client, endpoint, rest, grpc_target_for(opts->grpc_target, endpoint)));
     const CardValidators::Tags tags = validators->for_body(res.body, v03);
     res.headers["Cache-Control"] = "public, max-age=" + std::to_string(kCardMaxAgeSeconds);
     res.headers["ETag"] = tags.etag;
@@ -190,7 +224,6 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared
     handle_rpc(*service, *srv, req, res);
   });
   if (!opts->rest_path.empty()) mount_a2a_rest(server, service, opts->rest_path);
-  return service;
 }
 
 }  // namespace kaisha::a2a

@@ -3,7 +3,8 @@
 //
 //   GET  /.well-known/agent-card.json   the agent card (v1.0 fields plus the
 //                                       v0.3 ones, one card for both eras),
-//                                       listing both bindings; for the
+//                                       listing both bindings (and gRPC
+//                                       when grpc_target is set); for the
 //                                       company, skills: the company itself
 //                                       and each employee it has hired
 //   GET  /.well-known/agent.json        the same card (v0.2 clients' path)
@@ -30,6 +31,10 @@ namespace kaisha::a2a {
 struct A2aServerOptions {
   std::string path = "/a2a";  // the JSON-RPC endpoint
   std::string rest_path = "/a2a/rest";  // the HTTP+JSON binding's base; empty: not served
+  // Where the gRPC binding is served ("HOST:PORT", protocols/a2a_grpc), for
+  // the card to list; empty: not served, not listed. A wildcard host
+  // (0.0.0.0, ::) is listed as the host the card's client reached.
+  std::string grpc_target;
   std::string agent_name = "kaisha";
   std::string description = "A company of LLM agents: a CEO hires, asks and fires employees to answer your task.";
   std::string version = "0.1.0";
@@ -46,6 +51,9 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, company::Co
 // The same for any agent.
 std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aAgent> agent,
                                       A2aServerOptions options = {});
+// The same for a service made beforehand (to share it with the gRPC
+// binding); options.service is not used.
+void mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aService> service, A2aServerOptions options);
 
 // The agent card for a company whose JSON-RPC endpoint is `endpoint_url`:
 // a "company" skill (send it a task) and one skill per hired employee from
@@ -57,8 +65,9 @@ std::shared_ptr<A2aService> mount_a2a(protocols::HttpServer& server, std::shared
 json company_agent_card(company::CompanyService& company, const A2aServerOptions& options,
                         const std::string& endpoint_url);
 // The card of any agent: its skills, the JSON-RPC endpoint for 1.0 and 0.3
-// and, when `rest_url` is set, the HTTP+JSON interface (1.0) second.
+// and, when `rest_url` is set, the HTTP+JSON interface (1.0) second; when
+// `grpc_target` ("HOST:PORT") is set, the GRPC interface (1.0) after them.
 json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::string& endpoint_url,
-                const std::string& rest_url = "");
+                const std::string& rest_url = "", const std::string& grpc_target = "");
 
 }  // namespace kaisha::a2a

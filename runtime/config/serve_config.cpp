@@ -12,10 +12,11 @@ Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& 
   if (Status st = r.expect_section(n, p, {"tls_cert", "tls_key", "behind_tls_proxy", "max_connections",
                                           "max_connections_per_client", "max_mcp_sessions_per_client",
                                           "sessions", "session_budget", "max_sessions", "max_tasks",
-                                          "max_running_tasks", "input_timeout_s"});
+                                          "max_running_tasks", "input_timeout_s", "grpc"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "tls_cert", s.tls_cert); !st) return st;
+  if (Status st = r.optional_string(n, p, "grpc", s.grpc); !st) return st;
   if (Status st = r.optional_string(n, p, "tls_key", s.tls_key); !st) return st;
   if (s.tls_cert.empty() != s.tls_key.empty())
     return r.error_at(n, p, "give both 'tls_cert' and 'tls_key' (HTTPS needs the certificate and its key)");

@@ -17,6 +17,7 @@
 //     max_running_tasks: 16              # tasks running at once, all sessions
 //     input_timeout_s: 600               # a task asking its user fails after this
 //                                        # long without an answer; 0: never asks
+//     grpc: 127.0.0.1:50051              # A2A's gRPC binding too (--grpc wins)
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,7 @@ struct ServeConfig {
   int64_t max_tasks = 256;
   int64_t max_running_tasks = 16;
   int64_t input_timeout_s = 600;
+  std::string grpc;  // HOST:PORT of A2A's gRPC binding; empty: not served
 };
 
 // Reads the `serve` map. Errors name "<file>:<line>: serve.key".

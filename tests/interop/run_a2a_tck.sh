@@ -11,7 +11,8 @@
 #            a2a_tck_expected_failures.txt with the reason it is not a kaisha
 #            defect; a failure not listed fails this check, and a listed test
 #            that passes is reported (so the list can shrink).
-# TRANSPORT: jsonrpc or http_json (the card lists both).
+# TRANSPORT: jsonrpc, http_json or grpc (the card lists the first two; with grpc
+# kaisha serve also gets --grpc 127.0.0.1:0, and the card lists its port).
 #
 # TCK_DIR defaults to ../shared/third_party/a2a-tck beside the repository (the
 # kit is not part of the project); its own runner, run-on-debian12.sh, sets it
@@ -21,11 +22,13 @@
 set -uo pipefail
 kaisha=${1:?kaisha binary}
 target=${2:?target: fixture or company}
-transport=${3:?transport: jsonrpc or http_json}
+transport=${3:?transport: jsonrpc, http_json or grpc}
 here=$(cd "$(dirname "$0")" && pwd)
 tck=${4:-${KAISHA_A2A_TCK:-$here/../../../shared/third_party/a2a-tck}}
 case $target in fixture|company) ;; *) echo "FAIL: unknown target '$target' (fixture, company)"; exit 1 ;; esac
-case $transport in jsonrpc|http_json) ;; *) echo "FAIL: unknown transport '$transport' (jsonrpc, http_json)"; exit 1 ;; esac
+case $transport in jsonrpc|http_json|grpc) ;; *) echo "FAIL: unknown transport '$transport' (jsonrpc, http_json, grpc)"; exit 1 ;; esac
+grpc=()
+[ "$transport" = grpc ] && grpc=(--grpc 127.0.0.1:0)
 if [ ! -f "$tck/run-on-debian12.sh" ]; then
   echo "SKIP: no A2A TCK at $tck (it lives in shared/third_party beside the repository)"; exit 77
 fi
@@ -40,10 +43,23 @@ fi
 
 . "$here/background.sh"
 
+if [ "$transport" = grpc ]; then
+  # The kit's gRPC stubs were generated for a newer grpcio than Debian's;
+  # a2a_tck_grpcio_compat/sitecustomize.py bridges the one keyword they
+  # differ by. The kit's runner takes its interpreter from $PYTHON and sets
+  # PYTHONPATH itself, so the folder is added by this wrapper.
+  cat >"$work/python3" <<SH
+#!/bin/sh
+PYTHONPATH="\${PYTHONPATH:+\$PYTHONPATH:}$here/a2a_tck_grpcio_compat" exec /usr/bin/python3 "\$@"
+SH
+  chmod +x "$work/python3"
+  export PYTHON="$work/python3"
+fi
+
 level=()
 expected_file=""
 if [ "$target" = fixture ]; then
-  a2a_url=$(start serve 'A2A at' "$kaisha" serve --fixture a2a-tck --http 127.0.0.1:0) || exit 1
+  a2a_url=$(start serve 'A2A at' "$kaisha" serve --fixture a2a-tck --http 127.0.0.1:0 "${grpc[@]}") || exit 1
   base=${a2a_url%/a2a}
   level=(--level must)
 else
@@ -55,7 +71,7 @@ providers:
   openai: { base_url: "$mock_url/v1", api_key: mock-key }
 retry: { max_attempts: 1 }
 YAML
-  mcp_url=$(start serve 'MCP at' "$kaisha" serve --http 127.0.0.1:0 --config "$work/config.yaml") || exit 1
+  mcp_url=$(start serve 'MCP at' "$kaisha" serve --http 127.0.0.1:0 "${grpc[@]}" --config "$work/config.yaml") || exit 1
   base=${mcp_url%/mcp}
   expected_file="$here/a2a_tck_expected_failures.txt"
 fi

@@ -20,6 +20,7 @@ TEST(ServeConfig, DefaultsWithoutTheSection) {
   EXPECT_EQ(c->serve.max_sessions, 64);
   EXPECT_EQ(c->serve.max_tasks, 256);
   EXPECT_EQ(c->serve.max_running_tasks, 16);
+  EXPECT_TRUE(c->serve.grpc.empty());  // A2A over gRPC only when asked for
 }
 
 TEST(ServeConfig, ReadsTheSessionSettings) {
@@ -49,6 +50,7 @@ TEST(ServeConfig, ReadsTlsProxyAndLimits) {
   max_connections: 100
   max_connections_per_client: 10
   max_mcp_sessions_per_client: 3
+  grpc: 127.0.0.1:50051
 )",
                         "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
@@ -58,6 +60,7 @@ TEST(ServeConfig, ReadsTlsProxyAndLimits) {
   EXPECT_EQ(c->serve.max_connections, 100);
   EXPECT_EQ(c->serve.max_connections_per_client, 10);
   EXPECT_EQ(c->serve.max_mcp_sessions_per_client, 3);
+  EXPECT_EQ(c->serve.grpc, "127.0.0.1:50051");
 }
 
 TEST(ServeConfig, ACertificateWithoutItsKeyIsAnError) {
