@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "protocols/mcp/mcp_headers.hpp"
+#include "protocols/mcp/oauth_challenge.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "runtime/llm/sse_event_reader.hpp"
 #include "runtime/core/utf8.hpp"
@@ -18,6 +19,10 @@ using llm::SseEventReader;
 using llm::SseMessage;
 
 std::string key_of(const json& id) { return id.dump(); }
+
+// Authorization rounds one message may go through: a first authorization
+// (401) and one step-up (403 insufficient_scope).
+constexpr int kMaxAuthRounds = 2;
 
 bool is_request(const json& m) { return m.is_object() && m.contains("method") && m.contains("id"); }
 
@@ -93,8 +98,15 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // `message` (a POST's): a modern request mirrors its method and target.
-  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr) {
+  // `token`: the access token sent, when OAuth is on.
+  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr,
+                                                          std::string* token = nullptr) {
     std::vector<std::pair<std::string, std::string>> h;
+    if (opt.oauth) {
+      const std::string t = opt.oauth->access_token();
+      if (!t.empty()) h.push_back({"Authorization", "Bearer " + t});
+      if (token) *token = t;
+    }
     if (post) h.push_back({"Content-Type", "application/json"});
     h.push_back({"Accept", post ? "application/json, text/event-stream" : "text/event-stream"});
     std::lock_guard<std::mutex> lock(mu);
@@ -142,17 +154,23 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     bool answered = false;
     std::string body;
     SseEventReader reader;
+    std::vector<std::pair<std::string, std::string>> extra;  // the caller's headers, for a resend
+    std::string token;  // the access token sent ("" = none)
+    int auth_round = 0;
   };
 
-  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {},
+            int auth_round = 0) {
     auto p = std::make_shared<Post>();
     p->message = message;
+    p->extra = extra;
+    p->auth_round = auth_round;
     p->request = is_request(message);
     if (p->request) p->key = key_of(message["id"]);
     http::HttpRequestSpec req;
     req.method = "POST";
     req.url = url;
-    req.headers = headers(true, message);
+    req.headers = headers(true, message, &p->token);
     req.headers.insert(req.headers.end(), extra.begin(), extra.end());
     req.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     http::HttpOptions ho;
@@ -213,6 +231,11 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       if (r.error == http::TransportError::connect) gone(Error{"mcp_closed", why});
       return;
     }
+    if ((r.status == 401 || r.status == 403) && opt.oauth && p.auth_round < kMaxAuthRounds) {
+      const std::string challenge = r.header("www-authenticate");
+      if (r.status == 401 || parse_www_authenticate(challenge).error == "insufficient_scope")
+        return authorize_and_resend(p, r.status, challenge);
+    }
     if (r.status < 200 || r.status >= 300) {
       const std::string body = p.body.empty() ? r.body : p.body;
       json j = parse_json_or_discarded(utf8::repair(body));
@@ -261,6 +284,22 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       deliver(m);
     }
     if (p.request && !p.answered) fail_request(id, "MCP server " + url + " answered without a response to the request");
+  }
+
+  // The server refused `p` for want of authorization: once OAuth has a new
+  // token the message goes again; if it cannot get one the request fails
+  // with its reason.
+  void authorize_and_resend(const Post& p, int status, const std::string& challenge) {
+    auto self = shared_from_this();
+    opt.oauth->challenged(status, challenge, p.token,
+                          [self, message = p.message, extra = p.extra, round = p.auth_round, request = p.request](Status st) {
+                            if (self->is_closed()) return;
+                            if (!st.ok()) {
+                              if (request) self->fail_request(message["id"], st.error().message);
+                              return;
+                            }
+                            self->post(message, extra, round + 1);
+                          });
   }
 
   // A GET stream: the server->client stream (awaited empty) or the resumption
@@ -428,6 +467,10 @@ void McpHttpClientTransport::close() {
       if (!impl_->version.empty()) req.headers.push_back({kVersionHeader, impl_->version});
     }
     for (const auto& [k, v] : impl_->opt.headers) req.headers.push_back({k, v});
+    if (impl_->opt.oauth) {
+      const std::string t = impl_->opt.oauth->access_token();
+      if (!t.empty()) req.headers.push_back({"Authorization", "Bearer " + t});
+    }
     http::HttpOptions ho;
     ho.timeout_ms = 2000;
     ho.connect_timeout_ms = 1000;

@@ -32,11 +32,64 @@ Status read_map(const YAML::Node& n, const YamlReader& r, const std::string& pat
   return Status::Ok();
 }
 
+bool is_http_url(const std::string& u) { return u.rfind("http://", 0) == 0 || u.rfind("https://", 0) == 0; }
+
+Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p, McpAuthConfig& a) {
+  if (Status st = r.expect_section(n, p, {"client_id", "client_secret", "client_secret_env", "grant", "scopes",
+                                          "redirect_uri", "client_metadata_url", "token_file"});
+      !st)
+    return st;
+  if (Status st = r.optional_string(n, p, "client_id", a.client_id); !st) return st;
+  if (YamlReader::present(n["client_secret"]) && YamlReader::present(n["client_secret_env"]))
+    return r.error_at(n, p, "give 'client_secret_env' or 'client_secret', not both");
+  if (Status st = r.optional_string(n, p, "client_secret", a.client_secret); !st) return st;
+  std::string secret_env;
+  if (Status st = r.optional_string(n, p, "client_secret_env", secret_env); !st) return st;
+  if (!secret_env.empty()) {
+    const char* v = std::getenv(secret_env.c_str());
+    if (!v || !*v)
+      return r.error_at(n["client_secret_env"], YamlReader::join(p, "client_secret_env"),
+                        "the environment variable " + secret_env + " is not set");
+    a.client_secret = v;
+  }
+  if (!a.client_secret.empty() && a.client_id.empty())
+    return r.error_at(n, p, "a client secret needs 'client_id' (the client it belongs to)");
+  std::string grant = "authorization_code";
+  if (Status st = r.optional_string(n, p, "grant", grant); !st) return st;
+  if (grant != "authorization_code" && grant != "client_credentials")
+    return r.error_at(n["grant"], YamlReader::join(p, "grant"),
+                      "expected authorization_code or client_credentials, got '" + grant + "'");
+  a.client_credentials = grant == "client_credentials";
+  if (a.client_credentials && (a.client_id.empty() || a.client_secret.empty()))
+    return r.error_at(n, p, "grant: client_credentials needs 'client_id' and 'client_secret_env'");
+  if (const YAML::Node sc = n["scopes"]; YamlReader::present(sc)) {
+    std::vector<std::string> list;
+    if (sc.IsSequence()) {
+      if (Status st = r.optional_strings(n, p, "scopes", list); !st) return st;
+    } else {
+      std::string one;
+      if (Status st = r.optional_string(n, p, "scopes", one); !st) return st;
+      list.push_back(one);
+    }
+    for (const auto& x : list) a.scopes += (a.scopes.empty() ? "" : " ") + x;
+  }
+  if (Status st = r.optional_string(n, p, "redirect_uri", a.redirect_uri); !st) return st;
+  if (!a.redirect_uri.empty() && !is_http_url(a.redirect_uri))
+    return r.error_at(n["redirect_uri"], YamlReader::join(p, "redirect_uri"),
+                      "expected an http:// or https:// URL, got \"" + a.redirect_uri + "\"");
+  if (Status st = r.optional_string(n, p, "client_metadata_url", a.client_metadata_url); !st) return st;
+  if (!a.client_metadata_url.empty() && a.client_metadata_url.rfind("https://", 0) != 0)
+    return r.error_at(n["client_metadata_url"], YamlReader::join(p, "client_metadata_url"),
+                      "a client ID metadata document must be an https:// URL, got \"" + a.client_metadata_url + "\"");
+  if (Status st = r.optional_string(n, p, "token_file", a.token_file); !st) return st;
+  return Status::Ok();
+}
+
 Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, McpServerConfig& s) {
   if (Status st = r.expect_map(n, p); !st) return st;
   if (Status st = r.check_keys(n, p, {"name", "command", "args", "env", "url", "headers", "bearer_token_env",
                                       "tool_prefix", "timeout_ms", "connect_timeout_ms", "restart_base_ms",
-                                      "restart_max_ms", "stderr_log"});
+                                      "restart_max_ms", "stderr_log", "auth"});
       !st)
     return st;
   s.where = r.where(n);
@@ -58,7 +111,7 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
   };
   for (auto [key, ok, with] : {std::tuple{"args", s.stdio(), "command"}, std::tuple{"env", s.stdio(), "command"},
                                std::tuple{"stderr_log", s.stdio(), "command"}, std::tuple{"headers", !s.stdio(), "url"},
-                               std::tuple{"bearer_token_env", !s.stdio(), "url"}}) {
+                               std::tuple{"bearer_token_env", !s.stdio(), "url"}, std::tuple{"auth", !s.stdio(), "url"}}) {
     if (Status st = only_with(key, ok, with); !st) return st;
   }
   if (const YAML::Node a = n["args"]; YamlReader::present(a)) {
@@ -84,6 +137,11 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
       return r.error_at(n["bearer_token_env"], YamlReader::join(p, "bearer_token_env"),
                         "the environment variable " + token_env + " is not set");
     s.bearer_token = v;
+  }
+  if (const YAML::Node a = n["auth"]; YamlReader::present(a)) {
+    if (!token_env.empty())
+      return r.error_at(a, YamlReader::join(p, "auth"), "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
+    if (Status st = read_auth(a, r, YamlReader::join(p, "auth"), s.auth); !st) return st;
   }
   s.tool_prefix = s.name + "__";
   if (Status st = r.optional_string(n, p, "tool_prefix", s.tool_prefix); !st) return st;

@@ -13,6 +13,23 @@
 //       url: http://127.0.0.1:3001/mcp
 //       bearer_token_env: SEARCH_MCP_TOKEN     # sent as Authorization: Bearer <token>
 //       timeout_ms: 30000
+//     - name: tracker
+//       url: https://mcp.example.com/mcp
+//       auth:                                  # OAuth 2.1 (all optional)
+//         client_id: kaisha-prod               # pre-registered; absent = client ID metadata
+//         client_secret_env: TRACKER_SECRET    #   document or dynamic registration
+//         grant: client_credentials            # or authorization_code (the default)
+//         scopes: [mcp:read, mcp:write]        # absent = what the server's challenge asks
+//         redirect_uri: http://127.0.0.1:8976/oauth/callback
+//         client_metadata_url: https://kaisha.example/client.json
+//         token_file: /var/lib/kaisha/mcp-tokens.json
+//
+// A Streamable HTTP server without a static Authorization (bearer_token_env
+// or headers) is authorized with OAuth when it demands it (HTTP 401), with
+// or without an `auth:` entry: metadata discovery, then dynamic
+// registration unless a client is configured. Tokens are kept in
+// auth.token_file (default $XDG_STATE_HOME/kaisha/mcp-oauth-tokens.json),
+// never in the journal, readable by the owner only.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +47,16 @@ namespace kaisha::config {
 
 class YamlReader;
 
+struct McpAuthConfig {
+  bool client_credentials = false;  // grant: client_credentials (else authorization_code)
+  std::string client_id;
+  std::string client_secret;        // from client_secret_env (or client_secret) at load time; never logged
+  std::string scopes;               // space-separated; "" = chosen from the server's challenge
+  std::string redirect_uri;         // "" = the client's default loopback URI
+  std::string client_metadata_url;  // https URL of a client ID metadata document, or ""
+  std::string token_file;           // "" = the default path
+};
+
 struct McpServerConfig {
   std::string name;                            // [A-Za-z0-9_-]+, unique
   std::string command;                         // stdio: the program (PATH lookup)
@@ -38,6 +65,7 @@ struct McpServerConfig {
   std::string url;                             // Streamable HTTP endpoint
   std::map<std::string, std::string> headers;  // extra HTTP headers
   std::string bearer_token;                    // read from bearer_token_env at load time
+  McpAuthConfig auth;                          // OAuth, for an HTTP server without a static token
   std::string tool_prefix;                     // prefix of its tool names
   int64_t timeout_ms = 60'000;                 // one tools/call
   int64_t connect_timeout_ms = 30'000;         // start + initialize + tools/list
