@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <vector>
 
 #include "protocols/mcp/oauth_challenge.hpp"
+#include "protocols/mcp/oauth_client_assertion.hpp"
 #include "protocols/mcp/oauth_discovery.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
 #include "protocols/mcp/oauth_redirect.hpp"
@@ -20,6 +23,8 @@ namespace {
 constexpr size_t kMaxWaiting = 256;    // challenges queued behind the one being handled
 constexpr int kMaxAuthorizeHops = 5;   // redirects followed from the authorization endpoint
 constexpr size_t kMaxMetadataBytes = 1u << 20;
+constexpr const char* kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+constexpr const char* kJwtClientAssertion = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 int64_t now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -248,7 +253,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     if (!s.client_id.empty()) {
       f->client.client_id = s.client_id;
       f->client.client_secret = s.client_secret;
-      f->client.auth_method = s.client_secret.empty()                                                   ? "none"
+      f->client.auth_method = !s.private_key_pem.empty() ? "private_key_jwt"
+                              : s.client_secret.empty()  ? "none"
                               : contains(methods, "client_secret_post") && !contains(methods, "client_secret_basic")
                                   ? "client_secret_post"
                                   : "client_secret_basic";
@@ -287,7 +293,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       req["response_types"] = {"code"};
       req["application_type"] = "native";  // a loopback redirect: a native client (SEP-837)
     } else {
-      req["grant_types"] = {"client_credentials"};
+      req["grant_types"] = {s.grant == OAuthGrant::jwt_bearer ? kJwtBearerGrant : "client_credentials"};
       req["application_type"] = "web";
     }
     if (!f->scope.empty()) req["scope"] = f->scope;
@@ -310,22 +316,51 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     });
   }
 
-  // The token request's client authentication (RFC 6749 §2.3.1).
-  void authenticate(const Flow& f, http::HttpRequestSpec& spec, std::vector<std::pair<std::string, std::string>>& fields) {
+  // The token request's client authentication (RFC 6749 §2.3.1, RFC 7523 §2.2).
+  Status authenticate(const Flow& f, http::HttpRequestSpec& spec, std::vector<std::pair<std::string, std::string>>& fields) {
     const auto& c = f.client;
+    if (c.auth_method == "private_key_jwt") {
+      auto a = make_client_assertion(s.private_key_pem, s.signing_alg, c.client_id, f.issuer, now_s());
+      if (!a.ok()) return a.error();
+      fields.push_back({"client_id", c.client_id});
+      fields.push_back({"client_assertion_type", kJwtClientAssertion});
+      fields.push_back({"client_assertion", *a});
+      return Status::Ok();
+    }
     if (c.auth_method == "client_secret_basic" && !c.client_secret.empty()) {
       spec.headers.push_back(
           {"Authorization", "Basic " + base64(http::form_encode(c.client_id) + ":" + http::form_encode(c.client_secret))});
-      return;
+      return Status::Ok();
     }
     fields.push_back({"client_id", c.client_id});
     if (c.auth_method == "client_secret_post") fields.push_back({"client_secret", c.client_secret});
+    return Status::Ok();
+  }
+
+  // The jwt_bearer grant's assertion: configured, or read from its file now.
+  Result<std::string> assertion() {
+    if (!s.assertion.empty()) return s.assertion;
+    std::ifstream in(s.assertion_file, std::ios::binary);
+    if (!in) return Error{"oauth", "the assertion file " + s.assertion_file + " cannot be read"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string a = text.str();
+    while (!a.empty() && (a.back() == '\n' || a.back() == '\r' || a.back() == ' ')) a.pop_back();
+    if (a.empty() || a.size() > 64 * 1024) return Error{"oauth", "the assertion file " + s.assertion_file + " holds no usable JWT"};
+    return a;
   }
 
   // --- 5. the grant ----------------------------------------------------
   void grant(std::shared_ptr<Flow> f) {
     if (s.grant == OAuthGrant::client_credentials)
       return token_request(f, {{"grant_type", "client_credentials"}, {"scope", f->scope}, {"resource", f->resource}}, "");
+    if (s.grant == OAuthGrant::jwt_bearer) {
+      auto a = assertion();
+      if (!a.ok()) return fail(a.error().message);
+      // A refused assertion is reported, not retried nor traded for another grant.
+      return token_request(f, {{"grant_type", kJwtBearerGrant}, {"assertion", *a}, {"scope", f->scope}, {"resource", f->resource}},
+                           "");
+    }
     authorize(f);
   }
 
@@ -404,11 +439,12 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     http::HttpRequestSpec spec;
     spec.url = endpoint;
     spec.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
-    authenticate(*f, spec, fields);
-    spec.body = form(fields);
     const std::string grant_type = fields.front().second;
+    if (!then) then = [self = shared_from_this()](Status st) { self->finish(std::move(st)); };
+    if (Status st = authenticate(*f, spec, fields); !st.ok())
+      return then(failure("the client could not authenticate: " + st.error().message));
+    spec.body = form(fields);
     auto self = shared_from_this();
-    if (!then) then = [self](Status st) { self->finish(std::move(st)); };
     send(std::move(spec), [self, f, endpoint, grant_type, keep_refresh, then](http::HttpResult r) {
       const json j = r.ok() ? body_json(r) : json();
       const std::string access = string_of(j, "access_token");

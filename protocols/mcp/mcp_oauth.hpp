@@ -17,11 +17,13 @@
 //   3. a stored token for the server from the same issuer with a refresh
 //      token: refreshed first (not on a step-up); a refused refresh falls
 //      back to a new authorization.
-//   4. the client: a pre-registered client_id, else a client ID metadata
+//   4. the client: a pre-registered client_id (authenticated with its secret
+//      or a private_key_jwt assertion), else a client ID metadata
 //      document URL (when the server supports those), else a registration
 //      this store made with that issuer, else dynamic client registration
 //      (RFC 7591).
-//   5. the grant: client_credentials, or authorization_code with PKCE S256,
+//   5. the grant: client_credentials, a JWT bearer assertion (RFC 7523
+//      §2.1, workload identity), or authorization_code with PKCE S256,
 //      `state`, `resource` (RFC 8707) and the selected scope. kaisha runs
 //      headless, so the authorization request is sent by kaisha itself: an
 //      authorization server that approves without a person (redirecting at
@@ -44,12 +46,16 @@
 
 namespace kaisha::mcp {
 
-enum class OAuthGrant { authorization_code, client_credentials };
+enum class OAuthGrant { authorization_code, client_credentials, jwt_bearer };
 
 struct OAuthSettings {
   OAuthGrant grant = OAuthGrant::authorization_code;
   std::string client_id;            // pre-registered client; "" = metadata document or registration
   std::string client_secret;        // for a pre-registered confidential client
+  std::string private_key_pem;      // private_key_jwt client authentication instead of a secret
+  std::string signing_alg = "ES256";  // of the private_key_jwt assertion: ES256 or RS256
+  std::string assertion;            // jwt_bearer: the assertion itself, or
+  std::string assertion_file;       //   the file holding it, read at each token request (it may rotate)
   std::string client_metadata_url;  // https URL of this client's metadata document (client_id), or ""
   std::string scopes;               // fixed scope to ask for; "" = chosen from the server's challenge
   std::string redirect_uri = "http://127.0.0.1:8976/oauth/callback";

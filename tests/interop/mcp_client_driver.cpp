@@ -20,9 +20,10 @@
 //   json-schema-2020-12-preservation     call json_schema_echo with json_schema_2020_12_tool's schema
 //   auth/*                               with OAuth on (tokens in a fresh file under $TMPDIR):
 //                                        call test-tool; MCP_CONFORMANCE_CONTEXT's client_id and
-//                                        client_secret are a pre-registered client (client_credentials
-//                                        for auth/client-credentials-*), and the client ID metadata
-//                                        document URL is the one the suite expects
+//                                        client_secret (or private_key_pem) are a pre-registered client
+//                                        (client_credentials for auth/client-credentials-*; the
+//                                        JWT bearer grant with valid_jwt for auth/wif-jwt-bearer), and
+//                                        the client ID metadata document URL is the one the suite expects
 // Manual mode:
 //   mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... [--expect TEXT]...
 // prints the tool names and each call's ToolResult; exit 1 when a step fails
@@ -135,6 +136,12 @@ std::shared_ptr<mcp::McpOAuth> conformance_oauth(const std::string& scenario, co
   s.client_id = ctx.value("client_id", std::string());
   s.client_secret = ctx.value("client_secret", std::string());
   if (scenario.rfind("auth/client-credentials", 0) == 0) s.grant = mcp::OAuthGrant::client_credentials;
+  s.private_key_pem = ctx.value("private_key_pem", std::string());
+  s.signing_alg = ctx.value("signing_algorithm", std::string("ES256"));
+  if (scenario == "auth/wif-jwt-bearer") {
+    s.grant = mcp::OAuthGrant::jwt_bearer;
+    s.assertion = ctx.value("valid_jwt", std::string());
+  }
   return mcp::McpOAuth::create(http, "conformance", url, s);
 }
 

@@ -125,7 +125,8 @@ case "$mode" in
                                                        auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing
                                                        auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
                                                        auth/metadata-issuer-mismatch) ;;
-      "conformance_client_auth extension") scenarios=(auth/client-credentials-basic) ;;
+      "conformance_client_auth extension") scenarios=(auth/client-credentials-basic auth/client-credentials-jwt
+                                                      auth/wif-jwt-bearer) ;;
       *) echo "unknown spec version $spec for $mode"; exit 2 ;;
     esac
     spec_arg=(--spec-version "$spec")
