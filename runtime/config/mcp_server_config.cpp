@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <cctype>
 #include <set>
 #include <tuple>
@@ -36,7 +38,8 @@ bool is_http_url(const std::string& u) { return u.rfind("http://", 0) == 0 || u.
 
 Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p, McpAuthConfig& a) {
   if (Status st = r.expect_section(n, p, {"client_id", "client_secret", "client_secret_env", "grant", "scopes",
-                                          "redirect_uri", "client_metadata_url", "token_file"});
+                                          "redirect_uri", "client_metadata_url", "token_file", "private_key_file",
+                                          "signing_algorithm", "assertion_file"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "client_id", a.client_id); !st) return st;
@@ -54,14 +57,34 @@ Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p,
   }
   if (!a.client_secret.empty() && a.client_id.empty())
     return r.error_at(n, p, "a client secret needs 'client_id' (the client it belongs to)");
-  std::string grant = "authorization_code";
-  if (Status st = r.optional_string(n, p, "grant", grant); !st) return st;
-  if (grant != "authorization_code" && grant != "client_credentials")
+  std::string key_file;
+  if (Status st = r.optional_string(n, p, "private_key_file", key_file); !st) return st;
+  if (!key_file.empty()) {
+    if (a.client_id.empty()) return r.error_at(n, p, "a private key needs 'client_id' (the client it belongs to)");
+    if (!a.client_secret.empty())
+      return r.error_at(n, p, "give a client secret or 'private_key_file', not both");
+    std::ifstream in(key_file, std::ios::binary);
+    std::ostringstream text;
+    if (in) text << in.rdbuf();
+    a.private_key_pem = text.str();
+    if (a.private_key_pem.find("PRIVATE KEY-----") == std::string::npos)
+      return r.error_at(n["private_key_file"], YamlReader::join(p, "private_key_file"),
+                        "'" + key_file + "' cannot be read or holds no PEM private key");
+  }
+  if (Status st = r.optional_string(n, p, "signing_algorithm", a.signing_algorithm); !st) return st;
+  if (a.signing_algorithm != "ES256" && a.signing_algorithm != "RS256")
+    return r.error_at(n["signing_algorithm"], YamlReader::join(p, "signing_algorithm"),
+                      "expected ES256 or RS256, got '" + a.signing_algorithm + "'");
+  if (Status st = r.optional_string(n, p, "grant", a.grant); !st) return st;
+  if (a.grant != "authorization_code" && a.grant != "client_credentials" && a.grant != "jwt_bearer")
     return r.error_at(n["grant"], YamlReader::join(p, "grant"),
-                      "expected authorization_code or client_credentials, got '" + grant + "'");
-  a.client_credentials = grant == "client_credentials";
-  if (a.client_credentials && (a.client_id.empty() || a.client_secret.empty()))
-    return r.error_at(n, p, "grant: client_credentials needs 'client_id' and 'client_secret_env'");
+                      "expected authorization_code, client_credentials or jwt_bearer, got '" + a.grant + "'");
+  if (a.grant == "client_credentials" && (a.client_id.empty() || (a.client_secret.empty() && key_file.empty())))
+    return r.error_at(n, p, "grant: client_credentials needs 'client_id' and 'client_secret_env' (or 'private_key_file')");
+  if (Status st = r.optional_string(n, p, "assertion_file", a.assertion_file); !st) return st;
+  if ((a.grant == "jwt_bearer") != !a.assertion_file.empty())
+    return r.error_at(n, p, a.grant == "jwt_bearer" ? "grant: jwt_bearer needs 'assertion_file' (the workload identity JWT)"
+                                                    : "'assertion_file' applies only with grant: jwt_bearer");
   if (const YAML::Node sc = n["scopes"]; YamlReader::present(sc)) {
     std::vector<std::string> list;
     if (sc.IsSequence()) {

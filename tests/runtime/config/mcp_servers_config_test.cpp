@@ -106,6 +106,9 @@ mcp_servers:
       grant: client_credentials
       scopes: [mcp:read, mcp:write]
       token_file: /tmp/t.json
+  - name: workload
+    url: https://mcp.example.com/mcp
+    auth: { grant: jwt_bearer, client_id: w, assertion_file: /var/run/token }
   - name: open
     url: https://mcp.example.com/mcp
     auth:
@@ -118,22 +121,30 @@ mcp_servers:
                         "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   const McpAuthConfig& a = c->mcp_servers[0].auth;
-  EXPECT_TRUE(a.client_credentials);
+  EXPECT_EQ(a.grant, "client_credentials");
   EXPECT_EQ(a.client_id, "kaisha-prod");
   EXPECT_EQ(a.client_secret, "s3cret");
   EXPECT_EQ(a.scopes, "mcp:read mcp:write");
   EXPECT_EQ(a.token_file, "/tmp/t.json");
-  const McpAuthConfig& b = c->mcp_servers[1].auth;
-  EXPECT_FALSE(b.client_credentials);
+  EXPECT_EQ(c->mcp_servers[1].auth.grant, "jwt_bearer");
+  EXPECT_EQ(c->mcp_servers[1].auth.assertion_file, "/var/run/token");
+  const McpAuthConfig& b = c->mcp_servers[2].auth;
+  EXPECT_EQ(b.grant, "authorization_code");
   EXPECT_EQ(b.scopes, "mcp:read");
   EXPECT_EQ(b.redirect_uri, "http://127.0.0.1:9/cb");
   EXPECT_EQ(b.client_metadata_url, "https://kaisha.example/client.json");
-  EXPECT_TRUE(c->mcp_servers[2].auth.client_id.empty());  // no auth entry: discovered when demanded
+  EXPECT_TRUE(c->mcp_servers[3].auth.client_id.empty());  // no auth entry: discovered when demanded
 }
 
 TEST(McpServersConfig, BadOAuthSettingsNameFileLineAndKey) {
   const std::string head = "mcp_servers:\n  - name: a\n    url: https://h/mcp\n    auth:\n";
-  expect_error(head + "      grant: implicit\n", "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code or client_credentials");
+  expect_error(head + "      grant: implicit\n",
+               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials or jwt_bearer");
+  expect_error(head + "      grant: jwt_bearer\n", "mcp_servers[0].auth: grant: jwt_bearer needs 'assertion_file'");
+  expect_error(head + "      assertion_file: /x\n", "'assertion_file' applies only with grant: jwt_bearer");
+  expect_error(head + "      client_id: x\n      private_key_file: /nonexistent/key.pem\n",
+               "c.yaml:6: mcp_servers[0].auth.private_key_file: '/nonexistent/key.pem' cannot be read");
+  expect_error(head + "      signing_algorithm: HS256\n", "mcp_servers[0].auth.signing_algorithm: expected ES256 or RS256");
   expect_error(head + "      grant: client_credentials\n", "mcp_servers[0].auth: grant: client_credentials needs 'client_id'");
   expect_error(head + "      client_id: x\n      client_secret_env: KAISHA_TEST_UNSET_VAR\n",
                "c.yaml:6: mcp_servers[0].auth.client_secret_env: the environment variable KAISHA_TEST_UNSET_VAR is not set");
