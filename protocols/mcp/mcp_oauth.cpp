@@ -25,6 +25,9 @@ constexpr int kMaxAuthorizeHops = 5;   // redirects followed from the authorizat
 constexpr size_t kMaxMetadataBytes = 1u << 20;
 constexpr const char* kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 constexpr const char* kJwtClientAssertion = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+constexpr const char* kTokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange";
+constexpr const char* kIdTokenType = "urn:ietf:params:oauth:token-type:id_token";
+constexpr const char* kIdJagType = "urn:ietf:params:oauth:token-type:id-jag";
 
 int64_t now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -361,7 +364,36 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       return token_request(f, {{"grant_type", kJwtBearerGrant}, {"assertion", *a}, {"scope", f->scope}, {"resource", f->resource}},
                            "");
     }
+    if (s.grant == OAuthGrant::identity_assertion) return exchange_id_token(f);
     authorize(f);
+  }
+
+  // Enterprise-managed authorization: the ID token becomes an ID-JAG at the
+  // identity provider (RFC 8693), and the ID-JAG a token here (RFC 7523).
+  void exchange_id_token(std::shared_ptr<Flow> f) {
+    auto id_token = assertion();
+    if (!id_token.ok()) return fail(id_token.error().message);
+    http::HttpRequestSpec spec;
+    spec.url = s.idp_token_endpoint;
+    spec.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
+    spec.body = form({{"grant_type", kTokenExchangeGrant},
+                      {"requested_token_type", kIdJagType},
+                      {"subject_token", *id_token},
+                      {"subject_token_type", kIdTokenType},
+                      {"audience", f->issuer},
+                      {"resource", f->resource},
+                      {"scope", f->scope},
+                      {"client_id", s.idp_client_id}});
+    auto self = shared_from_this();
+    send(std::move(spec), [self, f](http::HttpResult r) {
+      const json j = r.ok() ? body_json(r) : json();
+      const std::string jag = string_of(j, "access_token");
+      if (jag.empty())
+        return self->fail("the identity provider's token exchange at " + self->s.idp_token_endpoint +
+                          " failed: " + oauth_error(r));
+      self->token_request(f, {{"grant_type", kJwtBearerGrant}, {"assertion", jag}, {"scope", f->scope}, {"resource", f->resource}},
+                          "");
+    });
   }
 
   void authorize(std::shared_ptr<Flow> f) {

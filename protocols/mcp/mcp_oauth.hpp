@@ -23,7 +23,9 @@
 //      this store made with that issuer, else dynamic client registration
 //      (RFC 7591).
 //   5. the grant: client_credentials, a JWT bearer assertion (RFC 7523
-//      §2.1, workload identity), or authorization_code with PKCE S256,
+//      §2.1, workload identity), an enterprise identity assertion (an ID
+//      token exchanged at the identity provider, then a JWT bearer grant),
+//      or authorization_code with PKCE S256,
 //      `state`, `resource` (RFC 8707) and the selected scope. kaisha runs
 //      headless, so the authorization request is sent by kaisha itself: an
 //      authorization server that approves without a person (redirecting at
@@ -46,7 +48,11 @@
 
 namespace kaisha::mcp {
 
-enum class OAuthGrant { authorization_code, client_credentials, jwt_bearer };
+// identity_assertion: enterprise-managed authorization (SEP-990) — the
+// user's ID token is exchanged at the enterprise identity provider for an
+// identity assertion grant (ID-JAG, RFC 8693 token exchange), which the
+// authorization server takes as a JWT bearer assertion.
+enum class OAuthGrant { authorization_code, client_credentials, jwt_bearer, identity_assertion };
 
 struct OAuthSettings {
   OAuthGrant grant = OAuthGrant::authorization_code;
@@ -56,6 +62,9 @@ struct OAuthSettings {
   std::string signing_alg = "ES256";  // of the private_key_jwt assertion: ES256 or RS256
   std::string assertion;            // jwt_bearer: the assertion itself, or
   std::string assertion_file;       //   the file holding it, read at each token request (it may rotate)
+                                    // identity_assertion: `assertion`/`assertion_file` hold the ID token
+  std::string idp_token_endpoint;   // identity_assertion: the identity provider's token endpoint
+  std::string idp_client_id;        //   and kaisha's client there
   std::string client_metadata_url;  // https URL of this client's metadata document (client_id), or ""
   std::string scopes;               // fixed scope to ask for; "" = chosen from the server's challenge
   std::string redirect_uri = "http://127.0.0.1:8976/oauth/callback";

@@ -27,13 +27,16 @@ std::shared_ptr<McpOAuth> oauth_for(const config::McpServerConfig& cfg, http::Ht
   }
   OAuthSettings s;
   s.grant = cfg.auth.grant == "client_credentials" ? OAuthGrant::client_credentials
-            : cfg.auth.grant == "jwt_bearer"       ? OAuthGrant::jwt_bearer
-                                                   : OAuthGrant::authorization_code;
+            : cfg.auth.grant == "jwt_bearer"         ? OAuthGrant::jwt_bearer
+            : cfg.auth.grant == "identity_assertion" ? OAuthGrant::identity_assertion
+                                                     : OAuthGrant::authorization_code;
   s.client_id = cfg.auth.client_id;
   s.client_secret = cfg.auth.client_secret;
   s.private_key_pem = cfg.auth.private_key_pem;
   s.signing_alg = cfg.auth.signing_algorithm;
   s.assertion_file = cfg.auth.assertion_file;
+  s.idp_token_endpoint = cfg.auth.idp_token_endpoint;
+  s.idp_client_id = cfg.auth.idp_client_id;
   s.client_metadata_url = cfg.auth.client_metadata_url;
   s.scopes = cfg.auth.scopes;
   if (!cfg.auth.redirect_uri.empty()) s.redirect_uri = cfg.auth.redirect_uri;

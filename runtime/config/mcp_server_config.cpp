@@ -39,7 +39,8 @@ bool is_http_url(const std::string& u) { return u.rfind("http://", 0) == 0 || u.
 Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p, McpAuthConfig& a) {
   if (Status st = r.expect_section(n, p, {"client_id", "client_secret", "client_secret_env", "grant", "scopes",
                                           "redirect_uri", "client_metadata_url", "token_file", "private_key_file",
-                                          "signing_algorithm", "assertion_file"});
+                                          "signing_algorithm", "assertion_file", "idp_token_endpoint",
+                                          "idp_client_id"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "client_id", a.client_id); !st) return st;
@@ -76,15 +77,29 @@ Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p,
     return r.error_at(n["signing_algorithm"], YamlReader::join(p, "signing_algorithm"),
                       "expected ES256 or RS256, got '" + a.signing_algorithm + "'");
   if (Status st = r.optional_string(n, p, "grant", a.grant); !st) return st;
-  if (a.grant != "authorization_code" && a.grant != "client_credentials" && a.grant != "jwt_bearer")
+  if (a.grant != "authorization_code" && a.grant != "client_credentials" && a.grant != "jwt_bearer" &&
+      a.grant != "identity_assertion")
     return r.error_at(n["grant"], YamlReader::join(p, "grant"),
-                      "expected authorization_code, client_credentials or jwt_bearer, got '" + a.grant + "'");
+                      "expected authorization_code, client_credentials, jwt_bearer or identity_assertion, got '" + a.grant +
+                          "'");
   if (a.grant == "client_credentials" && (a.client_id.empty() || (a.client_secret.empty() && key_file.empty())))
     return r.error_at(n, p, "grant: client_credentials needs 'client_id' and 'client_secret_env' (or 'private_key_file')");
   if (Status st = r.optional_string(n, p, "assertion_file", a.assertion_file); !st) return st;
-  if ((a.grant == "jwt_bearer") != !a.assertion_file.empty())
-    return r.error_at(n, p, a.grant == "jwt_bearer" ? "grant: jwt_bearer needs 'assertion_file' (the workload identity JWT)"
-                                                    : "'assertion_file' applies only with grant: jwt_bearer");
+  const bool assertion_grant = a.grant == "jwt_bearer" || a.grant == "identity_assertion";
+  if (assertion_grant != !a.assertion_file.empty())
+    return r.error_at(n, p, assertion_grant ? "grant: " + a.grant + " needs 'assertion_file' (the JWT or ID token it presents)"
+                                            : "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
+  if (Status st = r.optional_string(n, p, "idp_token_endpoint", a.idp_token_endpoint); !st) return st;
+  if (Status st = r.optional_string(n, p, "idp_client_id", a.idp_client_id); !st) return st;
+  if ((a.grant == "identity_assertion") != !a.idp_token_endpoint.empty())
+    return r.error_at(n, p, a.grant == "identity_assertion"
+                                ? "grant: identity_assertion needs 'idp_token_endpoint' (the identity provider's token endpoint)"
+                                : "'idp_token_endpoint' applies only with grant: identity_assertion");
+  if (!a.idp_token_endpoint.empty() && !is_http_url(a.idp_token_endpoint))
+    return r.error_at(n["idp_token_endpoint"], YamlReader::join(p, "idp_token_endpoint"),
+                      "expected an http:// or https:// URL, got \"" + a.idp_token_endpoint + "\"");
+  if (a.grant == "identity_assertion" && a.client_id.empty())
+    return r.error_at(n, p, "grant: identity_assertion needs 'client_id' (kaisha's client at the authorization server)");
   if (const YAML::Node sc = n["scopes"]; YamlReader::present(sc)) {
     std::vector<std::string> list;
     if (sc.IsSequence()) {

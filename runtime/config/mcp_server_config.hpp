@@ -18,9 +18,12 @@
 //       auth:                                  # OAuth 2.1 (all optional)
 //         client_id: kaisha-prod               # pre-registered; absent = client ID metadata
 //         client_secret_env: TRACKER_SECRET    #   document or dynamic registration
-//         grant: client_credentials            # or authorization_code (the default), jwt_bearer
+//         grant: client_credentials            # or authorization_code (the default), jwt_bearer,
+//                                              #    identity_assertion
 //         private_key_file: /etc/kaisha/key.pem  # private_key_jwt instead of a secret (signing_algorithm: ES256|RS256)
 //         assertion_file: /var/run/secrets/token # jwt_bearer: the workload identity JWT
+//                                              # (identity_assertion: the ID token, with
+//                                              #  idp_token_endpoint and idp_client_id)
 //         scopes: [mcp:read, mcp:write]        # absent = what the server's challenge asks
 //         redirect_uri: http://127.0.0.1:8976/oauth/callback
 //         client_metadata_url: https://kaisha.example/client.json
@@ -50,12 +53,15 @@ namespace kaisha::config {
 class YamlReader;
 
 struct McpAuthConfig {
-  std::string grant = "authorization_code";  // or client_credentials, jwt_bearer
+  std::string grant = "authorization_code";  // or client_credentials, jwt_bearer, identity_assertion
   std::string client_id;
   std::string client_secret;        // from client_secret_env (or client_secret) at load time; never logged
   std::string private_key_pem;      // from private_key_file at load time: private_key_jwt authentication
   std::string signing_algorithm = "ES256";  // of the private_key_jwt assertion (ES256, RS256)
-  std::string assertion_file;       // jwt_bearer: the workload identity JWT, read at each token request
+  std::string assertion_file;       // jwt_bearer: the workload identity JWT; identity_assertion: the ID
+                                    // token — read at each token request
+  std::string idp_token_endpoint;   // identity_assertion: the identity provider's token endpoint
+  std::string idp_client_id;        //   and kaisha's client there
   std::string scopes;               // space-separated; "" = chosen from the server's challenge
   std::string redirect_uri;         // "" = the client's default loopback URI
   std::string client_metadata_url;  // https URL of a client ID metadata document, or ""

@@ -22,7 +22,8 @@
 //                                        call test-tool; MCP_CONFORMANCE_CONTEXT's client_id and
 //                                        client_secret (or private_key_pem) are a pre-registered client
 //                                        (client_credentials for auth/client-credentials-*; the
-//                                        JWT bearer grant with valid_jwt for auth/wif-jwt-bearer), and
+//                                        JWT bearer grant with valid_jwt for auth/wif-jwt-bearer; the
+//                                        idp_* ID token exchange for auth/enterprise-managed-authorization), and
 //                                        the client ID metadata document URL is the one the suite expects
 // Manual mode:
 //   mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... [--expect TEXT]...
@@ -141,6 +142,12 @@ std::shared_ptr<mcp::McpOAuth> conformance_oauth(const std::string& scenario, co
   if (scenario == "auth/wif-jwt-bearer") {
     s.grant = mcp::OAuthGrant::jwt_bearer;
     s.assertion = ctx.value("valid_jwt", std::string());
+  }
+  if (scenario == "auth/enterprise-managed-authorization") {
+    s.grant = mcp::OAuthGrant::identity_assertion;
+    s.assertion = ctx.value("idp_id_token", std::string());
+    s.idp_token_endpoint = ctx.value("idp_token_endpoint", std::string());
+    s.idp_client_id = ctx.value("idp_client_id", std::string());
   }
   return mcp::McpOAuth::create(http, "conformance", url, s);
 }

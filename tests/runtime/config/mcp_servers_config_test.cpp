@@ -109,6 +109,9 @@ mcp_servers:
   - name: workload
     url: https://mcp.example.com/mcp
     auth: { grant: jwt_bearer, client_id: w, assertion_file: /var/run/token }
+  - name: enterprise
+    url: https://mcp.example.com/mcp
+    auth: { grant: identity_assertion, client_id: c, assertion_file: /t, idp_token_endpoint: "https://idp/token", idp_client_id: i }
   - name: open
     url: https://mcp.example.com/mcp
     auth:
@@ -128,20 +131,26 @@ mcp_servers:
   EXPECT_EQ(a.token_file, "/tmp/t.json");
   EXPECT_EQ(c->mcp_servers[1].auth.grant, "jwt_bearer");
   EXPECT_EQ(c->mcp_servers[1].auth.assertion_file, "/var/run/token");
-  const McpAuthConfig& b = c->mcp_servers[2].auth;
+  EXPECT_EQ(c->mcp_servers[2].auth.grant, "identity_assertion");
+  EXPECT_EQ(c->mcp_servers[2].auth.idp_token_endpoint, "https://idp/token");
+  EXPECT_EQ(c->mcp_servers[2].auth.idp_client_id, "i");
+  const McpAuthConfig& b = c->mcp_servers[3].auth;
   EXPECT_EQ(b.grant, "authorization_code");
   EXPECT_EQ(b.scopes, "mcp:read");
   EXPECT_EQ(b.redirect_uri, "http://127.0.0.1:9/cb");
   EXPECT_EQ(b.client_metadata_url, "https://kaisha.example/client.json");
-  EXPECT_TRUE(c->mcp_servers[3].auth.client_id.empty());  // no auth entry: discovered when demanded
+  EXPECT_TRUE(c->mcp_servers[4].auth.client_id.empty());  // no auth entry: discovered when demanded
 }
 
 TEST(McpServersConfig, BadOAuthSettingsNameFileLineAndKey) {
   const std::string head = "mcp_servers:\n  - name: a\n    url: https://h/mcp\n    auth:\n";
   expect_error(head + "      grant: implicit\n",
-               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials or jwt_bearer");
+               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials, jwt_bearer or identity_assertion");
+  expect_error(head + "      grant: identity_assertion\n      client_id: c\n      assertion_file: /t\n",
+               "grant: identity_assertion needs 'idp_token_endpoint'");
+  expect_error(head + "      idp_token_endpoint: https://idp/token\n", "'idp_token_endpoint' applies only with grant: identity_assertion");
   expect_error(head + "      grant: jwt_bearer\n", "mcp_servers[0].auth: grant: jwt_bearer needs 'assertion_file'");
-  expect_error(head + "      assertion_file: /x\n", "'assertion_file' applies only with grant: jwt_bearer");
+  expect_error(head + "      assertion_file: /x\n", "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
   expect_error(head + "      client_id: x\n      private_key_file: /nonexistent/key.pem\n",
                "c.yaml:6: mcp_servers[0].auth.private_key_file: '/nonexistent/key.pem' cannot be read");
   expect_error(head + "      signing_algorithm: HS256\n", "mcp_servers[0].auth.signing_algorithm: expected ES256 or RS256");
