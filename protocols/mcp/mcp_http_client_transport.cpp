@@ -102,11 +102,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr,
                                                           std::string* token = nullptr) {
     std::vector<std::pair<std::string, std::string>> h;
-    if (opt.oauth) {
-      const std::string t = opt.oauth->access_token();
-      if (!t.empty()) h.push_back({"Authorization", "Bearer " + t});
-      if (token) *token = t;
-    }
+    if (opt.oauth)
+      for (auto& kv : opt.oauth->request_headers(post ? "POST" : "GET", url, token)) h.push_back(std::move(kv));
     if (post) h.push_back({"Content-Type", "application/json"});
     h.push_back({"Accept", post ? "application/json, text/event-stream" : "text/event-stream"});
     std::lock_guard<std::mutex> lock(mu);
@@ -234,7 +231,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     if ((r.status == 401 || r.status == 403) && opt.oauth && p.auth_round < kMaxAuthRounds) {
       const std::string challenge = r.header("www-authenticate");
       if (r.status == 401 || parse_www_authenticate(challenge).error == "insufficient_scope")
-        return authorize_and_resend(p, r.status, challenge);
+        return authorize_and_resend(p, r.status, challenge, r.header("dpop-nonce"));
     }
     if (r.status < 200 || r.status >= 300) {
       const std::string body = p.body.empty() ? r.body : p.body;
@@ -289,9 +286,9 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   // The server refused `p` for want of authorization: once OAuth has a new
   // token the message goes again; if it cannot get one the request fails
   // with its reason.
-  void authorize_and_resend(const Post& p, int status, const std::string& challenge) {
+  void authorize_and_resend(const Post& p, int status, const std::string& challenge, const std::string& dpop_nonce) {
     auto self = shared_from_this();
-    opt.oauth->challenged(status, challenge, p.token,
+    opt.oauth->challenged(status, challenge, p.token, dpop_nonce,
                           [self, message = p.message, extra = p.extra, round = p.auth_round, request = p.request](Status st) {
                             if (self->is_closed()) return;
                             if (!st.ok()) {
@@ -467,10 +464,8 @@ void McpHttpClientTransport::close() {
       if (!impl_->version.empty()) req.headers.push_back({kVersionHeader, impl_->version});
     }
     for (const auto& [k, v] : impl_->opt.headers) req.headers.push_back({k, v});
-    if (impl_->opt.oauth) {
-      const std::string t = impl_->opt.oauth->access_token();
-      if (!t.empty()) req.headers.push_back({"Authorization", "Bearer " + t});
-    }
+    if (impl_->opt.oauth)
+      for (auto& kv : impl_->opt.oauth->request_headers("DELETE", impl_->url)) req.headers.push_back(std::move(kv));
     http::HttpOptions ho;
     ho.timeout_ms = 2000;
     ho.connect_timeout_ms = 1000;

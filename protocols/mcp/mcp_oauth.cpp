@@ -10,6 +10,7 @@
 #include "protocols/mcp/oauth_challenge.hpp"
 #include "protocols/mcp/oauth_client_assertion.hpp"
 #include "protocols/mcp/oauth_discovery.hpp"
+#include "protocols/mcp/oauth_dpop.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
 #include "protocols/mcp/oauth_redirect.hpp"
 #include "runtime/core/bounded_json.hpp"
@@ -101,6 +102,7 @@ struct Flow {
   Pkce pkce;
   std::string state;
   int hops = 0;
+  bool dpop = false;  // the authorization server binds tokens to our DPoP key
 };
 
 struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
@@ -109,8 +111,10 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   std::string url;
   OAuthSettings s;
 
-  std::mutex mu;  // the four below
+  std::mutex mu;  // the six below
   std::string access;  // the stored access token, cached: the transport asks before every request
+  std::optional<DpopKey> dpop;  // set while the token is DPoP-bound
+  std::string as_nonce, rs_nonce;  // the latest DPoP nonces of the token endpoint and the MCP server
   bool running = false;
   std::vector<std::function<void(Status)>> waiting;
   std::string last_scope;  // the scope asked for last, joined into a step-up
@@ -119,6 +123,20 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   void set_access(const std::string& a) {
     std::lock_guard<std::mutex> lock(mu);
     access = a;
+  }
+  void set_tokens(const OAuthTokens& t) {
+    std::optional<DpopKey> key;
+    if (t.token_type == "DPoP" && !t.dpop_key.empty())
+      if (auto k = DpopKey::from_pem(t.dpop_key); k.ok()) key = *k;
+    std::lock_guard<std::mutex> lock(mu);
+    access = t.access_token;
+    dpop = key;
+  }
+  // The key for this flow's DPoP proofs: the current one, else a new one.
+  DpopKey dpop_key() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!dpop) dpop = DpopKey::generate();
+    return *dpop;
   }
 
   Error failure(const std::string& what) const {
@@ -226,6 +244,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       return fail("its authorization server " + f->issuer +
                   " does not list S256 in code_challenge_methods_supported, and MCP clients must not authorize "
                   "without PKCE S256 (refused)");
+    f->dpop = contains(strings_of(f->meta, "dpop_signing_alg_values_supported"), "ES256");
     // Scope: fixed by configuration, else the challenge's, else the resource's.
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -465,8 +484,10 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
 
   // --- 6. the token ------------------------------------------------------
   // `keep_refresh`: the refresh token to keep when the answer brings none.
+  // `nonce_retry`: this is the retry after a use_dpop_nonce answer.
   void token_request(std::shared_ptr<Flow> f, std::vector<std::pair<std::string, std::string>> fields,
-                     const std::string& keep_refresh, std::function<void(Status)> then = nullptr) {
+                     const std::string& keep_refresh, std::function<void(Status)> then = nullptr,
+                     bool nonce_retry = false) {
     const std::string endpoint = string_of(f->meta, "token_endpoint");
     http::HttpRequestSpec spec;
     spec.url = endpoint;
@@ -477,8 +498,31 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       return then(failure("the client could not authenticate: " + st.error().message));
     spec.body = form(fields);
     auto self = shared_from_this();
-    send(std::move(spec), [self, f, endpoint, grant_type, keep_refresh, then](http::HttpResult r) {
+    std::optional<DpopKey> key;
+    if (f->dpop) {
+      key = dpop_key();
+      std::string nonce;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        nonce = as_nonce;
+      }
+      spec.headers.push_back({"DPoP", key->proof("POST", endpoint, nonce, "", now_s())});
+    }
+    send(std::move(spec), [self, f, endpoint, grant_type, keep_refresh, then, fields, key, nonce_retry](http::HttpResult r) {
       const json j = r.ok() ? body_json(r) : json();
+      if (f->dpop && !r.header("dpop-nonce").empty()) {
+        std::lock_guard<std::mutex> lock(self->mu);
+        self->as_nonce = r.header("dpop-nonce");
+      }
+      if (f->dpop && r.status == 400 && string_of(body_json(r), "error") == "use_dpop_nonce" && !nonce_retry &&
+          !r.header("dpop-nonce").empty()) {
+        // RFC 9449 §8: the same request again, its proof carrying the nonce.
+        auto again = fields;
+        again.erase(std::remove_if(again.begin(), again.end(),
+                                   [](const auto& kv) { return kv.first.rfind("client_", 0) == 0; }),
+                    again.end());
+        return self->token_request(f, std::move(again), keep_refresh, then, true);
+      }
       const std::string access = string_of(j, "access_token");
       if (access.empty())
         return then(self->failure("the token request (" + grant_type + ") to " + endpoint + " failed: " + oauth_error(r)));
@@ -490,9 +534,13 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       t.scope = f->scope;
       if (j.contains("expires_in") && j["expires_in"].is_number_integer())
         t.expires_at = now_s() + j["expires_in"].get<int64_t>();
+      if (key && string_of(j, "token_type") == "DPoP") {
+        t.token_type = "DPoP";
+        t.dpop_key = key->pem();
+      }
       if (Status st = self->s.store->put_tokens(self->url, t); !st.ok())
         return then(self->failure("the token could not be stored: " + st.error().message));
-      self->set_access(t.access_token);
+      self->set_tokens(t);
       then(Status::Ok());
     });
   }
@@ -509,7 +557,7 @@ std::shared_ptr<McpOAuth> McpOAuth::create(http::HttpClient& http, std::string s
   if (!o->impl_->s.store) o->impl_->s.store = std::make_shared<OAuthTokenStore>("");
   if (auto t = o->impl_->stored()) {
     o->impl_->last_scope = t->scope;
-    o->impl_->access = t->access_token;
+    o->impl_->set_tokens(*t);
   }
   return o;
 }
@@ -519,21 +567,50 @@ std::string McpOAuth::access_token() {
   return impl_->access;
 }
 
+std::vector<std::pair<std::string, std::string>> McpOAuth::request_headers(const std::string& method,
+                                                                           const std::string& url, std::string* token) {
+  std::string access, nonce;
+  std::optional<DpopKey> key;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    access = impl_->access;
+    key = impl_->dpop;
+    nonce = impl_->rs_nonce;
+  }
+  if (token) *token = access;
+  if (access.empty()) return {};
+  if (!key) return {{"Authorization", "Bearer " + access}};
+  return {{"Authorization", "DPoP " + access}, {"DPoP", key->proof(method, url, nonce, access, now_s())}};
+}
+
 void McpOAuth::challenged(int status, const std::string& www_authenticate, const std::string& used_token,
-                          std::function<void(Status)> done) {
+                          const std::string& dpop_nonce, std::function<void(Status)> done) {
   const std::string current = access_token();
   if (!current.empty() && current != used_token) return done(Status::Ok());  // renewed since: retry with it
+  if (!current.empty() && !dpop_nonce.empty() && parse_www_authenticate(www_authenticate).error == "use_dpop_nonce") {
+    // RFC 9449 §9: the MCP server wants its nonce in our proofs; the token is fine.
+    bool fresh = false;
+    {
+      std::lock_guard<std::mutex> lock(impl_->mu);
+      fresh = impl_->rs_nonce != dpop_nonce;
+      impl_->rs_nonce = dpop_nonce;
+    }
+    if (fresh) return done(Status::Ok());  // outside the lock: the resend asks for headers
+  }
+  bool full = false;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->running) {
-      if (impl_->waiting.size() >= kMaxWaiting)
-        return done(impl_->failure("too many requests are waiting for its authorization"));
+      full = impl_->waiting.size() >= kMaxWaiting;
+      if (!full) impl_->waiting.push_back(std::move(done));
+      if (!full) return;
+    } else {
+      impl_->running = true;
       impl_->waiting.push_back(std::move(done));
-      return;
     }
-    impl_->running = true;
-    impl_->waiting.push_back(std::move(done));
   }
+  // Callbacks run outside the lock: they send requests, which ask for headers.
+  if (full) return done(impl_->failure("too many requests are waiting for its authorization"));
   auto f = std::make_shared<Flow>();
   f->status = status;
   f->challenge = parse_www_authenticate(www_authenticate);

@@ -1,7 +1,9 @@
 // McpOAuth: OAuth 2.1 authorization for one Streamable HTTP MCP server, as
 // the MCP authorization spec (2025-11-25, 2026-07-28) asks of a client.
 //
-// The HTTP transport sends access_token() as `Authorization: Bearer` and,
+// The HTTP transport sends request_headers() with every request
+// (`Authorization: Bearer`, or `Authorization: DPoP` and a fresh `DPoP`
+// proof when the token is DPoP-bound, RFC 9449) and,
 // when the server refuses a request (401, or 403 insufficient_scope), calls
 // challenged(); the request is retried once that reports success. In
 // between this runs, on the HttpClient's loop thread and never blocking it:
@@ -31,7 +33,11 @@
 //      authorization server that approves without a person (redirecting at
 //      once to the redirect_uri) completes the flow; one that shows a login
 //      page is reported as needing a person, with the URL to open.
-//   6. the token, stored (OAuthTokenStore) for the next run.
+//   6. the token, stored (OAuthTokenStore) for the next run. When the
+//      authorization server lists ES256 in dpop_signing_alg_values_supported
+//      the token requests carry DPoP proofs of a P-256 key kept with the
+//      tokens; a `use_dpop_nonce` answer (token endpoint or MCP server) is
+//      retried once with the nonce given.
 //
 // Errors say which server demanded authorization and what failed (the URLs
 // tried, the HTTP status, the missing capability); no token or secret ever
@@ -41,6 +47,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protocols/mcp/oauth_token_store.hpp"
 #include "runtime/core/result.hpp"
@@ -82,13 +90,19 @@ class McpOAuth : public std::enable_shared_from_this<McpOAuth> {
   // The access token to send, "" when there is none yet.
   std::string access_token();
 
+  // The headers that authorize a `method` request to `url` (none before
+  // there is a token); `token` receives the access token they carry.
+  std::vector<std::pair<std::string, std::string>> request_headers(const std::string& method, const std::string& url,
+                                                                   std::string* token = nullptr);
+
   // The server refused a request made with `used_token` ("" = none) with
   // `status` and its WWW-Authenticate header. `done` is called once, on the
   // loop thread: ok when a new token is there to retry with. Challenges that
   // arrive while one is being handled wait for its outcome (at most 256;
   // beyond that they fail at once).
+  // `dpop_nonce`: the response's DPoP-Nonce header ("" = none).
   void challenged(int status, const std::string& www_authenticate, const std::string& used_token,
-                  std::function<void(Status)> done);
+                  const std::string& dpop_nonce, std::function<void(Status)> done);
 
   struct Impl;
 

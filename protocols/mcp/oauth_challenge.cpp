@@ -61,7 +61,7 @@ OAuthChallenge parse_www_authenticate(std::string_view header) {
     r.skip_space();
     if (r.done() || r.s[r.i] != '=') {
       // A scheme name starts a new challenge (a token68 after it is ignored).
-      in_bearer = lower(word) == "bearer";
+      in_bearer = lower(word) == "bearer" || lower(word) == "dpop";
       out.bearer = out.bearer || in_bearer;
       continue;
     }

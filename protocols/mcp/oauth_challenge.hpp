@@ -4,8 +4,8 @@
 //   WWW-Authenticate: Bearer resource_metadata="https://h/.well-known/...",
 //                     scope="mcp:basic mcp:write", error="insufficient_scope"
 //
-// Only the Bearer challenge is read; other schemes in the same header (a
-// server may offer several) are skipped. Parameter names are matched without
+// Only the Bearer and DPoP (RFC 9449 §7.1) challenges are read; other
+// schemes in the same header (a server may offer several) are skipped. Parameter names are matched without
 // regard to case; quoted values have their backslash escapes removed.
 #pragma once
 
@@ -15,7 +15,7 @@
 namespace kaisha::mcp {
 
 struct OAuthChallenge {
-  bool bearer = false;            // a Bearer challenge was present
+  bool bearer = false;            // a Bearer or DPoP challenge was present
   std::string resource_metadata;  // RFC 9728 protected resource metadata URL, or ""
   std::string scope;              // space-separated scopes the server wants, or ""
   std::string error;              // e.g. "invalid_token", "insufficient_scope", or ""

@@ -90,6 +90,8 @@ OAuthTokens tokens_from(const json& j) {
   t.refresh_token = j.value("refresh_token", std::string());
   t.scope = j.value("scope", std::string());
   t.expires_at = j.value("expires_at", int64_t{0});
+  t.token_type = j.value("token_type", std::string("Bearer"));
+  t.dpop_key = j.value("dpop_key", std::string());
   return t;
 }
 
@@ -145,7 +147,8 @@ Status OAuthTokenStore::put_tokens(const std::string& resource, const OAuthToken
   return update(path_, memory_, [&](json& doc) {
     doc["resources"][resource] = {{"issuer", t.issuer},         {"access_token", t.access_token},
                                   {"refresh_token", t.refresh_token}, {"scope", t.scope},
-                                  {"expires_at", t.expires_at}};
+                                  {"expires_at", t.expires_at},       {"token_type", t.token_type},
+                                  {"dpop_key", t.dpop_key}};
   });
 }
 

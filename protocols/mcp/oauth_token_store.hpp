@@ -30,6 +30,8 @@ struct OAuthTokens {
   std::string refresh_token;  // "" when none was issued
   std::string scope;          // the scope asked for (kept for step-up unions)
   int64_t expires_at = 0;     // unix seconds; 0 = not said
+  std::string token_type = "Bearer";  // or "DPoP": then bound to dpop_key
+  std::string dpop_key;               // PEM private key the DPoP-bound tokens need, or ""
 };
 
 struct OAuthClientRegistration {

@@ -126,7 +126,8 @@ case "$mode" in
                                                        auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
                                                        auth/metadata-issuer-mismatch) ;;
       "conformance_client_auth extension") scenarios=(auth/client-credentials-basic auth/client-credentials-jwt
-                                                      auth/wif-jwt-bearer auth/enterprise-managed-authorization) ;;
+                                                      auth/wif-jwt-bearer auth/enterprise-managed-authorization
+                                                      auth/dpop auth/dpop-nonce) ;;
       *) echo "unknown spec version $spec for $mode"; exit 2 ;;
     esac
     spec_arg=(--spec-version "$spec")

@@ -97,12 +97,12 @@ struct McpOAuthFlow : ::testing::Test {
     std::promise<Status> p;
     auto f = p.get_future();
     o.challenged(status, "Bearer resource_metadata=\"" + as.srv.url("/.well-known/oauth-protected-resource/mcp") + "\"",
-                 used, [&p](Status s) { p.set_value(std::move(s)); });
+                 used, "", [&p](Status s) { p.set_value(std::move(s)); });
     if (f.wait_for(std::chrono::seconds(20)) != std::future_status::ready) return Error{"test", "no outcome in 20 s"};
     return f.get();
   }
   void store_old_tokens() {
-    ASSERT_TRUE(store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", "rt1", "", 1}).ok());
+    ASSERT_TRUE(store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", "rt1", "", 1, "Bearer", ""}).ok());
   }
 };
 

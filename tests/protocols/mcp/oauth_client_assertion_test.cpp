@@ -117,3 +117,40 @@ TEST(OAuthClientAssertion, BadKeysAndAlgorithmsAreErrorsWithoutKeyMaterial) {
 
 }  // namespace
 }  // namespace kaisha::mcp
+
+#include "protocols/mcp/oauth_dpop.hpp"
+
+namespace kaisha::mcp {
+namespace {
+
+TEST(OAuthDpop, ProofsAreFreshSignedAndBoundToTheToken) {
+  const DpopKey key = DpopKey::generate();
+  const std::string p1 = key.proof("POST", "https://h/mcp?x=1#f", "n1", "the-token", 77);
+  const std::string p2 = key.proof("POST", "https://h/mcp", "", "", 77);
+  const Jwt a = split(p1), b = split(p2);
+  EXPECT_EQ(a.header["typ"], "dpop+jwt");
+  EXPECT_EQ(a.header["alg"], "ES256");
+  EXPECT_EQ(a.header["jwk"]["kty"], "EC");
+  EXPECT_EQ(a.header["jwk"]["crv"], "P-256");
+  EXPECT_FALSE(a.header["jwk"].contains("d"));  // never the private part
+  EXPECT_EQ(a.claims["htm"], "POST");
+  EXPECT_EQ(a.claims["htu"], "https://h/mcp");  // no query, no fragment
+  EXPECT_EQ(a.claims["iat"], 77);
+  EXPECT_EQ(a.claims["nonce"], "n1");
+  // ath = base64url(SHA-256("the-token")), computed independently (Python hashlib).
+  EXPECT_EQ(a.claims["ath"], "wqc_z2HfvcrceaELozCy7162b8Cmc17Wm3lrs8l7l64");
+  EXPECT_FALSE(b.claims.contains("nonce"));
+  EXPECT_FALSE(b.claims.contains("ath"));
+  EXPECT_NE(a.claims["jti"], b.claims["jti"]);
+  // The key survives the token file: the same public key, proofs still verify.
+  auto again = DpopKey::from_pem(key.pem());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->public_jwk(), key.public_jwk());
+  auto pkey = read_private_key(key.pem());
+  ASSERT_TRUE(pkey.ok());
+  EXPECT_TRUE(verifies(pkey->get(), a.signed_part, a.signature, true));
+  EXPECT_FALSE(DpopKey::from_pem("junk").ok());
+}
+
+}  // namespace
+}  // namespace kaisha::mcp

@@ -33,7 +33,7 @@ TEST(OAuthTokenStore, FileIsCreatedOwnerOnlyInAnOwnerOnlyDirectory) {
   const std::string file = d.path + "/state/kaisha/tokens.json";
   const mode_t old = ::umask(0);  // even a permissive umask must not widen it
   OAuthTokenStore s(file);
-  ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "rt", "mcp", 42}).ok());
+  ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "rt", "mcp", 42, "Bearer", ""}).ok());
   ::umask(old);
   EXPECT_EQ(mode_of(file), 0600u);
   EXPECT_EQ(mode_of(d.path + "/state/kaisha"), 0700u);
@@ -54,7 +54,7 @@ TEST(OAuthTokenStore, TokensAndRegistrationsSurviveANewStore) {
   const std::string file = d.path + "/tokens.json";
   {
     OAuthTokenStore s(file);
-    ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "rt", "mcp:basic", 42}).ok());
+    ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "rt", "mcp:basic", 42, "Bearer", ""}).ok());
     ASSERT_TRUE(s.put_registration("https://as", {"id", "secret", "client_secret_post"}).ok());
   }
   OAuthTokenStore s(file);
@@ -83,13 +83,13 @@ TEST(OAuthTokenStore, ACorruptFileReadsAsEmptyAndIsReplaced) {
   std::ofstream(file) << "not json {";
   OAuthTokenStore s(file);
   EXPECT_FALSE(s.tokens("https://h/mcp"));
-  ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "", "", 0}).ok());
+  ASSERT_TRUE(s.put_tokens("https://h/mcp", {"https://as", "at", "", "", 0, "Bearer", ""}).ok());
   EXPECT_TRUE(s.tokens("https://h/mcp"));
 }
 
 TEST(OAuthTokenStore, EmptyPathKeepsEverythingInMemory) {
   OAuthTokenStore s("");
-  ASSERT_TRUE(s.put_tokens("u", {"i", "at", "", "", 0}).ok());
+  ASSERT_TRUE(s.put_tokens("u", {"i", "at", "", "", 0, "Bearer", ""}).ok());
   EXPECT_EQ(s.tokens("u")->access_token, "at");
 }
 
