@@ -1,6 +1,7 @@
 #include "protocols/mcp/mcp_oauth.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include "protocols/mcp/oauth_client_assertion.hpp"
 #include "protocols/mcp/oauth_discovery.hpp"
 #include "protocols/mcp/oauth_dpop.hpp"
+#include "protocols/mcp/oauth_loopback.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
 #include "protocols/mcp/oauth_redirect.hpp"
 #include "runtime/core/bounded_json.hpp"
@@ -103,6 +105,11 @@ struct Flow {
   std::string state;
   int hops = 0;
   bool dpop = false;  // the authorization server binds tokens to our DPoP key
+  std::string authorize_url;
+  // While a person signs in: the listener for the browser's redirect, and
+  // whether the redirect or the timeout came first.
+  std::unique_ptr<OAuthLoopbackListener> listener;
+  std::shared_ptr<std::atomic<bool>> settled;
 };
 
 struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
@@ -432,7 +439,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
                                 {"state", f->state},
                                 {"scope", f->scope},
                                 {"resource", f->resource}});
-    follow(f, endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + q, endpoint);
+    f->authorize_url = endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + q;
+    follow(f, f->authorize_url, endpoint);
   }
 
   // The authorization request, sent by kaisha itself: redirects are
@@ -446,27 +454,57 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       if (r.error == http::TransportError::none && http::is_redirect_status(r.status)) {
         auto target = http::redirect_target(u, r.header("location"));
         if (!target.ok()) return self->fail("the authorization request failed: " + target.error().message);
-        if (is_redirect_to(*target, self->s.redirect_uri)) {
-          AuthorizationResponseCheck check{f->state, f->issuer,
-                                           f->meta.value("authorization_response_iss_parameter_supported", false) == true};
-          auto code = authorization_code(*target, check);
-          if (!code.ok()) return self->fail(code.error().message);
-          return self->token_request(f,
-                                     {{"grant_type", "authorization_code"},
-                                      {"code", *code},
-                                      {"redirect_uri", self->s.redirect_uri},
-                                      {"code_verifier", f->pkce.verifier},
-                                      {"resource", f->resource}},
-                                     "");
-        }
+        if (is_redirect_to(*target, self->s.redirect_uri)) return self->redeem(f, *target);
         if (++f->hops <= kMaxAuthorizeHops) return self->follow(f, *target, first);
       }
       if (r.error != http::TransportError::none)
         return self->fail("the authorization endpoint " + first + " could not be reached: " + r.error_message);
+      if (r.ok() && self->s.ask_user) return self->wait_for_user(f);
       self->fail("the authorization endpoint " + first + " answered " + outcome(r) +
                  " instead of redirecting to " + self->s.redirect_uri +
                  ": it wants a person to sign in, which kaisha's headless client cannot do; authorize a client_credentials "
                  "client (auth.grant: client_credentials) or one the server approves without a person");
+    });
+  }
+
+  // The authorization response at the redirect_uri: its code for a token.
+  void redeem(std::shared_ptr<Flow> f, const std::string& redirect_url) {
+    AuthorizationResponseCheck check{f->state, f->issuer,
+                                     f->meta.value("authorization_response_iss_parameter_supported", false) == true};
+    auto code = authorization_code(redirect_url, check);
+    if (!code.ok()) return fail(code.error().message);
+    token_request(f,
+                  {{"grant_type", "authorization_code"},
+                   {"code", *code},
+                   {"redirect_uri", s.redirect_uri},
+                   {"code_verifier", f->pkce.verifier},
+                   {"resource", f->resource}},
+                  "");
+  }
+
+  // A sign-in page: a person opens the URL; their browser comes back to the
+  // loopback listener, or the wait times out.
+  void wait_for_user(std::shared_ptr<Flow> f) {
+    f->settled = std::make_shared<std::atomic<bool>>(false);
+    auto self = shared_from_this();
+    auto listener = OAuthLoopbackListener::start(s.redirect_uri, [self, f](const std::string& url) {
+      // On the listener's thread: continue on the HTTP loop, which may also
+      // stop the listener (its own thread cannot).
+      self->http->schedule(std::chrono::milliseconds(0), [self, f, url] {
+        if (f->settled->exchange(true)) return;
+        f->listener.reset();
+        self->redeem(f, url);
+      });
+    });
+    if (!listener.ok())
+      return fail("its authorization server wants a person to sign in, and " + listener.error().message);
+    f->listener = std::move(*listener);
+    s.ask_user(f->authorize_url);
+    http->schedule(std::chrono::milliseconds(s.user_timeout_ms), [self, f] {
+      if (f->settled->exchange(true)) return;
+      f->listener.reset();
+      self->fail("nobody signed in at its authorization server within " + std::to_string(self->s.user_timeout_ms / 1000) +
+                 " s (the browser never came back to " + self->s.redirect_uri + ")");
     });
   }
 

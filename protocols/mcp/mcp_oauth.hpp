@@ -28,11 +28,12 @@
 //      §2.1, workload identity), an enterprise identity assertion (an ID
 //      token exchanged at the identity provider, then a JWT bearer grant),
 //      or authorization_code with PKCE S256,
-//      `state`, `resource` (RFC 8707) and the selected scope. kaisha runs
-//      headless, so the authorization request is sent by kaisha itself: an
+//      `state`, `resource` (RFC 8707) and the selected scope. The
+//      authorization request is first sent by kaisha itself: an
 //      authorization server that approves without a person (redirecting at
-//      once to the redirect_uri) completes the flow; one that shows a login
-//      page is reported as needing a person, with the URL to open.
+//      once to the redirect_uri) completes the flow; for one that shows a
+//      sign-in page, ask_user is given the URL to open and the browser's
+//      redirect is awaited at the loopback redirect_uri (RFC 8252).
 //   6. the token, stored (OAuthTokenStore) for the next run. When the
 //      authorization server lists ES256 in dpop_signing_alg_values_supported
 //      the token requests carry DPoP proofs of a P-256 key kept with the
@@ -77,6 +78,12 @@ struct OAuthSettings {
   std::string scopes;               // fixed scope to ask for; "" = chosen from the server's challenge
   std::string redirect_uri = "http://127.0.0.1:8976/oauth/callback";
   std::string client_name = "kaisha";
+  // A person signs in: when the authorization server shows a page instead of
+  // redirecting, this is called with the URL to open in a browser, and the
+  // redirect is awaited at the loopback redirect_uri for user_timeout_ms.
+  // Unset: such a server is reported as needing a person.
+  std::function<void(const std::string& url)> ask_user;
+  int64_t user_timeout_ms = 300'000;
   std::shared_ptr<OAuthTokenStore> store;  // required
   int64_t http_timeout_ms = 30'000;        // each exchange with an authorization server
 };

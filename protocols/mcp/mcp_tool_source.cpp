@@ -42,6 +42,11 @@ std::shared_ptr<McpOAuth> oauth_for(const config::McpServerConfig& cfg, http::Ht
   if (!cfg.auth.redirect_uri.empty()) s.redirect_uri = cfg.auth.redirect_uri;
   s.store = std::make_shared<OAuthTokenStore>(cfg.auth.token_file.empty() ? OAuthTokenStore::default_path()
                                                                           : cfg.auth.token_file);
+  // A person may sign in: the URL goes to the terminal kaisha runs in.
+  s.ask_user = [name = cfg.name](const std::string& url) {
+    std::fprintf(stderr, "kaisha: MCP server '%s' needs you to sign in; open this URL in a browser:\n  %s\n",
+                 name.c_str(), url.c_str());
+  };
   return McpOAuth::create(http, "'" + cfg.name + "'", cfg.url, std::move(s));
 }
 

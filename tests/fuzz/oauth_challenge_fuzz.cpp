@@ -1,7 +1,7 @@
 // What an MCP server or authorization server sends the OAuth client as text:
 // a WWW-Authenticate header, and the redirect URL of an authorization
 // response with its query. Any bytes must parse without throwing; fields are
-// read only from a Bearer challenge; decoded query text is valid UTF-8; a
+// read only from a Bearer or DPoP challenge; decoded query text is valid UTF-8; a
 // code is only accepted with our state; the metadata URL lists end with the
 // root fallbacks.
 #include <cstdint>
@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const mcp::OAuthChallenge c = mcp::parse_www_authenticate(text);
   if (!c.bearer)
     check(c.scope.empty() && c.error.empty() && c.resource_metadata.empty() && c.error_description.empty(),
-          "parameters are only read from a Bearer challenge");
+          "parameters are only read from a Bearer or DPoP challenge");
 
   for (const auto& [k, v] : mcp::parse_query(mcp::query_of(text)))
     check(valid_utf8(k) && valid_utf8(v), "decoded query text is valid UTF-8");

@@ -6,9 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "../../runtime/http/test_server.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
@@ -27,6 +32,7 @@ struct OAuthTestServer {
   std::atomic<bool> refresh_ok{true};
   std::atomic<bool> advertise_s256{true};
   std::atomic<bool> serve_as_metadata{true};
+  std::atomic<bool> show_sign_in_page{false};  // /authorize wants a person
   std::mutex mu;
   std::vector<std::map<std::string, std::string>> token_requests;
   std::string challenge;  // code_challenge of the last authorization request
@@ -52,6 +58,10 @@ struct OAuthTestServer {
       {
         std::lock_guard<std::mutex> lock(mu);
         challenge = req.get_param_value("code_challenge");
+      }
+      if (show_sign_in_page) {
+        res.set_content("<form>sign in</form>", "text/html");
+        return;
       }
       res.status = 302;
       res.set_header("Location", req.get_param_value("redirect_uri") + "?code=c1&state=" + req.get_param_value("state"));
@@ -86,10 +96,12 @@ struct McpOAuthFlow : ::testing::Test {
   http::HttpClient http;
   std::shared_ptr<OAuthTokenStore> store = std::make_shared<OAuthTokenStore>("");
 
-  std::shared_ptr<McpOAuth> oauth() {
+  std::shared_ptr<McpOAuth> oauth(std::function<void(const std::string&)> ask_user = nullptr,
+                                  std::string redirect_uri = "") {
     OAuthSettings s;
     s.client_id = "kaisha-test";
-    s.redirect_uri = as.srv.url("/callback");
+    s.redirect_uri = redirect_uri.empty() ? as.srv.url("/callback") : redirect_uri;
+    s.ask_user = std::move(ask_user);
     s.store = store;
     return McpOAuth::create(http, "'docs'", as.srv.url("/mcp"), s);
   }
@@ -168,6 +180,54 @@ TEST_F(McpOAuthFlow, MissingMetadataNamesEveryUrlTriedAndItsStatus) {
       << s.error().message;
   EXPECT_NE(s.error().message.find(as.issuer() + "/.well-known/openid-configuration (HTTP 404)"), std::string::npos)
       << s.error().message;
+}
+
+// A loopback port nobody listens on right now.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST_F(McpOAuthFlow, ASignInPageIsHandedToAPersonAndTheBrowsersRedirectIsAwaited) {
+  as.show_sign_in_page = true;
+  const int port = free_port();
+  const std::string redirect = "http://127.0.0.1:" + std::to_string(port) + "/oauth/callback";
+  std::thread browser;
+  std::string shown;
+  auto o = oauth(
+      [&](const std::string& url) {
+        shown = url;
+        // The person signs in; their browser is sent back to kaisha.
+        const std::string state = parse_query(query_of(url)).at("state");
+        browser = std::thread([port, state] {
+          httplib::Client c("127.0.0.1", port);
+          c.Get("/oauth/callback?code=c1&state=" + state);
+        });
+      },
+      redirect);
+  Status s = challenge(*o, 401, "");
+  if (browser.joinable()) browser.join();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(shown.rfind(as.srv.url("/authorize?"), 0), 0u) << shown;
+  EXPECT_EQ(o->access_token(), "at-new");
+  const auto t = as.tokens();
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].at("redirect_uri"), redirect);
+}
+
+TEST_F(McpOAuthFlow, WithoutAPersonASignInPageIsAnErrorThatSaysSo) {
+  as.show_sign_in_page = true;
+  auto o = oauth();
+  Status s = challenge(*o, 401, "");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("wants a person to sign in"), std::string::npos) << s.error().message;
 }
 
 }  // namespace
