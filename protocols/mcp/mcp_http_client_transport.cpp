@@ -306,6 +306,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     std::string last_id;
     int quiet_reconnects = 0;  // reconnects in a row that brought no event
     bool got_event = false;
+    std::string token;  // the access token sent ("" = none)
+    bool auth_retried = false;
     bool sse = false;
     SseEventReader reader;
   };
@@ -318,16 +320,17 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
-  void get(std::map<std::string, json> awaited, std::string last_id, int quiet) {
+  void get(std::map<std::string, json> awaited, std::string last_id, int quiet, bool auth_retried = false) {
     if (is_closed()) return;
     auto s = std::make_shared<Stream>();
     s->awaited = std::move(awaited);
     s->last_id = std::move(last_id);
     s->quiet_reconnects = quiet;
+    s->auth_retried = auth_retried;
     http::HttpRequestSpec req;
     req.method = "GET";
     req.url = url;
-    req.headers = headers(false);
+    req.headers = headers(false, nullptr, &s->token);
     if (!s->last_id.empty()) req.headers.push_back({"Last-Event-ID", s->last_id});
     http::HttpOptions ho;
     ho.timeout_ms = 0;
@@ -374,6 +377,18 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     };
     if (r.error != http::TransportError::none) {
       fail_awaited("MCP server " + url + ": the event stream broke and could not be resumed: " + r.error_message);
+      return;
+    }
+    if (r.status == 401 && opt.oauth && !s.auth_retried) {
+      // The stream wants a token too (a server may let initialize through
+      // without one): open it again once there is one.
+      auto self = shared_from_this();
+      opt.oauth->challenged(401, r.header("www-authenticate"), s.token, r.header("dpop-nonce"),
+                            [self, awaited = s.awaited, last = s.last_id, quiet = s.quiet_reconnects](Status st) {
+                              if (self->is_closed()) return;
+                              if (st.ok()) return self->get(awaited, last, quiet, true);
+                              for (const auto& [k, id] : awaited) self->fail_request(id, st.error().message);
+                            });
       return;
     }
     if (r.status < 200 || r.status >= 300 || !s.sse) {

@@ -52,6 +52,13 @@ std::string string_of(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// True only for a JSON `true` (metadata from a server may hold anything).
+bool flag_of(const json& j, const char* key) {
+  if (!j.is_object()) return false;
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -290,7 +297,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       return then(Status::Ok());
     }
     if (s.grant == OAuthGrant::authorization_code && !s.client_metadata_url.empty() &&
-        f->meta.value("client_id_metadata_document_supported", false) == true) {
+        flag_of(f->meta, "client_id_metadata_document_supported")) {
       f->client = {s.client_metadata_url, "", "none"};
       return then(Status::Ok());
     }
@@ -470,7 +477,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   // The authorization response at the redirect_uri: its code for a token.
   void redeem(std::shared_ptr<Flow> f, const std::string& redirect_url) {
     AuthorizationResponseCheck check{f->state, f->issuer,
-                                     f->meta.value("authorization_response_iss_parameter_supported", false) == true};
+                                     flag_of(f->meta, "authorization_response_iss_parameter_supported")};
     auto code = authorization_code(redirect_url, check);
     if (!code.ok()) return fail(code.error().message);
     token_request(f,
@@ -503,7 +510,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     http->schedule(std::chrono::milliseconds(s.user_timeout_ms), [self, f] {
       if (f->settled->exchange(true)) return;
       f->listener.reset();
-      self->fail("nobody signed in at its authorization server within " + std::to_string(self->s.user_timeout_ms / 1000) +
+      self->fail("nobody signed in at its authorization server within " + std::to_string((self->s.user_timeout_ms + 999) / 1000) +
                  " s (the browser never came back to " + self->s.redirect_uri + ")");
     });
   }

@@ -97,8 +97,9 @@ struct McpOAuthFlow : ::testing::Test {
   std::shared_ptr<OAuthTokenStore> store = std::make_shared<OAuthTokenStore>("");
 
   std::shared_ptr<McpOAuth> oauth(std::function<void(const std::string&)> ask_user = nullptr,
-                                  std::string redirect_uri = "") {
+                                  std::string redirect_uri = "", int64_t user_timeout_ms = 300'000) {
     OAuthSettings s;
+    s.user_timeout_ms = user_timeout_ms;
     s.client_id = "kaisha-test";
     s.redirect_uri = redirect_uri.empty() ? as.srv.url("/callback") : redirect_uri;
     s.ask_user = std::move(ask_user);
@@ -220,6 +221,16 @@ TEST_F(McpOAuthFlow, ASignInPageIsHandedToAPersonAndTheBrowsersRedirectIsAwaited
   const auto t = as.tokens();
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].at("redirect_uri"), redirect);
+}
+
+TEST_F(McpOAuthFlow, NobodySigningInTimesOutWithAnErrorThatSaysSo) {
+  as.show_sign_in_page = true;
+  const std::string redirect = "http://127.0.0.1:" + std::to_string(free_port()) + "/cb";
+  auto o = oauth([](const std::string&) {}, redirect, 300);
+  Status s = challenge(*o, 401, "");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("nobody signed in"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find(redirect), std::string::npos) << s.error().message;
 }
 
 TEST_F(McpOAuthFlow, WithoutAPersonASignInPageIsAnErrorThatSaysSo) {
