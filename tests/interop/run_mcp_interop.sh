@@ -18,7 +18,8 @@
 #   run_mcp_interop.sh conformance_client_auth KAISHA DRIVER SPEC
 #                                                  the suite's OAuth client scenarios (auth/*) at revision SPEC
 #                                                  (2025-03-26: the two pre-metadata fallbacks; extension: the
-#                                                  client-credentials extension) against the same client
+#                                                  OAuth extensions — client credentials, workload identity,
+#                                                  enterprise-managed authorization, DPoP) against the same client
 #   run_mcp_interop.sh sdk_v2_client KAISHA        @modelcontextprotocol/client 2.x (tests/interop/mcp_v2_client.mjs)
 #                                                  in its legacy, auto and pinned 2026-07-28 modes against
 #                                                  `kaisha serve --fixture conformance`, over HTTP and stdio
