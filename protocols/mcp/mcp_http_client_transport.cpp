@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "protocols/mcp/mcp_headers.hpp"
+#include "protocols/mcp/oauth_challenge.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
 #include "runtime/llm/sse_event_reader.hpp"
 #include "runtime/core/utf8.hpp"
@@ -18,6 +19,10 @@ using llm::SseEventReader;
 using llm::SseMessage;
 
 std::string key_of(const json& id) { return id.dump(); }
+
+// Authorization rounds one message may go through: a first authorization
+// (401) and one step-up (403 insufficient_scope).
+constexpr int kMaxAuthRounds = 2;
 
 bool is_request(const json& m) { return m.is_object() && m.contains("method") && m.contains("id"); }
 
@@ -93,8 +98,12 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // `message` (a POST's): a modern request mirrors its method and target.
-  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr) {
+  // `token`: the access token sent, when OAuth is on.
+  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr,
+                                                          std::string* token = nullptr) {
     std::vector<std::pair<std::string, std::string>> h;
+    if (opt.oauth)
+      for (auto& kv : opt.oauth->request_headers(post ? "POST" : "GET", url, token)) h.push_back(std::move(kv));
     if (post) h.push_back({"Content-Type", "application/json"});
     h.push_back({"Accept", post ? "application/json, text/event-stream" : "text/event-stream"});
     std::lock_guard<std::mutex> lock(mu);
@@ -142,17 +151,23 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     bool answered = false;
     std::string body;
     SseEventReader reader;
+    std::vector<std::pair<std::string, std::string>> extra;  // the caller's headers, for a resend
+    std::string token;  // the access token sent ("" = none)
+    int auth_round = 0;
   };
 
-  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {},
+            int auth_round = 0) {
     auto p = std::make_shared<Post>();
     p->message = message;
+    p->extra = extra;
+    p->auth_round = auth_round;
     p->request = is_request(message);
     if (p->request) p->key = key_of(message["id"]);
     http::HttpRequestSpec req;
     req.method = "POST";
     req.url = url;
-    req.headers = headers(true, message);
+    req.headers = headers(true, message, &p->token);
     req.headers.insert(req.headers.end(), extra.begin(), extra.end());
     req.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     http::HttpOptions ho;
@@ -213,6 +228,11 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       if (r.error == http::TransportError::connect) gone(Error{"mcp_closed", why});
       return;
     }
+    if ((r.status == 401 || r.status == 403) && opt.oauth && p.auth_round < kMaxAuthRounds) {
+      const std::string challenge = r.header("www-authenticate");
+      if (r.status == 401 || parse_www_authenticate(challenge).error == "insufficient_scope")
+        return authorize_and_resend(p, r.status, challenge, r.header("dpop-nonce"));
+    }
     if (r.status < 200 || r.status >= 300) {
       const std::string body = p.body.empty() ? r.body : p.body;
       json j = parse_json_or_discarded(utf8::repair(body));
@@ -263,6 +283,22 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     if (p.request && !p.answered) fail_request(id, "MCP server " + url + " answered without a response to the request");
   }
 
+  // The server refused `p` for want of authorization: once OAuth has a new
+  // token the message goes again; if it cannot get one the request fails
+  // with its reason.
+  void authorize_and_resend(const Post& p, int status, const std::string& challenge, const std::string& dpop_nonce) {
+    auto self = shared_from_this();
+    opt.oauth->challenged(status, challenge, p.token, dpop_nonce,
+                          [self, message = p.message, extra = p.extra, round = p.auth_round, request = p.request](Status st) {
+                            if (self->is_closed()) return;
+                            if (!st.ok()) {
+                              if (request) self->fail_request(message["id"], st.error().message);
+                              return;
+                            }
+                            self->post(message, extra, round + 1);
+                          });
+  }
+
   // A GET stream: the server->client stream (awaited empty) or the resumption
   // of POST streams whose answers are still owed (awaited: id key -> id).
   struct Stream {
@@ -270,6 +306,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     std::string last_id;
     int quiet_reconnects = 0;  // reconnects in a row that brought no event
     bool got_event = false;
+    std::string token;  // the access token sent ("" = none)
+    bool auth_retried = false;
     bool sse = false;
     SseEventReader reader;
   };
@@ -282,16 +320,17 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
-  void get(std::map<std::string, json> awaited, std::string last_id, int quiet) {
+  void get(std::map<std::string, json> awaited, std::string last_id, int quiet, bool auth_retried = false) {
     if (is_closed()) return;
     auto s = std::make_shared<Stream>();
     s->awaited = std::move(awaited);
     s->last_id = std::move(last_id);
     s->quiet_reconnects = quiet;
+    s->auth_retried = auth_retried;
     http::HttpRequestSpec req;
     req.method = "GET";
     req.url = url;
-    req.headers = headers(false);
+    req.headers = headers(false, nullptr, &s->token);
     if (!s->last_id.empty()) req.headers.push_back({"Last-Event-ID", s->last_id});
     http::HttpOptions ho;
     ho.timeout_ms = 0;
@@ -338,6 +377,18 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     };
     if (r.error != http::TransportError::none) {
       fail_awaited("MCP server " + url + ": the event stream broke and could not be resumed: " + r.error_message);
+      return;
+    }
+    if (r.status == 401 && opt.oauth && !s.auth_retried) {
+      // The stream wants a token too (a server may let initialize through
+      // without one): open it again once there is one.
+      auto self = shared_from_this();
+      opt.oauth->challenged(401, r.header("www-authenticate"), s.token, r.header("dpop-nonce"),
+                            [self, awaited = s.awaited, last = s.last_id, quiet = s.quiet_reconnects](Status st) {
+                              if (self->is_closed()) return;
+                              if (st.ok()) return self->get(awaited, last, quiet, true);
+                              for (const auto& [k, id] : awaited) self->fail_request(id, st.error().message);
+                            });
       return;
     }
     if (r.status < 200 || r.status >= 300 || !s.sse) {
@@ -428,6 +479,8 @@ void McpHttpClientTransport::close() {
       if (!impl_->version.empty()) req.headers.push_back({kVersionHeader, impl_->version});
     }
     for (const auto& [k, v] : impl_->opt.headers) req.headers.push_back({k, v});
+    if (impl_->opt.oauth)
+      for (auto& kv : impl_->opt.oauth->request_headers("DELETE", impl_->url)) req.headers.push_back(std::move(kv));
     http::HttpOptions ho;
     ho.timeout_ms = 2000;
     ho.connect_timeout_ms = 1000;

@@ -17,6 +17,12 @@
 //   * HTTP 404 on a session means the session is gone: on_closed, so the
 //     owner re-initializes. A refused connection is on_closed as well.
 //   * close() cancels what is in flight and DELETEs the session.
+//   * With `oauth` set, every request carries its access token; a 401, or a
+//     403 with error="insufficient_scope" (step-up), hands the server's
+//     WWW-Authenticate challenge to it and the message is sent again once it
+//     has a new token — at most twice per message, so a server that never
+//     accepts cannot loop us. When authorization fails the request fails
+//     with its error.
 #pragma once
 
 #include <map>
@@ -24,6 +30,7 @@
 #include <string>
 
 #include "protocols/mcp/mcp_client_transport.hpp"
+#include "protocols/mcp/mcp_oauth.hpp"
 #include "runtime/http/http_client.hpp"
 
 namespace kaisha::mcp {
@@ -34,6 +41,7 @@ struct McpHttpClientOptions {
   int64_t default_retry_ms = 1000;  // reconnect delay when the server sent no retry:
   int max_stream_reconnects = 3;    // in a row without an event, then give up on the stream
   bool open_get_stream = true;      // the server->client stream after initialization
+  std::shared_ptr<McpOAuth> oauth;  // OAuth 2.1 authorization, or none
 };
 
 class McpHttpClientTransport : public McpClientTransport {

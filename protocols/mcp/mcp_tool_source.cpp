@@ -1,6 +1,7 @@
 #include "protocols/mcp/mcp_tool_source.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -15,9 +16,44 @@ namespace kaisha::mcp {
 
 using Clock = std::chrono::steady_clock;
 
+// OAuth for an HTTP server that has no static Authorization: it stays
+// dormant until the server answers 401.
+std::shared_ptr<McpOAuth> oauth_for(const config::McpServerConfig& cfg, http::HttpClient& http) {
+  if (cfg.stdio() || !cfg.bearer_token.empty()) return nullptr;
+  for (const auto& [k, v] : cfg.headers) {
+    std::string key = k;
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (key == "authorization") return nullptr;
+  }
+  OAuthSettings s;
+  s.grant = cfg.auth.grant == "client_credentials" ? OAuthGrant::client_credentials
+            : cfg.auth.grant == "jwt_bearer"         ? OAuthGrant::jwt_bearer
+            : cfg.auth.grant == "identity_assertion" ? OAuthGrant::identity_assertion
+                                                     : OAuthGrant::authorization_code;
+  s.client_id = cfg.auth.client_id;
+  s.client_secret = cfg.auth.client_secret;
+  s.private_key_pem = cfg.auth.private_key_pem;
+  s.signing_alg = cfg.auth.signing_algorithm;
+  s.assertion_file = cfg.auth.assertion_file;
+  s.idp_token_endpoint = cfg.auth.idp_token_endpoint;
+  s.idp_client_id = cfg.auth.idp_client_id;
+  s.client_metadata_url = cfg.auth.client_metadata_url;
+  s.scopes = cfg.auth.scopes;
+  if (!cfg.auth.redirect_uri.empty()) s.redirect_uri = cfg.auth.redirect_uri;
+  s.store = std::make_shared<OAuthTokenStore>(cfg.auth.token_file.empty() ? OAuthTokenStore::default_path()
+                                                                          : cfg.auth.token_file);
+  // A person may sign in: the URL goes to the terminal kaisha runs in.
+  s.ask_user = [name = cfg.name](const std::string& url) {
+    std::fprintf(stderr, "kaisha: MCP server '%s' needs you to sign in; open this URL in a browser:\n  %s\n",
+                 name.c_str(), url.c_str());
+  };
+  return McpOAuth::create(http, "'" + cfg.name + "'", cfg.url, std::move(s));
+}
+
 struct McpToolSource::State : std::enable_shared_from_this<McpToolSource::State> {
   config::McpServerConfig cfg;
   http::HttpClient* http = nullptr;
+  std::shared_ptr<McpOAuth> oauth;  // kept across restarts: its tokens outlive a client
 
   mutable std::mutex mu;  // everything below
   std::condition_variable cv;
@@ -48,6 +84,8 @@ struct McpToolSource::State : std::enable_shared_from_this<McpToolSource::State>
       McpHttpClientOptions ho;
       ho.headers = cfg.headers;
       if (!cfg.bearer_token.empty()) ho.headers["Authorization"] = "Bearer " + cfg.bearer_token;
+      if (!oauth) oauth = oauth_for(cfg, *http);
+      ho.oauth = oauth;
       t = std::make_unique<McpHttpClientTransport>(*http, cfg.url, ho);
     }
     McpClientOptions co;

@@ -18,10 +18,19 @@
 //   http-custom-headers                  the tool calls MCP_CONFORMANCE_CONTEXT lists
 //   http-invalid-tool-headers            call every tool the client kept
 //   json-schema-2020-12-preservation     call json_schema_echo with json_schema_2020_12_tool's schema
+//   auth/*                               with OAuth on (tokens in a fresh file under $TMPDIR):
+//                                        call test-tool; MCP_CONFORMANCE_CONTEXT's client_id and
+//                                        client_secret (or private_key_pem) are a pre-registered client
+//                                        (client_credentials for auth/client-credentials-*; the
+//                                        JWT bearer grant with valid_jwt for auth/wif-jwt-bearer; the
+//                                        idp_* ID token exchange for auth/enterprise-managed-authorization), and
+//                                        the client ID metadata document URL is the one the suite expects
 // Manual mode:
 //   mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... [--expect TEXT]...
 // prints the tool names and each call's ToolResult; exit 1 when a step fails
 // or an --expect text is missing from the output.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <future>
@@ -102,12 +111,56 @@ json sample_arguments(const json& schema) {
   return args;
 }
 
+json conformance_context() {
+  const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
+  json ctx = json::parse(context ? context : "{}", nullptr, false);
+  return ctx.is_object() ? ctx : json::object();
+}
+
+// OAuth as the auth/* scenarios want it; the token file lives in a fresh
+// directory, removed at exit, so no scenario sees another's tokens.
+std::shared_ptr<mcp::McpOAuth> conformance_oauth(const std::string& scenario, const std::string& url,
+                                                 http::HttpClient& http) {
+  static std::string dir;
+  std::string tmpl = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/kaisha-oauth.XXXXXX";
+  if (!mkdtemp(tmpl.data())) return nullptr;
+  dir = tmpl;
+  std::atexit([] {
+    std::remove((dir + "/tokens.json").c_str());
+    rmdir(dir.c_str());
+  });
+  mcp::OAuthSettings s;
+  s.store = std::make_shared<mcp::OAuthTokenStore>(dir + "/tokens.json");
+  s.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+  s.client_name = "kaisha-conformance-client";
+  const json ctx = conformance_context();
+  s.client_id = ctx.value("client_id", std::string());
+  s.client_secret = ctx.value("client_secret", std::string());
+  if (scenario.rfind("auth/client-credentials", 0) == 0) s.grant = mcp::OAuthGrant::client_credentials;
+  s.private_key_pem = ctx.value("private_key_pem", std::string());
+  s.signing_alg = ctx.value("signing_algorithm", std::string("ES256"));
+  if (scenario == "auth/wif-jwt-bearer") {
+    s.grant = mcp::OAuthGrant::jwt_bearer;
+    s.assertion = ctx.value("valid_jwt", std::string());
+  }
+  if (scenario == "auth/enterprise-managed-authorization") {
+    s.grant = mcp::OAuthGrant::identity_assertion;
+    s.assertion = ctx.value("idp_id_token", std::string());
+    s.idp_token_endpoint = ctx.value("idp_token_endpoint", std::string());
+    s.idp_client_id = ctx.value("idp_client_id", std::string());
+  }
+  return mcp::McpOAuth::create(http, "conformance", url, s);
+}
+
 int run_conformance(const std::string& scenario, const std::string& url, http::HttpClient& http) {
   mcp::McpClientOptions o;
   o.client_name = "kaisha-conformance-client";
   o.capabilities = {{"elicitation", json::object()}};
   o.request_timeout_ms = 30'000;
-  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http, o);
+  mcp::McpHttpClientOptions ho;
+  const bool auth = scenario.rfind("auth/", 0) == 0;
+  if (auth) ho.oauth = conformance_oauth(scenario, url, http);
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url, ho), http, o);
   std::weak_ptr<mcp::McpClient> weak = c;
   c->on_request([weak, scenario](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
     if (method != "elicitation/create") return reply(Error{"mcp", "kaisha's conformance client does not handle " + method});
@@ -139,17 +192,16 @@ int run_conformance(const std::string& scenario, const std::string& url, http::H
   } else if (scenario == "http-standard-headers" || scenario == "http-invalid-tool-headers") {
     for (const auto& t : *tools) calls.push_back({t.name, sample_arguments(t.input_schema)});
   } else if (scenario == "http-custom-headers") {
-    const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
-    json ctx = json::parse(context ? context : "{}", nullptr, false);
-    if (ctx.is_object())
-      for (const auto& tc : ctx.value("toolCalls", json::array()))
-        calls.push_back({tc.value("name", std::string()), tc.value("arguments", json::object())});
+    for (const auto& tc : conformance_context().value("toolCalls", json::array()))
+      calls.push_back({tc.value("name", std::string()), tc.value("arguments", json::object())});
+  } else if (auth) {
+    calls.push_back({"test-tool", json::object()});
   } else if (scenario == "json-schema-2020-12-preservation") {
     for (const auto& t : *tools)
       if (t.name == "json_schema_2020_12_tool") calls.push_back({"json_schema_echo", {{"schema", t.input_schema}}});
   } else if (scenario != "initialize" && scenario != "request-metadata" && scenario != "json-schema-ref-no-deref") {
     c->close();
-    return fail("scenario " + scenario + " is not supported (no OAuth in kaisha's MCP client)");
+    return fail("scenario " + scenario + " is not supported by this driver");
   }
   for (const auto& [tool, args] : calls) {
     auto r = call(c, tool, args);

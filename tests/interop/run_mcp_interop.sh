@@ -15,6 +15,11 @@
 #                                                  (every one but OAuth's, listed below) against kaisha's MCP
 #                                                  client (tests/interop/mcp_client_driver), which negotiates
 #                                                  the revision with each scenario's server itself
+#   run_mcp_interop.sh conformance_client_auth KAISHA DRIVER SPEC
+#                                                  the suite's OAuth client scenarios (auth/*) at revision SPEC
+#                                                  (2025-03-26: the two pre-metadata fallbacks; extension: the
+#                                                  OAuth extensions — client credentials, workload identity,
+#                                                  enterprise-managed authorization, DPoP) against the same client
 #   run_mcp_interop.sh sdk_v2_client KAISHA        @modelcontextprotocol/client 2.x (tests/interop/mcp_v2_client.mjs)
 #                                                  in its legacy, auto and pinned 2026-07-28 modes against
 #                                                  `kaisha serve --fixture conformance`, over HTTP and stdio
@@ -101,29 +106,47 @@ case "$mode" in
     (cd "$here" && node mcp_v2_client.mjs stdio "$kaisha") || { echo "FAIL: sdk_v2_client over stdio"; exit 1; }
     ;;
 
-  conformance_client)
+  conformance_client|conformance_client_auth)
     spec=${4:?spec version (2025-11-25 or 2026-07-28)}
-    case "$spec" in
-      2025-11-25) scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
-                             json-schema-2020-12-preservation) ;;
-      2026-07-28) scenarios=(tools_call request-metadata sep-2322-client-request-state http-standard-headers
-                             http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
-                             json-schema-2020-12-preservation) ;;
-      *) echo "unknown spec version $spec"; exit 2 ;;
+    auth_dated=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
+                auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
+                auth/scope-step-up auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+                auth/token-endpoint-auth-none auth/pre-registration)
+    case "$mode $spec" in
+      "conformance_client 2025-11-25") scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+                                                  json-schema-2020-12-preservation) ;;
+      "conformance_client 2026-07-28") scenarios=(tools_call request-metadata sep-2322-client-request-state
+                                                  http-standard-headers http-custom-headers http-invalid-tool-headers
+                                                  json-schema-ref-no-deref json-schema-2020-12-preservation) ;;
+      "conformance_client_auth 2025-03-26") scenarios=(auth/2025-03-26-oauth-metadata-backcompat
+                                                       auth/2025-03-26-oauth-endpoint-fallback) ;;
+      "conformance_client_auth 2025-11-25") scenarios=("${auth_dated[@]}") ;;
+      "conformance_client_auth 2026-07-28") scenarios=("${auth_dated[@]}" auth/resource-mismatch auth/offline-access-scope
+                                                       auth/offline-access-not-supported auth/authorization-server-migration
+                                                       auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing
+                                                       auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+                                                       auth/metadata-issuer-mismatch) ;;
+      "conformance_client_auth extension") scenarios=(auth/client-credentials-basic auth/client-credentials-jwt
+                                                      auth/wif-jwt-bearer auth/enterprise-managed-authorization
+                                                      auth/dpop auth/dpop-nonce) ;;
+      *) echo "unknown spec version $spec for $mode"; exit 2 ;;
     esac
+    spec_arg=(--spec-version "$spec")
+    [ "$spec" = extension ] && spec_arg=()
     out_dir=${MCP_INTEROP_KEEP:-$work/client-results}
     passed=0; failed=()
     for scenario in "${scenarios[@]}"; do
       log="$work/client-${scenario//\//_}.log"
       if (cd "$here" && npx --no-install conformance client --command "$driver" --scenario "$scenario" \
-            --spec-version "$spec" --timeout 60000 -o "$out_dir") >"$log" 2>&1; then
+            "${spec_arg[@]}" --timeout 60000 -o "$out_dir") >"$log" 2>&1; then
         passed=$((passed + 1))
         echo "$scenario: $(grep -m1 '^Passed:' "$log")"
       else
         failed+=("$scenario"); tail -n 30 "$log"
       fi
     done
-    echo "conformance client scenarios at $spec: $passed of ${#scenarios[@]} pass${failed[*]:+; failing: ${failed[*]}}"
+    label="conformance client scenarios"; [ "$mode" = conformance_client_auth ] && label="conformance client auth scenarios"
+    echo "$label at $spec: $passed of ${#scenarios[@]} pass${failed[*]:+; failing: ${failed[*]}}"
     [ ${#failed[@]} -eq 0 ] || { echo "FAIL: conformance client"; exit 1; }
     ;;
 

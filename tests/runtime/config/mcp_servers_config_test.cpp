@@ -90,3 +90,84 @@ TEST(McpServersConfig, EveryBadFieldNamesFileLineAndKey) {
 
 }  // namespace
 }  // namespace kaisha::config
+
+namespace kaisha::config {
+namespace {
+
+TEST(McpServersConfig, ReadsOAuthSettings) {
+  ::setenv("KAISHA_TEST_MCP_SECRET", "s3cret", 1);
+  auto c = parse_config(R"(
+mcp_servers:
+  - name: tracker
+    url: https://mcp.example.com/mcp
+    auth:
+      client_id: kaisha-prod
+      client_secret_env: KAISHA_TEST_MCP_SECRET
+      grant: client_credentials
+      scopes: [mcp:read, mcp:write]
+      token_file: /tmp/t.json
+  - name: workload
+    url: https://mcp.example.com/mcp
+    auth: { grant: jwt_bearer, client_id: w, assertion_file: /var/run/token }
+  - name: enterprise
+    url: https://mcp.example.com/mcp
+    auth: { grant: identity_assertion, client_id: c, assertion_file: /t, idp_token_endpoint: "https://idp/token", idp_client_id: i }
+  - name: open
+    url: https://mcp.example.com/mcp
+    auth:
+      scopes: mcp:read
+      redirect_uri: http://127.0.0.1:9/cb
+      client_metadata_url: https://kaisha.example/client.json
+  - name: plain
+    url: https://mcp.example.com/mcp
+)",
+                        "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const McpAuthConfig& a = c->mcp_servers[0].auth;
+  EXPECT_EQ(a.grant, "client_credentials");
+  EXPECT_EQ(a.client_id, "kaisha-prod");
+  EXPECT_EQ(a.client_secret, "s3cret");
+  EXPECT_EQ(a.scopes, "mcp:read mcp:write");
+  EXPECT_EQ(a.token_file, "/tmp/t.json");
+  EXPECT_EQ(c->mcp_servers[1].auth.grant, "jwt_bearer");
+  EXPECT_EQ(c->mcp_servers[1].auth.assertion_file, "/var/run/token");
+  EXPECT_EQ(c->mcp_servers[2].auth.grant, "identity_assertion");
+  EXPECT_EQ(c->mcp_servers[2].auth.idp_token_endpoint, "https://idp/token");
+  EXPECT_EQ(c->mcp_servers[2].auth.idp_client_id, "i");
+  const McpAuthConfig& b = c->mcp_servers[3].auth;
+  EXPECT_EQ(b.grant, "authorization_code");
+  EXPECT_EQ(b.scopes, "mcp:read");
+  EXPECT_EQ(b.redirect_uri, "http://127.0.0.1:9/cb");
+  EXPECT_EQ(b.client_metadata_url, "https://kaisha.example/client.json");
+  EXPECT_TRUE(c->mcp_servers[4].auth.client_id.empty());  // no auth entry: discovered when demanded
+}
+
+TEST(McpServersConfig, BadOAuthSettingsNameFileLineAndKey) {
+  const std::string head = "mcp_servers:\n  - name: a\n    url: https://h/mcp\n    auth:\n";
+  expect_error(head + "      grant: implicit\n",
+               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials, jwt_bearer or identity_assertion");
+  expect_error(head + "      grant: identity_assertion\n      client_id: c\n      assertion_file: /t\n",
+               "grant: identity_assertion needs 'idp_token_endpoint'");
+  expect_error(head + "      idp_token_endpoint: https://idp/token\n", "'idp_token_endpoint' applies only with grant: identity_assertion");
+  expect_error(head + "      grant: jwt_bearer\n", "mcp_servers[0].auth: grant: jwt_bearer needs 'assertion_file'");
+  expect_error(head + "      assertion_file: /x\n", "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
+  expect_error(head + "      client_id: x\n      private_key_file: /nonexistent/key.pem\n",
+               "c.yaml:6: mcp_servers[0].auth.private_key_file: '/nonexistent/key.pem' cannot be read");
+  expect_error(head + "      signing_algorithm: HS256\n", "mcp_servers[0].auth.signing_algorithm: expected ES256 or RS256");
+  expect_error(head + "      grant: client_credentials\n", "mcp_servers[0].auth: grant: client_credentials needs 'client_id'");
+  expect_error(head + "      client_id: x\n      client_secret_env: KAISHA_TEST_UNSET_VAR\n",
+               "c.yaml:6: mcp_servers[0].auth.client_secret_env: the environment variable KAISHA_TEST_UNSET_VAR is not set");
+  expect_error(head + "      client_metadata_url: http://h/c.json\n",
+               "mcp_servers[0].auth.client_metadata_url: a client ID metadata document must be an https:// URL");
+  expect_error(head + "      redirect_uri: myapp:/cb\n", "mcp_servers[0].auth.redirect_uri: expected an http://");
+  expect_error(head + "      client_secret: x\n", "mcp_servers[0].auth: a client secret needs 'client_id'");
+  expect_error(head + "      tenant: x\n", "tenant");
+  expect_error("mcp_servers:\n  - name: a\n    command: x\n    auth: {client_id: y}\n",
+               "mcp_servers[0].auth: 'auth' applies only with 'url'");
+  ::setenv("KAISHA_TEST_MCP_TOKEN", "sekrit", 1);
+  expect_error("mcp_servers:\n  - name: a\n    url: https://h/mcp\n    bearer_token_env: KAISHA_TEST_MCP_TOKEN\n    auth: {}\n",
+               "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
+}
+
+}  // namespace
+}  // namespace kaisha::config
