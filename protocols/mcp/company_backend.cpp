@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "protocols/mcp/input_exchange.hpp"
 #include "protocols/mcp/json_template.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/json_text.hpp"
@@ -88,7 +89,11 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   auto relay = std::make_shared<ProgressRelay>();
   relay->notify = ctx.notify;
   relay->token = ctx.progress_token;
-  auto id = company_.submit_in(ctx.conversation, task, [relay](const msg::ProgressEvent& e) {
+  // A 2026-07-28 client retrying with its user's answer: the task it started
+  // is in the request state (sealed by the server), not started again.
+  std::string resumed;
+  if (ctx.state.is_object()) resumed = ctx.state.value("task_id", "");
+  auto on_event = [relay](const msg::ProgressEvent& e) {
     std::lock_guard lock(relay->mu);
     if (!relay->active || relay->token.is_null() || !relay->notify) return;
     relay->count += 1;
@@ -97,15 +102,20 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     if (!e.text.empty()) message += ": " + utf8::truncate(e.text, 500);
     relay->notify(jsonrpc::make_notification(
         "notifications/progress", json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));
-  });
+  };
+  Result<std::string> id = resumed.empty() ? company_.submit_in(ctx.conversation, task, on_event)
+                                           : Result<std::string>(resumed);
   if (!id) return text_result(id.error().message, true);
+  auto stop_relay = [&] {
+    std::lock_guard lock(relay->mu);
+    relay->active = false;
+  };
   bool cancel_sent = false;
   company::TaskInfo info;
   while (true) {
     auto r = company_.wait(*id, std::chrono::milliseconds(200));
     if (!r) {
-      std::lock_guard lock(relay->mu);
-      relay->active = false;
+      stop_relay();
       return text_result(r.error().message, true);
     }
     info = *r;
@@ -114,11 +124,47 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
       company_.cancel(*id);  // the next wait sees it canceled
       cancel_sent = true;
     }
+    if (info.state == company::TaskState::input_required && !cancel_sent) {
+      // The company asks its user: the client is asked by elicitation
+      // (2025-11-25: a request on this stream; 2026-07-28: an
+      // InputRequiredResult the client answers by retrying).
+      json requests{{"answer",
+                     {{"method", "elicitation/create"},
+                      {"params",
+                       {{"message", info.question},
+                        {"requestedSchema",
+                         {{"type", "object"},
+                          {"properties", {{"answer", {{"type", "string"}, {"description", info.question}}}}},
+                          {"required", json::array({"answer"})}}}}}}}};
+      auto got = ctx.ask_client ? ctx.ask_client(requests, json{{"task_id", *id}})
+                                : Result<json>(Error{"unsupported", "this client cannot be asked"});
+      if (!got) {
+        stop_relay();
+        if (got.error().code == kInputRequired) return got.error();  // the client asks its user and retries
+        company_.cancel(*id);  // nobody can answer: the task would wait for its timeout
+        if (ends_the_call(got.error())) return got.error();  // e.g. no elicitation capability declared
+        return text_result("the company asked: " + info.question + " — and the client could not answer (" +
+                               got.error().message + "), so the task was canceled",
+                           true);
+      }
+      const json& reply = (*got)["answer"];
+      const std::string action = reply.value("action", "");
+      const json content = reply.value("content", json::object());
+      if (action != "accept" || !content.is_object() || !content.contains("answer") || !content["answer"].is_string()) {
+        stop_relay();
+        company_.cancel(*id);
+        return text_result("the company asked: " + info.question + " — and the user " +
+                               (action.empty() ? std::string("gave no answer") : action + "ed") +
+                               ", so the task was canceled",
+                           true);
+      }
+      if (Status s = company_.provide_input(*id, content["answer"].get<std::string>()); !s.ok()) {
+        stop_relay();
+        return text_result(s.error().message, true);
+      }
+    }
   }
-  {
-    std::lock_guard lock(relay->mu);
-    relay->active = false;
-  }
+  stop_relay();
   json vars = info.to_json();
   json result;
   switch (info.state) {

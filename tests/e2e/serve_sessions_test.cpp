@@ -245,3 +245,55 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// A 2026-07-28 MCP client: run_task answers with an InputRequiredResult
+// carrying the question; the client retries with its user's answer and the
+// same task goes on.
+TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                  {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", json::object()}}}};
+  const std::vector<std::pair<std::string, std::string>> headers{{"Accept", "application/json, text/event-stream"},
+                                                                 {"MCP-Protocol-Version", "2026-07-28"},
+                                                                 {"Mcp-Method", "tools/call"},
+                                                                 {"Mcp-Name", "run_task"}};
+  // One JSON object, or (on a slow machine) an event stream ending with it.
+  auto last = [](const http::HttpResult& r) {
+    return r.header("content-type").find("event-stream") != std::string::npos ? sse_events(r.body).back()
+                                                                               : json::parse(r.body);
+  };
+  json params{{"name", "run_task"}, {"arguments", {{"task", "the weather at noon"}}}, {"_meta", meta}};
+  auto first = request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", params}}.dump(),
+                       headers);
+  ASSERT_EQ(first.status, 200) << first.body << server_->log();
+  json r1 = last(first);
+  ASSERT_EQ(r1["result"]["resultType"], "input_required") << r1.dump();
+  const json& ask = r1["result"]["inputRequests"]["answer"];
+  EXPECT_EQ(ask["method"], "elicitation/create") << r1.dump();
+  EXPECT_EQ(ask["params"]["message"], "どの都市ですか？") << r1.dump();
+  ASSERT_TRUE(r1["result"].contains("requestState")) << r1.dump();
+
+  params["inputResponses"] = {{"answer", {{"action", "accept"}, {"content", {{"answer", "名古屋"}}}}}};
+  params["requestState"] = r1["result"]["requestState"];
+  auto second = request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", params}}.dump(),
+                        headers);
+  ASSERT_EQ(second.status, 200) << second.body;
+  json r2 = last(second);
+  EXPECT_EQ(r2["result"]["resultType"], "complete") << r2.dump();
+  EXPECT_FALSE(r2["result"].value("isError", false)) << r2.dump();
+  EXPECT_NE(r2["result"]["content"][0]["text"].get<std::string>().find("名古屋"), std::string::npos) << r2.dump();
+  // One task, asked once: the retry did not start another.
+  server_->stop();
+  RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.describe();
+  EXPECT_EQ(json::parse(history.out)["tasks"].size(), 1u) << history.out;
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
