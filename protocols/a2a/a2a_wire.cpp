@@ -164,6 +164,7 @@ Result<RemoteState> parse_state(const json& value) {
     if (r.name == state_name(row.a2a, WireVersion::v1_0) || r.name == state_name(row.a2a, WireVersion::v0_3)) {
       r.state = row.company;
       r.terminal = company::is_final(row.company);
+      r.interrupted = row.company == company::TaskState::input_required;  // the peer waits for an answer
       return r;
     }
   }

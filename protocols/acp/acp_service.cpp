@@ -290,11 +290,6 @@ AcpReply AcpService::resume_run(const std::string& run_id, const std::string& bo
   if (auto m = j.find("mode"); m != j.end() && !m->is_null() &&
                               (!m->is_string() || (*m != "sync" && *m != "async" && *m != "stream")))
     return error_reply(400, "invalid_input", "mode: must be \"sync\", \"async\" or \"stream\"");
-  auto message = ar->find("message");
-  if (ar->value("type", "") != "message" || message == ar->end() || !message->is_object())
-    return error_reply(400, "invalid_input", "await_resume: must be {\"type\": \"message\", \"message\": {...}}");
-  auto text = input_text(json::array({*message}));
-  if (!text.ok()) return error_reply(400, "invalid_input", "await_resume.message: " + text.error().message);
   const std::string mode = j.value("mode", json("sync")).is_string() ? j.value("mode", std::string("sync")) : "sync";
   auto e = find(run_id);
   if (!e) return not_found_run(run_id);
@@ -308,6 +303,11 @@ AcpReply AcpService::resume_run(const std::string& run_id, const std::string& bo
                              " and cannot be resumed: only an awaiting run can");
     task_id = e->run.task_id;
   }
+  auto message = ar->find("message");
+  if (ar->value("type", "") != "message" || message == ar->end() || !message->is_object())
+    return error_reply(400, "invalid_input", "await_resume: must be {\"type\": \"message\", \"message\": {...}}");
+  auto text = input_text(json::array({*message}));
+  if (!text.ok()) return error_reply(400, "invalid_input", "await_resume.message: " + text.error().message);
   if (Status s = company_.provide_input(task_id, *text); !s.ok())
     return error_reply(409, "invalid_input", "Run " + run_id + ": " + s.error().message);
   std::unique_lock lock(e->mu);

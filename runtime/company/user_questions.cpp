@@ -19,10 +19,7 @@ UserQuestions::UserQuestions(std::vector<llm::ToolSpec> specs, std::chrono::mill
   timer_ = std::thread([this] { run_timer(); });
 }
 
-UserQuestions::~UserQuestions() {
-  stop();
-  if (timer_.joinable()) timer_.join();
-}
+UserQuestions::~UserQuestions() { stop(); }
 
 void UserQuestions::call(const std::string& name, const json& args, const ToolCallContext& ctx,
                          std::function<void(ToolResult)> done) {
@@ -84,6 +81,9 @@ void UserQuestions::stop() {
   }
   changed_.notify_all();
   for (auto& [_, p] : left) p.done(ToolResult::error("the company stopped while the question waited for its answer"));
+  // No hook runs after stop(): its owner may be going away.
+  std::lock_guard<std::mutex> join(join_mu_);
+  if (timer_.joinable() && timer_.get_id() != std::this_thread::get_id()) timer_.join();
 }
 
 void UserQuestions::run_timer() {

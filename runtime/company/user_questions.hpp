@@ -42,7 +42,11 @@ class UserQuestions : public ToolSource {
   std::vector<llm::ToolSpec> specs() const override { return specs_; }
   void call(const std::string& name, const json& args, const ToolCallContext& ctx,
             std::function<void(ToolResult)> done) override;
-  // Withdraws every waiting question and stops the timer.
+  // Asking again changes nothing in the world: a question pending when its
+  // process died is asked again when its task resumes.
+  bool repeatable(const std::string&) const override { return true; }
+  // Withdraws every waiting question and stops the timer: no hook is called
+  // once it returns. Not from a hook.
   void stop() override;
 
   // Gives the waiting question of `task_id` its answer; false when it has none.
@@ -69,6 +73,7 @@ class UserQuestions : public ToolSource {
   std::condition_variable changed_;
   std::map<std::string, Pending> pending_;  // by task id
   bool stopping_ = false;
+  std::mutex join_mu_;  // stop() may be called from two threads (its owner's, the runtime's)
   std::thread timer_;
 };
 
