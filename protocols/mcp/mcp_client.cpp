@@ -314,7 +314,10 @@ void McpClient::answer_input_requests(const json& input_requests, std::function<
   };
   auto g = std::make_shared<Gather>();
   g->left = input_requests.size();
-  for (const auto& [key, req] : input_requests.items()) {
+  for (const auto& item : input_requests.items()) {
+    // Named copies: a lambda may not capture a structured binding (clang 14).
+    const std::string key = item.key();
+    const json& req = item.value();
     const std::string method = req.is_object() ? req.value("method", std::string()) : std::string();
     auto reply = [g, key, method, done](Result<json> r) {
       std::unique_lock<std::mutex> lock(g->mu);
