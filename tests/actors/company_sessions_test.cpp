@@ -29,6 +29,15 @@ using company::TaskState;
 
 const char* kSessionsScript = R"(
 rules:
+  - name: hire-first
+    match: { last_user: "hire and ask", last_role: user }
+    reply:
+      tool_calls:
+        - name: AgentCreator
+          arguments: { agent_name: Helper, base_model: helper, system_prompt: "You help.", description: "Helps" }
+  - name: then-ask-user
+    match: { last_role: tool, last_tool_name: AgentCreator }
+    reply: { tool_calls: [ { name: AskUser, arguments: { question: "Which city?" } } ] }
   - name: answered
     match: { last_role: tool, last_tool_name: AskUser }
     reply: { text: "Forecast for {{last_tool}}" }
@@ -51,6 +60,14 @@ models:
     invoke_expense_cost: 1.0
     output_expense_cost: 2.0
     description: "The CEO's model"
+  helper:
+    model_ref: ollama:helper
+    type: cloud
+    create_resource_cost: 10
+    invoke_resource_cost: 5
+    invoke_expense_cost: 1.0
+    output_expense_cost: 2.0
+    description: "An employee's model"
 )";
 
 class CompanySessionsTest : public ::testing::Test {
@@ -373,6 +390,29 @@ TEST_F(CompanySessionsTest, ATaskAsksItsUserAndGoesOnWithTheAnswer) {
   ASSERT_TRUE(steps.ok());
   EXPECT_NE(steps->dump().find("AskUser"), std::string::npos);
   EXPECT_NE(steps->dump().find("大阪"), std::string::npos);
+}
+
+// What a paused task holds: no reservation (its model call is settled), no
+// thread of the runtime's; its employees stay hired.
+TEST_F(CompanySessionsTest, APausedTaskHoldsNoReservationAndKeepsItsEmployees) {
+  SessionLimits l;
+  l.input_timeout = 60s;
+  start(l);
+  auto a = sessions_->submit("hire and ask", {});
+  ASSERT_TRUE(a.ok());
+  auto asked = sessions_->wait(*a, 30s);
+  ASSERT_TRUE(asked.ok());
+  ASSERT_EQ(asked->state, TaskState::input_required) << asked->error;
+  const json budget = sessions_->budget();
+  EXPECT_EQ(budget.value("inflight_asks", -1), 0) << budget.dump();
+  EXPECT_EQ(budget.value("reserved_expense", -1.0), 0.0) << budget.dump();
+  EXPECT_EQ(budget.value("hired_agents", -1), 1) << budget.dump();
+  EXPECT_TRUE(sessions_->agents().contains("Helper")) << sessions_->agents().dump();
+  ASSERT_TRUE(sessions_->provide_input(*a, "Kobe").ok());
+  auto done = sessions_->wait(*a, 30s);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->state, TaskState::completed) << done->error;
+  EXPECT_TRUE(sessions_->agents().contains("Helper"));
 }
 
 TEST_F(CompanySessionsTest, AQuestionLeftUnansweredFailsTheTaskSayingSo) {
