@@ -353,7 +353,10 @@ std::vector<TaskInfo> CompanySessions::tasks(size_t limit) {
 }
 
 Result<json> CompanySessions::journal(const std::string& task_id) {
-  if (auto host = impl_->host_of(task_id); host && host->task(task_id)) return host->journal(task_id);
+  if (auto host = impl_->host_of(task_id)) {
+    auto steps = host->journal(task_id);  // its own check that it knows the task
+    if (steps.ok()) return steps;
+  }
   if (!CompanyHost::journaled_task(impl_->store_path, task_id))
     return Error{"task", "no task '" + task_id + "' in this company"};
   return CompanyHost::journaled_steps(impl_->store_path, task_id);

@@ -39,30 +39,25 @@ void UserQuestions::call(const std::string& name, const json& args, const ToolCa
   if (hooks_.asked) hooks_.asked(ctx.task_id, question);
 }
 
+std::function<void(ToolResult)> UserQuestions::take(const std::string& task_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(task_id);
+  if (it == pending_.end()) return nullptr;
+  auto done = std::move(it->second.done);
+  pending_.erase(it);
+  return done;
+}
+
 bool UserQuestions::answer(const std::string& task_id, const std::string& text) {
-  std::function<void(ToolResult)> done;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pending_.find(task_id);
-    if (it == pending_.end()) return false;
-    done = std::move(it->second.done);
-    pending_.erase(it);
-  }
+  auto done = take(task_id);
+  if (!done) return false;
   const std::string reply = utf8::repair(text);
   done(ToolResult::success("The user answered: " + reply, json{{"answer", reply}}));
   return true;
 }
 
 void UserQuestions::withdraw(const std::string& task_id, const std::string& why) {
-  std::function<void(ToolResult)> done;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pending_.find(task_id);
-    if (it == pending_.end()) return;
-    done = std::move(it->second.done);
-    pending_.erase(it);
-  }
-  done(ToolResult::error(why));
+  if (auto done = take(task_id)) done(ToolResult::error(why));
 }
 
 std::optional<std::string> UserQuestions::question(const std::string& task_id) const {

@@ -65,6 +65,8 @@ class UserQuestions : public ToolSource {
     int64_t deadline_ms = 0;  // steady clock
   };
   void run_timer();
+  // The waiting question's callback, removed; null when none waits.
+  std::function<void(ToolResult)> take(const std::string& task_id);
 
   const std::vector<llm::ToolSpec> specs_;
   const std::chrono::milliseconds timeout_;
