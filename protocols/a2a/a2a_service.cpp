@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -225,7 +226,7 @@ Result<json> A2aService::cancel_task(const json& params, WireVersion v) {
   return task_json(*task, v);
 }
 
-// How many of the most recent tasks ListTasks filters.
+// How many of the most recent tasks ListTasks filters and pages through.
 constexpr size_t kListScanLimit = 1000;
 
 Result<json> A2aService::list_tasks(const json& params) {
@@ -236,26 +237,78 @@ Result<json> A2aService::list_tasks(const json& params) {
   auto status = typed_param(params, "status", json::value_t::string, "a string", "");
   auto context = typed_param(params, "contextId", json::value_t::string, "a string", "");
   auto token = typed_param(params, "pageToken", json::value_t::string, "a string", "");
+  auto after = typed_param(params, "statusTimestampAfter", json::value_t::string, "an ISO-8601 date-time", "");
   // A2A 1.0: artifacts are left out unless asked for, to keep lists small.
   auto artifacts = typed_param(params, "includeArtifacts", json::value_t::boolean, "a boolean", false);
-  for (const auto* r : {&status, &context, &token, &artifacts})
+  for (const auto* r : {&status, &context, &token, &after, &artifacts})
     if (!r->ok()) return r->error();
-  const int page_size = std::clamp(size->value_or(50), 1, 100);
+  if (*size && (**size < 1 || **size > 100))
+    return app_error(jsonrpc::code::kInvalidParams,
+                     "params.pageSize: must be between 1 and 100 (got " + std::to_string(**size) + ")");
+  const size_t page_size = static_cast<size_t>(size->value_or(50));
   std::string status_filter = status->get<std::string>();
   if (status_filter == "TASK_STATE_UNSPECIFIED") status_filter.clear();
-  json tasks = json::array();
-  // Filtered from the most recent tasks the agent remembers, then cut to
-  // the page (filtering a page's worth would return fewer than there are).
-  for (const auto& t : agent_->tasks(kListScanLimit)) {
-    if (tasks.size() >= static_cast<size_t>(page_size)) break;
-    if (!context->get<std::string>().empty() && t.context_id != context->get<std::string>()) continue;
+  std::optional<int64_t> after_ms;
+  if (const auto& text = after->get_ref<const std::string&>(); !text.empty()) {
+    after_ms = parse_iso_timestamp(text);
+    if (!after_ms)
+      return app_error(jsonrpc::code::kInvalidParams, "params.statusTimestampAfter: '" + text +
+                                                          "' is not an ISO-8601 date-time with a zone, such as "
+                                                          "2026-11-29T10:00:00Z");
+  }
+  const std::string& context_filter = context->get_ref<const std::string&>();
+  if (!status_filter.empty()) {
+    if (auto known = parse_state(json(status_filter)); !known.ok())
+      return app_error(jsonrpc::code::kInvalidParams, "params.status: unknown task state '" + status_filter + "'");
+  }
+  // The cursor is the last task of the previous page as "UPDATED_MS.ID".
+  // Pages follow the order (last update, newest first; then id), so a task
+  // created or updated since moves ahead of the cursor instead of shifting
+  // the pages after it.
+  struct Key {
+    int64_t updated_ms;
+    std::string id;
+  };
+  auto before = [](const Key& a, const Key& b) {  // a is listed before b
+    return a.updated_ms != b.updated_ms ? a.updated_ms > b.updated_ms : a.id > b.id;
+  };
+  std::optional<Key> cursor;
+  if (const auto& text = token->get_ref<const std::string&>(); !text.empty()) {
+    const size_t dot = text.find('.');
+    int64_t ms = 0;
+    const char* end_ms = text.data() + (dot == std::string::npos ? 0 : dot);
+    auto [ptr, ec] = std::from_chars(text.data(), end_ms, ms);
+    if (dot == std::string::npos || dot == 0 || ec != std::errc() || ptr != end_ms || dot + 1 == text.size())
+      return app_error(jsonrpc::code::kInvalidParams,
+                       "params.pageToken: '" + text + "' is not a token this agent gave (use nextPageToken)");
+    cursor = Key{ms, text.substr(dot + 1)};
+  }
+  auto matches = [&](const AgentTask& t) {
+    if (!context_filter.empty() && t.context_id != context_filter) return false;
     if (!status_filter.empty() && state_name(t.state, WireVersion::v1_0) != status_filter &&
         state_name(t.state, WireVersion::v0_3) != status_filter)
-      continue;
-    tasks.push_back(task_json(t, WireVersion::v1_0, *hl, artifacts->get<bool>()));
-  }
-  const size_t n = tasks.size();
-  return json{{"tasks", std::move(tasks)}, {"nextPageToken", ""}, {"pageSize", page_size}, {"totalSize", n}};
+      return false;
+    return !after_ms || t.updated_ms >= *after_ms;
+  };
+  std::vector<AgentTask> found;
+  for (auto& t : agent_->tasks(kListScanLimit))
+    if (matches(t)) found.push_back(std::move(t));
+  std::stable_sort(found.begin(), found.end(), [&](const AgentTask& a, const AgentTask& b) {
+    return before(Key{a.updated_ms, a.id}, Key{b.updated_ms, b.id});
+  });
+  size_t first = 0;
+  if (cursor)
+    while (first < found.size() && !before(*cursor, Key{found[first].updated_ms, found[first].id})) ++first;
+  const size_t end = std::min(found.size(), first + page_size);
+  json tasks = json::array();
+  for (size_t i = first; i < end; ++i)
+    tasks.push_back(task_json(found[i], WireVersion::v1_0, *hl, artifacts->get<bool>()));
+  std::string next_token;
+  if (end < found.size()) next_token = std::to_string(found[end - 1].updated_ms) + "." + found[end - 1].id;
+  return json{{"tasks", std::move(tasks)},
+              {"nextPageToken", std::move(next_token)},
+              {"pageSize", page_size},
+              {"totalSize", found.size()}};
 }
 
 std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventSink sink, std::function<void()> done) {

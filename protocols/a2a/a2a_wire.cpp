@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <ctime>
 #include <utility>
 
@@ -293,6 +294,45 @@ std::string iso_timestamp(int64_t unix_ms) {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
   return buf;
+}
+
+std::optional<int64_t> parse_iso_timestamp(const std::string& text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%*1[Tt ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+      used != 19)
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  size_t i = 19;
+  int64_t ms = 0;
+  if (i < text.size() && text[i] == '.') {
+    size_t digits = 0;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
+      if (digits < 3) ms = ms * 10 + (text[i] - '0');
+    if (digits == 0) return std::nullopt;
+    for (; digits < 3; ++digits) ms *= 10;
+  }
+  int64_t offset_s = 0;
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
+    ++i;
+  } else if (i + 6 == text.size() && (text[i] == '+' || text[i] == '-') && text[i + 3] == ':') {
+    int oh = 0, om = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) != 2 || oh > 23 || om > 59) return std::nullopt;
+    offset_s = (text[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+    i += 6;
+  } else {
+    return std::nullopt;  // a time without a zone is not one instant
+  }
+  if (i != text.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  const std::time_t t = timegm(&tm);
+  if (tm.tm_mday != d && sec != 60) return std::nullopt;  // 31 February and the like
+  return (static_cast<int64_t>(t) - offset_s) * 1000 + ms;
 }
 
 json artifact_json(const Artifact& a, WireVersion v) {

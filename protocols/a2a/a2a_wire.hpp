@@ -90,6 +90,10 @@ std::string parts_text(const json& parts);
 // ---- tasks and events ------------------------------------------------------
 // ISO-8601 UTC with milliseconds, as A2A timestamps are written.
 std::string iso_timestamp(int64_t unix_ms);
+// An RFC 3339 / ISO-8601 date-time ("2026-11-29T10:00:00Z", fractions of a
+// second and a "+09:00" offset allowed) in ms since the epoch; nullopt when
+// the text is not one.
+std::optional<int64_t> parse_iso_timestamp(const std::string& text);
 
 // The Task object: id, contextId, status (state, timestamp, the agent's
 // message if any), artifacts, history (the last `history_length` messages;

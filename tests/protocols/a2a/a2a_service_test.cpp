@@ -175,6 +175,66 @@ TEST(A2aService, ListTasksNewestFirstWithStatusFilter) {
   EXPECT_EQ(failed["result"]["tasks"][0]["status"]["message"]["parts"][0]["text"], "broken");
 }
 
+TEST(A2aService, ListTasksPagesThroughEveryTaskOnceWithACursor) {
+  FakeCompanyService company;
+  company.auto_answer = [](const std::string&) { return std::string("ok"); };
+  A2aService s(company);
+  for (int i = 0; i < 5; ++i) call(s, rpc("SendMessage", {{"message", v1_message("task " + std::to_string(i))}}));
+  std::vector<std::string> seen;
+  json page = call(s, rpc("ListTasks", {{"pageSize", 2}}));
+  for (int pages = 1;; ++pages) {
+    ASSERT_TRUE(page.contains("result")) << page.dump();
+    EXPECT_EQ(page["result"]["totalSize"], pages == 1 ? 5 : 6);  // the late task counts
+    EXPECT_EQ(page["result"]["pageSize"], 2);
+    for (const auto& t : page["result"]["tasks"]) seen.push_back(t["id"]);
+    const std::string next = page["result"]["nextPageToken"];
+    if (next.empty()) {
+      EXPECT_EQ(pages, 3);
+      break;
+    }
+    ASSERT_LT(pages, 3);
+    // A task created between pages goes ahead of the cursor: the pages after it are not shifted.
+    if (pages == 1) call(s, rpc("SendMessage", {{"message", v1_message("late")}}));
+    page = call(s, rpc("ListTasks", {{"pageSize", 2}, {"pageToken", next}}));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"t5", "t4", "t3", "t2", "t1"}));
+}
+
+TEST(A2aService, ListTasksKeepsTasksUpdatedAtOrAfterATimestamp) {
+  FakeCompanyService company;
+  company.auto_answer = [](const std::string&) { return std::string("ok"); };
+  A2aService s(company);
+  for (int i = 0; i < 3; ++i) call(s, rpc("SendMessage", {{"message", v1_message("task " + std::to_string(i))}}));
+  const json t2 = call(s, rpc("GetTask", {{"id", "t2"}}));
+  const std::string when = t2["result"]["status"]["timestamp"];
+  json listed = call(s, rpc("ListTasks", {{"statusTimestampAfter", when}}));
+  ASSERT_TRUE(listed.contains("result")) << listed.dump();
+  ASSERT_EQ(listed["result"]["tasks"].size(), 2u);
+  EXPECT_EQ(listed["result"]["tasks"][0]["id"], "t3");
+  EXPECT_EQ(listed["result"]["tasks"][1]["id"], "t2");
+  EXPECT_EQ(listed["result"]["totalSize"], 2);
+  EXPECT_EQ(listed["result"]["nextPageToken"], "");
+}
+
+TEST(A2aService, ListTasksNamesTheParameterItCannotUse) {
+  FakeCompanyService company;
+  A2aService s(company);
+  const std::vector<std::pair<json, std::string>> bad = {
+      {{{"pageSize", 0}}, "params.pageSize: must be between 1 and 100 (got 0)"},
+      {{{"pageSize", 150}}, "params.pageSize: must be between 1 and 100 (got 150)"},
+      {{{"status", "running"}}, "params.status: unknown task state 'running'"},
+      {{{"statusTimestampAfter", "yesterday"}}, "params.statusTimestampAfter"},
+      {{{"statusTimestampAfter", "2026-11-29T10:00:00"}}, "with a zone"},
+      {{{"pageToken", "not-a-token"}}, "params.pageToken: 'not-a-token' is not a token this agent gave"},
+  };
+  for (const auto& [params, why] : bad) {
+    json r = call(s, rpc("ListTasks", params));
+    ASSERT_TRUE(r.contains("error")) << params.dump();
+    EXPECT_EQ(r["error"]["code"], jsonrpc::code::kInvalidParams) << params.dump();
+    EXPECT_NE(r["error"]["message"].get<std::string>().find(why), std::string::npos) << r.dump();
+  }
+}
+
 TEST(A2aService, StreamSendsTaskThenUpdatesThenArtifactAndCompletion) {
   FakeCompanyService company;
   A2aService s(company);

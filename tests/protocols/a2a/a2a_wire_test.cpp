@@ -183,5 +183,18 @@ TEST(A2aWire, UnknownStreamPayloadsAreErrors) {
   EXPECT_FALSE(read_stream_event(json{{"task", {{"id", "t"}, {"status", {{"state", "nope"}}}}}}).ok());
 }
 
+TEST(A2aWire, IsoTimestampsReadBackToTheSameInstant) {
+  const int64_t ms = 1764410400123;  // 2025-11-29T10:00:00.123Z
+  EXPECT_EQ(parse_iso_timestamp(iso_timestamp(ms)), ms);
+  EXPECT_EQ(parse_iso_timestamp("2025-11-29T10:00:00Z"), 1764410400000);
+  EXPECT_EQ(parse_iso_timestamp("2025-11-29T19:00:00+09:00"), 1764410400000);
+  EXPECT_EQ(parse_iso_timestamp("2025-11-29T10:00:00.5Z"), 1764410400500);
+  EXPECT_EQ(parse_iso_timestamp("2025-11-29T10:00:00.123456789Z"), 1764410400123);
+  for (const char* bad : {"", "2025-11-29", "2025-11-29T10:00:00", "2025-13-01T00:00:00Z", "2025-02-30T00:00:00Z",
+                          "2025-11-29T10:00:00.Z", "2025-11-29T10:00:00Zjunk", "2025-11-29T25:00:00Z",
+                          "2025-11-29T10:00:00+0900"})
+    EXPECT_FALSE(parse_iso_timestamp(bad).has_value()) << bad;
+}
+
 }  // namespace
 }  // namespace kaisha::a2a
