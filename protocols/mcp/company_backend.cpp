@@ -153,8 +153,10 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
       if (action != "accept" || !content.is_object() || !content.contains("answer") || !content["answer"].is_string()) {
         stop_relay();
         company_.cancel(*id);
-        return text_result("the company asked: " + info.question + " — and the user " +
-                               (action.empty() ? std::string("gave no answer") : action + "ed") +
+        const std::string did = action == "decline"  ? "declined to answer"
+                                : action == "cancel" ? "canceled the question"
+                                                     : "gave no answer";
+        return text_result("the company asked: " + info.question + " — and the user " + did +
                                ", so the task was canceled",
                            true);
       }

@@ -7,7 +7,9 @@
 #include <set>
 #include <thread>
 
+#include "protocols/mcp/mcp_http_client_transport.hpp"
 #include "tests/e2e/serve_fixture.hpp"
+#include "tests/protocols/mcp/mcp_client_test_util.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -293,6 +295,67 @@ TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.describe();
   EXPECT_EQ(json::parse(history.out)["tasks"].size(), 1u) << history.out;
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// A 2025-11-25 MCP client (kaisha's own, with its session): run_task asks
+// the company's question as an elicitation/create request on the call's
+// stream; the client's answer goes on with the same task. A user who
+// declines ends the task as canceled.
+TEST_F(ServeTest, ASessionMcpClientIsAskedByElicitationAndAnswers) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  http::HttpClient h;
+  mcp::McpClientOptions o;
+  o.protocol_version = "2025-11-25";
+  o.capabilities = {{"elicitation", json::object()}};
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(h, base_ + "/mcp"), h, o);
+  std::mutex mu;
+  std::vector<json> asked;
+  std::string reply_with = "福岡";
+  c->on_request([&](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
+    std::lock_guard lock(mu);
+    asked.push_back(json{{"method", method}, {"params", params}});
+    if (reply_with.empty()) return reply(json{{"action", "decline"}});
+    reply(json{{"action", "accept"}, {"content", {{"answer", reply_with}}}});
+  });
+  ASSERT_TRUE(mcp::testing::connect(*c).ok()) << server_->log();
+  ASSERT_EQ(c->protocol_version(), "2025-11-25");
+
+  auto r = mcp::testing::call(*c, "run_task", {{"task", "the weather tonight"}});
+  ASSERT_TRUE(r.ok()) << r.error().message << server_->log();
+  EXPECT_FALSE(r->value("isError", false)) << r->dump();
+  EXPECT_NE((*r)["content"][0]["text"].get<std::string>().find("福岡"), std::string::npos) << r->dump();
+  {
+    std::lock_guard lock(mu);
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0]["method"], "elicitation/create");
+    EXPECT_EQ(asked[0]["params"]["message"], "どの都市ですか？") << asked[0].dump();
+    EXPECT_EQ(asked[0]["params"]["requestedSchema"]["required"][0], "answer") << asked[0].dump();
+    reply_with.clear();
+  }
+
+  auto declined = mcp::testing::call(*c, "run_task", {{"task", "the weather next week"}});
+  ASSERT_TRUE(declined.ok()) << declined.error().message;
+  EXPECT_TRUE(declined->value("isError", false)) << declined->dump();
+  EXPECT_NE((*declined)["content"][0]["text"].get<std::string>().find("declined"), std::string::npos)
+      << declined->dump();
+  c->close();
+
+  server_->stop();
+  RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.describe();
+  std::multiset<std::string> states;
+  const json listed = json::parse(history.out);
+  for (const auto& t : listed["tasks"]) states.insert(t.value("status", ""));
+  EXPECT_EQ(states, (std::multiset<std::string>{"canceled", "done"})) << history.out;
 }
 
 }  // namespace
