@@ -360,3 +360,77 @@ TEST_F(ServeTest, ASessionMcpClientIsAskedByElicitationAndAnswers) {
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// `kaisha serve` killed while a task waits for its user's answer: started
+// again, it resumes the task from the journal (the CEO's turn is not asked
+// again) and the question is asked again; the client's answer then goes on
+// with the same task.
+TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto send = [&](const json& message, int id) {
+    return request("POST", "/a2a",
+                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                       .dump(),
+                   {{"A2A-Version", "1.0"}});
+  };
+  auto sent = send(json{{"messageId", "m1"},
+                        {"contextId", "ctx-restart"},
+                        {"role", "ROLE_USER"},
+                        {"parts", json::array({{{"text", "the weather on Sunday"}}})}},
+                   1);
+  ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
+  json task = json::parse(sent.body)["result"]["task"];
+  ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
+  const std::string id = task["id"];
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto t = latest_task(db());
+        if (!t) return false;
+        for (const auto& o : t->kept)  // the CEO's turn that asks the user
+          if (o.find("\"type\":\"model\"") != std::string::npos && o.find("AskUser") != std::string::npos) return true;
+        return false;
+      },
+      std::chrono::seconds(30)))
+      << server_->log();
+  server_->kill9();
+
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  json again;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto got = request("POST", "/a2a",
+                           json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", id}}}}.dump(),
+                           {{"A2A-Version", "1.0"}});
+        json j = json::parse(got.body, nullptr, false);
+        if (j.is_discarded() || !j.contains("result")) return false;
+        again = j["result"];
+        return again["status"]["state"] == "TASK_STATE_INPUT_REQUIRED";
+      },
+      std::chrono::seconds(60)))
+      << again.dump() << server_->log();
+  EXPECT_EQ(again["status"]["message"]["parts"][0]["text"], "どの都市ですか？") << again.dump();
+
+  auto resumed = send(json{{"messageId", "m2"},
+                           {"taskId", id},
+                           {"contextId", "ctx-restart"},
+                           {"role", "ROLE_USER"},
+                           {"parts", json::array({{{"text", "神戸"}}})}},
+                      3);
+  ASSERT_EQ(resumed.status, 200) << resumed.body;
+  json done = json::parse(resumed.body)["result"]["task"];
+  EXPECT_EQ(done["status"]["state"], "TASK_STATE_COMPLETED") << resumed.body;
+  EXPECT_NE(done["artifacts"][0]["parts"][0]["text"].get<std::string>().find("神戸"), std::string::npos)
+      << resumed.body;
+  // The CEO was asked twice in all: for the question, and with the answer.
+  EXPECT_EQ(requests_for("ceo-model").size(), 2u);
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
