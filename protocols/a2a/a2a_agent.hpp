@@ -94,6 +94,9 @@ inline constexpr const char* kUnsupportedOperation = "unsupported_operation";
 inline constexpr const char* kContentTypeNotSupported = "content_type_not_supported";
 inline constexpr const char* kInvalidParams = "invalid_params";
 inline constexpr const char* kInternal = "internal";  // the agent failed to act on a valid request
+// A limit of the server was reached (the company's own code for it, as
+// CompanySessions refuses); the same request may succeed later.
+inline constexpr const char* kBusy = "limit";
 }  // namespace agent_error
 
 class A2aAgent {

@@ -49,6 +49,7 @@ HttpErrorStatus http_error_status(int code) {
     case -32009: return {400, "UNIMPLEMENTED"};
     case -32700: case -32600: case -32602: return {400, "INVALID_ARGUMENT"};
     case -32601: return {404, "NOT_FOUND"};
+    case -32050: return {429, "RESOURCE_EXHAUSTED"};  // kaisha's: a limit of kaisha serve
     default: return {500, "INTERNAL"};
   }
 }

@@ -32,6 +32,7 @@ Error rpc_error(const Error& e) {
   else if (e.code == agent_error::kUnsupportedOperation) c = code::kUnsupportedOperation;
   else if (e.code == agent_error::kContentTypeNotSupported) c = code::kContentTypeNotSupported;
   else if (e.code == agent_error::kInvalidParams || e.code == "invalid_params") c = jsonrpc::code::kInvalidParams;
+  else if (e.code == agent_error::kBusy) c = code::kServerBusy;
   return app_error(c, e.message);
 }
 

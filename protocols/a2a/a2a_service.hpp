@@ -49,6 +49,10 @@ inline constexpr int kUnsupportedOperation = -32004;
 inline constexpr int kContentTypeNotSupported = -32005;
 inline constexpr int kExtendedCardNotConfigured = -32007;
 inline constexpr int kVersionNotSupported = -32009;
+// kaisha's own, in JSON-RPC's implementation-defined range: a limit of
+// `kaisha serve` (serve.max_tasks, serve.max_sessions) was reached; the
+// same request may succeed later. HTTP+JSON: 429; gRPC: RESOURCE_EXHAUSTED.
+inline constexpr int kServerBusy = -32050;
 }  // namespace code
 
 struct A2aServiceOptions {

@@ -117,7 +117,11 @@ Result<SendOutcome> CompanyAgent::send(const IncomingMessage& message) {
   // section 3.4.1): the server names it.
   const std::string context = message.context_id.empty() ? new_uuid() : message.context_id;
   auto id = company_.submit_in(context, message.text, {});
-  if (!id.ok()) return Error{agent_error::kInternal, "the company refused the task: " + id.error().message};
+  if (!id.ok()) {
+    // A limit of kaisha serve keeps its code: the client may try again later.
+    const bool busy = id.error().code == agent_error::kBusy;
+    return Error{busy ? agent_error::kBusy : agent_error::kInternal, "the company refused the task: " + id.error().message};
+  }
   return SendOutcome{*id, nullptr};
 }
 

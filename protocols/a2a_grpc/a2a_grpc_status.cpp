@@ -38,6 +38,7 @@ grpc::StatusCode grpc_code(int a2a_code) {
     // A method the service does not know is a method this binding does not
     // serve.
     case -32601: return grpc::StatusCode::UNIMPLEMENTED;
+    case -32050: return grpc::StatusCode::RESOURCE_EXHAUSTED;  // kaisha's: a limit of kaisha serve
     default: return grpc::StatusCode::INTERNAL;
   }
 }

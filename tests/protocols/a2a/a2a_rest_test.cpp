@@ -239,5 +239,39 @@ TEST(A2aRestCompany, TheCompanyIsServedOnBothBindingsByTheSameService) {
   EXPECT_EQ(company.inputs.size(), 1u);
 }
 
+// A limit of kaisha serve (too many tasks or sessions) is not an internal
+// error: JSON-RPC gets kaisha's busy code, HTTP+JSON a 429, both with the
+// limit's own words; the next request is served once there is room.
+TEST(A2aRestCompany, AServeLimitIsTooManyRequestsNotAnInternalError) {
+  testing::FakeCompanyService company;
+  company.auto_answer = [](const std::string& in) { return "answer: " + in; };
+  protocols::HttpServer server(protocols::HttpServerOptions{});
+  mount_a2a(server, company);
+  ASSERT_TRUE(server.start().ok());
+  company.refuse = Error{"limit", "too many tasks: 256 are waiting or running (serve.max_tasks)"};
+  http::HttpRequestSpec req;
+  req.method = "POST";
+  req.url = server.base_url() + "/a2a/rest/message:send";
+  req.headers = {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}};
+  req.body = R"({"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"hi"}]}})";
+  auto rest = http::fetch_blocking(req, {});
+  EXPECT_EQ(rest.status, 429) << rest.body;
+  json body = json::parse(rest.body, nullptr, false);
+  EXPECT_EQ(body["error"]["status"], "RESOURCE_EXHAUSTED") << rest.body;
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("serve.max_tasks"), std::string::npos) << rest.body;
+
+  http::HttpRequestSpec rpc = req;
+  rpc.url = server.base_url() + "/a2a";
+  rpc.body = R"({"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m2","parts":[{"text":"hi"}]}}})";
+  auto busy = http::fetch_blocking(rpc, {});
+  EXPECT_EQ(busy.status, 200) << busy.body;
+  json e = json::parse(busy.body, nullptr, false);
+  EXPECT_EQ(e["error"]["code"], code::kServerBusy) << busy.body;
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("serve.max_tasks"), std::string::npos) << busy.body;
+
+  company.refuse.reset();
+  EXPECT_EQ(http::fetch_blocking(req, {}).status, 200);
+}
+
 }  // namespace
 }  // namespace kaisha::a2a

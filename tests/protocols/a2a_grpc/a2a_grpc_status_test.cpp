@@ -28,6 +28,7 @@ TEST(A2aGrpcStatus, A2aErrorsMapToTheSpecificationsCodes) {
   EXPECT_EQ(grpc_code(-32602), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(grpc_code(-32700), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(grpc_code(-32603), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(grpc_code(-32050), grpc::StatusCode::RESOURCE_EXHAUSTED);  // a limit of kaisha serve
 }
 
 TEST(A2aGrpcStatus, AnA2aErrorCarriesErrorInfoWithItsData) {
