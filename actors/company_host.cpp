@@ -4,9 +4,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <set>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "runtime/core/clock.hpp"
@@ -138,17 +138,8 @@ struct CompanyHost::Impl : company::ProgressSink {
       info.expense = r.expense;
       info.question.clear();
       info.updated_ms = wall_ms();
-      e.session_id = runtime ? runtime->session_id() : "";
-      e.task_id = id;
-      e.agent = "CEO";
-      e.kind = company::terminal_event_kind(info.state);
-      e.text = r.ok ? r.answer : r.error;
-      e.data = info.to_json();
+      e = company::terminal_event(info);
       if (!r.metadata.empty()) e.data["metadata"] = r.metadata;
-      e.tokens_in = r.tokens_in;
-      e.tokens_out = r.tokens_out;
-      e.usd = r.expense;
-      e.at_ms = info.updated_ms;
       t.delivering = true;
       ended.push_back(id);
       while (ended.size() > kMaxEndedTasks) {
@@ -469,9 +460,7 @@ Status CompanyHost::cancel(const std::string& task_id) {
   return Status::Ok();
 }
 
-std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
-  // Newest first: the host's own tasks by submission order, after them the
-  // journal's older ones by start time.
+std::vector<TaskInfo> CompanyHost::held_tasks() const {
   std::vector<std::pair<uint64_t, TaskInfo>> mine;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -479,15 +468,23 @@ std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
   }
   std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<TaskInfo> out;
+  out.reserve(mine.size());
   for (auto& [_, info] : mine) out.push_back(std::move(info));
+  return out;
+}
+
+std::vector<TaskInfo> CompanyHost::tasks(size_t limit) {
+  // Newest first: the host's own tasks by submission order, after them the
+  // journal's older ones by start time.
+  std::vector<TaskInfo> out = held_tasks();
   const size_t own = out.size();
+  std::set<std::string> held;
+  for (const auto& t : out) held.insert(t.id);
   // Tasks of this session from before the host started (a resumed session).
   if (auto st = store::JournalStore::open_read_only(impl_->store_path); st.ok()) {
     if (auto rows = (*st)->tasks(session_id()); rows.ok()) {
-      for (const auto& r : *rows) {
-        if (std::any_of(out.begin(), out.end(), [&](const TaskInfo& t) { return t.id == r.id; })) continue;
-        out.push_back(info_from_row(r));
-      }
+      for (const auto& r : *rows)
+        if (!held.count(r.id)) out.push_back(info_from_row(r));
     }
   }
   std::sort(out.begin() + own, out.end(), [](const TaskInfo& a, const TaskInfo& b) {
@@ -539,6 +536,17 @@ CompanyRuntime& CompanyHost::runtime() { return *impl_->runtime; }
 size_t CompanyHost::pending() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->queue.size() + (impl_->running.empty() ? 0 : 1);
+}
+
+std::vector<TaskInfo> CompanyHost::journaled_tasks(const std::string& store_path, const std::string& host_session,
+                                                   size_t limit) {
+  std::vector<TaskInfo> out;
+  auto st = store::JournalStore::open_read_only(store_path);
+  if (!st.ok()) return out;
+  auto rows = (*st)->hosted_tasks(host_session, static_cast<int>(std::min<size_t>(limit, 1'000'000)));
+  if (!rows.ok()) return out;
+  for (const auto& r : *rows) out.push_back(info_from_row(r));
+  return out;
 }
 
 std::optional<TaskInfo> CompanyHost::journaled_task(const std::string& store_path, const std::string& task_id) {

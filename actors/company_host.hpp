@@ -62,9 +62,17 @@ class CompanyHost : public company::CompanyService {
 
   // Tasks waiting or running now.
   size_t pending() const;
+  // The tasks this host holds in memory (those it was given, the last ended
+  // ones among them), newest first; reads no journal.
+  std::vector<company::TaskInfo> held_tasks() const;
   // A task of any session of the journal at `store_path`; nullopt when
   // unknown or unreadable.
   static std::optional<company::TaskInfo> journaled_task(const std::string& store_path, const std::string& task_id);
+  // The tasks of `host_session` and of the sessions it hosts in the journal
+  // at `store_path`, newest first, at most `limit` (0 = all); empty when
+  // unreadable.
+  static std::vector<company::TaskInfo> journaled_tasks(const std::string& store_path,
+                                                        const std::string& host_session, size_t limit);
   // That task's journaled steps, as journal() gives them.
   static Result<json> journaled_steps(const std::string& store_path, const std::string& task_id);
 

@@ -35,23 +35,6 @@ struct Placement {
   std::string session_id;
 };
 
-// The terminal event of an ended task whose session is closed, for a late
-// subscriber (as the host would replay it).
-msg::ProgressEvent terminal_event(const TaskInfo& info) {
-  msg::ProgressEvent e;
-  e.session_id = info.session_id;
-  e.task_id = info.id;
-  e.agent = "CEO";
-  e.kind = company::terminal_event_kind(info.state);
-  e.text = info.state == company::TaskState::completed ? info.answer : info.error;
-  e.data = info.to_json();
-  e.tokens_in = info.tokens_in;
-  e.tokens_out = info.tokens_out;
-  e.usd = info.expense;
-  e.at_ms = info.updated_ms;
-  return e;
-}
-
 }  // namespace
 
 struct CompanySessions::Impl {
@@ -288,7 +271,7 @@ Result<uint64_t> CompanySessions::subscribe(const std::string& task_id, TaskList
   if (auto host = impl_->host_of(task_id)) return host->subscribe(task_id, std::move(listener));
   auto info = task(task_id);
   if (!info) return Error{"task", "no task '" + task_id + "' in this company"};
-  listener(terminal_event(*info));  // its session closed only once it had ended
+  listener(company::terminal_event(*info));  // its session closed only once it had ended
   return uint64_t{0};
 }
 
@@ -334,16 +317,25 @@ Status CompanySessions::cancel(const std::string& task_id) {
 }
 
 std::vector<TaskInfo> CompanySessions::tasks(size_t limit) {
+  // The journal holds every session's tasks, open or closed; an open
+  // session's own view of a task is the fresher (a question, a queued task
+  // not yet journaled).
   std::vector<std::shared_ptr<CompanyHost>> hosts{impl_->main};
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     for (const auto& [_, s] : impl_->open) hosts.push_back(s.host);
   }
-  std::vector<TaskInfo> out;
-  for (const auto& h : hosts) {
-    auto some = h->tasks(limit);
-    out.insert(out.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
+  std::map<std::string, TaskInfo> held;
+  for (const auto& h : hosts)
+    for (auto& info : h->held_tasks()) held.emplace(info.id, std::move(info));
+  std::vector<TaskInfo> out = CompanyHost::journaled_tasks(impl_->store_path, impl_->main_id, limit);
+  for (auto& info : out) {
+    auto it = held.find(info.id);
+    if (it == held.end()) continue;
+    info = std::move(it->second);
+    held.erase(it);
   }
+  for (auto& [_, info] : held) out.push_back(std::move(info));
   std::stable_sort(out.begin(), out.end(), [](const TaskInfo& a, const TaskInfo& b) {
     return a.created_ms != b.created_ms ? a.created_ms > b.created_ms : a.id > b.id;
   });

@@ -28,6 +28,21 @@ msg::EventKind terminal_event_kind(TaskState s) {
                                     : msg::EventKind::error;
 }
 
+msg::ProgressEvent terminal_event(const TaskInfo& info) {
+  msg::ProgressEvent e;
+  e.session_id = info.session_id;
+  e.task_id = info.id;
+  e.agent = "CEO";
+  e.kind = terminal_event_kind(info.state);
+  e.text = info.state == TaskState::completed ? info.answer : info.error;
+  e.data = info.to_json();
+  e.tokens_in = info.tokens_in;
+  e.tokens_out = info.tokens_out;
+  e.usd = info.expense;
+  e.at_ms = info.updated_ms;
+  return e;
+}
+
 json TaskInfo::to_json() const {
   json j{{"id", id},
          {"input", input},

@@ -54,6 +54,10 @@ struct TaskInfo {
   json to_json() const;
 };
 
+// The terminal progress event of an ended task, from its info: the CEO's
+// answer or the error as text, the task as data, its tokens and spend.
+msg::ProgressEvent terminal_event(const TaskInfo& info);
+
 // Receives a task's progress events (msg::ProgressEvent, same kinds as the
 // CLI shows) from any thread; the last one has kind "final", "error" or
 // "canceled". Must not block for long.

@@ -799,6 +799,17 @@ Result<std::vector<TaskRow>> JournalStore::tasks(const std::string& session_id) 
   return collect<TaskRow>(*st, read_task);
 }
 
+Result<std::vector<TaskRow>> JournalStore::hosted_tasks(const std::string& host_session, int limit) {
+  auto st = db_->prepare(std::string("SELECT ") + kTaskCols +
+                         " FROM tasks WHERE session_id = ?1 OR session_id IN (SELECT id FROM sessions WHERE"
+                         " json_extract(config_json, '$.host_session') = ?1)"
+                         " ORDER BY started_at DESC, rowid DESC LIMIT ?2");
+  if (!st) return st.error();
+  st->bind(1, host_session);
+  st->bind(2, static_cast<int64_t>(limit > 0 ? limit : -1));  // SQLite: a negative LIMIT is none
+  return collect<TaskRow>(*st, read_task);
+}
+
 Result<std::optional<TaskRow>> JournalStore::get_task(const std::string& task_id) {
   auto st = db_->prepare(std::string("SELECT ") + kTaskCols + " FROM tasks WHERE id = ?1");
   if (!st) return st.error();

@@ -139,6 +139,9 @@ class JournalStore {
   Result<std::optional<SessionRow>> get_session(const std::string& session_id);
   // In start order.
   Result<std::vector<TaskRow>> tasks(const std::string& session_id);
+  // The tasks of `host_session` and of every session it hosts, newest first;
+  // limit 0 = all.
+  Result<std::vector<TaskRow>> hosted_tasks(const std::string& host_session, int limit = 0);
   Result<std::optional<TaskRow>> get_task(const std::string& task_id);
   // In order; limit > 0 keeps the last `limit` steps (still oldest first).
   Result<std::vector<StepRow>> session_steps(const std::string& session_id, int limit = 0);

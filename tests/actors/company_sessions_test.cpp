@@ -286,6 +286,15 @@ TEST_F(CompanySessionsTest, TheSessionLimitClosesAnIdleSessionOrRefusesClearly) 
   ASSERT_TRUE(closed);
   EXPECT_EQ(closed->state, TaskState::canceled);
   EXPECT_EQ(closed->conversation, "ctx-a");
+  // ... and listed, with the open sessions' tasks, newest first.
+  auto listed = sessions_->tasks(0);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].id, *b);
+  EXPECT_EQ(listed[0].state, TaskState::completed);
+  EXPECT_EQ(listed[1].id, *slow);
+  EXPECT_EQ(listed[1].state, TaskState::canceled);
+  EXPECT_EQ(listed[1].conversation, "ctx-a");
+  EXPECT_EQ(sessions_->tasks(1).size(), 1u);
   // A late subscriber gets its end.
   std::vector<msg::ProgressEvent> got;
   ASSERT_TRUE(sessions_->subscribe(*slow, [&](const msg::ProgressEvent& e) { got.push_back(e); }).ok());

@@ -99,6 +99,19 @@ TEST_F(JournalStoreTest, HostedSessionsAreFoundByTheirHostAndAreNeverTheLatest) 
   EXPECT_EQ((*hosted)[1].config["conversation"], "ctx-2");
   EXPECT_TRUE(j->hosted_sessions("other")->empty());
   EXPECT_EQ(j->list_sessions()->size(), 4u);
+
+  // Their tasks, with the host's own, newest first; another server's are not among them.
+  ASSERT_TRUE(j->start_task("main", "t-main", "one", 4000));
+  ASSERT_TRUE(j->start_task("a", "t-a", "two", 5000));
+  ASSERT_TRUE(j->start_task("other", "t-other", "three", 5500));
+  ASSERT_TRUE(j->start_task("b", "t-b", "four", 6000));
+  auto tasks = j->hosted_tasks("main");
+  ASSERT_TRUE(tasks);
+  std::vector<std::string> ids;
+  for (const auto& t : *tasks) ids.push_back(t.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"t-b", "t-a", "t-main"}));
+  EXPECT_EQ(j->hosted_tasks("main", 2)->size(), 2u);
+  EXPECT_EQ(j->hosted_tasks("main", 2)->front().id, "t-b");
 }
 
 // Sessions sharing one budget save it from their own journals, in whatever
@@ -657,7 +670,9 @@ TEST_F(JournalStoreTest, FireFindsTheCurrentHireThroughAnIndex) {
     a.name = "Worker1";
     a.hired_at = at;
     ASSERT_TRUE(j->record_hire(a));
-    if (at < 20) ASSERT_TRUE(j->record_fire("s1", "Worker1", at));
+    if (at < 20) {
+      ASSERT_TRUE(j->record_fire("s1", "Worker1", at));
+    }
   }
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
