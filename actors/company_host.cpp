@@ -265,7 +265,9 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options, 
     const auto timeout = host.input_timeout;
     auto q = company::UserQuestions::create(
         timeout, {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); },
-                  [raw, timeout](const std::string& id) { raw->on_timed_out(id, timeout); }});
+                  [raw, timeout](const std::string& id) { raw->on_timed_out(id, timeout); },
+                  // A raise the user authorised goes through the ledger like `kaisha budget --raise-*`.
+                  [raw](const std::string& which, double amount) { return raw->runtime->raise_budget(which, amount); }});
     if (!q.ok()) return q.error();
     impl->questions = std::move(q).value();
     options.tool_sources.push_back(impl->questions);

@@ -3,6 +3,11 @@
 // its employees still hired — until answer() brings the user's reply, the
 // question is withdrawn (the task was canceled) or its time runs out.
 //
+// With a `raise` hook it also offers RequestBudgetIncrease: the same pause
+// with a yes/no question to authorise raising the expense or resource
+// budget; the budget is raised (through the hook) only when the answer is
+// one of the yes words of data/tools/budget_request.json.
+//
 // One question per task at a time; a second AskUser while one waits is an
 // error result. A question whose time runs out gets an error result saying
 // so, and `timed_out` is told, so that its owner can end the task as failed.
@@ -32,9 +37,13 @@ class UserQuestions : public ToolSource {
   struct Hooks {
     std::function<void(const std::string& task_id, const std::string& question)> asked;
     std::function<void(const std::string& task_id)> timed_out;
+    // Raises budget `which` ("expense" or "resource") by `amount`; null: no
+    // RequestBudgetIncrease tool. Called from the answering thread.
+    std::function<Status(const std::string& which, double amount)> raise;
   };
 
-  // The tool's spec comes from data/tools/ask_user_tool.json.
+  // The tools' specs and texts come from data/tools/ask_user_tool.json,
+  // budget_request_tool.json and budget_request.json.
   static Result<std::shared_ptr<UserQuestions>> create(std::chrono::milliseconds timeout, Hooks hooks);
   ~UserQuestions() override;
 
@@ -56,7 +65,11 @@ class UserQuestions : public ToolSource {
   // The waiting question of `task_id`.
   std::optional<std::string> question(const std::string& task_id) const;
 
-  UserQuestions(std::vector<llm::ToolSpec> specs, std::chrono::milliseconds timeout, Hooks hooks);
+  UserQuestions(std::vector<llm::ToolSpec> specs, json budget_texts, std::chrono::milliseconds timeout, Hooks hooks);
+
+  // Whether `answer` authorises a raise: one of `yes_words` once trimmed,
+  // ASCII letters lower-cased and final punctuation dropped.
+  static bool authorises(const std::string& answer, const json& yes_words);
 
  private:
   struct Pending {
@@ -65,10 +78,17 @@ class UserQuestions : public ToolSource {
     int64_t deadline_ms = 0;  // steady clock
   };
   void run_timer();
+  // Holds `question` for `task_id` until its answer, and tells the `asked`
+  // hook; `done` gets an error at once when the company stops or the task
+  // already waits for an answer.
+  void ask(const std::string& tool, const std::string& task_id, const std::string& question,
+           std::function<void(ToolResult)> done);
+  void request_budget(const json& args, const ToolCallContext& ctx, std::function<void(ToolResult)> done);
   // The waiting question's callback, removed; null when none waits.
   std::function<void(ToolResult)> take(const std::string& task_id);
 
   const std::vector<llm::ToolSpec> specs_;
+  const json budget_texts_;
   const std::chrono::milliseconds timeout_;
   const Hooks hooks_;
   mutable std::mutex mu_;

@@ -434,3 +434,68 @@ TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) 
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// The CEO asks its user to authorise a bigger budget (HASHIRU's economy):
+// the task pauses like any question; "はい" raises the expense budget through
+// the ledger, and `kaisha budget` shows the new total.
+const char* kBudgetRaiseScript = R"(
+rules:
+  - match: { model: ceo-model, last_role: tool, last_tool_name: RequestBudgetIncrease }
+    reply: { text: "Budget: {{last_tool}}" }
+  - match: { model: ceo-model, last_user: "research" }
+    reply:
+      tool_calls:
+        - name: RequestBudgetIncrease
+          arguments: { budget: expense, amount: 3, reason: "もっと詳しく調べるためです。" }
+)";
+
+TEST_F(ServeTest, TheCeoAsksToRaiseTheBudgetAndTheUsersYesRaisesIt) {
+  start_mock(kBudgetRaiseScript);
+  ConfigOptions o;
+  o.expense_total = 5;
+  cfg_ = write_config(o);
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto send = [&](const json& message, int id) {
+    return request("POST", "/a2a",
+                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                       .dump(),
+                   {{"A2A-Version", "1.0"}});
+  };
+  auto sent = send(json{{"messageId", "m1"},
+                        {"contextId", "ctx-budget"},
+                        {"role", "ROLE_USER"},
+                        {"parts", json::array({{{"text", "research the market"}}})}},
+                   1);
+  ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
+  json task = json::parse(sent.body)["result"]["task"];
+  ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
+  const std::string question = task["status"]["message"]["parts"][0]["text"];
+  EXPECT_NE(question.find("expense budget by $3.00"), std::string::npos) << question;
+  EXPECT_NE(question.find("もっと詳しく調べるためです。"), std::string::npos) << question;
+
+  auto answered = send(json{{"messageId", "m2"},
+                            {"taskId", task["id"]},
+                            {"contextId", "ctx-budget"},
+                            {"role", "ROLE_USER"},
+                            {"parts", json::array({{{"text", "はい"}}})}},
+                       2);
+  ASSERT_EQ(answered.status, 200) << answered.body;
+  json done = json::parse(answered.body)["result"]["task"];
+  EXPECT_EQ(done["status"]["state"], "TASK_STATE_COMPLETED") << answered.body;
+  EXPECT_NE(done["artifacts"][0]["parts"][0]["text"].get<std::string>().find("raised by $3.00"), std::string::npos)
+      << answered.body;
+
+  server_->stop();
+  RunResult budget = kaisha({"budget", "--config", cfg_, "--db", db(), "--json"});
+  ASSERT_EQ(budget.exit_code, 0) << budget.describe();
+  const json b = json::parse(budget.out)["budget"];
+  EXPECT_DOUBLE_EQ(b["total_expense_budget"].get<double>(), 8.0) << budget.out;  // 5 + the 3 authorised
+  EXPECT_DOUBLE_EQ(b["total_resource_budget"].get<double>(), 100.0) << budget.out;
+}
+
+}  // namespace
+}  // namespace kaisha::e2e

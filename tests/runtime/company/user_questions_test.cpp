@@ -43,7 +43,7 @@ ToolCallContext task(const std::string& id) {
 TEST(UserQuestions, AQuestionWaitsForItsAnswer) {
   std::vector<std::pair<std::string, std::string>> asked;
   auto q = UserQuestions::create(60s, {[&](const std::string& t, const std::string& text) { asked.push_back({t, text}); },
-                                       nullptr});
+                                       nullptr, nullptr});
   ASSERT_TRUE(q.ok()) << q.error().message;
   ASSERT_EQ((*q)->specs().size(), 1u);
   EXPECT_EQ((*q)->specs()[0].name, "AskUser");
@@ -108,7 +108,8 @@ TEST(UserQuestions, AnUnansweredQuestionTimesOutAndSaysSo) {
   auto q = UserQuestions::create(50ms, {nullptr, [&](const std::string& t) {
                                           which = t;
                                           ++timed_out;
-                                        }});
+                                        },
+                                        nullptr});
   ASSERT_TRUE(q.ok());
   Outcome o;
   (*q)->call("AskUser", json{{"question", "Anyone?"}}, task("t9"), o.done());
@@ -120,6 +121,79 @@ TEST(UserQuestions, AnUnansweredQuestionTimesOutAndSaysSo) {
   EXPECT_EQ(timed_out.load(), 1);
   EXPECT_EQ(which, "t9");
   EXPECT_FALSE((*q)->answer("t9", "too late"));
+}
+
+TEST(UserQuestions, TheYesWordsAuthoriseInAnyLanguageAndNothingElseDoes) {
+  const json yes = json::array({"yes", "ok", "はい", "承認します", "好的", "oui"});
+  for (const char* a : {"yes", "Yes.", "  YES!  ", "OK", "はい", "はい。", "承認します！", "好的", "Oui"})
+    EXPECT_TRUE(UserQuestions::authorises(a, yes)) << a;
+  for (const char* a : {"", "no", "yes but only $1", "いいえ", "not ok", "yess", "ye"})
+    EXPECT_FALSE(UserQuestions::authorises(a, yes)) << a;
+}
+
+TEST(UserQuestions, ABudgetRaiseHappensOnlyWhenTheUserSaysYes) {
+  std::vector<std::string> asked;
+  std::vector<std::pair<std::string, double>> raised;
+  UserQuestions::Hooks hooks;
+  hooks.asked = [&](const std::string&, const std::string& text) { asked.push_back(text); };
+  hooks.raise = [&](const std::string& which, double amount) {
+    raised.push_back({which, amount});
+    return Status::Ok();
+  };
+  auto q = UserQuestions::create(60s, hooks);
+  ASSERT_TRUE(q.ok()) << q.error().message;
+  ASSERT_EQ((*q)->specs().size(), 2u);
+  EXPECT_EQ((*q)->specs()[1].name, "RequestBudgetIncrease");
+
+  Outcome yes;
+  (*q)->call("RequestBudgetIncrease", json{{"budget", "expense"}, {"amount", 2.5}, {"reason", "翻訳をもう一度頼むため。"}},
+             task("t1"), yes.done());
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_NE(asked[0].find("expense budget by $2.50"), std::string::npos) << asked[0];
+  EXPECT_NE(asked[0].find("翻訳をもう一度頼むため。"), std::string::npos) << asked[0];
+  EXPECT_TRUE(raised.empty());  // nothing before the answer
+  EXPECT_TRUE((*q)->answer("t1", "はい。"));
+  auto r = yes.wait();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok) << r->message;
+  EXPECT_EQ(r->output["authorised"], true);
+  EXPECT_EQ(raised, (std::vector<std::pair<std::string, double>>{{"expense", 2.5}}));
+
+  Outcome no;
+  (*q)->call("RequestBudgetIncrease", json{{"budget", "resource"}, {"amount", 10}, {"reason", "A bigger local model."}},
+             task("t2"), no.done());
+  EXPECT_TRUE((*q)->answer("t2", "no, not today"));
+  r = no.wait();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok);
+  EXPECT_EQ(r->output["authorised"], false);
+  EXPECT_NE(r->message.find("no, not today"), std::string::npos) << r->message;
+  EXPECT_EQ(raised.size(), 1u);  // still only the first
+
+  // What the model got wrong is named; nothing is asked.
+  for (const json& bad : {json{{"budget", "time"}, {"amount", 1}, {"reason", "x"}},
+                          json{{"budget", "expense"}, {"amount", -1}, {"reason", "x"}},
+                          json{{"budget", "expense"}, {"amount", "lots"}, {"reason", "x"}},
+                          json{{"budget", "expense"}, {"amount", 1}, {"reason", "  "}}}) {
+    Outcome o;
+    (*q)->call("RequestBudgetIncrease", bad, task("t3"), o.done());
+    auto e = o.wait();
+    ASSERT_TRUE(e);
+    EXPECT_FALSE(e->ok) << bad.dump();
+    EXPECT_EQ(e->message.rfind("RequestBudgetIncrease: ", 0), 0u) << e->message;
+  }
+  EXPECT_EQ(asked.size(), 2u);
+}
+
+TEST(UserQuestions, WithoutARaiseHookThereIsNoBudgetTool) {
+  auto q = UserQuestions::create(60s, {});
+  ASSERT_TRUE(q.ok());
+  ASSERT_EQ((*q)->specs().size(), 1u);
+  Outcome o;
+  (*q)->call("RequestBudgetIncrease", json{{"budget", "expense"}, {"amount", 1}, {"reason", "x"}}, task("t1"), o.done());
+  auto r = o.wait();
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok);
 }
 
 }  // namespace
