@@ -113,13 +113,14 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   Result<std::string> id = resumed.empty() ? company_.submit_in(ctx.conversation, task, on_event)
                                            : Result<std::string>(resumed);
   if (!id) return text_result(id.error().message, true);
-  // A client of the tasks extension gets a task now and polls it; the
-  // company's questions then reach it as the task's inputRequests.
-  if (resumed.empty()) ctx.go_async_if_offered();
   auto stop_relay = [&] {
     std::lock_guard lock(relay->mu);
     relay->active = false;
   };
+  // A client of the tasks extension gets a task now and polls it; the
+  // company's questions then reach it as the task's inputRequests. A task
+  // has no progress notifications: its request has been answered.
+  if (resumed.empty() && ctx.go_async_if_offered()) stop_relay();
   bool cancel_sent = false;
   company::TaskInfo info;
   while (true) {

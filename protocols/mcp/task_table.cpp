@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "runtime/core/utf8.hpp"
+
 namespace kaisha::mcp {
 
 namespace {
@@ -23,7 +25,7 @@ std::string random_task_id() {
 }
 
 Error not_found(const std::string& id) {
-  return Error{kTaskNotFound, "Task not found: '" + id.substr(0, 64) +
+  return Error{kTaskNotFound, "Task not found: '" + utf8::truncate(id, 64) +
                                   "' (unknown, or discarded after its ttlMs elapsed)"};
 }
 
@@ -84,31 +86,28 @@ void TaskTable::expire_locked(std::vector<std::pair<std::string, json>>& changed
   if (!changed.empty()) answered_.notify_all();
 }
 
-void TaskTable::tell(const std::vector<std::pair<std::string, json>>& changed) {
-  Listener l;
-  {
-    std::lock_guard lock(mu_);
-    l = listener_;
-  }
-  if (!l) return;
-  for (const auto& [id, d] : changed) l(id, d);
+void TaskTable::publish(std::unique_lock<std::mutex>& lock, const std::vector<std::pair<std::string, json>>& changed) {
+  // Taken before the state's lock is let go: listeners hear the changes in
+  // the order they were made.
+  std::lock_guard tell_lock(tell_mu_);
+  lock.unlock();
+  if (!listener_) return;
+  for (const auto& [id, d] : changed) listener_(id, d);
 }
 
 Result<json> TaskTable::create() {
   std::vector<std::pair<std::string, json>> changed;
   json out;
-  {
-    std::lock_guard lock(mu_);
-    expire_locked(changed);
-    if (tasks_.size() < limits_.max_live) {
-      Task t;
-      t.id = random_task_id();
-      t.created = t.updated = clock_();
-      out = detailed(t);
-      tasks_.emplace(t.id, std::move(t));
-    }
+  std::unique_lock lock(mu_);
+  expire_locked(changed);
+  if (tasks_.size() < limits_.max_live) {
+    Task t;
+    t.id = random_task_id();
+    t.created = t.updated = clock_();
+    out = detailed(t);
+    tasks_.emplace(t.id, std::move(t));
   }
-  tell(changed);
+  publish(lock, changed);
   if (out.is_null())
     return Error{kTaskCapacity, "Too many tasks: this server keeps at most " + std::to_string(limits_.max_live) +
                                     " tasks at once (running, or finished and not yet past their ttlMs of " +
@@ -126,12 +125,10 @@ std::shared_ptr<std::atomic<bool>> TaskTable::cancel_flag(const std::string& tas
 Result<json> TaskTable::get(const std::string& task_id) {
   std::vector<std::pair<std::string, json>> changed;
   Result<json> out = not_found(task_id);
-  {
-    std::lock_guard lock(mu_);
-    expire_locked(changed);
-    if (auto it = tasks_.find(task_id); it != tasks_.end()) out = detailed(it->second);
-  }
-  tell(changed);
+  std::unique_lock lock(mu_);
+  expire_locked(changed);
+  if (auto it = tasks_.find(task_id); it != tasks_.end()) out = detailed(it->second);
+  publish(lock, changed);
   return out;
 }
 
@@ -154,8 +151,7 @@ Result<json> TaskTable::ask(const std::string& task_id, const json& requests) {
     set_status(t, "input_required", "Waiting for the client's answers (tasks/update)");
     changed.emplace_back(t.id, detailed(t));
   }
-  lock.unlock();
-  tell(changed);
+  publish(lock, changed);
   changed.clear();
   lock.lock();
 
@@ -183,8 +179,6 @@ Result<json> TaskTable::ask(const std::string& task_id, const json& requests) {
     answers[key] = std::move(t.answers[wire]);
     t.answers.erase(wire);
   }
-  lock.unlock();
-  tell(changed);
   return answers;
 }
 
@@ -194,111 +188,99 @@ Status TaskTable::update(const std::string& task_id, const json& input_responses
                                    "keys to the client's results, got " + std::string(input_responses.type_name())};
   for (auto r = input_responses.begin(); r != input_responses.end(); ++r)
     if (!r.value().is_object())
-      return Error{"invalid_params", "Invalid params: params.inputResponses['" + r.key().substr(0, 64) +
+      return Error{"invalid_params", "Invalid params: params.inputResponses['" + utf8::truncate(r.key(), 64) +
                                          "'] must be the client's result object, got " +
                                          std::string(r.value().type_name())};
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    auto it = tasks_.find(task_id);
-    if (it == tasks_.end()) return not_found(task_id);
-    Task& t = it->second;
-    bool took = false;
-    for (auto r = input_responses.begin(); r != input_responses.end(); ++r) {
-      if (!t.pending.contains(r.key())) continue;  // not outstanding: ignored
-      t.answers[r.key()] = r.value();
-      t.pending.erase(r.key());
-      took = true;
-    }
-    if (took) {
-      // Answered keys leave inputRequests at once; the task is working again
-      // when none is left.
-      if (t.pending.empty() && t.status == "input_required") set_status(t, "working");
-      else t.updated = clock_();
-      changed.emplace_back(t.id, detailed(t));
-      answered_.notify_all();
-    }
+  std::unique_lock lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return not_found(task_id);
+  Task& t = it->second;
+  bool took = false;
+  for (auto r = input_responses.begin(); r != input_responses.end(); ++r) {
+    if (!t.pending.contains(r.key())) continue;  // not outstanding: ignored
+    t.answers[r.key()] = r.value();
+    t.pending.erase(r.key());
+    took = true;
   }
-  tell(changed);
+  if (took) {
+    // Answered keys leave inputRequests at once; the task is working again
+    // when none is left.
+    if (t.pending.empty() && t.status == "input_required") set_status(t, "working");
+    else t.updated = clock_();
+    changed.emplace_back(t.id, detailed(t));
+    answered_.notify_all();
+  }
+  publish(lock, changed);
   return {};
 }
 
 Status TaskTable::cancel(const std::string& task_id, const std::string& message) {
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    auto it = tasks_.find(task_id);
-    if (it == tasks_.end()) return not_found(task_id);
-    Task& t = it->second;
-    if (!terminal(t.status)) {
-      t.cancel->store(true);
-      t.pending = json::object();
-      set_status(t, "cancelled", message);
-      changed.emplace_back(t.id, detailed(t));
-      answered_.notify_all();
-    }
+  std::unique_lock lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return not_found(task_id);
+  Task& t = it->second;
+  if (!terminal(t.status)) {
+    t.cancel->store(true);
+    t.pending = json::object();
+    set_status(t, "cancelled", message);
+    changed.emplace_back(t.id, detailed(t));
+    answered_.notify_all();
   }
-  tell(changed);
+  publish(lock, changed);
   return {};
 }
 
 void TaskTable::complete(const std::string& task_id, json result) {
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    auto it = tasks_.find(task_id);
-    if (it == tasks_.end() || terminal(it->second.status)) return;
-    Task& t = it->second;
-    t.result = std::move(result);
-    t.pending = json::object();
-    set_status(t, "completed");
-    changed.emplace_back(t.id, detailed(t));
-  }
-  tell(changed);
+  std::unique_lock lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end() || terminal(it->second.status)) return;
+  Task& t = it->second;
+  t.result = std::move(result);
+  t.pending = json::object();
+  set_status(t, "completed");
+  changed.emplace_back(t.id, detailed(t));
+  publish(lock, changed);
 }
 
 void TaskTable::fail(const std::string& task_id, json error, const std::string& message) {
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    auto it = tasks_.find(task_id);
-    if (it == tasks_.end() || terminal(it->second.status)) return;
-    Task& t = it->second;
-    t.error = std::move(error);
-    t.pending = json::object();
-    set_status(t, "failed", message);
-    changed.emplace_back(t.id, detailed(t));
-  }
-  tell(changed);
+  std::unique_lock lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end() || terminal(it->second.status)) return;
+  Task& t = it->second;
+  t.error = std::move(error);
+  t.pending = json::object();
+  set_status(t, "failed", message);
+  changed.emplace_back(t.id, detailed(t));
+  publish(lock, changed);
 }
 
 void TaskTable::expire() {
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    expire_locked(changed);
-  }
-  tell(changed);
+  std::unique_lock lock(mu_);
+  expire_locked(changed);
+  publish(lock, changed);
 }
 
 void TaskTable::cancel_all(const std::string& message) {
   std::vector<std::pair<std::string, json>> changed;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& [id, t] : tasks_) {
-      if (terminal(t.status)) continue;
-      t.cancel->store(true);
-      t.pending = json::object();
-      set_status(t, "cancelled", message);
-      changed.emplace_back(id, detailed(t));
-    }
-    answered_.notify_all();
+  std::unique_lock lock(mu_);
+  for (auto& [id, t] : tasks_) {
+    if (terminal(t.status)) continue;
+    t.cancel->store(true);
+    t.pending = json::object();
+    set_status(t, "cancelled", message);
+    changed.emplace_back(id, detailed(t));
   }
-  tell(changed);
+  answered_.notify_all();
+  publish(lock, changed);
 }
 
 void TaskTable::set_listener(Listener listener) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(tell_mu_);
   listener_ = std::move(listener);
 }
 

@@ -50,7 +50,8 @@ class TaskTable {
  public:
   using Clock = std::function<std::chrono::system_clock::time_point()>;
   // Called after each change of a task's state with its DetailedTask (what
-  // tasks/get answers), outside the table's lock.
+  // tasks/get answers), in the order of the changes, outside the table's
+  // lock (it must not block for long: changes wait for it).
   using Listener = std::function<void(const std::string& task_id, const json& detailed)>;
 
   explicit TaskTable(TaskLimits limits = {}, Clock clock = [] { return std::chrono::system_clock::now(); });
@@ -115,14 +116,16 @@ class TaskTable {
   // Purges expired tasks under the lock; the ones whose state changed are
   // added to `changed` for the listener.
   void expire_locked(std::vector<std::pair<std::string, json>>& changed);
-  void tell(const std::vector<std::pair<std::string, json>>& changed);
+  // Releases `lock` and tells the listener about `changed`.
+  void publish(std::unique_lock<std::mutex>& lock, const std::vector<std::pair<std::string, json>>& changed);
 
   TaskLimits limits_;
   Clock clock_;
   mutable std::mutex mu_;
+  std::mutex tell_mu_;  // after mu_; guards listener_ and orders the listener's calls
   std::condition_variable answered_;
   std::map<std::string, Task> tasks_;
-  Listener listener_;
+  Listener listener_;  // under tell_mu_
 };
 
 // An ISO 8601 UTC timestamp with milliseconds ("2026-07-28T10:30:00.000Z").
