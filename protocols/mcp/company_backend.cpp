@@ -61,13 +61,20 @@ Result<std::unique_ptr<CompanyBackend>> CompanyBackend::load(company::CompanySer
   json d = json::parse(*text, nullptr, false);
   if (d.is_discarded() || !d.is_object() || !d.contains("tools") || !d["tools"].is_array())
     return Error{"config", file + ": expected a JSON object with a 'tools' list"};
+  const std::string question_file = data_file("data/mcp/run_task_question.json");
+  auto question_text = read_text_file(question_file);
+  if (!question_text) return question_text.error();
+  json question = json::parse(*question_text, nullptr, false);
+  if (question.is_discarded() || !question.is_object() || !question.contains("requestedSchema"))
+    return Error{"config", question_file + ": expected a JSON object with 'message' and 'requestedSchema'"};
   std::vector<jsonrpc::CapabilityDescriptor> tools;
   for (const auto& t : d["tools"]) {
     auto desc = jsonrpc::from_mcp_tool(t);
     if (!desc) return Error{"config", file + ": " + desc.error().message};
     tools.push_back(std::move(*desc));
   }
-  return std::unique_ptr<CompanyBackend>(new CompanyBackend(company, std::move(d), std::move(tools)));
+  return std::unique_ptr<CompanyBackend>(
+      new CompanyBackend(company, std::move(d), std::move(tools), std::move(question)));
 }
 
 json CompanyBackend::server_info() const { return data_.value("server_info", json{{"name", "kaisha"}}); }
@@ -110,6 +117,10 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     std::lock_guard lock(relay->mu);
     relay->active = false;
   };
+  // A client of the tasks extension gets a task now and polls it; the
+  // company's questions then reach it as the task's inputRequests. A task
+  // has no progress notifications: its request has been answered.
+  if (resumed.empty() && ctx.go_async_if_offered()) stop_relay();
   bool cancel_sent = false;
   company::TaskInfo info;
   while (true) {
@@ -128,14 +139,9 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
       // The company asks its user: the client is asked by elicitation
       // (2025-11-25: a request on this stream; 2026-07-28: an
       // InputRequiredResult the client answers by retrying).
-      json requests{{"answer",
-                     {{"method", "elicitation/create"},
-                      {"params",
-                       {{"message", info.question},
-                        {"requestedSchema",
-                         {{"type", "object"},
-                          {"properties", {{"answer", {{"type", "string"}, {"description", info.question}}}}},
-                          {"required", json::array({"answer"})}}}}}}}};
+      json params = fill_template(question_, json{{"question", info.question}});
+      params.erase("_comment");
+      json requests{{"answer", {{"method", "elicitation/create"}, {"params", std::move(params)}}}};
       auto got = ctx.ask_client ? ctx.ask_client(requests, json{{"task_id", *id}})
                                 : Result<json>(Error{"unsupported", "this client cannot be asked"});
       if (!got) {
@@ -178,6 +184,10 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   }
   result["structuredContent"] = info.to_json();
   return result;
+}
+
+TaskSupport CompanyBackend::task_support(const std::string& name) {
+  return name == "run_task" ? TaskSupport::kOptional : TaskSupport::kForbidden;
 }
 
 Result<json> CompanyBackend::call_tool(const std::string& name, const json& args, McpCallContext& ctx) {

@@ -1,7 +1,9 @@
 // CompanyBackend: the company offered as an MCP server. Tools (specs in
 // data/mcp/company_server.json): run_task (submit, stream progress, wait;
 // cancelling the request cancels the task), ask_agent, list_agents,
-// get_budget, search_memory. Resources: kaisha://tasks/<id> (a task's state
+// get_budget, search_memory. run_task runs as a task of the tasks
+// extension for a client that declared it (the company's questions become
+// the task's inputRequests; tasks/cancel cancels the company's task). Resources: kaisha://tasks/<id> (a task's state
 // and answer) and kaisha://tasks/<id>/journal, listed for the recent tasks.
 // Prompts: delegate_task.
 #pragma once
@@ -26,6 +28,7 @@ class CompanyBackend : public McpBackend {
   std::vector<jsonrpc::CapabilityDescriptor> tools() override;
   std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) override;
   Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
+  TaskSupport task_support(const std::string& name) override;
   std::vector<json> resources() override;
   std::vector<json> resource_templates() override;
   Result<json> read_resource(const std::string& uri) override;
@@ -34,14 +37,15 @@ class CompanyBackend : public McpBackend {
 
  private:
   CompanyBackend(company::CompanyService& company, json data,
-                 std::vector<jsonrpc::CapabilityDescriptor> tools)
-      : company_(company), data_(std::move(data)), tools_(std::move(tools)) {}
+                 std::vector<jsonrpc::CapabilityDescriptor> tools, json question)
+      : company_(company), data_(std::move(data)), tools_(std::move(tools)), question_(std::move(question)) {}
   Result<json> run_task(const std::string& task, McpCallContext& ctx);
   std::string text(const std::string& key, const json& vars) const;
 
   company::CompanyService& company_;
   json data_;
   std::vector<jsonrpc::CapabilityDescriptor> tools_;
+  json question_;  // the elicitation for the company's questions (data/mcp/run_task_question.json)
 };
 
 }  // namespace kaisha::mcp

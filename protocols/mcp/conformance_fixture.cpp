@@ -1,11 +1,13 @@
 #include "protocols/mcp/conformance_fixture.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <thread>
 
 #include "protocols/mcp/input_exchange.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/jsonrpc/dispatcher.hpp"
 
 namespace kaisha::mcp {
 
@@ -184,12 +186,44 @@ Result<json> ConformanceFixture::call_tool(const std::string& name, const json& 
     changed("notifications/" + t->value("list", "tools") + "/list_changed");
     return t->value("result", json::object());
   }
+  if (behaviour == "task") return run_task_tool(*t, args, ctx);
   if (behaviour == "reconnect") {
     if (ctx.close_stream) ctx.close_stream();
     sleep_ms(*t);
     return t->value("result", json::object());
   }
   return Error{"internal", "fixture tool " + name + " has unknown behaviour '" + behaviour + "'"};
+}
+
+TaskSupport ConformanceFixture::task_support(const std::string& name) {
+  const json* t = find("tools", "name", name);
+  const std::string s = t ? t->value("task_support", "") : "";
+  return s == "required" ? TaskSupport::kRequired : s == "optional" ? TaskSupport::kOptional : TaskSupport::kForbidden;
+}
+
+Result<json> ConformanceFixture::run_task_tool(const json& t, const json& args, McpCallContext& ctx) {
+  // What a client answers before the task exists comes back with its retry.
+  auto before = ask_rounds(t.value("rounds_before", json::array()), ctx);
+  if (!before) return before.error();
+  ctx.go_async_if_offered();
+  std::chrono::milliseconds wait{t.value("delay_ms", 0)};
+  if (t.contains("wait_seconds_arg") && args.is_object()) {
+    const json& secs = args.value(t["wait_seconds_arg"].get<std::string>(), json(0));
+    if (secs.is_number() && secs.get<double>() > 0)
+      wait = std::chrono::milliseconds(static_cast<int64_t>(std::min(secs.get<double>(), 3600.0) * 1000));
+  }
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < until && !ctx.cancelled())
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+  if (ctx.cancelled()) return Error{"cancelled", "cancelled"};
+  auto during = ask_rounds(t.value("rounds", json::array()), ctx);
+  if (!during) return during.error();
+  if (t.contains("error"))
+    return jsonrpc::app_error(t["error"].value("code", -32603), t["error"].value("message", "error"));
+  json answers = *before;
+  answers.update(*during);
+  return fill_template(t.value("result", json::object()), answer_vars(answers, args));
 }
 
 std::vector<json> ConformanceFixture::resources() {

@@ -18,6 +18,14 @@
 //   list_changed tell the clients that the "list" ("tools", "prompts",
 //                "resources") changed, return "result"
 //   reconnect    close the SSE stream, wait, return "result" (SEP-1699 polling)
+//   task         a tool of the tasks extension ("task_support": "optional" or
+//                "required"): ask "rounds_before" (multi round-trip, before any
+//                task exists), go async (McpCallContext::go_async), wait the
+//                argument named by "wait_seconds_arg" in seconds or "delay_ms"
+//                (ended early by cancellation), ask "rounds" (in the task:
+//                input_required until tasks/update answers), then fail with
+//                "error" ({"code", "message"}: the task fails) when given, else
+//                return "result" (filled like "ask"'s)
 // Asking works in both eras (McpCallContext::ask_client): a legacy client
 // gets requests, a modern one an InputRequiredResult per round. A prompt
 // with "rounds" asks the same way before its messages are filled.
@@ -43,6 +51,7 @@ class ConformanceFixture : public McpBackend {
   std::vector<jsonrpc::CapabilityDescriptor> tools() override;
   std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) override;
   Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
+  TaskSupport task_support(const std::string& name) override;
   std::vector<json> resources() override;
   std::vector<json> resource_templates() override;
   Result<json> read_resource(const std::string& uri) override;
@@ -52,6 +61,7 @@ class ConformanceFixture : public McpBackend {
  private:
   explicit ConformanceFixture(json data) : data_(std::move(data)) {}
   const json* find(const char* list, const char* key, const std::string& value) const;
+  Result<json> run_task_tool(const json& tool, const json& arguments, McpCallContext& ctx);
 
   json data_;
 };

@@ -56,13 +56,28 @@ struct McpCallContext {
   // The client's conversation, for a company hosting one session per client:
   // legacy: its MCP session; modern (stateless): "" (the default session).
   std::string conversation;
+  // A call that may run as a task (the client declared the tasks extension
+  // and the tool supports tasks) hands the rest of its work over to one:
+  // the client gets a CreateTaskResult now and the outcome through
+  // tasks/get. From then on ask_client waits for the client's tasks/update,
+  // notifications are dropped (tasks have none) and cancelled() follows
+  // tasks/cancel. Returns false and changes nothing when the call cannot
+  // be a task: the tool carries on synchronously. Empty for such calls.
+  std::function<bool()> go_async;
 
   bool cancelled() const { return cancel_flag && cancel_flag->load(); }
+  // go_async when offered; false otherwise.
+  bool go_async_if_offered() const { return go_async && go_async(); }
   // notifications/progress when the client gave a progress token.
   void progress(double done, std::optional<double> total, const std::string& message) const;
   // notifications/message when `level` is at or above min_log_rank.
   void log(const std::string& level, const json& data, const std::string& logger = "") const;
 };
+
+// Whether a tool may run as a task of the tasks extension: kOptional runs
+// as one for a client that declared the extension and synchronously for
+// others; kRequired refuses other clients (-32021).
+enum class TaskSupport { kForbidden, kOptional, kRequired };
 
 // A result's text content: {"content":[{"type":"text","text":...}], "isError":...}.
 json text_result(const std::string& text, bool is_error = false);
@@ -86,6 +101,12 @@ class McpBackend {
   // A CallToolResult. Failures of the tool itself are results with isError
   // (the model sees them); an Error is for a tool that does not exist.
   virtual Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) = 0;
+  // Whether tool `name` may run as a task (it then calls ctx.go_async when
+  // its long part begins); the default: never.
+  virtual TaskSupport task_support(const std::string& name) {
+    (void)name;
+    return TaskSupport::kForbidden;
+  }
 
   virtual std::vector<json> resources() { return {}; }
   virtual std::vector<json> resource_templates() { return {}; }

@@ -22,6 +22,15 @@ struct McpClient::Answer {
   std::optional<Error> failure;
 };
 
+// A call whose server answered with a task, until the task ends.
+struct McpClient::TaskWait {
+  std::string task_id;
+  Done done;
+  std::chrono::steady_clock::time_point deadline;
+  std::set<std::string> answered;  // inputRequests keys answered already (the server may show them again)
+  int input_rounds = 0;
+};
+
 struct McpClient::State {
   using Clock = std::chrono::steady_clock;
   mutable std::mutex mu;
@@ -31,6 +40,7 @@ struct McpClient::State {
     Clock::time_point deadline;
   };
   std::map<int64_t, Pending> pending;
+  std::map<int64_t, TaskWait> tasks;  // calls waiting for their task, by the call's id
   // Every pending request's deadline, earliest first, and when the one timer
   // that times them out is due: a request whose deadline is not the earliest
   // schedules nothing (a timer each would keep one per request for a minute).
@@ -239,7 +249,11 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
     std::lock_guard<std::mutex> lock(state_->mu);
     modern = state_->modern;
   }
-  if (modern) return modern_request(method, std::move(params), std::move(done), timeout_ms, 0);
+  if (modern) {
+    const auto deadline =
+        State::Clock::now() + std::chrono::milliseconds(timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms);
+    return modern_request(method, std::move(params), std::move(done), timeout_ms, 0, 0, deadline);
+  }
   std::weak_ptr<McpClient> weak = weak_from_this();
   return send_request(
       method, std::move(params), "",
@@ -252,7 +266,8 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
 }
 
 // A modern request, and its retries while the server asks for input.
-int64_t McpClient::modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round) {
+int64_t McpClient::modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round,
+                                  int64_t call_id, State::Clock::time_point deadline) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   std::string version;
   {
@@ -260,9 +275,11 @@ int64_t McpClient::modern_request(const std::string& method, json params, Done d
     version = state_->version;
   }
   json sent = params;
+  const int64_t id = reserve_id();
+  if (call_id == 0) call_id = id;
   return send_request(
       method, std::move(sent), version,
-      [weak, method, params, done, timeout_ms, round](Answer a) {
+      [weak, method, params, done, timeout_ms, round, call_id, deadline](Answer a) {
         auto self = weak.lock();
         if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
         if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
@@ -271,6 +288,12 @@ int64_t McpClient::modern_request(const std::string& method, json params, Done d
         // Results of earlier revisions have no resultType: complete.
         const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
         if (type == "complete") return done(r);
+        if (type == "task") {
+          if (method != "tools/call")
+            return done(Error{"mcp", who + ": " + method + " answered with a task (resultType \"task\"), which only "
+                                         "tools/call may"});
+          return self->await_task(call_id, r, deadline, done);
+        }
         if (type != "input_required")
           return done(Error{"mcp", who + ": " + method + " answered with resultType " +
                                        utf8::truncate(type.dump(), 100) + ", which kaisha does not know"});
@@ -283,17 +306,184 @@ int64_t McpClient::modern_request(const std::string& method, json params, Done d
         if (r.contains("requestState")) retry["requestState"] = r["requestState"];
         self->answer_input_requests(
             r.value("inputRequests", json::object()),
-            [weak, method, retry, done, timeout_ms, round, who](Result<json> answers) mutable {
+            [weak, method, retry, done, timeout_ms, round, who, call_id, deadline](Result<json> answers) mutable {
               auto self = weak.lock();
               if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
               if (!answers.ok())
                 return done(Error{"mcp", who + ": " + method + " needs input kaisha could not give: " +
                                              answers.error().message});
               if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
-              self->modern_request(method, std::move(retry), done, timeout_ms, round + 1);
+              self->modern_request(method, std::move(retry), done, timeout_ms, round + 1, call_id, deadline);
             });
       },
-      timeout_ms);
+      timeout_ms, id);
+}
+
+int64_t McpClient::reserve_id() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return ++state_->next_id;
+}
+
+void McpClient::await_task(int64_t call_id, const json& created, State::Clock::time_point deadline, Done done) {
+  const std::string who = "MCP server " + name();
+  if (!created.value("taskId", json()).is_string() || created["taskId"].get<std::string>().empty())
+    return done(Error{"mcp", who + ": tools/call answered with a task without a taskId"});
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->closed) return done(Error{"mcp_closed", who + " is not connected (tools/call)"});
+    state_->tasks[call_id] = TaskWait{created["taskId"].get<std::string>(), std::move(done), deadline, {}, 0};
+  }
+  // A task created already finished needs no wait; otherwise poll at the
+  // interval the server asked for.
+  const int64_t interval = created.value("pollIntervalMs", json(500)).is_number_integer()
+                               ? created["pollIntervalMs"].get<int64_t>()
+                               : 500;
+  schedule_poll(call_id, interval);
+}
+
+void McpClient::schedule_poll(int64_t call_id, int64_t interval_ms) {
+  // Bounded both ways: a server asking for 0 ms is not hammered, one asking
+  // for an hour is still polled before the call's deadline.
+  const int64_t ms = std::clamp<int64_t>(interval_ms, 50, 5000);
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  timers_.schedule(std::chrono::milliseconds(ms), [weak, call_id] {
+    if (auto self = weak.lock()) self->poll_task(call_id);
+  });
+}
+
+bool McpClient::end_task_wait(int64_t call_id, Result<json> outcome, bool cancel_task) {
+  TaskWait w;
+  std::string version;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    auto it = state_->tasks.find(call_id);
+    if (it == state_->tasks.end()) return false;
+    w = std::move(it->second);
+    state_->tasks.erase(it);
+    version = state_->version;
+  }
+  if (cancel_task && !version.empty())
+    send_request("tasks/cancel", json{{"taskId", w.task_id}}, version, [](Answer) {}, 0);
+  w.done(std::move(outcome));
+  return true;
+}
+
+void McpClient::poll_task(int64_t call_id) {
+  std::string task_id, version;
+  State::Clock::time_point deadline;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    auto it = state_->tasks.find(call_id);
+    if (it == state_->tasks.end()) return;  // ended meanwhile (cancelled, closed)
+    task_id = it->second.task_id;
+    deadline = it->second.deadline;
+    version = state_->version;
+  }
+  const std::string who = "MCP server " + name();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - State::Clock::now()).count();
+  if (left <= 0) {
+    end_task_wait(call_id,
+                  Error{"timeout", who + ": the task " + task_id + " of tools/call did not finish in time; cancelled"},
+                  true);
+    return;
+  }
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  auto on_answer = [weak, call_id, task_id, who](Answer a) {
+    auto self = weak.lock();
+    if (!self) return;
+    if (a.failure || a.error) {
+      Result<json> e = self->to_result("tasks/get", std::move(a));
+      self->end_task_wait(call_id, e.error(), false);
+      return;
+    }
+    const json& t = a.result;
+    const std::string status = t.is_object() ? t.value("status", std::string()) : std::string();
+    const int64_t interval =
+        t.is_object() && t.value("pollIntervalMs", json()).is_number_integer() ? t["pollIntervalMs"].get<int64_t>() : 500;
+    const std::string message = t.is_object() ? t.value("statusMessage", std::string()) : std::string();
+    if (status == "completed") {
+      json result = t.value("result", json::object());
+      self->end_task_wait(call_id, std::move(result), false);
+    } else if (status == "failed") {
+      const json e = t.value("error", json::object());
+      jsonrpc::RpcError rpc{e.value("code", 0), e.value("message", message), e.value("data", json())};
+      self->end_task_wait(call_id, Error{"mcp", who + ": tools/call failed (task " + task_id + "): " + rpc_error_text(rpc)},
+                          false);
+    } else if (status == "cancelled") {
+      self->end_task_wait(call_id,
+                          Error{"mcp", who + ": the task " + task_id + " of tools/call was cancelled" +
+                                           (message.empty() ? std::string() : ": " + message)},
+                          false);
+    } else if (status == "input_required") {
+      self->answer_task_input(call_id, task_id, t.value("inputRequests", json::object()), interval);
+    } else if (status == "working") {
+      self->schedule_poll(call_id, interval);
+    } else {
+      self->end_task_wait(call_id,
+                          Error{"mcp", who + ": tasks/get answered with status " + utf8::truncate(json(status).dump(), 80) +
+                                           ", which kaisha does not know"},
+                          true);
+    }
+  };
+  send_request("tasks/get", json{{"taskId", task_id}}, version, std::move(on_answer), std::min<int64_t>(left, options_.request_timeout_ms));
+}
+
+// The task's input requests not answered yet go to the request handler;
+// their answers to tasks/update; then polling goes on.
+void McpClient::answer_task_input(int64_t call_id, const std::string& task_id, const json& input_requests,
+                                  int64_t interval_ms) {
+  json fresh = json::object();
+  const std::string who = "MCP server " + name();
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    auto it = state_->tasks.find(call_id);
+    if (it == state_->tasks.end()) return;
+    if (input_requests.is_object())
+      for (const auto& item : input_requests.items())
+        if (!it->second.answered.count(item.key())) fresh[item.key()] = item.value();
+    if (!fresh.empty() && ++it->second.input_rounds > options_.max_input_rounds) fresh = nullptr;
+  }
+  if (fresh.is_null()) {
+    end_task_wait(call_id,
+                  Error{"mcp", who + ": the task " + task_id + " still asks for input after " +
+                                   std::to_string(options_.max_input_rounds) + " rounds; giving up"},
+                  true);
+    return;
+  }
+  if (fresh.empty()) return schedule_poll(call_id, interval_ms);  // answered already; the server catches up
+  std::weak_ptr<McpClient> weak = weak_from_this();
+  answer_input_requests(fresh, [weak, call_id, task_id, interval_ms, who](Result<json> answers) {
+    auto self = weak.lock();
+    if (!self) return;
+    if (!answers.ok()) {
+      self->end_task_wait(call_id,
+                          Error{"mcp", who + ": the task " + task_id + " of tools/call needs input kaisha could not give: " +
+                                           answers.error().message},
+                          true);
+      return;
+    }
+    std::string version;
+    {
+      std::lock_guard<std::mutex> lock(self->state_->mu);
+      auto it = self->state_->tasks.find(call_id);
+      if (it == self->state_->tasks.end()) return;
+      for (const auto& item : answers->items()) it->second.answered.insert(item.key());
+      version = self->state_->version;
+    }
+    self->send_request(
+        "tasks/update", json{{"taskId", task_id}, {"inputResponses", std::move(*answers)}}, version,
+        [weak, call_id, interval_ms](Answer a) {
+          auto self = weak.lock();
+          if (!self) return;
+          if (a.failure || a.error) {
+            Result<json> e = self->to_result("tasks/update", std::move(a));
+            self->end_task_wait(call_id, e.error(), true);
+            return;
+          }
+          self->schedule_poll(call_id, interval_ms);
+        },
+        0);
+  });
 }
 
 // Each input request goes to the request handler; `done` gets the answers
@@ -362,16 +552,19 @@ std::vector<std::pair<std::string, std::string>> McpClient::param_headers(const 
 }
 
 int64_t McpClient::send_request(const std::string& method, json params, const std::string& modern_version,
-                                OnAnswer on_answer, int64_t timeout_ms) {
+                                OnAnswer on_answer, int64_t timeout_ms, int64_t reserved_id) {
   const bool has_deadline = timeout_ms >= 0;
   const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
   const auto deadline = has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
   int64_t id = 0;
   bool schedule = false;
+  bool tasks = false;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
+    const json ext = state_->capabilities.value("extensions", json::object());
+    tasks = options_.use_tasks && ext.is_object() && ext.contains(kTasksExtension);
     if (!state_->closed) {
-      id = ++state_->next_id;
+      id = reserved_id != 0 ? reserved_id : ++state_->next_id;
       state_->pending[id] = State::Pending{method, std::move(on_answer), deadline};
       if (has_deadline) {
         state_->deadlines.insert({deadline, id});
@@ -394,7 +587,9 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
     json& meta = params["_meta"];
     if (!meta.is_object()) meta = json::object();
     meta[meta_key::kProtocolVersion] = modern_version;
-    meta[meta_key::kClientCapabilities] = options_.capabilities.is_object() ? options_.capabilities : json::object();
+    json caps = options_.capabilities.is_object() ? options_.capabilities : json::object();
+    if (tasks) caps["extensions"][kTasksExtension] = json::object();
+    meta[meta_key::kClientCapabilities] = std::move(caps);
     meta[meta_key::kClientInfo] = {{"name", options_.client_name}, {"version", options_.client_version}};
     if (method == "tools/call") headers = param_headers(params);
   }
@@ -447,9 +642,11 @@ bool McpClient::cancel(int64_t id, const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     auto it = state_->pending.find(id);
-    if (it == state_->pending.end()) return false;
-    p = state_->take(it);
+    if (it != state_->pending.end()) p = state_->take(it);
+    else if (!state_->tasks.count(id)) return false;
   }
+  if (!p.done)  // the call waits for its task
+    return end_task_wait(id, Error{"mcp", "MCP server " + name() + ": tools/call cancelled: " + reason}, true);
   // initialize is never cancelled (the spec forbids it); the connection is dropped instead.
   if (p.method != "initialize" && !transport_->abandon_cancels())
     notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
@@ -542,13 +739,16 @@ void McpClient::on_message(const json& m) {
 
 void McpClient::fail_all(const Error& e) {
   std::map<int64_t, State::Pending> pending;
+  std::map<int64_t, TaskWait> tasks;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     pending.swap(state_->pending);
+    tasks.swap(state_->tasks);
     state_->deadlines.clear();
   }
   for (auto& [id, p] : pending)
     p.done(Answer{nullptr, std::nullopt, Error{e.code, e.message + " (" + p.method + " not answered)"}});
+  for (auto& [id, w] : tasks) w.done(Error{e.code, e.message + " (tools/call: task " + w.task_id + " not finished)"});
 }
 
 void McpClient::on_transport_closed(const Error& e) {
@@ -637,6 +837,11 @@ void McpClient::ping(Done done) { request(modern() ? "server/discover" : "ping",
 bool McpClient::modern() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->modern;
+}
+
+size_t McpClient::tasks_awaited() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->tasks.size();
 }
 
 std::vector<std::string> McpClient::rejected_tools() const {

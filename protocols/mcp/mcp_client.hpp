@@ -17,6 +17,15 @@
 // server, which gets the initialize handshake (2025-11-25, accepting the
 // older revisions kaisha's server also speaks), as before.
 //
+// Tasks (the io.modelcontextprotocol/tasks extension): when a modern server
+// advertises it, every request declares it (options.use_tasks), so the
+// server may answer a tools/call with a task (resultType "task"). The call
+// then waits for the task: it polls tasks/get at the interval the server
+// asks for, answers the task's inputRequests through the request handler
+// (tasks/update), and completes with the task's result — all within the
+// call's timeout, counted from the first request. A call that times out or
+// is cancelled (cancel() with the call's id) cancels its task (tasks/cancel).
+//
 // Nothing blocks: every call returns at once and its callback runs exactly
 // once, on the transport's thread or the HttpClient's loop (timeouts). The
 // HttpClient serves as the timer and must outlive the client.
@@ -68,6 +77,9 @@ struct McpClientOptions {
   // opened after connect() when the server offers tools.listChanged.
   bool listen_for_changes = true;
   int max_input_rounds = 16;  // InputRequiredResults for one request before giving up
+  // Declares the tasks extension to a modern server that offers it: its
+  // tools may then run as tasks, which the calls wait for (see above).
+  bool use_tasks = true;
 };
 
 class McpClient : public std::enable_shared_from_this<McpClient> {
@@ -97,7 +109,8 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   int64_t request(const std::string& method, json params, Done done, int64_t timeout_ms = 0);
   void notify(const std::string& method, json params = nullptr);
   // Gives up request `id`: its callback gets an error now and the server
-  // gets notifications/cancelled. False when it was not pending.
+  // gets notifications/cancelled (for a call waiting for its task:
+  // tasks/cancel). False when it was not pending.
   bool cancel(int64_t id, const std::string& reason);
 
   // tools/list, following nextCursor through every page. From a modern
@@ -120,6 +133,7 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   std::string protocol_version() const;
   bool modern() const;  // the server speaks a stateless (2026-07-28 or later) revision
   std::vector<std::string> rejected_tools() const;
+  size_t tasks_awaited() const;  // calls waiting for their task now
   json server_info() const;
   json server_capabilities() const;
   std::string name() const;
@@ -134,10 +148,24 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   using OnAnswer = std::function<void(Answer)>;
   // One JSON-RPC request; `modern_version` non-empty adds the modern _meta
   // and headers. timeout_ms < 0: no deadline (subscriptions/listen).
+  // `id` 0 takes the next one; a non-zero one comes from reserve_id().
   int64_t send_request(const std::string& method, json params, const std::string& modern_version, OnAnswer on_answer,
-                       int64_t timeout_ms);
+                       int64_t timeout_ms, int64_t id = 0);
+  int64_t reserve_id();
   Result<json> to_result(const std::string& method, Answer answer) const;
-  int64_t modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round);
+  // `call_id`: the first round's id (the one request() returned), which
+  // cancel() knows the call by; `deadline`: when the whole call times out.
+  int64_t modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round,
+                         int64_t call_id, std::chrono::steady_clock::time_point deadline);
+  struct TaskWait;
+  // Waits for the task `created` (a CreateTaskResult) of call `call_id`.
+  void await_task(int64_t call_id, const json& created, std::chrono::steady_clock::time_point deadline, Done done);
+  void poll_task(int64_t call_id);
+  void answer_task_input(int64_t call_id, const std::string& task_id, const json& input_requests, int64_t interval_ms);
+  void schedule_poll(int64_t call_id, int64_t interval_ms);
+  // Ends the wait of call `call_id` with `outcome`; a failure also cancels
+  // the task on the server. False when it was not waiting.
+  bool end_task_wait(int64_t call_id, Result<json> outcome, bool cancel_task);
   void answer_input_requests(const json& input_requests, std::function<void(Result<json>)> done);
   void discover(const std::string& version, bool retried, std::function<void(Status)> done);
   void initialize(const std::string& version, std::function<void(Status)> done);

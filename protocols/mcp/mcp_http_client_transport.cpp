@@ -113,8 +113,10 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       const std::string method = message["method"].get<std::string>();
       h.push_back({kMethodHeader, method});
       const json params = message.value("params", json::object());
-      const char* field = method == "resources/read" ? "uri"
-                          : (method == "tools/call" || method == "prompts/get") ? "name" : nullptr;
+      const char* field = method == "resources/read"                                   ? "uri"
+                          : (method == "tools/call" || method == "prompts/get")            ? "name"
+                          : (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") ? "taskId"
+                                                                                           : nullptr;
       if (field && params.is_object() && params.value(field, json()).is_string())
         h.push_back({kNameHeader, encode_header_value(params[field].get<std::string>())});
     }

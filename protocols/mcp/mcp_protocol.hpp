@@ -52,6 +52,9 @@ inline constexpr const char* kServerInfo = "io.modelcontextprotocol/serverInfo";
 inline constexpr const char* kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
 }  // namespace meta_key
 
+// The tasks extension's identifier (capabilities.extensions).
+inline constexpr const char* kTasksExtension = "io.modelcontextprotocol/tasks";
+
 // MCP-specific JSON-RPC codes.
 inline constexpr int kResourceNotFound = -32002;  // legacy; modern uses -32602
 inline constexpr int kHeaderMismatch = -32020;

@@ -25,6 +25,8 @@ std::optional<std::string> name_source(const jsonrpc::Request& r) {
   const char* field = nullptr;
   if (r.method == "tools/call" || r.method == "prompts/get") field = "name";
   else if (r.method == "resources/read") field = "uri";
+  // The tasks extension routes a task's requests by its id.
+  else if (r.method == "tasks/get" || r.method == "tasks/update" || r.method == "tasks/cancel") field = "taskId";
   if (!field || !r.params.is_object()) return std::nullopt;
   auto it = r.params.find(field);
   if (it == r.params.end() || !it->is_string()) return std::nullopt;

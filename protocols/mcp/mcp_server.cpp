@@ -7,6 +7,7 @@
 
 #include "protocols/mcp/input_exchange.hpp"
 #include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/mcp_tasks.hpp"
 #include "protocols/mcp/subscriptions.hpp"
 #include "runtime/core/params_check.hpp"
 
@@ -107,8 +108,13 @@ struct McpServer::Impl {
   std::map<std::string, std::shared_ptr<std::promise<Result<json>>>> pending;  // our requests to clients
   std::atomic<uint64_t> next_id{1};
   Subscriptions subscriptions;
+  McpTasks tasks;  // after subscriptions: its workers stop first
 
-  Impl(McpServer& s, const jsonrpc::Limits& limits) : self(s), legacy(limits), modern(limits) {}
+  Impl(McpServer& s, const McpServerOptions& options)
+      : self(s), legacy(options.limits), modern(options.limits), tasks(options.tasks) {
+    tasks.table().set_listener(
+        [this](const std::string& id, const json& detailed) { subscriptions.task_status(id, detailed); });
+  }
 
   Result<json> request_client(const Scope& sc, const std::string& method, const json& params,
                               std::chrono::milliseconds timeout) {
@@ -252,15 +258,35 @@ struct McpServer::Impl {
           if (auto st = check_params(tool->input_schema, args, "arguments"); !st)
             return text_result("Invalid arguments for tool " + name + ": " + st.error().message, true);
 
-          Call call;
-          if (auto st = prepare_call(call, p, ctx); !st)
+          // The tasks extension: the server decides which calls become
+          // tasks — those of tools that support it, for clients that
+          // declared it on this request.
+          const TaskSupport support = b.task_support(name);
+          const bool task_client = sc.modern && declares_tasks(sc.modern->client_capabilities);
+          if (support == TaskSupport::kRequired && !task_client) {
+            ctx.error_data = tasks_capability_required();
+            return jsonrpc::app_error(kMissingRequiredClientCapability,
+                                      "Missing required client capability: tool '" + name +
+                                          "' runs only as a task; declare the " + kTasksExtension +
+                                          " extension in params._meta['" + meta_key::kClientCapabilities +
+                                          "'].extensions (a 2026-07-28 request)");
+          }
+
+          auto call = std::make_shared<Call>();
+          if (auto st = prepare_call(*call, p, ctx); !st)
             return jsonrpc::app_error(jsonrpc::code::kInvalidParams, st.error().message);
           // Running requests of a session or stdio connection can be
           // cancelled by id (notifications/cancelled).
-          if (sc.session) call.ctx.cancel_flag = sc.session->begin_request(ctx.id);
-          Result<json> r = b.call_tool(name, args, call.ctx);
+          if (sc.session) call->ctx.cancel_flag = sc.session->begin_request(ctx.id);
+          Result<json> r = json::object();
+          if (support != TaskSupport::kForbidden && task_client) {
+            Call& c = *call;
+            r = tasks.run(call, c.ctx, [&b, name, args, &c] { return b.call_tool(name, args, c.ctx); });
+          } else {
+            r = b.call_tool(name, args, call->ctx);
+          }
           if (sc.session) sc.session->end_request(ctx.id);
-          return finish_call(call, std::move(r), ctx);
+          return finish_call(*call, std::move(r), ctx);
         },
         schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
 
@@ -388,7 +414,9 @@ struct McpServer::Impl {
     install_common(rpc);
 
     rpc.handle("server/discover", [&b](const json&, jsonrpc::Context&) -> Result<json> {
-      json r{{"supportedVersions", all_versions()}, {"capabilities", server_capabilities()}};
+      json caps = server_capabilities();
+      caps["extensions"] = json{{kTasksExtension, json::object()}};
+      json r{{"supportedVersions", all_versions()}, {"capabilities", caps}};
       if (auto ins = b.instructions(); !ins.empty()) r["instructions"] = ins;
       return r;
     });
@@ -396,10 +424,23 @@ struct McpServer::Impl {
     rpc.handle_async("subscriptions/listen", [this](const json& p, jsonrpc::Context& ctx, jsonrpc::Reply reply) {
       auto filter = SubscriptionFilter::parse(p);
       if (!filter) return reply.fail(jsonrpc::code::kInvalidParams, filter.error().message);
+      if (!filter->task_ids.empty()) {
+        if (!declares_tasks(scope_of(ctx).modern->client_capabilities))
+          return reply.fail(kMissingRequiredClientCapability,
+                            "Missing required client capability: params.notifications.taskIds needs the " +
+                                std::string(kTasksExtension) + " extension in params._meta['" +
+                                meta_key::kClientCapabilities + "'].extensions",
+                            tasks_capability_required());
+        // Only tasks that exist are agreed to (the acknowledgement says which).
+        for (auto it = filter->task_ids.begin(); it != filter->task_ids.end();)
+          it = tasks.table().get(*it) ? std::next(it) : filter->task_ids.erase(it);
+      }
       McpStream stream = scope_of(ctx).stream;
       subscriptions.open(ctx.id, std::move(*filter), stream.send, stream.gone,
                          [reply](json result) { reply(std::move(result)); });
     });
+
+    install_tasks(rpc);
 
     // What 2026-07-28 removed says so, rather than a bare "not found".
     for (const char* removed : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
@@ -416,6 +457,49 @@ struct McpServer::Impl {
                                       kModernVersion + " (" + why + ")");
       });
     }
+  }
+
+  // The tasks extension's methods: only for a request that declared it.
+  void install_tasks(jsonrpc::Dispatcher& rpc) {
+    auto gate = [](jsonrpc::Context& ctx, const char* method) -> std::optional<Error> {
+      if (declares_tasks(scope_of(ctx).modern->client_capabilities)) return std::nullopt;
+      ctx.error_data = tasks_capability_required();
+      return jsonrpc::app_error(kMissingRequiredClientCapability,
+                                std::string("Missing required client capability: ") + method + " needs the " +
+                                    kTasksExtension + " extension in params._meta['" +
+                                    meta_key::kClientCapabilities + "'].extensions");
+    };
+    // A task that does not exist (or no longer does) is -32602.
+    auto answer = [](Result<json> r) -> Result<json> {
+      if (!r && r.error().code == kTaskNotFound)
+        return jsonrpc::app_error(jsonrpc::code::kInvalidParams, r.error().message);
+      return r;
+    };
+    rpc.handle(
+        "tasks/get",
+        [this, gate, answer](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+          if (auto refused = gate(ctx, "tasks/get")) return *refused;
+          return answer(tasks.table().get(p.at("taskId").get<std::string>()));
+        },
+        schema({{"taskId", "string"}}, {"taskId"}));
+    rpc.handle(
+        "tasks/update",
+        [this, gate, answer](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+          if (auto refused = gate(ctx, "tasks/update")) return *refused;
+          auto st = tasks.table().update(p.at("taskId").get<std::string>(), p.at("inputResponses"));
+          if (!st) return answer(st.error());
+          return json::object();
+        },
+        schema({{"taskId", "string"}, {"inputResponses", "object"}}, {"taskId", "inputResponses"}));
+    rpc.handle(
+        "tasks/cancel",
+        [this, gate, answer](const json& p, jsonrpc::Context& ctx) -> Result<json> {
+          if (auto refused = gate(ctx, "tasks/cancel")) return *refused;
+          auto st = tasks.table().cancel(p.at("taskId").get<std::string>());
+          if (!st) return answer(st.error());
+          return json::object();
+        },
+        schema({{"taskId", "string"}}, {"taskId"}));
   }
 
   // Every modern result says what it is and who answered, and cacheable
@@ -436,7 +520,7 @@ struct McpServer::Impl {
 };
 
 McpServer::McpServer(McpBackend& backend, McpServerOptions options)
-    : backend_(backend), options_(std::move(options)), impl_(std::make_unique<Impl>(*this, options_.limits)) {
+    : backend_(backend), options_(std::move(options)), impl_(std::make_unique<Impl>(*this, options_)) {
   impl_->install_legacy();
   impl_->install_modern();
   backend_.set_change_listener([this](const std::string& method) { broadcast(jsonrpc::make_notification(method)); });
@@ -516,5 +600,7 @@ void McpServer::resource_updated(const std::string& uri) {
 }
 
 void McpServer::end_subscriptions() { impl_->subscriptions.end_all(); }
+
+TaskTable& McpServer::tasks() { return impl_->tasks.table(); }
 
 }  // namespace kaisha::mcp

@@ -9,7 +9,9 @@
 //     resources/(un)subscribe, notifications/initialized and /cancelled;
 //     a tool's questions to the client are server->client requests whose
 //     answers come back through handle();
-//   modern (2026-07-28): server/discover and subscriptions/listen; no
+//   modern (2026-07-28): server/discover and subscriptions/listen, and the
+//     tasks extension (mcp_tasks.hpp: tasks/get, tasks/update, tasks/cancel,
+//     tools/call answered with a CreateTaskResult); no
 //     session, the client's version, capabilities and log level come with
 //     each request; a tool's questions become an InputRequiredResult
 //     (input_exchange.hpp); every result carries resultType and the
@@ -31,6 +33,7 @@
 #include "protocols/mcp/mcp_backend.hpp"
 #include "protocols/mcp/mcp_revision.hpp"
 #include "protocols/mcp/mcp_session.hpp"
+#include "protocols/mcp/task_table.hpp"
 #include "runtime/jsonrpc/dispatcher.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
@@ -50,6 +53,7 @@ struct McpStream {
 struct McpServerOptions {
   jsonrpc::Limits limits;
   std::chrono::milliseconds client_request_timeout{60'000};  // sampling/elicitation answers
+  TaskLimits tasks;  // the tasks extension (modern): how many, for how long
 };
 
 class McpServer {
@@ -88,6 +92,8 @@ class McpServer {
 
   const McpServerOptions& options() const { return options_; }
   McpBackend& backend() { return backend_; }
+  // The tasks of the tasks extension this server holds.
+  TaskTable& tasks();
 
  private:
   struct Impl;

@@ -42,6 +42,16 @@ Result<SubscriptionFilter> SubscriptionFilter::parse(const json& params) {
       f.resource_uris.insert((*uris)[i].get<std::string>());
     }
   }
+  if (auto ids = it->find("taskIds"); ids != it->end()) {
+    if (!ids->is_array())
+      return invalid("Invalid params: params.notifications.taskIds must be a list of task ids");
+    for (size_t i = 0; i < ids->size(); ++i) {
+      if (!(*ids)[i].is_string())
+        return invalid("Invalid params: params.notifications.taskIds[" + std::to_string(i) +
+                       "] must be a string (a task id)");
+      f.task_ids.insert((*ids)[i].get<std::string>());
+    }
+  }
   return f;
 }
 
@@ -51,6 +61,7 @@ json SubscriptionFilter::to_json() const {
   if (prompts) n["promptsListChanged"] = true;
   if (resources) n["resourcesListChanged"] = true;
   if (!resource_uris.empty()) n["resourceSubscriptions"] = resource_uris;
+  if (!task_ids.empty()) n["taskIds"] = task_ids;
   return n;
 }
 
@@ -98,6 +109,11 @@ void Subscriptions::list_changed(const std::string& method) {
                (method == "notifications/resources/list_changed" && f.resources);
       },
       method, json::object());
+}
+
+void Subscriptions::task_status(const std::string& task_id, const json& detailed) {
+  deliver([&](const SubscriptionFilter& f) { return f.task_ids.count(task_id) != 0; }, "notifications/tasks",
+          detailed);
 }
 
 void Subscriptions::resource_updated(const std::string& uri) {

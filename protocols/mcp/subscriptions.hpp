@@ -3,7 +3,8 @@
 //
 // A client opts in to notification types (toolsListChanged,
 // promptsListChanged, resourcesListChanged, resourceSubscriptions: a list of
-// URIs). The server first sends notifications/subscriptions/acknowledged with
+// URIs; taskIds: tasks of the tasks extension, whose every change of status
+// comes as notifications/tasks). The server first sends notifications/subscriptions/acknowledged with
 // the subset it honours, then only the change notifications the filter asked
 // for; every one carries the listen request's id as
 // _meta["io.modelcontextprotocol/subscriptionId"]. The subscription ends
@@ -29,6 +30,7 @@ namespace kaisha::mcp {
 struct SubscriptionFilter {
   bool tools = false, prompts = false, resources = false;
   std::set<std::string> resource_uris;
+  std::set<std::string> task_ids;
 
   // From params.notifications; Error "invalid_params" saying what is wrong.
   static Result<SubscriptionFilter> parse(const json& params);
@@ -54,6 +56,9 @@ class Subscriptions {
   void list_changed(const std::string& method);
   // notifications/resources/updated to the subscriptions of `uri`.
   void resource_updated(const std::string& uri);
+  // notifications/tasks (params: the DetailedTask) to the subscriptions of
+  // task `task_id`.
+  void task_status(const std::string& task_id, const json& detailed);
   // The server stops: every subscription is answered and dropped.
   void end_all();
 

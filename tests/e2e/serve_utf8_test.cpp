@@ -15,10 +15,10 @@ namespace kaisha::e2e {
 namespace {
 
 // A cut 日, a stray byte, a surrogate, an overlong '/': each becomes U+FFFD.
-const std::string kBadBytes = "{{bytes:E6 97 FF ED A0 80 C0 AF}}";
+const std::string kServeBadBytes = "{{bytes:E6 97 FF ED A0 80 C0 AF}}";
 // A text that ends in the middle of its last character (日 without its last byte).
 const std::string kCutEnd = "{{bytes:E6 97}}";
-const std::string kFffd = "\xEF\xBF\xBD";
+const std::string kServeFffd = "\xEF\xBF\xBD";
 // Stands in a request for half a character (日 without its last byte): the
 // body is written by dump(), which refuses ill-formed text, then the marker
 // is swapped for the raw bytes.
@@ -51,15 +51,15 @@ std::string script() {
         - { name: AskAgent, arguments: { agent_name: Chosain, prompt: "{{last_user}} を調べてください 🙏" } }
   - name: ceo-answers
     match: { model: ceo-model, last_role: tool, last_tool_name: AskAgent }
-    reply: { text: "最終回答 🎉: {{last_tool}} )" + kBadBytes + " " + long_japanese() + kCutEnd + R"(" }
+    reply: { text: "最終回答 🎉: {{last_tool}} )" + kServeBadBytes + " " + long_japanese() + kCutEnd + R"(" }
   - name: worker-answers
     match: { model: llama3.2 }
-    reply: { text: ")" + long_japanese() + " 😀 壊れた文字: " + kBadBytes + " 以上" + kCutEnd + R"(" }
+    reply: { text: ")" + long_japanese() + " 😀 壊れた文字: " + kServeBadBytes + " 以上" + kCutEnd + R"(" }
 )";
 }
 
 // `text` is valid UTF-8; names the first bad line when it is not.
-::testing::AssertionResult all_utf8(const std::string& what, const std::string& text) {
+::testing::AssertionResult all_served_utf8(const std::string& what, const std::string& text) {
   if (utf8::valid(text)) return ::testing::AssertionSuccess();
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -83,7 +83,7 @@ std::string script() {
 
 // The text of the final answer has the Japanese, the emoji and U+FFFD.
 ::testing::AssertionResult carries_answer(const std::string& what, const std::string& text) {
-  for (const std::string& piece : {std::string("最終回答 🎉"), std::string("プロバイダーBが最安"), kFffd})
+  for (const std::string& piece : {std::string("最終回答 🎉"), std::string("プロバイダーBが最安"), kServeFffd})
     if (text.find(piece) == std::string::npos)
       return ::testing::AssertionFailure() << what << " lacks \"" << piece << "\": " << text;
   return ::testing::AssertionSuccess();
@@ -116,7 +116,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   // A2A SendMessage (blocking).
   auto sent = a2a("SendMessage", {{"message", a2a_message("A2A 価格を比較 " + cut_task)}}, 1);
   ASSERT_EQ(sent.status, 200) << server_->log();
-  EXPECT_TRUE(all_utf8("A2A SendMessage", sent.body));
+  EXPECT_TRUE(all_served_utf8("A2A SendMessage", sent.body));
   json task = json::parse(sent.body, nullptr, false);
   ASSERT_FALSE(task.is_discarded()) << sent.body;
   EXPECT_EQ(task["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED") << sent.body;
@@ -125,7 +125,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   // A2A SendStreamingMessage: the task, status updates (progress texts), the artifact.
   auto streamed = a2a("SendStreamingMessage", {{"message", a2a_message("A2A stream 比較 " + cut_task)}}, 2);
   ASSERT_EQ(streamed.status, 200) << server_->log();
-  EXPECT_TRUE(all_utf8("A2A SendStreamingMessage", streamed.body));
+  EXPECT_TRUE(all_served_utf8("A2A SendStreamingMessage", streamed.body));
   EXPECT_TRUE(json_events("A2A SendStreamingMessage", streamed.body));
   std::vector<json> events = sse_events(streamed.body);
   ASSERT_FALSE(events.empty());
@@ -143,7 +143,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   };
   auto run = request("POST", "/acp/runs", acp_body("sync", "ACP 調査 " + cut_task));
   ASSERT_EQ(run.status, 200) << run.body << server_->log();
-  EXPECT_TRUE(all_utf8("ACP sync run", run.body));
+  EXPECT_TRUE(all_served_utf8("ACP sync run", run.body));
   json r = json::parse(run.body, nullptr, false);
   ASSERT_FALSE(r.is_discarded()) << run.body;
   EXPECT_EQ(r["status"], "completed") << run.body;
@@ -151,7 +151,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
 
   auto acp_stream = request("POST", "/acp/runs", acp_body("stream", "ACP stream 調査 " + cut_task));
   ASSERT_EQ(acp_stream.status, 200) << server_->log();
-  EXPECT_TRUE(all_utf8("ACP stream run", acp_stream.body));
+  EXPECT_TRUE(all_served_utf8("ACP stream run", acp_stream.body));
   EXPECT_TRUE(json_events("ACP stream run", acp_stream.body));
   std::vector<json> acp_events = sse_events(acp_stream.body);
   ASSERT_FALSE(acp_events.empty());
@@ -169,7 +169,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
         body_with_cut(json{{"jsonrpc", "2.0"}, {"id", progress ? 2 : 3}, {"method", "tools/call"}, {"params", params}}),
         session);
     ASSERT_EQ(call.status, 200) << what << ": " << call.body << server_->log();
-    EXPECT_TRUE(all_utf8(what, call.body));
+    EXPECT_TRUE(all_served_utf8(what, call.body));
     json result;
     if (call.header("content-type").rfind("text/event-stream", 0) == 0) {
       EXPECT_TRUE(json_events(what, call.body));
@@ -194,13 +194,13 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   auto again = a2a("SendMessage", {{"message", a2a_message("A2A もう一度")}}, 4);
   ASSERT_EQ(again.status, 200) << server_->log();
   EXPECT_EQ(json::parse(again.body)["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED") << again.body;
-  EXPECT_TRUE(all_utf8("the log of kaisha serve", server_->log()));
+  EXPECT_TRUE(all_served_utf8("the log of kaisha serve", server_->log()));
   server_->stop();
 
   // What was journaled reads back as valid UTF-8 too.
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.describe();
-  EXPECT_TRUE(all_utf8("kaisha history --json", history.out));
+  EXPECT_TRUE(all_served_utf8("kaisha history --json", history.out));
   json h = json::parse(history.out, nullptr, false);
   ASSERT_FALSE(h.is_discarded());
   EXPECT_EQ(h["tasks"].size(), 7u) << history.out;

@@ -8,6 +8,11 @@
 #                                                  against `kaisha serve --http --fixture conformance`;
 #                                                  fails on any failure not listed in
 #                                                  mcp_expected_failures.yml (and on a listed one that passes)
+#   run_mcp_interop.sh conformance_server_tasks KAISHA
+#                                                  the suite's scenarios of the tasks extension
+#                                                  (io.modelcontextprotocol/tasks, run at 2026-07-28: an
+#                                                  extension has no spec version of its own), one by one,
+#                                                  against `kaisha serve --http --fixture conformance`
 #   run_mcp_interop.sh inspector_stdio KAISHA      inspector-cli lists and calls our tools over stdio
 #   run_mcp_interop.sh inspector_http KAISHA       the same over Streamable HTTP
 #   run_mcp_interop.sh conformance_client KAISHA DRIVER SPEC
@@ -76,6 +81,27 @@ case "$mode" in
     tail -n 40 "$work/conformance.log"
     echo "conformance server scenarios at $spec: $((total - passed)) of $total without failed checks"
     [ $rc -eq 0 ] || { echo "FAIL: conformance server (exit $rc)"; cat "$work/serve.err"; exit 1; }
+    ;;
+
+  conformance_server_tasks)
+    scenarios=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
+               tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications
+               tasks-required-task-error tasks-mrtr-composition)
+    url=$(start serve '^kaisha serve: MCP at ' "$kaisha" serve --http 127.0.0.1:0 --fixture conformance) || exit 1
+    out_dir=${MCP_INTEROP_KEEP:-$work/results}
+    passed=0; failed=()
+    for scenario in "${scenarios[@]}"; do
+      log="$work/server-$scenario.log"
+      if (cd "$here" && npx --no-install conformance server --url "$url" --scenario "$scenario" -o "$out_dir") \
+           >"$log" 2>&1; then
+        passed=$((passed + 1))
+        echo "$scenario: $(grep -m1 '^Passed:' "$log")"
+      else
+        failed+=("$scenario"); tail -n 30 "$log"
+      fi
+    done
+    echo "conformance server tasks scenarios: $passed of ${#scenarios[@]} pass${failed[*]:+; failing: ${failed[*]}}"
+    [ ${#failed[@]} -eq 0 ] || { echo "FAIL: conformance server tasks"; cat "$work/serve.err"; exit 1; }
     ;;
 
   inspector_stdio)
