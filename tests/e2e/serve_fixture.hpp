@@ -44,6 +44,14 @@ class ServeTest : public E2eTest {
     return http::fetch_blocking(req, o);
   }
 
+  // A2A 1.0 SendMessage of `message` over JSON-RPC (blocking).
+  http::HttpResult a2a_send(const json& message, int id = 1) {
+    return request("POST", "/a2a",
+                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
+                       .dump(),
+                   {{"A2A-Version", "1.0"}});
+  }
+
   // initialize + notifications/initialized over /mcp, accepting SSE; returns
   // the headers of the session's later requests (empty when initialize failed).
   std::vector<std::pair<std::string, std::string>> open_mcp_session() {
@@ -74,6 +82,17 @@ class ServeTest : public E2eTest {
   std::string base_;
   int starts_ = 0;  // servers started by this test
 };
+
+// The CEO asks its user which city; the answer goes on with the task.
+inline const char* kAskingScript = R"(
+rules:
+  - match: { model: ceo-model, last_role: tool, last_tool_name: AskUser }
+    reply: { text: "Forecast for {{last_tool}}" }
+  - match: { model: ceo-model, last_user: "weather" }
+    reply: { tool_calls: [ { name: AskUser, arguments: { question: "どの都市ですか？" } } ] }
+  - match: { model: ceo-model }
+    reply: { text: "answer to {{last_user}}" }
+)";
 
 // The events of an SSE body whose data is JSON (others skipped).
 inline std::vector<json> sse_events(const std::string& body) {

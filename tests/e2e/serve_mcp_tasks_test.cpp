@@ -9,15 +9,6 @@
 namespace kaisha::e2e {
 namespace {
 
-const char* kTaskAskingScript = R"(
-rules:
-  - match: { model: ceo-model, last_role: tool, last_tool_name: AskUser }
-    reply: { text: "Forecast for {{last_tool}}" }
-  - match: { model: ceo-model, last_user: "weather" }
-    reply: { tool_calls: [ { name: AskUser, arguments: { question: "どの都市ですか？" } } ] }
-  - match: { model: ceo-model }
-    reply: { text: "answer to {{last_user}}" }
-)";
 
 class ServeTasksTest : public ServeTest {
  protected:
@@ -54,7 +45,7 @@ class ServeTasksTest : public ServeTest {
 };
 
 TEST_F(ServeTasksTest, RunTaskIsATaskWhoseQuestionIsAnsweredByTasksUpdate) {
-  start_mock(kTaskAskingScript);
+  start_mock(kAskingScript);
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
@@ -86,7 +77,7 @@ TEST_F(ServeTasksTest, RunTaskIsATaskWhoseQuestionIsAnsweredByTasksUpdate) {
 }
 
 TEST_F(ServeTasksTest, TasksCancelCancelsTheCompanysTask) {
-  start_mock(kTaskAskingScript);
+  start_mock(kAskingScript);
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());

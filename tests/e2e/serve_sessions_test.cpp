@@ -71,10 +71,7 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
                    {"contextId", "client-" + std::to_string(i)},
                    {"role", "ROLE_USER"},
                    {"parts", json::array({{{"text", "question " + std::to_string(i)}}})}};
-      auto r = request("POST", "/a2a",
-                       json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                           .dump(),
-                       {{"A2A-Version", "1.0"}});
+      auto r = a2a_send(message, i);
       got[i].status = r.status;
       got[i].body = r.body;
       json j = json::parse(r.body, nullptr, false);
@@ -105,10 +102,7 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
              {"contextId", "client-7"},
              {"role", "ROLE_USER"},
              {"parts", json::array({{{"text", "question 7b"}}})}};
-  auto r = request("POST", "/a2a",
-                   json{{"jsonrpc", "2.0"}, {"id", 99}, {"method", "SendMessage"}, {"params", {{"message", again}}}}
-                       .dump(),
-                   {{"A2A-Version", "1.0"}});
+  auto r = a2a_send(again, 99);
   ASSERT_EQ(r.status, 200) << r.body;
   const json t7b = json::parse(r.body)["result"]["task"];
   EXPECT_EQ(t7b["artifacts"][0]["parts"][0]["text"], "answer to question 7b");
@@ -155,17 +149,6 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
 namespace kaisha::e2e {
 namespace {
 
-// The CEO asks its user which city; the answer goes on with the task.
-const char* kAskingScript = R"(
-rules:
-  - match: { model: ceo-model, last_role: tool, last_tool_name: AskUser }
-    reply: { text: "Forecast for {{last_tool}}" }
-  - match: { model: ceo-model, last_user: "weather" }
-    reply: { tool_calls: [ { name: AskUser, arguments: { question: "どの都市ですか？" } } ] }
-  - match: { model: ceo-model }
-    reply: { text: "answer to {{last_user}}" }
-)";
-
 TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
   start_mock(kAskingScript);
   cfg_ = write_config();
@@ -178,10 +161,7 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
                {"contextId", "ctx-weather"},
                {"role", "ROLE_USER"},
                {"parts", json::array({{{"text", "the weather tomorrow"}}})}};
-  auto sent = request("POST", "/a2a",
-                      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                          .dump(),
-                      {{"A2A-Version", "1.0"}});
+  auto sent = a2a_send(message, 1);
   ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
   json task = json::parse(sent.body)["result"]["task"];
   ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
@@ -194,10 +174,7 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
              {"contextId", "ctx-other"},
              {"role", "ROLE_USER"},
              {"parts", json::array({{{"text", "Kyoto"}}})}};
-  auto refused = request("POST", "/a2a",
-                         json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "SendMessage"}, {"params", {{"message", wrong}}}}
-                             .dump(),
-                         {{"A2A-Version", "1.0"}});
+  auto refused = a2a_send(wrong, 2);
   ASSERT_EQ(refused.status, 200) << refused.body;
   EXPECT_TRUE(json::parse(refused.body).contains("error")) << refused.body;
 
@@ -206,10 +183,7 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
               {"contextId", "ctx-weather"},
               {"role", "ROLE_USER"},
               {"parts", json::array({{{"text", "大阪"}}})}};
-  auto resumed = request("POST", "/a2a",
-                         json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "SendMessage"}, {"params", {{"message", answer}}}}
-                             .dump(),
-                         {{"A2A-Version", "1.0"}});
+  auto resumed = a2a_send(answer, 3);
   ASSERT_EQ(resumed.status, 200) << resumed.body;
   json done = json::parse(resumed.body)["result"]["task"];
   EXPECT_EQ(done["id"], id);
@@ -373,17 +347,11 @@ TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) 
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
-  auto send = [&](const json& message, int id) {
-    return request("POST", "/a2a",
-                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                       .dump(),
-                   {{"A2A-Version", "1.0"}});
-  };
-  auto sent = send(json{{"messageId", "m1"},
-                        {"contextId", "ctx-restart"},
-                        {"role", "ROLE_USER"},
-                        {"parts", json::array({{{"text", "the weather on Sunday"}}})}},
-                   1);
+  auto sent = a2a_send(json{{"messageId", "m1"},
+                            {"contextId", "ctx-restart"},
+                            {"role", "ROLE_USER"},
+                            {"parts", json::array({{{"text", "the weather on Sunday"}}})}},
+                       1);
   ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
   json task = json::parse(sent.body)["result"]["task"];
   ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
@@ -417,12 +385,12 @@ TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) 
       << again.dump() << server_->log();
   EXPECT_EQ(again["status"]["message"]["parts"][0]["text"], "どの都市ですか？") << again.dump();
 
-  auto resumed = send(json{{"messageId", "m2"},
-                           {"taskId", id},
-                           {"contextId", "ctx-restart"},
-                           {"role", "ROLE_USER"},
-                           {"parts", json::array({{{"text", "神戸"}}})}},
-                      3);
+  auto resumed = a2a_send(json{{"messageId", "m2"},
+                               {"taskId", id},
+                               {"contextId", "ctx-restart"},
+                               {"role", "ROLE_USER"},
+                               {"parts", json::array({{{"text", "神戸"}}})}},
+                          3);
   ASSERT_EQ(resumed.status, 200) << resumed.body;
   json done = json::parse(resumed.body)["result"]["task"];
   EXPECT_EQ(done["status"]["state"], "TASK_STATE_COMPLETED") << resumed.body;
@@ -459,17 +427,11 @@ TEST_F(ServeTest, TheCeoAsksToRaiseTheBudgetAndTheUsersYesRaisesIt) {
   cfg_ = write_config(o);
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
-  auto send = [&](const json& message, int id) {
-    return request("POST", "/a2a",
-                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                       .dump(),
-                   {{"A2A-Version", "1.0"}});
-  };
-  auto sent = send(json{{"messageId", "m1"},
-                        {"contextId", "ctx-budget"},
-                        {"role", "ROLE_USER"},
-                        {"parts", json::array({{{"text", "research the market"}}})}},
-                   1);
+  auto sent = a2a_send(json{{"messageId", "m1"},
+                            {"contextId", "ctx-budget"},
+                            {"role", "ROLE_USER"},
+                            {"parts", json::array({{{"text", "research the market"}}})}},
+                       1);
   ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
   json task = json::parse(sent.body)["result"]["task"];
   ASSERT_EQ(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED") << sent.body;
@@ -477,12 +439,12 @@ TEST_F(ServeTest, TheCeoAsksToRaiseTheBudgetAndTheUsersYesRaisesIt) {
   EXPECT_NE(question.find("expense budget by $3.00"), std::string::npos) << question;
   EXPECT_NE(question.find("もっと詳しく調べるためです。"), std::string::npos) << question;
 
-  auto answered = send(json{{"messageId", "m2"},
-                            {"taskId", task["id"]},
-                            {"contextId", "ctx-budget"},
-                            {"role", "ROLE_USER"},
-                            {"parts", json::array({{{"text", "はい"}}})}},
-                       2);
+  auto answered = a2a_send(json{{"messageId", "m2"},
+                                {"taskId", task["id"]},
+                                {"contextId", "ctx-budget"},
+                                {"role", "ROLE_USER"},
+                                {"parts", json::array({{{"text", "はい"}}})}},
+                           2);
   ASSERT_EQ(answered.status, 200) << answered.body;
   json done = json::parse(answered.body)["result"]["task"];
   EXPECT_EQ(done["status"]["state"], "TASK_STATE_COMPLETED") << answered.body;
