@@ -33,7 +33,8 @@ void UserQuestions::call(const std::string& name, const json& args, const ToolCa
     if (stopping_) return done(ToolResult::error("AskUser: the company is stopping"));
     if (pending_.count(ctx.task_id))
       return done(ToolResult::error("AskUser: a question to the user is already waiting for its answer"));
-    pending_[ctx.task_id] = Pending{question, std::move(done), steady_ms() + timeout_.count()};
+    const int64_t deadline = timeout_.count() > 0 ? steady_ms() + timeout_.count() : 0;
+    pending_[ctx.task_id] = Pending{question, std::move(done), deadline};
   }
   changed_.notify_all();
   if (hooks_.asked) hooks_.asked(ctx.task_id, question);
@@ -86,7 +87,7 @@ void UserQuestions::run_timer() {
   while (!stopping_) {
     int64_t next = 0;
     for (const auto& [_, p] : pending_)
-      if (next == 0 || p.deadline_ms < next) next = p.deadline_ms;
+      if (p.deadline_ms != 0 && (next == 0 || p.deadline_ms < next)) next = p.deadline_ms;
     if (next == 0) {
       changed_.wait(lock);
       continue;
@@ -98,7 +99,7 @@ void UserQuestions::run_timer() {
     }
     std::vector<std::pair<std::string, Pending>> due;
     for (auto it = pending_.begin(); it != pending_.end();) {
-      if (it->second.deadline_ms <= now) {
+      if (it->second.deadline_ms != 0 && it->second.deadline_ms <= now) {
         due.emplace_back(it->first, std::move(it->second));
         it = pending_.erase(it);
       } else {

@@ -1,7 +1,8 @@
 // UserQuestions is the AskUser tool: the CEO asks the user of its task a
 // question and the task waits — holding no thread, its model call settled,
 // its employees still hired — until answer() brings the user's reply, the
-// question is withdrawn (the task was canceled) or its time runs out.
+// question is withdrawn (the task was canceled) or its time runs out (if it
+// has one: a zero timeout lets it wait as long as its user takes).
 //
 // One question per task at a time; a second AskUser while one waits is an
 // error result. A question whose time runs out gets an error result saying
@@ -62,7 +63,7 @@ class UserQuestions : public ToolSource {
   struct Pending {
     std::string question;
     std::function<void(ToolResult)> done;
-    int64_t deadline_ms = 0;  // steady clock
+    int64_t deadline_ms = 0;  // steady clock; 0: none
   };
   void run_timer();
   // The waiting question's callback, removed; null when none waits.
