@@ -24,6 +24,8 @@ using company::TaskState;
 constexpr size_t kMaxEventsPerTask = 10000;
 // Ended tasks remembered in memory; older ones are still in the journal.
 constexpr size_t kMaxEndedTasks = 1000;
+// Question-and-answer exchanges kept per task; beyond this the oldest go.
+constexpr size_t kMaxExchangesPerTask = 100;
 
 struct Entry {
   TaskInfo info;
@@ -410,9 +412,12 @@ Status CompanyHost::provide_input(const std::string& task_id, const std::string&
                                " and asks for no input"};
     // Working again before the answer reaches the CEO, so that a question it
     // asks next is not overwritten.
-    it->second.info.state = TaskState::working;
-    it->second.info.question.clear();
-    it->second.info.updated_ms = wall_ms();
+    TaskInfo& info = it->second.info;
+    info.state = TaskState::working;
+    info.exchanges.push_back({std::move(info.question), text});
+    if (info.exchanges.size() > kMaxExchangesPerTask) info.exchanges.erase(info.exchanges.begin());
+    info.question.clear();
+    info.updated_ms = wall_ms();
   }
   if (!impl_->questions || !impl_->questions->answer(task_id, text))
     return Error{"task", "task " + task_id + " no longer waits for an answer"};

@@ -27,12 +27,26 @@ InterruptGuard::InterruptGuard() {
   watcher_ = std::thread([this] {
     sigset_t w = stop_signals();
     int sig = 0;
-    sigwait(&w, &sig);
-    if (sig == SIGUSR2) return;  // normal end of the command
+    for (;;) {
+      sigwait(&w, &sig);
+      if (sig == SIGUSR2) return;  // normal end of the command
+      if (sig != SIGINT) break;
+      std::function<bool()> handler;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        handler = handler_;
+      }
+      if (!handler || !handler()) break;
+    }
     std::cerr << "\nkaisha: interrupted; saving the journal\n" << std::flush;
     if (auto* rt = runtime_.load()) rt->interrupt("interrupted by the user (signal " + std::to_string(sig) + ")");
     std::_Exit(130);
   });
+}
+
+void InterruptGuard::on_interrupt(std::function<bool()> handler) {
+  std::lock_guard<std::mutex> lock(mu_);
+  handler_ = std::move(handler);
 }
 
 InterruptGuard::~InterruptGuard() {

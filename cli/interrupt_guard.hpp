@@ -4,9 +4,14 @@
 // lost and no task is left "running". Construct it before the runtime starts
 // its threads (they inherit the blocked signal mask); arm() it once the
 // runtime exists.
+//
+// While a question of the company waits for its user, Ctrl-C declines it
+// instead (on_interrupt()), and the command goes on.
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "actors/company_runtime.hpp"
@@ -18,9 +23,14 @@ class InterruptGuard {
   InterruptGuard();
   ~InterruptGuard();
   void arm(actors::CompanyRuntime* runtime) { runtime_.store(runtime); }
+  // Asked first on each SIGINT; when it returns true the signal has been
+  // handled and the process goes on. It runs on the guard's own thread.
+  void on_interrupt(std::function<bool()> handler);
 
  private:
   std::atomic<actors::CompanyRuntime*> runtime_{nullptr};
+  std::mutex mu_;
+  std::function<bool()> handler_;
   std::thread watcher_;
 };
 

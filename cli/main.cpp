@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
 
   std::string task;
   auto* run = app.add_subcommand("run", "run one task and print the final answer on stdout");
+  run->footer(
+      "When stdin is a terminal, the CEO may ask you a question (AskUser): type the answer, or an empty line "
+      "or Ctrl-C to decline (the task ends as canceled). With stdin not a terminal (a script, CI) it asks nothing.");
   common(run, false);
   run->add_option("--model", o.model, "CEO model ref, e.g. ollama:llama3.2");
   run->add_option("--session", o.session, "continue this session (its agents and budget)");
@@ -43,6 +46,9 @@ int main(int argc, char** argv) {
   run->add_option("task", task, "the task")->required();
 
   auto* chat = app.add_subcommand("chat", "multi-turn session with the CEO (stdin lines; /help)");
+  chat->footer(
+      "The CEO may ask you a question (AskUser): the next input line is the answer; an empty line, the end of "
+      "the input or Ctrl-C declines it (that task ends as canceled, the chat goes on).");
   common(chat, false);
   chat->add_option("--model", o.model, "CEO model ref");
   chat->add_option("--session", o.session, "continue this session");

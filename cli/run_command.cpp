@@ -4,11 +4,15 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "actors/company_runtime.hpp"
 #include "actors/provider_chat_client.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
+#include "cli/stdin_lines.hpp"
+#include "cli/terminal_questions.hpp"
 #include "protocols/mcp/mcp_servers_start.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
 #include "runtime/core/json_text.hpp"
@@ -32,7 +36,8 @@ Result<std::string> session_to_resume(const CommonOptions& o, const config::Conf
 
 Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOptions& o,
                                                               std::shared_ptr<ProgressPrinter> printer,
-                                                              bool resume = false) {
+                                                              bool resume = false,
+                                                              TerminalQuestions* questions = nullptr) {
   auto c = load_cli_config(o, /*needs_model=*/true);
   if (!c.ok()) return c.error();
   if (Status t = start_tracing(*c); !t.ok()) return t.error();
@@ -48,6 +53,7 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
   ro.strategy = o.strategy;
   ro.resume = resume;
   ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
+  if (questions) ro.tool_sources.push_back(questions->tool());
   return actors::CompanyRuntime::start(std::move(ro));
 }
 
@@ -68,6 +74,8 @@ void print_result(const msg::TaskResult& r, const std::string& session, bool jso
     std::cout << dump_text(line) << "\n";
   } else if (r.ok) {
     std::cout << r.answer << "\n";
+  } else if (r.canceled) {
+    std::cerr << "kaisha: task canceled: " << r.error << "\n";
   } else {
     std::cerr << "kaisha: task failed: " << r.error << "\n";
   }
@@ -79,16 +87,30 @@ void print_result(const msg::TaskResult& r, const std::string& session, bool jso
 int run_command(const CommonOptions& o, const std::string& task) {
   auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
   InterruptGuard guard;
-  auto rt = start_company(o, printer);
+  // The CEO may ask its user only at a terminal: a script or CI job never
+  // waits for an answer nobody will type.
+  StdinLines in;
+  std::unique_ptr<TerminalQuestions> questions;
+  if (isatty(STDIN_FILENO)) {
+    auto q = TerminalQuestions::create(in, o.json ? printer : nullptr);
+    if (!q.ok()) {
+      std::cerr << "kaisha: " << q.error().message << "\n";
+      return 2;
+    }
+    questions = std::move(q).value();
+  }
+  auto rt = start_company(o, printer, /*resume=*/false, questions.get());
   if (!rt.ok()) {
     std::cerr << "kaisha: " << rt.error().message << "\n";
     return 2;
   }
   guard.arm(rt->get());
-  msg::TaskResult r = (*rt)->run_task(task);
+  if (questions) guard.on_interrupt([q = questions.get()] { return q->decline_waiting(); });
+  msg::TaskResult r = questions ? questions->run_task(**rt, task) : (*rt)->run_task(task);
   print_result(r, (*rt)->session_id(), o.json);
   if (!o.quiet) print_ledgers(**rt, o.json);
   guard.arm(nullptr);  // the runtime is destroyed next
+  guard.on_interrupt(nullptr);
   return r.ok ? 0 : 1;
 }
 
@@ -164,19 +186,41 @@ int resume_command(const CommonOptions& common, const std::string& only) {
 int chat_command(const CommonOptions& o) {
   auto printer = std::make_shared<ProgressPrinter>(o.json, o.quiet);
   InterruptGuard guard;
-  auto rt = start_company(o, printer);
+  // The chat's input is its conversation: a question of the company takes
+  // the next line as its answer, whether typed or piped.
+  StdinLines in;
+  auto questions = TerminalQuestions::create(in, o.json ? printer : nullptr);
+  if (!questions.ok()) {
+    std::cerr << "kaisha: " << questions.error().message << "\n";
+    return 2;
+  }
+  auto rt = start_company(o, printer, /*resume=*/false, questions->get());
   if (!rt.ok()) {
     std::cerr << "kaisha: " << rt.error().message << "\n";
     return 2;
   }
   guard.arm(rt->get());
+  guard.on_interrupt([q = questions->get()] { return q->decline_waiting(); });
   auto& company = **rt;
   std::cerr << "kaisha chat — session " << company.session_id()
             << " (/help for commands, /quit or end of input to leave)\n";
-  std::string line;
   int failures = 0;
-  while (std::cerr << "> " << std::flush, std::getline(std::cin, line)) {
+  for (;;) {
+    std::cerr << "> " << std::flush;
+    StdinLines::Read read = in.next();
+    if (read.got == StdinLines::Got::end) break;
+    if (read.got == StdinLines::Got::interrupted) continue;  // a Ctrl-C that raced a question's answer
+    if (read.got == StdinLines::Got::too_long) {
+      std::cerr << "kaisha: line " << in.line_number() << " of the input is longer than " << StdinLines::kMaxLineBytes
+                << " bytes; it was not sent\n";
+      continue;
+    }
+    const std::string& line = read.text;
     if (line.empty()) continue;
+    if (const std::string bad = in.utf8_problem(line); !bad.empty()) {
+      std::cerr << "kaisha: " << bad << "; it was not sent\n";
+      continue;
+    }
     if (line == "/quit" || line == "/exit") break;
     if (line == "/help") {
       std::cerr << "/budget  /raise expense|resource AMOUNT  /switch NAME on|off  /quit\n";
@@ -213,11 +257,12 @@ int chat_command(const CommonOptions& o) {
                 << "' (/help lists them; to send a text that starts with '/', start it with a space)\n";
       continue;
     }
-    msg::TaskResult r = company.run_task(line);
+    msg::TaskResult r = (*questions)->run_task(company, line);
     if (!r.ok) ++failures;
     print_result(r, company.session_id(), o.json);
   }
   guard.arm(nullptr);  // the runtime is destroyed next
+  guard.on_interrupt(nullptr);
   return failures == 0 ? 0 : 1;
 }
 

@@ -82,6 +82,12 @@ AgentTask company_task(const company::TaskInfo& info, std::string_view context_i
   if (info.state == company::TaskState::completed)
     t.artifacts.push_back(Artifact{answer_artifact_id(info.id), "answer", json::array({text_part(info.answer, v1)})});
   t.history.push_back(user_message(info.id + "-input", info.input, context_id, info.id, v1));
+  // Each question the task asked and the answer it got, in order.
+  for (size_t i = 0; i < info.exchanges.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    t.history.push_back(agent_message(info.id + "-question" + n, info.exchanges[i].question, context_id, info.id, v1));
+    t.history.push_back(user_message(info.id + "-answer" + n, info.exchanges[i].answer, context_id, info.id, v1));
+  }
   // camelCase like every A2A field name (A2A 1.0 section 5.5).
   t.metadata = {{"kaisha", {{"tokensIn", info.tokens_in}, {"tokensOut", info.tokens_out}, {"expenseUsd", info.expense}}}};
   return t;

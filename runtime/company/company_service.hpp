@@ -46,6 +46,13 @@ struct TaskInfo {
   std::string answer;  // when completed
   std::string error;   // when failed or canceled: why
   std::string question;  // when input_required: what the company asks its user
+  // The questions it asked before and the user's answers, oldest first, as
+  // long as the service holds the task in memory (the journal keeps them as
+  // AskUser calls).
+  struct Exchange {
+    std::string question, answer;
+  };
+  std::vector<Exchange> exchanges;
   int64_t tokens_in = 0, tokens_out = 0;
   double expense = 0;  // USD
   int64_t created_ms = 0, updated_ms = 0;

@@ -57,7 +57,8 @@ void UserQuestions::ask(const std::string& tool, const std::string& task_id, con
     if (stopping_) return done(ToolResult::error(tool + ": the company is stopping"));
     if (pending_.count(task_id))
       return done(ToolResult::error(tool + ": a question to the user is already waiting for its answer"));
-    pending_[task_id] = Pending{question, std::move(done), steady_ms() + timeout_.count()};
+    const int64_t deadline = timeout_.count() > 0 ? steady_ms() + timeout_.count() : 0;  // 0: no deadline
+    pending_[task_id] = Pending{question, std::move(done), deadline};
   }
   changed_.notify_all();
   if (hooks_.asked) hooks_.asked(task_id, question);
@@ -183,7 +184,7 @@ void UserQuestions::run_timer() {
   while (!stopping_) {
     int64_t next = 0;
     for (const auto& [_, p] : pending_)
-      if (next == 0 || p.deadline_ms < next) next = p.deadline_ms;
+      if (p.deadline_ms != 0 && (next == 0 || p.deadline_ms < next)) next = p.deadline_ms;
     if (next == 0) {
       changed_.wait(lock);
       continue;
@@ -195,7 +196,7 @@ void UserQuestions::run_timer() {
     }
     std::vector<std::pair<std::string, Pending>> due;
     for (auto it = pending_.begin(); it != pending_.end();) {
-      if (it->second.deadline_ms <= now) {
+      if (it->second.deadline_ms != 0 && it->second.deadline_ms <= now) {
         due.emplace_back(it->first, std::move(it->second));
         it = pending_.erase(it);
       } else {

@@ -1,7 +1,8 @@
 // UserQuestions is the AskUser tool: the CEO asks the user of its task a
 // question and the task waits — holding no thread, its model call settled,
 // its employees still hired — until answer() brings the user's reply, the
-// question is withdrawn (the task was canceled) or its time runs out.
+// question is withdrawn (the task was canceled) or its time runs out (if it
+// has one: a zero timeout lets it wait as long as its user takes).
 //
 // With a `raise` hook it also offers RequestBudgetIncrease: the same pause
 // with a yes/no question to authorise raising the expense or resource
@@ -75,7 +76,7 @@ class UserQuestions : public ToolSource {
   struct Pending {
     std::string question;
     std::function<void(ToolResult)> done;
-    int64_t deadline_ms = 0;  // steady clock
+    int64_t deadline_ms = 0;  // steady clock; 0: none
   };
   void run_timer();
   // Holds `question` for `task_id` until its answer, and tells the `asked`

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace kaisha::a2a {
 namespace {
 
@@ -118,6 +120,34 @@ TEST(A2aWire, TaskInV1HasProtoJsonShapes) {
   EXPECT_EQ(t["history"][0]["role"], "ROLE_USER");
   EXPECT_EQ(t["history"][0]["parts"][0]["text"], "write a haiku");
   EXPECT_EQ(send_result(t, WireVersion::v1_0)["task"], t);
+}
+
+// The questions a task asked and the answers it got follow its first message
+// in its history, in order; the question waiting now is its status message.
+TEST(A2aWire, HistoryHoldsEachQuestionAndAnswer) {
+  company::TaskInfo t = done_task();
+  t.state = TaskState::input_required;
+  t.answer.clear();
+  t.exchanges = {{"どの都市ですか？", "大阪 🏯"}, {"何日ですか？", "明日"}};
+  t.question = "午前ですか？";
+  json j = task_json(company_task(t, "s1"), WireVersion::v1_0);
+  ASSERT_EQ(j["history"].size(), 5u) << j.dump();
+  const std::vector<std::pair<std::string, std::string>> want = {{"ROLE_USER", "write a haiku"},
+                                                                 {"ROLE_AGENT", "どの都市ですか？"},
+                                                                 {"ROLE_USER", "大阪 🏯"},
+                                                                 {"ROLE_AGENT", "何日ですか？"},
+                                                                 {"ROLE_USER", "明日"}};
+  std::set<std::string> ids;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(j["history"][i]["role"], want[i].first) << i;
+    EXPECT_EQ(j["history"][i]["parts"][0]["text"], want[i].second) << i;
+    ids.insert(j["history"][i]["messageId"].get<std::string>());
+  }
+  ids.insert(j["status"]["message"]["messageId"].get<std::string>());
+  EXPECT_EQ(ids.size(), 6u);  // every message has its own id
+  EXPECT_EQ(j["status"]["message"]["parts"][0]["text"], "午前ですか？");
+  EXPECT_EQ(task_json(company_task(t, "s1"), WireVersion::v1_0, 2)["history"][0]["parts"][0]["text"],
+            "何日ですか？");  // historyLength keeps the latest
 }
 
 TEST(A2aWire, TaskInV03HasKindsAndLowercaseStates) {

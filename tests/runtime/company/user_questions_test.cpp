@@ -194,6 +194,22 @@ TEST(UserQuestions, WithoutARaiseHookThereIsNoBudgetTool) {
   auto r = o.wait();
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->ok);
+
+// A zero timeout (the terminal's questions): the question waits for its user
+// however long they take.
+TEST(UserQuestions, AZeroTimeoutWaitsWithoutDeadline) {
+  std::atomic<int> timed_out{0};
+  auto q = UserQuestions::create(0ms, {nullptr, [&](const std::string&) { ++timed_out; }});
+  ASSERT_TRUE(q.ok());
+  Outcome o;
+  (*q)->call("AskUser", json{{"question", "急ぎませんか？"}}, task("t1"), o.done());
+  EXPECT_FALSE(o.wait(200ms));
+  EXPECT_EQ(timed_out.load(), 0);
+  EXPECT_TRUE((*q)->answer("t1", "ゆっくりで 🐢"));
+  auto r = o.wait();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok);
+  EXPECT_NE(r->message.find("ゆっくりで 🐢"), std::string::npos) << r->message;
 }
 
 }  // namespace
