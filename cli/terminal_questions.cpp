@@ -23,7 +23,13 @@ Result<std::unique_ptr<TerminalQuestions>> TerminalQuestions::create(StdinLines&
   // which declines at once). The hook only hands the question over.
   auto q = company::UserQuestions::create(
       std::chrono::milliseconds(0),
-      {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); }, nullptr});
+      {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); }, nullptr,
+       // RequestBudgetIncrease: a raise the user authorised, on the task's runtime.
+       [raw](const std::string& which, double amount) -> Status {
+         actors::CompanyRuntime* rt = raw->runtime_.load();
+         if (!rt) return Error{"budget", "no company is running"};
+         return rt->raise_budget(which, amount);
+       }});
   if (!q.ok()) return q.error();
   self->questions_ = std::move(q).value();
   return self;
@@ -38,6 +44,7 @@ void TerminalQuestions::on_asked(const std::string& task_id, const std::string& 
 }
 
 msg::TaskResult TerminalQuestions::run_task(actors::CompanyRuntime& rt, const std::string& input) {
+  runtime_.store(&rt);
   {
     std::lock_guard<std::mutex> lock(mu_);
     asked_.reset();

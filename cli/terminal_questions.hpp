@@ -1,4 +1,5 @@
-// TerminalQuestions is the AskUser tool of `kaisha chat` and `kaisha run`:
+// TerminalQuestions is the AskUser tool (and RequestBudgetIncrease, whose
+// yes raises the running company's budget) of `kaisha chat` and `kaisha run`:
 // the CEO of a task asks its user, the question is printed, and the next
 // line the user types is the answer; the same task goes on with it. An empty
 // line, the end of the input or Ctrl-C declines: the task ends as canceled
@@ -11,6 +12,7 @@
 // refused with the reason and the question stays open.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -54,6 +56,7 @@ class TerminalQuestions {
   StdinLines& in_;
   const std::shared_ptr<company::ProgressSink> events_;
   std::shared_ptr<company::UserQuestions> questions_;
+  std::atomic<actors::CompanyRuntime*> runtime_{nullptr};  // of the task running now, for a budget raise
   std::mutex mu_;
   std::condition_variable changed_;
   std::optional<Asked> asked_;             // asked, not yet shown to the user

@@ -194,12 +194,13 @@ TEST(UserQuestions, WithoutARaiseHookThereIsNoBudgetTool) {
   auto r = o.wait();
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->ok);
+}
 
 // A zero timeout (the terminal's questions): the question waits for its user
 // however long they take.
 TEST(UserQuestions, AZeroTimeoutWaitsWithoutDeadline) {
   std::atomic<int> timed_out{0};
-  auto q = UserQuestions::create(0ms, {nullptr, [&](const std::string&) { ++timed_out; }});
+  auto q = UserQuestions::create(0ms, {nullptr, [&](const std::string&) { ++timed_out; }, nullptr});
   ASSERT_TRUE(q.ok());
   Outcome o;
   (*q)->call("AskUser", json{{"question", "急ぎませんか？"}}, task("t1"), o.done());
