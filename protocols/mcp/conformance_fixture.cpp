@@ -112,6 +112,13 @@ std::vector<jsonrpc::CapabilityDescriptor> ConformanceFixture::tools() {
   return out;
 }
 
+bool ConformanceFixture::answers_at_once(const std::string& name) {
+  const json* t = find("tools", "name", name);
+  if (!t) return false;
+  const std::string behaviour = t->value("behaviour", "");
+  return behaviour.empty() || behaviour == "echo_args";
+}
+
 std::optional<jsonrpc::CapabilityDescriptor> ConformanceFixture::find_tool(const std::string& name) {
   const json* t = find("tools", "name", name);
   if (!t) return std::nullopt;

@@ -22,6 +22,16 @@ struct McpClient::Answer {
   std::optional<Error> failure;
 };
 
+// A modern request and the rounds it takes while the server asks for input:
+// the round in flight (0 while the client's input is being gathered), so
+// that cancelling the first round's id reaches it; `done` runs once.
+struct McpClient::Rounds {
+  Done done;
+  int64_t first = 0;
+  int64_t current = 0;
+  bool finished = false;
+};
+
 struct McpClient::State {
   using Clock = std::chrono::steady_clock;
   mutable std::mutex mu;
@@ -31,6 +41,7 @@ struct McpClient::State {
     Clock::time_point deadline;
   };
   std::map<int64_t, Pending> pending;
+  std::map<int64_t, std::shared_ptr<Rounds>> rounds;  // modern requests by their first round's id
   // Every pending request's deadline, earliest first, and when the one timer
   // that times them out is due: a request whose deadline is not the earliest
   // schedules nothing (a timer each would keep one per request for a minute).
@@ -115,16 +126,21 @@ void McpClient::connect(std::function<void(Status)> done) {
 }
 
 // The modern probe; see the header for what each answer means.
-void McpClient::discover(const std::string& version, bool retried, std::function<void(Status)> done) {
+void McpClient::discover(const std::string& version, bool retried, std::function<void(Status)> done,
+                         bool after_silence) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   transport_->set_protocol_version(version);
-  auto on_answer = [weak, version, retried, done](Answer a) {
+  auto on_answer = [weak, version, retried, done, after_silence](Answer a) {
     auto self = weak.lock();
     if (!self) return done(Error{"mcp_closed", "MCP client closed during server/discover"});
     const std::string who = "MCP server " + self->name();
     if (a.failure) {
       if (a.failure->code == "mcp_closed") return done(*a.failure);
-      return self->initialize(kLatestVersion, done);  // silent or garbled: legacy
+      // Silent or garbled: legacy. After a silence, a refused initialize
+      // means the server may speak only the modern revision and was slow to
+      // start: it is asked once more, waiting longer.
+      if (after_silence) return done(*a.failure);
+      return self->initialize(kLatestVersion, done, a.failure->code == "timeout");
     }
     if (a.error) {
       const jsonrpc::RpcError& e = *a.error;
@@ -169,11 +185,14 @@ void McpClient::discover(const std::string& version, bool retried, std::function
     self->listen_for_changes();
     done(Status::Ok());
   };
-  send_request("server/discover", json::object(), version, std::move(on_answer), options_.discover_timeout_ms);
+  const int64_t wait = after_silence                     ? options_.request_timeout_ms
+                       : options_.discover_timeout_ms > 0 ? options_.discover_timeout_ms
+                                                          : transport_->discover_timeout_ms();
+  send_request("server/discover", json::object(), version, std::move(on_answer), wait);
 }
 
 // The legacy handshake: initialize, then notifications/initialized.
-void McpClient::initialize(const std::string& version, std::function<void(Status)> done) {
+void McpClient::initialize(const std::string& version, std::function<void(Status)> done, bool after_silence) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   transport_->set_protocol_version("");
   json params{{"protocolVersion", version},
@@ -181,9 +200,10 @@ void McpClient::initialize(const std::string& version, std::function<void(Status
               {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
   request(
       "initialize", std::move(params),
-      [weak, done](Result<json> r) {
+      [weak, done, after_silence](Result<json> r) {
         auto self = weak.lock();
         if (!self) return done(Error{"mcp_closed", "MCP client closed during initialize"});
+        if (!r.ok() && after_silence && r.error().code == "mcp") return self->discover(kModernVersion, false, done, true);
         if (!r.ok()) return done(r.error());
         const json& res = *r;
         const std::string who = "MCP server " + self->name();
@@ -239,7 +259,11 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
     std::lock_guard<std::mutex> lock(state_->mu);
     modern = state_->modern;
   }
-  if (modern) return modern_request(method, std::move(params), std::move(done), timeout_ms, 0);
+  if (modern) {
+    auto rounds = std::make_shared<Rounds>();
+    rounds->done = std::move(done);
+    return modern_request(method, std::move(params), std::move(rounds), timeout_ms, 0);
+  }
   std::weak_ptr<McpClient> weak = weak_from_this();
   return send_request(
       method, std::move(params), "",
@@ -252,7 +276,8 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
 }
 
 // A modern request, and its retries while the server asks for input.
-int64_t McpClient::modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round) {
+int64_t McpClient::modern_request(const std::string& method, json params, std::shared_ptr<Rounds> rounds,
+                                  int64_t timeout_ms, int round) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   std::string version;
   {
@@ -260,40 +285,62 @@ int64_t McpClient::modern_request(const std::string& method, json params, Done d
     version = state_->version;
   }
   json sent = params;
-  return send_request(
-      method, std::move(sent), version,
-      [weak, method, params, done, timeout_ms, round](Answer a) {
-        auto self = weak.lock();
-        if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
-        if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
-        const json& r = a.result;
-        const std::string who = "MCP server " + self->name();
-        // Results of earlier revisions have no resultType: complete.
-        const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
-        if (type == "complete") return done(r);
-        if (type != "input_required")
-          return done(Error{"mcp", who + ": " + method + " answered with resultType " +
-                                       utf8::truncate(type.dump(), 100) + ", which kaisha does not know"});
-        if (round + 1 >= self->options_.max_input_rounds)
-          return done(Error{"mcp", who + ": " + method + " still asks for input after " + std::to_string(round + 1) +
-                                       " rounds; giving up"});
-        json retry = params;  // the original request, with this round's answers only
-        retry.erase("inputResponses");
-        retry.erase("requestState");
-        if (r.contains("requestState")) retry["requestState"] = r["requestState"];
-        self->answer_input_requests(
-            r.value("inputRequests", json::object()),
-            [weak, method, retry, done, timeout_ms, round, who](Result<json> answers) mutable {
-              auto self = weak.lock();
-              if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
-              if (!answers.ok())
-                return done(Error{"mcp", who + ": " + method + " needs input kaisha could not give: " +
-                                             answers.error().message});
-              if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
-              self->modern_request(method, std::move(retry), done, timeout_ms, round + 1);
-            });
-      },
-      timeout_ms);
+  auto on_answer = [weak, method, params = std::move(params), rounds, timeout_ms, round](Answer a) mutable {
+    auto self = weak.lock();
+    if (!self) return rounds->done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+    // Ends the request, unless a cancel between rounds already has.
+    auto done = [&](Result<json> r) {
+      if (self->finish_rounds(*rounds)) rounds->done(std::move(r));
+    };
+    if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
+    const json& r = a.result;
+    const std::string who = "MCP server " + self->name();
+    // Results of earlier revisions have no resultType: complete.
+    const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
+    if (type == "complete") return done(std::move(a.result));
+    if (type != "input_required")
+      return done(Error{"mcp", who + ": " + method + " answered with resultType " + utf8::truncate(type.dump(), 100) +
+                                   ", which kaisha does not know"});
+    if (round + 1 >= self->options_.max_input_rounds)
+      return done(Error{"mcp", who + ": " + method + " still asks for input after " + std::to_string(round + 1) +
+                                   " rounds; giving up"});
+    {
+      std::lock_guard<std::mutex> lock(self->state_->mu);
+      rounds->current = 0;  // gathering input: no round in flight
+    }
+    json retry = std::move(params);  // the original request, with this round's answers only
+    retry.erase("inputResponses");
+    retry.erase("requestState");
+    if (r.contains("requestState")) retry["requestState"] = r["requestState"];
+    self->answer_input_requests(
+        r.value("inputRequests", json::object()),
+        [weak, method, retry = std::move(retry), rounds, timeout_ms, round, who](Result<json> answers) mutable {
+          auto self = weak.lock();
+          if (!self) return rounds->done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+          {
+            std::lock_guard<std::mutex> lock(self->state_->mu);
+            if (rounds->finished) return;  // cancelled meanwhile: the next round is not sent
+          }
+          if (!answers.ok()) {
+            if (self->finish_rounds(*rounds))
+              rounds->done(Error{"mcp", who + ": " + method + " needs input kaisha could not give: " +
+                                            answers.error().message});
+            return;
+          }
+          if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
+          self->modern_request(method, std::move(retry), rounds, timeout_ms, round + 1);
+        });
+  };
+  return send_request(method, std::move(sent), version, std::move(on_answer), timeout_ms, rounds);
+}
+
+// Marks `rounds` finished; false when it already was (cancelled between rounds).
+bool McpClient::finish_rounds(Rounds& rounds) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (rounds.finished) return false;
+  rounds.finished = true;
+  state_->rounds.erase(rounds.first);
+  return true;
 }
 
 // Each input request goes to the request handler; `done` gets the answers
@@ -362,7 +409,7 @@ std::vector<std::pair<std::string, std::string>> McpClient::param_headers(const 
 }
 
 int64_t McpClient::send_request(const std::string& method, json params, const std::string& modern_version,
-                                OnAnswer on_answer, int64_t timeout_ms) {
+                                OnAnswer on_answer, int64_t timeout_ms, const std::shared_ptr<Rounds>& rounds) {
   const bool has_deadline = timeout_ms >= 0;
   const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
   const auto deadline = has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
@@ -373,6 +420,13 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
     if (!state_->closed) {
       id = ++state_->next_id;
       state_->pending[id] = State::Pending{method, std::move(on_answer), deadline};
+      if (rounds && !rounds->finished) {
+        if (rounds->first == 0) {
+          rounds->first = id;
+          state_->rounds[id] = rounds;
+        }
+        rounds->current = id;
+      }
       if (has_deadline) {
         state_->deadlines.insert({deadline, id});
         if (!state_->sweep_at || deadline < *state_->sweep_at) {
@@ -442,13 +496,28 @@ void McpClient::notify(const std::string& method, json params) {
   transport_->send(jsonrpc::make_notification(method, std::move(params)));
 }
 
-bool McpClient::cancel(int64_t id, const std::string& reason) {
+bool McpClient::cancel(int64_t first_id, const std::string& reason) {
   State::Pending p;
+  int64_t id = first_id;  // the request in flight: a later round's, for a modern request asking for input
+  std::shared_ptr<Rounds> between;  // a modern request gathering input between rounds
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     auto it = state_->pending.find(id);
-    if (it == state_->pending.end()) return false;
-    p = state_->take(it);
+    if (auto r = state_->rounds.find(first_id); r != state_->rounds.end()) {
+      if (r->second->current != 0) it = state_->pending.find(id = r->second->current);
+      else between = r->second;
+    }
+    if (between) {
+      between->finished = true;
+      state_->rounds.erase(first_id);
+    } else {
+      if (it == state_->pending.end()) return false;
+      p = state_->take(it);
+    }
+  }
+  if (between) {
+    between->done(Error{"mcp", "MCP server " + name() + ": request " + std::to_string(first_id) + " cancelled: " + reason});
+    return true;
   }
   // initialize is never cancelled (the spec forbids it); the connection is dropped instead.
   if (p.method != "initialize" && !transport_->abandon_cancels())
@@ -542,13 +611,24 @@ void McpClient::on_message(const json& m) {
 
 void McpClient::fail_all(const Error& e) {
   std::map<int64_t, State::Pending> pending;
+  std::vector<std::shared_ptr<Rounds>> between;  // modern requests gathering input: no round pending
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     pending.swap(state_->pending);
     state_->deadlines.clear();
+    for (auto it = state_->rounds.begin(); it != state_->rounds.end();) {
+      if (it->second->current != 0) {
+        ++it;
+        continue;
+      }
+      it->second->finished = true;
+      between.push_back(it->second);
+      it = state_->rounds.erase(it);
+    }
   }
   for (auto& [id, p] : pending)
     p.done(Answer{nullptr, std::nullopt, Error{e.code, e.message + " (" + p.method + " not answered)"}});
+  for (auto& r : between) r->done(Error{e.code, e.message + " (a request waiting for input to send its next round)"});
 }
 
 void McpClient::on_transport_closed(const Error& e) {

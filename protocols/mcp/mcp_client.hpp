@@ -13,9 +13,13 @@
 // the same one that answers a legacy server's sampling or elicitation
 // requests — and the request retried with the answers. An
 // UnsupportedProtocolVersionError is retried with a version it lists; any
-// other answer (an error, silence until discover_timeout_ms) marks a legacy
+// other answer (an error, silence until the discover timeout) marks a legacy
 // server, which gets the initialize handshake (2025-11-25, accepting the
-// older revisions kaisha's server also speaks), as before.
+// older revisions kaisha's server also speaks), as before. Legacy stdio
+// servers often ignore a request before initialize, so the stdio transport
+// waits only briefly (McpClientTransport::discover_timeout_ms); a server
+// that was merely slow to start and then refuses initialize (it speaks only
+// the modern revision) is probed again with the request timeout.
 //
 // Nothing blocks: every call returns at once and its callback runs exactly
 // once, on the transport's thread or the HttpClient's loop (timeouts). The
@@ -63,7 +67,9 @@ struct McpClientOptions {
   // "" negotiates (2026-07-28 first, see above); a legacy version skips the
   // probe and asks for that version in initialize.
   std::string protocol_version;
-  int64_t discover_timeout_ms = 10'000;  // a server silent on server/discover this long is taken for legacy
+  // A server silent on server/discover this long is taken for legacy; 0 =
+  // the transport's (stdio 2 s, HTTP 10 s).
+  int64_t discover_timeout_ms = 0;
   // Modern servers announce list changes on a subscriptions/listen stream:
   // opened after connect() when the server offers tools.listChanged.
   bool listen_for_changes = true;
@@ -97,7 +103,10 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   int64_t request(const std::string& method, json params, Done done, int64_t timeout_ms = 0);
   void notify(const std::string& method, json params = nullptr);
   // Gives up request `id`: its callback gets an error now and the server
-  // gets notifications/cancelled. False when it was not pending.
+  // gets notifications/cancelled. For a modern request that went through
+  // rounds of input, `id` is the first round's: the round in flight is the
+  // one cancelled, and one waiting for the client's input is not sent.
+  // False when it was not pending.
   bool cancel(int64_t id, const std::string& reason);
 
   // tools/list, following nextCursor through every page. From a modern
@@ -131,16 +140,21 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options);
   struct State;
   struct Answer;
+  struct Rounds;
   using OnAnswer = std::function<void(Answer)>;
   // One JSON-RPC request; `modern_version` non-empty adds the modern _meta
   // and headers. timeout_ms < 0: no deadline (subscriptions/listen).
+  // `rounds`: the modern request this is a round of.
   int64_t send_request(const std::string& method, json params, const std::string& modern_version, OnAnswer on_answer,
-                       int64_t timeout_ms);
+                       int64_t timeout_ms, const std::shared_ptr<Rounds>& rounds = nullptr);
   Result<json> to_result(const std::string& method, Answer answer) const;
-  int64_t modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round);
+  int64_t modern_request(const std::string& method, json params, std::shared_ptr<Rounds> rounds, int64_t timeout_ms,
+                         int round);
+  bool finish_rounds(Rounds& rounds);
   void answer_input_requests(const json& input_requests, std::function<void(Result<json>)> done);
-  void discover(const std::string& version, bool retried, std::function<void(Status)> done);
-  void initialize(const std::string& version, std::function<void(Status)> done);
+  // `after_silence`: the first probe went unanswered and initialize was refused.
+  void discover(const std::string& version, bool retried, std::function<void(Status)> done, bool after_silence = false);
+  void initialize(const std::string& version, std::function<void(Status)> done, bool after_silence = false);
   void listen_for_changes();
   std::vector<std::pair<std::string, std::string>> param_headers(const json& params) const;
   void on_message(const json& m);
