@@ -66,6 +66,9 @@ struct McpClient::State {
   json server_info = json::object();
   json capabilities = json::object();
   std::string last_malformed;
+  // What every modern request's _meta says of the client, built once.
+  json client_capabilities;
+  json client_info;
   NotificationHandler on_notification;
   RequestHandler on_request;
   ClosedHandler on_closed;
@@ -88,7 +91,10 @@ std::shared_ptr<McpClient> McpClient::create(std::unique_ptr<McpClientTransport>
 
 McpClient::McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options)
     : transport_(std::move(transport)), timers_(timers), options_(std::move(options)),
-      state_(std::make_unique<State>()) {}
+      state_(std::make_unique<State>()) {
+  state_->client_capabilities = options_.capabilities.is_object() ? options_.capabilities : json::object();
+  state_->client_info = {{"name", options_.client_name}, {"version", options_.client_version}};
+}
 
 McpClient::~McpClient() { close(); }
 
@@ -448,8 +454,8 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
     json& meta = params["_meta"];
     if (!meta.is_object()) meta = json::object();
     meta[meta_key::kProtocolVersion] = modern_version;
-    meta[meta_key::kClientCapabilities] = options_.capabilities.is_object() ? options_.capabilities : json::object();
-    meta[meta_key::kClientInfo] = {{"name", options_.client_name}, {"version", options_.client_version}};
+    meta[meta_key::kClientCapabilities] = state_->client_capabilities;  // set once, read-only
+    meta[meta_key::kClientInfo] = state_->client_info;
     if (method == "tools/call") headers = param_headers(params);
   }
   transport_->send(jsonrpc::make_request(id, method, std::move(params)), headers);
