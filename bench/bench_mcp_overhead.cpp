@@ -21,6 +21,7 @@
 // burst of load on the machine lands on every arm alike.
 //
 // Usage: bench_mcp_overhead [requests per 32-client row, default 4000] [ROUNDS, default 3]
+//                           [REVISION the mcp client rows speak: "" negotiates (2026-07-28), or 2025-11-25]
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -57,8 +58,10 @@ std::string load_average() {
   return a + " " + b + " " + c;
 }
 
-std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::string& url) {
-  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http);
+std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::string& url, const std::string& revision) {
+  mcp::McpClientOptions o;
+  o.protocol_version = revision;
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http, o);
   std::promise<Status> p;
   auto f = p.get_future();
   c->connect([&p](Status s) { p.set_value(std::move(s)); });
@@ -75,6 +78,7 @@ std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::s
 int main(int argc, char** argv) {
   const int total = argc > 1 ? std::max(100, std::atoi(argv[1])) : 4000;
   const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+  const std::string revision = argc > 3 ? argv[3] : "";
 
   auto fixture = mcp::ConformanceFixture::load();
   if (!fixture.ok()) {
@@ -142,7 +146,7 @@ int main(int argc, char** argv) {
                                    {"Mcp-Session-Id", sid},
                                    {"MCP-Protocol-Version", "2025-11-25"}});
   std::vector<std::shared_ptr<mcp::McpClient>> clients;
-  for (int i = 0; i < 32; ++i) clients.push_back(open_client(http, url));
+  for (int i = 0; i < 32; ++i) clients.push_back(open_client(http, url, revision));
   const Send mcp_client = [&clients](int slot, std::function<void(bool)> done) {
     clients[static_cast<size_t>(slot)]->call_tool("test_simple_text", json::object(), [done](Result<json> r) {
       done(r.ok() && r->dump().find("This is a simple text response") != std::string::npos);
@@ -150,8 +154,8 @@ int main(int argc, char** argv) {
   };
 
   std::printf("MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, "
-              "median of %d alternating rounds, load average %s\n",
-              total, rounds, load_average().c_str());
+              "median of %d alternating rounds, mcp client speaking %s, load average %s\n",
+              total, rounds, clients.front()->protocol_version().c_str(), load_average().c_str());
   run(raw, 32, 500);  // warm-up: connections, allocator, sessions
   run(mcp_json, 32, 500);
   run(mcp_client, 32, 500);

@@ -89,12 +89,17 @@ Result<std::unique_ptr<ConformanceFixture>> ConformanceFixture::load(const std::
 }
 
 const json* ConformanceFixture::find(const char* list, const char* key, const std::string& value) const {
-  for (const auto& e : data_[list])
-    if (e.value(key, "") == value) return &e;
+  for (const auto& e : data_[list]) {
+    auto k = e.find(key);
+    if (k != e.end() && k->is_string() && k->get_ref<const std::string&>() == value) return &e;
+  }
   return nullptr;
 }
 
-json ConformanceFixture::server_info() const { return data_.value("server_info", json{{"name", "kaisha"}}); }
+json ConformanceFixture::server_info() const {
+  auto info = data_.find("server_info");  // in every modern result: not built from a default each time
+  return info != data_.end() ? *info : json{{"name", "kaisha"}};
+}
 
 namespace {
 
@@ -102,7 +107,7 @@ jsonrpc::CapabilityDescriptor descriptor_of(const json& tool) {
   jsonrpc::CapabilityDescriptor d;
   d.name = tool.value("name", "");
   d.description = tool.value("description", "");
-  d.input_schema = tool.value("inputSchema", json{{"type", "object"}});
+  if (auto schema = tool.find("inputSchema"); schema != tool.end()) d.input_schema = *schema;
   return d;
 }
 
@@ -112,6 +117,13 @@ std::vector<jsonrpc::CapabilityDescriptor> ConformanceFixture::tools() {
   std::vector<jsonrpc::CapabilityDescriptor> out;
   for (const auto& t : data_["tools"]) out.push_back(descriptor_of(t));
   return out;
+}
+
+bool ConformanceFixture::answers_at_once(const std::string& name) {
+  const json* t = find("tools", "name", name);
+  if (!t) return false;
+  const std::string behaviour = t->value("behaviour", "");
+  return behaviour.empty() || behaviour == "echo_args";
 }
 
 std::optional<jsonrpc::CapabilityDescriptor> ConformanceFixture::find_tool(const std::string& name) {

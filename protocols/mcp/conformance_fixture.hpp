@@ -50,6 +50,7 @@ class ConformanceFixture : public McpBackend {
   json server_info() const override;
   std::vector<jsonrpc::CapabilityDescriptor> tools() override;
   std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) override;
+  bool answers_at_once(const std::string& name) override;  // tools without a behaviour, and echo_args
   Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
   TaskSupport task_support(const std::string& name) override;
   std::vector<json> resources() override;

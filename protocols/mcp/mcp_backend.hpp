@@ -98,6 +98,15 @@ class McpBackend {
       if (d.name == name) return std::move(d);
     return std::nullopt;
   }
+  // True when call_tool(name) returns promptly and sends the client nothing
+  // before its result (no progress, log lines or questions): a transport may
+  // then run the call on its own thread and answer with one JSON object,
+  // without handing it to a request thread or opening a stream. The default
+  // promises nothing.
+  virtual bool answers_at_once(const std::string& name) {
+    (void)name;
+    return false;
+  }
   // A CallToolResult. Failures of the tool itself are results with isError
   // (the model sees them); an Error is for a tool that does not exist.
   virtual Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) = 0;

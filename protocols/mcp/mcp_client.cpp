@@ -22,13 +22,22 @@ struct McpClient::Answer {
   std::optional<Error> failure;
 };
 
-// A call whose server answered with a task, until the task ends.
-struct McpClient::TaskWait {
-  std::string task_id;
+// A modern request, known by its first round's id (the one request()
+// returned) until `done` has run, which it does once. While the server asks
+// for input (InputRequiredResult) it takes rounds: `current` is the round
+// in flight, 0 while the client gathers its input, so that cancelling the
+// first round's id reaches it. Once the server answered with a task (the
+// tasks extension), it waits for that task; cancelling it cancels the task.
+struct McpClient::Call {
+  std::string method;
   Done done;
-  std::chrono::steady_clock::time_point deadline;
-  std::set<std::string> answered;  // inputRequests keys answered already (the server may show them again)
-  int input_rounds = 0;
+  std::chrono::steady_clock::time_point deadline;  // the whole call's, its task's wait included
+  int64_t first = 0;
+  int64_t current = 0;
+  bool finished = false;
+  std::string task_id;             // "" until the server answered with a task
+  std::set<std::string> answered;  // the task's inputRequests keys answered already (the server may show them again)
+  int task_input_rounds = 0;
 };
 
 struct McpClient::State {
@@ -40,7 +49,7 @@ struct McpClient::State {
     Clock::time_point deadline;
   };
   std::map<int64_t, Pending> pending;
-  std::map<int64_t, TaskWait> tasks;  // calls waiting for their task, by the call's id
+  std::map<int64_t, std::shared_ptr<Call>> calls;  // modern requests by their first round's id
   // Every pending request's deadline, earliest first, and when the one timer
   // that times them out is due: a request whose deadline is not the earliest
   // schedules nothing (a timer each would keep one per request for a minute).
@@ -65,6 +74,9 @@ struct McpClient::State {
   json server_info = json::object();
   json capabilities = json::object();
   std::string last_malformed;
+  // What every modern request's _meta says of the client, built once.
+  json client_capabilities;
+  json client_info;
   NotificationHandler on_notification;
   RequestHandler on_request;
   ClosedHandler on_closed;
@@ -87,7 +99,10 @@ std::shared_ptr<McpClient> McpClient::create(std::unique_ptr<McpClientTransport>
 
 McpClient::McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options)
     : transport_(std::move(transport)), timers_(timers), options_(std::move(options)),
-      state_(std::make_unique<State>()) {}
+      state_(std::make_unique<State>()) {
+  state_->client_capabilities = options_.capabilities.is_object() ? options_.capabilities : json::object();
+  state_->client_info = {{"name", options_.client_name}, {"version", options_.client_version}};
+}
 
 McpClient::~McpClient() { close(); }
 
@@ -125,16 +140,21 @@ void McpClient::connect(std::function<void(Status)> done) {
 }
 
 // The modern probe; see the header for what each answer means.
-void McpClient::discover(const std::string& version, bool retried, std::function<void(Status)> done) {
+void McpClient::discover(const std::string& version, bool retried, std::function<void(Status)> done,
+                         bool after_silence) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   transport_->set_protocol_version(version);
-  auto on_answer = [weak, version, retried, done](Answer a) {
+  auto on_answer = [weak, version, retried, done, after_silence](Answer a) {
     auto self = weak.lock();
     if (!self) return done(Error{"mcp_closed", "MCP client closed during server/discover"});
     const std::string who = "MCP server " + self->name();
     if (a.failure) {
       if (a.failure->code == "mcp_closed") return done(*a.failure);
-      return self->initialize(kLatestVersion, done);  // silent or garbled: legacy
+      // Silent or garbled: legacy. After a silence, a refused initialize
+      // means the server may speak only the modern revision and was slow to
+      // start: it is asked once more, waiting longer.
+      if (after_silence) return done(*a.failure);
+      return self->initialize(kLatestVersion, done, a.failure->code == "timeout");
     }
     if (a.error) {
       const jsonrpc::RpcError& e = *a.error;
@@ -174,16 +194,27 @@ void McpClient::discover(const std::string& version, bool retried, std::function
       else if (r.contains("serverInfo") && r["serverInfo"].is_object())  // before the revision moved it to _meta
         self->state_->server_info = r["serverInfo"];
       if (r.contains("capabilities") && r["capabilities"].is_object()) self->state_->capabilities = r["capabilities"];
+      // Every request from now on declares the tasks extension, when both
+      // sides want it. Written before `modern` is seen set, never after.
+      const json ext = self->state_->capabilities.value("extensions", json::object());
+      if (self->options_.use_tasks && ext.is_object() && ext.contains(kTasksExtension)) {
+        json& mine = self->state_->client_capabilities["extensions"];
+        if (!mine.is_object()) mine = json::object();
+        mine[kTasksExtension] = json::object();
+      }
       self->state_->connected = true;
     }
     self->listen_for_changes();
     done(Status::Ok());
   };
-  send_request("server/discover", json::object(), version, std::move(on_answer), options_.discover_timeout_ms);
+  const int64_t wait = after_silence                     ? options_.request_timeout_ms
+                       : options_.discover_timeout_ms > 0 ? options_.discover_timeout_ms
+                                                          : transport_->discover_timeout_ms();
+  send_request("server/discover", json::object(), version, std::move(on_answer), wait);
 }
 
 // The legacy handshake: initialize, then notifications/initialized.
-void McpClient::initialize(const std::string& version, std::function<void(Status)> done) {
+void McpClient::initialize(const std::string& version, std::function<void(Status)> done, bool after_silence) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   transport_->set_protocol_version("");
   json params{{"protocolVersion", version},
@@ -191,9 +222,10 @@ void McpClient::initialize(const std::string& version, std::function<void(Status
               {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
   request(
       "initialize", std::move(params),
-      [weak, done](Result<json> r) {
+      [weak, done, after_silence](Result<json> r) {
         auto self = weak.lock();
         if (!self) return done(Error{"mcp_closed", "MCP client closed during initialize"});
+        if (!r.ok() && after_silence && r.error().code == "mcp") return self->discover(kModernVersion, false, done, true);
         if (!r.ok()) return done(r.error());
         const json& res = *r;
         const std::string who = "MCP server " + self->name();
@@ -250,9 +282,12 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
     modern = state_->modern;
   }
   if (modern) {
-    const auto deadline =
+    auto call = std::make_shared<Call>();
+    call->method = method;
+    call->done = std::move(done);
+    call->deadline =
         State::Clock::now() + std::chrono::milliseconds(timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms);
-    return modern_request(method, std::move(params), std::move(done), timeout_ms, 0, 0, deadline);
+    return modern_request(std::move(params), std::move(call), timeout_ms, 0);
   }
   std::weak_ptr<McpClient> weak = weak_from_this();
   return send_request(
@@ -266,8 +301,7 @@ int64_t McpClient::request(const std::string& method, json params, Done done, in
 }
 
 // A modern request, and its retries while the server asks for input.
-int64_t McpClient::modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round,
-                                  int64_t call_id, State::Clock::time_point deadline) {
+int64_t McpClient::modern_request(json params, std::shared_ptr<Call> call, int64_t timeout_ms, int round) {
   std::weak_ptr<McpClient> weak = weak_from_this();
   std::string version;
   {
@@ -275,125 +309,126 @@ int64_t McpClient::modern_request(const std::string& method, json params, Done d
     version = state_->version;
   }
   json sent = params;
-  const int64_t id = reserve_id();
-  if (call_id == 0) call_id = id;
-  return send_request(
-      method, std::move(sent), version,
-      [weak, method, params, done, timeout_ms, round, call_id, deadline](Answer a) {
-        auto self = weak.lock();
-        if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
-        if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
-        const json& r = a.result;
-        const std::string who = "MCP server " + self->name();
-        // Results of earlier revisions have no resultType: complete.
-        const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
-        if (type == "complete") return done(r);
-        if (type == "task") {
-          if (method != "tools/call")
-            return done(Error{"mcp", who + ": " + method + " answered with a task (resultType \"task\"), which only "
-                                         "tools/call may"});
-          return self->await_task(call_id, r, deadline, done);
-        }
-        if (type != "input_required")
-          return done(Error{"mcp", who + ": " + method + " answered with resultType " +
-                                       utf8::truncate(type.dump(), 100) + ", which kaisha does not know"});
-        if (round + 1 >= self->options_.max_input_rounds)
-          return done(Error{"mcp", who + ": " + method + " still asks for input after " + std::to_string(round + 1) +
-                                       " rounds; giving up"});
-        json retry = params;  // the original request, with this round's answers only
-        retry.erase("inputResponses");
-        retry.erase("requestState");
-        if (r.contains("requestState")) retry["requestState"] = r["requestState"];
-        self->answer_input_requests(
-            r.value("inputRequests", json::object()),
-            [weak, method, retry, done, timeout_ms, round, who, call_id, deadline](Result<json> answers) mutable {
-              auto self = weak.lock();
-              if (!self) return done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
-              if (!answers.ok())
-                return done(Error{"mcp", who + ": " + method + " needs input kaisha could not give: " +
-                                             answers.error().message});
-              if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
-              self->modern_request(method, std::move(retry), done, timeout_ms, round + 1, call_id, deadline);
-            });
-      },
-      timeout_ms, id);
+  const std::string& method = call->method;
+  auto on_answer = [weak, params = std::move(params), call, timeout_ms, round](Answer a) mutable {
+    const std::string& method = call->method;
+    auto self = weak.lock();
+    if (!self) return call->done(Error{"mcp_closed", "MCP client closed (" + method + ")"});
+    // Ends the call, unless a cancel between rounds already has.
+    auto done = [&](Result<json> r) { self->end_call(*call, std::move(r)); };
+    if (a.failure || a.error) return done(self->to_result(method, std::move(a)));
+    const json& r = a.result;
+    const std::string who = "MCP server " + self->name();
+    // Results of earlier revisions have no resultType: complete.
+    const json type = r.is_object() ? r.value("resultType", json("complete")) : json("complete");
+    if (type == "complete") return done(std::move(a.result));
+    if (type == "task") {
+      if (method != "tools/call")
+        return done(Error{"mcp", who + ": " + method + " answered with a task (resultType \"task\"), which only "
+                                     "tools/call may"});
+      return self->await_task(call, r);
+    }
+    if (type != "input_required")
+      return done(Error{"mcp", who + ": " + method + " answered with resultType " + utf8::truncate(type.dump(), 100) +
+                                   ", which kaisha does not know"});
+    if (round + 1 >= self->options_.max_input_rounds)
+      return done(Error{"mcp", who + ": " + method + " still asks for input after " + std::to_string(round + 1) +
+                                   " rounds; giving up"});
+    {
+      std::lock_guard<std::mutex> lock(self->state_->mu);
+      call->current = 0;  // gathering input: no round in flight
+    }
+    json retry = std::move(params);  // the original request, with this round's answers only
+    retry.erase("inputResponses");
+    retry.erase("requestState");
+    if (r.contains("requestState")) retry["requestState"] = r["requestState"];
+    self->answer_input_requests(
+        r.value("inputRequests", json::object()),
+        [weak, retry = std::move(retry), call, timeout_ms, round, who](Result<json> answers) mutable {
+          auto self = weak.lock();
+          if (!self) return;  // closed: fail_all ended the call, which had no round in flight
+          if (!answers.ok())
+            return (void)self->end_call(*call, Error{"mcp", who + ": " + call->method +
+                                                               " needs input kaisha could not give: " +
+                                                               answers.error().message});
+          if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
+          self->modern_request(std::move(retry), call, timeout_ms, round + 1);  // not sent if cancelled meanwhile
+        });
+  };
+  return send_request(method, std::move(sent), version, std::move(on_answer), timeout_ms, call);
 }
 
-int64_t McpClient::reserve_id() {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return ++state_->next_id;
-}
-
-void McpClient::await_task(int64_t call_id, const json& created, State::Clock::time_point deadline, Done done) {
-  const std::string who = "MCP server " + name();
-  if (!created.value("taskId", json()).is_string() || created["taskId"].get<std::string>().empty())
-    return done(Error{"mcp", who + ": tools/call answered with a task without a taskId"});
+bool McpClient::end_call(Call& call, Result<json> outcome, bool cancel_task) {
+  std::string version, task_id;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->closed) return done(Error{"mcp_closed", who + " is not connected (tools/call)"});
-    state_->tasks[call_id] = TaskWait{created["taskId"].get<std::string>(), std::move(done), deadline, {}, 0};
+    if (call.finished) return false;
+    call.finished = true;
+    state_->calls.erase(call.first);
+    version = state_->version;
+    task_id = call.task_id;  // "" when no task yet (await_task then cancels the one that comes)
   }
-  // A task created already finished needs no wait; otherwise poll at the
-  // interval the server asked for.
+  if (cancel_task && !task_id.empty())
+    send_request("tasks/cancel", json{{"taskId", task_id}}, version, [](Answer) {}, 0);
+  call.done(std::move(outcome));
+  return true;
+}
+
+void McpClient::await_task(const std::shared_ptr<Call>& call, const json& created) {
+  const std::string who = "MCP server " + name();
+  if (!created.value("taskId", json()).is_string() || created["taskId"].get<std::string>().empty())
+    return (void)end_call(*call, Error{"mcp", who + ": tools/call answered with a task without a taskId"});
+  bool cancelled;
+  std::string version;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    call->task_id = created["taskId"].get<std::string>();
+    call->current = 0;  // no round in flight: the task is polled
+    cancelled = call->finished;
+    version = state_->version;
+  }
+  // Cancelled while this answer was on its way (end_call saw no task yet):
+  // the task is not left running.
+  if (cancelled) return (void)send_request("tasks/cancel", json{{"taskId", call->task_id}}, version, [](Answer) {}, 0);
   const int64_t interval = created.value("pollIntervalMs", json(500)).is_number_integer()
                                ? created["pollIntervalMs"].get<int64_t>()
                                : 500;
-  schedule_poll(call_id, interval);
+  schedule_poll(call, interval);
 }
 
-void McpClient::schedule_poll(int64_t call_id, int64_t interval_ms) {
+void McpClient::schedule_poll(const std::shared_ptr<Call>& call, int64_t interval_ms) {
   // Bounded both ways: a server asking for 0 ms is not hammered, one asking
   // for an hour is still polled before the call's deadline.
   const int64_t ms = std::clamp<int64_t>(interval_ms, 50, 5000);
   std::weak_ptr<McpClient> weak = weak_from_this();
-  timers_.schedule(std::chrono::milliseconds(ms), [weak, call_id] {
-    if (auto self = weak.lock()) self->poll_task(call_id);
+  timers_.schedule(std::chrono::milliseconds(ms), [weak, call] {
+    if (auto self = weak.lock()) self->poll_task(call);
   });
 }
 
-bool McpClient::end_task_wait(int64_t call_id, Result<json> outcome, bool cancel_task) {
-  TaskWait w;
+void McpClient::poll_task(const std::shared_ptr<Call>& call) {
   std::string version;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    auto it = state_->tasks.find(call_id);
-    if (it == state_->tasks.end()) return false;
-    w = std::move(it->second);
-    state_->tasks.erase(it);
+    if (call->finished) return;  // ended meanwhile (cancelled, closed)
     version = state_->version;
   }
-  if (cancel_task && !version.empty())
-    send_request("tasks/cancel", json{{"taskId", w.task_id}}, version, [](Answer) {}, 0);
-  w.done(std::move(outcome));
-  return true;
-}
-
-void McpClient::poll_task(int64_t call_id) {
-  std::string task_id, version;
-  State::Clock::time_point deadline;
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    auto it = state_->tasks.find(call_id);
-    if (it == state_->tasks.end()) return;  // ended meanwhile (cancelled, closed)
-    task_id = it->second.task_id;
-    deadline = it->second.deadline;
-    version = state_->version;
-  }
+  const std::string& task_id = call->task_id;  // set before the first poll, never changed
   const std::string who = "MCP server " + name();
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - State::Clock::now()).count();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(call->deadline - State::Clock::now()).count();
   if (left <= 0) {
-    end_task_wait(call_id,
-                  Error{"timeout", who + ": the task " + task_id + " of tools/call did not finish in time; cancelled"},
-                  true);
+    end_call(*call, Error{"timeout", who + ": the task " + task_id + " of tools/call did not finish in time; cancelled"},
+             true);
     return;
   }
   std::weak_ptr<McpClient> weak = weak_from_this();
-  auto on_answer = [weak, call_id, task_id, who](Answer a) {
+  auto on_answer = [weak, call, who](Answer a) {
     auto self = weak.lock();
     if (!self) return;
+    const std::string& task_id = call->task_id;
     if (a.failure || a.error) {
       Result<json> e = self->to_result("tasks/get", std::move(a));
-      self->end_task_wait(call_id, e.error(), false);
+      self->end_call(*call, e.error());
       return;
     }
     const json& t = a.result;
@@ -403,84 +438,81 @@ void McpClient::poll_task(int64_t call_id) {
     const std::string message = t.is_object() ? t.value("statusMessage", std::string()) : std::string();
     if (status == "completed") {
       json result = t.value("result", json::object());
-      self->end_task_wait(call_id, std::move(result), false);
+      self->end_call(*call, std::move(result));
     } else if (status == "failed") {
       const json e = t.value("error", json::object());
       jsonrpc::RpcError rpc{e.value("code", 0), e.value("message", message), e.value("data", json())};
-      self->end_task_wait(call_id, Error{"mcp", who + ": tools/call failed (task " + task_id + "): " + rpc_error_text(rpc)},
-                          false);
+      self->end_call(*call, Error{"mcp", who + ": tools/call failed (task " + task_id + "): " + rpc_error_text(rpc)});
     } else if (status == "cancelled") {
-      self->end_task_wait(call_id,
-                          Error{"mcp", who + ": the task " + task_id + " of tools/call was cancelled" +
-                                           (message.empty() ? std::string() : ": " + message)},
-                          false);
+      self->end_call(*call, Error{"mcp", who + ": the task " + task_id + " of tools/call was cancelled" +
+                                             (message.empty() ? std::string() : ": " + message)});
     } else if (status == "input_required") {
-      self->answer_task_input(call_id, task_id, t.value("inputRequests", json::object()), interval);
+      self->answer_task_input(call, t.value("inputRequests", json::object()), interval);
     } else if (status == "working") {
-      self->schedule_poll(call_id, interval);
+      self->schedule_poll(call, interval);
     } else {
-      self->end_task_wait(call_id,
-                          Error{"mcp", who + ": tasks/get answered with status " + utf8::truncate(json(status).dump(), 80) +
-                                           ", which kaisha does not know"},
-                          true);
+      self->end_call(*call,
+                     Error{"mcp", who + ": tasks/get answered with status " + utf8::truncate(json(status).dump(), 80) +
+                                      ", which kaisha does not know"},
+                     true);
     }
   };
-  send_request("tasks/get", json{{"taskId", task_id}}, version, std::move(on_answer), std::min<int64_t>(left, options_.request_timeout_ms));
+  send_request("tasks/get", json{{"taskId", task_id}}, version, std::move(on_answer),
+               std::min<int64_t>(left, options_.request_timeout_ms));
 }
 
 // The task's input requests not answered yet go to the request handler;
 // their answers to tasks/update; then polling goes on.
-void McpClient::answer_task_input(int64_t call_id, const std::string& task_id, const json& input_requests,
-                                  int64_t interval_ms) {
+void McpClient::answer_task_input(const std::shared_ptr<Call>& call, const json& input_requests, int64_t interval_ms) {
   json fresh = json::object();
+  const std::string& task_id = call->task_id;
   const std::string who = "MCP server " + name();
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    auto it = state_->tasks.find(call_id);
-    if (it == state_->tasks.end()) return;
+    if (call->finished) return;
     if (input_requests.is_object())
       for (const auto& item : input_requests.items())
-        if (!it->second.answered.count(item.key())) fresh[item.key()] = item.value();
-    if (!fresh.empty() && ++it->second.input_rounds > options_.max_input_rounds) fresh = nullptr;
+        if (!call->answered.count(item.key())) fresh[item.key()] = item.value();
+    if (!fresh.empty() && ++call->task_input_rounds > options_.max_input_rounds) fresh = nullptr;
   }
   if (fresh.is_null()) {
-    end_task_wait(call_id,
-                  Error{"mcp", who + ": the task " + task_id + " still asks for input after " +
-                                   std::to_string(options_.max_input_rounds) + " rounds; giving up"},
-                  true);
+    end_call(*call,
+             Error{"mcp", who + ": the task " + task_id + " still asks for input after " +
+                              std::to_string(options_.max_input_rounds) + " rounds; giving up"},
+             true);
     return;
   }
-  if (fresh.empty()) return schedule_poll(call_id, interval_ms);  // answered already; the server catches up
+  if (fresh.empty()) return schedule_poll(call, interval_ms);  // answered already; the server catches up
   std::weak_ptr<McpClient> weak = weak_from_this();
-  answer_input_requests(fresh, [weak, call_id, task_id, interval_ms, who](Result<json> answers) {
+  answer_input_requests(fresh, [weak, call, interval_ms, who](Result<json> answers) {
     auto self = weak.lock();
     if (!self) return;
+    const std::string& task_id = call->task_id;
     if (!answers.ok()) {
-      self->end_task_wait(call_id,
-                          Error{"mcp", who + ": the task " + task_id + " of tools/call needs input kaisha could not give: " +
-                                           answers.error().message},
-                          true);
+      self->end_call(*call,
+                     Error{"mcp", who + ": the task " + task_id + " of tools/call needs input kaisha could not give: " +
+                                      answers.error().message},
+                     true);
       return;
     }
     std::string version;
     {
       std::lock_guard<std::mutex> lock(self->state_->mu);
-      auto it = self->state_->tasks.find(call_id);
-      if (it == self->state_->tasks.end()) return;
-      for (const auto& item : answers->items()) it->second.answered.insert(item.key());
+      if (call->finished) return;
+      for (const auto& item : answers->items()) call->answered.insert(item.key());
       version = self->state_->version;
     }
     self->send_request(
         "tasks/update", json{{"taskId", task_id}, {"inputResponses", std::move(*answers)}}, version,
-        [weak, call_id, interval_ms](Answer a) {
+        [weak, call, interval_ms](Answer a) {
           auto self = weak.lock();
           if (!self) return;
           if (a.failure || a.error) {
             Result<json> e = self->to_result("tasks/update", std::move(a));
-            self->end_task_wait(call_id, e.error(), true);
+            self->end_call(*call, e.error(), true);
             return;
           }
-          self->schedule_poll(call_id, interval_ms);
+          self->schedule_poll(call, interval_ms);
         },
         0);
   });
@@ -552,20 +584,25 @@ std::vector<std::pair<std::string, std::string>> McpClient::param_headers(const 
 }
 
 int64_t McpClient::send_request(const std::string& method, json params, const std::string& modern_version,
-                                OnAnswer on_answer, int64_t timeout_ms, int64_t reserved_id) {
+                                OnAnswer on_answer, int64_t timeout_ms, const std::shared_ptr<Call>& call) {
   const bool has_deadline = timeout_ms >= 0;
   const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
   const auto deadline = has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
   int64_t id = 0;
   bool schedule = false;
-  bool tasks = false;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    const json ext = state_->capabilities.value("extensions", json::object());
-    tasks = options_.use_tasks && ext.is_object() && ext.contains(kTasksExtension);
+    if (call && call->finished) return 0;  // cancelled between rounds: the next round is not sent
     if (!state_->closed) {
-      id = reserved_id != 0 ? reserved_id : ++state_->next_id;
+      id = ++state_->next_id;
       state_->pending[id] = State::Pending{method, std::move(on_answer), deadline};
+      if (call) {
+        if (call->first == 0) {
+          call->first = id;
+          state_->calls[id] = call;
+        }
+        call->current = id;
+      }
       if (has_deadline) {
         state_->deadlines.insert({deadline, id});
         if (!state_->sweep_at || deadline < *state_->sweep_at) {
@@ -587,10 +624,9 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
     json& meta = params["_meta"];
     if (!meta.is_object()) meta = json::object();
     meta[meta_key::kProtocolVersion] = modern_version;
-    json caps = options_.capabilities.is_object() ? options_.capabilities : json::object();
-    if (tasks) caps["extensions"][kTasksExtension] = json::object();
-    meta[meta_key::kClientCapabilities] = std::move(caps);
-    meta[meta_key::kClientInfo] = {{"name", options_.client_name}, {"version", options_.client_version}};
+    // Built once; the tasks extension added when connect() found the server offers it.
+    meta[meta_key::kClientCapabilities] = state_->client_capabilities;
+    meta[meta_key::kClientInfo] = state_->client_info;
     if (method == "tools/call") headers = param_headers(params);
   }
   transport_->send(jsonrpc::make_request(id, method, std::move(params)), headers);
@@ -638,15 +674,22 @@ void McpClient::notify(const std::string& method, json params) {
 }
 
 bool McpClient::cancel(int64_t id, const std::string& reason) {
+  std::shared_ptr<Call> call;  // a modern request, known by its first round's id
   State::Pending p;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    auto it = state_->pending.find(id);
-    if (it != state_->pending.end()) p = state_->take(it);
-    else if (!state_->tasks.count(id)) return false;
+    if (auto c = state_->calls.find(id); c != state_->calls.end()) {
+      call = c->second;
+      id = call->current;  // the round in flight; 0 between rounds or while its task is awaited
+    }
+    if (auto it = state_->pending.find(id); it != state_->pending.end()) p = state_->take(it);
+    else if (!call) return false;
   }
-  if (!p.done)  // the call waits for its task
-    return end_task_wait(id, Error{"mcp", "MCP server " + name() + ": tools/call cancelled: " + reason}, true);
+  // No round in flight (the client gathers input, the call waits for its
+  // task, or a round's answer is being handled): the call ends here and its
+  // task, if any, is cancelled.
+  if (!p.done)
+    return end_call(*call, Error{"mcp", "MCP server " + name() + ": " + call->method + " cancelled: " + reason}, true);
   // initialize is never cancelled (the spec forbids it); the connection is dropped instead.
   if (p.method != "initialize" && !transport_->abandon_cancels())
     notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
@@ -739,16 +782,27 @@ void McpClient::on_message(const json& m) {
 
 void McpClient::fail_all(const Error& e) {
   std::map<int64_t, State::Pending> pending;
-  std::map<int64_t, TaskWait> tasks;
+  std::vector<std::shared_ptr<Call>> idle;  // modern requests with no round pending: gathering input, awaiting a task
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     pending.swap(state_->pending);
-    tasks.swap(state_->tasks);
     state_->deadlines.clear();
+    for (auto it = state_->calls.begin(); it != state_->calls.end();) {
+      if (it->second->current != 0) {  // ends with its round, below
+        ++it;
+        continue;
+      }
+      it->second->finished = true;
+      idle.push_back(it->second);
+      it = state_->calls.erase(it);
+    }
   }
   for (auto& [id, p] : pending)
     p.done(Answer{nullptr, std::nullopt, Error{e.code, e.message + " (" + p.method + " not answered)"}});
-  for (auto& [id, w] : tasks) w.done(Error{e.code, e.message + " (tools/call: task " + w.task_id + " not finished)"});
+  for (auto& c : idle)
+    c->done(Error{e.code, e.message + (c->task_id.empty()
+                                           ? " (" + c->method + ": waiting for input to send its next round)"
+                                           : " (" + c->method + ": task " + c->task_id + " not finished)")});
 }
 
 void McpClient::on_transport_closed(const Error& e) {
@@ -841,7 +895,8 @@ bool McpClient::modern() const {
 
 size_t McpClient::tasks_awaited() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->tasks.size();
+  return std::count_if(state_->calls.begin(), state_->calls.end(),
+                       [](const auto& c) { return !c.second->task_id.empty(); });
 }
 
 std::vector<std::string> McpClient::rejected_tools() const {

@@ -13,9 +13,13 @@
 // the same one that answers a legacy server's sampling or elicitation
 // requests — and the request retried with the answers. An
 // UnsupportedProtocolVersionError is retried with a version it lists; any
-// other answer (an error, silence until discover_timeout_ms) marks a legacy
+// other answer (an error, silence until the discover timeout) marks a legacy
 // server, which gets the initialize handshake (2025-11-25, accepting the
-// older revisions kaisha's server also speaks), as before.
+// older revisions kaisha's server also speaks), as before. Legacy stdio
+// servers often ignore a request before initialize, so the stdio transport
+// waits only briefly (McpClientTransport::discover_timeout_ms); a server
+// that was merely slow to start and then refuses initialize (it speaks only
+// the modern revision) is probed again with the request timeout.
 //
 // Tasks (the io.modelcontextprotocol/tasks extension): when a modern server
 // advertises it, every request declares it (options.use_tasks), so the
@@ -72,7 +76,9 @@ struct McpClientOptions {
   // "" negotiates (2026-07-28 first, see above); a legacy version skips the
   // probe and asks for that version in initialize.
   std::string protocol_version;
-  int64_t discover_timeout_ms = 10'000;  // a server silent on server/discover this long is taken for legacy
+  // A server silent on server/discover this long is taken for legacy; 0 =
+  // the transport's (stdio 2 s, HTTP 10 s).
+  int64_t discover_timeout_ms = 0;
   // Modern servers announce list changes on a subscriptions/listen stream:
   // opened after connect() when the server offers tools.listChanged.
   bool listen_for_changes = true;
@@ -109,8 +115,11 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   int64_t request(const std::string& method, json params, Done done, int64_t timeout_ms = 0);
   void notify(const std::string& method, json params = nullptr);
   // Gives up request `id`: its callback gets an error now and the server
-  // gets notifications/cancelled (for a call waiting for its task:
-  // tasks/cancel). False when it was not pending.
+  // gets notifications/cancelled. A modern request is known by the id
+  // request() returned (its first round's) whatever it went through: the
+  // round in flight is the one cancelled, one waiting for the client's input
+  // is not sent, and a tools/call waiting for its task cancels the task
+  // (tasks/cancel). False when it was not pending.
   bool cancel(int64_t id, const std::string& reason);
 
   // tools/list, following nextCursor through every page. From a modern
@@ -145,30 +154,31 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options);
   struct State;
   struct Answer;
+  struct Call;
   using OnAnswer = std::function<void(Answer)>;
   // One JSON-RPC request; `modern_version` non-empty adds the modern _meta
   // and headers. timeout_ms < 0: no deadline (subscriptions/listen).
-  // `id` 0 takes the next one; a non-zero one comes from reserve_id().
+  // `call`: the modern request this is a round of (not sent when the call
+  // has ended already).
   int64_t send_request(const std::string& method, json params, const std::string& modern_version, OnAnswer on_answer,
-                       int64_t timeout_ms, int64_t id = 0);
-  int64_t reserve_id();
+                       int64_t timeout_ms, const std::shared_ptr<Call>& call = nullptr);
   Result<json> to_result(const std::string& method, Answer answer) const;
-  // `call_id`: the first round's id (the one request() returned), which
-  // cancel() knows the call by; `deadline`: when the whole call times out.
-  int64_t modern_request(const std::string& method, json params, Done done, int64_t timeout_ms, int round,
-                         int64_t call_id, std::chrono::steady_clock::time_point deadline);
-  struct TaskWait;
-  // Waits for the task `created` (a CreateTaskResult) of call `call_id`.
-  void await_task(int64_t call_id, const json& created, std::chrono::steady_clock::time_point deadline, Done done);
-  void poll_task(int64_t call_id);
-  void answer_task_input(int64_t call_id, const std::string& task_id, const json& input_requests, int64_t interval_ms);
-  void schedule_poll(int64_t call_id, int64_t interval_ms);
-  // Ends the wait of call `call_id` with `outcome`; a failure also cancels
-  // the task on the server. False when it was not waiting.
-  bool end_task_wait(int64_t call_id, Result<json> outcome, bool cancel_task);
+  // A round of `call`: its answer completes the call, asks for input (the
+  // next round) or is a task to wait for.
+  int64_t modern_request(json params, std::shared_ptr<Call> call, int64_t timeout_ms, int round);
+  // Ends `call` with `outcome` unless it has ended already (false then);
+  // `cancel_task`: a task it waits for is cancelled on the server.
+  bool end_call(Call& call, Result<json> outcome, bool cancel_task = false);
+  // Waits for the task `created` (a CreateTaskResult) of `call`: polls
+  // tasks/get, answers its input requests (tasks/update).
+  void await_task(const std::shared_ptr<Call>& call, const json& created);
+  void poll_task(const std::shared_ptr<Call>& call);
+  void answer_task_input(const std::shared_ptr<Call>& call, const json& input_requests, int64_t interval_ms);
+  void schedule_poll(const std::shared_ptr<Call>& call, int64_t interval_ms);
   void answer_input_requests(const json& input_requests, std::function<void(Result<json>)> done);
-  void discover(const std::string& version, bool retried, std::function<void(Status)> done);
-  void initialize(const std::string& version, std::function<void(Status)> done);
+  // `after_silence`: the first probe went unanswered and initialize was refused.
+  void discover(const std::string& version, bool retried, std::function<void(Status)> done, bool after_silence = false);
+  void initialize(const std::string& version, std::function<void(Status)> done, bool after_silence = false);
   void listen_for_changes();
   std::vector<std::pair<std::string, std::string>> param_headers(const json& params) const;
   void on_message(const json& m);

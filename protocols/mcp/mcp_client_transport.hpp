@@ -59,6 +59,12 @@ class McpClientTransport {
   // True when abandon() itself tells the server (a modern HTTP request's
   // stream is closed): no notifications/cancelled is sent then.
   virtual bool abandon_cancels() const { return false; }
+  // How long a server silent on the server/discover probe is waited for
+  // before it is taken for a legacy one (McpClientOptions::discover_timeout_ms
+  // 0). An HTTP server answers every request with something, so silence
+  // there is a hung server; a legacy stdio server may ignore any request
+  // before initialize, so stdio waits briefly.
+  virtual int64_t discover_timeout_ms() const { return 10'000; }
   virtual void close() = 0;
   // "stdio: node server.js" / "http://127.0.0.1:3001/mcp", for messages.
   virtual std::string describe() const = 0;

@@ -97,29 +97,48 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     return is_modern_version(version);
   }
 
-  // `message` (a POST's): a modern request mirrors its method and target.
-  // `token`: the access token sent, when OAuth is on.
-  std::vector<std::pair<std::string, std::string>> headers(bool post, const json& message = nullptr,
-                                                          std::string* token = nullptr) {
+  // A modern request mirrors its method and target (a tool's or prompt's
+  // name, a resource's uri, a task's id) in headers.
+  std::vector<std::pair<std::string, std::string>> mirror_headers(const json& message) {
     std::vector<std::pair<std::string, std::string>> h;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!is_modern_version(version)) return h;
+    }
+    if (!message.is_object()) return h;
+    auto m = message.find("method");
+    if (m == message.end() || !m->is_string()) return h;
+    const std::string& method = m->get_ref<const std::string&>();
+    h.push_back({kMethodHeader, method});
+    const char* field = method == "resources/read"                                                 ? "uri"
+                        : (method == "tools/call" || method == "prompts/get")                          ? "name"
+                        : (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") ? "taskId"
+                                                                                                        : nullptr;
+    auto params = message.find("params");
+    if (!field || params == message.end() || !params->is_object()) return h;
+    if (auto f = params->find(field); f != params->end() && f->is_string())
+      h.push_back({kNameHeader, encode_header_value(f->get_ref<const std::string&>())});
+    return h;
+  }
+
+  // The headers of every POST or GET, with `mirror` (a POST's
+  // mirror_headers) before the configured ones. `token`: the access token
+  // sent, when OAuth is on.
+  std::vector<std::pair<std::string, std::string>> headers(
+      bool post, const std::vector<std::pair<std::string, std::string>>* mirror = nullptr,
+      std::string* token = nullptr) {
+    std::vector<std::pair<std::string, std::string>> h;
+    h.reserve(8 + opt.headers.size());
     if (opt.oauth)
       for (auto& kv : opt.oauth->request_headers(post ? "POST" : "GET", url, token)) h.push_back(std::move(kv));
     if (post) h.push_back({"Content-Type", "application/json"});
     h.push_back({"Accept", post ? "application/json, text/event-stream" : "text/event-stream"});
-    std::lock_guard<std::mutex> lock(mu);
-    if (!session.empty()) h.push_back({kSessionHeader, session});
-    if (!version.empty()) h.push_back({kVersionHeader, version});
-    if (is_modern_version(version) && message.is_object() && message.value("method", json()).is_string()) {
-      const std::string method = message["method"].get<std::string>();
-      h.push_back({kMethodHeader, method});
-      const json params = message.value("params", json::object());
-      const char* field = method == "resources/read"                                   ? "uri"
-                          : (method == "tools/call" || method == "prompts/get")            ? "name"
-                          : (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") ? "taskId"
-                                                                                           : nullptr;
-      if (field && params.is_object() && params.value(field, json()).is_string())
-        h.push_back({kNameHeader, encode_header_value(params[field].get<std::string>())});
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!session.empty()) h.push_back({kSessionHeader, session});
+      if (!version.empty()) h.push_back({kVersionHeader, version});
     }
+    if (mirror) h.insert(h.end(), mirror->begin(), mirror->end());
     for (const auto& [k, v] : opt.headers) h.push_back({k, v});
     return h;
   }
@@ -144,34 +163,48 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     return retry_ms > 0 ? retry_ms : opt.default_retry_ms;
   }
 
-  // One POST: the message, and what its answer has shown so far.
+  // One POST: the message as sent (kept for a resend after authorization),
+  // and what its answer has shown so far.
   struct Post {
-    json message;
+    json id;          // the request's id; null for a notification
     std::string key;  // id key when the message is a request
     bool request = false;
+    std::string out;  // the message, serialized
+    std::vector<std::pair<std::string, std::string>> mirror;  // a modern request's method and target headers
+    std::vector<std::pair<std::string, std::string>> extra;   // the caller's headers
+    int auth_round = 0;
+    std::string token;  // the access token sent ("" = none)
     bool sse = false;
     bool answered = false;
     std::string body;
     SseEventReader reader;
-    std::vector<std::pair<std::string, std::string>> extra;  // the caller's headers, for a resend
-    std::string token;  // the access token sent ("" = none)
-    int auth_round = 0;
   };
 
-  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {},
-            int auth_round = 0) {
+  void post(const json& message, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
     auto p = std::make_shared<Post>();
-    p->message = message;
-    p->extra = extra;
-    p->auth_round = auth_round;
     p->request = is_request(message);
-    if (p->request) p->key = key_of(message["id"]);
+    if (p->request) {
+      p->id = message["id"];
+      p->key = key_of(p->id);
+    }
+    p->out = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    p->mirror = mirror_headers(message);
+    p->extra = extra;
+    send_post(std::move(p));
+  }
+
+  void send_post(std::shared_ptr<Post> p) {
+    if (opt.oauth && opt.oauth->refresh_due()) {
+      // The token is about to expire: renewed first, then the message goes.
+      auto self = shared_from_this();
+      return opt.oauth->refresh_ahead([self, p] { self->send_post(p); });
+    }
     http::HttpRequestSpec req;
     req.method = "POST";
     req.url = url;
-    req.headers = headers(true, message, &p->token);
-    req.headers.insert(req.headers.end(), extra.begin(), extra.end());
-    req.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    req.headers = headers(true, &p->mirror, &p->token);
+    req.headers.insert(req.headers.end(), p->extra.begin(), p->extra.end());
+    req.body = p->out;
     http::HttpOptions ho;
     ho.timeout_ms = 0;  // McpClient times requests out and abandons them
     ho.connect_timeout_ms = opt.connect_timeout_ms;
@@ -222,7 +255,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       posts.erase(p.key);
     }
     if (is_closed()) return;
-    const json id = p.request ? p.message["id"] : json();
+    const json& id = p.id;
     if (r.error != http::TransportError::none) {
       if (r.error == http::TransportError::cancelled) return;  // abandoned
       const std::string why = "MCP server " + url + ": " + r.error_message;
@@ -290,15 +323,22 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   // with its reason.
   void authorize_and_resend(const Post& p, int status, const std::string& challenge, const std::string& dpop_nonce) {
     auto self = shared_from_this();
-    opt.oauth->challenged(status, challenge, p.token, dpop_nonce,
-                          [self, message = p.message, extra = p.extra, round = p.auth_round, request = p.request](Status st) {
-                            if (self->is_closed()) return;
-                            if (!st.ok()) {
-                              if (request) self->fail_request(message["id"], st.error().message);
-                              return;
-                            }
-                            self->post(message, extra, round + 1);
-                          });
+    auto again = std::make_shared<Post>();
+    again->id = p.id;
+    again->key = p.key;
+    again->request = p.request;
+    again->out = p.out;
+    again->mirror = p.mirror;
+    again->extra = p.extra;
+    again->auth_round = p.auth_round + 1;
+    opt.oauth->challenged(status, challenge, p.token, dpop_nonce, [self, again](Status st) {
+      if (self->is_closed()) return;
+      if (!st.ok()) {
+        if (again->request) self->fail_request(again->id, st.error().message);
+        return;
+      }
+      self->send_post(again);
+    });
   }
 
   // A GET stream: the server->client stream (awaited empty) or the resumption
@@ -324,6 +364,13 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
 
   void get(std::map<std::string, json> awaited, std::string last_id, int quiet, bool auth_retried = false) {
     if (is_closed()) return;
+    if (opt.oauth && opt.oauth->refresh_due()) {
+      auto self = shared_from_this();
+      return opt.oauth->refresh_ahead([self, awaited = std::move(awaited), last_id = std::move(last_id), quiet,
+                                       auth_retried]() mutable {
+        self->get(std::move(awaited), std::move(last_id), quiet, auth_retried);
+      });
+    }
     auto s = std::make_shared<Stream>();
     s->awaited = std::move(awaited);
     s->last_id = std::move(last_id);

@@ -272,6 +272,14 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     return *threads;
   }
 
+  // A request the server answers at once with nothing before its response
+  // (McpServer::answers_at_once) is answered on this thread as one JSON
+  // object, even for a client that accepts a stream, unless streams are
+  // forced (json_answer_wait 0): no hand-over to a request thread and back.
+  bool answered_at_once(const jsonrpc::Request& request) {
+    return opt.json_answer_wait.count() > 0 && server.answers_at_once(request);
+  }
+
   // Runs `handle` on a request thread of its own and answers the POST: one
   // JSON object (status from `status_of`) when the response is quick and
   // alone, else the event stream `open_stream` makes.
@@ -348,14 +356,17 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     auto status_of = [](const json& response) {
       return response.contains("error") ? modern_http_status(response["error"].value("code", 0)) : 200;
     };
-    if (!contains(q.header("accept"), "text/event-stream")) {
-      if (req.method == "subscriptions/listen") {
-        rpc_error(res, 406, req.id, jsonrpc::code::kInvalidRequest,
-                  "Not Acceptable: subscriptions/listen is answered with an event stream; send 'Accept: "
-                  "application/json, text/event-stream'");
-        return;
-      }
-      // One JSON answer: notifications of the request have nowhere to go.
+    const bool sse = contains(q.header("accept"), "text/event-stream");
+    if (!sse && req.method == "subscriptions/listen") {
+      rpc_error(res, 406, req.id, jsonrpc::code::kInvalidRequest,
+                "Not Acceptable: subscriptions/listen is answered with an event stream; send 'Accept: "
+                "application/json, text/event-stream'");
+      return;
+    }
+    // One JSON answer, on this thread: for a client that takes nothing else
+    // (notifications of the request have nowhere to go), or for a request
+    // answered at once with nothing before its response.
+    if (!sse || answered_at_once(req)) {
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
       McpStream drop{[](const json&) { return true; }, nullptr, nullptr};
@@ -417,13 +428,18 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       return;
     }
 
+    // One JSON answer, on this thread: for a batch or a client that takes
+    // nothing else (related notifications have nowhere to go), or for a
+    // request answered at once with nothing before its response.
     const bool sse = contains(q.header("accept"), "text/event-stream");
-    if (parsed.batch || !sse) {
-      // One JSON answer: related notifications have nowhere to go.
+    if (parsed.batch || !sse || answered_at_once(*first)) {
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
       McpStream none{[](const json&) { return false; }, nullptr, nullptr};
-      server.handle_body(q.body, session, none, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
+      auto answer = [promise](std::optional<json> r) { promise->set_value(std::move(r)); };
+      // The body was parsed above; a single message is not parsed again.
+      if (parsed.batch) server.handle_body(q.body, session, none, std::move(answer));
+      else server.handle(parsed.messages.front(), session, none, std::move(answer));
       auto r = future.get();
       if (r) res.set_json(200, *r);
       else res.status = 202;

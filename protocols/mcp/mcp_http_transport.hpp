@@ -23,7 +23,11 @@
 //           text/event-stream, or when it does but the response is ready
 //           within json_answer_wait with nothing sent before it; otherwise as
 //           an SSE stream (progress, log lines and server->client requests
-//           arrive on it before the response).
+//           arrive on it before the response). A request the server answers
+//           at once (McpServer::answers_at_once: ping, server/discover, a
+//           tool the backend says is quick and silent) is answered as one
+//           JSON object on the connection's own thread, without the hand-over
+//           to a request thread (unless json_answer_wait is 0).
 //   GET     an SSE stream for messages that belong to no request; with
 //           Last-Event-ID it resumes a stream that was cut (replaying what
 //           was missed).
@@ -38,9 +42,9 @@
 //
 // Host and Origin are checked on every request (403 on failure: DNS
 // rebinding protection). Error bodies carry the request's JSON-RPC id when
-// it could be read. Requests a client accepts a stream for run on their
-// own thread so that the stream flows while the tool works; the destructor
-// waits for them. At most max_running_streams run at once: one more gets 503
+// it could be read. Other requests a client accepts a stream for run on
+// their own thread so that the stream flows while the tool works; the
+// destructor waits for them. At most max_running_streams run at once: one more gets 503
 // and a JSON-RPC error saying so, before its stream opens.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "protocols/mcp/oauth_loopback.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
 #include "protocols/mcp/oauth_redirect.hpp"
+#include "protocols/mcp/oauth_token_expiry.hpp"
 #include "runtime/core/bounded_json.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/form_encode.hpp"
@@ -111,6 +112,7 @@ struct Flow {
   Pkce pkce;
   std::string state;
   int hops = 0;
+  bool ahead = false;  // a refresh before expiry: when it fails, the 401 path takes over (no new authorization)
   bool dpop = false;  // the authorization server binds tokens to our DPoP key
   std::string authorize_url;
   // While a person signs in: the listener for the browser's redirect, and
@@ -125,8 +127,11 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   std::string url;
   OAuthSettings s;
 
-  std::mutex mu;  // the six below
+  std::mutex mu;  // the nine below
   std::string access;  // the stored access token, cached: the transport asks before every request
+  OAuthTokenExpiry expiry;  // of `access`
+  bool refreshable = false;  // a refresh token is stored with it
+  bool ahead_tried = false;  // a refresh before expiry was tried for it (once per token)
   std::optional<DpopKey> dpop;  // set while the token is DPoP-bound
   std::string as_nonce, rs_nonce;  // the latest DPoP nonces of the token endpoint and the MCP server
   bool running = false;
@@ -138,13 +143,28 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     std::lock_guard<std::mutex> lock(mu);
     access = a;
   }
-  void set_tokens(const OAuthTokens& t) {
+  OAuthTokenExpiry::Steady::time_point steady_now() const {
+    return s.steady_clock ? s.steady_clock() : OAuthTokenExpiry::Steady::now();
+  }
+  int64_t wall_now() const { return s.wall_clock ? s.wall_clock() : now_s(); }
+  // `fresh`: from the token endpoint just now (else read from the store).
+  void set_tokens(const OAuthTokens& t, bool fresh) {
     std::optional<DpopKey> key;
     if (t.token_type == "DPoP" && !t.dpop_key.empty())
       if (auto k = DpopKey::from_pem(t.dpop_key); k.ok()) key = *k;
+    const OAuthTokenExpiry e = fresh ? OAuthTokenExpiry::from_expires_in(t.lifetime, steady_now())
+                                     : OAuthTokenExpiry::from_stored(t.expires_at, t.lifetime, wall_now(), steady_now());
     std::lock_guard<std::mutex> lock(mu);
     access = t.access_token;
     dpop = key;
+    expiry = e;
+    refreshable = !t.refresh_token.empty();
+    ahead_tried = false;
+  }
+  // The token is near its expiry and a refresh ahead of it is worth trying
+  // (or one is running). Under mu.
+  bool refresh_due_locked() {
+    return !access.empty() && refreshable && (running || !ahead_tried) && expiry.due(steady_now());
   }
   // The key for this flow's DPoP proofs: the current one, else a new one.
   DpopKey dpop_key() {
@@ -276,6 +296,7 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       set_access("");
       old.reset();
     }
+    if (f->ahead && (!old || old->refresh_token.empty())) return fail("its token has no refresh token to renew it with");
     choose_client(f, [self = shared_from_this(), f, old](Status st) {
       if (!st.ok()) return self->finish(st);
       if (f->status == 401 && old && !old->refresh_token.empty()) return self->refresh(f, *old);
@@ -520,6 +541,9 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     token_request(f, {{"grant_type", "refresh_token"}, {"refresh_token", old.refresh_token}, {"resource", f->resource}},
                   old.refresh_token, [self, f](Status st) {
                     if (st.ok()) return self->finish(Status::Ok());
+                    // Ahead of expiry the old token still works: the server's
+                    // 401, when it comes, starts the full flow.
+                    if (f->ahead) return self->finish(st);
                     // A refused refresh: start over with a new authorization.
                     self->s.store->forget_tokens(self->url);
                     self->set_access("");
@@ -577,15 +601,17 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       t.refresh_token = string_of(j, "refresh_token");
       if (t.refresh_token.empty()) t.refresh_token = keep_refresh;
       t.scope = f->scope;
-      if (j.contains("expires_in") && j["expires_in"].is_number_integer())
-        t.expires_at = now_s() + j["expires_in"].get<int64_t>();
+      if (j.contains("expires_in") && j["expires_in"].is_number_integer() && j["expires_in"].get<int64_t>() > 0) {
+        t.lifetime = j["expires_in"].get<int64_t>();
+        t.expires_at = self->wall_now() + t.lifetime;
+      }
       if (key && string_of(j, "token_type") == "DPoP") {
         t.token_type = "DPoP";
         t.dpop_key = key->pem();
       }
       if (Status st = self->s.store->put_tokens(self->url, t); !st.ok())
         return then(self->failure("the token could not be stored: " + st.error().message));
-      self->set_tokens(t);
+      self->set_tokens(t, /*fresh=*/true);
       then(Status::Ok());
     });
   }
@@ -602,9 +628,37 @@ std::shared_ptr<McpOAuth> McpOAuth::create(http::HttpClient& http, std::string s
   if (!o->impl_->s.store) o->impl_->s.store = std::make_shared<OAuthTokenStore>("");
   if (auto t = o->impl_->stored()) {
     o->impl_->last_scope = t->scope;
-    o->impl_->set_tokens(*t);
+    o->impl_->set_tokens(*t, /*fresh=*/false);
   }
   return o;
+}
+
+bool McpOAuth::refresh_due() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->refresh_due_locked();
+}
+
+void McpOAuth::refresh_ahead(std::function<void()> then) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (!impl_->refresh_due_locked()) {
+      // Nothing to wait for (any more).
+    } else if (impl_->running) {
+      if (impl_->waiting.size() < kMaxWaiting) {
+        impl_->waiting.push_back([then](Status) { then(); });
+        return;
+      }
+    } else {
+      impl_->ahead_tried = true;
+      impl_->running = true;
+      impl_->waiting.push_back([then](Status) { then(); });
+      then = nullptr;
+    }
+  }
+  if (then) return then();
+  auto f = std::make_shared<Flow>();
+  f->ahead = true;
+  impl_->start(std::move(f));
 }
 
 std::string McpOAuth::access_token() {

@@ -34,17 +34,26 @@
 //      once to the redirect_uri) completes the flow; for one that shows a
 //      sign-in page, ask_user is given the URL to open and the browser's
 //      redirect is awaited at the loopback redirect_uri (RFC 8252).
-//   6. the token, stored (OAuthTokenStore) for the next run. When the
+//   6. the token, stored (OAuthTokenStore) for the next run, with its
+//      expiry when the response gave `expires_in`. When the
 //      authorization server lists ES256 in dpop_signing_alg_values_supported
 //      the token requests carry DPoP proofs of a P-256 key kept with the
 //      tokens; a `use_dpop_nonce` answer (token endpoint or MCP server) is
 //      retried once with the nonce given.
+//
+// Ahead of expiry: before each request the transport asks refresh_due();
+// a token within its refresh margin of expiry (oauth_token_expiry.hpp: a
+// tenth of its lifetime, at most 60 s) that has a refresh token is refreshed
+// first (steps 1-3 and 6, no new authorization). When that fails the request
+// goes with the old token and a 401 starts the flow above.
 //
 // Errors say which server demanded authorization and what failed (the URLs
 // tried, the HTTP status, the missing capability); no token or secret ever
 // appears in them.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -86,6 +95,11 @@ struct OAuthSettings {
   int64_t user_timeout_ms = 300'000;
   std::shared_ptr<OAuthTokenStore> store;  // required
   int64_t http_timeout_ms = 30'000;        // each exchange with an authorization server
+  // The clocks a token's expiry is measured on (tests replace them): the
+  // monotonic one for its lifetime, the wall one (unix seconds) for the
+  // expiry stored across runs. Unset: the system's.
+  std::function<std::chrono::steady_clock::time_point()> steady_clock;
+  std::function<int64_t()> wall_clock;
 };
 
 class McpOAuth : public std::enable_shared_from_this<McpOAuth> {
@@ -101,6 +115,16 @@ class McpOAuth : public std::enable_shared_from_this<McpOAuth> {
   // there is a token); `token` receives the access token they carry.
   std::vector<std::pair<std::string, std::string>> request_headers(const std::string& method, const std::string& url,
                                                                    std::string* token = nullptr);
+
+  // True when the access token should be refreshed before the next request
+  // (near its expiry, a refresh token stored, not yet tried for this token),
+  // or such a refresh is running.
+  bool refresh_due();
+  // Refreshes ahead of expiry when refresh_due(), then calls `then` once
+  // (on the loop thread) however the refresh ended: a failed one leaves the
+  // old token, for the server's 401 to renew. Calls `then` at once when
+  // nothing is due.
+  void refresh_ahead(std::function<void()> then);
 
   // The server refused a request made with `used_token` ("" = none) with
   // `status` and its WWW-Authenticate header. `done` is called once, on the

@@ -564,6 +564,13 @@ void McpServer::handle_modern(const jsonrpc::Request& request, const ModernReque
                          });
 }
 
+bool McpServer::answers_at_once(const jsonrpc::Request& request) {
+  if (request.method == "ping" || request.method == "server/discover") return true;
+  if (request.method != "tools/call" || !request.params.is_object()) return false;
+  auto name = request.params.find("name");
+  return name != request.params.end() && name->is_string() && backend_.answers_at_once(name->get_ref<const std::string&>());
+}
+
 void McpServer::add_session(const std::shared_ptr<McpSession>& session) {
   std::lock_guard lock(impl_->mu);
   impl_->sessions[session->id()] = session;

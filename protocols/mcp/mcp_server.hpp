@@ -78,6 +78,12 @@ class McpServer {
   void handle_modern(const jsonrpc::Request& request, const ModernRequest& modern,
                      const std::shared_ptr<McpSession>& connection, McpStream stream, jsonrpc::Dispatcher::Done done);
 
+  // True for a request the server answers at once, sending the client
+  // nothing before its response: ping, server/discover, and a tools/call of
+  // a tool the backend says answers at once. A transport may answer it on
+  // its own thread, as one JSON object, even when the client accepts a stream.
+  bool answers_at_once(const jsonrpc::Request& request);
+
   // Sessions that receive list_changed and resource-updated notifications.
   void add_session(const std::shared_ptr<McpSession>& session);
   void remove_session(const std::string& id);

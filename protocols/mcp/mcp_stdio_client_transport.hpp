@@ -34,6 +34,10 @@ class McpStdioClientTransport : public McpClientTransport {
   Status start(Handlers handlers) override;
   void send(const json& message) override;
   void set_protocol_version(const std::string&) override {}
+  // A legacy stdio server may ignore server/discover (a request before
+  // initialize) instead of refusing it: 2 s, not the HTTP 10 s, before the
+  // client falls back to initialize.
+  int64_t discover_timeout_ms() const override { return 2'000; }
   void close() override;
   std::string describe() const override;
 

@@ -92,6 +92,7 @@ OAuthTokens tokens_from(const json& j) {
   t.expires_at = j.value("expires_at", int64_t{0});
   t.token_type = j.value("token_type", std::string("Bearer"));
   t.dpop_key = j.value("dpop_key", std::string());
+  t.lifetime = j.value("lifetime", int64_t{0});
   return t;
 }
 
@@ -148,7 +149,7 @@ Status OAuthTokenStore::put_tokens(const std::string& resource, const OAuthToken
     doc["resources"][resource] = {{"issuer", t.issuer},         {"access_token", t.access_token},
                                   {"refresh_token", t.refresh_token}, {"scope", t.scope},
                                   {"expires_at", t.expires_at},       {"token_type", t.token_type},
-                                  {"dpop_key", t.dpop_key}};
+                                  {"dpop_key", t.dpop_key},           {"lifetime", t.lifetime}};
   });
 }
 

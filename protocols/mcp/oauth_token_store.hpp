@@ -32,6 +32,7 @@ struct OAuthTokens {
   int64_t expires_at = 0;     // unix seconds; 0 = not said
   std::string token_type = "Bearer";  // or "DPoP": then bound to dpop_key
   std::string dpop_key;               // PEM private key the DPoP-bound tokens need, or ""
+  int64_t lifetime = 0;               // expires_in as issued, seconds; 0 = not said
 };
 
 struct OAuthClientRegistration {

@@ -87,7 +87,10 @@ void Dispatcher::dispatch(const Request& request, const Context& base, Done done
                       json{{"method", request.method}}));
     return;
   }
-  const json params = request.params.is_null() ? json::object() : request.params;
+  static const json kNoParams = json::object();
+  // Not copied: the request outlives this call, and a handler that answers
+  // later copies what it keeps.
+  const json& params = request.params.is_null() ? kNoParams : request.params;
   if (!it->second.params_schema.is_null()) {
     if (auto s = check_params(it->second.params_schema, params); !s.ok()) {
       answer(make_error(id, code::kInvalidParams, "Invalid params: " + s.error().message));

@@ -1,7 +1,12 @@
 // McpClient negotiating MCP 2026-07-28 with kaisha's own server (the
 // conformance fixture, dual-era) over Streamable HTTP and stdio, and
 // answering a modern server's questions (InputRequiredResult).
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "mcp_client_test_util.hpp"
 #include "protocols/mcp/conformance_fixture.hpp"
@@ -115,6 +120,125 @@ TEST(McpClientModern, AServerThatKnowsOnlyLegacyGetsTheHandshake) {
   ASSERT_TRUE(connect(*c).ok());
   EXPECT_FALSE(c->modern());
   EXPECT_EQ(c->protocol_version(), kLatestVersion);
+  c->close();
+}
+
+// A legacy stdio server that ignores server/discover (it answers nothing
+// before initialize) is taken for legacy after the stdio transport's short
+// wait, not the 10 s an HTTP server gets. The bound is generous: it only
+// tells the short wait from the long one.
+TEST(McpClientModern, AStdioServerSilentOnDiscoverGetsTheHandshakeSoon) {
+  http::HttpClient timers;
+  auto c = McpClient::create(test_server({"--silent-before-initialize"}), timers);
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(connect(*c).ok());
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_FALSE(c->modern());
+  EXPECT_EQ(c->protocol_version(), kLatestVersion);
+  EXPECT_LT(waited, std::chrono::seconds(8));
+  std::printf("connect to a stdio server silent on server/discover took %lld ms\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()));
+  c->close();
+}
+
+// A server that speaks only 2026-07-28 but starts too slowly to answer the
+// short probe refuses the initialize that follows: it is probed again and
+// spoken to in its revision.
+TEST(McpClientModern, AModernOnlyStdioServerSlowToStartIsProbedAgain) {
+  http::HttpClient timers;
+  McpClientOptions o;
+  o.discover_timeout_ms = 200;  // shorter than its start
+  auto c = McpClient::create(test_server({"--modern", "--sleep-at-start", "1000"}), timers, o);
+  Status s = connect(*c);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(c->modern());
+  EXPECT_EQ(c->protocol_version(), kModernVersion);
+  c->close();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Cancelling a request by the id call_tool returned (its first round's)
+// reaches the round in flight: the server is told that round's id.
+TEST(McpClientModern, CancelReachesTheRoundInFlight) {
+  const std::string log = (std::filesystem::temp_directory_path() / ("mcp-rounds-" + std::to_string(getpid()))).string();
+  std::filesystem::remove(log);
+  http::HttpClient timers;
+  McpClientOptions o;
+  o.capabilities = {{"elicitation", json::object()}};
+  auto c = McpClient::create(test_server({"--modern"}, log), timers, o);
+  std::promise<void> asked;
+  c->on_request([&](const std::string&, const json&, std::function<void(Result<json>)> reply) {
+    reply(json{{"action", "accept"}, {"content", {{"name", "Alice"}}}});
+    asked.set_value();
+  });
+  ASSERT_TRUE(connect(*c).ok());
+  ASSERT_TRUE(c->modern());
+  auto done = std::make_shared<std::promise<Result<json>>>();
+  auto result = done->get_future();
+  const int64_t first = c->call_tool("ask_then_silent", json::object(), [done](Result<json> r) { done->set_value(std::move(r)); });
+  auto a = asked.get_future();
+  ASSERT_EQ(a.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  // The second round is sent once the answer is in; the server never answers it.
+  const int64_t second = first + 1;
+  EXPECT_TRUE(eventually([&] { return c->cancel(first, "no longer needed"); }));
+  auto r = get(result);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cancelled: no longer needed"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(eventually([&] { return read_text(log).find("cancelled " + std::to_string(second)) != std::string::npos; }))
+      << read_text(log);
+  EXPECT_FALSE(c->cancel(first, "again"));
+  c->close();
+  std::filesystem::remove(log);
+}
+
+// A request cancelled while the client gathers its input for the next round
+// ends at once, and that round is never sent.
+TEST(McpClientModern, CancelBetweenRoundsEndsTheRequestAndSendsNoMoreRounds) {
+  ModernServer s;
+  http::HttpClient h;
+  McpClientOptions o;
+  o.capabilities = {{"elicitation", json::object()}};
+  auto c = McpClient::create(std::make_unique<McpHttpClientTransport>(h, s.url), h, o);
+  std::mutex mu;
+  std::function<void(Result<json>)> held;  // the first question's reply, given only after the cancel
+  int questions = 0;
+  c->on_request([&](const std::string&, const json&, std::function<void(Result<json>)> reply) {
+    std::lock_guard lock(mu);
+    if (++questions == 1) held = std::move(reply);
+  });
+  ASSERT_TRUE(connect(*c).ok());
+  std::atomic<int> calls{0};
+  auto done = std::make_shared<std::promise<Result<json>>>();
+  auto result = done->get_future();
+  const int64_t first = c->call_tool("test_input_required_result_multi_round", json::object(), [&calls, done](Result<json> r) {
+    if (++calls == 1) done->set_value(std::move(r));
+  });
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mu);
+    return questions == 1;
+  }));
+  EXPECT_TRUE(c->cancel(first, "changed my mind"));
+  auto r = get(result);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cancelled: changed my mind"), std::string::npos) << r.error().message;
+  std::function<void(Result<json>)> reply;
+  {
+    std::lock_guard lock(mu);
+    reply = held;
+  }
+  reply(json{{"action", "accept"}, {"content", {{"name", "Alice"}}}});
+  // Had the next round gone, its answer (the second question) would reach
+  // the handler, and the callback could run twice.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(calls.load(), 1);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(questions, 1);
   c->close();
 }
 

@@ -89,6 +89,32 @@ TEST(McpClientTasks, TheTasksQuestionsGoToTheRequestHandler) {
   c->close();
 }
 
+// A call that first asks for input (a round of its own) and then becomes a
+// task is one call throughout: known by the id call_tool returned, it
+// completes with the task's result and is then no longer cancellable.
+TEST(McpClientTasks, ACallAskingForInputBeforeItsTaskCompletesAsOneCall) {
+  TaskServerOverHttp s;
+  http::HttpClient h;
+  auto c = McpClient::create(std::make_unique<McpHttpClientTransport>(h, s.url), h, elicitation_client());
+  std::atomic<int> asked{0};
+  c->on_request([&](const std::string&, const json&, std::function<void(Result<json>)> reply) {
+    ++asked;
+    reply(json{{"action", "accept"}, {"content", {{"name", "Alice"}}}});
+  });
+  ASSERT_TRUE(connect(*c).ok());
+  auto p = std::make_shared<std::promise<Result<json>>>();
+  auto f = p->get_future();
+  const int64_t id = c->call_tool("test_tool_with_task", json::object(), [p](Result<json> r) { p->set_value(std::move(r)); });
+  auto r = get(f);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["content"][0]["text"], "Hello, Alice!");
+  EXPECT_EQ(asked.load(), 1);
+  EXPECT_EQ(s.server.tasks().size(), 1u);
+  EXPECT_EQ(c->tasks_awaited(), 0u);
+  EXPECT_FALSE(c->cancel(id, "too late"));
+  c->close();
+}
+
 TEST(McpClientTasks, CancellingTheCallCancelsItsTask) {
   TaskServerOverHttp s;
   http::HttpClient h;

@@ -330,7 +330,8 @@ TEST(McpHttp, AFullServerEvictsFromTheBusiestClient) {
 
 // Requests answered as event streams run on threads of their own, at most
 // max_running_streams at once: one more is refused with 503 before its stream
-// opens, while JSON answers go on.
+// opens, while JSON answers go on — and so do the tools the server answers
+// at once, which never leave the connection's thread.
 TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   auto backend = std::move(ConformanceFixture::load().value());
   McpServer server{*backend};
@@ -378,9 +379,19 @@ TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   }
   ASSERT_NE(got.find("elicitation/create"), std::string::npos) << got;
 
+  // A tool that may log (so it runs on a request thread).
   const std::string call = json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
-                                {"params", {{"name", "test_simple_text"}}}}
+                                {"params", {{"name", "test_tool_with_logging"}}}}
                                .dump();
+  const std::string quick = json{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "tools/call"},
+                                 {"params", {{"name", "test_simple_text"}}}}
+                                .dump();
+  auto at_once = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}}, quick,
+                        "application/json");
+  ASSERT_TRUE(at_once);
+  EXPECT_EQ(at_once->status, 200) << at_once->body;
+  EXPECT_EQ(at_once->get_header_value("Content-Type"), "application/json");
+  EXPECT_NE(at_once->body.find("This is a simple text response for testing."), std::string::npos) << at_once->body;
   auto busy = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}}, call,
                      "application/json");
   ASSERT_TRUE(busy);

@@ -1,7 +1,8 @@
 // McpOAuth against a local authorization server: a stored refresh token is
-// used before a new authorization, a refused refresh falls back to one, and
-// a server without PKCE S256 or without metadata is refused with an error
-// that names what failed.
+// used before a new authorization, a refused refresh falls back to one, a
+// token near its expiry is refreshed before the request (on an injected
+// clock), and a server without PKCE S256 or without metadata is refused with
+// an error that names what failed.
 #include "protocols/mcp/mcp_oauth.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "../../runtime/http/test_server.hpp"
+#include "protocols/mcp/mcp_http_client_transport.hpp"
 #include "protocols/mcp/oauth_pkce.hpp"
 #include "protocols/mcp/oauth_redirect.hpp"
 
@@ -35,6 +37,7 @@ struct OAuthTestServer {
   std::atomic<bool> show_sign_in_page{false};  // /authorize wants a person
   std::mutex mu;
   std::vector<std::map<std::string, std::string>> token_requests;
+  std::vector<std::string> mcp_authorizations;  // the Authorization header of each POST /mcp
   std::string challenge;  // code_challenge of the last authorization request
 
   OAuthTestServer() {
@@ -82,6 +85,21 @@ struct OAuthTestServer {
         res.set_content(R"({"error":"invalid_grant","error_description":"refresh token revoked"})", "application/json");
       }
     });
+    // The MCP server itself: it takes only the refreshed token.
+    srv.server.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string auth = req.get_header_value("Authorization");
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        mcp_authorizations.push_back(auth);
+      }
+      if (auth != "Bearer at-refreshed") {
+        res.status = 401;
+        res.set_header("WWW-Authenticate", "Bearer resource_metadata=\"" + srv.url("/.well-known/oauth-protected-resource/mcp") + "\"");
+        return;
+      }
+      const json id = json::parse(req.body).value("id", json());
+      res.set_content(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", json::object()}}.dump(), "application/json");
+    });
     srv.start();
   }
   std::string issuer() const { return "http://127.0.0.1:" + std::to_string(srv.port); }
@@ -95,6 +113,8 @@ struct McpOAuthFlow : ::testing::Test {
   OAuthTestServer as;
   http::HttpClient http;
   std::shared_ptr<OAuthTokenStore> store = std::make_shared<OAuthTokenStore>("");
+  // The injected clocks run this far ahead of the real ones.
+  std::atomic<int64_t> steady_ahead_s{0}, wall_ahead_s{0};
 
   std::shared_ptr<McpOAuth> oauth(std::function<void(const std::string&)> ask_user = nullptr,
                                   std::string redirect_uri = "", int64_t user_timeout_ms = 300'000) {
@@ -104,6 +124,11 @@ struct McpOAuthFlow : ::testing::Test {
     s.redirect_uri = redirect_uri.empty() ? as.srv.url("/callback") : redirect_uri;
     s.ask_user = std::move(ask_user);
     s.store = store;
+    s.steady_clock = [this] { return std::chrono::steady_clock::now() + std::chrono::seconds(steady_ahead_s.load()); };
+    s.wall_clock = [this] {
+      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
+             wall_ahead_s.load();
+    };
     return McpOAuth::create(http, "'docs'", as.srv.url("/mcp"), s);
   }
   Status challenge(McpOAuth& o, int status, const std::string& used) {
@@ -117,7 +142,103 @@ struct McpOAuthFlow : ::testing::Test {
   void store_old_tokens() {
     ASSERT_TRUE(store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", "rt1", "", 1, "Bearer", ""}).ok());
   }
+  // A one-hour token stored with `left_s` seconds to go.
+  void store_tokens_expiring_in(int64_t left_s, const std::string& refresh = "rt1") {
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    ASSERT_TRUE(
+        store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", refresh, "", now + left_s, "Bearer", "", 3600}).ok());
+  }
+  // refresh_ahead(), waited for.
+  void refresh_ahead(McpOAuth& o) {
+    std::promise<void> p;
+    auto f = p.get_future();
+    o.refresh_ahead([&p] { p.set_value(); });
+    ASSERT_EQ(f.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  }
 };
+
+TEST_F(McpOAuthFlow, AStoredTokenNearItsExpiryIsRefreshedBeforeTheRequest) {
+  store_tokens_expiring_in(30);  // within the last minute of an hour
+  auto o = oauth();
+  EXPECT_TRUE(o->refresh_due());
+  refresh_ahead(*o);
+  EXPECT_EQ(o->access_token(), "at-refreshed");
+  EXPECT_EQ(as.authorize_hits, 0);
+  const auto t = as.tokens();
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].at("grant_type"), "refresh_token");
+  EXPECT_EQ(t[0].at("refresh_token"), "rt1");
+  EXPECT_FALSE(o->refresh_due());  // the new token has a minute to go, its margin is 6 s
+  const auto stored = store->tokens(as.srv.url("/mcp"));
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->lifetime, 60);
+  EXPECT_GT(stored->expires_at, 0);
+}
+
+TEST_F(McpOAuthFlow, AFarExpiryOrNoRefreshTokenMeansNothingToDoAhead) {
+  store_tokens_expiring_in(3000);
+  EXPECT_FALSE(oauth()->refresh_due());
+  store_tokens_expiring_in(30, "");
+  EXPECT_FALSE(oauth()->refresh_due());  // nothing to refresh with: the 401 path renews it
+  EXPECT_TRUE(as.tokens().empty());
+}
+
+// The lifetime runs on the monotonic clock: a jump of the wall clock does
+// not make a token due, the time passing does.
+TEST_F(McpOAuthFlow, ATokenIsRenewedAheadOfItsExpiryOnTheMonotonicClock) {
+  store_old_tokens();
+  auto o = oauth();
+  ASSERT_TRUE(challenge(*o, 401, "at-old").ok());  // at-refreshed, expires_in 60: due 6 s before
+  ASSERT_EQ(o->access_token(), "at-refreshed");
+  wall_ahead_s = 3600;
+  EXPECT_FALSE(o->refresh_due());
+  steady_ahead_s = 40;
+  EXPECT_FALSE(o->refresh_due());
+  steady_ahead_s = 55;
+  EXPECT_TRUE(o->refresh_due());
+  refresh_ahead(*o);
+  const auto t = as.tokens();
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].at("grant_type"), "refresh_token");
+  EXPECT_FALSE(o->refresh_due());  // a new minute from now
+}
+
+TEST_F(McpOAuthFlow, AFailedRefreshAheadLeavesTheTokenForThe401Path) {
+  store_tokens_expiring_in(30);
+  as.refresh_ok = false;
+  auto o = oauth();
+  ASSERT_TRUE(o->refresh_due());
+  refresh_ahead(*o);
+  EXPECT_EQ(o->access_token(), "at-old");  // still valid for half a minute
+  EXPECT_EQ(as.authorize_hits, 0);         // no new authorization ahead of time
+  EXPECT_FALSE(o->refresh_due());          // tried once for this token
+  // The server's 401 then runs the whole flow: refresh, then a new authorization.
+  ASSERT_TRUE(challenge(*o, 401, "at-old").ok());
+  EXPECT_EQ(o->access_token(), "at-new");
+  EXPECT_EQ(as.authorize_hits, 1);
+}
+
+// Through the HTTP transport: the first request already carries the
+// refreshed token, so the MCP server never sees the expiring one.
+TEST_F(McpOAuthFlow, TheTransportRefreshesAheadBeforeItsRequestGoes) {
+  store_tokens_expiring_in(30);
+  McpHttpClientOptions opt;
+  opt.oauth = oauth();
+  McpHttpClientTransport t(http, as.srv.url("/mcp"), opt);
+  std::promise<json> answer;
+  McpClientTransport::Handlers h;
+  h.on_message = [&answer](const json& m) { answer.set_value(m); };
+  ASSERT_TRUE(t.start(h).ok());
+  t.set_protocol_version("2025-11-25");
+  t.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}});
+  auto f = answer.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  EXPECT_TRUE(f.get().contains("result"));
+  t.close();
+  std::lock_guard<std::mutex> lock(as.mu);
+  EXPECT_EQ(as.mcp_authorizations, std::vector<std::string>{"Bearer at-refreshed"});
+}
 
 TEST_F(McpOAuthFlow, AStoredRefreshTokenIsUsedBeforeANewAuthorization) {
   store_old_tokens();

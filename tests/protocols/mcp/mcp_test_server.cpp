@@ -19,7 +19,16 @@
 //   tools/call structured  structuredContent {"n": 7}
 //   notifications/cancelled  logged to stderr as "cancelled <requestId>"
 //
-// Usage: mcp_test_server [--version V] [--exit-at-start]
+// --silent-before-initialize: a request other than initialize before it gets
+// no answer at all (legacy servers that ignore server/discover).
+// --modern: a server that speaks only 2026-07-28: server/discover answers,
+// initialize is refused (-32601), and
+//   tools/call ask_then_silent  an InputRequiredResult (one elicitation), and
+//                               the retry carrying the answer is never answered
+// --sleep-at-start MS: reads nothing for MS ms first (a slow start).
+//
+// Usage: mcp_test_server [--version V] [--exit-at-start] [--silent-before-initialize] [--modern]
+//                        [--sleep-at-start MS]
 #include <unistd.h>
 
 #include <fstream>
@@ -49,9 +58,13 @@ json text_result(const std::string& t) { return {{"content", json::array({{{"typ
 
 int main(int argc, char** argv) {
   std::string version;
+  bool silent_before_initialize = false, modern = false, initialized = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--version" && i + 1 < argc) version = argv[++i];
+    if (a == "--silent-before-initialize") silent_before_initialize = true;
+    if (a == "--modern") modern = true;
+    if (a == "--sleep-at-start" && i + 1 < argc) usleep(static_cast<useconds_t>(std::stoi(argv[++i])) * 1000);
     if (a == "--exit-at-start") {
       std::cerr << "mcp_test_server: refusing to start (--exit-at-start)" << std::endl;
       return 2;
@@ -71,7 +84,24 @@ int main(int argc, char** argv) {
     }
     if (id.is_null()) continue;  // other notifications, responses
     auto result = [&](json r) { send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(r)}}); };
+    if (silent_before_initialize && !initialized && method != "initialize") continue;
+    if (modern) {
+      if (method == "server/discover") {
+        result({{"supportedVersions", {"2026-07-28"}},
+                {"capabilities", {{"tools", json::object()}}},
+                {"_meta", {{"io.modelcontextprotocol/serverInfo", {{"name", "mcp_test_server"}, {"version", "1"}}}}}});
+      } else if (method == "tools/call" && params.value("name", "") == "ask_then_silent") {
+        if (!params.contains("inputResponses"))
+          result({{"resultType", "input_required"},
+                  {"inputRequests", {{"q", {{"method", "elicitation/create"}, {"params", {{"message", "name?"}}}}}}}});
+        // the retry is never answered
+      } else {
+        send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", -32601}, {"message", "Method not found (2026-07-28 only)"}}}});
+      }
+      continue;
+    }
     if (method == "initialize") {
+      initialized = true;
       result({{"protocolVersion", version.empty() ? params.value("protocolVersion", "2025-11-25") : version},
               {"capabilities", {{"tools", {{"listChanged", true}}}}},
               {"serverInfo", {{"name", "mcp_test_server"}, {"version", "1"}}}});
