@@ -349,13 +349,41 @@ TEST_F(ServeTest, ASessionMcpClientIsAskedByElicitationAndAnswers) {
       << declined->dump();
   c->close();
 
-  server_->stop();
+  // The session's company stops with the server: SIGTERM is enough.
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.describe();
   std::multiset<std::string> states;
   const json listed = json::parse(history.out);
   for (const auto& t : listed["tasks"]) states.insert(t.value("status", ""));
   EXPECT_EQ(states, (std::multiset<std::string>{"canceled", "done"})) << history.out;
+}
+
+// A task run by a 2025-11-25 client in its MCP session runs in a company
+// session of its own; SIGTERM then stops that session's actors and the
+// server exits by itself, as it does with no task run.
+TEST_F(ServeTest, AServerThatRanASessionMcpClientsTaskExitsOnSigterm) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const auto session = open_mcp_session();
+  ASSERT_FALSE(session.empty());
+  auto call = request("POST", "/mcp",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 2},
+                           {"method", "tools/call"},
+                           {"params", {{"name", "run_task"}, {"arguments", {{"task", "hello"}}}}}}
+                          .dump(),
+                      session);
+  ASSERT_EQ(call.status, 200) << call.body << server_->log();
+  // One JSON object, or an event stream ending with it.
+  const bool stream = call.header("content-type").find("event-stream") != std::string::npos;
+  const std::vector<json> events = stream ? sse_events(call.body) : std::vector<json>{json::parse(call.body)};
+  ASSERT_FALSE(events.empty()) << call.body;
+  EXPECT_EQ(events.back()["result"]["content"][0]["text"], "answer to hello") << call.body;
+
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
 }
 
 }  // namespace
