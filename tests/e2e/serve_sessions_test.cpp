@@ -4,6 +4,7 @@
 // company session; the tasks' model calls overlap (the mock saw several in
 // flight at once); and the ledgers add up: what the tasks report, what the
 // journal's expense ledger holds and the shared budget's saved state agree.
+#include <condition_variable>
 #include <set>
 #include <thread>
 
@@ -357,6 +358,39 @@ TEST_F(ServeTest, ASessionMcpClientIsAskedByElicitationAndAnswers) {
   const json listed = json::parse(history.out);
   for (const auto& t : listed["tasks"]) states.insert(t.value("status", ""));
   EXPECT_EQ(states, (std::multiset<std::string>{"canceled", "done"})) << history.out;
+}
+
+// SIGTERM while a session client's task waits for the answer to its
+// elicitation: the call is canceled and the server still exits by itself.
+TEST_F(ServeTest, AServerStopsOnSigtermWhileASessionMcpClientIsAsked) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  http::HttpClient h;
+  mcp::McpClientOptions o;
+  o.protocol_version = "2025-11-25";
+  o.capabilities = {{"elicitation", json::object()}};
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(h, base_ + "/mcp"), h, o);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool asked = false;
+  std::function<void(Result<json>)> unanswered;  // the user never answers
+  c->on_request([&](const std::string&, const json&, std::function<void(Result<json>)> reply) {
+    std::lock_guard lock(mu);
+    unanswered = std::move(reply);
+    asked = true;
+    cv.notify_all();
+  });
+  ASSERT_TRUE(mcp::testing::connect(*c).ok()) << server_->log();
+  std::thread caller([&] { (void)mcp::testing::call(*c, "run_task", {{"task", "the weather at dawn"}}); });
+  {
+    std::unique_lock lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return asked; })) << server_->log();
+  }
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
+  caller.join();
+  c->close();
 }
 
 // A task run by a 2025-11-25 client in its MCP session runs in a company
