@@ -12,6 +12,7 @@
 #include "actors/journal_actor.hpp"
 #include "actors/judge_actor.hpp"
 #include "actors/scheduler_tuning.hpp"
+#include "actors/spawning_thread.hpp"
 #include "actors/strategy_actors.hpp"
 #include "actors/ledger_actor.hpp"
 #include "actors/provider_chat_client.hpp"
@@ -225,6 +226,7 @@ std::shared_ptr<economy::Budget> CompanyRuntime::budget_handle() const { return 
 std::shared_ptr<memory::MemoryService> CompanyRuntime::memory_handle() const { return impl_->memory_service; }
 
 Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) {
+  const SpawningThread spawning;  // the caller's thread may outlive the runtime
   auto impl = std::make_unique<Impl>();
   impl->config = o.config;
   const config::Config& c = impl->config;

@@ -7,6 +7,7 @@
 #include "actors/journal_actor.hpp"
 #include "actors/model_client_actor.hpp"
 #include "actors/scheduler_tuning.hpp"
+#include "actors/spawning_thread.hpp"
 #include "cluster/agent_host.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/inline_delivery.hpp"
@@ -63,6 +64,7 @@ Result<std::unique_ptr<ClusterNode>> ClusterNode::start(NodeOptions options) {
 }
 
 Status ClusterNode::start_impl() {
+  const actors::SpawningThread spawning;  // the caller's thread may outlive the node
   auto self = options_.cluster.node(options_.name);
   if (!self.ok()) return self.error();
   self_ = *self;

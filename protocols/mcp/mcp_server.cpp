@@ -116,8 +116,11 @@ struct McpServer::Impl {
         [this](const std::string& id, const json& detailed) { subscriptions.task_status(id, detailed); });
   }
 
+  // Sends `method` to the client and waits for its answer: up to `timeout`,
+  // and only while `canceled` (when given) stays false: a closed session or a
+  // stopping server cancels its calls, which must not wait out the timeout.
   Result<json> request_client(const Scope& sc, const std::string& method, const json& params,
-                              std::chrono::milliseconds timeout) {
+                              std::chrono::milliseconds timeout, const std::atomic<bool>* canceled = nullptr) {
     const std::string id = "kaisha-" + std::to_string(next_id++);
     auto promise = std::make_shared<std::promise<Result<json>>>();
     auto future = promise->get_future();
@@ -130,9 +133,21 @@ struct McpServer::Impl {
     std::optional<Result<json>> outcome;
     if (!sent)
       outcome = Error{"unavailable", "cannot send " + method + " to the client: its stream is closed"};
-    else if (future.wait_for(timeout) != std::future_status::ready)
-      outcome = Error{"timeout", "the client did not answer " + method + " within " +
-                                     std::to_string(timeout.count()) + " ms"};
+    else {
+      const auto until = std::chrono::steady_clock::now() + timeout;
+      constexpr auto kCancelCheck = std::chrono::milliseconds(100);
+      while (future.wait_for(kCancelCheck) != std::future_status::ready) {
+        if (canceled && canceled->load()) {
+          outcome = Error{"canceled", "the request was canceled while waiting for the client's answer to " + method};
+          break;
+        }
+        if (std::chrono::steady_clock::now() >= until) {
+          outcome = Error{"timeout", "the client did not answer " + method + " within " +
+                                         std::to_string(timeout.count()) + " ms"};
+          break;
+        }
+      }
+    }
     {
       std::lock_guard lock(mu);
       pending.erase(json(id).dump());
@@ -183,11 +198,12 @@ struct McpServer::Impl {
       };
       Scope copy = sc;
       auto timeout = self.options_.client_request_timeout;
-      c.ask_client = [this, copy, timeout](const json& requests, const json&) -> Result<json> {
+      // The call's cancel flag is set after this (begin_request): read at the ask.
+      c.ask_client = [this, copy, timeout, &call](const json& requests, const json&) -> Result<json> {
         json answers = json::object();
         for (auto it = requests.begin(); it != requests.end(); ++it) {
           auto r = request_client(copy, it.value().value("method", ""), it.value().value("params", json::object()),
-                                  timeout);
+                                  timeout, call.ctx.cancel_flag.get());
           if (!r) return r.error();
           answers[it.key()] = std::move(*r);
         }

@@ -77,6 +77,14 @@ class ServeTest : public E2eTest {
     return headers;
   }
 
+  // SIGTERM: the server's exit code once it has stopped by itself, or -1 if
+  // it still runs after a bound far above a clean stop's (a hang; the
+  // fixture's stop() then kills it).
+  int stop_and_wait_exit() {
+    server_->signal(SIGTERM);
+    return server_->wait_exit(std::chrono::seconds(20));
+  }
+
   std::unique_ptr<BackgroundProcess> server_;
   std::string cfg_;
   std::string base_;

@@ -4,6 +4,7 @@
 // company session; the tasks' model calls overlap (the mock saw several in
 // flight at once); and the ledgers add up: what the tasks report, what the
 // journal's expense ledger holds and the shared budget's saved state agree.
+#include <condition_variable>
 #include <set>
 #include <thread>
 
@@ -323,13 +324,74 @@ TEST_F(ServeTest, ASessionMcpClientIsAskedByElicitationAndAnswers) {
       << declined->dump();
   c->close();
 
-  server_->stop();
+  // The session's company stops with the server: SIGTERM is enough.
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.describe();
   std::multiset<std::string> states;
   const json listed = json::parse(history.out);
   for (const auto& t : listed["tasks"]) states.insert(t.value("status", ""));
   EXPECT_EQ(states, (std::multiset<std::string>{"canceled", "done"})) << history.out;
+}
+
+// SIGTERM while a session client's task waits for the answer to its
+// elicitation: the call is canceled and the server still exits by itself.
+TEST_F(ServeTest, AServerStopsOnSigtermWhileASessionMcpClientIsAsked) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  http::HttpClient h;
+  mcp::McpClientOptions o;
+  o.protocol_version = "2025-11-25";
+  o.capabilities = {{"elicitation", json::object()}};
+  auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(h, base_ + "/mcp"), h, o);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool asked = false;
+  std::function<void(Result<json>)> unanswered;  // the user never answers
+  c->on_request([&](const std::string&, const json&, std::function<void(Result<json>)> reply) {
+    std::lock_guard lock(mu);
+    unanswered = std::move(reply);
+    asked = true;
+    cv.notify_all();
+  });
+  ASSERT_TRUE(mcp::testing::connect(*c).ok()) << server_->log();
+  std::thread caller([&] { (void)mcp::testing::call(*c, "run_task", {{"task", "the weather at dawn"}}); });
+  {
+    std::unique_lock lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return asked; })) << server_->log();
+  }
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
+  caller.join();
+  c->close();
+}
+
+// A task run by a 2025-11-25 client in its MCP session runs in a company
+// session of its own; SIGTERM then stops that session's actors and the
+// server exits by itself, as it does with no task run.
+TEST_F(ServeTest, AServerThatRanASessionMcpClientsTaskExitsOnSigterm) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const auto session = open_mcp_session();
+  ASSERT_FALSE(session.empty());
+  auto call = request("POST", "/mcp",
+                      json{{"jsonrpc", "2.0"},
+                           {"id", 2},
+                           {"method", "tools/call"},
+                           {"params", {{"name", "run_task"}, {"arguments", {{"task", "hello"}}}}}}
+                          .dump(),
+                      session);
+  ASSERT_EQ(call.status, 200) << call.body << server_->log();
+  // One JSON object, or an event stream ending with it.
+  const bool stream = call.header("content-type").find("event-stream") != std::string::npos;
+  const std::vector<json> events = stream ? sse_events(call.body) : std::vector<json>{json::parse(call.body)};
+  ASSERT_FALSE(events.empty()) << call.body;
+  EXPECT_EQ(events.back()["result"]["content"][0]["text"], "answer to hello") << call.body;
+
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   EXPECT_NE(result["result"]["content"][0]["text"].get<std::string>().find("MCP answer: done."), std::string::npos)
       << result.dump();
 
-  server_->stop();
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
 
   // The journal and the ledgers, read back by the CLI from the same database.
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});

@@ -195,7 +195,7 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
   ASSERT_EQ(again.status, 200) << server_->log();
   EXPECT_EQ(json::parse(again.body)["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED") << again.body;
   EXPECT_TRUE(all_served_utf8("the log of kaisha serve", server_->log()));
-  server_->stop();
+  EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();  // its MCP session's company stops too
 
   // What was journaled reads back as valid UTF-8 too.
   RunResult history = kaisha({"history", "--config", cfg_, "--db", db(), "--json"});
