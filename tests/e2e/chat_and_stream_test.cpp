@@ -244,28 +244,19 @@ TEST_F(AskingChatE2e, TheNextLineAnswersTheQuestionAndTheTaskGoesOn) {
 // RequestBudgetIncrease in a chat: the user's "yes" raises the budget of
 // the company the chat runs, and `kaisha budget` shows it.
 TEST_F(AskingChatE2e, AYesAtThePromptRaisesTheBudget) {
-  start_mock(R"(
-rules:
-  - match: { model: ceo-model, last_role: tool, last_tool_name: RequestBudgetIncrease }
-    reply: { text: "Budget: {{last_tool}}" }
-  - match: { model: ceo-model, last_user: "research" }
-    reply:
-      tool_calls:
-        - name: RequestBudgetIncrease
-          arguments: { budget: expense, amount: 2, reason: "To read two more reports." }
-)");
+  start_mock(kBudgetRaiseScript);
   ConfigOptions o;
   o.expense_total = 5;
   const std::string cfg = write_config(o);
   RunResult r = chat(cfg, "research the market\nYes.\n/quit\n");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_NE(r.err.find("raise its expense budget by $2.00"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("raise its expense budget by $3.00"), std::string::npos) << r.err;
   auto results = r.events("result");
   ASSERT_EQ(results.size(), 1u) << r.describe();
-  EXPECT_NE(results[0].value("answer", "").find("raised by $2.00"), std::string::npos) << results[0].dump();
+  EXPECT_NE(results[0].value("answer", "").find("raised by $3.00"), std::string::npos) << results[0].dump();
   RunResult budget = kaisha({"budget", "--config", cfg, "--json"});
   ASSERT_EQ(budget.exit_code, 0) << budget.describe();
-  EXPECT_DOUBLE_EQ(json::parse(budget.out)["budget"]["total_expense_budget"].get<double>(), 7.0) << budget.out;
+  EXPECT_DOUBLE_EQ(json::parse(budget.out)["budget"]["total_expense_budget"].get<double>(), 8.0) << budget.out;
 }
 
 TEST_F(AskingChatE2e, AnEmptyLineDeclinesAndEndsOnlyThatTask) {

@@ -326,4 +326,17 @@ class E2eTest : public ::testing::Test {
 // The session id printed on a `--json` result line.
 inline std::string session_of(const RunResult& r) { return r.result().value("session", ""); }
 
+// A CEO that asks its user to raise the expense budget by $3 for a "research"
+// task (RequestBudgetIncrease), then answers with the tool's result.
+inline const char* kBudgetRaiseScript = R"(
+rules:
+  - match: { model: ceo-model, last_role: tool, last_tool_name: RequestBudgetIncrease }
+    reply: { text: "Budget: {{last_tool}}" }
+  - match: { model: ceo-model, last_user: "research" }
+    reply:
+      tool_calls:
+        - name: RequestBudgetIncrease
+          arguments: { budget: expense, amount: 3, reason: "もっと詳しく調べるためです。" }
+)";
+
 }  // namespace kaisha::e2e

@@ -144,11 +144,6 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
   EXPECT_NEAR(json::parse(budget.out)["budget"]["current_expense"].get<double>(), reported, 1e-9) << budget.out;
 }
 
-}  // namespace
-}  // namespace kaisha::e2e
-
-namespace kaisha::e2e {
-namespace {
 
 TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
   start_mock(kAskingScript);
@@ -220,11 +215,6 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
   EXPECT_EQ(twice.status, 403) << twice.body;
 }
 
-}  // namespace
-}  // namespace kaisha::e2e
-
-namespace kaisha::e2e {
-namespace {
 
 // A 2026-07-28 MCP client: run_task answers with an InputRequiredResult
 // carrying the question; the client retries with its user's answer and the
@@ -272,11 +262,6 @@ TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
   EXPECT_EQ(json::parse(history.out)["tasks"].size(), 1u) << history.out;
 }
 
-}  // namespace
-}  // namespace kaisha::e2e
-
-namespace kaisha::e2e {
-namespace {
 
 // A 2025-11-25 MCP client (kaisha's own, with its session): run_task asks
 // the company's question as an elicitation/create request on the call's
@@ -394,11 +379,6 @@ TEST_F(ServeTest, AServerThatRanASessionMcpClientsTaskExitsOnSigterm) {
   EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
 }
 
-}  // namespace
-}  // namespace kaisha::e2e
-
-namespace kaisha::e2e {
-namespace {
 
 // `kaisha serve` killed while a task waits for its user's answer: started
 // again, it resumes the task from the journal (the CEO's turn is not asked
@@ -462,25 +442,10 @@ TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) 
   EXPECT_EQ(requests_for("ceo-model").size(), 2u);
 }
 
-}  // namespace
-}  // namespace kaisha::e2e
-
-namespace kaisha::e2e {
-namespace {
 
 // The CEO asks its user to authorise a bigger budget (HASHIRU's economy):
 // the task pauses like any question; "はい" raises the expense budget through
 // the ledger, and `kaisha budget` shows the new total.
-const char* kBudgetRaiseScript = R"(
-rules:
-  - match: { model: ceo-model, last_role: tool, last_tool_name: RequestBudgetIncrease }
-    reply: { text: "Budget: {{last_tool}}" }
-  - match: { model: ceo-model, last_user: "research" }
-    reply:
-      tool_calls:
-        - name: RequestBudgetIncrease
-          arguments: { budget: expense, amount: 3, reason: "もっと詳しく調べるためです。" }
-)";
 
 TEST_F(ServeTest, TheCeoAsksToRaiseTheBudgetAndTheUsersYesRaisesIt) {
   start_mock(kBudgetRaiseScript);
