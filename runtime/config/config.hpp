@@ -208,9 +208,22 @@ struct ToolsConfig {
   std::map<std::string, ToolCostConfig> costs;  // declared per-call costs by tool name
 };
 
+// The journal's promises on disk and how long it keeps history (docs/durability.md).
+struct JournalConfig {
+  // normal: a committed write survives the process being killed (synchronous=NORMAL).
+  // full: it also survives a power cut or kernel crash (synchronous=FULL), at a cost per commit.
+  std::string durability = "normal";
+  // Retention, applied when a process opens the store: sessions older than
+  // keep_days days, and all but the newest keep_sessions sessions, are forgotten
+  // (`kaisha forget`). 0 = keep (the default: history is kept until asked).
+  int64_t keep_days = 0;
+  int64_t keep_sessions = 0;
+};
+
 struct Config {
   std::string source;                 // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";
+  JournalConfig journal;
   std::string cost_table_file;        // empty = data/cost_table.yaml of the install
   std::string prompts_dir;            // empty = prompts/ of the install
   CeoConfig ceo;

@@ -75,13 +75,14 @@ class ConfigParser {
     std::vector<std::string> keys = {"store",    "cost_table", "prompts_dir", "ceo",    "employee",
                                      "providers", "retry",      "budget",      "switches", "strategy",
                                      "judge",    "memory",     "tools",       "mcp_servers", "serve",
-                                     "telemetry"};
+                                     "telemetry", "journal"};
     for (const auto& s : strategy::strategies())  // each strategy's own section
       if (!s.config_section.empty()) keys.push_back(s.config_section);
     if (Status s = r_.check_keys(root, "", keys); !s) return s;
     if (Status s = r_.optional_string(root, "", "store", c_.store_path); !s) return s;
     if (Status s = r_.optional_string(root, "", "cost_table", c_.cost_table_file); !s) return s;
     if (Status s = r_.optional_string(root, "", "prompts_dir", c_.prompts_dir); !s) return s;
+    if (Status s = journal(root["journal"]); !s) return s;
     if (Status s = ceo(root["ceo"]); !s) return s;
     if (Status s = employee(root["employee"]); !s) return s;
     if (Status s = providers(root["providers"]); !s) return s;
@@ -350,6 +351,16 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     if (Status s = r_.expect_section(n, "judge", {"final_answer"}); !s) return s;
     return r_.optional_bool(n, "judge", "final_answer", c_.judge_final_answer);
+  }
+
+  Status journal(const YAML::Node& n) {
+    if (!YamlReader::present(n)) return Status::Ok();
+    const std::string p = "journal";
+    JournalConfig& j = c_.journal;
+    if (Status s = r_.expect_section(n, p, {"durability", "keep_days", "keep_sessions"}); !s) return s;
+    if (Status s = choice(n, p, "durability", j.durability, {"normal", "full"}); !s) return s;
+    if (Status s = integer(n, p, "keep_days", j.keep_days, 0); !s) return s;
+    return integer(n, p, "keep_sessions", j.keep_sessions, 0);
   }
 
   Status memory(const YAML::Node& n) {
