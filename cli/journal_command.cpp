@@ -1,3 +1,4 @@
+// kaisha journal check: SQLite's own integrity and foreign-key checks.
 // kaisha journal compact: gives the room of deleted rows (a finished task's
 // kept outcomes, forgotten sessions) back to the file system. SQLite reuses
 // free pages for later writes on its own, so the file never grows past what
@@ -48,14 +49,48 @@ int compact(const CommonOptions& o) {
   return 0;
 }
 
-const bool registered = register_command("journal", "maintain the journal (compact)", [](CLI::App* cmd) {
+// SQLite's own checks, read-only (safe while another process writes):
+// exit 0 and "ok" when the file is sound, else each problem and exit 1.
+int check(const CommonOptions& o) {
+  auto c = load_cli_config(o, /*needs_model=*/false);
+  if (!c.ok()) {
+    std::cerr << "kaisha journal check: " << c.error().message << "\n";
+    return 2;
+  }
+  if (no_journal_yet(c->store_path)) {
+    std::cerr << "kaisha journal check: no store at " << c->store_path << "\n";
+    return 2;
+  }
+  auto problems = store::JournalStore::check_file(c->store_path);
+  if (!problems.ok()) {
+    std::cerr << "kaisha journal check: " << problems.error().message << "\n";
+    return 2;
+  }
+  if (o.json) {
+    std::cout << json{{"event", "checked"}, {"store", c->store_path}, {"ok", problems->empty()}, {"problems", *problems}}
+                     .dump()
+              << std::endl;
+  } else if (problems->empty()) {
+    std::cout << c->store_path << ": ok" << std::endl;
+  } else {
+    for (const auto& p : *problems) std::cout << c->store_path << ": " << p << "\n";
+    std::cout << std::flush;
+  }
+  return problems->empty() ? 0 : 1;
+}
+
+const bool registered = register_command("journal", "maintain the journal (compact, check)", [](CLI::App* cmd) {
   auto o = std::make_shared<CommonOptions>();
   cmd->require_subcommand(1);
   auto* c = cmd->add_subcommand("compact", "shrink the store's file to what it holds (VACUUM); history is kept");
   c->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
   c->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
   c->add_flag("--json", o->json, "machine-readable output (JSON lines)");
-  return [o] { return compact(*o); };
+  auto* k = cmd->add_subcommand("check", "SQLite's integrity and foreign-key checks of the store (read-only)");
+  k->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
+  k->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
+  k->add_flag("--json", o->json, "machine-readable output (JSON lines)");
+  return [o, k] { return k->parsed() ? check(*o) : compact(*o); };
 });
 
 }  // namespace

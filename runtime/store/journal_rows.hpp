@@ -14,20 +14,15 @@ namespace kaisha::store {
 
 // The values the schema's CHECK constraints allow; JournalStore refuses any
 // other with an error naming the column (and tests compare these lists with
-// the schema).
+// the schema). A new value needs a migration that rebuilds its table (7 -> 8
+// shows how).
 inline constexpr std::array<std::string_view, 11> kStepKinds = {
     "llm_request", "llm_response", "tool_call", "tool_result", "hire", "fire",
     "ask", "answer", "refusal", "error", "note"};
-// "canceled" and "interrupted" (Ctrl-C) came after schema v1, whose CHECK on
-// tasks.status does not list them; the writer enforces this list itself
-// (PRAGMA ignore_check_constraints).
 inline constexpr std::array<std::string_view, 5> kTaskStatuses = {"running", "done", "failed", "canceled",
                                                                    "interrupted"};
 inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired", "lost"};
 inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
-// The tool_* kinds (declared tool costs) and "overshoot" (a provider billed
-// more than the call's reservation) came after schema v1, whose CHECK does not
-// list them; the writer enforces this list itself.
 inline constexpr std::array<std::string_view, 13> kLedgerKinds = {
     "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call",
     "tool_reserve", "tool_settle", "tool_release", "tool_create", "tool_delete_refund", "overshoot"};

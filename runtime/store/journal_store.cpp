@@ -161,13 +161,90 @@ CREATE TABLE ask_steps (
 ) WITHOUT ROWID;
 CREATE INDEX ask_steps_by_session ON ask_steps(session_id);
 )sql",
+    // 7 -> 8: the CHECK constraints say what the writer writes. tasks.status
+    // gained canceled and interrupted, and ledger_entries.kind the tool_* kinds
+    // and overshoot, after version 1; the writer had turned CHECKs off, so
+    // PRAGMA integrity_check failed and `sqlite3 .dump` did not restore.
+    // Each list is an OR chain: SQLite evaluates `x IN (...)` through a
+    // temporary table on every insert, several times the cost of the chain.
+    // SQLite's documented rebuild (foreign keys off, checked before commit:
+    // JournalStore::migrate); rows, rowids and indexes are kept.
+    R"sql(
+CREATE TABLE tasks_v8 (
+  id           TEXT PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  input        TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status = 'running' OR status = 'done' OR status = 'failed' OR
+                 status = 'canceled' OR status = 'interrupted'),
+  final_answer TEXT NOT NULL DEFAULT '',
+  error        TEXT NOT NULL DEFAULT '',
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER NOT NULL DEFAULT 0,
+  wall_ms      INTEGER NOT NULL DEFAULT 0,
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0,
+  strategy     TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO tasks_v8 (id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms,
+                      tokens_in, tokens_out, expense, strategy)
+  SELECT id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms,
+         tokens_in, tokens_out, expense, strategy FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v8 RENAME TO tasks;
+CREATE INDEX tasks_by_session ON tasks(session_id, started_at);
+CREATE TABLE steps_v8 (
+  id           INTEGER PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  task_id      TEXT REFERENCES tasks(id),
+  seq          INTEGER NOT NULL,
+  agent        TEXT NOT NULL DEFAULT '',
+  kind         TEXT NOT NULL CHECK (kind = 'llm_request' OR kind = 'llm_response' OR kind = 'tool_call' OR
+                 kind = 'tool_result' OR kind = 'hire' OR kind = 'fire' OR kind = 'ask' OR
+                 kind = 'answer' OR kind = 'refusal' OR kind = 'error' OR kind = 'note'),
+  payload_json TEXT NOT NULL DEFAULT '{}',
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0,
+  at           INTEGER NOT NULL
+);
+INSERT INTO steps_v8 (id, session_id, task_id, seq, agent, kind, payload_json, tokens_in, tokens_out, expense, at)
+  SELECT id, session_id, task_id, seq, agent, kind, payload_json, tokens_in, tokens_out, expense, at FROM steps;
+DROP TABLE steps;
+ALTER TABLE steps_v8 RENAME TO steps;
+CREATE INDEX steps_by_task ON steps(task_id, seq);
+CREATE INDEX steps_by_session ON steps(session_id, id);
+CREATE INDEX steps_session_level ON steps(session_id, seq) WHERE task_id IS NULL;
+CREATE TABLE ledger_entries_v8 (
+  id          INTEGER PRIMARY KEY,
+  session_id  TEXT NOT NULL REFERENCES sessions(id),
+  task_id     TEXT REFERENCES tasks(id),
+  ledger      TEXT NOT NULL CHECK (ledger = 'resource' OR ledger = 'expense'),
+  kind        TEXT NOT NULL CHECK (kind = 'hire' OR kind = 'fire_refund' OR kind = 'ask_reserve' OR
+                 kind = 'ask_settle' OR kind = 'ask_release' OR kind = 'raise' OR
+                 kind = 'ceo_call' OR kind = 'tool_reserve' OR kind = 'tool_settle' OR
+                 kind = 'tool_release' OR kind = 'tool_create' OR
+                 kind = 'tool_delete_refund' OR kind = 'overshoot'),
+  amount      REAL NOT NULL,
+  agent       TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  used_after  REAL NOT NULL DEFAULT 0,
+  total_after REAL NOT NULL DEFAULT 0,
+  at          INTEGER NOT NULL
+);
+INSERT INTO ledger_entries_v8 (id, session_id, task_id, ledger, kind, amount, agent, reason, used_after,
+                               total_after, at)
+  SELECT id, session_id, task_id, ledger, kind, amount, agent, reason, used_after, total_after, at
+  FROM ledger_entries;
+DROP TABLE ledger_entries;
+ALTER TABLE ledger_entries_v8 RENAME TO ledger_entries;
+CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
+)sql",
 };
 
-// The schema's CHECK (x IN (...)) constraints: SQLite evaluates one by
-// building a temporary table on every insert, which was half the cost of a
-// journal write. The writer connection therefore turns CHECK constraints off
-// and enforces the same lists (journal_rows.hpp) here, at the only door
-// writes come through.
+// The writer checks the schema's enumerations (journal_rows.hpp) before
+// SQLite's CHECK constraints do, for an error that names the column and the
+// values it takes.
 // Ok when `value` is one of `allowed`; otherwise an error naming the column.
 template <size_t N>
 Status check_in(const char* column, const std::string& value, const std::array<std::string_view, N>& allowed) {
@@ -309,8 +386,6 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path
   if (!db) return db.error();
   std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
   if (Status s = store->migrate(); !s) return s.error();
-  // See check_in(): the writer checks the enumerations itself.
-  if (Status s = store->db_->exec("PRAGMA ignore_check_constraints=ON"); !s) return s.error();
   if (path != ":memory:" && path.rfind("file:", 0) != 0) {
     auto c = WalCheckpointer::start(*store->db_, path);
     if (!c.ok()) return c.error();
@@ -338,6 +413,30 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
   }
   store->schema_version_ = *v;
   return store;
+}
+
+Result<std::vector<std::string>> JournalStore::check_file(const std::string& path, int limit) {
+  SqliteDb::Options o;
+  o.read_only = true;
+  auto db = SqliteDb::open(path, o);
+  if (!db) return db.error();
+  std::vector<std::string> problems;
+  auto integrity = (*db)->prepare("PRAGMA integrity_check(" + std::to_string(limit) + ")");
+  if (!integrity) return integrity.error();
+  for (auto row = integrity->step(); ; row = integrity->step()) {
+    if (!row) return row.error();
+    if (!*row) break;
+    if (integrity->column_text(0) != "ok") problems.push_back(integrity->column_text(0));
+  }
+  auto fk = (*db)->prepare("PRAGMA foreign_key_check");
+  if (!fk) return fk.error();
+  for (auto row = fk->step(); static_cast<int>(problems.size()) < limit; row = fk->step()) {
+    if (!row) return row.error();
+    if (!*row) break;
+    problems.push_back("row " + std::to_string(fk->column_int(1)) + " of " + fk->column_text(0) + " refers to a " +
+                       fk->column_text(2) + " row that is not there");
+  }
+  return problems;
 }
 
 // A database with tables but no schema_version table belongs to another
@@ -370,7 +469,18 @@ Result<int> JournalStore::read_schema_version() {
 
 // Invariant: schema_version holds exactly one row once version >= 1, and a
 // migration and its version bump commit together.
+// Migrations run with foreign keys off, as SQLite's procedure for rebuilding a
+// table requires (dropping a table others refer to would otherwise delete or
+// refuse), and commit only when PRAGMA foreign_key_check finds nothing.
+// (foreign_keys cannot change inside a transaction: it is set around it.)
 Status JournalStore::migrate() {
+  if (Status s = db_->exec("PRAGMA foreign_keys=OFF"); !s) return s;
+  Status migrated = migrate_in_transaction();
+  if (Status s = db_->exec("PRAGMA foreign_keys=ON"); !s) return s;
+  return migrated;
+}
+
+Status JournalStore::migrate_in_transaction() {
   return db_->transaction([&]() -> Status {
     if (Status s = refuse_foreign_database(); !s) return s;
     if (Status s = db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !s)
@@ -383,9 +493,24 @@ Status JournalStore::migrate() {
                                 " is newer than this kaisha (" +
                                 std::to_string(current_schema_version()) + ")"};
     }
+    const int from = version;
+    if (from == current_schema_version()) {
+      schema_version_ = from;
+      return Status::Ok();
+    }
+    // Rows a damaged file already had (a partial restore) stay as they were;
+    // a migration may not add one.
+    auto broken_before = foreign_key_violations();
+    if (!broken_before) return broken_before.error();
     for (; version < current_schema_version(); ++version) {
       if (Status s = db_->exec(kMigrations[version]); !s) return s;
     }
+    auto broken_after = foreign_key_violations();
+    if (!broken_after) return broken_after.error();
+    if (*broken_after > *broken_before)
+      return Error{"store", db_->path() + ": migrating the journal from schema version " + std::to_string(from) +
+                                " would leave " + std::to_string(*broken_after - *broken_before) +
+                                " rows whose referenced rows are missing; nothing was changed"};
     if (Status s = db_->exec("DELETE FROM schema_version"); !s) return s;
     auto ins = db_->prepare("INSERT INTO schema_version(version) VALUES (?1)");
     if (!ins) return ins.error();
@@ -393,6 +518,17 @@ Status JournalStore::migrate() {
     schema_version_ = version;
     return Status::Ok();
   });
+}
+
+Result<int64_t> JournalStore::foreign_key_violations() {
+  auto fk = db_->prepare("PRAGMA foreign_key_check");
+  if (!fk) return fk.error();
+  int64_t n = 0;
+  for (auto row = fk->step();; row = fk->step()) {
+    if (!row) return row.error();
+    if (!*row) return n;
+    ++n;
+  }
 }
 
 Status JournalStore::in_txn(const std::function<Status()>& body) {

@@ -46,6 +46,10 @@ class JournalStore {
   static Result<std::unique_ptr<JournalStore>> open(const std::string& path);
   // Opens an existing journal for reading only.
   static Result<std::unique_ptr<JournalStore>> open_read_only(const std::string& path);
+  // SQLite's own checks of the journal at `path`, read-only and at any schema
+  // version: every problem PRAGMA integrity_check and PRAGMA foreign_key_check
+  // report, at most `limit` of them (none: the file is sound).
+  static Result<std::vector<std::string>> check_file(const std::string& path, int limit = 100);
 
   // Milliseconds since the epoch.
   static int64_t now_ms();
@@ -165,6 +169,9 @@ class JournalStore {
  private:
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
   Status migrate();
+  Status migrate_in_transaction();
+  // Rows whose foreign key names a row that is not there (PRAGMA foreign_key_check).
+  Result<int64_t> foreign_key_violations();
   Result<int> read_schema_version();
   // Fails with "<path> is not a kaisha journal ..." when the database has
   // tables but none of them is kaisha's schema_version.

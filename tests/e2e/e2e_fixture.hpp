@@ -38,6 +38,7 @@
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/store/sqlite_db.hpp"
 
 namespace kaisha::e2e {
 
@@ -69,6 +70,39 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// ------------------------------------------------------------------ SQLite files
+
+// Whether `p` starts with SQLite's file header (journals, memory stores).
+inline bool is_sqlite_file(const fs::path& p) {
+  char head[16] = {};
+  std::ifstream in(p, std::ios::binary);
+  return in.read(head, sizeof head) && std::string(head, sizeof head) == std::string("SQLite format 3", 16);
+}
+
+// SQLite's own verdict on the file at `p`: "ok", or what it found wrong.
+inline std::string sqlite_integrity(const fs::path& p) {
+  auto db = store::SqliteDb::open(p.string(), store::SqliteDb::Options{true, false, 5000});
+  if (!db.ok()) return db.error().message;
+  auto q = (*db)->prepare("PRAGMA integrity_check");
+  if (!q.ok()) return q.error().message;
+  std::string out;
+  for (auto row = q->step(); row.ok() && *row; row = q->step()) out += (out.empty() ? "" : "; ") + q->column_text(0);
+  return out;
+}
+
+// Every SQLite file below `dir` (a scenario's journals and memory stores,
+// however the scenario ended: killed, interrupted, restored) passes
+// PRAGMA integrity_check.
+inline void expect_sqlite_files_intact(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code fe;
+    if (!it->is_regular_file(fe) || !is_sqlite_file(it->path())) continue;
+    EXPECT_EQ(sqlite_integrity(it->path()), "ok") << it->path();
+  }
+}
 
 // ------------------------------------------------------------------ child process
 
@@ -217,6 +251,10 @@ struct ConfigOptions {
 
 class E2eTest : public ::testing::Test {
  protected:
+  // Whatever a scenario did to its journal, SQLite's own check passes on it.
+  // A fixture that stops processes in its TearDown calls this after them.
+  void TearDown() override { expect_sqlite_files_intact(dir_.path()); }
+
   // Parses `script` (YAML rules) and serves it on 127.0.0.1:<ephemeral>.
   void start_mock(const std::string& script, mockllm::MockServerOptions options = {}) {
     auto parsed = mockllm::parse_mock_script(script, "test-script.yaml");

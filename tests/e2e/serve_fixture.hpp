@@ -11,7 +11,10 @@ namespace kaisha::e2e {
 
 class ServeTest : public E2eTest {
  protected:
-  void TearDown() override { server_.reset(); }
+  void TearDown() override {
+    server_.reset();
+    E2eTest::TearDown();
+  }
 
   // Starts `kaisha serve --http 127.0.0.1:0` on cfg_ and reads its URL from the log.
   void start_serve() {

@@ -1,9 +1,12 @@
 #include "runtime/store/journal_store.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <sys/wait.h>
@@ -695,42 +698,373 @@ TEST_F(JournalStoreTest, FireFindsTheCurrentHireThroughAnIndex) {
   EXPECT_EQ(all->front().fired_at, 1);
 }
 
-// The writer enforces the schema's CHECK (x IN (...)) lists itself (SQLite's
-// own check costs a temporary table per insert): it must accept all they allow.
-TEST_F(JournalStoreTest, EnforcedEnumerationsMatchTheSchema) {
+// The values a column's CHECK constraint allows, as written in the schema:
+// every quoted string inside "CHECK (<column> ...)".
+std::vector<std::string> schema_values(SqliteDb& db, const std::string& table, const std::string& column) {
+  auto q = db.prepare("SELECT sql FROM sqlite_master WHERE type='table' AND name=?1");
+  EXPECT_TRUE(q);
+  q->bind(1, table);
+  EXPECT_TRUE(q->step());
+  const std::string sql = q->column_text(0);
+  const std::string open = "CHECK (" + column + " ";
+  const size_t from = sql.find(open);
+  EXPECT_NE(from, std::string::npos) << sql;
+  if (from == std::string::npos) return {};
+  size_t end = from + std::string("CHECK ").size();
+  for (int depth = 0; end < sql.size(); ++end) {
+    if (sql[end] == '(') ++depth;
+    if (sql[end] == ')' && --depth == 0) break;
+  }
+  const std::string body = sql.substr(from, end - from);
+  std::vector<std::string> out;
+  for (size_t q1 = body.find('\''); q1 != std::string::npos; q1 = body.find('\'', body.find('\'', q1 + 1) + 1))
+    out.push_back(body.substr(q1 + 1, body.find('\'', q1 + 1) - q1 - 1));
+  return out;
+}
+
+template <size_t N>
+std::vector<std::string> listed(const std::array<std::string_view, N>& values) {
+  return std::vector<std::string>(values.begin(), values.end());
+}
+
+// The writer's lists (journal_rows.hpp) and the schema's CHECK constraints
+// are the same lists: SQLite's own checks pass on whatever the writer writes.
+TEST_F(JournalStoreTest, TheWritersEnumerationsAreTheSchemasChecks) {
   const std::string path = file("k.db");
   ASSERT_TRUE(open_or_die(path));
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db) << db.error().message;
-  // The IN list after "<column> ... CHECK (<column> IN (" in the table's SQL.
-  auto schema_list = [&](const std::string& table, const std::string& column) {
-    auto q = (*db)->prepare("SELECT sql FROM sqlite_master WHERE type='table' AND name=?1");
-    EXPECT_TRUE(q);
-    q->bind(1, table);
-    EXPECT_TRUE(q->step());
-    const std::string sql = q->column_text(0);
-    const std::string open = "CHECK (" + column + " IN (";
-    const size_t from = sql.find(open);
-    EXPECT_NE(from, std::string::npos) << sql;
-    const std::string body = sql.substr(from + open.size(), sql.find(')', from) - from - open.size());
-    std::vector<std::string> out;
-    for (size_t q1 = body.find('\''); q1 != std::string::npos; q1 = body.find('\'', body.find('\'', q1 + 1) + 1))
-      out.push_back(body.substr(q1 + 1, body.find('\'', q1 + 1) - q1 - 1));
-    return out;
-  };
-  // Every value the schema allows must be accepted; a list may add values
-  // that came after the schema (journal_rows.hpp says which and why).
-  auto covers = [](const auto& arr, const std::vector<std::string>& schema) {
-    for (const auto& v : schema)
-      if (std::find(arr.begin(), arr.end(), v) == arr.end()) return "'" + v + "' is missing";
-    return std::string("ok");
-  };
-  EXPECT_EQ(covers(kStepKinds, schema_list("steps", "kind")), "ok");
-  EXPECT_EQ(covers(kTaskStatuses, schema_list("tasks", "status")), "ok");
-  EXPECT_EQ(covers(kAgentStates, schema_list("agents", "state")), "ok");
-  EXPECT_EQ(covers(kLedgers, schema_list("ledger_entries", "ledger")), "ok");
-  EXPECT_EQ(covers(kLedgerKinds, schema_list("ledger_entries", "kind")), "ok");
-  EXPECT_EQ(schema_list("steps", "kind").size(), kStepKinds.size());
+  EXPECT_EQ(schema_values(**db, "steps", "kind"), listed(kStepKinds));
+  EXPECT_EQ(schema_values(**db, "tasks", "status"), listed(kTaskStatuses));
+  EXPECT_EQ(schema_values(**db, "agents", "state"), listed(kAgentStates));
+  EXPECT_EQ(schema_values(**db, "ledger_entries", "ledger"), listed(kLedgers));
+  EXPECT_EQ(schema_values(**db, "ledger_entries", "kind"), listed(kLedgerKinds));
+}
+
+// "ok", or the first problem PRAGMA integrity_check reports.
+std::string integrity(const std::string& path) {
+  auto db = SqliteDb::open(path);
+  if (!db) return db.error().message;
+  auto q = (*db)->prepare("PRAGMA integrity_check");
+  if (!q) return q.error().message;
+  auto row = q->step();
+  if (!row) return row.error().message;
+  return *row ? q->column_text(0) : "no answer";
+}
+
+// Runs `command` through the shell; its exit status (-1 if it could not run).
+int shell(const std::string& command) {
+  const int rc = std::system(command.c_str());
+  return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// Rows per table of a journal, as "table=N" lines, to compare two files.
+std::string row_counts(const std::string& path) {
+  auto db = SqliteDb::open(path, SqliteDb::Options{true, false, 5000});
+  if (!db) return db.error().message;
+  auto tables = (*db)->prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  std::string out;
+  std::vector<std::string> names;
+  while (*tables->step()) names.push_back(tables->column_text(0));
+  for (const auto& t : names) {
+    auto n = (*db)->prepare("SELECT count(*) FROM \"" + t + "\"");
+    (void)n->step();
+    out += t + "=" + std::to_string(n->column_int(0)) + "\n";
+  }
+  return out;
+}
+
+// A journal holding every value of every enumeration: a task of each status,
+// a step of each kind, an agent of each state, a ledger entry of each kind.
+void write_every_value(JournalStore& j) {
+  ASSERT_TRUE(j.create_session(session("s1")));
+  for (auto status : kTaskStatuses) {
+    const std::string id = "t-" + std::string(status);
+    ASSERT_TRUE(j.start_task("s1", id, "タスク " + std::string(status) + " 🚀", 1000, "hashiru"));
+    for (auto kind : kStepKinds) {
+      StepRow st;
+      st.session_id = "s1";
+      st.task_id = id;
+      st.agent = "ceo";
+      st.kind = std::string(kind);
+      ASSERT_TRUE(j.append_step(st));
+    }
+    for (auto ledger : kLedgers)
+      for (auto kind : kLedgerKinds) {
+        LedgerEntryRow e;
+        e.session_id = "s1";
+        e.task_id = id;
+        e.ledger = std::string(ledger);
+        e.kind = std::string(kind);
+        e.amount = 0.25;
+        ASSERT_TRUE(j.record_ledger_entry(e));
+      }
+    ASSERT_TRUE(j.keep_outcome("s1", id, 0, R"({"type":"budget","id":1,"view":{}})"));
+    if (status == "running") continue;
+    TaskOutcome o;
+    o.task_id = id;
+    o.status = std::string(status);
+    o.final_answer = status == "done" ? "完了 ✅" : "";
+    ASSERT_TRUE(j.finish_task(o)) << status;
+  }
+  for (auto state : kAgentStates) {
+    AgentRow a;
+    a.session_id = "s1";
+    a.name = "Worker-" + std::string(state);
+    a.hired_at = 100;
+    ASSERT_TRUE(j.record_hire(a));
+    if (state == "fired") {
+      ASSERT_TRUE(j.record_fire("s1", a.name, 200));
+    } else if (state == "lost") {
+      ASSERT_TRUE(j.mark_agent_lost("s1", a.name, 200));
+    }
+  }
+}
+
+// SQLite's own check passes on a journal holding every value the writer
+// writes; before schema 8 it failed ("CHECK constraint failed in tasks") as
+// soon as a task was interrupted or canceled.
+TEST_F(JournalStoreTest, AJournalWithEveryValuePassesSqlitesIntegrityCheck) {
+  const std::string path = file("k.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    write_every_value(*j);
+  }
+  EXPECT_EQ(integrity(path), "ok");
+}
+
+// The layout of schema 7's tasks, steps and ledger_entries tables (their
+// CHECK lists as schema 1 wrote them), as a journal of the version before
+// this one has them. Rebuilt from a current journal's rows, with the checks
+// off, as that version's writer wrote them.
+const char* kSchema7Tables = R"sql(
+PRAGMA foreign_keys=OFF;
+PRAGMA ignore_check_constraints=ON;
+CREATE TABLE tasks_v7 (
+  id           TEXT PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  input        TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+  final_answer TEXT NOT NULL DEFAULT '',
+  error        TEXT NOT NULL DEFAULT '',
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER NOT NULL DEFAULT 0,
+  wall_ms      INTEGER NOT NULL DEFAULT 0,
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0
+, strategy TEXT NOT NULL DEFAULT '');
+INSERT INTO tasks_v7 SELECT * FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v7 RENAME TO tasks;
+CREATE INDEX tasks_by_session ON tasks(session_id, started_at);
+CREATE TABLE steps_v7 (
+  id           INTEGER PRIMARY KEY,
+  session_id   TEXT NOT NULL REFERENCES sessions(id),
+  task_id      TEXT REFERENCES tasks(id),
+  seq          INTEGER NOT NULL,
+  agent        TEXT NOT NULL DEFAULT '',
+  kind         TEXT NOT NULL CHECK (kind IN ('llm_request', 'llm_response', 'tool_call',
+                 'tool_result', 'hire', 'fire', 'ask', 'answer', 'refusal', 'error', 'note')),
+  payload_json TEXT NOT NULL DEFAULT '{}',
+  tokens_in    INTEGER NOT NULL DEFAULT 0,
+  tokens_out   INTEGER NOT NULL DEFAULT 0,
+  expense      REAL NOT NULL DEFAULT 0,
+  at           INTEGER NOT NULL
+);
+INSERT INTO steps_v7 SELECT * FROM steps;
+DROP TABLE steps;
+ALTER TABLE steps_v7 RENAME TO steps;
+CREATE INDEX steps_by_task ON steps(task_id, seq);
+CREATE INDEX steps_by_session ON steps(session_id, id);
+CREATE INDEX steps_session_level ON steps(session_id, seq) WHERE task_id IS NULL;
+CREATE TABLE ledger_entries_v7 (
+  id          INTEGER PRIMARY KEY,
+  session_id  TEXT NOT NULL REFERENCES sessions(id),
+  task_id     TEXT REFERENCES tasks(id),
+  ledger      TEXT NOT NULL CHECK (ledger IN ('resource', 'expense')),
+  kind        TEXT NOT NULL CHECK (kind IN ('hire', 'fire_refund', 'ask_reserve', 'ask_settle',
+                'ask_release', 'raise', 'ceo_call')),
+  amount      REAL NOT NULL,
+  agent       TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  used_after  REAL NOT NULL DEFAULT 0,
+  total_after REAL NOT NULL DEFAULT 0,
+  at          INTEGER NOT NULL
+);
+INSERT INTO ledger_entries_v7 SELECT * FROM ledger_entries;
+DROP TABLE ledger_entries;
+ALTER TABLE ledger_entries_v7 RENAME TO ledger_entries;
+CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
+UPDATE schema_version SET version = 7;
+)sql";
+
+// A journal of the version before (schema 7) holding interrupted and canceled
+// tasks and the tool and overshoot ledger kinds fails SQLite's integrity
+// check; opened by this version it is rebuilt with every row and id kept,
+// and passes.
+TEST_F(JournalStoreTest, AVersion7JournalIsRebuiltWithEveryRowAndPassesTheIntegrityCheck) {
+  const std::string path = file("v7.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    write_every_value(*j);
+  }
+  {
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->exec(kSchema7Tables)) << "could not lay the journal out as schema 7";
+  }
+  EXPECT_THAT(integrity(path), HasSubstr("CHECK constraint failed in tasks"));
+  const std::string rows_before = row_counts(path);
+  std::vector<int64_t> step_ids;
+  {
+    auto ro = JournalStore::open_read_only(path);
+    ASSERT_FALSE(ro);
+    EXPECT_THAT(ro.error().message, HasSubstr("journal schema version 7"));
+  }
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
+  EXPECT_EQ(integrity(path), "ok");
+  EXPECT_EQ(row_counts(path), rows_before);
+  EXPECT_EQ((*j->get_task("t-interrupted"))->status, "interrupted");
+  EXPECT_EQ((*j->get_task("t-canceled"))->status, "canceled");
+  EXPECT_EQ(j->kept_outcomes("t-interrupted")->size(), 1u);
+  auto steps = j->task_steps("t-interrupted");
+  ASSERT_TRUE(steps);
+  ASSERT_EQ(steps->size(), kStepKinds.size());
+  EXPECT_EQ(steps->front().seq, 1);
+  // The rebuilt tables keep their checks and their foreign keys.
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db);
+  EXPECT_FALSE((*db)->exec("UPDATE tasks SET status = 'paused' WHERE id = 't-done'"));
+  EXPECT_FALSE((*db)->exec("INSERT INTO steps (session_id, task_id, seq, kind, at) VALUES ('s1', 'no-such-task', 1, 'note', 1)"));
+  // And the store still writes every value.
+  StepRow more;
+  more.session_id = "s1";
+  more.task_id = "t-running";
+  more.kind = "note";
+  EXPECT_TRUE(j->append_step(more));
+}
+
+// A journal with rows whose task is gone (as a partial restore of a dump
+// leaves them) still migrates: the orphans stay as they were, nothing else
+// is lost, and the file can be repaired or restored afterwards.
+TEST_F(JournalStoreTest, AVersion7JournalWithOrphanedRowsStillMigrates) {
+  const std::string path = file("orphan.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    write_every_value(*j);
+  }
+  {
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->exec(kSchema7Tables));
+    ASSERT_TRUE((*db)->exec("PRAGMA foreign_keys=OFF; DELETE FROM tasks WHERE id = 't-failed'"));
+  }
+  const std::string rows_before = row_counts(path);
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
+  EXPECT_EQ(row_counts(path), rows_before);
+}
+
+// The checks are on for the writer and for any other connection: a value
+// outside a list is refused by SQLite itself, not only by the writer.
+TEST_F(JournalStoreTest, SqliteRefusesAValueOutsideAList) {
+  const std::string path = file("k.db");
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j->create_session(session("s1")));
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db);
+  Status bad = (*db)->exec("INSERT INTO tasks (id, session_id, input, status, started_at) "
+                           "VALUES ('t9', 's1', 'x', 'paused', 1)");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("CHECK constraint failed"));
+}
+
+// The common backup, `sqlite3 journal.db .dump` restored with `sqlite3
+// new.db < dump.sql`, restores every row of a journal with a task of each
+// status (before schema 8 the interrupted and canceled tasks were refused,
+// orphaning their steps), and kaisha opens the copy as it opened the original.
+TEST_F(JournalStoreTest, ADumpOfAJournalWithEveryValueRestoresCompletely) {
+  const std::string path = file("ジャーナル.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    write_every_value(*j);
+  }
+  const std::string dump = file("dump.sql"), restored = file("restored.db");
+  ASSERT_EQ(shell("sqlite3 " + quoted(path) + " .dump > " + quoted(dump)), 0) << "is the sqlite3 CLI installed?";
+  ASSERT_EQ(shell("sqlite3 -bail " + quoted(restored) + " < " + quoted(dump) + " 2>" + quoted(file("err"))), 0)
+      << std::ifstream(file("err")).rdbuf();
+  std::ifstream err(file("err"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(err), {}), "");
+  EXPECT_EQ(row_counts(restored), row_counts(path));
+  EXPECT_NE(row_counts(path).find("tasks=5\n"), std::string::npos) << row_counts(path);
+  EXPECT_EQ(integrity(restored), "ok");
+  auto copy = open_or_die(restored);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->schema_version(), JournalStore::current_schema_version());
+  EXPECT_EQ((*copy->get_task("t-interrupted"))->status, "interrupted");
+  EXPECT_EQ(copy->kept_outcomes("t-interrupted")->size(), 1u);  // it can still be resumed
+}
+
+// A live journal, written by another connection while it is copied, backs up
+// with `sqlite3 journal.db ".backup copy.db"` and with VACUUM INTO: each copy
+// passes the integrity check and holds a prefix of the writes (WAL readers see
+// one committed state).
+TEST_F(JournalStoreTest, ALiveJournalBacksUpWithSqlitesBackupAndVacuumInto) {
+  const std::string path = file("live.db");
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j);
+  write_every_value(*j);
+  std::atomic<bool> stop{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    // Bounded: at most 20,000 steps, in transactions of 50.
+    for (int batch = 0; batch < 400 && !stop.load(); ++batch) {
+      Status s = j->write_batch([&]() -> Status {
+        for (int i = 0; i < 50; ++i) {
+          StepRow st;
+          st.session_id = "s1";
+          st.task_id = "t-running";
+          st.kind = "note";
+          st.payload = json{{"n", batch * 50 + i}, {"text", "書き込み中 ✍️"}};
+          if (auto r = j->append_step(st); !r) return r.error();
+        }
+        return Status::Ok();
+      });
+      if (!s) return;
+      written.fetch_add(50);
+    }
+  });
+  while (written.load() < 500) std::this_thread::yield();
+  const std::string backup = file("backup.db"), vacuumed = file("vacuumed.db");
+  const int backup_rc = shell("sqlite3 " + quoted(path) + " \".backup " + quoted(backup) + "\"");
+  const int vacuum_rc = shell("sqlite3 " + quoted(path) + " \"VACUUM INTO " + quoted(vacuumed) + "\"");
+  stop.store(true);
+  writer.join();
+  ASSERT_EQ(backup_rc, 0);
+  ASSERT_EQ(vacuum_rc, 0);
+  for (const auto& copy : {backup, vacuumed}) {
+    EXPECT_EQ(integrity(copy), "ok") << copy;
+    auto c = open_or_die(copy);
+    ASSERT_TRUE(c) << copy;
+    auto steps = c->task_steps("t-running");
+    ASSERT_TRUE(steps) << copy;
+    // The kinds written first, then whole batches of notes: a committed prefix.
+    const size_t notes = steps->size() - kStepKinds.size();
+    EXPECT_GE(notes, 500u) << copy;
+    EXPECT_EQ(notes % 50, 0u) << copy;
+    for (size_t i = 0; i < notes; ++i)
+      ASSERT_EQ((*steps)[kStepKinds.size() + i].payload.value("n", -1), static_cast<int>(i)) << copy;
+  }
 }
 
 TEST_F(JournalStoreTest, AValueOutsideAnEnumerationIsAClearError) {
