@@ -30,7 +30,8 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
         }
         const economy::AskReservation reservation = held.reservation;
         auto release = [=](std::string why) {
-          self->request(call->ledger, caf::infinite, cancel_atom::value, reservation, call->agent, call->task_id)
+          self->request(call->ledger, caf::infinite, cancel_atom::value, reservation, call->agent, call->task_id,
+                        call->kept.call, call->kept.step)
               .then([=](LedgerReply& after) {
                 ChargedCallResult r;
                 r.error = why;
@@ -54,7 +55,8 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
                     done(std::move(r));
                   };
                   auto settling = self->request(call->ledger, caf::infinite, settle_atom::value, reservation,
-                                                u.input_tokens, u.output_tokens, call->agent, call->task_id);
+                                                u.input_tokens, u.output_tokens, call->agent, call->task_id,
+                                                call->kept.call, call->kept.step);
                   if (!call->await_settle) {
                     std::move(settling).then([](LedgerReply&) {});
                     return settled({});
@@ -79,7 +81,8 @@ void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(
         }
         const economy::AskReservation reservation = held.reservation;
         auto release = [=](std::string why, msg::AskReply reply) {
-          self->request(ask->ledger, caf::infinite, cancel_atom::value, reservation, ask->agent, ask->ask.task_id)
+          self->request(ask->ledger, caf::infinite, cancel_atom::value, reservation, ask->agent, ask->ask.task_id,
+                        ask->kept.call, ask->kept.step)
               .then([=](LedgerReply& after) {
                 ChargedAskResult r;
                 r.error = why;
@@ -102,7 +105,8 @@ void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(
                     done(std::move(r));
                   };
                   auto settling = self->request(ask->ledger, caf::infinite, settle_atom::value, reservation,
-                                                u.input_tokens, u.output_tokens, ask->agent, ask->ask.task_id);
+                                                u.input_tokens, u.output_tokens, ask->agent, ask->ask.task_id,
+                                                ask->kept.call, ask->kept.step);
                   if (!ask->await_settle) {
                     std::move(settling).then([](LedgerReply&) {});
                     return settled({});

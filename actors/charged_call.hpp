@@ -28,6 +28,16 @@ std::chrono::milliseconds model_call_timeout(const config::Config& c);
 // The output cap a charged call is sent with when its request names none.
 inline constexpr int64_t kDefaultMaxOutputTokens = 4096;
 
+// The kept record (driver/replay_log.hpp) a call's charge is journaled with,
+// in one commit: the outcome of call `call` of its task (step -1), or step
+// `step` of the tool loop of that task's ask `call`. A crash then leaves both
+// or neither, so a resume never pays again for a call whose answer it has.
+// call 0: none; the charge is journaled on its own, with the next batch.
+struct KeptWith {
+  int64_t call = 0;
+  int64_t step = -1;
+};
+
 struct ChargedCall {
   caf::actor ledger;
   caf::actor model_client;
@@ -46,6 +56,7 @@ struct ChargedCall {
   bool await_settle = true;
   // The traceparent of the span this call belongs under; "" = the task's root.
   std::string trace;
+  KeptWith kept;
 };
 
 struct ChargedCallResult {
@@ -72,6 +83,7 @@ struct ChargedAsk {
   // of the employee's system prompt and the prompt) make the reservation.
   msg::AskRequest ask;
   bool await_settle = true;  // as in ChargedCall
+  KeptWith kept;             // as in ChargedCall
 };
 
 struct ChargedAskResult {

@@ -1,6 +1,8 @@
 #include "actors/company_runtime.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -133,6 +135,16 @@ std::vector<std::shared_ptr<void>> runtime_metrics(telemetry::MetricsRegistry& r
   return out;
 }
 
+// Sends `a` an exit and waits, on this thread (never a scheduler's), until
+// it has terminated or `limit` has passed.
+void stop_and_wait(const caf::actor& a, std::chrono::milliseconds limit) {
+  auto gone = std::make_shared<std::promise<void>>();
+  std::future<void> terminated = gone->get_future();
+  a->attach_functor([gone] { gone->set_value(); });
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  terminated.wait_for(limit);
+}
+
 }  // namespace
 
 struct CompanyRuntime::Impl {
@@ -209,8 +221,12 @@ struct CompanyRuntime::Impl {
     for (auto& a : strategy_actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     strategy_actors.clear();
     runners.clear();
+
     for (auto* a : {&judge, &ceo, &ledger, &model_client, &journal}) {
-      if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+      // The ledger journals the charges it holds as it exits (ledger_actor.hpp):
+      // the journal is told to exit once they are in its mailbox.
+      if (*a && a == &ledger) stop_and_wait(*a, std::chrono::seconds(10));
+      else if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
       *a = nullptr;  // a detached actor's thread ends only when no handle is left
     }
     system.reset();  // waits for the actors (the journal finishes its writes)
@@ -597,18 +613,17 @@ msg::TaskResult CompanyRuntime::Impl::run(msg::TaskRequest req, std::shared_ptr<
     d.running_target = nullptr;
   };
   out = d.wait_for<msg::TaskResult>(
-      std::move(stopped), [target, not_running, journal = d.journal, req = std::move(req), log = std::move(log)](
+      std::move(stopped), [target, not_running, ledger = d.ledger, req = std::move(req), log = std::move(log)](
                               caf::event_based_actor* self, const OnceCallback<msg::TaskResult>& done) {
         // The result is handed back once the journal has committed what the
-        // task wrote (queued before the result came here), without a round
-        // trip to the calling thread in between.
-        auto committed = [self, not_running, journal, done](msg::TaskResult r) {
+        // task wrote (queued before the result came here, the charges the
+        // ledger held until the task's end among them: hence through the
+        // ledger), without a round trip to the calling thread in between.
+        auto committed = [self, not_running, ledger, done](msg::TaskResult r) {
           not_running();  // an interrupt from now on no longer concerns this task
           // Shared by the two handlers below, so the result is not copied.
           auto result = std::make_shared<msg::TaskResult>(std::move(r));
-          self->request(journal, caf::infinite, sync_atom::value, JournalOp([](store::JournalStore&) {}))
-              .then([done, result](bool) { done(std::move(*result)); },
-                    [done, result](caf::error&) { done(std::move(*result)); });
+          after_ledger_synced(self, ledger, [done, result] { done(std::move(*result)); });
         };
         auto answered = [committed](msg::TaskResult& r) { committed(std::move(r)); };
         auto failed = [self, committed, tid = req.task_id](caf::error& e) {
@@ -667,6 +682,12 @@ void CompanyRuntime::interrupt(const std::string& why) {
     std::lock_guard<std::mutex> lock(impl_->running_mu);
     tid = impl_->running_task;
   }
+  // First the charges the ledger holds for answers not kept yet: they are
+  // paid for, and the journal is synced behind them.
+  impl_->wait_for<bool>(false, [ledger = impl_->ledger](caf::event_based_actor* self, const OnceCallback<bool>& done) {
+    self->request(ledger, std::chrono::seconds(10), done_atom::value)
+        .then([done](bool) { done(true); }, [done](caf::error&) { done(false); });
+  });
   JournalOp op = [tid, why](store::JournalStore& s) {
     if (tid.empty()) return;
     store::TaskOutcome o;

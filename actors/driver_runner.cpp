@@ -179,6 +179,11 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
   return false;
 }
 
+KeptWith DriverRunner::kept_with(const Scope& s, CallId id) {
+  if (s.direct || id == 0) return {};
+  return KeptWith{static_cast<int64_t>(id - numbering(s.tid).base), -1};
+}
+
 AskKeeping DriverRunner::keeping(const Scope& s, CallId id) {
   if (s.direct) return {};
   const CallId call = id - numbering(s.tid).base;
@@ -203,7 +208,7 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
         using T = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<T, CallModel>) {
           // The budget after a call is known only when it waited for its settlement.
-          kit_.call_model(hooks_.model_role(e), std::move(e.request), e.await_settle,
+          kit_.call_model(hooks_.model_role(e), std::move(e.request), e.await_settle, kept_with(s, e.id),
                           [this, s, id = e.id, settled = e.await_settle](ChargedCallResult r) {
                             json budget = settled ? r.budget.to_json() : json::object();
                             answer(s, ModelAnswered{id, r.ok, r.refused, std::move(r.error), std::move(r.response),
@@ -231,9 +236,9 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
             kit_.ask(e.agent, e.prompt, e.job, e.await_settle, keeping(s, e.id), std::move(answered));
           else
             kit_.ask_turn(e.agent, std::move(e.messages), std::move(e.tools), e.job, e.await_settle,
-                          std::move(answered));
+                          kept_with(s, e.id), std::move(answered));
         } else if constexpr (std::is_same_v<T, Audit>) {
-          kit_.audit(e.producer, e.instruction, e.claim, [this, s, id = e.id](AuditOutcome o) {
+          kit_.audit(e.producer, e.instruction, e.claim, kept_with(s, e.id).call, [this, s, id = e.id](AuditOutcome o) {
             using K = JudgeRuled::Kind;
             const K kind = o.kind == AuditOutcome::Kind::verdict        ? K::verdict
                            : o.kind == AuditOutcome::Kind::judge_failed ? K::judge_failed

@@ -92,6 +92,8 @@ class DriverRunner {
   bool replayed(const Scope& s, driver::Effect& e);
   // How ask `id` of scope `s` keeps its employee's loop (a task's asks only).
   AskKeeping keeping(const Scope& s, driver::CallId id);
+  // The kept outcome the charges of effect `id` are journaled with.
+  KeptWith kept_with(const Scope& s, driver::CallId id);
 
   caf::event_based_actor* self_;
   StrategyKit& kit_;

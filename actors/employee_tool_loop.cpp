@@ -213,6 +213,8 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   call.model_ref = spec_.model_ref;
   call.request = std::move(request);
   call.trace = run->ask.trace;
+  // Its answer is kept as the loop's next step (keep(): the steps run one at a time).
+  if (run->ask.call != 0 && !run->ask.task_id.empty()) call.kept = KeptWith{run->ask.call, run->steps};
   charged_chat(self_, std::move(call), [this, run](ChargedCallResult r) {
     if (r.refused) {
       journal(run, msg::EventKind::refusal, json{{"error", r.error}, {"call", "employee_model"}});

@@ -356,6 +356,26 @@ void journal_ledger(const caf::actor& j, LedgerRecord rec) {
   post(j, [row = ledger_row(std::move(rec))](store::JournalStore& s) { report(s.record_ledger_entry(row)); });
 }
 
+void journal_with_charges(const caf::actor& j, std::vector<LedgerRecord> charges, std::string budget_session,
+                          std::optional<economy::BudgetState> state, std::function<void(store::JournalStore&)> keep) {
+  if (!j) return;
+  std::vector<store::LedgerEntryRow> rows;
+  rows.reserve(charges.size());
+  for (auto& rec : charges) rows.push_back(ledger_row(std::move(rec)));
+  post(j, [rows = std::move(rows), session = std::move(budget_session), state = std::move(state),
+           keep = std::move(keep)](store::JournalStore& s) {
+    // One savepoint inside the batch's transaction: the batch commits them together.
+    report(s.atomically([&]() -> Status {
+      for (const auto& row : rows)
+        if (auto id = s.record_ledger_entry(row); !id.ok()) return id.error();
+      if (state)
+        if (Status w = s.save_budget_state(session, state->to_json()); !w.ok()) return w;
+      if (keep) keep(s);
+      return Status::Ok();
+    }));
+  });
+}
+
 void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& j, std::vector<LedgerRecord> records,
                             std::string session_id, std::optional<economy::BudgetState> state,
                             std::function<void(Status)> done) {

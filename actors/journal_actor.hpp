@@ -116,6 +116,14 @@ void journal_ledger(const caf::actor& journal, LedgerRecord record);
 void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& journal,
                             std::vector<LedgerRecord> records, std::string session_id,
                             std::optional<economy::BudgetState> state, std::function<void(Status)> done);
+// A kept record (`keep`: an outcome or an ask's step, or nothing) with the
+// ledger rows of the calls it answers and the budget `state` after them
+// (when given, saved under `budget_session`): written in one commit, so a
+// crash leaves all of them or none. In order with the other writes; a row
+// that cannot be written is reported on stderr, as journal_ledger's are.
+void journal_with_charges(const caf::actor& journal, std::vector<LedgerRecord> charges,
+                          std::string budget_session, std::optional<economy::BudgetState> state,
+                          std::function<void(store::JournalStore&)> keep);
 // The ledger's state after a change. Sent as numbers: the JSON is built when
 // written, once per batch for the newest state (snapshots supersede each other).
 void journal_budget_state(const caf::actor& journal, std::string session_id, economy::BudgetState state);

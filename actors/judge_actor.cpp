@@ -130,6 +130,7 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
         call.cost = d.cost;
         call.agent = kJudge;
         call.task_id = req.task_id;
+        call.kept = KeptWith{req.kept_call, -1};
         call.model_ref = d.model_ref;
         if (promise.span) call.trace = telemetry::traceparent_of(*promise.span);
         call.request.messages = {{llm::Role::system, prompt->system, {}, "", ""},

@@ -7,22 +7,38 @@
 #include <sstream>
 
 #include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
 #include "actors/journal_actor.hpp"
 #include "runtime/driver/outcome_codec.hpp"
+#include "runtime/driver/pending_calls.hpp"
+#include "runtime/economy/held_charges.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
 namespace {
+
+using Held = economy::HeldCharges<LedgerRecord>;
+
+// Rows held at most, all calls together: past this (a flood of calls whose
+// records never come) they are journaled on their own, as before holding.
+constexpr size_t kMaxHeldRows = 4096;
 
 struct LedgerActorState {
   std::shared_ptr<economy::Budget> budget;
   caf::actor journal;
   std::string session;
   std::string budget_session;  // whose budget state this is (a shared budget's owner)
+  Held held;  // settlements waiting for the records that keep their answers
   static inline const char* name = "ledger";
 };
 
 using Self = caf::stateful_actor<LedgerActorState>;
+
+// The budget as the journal holds it: without the held settlements, so a
+// crash never leaves a charge counted on disk whose row is not there.
+economy::BudgetState on_disk(Self* self) {
+  return self->state.held.unsaved().taken_from(self->state.budget->snapshot());
+}
 
 // Replies carry the six GetBudget numbers; only (budget_atom) gets the full view.
 LedgerReply reply_ok(Self* self) {
@@ -59,7 +75,37 @@ struct Change {
 void record(Self* self, Change change) {
   auto& st = self->state;
   for (auto& row : change.rows) journal_ledger(st.journal, std::move(row));
-  if (change.state) journal_budget_state(st.journal, st.budget_session, st.budget->snapshot());
+  if (change.state) journal_budget_state(st.journal, st.budget_session, on_disk(self));
+}
+
+// Journals what is held under `key` together with the kept record `keep`
+// writes (nothing held: `keep` alone, still behind every charge sent before).
+void journal_held(Self* self, const Held::Key& key, std::function<void(store::JournalStore&)> keep) {
+  auto& st = self->state;
+  std::vector<LedgerRecord> rows;
+  std::optional<economy::BudgetState> state;
+  if (auto taken = st.held.take(key)) {
+    rows = std::move(*taken);
+    state = on_disk(self);
+  }
+  journal_with_charges(st.journal, std::move(rows), st.budget_session, std::move(state), std::move(keep));
+}
+
+// Journals every held row of `task` (every task's when empty) on its own:
+// their records will not come (the task ended first), or too many are held.
+void release_held(Self* self, const std::string& task) {
+  for (const auto& key : self->state.held.keys_of(task)) journal_held(self, key, nullptr);
+}
+
+// A settlement or release of a call whose answer will be kept (`kept`):
+// held until that record, then journaled with it. Otherwise as record().
+void record_or_hold(Self* self, Change change, const std::string& task, const KeptWith& kept,
+                    const economy::BudgetState& before) {
+  auto& st = self->state;
+  if (task.empty() || kept.call == 0 || !st.journal) return record(self, std::move(change));
+  st.held.hold(Held::Key{task, kept.call, kept.step}, std::move(change.rows),
+               economy::BudgetChange::between(before, st.budget->snapshot()));
+  if (st.held.rows() > kMaxHeldRows) release_held(self, "");
 }
 
 // Hires, fires, tools' create and delete costs and raises: answered once
@@ -72,7 +118,7 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
   auto promise = self->make_response_promise<LedgerReply>();
   auto& st = self->state;
   std::optional<economy::BudgetState> state;
-  if (change.state) state = st.budget->snapshot();
+  if (change.state) state = on_disk(self);
   journal_ledger_durably(self, st.journal, std::move(change.rows), st.budget_session, std::move(state),
                          [self, promise, reply = std::move(reply), undo = std::move(undo)](Status s) mutable {
                            if (s.ok()) {
@@ -83,7 +129,7 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
                              undo();
                              // The state on disk converges on the one in memory.
                              journal_budget_state(self->state.journal, self->state.budget_session,
-                                                  self->state.budget->snapshot());
+                                                  on_disk(self));
                            }
                            LedgerReply refused = reply_refused(self, "the ledger could not save this change, so it "
                                                                      "was not made: " + s.error().message);
@@ -108,6 +154,12 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
   self->state.journal = std::move(journal);
   self->state.budget_session = budget_session.empty() ? session : std::move(budget_session);
   self->state.session = std::move(session);
+  // Held charges are paid for whether or not their records come: journaled
+  // when the ledger stops.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    release_held(self, "");
+    self->quit(msg.reason);
+  });
   return {
       [=](hire_atom, const economy::ModelCost& cost, const std::string& agent,
           const std::string& task) -> caf::result<LedgerReply> {
@@ -140,7 +192,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         return out;
       },
       [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out, const std::string& agent,
-          const std::string& task) -> caf::result<LedgerReply> {
+          const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
+        const economy::BudgetState before = self->state.budget->snapshot();
         const double over = self->state.budget->settle_ask(r, in, out);
         const double usd = economy::Budget::expense_for(r.cost, in, out);
         Change c{{}, true};
@@ -157,11 +210,12 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         }
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;
-        record(self, std::move(c));
+        record_or_hold(self, std::move(c), task, KeptWith{kept_call, kept_step}, before);
         return reply;
       },
       [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
-          const std::string& task) -> caf::result<LedgerReply> {
+          const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
+        const economy::BudgetState before = self->state.budget->snapshot();
         self->state.budget->cancel_ask(r);
         // Nothing was charged (the hold was never journaled), but the failed
         // call stays visible next to the settled ones.
@@ -169,7 +223,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
         Change c;
         c.record(self, task, "expense", "ask_release", 0, agent, why.str());
-        record(self, std::move(c));
+        record_or_hold(self, std::move(c), task, KeptWith{kept_call, kept_step}, before);
         return reply_ok(self);
       },
       // A tool call's declared cost, held like a model call of one "token"
@@ -231,13 +285,14 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         return commit(self, std::move(c), reply_ok(self));
       },
       [=](outcome_atom, const std::string& task, int64_t seq, std::shared_ptr<driver::Outcome>& outcome) {
-        // Here, not straight to the journal: queued after every charge this
-        // ledger was sent before it (kit.keep_outcome), so a kept outcome's
-        // charge is committed with it or before it. A record that cannot be
-        // written only means the call runs again on a resume. Encoded on the
-        // journal's thread, off the task's path.
-        journal_op(self->state.journal, [session = self->state.session, task, seq,
-                                         outcome = std::move(outcome)](store::JournalStore& s) {
+        // Here, not straight to the journal: with the charges held for this
+        // call, and queued after every other charge sent here before it. A
+        // record that cannot be written only means the call runs again on a
+        // resume (and its charges go with it). Encoded on the journal's
+        // thread, off the task's path.
+        const Held::Key key{task, driver::id_of(*outcome), -1};  // before `outcome` moves into the op
+        journal_held(self, key, [session = self->state.session, task, seq,
+                                 outcome = std::move(outcome)](store::JournalStore& s) {
           if (Status st = s.keep_outcome(session, task, seq, driver::encode(*outcome)); !st.ok())
             std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
                          static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
@@ -245,14 +300,24 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](ask_step_atom, const std::string& task, int64_t call, int64_t step,
           std::shared_ptr<driver::AskStep>& kept) {
-        // As an outcome: after the charges the employee sent before it.
-        journal_op(self->state.journal, [session = self->state.session, task, call, step,
-                                         kept = std::move(kept)](store::JournalStore& s) {
+        // As an outcome: with the charges held for this step.
+        journal_held(self, Held::Key{task, call, step}, [session = self->state.session, task, call, step,
+                                                        kept = std::move(kept)](store::JournalStore& s) {
           if (Status st = s.keep_ask_step(session, task, call, step, driver::encode(*kept)); !st.ok())
             std::fprintf(stderr, "kaisha: journal: step %lld of ask %lld of task %s not kept: %s\n",
                          static_cast<long long>(step), static_cast<long long>(call), task.c_str(),
                          st.error().message.c_str());
         });
+      },
+      [=](done_atom, const std::string& task) {
+        // The task ended: what it still holds belongs to calls whose answers
+        // were not kept (it was canceled or failed first).
+        release_held(self, task);
+      },
+      [=](done_atom) {
+        // The process is about to end (interrupted): everything held goes now.
+        release_held(self, "");
+        return true;
       },
       [=](sync_atom) -> caf::result<bool> {
         // The kept outcomes and steps went to the journal from here, in order:

@@ -5,7 +5,8 @@
 // committed before they are answered; a change the journal cannot commit is
 // answered as a refusal saying so (and a hire or a tool's creation is not
 // made). Settlements and releases, one or two per model call, are answered
-// at once and committed with the journal's next batch (within ~2 ms).
+// at once and committed with the record that keeps the call's answer (see
+// below), or with the journal's next batch (within ~2 ms) when none will.
 // Reservations make concurrent asks unable to overshoot a budget; a hold is
 // not journaled (after a restart nothing is in flight).
 //
@@ -14,8 +15,15 @@
 //   (hire_atom, ModelCost, agent, task)            charge both create costs or refuse
 //   (fire_atom, ModelCost, agent, task)            refund create_resource_cost
 //   (reserve_atom, ModelCost, est_in, max_out, agent, task)  hold a call's worst case
-//   (settle_atom, AskReservation, in, out, agent, task)      charge the actual call
-//   (cancel_atom, AskReservation, agent, task)     release a call that did not happen
+//   (settle_atom, AskReservation, in, out, agent, task, kept_call, kept_step)
+//        charge the actual call
+//   (cancel_atom, AskReservation, agent, task, kept_call, kept_step)
+//        release a call that did not happen
+//        A settlement or release of a task's call with kept_call != 0 (KeptWith,
+//        charged_call.hpp) is held, rows and budget, until the kept record it names
+//        reaches the ledger, and journaled in one commit with it; the budget state
+//        journaled meanwhile leaves it out. Held rows are journaled on their own when
+//        the task ends, at (done_atom), when the ledger exits, or past 4,096 rows.
 //   (reserve_atom, tool_atom, ModelCost, agent, task)        hold one tool call's declared
 //        cost (ModelCost.name = the tool, invoke_resource_cost, invoke_expense_cost = USD)
 //   (settle_atom | cancel_atom, tool_atom, AskReservation, agent, task)  charge / release it
@@ -28,8 +36,10 @@
 //   (switch_atom, "resource"|"expense", on)        enable/disable a ledger
 //   (outcome_atom, task, seq, shared_ptr<Outcome>)  keep a driver's outcome for a resume
 //   (ask_step_atom, task, call, step, shared_ptr<AskStep>)  keep a step of an employee's
-//        tool loop for a resume; both are journaled behind every charge sent before them
-//        (no reply)
+//        tool loop for a resume; both are journaled behind every charge sent before them,
+//        in one commit with the charges held for them (no reply)
+//   (done_atom, task)                              the task ended: journal what it holds (no reply)
+//   (done_atom)                                    journal everything held; answers true
 //   (sync_atom)                                    answers true once everything sent here
 //        before it is on disk (false when the journal could not say so): the tool loop
 //        and the drivers start a tool only after the answer that asked for it is kept

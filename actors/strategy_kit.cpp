@@ -110,6 +110,7 @@ void StrategyKit::finish(msg::TaskResult r) {
   task_.reset();
   std::shared_ptr<Fires> fires = std::exchange(fires_, nullptr);
   journal_task_finish(deps_.journal, deps_.session_id, r);
+  release_held_charges(t.id);
   if (!t.span.span_id.empty()) {
     t.span.set(telemetry::attr::kGenAiUsageInputTokens, r.tokens_in);
     t.span.set(telemetry::attr::kGenAiUsageOutputTokens, r.tokens_out);
@@ -154,6 +155,7 @@ void StrategyKit::fail_on_exception(std::function<void(const std::string& why)> 
       auto promise = task_->promise;
       task_.reset();
       journal_task_finish(deps_.journal, deps_.session_id, r);
+      release_held_charges(r.task_id);
       promise.deliver(std::move(r));
     }
     return handler_failure_error(why);
@@ -250,6 +252,10 @@ void StrategyKit::dismiss(const std::string& name) {
   journal_agent_fired(deps_.journal, deps_.session_id, name);
 }
 
+void StrategyKit::release_held_charges(const std::string& tid) const {
+  if (deps_.ledger) self_->send(deps_.ledger, done_atom::value, tid);
+}
+
 void StrategyKit::keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const {
   self_->send(deps_.ledger, outcome_atom::value, tid, seq, std::move(outcome));
 }
@@ -292,12 +298,12 @@ void StrategyKit::ask(const std::string& name, const std::string& prompt, const 
   msg::AskRequest a{deps_.session_id, task_id(), prompt, deps_.config.employee.max_output_tokens, job};
   a.call = keeping.call;
   a.replay = std::move(keeping.replay);
-  send_ask(name, std::move(a), bound, await_settle, std::move(done));
+  send_ask(name, std::move(a), bound, await_settle, KeptWith{keeping.call, -1}, std::move(done));
 }
 
 void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages,
                            std::vector<llm::ToolSpec> tools, const std::string& job, bool await_settle,
-                           std::function<void(ChargedAskResult)> done) {
+                           KeptWith kept, std::function<void(ChargedAskResult)> done) {
   msg::AskRequest a{deps_.session_id, task_id(), "", deps_.config.employee.max_output_tokens, job};
   a.messages = std::move(messages);
   a.tools = std::move(tools);
@@ -305,11 +311,11 @@ void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage
   shape.messages = a.messages;
   shape.tools = a.tools;
   const int64_t bound = llm::input_token_bound(shape);
-  send_ask(name, std::move(a), bound, await_settle, std::move(done));
+  send_ask(name, std::move(a), bound, await_settle, kept, std::move(done));
 }
 
 void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound,
-                           bool await_settle, std::function<void(ChargedAskResult)> done) {
+                           bool await_settle, KeptWith kept, std::function<void(ChargedAskResult)> done) {
   auto h = staff_.find(name);
   if (h == staff_.end()) {
     ChargedAskResult none;
@@ -326,6 +332,7 @@ void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t
   a.ask = std::move(ask);
   a.ask.input_token_bound = input_token_bound;
   a.await_settle = await_settle;
+  a.kept = kept;
   charged_ask(self_, std::move(a), [this, tid, done](ChargedAskResult r) {
     if (r.ok) {
       // An agent with tools charged its further calls and tools itself (extra_*).
@@ -336,7 +343,7 @@ void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t
   });
 }
 
-void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
+void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle, KeptWith kept,
                              std::function<void(ChargedCallResult)> done) {
   const std::string tid = task_id();
   ChargedCall c;
@@ -349,6 +356,7 @@ void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bo
   c.model_ref = role.model_ref;
   c.request = std::move(request);
   c.await_settle = await_settle;
+  c.kept = kept;
   charged_chat(self_, std::move(c), [this, tid, done](ChargedCallResult r) {
     if (r.ok) account(tid, r.response.usage, r.expense);
     done(std::move(r));
@@ -356,9 +364,10 @@ void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bo
 }
 
 void StrategyKit::audit(const std::string& producer, const std::string& instruction, const std::string& claim,
-                        std::function<void(AuditOutcome)> done) {
+                        int64_t kept_call, std::function<void(AuditOutcome)> done) {
   const std::string tid = task_id();
-  self_->request(deps_.judge, call_timeout_, audit_atom::value, msg::AuditRequest{tid, producer, instruction, claim})
+  self_->request(deps_.judge, call_timeout_, audit_atom::value,
+                 msg::AuditRequest{tid, producer, instruction, claim, kept_call})
       .then(
           [this, tid, done](msg::AuditVerdict& v) {
             if (!current(tid)) return;

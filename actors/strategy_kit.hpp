@@ -213,20 +213,24 @@ class StrategyKit {
   // The same for a turn (AskRequest::messages): one model call of `name`'s
   // with `messages` and `tools`; the reply's tool_requests are the caller's to run.
   void ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages, std::vector<llm::ToolSpec> tools,
-                const std::string& job, bool await_settle, std::function<void(ChargedAskResult)> done);
-  // A charged model call in `role` for the running task; `request` as in
-  // ChargedCall. On success the task is accounted.
-  void call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle,
+                const std::string& job, bool await_settle, KeptWith kept, std::function<void(ChargedAskResult)> done);
+  // A charged model call in `role` for the running task; `request` and
+  // `kept` as in ChargedCall. On success the task is accounted.
+  void call_model(const ModelRole& role, llm::ChatRequest request, bool await_settle, KeptWith kept,
                   std::function<void(ChargedCallResult)> done);
   // Keeps outcome number `seq` of task `tid` in the journal (encoded there,
   // off this actor's thread). It goes through the ledger, after every charge
   // this actor sent before it, so a kept outcome is never one whose charge
   // was lost.
   void keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const;
+  // The task `tid` ended: the ledger journals the charges it held for
+  // outcomes that will not be kept now (calls answered after the end).
+  void release_held_charges(const std::string& tid) const;
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
+  // The judge's charges for it go with the outcome of call `kept_call`.
   void audit(const std::string& producer, const std::string& instruction, const std::string& claim,
-             std::function<void(AuditOutcome)> done);
+             int64_t kept_call, std::function<void(AuditOutcome)> done);
 
  private:
   struct Hired {
@@ -243,7 +247,7 @@ class StrategyKit {
   };
 
   void send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound, bool await_settle,
-                std::function<void(ChargedAskResult)> done);
+                KeptWith kept, std::function<void(ChargedAskResult)> done);
   Result<caf::actor> place(const msg::AgentSpec& spec, const EmployeeDeps& run_as);
   // Places an agent already paid for and lists it as running (rehire, adopt).
   Status start_paid(const msg::AgentSpec& spec, const economy::ModelCost& cost, Tenure tenure,

@@ -138,7 +138,10 @@ struct AuditRequest {
   std::string producer;  // the agent whose quality score the verdict updates
   std::string instruction;
   std::string claimed_result;
-  MSGPACK_DEFINE_MAP(task_id, producer, instruction, claimed_result)
+  // The audit's call number in its task (0: none): the judge's charges are
+  // journaled with its kept outcome (actors/charged_call.hpp KeptWith).
+  int64_t kept_call = 0;
+  MSGPACK_DEFINE_MAP(task_id, producer, instruction, claimed_result, kept_call)
 };
 
 struct AuditVerdict {

@@ -113,7 +113,7 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
     // ...while work already started is settled and recorded.
     LedgerReply settled = ask_ledger(self, ledger, caf::make_message(settle_atom::value, held.reservation,
                                                                       int64_t{100}, int64_t{50}, std::string("a"),
-                                                                      std::string("t")));
+                                                                      std::string("t"), int64_t{0}, int64_t{-1}));
     EXPECT_TRUE(settled.ok) << settled.error;
 
     stall.release();

@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "actors/atoms.hpp"
+#include "actors/charged_call.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/ledger_actor.hpp"
 #include "runtime/driver/ask_step.hpp"
+#include "runtime/driver/driver_effects.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/sqlite_db.hpp"
@@ -187,6 +189,127 @@ TEST_F(LedgerDurability, AChangeTheJournalCannotCommitIsRefusedWithItsReason) {
   json disk = budget_on_disk();
   EXPECT_DOUBLE_EQ(disk["resource"]["used"].get<double>(), 10) << disk;
   EXPECT_NEAR(disk["expense"]["used"].get<double>(), 0.5, 1e-9) << disk;
+}
+
+// A model call's charge and the outcome that keeps its answer are written in
+// one commit: a crash (here: another process reading the file) finds both or
+// neither, never a charge whose answer a resume would have to pay for again.
+class ChargesWithOutcomes : public LedgerDurability {
+ protected:
+  economy::AskReservation reserve(const std::string& agent) {
+    LedgerReply held = ask_ledger(*sys_, ledger_, caf::make_message(reserve_atom::value, cost_, int64_t{100},
+                                                                      int64_t{100}, agent, std::string("t")));
+    EXPECT_TRUE(held.ok) << held.error;
+    return held.reservation;
+  }
+  void settle(const economy::AskReservation& r, const std::string& agent, int64_t out, KeptWith kept) {
+    LedgerReply settled = ask_ledger(*sys_, ledger_, caf::make_message(settle_atom::value, r, int64_t{100}, out,
+                                                                        agent, std::string("t"), kept.call, kept.step));
+    EXPECT_TRUE(settled.ok) << settled.error;
+  }
+  void keep_answer(int64_t seq, int64_t call) {
+    driver::ModelAnswered answered;
+    answered.id = call;
+    answered.ok = true;
+    answered.response.message.content = "答え ✅";
+    caf::anon_send(ledger_, outcome_atom::value, std::string("t"), seq,
+                   std::make_shared<driver::Outcome>(std::move(answered)));
+  }
+  // Everything sent to the ledger before is committed (or was never sent on).
+  void synced() {
+    caf::scoped_actor self{*sys_};
+    bool ok = false;
+    self->request(ledger_, std::chrono::seconds(30), sync_atom::value)
+        .receive([&](bool b) { ok = b; }, [&](caf::error&) {});
+    ASSERT_TRUE(ok);
+  }
+  size_t kept_on_disk() {
+    auto ro = store::JournalStore::open_read_only(path_);
+    return ro.ok() ? (*ro)->kept_outcomes("t")->size() : 999;
+  }
+  double expense_used_on_disk() {
+    json disk = budget_on_disk();
+    return disk.is_object() ? disk["expense"]["used"].get<double>() : 0.0;
+  }
+};
+
+TEST_F(ChargesWithOutcomes, AModelCallsChargeReachesTheDiskOnlyWithItsKeptOutcome) {
+  const economy::AskReservation r = reserve("a");
+  settle(r, "a", 50, KeptWith{3, -1});  // $100/M in + $100/M out: 100 in, 50 out = $0.0002
+  synced();
+  // Before the outcome: neither the charge nor the budget it moved is on disk.
+  EXPECT_TRUE(entries_on_disk().empty()) << "the charge was committed without its outcome";
+  EXPECT_DOUBLE_EQ(expense_used_on_disk(), 0.0) << budget_on_disk();
+  EXPECT_EQ(kept_on_disk(), 0u);
+  keep_answer(0, 3);
+  synced();
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kind, "ask_settle");
+  EXPECT_EQ(kept_on_disk(), 1u);
+  EXPECT_NEAR(expense_used_on_disk(), 0.0002, 1e-12) << budget_on_disk();
+  EXPECT_NEAR(budget_->summary().current_expense, 0.0002, 1e-12);  // in memory at once, as before
+}
+
+// Two calls of one task in flight at once (parallel asks): each charge goes
+// with its own outcome, not with whichever outcome comes first.
+TEST_F(ChargesWithOutcomes, EachChargeWaitsForItsOwnOutcome) {
+  const economy::AskReservation ra = reserve("a");
+  const economy::AskReservation rb = reserve("b");
+  settle(ra, "a", 50, KeptWith{1, -1});
+  settle(rb, "b", 100, KeptWith{2, -1});
+  keep_answer(0, 2);
+  synced();
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].agent, "b");
+  EXPECT_NEAR(expense_used_on_disk(), 0.0003, 1e-12) << "b's charge only: " << budget_on_disk();
+  keep_answer(1, 1);
+  synced();
+  EXPECT_EQ(entries_on_disk().size(), 2u);
+  EXPECT_NEAR(expense_used_on_disk(), 0.0005, 1e-12) << budget_on_disk();
+}
+
+// An employee's model call inside its tool loop goes with the step that keeps
+// its answer; a charge whose answer nobody keeps (no KeptWith) is journaled
+// with the next batch, as before.
+TEST_F(ChargesWithOutcomes, AnEmployeesCallGoesWithItsStepAndAnUnkeptCallGoesAtOnce) {
+  settle(reserve("w"), "w", 50, KeptWith{7, 2});
+  settle(reserve("x"), "x", 50, KeptWith{});
+  synced();
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].agent, "x");
+  driver::AskStep step;
+  step.response.message.content = "step 2";
+  caf::anon_send(ledger_, ask_step_atom::value, std::string("t"), int64_t{7}, int64_t{2},
+                 std::make_shared<driver::AskStep>(step));
+  synced();
+  EXPECT_EQ(entries_on_disk().size(), 2u);
+}
+
+// A charge stays paid for when its outcome will never be kept: the task
+// ended first (canceled), or the company stopped.
+TEST_F(ChargesWithOutcomes, HeldChargesAreJournaledWhenTheTaskEndsAndWhenTheLedgerStops) {
+  settle(reserve("a"), "a", 50, KeptWith{4, -1});
+  caf::anon_send(ledger_, done_atom::value, std::string("t"));
+  synced();
+  ASSERT_EQ(entries_on_disk().size(), 1u);
+
+  settle(reserve("b"), "b", 50, KeptWith{5, -1});
+  std::promise<void> gone;
+  ledger_->attach_functor([&gone] { gone.set_value(); });
+  caf::anon_send_exit(ledger_, caf::exit_reason::user_shutdown);
+  ASSERT_EQ(gone.get_future().wait_for(30s), std::future_status::ready);
+  {
+    caf::scoped_actor self{*sys_};
+    self->request(journal_, std::chrono::seconds(30), sync_atom::value, JournalOp([](store::JournalStore&) {}))
+        .receive([](bool) {}, [](caf::error&) {});
+  }
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].agent, "b");
+  EXPECT_NEAR(expense_used_on_disk(), 0.0004, 1e-12) << budget_on_disk();
 }
 
 }  // namespace

@@ -1,0 +1,118 @@
+// HeldCharges: a ledger's settlements waiting for the record that keeps
+// their call's answer, so that the journal writes both in one commit.
+//
+// A charge is held under the key of that record — its task, the call's
+// number in the task, and the step of an employee's tool loop (-1: the
+// call's own outcome). Taking a key returns its rows in the order they were
+// held. unsaved() is the sum of the budget changes still held: the budget a
+// journal may be shown is the live one without them (BudgetChange::taken_from),
+// so no budget on disk counts a charge whose row is not there.
+//
+// Plain data; the ledger actor owns one. Row is whatever the ledger journals.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "runtime/economy/budget.hpp"
+
+namespace kaisha::economy {
+
+// How far a change moved a budget's numbers (what a snapshot records).
+struct BudgetChange {
+  double resource_used = 0;
+  double expense_used = 0;
+  double internal_invoke_cost = 0;
+  double expense_overshoot = 0;
+  int overshoot_calls = 0;
+
+  static BudgetChange between(const BudgetState& before, const BudgetState& after) {
+    return {after.resource.used - before.resource.used, after.expense.used - before.expense.used,
+            after.internal_invoke_cost - before.internal_invoke_cost,
+            after.expense_overshoot - before.expense_overshoot, after.overshoot_calls - before.overshoot_calls};
+  }
+  BudgetChange& operator+=(const BudgetChange& o) {
+    resource_used += o.resource_used;
+    expense_used += o.expense_used;
+    internal_invoke_cost += o.internal_invoke_cost;
+    expense_overshoot += o.expense_overshoot;
+    overshoot_calls += o.overshoot_calls;
+    return *this;
+  }
+  BudgetChange& operator-=(const BudgetChange& o) {
+    resource_used -= o.resource_used;
+    expense_used -= o.expense_used;
+    internal_invoke_cost -= o.internal_invoke_cost;
+    expense_overshoot -= o.expense_overshoot;
+    overshoot_calls -= o.overshoot_calls;
+    return *this;
+  }
+  // `state` as it was before this change.
+  BudgetState taken_from(BudgetState state) const {
+    state.resource.used -= resource_used;
+    state.expense.used -= expense_used;
+    state.internal_invoke_cost -= internal_invoke_cost;
+    state.expense_overshoot -= expense_overshoot;
+    state.overshoot_calls -= overshoot_calls;
+    return state;
+  }
+};
+
+template <class Row>
+class HeldCharges {
+ public:
+  struct Key {
+    std::string task;
+    int64_t call = 0;
+    int64_t step = -1;  // -1: the call's outcome; >= 0: a step of its tool loop
+    bool operator<(const Key& o) const { return std::tie(task, call, step) < std::tie(o.task, o.call, o.step); }
+  };
+
+  void hold(const Key& key, std::vector<Row> rows, const BudgetChange& change) {
+    Held& h = held_[key];
+    rows_ += rows.size();
+    for (auto& r : rows) h.rows.push_back(std::move(r));
+    h.change += change;
+    unsaved_ += change;
+  }
+
+  // The rows held under `key`, and they are no longer held; nothing when none are.
+  std::optional<std::vector<Row>> take(const Key& key) {
+    auto it = held_.find(key);
+    if (it == held_.end()) return std::nullopt;
+    std::vector<Row> rows = std::move(it->second.rows);
+    rows_ -= rows.size();
+    unsaved_ -= it->second.change;
+    held_.erase(it);
+    return rows;
+  }
+
+  // Every key of `task` held now (every key when `task` is empty), in key order.
+  std::vector<Key> keys_of(const std::string& task) const {
+    std::vector<Key> keys;
+    for (const auto& [key, h] : held_)
+      if (task.empty() || key.task == task) keys.push_back(key);
+    return keys;
+  }
+
+  const BudgetChange& unsaved() const { return unsaved_; }
+  size_t rows() const { return rows_; }
+  bool empty() const { return held_.empty(); }
+
+ private:
+  struct Held {
+    std::vector<Row> rows;
+    BudgetChange change;
+  };
+  std::map<Key, Held> held_;
+  size_t rows_ = 0;
+  BudgetChange unsaved_;
+};
+
+}  // namespace kaisha::economy

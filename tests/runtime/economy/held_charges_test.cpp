@@ -1,0 +1,77 @@
+#include "runtime/economy/held_charges.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kaisha::economy {
+namespace {
+
+using Held = HeldCharges<std::string>;
+
+BudgetChange spent(double usd) {
+  BudgetChange c;
+  c.expense_used = usd;
+  return c;
+}
+
+TEST(HeldCharges, AKeysRowsComeBackInOrderOnceAndLeaveTheUnsavedSum) {
+  Held h;
+  h.hold({"t", 3, -1}, {"settle", "overshoot"}, spent(0.5));
+  h.hold({"t", 3, -1}, {"release"}, spent(0));
+  h.hold({"t", 4, -1}, {"other"}, spent(0.25));
+  EXPECT_EQ(h.rows(), 4u);
+  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.75);
+  auto rows = h.take({"t", 3, -1});
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(*rows, (std::vector<std::string>{"settle", "overshoot", "release"}));
+  EXPECT_FALSE(h.take({"t", 3, -1}));  // taken once
+  EXPECT_EQ(h.rows(), 1u);
+  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.25);
+}
+
+TEST(HeldCharges, AStepOfAToolLoopIsItsOwnKey) {
+  Held h;
+  h.hold({"t", 7, -1}, {"ask"}, spent(1));
+  h.hold({"t", 7, 2}, {"step 2"}, spent(2));
+  EXPECT_EQ(*h.take({"t", 7, 2}), std::vector<std::string>{"step 2"});
+  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 1);
+  EXPECT_FALSE(h.empty());
+}
+
+TEST(HeldCharges, KeysOfATaskOrOfAll) {
+  Held h;
+  h.hold({"a", 1, -1}, {"a1"}, spent(0));
+  h.hold({"b", 1, -1}, {"b1"}, spent(0));
+  h.hold({"a", 2, 0}, {"a2"}, spent(0));
+  auto a = h.keys_of("a");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].call, 1);
+  EXPECT_EQ(a[1].call, 2);
+  EXPECT_EQ(h.keys_of("").size(), 3u);
+  EXPECT_TRUE(h.keys_of("c").empty());
+}
+
+TEST(HeldCharges, TheBudgetOnDiskLeavesOutWhatIsHeld) {
+  BudgetState before;
+  before.expense.total = 10;
+  before.expense.used = 1;
+  before.internal_invoke_cost = 2;
+  BudgetState after = before;
+  after.expense.used = 1.4;
+  after.internal_invoke_cost = 2.5;
+  after.expense_overshoot = 0.1;
+  after.overshoot_calls = 1;
+  const BudgetChange c = BudgetChange::between(before, after);
+  Held h;
+  h.hold({"t", 1, -1}, {"settle"}, c);
+  BudgetState disk = h.unsaved().taken_from(after);
+  EXPECT_DOUBLE_EQ(disk.expense.used, 1);
+  EXPECT_DOUBLE_EQ(disk.internal_invoke_cost, 2);
+  EXPECT_DOUBLE_EQ(disk.expense_overshoot, 0);
+  EXPECT_EQ(disk.overshoot_calls, 0);
+  EXPECT_DOUBLE_EQ(disk.expense.total, 10);  // totals are not held
+  h.take({"t", 1, -1});
+  EXPECT_DOUBLE_EQ(h.unsaved().taken_from(after).expense.used, 1.4);
+}
+
+}  // namespace
+}  // namespace kaisha::economy
