@@ -6,19 +6,18 @@
 # soak_start BUILD_DIR PREFIX: sets $kaisha (the binary), $dir (a fresh temp
 # dir) and $kenv, the environment to run kaisha in with no way to a real
 # model (`"${kenv[@]}" "$kaisha" ARGS... &`: env execs kaisha, so $! is
-# kaisha's own pid, which a SIGKILL must reach); kills every process
-# soak_track registered when the script exits, however it exits.
+# kaisha's own pid, which a SIGKILL must reach); kills the script's
+# background jobs still running when it exits, however it exits.
 soak_start() {
   kaisha="$(cd "$1" && pwd)/cli/kaisha"
   [ -x "$kaisha" ] || { echo "no kaisha at $kaisha (build first)" >&2; exit 2; }
   dir="$(mktemp -d "/tmp/$2.XXXXXX")"
   kenv=(env -u KAISHA_MODEL -u KAISHA_DB -u OPENAI_API_KEY -u GEMINI_API_KEY -u ANTHROPIC_API_KEY
         "OLLAMA_HOST=127.0.0.1:$(free_port)")
-  soak_pids=()
   trap soak_cleanup EXIT
 }
-soak_track() { soak_pids+=("$1"); }
-soak_cleanup() { for p in "${soak_pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done; return 0; }
+# Only jobs not yet reaped: a pid reaped long ago may belong to anyone now.
+soak_cleanup() { local p; for p in $(jobs -p); do kill -9 "$p" 2> /dev/null || true; done; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -27,7 +26,6 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_mock() {
   "$kaisha" mock-llm --script "$1" --port 0 > "$2" 2>&1 &
   mock_pid=$!
-  soak_track "$mock_pid"
   mock_base=""
   for _ in $(seq 100); do
     mock_base="$(sed -n 's/^mock-llm listening on \(http:[^ ]*\).*/\1/p' "$2" | head -1)"
@@ -120,7 +118,6 @@ declare -A node_pid
 start_node() {
   "${kenv[@]}" "$kaisha" node --config "$1" --name "$2" -q >> "$dir/$2.log" 2>&1 &
   node_pid[$2]=$!
-  soak_track "$!"
 }
 
 # kill_node NAME: SIGKILL, and reaped.

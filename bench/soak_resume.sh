@@ -99,7 +99,7 @@ soak_strategy() {
   local base="$dir/$s-base.db"
   config_for "$base" "$dir/$s-base.yaml"
   "${kenv[@]}" "$kaisha" run --config "$dir/$s-base.yaml" --strategy "$s" --json "$task" > "$dir/$s-base.out" 2>&1 &
-  local runner=$!; soak_track "$runner"
+  local runner=$!
   wait_until 30 tasks_in "$base" 1 || { echo "$s: the uninterrupted run never journaled its task" >&2; cat "$dir/$s-base.out" >&2; exit 1; }
   local began; began="$(ms_now)"
   wait "$runner" || { echo "$s: the uninterrupted run failed" >&2; cat "$dir/$s-base.out" >&2; exit 1; }
@@ -113,7 +113,7 @@ soak_strategy() {
     local db="$dir/$s-$i.db" cfg_i="$dir/$s-$i.yaml"
     config_for "$db" "$cfg_i"
     "${kenv[@]}" "$kaisha" run --config "$cfg_i" --strategy "$s" --json "$task" > "$dir/$s-$i.out" 2>&1 &
-    runner=$!; soak_track "$runner"
+    runner=$!
     if ! wait_until 30 tasks_in "$db" 1; then
       echo "$s cycle $i: no task row within 30 s" >&2
       kill -9 "$runner" 2> /dev/null || true; wait "$runner" 2> /dev/null || true
@@ -171,7 +171,7 @@ soak_cluster_ceo() {
   for i in $(seq "$cycles"); do
     [ "$(date +%s)" -lt "$stop_at" ] || { echo "cluster: SOAK_MAX_MINUTES reached after $n cycles" >&2; break; }
     "${kenv[@]}" "$kaisha" submit --cluster "$ceo" --timeout 60 "$poet_lawyer_task" > /dev/null 2>&1 &
-    local client=$!; soak_track "$client"
+    local client=$!
     if ! wait_until 30 tasks_in "$dir/cluster.db" "$i"; then
       echo "cluster cycle $i: no task row within 30 s" >&2
       kill -9 "$client" 2> /dev/null || true; wait "$client" 2> /dev/null || true
