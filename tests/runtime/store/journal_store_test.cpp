@@ -769,7 +769,9 @@ using CheckpointTest = testing::TempDirTest;
 // journal.durability reaches the writer's connection: synchronous=NORMAL (1)
 // by default, FULL (2) when asked; a journal written at either level is the
 // same file to a reader.
-TEST_F(CheckpointTest, TheWritersSynchronousLevelIsTheDurabilityAsked) {
+using JournalDurabilityTest = testing::TempDirTest;
+
+TEST_F(JournalDurabilityTest, TheWritersSynchronousLevelIsTheDurabilityAsked) {
   auto normal = JournalStore::open(file("normal.db"));
   ASSERT_TRUE(normal.ok()) << normal.error().message;
   auto level = (*normal)->synchronous();
