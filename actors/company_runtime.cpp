@@ -80,7 +80,8 @@ Result<std::shared_ptr<memory::MemoryService>> start_memory(const config::Config
       return Error{"config", "memory.embedding_model '" + c.memory.embedding_model + "': " + s.error().message};
     embedder = std::make_shared<memory::ProviderEmbedder>(client, c.memory.embedding_model);
   }
-  return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder));
+  return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder),
+                                      store::durability_named(c.journal.durability));
 }
 
 msg::AgentSpec spec_from_row(const store::AgentRow& a) {
@@ -269,7 +270,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (Status s = chat->check_model(c.ceo.model); !s.ok())
     return Error{"config", "CEO model '" + c.ceo.model + "': " + s.error().message};
 
-  auto st = store::JournalStore::open(c.store_path);
+  auto st = store::JournalStore::open(c.store_path, {store::durability_named(c.journal.durability)});
   if (!st.ok()) return st.error();
   impl->store = std::shared_ptr<store::JournalStore>(std::move(st).value());
 

@@ -39,10 +39,11 @@ Status start_tracing(const config::Config& c, const std::string& node = "");
 // not files, so never "missing".
 bool no_journal_yet(const std::string& path);
 
-// Opens the journal at `path` for a command about to run the company on it:
-// read-write, so that a journal an earlier kaisha wrote is migrated first
-// (reading it as it is would refuse it). The file must exist.
-Result<std::unique_ptr<store::JournalStore>> open_to_run(const std::string& path);
+// Opens the journal (c.store_path) for a command about to run the company on
+// it: read-write with the configured durability, so that a journal an
+// earlier kaisha wrote is migrated first (reading it as it is would refuse
+// it). The file must exist.
+Result<std::unique_ptr<store::JournalStore>> open_to_run(const config::Config& c);
 
 // The session a long-running door (`kaisha serve`, a CEO node) started
 // without --session picks up, so that what its last process was doing is
@@ -50,6 +51,6 @@ Result<std::unique_ptr<store::JournalStore>> open_to_run(const std::string& path
 // when a task of it, or of a session it hosts, is still marked running (its
 // process died) and no live process holds it. "" otherwise: a new session is
 // started.
-Result<std::string> session_left_running(const std::string& store_path);
+Result<std::string> session_left_running(const config::Config& c);
 
 }  // namespace kaisha::cli

@@ -55,7 +55,7 @@ int forget(const ForgetOptions& o) {
   if (no_journal_yet(c->store_path))
     return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
   std::error_code ec;
-  auto opened = store::JournalStore::open(c->store_path);
+  auto opened = store::JournalStore::open(c->store_path, {store::durability_named(c->journal.durability)});
   if (!opened.ok()) return fail(opened.error().message, 1);
   auto& journal = **opened;
 
@@ -78,7 +78,7 @@ int forget(const ForgetOptions& o) {
       c->memory.path.empty() ? memory::MemoryService::default_path(c->store_path) : c->memory.path;
   std::unique_ptr<memory::MemoryStore> memories;
   if (std::filesystem::exists(memory_path, ec)) {
-    auto m = memory::MemoryStore::open(memory_path);
+    auto m = memory::MemoryStore::open(memory_path, store::durability_named(c->journal.durability));
     if (!m.ok()) return fail(m.error().message, 1);
     memories = std::move(m).value();
   }

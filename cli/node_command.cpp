@@ -117,7 +117,7 @@ int run_node(const NodeCommandOptions& o) {
     ro.scheduler_threads = 2;
     // A CEO node that was killed picks its session up again and resumes
     // the tasks it was running.
-    auto left = session_left_running(company->store_path);
+    auto left = session_left_running(*company);
     if (!left.ok()) {
       std::cerr << "kaisha node: " << left.error().message << "\n";
       return 2;

@@ -159,7 +159,7 @@ int serve(const ServeOptions& o) {
     ro.metrics = &telemetry::default_registry();
     ro.session_id = o.common.session;
     if (ro.session_id.empty()) {
-      auto left = session_left_running(c->store_path);
+      auto left = session_left_running(*c);
       if (!left.ok()) return fail(left.error().message);
       ro.session_id = *left;
     }

@@ -14,6 +14,8 @@ PACKAGES=(
   # A2A's gRPC binding (protocols/a2a_grpc): gRPC, protobuf, and protoc with its gRPC plugin
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3 curl iproute2 bubblewrap
+  # bench/soak_resume.sh checks journals with `PRAGMA integrity_check` through SQLite's own shell
+  sqlite3
   # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages
   python3-pytest python3-pytest-asyncio python3-pytest-timeout python3-httpx python3-grpcio
   python3-protobuf python3-jsonschema python3-jinja2 python3-yaml protobuf-compiler libprotobuf-dev

@@ -14,7 +14,8 @@ std::string MemoryService::default_path(const std::string& journal_path) {
 
 Result<std::shared_ptr<MemoryService>> MemoryService::start(const config::MemoryConfig& config,
                                                             const std::string& journal_path,
-                                                            std::shared_ptr<Embedder> embedder) {
+                                                            std::shared_ptr<Embedder> embedder,
+                                                            store::Durability durability) {
   std::shared_ptr<MemoryService> s(new MemoryService());
   s->config_ = config;
   if (s->config_.path.empty()) s->config_.path = default_path(journal_path);
@@ -33,7 +34,7 @@ Result<std::shared_ptr<MemoryService>> MemoryService::start(const config::Memory
   s->retrieval_.effgen_ranking = config.ranking == "effgen";
   s->retrieval_.importance_keywords = s->rules_.importance_keywords;
 
-  auto store = MemoryStore::open(s->config_.path);
+  auto store = MemoryStore::open(s->config_.path, durability);
   if (!store.ok()) return Error{store.error().code, "memory: " + store.error().message};
   MemoryBankOptions bo;
   bo.index_dir = s->config_.index_dir;

@@ -38,10 +38,12 @@ class MemoryService {
   // Opens the memory file (config.path, or next to the journal at
   // `journal_path`), loads or rebuilds the index and embeds what is missing,
   // all before returning: errors (a bad file, an unreachable embedding
-  // model) are reported here, before any work starts.
+  // model) are reported here, before any work starts. The file is written
+  // with the journal's durability.
   static Result<std::shared_ptr<MemoryService>> start(const config::MemoryConfig& config,
                                                       const std::string& journal_path,
-                                                      std::shared_ptr<Embedder> embedder);
+                                                      std::shared_ptr<Embedder> embedder,
+                                                      store::Durability durability = store::Durability::normal);
   ~MemoryService();
   MemoryService(const MemoryService&) = delete;
   MemoryService& operator=(const MemoryService&) = delete;

@@ -87,8 +87,10 @@ double now_seconds() {
 
 int MemoryStore::current_schema_version() { return static_cast<int>(kMigrations.size()); }
 
-Result<std::unique_ptr<MemoryStore>> MemoryStore::open(const std::string& path) {
-  auto db = SqliteDb::open(path);
+Result<std::unique_ptr<MemoryStore>> MemoryStore::open(const std::string& path, store::Durability durability) {
+  SqliteDb::Options o;
+  o.durability = durability;
+  auto db = SqliteDb::open(path, o);
   if (!db) return db.error();
   std::unique_ptr<MemoryStore> store(new MemoryStore(std::move(*db)));
   if (Status s = store->migrate(); !s) return s.error();

@@ -15,7 +15,8 @@
 // preference stored in one session is recalled in the next.
 //
 // Threading: one thread at a time (the memory service's worker owns it).
-// Every write is one transaction.
+// Every write is one transaction, as durable as the journal's
+// (`journal.durability`: runtime/store/durability.hpp).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,8 @@ class MemoryStore {
   static int current_schema_version();
   // Opens (creating and migrating if needed) the memory database at `path`.
   // ":memory:" gives a private in-memory database (tests).
-  static Result<std::unique_ptr<MemoryStore>> open(const std::string& path);
+  static Result<std::unique_ptr<MemoryStore>> open(const std::string& path,
+                                                   store::Durability durability = store::Durability::normal);
 
   const std::string& path() const { return db_->path(); }
 

@@ -381,8 +381,10 @@ std::string JournalStore::make_id(const std::string& prefix) {
   return prefix + "-" + buf;
 }
 
-Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path) {
-  auto db = SqliteDb::open(path);
+Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path, Options options) {
+  SqliteDb::Options o;
+  o.durability = options.durability;
+  auto db = SqliteDb::open(path, o);
   if (!db) return db.error();
   std::unique_ptr<JournalStore> store(new JournalStore(std::move(*db)));
   if (Status s = store->migrate(); !s) return s.error();
@@ -621,6 +623,14 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
 }
 
 int JournalStore::background_checkpoints() const { return checkpointer_ ? checkpointer_->checkpoints() : 0; }
+
+Result<int> JournalStore::synchronous() {
+  auto q = db_->prepare("PRAGMA synchronous");
+  if (!q) return q.error();
+  auto row = q->step();
+  if (!row) return row.error();
+  return static_cast<int>(q->column_int(0));
+}
 
 Status JournalStore::compact_files() {
   // Busy readers only make the truncation partial, which is not an error.

@@ -5,9 +5,10 @@
 //
 // Durability: every write is its own transaction and returns only after
 // COMMIT ("persist before acknowledging"); write_batch() groups several. A
-// commit survives the process being killed, not a power loss (WAL,
-// synchronous=NORMAL). The writer's checkpoints run on a thread of their own
-// (WalCheckpointer), so no commit waits for one.
+// commit survives the process being killed; with Durability::full it also
+// survives a power loss or a kernel crash (WAL with synchronous=NORMAL or
+// FULL; runtime/store/durability.hpp). The writer's checkpoints run on a
+// thread of their own (WalCheckpointer), so no commit waits for one.
 //
 // Threading: ONE writer — the journal actor — owns a read-write instance and
 // calls it from one thread at a time. Readers (CLI commands, other processes)
@@ -42,8 +43,12 @@ class JournalStore {
   // The schema version this build writes.
   static int current_schema_version();
 
+  struct Options {
+    Durability durability = Durability::normal;
+  };
   // Opens (creating if needed) and migrates the journal at `path`.
-  static Result<std::unique_ptr<JournalStore>> open(const std::string& path);
+  static Result<std::unique_ptr<JournalStore>> open(const std::string& path, Options options);
+  static Result<std::unique_ptr<JournalStore>> open(const std::string& path) { return open(path, Options{}); }
   // Opens an existing journal for reading only.
   static Result<std::unique_ptr<JournalStore>> open_read_only(const std::string& path);
   // SQLite's own checks of the journal at `path`, read-only and at any schema
@@ -129,6 +134,8 @@ class JournalStore {
   Status vacuum();
   // Checkpoints the background checkpointer has made (tests).
   int background_checkpoints() const;
+  // PRAGMA synchronous of this instance's connection: 1 NORMAL, 2 FULL (tests).
+  Result<int> synchronous();
 
   // ---- reads ---------------------------------------------------------------------
   // Newest first; limit 0 = all.

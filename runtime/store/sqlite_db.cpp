@@ -184,8 +184,13 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Option
   // WAL with synchronous=NORMAL: a commit is in the WAL file (the kernel's
   // page cache) when it returns, so it survives the process being killed
   // (SIGKILL, OOM); only a power loss can lose the last commits, never
-  // corrupt the file. FULL would add an fsync to every commit.
-  if (!options.read_only) setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; " + setup;
+  // corrupt the file. FULL adds an fsync of the log to every commit, so a
+  // commit survives a power loss as well. Either way a checkpoint syncs the
+  // log before copying it and the database file after.
+  if (!options.read_only) {
+    const char* sync = options.durability == Durability::full ? "FULL" : "NORMAL";
+    setup = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=") + sync + "; " + setup;
+  }
   setup += " PRAGMA foreign_keys=ON;";
   if (sqlite3_exec(raw, setup.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return Error{"store", "cannot open database '" + path + "': " + sqlite3_errmsg(raw)};

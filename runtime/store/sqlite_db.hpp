@@ -3,7 +3,8 @@
 // A connection opened read-write is put in WAL mode (readers in other
 // processes never block the writer, nor the writer them) with
 // synchronous=NORMAL (a commit survives the process being killed, not a
-// power loss), waits up to
+// power loss) or, with Durability::full, synchronous=FULL (it survives a
+// power loss too); it waits up to
 // busy_timeout = 5000 ms for locks held by other connections, and enforces
 // foreign keys. Every failure comes back as an Error (code "store") holding
 // SQLite's message, the database path and the statement text.
@@ -23,6 +24,7 @@
 #include <string_view>
 
 #include "runtime/core/result.hpp"
+#include "runtime/store/durability.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -91,6 +93,7 @@ class SqliteDb {
     bool read_only = false;  // SQLITE_OPEN_READONLY; the file must exist
     bool create = true;      // create the file when missing (read-write only)
     int busy_timeout_ms = 5000;
+    Durability durability = Durability::normal;  // read-write only
   };
 
   // Opens and verifies that the file is a SQLite database (a text file or a

@@ -10,6 +10,13 @@
 // appending to the log while older frames are copied. Once a checkpoint has
 // copied the whole log, the writer starts it over from the beginning, and
 // cuts the file back to `pages` pages if a burst made it longer.
+//
+// Durability needs nothing of its own here: at synchronous=NORMAL and FULL
+// alike SQLite syncs the log before a checkpoint copies it and the database
+// file after, and the writer syncs the log's header when it starts the log
+// over; FULL only adds a sync of the log at each commit, which this class's
+// connection never makes. (fullfsync and checkpoint_fullfsync ask for
+// F_FULLFSYNC, which only macOS has; on Linux every sync is fdatasync.)
 #pragma once
 
 #include <condition_variable>

@@ -30,16 +30,16 @@
 namespace kaisha::e2e {
 namespace {
 
+// The scenarios' mock scripts and prices, shared with bench/soak_resume.sh.
 // Every model is priced in dollars, so that a call paid twice shows in the ledger.
-const char* kCostTable = R"(
-models:
-  ceo-model: { model_ref: openai:ceo-model, type: cloud, invoke_expense_cost: 100, output_expense_cost: 400, description: "CEO" }
-  worker: { model_ref: openai:worker-model, type: cloud, create_expense_cost: 0.01, invoke_expense_cost: 50, output_expense_cost: 200, description: "Worker" }
-  planner-7b: { model_ref: openai:planner-7b, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Planner" }
-  judge-7b: { model_ref: openai:judge-7b, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Judge" }
-  lead-model: { model_ref: openai:lead-model, type: cloud, invoke_expense_cost: 80, output_expense_cost: 160, description: "Lead" }
-  judge-model: { model_ref: openai:judge-model, type: cloud, invoke_expense_cost: 30, output_expense_cost: 60, description: "Judge" }
-)";
+std::string resume_data(const std::string& name) {
+  return std::string(KAISHA_SOURCE_DIR) + "/tests/e2e/data/resume/" + name;
+}
+std::string resume_script(const std::string& name) {
+  auto text = read_text_file(resume_data(name));
+  if (!text.ok()) throw std::runtime_error(text.error().message);
+  return *text;
+}
 
 struct Scenario {
   std::string strategy;
@@ -58,40 +58,12 @@ Scenario hashiru() {
   s.strategy = "hashiru";
   s.task = "Add up the two numbers the worker finds.";
   s.employee = "  tools:\n    agents:\n      Adder: [Calculator]\n";
-  s.script = R"(
-rules:
-  - match: { model: ceo-model, turn: 0 }
-    reply: { tool_calls: [ { name: AgentCreator, arguments: { agent_name: Adder, base_model: worker, system_prompt: "You add numbers.", description: "Adds" } } ], latency_ms: 40 }
-  - match: { model: ceo-model, turn: 1 }
-    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Adder, prompt: "First number?" } } ], latency_ms: 40 }
-  - match: { model: ceo-model, turn: 2 }
-    reply: { tool_calls: [ { name: AskAgent, arguments: { agent_name: Adder, prompt: "Second number?" } } ], latency_ms: 40 }
-  - match: { model: ceo-model, turn: 3 }
-    reply: { tool_calls: [ { name: FireAgent, arguments: { agent_name: Adder } } ], latency_ms: 40 }
-  - match: { model: ceo-model, turn: 4 }
-    reply: { text: "合計は 7 です (3 + 4) ✅", latency_ms: 40 }
-  - match: { model: worker-model, last_user: "First", last_role: tool }
-    reply: { text: "3", latency_ms: 80 }
-  - match: { model: worker-model, last_user: "First" }
-    reply: { tool_calls: [ { name: Calculator, arguments: { expression: "1+2" } } ], latency_ms: 80 }
-  - match: { model: worker-model, last_user: "Second", last_role: tool }
-    reply: { text: "4", latency_ms: 80 }
-  - match: { model: worker-model, last_user: "Second" }
-    reply: { tool_calls: [ { name: Calculator, arguments: { expression: "2+2" } } ], latency_ms: 80 }
-)";
+  s.script = resume_script("hashiru.yaml");
   return s;
 }
 
 // effGen: a plan of three subtasks (one, then two at once), each audited by the judge, then a synthesis.
 Scenario effgen() {
-  auto sub = [](const std::string& id, const std::string& what, std::vector<std::string> deps) {
-    return json{{"id", id}, {"description", what}, {"depends_on", deps}, {"expected_output", "A short result"},
-                {"estimated_complexity", 4}, {"required_specialization", "research"}, {"priority", "medium"}};
-  };
-  json plan = {{"subtasks", json::array({sub("st_1", "Step one gathers the prices", {}),
-                                         sub("st_2", "Step two computes the totals", {"st_1"}),
-                                         sub("st_3", "Step three checks the sources", {"st_1"})})},
-               {"reasoning", "test plan"}};
   Scenario s;
   s.strategy = "effgen";
   s.task =
@@ -101,20 +73,7 @@ Scenario effgen() {
   s.extra =
       "effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  judge_model: openai:judge-7b\n"
       "  max_concurrent: 5\n";
-  s.script = "rules:\n"
-             "  - match: { model: planner-7b, last_user: \"task decomposition expert\" }\n"
-             "    reply: { text: '" + plan.dump() + "', latency_ms: 60 }\n" + R"(
-  - match: { model: planner-7b, last_user: "Subtask results" }
-    reply: { text: "報告: 価格 3, 合計 7, 出典 OK", latency_ms: 60 }
-  - match: { model: worker-model, last_user: 're:subtask:\s*Step one' }
-    reply: { text: "prices are 3 and 4", latency_ms: 80 }
-  - match: { model: worker-model, last_user: 're:subtask:\s*Step two' }
-    reply: { text: "total is 7", latency_ms: 80 }
-  - match: { model: worker-model, last_user: 're:subtask:\s*Step three' }
-    reply: { text: "sources check out", latency_ms: 80 }
-  - match: { model: judge-7b }
-    reply: { text: '{"status":"success","output":"The result meets the instructions.","error_information":""}', latency_ms: 40 }
-)";
+  s.script = resume_script("effgen.yaml");
   return s;
 }
 
@@ -128,29 +87,7 @@ Scenario pyramid(const std::string& work) {
   s.extra = "pyramid:\n  library: " + std::string(KAISHA_SOURCE_DIR) +
             "/examples/pyramid/writers.yaml\n  model: openai:worker-model\n  entry: lead_agent\n"
             "tools:\n  workspace_root: " + work + "\n";
-  s.script = R"(
-rules:
-  - match: { model: lead-model, system: "You lead task", turn: 0 }
-    reply:
-      tool_calls:
-        - { name: writer_agent, arguments: { task_input: "Write a haiku about rivers to poems/river.md" } }
-        - { name: writer_agent, arguments: { task_input: "Write a haiku about stones to poems/stone.md" } }
-      latency_ms: 40
-  - match: { model: lead-model, system: "You lead task", turn: 1 }
-    reply:
-      tool_calls: [ { name: final_output, arguments: { status: success, output: "Two haiku: poems/river.md and poems/stone.md" } } ]
-      latency_ms: 40
-  - match: { model: worker-model, system: "You are the writer", last_user: "rivers", turn: 0 }
-    reply: { tool_calls: [ { name: file_write, arguments: { file_path: poems/river.md, content: "川は流れる 🌊" } } ], latency_ms: 80 }
-  - match: { model: worker-model, system: "You are the writer", last_user: "stones", turn: 0 }
-    reply: { tool_calls: [ { name: file_write, arguments: { file_path: poems/stone.md, content: "石は待つ" } } ], latency_ms: 80 }
-  - match: { model: worker-model, system: "You are the writer", last_user: "rivers" }
-    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/river.md", files: [ { path: poems/river.md, description: "a haiku about rivers" } ] } } ], latency_ms: 80 }
-  - match: { model: worker-model, system: "You are the writer", last_user: "stones" }
-    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Wrote poems/stone.md", files: [ { path: poems/stone.md, description: "a haiku about stones" } ] } } ], latency_ms: 80 }
-  - match: { model: judge-model }
-    reply: { tool_calls: [ { name: final_output, arguments: { status: success, output: "Verified." } } ], latency_ms: 40 }
-)";
+  s.script = resume_script("pyramid.yaml");
   return s;
 }
 
@@ -175,7 +112,7 @@ class ResumeTest : public E2eTest {
     ConfigOptions o;
     o.ceo_model = s.ceo_model;
     o.expense_total = 100;
-    o.extra = "cost_table: " + dir_.write("costs.yaml", kCostTable) + "\n" + s.extra;
+    o.extra = "cost_table: " + resume_data("costs.yaml") + "\n" + s.extra;
     o.employee_extra = s.employee;
     return write_config(o, name);
   }

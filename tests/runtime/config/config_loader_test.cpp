@@ -279,6 +279,20 @@ TEST(ConfigErrors, InvalidValues) {
             "'model'?)");
 }
 
+// journal.durability: normal unless the file says full; any other word is
+// refused with the allowed values.
+TEST(ConfigJournalDurability, NormalByDefaultFullWhenAskedAnythingElseNamesTheChoices) {
+  auto defaults = parse_config("", "config.yaml");
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->journal.durability, "normal");
+  auto full = parse_config("journal:\n  durability: full\n", "config.yaml");
+  ASSERT_TRUE(full) << full.error().message;
+  EXPECT_EQ(full->journal.durability, "full");
+  EXPECT_EQ(parse_error("journal:\n  durability: fast\n"),
+            "config.yaml:2: journal.durability: expected one of normal, full, got \"fast\"");
+  EXPECT_THAT(parse_error("journal:\n  durability: ful\n"), HasSubstr("(did you mean 'full'?)"));
+}
+
 TEST(ConfigErrors, YamlSyntaxErrorHasLineAndColumn) {
   std::string msg = parse_error("ceo:\n  model: x\n  temperature: [0.2\n", "bad.yaml");
   EXPECT_THAT(msg, ::testing::MatchesRegex("bad\\.yaml:[0-9]+:[0-9]+: YAML syntax error: .*"));

@@ -1100,6 +1100,37 @@ namespace {
 // write-ahead log from growing with the journal.
 using CheckpointTest = testing::TempDirTest;
 
+// journal.durability reaches the writer's connection: synchronous=NORMAL (1)
+// by default, FULL (2) when asked; a journal written at either level is the
+// same file to a reader.
+using JournalDurabilityTest = testing::TempDirTest;
+
+TEST_F(JournalDurabilityTest, TheWritersSynchronousLevelIsTheDurabilityAsked) {
+  auto normal = JournalStore::open(file("normal.db"));
+  ASSERT_TRUE(normal.ok()) << normal.error().message;
+  auto level = (*normal)->synchronous();
+  ASSERT_TRUE(level.ok()) << level.error().message;
+  EXPECT_EQ(*level, 1);
+
+  JournalStore::Options o;
+  o.durability = Durability::full;
+  auto full = JournalStore::open(file("full.db"), o);
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  level = (*full)->synchronous();
+  ASSERT_TRUE(level.ok()) << level.error().message;
+  EXPECT_EQ(*level, 2);
+  SessionRow session;
+  session.id = "s";
+  ASSERT_TRUE((*full)->create_session(session).ok());
+  ASSERT_TRUE((*full)->start_task("s", "t", "a task").ok());
+  auto reader = JournalStore::open_read_only(file("full.db"));
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  auto tasks = (*reader)->tasks("s");
+  ASSERT_TRUE(tasks.ok());
+  EXPECT_EQ(tasks->size(), 1u);
+}
+
+
 TEST_F(CheckpointTest, TheWriteAheadLogIsCheckpointedOffTheWriter) {
   const std::string path = file("kaisha.db");
   auto st = JournalStore::open(path);

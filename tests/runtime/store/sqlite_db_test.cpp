@@ -29,6 +29,28 @@ TEST_F(SqliteDbTest, OpensInWalModeWithForeignKeys) {
   EXPECT_EQ(bt->column_int(0), 5000);
 }
 
+// A read-write connection syncs per its durability: NORMAL (1) by default,
+// FULL (2) with Durability::full; WAL either way.
+TEST_F(SqliteDbTest, SynchronousFollowsTheDurabilityAsked) {
+  auto level = [](SqliteDb& db) {
+    auto q = db.prepare("PRAGMA synchronous");
+    EXPECT_TRUE(q);
+    EXPECT_TRUE(q && *q->step());
+    return q ? q->column_int(0) : -1;
+  };
+  auto normal = SqliteDb::open(file("normal.db"));
+  ASSERT_TRUE(normal) << normal.error().message;
+  EXPECT_EQ(level(**normal), 1);
+  SqliteDb::Options o;
+  o.durability = Durability::full;
+  auto full = SqliteDb::open(file("full.db"), o);
+  ASSERT_TRUE(full) << full.error().message;
+  EXPECT_EQ(level(**full), 2);
+  auto mode = (*full)->prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode && *mode->step());
+  EXPECT_EQ(mode->column_text(0), "wal");
+}
+
 TEST_F(SqliteDbTest, BindStepAndColumns) {
   auto db = SqliteDb::open(file("a.db"));
   ASSERT_TRUE(db);
