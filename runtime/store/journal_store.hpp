@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,6 +47,10 @@ class JournalStore {
   static Result<std::unique_ptr<JournalStore>> open(const std::string& path);
   // Opens an existing journal for reading only.
   static Result<std::unique_ptr<JournalStore>> open_read_only(const std::string& path);
+  // The schema version of the journal file at `path`, read without migrating
+  // it (0: no kaisha tables yet). Fails on a file that is not a SQLite
+  // database or holds another program's tables.
+  static Result<int> schema_version_of(const std::string& path);
 
   // Milliseconds since the epoch.
   static int64_t now_ms();
@@ -110,9 +115,10 @@ class JournalStore {
 
   // Deletes a session and everything journaled under it (steps, ledger
   // entries, agents, budget and cost snapshots, tasks), in one transaction,
-  // with deleted content zeroed in the file (secure_delete). Judge quality
-  // scores are per agent name across sessions and stay. The caller holds the
-  // session's SessionLock.
+  // with deleted content zeroed in the file (secure_delete). State kept
+  // across sessions (judge quality scores) stays: see the rule where the
+  // rows are deleted. The caller holds the session's SessionLock
+  // (SessionForgetter does both).
   Result<ForgottenRows> forget_session(const std::string& session_id);
   // Moves the write-ahead log into the database file and empties it, so that
   // deleted rows leave no copy there. Best effort while other processes read
@@ -137,6 +143,9 @@ class JournalStore {
   // oldest first.
   Result<std::vector<SessionRow>> hosted_sessions(const std::string& host_session);
   Result<std::optional<SessionRow>> get_session(const std::string& session_id);
+  // The sessions with a task still `running` or `interrupted`: work a resume
+  // can still finish.
+  Result<std::set<std::string>> sessions_with_unfinished_tasks();
   // In start order.
   Result<std::vector<TaskRow>> tasks(const std::string& session_id);
   // The tasks of `host_session` and of every session it hosts, newest first;
