@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -29,11 +31,13 @@
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/memory/memory_injection.hpp"
 #include "runtime/memory/memory_service.hpp"
+#include "runtime/memory/memory_store.hpp"
 #include "runtime/memory/memory_tool_source.hpp"
 #include "runtime/memory/provider_embedder.hpp"
 #include "runtime/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/session_lock.hpp"
+#include "runtime/store/session_retention.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
 #include "runtime/tools/tool_setup.hpp"
 #include "runtime/company/progress_fan_out.hpp"
@@ -82,6 +86,34 @@ Result<std::shared_ptr<memory::MemoryService>> start_memory(const config::Config
   }
   return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder),
                                       store::durability_named(c.journal.durability));
+}
+
+// Retention (journal.keep_days, keep_sessions), as `kaisha forget` forgets:
+// run with the session opened and its lock held, before any actor writes to
+// the store. A failure is reported and the company starts anyway: what was
+// not forgotten yet is only kept longer.
+void apply_retention_on_start(const config::Config& c, store::JournalStore& journal, const std::string& current) {
+  const store::RetentionPolicy policy{c.journal.keep_days, c.journal.keep_sessions};
+  if (!policy.active()) return;
+  auto report = [&]() -> Result<store::RetentionReport> {
+    const std::string memory_path =
+        c.memory.path.empty() ? memory::MemoryService::default_path(c.store_path) : c.memory.path;
+    std::unique_ptr<memory::MemoryStore> memories;
+    std::error_code ec;
+    if (std::filesystem::exists(memory_path, ec)) {
+      auto m = memory::MemoryStore::open(memory_path);
+      if (!m.ok()) return m.error();
+      memories = std::move(m).value();
+    }
+    store::SessionForgetter forgetter(journal, c.store_path, memories.get());
+    return store::apply_retention(journal, forgetter, policy, current, store::JournalStore::now_ms());
+  }();
+  if (!report.ok()) {
+    std::cerr << "kaisha: journal retention (" << policy.describe() << ") stopped: " << report.error().message
+              << "; the sessions it had not forgotten yet are kept\n";
+    return;
+  }
+  if (const std::string line = report->summary(policy); !line.empty()) std::cerr << "kaisha: " << line << "\n";
 }
 
 msg::AgentSpec spec_from_row(const store::AgentRow& a) {
@@ -343,6 +375,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
       return s.error();
     impl->session_id = row.id;
   }
+  if (o.apply_retention) apply_retention_on_start(c, *impl->store, impl->session_id);
 
   impl->cfg = std::make_unique<caf::actor_system_config>();
   int threads = o.scheduler_threads > 0 ? o.scheduler_threads

@@ -63,6 +63,11 @@ struct RuntimeOptions {
   // False: `metrics` gets no gauges of this runtime's ledgers and journal
   // (another runtime of the process reports them); its counters still count.
   bool level_metrics = true;
+  // Applies the config's retention (journal.keep_days, keep_sessions) once
+  // the session is open, printing what it forgot on stderr
+  // (session_retention.hpp). False for the further sessions of a process
+  // that applied it when it started (company_sessions.hpp).
+  bool apply_retention = true;
 };
 
 class CompanyRuntime {

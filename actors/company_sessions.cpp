@@ -206,6 +206,7 @@ Result<std::unique_ptr<CompanySessions>> CompanySessions::start(RuntimeOptions o
   b.shared_memory = impl->main->runtime().memory_handle();
   b.stops_tool_sources = false;  // the default session stops them, last
   b.level_metrics = false;
+  b.apply_retention = false;  // applied once, when the default session opened
   if (Status s = impl->reopen_hosted(resume); !s.ok()) return s.error();
   return std::unique_ptr<CompanySessions>(new CompanySessions(std::move(impl)));
 }

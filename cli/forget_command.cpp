@@ -1,7 +1,8 @@
 // kaisha forget: deletes sessions on request — their tasks, journaled steps,
 // ledger entries, agents, budget and cost snapshots, and the memories they
 // stored — so that nothing of them is left in the store's files. A session a
-// process is running is refused (its lock says which process).
+// process is running is refused (its lock says which process). The deleting
+// is store::SessionForgetter's, which retention on start shares.
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -12,7 +13,7 @@
 #include "runtime/memory/memory_service.hpp"
 #include "runtime/memory/memory_store.hpp"
 #include "runtime/store/journal_store.hpp"
-#include "runtime/store/session_lock.hpp"
+#include "runtime/store/session_forgetter.hpp"
 
 namespace kaisha::cli {
 namespace {
@@ -83,49 +84,40 @@ int forget(const ForgetOptions& o) {
     memories = std::move(m).value();
   }
 
+  store::SessionForgetter forgetter(journal, c->store_path, memories.get());
   int status = 0;
   for (const auto& id : sessions) {
-    // Held while deleting: nobody continues the session half-forgotten.
-    auto lock = store::SessionLock::acquire(c->store_path, id);
-    if (!lock.ok()) {
+    auto forgotten = forgetter.forget(id);
+    if (!forgotten.ok() && forgotten.error().code == "session_busy") {
       status = 1;
-      std::cerr << "kaisha forget: not forgotten: " << lock.error().message << "\n";
+      std::cerr << "kaisha forget: not forgotten: " << forgotten.error().message << "\n";
       continue;
     }
-    auto counts = journal.forget_session(id);
-    if (!counts.ok()) return fail(counts.error().message, 1);
-    int64_t forgotten_memories = 0;
-    if (memories) {
-      auto n = memories->remove_session(id);
-      if (!n.ok()) return fail("session " + id + "'s journal is forgotten, its memories not: " + n.error().message, 1);
-      forgotten_memories = *n;
-    }
-    std::filesystem::remove(store::SessionLock::lock_path(c->store_path, id), ec);
+    if (!forgotten.ok()) return fail(forgotten.error().message, 1);
+    const store::ForgottenRows& counts = forgotten->rows;
+    const int64_t forgotten_memories = forgotten->memories;
     if (o.common.json) {
       std::cout << json{{"event", "forgotten"},
                         {"session", id},
-                        {"tasks", counts->tasks},
-                        {"steps", counts->steps},
-                        {"ledger_entries", counts->ledger_entries},
-                        {"agents", counts->agents},
+                        {"tasks", counts.tasks},
+                        {"steps", counts.steps},
+                        {"ledger_entries", counts.ledger_entries},
+                        {"agents", counts.agents},
                         {"memories", forgotten_memories}}
                        .dump()
                 << std::endl;
     } else {
-      std::cout << "forgot session " << id << ": " << plural(counts->tasks, "task", "tasks") << ", "
-                << plural(counts->steps, "step", "steps") << ", "
-                << plural(counts->ledger_entries, "ledger entry", "ledger entries") << ", "
-                << plural(counts->agents, "agent", "agents") << ", "
+      std::cout << "forgot session " << id << ": " << plural(counts.tasks, "task", "tasks") << ", "
+                << plural(counts.steps, "step", "steps") << ", "
+                << plural(counts.ledger_entries, "ledger entry", "ledger entries") << ", "
+                << plural(counts.agents, "agent", "agents") << ", "
                 << plural(forgotten_memories, "memory", "memories") << std::endl;
     }
   }
   if (sessions.empty() && !o.common.json) std::cout << "no session was created before " << o.before << "\n";
-  // Deleted rows are zeroed (secure_delete) and the write-ahead log emptied,
-  // so the text is gone from the files, not only from the tables.
-  if (Status s = journal.compact_files(); !s.ok()) return fail(s.error().message, 1);
-  if (memories) {
-    if (Status s = memories->compact_files(); !s.ok()) return fail(s.error().message, 1);
-  }
+  // Deleted rows are zeroed (secure_delete) and the write-ahead logs
+  // emptied, so the text is gone from the files, not only from the tables.
+  if (Status s = forgetter.compact_files(); !s.ok()) return fail(s.error().message, 1);
   return status;
 }
 

@@ -29,6 +29,7 @@
 
 #include "runtime/core/result.hpp"
 #include "runtime/memory/memory_entry.hpp"
+#include "runtime/store/session_forgetter.hpp"
 #include "runtime/store/sqlite_db.hpp"
 
 namespace kaisha::memory {
@@ -39,7 +40,8 @@ struct LexicalHit {
   double score = 0;
 };
 
-class MemoryStore {
+// Forgetting a session (store::SessionForgetter) removes its memories too.
+class MemoryStore : public store::SessionRecords {
  public:
   static int current_schema_version();
   // Opens (creating and migrating if needed) the memory database at `path`.
@@ -59,10 +61,10 @@ class MemoryStore {
   Result<bool> remove(const std::string& id);
   // Removes every entry stored by `session` (as remove() does, the content
   // zeroed in the file); returns how many.
-  Result<int64_t> remove_session(const std::string& session);
+  Result<int64_t> remove_session(const std::string& session) override;
   // Rewrites the FTS index without the removed entries' terms and empties
   // the write-ahead log, so removed text leaves no copy in the files.
-  Status compact_files();
+  Status compact_files() override;
 
   Result<std::optional<MemoryEntry>> find(const std::string& id);
   // The first (oldest) entry whose content is exactly `content`.

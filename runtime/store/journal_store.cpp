@@ -396,6 +396,16 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open(const std::string& path
   return store;
 }
 
+Result<int> JournalStore::schema_version_of(const std::string& path) {
+  SqliteDb::Options o;
+  o.read_only = true;
+  auto db = SqliteDb::open(path, o);
+  if (!db) return db.error();
+  JournalStore store(std::move(*db));
+  if (Status s = store.refuse_foreign_database(); !s) return s.error();
+  return store.read_schema_version();
+}
+
 Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::string& path) {
   SqliteDb::Options o;
   o.read_only = true;
@@ -597,8 +607,25 @@ Result<std::vector<std::string>> JournalStore::close_orphaned_tasks(const std::s
 
 Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id) {
   ForgottenRows n;
+  // Zeroing costs every later delete too (a finished task's kept outcomes):
+  // the connection gets its setting back afterwards.
+  auto was = db_->prepare("PRAGMA secure_delete");
+  if (!was) return was.error();
+  if (auto r = was->step(); !r) return r.error();
+  const int64_t secure_delete_was = was->column_int(0);
+  was->reset();
   if (Status s = db_->exec("PRAGMA secure_delete=ON"); !s.ok()) return s.error();
   Status s = in_txn([&]() -> Status {
+    // What forgetting (`kaisha forget`, retention on start) deletes, and what
+    // it never does. Every table belongs to one side; a new table must be
+    // put on one:
+    //   per session, deleted here: the tables below.
+    //   kept across sessions, never deleted by forgetting or retention:
+    //     agent_quality (the judge's scores per agent name: strategy state),
+    //     and in the same class whatever a later version keeps beyond one
+    //     session (strategy state, saved graphs, library versions, commit
+    //     chains, evaluation runs).
+    //   schema_version: the file's own.
     // Children before parents (foreign keys).
     const std::pair<const char*, int64_t*> tables[] = {{"task_outcomes", nullptr},
                                                        {"ask_steps", nullptr},
@@ -618,7 +645,9 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
     }
     return Status::Ok();
   });
+  const Status restored = db_->exec("PRAGMA secure_delete=" + std::to_string(secure_delete_was));
   if (!s.ok()) return s.error();
+  if (!restored.ok()) return restored.error();
   return n;
 }
 
@@ -905,6 +934,18 @@ Result<std::vector<SessionRow>> JournalStore::list_sessions(int limit) {
   if (!st) return st.error();
   st->bind(1, static_cast<int64_t>(limit > 0 ? limit : -1));
   return collect<SessionRow>(*st, read_session);
+}
+
+Result<std::set<std::string>> JournalStore::sessions_with_unfinished_tasks() {
+  auto st = db_->prepare("SELECT DISTINCT session_id FROM tasks WHERE status IN ('running', 'interrupted')");
+  if (!st) return st.error();
+  std::set<std::string> ids;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) return ids;
+    ids.insert(st->column_text(0));
+  }
 }
 
 Result<std::optional<SessionRow>> JournalStore::latest_session() {

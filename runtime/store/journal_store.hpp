@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,10 @@ class JournalStore {
   // version: every problem PRAGMA integrity_check and PRAGMA foreign_key_check
   // report, at most `limit` of them (none: the file is sound).
   static Result<std::vector<std::string>> check_file(const std::string& path, int limit = 100);
+  // The schema version of the journal file at `path`, read without migrating
+  // it (0: no kaisha tables yet). Fails on a file that is not a SQLite
+  // database or holds another program's tables.
+  static Result<int> schema_version_of(const std::string& path);
 
   // Milliseconds since the epoch.
   static int64_t now_ms();
@@ -119,9 +124,10 @@ class JournalStore {
 
   // Deletes a session and everything journaled under it (steps, ledger
   // entries, agents, budget and cost snapshots, tasks), in one transaction,
-  // with deleted content zeroed in the file (secure_delete). Judge quality
-  // scores are per agent name across sessions and stay. The caller holds the
-  // session's SessionLock.
+  // with deleted content zeroed in the file (secure_delete). State kept
+  // across sessions (judge quality scores) stays: see the rule where the
+  // rows are deleted. The caller holds the session's SessionLock
+  // (SessionForgetter does both).
   Result<ForgottenRows> forget_session(const std::string& session_id);
   // Moves the write-ahead log into the database file and empties it, so that
   // deleted rows leave no copy there. Best effort while other processes read
@@ -148,6 +154,9 @@ class JournalStore {
   // oldest first.
   Result<std::vector<SessionRow>> hosted_sessions(const std::string& host_session);
   Result<std::optional<SessionRow>> get_session(const std::string& session_id);
+  // The sessions with a task still `running` or `interrupted`: work a resume
+  // can still finish.
+  Result<std::set<std::string>> sessions_with_unfinished_tasks();
   // In start order.
   Result<std::vector<TaskRow>> tasks(const std::string& session_id);
   // The tasks of `host_session` and of every session it hosts, newest first;

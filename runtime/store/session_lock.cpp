@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -116,6 +117,20 @@ Result<std::optional<std::string>> SessionLock::holder(const std::string& store_
   else who = read_holder(*fd);
   close(*fd);
   return who;
+}
+
+std::vector<std::string> SessionLock::holders(const std::string& store_path) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(store_path + ".locks", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".lock") continue;
+    const int fd = open(it->path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;  // gone meanwhile: nobody holds it
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) flock(fd, LOCK_UN);
+    else out.push_back(read_holder(fd));
+    close(fd);
+  }
+  return out;
 }
 
 SessionLock::~SessionLock() {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/core/result.hpp"
 
@@ -33,6 +34,9 @@ class SessionLock {
   // Who holds `session_id`'s lock now ("pid 42 (kaisha run) on host ..."),
   // nullopt when nobody does. Takes and drops the lock to find out.
   static Result<std::optional<std::string>> holder(const std::string& store_path, const std::string& session_id);
+  // Who holds any session lock of the store at `store_path` now, one line
+  // per holder (empty: no live process runs a session of it).
+  static std::vector<std::string> holders(const std::string& store_path);
   // Where the lock of `session_id` lives (characters outside [A-Za-z0-9._-]
   // are written %XX).
   static std::string lock_path(const std::string& store_path, const std::string& session_id);

@@ -16,10 +16,6 @@ std::filesystem::path store_dir_of(const config::Config& c) {
   return store_dir.empty() ? std::filesystem::path(".") : store_dir;
 }
 
-std::string workspace_root_of(const config::Config& c) {
-  return c.tools.workspace_root.empty() ? (store_dir_of(c) / "kaisha-work").string() : c.tools.workspace_root;
-}
-
 sandbox::SandboxLimits sandbox_limits_of(const config::ToolsConfig& t) {
   sandbox::SandboxLimits limits;
   limits.wall_timeout_ms = t.sandbox_timeout_ms;
@@ -31,6 +27,14 @@ sandbox::SandboxLimits sandbox_limits_of(const config::ToolsConfig& t) {
 }
 
 }  // namespace
+
+std::string workspace_root_of(const config::Config& c) {
+  return c.tools.workspace_root.empty() ? (store_dir_of(c) / "kaisha-work").string() : c.tools.workspace_root;
+}
+
+std::string user_tools_dir_of(const config::Config& c) {
+  return c.tools.user_tools_dir.empty() ? (store_dir_of(c) / "kaisha-tools").string() : c.tools.user_tools_dir;
+}
 
 Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& c) {
   const config::ToolsConfig& t = c.tools;
@@ -46,9 +50,8 @@ Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& c
 
 Result<ToolSetup> make_tool_sources(const config::Config& c, const std::vector<llm::ToolSpec>& taken) {
   const config::ToolsConfig& t = c.tools;
-  const std::filesystem::path store_dir = store_dir_of(c);
   const std::string workspace_root = workspace_root_of(c);
-  const std::string user_dir = t.user_tools_dir.empty() ? (store_dir / "kaisha-tools").string() : t.user_tools_dir;
+  const std::string user_dir = user_tools_dir_of(c);
   const std::string shipped_dir = data_file("data/tools/default_tools");
 
   ToolSetup setup;

@@ -29,6 +29,12 @@ struct ToolSetup {
   std::vector<std::string> warnings;  // Python tools on disk that did not load
 };
 
+// Where the config puts the task workspaces (<root>/<session>) and the
+// created tools: tools.workspace_root and tools.user_tools_dir, by default
+// kaisha-work and kaisha-tools beside the store.
+std::string workspace_root_of(const config::Config& config);
+std::string user_tools_dir_of(const config::Config& config);
+
 // `taken` are names of tools other sources offer (the CEO's own tools):
 // ToolCreator refuses them.
 Result<ToolSetup> make_tool_sources(const config::Config& config, const std::vector<llm::ToolSpec>& taken);

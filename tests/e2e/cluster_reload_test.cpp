@@ -11,7 +11,7 @@
 #include "runtime/store/journal_store.hpp"
 #include "tests/e2e/cluster_fixture.hpp"
 
-namespace kaisha::e2e {
+namespace kaisha::e2e::cluster_reload_test {
 namespace {
 
 const char* kCostTable = R"(
@@ -297,4 +297,4 @@ TEST_F(ClusterCancelTest, CtrlCDuringSubmitCancelsItsTask) {
 }
 
 }  // namespace
-}  // namespace kaisha::e2e
+}  // namespace kaisha::e2e::cluster_reload_test
