@@ -733,6 +733,16 @@ void CompanyRuntime::interrupt(const std::string& why) {
   impl_->sync_journal(caf::duration(std::chrono::seconds(10)), std::move(op));
 }
 
+Status CompanyRuntime::write_journal(std::function<Status(store::JournalStore&)> write) {
+  if (!impl_->journal) return Status::Ok();
+  // Shared: after a timeout the write may still run, and find this alive.
+  auto outcome = std::make_shared<std::optional<Status>>();
+  impl_->sync_journal(caf::duration(std::chrono::seconds(30)),
+                      [outcome, write = std::move(write)](store::JournalStore& s) { *outcome = write(s); });
+  if (!*outcome) return Error{"journal", "the journal did not answer within 30 s"};
+  return **outcome;
+}
+
 Status CompanyRuntime::set_switch(const std::string& name, bool on) {
   const bool known = impl_->wait_for<bool>(
       false, [ceo = impl_->ceo, name, on](caf::event_based_actor* self, const OnceCallback<bool>& done) {

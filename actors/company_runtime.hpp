@@ -7,6 +7,7 @@
 // persisted: restoring does not charge hires again (hashiru.md §9 item 55).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,7 @@
 namespace kaisha::telemetry { class MetricsRegistry; }
 namespace kaisha::economy { class Budget; }
 namespace kaisha::memory { class MemoryService; }
+namespace kaisha::store { class JournalStore; }
 
 namespace kaisha::actors {
 
@@ -127,6 +129,12 @@ class CompanyRuntime {
   // What another runtime of this process may share (RuntimeOptions).
   std::shared_ptr<economy::Budget> budget_handle() const;
   std::shared_ptr<memory::MemoryService> memory_handle() const;
+
+  // Runs `write` on the journal's writer, after every write queued before
+  // it, in a transaction of its own, and returns its outcome once committed
+  // (or an error when the journal did not answer within 30 s). Blocks the
+  // calling thread: never call it from an actor. Ok with no journal.
+  Status write_journal(std::function<Status(store::JournalStore&)> write);
 
   // For a signal handler thread: commits everything queued in the journal and
   // records the running task (if any) as interrupted with `why`. The process is

@@ -30,6 +30,11 @@ struct OpenSession {
   int64_t last_used_ms = 0;  // monotonic
 };
 
+company::ProtocolHandle handle_from_row(store::HandleRow r) {
+  return company::ProtocolHandle{std::move(r.protocol), std::move(r.handle),  std::move(r.task_id),
+                                 std::move(r.session_id), r.created_at, r.ttl_ms, std::move(r.data)};
+}
+
 struct Placement {
   std::string conversation;
   std::string session_id;
@@ -361,6 +366,34 @@ json CompanySessions::call_tool(const std::string& name, const json& arguments) 
   return impl_->main->call_tool(name, arguments);
 }
 std::string CompanySessions::session_id() const { return impl_->main_id; }
+
+Status CompanySessions::save_handle(const company::ProtocolHandle& h) {
+  store::HandleRow row{h.protocol, h.handle, h.task_id, h.session_id, h.created_ms, h.ttl_ms, h.data};
+  // The default session's writer: it lives as long as the service, and the
+  // commit is what the caller waits for, whichever session runs the task.
+  return impl_->main->runtime().write_journal(
+      [row = std::move(row)](store::JournalStore& s) { return s.save_handle(row); });
+}
+
+std::optional<company::ProtocolHandle> CompanySessions::find_handle(const std::string& protocol,
+                                                                   const std::string& handle) {
+  auto st = store::JournalStore::open_read_only(impl_->store_path);
+  if (!st.ok()) return std::nullopt;
+  auto row = (*st)->get_handle(protocol, handle);
+  if (!row.ok() || !row->has_value()) return std::nullopt;
+  return handle_from_row(std::move(**row));
+}
+
+std::vector<company::ProtocolHandle> CompanySessions::live_handles(const std::string& protocol, int64_t now_ms,
+                                                                  size_t limit) {
+  std::vector<company::ProtocolHandle> out;
+  auto st = store::JournalStore::open_read_only(impl_->store_path);
+  if (!st.ok()) return out;
+  auto rows = (*st)->live_handles(protocol, now_ms, static_cast<int>(std::min<size_t>(limit, 1'000'000)));
+  if (!rows.ok()) return out;
+  for (auto& r : *rows) out.push_back(handle_from_row(std::move(r)));
+  return out;
+}
 
 size_t CompanySessions::open_sessions() const {
   std::lock_guard<std::mutex> lock(impl_->mu);

@@ -1,9 +1,13 @@
 #include "protocols/acp/acp_service.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <utility>
 #include <vector>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/jsonrpc/company_capabilities.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
 
@@ -14,7 +18,30 @@ AcpReply error_reply(int status, std::string_view code, std::string_view message
   return AcpReply{status, error_body(code, message), {}};
 }
 
-AcpReply not_found_run(const std::string& id) { return error_reply(404, "not_found", "Run " + id + " not found"); }
+constexpr const char* kAcpRun = "acp_run";
+
+AcpReply not_found_run(const std::string& id) {
+  const std::string shown = utf8::repair(utf8::truncate(id, 64));
+  if (!is_uuid(id))
+    return error_reply(404, "not_found", "Run '" + shown + "' not found: run ids are UUIDs (8-4-4-4-12 hex digits)");
+  return error_reply(404, "not_found",
+                     "Run " + shown + " not found: this server never gave out that id, and its journal has no run by it");
+}
+
+std::string iso_of_ms(int64_t ms) {
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return buf;
+}
+
+int64_t wall_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace
 
@@ -77,29 +104,28 @@ struct AcpService::Entry {
     run.task_id = *task_id;
   }
 
+  // The run ends as its task ended (`state`, with the answer or the error as `text`) at `at`.
+  void end_locked(company::TaskState state, const std::string& text, const std::string& at) {
+    if (state == company::TaskState::completed) {
+      const std::string role = "agent/" + run.agent_name;
+      publish_locked(message_created(role, at));
+      publish_locked(message_part(text));
+      publish_locked(message_completed(role, text, at));
+      run.output = text;
+    } else {
+      run.error = text;
+    }
+    run.status = run_status_of(state);
+    run.finished_at = at;
+    publish_locked(run_event(run));
+    end_streams_locked();
+  }
+
   void on_event(const msg::ProgressEvent& e) {
     std::lock_guard lock(mu);
     if (is_terminal(run.status)) return;
-    const std::string role = "agent/" + run.agent_name;
     const company::TaskState state = company::state_after_event(e.kind);
-    if (state == company::TaskState::completed) {
-      const std::string at = iso_now();
-      publish_locked(message_created(role, at));
-      publish_locked(message_part(e.text));
-      publish_locked(message_completed(role, e.text, at));
-      run.status = RunStatus::completed;
-      run.output = e.text;
-      run.finished_at = at;
-      publish_locked(run_event(run));
-      return end_streams_locked();
-    }
-    if (company::is_final(state)) {
-      run.status = run_status_of(state);
-      run.error = e.text;
-      run.finished_at = iso_now();
-      publish_locked(run_event(run));
-      return end_streams_locked();
-    }
+    if (company::is_final(state)) return end_locked(state, e.text, iso_now());
     if (state == company::TaskState::input_required) {
       // The client resumes it with POST /runs/{id} and await_resume.
       run.status = RunStatus::awaiting;
@@ -184,29 +210,106 @@ std::shared_ptr<AcpService::Entry> AcpService::create(const RunRequest& request)
   e->run.session_id = request.session_id;
   e->run.created_at = iso_now();
   e->events.push_back(run_event(e->run));
-  {
-    std::lock_guard lock(mu_);
-    runs_[e->run.run_id] = e;
-    order_.push_back(e->run.run_id);
-    while (order_.size() > options_.max_runs) {
-      runs_.erase(order_.front());
-      order_.pop_front();
-    }
-  }
   return e;
 }
 
-std::shared_ptr<AcpService::Entry> AcpService::find(const std::string& run_id) {
+void AcpService::remember_locked(const std::shared_ptr<Entry>& e) {
+  runs_[e->run.run_id] = e;
+  order_.push_back(e->run.run_id);
+  while (order_.size() > options_.max_runs) {
+    runs_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+Status AcpService::submit_and_keep(const std::shared_ptr<Entry>& e, const RunRequest& request) {
+  const int64_t created_ms = wall_now_ms();
+  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  json data{{"agent_name", request.agent_name}, {"session_id", request.session_id}, {"created_at", e->run.created_at}};
+  std::string session = company_.session_id();
+  if (id.ok()) {
+    if (auto info = company_.task(*id)) session = info->session_id;
+  } else {
+    data["error"] = "the company refused the task: " + id.error().message;
+  }
+  // The run id reaches the client only once it is in the journal.
+  Status kept = company_.save_handle(company::ProtocolHandle{kAcpRun, e->run.run_id, id.ok() ? *id : std::string(),
+                                                             session, created_ms, 0, std::move(data)});
+  if (!kept.ok() && id.ok()) (void)company_.cancel(*id);
+  {
+    std::lock_guard lock(e->mu);
+    e->submitted_locked(id);
+    if (!kept.ok() && !is_terminal(e->run.status))
+      e->fail_locked("the run could not be recorded in the journal, so it was canceled: " + kept.error().message);
+  }
   std::lock_guard lock(mu_);
-  auto it = runs_.find(run_id);
-  return it == runs_.end() ? nullptr : it->second;
+  if (kept.ok()) remember_locked(e);
+  return kept;
+}
+
+std::shared_ptr<AcpService::Entry> AcpService::find(const std::string& run_id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(run_id);
+    if (it != runs_.end()) return it->second;
+  }
+  // Not in memory: a run an earlier server gave out (or one this server
+  // forgot for newer ones) is found in the journal. One at a time, so that
+  // a run is followed by one entry only.
+  if (!is_uuid(run_id)) return nullptr;
+  std::lock_guard restoring(restore_mu_);
+  {
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(run_id);
+    if (it != runs_.end()) return it->second;
+  }
+  auto handle = company_.find_handle(kAcpRun, run_id);
+  if (!handle) return nullptr;
+  auto e = restore(*handle);
+  std::lock_guard lock(mu_);
+  remember_locked(e);
+  return e;
+}
+
+std::shared_ptr<AcpService::Entry> AcpService::restore(const company::ProtocolHandle& h) {
+  auto e = std::make_shared<Entry>();
+  Run& run = e->run;
+  run.run_id = h.handle;
+  run.agent_name = h.data.value("agent_name", options_.agent_name);
+  run.session_id = h.data.value("session_id", std::string());
+  run.created_at = h.data.value("created_at", iso_of_ms(h.created_ms));
+  run.task_id = h.task_id;
+  e->events.push_back(run_event(run));
+  auto settle = [&](const std::optional<company::TaskInfo>& info) {
+    std::lock_guard lock(e->mu);
+    if (!info)
+      return e->fail_locked("the server stopped before this run's task started, so it never ran; start a new run");
+    e->end_locked(info->state, info->state == company::TaskState::completed ? info->answer : info->error,
+                  iso_of_ms(info->updated_ms));
+  };
+  if (h.data.contains("error") && h.data["error"].is_string()) {
+    std::lock_guard lock(e->mu);
+    e->fail_locked(h.data["error"].get<std::string>());
+    return e;
+  }
+  auto info = h.task_id.empty() ? std::nullopt : company_.task(h.task_id);
+  if (!info || company::is_final(info->state)) {
+    settle(info);
+    return e;
+  }
+  // Still running (the restarted server resumed it) or waiting its turn:
+  // followed from here on, as a new run is.
+  auto sub = company_.subscribe(h.task_id, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  if (!sub.ok()) settle(company_.task(h.task_id));  // it ended meanwhile
+  return e;
 }
 
 AcpReply AcpService::start_run(const RunRequest& request) {
   auto e = create(request);
-  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  if (Status kept = submit_and_keep(e, request); !kept.ok())
+    return error_reply(500, "server_error",
+                       "the run could not be recorded in the journal, so it was not started: " + kept.error().message);
   std::unique_lock lock(e->mu);
-  e->submitted_locked(id);
   if (request.mode == "sync")
     e->cv.wait_for(lock, options_.sync_wait,
                    [&] { return is_terminal(e->run.status) || e->run.status == RunStatus::awaiting; });
@@ -216,20 +319,22 @@ AcpReply AcpService::start_run(const RunRequest& request) {
 
 AcpService::RunStream AcpService::stream_run(const RunRequest& request, EventSink sink, std::function<void()> done) {
   auto e = create(request);
+  (void)submit_and_keep(e, request);  // a run that could not be kept is failed, saying so
   uint64_t sink_id = 0;
   {
     std::lock_guard lock(e->mu);
-    // run.created is already recorded; the stream starts with it.
-    if (!sink(e->events.front())) {
+    // The stream starts with run.created, sent now that the run is kept,
+    // and the events so far.
+    bool open = true;
+    for (const json& ev : e->events)
+      if (!(open = sink(ev))) break;
+    if (!open || is_terminal(e->run.status) || e->run.status == RunStatus::awaiting) {
       if (done) done();
     } else {
       sink_id = ++e->next_sink;
       e->sinks.push_back({sink_id, std::move(sink), std::move(done)});
     }
   }
-  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
-  std::lock_guard lock(e->mu);
-  e->submitted_locked(id);
   return RunStream{e->run.run_id, [weak = std::weak_ptr<Entry>(e), sink_id] {
                      if (auto entry = weak.lock()) entry->drop_sink(sink_id);
                    }};

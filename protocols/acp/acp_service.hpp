@@ -8,7 +8,12 @@
 // message.created / message.part / message.completed.
 //
 // Runs are kept in memory (the newest max_runs), each with its events, so
-// GET /runs/{id} and /runs/{id}/events work after the run ended.
+// GET /runs/{id} and /runs/{id}/events work after the run ended. Each run id
+// is also kept in the company's journal (CompanyService::save_handle) before
+// the client gets it: a run this process does not hold — one an earlier
+// server gave out, or one forgotten for newer ones — is found there and
+// shows its task's state (still running, followed from then on; or how it
+// ended); its events are those since this process took it up.
 //
 // Thread-safety: every method may be called from several threads at once.
 // The company must outlive the service.
@@ -102,10 +107,18 @@ class AcpService {
  private:
   struct Entry;
   std::shared_ptr<Entry> create(const RunRequest& request);
+  // Submits the run's task and keeps the run id in the journal (failing the
+  // run, its task canceled, when that fails), then remembers the run.
+  Status submit_and_keep(const std::shared_ptr<Entry>& e, const RunRequest& request);
+  void remember_locked(const std::shared_ptr<Entry>& e);
+  // In memory, or else from the journal.
   std::shared_ptr<Entry> find(const std::string& run_id);
+  // A run from its kept handle, in its task's current state.
+  std::shared_ptr<Entry> restore(const company::ProtocolHandle& handle);
 
   company::CompanyService& company_;
   AcpServiceOptions options_;
+  std::mutex restore_mu_;  // before mu_
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Entry>> runs_;
   std::deque<std::string> order_;  // run ids, oldest first

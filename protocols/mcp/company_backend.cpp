@@ -120,7 +120,9 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   // A client of the tasks extension gets a task now and polls it; the
   // company's questions then reach it as the task's inputRequests. A task
   // has no progress notifications: its request has been answered.
-  if (resumed.empty() && ctx.go_async_if_offered()) stop_relay();
+  // The task is kept with its company task's id: a restarted server takes
+  // it back (resume_task).
+  if (resumed.empty() && ctx.go_async_if_offered(json{{"company_task", *id}})) stop_relay();
   bool cancel_sent = false;
   company::TaskInfo info;
   while (true) {
@@ -184,6 +186,69 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
   }
   result["structuredContent"] = info.to_json();
   return result;
+}
+
+namespace {
+
+constexpr const char* kMcpTask = "mcp_task";
+
+int64_t to_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+std::chrono::system_clock::time_point from_ms(int64_t ms) {
+  return std::chrono::system_clock::time_point(std::chrono::milliseconds(ms));
+}
+
+}  // namespace
+
+Status CompanyBackend::keep_task(const KeptTask& k) {
+  const json& company_task = k.work.is_object() ? k.work.value("company_task", json()) : json();
+  if (!company_task.is_string()) return Error{"internal", "a run_task task names no company task"};
+  const std::string task_id = company_task.get<std::string>();
+  auto info = company_.task(task_id);
+  json data{{"status", k.task.status},
+            {"updated_ms", to_ms(k.task.updated)},
+            {"client_capabilities", k.client_capabilities}};
+  if (!k.task.status_message.empty()) data["status_message"] = k.task.status_message;
+  if (!k.task.result.is_null()) data["result"] = k.task.result;
+  if (!k.task.error.is_null()) data["error"] = k.task.error;
+  return company_.save_handle(company::ProtocolHandle{kMcpTask, k.task.id, task_id,
+                                                      info ? info->session_id : company_.session_id(),
+                                                      to_ms(k.task.created), k.task.ttl.count(), std::move(data)});
+}
+
+std::vector<KeptTask> CompanyBackend::kept_tasks() {
+  std::vector<KeptTask> out;
+  const int64_t now = to_ms(std::chrono::system_clock::now());
+  for (auto& h : company_.live_handles(kMcpTask, now, 1000)) {
+    const json& d = h.data;
+    KeptTask k;
+    k.task.id = h.handle;
+    k.task.status = d.value("status", std::string("working"));
+    k.task.status_message = d.value("status_message", std::string());
+    k.task.created = from_ms(h.created_ms);
+    k.task.updated = from_ms(d.value("updated_ms", h.created_ms));
+    k.task.ttl = std::chrono::milliseconds(h.ttl_ms);
+    k.task.result = d.value("result", json());
+    k.task.error = d.value("error", json());
+    k.work = json{{"company_task", h.task_id}};
+    k.client_capabilities = d.value("client_capabilities", json::object());
+    if (!TaskTable::terminal(k.task.status) && h.session_id != company_.session_id()) {
+      // Another server's session runs it, unless it has ended.
+      auto info = company_.task(h.task_id);
+      if (!info || !company::is_final(info->state)) continue;
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+Result<json> CompanyBackend::resume_task(const json& work, McpCallContext& ctx) {
+  const std::string id = work.is_object() ? work.value("company_task", std::string()) : std::string();
+  if (id.empty() || !company_.task(id))
+    return text_result(text("task_never_started", json{{"id", id}}), true);
+  ctx.state = json{{"task_id", id}};  // run_task follows the company's task, as it did before the restart
+  return run_task("", ctx);
 }
 
 TaskSupport CompanyBackend::task_support(const std::string& name) {

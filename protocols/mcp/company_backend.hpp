@@ -3,7 +3,8 @@
 // cancelling the request cancels the task), ask_agent, list_agents,
 // get_budget, search_memory. run_task runs as a task of the tasks
 // extension for a client that declared it (the company's questions become
-// the task's inputRequests; tasks/cancel cancels the company's task). Resources: kaisha://tasks/<id> (a task's state
+// the task's inputRequests; tasks/cancel cancels the company's task; the
+// task outlives a restart of the server). Resources: kaisha://tasks/<id> (a task's state
 // and answer) and kaisha://tasks/<id>/journal, listed for the recent tasks.
 // Prompts: delegate_task.
 #pragma once
@@ -29,6 +30,12 @@ class CompanyBackend : public McpBackend {
   std::optional<jsonrpc::CapabilityDescriptor> find_tool(const std::string& name) override;
   Result<json> call_tool(const std::string& name, const json& arguments, McpCallContext& ctx) override;
   TaskSupport task_support(const std::string& name) override;
+  // run_task's tasks are kept as protocol handles of the company (its
+  // journal), with the company task's id; a restarted server follows that
+  // task again (its answer, or its questions as inputRequests).
+  Status keep_task(const KeptTask& task) override;
+  std::vector<KeptTask> kept_tasks() override;
+  Result<json> resume_task(const json& work, McpCallContext& ctx) override;
   std::vector<json> resources() override;
   std::vector<json> resource_templates() override;
   Result<json> read_resource(const std::string& uri) override;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/mcp/task_table.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/jsonrpc/descriptor.hpp"
@@ -63,11 +64,15 @@ struct McpCallContext {
   // notifications are dropped (tasks have none) and cancelled() follows
   // tasks/cancel. Returns false and changes nothing when the call cannot
   // be a task: the tool carries on synchronously. Empty for such calls.
-  std::function<bool()> go_async;
+  // `work` says what McpBackend::resume_task needs to take the task's work
+  // back after the server restarted; with it the task is kept
+  // (McpBackend::keep_task) before the client learns its id. Null: the task
+  // lives in this process only.
+  std::function<bool(const json& work)> go_async;
 
   bool cancelled() const { return cancel_flag && cancel_flag->load(); }
   // go_async when offered; false otherwise.
-  bool go_async_if_offered() const { return go_async && go_async(); }
+  bool go_async_if_offered(const json& work = json()) const { return go_async && go_async(work); }
   // notifications/progress when the client gave a progress token.
   void progress(double done, std::optional<double> total, const std::string& message) const;
   // notifications/message when `level` is at or above min_log_rank.
@@ -78,6 +83,15 @@ struct McpCallContext {
 // as one for a client that declared the extension and synchronously for
 // others; kRequired refuses other clients (-32021).
 enum class TaskSupport { kForbidden, kOptional, kRequired };
+
+// A task of the tasks extension as a backend keeps it across restarts of
+// the server: the table's state, what the tool passed to go_async, and the
+// client capabilities of the request that made it (what the task may ask).
+struct KeptTask {
+  TaskSnapshot task;
+  json work;
+  json client_capabilities = json::object();
+};
 
 // A result's text content: {"content":[{"type":"text","text":...}], "isError":...}.
 json text_result(const std::string& text, bool is_error = false);
@@ -115,6 +129,25 @@ class McpBackend {
   virtual TaskSupport task_support(const std::string& name) {
     (void)name;
     return TaskSupport::kForbidden;
+  }
+
+  // Tasks that outlive the server. keep_task() is called when a task whose
+  // tool gave go_async a `work` is created (before its id reaches the
+  // client) and when it ends (before tasks/cancel is acknowledged), and
+  // returns once that is durable; an error when it cannot be (the call then
+  // goes on without a task). kept_tasks() gives a restarted server the
+  // unexpired tasks it may take back, newest first; resume_task() runs the
+  // work of one that had not ended, as the tool's call would have gone on.
+  // The default keeps nothing.
+  virtual Status keep_task(const KeptTask& task) {
+    (void)task;
+    return Error{"unsupported", "this server keeps no tasks"};
+  }
+  virtual std::vector<KeptTask> kept_tasks() { return {}; }
+  virtual Result<json> resume_task(const json& work, McpCallContext& ctx) {
+    (void)work;
+    (void)ctx;
+    return Error{"unsupported", "this server resumes no tasks"};
   }
 
   virtual std::vector<json> resources() { return {}; }

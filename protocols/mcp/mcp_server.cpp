@@ -111,9 +111,10 @@ struct McpServer::Impl {
   McpTasks tasks;  // after subscriptions: its workers stop first
 
   Impl(McpServer& s, const McpServerOptions& options)
-      : self(s), legacy(options.limits), modern(options.limits), tasks(options.tasks) {
+      : self(s), legacy(options.limits), modern(options.limits), tasks(options.tasks, &s.backend()) {
     tasks.table().set_listener(
         [this](const std::string& id, const json& detailed) { subscriptions.task_status(id, detailed); });
+    tasks.restore();  // those an earlier server on the same journal kept
   }
 
   // Sends `method` to the client and waits for its answer: up to `timeout`,
@@ -511,7 +512,7 @@ struct McpServer::Impl {
         "tasks/cancel",
         [this, gate, answer](const json& p, jsonrpc::Context& ctx) -> Result<json> {
           if (auto refused = gate(ctx, "tasks/cancel")) return *refused;
-          auto st = tasks.table().cancel(p.at("taskId").get<std::string>());
+          auto st = tasks.cancel(p.at("taskId").get<std::string>());
           if (!st) return answer(st.error());
           return json::object();
         },

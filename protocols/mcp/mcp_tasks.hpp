@@ -14,6 +14,13 @@
 // that many workers run past their request; a call that finds the table
 // full is refused with -32603 saying so. Stopping cancels every task and
 // joins the workers.
+//
+// Kept tasks: a task whose tool names its `work` (go_async) is kept by the
+// backend (McpBackend::keep_task) before the CreateTaskResult leaves, again
+// when it ends, and before tasks/cancel is acknowledged. restore() takes
+// the kept tasks back in a restarted server: ended ones answer as they
+// ended, the others get a worker that resumes their work
+// (McpBackend::resume_task) under their old id, TTL and creation time.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -37,7 +45,8 @@ json tasks_capability_required();
 
 class McpTasks {
  public:
-  explicit McpTasks(TaskLimits limits = {});
+  // `backend` (may be null: nothing is kept) must outlive this.
+  explicit McpTasks(TaskLimits limits = {}, McpBackend* backend = nullptr);
   ~McpTasks();
   McpTasks(const McpTasks&) = delete;
   McpTasks& operator=(const McpTasks&) = delete;
@@ -48,12 +57,28 @@ class McpTasks {
   // until the work returns. Sets ctx.go_async.
   Result<json> run(std::shared_ptr<void> keep, McpCallContext& ctx, std::function<Result<json>()> work);
 
+  // tasks/cancel: cancels the task in the table and, when it is kept,
+  // keeps it cancelled before returning.
+  Status cancel(const std::string& task_id);
+  // Takes back the backend's kept tasks (a restarted server); returns how many.
+  size_t restore();
+
   TaskTable& table() { return table_; }
 
  private:
   void spawn(std::function<void()> body);
+  // What a task's work may ask its client: `requests` through the table,
+  // refused when the client did not declare a capability it needs.
+  std::function<Result<json>(const json&, const json&)> asker(const std::string& task_id, json caps);
+  // The work's outcome into the table, then kept.
+  void finish(const std::string& task_id, Result<json> outcome);
+  // Keeps the task's `state` (default: as the table holds it now) when it is a kept one.
+  Status record(const std::string& task_id, std::optional<TaskSnapshot> state = std::nullopt);
 
   TaskTable table_;
+  McpBackend* backend_;
+  std::mutex kept_mu_;
+  std::map<std::string, std::pair<json, json>> kept_;  // task id -> (work, client capabilities)
   std::mutex mu_;
   std::map<uint64_t, std::thread> workers_;
   std::vector<uint64_t> finished_;  // workers done, to join at the next spawn

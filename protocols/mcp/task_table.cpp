@@ -53,7 +53,7 @@ json TaskTable::detailed(const Task& t) const {
          {"status", t.status},
          {"createdAt", iso8601(t.created)},
          {"lastUpdatedAt", iso8601(t.updated)},
-         {"ttlMs", static_cast<int64_t>(limits_.ttl.count())},
+         {"ttlMs", static_cast<int64_t>(t.ttl.count())},
          {"pollIntervalMs", static_cast<int64_t>(limits_.poll_interval.count())}};
   if (!t.status_message.empty()) d["statusMessage"] = t.status_message;
   if (t.status == "input_required") d["inputRequests"] = t.pending;
@@ -72,7 +72,7 @@ void TaskTable::expire_locked(std::vector<std::pair<std::string, json>>& changed
   const auto now = clock_();
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     Task& t = it->second;
-    if (now - t.created < limits_.ttl) {
+    if (now - t.created < t.ttl) {
       ++it;
       continue;
     }
@@ -104,6 +104,7 @@ Result<json> TaskTable::create() {
     Task t;
     t.id = random_task_id();
     t.created = t.updated = clock_();
+    t.ttl = limits_.ttl;
     out = detailed(t);
     tasks_.emplace(t.id, std::move(t));
   }
@@ -114,6 +115,51 @@ Result<json> TaskTable::create() {
                                     std::to_string(limits_.ttl.count()) +
                                     " ms); cancel a running task or retry later"};
   return out;
+}
+
+Status TaskTable::restore(const TaskSnapshot& k) {
+  std::vector<std::pair<std::string, json>> changed;
+  std::unique_lock lock(mu_);
+  expire_locked(changed);
+  Status out = Status::Ok();
+  if (tasks_.count(k.id)) {
+    out = Error{"exists", "task " + k.id + " is kept already"};
+  } else if (clock_() - k.created >= k.ttl) {
+    out = not_found(k.id);
+  } else if (tasks_.size() >= limits_.max_live) {
+    out = Error{kTaskCapacity, "Too many tasks: this server keeps at most " + std::to_string(limits_.max_live) +
+                                   " tasks at once"};
+  } else {
+    Task t;
+    t.id = k.id;
+    t.created = k.created;
+    t.ttl = k.ttl;
+    if (terminal(k.status)) {
+      t.status = k.status;
+      t.status_message = k.status_message;
+      t.updated = k.updated;
+      t.result = k.result;
+      t.error = k.error;
+    } else {
+      t.updated = clock_();  // working again from now
+    }
+    tasks_.emplace(t.id, std::move(t));
+  }
+  publish(lock, changed);
+  return out;
+}
+
+void TaskTable::drop(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  tasks_.erase(task_id);
+}
+
+std::optional<TaskSnapshot> TaskTable::snapshot(const std::string& task_id) const {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return std::nullopt;
+  const Task& t = it->second;
+  return TaskSnapshot{t.id, t.status, t.status_message, t.created, t.updated, t.ttl, t.result, t.error};
 }
 
 std::shared_ptr<std::atomic<bool>> TaskTable::cancel_flag(const std::string& task_id) const {

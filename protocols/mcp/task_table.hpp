@@ -13,6 +13,8 @@
 // Bounded: at most `max_live` tasks are kept, running or finished; a task is
 // discarded once its TTL (from creation) has passed — a task still running
 // then is cancelled — so finished tasks make room for new ones by expiring.
+// Times are wall-clock (system_clock): a task restored after a restart
+// (restore()) keeps counting its TTL from its creation.
 // Task ids are 128 random bits (hex), unguessable (they are the only key to
 // a task). Thread-safe.
 #pragma once
@@ -46,6 +48,17 @@ inline constexpr const char* kTaskNotFound = "task_not_found";
 inline constexpr const char* kTaskCapacity = "task_capacity";
 inline constexpr const char* kTaskEnded = "task_ended";  // ask() on a cancelled or expired task
 
+// A task as the table holds it, without its outstanding questions: what a
+// server keeps so that a restarted one can take the task back (restore()).
+struct TaskSnapshot {
+  std::string id;
+  std::string status = "working";
+  std::string status_message;
+  std::chrono::system_clock::time_point created, updated;  // wall clock: they must survive a restart
+  std::chrono::milliseconds ttl{0};
+  json result, error;  // completed / failed
+};
+
 class TaskTable {
  public:
   using Clock = std::function<std::chrono::system_clock::time_point()>;
@@ -60,6 +73,18 @@ class TaskTable {
   // lastUpdatedAt, ttlMs, pollIntervalMs). Error kTaskCapacity when
   // max_live tasks are kept.
   Result<json> create();
+  // Takes back a task an earlier server made: its id, times and TTL as they
+  // were; a task that had not ended is `working` again (its work starts
+  // over and may ask again). Error kTaskCapacity when max_live tasks are
+  // kept, kTaskNotFound when its TTL has passed, "exists" for a known id.
+  Status restore(const TaskSnapshot& task);
+  // Removes a task without telling the listener (one that could not be kept).
+  void drop(const std::string& task_id);
+  // The task's state (to keep it); nullopt when unknown.
+  std::optional<TaskSnapshot> snapshot(const std::string& task_id) const;
+  // Whether `status` is completed, failed or cancelled.
+  static bool terminal(const std::string& status);
+
   // The flag the task's work watches: set by cancel() and by expiry.
   std::shared_ptr<std::atomic<bool>> cancel_flag(const std::string& task_id) const;
 
@@ -104,13 +129,13 @@ class TaskTable {
     std::string status = "working";
     std::string status_message;
     std::chrono::system_clock::time_point created, updated;
+    std::chrono::milliseconds ttl{0};
     json pending = json::object();  // wire key -> request, while input_required
     json answers = json::object();  // wire key -> answer, until ask() takes them
     std::set<std::string> used_keys;
     json result, error;
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
-  static bool terminal(const std::string& status);
   json detailed(const Task& t) const;
   void set_status(Task& t, std::string status, std::string message = "");
   // Purges expired tasks under the lock; the ones whose state changed are

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/company/protocol_handle.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
@@ -136,6 +137,30 @@ class CompanyService {
   virtual json call_tool(const std::string& name, const json& arguments) = 0;
 
   virtual std::string session_id() const = 0;
+
+  // Protocol handles (protocol_handle.hpp). save_handle() returns once the
+  // handle is committed to the journal — call it before the client learns
+  // the id — or with an error saying why it is not (then do not give the id
+  // out). A service without a journal keeps nothing: Ok, and find_handle()
+  // and live_handles() know none.
+  virtual Status save_handle(const ProtocolHandle& handle) {
+    (void)handle;
+    return Status::Ok();
+  }
+  // The handle `handle` of `protocol`, kept by this process or an earlier
+  // one on the same journal, expired or not; nullopt when unknown.
+  virtual std::optional<ProtocolHandle> find_handle(const std::string& protocol, const std::string& handle) {
+    (void)protocol;
+    (void)handle;
+    return std::nullopt;
+  }
+  // The handles of `protocol` not expired at `now_ms`, newest first, at most `limit`.
+  virtual std::vector<ProtocolHandle> live_handles(const std::string& protocol, int64_t now_ms, size_t limit) {
+    (void)protocol;
+    (void)now_ms;
+    (void)limit;
+    return {};
+  }
 };
 
 }  // namespace kaisha::company

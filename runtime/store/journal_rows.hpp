@@ -117,6 +117,18 @@ struct QualityRow {
   int64_t updated_at = 0;
 };
 
+// A handle a protocol client holds for a company task (an MCP task id, an
+// ACP run id), kept so that a restarted server still answers it.
+struct HandleRow {
+  std::string protocol;    // e.g. "mcp_task", "acp_run"
+  std::string handle;      // the id the client was given
+  std::string task_id;     // the company task it stands for
+  std::string session_id;  // the session that runs the task (forget_session deletes it with it)
+  int64_t created_at = 0;  // wall clock
+  int64_t ttl_ms = 0;      // kept this long after created_at; 0 = for good
+  json data = json::object();  // what the protocol needs besides (its own fields)
+};
+
 // What forget_session() deleted.
 struct ForgottenRows {
   int64_t tasks = 0;

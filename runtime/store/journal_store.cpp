@@ -240,6 +240,24 @@ DROP TABLE ledger_entries;
 ALTER TABLE ledger_entries_v8 RENAME TO ledger_entries;
 CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
 )sql",
+    // 8 -> 9: the handles protocol clients were given for a company task (an MCP
+    // task id, an ACP run id), kept so that they outlive the server: a
+    // restarted `kaisha serve` answers them from the task's journaled state.
+    // No foreign key to tasks: a queued task has no row until it starts.
+    R"sql(
+CREATE TABLE protocol_handles (
+  protocol   TEXT NOT NULL,
+  handle     TEXT NOT NULL,
+  task_id    TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  ttl_ms     INTEGER NOT NULL DEFAULT 0,
+  data_json  TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (protocol, handle)
+) WITHOUT ROWID;
+CREATE INDEX protocol_handles_by_session ON protocol_handles(session_id);
+CREATE INDEX protocol_handles_expiring ON protocol_handles(created_at + ttl_ms) WHERE ttl_ms > 0;
+)sql",
 };
 
 // The writer checks the schema's enumerations (journal_rows.hpp) before
@@ -627,7 +645,8 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
     //     chains, evaluation runs).
     //   schema_version: the file's own.
     // Children before parents (foreign keys).
-    const std::pair<const char*, int64_t*> tables[] = {{"task_outcomes", nullptr},
+    const std::pair<const char*, int64_t*> tables[] = {{"protocol_handles", nullptr},
+                                                       {"task_outcomes", nullptr},
                                                        {"ask_steps", nullptr},
                                                        {"steps", &n.steps},
                                                        {"ledger_entries", &n.ledger_entries},
@@ -926,7 +945,60 @@ Status JournalStore::save_cost_table(const std::string& session_id, const json& 
   });
 }
 
+Status JournalStore::save_handle(const HandleRow& h) {
+  if (h.protocol.empty() || h.handle.empty()) return Error{"store", "a protocol handle needs a protocol and a handle"};
+  if (h.ttl_ms < 0) return Error{"store", "invalid ttl_ms " + std::to_string(h.ttl_ms) + " of handle " + h.handle};
+  return in_txn([&]() -> Status {
+    // Handles past their TTL answer nobody any more: they make room here.
+    auto purge = db_->prepare("DELETE FROM protocol_handles WHERE ttl_ms > 0 AND created_at + ttl_ms <= ?1");
+    if (!purge) return purge.error();
+    if (Status s = purge->bind_all(now_ms()).run(); !s) return s;
+    auto ins = db_->prepare(
+        "INSERT OR REPLACE INTO protocol_handles(protocol, handle, task_id, session_id, created_at, ttl_ms, data_json) "
+        "VALUES (?1,?2,?3,?4,?5,?6,?7)");
+    if (!ins) return ins.error();
+    return ins->bind_all(h.protocol, h.handle, h.task_id, h.session_id, or_now(h.created_at), h.ttl_ms,
+                         dump_text(h.data))
+        .run();
+  });
+}
+
 // ---- reads ----------------------------------------------------------------------
+
+namespace {
+const char* kHandleCols = "protocol, handle, task_id, session_id, created_at, ttl_ms, data_json";
+HandleRow read_handle(const Statement& s) {
+  HandleRow h;
+  h.protocol = s.column_text(0);
+  h.handle = s.column_text(1);
+  h.task_id = s.column_text(2);
+  h.session_id = s.column_text(3);
+  h.created_at = s.column_int(4);
+  h.ttl_ms = s.column_int(5);
+  h.data = parse_json(s.column_text(6));
+  return h;
+}
+}  // namespace
+
+Result<std::optional<HandleRow>> JournalStore::get_handle(const std::string& protocol, const std::string& handle) {
+  auto st = db_->prepare(std::string("SELECT ") + kHandleCols + " FROM protocol_handles WHERE protocol = ?1 AND handle = ?2");
+  if (!st) return st.error();
+  st->bind(1, protocol).bind(2, handle);
+  auto rows = collect<HandleRow>(*st, read_handle);
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<HandleRow>();
+  return std::optional<HandleRow>(std::move(rows->front()));
+}
+
+Result<std::vector<HandleRow>> JournalStore::live_handles(const std::string& protocol, int64_t now, int limit) {
+  auto st = db_->prepare(std::string("SELECT ") + kHandleCols +
+                         " FROM protocol_handles WHERE protocol = ?1 AND (ttl_ms = 0 OR created_at + ttl_ms > ?2)"
+                         " ORDER BY created_at DESC, handle LIMIT ?3");
+  if (!st) return st.error();
+  st->bind(1, protocol).bind(2, now).bind(3, static_cast<int64_t>(limit > 0 ? limit : -1));
+  return collect<HandleRow>(*st, read_handle);
+}
+
 
 Result<std::vector<SessionRow>> JournalStore::list_sessions(int limit) {
   auto st = db_->prepare(std::string("SELECT ") + kSessionCols +

@@ -91,6 +91,9 @@ class JournalStore {
   // Replaces the session's cost-table snapshot ({name: costs}, as
   // economy::CostTable::to_json()).
   Status save_cost_table(const std::string& session_id, const json& table);
+  // Keeps (or replaces) the handle a protocol client was given for a task;
+  // handles past their TTL are deleted meanwhile.
+  Status save_handle(const HandleRow& handle);
   // Runs `body` (which calls the writes above) in one transaction.
   Status write_batch(const std::function<Status()>& body);
   // Inside write_batch(): runs `body` so that its writes land all or none (a
@@ -163,6 +166,11 @@ class JournalStore {
   // limit 0 = all.
   Result<std::vector<TaskRow>> hosted_tasks(const std::string& host_session, int limit = 0);
   Result<std::optional<TaskRow>> get_task(const std::string& task_id);
+  // The handle `handle` of `protocol`, expired or not (the caller judges).
+  Result<std::optional<HandleRow>> get_handle(const std::string& protocol, const std::string& handle);
+  // The handles of `protocol` not past their TTL at `now` (ms), newest
+  // first; limit 0 = all.
+  Result<std::vector<HandleRow>> live_handles(const std::string& protocol, int64_t now, int limit = 0);
   // In order; limit > 0 keeps the last `limit` steps (still oldest first).
   Result<std::vector<StepRow>> session_steps(const std::string& session_id, int limit = 0);
   Result<std::vector<StepRow>> task_steps(const std::string& task_id, int limit = 0);

@@ -98,5 +98,119 @@ TEST_F(ServeTasksTest, TasksCancelCancelsTheCompanysTask) {
   EXPECT_EQ(tasks[0]["status"], "canceled") << history.out;
 }
 
+// A task's id outlives `kaisha serve`: killed (SIGKILL) while the company
+// works on a task, the server is started again on the same journal; the
+// client asks tasks/get by the ids it was given and gets each task as it
+// stands — the one that had completed with its result, the one that was
+// running resumed by the restarted server and completed with the answer an
+// uninterrupted run gives — under the createdAt and ttlMs it was created
+// with. Killed once more after both ended, the next server (a new session:
+// nothing was left running) answers them the same.
+TEST_F(ServeTasksTest, TaskIdsOutliveAKilledServer) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, last_user: "quick" }
+    reply: { text: "速い答え: 7" }
+  - match: { model: ceo-model, last_user: "slow" }
+    reply: { text: "遅い答え: 42", latency_ms: 3000 }
+)");
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto run_task = [&](const std::string& task) {
+    json created = call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", task}}}}, "run_task");
+    EXPECT_EQ(created["result"]["resultType"], "task") << created.dump() << server_->log();
+    return created["result"];
+  };
+  const json quick = run_task("a quick one");
+  const std::string quick_id = quick.value("taskId", "");
+  const json quick_done = wait_for(quick_id, "completed");
+  ASSERT_EQ(quick_done["status"], "completed") << quick_done.dump();
+  EXPECT_EQ(quick_done["result"]["content"][0]["text"], "速い答え: 7") << quick_done.dump();
+
+  const json slow = run_task("a slow one");
+  const std::string slow_id = slow.value("taskId", "");
+  ASSERT_FALSE(slow_id.empty());
+  // Killed while the company's model call for it is in flight.
+  ASSERT_TRUE(kaisha::e2e::wait_for([&] { return requests_for("ceo-model").size() == 2; }, std::chrono::seconds(30)))
+      << server_->log();
+  server_->kill9();
+
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  json got = call("tasks/get", {{"taskId", quick_id}}, quick_id)["result"];
+  EXPECT_EQ(got["status"], "completed") << got.dump() << server_->log();
+  EXPECT_EQ(got["result"], quick_done["result"]) << got.dump();
+  EXPECT_EQ(got["createdAt"], quick["createdAt"]);
+  EXPECT_EQ(got["ttlMs"], quick["ttlMs"]);
+
+  const json slow_done = wait_for(slow_id, "completed");
+  ASSERT_EQ(slow_done["status"], "completed") << slow_done.dump() << server_->log();
+  EXPECT_FALSE(slow_done["result"].value("isError", false)) << slow_done.dump();
+  EXPECT_EQ(slow_done["result"]["content"][0]["text"], "遅い答え: 42") << slow_done.dump();
+  EXPECT_EQ(slow_done["createdAt"], slow["createdAt"]);
+  EXPECT_EQ(slow_done["ttlMs"], slow["ttlMs"]);
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u);  // the call in flight at the kill, once more
+
+  // An id nobody was given is still unknown, with the extension's error.
+  json unknown = call("tasks/get", {{"taskId", std::string(32, 'a')}}, std::string(32, 'a'));
+  EXPECT_EQ(unknown["error"]["code"], -32602) << unknown.dump();
+  EXPECT_NE(unknown["error"]["message"].get<std::string>().find("Task not found"), std::string::npos);
+
+  server_->kill9();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(call("tasks/get", {{"taskId", quick_id}}, quick_id)["result"]["result"], quick_done["result"])
+      << server_->log();
+  json again = call("tasks/get", {{"taskId", slow_id}}, slow_id)["result"];
+  EXPECT_EQ(again["status"], "completed") << again.dump();
+  EXPECT_EQ(again["result"], slow_done["result"]) << again.dump();
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u);
+}
+
+// Hostile task ids get the extension's error and the server stays up: a
+// 10 KB id, an id that is not UTF-8, the id of an ACP run.
+TEST_F(ServeTasksTest, HostileTaskIdsAreRefusedClearly) {
+  start_mock(kAskingScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  // 4 KB: its Mcp-Name header still fits the server's header limit.
+  const std::string big(4 * 1024, 'f');
+  json r = call("tasks/get", {{"taskId", big}}, big);
+  EXPECT_EQ(r["error"]["code"], -32602) << r.dump().substr(0, 500);
+  EXPECT_LT(r.dump().size(), 1000u) << "the error does not echo the whole id";
+  // 10 KB: refused by the HTTP layer, with a status saying so.
+  const std::string huge(10 * 1024, 'f');
+  auto refused = request("POST", "/mcp",
+                         json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "tasks/get"}, {"params", {{"taskId", huge}}}}.dump(),
+                         {{"Accept", "application/json, text/event-stream"},
+                          {"MCP-Protocol-Version", "2026-07-28"},
+                          {"Mcp-Method", "tasks/get"},
+                          {"Mcp-Name", huge}});
+  EXPECT_GE(refused.status, 400) << refused.body.substr(0, 500);
+  EXPECT_LT(refused.status, 500) << refused.body.substr(0, 500);
+  auto run = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "sync"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", "hello"}}}}}}}}
+                         .dump());
+  ASSERT_EQ(run.status, 200) << run.body;
+  const std::string run_id = json::parse(run.body).value("run_id", "");
+  json other = call("tasks/get", {{"taskId", run_id}}, run_id);
+  EXPECT_EQ(other["error"]["code"], -32602) << other.dump();
+  // Not UTF-8: the body is refused as JSON (before any lookup).
+  auto bad = request("POST", "/mcp",
+                     std::string(R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")") + "\xff\xfe" +
+                         R"("}})",
+                     {{"Accept", "application/json, text/event-stream"},
+                      {"MCP-Protocol-Version", "2026-07-28"},
+                      {"Mcp-Method", "tasks/get"},
+                      {"Mcp-Name", "x"}});
+  EXPECT_GE(bad.status, 200) << server_->log();
+  EXPECT_NE(bad.body.find("\"error\""), std::string::npos) << bad.body;
+  EXPECT_EQ(request("GET", "/acp/ping", "").status, 200) << server_->log();
+}
+
 }  // namespace
 }  // namespace kaisha::e2e

@@ -269,6 +269,109 @@ rules:
   EXPECT_EQ(t.value("contextId", ""), context) << got.body;
 }
 
+// An ACP run's id outlives `kaisha serve`: killed (SIGKILL) while an async
+// run's task waits for the model, the server is started again on the same
+// journal. GET /runs/{id} answers the run that had completed with its
+// output, and the interrupted one — resumed by the restarted server — goes
+// on to complete with the answer an uninterrupted run gives; its events end
+// with run.completed. Killed again after both ended, the next server (a new
+// session) still answers both.
+TEST_F(ServeTest, AcpRunIdsOutliveAKilledServer) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model, last_user: "quick" }
+    reply: { text: "速い答え: 7" }
+  - match: { model: ceo-model, last_user: "slow" }
+    reply: { text: "遅い答え: 42", latency_ms: 3000 }
+)");
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto start_run = [&](const std::string& mode, const std::string& text) {
+    auto r = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}}
+                         .dump());
+    EXPECT_EQ(r.status, mode == "sync" ? 200 : 202) << r.body << server_->log();
+    return json::parse(r.body, nullptr, false);
+  };
+  auto get_run = [&](const std::string& id) {
+    auto r = request("GET", "/acp/runs/" + id, "");
+    EXPECT_EQ(r.status, 200) << r.body << server_->log();
+    return json::parse(r.body, nullptr, false);
+  };
+  const json quick = start_run("sync", "a quick one");
+  ASSERT_EQ(quick.value("status", ""), "completed") << quick.dump();
+  const json slow = start_run("async", "a slow one");
+  const std::string slow_id = slow.value("run_id", "");
+  ASSERT_FALSE(slow_id.empty()) << slow.dump();
+  ASSERT_TRUE(wait_for([&] { return requests_for("ceo-model").size() == 2; }, std::chrono::seconds(30)))
+      << server_->log();
+  server_->kill9();
+
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  json got = get_run(quick["run_id"]);
+  EXPECT_EQ(got["status"], "completed") << got.dump();
+  EXPECT_EQ(got["output"][0]["parts"], quick["output"][0]["parts"]) << got.dump();
+  EXPECT_EQ(got["created_at"], quick["created_at"]);
+  json done;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        done = get_run(slow_id);
+        return done.value("status", "") == "completed" || done.value("status", "") == "failed";
+      },
+      std::chrono::seconds(60)))
+      << done.dump() << server_->log();
+  EXPECT_EQ(done["status"], "completed") << done.dump();
+  EXPECT_EQ(done["output"][0]["parts"][0]["content"], "遅い答え: 42") << done.dump();
+  EXPECT_EQ(done["created_at"], slow["created_at"]);
+  EXPECT_EQ(done["session_id"], nullptr);
+  json events = json::parse(request("GET", "/acp/runs/" + slow_id + "/events", "").body);
+  ASSERT_FALSE(events["events"].empty()) << events.dump();
+  EXPECT_EQ(events["events"].back()["type"], "run.completed") << events.dump();
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u);  // the call in flight at the kill, once more
+  // An ended run stays ended.
+  EXPECT_EQ(request("POST", "/acp/runs/" + slow_id + "/cancel", "").status, 403);
+
+  server_->kill9();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(get_run(quick["run_id"])["output"][0]["parts"], quick["output"][0]["parts"]);
+  EXPECT_EQ(get_run(slow_id)["output"][0]["parts"], done["output"][0]["parts"]);
+}
+
+// Run ids that were never given out get ACP's 404 with a clear message, and
+// hostile ones never take the server down: a UUID nobody was given, a
+// company task id, 4 KB and 10 KB ids, bytes that are not UTF-8.
+TEST_F(ServeTest, UnknownAndHostileAcpRunIdsGetClearErrors) {
+  start_mock(kServeScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto not_found = [&](const std::string& id, const std::string& says) {
+    for (const std::string& path : {"/acp/runs/" + id, "/acp/runs/" + id + "/events"}) {
+      auto r = request("GET", path, "");
+      EXPECT_EQ(r.status, 404) << path.substr(0, 80) << ": " << r.body.substr(0, 300);
+      json b = json::parse(r.body, nullptr, false);
+      EXPECT_EQ(b.value("code", ""), "not_found") << r.body.substr(0, 300);
+      EXPECT_NE(b.value("message", "").find(says), std::string::npos) << r.body.substr(0, 300);
+      EXPECT_LT(r.body.size(), 1000u);
+    }
+    EXPECT_EQ(request("POST", "/acp/runs/" + id + "/cancel", "").status, 404);
+  };
+  not_found("0b7c5a52-6f0e-4a38-9d47-3c1c2f5e8a10", "never gave out that id");
+  // The A2A side's id for a task (a company task id) is no ACP run id.
+  json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", "Answer via ACP"}}})}};
+  auto sent = a2a_send(message);
+  ASSERT_EQ(sent.status, 200) << sent.body;
+  not_found(json::parse(sent.body)["result"]["task"].value("id", ""), "run ids are UUIDs");
+  not_found(std::string(4 * 1024, 'a'), "run ids are UUIDs");
+  not_found("%FF%FE", "run ids are UUIDs");
+  auto huge = request("GET", "/acp/runs/" + std::string(10 * 1024, 'a'), "");
+  EXPECT_EQ(huge.status, 414) << huge.body.substr(0, 300);
+  EXPECT_EQ(request("GET", "/acp/ping", "").status, 200) << server_->log();
+}
+
 // A ~200 KB body nested 100,000 deep once crashed `kaisha serve` (SIGSEGV
 // in a recursive copy of the ACP input). Every protocol refuses it with a
 // clear error from the one bounded parser, and the server keeps answering.

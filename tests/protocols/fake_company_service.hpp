@@ -165,6 +165,30 @@ class FakeCompanyService : public company::CompanyService {
     for (auto& [_, l] : ls) l(e);
   }
 
+  // Protocol handles, kept in memory as the journal would keep them; while
+  // `refuse_handles` is set, save_handle() fails with it.
+  std::optional<Error> refuse_handles;
+  Status save_handle(const company::ProtocolHandle& h) override {
+    if (refuse_handles) return *refuse_handles;
+    std::lock_guard lock(mu_);
+    handles_[h.protocol + "\n" + h.handle] = h;
+    return Status::Ok();
+  }
+  std::optional<company::ProtocolHandle> find_handle(const std::string& protocol, const std::string& handle) override {
+    std::lock_guard lock(mu_);
+    auto it = handles_.find(protocol + "\n" + handle);
+    if (it == handles_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::vector<company::ProtocolHandle> live_handles(const std::string& protocol, int64_t now_ms,
+                                                    size_t limit) override {
+    std::lock_guard lock(mu_);
+    std::vector<company::ProtocolHandle> out;
+    for (const auto& [_, h] : handles_)
+      if (h.protocol == protocol && !h.expired(now_ms) && out.size() < limit) out.push_back(h);
+    return out;
+  }
+
   json agents_json = json::object();
   std::vector<std::string> inputs;
   int cancels = 0;
@@ -195,6 +219,7 @@ class FakeCompanyService : public company::CompanyService {
   std::mutex emit_mu_;  // orders event delivery; taken before mu_
   std::condition_variable cv_;
   std::map<std::string, Task> tasks_;
+  std::map<std::string, company::ProtocolHandle> handles_;  // by protocol "\n" handle
   std::vector<std::string> order_;
   int next_ = 0;
   uint64_t subscriptions_ = 0;

@@ -246,5 +246,51 @@ TEST(AcpService, ResumeSaysWhyItCannotAndChecksItsBody) {
   EXPECT_EQ(s.resume_run(new_uuid(), resume.dump()).status, 404);
 }
 
+// A run id outlives the service that gave it out: a new AcpService on the
+// same company (a restarted server, the handles in its journal) answers an
+// ended run as it ended and follows a running one to its end.
+TEST(AcpService, RunIdsAreKeptAndAnsweredByTheNextService) {
+  FakeCompanyService company;
+  std::string done_id, running_id, task_of_running;
+  json done_run;
+  {
+    AcpService first(company);
+    company.auto_answer = [](const std::string&) { return "答え"; };
+    done_run = first.start_run(parsed(first, run_body("quick", "sync"))).body;
+    done_id = done_run["run_id"];
+    company.auto_answer = [](const std::string&) { return ""; };  // stays working
+    running_id = first.start_run(parsed(first, run_body("slow", "async"))).body["run_id"];
+    task_of_running = company.tasks(1).front().id;
+  }
+  AcpService next(company);
+  AcpReply done = next.get_run(done_id);
+  ASSERT_EQ(done.status, 200) << done.body.dump();
+  EXPECT_EQ(done.body["status"], "completed");
+  // The answer as it was (its time is the journal's record of the task's end).
+  EXPECT_EQ(done.body["output"][0]["parts"], done_run["output"][0]["parts"]);
+  EXPECT_EQ(done.body["created_at"], done_run["created_at"]);
+  EXPECT_EQ(next.get_run(running_id).body["status"], "in-progress");
+  company.complete(task_of_running, "遅い答え");
+  AcpReply finished = next.get_run(running_id);
+  EXPECT_EQ(finished.body["status"], "completed") << finished.body.dump();
+  EXPECT_EQ(finished.body["output"][0]["parts"][0]["content"], "遅い答え");
+  EXPECT_EQ(types(next.run_events(running_id).body["events"]).back(), "run.completed");
+  EXPECT_EQ(next.get_run(new_uuid()).status, 404);
+  EXPECT_EQ(next.get_run(task_of_running).status, 404) << "a task id is no run id";
+}
+
+// A run whose id cannot be kept is not started: 500 saying why, its task canceled.
+TEST(AcpService, ARunThatCannotBeKeptIsRefusedAndItsTaskCanceled) {
+  FakeCompanyService company;
+  company.auto_answer = [](const std::string&) { return ""; };
+  company.refuse_handles = Error{"journal", "disk full"};
+  AcpService s(company);
+  AcpReply r = s.start_run(parsed(s, run_body("x", "async")));
+  EXPECT_EQ(r.status, 500) << r.body.dump();
+  EXPECT_NE(r.body.value("message", "").find("disk full"), std::string::npos) << r.body.dump();
+  EXPECT_EQ(company.cancels, 1);
+  EXPECT_FALSE(r.headers.count("Run-ID"));
+}
+
 }  // namespace
 }  // namespace kaisha::acp

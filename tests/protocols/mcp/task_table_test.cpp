@@ -208,5 +208,40 @@ TEST(TaskTable, TheListenerHearsEveryChangeOfStatus) {
   EXPECT_EQ(told, (std::vector<std::string>{"input_required", "working", "completed"}));
 }
 
+// A restarted server takes its tasks back (restore): same id, creation
+// time and TTL, which keeps counting from the creation; an ended task as it
+// ended, a running one working again; the cap holds.
+TEST(TaskTable, ARestoredTaskKeepsItsIdTimesAndTtl) {
+  FakeClock c;
+  TaskTable before(TaskLimits{.max_live = 2, .ttl = std::chrono::milliseconds(60'000)}, c.clock());
+  const std::string running = id_of(before.create());
+  const std::string done = id_of(before.create());
+  before.complete(done, json{{"content", json::array({{{"type", "text"}, {"text", "答え"}}})}});
+  auto running_snap = before.snapshot(running);
+  auto done_snap = before.snapshot(done);
+  ASSERT_TRUE(running_snap && done_snap);
+  const json done_before = *before.get(done);
+
+  c.advance(std::chrono::milliseconds(50'000));
+  // The restarted server's limits changed: a kept task keeps its own TTL.
+  TaskTable after(TaskLimits{.max_live = 2, .ttl = std::chrono::milliseconds(1'000)}, c.clock());
+  ASSERT_TRUE(after.restore(*running_snap).ok());
+  ASSERT_TRUE(after.restore(*done_snap).ok());
+  EXPECT_EQ(after.restore(*done_snap).error().code, "exists");
+  json r = *after.get(running);
+  EXPECT_EQ(r["status"], "working");
+  EXPECT_EQ(r["createdAt"], "2025-12-18T00:00:00.000Z");
+  EXPECT_EQ(r["ttlMs"], 60'000);
+  EXPECT_EQ(*after.get(done), done_before);
+  TaskSnapshot third = *running_snap;
+  third.id = std::string(32, 'c');
+  EXPECT_EQ(after.restore(third).error().code, kTaskCapacity);
+
+  c.advance(std::chrono::milliseconds(10'000));  // 60 s after creation
+  EXPECT_EQ(after.get(running).error().code, kTaskNotFound);
+  EXPECT_EQ(after.get(done).error().code, kTaskNotFound);
+  EXPECT_EQ(after.restore(*running_snap).error().code, kTaskNotFound) << "an expired task is not taken back";
+}
+
 }  // namespace
 }  // namespace kaisha::mcp

@@ -625,7 +625,8 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
     ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
-                            "DROP TABLE task_outcomes; DROP TABLE ask_steps; ALTER TABLE tasks DROP COLUMN strategy; "
+                            "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
+                            "ALTER TABLE tasks DROP COLUMN strategy; "
                             "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
                             "UPDATE schema_version SET version = 3"));
   }
@@ -899,6 +900,7 @@ INSERT INTO ledger_entries_v7 SELECT * FROM ledger_entries;
 DROP TABLE ledger_entries;
 ALTER TABLE ledger_entries_v7 RENAME TO ledger_entries;
 CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
+DROP TABLE protocol_handles;
 UPDATE schema_version SET version = 7;
 )sql";
 
@@ -1302,8 +1304,8 @@ TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; ALTER TABLE tasks DROP COLUMN strategy; "
-                            "UPDATE schema_version SET version = 5;"));
+    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
+                            "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 5;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1396,7 +1398,7 @@ TEST_F(AskStepsTest, AVersion6StoreMigratesWithItsKeptOutcomesIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE ask_steps; UPDATE schema_version SET version = 6;"));
+    ASSERT_TRUE((*db)->exec("DROP TABLE ask_steps; DROP TABLE protocol_handles; UPDATE schema_version SET version = 6;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1405,6 +1407,77 @@ TEST_F(AskStepsTest, AVersion6StoreMigratesWithItsKeptOutcomesIntact) {
   EXPECT_EQ((*(*j)->get_task("t1"))->strategy, "hashiru");
   EXPECT_TRUE((*j)->keep_ask_step("s1", "t1", 1, 0, "s").ok());
   EXPECT_EQ((*j)->kept_ask_steps("t1")->size(), 1u);
+}
+
+// Protocol handles: kept, replaced, found, listed while live, forgotten
+// with their session.
+TEST_F(JournalStoreTest, ProtocolHandlesAreKeptFoundAndForgotten) {
+  auto j = open_or_die(file("h.db"));
+  ASSERT_TRUE(j);
+  ASSERT_TRUE(j->create_session(session("s1")).ok());
+  ASSERT_TRUE(j->create_session(session("s2")).ok());
+  const int64_t now = JournalStore::now_ms();
+  HandleRow run{"acp_run", "0b7c5a52-6f0e-4a38-9d47-3c1c2f5e8a10", "t1", "s1", now - 1000, 0,
+                json{{"agent_name", "kaisha"}}};
+  HandleRow task{"mcp_task", "abc", "t2", "s2", now - 1000, 60'000, json{{"status", "working"}}};
+  HandleRow old{"mcp_task", "old", "t3", "s2", now - 120'000, 60'000, json::object()};
+  ASSERT_TRUE(j->save_handle(run).ok());
+  ASSERT_TRUE(j->save_handle(old).ok());
+  ASSERT_TRUE(j->save_handle(task).ok());  // purges `old`, past its TTL
+  task.data["status"] = "completed";
+  ASSERT_TRUE(j->save_handle(task).ok());  // replaces
+  auto got = j->get_handle("mcp_task", "abc");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->task_id, "t2");
+  EXPECT_EQ((*got)->created_at, now - 1000);
+  EXPECT_EQ((*got)->ttl_ms, 60'000);
+  EXPECT_EQ((*got)->data["status"], "completed");
+  EXPECT_FALSE(j->get_handle("mcp_task", "old")->has_value());
+  EXPECT_FALSE(j->get_handle("acp_run", "abc")->has_value()) << "handles are per protocol";
+  EXPECT_EQ(j->live_handles("mcp_task", now)->size(), 1u);
+  EXPECT_TRUE(j->live_handles("mcp_task", now + 60'000)->empty());
+  EXPECT_EQ(j->live_handles("acp_run", now + 1'000'000'000)->size(), 1u) << "no TTL: kept for good";
+  EXPECT_FALSE(j->save_handle(HandleRow{"", "x", "t", "s1", 0, 0, json::object()}).ok());
+
+  ASSERT_TRUE(j->forget_session("s2").ok());
+  EXPECT_FALSE(j->get_handle("mcp_task", "abc")->has_value());
+  EXPECT_TRUE(j->get_handle("acp_run", run.handle)->has_value());
+}
+
+// A store made by the version before protocol handles (schema 8) migrates
+// with its rows intact and keeps handles from then on.
+TEST_F(JournalStoreTest, AVersion8StoreMigratesAndKeepsItsRows) {
+  const std::string path = file("v7.db");
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    ASSERT_TRUE(j->create_session(session("s1")).ok());
+    ASSERT_TRUE(j->start_task("s1", "t1", "移行前のタスク", 1000, "hashiru").ok());
+    TaskOutcome o;
+    o.task_id = "t1";
+    o.final_answer = "答え";
+    ASSERT_TRUE(j->finish_task(o).ok());
+  }
+  {
+    auto db = SqliteDb::open(path, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = 8;"));
+  }
+  {
+    auto ro = JournalStore::open_read_only(path);
+    ASSERT_FALSE(ro.ok());
+    EXPECT_THAT(ro.error().message, HasSubstr("schema version 8"));
+  }
+  auto j = open_or_die(path);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
+  auto t = j->get_task("t1");
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->input, "移行前のタスク");
+  EXPECT_EQ((*t)->final_answer, "答え");
+  EXPECT_EQ((*t)->status, "done");
+  ASSERT_TRUE(j->save_handle(HandleRow{"acp_run", "r1", "t1", "s1", 0, 0, json::object()}).ok());
+  EXPECT_EQ((*j->get_handle("acp_run", "r1"))->task_id, "t1");
 }
 
 }  // namespace
