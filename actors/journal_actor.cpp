@@ -408,8 +408,7 @@ void journal_task_start(const caf::actor& j, const std::string& session_id, cons
   });
 }
 
-void journal_task_finish(const caf::actor& j, const std::string& session_id, const msg::TaskResult& r) {
-  (void)session_id;
+JournalOp task_finish_op(const msg::TaskResult& r) {
   store::TaskOutcome o;
   o.task_id = r.task_id;
   o.status = r.ok ? "done" : r.canceled ? "canceled" : "failed";
@@ -418,9 +417,12 @@ void journal_task_finish(const caf::actor& j, const std::string& session_id, con
   o.tokens_in = r.tokens_in;
   o.tokens_out = r.tokens_out;
   o.expense = r.expense;
-  post(j, [o](store::JournalStore& s) {
-    report(s.finish_task(o));
-  });
+  return [o](store::JournalStore& s) { report(s.finish_task(o)); };
+}
+
+void journal_task_finish(const caf::actor& j, const std::string& session_id, const msg::TaskResult& r) {
+  (void)session_id;
+  post(j, task_finish_op(r));
 }
 
 void journal_agent_hired(const caf::actor& j, const std::string& session_id, const msg::AgentSpec& spec) {

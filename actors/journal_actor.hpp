@@ -139,6 +139,9 @@ void journal_task_start(const caf::actor& journal, const std::string& session_id
                         const std::string& task_id, const std::string& input, const std::string& strategy);
 void journal_task_finish(const caf::actor& journal, const std::string& session_id,
                          const msg::TaskResult& result);
+// The write journal_task_finish makes, for whoever sends it on itself (the
+// ledger, with the charges the task still holds).
+std::function<void(store::JournalStore&)> task_finish_op(const msg::TaskResult& result);
 void journal_agent_hired(const caf::actor& journal, const std::string& session_id,
                          const msg::AgentSpec& spec);
 void journal_agent_fired(const caf::actor& journal, const std::string& session_id,

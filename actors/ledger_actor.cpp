@@ -1,7 +1,11 @@
 #include "actors/ledger_actor.hpp"
 
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <vector>
 #include <sstream>
@@ -22,22 +26,66 @@ using Held = economy::HeldCharges<LedgerRecord>;
 // Rows held at most, all calls together: past this (a flood of calls whose
 // records never come) they are journaled on their own, as before holding.
 constexpr size_t kMaxHeldRows = 4096;
+// Tasks remembered as ended, so that a call settled after its task's end
+// (canceled in flight) is journaled at once: its outcome will not be kept.
+constexpr size_t kMaxEndedTasks = 4096;
+
+// The settlements every ledger of one Budget holds (the sessions of a server
+// share one): a budget snapshot for the journal leaves them all out. The
+// mutex makes a settlement and its count, and a snapshot and the count it
+// leaves out, one step each.
+struct Unsaved {
+  std::mutex mu;
+  economy::BudgetChange total;
+  size_t held = 0;  // settlements counted in `total`
+};
+
+// One Unsaved per Budget, found by its address (while a ledger holds it).
+std::shared_ptr<Unsaved> unsaved_of(const economy::Budget* budget) {
+  static std::mutex mu;
+  static std::map<const economy::Budget*, std::weak_ptr<Unsaved>> all;
+  std::lock_guard<std::mutex> g(mu);
+  for (auto it = all.begin(); it != all.end();) it = it->second.expired() ? all.erase(it) : std::next(it);
+  auto& weak = all[budget];
+  auto found = weak.lock();
+  if (!found) {
+    found = std::make_shared<Unsaved>();
+    weak = found;
+  }
+  return found;
+}
 
 struct LedgerActorState {
   std::shared_ptr<economy::Budget> budget;
+  std::shared_ptr<Unsaved> unsaved;  // shared with the other ledgers of `budget`
   caf::actor journal;
   std::string session;
   std::string budget_session;  // whose budget state this is (a shared budget's owner)
   Held held;  // settlements waiting for the records that keep their answers
+  std::deque<std::string> ended;  // the newest kMaxEndedTasks tasks that ended, oldest first
+  std::set<std::string> ended_set;
   static inline const char* name = "ledger";
 };
 
 using Self = caf::stateful_actor<LedgerActorState>;
 
-// The budget as the journal holds it: without the held settlements, so a
-// crash never leaves a charge counted on disk whose row is not there.
+// The budget as the journal holds it: without the held settlements (every
+// ledger's of this budget), so a crash never leaves a charge counted on disk
+// whose row is not there.
 economy::BudgetState on_disk(Self* self) {
-  return self->state.held.unsaved().taken_from(self->state.budget->snapshot());
+  auto& u = *self->state.unsaved;
+  std::lock_guard<std::mutex> g(u.mu);
+  return u.total.taken_from(self->state.budget->snapshot());
+}
+
+void remember_ended(Self* self, const std::string& task) {
+  auto& st = self->state;
+  if (!st.ended_set.insert(task).second) return;
+  st.ended.push_back(task);
+  if (st.ended.size() > kMaxEndedTasks) {
+    st.ended_set.erase(st.ended.front());
+    st.ended.pop_front();
+  }
 }
 
 // Replies carry the six GetBudget numbers; only (budget_atom) gets the full view.
@@ -78,34 +126,56 @@ void record(Self* self, Change change) {
   if (change.state) journal_budget_state(st.journal, st.budget_session, on_disk(self));
 }
 
-// Journals what is held under `key` together with the kept record `keep`
-// writes (nothing held: `keep` alone, still behind every charge sent before).
-void journal_held(Self* self, const Held::Key& key, std::function<void(store::JournalStore&)> keep) {
+// Takes what is held under `keys` and journals it, with the budget after it,
+// together with the writes of `then` (a kept record, a task's end; nothing
+// held: `then` alone, still behind every charge sent here before).
+void journal_held(Self* self, const std::vector<Held::Key>& keys, std::function<void(store::JournalStore&)> then) {
   auto& st = self->state;
   std::vector<LedgerRecord> rows;
   std::optional<economy::BudgetState> state;
-  if (auto taken = st.held.take(key)) {
-    rows = std::move(*taken);
-    state = on_disk(self);
+  economy::BudgetChange saved;
+  size_t settlements = 0;
+  for (const auto& key : keys)
+    if (auto taken = st.held.take(key)) {
+      for (auto& r : taken->rows) rows.push_back(std::move(r));
+      saved += taken->change;
+      ++settlements;
+    }
+  if (settlements > 0) {
+    auto& u = *st.unsaved;
+    std::lock_guard<std::mutex> g(u.mu);
+    u.held -= settlements;
+    if (u.held == 0) u.total = economy::BudgetChange{};  // exactly, whatever the sums rounded
+    else u.total -= saved;
+    state = u.total.taken_from(st.budget->snapshot());
   }
-  journal_with_charges(st.journal, std::move(rows), st.budget_session, std::move(state), std::move(keep));
+  journal_with_charges(st.journal, std::move(rows), st.budget_session, std::move(state), std::move(then));
 }
 
-// Journals every held row of `task` (every task's when empty) on its own:
-// their records will not come (the task ended first), or too many are held.
-void release_held(Self* self, const std::string& task) {
-  for (const auto& key : self->state.held.keys_of(task)) journal_held(self, key, nullptr);
-}
-
-// A settlement or release of a call whose answer will be kept (`kept`):
-// held until that record, then journaled with it. Otherwise as record().
-void record_or_hold(Self* self, Change change, const std::string& task, const KeptWith& kept,
-                    const economy::BudgetState& before) {
+// Whether a settlement or release of `task`'s call is held for the record
+// `kept` names: not when none will come (untagged, or its task has ended).
+bool holds(Self* self, const std::string& task, const KeptWith& kept) {
   auto& st = self->state;
-  if (task.empty() || kept.call == 0 || !st.journal) return record(self, std::move(change));
-  st.held.hold(Held::Key{task, kept.call, kept.step}, std::move(change.rows),
-               economy::BudgetChange::between(before, st.budget->snapshot()));
-  if (st.held.rows() > kMaxHeldRows) release_held(self, "");
+  return !task.empty() && kept.call != 0 && st.journal && !st.ended_set.count(task);
+}
+
+// Makes a held change to the budget (`settle`, returning how far it moved
+// it) in one step with counting it as not on disk.
+economy::BudgetChange settle_unsaved(Self* self, const std::function<economy::BudgetChange()>& settle) {
+  auto& u = *self->state.unsaved;
+  std::lock_guard<std::mutex> g(u.mu);
+  economy::BudgetChange moved = settle();
+  u.total += moved;
+  ++u.held;
+  return moved;
+}
+
+void hold(Self* self, const std::string& task, const KeptWith& kept, Change change,
+          const economy::BudgetChange& moved) {
+  auto& st = self->state;
+  st.held.hold(Held::Key{task, kept.call, kept.step}, std::move(change.rows), moved);
+  if (st.held.rows() > kMaxHeldRows)
+    for (const auto& key : st.held.keys_of("")) journal_held(self, {key}, nullptr);
 }
 
 // Hires, fires, tools' create and delete costs and raises: answered once
@@ -156,8 +226,9 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
   self->state.session = std::move(session);
   // Held charges are paid for whether or not their records come: journaled
   // when the ledger stops.
+  self->state.unsaved = unsaved_of(self->state.budget.get());
   self->set_exit_handler([self](caf::exit_msg& msg) {
-    release_held(self, "");
+    journal_held(self, self->state.held.keys_of(""), nullptr);
     self->quit(msg.reason);
   });
   return {
@@ -193,9 +264,23 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](settle_atom, const economy::AskReservation& r, int64_t in, int64_t out, const std::string& agent,
           const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
-        const economy::BudgetState before = self->state.budget->snapshot();
-        const double over = self->state.budget->settle_ask(r, in, out);
+        auto& b = *self->state.budget;
         const double usd = economy::Budget::expense_for(r.cost, in, out);
+        const KeptWith kept{kept_call, kept_step};
+        const bool held = holds(self, task, kept);
+        double over = 0;
+        economy::BudgetChange moved;
+        if (held) {
+          moved = settle_unsaved(self, [&] {
+            over = b.settle_ask(r, in, out);
+            // As settle_ask moved it: the expense ledger (while it counts),
+            // the salary's internal cost, the overshoot.
+            return economy::BudgetChange{0, b.expense().enabled() ? usd : 0.0, r.cost.invoke_resource_cost, over,
+                                         over > 0 ? 1 : 0};
+          });
+        } else {
+          over = b.settle_ask(r, in, out);
+        }
         Change c{{}, true};
         c.record(self, task, "expense", "ask_settle", usd, agent,
                  std::to_string(in) + " in / " + std::to_string(out) + " out tokens");
@@ -210,20 +295,23 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         }
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;
-        record_or_hold(self, std::move(c), task, KeptWith{kept_call, kept_step}, before);
+        if (held) hold(self, task, kept, std::move(c), moved);
+        else record(self, std::move(c));
         return reply;
       },
       [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
           const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
-        const economy::BudgetState before = self->state.budget->snapshot();
         self->state.budget->cancel_ask(r);
         // Nothing was charged (the hold was never journaled), but the failed
-        // call stays visible next to the settled ones.
+        // call stays visible next to the settled ones, and goes with its
+        // kept outcome (the failure) like a settlement.
         std::ostringstream why;
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
         Change c;
         c.record(self, task, "expense", "ask_release", 0, agent, why.str());
-        record_or_hold(self, std::move(c), task, KeptWith{kept_call, kept_step}, before);
+        const KeptWith kept{kept_call, kept_step};
+        if (holds(self, task, kept)) hold(self, task, kept, std::move(c), economy::BudgetChange{});
+        else record(self, std::move(c));
         return reply_ok(self);
       },
       // A tool call's declared cost, held like a model call of one "token"
@@ -291,7 +379,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         // resume (and its charges go with it). Encoded on the journal's
         // thread, off the task's path.
         const Held::Key key{task, driver::id_of(*outcome), -1};  // before `outcome` moves into the op
-        journal_held(self, key, [session = self->state.session, task, seq,
+        journal_held(self, {key}, [session = self->state.session, task, seq,
                                  outcome = std::move(outcome)](store::JournalStore& s) {
           if (Status st = s.keep_outcome(session, task, seq, driver::encode(*outcome)); !st.ok())
             std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
@@ -301,7 +389,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       [=](ask_step_atom, const std::string& task, int64_t call, int64_t step,
           std::shared_ptr<driver::AskStep>& kept) {
         // As an outcome: with the charges held for this step.
-        journal_held(self, Held::Key{task, call, step}, [session = self->state.session, task, call, step,
+        journal_held(self, {Held::Key{task, call, step}}, [session = self->state.session, task, call, step,
                                                         kept = std::move(kept)](store::JournalStore& s) {
           if (Status st = s.keep_ask_step(session, task, call, step, driver::encode(*kept)); !st.ok())
             std::fprintf(stderr, "kaisha: journal: step %lld of ask %lld of task %s not kept: %s\n",
@@ -309,14 +397,17 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
                          st.error().message.c_str());
         });
       },
-      [=](done_atom, const std::string& task) {
-        // The task ended: what it still holds belongs to calls whose answers
-        // were not kept (it was canceled or failed first).
-        release_held(self, task);
+      [=](done_atom, const std::string& task, JournalOp& finish) {
+        // The task ended: its end is written with what it still holds — its
+        // last call, whose outcome comes after the end, and calls whose
+        // answers will not be kept (it was canceled or failed first). A call
+        // settled later is journaled at once.
+        remember_ended(self, task);
+        journal_held(self, self->state.held.keys_of(task), std::move(finish));
       },
       [=](done_atom) {
         // The process is about to end (interrupted): everything held goes now.
-        release_held(self, "");
+        journal_held(self, self->state.held.keys_of(""), nullptr);
         return true;
       },
       [=](sync_atom) -> caf::result<bool> {

@@ -22,8 +22,9 @@
 //        A settlement or release of a task's call with kept_call != 0 (KeptWith,
 //        charged_call.hpp) is held, rows and budget, until the kept record it names
 //        reaches the ledger, and journaled in one commit with it; the budget state
-//        journaled meanwhile leaves it out. Held rows are journaled on their own when
-//        the task ends, at (done_atom), when the ledger exits, or past 4,096 rows.
+//        journaled meanwhile leaves it out (every ledger's held settlements, when
+//        sessions share one Budget). Held rows are journaled with the task's end, at
+//        (done_atom), when the ledger exits, or on their own past 4,096 rows.
 //   (reserve_atom, tool_atom, ModelCost, agent, task)        hold one tool call's declared
 //        cost (ModelCost.name = the tool, invoke_resource_cost, invoke_expense_cost = USD)
 //   (settle_atom | cancel_atom, tool_atom, AskReservation, agent, task)  charge / release it
@@ -38,7 +39,8 @@
 //   (ask_step_atom, task, call, step, shared_ptr<AskStep>)  keep a step of an employee's
 //        tool loop for a resume; both are journaled behind every charge sent before them,
 //        in one commit with the charges held for them (no reply)
-//   (done_atom, task)                              the task ended: journal what it holds (no reply)
+//   (done_atom, task, JournalOp finish)             the task ended: `finish` (its end) is journaled in
+//        one commit with what the task holds; a call of it settled later is journaled at once (no reply)
 //   (done_atom)                                    journal everything held; answers true
 //   (sync_atom)                                    answers true once everything sent here
 //        before it is on disk (false when the journal could not say so): the tool loop

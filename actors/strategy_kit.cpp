@@ -109,8 +109,7 @@ void StrategyKit::finish(msg::TaskResult r) {
   TaskScope t = std::move(*task_);
   task_.reset();
   std::shared_ptr<Fires> fires = std::exchange(fires_, nullptr);
-  journal_task_finish(deps_.journal, deps_.session_id, r);
-  release_held_charges(t.id);
+  journal_finish(r);
   if (!t.span.span_id.empty()) {
     t.span.set(telemetry::attr::kGenAiUsageInputTokens, r.tokens_in);
     t.span.set(telemetry::attr::kGenAiUsageOutputTokens, r.tokens_out);
@@ -154,8 +153,7 @@ void StrategyKit::fail_on_exception(std::function<void(const std::string& why)> 
       msg::TaskResult r = result(false, why);
       auto promise = task_->promise;
       task_.reset();
-      journal_task_finish(deps_.journal, deps_.session_id, r);
-      release_held_charges(r.task_id);
+      journal_finish(r);
       promise.deliver(std::move(r));
     }
     return handler_failure_error(why);
@@ -252,8 +250,10 @@ void StrategyKit::dismiss(const std::string& name) {
   journal_agent_fired(deps_.journal, deps_.session_id, name);
 }
 
-void StrategyKit::release_held_charges(const std::string& tid) const {
-  if (deps_.ledger) self_->send(deps_.ledger, done_atom::value, tid);
+void StrategyKit::journal_finish(const msg::TaskResult& r) const {
+  // Through the ledger: in one commit with the charges the task still holds.
+  if (deps_.ledger && deps_.journal) self_->send(deps_.ledger, done_atom::value, r.task_id, task_finish_op(r));
+  else journal_task_finish(deps_.journal, deps_.session_id, r);
 }
 
 void StrategyKit::keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const {

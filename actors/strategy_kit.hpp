@@ -223,9 +223,10 @@ class StrategyKit {
   // this actor sent before it, so a kept outcome is never one whose charge
   // was lost.
   void keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const;
-  // The task `tid` ended: the ledger journals the charges it held for
-  // outcomes that will not be kept now (calls answered after the end).
-  void release_held_charges(const std::string& tid) const;
+  // Journals the task's end, with the charges the ledger still holds for it
+  // (its last call, whose outcome is kept after the end; calls whose answers
+  // will not be kept), in one commit.
+  void journal_finish(const msg::TaskResult& r) const;
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
   // The judge's charges for it go with the outcome of call `kept_call`.

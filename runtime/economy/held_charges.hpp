@@ -82,15 +82,21 @@ class HeldCharges {
     unsaved_ += change;
   }
 
-  // The rows held under `key`, and they are no longer held; nothing when none are.
-  std::optional<std::vector<Row>> take(const Key& key) {
+  struct Taken {
+    std::vector<Row> rows;
+    BudgetChange change;  // what they moved the budget by
+  };
+  // What is held under `key`, no longer held; nothing when nothing is.
+  std::optional<Taken> take(const Key& key) {
     auto it = held_.find(key);
     if (it == held_.end()) return std::nullopt;
-    std::vector<Row> rows = std::move(it->second.rows);
-    rows_ -= rows.size();
-    unsaved_ -= it->second.change;
+    Taken t{std::move(it->second.rows), it->second.change};
+    rows_ -= t.rows.size();
     held_.erase(it);
-    return rows;
+    // Exactly nothing once nothing is held, whatever rounding the sums made.
+    if (held_.empty()) unsaved_ = BudgetChange{};
+    else unsaved_ -= t.change;
+    return t;
   }
 
   // Every key of `task` held now (every key when `task` is empty), in key order.

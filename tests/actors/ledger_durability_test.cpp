@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -292,9 +293,20 @@ TEST_F(ChargesWithOutcomes, AnEmployeesCallGoesWithItsStepAndAnUnkeptCallGoesAtO
 // ended first (canceled), or the company stopped.
 TEST_F(ChargesWithOutcomes, HeldChargesAreJournaledWhenTheTaskEndsAndWhenTheLedgerStops) {
   settle(reserve("a"), "a", 50, KeptWith{4, -1});
-  caf::anon_send(ledger_, done_atom::value, std::string("t"));
+  // The task's end goes through the ledger, with what the task holds.
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  caf::anon_send(ledger_, done_atom::value, std::string("t"),
+                 JournalOp([ended](store::JournalStore&) { ended->store(true); }));
   synced();
+  EXPECT_TRUE(ended->load());
   ASSERT_EQ(entries_on_disk().size(), 1u);
+  // A call of the ended task settled afterwards (it was in flight when the
+  // task was canceled) has no outcome to wait for: it is journaled at once.
+  settle(reserve("late"), "late", 50, KeptWith{9, -1});
+  synced();
+  ASSERT_EQ(entries_on_disk().size(), 2u);
+  EXPECT_EQ(entries_on_disk()[1].agent, "late");
+  EXPECT_NEAR(expense_used_on_disk(), 0.0004, 1e-12) << budget_on_disk();
 
   settle(reserve("b"), "b", 50, KeptWith{5, -1});
   std::promise<void> gone;
@@ -307,9 +319,26 @@ TEST_F(ChargesWithOutcomes, HeldChargesAreJournaledWhenTheTaskEndsAndWhenTheLedg
         .receive([](bool) {}, [](caf::error&) {});
   }
   auto rows = entries_on_disk();
-  ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[1].agent, "b");
-  EXPECT_NEAR(expense_used_on_disk(), 0.0004, 1e-12) << budget_on_disk();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2].agent, "b");
+  EXPECT_NEAR(expense_used_on_disk(), 0.0006, 1e-12) << budget_on_disk();
+}
+
+// Sessions of one server share a Budget, each with its own ledger: the
+// budget one ledger journals leaves out what the other holds.
+TEST_F(ChargesWithOutcomes, ABudgetSharedByTwoLedgersLeavesOutWhatEitherHolds) {
+  caf::actor other = spawn_ledger(*sys_, budget_, journal_, "s");
+  LedgerReply held = ask_ledger(*sys_, other, caf::make_message(reserve_atom::value, cost_, int64_t{100},
+                                                                  int64_t{100}, std::string("o"), std::string("t")));
+  ASSERT_TRUE(held.ok);
+  ask_ledger(*sys_, other, caf::make_message(settle_atom::value, held.reservation, int64_t{100}, int64_t{50},
+                                             std::string("o"), std::string("t"), int64_t{5}, int64_t{-1}));
+  // This ledger journals a budget now (an untagged call): without the other's held charge.
+  settle(reserve("x"), "x", 50, KeptWith{});
+  synced();
+  EXPECT_NEAR(expense_used_on_disk(), 0.0002, 1e-12) << budget_on_disk();
+  EXPECT_NEAR(budget_->summary().current_expense, 0.0004, 1e-12);
+  caf::anon_send_exit(other, caf::exit_reason::user_shutdown);
 }
 
 }  // namespace

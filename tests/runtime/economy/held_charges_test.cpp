@@ -20,9 +20,10 @@ TEST(HeldCharges, AKeysRowsComeBackInOrderOnceAndLeaveTheUnsavedSum) {
   h.hold({"t", 4, -1}, {"other"}, spent(0.25));
   EXPECT_EQ(h.rows(), 4u);
   EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.75);
-  auto rows = h.take({"t", 3, -1});
-  ASSERT_TRUE(rows);
-  EXPECT_EQ(*rows, (std::vector<std::string>{"settle", "overshoot", "release"}));
+  auto taken = h.take({"t", 3, -1});
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->rows, (std::vector<std::string>{"settle", "overshoot", "release"}));
+  EXPECT_DOUBLE_EQ(taken->change.expense_used, 0.5);
   EXPECT_FALSE(h.take({"t", 3, -1}));  // taken once
   EXPECT_EQ(h.rows(), 1u);
   EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.25);
@@ -32,7 +33,7 @@ TEST(HeldCharges, AStepOfAToolLoopIsItsOwnKey) {
   Held h;
   h.hold({"t", 7, -1}, {"ask"}, spent(1));
   h.hold({"t", 7, 2}, {"step 2"}, spent(2));
-  EXPECT_EQ(*h.take({"t", 7, 2}), std::vector<std::string>{"step 2"});
+  EXPECT_EQ(h.take({"t", 7, 2})->rows, std::vector<std::string>{"step 2"});
   EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 1);
   EXPECT_FALSE(h.empty());
 }
@@ -71,6 +72,7 @@ TEST(HeldCharges, TheBudgetOnDiskLeavesOutWhatIsHeld) {
   EXPECT_DOUBLE_EQ(disk.expense.total, 10);  // totals are not held
   h.take({"t", 1, -1});
   EXPECT_DOUBLE_EQ(h.unsaved().taken_from(after).expense.used, 1.4);
+  EXPECT_EQ(h.unsaved().expense_used, 0.0);  // exactly: nothing is held
 }
 
 }  // namespace

@@ -252,11 +252,11 @@ TEST_F(InstallationBackupTest, ANewerJournalIsRefusedAndAnOlderOneMigrated) {
   const InstallationPaths from = installation("src");
   populate(from);
   const int current = JournalStore::current_schema_version();
-  // The previous schema: the last migration created ask_steps.
+  // The previous schema: the last migration created protocol_handles.
   {
     auto db = SqliteDb::open(from.journal);
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE ask_steps; UPDATE schema_version SET version = " +
+    ASSERT_TRUE((*db)->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = " +
                             std::to_string(current - 1))
                     .ok());
   }
