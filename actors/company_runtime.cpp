@@ -101,7 +101,7 @@ void apply_retention_on_start(const config::Config& c, store::JournalStore& jour
     std::unique_ptr<memory::MemoryStore> memories;
     std::error_code ec;
     if (std::filesystem::exists(memory_path, ec)) {
-      auto m = memory::MemoryStore::open(memory_path);
+      auto m = memory::MemoryStore::open(memory_path, store::durability_named(c.journal.durability));
       if (!m.ok()) return m.error();
       memories = std::move(m).value();
     }

@@ -66,14 +66,23 @@ int check(const CommonOptions& o) {
     std::cerr << "kaisha journal check: " << problems.error().message << "\n";
     return 2;
   }
+  // A journal of an earlier schema fails the checks its rows predate (before
+  // schema 8: an interrupted task's status); migrating it rebuilds them.
+  auto version = store::JournalStore::schema_version_of(c->store_path);
+  std::string hint;
+  if (!problems->empty() && version.ok() && *version > 0 && *version < store::JournalStore::current_schema_version())
+    hint = "this journal was written by an earlier kaisha (schema " + std::to_string(*version) +
+           "); opening it to run tasks, or `kaisha journal compact`, migrates it to schema " +
+           std::to_string(store::JournalStore::current_schema_version()) + ", then check again";
   if (o.json) {
-    std::cout << json{{"event", "checked"}, {"store", c->store_path}, {"ok", problems->empty()}, {"problems", *problems}}
-                     .dump()
-              << std::endl;
+    json out{{"event", "checked"}, {"store", c->store_path}, {"ok", problems->empty()}, {"problems", *problems}};
+    if (!hint.empty()) out["hint"] = hint;
+    std::cout << out.dump() << std::endl;
   } else if (problems->empty()) {
     std::cout << c->store_path << ": ok" << std::endl;
   } else {
     for (const auto& p : *problems) std::cout << c->store_path << ": " << p << "\n";
+    if (!hint.empty()) std::cout << c->store_path << ": " << hint << "\n";
     std::cout << std::flush;
   }
   return problems->empty() ? 0 : 1;

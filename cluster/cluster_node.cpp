@@ -15,6 +15,7 @@
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/messages/codec.hpp"
 #include "runtime/messages/time_budget.hpp"
+#include "runtime/store/durability.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "transport/curve_keys.hpp"
 
@@ -120,7 +121,8 @@ Status ClusterNode::start_impl() {
 
   std::shared_ptr<store::JournalStore> journal_store;
   if (options_.chat && !options_.journal_path.empty()) {
-    auto opened = store::JournalStore::open(options_.journal_path);
+    auto opened = store::JournalStore::open(options_.journal_path,
+                                            {store::durability_named(options_.company.journal.durability)});
     if (!opened.ok())
       return Error{"config", "node '" + self_.name + "': journal " + options_.journal_path + ": " +
                                  opened.error().message};

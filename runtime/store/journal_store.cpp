@@ -186,9 +186,9 @@ CREATE TABLE tasks_v8 (
   expense      REAL NOT NULL DEFAULT 0,
   strategy     TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO tasks_v8 (id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms,
-                      tokens_in, tokens_out, expense, strategy)
-  SELECT id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms,
+INSERT INTO tasks_v8 (rowid, id, session_id, input, status, final_answer, error, started_at, finished_at,
+                      wall_ms, tokens_in, tokens_out, expense, strategy)
+  SELECT rowid, id, session_id, input, status, final_answer, error, started_at, finished_at, wall_ms,
          tokens_in, tokens_out, expense, strategy FROM tasks;
 DROP TABLE tasks;
 ALTER TABLE tasks_v8 RENAME TO tasks;

@@ -26,7 +26,7 @@ rules:
     reply: { text: "数え終わりました ✅" }
   - name: long-step
     match: { model: ceo-model, last_user: "Count" }
-    reply: { tool_calls: [ { name: GetBudget, arguments: {} } ], latency_ms: 150 }
+    reply: { tool_calls: [ { name: GetBudget, arguments: {} } ], latency_ms: 300 }
   - match: { model: ceo-model }
     reply: { text: "Done: {{last_user}}" }
 )";
@@ -109,13 +109,15 @@ TEST_F(BackupTest, ABackupTakenWhileARunWritesRestoresAndResumes) {
   dir_.write("kaisha-work/" + session_of(first) + "/レポート 📄.md", "# 結果 ✅\n");
 
   // The long run writes steps, ledger entries and kept outcomes at every
-  // turn (one each 150 ms) while the backup copies.
+  // turn (one each 300 ms: about 12 s, so the backup, started after the
+  // first few turns, has most of that to finish in however loaded the
+  // machine) while the backup copies.
   BackgroundProcess run(KAISHA_EXE, {"run", "--config", cfg, "--json", "Count to forty."},
                         {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, dir_.file("long.log"));
   ASSERT_TRUE(wait_for(
       [&] {
         auto t = latest_task(db());
-        return t && t->task.input == "Count to forty." && t->kept.size() >= 10;
+        return t && t->task.input == "Count to forty." && t->kept.size() >= 6;
       },
       std::chrono::seconds(30)))
       << run.log();
@@ -177,7 +179,7 @@ TEST_F(BackupTest, ABackupTakenWhileARunWritesRestoresAndResumes) {
   // The task caught running resumes there, asking the model only for the
   // calls the backup's journal did not keep.
   const size_t kept = kept_model_calls(restored_db, long_task->task.id);
-  ASSERT_GE(kept, 5u);
+  ASSERT_GE(kept, 3u);  // at least those kept before the backup began
   const size_t calls_before = requests_for("ceo-model").size();
   RunResult resumed = kaisha({"resume", "--config", cfg2, "--session", long_task->task.session_id, "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
