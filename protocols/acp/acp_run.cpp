@@ -132,10 +132,7 @@ json message_completed(std::string_view role, std::string_view text, std::string
 
 json generic_event(const json& payload) { return json{{"type", "generic"}, {"generic", payload}}; }
 
-std::string iso_now() {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
+std::string iso_of_ms(int64_t ms) {
   const std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
@@ -143,6 +140,12 @@ std::string iso_now() {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
   return buf;
+}
+
+std::string iso_now() {
+  return iso_of_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count());
 }
 
 }  // namespace kaisha::acp

@@ -65,5 +65,7 @@ json generic_event(const json& payload);
 
 // ISO-8601 UTC with milliseconds.
 std::string iso_now();
+// `ms` since the Unix epoch as ISO 8601 UTC with milliseconds.
+std::string iso_of_ms(int64_t ms);
 
 }  // namespace kaisha::acp

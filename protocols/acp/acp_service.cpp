@@ -1,5 +1,7 @@
 #include "protocols/acp/acp_service.hpp"
 
+#include "runtime/core/clock.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,20 +30,6 @@ AcpReply not_found_run(const std::string& id) {
                      "Run " + shown + " not found: this server never gave out that id, and its journal has no run by it");
 }
 
-std::string iso_of_ms(int64_t ms) {
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-  return buf;
-}
-
-int64_t wall_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -223,7 +211,7 @@ void AcpService::remember_locked(const std::shared_ptr<Entry>& e) {
 }
 
 Status AcpService::submit_and_keep(const std::shared_ptr<Entry>& e, const RunRequest& request) {
-  const int64_t created_ms = wall_now_ms();
+  const int64_t created_ms = wall_ms();
   auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   json data{{"agent_name", request.agent_name}, {"session_id", request.session_id}, {"created_at", e->run.created_at}};
   std::string session = company_.session_id();

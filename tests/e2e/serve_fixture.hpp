@@ -9,6 +9,16 @@
 
 namespace kaisha::e2e {
 
+// A quick task and one whose model call takes 3 s: the second is still
+// running when a test kills the server.
+inline constexpr const char* kQuickAndSlowScript = R"(
+rules:
+  - match: { model: ceo-model, last_user: "quick" }
+    reply: { text: "速い答え: 7" }
+  - match: { model: ceo-model, last_user: "slow" }
+    reply: { text: "遅い答え: 42", latency_ms: 3000 }
+)";
+
 class ServeTest : public E2eTest {
  protected:
   void TearDown() override {

@@ -107,13 +107,7 @@ TEST_F(ServeTasksTest, TasksCancelCancelsTheCompanysTask) {
 // with. Killed once more after both ended, the next server (a new session:
 // nothing was left running) answers them the same.
 TEST_F(ServeTasksTest, TaskIdsOutliveAKilledServer) {
-  start_mock(R"(
-rules:
-  - match: { model: ceo-model, last_user: "quick" }
-    reply: { text: "速い答え: 7" }
-  - match: { model: ceo-model, last_user: "slow" }
-    reply: { text: "遅い答え: 42", latency_ms: 3000 }
-)");
+  start_mock(kQuickAndSlowScript);
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());

@@ -277,13 +277,7 @@ rules:
 // with run.completed. Killed again after both ended, the next server (a new
 // session) still answers both.
 TEST_F(ServeTest, AcpRunIdsOutliveAKilledServer) {
-  start_mock(R"(
-rules:
-  - match: { model: ceo-model, last_user: "quick" }
-    reply: { text: "速い答え: 7" }
-  - match: { model: ceo-model, last_user: "slow" }
-    reply: { text: "遅い答え: 42", latency_ms: 3000 }
-)");
+  start_mock(kQuickAndSlowScript);
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
