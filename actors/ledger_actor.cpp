@@ -134,12 +134,12 @@ void journal_held(Self* self, const std::vector<Held::Key>& keys, std::function<
   std::vector<LedgerRecord> rows;
   std::optional<economy::BudgetState> state;
   economy::BudgetChange saved;
-  size_t settlements = 0;
+  size_t settlements = 0;  // settle_unsaved() calls they came in
   for (const auto& key : keys)
     if (auto taken = st.held.take(key)) {
       for (auto& r : taken->rows) rows.push_back(std::move(r));
       saved += taken->change;
-      ++settlements;
+      settlements += taken->holds;
     }
   if (settlements > 0) {
     auto& u = *st.unsaved;
@@ -301,16 +301,24 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
           const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
-        self->state.budget->cancel_ask(r);
         // Nothing was charged (the hold was never journaled), but the failed
         // call stays visible next to the settled ones, and goes with its
         // kept outcome (the failure) like a settlement.
+        const KeptWith kept{kept_call, kept_step};
+        const bool held = holds(self, task, kept);
+        if (held) {
+          settle_unsaved(self, [&] {
+            self->state.budget->cancel_ask(r);
+            return economy::BudgetChange{};  // a release moves nothing a snapshot records
+          });
+        } else {
+          self->state.budget->cancel_ask(r);
+        }
         std::ostringstream why;
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
         Change c;
         c.record(self, task, "expense", "ask_release", 0, agent, why.str());
-        const KeptWith kept{kept_call, kept_step};
-        if (holds(self, task, kept)) hold(self, task, kept, std::move(c), economy::BudgetChange{});
+        if (held) hold(self, task, kept, std::move(c), economy::BudgetChange{});
         else record(self, std::move(c));
         return reply_ok(self);
       },

@@ -76,6 +76,7 @@ class HeldCharges {
 
   void hold(const Key& key, std::vector<Row> rows, const BudgetChange& change) {
     Held& h = held_[key];
+    ++h.holds;
     rows_ += rows.size();
     for (auto& r : rows) h.rows.push_back(std::move(r));
     h.change += change;
@@ -85,12 +86,13 @@ class HeldCharges {
   struct Taken {
     std::vector<Row> rows;
     BudgetChange change;  // what they moved the budget by
+    size_t holds = 0;     // how many hold() calls they came in
   };
   // What is held under `key`, no longer held; nothing when nothing is.
   std::optional<Taken> take(const Key& key) {
     auto it = held_.find(key);
     if (it == held_.end()) return std::nullopt;
-    Taken t{std::move(it->second.rows), it->second.change};
+    Taken t{std::move(it->second.rows), it->second.change, it->second.holds};
     rows_ -= t.rows.size();
     held_.erase(it);
     // Exactly nothing once nothing is held, whatever rounding the sums made.
@@ -115,6 +117,7 @@ class HeldCharges {
   struct Held {
     std::vector<Row> rows;
     BudgetChange change;
+    size_t holds = 0;
   };
   std::map<Key, Held> held_;
   size_t rows_ = 0;

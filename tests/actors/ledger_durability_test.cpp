@@ -324,6 +324,26 @@ TEST_F(ChargesWithOutcomes, HeldChargesAreJournaledWhenTheTaskEndsAndWhenTheLedg
   EXPECT_NEAR(expense_used_on_disk(), 0.0006, 1e-12) << budget_on_disk();
 }
 
+// A failed call's release goes with its kept outcome (the failure), like a
+// settlement; once nothing is held, the budget on disk is the one in memory.
+TEST_F(ChargesWithOutcomes, AFailedCallsReleaseGoesWithItsOutcome) {
+  const economy::AskReservation r = reserve("a");
+  LedgerReply released = ask_ledger(*sys_, ledger_, caf::make_message(cancel_atom::value, r, std::string("a"),
+                                                                       std::string("t"), int64_t{6}, int64_t{-1}));
+  ASSERT_TRUE(released.ok) << released.error;
+  synced();
+  EXPECT_TRUE(entries_on_disk().empty());
+  keep_answer(0, 6);
+  settle(reserve("b"), "b", 50, KeptWith{7, -1});
+  keep_answer(1, 7);
+  synced();
+  auto rows = entries_on_disk();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "ask_release");
+  EXPECT_EQ(rows[1].kind, "ask_settle");
+  EXPECT_EQ(expense_used_on_disk(), budget_->snapshot().expense.used) << budget_on_disk();
+}
+
 // Sessions of one server share a Budget, each with its own ledger: the
 // budget one ledger journals leaves out what the other holds.
 TEST_F(ChargesWithOutcomes, ABudgetSharedByTwoLedgersLeavesOutWhatEitherHolds) {
