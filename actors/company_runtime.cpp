@@ -96,8 +96,7 @@ void apply_retention_on_start(const config::Config& c, store::JournalStore& jour
   const store::RetentionPolicy policy{c.journal.keep_days, c.journal.keep_sessions};
   if (!policy.active()) return;
   auto report = [&]() -> Result<store::RetentionReport> {
-    const std::string memory_path =
-        c.memory.path.empty() ? memory::MemoryService::default_path(c.store_path) : c.memory.path;
+    const std::string memory_path = memory::MemoryService::path_of(c.memory, c.store_path);
     std::unique_ptr<memory::MemoryStore> memories;
     std::error_code ec;
     if (std::filesystem::exists(memory_path, ec)) {

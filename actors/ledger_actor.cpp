@@ -36,8 +36,7 @@ constexpr size_t kMaxEndedTasks = 4096;
 // leaves out, one step each.
 struct Unsaved {
   std::mutex mu;
-  economy::BudgetChange total;
-  size_t held = 0;  // settlements counted in `total`
+  economy::UnsavedChanges changes;
 };
 
 // One Unsaved per Budget, found by its address (while a ledger holds it).
@@ -75,7 +74,7 @@ using Self = caf::stateful_actor<LedgerActorState>;
 economy::BudgetState on_disk(Self* self) {
   auto& u = *self->state.unsaved;
   std::lock_guard<std::mutex> g(u.mu);
-  return u.total.taken_from(self->state.budget->snapshot());
+  return u.changes.taken_from(self->state.budget->snapshot());
 }
 
 void remember_ended(Self* self, const std::string& task) {
@@ -144,10 +143,8 @@ void journal_held(Self* self, const std::vector<Held::Key>& keys, std::function<
   if (settlements > 0) {
     auto& u = *st.unsaved;
     std::lock_guard<std::mutex> g(u.mu);
-    u.held -= settlements;
-    if (u.held == 0) u.total = economy::BudgetChange{};  // exactly, whatever the sums rounded
-    else u.total -= saved;
-    state = u.total.taken_from(st.budget->snapshot());
+    u.changes.saved(saved, settlements);
+    state = u.changes.taken_from(st.budget->snapshot());
   }
   journal_with_charges(st.journal, std::move(rows), st.budget_session, std::move(state), std::move(then));
 }
@@ -165,8 +162,7 @@ economy::BudgetChange settle_unsaved(Self* self, const std::function<economy::Bu
   auto& u = *self->state.unsaved;
   std::lock_guard<std::mutex> g(u.mu);
   economy::BudgetChange moved = settle();
-  u.total += moved;
-  ++u.held;
+  u.changes.add(moved);
   return moved;
 }
 

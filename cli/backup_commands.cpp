@@ -26,7 +26,7 @@ struct BackupOptions {
 store::InstallationPaths paths_of(const config::Config& c) {
   store::InstallationPaths p;
   p.journal = c.store_path;
-  p.memory = c.memory.path.empty() ? memory::MemoryService::default_path(c.store_path) : c.memory.path;
+  p.memory = memory::MemoryService::path_of(c.memory, c.store_path);
   p.memory_index = c.memory.index_dir.empty() ? p.memory + ".index" : c.memory.index_dir;
   p.user_tools = tools::user_tools_dir_of(c);
   p.workspaces = tools::workspace_root_of(c);

@@ -49,14 +49,14 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
   return c;
 }
 
-Result<std::unique_ptr<store::JournalStore>> open_to_run(const config::Config& c) {
+Result<std::unique_ptr<store::JournalStore>> open_to_write(const config::Config& c) {
   return store::JournalStore::open(c.store_path, {store::durability_named(c.journal.durability)});
 }
 
 Result<std::string> session_left_running(const config::Config& c) {
   const std::string& store_path = c.store_path;
   if (no_journal_yet(store_path)) return std::string();
-  auto st = open_to_run(c);
+  auto st = open_to_write(c);
   if (!st.ok()) return st.error();
   auto latest = (*st)->latest_session();
   if (!latest.ok()) return latest.error();

@@ -39,11 +39,11 @@ Status start_tracing(const config::Config& c, const std::string& node = "");
 // not files, so never "missing".
 bool no_journal_yet(const std::string& path);
 
-// Opens the journal (c.store_path) for a command about to run the company on
-// it: read-write with the configured durability, so that a journal an
-// earlier kaisha wrote is migrated first (reading it as it is would refuse
-// it). The file must exist.
-Result<std::unique_ptr<store::JournalStore>> open_to_run(const config::Config& c);
+// Opens the journal (c.store_path) for a command that writes it (runs the
+// company on it, forgets, compacts, records feedback): read-write with the
+// configured durability, so that a journal an earlier kaisha wrote is
+// migrated first (reading it as it is would refuse it). The file must exist.
+Result<std::unique_ptr<store::JournalStore>> open_to_write(const config::Config& c);
 
 // The session a long-running door (`kaisha serve`, a CEO node) started
 // without --session picks up, so that what its last process was doing is

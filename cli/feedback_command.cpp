@@ -30,7 +30,7 @@ struct FeedbackOptions {
 // Journals the verdict and returns the task row. The journal is opened,
 // written and closed before the company starts (one writer at a time).
 Result<store::TaskRow> record_verdict(const config::Config& c, const FeedbackOptions& o) {
-  auto st = store::JournalStore::open(c.store_path, {store::durability_named(c.journal.durability)});
+  auto st = open_to_write(c);
   if (!st.ok()) return st.error();
   auto task = (*st)->get_task(o.task);
   if (!task.ok()) return task.error();

@@ -56,7 +56,7 @@ int forget(const ForgetOptions& o) {
   if (no_journal_yet(c->store_path))
     return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
   std::error_code ec;
-  auto opened = store::JournalStore::open(c->store_path, {store::durability_named(c->journal.durability)});
+  auto opened = open_to_write(*c);
   if (!opened.ok()) return fail(opened.error().message, 1);
   auto& journal = **opened;
 
@@ -75,8 +75,7 @@ int forget(const ForgetOptions& o) {
       if (it->created_at < *cutoff) sessions.push_back(it->id);
   }
 
-  const std::string memory_path =
-      c->memory.path.empty() ? memory::MemoryService::default_path(c->store_path) : c->memory.path;
+  const std::string memory_path = memory::MemoryService::path_of(c->memory, c->store_path);
   std::unique_ptr<memory::MemoryStore> memories;
   if (std::filesystem::exists(memory_path, ec)) {
     auto m = memory::MemoryStore::open(memory_path, store::durability_named(c->journal.durability));

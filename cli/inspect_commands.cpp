@@ -29,7 +29,7 @@ Result<Opened> open_session(const CommonOptions& o, bool writable) {
   auto c = load_cli_config(o, /*needs_model=*/false);
   if (!c.ok()) return c.error();
   if (no_journal_yet(c->store_path)) return Error{"no_sessions", no_sessions_text(c->store_path)};
-  auto st = writable ? store::JournalStore::open(c->store_path, {store::durability_named(c->journal.durability)})
+  auto st = writable ? open_to_write(*c)
                      : store::JournalStore::open_read_only(c->store_path);
   if (!st.ok()) return st.error();
   Opened out{std::move(st).value(), o.session};

@@ -34,7 +34,7 @@ int compact(const CommonOptions& o) {
   if (no_journal_yet(c->store_path)) return fail("no store at " + c->store_path + ": there is nothing to compact");
   const uintmax_t before = file_bytes(c->store_path);
   {
-    auto st = store::JournalStore::open(c->store_path, {store::durability_named(c->journal.durability)});
+    auto st = open_to_write(*c);
     if (!st.ok()) return fail(st.error().message);
     if (Status s = (*st)->vacuum(); !s.ok())
       return fail(s.error().message + " (another process may be writing to the store; try again when it is idle)");

@@ -26,7 +26,7 @@ namespace {
 Result<std::string> session_to_resume(const CommonOptions& o, const config::Config& c) {
   if (!o.session.empty() || !o.resume_latest) return o.session;
   if (no_journal_yet(c.store_path)) return Error{"session", "--continue: no session in " + c.store_path + " yet"};
-  auto st = open_to_run(c);
+  auto st = open_to_write(c);
   if (!st.ok()) return st.error();
   auto latest = (*st)->latest_session();
   if (!latest.ok()) return latest.error();
@@ -121,7 +121,7 @@ namespace {
 // store does not say (the configured one is used).
 Result<std::string> strategy_to_resume(const config::Config& c, const std::string& session,
                                        const std::string& only) {
-  auto st = open_to_run(c);
+  auto st = open_to_write(c);
   if (!st.ok()) return st.error();
   auto tasks = (*st)->tasks(session);
   if (!tasks.ok()) return tasks.error();

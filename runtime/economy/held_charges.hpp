@@ -4,11 +4,14 @@
 // A charge is held under the key of that record — its task, the call's
 // number in the task, and the step of an employee's tool loop (-1: the
 // call's own outcome). Taking a key returns its rows in the order they were
-// held. unsaved() is the sum of the budget changes still held: the budget a
-// journal may be shown is the live one without them (BudgetChange::taken_from),
-// so no budget on disk counts a charge whose row is not there.
+// held, with how far they moved the budget.
 //
-// Plain data; the ledger actor owns one. Row is whatever the ledger journals.
+// UnsavedChanges sums the budget changes held, by every ledger of one
+// Budget: the budget a journal may be shown is the live one without them
+// (taken_from), so no budget on disk counts a charge whose row is not there.
+//
+// Plain data; the ledger actor owns one HeldCharges, and shares one
+// UnsavedChanges (under a mutex) with the other ledgers of its Budget.
 #pragma once
 
 #include <cstddef>
@@ -64,6 +67,28 @@ struct BudgetChange {
   }
 };
 
+class UnsavedChanges {
+ public:
+  void add(const BudgetChange& change) {
+    total_ += change;
+    ++count_;
+  }
+  // `count` changes added before, summing to `change`, are on disk now.
+  void saved(const BudgetChange& change, size_t count) {
+    count_ -= count;
+    // Exactly nothing once nothing is held, whatever rounding the sums made.
+    if (count_ == 0) total_ = BudgetChange{};
+    else total_ -= change;
+  }
+  const BudgetChange& total() const { return total_; }
+  // `state` without the changes not on disk.
+  BudgetState taken_from(BudgetState state) const { return total_.taken_from(std::move(state)); }
+
+ private:
+  BudgetChange total_;
+  size_t count_ = 0;
+};
+
 template <class Row>
 class HeldCharges {
  public:
@@ -80,7 +105,6 @@ class HeldCharges {
     rows_ += rows.size();
     for (auto& r : rows) h.rows.push_back(std::move(r));
     h.change += change;
-    unsaved_ += change;
   }
 
   struct Taken {
@@ -95,9 +119,6 @@ class HeldCharges {
     Taken t{std::move(it->second.rows), it->second.change, it->second.holds};
     rows_ -= t.rows.size();
     held_.erase(it);
-    // Exactly nothing once nothing is held, whatever rounding the sums made.
-    if (held_.empty()) unsaved_ = BudgetChange{};
-    else unsaved_ -= t.change;
     return t;
   }
 
@@ -109,7 +130,6 @@ class HeldCharges {
     return keys;
   }
 
-  const BudgetChange& unsaved() const { return unsaved_; }
   size_t rows() const { return rows_; }
   bool empty() const { return held_.empty(); }
 
@@ -121,7 +141,6 @@ class HeldCharges {
   };
   std::map<Key, Held> held_;
   size_t rows_ = 0;
-  BudgetChange unsaved_;
 };
 
 }  // namespace kaisha::economy

@@ -12,13 +12,17 @@ std::string MemoryService::default_path(const std::string& journal_path) {
   return journal_path + ".memory.db";
 }
 
+std::string MemoryService::path_of(const config::MemoryConfig& config, const std::string& journal_path) {
+  return config.path.empty() ? default_path(journal_path) : config.path;
+}
+
 Result<std::shared_ptr<MemoryService>> MemoryService::start(const config::MemoryConfig& config,
                                                             const std::string& journal_path,
                                                             std::shared_ptr<Embedder> embedder,
                                                             store::Durability durability) {
   std::shared_ptr<MemoryService> s(new MemoryService());
   s->config_ = config;
-  if (s->config_.path.empty()) s->config_.path = default_path(journal_path);
+  s->config_.path = path_of(config, journal_path);
   if (s->config_.index_dir.empty()) s->config_.index_dir = s->config_.path + ".index";
   auto texts = MemoryTexts::load();
   if (!texts.ok()) return texts.error();

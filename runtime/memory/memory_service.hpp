@@ -50,6 +50,9 @@ class MemoryService {
 
   // "kaisha.db" -> "kaisha.memory.db"; other names get ".memory.db" appended.
   static std::string default_path(const std::string& journal_path);
+  // Where the memory store of a company on `journal_path` is: `config.path`,
+  // or default_path(journal_path) when that is empty.
+  static std::string path_of(const config::MemoryConfig& config, const std::string& journal_path);
 
   // The MemoryManager tool (memory_manager.hpp).
   void run_tool(json args, std::string session_id, std::function<void(company::ToolResult)> done);

@@ -1,6 +1,8 @@
 #include "runtime/store/journal_store.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -445,6 +447,21 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
   return store;
 }
 
+// Appends to `out` a description of each row PRAGMA foreign_key_check
+// reports (a row whose foreign key names a row that is not there), until
+// `out` holds `limit`.
+static Status describe_foreign_key_problems(SqliteDb& db, size_t limit, std::vector<std::string>& out) {
+  auto fk = db.prepare("PRAGMA foreign_key_check");
+  if (!fk) return fk.error();
+  for (auto row = fk->step(); out.size() < limit; row = fk->step()) {
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back("row " + std::to_string(fk->column_int(1)) + " of " + fk->column_text(0) + " refers to a " +
+                  fk->column_text(2) + " row that is not there");
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<std::string>> JournalStore::check_file(const std::string& path, int limit) {
   SqliteDb::Options o;
   o.read_only = true;
@@ -458,14 +475,8 @@ Result<std::vector<std::string>> JournalStore::check_file(const std::string& pat
     if (!*row) break;
     if (integrity->column_text(0) != "ok") problems.push_back(integrity->column_text(0));
   }
-  auto fk = (*db)->prepare("PRAGMA foreign_key_check");
-  if (!fk) return fk.error();
-  for (auto row = fk->step(); static_cast<int>(problems.size()) < limit; row = fk->step()) {
-    if (!row) return row.error();
-    if (!*row) break;
-    problems.push_back("row " + std::to_string(fk->column_int(1)) + " of " + fk->column_text(0) + " refers to a " +
-                       fk->column_text(2) + " row that is not there");
-  }
+  if (Status s = describe_foreign_key_problems(**db, static_cast<size_t>(std::max(limit, 0)), problems); !s)
+    return s.error();
   return problems;
 }
 
@@ -551,14 +562,9 @@ Status JournalStore::migrate_in_transaction() {
 }
 
 Result<int64_t> JournalStore::foreign_key_violations() {
-  auto fk = db_->prepare("PRAGMA foreign_key_check");
-  if (!fk) return fk.error();
-  int64_t n = 0;
-  for (auto row = fk->step();; row = fk->step()) {
-    if (!row) return row.error();
-    if (!*row) return n;
-    ++n;
-  }
+  std::vector<std::string> problems;
+  if (Status s = describe_foreign_key_problems(*db_, SIZE_MAX, problems); !s) return s.error();
+  return static_cast<int64_t>(problems.size());
 }
 
 Status JournalStore::in_txn(const std::function<Status()>& body) {

@@ -13,13 +13,12 @@ BudgetChange spent(double usd) {
   return c;
 }
 
-TEST(HeldCharges, AKeysRowsComeBackInOrderOnceAndLeaveTheUnsavedSum) {
+TEST(HeldCharges, AKeysRowsComeBackInOrderOnceWithTheirChange) {
   Held h;
   h.hold({"t", 3, -1}, {"settle", "overshoot"}, spent(0.5));
   h.hold({"t", 3, -1}, {"release"}, spent(0));
   h.hold({"t", 4, -1}, {"other"}, spent(0.25));
   EXPECT_EQ(h.rows(), 4u);
-  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.75);
   auto taken = h.take({"t", 3, -1});
   ASSERT_TRUE(taken);
   EXPECT_EQ(taken->rows, (std::vector<std::string>{"settle", "overshoot", "release"}));
@@ -27,7 +26,8 @@ TEST(HeldCharges, AKeysRowsComeBackInOrderOnceAndLeaveTheUnsavedSum) {
   EXPECT_EQ(taken->holds, 2u);  // a settlement and a release under one key
   EXPECT_FALSE(h.take({"t", 3, -1}));  // taken once
   EXPECT_EQ(h.rows(), 1u);
-  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 0.25);
+  EXPECT_DOUBLE_EQ(h.take({"t", 4, -1})->change.expense_used, 0.25);
+  EXPECT_TRUE(h.empty());
 }
 
 TEST(HeldCharges, AStepOfAToolLoopIsItsOwnKey) {
@@ -35,8 +35,8 @@ TEST(HeldCharges, AStepOfAToolLoopIsItsOwnKey) {
   h.hold({"t", 7, -1}, {"ask"}, spent(1));
   h.hold({"t", 7, 2}, {"step 2"}, spent(2));
   EXPECT_EQ(h.take({"t", 7, 2})->rows, std::vector<std::string>{"step 2"});
-  EXPECT_DOUBLE_EQ(h.unsaved().expense_used, 1);
   EXPECT_FALSE(h.empty());
+  EXPECT_DOUBLE_EQ(h.take({"t", 7, -1})->change.expense_used, 1);
 }
 
 TEST(HeldCharges, KeysOfATaskOrOfAll) {
@@ -52,7 +52,7 @@ TEST(HeldCharges, KeysOfATaskOrOfAll) {
   EXPECT_TRUE(h.keys_of("c").empty());
 }
 
-TEST(HeldCharges, TheBudgetOnDiskLeavesOutWhatIsHeld) {
+TEST(UnsavedChanges, TheBudgetOnDiskLeavesOutWhatIsHeld) {
   BudgetState before;
   before.expense.total = 10;
   before.expense.used = 1;
@@ -63,17 +63,31 @@ TEST(HeldCharges, TheBudgetOnDiskLeavesOutWhatIsHeld) {
   after.expense_overshoot = 0.1;
   after.overshoot_calls = 1;
   const BudgetChange c = BudgetChange::between(before, after);
-  Held h;
-  h.hold({"t", 1, -1}, {"settle"}, c);
-  BudgetState disk = h.unsaved().taken_from(after);
+  UnsavedChanges u;
+  u.add(c);
+  BudgetState disk = u.taken_from(after);
   EXPECT_DOUBLE_EQ(disk.expense.used, 1);
   EXPECT_DOUBLE_EQ(disk.internal_invoke_cost, 2);
   EXPECT_DOUBLE_EQ(disk.expense_overshoot, 0);
   EXPECT_EQ(disk.overshoot_calls, 0);
   EXPECT_DOUBLE_EQ(disk.expense.total, 10);  // totals are not held
-  h.take({"t", 1, -1});
-  EXPECT_DOUBLE_EQ(h.unsaved().taken_from(after).expense.used, 1.4);
-  EXPECT_EQ(h.unsaved().expense_used, 0.0);  // exactly: nothing is held
+  u.saved(c, 1);
+  EXPECT_DOUBLE_EQ(u.taken_from(after).expense.used, 1.4);
+  EXPECT_EQ(u.total().expense_used, 0.0);  // exactly: nothing is held
+}
+
+TEST(UnsavedChanges, SumsWhatIsHeldAndComesBackToExactlyZero) {
+  UnsavedChanges u;
+  u.add(spent(0.5));
+  u.add(spent(0));
+  u.add(spent(0.25));
+  EXPECT_DOUBLE_EQ(u.total().expense_used, 0.75);
+  u.saved(spent(0.5), 2);  // a settlement and a release under one key
+  EXPECT_DOUBLE_EQ(u.total().expense_used, 0.25);
+  u.add(spent(0.1));
+  u.saved(spent(0.1), 1);
+  u.saved(spent(0.25), 1);
+  EXPECT_EQ(u.total().expense_used, 0.0);
 }
 
 }  // namespace

@@ -906,25 +906,28 @@ DROP TABLE protocol_handles;
 UPDATE schema_version SET version = 7;
 )sql";
 
+// A journal at `path` holding every value (write_every_value), laid out as
+// schema 7.
+void write_version7_journal(const std::string& path) {
+  {
+    auto j = open_or_die(path);
+    ASSERT_TRUE(j);
+    write_every_value(*j);
+  }
+  auto db = SqliteDb::open(path);
+  ASSERT_TRUE(db);
+  ASSERT_TRUE((*db)->exec(kSchema7Tables)) << "could not lay the journal out as schema 7";
+}
+
 // A journal of the version before (schema 7) holding interrupted and canceled
 // tasks and the tool and overshoot ledger kinds fails SQLite's integrity
 // check; opened by this version it is rebuilt with every row and id kept,
 // and passes.
 TEST_F(JournalStoreTest, AVersion7JournalIsRebuiltWithEveryRowAndPassesTheIntegrityCheck) {
   const std::string path = file("v7.db");
-  {
-    auto j = open_or_die(path);
-    ASSERT_TRUE(j);
-    write_every_value(*j);
-  }
-  {
-    auto db = SqliteDb::open(path);
-    ASSERT_TRUE(db);
-    ASSERT_TRUE((*db)->exec(kSchema7Tables)) << "could not lay the journal out as schema 7";
-  }
+  ASSERT_NO_FATAL_FAILURE(write_version7_journal(path));
   EXPECT_THAT(integrity(path), HasSubstr("CHECK constraint failed in tasks"));
   const std::string rows_before = row_counts(path);
-  std::vector<int64_t> step_ids;
   {
     auto ro = JournalStore::open_read_only(path);
     ASSERT_FALSE(ro);
@@ -960,15 +963,10 @@ TEST_F(JournalStoreTest, AVersion7JournalIsRebuiltWithEveryRowAndPassesTheIntegr
 // is lost, and the file can be repaired or restored afterwards.
 TEST_F(JournalStoreTest, AVersion7JournalWithOrphanedRowsStillMigrates) {
   const std::string path = file("orphan.db");
-  {
-    auto j = open_or_die(path);
-    ASSERT_TRUE(j);
-    write_every_value(*j);
-  }
+  ASSERT_NO_FATAL_FAILURE(write_version7_journal(path));
   {
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
-    ASSERT_TRUE((*db)->exec(kSchema7Tables));
     ASSERT_TRUE((*db)->exec("PRAGMA foreign_keys=OFF; DELETE FROM tasks WHERE id = 't-failed'"));
   }
   const std::string rows_before = row_counts(path);
