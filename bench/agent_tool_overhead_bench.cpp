@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "bench/bench_temp_dir.hpp"
 #include "bench/scripted_instant_backend.hpp"
 

@@ -41,7 +41,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "bench/bench_temp_dir.hpp"
 
 namespace {

@@ -34,10 +34,10 @@
 #include <vector>
 
 #include "bench/closed_loop.hpp"
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_client.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/mcp_http_transport.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/client/mcp_client.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
 #include "runtime/http/http_client.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 

@@ -27,8 +27,8 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/scheduler_tuning.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/caf/scheduler_tuning.hpp"
 #include "cluster/inline_delivery.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/cluster_placer.hpp"

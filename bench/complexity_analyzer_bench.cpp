@@ -8,8 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "runtime/routing/complexity_analyzer.hpp"
-#include "runtime/routing/router.hpp"
+#include "runtime/effgen/routing/complexity_analyzer.hpp"
+#include "runtime/effgen/routing/router.hpp"
 
 namespace {
 

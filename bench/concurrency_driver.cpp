@@ -44,7 +44,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "runtime/http/http_client.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"

@@ -26,7 +26,7 @@
 
 #include <sqlite3.h>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace {

@@ -32,7 +32,7 @@
 
 #include <unistd.h>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 
 namespace {
 

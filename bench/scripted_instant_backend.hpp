@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "runtime/company/chat_client.hpp"
 #include "runtime/config/config.hpp"
 

@@ -8,11 +8,11 @@
 #include <iostream>
 #include <memory>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/progress_printer.hpp"
-#include "protocols/mcp/mcp_servers_start.hpp"
+#include "protocols/mcp/client/mcp_servers_start.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/task_result_json.hpp"
 #include "runtime/memory/error_reflection.hpp"

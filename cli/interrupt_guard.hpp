@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 
 namespace kaisha::cli {
 

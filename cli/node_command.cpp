@@ -13,8 +13,8 @@
 #include <memory>
 #include <optional>
 
-#include "actors/company_runtime.hpp"
-#include "actors/provider_chat_client.hpp"
+#include "actors/company/company_runtime.hpp"
+#include "actors/system/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
@@ -24,7 +24,7 @@
 #include "cluster/company_node.hpp"
 #include "protocols/http/bind_policy.hpp"
 #include "protocols/http/http_server.hpp"
-#include "protocols/mcp/mcp_servers_start.hpp"
+#include "protocols/mcp/client/mcp_servers_start.hpp"
 #include "protocols/telemetry/events_endpoint.hpp"
 #include "protocols/telemetry/metrics_endpoint.hpp"
 #include "runtime/company/event_log.hpp"

@@ -6,14 +6,14 @@
 
 #include <unistd.h>
 
-#include "actors/company_runtime.hpp"
-#include "actors/provider_chat_client.hpp"
+#include "actors/company/company_runtime.hpp"
+#include "actors/system/provider_chat_client.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/stdin_lines.hpp"
 #include "cli/terminal_questions.hpp"
-#include "protocols/mcp/mcp_servers_start.hpp"
+#include "protocols/mcp/client/mcp_servers_start.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/task_result_json.hpp"

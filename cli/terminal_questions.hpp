@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "cli/stdin_lines.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/user_questions.hpp"

@@ -6,8 +6,8 @@
 #include <set>
 #include <utility>
 
-#include "actors/atoms.hpp"
-#include "actors/journal_actor.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "runtime/messages/cluster_messages.hpp"
 #include "runtime/core/clock.hpp"

@@ -14,7 +14,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/employee_actor.hpp"
+#include "actors/agents/employee_actor.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/messages/envelope.hpp"
 

@@ -3,11 +3,11 @@
 #include <chrono>
 #include <cstdio>
 
-#include "actors/charged_call.hpp"
-#include "actors/journal_actor.hpp"
-#include "actors/model_client_actor.hpp"
-#include "actors/scheduler_tuning.hpp"
-#include "actors/spawning_thread.hpp"
+#include "actors/strategy_kit/charged_call.hpp"
+#include "actors/system/journal_actor.hpp"
+#include "actors/system/model_client_actor.hpp"
+#include "actors/caf/scheduler_tuning.hpp"
+#include "actors/caf/spawning_thread.hpp"
 #include "cluster/agent_host.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/inline_delivery.hpp"

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "actors/atoms.hpp"
-#include "actors/journal_actor.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/employee_proxy.hpp"
 #include "runtime/store/journal_store.hpp"

@@ -29,8 +29,8 @@
 #include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/employee_placer.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/agents/employee_placer.hpp"
 #include "cluster/cluster_node.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/cluster/node_resources.hpp"

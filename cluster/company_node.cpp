@@ -3,7 +3,7 @@
 #include <chrono>
 #include <optional>
 
-#include "actors/charged_call.hpp"
+#include "actors/strategy_kit/charged_call.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/messages/cluster_messages.hpp"

@@ -25,7 +25,7 @@
 #include <string>
 #include <thread>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "cluster/cluster_node.hpp"
 
 namespace kaisha::cluster {

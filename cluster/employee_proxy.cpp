@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "actors/atoms.hpp"
+#include "actors/caf/atoms.hpp"
 #include "cluster/cluster_atoms.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "cluster/inline_delivery.hpp"

@@ -1,8 +1,12 @@
-# kaisha_library(NAME DIR <folder> [DEPS ...])
-# A static library built from every .cpp directly inside <folder>.
+# kaisha_library(NAME DIR <folder>... [DEPS ...])
+# A static library built from every .cpp directly inside the folders.
 function(kaisha_library name)
-  cmake_parse_arguments(K "" "DIR" "DEPS" ${ARGN})
-  file(GLOB _srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${K_DIR}/*.cpp")
+  cmake_parse_arguments(K "" "" "DIR;DEPS" ${ARGN})
+  set(_srcs "")
+  foreach(_dir IN LISTS K_DIR)
+    file(GLOB _dir_srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.cpp")
+    list(APPEND _srcs ${_dir_srcs})
+  endforeach()
   if(NOT _srcs)  # header-only part (or not written yet)
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR})

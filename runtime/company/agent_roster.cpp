@@ -1,6 +1,6 @@
 #include "runtime/company/agent_roster.hpp"
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 
 namespace kaisha::company {
 

@@ -5,7 +5,7 @@
 //
 // Tasks run one at a time per session, in submission order (a session is one
 // conversation); a task waiting its turn is "submitted". A service may host
-// several sessions (actors/company_sessions.hpp): submit_in() names the
+// several sessions (actors/company/company_sessions.hpp): submit_in() names the
 // client's conversation, and tasks of different conversations run at once. Every method is
 // thread-safe and may be called from any thread, including HTTP server threads.
 // Only wait() blocks.

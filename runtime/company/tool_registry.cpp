@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/core/params_check.hpp"
 
 namespace kaisha::company {

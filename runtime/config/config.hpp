@@ -112,7 +112,7 @@ struct Switches {
 // written here.
 // The effgen strategy (effgen.md §23): complexity routing, decomposition into
 // a subtask DAG run by workers, judge audit. Its `routing:` and `optimizer:`
-// subsections are read by their own parsers (runtime/routing, runtime/prompt).
+// subsections are read by their own parsers (runtime/effgen/routing, runtime/effgen/prompt_optimizer).
 struct EffgenConfig {
   std::string planner_model;  // model ref; "" = ceo.model
   std::string worker_model;   // cost-table name or model ref; "" = the planner's model

@@ -40,7 +40,7 @@ struct ServeConfig {
   int64_t max_connections = 2048;
   int64_t max_connections_per_client = 256;
   int64_t max_mcp_sessions_per_client = 32;
-  // Many clients at once (actors/company_sessions.hpp).
+  // Many clients at once (actors/company/company_sessions.hpp).
   bool shared_session = false;      // sessions: shared
   bool per_session_budget = false;  // session_budget: per_session
   int64_t max_sessions = 64;

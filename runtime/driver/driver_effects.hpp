@@ -7,7 +7,7 @@
 // journal a step, report progress, finish). It never waits, never touches
 // CAF, a socket or a clock it was not given, so a unit test drives it with
 // scripted outcomes. The strategy's actor executes effects in order through
-// the strategy kit (actors/strategy_kit.hpp) and feeds every answer back,
+// the strategy kit (actors/strategy_kit/strategy_kit.hpp) and feeds every answer back,
 // tagged with the id of the effect that asked for it.
 //
 // An effect list may end the task (Finish) part-way: the actor stops
@@ -25,7 +25,7 @@
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/messages/agent_messages.hpp"
-#include "runtime/planning/judge_verdict.hpp"
+#include "runtime/judge/judge_verdict.hpp"
 
 namespace kaisha::driver {
 

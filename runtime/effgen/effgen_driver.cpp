@@ -8,8 +8,8 @@
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/llm/usage_estimate.hpp"
-#include "runtime/planning/decomposition_metrics.hpp"
-#include "runtime/routing/router.hpp"
+#include "runtime/effgen/decomposition/decomposition_metrics.hpp"
+#include "runtime/effgen/routing/router.hpp"
 
 namespace kaisha::effgen {
 

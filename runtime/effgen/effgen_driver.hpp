@@ -27,12 +27,12 @@
 #include "runtime/driver/pending_calls.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/model_tier.hpp"
-#include "runtime/planning/audit_loop.hpp"
-#include "runtime/planning/dag_scheduler.hpp"
-#include "runtime/planning/decomposition_round.hpp"
-#include "runtime/planning/prompt_template.hpp"
-#include "runtime/planning/subtask_dag.hpp"
-#include "runtime/prompt/prompt_optimizer.hpp"
+#include "runtime/judge/audit_loop.hpp"
+#include "runtime/dag/dag_scheduler.hpp"
+#include "runtime/effgen/decomposition/decomposition_round.hpp"
+#include "runtime/prompt/prompt_template.hpp"
+#include "runtime/dag/subtask_dag.hpp"
+#include "runtime/effgen/prompt_optimizer/prompt_optimizer.hpp"
 
 namespace kaisha::routing { class Router; }
 

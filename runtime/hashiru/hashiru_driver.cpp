@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/company/reply_call_order.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/core/json_text.hpp"

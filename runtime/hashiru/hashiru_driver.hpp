@@ -35,7 +35,7 @@
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/memory/conversation_summarizer.hpp"
 #include "runtime/memory/error_reflection.hpp"
-#include "runtime/planning/audit_loop.hpp"
+#include "runtime/judge/audit_loop.hpp"
 
 namespace kaisha::hashiru {
 

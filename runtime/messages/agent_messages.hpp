@@ -139,7 +139,7 @@ struct AuditRequest {
   std::string instruction;
   std::string claimed_result;
   // The audit's call number in its task (0: none): the judge's charges are
-  // journaled with its kept outcome (actors/charged_call.hpp KeptWith).
+  // journaled with its kept outcome (actors/strategy_kit/charged_call.hpp KeptWith).
   int64_t kept_call = 0;
   MSGPACK_DEFINE_MAP(task_id, producer, instruction, claimed_result, kept_call)
 };

@@ -19,7 +19,7 @@
 
 #include "runtime/core/result.hpp"
 #include "runtime/llm/chat.hpp"
-#include "runtime/planning/prompt_template.hpp"
+#include "runtime/prompt/prompt_template.hpp"
 #include "runtime/pyramid/agent_library.hpp"
 #include "runtime/pyramid/call_tree.hpp"
 #include "runtime/pyramid/workspace_index.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/planning/json_extract.hpp"
+#include "runtime/prompt/json_extract.hpp"
 
 namespace kaisha::pyramid {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "runtime/core/result.hpp"
-#include "runtime/planning/prompt_template.hpp"
+#include "runtime/prompt/prompt_template.hpp"
 
 namespace kaisha::pyramid {
 

@@ -1,5 +1,5 @@
 // effgen's tree. What its journal holds (runtime/effgen/effgen_driver.cpp,
-// actors/judge_actor.cpp): the planner's routing note, its decomposition
+// actors/agents/judge_actor.cpp): the planner's routing note, its decomposition
 // call, the plan note (subtasks with their dependencies), then per attempt
 // at a subtask the worker's llm_request and the planner's llm_response under
 // the worker's name carrying the subtask's id ("job") and cost, the judge's

@@ -3,7 +3,7 @@
 // the progress printer read it; none of them lists strategy names itself.
 // Adding a strategy is one entry here (strategy_catalog.cpp, with its
 // renderers beside it), the spawner of the actor that runs its tasks
-// (actors/strategy_actors.cpp), and the strategy's own folders.
+// (actors/strategy_kit/strategy_actors.cpp), and the strategy's own folders.
 #pragma once
 
 #include <string>

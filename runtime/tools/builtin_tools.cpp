@@ -3,7 +3,7 @@
 #include <cctype>
 #include <mutex>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/utf8.hpp"

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <optional>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/sandbox/python_tool.hpp"

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/company_host.hpp"
+#include "actors/company/company_host.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
 #include "runtime/store/journal_store.hpp"

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/company_runtime.hpp"
+#include "actors/company/company_runtime.hpp"
 #include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_source.hpp"

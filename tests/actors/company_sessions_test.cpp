@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "actors/company_sessions.hpp"
+#include "actors/company/company_sessions.hpp"
 #include "runtime/company/run_slots.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"

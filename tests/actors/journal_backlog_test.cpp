@@ -13,9 +13,9 @@
 #include <future>
 #include <thread>
 
-#include "actors/atoms.hpp"
-#include "actors/journal_actor.hpp"
-#include "actors/ledger_actor.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
+#include "actors/system/ledger_actor.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/sqlite_db.hpp"

@@ -14,10 +14,10 @@
 #include <future>
 #include <thread>
 
-#include "actors/atoms.hpp"
-#include "actors/charged_call.hpp"
-#include "actors/journal_actor.hpp"
-#include "actors/ledger_actor.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/strategy_kit/charged_call.hpp"
+#include "actors/system/journal_actor.hpp"
+#include "actors/system/ledger_actor.hpp"
 #include "runtime/driver/ask_step.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/economy/budget.hpp"

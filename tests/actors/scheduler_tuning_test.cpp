@@ -1,4 +1,4 @@
-// The scheduler kaisha's actor systems use (actors/scheduler_tuning.hpp):
+// The scheduler kaisha's actor systems use (actors/caf/scheduler_tuning.hpp):
 // CAF work stealing with prompt wake-ups and a clock that wakes its thread
 // only when a timer is due or must be re-planned.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/scheduler_tuning.hpp"
+#include "actors/caf/scheduler_tuning.hpp"
 
 namespace kaisha::actors {
 namespace {

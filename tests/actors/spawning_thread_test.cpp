@@ -1,4 +1,4 @@
-// SpawningThread (actors/spawning_thread.hpp): an actor system started, and
+// SpawningThread (actors/caf/spawning_thread.hpp): an actor system started, and
 // given actors, on a thread that lives on can be destroyed on another thread
 // meanwhile.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/spawning_thread.hpp"
+#include "actors/caf/spawning_thread.hpp"
 
 namespace kaisha::actors {
 namespace {

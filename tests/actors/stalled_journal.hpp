@@ -8,7 +8,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/journal_actor.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {

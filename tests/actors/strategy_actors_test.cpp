@@ -1,4 +1,4 @@
-#include "actors/strategy_actors.hpp"
+#include "actors/strategy_kit/strategy_actors.hpp"
 
 #include <algorithm>
 

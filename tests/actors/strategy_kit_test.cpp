@@ -9,9 +9,9 @@
 #include <memory>
 #include <thread>
 
-#include "actors/atoms.hpp"
-#include "actors/ledger_actor.hpp"
-#include "actors/strategy_kit.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/system/ledger_actor.hpp"
+#include "actors/strategy_kit/strategy_kit.hpp"
 #include "runtime/economy/budget.hpp"
 
 namespace kaisha::actors {

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "actors/provider_chat_client.hpp"
+#include "actors/system/provider_chat_client.hpp"
 #include "cluster/cluster_node.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"

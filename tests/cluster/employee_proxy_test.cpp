@@ -9,8 +9,8 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/journal_actor.hpp"
+#include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "cluster/cluster_placer.hpp"
 #include "tests/cluster/cluster_test_support.hpp"

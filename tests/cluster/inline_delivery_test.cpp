@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/scheduler_tuning.hpp"
+#include "actors/caf/scheduler_tuning.hpp"
 #include "cluster/inline_delivery.hpp"
 
 namespace kaisha::cluster {

@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "protocols/mcp/mcp_http_client_transport.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
 #include "tests/e2e/serve_fixture.hpp"
 #include "tests/protocols/mcp/mcp_client_test_util.hpp"
 

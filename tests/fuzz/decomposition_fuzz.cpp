@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/planning/decomposition_parser.hpp"
+#include "runtime/effgen/decomposition/decomposition_parser.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::fuzz::check;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "runtime/planning/json_extract.hpp"
+#include "runtime/prompt/json_extract.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::json;

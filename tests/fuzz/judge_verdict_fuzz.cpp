@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "runtime/planning/judge_verdict.hpp"
+#include "runtime/judge/judge_verdict.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::fuzz::check;

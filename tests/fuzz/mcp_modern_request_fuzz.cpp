@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "protocols/mcp/input_exchange.hpp"
-#include "protocols/mcp/mcp_headers.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
-#include "protocols/mcp/mcp_revision.hpp"
-#include "protocols/mcp/subscriptions.hpp"
+#include "protocols/mcp/server/input_exchange.hpp"
+#include "protocols/mcp/wire/mcp_headers.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
+#include "protocols/mcp/wire/mcp_revision.hpp"
+#include "protocols/mcp/server/subscriptions.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::json;

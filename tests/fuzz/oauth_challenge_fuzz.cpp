@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "protocols/mcp/oauth_challenge.hpp"
-#include "protocols/mcp/oauth_discovery.hpp"
-#include "protocols/mcp/oauth_redirect.hpp"
+#include "protocols/mcp/oauth/oauth_challenge.hpp"
+#include "protocols/mcp/oauth/oauth_discovery.hpp"
+#include "protocols/mcp/oauth/oauth_redirect.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 using kaisha::fuzz::check;

@@ -38,10 +38,10 @@
 #include <string>
 #include <vector>
 
-#include "protocols/mcp/mcp_client.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/mcp_stdio_client_transport.hpp"
-#include "protocols/mcp/mcp_tool_result.hpp"
+#include "protocols/mcp/client/mcp_client.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/client/mcp_stdio_client_transport.hpp"
+#include "protocols/mcp/client/mcp_tool_result.hpp"
 
 using namespace kaisha;
 

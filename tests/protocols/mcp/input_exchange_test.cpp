@@ -1,6 +1,6 @@
 // The multi round-trip pattern's server side: asking, answering, and the
 // sealed requestState.
-#include "protocols/mcp/input_exchange.hpp"
+#include "protocols/mcp/server/input_exchange.hpp"
 
 #include <gtest/gtest.h>
 

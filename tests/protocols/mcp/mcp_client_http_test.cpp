@@ -1,9 +1,9 @@
 // McpClient over Streamable HTTP against kaisha's own MCP server (the
 // conformance fixture) on a real loopback HttpServer.
 #include "mcp_client_test_util.hpp"
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/mcp_http_transport.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
 
 namespace kaisha::mcp {
 namespace {

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "mcp_client_test_util.hpp"
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/mcp_http_transport.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
 
 namespace kaisha::mcp {
 namespace {

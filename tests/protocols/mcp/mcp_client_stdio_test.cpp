@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "mcp_client_test_util.hpp"
-#include "protocols/mcp/mcp_tool_result.hpp"
+#include "protocols/mcp/client/mcp_tool_result.hpp"
 
 namespace kaisha::mcp {
 namespace {

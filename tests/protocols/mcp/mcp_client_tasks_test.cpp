@@ -3,10 +3,10 @@
 // a task is waited for, its questions answered, and a call cancelled or
 // timed out cancels its task.
 #include "mcp_client_test_util.hpp"
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/mcp_http_transport.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
 
 namespace kaisha::mcp {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/mcp_client.hpp"
-#include "protocols/mcp/mcp_stdio_client_transport.hpp"
+#include "protocols/mcp/client/mcp_client.hpp"
+#include "protocols/mcp/client/mcp_stdio_client_transport.hpp"
 
 namespace kaisha::mcp::testing {
 

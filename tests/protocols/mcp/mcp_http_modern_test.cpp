@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_http_transport.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
 #include "runtime/llm/sse_parser.hpp"
 #include "tests/protocols/http/loopback_client.hpp"
 

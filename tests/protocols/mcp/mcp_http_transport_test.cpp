@@ -1,6 +1,6 @@
 // MCP Streamable HTTP over a real HttpServer on 127.0.0.1, driven with
 // cpp-httplib's client.
-#include "protocols/mcp/mcp_http_transport.hpp"
+#include "protocols/mcp/server/mcp_http_transport.hpp"
 
 #include <httplib.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/conformance_fixture.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
 #include "runtime/llm/sse_parser.hpp"
 #include "tests/protocols/http/loopback_client.hpp"
 

@@ -3,7 +3,7 @@
 // token near its expiry is refreshed before the request (on an injected
 // clock), and a server without PKCE S256 or without metadata is refused with
 // an error that names what failed.
-#include "protocols/mcp/mcp_oauth.hpp"
+#include "protocols/mcp/oauth/mcp_oauth.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,9 @@
 #include <thread>
 
 #include "../../runtime/http/test_server.hpp"
-#include "protocols/mcp/mcp_http_client_transport.hpp"
-#include "protocols/mcp/oauth_pkce.hpp"
-#include "protocols/mcp/oauth_redirect.hpp"
+#include "protocols/mcp/client/mcp_http_client_transport.hpp"
+#include "protocols/mcp/oauth/oauth_pkce.hpp"
+#include "protocols/mcp/oauth/oauth_redirect.hpp"
 
 namespace kaisha::mcp {
 namespace {

@@ -1,12 +1,12 @@
 // Which era a request speaks, and how a modern request's _meta and headers
 // are checked (mcp_revision), plus the header values of SEP-2243
 // (mcp_headers).
-#include "protocols/mcp/mcp_revision.hpp"
+#include "protocols/mcp/wire/mcp_revision.hpp"
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/mcp_headers.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
+#include "protocols/mcp/wire/mcp_headers.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
 
 namespace kaisha::mcp {
 namespace {

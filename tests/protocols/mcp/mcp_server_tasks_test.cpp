@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/conformance_fixture.hpp"
-#include "protocols/mcp/mcp_protocol.hpp"
-#include "protocols/mcp/mcp_server.hpp"
-#include "protocols/mcp/mcp_tasks.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
+#include "protocols/mcp/wire/mcp_protocol.hpp"
+#include "protocols/mcp/server/mcp_server.hpp"
+#include "protocols/mcp/server/mcp_tasks.hpp"
 
 namespace kaisha::mcp {
 namespace {

@@ -1,6 +1,6 @@
 // McpServer without a transport: messages in, responses and related
 // notifications out, over the conformance fixture and the company backend.
-#include "protocols/mcp/mcp_server.hpp"
+#include "protocols/mcp/server/mcp_server.hpp"
 
 #include <future>
 #include <mutex>
@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/company_backend.hpp"
-#include "protocols/mcp/conformance_fixture.hpp"
+#include "protocols/mcp/server/company_backend.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
 #include "tests/protocols/mcp/fake_company.hpp"
 
 namespace kaisha::mcp {

@@ -1,5 +1,5 @@
 // MCP over a pair of real pipes: newline-delimited JSON-RPC in and out.
-#include "protocols/mcp/mcp_stdio_transport.hpp"
+#include "protocols/mcp/server/mcp_stdio_transport.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/conformance_fixture.hpp"
+#include "protocols/mcp/conformance/conformance_fixture.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 
 namespace kaisha::mcp {

@@ -1,7 +1,7 @@
 // McpToolSource against the real child-process test server: prefixed tools
 // with their schemas, list_changed, and a server that dies and is restarted
 // with backoff while its calls fail at once with a clear message.
-#include "protocols/mcp/mcp_tool_source.hpp"
+#include "protocols/mcp/client/mcp_tool_source.hpp"
 
 #include "mcp_client_test_util.hpp"
 

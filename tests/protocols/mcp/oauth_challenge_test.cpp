@@ -1,5 +1,5 @@
 // WWW-Authenticate Bearer challenges as MCP servers send them.
-#include "protocols/mcp/oauth_challenge.hpp"
+#include "protocols/mcp/oauth/oauth_challenge.hpp"
 
 #include <gtest/gtest.h>
 

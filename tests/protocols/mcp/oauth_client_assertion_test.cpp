@@ -1,6 +1,6 @@
 // private_key_jwt assertions: the claims RFC 7523 asks for, and a signature
 // OpenSSL verifies with the public half of the key.
-#include "protocols/mcp/oauth_client_assertion.hpp"
+#include "protocols/mcp/oauth/oauth_client_assertion.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
@@ -118,7 +118,7 @@ TEST(OAuthClientAssertion, BadKeysAndAlgorithmsAreErrorsWithoutKeyMaterial) {
 }  // namespace
 }  // namespace kaisha::mcp
 
-#include "protocols/mcp/oauth_dpop.hpp"
+#include "protocols/mcp/oauth/oauth_dpop.hpp"
 
 namespace kaisha::mcp {
 namespace {

@@ -1,6 +1,6 @@
 // Where authorization metadata is looked for, in the MCP spec's order, and
 // the checks made on it.
-#include "protocols/mcp/oauth_discovery.hpp"
+#include "protocols/mcp/oauth/oauth_discovery.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // PKCE values and the checks on an authorization response.
-#include "protocols/mcp/oauth_redirect.hpp"
+#include "protocols/mcp/oauth/oauth_redirect.hpp"
 
 #include <gtest/gtest.h>
 
-#include "protocols/mcp/oauth_pkce.hpp"
+#include "protocols/mcp/oauth/oauth_pkce.hpp"
 
 namespace kaisha::mcp {
 namespace {

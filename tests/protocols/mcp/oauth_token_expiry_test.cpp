@@ -1,7 +1,7 @@
 // When a token is refreshed ahead of its expiry: within a tenth of its
 // lifetime, at most 60 s; measured on the monotonic clock; a stored token
 // counts from its absolute expiry once.
-#include "protocols/mcp/oauth_token_expiry.hpp"
+#include "protocols/mcp/oauth/oauth_token_expiry.hpp"
 
 #include <gtest/gtest.h>
 

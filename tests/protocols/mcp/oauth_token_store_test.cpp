@@ -1,6 +1,6 @@
 // The token file: owner-only, keyed by server and by issuer, surviving a
 // new store object (a new process).
-#include "protocols/mcp/oauth_token_store.hpp"
+#include "protocols/mcp/oauth/oauth_token_store.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

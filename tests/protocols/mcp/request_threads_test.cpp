@@ -1,4 +1,4 @@
-#include "protocols/mcp/request_threads.hpp"
+#include "protocols/mcp/server/request_threads.hpp"
 
 #include <atomic>
 #include <future>

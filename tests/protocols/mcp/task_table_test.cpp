@@ -1,6 +1,6 @@
 // The tasks extension's task table: the state machine, input requests and
 // their answers, cancellation, the cap and the TTL.
-#include "protocols/mcp/task_table.hpp"
+#include "protocols/mcp/server/task_table.hpp"
 
 #include <gtest/gtest.h>
 

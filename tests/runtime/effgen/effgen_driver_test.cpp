@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/core/utf8.hpp"
-#include "runtime/routing/router.hpp"
+#include "runtime/effgen/routing/router.hpp"
 
 namespace kaisha::effgen {
 namespace {

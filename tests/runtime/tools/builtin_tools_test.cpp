@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "tests/runtime/http/test_server.hpp"
 #include "tests/runtime/tools/tools_test_util.hpp"

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/company/hashiru_texts.hpp"
+#include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/tool_index.hpp"

@@ -1,0 +1,176 @@
+#include "actors/pyramid/pyramid_actor.hpp"
+
+#include <map>
+#include <utility>
+
+#include "actors/caf/atoms.hpp"
+#include "actors/strategy_kit/driver_runner.hpp"
+#include "actors/strategy_kit/task_handlers.hpp"
+#include "actors/system/journal_actor.hpp"
+#include "actors/strategy_kit/strategy_kit.hpp"
+#include "runtime/core/bounded_json.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/pyramid/agent_router.hpp"
+#include "runtime/pyramid/pyramid_driver.hpp"
+#include "runtime/store/journal_store.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+constexpr const char* kPyramid = "Pyramid";
+// Stored quality scores are keyed "pyramid/<library name>", apart from other
+// strategies' agents.
+constexpr const char* kQualityKey = "pyramid/";
+using pyramid_tool_atom = caf::atom_constant<caf::atom("pyrtool")>;
+
+struct PyramidState {
+  PyramidDeps deps;
+  std::unique_ptr<StrategyKit> kit;
+  std::unique_ptr<pyramid::QualityScores> quality;
+  std::unique_ptr<pyramid::PyramidDriver> driver;  // the running task's
+  std::unique_ptr<DriverRunner> runner;
+  // Level-0 tool calls running on the tools' threads, by ticket.
+  std::map<uint64_t, std::function<void(company::ToolResult)>> tool_calls;
+  uint64_t last_ticket = 0;
+  static inline const char* name = "pyramid";
+};
+
+using Self = caf::stateful_actor<PyramidState>;
+
+// Where the task enters: the configured agent, or the router's choice.
+pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
+  const auto& router = st.deps.setup->router;
+  if (!st.deps.entry.empty() || !router) {
+    pyramid::RouteDecision d;
+    d.agent = st.deps.entry;
+    d.score = 1;
+    d.method = "entry";
+    return d;
+  }
+  memory::HashedNgramEmbedder embedder;
+  return router->route(embedder.embed_one(input), st.quality->all());
+}
+
+// A level-0 tool: run on the tools' threads, answered on this actor's.
+void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+  auto& st = self->state;
+  BoundedJson args = parse_bounded_json(t.arguments, JsonLimits{4u << 20, 64});
+  if (!args.ok) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON: " + args.error.message));
+  const uint64_t ticket = ++st.last_ticket;
+  st.tool_calls.emplace(ticket, std::move(done));
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.deps.tools->call(t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
+                      [me, ticket](company::ToolResult r) {
+                        caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r));
+                      });
+}
+
+// The scores the last verdicts changed, saved on the journal's writer in
+// order with the task's steps (so before its result is journaled).
+void save_quality(Self* self) {
+  auto& st = self->state;
+  auto changed = st.quality->changed();
+  if (changed.empty() || !st.deps.journal) return;
+  const int64_t now = wall_ms();
+  journal_op(st.deps.journal, [changed = std::move(changed), now](store::JournalStore& s) {
+    for (const auto& c : changed) s.save_quality({kQualityKey + c.agent, c.q, c.audits, now});
+  });
+}
+
+// Scores from earlier runs; the actor takes no task until they are in.
+void load_quality(Self* self) {
+  auto& st = self->state;
+  if (!st.deps.journal) return;
+  auto rows = std::make_shared<std::vector<store::QualityRow>>();
+  JournalOp op = [rows](store::JournalStore& s) {
+    auto r = s.quality_rows(kQualityKey);
+    if (r.ok()) *rows = std::move(r).value();
+  };
+  self->request(st.deps.journal, caf::infinite, sync_atom::value, std::move(op))
+      .await(
+          [self, rows](bool) {
+            const size_t skip = std::string(kQualityKey).size();
+            for (const auto& row : *rows) self->state.quality->seed(row.agent.substr(skip), row.q, row.verdicts);
+          },
+          [](caf::error&) {});
+}
+
+void finish(Self* self, driver::Finish f) {
+  auto& st = self->state;
+  st.driver.reset();
+  msg::TaskResult r = st.kit->result(f.ok, f.text);
+  f.metadata["execution_time_ms"] = r.wall_ms;
+  f.metadata["total_tokens"] = r.tokens_in + r.tokens_out;
+  st.kit->step(msg::EventKind::note, json{{"metadata", f.metadata}});
+  r.metadata = std::move(f.metadata);
+  st.kit->finish(std::move(r));
+}
+
+DriverHooks hooks(Self* self) {
+  DriverHooks h;
+  h.feed = [self](const driver::Outcome& o) {
+    auto& d = self->state.driver;
+    driver::Effects effects = d ? d->on(o) : driver::Effects{};
+    save_quality(self);
+    return effects;
+  };
+  // The pyramid's only model call of its own: the router's scores.
+  h.model_role = [self](const driver::CallModel&) {
+    const auto& m = self->state.deps.router_model;
+    return ModelRole{kPyramid, m.model_ref, m};
+  };
+  h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
+  h.tenure = Tenure::task;
+  h.finish = [self](driver::Finish f) { finish(self, std::move(f)); };
+  h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+    run_tool(self, t, std::move(done));
+  };
+  h.repeatable = [self](const std::string& tool) {
+    const auto& tools = self->state.deps.tools;
+    return tools ? tools->repeatable(tool) : company::repeatable_tool(tool);
+  };
+  return h;
+}
+
+caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
+  auto& st = self->state;
+  st.deps = std::move(deps);
+  st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPyramid, "the pyramid"));
+  st.quality = std::make_unique<pyramid::QualityScores>(st.deps.config.pyramid.quality_alpha,
+                                                        st.deps.config.pyramid.quality_initial);
+  load_quality(self);
+  st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
+  st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    self->state.kit->stop_all(msg.reason);
+    self->quit(msg.reason);
+  });
+  auto make = [self](const msg::TaskRequest& req) {
+    auto& s = self->state;
+    return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
+                                                    route(s, req.input),
+                                                    [self] { return self->state.kit->listening(); });
+  };
+  return {
+      cancel_handler(self),
+      task_handler(self, make),
+      resume_handler(self, make),
+      [=](pyramid_tool_atom, uint64_t ticket, company::ToolResult& r) {
+        auto& s = self->state;
+        auto it = s.tool_calls.find(ticket);
+        if (it == s.tool_calls.end()) return;
+        auto done = std::move(it->second);
+        s.tool_calls.erase(it);
+        done(std::move(r));
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_pyramid(caf::actor_system& sys, PyramidDeps deps) {
+  return sys.spawn(pyramid_actor, std::move(deps));
+}
+
+}  // namespace kaisha::actors
