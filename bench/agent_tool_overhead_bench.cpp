@@ -43,7 +43,7 @@ using bench::ScriptedInstantBackend;
 using kaisha::bench::make_temp_dir;
 
 std::unique_ptr<actors::CompanyRuntime> start(config::Config c, const std::string& strategy,
-                                               std::shared_ptr<ScriptedInstantBackend> backend) {
+                                              std::shared_ptr<ScriptedInstantBackend> backend) {
   actors::RuntimeOptions o;
   o.config = std::move(c);
   o.chat = std::move(backend);
@@ -117,8 +117,8 @@ double agent_tool_task(size_t calls) {
     us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
     // The lead's call and one per ping.
     if (r.ok && r.metadata.value("calls", 0) != static_cast<int64_t>(calls) + 1) {
-      std::fprintf(stderr, "the pyramid task made %s calls, not %zu\n", r.metadata.value("calls", json()).dump().c_str(),
-                   calls + 1);
+      std::fprintf(stderr, "the pyramid task made %s calls, not %zu\n",
+                   r.metadata.value("calls", json()).dump().c_str(), calls + 1);
       std::exit(1);
     }
     if (!r.ok) {
@@ -168,8 +168,9 @@ int main(int argc, char** argv) {
                 tool_rounds.back() / ask_rounds.back());
   }
   const double a = median(ask_rounds), t = median(tool_rounds);
-  std::printf("median of %d rounds (%zu calls per task, %d tasks per round): AskAgent %.1f us, agent tool %.1f us, "
-              "ratio %.2fx (target <= 1.2x: %s)\n",
-              rounds, calls, tasks, a, t, t / a, t / a <= 1.2 ? "MET" : "MISSED");
+  std::printf(
+      "median of %d rounds (%zu calls per task, %d tasks per round): AskAgent %.1f us, agent tool %.1f us, "
+      "ratio %.2fx (target <= 1.2x: %s)\n",
+      rounds, calls, tasks, a, t, t / a, t / a <= 1.2 ? "MET" : "MISSED");
   return 0;
 }

@@ -180,9 +180,7 @@ caf::behavior raw_model_client(caf::stateful_actor<RawModelClientState>* self) {
 caf::behavior raw_employee(caf::event_based_actor* self, caf::actor model_client) {
   return {[=](ask_atom, int32_t x) -> caf::result<int32_t> {
     auto rp = self->make_response_promise<int32_t>();
-    self->request(model_client, caf::infinite, chat_atom::value, x).then([=](int32_t y) mutable {
-      rp.deliver(y);
-    });
+    self->request(model_client, caf::infinite, chat_atom::value, x).then([=](int32_t y) mutable { rp.deliver(y); });
     return rp;
   }};
 }
@@ -193,9 +191,7 @@ caf::behavior raw_ceo(caf::event_based_actor* self, caf::actor ledger, caf::acto
     auto rp = self->make_response_promise<int32_t>();
     self->request(ledger, caf::infinite, reserve_atom::value, x).then([=](int32_t a) mutable {
       self->request(employee, caf::infinite, ask_atom::value, a).then([=](int32_t b) mutable {
-        self->request(ledger, caf::infinite, settle_atom::value, b).then([=](int32_t c) mutable {
-          rp.deliver(c);
-        });
+        self->request(ledger, caf::infinite, settle_atom::value, b).then([=](int32_t c) mutable { rp.deliver(c); });
       });
     });
     return rp;
@@ -291,9 +287,7 @@ class InstantBackend : public kaisha::company::ChatClient {
 
 using kaisha::bench::make_temp_dir;
 
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+void write_file(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 void BM_KaishaAskAgent(benchmark::State& state) {
   const auto dir = make_temp_dir();
@@ -360,23 +354,21 @@ void print_summary() {
   };
   std::printf("\n%-28s %10s %10s %10s %10s\n", "latency (us)", "p50", "p90", "p99", "mean");
   for (const auto& [name, s] : r)
-    std::printf("%-28s %10.2f %10.2f %10.2f %10.2f\n", name.c_str(), s.p50, s.p90,
-                s.p99, s.mean);
+    std::printf("%-28s %10.2f %10.2f %10.2f %10.2f\n", name.c_str(), s.p50, s.p90, s.p99, s.mean);
   const Stats* k = find("KaishaAskAgent");
   if (!k) return;
   std::printf("\n%-28s %14s %10s %14s\n", "AskAgent vs baseline", "p50 overhead", "p50 ratio", "p99 overhead");
   for (const char* base : {"RawMirror", "RawMirrorFreshScoped", "Raw2Hop", "Raw1Hop"}) {
     const Stats* b = find(base);
     if (!b || b->p50 <= 0) continue;
-    std::printf("%-28s %11.2f us %9.1fx %11.2f us\n", base, k->p50 - b->p50, k->p50 / b->p50,
-                k->p99 - b->p99);
+    std::printf("%-28s %11.2f us %9.1fx %11.2f us\n", base, k->p50 - b->p50, k->p50 / b->p50, k->p99 - b->p99);
   }
   // call_tool() makes a new scoped_actor per call, so the fair raw baseline
   // does too; the persistent-scoped_actor figures are printed above.
   const Stats* fair = find("RawMirrorFreshScoped");
   if (fair)
-    std::printf("\ntarget: p50 overhead <= 50 us over raw (RawMirrorFreshScoped): %.2f us, %s\n",
-                k->p50 - fair->p50, k->p50 - fair->p50 <= 50.0 ? "MET" : "MISSED");
+    std::printf("\ntarget: p50 overhead <= 50 us over raw (RawMirrorFreshScoped): %.2f us, %s\n", k->p50 - fair->p50,
+                k->p50 - fair->p50 <= 50.0 ? "MET" : "MISSED");
 }
 
 }  // namespace

@@ -79,8 +79,9 @@ int main(int argc, char** argv) {
   sample.state = company::TaskState::completed;
   sample.answer = "an answer of a few words";
   const std::string fixed =
-      jsonrpc::make_result(1, a2a::send_result(a2a::task_json(a2a::company_task(sample, "s-fake"), a2a::WireVersion::v1_0),
-                                               a2a::WireVersion::v1_0))
+      jsonrpc::make_result(1,
+                           a2a::send_result(a2a::task_json(a2a::company_task(sample, "s-fake"), a2a::WireVersion::v1_0),
+                                            a2a::WireVersion::v1_0))
           .dump();
   server.route("POST", "/raw", [fixed](const protocols::HttpRequest&, protocols::HttpResponse& res) {
     res.status = 200;

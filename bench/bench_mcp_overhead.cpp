@@ -58,7 +58,8 @@ std::string load_average() {
   return a + " " + b + " " + c;
 }
 
-std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::string& url, const std::string& revision) {
+std::shared_ptr<mcp::McpClient> open_client(http::HttpClient& http, const std::string& url,
+                                            const std::string& revision) {
   mcp::McpClientOptions o;
   o.protocol_version = revision;
   auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url), http, o);
@@ -95,8 +96,9 @@ int main(int argc, char** argv) {
   mcp::McpHttpTransport transport(mcp_server, server, mo);
   // The baseline: the tool's JSON-RPC answer, fixed, nothing parsed.
   const std::string fixed =
-      jsonrpc::make_result(2, json{{"content", json::array({json{{"type", "text"},
-                                                                   {"text", "This is a simple text response for testing."}}})}})
+      jsonrpc::make_result(
+          2, json{{"content",
+                   json::array({json{{"type", "text"}, {"text", "This is a simple text response for testing."}}})}})
           .dump();
   server.route("POST", "/raw", [fixed](const protocols::HttpRequest&, protocols::HttpResponse& res) {
     res.status = 200;
@@ -108,7 +110,9 @@ int main(int argc, char** argv) {
   }
   http::HttpClient http;
   const std::string url = server.base_url() + "/mcp", raw_url = server.base_url() + "/raw";
-  const json call{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+  const json call{{"jsonrpc", "2.0"},
+                  {"id", 2},
+                  {"method", "tools/call"},
                   {"params", {{"name", "test_simple_text"}, {"arguments", json::object()}}}};
   const std::string body = call.dump();
 
@@ -153,9 +157,10 @@ int main(int argc, char** argv) {
     });
   };
 
-  std::printf("MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, "
-              "median of %d alternating rounds, mcp client speaking %s, load average %s\n",
-              total, rounds, clients.front()->protocol_version().c_str(), load_average().c_str());
+  std::printf(
+      "MCP tools/call round trip on loopback (Streamable HTTP), %d requests per 32-client row, "
+      "median of %d alternating rounds, mcp client speaking %s, load average %s\n",
+      total, rounds, clients.front()->protocol_version().c_str(), load_average().c_str());
   run(raw, 32, 500);  // warm-up: connections, allocator, sessions
   run(mcp_json, 32, 500);
   run(mcp_client, 32, 500);
@@ -164,12 +169,13 @@ int main(int argc, char** argv) {
     const char* name;
     const Send* send;
     int clients;
-  } rows[] = {{"raw 1 client", &raw, 1},           {"mcp json 1 client", &mcp_json, 1},
-              {"mcp client 1 client", &mcp_client, 1}, {"raw 32 clients", &raw, 32},
-              {"mcp json 32 clients", &mcp_json, 32},  {"mcp client 32 clients", &mcp_client, 32}};
+  } rows[] = {
+      {"raw 1 client", &raw, 1},    {"mcp json 1 client", &mcp_json, 1},    {"mcp client 1 client", &mcp_client, 1},
+      {"raw 32 clients", &raw, 32}, {"mcp json 32 clients", &mcp_json, 32}, {"mcp client 32 clients", &mcp_client, 32}};
   std::vector<Figures> seen[6];
   for (int r = 0; r < rounds; ++r)
-    for (int i = 0; i < 6; ++i) seen[i].push_back(run(*rows[i].send, rows[i].clients, rows[i].clients == 1 ? total / 4 : total));
+    for (int i = 0; i < 6; ++i)
+      seen[i].push_back(run(*rows[i].send, rows[i].clients, rows[i].clients == 1 ? total / 4 : total));
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];

@@ -126,16 +126,18 @@ void run(size_t n) {
   hyb.touch = false;
   Stats hybrid = time_each(queries, [&](const std::string& q) { (*bank)->retrieve(q, hyb); });
 
-  std::printf("%9zu entries  build %7.1f s  index %-5s  index p50 %8.1f us p99 %8.1f us | vector retrieve p50 %8.1f us "
-              "p99 %8.1f us | hybrid retrieve p50 %8.1f us p99 %8.1f us\n",
-              n, build_s, index.approximate() ? "hnsw" : "exact", idx.p50, idx.p99, vector.p50, vector.p99,
-              hybrid.p50, hybrid.p99);
+  std::printf(
+      "%9zu entries  build %7.1f s  index %-5s  index p50 %8.1f us p99 %8.1f us | vector retrieve p50 %8.1f us "
+      "p99 %8.1f us | hybrid retrieve p50 %8.1f us p99 %8.1f us\n",
+      n, build_s, index.approximate() ? "hnsw" : "exact", idx.p50, idx.p99, vector.p50, vector.p99, hybrid.p50,
+      hybrid.p99);
 
   if (n <= 100000) {  // the exact baseline over the same vectors, and recall@5
     VectorIndexOptions exact_opts;
     exact_opts.exact_below = n + 1;
     VectorIndex exact(exact_opts);
-    (*bank)->store().for_each_vector(embedder->model_id(), [&](int64_t label, const Vector& v) { exact.add(label, v); });
+    (*bank)->store().for_each_vector(embedder->model_id(),
+                                     [&](int64_t label, const Vector& v) { exact.add(label, v); });
     qi = 0;
     Stats ex = time_each(queries, [&](const std::string&) { exact.search(qv[qi++ % qv.size()], 5); });
     size_t agree = 0, total = 0;
@@ -147,8 +149,9 @@ void run(size_t n) {
           if (g.label == w.label) ++agree;
       }
     }
-    std::printf("%9zu entries  exact scan baseline p50 %8.1f us p99 %8.1f us  (index/exact p50 = %.3f)  recall@5 %.3f\n",
-                n, ex.p50, ex.p99, idx.p50 / ex.p50, total ? double(agree) / total : 1.0);
+    std::printf(
+        "%9zu entries  exact scan baseline p50 %8.1f us p99 %8.1f us  (index/exact p50 = %.3f)  recall@5 %.3f\n", n,
+        ex.p50, ex.p99, idx.p50 / ex.p50, total ? double(agree) / total : 1.0);
   }
   std::fflush(stdout);
   bank->reset();

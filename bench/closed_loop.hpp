@@ -51,8 +51,10 @@ inline Figures closed_loop(const Send& send, int clients, int total) {
           more = true;
         }
       }
-      if (more) one(slot);
-      else cv.notify_all();
+      if (more)
+        one(slot);
+      else
+        cv.notify_all();
     });
   };
   const auto t0 = Clock::now();

@@ -142,7 +142,8 @@ void ask_next(caf::event_based_actor* self, std::shared_ptr<AskLoop> loop) {
   // With a timeout, as the CEO asks an employee (charged_call); without,
   // to show what the actor clock's timer costs per ask.
   if (loop->caf_timeout)
-    self->request(loop->employee, std::chrono::seconds(10), actors::ask_atom::value, loop->ask).then(on_reply, on_error);
+    self->request(loop->employee, std::chrono::seconds(10), actors::ask_atom::value, loop->ask)
+        .then(on_reply, on_error);
   else
     self->request(loop->employee, caf::infinite, actors::ask_atom::value, loop->ask).then(on_reply, on_error);
 }
@@ -257,7 +258,8 @@ int main() {
   // defaults with BENCH_CLUSTER_PROMPT_WAKEUPS=0.
   const bool prompt = env_int("BENCH_CLUSTER_PROMPT_WAKEUPS", 1) != 0;
   if (prompt) actors::use_prompt_wakeups(cfg);
-  std::printf("CEO-side scheduler: %s; asks from an actor %s a CAF timeout\n", prompt ? "prompt wake-ups" : "CAF defaults",
+  std::printf("CEO-side scheduler: %s; asks from an actor %s a CAF timeout\n",
+              prompt ? "prompt wake-ups" : "CAF defaults",
               env_int("BENCH_CLUSTER_CAF_TIMEOUT", 1) ? "with" : "without");
   auto sys = std::make_unique<caf::actor_system>(cfg);
   cluster::PlacerOptions po;
@@ -317,8 +319,10 @@ int main() {
   });
   const bool oneway_anon = env_int("BENCH_CLUSTER_ONEWAY_ANON", 0) != 0;
   worker->handle("bench_oneway", [counter, oneway_anon](const msg::Envelope& e) {
-    if (oneway_anon) caf::anon_send(counter, actors::done_atom::value, e.payload);
-    else cluster::deliver(counter, caf::make_message(actors::done_atom::value, e.payload));
+    if (oneway_anon)
+      caf::anon_send(counter, actors::done_atom::value, e.payload);
+    else
+      cluster::deliver(counter, caf::make_message(actors::done_atom::value, e.payload));
   });
   msg::Envelope one = msg::wrap(ask, {"ceo", "CEO"}, {"worker", "node"}, "");
   one.type = "bench_oneway";

@@ -21,10 +21,10 @@ using kaisha::routing::RoutingConfig;
 // conjunctions, keywords from every table and two multi-word phrases. Eight
 // lines of "N." plus 24 words of the sentence below, cycling through it.
 std::string query_200_words() {
-  const char* words[] = {"Research", "the", "market", "data", "for", "our", "software", "product,",
-                         "then", "compare", "the", "sales,", "revenue", "and", "customer", "metrics",
-                         "across", "regions;", "look", "up", "competitor", "pricing", "online", "and",
-                         "calculate", "the", "profit", "margin", "in", "a", "csv", "file."};
+  const char* words[] = {"Research",  "the",      "market", "data",   "for",        "our",     "software", "product,",
+                         "then",      "compare",  "the",    "sales,", "revenue",    "and",     "customer", "metrics",
+                         "across",    "regions;", "look",   "up",     "competitor", "pricing", "online",   "and",
+                         "calculate", "the",      "profit", "margin", "in",         "a",       "csv",      "file."};
   const int n = sizeof words / sizeof words[0];
   std::string q;
   int next = 0;

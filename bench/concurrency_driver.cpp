@@ -155,7 +155,8 @@ MockChild start_mock(const std::string& script_text) {
     close(port_pipe[1]);
     if (p < 0) _exit(4);
     char c;
-    while (read(life_pipe[0], &c, 1) > 0) {}  // blocks until the parent closes its end
+    while (read(life_pipe[0], &c, 1) > 0) {
+    }  // blocks until the parent closes its end
     server.stop();
     _exit(0);
   }
@@ -185,9 +186,9 @@ struct RoundResult {
   double wall_s = 0;
   int ok = 0;
   std::vector<double> latency_ms;  // per call
-  double cpu_self_s = 0;   // CPU time of this process during the round
-  double cpu_mock_s = 0;   // CPU time of the mock server process during the round
-  long peak_rss_kb = 0;    // VmHWM of this process during the round
+  double cpu_self_s = 0;           // CPU time of this process during the round
+  double cpu_mock_s = 0;           // CPU time of the mock server process during the round
+  long peak_rss_kb = 0;            // VmHWM of this process during the round
 };
 
 // Writing 5 to /proc/self/clear_refs resets VmHWM to the current RSS (Linux
@@ -219,12 +220,13 @@ RoundResult raw_round(kaisha::http::HttpClient& http, const std::string& url, in
     if (opt.identity) req.headers.emplace_back("Accept-Encoding", "identity");
     if (opt.close_connections) req.headers.emplace_back("Connection", "close");
     // What an employee's chat looks like on the wire: system + user message.
-    req.body = json{{"model", "echo"},
-                    {"messages", json::array({{{"role", "system"}, {"content", "You answer briefly."}},
-                                              {{"role", "user"}, {"content", "ping " + std::to_string(i)}}})},
-                    {"temperature", 0.2},
-                    {"max_tokens", 1024}}
-                   .dump();
+    req.body = json{
+        {"model", "echo"},
+        {"messages", json::array({{{"role", "system"}, {"content", "You answer briefly."}},
+                                  {{"role", "user"}, {"content", "ping " + std::to_string(i)}}})},
+        {"temperature", 0.2},
+        {"max_tokens",
+         1024}}.dump();
     kaisha::http::HttpOptions opts;
     opts.timeout_ms = 60000;
     kaisha::http::HttpCallbacks cb;
@@ -350,9 +352,9 @@ std::unique_ptr<kaisha::actors::CompanyRuntime> start_runtime(const std::filesys
   auto rt = std::move(started).value();
   for (int e = 0; e < opt.employees; ++e) {
     json hired = rt->call_tool("AgentCreator", {{"agent_name", employee_name(e)},
-                                               {"base_model", "mock-echo"},
-                                               {"system_prompt", "You answer briefly."},
-                                               {"description", "benchmark employee"}});
+                                                {"base_model", "mock-echo"},
+                                                {"system_prompt", "You answer briefly."},
+                                                {"description", "benchmark employee"}});
     if (hired.value("status", "") != "success") {
       std::fprintf(stderr, "AgentCreator: %s\n", hired.dump().c_str());
       std::exit(1);
@@ -376,19 +378,21 @@ int main(int argc, char** argv) {
 
   // Fork before any thread exists in this process.
   MockChild mock = start_mock("defaults: { latency_ms: " + std::to_string(opt.latency_ms) +
-                                  " }\n"
-                                  "rules:\n"
-                                  "  - name: echo\n"
-                                  "    reply:\n"
-                                  "      text: \"echo: {{last_user}}\"\n"
-                                  "      usage: { input_tokens: 12, output_tokens: 4 }\n");
+                              " }\n"
+                              "rules:\n"
+                              "  - name: echo\n"
+                              "    reply:\n"
+                              "      text: \"echo: {{last_user}}\"\n"
+                              "      usage: { input_tokens: 12, output_tokens: 4 }\n");
   const std::string url = "http://127.0.0.1:" + std::to_string(mock.port) + "/v1/chat/completions";
   std::printf("bench_concurrency: %d concurrent calls, mock latency %d ms, %d employees, %d rounds, %u cores%s%s\n",
               opt.calls, opt.latency_ms, opt.employees, opt.rounds, std::thread::hardware_concurrency(),
               opt.identity ? ", Accept-Encoding: identity" : "",
               opt.close_connections ? ", Connection: close" : ", keep-alive");
-  if (opt.async) std::printf("kaisha arm: call_tool_async from one thread (BENCH_ASYNC=0: a blocked thread per call)\n");
-  else std::printf("kaisha arm: %d caller threads, each blocked in call_tool (BENCH_ASYNC=0)\n", opt.calls);
+  if (opt.async)
+    std::printf("kaisha arm: call_tool_async from one thread (BENCH_ASYNC=0: a blocked thread per call)\n");
+  else
+    std::printf("kaisha arm: %d caller threads, each blocked in call_tool (BENCH_ASYNC=0)\n", opt.calls);
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) std::printf("load average at start: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   std::printf("mock server: pid %d, port %d, one event-loop thread\n\n", mock.pid, mock.port);
@@ -436,8 +440,8 @@ int main(int argc, char** argv) {
   stop_mock(mock);
   std::filesystem::remove_all(dir);
 
-  std::printf("%-7s %-6s %8s %6s %12s %12s %12s %10s %10s %12s\n", "what", "round", "wall_s", "ok",
-              "p50_call_ms", "p99_call_ms", "max_call_ms", "cpu_self_s", "cpu_mock_s", "peak_rss_kB");
+  std::printf("%-7s %-6s %8s %6s %12s %12s %12s %10s %10s %12s\n", "what", "round", "wall_s", "ok", "p50_call_ms",
+              "p99_call_ms", "max_call_ms", "cpu_self_s", "cpu_mock_s", "peak_rss_kB");
   auto row = [](const char* what, int i, const RoundResult& r) {
     std::printf("%-7s %-6d %8.3f %6d %12.1f %12.1f %12.1f %10.2f %10.2f %12ld\n", what, i + 1, r.wall_s, r.ok,
                 percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0),
@@ -465,8 +469,8 @@ int main(int argc, char** argv) {
   std::printf("\nmemory of this process (the mock server runs in a child process):\n");
   std::printf("  VmRSS at start                              %8ld kB\n", rss_start);
   std::printf("  VmHWM per round, median: raw                %8.0f kB\n", median(raw_rss));
-  std::printf("  VmHWM per round, median: kaisha             %8.0f kB  (incl. %d caller threads)\n",
-              median(ks_rss), opt.calls);
+  std::printf("  VmHWM per round, median: kaisha             %8.0f kB  (incl. %d caller threads)\n", median(ks_rss),
+              opt.calls);
   std::printf("  ru_maxrss (whole run, cannot be reset)      %8ld kB\n", maxrss);
   return all_ok ? 0 : 1;
 }

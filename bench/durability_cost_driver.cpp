@@ -69,8 +69,7 @@ Run task(size_t calls, const std::string& durability) {
     const double seconds_before = commits.sum();
     const auto t0 = Clock::now();
     msg::TaskResult r = (*rt)->run_task("Ask bench to ping");
-    run.us_per_call =
-        std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
+    run.us_per_call = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(calls);
     if (!r.ok || backend->callee_calls() != calls) {
       std::fprintf(stderr, "the task failed (%s) or asked %llu times, not %zu\n", r.error.c_str(),
                    static_cast<unsigned long long>(backend->callee_calls()), calls);

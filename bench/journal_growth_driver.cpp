@@ -82,9 +82,11 @@ uintmax_t journal_bytes(const fs::path& dir) {
   uintmax_t n = 0;
   if (sqlite3_open_v2((dir / "journal.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), "
-                           "pragma_page_size()", -1, &st,
-                           nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), "
+            "pragma_page_size()",
+            -1, &st, nullptr) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
       n = uintmax_t(sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
@@ -100,8 +102,8 @@ const char* kTask = "Count to a thousand, checking the budget at every step.";
 int main(int argc, char** argv) {
   const int calls = argc > 1 ? std::atoi(argv[1]) : 1000;
   const char* where = argc > 2 ? argv[2] : (fs::exists("/dev/shm") ? "/dev/shm" : nullptr);
-  const fs::path base = (where ? fs::path(where) : fs::temp_directory_path()) /
-                        ("kaisha-journal-bench-" + std::to_string(::getpid()));
+  const fs::path base =
+      (where ? fs::path(where) : fs::temp_directory_path()) / ("kaisha-journal-bench-" + std::to_string(::getpid()));
 
   // 1. Growth over one uninterrupted task.
   {

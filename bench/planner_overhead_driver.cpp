@@ -57,9 +57,12 @@ class InstantModels : public kaisha::company::ChatClient {
     const std::string& last = req.messages.empty() ? std::string() : req.messages.back().content;
     kaisha::llm::ChatResponse r;
     r.message.role = kaisha::llm::Role::assistant;
-    if (last.find("task decomposition expert") != std::string::npos) r.message.content = kPlan;
-    else if (last.find("Subtask results") != std::string::npos) r.message.content = "final report";
-    else r.message.content = "done";
+    if (last.find("task decomposition expert") != std::string::npos)
+      r.message.content = kPlan;
+    else if (last.find("Subtask results") != std::string::npos)
+      r.message.content = "final report";
+    else
+      r.message.content = "done";
     r.usage = {100, 20, false};
     h.on_done(std::move(r));
   }
@@ -125,8 +128,8 @@ int main(int argc, char** argv) {
     }
   }
   // The foundation's figure, in the same runtime: one AskAgent round trip.
-  (*rt)->call_tool("AgentCreator", {{"agent_name", "Probe"}, {"base_model", "worker"},
-                                    {"system_prompt", "p"}, {"description", "d"}});
+  (*rt)->call_tool("AgentCreator",
+                   {{"agent_name", "Probe"}, {"base_model", "worker"}, {"system_prompt", "p"}, {"description", "d"}});
   std::vector<double> ask_us;
   for (int i = 0; i < tasks * 2; ++i) {
     const auto t0 = Clock::now();
@@ -136,8 +139,9 @@ int main(int argc, char** argv) {
   const double ask50 = pct(ask_us, 0.5);
   std::vector<double> per_subtask;
   for (double t : task_us) per_subtask.push_back(std::max(0.0, (t - 2 * ask50) / 5.0));
-  std::printf("effgen planner overhead, %d tasks of 5 subtasks (hybrid DAG), instant models, judge off, journal in %s\n",
-              tasks, base.c_str());
+  std::printf(
+      "effgen planner overhead, %d tasks of 5 subtasks (hybrid DAG), instant models, judge off, journal in %s\n", tasks,
+      base.c_str());
   std::printf("%-16s %10s %10s %10s\n", "", "p50_us", "p90_us", "p99_us");
   std::printf("%-16s %10.0f %10.0f %10.0f\n", "task_us", pct(task_us, .5), pct(task_us, .9), pct(task_us, .99));
   std::printf("%-16s %10.0f %10.0f %10.0f\n", "single_ask_us", ask50, pct(ask_us, .9), pct(ask_us, .99));

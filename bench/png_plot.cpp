@@ -128,9 +128,12 @@ double nice_ceiling(double v) {
 
 std::string tick_text(double v) {
   char buf[32];
-  if (v >= 1e6 && std::fmod(v, 1e5) == 0) std::snprintf(buf, sizeof buf, "%gM", v / 1e6);
-  else if (v >= 1e3 && std::fmod(v, 100) == 0) std::snprintf(buf, sizeof buf, "%gK", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%g", v);
+  if (v >= 1e6 && std::fmod(v, 1e5) == 0)
+    std::snprintf(buf, sizeof buf, "%gM", v / 1e6);
+  else if (v >= 1e3 && std::fmod(v, 100) == 0)
+    std::snprintf(buf, sizeof buf, "%gK", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
@@ -182,15 +185,19 @@ class BitWriter {
 
 // A literal/length symbol in deflate's fixed Huffman code (RFC 1951 3.2.6).
 void fixed_symbol(BitWriter& w, int s) {
-  if (s < 144) w.code(0x30 + s, 8);
-  else if (s < 256) w.code(0x190 + (s - 144), 9);
-  else if (s < 280) w.code(s - 256, 7);
-  else w.code(0xC0 + (s - 280), 8);
+  if (s < 144)
+    w.code(0x30 + s, 8);
+  else if (s < 256)
+    w.code(0x190 + (s - 144), 9);
+  else if (s < 280)
+    w.code(s - 256, 7);
+  else
+    w.code(0xC0 + (s - 280), 8);
 }
 
 // A match of `length` (3..258) bytes at distance `distance` (1..4, no extra bits).
 void fixed_match(BitWriter& w, int length, int distance) {
-  static const int base[] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27,
+  static const int base[] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                              31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
   static const int extra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
   int i = 28;

@@ -81,18 +81,21 @@ void context_assembly(const AgentLibrary& library, const AgentContext& context) 
     auto messages = context.messages(*library.find("worker"), "t-1", index, budget, tree, call, env);
     const auto t1 = std::chrono::steady_clock::now();
     const double took = std::chrono::duration<double, std::micro>(t1 - t0).count();
-    if (i == 0) first_us = took;
-    else us.push_back(took);
+    if (i == 0)
+      first_us = took;
+    else
+      us.push_back(took);
     bytes = messages[1].content.size();
   }
   const ContextParts parts =
       context.parts(*library.find("worker"), "t-1", index, budget, tree, call, env, llm::estimate_tokens);
-  std::printf("context assembly, 10,000 indexed files: first call %.0f us (the index is collapsed to its budget), "
-              "then p50 %.1f us per call (199 calls); C_LM %lld tokens (budget %lld), shared message %zu bytes; "
-              "C_sys %lld, C_SM %lld, C_ENV %lld tokens\n",
-              first_us, median(us), static_cast<long long>(parts.long_term.tokens), static_cast<long long>(budget), bytes,
-              static_cast<long long>(parts.system.tokens), static_cast<long long>(parts.short_term.tokens),
-              static_cast<long long>(parts.environment.tokens));
+  std::printf(
+      "context assembly, 10,000 indexed files: first call %.0f us (the index is collapsed to its budget), "
+      "then p50 %.1f us per call (199 calls); C_LM %lld tokens (budget %lld), shared message %zu bytes; "
+      "C_sys %lld, C_SM %lld, C_ENV %lld tokens\n",
+      first_us, median(us), static_cast<long long>(parts.long_term.tokens), static_cast<long long>(budget), bytes,
+      static_cast<long long>(parts.system.tokens), static_cast<long long>(parts.short_term.tokens),
+      static_cast<long long>(parts.environment.tokens));
 }
 
 // Answers the driver's effects at once: the lead calls the worker with a new
@@ -133,10 +136,9 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path, const 
           r.reply.tool_requests = {{"f", "final_output", R"({"status":"success","output":"all parts written"})"}};
         } else {
           r.reply.output = "Next, part " + std::to_string(part) + ".";
-          r.reply.tool_requests = {{"c" + std::to_string(part), "worker",
-                                    json{{"task_input", "Write part " + std::to_string(part) +
-                                                            " of the report as four files"}}
-                                        .dump()}};
+          r.reply.tool_requests = {
+              {"c" + std::to_string(part), "worker",
+               json{{"task_input", "Write part " + std::to_string(part) + " of the report as four files"}}.dump()}};
           ++part;
         }
         ++tool_calls;
@@ -144,10 +146,9 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path, const 
         const std::string key = a->messages.size() > 2 ? a->messages[2].content : "";
         int& n = writes[key];
         if (n < 4) {
-          r.reply.tool_requests = {{"w" + std::to_string(n), "file_write",
-                                    json{{"file_path", "part/" + std::to_string(n) + ".md"},
-                                         {"content", std::string(1200, 'x')}}
-                                        .dump()}};
+          r.reply.tool_requests = {
+              {"w" + std::to_string(n), "file_write",
+               json{{"file_path", "part/" + std::to_string(n) + ".md"}, {"content", std::string(1200, 'x')}}.dump()}};
           ++n;
         } else {
           r.reply.tool_requests = {{"f", "final_output", R"({"status":"success","output":"part written"})"}};
@@ -166,20 +167,21 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path, const 
   }
   // What no prompt can exceed, whatever |H|: the system prompt, the index
   // and call-stack budgets, tau, and the latest interaction kept verbatim.
-  std::printf("1,000+ tool calls (%d) across a lead and its worker calls, tau %lld, C_LM budget %lld: |H| %lld "
-              "tokens, largest prompt %lld tokens (%lld after the first 500 calls), %lld compressions; series in %s\n",
-              tool_calls, static_cast<long long>(setup.env_budget_tokens),
-              static_cast<long long>(setup.index_budget_tokens),
-              static_cast<long long>(driver.history_tokens()), static_cast<long long>(driver.largest_prompt_tokens()),
-              static_cast<long long>(first_half_max), static_cast<long long>(driver.compressions()),
-              csv_path.c_str());
+  std::printf(
+      "1,000+ tool calls (%d) across a lead and its worker calls, tau %lld, C_LM budget %lld: |H| %lld "
+      "tokens, largest prompt %lld tokens (%lld after the first 500 calls), %lld compressions; series in %s\n",
+      tool_calls, static_cast<long long>(setup.env_budget_tokens), static_cast<long long>(setup.index_budget_tokens),
+      static_cast<long long>(driver.history_tokens()), static_cast<long long>(driver.largest_prompt_tokens()),
+      static_cast<long long>(first_half_max), static_cast<long long>(driver.compressions()), csv_path.c_str());
   bench::LinePlot plot("Largest prompt vs |H|, " + std::to_string(tool_calls) + " tool calls", "|H| (tokens)",
                        "tokens");
   plot.add("|H|: everything said", bench::Rgb{150, 150, 150}, std::move(history));
   plot.add("largest prompt so far", bench::Rgb{200, 40, 40}, std::move(largest));
   std::string error;
-  if (plot.write_png(png_path, 800, 500, &error)) std::printf("plot in %s\n", png_path.c_str());
-  else std::fprintf(stderr, "%s\n", error.c_str());
+  if (plot.write_png(png_path, 800, 500, &error))
+    std::printf("plot in %s\n", png_path.c_str());
+  else
+    std::fprintf(stderr, "%s\n", error.c_str());
 }
 
 }  // namespace

@@ -19,16 +19,21 @@ int agent_library_command(const std::string& path, bool as_json) {
   if (as_json) {
     json agents = json::array();
     for (const auto& a : lib->agents())
-      agents.push_back({{"name", a.name}, {"level", a.level}, {"description", a.description},
-                        {"available_tools", a.available_tools}, {"model", a.model}, {"max_turns", a.max_turns}});
-    std::cout << dump_text(json{{"library", path}, {"max_children", lib->max_children()}, {"agents", agents},
+      agents.push_back({{"name", a.name},
+                        {"level", a.level},
+                        {"description", a.description},
+                        {"available_tools", a.available_tools},
+                        {"model", a.model},
+                        {"max_turns", a.max_turns}});
+    std::cout << dump_text(json{{"library", path},
+                                {"max_children", lib->max_children()},
+                                {"agents", agents},
                                 {"shape", shape.to_json()}},
                            2)
               << "\n";
     return 0;
   }
-  std::cout << path << ": " << lib->agents().size() << " agent(s), max " << lib->max_children()
-            << " sub-agents each\n";
+  std::cout << path << ": " << lib->agents().size() << " agent(s), max " << lib->max_children() << " sub-agents each\n";
   int top = 0;
   for (const auto& a : lib->agents()) top = std::max(top, a.level);
   for (int level = top; level >= -1; --level)
@@ -43,8 +48,8 @@ int agent_library_command(const std::string& path, bool as_json) {
       }
       std::cout << "\n";
     }
-  std::cout << "depth L " << shape.depth << ", functional agents N_func " << shape.functional
-            << ", mean branching b " << shape.branching << "\n";
+  std::cout << "depth L " << shape.depth << ", functional agents N_func " << shape.functional << ", mean branching b "
+            << shape.branching << "\n";
   std::cout << "roots:";
   for (const auto& r : shape.roots) std::cout << " " << r;
   std::cout << "\n";

@@ -119,8 +119,7 @@ const bool registered_backup = register_command(
     });
 
 const bool registered_restore = register_command(
-    "restore", "put a backup made by `kaisha backup` back into the configured paths",
-    [](CLI::App* cmd) {
+    "restore", "put a backup made by `kaisha backup` back into the configured paths", [](CLI::App* cmd) {
       auto o = std::make_shared<BackupOptions>();
       cmd->add_option("DIR", o->dir, "the backup's directory")->required();
       cmd->add_flag("--force", o->force, "replace an existing store, memory store, tools and workspaces");

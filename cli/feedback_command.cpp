@@ -34,7 +34,8 @@ Result<store::TaskRow> record_verdict(const config::Config& c, const FeedbackOpt
   if (!st.ok()) return st.error();
   auto task = (*st)->get_task(o.task);
   if (!task.ok()) return task.error();
-  if (!task->has_value()) return Error{"usage", "no task '" + o.task + "' in " + c.store_path + " (see kaisha history)"};
+  if (!task->has_value())
+    return Error{"usage", "no task '" + o.task + "' in " + c.store_path + " (see kaisha history)"};
   store::StepRow step;
   step.session_id = (*task)->session_id;
   step.task_id = (*task)->id;

@@ -53,8 +53,7 @@ int forget(const ForgetOptions& o) {
     return fail("say what to forget: --session ID, or --before YYYY-MM-DD (not both)", 2);
   auto c = load_cli_config(o.common, /*needs_model=*/false);
   if (!c.ok()) return fail(c.error().message, 2);
-  if (no_journal_yet(c->store_path))
-    return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
+  if (no_journal_yet(c->store_path)) return fail("no store at " + c->store_path + ": there is nothing to forget", 1);
   std::error_code ec;
   auto opened = open_to_write(*c);
   if (!opened.ok()) return fail(opened.error().message, 1);
@@ -109,8 +108,8 @@ int forget(const ForgetOptions& o) {
       std::cout << "forgot session " << id << ": " << plural(counts.tasks, "task", "tasks") << ", "
                 << plural(counts.steps, "step", "steps") << ", "
                 << plural(counts.ledger_entries, "ledger entry", "ledger entries") << ", "
-                << plural(counts.agents, "agent", "agents") << ", "
-                << plural(forgotten_memories, "memory", "memories") << std::endl;
+                << plural(counts.agents, "agent", "agents") << ", " << plural(forgotten_memories, "memory", "memories")
+                << std::endl;
     }
   }
   if (sessions.empty() && !o.common.json) std::cout << "no session was created before " << o.before << "\n";
@@ -121,8 +120,7 @@ int forget(const ForgetOptions& o) {
 }
 
 const bool registered = register_command(
-    "forget", "delete a session's journal, ledgers and memories (--session ID, or --before DATE)",
-    [](CLI::App* cmd) {
+    "forget", "delete a session's journal, ledgers and memories (--session ID, or --before DATE)", [](CLI::App* cmd) {
       auto o = std::make_shared<ForgetOptions>();
       cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
       cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");

@@ -29,8 +29,7 @@ Result<Opened> open_session(const CommonOptions& o, bool writable) {
   auto c = load_cli_config(o, /*needs_model=*/false);
   if (!c.ok()) return c.error();
   if (no_journal_yet(c->store_path)) return Error{"no_sessions", no_sessions_text(c->store_path)};
-  auto st = writable ? open_to_write(*c)
-                     : store::JournalStore::open_read_only(c->store_path);
+  auto st = writable ? open_to_write(*c) : store::JournalStore::open_read_only(c->store_path);
   if (!st.ok()) return st.error();
   Opened out{std::move(st).value(), o.session};
   if (out.session.empty()) {
@@ -65,11 +64,13 @@ Result<store::TaskRow> find_task(Opened& s, const CommonOptions& o, const std::s
 }
 
 strategy::TaskStep tree_step(store::StepRow r) {
-  return {r.seq, std::move(r.agent), std::move(r.kind), std::move(r.payload), r.tokens_in, r.tokens_out, r.expense, r.at};
+  return {r.seq,       std::move(r.agent), std::move(r.kind), std::move(r.payload),
+          r.tokens_in, r.tokens_out,       r.expense,         r.at};
 }
 
 strategy::TaskRecord tree_task(const store::TaskRow& t) {
-  return {t.id, t.input, t.status, t.strategy, t.final_answer, t.error, t.wall_ms, t.tokens_in, t.tokens_out, t.expense};
+  return {t.id,    t.input,   t.status,    t.strategy,   t.final_answer,
+          t.error, t.wall_ms, t.tokens_in, t.tokens_out, t.expense};
 }
 
 }  // namespace
@@ -82,16 +83,22 @@ int agents_command(const CommonOptions& o, bool include_fired) {
   if (o.json) {
     json a = json::array();
     for (const auto& r : *agents)
-      a.push_back({{"name", r.name}, {"base_model", r.base_model}, {"model_ref", r.model_ref}, {"type", r.type},
-                   {"description", r.description}, {"state", r.state}, {"costs", r.costs},
-                   {"hired_at", r.hired_at}, {"fired_at", r.fired_at}});
+      a.push_back({{"name", r.name},
+                   {"base_model", r.base_model},
+                   {"model_ref", r.model_ref},
+                   {"type", r.type},
+                   {"description", r.description},
+                   {"state", r.state},
+                   {"costs", r.costs},
+                   {"hired_at", r.hired_at},
+                   {"fired_at", r.fired_at}});
     std::cout << dump_text(json{{"session", s->session}, {"agents", a}}, 2) << "\n";
     return 0;
   }
   std::cout << "session " << s->session << ": " << agents->size() << " agent(s)\n";
   for (const auto& r : *agents)
-    std::cout << "  " << std::left << std::setw(20) << r.name << std::setw(32) << r.base_model << std::setw(7)
-              << r.type << std::setw(7) << r.state << r.description << "\n";
+    std::cout << "  " << std::left << std::setw(20) << r.name << std::setw(32) << r.base_model << std::setw(7) << r.type
+              << std::setw(7) << r.state << r.description << "\n";
   return 0;
 }
 
@@ -132,8 +139,10 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
   if (o.json) {
     json out = {{"session", s->session}, {"budget", b}};
     if (totals.ok())
-      out["totals"] = {{"tasks", totals->tasks}, {"tokens_in", totals->tokens_in},
-                       {"tokens_out", totals->tokens_out}, {"expense", totals->expense}};
+      out["totals"] = {{"tasks", totals->tasks},
+                       {"tokens_in", totals->tokens_in},
+                       {"tokens_out", totals->tokens_out},
+                       {"expense", totals->expense}};
     std::cout << dump_text(out, 2) << "\n";
     return 0;
   }
@@ -170,7 +179,9 @@ int history_tree_command(const CommonOptions& o, const std::string& task_id) {
   for (auto& r : *rows) steps.push_back(tree_step(std::move(r)));
   const strategy::TaskTree tree = strategy::build_task_tree(tree_task(task), steps);
   if (o.json) {
-    std::cout << dump_text(json{{"session", s->session}, {"task", task.id}, {"strategy", task.strategy},
+    std::cout << dump_text(json{{"session", s->session},
+                                {"task", task.id},
+                                {"strategy", task.strategy},
                                 {"tree", strategy::tree_to_json(tree)}},
                            2)
               << "\n";
@@ -185,8 +196,10 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
     auto c = load_cli_config(o, false);
     if (!c.ok()) return fail(c.error());
     if (no_journal_yet(c->store_path)) {
-      if (o.json) std::cout << "[]\n";
-      else std::cout << no_sessions_text(c->store_path) << "\n";
+      if (o.json)
+        std::cout << "[]\n";
+      else
+        std::cout << no_sessions_text(c->store_path) << "\n";
       return 0;
     }
     auto st = store::JournalStore::open_read_only(c->store_path);
@@ -195,18 +208,24 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
     if (!sessions.ok()) return fail(sessions.error());
     json a = json::array();
     for (const auto& s : *sessions) {
-      if (o.json) a.push_back({{"id", s.id}, {"created_at", s.created_at}, {"ceo_model", s.ceo_model}, {"status", s.status}});
-      else std::cout << s.id << "  " << s.ceo_model << "  " << s.status << "\n";
+      if (o.json)
+        a.push_back({{"id", s.id}, {"created_at", s.created_at}, {"ceo_model", s.ceo_model}, {"status", s.status}});
+      else
+        std::cout << s.id << "  " << s.ceo_model << "  " << s.status << "\n";
     }
-    if (o.json) std::cout << dump_text(a, 2) << "\n";
-    else if (sessions->empty()) std::cout << no_sessions_text(c->store_path) << "\n";
+    if (o.json)
+      std::cout << dump_text(a, 2) << "\n";
+    else if (sessions->empty())
+      std::cout << no_sessions_text(c->store_path) << "\n";
     return 0;
   }
   auto s = open_session(o, false);
   // An empty history is an answer, not a failure.
   if (!s.ok() && s.error().code == "no_sessions" && o.session.empty()) {
-    if (o.json) std::cout << json{{"session", nullptr}, {"tasks", json::array()}, {"steps", json::array()}}.dump(2) << "\n";
-    else std::cout << s.error().message << "\n";
+    if (o.json)
+      std::cout << json{{"session", nullptr}, {"tasks", json::array()}, {"steps", json::array()}}.dump(2) << "\n";
+    else
+      std::cout << s.error().message << "\n";
     return 0;
   }
   if (!s.ok()) return fail(s.error());
@@ -241,14 +260,26 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
   if (o.json) {
     json t = json::array(), st = json::array();
     for (const auto& r : *tasks)
-      t.push_back({{"id", r.id}, {"session", r.session_id}, {"input", r.input}, {"status", r.status},
+      t.push_back({{"id", r.id},
+                   {"session", r.session_id},
+                   {"input", r.input},
+                   {"status", r.status},
                    {"final_answer", r.final_answer},
-                   {"error", r.error}, {"wall_ms", r.wall_ms}, {"tokens_in", r.tokens_in},
-                   {"tokens_out", r.tokens_out}, {"expense", r.expense}});
+                   {"error", r.error},
+                   {"wall_ms", r.wall_ms},
+                   {"tokens_in", r.tokens_in},
+                   {"tokens_out", r.tokens_out},
+                   {"expense", r.expense}});
     for (const auto& r : *steps)
-      st.push_back({{"task", r.task_id}, {"seq", r.seq}, {"agent", r.agent}, {"kind", r.kind},
-                    {"payload", r.payload}, {"tokens_in", r.tokens_in}, {"tokens_out", r.tokens_out},
-                    {"expense", r.expense}, {"at", r.at}});
+      st.push_back({{"task", r.task_id},
+                    {"seq", r.seq},
+                    {"agent", r.agent},
+                    {"kind", r.kind},
+                    {"payload", r.payload},
+                    {"tokens_in", r.tokens_in},
+                    {"tokens_out", r.tokens_out},
+                    {"expense", r.expense},
+                    {"at", r.at}});
     json out{{"session", s->session}, {"tasks", t}, {"steps", st}};
     if (sessions.size() > 1) out["hosted_sessions"] = std::vector<std::string>(sessions.begin() + 1, sessions.end());
     std::cout << dump_text(out, 2) << "\n";
@@ -268,8 +299,7 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
                 << std::setw(12) << st.kind << ' ' << p << "\n";
     }
     if (r.status == "done") std::cout << "  => " << r.final_answer << "\n";
-    if (r.status == "failed" || r.status == "interrupted")
-      std::cout << "  => " << r.status << ": " << r.error << "\n";
+    if (r.status == "failed" || r.status == "interrupted") std::cout << "  => " << r.status << ": " << r.error << "\n";
   }
   return 0;
 }

@@ -41,7 +41,10 @@ int compact(const CommonOptions& o) {
   }
   const uintmax_t after = file_bytes(c->store_path);
   if (o.json)
-    std::cout << json{{"event", "compacted"}, {"store", c->store_path}, {"bytes_before", before}, {"bytes_after", after}}
+    std::cout << json{{"event", "compacted"},
+                      {"store", c->store_path},
+                      {"bytes_before", before},
+                      {"bytes_after", after}}
                      .dump()
               << std::endl;
   else

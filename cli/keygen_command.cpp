@@ -20,7 +20,8 @@ struct KeygenOptions {
 
 int keygen(const KeygenOptions& o) {
   if (std::filesystem::exists(o.out) && !o.force) {
-    std::cerr << "kaisha keygen: " << o.out << " exists; pass --force to replace it (its nodes then need the new key)\n";
+    std::cerr << "kaisha keygen: " << o.out
+              << " exists; pass --force to replace it (its nodes then need the new key)\n";
     return 2;
   }
   auto keys = transport::generate_curve_keypair();

@@ -86,8 +86,9 @@ int main(int argc, char** argv) {
   history->add_flag("--sessions", sessions, "list sessions instead");
   history->add_option("--limit", limit, "at most this many steps");
   history->add_option("task", history_task, "only this task");
-  history->add_flag("--tree", tree,
-                    "the task's structure: who asked whom, with tokens, $ and time (default: the session's latest task)");
+  history->add_flag(
+      "--tree", tree,
+      "the task's structure: who asked whom, with tokens, $ and time (default: the session's latest task)");
 
   std::string script, host = "127.0.0.1";
   int port = 11435;

@@ -39,7 +39,7 @@ struct NodeCommandOptions {
   std::string config;
   std::string name;
   std::string db;
-  std::string http;   // ADDR:PORT for /metrics (and /events on the CEO node); "" = none
+  std::string http;  // ADDR:PORT for /metrics (and /events on the CEO node); "" = none
   std::string token;
   bool json = false;
   bool quiet = false;
@@ -128,8 +128,10 @@ int run_node(const NodeCommandOptions& o) {
     ro.metrics = metrics;
     std::shared_ptr<company::ProgressSink> progress = std::make_shared<ProgressPrinter>(o.json, o.quiet);
     if (http_at)
-      progress = std::make_shared<company::ProgressFanOut>(std::vector<std::shared_ptr<company::ProgressSink>>{progress, events});
-    auto cn = cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, progress, cluster->max_waiting_tasks);
+      progress = std::make_shared<company::ProgressFanOut>(
+          std::vector<std::shared_ptr<company::ProgressSink>>{progress, events});
+    auto cn =
+        cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, progress, cluster->max_waiting_tasks);
     if (!cn.ok()) {
       std::cerr << "kaisha node: " << cn.error().message << "\n";
       return 2;
@@ -152,7 +154,9 @@ int run_node(const NodeCommandOptions& o) {
     }
   }
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "");
-  if (http) std::cout << ", metrics at " << http->base_url() << "/metrics" << (ceo ? ", events at " + http->base_url() + "/events" : "");
+  if (http)
+    std::cout << ", metrics at " << http->base_url() << "/metrics"
+              << (ceo ? ", events at " + http->base_url() + "/events" : "");
   std::cout << std::endl;
   for (;;) {
     int sig = 0;

@@ -25,9 +25,9 @@ std::string budget_line(const json& b) {
   if (!b.is_object() || b.empty()) return "";
   std::ostringstream o;
   o << "resource " << num(b.value("current_resource_usage", json(0))) << "/"
-    << num(b.value("total_resource_budget", json(0))) << " | expense $"
-    << num(b.value("current_expense", json(0))) << "/$" << num(b.value("total_expense_budget", json(0)))
-    << " ($" << num(b.value("current_remaining_expense_budget", json(0))) << " left)";
+    << num(b.value("total_resource_budget", json(0))) << " | expense $" << num(b.value("current_expense", json(0)))
+    << "/$" << num(b.value("total_expense_budget", json(0))) << " ($"
+    << num(b.value("current_remaining_expense_budget", json(0))) << " left)";
   return o.str();
 }
 
@@ -42,24 +42,44 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
   const json& d = e.data;
   using K = msg::EventKind;
   switch (e.kind) {
-    case K::task: o << "» task: " << shorten(e.text) << "\n"; break;
-    case K::thinking: o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n"; break;
-    case K::tool_call: o << "[" << e.agent << "] " << shorten(e.text) << "\n"; break;
-    case K::tool_result: o << "[" << e.agent << "]   " << shorten(e.text) << "\n"; break;
-    case K::hire: o << "  + hired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n"; break;
-    case K::fire: o << "  - fired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n"; break;
-    case K::ask: o << "  → " << shorten(e.text) << "\n"; break;
+    case K::task:
+      o << "» task: " << shorten(e.text) << "\n";
+      break;
+    case K::thinking:
+      o << "[" << e.agent << "] " << shorten(e.text, 400) << "\n";
+      break;
+    case K::tool_call:
+      o << "[" << e.agent << "] " << shorten(e.text) << "\n";
+      break;
+    case K::tool_result:
+      o << "[" << e.agent << "]   " << shorten(e.text) << "\n";
+      break;
+    case K::hire:
+      o << "  + hired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n";
+      break;
+    case K::fire:
+      o << "  - fired " << e.text << " | " << budget_line(d.value("budget", json())) << "\n";
+      break;
+    case K::ask:
+      o << "  → " << shorten(e.text) << "\n";
+      break;
     case K::answer:
       o << "  ← " << shorten(e.text) << "\n    (" << e.tokens_in << " in / " << e.tokens_out << " out tokens, $"
         << num(json(e.usd)) << ", " << d.value("latency_ms", 0) << " ms) | " << budget_line(d.value("budget", json()))
         << "\n";
       break;
-    case K::refusal: o << "  ✗ refused: " << e.text << "\n"; break;
-    case K::retry: o << "  ↻ " << e.text << "\n"; break;
+    case K::refusal:
+      o << "  ✗ refused: " << e.text << "\n";
+      break;
+    case K::retry:
+      o << "  ↻ " << e.text << "\n";
+      break;
     case K::usage:
       o << "  · " << e.text << ", $" << num(json(e.usd)) << " | " << budget_line(d.value("budget", json())) << "\n";
       break;
-    case K::error: o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n"; break;
+    case K::error:
+      o << "  ! " << e.agent << ": " << shorten(e.text, 400) << "\n";
+      break;
     case K::verdict:
       o << "  ⚖ judge: " << shorten(e.text) << " (Q=" << num(d.value("quality", json(0))) << ")\n";
       break;
@@ -73,9 +93,8 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
       break;
     default: {
       // A strategy's own structure is rendered by its catalog entry.
-      std::string lines = msg::event_kind_group(e.kind) == msg::EventGroup::strategy
-                              ? strategy::render_event(e, num)
-                              : std::string();
+      std::string lines =
+          msg::event_kind_group(e.kind) == msg::EventGroup::strategy ? strategy::render_event(e, num) : std::string();
       if (lines.empty())
         lines = "[" + e.agent + "] " + std::string(msg::event_kind_name(e.kind)) + ": " + shorten(e.text) + "\n";
       o << lines;

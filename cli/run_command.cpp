@@ -119,8 +119,7 @@ namespace {
 // The strategy task `only` (or else the session's oldest interrupted task)
 // began with, so the resumed runtime runs it the same way; "" when the
 // store does not say (the configured one is used).
-Result<std::string> strategy_to_resume(const config::Config& c, const std::string& session,
-                                       const std::string& only) {
+Result<std::string> strategy_to_resume(const config::Config& c, const std::string& session, const std::string& only) {
   auto st = open_to_write(c);
   if (!st.ok()) return st.error();
   auto tasks = (*st)->tasks(session);
@@ -247,8 +246,10 @@ int chat_command(const CommonOptions& o) {
       } else {
         s = Error{"usage", "usage: /switch NAME on|off"};
       }
-      if (!s.ok()) std::cerr << "kaisha: " << s.error().message << "\n";
-      else print_ledgers(company, o.json);
+      if (!s.ok())
+        std::cerr << "kaisha: " << s.error().message << "\n";
+      else
+        print_ledgers(company, o.json);
       continue;
     }
     // A mistyped command must not become a task (and a paid model call).

@@ -62,7 +62,7 @@ int fail(const std::string& message, int code = 2) {
 }
 
 protocols::HttpServerOptions http_options(const ServeOptions& o, const config::ServeConfig& listen,
-                                         const protocols::HostPort& addr) {
+                                          const protocols::HostPort& addr) {
   protocols::HttpServerOptions ho;
   ho.host = addr.host;
   ho.port = addr.port;
@@ -138,9 +138,9 @@ int serve(const ServeOptions& o) {
   if (!o.mcp_stdio) block_stop_signals();
 
   std::unique_ptr<mcp::McpBackend> backend;
-  std::unique_ptr<actors::CompanySessions> company;  // outlives the servers below
+  std::unique_ptr<actors::CompanySessions> company;     // outlives the servers below
   auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
-  config::ServeConfig listen;  // the config's `serve:` section, then the flags on top
+  config::ServeConfig listen;                           // the config's `serve:` section, then the flags on top
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
     if (!fx) return fail(fx.error().message);
@@ -228,10 +228,9 @@ int serve(const ServeOptions& o) {
     if (company)
       std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (HTTP+JSON at " << http->base_url()
                 << "/a2a/rest" << (grpc ? ", gRPC at " + grpc->target() : std::string()) << ", card "
-                << http->base_url()
-                << "/.well-known/agent-card.json), ACP at " << http->base_url() << "/acp, events at "
-                << http->base_url() << "/events, metrics at " << http->base_url() << "/metrics; session "
-                << company->session_id() << std::endl;
+                << http->base_url() << "/.well-known/agent-card.json), ACP at " << http->base_url()
+                << "/acp, events at " << http->base_url() << "/events, metrics at " << http->base_url()
+                << "/metrics; session " << company->session_id() << std::endl;
   }
 
   if (o.mcp_stdio) {
@@ -248,27 +247,32 @@ int serve(const ServeOptions& o) {
   return 0;
 }
 
-const bool registered = register_command("serve", "Serve the company over MCP (stdio and/or Streamable HTTP)",
-                                         [](CLI::App* cmd) -> std::function<int()> {
-  auto o = std::make_shared<ServeOptions>();
-  cmd->add_option("--config", o->common.config_file, "YAML configuration file");
-  cmd->add_option("--db", o->common.db, "SQLite journal file");
-  cmd->add_option("--model", o->common.model, "CEO model ref, e.g. ollama:llama3.2");
-  cmd->add_option("--session", o->common.session, "continue this session (its agents and budget)");
-  cmd->add_flag("--mcp-stdio", o->mcp_stdio, "Serve MCP on stdin/stdout");
-  cmd->add_option("--http", o->http, "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
-  cmd->add_option("--grpc", o->grpc,
-                  "Serve A2A's gRPC binding too, on ADDR:PORT (default host 127.0.0.1; with --http; same token and TLS)");
-  cmd->add_option("--token", o->token,
-                  "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
-  cmd->add_option("--fixture", o->fixture, "Serve a test fixture instead of the company: conformance (MCP), a2a-tck (A2A)");
-  cmd->add_option("--max-body", o->max_body_bytes, "Largest request body accepted, in bytes");
-  cmd->add_option("--tls-cert", o->tls_cert, "HTTPS: certificate (chain) PEM file (or serve.tls_cert in the config)");
-  cmd->add_option("--tls-key", o->tls_key, "HTTPS: private key PEM file (or serve.tls_key in the config)");
-  cmd->add_flag("--behind-tls-proxy", o->behind_tls_proxy,
-                "A TLS-terminating proxy is in front: allow a token over plain HTTP off loopback");
-  return [o] { return serve(*o); };
-});
+const bool registered = register_command(
+    "serve", "Serve the company over MCP (stdio and/or Streamable HTTP)", [](CLI::App* cmd) -> std::function<int()> {
+      auto o = std::make_shared<ServeOptions>();
+      cmd->add_option("--config", o->common.config_file, "YAML configuration file");
+      cmd->add_option("--db", o->common.db, "SQLite journal file");
+      cmd->add_option("--model", o->common.model, "CEO model ref, e.g. ollama:llama3.2");
+      cmd->add_option("--session", o->common.session, "continue this session (its agents and budget)");
+      cmd->add_flag("--mcp-stdio", o->mcp_stdio, "Serve MCP on stdin/stdout");
+      cmd->add_option("--http", o->http,
+                      "Serve MCP (and other protocols) over HTTP on ADDR:PORT (default host 127.0.0.1)");
+      cmd->add_option(
+          "--grpc", o->grpc,
+          "Serve A2A's gRPC binding too, on ADDR:PORT (default host 127.0.0.1; with --http; same token and TLS)");
+      cmd->add_option(
+          "--token", o->token,
+          "Bearer token HTTP clients must send (or $KAISHA_HTTP_TOKEN); required for non-loopback addresses");
+      cmd->add_option("--fixture", o->fixture,
+                      "Serve a test fixture instead of the company: conformance (MCP), a2a-tck (A2A)");
+      cmd->add_option("--max-body", o->max_body_bytes, "Largest request body accepted, in bytes");
+      cmd->add_option("--tls-cert", o->tls_cert,
+                      "HTTPS: certificate (chain) PEM file (or serve.tls_cert in the config)");
+      cmd->add_option("--tls-key", o->tls_key, "HTTPS: private key PEM file (or serve.tls_key in the config)");
+      cmd->add_flag("--behind-tls-proxy", o->behind_tls_proxy,
+                    "A TLS-terminating proxy is in front: allow a token over plain HTTP off loopback");
+      return [o] { return serve(*o); };
+    });
 
 }  // namespace
 

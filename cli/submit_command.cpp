@@ -87,13 +87,14 @@ class CancelOnInterrupt {
       int sig = 0;
       sigwait(&w, &sig);
       if (sig == SIGUSR2) return;
-      auto r = client->cancel("", "interrupted by the user (signal " + std::to_string(sig) + ")",
-                              std::chrono::seconds(10));
+      auto r =
+          client->cancel("", "interrupted by the user (signal " + std::to_string(sig) + ")", std::chrono::seconds(10));
       // One write: std::cerr is unbuffered, and the event lines printed on
       // stdout meanwhile must not land inside the sentence.
       if (!quiet || !r.ok())
         std::cerr << ("\nkaisha submit: interrupted; " +
-                      (r.ok() ? "task " + r->task_id + " " + r->state : "the task was not canceled: " + r.error().message) +
+                      (r.ok() ? "task " + r->task_id + " " + r->state
+                              : "the task was not canceled: " + r.error().message) +
                       "\n")
                   << std::flush;
       std::_Exit(130);
@@ -124,8 +125,10 @@ int run_submit(cluster::ClusterClient& client, const ClientCommandOptions& o) {
           task_shown = e.task_id;
           std::cerr << "kaisha submit: task " << e.task_id << " (Ctrl-C cancels it)\n";
         }
-        if (e.kind == msg::EventKind::ledgers) ledgers = e.data;
-        else printer.emit(e);
+        if (e.kind == msg::EventKind::ledgers)
+          ledgers = e.data;
+        else
+          printer.emit(e);
       },
       std::chrono::seconds(o.timeout_s > 0 ? o.timeout_s : 900));
   if (!result.ok()) {
@@ -224,8 +227,12 @@ int reload(const ClientCommandOptions& o) {
     return 1;
   }
   if (o.json) {
-    std::cout << dump_text(json{{"ok", r->ok}, {"error", r->error}, {"added", r->added}, {"removed", r->removed},
-                                {"rekeyed", r->rekeyed}, {"changed", r->changed}})
+    std::cout << dump_text(json{{"ok", r->ok},
+                                {"error", r->error},
+                                {"added", r->added},
+                                {"removed", r->removed},
+                                {"rekeyed", r->rekeyed},
+                                {"changed", r->changed}})
               << std::endl;
   } else if (r->ok) {
     auto list = [](const std::vector<std::string>& v) {
@@ -251,8 +258,10 @@ int cancel(const ClientCommandOptions& o) {
     std::cerr << "kaisha cancel: " << r.error().message << "\n";
     return 1;
   }
-  if (o.json) std::cout << dump_text(json{{"task", r->task_id}, {"state", r->state}}) << std::endl;
-  else std::cout << "task " << r->task_id << " " << r->state << std::endl;
+  if (o.json)
+    std::cout << dump_text(json{{"task", r->task_id}, {"state", r->state}}) << std::endl;
+  else
+    std::cout << "task " << r->task_id << " " << r->state << std::endl;
   return 0;
 }
 
@@ -285,12 +294,13 @@ const bool cluster_registered = register_command("cluster", "inspect a running c
   return [o, rl] { return rl->parsed() ? reload(*o) : status(*o); };
 });
 
-const bool cancel_registered = register_command("cancel", "cancel a task submitted to a running cluster", [](CLI::App* cmd) {
-  auto o = std::make_shared<ClientCommandOptions>();
-  common(cmd, *o);
-  cmd->add_option("--task", o->task, "the task's id (kaisha submit prints it)")->required();
-  return [o] { return cancel(*o); };
-});
+const bool cancel_registered =
+    register_command("cancel", "cancel a task submitted to a running cluster", [](CLI::App* cmd) {
+      auto o = std::make_shared<ClientCommandOptions>();
+      common(cmd, *o);
+      cmd->add_option("--task", o->task, "the task's id (kaisha submit prints it)")->required();
+      return [o] { return cancel(*o); };
+    });
 
 }  // namespace
 }  // namespace kaisha::cli

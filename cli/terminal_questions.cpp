@@ -16,7 +16,7 @@ TerminalQuestions::TerminalQuestions(StdinLines& in, std::shared_ptr<company::Pr
     : in_(in), events_(std::move(events)) {}
 
 Result<std::unique_ptr<TerminalQuestions>> TerminalQuestions::create(StdinLines& in,
-                                                                      std::shared_ptr<company::ProgressSink> events) {
+                                                                     std::shared_ptr<company::ProgressSink> events) {
   auto self = std::make_unique<TerminalQuestions>(in, std::move(events));
   TerminalQuestions* raw = self.get();
   // No time limit: the user is at the terminal (or the input has ended,

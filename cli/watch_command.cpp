@@ -95,7 +95,8 @@ int watch(WatchOptions o) {
     o.url = *address;
   }
   if (o.url.empty()) {
-    std::cerr << "kaisha watch: give the server's address, e.g. kaisha watch 127.0.0.1:8080, or --cluster cluster.yaml\n";
+    std::cerr
+        << "kaisha watch: give the server's address, e.g. kaisha watch 127.0.0.1:8080, or --cluster cluster.yaml\n";
     return 2;
   }
   block_stop_signals();  // before the reader's threads start
@@ -113,7 +114,8 @@ int watch(WatchOptions o) {
     const int64_t now = wall_ms();
     if (!force && now - drawn_ms < 200) return;
     drawn_ms = now;
-    std::cout << "\x1b[H\x1b[2J" << "kaisha watch " << so.url << "  (" << status << ")\n\n"
+    std::cout << "\x1b[H\x1b[2J"
+              << "kaisha watch " << so.url << "  (" << status << ")\n\n"
               << view.render(terminal_width(), now) << std::flush;
   };
   auto on_event = [&](const telemetry::StreamedEvent& s) {
@@ -171,19 +173,20 @@ int watch(WatchOptions o) {
   return exit_code;
 }
 
-const bool registered = register_command("watch", "Watch a running company live (kaisha serve's /events)",
-                                         [](CLI::App* cmd) -> std::function<int()> {
-  auto o = std::make_shared<WatchOptions>();
-  cmd->add_option("url", o->url, "The server: HOST:PORT, http(s)://HOST:PORT or its /events URL");
-  cmd->add_option("--cluster", o->cluster, "A cluster's file (cluster.yaml): watch its CEO node at the node's http address");
-  cmd->add_option("--token", o->token, "Bearer token the server requires (or $KAISHA_HTTP_TOKEN)");
-  cmd->add_option("--task", o->task, "Only this task; exit once it has ended");
-  cmd->add_option("--session", o->session, "Only this session's events");
-  cmd->add_option("--after", o->after, "Resume after this event id");
-  cmd->add_flag("--json", o->json, "Print each event as a JSON line (with its id)");
-  cmd->add_flag("--plain", o->plain, "One line per event instead of the redrawn view");
-  return [o] { return watch(*o); };
-});
+const bool registered = register_command(
+    "watch", "Watch a running company live (kaisha serve's /events)", [](CLI::App* cmd) -> std::function<int()> {
+      auto o = std::make_shared<WatchOptions>();
+      cmd->add_option("url", o->url, "The server: HOST:PORT, http(s)://HOST:PORT or its /events URL");
+      cmd->add_option("--cluster", o->cluster,
+                      "A cluster's file (cluster.yaml): watch its CEO node at the node's http address");
+      cmd->add_option("--token", o->token, "Bearer token the server requires (or $KAISHA_HTTP_TOKEN)");
+      cmd->add_option("--task", o->task, "Only this task; exit once it has ended");
+      cmd->add_option("--session", o->session, "Only this session's events");
+      cmd->add_option("--after", o->after, "Resume after this event id");
+      cmd->add_flag("--json", o->json, "Print each event as a JSON line (with its id)");
+      cmd->add_flag("--plain", o->plain, "One line per event instead of the redrawn view");
+      return [o] { return watch(*o); };
+    });
 
 }  // namespace
 }  // namespace kaisha::cli

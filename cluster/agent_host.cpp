@@ -22,8 +22,8 @@ namespace {
 struct HostState {
   AgentHostDeps deps;
   std::map<std::string, caf::actor> employees;
-  std::map<std::string, uint64_t> hires;  // SpawnAgent::hire of each employee
-  std::map<std::string, uint64_t> latest_hire;  // highest hire seen per name, kept after a stop
+  std::map<std::string, uint64_t> hires;                   // SpawnAgent::hire of each employee
+  std::map<std::string, uint64_t> latest_hire;             // highest hire seen per name, kept after a stop
   std::set<std::pair<std::string, std::string>> mirrored;  // (session, task) with rows in this node's journal
   static inline const char* name = "agent_host";
 };
@@ -52,22 +52,22 @@ void mirror_task(Self* self, const msg::AskRequest& ask, const std::string& ceo_
   if (!st.deps.employee.journal || ask.session_id.empty()) return;
   if (!st.mirrored.emplace(ask.session_id, ask.task_id).second) return;
   const std::string node = st.deps.node;
-  actors::journal_op(st.deps.employee.journal,
-                 actors::JournalOp([session = ask.session_id, task = ask.task_id, node, ceo_node](store::JournalStore& s) {
-                   auto known = s.get_session(session);
-                   if (known.ok() && !known->has_value()) {
-                     store::SessionRow row;
-                     row.id = session;
-                     row.config = json{{"hosted_for", ceo_node}, {"node", node}};
-                     if (Status st = s.create_session(row); !st.ok())
-                       std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
-                   }
-                   if (task.empty()) return;
-                   auto t = s.get_task(task);
-                   if (t.ok() && !t->has_value())
-                     if (Status st = s.start_task(session, task, "(asked by node " + ceo_node + ")"); !st.ok())
-                       std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
-                 }));
+  actors::journal_op(st.deps.employee.journal, actors::JournalOp([session = ask.session_id, task = ask.task_id, node,
+                                                                  ceo_node](store::JournalStore& s) {
+                       auto known = s.get_session(session);
+                       if (known.ok() && !known->has_value()) {
+                         store::SessionRow row;
+                         row.id = session;
+                         row.config = json{{"hosted_for", ceo_node}, {"node", node}};
+                         if (Status st = s.create_session(row); !st.ok())
+                           std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                       }
+                       if (task.empty()) return;
+                       auto t = s.get_task(task);
+                       if (t.ok() && !t->has_value())
+                         if (Status st = s.start_task(session, task, "(asked by node " + ceo_node + ")"); !st.ok())
+                           std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                     }));
 }
 
 void serve(Self* self, const msg::Envelope& env) {
@@ -125,15 +125,18 @@ void serve(Self* self, const msg::Envelope& env) {
     // first, and the asking node holds the deadline of the whole request:
     // an answer after `deadline` finds nobody waiting and is not sent.
     self->request(it->second, caf::infinite, actors::ask_atom::value, std::move(*ask))
-        .then([=](msg::AskReply& reply) {
-                if (deadline > 0 && steady_ms() > deadline) {
-                  self->state.deps.log("answer to " + env.id + " from '" + env.to.name +
-                                       "' came after the asker's deadline; not sent");
-                  return;
-                }
-                answer(self, env, reply);
-              },
-              [=](caf::error& e) { fail(self, env, "failed", "agent '" + env.to.name + "': " + self->system().render(e)); });
+        .then(
+            [=](msg::AskReply& reply) {
+              if (deadline > 0 && steady_ms() > deadline) {
+                self->state.deps.log("answer to " + env.id + " from '" + env.to.name +
+                                     "' came after the asker's deadline; not sent");
+                return;
+              }
+              answer(self, env, reply);
+            },
+            [=](caf::error& e) {
+              fail(self, env, "failed", "agent '" + env.to.name + "': " + self->system().render(e));
+            });
     return;
   }
   fail(self, env, "unsupported", "node '" + st.deps.node + "' does not serve '" + env.type + "'");

@@ -35,14 +35,14 @@
 namespace kaisha::cluster {
 
 struct ClientOptions {
-  std::string address;        // tcp://host:port of a node (host:port is accepted too)
+  std::string address;                     // tcp://host:port of a node (host:port is accepted too)
   std::string bind = "tcp://127.0.0.1:0";  // where answers come back
-  std::string secret_key;     // Z85; "" = plaintext (loopback only)
+  std::string secret_key;                  // Z85; "" = plaintext (loopback only)
   std::string public_key;
-  std::string server_key;     // the node's public key, with CURVE
+  std::string server_key;                    // the node's public key, with CURVE
   std::vector<std::string> authorised_keys;  // nodes allowed to answer, with CURVE
   size_t max_frame_bytes = 16u << 20;        // as the cluster's (cluster.max_frame_bytes)
-  int heartbeat_ms = 1000;                    // how often the node's liveness is checked
+  int heartbeat_ms = 1000;                   // how often the node's liveness is checked
 };
 
 class ClusterClient {
@@ -52,7 +52,8 @@ class ClusterClient {
 
   // Runs `input` on the cluster's CEO; `progress` sees each event as it
   // arrives. Fails with "timeout" when no event arrives for `idle_timeout`.
-  Result<msg::TaskResult> submit(const std::string& input, const std::function<void(const msg::ProgressEvent&)>& progress,
+  Result<msg::TaskResult> submit(const std::string& input,
+                                 const std::function<void(const msg::ProgressEvent&)>& progress,
                                  std::chrono::milliseconds idle_timeout);
 
   // The node's status JSON (see ClusterNode::status()).
@@ -80,9 +81,9 @@ class ClusterClient {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<msg::Envelope> inbox_;
-  std::string gone_;  // why the node's connection closed; "" while it holds
+  std::string gone_;                 // why the node's connection closed; "" while it holds
   std::string submit_id_, task_id_;  // of the running submit(); task_id_ once an event named it
-  uint64_t seq_ = 0;  // guarded by mu_
+  uint64_t seq_ = 0;                 // guarded by mu_
 };
 
 }  // namespace kaisha::cluster

@@ -9,14 +9,14 @@ std::vector<std::shared_ptr<void>> cluster_metrics(telemetry::MetricsRegistry& r
   using telemetry::Sample;
   const ClusterNode* n = &node;
   std::vector<std::shared_ptr<void>> out;
-  out.push_back(r.collector("kaisha_cluster_members", "Members this node knows, by state", MetricType::gauge,
-                            {"state"}, [n] {
-                              std::map<std::string, double> by_state{{"alive", 0}, {"suspect", 0}, {"down", 0}};
-                              for (const auto& m : n->members()) by_state[to_string(m.state)] += 1;
-                              std::vector<Sample> v;
-                              for (const auto& [state, count] : by_state) v.push_back({{state}, count});
-                              return v;
-                            }));
+  out.push_back(
+      r.collector("kaisha_cluster_members", "Members this node knows, by state", MetricType::gauge, {"state"}, [n] {
+        std::map<std::string, double> by_state{{"alive", 0}, {"suspect", 0}, {"down", 0}};
+        for (const auto& m : n->members()) by_state[to_string(m.state)] += 1;
+        std::vector<Sample> v;
+        for (const auto& [state, count] : by_state) v.push_back({{state}, count});
+        return v;
+      }));
   out.push_back(r.collector("kaisha_cluster_heartbeat_age_seconds",
                             "Seconds since this node last heard from each other member", MetricType::gauge, {"node"},
                             [n] {
@@ -28,12 +28,12 @@ std::vector<std::shared_ptr<void>> cluster_metrics(telemetry::MetricsRegistry& r
                               }
                               return v;
                             }));
-  out.push_back(r.collector("kaisha_cluster_frames_total", "Envelopes the gateway delivered or sent",
-                            MetricType::counter, {"direction"}, [n] {
-                              const auto c = n->counters();
-                              return std::vector<Sample>{{{"in"}, static_cast<double>(c.received)},
-                                                         {{"out"}, static_cast<double>(c.sent)}};
-                            }));
+  out.push_back(r.collector(
+      "kaisha_cluster_frames_total", "Envelopes the gateway delivered or sent", MetricType::counter, {"direction"},
+      [n] {
+        const auto c = n->counters();
+        return std::vector<Sample>{{{"in"}, static_cast<double>(c.received)}, {{"out"}, static_cast<double>(c.sent)}};
+      }));
   out.push_back(r.collector("kaisha_cluster_dropped_frames_total", "Frames the gateway dropped, by reason",
                             MetricType::counter, {"reason"}, [n] {
                               const auto c = n->counters();
@@ -59,17 +59,17 @@ std::vector<std::shared_ptr<void>> cluster_metrics(telemetry::MetricsRegistry& r
                                   {{"handshake_failure"}, static_cast<double>(c.handshake_failures)},
                                   {{"refused_protocol"}, static_cast<double>(c.refused_protocol)}};
                             }));
-  out.push_back(r.collector("kaisha_cluster_refusals_total", "Requests this node refused, by kind",
-                            MetricType::counter, {"kind"}, [n] {
+  out.push_back(r.collector("kaisha_cluster_refusals_total", "Requests this node refused, by kind", MetricType::counter,
+                            {"kind"}, [n] {
                               std::vector<Sample> v;
                               for (const auto& [kind, count] : n->refusals())
                                 v.push_back({{kind}, static_cast<double>(count)});
                               return v;
                             }));
-  out.push_back(r.collector("kaisha_cluster_heartbeats_read_total", "Heartbeats read and accepted",
-                            MetricType::counter, {}, [n] {
-                              return std::vector<Sample>{{{}, static_cast<double>(n->heartbeats_read())}};
-                            }));
+  out.push_back(
+      r.collector("kaisha_cluster_heartbeats_read_total", "Heartbeats read and accepted", MetricType::counter, {}, [n] {
+        return std::vector<Sample>{{{}, static_cast<double>(n->heartbeats_read())}};
+      }));
   return out;
 }
 

@@ -82,7 +82,8 @@ Status ClusterNode::start_impl() {
   g.log = [this](std::string_view line) { log(std::string(line)); };
   if (!self_.key_file.empty()) {
     auto keys = transport::load_curve_keys(self_.key_file);
-    if (!keys.ok()) return Error{"config", options_.cluster.source + ": node '" + self_.name + "': " + keys.error().message};
+    if (!keys.ok())
+      return Error{"config", options_.cluster.source + ": node '" + self_.name + "': " + keys.error().message};
     if (!self_.public_key.empty() && keys->public_key != self_.public_key)
       return Error{"config", options_.cluster.source + ": node '" + self_.name + "': key file " + self_.key_file +
                                  " does not hold the public_key listed for this node"};
@@ -124,8 +125,8 @@ Status ClusterNode::start_impl() {
     auto opened = store::JournalStore::open(options_.journal_path,
                                             {store::durability_named(options_.company.journal.durability)});
     if (!opened.ok())
-      return Error{"config", "node '" + self_.name + "': journal " + options_.journal_path + ": " +
-                                 opened.error().message};
+      return Error{"config",
+                   "node '" + self_.name + "': journal " + options_.journal_path + ": " + opened.error().message};
     journal_store = std::move(opened).value();
   }
   if (options_.chat) {
@@ -160,9 +161,7 @@ Status ClusterNode::start_impl() {
 
 void ClusterNode::stop() {
   if (stopping_.exchange(true)) return;
-  {
-    std::lock_guard<std::mutex> g(tick_mu_);
-  }
+  { std::lock_guard<std::mutex> g(tick_mu_); }
   tick_cv_.notify_all();
   if (ticker_.joinable()) ticker_.join();
   gateway_.stop();  // no more inbound envelopes, so nothing reaches the host any more
@@ -248,8 +247,8 @@ Result<ConfigChange> ClusterNode::reload(ClusterConfig next) {
         if (known->state != MemberState::gone) ensure_connected(known->info);  // reconnects if it moved
       }
     ++reloads_;
-    last_reload_ = "applied: added " + joined(change->added) + "; removed " + joined(change->removed) +
-                   "; re-keyed " + joined(change->rekeyed) + "; changed " + joined(change->changed);
+    last_reload_ = "applied: added " + joined(change->added) + "; removed " + joined(change->removed) + "; re-keyed " +
+                   joined(change->rekeyed) + "; changed " + joined(change->changed);
     log("reloaded " + next.source + ": " + last_reload_.substr(9));
   }
   apply(events);
@@ -296,7 +295,8 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
   if (Status s = gateway_.send(node, envelope); !s.ok()) pending_.fail(id, s.error());
 }
 
-Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint, const std::string& public_key) {
+Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint,
+                                   const std::string& public_key) {
   if (std::string why = admission()->client_name_refusal(name); !why.empty())
     return Error{"refused", "cannot answer a client named '" + name + "': " + why};
   std::lock_guard<std::mutex> g(mu_);
@@ -461,8 +461,8 @@ void ClusterNode::on_reload_request(const msg::Envelope& env, const transport::S
   if (!adm->may_reload(sender.key, curve())) {
     refuse("not_an_operator", env, "only operator keys (cluster.operator_keys) may ask for a reload");
     msg::ReloadResult r;
-    r.error = "refused: only operator keys (cluster.operator_keys in " + adm->config().source +
-              ") may ask node '" + self_.name + "' to reload";
+    r.error = "refused: only operator keys (cluster.operator_keys in " + adm->config().source + ") may ask node '" +
+              self_.name + "' to reload";
     if (connect_client(env.from.node, req->reply_endpoint, req->reply_public_key).ok())
       (void)send(env.from.node, msg::wrap(r, {self_.name, "node"}, env.from, next_id(), env.id));
     return;
@@ -521,9 +521,9 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
     if (!hb.ok()) return log("bad heartbeat from '" + env.from.node + "': " + hb.error().message);
     if (hb->sender.name != node) return refuse("forged_sender", env, "the heartbeat names another sender");
     if (hb->members.size() > adm->max_gossip())
-      return refuse("oversized_gossip", env,
-                    std::to_string(hb->members.size()) + " members listed, the cluster has " +
-                        std::to_string(adm->max_gossip()));
+      return refuse(
+          "oversized_gossip", env,
+          std::to_string(hb->members.size()) + " members listed, the cluster has " + std::to_string(adm->max_gossip()));
     heartbeats_read_.fetch_add(1, std::memory_order_relaxed);
     heard_from(hb->sender, true);
     for (const auto& m : hb->members) heard_from(m, false);
@@ -566,12 +566,16 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
     std::string reply_key, bad;
     if (env.type == msg::SubmitTask::kType) {
       auto task = msg::unwrap<msg::SubmitTask>(env);
-      if (task.ok()) reply_key = task->reply_public_key;
-      else bad = task.error().message;
+      if (task.ok())
+        reply_key = task->reply_public_key;
+      else
+        bad = task.error().message;
     } else {
       auto cancel = msg::unwrap<msg::CancelTask>(env);
-      if (cancel.ok()) reply_key = cancel->reply_public_key;
-      else bad = cancel.error().message;
+      if (cancel.ok())
+        reply_key = cancel->reply_public_key;
+      else
+        bad = cancel.error().message;
     }
     if (!bad.empty()) {
       // E.g. a newer client's message version: say so if we can reach it.
@@ -579,8 +583,7 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
       return log("bad " + env.type + " from '" + env.from.node + "': " + bad);
     }
     std::string kind;
-    if (std::string why = client_refusal(env, sender, reply_key, &kind); !why.empty())
-      return refuse(kind, env, why);
+    if (std::string why = client_refusal(env, sender, reply_key, &kind); !why.empty()) return refuse(kind, env, why);
     // Operators run no tasks: a key is one identity with its own rights.
     if (env.type == msg::SubmitTask::kType && adm->is_operator(sender.key)) {
       refuse("operator_submit", env, "operator keys do not submit tasks");
@@ -673,7 +676,8 @@ void ClusterNode::apply(const std::vector<MembershipEvent>& events) {
   }
   for (const auto& e : events) {
     const std::string n = e.node;
-    log(std::string("member '") + n + "' " + to_string(e.kind) + " (incarnation " + std::to_string(e.incarnation) + ")");
+    log(std::string("member '") + n + "' " + to_string(e.kind) + " (incarnation " + std::to_string(e.incarnation) +
+        ")");
     // Listeners first, so that what ran there is marked lost before the
     // requests to it fail and their callers react.
     for (auto& l : listeners) l(e);
@@ -707,8 +711,8 @@ void ClusterNode::run_ticker() {
     {
       std::lock_guard<std::mutex> g(mu_);
       events = membership_->tick(now);
-      lonely = !joined_ || (membership_->peers(MemberState::alive).empty() &&
-                            membership_->peers(MemberState::suspect).empty());
+      lonely = !joined_ ||
+               (membership_->peers(MemberState::alive).empty() && membership_->peers(MemberState::suspect).empty());
     }
     apply(events);
     retry_refused_links(now);
@@ -794,8 +798,10 @@ void ClusterNode::send_joins() {
 
 void ClusterNode::log(const std::string& line) const {
   std::string full = "node '" + options_.name + "': " + line;
-  if (options_.log) options_.log(full);
-  else std::fprintf(stderr, "%s\n", full.c_str());
+  if (options_.log)
+    options_.log(full);
+  else
+    std::fprintf(stderr, "%s\n", full.c_str());
 }
 
 }  // namespace kaisha::cluster

@@ -75,7 +75,11 @@
 #include "runtime/messages/envelope.hpp"
 #include "transport/gateway.hpp"
 
-namespace caf { class actor_system; class actor_system_config; class actor; }
+namespace caf {
+class actor_system;
+class actor_system_config;
+class actor;
+}  // namespace caf
 
 namespace kaisha::cluster {
 
@@ -231,8 +235,8 @@ class ClusterNode {
   std::function<json()> status_extra_;
   // `kaisha cluster reload` requests waiting for the ticker (bounded).
   std::vector<msg::Envelope> reload_requests_;
-  uint64_t reloads_ = 0;        // applied
-  std::string last_reload_;     // what the last reload did or why it was refused
+  uint64_t reloads_ = 0;     // applied
+  std::string last_reload_;  // what the last reload did or why it was refused
 
   std::atomic<uint64_t> seq_{0};
   std::atomic<uint64_t> heartbeats_read_{0};

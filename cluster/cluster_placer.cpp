@@ -74,7 +74,8 @@ Result<caf::actor> ClusterPlacer::place(caf::actor_system& sys, const msg::Agent
     agents_[spec.name] = Entry{spec, where, r.units, "hired", caf::actor_addr(), hire};
     if (local.journal) journal_ = local.journal.address();
   }
-  emit(msg::EventKind::placed, spec.name, where, spec.name + " placed on node " + where, json{{"agent", spec.name}, {"node", where}});
+  emit(msg::EventKind::placed, spec.name, where, spec.name + " placed on node " + where,
+       json{{"agent", spec.name}, {"node", where}});
   if (where == node_.name()) {
     caf::actor employee = actors::spawn_employee(sys, spec, local);
     // Fired or stopped, it gives its units back (a proxy does this for a
@@ -133,9 +134,9 @@ void ClusterPlacer::on_membership(const MembershipEvent& e) {
       lost.emplace_back(name, entry.proxy);
       if (auto j = caf::actor_cast<caf::actor>(journal_); j && !session_id_.empty())
         actors::journal_op(j, actors::JournalOp([session = session_id_, name = name](store::JournalStore& s) {
-                         if (Status st = s.mark_agent_lost(session, name); !st.ok())
-                           std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
-                       }));
+                             if (Status st = s.mark_agent_lost(session, name); !st.ok())
+                               std::fprintf(stderr, "journal: %s\n", st.error().message.c_str());
+                           }));
     }
   }
   for (auto& [name, addr] : lost) {
@@ -150,7 +151,8 @@ json ClusterPlacer::agents() const {
   std::lock_guard<std::mutex> g(mu_);
   json out = json::array();
   for (const auto& [name, e] : agents_)
-    out.push_back({{"name", name}, {"node", e.node}, {"model", e.spec.base_model}, {"units", e.units}, {"state", e.state}});
+    out.push_back(
+        {{"name", name}, {"node", e.node}, {"model", e.spec.base_model}, {"units", e.units}, {"state", e.state}});
   return out;
 }
 
@@ -158,13 +160,14 @@ json ClusterPlacer::resources() const {
   std::lock_guard<std::mutex> g(mu_);
   json out = json::object();
   for (const auto& m : node_.members())
-    out[m.info.name] = {{"capacity", m.info.capabilities.resource_units}, {"used", resources_.used(m.info.name)},
+    out[m.info.name] = {{"capacity", m.info.capabilities.resource_units},
+                        {"used", resources_.used(m.info.name)},
                         {"agents", resources_.agents_on(m.info.name)}};
   return out;
 }
 
-void ClusterPlacer::emit(msg::EventKind kind, const std::string& agent, const std::string& node, const std::string& text,
-                         json data) {
+void ClusterPlacer::emit(msg::EventKind kind, const std::string& agent, const std::string& node,
+                         const std::string& text, json data) {
   if (!options_.progress || !options_.progress->listening()) return;
   msg::ProgressEvent ev;
   ev.agent = agent;

@@ -40,8 +40,8 @@
 namespace kaisha::cluster {
 
 struct PlacerOptions {
-  bool rehire = true;                   // move lost employees and retry their interrupted ask once
-  int64_t ask_timeout_ms = 600000;      // deadline of one cross-node ask
+  bool rehire = true;                               // move lost employees and retry their interrupted ask once
+  int64_t ask_timeout_ms = 600000;                  // deadline of one cross-node ask
   std::shared_ptr<company::ProgressSink> progress;  // node_down / rehire events; may be null
 };
 
@@ -51,7 +51,8 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   static std::shared_ptr<ClusterPlacer> create(ClusterNode& node, PlacerOptions options);
 
   Status check(const msg::AgentSpec& spec) override;
-  Result<caf::actor> place(caf::actor_system& sys, const msg::AgentSpec& spec, const actors::EmployeeDeps& local) override;
+  Result<caf::actor> place(caf::actor_system& sys, const msg::AgentSpec& spec,
+                           const actors::EmployeeDeps& local) override;
 
   // A new node for `spec`, never `lost_on`; its units are reserved there.
   Result<std::string> relocate(const msg::AgentSpec& spec, const std::string& lost_on);
@@ -68,14 +69,11 @@ class ClusterPlacer : public actors::EmployeePlacer, public std::enable_shared_f
   ClusterNode& node() { return node_; }
   const PlacerOptions& options() const { return options_; }
   // A progress event about `agent` on cluster node `node`.
-  void emit(msg::EventKind kind, const std::string& agent, const std::string& node, const std::string& text,
-            json data);
+  void emit(msg::EventKind kind, const std::string& agent, const std::string& node, const std::string& text, json data);
 
  private:
   ClusterPlacer(ClusterNode& node, PlacerOptions options)
-      : node_(node),
-        options_(std::move(options)),
-        hires_(uint64_t(wall_ms()) * 1000) {}
+      : node_(node), options_(std::move(options)), hires_(uint64_t(wall_ms()) * 1000) {}
   void on_membership(const MembershipEvent& e);
   PlacementRequest request_for(const msg::AgentSpec& spec) const;
   Result<std::string> choose(const PlacementRequest& r);  // mu_ held

@@ -108,18 +108,19 @@ Result<std::unique_ptr<CompanyNode>> CompanyNode::start(ClusterNode& node, actor
   c->runtime_ = std::move(rt).value();
   c->placer_->journal_to(c->runtime_->session_id());
   CompanyNode* raw = c.get();
-  node.handle(msg::SubmitTask::kType, ClusterNode::SenderHandler([raw](const msg::Envelope& env, const transport::Sender& s) {
-                raw->on_submit(env, s);
-              }));
-  node.handle(msg::CancelTask::kType, ClusterNode::SenderHandler([raw](const msg::Envelope& env, const transport::Sender& s) {
-                raw->on_cancel(env, s);
-              }));
+  node.handle(msg::SubmitTask::kType,
+              ClusterNode::SenderHandler(
+                  [raw](const msg::Envelope& env, const transport::Sender& s) { raw->on_submit(env, s); }));
+  node.handle(msg::CancelTask::kType,
+              ClusterNode::SenderHandler(
+                  [raw](const msg::Envelope& env, const transport::Sender& s) { raw->on_cancel(env, s); }));
   std::weak_ptr<ClusterPlacer> weak = c->placer_;
   const std::string session = c->runtime_->session_id();
   node.set_status_extra([weak, session, states = c->states_] {
     auto p = weak.lock();
     if (!p) return json::object();
-    return json{{"session", session}, {"agents", p->agents()}, {"resources", p->resources()}, {"tasks", states->to_json()}};
+    return json{
+        {"session", session}, {"agents", p->agents()}, {"resources", p->resources()}, {"tasks", states->to_json()}};
   });
   c->worker_ = std::thread([raw] { raw->run_jobs(); });
   c->canceller_ = std::thread([raw] { raw->run_cancels(); });
@@ -157,15 +158,20 @@ void CompanyNode::on_submit(const msg::Envelope& env, const transport::Sender& s
   if (!task.ok()) return;
   if (Status s = node_->connect_client(env.from.node, task->reply_endpoint, task->reply_public_key); !s.ok()) return;
   if (task->input.empty()) {
-    (void)node_->send(env.from.node, msg::wrap(msg::RequestFailed{"usage", "the task is empty"},
-                                               {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
+    (void)node_->send(env.from.node, msg::wrap(msg::RequestFailed{"usage", "the task is empty"}, {node_->name(), "CEO"},
+                                               env.from, node_->next_id(), env.id));
     return;
   }
   {
     std::lock_guard<std::mutex> g(mu_);
     if (jobs_.size() < max_waiting_) {
-      jobs_.push_back(Job{env.from.node, env.id, env.from, {node_->name(), "CEO"}, task->input,
-                          store::JournalStore::make_id("t"), sender.key});
+      jobs_.push_back(Job{env.from.node,
+                          env.id,
+                          env.from,
+                          {node_->name(), "CEO"},
+                          task->input,
+                          store::JournalStore::make_id("t"),
+                          sender.key});
       states_->set(jobs_.back().task_id, "queued");
       cv_.notify_all();
       return;
@@ -173,11 +179,12 @@ void CompanyNode::on_submit(const msg::Envelope& env, const transport::Sender& s
   }
   // Refused, not queued: a client that submits faster than tasks finish
   // would grow the queue (and its inputs) without end.
-  (void)node_->send(env.from.node,
-                    msg::wrap(msg::RequestFailed{"busy", std::to_string(max_waiting_) +
-                                                             " submitted tasks are already waiting (cluster.max_waiting_tasks);"
-                                                             " submit again when one has finished"},
-                              {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
+  (void)node_->send(
+      env.from.node,
+      msg::wrap(msg::RequestFailed{"busy", std::to_string(max_waiting_) +
+                                               " submitted tasks are already waiting (cluster.max_waiting_tasks);"
+                                               " submit again when one has finished"},
+                {node_->name(), "CEO"}, env.from, node_->next_id(), env.id));
 }
 
 bool CompanyNode::wait_for_members(std::chrono::milliseconds cap) {
@@ -262,8 +269,7 @@ void CompanyNode::on_cancel(const msg::Envelope& env, const transport::Sender& s
   if (!req.ok()) return;
   if (Status s = node_->connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok()) return;
   const auto admission = node_->admission();
-  const std::string why =
-      "canceled by " + env.from.node + (req->reason.empty() ? std::string() : ": " + req->reason);
+  const std::string why = "canceled by " + env.from.node + (req->reason.empty() ? std::string() : ": " + req->reason);
   auto names = [&](const std::string& task, const std::string& submit) {
     return (!req->task_id.empty() && req->task_id == task) || (!req->submit_id.empty() && req->submit_id == submit);
   };

@@ -38,8 +38,8 @@ class CompanyNode {
  public:
   // `node` must outlive the CompanyNode. `local_progress` (may be null) also
   // sees every event, e.g. the node's own console.
-  static Result<std::unique_ptr<CompanyNode>> start(ClusterNode& node, actors::RuntimeOptions runtime,
-                                                    bool rehire, std::shared_ptr<company::ProgressSink> local_progress,
+  static Result<std::unique_ptr<CompanyNode>> start(ClusterNode& node, actors::RuntimeOptions runtime, bool rehire,
+                                                    std::shared_ptr<company::ProgressSink> local_progress,
                                                     size_t max_waiting_tasks);
   ~CompanyNode();
 

@@ -32,8 +32,8 @@ void end_hop(PendingAsk& p, const std::string& error) {
 
 struct RemoteState {
   msg::AgentSpec spec;
-  std::string node;          // where the employee runs now
-  std::string lost_reason;   // set when it was lost and could not be moved
+  std::string node;         // where the employee runs now
+  std::string lost_reason;  // set when it was lost and could not be moved
   std::shared_ptr<ClusterPlacer> placer;
   uint64_t hire = 0;
   std::map<std::string, PendingAsk> asks;  // by request id
@@ -53,7 +53,8 @@ msg::AskReply failed(const std::string& agent, const std::string& error) {
 void spawn_on_node(Self* self) {
   auto& st = self->state;
   ClusterNode& node = st.placer->node();
-  msg::Envelope e = msg::wrap(msg::SpawnAgent{st.spec, st.hire}, {node.name(), "CEO"}, {st.node, st.spec.name}, node.next_id());
+  msg::Envelope e =
+      msg::wrap(msg::SpawnAgent{st.spec, st.hire}, {node.name(), "CEO"}, {st.node, st.spec.name}, node.next_id());
   if (Status s = node.send(st.node, e); !s.ok())
     st.lost_reason = "cannot start agent '" + st.spec.name + "' on node '" + st.node + "': " + s.error().message;
 }
@@ -73,20 +74,21 @@ void send_ask(Self* self, const std::string& id) {
     if (p.retried) p.hop.set("kaisha.retry", true);
   }
   const std::string trace = p.hop.span_id.empty() ? p.ask.task_id : telemetry::traceparent_of(p.hop);
-  msg::Envelope e = msg::wrap(p.ask, {node.name(), "CEO"}, {st.node, st.spec.name},
-                              id + (p.retried ? "-retry" : ""), "", trace);
+  msg::Envelope e =
+      msg::wrap(p.ask, {node.name(), "CEO"}, {st.node, st.spec.name}, id + (p.retried ? "-retry" : ""), "", trace);
   caf::actor me = caf::actor_cast<caf::actor>(self);
   const std::string target = st.node;
-  node.request(target, std::move(e), st.placer->options().ask_timeout_ms,
-               [me, id, target](Result<msg::Envelope> r) {
-                 RemoteOutcome o;
-                 o.request_id = id;
-                 o.node = target;
-                 o.ok = r.ok();
-                 if (r.ok()) o.reply = std::move(r).value();
-                 else o.error = r.error();
-                 deliver(me, caf::make_message(outcome_atom::value, std::move(o)));
-               });
+  node.request(target, std::move(e), st.placer->options().ask_timeout_ms, [me, id, target](Result<msg::Envelope> r) {
+    RemoteOutcome o;
+    o.request_id = id;
+    o.node = target;
+    o.ok = r.ok();
+    if (r.ok())
+      o.reply = std::move(r).value();
+    else
+      o.error = r.error();
+    deliver(me, caf::make_message(outcome_atom::value, std::move(o)));
+  });
 }
 
 // The employee's node is gone: move it if the policy says so.
@@ -101,7 +103,8 @@ void relocate(Self* self, const std::string& lost_on) {
   if (!moved.ok()) {
     st.lost_reason = "agent '" + st.spec.name + "' was lost with node '" + lost_on +
                      "' and cannot be re-hired elsewhere: " + moved.error().message;
-    st.placer->emit(msg::EventKind::error, st.spec.name, lost_on, st.lost_reason, json{{"agent", st.spec.name}, {"node", lost_on}});
+    st.placer->emit(msg::EventKind::error, st.spec.name, lost_on, st.lost_reason,
+                    json{{"agent", st.spec.name}, {"node", lost_on}});
     return;
   }
   st.node = *moved;
@@ -127,13 +130,15 @@ void on_outcome(Self* self, RemoteOutcome& o) {
     if (o.reply.type == msg::AskReply::kType) {
       auto reply = msg::unwrap<msg::AskReply>(o.reply);
       if (reply.ok()) return finish(self, o.request_id, std::move(*reply));
-      return finish(self, o.request_id, failed(st.spec.name, "bad reply from node '" + o.reply.from.node + "': " + reply.error().message));
+      return finish(self, o.request_id,
+                    failed(st.spec.name, "bad reply from node '" + o.reply.from.node + "': " + reply.error().message));
     }
     if (o.reply.type == msg::RequestFailed::kType) {
       auto f = msg::unwrap<msg::RequestFailed>(o.reply);
       return finish(self, o.request_id, failed(st.spec.name, f.ok() ? f->code + ": " + f->message : f.error().message));
     }
-    return finish(self, o.request_id, failed(st.spec.name, "unexpected '" + o.reply.type + "' from node '" + o.reply.from.node + "'"));
+    return finish(self, o.request_id,
+                  failed(st.spec.name, "unexpected '" + o.reply.type + "' from node '" + o.reply.from.node + "'"));
   }
   // The request's node is gone (node_down) or it restarted: move and retry once.
   const bool lost = o.error.code == "node_down";
@@ -142,7 +147,8 @@ void on_outcome(Self* self, RemoteOutcome& o) {
     if (st.lost_reason.empty()) {
       end_hop(it->second, o.error.code + ": " + o.error.message);
       it->second.retried = true;
-      st.placer->emit(msg::EventKind::retry, st.spec.name, st.node, "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
+      st.placer->emit(msg::EventKind::retry, st.spec.name, st.node,
+                      "retrying the interrupted ask to " + st.spec.name + " on node " + st.node,
                       json{{"agent", st.spec.name}, {"node", st.node}});
       return send_ask(self, o.request_id);
     }
@@ -167,7 +173,8 @@ caf::behavior employee_proxy(Self* self, msg::AgentSpec spec, std::string node, 
     s.asks.clear();
     ClusterNode& n = s.placer->node();
     if (s.lost_reason.empty())
-      (void)n.send(s.node, msg::wrap(msg::StopAgent{s.spec.name, s.hire}, {n.name(), "CEO"}, {s.node, s.spec.name}, n.next_id()));
+      (void)n.send(s.node, msg::wrap(msg::StopAgent{s.spec.name, s.hire}, {n.name(), "CEO"}, {s.node, s.spec.name},
+                                     n.next_id()));
     s.placer->release(s.spec.name, s.hire);
     self->quit(m.reason);
   });
@@ -192,7 +199,7 @@ caf::behavior employee_proxy(Self* self, msg::AgentSpec spec, std::string node, 
 }  // namespace
 
 caf::actor spawn_employee_proxy(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
-                                 std::shared_ptr<ClusterPlacer> placer, uint64_t hire) {
+                                std::shared_ptr<ClusterPlacer> placer, uint64_t hire) {
   return sys.spawn(employee_proxy, std::move(spec), std::move(node), std::move(placer), hire);
 }
 

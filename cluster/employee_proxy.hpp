@@ -24,6 +24,6 @@ class ClusterPlacer;
 
 // `hire` tells this hire of the name from a later one (ClusterPlacer counts them).
 caf::actor spawn_employee_proxy(caf::actor_system& sys, msg::AgentSpec spec, std::string node,
-                                 std::shared_ptr<ClusterPlacer> placer, uint64_t hire);
+                                std::shared_ptr<ClusterPlacer> placer, uint64_t hire);
 
 }  // namespace kaisha::cluster

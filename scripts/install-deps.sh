@@ -14,6 +14,8 @@ PACKAGES=(
   # A2A's gRPC binding (protocols/a2a_grpc): gRPC, protobuf, and protoc with its gRPC plugin
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3 curl iproute2 bubblewrap
+  # scripts/format.sh: the project's C++ style (.clang-format)
+  clang-format-14
   # bench/soak_resume.sh checks journals with `PRAGMA integrity_check` through SQLite's own shell
   sqlite3
   # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages

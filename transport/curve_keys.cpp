@@ -45,8 +45,8 @@ bool is_z85_key(std::string_view key) {
 
 Result<std::array<unsigned char, 32>> decode_z85_key(std::string_view key, std::string_view what) {
   if (!is_z85_key(key))
-    return Error{"curve", std::string(what) + ": expected a 40-character Z85 key, got " +
-                              std::to_string(key.size()) + " characters"};
+    return Error{"curve", std::string(what) + ": expected a 40-character Z85 key, got " + std::to_string(key.size()) +
+                              " characters"};
   std::array<unsigned char, 32> out{};
   std::string z(key);  // zmq_z85_decode needs a NUL-terminated string
   if (zmq_z85_decode(out.data(), z.c_str()) == nullptr)
@@ -55,8 +55,7 @@ Result<std::array<unsigned char, 32>> decode_z85_key(std::string_view key, std::
 }
 
 Result<std::string> curve_public_from_secret(std::string_view secret_key) {
-  if (!is_z85_key(secret_key))
-    return Error{"curve", "secret key: expected a 40-character Z85 key"};
+  if (!is_z85_key(secret_key)) return Error{"curve", "secret key: expected a 40-character Z85 key"};
   char pub[41] = {};
   std::string sec(secret_key);
   if (zmq_curve_public(pub, sec.c_str()) != 0)
@@ -113,7 +112,8 @@ Status save_curve_keys(const std::string& path, const CurveKeyPair& keys) {
   if (fd < 0) return Error{"curve", "cannot write key file " + path + ": " + std::strerror(errno)};
   std::string text =
       "# kaisha node key (CurveZMQ, Z85). Keep this file private; share only the public key.\n"
-      "public: " + keys.public_key + "\nsecret: " + keys.secret_key + "\n";
+      "public: " +
+      keys.public_key + "\nsecret: " + keys.secret_key + "\n";
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);

@@ -26,8 +26,10 @@ bool is_local_endpoint(std::string_view endpoint) {
   // Require a dotted quad so "127.example.com" is not mistaken for loopback.
   int dots = 0;
   for (char c : host) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return false;
+    if (c == '.')
+      ++dots;
+    else if (c < '0' || c > '9')
+      return false;
   }
   return dots == 3;
 }

@@ -73,13 +73,15 @@ Result<std::string> Gateway::start(GatewayOptions options) {
     auth = std::make_shared<ZapAuthoriser>(std::move(*a));
   } else {
     if (!options.allow_plaintext)
-      return Error{"config", where + ": no CURVE secret key and plaintext not allowed; "
-                                     "generate keys with 'kaisha keygen' or set allow_plaintext for a "
-                                     "loopback-only setup"};
+      return Error{"config", where +
+                                 ": no CURVE secret key and plaintext not allowed; "
+                                 "generate keys with 'kaisha keygen' or set allow_plaintext for a "
+                                 "loopback-only setup"};
     if (!is_local_endpoint(options.bind))
-      return Error{"config", where + ": plaintext is only allowed on a loopback address "
-                                     "(tcp://127.0.0.1, tcp://[::1], ipc://); configure CURVE keys to "
-                                     "bind a network address"};
+      return Error{"config", where +
+                                 ": plaintext is only allowed on a loopback address "
+                                 "(tcp://127.0.0.1, tcp://[::1], ipc://); configure CURVE keys to "
+                                 "bind a network address"};
   }
 
   try {
@@ -160,8 +162,7 @@ Result<std::string> Gateway::start(GatewayOptions options) {
   }
 }
 
-Status Gateway::connect(const std::string& peer_node, const std::string& endpoint,
-                        const std::string& peer_public_key) {
+Status Gateway::connect(const std::string& peer_node, const std::string& endpoint, const std::string& peer_public_key) {
   const std::string where = "gateway connect to '" + peer_node + "' at " + endpoint;
   if (peer_node.empty()) return Error{"config", "gateway connect: peer node name is empty"};
   // Held throughout: curve_, options_ and ctx_ are set by start() before it
@@ -578,7 +579,8 @@ void Gateway::handle_monitor(const std::string& name, Monitor& peer) {
     }
     std::string why;
     if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-      why = "the peer refused our key (ZAP status " + std::to_string(value) + "); is this node's public key "
+      why = "the peer refused our key (ZAP status " + std::to_string(value) +
+            "); is this node's public key "
             "in its authorised list?";
     else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
       why = "security handshake failed (protocol error " + std::to_string(value) +

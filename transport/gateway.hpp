@@ -114,8 +114,7 @@ class Gateway {
 
   // Opens the outbound PUSH to `peer_node` at `endpoint`. With CURVE,
   // `peer_public_key` is the peer's Z85 public key (its server key).
-  Status connect(const std::string& peer_node, const std::string& endpoint,
-                 const std::string& peer_public_key = {});
+  Status connect(const std::string& peer_node, const std::string& endpoint, const std::string& peer_public_key = {});
 
   // Replaces authorised_keys and key_names (see Reload above). With CURVE
   // only; an Error names a malformed key and changes nothing.
@@ -151,15 +150,15 @@ class Gateway {
     std::set<std::string> bound_names;  // the values of key_names
   };
   struct Counters {
-    std::atomic<uint64_t> received{0}, sent{0}, dropped_malformed{0}, dropped_version{0},
-        dropped_oversized{0}, dropped_impostor{0}, dropped_unauthorised{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0},
+    std::atomic<uint64_t> received{0}, sent{0}, dropped_malformed{0}, dropped_version{0}, dropped_oversized{0},
+        dropped_impostor{0}, dropped_unauthorised{0}, send_failures{0}, auth_rejected{0}, handshake_failures{0},
         inbound_closed{0}, refused_protocol{0};
   };
   // The PAIR reading one PUSH's monitor events (owned by the I/O thread).
   struct Monitor {
     std::string endpoint;  // the peer's
     zmq::socket_t socket;
-    int fd = -1;  // the socket's ZMQ_FD, read once it is adopted
+    int fd = -1;                    // the socket's ZMQ_FD, read once it is adopted
     bool failure_reported = false;  // report a refusal once, not at every reconnect
     bool connected = false;         // a handshake succeeded and no disconnect came since
   };

@@ -15,7 +15,7 @@
 namespace kaisha::transport {
 
 struct GatewayOptions {
-  std::string node;                       // this node's name; routing id of its outbound DEALERs
+  std::string node;                        // this node's name; routing id of its outbound DEALERs
   std::string bind = "tcp://127.0.0.1:0";  // port 0: an ephemeral port, read it from start()
   // Per-peer outbound queue (DEALER SNDHWM) and inbound queue (ROUTER RCVHWM),
   // in messages. A full outbound queue is reported to the sender, never
@@ -63,19 +63,19 @@ struct Sender {
 
 // Monotonic counts since start(); a snapshot from Gateway::counters().
 struct GatewayCounters {
-  uint64_t received = 0;           // envelopes decoded and delivered to on_receive
-  uint64_t sent = 0;               // envelopes handed to a peer's socket
-  uint64_t dropped_malformed = 0;  // bad msgpack, wrong frame count, missing fields
-  uint64_t dropped_version = 0;    // envelope_version this build does not speak
-  uint64_t dropped_oversized = 0;  // frames above max_frame_bytes that got through (libzmq cuts most off first)
-  uint64_t dropped_impostor = 0;   // from.node not the sender's own name (see gateway.hpp, Names)
+  uint64_t received = 0;              // envelopes decoded and delivered to on_receive
+  uint64_t sent = 0;                  // envelopes handed to a peer's socket
+  uint64_t dropped_malformed = 0;     // bad msgpack, wrong frame count, missing fields
+  uint64_t dropped_version = 0;       // envelope_version this build does not speak
+  uint64_t dropped_oversized = 0;     // frames above max_frame_bytes that got through (libzmq cuts most off first)
+  uint64_t dropped_impostor = 0;      // from.node not the sender's own name (see gateway.hpp, Names)
   uint64_t dropped_unauthorised = 0;  // from a key no longer authorised (set_keys), on a connection made before
-  uint64_t inbound_closed = 0;     // inbound connections that ended: the peer left, or was cut off for a
-                                   // frame above max_frame_bytes or a protocol error
-  uint64_t refused_protocol = 0;   // inbound handshakes of another protocol (e.g. an older kaisha build)
-  uint64_t send_failures = 0;      // send() refused by a full peer queue or a socket error
-  uint64_t auth_rejected = 0;      // CURVE clients refused by the ZAP handler
-  uint64_t handshake_failures = 0;  // our own connections refused by a peer
+  uint64_t inbound_closed = 0;        // inbound connections that ended: the peer left, or was cut off for a
+                                      // frame above max_frame_bytes or a protocol error
+  uint64_t refused_protocol = 0;      // inbound handshakes of another protocol (e.g. an older kaisha build)
+  uint64_t send_failures = 0;         // send() refused by a full peer queue or a socket error
+  uint64_t auth_rejected = 0;         // CURVE clients refused by the ZAP handler
+  uint64_t handshake_failures = 0;    // our own connections refused by a peer
 };
 
 }  // namespace kaisha::transport

@@ -21,8 +21,8 @@ bool ZapAuthoriser::allows(const std::string& z85) const {
   return k.ok() && keys_.count(*k) > 0;
 }
 
-std::vector<zmq::message_t> ZapAuthoriser::reply(const std::vector<zmq::message_t>& request,
-                                                 bool* accepted, std::string* client) const {
+std::vector<zmq::message_t> ZapAuthoriser::reply(const std::vector<zmq::message_t>& request, bool* accepted,
+                                                 std::string* client) const {
   // Request: version, request id, domain, address, routing id, mechanism, credentials...
   // Reply:   version, request id, status code, status text, user id, metadata.
   *accepted = false;

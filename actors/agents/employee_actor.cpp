@@ -17,7 +17,7 @@ struct EmployeeState {
   msg::AgentSpec spec;
   EmployeeDeps deps;
   std::unique_ptr<EmployeeToolLoop> tools;  // set when the employee has a tool grant
-  PendingReplies asks;  // asks not answered yet (see handler_failure.hpp)
+  PendingReplies asks;                      // asks not answered yet (see handler_failure.hpp)
   static inline const char* name = "employee";
 };
 
@@ -109,8 +109,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
         }
         call.request.temperature = st.deps.temperature;
         call.request.stream = st.deps.stream;
-        call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens
-                                                            : st.deps.max_output_tokens;
+        call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens : st.deps.max_output_tokens;
         journal_step(st.deps.journal,
                      {ask.session_id, ask.task_id, st.spec.name, msg::EventKind::llm_request, std::move(asked)});
         const int64_t started = steady_ms();
@@ -131,15 +130,14 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
                   }
                   // An asker with a job journals the answer itself (AskRequest::job).
                   if (!r.ok || ask.job.empty())
-                    journal_step(s.deps.journal,
-                                 {ask.session_id, ask.task_id, s.spec.name,
-                                  r.ok ? msg::EventKind::llm_response : msg::EventKind::error,
-                                  r.ok ? json{{"text", reply.output},
-                                              {"tool_calls", reply.tool_requests.size()},
-                                              {"usage_estimated", reply.usage.estimated},
-                                              {"latency_ms", reply.latency_ms}}
-                                       : json{{"error", reply.error}},
-                                  reply.usage.input_tokens, reply.usage.output_tokens});
+                    journal_step(s.deps.journal, {ask.session_id, ask.task_id, s.spec.name,
+                                                  r.ok ? msg::EventKind::llm_response : msg::EventKind::error,
+                                                  r.ok ? json{{"text", reply.output},
+                                                              {"tool_calls", reply.tool_requests.size()},
+                                                              {"usage_estimated", reply.usage.estimated},
+                                                              {"latency_ms", reply.latency_ms}}
+                                                       : json{{"error", reply.error}},
+                                                  reply.usage.input_tokens, reply.usage.output_tokens});
                   promise.deliver(std::move(reply));
                 },
                 [=](caf::error& err) mutable {

@@ -57,7 +57,7 @@ struct EmployeeDeps {
   company::GrantedTools grant;
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
   std::map<std::string, config::ToolCostConfig> tool_costs;  // tools.costs overrides
-  caf::actor ledger;  // charges the loop's further calls and tool costs
+  caf::actor ledger;                                         // charges the loop's further calls and tool costs
   int max_tool_iterations = 10;
   int max_malformed_tool_calls = 3;
 };

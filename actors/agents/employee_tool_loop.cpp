@@ -22,7 +22,7 @@ struct EmployeeToolLoop::Run {
   msg::AskRequest ask;
   std::function<void(msg::AskReply)> reply;
   std::unique_ptr<company::Conversation> conversation;
-  int64_t started_ms = 0;  // steady_ms(): durations only
+  int64_t started_ms = 0;   // steady_ms(): durations only
   bool first_done = false;  // the asker's hold is used: every further call reserves its own
   llm::Usage first_usage;
   llm::Usage extra_usage;
@@ -77,11 +77,11 @@ void EmployeeToolLoop::sync() {
 
 void EmployeeToolLoop::journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in,
                                int64_t out, double usd) {
-  journal_step(deps_.journal, {run->ask.session_id, run->ask.task_id, spec_.name, kind, std::move(payload), in, out, usd});
+  journal_step(deps_.journal,
+               {run->ask.session_id, run->ask.task_id, spec_.name, kind, std::move(payload), in, out, usd});
 }
 
-void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text,
-                            json data) {
+void EmployeeToolLoop::emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text, json data) {
   if (!deps_.progress || !deps_.progress->listening()) return;
   msg::ProgressEvent e;
   e.session_id = run->ask.session_id;
@@ -158,8 +158,10 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
   request.stream = deps_.stream;
   journal(run, msg::EventKind::llm_request,
-          json{{"model_ref", spec_.model_ref}, {"prompt", run->ask.prompt},
-               {"messages", request.messages.size()}, {"tools", request.tools.size()},
+          json{{"model_ref", spec_.model_ref},
+               {"prompt", run->ask.prompt},
+               {"messages", request.messages.size()},
+               {"tools", request.tools.size()},
                {"iteration", run->conversation->turns() + 1}});
   // The asker's reservation covers the first call when it held at least this
   // request's bound; the tool schemas usually make it bigger, and then the
@@ -169,7 +171,9 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   if (!run->first_done || !deps_.ledger) {
     // The first call: the asker's reservation covers it. (Without a ledger
     // nothing is charged at all, as for a single-call employee.)
-    self_->request(deps_.model_client, deps_.call_timeout, chat_atom::value, msg::LlmCall{spec_.model_ref, request, run->ask.trace, spec_.name})
+    self_
+        ->request(deps_.model_client, deps_.call_timeout, chat_atom::value,
+                  msg::LlmCall{spec_.model_ref, request, run->ask.trace, spec_.name})
         .then(
             [this, run](msg::LlmResult& r) {
               if (!r.ok) {
@@ -241,7 +245,8 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
 void EmployeeToolLoop::on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response) {
   if (!run->replaying)
     journal(run, msg::EventKind::llm_response,
-            json{{"text", response.message.content}, {"tool_calls", calls_json(response.message.tool_calls)},
+            json{{"text", response.message.content},
+                 {"tool_calls", calls_json(response.message.tool_calls)},
                  {"usage_estimated", response.usage.estimated}},
             response.usage.input_tokens, response.usage.output_tokens);
   company::NextStep next = run->conversation->on_response(response);
@@ -296,7 +301,8 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
     }
     resume_live(run, json{{"rerun", "tool " + call.name + " of " + spec_.name}});
   }
-  journal(run, msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  journal(run, msg::EventKind::tool_call,
+          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   after_kept(run, [this, run, call, i] {
     emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});

@@ -53,8 +53,8 @@ class EmployeeToolLoop {
   void after_kept(const std::shared_ptr<Run>& run, std::function<void()> then);
   // Leaves the kept steps: journals `note` (what runs again, or is not).
   void resume_live(const std::shared_ptr<Run>& run, json note);
-  void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0,
-               int64_t out = 0, double usd = 0);
+  void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0, int64_t out = 0,
+               double usd = 0);
   void emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text, json data);
 
   caf::event_based_actor* self_;
@@ -63,7 +63,7 @@ class EmployeeToolLoop {
   economy::ModelCost cost_;  // the further calls' prices (no resource hold)
   company::ToolRegistry registry_;
   std::unique_ptr<SourcedTools> sourced_tools_;
-  company::ToolGrant visible_;  // the registry's tools: anything else gets the grant listing
+  company::ToolGrant visible_;   // the registry's tools: anything else gets the grant listing
   SourcedTools::CallSite site_;  // of the tool call being started
 };
 

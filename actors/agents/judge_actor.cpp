@@ -75,8 +75,7 @@ void emit(Self* self, const std::string& task_id, const std::string& text, json 
 
 // Updates the producer's stored quality score on the single writer and
 // answers with the new value once it is committed.
-void record_quality(Self* self, const std::string& producer, bool success,
-                    std::function<void(double)> then) {
+void record_quality(Self* self, const std::string& producer, bool success, std::function<void(double)> then) {
   auto q = std::make_shared<double>(planning::QualityScore::kDefaultInitial);
   JournalOp op = [producer, success, q](store::JournalStore& s) {
     auto row = s.load_quality(producer);
@@ -143,7 +142,8 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
             msg::AuditVerdict v;
             v.judge_failed = true;
             v.error_information = "the judge could not be asked: " + r.error;
-            journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, msg::EventKind::error, json{{"error", v.error_information}}});
+            journal_step(dd.journal, {dd.session_id, req.task_id, kJudge, msg::EventKind::error,
+                                      json{{"error", v.error_information}}});
             emit(self, req.task_id, v.error_information, json{{"producer", req.producer}, {"judge_failed", true}});
             promise.deliver(std::move(v));
             return;
@@ -159,10 +159,12 @@ caf::behavior judge(Self* self, JudgeDeps deps) {
                                     r.response.usage.input_tokens, r.response.usage.output_tokens, r.expense});
           record_quality(self, req.producer, v.success, [=](double q) mutable {
             v.quality = q;
-            emit(self, req.task_id,
-                 req.producer + ": " + (v.success ? "success" : "error: " + v.error_information),
-                 json{{"producer", req.producer}, {"success", v.success}, {"quality", q},
-                      {"malformed", v.malformed}, {"expense", r.expense}});
+            emit(self, req.task_id, req.producer + ": " + (v.success ? "success" : "error: " + v.error_information),
+                 json{{"producer", req.producer},
+                      {"success", v.success},
+                      {"quality", q},
+                      {"malformed", v.malformed},
+                      {"expense", r.expense}});
             promise.deliver(std::move(v));
           });
         });

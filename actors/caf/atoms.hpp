@@ -14,8 +14,12 @@
 #include "runtime/economy/budget.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
-namespace kaisha::store { class JournalStore; }
-namespace kaisha::driver { class ReplayLog; }
+namespace kaisha::store {
+class JournalStore;
+}
+namespace kaisha::driver {
+class ReplayLog;
+}
 
 namespace kaisha::actors {
 

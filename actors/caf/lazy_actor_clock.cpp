@@ -34,30 +34,26 @@ void LazyActorClock::add(time_point t, AddEntry add_entry) {
   if (wake) cv_.notify_one();
 }
 
-void LazyActorClock::set_ordinary_timeout(time_point t, caf::abstract_actor* self,
-                                          caf::atom_value type, uint64_t id) {
+void LazyActorClock::set_ordinary_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type, uint64_t id) {
   // Replaces the actor's earlier timeout of this type; that event's actor is
   // `self`, which is alive, so destroying it under the mutex runs no clean-up.
   add(t, [&] { Clock::set_ordinary_timeout(t, self, type, id); });
 }
 
-void LazyActorClock::set_multi_timeout(time_point t, caf::abstract_actor* self,
-                                       caf::atom_value type, uint64_t id) {
+void LazyActorClock::set_multi_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type, uint64_t id) {
   add(t, [&] { Clock::set_multi_timeout(t, self, type, id); });
 }
 
-void LazyActorClock::set_request_timeout(time_point t, caf::abstract_actor* self,
-                                         caf::message_id id) {
+void LazyActorClock::set_request_timeout(time_point t, caf::abstract_actor* self, caf::message_id id) {
   add(t, [&] { Clock::set_request_timeout(t, self, id); });
 }
 
-void LazyActorClock::schedule_message(time_point t, caf::strong_actor_ptr receiver,
-                                      caf::mailbox_element_ptr content) {
+void LazyActorClock::schedule_message(time_point t, caf::strong_actor_ptr receiver, caf::mailbox_element_ptr content) {
   add(t, [&] { Clock::schedule_message(t, std::move(receiver), std::move(content)); });
 }
 
-void LazyActorClock::schedule_message(time_point t, caf::group target,
-                                      caf::strong_actor_ptr sender, caf::message content) {
+void LazyActorClock::schedule_message(time_point t, caf::group target, caf::strong_actor_ptr sender,
+                                      caf::message content) {
   add(t, [&] { Clock::schedule_message(t, std::move(target), std::move(sender), std::move(content)); });
 }
 

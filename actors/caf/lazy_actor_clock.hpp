@@ -25,18 +25,14 @@ namespace kaisha::actors {
 
 class LazyActorClock final : public caf::detail::thread_safe_actor_clock {
  public:
-  void set_ordinary_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type,
-                            uint64_t id) override;
-  void set_multi_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type,
-                         uint64_t id) override;
+  void set_ordinary_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type, uint64_t id) override;
+  void set_multi_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type, uint64_t id) override;
   void set_request_timeout(time_point t, caf::abstract_actor* self, caf::message_id id) override;
   void cancel_ordinary_timeout(caf::abstract_actor* self, caf::atom_value type) override;
   void cancel_request_timeout(caf::abstract_actor* self, caf::message_id id) override;
   void cancel_timeouts(caf::abstract_actor* self) override;
-  void schedule_message(time_point t, caf::strong_actor_ptr receiver,
-                        caf::mailbox_element_ptr content) override;
-  void schedule_message(time_point t, caf::group target, caf::strong_actor_ptr sender,
-                        caf::message content) override;
+  void schedule_message(time_point t, caf::strong_actor_ptr receiver, caf::mailbox_element_ptr content) override;
+  void schedule_message(time_point t, caf::group target, caf::strong_actor_ptr sender, caf::message content) override;
   void cancel_all() override;
 
   // Runs the dispatch loop on the calling thread until stop() is called.

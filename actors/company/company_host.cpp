@@ -42,9 +42,7 @@ struct Entry {
 
 // The runtime's own "final" event and the "error" event that ends a task are
 // replaced by the host's terminal event; finish() marks them with wall_ms.
-bool is_runtime_terminal(const msg::ProgressEvent& e) {
-  return msg::ends_task(e);
-}
+bool is_runtime_terminal(const msg::ProgressEvent& e) { return msg::ends_task(e); }
 
 TaskState state_from_row(const std::string& status) {
   if (status == "done") return TaskState::completed;
@@ -80,14 +78,14 @@ struct CompanyHost::Impl : company::ProgressSink {
   std::mutex mu;
   std::condition_variable changed;
   std::map<std::string, Entry> tasks;
-  std::deque<std::string> queue;    // waiting task ids, in order
-  std::set<std::string> resuming;  // queued tasks that resume an interrupted one
-  std::deque<std::string> ended;    // ended task ids, oldest first
-  std::string running;              // "" when idle
-  uint64_t submitted = 0;           // tasks submitted so far
-  uint64_t subscriptions = 0;       // ids handed out by subscribe (and submit's listener)
-  std::atomic<bool> stopping{false};  // set under mu; read by RunSlots' waits without it
-  std::shared_ptr<company::RunSlots> slots;  // null: no limit beyond this host's own order
+  std::deque<std::string> queue;                      // waiting task ids, in order
+  std::set<std::string> resuming;                     // queued tasks that resume an interrupted one
+  std::deque<std::string> ended;                      // ended task ids, oldest first
+  std::string running;                                // "" when idle
+  uint64_t submitted = 0;                             // tasks submitted so far
+  uint64_t subscriptions = 0;                         // ids handed out by subscribe (and submit's listener)
+  std::atomic<bool> stopping{false};                  // set under mu; read by RunSlots' waits without it
+  std::shared_ptr<company::RunSlots> slots;           // null: no limit beyond this host's own order
   std::shared_ptr<company::UserQuestions> questions;  // null: the CEO asks its user nothing
   std::thread worker;
 
@@ -130,7 +128,7 @@ struct CompanyHost::Impl : company::ProgressSink {
         info.state = TaskState::completed;
         info.answer = r.answer;
       } else {
-        info.state = t.timed_out                            ? TaskState::failed
+        info.state = t.timed_out                          ? TaskState::failed
                      : (r.canceled || t.cancel_requested) ? TaskState::canceled
                                                           : TaskState::failed;
         info.error = r.error;
@@ -266,10 +264,11 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options, 
     Impl* raw = impl.get();
     const auto timeout = host.input_timeout;
     auto q = company::UserQuestions::create(
-        timeout, {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); },
-                  [raw, timeout](const std::string& id) { raw->on_timed_out(id, timeout); },
-                  // A raise the user authorised goes through the ledger like `kaisha budget --raise-*`.
-                  [raw](const std::string& which, double amount) { return raw->runtime->raise_budget(which, amount); }});
+        timeout,
+        {[raw](const std::string& id, const std::string& question) { raw->on_asked(id, question); },
+         [raw, timeout](const std::string& id) { raw->on_timed_out(id, timeout); },
+         // A raise the user authorised goes through the ledger like `kaisha budget --raise-*`.
+         [raw](const std::string& which, double amount) { return raw->runtime->raise_budget(which, amount); }});
     if (!q.ok()) return q.error();
     impl->questions = std::move(q).value();
     options.tool_sources.push_back(impl->questions);
@@ -408,8 +407,8 @@ Status CompanyHost::provide_input(const std::string& task_id, const std::string&
     auto it = impl_->tasks.find(task_id);
     if (it == impl_->tasks.end()) return Error{"task", "no task '" + task_id + "' in this company"};
     if (it->second.info.state != TaskState::input_required)
-      return Error{"task", "task " + task_id + " is " + company::to_string(it->second.info.state) +
-                               " and asks for no input"};
+      return Error{"task",
+                   "task " + task_id + " is " + company::to_string(it->second.info.state) + " and asks for no input"};
     // Working again before the answer reaches the CEO, so that a question it
     // asks next is not overwritten.
     TaskInfo& info = it->second.info;
@@ -432,7 +431,8 @@ Status CompanyHost::cancel(const std::string& task_id) {
     auto it = impl_->tasks.find(task_id);
     if (it == impl_->tasks.end()) return Error{"task", "no task '" + task_id + "' in this company"};
     if (company::is_final(it->second.info.state))
-      return Error{"task", "task " + task_id + " has already ended (" + company::to_string(it->second.info.state) + ")"};
+      return Error{"task",
+                   "task " + task_id + " has already ended (" + company::to_string(it->second.info.state) + ")"};
     it->second.cancel_requested = true;
     auto q = std::find(impl_->queue.begin(), impl_->queue.end(), task_id);
     if (q != impl_->queue.end()) {

@@ -71,8 +71,8 @@ class CompanyHost : public company::CompanyService {
   // The tasks of `host_session` and of the sessions it hosts in the journal
   // at `store_path`, newest first, at most `limit` (0 = all); empty when
   // unreadable.
-  static std::vector<company::TaskInfo> journaled_tasks(const std::string& store_path,
-                                                        const std::string& host_session, size_t limit);
+  static std::vector<company::TaskInfo> journaled_tasks(const std::string& store_path, const std::string& host_session,
+                                                        size_t limit);
   // That task's journaled steps, as journal() gives them.
   static Result<json> journaled_steps(const std::string& store_path, const std::string& task_id);
 

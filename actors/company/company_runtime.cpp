@@ -142,12 +142,12 @@ std::vector<std::shared_ptr<void>> runtime_metrics(telemetry::MetricsRegistry& r
   };
   ledger("kaisha_ledger_total", "Ledger size: resource points, expense USD", "total_resource_budget",
          "total_expense_budget");
-  ledger("kaisha_ledger_used", "Ledger spent or held by hires: resource points, expense USD",
-         "current_resource_usage", "current_expense");
-  ledger("kaisha_ledger_remaining", "Ledger left: resource points, expense USD",
-         "current_remaining_resource_budget", "current_remaining_expense_budget");
-  ledger("kaisha_ledger_reserved", "Reserved for calls in flight: resource points, expense USD",
-         "reserved_resource", "reserved_expense");
+  ledger("kaisha_ledger_used", "Ledger spent or held by hires: resource points, expense USD", "current_resource_usage",
+         "current_expense");
+  ledger("kaisha_ledger_remaining", "Ledger left: resource points, expense USD", "current_remaining_resource_budget",
+         "current_remaining_expense_budget");
+  ledger("kaisha_ledger_reserved", "Reserved for calls in flight: resource points, expense USD", "reserved_resource",
+         "reserved_expense");
   const auto one = [&](const char* name, const char* help, const char* key) {
     out.push_back(r.collector(name, help, MetricType::gauge, {}, [budget, key] {
       return std::vector<Sample>{{{}, budget->get_budget_json().value(key, 0.0)}};
@@ -156,12 +156,12 @@ std::vector<std::shared_ptr<void>> runtime_metrics(telemetry::MetricsRegistry& r
   one("kaisha_asks_in_flight", "Asks holding a reservation now", "inflight_asks");
   one("kaisha_hired_agents", "Agents hired now", "hired_agents");
   one("kaisha_expense_overshoot_usd", "USD providers billed beyond what was reserved", "expense_overshoot");
-  out.push_back(r.collector("kaisha_journal_backlog", "Journal writes queued and not yet committed",
-                            MetricType::gauge, {}, [journal] {
+  out.push_back(r.collector("kaisha_journal_backlog", "Journal writes queued and not yet committed", MetricType::gauge,
+                            {}, [journal] {
                               return std::vector<Sample>{{{}, static_cast<double>(journal_backlog(journal))}};
                             }));
-  out.push_back(r.collector("kaisha_journal_failing", "1 while the journal's last commit failed", MetricType::gauge,
-                            {}, [journal] {
+  out.push_back(r.collector("kaisha_journal_failing", "1 while the journal's last commit failed", MetricType::gauge, {},
+                            [journal] {
                               return std::vector<Sample>{{{}, journal_failing(journal) ? 1.0 : 0.0}};
                             }));
   return out;
@@ -189,16 +189,16 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<economy::Budget> budget;
   // Every tool source of the company, stopped before the actors.
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
-  size_t own_tool_sources = 0;  // the first ones; the rest are the caller's
+  size_t own_tool_sources = 0;     // the first ones; the rest are the caller's
   bool stops_tool_sources = true;  // the caller's too
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   caf::actor journal, model_client, ledger, ceo, judge;
   std::vector<caf::actor> strategy_actors;  // besides the CEO (effgen's planner, ...)
-  caf::actor gateway;  // runs the GatewayJobs of every call from outside CAF
+  caf::actor gateway;                       // runs the GatewayJobs of every call from outside CAF
   std::string strategy;
   const strategy::StrategyInfo* info = nullptr;  // the catalog's entry for `strategy`
-  std::map<std::string, caf::actor> runners;      // strategy name -> the actor that runs its tasks
+  std::map<std::string, caf::actor> runners;     // strategy name -> the actor that runs its tasks
   std::shared_ptr<const routing::Router> router;
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
@@ -212,7 +212,7 @@ struct CompanyRuntime::Impl {
   // Scrape-time metrics (RuntimeOptions::metrics): released first, since
   // they hold actor handles that would keep the journal's thread alive.
   std::vector<std::shared_ptr<void>> metric_collectors;
-  std::string running_task;  // the task run_task is waiting on, "" when idle
+  std::string running_task;   // the task run_task is waiting on, "" when idle
   caf::actor running_target;  // the CEO or the planner, whichever runs it
 
   // Runs `job` on the gateway actor and returns at once. `done` gets the
@@ -221,8 +221,8 @@ struct CompanyRuntime::Impl {
   template <class T>
   void post(std::function<void(caf::event_based_actor*, const OnceCallback<T>&)> job, OnceCallback<T> done) {
     caf::anon_send(gateway, GatewayJob([job = std::move(job), done = std::move(done)](caf::event_based_actor* self) {
-      job(self, done);
-    }));
+                     job(self, done);
+                   }));
   }
 
   // The same, blocking the calling thread until the answer.
@@ -236,7 +236,7 @@ struct CompanyRuntime::Impl {
   // Asks the journal to commit everything queued before this point; blocks.
   void sync_journal(caf::duration timeout, JournalOp op) {
     wait_for<bool>(false, [journal = journal, timeout, op = std::move(op)](caf::event_based_actor* self,
-                                                                            const OnceCallback<bool>& done) {
+                                                                           const OnceCallback<bool>& done) {
       self->request(journal, timeout, sync_atom::value, op)
           .then([done](bool) { done(true); }, [done](caf::error&) { done(false); });
     });
@@ -257,8 +257,10 @@ struct CompanyRuntime::Impl {
     for (auto* a : {&judge, &ceo, &ledger, &model_client, &journal}) {
       // The ledger journals the charges it holds as it exits (ledger_actor.hpp):
       // the journal is told to exit once they are in its mailbox.
-      if (*a && a == &ledger) stop_and_wait(*a, std::chrono::seconds(10));
-      else if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+      if (*a && a == &ledger)
+        stop_and_wait(*a, std::chrono::seconds(10));
+      else if (*a)
+        caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
       *a = nullptr;  // a detached actor's thread ends only when no handle is left
     }
     system.reset();  // waits for the actors (the journal finishes its writes)
@@ -284,14 +286,15 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     return Error{"usage", "unknown strategy '" + impl->strategy + "' (" + strategy::strategy_names_text() + ")"};
 
   if (c.ceo.model.empty())
-    return Error{"config", "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
-                           "(e.g. KAISHA_MODEL=ollama:llama3.2)"};
+    return Error{"config",
+                 "no CEO model configured: set ceo.model in the config file or KAISHA_MODEL "
+                 "(e.g. KAISHA_MODEL=ollama:llama3.2)"};
   auto table = economy::load_cost_table_file(resolve(c.cost_table_file, "data/cost_table.yaml"));
   if (!table.ok()) return table.error();
   auto cost_table = std::make_shared<economy::CostTable>(std::move(table).value());
   const std::string prompts = c.prompts_dir.empty() ? data_file("prompts") : c.prompts_dir;
-  auto prompt = read_text_file(c.ceo.system_prompt_file.empty() ? prompts + "/ceo_system.md"
-                                                                : c.ceo.system_prompt_file);
+  auto prompt =
+      read_text_file(c.ceo.system_prompt_file.empty() ? prompts + "/ceo_system.md" : c.ceo.system_prompt_file);
   if (!prompt.ok()) return prompt.error();
   auto specs = company::load_tool_specs(data_file("data/tools/hashiru_ceo_tools.json"));
   if (!specs.ok()) return specs.error();
@@ -310,8 +313,7 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (!o.session_id.empty()) {
     auto session = impl->store->get_session(o.session_id);
     if (!session.ok()) return session.error();
-    if (!session->has_value())
-      return Error{"session", "no session '" + o.session_id + "' in " + c.store_path};
+    if (!session->has_value()) return Error{"session", "no session '" + o.session_id + "' in " + c.store_path};
     // Before reading its state: another process may be writing it.
     auto lock = store::SessionLock::acquire(c.store_path, o.session_id);
     if (!lock.ok()) return lock.error();
@@ -319,8 +321,9 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     // Tasks still `running` belong to a process that was killed: with the
     // lock held, nobody runs them any more.
     auto orphans = impl->store->close_orphaned_tasks(
-        o.session_id, "the process running this task stopped before it finished (killed or crashed); "
-                      "its journaled steps and charges are kept");
+        o.session_id,
+        "the process running this task stopped before it finished (killed or crashed); "
+        "its journaled steps and charges are kept");
     if (!orphans.ok()) return orphans.error();
     auto state = impl->store->load_budget_state(o.session_id);
     if (!state.ok()) return state.error();
@@ -506,9 +509,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
   impl->ceo = spawn_ceo(sys, std::move(deps));
-  impl->gateway = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
-    return {[=](const GatewayJob& job) { job(self); }};
-  });
+  impl->gateway = sys.spawn(
+      [](caf::event_based_actor* self) -> caf::behavior { return {[=](const GatewayJob& job) { job(self); }}; });
 
   // The actors that run the strategy's tasks (actors/strategy_kit/strategy_actors.hpp).
   StrategyContext sc;
@@ -549,11 +551,11 @@ bool CompanyRuntime::cancel(const std::string& task_id, const std::string& why, 
     if (d.running_task != task_id) return false;
     target = d.running_target;
   }
-  return d.wait_for<bool>(false, [target, task_id, why, failed](caf::event_based_actor* self,
-                                                                const OnceCallback<bool>& done) {
-    self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why, failed)
-        .then([done](bool s) { done(s); }, [done](caf::error&) { done(false); });
-  });
+  return d.wait_for<bool>(false,
+                          [target, task_id, why, failed](caf::event_based_actor* self, const OnceCallback<bool>& done) {
+                            self->request(target, std::chrono::seconds(10), cancel_atom::value, task_id, why, failed)
+                                .then([done](bool s) { done(s); }, [done](caf::error&) { done(false); });
+                          });
 }
 
 msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std::string& task_id) {
@@ -615,8 +617,10 @@ Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const st
     results.push_back(d.run(msg::TaskRequest{d.session_id, tid, task->input},
                             std::make_shared<driver::ReplayLog>(std::move(log).value())));
   }
-  if (only.empty()) d.interrupted.clear();
-  else d.interrupted.erase(std::find(d.interrupted.begin(), d.interrupted.end(), only));
+  if (only.empty())
+    d.interrupted.clear();
+  else
+    d.interrupted.erase(std::find(d.interrupted.begin(), d.interrupted.end(), only));
   return results;
 }
 
@@ -687,7 +691,7 @@ namespace {
 
 // The gateway job of one CEO tool call.
 std::function<void(caf::event_based_actor*, const OnceCallback<json>&)> tool_job(caf::actor ceo, std::string name,
-                                                                              std::string arguments) {
+                                                                                 std::string arguments) {
   return [ceo = std::move(ceo), name = std::move(name), arguments = std::move(arguments)](
              caf::event_based_actor* self, const OnceCallback<json>& done) {
     self->request(ceo, caf::infinite, tool_atom::value, name, arguments)
@@ -758,18 +762,18 @@ Status CompanyRuntime::set_switch(const std::string& name, bool on) {
 }
 
 json CompanyRuntime::budget() {
-  return impl_->wait_for<json>(json(), [ledger = impl_->ledger](caf::event_based_actor* self,
-                                                                const OnceCallback<json>& done) {
-    self->request(ledger, caf::infinite, budget_atom::value)
-        .then([done](LedgerReply& r) { done(std::move(r.view)); }, [done](caf::error&) { done(json()); });
-  });
+  return impl_->wait_for<json>(
+      json(), [ledger = impl_->ledger](caf::event_based_actor* self, const OnceCallback<json>& done) {
+        self->request(ledger, caf::infinite, budget_atom::value)
+            .then([done](LedgerReply& r) { done(std::move(r.view)); }, [done](caf::error&) { done(json()); });
+      });
 }
 
 Status CompanyRuntime::raise_budget(const std::string& which, double amount) {
   // A string, not a Status: Status has no default state to say "no answer".
   const std::string refused = impl_->wait_for<std::string>(
-      kStopped, [ledger = impl_->ledger, which, amount](caf::event_based_actor* self,
-                                                        const OnceCallback<std::string>& done) {
+      kStopped,
+      [ledger = impl_->ledger, which, amount](caf::event_based_actor* self, const OnceCallback<std::string>& done) {
         self->request(ledger, caf::infinite, raise_atom::value, which, amount)
             .then([done](LedgerReply& r) { done(r.ok ? std::string() : r.error); },
                   [self, done](caf::error& e) { done(self->system().render(e)); });

@@ -19,10 +19,18 @@
 #include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
-namespace kaisha::telemetry { class MetricsRegistry; }
-namespace kaisha::economy { class Budget; }
-namespace kaisha::memory { class MemoryService; }
-namespace kaisha::store { class JournalStore; }
+namespace kaisha::telemetry {
+class MetricsRegistry;
+}
+namespace kaisha::economy {
+class Budget;
+}
+namespace kaisha::memory {
+class MemoryService;
+}
+namespace kaisha::store {
+class JournalStore;
+}
 
 namespace kaisha::actors {
 
@@ -33,8 +41,8 @@ struct RuntimeOptions {
   // How models are reached; null = the real providers of `config` (libcurl).
   std::shared_ptr<company::ChatClient> chat;
   std::shared_ptr<company::ProgressSink> progress;
-  std::string session_id;  // resume this session; "" = start a new one
-  std::string strategy;    // hashiru | effgen | auto; "" = config.strategy
+  std::string session_id;     // resume this session; "" = start a new one
+  std::string strategy;       // hashiru | effgen | auto; "" = config.strategy
   int scheduler_threads = 0;  // 0 = number of cores
   // Where employees run (a cluster's placer); null = in this process.
   std::shared_ptr<EmployeePlacer> placer;

@@ -31,8 +31,9 @@ struct OpenSession {
 };
 
 company::ProtocolHandle handle_from_row(store::HandleRow r) {
-  return company::ProtocolHandle{std::move(r.protocol), std::move(r.handle),  std::move(r.task_id),
-                                 std::move(r.session_id), r.created_at, r.ttl_ms, std::move(r.data)};
+  return company::ProtocolHandle{std::move(r.protocol),   std::move(r.handle), std::move(r.task_id),
+                                 std::move(r.session_id), r.created_at,        r.ttl_ms,
+                                 std::move(r.data)};
 }
 
 struct Placement {
@@ -52,11 +53,11 @@ struct CompanySessions::Impl {
   std::string main_id;
 
   mutable std::mutex mu;
-  std::condition_variable opened;           // a conversation's session finished opening
-  std::map<std::string, OpenSession> open;  // by session id; not the default one
-  std::set<std::string> opening;            // conversations whose session is starting
-  std::map<std::string, std::string> session_of;  // conversation -> session id, open or closed
-  std::deque<std::string> conversations;          // session_of's keys, oldest first
+  std::condition_variable opened;                     // a conversation's session finished opening
+  std::map<std::string, OpenSession> open;            // by session id; not the default one
+  std::set<std::string> opening;                      // conversations whose session is starting
+  std::map<std::string, std::string> session_of;      // conversation -> session id, open or closed
+  std::deque<std::string> conversations;              // session_of's keys, oldest first
   std::unordered_map<std::string, Placement> placed;  // task id -> where it runs
   std::deque<std::string> placed_order;
   size_t pending = 0;  // tasks submitted through submit_in that have not ended
@@ -123,8 +124,8 @@ struct CompanySessions::Impl {
       o.resume = true;
       auto host = CompanyHost::start(std::move(o), host_options);
       if (!host.ok())
-        return Error{host.error().code, "resuming session " + row.id + " (conversation " + conversation +
-                                            "): " + host.error().message};
+        return Error{host.error().code,
+                     "resuming session " + row.id + " (conversation " + conversation + "): " + host.error().message};
       std::shared_ptr<CompanyHost> h = std::move(host).value();
       for (const std::string& id : h->runtime().interrupted_tasks()) place(id, Placement{conversation, row.id});
       std::lock_guard<std::mutex> lock(mu);
@@ -136,7 +137,7 @@ struct CompanySessions::Impl {
   // The open session of `conversation`, opened (or reopened) if need be.
   Result<std::shared_ptr<CompanyHost>> session_for(const std::string& conversation) {
     std::shared_ptr<CompanyHost> closing;  // an idle session closed to make room
-    std::string reopen;                     // the conversation's closed session, if any
+    std::string reopen;                    // the conversation's closed session, if any
     {
       std::unique_lock<std::mutex> lock(mu);
       opened.wait(lock, [&] { return stopping || !opening.count(conversation); });
@@ -376,7 +377,7 @@ Status CompanySessions::save_handle(const company::ProtocolHandle& h) {
 }
 
 std::optional<company::ProtocolHandle> CompanySessions::find_handle(const std::string& protocol,
-                                                                   const std::string& handle) {
+                                                                    const std::string& handle) {
   auto st = store::JournalStore::open_read_only(impl_->store_path);
   if (!st.ok()) return std::nullopt;
   auto row = (*st)->get_handle(protocol, handle);
@@ -385,7 +386,7 @@ std::optional<company::ProtocolHandle> CompanySessions::find_handle(const std::s
 }
 
 std::vector<company::ProtocolHandle> CompanySessions::live_handles(const std::string& protocol, int64_t now_ms,
-                                                                  size_t limit) {
+                                                                   size_t limit) {
   std::vector<company::ProtocolHandle> out;
   auto st = store::JournalStore::open_read_only(impl_->store_path);
   if (!st.ok()) return out;

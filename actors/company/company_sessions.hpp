@@ -73,8 +73,7 @@ class CompanySessions : public company::CompanyService {
   // Through the default session's journal writer; read from the journal file.
   Status save_handle(const company::ProtocolHandle& handle) override;
   std::optional<company::ProtocolHandle> find_handle(const std::string& protocol, const std::string& handle) override;
-  std::vector<company::ProtocolHandle> live_handles(const std::string& protocol, int64_t now_ms,
-                                                    size_t limit) override;
+  std::vector<company::ProtocolHandle> live_handles(const std::string& protocol, int64_t now_ms, size_t limit) override;
 
   // Sessions open now, the default one included.
   size_t open_sessions() const;

@@ -103,8 +103,6 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
 
 }  // namespace
 
-caf::actor spawn_planner(caf::actor_system& sys, PlannerDeps deps) {
-  return sys.spawn(planner, std::move(deps));
-}
+caf::actor spawn_planner(caf::actor_system& sys, PlannerDeps deps) { return sys.spawn(planner, std::move(deps)); }
 
 }  // namespace kaisha::actors

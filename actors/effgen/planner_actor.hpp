@@ -22,8 +22,12 @@
 #include "runtime/config/config.hpp"
 #include "runtime/economy/model_cost.hpp"
 
-namespace kaisha::routing { class Router; }
-namespace kaisha::prompt { class PromptOptimizer; }
+namespace kaisha::routing {
+class Router;
+}
+namespace kaisha::prompt {
+class PromptOptimizer;
+}
 
 namespace kaisha::actors {
 
@@ -39,9 +43,9 @@ struct PlannerDeps {
   std::shared_ptr<const prompt::PromptOptimizer> optimizer;
   config::Config config;
   std::string session_id;
-  std::string planner_model;        // model ref of decomposition and synthesis calls
+  std::string planner_model;  // model ref of decomposition and synthesis calls
   economy::ModelCost planner_cost;
-  economy::ModelCost worker_cost;   // workers' model (its model_ref) and prices
+  economy::ModelCost worker_cost;  // workers' model (its model_ref) and prices
   // Prompt texts (prompts/effgen/): the workers' system prompt, a worker's
   // subtask message ({{task}} {{subtask}} {{expected_output}} {{context}}) and
   // the synthesis request ({{task}} {{results}}).

@@ -175,7 +175,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         auto& s = self->state;
         const std::string tid = s.kit->task_id();
         return SourcedTools::CallSite{company::ToolCallContext{s.deps.session_id, tid, kCeo, "", s.tool_trace},
-                                       [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
+                                      [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
@@ -197,8 +197,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         self->state.runner->run(driver_of(self).start(req.input));
         return promise;
       },
-      [=](resume_atom, msg::TaskRequest& req,
-          std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
+      [=](resume_atom, msg::TaskRequest& req, std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
         auto promise = self->make_response_promise<msg::TaskResult>();
         if (!kit(self).start(req, promise)) return promise;
         self->state.runner->resume(driver_of(self).start(req.input), std::move(log));

@@ -47,8 +47,8 @@ struct CeoDeps {
   config::Config config;
   std::string session_id;
   std::string system_prompt;
-  std::vector<llm::ToolSpec> tool_specs;         // the HASHIRU CEO tools
-  std::vector<msg::AgentSpec> restored_agents;   // employees of a resumed session
+  std::vector<llm::ToolSpec> tool_specs;        // the HASHIRU CEO tools
+  std::vector<msg::AgentSpec> restored_agents;  // employees of a resumed session
   // Tools beyond the HASHIRU six (built-ins, created tools, MCP servers):
   // synced into the CEO's registry before every model call.
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;

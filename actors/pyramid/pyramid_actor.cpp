@@ -60,10 +60,9 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
   const uint64_t ticket = ++st.last_ticket;
   st.tool_calls.emplace(ticket, std::move(done));
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.deps.tools->call(t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
-                      [me, ticket](company::ToolResult r) {
-                        caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r));
-                      });
+  st.deps.tools->call(
+      t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
+      [me, ticket](company::ToolResult r) { caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r)); });
 }
 
 // The scores the last verdicts changed, saved on the journal's writer in
@@ -169,8 +168,6 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
 
 }  // namespace
 
-caf::actor spawn_pyramid(caf::actor_system& sys, PyramidDeps deps) {
-  return sys.spawn(pyramid_actor, std::move(deps));
-}
+caf::actor spawn_pyramid(caf::actor_system& sys, PyramidDeps deps) { return sys.spawn(pyramid_actor, std::move(deps)); }
 
 }  // namespace kaisha::actors

@@ -54,9 +54,9 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
                     r.budget = budget;
                     done(std::move(r));
                   };
-                  auto settling = self->request(call->ledger, caf::infinite, settle_atom::value, reservation,
-                                                u.input_tokens, u.output_tokens, call->agent, call->task_id,
-                                                call->kept.call, call->kept.step);
+                  auto settling =
+                      self->request(call->ledger, caf::infinite, settle_atom::value, reservation, u.input_tokens,
+                                    u.output_tokens, call->agent, call->task_id, call->kept.call, call->kept.step);
                   if (!call->await_settle) {
                     std::move(settling).then([](LedgerReply&) {});
                     return settled({});
@@ -104,9 +104,9 @@ void charged_ask(caf::event_based_actor* self, ChargedAsk a, std::function<void(
                     r.budget = budget;
                     done(std::move(r));
                   };
-                  auto settling = self->request(ask->ledger, caf::infinite, settle_atom::value, reservation,
-                                                u.input_tokens, u.output_tokens, ask->agent, ask->ask.task_id,
-                                                ask->kept.call, ask->kept.step);
+                  auto settling =
+                      self->request(ask->ledger, caf::infinite, settle_atom::value, reservation, u.input_tokens,
+                                    u.output_tokens, ask->agent, ask->ask.task_id, ask->kept.call, ask->kept.step);
                   if (!ask->await_settle) {
                     std::move(settling).then([](LedgerReply&) {});
                     return settled({});

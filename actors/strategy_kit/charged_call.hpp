@@ -64,13 +64,12 @@ struct ChargedCallResult {
   bool refused = false;  // the ledger refused: nothing was sent to the model
   std::string error;     // refusal text or the failure
   llm::ChatResponse response;
-  double expense = 0;    // USD charged for this call
+  double expense = 0;             // USD charged for this call
   economy::BudgetSummary budget;  // the six GetBudget numbers after the call
 };
 
 // Runs on `self`'s thread; `done` is called exactly once, in `self`'s context.
-void charged_chat(caf::event_based_actor* self, ChargedCall call,
-                  std::function<void(ChargedCallResult)> done);
+void charged_chat(caf::event_based_actor* self, ChargedCall call, std::function<void(ChargedCallResult)> done);
 
 // The same for a question to an employee, who makes the model call.
 struct ChargedAsk {

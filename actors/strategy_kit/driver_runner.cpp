@@ -75,7 +75,8 @@ void DriverRunner::resume(Effects start, std::shared_ptr<ReplayLog> log) {
     const Outcome o = with_id(kept, id_of(kept) + numbering_.base);
     // The task's totals count what was paid before, as when it came.
     if (const auto* m = std::get_if<ModelAnswered>(&o); m && m->ok) kit_.account(s.tid, m->response.usage, m->expense);
-    if (const auto* a = std::get_if<AskAnswered>(&o); a && a->ok) kit_.account(s.tid, msg::ask_usage(a->reply), a->expense);
+    if (const auto* a = std::get_if<AskAnswered>(&o); a && a->ok)
+      kit_.account(s.tid, msg::ask_usage(a->reply), a->expense);
     run(hooks_.feed(o), s);
   }
   replaying_ = false;
@@ -152,15 +153,17 @@ bool DriverRunner::replayed(const Scope& s, Effect& effect) {
     // In flight when the process died, and not safe to run twice: the task
     // hears so instead of the tool running again behind its back.
     kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", kept_id}});
-    deferred_.push_back(ToolRan{
-        id, company::ToolResult::error("`" + t->tool + "` was running when the process running this task stopped, "
-                                       "and it is not marked safe to repeat, so it was not run again: check "
-                                       "whether it took effect before calling it again")});
+    deferred_.push_back(
+        ToolRan{id, company::ToolResult::error("`" + t->tool +
+                                               "` was running when the process running this task stopped, "
+                                               "and it is not marked safe to repeat, so it was not run again: check "
+                                               "whether it took effect before calling it again")});
     return true;
   }
   auto budget_then = [this, s](std::function<Outcome(json)> make) {
-    self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
-        .then([this, s, make](LedgerReply& b) { answer(s, make(std::move(b.view))); });
+    self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value).then([this, s, make](LedgerReply& b) {
+      answer(s, make(std::move(b.view)));
+    });
   };
   if (auto* h = std::get_if<Hire>(&effect); h && replay_->take_hire(h->spec.name)) {
     // The ledger charged it; its answer was lost with the process.
@@ -222,7 +225,8 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           auto answered = [this, s, id = e.id, name = e.agent](bool ok, std::string error,
                                                                economy::BudgetSummary budget) {
             if (id != 0) return answer(s, FireAnswered{id, ok, false, std::move(error), budget.to_json()});
-            if (kit_.listening()) kit_.emit(msg::EventKind::fire, name, json{{"agent", name}, {"budget", budget.to_json()}});
+            if (kit_.listening())
+              kit_.emit(msg::EventKind::fire, name, json{{"agent", name}, {"budget", budget.to_json()}});
           };
           if (!kit_.fire(e.agent, answered) && e.id != 0)
             answer(s, FireAnswered{e.id, false, true, e.agent + " is not hired", json::object()});
@@ -235,8 +239,8 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           if (e.messages.empty())
             kit_.ask(e.agent, e.prompt, e.job, e.await_settle, keeping(s, e.id), std::move(answered));
           else
-            kit_.ask_turn(e.agent, std::move(e.messages), std::move(e.tools), e.job, e.await_settle,
-                          kept_with(s, e.id), std::move(answered));
+            kit_.ask_turn(e.agent, std::move(e.messages), std::move(e.tools), e.job, e.await_settle, kept_with(s, e.id),
+                          std::move(answered));
         } else if constexpr (std::is_same_v<T, Audit>) {
           kit_.audit(e.producer, e.instruction, e.claim, kept_with(s, e.id).call, [this, s, id = e.id](AuditOutcome o) {
             using K = JudgeRuled::Kind;
@@ -262,15 +266,19 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
           after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
         } else if constexpr (std::is_same_v<T, ReadBudget>) {
           self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
-              .then([this, s, id = e.id](LedgerReply& b) { answer(s, BudgetRead{id, std::move(b.view)}); });
+              .then([this, s, id = e.id](LedgerReply& b) {
+                answer(s, BudgetRead{id, std::move(b.view)});
+              });
         } else if constexpr (std::is_same_v<T, Recall>) {
           if (!hooks_.recall) missing(kit_, "memories");
           hooks_.recall(e, s.tid);
         } else if constexpr (std::is_same_v<T, Journal>) {
           kit_.step(e.kind, std::move(e.payload), e.tokens_in, e.tokens_out, e.usd, e.agent);
         } else if constexpr (std::is_same_v<T, Report>) {
-          if (e.kind == msg::EventKind::tool_call) tool_spans_.called(e.data, e.text, s.tid);
-          else if (e.kind == msg::EventKind::tool_result) tool_spans_.returned(e.data);
+          if (e.kind == msg::EventKind::tool_call)
+            tool_spans_.called(e.data, e.text, s.tid);
+          else if (e.kind == msg::EventKind::tool_result)
+            tool_spans_.returned(e.data);
           msg::ProgressEvent ev;
           ev.kind = e.kind;
           ev.text = std::move(e.text);

@@ -19,8 +19,6 @@ std::string describe_handler_failure(const std::string& actor, const std::except
   return actor + " stopped after an error in a message handler: " + utf8::repair(what);
 }
 
-caf::error handler_failure_error(const std::string& text) {
-  return caf::make_error(caf::sec::runtime_error, text);
-}
+caf::error handler_failure_error(const std::string& text) { return caf::make_error(caf::sec::runtime_error, text); }
 
 }  // namespace kaisha::actors

@@ -21,8 +21,7 @@ struct SourcedTools::Pending {
 };
 
 SourcedTools::SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
-                             std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
-                             AdmitFn admit)
+                           std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site, AdmitFn admit)
     : sources_(std::move(sources)),
       ledger_(std::move(ledger)),
       overrides_(std::move(cost_overrides)),
@@ -49,8 +48,8 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
       if (existing && existing->origin != origin) continue;  // name taken by another source
       now.insert(spec.name);
       const company::ToolCost cost = cost_of(*source, spec.name);
-      if (existing && existing->spec.description == spec.description &&
-          existing->spec.parameters == spec.parameters && existing->cost.invoke_expense_cost == cost.invoke_expense_cost &&
+      if (existing && existing->spec.description == spec.description && existing->spec.parameters == spec.parameters &&
+          existing->cost.invoke_expense_cost == cost.invoke_expense_cost &&
           existing->cost.invoke_resource_cost == cost.invoke_resource_cost)
         continue;
       std::weak_ptr<company::ToolSource> weak = source;
@@ -77,8 +76,7 @@ bool SourcedTools::repeatable(const std::string& name) const {
 }
 
 void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
-                          const std::string& name, const json& args, const company::ToolCost& cost,
-                          ToolDone done) {
+                         const std::string& name, const json& args, const company::ToolCost& cost, ToolDone done) {
   const uint64_t id = ++next_;
   auto pending = std::make_shared<Pending>();
   pending->done = std::move(done);
@@ -102,7 +100,8 @@ void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<com
       caf::anon_send(me, tool_done_atom::value, id, ToolResult::error("Tool `" + name + "` is no longer available."));
       return;
     }
-    source->call(name, args, ctx, [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
+    source->call(name, args, ctx,
+                 [me, id](ToolResult r) { caf::anon_send(me, tool_done_atom::value, id, std::move(r)); });
   };
   if (cost.free() || !ledger_) return call();
   economy::ModelCost price;
@@ -159,12 +158,14 @@ void SourcedTools::charge_creation(std::shared_ptr<Pending> p, ToolResult result
   auto source = p->source.lock();
   const company::ToolCost cost = source ? cost_of(*source, p->made) : company::ToolCost{};
   if (!cost.has_create_costs()) return p->done(std::move(result));
-  self_->request(ledger_, caf::infinite, hire_atom::value, tool_atom::value, create_price(p->made, cost),
-                 p->site.ctx.agent, p->site.ctx.task_id)
+  self_
+      ->request(ledger_, caf::infinite, hire_atom::value, tool_atom::value, create_price(p->made, cost),
+                p->site.ctx.agent, p->site.ctx.task_id)
       .then([p, result = std::move(result)](LedgerReply& r) mutable {
         if (r.ok) return p->done(std::move(result));
         if (auto source = p->source.lock()) {
-          const json del{{"name", p->made}, {"file_path", std::string(tools::kUserToolsPrefix) + "/" + p->made + ".py"}};
+          const json del{{"name", p->made},
+                         {"file_path", std::string(tools::kUserToolsPrefix) + "/" + p->made + ".py"}};
           source->call("ToolDeletor", del, p->site.ctx, [](ToolResult) {});
         }
         p->done(ToolResult::error("Tool `" + p->made + "` was not kept: " + r.error, r.budget.to_json()));

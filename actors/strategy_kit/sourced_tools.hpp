@@ -49,8 +49,7 @@ class SourcedTools {
   using AdmitFn = std::function<bool(const std::string& name, const std::string& origin)>;
 
   SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
-                std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site,
-                AdmitFn admit = nullptr);
+               std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site, AdmitFn admit = nullptr);
 
   // Adds, updates and removes the sources' tools in `registry`. A source's
   // tool never replaces a tool of another source with the same name.
@@ -69,8 +68,8 @@ class SourcedTools {
   company::ToolCost cost_of(const company::ToolSource& p, const std::string& name) const;
   static economy::ModelCost create_price(const std::string& tool, const company::ToolCost& cost);
   void charge_creation(std::shared_ptr<Pending> p, company::ToolResult result);
-  void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
-             const std::string& name, const json& args, const company::ToolCost& cost, company::ToolDone done);
+  void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p, const std::string& name,
+             const json& args, const company::ToolCost& cost, company::ToolDone done);
 
   std::vector<std::shared_ptr<company::ToolSource>> sources_;
   caf::actor ledger_;

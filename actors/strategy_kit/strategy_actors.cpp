@@ -90,8 +90,9 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   const config::Config& c = *ctx.config;
   const config::PyramidConfig& pc = c.pyramid;
   if (pc.library.empty())
-    return Error{"config", "pyramid.library: the pyramid strategy needs an agent library (a YAML file; see "
-                           "docs/agent-library.md and examples/pyramid/)"};
+    return Error{"config",
+                 "pyramid.library: the pyramid strategy needs an agent library (a YAML file; see "
+                 "docs/agent-library.md and examples/pyramid/)"};
   auto library = pyramid::AgentLibrary::load_file(pc.library);
   if (!library.ok()) return library.error();
   auto context = pyramid::AgentContext::load();

@@ -24,7 +24,9 @@
 #include "runtime/core/result.hpp"
 #include "runtime/economy/cost_table.hpp"
 
-namespace kaisha::routing { class Router; }
+namespace kaisha::routing {
+class Router;
+}
 
 namespace kaisha::actors {
 

@@ -235,9 +235,9 @@ void StrategyKit::adopt(const msg::AgentSpec& spec, const economy::ModelCost& co
   account(task_id(), {}, cost.create_expense_cost);
   if (Status s = start_paid(spec, cost, tenure, run_as); !s.ok()) {
     // Paid for and listed, but not running: asking it fails, saying so.
-    step(msg::EventKind::error, json{{"agent", spec.name},
-                                     {"error", "hired before the process stopped, but cannot be started again: " +
-                                                   s.error().message}});
+    step(msg::EventKind::error,
+         json{{"agent", spec.name},
+              {"error", "hired before the process stopped, but cannot be started again: " + s.error().message}});
   }
 }
 
@@ -252,8 +252,10 @@ void StrategyKit::dismiss(const std::string& name) {
 
 void StrategyKit::journal_finish(const msg::TaskResult& r) const {
   // Through the ledger: in one commit with the charges the task still holds.
-  if (deps_.ledger && deps_.journal) self_->send(deps_.ledger, done_atom::value, r.task_id, task_finish_op(r));
-  else journal_task_finish(deps_.journal, deps_.session_id, r);
+  if (deps_.ledger && deps_.journal)
+    self_->send(deps_.ledger, done_atom::value, r.task_id, task_finish_op(r));
+  else
+    journal_task_finish(deps_.journal, deps_.session_id, r);
 }
 
 void StrategyKit::keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const {
@@ -291,8 +293,8 @@ void StrategyKit::stop_all(const caf::error& reason) {
 
 // ------------------------------------------------------- ask / call / audit
 
-void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job,
-                      bool await_settle, AskKeeping keeping, std::function<void(ChargedAskResult)> done) {
+void StrategyKit::ask(const std::string& name, const std::string& prompt, const std::string& job, bool await_settle,
+                      AskKeeping keeping, std::function<void(ChargedAskResult)> done) {
   const msg::AgentSpec* spec = roster_.find(name);
   const int64_t bound = llm::ask_input_token_bound(spec ? spec->system_prompt : "", prompt);
   msg::AskRequest a{deps_.session_id, task_id(), prompt, deps_.config.employee.max_output_tokens, job};
@@ -302,8 +304,8 @@ void StrategyKit::ask(const std::string& name, const std::string& prompt, const 
 }
 
 void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage> messages,
-                           std::vector<llm::ToolSpec> tools, const std::string& job, bool await_settle,
-                           KeptWith kept, std::function<void(ChargedAskResult)> done) {
+                           std::vector<llm::ToolSpec> tools, const std::string& job, bool await_settle, KeptWith kept,
+                           std::function<void(ChargedAskResult)> done) {
   msg::AskRequest a{deps_.session_id, task_id(), "", deps_.config.employee.max_output_tokens, job};
   a.messages = std::move(messages);
   a.tools = std::move(tools);
@@ -314,8 +316,8 @@ void StrategyKit::ask_turn(const std::string& name, std::vector<llm::ChatMessage
   send_ask(name, std::move(a), bound, await_settle, kept, std::move(done));
 }
 
-void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound,
-                           bool await_settle, KeptWith kept, std::function<void(ChargedAskResult)> done) {
+void StrategyKit::send_ask(const std::string& name, msg::AskRequest ask, int64_t input_token_bound, bool await_settle,
+                           KeptWith kept, std::function<void(ChargedAskResult)> done) {
   auto h = staff_.find(name);
   if (h == staff_.end()) {
     ChargedAskResult none;
@@ -366,8 +368,9 @@ void StrategyKit::call_model(const ModelRole& role, llm::ChatRequest request, bo
 void StrategyKit::audit(const std::string& producer, const std::string& instruction, const std::string& claim,
                         int64_t kept_call, std::function<void(AuditOutcome)> done) {
   const std::string tid = task_id();
-  self_->request(deps_.judge, call_timeout_, audit_atom::value,
-                 msg::AuditRequest{tid, producer, instruction, claim, kept_call})
+  self_
+      ->request(deps_.judge, call_timeout_, audit_atom::value,
+                msg::AuditRequest{tid, producer, instruction, claim, kept_call})
       .then(
           [this, tid, done](msg::AuditVerdict& v) {
             if (!current(tid)) return;

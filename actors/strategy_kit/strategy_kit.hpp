@@ -72,8 +72,8 @@ struct KitDeps {
 // which name these members alike.
 template <class StrategyDeps>
 KitDeps kit_deps_of(const StrategyDeps& d, std::string agent, std::string who) {
-  return KitDeps{d.ledger, d.model_client, d.journal, d.judge, d.progress,
-                 d.placer, d.config, d.session_id, std::move(agent), std::move(who)};
+  return KitDeps{d.ledger, d.model_client, d.journal,    d.judge,          d.progress,
+                 d.placer, d.config,       d.session_id, std::move(agent), std::move(who)};
 }
 
 // What every task carries, whatever the strategy.
@@ -120,7 +120,6 @@ struct AuditOutcome {
   planning::JudgeVerdict verdict;
   std::string error;  // judge_failed: its error information; no_answer: the transport's error
 };
-
 
 class StrategyKit {
  public:
@@ -230,8 +229,8 @@ class StrategyKit {
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
   // The judge's charges for it go with the outcome of call `kept_call`.
-  void audit(const std::string& producer, const std::string& instruction, const std::string& claim,
-             int64_t kept_call, std::function<void(AuditOutcome)> done);
+  void audit(const std::string& producer, const std::string& instruction, const std::string& claim, int64_t kept_call,
+             std::function<void(AuditOutcome)> done);
 
  private:
   struct Hired {
@@ -258,9 +257,9 @@ class StrategyKit {
   KitDeps deps_;
   std::chrono::milliseconds call_timeout_;
   std::optional<TaskScope> task_;
-  std::shared_ptr<Fires> fires_;      // the running task's
-  std::shared_ptr<Fires> finishing_;  // a finished task's, while its answer waits
-  company::AgentRoster roster_;       // hired and being hired (the name is held)
+  std::shared_ptr<Fires> fires_;        // the running task's
+  std::shared_ptr<Fires> finishing_;    // a finished task's, while its answer waits
+  company::AgentRoster roster_;         // hired and being hired (the name is held)
   std::map<std::string, Hired> staff_;  // hired and running
 };
 

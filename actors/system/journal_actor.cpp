@@ -202,8 +202,7 @@ void flush(JournalSelf* self) {
   } else {
     st.backlog->failing.store(false);
   }
-  for (size_t i = 0; i < durable.size(); ++i)
-    durable[i].promise.deliver(!s.ok() ? s.error().message : outcome[i]);
+  for (size_t i = 0; i < durable.size(); ++i) durable[i].promise.deliver(!s.ok() ? s.error().message : outcome[i]);
 }
 
 void enqueue(JournalSelf* self) {
@@ -310,13 +309,12 @@ Status journal_room(const caf::actor& j) {
   auto b = BacklogRegistry::instance().find(j);
   if (!b) return Status::Ok();
   if (b->failing.load())
-    return Error{"journal_failed", "the journal cannot commit to its file (" + b->failure() +
-                                       "); no new work starts until it can"};
+    return Error{"journal_failed",
+                 "the journal cannot commit to its file (" + b->failure() + "); no new work starts until it can"};
   const size_t queued = b->queued.load();
   if (queued < b->limit) return Status::Ok();
-  return Error{"journal_behind", "the journal is " + std::to_string(queued) +
-                                     " writes behind the disk (the limit is " + std::to_string(b->limit) +
-                                     "); no new work starts until it catches up"};
+  return Error{"journal_behind", "the journal is " + std::to_string(queued) + " writes behind the disk (the limit is " +
+                                     std::to_string(b->limit) + "); no new work starts until it catches up"};
 }
 
 void journal_op(const caf::actor& j, std::function<void(store::JournalStore&)> op) { post(j, std::move(op)); }
@@ -403,9 +401,7 @@ void journal_budget_state(const caf::actor& j, std::string session_id, economy::
 
 void journal_task_start(const caf::actor& j, const std::string& session_id, const std::string& task_id,
                         const std::string& input, const std::string& strategy) {
-  post(j, [=](store::JournalStore& s) {
-    report(s.start_task(session_id, task_id, input, 0, strategy));
-  });
+  post(j, [=](store::JournalStore& s) { report(s.start_task(session_id, task_id, input, 0, strategy)); });
 }
 
 JournalOp task_finish_op(const msg::TaskResult& r) {
@@ -435,15 +431,11 @@ void journal_agent_hired(const caf::actor& j, const std::string& session_id, con
   a.system_prompt = spec.system_prompt;
   a.description = spec.description;
   a.costs = spec.costs;
-  post(j, [a](store::JournalStore& s) {
-    report(s.record_hire(a));
-  });
+  post(j, [a](store::JournalStore& s) { report(s.record_hire(a)); });
 }
 
 void journal_agent_fired(const caf::actor& j, const std::string& session_id, const std::string& name) {
-  post(j, [=](store::JournalStore& s) {
-    report(s.record_fire(session_id, name));
-  });
+  post(j, [=](store::JournalStore& s) { report(s.record_fire(session_id, name)); });
 }
 
 }  // namespace kaisha::actors

@@ -40,8 +40,12 @@
 #include "runtime/core/result.hpp"
 #include "runtime/economy/budget.hpp"
 
-namespace kaisha::store { class JournalStore; }
-namespace kaisha::telemetry { class Histogram; }
+namespace kaisha::store {
+class JournalStore;
+}
+namespace kaisha::telemetry {
+class Histogram;
+}
 
 namespace kaisha::actors {
 
@@ -51,8 +55,7 @@ struct JournalLimits {
   size_t max_backlog = 65536;
 };
 
-caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store,
-                         JournalLimits limits = {});
+caf::actor spawn_journal(caf::actor_system& sys, std::shared_ptr<store::JournalStore> store, JournalLimits limits = {});
 
 // From now on the duration of each of `journal`'s commits (the transaction,
 // on the monotonic clock) is observed into `commit_seconds`, which must
@@ -113,38 +116,37 @@ void journal_ledger(const caf::actor& journal, LedgerRecord record);
 // they could not be (they are then not in the journal). Writes waiting
 // together share one commit. This is how the ledger persists a change
 // before anyone acts on it; with no journal, `done` runs at once.
-void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& journal,
-                            std::vector<LedgerRecord> records, std::string session_id,
-                            std::optional<economy::BudgetState> state, std::function<void(Status)> done);
+void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& journal, std::vector<LedgerRecord> records,
+                            std::string session_id, std::optional<economy::BudgetState> state,
+                            std::function<void(Status)> done);
 // A kept record (`keep`: an outcome or an ask's step, or nothing) with the
 // ledger rows of the calls it answers and the budget `state` after them
 // (when given, saved under `budget_session`): written in one commit, so a
 // crash leaves all of them or none. In order with the other writes; a row
 // that cannot be written is reported on stderr, as journal_ledger's are.
-void journal_with_charges(const caf::actor& journal, std::vector<LedgerRecord> charges,
-                          std::string budget_session, std::optional<economy::BudgetState> state,
-                          std::function<void(store::JournalStore&)> keep);
+void journal_with_charges(const caf::actor& journal, std::vector<LedgerRecord> charges, std::string budget_session,
+                          std::optional<economy::BudgetState> state, std::function<void(store::JournalStore&)> keep);
 // The ledger's state after a change. Sent as numbers: the JSON is built when
 // written, once per batch for the newest state (snapshots supersede each other).
 void journal_budget_state(const caf::actor& journal, std::string session_id, economy::BudgetState state);
 
 }  // namespace kaisha::actors
 
-namespace kaisha::msg { struct AgentSpec; struct TaskResult; }
+namespace kaisha::msg {
+struct AgentSpec;
+struct TaskResult;
+}  // namespace kaisha::msg
 
 namespace kaisha::actors {
 
 // Tasks: the start is journaled and committed before any work (sync).
-void journal_task_start(const caf::actor& journal, const std::string& session_id,
-                        const std::string& task_id, const std::string& input, const std::string& strategy);
-void journal_task_finish(const caf::actor& journal, const std::string& session_id,
-                         const msg::TaskResult& result);
+void journal_task_start(const caf::actor& journal, const std::string& session_id, const std::string& task_id,
+                        const std::string& input, const std::string& strategy);
+void journal_task_finish(const caf::actor& journal, const std::string& session_id, const msg::TaskResult& result);
 // The write journal_task_finish makes, for whoever sends it on itself (the
 // ledger, with the charges the task still holds).
 std::function<void(store::JournalStore&)> task_finish_op(const msg::TaskResult& result);
-void journal_agent_hired(const caf::actor& journal, const std::string& session_id,
-                         const msg::AgentSpec& spec);
-void journal_agent_fired(const caf::actor& journal, const std::string& session_id,
-                         const std::string& name);
+void journal_agent_hired(const caf::actor& journal, const std::string& session_id, const msg::AgentSpec& spec);
+void journal_agent_fired(const caf::actor& journal, const std::string& session_id, const std::string& name);
 
 }  // namespace kaisha::actors

@@ -59,8 +59,8 @@ struct LedgerActorState {
   std::shared_ptr<Unsaved> unsaved;  // shared with the other ledgers of `budget`
   caf::actor journal;
   std::string session;
-  std::string budget_session;  // whose budget state this is (a shared budget's owner)
-  Held held;  // settlements waiting for the records that keep their answers
+  std::string budget_session;     // whose budget state this is (a shared budget's owner)
+  Held held;                      // settlements waiting for the records that keep their answers
   std::deque<std::string> ended;  // the newest kMaxEndedTasks tasks that ended, oldest first
   std::set<std::string> ended_set;
   static inline const char* name = "ledger";
@@ -106,8 +106,8 @@ struct Change {
   std::vector<LedgerRecord> rows;
   bool state = false;  // the budget changed: its snapshot goes with the rows
 
-  void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind,
-              double amount, const std::string& agent, const std::string& reason = {}) {
+  void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind, double amount,
+              const std::string& agent, const std::string& reason = {}) {
     auto& st = self->state;
     const economy::Ledger& l = ledger == "resource" ? st.budget->resource() : st.budget->expense();
     rows.push_back({st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
@@ -178,8 +178,7 @@ void hold(Self* self, const std::string& task, const KeptWith& kept, Change chan
 // `change` is committed (persist before acknowledging). A failed commit is
 // answered with a refusal saying so, after `undo`, which takes back a change
 // nobody has paid for yet (a hire, a tool's creation).
-caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
-                                std::function<void()> undo = {}) {
+caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply, std::function<void()> undo = {}) {
   if (change.rows.empty() && !change.state) return reply;
   auto promise = self->make_response_promise<LedgerReply>();
   auto& st = self->state;
@@ -194,11 +193,12 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply,
                            if (undo) {
                              undo();
                              // The state on disk converges on the one in memory.
-                             journal_budget_state(self->state.journal, self->state.budget_session,
-                                                  on_disk(self));
+                             journal_budget_state(self->state.journal, self->state.budget_session, on_disk(self));
                            }
-                           LedgerReply refused = reply_refused(self, "the ledger could not save this change, so it "
-                                                                     "was not made: " + s.error().message);
+                           LedgerReply refused = reply_refused(self,
+                                                               "the ledger could not save this change, so it "
+                                                               "was not made: " +
+                                                                   s.error().message);
                            refused.reservation = reply.reservation;
                            promise.deliver(std::move(refused));
                          });
@@ -214,8 +214,8 @@ std::optional<LedgerReply> refuse_if_journal_behind(Self* self) {
   return std::nullopt;
 }
 
-caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal,
-                     std::string session, std::string budget_session) {
+caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal, std::string session,
+                     std::string budget_session) {
   self->state.budget = std::move(budget);
   self->state.journal = std::move(journal);
   self->state.budget_session = budget_session.empty() ? session : std::move(budget_session);
@@ -246,8 +246,8 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         c.record(self, task, "resource", "fire_refund", -cost.create_resource_cost, agent, cost.name);
         return commit(self, std::move(c), reply_ok(self));
       },
-      [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out,
-          const std::string& /*agent*/, const std::string& /*task*/) -> caf::result<LedgerReply> {
+      [=](reserve_atom, const economy::ModelCost& cost, int64_t est_in, int64_t max_out, const std::string& /*agent*/,
+          const std::string& /*task*/) -> caf::result<LedgerReply> {
         if (auto behind = refuse_if_journal_behind(self)) return *behind;
         // The hold lives in the Budget only (after a restart nothing is in
         // flight): it is settled or released, and the journal gets one row
@@ -291,12 +291,14 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         }
         LedgerReply reply = reply_ok(self);
         reply.reservation = r;
-        if (held) hold(self, task, kept, std::move(c), moved);
-        else record(self, std::move(c));
+        if (held)
+          hold(self, task, kept, std::move(c), moved);
+        else
+          record(self, std::move(c));
         return reply;
       },
-      [=](cancel_atom, const economy::AskReservation& r, const std::string& agent,
-          const std::string& task, int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
+      [=](cancel_atom, const economy::AskReservation& r, const std::string& agent, const std::string& task,
+          int64_t kept_call, int64_t kept_step) -> caf::result<LedgerReply> {
         // Nothing was charged (the hold was never journaled), but the failed
         // call stays visible next to the settled ones, and goes with its
         // kept outcome (the failure) like a settlement.
@@ -314,8 +316,10 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         why << r.cost.name << ": call failed, hold of $" << r.expense_held << " released";
         Change c;
         c.record(self, task, "expense", "ask_release", 0, agent, why.str());
-        if (held) hold(self, task, kept, std::move(c), economy::BudgetChange{});
-        else record(self, std::move(c));
+        if (held)
+          hold(self, task, kept, std::move(c), economy::BudgetChange{});
+        else
+          record(self, std::move(c));
         return reply_ok(self);
       },
       // A tool call's declared cost, held like a model call of one "token"
@@ -372,8 +376,7 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         if (Status s = self->state.budget->refund_resource(cost.create_resource_cost); !s.ok())
           return reply_refused(self, s.error().message);
         Change c{{}, true};
-        c.record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent,
-                 "tool " + cost.name);
+        c.record(self, task, "resource", "tool_delete_refund", -cost.create_resource_cost, agent, "tool " + cost.name);
         return commit(self, std::move(c), reply_ok(self));
       },
       [=](outcome_atom, const std::string& task, int64_t seq, std::shared_ptr<driver::Outcome>& outcome) {
@@ -383,23 +386,22 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
         // resume (and its charges go with it). Encoded on the journal's
         // thread, off the task's path.
         const Held::Key key{task, driver::id_of(*outcome), -1};  // before `outcome` moves into the op
-        journal_held(self, {key}, [session = self->state.session, task, seq,
-                                 outcome = std::move(outcome)](store::JournalStore& s) {
-          if (Status st = s.keep_outcome(session, task, seq, driver::encode(*outcome)); !st.ok())
-            std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
-                         static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
-        });
+        journal_held(self, {key},
+                     [session = self->state.session, task, seq, outcome = std::move(outcome)](store::JournalStore& s) {
+                       if (Status st = s.keep_outcome(session, task, seq, driver::encode(*outcome)); !st.ok())
+                         std::fprintf(stderr, "kaisha: journal: outcome %lld of task %s not kept: %s\n",
+                                      static_cast<long long>(seq), task.c_str(), st.error().message.c_str());
+                     });
       },
-      [=](ask_step_atom, const std::string& task, int64_t call, int64_t step,
-          std::shared_ptr<driver::AskStep>& kept) {
+      [=](ask_step_atom, const std::string& task, int64_t call, int64_t step, std::shared_ptr<driver::AskStep>& kept) {
         // As an outcome: with the charges held for this step.
-        journal_held(self, {Held::Key{task, call, step}}, [session = self->state.session, task, call, step,
-                                                        kept = std::move(kept)](store::JournalStore& s) {
-          if (Status st = s.keep_ask_step(session, task, call, step, driver::encode(*kept)); !st.ok())
-            std::fprintf(stderr, "kaisha: journal: step %lld of ask %lld of task %s not kept: %s\n",
-                         static_cast<long long>(step), static_cast<long long>(call), task.c_str(),
-                         st.error().message.c_str());
-        });
+        journal_held(self, {Held::Key{task, call, step}},
+                     [session = self->state.session, task, call, step, kept = std::move(kept)](store::JournalStore& s) {
+                       if (Status st = s.keep_ask_step(session, task, call, step, driver::encode(*kept)); !st.ok())
+                         std::fprintf(stderr, "kaisha: journal: step %lld of ask %lld of task %s not kept: %s\n",
+                                      static_cast<long long>(step), static_cast<long long>(call), task.c_str(),
+                                      st.error().message.c_str());
+                     });
       },
       [=](done_atom, const std::string& task, JournalOp& finish) {
         // The task ended: its end is written with what it still holds — its
@@ -431,16 +433,21 @@ caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::a
       },
       [=](raise_atom, const std::string& which, double amount) -> caf::result<LedgerReply> {
         if (!(amount > 0)) return reply_refused(self, "the increase must be a positive amount");
-        if (which == "expense") self->state.budget->raise_expense(amount);
-        else if (which == "resource") self->state.budget->raise_resource(amount);
-        else return reply_refused(self, "unknown budget '" + which + "' (expense or resource)");
+        if (which == "expense")
+          self->state.budget->raise_expense(amount);
+        else if (which == "resource")
+          self->state.budget->raise_resource(amount);
+        else
+          return reply_refused(self, "unknown budget '" + which + "' (expense or resource)");
         Change c{{}, true};
         c.record(self, "", which, "raise", amount, "user", "authorised increase");
         return commit(self, std::move(c), reply_ok(self));
       },
       [=](switch_atom, const std::string& which, bool on) {
-        if (which == "resource") self->state.budget->set_resource_enabled(on);
-        else if (which == "expense") self->state.budget->set_expense_enabled(on);
+        if (which == "resource")
+          self->state.budget->set_resource_enabled(on);
+        else if (which == "expense")
+          self->state.budget->set_expense_enabled(on);
         return reply_ok(self);
       },
   };
@@ -454,8 +461,8 @@ void after_ledger_synced(caf::event_based_actor* self, const caf::actor& ledger,
       .then([then](bool) { then(); }, [then](caf::error&) { then(); });
 }
 
-caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
-                        caf::actor journal, std::string session_id, std::string budget_session) {
+caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget, caf::actor journal,
+                        std::string session_id, std::string budget_session) {
   return sys.spawn(ledger, std::move(budget), std::move(journal), std::move(session_id), std::move(budget_session));
 }
 

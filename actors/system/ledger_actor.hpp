@@ -62,8 +62,8 @@ namespace kaisha::actors {
 
 // Ledger rows are journaled under `session_id`; the budget's state under
 // `budget_session` ("" = the same): the owner's, when sessions share a budget.
-caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget,
-                        caf::actor journal, std::string session_id, std::string budget_session = "");
+caf::actor spawn_ledger(caf::actor_system& sys, std::shared_ptr<economy::Budget> budget, caf::actor journal,
+                        std::string session_id, std::string budget_session = "");
 
 // Runs `then` on `self` once everything sent to `ledger` before is on disk
 // (its sync_atom), or at once without a ledger. An error answer runs it too:

@@ -50,8 +50,7 @@ void end_chat_span(telemetry::Span& s, const Result<llm::ChatResponse>& r) {
   telemetry::end_span(s);
 }
 
-caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
-                           std::shared_ptr<company::ChatClient> chat,
+caf::behavior model_client(caf::stateful_actor<ModelClientState>* self, std::shared_ptr<company::ChatClient> chat,
                            std::shared_ptr<company::ProgressSink> progress) {
   self->state.chat = std::move(chat);
   self->state.progress = std::move(progress);
@@ -70,8 +69,10 @@ caf::behavior model_client(caf::stateful_actor<ModelClientState>* self,
           if (span) end_chat_span(*span, r);
           msg::LlmResult out;
           out.ok = r.ok();
-          if (r.ok()) out.response = std::move(r).value();
-          else out.error = r.error().message;
+          if (r.ok())
+            out.response = std::move(r).value();
+          else
+            out.error = r.error().message;
           caf::anon_send(me, done_atom::value, id, std::move(out));
         };
         if (auto sink = self->state.progress) {

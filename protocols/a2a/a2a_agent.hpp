@@ -35,8 +35,8 @@ bool is_interrupted(TaskState s);
 
 struct Artifact {
   std::string id;
-  std::string name;              // may be empty
-  json parts = json::array();    // v1.0 Part objects
+  std::string name;            // may be empty
+  json parts = json::array();  // v1.0 Part objects
 };
 
 // A task as its agent reports it.
@@ -44,10 +44,10 @@ struct AgentTask {
   std::string id;
   std::string context_id;
   TaskState state = TaskState::submitted;
-  json status_message;           // v1.0 Message (the agent's word on this state) or null
-  int64_t updated_ms = 0;        // when the status last changed
+  json status_message;     // v1.0 Message (the agent's word on this state) or null
+  int64_t updated_ms = 0;  // when the status last changed
   std::vector<Artifact> artifacts;
-  std::vector<json> history;     // v1.0 Messages, oldest first
+  std::vector<json> history;  // v1.0 Messages, oldest first
   json metadata = json::object();
 };
 
@@ -56,7 +56,7 @@ struct TaskUpdate {
   enum class Kind { status, artifact } kind = Kind::status;
   // Kind::status
   TaskState state = TaskState::working;
-  json message;                  // v1.0 Message or null
+  json message;  // v1.0 Message or null
   int64_t at_ms = 0;
   json metadata = json::object();
   // Kind::artifact: the artifact (or a chunk of it, when appending)
@@ -73,17 +73,17 @@ struct IncomingMessage {
   std::string message_id;
   std::string context_id;
   std::string task_id;
-  std::string role;              // "user" or "agent", whatever the era
-  std::string text;              // the text parts joined with "\n"; data parts as JSON
-  json parts = json::array();    // every part, in v1.0 shape
-  json metadata;                 // the message's metadata, or null
+  std::string role;            // "user" or "agent", whatever the era
+  std::string text;            // the text parts joined with "\n"; data parts as JSON
+  json parts = json::array();  // every part, in v1.0 shape
+  json metadata;               // the message's metadata, or null
 };
 
 // What a SendMessage started or said: the task it created or continued, or,
 // for an agent that answers without a task, the Message it answered with.
 struct SendOutcome {
-  std::string task_id;           // set, or else `message` is
-  json message;                  // v1.0 Message or null
+  std::string task_id;  // set, or else `message` is
+  json message;         // v1.0 Message or null
 };
 
 // How an agent refuses, as Error codes; A2aService maps them to A2A errors.

@@ -26,20 +26,21 @@ std::string message_id() {
 
 std::string transport_code(http::TransportError e) {
   switch (e) {
-    case http::TransportError::timeout: return "timeout";
-    case http::TransportError::connect: return "connect";
-    default: return "http";
+    case http::TransportError::timeout:
+      return "timeout";
+    case http::TransportError::connect:
+      return "connect";
+    default:
+      return "http";
   }
 }
 
 // The error for a response that was not a successful HTTP exchange.
 Error transport_error(const std::string& what, const http::HttpResult& r) {
-  if (r.error != http::TransportError::none)
-    return Error{transport_code(r.error), what + ": " + r.error_message};
+  if (r.error != http::TransportError::none) return Error{transport_code(r.error), what + ": " + r.error_message};
   std::string body = utf8::truncate(utf8::repair(r.body), 300);
   json j = parse_json_or_discarded(utf8::repair(r.body));
-  if (j.is_object() && j.contains("error") && j["error"].is_object())
-    body = j["error"].value("message", body);
+  if (j.is_object() && j.contains("error") && j["error"].is_object()) body = j["error"].value("message", body);
   return Error{"http", what + ": HTTP " + std::to_string(r.status) + (body.empty() ? "" : ": " + body)};
 }
 
@@ -96,8 +97,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
     http::HttpRequestSpec req;
     req.method = "POST";
     req.url = card.endpoint;
-    req.headers = {{"Content-Type", "application/json"},
-                   {"Accept", stream ? "text/event-stream" : "application/json"}};
+    req.headers = {{"Content-Type", "application/json"}, {"Accept", stream ? "text/event-stream" : "application/json"}};
     if (card.version == WireVersion::v1_0) req.headers.push_back({"A2A-Version", "1.0"});
     if (!opt.bearer_token.empty()) req.headers.push_back({"Authorization", "Bearer " + opt.bearer_token});
     req.body = jsonrpc::make_request(++rpc_id, method, std::move(params)).dump();
@@ -146,8 +146,10 @@ struct Ask : std::enable_shared_from_this<Ask> {
         const json& a = ev.body["artifact"];
         const std::string id = a.value("artifactId", std::string("?"));
         if (!artifacts.count(id)) artifact_order.push_back(id);
-        if (ev.body.value("append", false)) artifacts[id] += ev.text;
-        else artifacts[id] = ev.text;
+        if (ev.body.value("append", false))
+          artifacts[id] += ev.text;
+        else
+          artifacts[id] = ev.text;
         if (on_text && !ev.text.empty()) on_text(ev.text);
         return;
       }
@@ -210,7 +212,8 @@ struct Ask : std::enable_shared_from_this<Ask> {
     const char* method = card.version == WireVersion::v1_0 ? "SendStreamingMessage" : "message/stream";
     http::HttpCallbacks cb;
     cb.on_data = [self](std::string_view chunk) {
-      if (!self->event_seen && self->before_first_event.size() < kMaxPlainAnswerBytes) self->before_first_event += chunk;
+      if (!self->event_seen && self->before_first_event.size() < kMaxPlainAnswerBytes)
+        self->before_first_event += chunk;
       self->sse.feed(chunk, [&](const llm::SseEvent& e) {
         self->event_seen = true;
         if (self->finished || e.data.empty()) return;
@@ -247,8 +250,8 @@ struct Ask : std::enable_shared_from_this<Ask> {
   void poll_later() {
     if (task_id.empty()) return fail("the agent returned neither a task nor a message");
     if (now_ms() + opt.poll_interval_ms >= deadline_ms)
-      return finish(Error{"timeout", who() + ": task " + task_id + " did not finish within " +
-                                         std::to_string(opt.timeout_ms) + " ms"});
+      return finish(Error{
+          "timeout", who() + ": task " + task_id + " did not finish within " + std::to_string(opt.timeout_ms) + " ms"});
     auto self = shared_from_this();
     http->schedule(std::chrono::milliseconds(opt.poll_interval_ms), [self] { self->poll_now(); });
   }

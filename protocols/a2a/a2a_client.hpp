@@ -33,8 +33,8 @@ namespace kaisha::a2a {
 struct RemoteAgentCard {
   std::string name;
   std::string description;
-  std::string card_url;   // where the card came from
-  std::string endpoint;   // the JSON-RPC URL used
+  std::string card_url;  // where the card came from
+  std::string endpoint;  // the JSON-RPC URL used
   WireVersion version = WireVersion::v1_0;
   bool streaming = false;
   std::vector<jsonrpc::CapabilityDescriptor> skills;
@@ -50,10 +50,10 @@ std::string agent_card_url(std::string_view url);
 Result<RemoteAgentCard> read_agent_card(const json& card, const std::string& card_url);
 
 struct A2aClientOptions {
-  int64_t timeout_ms = 300'000;        // one request, start to end (a streamed answer included)
+  int64_t timeout_ms = 300'000;  // one request, start to end (a streamed answer included)
   int64_t connect_timeout_ms = 5'000;
-  int64_t poll_interval_ms = 500;      // GetTask while a task runs
-  std::string bearer_token;            // sent as Authorization when set
+  int64_t poll_interval_ms = 500;  // GetTask while a task runs
+  std::string bearer_token;        // sent as Authorization when set
 };
 
 class A2aClient {

@@ -4,16 +4,26 @@ namespace kaisha::a2a {
 
 std::optional<std::string> error_reason(int code) {
   switch (code) {
-    case -32001: return "TASK_NOT_FOUND";
-    case -32002: return "TASK_NOT_CANCELABLE";
-    case -32003: return "PUSH_NOTIFICATION_NOT_SUPPORTED";
-    case -32004: return "UNSUPPORTED_OPERATION";
-    case -32005: return "CONTENT_TYPE_NOT_SUPPORTED";
-    case -32006: return "INVALID_AGENT_RESPONSE";
-    case -32007: return "EXTENDED_AGENT_CARD_NOT_CONFIGURED";
-    case -32008: return "EXTENSION_SUPPORT_REQUIRED";
-    case -32009: return "VERSION_NOT_SUPPORTED";
-    default: return std::nullopt;
+    case -32001:
+      return "TASK_NOT_FOUND";
+    case -32002:
+      return "TASK_NOT_CANCELABLE";
+    case -32003:
+      return "PUSH_NOTIFICATION_NOT_SUPPORTED";
+    case -32004:
+      return "UNSUPPORTED_OPERATION";
+    case -32005:
+      return "CONTENT_TYPE_NOT_SUPPORTED";
+    case -32006:
+      return "INVALID_AGENT_RESPONSE";
+    case -32007:
+      return "EXTENDED_AGENT_CARD_NOT_CONFIGURED";
+    case -32008:
+      return "EXTENSION_SUPPORT_REQUIRED";
+    case -32009:
+      return "VERSION_NOT_SUPPORTED";
+    default:
+      return std::nullopt;
   }
 }
 
@@ -38,19 +48,34 @@ json error_info(const std::string& reason, const json& data) {
 
 HttpErrorStatus http_error_status(int code) {
   switch (code) {
-    case -32001: return {404, "NOT_FOUND"};
-    case -32002: return {409, "FAILED_PRECONDITION"};
-    case -32003: return {400, "UNIMPLEMENTED"};
-    case -32004: return {400, "UNIMPLEMENTED"};
-    case -32005: return {415, "INVALID_ARGUMENT"};
-    case -32006: return {502, "INTERNAL"};
-    case -32007: return {400, "FAILED_PRECONDITION"};
-    case -32008: return {400, "FAILED_PRECONDITION"};
-    case -32009: return {400, "UNIMPLEMENTED"};
-    case -32700: case -32600: case -32602: return {400, "INVALID_ARGUMENT"};
-    case -32601: return {404, "NOT_FOUND"};
-    case -32050: return {429, "RESOURCE_EXHAUSTED"};  // kaisha's: a limit of kaisha serve
-    default: return {500, "INTERNAL"};
+    case -32001:
+      return {404, "NOT_FOUND"};
+    case -32002:
+      return {409, "FAILED_PRECONDITION"};
+    case -32003:
+      return {400, "UNIMPLEMENTED"};
+    case -32004:
+      return {400, "UNIMPLEMENTED"};
+    case -32005:
+      return {415, "INVALID_ARGUMENT"};
+    case -32006:
+      return {502, "INTERNAL"};
+    case -32007:
+      return {400, "FAILED_PRECONDITION"};
+    case -32008:
+      return {400, "FAILED_PRECONDITION"};
+    case -32009:
+      return {400, "UNIMPLEMENTED"};
+    case -32700:
+    case -32600:
+    case -32602:
+      return {400, "INVALID_ARGUMENT"};
+    case -32601:
+      return {404, "NOT_FOUND"};
+    case -32050:
+      return {429, "RESOURCE_EXHAUSTED"};  // kaisha's: a limit of kaisha serve
+    default:
+      return {500, "INTERNAL"};
   }
 }
 

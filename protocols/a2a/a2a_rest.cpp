@@ -82,7 +82,8 @@ Status copy_query(const HttpRequest& req, json& params, std::initializer_list<co
 // What every route checks before it reads anything; false when it answered.
 bool admit(const protocols::HttpServer& server, const HttpRequest& req, HttpResponse& res) {
   if (Status s = server.check_origin(req); !s.ok()) {
-    res.set_json(403, json{{"error", {{"code", 403}, {"status", "PERMISSION_DENIED"}, {"message", s.error().message}}}});
+    res.set_json(403,
+                 json{{"error", {{"code", 403}, {"status", "PERMISSION_DENIED"}, {"message", s.error().message}}}});
     return false;
   }
   const std::string version = requested_version(req);
@@ -94,8 +95,9 @@ bool admit(const protocols::HttpServer& server, const HttpRequest& req, HttpResp
     }
     if (*v != WireVersion::v1_0) {
       answer_error(res, code::kVersionNotSupported,
-                   "A2A version '" + version + "' is not supported on the HTTP+JSON binding, which speaks 1.0 "
-                   "(0.3 clients: use the JSON-RPC endpoint)");
+                   "A2A version '" + version +
+                       "' is not supported on the HTTP+JSON binding, which speaks 1.0 "
+                       "(0.3 clients: use the JSON-RPC endpoint)");
       return false;
     }
   }
@@ -133,7 +135,8 @@ class RestBinding {
       if (!call.ok()) return answer_error(res, call.error());
       std::optional<json> response;
       jsonrpc::Request r{call->method, std::move(call->params), 1, false};
-      service_->dispatcher().dispatch(r, jsonrpc::Context{}, [&](std::optional<json> out) { response = std::move(out); });
+      service_->dispatcher().dispatch(r, jsonrpc::Context{},
+                                      [&](std::optional<json> out) { response = std::move(out); });
       // Every A2A handler is synchronous, so the answer is here by now.
       if (!response) return answer_error(res, jsonrpc::code::kInternalError, "no answer from " + call->method);
       if (auto e = response->find("error"); e != response->end()) return answer_error(res, *e);

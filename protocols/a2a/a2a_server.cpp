@@ -36,8 +36,8 @@ void handle_rpc(A2aService& service, const protocols::HttpServer& server, const 
                 protocols::HttpResponse& res) {
   if (Status s = server.check_origin(req); !s.ok()) return res.set_error(403, "forbidden", s.error().message);
   if (auto v = parse_version_header(requested_version(req)); !v.ok()) {
-    json e = jsonrpc::make_error(request_id_of(req.body, service.dispatcher().limits().body), code::kVersionNotSupported,
-                                 v.error().message);
+    json e = jsonrpc::make_error(request_id_of(req.body, service.dispatcher().limits().body),
+                                 code::kVersionNotSupported, v.error().message);
     add_error_info(e);
     return res.set_json(200, e);
   }
@@ -133,10 +133,9 @@ std::string grpc_target_for(const std::string& target, const std::string& endpoi
   const std::string authority = endpoint.substr(start + 3, endpoint.find('/', start + 3) - start - 3);
   const size_t close = authority.rfind(']');
   const size_t port_colon = authority.rfind(':');
-  const std::string reached =
-      port_colon != std::string::npos && (close == std::string::npos || port_colon > close)
-          ? authority.substr(0, port_colon)
-          : authority;
+  const std::string reached = port_colon != std::string::npos && (close == std::string::npos || port_colon > close)
+                                  ? authority.substr(0, port_colon)
+                                  : authority;
   return reached + target.substr(colon);
 }
 
@@ -165,19 +164,17 @@ json agent_card(A2aAgent& agent, const A2aServerOptions& options, const std::str
     // The HTTP+JSON binding (1.0 only) right after JSON-RPC 1.0: a client
     // takes the first interface of the binding it speaks.
     json& interfaces = card["supportedInterfaces"];
-    interfaces.insert(interfaces.begin() + 1, json{{"url", rest_url},
-                                                   {"protocolBinding", "HTTP+JSON"},
-                                                   {"protocolVersion", "1.0"},
-                                                   {"tenant", ""}});
+    interfaces.insert(
+        interfaces.begin() + 1,
+        json{{"url", rest_url}, {"protocolBinding", "HTTP+JSON"}, {"protocolVersion", "1.0"}, {"tenant", ""}});
   }
   if (!grpc_target.empty()) {
     // After the 1.0 HTTP bindings, before the 0.3 JSON-RPC entry (gRPC's
     // client dials HOST:PORT, no scheme).
     json& interfaces = card["supportedInterfaces"];
-    interfaces.insert(interfaces.begin() + (rest_url.empty() ? 1 : 2), json{{"url", grpc_target},
-                                                                          {"protocolBinding", "GRPC"},
-                                                                          {"protocolVersion", "1.0"},
-                                                                          {"tenant", ""}});
+    interfaces.insert(
+        interfaces.begin() + (rest_url.empty() ? 1 : 2),
+        json{{"url", grpc_target}, {"protocolBinding", "GRPC"}, {"protocolVersion", "1.0"}, {"tenant", ""}});
   }
   return card;
 }
@@ -205,7 +202,8 @@ void mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aService> servic
     for_client.v03_card_fields = v03;
     const std::string rest = opts->rest_path.empty() ? "" : endpoint_url(*srv, req, opts->rest_path);
     const std::string endpoint = endpoint_url(*srv, req, opts->path);
-    res.set_json(200, agent_card(service->agent(), for_client, endpoint, rest, grpc_target_for(opts->grpc_target, endpoint)));
+    res.set_json(
+        200, agent_card(service->agent(), for_client, endpoint, rest, grpc_target_for(opts->grpc_target, endpoint)));
     const CardValidators::Tags tags = validators->for_body(res.body, v03);
     res.headers["Cache-Control"] = "public, max-age=" + std::to_string(kCardMaxAgeSeconds);
     res.headers["ETag"] = tags.etag;
@@ -220,9 +218,10 @@ void mount_a2a(protocols::HttpServer& server, std::shared_ptr<A2aService> servic
   server.route("GET", "/\\.well-known/agent-card\\.json", card);
   server.route("GET", "/\\.well-known/agent\\.json", card);
   // "/a2a" and "/a2a/" are one endpoint (clients join base URL and path both ways).
-  server.route("POST", opts->path + "/?", [service, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
-    handle_rpc(*service, *srv, req, res);
-  });
+  server.route("POST", opts->path + "/?",
+               [service, srv](const protocols::HttpRequest& req, protocols::HttpResponse& res) {
+                 handle_rpc(*service, *srv, req, res);
+               });
   if (!opts->rest_path.empty()) mount_a2a_rest(server, service, opts->rest_path);
 }
 

@@ -29,7 +29,7 @@
 namespace kaisha::a2a {
 
 struct A2aServerOptions {
-  std::string path = "/a2a";  // the JSON-RPC endpoint
+  std::string path = "/a2a";            // the JSON-RPC endpoint
   std::string rest_path = "/a2a/rest";  // the HTTP+JSON binding's base; empty: not served
   // Where the gRPC binding is served ("HOST:PORT", protocols/a2a_grpc), for
   // the card to list; empty: not served, not listed. A wildcard host

@@ -27,12 +27,18 @@ WireVersion version_of(const std::string& method) {
 // An agent's refusal as the A2A error it stands for.
 Error rpc_error(const Error& e) {
   int c = jsonrpc::code::kInternalError;
-  if (e.code == agent_error::kTaskNotFound) c = code::kTaskNotFound;
-  else if (e.code == agent_error::kTaskNotCancelable) c = code::kTaskNotCancelable;
-  else if (e.code == agent_error::kUnsupportedOperation) c = code::kUnsupportedOperation;
-  else if (e.code == agent_error::kContentTypeNotSupported) c = code::kContentTypeNotSupported;
-  else if (e.code == agent_error::kInvalidParams || e.code == "invalid_params") c = jsonrpc::code::kInvalidParams;
-  else if (e.code == agent_error::kBusy) c = code::kServerBusy;
+  if (e.code == agent_error::kTaskNotFound)
+    c = code::kTaskNotFound;
+  else if (e.code == agent_error::kTaskNotCancelable)
+    c = code::kTaskNotCancelable;
+  else if (e.code == agent_error::kUnsupportedOperation)
+    c = code::kUnsupportedOperation;
+  else if (e.code == agent_error::kContentTypeNotSupported)
+    c = code::kContentTypeNotSupported;
+  else if (e.code == agent_error::kInvalidParams || e.code == "invalid_params")
+    c = jsonrpc::code::kInvalidParams;
+  else if (e.code == agent_error::kBusy)
+    c = code::kServerBusy;
   return app_error(c, e.message);
 }
 
@@ -56,7 +62,8 @@ Result<std::optional<int>> int_param(const json& obj, const char* key, const std
 Result<json> typed_param(const json& obj, const char* key, json::value_t type, const char* what, json fallback) {
   const json* v = proto_field(obj, key);
   if (!v || v->is_null()) return fallback;
-  if (v->type() != type) return app_error(jsonrpc::code::kInvalidParams, std::string("params.") + key + ": must be " + what);
+  if (v->type() != type)
+    return app_error(jsonrpc::code::kInvalidParams, std::string("params.") + key + ": must be " + what);
   return *v;
 }
 
@@ -128,7 +135,8 @@ A2aService::A2aService(company::CompanyService& company, A2aServiceOptions optio
 
 A2aService::A2aService(std::shared_ptr<A2aAgent> agent, A2aServiceOptions options)
     : agent_(std::move(agent)), options_(options), dispatcher_(jsonrpc::Limits{options.body_limits}) {
-  const json send_schema{{"type", "object"}, {"required", {"message"}}, {"properties", {{"message", {{"type", "object"}}}}}};
+  const json send_schema{
+      {"type", "object"}, {"required", {"message"}}, {"properties", {{"message", {{"type", "object"}}}}}};
   const json id_schema{{"type", "object"}, {"required", {"id"}}, {"properties", {{"id", {{"type", "string"}}}}}};
   for (const char* name : {"SendMessage", "message/send"}) {
     dispatcher_.handle(
@@ -150,10 +158,10 @@ A2aService::A2aService(std::shared_ptr<A2aAgent> agent, A2aServiceOptions option
       return app_error(code::kExtendedCardNotConfigured, "this agent has no extended agent card");
     });
   }
-  for (const char* name : {"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-                           "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig",
-                           "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
-                           "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"}) {
+  for (const char* name :
+       {"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig", "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+        "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"}) {
     dispatcher_.handle(name, [](const json&, jsonrpc::Context&) -> Result<json> {
       return app_error(-32003, "push notifications are not supported (capabilities.pushNotifications is false)");
     });
@@ -193,7 +201,7 @@ Result<json> A2aService::send_message(const json& params, WireVersion v, bool bl
   const std::string& id = outcome->task_id;
   bool blocking = blocking_default;
   if (cfg.is_object()) {
-    if (const json* r = proto_field(cfg, "returnImmediately"); r && *r == true) blocking = false;  // v1.0
+    if (const json* r = proto_field(cfg, "returnImmediately"); r && *r == true) blocking = false;          // v1.0
     if (cfg.contains("blocking") && cfg["blocking"].is_boolean()) blocking = cfg["blocking"].get<bool>();  // v0.3
   }
   std::optional<AgentTask> task;
@@ -221,8 +229,10 @@ Result<json> A2aService::cancel_task(const json& params, WireVersion v) {
   if (!id.ok()) return id.error();
   if (Status s = agent_->cancel(*id); !s.ok()) return rpc_error(s.error());
   std::optional<AgentTask> task;
-  if (auto waited = agent_->wait(*id, options_.cancel_wait); waited.ok()) task = std::move(*waited);
-  else task = agent_->task(*id);
+  if (auto waited = agent_->wait(*id, options_.cancel_wait); waited.ok())
+    task = std::move(*waited);
+  else
+    task = agent_->task(*id);
   if (!task) return not_found(*id);
   return task_json(*task, v);
 }
@@ -367,8 +377,8 @@ std::function<void()> A2aService::stream(const jsonrpc::Request& request, EventS
     task = agent_->task(*id);
     if (!task) return fail(not_found(*id));
     if (is_terminal(task->state))
-      return fail(app_error(code::kUnsupportedOperation,
-                            "task " + *id + " has already ended (" + state_name(task->state, st->v) + "); use GetTask"));
+      return fail(app_error(code::kUnsupportedOperation, "task " + *id + " has already ended (" +
+                                                             state_name(task->state, st->v) + "); use GetTask"));
   }
   st->context_id = task->context_id;
   {

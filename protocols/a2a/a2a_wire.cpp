@@ -100,9 +100,12 @@ Result<json> read_part(const json& p, const std::string& at) {
     if (!f->is_object()) return bad(at + ".file", "must be an object");
     for (const char* key : {"bytes", "uri", "name", "mimeType"})
       if (Status s = optional_string(*f, key, at + ".file"); !s.ok()) return s.error();
-    if (f->contains("bytes")) out["raw"] = (*f)["bytes"];
-    else if (f->contains("uri")) out["url"] = (*f)["uri"];
-    else return bad(at + ".file", "needs bytes or uri");
+    if (f->contains("bytes"))
+      out["raw"] = (*f)["bytes"];
+    else if (f->contains("uri"))
+      out["url"] = (*f)["uri"];
+    else
+      return bad(at + ".file", "needs bytes or uri");
     if (f->contains("name")) out["filename"] = (*f)["name"];
     if (f->contains("mimeType")) out["mediaType"] = (*f)["mimeType"];
   } else {
@@ -291,8 +294,8 @@ std::string iso_timestamp(int64_t unix_ms) {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000));
   return buf;
 }
 

@@ -56,9 +56,9 @@ std::string state_name(company::TaskState s, WireVersion v);
 // so a client can still report them; an unknown name is an Error.
 struct RemoteState {
   std::optional<company::TaskState> state;
-  std::string name;            // as received
-  bool terminal = false;       // completed, failed, canceled, rejected
-  bool interrupted = false;    // input-required, auth-required
+  std::string name;          // as received
+  bool terminal = false;     // completed, failed, canceled, rejected
+  bool interrupted = false;  // input-required, auth-required
 };
 Result<RemoteState> parse_state(const json& value);
 
@@ -112,8 +112,8 @@ json stream_task(const json& task, WireVersion v);
 // terminal and interrupted states, which end a stream).
 json stream_status(std::string_view task_id, std::string_view context_id, TaskState state, int64_t at_ms,
                    const json& message, WireVersion v, const json& metadata = json::object());
-json stream_artifact(std::string_view task_id, std::string_view context_id, const Artifact& artifact,
-                     bool append, bool last_chunk, WireVersion v);
+json stream_artifact(std::string_view task_id, std::string_view context_id, const Artifact& artifact, bool append,
+                     bool last_chunk, WireVersion v);
 // A Message as a stream's only event (or a SendMessage result): {"message": M}
 // in v1.0, M itself in v0.3.
 json message_result(const json& v1_message, WireVersion v);
@@ -121,10 +121,10 @@ json message_result(const json& v1_message, WireVersion v);
 // What one stream event (or a SendMessage result) is, read from either era.
 struct StreamEvent {
   enum class Kind { task, message, status, artifact } kind = Kind::message;
-  json body;             // the Task, Message, status or artifact update object
+  json body;  // the Task, Message, status or artifact update object
   std::string task_id;
-  std::string text;      // message text, status message text, or artifact text
-  RemoteState state;     // task and status events
+  std::string text;   // message text, status message text, or artifact text
+  RemoteState state;  // task and status events
 };
 Result<StreamEvent> read_stream_event(const json& result);
 

@@ -45,8 +45,8 @@ struct EventTranslator {
       // The final event's text is the answer.
       TaskUpdate art;
       art.kind = TaskUpdate::Kind::artifact;
-      art.artifact = Artifact{answer_artifact_id(task_id), "answer",
-                              json::array({text_part(e.text, WireVersion::v1_0)})};
+      art.artifact =
+          Artifact{answer_artifact_id(task_id), "answer", json::array({text_part(e.text, WireVersion::v1_0)})};
       listener(art);
       return status(TaskState::completed, at, nullptr);
     }
@@ -89,7 +89,8 @@ AgentTask company_task(const company::TaskInfo& info, std::string_view context_i
     t.history.push_back(user_message(info.id + "-answer" + n, info.exchanges[i].answer, context_id, info.id, v1));
   }
   // camelCase like every A2A field name (A2A 1.0 section 5.5).
-  t.metadata = {{"kaisha", {{"tokensIn", info.tokens_in}, {"tokensOut", info.tokens_out}, {"expenseUsd", info.expense}}}};
+  t.metadata = {
+      {"kaisha", {{"tokensIn", info.tokens_in}, {"tokensOut", info.tokens_out}, {"expenseUsd", info.expense}}}};
   return t;
 }
 
@@ -126,7 +127,8 @@ Result<SendOutcome> CompanyAgent::send(const IncomingMessage& message) {
   if (!id.ok()) {
     // A limit of kaisha serve keeps its code: the client may try again later.
     const bool busy = id.error().code == agent_error::kBusy;
-    return Error{busy ? agent_error::kBusy : agent_error::kInternal, "the company refused the task: " + id.error().message};
+    return Error{busy ? agent_error::kBusy : agent_error::kInternal,
+                 "the company refused the task: " + id.error().message};
   }
   return SendOutcome{*id, nullptr};
 }

@@ -49,8 +49,8 @@ Result<SendOutcome> TckScenarioAgent::send(const IncomingMessage& message) {
   const std::string& mid = message.message_id;
   if (starts_with(mid, "tck-message-response")) {
     std::lock_guard lock(mu_);
-    const std::string context = message.context_id.empty() ? "tck-context-" + std::to_string(++next_task_)
-                                                           : message.context_id;
+    const std::string context =
+        message.context_id.empty() ? "tck-context-" + std::to_string(++next_task_) : message.context_id;
     return SendOutcome{"", agent_message("tck-reply-" + std::to_string(++next_message_), "Direct message response",
                                          context, "", WireVersion::v1_0)};
   }
@@ -63,8 +63,8 @@ Result<SendOutcome> TckScenarioAgent::send(const IncomingMessage& message) {
       AgentTask& t = it->second.task;
       if (!message.context_id.empty() && message.context_id != t.context_id)
         return Error{agent_error::kInvalidParams, "params.message.contextId: '" + message.context_id +
-                                                      "' is not the context of task " + t.id + " ('" +
-                                                      t.context_id + "')"};
+                                                      "' is not the context of task " + t.id + " ('" + t.context_id +
+                                                      "')"};
       if (!is_interrupted(t.state))
         return Error{agent_error::kUnsupportedOperation,
                      "task " + t.id + " is " + state_name(t.state, WireVersion::v1_0) +
@@ -81,7 +81,10 @@ Result<SendOutcome> TckScenarioAgent::send(const IncomingMessage& message) {
       order_.push_back(id);
     }
     AgentTask& t = tasks_[id].task;
-    json user{{"messageId", mid}, {"role", "ROLE_USER"}, {"parts", message.parts}, {"contextId", t.context_id},
+    json user{{"messageId", mid},
+              {"role", "ROLE_USER"},
+              {"parts", message.parts},
+              {"contextId", t.context_id},
               {"taskId", id}};
     if (!message.metadata.is_null()) user["metadata"] = message.metadata;
     t.history.push_back(std::move(user));

@@ -19,8 +19,8 @@ Status fill_from_json(const json& result, google::protobuf::Message& out) {
   options.ignore_unknown_fields = true;
   auto st = google::protobuf::util::JsonStringToMessage(result.dump(), &out, options);
   if (!st.ok())
-    return Error{"internal", "the " + out.GetDescriptor()->name() + " the service answered does not fit a2a.proto: " +
-                                 std::string(st.message())};
+    return Error{"internal", "the " + out.GetDescriptor()->name() +
+                                 " the service answered does not fit a2a.proto: " + std::string(st.message())};
   return Status::Ok();
 }
 

@@ -51,8 +51,8 @@ Result<int> A2aGrpcServer::start() {
     credentials = grpc::SslServerCredentials(ssl);
   }
 
-  grpc_service_ = make_a2a_grpc_service(
-      service_, A2aGrpcServiceOptions{options_.bearer_token, options_.max_queued_events});
+  grpc_service_ =
+      make_a2a_grpc_service(service_, A2aGrpcServiceOptions{options_.bearer_token, options_.max_queued_events});
   grpc::ServerBuilder builder;
   int bound = 0;
   const std::string host = options_.host.find(':') != std::string::npos && options_.host.front() != '['

@@ -32,14 +32,14 @@ namespace kaisha::a2a {
 
 struct A2aGrpcServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;                      // 0: any free port (see port())
-  std::string bearer_token;          // empty: none
+  int port = 0;                             // 0: any free port (see port())
+  std::string bearer_token;                 // empty: none
   std::string tls_cert_file, tls_key_file;  // both or neither: TLS
   bool behind_tls_proxy = false;
   int max_threads = 64;
   int max_concurrent_streams = 100;
   size_t max_message_bytes = 4u << 20;
-  size_t max_queued_events = 256;    // per stream (a2a_grpc_event_queue.hpp)
+  size_t max_queued_events = 256;  // per stream (a2a_grpc_event_queue.hpp)
 };
 
 class A2aGrpcServer {

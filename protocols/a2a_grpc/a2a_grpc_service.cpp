@@ -137,9 +137,9 @@ class GrpcBinding final : public pb::A2AService::Service {
       if (!event) {
         if (!queue->drained()) continue;
         if (queue->overflowed())
-          status = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                "the stream's reader fell " + std::to_string(options_.max_queued_events) +
-                                    " events behind; read faster or use GetTask");
+          status = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the stream's reader fell " +
+                                                                          std::to_string(options_.max_queued_events) +
+                                                                          " events behind; read faster or use GetTask");
         break;
       }
       if (auto e = event->find("error"); e != event->end()) {
@@ -212,7 +212,9 @@ class Registration final : public grpc::Service {
   void unary(const char* method, grpc::Status (GrpcBinding::*fn)(grpc::ServerContext*, const Req*, Resp*)) {
     add(method, grpc::internal::RpcMethod::NORMAL_RPC,
         new grpc::internal::RpcMethodHandler<GrpcBinding, Req, Resp>(
-            [fn](GrpcBinding* b, grpc::ServerContext* ctx, const Req* req, Resp* res) { return (b->*fn)(ctx, req, res); },
+            [fn](GrpcBinding* b, grpc::ServerContext* ctx, const Req* req, Resp* res) {
+              return (b->*fn)(ctx, req, res);
+            },
             binding_.get()),
         Req::descriptor()->full_name());
   }
@@ -232,7 +234,8 @@ class Registration final : public grpc::Service {
   void add(const char* method, grpc::internal::RpcMethod::RpcType type, grpc::internal::MethodHandler* handler,
            const std::string& request_type) {
     names_.push_back("/" + std::string(pb::A2AService::service_full_name()) + "/" + method);
-    AddMethod(new grpc::internal::RpcServiceMethod(names_.back().c_str(), type, new RequestCheck(handler, request_type)));
+    AddMethod(
+        new grpc::internal::RpcServiceMethod(names_.back().c_str(), type, new RequestCheck(handler, request_type)));
   }
 
   std::unique_ptr<GrpcBinding> binding_;

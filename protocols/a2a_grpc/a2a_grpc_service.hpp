@@ -44,7 +44,7 @@
 namespace kaisha::a2a {
 
 struct A2aGrpcServiceOptions {
-  std::string bearer_token;       // empty: none required
+  std::string bearer_token;        // empty: none required
   size_t max_queued_events = 256;  // per stream; a peer this far behind is dropped
 };
 

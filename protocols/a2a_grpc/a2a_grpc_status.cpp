@@ -25,21 +25,36 @@ std::string request_wording(std::string message) {
 
 grpc::StatusCode grpc_code(int a2a_code) {
   switch (a2a_code) {
-    case -32001: return grpc::StatusCode::NOT_FOUND;
-    case -32002: return grpc::StatusCode::FAILED_PRECONDITION;
-    case -32003: return grpc::StatusCode::UNIMPLEMENTED;
-    case -32004: return grpc::StatusCode::UNIMPLEMENTED;
-    case -32005: return grpc::StatusCode::INVALID_ARGUMENT;
-    case -32006: return grpc::StatusCode::INTERNAL;
-    case -32007: return grpc::StatusCode::FAILED_PRECONDITION;
-    case -32008: return grpc::StatusCode::FAILED_PRECONDITION;
-    case -32009: return grpc::StatusCode::UNIMPLEMENTED;
-    case -32700: case -32600: case -32602: return grpc::StatusCode::INVALID_ARGUMENT;
+    case -32001:
+      return grpc::StatusCode::NOT_FOUND;
+    case -32002:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case -32003:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case -32004:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case -32005:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case -32006:
+      return grpc::StatusCode::INTERNAL;
+    case -32007:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case -32008:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case -32009:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case -32700:
+    case -32600:
+    case -32602:
+      return grpc::StatusCode::INVALID_ARGUMENT;
     // A method the service does not know is a method this binding does not
     // serve.
-    case -32601: return grpc::StatusCode::UNIMPLEMENTED;
-    case -32050: return grpc::StatusCode::RESOURCE_EXHAUSTED;  // kaisha's: a limit of kaisha serve
-    default: return grpc::StatusCode::INTERNAL;
+    case -32601:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case -32050:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;  // kaisha's: a limit of kaisha serve
+    default:
+      return grpc::StatusCode::INTERNAL;
   }
 }
 
@@ -54,7 +69,8 @@ grpc::Status grpc_status(const json& rpc_error) {
   const grpc::StatusCode status_code = grpc_code(code);
   // The details' ErrorInfo is the one the HTTP+JSON binding sends (the
   // same reason, domain and metadata), taken from its AIP-193 body.
-  const json rest = rest_error_body(json{{"code", code}, {"message", message},
+  const json rest = rest_error_body(json{{"code", code},
+                                         {"message", message},
                                          {"data", rpc_error.is_object() ? rpc_error.value("data", json()) : json()}});
   google::rpc::Status details;
   details.set_code(static_cast<int>(status_code));

@@ -72,20 +72,23 @@ struct RunAsk : std::enable_shared_from_this<RunAsk> {
     auto status = run_status_from(run["status"].get<std::string>());
     if (!status) return done(Error{"acp", who() + ": unknown run status '" + run["status"].get<std::string>() + "'"});
     switch (*status) {
-      case RunStatus::completed: return done(output_text(run));
+      case RunStatus::completed:
+        return done(output_text(run));
       case RunStatus::failed: {
         std::string why = "(no error given)";
         if (run.contains("error") && run["error"].is_object()) why = run["error"].value("message", why);
         return done(Error{"acp", who() + ": run " + run_id + " failed: " + why});
       }
-      case RunStatus::cancelled: return done(Error{"acp", who() + ": run " + run_id + " was cancelled"});
+      case RunStatus::cancelled:
+        return done(Error{"acp", who() + ": run " + run_id + " was cancelled"});
       case RunStatus::awaiting:
         return done(Error{"acp", who() + ": run " + run_id + " awaits input kaisha cannot give"});
-      default: break;
+      default:
+        break;
     }
     if (now_ms() + opt.poll_interval_ms >= deadline_ms)
-      return done(Error{"timeout", who() + ": run " + run_id + " did not finish within " +
-                                       std::to_string(opt.timeout_ms) + " ms"});
+      return done(Error{
+          "timeout", who() + ": run " + run_id + " did not finish within " + std::to_string(opt.timeout_ms) + " ms"});
     auto self = shared_from_this();
     http->schedule(std::chrono::milliseconds(opt.poll_interval_ms), [self] { self->poll(); });
   }

@@ -44,26 +44,32 @@ bool is_terminal(RunStatus s) {
 
 RunStatus run_status_of(company::TaskState s) {
   switch (s) {
-    case company::TaskState::submitted: return RunStatus::created;
-    case company::TaskState::working: return RunStatus::in_progress;
-    case company::TaskState::input_required: return RunStatus::awaiting;
-    case company::TaskState::completed: return RunStatus::completed;
-    case company::TaskState::failed: return RunStatus::failed;
-    case company::TaskState::canceled: return RunStatus::cancelled;
+    case company::TaskState::submitted:
+      return RunStatus::created;
+    case company::TaskState::working:
+      return RunStatus::in_progress;
+    case company::TaskState::input_required:
+      return RunStatus::awaiting;
+    case company::TaskState::completed:
+      return RunStatus::completed;
+    case company::TaskState::failed:
+      return RunStatus::failed;
+    case company::TaskState::canceled:
+      return RunStatus::cancelled;
   }
   return RunStatus::failed;
 }
 
-json error_body(std::string_view code, std::string_view message) {
-  return json{{"code", code}, {"message", message}};
-}
+json error_body(std::string_view code, std::string_view message) { return json{{"code", code}, {"message", message}}; }
 
 json text_message(std::string_view role, std::string_view text, std::string_view at) {
   return json{{"role", role}, {"parts", json::array({text_part(text)})}, {"created_at", at}, {"completed_at", at}};
 }
 
 Result<std::string> input_text(const json& input) {
-  auto bad = [](const std::string& where, const std::string& what) { return Error{"invalid_input", where + ": " + what}; };
+  auto bad = [](const std::string& where, const std::string& what) {
+    return Error{"invalid_input", where + ": " + what};
+  };
   if (!input.is_array() || input.empty()) return bad("input", "must be a non-empty array of messages");
   std::string out;
   for (size_t i = 0; i < input.size(); ++i) {
@@ -107,8 +113,7 @@ json Run::to_json() const {
          {"error", nullptr},
          {"created_at", created_at},
          {"finished_at", finished_at.empty() ? json(nullptr) : json(finished_at)}};
-  if (status == RunStatus::completed)
-    j["output"].push_back(text_message("agent/" + agent_name, output, finished_at));
+  if (status == RunStatus::completed) j["output"].push_back(text_message("agent/" + agent_name, output, finished_at));
   if (status == RunStatus::failed) j["error"] = error_body("server_error", error);
   if (status == RunStatus::awaiting)
     j["await_request"] = json{{"type", "message"}, {"message", text_message("agent/" + agent_name, question, "")}};
@@ -137,15 +142,15 @@ std::string iso_of_ms(int64_t ms) {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
   return buf;
 }
 
 std::string iso_now() {
-  return iso_of_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count());
+  return iso_of_ms(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace kaisha::acp

@@ -44,15 +44,15 @@ Result<std::string> input_text(const json& input);
 
 // A run as the protocol shows it.
 struct Run {
-  std::string run_id;      // a UUID
+  std::string run_id;  // a UUID
   std::string agent_name;
   std::string session_id;  // UUID or "" (sent as null)
   RunStatus status = RunStatus::created;
-  std::string task_id;     // the company task behind it
-  std::string output;      // the answer, when completed
-  std::string error;       // why, when failed
+  std::string task_id;                  // the company task behind it
+  std::string output;                   // the answer, when completed
+  std::string error;                    // why, when failed
   std::string created_at, finished_at;  // ISO-8601; finished_at "" until terminal
-  std::string question;    // what the company asks its user, while awaiting
+  std::string question;                 // what the company asks its user, while awaiting
   json to_json() const;
 };
 

@@ -26,10 +26,10 @@ AcpReply not_found_run(const std::string& id) {
   const std::string shown = utf8::repair(utf8::truncate(id, 64));
   if (!is_uuid(id))
     return error_reply(404, "not_found", "Run '" + shown + "' not found: run ids are UUIDs (8-4-4-4-12 hex digits)");
-  return error_reply(404, "not_found",
-                     "Run " + shown + " not found: this server never gave out that id, and its journal has no run by it");
+  return error_reply(
+      404, "not_found",
+      "Run " + shown + " not found: this server never gave out that id, and its journal has no run by it");
 }
-
 
 }  // namespace
 
@@ -166,8 +166,9 @@ Result<RunRequest> AcpService::parse_run_request(const std::string& body, AcpRep
     return Error{code, message};
   };
   BoundedJson parsed = parse_bounded_json(body, options_.body_limits);
-  if (!parsed.ok) return fail(parsed.error.kind == JsonParseError::Kind::too_large ? 413 : 400, "invalid_input",
-                              "request body: " + parsed.error.message);
+  if (!parsed.ok)
+    return fail(parsed.error.kind == JsonParseError::Kind::too_large ? 413 : 400, "invalid_input",
+                "request body: " + parsed.error.message);
   const json& j = parsed.value;
   if (!j.is_object()) return fail(400, "invalid_input", "request body must be a JSON object");
   RunRequest r;
@@ -212,7 +213,8 @@ void AcpService::remember_locked(const std::shared_ptr<Entry>& e) {
 
 Status AcpService::submit_and_keep(const std::shared_ptr<Entry>& e, const RunRequest& request) {
   const int64_t created_ms = wall_ms();
-  auto id = company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
+  auto id =
+      company_.submit_in(request.session_id, request.input, [e](const msg::ProgressEvent& ev) { e->on_event(ev); });
   json data{{"agent_name", request.agent_name}, {"session_id", request.session_id}, {"created_at", e->run.created_at}};
   std::string session = company_.session_id();
   if (id.ok()) {
@@ -379,9 +381,10 @@ AcpReply AcpService::resume_run(const std::string& run_id, const std::string& bo
   const json& j = parsed.value;
   if (!j.is_object()) return error_reply(400, "invalid_input", "request body must be a JSON object");
   auto ar = j.find("await_resume");
-  if (ar == j.end() || !ar->is_object()) return error_reply(400, "invalid_input", "await_resume: is required (an object)");
-  if (auto m = j.find("mode"); m != j.end() && !m->is_null() &&
-                              (!m->is_string() || (*m != "sync" && *m != "async" && *m != "stream")))
+  if (ar == j.end() || !ar->is_object())
+    return error_reply(400, "invalid_input", "await_resume: is required (an object)");
+  if (auto m = j.find("mode");
+      m != j.end() && !m->is_null() && (!m->is_string() || (*m != "sync" && *m != "async" && *m != "stream")))
     return error_reply(400, "invalid_input", "mode: must be \"sync\", \"async\" or \"stream\"");
   const std::string mode = j.value("mode", json("sync")).is_string() ? j.value("mode", std::string("sync")) : "sync";
   auto e = find(run_id);

@@ -58,9 +58,9 @@ struct AcpReply {
 // A validated POST /runs body.
 struct RunRequest {
   std::string agent_name;
-  std::string input;      // the text of the input messages
+  std::string input;  // the text of the input messages
   std::string mode = "sync";
-  std::string session_id; // "" or a UUID
+  std::string session_id;  // "" or a UUID
 };
 
 class AcpService {

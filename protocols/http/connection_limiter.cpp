@@ -9,8 +9,7 @@ ConnectionLimiter::ConnectionLimiter(size_t max_total, size_t max_per_client)
 
 ConnectionLimiter::Admission ConnectionLimiter::admit(const std::string& client) {
   std::lock_guard lock(mu_);
-  if (total_ >= max_total_)
-    return {false, "the server holds " + std::to_string(total_) + " connections, its limit"};
+  if (total_ >= max_total_) return {false, "the server holds " + std::to_string(total_) + " connections, its limit"};
   size_t& mine = per_client_[client];
   if (mine >= max_per_client_)
     return {false, client + " already holds " + std::to_string(mine) + " connections, the limit per client"};

@@ -44,8 +44,7 @@ std::string peer_address(int fd) {
   return ip;
 }
 
-ConnectionStream::ConnectionStream(int fd, SSL* ssl, ConnectionTimeouts timeouts)
-    : fd_(fd), ssl_(ssl), t_(timeouts) {
+ConnectionStream::ConnectionStream(int fd, SSL* ssl, ConnectionTimeouts timeouts) : fd_(fd), ssl_(ssl), t_(timeouts) {
   int flags = fcntl(fd_, F_GETFL, 0);
   if (flags >= 0) fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
   begin_request();
@@ -79,7 +78,8 @@ bool ConnectionStream::fill() {
       n = SSL_read(ssl_, buf_, static_cast<int>(sizeof(buf_)));
       if (n <= 0) {
         int e = SSL_get_error(ssl_, static_cast<int>(n));
-        if (e == SSL_ERROR_WANT_WRITE) want = POLLOUT;
+        if (e == SSL_ERROR_WANT_WRITE)
+          want = POLLOUT;
         else if (e != SSL_ERROR_WANT_READ) {
           failure_ = e == SSL_ERROR_ZERO_RETURN ? "closed by the client" : "TLS read failed";
           return false;
@@ -155,8 +155,10 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
       n = SSL_write(ssl_, ptr, static_cast<int>(std::min<size_t>(size, 1u << 30)));
       if (n <= 0) {
         int e = SSL_get_error(ssl_, static_cast<int>(n));
-        if (e == SSL_ERROR_WANT_READ) want = POLLIN;
-        else if (e != SSL_ERROR_WANT_WRITE) return -1;
+        if (e == SSL_ERROR_WANT_READ)
+          want = POLLIN;
+        else if (e != SSL_ERROR_WANT_WRITE)
+          return -1;
       }
     } else {
       n = ::send(fd_, ptr, size, MSG_NOSIGNAL);

@@ -39,18 +39,30 @@ std::string lower(std::string_view s) {
 
 const char* status_word(int status) {
   switch (status) {
-    case 400: return "bad_request";
-    case 401: return "unauthorized";
-    case 403: return "forbidden";
-    case 404: return "not_found";
-    case 405: return "method_not_allowed";
-    case 408: return "timeout";
-    case 411: return "length_required";
-    case 413: return "too_large";
-    case 414: return "uri_too_long";
-    case 429: return "too_many_connections";
-    case 415: return "unsupported_media_type";
-    default: return status >= 500 ? "internal" : "error";
+    case 400:
+      return "bad_request";
+    case 401:
+      return "unauthorized";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 408:
+      return "timeout";
+    case 411:
+      return "length_required";
+    case 413:
+      return "too_large";
+    case 414:
+      return "uri_too_long";
+    case 429:
+      return "too_many_connections";
+    case 415:
+      return "unsupported_media_type";
+    default:
+      return status >= 500 ? "internal" : "error";
   }
 }
 
@@ -93,7 +105,8 @@ class ConnectionThreads : public httplib::TaskQueue {
         fn();
         std::lock_guard lock(mu_);
         if (--running_ == 0) cv_.notify_all();
-      }).detach();
+      })
+          .detach();
     } catch (const std::system_error&) {  // out of threads: refuse this one
       {
         std::lock_guard lock(mu_);
@@ -124,9 +137,8 @@ class ConnectionThreads : public httplib::TaskQueue {
 // A short answer to a connection that is refused before its request is
 // read; sent without waiting (the peer may not read), then closed.
 void refuse_connection(int fd, int status, const std::string& message) {
-  const std::string body =
-      json{{"error", {{"code", status_word(status)}, {"message", message}}}}.dump(-1, ' ', false,
-                                                                             json::error_handler_t::replace);
+  const std::string body = json{{"error", {{"code", status_word(status)}, {"message", message}}}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
   const std::string text = "HTTP/1.1 " + std::to_string(status) +
                            (status == 429 ? " Too Many Requests" : " Service Unavailable") +
                            "\r\nContent-Type: application/json\r\nConnection: close\r\nRetry-After: 1\r\n"
@@ -166,8 +178,8 @@ class GuardedServer : public httplib::Server {
     const std::string client = peer_address(sock);
     if (tl_refuse_now) {
       if (!tls_)
-        refuse_connection(sock, 503, "the server holds " + std::to_string(limiter_.total()) +
-                                         " connections, its limit; retry later");
+        refuse_connection(
+            sock, 503, "the server holds " + std::to_string(limiter_.total()) + " connections, its limit; retry later");
     } else if (auto a = limiter_.admit(client); !a.admitted) {
       if (!tls_) refuse_connection(sock, limiter_.of(client) > 0 ? 429 : 503, a.refusal + "; retry later");
     } else {
@@ -393,8 +405,7 @@ struct HttpServer::Impl {
 
   void track(const std::shared_ptr<SseWriter>& w) {
     std::lock_guard lock(streams_mu);
-    streams.erase(std::remove_if(streams.begin(), streams.end(), [](auto& p) { return p.expired(); }),
-                  streams.end());
+    streams.erase(std::remove_if(streams.begin(), streams.end(), [](auto& p) { return p.expired(); }), streams.end());
     streams.push_back(w);
   }
 
@@ -447,8 +458,7 @@ struct HttpServer::Impl {
       try {
         handler(req, out);
       } catch (const std::exception& e) {
-        std::cerr << "kaisha http: handler for " << req.method << " " << req.path << " threw: " << e.what()
-                  << "\n";
+        std::cerr << "kaisha http: handler for " << req.method << " " << req.path << " threw: " << e.what() << "\n";
         if (out.sse()) out.sse()->mark_ended(false);
         out = HttpResponse{};
         out.set_error(500, "internal", "internal error while handling " + req.method + " " + req.path);
@@ -459,13 +469,20 @@ struct HttpServer::Impl {
       }
       write_back(out, res);
     };
-    if (method == "GET") svr.Get(pattern, h);
-    else if (method == "POST") svr.Post(pattern, h);
-    else if (method == "PUT") svr.Put(pattern, h);
-    else if (method == "PATCH") svr.Patch(pattern, h);
-    else if (method == "DELETE") svr.Delete(pattern, h);
-    else if (method == "OPTIONS") svr.Options(pattern, h);
-    else late_routes += " unsupported method " + method + " for " + pattern + ";";
+    if (method == "GET")
+      svr.Get(pattern, h);
+    else if (method == "POST")
+      svr.Post(pattern, h);
+    else if (method == "PUT")
+      svr.Put(pattern, h);
+    else if (method == "PATCH")
+      svr.Patch(pattern, h);
+    else if (method == "DELETE")
+      svr.Delete(pattern, h);
+    else if (method == "OPTIONS")
+      svr.Options(pattern, h);
+    else
+      late_routes += " unsupported method " + method + " for " + pattern + ";";
   }
 };
 
@@ -514,24 +531,30 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
     impl->write_back(out, res);
     return httplib::Server::HandlerResponse::Handled;
   });
-  svr.set_error_handler(httplib::Server::HandlerWithResponse([impl = impl_.get()](const httplib::Request& q, httplib::Response& res) {
-    // A route or the token check already answered (set_uncompressed leaves
-    // res.body empty but always sets the Content-Type).
-    if (!res.body.empty() || res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
-    std::string msg;
-    switch (res.status) {
-      case 404: msg = "no route for " + q.method + " " + q.path; break;
-      case 413:
-        msg = "request body too large (limit " + std::to_string(impl->opt.max_body_bytes) + " bytes)";
-        break;
-      case 400: msg = "malformed HTTP request"; break;
-      default: msg = "HTTP " + std::to_string(res.status) + " for " + q.method + " " + q.path;
-    }
-    HttpResponse out;
-    out.set_error(res.status, status_word(res.status), msg);
-    set_uncompressed(res, std::move(out.body), out.content_type);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  svr.set_error_handler(
+      httplib::Server::HandlerWithResponse([impl = impl_.get()](const httplib::Request& q, httplib::Response& res) {
+        // A route or the token check already answered (set_uncompressed leaves
+        // res.body empty but always sets the Content-Type).
+        if (!res.body.empty() || res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
+        std::string msg;
+        switch (res.status) {
+          case 404:
+            msg = "no route for " + q.method + " " + q.path;
+            break;
+          case 413:
+            msg = "request body too large (limit " + std::to_string(impl->opt.max_body_bytes) + " bytes)";
+            break;
+          case 400:
+            msg = "malformed HTTP request";
+            break;
+          default:
+            msg = "HTTP " + std::to_string(res.status) + " for " + q.method + " " + q.path;
+        }
+        HttpResponse out;
+        out.set_error(res.status, status_word(res.status), msg);
+        set_uncompressed(res, std::move(out.body), out.content_type);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -561,8 +584,10 @@ Result<int> HttpServer::start() {
   std::string bind_host = o.host == "localhost" ? "127.0.0.1" : o.host;
   if (bind_host.size() > 2 && bind_host.front() == '[') bind_host = bind_host.substr(1, bind_host.size() - 2);
   int bound = -1;
-  if (o.port == 0) bound = impl_->svr.bind_to_any_port(bind_host);
-  else if (impl_->svr.bind_to_port(bind_host, o.port)) bound = o.port;
+  if (o.port == 0)
+    bound = impl_->svr.bind_to_any_port(bind_host);
+  else if (impl_->svr.bind_to_port(bind_host, o.port))
+    bound = o.port;
   if (bound <= 0)
     return Error{"bind", "cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " + std::strerror(errno)};
   impl_->port = bound;

@@ -50,14 +50,14 @@ namespace kaisha::protocols {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;                       // 0: an ephemeral port
-  std::string bearer_token;           // empty: no auth (loopback only)
+  int port = 0;                                    // 0: an ephemeral port
+  std::string bearer_token;                        // empty: no auth (loopback only)
   size_t max_body_bytes = JsonLimits{}.max_bytes;  // larger bodies get 413
-  size_t max_connections = 2048;            // open at once; more get 503
-  size_t max_connections_per_client = 256;  // from one source address; more get 429
-  int64_t header_timeout_ms = 10'000;  // request line and headers, from the request's first byte
-  int64_t body_timeout_ms = 30'000;    // the body, from the end of the headers
-  int64_t write_timeout_ms = 30'000;   // a peer not reading our response
+  size_t max_connections = 2048;                   // open at once; more get 503
+  size_t max_connections_per_client = 256;         // from one source address; more get 429
+  int64_t header_timeout_ms = 10'000;              // request line and headers, from the request's first byte
+  int64_t body_timeout_ms = 30'000;                // the body, from the end of the headers
+  int64_t write_timeout_ms = 30'000;               // a peer not reading our response
   // An idle connection (before its first request or between two) is closed
   // after this long.
   int64_t keep_alive_timeout_ms = 5'000;
@@ -75,8 +75,8 @@ struct HttpServerOptions {
 };
 
 struct HttpRequest {
-  std::string method;   // "GET", "POST", ...
-  std::string path;     // without the query string
+  std::string method;                          // "GET", "POST", ...
+  std::string path;                            // without the query string
   std::map<std::string, std::string> headers;  // names lower-cased; last value wins
   std::map<std::string, std::string> query;    // decoded query parameters
   std::vector<std::string> path_params;        // regex captures of the route pattern

@@ -27,8 +27,7 @@ Status check_origin_and_host(std::string_view host_header, std::string_view orig
                                   "' is not a loopback name; this server only answers requests for "
                                   "localhost/127.0.0.1 (DNS rebinding protection)"};
   if (origin.empty()) return Status::Ok();
-  if (std::find(allowed_origins.begin(), allowed_origins.end(), origin) != allowed_origins.end())
-    return Status::Ok();
+  if (std::find(allowed_origins.begin(), allowed_origins.end(), origin) != allowed_origins.end()) return Status::Ok();
   if (is_loopback_host(host_of(origin))) return Status::Ok();
   return Error{"forbidden", "Origin '" + std::string(origin) +
                                 "' is not allowed: only loopback origins and configured allowed origins may "

@@ -24,7 +24,7 @@ std::string host_of(std::string_view host_header_or_origin);
 // present, must be a loopback origin or be listed in `allowed_origins`
 // (compared as given, e.g. "https://app.example"), whatever the binding.
 // The Error (code "forbidden") names the offending header and value.
-Status check_origin_and_host(std::string_view host_header, std::string_view origin,
-                             bool loopback_only, const std::vector<std::string>& allowed_origins);
+Status check_origin_and_host(std::string_view host_header, std::string_view origin, bool loopback_only,
+                             const std::vector<std::string>& allowed_origins);
 
 }  // namespace kaisha::protocols

@@ -7,8 +7,10 @@ namespace kaisha::protocols {
 Status check_request_framing(std::string_view content_length, std::string_view transfer_encoding,
                              size_t max_body_bytes) {
   if (!transfer_encoding.empty())
-    return Error{"length_required", "request bodies with Transfer-Encoding are not accepted; send the body with a "
-                                    "Content-Length (at most " + std::to_string(max_body_bytes) + " bytes)"};
+    return Error{"length_required",
+                 "request bodies with Transfer-Encoding are not accepted; send the body with a "
+                 "Content-Length (at most " +
+                     std::to_string(max_body_bytes) + " bytes)"};
   if (content_length.empty()) return Status::Ok();
   const std::string shown(content_length.substr(0, 40));
   unsigned long long n = 0;

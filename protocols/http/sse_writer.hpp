@@ -92,8 +92,8 @@ class SseWriter {
   mutable std::mutex mu_;
   std::deque<std::string> queue_;
   size_t queued_bytes_ = 0;
-  bool closing_ = false;   // close() called: finish after draining
-  bool ended_ = false;     // nothing more will be written
+  bool closing_ = false;  // close() called: finish after draining
+  bool ended_ = false;    // nothing more will be written
   bool disconnected_ = false;
   bool overflowed_ = false;
   bool close_fired_ = false;

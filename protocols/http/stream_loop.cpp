@@ -64,8 +64,8 @@ struct StreamLoop::Impl : std::enable_shared_from_this<Impl> {
     std::function<void()> released;
     std::string out;  // chunk-framed bytes not yet written, from `off`
     size_t off = 0;
-    bool finishing = false;     // `out` ends with the last chunk
-    bool want_write = false;    // EPOLLOUT is in the interest set
+    bool finishing = false;           // `out` ends with the last chunk
+    bool want_write = false;          // EPOLLOUT is in the interest set
     Clock::time_point last_progress;  // the last byte written, or data queued on an idle stream
   };
 
@@ -99,8 +99,10 @@ struct StreamLoop::Impl : std::enable_shared_from_this<Impl> {
   std::unordered_map<uint64_t, Stream> streams;
 
   void log(const std::string& line) const {
-    if (opt.log) opt.log(line);
-    else std::cerr << "kaisha http: " << line << "\n";
+    if (opt.log)
+      opt.log(line);
+    else
+      std::cerr << "kaisha http: " << line << "\n";
   }
 
   void poke() const {
@@ -168,9 +170,16 @@ struct StreamLoop::Impl : std::enable_shared_from_this<Impl> {
       if (x.released) x.released();
       return;
     }
-    auto [it, _] = streams.emplace(
-        x.id, Stream{x.fd, x.ssl, std::move(x.writer), std::move(x.peer), std::move(x.released), {}, 0, false, false,
-                     Clock::now()});
+    auto [it, _] = streams.emplace(x.id, Stream{x.fd,
+                                                x.ssl,
+                                                std::move(x.writer),
+                                                std::move(x.peer),
+                                                std::move(x.released),
+                                                {},
+                                                0,
+                                                false,
+                                                false,
+                                                Clock::now()});
     std::weak_ptr<Impl> weak = shared_from_this();
     it->second.writer->attach([weak, id = x.id] {
       if (auto self = weak.lock()) self->notify(id);
@@ -305,8 +314,10 @@ struct StreamLoop::Impl : std::enable_shared_from_this<Impl> {
     }
     ::shutdown(s.fd, SHUT_RDWR);
     ::close(s.fd);
-    if (why == End::stopping) s.writer->abort();
-    else s.writer->mark_ended(why != End::finished);
+    if (why == End::stopping)
+      s.writer->abort();
+    else
+      s.writer->mark_ended(why != End::finished);
     if (s.released) s.released();
   }
 };

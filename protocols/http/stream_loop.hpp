@@ -49,8 +49,7 @@ class StreamLoop {
   // frees it), the writer whose events it carries, and `peer` (for log
   // lines). `released` runs once the socket is closed. False when the loop
   // is not running: then nothing was taken.
-  bool adopt(int fd, SSL* ssl, std::shared_ptr<SseWriter> writer, std::string peer,
-             std::function<void()> released);
+  bool adopt(int fd, SSL* ssl, std::shared_ptr<SseWriter> writer, std::string peer, std::function<void()> released);
   // Aborts every stream, closes their sockets, joins the thread. Idempotent.
   void stop();
 

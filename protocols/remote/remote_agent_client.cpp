@@ -77,8 +77,10 @@ void RemoteAgentClient::fetch(const std::string& ref, std::function<void(const C
   if (provider_of(ref) == "a2a") {
     a2a_->fetch_card(target_of(ref), [store](Result<a2a::RemoteAgentCard> r) {
       Card c;
-      if (r.ok()) c.a2a = std::move(r).value();
-      else c.status = r.error();
+      if (r.ok())
+        c.a2a = std::move(r).value();
+      else
+        c.status = r.error();
       store(std::move(c));
     });
     return;
@@ -86,8 +88,10 @@ void RemoteAgentClient::fetch(const std::string& ref, std::function<void(const C
   const acp::AcpAgentAddress addr = acp::parse_agent_address(target_of(ref));
   acp_->fetch_manifest(addr, [store](Result<json> r) {
     Card c;
-    if (r.ok()) c.acp_agent = (*r)["name"].get<std::string>();
-    else c.status = r.error();
+    if (r.ok())
+      c.acp_agent = (*r)["name"].get<std::string>();
+    else
+      c.status = r.error();
     store(std::move(c));
   });
 }
@@ -147,7 +151,7 @@ void RemoteAgentClient::chat(const std::string& ref, llm::ChatRequest request, c
 }
 
 void RemoteAgentClient::ask(const std::string& ref, const Card& card, llm::ChatRequest request,
-                             company::ChatHandlers handlers) {
+                            company::ChatHandlers handlers) {
   const std::string question = question_of(request);
   if (question.empty()) return handlers.on_done(Error{"llm", ref + ": nothing to ask (no user message)"});
   auto req = std::make_shared<llm::ChatRequest>(std::move(request));
@@ -169,7 +173,7 @@ void RemoteAgentClient::ask(const std::string& ref, const Card& card, llm::ChatR
 }
 
 std::shared_ptr<company::ChatClient> make_remote_agent_client(std::shared_ptr<company::ChatClient> inner,
-                                                                const config::Config& config) {
+                                                              const config::Config& config) {
   auto client = std::make_shared<RemoteAgentClient>(std::move(inner));
   std::vector<std::string> refs{config.ceo.model};
   auto table = economy::load_cost_table_file(config.cost_table_file.empty() ? data_file("data/cost_table.yaml")

@@ -39,7 +39,7 @@
 namespace kaisha::remote {
 
 struct RemoteAgentOptions {
-  int64_t timeout_ms = 300'000;         // one ask
+  int64_t timeout_ms = 300'000;  // one ask
   int64_t connect_timeout_ms = 5'000;
   int64_t prefetch_timeout_ms = 5'000;  // a card at start-up
   std::string bearer_token;             // sent to remote agents when set
@@ -66,9 +66,9 @@ class RemoteAgentClient final : public company::ChatClient {
 
  private:
   struct Card {
-    Status status;                              // the fetch's outcome
-    std::optional<a2a::RemoteAgentCard> a2a;    // A2A refs
-    std::string acp_agent;                      // ACP refs: the agent's resolved name
+    Status status;                            // the fetch's outcome
+    std::optional<a2a::RemoteAgentCard> a2a;  // A2A refs
+    std::string acp_agent;                    // ACP refs: the agent's resolved name
   };
   void fetch(const std::string& model_ref, std::function<void(const Card&)> done);
   void ask(const std::string& model_ref, const Card& card, llm::ChatRequest request, company::ChatHandlers handlers);

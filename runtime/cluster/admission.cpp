@@ -21,8 +21,7 @@ Result<msg::NodeInfo> Admission::member_info(const msg::NodeInfo& claimed, const
                                              bool* overridden) const {
   if (overridden) *overridden = false;
   const NodeConfig* listed = config_.find(claimed.name);
-  if (!listed)
-    return Error{"unlisted_node", "node '" + claimed.name + "' is not listed in " + config_.source};
+  if (!listed) return Error{"unlisted_node", "node '" + claimed.name + "' is not listed in " + config_.source};
   msg::NodeInfo info = claimed;
   info.public_key = listed->public_key;
   info.capabilities = listed->capabilities;

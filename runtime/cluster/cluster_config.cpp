@@ -37,7 +37,8 @@ class Parser {
   Parser(const std::string& source, ClusterConfig& out) : r_(source), c_(out) {}
 
   Status parse(const YAML::Node& root) {
-    if (!YamlReader::present(root)) return Error{"config", r_.source() + ": the cluster file is empty; it needs a 'nodes' section"};
+    if (!YamlReader::present(root))
+      return Error{"config", r_.source() + ": the cluster file is empty; it needs a 'nodes' section"};
     if (Status s = r_.expect_section(root, "", {"company", "cluster", "nodes"}); !s) return s;
     if (Status s = r_.optional_string(root, "", "company", c_.company_config); !s) return s;
     if (Status s = cluster(root["cluster"]); !s) return s;
@@ -50,15 +51,17 @@ class Parser {
     if (!YamlReader::present(n)) return Status::Ok();
     auto v = r_.read_int(n, YamlReader::join(path, key));
     if (!v) return v.error();
-    if (*v <= 0) return r_.error_at(n, YamlReader::join(path, key), "expected milliseconds > 0, got " + std::to_string(*v));
+    if (*v <= 0)
+      return r_.error_at(n, YamlReader::join(path, key), "expected milliseconds > 0, got " + std::to_string(*v));
     out = *v;
     return Status::Ok();
   }
 
   Status key(const YAML::Node& n, const std::string& path, const std::string& value) {
     if (value.size() != 40)
-      return r_.error_at(n, path, "expected a 40-character Z85 public key (kaisha keygen prints one), got " +
-                                      std::to_string(value.size()) + " characters");
+      return r_.error_at(n, path,
+                         "expected a 40-character Z85 public key (kaisha keygen prints one), got " +
+                             std::to_string(value.size()) + " characters");
     return Status::Ok();
   }
 
@@ -79,7 +82,8 @@ class Parser {
     out = *v;
     return Status::Ok();
   }
-  Status verbatim_keys(const YAML::Node& map, const std::string& path, const char* name, std::vector<std::string>& out) {
+  Status verbatim_keys(const YAML::Node& map, const std::string& path, const char* name,
+                       std::vector<std::string>& out) {
     const YAML::Node n = map[name];
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = YamlReader::join(path, name);
@@ -97,9 +101,10 @@ class Parser {
   Status cluster(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "cluster";
-    if (Status s = r_.expect_section(n, p, {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents",
-                                  "allow_plaintext", "authorised_keys", "operator_keys", "max_frame_bytes",
-                                  "max_clients", "max_waiting_tasks"});
+    if (Status s = r_.expect_section(
+            n, p,
+            {"seeds", "heartbeat_ms", "suspect_after_ms", "down_after_ms", "rehire_lost_agents", "allow_plaintext",
+             "authorised_keys", "operator_keys", "max_frame_bytes", "max_clients", "max_waiting_tasks"});
         !s)
       return s;
     if (Status s = millis(n, p, "heartbeat_ms", c_.timeouts.heartbeat_ms); !s) return s;
@@ -107,9 +112,10 @@ class Parser {
     if (Status s = millis(n, p, "down_after_ms", c_.timeouts.down_after_ms); !s) return s;
     const Timeouts& t = c_.timeouts;
     if (!(t.heartbeat_ms < t.suspect_after_ms && t.suspect_after_ms < t.down_after_ms))
-      return r_.error_at(n, p, "expected heartbeat_ms < suspect_after_ms < down_after_ms, got " +
-                                   std::to_string(t.heartbeat_ms) + " / " + std::to_string(t.suspect_after_ms) +
-                                   " / " + std::to_string(t.down_after_ms));
+      return r_.error_at(n, p,
+                         "expected heartbeat_ms < suspect_after_ms < down_after_ms, got " +
+                             std::to_string(t.heartbeat_ms) + " / " + std::to_string(t.suspect_after_ms) + " / " +
+                             std::to_string(t.down_after_ms));
     if (Status s = r_.optional_bool(n, p, "rehire_lost_agents", c_.rehire_lost_agents); !s) return s;
     if (Status s = r_.optional_bool(n, p, "allow_plaintext", c_.allow_plaintext); !s) return s;
     if (Status s = verbatim_keys(n, p, "authorised_keys", c_.client_keys); !s) return s;
@@ -156,14 +162,15 @@ class Parser {
       node.name = it->first.Scalar();
       const std::string p = "nodes." + node.name;
       const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
-      if (Status s = r_.expect_section(v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags",
-                                    "resource_units", "http"});
+      if (Status s = r_.expect_section(
+              v, p, {"bind", "advertise", "key_file", "public_key", "ceo", "models", "tags", "resource_units", "http"});
           !s)
         return s;
       if (Status s = r_.optional_string(v, p, "bind", node.bind); !s) return s;
       if (node.bind.empty()) return r_.error_at(v, p, "missing 'bind' (e.g. tcp://127.0.0.1:7101)");
       if (!is_tcp_address(node.bind))
-        return r_.error_at(v["bind"], p + ".bind", "expected an address like tcp://127.0.0.1:7101, got \"" + node.bind + "\"");
+        return r_.error_at(v["bind"], p + ".bind",
+                           "expected an address like tcp://127.0.0.1:7101, got \"" + node.bind + "\"");
       if (Status s = r_.optional_string(v, p, "advertise", node.advertise); !s) return s;
       if (node.advertise.empty()) node.advertise = node.bind;
       if (node.advertise.find("://0.0.0.0:") != std::string::npos || node.advertise.find("://*:") != std::string::npos)
@@ -183,8 +190,10 @@ class Parser {
         node.capabilities.resource_units = *u;
       }
       if (!c_.allow_plaintext && node.public_key.empty())
-        return r_.error_at(v, p, "no public_key: without allow_plaintext every node needs a CURVE key "
-                                 "(create one with 'kaisha keygen --out " + node.name + ".key')");
+        return r_.error_at(v, p,
+                           "no public_key: without allow_plaintext every node needs a CURVE key "
+                           "(create one with 'kaisha keygen --out " +
+                               node.name + ".key')");
       if (!node.key_file.empty()) node.key_file = resolve(node.key_file);
       // A key names exactly one node: the gateway binds the name to it.
       for (const auto& other : c_.nodes)
@@ -198,15 +207,18 @@ class Parser {
     }
     if (c_.nodes.empty()) return r_.error_at(n, "nodes", "no nodes listed");
     if (ceos != 1)
-      return r_.error_at(n, "nodes", "exactly one node must have 'ceo: true' (it runs the CEO and holds the "
-                                     "expense ledger), found " + std::to_string(ceos));
+      return r_.error_at(n, "nodes",
+                         "exactly one node must have 'ceo: true' (it runs the CEO and holds the "
+                         "expense ledger), found " +
+                             std::to_string(ceos));
     // One key, one identity: a node's key listed as a client's would let the
     // node submit, and an operator's listed as a client's would be both.
     for (const auto& k : c_.operator_keys) {
       for (const auto& other : c_.nodes)
         if (other.public_key == k)
-          return r_.error_at(keys_node_["operator_keys"], "cluster.operator_keys",
-                             "holds the key of node '" + other.name + "'; an operator needs its own key (kaisha keygen)");
+          return r_.error_at(
+              keys_node_["operator_keys"], "cluster.operator_keys",
+              "holds the key of node '" + other.name + "'; an operator needs its own key (kaisha keygen)");
       for (const auto& c : c_.client_keys)
         if (c == k)
           return r_.error_at(keys_node_["operator_keys"], "cluster.operator_keys",

@@ -60,11 +60,11 @@ struct Timeouts {
 
 struct NodeConfig {
   std::string name;
-  std::string bind;       // tcp://address:port for the gateway ROUTER
-  std::string advertise;  // what other nodes connect to; defaults to bind
-  std::string key_file;   // this node's CURVE key pair (kaisha keygen); "" = plaintext
-  std::string public_key; // its public half, so that others may authorise and reach it
-  std::string http;       // HOST:PORT where `kaisha node` serves /metrics (and /events on the CEO node); "" = none
+  std::string bind;        // tcp://address:port for the gateway ROUTER
+  std::string advertise;   // what other nodes connect to; defaults to bind
+  std::string key_file;    // this node's CURVE key pair (kaisha keygen); "" = plaintext
+  std::string public_key;  // its public half, so that others may authorise and reach it
+  std::string http;        // HOST:PORT where `kaisha node` serves /metrics (and /events on the CEO node); "" = none
   msg::NodeCapabilities capabilities;
 };
 

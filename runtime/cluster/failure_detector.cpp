@@ -4,10 +4,14 @@ namespace kaisha::cluster {
 
 const char* to_string(MemberState s) {
   switch (s) {
-    case MemberState::alive: return "alive";
-    case MemberState::suspect: return "suspect";
-    case MemberState::down: return "down";
-    case MemberState::gone: return "gone";
+    case MemberState::alive:
+      return "alive";
+    case MemberState::suspect:
+      return "suspect";
+    case MemberState::down:
+      return "down";
+    case MemberState::gone:
+      return "gone";
   }
   return "?";
 }

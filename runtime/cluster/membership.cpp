@@ -6,12 +6,18 @@ namespace kaisha::cluster {
 
 const char* to_string(MembershipEvent::Kind k) {
   switch (k) {
-    case MembershipEvent::Kind::joined: return "joined";
-    case MembershipEvent::Kind::restarted: return "restarted";
-    case MembershipEvent::Kind::suspected: return "suspected";
-    case MembershipEvent::Kind::recovered: return "recovered";
-    case MembershipEvent::Kind::down: return "down";
-    case MembershipEvent::Kind::removed: return "removed";
+    case MembershipEvent::Kind::joined:
+      return "joined";
+    case MembershipEvent::Kind::restarted:
+      return "restarted";
+    case MembershipEvent::Kind::suspected:
+      return "suspected";
+    case MembershipEvent::Kind::recovered:
+      return "recovered";
+    case MembershipEvent::Kind::down:
+      return "down";
+    case MembershipEvent::Kind::removed:
+      return "removed";
   }
   return "?";
 }

@@ -33,9 +33,12 @@ Result<std::string> place(const PlacementRequest& r, const std::vector<Placement
   std::string why;
   for (const auto& c : candidates) {
     std::string no;
-    if (!c.alive) no = "not alive";
-    else if (contains(r.exclude, c.node)) no = "excluded";
-    else if (!serves_model(c.capabilities, r.model, r.model_ref)) no = "does not serve " + r.model;
+    if (!c.alive)
+      no = "not alive";
+    else if (contains(r.exclude, c.node))
+      no = "excluded";
+    else if (!serves_model(c.capabilities, r.model, r.model_ref))
+      no = "does not serve " + r.model;
     else if (c.free_units + 1e-9 < r.units)
       no = number(c.free_units) + " resource units free, " + number(r.units) + " needed";
     else

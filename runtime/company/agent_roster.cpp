@@ -40,12 +40,10 @@ std::vector<std::string> AgentRoster::names() const {
 json AgentRoster::to_json() const {
   json out = json::object();
   for (const auto& [name, s] : agents_) {
-    json a = {{"description", s.description},
-              {"base_model", s.base_model},
-              {"model_ref", s.model_ref},
-              {"type", s.type}};
-    for (const char* k : {"create_resource_cost", "invoke_resource_cost", "create_expense_cost",
-                          "invoke_expense_cost", "output_expense_cost"}) {
+    json a = {
+        {"description", s.description}, {"base_model", s.base_model}, {"model_ref", s.model_ref}, {"type", s.type}};
+    for (const char* k : {"create_resource_cost", "invoke_resource_cost", "create_expense_cost", "invoke_expense_cost",
+                          "output_expense_cost"}) {
       a[k] = s.costs.is_object() && s.costs.contains(k) ? s.costs[k] : json(0);
     }
     out[name] = std::move(a);

@@ -4,12 +4,18 @@ namespace kaisha::company {
 
 const char* to_string(TaskState s) {
   switch (s) {
-    case TaskState::submitted: return "submitted";
-    case TaskState::working: return "working";
-    case TaskState::input_required: return "input_required";
-    case TaskState::completed: return "completed";
-    case TaskState::failed: return "failed";
-    case TaskState::canceled: return "canceled";
+    case TaskState::submitted:
+      return "submitted";
+    case TaskState::working:
+      return "working";
+    case TaskState::input_required:
+      return "input_required";
+    case TaskState::completed:
+      return "completed";
+    case TaskState::failed:
+      return "failed";
+    case TaskState::canceled:
+      return "canceled";
   }
   return "unknown";
 }
@@ -23,7 +29,7 @@ TaskState state_after_event(msg::EventKind kind) {
 }
 
 msg::EventKind terminal_event_kind(TaskState s) {
-  return s == TaskState::completed ? msg::EventKind::final
+  return s == TaskState::completed  ? msg::EventKind::final
          : s == TaskState::canceled ? msg::EventKind::canceled
                                     : msg::EventKind::error;
 }

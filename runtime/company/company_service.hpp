@@ -44,8 +44,8 @@ struct TaskInfo {
   std::string id;
   std::string input;
   TaskState state = TaskState::submitted;
-  std::string answer;  // when completed
-  std::string error;   // when failed or canceled: why
+  std::string answer;    // when completed
+  std::string error;     // when failed or canceled: why
   std::string question;  // when input_required: what the company asks its user
   // The questions it asked before and the user's answers, oldest first, as
   // long as the service holds the task in memory (the journal keeps them as

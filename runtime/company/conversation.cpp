@@ -23,12 +23,9 @@ void Conversation::add_user(const std::string& text) {
   malformed_ = 0;
 }
 
-void Conversation::add_context(const std::string& text) {
-  messages_.push_back({llm::Role::user, text, {}, "", ""});
-}
+void Conversation::add_context(const std::string& text) { messages_.push_back({llm::Role::user, text, {}, "", ""}); }
 
-llm::ChatRequest Conversation::request(const std::vector<llm::ToolSpec>& tools,
-                                       std::optional<double> temperature,
+llm::ChatRequest Conversation::request(const std::vector<llm::ToolSpec>& tools, std::optional<double> temperature,
                                        std::optional<int64_t> max_tokens) const {
   llm::ChatRequest r;
   r.messages = messages_;

@@ -40,8 +40,7 @@ class Conversation {
   // Extra context for the model (retrieved memories), as a user-role message.
   void add_context(const std::string& text);
 
-  llm::ChatRequest request(const std::vector<llm::ToolSpec>& tools,
-                           std::optional<double> temperature,
+  llm::ChatRequest request(const std::vector<llm::ToolSpec>& tools, std::optional<double> temperature,
                            std::optional<int64_t> max_tokens = std::nullopt) const;
 
   // Appends the model's answer and decides the next step.

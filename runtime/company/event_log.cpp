@@ -9,8 +9,7 @@
 namespace kaisha::company {
 
 EventLog::EventLog(size_t capacity, uint64_t epoch)
-    : capacity_(capacity == 0 ? 1 : capacity),
-      epoch_(epoch ? epoch : static_cast<uint64_t>(wall_ms())) {}
+    : capacity_(capacity == 0 ? 1 : capacity), epoch_(epoch ? epoch : static_cast<uint64_t>(wall_ms())) {}
 
 std::string EventLog::id_of(uint64_t n) const {
   char buf[48];  // two 20-digit numbers and the dash

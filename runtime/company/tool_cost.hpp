@@ -8,8 +8,8 @@
 // invoke_expense_cost; HASHIRU's generic invoke_cost counts as expense) or
 // set for any tool — MCP tools included — in the config's tools.costs, which
 // wins. A Python tool may also declare create_resource_cost and
-// create_expense_cost (HASHIRU's create_cost counts as expense): charged when ToolCreator makes it (refused, the tool is
-// not kept), the resource part refunded when ToolDeletor removes it.
+// create_expense_cost (HASHIRU's create_cost counts as expense): charged when ToolCreator makes it (refused, the tool
+// is not kept), the resource part refunded when ToolDeletor removes it.
 #pragma once
 
 #include <algorithm>
@@ -20,7 +20,7 @@ namespace kaisha::company {
 
 struct ToolCost {
   double invoke_resource_cost = 0;
-  double invoke_expense_cost = 0;  // USD per call
+  double invoke_expense_cost = 0;   // USD per call
   double create_resource_cost = 0;  // charged once when the tool is created
   double create_expense_cost = 0;   // USD, once
 

@@ -17,8 +17,8 @@ size_t distance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t up = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const bool same =
+          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
       diag = up;
     }
@@ -59,8 +59,7 @@ std::vector<std::string> GrantedTools::entries() const {
   return out;
 }
 
-GrantedTools grant_for(const config::EmployeeGrants& grants, const std::string& agent,
-                       const std::string& base_model) {
+GrantedTools grant_for(const config::EmployeeGrants& grants, const std::string& agent, const std::string& base_model) {
   std::set<std::string> names, origins;
   add_entries(grants.all, names, origins);
   if (auto it = grants.agents.find(agent); it != grants.agents.end()) add_entries(it->second, names, origins);
@@ -75,7 +74,8 @@ Status check_grants(const config::EmployeeGrants& grants, const std::map<std::st
     if (!config::is_management_tool(name)) grantable.push_back(name);
   auto check = [&](const config::GrantEntry& e) -> Status {
     if (config::is_management_tool(e.tool))
-      return Error{"config", e.where + ": '" + e.tool + "' is a management tool of the CEO; employees can never use it"};
+      return Error{"config",
+                   e.where + ": '" + e.tool + "' is a management tool of the CEO; employees can never use it"};
     if (is_origin_entry(e.tool)) {
       if (origins.count(e.tool)) return Status::Ok();
       std::string known;

@@ -40,8 +40,7 @@ class GrantedTools {
 bool is_origin_entry(const std::string& entry);
 
 // The grant of employee `agent` hired on cost-table model `base_model`.
-GrantedTools grant_for(const config::EmployeeGrants& grants, const std::string& agent,
-                       const std::string& base_model);
+GrantedTools grant_for(const config::EmployeeGrants& grants, const std::string& agent, const std::string& base_model);
 
 // Checks that every entry names an existing tool (`tools`: name -> origin of
 // every tool the sources offer now) or an existing source (`origins`).

@@ -9,16 +9,13 @@
 namespace kaisha::company {
 namespace {
 
-bool granted(const ToolGrant& grant, const std::string& name) {
-  return !grant || grant->count(name) > 0;
-}
+bool granted(const ToolGrant& grant, const std::string& name) { return !grant || grant->count(name) > 0; }
 
 // A model's call gets the checks a JSON-RPC peer's params get, at every depth
 // (core/params_check.hpp); the message starts with the tool the model called,
 // e.g. "AskAgent: arguments.prompt: expected string, got an integer".
 Status check_arguments(const std::string& tool, const json& schema, const json& args) {
-  if (!args.is_object())
-    return Error{"arguments", tool + ": arguments must be a JSON object, got " + json_kind(args)};
+  if (!args.is_object()) return Error{"arguments", tool + ": arguments must be a JSON object, got " + json_kind(args)};
   if (Status s = check_params(schema, args, "arguments"); !s.ok())
     return Error{"arguments", tool + ": " + s.error().message};
   return Status::Ok();
@@ -53,16 +50,14 @@ std::vector<llm::ToolSpec> ToolRegistry::specs(const ToolGrant& grant) const {
   return out;
 }
 
-void ToolRegistry::invoke(const std::string& name, const std::string& arguments_text,
-                          const ToolGrant& grant, ToolDone done) const {
+void ToolRegistry::invoke(const std::string& name, const std::string& arguments_text, const ToolGrant& grant,
+                          ToolDone done) const {
   const Tool* tool = find(name);
   if (!granted(grant, name)) {
     json allowed = json::array();
     for (const auto& n : order_)
       if (granted(grant, n)) allowed.push_back(n);
-    done(ToolResult::error("Tool " + name + " is not granted to this agent; it may use: " +
-                               allowed.dump(),
-                           allowed));
+    done(ToolResult::error("Tool " + name + " is not granted to this agent; it may use: " + allowed.dump(), allowed));
     return;
   }
   if (!tool) {
@@ -76,7 +71,8 @@ void ToolRegistry::invoke(const std::string& name, const std::string& arguments_
     if (args.is_discarded()) {
       done(ToolResult::error("The arguments of " + name +
                              " are not valid JSON. Call the tool again with a JSON object "
-                             "matching its parameters. Received: " + arguments_text));
+                             "matching its parameters. Received: " +
+                             arguments_text));
       return;
     }
   }

@@ -52,8 +52,7 @@ class ToolRegistry {
   // error ToolResult whose message tells the model what to fix. Under a
   // grant, any tool outside it — registered or not — gets the error listing
   // the tools the agent may use.
-  void invoke(const std::string& name, const std::string& arguments_text, const ToolGrant& grant,
-              ToolDone done) const;
+  void invoke(const std::string& name, const std::string& arguments_text, const ToolGrant& grant, ToolDone done) const;
 
  private:
   std::map<std::string, Tool> tools_;

@@ -12,8 +12,8 @@ namespace kaisha::company {
 struct ToolResult {
   bool ok = true;
   std::string message;
-  json output;                    // null when the tool has no output
-  json extra = json::object();    // merged into the top level of to_json()
+  json output;                  // null when the tool has no output
+  json extra = json::object();  // merged into the top level of to_json()
 
   static ToolResult success(std::string message, json output = nullptr) {
     return ToolResult{true, std::move(message), std::move(output), json::object()};

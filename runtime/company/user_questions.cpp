@@ -86,8 +86,10 @@ void UserQuestions::request_budget(const json& args, const ToolCallContext& ctx,
   if (reason.find_first_not_of(" \t\r\n") == std::string::npos)
     return done(ToolResult::error("RequestBudgetIncrease: 'reason' is empty; tell the user what the budget is for"));
   char buf[64];
-  if (which == "expense") std::snprintf(buf, sizeof buf, "$%.2f", amount);
-  else std::snprintf(buf, sizeof buf, "%g points", amount);
+  if (which == "expense")
+    std::snprintf(buf, sizeof buf, "$%.2f", amount);
+  else
+    std::snprintf(buf, sizeof buf, "%g points", amount);
   const std::string shown = buf;
   auto fill = [which, shown](std::string text) {
     return replace_all(replace_all(std::move(text), "{budget}", which), "{amount}", shown);

@@ -17,12 +17,12 @@ namespace kaisha::config {
 // provider keyed "ollama". Custom keys are allowed ("groq") with an explicit
 // dialect.
 struct ProviderConfig {
-  std::string name;      // the key in `providers:`
-  std::string dialect;   // "openai" | "ollama" | "gemini" | "anthropic"
-  std::string base_url;  // e.g. http://127.0.0.1:11434 or https://api.openai.com/v1
-  std::string api_key;   // may be empty (Ollama, local servers)
-  int max_concurrency = 8;        // in-flight requests to this provider
-  int64_t timeout_ms = 120000;    // whole-request timeout per attempt
+  std::string name;             // the key in `providers:`
+  std::string dialect;          // "openai" | "ollama" | "gemini" | "anthropic"
+  std::string base_url;         // e.g. http://127.0.0.1:11434 or https://api.openai.com/v1
+  std::string api_key;          // may be empty (Ollama, local servers)
+  int max_concurrency = 8;      // in-flight requests to this provider
+  int64_t timeout_ms = 120000;  // whole-request timeout per attempt
   int64_t connect_timeout_ms = 5000;
   std::map<std::string, std::string> headers;  // extra HTTP headers
 };
@@ -41,9 +41,9 @@ struct RetryConfig {
 };
 
 struct CeoConfig {
-  std::string model;              // model ref; empty = from KAISHA_MODEL or autodetect
-  double temperature = 0.2;       // HASHIRU evaluates at 0.2
-  int max_turns = 30;             // model calls per user message before giving up
+  std::string model;                 // model ref; empty = from KAISHA_MODEL or autodetect
+  double temperature = 0.2;          // HASHIRU evaluates at 0.2
+  int max_turns = 30;                // model calls per user message before giving up
   int max_malformed_tool_calls = 3;  // bounded retries when tool-call JSON is bad
   std::string system_prompt_file;    // empty = prompts/ceo_system.md
   bool stream = false;               // ask providers to stream (SSE / NDJSON) answers
@@ -114,11 +114,11 @@ struct Switches {
 // a subtask DAG run by workers, judge audit. Its `routing:` and `optimizer:`
 // subsections are read by their own parsers (runtime/effgen/routing, runtime/effgen/prompt_optimizer).
 struct EffgenConfig {
-  std::string planner_model;  // model ref; "" = ceo.model
-  std::string worker_model;   // cost-table name or model ref; "" = the planner's model
-  std::string judge_model;    // model ref; "" = the planner's model
-  bool judge = true;          // audit every subtask result (infiagent.md §10)
-  int max_concurrent = 5;     // subtasks running at once
+  std::string planner_model;    // model ref; "" = ceo.model
+  std::string worker_model;     // cost-table name or model ref; "" = the planner's model
+  std::string judge_model;      // model ref; "" = the planner's model
+  bool judge = true;            // audit every subtask result (infiagent.md §10)
+  int max_concurrent = 5;       // subtasks running at once
   int max_subtask_retries = 1;  // re-runs of a failed subtask
   int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
 };
@@ -133,17 +133,17 @@ struct PyramidConfig {
   // How the router scores agents: "embedding" (cosine similarity of the
   // descriptions), "model" (router_model scores each) or "both" (the mean).
   std::string router = "embedding";
-  std::string router_model;      // model ref; "" = pyramid.model
-  bool enforce_judge = true;     // the judge audits every success nobody had it check
-  int max_judge_retries = 3;     // retries after a rejection (4 audits)
-  int max_nudges = 5;            // reminders to a turn that calls no tool
-  int max_calls_per_turn = 10;   // tool calls run from one model turn; the rest are answered "not run"
+  std::string router_model;     // model ref; "" = pyramid.model
+  bool enforce_judge = true;    // the judge audits every success nobody had it check
+  int max_judge_retries = 3;    // retries after a rejection (4 audits)
+  int max_nudges = 5;           // reminders to a turn that calls no tool
+  int max_calls_per_turn = 10;  // tool calls run from one model turn; the rest are answered "not run"
   int max_final_output_retries = 3;
   int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
   int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)
-  double poor_quality = 0.3;     // an agent whose Q falls below it raises a "poor performance" trigger
-  double quality_alpha = 0.8;    // Q <- alpha * Q + (1 - alpha) * verdict
-  double quality_initial = 0.5;  // an agent's Q before its first verdict
+  double poor_quality = 0.3;           // an agent whose Q falls below it raises a "poor performance" trigger
+  double quality_alpha = 0.8;          // Q <- alpha * Q + (1 - alpha) * verdict
+  double quality_initial = 0.5;        // an agent's Q before its first verdict
   // Text passed inline between agents (a task_input, a final_output's
   // output), in bytes; more must go in a file, passed by its path.
   int64_t max_inline_bytes = 16384;
@@ -164,17 +164,17 @@ struct ShortTermConfig {
 // switches.memory is. Memories live in their own SQLite file (see
 // runtime/memory/memory_store.hpp for why).
 struct MemoryConfig {
-  std::string path;             // "" = the store path with ".memory.db" for ".db"
-  std::string embedding_model;  // model ref (ollama:all-minilm, openai:text-embedding-3-small); "" = built-in
-  int embedding_dims = 384;     // of the built-in hashed n-gram embedder
-  double threshold = 0.1;       // cosine similarity a retrieved memory needs (HASHIRU: 0.1)
-  int top_k = 5;                // memories injected per turn (HASHIRU: 5)
-  bool auto_retrieve = true;    // retrieve and inject before each CEO turn
-  double lexical_weight = 0.3;  // FTS5 share of the hybrid score; 0 = vectors only
+  std::string path;                    // "" = the store path with ".memory.db" for ".db"
+  std::string embedding_model;         // model ref (ollama:all-minilm, openai:text-embedding-3-small); "" = built-in
+  int embedding_dims = 384;            // of the built-in hashed n-gram embedder
+  double threshold = 0.1;              // cosine similarity a retrieved memory needs (HASHIRU: 0.1)
+  int top_k = 5;                       // memories injected per turn (HASHIRU: 5)
+  bool auto_retrieve = true;           // retrieve and inject before each CEO turn
+  double lexical_weight = 0.3;         // FTS5 share of the hybrid score; 0 = vectors only
   std::string ranking = "similarity";  // similarity | effgen (0.3R + 0.2F + 0.3I + 0.2S)
-  int context_messages = 3;     // recent conversation texts joined into the retrieval query
-  int exact_below = 10000;      // exact vector search below this many memories, HNSW above
-  std::string index_dir;        // "" = <memory path>.index
+  int context_messages = 3;            // recent conversation texts joined into the retrieval query
+  int exact_below = 10000;             // exact vector search below this many memories, HNSW above
+  std::string index_dir;               // "" = <memory path>.index
   // Error reflection (HASHIRU Case Study 4): when the judge rejects the CEO's
   // final answer for good, the CEO writes a critique memory.
   bool error_reflection = true;
@@ -184,27 +184,27 @@ struct MemoryConfig {
 // The CEO's built-in tools and the tools it creates (hashiru.md §2.7, §3.3).
 // Code the system did not ship runs under bubblewrap with the sandbox limits.
 struct ToolsConfig {
-  std::string workspace_root;       // "" = <store dir>/kaisha-work; a session works in <root>/<session>
-  std::string user_tools_dir;       // "" = <store dir>/kaisha-tools (ToolCreator's tools)
-  int64_t max_read_bytes = 1 << 20;     // ReadFile returns at most this much
-  int64_t max_write_bytes = 1 << 20;    // WriteFile refuses more
-  int64_t max_list_entries = 1000;      // ListFiles returns at most this many
-  int64_t web_timeout_ms = 10000;       // GetWebsite (HASHIRU: 10 s)
-  int64_t max_page_bytes = 2 << 20;     // GetWebsite download cap
+  std::string workspace_root;         // "" = <store dir>/kaisha-work; a session works in <root>/<session>
+  std::string user_tools_dir;         // "" = <store dir>/kaisha-tools (ToolCreator's tools)
+  int64_t max_read_bytes = 1 << 20;   // ReadFile returns at most this much
+  int64_t max_write_bytes = 1 << 20;  // WriteFile refuses more
+  int64_t max_list_entries = 1000;    // ListFiles returns at most this many
+  int64_t web_timeout_ms = 10000;     // GetWebsite (HASHIRU: 10 s)
+  int64_t max_page_bytes = 2 << 20;   // GetWebsite download cap
   // GetWebsite and internal addresses (loopback, private, link-local):
   // refused unless `web_allow_private_addresses` (true), or inside one of
   // `web_allowed_private_networks` (YAML: a list instead of true/false).
   bool web_allow_private_addresses = false;
   std::vector<std::string> web_allowed_private_networks;
   std::string web_search_engine;       // "" = GoogleSearchTool disabled | searxng
-  std::string web_search_url;           // the search engine's base URL
-  int64_t sandbox_timeout_ms = 10000;   // wall clock per sandboxed run (HASHIRU: 10 s)
+  std::string web_search_url;          // the search engine's base URL
+  int64_t sandbox_timeout_ms = 10000;  // wall clock per sandboxed run (HASHIRU: 10 s)
   int64_t sandbox_cpu_seconds = 10;
   int64_t sandbox_memory_mb = 512;
   int64_t sandbox_max_processes = 32;
-  int64_t sandbox_disk_mb = 1024;       // the whole workspace, per run
-  bool tools_network = false;           // Python tools' calls may use the network (never PythonSandboxTool)
-  std::vector<std::string> env;         // host variables created tools may read (credentials)
+  int64_t sandbox_disk_mb = 1024;               // the whole workspace, per run
+  bool tools_network = false;                   // Python tools' calls may use the network (never PythonSandboxTool)
+  std::vector<std::string> env;                 // host variables created tools may read (credentials)
   std::map<std::string, ToolCostConfig> costs;  // declared per-call costs by tool name
 };
 
@@ -221,11 +221,11 @@ struct JournalConfig {
 };
 
 struct Config {
-  std::string source;                 // file the config came from, "" for defaults
+  std::string source;  // file the config came from, "" for defaults
   std::string store_path = "kaisha.db";
   JournalConfig journal;
-  std::string cost_table_file;        // empty = data/cost_table.yaml of the install
-  std::string prompts_dir;            // empty = prompts/ of the install
+  std::string cost_table_file;  // empty = data/cost_table.yaml of the install
+  std::string prompts_dir;      // empty = prompts/ of the install
   CeoConfig ceo;
   EmployeeConfig employee;
   std::map<std::string, ProviderConfig> providers;
@@ -235,7 +235,7 @@ struct Config {
   std::string strategy = "hashiru";  // hashiru | effgen | auto
   EffgenConfig effgen;
   PyramidConfig pyramid;
-  bool judge_final_answer = false;   // hashiru: the judge audits the CEO's final answer
+  bool judge_final_answer = false;  // hashiru: the judge audits the CEO's final answer
   MemoryConfig memory;
   ToolsConfig tools;
   std::vector<McpServerConfig> mcp_servers;  // MCP servers whose tools kaisha uses

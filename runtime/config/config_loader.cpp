@@ -72,10 +72,9 @@ class ConfigParser {
   Status parse(const YAML::Node& root) {
     if (root.IsNull()) return Status::Ok();
     if (Status s = r_.expect_map(root, ""); !s) return s;
-    std::vector<std::string> keys = {"store",    "cost_table", "prompts_dir", "ceo",    "employee",
-                                     "providers", "retry",      "budget",      "switches", "strategy",
-                                     "judge",    "memory",     "tools",       "mcp_servers", "serve",
-                                     "telemetry", "journal"};
+    std::vector<std::string> keys = {"store", "cost_table",  "prompts_dir", "ceo",       "employee", "providers",
+                                     "retry", "budget",      "switches",    "strategy",  "judge",    "memory",
+                                     "tools", "mcp_servers", "serve",       "telemetry", "journal"};
     for (const auto& s : strategy::strategies())  // each strategy's own section
       if (!s.config_section.empty()) keys.push_back(s.config_section);
     if (Status s = r_.check_keys(root, "", keys); !s) return s;
@@ -118,24 +117,22 @@ class ConfigParser {
   }
 
   // A number >= min (or > min when `strict`).
-  Status num(const YAML::Node& map, const std::string& path, const char* key, double& out,
-             double min, bool strict) {
+  Status num(const YAML::Node& map, const std::string& path, const char* key, double& out, double min, bool strict) {
     YAML::Node n = map[key];
     if (!YamlReader::present(n)) return Status::Ok();
     auto v = r_.read_number(n, YamlReader::join(path, key));
     if (!v) return v.error();
     if (strict ? !(*v > min) : !(*v >= min)) {
-      return r_.error_at(n, YamlReader::join(path, key),
-                         std::string("expected a number ") + (strict ? "> " : ">= ") +
-                             trim_number(min) + ", got " + trim_number(*v));
+      return r_.error_at(
+          n, YamlReader::join(path, key),
+          std::string("expected a number ") + (strict ? "> " : ">= ") + trim_number(min) + ", got " + trim_number(*v));
     }
     out = *v;
     return Status::Ok();
   }
 
   template <class Int>
-  Status integer(const YAML::Node& map, const std::string& path, const char* key, Int& out,
-                 int64_t min) {
+  Status integer(const YAML::Node& map, const std::string& path, const char* key, Int& out, int64_t min) {
     constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<Int>::max());
     constexpr int64_t max = kMax > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(kMax);
     int64_t v = static_cast<int64_t>(out);
@@ -147,15 +144,14 @@ class ConfigParser {
   Status ceo(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "ceo";
-    if (Status s = r_.expect_section(n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls",
-                                  "system_prompt_file", "stream"});
+    if (Status s = r_.expect_section(
+            n, p, {"model", "temperature", "max_turns", "max_malformed_tool_calls", "system_prompt_file", "stream"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "model", c_.ceo.model); !s) return s;
     if (Status s = num(n, p, "temperature", c_.ceo.temperature, 0, false); !s) return s;
     if (Status s = integer(n, p, "max_turns", c_.ceo.max_turns, 1); !s) return s;
-    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.ceo.max_malformed_tool_calls, 0); !s)
-      return s;
+    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.ceo.max_malformed_tool_calls, 0); !s) return s;
     if (Status s = r_.optional_bool(n, p, "stream", c_.ceo.stream); !s) return s;
     return r_.optional_string(n, p, "system_prompt_file", c_.ceo.system_prompt_file);
   }
@@ -163,15 +159,15 @@ class ConfigParser {
   Status employee(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "employee";
-    if (Status s = r_.expect_section(n, p, {"max_output_tokens", "temperature", "stream", "tools", "max_tool_iterations",
-                                  "max_malformed_tool_calls"});
+    if (Status s = r_.expect_section(
+            n, p,
+            {"max_output_tokens", "temperature", "stream", "tools", "max_tool_iterations", "max_malformed_tool_calls"});
         !s)
       return s;
     if (Status s = integer(n, p, "max_output_tokens", c_.employee.max_output_tokens, 1); !s) return s;
     if (Status s = r_.optional_bool(n, p, "stream", c_.employee.stream); !s) return s;
     if (Status s = integer(n, p, "max_tool_iterations", c_.employee.max_tool_iterations, 1); !s) return s;
-    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.employee.max_malformed_tool_calls, 0); !s)
-      return s;
+    if (Status s = integer(n, p, "max_malformed_tool_calls", c_.employee.max_malformed_tool_calls, 0); !s) return s;
     if (Status s = employee_tools(n["tools"], p + ".tools"); !s) return s;
     return num(n, p, "temperature", c_.employee.temperature, 0, false);
   }
@@ -208,8 +204,10 @@ class ConfigParser {
       if (v->empty()) return r_.error_at(n[i], q, "a tool name or provider cannot be empty");
       if (*v == "mcp:") return r_.error_at(n[i], q, "'mcp:' needs a server name (mcp:<server>)");
       if (is_management_tool(*v))
-        return r_.error_at(n[i], q, "'" + *v + "' is a management tool of the CEO; employees can never use it "
-                                    "(two tiers, hashiru.md §9 item 3)");
+        return r_.error_at(n[i], q,
+                           "'" + *v +
+                               "' is a management tool of the CEO; employees can never use it "
+                               "(two tiers, hashiru.md §9 item 3)");
       out.push_back({*v, r_.where(n[i]) + ": " + q});
     }
     return Status::Ok();
@@ -222,8 +220,9 @@ class ConfigParser {
       const std::string name = it->first.Scalar();
       const std::string p = "providers." + name;
       const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
-      if (Status s = r_.expect_section(v, p, {"dialect", "base_url", "api_key", "max_concurrency",
-                                    "timeout_ms", "connect_timeout_ms", "headers"});
+      if (Status s = r_.expect_section(
+              v, p,
+              {"dialect", "base_url", "api_key", "max_concurrency", "timeout_ms", "connect_timeout_ms", "headers"});
           !s)
         return s;
       bool builtin = contains(kBuiltinProviders, name);
@@ -241,9 +240,9 @@ class ConfigParser {
         if (Status s = headers(v["headers"], p + ".headers", pc.headers); !s) return s;
       }
       if (pc.dialect.empty()) {
-        return r_.error_at(it->first, p,
-                           "'dialect' is required for a provider that is not built in (one of " +
-                               one_of(kDialects) + ")");
+        return r_.error_at(
+            it->first, p,
+            "'dialect' is required for a provider that is not built in (one of " + one_of(kDialects) + ")");
       }
       if (pc.base_url.empty()) {
         return r_.error_at(it->first, p, "'base_url' is required for a provider that is not built in");
@@ -268,7 +267,8 @@ class ConfigParser {
   Status retry(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "retry";
-    if (Status s = r_.expect_section(n, p, {"max_attempts", "base_delay_ms", "max_delay_ms", "max_retry_after_ms", "multiplier"});
+    if (Status s = r_.expect_section(
+            n, p, {"max_attempts", "base_delay_ms", "max_delay_ms", "max_retry_after_ms", "multiplier"});
         !s)
       return s;
     if (Status s = integer(n, p, "max_attempts", c_.retry.max_attempts, 1); !s) return s;
@@ -282,8 +282,8 @@ class ConfigParser {
   Status budget(const YAML::Node& n) {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "budget";
-    if (Status s = r_.expect_section(n, p, {"resource_mode", "resource_total", "expense_total", "max_agents",
-                                  "max_inflight_asks"});
+    if (Status s = r_.expect_section(
+            n, p, {"resource_mode", "resource_total", "expense_total", "max_agents", "max_inflight_asks"});
         !s)
       return s;
     if (Status s = choice(n, p, "resource_mode", c_.budget.resource_mode, kResourceModes); !s) return s;
@@ -298,8 +298,9 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "effgen";
     EffgenConfig& e = c_.effgen;
-    if (Status s = r_.expect_section(n, p, {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
-                                  "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
+    if (Status s = r_.expect_section(n, p,
+                                     {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
+                                      "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "planner_model", e.planner_model); !s) return s;
@@ -315,10 +316,11 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "pyramid";
     PyramidConfig& y = c_.pyramid;
-    if (Status s = r_.expect_section(n, p, {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
-                                            "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
-                                            "index_budget_tokens", "env_budget_tokens", "poor_quality",
-                                            "quality_alpha", "quality_initial", "max_inline_bytes"});
+    if (Status s = r_.expect_section(
+            n, p,
+            {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
+             "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries", "index_budget_tokens",
+             "env_budget_tokens", "poor_quality", "quality_alpha", "quality_initial", "max_inline_bytes"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
@@ -342,7 +344,8 @@ class ConfigParser {
                               std::pair<const char*, double*>{"quality_initial", &y.quality_initial}}) {
       if (Status s = num(n, p, key, *value, 0, false); !s) return s;
       if (*value > 1)
-        return r_.error_at(n[key], YamlReader::join(p, key), "expected a number between 0 and 1, got " + trim_number(*value));
+        return r_.error_at(n[key], YamlReader::join(p, key),
+                           "expected a number between 0 and 1, got " + trim_number(*value));
     }
     return integer(n, p, "max_inline_bytes", y.max_inline_bytes, 256);
   }
@@ -367,26 +370,29 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "memory";
     MemoryConfig& m = c_.memory;
-    if (Status s = r_.expect_section(n, p, {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve",
-                                  "lexical_weight", "ranking", "context_messages", "exact_below", "index_dir",
-                                  "error_reflection", "short_term"});
+    if (Status s = r_.expect_section(
+            n, p,
+            {"path", "embedding_model", "embedding_dims", "threshold", "top_k", "auto_retrieve", "lexical_weight",
+             "ranking", "context_messages", "exact_below", "index_dir", "error_reflection", "short_term"});
         !s)
       return s;
     if (Status s = r_.optional_string(n, p, "path", m.path); !s) return s;
     if (Status s = r_.optional_string(n, p, "embedding_model", m.embedding_model); !s) return s;
     if (!m.embedding_model.empty() && m.embedding_model.find(':') == std::string::npos)
-      return r_.error_at(n["embedding_model"], YamlReader::join(p, "embedding_model"),
-                         "expected a model ref provider:model (e.g. ollama:all-minilm), got \"" +
-                             m.embedding_model + "\"");
+      return r_.error_at(
+          n["embedding_model"], YamlReader::join(p, "embedding_model"),
+          "expected a model ref provider:model (e.g. ollama:all-minilm), got \"" + m.embedding_model + "\"");
     if (Status s = integer(n, p, "embedding_dims", m.embedding_dims, 8); !s) return s;
     if (Status s = num(n, p, "threshold", m.threshold, -1, false); !s) return s;
-    if (m.threshold > 1) return r_.error_at(n["threshold"], YamlReader::join(p, "threshold"),
-                                            "a cosine similarity threshold must be <= 1, got " + trim_number(m.threshold));
+    if (m.threshold > 1)
+      return r_.error_at(n["threshold"], YamlReader::join(p, "threshold"),
+                         "a cosine similarity threshold must be <= 1, got " + trim_number(m.threshold));
     if (Status s = integer(n, p, "top_k", m.top_k, 1); !s) return s;
     if (Status s = r_.optional_bool(n, p, "auto_retrieve", m.auto_retrieve); !s) return s;
     if (Status s = num(n, p, "lexical_weight", m.lexical_weight, 0, false); !s) return s;
-    if (m.lexical_weight > 1) return r_.error_at(n["lexical_weight"], YamlReader::join(p, "lexical_weight"),
-                                                 "expected a weight between 0 and 1, got " + trim_number(m.lexical_weight));
+    if (m.lexical_weight > 1)
+      return r_.error_at(n["lexical_weight"], YamlReader::join(p, "lexical_weight"),
+                         "expected a weight between 0 and 1, got " + trim_number(m.lexical_weight));
     if (Status s = choice(n, p, "ranking", m.ranking, kMemoryRankings); !s) return s;
     if (Status s = integer(n, p, "context_messages", m.context_messages, 1); !s) return s;
     if (Status s = integer(n, p, "exact_below", m.exact_below, 0); !s) return s;
@@ -398,8 +404,9 @@ class ConfigParser {
       if (Status s = r_.optional_bool(st, q, "enabled", t.enabled); !s) return s;
       if (Status s = integer(st, q, "context_tokens", t.context_tokens, 64); !s) return s;
       if (Status s = num(st, q, "threshold", t.threshold, 0, true); !s) return s;
-      if (t.threshold > 1) return r_.error_at(st["threshold"], YamlReader::join(q, "threshold"),
-                                              "expected a share of the context budget <= 1, got " + trim_number(t.threshold));
+      if (t.threshold > 1)
+        return r_.error_at(st["threshold"], YamlReader::join(q, "threshold"),
+                           "expected a share of the context budget <= 1, got " + trim_number(t.threshold));
       if (Status s = integer(st, q, "keep_recent", t.keep_recent, 1); !s) return s;
     }
     return r_.optional_string(n, p, "index_dir", m.index_dir);
@@ -409,8 +416,8 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "tools";
     ToolsConfig& t = c_.tools;
-    if (Status s = r_.expect_section(n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env",
-                                  "costs"});
+    if (Status s = r_.expect_section(
+            n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env", "costs"});
         !s)
       return s;
     if (Status s = tool_costs(n["costs"], p + ".costs"); !s) return s;
@@ -425,8 +432,7 @@ class ConfigParser {
     }
     if (const YAML::Node w = n["web"]; YamlReader::present(w)) {
       const std::string q = p + ".web";
-      if (Status s = r_.expect_section(w, q, {"timeout_ms", "max_page_bytes", "allow_private_addresses"}); !s)
-        return s;
+      if (Status s = r_.expect_section(w, q, {"timeout_ms", "max_page_bytes", "allow_private_addresses"}); !s) return s;
       if (Status s = integer(w, q, "timeout_ms", t.web_timeout_ms, 1); !s) return s;
       if (Status s = integer(w, q, "max_page_bytes", t.max_page_bytes, 1); !s) return s;
       // true | false | a list of addresses and networks ("127.0.0.2", "10.1.0.0/16").
@@ -452,8 +458,8 @@ class ConfigParser {
     }
     if (const YAML::Node b = n["sandbox"]; YamlReader::present(b)) {
       const std::string q = p + ".sandbox";
-      if (Status s = r_.expect_section(b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "disk_mb",
-                                               "tools_network"});
+      if (Status s = r_.expect_section(
+              b, q, {"timeout_ms", "cpu_seconds", "memory_mb", "max_processes", "disk_mb", "tools_network"});
           !s)
         return s;
       if (Status s = r_.optional_bool(b, q, "tools_network", t.tools_network); !s) return s;
@@ -497,19 +503,20 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "switches";
     Switches& w = c_.switches;
-    if (Status s = r_.expect_section(n, p, {"agent_creation", "local_agents", "cloud_agents", "tool_creation",
-                                  "tool_invocation", "resource_budget", "economy_budget", "memory"});
+    if (Status s = r_.expect_section(n, p,
+                                     {"agent_creation", "local_agents", "cloud_agents", "tool_creation",
+                                      "tool_invocation", "resource_budget", "economy_budget", "memory"});
         !s)
       return s;
-    for (auto [key, field] : std::initializer_list<std::pair<const char*, bool*>>{
-             {"agent_creation", &w.agent_creation},
-             {"local_agents", &w.local_agents},
-             {"cloud_agents", &w.cloud_agents},
-             {"tool_creation", &w.tool_creation},
-             {"tool_invocation", &w.tool_invocation},
-             {"resource_budget", &w.resource_budget},
-             {"economy_budget", &w.economy_budget},
-             {"memory", &w.memory}}) {
+    for (auto [key, field] :
+         std::initializer_list<std::pair<const char*, bool*>>{{"agent_creation", &w.agent_creation},
+                                                              {"local_agents", &w.local_agents},
+                                                              {"cloud_agents", &w.cloud_agents},
+                                                              {"tool_creation", &w.tool_creation},
+                                                              {"tool_invocation", &w.tool_invocation},
+                                                              {"resource_budget", &w.resource_budget},
+                                                              {"economy_budget", &w.economy_budget},
+                                                              {"memory", &w.memory}}) {
       if (Status s = r_.optional_bool(n, p, key, *field); !s) return s;
     }
     return Status::Ok();

@@ -37,10 +37,10 @@ Status read_map(const YAML::Node& n, const YamlReader& r, const std::string& pat
 bool is_http_url(const std::string& u) { return u.rfind("http://", 0) == 0 || u.rfind("https://", 0) == 0; }
 
 Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p, McpAuthConfig& a) {
-  if (Status st = r.expect_section(n, p, {"client_id", "client_secret", "client_secret_env", "grant", "scopes",
-                                          "redirect_uri", "client_metadata_url", "token_file", "private_key_file",
-                                          "signing_algorithm", "assertion_file", "idp_token_endpoint",
-                                          "idp_client_id"});
+  if (Status st = r.expect_section(n, p,
+                                   {"client_id", "client_secret", "client_secret_env", "grant", "scopes",
+                                    "redirect_uri", "client_metadata_url", "token_file", "private_key_file",
+                                    "signing_algorithm", "assertion_file", "idp_token_endpoint", "idp_client_id"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "client_id", a.client_id); !st) return st;
@@ -62,8 +62,7 @@ Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p,
   if (Status st = r.optional_string(n, p, "private_key_file", key_file); !st) return st;
   if (!key_file.empty()) {
     if (a.client_id.empty()) return r.error_at(n, p, "a private key needs 'client_id' (the client it belongs to)");
-    if (!a.client_secret.empty())
-      return r.error_at(n, p, "give a client secret or 'private_key_file', not both");
+    if (!a.client_secret.empty()) return r.error_at(n, p, "give a client secret or 'private_key_file', not both");
     std::ifstream in(key_file, std::ios::binary);
     std::ostringstream text;
     if (in) text << in.rdbuf();
@@ -79,27 +78,33 @@ Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p,
   if (Status st = r.optional_string(n, p, "grant", a.grant); !st) return st;
   if (a.grant != "authorization_code" && a.grant != "client_credentials" && a.grant != "jwt_bearer" &&
       a.grant != "identity_assertion")
-    return r.error_at(n["grant"], YamlReader::join(p, "grant"),
-                      "expected authorization_code, client_credentials, jwt_bearer or identity_assertion, got '" + a.grant +
-                          "'");
+    return r.error_at(
+        n["grant"], YamlReader::join(p, "grant"),
+        "expected authorization_code, client_credentials, jwt_bearer or identity_assertion, got '" + a.grant + "'");
   if (a.grant == "client_credentials" && (a.client_id.empty() || (a.client_secret.empty() && key_file.empty())))
-    return r.error_at(n, p, "grant: client_credentials needs 'client_id' and 'client_secret_env' (or 'private_key_file')");
+    return r.error_at(n, p,
+                      "grant: client_credentials needs 'client_id' and 'client_secret_env' (or 'private_key_file')");
   if (Status st = r.optional_string(n, p, "assertion_file", a.assertion_file); !st) return st;
   const bool assertion_grant = a.grant == "jwt_bearer" || a.grant == "identity_assertion";
   if (assertion_grant != !a.assertion_file.empty())
-    return r.error_at(n, p, assertion_grant ? "grant: " + a.grant + " needs 'assertion_file' (the JWT or ID token it presents)"
-                                            : "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
+    return r.error_at(n, p,
+                      assertion_grant
+                          ? "grant: " + a.grant + " needs 'assertion_file' (the JWT or ID token it presents)"
+                          : "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
   if (Status st = r.optional_string(n, p, "idp_token_endpoint", a.idp_token_endpoint); !st) return st;
   if (Status st = r.optional_string(n, p, "idp_client_id", a.idp_client_id); !st) return st;
   if ((a.grant == "identity_assertion") != !a.idp_token_endpoint.empty())
-    return r.error_at(n, p, a.grant == "identity_assertion"
-                                ? "grant: identity_assertion needs 'idp_token_endpoint' (the identity provider's token endpoint)"
-                                : "'idp_token_endpoint' applies only with grant: identity_assertion");
+    return r.error_at(
+        n, p,
+        a.grant == "identity_assertion"
+            ? "grant: identity_assertion needs 'idp_token_endpoint' (the identity provider's token endpoint)"
+            : "'idp_token_endpoint' applies only with grant: identity_assertion");
   if (!a.idp_token_endpoint.empty() && !is_http_url(a.idp_token_endpoint))
     return r.error_at(n["idp_token_endpoint"], YamlReader::join(p, "idp_token_endpoint"),
                       "expected an http:// or https:// URL, got \"" + a.idp_token_endpoint + "\"");
   if (a.grant == "identity_assertion" && a.client_id.empty())
-    return r.error_at(n, p, "grant: identity_assertion needs 'client_id' (kaisha's client at the authorization server)");
+    return r.error_at(n, p,
+                      "grant: identity_assertion needs 'client_id' (kaisha's client at the authorization server)");
   if (const YAML::Node sc = n["scopes"]; YamlReader::present(sc)) {
     std::vector<std::string> list;
     if (sc.IsSequence()) {
@@ -125,9 +130,10 @@ Status read_auth(const YAML::Node& n, const YamlReader& r, const std::string& p,
 
 Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, McpServerConfig& s) {
   if (Status st = r.expect_map(n, p); !st) return st;
-  if (Status st = r.check_keys(n, p, {"name", "command", "args", "env", "url", "headers", "bearer_token_env",
-                                      "tool_prefix", "timeout_ms", "connect_timeout_ms", "restart_base_ms",
-                                      "restart_max_ms", "stderr_log", "auth"});
+  if (Status st =
+          r.check_keys(n, p,
+                       {"name", "command", "args", "env", "url", "headers", "bearer_token_env", "tool_prefix",
+                        "timeout_ms", "connect_timeout_ms", "restart_base_ms", "restart_max_ms", "stderr_log", "auth"});
       !st)
     return st;
   s.where = r.where(n);
@@ -141,15 +147,18 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
   if (s.command.empty() == s.url.empty())
     return r.error_at(n, p, "give exactly one of 'command' (a stdio server) or 'url' (a Streamable HTTP server)");
   if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0)
-    return r.error_at(n["url"], YamlReader::join(p, "url"), "expected an http:// or https:// URL, got \"" + s.url + "\"");
+    return r.error_at(n["url"], YamlReader::join(p, "url"),
+                      "expected an http:// or https:// URL, got \"" + s.url + "\"");
   auto only_with = [&](const char* key, bool allowed, const char* with) -> Status {
     if (YamlReader::present(n[key]) && !allowed)
-      return r.error_at(n[key], YamlReader::join(p, key), std::string("'") + key + "' applies only with '" + with + "'");
+      return r.error_at(n[key], YamlReader::join(p, key),
+                        std::string("'") + key + "' applies only with '" + with + "'");
     return Status::Ok();
   };
-  for (auto [key, ok, with] : {std::tuple{"args", s.stdio(), "command"}, std::tuple{"env", s.stdio(), "command"},
-                               std::tuple{"stderr_log", s.stdio(), "command"}, std::tuple{"headers", !s.stdio(), "url"},
-                               std::tuple{"bearer_token_env", !s.stdio(), "url"}, std::tuple{"auth", !s.stdio(), "url"}}) {
+  for (auto [key, ok, with] :
+       {std::tuple{"args", s.stdio(), "command"}, std::tuple{"env", s.stdio(), "command"},
+        std::tuple{"stderr_log", s.stdio(), "command"}, std::tuple{"headers", !s.stdio(), "url"},
+        std::tuple{"bearer_token_env", !s.stdio(), "url"}, std::tuple{"auth", !s.stdio(), "url"}}) {
     if (Status st = only_with(key, ok, with); !st) return st;
   }
   if (const YAML::Node a = n["args"]; YamlReader::present(a)) {
@@ -178,7 +187,8 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
   }
   if (const YAML::Node a = n["auth"]; YamlReader::present(a)) {
     if (!token_env.empty())
-      return r.error_at(a, YamlReader::join(p, "auth"), "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
+      return r.error_at(a, YamlReader::join(p, "auth"),
+                        "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
     if (Status st = read_auth(a, r, YamlReader::join(p, "auth"), s.auth); !st) return st;
   }
   s.tool_prefix = s.name + "__";
@@ -189,8 +199,9 @@ Status read_one(const YAML::Node& n, const YamlReader& r, const std::string& p, 
   if (Status st = r.optional_int(n, p, "restart_base_ms", s.restart_base_ms, 1); !st) return st;
   if (Status st = r.optional_int(n, p, "restart_max_ms", s.restart_max_ms, 1); !st) return st;
   if (s.restart_max_ms < s.restart_base_ms)
-    return r.error_at(n, p, "restart_max_ms (" + std::to_string(s.restart_max_ms) + ") is below restart_base_ms (" +
-                                std::to_string(s.restart_base_ms) + ")");
+    return r.error_at(n, p,
+                      "restart_max_ms (" + std::to_string(s.restart_max_ms) + ") is below restart_base_ms (" +
+                          std::to_string(s.restart_base_ms) + ")");
   return Status::Ok();
 }
 

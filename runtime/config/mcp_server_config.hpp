@@ -55,22 +55,22 @@ class YamlReader;
 struct McpAuthConfig {
   std::string grant = "authorization_code";  // or client_credentials, jwt_bearer, identity_assertion
   std::string client_id;
-  std::string client_secret;        // from client_secret_env (or client_secret) at load time; never logged
-  std::string private_key_pem;      // from private_key_file at load time: private_key_jwt authentication
+  std::string client_secret;                // from client_secret_env (or client_secret) at load time; never logged
+  std::string private_key_pem;              // from private_key_file at load time: private_key_jwt authentication
   std::string signing_algorithm = "ES256";  // of the private_key_jwt assertion (ES256, RS256)
-  std::string assertion_file;       // jwt_bearer: the workload identity JWT; identity_assertion: the ID
-                                    // token — read at each token request
-  std::string idp_token_endpoint;   // identity_assertion: the identity provider's token endpoint
-  std::string idp_client_id;        //   and kaisha's client there
-  std::string scopes;               // space-separated; "" = chosen from the server's challenge
-  std::string redirect_uri;         // "" = the client's default loopback URI
-  std::string client_metadata_url;  // https URL of a client ID metadata document, or ""
-  std::string token_file;           // "" = the default path
+  std::string assertion_file;               // jwt_bearer: the workload identity JWT; identity_assertion: the ID
+                                            // token — read at each token request
+  std::string idp_token_endpoint;           // identity_assertion: the identity provider's token endpoint
+  std::string idp_client_id;                //   and kaisha's client there
+  std::string scopes;                       // space-separated; "" = chosen from the server's challenge
+  std::string redirect_uri;                 // "" = the client's default loopback URI
+  std::string client_metadata_url;          // https URL of a client ID metadata document, or ""
+  std::string token_file;                   // "" = the default path
 };
 
 struct McpServerConfig {
-  std::string name;                            // [A-Za-z0-9_-]+, unique
-  std::string command;                         // stdio: the program (PATH lookup)
+  std::string name;     // [A-Za-z0-9_-]+, unique
+  std::string command;  // stdio: the program (PATH lookup)
   std::vector<std::string> args;
   std::map<std::string, std::string> env;      // added to the inherited environment
   std::string url;                             // Streamable HTTP endpoint

@@ -9,10 +9,11 @@ namespace kaisha::config {
 Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& s) {
   if (!YamlReader::present(n)) return Status::Ok();
   const std::string p = "serve";
-  if (Status st = r.expect_section(n, p, {"tls_cert", "tls_key", "behind_tls_proxy", "max_connections",
-                                          "max_connections_per_client", "max_mcp_sessions_per_client",
-                                          "sessions", "session_budget", "max_sessions", "max_tasks",
-                                          "max_running_tasks", "input_timeout_s", "grpc"});
+  if (Status st =
+          r.expect_section(n, p,
+                           {"tls_cert", "tls_key", "behind_tls_proxy", "max_connections", "max_connections_per_client",
+                            "max_mcp_sessions_per_client", "sessions", "session_budget", "max_sessions", "max_tasks",
+                            "max_running_tasks", "input_timeout_s", "grpc"});
       !st)
     return st;
   if (Status st = r.optional_string(n, p, "tls_cert", s.tls_cert); !st) return st;
@@ -24,8 +25,7 @@ Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& 
   if (Status st = r.optional_int(n, p, "max_connections", s.max_connections, 1, 1'000'000); !st) return st;
   if (Status st = r.optional_int(n, p, "max_connections_per_client", s.max_connections_per_client, 1, 1'000'000); !st)
     return st;
-  if (Status st = r.optional_int(n, p, "max_mcp_sessions_per_client", s.max_mcp_sessions_per_client, 1, 1'000'000);
-      !st)
+  if (Status st = r.optional_int(n, p, "max_mcp_sessions_per_client", s.max_mcp_sessions_per_client, 1, 1'000'000); !st)
     return st;
   std::string sessions = s.shared_session ? "shared" : "per_client";
   if (Status st = r.optional_string(n, p, "sessions", sessions); !st) return st;
@@ -35,7 +35,8 @@ Status read_serve_config(const YAML::Node& n, const YamlReader& r, ServeConfig& 
   std::string budget = s.per_session_budget ? "per_session" : "shared";
   if (Status st = r.optional_string(n, p, "session_budget", budget); !st) return st;
   if (budget != "shared" && budget != "per_session")
-    return r.error_at(n["session_budget"], p + ".session_budget", "must be shared or per_session, not '" + budget + "'");
+    return r.error_at(n["session_budget"], p + ".session_budget",
+                      "must be shared or per_session, not '" + budget + "'");
   s.per_session_budget = budget == "per_session";
   if (Status st = r.optional_int(n, p, "max_sessions", s.max_sessions, 1, 100'000); !st) return st;
   if (Status st = r.optional_int(n, p, "max_tasks", s.max_tasks, 1, 1'000'000); !st) return st;

@@ -42,9 +42,9 @@ Status read_traces(const YAML::Node& n, const YamlReader& r, TracesConfig& t) {
   if (!t.endpoint.empty() && !t.file.empty())
     return r.error_at(n, p, "give 'endpoint' (an OTLP collector) or 'file' (a trace file), not both");
   if (!t.endpoint.empty() && t.endpoint.rfind("http://", 0) != 0 && t.endpoint.rfind("https://", 0) != 0)
-    return r.error_at(n["endpoint"], YamlReader::join(p, "endpoint"),
-                      "expected an http:// or https:// URL (e.g. http://127.0.0.1:4318/v1/traces), got \"" +
-                          t.endpoint + "\"");
+    return r.error_at(
+        n["endpoint"], YamlReader::join(p, "endpoint"),
+        "expected an http:// or https:// URL (e.g. http://127.0.0.1:4318/v1/traces), got \"" + t.endpoint + "\"");
   if (const YAML::Node h = n["headers"]; YamlReader::present(h)) {
     if (t.endpoint.empty())
       return r.error_at(h, YamlReader::join(p, "headers"), "'headers' applies only with 'endpoint'");

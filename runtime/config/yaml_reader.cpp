@@ -15,10 +15,14 @@ Error config_error(std::string message) { return Error{"config", std::move(messa
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "\"" + node.Scalar() + "\"";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "\"" + node.Scalar() + "\"";
   }
 }
 
@@ -71,16 +75,14 @@ Result<YAML::Node> parse_yaml(const std::string& text, const std::string& source
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return config_error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                        std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+    return config_error(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                        ": YAML syntax error: " + e.msg);
   }
   if (Status s = check_unique_keys(root, source); !s) return s.error();
   return root;
 }
 
-Status check_unique_keys(const YAML::Node& root, const std::string& source) {
-  return unique_keys(root, source, "", 0);
-}
+Status check_unique_keys(const YAML::Node& root, const std::string& source) { return unique_keys(root, source, "", 0); }
 
 Result<std::string> substitute_env(const std::string& text, const std::string& where) {
   std::string out;
@@ -121,8 +123,8 @@ Result<std::string> substitute_env(const std::string& text, const std::string& w
     } else if (value) {
       out += "";  // set but empty, no default: use the empty value
     } else {
-      return config_error(where + ": environment variable '" + name +
-                          "' is not set (write ${" + name + ":-default} to give a default)");
+      return config_error(where + ": environment variable '" + name + "' is not set (write ${" + name +
+                          ":-default} to give a default)");
     }
     i = close;
   }
@@ -149,8 +151,7 @@ std::string YamlReader::where(const YAML::Node& node) const {
   return source_ + ":" + std::to_string(m.line + 1);
 }
 
-Error YamlReader::error_at(const YAML::Node& node, const std::string& path,
-                           const std::string& message) const {
+Error YamlReader::error_at(const YAML::Node& node, const std::string& path, const std::string& message) const {
   if (path.empty()) return config_error(where(node) + ": " + message);
   return config_error(where(node) + ": " + path + ": " + message);
 }
@@ -174,8 +175,7 @@ Status YamlReader::check_keys(const YAML::Node& map, const std::string& path,
   return Status::Ok();
 }
 
-Result<std::string> YamlReader::scalar(const YAML::Node& node, const std::string& path,
-                                       const char* expected) const {
+Result<std::string> YamlReader::scalar(const YAML::Node& node, const std::string& path, const char* expected) const {
   if (!node.IsScalar()) {
     return error_at(node, path, std::string("expected ") + expected + ", got " + describe(node));
   }
@@ -237,8 +237,7 @@ Status YamlReader::optional_string(const YAML::Node& map, const std::string& pat
   return Status::Ok();
 }
 
-Status YamlReader::optional_bool(const YAML::Node& map, const std::string& path, const char* key,
-                                 bool& out) const {
+Status YamlReader::optional_bool(const YAML::Node& map, const std::string& path, const char* key, bool& out) const {
   const YAML::Node n = map[key];
   if (!present(n)) return Status::Ok();
   auto v = read_bool(n, join(path, key));

@@ -71,8 +71,7 @@ class YamlReader {
   Status expect_map(const YAML::Node& node, const std::string& path) const;
 
   // Fails on the first key of `map` not in `allowed`, suggesting the closest.
-  Status check_keys(const YAML::Node& map, const std::string& path,
-                    const std::vector<std::string>& allowed) const;
+  Status check_keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed) const;
 
   Result<std::string> read_string(const YAML::Node& node, const std::string& path) const;
   Result<double> read_number(const YAML::Node& node, const std::string& path) const;
@@ -83,17 +82,15 @@ class YamlReader {
   static bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
 
   // expect_map() and then check_keys(): a section of a config file.
-  Status expect_section(const YAML::Node& node, const std::string& path,
-                        const std::vector<std::string>& allowed) const;
+  Status expect_section(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed) const;
 
   // Optional members of a map. Each reads map[key] into `out` and leaves `out`
   // untouched when the key is absent or null; errors name "<path>.<key>".
-  Status optional_string(const YAML::Node& map, const std::string& path, const char* key,
-                         std::string& out) const;
+  Status optional_string(const YAML::Node& map, const std::string& path, const char* key, std::string& out) const;
   Status optional_bool(const YAML::Node& map, const std::string& path, const char* key, bool& out) const;
   // An integer in [min, max]; out of range is "expected an integer >= <min>".
-  Status optional_int(const YAML::Node& map, const std::string& path, const char* key, int64_t& out,
-                      int64_t min, int64_t max = INT64_MAX) const;
+  Status optional_int(const YAML::Node& map, const std::string& path, const char* key, int64_t& out, int64_t min,
+                      int64_t max = INT64_MAX) const;
   // A list of strings, appended to `out`.
   Status optional_strings(const YAML::Node& map, const std::string& path, const char* key,
                           std::vector<std::string>& out) const;
@@ -103,8 +100,7 @@ class YamlReader {
   }
 
  private:
-  Result<std::string> scalar(const YAML::Node& node, const std::string& path,
-                             const char* expected) const;
+  Result<std::string> scalar(const YAML::Node& node, const std::string& path, const char* expected) const;
   std::string source_;
 };
 

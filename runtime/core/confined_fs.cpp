@@ -51,7 +51,7 @@ int sys_openat2(int dirfd, const char* path, int flags, mode_t mode) {
 // A component is a symlink (for turning the ENOTDIR of an O_PATH|O_DIRECTORY
 // open of a symlink into the ELOOP openat2 gives).
 bool is_symlink_at(int dir, const std::string& name) {
-  struct stat st{};
+  struct stat st {};
   return fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
@@ -80,7 +80,7 @@ int walk_open(int root, const std::vector<std::string>& parts, int flags, mode_t
 // become ELOOP, as for every other symlink on the path.
 int symlink_is_eloop(int root, const std::vector<std::string>& parts, int flags, int r) {
   if (r >= 0 && (flags & O_PATH)) {
-    struct stat st{};
+    struct stat st {};
     if (fstat(r, &st) == 0 && S_ISLNK(st.st_mode)) {
       close(r);
       return -ELOOP;
@@ -192,7 +192,7 @@ Status walk_dir(int dir, dev_t dev, const TreeVisitor& visit, int depth, int max
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     const std::string child_shown = shown == "." ? name : shown + "/" + name;
-    struct stat st{};
+    struct stat st {};
     if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // removed meanwhile
     if (Status s = visit(dir, name, st, child_shown); !s) {
       result = s;
@@ -202,7 +202,7 @@ Status walk_dir(int dir, dev_t dev, const TreeVisitor& visit, int depth, int max
     int child = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (child < 0) continue;  // swapped for a symlink or removed since: not entered
     UniqueFd held(child);
-    struct stat cst{};
+    struct stat cst {};
     if (fstat(child, &cst) != 0 || cst.st_dev != dev) continue;
     if (Status s = walk_dir(child, dev, visit, depth + 1, max_depth, child_shown, too_deep); !s) {
       result = s;
@@ -229,7 +229,7 @@ Error too_deep_error(const std::string& where, int max_depth) {
 }  // namespace
 
 Status walk_beneath(int root, const TreeVisitor& visit, int max_depth) {
-  struct stat st{};
+  struct stat st {};
   auto dir = listable(root, st);
   if (!dir) return dir.error();
   std::string too_deep;
@@ -239,7 +239,7 @@ Status walk_beneath(int root, const TreeVisitor& visit, int max_depth) {
 }
 
 Result<int64_t> allocated_bytes(int root, int max_depth) {
-  struct stat st{};
+  struct stat st {};
   auto dir = listable(root, st);
   if (!dir) return dir.error();
   int64_t total = static_cast<int64_t>(st.st_blocks) * 512;
@@ -259,7 +259,7 @@ Result<int64_t> allocated_bytes(int root, int max_depth) {
 }
 
 Status chown_tree(int root, uid_t uid, gid_t gid, int max_depth) {
-  struct stat st{};
+  struct stat st {};
   auto dir = listable(root, st);
   if (!dir) return dir.error();
   std::string too_deep;  // left as it is: only the sandbox's own uid makes trees that deep

@@ -28,9 +28,7 @@ std::string data_root() {
   return built.empty() ? "." : built;
 }
 
-std::string data_file(const std::string& relative) {
-  return (fs::path(data_root()) / relative).string();
-}
+std::string data_file(const std::string& relative) { return (fs::path(data_root()) / relative).string(); }
 
 Result<std::string> read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

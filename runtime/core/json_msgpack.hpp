@@ -13,45 +13,45 @@
 
 namespace msgpack {
 MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
-namespace adaptor {
+  namespace adaptor {
 
-template <>
-struct convert<nlohmann::json> {
-  msgpack::object const& operator()(msgpack::object const& o, nlohmann::json& v) const {
-    if (o.type == msgpack::type::NIL) {
-      v = nullptr;
+  template <>
+  struct convert<nlohmann::json> {
+    msgpack::object const& operator()(msgpack::object const& o, nlohmann::json& v) const {
+      if (o.type == msgpack::type::NIL) {
+        v = nullptr;
+        return o;
+      }
+      if (o.type != msgpack::type::STR) throw msgpack::type_error();
+      std::string text(o.via.str.ptr, o.via.str.size);
+      v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (v.is_discarded()) v = text;
       return o;
     }
-    if (o.type != msgpack::type::STR) throw msgpack::type_error();
-    std::string text(o.via.str.ptr, o.via.str.size);
-    v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (v.is_discarded()) v = text;
-    return o;
-  }
-};
+  };
 
-template <>
-struct pack<nlohmann::json> {
-  template <typename Stream>
-  packer<Stream>& operator()(msgpack::packer<Stream>& o, nlohmann::json const& v) const {
-    o.pack(v.dump());
-    return o;
-  }
-};
+  template <>
+  struct pack<nlohmann::json> {
+    template <typename Stream>
+    packer<Stream>& operator()(msgpack::packer<Stream>& o, nlohmann::json const& v) const {
+      o.pack(v.dump());
+      return o;
+    }
+  };
 
-template <>
-struct object_with_zone<nlohmann::json> {
-  void operator()(msgpack::object::with_zone& o, nlohmann::json const& v) const {
-    std::string s = v.dump();
-    o.type = msgpack::type::STR;
-    char* p = static_cast<char*>(o.zone.allocate_no_align(s.size()));
-    std::memcpy(p, s.data(), s.size());
-    o.via.str.ptr = p;
-    o.via.str.size = static_cast<uint32_t>(s.size());
-  }
-};
+  template <>
+  struct object_with_zone<nlohmann::json> {
+    void operator()(msgpack::object::with_zone& o, nlohmann::json const& v) const {
+      std::string s = v.dump();
+      o.type = msgpack::type::STR;
+      char* p = static_cast<char*>(o.zone.allocate_no_align(s.size()));
+      std::memcpy(p, s.data(), s.size());
+      o.via.str.ptr = p;
+      o.via.str.size = static_cast<uint32_t>(s.size());
+    }
+  };
 
-}  // namespace adaptor
+  }  // namespace adaptor
 }  // MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS)
 }  // namespace msgpack
 

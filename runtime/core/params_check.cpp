@@ -10,8 +10,7 @@ bool has_type(const std::string& type, const json& v) {
   if (type == "integer") {
     if (v.is_number_integer() || v.is_number_unsigned()) return true;
     // JSON Schema counts 2.0 as an integer: only the value matters.
-    return v.is_number_float() && std::isfinite(v.get<double>()) &&
-           std::floor(v.get<double>()) == v.get<double>();
+    return v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>();
   }
   if (type == "number") return v.is_number();
   if (type == "boolean") return v.is_boolean();
@@ -21,9 +20,7 @@ bool has_type(const std::string& type, const json& v) {
   return true;  // unknown type name: accept
 }
 
-Error fail(const std::string& where, const std::string& what) {
-  return Error{"invalid_params", where + ": " + what};
-}
+Error fail(const std::string& where, const std::string& what) { return Error{"invalid_params", where + ": " + what}; }
 
 Status check(const json& schema, const json& v, const std::string& where, int depth) {
   if (!schema.is_object() || depth > 64) return Status::Ok();
@@ -83,8 +80,7 @@ Status check(const json& schema, const json& v, const std::string& where, int de
   if (v.is_array()) {
     if (auto items = schema.find("items"); items != schema.end() && items->is_object()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        if (auto s = check(*items, v[i], where + "[" + std::to_string(i) + "]", depth + 1);
-            !s.ok()) {
+        if (auto s = check(*items, v[i], where + "[" + std::to_string(i) + "]", depth + 1); !s.ok()) {
           return s;
         }
       }

@@ -6,11 +6,16 @@ namespace kaisha::planning {
 
 const char* to_string(SubtaskState s) {
   switch (s) {
-    case SubtaskState::pending: return "pending";
-    case SubtaskState::running: return "running";
-    case SubtaskState::completed: return "completed";
-    case SubtaskState::failed: return "failed";
-    case SubtaskState::skipped: return "skipped";
+    case SubtaskState::pending:
+      return "pending";
+    case SubtaskState::running:
+      return "running";
+    case SubtaskState::completed:
+      return "completed";
+    case SubtaskState::failed:
+      return "failed";
+    case SubtaskState::skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -140,9 +145,11 @@ std::string render_context(const std::vector<PredecessorResult>& context) {
   std::string out;
   for (const PredecessorResult& p : context) {
     if (!out.empty()) out += "\n\n";
-    if (p.ok) out += "[" + p.id + "] " + p.description + "\nResult:\n" + p.text;
-    else out += "[" + p.id + " FAILED] " + p.description + "\nError: " + p.text +
-                "\n(Its result is missing; do what you can without it and say what is missing.)";
+    if (p.ok)
+      out += "[" + p.id + "] " + p.description + "\nResult:\n" + p.text;
+    else
+      out += "[" + p.id + " FAILED] " + p.description + "\nError: " + p.text +
+             "\n(Its result is missing; do what you can without it and say what is missing.)";
   }
   return out;
 }
@@ -152,10 +159,18 @@ std::string render_results(const std::vector<SubtaskResult>& results) {
   for (const SubtaskResult& r : results) {
     if (!out.empty()) out += "\n\n";
     switch (r.state) {
-      case SubtaskState::completed: out += "[" + r.id + "] " + r.description + "\nResult:\n" + r.output; break;
-      case SubtaskState::failed: out += "[" + r.id + " FAILED] " + r.description + "\nError: " + r.error; break;
-      case SubtaskState::skipped: out += "[" + r.id + " SKIPPED] " + r.description + "\nReason: " + r.error; break;
-      default: out += "[" + r.id + " " + to_string(r.state) + "] " + r.description; break;
+      case SubtaskState::completed:
+        out += "[" + r.id + "] " + r.description + "\nResult:\n" + r.output;
+        break;
+      case SubtaskState::failed:
+        out += "[" + r.id + " FAILED] " + r.description + "\nError: " + r.error;
+        break;
+      case SubtaskState::skipped:
+        out += "[" + r.id + " SKIPPED] " + r.description + "\nReason: " + r.error;
+        break;
+      default:
+        out += "[" + r.id + " " + to_string(r.state) + "] " + r.description;
+        break;
     }
   }
   return out;

@@ -4,10 +4,14 @@ namespace kaisha::planning {
 
 const char* to_string(Strategy s) {
   switch (s) {
-    case Strategy::parallel: return "parallel";
-    case Strategy::sequential: return "sequential";
-    case Strategy::hybrid: return "hybrid";
-    case Strategy::hierarchical: return "hierarchical";
+    case Strategy::parallel:
+      return "parallel";
+    case Strategy::sequential:
+      return "sequential";
+    case Strategy::hybrid:
+      return "hybrid";
+    case Strategy::hierarchical:
+      return "hierarchical";
   }
   return "?";
 }
@@ -22,9 +26,12 @@ std::optional<Strategy> strategy_from_string(const std::string& s) {
 
 const char* to_string(Priority p) {
   switch (p) {
-    case Priority::high: return "high";
-    case Priority::medium: return "medium";
-    case Priority::low: return "low";
+    case Priority::high:
+      return "high";
+    case Priority::medium:
+      return "medium";
+    case Priority::low:
+      return "low";
   }
   return "?";
 }

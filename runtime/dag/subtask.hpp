@@ -23,20 +23,20 @@ const char* to_string(Priority p);
 
 // The specializations effgen.md §4.1 allows (the union of the §3.3 list and
 // the one in the prompts). A model's answer must use one of these words.
-inline constexpr const char* kSpecializations[] = {
-    "research", "coding", "analysis", "synthesis", "data", "creative", "general"};
+inline constexpr const char* kSpecializations[] = {"research", "coding",   "analysis", "synthesis",
+                                                   "data",     "creative", "general"};
 
 // s_i = (id, desc, deps, out, c, spec, p) of effgen.md §4.1, plus the
 // hierarchical worker's `reports_to`.
 struct Subtask {
-  std::string id;                      // "st_1"; workers "wk_1"; unique in a decomposition
-  std::string description;             // what the sub-agent is asked to do; never empty
-  std::vector<std::string> depends_on; // ids whose outputs this subtask consumes; no duplicates
-  std::string expected_output;         // may be empty
-  double estimated_complexity = 5.0;   // in [0, 10]; 5.0 when the model gave none
+  std::string id;                                   // "st_1"; workers "wk_1"; unique in a decomposition
+  std::string description;                          // what the sub-agent is asked to do; never empty
+  std::vector<std::string> depends_on;              // ids whose outputs this subtask consumes; no duplicates
+  std::string expected_output;                      // may be empty
+  double estimated_complexity = 5.0;                // in [0, 10]; 5.0 when the model gave none
   std::string required_specialization = "general";  // one of kSpecializations
   Priority priority = Priority::medium;
-  std::string reports_to;              // hierarchical workers: "manager" or a worker id; else empty
+  std::string reports_to;  // hierarchical workers: "manager" or a worker id; else empty
 };
 
 // The hierarchical prompt's coordinating task: it runs after the workers
@@ -53,8 +53,8 @@ struct Decomposition {
   Strategy strategy = Strategy::hybrid;
   std::vector<Subtask> subtasks;
   std::vector<std::vector<std::string>> parallel_groups;  // hybrid only; advisory (see parser)
-  std::optional<ManagerTask> manager_task;                 // hierarchical only
-  std::string reasoning;                                   // may be empty
+  std::optional<ManagerTask> manager_task;                // hierarchical only
+  std::string reasoning;                                  // may be empty
 };
 
 }  // namespace kaisha::planning

@@ -16,7 +16,10 @@ std::vector<std::string> find_cycle(const std::vector<Subtask>& subtasks,
   std::vector<Color> color(subtasks.size(), white);
   std::vector<size_t> stack;  // the current path, each entry depends on the next
 
-  struct Frame { size_t node; size_t next_dep; };
+  struct Frame {
+    size_t node;
+    size_t next_dep;
+  };
   for (size_t root = 0; root < subtasks.size(); ++root) {
     if (color[root] != white) continue;
     std::vector<Frame> frames{{root, 0}};
@@ -64,7 +67,8 @@ std::vector<std::vector<size_t>> resolve(const std::vector<Subtask>& subtasks, s
       continue;
     }
     auto [it, fresh] = first_use.emplace(id, i);
-    if (!fresh) problems.push_back(numbered(i) + ": duplicate id '" + id + "' (first used by " + numbered(it->second) + ")");
+    if (!fresh)
+      problems.push_back(numbered(i) + ": duplicate id '" + id + "' (first used by " + numbered(it->second) + ")");
   }
   std::vector<std::vector<size_t>> deps(subtasks.size());
   for (size_t i = 0; i < subtasks.size(); ++i) {
@@ -86,9 +90,12 @@ std::vector<std::vector<size_t>> resolve(const std::vector<Subtask>& subtasks, s
 
 const char* to_string(DagShape s) {
   switch (s) {
-    case DagShape::parallel: return "parallel";
-    case DagShape::sequential: return "sequential";
-    case DagShape::hybrid: return "hybrid";
+    case DagShape::parallel:
+      return "parallel";
+    case DagShape::sequential:
+      return "sequential";
+    case DagShape::hybrid:
+      return "hybrid";
   }
   return "?";
 }
@@ -144,10 +151,12 @@ Result<SubtaskDag> SubtaskDag::build(std::vector<Subtask> subtasks) {
 
   // One subtask per level means exactly one order is possible: a chain (with
   // at most some redundant shortcut edges, which change nothing at run time).
-  if (dag.edges_ == 0) dag.shape_ = DagShape::parallel;
+  if (dag.edges_ == 0)
+    dag.shape_ = DagShape::parallel;
   else if (std::all_of(dag.levels_.begin(), dag.levels_.end(), [](const auto& l) { return l.size() == 1; }))
     dag.shape_ = DagShape::sequential;
-  else dag.shape_ = DagShape::hybrid;
+  else
+    dag.shape_ = DagShape::hybrid;
   return dag;
 }
 

@@ -165,7 +165,7 @@ struct ModelAnswered {
   bool refused = false;  // the ledger refused: nothing was sent to the model
   std::string error;
   llm::ChatResponse response;
-  double expense = 0;  // USD
+  double expense = 0;            // USD
   json budget = json::object();  // after the call, when it waited for the settlement
 };
 
@@ -179,7 +179,7 @@ struct HireAnswered {
 
 struct FireAnswered {
   CallId id = 0;
-  bool ok = false;  // the ledger refunded the hire (else `error` says why)
+  bool ok = false;         // the ledger refunded the hire (else `error` says why)
   bool not_hired = false;  // the fire could not start: not hired, or already leaving
   std::string error;
   json budget = json::object();

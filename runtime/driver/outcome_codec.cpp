@@ -15,9 +15,12 @@ namespace {
 
 const char* kind_name(JudgeRuled::Kind k) {
   switch (k) {
-    case JudgeRuled::Kind::verdict: return "verdict";
-    case JudgeRuled::Kind::judge_failed: return "judge_failed";
-    case JudgeRuled::Kind::no_answer: return "no_answer";
+    case JudgeRuled::Kind::verdict:
+      return "verdict";
+    case JudgeRuled::Kind::judge_failed:
+      return "judge_failed";
+    case JudgeRuled::Kind::no_answer:
+      return "no_answer";
   }
   return "no_answer";
 }
@@ -27,8 +30,8 @@ json to_json(const Outcome& o) {
       [](const auto& x) -> json {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, ModelAnswered>) {
-          return {{"type", "model"},   {"id", x.id},          {"ok", x.ok},
-                  {"refused", x.refused}, {"error", x.error}, {"response", struct_json(x.response)},
+          return {{"type", "model"},      {"id", x.id},        {"ok", x.ok},
+                  {"refused", x.refused}, {"error", x.error},  {"response", struct_json(x.response)},
                   {"expense", x.expense}, {"budget", x.budget}};
         } else if constexpr (std::is_same_v<T, HireAnswered>) {
           return {{"type", "hire"},       {"id", x.id},       {"ok", x.ok},
@@ -37,8 +40,8 @@ json to_json(const Outcome& o) {
           return {{"type", "fire"},           {"id", x.id},       {"ok", x.ok},
                   {"not_hired", x.not_hired}, {"error", x.error}, {"budget", x.budget}};
         } else if constexpr (std::is_same_v<T, AskAnswered>) {
-          return {{"type", "ask"},        {"id", x.id},       {"ok", x.ok},
-                  {"refused", x.refused}, {"error", x.error}, {"reply", struct_json(x.reply)},
+          return {{"type", "ask"},        {"id", x.id},        {"ok", x.ok},
+                  {"refused", x.refused}, {"error", x.error},  {"reply", struct_json(x.reply)},
                   {"expense", x.expense}, {"budget", x.budget}};
         } else if constexpr (std::is_same_v<T, JudgeRuled>) {
           return {{"type", "judge"},
@@ -77,8 +80,12 @@ Result<Outcome> from_json(const json& j) {
   if (!raw_id.is_number_unsigned()) return Error{"replay", "an outcome's id is not a whole number ≥ 0"};
   const CallId id = raw_id.get<CallId>();
   if (type == "model") {
-    ModelAnswered m{id, j.at("ok").get<bool>(), j.at("refused").get<bool>(), j.at("error").get<std::string>(),
-                    struct_from<llm::ChatResponse>(j.at("response")), j.at("expense").get<double>(),
+    ModelAnswered m{id,
+                    j.at("ok").get<bool>(),
+                    j.at("refused").get<bool>(),
+                    j.at("error").get<std::string>(),
+                    struct_from<llm::ChatResponse>(j.at("response")),
+                    j.at("expense").get<double>(),
                     j.at("budget")};
     return Outcome{std::move(m)};
   }
@@ -89,18 +96,27 @@ Result<Outcome> from_json(const json& j) {
     return Outcome{FireAnswered{id, j.at("ok").get<bool>(), j.at("not_hired").get<bool>(),
                                 j.at("error").get<std::string>(), j.at("budget")}};
   if (type == "ask") {
-    AskAnswered a{id, j.at("ok").get<bool>(), j.at("refused").get<bool>(), j.at("error").get<std::string>(),
-                  struct_from<msg::AskReply>(j.at("reply")), j.at("expense").get<double>(), j.at("budget")};
+    AskAnswered a{id,
+                  j.at("ok").get<bool>(),
+                  j.at("refused").get<bool>(),
+                  j.at("error").get<std::string>(),
+                  struct_from<msg::AskReply>(j.at("reply")),
+                  j.at("expense").get<double>(),
+                  j.at("budget")};
     return Outcome{std::move(a)};
   }
   if (type == "judge") {
     JudgeRuled r;
     r.id = id;
     const std::string kind = j.at("kind").get<std::string>();
-    if (kind == "verdict") r.kind = JudgeRuled::Kind::verdict;
-    else if (kind == "judge_failed") r.kind = JudgeRuled::Kind::judge_failed;
-    else if (kind == "no_answer") r.kind = JudgeRuled::Kind::no_answer;
-    else return Error{"replay", "a judge outcome of unknown kind '" + kind + "'"};
+    if (kind == "verdict")
+      r.kind = JudgeRuled::Kind::verdict;
+    else if (kind == "judge_failed")
+      r.kind = JudgeRuled::Kind::judge_failed;
+    else if (kind == "no_answer")
+      r.kind = JudgeRuled::Kind::no_answer;
+    else
+      return Error{"replay", "a judge outcome of unknown kind '" + kind + "'"};
     const json& v = j.at("verdict");
     r.verdict.status = v.at("success").get<bool>() ? planning::VerdictStatus::success : planning::VerdictStatus::error;
     r.verdict.output = v.at("output").get<std::string>();
@@ -110,8 +126,7 @@ Result<Outcome> from_json(const json& j) {
     return Outcome{std::move(r)};
   }
   if (type == "tool") {
-    company::ToolResult t{j.at("ok").get<bool>(), j.at("message").get<std::string>(), j.at("output"),
-                          j.at("extra")};
+    company::ToolResult t{j.at("ok").get<bool>(), j.at("message").get<std::string>(), j.at("output"), j.at("extra")};
     return Outcome{ToolRan{id, std::move(t)}};
   }
   if (type == "budget") return Outcome{BudgetRead{id, j.at("view")}};

@@ -55,7 +55,8 @@ class PendingCalls {
 
   // Forgets every call of `scope` (their outcomes are then ignored).
   void drop(uint64_t scope) {
-    for (auto it = calls_.begin(); it != calls_.end();) it = it->second.scope == scope ? calls_.erase(it) : std::next(it);
+    for (auto it = calls_.begin(); it != calls_.end();)
+      it = it->second.scope == scope ? calls_.erase(it) : std::next(it);
   }
   // Forgets every call but those of scope 0.
   void drop_scoped() {
@@ -76,8 +77,10 @@ class PendingCalls {
   template <class T, size_t I = 0>
   static constexpr size_t index_of() {
     static_assert(I < std::variant_size_v<Outcome>, "not an outcome type");
-    if constexpr (std::is_same_v<std::variant_alternative_t<I, Outcome>, T>) return I;
-    else return index_of<T, I + 1>();
+    if constexpr (std::is_same_v<std::variant_alternative_t<I, Outcome>, T>)
+      return I;
+    else
+      return index_of<T, I + 1>();
   }
   template <class T>
   static constexpr size_t kIndexOf = index_of<T>();

@@ -12,8 +12,8 @@ Result<ReplayLog> ReplayLog::from_records(const std::vector<std::string>& outcom
   for (const auto& [id, steps] : ask_steps)
     for (size_t i = 0; i < steps.size(); ++i)
       if (auto s = decode_ask_step(steps[i]); !s.ok())
-        return Error{"replay", "step " + std::to_string(i + 1) + " of ask " + std::to_string(id) + ": " +
-                                   s.error().message};
+        return Error{"replay",
+                     "step " + std::to_string(i + 1) + " of ask " + std::to_string(id) + ": " + s.error().message};
   log.ask_steps_ = ask_steps;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     auto o = decode(outcomes[i]);

@@ -33,8 +33,7 @@ Result<BudgetState> BudgetState::from_json(const json& j) {
   try {
     BudgetState s;
     auto ledger = [](const json& l) {
-      return LedgerState{l.at("total").get<double>(), l.at("used").get<double>(),
-                         l.value("enabled", true)};
+      return LedgerState{l.at("total").get<double>(), l.at("used").get<double>(), l.value("enabled", true)};
     };
     s.resource = ledger(j.at("resource"));
     s.expense = ledger(j.at("expense"));
@@ -92,15 +91,14 @@ double Budget::expense_for(const ModelCost& cost, int64_t input_tokens, int64_t 
 }
 
 std::string Budget::refusal_text(const std::string& ledger, double cost, double remaining) {
-  return "Do not have enough " + ledger +
-         " budget to create/use the agent. Creating/Using the agent costs " + format_amount(cost) +
-         " but only " + format_amount(remaining) + " is remaining";
+  return "Do not have enough " + ledger + " budget to create/use the agent. Creating/Using the agent costs " +
+         format_amount(cost) + " but only " + format_amount(remaining) + " is remaining";
 }
 
 std::string Budget::overspent_text(double cost, double spent, double total, double overshoot) {
-  std::string why = overshoot > 0 ? " after providers billed " + format_amount(overshoot) +
-                                        " more than was reserved for their calls"
-                                  : "";
+  std::string why =
+      overshoot > 0 ? " after providers billed " + format_amount(overshoot) + " more than was reserved for their calls"
+                    : "";
   return "The expense budget is overspent: " + format_amount(spent) + " is spent of a total of " +
          format_amount(total) + why + ". Nothing that costs money (this costs " + format_amount(cost) +
          ") can run until the budget is raised; free calls still can";
@@ -184,8 +182,8 @@ Result<AskReservation> Budget::reserve_ask(const ModelCost& cost, int64_t input_
                                            int64_t max_output_tokens) {
   std::lock_guard lock(mu_);
   if (max_inflight_ > 0 && inflight_ >= max_inflight_) {
-    return Error{"budget", "Too many agent calls in flight: the limit is " +
-                               std::to_string(max_inflight_) + "; wait for one to finish"};
+    return Error{"budget", "Too many agent calls in flight: the limit is " + std::to_string(max_inflight_) +
+                               "; wait for one to finish"};
   }
   AskReservation r;
   r.cost = cost;
@@ -297,8 +295,9 @@ BudgetSummary Budget::summary() const {
 
 BudgetState Budget::snapshot() const {
   std::lock_guard lock(mu_);
-  return BudgetState{resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_,
-                     from_micros(overshoot_), overshoot_calls_, ++snapshots_};
+  return BudgetState{
+      resource_.snapshot(), expense_.snapshot(), from_micros(internal_invoke_), hired_, from_micros(overshoot_),
+      overshoot_calls_,     ++snapshots_};
 }
 
 void Budget::restore(const BudgetState& state) {

@@ -127,8 +127,7 @@ class Budget {
   // see llm::input_token_bound) on the expense ledger. Refused with the
   // HASHIRU sentence when either does not fit (overspent_text() while the
   // expense ledger is over its total); a free call is never refused for expense.
-  Result<AskReservation> reserve_ask(const ModelCost& cost, int64_t input_token_bound,
-                                     int64_t max_output_tokens);
+  Result<AskReservation> reserve_ask(const ModelCost& cost, int64_t input_token_bound, int64_t max_output_tokens);
   // Charges the actual expense of the finished call (even if above the hold:
   // the provider has billed it), releases the resource hold and adds
   // invoke_resource_cost to the internal invoke-cost counter. Returns the
@@ -191,7 +190,7 @@ class Budget {
   int max_agents_ = 0;
   int max_inflight_ = 0;
   std::unordered_set<ReservationId> active_asks_;  // keyed by AskReservation.resource_id
-  mutable uint64_t snapshots_ = 0;  // the last BudgetState::seq handed out
+  mutable uint64_t snapshots_ = 0;                 // the last BudgetState::seq handed out
 };
 
 }  // namespace kaisha::economy

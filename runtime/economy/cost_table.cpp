@@ -72,9 +72,7 @@ std::string CostTable::to_yaml() const {
     e << YAML::Key << "type" << YAML::Value << m.type;
     // Amounts are written through format_amount so the file shows 0.15, not
     // 0.14999999999999999.
-    auto num = [&](const char* k, double v) {
-      e << YAML::Key << k << YAML::Value << format_amount(v);
-    };
+    auto num = [&](const char* k, double v) { e << YAML::Key << k << YAML::Value << format_amount(v); };
     num("create_resource_cost", m.create_resource_cost);
     num("invoke_resource_cost", m.invoke_resource_cost);
     num("create_expense_cost", m.create_expense_cost);
@@ -96,9 +94,15 @@ Result<ModelCost> parse_model(const YamlReader& r, const YAML::Node& key, const 
   const std::string path = "models." + m.name;
   if (m.name.empty()) return r.error_at(key, "models", "a model name cannot be empty");
   if (Status s = r.expect_map(node, path); !s) return s.error();
-  static const std::vector<std::string> kKeys = {
-      "model_ref", "type", "create_resource_cost", "invoke_resource_cost", "create_expense_cost",
-      "invoke_expense_cost", "output_expense_cost", "description", "tags"};
+  static const std::vector<std::string> kKeys = {"model_ref",
+                                                 "type",
+                                                 "create_resource_cost",
+                                                 "invoke_resource_cost",
+                                                 "create_expense_cost",
+                                                 "invoke_expense_cost",
+                                                 "output_expense_cost",
+                                                 "description",
+                                                 "tags"};
   if (Status s = r.check_keys(node, path, kKeys); !s) return s.error();
   if (!node.IsMap()) return m;  // "name:" with nothing: all zero, unlikely but harmless
   for (auto it = node.begin(); it != node.end(); ++it) {
@@ -112,22 +116,29 @@ Result<ModelCost> parse_model(const YamlReader& r, const YAML::Node& key, const 
     if (k == "model_ref" || k == "type" || k == "description") {
       auto s = r.read_string(v, p);
       if (!s) return s.error();
-      if (k == "model_ref") m.model_ref = *s;
+      if (k == "model_ref")
+        m.model_ref = *s;
       else if (k == "type") {
         if (*s != "local" && *s != "cloud")
           return r.error_at(v, p, "expected \"local\" or \"cloud\", got \"" + *s + "\"");
         m.type = *s;
-      } else m.description = *s;
+      } else
+        m.description = *s;
       continue;
     }
     auto d = r.read_number(v, p);
     if (!d) return d.error();
     if (*d < 0) return r.error_at(v, p, "a cost cannot be negative, got " + format_amount(*d));
-    if (k == "create_resource_cost") m.create_resource_cost = *d;
-    else if (k == "invoke_resource_cost") m.invoke_resource_cost = *d;
-    else if (k == "create_expense_cost") m.create_expense_cost = *d;
-    else if (k == "invoke_expense_cost") m.invoke_expense_cost = *d;
-    else m.output_expense_cost = *d;
+    if (k == "create_resource_cost")
+      m.create_resource_cost = *d;
+    else if (k == "invoke_resource_cost")
+      m.invoke_resource_cost = *d;
+    else if (k == "create_expense_cost")
+      m.create_expense_cost = *d;
+    else if (k == "invoke_expense_cost")
+      m.invoke_expense_cost = *d;
+    else
+      m.output_expense_cost = *d;
   }
   if (m.type.empty()) m.type = m.model_ref.rfind("ollama:", 0) == 0 ? "local" : "cloud";
   if (m.model_ref.empty()) m.model_ref = m.type == "local" ? "ollama:" + m.name : m.name;

@@ -77,8 +77,10 @@ class UnsavedChanges {
   void saved(const BudgetChange& change, size_t count) {
     count_ -= count;
     // Exactly nothing once nothing is held, whatever rounding the sums made.
-    if (count_ == 0) total_ = BudgetChange{};
-    else total_ -= change;
+    if (count_ == 0)
+      total_ = BudgetChange{};
+    else
+      total_ -= change;
   }
   const BudgetChange& total() const { return total_; }
   // `state` without the changes not on disk.

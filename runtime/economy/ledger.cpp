@@ -9,8 +9,8 @@ Ledger::Ledger(std::string name, double total, bool enabled)
 
 Error Ledger::refusal_locked(Micros amount) const {
   Micros left = std::max<Micros>(0, total_ - used_ - reserved_);
-  return Error{"budget", "No " + name_ + " budget remaining: needs " + format_micros(amount) +
-                             " but only " + format_micros(left) + " is remaining"};
+  return Error{"budget", "No " + name_ + " budget remaining: needs " + format_micros(amount) + " but only " +
+                             format_micros(left) + " is remaining"};
 }
 
 Result<ReservationId> Ledger::reserve(double amount) {

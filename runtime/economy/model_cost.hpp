@@ -11,9 +11,9 @@ namespace kaisha::economy {
 // One row of the cost table. Resource costs are percentage points of the
 // resource ledger; expense costs are USD. A cost the table leaves out is 0.
 struct ModelCost {
-  std::string name;       // what the CEO passes as base_model, e.g. "mistral"
-  std::string model_ref;  // provider:model, e.g. "ollama:mistral"
-  std::string type;       // "local" | "cloud"
+  std::string name;                 // what the CEO passes as base_model, e.g. "mistral"
+  std::string model_ref;            // provider:model, e.g. "ollama:mistral"
+  std::string type;                 // "local" | "cloud"
   double create_resource_cost = 0;  // charged on hire, refunded on fire
   double invoke_resource_cost = 0;  // held for the duration of each call
   double create_expense_cost = 0;   // USD charged on hire, never refunded

@@ -63,14 +63,15 @@ Effects EffgenDriver::start() {
   out.push_back(journal_step(msg::EventKind::note, json{{"routing", decision}}));
   if (listening())
     report(out, msg::EventKind::routing,
-           "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " + std::string(routing::to_string(d.kind)) +
-               " (" + d.reason + ")",
+           "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
+               std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
            decision);
   if (d.kind == routing::RouteKind::single) {
     run_single(out, d.reason);
     return out;
   }
-  strategy_ = d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical : planning::Strategy::hybrid;
+  strategy_ =
+      d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical : planning::Strategy::hybrid;
   round_.emplace(strategy_);
   auto found = setup_.decompose.find(strategy_);
   if (found == setup_.decompose.end()) {
@@ -121,7 +122,7 @@ void EffgenDriver::on_plan(Effects& out, const ModelAnswered& a) {
   const std::string& answer = a.response.message.content;
   if (!a.ok) return finish(out, false, "The planner's model call failed: " + a.error);
   out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "decomposition"}, {"text", answer}},
-                        a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
+                             a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
   planning::RoundStep next = round_->on_answer(answer);
   switch (next.kind) {
     case planning::RoundStep::Kind::accept: {
@@ -169,7 +170,8 @@ void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
   if (listening())
     report(out, msg::EventKind::plan, std::to_string(plan.size()) + " subtasks, " + planning::to_string(dag.shape()),
            json{{"subtasks", plan}, {"shape", planning::to_string(dag.shape())}});
-  out.push_back(journal_step(msg::EventKind::note, json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
+  out.push_back(
+      journal_step(msg::EventKind::note, json{{"plan", std::move(plan)}, {"shape", planning::to_string(dag.shape())}}));
   // How many workers the resource budget allows to run at once.
   pending_dag_ = std::move(dag);
   out.push_back(ReadBudget{pending_.expect<BudgetRead>([this](const BudgetRead& a, Effects& o) { on_budget(o, a); })});
@@ -346,8 +348,8 @@ void EffgenDriver::produce(Effects& out, const std::string& job_id, const std::s
   if (chatty)
     report(out, msg::EventKind::ask, "Planner -> " + job.worker + " [" + job_id + "]: " + utf8::truncate(prompt, 200),
            json{{"agent", job.worker}, {"job", job_id}});
-  const CallId id = pending_.expect<AskAnswered>(
-      [this, job_id](const AskAnswered& a, Effects& o) { on_answer(o, job_id, a); });
+  const CallId id =
+      pending_.expect<AskAnswered>([this, job_id](const AskAnswered& a, Effects& o) { on_answer(o, job_id, a); });
   // Only the answer event shows the budget after the call: nobody else waits
   // for the settlement (the kit's finish waits for the ledger once, at the end).
   out.push_back(Ask{id, job.worker, std::move(prompt), job_id, chatty, {}, {}});
@@ -366,14 +368,18 @@ void EffgenDriver::on_answer(Effects& out, const std::string& job_id, const AskA
   const msg::AskReply& r = a.reply;
   // The worker's answer, which subtask it belongs to and what it cost, in one
   // step under the worker's name (the worker journaled only its request).
-  out.push_back(journal_step(msg::EventKind::llm_response,
-                        json{{"job", job_id}, {"text", r.output}, {"usage_estimated", r.usage.estimated},
-                             {"latency_ms", r.latency_ms}},
-                        r.usage.input_tokens, r.usage.output_tokens, a.expense, j.worker));
+  out.push_back(journal_step(
+      msg::EventKind::llm_response,
+      json{{"job", job_id}, {"text", r.output}, {"usage_estimated", r.usage.estimated}, {"latency_ms", r.latency_ms}},
+      r.usage.input_tokens, r.usage.output_tokens, a.expense, j.worker));
   if (listening())
     report(out, msg::EventKind::answer, j.worker + " [" + job_id + "]: " + r.output,
-           json{{"agent", j.worker}, {"job", job_id}, {"input_tokens", r.usage.input_tokens},
-                {"output_tokens", r.usage.output_tokens}, {"expense", a.expense}, {"latency_ms", r.latency_ms},
+           json{{"agent", j.worker},
+                {"job", job_id},
+                {"input_tokens", r.usage.input_tokens},
+                {"output_tokens", r.usage.output_tokens},
+                {"expense", a.expense},
+                {"latency_ms", r.latency_ms},
                 {"budget", a.budget}},
            j.worker)
         .costing(r.usage.input_tokens, r.usage.output_tokens, a.expense);
@@ -391,13 +397,14 @@ void EffgenDriver::on_audit_step(Effects& out, const std::string& job_id, Result
       return finish_job(out, job_id, ok, ok ? s.report.output : "rejected by the judge: " + s.report.error_information);
     }
     case planning::AuditStep::Kind::retry:
-      report(out, msg::EventKind::retry, job_id + ": the judge rejected the result, asking again", json{{"job", job_id}});
+      report(out, msg::EventKind::retry, job_id + ": the judge rejected the result, asking again",
+             json{{"job", job_id}});
       return produce(out, job_id, s.feedback);
     case planning::AuditStep::Kind::ask_judge: {
       const Job& job = jobs_.at(job_id);
       ++judge_calls_;
-      const CallId id = pending_.expect<JudgeRuled>(
-          [this, job_id](const JudgeRuled& a, Effects& o) { on_ruling(o, job_id, a); });
+      const CallId id =
+          pending_.expect<JudgeRuled>([this, job_id](const JudgeRuled& a, Effects& o) { on_ruling(o, job_id, a); });
       out.push_back(Audit{id, job.worker, job.instruction, s.claimed_result});
       return;
     }
@@ -424,7 +431,8 @@ void EffgenDriver::finish_job(Effects& out, const std::string& job_id, bool ok, 
   if (job.whole_task) return finish(out, ok, ok ? text : "The worker could not complete the task: " + text);
   if (ok) {
     (void)scheduler_->complete(job_id, text);
-    if (listening()) report(out, msg::EventKind::subtask, job_id + " completed", json{{"subtask", job_id}, {"state", "completed"}});
+    if (listening())
+      report(out, msg::EventKind::subtask, job_id + " completed", json{{"subtask", job_id}, {"state", "completed"}});
   } else {
     auto again = scheduler_->fail(job_id, text);
     report(out, msg::EventKind::subtask, job_id + (again.ok() && *again ? " failed, will retry: " : " failed: ") + text,
@@ -445,7 +453,8 @@ void EffgenDriver::pump(Effects& out) {
     const std::string instruction =
         a.description + (a.expected_output.empty() ? "" : "\nExpected output: " + a.expected_output);
     if (listening())
-      report(out, msg::EventKind::subtask, a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
+      report(out, msg::EventKind::subtask,
+             a.id + " running (attempt " + std::to_string(a.attempt) + "): " + a.description,
              json{{"subtask", a.id}, {"state", "running"}, {"attempt", a.attempt}});
     start_job(out, a.id, false, instruction, fit_for_worker(prompt.ok() ? *prompt : instruction));
   }

@@ -34,7 +34,9 @@
 #include "runtime/dag/subtask_dag.hpp"
 #include "runtime/effgen/prompt_optimizer/prompt_optimizer.hpp"
 
-namespace kaisha::routing { class Router; }
+namespace kaisha::routing {
+class Router;
+}
 
 namespace kaisha::effgen {
 
@@ -52,10 +54,10 @@ struct EffgenSetup {
   std::string worker_task;
   std::string synthesis;
   std::map<planning::Strategy, Result<planning::PromptTemplate>> decompose;
-  double temperature = 0;           // of the planner's own calls
-  int max_concurrent = 4;           // workers at most
+  double temperature = 0;  // of the planner's own calls
+  int max_concurrent = 4;  // workers at most
   int max_subtask_retries = 1;
-  bool audit = false;               // the judge audits worker results
+  bool audit = false;  // the judge audits worker results
   int max_judge_retries = 3;
   int64_t worker_max_output_tokens = 1024;  // for pricing a plan's worst case
   std::function<int64_t()> now_ms;          // a monotonic clock, for durations
@@ -121,7 +123,7 @@ class EffgenDriver {
 
   bool listening() const;
   driver::Report& report(driver::Effects& out, msg::EventKind kind, std::string text, json data = json::object(),
-              std::string agent = "") const;
+                         std::string agent = "") const;
 
   // What each answer leads to (the continuations of pending_).
   void on_plan(driver::Effects& out, const driver::ModelAnswered& a);

@@ -106,9 +106,7 @@ void HashiruDriver::finish(bool ok, const std::string& text) {
 }
 
 // What a task still waits for is forgotten once it has ended; direct calls go on.
-void HashiruDriver::drop_task_effects() {
-  pending_.drop_scoped();
-}
+void HashiruDriver::drop_task_effects() { pending_.drop_scoped(); }
 
 // Retrieved memories go into the context as a user message, into the
 // journal and into the transcript ("Memories: [...]"); a retrieval error is
@@ -136,9 +134,9 @@ void HashiruDriver::turn() {
   llm::ChatRequest request = conversation_.request(tools, setup_.temperature, kCeoMaxOutputTokens);
   request.stream = setup_.stream;
   step(msg::EventKind::llm_request, json{{"model_ref", setup_.model_ref},
-                           {"messages", request.messages.size()},
-                           {"last_message", request.messages.back().content},
-                           {"tools", request.tools.size()}});
+                                         {"messages", request.messages.size()},
+                                         {"last_message", request.messages.back().content},
+                                         {"tools", request.tools.size()}});
   const driver::CallId id = expect<driver::ModelAnswered>([this](const driver::ModelAnswered& a) { answered(a); });
   out_.push_back(driver::CallModel{id, "ceo_model", std::move(request), true});
 }
@@ -156,8 +154,8 @@ bool HashiruDriver::summarize_first() {
   request.messages = {{llm::Role::user, plan->prompt, {}, "", ""}};
   request.temperature = setup_.temperature;
   request.max_tokens = kSummaryMaxOutputTokens;
-  const driver::CallId id = expect<driver::ModelAnswered>(
-      [this, p = *plan](const driver::ModelAnswered& a) { summarized(p, a); });
+  const driver::CallId id =
+      expect<driver::ModelAnswered>([this, p = *plan](const driver::ModelAnswered& a) { summarized(p, a); });
   out_.push_back(driver::CallModel{id, "summary", std::move(request), true});
   return true;
 }
@@ -172,20 +170,17 @@ void HashiruDriver::summarized(const memory::ConversationSummaryPlan& p, const d
                                         ? setup_.summarizer->apply(conversation_, p, a.response.message.content)
                                         : Result<memory::SummaryEvent>(Error{"memory", failed});
   if (!ev.ok()) {
-    step(msg::EventKind::error, json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens, u.output_tokens,
-         a.expense);
+    step(msg::EventKind::error, json{{"error", ev.error().message}, {"call", "summary"}}, u.input_tokens,
+         u.output_tokens, a.expense);
     report(msg::EventKind::error, "could not summarise the conversation: " + ev.error().message);
     return turn();
   }
   const int64_t after = setup_.summarizer->tokens(conversation_);
-  json event{{"event", "SUMMARIZATION_TRIGGER"},
-             {"original_tokens", ev->original_tokens},
-             {"summarized_tokens", ev->summarized_tokens},
-             {"reduction_ratio", ev->reduction_ratio},
-             {"messages_replaced", ev->messages_replaced},
-             {"conversation_tokens_before", p.conversation_tokens},
-             {"conversation_tokens_after", after},
-             {"context_tokens", setup_.summarizer->config().context_tokens}};
+  json event{
+      {"event", "SUMMARIZATION_TRIGGER"},           {"original_tokens", ev->original_tokens},
+      {"summarized_tokens", ev->summarized_tokens}, {"reduction_ratio", ev->reduction_ratio},
+      {"messages_replaced", ev->messages_replaced}, {"conversation_tokens_before", p.conversation_tokens},
+      {"conversation_tokens_after", after},         {"context_tokens", setup_.summarizer->config().context_tokens}};
   step(msg::EventKind::note, event, u.input_tokens, u.output_tokens, a.expense);
   report(msg::EventKind::summary,
          "conversation summarised: " + std::to_string(ev->messages_replaced) + " messages, " +
@@ -206,11 +201,14 @@ void HashiruDriver::answered(const driver::ModelAnswered& a) {
     return finish(false, "The CEO's model call failed: " + a.error);
   }
   const llm::Usage u = a.response.usage;
-  report(msg::EventKind::usage,
-         "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) +
-             " out tokens",
-         json{{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"estimated", u.estimated},
-              {"expense", a.expense}, {"budget", a.budget}})
+  report(
+      msg::EventKind::usage,
+      "CEO model call: " + std::to_string(u.input_tokens) + " in / " + std::to_string(u.output_tokens) + " out tokens",
+      json{{"input_tokens", u.input_tokens},
+           {"output_tokens", u.output_tokens},
+           {"estimated", u.estimated},
+           {"expense", a.expense},
+           {"budget", a.budget}})
       .costing(u.input_tokens, u.output_tokens, a.expense);
   on_response(a.response);
 }
@@ -356,10 +354,10 @@ void HashiruDriver::register_own_tools() {
 
 bool HashiruDriver::set_switch(const std::string& name, bool on) {
   std::map<std::string, bool*> by_name = {
-      {"agent_creation", &switches_.agent_creation}, {"local_agents", &switches_.local_agents},
-      {"cloud_agents", &switches_.cloud_agents},     {"tool_creation", &switches_.tool_creation},
+      {"agent_creation", &switches_.agent_creation},   {"local_agents", &switches_.local_agents},
+      {"cloud_agents", &switches_.cloud_agents},       {"tool_creation", &switches_.tool_creation},
       {"tool_invocation", &switches_.tool_invocation}, {"resource_budget", &switches_.resource_budget},
-      {"economy_budget", &switches_.economy_budget}, {"memory", &switches_.memory}};
+      {"economy_budget", &switches_.economy_budget},   {"memory", &switches_.memory}};
   auto it = by_name.find(name);
   if (it == by_name.end()) return false;
   *it->second = on;
@@ -414,7 +412,8 @@ void HashiruDriver::agent_creator(const json& args, ToolDone done) {
   if (setup_.cluster) {
     if (auto g = company::grant_for(setup_.grants, spec.name, spec.base_model); !g.empty())
       return done(ToolResult::error("Agent " + spec.name + " cannot be created: employee.tools grants it tools (" +
-                                    json(g.entries()).dump() + "), and employees with tools cannot run on cluster "
+                                    json(g.entries()).dump() +
+                                    "), and employees with tools cannot run on cluster "
                                     "nodes yet. Remove the grant or run without a cluster."));
   }
   const driver::CallId id = expect<driver::HireAnswered>([this, spec, done](const driver::HireAnswered& h) {
@@ -423,8 +422,11 @@ void HashiruDriver::agent_creator(const json& args, ToolDone done) {
       report(msg::EventKind::refusal, h.error, json{{"agent", spec.name}});
     }
     if (!h.ok) return done(ToolResult::error(h.error));
-    step(msg::EventKind::hire, json{{"agent", spec.name}, {"base_model", spec.base_model}, {"model_ref", spec.model_ref},
-                      {"type", spec.type}, {"costs", spec.costs}});
+    step(msg::EventKind::hire, json{{"agent", spec.name},
+                                    {"base_model", spec.base_model},
+                                    {"model_ref", spec.model_ref},
+                                    {"type", spec.type},
+                                    {"costs", spec.costs}});
     report(msg::EventKind::hire, spec.name + " (" + spec.base_model + ", " + spec.type + ")",
            json{{"agent", spec.name}, {"base_model", spec.base_model}, {"type", spec.type}, {"budget", h.budget}});
     ToolResult res = ToolResult::success("Agent " + spec.name + " created");
@@ -441,7 +443,8 @@ void HashiruDriver::ask_agent(const json& args, ToolDone done) {
   const msg::AgentSpec* found = setup_.roster().find(name);
   if (!found || !setup_.hired(name)) return done(ToolResult::error(texts::agent_not_found(name)));
   if (std::string no = switch_refusal(*found); !no.empty()) return done(ToolResult::error(no));
-  if (listening()) report(msg::EventKind::ask, "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
+  if (listening())
+    report(msg::EventKind::ask, "CEO -> " + name + ": " + prompt, json{{"agent", name}, {"prompt", prompt}});
   // No "ask" step: the tool_call step journaled just before holds the agent
   // and the prompt (one SQLite row less per ask).
   const driver::CallId id = expect<driver::AskAnswered>([this, name, done](const driver::AskAnswered& r) {
@@ -457,12 +460,16 @@ void HashiruDriver::ask_agent(const json& args, ToolDone done) {
     const llm::Usage u = msg::ask_usage(r.reply);
     // The text itself is in the tool_result step that follows (and in the
     // employee's llm_response): this row carries what the call cost.
-    step(msg::EventKind::answer, json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens, u.output_tokens,
-         r.expense, name);
+    step(msg::EventKind::answer, json{{"agent", name}, {"chars", r.reply.output.size()}}, u.input_tokens,
+         u.output_tokens, r.expense, name);
     if (listening())
       report(msg::EventKind::answer, name + ": " + r.reply.output,
-             json{{"agent", name}, {"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
-                  {"expense", r.expense}, {"latency_ms", r.reply.latency_ms}, {"budget", r.budget}},
+             json{{"agent", name},
+                  {"input_tokens", u.input_tokens},
+                  {"output_tokens", u.output_tokens},
+                  {"expense", r.expense},
+                  {"latency_ms", r.reply.latency_ms},
+                  {"budget", r.budget}},
              name)
           .costing(u.input_tokens, u.output_tokens, r.expense);
     ToolResult res = ToolResult::success("Agent " + name + " answered", r.reply.output);

@@ -42,19 +42,19 @@ namespace kaisha::hashiru {
 // What the CEO is given once, for its whole session.
 struct HashiruSetup {
   std::string system_prompt;
-  company::ConversationLimits limits;      // ceo.max_turns, ceo.max_malformed_tool_calls
-  std::string model_ref;                   // the CEO's model (ceo.model), as journaled
-  double temperature = 0.2;                // ceo.temperature
-  bool stream = false;                     // ceo.stream
-  std::vector<llm::ToolSpec> tool_specs;   // the CEO's tools; the HASHIRU six among them are the driver's
+  company::ConversationLimits limits;                    // ceo.max_turns, ceo.max_malformed_tool_calls
+  std::string model_ref;                                 // the CEO's model (ceo.model), as journaled
+  double temperature = 0.2;                              // ceo.temperature
+  bool stream = false;                                   // ceo.stream
+  std::vector<llm::ToolSpec> tool_specs;                 // the CEO's tools; the HASHIRU six among them are the driver's
   std::shared_ptr<const economy::CostTable> cost_table;  // read at each use: it may change
-  config::Switches switches;               // at the start; set_switch() changes them
-  config::EmployeeGrants grants;           // employee.tools
-  bool cluster = false;                    // employees may be placed on other nodes
-  bool audit = false;                      // the judge audits every final answer
+  config::Switches switches;                             // at the start; set_switch() changes them
+  config::EmployeeGrants grants;                         // employee.tools
+  bool cluster = false;                                  // employees may be placed on other nodes
+  bool audit = false;                                    // the judge audits every final answer
   int max_judge_retries = 3;
-  bool recall = false;                     // memories are retrieved before each task (memory switch on)
-  std::shared_ptr<const memory::ErrorReflection> error_reflection;  // null: no critique after a rejection
+  bool recall = false;  // memories are retrieved before each task (memory switch on)
+  std::shared_ptr<const memory::ErrorReflection> error_reflection;   // null: no critique after a rejection
   std::shared_ptr<const memory::ConversationSummarizer> summarizer;  // null: no short-term memory
 
   // What the driver asks the world (each called on the caller's thread, while
@@ -151,7 +151,7 @@ class HashiruDriver {
   bool summary_checked_ = false;
 
   driver::Effects out_;
-  uint64_t scope_ = 0;  // whose effects are being made: a task's serial, or 0 for a direct call
+  uint64_t scope_ = 0;              // whose effects are being made: a task's serial, or 0 for a direct call
   driver::PendingCalls<> pending_;  // effects in flight, scoped by task serial
 };
 

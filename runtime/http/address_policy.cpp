@@ -18,11 +18,16 @@ struct V4Range {
 
 // Every IPv4 network that is not the public internet.
 constexpr V4Range kInternalV4[] = {
-    {0x00000000, 8, "unspecified"},      {0x0A000000, 8, "private"},
-    {0x64400000, 10, "shared (CGNAT)"},    {0x7F000000, 8, "loopback"},
-    {0xA9FE0000, 16, "link-local"},        {0xAC100000, 12, "private"},
-    {0xC0000000, 24, "IETF protocol assignments"},     {0xC0A80000, 16, "private"},
-    {0xC6120000, 15, "benchmarking"},      {0xE0000000, 4, "multicast"},
+    {0x00000000, 8, "unspecified"},
+    {0x0A000000, 8, "private"},
+    {0x64400000, 10, "shared (CGNAT)"},
+    {0x7F000000, 8, "loopback"},
+    {0xA9FE0000, 16, "link-local"},
+    {0xAC100000, 12, "private"},
+    {0xC0000000, 24, "IETF protocol assignments"},
+    {0xC0A80000, 16, "private"},
+    {0xC6120000, 15, "benchmarking"},
+    {0xE0000000, 4, "multicast"},
     {0xF0000000, 4, "reserved"},
 };
 

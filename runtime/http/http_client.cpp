@@ -21,13 +21,20 @@ namespace kaisha::http {
 
 const char* to_string(TransportError e) {
   switch (e) {
-    case TransportError::none: return "none";
-    case TransportError::timeout: return "timeout";
-    case TransportError::connect: return "connect";
-    case TransportError::cancelled: return "cancelled";
-    case TransportError::too_large: return "too_large";
-    case TransportError::refused: return "refused";
-    case TransportError::other: return "other";
+    case TransportError::none:
+      return "none";
+    case TransportError::timeout:
+      return "timeout";
+    case TransportError::connect:
+      return "connect";
+    case TransportError::cancelled:
+      return "cancelled";
+    case TransportError::too_large:
+      return "too_large";
+    case TransportError::refused:
+      return "refused";
+    case TransportError::other:
+      return "other";
   }
   return "other";
 }
@@ -79,8 +86,8 @@ void guarded(const char* what, F&& f) {
 // than the transfers themselves.
 struct HttpClient::Impl {
   CURLM* multi = nullptr;
-  int ep = -1;       // epoll set: curl's sockets + wake_fd
-  int wake_fd = -1;  // eventfd: the inbox has work
+  int ep = -1;                    // epoll set: curl's sockets + wake_fd
+  int wake_fd = -1;               // eventfd: the inbox has work
   int64_t curl_deadline_ms = -1;  // from the timer callback; -1 = none
   Clock::time_point curl_timer_set{};
   std::thread thread;
@@ -220,8 +227,8 @@ void HttpClient::Impl::run_due_timers() {
 int HttpClient::Impl::poll_timeout_ms() {
   int ms = kMaxPollMs;
   if (curl_deadline_ms >= 0) {
-    const auto left = curl_deadline_ms - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                             Clock::now() - curl_timer_set).count();
+    const auto left =
+        curl_deadline_ms - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - curl_timer_set).count();
     ms = std::min<int>(ms, static_cast<int>(std::max<int64_t>(0, left)));
   }
   std::lock_guard lk(mu);
@@ -246,12 +253,10 @@ int HttpClient::Impl::on_socket(CURL*, curl_socket_t s, int what, void* self, vo
   ev.events = (what & CURL_POLL_IN ? uint32_t{EPOLLIN} : 0u) | (what & CURL_POLL_OUT ? uint32_t{EPOLLOUT} : 0u);
   ev.data.fd = s;
   if (socketp) {
-    if (epoll_ctl(impl->ep, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT)
-      epoll_ctl(impl->ep, EPOLL_CTL_ADD, s, &ev);
+    if (epoll_ctl(impl->ep, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT) epoll_ctl(impl->ep, EPOLL_CTL_ADD, s, &ev);
     return 0;
   }
-  if (epoll_ctl(impl->ep, EPOLL_CTL_ADD, s, &ev) != 0 && errno == EEXIST)
-    epoll_ctl(impl->ep, EPOLL_CTL_MOD, s, &ev);
+  if (epoll_ctl(impl->ep, EPOLL_CTL_ADD, s, &ev) != 0 && errno == EEXIST) epoll_ctl(impl->ep, EPOLL_CTL_MOD, s, &ev);
   curl_multi_assign(impl->multi, s, impl);
   return 0;
 }
@@ -306,8 +311,7 @@ void HttpClient::Impl::run() {
                         (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
       curl_multi_socket_action(multi, fd, flags, &running);
     }
-    if (curl_deadline_ms >= 0 &&
-        Clock::now() - curl_timer_set >= std::chrono::milliseconds(curl_deadline_ms)) {
+    if (curl_deadline_ms >= 0 && Clock::now() - curl_timer_set >= std::chrono::milliseconds(curl_deadline_ms)) {
       curl_deadline_ms = -1;
       curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
     }
@@ -343,9 +347,8 @@ void HttpClient::Impl::shutdown() {
         break;
       }
       subs.swap(submissions);
-      std::sort(timers.begin(), timers.end(), [](const Timer& a, const Timer& b) {
-        return a.due != b.due ? a.due < b.due : a.seq < b.seq;
-      });
+      std::sort(timers.begin(), timers.end(),
+                [](const Timer& a, const Timer& b) { return a.due != b.due ? a.due < b.due : a.seq < b.seq; });
       due.swap(timers);
     }
     for (auto& t : subs) {

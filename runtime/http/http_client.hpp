@@ -27,8 +27,8 @@ namespace kaisha::http {
 using llm::HttpRequestSpec;
 
 struct HttpOptions {
-  int64_t timeout_ms = 120000;        // whole transfer, connect included; 0 = none
-  int64_t connect_timeout_ms = 5000;  // TCP + TLS handshake; 0 = curl's default
+  int64_t timeout_ms = 120000;            // whole transfer, connect included; 0 = none
+  int64_t connect_timeout_ms = 5000;      // TCP + TLS handshake; 0 = curl's default
   size_t max_response_bytes = 64u << 20;  // body bytes before aborting; 0 = no limit
   // Optional. When set, every address a connection is about to be opened to
   // (after name resolution, each attempt) is checked, and a refused one fails
@@ -46,9 +46,9 @@ enum class TransportError { none, timeout, connect, cancelled, too_large, refuse
 const char* to_string(TransportError e);
 
 struct HttpResult {
-  int status = 0;  // HTTP status, 0 when no response line arrived
+  int status = 0;                              // HTTP status, 0 when no response line arrived
   std::map<std::string, std::string> headers;  // names lower-cased; last value wins
-  std::string body;  // whole body, or for a streamed 2xx response empty
+  std::string body;                            // whole body, or for a streamed 2xx response empty
   TransportError error = TransportError::none;
   std::string error_message;  // human-readable cause when error != none
 

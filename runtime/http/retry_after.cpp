@@ -37,8 +37,8 @@ std::optional<std::chrono::milliseconds> parse_seconds(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::chrono::milliseconds> parse_retry_after(
-    std::string_view value, std::chrono::system_clock::time_point now) {
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now) {
   value = trim(value);
   if (value.empty()) return std::nullopt;
   if (std::isdigit(static_cast<unsigned char>(value.front())) || value.front() == '.') {

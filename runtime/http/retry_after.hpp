@@ -15,7 +15,6 @@ namespace kaisha::http {
 // negative or unparseable value, so the caller falls back to its own backoff.
 // `now` is a parameter so that dates can be tested deterministically.
 std::optional<std::chrono::milliseconds> parse_retry_after(
-    std::string_view value,
-    std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
+    std::string_view value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
 }  // namespace kaisha::http

@@ -149,9 +149,7 @@ void Transfer::headers_complete() {
   }
 }
 
-bool Transfer::streaming_body() const {
-  return cb_.on_data && result_.status >= 200 && result_.status < 300;
-}
+bool Transfer::streaming_body() const { return cb_.on_data && result_.status >= 200 && result_.status < 300; }
 
 size_t Transfer::on_body(char* data, size_t size, size_t n, void* self) {
   auto* t = static_cast<Transfer*>(self);
@@ -216,8 +214,8 @@ HttpResult Transfer::finish(CURLcode code) {
       return abandon(TransportError::connect, "cannot connect: " + detail);
     case CURLE_WRITE_ERROR:
       if (too_large_)
-        return abandon(TransportError::too_large, "response body exceeded " +
-                                                      std::to_string(opts_.max_response_bytes) + " bytes");
+        return abandon(TransportError::too_large,
+                       "response body exceeded " + std::to_string(opts_.max_response_bytes) + " bytes");
       [[fallthrough]];
     default:
       return abandon(TransportError::other, detail);

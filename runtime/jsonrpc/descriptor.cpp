@@ -15,9 +15,7 @@ constexpr const char* kMetaCosts = "io.kaisha/costs";
 constexpr const char* kMetaInputModes = "io.kaisha/inputModes";
 constexpr const char* kMetaOutputModes = "io.kaisha/outputModes";
 
-Error bad(const std::string& where, const std::string& what) {
-  return Error{"descriptor", where + ": " + what};
-}
+Error bad(const std::string& where, const std::string& what) { return Error{"descriptor", where + ": " + what}; }
 
 // Reads an optional string member; false (with `error` set) when present
 // but not a string.
@@ -33,8 +31,8 @@ bool read_string(const json& obj, const char* key, std::string& out, const std::
   return true;
 }
 
-bool read_strings(const json& obj, const char* key, std::vector<std::string>& out,
-                  const std::string& where, std::optional<Error>& error) {
+bool read_strings(const json& obj, const char* key, std::vector<std::string>& out, const std::string& where,
+                  std::optional<Error>& error) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return true;
   if (!it->is_array()) {
@@ -52,8 +50,7 @@ bool read_strings(const json& obj, const char* key, std::vector<std::string>& ou
   return true;
 }
 
-bool read_schema(const json& obj, const char* key, json& out, const std::string& where,
-                 std::optional<Error>& error) {
+bool read_schema(const json& obj, const char* key, json& out, const std::string& where, std::optional<Error>& error) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return true;
   if (!it->is_object()) {
@@ -78,9 +75,7 @@ bool read_kind(const json& obj, const char* key, CapabilityKind& out, const std:
   return true;
 }
 
-json schema_or_default(const json& schema) {
-  return schema.is_object() ? schema : json{{"type", "object"}};
-}
+json schema_or_default(const json& schema) { return schema.is_object() ? schema : json{{"type", "object"}}; }
 
 Result<std::string> required_name(const json& obj, const char* key, const std::string& where) {
   auto it = obj.find(key);
@@ -119,9 +114,12 @@ bool apply_skill_extras(const json& x, CapabilityDescriptor& d, std::optional<Er
 
 std::string_view to_string(CapabilityKind kind) {
   switch (kind) {
-    case CapabilityKind::tool: return "tool";
-    case CapabilityKind::agent: return "agent";
-    case CapabilityKind::skill: return "skill";
+    case CapabilityKind::tool:
+      return "tool";
+    case CapabilityKind::agent:
+      return "agent";
+    case CapabilityKind::skill:
+      return "skill";
   }
   return "tool";
 }
@@ -161,8 +159,7 @@ Result<CapabilityDescriptor> from_mcp_tool(const json& tool) {
   const std::string where = "MCP tool '" + d.name + "'";
   std::optional<Error> e;
   json out;
-  if (!read_string(tool, "title", d.title, where, e) ||
-      !read_string(tool, "description", d.description, where, e) ||
+  if (!read_string(tool, "title", d.title, where, e) || !read_string(tool, "description", d.description, where, e) ||
       !read_schema(tool, "inputSchema", d.input_schema, where, e) ||
       !read_schema(tool, "outputSchema", out, where, e)) {
     return *e;
@@ -173,8 +170,7 @@ Result<CapabilityDescriptor> from_mcp_tool(const json& tool) {
     d.annotations = *a;
   }
   if (auto m = tool.find("_meta"); m != tool.end() && m->is_object()) {
-    if (!read_kind(*m, kMetaKind, d.kind, where, e) ||
-        !read_strings(*m, kMetaTags, d.tags, where, e) ||
+    if (!read_kind(*m, kMetaKind, d.kind, where, e) || !read_strings(*m, kMetaTags, d.tags, where, e) ||
         !read_strings(*m, kMetaExamples, d.examples, where, e) ||
         !read_strings(*m, kMetaInputModes, d.input_modes, where, e) ||
         !read_strings(*m, kMetaOutputModes, d.output_modes, where, e)) {
@@ -188,10 +184,8 @@ Result<CapabilityDescriptor> from_mcp_tool(const json& tool) {
 // ---- A2A --------------------------------------------------------------------
 
 json to_a2a_skill(const CapabilityDescriptor& d) {
-  json s{{"id", d.name},
-         {"name", d.title.empty() ? d.name : d.title},
-         {"description", d.description},
-         {"tags", d.tags}};
+  json s{
+      {"id", d.name}, {"name", d.title.empty() ? d.name : d.title}, {"description", d.description}, {"tags", d.tags}};
   if (!d.examples.empty()) s["examples"] = d.examples;
   if (!d.input_modes.empty()) s["inputModes"] = d.input_modes;
   if (!d.output_modes.empty()) s["outputModes"] = d.output_modes;
@@ -208,10 +202,8 @@ Result<CapabilityDescriptor> from_a2a_skill(const json& skill, CapabilityKind ki
   const std::string where = "A2A skill '" + d.name + "'";
   std::optional<Error> e;
   std::string display;
-  if (!read_string(skill, "name", display, where, e) ||
-      !read_string(skill, "description", d.description, where, e) ||
-      !read_strings(skill, "tags", d.tags, where, e) ||
-      !read_strings(skill, "examples", d.examples, where, e) ||
+  if (!read_string(skill, "name", display, where, e) || !read_string(skill, "description", d.description, where, e) ||
+      !read_strings(skill, "tags", d.tags, where, e) || !read_strings(skill, "examples", d.examples, where, e) ||
       !read_strings(skill, "inputModes", d.input_modes, where, e) ||
       !read_strings(skill, "outputModes", d.output_modes, where, e)) {
     return *e;
@@ -222,8 +214,7 @@ Result<CapabilityDescriptor> from_a2a_skill(const json& skill, CapabilityKind ki
 
 json to_a2a_agent_card(const AgentCardInfo& info, const std::vector<CapabilityDescriptor>& skills) {
   json interfaces = json::array();
-  interfaces.push_back(
-      {{"url", info.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "1.0"}, {"tenant", ""}});
+  interfaces.push_back({{"url", info.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "1.0"}, {"tenant", ""}});
   if (info.v03_interface) {
     interfaces.push_back(
         {{"url", info.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "0.3"}, {"tenant", ""}});
@@ -311,8 +302,7 @@ std::string acp_agent_name(std::string_view name) {
       // A word starts at "aB" and at the last capital of "ABc" (HTTPServer).
       const bool prev_lower = i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) ||
                                         std::isdigit(static_cast<unsigned char>(name[i - 1])));
-      const bool acronym_end = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1])) &&
-                               i + 1 < name.size() &&
+      const bool acronym_end = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1])) && i + 1 < name.size() &&
                                std::islower(static_cast<unsigned char>(name[i + 1]));
       if (prev_lower || acronym_end) dash();
       out.push_back(static_cast<char>(std::tolower(c)));
@@ -331,8 +321,7 @@ std::string acp_agent_name(std::string_view name) {
 json to_acp_manifest(const CapabilityDescriptor& d) {
   // ACP requires at least one content type each way; what a tool takes and
   // gives is JSON, what an agent or skill takes and gives is text.
-  const std::string fallback =
-      d.kind == CapabilityKind::tool ? "application/json" : "text/plain";
+  const std::string fallback = d.kind == CapabilityKind::tool ? "application/json" : "text/plain";
   auto types = [&](const std::vector<std::string>& modes) {
     return modes.empty() ? json::array({fallback}) : json(modes);
   };
@@ -382,10 +371,8 @@ Result<CapabilityDescriptor> from_acp_manifest(const json& manifest) {
   // Our own manifest: the fields ACP has no place for come back from here.
   json out;
   if (!read_string(*k, "name", d.name, where, e) || !read_kind(*k, "kind", d.kind, where, e) ||
-      !read_string(*k, "title", d.title, where, e) ||
-      !read_schema(*k, "input_schema", d.input_schema, where, e) ||
-      !read_schema(*k, "output_schema", out, where, e) ||
-      !read_strings(*k, "examples", d.examples, where, e) ||
+      !read_string(*k, "title", d.title, where, e) || !read_schema(*k, "input_schema", d.input_schema, where, e) ||
+      !read_schema(*k, "output_schema", out, where, e) || !read_strings(*k, "examples", d.examples, where, e) ||
       !read_strings(*k, "input_modes", d.input_modes, where, e) ||
       !read_strings(*k, "output_modes", d.output_modes, where, e)) {
     return *e;

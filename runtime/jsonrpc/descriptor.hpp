@@ -57,16 +57,16 @@ std::optional<CapabilityKind> capability_kind_from(std::string_view s);
 
 struct CapabilityDescriptor {
   CapabilityKind kind = CapabilityKind::tool;
-  std::string name;         // stable identifier, what callers address
-  std::string title;        // human-readable display name; may be empty
+  std::string name;   // stable identifier, what callers address
+  std::string title;  // human-readable display name; may be empty
   std::string description;
   json input_schema = json{{"type", "object"}};  // JSON Schema of the arguments
   std::optional<json> output_schema;             // JSON Schema of a structured result
   std::vector<std::string> tags;
-  std::vector<std::string> examples;             // example prompts or calls
-  std::optional<json> costs;                     // e.g. {"invoke": 0.01, "currency": "USD"}
-  std::optional<json> annotations;               // MCP behaviour hints (readOnlyHint, ...)
-  std::vector<std::string> input_modes;          // media types; empty = protocol default
+  std::vector<std::string> examples;     // example prompts or calls
+  std::optional<json> costs;             // e.g. {"invoke": 0.01, "currency": "USD"}
+  std::optional<json> annotations;       // MCP behaviour hints (readOnlyHint, ...)
+  std::vector<std::string> input_modes;  // media types; empty = protocol default
   std::vector<std::string> output_modes;
 
   bool operator==(const CapabilityDescriptor&) const = default;
@@ -81,17 +81,16 @@ inline constexpr std::string_view kA2aSchemaExtension = "https://kaisha.dev/a2a/
 
 json to_a2a_skill(const CapabilityDescriptor& d);
 // `kind` is what the skill stands for on our side: A2A cannot say.
-Result<CapabilityDescriptor> from_a2a_skill(const json& skill,
-                                            CapabilityKind kind = CapabilityKind::skill);
+Result<CapabilityDescriptor> from_a2a_skill(const json& skill, CapabilityKind kind = CapabilityKind::skill);
 
 struct AgentCardInfo {
   std::string name;
   std::string description;
-  std::string url;          // the JSON-RPC endpoint
-  std::string version;      // the agent's own version, e.g. "0.1.0"
+  std::string url;      // the JSON-RPC endpoint
+  std::string version;  // the agent's own version, e.g. "0.1.0"
   bool streaming = false;
-  bool v03_interface = true;   // also list a v0.3 entry in supportedInterfaces
-  bool v03_fields = false;     // add the v0.3 top-level fields (for v0.3 clients only)
+  bool v03_interface = true;  // also list a v0.3 entry in supportedInterfaces
+  bool v03_fields = false;    // add the v0.3 top-level fields (for v0.3 clients only)
   std::vector<std::string> default_input_modes{"text/plain"};
   std::vector<std::string> default_output_modes{"text/plain"};
   std::string provider_organization;  // omitted when empty

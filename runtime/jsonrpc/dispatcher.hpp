@@ -31,10 +31,10 @@ namespace kaisha::jsonrpc {
 // What a handler knows about the call besides its params. `session` is the
 // adapter's own per-connection state (e.g. an MCP session), opaque here.
 struct Context {
-  json id;                    // null for a notification
+  json id;  // null for a notification
   std::string method;
   bool notification = false;
-  json meta;                  // params["_meta"] when params is an object carrying it
+  json meta;  // params["_meta"] when params is an object carrying it
   std::shared_ptr<void> session;
   // Set by a handler before returning an Error to attach "error.data".
   json error_data;

@@ -10,15 +10,22 @@ namespace {
 
 const char* type_name(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "a binary value";
+    case json::value_t::number_float:
+      return "a number";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "a binary value";
   }
 }
 
@@ -50,19 +57,25 @@ std::optional<RpcError> read_error_object(const json& e, std::string& why) {
 
 std::string_view standard_message(int c) {
   switch (c) {
-    case code::kParseError: return "Parse error";
-    case code::kInvalidRequest: return "Invalid Request";
-    case code::kMethodNotFound: return "Method not found";
-    case code::kInvalidParams: return "Invalid params";
-    case code::kInternalError: return "Internal error";
-    default: return "";
+    case code::kParseError:
+      return "Parse error";
+    case code::kInvalidRequest:
+      return "Invalid Request";
+    case code::kMethodNotFound:
+      return "Method not found";
+    case code::kInvalidParams:
+      return "Invalid params";
+    case code::kInternalError:
+      return "Internal error";
+    default:
+      return "";
   }
 }
 
 Status check_body_size(size_t bytes, size_t limit) {
   if (bytes <= limit) return Status::Ok();
-  return Error{"too_large", "request body of " + std::to_string(bytes) +
-                                " bytes exceeds the limit of " + std::to_string(limit) + " bytes"};
+  return Error{"too_large", "request body of " + std::to_string(bytes) + " bytes exceeds the limit of " +
+                                std::to_string(limit) + " bytes"};
 }
 
 json make_result(const json& id, json result) {
@@ -101,8 +114,7 @@ Message parse_message(const json& v) {
   const bool has_id = id_it != v.end();
   if (has_id) {
     if (!(id_it->is_string() || id_it->is_number() || id_it->is_null())) {
-      return invalid(nullptr, "\"id\" must be a string, a number or null, got " +
-                                  std::string(type_name(*id_it)));
+      return invalid(nullptr, "\"id\" must be a string, a number or null, got " + std::string(type_name(*id_it)));
     }
     id = *id_it;
   }
@@ -141,8 +153,7 @@ Message parse_message(const json& v) {
   req.notification = !has_id;
   if (auto p = v.find("params"); p != v.end()) {
     if (!p->is_object() && !p->is_array()) {
-      return invalid(id, "\"params\" must be an object or an array, got " +
-                             std::string(type_name(*p)));
+      return invalid(id, "\"params\" must be an object or an array, got " + std::string(type_name(*p)));
     }
     req.params = *p;
   }
@@ -177,8 +188,7 @@ ParsedBody parse_body(std::string_view body, const Limits& limits) {
   }
   if (doc.empty()) return single(invalid(nullptr, "empty batch"));
   if (doc.size() > limits.max_batch) {
-    return single(invalid(nullptr, "batch of " + std::to_string(doc.size()) +
-                                       " elements exceeds the limit of " +
+    return single(invalid(nullptr, "batch of " + std::to_string(doc.size()) + " elements exceeds the limit of " +
                                        std::to_string(limits.max_batch)));
   }
   out.batch = true;

@@ -68,8 +68,8 @@ struct IncomingResponse {
 using Message = std::variant<Request, IncomingResponse, json>;
 
 struct Limits {
-  JsonLimits body;          // size and nesting of a body (the one limit for every JSON body)
-  size_t max_batch = 256;   // elements in one batch
+  JsonLimits body;         // size and nesting of a body (the one limit for every JSON body)
+  size_t max_batch = 256;  // elements in one batch
 };
 
 // The outcome of parsing a body. When the body as a whole is unusable

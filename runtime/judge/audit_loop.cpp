@@ -38,7 +38,8 @@ Result<AuditStep> AuditLoop::on_claim(std::string result) {
 
 Result<AuditStep> AuditLoop::on_producer_error(std::string error_information) {
   if (phase_ != Phase::awaiting_claim)
-    return wrong_phase("on_producer_error", phase_ == Phase::awaiting_verdict ? "the judge's verdict" : "nothing (delivered)");
+    return wrong_phase("on_producer_error",
+                       phase_ == Phase::awaiting_verdict ? "the judge's verdict" : "nothing (delivered)");
   ++attempts_;
   phase_ = Phase::delivered;
   AuditStep step;
@@ -66,9 +67,8 @@ Result<AuditStep> AuditLoop::on_verdict(const JudgeVerdict& verdict) {
     phase_ = Phase::awaiting_claim;
     step.kind = AuditStep::Kind::retry;
     step.feedback = "The judge rejected your result (rejection " + std::to_string(retries_) + "; " +
-                    std::to_string(limits_.max_retries - retries_ + 1) +
-                    " attempt(s) left).\nJudge's report:\n" + verdict.output +
-                    "\nCore error: " + verdict.error_information +
+                    std::to_string(limits_.max_retries - retries_ + 1) + " attempt(s) left).\nJudge's report:\n" +
+                    verdict.output + "\nCore error: " + verdict.error_information +
                     "\nFix these problems, keep the parts the report says can be kept, and give your result again.";
     return step;
   } else {

@@ -29,12 +29,12 @@ struct AuditLimits {
 // What the parent receives: the Output Control JSON plus the audit trail.
 struct AuditReport {
   VerdictStatus status = VerdictStatus::error;
-  std::string output;             // success: the producer's result; error: the last judge report
-  std::string error_information;  // error: the core error message
+  std::string output;                   // success: the producer's result; error: the last judge report
+  std::string error_information;        // error: the core error message
   std::optional<JudgeVerdict> verdict;  // the last verdict, when the judge was asked
   std::string claimed_result;           // the producer's last claimed result
   int judge_calls = 0;
-  int attempts = 0;                     // producer results audited or given up
+  int attempts = 0;  // producer results audited or given up
 };
 
 // {"status", "output", "error_information", "judge_calls", "judge_verdict"?}
@@ -44,8 +44,8 @@ struct AuditStep {
   enum class Kind { ask_judge, retry, deliver };
   Kind kind = Kind::deliver;
   std::string claimed_result;  // ask_judge: what the judge must verify against instruction()
-  std::string feedback;     // retry: the message to the producer
-  AuditReport report;       // deliver
+  std::string feedback;        // retry: the message to the producer
+  AuditReport report;          // deliver
 };
 
 class AuditLoop {

@@ -16,7 +16,8 @@ Result<JudgePrompt> render_judge_prompt(std::string_view task_id, std::string_vi
   if (!user) return user.error();
   Result<std::string> s = system->render({{"task_id", std::string(task_id)}});
   if (!s) return s.error();
-  Result<std::string> u = user->render({{"instruction", std::string(instruction)}, {"result", std::string(claimed_result)}});
+  Result<std::string> u =
+      user->render({{"instruction", std::string(instruction)}, {"result", std::string(claimed_result)}});
   if (!u) return u.error();
   return JudgePrompt{std::move(s).value(), std::move(u).value()};
 }

@@ -41,9 +41,12 @@ JudgeVerdict parse_verdict(std::string_view answer) {
     return malformed(answer, "\"status\" must be the string \"success\" or \"error\"");
   std::string s = trim_lower(status->get<std::string>());
   JudgeVerdict v;
-  if (s == "success") v.status = VerdictStatus::success;
-  else if (s == "error") v.status = VerdictStatus::error;
-  else return malformed(answer, "\"status\" is '" + status->get<std::string>() + "', not \"success\" or \"error\"");
+  if (s == "success")
+    v.status = VerdictStatus::success;
+  else if (s == "error")
+    v.status = VerdictStatus::error;
+  else
+    return malformed(answer, "\"status\" is '" + status->get<std::string>() + "', not \"success\" or \"error\"");
 
   auto output = j.find("output");
   if (output != j.end() && !output->is_null()) {

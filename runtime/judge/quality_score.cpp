@@ -7,7 +7,8 @@
 namespace kaisha::planning {
 
 Result<QualityScore> QualityScore::create(double alpha, double initial) {
-  if (!(alpha >= 0.0 && alpha <= 1.0)) return Error{"config", "quality score alpha must be in [0, 1], got " + std::to_string(alpha)};
+  if (!(alpha >= 0.0 && alpha <= 1.0))
+    return Error{"config", "quality score alpha must be in [0, 1], got " + std::to_string(alpha)};
   if (!(initial >= 0.0 && initial <= 1.0))
     return Error{"config", "initial quality score must be in [0, 1], got " + std::to_string(initial)};
   return QualityScore(alpha, initial);

@@ -74,8 +74,10 @@ class AnthropicStreamDecoder : public StreamDecoder {
       }
     }
     r.finish_reason = finish_from(stop_, r.message);
-    if (has_usage_) r.usage = usage_;
-    else wire::mark_estimated_usage(r);
+    if (has_usage_)
+      r.usage = usage_;
+    else
+      wire::mark_estimated_usage(r);
     return r;
   }
 
@@ -268,7 +270,8 @@ class AnthropicDialect : public Dialect {
       if (!j) return j.error();
       if (wire::str(*j, "type") == "error" || wire::member(*j, "error")) {
         const json* e = wire::member(*j, "error");
-        return wire::error(kName, "response is an error: " + (e && e->is_object() ? wire::str(*e, "message") : j->dump()));
+        return wire::error(kName,
+                           "response is an error: " + (e && e->is_object() ? wire::str(*e, "message") : j->dump()));
       }
       const json* content = wire::array(*j, "content");
       if (!content) return wire::error(kName, "response has no content array");
@@ -277,9 +280,11 @@ class AnthropicDialect : public Dialect {
       r.message.role = Role::assistant;
       for (const auto& b : *content) {
         std::string type = wire::str(b, "type");
-        if (type == "text") r.message.content += wire::str(b, "text");
+        if (type == "text")
+          r.message.content += wire::str(b, "text");
         else if (type == "tool_use")
-          r.message.tool_calls.push_back({wire::str(b, "id"), wire::str(b, "name"), wire::args_from_wire(wire::member(b, "input"))});
+          r.message.tool_calls.push_back(
+              {wire::str(b, "id"), wire::str(b, "name"), wire::args_from_wire(wire::member(b, "input"))});
       }
       r.finish_reason = finish_from(wire::str(*j, "stop_reason"), r.message);
       if (!read_usage(wire::member(*j, "usage"), r.usage, false)) wire::mark_estimated_usage(r);
@@ -287,9 +292,7 @@ class AnthropicDialect : public Dialect {
     });
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<AnthropicStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<AnthropicStreamDecoder>(); }
 
   bool supports_embeddings() const override { return false; }
 
@@ -351,7 +354,8 @@ class AnthropicDialect : public Dialect {
             m.content += wire::str(b, "text");
             has_text = true;
           } else if (type == "tool_use") {
-            m.tool_calls.push_back({wire::str(b, "id"), wire::str(b, "name"), wire::args_from_wire(wire::member(b, "input"))});
+            m.tool_calls.push_back(
+                {wire::str(b, "id"), wire::str(b, "name"), wire::args_from_wire(wire::member(b, "input"))});
           } else if (type == "tool_result") {
             ChatMessage tm;
             tm.role = Role::tool;
@@ -401,7 +405,7 @@ class AnthropicDialect : public Dialect {
     auto event = [&](const char* name, json data) {
       out.push_back(std::string("event: ") + name + "\ndata: " + data.dump() + "\n\n");
     };
-    json start = {{"id", "msg_mock"}, {"type", "message"}, {"role", "assistant"}, {"model", r.model},
+    json start = {{"id", "msg_mock"},         {"type", "message"},      {"role", "assistant"},     {"model", r.model},
                   {"content", json::array()}, {"stop_reason", nullptr}, {"stop_sequence", nullptr}};
     if (!r.usage.estimated) start["usage"] = {{"input_tokens", r.usage.input_tokens}, {"output_tokens", 0}};
     event("message_start", {{"type", "message_start"}, {"message", std::move(start)}});
@@ -427,7 +431,8 @@ class AnthropicDialect : public Dialect {
       event("content_block_stop", {{"type", "content_block_stop"}, {"index", idx}});
       ++idx;
     }
-    json md = {{"type", "message_delta"}, {"delta", {{"stop_reason", finish_to(r.finish_reason)}, {"stop_sequence", nullptr}}}};
+    json md = {{"type", "message_delta"},
+               {"delta", {{"stop_reason", finish_to(r.finish_reason)}, {"stop_sequence", nullptr}}}};
     if (!r.usage.estimated) md["usage"] = {{"output_tokens", r.usage.output_tokens}};
     event("message_delta", std::move(md));
     event("message_stop", {{"type", "message_stop"}});

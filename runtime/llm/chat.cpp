@@ -4,10 +4,14 @@ namespace kaisha::llm {
 
 const char* to_string(Role r) {
   switch (r) {
-    case Role::system: return "system";
-    case Role::user: return "user";
-    case Role::assistant: return "assistant";
-    case Role::tool: return "tool";
+    case Role::system:
+      return "system";
+    case Role::user:
+      return "user";
+    case Role::assistant:
+      return "assistant";
+    case Role::tool:
+      return "tool";
   }
   return "user";
 }

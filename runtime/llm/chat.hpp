@@ -67,7 +67,7 @@ struct ChatRequest {
 
 struct ChatResponse {
   std::string model;
-  ChatMessage message;        // role assistant; text and/or tool calls
+  ChatMessage message;  // role assistant; text and/or tool calls
   Usage usage;
   std::string finish_reason;  // "stop", "tool_calls", "length", ...
   MSGPACK_DEFINE_MAP(model, message, usage, finish_reason)

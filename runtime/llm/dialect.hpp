@@ -68,8 +68,7 @@ class Dialect {
 
   // `path` is the request path (Gemini carries the model and the streaming
   // choice in it, e.g. "/v1beta/models/gemini-2.0-flash:streamGenerateContent").
-  virtual Result<ChatRequest> parse_chat_request(std::string_view path,
-                                                 std::string_view body) const = 0;
+  virtual Result<ChatRequest> parse_chat_request(std::string_view path, std::string_view body) const = 0;
   virtual std::string render_chat_response(const ChatResponse& resp) const = 0;
   // The exact chunks to write for a streamed response, in order, the last one
   // being the terminal event. Concatenated they form the whole body.
@@ -77,8 +76,7 @@ class Dialect {
   // The Content-Type of a streamed body ("text/event-stream" or
   // "application/x-ndjson").
   virtual std::string stream_content_type() const = 0;
-  virtual Result<EmbedRequest> parse_embed_request(std::string_view path,
-                                                   std::string_view body) const = 0;
+  virtual Result<EmbedRequest> parse_embed_request(std::string_view path, std::string_view body) const = 0;
   virtual std::string render_embed_response(const EmbedResponse& resp) const = 0;
   // The provider's error body for `status` carrying `message`.
   virtual std::string render_error(int status, std::string_view message) const = 0;

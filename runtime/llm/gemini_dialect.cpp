@@ -95,15 +95,16 @@ class GeminiStreamDecoder : public StreamDecoder {
 
   Result<ChatResponse> finish() override {
     if (!error_.empty()) return wire::error(kName, error_);
-    if (!done_)
-      return wire::error(kName, "stream ended before a chunk with finishReason (the response was cut off)");
+    if (!done_) return wire::error(kName, "stream ended before a chunk with finishReason (the response was cut off)");
     ChatResponse r;
     r.model = model_;
     r.message = msg_;
     r.message.role = Role::assistant;
     r.finish_reason = finish_from(finish_, r.message);
-    if (has_usage_) r.usage = usage_;
-    else wire::mark_estimated_usage(r);
+    if (has_usage_)
+      r.usage = usage_;
+    else
+      wire::mark_estimated_usage(r);
     return r;
   }
 
@@ -190,8 +191,7 @@ class GeminiDialect : public Dialect {
     if (req.max_tokens) gen["maxOutputTokens"] = *req.max_tokens;
     if (!gen.empty()) body["generationConfig"] = std::move(gen);
     return wire::json_post(ep,
-                           model_path(req.model) +
-                               (req.stream ? ":streamGenerateContent?alt=sse" : ":generateContent"),
+                           model_path(req.model) + (req.stream ? ":streamGenerateContent?alt=sse" : ":generateContent"),
                            body, "x-goog-api-key");
   }
 
@@ -204,13 +204,15 @@ class GeminiDialect : public Dialect {
       const json* cands = wire::array(*j, "candidates");
       if (!cands || cands->empty()) {
         std::string why;
-        if (const json* pf = wire::member(*j, "promptFeedback")) why = " (blockReason " + wire::str(*pf, "blockReason") + ")";
+        if (const json* pf = wire::member(*j, "promptFeedback"))
+          why = " (blockReason " + wire::str(*pf, "blockReason") + ")";
         return wire::error(kName, "response has no candidates[0]" + why);
       }
       const json& c = (*cands)[0];
       const json* content = wire::member(c, "content");
       if (!content || !content->is_object())
-        return wire::error(kName, "response has no candidates[0].content (finishReason " + wire::str(c, "finishReason") + ")");
+        return wire::error(kName,
+                           "response has no candidates[0].content (finishReason " + wire::str(c, "finishReason") + ")");
       ChatResponse r;
       r.model = wire::str(*j, "modelVersion");
       r.message.role = Role::assistant;
@@ -221,17 +223,15 @@ class GeminiDialect : public Dialect {
     });
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<GeminiStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<GeminiStreamDecoder>(); }
 
   HttpRequestSpec embed_request(const EmbedRequest& req, const Endpoint& ep) const override {
     std::string m = req.model.rfind("models/", 0) == 0 ? req.model : "models/" + req.model;
     json requests = json::array();
     for (const auto& in : req.inputs)
       requests.push_back({{"model", m}, {"content", {{"parts", json::array({{{"text", in}}})}}}});
-    return wire::json_post(ep, model_path(req.model) + ":batchEmbedContents",
-                           json{{"requests", std::move(requests)}}, "x-goog-api-key");
+    return wire::json_post(ep, model_path(req.model) + ":batchEmbedContents", json{{"requests", std::move(requests)}},
+                           "x-goog-api-key");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
@@ -403,8 +403,7 @@ class GeminiDialect : public Dialect {
   }
 
   std::string render_chat_response(const ChatResponse& r) const override {
-    json j = {{"candidates", json::array({candidate(r, response_parts(r.message), true)})},
-              {"modelVersion", r.model}};
+    json j = {{"candidates", json::array({candidate(r, response_parts(r.message), true)})}, {"modelVersion", r.model}};
     if (!r.usage.estimated) j["usageMetadata"] = usage_json(r.usage);
     return j.dump();
   }
@@ -463,13 +462,13 @@ class GeminiDialect : public Dialect {
   }
 
   std::string render_error(int status, std::string_view message) const override {
-    std::string st = status == 429 ? "RESOURCE_EXHAUSTED"
+    std::string st = status == 429   ? "RESOURCE_EXHAUSTED"
                      : status == 400 ? "INVALID_ARGUMENT"
                      : status == 401 ? "UNAUTHENTICATED"
                      : status == 403 ? "PERMISSION_DENIED"
                      : status == 404 ? "NOT_FOUND"
                      : status == 503 ? "UNAVAILABLE"
-                     : "INTERNAL";
+                                     : "INTERNAL";
     return json{{"error", {{"code", status}, {"message", message}, {"status", st}}}}.dump();
   }
 };

@@ -31,11 +31,16 @@ std::optional<double> to_double(std::string_view s) {
 
 const char* to_string(ModelTier tier) {
   switch (tier) {
-    case ModelTier::tiny: return "tiny";
-    case ModelTier::small: return "small";
-    case ModelTier::medium: return "medium";
-    case ModelTier::large: return "large";
-    case ModelTier::xl: return "xl";
+    case ModelTier::tiny:
+      return "tiny";
+    case ModelTier::small:
+      return "small";
+    case ModelTier::medium:
+      return "medium";
+    case ModelTier::large:
+      return "large";
+    case ModelTier::xl:
+      return "xl";
   }
   return "medium";
 }
@@ -46,8 +51,7 @@ Result<ModelTier> parse_model_tier(std::string_view text) {
   for (ModelTier m : {ModelTier::tiny, ModelTier::small, ModelTier::medium, ModelTier::large, ModelTier::xl})
     if (t == to_string(m)) return m;
   if (t == "extra_large") return ModelTier::xl;
-  return Error{"config", "unknown model size '" + std::string(text) +
-                             "' (expected tiny, small, medium, large or xl)"};
+  return Error{"config", "unknown model size '" + std::string(text) + "' (expected tiny, small, medium, large or xl)"};
 }
 
 ModelTier tier_from_parameters(double billions, const TierBoundaries& b) {

@@ -60,7 +60,6 @@ struct TierQuery {
 // model_name, else `unknown`. The default for unknown models is LARGE, the
 // public repository's fallback: a model without a size in its name is most
 // often a hosted frontier model, which a tight TINY budget would cripple.
-ModelTier resolve_tier(const TierQuery& q, const TierBoundaries& b = {},
-                       ModelTier unknown = ModelTier::large);
+ModelTier resolve_tier(const TierQuery& q, const TierBoundaries& b = {}, ModelTier unknown = ModelTier::large);
 
 }  // namespace kaisha::llm

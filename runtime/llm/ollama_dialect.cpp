@@ -95,8 +95,10 @@ class OllamaStreamDecoder : public StreamDecoder {
     r.message.content = text_;
     r.message.tool_calls = calls_;
     r.finish_reason = finish_from(done_reason_, r.message);
-    if (has_usage_) r.usage = usage_;
-    else wire::mark_estimated_usage(r);
+    if (has_usage_)
+      r.usage = usage_;
+    else
+      wire::mark_estimated_usage(r);
     return r;
   }
 
@@ -148,9 +150,9 @@ class OllamaDialect : public Dialect {
     if (!req.tools.empty()) {
       json tools = json::array();
       for (const auto& t : req.tools)
-        tools.push_back({{"type", "function"},
-                         {"function",
-                          {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+        tools.push_back(
+            {{"type", "function"},
+             {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
       body["tools"] = std::move(tools);
     }
     json options = json::object();
@@ -179,13 +181,11 @@ class OllamaDialect : public Dialect {
     });
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<OllamaStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<OllamaStreamDecoder>(); }
 
   HttpRequestSpec embed_request(const EmbedRequest& req, const Endpoint& ep) const override {
-    return wire::json_post(ep, "/api/embed", json{{"model", req.model}, {"input", req.inputs}},
-                           "Authorization", "Bearer ");
+    return wire::json_post(ep, "/api/embed", json{{"model", req.model}, {"input", req.inputs}}, "Authorization",
+                           "Bearer ");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
@@ -199,8 +199,10 @@ class OllamaDialect : public Dialect {
         if (!v.is_array()) return wire::error(kName, "embeddings response holds a non-array vector");
         r.vectors.push_back(v.get<std::vector<float>>());
       }
-      if (wire::member(*j, "prompt_eval_count")) r.usage.input_tokens = wire::integer(*j, "prompt_eval_count");
-      else r.usage.estimated = true;
+      if (wire::member(*j, "prompt_eval_count"))
+        r.usage.input_tokens = wire::integer(*j, "prompt_eval_count");
+      else
+        r.usage.estimated = true;
       return r;
     });
   }
@@ -228,11 +230,16 @@ class OllamaDialect : public Dialect {
       for (const auto& mj : *msgs) {
         ChatMessage m;
         std::string role = wire::str(mj, "role");
-        if (role == "system") m.role = Role::system;
-        else if (role == "user") m.role = Role::user;
-        else if (role == "assistant") m.role = Role::assistant;
-        else if (role == "tool") m.role = Role::tool;
-        else return wire::error(kName, "request message has unknown role \"" + role + "\"");
+        if (role == "system")
+          m.role = Role::system;
+        else if (role == "user")
+          m.role = Role::user;
+        else if (role == "assistant")
+          m.role = Role::assistant;
+        else if (role == "tool")
+          m.role = Role::tool;
+        else
+          return wire::error(kName, "request message has unknown role \"" + role + "\"");
         m.content = wire::str(mj, "content");
         m.tool_calls = tool_calls_from_json(wire::member(mj, "tool_calls"), false);
         m.tool_call_id = wire::str(mj, "tool_call_id");
@@ -275,8 +282,10 @@ class OllamaDialect : public Dialect {
     std::vector<std::string> out;
     auto line = [&](json msg, bool last) {
       json j = {{"model", r.model}, {"created_at", "1970-01-01T00:00:00Z"}, {"message", std::move(msg)}};
-      if (last) j.update(final_fields(r));
-      else j["done"] = false;
+      if (last)
+        j.update(final_fields(r));
+      else
+        j["done"] = false;
       out.push_back(j.dump() + "\n");
     };
     for (const auto& p : wire::pieces(r.message.content)) line({{"role", "assistant"}, {"content", p}}, false);
@@ -297,13 +306,15 @@ class OllamaDialect : public Dialect {
       const json* in = wire::member(*j, "input");
       if (!in) in = wire::member(*j, "prompt");
       if (!in) return wire::error(kName, "embeddings request has no input");
-      if (in->is_string()) r.inputs.push_back(in->get<std::string>());
+      if (in->is_string())
+        r.inputs.push_back(in->get<std::string>());
       else if (in->is_array()) {
         for (const auto& s : *in) {
           if (!s.is_string()) return wire::error(kName, "embeddings request input must be strings");
           r.inputs.push_back(s.get<std::string>());
         }
-      } else return wire::error(kName, "embeddings request input must be a string or an array of strings");
+      } else
+        return wire::error(kName, "embeddings request input must be a string or an array of strings");
       return r;
     });
   }
@@ -312,9 +323,7 @@ class OllamaDialect : public Dialect {
     return json{{"model", "mock"}, {"embeddings", r.vectors}, {"prompt_eval_count", r.usage.input_tokens}}.dump();
   }
 
-  std::string render_error(int, std::string_view message) const override {
-    return json{{"error", message}}.dump();
-  }
+  std::string render_error(int, std::string_view message) const override { return json{{"error", message}}.dump(); }
 };
 
 }  // namespace

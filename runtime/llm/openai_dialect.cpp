@@ -24,9 +24,7 @@ Role role_from(const std::string& s, bool& ok) {
 json tool_calls_to_json(const std::vector<ToolCall>& calls) {
   json arr = json::array();
   for (const auto& c : calls)
-    arr.push_back({{"id", c.id},
-                   {"type", "function"},
-                   {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+    arr.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
   return arr;
 }
 
@@ -111,8 +109,10 @@ class OpenAiStreamDecoder : public StreamDecoder {
     r.message.content = text_;
     for (auto& [idx, c] : calls_) r.message.tool_calls.push_back(c);
     r.finish_reason = finish_or_default(finish_, r.message);
-    if (has_usage_) r.usage = usage_;
-    else wire::mark_estimated_usage(r);
+    if (has_usage_)
+      r.usage = usage_;
+    else
+      wire::mark_estimated_usage(r);
     return r;
   }
 
@@ -179,11 +179,9 @@ class OpenAiDialect : public Dialect {
     if (!req.tools.empty()) {
       json tools = json::array();
       for (const auto& t : req.tools)
-        tools.push_back({{"type", "function"},
-                         {"function",
-                          {{"name", t.name},
-                           {"description", t.description},
-                           {"parameters", t.parameters}}}});
+        tools.push_back(
+            {{"type", "function"},
+             {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
       body["tools"] = std::move(tools);
     }
     if (req.temperature) body["temperature"] = *req.temperature;
@@ -199,8 +197,7 @@ class OpenAiDialect : public Dialect {
       auto j = wire::parse_object(kName, body, "response");
       if (!j) return j.error();
       if (const json* e = wire::member(*j, "error"))
-        return wire::error(kName, "response is an error: " +
-                                      (e->is_object() ? wire::str(*e, "message") : e->dump()));
+        return wire::error(kName, "response is an error: " + (e->is_object() ? wire::str(*e, "message") : e->dump()));
       const json* choices = wire::array(*j, "choices");
       if (!choices || choices->empty()) return wire::error(kName, "response has no choices[0].message");
       const json* msg = wire::member((*choices)[0], "message");
@@ -216,13 +213,11 @@ class OpenAiDialect : public Dialect {
     });
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<OpenAiStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<OpenAiStreamDecoder>(); }
 
   HttpRequestSpec embed_request(const EmbedRequest& req, const Endpoint& ep) const override {
-    return wire::json_post(ep, "/embeddings", json{{"model", req.model}, {"input", req.inputs}},
-                           "Authorization", "Bearer ");
+    return wire::json_post(ep, "/embeddings", json{{"model", req.model}, {"input", req.inputs}}, "Authorization",
+                           "Bearer ");
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
@@ -238,12 +233,15 @@ class OpenAiDialect : public Dialect {
         size_t idx = static_cast<size_t>(wire::integer(d, "index", static_cast<int64_t>(pos)));
         ++pos;
         const json* e = wire::array(d, "embedding");
-        if (!e) return wire::error(kName, "embeddings response data[" + std::to_string(pos - 1) + "] has no embedding array");
+        if (!e)
+          return wire::error(kName, "embeddings response data[" + std::to_string(pos - 1) + "] has no embedding array");
         if (idx >= r.vectors.size()) return wire::error(kName, "embeddings response index out of range");
         r.vectors[idx] = e->get<std::vector<float>>();
       }
-      if (const json* u = wire::member(*j, "usage")) r.usage.input_tokens = wire::integer(*u, "prompt_tokens");
-      else r.usage.estimated = true;
+      if (const json* u = wire::member(*j, "usage"))
+        r.usage.input_tokens = wire::integer(*u, "prompt_tokens");
+      else
+        r.usage.estimated = true;
       return r;
     });
   }
@@ -293,7 +291,8 @@ class OpenAiDialect : public Dialect {
         }
       }
       if (const json* t = wire::member(*j, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
-      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
+      if (const json* t = wire::member(*j, "max_tokens"); t && t->is_number())
+        r.max_tokens = wire::as_int64(*t);
       else if (const json* t2 = wire::member(*j, "max_completion_tokens"); t2 && t2->is_number())
         r.max_tokens = wire::as_int64(*t2);
       if (const json* s = wire::member(*j, "stream"); s && s->is_boolean()) r.stream = s->get<bool>();
@@ -313,10 +312,9 @@ class OpenAiDialect : public Dialect {
               {"object", "chat.completion"},
               {"created", 0},
               {"model", r.model},
-              {"choices",
-               json::array({{{"index", 0},
-                             {"message", response_message(r.message)},
-                             {"finish_reason", finish_or_default(r.finish_reason, r.message)}}})}};
+              {"choices", json::array({{{"index", 0},
+                                        {"message", response_message(r.message)},
+                                        {"finish_reason", finish_or_default(r.finish_reason, r.message)}}})}};
     if (!r.usage.estimated) j["usage"] = usage_json(r.usage);
     return j.dump();
   }
@@ -328,14 +326,17 @@ class OpenAiDialect : public Dialect {
                 {"object", "chat.completion.chunk"},
                 {"created", 0},
                 {"model", r.model},
-                {"choices", json::array({{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}})}};
+                {"choices",
+                 json::array({{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}})}};
       out.push_back("data: " + j.dump() + "\n\n");
     };
     chunk({{"role", "assistant"}, {"content", ""}}, nullptr);
     for (const auto& p : wire::pieces(r.message.content)) chunk({{"content", p}}, nullptr);
     for (size_t i = 0; i < r.message.tool_calls.size(); ++i) {
       const auto& c = r.message.tool_calls[i];
-      chunk({{"tool_calls", json::array({{{"index", i}, {"id", c.id}, {"type", "function"},
+      chunk({{"tool_calls", json::array({{{"index", i},
+                                          {"id", c.id},
+                                          {"type", "function"},
                                           {"function", {{"name", c.name}, {"arguments", ""}}}}})}},
             nullptr);
       for (const auto& p : wire::pieces(c.arguments, 16))
@@ -343,12 +344,8 @@ class OpenAiDialect : public Dialect {
     }
     chunk(json::object(), finish_or_default(r.finish_reason, r.message));
     if (!r.usage.estimated) {
-      json j = {{"id", "chatcmpl-mock"},
-                {"object", "chat.completion.chunk"},
-                {"created", 0},
-                {"model", r.model},
-                {"choices", json::array()},
-                {"usage", usage_json(r.usage)}};
+      json j = {{"id", "chatcmpl-mock"}, {"object", "chat.completion.chunk"}, {"created", 0},
+                {"model", r.model},      {"choices", json::array()},          {"usage", usage_json(r.usage)}};
       out.push_back("data: " + j.dump() + "\n\n");
     }
     out.push_back("data: [DONE]\n\n");
@@ -365,13 +362,16 @@ class OpenAiDialect : public Dialect {
       r.model = wire::str(*j, "model");
       const json* in = wire::member(*j, "input");
       if (!in) return wire::error(kName, "embeddings request has no input");
-      if (in->is_string()) r.inputs.push_back(in->get<std::string>());
+      if (in->is_string())
+        r.inputs.push_back(in->get<std::string>());
       else if (in->is_array()) {
         for (const auto& s : *in) {
-          if (!s.is_string()) return wire::error(kName, "embeddings request input must be strings (token arrays are not supported)");
+          if (!s.is_string())
+            return wire::error(kName, "embeddings request input must be strings (token arrays are not supported)");
           r.inputs.push_back(s.get<std::string>());
         }
-      } else return wire::error(kName, "embeddings request input must be a string or an array of strings");
+      } else
+        return wire::error(kName, "embeddings request input must be a string or an array of strings");
       return r;
     });
   }

@@ -2,8 +2,7 @@
 
 namespace kaisha::llm {
 
-void LineSplitter::feed(std::string_view bytes,
-                        const std::function<void(std::string_view)>& on_line) {
+void LineSplitter::feed(std::string_view bytes, const std::function<void(std::string_view)>& on_line) {
   buf_.append(bytes);
   size_t start = 0;
   for (;;) {
@@ -17,8 +16,7 @@ void LineSplitter::feed(std::string_view bytes,
   buf_.erase(0, start);
 }
 
-void SseParser::feed(std::string_view bytes,
-                     const std::function<void(const SseEvent&)>& on_event) {
+void SseParser::feed(std::string_view bytes, const std::function<void(const SseEvent&)>& on_event) {
   lines_.feed(bytes, [&](std::string_view line) {
     if (line.empty()) {
       if (has_data_) on_event(cur_);

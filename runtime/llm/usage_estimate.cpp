@@ -30,8 +30,7 @@ int64_t estimate_output_tokens(const ChatMessage& reply) {
 void fill_estimated_usage(const ChatRequest& request, ChatResponse& response) {
   if (!response.usage.estimated) return;
   if (response.usage.input_tokens == 0) response.usage.input_tokens = estimate_input_tokens(request);
-  if (response.usage.output_tokens == 0)
-    response.usage.output_tokens = estimate_output_tokens(response.message);
+  if (response.usage.output_tokens == 0) response.usage.output_tokens = estimate_output_tokens(response.message);
 }
 
 }  // namespace kaisha::llm

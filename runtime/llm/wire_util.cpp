@@ -18,10 +18,8 @@ json parse_text(std::string_view text) {
 
 Result<json> parse_object(std::string_view dialect, std::string_view body, std::string_view what) {
   json j = parse_text(body);
-  if (j.is_discarded())
-    return error(dialect, std::string(what) + " is not valid JSON: " + excerpt(body));
-  if (!j.is_object())
-    return error(dialect, std::string(what) + " is not a JSON object: " + excerpt(body));
+  if (j.is_discarded()) return error(dialect, std::string(what) + " is not valid JSON: " + excerpt(body));
+  if (!j.is_object()) return error(dialect, std::string(what) + " is not a JSON object: " + excerpt(body));
   return j;
 }
 
@@ -45,7 +43,8 @@ int64_t integer(const json& j, const char* key, int64_t fallback) {
 
 int64_t as_int64(const json& number) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  if (number.is_number_unsigned()) return number.get<uint64_t>() > static_cast<uint64_t>(kMax) ? kMax : number.get<int64_t>();
+  if (number.is_number_unsigned())
+    return number.get<uint64_t>() > static_cast<uint64_t>(kMax) ? kMax : number.get<int64_t>();
   if (number.is_number_integer()) return number.get<int64_t>();
   if (!number.is_number_float()) return 0;
   const double d = number.get<double>();
@@ -64,8 +63,10 @@ std::string text_of(const json& content) {
   std::string out;
   if (content.is_array()) {
     for (const auto& part : content) {
-      if (part.is_string()) out += part.get<std::string>();
-      else out += str(part, "text");
+      if (part.is_string())
+        out += part.get<std::string>();
+      else
+        out += str(part, "text");
     }
   }
   return out;
@@ -93,9 +94,8 @@ void add_endpoint_headers(HttpRequestSpec& spec, const Endpoint& ep) {
   for (const auto& [k, v] : ep.headers) spec.headers.emplace_back(k, v);
 }
 
-HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body,
-                          const char* key_header, std::string_view key_prefix,
-                          std::vector<std::pair<std::string, std::string>> extra) {
+HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body, const char* key_header,
+                          std::string_view key_prefix, std::vector<std::pair<std::string, std::string>> extra) {
   HttpRequestSpec spec;
   spec.url = join_url(ep.base_url, path);
   spec.headers.emplace_back("Content-Type", "application/json");
@@ -106,8 +106,7 @@ HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json&
   return spec;
 }
 
-std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before,
-                          const std::string& id) {
+std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before, const std::string& id) {
   for (size_t i = std::min(before, messages.size()); i-- > 0;) {
     for (const auto& c : messages[i].tool_calls)
       if (c.id == id) return c.name;
@@ -123,9 +122,7 @@ void resolve_tool_names(std::vector<ChatMessage>& messages) {
   }
 }
 
-std::string excerpt(std::string_view body) {
-  return utf8::shorten(utf8::repair(body), 300, "...");
-}
+std::string excerpt(std::string_view body) { return utf8::shorten(utf8::repair(body), 300, "..."); }
 
 std::vector<std::string> pieces(std::string_view text, size_t size) {
   std::vector<std::string> out;
@@ -133,9 +130,7 @@ std::vector<std::string> pieces(std::string_view text, size_t size) {
   while (pos < text.size()) {
     size_t end = std::min(text.size(), pos + size);
     // Do not end inside a UTF-8 sequence: back off continuation bytes.
-    while (end < text.size() && end > pos + 1 &&
-           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-      --end;
+    while (end < text.size() && end > pos + 1 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
     out.emplace_back(text.substr(pos, end - pos));
     pos = end;
   }

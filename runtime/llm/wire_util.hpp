@@ -63,8 +63,8 @@ void add_endpoint_headers(HttpRequestSpec& spec, const Endpoint& ep);
 // A JSON POST to base_url + `path`: Content-Type, the API key (when the
 // endpoint has one) as header `key_header` with value `key_prefix` + key,
 // `extra` headers, then the endpoint's own headers (which may override).
-HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body,
-                          const char* key_header, std::string_view key_prefix = "",
+HttpRequestSpec json_post(const Endpoint& ep, std::string_view path, const json& body, const char* key_header,
+                          std::string_view key_prefix = "",
                           std::vector<std::pair<std::string, std::string>> extra = {});
 
 // Fills the name of tool-result messages that lack one from the assistant
@@ -73,8 +73,7 @@ void resolve_tool_names(std::vector<ChatMessage>& messages);
 
 // The name of the tool call with id `id` in the assistant messages before
 // position `before`; "" when not found.
-std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before,
-                          const std::string& id);
+std::string tool_name_for(const std::vector<ChatMessage>& messages, size_t before, const std::string& id);
 
 // At most the first 300 bytes of `body` (cut at a character, repaired), for
 // error messages.

@@ -23,9 +23,9 @@ struct ConsolidationRules {
   std::vector<std::string> importance_keywords;
   std::vector<std::string> fact_words, task_words, reflection_words;
   std::string summarize_prompt = "Summarize this conversation: ";
-  int64_t min_tokens = 50;         // strictly more than this
-  double min_importance = 0.3;     // strictly more than this
-  size_t interval = 50;            // consolidate every N short-term messages
+  int64_t min_tokens = 50;      // strictly more than this
+  double min_importance = 0.3;  // strictly more than this
+  size_t interval = 50;         // consolidate every N short-term messages
 
   // Reads data/memory/effgen_memory.json (or `path`).
   static Result<ConsolidationRules> load(const std::string& path = "");

@@ -38,7 +38,7 @@ std::string mirrored_text(const llm::ChatMessage& m) {
 // before every model call, mostly to find that nothing is due.
 int64_t message_tokens(const llm::ChatMessage& m) {
   size_t n = m.content.size();
-  if (m.role == llm::Role::tool) n += m.name.size() + 12;  // "[" name " answered] "
+  if (m.role == llm::Role::tool) n += m.name.size() + 12;                                    // "[" name " answered] "
   for (const auto& call : m.tool_calls) n += call.name.size() + call.arguments.size() + 15;  // "\n[calls " " with " "]"
   return std::max<int64_t>(1, static_cast<int64_t>((n + 3) / 4));
 }
@@ -65,7 +65,9 @@ ShortTermMemory ConversationSummarizer::mirror(const company::Conversation& c) c
         e.role = StmRole::system;
         e.summary = i > 0;
         break;
-      case llm::Role::user: e.role = StmRole::user; break;
+      case llm::Role::user:
+        e.role = StmRole::user;
+        break;
       case llm::Role::assistant:
         e.role = StmRole::assistant;
         e.keep_with_next = !m.tool_calls.empty();

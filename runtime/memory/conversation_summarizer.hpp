@@ -21,7 +21,7 @@ namespace kaisha::memory {
 
 // The messages a summary is to replace, and the request for it.
 struct ConversationSummaryPlan {
-  size_t first = 1;                 // conversation messages [first, last)
+  size_t first = 1;  // conversation messages [first, last)
   size_t last = 1;
   size_t conversation_size = 0;     // apply() refuses a conversation that changed since
   int64_t conversation_tokens = 0;  // estimate of the whole conversation before

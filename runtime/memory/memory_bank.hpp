@@ -40,7 +40,7 @@ struct RetrievalOptions {
   double decay_days = 7;
   DecayMode decay = DecayMode::half_life;
   std::vector<std::string> importance_keywords;
-  bool touch = true;            // count the retrieval in access_count
+  bool touch = true;  // count the retrieval in access_count
 };
 
 struct RetrievedMemory {

@@ -26,8 +26,8 @@ std::string_view importance_name(Importance i);
 std::optional<Importance> parse_importance(std::string_view name);  // case-insensitive
 
 struct MemoryEntry {
-  std::string id;        // the HASHIRU key, or a generated id
-  std::string content;   // the memory text
+  std::string id;       // the HASHIRU key, or a generated id
+  std::string content;  // the memory text
   MemoryType type = MemoryType::fact;
   Importance importance = Importance::medium;
   double timestamp = 0;  // seconds since the epoch (effGen stores REAL seconds)

@@ -6,7 +6,8 @@ json injection_payload(const std::vector<RetrievedMemory>& memories, const Memor
   json list = json::array(), shown = json::array();
   std::string transcript;
   for (const auto& m : memories) {
-    list.push_back(json{{"key", m.entry.id}, {"memory", m.entry.content}, {"similarity", m.similarity}, {"score", m.score}});
+    list.push_back(
+        json{{"key", m.entry.id}, {"memory", m.entry.content}, {"similarity", m.similarity}, {"score", m.score}});
     shown.push_back(memory_json(m.entry));
     transcript += (transcript.empty() ? "'" : ", '") + m.entry.content + "'";
   }

@@ -24,22 +24,32 @@ std::vector<std::string> lower_words(const std::string& text) {
 
 double manual_importance(Importance i) {
   switch (i) {
-    case Importance::critical: return 1.0;
-    case Importance::high: return 0.75;
-    case Importance::medium: return 0.5;
-    case Importance::low: return 0.25;
+    case Importance::critical:
+      return 1.0;
+    case Importance::high:
+      return 0.75;
+    case Importance::medium:
+      return 0.5;
+    case Importance::low:
+      return 0.25;
   }
   return 0.5;
 }
 
 double type_importance(MemoryType t) {
   switch (t) {
-    case MemoryType::fact: return 0.9;
-    case MemoryType::reflection: return 0.7;
-    case MemoryType::task: return 0.6;
-    case MemoryType::observation: return 0.5;
-    case MemoryType::tool_result: return 0.4;
-    case MemoryType::conversation: return 0.3;
+    case MemoryType::fact:
+      return 0.9;
+    case MemoryType::reflection:
+      return 0.7;
+    case MemoryType::task:
+      return 0.6;
+    case MemoryType::observation:
+      return 0.5;
+    case MemoryType::tool_result:
+      return 0.4;
+    case MemoryType::conversation:
+      return 0.3;
   }
   return 0.5;
 }

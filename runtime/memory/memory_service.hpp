@@ -90,8 +90,8 @@ class MemoryService {
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
   ShortTermMemory short_term_;
-  size_t observed_ = 0;            // messages observed
-  size_t consolidated_upto_ = 0;   // observed_ at the last consolidation
+  size_t observed_ = 0;              // messages observed
+  size_t consolidated_upto_ = 0;     // observed_ at the last consolidation
   std::vector<StmMessage> pending_;  // observed since the last consolidation
   size_t consolidated_entries_ = 0;
   std::thread worker_;

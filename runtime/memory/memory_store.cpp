@@ -131,8 +131,10 @@ Status MemoryStore::insert(MemoryEntry& e) {
   ins->bind_all(e.id, e.content, std::string(type_name(e.type)), static_cast<int64_t>(e.importance), e.timestamp);
   ins->bind_or_null(6, e.session_id);
   ins->bind(7, e.metadata.dump()).bind(8, e.access_count);
-  if (e.last_accessed > 0) ins->bind(9, e.last_accessed);
-  else ins->bind_null(9);
+  if (e.last_accessed > 0)
+    ins->bind(9, e.last_accessed);
+  else
+    ins->bind_null(9);
   ins->bind(10, tags.dump());
   if (Status s = ins->run(); !s) return s;
   auto idx = db_->prepare("INSERT INTO memory_index(memory_id) VALUES (?1)");
@@ -298,8 +300,7 @@ Result<std::optional<std::vector<float>>> MemoryStore::vector(int64_t label, con
 }
 
 Result<std::vector<std::pair<int64_t, std::string>>> MemoryStore::missing_vectors(const std::string& model,
-                                                                                  int64_t after_label,
-                                                                                  int64_t limit) {
+                                                                                  int64_t after_label, int64_t limit) {
   auto q = db_->prepare(
       "SELECT i.label, m.content FROM memory_index i JOIN memories m ON m.id = i.memory_id "
       "WHERE i.label > ?3 AND (i.model != ?1 OR i.vector IS NULL) ORDER BY i.label LIMIT ?2");
@@ -316,7 +317,8 @@ Result<std::vector<std::pair<int64_t, std::string>>> MemoryStore::missing_vector
 
 Status MemoryStore::for_each_vector(const std::string& model,
                                     const std::function<void(int64_t, const std::vector<float>&)>& fn) {
-  auto q = db_->prepare("SELECT label, vector FROM memory_index WHERE model = ?1 AND vector IS NOT NULL ORDER BY label");
+  auto q =
+      db_->prepare("SELECT label, vector FROM memory_index WHERE model = ?1 AND vector IS NOT NULL ORDER BY label");
   if (!q) return q.error();
   q->bind_all(model);
   while (true) {

@@ -84,8 +84,7 @@ class MemoryStore : public store::SessionRecords {
   Result<std::vector<std::pair<int64_t, std::string>>> missing_vectors(const std::string& model, int64_t after_label,
                                                                        int64_t limit);
   // Calls fn(label, vector) for every cached vector of `model` (index rebuild).
-  Status for_each_vector(const std::string& model,
-                         const std::function<void(int64_t, const std::vector<float>&)>& fn);
+  Status for_each_vector(const std::string& model, const std::function<void(int64_t, const std::vector<float>&)>& fn);
   Result<int64_t> vector_count(const std::string& model);
 
   // FTS5 search of `text` (any user text; it is turned into an OR of its
@@ -106,7 +105,8 @@ class MemoryStore : public store::SessionRecords {
   Status migrate();
   Status bump_generation();
   Status insert(MemoryEntry& entry);
-  Result<std::vector<MemoryEntry>> query(const std::string& sql_tail, const std::function<void(store::Statement&)>& bind);
+  Result<std::vector<MemoryEntry>> query(const std::string& sql_tail,
+                                         const std::function<void(store::Statement&)>& bind);
 
   std::unique_ptr<store::SqliteDb> db_;
 };

@@ -15,7 +15,7 @@ Result<std::shared_ptr<MemoryToolSource>> MemoryToolSource::create(std::shared_p
 }
 
 void MemoryToolSource::call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
-                              std::function<void(company::ToolResult)> done) {
+                            std::function<void(company::ToolResult)> done) {
   if (name != "MemoryManager") return done(company::ToolResult::error("Tool " + name + " not found"));
   service_->run_tool(args, ctx.session_id, std::move(done));
 }

@@ -26,5 +26,4 @@ class MemoryToolSource : public company::ToolSource {
   std::vector<llm::ToolSpec> specs_;
 };
 
-
 }  // namespace kaisha::memory

@@ -6,10 +6,14 @@ namespace kaisha::memory {
 
 const char* role_name(StmRole r) {
   switch (r) {
-    case StmRole::system: return "system";
-    case StmRole::user: return "user";
-    case StmRole::assistant: return "assistant";
-    case StmRole::tool: return "tool";
+    case StmRole::system:
+      return "system";
+    case StmRole::user:
+      return "user";
+    case StmRole::assistant:
+      return "assistant";
+    case StmRole::tool:
+      return "tool";
   }
   return "user";
 }

@@ -78,7 +78,6 @@ class ShortTermMemory {
   std::vector<size_t> summarisable() const;
 
  private:
-
   ShortTermConfig config_;
   std::string prefix_;
   std::deque<StmMessage> messages_;

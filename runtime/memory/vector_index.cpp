@@ -54,9 +54,9 @@ void VectorIndex::ensure_hnsw_capacity() {
 
 void VectorIndex::move_to_hnsw() {
   space_ = std::make_unique<hnswlib::InnerProductSpace>(static_cast<size_t>(dims_));
-  hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(
-      space_.get(), std::max<size_t>(1024, size_ * 2), static_cast<size_t>(options_.m),
-      static_cast<size_t>(options_.ef_construction));
+  hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(space_.get(), std::max<size_t>(1024, size_ * 2),
+                                                            static_cast<size_t>(options_.m),
+                                                            static_cast<size_t>(options_.ef_construction));
   for (size_t i = 0; i < labels_.size(); ++i)
     hnsw_->addPoint(flat_.data() + i * static_cast<size_t>(dims_), static_cast<hnswlib::labeltype>(labels_[i]));
   labels_.clear();
@@ -175,9 +175,14 @@ Status VectorIndex::save(const std::string& dir, const std::string& model, int64
     if (Status s = write_file(data, bytes); !s) return s;
   }
   const auto bytes = fs::file_size(data, ec);
-  json meta = {{"format", kFormat},    {"model", model},        {"generation", generation},
-               {"dims", dims_},        {"count", size_},        {"mode", hnsw_ ? "hnsw" : "exact"},
-               {"file", data.filename().string()}, {"file_bytes", ec ? 0 : bytes}};
+  json meta = {{"format", kFormat},
+               {"model", model},
+               {"generation", generation},
+               {"dims", dims_},
+               {"count", size_},
+               {"mode", hnsw_ ? "hnsw" : "exact"},
+               {"file", data.filename().string()},
+               {"file_bytes", ec ? 0 : bytes}};
   // The meta file goes last: it vouches for the data file written before it.
   return write_file(fs::path(dir) / "meta.json", meta.dump());
 }

@@ -64,8 +64,8 @@ class VectorIndex {
   std::vector<IndexHit> search(const Vector& query, size_t k) const;
 
   Status save(const std::string& dir, const std::string& model, int64_t generation) const;
-  static Result<std::unique_ptr<VectorIndex>> load(const std::string& dir, const std::string& model,
-                                                   int64_t generation, VectorIndexOptions options = {});
+  static Result<std::unique_ptr<VectorIndex>> load(const std::string& dir, const std::string& model, int64_t generation,
+                                                   VectorIndexOptions options = {});
 
  private:
   void move_to_hnsw();

@@ -25,9 +25,9 @@ struct AgentSpec {
   static constexpr const char* kType = "agent_spec";
   static constexpr uint32_t kVersion = 1;
   std::string name;
-  std::string base_model;     // cost-table name, e.g. "mistral"
-  std::string model_ref;      // provider:model, e.g. "ollama:mistral"
-  std::string type;           // "local" | "cloud"
+  std::string base_model;  // cost-table name, e.g. "mistral"
+  std::string model_ref;   // provider:model, e.g. "ollama:mistral"
+  std::string type;        // "local" | "cloud"
   std::string system_prompt;
   std::string description;
   json costs = json::object();  // the cost-table entry at hire time
@@ -88,7 +88,7 @@ struct AskReply {
   bool ok = true;
   std::string output;  // the answer text when ok
   std::string error;   // what went wrong when !ok
-  llm::Usage usage;  // the first model call's: the asker reserved it and settles it
+  llm::Usage usage;    // the first model call's: the asker reserved it and settles it
   int64_t latency_ms = 0;
   // An employee with tools (a tool-calling loop) reserves and settles its
   // further model calls and its tools' declared costs on the ledger itself;
@@ -99,8 +99,7 @@ struct AskReply {
   // A turn's answer (AskRequest::messages): the tool calls the model asks
   // for, in its order, not run.
   std::vector<llm::ToolCall> tool_requests;
-  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms, extra_usage, extra_expense, tool_calls,
-                     tool_requests)
+  MSGPACK_DEFINE_MAP(agent, ok, output, error, usage, latency_ms, extra_usage, extra_expense, tool_calls, tool_requests)
 };
 
 // User → CEO: one task (one user turn in a chat).
@@ -125,7 +124,7 @@ struct TaskResult {
   double expense = 0;  // USD spent by this task
   int64_t wall_ms = 0;
   json metadata = json::object();  // strategy-specific: routing, subtasks, speedup, ...
-  bool canceled = false;  // stopped on request (ok is false, error says why)
+  bool canceled = false;           // stopped on request (ok is false, error says why)
   MSGPACK_DEFINE_MAP(task_id, ok, answer, error, tokens_in, tokens_out, expense, wall_ms, metadata, canceled)
 };
 

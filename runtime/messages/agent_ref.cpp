@@ -2,8 +2,6 @@
 
 namespace kaisha::msg {
 
-std::string to_string(const AgentRef& ref) {
-  return ref.node.empty() ? ref.name : ref.name + "@" + ref.node;
-}
+std::string to_string(const AgentRef& ref) { return ref.node.empty() ? ref.name : ref.name + "@" + ref.node; }
 
 }  // namespace kaisha::msg

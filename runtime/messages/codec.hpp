@@ -61,8 +61,8 @@ uint32_t wire_version(const T&) {
 
 // Wraps a message struct into an envelope addressed from → to.
 template <class T>
-Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
-              std::string correlation = {}, std::string trace = {}) {
+Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id, std::string correlation = {},
+              std::string trace = {}) {
   Envelope e;
   e.id = std::move(id);
   e.correlation = std::move(correlation);
@@ -79,8 +79,7 @@ Envelope wrap(const T& message, AgentRef from, AgentRef to, std::string id,
 // a newer version than this build understands.
 template <class T>
 Result<T> unwrap(const Envelope& e) {
-  if (e.type != T::kType)
-    return Error{"decode", "envelope carries '" + e.type + "', expected '" + T::kType + "'"};
+  if (e.type != T::kType) return Error{"decode", "envelope carries '" + e.type + "', expected '" + T::kType + "'"};
   if (e.version > T::kVersion)
     return Error{"version", std::string(T::kType) + ": version " + std::to_string(e.version) +
                                 " is newer than supported version " + std::to_string(T::kVersion)};
@@ -93,8 +92,7 @@ inline Result<Envelope> decode_envelope(std::string_view bytes) {
   if (r->envelope_version < 1 || r->envelope_version > kEnvelopeVersion)
     return Error{"version", "envelope version " + std::to_string(r->envelope_version) +
                                 " is not supported (this build speaks 1 to " + std::to_string(kEnvelopeVersion) + ")"};
-  if (r->type.empty() || r->id.empty())
-    return Error{"decode", "envelope: missing 'type' or 'id'"};
+  if (r->type.empty() || r->id.empty()) return Error{"decode", "envelope: missing 'type' or 'id'"};
   return r;
 }
 

@@ -32,8 +32,7 @@ struct Envelope {
   std::string trace;        // trace id shared by every message of one task
   std::string payload;      // msgpack bytes of the message struct
   int64_t budget_ms = 0;    // ms the sender waits from sending; 0 = none (version 2)
-  MSGPACK_DEFINE_MAP(envelope_version, id, correlation, from, to, type, version,
-                     deadline_ms, trace, payload, budget_ms)
+  MSGPACK_DEFINE_MAP(envelope_version, id, correlation, from, to, type, version, deadline_ms, trace, payload, budget_ms)
 };
 
 }  // namespace kaisha::msg

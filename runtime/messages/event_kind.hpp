@@ -28,25 +28,25 @@ namespace kaisha::msg {
 
 enum class EventKind : uint8_t {
   // task
-  task,        // a task started; text = its input
-  final,       // the task ended with an answer; data = its totals
-  canceled,    // the task was canceled; data = its totals
-  error,       // an agent's error, or the task failed (then data holds wall_ms)
-  agent_error, // an agent's error as a remote client sees it (the task goes on)
-  ledgers,     // a cluster client's closing snapshot of both ledgers
+  task,         // a task started; text = its input
+  final,        // the task ended with an answer; data = its totals
+  canceled,     // the task was canceled; data = its totals
+  error,        // an agent's error, or the task failed (then data holds wall_ms)
+  agent_error,  // an agent's error as a remote client sees it (the task goes on)
+  ledgers,      // a cluster client's closing snapshot of both ledgers
   // agent
   hire,
   fire,
   ask,
   answer,
-  refusal,     // a hire, an ask or a tool refused (budget, rules)
-  placed,      // an agent was placed on a cluster node
-  node_down,   // a node was lost with an agent on it
-  rehire,      // a lost agent was hired again on another node
+  refusal,    // a hire, an ask or a tool refused (budget, rules)
+  placed,     // an agent was placed on a cluster node
+  node_down,  // a node was lost with an agent on it
+  rehire,     // a lost agent was hired again on another node
   // model
-  thinking,    // what a model said besides its tool calls
-  usage,       // a model call's tokens and $
-  retry,       // a model call or an interrupted ask is retried
+  thinking,  // what a model said besides its tool calls
+  usage,     // a model call's tokens and $
+  retry,     // a model call or an interrupted ask is retried
   llm_request,
   llm_response,
   // tool
@@ -64,9 +64,9 @@ enum class EventKind : uint8_t {
   reflection,
   summary,
   // strategy: pyramid
-  route,       // where a task entered the pyramid, with every agent's score
-  trigger,     // an evolution trigger (a new task, an agent's poor performance) and why
-  branches,    // a call run by several candidate models ended: each branch's outcome and changes, the one merged
+  route,     // where a task entered the pyramid, with every agent's score
+  trigger,   // an evolution trigger (a new task, an agent's poor performance) and why
+  branches,  // a call run by several candidate models ended: each branch's outcome and changes, the one merged
   // journal
   note,
   // task (added later; kinds keep their place)
@@ -79,7 +79,7 @@ struct EventKindInfo {
   EventKind kind;
   std::string_view name;  // the wire name
   EventGroup group;
-  bool journaled;         // a journal step may have this kind (store::kStepKinds)
+  bool journaled;  // a journal step may have this kind (store::kStepKinds)
 };
 
 // Every kind, in declaration order.

@@ -7,9 +7,10 @@ namespace kaisha::msg {
 using namespace std::string_view_literals;
 
 json progress_event_json(const ProgressEvent& e) {
-  json j = {{"event", e.kind}, {"agent", e.agent}, {"text", e.text}, {"data", e.data},
-            {"session", e.session_id}, {"task", e.task_id}, {"at_ms", e.at_ms},
-            {"tokens_in", e.tokens_in}, {"tokens_out", e.tokens_out}, {"usd", e.usd}};
+  json j = {{"event", e.kind},  {"agent", e.agent},         {"text", e.text},
+            {"data", e.data},   {"session", e.session_id},  {"task", e.task_id},
+            {"at_ms", e.at_ms}, {"tokens_in", e.tokens_in}, {"tokens_out", e.tokens_out},
+            {"usd", e.usd}};
   if (!e.node.empty()) j["node"] = e.node;
   return j;
 }
@@ -67,12 +68,12 @@ Result<ProgressEvent> progress_event_from_json(const json& j) {
   auto k = parse_event_kind(kind->get<std::string>());
   if (!k) return Error{"event", "unknown event kind '" + kind->get<std::string>() + "'"};
   e.kind = *k;
-  for (Status s : {take(j, "agent", e.agent, &json::is_string), take(j, "text", e.text, &json::is_string),
-                   take(j, "session", e.session_id, &json::is_string), take(j, "task", e.task_id, &json::is_string),
-                   take(j, "node", e.node, &json::is_string), take(j, "at_ms", e.at_ms, &json::is_number_integer),
-                   take(j, "tokens_in", e.tokens_in, &json::is_number_integer),
-                   take(j, "tokens_out", e.tokens_out, &json::is_number_integer),
-                   take(j, "usd", e.usd, &json::is_number)})
+  for (Status s :
+       {take(j, "agent", e.agent, &json::is_string), take(j, "text", e.text, &json::is_string),
+        take(j, "session", e.session_id, &json::is_string), take(j, "task", e.task_id, &json::is_string),
+        take(j, "node", e.node, &json::is_string), take(j, "at_ms", e.at_ms, &json::is_number_integer),
+        take(j, "tokens_in", e.tokens_in, &json::is_number_integer),
+        take(j, "tokens_out", e.tokens_out, &json::is_number_integer), take(j, "usd", e.usd, &json::is_number)})
     if (!s.ok()) return s.error();
   if (auto d = j.find("data"); d != j.end() && !d->is_null()) e.data = *d;
   return e;

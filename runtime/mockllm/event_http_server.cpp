@@ -31,21 +31,36 @@ constexpr size_t kReadSize = 64u << 10;
 
 const char* reason(int status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return status < 300 ? "OK" : status < 500 ? "Client Error" : "Server Error";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return status < 300 ? "OK" : status < 500 ? "Client Error" : "Server Error";
   }
 }
 
@@ -70,7 +85,7 @@ struct Conn {
   int fd = -1;
   uint64_t id = 0;
   HttpRequestParser parser;
-  std::string out;        // bytes not yet written
+  std::string out;  // bytes not yet written
   size_t out_pos = 0;
   bool awaiting = false;  // a request is being answered
   bool keep_alive = true;
@@ -78,7 +93,7 @@ struct Conn {
   bool close_after_write = false;
   bool want_write = false;  // EPOLLOUT registered
   bool dead = false;
-  bool draining = false;    // inside drain(): don't recurse
+  bool draining = false;  // inside drain(): don't recurse
 };
 
 }  // namespace
@@ -386,7 +401,7 @@ Result<int> EventHttpServer::start(const std::string& host, int port) {
   socklen_t len = sizeof bound;
   getsockname(l.listen_fd, reinterpret_cast<sockaddr*>(&bound), &len);
   const int bound_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+                                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 
   l.ep = epoll_create1(EPOLL_CLOEXEC);
   l.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

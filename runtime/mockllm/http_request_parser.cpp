@@ -25,8 +25,7 @@ bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (u <= 32 || u >= 127 || std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos)
-      return false;
+    if (u <= 32 || u >= 127 || std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos) return false;
   }
   return true;
 }
@@ -90,16 +89,20 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
   const size_t sp1 = line.find(' ');
   const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos)
-    return fail(400, "malformed request line \"" + std::string(line.substr(0, 200)) +
-                         "\" (expected: METHOD TARGET HTTP/1.1)");
+    return fail(
+        400, "malformed request line \"" + std::string(line.substr(0, 200)) + "\" (expected: METHOD TARGET HTTP/1.1)");
   r.method = std::string(line.substr(0, sp1));
   r.target = std::string(line.substr(sp1 + 1, sp2 - sp1 - 1));
   const std::string_view version = line.substr(sp2 + 1);
   if (!is_token(r.method)) return fail(400, "malformed method \"" + r.method.substr(0, 50) + "\"");
-  if (version == "HTTP/1.1") r.minor_version = 1;
-  else if (version == "HTTP/1.0") r.minor_version = 0;
-  else if (version.starts_with("HTTP/")) return fail(505, "unsupported version " + std::string(version.substr(0, 20)));
-  else return fail(400, "malformed request line: no HTTP version in \"" + std::string(line.substr(0, 200)) + "\"");
+  if (version == "HTTP/1.1")
+    r.minor_version = 1;
+  else if (version == "HTTP/1.0")
+    r.minor_version = 0;
+  else if (version.starts_with("HTTP/"))
+    return fail(505, "unsupported version " + std::string(version.substr(0, 20)));
+  else
+    return fail(400, "malformed request line: no HTTP version in \"" + std::string(line.substr(0, 200)) + "\"");
 
   std::string_view path = r.target;
   if (path.starts_with("http://") || path.starts_with("https://")) {  // absolute-form
@@ -124,8 +127,7 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
     std::string name = lower(h.substr(0, colon));
     std::string value(trim(h.substr(colon + 1)));
     if (name == "content-length") {
-      if (!content_length.empty() && content_length != value)
-        return fail(400, "conflicting Content-Length headers");
+      if (!content_length.empty() && content_length != value) return fail(400, "conflicting Content-Length headers");
       content_length = value;
     } else if (name == "transfer-encoding") {
       transfer_encoding = transfer_encoding.empty() ? value : transfer_encoding + ", " + value;
@@ -146,12 +148,13 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
       return fail(501, "unsupported Transfer-Encoding \"" + transfer_encoding.substr(0, 100) + "\"");
     chunked_ = true;
   } else if (!content_length.empty()) {
-    if (content_length.size() > 19 || !std::all_of(content_length.begin(), content_length.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (content_length.size() > 19 ||
+        !std::all_of(content_length.begin(), content_length.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return fail(400, "malformed Content-Length \"" + content_length.substr(0, 50) + "\"");
     content_length_ = std::stoull(content_length);
     if (content_length_ > limits_.max_body_bytes)
-      return fail(413, "request body of " + content_length + " bytes exceeds " +
-                           std::to_string(limits_.max_body_bytes));
+      return fail(413,
+                  "request body of " + content_length + " bytes exceeds " + std::to_string(limits_.max_body_bytes));
   }
   pending_ = std::move(r);
   have_head_ = true;
@@ -171,8 +174,9 @@ HttpRequestParser::State HttpRequestParser::parse_chunked_body() {
     }
     std::string_view size_line(buf_.data() + chunk_cursor_, eol - chunk_cursor_);
     size_line = trim(size_line.substr(0, size_line.find(';')));  // chunk extensions are ignored
-    if (size_line.empty() || size_line.size() > 15 ||
-        !std::all_of(size_line.begin(), size_line.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    if (size_line.empty() || size_line.size() > 15 || !std::all_of(size_line.begin(), size_line.end(), [](char c) {
+          return std::isxdigit(static_cast<unsigned char>(c));
+        }))
       return fail(400, "malformed chunk size \"" + std::string(size_line.substr(0, 50)) + "\"");
     const size_t size = std::stoull(std::string(size_line), nullptr, 16);
     if (size == 0) {

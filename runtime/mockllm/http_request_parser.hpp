@@ -18,14 +18,14 @@
 namespace kaisha::mockllm {
 
 struct HttpRequest {
-  std::string method;  // as sent, e.g. "POST"
-  std::string target;  // request-target as sent: "/v1beta/models/m:streamGenerateContent?alt=sse"
-  std::string path;    // target up to '?'
-  std::string query;   // after '?', or ""
+  std::string method;     // as sent, e.g. "POST"
+  std::string target;     // request-target as sent: "/v1beta/models/m:streamGenerateContent?alt=sse"
+  std::string path;       // target up to '?'
+  std::string query;      // after '?', or ""
   int minor_version = 1;  // HTTP/1.<minor>
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased, in order
-  std::string body;    // decoded (chunked framing removed)
-  bool keep_alive = true;  // the connection may carry another request after this one
+  std::string body;                                          // decoded (chunked framing removed)
+  bool keep_alive = true;                                    // the connection may carry another request after this one
 
   // The first value of header `lower_name` (lower-case), or "" when absent.
   std::string header(std::string_view lower_name) const;
@@ -77,8 +77,8 @@ class HttpRequestParser {
   size_t body_start_ = 0;      // offset of the body in buf_
   size_t content_length_ = 0;  // for a Content-Length body
   bool chunked_ = false;
-  size_t chunk_cursor_ = 0;    // offset in buf_ of the next chunk-size line
-  bool chunks_done_ = false;   // the last chunk was read; trailers follow
+  size_t chunk_cursor_ = 0;   // offset in buf_ of the next chunk-size line
+  bool chunks_done_ = false;  // the last chunk was read; trailers follow
   bool continue_due_ = false;
 };
 

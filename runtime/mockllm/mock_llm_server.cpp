@@ -53,9 +53,15 @@ struct MockLlmServer::Impl {
   }
 
   std::shared_ptr<json> log_entry(const Dialect& d, const char* kind, const HttpRequest& req) {
-    auto e = std::make_shared<json>(json{{"dialect", d.name()}, {"kind", kind}, {"path", req.path},
-                                         {"model", ""}, {"stream", false}, {"rule", ""},
-                                         {"last_message", ""}, {"status", 0}, {"received_us", steady_us()}});
+    auto e = std::make_shared<json>(json{{"dialect", d.name()},
+                                         {"kind", kind},
+                                         {"path", req.path},
+                                         {"model", ""},
+                                         {"stream", false},
+                                         {"rule", ""},
+                                         {"last_message", ""},
+                                         {"status", 0},
+                                         {"received_us", steady_us()}});
     std::lock_guard lock(log_mu);
     log.push_back(e);
     return e;
@@ -180,8 +186,8 @@ struct MockLlmServer::Impl {
       return;
     }
     later(latency, [this, &d, reply, entry, status, headers, label] {
-      send_error(d, reply, status,
-                 "mock-llm: scripted fault (" + label + ") returns HTTP " + std::to_string(status), entry, headers);
+      send_error(d, reply, status, "mock-llm: scripted fault (" + label + ") returns HTTP " + std::to_string(status),
+                 entry, headers);
     });
   }
 
@@ -240,13 +246,18 @@ struct MockLlmServer::Impl {
       if (p == "/api/tags") {
         json models = json::array();
         for (const auto& m : script_models())
-          models.push_back({{"name", m}, {"model", m}, {"modified_at", "1970-01-01T00:00:00Z"}, {"size", 0},
-                            {"digest", ""}, {"details", json::object()}});
+          models.push_back({{"name", m},
+                            {"model", m},
+                            {"modified_at", "1970-01-01T00:00:00Z"},
+                            {"size", 0},
+                            {"digest", ""},
+                            {"details", json::object()}});
         return r.send(json_response(200, json{{"models", models}}.dump()));
       }
       if (p == "/v1/models") {
         json data = json::array();
-        for (const auto& m : script_models()) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "mock-llm"}});
+        for (const auto& m : script_models())
+          data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "mock-llm"}});
         return r.send(json_response(200, json{{"object", "list"}, {"data", data}}.dump()));
       }
       if (p == "/_mock/requests") {
@@ -301,7 +312,8 @@ Status MockLlmServer::serve(const std::string& host, int port) {
   auto bound = start(host, port);
   if (!bound) return bound.error();
   g_signal = 0;
-  struct sigaction sa {}, old_int{}, old_term{};
+  struct sigaction sa {
+  }, old_int{}, old_term{};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_int);

@@ -32,7 +32,7 @@
 namespace kaisha::mockllm {
 
 struct MockServerOptions {
-  int hang_max_ms = 60'000;   // a "hang" fault answers 504 after this long at the latest
+  int hang_max_ms = 60'000;  // a "hang" fault answers 504 after this long at the latest
 };
 
 class MockLlmServer {

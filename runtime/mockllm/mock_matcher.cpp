@@ -25,8 +25,12 @@ MatchContext MatchContext::of(const llm::ChatRequest& request) {
         if (!c.system.empty()) c.system += "\n\n";
         c.system += m.content;
         break;
-      case Role::user: c.last_user = m.content; break;
-      case Role::assistant: ++c.turn; break;
+      case Role::user:
+        c.last_user = m.content;
+        break;
+      case Role::assistant:
+        ++c.turn;
+        break;
       case Role::tool: {
         c.last_tool = m.content;
         c.last_tool_name = m.name;
@@ -88,8 +92,10 @@ std::string expand_template(const std::string& text, const MatchContext& ctx) {
                                : key == "system"    ? &ctx.system
                                                     : nullptr;
     out.append(text, pos, open - pos);
-    if (value) out += *value;
-    else out.append(text, open, close + 2 - open);  // unknown: leave as written
+    if (value)
+      out += *value;
+    else
+      out.append(text, open, close + 2 - open);  // unknown: leave as written
     pos = close + 2;
   }
   out.append(text, pos, std::string::npos);
@@ -138,8 +144,10 @@ llm::ChatResponse build_response(const MockReply& reply, const MatchContext& ctx
     llm::ToolCall c;
     c.id = next_call_id();
     c.name = tc.name;
-    if (tc.verbatim) c.arguments = tc.arguments;
-    else c.arguments = expand_json(json::parse(tc.arguments, nullptr, false), ctx).dump();
+    if (tc.verbatim)
+      c.arguments = tc.arguments;
+    else
+      c.arguments = expand_json(json::parse(tc.arguments, nullptr, false), ctx).dump();
     r.message.tool_calls.push_back(std::move(c));
   }
   r.finish_reason = r.message.tool_calls.empty() ? "stop" : "tool_calls";
@@ -155,8 +163,7 @@ llm::ChatResponse build_response(const MockReply& reply, const MatchContext& ctx
   return r;
 }
 
-MockMatcher::MockMatcher(MockScript script)
-    : script_(std::move(script)), used_(script_.rules.size(), 0) {}
+MockMatcher::MockMatcher(MockScript script) : script_(std::move(script)), used_(script_.rules.size(), 0) {}
 
 MockMatcher::Pick MockMatcher::pick(const MatchContext& ctx) {
   Pick p;

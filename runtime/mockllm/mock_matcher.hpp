@@ -52,11 +52,11 @@ class MockMatcher {
   explicit MockMatcher(MockScript script);
 
   struct Pick {
-    const MockRule* rule = nullptr;   // nullptr: no rule matched
-    size_t index = 0;                 // of `rule` in script().rules
-    std::string label;                // rule label, "default_reply" or ""
-    const MockReply* reply = nullptr; // rule's reply or the default reply
-    const MockFault* fault = nullptr; // rule's fault
+    const MockRule* rule = nullptr;    // nullptr: no rule matched
+    size_t index = 0;                  // of `rule` in script().rules
+    std::string label;                 // rule label, "default_reply" or ""
+    const MockReply* reply = nullptr;  // rule's reply or the default reply
+    const MockFault* fault = nullptr;  // rule's fault
   };
 
   // The first rule, in order, whose conditions hold and whose `times` are not

@@ -17,9 +17,7 @@ bool TextPattern::matches(std::string_view value, bool whole) const {
   return value.find(source) != std::string_view::npos;
 }
 
-std::string MockRule::label(size_t index) const {
-  return name.empty() ? "rule #" + std::to_string(index + 1) : name;
-}
+std::string MockRule::label(size_t index) const { return name.empty() ? "rule #" + std::to_string(index + 1) : name; }
 
 namespace {
 
@@ -94,7 +92,8 @@ class Parser {
   // YAML → JSON keeping plain scalars' types (numbers, booleans, null).
   json to_json(const YAML::Node& n) const {
     switch (n.Type()) {
-      case YAML::NodeType::Null: return nullptr;
+      case YAML::NodeType::Null:
+        return nullptr;
       case YAML::NodeType::Sequence: {
         json a = json::array();
         for (const auto& e : n) a.push_back(to_json(e));
@@ -105,7 +104,8 @@ class Parser {
         for (const auto& kv : n) o[kv.first.as<std::string>()] = to_json(kv.second);
         return o;
       }
-      default: break;
+      default:
+        break;
     }
     const std::string& s = n.Scalar();
     if (n.Tag() == "!") return s;  // quoted: always text
@@ -118,8 +118,9 @@ class Parser {
   }
 
   MockMatch match(const YAML::Node& n) const {
-    check_keys(n, "match", {"model", "system", "last_user", "last_tool", "last_tool_name", "last_role", "any",
-                            "turn", "has_tools"});
+    check_keys(
+        n, "match",
+        {"model", "system", "last_user", "last_tool", "last_tool_name", "last_role", "any", "turn", "has_tools"});
     MockMatch m;
     auto pat = [&](const char* key, std::optional<TextPattern>& out) {
       if (n[key]) out = pattern(n[key], key);
@@ -153,12 +154,15 @@ class Parser {
         if (!tc["name"]) fail(tc, "tool call needs a 'name'");
         c.name = text(tc["name"], "name");
         const auto& a = tc["arguments"];
-        if (!a || a.IsNull()) c.arguments = "{}";
+        if (!a || a.IsNull())
+          c.arguments = "{}";
         else if (a.IsScalar()) {
           c.arguments = a.Scalar();
           c.verbatim = true;
-        } else if (a.IsMap()) c.arguments = to_json(a).dump();
-        else fail(a, "'arguments' must be a mapping (sent as a JSON object) or a string (sent verbatim)");
+        } else if (a.IsMap())
+          c.arguments = to_json(a).dump();
+        else
+          fail(a, "'arguments' must be a mapping (sent as a JSON object) or a string (sent verbatim)");
         r.tool_calls.push_back(std::move(c));
       }
     }

@@ -35,8 +35,8 @@ namespace kaisha::mockllm {
 
 // A text condition: exact / substring text, or a regex written "re:<regex>".
 struct TextPattern {
-  std::string source;                      // as written in the script
-  std::shared_ptr<const std::regex> regex; // set for "re:" patterns
+  std::string source;                       // as written in the script
+  std::shared_ptr<const std::regex> regex;  // set for "re:" patterns
 
   // `whole`: plain text must equal `value` (else: be contained in it).
   bool matches(std::string_view value, bool whole) const;

@@ -22,12 +22,16 @@ size_t matching_end(std::string_view s, size_t begin) {
   for (size_t i = begin; i < s.size(); ++i) {
     char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;  // the escaped character cannot end the string
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // the escaped character cannot end the string
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
     else if (c == '}' || c == ']') {
       if (--depth == 0) return i + 1;
     }
@@ -40,7 +44,8 @@ Result<json> parse_region(std::string_view answer, size_t begin, size_t end) {
   try {
     return json::parse(region);
   } catch (const json::parse_error& e) {
-    return Error{"json", "JSON parse error at byte " + std::to_string(begin + e.byte) + ": " + json_parse_error_reason(e)};
+    return Error{"json",
+                 "JSON parse error at byte " + std::to_string(begin + e.byte) + ": " + json_parse_error_reason(e)};
   } catch (const json::exception& e) {  // out_of_range: a number beyond a double, e.g. 1e400
     return Error{"json", "JSON parse error in the value starting at byte " + std::to_string(begin + 1) + ": " +
                              json_parse_error_reason(e)};

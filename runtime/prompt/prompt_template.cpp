@@ -48,8 +48,13 @@ PromptTemplate PromptTemplate::from_text(std::string text, std::string origin) {
 PromptTemplate::PromptTemplate(std::string text, std::string origin)
     : text_(std::move(text)), origin_(std::move(origin)) {
   scan(
-      text_, [&](std::string_view s) { if (!s.empty()) parts_.push_back({std::string(s), false}); },
-      [&](const std::string& n) { parts_.push_back({n, true}); });
+      text_,
+      [&](std::string_view s) {
+        if (!s.empty()) parts_.push_back({std::string(s), false});
+      },
+      [&](const std::string& n) {
+        parts_.push_back({n, true});
+      });
 }
 
 std::vector<std::string> PromptTemplate::placeholders() const {

@@ -17,7 +17,8 @@ namespace kaisha::provider {
 
 struct LlmClient::Shared {
   Shared(config::Config c, http::HttpClient* h) : cfg(std::move(c)), http(h), retry(cfg.retry) {
-    for (const auto& [name, p] : cfg.providers) gates.emplace(name, std::make_unique<ConcurrencyGate>(p.max_concurrency));
+    for (const auto& [name, p] : cfg.providers)
+      gates.emplace(name, std::make_unique<ConcurrencyGate>(p.max_concurrency));
   }
   config::Config cfg;
   http::HttpClient* http;
@@ -155,7 +156,8 @@ class Call : public std::enable_shared_from_this<Call> {
       default:  // reset or cut connection, mid-body failure
         f.code = "http";
         f.retryable = true;
-        if (r.status > 0) f.cause = "connection failed during HTTP " + std::to_string(r.status) + " response: " + f.cause;
+        if (r.status > 0)
+          f.cause = "connection failed during HTTP " + std::to_string(r.status) + " response: " + f.cause;
         break;
     }
     return f;
@@ -265,9 +267,8 @@ class EmbedCall final : public Call {
 template <class R>
 void post_error(http::HttpClient& http, std::function<void(R)> fn, Error e) {
   if (!fn) return;
-  http.schedule(std::chrono::milliseconds(0), [fn = std::move(fn), e = std::move(e)]() mutable {
-    guarded("on_done", [&] { fn(R(std::move(e))); });
-  });
+  http.schedule(std::chrono::milliseconds(0),
+                [fn = std::move(fn), e = std::move(e)]() mutable { guarded("on_done", [&] { fn(R(std::move(e))); }); });
 }
 
 }  // namespace
@@ -311,7 +312,8 @@ void LlmClient::embed(std::string model_ref, llm::EmbedRequest req, EmbedCallbac
   }
   req.model = m->ref.model;
   llm::HttpRequestSpec spec = m->dialect->embed_request(req, m->endpoint);
-  auto call = std::make_shared<EmbedCall>(shared_, std::move(m).value(), std::move(spec), std::move(req), std::move(done));
+  auto call =
+      std::make_shared<EmbedCall>(shared_, std::move(m).value(), std::move(spec), std::move(req), std::move(done));
   call->start();
 }
 

@@ -39,8 +39,10 @@ bool is_ipv4_loopback(std::string_view host) {
   if (!host.starts_with("127.")) return false;
   int dots = 0;
   for (char c : host) {
-    if (c == '.') ++dots;
-    else if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    if (c == '.')
+      ++dots;
+    else if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
   }
   return dots == 3;
 }
@@ -80,8 +82,8 @@ Result<ResolvedModel> resolve_model(const config::Config& cfg, std::string_view 
   const std::string dialect_name = out.provider->dialect.empty() ? it->first : out.provider->dialect;
   out.dialect = llm::find_dialect(dialect_name);
   if (!out.dialect) {
-    return Error{"config", "provider '" + it->first + "' used by " + where + " has unknown dialect '" +
-                               dialect_name + "' (known: openai, ollama, gemini, anthropic)" + in_config};
+    return Error{"config", "provider '" + it->first + "' used by " + where + " has unknown dialect '" + dialect_name +
+                               "' (known: openai, ollama, gemini, anthropic)" + in_config};
   }
   if (out.provider->base_url.empty()) {
     return Error{"config", "provider '" + it->first + "' used by " + where + " has no base_url" + in_config};
@@ -89,9 +91,8 @@ Result<ResolvedModel> resolve_model(const config::Config& cfg, std::string_view 
   if (out.provider->api_key.empty() && needs_api_key(*out.provider, dialect_name)) {
     const std::string env = key_env_var(it->first);
     return Error{"config", "provider '" + it->first + "' (" + dialect_name + " at " + out.provider->base_url +
-                               ") used by " + where + " needs an API key: set " +
-                               (env.empty() ? "" : env + " or ") + "providers." + it->first +
-                               ".api_key in the config" + in_config};
+                               ") used by " + where + " needs an API key: set " + (env.empty() ? "" : env + " or ") +
+                               "providers." + it->first + ".api_key in the config" + in_config};
   }
   out.endpoint.base_url = out.provider->base_url;
   out.endpoint.api_key = out.provider->api_key;

@@ -15,7 +15,7 @@
 namespace kaisha::provider {
 
 struct ResolvedModel {
-  std::string text;                  // the ref as given, trimmed: "openai:gpt-4o-mini"
+  std::string text;  // the ref as given, trimmed: "openai:gpt-4o-mini"
   llm::ModelRef ref;
   const config::ProviderConfig* provider = nullptr;  // points into the Config
   const llm::Dialect* dialect = nullptr;             // a program-lifetime singleton

@@ -14,8 +14,7 @@ RetryPolicy::RetryPolicy(const config::RetryConfig& cfg, uint64_t seed)
 
 std::chrono::milliseconds RetryPolicy::backoff(int failed_attempts,
                                                std::optional<std::chrono::milliseconds> retry_after) {
-  if (retry_after)
-    return std::chrono::milliseconds(std::clamp<int64_t>(retry_after->count(), 0, max_retry_after_ms_));
+  if (retry_after) return std::chrono::milliseconds(std::clamp<int64_t>(retry_after->count(), 0, max_retry_after_ms_));
   // base * multiplier^(n-1), computed without overflow: stop growing at the cap.
   double grown = static_cast<double>(base_ms_);
   for (int i = 1; i < failed_attempts && grown < static_cast<double>(max_ms_); ++i) grown *= multiplier_;

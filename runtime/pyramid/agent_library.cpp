@@ -42,9 +42,9 @@ std::string candidate_instance(const std::string& agent, size_t index) {
 }
 
 const std::vector<std::string>& level0_tools() {
-  static const std::vector<std::string> tools = {"file_read",    "file_write",    "dir_list",    "dir_create",
-                                                 "file_move",    "execute_code",  "execute_shell", "pip_install",
-                                                 "web_search",   "final_output"};
+  static const std::vector<std::string> tools = {"file_read",  "file_write",   "dir_list",      "dir_create",
+                                                 "file_move",  "execute_code", "execute_shell", "pip_install",
+                                                 "web_search", "final_output"};
   return tools;
 }
 
@@ -54,8 +54,11 @@ const std::vector<std::string>& judge_tools() {
 }
 
 json LibraryShape::to_json() const {
-  return json{{"depth", depth}, {"fan_out", fan_out}, {"functional_agents", functional},
-              {"branching_factor", branching}, {"roots", roots}};
+  return json{{"depth", depth},
+              {"fan_out", fan_out},
+              {"functional_agents", functional},
+              {"branching_factor", branching},
+              {"roots", roots}};
 }
 
 Result<AgentLibrary> AgentLibrary::load_file(const std::string& path) {
@@ -89,8 +92,9 @@ Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::stri
   for (size_t i = 0; i < list.size(); ++i) {
     const YAML::Node n = list[i];
     const std::string p = item("agents", i);
-    if (Status s = r.expect_section(n, p, {"name", "level", "description", "responsibility", "workflow",
-                                           "available_tools", "model", "candidates", "max_turns", "review"});
+    if (Status s = r.expect_section(n, p,
+                                    {"name", "level", "description", "responsibility", "workflow", "available_tools",
+                                     "model", "candidates", "max_turns", "review"});
         !s)
       return s.error();
     for (const char* key : {"name", "level", "description", "available_tools"})
@@ -112,15 +116,17 @@ Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::stri
     auto level = r.read_int(n["level"], p + ".level");
     if (!level.ok()) return level.error();
     if (*level == 0)
-      return r.error_at(n["level"], p + ".level", "level 0 is the built-in tools; an agent has level -1 (the judge) or >= 1");
+      return r.error_at(n["level"], p + ".level",
+                        "level 0 is the built-in tools; an agent has level -1 (the judge) or >= 1");
     if (*level < -1 || *level > 100)
       return r.error_at(n["level"], p + ".level", "expected -1 (the judge) or a level from 1 to 100");
     a.level = static_cast<int>(*level);
     if (a.level == -1)
       for (const auto& other : lib.agents_)
         if (other.level == -1)
-          return r.error_at(n["level"], p + ".level",
-                            "a second judge ('" + other.name + "' is the judge, line " + std::to_string(other.line) + ")");
+          return r.error_at(
+              n["level"], p + ".level",
+              "a second judge ('" + other.name + "' is the judge, line " + std::to_string(other.line) + ")");
     auto description = r.read_string(n["description"], p + ".description");
     if (!description.ok()) return description.error();
     a.description = *description;
@@ -132,14 +138,17 @@ Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::stri
       const std::string q = p + ".candidates";
       if (!list.IsSequence()) return r.error_at(list, q, "expected a list of model refs");
       if (Status s = r.optional_strings(n, p, "candidates", a.candidates); !s) return s.error();
-      if (a.level < 1) return r.error_at(list, q, "the judge runs on one model; candidates are for agents of level >= 1");
+      if (a.level < 1)
+        return r.error_at(list, q, "the judge runs on one model; candidates are for agents of level >= 1");
       if (!a.model.empty()) return r.error_at(list, q, "give 'model' or 'candidates', not both");
       if (a.candidates.size() < 2 || a.candidates.size() > kMaxCandidates)
-        return r.error_at(list, q, "expected 2 to " + std::to_string(kMaxCandidates) + " models, got " +
-                                       std::to_string(a.candidates.size()));
+        return r.error_at(
+            list, q,
+            "expected 2 to " + std::to_string(kMaxCandidates) + " models, got " + std::to_string(a.candidates.size()));
       if (!valid_name(candidate_instance(a.name, a.candidates.size() - 1)))
-        return r.error_at(list, q, "'" + a.name + "' is too long a name for candidates (each runs as '" +
-                                       candidate_instance(a.name, 0) + "', ...: 64 characters at most)");
+        return r.error_at(list, q,
+                          "'" + a.name + "' is too long a name for candidates (each runs as '" +
+                              candidate_instance(a.name, 0) + "', ...: 64 characters at most)");
       for (size_t k = 0; k < a.candidates.size(); ++k) {
         if (a.candidates[k].empty()) return r.error_at(list[k], item(q, k), "a model ref cannot be empty");
         for (size_t j = 0; j < k; ++j)
@@ -210,8 +219,8 @@ Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::stri
       auto callee = index.find(t);
       if (callee == index.end()) {
         const std::string near = config::closest_key(t, known);
-        return r.error_at(at, q,
-                          "unknown tool or agent '" + t + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+        return r.error_at(
+            at, q, "unknown tool or agent '" + t + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
       }
       const AgentDefinition& c = lib.agents_[callee->second];
       if (a.level == -1) return r.error_at(at, q, "the judge calls no agent ('" + t + "')");
@@ -230,9 +239,7 @@ Result<AgentLibrary> AgentLibrary::read(const std::string& yaml, const std::stri
   return lib;
 }
 
-std::string ReviewStep::describe() const {
-  return file.empty() ? "call " + call + " with success" : "write " + file;
-}
+std::string ReviewStep::describe() const { return file.empty() ? "call " + call + " with success" : "write " + file; }
 
 const AgentDefinition* AgentLibrary::find(const std::string& name) const {
   for (const auto& a : agents_)
@@ -266,7 +273,8 @@ LibraryShape AgentLibrary::shape() const {
         called.insert(c->name);
       }
     s.fan_out[a.name] = n;
-    if (n == 0) ++s.functional;
+    if (n == 0)
+      ++s.functional;
     else {
       ++parents;
       edges += n;

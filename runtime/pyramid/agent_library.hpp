@@ -71,14 +71,14 @@ struct AgentDefinition {
   std::string responsibility;
   std::string workflow;
   std::vector<std::string> available_tools;  // as listed: tools, the judge, lower agents
-  std::string model;                          // "" = the strategy's default model
+  std::string model;                         // "" = the strategy's default model
   // Candidate models (2 or more; then `model` is not given): each call runs
   // once per candidate, each on its own branch of the task's directory, and
   // the first success in this order is merged (infiagent.md §10 item 20).
   std::vector<std::string> candidates;
   int64_t max_turns = 100;
-  std::vector<ReviewStep> review;             // done before a success is accepted
-  int line = 0;                               // where it starts in its file
+  std::vector<ReviewStep> review;  // done before a success is accepted
+  int line = 0;                    // where it starts in its file
 };
 
 // The shape of a library (infiagent.md §3.3, Eq. 4): depth L (delegation

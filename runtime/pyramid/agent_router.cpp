@@ -18,9 +18,12 @@ double cosine(memory::Vector a, memory::Vector b) {
 
 const char* name_of(RouteMethod m) {
   switch (m) {
-    case RouteMethod::model: return "model";
-    case RouteMethod::both: return "both";
-    default: return "embedding";
+    case RouteMethod::model:
+      return "model";
+    case RouteMethod::both:
+      return "both";
+    default:
+      return "embedding";
   }
 }
 
@@ -147,8 +150,8 @@ Result<std::map<std::string, double>> AgentRouter::read_model_scores(std::string
   for (const auto& item : s->items()) {
     const std::string& name = item.key();
     const json& v = item.value();
-    const bool known = std::any_of(candidates_.begin(), candidates_.end(),
-                                   [&](const Candidate& c) { return c.name == name; });
+    const bool known =
+        std::any_of(candidates_.begin(), candidates_.end(), [&](const Candidate& c) { return c.name == name; });
     if (!known) return Error{"router", "scores." + name + ": no such agent to route to"};
     if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
       return Error{"router", "scores." + name + ": expected a number between 0 and 1, got " + v.dump()};

@@ -34,9 +34,9 @@ std::optional<RouteMethod> route_method_named(const std::string& name);
 const std::vector<std::string>& route_method_names();
 
 struct RouteDecision {
-  std::string agent;       // where the query goes
-  double score = 0;        // its score for the query
-  bool new_task = false;   // nothing matched well enough: the top agent takes it
+  std::string agent;                                   // where the query goes
+  double score = 0;                                    // its score for the query
+  bool new_task = false;                               // nothing matched well enough: the top agent takes it
   std::vector<std::pair<std::string, double>> scores;  // every candidate, best first
   // "entry" (fixed by configuration), "embedding", "model" or "both".
   std::string method = "embedding";

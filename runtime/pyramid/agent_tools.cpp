@@ -10,17 +10,18 @@ llm::ToolSpec agent_tool_spec(const AgentDefinition& agent) {
   llm::ToolSpec spec;
   spec.name = agent.name;
   spec.description = agent.description;
-  spec.parameters = json{
-      {"type", "object"},
-      {"properties",
-       {{"task_id", {{"type", "string"}, {"description", "the id of the task; the same for every call in it"}}},
-        {"task_input",
-         {{"type", "string"},
-          {"description", "the sub-task: an instruction, with workspace files referred to by relative path and "
-                          "description"}}},
-        {"max_turns", {{"type", "integer"}, {"minimum", 1}, {"default", agent.max_turns}}}}},
-      {"required", {"task_id", "task_input"}},
-      {"additionalProperties", false}};
+  spec.parameters =
+      json{{"type", "object"},
+           {"properties",
+            {{"task_id", {{"type", "string"}, {"description", "the id of the task; the same for every call in it"}}},
+             {"task_input",
+              {{"type", "string"},
+               {"description",
+                "the sub-task: an instruction, with workspace files referred to by relative path and "
+                "description"}}},
+             {"max_turns", {{"type", "integer"}, {"minimum", 1}, {"default", agent.max_turns}}}}},
+           {"required", {"task_id", "task_input"}},
+           {"additionalProperties", false}};
   return spec;
 }
 
@@ -50,12 +51,11 @@ Status check_allowed(const AgentDefinition& agent, const std::string& tool) {
   for (const auto& t : tools) list += (list.empty() ? "" : ", ") + t;
   if (std::find(tools.begin(), tools.end(), "final_output") == tools.end())
     list += (list.empty() ? "" : ", ") + std::string("final_output");
-  return Error{"tool_not_allowed", "Tool `" + tool + "` is not available to " + agent.name +
-                                       ". The tools it may call are: " + list + "."};
+  return Error{"tool_not_allowed",
+               "Tool `" + tool + "` is not available to " + agent.name + ". The tools it may call are: " + list + "."};
 }
 
-Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments,
-                                   size_t max_input_bytes) {
+Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments, size_t max_input_bytes) {
   auto refuse = [&](const std::string& what) { return Error{"agent_call", callee.name + ": " + what}; };
   BoundedJson parsed = parse_bounded_json(arguments, JsonLimits{1u << 20, 16});
   if (!parsed.ok) return refuse("the arguments are not JSON: " + parsed.error.message);

@@ -24,7 +24,7 @@
 namespace kaisha::pyramid {
 
 struct FileRef {
-  std::string path;         // relative to the task workspace
+  std::string path;  // relative to the task workspace
   std::string description;
 };
 

@@ -20,8 +20,7 @@ class LoopTexts {
 
   std::string nudge(int left) const;
   std::string final_output_retry(const std::string& error, int left) const;
-  std::string judge_request(const std::string& instruction, const std::string& agent,
-                            const std::string& result) const;
+  std::string judge_request(const std::string& instruction, const std::string& agent, const std::string& result) const;
   std::string judge_rejection(const std::string& verdict, int left) const;
   // The request that summarises a call's earlier conversation (C_ENV compression).
   std::string compress(const std::string& conversation) const;
@@ -32,8 +31,12 @@ class LoopTexts {
  private:
   LoopTexts(planning::PromptTemplate nudge, planning::PromptTemplate retry, planning::PromptTemplate request,
             planning::PromptTemplate rejection, planning::PromptTemplate compress, planning::PromptTemplate route)
-      : nudge_(std::move(nudge)), retry_(std::move(retry)), request_(std::move(request)),
-        rejection_(std::move(rejection)), compress_(std::move(compress)), route_(std::move(route)) {}
+      : nudge_(std::move(nudge)),
+        retry_(std::move(retry)),
+        request_(std::move(request)),
+        rejection_(std::move(rejection)),
+        compress_(std::move(compress)),
+        route_(std::move(route)) {}
 
   planning::PromptTemplate nudge_, retry_, request_, rejection_, compress_, route_;
 };

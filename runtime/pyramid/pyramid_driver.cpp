@@ -75,8 +75,8 @@ std::string best_of(const RouteDecision& r) {
 
 }  // namespace
 
-PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id,
-                             std::string input, RouteDecision route, std::function<bool()> listening)
+PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id, std::string input,
+                             RouteDecision route, std::function<bool()> listening)
     : setup_(setup),
       library_(*setup.library),
       quality_(quality),
@@ -89,8 +89,8 @@ PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, 
 Effects PyramidDriver::start() {
   Effects out;
   if (setup_.router && setup_.route_method != RouteMethod::embedding && route_.method == "embedding") {
-    const CallId id = pending_.expect<ModelAnswered>(
-        [this](const ModelAnswered& a, Effects& o) { on_route_scores(o, a); });
+    const CallId id =
+        pending_.expect<ModelAnswered>([this](const ModelAnswered& a, Effects& o) { on_route_scores(o, a); });
     llm::ChatRequest request;
     request.messages = {{llm::Role::user, setup_.texts->route(setup_.router->candidates_text(), input_), {}, "", ""}};
     request.temperature = 0;
@@ -108,11 +108,14 @@ void PyramidDriver::on_route_scores(Effects& out, const ModelAnswered& a) {
   if (!a.ok) {
     why = "the routing model failed: " + (a.error.empty() ? std::string("no answer") : a.error);
   } else {
-    out.push_back(journal_step(msg::EventKind::llm_response, json{{"call", "route"}, {"text", a.response.message.content}},
+    out.push_back(journal_step(msg::EventKind::llm_response,
+                               json{{"call", "route"}, {"text", a.response.message.content}},
                                a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
     auto scores = setup_.router->read_model_scores(a.response.message.content);
-    if (scores.ok()) route_ = setup_.router->rescore(route_, *scores, setup_.route_method, quality_.all());
-    else why = "the routing model's answer is unusable: " + scores.error().message;
+    if (scores.ok())
+      route_ = setup_.router->rescore(route_, *scores, setup_.route_method, quality_.all());
+    else
+      why = "the routing model's answer is unusable: " + scores.error().message;
   }
   if (!why.empty()) route_.fallback = why + "; routed by embedding";
   enter(out);
@@ -206,9 +209,12 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   auto [it, fresh] = staff_.try_emplace(c.staff);
   Staff& s = it->second;
   if (!fresh) {
-    if (s.state == HireState::hired) turn(out, id);
-    else if (s.state == HireState::hiring) s.waiting.push_back(id);
-    else end(out, id, failed_output(c.staff + " could not be hired"));
+    if (s.state == HireState::hired)
+      turn(out, id);
+    else if (s.state == HireState::hiring)
+      s.waiting.push_back(id);
+    else
+      end(out, id, failed_output(c.staff + " could not be hired"));
     return id;
   }
   s.waiting.push_back(id);
@@ -257,10 +263,10 @@ void PyramidDriver::on_branch_opened(Effects& out, uint64_t fork, size_t candida
   if (it == forks_.end()) return;
   Fork& f = it->second;
   if (!r.ok || !r.output.is_object())
-    return branch_ended(out, fork, candidate,
-                        failed_output("could not make a branch of the task's directory for " +
-                                      f.agent->candidates[candidate] + ": " +
-                                      (r.ok ? std::string("the copy returned no manifest") : r.message)));
+    return branch_ended(
+        out, fork, candidate,
+        failed_output("could not make a branch of the task's directory for " + f.agent->candidates[candidate] + ": " +
+                      (r.ok ? std::string("the copy returned no manifest") : r.message)));
   f.branches[candidate].base = r.output;
   begin(out, f.parent, f.slot, *f.agent, f.input, f.max_turns, false, fork, candidate);
 }
@@ -349,8 +355,9 @@ void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
   FinalOutput fo = f.winner ? *f.branches[*f.winner].result
                             : failed_output("none of " + f.agent->name + "'s " + std::to_string(f.branches.size()) +
                                             " candidate models succeeded: " + failures);
-  out.push_back(journal_step(msg::EventKind::note, json{{"fork", fork}, {"agent", f.agent->name}, {"branches", branches}},
-                             0, 0, 0, f.agent->name));
+  out.push_back(journal_step(msg::EventKind::note,
+                             json{{"fork", fork}, {"agent", f.agent->name}, {"branches", branches}}, 0, 0, 0,
+                             f.agent->name));
   if (listening())
     report(out, msg::EventKind::branches,
            f.agent->name + ": " + std::to_string(f.branches.size()) + " candidate branches, " +
@@ -427,11 +434,11 @@ bool PyramidDriver::compress(Effects& out, uint64_t id) {
     const auto& m = c.env[i];
     conversation += std::string(llm::to_string(m.role)) + (m.name.empty() ? "" : " " + m.name) + ": " +
                     utf8::truncate(m.content, 4000) + "\n";
-    for (const auto& t : m.tool_calls) conversation += "  calls " + t.name + " " + utf8::truncate(t.arguments, 2000) + "\n";
+    for (const auto& t : m.tool_calls)
+      conversation += "  calls " + t.name + " " + utf8::truncate(t.arguments, 2000) + "\n";
   }
-  const CallId aid = pending_.expect<AskAnswered>([this, id, latest, before](const AskAnswered& a, Effects& o) {
-    on_compressed(o, id, latest, before, a);
-  });
+  const CallId aid = pending_.expect<AskAnswered>(
+      [this, id, latest, before](const AskAnswered& a, Effects& o) { on_compressed(o, id, latest, before, a); });
   std::vector<llm::ChatMessage> request{{llm::Role::user, setup_.texts->compress(conversation), {}, "", ""}};
   out.push_back(Ask{aid, c.staff, "", "", false, std::move(request), {}});
   return true;
@@ -441,8 +448,7 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   auto it = calls_.find(id);
   if (it == calls_.end()) return;
   Call& c = it->second;
-  if (!a.ok)
-    return end(out, id, failed_output("the summary of " + c.staff + "'s conversation failed: " + a.error));
+  if (!a.ok) return end(out, id, failed_output("the summary of " + c.staff + "'s conversation failed: " + a.error));
   c.tokens_in += a.reply.usage.input_tokens;
   c.tokens_out += a.reply.usage.output_tokens;
   c.usd += a.expense;
@@ -461,14 +467,15 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   ++compressions_;
   c.compressed_last = true;
   const int64_t after = env_tokens(c);
-  out.push_back(journal_step(msg::EventKind::note,
-                             json{{"call", id}, {"compressed", json{{"before_tokens", before}, {"after_tokens", after}}}},
-                             a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense, c.staff));
+  out.push_back(
+      journal_step(msg::EventKind::note,
+                   json{{"call", id}, {"compressed", json{{"before_tokens", before}, {"after_tokens", after}}}},
+                   a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense, c.staff));
   if (listening())
-    report(out, msg::EventKind::retry,
-           c.staff + "'s conversation compressed: " + std::to_string(before) + " → " + std::to_string(after) +
-               " tokens",
-           json{{"call", id}, {"before_tokens", before}, {"after_tokens", after}}, c.staff);
+    report(
+        out, msg::EventKind::retry,
+        c.staff + "'s conversation compressed: " + std::to_string(before) + " → " + std::to_string(after) + " tokens",
+        json{{"call", id}, {"before_tokens", before}, {"after_tokens", after}}, c.staff);
   turn(out, id);
 }
 
@@ -477,15 +484,15 @@ void PyramidDriver::turn(Effects& out, uint64_t id) {
   if (!c.compressed_last && compress(out, id)) return;
   c.compressed_last = false;
   if (c.turns >= c.max_turns)
-    return end(out, id, failed_output(c.staff + " reached its limit of " + std::to_string(c.max_turns) +
-                                      " turns without a final_output"));
+    return end(out, id,
+               failed_output(c.staff + " reached its limit of " + std::to_string(c.max_turns) +
+                             " turns without a final_output"));
   ++c.turns;
   std::vector<llm::ChatMessage> messages = prompt_of(c);
   int64_t tokens = 0;
   for (const auto& m : messages) tokens += tokens_of(m);
   largest_prompt_ = std::max(largest_prompt_, tokens);
-  const CallId aid =
-      pending_.expect<AskAnswered>([this, id](const AskAnswered& a, Effects& o) { on_turn(o, id, a); });
+  const CallId aid = pending_.expect<AskAnswered>([this, id](const AskAnswered& a, Effects& o) { on_turn(o, id, a); });
   out.push_back(Ask{aid, c.staff, "", "", false, std::move(messages), tools_of(library_, *c.agent, setup_.level0)});
 }
 
@@ -495,8 +502,8 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
   Call& c = it->second;
   if (!a.ok)
     return end(out, id,
-               failed_output((a.refused ? "the ledger refused the call of " : "the model call of ") +
-                             c.staff + (a.refused ? ": " : " failed: ") + a.error));
+               failed_output((a.refused ? "the ledger refused the call of " : "the model call of ") + c.staff +
+                             (a.refused ? ": " : " failed: ") + a.error));
   c.tokens_in += a.reply.usage.input_tokens + a.reply.extra_usage.input_tokens;
   c.tokens_out += a.reply.usage.output_tokens + a.reply.extra_usage.output_tokens;
   c.usd += a.expense;
@@ -508,22 +515,23 @@ void PyramidDriver::on_turn(Effects& out, uint64_t id, const AskAnswered& a) {
   if (requests.empty()) {
     if (c.nudges >= setup_.max_nudges)
       return end(out, id,
-                 failed_output(c.staff + " called no tool after " + std::to_string(setup_.max_nudges) +
-                               " reminders"));
+                 failed_output(c.staff + " called no tool after " + std::to_string(setup_.max_nudges) + " reminders"));
     ++c.nudges;
     const std::string nudge = setup_.texts->nudge(setup_.max_nudges - c.nudges);
     append(c, {llm::Role::user, nudge, {}, "", ""});
     out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"nudge", c.nudges}}, 0, 0, 0, c.staff));
     return turn(out, id);
   }
-  const bool final_called = std::any_of(requests.begin(), requests.end(),
-                                        [](const llm::ToolCall& r) { return r.name == kFinalOutput; });
+  const bool final_called =
+      std::any_of(requests.begin(), requests.end(), [](const llm::ToolCall& r) { return r.name == kFinalOutput; });
   if (final_called && requests.size() > 1) {
     // Nothing may come with or after final_output: none of them runs.
     const llm::ToolCall* final_call = nullptr;
     for (const auto& r : requests) {
-      if (r.name == kFinalOutput && !final_call) final_call = &r;
-      else append(c, tool_message(r, error_text("not run: this turn also called final_output")));
+      if (r.name == kFinalOutput && !final_call)
+        final_call = &r;
+      else
+        append(c, tool_message(r, error_text("not run: this turn also called final_output")));
     }
     return reject_final(out, id, final_call->id, "final_output must be the only tool call of its turn");
   }
@@ -568,12 +576,12 @@ void PyramidDriver::run_tools(Effects& out, uint64_t id) {
 void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
   const uint64_t id = c.id;
   const llm::ToolCall& req = c.batch[i].request;
-  out.push_back(journal_step(msg::EventKind::tool_call, json{{"call", id}, {"tool", req.name}, {"arguments", req.arguments}},
-                             0, 0, 0, c.staff));
+  out.push_back(journal_step(msg::EventKind::tool_call,
+                             json{{"call", id}, {"tool", req.name}, {"arguments", req.arguments}}, 0, 0, 0, c.staff));
   if (listening())
-    report(out, msg::EventKind::tool_call, req.name + " " + short_text(req.arguments), json{{"call", id}},
-           c.staff);
-  if (Status s = check_allowed(*c.agent, req.name); !s.ok()) return slot_done(out, id, i, error_text(s.error().message));
+    report(out, msg::EventKind::tool_call, req.name + " " + short_text(req.arguments), json{{"call", id}}, c.staff);
+  if (Status s = check_allowed(*c.agent, req.name); !s.ok())
+    return slot_done(out, id, i, error_text(s.error().message));
   if (const AgentDefinition* callee = library_.find(req.name)) {
     auto call = parse_agent_call(*callee, req.arguments, setup_.limits.max_output_bytes);
     if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
@@ -606,8 +614,7 @@ void PyramidDriver::slot_done(Effects& out, uint64_t id, size_t i, std::string r
   Call& c = it->second;
   Slot& slot = c.batch[i];
   out.push_back(journal_step(msg::EventKind::tool_result,
-                             json{{"call", id}, {"tool", slot.request.name}, {"result", result}}, 0, 0, 0,
-                             c.staff));
+                             json{{"call", id}, {"tool", slot.request.name}, {"result", result}}, 0, 0, 0, c.staff));
   if (listening())
     report(out, msg::EventKind::tool_result, slot.request.name + " → " + short_text(result), json{{"call", id}},
            c.staff);
@@ -636,10 +643,11 @@ void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& cal
     if (!skipped.empty()) {
       std::string list;
       for (const auto& s : skipped) list += (list.empty() ? "" : "; ") + s;
-      out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"review_skipped", skipped}}, 0, 0, 0,
-                                 c.staff));
-      return reject_final(out, id, call.id, "your workflow's review steps are not done yet: " + list +
-                                                ". Do them, then call final_output again");
+      out.push_back(
+          journal_step(msg::EventKind::note, json{{"call", id}, {"review_skipped", skipped}}, 0, 0, 0, c.staff));
+      return reject_final(
+          out, id, call.id,
+          "your workflow's review steps are not done yet: " + list + ". Do them, then call final_output again");
     }
   }
   // A call that wrote files hands them on by reference (item 32).
@@ -650,8 +658,7 @@ void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& cal
                         "this call wrote files (" + list +
                             "); list the ones that matter in 'files', each with its path and a description");
   }
-  if (!setup_.check_files || fo->files.empty())
-    return accept_final(out, id, std::move(fo).value(), call.id);
+  if (!setup_.check_files || fo->files.empty()) return accept_final(out, id, std::move(fo).value(), call.id);
   // References are checked before anybody reads them.
   json paths = json::array();
   for (const auto& f : fo->files) paths.push_back(f.path);
@@ -667,10 +674,12 @@ void PyramidDriver::on_final(Effects& out, uint64_t id, const llm::ToolCall& cal
 void PyramidDriver::reject_final(Effects& out, uint64_t id, const std::string& call_id, const std::string& why) {
   Call& c = calls_.at(id);
   ++c.bad_finals;
-  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"final_output_refused", why}}, 0, 0, 0, c.staff));
+  out.push_back(
+      journal_step(msg::EventKind::note, json{{"call", id}, {"final_output_refused", why}}, 0, 0, 0, c.staff));
   if (c.bad_finals > setup_.max_final_output_retries)
-    return end(out, id,
-               failed_output("no valid final_output after " + std::to_string(c.bad_finals) + " attempts; last: " + why));
+    return end(
+        out, id,
+        failed_output("no valid final_output after " + std::to_string(c.bad_finals) + " attempts; last: " + why));
   const std::string text = setup_.texts->final_output_retry(why, setup_.max_final_output_retries - c.bad_finals + 1);
   append(c, tool_message(llm::ToolCall{call_id, kFinalOutput, ""}, error_text(text)));
   turn(out, id);
@@ -686,10 +695,11 @@ void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, cons
   c.final_call_id = call_id;
   const std::string request = setup_.texts->judge_request(c.input, c.staff, fo.to_json().dump());
   c.claimed = std::move(fo);
-  if (listening()) report(out, msg::EventKind::retry,
-                          "the judge audits " + c.staff + "'s result (" + std::to_string(c.audits) + " of " +
-                              std::to_string(setup_.max_judge_retries + 1) + " at most)",
-                          json{{"call", id}}, c.staff);
+  if (listening())
+    report(out, msg::EventKind::retry,
+           "the judge audits " + c.staff + "'s result (" + std::to_string(c.audits) + " of " +
+               std::to_string(setup_.max_judge_retries + 1) + " at most)",
+           json{{"call", id}}, c.staff);
   begin(out, id, kNoSlot, *judge, request, judge->max_turns, true);
 }
 
@@ -698,10 +708,11 @@ void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& ver
   const double before = quality_.of(c.quality_key);
   const double q = quality_.update(c.quality_key, verdict.success, setup_.wall_ms ? setup_.wall_ms() : 0);
   const json v = verdict.to_json();
-  out.push_back(journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0,
-                             c.staff));
+  out.push_back(
+      journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0, c.staff));
   if (listening())
-    report(out, msg::EventKind::verdict, verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
+    report(out, msg::EventKind::verdict,
+           verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
            json{{"call", id}, {"verdict", v}, {"quality", q}}, c.staff);
   if (q < setup_.poor_quality && before >= setup_.poor_quality)
     trigger(out, "poor_performance",
@@ -748,13 +759,11 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
   out.push_back(journal_step(msg::EventKind::answer, json{{"call", id}, {"final_output", result}}, c.tokens_in,
                              c.tokens_out, c.usd, c.staff));
   if (listening())
-    report(out, msg::EventKind::answer,
-           c.staff + (fo.success ? ": success: " + short_text(fo.output)
-                                 : ": error: " + short_text(fo.error_information)),
-           json{{"call", id},
-                {"turns", c.turns},
-                {"latency_ms", setup_.now_ms ? setup_.now_ms() - c.started_ms : 0}},
-           c.staff)
+    report(
+        out, msg::EventKind::answer,
+        c.staff + (fo.success ? ": success: " + short_text(fo.output) : ": error: " + short_text(fo.error_information)),
+        json{{"call", id}, {"turns", c.turns}, {"latency_ms", setup_.now_ms ? setup_.now_ms() - c.started_ms : 0}},
+        c.staff)
         .costing(c.tokens_in, c.tokens_out, c.usd);
   if (auto p = calls_.find(c.parent); p != calls_.end()) {
     p->second.tokens_in += c.tokens_in;

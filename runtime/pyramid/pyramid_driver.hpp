@@ -108,7 +108,7 @@ struct PyramidSetup {
   int max_judge_retries = 3;
   bool check_files = true;  // run kCheckFilesTool (a RunTool) on a final_output's files
   FinalOutputLimits limits;
-  std::function<int64_t()> now_ms;  // a monotonic clock, for call durations (null: none)
+  std::function<int64_t()> now_ms;   // a monotonic clock, for call durations (null: none)
   std::function<int64_t()> wall_ms;  // the time of day, for Q's history (null: 0)
   // An agent whose Q falls below it raises a "poor performance" trigger
   // (logged once as it crosses; 0: never).
@@ -160,14 +160,14 @@ class PyramidDriver {
   };
   struct Call {
     uint64_t id = 0;
-    uint64_t parent = 0;  // the calling call; 0 for the task's
-    size_t slot = 0;      // which of the parent's tool calls it answers
-    uint64_t fork = 0;    // a candidate's branch: the fork it answers instead of the parent's slot
-    size_t candidate = 0; // which of the fork's
-    std::string staff;    // the employee asked: the agent, or its candidate's instance
+    uint64_t parent = 0;      // the calling call; 0 for the task's
+    size_t slot = 0;          // which of the parent's tool calls it answers
+    uint64_t fork = 0;        // a candidate's branch: the fork it answers instead of the parent's slot
+    size_t candidate = 0;     // which of the fork's
+    std::string staff;        // the employee asked: the agent, or its candidate's instance
     std::string quality_key;  // whose Q its verdicts move: the agent, or "<agent>@<model>"
-    std::string branch;   // the branch of the task's directory it works in ("" = the directory)
-    bool audit = false;   // it is the judge auditing its parent's result
+    std::string branch;       // the branch of the task's directory it works in ("" = the directory)
+    bool audit = false;       // it is the judge auditing its parent's result
     const AgentDefinition* agent = nullptr;
     std::string input;
     int64_t max_turns = 100;
@@ -175,16 +175,16 @@ class PyramidDriver {
     int nudges = 0;
     int bad_finals = 0;
     int audits = 0;
-    bool approved = false;  // a judge call of its own approved its work
-    std::vector<llm::ChatMessage> env;  // C_ENV
-    std::vector<Slot> batch;            // the running turn's tool calls
-    size_t waiting = 0;                 // of them, still running
+    bool approved = false;               // a judge call of its own approved its work
+    std::vector<llm::ChatMessage> env;   // C_ENV
+    std::vector<Slot> batch;             // the running turn's tool calls
+    size_t waiting = 0;                  // of them, still running
     std::optional<FinalOutput> claimed;  // a success with the judge
     std::string final_call_id;           // its final_output call, answered after the audit
     int64_t tokens_in = 0, tokens_out = 0;
     double usd = 0;  // its own turns and its children's
     int64_t started_ms = 0;
-    bool compressed_last = false;  // its last turn was preceded by a compression
+    bool compressed_last = false;      // its last turn was preceded by a compression
     std::vector<std::string> written;  // files its file_write calls wrote
     std::set<std::string> succeeded;   // tools and agents it called that succeeded
   };
@@ -217,17 +217,18 @@ class PyramidDriver {
   void on_route_scores(driver::Effects& out, const driver::ModelAnswered& a);
   void enter(driver::Effects& out);
   // A call of `agent`; an agent with candidates forks into one per candidate.
-  void call_agent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
-                  std::string input, int64_t max_turns);
+  void call_agent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent, std::string input,
+                  int64_t max_turns);
   // `fork` != 0: the call is candidate `candidate` of that fork.
-  uint64_t begin(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
-                 std::string input, int64_t max_turns, bool audit, uint64_t fork = 0, size_t candidate = 0);
-  void start_fork(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
-                  std::string input, int64_t max_turns);
+  uint64_t begin(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent, std::string input,
+                 int64_t max_turns, bool audit, uint64_t fork = 0, size_t candidate = 0);
+  void start_fork(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent, std::string input,
+                  int64_t max_turns);
   void on_branch_opened(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
   void branch_ended(driver::Effects& out, uint64_t fork, size_t candidate, FinalOutput fo);
   void close_branch(driver::Effects& out, uint64_t fork, size_t candidate, bool merge);
-  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, bool merge, const company::ToolResult& r);
+  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, bool merge,
+                        const company::ToolResult& r);
   void fork_ended(driver::Effects& out, uint64_t fork);
   // The call's result goes to its parent (or ends the task).
   void answer_parent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
@@ -270,7 +271,7 @@ class PyramidDriver {
   std::function<bool()> listening_;
   CallTree tree_;
   WorkspaceIndex index_;
-  std::map<uint64_t, Call> calls_;     // running, by tree id
+  std::map<uint64_t, Call> calls_;      // running, by tree id
   std::map<std::string, Staff> staff_;  // agents hired or being hired, by employee name
   std::map<uint64_t, Fork> forks_;      // running, by id
   uint64_t last_fork_ = 0;

@@ -27,7 +27,7 @@ class QualityScores {
   struct Record {
     int64_t at_ms = 0;  // when the verdict was given (the caller's clock)
     bool success = false;
-    double q = 0;       // Q after it
+    double q = 0;  // Q after it
   };
   struct Score {
     std::string agent;

@@ -47,8 +47,7 @@ const std::string* WorkspaceIndex::description(const std::string& path) const {
 // Stops with nullopt as soon as the lines exceed `budget` (each line's
 // tokens counted on its own: for a counter that rounds up, as the
 // estimates do, the sum is never below the whole text's count).
-std::optional<std::string> WorkspaceIndex::render_collapsed(int depth, size_t description_bytes,
-                                                            int64_t budget) const {
+std::optional<std::string> WorkspaceIndex::render_collapsed(int depth, size_t description_bytes, int64_t budget) const {
   std::string out;
   int64_t used = 0;
   auto add = [&](const std::string& line) {
@@ -59,8 +58,8 @@ std::optional<std::string> WorkspaceIndex::render_collapsed(int depth, size_t de
   std::string open_dir;  // the collapsed directory being counted
   size_t in_dir = 0;
   auto close_dir = [&] {
-    bool ok = open_dir.empty() ||
-              add("- " + open_dir + " (" + std::to_string(in_dir) + " files; dir_list to see them)\n");
+    bool ok =
+        open_dir.empty() || add("- " + open_dir + " (" + std::to_string(in_dir) + " files; dir_list to see them)\n");
     open_dir.clear();
     in_dir = 0;
     return ok;

@@ -53,7 +53,7 @@ class WorkspaceIndex {
   std::string render_uncached(int64_t budget_tokens) const;
 
   TokenCounter count_;
-  std::map<std::string, std::string> files_;  // path -> description, in path order
+  std::map<std::string, std::string> files_;                         // path -> description, in path order
   mutable std::optional<std::pair<int64_t, std::string>> rendered_;  // (budget, text); reset by any change
 };
 

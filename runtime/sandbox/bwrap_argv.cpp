@@ -12,14 +12,14 @@ namespace {
 
 // The only /etc entries shown: enough for the dynamic loader and python;
 // notably not passwd, shadow, group, hosts or anything with secrets.
-constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-                                     "/etc/alternatives", "/etc/localtime"};
+constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                                     "/etc/localtime"};
 // With share_network only: name resolution and TLS trust.
-constexpr const char* kNetworkEtcFiles[] = {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
-                                            "/etc/host.conf", "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates"};
+constexpr const char* kNetworkEtcFiles[] = {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",  "/etc/host.conf",
+                                            "/etc/gai.conf",    "/etc/ssl",   "/etc/ca-certificates"};
 
 bool is_symlink(const std::string& path, std::string& target) {
-  struct stat st{};
+  struct stat st {};
   if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return false;
   char buf[4096];
   ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
@@ -29,7 +29,7 @@ bool is_symlink(const std::string& path, std::string& target) {
 }
 
 bool is_dir(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -39,18 +39,16 @@ bool valid_target(const std::string& t) {
 
 }  // namespace
 
-Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
-                                                  const std::string& workspace,
+Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request, const std::string& workspace,
                                                   const BwrapPaths& paths) {
-  if (request.argv.empty())
-    return Error{"sandbox_request", "run_sandboxed: argv is empty; nothing to run"};
+  if (request.argv.empty()) return Error{"sandbox_request", "run_sandboxed: argv is empty; nothing to run"};
   const SandboxLimits& lim = request.limits;
   std::vector<std::string> a = {paths.bwrap};
   auto add = [&a](std::initializer_list<std::string> xs) { a.insert(a.end(), xs); };
 
   // Every namespace, the user one explicitly so --uid/--gid apply; no caps.
-  add({"--unshare-all", "--unshare-user", "--uid", std::to_string(kSandboxUid), "--gid",
-       std::to_string(kSandboxGid), "--hostname", "sandbox", "--die-with-parent", "--new-session"});
+  add({"--unshare-all", "--unshare-user", "--uid", std::to_string(kSandboxUid), "--gid", std::to_string(kSandboxGid),
+       "--hostname", "sandbox", "--die-with-parent", "--new-session"});
   if (request.share_network) add({"--share-net"});
   if (paths.status_fd >= 0) add({"--json-status-fd", std::to_string(paths.status_fd)});
 
@@ -58,8 +56,10 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
   // On merged-/usr systems these are symlinks into /usr; mirror them as such.
   for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
     std::string target;
-    if (is_symlink(top, target)) add({"--symlink", target, top});
-    else if (is_dir(top)) add({"--ro-bind", top, top});
+    if (is_symlink(top, target))
+      add({"--symlink", target, top});
+    else if (is_dir(top))
+      add({"--ro-bind", top, top});
   }
   for (const char* etc : kEtcFiles) add({"--ro-bind-try", etc, etc});
   if (request.share_network)
@@ -69,8 +69,10 @@ Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
   // capped at the file-size limit so they cannot eat host memory.
   add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/tmp"});
   add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/dev/shm"});
-  if (workspace.empty()) add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/workspace"});
-  else add({"--bind", workspace, "/workspace"});
+  if (workspace.empty())
+    add({"--size", std::to_string(lim.max_file_bytes), "--tmpfs", "/workspace"});
+  else
+    add({"--bind", workspace, "/workspace"});
   for (const auto& b : request.ro_binds) {
     if (b.source.empty() || b.source[0] != '/' || !valid_target(b.target))
       return Error{"sandbox_request", "run_sandboxed: read-only bind '" + b.source + "' -> '" + b.target +

@@ -21,15 +21,14 @@ namespace kaisha::sandbox {
 struct BwrapPaths {
   std::string bwrap = "/usr/bin/bwrap";
   std::string prlimit = "/usr/bin/prlimit";  // must be visible inside (under /usr)
-  int status_fd = -1;  // when >= 0, passed as --json-status-fd
+  int status_fd = -1;                        // when >= 0, passed as --json-status-fd
 };
 
 // The full argv (argv[0] is the bwrap path). `workspace` must already be the
 // canonical host path ("" for a private tmpfs /workspace). The environment
 // inside is exactly: PATH, HOME=/workspace, TMPDIR=/tmp (unless overridden),
 // each name in env_allow that is set on the host, then request.env.
-Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request,
-                                                  const std::string& workspace,
+Result<std::vector<std::string>> build_bwrap_argv(const SandboxRequest& request, const std::string& workspace,
                                                   const BwrapPaths& paths);
 
 }  // namespace kaisha::sandbox

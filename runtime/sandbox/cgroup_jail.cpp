@@ -81,11 +81,11 @@ std::string own_dir(const std::string& controller) {
     std::istringstream f(line);
     std::string id, parent, dev, root, mnt, opts, tok;
     f >> id >> parent >> dev >> root >> mnt >> opts;
-    while (f >> tok && tok != "-") {}
+    while (f >> tok && tok != "-") {
+    }
     std::string fstype, source, super;
     f >> fstype >> source >> super;
-    bool match = controller.empty() ? fstype == "cgroup2"
-                                    : fstype == "cgroup" && has_word(super, controller, ',');
+    bool match = controller.empty() ? fstype == "cgroup2" : fstype == "cgroup" && has_word(super, controller, ',');
     if (!match) continue;
     std::string rel = path;
     if (root != "/" && rel.rfind(root, 0) == 0) rel = rel.substr(root.size());
@@ -183,12 +183,13 @@ Result<std::unique_ptr<CgroupJail>> CgroupJail::create(int64_t memory_bytes, int
   // v1: the memory and pids hierarchies, each writable below our cgroup.
   std::string mem_root = own_dir("memory"), pids_root = own_dir("pids");
   if (mem_root.empty() || pids_root.empty())
-    return Error{"sandbox_setup", "cgroup v2: " + why_not_v2 + "; cgroup v1: the memory and pids hierarchies "
-                                  "are not both mounted"};
+    return Error{"sandbox_setup", "cgroup v2: " + why_not_v2 +
+                                      "; cgroup v1: the memory and pids hierarchies "
+                                      "are not both mounted"};
   std::string mem_dir = mem_root + "/" + name, pids_dir = pids_root + "/" + name;
   if (mkdir(mem_dir.c_str(), 0755) != 0)
-    return Error{"sandbox_setup", "cgroup v2: " + why_not_v2 + "; cgroup v1: cannot create " + mem_dir + ": " +
-                                      errno_text(errno)};
+    return Error{"sandbox_setup",
+                 "cgroup v2: " + why_not_v2 + "; cgroup v1: cannot create " + mem_dir + ": " + errno_text(errno)};
   jail->mechanism_ = "cgroup v1";
   jail->memory_dir_ = mem_dir;
   if (mkdir(pids_dir.c_str(), 0755) != 0)
@@ -210,9 +211,7 @@ int64_t CgroupJail::oom_kills() const {
                                    : keyed(memory_dir_ + "/memory.oom_control", "oom_kill");
 }
 
-int64_t CgroupJail::refused_forks() const {
-  return pids_dir_.empty() ? 0 : keyed(pids_dir_ + "/pids.events", "max");
-}
+int64_t CgroupJail::refused_forks() const { return pids_dir_.empty() ? 0 : keyed(pids_dir_ + "/pids.events", "max"); }
 
 void CgroupJail::kill_all() const {
   if (mechanism_ == "cgroup v2" && write_value(memory_dir_ + "/cgroup.kill", "1") == 0) return;

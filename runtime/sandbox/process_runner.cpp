@@ -31,14 +31,22 @@ enum ChildStep { kDup = 1, kJoin, kRlimit, kSetgroups, kSetgid, kSetuid, kPdeath
 
 const char* step_name(int step) {
   switch (step) {
-    case kDup: return "dup2 of the stdio pipes";
-    case kJoin: return "joining the cgroup";
-    case kRlimit: return "setrlimit";
-    case kSetgroups: return "setgroups";
-    case kSetgid: return "setgid";
-    case kSetuid: return "setuid";
-    case kPdeath: return "prctl(PR_SET_PDEATHSIG)";
-    case kExec: return "execve";
+    case kDup:
+      return "dup2 of the stdio pipes";
+    case kJoin:
+      return "joining the cgroup";
+    case kRlimit:
+      return "setrlimit";
+    case kSetgroups:
+      return "setgroups";
+    case kSetgid:
+      return "setgid";
+    case kSetuid:
+      return "setuid";
+    case kPdeath:
+      return "prctl(PR_SET_PDEATHSIG)";
+    case kExec:
+      return "execve";
   }
   return "child setup";
 }
@@ -156,7 +164,9 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
       close(fd);
     }
     for (const auto& r : spec.rlimits) {
-      struct rlimit rl{static_cast<rlim_t>(r.soft), static_cast<rlim_t>(r.hard)};
+      struct rlimit rl {
+        static_cast<rlim_t>(r.soft), static_cast<rlim_t>(r.hard)
+      };
       if (setrlimit(r.resource, &rl) != 0) child_fail(fail, kRlimit);
     }
     if (spec.run_as) {
@@ -241,16 +251,32 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     pollfd fds[5];
     int n = 0;
     int i_in = -1, i_out = -1, i_err = -1, i_st = -1, i_pid = -1;
-    if (in_parent.fd >= 0) { i_in = n; fds[n++] = {in_parent.fd, POLLOUT, 0}; }
-    if (out_r.fd >= 0) { i_out = n; fds[n++] = {out_r.fd, POLLIN, 0}; }
-    if (err_r.fd >= 0) { i_err = n; fds[n++] = {err_r.fd, POLLIN, 0}; }
-    if (st_r.fd >= 0) { i_st = n; fds[n++] = {st_r.fd, POLLIN, 0}; }
-    if (!reaped && pidfd >= 0) { i_pid = n; fds[n++] = {pidfd, POLLIN, 0}; }
+    if (in_parent.fd >= 0) {
+      i_in = n;
+      fds[n++] = {in_parent.fd, POLLOUT, 0};
+    }
+    if (out_r.fd >= 0) {
+      i_out = n;
+      fds[n++] = {out_r.fd, POLLIN, 0};
+    }
+    if (err_r.fd >= 0) {
+      i_err = n;
+      fds[n++] = {err_r.fd, POLLIN, 0};
+    }
+    if (st_r.fd >= 0) {
+      i_st = n;
+      fds[n++] = {st_r.fd, POLLIN, 0};
+    }
+    if (!reaped && pidfd >= 0) {
+      i_pid = n;
+      fds[n++] = {pidfd, POLLIN, 0};
+    }
     int timeout_ms = 50;
     if (!reaped && pidfd >= 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (spec.watch)
-        left = std::min<int64_t>(left, std::chrono::duration_cast<std::chrono::milliseconds>(next_watch - Clock::now()).count());
+        left = std::min<int64_t>(
+            left, std::chrono::duration_cast<std::chrono::milliseconds>(next_watch - Clock::now()).count());
       timeout_ms = killed ? 50 : static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(left + 1, 1000)));
     } else if (!reaped) {
       timeout_ms = 5;
@@ -263,25 +289,27 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
       if (fds[i_in].revents & (POLLERR | POLLHUP)) {
         in_parent.reset();
       } else {
-        ssize_t w = send(in_parent.fd, spec.stdin_data.data() + stdin_off,
-                         spec.stdin_data.size() - stdin_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t w = send(in_parent.fd, spec.stdin_data.data() + stdin_off, spec.stdin_data.size() - stdin_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w > 0) stdin_off += static_cast<size_t>(w);
         if ((w < 0 && errno != EAGAIN && errno != EINTR) || stdin_off >= spec.stdin_data.size())
           in_parent.reset();  // done, or the program stopped reading
       }
     }
-    if (i_out >= 0 && fds[i_out].revents && !drain(out_r.fd, out.stdout_data, spec.max_output_bytes, out.output_truncated))
+    if (i_out >= 0 && fds[i_out].revents &&
+        !drain(out_r.fd, out.stdout_data, spec.max_output_bytes, out.output_truncated))
       out_r.reset();
-    if (i_err >= 0 && fds[i_err].revents && !drain(err_r.fd, out.stderr_data, spec.max_output_bytes, out.output_truncated))
+    if (i_err >= 0 && fds[i_err].revents &&
+        !drain(err_r.fd, out.stderr_data, spec.max_output_bytes, out.output_truncated))
       err_r.reset();
-    if (i_st >= 0 && fds[i_st].revents && !drain(st_r.fd, out.status_data, 1 << 16, tail_truncated))
-      st_r.reset();
+    if (i_st >= 0 && fds[i_st].revents && !drain(st_r.fd, out.status_data, 1 << 16, tail_truncated)) st_r.reset();
   }
 
   if (!reaped) {
     // Only reachable when poll itself failed; never leave a zombie.
     kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     out.wall_ms = ms_since(start);
   }
   if (WIFEXITED(status)) {

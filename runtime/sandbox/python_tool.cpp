@@ -23,9 +23,8 @@ std::string last_line(const std::string& s) {
 
 }  // namespace
 
-Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class,
-                             const json& args_json, const std::string& workspace,
-                             const SandboxLimits& limits, const ToolAccess& access) {
+Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class, const json& args_json,
+                             const std::string& workspace, const SandboxLimits& limits, const ToolAccess& access) {
   auto runner = read_text_file(data_file("data/sandbox/tool_runner.py"));
   if (!runner) return Error{"io", "run_python_tool: tool runner missing: " + runner.error().message};
   auto code = read_text_file(code_file);
@@ -36,8 +35,8 @@ Result<json> run_python_tool(const std::string& code_file, const std::string& en
   SandboxRequest req;
   // -I: ignore PYTHON* variables and the user site; -B: no .pyc writes.
   req.argv = {"python3", "-I", "-B", "-c", runner.value()};
-  req.stdin_data = json{{"code", code.value()}, {"filename", code_file},
-                        {"entry_class", entry_class}, {"args", args_json}}.dump();
+  req.stdin_data =
+      json{{"code", code.value()}, {"filename", code_file}, {"entry_class", entry_class}, {"args", args_json}}.dump();
   req.workspace = workspace;
   req.env_allow = access.env_allow;
   req.share_network = access.network;
@@ -48,17 +47,17 @@ Result<json> run_python_tool(const std::string& code_file, const std::string& en
   const std::string where = "run_python_tool: " + code_file + " " + entry_class + ".run";
   if (r.limit) return Error{"limit", where + " was stopped: " + r.limit->message};
   if (r.timed_out)
-    return Error{"timeout", where + " exceeded the " + std::to_string(limits.wall_timeout_ms) +
-                                " ms wall clock and was killed"};
+    return Error{"timeout",
+                 where + " exceeded the " + std::to_string(limits.wall_timeout_ms) + " ms wall clock and was killed"};
 
   std::string line = last_line(r.stdout_data);
   json reply = json::parse(utf8::repair(line), nullptr, /*allow_exceptions=*/false);
   if (line.empty() || reply.is_discarded() || !reply.is_object() || !reply.contains("ok")) {
-    std::string how = r.signal ? "was killed by signal " + std::to_string(r.signal)
-                               : "exited " + std::to_string(r.exit_code);
+    std::string how =
+        r.signal ? "was killed by signal " + std::to_string(r.signal) : "exited " + std::to_string(r.exit_code);
     return Error{"tool_protocol", where + " " + how + " without a JSON reply line" +
-                                      (r.output_truncated ? " (output truncated)" : "") +
-                                      "; stdout: '" + tail(line, 200) + "'; stderr: " + tail(r.stderr_data)};
+                                      (r.output_truncated ? " (output truncated)" : "") + "; stdout: '" +
+                                      tail(line, 200) + "'; stderr: " + tail(r.stderr_data)};
   }
   if (!reply.value("ok", false))
     return Error{"tool_error", where + " raised " + reply.value("type", std::string("an error")) + ": " +

@@ -24,11 +24,10 @@ struct ToolAccess {
 // The tool's return value on success. Errors: the run_sandboxed codes when
 // the sandbox cannot be built; "io" when a file cannot be read; "timeout"
 // when the wall clock ran out; "limit" when the run went over its memory,
-// process or workspace disk limit (the message names which and its value); "tool_error" when the tool raised (message and
-// exception type included); "tool_protocol" when the output is not the one
-// JSON line expected (a crash, a kill by a limit, a bad result value).
-Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class,
-                             const json& args_json, const std::string& workspace,
-                             const SandboxLimits& limits, const ToolAccess& access = {});
+// process or workspace disk limit (the message names which and its value); "tool_error" when the tool raised (message
+// and exception type included); "tool_protocol" when the output is not the one JSON line expected (a crash, a kill by a
+// limit, a bad result value).
+Result<json> run_python_tool(const std::string& code_file, const std::string& entry_class, const json& args_json,
+                             const std::string& workspace, const SandboxLimits& limits, const ToolAccess& access = {});
 
 }  // namespace kaisha::sandbox

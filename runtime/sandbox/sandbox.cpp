@@ -45,9 +45,10 @@ Status reachable_by_sandbox(const std::string& workspace) {
   while (true) {
     const size_t slash = dir.rfind('/');
     dir = slash == 0 ? "/" : dir.substr(0, slash);
-    struct stat st{};
+    struct stat st {};
     if (stat(dir.c_str(), &st) != 0) break;
-    const bool passes = (st.st_mode & S_IXOTH) || (st.st_uid == static_cast<uid_t>(kSandboxUid) && (st.st_mode & S_IXUSR)) ||
+    const bool passes = (st.st_mode & S_IXOTH) ||
+                        (st.st_uid == static_cast<uid_t>(kSandboxUid) && (st.st_mode & S_IXUSR)) ||
                         (st.st_gid == static_cast<gid_t>(kSandboxGid) && (st.st_mode & S_IXGRP));
     if (!passes) {
       char mode[8];
@@ -96,18 +97,18 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
   std::string workspace;
   if (!request.workspace.empty()) {
     char real[PATH_MAX];
-    struct stat st{};
+    struct stat st {};
     if (!realpath(request.workspace.c_str(), real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
       return Error{"sandbox_setup", "run_sandboxed: workspace " + request.workspace +
                                         " is not an existing directory: " + std::strerror(errno ? errno : ENOTDIR)};
     workspace = real;
-    if (workspace == "/")
-      return Error{"sandbox_request", "run_sandboxed: the host root cannot be the workspace"};
+    if (workspace == "/") return Error{"sandbox_request", "run_sandboxed: the host root cannot be the workspace"};
     // As root the workspace is handed to the sandbox's uid, tree and all: a
     // shared directory such as /tmp must never be.
     if (st.st_mode & S_ISVTX)
-      return Error{"sandbox_request", "run_sandboxed: workspace " + workspace +
-                                          " is a shared directory (sticky bit, like /tmp); give a directory of its own"};
+      return Error{"sandbox_request",
+                   "run_sandboxed: workspace " + workspace +
+                       " is a shared directory (sticky bit, like /tmp); give a directory of its own"};
   }
 
   const bool root = geteuid() == 0;
@@ -151,8 +152,8 @@ Result<SandboxResult> run_sandboxed(const SandboxRequest& request) {
   const ProcessOutcome& p = ran.value();
   std::optional<LimitHit> hit = limits.hit();
   if (!p.timed_out && !hit && looks_like_setup_failure(p))
-    return Error{"sandbox_setup", "run_sandboxed: bubblewrap could not set up the sandbox (workspace '" +
-                                      workspace + "'): " + first_line(p.stderr_data) + ". Refusing to run."};
+    return Error{"sandbox_setup", "run_sandboxed: bubblewrap could not set up the sandbox (workspace '" + workspace +
+                                      "'): " + first_line(p.stderr_data) + ". Refusing to run."};
 
   SandboxResult r;
   r.timed_out = p.timed_out;
@@ -183,9 +184,10 @@ Status sandbox_available() {
   auto r = run_sandboxed(probe);
   if (!r) return Error{"sandbox_unavailable", r.error().message};
   if (r->timed_out || r->exit_code != 0)
-    return Error{"sandbox_unavailable", "sandbox_available: a trivial sandboxed `true` " +
-                                            std::string(r->timed_out ? "timed out" : "exited " + std::to_string(r->exit_code)) +
-                                            ": " + first_line(r->stderr_data)};
+    return Error{"sandbox_unavailable",
+                 "sandbox_available: a trivial sandboxed `true` " +
+                     std::string(r->timed_out ? "timed out" : "exited " + std::to_string(r->exit_code)) + ": " +
+                     first_line(r->stderr_data)};
   ok.store(true);
   return Status::Ok();
 }

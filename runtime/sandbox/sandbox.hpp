@@ -44,7 +44,7 @@ struct SandboxBind {
 struct SandboxRequest {
   std::vector<std::string> argv;  // argv[0] is looked up on the sandbox PATH
   std::string stdin_data;
-  std::string workspace;  // host dir, bound read-write at /workspace
+  std::string workspace;               // host dir, bound read-write at /workspace
   std::vector<std::string> env_allow;  // names copied from the host env
   // Off: no network at all (a private, empty net namespace). On: the host's
   // network plus the /etc files DNS and TLS need — for tools a user allowed
@@ -57,8 +57,8 @@ struct SandboxRequest {
 };
 
 struct SandboxResult {
-  int exit_code = -1;  // as bwrap reports it; 128+N when killed by signal N
-  int signal = 0;      // N when the sandboxed process died of signal N
+  int exit_code = -1;      // as bwrap reports it; 128+N when killed by signal N
+  int signal = 0;          // N when the sandboxed process died of signal N
   bool timed_out = false;  // the wall clock ran out and the run was killed
   std::string stdout_data, stderr_data;
   bool output_truncated = false;

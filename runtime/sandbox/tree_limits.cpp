@@ -36,8 +36,8 @@ Result<std::unique_ptr<TreeLimits>> TreeLimits::start(const SandboxLimits& limit
       t->jail_ = std::move(jail).value();
       t->mechanism_ = t->jail_->mechanism();
     } else if (how == LimitEnforcement::cgroup) {
-      return Error{"sandbox_unavailable", "run_sandboxed: cgroups were required but are not usable here: " +
-                                              jail.error().message};
+      return Error{"sandbox_unavailable",
+                   "run_sandboxed: cgroups were required but are not usable here: " + jail.error().message};
     } else {
       t->why_no_cgroup_ = jail.error().message;
     }
@@ -46,8 +46,8 @@ Result<std::unique_ptr<TreeLimits>> TreeLimits::start(const SandboxLimits& limit
   if (!workspace.empty()) {
     auto used = disk_usage(workspace);
     if (!used)
-      return Error{"sandbox_setup",
-                   "run_sandboxed: cannot measure the disk use of workspace " + workspace + ": " + used.error().message};
+      return Error{"sandbox_setup", "run_sandboxed: cannot measure the disk use of workspace " + workspace + ": " +
+                                        used.error().message};
     t->disk_at_start_ = t->disk_now_ = *used;
     struct stat st {};
     if (stat(workspace.c_str(), &st) == 0) t->workspace_dev_ = st.st_dev;
@@ -55,14 +55,17 @@ Result<std::unique_ptr<TreeLimits>> TreeLimits::start(const SandboxLimits& limit
   return t;
 }
 
-std::vector<std::string> TreeLimits::join_files() const { return jail_ ? jail_->procs_files() : std::vector<std::string>{}; }
+std::vector<std::string> TreeLimits::join_files() const {
+  return jail_ ? jail_->procs_files() : std::vector<std::string>{};
+}
 
 bool TreeLimits::check_disk() {
   if (workspace_.empty() || hit_) return false;
   const auto began = Clock::now();
   auto measured = disk_usage(workspace_);
   // A big workspace takes a while to walk: keep the walks to a fifth of the time.
-  next_disk_check_ = Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(20), 4 * (Clock::now() - began));
+  next_disk_check_ =
+      Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(20), 4 * (Clock::now() - began));
   if (!measured) {
     // A tree nested too deep to walk cannot be held to its limit: stop it.
     if (measured.error().code != "too_deep") return false;
@@ -78,7 +81,8 @@ bool TreeLimits::check_disk() {
   if (used <= limits_.disk_bytes || used <= disk_at_start_) return false;
   hit_ = LimitHit{"disk", limits_.disk_bytes,
                   "disk limit exceeded: the workspace grew past its " + size_text(limits_.disk_bytes) + " limit (" +
-                      size_text(used) + " in use when measured; enforced by sampling the workspace's size); "
+                      size_text(used) +
+                      " in use when measured; enforced by sampling the workspace's size); "
                       "the run was stopped"};
   return true;
 }
@@ -93,9 +97,10 @@ bool TreeLimits::over(pid_t bwrap_pid) {
                       "memory limit exceeded: the run's processes together needed more than " +
                           size_text(limits_.memory_bytes) + " (" + how + "); the run was stopped"};
     else if (jail_->refused_forks() > 0)
-      hit_ = LimitHit{"processes", limits_.max_processes,
-                      "process limit exceeded: the run tried to have more than " +
-                          std::to_string(limits_.max_processes) + " processes at once (" + how + "); the run was stopped"};
+      hit_ =
+          LimitHit{"processes", limits_.max_processes,
+                   "process limit exceeded: the run tried to have more than " + std::to_string(limits_.max_processes) +
+                       " processes at once (" + how + "); the run was stopped"};
   } else if (bwrap_pid > 0) {
     TreeUsage u = sample_tree(bwrap_pid);
     if (u.rss_bytes > limits_.memory_bytes)

@@ -32,8 +32,9 @@ Result<BackupManifest> BackupManifest::from_json(const json& j) {
   BackupManifest m;
   m.format = j["kaisha_backup"].get<int>();
   if (m.format > kFormat)
-    return Error{"backup", "the backup's manifest has format " + std::to_string(m.format) + ", newer than this kaisha's (" +
-                               std::to_string(kFormat) + "): restore it with the kaisha that made it (" +
+    return Error{"backup", "the backup's manifest has format " + std::to_string(m.format) +
+                               ", newer than this kaisha's (" + std::to_string(kFormat) +
+                               "): restore it with the kaisha that made it (" +
                                j.value("kaisha_version", std::string("?")) + ") or a newer one"};
   auto text = [&](const json& o, const char* key, std::string& out) -> Status {
     if (!o.contains(key) || !o[key].is_string()) return bad(std::string("\"") + key + "\" is missing or not a string");

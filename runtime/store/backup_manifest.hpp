@@ -8,7 +8,8 @@
 //    "created_at": "2026-12-06T19:30:00Z", "created_at_ms": 1796...,
 //    "paths": {"store": "/srv/kaisha.db", "memory": "...", "user_tools_dir": "...", "workspace_root": "..."},
 //    "parts": [{"name": "journal", "path": "journal.db", "kind": "sqlite", "from": "/srv/kaisha.db", "bytes": 81920},
-//              {"name": "workspaces", "path": "workspaces", "kind": "directory", "from": "...", "files": 3, "bytes": 120}]}
+//              {"name": "workspaces", "path": "workspaces", "kind": "directory", "from": "...", "files": 3, "bytes":
+//              120}]}
 #pragma once
 
 #include <cstdint>

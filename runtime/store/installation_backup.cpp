@@ -170,8 +170,7 @@ Result<BackupManifest> write_backup(const InstallationPaths& from, const std::st
   if (!exists(from.journal)) return Error{"usage", "no store at " + from.journal + ": there is nothing to back up"};
   if (exists(dir) && !fs::is_directory(dir, ec))
     return Error{"usage", dir + " is a file: a backup goes into a new or empty directory"};
-  if (non_empty_dir(dir))
-    return Error{"usage", dir + " is not empty: a backup goes into a new or empty directory"};
+  if (non_empty_dir(dir)) return Error{"usage", dir + " is not empty: a backup goes into a new or empty directory"};
   for (const auto& [what, tree] : {std::pair<const char*, std::string>{"created tools directory", from.user_tools},
                                    {"workspace directory", from.workspaces}})
     if (exists(tree) && inside(dir, tree))

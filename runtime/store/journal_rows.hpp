@@ -18,13 +18,13 @@ namespace kaisha::store {
 // shows how).
 inline constexpr std::array<std::string_view, 11> kStepKinds = {
     "llm_request", "llm_response", "tool_call", "tool_result", "hire", "fire",
-    "ask", "answer", "refusal", "error", "note"};
+    "ask",         "answer",       "refusal",   "error",       "note"};
 inline constexpr std::array<std::string_view, 5> kTaskStatuses = {"running", "done", "failed", "canceled",
-                                                                   "interrupted"};
+                                                                  "interrupted"};
 inline constexpr std::array<std::string_view, 3> kAgentStates = {"hired", "fired", "lost"};
 inline constexpr std::array<std::string_view, 2> kLedgers = {"resource", "expense"};
 inline constexpr std::array<std::string_view, 13> kLedgerKinds = {
-    "hire", "fire_refund", "ask_reserve", "ask_settle", "ask_release", "raise", "ceo_call",
+    "hire",         "fire_refund", "ask_reserve",  "ask_settle",  "ask_release",        "raise",    "ceo_call",
     "tool_reserve", "tool_settle", "tool_release", "tool_create", "tool_delete_refund", "overshoot"};
 
 struct SessionRow {
@@ -120,12 +120,12 @@ struct QualityRow {
 // A handle a protocol client holds for a company task (an MCP task id, an
 // ACP run id), kept so that a restarted server still answers it.
 struct HandleRow {
-  std::string protocol;    // e.g. "mcp_task", "acp_run"
-  std::string handle;      // the id the client was given
-  std::string task_id;     // the company task it stands for
-  std::string session_id;  // the session that runs the task (forget_session deletes it with it)
-  int64_t created_at = 0;  // wall clock
-  int64_t ttl_ms = 0;      // kept this long after created_at; 0 = for good
+  std::string protocol;        // e.g. "mcp_task", "acp_run"
+  std::string handle;          // the id the client was given
+  std::string task_id;         // the company task it stands for
+  std::string session_id;      // the session that runs the task (forget_session deletes it with it)
+  int64_t created_at = 0;      // wall clock
+  int64_t ttl_ms = 0;          // kept this long after created_at; 0 = for good
   json data = json::object();  // what the protocol needs besides (its own fields)
 };
 
@@ -144,8 +144,8 @@ struct SpendTotals {
   int64_t tasks_failed = 0;
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
-  double expense = 0;       // sum of tasks.expense
-  int64_t wall_ms = 0;      // sum of tasks.wall_ms
+  double expense = 0;   // sum of tasks.expense
+  int64_t wall_ms = 0;  // sum of tasks.wall_ms
   int64_t steps = 0;
 };
 

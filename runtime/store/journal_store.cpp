@@ -299,8 +299,8 @@ const char* kLedgerCols =
     "total_after, at";
 
 SessionRow read_session(const Statement& s) {
-  return SessionRow{s.column_text(0), s.column_int(1), parse_json(s.column_text(2)),
-                    s.column_text(3), s.column_text(4)};
+  return SessionRow{s.column_text(0), s.column_int(1), parse_json(s.column_text(2)), s.column_text(3),
+                    s.column_text(4)};
 }
 
 TaskRow read_task(const Statement& s) {
@@ -396,8 +396,8 @@ std::string JournalStore::make_id(const std::string& prefix) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d%02d%02d-%08x", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>(rng()));
+  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d%02d%02d-%08x", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>(rng()));
   return prefix + "-" + buf;
 }
 
@@ -436,8 +436,7 @@ Result<std::unique_ptr<JournalStore>> JournalStore::open_read_only(const std::st
   auto v = store->read_schema_version();
   if (!v) return v.error();
   if (*v != current_schema_version()) {
-    return Error{"store", path + ": journal schema version " + std::to_string(*v) +
-                              " but this kaisha reads version " +
+    return Error{"store", path + ": journal schema version " + std::to_string(*v) + " but this kaisha reads version " +
                               std::to_string(current_schema_version()) +
                               (*v < current_schema_version()
                                    ? " (`kaisha journal compact` migrates it, as does resuming or running a task on it)"
@@ -470,7 +469,7 @@ Result<std::vector<std::string>> JournalStore::check_file(const std::string& pat
   std::vector<std::string> problems;
   auto integrity = (*db)->prepare("PRAGMA integrity_check(" + std::to_string(limit) + ")");
   if (!integrity) return integrity.error();
-  for (auto row = integrity->step(); ; row = integrity->step()) {
+  for (auto row = integrity->step();; row = integrity->step()) {
     if (!row) return row.error();
     if (!*row) break;
     if (integrity->column_text(0) != "ok") problems.push_back(integrity->column_text(0));
@@ -524,15 +523,13 @@ Status JournalStore::migrate() {
 Status JournalStore::migrate_in_transaction() {
   return db_->transaction([&]() -> Status {
     if (Status s = refuse_foreign_database(); !s) return s;
-    if (Status s = db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !s)
-      return s;
+    if (Status s = db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !s) return s;
     auto v = read_schema_version();
     if (!v) return v.error();
     int version = *v;
     if (version > current_schema_version()) {
       return Error{"store", db_->path() + ": journal schema version " + std::to_string(version) +
-                                " is newer than this kaisha (" +
-                                std::to_string(current_schema_version()) + ")"};
+                                " is newer than this kaisha (" + std::to_string(current_schema_version()) + ")"};
     }
     const int from = version;
     if (from == current_schema_version()) {
@@ -599,7 +596,7 @@ Status JournalStore::atomically(const std::function<Status()>& body) {
 // ---- writes ---------------------------------------------------------------------
 
 Result<std::vector<std::string>> JournalStore::close_orphaned_tasks(const std::string& session_id,
-                                                                   const std::string& why) {
+                                                                    const std::string& why) {
   std::vector<std::string> ids;
   Status s = in_txn([&]() -> Status {
     auto q = db_->prepare("SELECT id FROM tasks WHERE session_id = ?1 AND status = 'running' ORDER BY started_at, id");
@@ -698,8 +695,8 @@ Status JournalStore::vacuum() {
 
 Status JournalStore::create_session(const SessionRow& s) {
   return in_txn([&]() -> Status {
-    auto st = db_->prepare(
-        "INSERT INTO sessions(id, created_at, config_json, ceo_model, status) VALUES (?1,?2,?3,?4,?5)");
+    auto st =
+        db_->prepare("INSERT INTO sessions(id, created_at, config_json, ceo_model, status) VALUES (?1,?2,?3,?4,?5)");
     if (!st) return st.error();
     return st->bind_all(s.id, or_now(s.created_at), s.config.dump(), s.ceo_model, s.status).run();
   });
@@ -715,8 +712,8 @@ Status JournalStore::set_session_status(const std::string& session_id, const std
   });
 }
 
-Status JournalStore::start_task(const std::string& session_id, const std::string& task_id,
-                                const std::string& input, int64_t started_at, const std::string& strategy) {
+Status JournalStore::start_task(const std::string& session_id, const std::string& task_id, const std::string& input,
+                                int64_t started_at, const std::string& strategy) {
   return in_txn([&]() -> Status {
     auto st = db_->prepare(
         "INSERT INTO tasks(id, session_id, input, status, started_at, strategy) VALUES (?1,?2,?3,'running',?4,?5)");
@@ -732,8 +729,8 @@ Status JournalStore::finish_task(const TaskOutcome& o) {
         "UPDATE tasks SET status=?2, final_answer=?3, error=?4, finished_at=?5, "
         "wall_ms=MAX(0, ?5 - started_at), tokens_in=?6, tokens_out=?7, expense=?8 WHERE id=?1");
     if (!st) return st.error();
-    if (Status s = st->bind_all(o.task_id, o.status, o.final_answer, o.error, or_now(o.finished_at),
-                                o.tokens_in, o.tokens_out, o.expense)
+    if (Status s = st->bind_all(o.task_id, o.status, o.final_answer, o.error, or_now(o.finished_at), o.tokens_in,
+                                o.tokens_out, o.expense)
                        .run();
         !s)
       return s;
@@ -834,10 +831,10 @@ Result<int64_t> JournalStore::append_step(const StepRow& step) {
     if (auto known = batch_next_seq_.find(seq_key); in_batch_ && known != batch_next_seq_.end()) {
       seq = known->second;
     } else {
-      auto next = step.task_id.empty()
-                      ? db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
-                                     "WHERE session_id = ?1 AND task_id IS NULL")
-                      : db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE task_id = ?1");
+      auto next = step.task_id.empty() ? db_->prepare(
+                                             "SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
+                                             "WHERE session_id = ?1 AND task_id IS NULL")
+                                       : db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE task_id = ?1");
       if (!next) return next.error();
       next->bind(1, step.task_id.empty() ? step.session_id : step.task_id);
       auto r = next->step();
@@ -871,22 +868,20 @@ Status JournalStore::record_hire(const AgentRow& a) {
         "MAX(?9, COALESCE((SELECT MAX(hired_at) + 1 FROM agents WHERE session_id=?1 AND name=?2), ?9)),0)");
     if (!st) return st.error();
     return st
-        ->bind_all(a.session_id, a.name, a.base_model, a.model_ref, a.type, a.system_prompt,
-                   a.description, a.costs.dump(), or_now(a.hired_at))
+        ->bind_all(a.session_id, a.name, a.base_model, a.model_ref, a.type, a.system_prompt, a.description,
+                   a.costs.dump(), or_now(a.hired_at))
         .run();
   });
 }
 
-Status JournalStore::set_agent_state(const std::string& session_id, const std::string& name,
-                                     const std::string& state, int64_t at) {
+Status JournalStore::set_agent_state(const std::string& session_id, const std::string& name, const std::string& state,
+                                     int64_t at) {
   if (Status c = check_in("agent state", state, kAgentStates); !c) return c;
   return in_txn([&]() -> Status {
-    auto st = db_->prepare(
-        "UPDATE agents SET state=?3, fired_at=?4 WHERE session_id=?1 AND name=?2 AND state='hired'");
+    auto st = db_->prepare("UPDATE agents SET state=?3, fired_at=?4 WHERE session_id=?1 AND name=?2 AND state='hired'");
     if (!st) return st.error();
     if (Status s = st->bind_all(session_id, name, state, or_now(at)).run(); !s) return s;
-    if (db_->changes() == 0)
-      return not_found("no hired agent '" + name + "' in session '" + session_id + "'");
+    if (db_->changes() == 0) return not_found("no hired agent '" + name + "' in session '" + session_id + "'");
     return Status::Ok();
   });
 }
@@ -895,8 +890,7 @@ Status JournalStore::record_fire(const std::string& session_id, const std::strin
   return set_agent_state(session_id, name, "fired", at);
 }
 
-Status JournalStore::mark_agent_lost(const std::string& session_id, const std::string& name,
-                                     int64_t at) {
+Status JournalStore::mark_agent_lost(const std::string& session_id, const std::string& name, int64_t at) {
   return set_agent_state(session_id, name, "lost", at);
 }
 
@@ -963,8 +957,8 @@ Status JournalStore::save_handle(const HandleRow& h) {
         "INSERT OR REPLACE INTO protocol_handles(protocol, handle, task_id, session_id, created_at, ttl_ms, data_json) "
         "VALUES (?1,?2,?3,?4,?5,?6,?7)");
     if (!ins) return ins.error();
-    return ins->bind_all(h.protocol, h.handle, h.task_id, h.session_id, or_now(h.created_at), h.ttl_ms,
-                         dump_text(h.data))
+    return ins
+        ->bind_all(h.protocol, h.handle, h.task_id, h.session_id, or_now(h.created_at), h.ttl_ms, dump_text(h.data))
         .run();
   });
 }
@@ -987,7 +981,8 @@ HandleRow read_handle(const Statement& s) {
 }  // namespace
 
 Result<std::optional<HandleRow>> JournalStore::get_handle(const std::string& protocol, const std::string& handle) {
-  auto st = db_->prepare(std::string("SELECT ") + kHandleCols + " FROM protocol_handles WHERE protocol = ?1 AND handle = ?2");
+  auto st =
+      db_->prepare(std::string("SELECT ") + kHandleCols + " FROM protocol_handles WHERE protocol = ?1 AND handle = ?2");
   if (!st) return st.error();
   st->bind(1, protocol).bind(2, handle);
   auto rows = collect<HandleRow>(*st, read_handle);
@@ -1004,7 +999,6 @@ Result<std::vector<HandleRow>> JournalStore::live_handles(const std::string& pro
   st->bind(1, protocol).bind(2, now).bind(3, static_cast<int64_t>(limit > 0 ? limit : -1));
   return collect<HandleRow>(*st, read_handle);
 }
-
 
 Result<std::vector<SessionRow>> JournalStore::list_sessions(int limit) {
   auto st = db_->prepare(std::string("SELECT ") + kSessionCols +
@@ -1057,8 +1051,8 @@ Result<std::optional<SessionRow>> JournalStore::get_session(const std::string& i
 }
 
 Result<std::vector<TaskRow>> JournalStore::tasks(const std::string& session_id) {
-  auto st = db_->prepare(std::string("SELECT ") + kTaskCols +
-                         " FROM tasks WHERE session_id = ?1 ORDER BY started_at, rowid");
+  auto st =
+      db_->prepare(std::string("SELECT ") + kTaskCols + " FROM tasks WHERE session_id = ?1 ORDER BY started_at, rowid");
   if (!st) return st.error();
   st->bind(1, session_id);
   return collect<TaskRow>(*st, read_task);
@@ -1085,11 +1079,10 @@ Result<std::optional<TaskRow>> JournalStore::get_task(const std::string& task_id
   return std::optional<TaskRow>(std::move(rows->front()));
 }
 
-Result<std::vector<StepRow>> JournalStore::query_steps(const std::string& column,
-                                                       const std::string& id, int limit) {
+Result<std::vector<StepRow>> JournalStore::query_steps(const std::string& column, const std::string& id, int limit) {
   // The last `limit` steps, then back to chronological order.
-  auto st = db_->prepare(std::string("SELECT * FROM (SELECT ") + kStepCols + " FROM steps WHERE " +
-                         column + " = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id");
+  auto st = db_->prepare(std::string("SELECT * FROM (SELECT ") + kStepCols + " FROM steps WHERE " + column +
+                         " = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id");
   if (!st) return st.error();
   st->bind(1, id).bind(2, static_cast<int64_t>(limit > 0 ? limit : -1));
   return collect<StepRow>(*st, read_step);
@@ -1103,10 +1096,9 @@ Result<std::vector<StepRow>> JournalStore::task_steps(const std::string& task_id
   return query_steps("task_id", task_id, limit);
 }
 
-Result<std::vector<AgentRow>> JournalStore::query_agents(const std::string& where,
-                                                         const std::string& session_id) {
-  auto st = db_->prepare(std::string("SELECT ") + kAgentCols + " FROM agents WHERE " + where +
-                         " ORDER BY hired_at, rowid");
+Result<std::vector<AgentRow>> JournalStore::query_agents(const std::string& where, const std::string& session_id) {
+  auto st =
+      db_->prepare(std::string("SELECT ") + kAgentCols + " FROM agents WHERE " + where + " ORDER BY hired_at, rowid");
   if (!st) return st.error();
   st->bind(1, session_id);
   return collect<AgentRow>(*st, read_agent);
@@ -1187,8 +1179,8 @@ Result<std::optional<json>> JournalStore::load_cost_table(const std::string& ses
 }
 
 Result<std::vector<LedgerEntryRow>> JournalStore::ledger_entries(const std::string& session_id) {
-  auto st = db_->prepare(std::string("SELECT ") + kLedgerCols +
-                         " FROM ledger_entries WHERE session_id = ?1 ORDER BY id");
+  auto st =
+      db_->prepare(std::string("SELECT ") + kLedgerCols + " FROM ledger_entries WHERE session_id = ?1 ORDER BY id");
   if (!st) return st.error();
   st->bind(1, session_id);
   return collect<LedgerEntryRow>(*st, read_ledger);

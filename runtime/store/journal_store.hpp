@@ -74,8 +74,8 @@ class JournalStore {
   Status create_session(const SessionRow& session);
   Status set_session_status(const std::string& session_id, const std::string& status);
   // `strategy` names what runs the task (a resume runs it the same way).
-  Status start_task(const std::string& session_id, const std::string& task_id,
-                    const std::string& input, int64_t started_at = 0, const std::string& strategy = "");
+  Status start_task(const std::string& session_id, const std::string& task_id, const std::string& input,
+                    int64_t started_at = 0, const std::string& strategy = "");
   Status finish_task(const TaskOutcome& outcome);
   // Appends a step; seq is the next number within the step's task (or within
   // the session for a session-level step). Returns the step id.
@@ -201,11 +201,9 @@ class JournalStore {
   // tables but none of them is kaisha's schema_version.
   Status refuse_foreign_database();
   Status in_txn(const std::function<Status()>& body);
-  Status set_agent_state(const std::string& session_id, const std::string& name,
-                         const std::string& state, int64_t at);
+  Status set_agent_state(const std::string& session_id, const std::string& name, const std::string& state, int64_t at);
   Result<std::vector<AgentRow>> query_agents(const std::string& sql, const std::string& session_id);
-  Result<std::vector<StepRow>> query_steps(const std::string& where_column, const std::string& id,
-                                           int limit);
+  Result<std::vector<StepRow>> query_steps(const std::string& where_column, const std::string& id, int limit);
 
   std::unique_ptr<SqliteDb> db_;
   // The writer's checkpoints, off its commits (declared after db_: stopped first).

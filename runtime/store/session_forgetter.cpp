@@ -7,8 +7,7 @@
 
 namespace kaisha::store {
 
-Result<ForgottenSession> SessionForgetter::forget(const std::string& session_id,
-                                                  const std::function<Status()>& check) {
+Result<ForgottenSession> SessionForgetter::forget(const std::string& session_id, const std::function<Status()>& check) {
   // Held while deleting: nobody continues the session half-forgotten.
   auto lock = SessionLock::acquire(store_path_, session_id);
   if (!lock.ok()) return lock.error();

@@ -108,13 +108,14 @@ Result<std::unique_ptr<SessionLock>> SessionLock::acquire(const std::string& sto
   return std::unique_ptr<SessionLock>(new SessionLock(*fd));
 }
 
-Result<std::optional<std::string>> SessionLock::holder(const std::string& store_path,
-                                                        const std::string& session_id) {
+Result<std::optional<std::string>> SessionLock::holder(const std::string& store_path, const std::string& session_id) {
   auto fd = open_lock_file(store_path, session_id);
   if (!fd.ok()) return fd.error();
   std::optional<std::string> who;
-  if (flock(*fd, LOCK_EX | LOCK_NB) == 0) flock(*fd, LOCK_UN);
-  else who = read_holder(*fd);
+  if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+    flock(*fd, LOCK_UN);
+  else
+    who = read_holder(*fd);
   close(*fd);
   return who;
 }
@@ -126,8 +127,10 @@ std::vector<std::string> SessionLock::holders(const std::string& store_path) {
     if (it->path().extension() != ".lock") continue;
     const int fd = open(it->path().c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) continue;  // gone meanwhile: nobody holds it
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) flock(fd, LOCK_UN);
-    else out.push_back(read_holder(fd));
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+      flock(fd, LOCK_UN);
+    else
+      out.push_back(read_holder(fd));
     close(fd);
   }
   return out;

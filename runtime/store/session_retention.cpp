@@ -20,7 +20,8 @@ std::string count_of(int64_t n, const char* one, const char* many) {
 std::string RetentionPolicy::describe() const {
   std::string out;
   if (keep_days > 0) out += "journal.keep_days " + std::to_string(keep_days);
-  if (keep_sessions > 0) out += (out.empty() ? "" : ", ") + std::string("journal.keep_sessions ") + std::to_string(keep_sessions);
+  if (keep_sessions > 0)
+    out += (out.empty() ? "" : ", ") + std::string("journal.keep_sessions ") + std::to_string(keep_sessions);
   return out;
 }
 
@@ -29,8 +30,9 @@ std::vector<std::string> sessions_past_retention(const std::vector<RetentionCand
                                                  int64_t now_ms) {
   if (!policy.active()) return {};
   std::vector<RetentionCandidate> newest_first = sessions;
-  std::stable_sort(newest_first.begin(), newest_first.end(),
-                   [](const RetentionCandidate& a, const RetentionCandidate& b) { return a.created_at > b.created_at; });
+  std::stable_sort(
+      newest_first.begin(), newest_first.end(),
+      [](const RetentionCandidate& a, const RetentionCandidate& b) { return a.created_at > b.created_at; });
   std::vector<std::string> out;
   for (size_t rank = 0; rank < newest_first.size(); ++rank) {
     const RetentionCandidate& s = newest_first[rank];
@@ -61,8 +63,9 @@ std::string RetentionReport::summary(const RetentionPolicy& policy) const {
                      count_of(steps(), "step", "steps");
   if (memories() > 0) line += ", " + count_of(memories(), "memory", "memories");
   line += ")";
-  if (!held.empty()) line += "; " + count_of(static_cast<int64_t>(held.size()), "session", "sessions") +
-                             " past retention kept (held by a live process)";
+  if (!held.empty())
+    line += "; " + count_of(static_cast<int64_t>(held.size()), "session", "sessions") +
+            " past retention kept (held by a live process)";
   return line;
 }
 

@@ -25,12 +25,15 @@ std::string sql_excerpt(const std::string& sql) {
 
 // ---- Statement ----------------------------------------------------------------
 
-Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path,
-                     SqliteDb* owner)
+Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql, const std::string* path, SqliteDb* owner)
     : db_(db), stmt_(stmt), sql_(std::move(sql)), path_(path), owner_(owner) {}
 
 Statement::Statement(Statement&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), sql_(std::move(o.sql_)), path_(o.path_), owner_(o.owner_),
+    : db_(o.db_),
+      stmt_(o.stmt_),
+      sql_(std::move(o.sql_)),
+      path_(o.path_),
+      owner_(o.owner_),
       bind_error_(std::move(o.bind_error_)) {
   o.stmt_ = nullptr;
 }
@@ -38,8 +41,10 @@ Statement::Statement(Statement&& o) noexcept
 Statement& Statement::operator=(Statement&& o) noexcept {
   if (this != &o) {
     if (stmt_) {
-      if (owner_) owner_->give_back(std::move(sql_), stmt_);
-      else sqlite3_finalize(stmt_);
+      if (owner_)
+        owner_->give_back(std::move(sql_), stmt_);
+      else
+        sqlite3_finalize(stmt_);
     }
     owner_ = o.owner_;
     db_ = o.db_;
@@ -54,8 +59,10 @@ Statement& Statement::operator=(Statement&& o) noexcept {
 
 Statement::~Statement() {
   if (!stmt_) return;
-  if (owner_) owner_->give_back(std::move(sql_), stmt_);
-  else sqlite3_finalize(stmt_);
+  if (owner_)
+    owner_->give_back(std::move(sql_), stmt_);
+  else
+    sqlite3_finalize(stmt_);
 }
 
 Error Statement::error(int rc) const {
@@ -64,9 +71,9 @@ Error Statement::error(int rc) const {
   return Error{"store", (path_ ? *path_ : std::string("?")) + ": " + msg + " (in: " + sql_excerpt(sql_) + ")"};
 }
 
-#define KAISHA_BIND(call)                                      \
-  do {                                                         \
-    int rc_ = (call);                                          \
+#define KAISHA_BIND(call)                                           \
+  do {                                                              \
+    int rc_ = (call);                                               \
     if (rc_ != SQLITE_OK && !bind_error_) bind_error_ = error(rc_); \
   } while (0)
 
@@ -81,8 +88,7 @@ Statement& Statement::bind(int index, double value) {
 }
 
 Statement& Statement::bind(int index, std::string_view text) {
-  KAISHA_BIND(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
-                                SQLITE_TRANSIENT));
+  KAISHA_BIND(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
   return *this;
 }
 
@@ -131,9 +137,7 @@ std::string Statement::column_text(int col) const {
   return std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, col));
 }
 
-bool Statement::column_is_null(int col) const {
-  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
-}
+bool Statement::column_is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
 // ---- SqliteDb -----------------------------------------------------------------
 
@@ -166,8 +170,10 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Option
   static std::once_flag no_memstatus;
   std::call_once(no_memstatus, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   int flags = SQLITE_OPEN_NOMUTEX;
-  if (options.read_only) flags |= SQLITE_OPEN_READONLY;
-  else flags |= SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0);
+  if (options.read_only)
+    flags |= SQLITE_OPEN_READONLY;
+  else
+    flags |= SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0);
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {

@@ -6,8 +6,7 @@
 
 namespace kaisha::store {
 
-Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(SqliteDb& writer, const std::string& path,
-                                                                int pages) {
+Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(SqliteDb& writer, const std::string& path, int pages) {
   auto own = SqliteDb::open(path);
   if (!own.ok()) return own.error();
   // A log that grew during a burst is cut back to this when it starts over

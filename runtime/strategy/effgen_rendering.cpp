@@ -28,7 +28,8 @@ std::string summarise_effgen_result(const json& m, NumberText num) {
     << " subtasks on " << field<long long>(m, "num_sub_agents", 0) << " workers, speedup "
     << num(m.value("speedup", json(1.0))) << ", judge calls " << field<long long>(m, "judge_calls", 0)
     << ", prompt tokens " << num(m.value("prompt_tokens_original", json(0))) << " -> "
-    << num(m.value("prompt_tokens_optimized", json(0))) << (field<bool>(m, "fallback", false) ? ", fell back to one agent" : "");
+    << num(m.value("prompt_tokens_optimized", json(0)))
+    << (field<bool>(m, "fallback", false) ? ", fell back to one agent" : "");
   return o.str();
 }
 
@@ -47,10 +48,17 @@ std::string render_effgen_event(const msg::ProgressEvent& e, NumberText num) {
       }
       break;
     }
-    case K::plan: o << "[" << e.agent << "] plan: " << e.text << "\n"; break;
-    case K::subtask: o << "  ◦ " << utf8::one_line(e.text, 240) << "\n"; break;
-    case K::synthesis: o << "[" << e.agent << "] " << e.text << "\n"; break;
-    default: break;
+    case K::plan:
+      o << "[" << e.agent << "] plan: " << e.text << "\n";
+      break;
+    case K::subtask:
+      o << "  ◦ " << utf8::one_line(e.text, 240) << "\n";
+      break;
+    case K::synthesis:
+      o << "[" << e.agent << "] " << e.text << "\n";
+      break;
+    default:
+      break;
   }
   return o.str();
 }

@@ -137,7 +137,8 @@ class EffgenTree {
     n.kind = "verdict";
     n.agent = s.agent;
     n.label = s.agent + ": " + (status.empty() ? "verdict" : status);
-    if (const std::string why = text_field(v, "error_information"); !why.empty()) n.label += " — " + short_text(why, 80);
+    if (const std::string why = text_field(v, "error_information"); !why.empty())
+      n.label += " — " + short_text(why, 80);
     if (status == "error") n.status = "rejected";
     const Id id = b_.add(parent, std::move(n));
     b_.charge(id, s);
@@ -163,7 +164,7 @@ class EffgenTree {
 
   TreeBuilder b_;
   Id plan_ = TreeBuilder::kRoot;
-  std::map<std::string, Job> jobs_;          // by subtask id
+  std::map<std::string, Job> jobs_;           // by subtask id
   std::map<std::string, int64_t> requested_;  // a worker's request not answered yet: when
   std::map<std::string, Id> last_job_;        // the subtask each worker last answered
 };

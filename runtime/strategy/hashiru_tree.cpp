@@ -34,8 +34,10 @@ class HashiruTree {
 
   TaskTree build(const std::vector<TaskStep>& steps) {
     for (const auto& s : steps) {
-      if (s.agent == ceo_) ceo_step(s);
-      else employee_step(s);
+      if (s.agent == ceo_)
+        ceo_step(s);
+      else
+        employee_step(s);
     }
     for (auto& [agent, asks] : open_)
       for (Id a : asks)
@@ -184,7 +186,8 @@ class HashiruTree {
     const json& v = field(s.payload, "verdict");
     const std::string status = text_field(v, "status");
     n.label = s.agent + ": " + (status.empty() ? "verdict" : status);
-    if (const std::string why = text_field(v, "error_information"); !why.empty()) n.label += " — " + short_text(why, 80);
+    if (const std::string why = text_field(v, "error_information"); !why.empty())
+      n.label += " — " + short_text(why, 80);
     if (status == "error") n.status = "failed";
     const Id id = b_.add(turn_, std::move(n), s.at);
     b_.charge(id, s);
@@ -210,10 +213,10 @@ class HashiruTree {
   Id turn_ = TreeBuilder::kRoot;
   int turns_ = 0;
   bool answered_ = false;
-  std::map<std::string, Id> calls_;                 // the CEO's open tool calls by call_id
-  std::map<std::string, Id> emp_calls_;             // an employee's open tool calls by agent + call_id
-  std::map<std::string, std::deque<Id>> open_;      // each employee's asks not answered yet, oldest first
-  std::map<std::string, Id> by_agent_;              // "hire\n<agent>" / "fire\n<agent>" -> its node
+  std::map<std::string, Id> calls_;             // the CEO's open tool calls by call_id
+  std::map<std::string, Id> emp_calls_;         // an employee's open tool calls by agent + call_id
+  std::map<std::string, std::deque<Id>> open_;  // each employee's asks not answered yet, oldest first
+  std::map<std::string, Id> by_agent_;          // "hire\n<agent>" / "fire\n<agent>" -> its node
 };
 
 }  // namespace

@@ -10,9 +10,9 @@ std::string summarise_pyramid_result(const json& m, NumberText num) {
   if (!m.is_object()) return "";
   try {
     std::ostringstream o;
-    o << "pyramid: entered at " << m.at("route").value("agent", std::string("?")) << ", "
-      << m.value("calls", 0LL) << " agent calls by " << (m.contains("agents") ? m["agents"].size() : 0)
-      << " agents; largest prompt " << num(m.value("largest_prompt_tokens", json(0))) << " tokens, all conversations "
+    o << "pyramid: entered at " << m.at("route").value("agent", std::string("?")) << ", " << m.value("calls", 0LL)
+      << " agent calls by " << (m.contains("agents") ? m["agents"].size() : 0) << " agents; largest prompt "
+      << num(m.value("largest_prompt_tokens", json(0))) << " tokens, all conversations "
       << num(m.value("history_tokens", json(0))) << " tokens";
     return o.str();
   } catch (const json::exception&) {
@@ -34,7 +34,8 @@ std::string render_pyramid_event(const msg::ProgressEvent& e, NumberText num) {
         auto count = [&](const char* key) { return c.contains(key) && c[key].is_array() ? c[key].size() : 0; };
         o << "    " << b.value("branch", std::string("?")) << " " << b.value("model", std::string("?")) << ": "
           << b.value("status", std::string("?"));
-        if (b.value("status", std::string()) == "error") o << " (" << b.value("error_information", std::string()) << ")";
+        if (b.value("status", std::string()) == "error")
+          o << " (" << b.value("error_information", std::string()) << ")";
         o << ", " << count("added") << " added, " << count("modified") << " modified, " << count("removed")
           << " removed" << (b.value("merged", false) ? ", merged" : "") << "\n";
       }

@@ -165,7 +165,8 @@ class PyramidTree {
     const std::string status = text_field(v, "status");
     std::string text = "verdict: " + (status.empty() ? std::string("?") : status);
     if (const std::string why = text_field(v, "error_information"); !why.empty()) text += " — " + short_text(why, 80);
-    if (const json& q = field(s.payload, "quality"); q.is_number()) text += " (quality " + short_text(q.dump(), 6) + ")";
+    if (const json& q = field(s.payload, "quality"); q.is_number())
+      text += " (quality " + short_text(q.dump(), 6) + ")";
     Id judge = c.last_answered_child;
     if (judge == TreeBuilder::kRoot) {
       TaskTree n;

@@ -9,14 +9,38 @@ using nlohmann::json;
 
 const std::vector<StrategyInfo>& strategies() {
   static const std::vector<StrategyInfo> all = {
-      {"hashiru", "the CEO hires, asks and fires employees under a budget (HASHIRU)", "", false, {"hashiru"}, nullptr,
-       render_hashiru_event, hashiru_tree},
-      {"effgen", "route by complexity, decompose, run subtasks in parallel, audit (effGen)", "effgen", true,
-       {"effgen"}, summarise_effgen_result, render_effgen_event, effgen_tree},
-      {"pyramid", "agents as tools: a pyramid of agents from a YAML library, audited by its judge (InfiAgent)",
-       "pyramid", false, {"pyramid"}, summarise_pyramid_result, render_pyramid_event, pyramid_tree},
-      {"auto", "per task: one agent via the CEO, or effgen's plan when the router decomposes", "", true,
-       {"hashiru", "effgen"}, nullptr, nullptr, nullptr},
+      {"hashiru",
+       "the CEO hires, asks and fires employees under a budget (HASHIRU)",
+       "",
+       false,
+       {"hashiru"},
+       nullptr,
+       render_hashiru_event,
+       hashiru_tree},
+      {"effgen",
+       "route by complexity, decompose, run subtasks in parallel, audit (effGen)",
+       "effgen",
+       true,
+       {"effgen"},
+       summarise_effgen_result,
+       render_effgen_event,
+       effgen_tree},
+      {"pyramid",
+       "agents as tools: a pyramid of agents from a YAML library, audited by its judge (InfiAgent)",
+       "pyramid",
+       false,
+       {"pyramid"},
+       summarise_pyramid_result,
+       render_pyramid_event,
+       pyramid_tree},
+      {"auto",
+       "per task: one agent via the CEO, or effgen's plan when the router decomposes",
+       "",
+       true,
+       {"hashiru", "effgen"},
+       nullptr,
+       nullptr,
+       nullptr},
   };
   return all;
 }
@@ -36,8 +60,7 @@ std::vector<std::string> strategy_names() {
 std::string strategy_names_text() {
   const auto names = strategy_names();
   std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
 }
 

@@ -12,8 +12,8 @@ using nlohmann::json;
 TreeBuilder::TreeBuilder(const TaskRecord& task) {
   TaskTree root;
   root.kind = "task";
-  root.label = "task " + task.id + (task.strategy.empty() ? "" : " (" + task.strategy + ")") + ": " +
-               short_text(task.input);
+  root.label =
+      "task " + task.id + (task.strategy.empty() ? "" : " (" + task.strategy + ")") + ": " + short_text(task.input);
   root.status = task.status == "done" ? "" : task.status;
   root.tokens_in = task.tokens_in;
   root.tokens_out = task.tokens_out;
@@ -96,9 +96,7 @@ std::string short_text(std::string_view text, size_t max_bytes) {
   return utf8::shorten(flat, max_bytes);
 }
 
-std::string payload_text(const json& payload, size_t max_bytes) {
-  return short_text(dump_text(payload), max_bytes);
-}
+std::string payload_text(const json& payload, size_t max_bytes) { return short_text(dump_text(payload), max_bytes); }
 
 const json& field(const json& payload, const char* key) {
   static const json none;

@@ -61,9 +61,20 @@ std::string fit(std::string line, size_t width) {
 bool is_step(msg::EventKind k) {
   using K = msg::EventKind;
   switch (k) {
-    case K::ask: case K::answer: case K::tool_call: case K::tool_result: case K::verdict: case K::hire:
-    case K::fire: case K::refusal: case K::retry: case K::placed: case K::node_down: case K::rehire:
-    case K::agent_error: case K::error:
+    case K::ask:
+    case K::answer:
+    case K::tool_call:
+    case K::tool_result:
+    case K::verdict:
+    case K::hire:
+    case K::fire:
+    case K::refusal:
+    case K::retry:
+    case K::placed:
+    case K::node_down:
+    case K::rehire:
+    case K::agent_error:
+    case K::error:
       return true;
     default:
       return msg::event_kind_group(k) == msg::EventGroup::strategy;
@@ -117,8 +128,10 @@ void CompanyView::apply(const msg::ProgressEvent& e) {
     case K::rehire:
       if (!who.empty()) {
         AgentView& a = agent(who);
-        if (std::string n = str(d, "node"); !n.empty()) a.node = n;
-        else if (!e.node.empty()) a.node = e.node;
+        if (std::string n = str(d, "node"); !n.empty())
+          a.node = n;
+        else if (!e.node.empty())
+          a.node = e.node;
         if (e.kind == K::rehire) a.state = "hired";
       }
       break;
@@ -195,8 +208,8 @@ std::string CompanyView::render(size_t width, int64_t now_ms) const {
       char buf[160];
       std::snprintf(buf, sizeof buf, "%-9s %3d ask(s) %8lld in %7lld out  ", a->state.c_str(), a->asks,
                     static_cast<long long>(a->tokens_in), static_cast<long long>(a->tokens_out));
-      line("    " + utf8::shorten(a->name, 18) + std::string(a->name.size() < 18 ? 18 - a->name.size() : 1, ' ') +
-           " " + utf8::shorten(a->model.empty() ? "-" : a->model, 22) + "  " + buf + money(a->usd));
+      line("    " + utf8::shorten(a->name, 18) + std::string(a->name.size() < 18 ? 18 - a->name.size() : 1, ' ') + " " +
+           utf8::shorten(a->model.empty() ? "-" : a->model, 22) + "  " + buf + money(a->usd));
     }
   }
   line("");
@@ -208,8 +221,8 @@ std::string CompanyView::render(size_t width, int64_t now_ms) const {
     const double secs = t.started_ms && end >= t.started_ms ? static_cast<double>(end - t.started_ms) / 1000.0 : 0;
     char took[32];
     std::snprintf(took, sizeof took, "%.1f s", secs);
-    line("  " + t.id + " [" + t.state + "] " + took + ", " + std::to_string(t.tokens_in + t.tokens_out) +
-         " tokens, " + money(t.usd) + "  " + t.input);
+    line("  " + t.id + " [" + t.state + "] " + took + ", " + std::to_string(t.tokens_in + t.tokens_out) + " tokens, " +
+         money(t.usd) + "  " + t.input);
   }
   for (auto it = tasks_.rbegin(); it != tasks_.rend(); ++it) {
     if (it->state != "working") continue;

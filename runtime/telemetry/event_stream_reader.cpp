@@ -75,12 +75,10 @@ Status read_event_stream(const EventStreamOptions& o, const std::function<bool(c
         why = j["error"].value("message", result.body);
       return Error{"events", o.url + " answered " + std::to_string(result.status) + ": " + why};
     }
-    const std::string why = result.error != http::TransportError::none
-                                ? result.error_message
-                                : result.status >= 300 ? "HTTP " + std::to_string(result.status)
-                                                       : "the server ended the stream";
-    if (o.max_reconnects >= 0 && reconnects >= o.max_reconnects)
-      return Error{"events", o.url + ": " + why};
+    const std::string why = result.error != http::TransportError::none ? result.error_message
+                            : result.status >= 300                     ? "HTTP " + std::to_string(result.status)
+                                                                       : "the server ended the stream";
+    if (o.max_reconnects >= 0 && reconnects >= o.max_reconnects) return Error{"events", o.url + ": " + why};
     ++reconnects;
     if (on_status) on_status("disconnected (" + why + "); reconnecting in " + std::to_string(o.reconnect_ms) + " ms");
     for (int64_t waited = 0; waited < o.reconnect_ms; waited += 50) {

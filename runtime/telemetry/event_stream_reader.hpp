@@ -22,9 +22,9 @@
 namespace kaisha::telemetry {
 
 struct EventStreamOptions {
-  std::string url;     // the stream's URL, query included
-  std::string token;   // sent as a bearer token when not empty
-  std::string after;   // resume after this event id ("" from what the server holds)
+  std::string url;    // the stream's URL, query included
+  std::string token;  // sent as a bearer token when not empty
+  std::string after;  // resume after this event id ("" from what the server holds)
   int64_t reconnect_ms = 1000;
   int max_reconnects = -1;  // -1: keep trying
 };

@@ -46,7 +46,7 @@ inline constexpr const char* kOperationInvokeAgent = "invoke_agent";
 
 // kaisha's own attributes.
 inline constexpr const char* kKaishaTaskId = "kaisha.task.id";
-inline constexpr const char* kKaishaNode = "kaisha.node";        // also a resource attribute (otlp_json.hpp)
+inline constexpr const char* kKaishaNode = "kaisha.node";         // also a resource attribute (otlp_json.hpp)
 inline constexpr const char* kKaishaCostUsd = "kaisha.cost.usd";  // double
 
 // Span names as the conventions ask: "{gen_ai.operation.name} {target}", or

@@ -26,8 +26,8 @@ class MeteredChatClient : public company::ChatClient {
       : inner_(std::move(inner)),
         calls_(r.counter("kaisha_model_calls_total", "Model calls, by provider, model and outcome",
                          {"provider", "model", "outcome"})),
-        seconds_(r.histogram("kaisha_model_call_seconds", "Model call latency, retries included",
-                             {"provider", "model"}, seconds_buckets())),
+        seconds_(r.histogram("kaisha_model_call_seconds", "Model call latency, retries included", {"provider", "model"},
+                             seconds_buckets())),
         tokens_(r.counter("kaisha_model_tokens_total", "Tokens the providers reported",
                           {"provider", "model", "direction"})),
         retries_(r.counter("kaisha_model_retries_total", "Model call retries", {"provider", "model"})) {}
@@ -67,10 +67,10 @@ class MeteredChatClient : public company::ChatClient {
     auto ref = llm::parse_model_ref(model_ref);
     const std::string provider = ref.ok() ? ref->provider : "";
     const std::string model = ref.ok() ? ref->model : model_ref;
-    auto m = std::make_shared<const ModelMetrics>(ModelMetrics{
-        &calls_.with({provider, model, "ok"}), &calls_.with({provider, model, "error"}),
-        &seconds_.with({provider, model}), &tokens_.with({provider, model, "input"}),
-        &tokens_.with({provider, model, "output"}), &retries_.with({provider, model})});
+    auto m = std::make_shared<const ModelMetrics>(
+        ModelMetrics{&calls_.with({provider, model, "ok"}), &calls_.with({provider, model, "error"}),
+                     &seconds_.with({provider, model}), &tokens_.with({provider, model, "input"}),
+                     &tokens_.with({provider, model, "output"}), &retries_.with({provider, model})});
     // Model refs come from the config and from hires a model asked for: past
     // the families' cap they are counted as "other", and not remembered here.
     if (by_ref_.size() < MetricsRegistry::kDefaultMaxChildren) by_ref_.emplace(model_ref, m);

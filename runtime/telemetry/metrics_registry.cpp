@@ -44,9 +44,12 @@ std::vector<double> seconds_buckets() {
 
 const char* to_string(MetricType t) {
   switch (t) {
-    case MetricType::counter: return "counter";
-    case MetricType::gauge: return "gauge";
-    case MetricType::histogram: return "histogram";
+    case MetricType::counter:
+      return "counter";
+    case MetricType::gauge:
+      return "gauge";
+    case MetricType::histogram:
+      return "histogram";
   }
   return "untyped";
 }
@@ -55,10 +58,14 @@ std::string escape_label_value(std::string_view v) {
   std::string out;
   out.reserve(v.size());
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -66,9 +73,12 @@ std::string escape_label_value(std::string_view v) {
 std::string escape_help(std::string_view v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -165,7 +175,8 @@ void render_histograms(const std::string& name, const std::vector<std::string>& 
 }  // namespace
 
 std::shared_ptr<MetricsRegistry::Entry> MetricsRegistry::entry_locked(const std::string& name, const std::string& help,
-                                                                     MetricType type, std::vector<std::string> labels) {
+                                                                      MetricType type,
+                                                                      std::vector<std::string> labels) {
   if (!valid_name(name)) throw std::logic_error("metric name '" + name + "' is not a Prometheus name");
   auto& e = families_[name];
   if (e && e->type != type) throw std::logic_error("metric '" + name + "' declared twice with two types");
@@ -191,8 +202,10 @@ Family<Child>& MetricsRegistry::declare(const std::string& name, const std::stri
   Family<Child>* raw = f.get();
   e->render_children = [raw](std::string& out) {
     std::lock_guard<std::mutex> l(raw->mu_);
-    if constexpr (std::is_same_v<Child, Histogram>) render_histograms(raw->name_, raw->labels_, raw->children_, out);
-    else render_values(raw->name_, raw->labels_, raw->children_, out);
+    if constexpr (std::is_same_v<Child, Histogram>)
+      render_histograms(raw->name_, raw->labels_, raw->children_, out);
+    else
+      render_values(raw->name_, raw->labels_, raw->children_, out);
   };
   return *f;
 }
@@ -203,8 +216,8 @@ Family<Counter>& MetricsRegistry::counter(const std::string& name, const std::st
                           [] { return std::make_unique<Counter>(); });
 }
 
-Family<Gauge>& MetricsRegistry::gauge(const std::string& name, const std::string& help,
-                                      std::vector<std::string> labels, size_t max_children) {
+Family<Gauge>& MetricsRegistry::gauge(const std::string& name, const std::string& help, std::vector<std::string> labels,
+                                      size_t max_children) {
   return declare<Gauge>(name, help, MetricType::gauge, std::move(labels), max_children,
                         [] { return std::make_unique<Gauge>(); });
 }
@@ -258,7 +271,8 @@ std::string MetricsRegistry::render() const {
         } catch (...) {
           continue;  // a collector that fails reports nothing this scrape
         }
-        for (const auto& s : got) samples += series(e->name, e->labels, s.label_values) + ' ' + format_value(s.value) + '\n';
+        for (const auto& s : got)
+          samples += series(e->name, e->labels, s.label_values) + ' ' + format_value(s.value) + '\n';
       }
     }
     if (samples.empty()) continue;

@@ -100,8 +100,11 @@ class Family {
   friend class MetricsRegistry;
   Family(std::string name, std::string help, std::vector<std::string> labels, size_t max_children,
          std::function<std::unique_ptr<Child>()> make)
-      : name_(std::move(name)), help_(std::move(help)), labels_(std::move(labels)),
-        max_children_(max_children), make_(std::move(make)) {}
+      : name_(std::move(name)),
+        help_(std::move(help)),
+        labels_(std::move(labels)),
+        max_children_(max_children),
+        make_(std::move(make)) {}
 
   std::string name_, help_;
   std::vector<std::string> labels_;

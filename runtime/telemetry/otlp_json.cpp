@@ -25,9 +25,12 @@ namespace {
 // infinities as strings (a JSON writer would put null, losing the type).
 void append_double_value(std::string& out, double d) {
   out += R"({"doubleValue":)";
-  if (std::isnan(d)) out += R"("NaN")";
-  else if (std::isinf(d)) out += d > 0 ? R"("Infinity")" : R"("-Infinity")";
-  else append_json(out, json(d));
+  if (std::isnan(d))
+    out += R"("NaN")";
+  else if (std::isinf(d))
+    out += d > 0 ? R"("Infinity")" : R"("-Infinity")";
+  else
+    append_json(out, json(d));
   out += '}';
 }
 
@@ -97,10 +100,12 @@ int enum_member(const json& obj, const char* key, const std::string& path, int m
   const json* v = member(obj, key);
   if (!v) return 0;
   // OTLP forbids enum names in JSON; say so instead of "expected an integer".
-  if (v->is_string()) fail(path + "." + key, "expected the enum's integer value (OTLP JSON never uses names), got " + shown(*v));
+  if (v->is_string())
+    fail(path + "." + key, "expected the enum's integer value (OTLP JSON never uses names), got " + shown(*v));
   if (!v->is_number_integer()) fail(path + "." + key, "expected an integer, got " + shown(*v));
   const int64_t n = v->get<int64_t>();
-  if (n < 0 || n > max) fail(path + "." + key, "expected an integer from 0 to " + std::to_string(max) + ", got " + shown(*v));
+  if (n < 0 || n > max)
+    fail(path + "." + key, "expected an integer from 0 to " + std::to_string(max) + ", got " + shown(*v));
   return static_cast<int>(n);
 }
 
@@ -119,7 +124,8 @@ std::string hex_id(const json& obj, const char* key, const std::string& path, si
     if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
   if (id.size() != digits || !valid_hex_id(id, digits)) {
     const bool hex = id.size() == digits && id.find_first_not_of("0123456789abcdef") == std::string::npos;
-    fail(where, hex ? "an all-zero id is invalid" : "expected " + std::to_string(digits) + " hex digits, got " + shown(*v));
+    fail(where,
+         hex ? "an all-zero id is invalid" : "expected " + std::to_string(digits) + " hex digits, got " + shown(*v));
   }
   return id;
 }
@@ -127,7 +133,8 @@ std::string hex_id(const json& obj, const char* key, const std::string& path, si
 AttributeValue decode_value(const json& v, const std::string& path) {
   expect_object(v, path);
   const char* found = nullptr;
-  for (const char* key : {"stringValue", "intValue", "doubleValue", "boolValue", "arrayValue", "kvlistValue", "bytesValue"}) {
+  for (const char* key :
+       {"stringValue", "intValue", "doubleValue", "boolValue", "arrayValue", "kvlistValue", "bytesValue"}) {
     if (!member(v, key)) continue;
     if (found) fail(path, std::string("has both ") + found + " and " + key + "; an AnyValue holds one");
     found = key;
@@ -180,7 +187,7 @@ Span decode_span(const json& v, const std::string& path) {
   s.name = string_member(v, "name", path);
   // SPAN_KIND_UNSPECIFIED (0) may be read as INTERNAL (trace.proto).
   static constexpr SpanKind kKinds[] = {SpanKind::internal, SpanKind::internal, SpanKind::server,
-                                        SpanKind::client, SpanKind::producer, SpanKind::consumer};
+                                        SpanKind::client,   SpanKind::producer, SpanKind::consumer};
   s.kind = kKinds[enum_member(v, "kind", path, 5)];
   if (const json* t = member(v, "startTimeUnixNano")) s.start_unix_ns = int64_of(*t, path + ".startTimeUnixNano", true);
   if (const json* t = member(v, "endTimeUnixNano")) s.end_unix_ns = int64_of(*t, path + ".endTimeUnixNano", true);
@@ -226,20 +233,28 @@ const char* kaisha_version() { return KAISHA_VERSION; }
 
 int otlp_kind(SpanKind kind) {
   switch (kind) {
-    case SpanKind::internal: return 1;
-    case SpanKind::server: return 2;
-    case SpanKind::client: return 3;
-    case SpanKind::producer: return 4;
-    case SpanKind::consumer: return 5;
+    case SpanKind::internal:
+      return 1;
+    case SpanKind::server:
+      return 2;
+    case SpanKind::client:
+      return 3;
+    case SpanKind::producer:
+      return 4;
+    case SpanKind::consumer:
+      return 5;
   }
   return 1;
 }
 
 int otlp_status_code(SpanStatus status) {
   switch (status) {
-    case SpanStatus::unset: return 0;
-    case SpanStatus::ok: return 1;
-    case SpanStatus::error: return 2;
+    case SpanStatus::unset:
+      return 0;
+    case SpanStatus::ok:
+      return 1;
+    case SpanStatus::error:
+      return 2;
   }
   return 0;
 }

@@ -140,9 +140,12 @@ Result<ParsedExposition> parse_prometheus_text(std::string_view text) {
           if (ch == '\\') {
             if (c.done()) break;
             char esc = line[c.i++];
-            if (esc == 'n') value += '\n';
-            else if (esc == '\\' || esc == '"') value += esc;
-            else return line_error(line_no, std::string("bad escape \\") + esc + " in label " + label);
+            if (esc == 'n')
+              value += '\n';
+            else if (esc == '\\' || esc == '"')
+              value += esc;
+            else
+              return line_error(line_no, std::string("bad escape \\") + esc + " in label " + label);
           } else {
             value += ch;
           }

@@ -21,7 +21,7 @@ struct ParsedSample {
 };
 
 struct ParsedExposition {
-  std::vector<ParsedSample> samples;  // in order
+  std::vector<ParsedSample> samples;         // in order
   std::map<std::string, std::string> types;  // family name -> counter|gauge|histogram|summary|untyped
   std::map<std::string, std::string> help;   // family name -> help text, unescaped
 

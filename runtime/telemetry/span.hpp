@@ -59,8 +59,10 @@ struct Span {
     } else if constexpr (std::is_floating_point_v<V>) {
       attributes.push_back({std::move(key), AttributeValue(std::in_place_type<double>, static_cast<double>(value))});
     } else {
-      static_assert(std::is_convertible_v<T, std::string_view>, "an attribute value is text, an integer, a double or a bool");
-      attributes.push_back({std::move(key), AttributeValue(std::in_place_type<std::string>, std::string(std::string_view(value)))});
+      static_assert(std::is_convertible_v<T, std::string_view>,
+                    "an attribute value is text, an integer, a double or a bool");
+      attributes.push_back(
+          {std::move(key), AttributeValue(std::in_place_type<std::string>, std::string(std::string_view(value)))});
     }
     return *this;
   }
@@ -87,20 +89,28 @@ inline int64_t now_unix_ns() {
 
 inline const char* to_string(SpanKind kind) {
   switch (kind) {
-    case SpanKind::internal: return "internal";
-    case SpanKind::server: return "server";
-    case SpanKind::client: return "client";
-    case SpanKind::producer: return "producer";
-    case SpanKind::consumer: return "consumer";
+    case SpanKind::internal:
+      return "internal";
+    case SpanKind::server:
+      return "server";
+    case SpanKind::client:
+      return "client";
+    case SpanKind::producer:
+      return "producer";
+    case SpanKind::consumer:
+      return "consumer";
   }
   return "internal";
 }
 
 inline const char* to_string(SpanStatus status) {
   switch (status) {
-    case SpanStatus::unset: return "unset";
-    case SpanStatus::ok: return "ok";
-    case SpanStatus::error: return "error";
+    case SpanStatus::unset:
+      return "unset";
+    case SpanStatus::ok:
+      return "ok";
+    case SpanStatus::error:
+      return "error";
   }
   return "unset";
 }

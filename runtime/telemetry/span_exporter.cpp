@@ -26,7 +26,7 @@ struct SendResult {
   bool ok = false;
   bool retryable = false;
   std::optional<std::chrono::milliseconds> retry_after;  // the server's Retry-After
-  std::string error;                                      // why not ok
+  std::string error;                                     // why not ok
 };
 
 // Where batches go. Called only from the exporter's background thread.
@@ -68,7 +68,8 @@ class FileSink final : public SpanSink {
       parts[count++] = {const_cast<char*>(&kNewline), 1};
       const ssize_t n = ::writev(fd_, parts, count);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return {false, false, std::nullopt, "cannot write trace file '" + path_ + "': " + std::strerror(errno)};
+      if (n <= 0)
+        return {false, false, std::nullopt, "cannot write trace file '" + path_ + "': " + std::strerror(errno)};
       written += static_cast<size_t>(n);
     }
     return {true, false, std::nullopt, ""};
@@ -136,7 +137,8 @@ class HttpSink final : public SpanSink {
 
   bool ready() const { return easy_ != nullptr; }
 
-  SendResult send(const std::string& body, std::chrono::milliseconds timeout, const std::atomic<bool>& abandon) override {
+  SendResult send(const std::string& body, std::chrono::milliseconds timeout,
+                  const std::atomic<bool>& abandon) override {
     Response response;
     Progress progress{&abandon};
     const long timeout_ms = std::max<long>(1, static_cast<long>(timeout.count()));
@@ -246,21 +248,25 @@ Result<std::unique_ptr<SpanExporter>> SpanExporter::start(SpanExporterOptions op
   // A zero interval would have the background thread spin on an empty queue.
   if (options.interval.count() < 1 || options.request_timeout.count() < 1)
     return Error{"config", "telemetry: the export interval and the request timeout must be at least 1 ms"};
-  if (options.retry_base_delay.count() < 0 || options.retry_max_delay.count() < 0 || options.shutdown_timeout.count() < 0)
+  if (options.retry_base_delay.count() < 0 || options.retry_max_delay.count() < 0 ||
+      options.shutdown_timeout.count() < 0)
     return Error{"config", "telemetry: retry delays and the shutdown timeout cannot be negative"};
   std::unique_ptr<detail::SpanSink> sink;
   if (!options.endpoint.empty()) {
     ensure_curl_initialized();  // curl_url() needs it too
     if (!valid_endpoint(options.endpoint))
-      return Error{"config", "telemetry: the OTLP endpoint must be an http:// or https:// URL (e.g. "
-                             "http://127.0.0.1:4318/v1/traces), got \"" + options.endpoint + "\""};
+      return Error{"config",
+                   "telemetry: the OTLP endpoint must be an http:// or https:// URL (e.g. "
+                   "http://127.0.0.1:4318/v1/traces), got \"" +
+                       options.endpoint + "\""};
     auto http = std::make_unique<HttpSink>(options.endpoint, options.headers);
     if (!http->ready()) return Error{"config", "telemetry: curl could not make a handle for " + options.endpoint};
     sink = std::move(http);
   } else {
     const int fd = ::open(options.file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-      return Error{"io", "telemetry: cannot open trace file '" + options.file + "' for appending: " + std::strerror(errno)};
+      return Error{"io",
+                   "telemetry: cannot open trace file '" + options.file + "' for appending: " + std::strerror(errno)};
     sink = std::make_unique<FileSink>(fd, options.file);
   }
   try {
@@ -348,9 +354,8 @@ void SpanExporter::run() {
   std::unique_lock<std::mutex> lock(mu_);
   Clock::time_point next_export = Clock::now() + options_.interval;
   for (;;) {
-    wake_.wait_until(lock, next_export, [&] {
-      return stopping_ || queue_.size() >= options_.batch_size || flush_target_ > done_;
-    });
+    wake_.wait_until(lock, next_export,
+                     [&] { return stopping_ || queue_.size() >= options_.batch_size || flush_target_ > done_; });
     if (queue_.empty()) {
       if (stopping_) break;
       next_export = Clock::now() + options_.interval;

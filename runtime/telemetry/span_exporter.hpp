@@ -46,11 +46,11 @@ struct SpanExporterOptions {
   std::map<std::string, std::string> headers;  // extra HTTP headers, e.g. {"Authorization", "Bearer x"}
   std::string node;                            // the resource's kaisha.node / service.instance.id; "" = none
 
-  size_t queue_capacity = 4096;                  // spans waiting at most; more are dropped
-  size_t batch_size = 512;                       // spans per request (per line of the file) at most
-  std::chrono::milliseconds interval{1000};      // the most time between exports while spans wait
+  size_t queue_capacity = 4096;                     // spans waiting at most; more are dropped
+  size_t batch_size = 512;                          // spans per request (per line of the file) at most
+  std::chrono::milliseconds interval{1000};         // the most time between exports while spans wait
   std::chrono::milliseconds request_timeout{5000};  // one HTTP attempt, connection included
-  int max_attempts = 4;                          // HTTP attempts per batch, the first included
+  int max_attempts = 4;                             // HTTP attempts per batch, the first included
   std::chrono::milliseconds retry_base_delay{200};  // delay before the first retry; doubled per retry
   std::chrono::milliseconds retry_max_delay{5000};  // cap of a delay (and of a Retry-After)
   // How long destruction may spend sending what is still queued. A transfer
@@ -116,11 +116,11 @@ class SpanExporter {
   std::condition_variable wake_;     // the background thread waits on it
   std::condition_variable handled_;  // flush() waits on it
   std::deque<Span> queue_;
-  uint64_t enqueued_ = 0;       // spans ever queued
-  uint64_t done_ = 0;           // of those, spans exported or given up on
-  uint64_t flush_target_ = 0;   // export at once until done_ reaches it
-  bool stopping_ = false;       // the destructor has begun: drain, then end
-  bool finished_ = false;       // run() has returned
+  uint64_t enqueued_ = 0;      // spans ever queued
+  uint64_t done_ = 0;          // of those, spans exported or given up on
+  uint64_t flush_target_ = 0;  // export at once until done_ reaches it
+  bool stopping_ = false;      // the destructor has begun: drain, then end
+  bool finished_ = false;      // run() has returned
   Clock::time_point stop_deadline_;
   std::string last_error_;
 

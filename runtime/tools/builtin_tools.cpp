@@ -55,13 +55,15 @@ ToolResult run_python_code(const std::string& code, const std::string& workspace
   if (!r) return ToolResult::error("Python code execution failed: " + r.error().message);
   if (r->limit)
     return ToolResult::error("Python code execution stopped: " + r->limit->message + ".",
-                             json{{"limit", r->limit->limit}, {"limit_value", r->limit->value},
-                                  {"enforcement", r->enforcement}, {"stdout", utf8::repair(r->stdout_data)},
+                             json{{"limit", r->limit->limit},
+                                  {"limit_value", r->limit->value},
+                                  {"enforcement", r->enforcement},
+                                  {"stdout", utf8::repair(r->stdout_data)},
                                   {"stderr", utf8::repair(r->stderr_data)}});
   if (r->timed_out)
-    return ToolResult::error("Python code execution timed out.",
-                             json{{"timeout_ms", limits.wall_timeout_ms}, {"stdout", utf8::repair(r->stdout_data)},
-                                  {"stderr", utf8::repair(r->stderr_data)}});
+    return ToolResult::error("Python code execution timed out.", json{{"timeout_ms", limits.wall_timeout_ms},
+                                                                      {"stdout", utf8::repair(r->stdout_data)},
+                                                                      {"stderr", utf8::repair(r->stderr_data)}});
   json out = {{"stdout", utf8::repair(r->stdout_data)},
               {"stderr", utf8::repair(r->stderr_data)},
               {"return_code", r->exit_code}};
@@ -150,7 +152,8 @@ struct BuiltinTools::Impl {
                                    ". GetWebsite does not connect to loopback, private or link-local addresses "
                                    "unless tools.web.allow_private_addresses allows them");
         if (r.error != http::TransportError::none) return ToolResult::error("Request failed: " + r.error_message);
-        if (!r.ok()) return ToolResult::error("Request failed: HTTP " + std::to_string(r.status) + " from " + final_url + via);
+        if (!r.ok())
+          return ToolResult::error("Request failed: HTTP " + std::to_string(r.status) + " from " + final_url + via);
         std::string html = to_utf8(r.body);
         if (!selector.empty()) {
           auto picked = select_css(html, selector);
@@ -202,7 +205,8 @@ Result<std::shared_ptr<BuiltinTools>> BuiltinTools::create(BuiltinToolsOptions o
     allowed.push_back(net.value());
   }
   auto impl = std::make_unique<Impl>(std::move(options));
-  impl->web_policy = std::make_shared<http::AddressPolicy>(impl->options.web.allow_private_addresses, std::move(allowed));
+  impl->web_policy =
+      std::make_shared<http::AddressPolicy>(impl->options.web.allow_private_addresses, std::move(allowed));
   impl->specs = std::move(specs).value();
   impl->search = impl->options.search;
   if (!impl->search && engine == "searxng")

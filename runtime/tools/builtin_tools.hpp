@@ -28,11 +28,11 @@
 namespace kaisha::tools {
 
 struct WebOptions {
-  int64_t timeout_ms = 10000;              // HASHIRU's GetWebsite timeout
-  int64_t max_page_bytes = 2 << 20;        // download cap
-  int64_t max_text_chars = 20000;          // text handed to the model
-  std::string search_engine;               // "" (disabled) | "searxng"
-  std::string search_url;                  // the search engine's base URL
+  int64_t timeout_ms = 10000;        // HASHIRU's GetWebsite timeout
+  int64_t max_page_bytes = 2 << 20;  // download cap
+  int64_t max_text_chars = 20000;    // text handed to the model
+  std::string search_engine;         // "" (disabled) | "searxng"
+  std::string search_url;            // the search engine's base URL
   int max_search_results = 10;
   // Internal addresses (loopback, private, link-local, ...; see
   // http/address_policy.hpp) GetWebsite may connect to: none by default,
@@ -44,12 +44,12 @@ struct WebOptions {
 };
 
 struct BuiltinToolsOptions {
-  std::string workspace_root;              // sessions' workspaces below it
-  std::vector<FileMount> mounts;           // read-only views (the created tools' code)
+  std::string workspace_root;     // sessions' workspaces below it
+  std::vector<FileMount> mounts;  // read-only views (the created tools' code)
   FileLimits file_limits;
-  sandbox::SandboxLimits code_limits;      // PythonSandboxTool
+  sandbox::SandboxLimits code_limits;  // PythonSandboxTool
   WebOptions web;
-  std::shared_ptr<SearchEngine> search;   // overrides web.search_engine when set
+  std::shared_ptr<SearchEngine> search;    // overrides web.search_engine when set
   std::shared_ptr<ToolSwitches> switches;  // null = always on
   int workers = 2;
 };
@@ -73,6 +73,5 @@ class BuiltinTools : public company::ToolSource {
   explicit BuiltinTools(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
 
 }  // namespace kaisha::tools

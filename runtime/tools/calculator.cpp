@@ -65,8 +65,8 @@ struct Node {
   enum class Kind { number, boolean, list, neg, pos, not_, binary, compare, and_, or_, call } kind;
   size_t pos = 0;
   double num = 0;
-  std::string op;                  // binary operator or function name
-  std::vector<std::string> ops;    // comparison chain operators
+  std::string op;                // binary operator or function name
+  std::vector<std::string> ops;  // comparison chain operators
   std::vector<NodePtr> kids;
 };
 
@@ -86,10 +86,9 @@ struct Token {
   size_t pos = 0;
 };
 
-const std::set<std::string> kFunctions = {"abs",  "min",   "max",   "sum",   "round", "floor", "ceil",
-                                          "sin",  "cos",   "tan",   "asin",  "acos",  "atan",  "atan2",
-                                          "exp",  "log",   "log10", "log2",  "pow",   "sqrt",  "mean",
-                                          "median", "variance", "stdev"};
+const std::set<std::string> kFunctions = {"abs",   "min",  "max",  "sum",  "round", "floor",  "ceil",     "sin",
+                                          "cos",   "tan",  "asin", "acos", "atan",  "atan2",  "exp",      "log",
+                                          "log10", "log2", "pow",  "sqrt", "mean",  "median", "variance", "stdev"};
 const std::map<std::string, double> kConstants = {
     {"pi", M_PI}, {"e", M_E}, {"tau", 2 * M_PI}, {"True", 1}, {"False", 0}};
 
@@ -377,9 +376,8 @@ std::vector<double> numbers_of(const Node& call, const std::vector<Value>& args)
 void arity(const Node& call, size_t got, size_t min, size_t max) {
   if (got < min || got > max) {
     std::string want = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
-    throw type_error(call.op + "() takes " + want + " argument" + (max == 1 ? "" : "s") + ", got " +
-                         std::to_string(got),
-                     call.pos);
+    throw type_error(
+        call.op + "() takes " + want + " argument" + (max == 1 ? "" : "s") + ", got " + std::to_string(got), call.pos);
   }
 }
 
@@ -594,7 +592,8 @@ Result<json> calculate(const std::string& expression, const CalcLimits& limits) 
     Parser parser(expression, limits);
     NodePtr tree = parser.parse();
     Value v = eval(*tree);
-    if (v.kind == Value::Kind::boolean) return json{{"result", v.truthy()}, {"formatted", v.truthy() ? "True" : "False"}};
+    if (v.kind == Value::Kind::boolean)
+      return json{{"result", v.truthy()}, {"formatted", v.truthy() ? "True" : "False"}};
     if (v.kind == Value::Kind::number) return json{{"result", number_json(v.num)}, {"formatted", format_number(v.num)}};
     json items = json::array();
     std::string text = "[";

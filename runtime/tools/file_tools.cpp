@@ -34,7 +34,7 @@ ToolResult list_files(const FileView& view, const std::string& directory, const 
   if (!opened->exists && names.empty()) return ToolResult::error("ListFiles: '" + shown + "' does not exist");
   if (opened->exists) {
     const int dir_fd = opened->fd.get();
-    struct stat st{};
+    struct stat st {};
     if (fstat(dir_fd, &st) != 0 || !S_ISDIR(st.st_mode))
       return ToolResult::error("ListFiles: '" + shown + "' is a file, not a directory; read it with ReadFile");
     // fdopendir takes the descriptor it is given: hand it a duplicate so the
@@ -49,7 +49,7 @@ ToolResult list_files(const FileView& view, const std::string& directory, const 
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       if (name.empty() || name[0] == '.') continue;  // hidden, as with ls (e.g. the tool index)
-      struct stat est{};
+      struct stat est {};
       bool is_dir = fstatat(dir_fd, name.c_str(), &est, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(est.st_mode);
       name += is_dir ? "/" : "";
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
@@ -61,8 +61,8 @@ ToolResult list_files(const FileView& view, const std::string& directory, const 
   std::string message = "Listed " + plural(total, "entry", "entries") + " in '" + shown + "'";
   if (total > limits.max_list_entries) {
     names.resize(static_cast<size_t>(limits.max_list_entries));
-    message = "Listed the first " + std::to_string(limits.max_list_entries) + " of " + plural(total, "entry", "entries") +
-              " in '" + shown + "' (truncated at the listing limit)";
+    message = "Listed the first " + std::to_string(limits.max_list_entries) + " of " +
+              plural(total, "entry", "entries") + " in '" + shown + "' (truncated at the listing limit)";
   }
   return ToolResult::success(message, names);
 }
@@ -73,7 +73,7 @@ ToolResult read_file(const FileView& view, const std::string& file_path, const F
   const std::string& shown = opened->shown;
   if (!opened->exists) return ToolResult::error("ReadFile: '" + shown + "' does not exist");
   const int fd = opened->fd.get();
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     return ToolResult::error("ReadFile: '" + shown + "' is not a regular file" +
                              (S_ISDIR(st.st_mode) ? "; list it with ListFiles" : ""));
@@ -115,16 +115,14 @@ ToolResult write_file(const FileView& view, const std::string& file_path, const 
   const int fd = opened->fd.get();
   // Opened without O_TRUNC: only a plain file with one name is replaced, so
   // a hard link to a file elsewhere is never overwritten through the workspace.
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     return ToolResult::error("WriteFile: '" + shown + "' exists and is not a regular file; refused");
-  if (st.st_nlink > 1)
-    return ToolResult::error("WriteFile: '" + shown + "' is a hard link to another file; refused");
+  if (st.st_nlink > 1) return ToolResult::error("WriteFile: '" + shown + "' is a hard link to another file; refused");
   // Writers of one file take turns (the lock goes with the descriptor), so
   // concurrent writes leave one whole content, never a mix of two.
   while (flock(fd, LOCK_EX) != 0)
-    if (errno != EINTR)
-      return ToolResult::error("WriteFile: cannot lock '" + shown + "': " + std::strerror(errno));
+    if (errno != EINTR) return ToolResult::error("WriteFile: cannot lock '" + shown + "': " + std::strerror(errno));
   if (ftruncate(fd, 0) != 0)
     return ToolResult::error("WriteFile: cannot replace '" + shown + "': " + std::strerror(errno));
   size_t done = 0;

@@ -15,9 +15,7 @@
 namespace kaisha::tools {
 namespace {
 
-Error path_error(const std::string& path, const std::string& why) {
-  return Error{"path", "'" + path + "' " + why};
-}
+Error path_error(const std::string& path, const std::string& why) { return Error{"path", "'" + path + "' " + why}; }
 
 std::string join(const std::vector<std::string>& parts, size_t from = 0, size_t to = std::string::npos) {
   std::string out;
@@ -28,9 +26,10 @@ std::string join(const std::vector<std::string>& parts, size_t from = 0, size_t 
 // The configured directories are trusted paths: resolve them once, by name.
 Result<std::string> canonical_dir(const std::string& dir, const char* what) {
   char real[PATH_MAX];
-  struct stat st{};
+  struct stat st {};
   if (!realpath(dir.c_str(), real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error{"path", std::string(what) + " '" + dir + "' is not an existing directory: " + std::strerror(errno ? errno : ENOTDIR)};
+    return Error{"path", std::string(what) + " '" + dir +
+                             "' is not an existing directory: " + std::strerror(errno ? errno : ENOTDIR)};
   return std::string(real);
 }
 
@@ -56,7 +55,8 @@ Result<FileView> FileView::open(const std::string& workspace, std::vector<FileMo
   v.workspace_dir_ = std::move(ws_fd).value();
   for (const FileMount& m : mounts) {
     auto parts = split_relative(m.prefix);
-    if (!parts || parts->empty()) return Error{"path", "mount prefix '" + m.prefix + "' must be a relative path without '..'"};
+    if (!parts || parts->empty())
+      return Error{"path", "mount prefix '" + m.prefix + "' must be a relative path without '..'"};
     auto host = canonical_dir(m.host_dir, "mounted directory");
     if (!host) return host.error();
     auto fd = open_dir(*host);
@@ -84,7 +84,8 @@ Error FileView::open_error(const std::string& shown, const Located& where, int e
   if (err == ELOOP) {
     std::string link = first_symlink_beneath(where.dir, where.rest);
     if (!link.empty() && where.mount) link = join(where.mount->prefix) + "/" + link;
-    return path_error(shown, "goes through " + (link.empty() ? std::string("a symlink") : "the symlink '" + link + "'") +
+    return path_error(shown, "goes through " +
+                                 (link.empty() ? std::string("a symlink") : "the symlink '" + link + "'") +
                                  "; the file tools do not follow symlinks (one could lead outside the " +
                                  (where.mount ? "mounted directory" : "workspace") + "); refused");
   }
@@ -157,7 +158,8 @@ Status FileView::move(const std::string& from, const std::string& to) const {
     const int err = errno;
     if (err == ENOENT) return path_error(src_shown, "does not exist");
     if (err == EEXIST) return path_error(dst_shown, "already exists; move it away or choose another name");
-    if (err == EINVAL) return path_error(dst_shown, "is inside '" + src_shown + "'; a directory cannot move into itself");
+    if (err == EINVAL)
+      return path_error(dst_shown, "is inside '" + src_shown + "'; a directory cannot move into itself");
     return path_error(src_shown, std::string("cannot be moved to '") + dst_shown + "': " + std::strerror(err));
   }
   return Status::Ok();
@@ -181,7 +183,8 @@ Result<std::string> session_workspace(const std::string& root, const std::string
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
       return Error{"path", "session id '" + session_id + "' cannot name a workspace directory"};
   // A leading '.' is kaisha's own (the pyramid's .tasks/), never a session's.
-  if (name[0] == '.') return Error{"path", "session id '" + session_id + "' cannot name a workspace (it starts with '.')"};
+  if (name[0] == '.')
+    return Error{"path", "session id '" + session_id + "' cannot name a workspace (it starts with '.')"};
   const std::string dir = root + "/" + name;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

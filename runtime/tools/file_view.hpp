@@ -36,8 +36,8 @@ struct FileMount {
 
 // A path opened through a FileView.
 struct OpenedPath {
-  UniqueFd fd;         // invalid when !exists
-  std::string shown;   // the normalised relative path, for messages ("." for the workspace)
+  UniqueFd fd;        // invalid when !exists
+  std::string shown;  // the normalised relative path, for messages ("." for the workspace)
   bool exists = false;
 };
 

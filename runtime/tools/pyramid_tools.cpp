@@ -21,9 +21,9 @@ using Done = std::function<void(ToolResult)>;
 
 namespace {
 
-constexpr const char* kCheckFiles = "check_files";    // pyramid::kCheckFilesTool
-constexpr const char* kBranchOpen = "branch_open";    // pyramid::kBranchOpenTool
-constexpr const char* kBranchClose = "branch_close";  // pyramid::kBranchCloseTool
+constexpr const char* kCheckFiles = "check_files";           // pyramid::kCheckFilesTool
+constexpr const char* kBranchOpen = "branch_open";           // pyramid::kBranchOpenTool
+constexpr const char* kBranchClose = "branch_close";         // pyramid::kBranchCloseTool
 constexpr const char* kJudgeExecute = "judge_execute_code";  // pyramid::kJudgeExecuteTool
 
 std::string str_arg(const json& args, const char* key) {
@@ -175,8 +175,10 @@ struct PyramidTools::Impl {
     sandbox::SandboxRequest req;
     req.argv = std::move(argv);
     req.stdin_data = std::move(stdin_data);
-    if (read_only) req.ro_binds.push_back({view.workspace(), "/workspace"});
-    else req.workspace = view.workspace();
+    if (read_only)
+      req.ro_binds.push_back({view.workspace(), "/workspace"});
+    else
+      req.workspace = view.workspace();
     req.limits = options.code_limits;
     req.limits.wall_timeout_ms = timeout;
     return sandbox::run_sandboxed(req);
@@ -184,11 +186,13 @@ struct PyramidTools::Impl {
 
   ToolResult execute_code(const FileView& view, const json& args, bool read_only = false) const {
     const bool has_file = has_string(args, "file_path"), has_code = has_string(args, "code");
-    if (has_file == has_code) return ToolResult::error("execute_code: give either file_path or code, not both or neither");
+    if (has_file == has_code)
+      return ToolResult::error("execute_code: give either file_path or code, not both or neither");
     // Programs run in code_run/, as the reference agents expect (a read-only
     // run from the top when there is none: it cannot be made).
     if (!read_only)
-      if (auto made = view.make_dir("code_run"); !made) return ToolResult::error("execute_code: " + made.error().message);
+      if (auto made = view.make_dir("code_run"); !made)
+        return ToolResult::error("execute_code: " + made.error().message);
     // Not -I: it leaves the script's directory off sys.path, and a project's
     // scripts import each other (`from utils import ...`). The sandbox's
     // environment is already clean; -E -s keep PYTHON* and user site out.
@@ -197,11 +201,12 @@ struct PyramidTools::Impl {
     const int64_t timeout = timeout_ms(args);
     if (has_code)
       return run_result("execute_code",
-                        run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout, read_only), timeout);
+                        run(view, {"sh", "-c", launcher, "sh", "-"}, str_arg(args, "code"), timeout, read_only),
+                        timeout);
     const std::string path = str_arg(args, "file_path");
     auto opened = view.open_read(path);
     if (!opened) return ToolResult::error("execute_code: " + opened.error().message);
-    struct stat st{};
+    struct stat st {};
     if (!opened->exists || fstat(opened->fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
       return ToolResult::error("execute_code: '" + opened->shown + "' is not a file of the task's workspace");
     return run_result("execute_code",
@@ -216,8 +221,10 @@ struct PyramidTools::Impl {
     for (const auto& p : *it) {
       if (!p.is_string()) return ToolResult::error("check_files: every path must be a string");
       auto opened = view.open_read(p.get<std::string>());
-      if (!opened) missing.push_back(p.get<std::string>() + " (" + opened.error().message + ")");
-      else if (!opened->exists) missing.push_back(opened->shown);
+      if (!opened)
+        missing.push_back(p.get<std::string>() + " (" + opened.error().message + ")");
+      else if (!opened->exists)
+        missing.push_back(opened->shown);
     }
     if (missing.empty()) return ToolResult::success("every file exists");
     std::string list;
@@ -274,8 +281,7 @@ Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions o
   impl->specs = std::move(specs).value();
   if (!impl->options.search && engine == "searxng") {
     impl->http = std::make_unique<http::HttpClient>();
-    impl->options.search =
-        make_searxng_engine(*impl->http, impl->options.search_url, impl->options.search_timeout_ms);
+    impl->options.search = make_searxng_engine(*impl->http, impl->options.search_url, impl->options.search_timeout_ms);
   }
   return std::shared_ptr<PyramidTools>(new PyramidTools(std::move(impl)));
 }
@@ -298,15 +304,17 @@ void PyramidTools::call(const std::string& name, const json& args, const company
   if (!args.is_object()) return done(ToolResult::error(name + ": the arguments must be a JSON object"));
   // A task_id naming another task is refused, never followed.
   if (auto it = args.find("task_id"); it != args.end() && (!it->is_string() || it->get<std::string>() != ctx.task_id))
-    return done(ToolResult::error(name + ": task_id " + it->dump() + " is not this task's; pass \"" + ctx.task_id + "\""));
+    return done(
+        ToolResult::error(name + ": task_id " + it->dump() + " is not this task's; pass \"" + ctx.task_id + "\""));
   if (name == "pip_install")
     return done(ToolResult::error(
         "pip_install: packages cannot be installed: the sandbox has no network access. Use the Python packages "
         "already installed (the standard library and what the host provides)."));
   if (name == "web_search") {
-    if (!impl_->options.search) return done(ToolResult::error(
-          "web_search: no web search engine is configured. Set tools.web_search.engine (searxng) and "
-          "tools.web_search.url in the kaisha config to enable it."));
+    if (!impl_->options.search)
+      return done(
+          ToolResult::error("web_search: no web search engine is configured. Set tools.web_search.engine (searxng) and "
+                            "tools.web_search.url in the kaisha config to enable it."));
     impl_->options.search->search(str_arg(args, "query"), 10, [done](Result<std::vector<SearchHit>> r) {
       if (!r) return done(ToolResult::error("web_search: " + r.error().message));
       json hits = hits_to_json(*r);

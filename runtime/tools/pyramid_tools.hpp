@@ -33,7 +33,7 @@
 namespace kaisha::tools {
 
 struct PyramidToolsOptions {
-  std::string workspace_root;          // sessions' workspaces below it
+  std::string workspace_root;  // sessions' workspaces below it
   FileLimits file_limits;
   sandbox::SandboxLimits code_limits;  // execute_code and execute_shell
   // web_search: a search engine given here, else the one named (as

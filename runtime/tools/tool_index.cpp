@@ -43,8 +43,10 @@ Status ToolIndex::save(const std::string& dir) const {
   for (const auto& [file, e] : entries_)
     j[file] = {{"hash", e.hash},
                {"entry_class", e.tool.entry_class},
-               {"spec", {{"name", e.tool.spec.name}, {"description", e.tool.spec.description},
-                         {"parameters", e.tool.spec.parameters}}},
+               {"spec",
+                {{"name", e.tool.spec.name},
+                 {"description", e.tool.spec.description},
+                 {"parameters", e.tool.spec.parameters}}},
                {"costs", e.tool.costs}};
   const std::string path = dir + "/" + kToolIndexFile;
   const std::string tmp = path + ".tmp";

@@ -38,8 +38,10 @@ Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<Tool
       reply["results"].size() != sources.size()) {
     std::string how = ran->signal ? "was killed by signal " + std::to_string(ran->signal)
                                   : "exited " + std::to_string(ran->exit_code);
-    return Error{"tool_protocol", "the tool loader " + how + " without a result (does the module exit or crash "
-                                  "at import time?); stderr: " + tail(ran->stderr_data)};
+    return Error{"tool_protocol", "the tool loader " + how +
+                                      " without a result (does the module exit or crash "
+                                      "at import time?); stderr: " +
+                                      tail(ran->stderr_data)};
   }
   std::vector<Result<ValidatedTool>> out;
   for (const json& r : reply["results"]) {
@@ -51,7 +53,8 @@ Result<std::vector<Result<ValidatedTool>>> validate_batch(const std::vector<Tool
     ValidatedTool t;
     t.entry_class = r.value("entry_class", "");
     const json& spec = r["spec"];
-    t.spec = llm::ToolSpec{spec.value("name", ""), spec.value("description", ""), spec.value("parameters", json::object())};
+    t.spec =
+        llm::ToolSpec{spec.value("name", ""), spec.value("description", ""), spec.value("parameters", json::object())};
     t.costs = r.value("costs", json::object());
     out.push_back(std::move(t));
   }
@@ -73,8 +76,10 @@ Result<std::vector<Result<ValidatedTool>>> validate_python_tools(const std::vect
   std::vector<Result<ValidatedTool>> out;
   for (const auto& s : sources) {
     auto one = validate_batch({s}, *validator, limits);
-    if (!one) out.push_back(Error{"tool_invalid", one.error().message});
-    else out.push_back(std::move(one->front()));
+    if (!one)
+      out.push_back(Error{"tool_invalid", one.error().message});
+    else
+      out.push_back(std::move(one->front()));
   }
   return out;
 }

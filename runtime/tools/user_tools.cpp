@@ -48,7 +48,8 @@ std::string str_arg(const json& args, const char* key) {
 
 bool valid_tool_name(const std::string& n) {
   if (n.empty() || n.size() > 64 || !std::isalpha(static_cast<unsigned char>(n[0]))) return false;
-  return std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(n.begin(), n.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // The *.py files directly in `dir`, sorted.
@@ -85,7 +86,9 @@ ToolResult envelope_of(const std::string& name, const json& r) {
     if (status == "success" || status == "error") {
       ToolResult res;
       res.ok = status == "success";
-      res.message = r.contains("message") ? (r["message"].is_string() ? r["message"].get<std::string>() : dump_text(r["message"])) : "";
+      res.message = r.contains("message")
+                        ? (r["message"].is_string() ? r["message"].get<std::string>() : dump_text(r["message"]))
+                        : "";
       res.output = r.value("output", json(nullptr));
       for (const auto& [k, v] : r.items())
         if (k != "status" && k != "message" && k != "output") res.extra[k] = v;
@@ -102,10 +105,10 @@ struct UserTools::Impl {
   std::vector<llm::ToolSpec> own_specs;  // ToolCreator, ToolDeletor
   std::vector<std::string> errors;       // load errors at start
 
-  mutable std::mutex mu;                 // guards `tools`
+  mutable std::mutex mu;  // guards `tools`
   std::map<std::string, LoadedTool> tools;
-  std::mutex create_mu;                  // one ToolCreator/ToolDeletor at a time
-  ToolIndex user_index;                  // guarded by create_mu after start
+  std::mutex create_mu;  // one ToolCreator/ToolDeletor at a time
+  ToolIndex user_index;  // guarded by create_mu after start
 
   WorkerPool pool;
 
@@ -180,7 +183,8 @@ struct UserTools::Impl {
     auto not_loaded = [&](const std::string& why) {
       return ToolResult::error("ToolCreator with " + dump_text(args) +
                                    " doesn't follow the required format, please read the other tool "
-                                   "implementations for reference. " + why,
+                                   "implementations for reference. " +
+                                   why,
                                json{{"loader_error", why}});
     };
     if (!valid_tool_name(name))
@@ -231,7 +235,7 @@ struct UserTools::Impl {
                                " (expected " + prefix + "<name>.py)");
     std::lock_guard<std::mutex> serial(create_mu);
     const std::string host = options.user_dir + "/" + file;
-    struct stat st{};
+    struct stat st {};
     if (lstat(host.c_str(), &st) != 0) return ToolResult::error("Tool file " + file_path + " not found");
     // unlink removes a symlink itself, never its target.
     if (unlink(host.c_str()) != 0)
@@ -259,7 +263,7 @@ struct UserTools::Impl {
     auto ws = session_workspace(options.workspace_root, session);
     if (!ws) return ToolResult::error(company::texts::tool_failed(name), ws.error().message);
     auto r = sandbox::run_python_tool(t.host_file, t.tool.entry_class, args, *ws, options.limits,
-                                     sandbox::ToolAccess{options.env_allow, options.network});
+                                      sandbox::ToolAccess{options.env_allow, options.network});
     if (!r) return ToolResult::error(company::texts::tool_failed(name), r.error().message);
     return envelope_of(name, *r);
   }
@@ -275,7 +279,8 @@ Result<std::shared_ptr<UserTools>> UserTools::create(UserToolsOptions options) {
     return Error{"config", "tools: the user tools directory and the workspace root must be set"};
   std::error_code ec;
   fs::create_directories(options.user_dir, ec);
-  if (ec) return Error{"config", "tools: cannot create the user tools directory " + options.user_dir + ": " + ec.message()};
+  if (ec)
+    return Error{"config", "tools: cannot create the user tools directory " + options.user_dir + ": " + ec.message()};
   auto impl = std::make_shared<Impl>(std::move(options));
   impl->own_specs = std::move(specs).value();
   impl->user_index = ToolIndex::load(impl->options.user_dir);

@@ -37,14 +37,14 @@ inline const char* kUserToolsPrefix = "src/tools/user_tools";
 inline const char* kDefaultToolsPrefix = "src/tools/default_tools";
 
 struct UserToolsOptions {
-  std::string user_dir;                 // created tools; made if missing
-  std::string default_dir;              // shipped tools, never written ("" = none)
-  std::string workspace_root;           // a call runs in <workspace_root>/<session>
-  sandbox::SandboxLimits limits;        // each tool call
-  sandbox::SandboxLimits load_limits;   // each validation
-  std::vector<std::string> env_allow;   // host variables tools may read
-  bool network = false;                 // tool calls (never loading) may use the network
-  std::set<std::string> reserved_names; // other sources' tools: not creatable
+  std::string user_dir;                    // created tools; made if missing
+  std::string default_dir;                 // shipped tools, never written ("" = none)
+  std::string workspace_root;              // a call runs in <workspace_root>/<session>
+  sandbox::SandboxLimits limits;           // each tool call
+  sandbox::SandboxLimits load_limits;      // each validation
+  std::vector<std::string> env_allow;      // host variables tools may read
+  bool network = false;                    // tool calls (never loading) may use the network
+  std::set<std::string> reserved_names;    // other sources' tools: not creatable
   std::shared_ptr<ToolSwitches> switches;  // null = always on
   int workers = 2;
 };

@@ -29,8 +29,8 @@ void append_utf8(std::string& out, unsigned long cp) {
 // consumed (0 when it is not an entity, and the '&' stays literal).
 size_t decode_entity(const std::string& html, size_t i, std::string& out) {
   static const std::map<std::string, unsigned long> kNamed = {
-      {"amp", '&'},     {"lt", '<'},        {"gt", '>'},       {"quot", '"'},     {"apos", '\''},
-      {"nbsp", ' '},    {"copy", 0xA9},     {"reg", 0xAE},     {"mdash", 0x2014}, {"ndash", 0x2013},
+      {"amp", '&'},       {"lt", '<'},       {"gt", '>'},       {"quot", '"'},     {"apos", '\''},
+      {"nbsp", ' '},      {"copy", 0xA9},    {"reg", 0xAE},     {"mdash", 0x2014}, {"ndash", 0x2013},
       {"hellip", 0x2026}, {"rsquo", 0x2019}, {"lsquo", 0x2018}, {"rdquo", 0x201D}, {"ldquo", 0x201C}};
   size_t semi = html.find(';', i);
   if (semi == std::string::npos || semi - i > 12) return 0;
@@ -100,12 +100,12 @@ std::string attribute(const std::string& tag, const std::string& attr) {
 }
 
 const std::set<std::string> kSkipped = {"script", "style", "noscript", "template", "svg", "head"};
-const std::set<std::string> kBlocks = {"p",  "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5",
-                                       "h6", "tr",  "td", "th", "table", "section", "article", "header",
-                                       "footer", "nav", "main", "aside", "blockquote", "pre", "hr", "title",
-                                       "dt", "dd", "figcaption", "form"};
-const std::set<std::string> kVoid = {"area", "base", "br", "col", "embed", "hr", "img", "input",
-                                     "link", "meta", "source", "track", "wbr"};
+const std::set<std::string> kBlocks = {
+    "p",     "div",        "br",  "li", "ul",    "ol",      "h1",      "h2",         "h3",     "h4",  "h5",
+    "h6",    "tr",         "td",  "th", "table", "section", "article", "header",     "footer", "nav", "main",
+    "aside", "blockquote", "pre", "hr", "title", "dt",      "dd",      "figcaption", "form"};
+const std::set<std::string> kVoid = {"area",  "base", "br",   "col",    "embed", "hr", "img",
+                                     "input", "link", "meta", "source", "track", "wbr"};
 
 }  // namespace
 
@@ -155,8 +155,10 @@ std::string html_to_text(const std::string& html) {
       i = close_end == std::string::npos ? html.size() : close_end + 1;
       continue;
     }
-    if (kBlocks.count(name)) raw += '\n';
-    else raw += ' ';
+    if (kBlocks.count(name))
+      raw += '\n';
+    else
+      raw += ' ';
   }
   // One line per block, inner whitespace collapsed, blank lines dropped.
   std::string out;
@@ -192,8 +194,10 @@ Result<std::string> select_css(const std::string& html, const std::string& selec
     const bool simple = !value.empty() && std::all_of(value.begin(), value.end(), [](char ch) {
       return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
     });
-    if (!simple) k = std::string::npos;
-    else (kind == '#' ? id : cls) = value;
+    if (!simple)
+      k = std::string::npos;
+    else
+      (kind == '#' ? id : cls) = value;
     if (simple) k = s.size();
   }
   if (k != s.size() || (tag.empty() && id.empty() && cls.empty()))
@@ -253,8 +257,10 @@ std::string summarize_text(const std::string& text) {
       }
     }
     unsigned char c = static_cast<unsigned char>(text[i]);
-    if (std::isalnum(c) || c == '.') clean += static_cast<char>(c);
-    else if (std::isspace(c) || c == '!' || c == '?') clean += c == '!' || c == '?' ? '.' : ' ';
+    if (std::isalnum(c) || c == '.')
+      clean += static_cast<char>(c);
+    else if (std::isspace(c) || c == '!' || c == '?')
+      clean += c == '!' || c == '?' ? '.' : ' ';
   }
   // Sentences end at '.' followed by whitespace.
   std::vector<std::string> sentences;

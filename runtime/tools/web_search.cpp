@@ -1,6 +1,5 @@
 #include "runtime/tools/web_search.hpp"
 
-
 #include "runtime/core/json.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/form_encode.hpp"
@@ -28,8 +27,7 @@ class SearxngEngine : public SearchEngine {
     const std::string where = "web search (searxng at " + base_ + ")";
     http::HttpCallbacks cb;
     cb.on_done = [done, max_results, where](http::HttpResult r) {
-      if (r.error != http::TransportError::none)
-        return done(Error{"search", where + " failed: " + r.error_message});
+      if (r.error != http::TransportError::none) return done(Error{"search", where + " failed: " + r.error_message});
       if (!r.ok()) return done(Error{"search", where + " answered HTTP " + std::to_string(r.status)});
       json j = json::parse(utf8::repair(r.body), nullptr, false);
       if (j.is_discarded() || !j.is_object() || !j.contains("results") || !j["results"].is_array())
@@ -54,8 +52,7 @@ class SearxngEngine : public SearchEngine {
 
 }  // namespace
 
-std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
-                                                    int64_t timeout_ms) {
+std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url, int64_t timeout_ms) {
   return std::make_shared<SearxngEngine>(http, std::move(base_url), timeout_ms);
 }
 
@@ -68,7 +65,8 @@ json hits_to_json(const std::vector<SearchHit>& hits) {
 Status check_search_config(const std::string& engine, const std::string& url) {
   if (!engine.empty() && engine != "searxng")
     return Error{"config", "tools.web_search.engine: unknown engine '" + engine + "' (searxng, or leave it empty)"};
-  if (engine == "searxng" && url.empty()) return Error{"config", "tools.web_search.url is required for the searxng engine"};
+  if (engine == "searxng" && url.empty())
+    return Error{"config", "tools.web_search.url is required for the searxng engine"};
   return Status::Ok();
 }
 

@@ -44,7 +44,6 @@ Status check_search_config(const std::string& engine, const std::string& url);
 
 // A SearXNG instance at `base_url` (e.g. http://127.0.0.1:8888), reached
 // through `http` (which must outlive the engine).
-std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url,
-                                                  int64_t timeout_ms);
+std::shared_ptr<SearchEngine> make_searxng_engine(http::HttpClient& http, std::string base_url, int64_t timeout_ms);
 
 }  // namespace kaisha::tools

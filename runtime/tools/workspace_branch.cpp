@@ -27,7 +27,8 @@ Result<std::string> read_fd(int fd, const std::string& shown, int64_t max_bytes)
     if (n < 0) return Error{"path", "cannot read '" + shown + "': " + std::strerror(errno)};
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
-    if (static_cast<int64_t>(out.size()) > max_bytes) return Error{"too_large", "'" + shown + "' is too large to branch"};
+    if (static_cast<int64_t>(out.size()) > max_bytes)
+      return Error{"too_large", "'" + shown + "' is too large to branch"};
   }
   return out;
 }
@@ -36,8 +37,9 @@ Status write_file_bytes(const FileView& to, const std::string& path, const std::
   auto opened = to.open_write(path);
   if (!opened) return opened.error();
   const int fd = opened->fd.get();
-  struct stat st{};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error{"path", "'" + opened->shown + "' is not a regular file"};
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Error{"path", "'" + opened->shown + "' is not a regular file"};
   if (ftruncate(fd, 0) != 0) return Error{"path", "cannot write '" + opened->shown + "': " + std::strerror(errno)};
   size_t done = 0;
   while (done < bytes.size()) {
@@ -56,28 +58,31 @@ Status each_file(const FileView& view, const BranchLimits& limits,
   if (!root) return root.error();
   if (!root->exists) return Error{"path", "the task's directory does not exist"};
   int64_t files = 0, bytes = 0;
-  return walk_beneath(root->fd.get(), [&](int dir, const std::string& name, const struct stat& st,
-                                          const std::string& shown) -> Status {
-    if (!S_ISREG(st.st_mode) || hidden(shown)) return Status::Ok();
-    if (++files > limits.max_files)
-      return Error{"too_large", "the task's directory has more than " + std::to_string(limits.max_files) +
-                                    " files to branch"};
-    UniqueFd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid()) return errno == ENOENT ? Status::Ok() : Status(Error{"path", "cannot open '" + shown + "': " + std::strerror(errno)});
-    struct stat now{};
-    if (fstat(fd.get(), &now) != 0 || !S_ISREG(now.st_mode)) return Status::Ok();  // swapped meanwhile
-    auto content = read_fd(fd.get(), shown, limits.max_bytes - bytes);
-    if (!content) {
-      if (content.error().code == "too_large")
-        return Error{"too_large", "the task's files come to more than " +
-                                      (limits.max_bytes >= (1 << 20) ? std::to_string(limits.max_bytes >> 20) + " MiB"
-                                                                     : std::to_string(limits.max_bytes) + " bytes") +
-                                      ", too much to branch"};
-      return content.error();
-    }
-    bytes += static_cast<int64_t>(content->size());
-    return visit(shown, *content);
-  });
+  return walk_beneath(
+      root->fd.get(), [&](int dir, const std::string& name, const struct stat& st, const std::string& shown) -> Status {
+        if (!S_ISREG(st.st_mode) || hidden(shown)) return Status::Ok();
+        if (++files > limits.max_files)
+          return Error{"too_large",
+                       "the task's directory has more than " + std::to_string(limits.max_files) + " files to branch"};
+        UniqueFd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        if (!fd.valid())
+          return errno == ENOENT ? Status::Ok()
+                                 : Status(Error{"path", "cannot open '" + shown + "': " + std::strerror(errno)});
+        struct stat now {};
+        if (fstat(fd.get(), &now) != 0 || !S_ISREG(now.st_mode)) return Status::Ok();  // swapped meanwhile
+        auto content = read_fd(fd.get(), shown, limits.max_bytes - bytes);
+        if (!content) {
+          if (content.error().code == "too_large")
+            return Error{"too_large",
+                         "the task's files come to more than " +
+                             (limits.max_bytes >= (1 << 20) ? std::to_string(limits.max_bytes >> 20) + " MiB"
+                                                            : std::to_string(limits.max_bytes) + " bytes") +
+                             ", too much to branch"};
+          return content.error();
+        }
+        bytes += static_cast<int64_t>(content->size());
+        return visit(shown, *content);
+      });
 }
 
 }  // namespace
@@ -109,8 +114,10 @@ ChangeSet changes_between(const Manifest& base, const Manifest& now) {
   ChangeSet c;
   for (const auto& [path, hash] : now) {
     auto b = base.find(path);
-    if (b == base.end()) c.added.push_back(path);
-    else if (b->second != hash) c.modified.push_back(path);
+    if (b == base.end())
+      c.added.push_back(path);
+    else if (b->second != hash)
+      c.modified.push_back(path);
   }
   for (const auto& [path, hash] : base)
     if (!now.count(path)) c.removed.push_back(path);
@@ -133,7 +140,7 @@ Status merge_changes(const FileView& branch, const FileView& main, const Manifes
       auto opened = branch.open_read(path);
       if (!opened) return opened.error();
       if (!opened->exists) return Error{"path", "'" + path + "' left the branch before it was merged"};
-      struct stat st{};
+      struct stat st {};
       if (fstat(opened->fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         return Error{"path", "'" + path + "' is no longer a regular file"};
       auto bytes = read_fd(opened->fd.get(), path, BranchLimits{}.max_bytes);

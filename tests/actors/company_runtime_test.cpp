@@ -80,8 +80,7 @@ llm::ChatResponse tool_reply(std::vector<std::pair<std::string, json>> calls) {
   llm::ChatResponse r = text_reply("");
   r.finish_reason = "tool_calls";
   int i = 0;
-  for (auto& [name, args] : calls)
-    r.message.tool_calls.push_back({"call_" + std::to_string(i++), name, args.dump()});
+  for (auto& [name, args] : calls) r.message.tool_calls.push_back({"call_" + std::to_string(i++), name, args.dump()});
   return r;
 }
 
@@ -249,8 +248,8 @@ class CompanyRuntimeTest : public ::testing::Test {
 };
 
 // Employees echo their prompt; the CEO follows `ceo`.
-StubBackend::Script script_with(std::function<llm::ChatResponse(const llm::ChatRequest&)> ceo,
-                                int64_t employee_in = 10, int64_t employee_out = 5) {
+StubBackend::Script script_with(std::function<llm::ChatResponse(const llm::ChatRequest&)> ceo, int64_t employee_in = 10,
+                                int64_t employee_out = 5) {
   return [=](const std::string& ref, const llm::ChatRequest& req) {
     if (ref == "stub:ceo") return ceo(req);
     return text_reply(ref + " says: " + req.messages.back().content, employee_in, employee_out);
@@ -264,8 +263,11 @@ TEST_F(CompanyRuntimeTest, CeoHiresAsksAndAnswersThroughToolCalls) {
     switch (turn_of(req)) {
       case 0:
         return tool_reply({{"GetBudget", json::object()},
-                           {"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                             {"system_prompt", "You help."}, {"description", "Helps"}}}});
+                           {"AgentCreator",
+                            {{"agent_name", "Helper"},
+                             {"base_model", "helper"},
+                             {"system_prompt", "You help."},
+                             {"description", "Helps"}}}});
       case 1:
         return tool_reply({{"AskAgent", {{"agent_name", "Helper"}, {"prompt", "What is 2+2?"}}}});
       default:
@@ -314,8 +316,11 @@ TEST_F(CompanyRuntimeTest, AWallClockJumpDuringATaskLeavesItsDurationsTrue) {
   backend_ = std::make_shared<StubBackend>(script_with([&](const llm::ChatRequest& req) {
     switch (turn_of(req)) {
       case 0:
-        return tool_reply({{"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                             {"system_prompt", "You help."}, {"description", "Helps"}}}});
+        return tool_reply({{"AgentCreator",
+                            {{"agent_name", "Helper"},
+                             {"base_model", "helper"},
+                             {"system_prompt", "You help."},
+                             {"description", "Helps"}}}});
       case 1:
         shift_wall_clock_for_testing(-3600 * 1000);
         shifted += -3600 * 1000;
@@ -338,8 +343,9 @@ TEST_F(CompanyRuntimeTest, CallsOfOneReplyNamingTheSameAgentRunInReplyOrder) {
   auto tool_messages = std::make_shared<std::vector<std::string>>();
   backend_ = std::make_shared<StubBackend>(script_with([tool_messages](const llm::ChatRequest& req) {
     auto create = [](const std::string& n) {
-      return std::pair<std::string, json>{"AgentCreator", {{"agent_name", n}, {"base_model", "helper"},
-                                                           {"system_prompt", "You help."}, {"description", "Helps"}}};
+      return std::pair<std::string, json>{
+          "AgentCreator",
+          {{"agent_name", n}, {"base_model", "helper"}, {"system_prompt", "You help."}, {"description", "Helps"}}};
     };
     auto ask = [](const std::string& n) {
       return std::pair<std::string, json>{"AskAgent", {{"agent_name", n}, {"prompt", "Hello " + n}}};
@@ -372,8 +378,11 @@ TEST_F(CompanyRuntimeTest, AnAskBeforeTheHireInOneReplyFailsAsInReplyOrder) {
   backend_ = std::make_shared<StubBackend>(script_with([tool_messages](const llm::ChatRequest& req) {
     if (turn_of(req) == 0)
       return tool_reply({{"AskAgent", {{"agent_name", "X"}, {"prompt", "Hi"}}},
-                         {"AgentCreator", {{"agent_name", "X"}, {"base_model", "helper"},
-                                           {"system_prompt", "You help."}, {"description", "Helps"}}}});
+                         {"AgentCreator",
+                          {{"agent_name", "X"},
+                           {"base_model", "helper"},
+                           {"system_prompt", "You help."},
+                           {"description", "Helps"}}}});
     for (const auto& m : req.messages)
       if (m.role == llm::Role::tool) tool_messages->push_back(m.content);
     return text_reply("done");
@@ -392,8 +401,9 @@ TEST_F(CompanyRuntimeTest, AsyncToolCallsFromOneThreadEachGetTheirOwnAnswer) {
   backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
   auto rt = start(make_config(1));
   ASSERT_TRUE(rt);
-  json hired = rt->call_tool("AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                              {"system_prompt", "You help."}, {"description", "Helps"}});
+  json hired = rt->call_tool(
+      "AgentCreator",
+      {{"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "You help."}, {"description", "Helps"}});
   ASSERT_EQ(hired["status"], "success") << hired;
 
   constexpr int kCalls = 50;
@@ -435,8 +445,9 @@ TEST_F(CompanyRuntimeTest, CallsInFlightWhenTheRuntimeStopsEachGetAnError) {
   backend_->hold = std::chrono::minutes(10);
   auto rt = start(make_config(1));
   ASSERT_TRUE(rt);
-  json hired = rt->call_tool("AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                              {"system_prompt", "You help."}, {"description", "Helps"}});
+  json hired = rt->call_tool(
+      "AgentCreator",
+      {{"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "You help."}, {"description", "Helps"}});
   ASSERT_EQ(hired["status"], "success") << hired;
 
   // Two blocking callers and two asynchronous calls, all waiting on the model.
@@ -458,7 +469,7 @@ TEST_F(CompanyRuntimeTest, CallsInFlightWhenTheRuntimeStopsEachGetAnError) {
     std::this_thread::sleep_for(5ms);
   ASSERT_EQ(backend_->calls("stub:helper"), 4);
 
-  rt.reset();  // stops the runtime with all four asks in flight
+  rt.reset();                        // stops the runtime with all four asks in flight
   for (auto& t : threads) t.join();  // a blocked caller must come back
   for (const json& r : blocking) {
     EXPECT_EQ(r["status"], "error") << r;
@@ -477,8 +488,8 @@ TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
   backend_ = std::make_shared<StubBackend>(script_with([](const llm::ChatRequest&) { return text_reply("ok"); }));
   auto rt = start(make_config(1));
   ASSERT_TRUE(rt);
-  const json hire_args = {{"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "You help."},
-                          {"description", "Helps"}};
+  const json hire_args = {
+      {"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "You help."}, {"description", "Helps"}};
   json r = rt->call_tool("AgentCreator", hire_args);
   EXPECT_EQ(r["status"], "success") << r;
   EXPECT_DOUBLE_EQ(r["remaining_resource_budget"].get<double>(), 75);
@@ -509,8 +520,8 @@ TEST_F(CompanyRuntimeTest, DirectToolCallsHireAskFireAndRefuse) {
 
   // Switches, toggled at run time.
   ASSERT_TRUE(rt->set_switch("cloud_agents", false).ok());
-  r = rt->call_tool("AgentCreator", {{"agent_name", "Pricey"}, {"base_model", "paid"}, {"system_prompt", "x"},
-                                     {"description", "x"}});
+  r = rt->call_tool("AgentCreator",
+                    {{"agent_name", "Pricey"}, {"base_model", "paid"}, {"system_prompt", "x"}, {"description", "x"}});
   EXPECT_EQ(r["message"], "Cloud invocation mode is disabled.");
   ASSERT_TRUE(rt->set_switch("agent_creation", false).ok());
   r = rt->call_tool("AgentCreator", hire_args);
@@ -548,8 +559,9 @@ ConcurrencyFigures figures(int64_t max_out) {
 }
 
 void hire_worker(CompanyRuntime& rt) {
-  json r = rt.call_tool("AgentCreator", {{"agent_name", "Worker"}, {"base_model", "paid"},
-                                         {"system_prompt", kWorkerPrompt}, {"description", "Works"}});
+  json r = rt.call_tool(
+      "AgentCreator",
+      {{"agent_name", "Worker"}, {"base_model", "paid"}, {"system_prompt", kWorkerPrompt}, {"description", "Works"}});
   ASSERT_EQ(r["status"], "success") << r;
 }
 
@@ -605,9 +617,12 @@ TEST_F(CompanyRuntimeTest, ThousandThreadsCallingAskAgentNeverOvershoot) {
     threads.emplace_back([&] {
       while (!go.load()) std::this_thread::yield();
       json r = rt->call_tool("AskAgent", {{"agent_name", "Worker"}, {"prompt", kAskPrompt}});
-      if (r["status"] == "success") ++ok;
-      else if (r["message"] == expected) ++refused;
-      else ++other;
+      if (r["status"] == "success")
+        ++ok;
+      else if (r["message"] == expected)
+        ++refused;
+      else
+        ++other;
     });
   }
   go = true;
@@ -635,7 +650,6 @@ TEST_F(CompanyRuntimeTest, UnknownCeoModelIsRefusedAtStart) {
   EXPECT_EQ(backend_->calls("nope:model"), 0);
 }
 
-
 // A tool source outside the CEO that answers on its own thread, like the
 // sandboxed and MCP tools do; its tool list can change between model calls.
 class ThreadedSource : public company::ToolSource {
@@ -646,9 +660,7 @@ class ThreadedSource : public company::ToolSource {
     std::vector<llm::ToolSpec> v;
     if (offer_upper_)
       v.push_back({"Upper", "Upper-cases text",
-                   json{{"type", "object"},
-                        {"properties", {{"text", {{"type", "string"}}}}},
-                        {"required", {"text"}}}});
+                   json{{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}, {"required", {"text"}}}});
     return v;
   }
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
@@ -729,7 +741,6 @@ TEST_F(CompanyRuntimeTest, ProviderToolsAreOfferedCalledOffActorAndWithdrawn) {
   }
 }
 
-
 // ------------------------------------------------------------------ a handler throws
 
 // Throws from emit() on the first event of `kind` by `agent`: an exception in
@@ -807,8 +818,11 @@ TEST_F(CompanyRuntimeTest, EmployeeHandlerThrowingFailsTheAskAndTheCeoCarriesOn)
     if (ref == "stub:ceo") {
       switch (turn_of(req)) {
         case 0:
-          return tool_reply({{"AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                               {"system_prompt", "You help."}, {"description", "Helps"}}}});
+          return tool_reply({{"AgentCreator",
+                              {{"agent_name", "Helper"},
+                               {"base_model", "helper"},
+                               {"system_prompt", "You help."},
+                               {"description", "Helps"}}}});
         case 1:
           return tool_reply({{"AskAgent", {{"agent_name", "Helper"}, {"prompt", "What is 1+1?"}}}});
         default:
@@ -850,7 +864,8 @@ TEST_F(CompanyRuntimeTest, TwoHundredPyramidCallsWaitOnTheModelAtOnce) {
     if (system.find("ROLE-MID") != std::string::npos) {
       if (!first) return done("mid done");
       std::vector<std::pair<std::string, json>> calls;
-      for (int i = 0; i < kLeavesPerMid; ++i) calls.push_back({"leaf", json{{"task_input", "part " + std::to_string(i)}}});
+      for (int i = 0; i < kLeavesPerMid; ++i)
+        calls.push_back({"leaf", json{{"task_input", "part " + std::to_string(i)}}});
       return tool_reply(calls);
     }
     if (!first) return done("root done");

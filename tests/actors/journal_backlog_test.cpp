@@ -41,7 +41,8 @@ LedgerReply ask_ledger(caf::scoped_actor& self, const caf::actor& ledger, const 
   out.ok = false;
   out.error = "no answer";
   self->request(ledger, std::chrono::seconds(30), m)
-      .receive([&](LedgerReply& r) { out = std::move(r); }, [&](caf::error& e) { out.error = self->system().render(e); });
+      .receive([&](LedgerReply& r) { out = std::move(r); },
+               [&](caf::error& e) { out.error = self->system().render(e); });
   return out;
 }
 
@@ -84,8 +85,9 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
     cost.invoke_expense_cost = 1.0;
     cost.output_expense_cost = 2.0;
 
-    LedgerReply held = ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100},
-                                                                   int64_t{100}, std::string("a"), std::string("t")));
+    LedgerReply held = ask_ledger(
+        self, ledger,
+        caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100}, std::string("a"), std::string("t")));
     ASSERT_TRUE(held.ok) << held.error;
 
     // Stall the writer: the next batch waits inside this operation.
@@ -101,8 +103,9 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
               "the journal is 61 writes behind the disk (the limit is 50); no new work starts until it catches up");
 
     // New work is refused, with that error...
-    LedgerReply call = ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100},
-                                                                   int64_t{100}, std::string("a"), std::string("t")));
+    LedgerReply call = ask_ledger(
+        self, ledger,
+        caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100}, std::string("a"), std::string("t")));
     EXPECT_FALSE(call.ok);
     EXPECT_NE(call.error.find("writes behind the disk"), std::string::npos) << call.error;
     LedgerReply hire =
@@ -111,16 +114,17 @@ TEST(JournalBacklog, NewWorkWaitsWhileTheJournalIsBehindAndNoWriteIsLost) {
     EXPECT_NE(hire.error.find("writes behind the disk"), std::string::npos) << hire.error;
     EXPECT_EQ(budget->summary().current_remaining_resource_budget, 100.0) << "a refused hire charges nothing";
     // ...while work already started is settled and recorded.
-    LedgerReply settled = ask_ledger(self, ledger, caf::make_message(settle_atom::value, held.reservation,
-                                                                      int64_t{100}, int64_t{50}, std::string("a"),
-                                                                      std::string("t"), int64_t{0}, int64_t{-1}));
+    LedgerReply settled = ask_ledger(self, ledger,
+                                     caf::make_message(settle_atom::value, held.reservation, int64_t{100}, int64_t{50},
+                                                       std::string("a"), std::string("t"), int64_t{0}, int64_t{-1}));
     EXPECT_TRUE(settled.ok) << settled.error;
 
     stall.release();
     ASSERT_TRUE(wait_until([&] { return journal_backlog(journal) == 0; })) << journal_backlog(journal);
     EXPECT_TRUE(journal_room(journal).ok());
-    LedgerReply again = ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100},
-                                                                    int64_t{100}, std::string("a"), std::string("t")));
+    LedgerReply again = ask_ledger(
+        self, ledger,
+        caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100}, std::string("a"), std::string("t")));
     EXPECT_TRUE(again.ok) << again.error;
     self->send_exit(ledger, caf::exit_reason::user_shutdown);
     self->send_exit(journal, caf::exit_reason::user_shutdown);
@@ -159,14 +163,16 @@ TEST(JournalBacklog, ACommitThatFailsStopsNewWorkUntilTheFileIsFreeAndLosesNothi
     cost.name = cost.model_ref = "m";
     cost.invoke_expense_cost = 1.0;
     auto reserve = [&] {
-      return ask_ledger(self, ledger, caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100},
-                                                        std::string("a"), std::string("t")));
+      return ask_ledger(
+          self, ledger,
+          caf::make_message(reserve_atom::value, cost, int64_t{100}, int64_t{100}, std::string("a"), std::string("t")));
     };
 
     auto other = store::SqliteDb::open(path, {});
     ASSERT_TRUE(other.ok()) << other.error().message;
     ASSERT_TRUE((*other)->exec("BEGIN IMMEDIATE").ok());  // holds the write lock
-    for (int i = 0; i < 5; ++i) journal_step(journal, {"s", "t", "a", msg::EventKind::note, json{{"i", i}, {"文", "✓"}}});
+    for (int i = 0; i < 5; ++i)
+      journal_step(journal, {"s", "t", "a", msg::EventKind::note, json{{"i", i}, {"文", "✓"}}});
     ASSERT_TRUE(wait_until([&] { return !journal_room(journal).ok(); }, 30s));
     Status room = journal_room(journal);
     EXPECT_EQ(room.error().code, "journal_failed");

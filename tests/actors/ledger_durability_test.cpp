@@ -37,7 +37,8 @@ LedgerReply ask_ledger(caf::actor_system& sys, const caf::actor& ledger, const c
   out.ok = false;
   out.error = "no answer";
   self->request(ledger, std::chrono::seconds(30), m)
-      .receive([&](LedgerReply& r) { out = std::move(r); }, [&](caf::error& e) { out.error = self->system().render(e); });
+      .receive([&](LedgerReply& r) { out = std::move(r); },
+               [&](caf::error& e) { out.error = self->system().render(e); });
   return out;
 }
 
@@ -118,8 +119,7 @@ TEST_F(LedgerDurability, AHireIsAnsweredOnlyOnceItIsOnDisk) {
   EXPECT_DOUBLE_EQ(budget_on_disk()["resource"]["used"].get<double>(), 10) << budget_on_disk();
 
   // A raise, too.
-  LedgerReply raised =
-      ask_ledger(*sys_, ledger_, caf::make_message(raise_atom::value, std::string("expense"), 5.0));
+  LedgerReply raised = ask_ledger(*sys_, ledger_, caf::make_message(raise_atom::value, std::string("expense"), 5.0));
   ASSERT_TRUE(raised.ok) << raised.error;
   rows = entries_on_disk();
   ASSERT_EQ(rows.size(), 3u);
@@ -162,8 +162,9 @@ TEST_F(LedgerDurability, AChangeTheJournalCannotCommitIsRefusedWithItsReason) {
     // Every ledger row now fails to insert, as on a full disk.
     auto other = store::SqliteDb::open(path_);
     ASSERT_TRUE(other.ok()) << other.error().message;
-    ASSERT_TRUE((*other)->exec("CREATE TRIGGER refuse_ledger BEFORE INSERT ON ledger_entries "
-                               "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;")
+    ASSERT_TRUE((*other)
+                    ->exec("CREATE TRIGGER refuse_ledger BEFORE INSERT ON ledger_entries "
+                           "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;")
                     .ok());
   }
   LedgerReply hired = ask_ledger(*sys_, ledger_, hire());
@@ -198,14 +199,16 @@ TEST_F(LedgerDurability, AChangeTheJournalCannotCommitIsRefusedWithItsReason) {
 class ChargesWithOutcomes : public LedgerDurability {
  protected:
   economy::AskReservation reserve(const std::string& agent) {
-    LedgerReply held = ask_ledger(*sys_, ledger_, caf::make_message(reserve_atom::value, cost_, int64_t{100},
-                                                                      int64_t{100}, agent, std::string("t")));
+    LedgerReply held =
+        ask_ledger(*sys_, ledger_,
+                   caf::make_message(reserve_atom::value, cost_, int64_t{100}, int64_t{100}, agent, std::string("t")));
     EXPECT_TRUE(held.ok) << held.error;
     return held.reservation;
   }
   void settle(const economy::AskReservation& r, const std::string& agent, int64_t out, KeptWith kept) {
-    LedgerReply settled = ask_ledger(*sys_, ledger_, caf::make_message(settle_atom::value, r, int64_t{100}, out,
-                                                                        agent, std::string("t"), kept.call, kept.step));
+    LedgerReply settled = ask_ledger(
+        *sys_, ledger_,
+        caf::make_message(settle_atom::value, r, int64_t{100}, out, agent, std::string("t"), kept.call, kept.step));
     EXPECT_TRUE(settled.ok) << settled.error;
   }
   void keep_answer(int64_t seq, int64_t call) {
@@ -328,8 +331,9 @@ TEST_F(ChargesWithOutcomes, HeldChargesAreJournaledWhenTheTaskEndsAndWhenTheLedg
 // settlement; once nothing is held, the budget on disk is the one in memory.
 TEST_F(ChargesWithOutcomes, AFailedCallsReleaseGoesWithItsOutcome) {
   const economy::AskReservation r = reserve("a");
-  LedgerReply released = ask_ledger(*sys_, ledger_, caf::make_message(cancel_atom::value, r, std::string("a"),
-                                                                       std::string("t"), int64_t{6}, int64_t{-1}));
+  LedgerReply released =
+      ask_ledger(*sys_, ledger_,
+                 caf::make_message(cancel_atom::value, r, std::string("a"), std::string("t"), int64_t{6}, int64_t{-1}));
   ASSERT_TRUE(released.ok) << released.error;
   synced();
   EXPECT_TRUE(entries_on_disk().empty());
@@ -348,11 +352,13 @@ TEST_F(ChargesWithOutcomes, AFailedCallsReleaseGoesWithItsOutcome) {
 // budget one ledger journals leaves out what the other holds.
 TEST_F(ChargesWithOutcomes, ABudgetSharedByTwoLedgersLeavesOutWhatEitherHolds) {
   caf::actor other = spawn_ledger(*sys_, budget_, journal_, "s");
-  LedgerReply held = ask_ledger(*sys_, other, caf::make_message(reserve_atom::value, cost_, int64_t{100},
-                                                                  int64_t{100}, std::string("o"), std::string("t")));
+  LedgerReply held = ask_ledger(
+      *sys_, other,
+      caf::make_message(reserve_atom::value, cost_, int64_t{100}, int64_t{100}, std::string("o"), std::string("t")));
   ASSERT_TRUE(held.ok);
-  ask_ledger(*sys_, other, caf::make_message(settle_atom::value, held.reservation, int64_t{100}, int64_t{50},
-                                             std::string("o"), std::string("t"), int64_t{5}, int64_t{-1}));
+  ask_ledger(*sys_, other,
+             caf::make_message(settle_atom::value, held.reservation, int64_t{100}, int64_t{50}, std::string("o"),
+                               std::string("t"), int64_t{5}, int64_t{-1}));
   // This ledger journals a budget now (an untagged call): without the other's held charge.
   settle(reserve("x"), "x", 50, KeptWith{});
   synced();

@@ -52,8 +52,7 @@ TEST(SchedulerTuning, AnsweredRequestsDoNotWakeTheClockThread) {
   int answered = 0;
   for (int i = 0; i < 500; ++i) {
     self->request(server, 30s, i)
-        .receive([&](int x) { answered += (x == i); },
-                 [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+        .receive([&](int x) { answered += (x == i); }, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   }
   EXPECT_EQ(answered, 500);
   const auto after = clock_activity(sys);
@@ -98,9 +97,8 @@ TEST(SchedulerTuning, EnqueuesFromManyOutsideThreadsAllArrive) {
   PromptConfig cfg;
   caf::actor_system sys{cfg};
   std::atomic<int> received{0};
-  auto counter = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
-    return {[&](int) { received.fetch_add(1); }};
-  });
+  auto counter =
+      sys.spawn([&](caf::event_based_actor*) -> caf::behavior { return {[&](int) { received.fetch_add(1); }}; });
   constexpr int kThreads = 4, kEach = 5000;
   std::vector<std::thread> senders;
   for (int t = 0; t < kThreads; ++t)

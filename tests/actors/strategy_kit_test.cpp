@@ -66,9 +66,7 @@ caf::behavior host(Host* self, KitDeps deps) {
         return promise;
       },
       // The hire's outcome so far, and whether W is hired.
-      [=](hire_outcome_atom) {
-        return self->state.hire_outcome + (self->state.kit->hired("W") ? " (W hired)" : "");
-      },
+      [=](hire_outcome_atom) { return self->state.hire_outcome + (self->state.kit->hired("W") ? " (W hired)" : ""); },
   };
 }
 

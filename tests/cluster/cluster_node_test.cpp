@@ -27,7 +27,8 @@ struct Trio {
 
 Trio start_trio(const config::Config* company = nullptr) {
   Trio t;
-  t.config = cluster_config({node_config("a", {}, 100, true), node_config("b", {"llama3.2"}), node_config("c", {"llama3.2"})});
+  t.config =
+      cluster_config({node_config("a", {}, 100, true), node_config("b", {"llama3.2"}), node_config("c", {"llama3.2"})});
   t.a = start_node(t.config, "a");
   t.config.seeds.push_back(Seed{t.a->endpoint(), ""});
   t.b = start_node(t.config, "b", company);
@@ -151,7 +152,8 @@ std::string ask_on_b(Trio& t, const std::string& agent, const std::string& promp
   std::string outcome = "no answer";
   t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"a", "CEO"}, {"b", agent}, t.a->next_id()),
                60000, [&](Result<msg::Envelope> r) {
-                 if (!r.ok()) outcome = "error: " + r.error().message;
+                 if (!r.ok())
+                   outcome = "error: " + r.error().message;
                  else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
                    outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;
                  else if (auto f = msg::unwrap<msg::RequestFailed>(*r); f.ok())
@@ -200,11 +202,12 @@ TEST(ClusterNode, RequestPastItsDeadlineTimesOutWithAClearError) {
   ASSERT_NO_FATAL_FAILURE(spawn_slowpoke(t));
   std::atomic<bool> done{false};
   Error error;
-  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
-               300, [&](Result<msg::Envelope> r) {
-                 if (!r.ok()) error = r.error();
-                 done = true;
-               });
+  t.a->request(
+      "b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+      300, [&](Result<msg::Envelope> r) {
+        if (!r.ok()) error = r.error();
+        done = true;
+      });
   ASSERT_TRUE(eventually([&] { return done.load(); }));
   EXPECT_EQ(error.code, "timeout");
   EXPECT_NE(error.message.find("no answer from node 'b'"), std::string::npos);
@@ -222,17 +225,21 @@ TEST(ClusterNode, AWallClockJumpNeitherExpiresNorDelaysARequest) {
   ASSERT_NO_FATAL_FAILURE(spawn_slowpoke(t));
   struct Shift {  // undone however the test ends
     int64_t ms = 0;
-    void by(int64_t d) { shift_wall_clock_for_testing(d); ms += d; }
+    void by(int64_t d) {
+      shift_wall_clock_for_testing(d);
+      ms += d;
+    }
     ~Shift() { shift_wall_clock_for_testing(-ms); }
   } shift;
 
   std::atomic<bool> done{false};
   std::string outcome = "no answer";
-  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
-               60000, [&](Result<msg::Envelope> r) {
-                 outcome = r.ok() ? r->type : "error " + r.error().code + ": " + r.error().message;
-                 done = true;
-               });
+  t.a->request(
+      "b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+      60000, [&](Result<msg::Envelope> r) {
+        outcome = r.ok() ? r->type : "error " + r.error().code + ": " + r.error().message;
+        done = true;
+      });
   ASSERT_TRUE(eventually([&] { return mock->request_log().size() == 1; })) << "the employee never called the model";
   shift.by(2 * 3600 * 1000);  // two hours forward, while the model answers slowly
   ASSERT_TRUE(eventually([&] { return done.load(); }, 30s));
@@ -241,11 +248,12 @@ TEST(ClusterNode, AWallClockJumpNeitherExpiresNorDelaysARequest) {
   shift.by(-4 * 3600 * 1000);  // now two hours back
   done = false;
   Error error;
-  t.a->request("b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
-               300, [&](Result<msg::Envelope> r) {
-                 if (!r.ok()) error = r.error();
-                 done = true;
-               });
+  t.a->request(
+      "b", msg::wrap(msg::AskRequest{"s", "t", "slow please", 0, ""}, {"a", "CEO"}, {"b", "Slowpoke"}, t.a->next_id()),
+      300, [&](Result<msg::Envelope> r) {
+        if (!r.ok()) error = r.error();
+        done = true;
+      });
   ASSERT_TRUE(eventually([&] { return done.load(); }, 30s)) << "a 300 ms timeout waited for the wall clock";
   EXPECT_EQ(error.code, "timeout");
 }
@@ -281,8 +289,8 @@ TEST(ClusterNode, TenThousandEnvelopesForOneAgentStarveNoHeartbeat) {
       std::this_thread::sleep_for(1ms);
   }
   ASSERT_EQ(sent, 10000u);
-  ASSERT_TRUE(eventually(
-      [&] { return t.b->status()["gateway"]["received"].get<uint64_t>() >= received_before + sent; }, 120s));
+  ASSERT_TRUE(
+      eventually([&] { return t.b->status()["gateway"]["received"].get<uint64_t>() >= received_before + sent; }, 120s));
   // Heartbeats went on being read, counted by the node rather than timed.
   EXPECT_TRUE(eventually([&] { return t.b->heartbeats_read() >= heartbeats_before + 2; }));
   EXPECT_LE(inline_delivery_stats().max_runs_per_envelope, 16u);

@@ -101,13 +101,13 @@ TEST(ClusterSecurity, GarbageTruncatedOversizedAndWrongVersionFramesAreDroppedAn
   msg::Envelope future = hb;
   future.envelope_version = 99;
   const std::string garbage = "\xc1\xff\x00garbage\x93";
-  junk.send(zmq::buffer(garbage), zmq::send_flags::none);                              // not msgpack
-  junk.send(zmq::buffer(valid.substr(0, valid.size() / 2)), zmq::send_flags::none);     // truncated
-  junk.send(zmq::buffer(std::string("\x93\x01\x02\x03")), zmq::send_flags::none);       // msgpack, not a map
-  junk.send(zmq::buffer(std::string("part")), zmq::send_flags::sndmore);                // too many frames
+  junk.send(zmq::buffer(garbage), zmq::send_flags::none);                            // not msgpack
+  junk.send(zmq::buffer(valid.substr(0, valid.size() / 2)), zmq::send_flags::none);  // truncated
+  junk.send(zmq::buffer(std::string("\x93\x01\x02\x03")), zmq::send_flags::none);    // msgpack, not a map
+  junk.send(zmq::buffer(std::string("part")), zmq::send_flags::sndmore);             // too many frames
   junk.send(zmq::buffer(std::string("part")), zmq::send_flags::none);
-  junk.send(zmq::buffer(msg::encode(future)), zmq::send_flags::none);                   // unknown version
-  junk.send(zmq::buffer(valid), zmq::send_flags::none);                                 // not a listed node
+  junk.send(zmq::buffer(msg::encode(future)), zmq::send_flags::none);  // unknown version
+  junk.send(zmq::buffer(valid), zmq::send_flags::none);                // not a listed node
   EXPECT_TRUE(eventually([&] {
     auto k = a->counters();
     return k.dropped_malformed >= 4 && k.dropped_version >= 1 && a->refusals()["not_a_node"] >= 1;
@@ -148,12 +148,16 @@ TEST(ClusterSecurity, KeysHoldingDollarBraceOrDoubleDollarLoadExactlyAsKeygenPri
   ASSERT_FALSE(a_pub.empty());
   ASSERT_FALSE(b_pub.empty());
   // What `kaisha keygen` prints: the key in double quotes.
-  const std::string yaml = "cluster:\n  heartbeat_ms: 50\n  suspect_after_ms: 200\n  down_after_ms: 400\n"
-                           "  seeds: [tcp://127.0.0.1:0]\n  authorised_keys: [\"" + b_pub + "\"]\nnodes:\n"
-                           "  a: { bind: tcp://127.0.0.1:0, key_file: " + keys.file("a") + ", public_key: \"" + a_pub +
-                           "\", ceo: true }\n"
-                           "  b: { bind: tcp://127.0.0.1:0, key_file: " + keys.file("b") + ", public_key: \"" + b_pub +
-                           "\" }\n";
+  const std::string yaml =
+      "cluster:\n  heartbeat_ms: 50\n  suspect_after_ms: 200\n  down_after_ms: 400\n"
+      "  seeds: [tcp://127.0.0.1:0]\n  authorised_keys: [\"" +
+      b_pub +
+      "\"]\nnodes:\n"
+      "  a: { bind: tcp://127.0.0.1:0, key_file: " +
+      keys.file("a") + ", public_key: \"" + a_pub +
+      "\", ceo: true }\n"
+      "  b: { bind: tcp://127.0.0.1:0, key_file: " +
+      keys.file("b") + ", public_key: \"" + b_pub + "\" }\n";
   auto c = parse_cluster_config(yaml, "cluster.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->nodes[0].public_key, a_pub);
@@ -266,16 +270,17 @@ msg::NodeInfo claimed(const std::string& name, const std::string& endpoint, cons
 std::string ceo_asks(CurveCluster& cl, const std::string& node, const std::string& agent, const std::string& prompt) {
   std::atomic<bool> done{false};
   std::string outcome = "no answer";
-  cl.ceo->request(node,
-                  msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"ceo", "CEO"}, {node, agent}, cl.ceo->next_id()),
-                  60000, [&](Result<msg::Envelope> r) {
-                    if (!r.ok()) outcome = "error: " + r.error().message;
-                    else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
-                      outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;
-                    else
-                      outcome = "other: " + r->type;
-                    done = true;
-                  });
+  cl.ceo->request(
+      node, msg::wrap(msg::AskRequest{"s", "t", prompt, 64, ""}, {"ceo", "CEO"}, {node, agent}, cl.ceo->next_id()),
+      60000, [&](Result<msg::Envelope> r) {
+        if (!r.ok())
+          outcome = "error: " + r.error().message;
+        else if (auto reply = msg::unwrap<msg::AskReply>(*r); reply.ok())
+          outcome = reply->ok ? "ok: " + reply->output : "failed: " + reply->error;
+        else
+          outcome = "other: " + r->type;
+        done = true;
+      });
   if (!eventually([&] { return done.load(); }, std::chrono::seconds(30))) return "timed out";
   return outcome;
 }
@@ -296,20 +301,23 @@ TEST(ClusterSecurity, OnlyTheCeoNodeSpawnsOrAsksEmployees) {
                   .ok());
   auto w2_key = cl.attacker("w2", "w2");
   ASSERT_TRUE(w2_key->connect("w1", cl.w1->endpoint(), cl.w1_pub).ok());
-  ASSERT_TRUE(w2_key->send("w1", msg::wrap(msg::SpawnAgent{employee("Mine", "free work"), 0}, {"w2", "CEO"},
-                                           {"w1", "Mine"}, "e3"))
+  ASSERT_TRUE(w2_key
+                  ->send("w1", msg::wrap(msg::SpawnAgent{employee("Mine", "free work"), 0}, {"w2", "CEO"},
+                                         {"w1", "Mine"}, "e3"))
                   .ok());
-  ASSERT_TRUE(w2_key->send("w1", msg::wrap(msg::AskRequest{"s", "t", "free tokens", 64, ""}, {"w2", "CEO"},
-                                           {"w1", "Mine"}, "e4"))
-                  .ok());
+  ASSERT_TRUE(
+      w2_key
+          ->send("w1", msg::wrap(msg::AskRequest{"s", "t", "free tokens", 64, ""}, {"w2", "CEO"}, {"w1", "Mine"}, "e4"))
+          .ok());
   EXPECT_TRUE(eventually([&] { return refused(*cl.w1, "not_a_node") >= 2 && refused(*cl.w1, "not_the_ceo") >= 2; }))
       << cl.w1->status().dump();
   EXPECT_EQ(cl.model_calls("llama3.2"), 0u);
   EXPECT_GE(cl.w1->status()["refused"]["not_the_ceo"].get<uint64_t>(), 2u);
 
   // The CEO node's own employee on w1 still works.
-  ASSERT_TRUE(cl.ceo->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
-                                           {"w1", "Poet"}, cl.ceo->next_id()))
+  ASSERT_TRUE(cl.ceo
+                  ->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
+                                         {"w1", "Poet"}, cl.ceo->next_id()))
                   .ok());
   EXPECT_EQ(ceo_asks(cl, "w1", "Poet", "hi"), "ok: echo: hi");
   EXPECT_EQ(cl.model_calls("llama3.2"), 1u);
@@ -353,13 +361,16 @@ TEST(ClusterSecurity, NoHeartbeatMovesANodeToAnotherAddressOrKey) {
   for (auto* g : {evil.get(), as_w1.get(), w2_key.get()})
     ASSERT_TRUE(g->connect("ceo", cl.ceo->endpoint(), cl.ceo_pub).ok());
   const msg::NodeInfo moved = claimed("w1", evil->endpoint(), cl.client_pub, before.info.incarnation + 1000);
-  ASSERT_TRUE(evil->send("ceo", msg::wrap(msg::Heartbeat{claimed("client-evil", evil->endpoint(), cl.client_pub), {moved}},
-                                          {"client-evil", "node"}, {"ceo", "node"}, "h1"))
-                  .ok());
-  ASSERT_TRUE(as_w1->send("ceo", msg::wrap(msg::Heartbeat{moved, {moved}}, {"w1", "node"}, {"ceo", "node"}, "h2")).ok());
+  ASSERT_TRUE(
+      evil->send("ceo", msg::wrap(msg::Heartbeat{claimed("client-evil", evil->endpoint(), cl.client_pub), {moved}},
+                                  {"client-evil", "node"}, {"ceo", "node"}, "h1"))
+          .ok());
+  ASSERT_TRUE(
+      as_w1->send("ceo", msg::wrap(msg::Heartbeat{moved, {moved}}, {"w1", "node"}, {"ceo", "node"}, "h2")).ok());
   msg::NodeInfo w2_self = claimed("w2", cl.w2->endpoint(), cl.w2_pub, cl.w2->incarnation());
   w2_self.capabilities = cl.config.nodes[2].capabilities;
-  ASSERT_TRUE(w2_key->send("ceo", msg::wrap(msg::Heartbeat{w2_self, {moved}}, {"w2", "node"}, {"ceo", "node"}, "h3")).ok());
+  ASSERT_TRUE(
+      w2_key->send("ceo", msg::wrap(msg::Heartbeat{w2_self, {moved}}, {"w2", "node"}, {"ceo", "node"}, "h3")).ok());
   EXPECT_TRUE(eventually([&] {
     return refused(*cl.ceo, "not_a_node") >= 1 && cl.ceo->counters().dropped_impostor >= 1;
   })) << cl.ceo->status().dump();
@@ -375,8 +386,9 @@ TEST(ClusterSecurity, NoHeartbeatMovesANodeToAnotherAddressOrKey) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_EQ(state_of(*cl.ceo, "w1"), "alive");
-  ASSERT_TRUE(cl.ceo->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
-                                           {"w1", "Poet"}, cl.ceo->next_id()))
+  ASSERT_TRUE(cl.ceo
+                  ->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
+                                         {"w1", "Poet"}, cl.ceo->next_id()))
                   .ok());
   EXPECT_EQ(ceo_asks(cl, "w1", "Poet", "still here"), "ok: echo: still here");
 }
@@ -400,12 +412,16 @@ TEST(ClusterSecurity, AHeartbeatListingThousandsOfMembersIsRefusedWhole) {
   auto evil = cl.attacker("client-evil");
   auto w2_key = cl.attacker("w2", "w2");
   for (auto* g : {evil.get(), w2_key.get()}) ASSERT_TRUE(g->connect("ceo", cl.ceo->endpoint(), cl.ceo_pub).ok());
-  ASSERT_TRUE(evil->send("ceo", msg::wrap(msg::Heartbeat{crowd[0], crowd}, {"client-evil", "node"}, {"ceo", "node"}, "h1")).ok());
+  ASSERT_TRUE(
+      evil->send("ceo", msg::wrap(msg::Heartbeat{crowd[0], crowd}, {"client-evil", "node"}, {"ceo", "node"}, "h1"))
+          .ok());
   msg::NodeInfo w2_self = claimed("w2", cl.w2->endpoint(), cl.w2_pub, cl.w2->incarnation());
   w2_self.capabilities = cl.config.nodes[2].capabilities;
-  ASSERT_TRUE(w2_key->send("ceo", msg::wrap(msg::Heartbeat{w2_self, crowd}, {"w2", "node"}, {"ceo", "node"}, "h2")).ok());
-  EXPECT_TRUE(eventually([&] { return refused(*cl.ceo, "not_a_node") >= 1 && refused(*cl.ceo, "oversized_gossip") >= 1; }))
-      << cl.ceo->status().dump();
+  ASSERT_TRUE(
+      w2_key->send("ceo", msg::wrap(msg::Heartbeat{w2_self, crowd}, {"w2", "node"}, {"ceo", "node"}, "h2")).ok());
+  EXPECT_TRUE(eventually([&] {
+    return refused(*cl.ceo, "not_a_node") >= 1 && refused(*cl.ceo, "oversized_gossip") >= 1;
+  })) << cl.ceo->status().dump();
   EXPECT_EQ(cl.ceo->members().size(), 3u);
   // The two attackers' own sockets are the growth; nowhere near 1,100.
   EXPECT_LT(open_fds(), fds_before + 50);
@@ -457,7 +473,8 @@ TEST(ClusterSecurity, ARoutingIdOfAnotherNodeTakesNothingOver) {
   zmq::socket_t as_client = routing_id_squatter(ctx, cl, "client");
   zmq::socket_t as_w2 = routing_id_squatter(ctx, cl, "w2");
   msg::NodeInfo w1_info = cl.ceo->member("w1")->info;
-  const std::string hb = msg::encode(msg::wrap(msg::Heartbeat{w1_info, {w1_info}}, {"w1", "node"}, {"ceo", "node"}, "x"));
+  const std::string hb =
+      msg::encode(msg::wrap(msg::Heartbeat{w1_info, {w1_info}}, {"w1", "node"}, {"ceo", "node"}, "x"));
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(4000);  // longer than down_after_ms
   while (std::chrono::steady_clock::now() < until) {
     (void)as_client.send(zmq::buffer(hb), zmq::send_flags::dontwait);
@@ -466,8 +483,9 @@ TEST(ClusterSecurity, ARoutingIdOfAnotherNodeTakesNothingOver) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_GE(cl.ceo->counters().dropped_impostor, 20u) << cl.ceo->status().dump();
-  ASSERT_TRUE(cl.ceo->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
-                                           {"w1", "Poet"}, cl.ceo->next_id()))
+  ASSERT_TRUE(cl.ceo
+                  ->send("w1", msg::wrap(msg::SpawnAgent{employee("Poet", "You write."), 1}, {"ceo", "CEO"},
+                                         {"w1", "Poet"}, cl.ceo->next_id()))
                   .ok());
   EXPECT_EQ(ceo_asks(cl, "w1", "Poet", "untouched"), "ok: echo: untouched");
 }
@@ -484,11 +502,13 @@ TEST(ClusterSecurity, ClientsAnswersGoOnlyToTheirOwnKeyAndName) {
   ASSERT_TRUE(evil->send("ceo", msg::wrap(msg::StatusRequest{evil->endpoint(), cl.w1_pub}, {"client-evil", "user"},
                                           {"ceo", "node"}, "s1"))
                   .ok());
-  ASSERT_TRUE(seedy->send("ceo", msg::wrap(msg::StatusRequest{seedy->endpoint(), cl.client_pub},
-                                           {"seed:" + cl.ceo->endpoint(), "user"}, {"ceo", "node"}, "s2"))
+  ASSERT_TRUE(seedy
+                  ->send("ceo", msg::wrap(msg::StatusRequest{seedy->endpoint(), cl.client_pub},
+                                          {"seed:" + cl.ceo->endpoint(), "user"}, {"ceo", "node"}, "s2"))
                   .ok());
-  EXPECT_TRUE(eventually([&] { return refused(*cl.ceo, "client_reply_key") >= 1 && refused(*cl.ceo, "client_name") >= 1; }))
-      << cl.ceo->status().dump();
+  EXPECT_TRUE(eventually([&] {
+    return refused(*cl.ceo, "client_reply_key") >= 1 && refused(*cl.ceo, "client_name") >= 1;
+  })) << cl.ceo->status().dump();
   EXPECT_TRUE(cl.ready());
 }
 

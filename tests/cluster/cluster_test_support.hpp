@@ -73,7 +73,9 @@ inline std::unique_ptr<mockllm::MockLlmServer> start_mock(int slow_latency_ms = 
       "rules:\n"
       "  - name: slow\n"
       "    match: { last_user: \"re:slow\" }\n"
-      "    reply: { text: \"echo: {{last_user}}\", latency_ms: " + std::to_string(slow_latency_ms) + " }\n"
+      "    reply: { text: \"echo: {{last_user}}\", latency_ms: " +
+      std::to_string(slow_latency_ms) +
+      " }\n"
       "  - name: echo\n"
       "    reply: { text: \"echo: {{last_user}}\" }\n";
   auto parsed = mockllm::parse_mock_script(script, "<test mock>");
@@ -106,8 +108,10 @@ inline std::unique_ptr<ClusterNode> start_node(const ClusterConfig& cluster, con
   o.tick_ms = 20;
   o.incarnation = incarnation;
   // KAISHA_TEST_LOG=1 shows the nodes' logs when a test needs explaining.
-  if (std::getenv("KAISHA_TEST_LOG")) o.log = [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); };
-  else o.log = [](const std::string&) {};
+  if (std::getenv("KAISHA_TEST_LOG"))
+    o.log = [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); };
+  else
+    o.log = [](const std::string&) {};
   if (company) {
     o.company = *company;
     o.chat = actors::make_provider_chat_client(*company);

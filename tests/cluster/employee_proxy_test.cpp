@@ -128,13 +128,15 @@ struct Company {
   bool ready() {
     return eventually([&] {
       auto ms = ceo->members();
-      return ms.size() == 3 && std::all_of(ms.begin(), ms.end(), [](const Member& m) { return m.state == MemberState::alive; });
+      return ms.size() == 3 &&
+             std::all_of(ms.begin(), ms.end(), [](const Member& m) { return m.state == MemberState::alive; });
     });
   }
   msg::AskReply ask(const caf::actor& employee, const std::string& prompt) {
     caf::scoped_actor self{*sys};
     msg::AskReply out;
-    self->request(employee, std::chrono::seconds(60), actors::ask_atom::value, msg::AskRequest{"s", "t", prompt, 64, ""})
+    self->request(employee, std::chrono::seconds(60), actors::ask_atom::value,
+                  msg::AskRequest{"s", "t", prompt, 64, ""})
         .receive([&](msg::AskReply& r) { out = std::move(r); },
                  [&](caf::error& e) {
                    out.ok = false;
@@ -198,7 +200,10 @@ TEST(EmployeeProxy, ATurnIsAnsweredAcrossNodesFromItsOwnMessages) {
   msg::AskReply r;
   self->request(*m, std::chrono::seconds(60), actors::ask_atom::value, turn)
       .receive([&](msg::AskReply& reply) { r = std::move(reply); },
-               [&](caf::error& e) { r.error = co.sys->render(e); r.ok = false; });
+               [&](caf::error& e) {
+                 r.error = co.sys->render(e);
+                 r.ok = false;
+               });
   EXPECT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.output, "echo: turn from afar 🌏 川");
 }

@@ -22,7 +22,8 @@ rules:
     match: { model: ceo-model, last_user: "Remember", turn: 0 }
     reply: { tool_calls: [ { name: MemoryManager, arguments: { action: add_memory, key: tea, memory: "The user drinks 抹茶 🍵." } } ] }
   - name: long-end
-    match: { model: ceo-model, last_user: "Count", turn: )" + std::to_string(kLongTurns) + R"( }
+    match: { model: ceo-model, last_user: "Count", turn: )" +
+                            std::to_string(kLongTurns) + R"( }
     reply: { text: "数え終わりました ✅" }
   - name: long-step
     match: { model: ceo-model, last_user: "Count" }
@@ -193,8 +194,7 @@ TEST_F(BackupTest, BadInputIsRefusedClearly) {
   const std::string cfg = config_for(db(), "config.yaml");
   RunResult nothing = kaisha({"backup", dir_.file("b"), "--config", cfg});
   EXPECT_EQ(nothing.exit_code, 2) << nothing.describe();
-  EXPECT_NE(nothing.err.find("kaisha backup: no store at " + db() + ": there is nothing to back up"),
-            std::string::npos)
+  EXPECT_NE(nothing.err.find("kaisha backup: no store at " + db() + ": there is nothing to back up"), std::string::npos)
       << nothing.describe();
   ASSERT_EQ(run_json(cfg, "One.").exit_code, 0);
 
@@ -210,8 +210,9 @@ TEST_F(BackupTest, BadInputIsRefusedClearly) {
   const std::string cfg2 = config_for(dir_.file("other/kaisha.db"), "other.yaml");
   RunResult missing = kaisha({"restore", dir_.file("無い 🕳"), "--config", cfg2});
   EXPECT_EQ(missing.exit_code, 2) << missing.describe();
-  EXPECT_NE(missing.err.find("kaisha restore: no backup at " + dir_.file("無い 🕳") + ": there is no such directory"),
-            std::string::npos)
+  EXPECT_NE(
+      missing.err.find("kaisha restore: no backup at " + dir_.file("無い 🕳") + ": there is no such directory"),
+      std::string::npos)
       << missing.describe();
   std::filesystem::create_directories(dir_.file("not-a-backup"));
   RunResult not_backup = kaisha({"restore", dir_.file("not-a-backup"), "--config", cfg2});

@@ -141,13 +141,14 @@ TEST_F(E2eTest, AForeignSqliteStoreIsOneClearLine) {
   {
     auto other = store::SqliteDb::open(db());
     ASSERT_TRUE(other);
-    ASSERT_TRUE((*other)->exec("CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT); "
-                               "CREATE TABLE sessions (id TEXT)"));
+    ASSERT_TRUE(
+        (*other)->exec("CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT); "
+                       "CREATE TABLE sessions (id TEXT)"));
   }
   const std::string cfg = write_config();
-  for (std::vector<std::string> args : {std::vector<std::string>{"run", "--config", cfg, "Hello"},
-                                        std::vector<std::string>{"history", "--config", cfg},
-                                        std::vector<std::string>{"budget", "--config", cfg}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"run", "--config", cfg, "Hello"}, std::vector<std::string>{"history", "--config", cfg},
+        std::vector<std::string>{"budget", "--config", cfg}}) {
     RunResult r = kaisha(args);
     EXPECT_EQ(r.exit_code, 2) << r.describe();
     EXPECT_EQ(r.err, "kaisha: " + db() + " is not a kaisha journal (no kaisha schema version); choose another file\n")

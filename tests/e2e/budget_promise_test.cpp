@@ -24,20 +24,25 @@ std::string long_japanese_prompt() {
 std::string script(const std::string& prompt, int asks, const std::string& usage, const std::string& later = "") {
   std::string calls;
   for (int i = 0; i < asks; ++i)
-    calls += std::string(i ? ", " : "") + "{ name: AskAgent, arguments: { agent_name: Kawa, prompt: \"" + prompt + "\" } }";
+    calls +=
+        std::string(i ? ", " : "") + "{ name: AskAgent, arguments: { agent_name: Kawa, prompt: \"" + prompt + "\" } }";
   return R"(
 rules:
   - match: { model: gemini-2.5-pro-exp-03-25 }
-    reply: { text: "川の答え", usage: )" + usage + R"(, latency_ms: 300 }
+    reply: { text: "川の答え", usage: )" +
+         usage + R"(, latency_ms: 300 }
   - match: { model: ceo-model, turn: 0 }
     reply:
       tool_calls:
         - name: AgentCreator
-          arguments: { agent_name: Kawa, base_model: gemini-2.5-pro-exp-03-25, system_prompt: ")" + kSystem +
+          arguments: { agent_name: Kawa, base_model: gemini-2.5-pro-exp-03-25, system_prompt: ")" +
+         kSystem +
          R"(", description: "Rivers" }
   - match: { model: ceo-model, turn: 1 }
-    reply: { tool_calls: [ )" + calls + R"( ] }
-)" + later + R"(
+    reply: { tool_calls: [ )" +
+         calls + R"( ] }
+)" + later +
+         R"(
   - match: { model: ceo-model }
     reply: { text: "CEO done: {{last_tool}}" }
 )";
@@ -63,8 +68,10 @@ TEST_F(E2eTest, ConcurrentJapaneseAsksNeverSpendPastTheBudget) {
   ASSERT_EQ(asks.size(), 3u) << r.out;
   int answered = 0, refused = 0;
   for (const auto& a : asks) {
-    if (a["status"] == "success") ++answered;
-    else if (a.value("message", "").find("Do not have enough expense budget") != std::string::npos) ++refused;
+    if (a["status"] == "success")
+      ++answered;
+    else if (a.value("message", "").find("Do not have enough expense budget") != std::string::npos)
+      ++refused;
   }
   EXPECT_EQ(answered, 2) << r.out;
   EXPECT_EQ(refused, 1) << r.out;
@@ -74,14 +81,15 @@ TEST_F(E2eTest, ConcurrentJapaneseAsksNeverSpendPastTheBudget) {
   ASSERT_EQ(budget.exit_code, 0) << budget.describe();
   const json b = json::parse(budget.out)["budget"];
   EXPECT_LE(budget_number(b, "current_expense"), 0.045);
-  EXPECT_NEAR(budget_number(b, "current_expense"), 2 * economy::Budget::expense_for(
-                                                           [] {
-                                                             economy::ModelCost c;
-                                                             c.invoke_expense_cost = 1.25;
-                                                             c.output_expense_cost = 10;
-                                                             return c;
-                                                           }(),
-                                                           in, 1024),
+  EXPECT_NEAR(budget_number(b, "current_expense"),
+              2 * economy::Budget::expense_for(
+                      [] {
+                        economy::ModelCost c;
+                        c.invoke_expense_cost = 1.25;
+                        c.output_expense_cost = 10;
+                        return c;
+                      }(),
+                      in, 1024),
               1e-6);
   EXPECT_EQ(budget_number(b, "expense_overshoot"), 0);
 }

@@ -47,8 +47,7 @@ TEST_F(E2eTest, DemoScenarioRunsToAnAnswerWithOneRefusal) {
   EXPECT_DOUBLE_EQ(b["current_resource_usage"].get<double>(), 0);
   EXPECT_LE(b["current_expense"].get<double>(), 0.02);
   EXPECT_GT(b["current_expense"].get<double>(), 0);
-  EXPECT_NEAR(b["current_expense"].get<double>() + b["current_remaining_expense_budget"].get<double>(), 0.02,
-              1e-9);
+  EXPECT_NEAR(b["current_expense"].get<double>() + b["current_remaining_expense_budget"].get<double>(), 0.02, 1e-9);
   // The ledger entries add up to the saved state: hires + settled calls.
   auto j = journal();
   ASSERT_TRUE(j);
@@ -122,15 +121,17 @@ TEST_F(E2eTest, CaseStudy3RefusesTheApiAgentUntilTheUserRaisesTheBudget) {
   EXPECT_EQ(asks[0]["status"], "error");
   const std::string msg = asks[0]["message"];
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(msg, m, std::regex(R"(Do not have enough expense budget to create/use the agent\. Creating/Using the agent costs ([0-9.]+) but only ([0-9.]+) is remaining)")))
+  ASSERT_TRUE(std::regex_match(
+      msg, m,
+      std::regex(
+          R"(Do not have enough expense budget to create/use the agent\. Creating/Using the agent costs ([0-9.]+) but only ([0-9.]+) is remaining)")))
       << msg;
   const double cost = std::stod(m[1]);
   EXPECT_GE(cost, 1024 * 10.0 / 1e6);
   EXPECT_EQ(msg, economy::Budget::refusal_text("expense", cost, 0.005));
   // ...and nothing reached the API model.
   EXPECT_TRUE(requests_for("gemini-2.5-pro-exp-03-25").empty());
-  EXPECT_NE(refused.result().value("answer", "").find("authorise an increase"), std::string::npos)
-      << refused.out;
+  EXPECT_NE(refused.result().value("answer", "").find("authorise an increase"), std::string::npos) << refused.out;
 
   // Item 33: the user authorises more, and the same request in the same
   // session goes through.

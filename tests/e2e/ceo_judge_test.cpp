@@ -38,7 +38,7 @@ TEST_F(E2eTest, JudgeRejectionSendsTheCeoBackThenAccepts) {
   auto verdicts = r.events("verdict");
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_FALSE(verdicts[0]["data"]["success"].get<bool>());
-  EXPECT_NEAR(verdicts[0]["data"]["quality"].get<double>(), 0.4, 1e-9);  // 0.8*0.5 + 0.2*0
+  EXPECT_NEAR(verdicts[0]["data"]["quality"].get<double>(), 0.4, 1e-9);   // 0.8*0.5 + 0.2*0
   EXPECT_NEAR(verdicts[1]["data"]["quality"].get<double>(), 0.52, 1e-9);  // 0.8*0.4 + 0.2*1
   auto j = journal();
   ASSERT_TRUE(j);

@@ -15,8 +15,7 @@ class ChatE2e : public E2eTest {
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env[k] = std::nullopt;
     env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
-    return run_process("/bin/sh", {"-c", "exec \"$0\" chat --config \"$1\" --json < \"$2\"", KAISHA_EXE, cfg, in},
-                       env);
+    return run_process("/bin/sh", {"-c", "exec \"$0\" chat --config \"$1\" --json < \"$2\"", KAISHA_EXE, cfg, in}, env);
   }
 };
 
@@ -30,8 +29,9 @@ rules:
 )");
   ConfigOptions o;
   o.expense_total = 1;
-  RunResult r = chat(write_config(o),
-                     "first question\n/raise expense 2\n/switch memory off\n/switch nonsense on\nsecond question\n/quit\n");
+  RunResult r =
+      chat(write_config(o),
+           "first question\n/raise expense 2\n/switch memory off\n/switch nonsense on\nsecond question\n/quit\n");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   auto results = r.events("result");
   ASSERT_EQ(results.size(), 2u) << r.describe();
@@ -271,7 +271,8 @@ TEST_F(AskingChatE2e, AnEmptyLineDeclinesAndEndsOnlyThatTask) {
   EXPECT_EQ(results[1]["answer"], "answer to next turn");  // the chat went on
   EXPECT_EQ(task_status(results[0]["session"], 0), "canceled");
   // The declined question never reached the model as an answer.
-  for (const auto& call : requests_for("ceo-model")) EXPECT_EQ(call.dump().find("The user answered"), std::string::npos);
+  for (const auto& call : requests_for("ceo-model"))
+    EXPECT_EQ(call.dump().find("The user answered"), std::string::npos);
 }
 
 TEST_F(AskingChatE2e, TheEndOfTheInputDeclines) {

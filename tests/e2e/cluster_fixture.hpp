@@ -39,8 +39,10 @@ class BackgroundProcess {
       int devnull = open("/dev/null", O_RDONLY);
       if (devnull >= 0) dup2(devnull, 0);
       for (const auto& [k, v] : env) {
-        if (v) setenv(k.c_str(), v->c_str(), 1);
-        else unsetenv(k.c_str());
+        if (v)
+          setenv(k.c_str(), v->c_str(), 1);
+        else
+          unsetenv(k.c_str());
       }
       // `prefix` runs the binary through another program (ip netns exec NS ...).
       std::vector<std::string> all = prefix;
@@ -119,7 +121,7 @@ inline bool wait_for(const std::function<bool()>& pred, std::chrono::millisecond
 struct ClusterNodeSpec {
   std::string name;
   std::string address = "127.0.0.1";  // where it binds and is reached
-  int port = 0;                        // 0: a free loopback port is picked
+  int port = 0;                       // 0: a free loopback port is picked
   std::vector<std::string> models;
   double units = 100;
   bool ceo = false;
@@ -190,10 +192,12 @@ class ClusterE2eTest : public E2eTest {
   }
 
   BackgroundProcess& start_node(const std::string& cluster_yaml, const std::string& name,
-                                const std::vector<std::string>& prefix = {}, const std::vector<std::string>& extra = {}) {
+                                const std::vector<std::string>& prefix = {},
+                                const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args{"node", "--config", cluster_yaml, "--name", name, "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
-    nodes_.push_back(std::make_unique<BackgroundProcess>(KAISHA_EXE, args, clean_env(), dir_.file(name + ".log"), prefix));
+    nodes_.push_back(
+        std::make_unique<BackgroundProcess>(KAISHA_EXE, args, clean_env(), dir_.file(name + ".log"), prefix));
     return *nodes_.back();
   }
 

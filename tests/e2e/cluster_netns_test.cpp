@@ -12,7 +12,9 @@
 namespace kaisha::e2e {
 namespace {
 
-RunResult ip(const std::vector<std::string>& args) { return run_process("/usr/sbin/ip", args, {}, std::chrono::seconds(20)); }
+RunResult ip(const std::vector<std::string>& args) {
+  return run_process("/usr/sbin/ip", args, {}, std::chrono::seconds(20));
+}
 
 // Namespaces hub, n1, n2, n3; node i has 10.77.<net>.i on eth0.
 class Hosts {
@@ -47,7 +49,9 @@ class Hosts {
   std::string name(const std::string& suffix) const { return prefix_ + suffix; }
   std::string address(int i) const { return "10.77." + net_ + "." + std::to_string(i); }
   std::vector<std::string> exec_in(int i) const { return {"ip", "netns", "exec", name("n" + std::to_string(i))}; }
-  std::string link(int i, bool up) { return run({"-n", name("n" + std::to_string(i)), "link", "set", "eth0", up ? "up" : "down"}); }
+  std::string link(int i, bool up) {
+    return run({"-n", name("n" + std::to_string(i)), "link", "set", "eth0", up ? "up" : "down"});
+  }
 
  private:
   std::string run(const std::vector<std::string>& args) {
@@ -87,16 +91,20 @@ TEST_F(ClusterNetnsTest, ThreeHostsRunTheTaskAndALinkDownAndUpIsSurvived) {
   // The mock LLM runs on host 1, reachable from the others over the bridge.
   const std::string script = dir_.write("mock.yaml", poet_lawyer_scenario());
   const int mock_port = 18000 + getpid() % 1000;
-  BackgroundProcess mock(KAISHA_EXE,
-                         {"mock-llm", "--script", script, "--host", hosts.address(1), "--port", std::to_string(mock_port)},
-                         clean_env(), dir_.file("mock.log"), hosts.exec_in(1));
+  BackgroundProcess mock(
+      KAISHA_EXE, {"mock-llm", "--script", script, "--host", hosts.address(1), "--port", std::to_string(mock_port)},
+      clean_env(), dir_.file("mock.log"), hosts.exec_in(1));
   ASSERT_TRUE(wait_for([&] { return mock.log().find("listening") != std::string::npos; }, std::chrono::seconds(20)))
       << mock.log();
   const std::string base = "http://" + hosts.address(1) + ":" + std::to_string(mock_port);
-  const std::string company = dir_.write("company.yaml", "store: " + dir_.file("cluster.db") +
-                                                             "\nceo: { model: openai:ceo-model }\nproviders:\n"
-                                                             "  ollama: { base_url: " + base + " }\n"
-                                                             "  openai: { base_url: " + base + "/v1, api_key: k }\nbudget: { resource_total: 1000 }\n");
+  const std::string company =
+      dir_.write("company.yaml", "store: " + dir_.file("cluster.db") +
+                                     "\nceo: { model: openai:ceo-model }\nproviders:\n"
+                                     "  ollama: { base_url: " +
+                                     base +
+                                     " }\n"
+                                     "  openai: { base_url: " +
+                                     base + "/v1, api_key: k }\nbudget: { resource_total: 1000 }\n");
 
   const std::string k1 = keygen("n1"), k2 = keygen("n2"), k3 = keygen("n3"), kc = keygen("client");
   const int port = 7101;
@@ -140,9 +148,11 @@ TEST_F(ClusterNetnsTest, ThreeHostsRunTheTaskAndALinkDownAndUpIsSurvived) {
 
   // Link down: n3 is declared down; link up: it is back, same life.
   ASSERT_EQ(hosts.link(3, false), "");
-  EXPECT_TRUE(wait_for([&] { return member_state(status(), "n3") == "down"; }, std::chrono::seconds(20))) << node_logs();
+  EXPECT_TRUE(wait_for([&] { return member_state(status(), "n3") == "down"; }, std::chrono::seconds(20)))
+      << node_logs();
   ASSERT_EQ(hosts.link(3, true), "");
-  EXPECT_TRUE(wait_for([&] { return member_state(status(), "n3") == "alive"; }, std::chrono::seconds(30))) << node_logs();
+  EXPECT_TRUE(wait_for([&] { return member_state(status(), "n3") == "alive"; }, std::chrono::seconds(30)))
+      << node_logs();
   EXPECT_EQ(member_state(status(), "n2"), "alive");
   for (auto& n : nodes_) n->stop();  // before the namespaces go
   mock.stop();

@@ -60,11 +60,11 @@ class ClusterReloadTest : public ClusterE2eTest {
       return k.out.substr(0, k.out.find('\n'));
     };
     const std::string ceo = keygen("ceo"), a = keygen("alice"), b = keygen("bob"), op = keygen("operator");
-    return dir_.write("cluster.yaml", "company: " + company_file + "\ncluster:\n  seeds: [tcp://127.0.0.1:" +
-                                          std::to_string(port) + "]\n  authorised_keys: [" + a + ", " + b +
-                                          "]\n  operator_keys: [" + op + "]\nnodes:\n  ceo: { bind: tcp://127.0.0.1:" +
-                                          std::to_string(port) + ", key_file: ceo.key, public_key: " + ceo +
-                                          ", ceo: true }\n");
+    return dir_.write("cluster.yaml", "company: " + company_file +
+                                          "\ncluster:\n  seeds: [tcp://127.0.0.1:" + std::to_string(port) +
+                                          "]\n  authorised_keys: [" + a + ", " + b + "]\n  operator_keys: [" + op +
+                                          "]\nnodes:\n  ceo: { bind: tcp://127.0.0.1:" + std::to_string(port) +
+                                          ", key_file: ceo.key, public_key: " + ceo + ", ceo: true }\n");
   }
   // `kaisha <args> --cluster <address> --config <cluster> --key <who>.key`
   RunResult as(const std::string& who, std::vector<std::string> args, const std::string& address,
@@ -165,11 +165,12 @@ TEST_F(ClusterReloadTest, AnInvalidFileIsRefusedWithWhereAndTheClusterServesOn) 
   EXPECT_NE(rl.err.find(cluster + ":3:"), std::string::npos) << rl.describe();
   EXPECT_NE(rl.err.find("cluster.heartbeat_ms"), std::string::npos) << rl.describe();
   node.signal(SIGHUP);  // the same file by signal: refused, logged
-  EXPECT_TRUE(wait_for([&] { return node.log().find("reload refused") != std::string::npos; }, std::chrono::seconds(20)))
+  EXPECT_TRUE(
+      wait_for([&] { return node.log().find("reload refused") != std::string::npos; }, std::chrono::seconds(20)))
       << node.log();
 
-  RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", "still there?"}, {},
-                       std::chrono::seconds(90));
+  RunResult r =
+      kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", "still there?"}, {}, std::chrono::seconds(90));
   ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
   EXPECT_EQ(r.result()["answer"], "done");
   json s = status_json(ceo);
@@ -184,8 +185,11 @@ TEST_F(ClusterReloadTest, AClientKeyCannotReloadAndAnOperatorKeyCan) {
   const std::string cluster = curve_cluster(company(), port);
   start_node(cluster, "ceo");
   const std::string ceo = "127.0.0.1:" + std::to_string(port);
-  ASSERT_TRUE(wait_for([&] { return as("alice", {"cluster", "status", "--json"}, ceo, cluster).exit_code == 0; },
-                       std::chrono::seconds(30)))
+  ASSERT_TRUE(wait_for(
+      [&] {
+        return as("alice", {"cluster", "status", "--json"}, ceo, cluster).exit_code == 0;
+      },
+      std::chrono::seconds(30)))
       << node_logs();
 
   RunResult refused = as("alice", {"cluster", "reload"}, ceo, cluster);
@@ -218,8 +222,11 @@ class ClusterCancelTest : public ClusterReloadTest {
     cluster_ = curve_cluster(company(60000), ceo_port_);
     start_node(cluster_, "ceo");
     ceo_ = "127.0.0.1:" + std::to_string(ceo_port_);
-    EXPECT_TRUE(wait_for([&] { return as("alice", {"cluster", "status", "--json"}, ceo_, cluster_).exit_code == 0; },
-                         std::chrono::seconds(30)))
+    EXPECT_TRUE(wait_for(
+        [&] {
+          return as("alice", {"cluster", "status", "--json"}, ceo_, cluster_).exit_code == 0;
+        },
+        std::chrono::seconds(30)))
         << node_logs();
     submit_ = std::make_unique<BackgroundProcess>(
         KAISHA_EXE,

@@ -104,7 +104,9 @@ rules:
   BackgroundProcess& node = start_node(cluster, "ceo");
   ASSERT_TRUE(cluster_ready(ceo, 1)) << node_logs();
   RunResult r;
-  std::thread run([&] { r = kaisha({"submit", "--cluster", ceo, "--timeout", "300", "a long task"}, {}, std::chrono::seconds(330)); });
+  std::thread run([&] {
+    r = kaisha({"submit", "--cluster", ceo, "--timeout", "300", "a long task"}, {}, std::chrono::seconds(330));
+  });
   const bool asked = wait_for([&] { return requests_for("ceo-model").size() == 1; }, std::chrono::seconds(30));
   node.kill9();
   run.join();

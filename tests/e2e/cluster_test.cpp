@@ -69,7 +69,7 @@ TEST_F(ClusterTest, ThreeNodesGiveTheSameAnswerAndLedgerAsOneProcess) {
   std::set<std::string> answers;
   for (const auto& a : r.events("answer")) answers.insert(a["text"].get<std::string>());
   EXPECT_EQ(answers, (std::set<std::string>{"Poet: Rivers hurry home, stones remember every drop",
-                                             "Lawyer: Clause 7 is fair to both parties"}));
+                                            "Lawyer: Clause 7 is fair to both parties"}));
 
   // The employees ran where their models are.
   RunResult st = status(ceo);
@@ -120,8 +120,7 @@ TEST_F(ClusterTest, KillingAnEmployeesNodeMidAskReHiresElsewhereWithoutDoubleCha
   auto downs = r.events("node_down");
   ASSERT_EQ(downs.size(), 1u) << r.out;
   EXPECT_EQ(downs[0]["data"]["node"], "w1");
-  const int64_t killed_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(killed_at.time_since_epoch()).count();
+  const int64_t killed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(killed_at.time_since_epoch()).count();
   EXPECT_LT(downs[0]["at_ms"].get<int64_t>() - killed_ms, 3000 + 2000) << "node_down came late";
   auto rehires = r.events("rehire");
   ASSERT_EQ(rehires.size(), 1u) << r.out;
@@ -246,8 +245,8 @@ models:
   const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
   ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
 
-  RunResult r = kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", kComplexTask}, {},
-                       std::chrono::seconds(90));
+  RunResult r =
+      kaisha({"submit", "--cluster", ceo, "--json", "--timeout", "60", kComplexTask}, {}, std::chrono::seconds(90));
   ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
   EXPECT_EQ(r.result()["answer"], "SYNTHESIS-FINAL");
   auto placed = r.events("placed");

@@ -171,8 +171,10 @@ inline RunResult run_process(const std::string& exe, const std::vector<std::stri
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     for (const auto& [k, v] : env) {
-      if (v) setenv(k.c_str(), v->c_str(), 1);
-      else unsetenv(k.c_str());
+      if (v)
+        setenv(k.c_str(), v->c_str(), 1);
+      else
+        unsetenv(k.c_str());
     }
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(exe.c_str()));
@@ -244,8 +246,8 @@ struct ConfigOptions {
   int64_t max_delay_ms = 2000;  // >= 1 s so that a Retry-After of 1 s is honoured
   int64_t timeout_ms = 10000;   // per attempt, every provider
   std::string ceo_model = "openai:ceo-model";
-  std::string extra;  // appended YAML (top-level sections: switches:, cost_table:, ...)
-  std::string ceo_extra;  // appended inside ceo: (indented by the fixture)
+  std::string extra;           // appended YAML (top-level sections: switches:, cost_table:, ...)
+  std::string ceo_extra;       // appended inside ceo: (indented by the fixture)
   std::string employee_extra;  // appended inside employee: (indented by the caller)
 };
 
@@ -283,8 +285,8 @@ class E2eTest : public ::testing::Test {
     y << "store: " << db() << "\n"
       << "ceo:\n"
       << (o.ceo_model.empty() ? "" : "  model: " + o.ceo_model + "\n") << "  temperature: 0.2\n"
-      << o.ceo_extra << "employee:\n  max_output_tokens: 1024\n" << o.employee_extra
-      << "providers:\n"
+      << o.ceo_extra << "employee:\n  max_output_tokens: 1024\n"
+      << o.employee_extra << "providers:\n"
       << "  ollama: { base_url: " << base << ", timeout_ms: " << to << " }\n"
       << "  gemini: { base_url: " << base << "/v1beta, api_key: mock-key, timeout_ms: " << to << " }\n"
       << "  openai: { base_url: " << base << "/v1, api_key: mock-key, timeout_ms: " << to << " }\n"
@@ -300,8 +302,7 @@ class E2eTest : public ::testing::Test {
   }
 
   // Runs the real kaisha binary with a clean model environment.
-  RunResult kaisha(const std::vector<std::string>& args,
-                   std::map<std::string, std::optional<std::string>> env = {},
+  RunResult kaisha(const std::vector<std::string>& args, std::map<std::string, std::optional<std::string>> env = {},
                    std::chrono::seconds timeout = std::chrono::seconds(60)) {
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env.try_emplace(k, std::nullopt);

@@ -86,7 +86,7 @@ models:
     for (auto& res : r.tool_results(tool)) EXPECT_EQ(res["status"], "success") << res;
   ASSERT_EQ(r.tool_results("AgentCreator").size(), 2u);
   const json b = r.tool_results("GetBudget").at(0)["output"];
-  EXPECT_DOUBLE_EQ(b["current_expense"].get<double>(), 1.0);  // 2 x 0.5, never refunded
+  EXPECT_DOUBLE_EQ(b["current_expense"].get<double>(), 1.0);        // 2 x 0.5, never refunded
   EXPECT_DOUBLE_EQ(b["current_resource_usage"].get<double>(), 30);  // refunded once, charged again
   EXPECT_DOUBLE_EQ(r.ledgers()["current_expense"].get<double>(), 1.0);
 

@@ -86,7 +86,9 @@ std::string planner_rule(const std::string& subtasks_json) {
   return "  - name: planner-decomposes\n"
          "    match: { model: planner-7b, last_user: \"task decomposition expert\" }\n"
          "    reply:\n"
-         "      text: '{\"subtasks\":" + subtasks_json + ",\"reasoning\":\"test plan\"}'\n"
+         "      text: '{\"subtasks\":" +
+         subtasks_json +
+         ",\"reasoning\":\"test plan\"}'\n"
          "      usage: { input_tokens: 400, output_tokens: 200 }\n"
          "  - name: planner-synthesises\n"
          "    match: { model: planner-7b, last_user: \"Subtask results\" }\n"
@@ -94,8 +96,13 @@ std::string planner_rule(const std::string& subtasks_json) {
 }
 
 std::string subtask(const std::string& id, const std::string& description, const std::vector<std::string>& deps) {
-  json s = {{"id", id}, {"description", description}, {"depends_on", deps}, {"expected_output", "A short result"},
-            {"estimated_complexity", 4}, {"required_specialization", "research"}, {"priority", "medium"}};
+  json s = {{"id", id},
+            {"description", description},
+            {"depends_on", deps},
+            {"expected_output", "A short result"},
+            {"estimated_complexity", 4},
+            {"required_specialization", "research"},
+            {"priority", "medium"}};
   return s.dump();
 }
 
@@ -117,13 +124,16 @@ class EffgenE2e : public E2eTest {
   std::string effgen_config(const std::string& effgen_extra = "", ConfigOptions o = {},
                             const std::string& worker_model = "llama3.2") {
     o.resource_total = 400;  // room for 5 llama3.2 workers (5 x 50)
-    o.extra += "strategy: effgen\n"
-               "effgen:\n"
-               "  planner_model: openai:planner-7b\n"
-               "  worker_model: " + worker_model + "\n"
-               "  judge_model: openai:judge-7b\n"
-               "  max_concurrent: 5\n" +
-               effgen_extra;
+    o.extra +=
+        "strategy: effgen\n"
+        "effgen:\n"
+        "  planner_model: openai:planner-7b\n"
+        "  worker_model: " +
+        worker_model +
+        "\n"
+        "  judge_model: openai:judge-7b\n"
+        "  max_concurrent: 5\n" +
+        effgen_extra;
     return write_config(o);
   }
   RunResult run_effgen(const std::string& cfg, const std::string& task, const std::string& strategy = "effgen",
@@ -408,8 +418,9 @@ class EffgenE2ePlanJudge : public EffgenE2e {
   - name: planner-synth-with-gap
     match: { model: planner-7b, last_user: 're:Subtask results[\s\S]*\[st_2 FAILED\][^\n]*\nError:[^\n]*judge[^\n]*Beta is hopeless' }
     reply: { text: "SYNTHESIS-WITH-GAP" }
-)") + planner_rule(subtasks({subtask("st_1", "Alpha research of GPU prices", {}),
-                             subtask("st_2", "Beta research of certifications", {})})) +
+)") +
+                         planner_rule(subtasks({subtask("st_1", "Alpha research of GPU prices", {}),
+                                                subtask("st_2", "Beta research of certifications", {})})) +
                          R"(
   - name: worker-alpha
     match: { model: llama3.2, last_user: 're:subtask:\s*Alpha' }

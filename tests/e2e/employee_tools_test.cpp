@@ -119,8 +119,7 @@ TEST_F(EmployeeToolsTest, UngrantedToolGetsTheListingAndMalformedArgumentsGoBack
   auto calls = results_of(r, "MathWiz");
   ASSERT_EQ(calls.size(), 3u) << r.describe();
   EXPECT_EQ(calls[0]["tool"], "ReadFile");
-  EXPECT_EQ(calls[0]["result"]["message"],
-            "Tool ReadFile is not granted to this agent; it may use: [\"Calculator\"]");
+  EXPECT_EQ(calls[0]["result"]["message"], "Tool ReadFile is not granted to this agent; it may use: [\"Calculator\"]");
   EXPECT_NE(calls[1]["result"]["message"].get<std::string>().find("not valid JSON"), std::string::npos) << calls[1];
   EXPECT_EQ(calls[2]["result"]["status"], "success") << calls[2];
   EXPECT_NE(r.result().value("answer", "").find("MathWiz says"), std::string::npos) << r.describe();
@@ -133,8 +132,8 @@ TEST_F(EmployeeToolsTest, MaxToolIterationsEndsTheLoopWithAClearAnswer) {
     reply:
       tool_calls: [ { name: Calculator, arguments: { expression: "1+1" } } ]
 )");
-  RunResult r = run_json(config("  max_tool_iterations: 3\n  tools:\n    agents:\n      MathWiz: [Calculator]\n"),
-                         "compute");
+  RunResult r =
+      run_json(config("  max_tool_iterations: 3\n  tools:\n    agents:\n      MathWiz: [Calculator]\n"), "compute");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(requests_for("llama3.2").size(), 3u);
   EXPECT_EQ(results_of(r, "MathWiz").size(), 2u);  // the third answer's calls are not run

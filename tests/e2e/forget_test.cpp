@@ -138,8 +138,7 @@ TEST_F(ForgetTest, ARunningSessionIsNotForgotten) {
   ASSERT_TRUE(held.ok()) << held.error().message;
   RunResult r = kaisha({"forget", "--config", cfg, "--session", session});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("not forgotten: session " + session + " is already running in pid " +
-                       std::to_string(getpid())),
+  EXPECT_NE(r.err.find("not forgotten: session " + session + " is already running in pid " + std::to_string(getpid())),
             std::string::npos)
       << r.describe();
   EXPECT_EQ(journal()->list_sessions()->size(), 1u);
@@ -155,11 +154,14 @@ namespace {
 // shrinks by about what it held, and what `history` shows of the others stays.
 TEST_F(ForgetTest, CompactingGivesTheRoomOfForgottenRowsBack) {
   const std::string big(400000, 'z');
-  start_mock("rules:\n"
-             "  - match: { model: ceo-model, last_user: \"Big\" }\n"
-             "    reply: { text: \"" + big + "\" }\n"
-             "  - match: { model: ceo-model }\n"
-             "    reply: { text: \"小さな答え ✅\" }\n");
+  start_mock(
+      "rules:\n"
+      "  - match: { model: ceo-model, last_user: \"Big\" }\n"
+      "    reply: { text: \"" +
+      big +
+      "\" }\n"
+      "  - match: { model: ceo-model }\n"
+      "    reply: { text: \"小さな答え ✅\" }\n");
   const std::string cfg = write_config();
   RunResult large = run_json(cfg, "Big answer, please.");
   ASSERT_EQ(large.exit_code, 0) << large.describe();

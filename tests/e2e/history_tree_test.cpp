@@ -115,8 +115,9 @@ TEST_F(HistoryTreeTest, EffgenShowsItsPlanWithTheWorkersThatRanEachSubtask) {
   o.ceo_model = "openai:planner-7b";
   o.resource_total = 300;
   o.expense_total = 1.0;
-  o.extra = "strategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\n"
-            "  judge_model: openai:judge-7b\n  judge: true\n  max_concurrent: 5\n";
+  o.extra =
+      "strategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\n"
+      "  judge_model: openai:judge-7b\n  judge: true\n  max_concurrent: 5\n";
   const std::string cfg = write_config(o);
   RunResult r = run_json(cfg,
                          "Research the three largest cloud providers, compare their pricing for GPU instances, "
@@ -180,7 +181,8 @@ TEST_F(HistoryTreeTest, PyramidShowsAgentsCallingAgentsAndBadTaskIdsAreRefused) 
   EXPECT_EQ(river["children"][1].value("agent", ""), "judge_agent");
   // The stone haiku was rejected once, then approved: two audits under it.
   const json& stone = (*lead)["children"][1];
-  EXPECT_EQ(agents_of(stone), (std::vector<std::string>{"writer_agent", "judge_agent", "judge_agent"})) << stone.dump(2);
+  EXPECT_EQ(agents_of(stone), (std::vector<std::string>{"writer_agent", "judge_agent", "judge_agent"}))
+      << stone.dump(2);
   EXPECT_EQ(stone["children"][1].value("status", ""), "rejected");
   // Each writer's own total is below the lead's, which includes it.
   EXPECT_LT(river.value("tokens_in", 0), lead->value("tokens_in", 0));

@@ -123,8 +123,8 @@ rules:
   const std::string task = asked.result().value("task", "");
   ASSERT_FALSE(task.empty());
 
-  RunResult fb = kaisha({"feedback", task, "--wrong", "The capital of Australia is Canberra, not Sydney.", "--config",
-                         cfg, "--json"});
+  RunResult fb = kaisha(
+      {"feedback", task, "--wrong", "The capital of Australia is Canberra, not Sydney.", "--config", cfg, "--json"});
   ASSERT_EQ(fb.exit_code, 0) << fb.describe();
   auto stored = fb.tool_results("MemoryManager");
   ASSERT_EQ(stored.size(), 1u) << fb.describe();
@@ -199,7 +199,8 @@ rules:
   ASSERT_TRUE(steps.ok());
   int verdicts = 0;
   for (const auto& s : *steps)
-    if (s.kind == "note" && s.payload.value("feedback", "") == "wrong" && s.payload.value("by", "") == "judge") ++verdicts;
+    if (s.kind == "note" && s.payload.value("feedback", "") == "wrong" && s.payload.value("by", "") == "judge")
+      ++verdicts;
   EXPECT_EQ(verdicts, 1);
 
   // A reworded question, in a new session.
@@ -220,8 +221,9 @@ rules:
     reply: { text: '{"status":"error","output":"Wrong city.","error_information":"Not Sydney."}' }
 )");
   ConfigOptions o;
-  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n"
-            "memory: { error_reflection: false }\n";
+  o.extra =
+      "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n"
+      "memory: { error_reflection: false }\n";
   RunResult r = run_json(write_config(o), "What is the capital of Australia?");
   ASSERT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_TRUE(r.events("reflection").empty());

@@ -83,8 +83,7 @@ rules:
   const std::string session = session_of(first);
 
   BackgroundProcess waiting(KAISHA_EXE, {"run", "--config", cfg, "--json", "--session", session, "Wait."},
-                            {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
-                            dir_.file("waiting.log"));
+                            {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, dir_.file("waiting.log"));
   std::optional<std::string> holder;
   ASSERT_TRUE(wait_for(
       [&] {
@@ -123,8 +122,12 @@ rules:
   BackgroundProcess waiting_again(KAISHA_EXE, {"run", "--config", cfg, "--json", "--session", session, "Wait."},
                                   {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
                                   dir_.file("waiting2.log"));
-  ASSERT_TRUE(wait_for([&] { auto h = store::SessionLock::holder(db(), session); return h.ok() && *h; },
-                       std::chrono::seconds(30)));
+  ASSERT_TRUE(wait_for(
+      [&] {
+        auto h = store::SessionLock::holder(db(), session);
+        return h.ok() && *h;
+      },
+      std::chrono::seconds(30)));
   RunResult fresh = run_json(cfg, "Start.");
   EXPECT_EQ(fresh.exit_code, 0) << fresh.describe();
   EXPECT_NE(session_of(fresh), session);

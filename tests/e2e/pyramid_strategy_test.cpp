@@ -286,8 +286,10 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   // sends an entry script straight to the judge.
   std::vector<std::string> coder;
   for (const auto& e : r.events("tool_call"))
-    if (e.value("agent", "") == "code_builder_agent") coder.push_back(e.value("text", "").substr(0, e.value("text", "").find(' ')));
-  EXPECT_EQ(coder, (std::vector<std::string>{"file_write", "execute_code", "judge_agent", "file_write", "judge_agent"}));
+    if (e.value("agent", "") == "code_builder_agent")
+      coder.push_back(e.value("text", "").substr(0, e.value("text", "").find(' ')));
+  EXPECT_EQ(coder,
+            (std::vector<std::string>{"file_write", "execute_code", "judge_agent", "file_write", "judge_agent"}));
   // Item 22: the judge ran code_run/main.py by the coder's relative path, and
   // main.py imported utils.py.
   auto judged_main = by_rule("judge-approves-main");

@@ -86,7 +86,8 @@ Scenario pyramid(const std::string& work) {
   s.task = "Write two haiku, one about rivers and one about stones";
   s.extra = "pyramid:\n  library: " + std::string(KAISHA_SOURCE_DIR) +
             "/examples/pyramid/writers.yaml\n  model: openai:worker-model\n  entry: lead_agent\n"
-            "tools:\n  workspace_root: " + work + "\n";
+            "tools:\n  workspace_root: " +
+            work + "\n";
   s.script = resume_script("pyramid.yaml");
   return s;
 }
@@ -96,13 +97,13 @@ struct Outcome {
   std::string session;
   std::string status;
   std::string answer;
-  double expense = 0;       // the expense ledger's charges for the task
+  double expense = 0;                  // the expense ledger's charges for the task
   std::map<std::string, int> charges;  // how many charges, by "kind agent"
-  int reruns = 0;           // effects journaled as re-run after a resume
-  std::vector<std::string> rerun;  // what they were ("ask Poet", "model call (ceo_model)")
-  size_t requests = 0;      // model requests the mock saw
-  size_t kept_calls = 0;    // model calls, asks and verdicts whose answers the journal keeps for a resume
-  std::set<int64_t> steps;  // step ids
+  int reruns = 0;                      // effects journaled as re-run after a resume
+  std::vector<std::string> rerun;      // what they were ("ask Poet", "model call (ceo_model)")
+  size_t requests = 0;                 // model requests the mock saw
+  size_t kept_calls = 0;               // model calls, asks and verdicts whose answers the journal keeps for a resume
+  std::set<int64_t> steps;             // step ids
   std::multiset<std::string> conversations;  // every request's model and messages, as the mock saw them
 };
 
@@ -189,7 +190,8 @@ class ResumeTest : public E2eTest {
       }
     std::string c = request.value("model", "") + " " + messages.dump();
     for (const auto& [id, as] : {std::pair{task.id, "<task>"}, std::pair{task.session_id, "<session>"}})
-      for (size_t at = c.find(id); !id.empty() && at != std::string::npos; at = c.find(id, at)) c.replace(at, id.size(), as);
+      for (size_t at = c.find(id); !id.empty() && at != std::string::npos; at = c.find(id, at))
+        c.replace(at, id.size(), as);
     return c;
   }
 
@@ -208,8 +210,8 @@ class ResumeTest : public E2eTest {
   // appeared it ran, or kills it `kill_after` then.
   std::chrono::milliseconds run_until(const Scenario& s, const std::string& cfg, const std::string& db,
                                       std::optional<std::chrono::milliseconds> kill_after, std::string* log) {
-    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db),
-                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db + ".log");
+    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                        db + ".log");
     EXPECT_TRUE(wait_for([&] { return task_in(db).has_value() || !p.running(); }, std::chrono::seconds(30)));
     const auto began = std::chrono::steady_clock::now();
     if (kill_after) {
@@ -234,8 +236,8 @@ class ResumeTest : public E2eTest {
 
   // Runs `s` and kills it (SIGKILL) once `file` exists: the tool writing it is running.
   void run_until_written(const Scenario& s, const std::string& cfg, const std::string& db, const std::string& file) {
-    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db),
-                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db + ".log");
+    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                        db + ".log");
     ASSERT_TRUE(wait_for([&] { return read_text_file(file).ok(); }, std::chrono::seconds(30))) << p.log();
     p.kill9();
   }
@@ -305,13 +307,12 @@ class ResumeTest : public E2eTest {
       EXPECT_LE(after.expense, base.expense * 1.05 + 1e-9) << after.reruns << " re-runs\n" << resumed.describe();
       // What the journal kept was not asked for again; the rest was asked for once.
       const size_t left = killed->status == "running" ? base.requests - before.kept_calls : 0;
-      EXPECT_EQ(after.requests - before.requests, left)
-          << before.kept_calls << " calls kept\n" << resumed.describe();
+      EXPECT_EQ(after.requests - before.requests, left) << before.kept_calls << " calls kept\n" << resumed.describe();
       if (std::getenv("KAISHA_KILL_VERBOSE"))
         std::cerr << s.strategy << " point " << i << " at " << delay.count() << " ms: " << killed->status << ", "
-                  << before.requests << " calls before the kill (" << before.kept_calls << " kept), " << after.requests << " in all (uninterrupted "
-                  << base.requests << "), " << after.reruns << " re-runs, $" << after.expense << " (uninterrupted $"
-                  << base.expense << ")\n";
+                  << before.requests << " calls before the kill (" << before.kept_calls << " kept), " << after.requests
+                  << " in all (uninterrupted " << base.requests << "), " << after.reruns << " re-runs, $"
+                  << after.expense << " (uninterrupted $" << base.expense << ")\n";
       if (std::getenv("KAISHA_KILL_VERBOSE"))
         for (const auto& r : mock_->request_log())
           std::cerr << "  " << r.value("model", "") << " " << r.value("last_message", "").substr(0, 60) << "\n";
@@ -334,7 +335,8 @@ class ResumeTest : public E2eTest {
         std::string nearest;
         size_t agreed = 0;
         for (const auto& b : sent) {
-          const size_t n = static_cast<size_t>(std::mismatch(b.begin(), b.begin() + std::min(b.size(), c.size()), c.begin()).first - b.begin());
+          const size_t n = static_cast<size_t>(
+              std::mismatch(b.begin(), b.begin() + std::min(b.size(), c.size()), c.begin()).first - b.begin());
           if (n >= agreed) agreed = n, nearest = b;
         }
         ADD_FAILURE() << "a request the uninterrupted run never sent: " << c.substr(0, 2000)
@@ -388,8 +390,8 @@ agents:
   s.strategy = "pyramid";
   s.ceo_model = "openai:lead-model";
   s.task = "Count once.";
-  s.extra = "pyramid:\n  library: " + library + "\n  entry: lead_agent\ntools:\n  workspace_root: " +
-            dir_.file("work") + "\n";
+  s.extra = "pyramid:\n  library: " + library +
+            "\n  entry: lead_agent\ntools:\n  workspace_root: " + dir_.file("work") + "\n";
   const std::string cfg = config(s, "shell.yaml.cfg");
   const std::string db = dir_.file("shell.db");
   auto count_files = [&] {
@@ -438,7 +440,8 @@ rules:
   - match: { model: worker-model, last_tool_name: t__append }
     reply: { text: "RAN" }
   - match: { model: worker-model }
-    reply: { tool_calls: [ { name: t__append, arguments: { path: ")" + count + R"(", text: "once", sleep_ms: 10000 } } ] }
+    reply: { tool_calls: [ { name: t__append, arguments: { path: ")" +
+             count + R"(", text: "once", sleep_ms: 10000 } } ] }
 )");
   const std::string cfg = config(mcp_employee("Counter", "Count once."), "mcp-loop.yaml");
   const std::string db = dir_.file("mcp-loop.db");
@@ -464,7 +467,8 @@ rules:
   auto ledger = j->ledger_entries(outcome_of(db).session);
   ASSERT_TRUE(ledger.ok());
   int paid = 0;
-  for (const auto& e : *ledger) paid += e.ledger == "expense" && e.kind == "ask_settle" && e.agent == "Counter" && e.amount > 0;
+  for (const auto& e : *ledger)
+    paid += e.ledger == "expense" && e.kind == "ask_settle" && e.agent == "Counter" && e.amount > 0;
   EXPECT_EQ(paid, 2);
 }
 
@@ -485,7 +489,8 @@ rules:
   - match: { model: worker-model, last_role: tool }
     reply: { text: "TOOL-FAILED" }
   - match: { model: worker-model }
-    reply: { tool_calls: [ { name: t__put, arguments: { path: ")" + out + R"(", text: "v", sleep_ms: 10000 } } ] }
+    reply: { tool_calls: [ { name: t__put, arguments: { path: ")" +
+             out + R"(", text: "v", sleep_ms: 10000 } } ] }
 )");
   const std::string cfg = config(mcp_employee("Writer", "Write once."), "mcp-put.yaml");
   const std::string db = dir_.file("mcp-put.db");
@@ -494,8 +499,7 @@ rules:
 
   RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
-  EXPECT_NE(resumed.result().value("answer", "").find("\"output\":\"RAN\""), std::string::npos)
-      << resumed.describe();
+  EXPECT_NE(resumed.result().value("answer", "").find("\"output\":\"RAN\""), std::string::npos) << resumed.describe();
   EXPECT_EQ(requests_for("worker-model").size(), 2u);  // the first call came from the journal
   RunResult history = kaisha({"history", "--config", cfg, "--db", db, "--json"});
   EXPECT_NE(history.out.find("tool t__put of Writer"), std::string::npos) << history.describe();
@@ -575,8 +579,12 @@ TEST_F(ResumeTest, AJournalInterruptedByCtrlCPassesSqlitesChecksAndItsDumpResume
     BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
                         db + ".log");
     // Interrupted once the CEO has hired its worker and asked it once.
-    ASSERT_TRUE(wait_for([&] { auto t = latest_task(db); return (t && t->kept.size() >= 3) || !p.running(); },
-                         std::chrono::seconds(30)))
+    ASSERT_TRUE(wait_for(
+        [&] {
+          auto t = latest_task(db);
+          return (t && t->kept.size() >= 3) || !p.running();
+        },
+        std::chrono::seconds(30)))
         << p.log();
     p.signal(SIGINT);
     EXPECT_EQ(p.wait_exit(std::chrono::seconds(30)), 130) << p.log();
@@ -594,7 +602,7 @@ TEST_F(ResumeTest, AJournalInterruptedByCtrlCPassesSqlitesChecksAndItsDumpResume
   EXPECT_EQ(sqlite_integrity(restored), "ok");
   const Outcome copied = outcome_of(restored);
   EXPECT_EQ(copied.status, "interrupted");
-  EXPECT_EQ(copied.steps, before.steps);          // every step, none orphaned
+  EXPECT_EQ(copied.steps, before.steps);            // every step, none orphaned
   EXPECT_EQ(copied.kept_calls, before.kept_calls);  // every kept outcome: resumable
 
   RunResult resumed = kaisha({"resume", "--config", cfg, "--db", restored, "--json"});
@@ -621,9 +629,7 @@ TEST_F(ResumeTest, AJournalInterruptedByCtrlCPassesSqlitesChecksAndItsDumpResume
 
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
-TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) {
-  kill_and_resume(pyramid(dir_.file("work")));
-}
+TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }
 
 }  // namespace
 }  // namespace kaisha::e2e

@@ -59,10 +59,10 @@ class ServeTest : public E2eTest {
 
   // A2A 1.0 SendMessage of `message` over JSON-RPC (blocking).
   http::HttpResult a2a_send(const json& message, int id = 1) {
-    return request("POST", "/a2a",
-                   json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                       .dump(),
-                   {{"A2A-Version", "1.0"}});
+    return request(
+        "POST", "/a2a",
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "SendMessage"}, {"params", {{"message", message}}}}.dump(),
+        {{"A2A-Version", "1.0"}});
   }
 
   // initialize + notifications/initialized over /mcp, accepting SSE; returns
@@ -73,9 +73,10 @@ class ServeTest : public E2eTest {
                         json{{"jsonrpc", "2.0"},
                              {"id", 1},
                              {"method", "initialize"},
-                             {"params", {{"protocolVersion", "2025-11-25"},
-                                         {"capabilities", json::object()},
-                                         {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
+                             {"params",
+                              {{"protocolVersion", "2025-11-25"},
+                               {"capabilities", json::object()},
+                               {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}}
                             .dump(),
                         headers);
     const std::string sid = init.header("mcp-session-id");

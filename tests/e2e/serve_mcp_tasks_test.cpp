@@ -9,20 +9,21 @@
 namespace kaisha::e2e {
 namespace {
 
-
 class ServeTasksTest : public ServeTest {
  protected:
   // One 2026-07-28 request declaring elicitation and the tasks extension;
   // its JSON-RPC response.
   json call(const std::string& method, json params, const std::string& name) {
-    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
-                       {"io.modelcontextprotocol/clientCapabilities",
-                        {{"elicitation", json::object()}, {"extensions", {{"io.modelcontextprotocol/tasks", json::object()}}}}}};
-    auto r = request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", ++ids_}, {"method", method}, {"params", params}}.dump(),
-                     {{"Accept", "application/json, text/event-stream"},
-                      {"MCP-Protocol-Version", "2026-07-28"},
-                      {"Mcp-Method", method},
-                      {"Mcp-Name", name}});
+    params["_meta"] = {
+        {"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientCapabilities",
+         {{"elicitation", json::object()}, {"extensions", {{"io.modelcontextprotocol/tasks", json::object()}}}}}};
+    auto r =
+        request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", ++ids_}, {"method", method}, {"params", params}}.dump(),
+                {{"Accept", "application/json, text/event-stream"},
+                 {"MCP-Protocol-Version", "2026-07-28"},
+                 {"Mcp-Method", method},
+                 {"Mcp-Name", name}});
     EXPECT_EQ(r.status, 200) << r.body;
     if (r.header("content-type").find("event-stream") != std::string::npos) {
       auto events = sse_events(r.body);
@@ -49,7 +50,8 @@ TEST_F(ServeTasksTest, RunTaskIsATaskWhoseQuestionIsAnsweredByTasksUpdate) {
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
-  json created = call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "the weather at noon"}}}}, "run_task");
+  json created =
+      call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "the weather at noon"}}}}, "run_task");
   ASSERT_EQ(created["result"]["resultType"], "task") << created.dump() << server_->log();
   const std::string id = created["result"]["taskId"];
 
@@ -60,9 +62,10 @@ TEST_F(ServeTasksTest, RunTaskIsATaskWhoseQuestionIsAnsweredByTasksUpdate) {
   EXPECT_EQ(ask["params"]["message"], "どの都市ですか？") << asking.dump();
   EXPECT_EQ(ask["params"]["requestedSchema"]["required"], json::array({"answer"})) << asking.dump();
 
-  json ack = call("tasks/update",
-                  {{"taskId", id}, {"inputResponses", {{"answer", {{"action", "accept"}, {"content", {{"answer", "名古屋"}}}}}}}},
-                  id);
+  json ack = call(
+      "tasks/update",
+      {{"taskId", id}, {"inputResponses", {{"answer", {{"action", "accept"}, {"content", {{"answer", "名古屋"}}}}}}}},
+      id);
   EXPECT_EQ(ack["result"]["resultType"], "complete") << ack.dump();
   json done = wait_for(id, "completed");
   ASSERT_EQ(done["status"], "completed") << done.dump();
@@ -81,7 +84,8 @@ TEST_F(ServeTasksTest, TasksCancelCancelsTheCompanysTask) {
   cfg_ = write_config();
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
-  json created = call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "the weather tonight"}}}}, "run_task");
+  json created =
+      call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "the weather tonight"}}}}, "run_task");
   ASSERT_EQ(created["result"]["resultType"], "task") << created.dump() << server_->log();
   const std::string id = created["result"]["taskId"];
   ASSERT_EQ(wait_for(id, "input_required")["status"], "input_required");
@@ -176,12 +180,13 @@ TEST_F(ServeTasksTest, HostileTaskIdsAreRefusedClearly) {
   EXPECT_LT(r.dump().size(), 1000u) << "the error does not echo the whole id";
   // 10 KB: refused by the HTTP layer, with a status saying so.
   const std::string huge(10 * 1024, 'f');
-  auto refused = request("POST", "/mcp",
-                         json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "tasks/get"}, {"params", {{"taskId", huge}}}}.dump(),
-                         {{"Accept", "application/json, text/event-stream"},
-                          {"MCP-Protocol-Version", "2026-07-28"},
-                          {"Mcp-Method", "tasks/get"},
-                          {"Mcp-Name", huge}});
+  auto refused =
+      request("POST", "/mcp",
+              json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "tasks/get"}, {"params", {{"taskId", huge}}}}.dump(),
+              {{"Accept", "application/json, text/event-stream"},
+               {"MCP-Protocol-Version", "2026-07-28"},
+               {"Mcp-Method", "tasks/get"},
+               {"Mcp-Name", huge}});
   EXPECT_GE(refused.status, 400) << refused.body.substr(0, 500);
   EXPECT_LT(refused.status, 500) << refused.body.substr(0, 500);
   auto run = request("POST", "/acp/runs",
@@ -194,13 +199,13 @@ TEST_F(ServeTasksTest, HostileTaskIdsAreRefusedClearly) {
   json other = call("tasks/get", {{"taskId", run_id}}, run_id);
   EXPECT_EQ(other["error"]["code"], -32602) << other.dump();
   // Not UTF-8: the body is refused as JSON (before any lookup).
-  auto bad = request("POST", "/mcp",
-                     std::string(R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")") + "\xff\xfe" +
-                         R"("}})",
-                     {{"Accept", "application/json, text/event-stream"},
-                      {"MCP-Protocol-Version", "2026-07-28"},
-                      {"Mcp-Method", "tasks/get"},
-                      {"Mcp-Name", "x"}});
+  auto bad = request(
+      "POST", "/mcp",
+      std::string(R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")") + "\xff\xfe" + R"("}})",
+      {{"Accept", "application/json, text/event-stream"},
+       {"MCP-Protocol-Version", "2026-07-28"},
+       {"Mcp-Method", "tasks/get"},
+       {"Mcp-Name", "x"}});
   EXPECT_GE(bad.status, 200) << server_->log();
   EXPECT_NE(bad.body.find("\"error\""), std::string::npos) << bad.body;
   EXPECT_EQ(request("GET", "/acp/ping", "").status, 200) << server_->log();

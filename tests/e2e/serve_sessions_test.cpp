@@ -144,7 +144,6 @@ TEST_F(ServeTest, FiftyA2aClientsAtOnceEachGetTheirOwnAnswerAndTheLedgersAddUp) 
   EXPECT_NEAR(json::parse(budget.out)["budget"]["current_expense"].get<double>(), reported, 1e-9) << budget.out;
 }
 
-
 TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
   start_mock(kAskingScript);
   cfg_ = write_config();
@@ -197,24 +196,23 @@ TEST_F(ServeTest, ATaskAsksItsUserOverA2aAndAcpAndGoesOnWithTheAnswer) {
   json r = json::parse(run.body);
   ASSERT_EQ(r["status"], "awaiting") << run.body;
   EXPECT_EQ(r["await_request"]["message"]["parts"][0]["content"], "どの都市ですか？") << run.body;
-  auto again = request("POST", "/acp/runs/" + r["run_id"].get<std::string>(),
-                       json{{"await_resume", {{"type", "message"},
-                                              {"message", {{"role", "user"}, {"parts", {{{"content", "Sapporo"}}}}}}}},
-                            {"mode", "sync"}}
-                           .dump());
+  auto again =
+      request("POST", "/acp/runs/" + r["run_id"].get<std::string>(),
+              json{{"await_resume",
+                    {{"type", "message"}, {"message", {{"role", "user"}, {"parts", {{{"content", "Sapporo"}}}}}}}},
+                   {"mode", "sync"}}
+                  .dump());
   ASSERT_EQ(again.status, 200) << again.body;
   json r2 = json::parse(again.body);
   EXPECT_EQ(r2["status"], "completed") << again.body;
-  EXPECT_NE(r2["output"][0]["parts"][0]["content"].get<std::string>().find("Sapporo"), std::string::npos)
-      << again.body;
+  EXPECT_NE(r2["output"][0]["parts"][0]["content"].get<std::string>().find("Sapporo"), std::string::npos) << again.body;
   // A run that awaits nothing cannot be resumed.
-  auto twice = request("POST", "/acp/runs/" + r["run_id"].get<std::string>(),
-                       json{{"await_resume", {{"type", "message"},
-                                              {"message", {{"role", "user"}, {"parts", {{{"content", "x"}}}}}}}}}
-                           .dump());
+  auto twice = request(
+      "POST", "/acp/runs/" + r["run_id"].get<std::string>(),
+      json{{"await_resume", {{"type", "message"}, {"message", {{"role", "user"}, {"parts", {{{"content", "x"}}}}}}}}}
+          .dump());
   EXPECT_EQ(twice.status, 403) << twice.body;
 }
-
 
 // A 2026-07-28 MCP client: run_task answers with an InputRequiredResult
 // carrying the question; the client retries with its user's answer and the
@@ -233,11 +231,12 @@ TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
   // One JSON object, or (on a slow machine) an event stream ending with it.
   auto last = [](const http::HttpResult& r) {
     return r.header("content-type").find("event-stream") != std::string::npos ? sse_events(r.body).back()
-                                                                               : json::parse(r.body);
+                                                                              : json::parse(r.body);
   };
   json params{{"name", "run_task"}, {"arguments", {{"task", "the weather at noon"}}}, {"_meta", meta}};
-  auto first = request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", params}}.dump(),
-                       headers);
+  auto first =
+      request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", params}}.dump(),
+              headers);
   ASSERT_EQ(first.status, 200) << first.body << server_->log();
   json r1 = last(first);
   ASSERT_EQ(r1["result"]["resultType"], "input_required") << r1.dump();
@@ -248,8 +247,9 @@ TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
 
   params["inputResponses"] = {{"answer", {{"action", "accept"}, {"content", {{"answer", "名古屋"}}}}}};
   params["requestState"] = r1["result"]["requestState"];
-  auto second = request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", params}}.dump(),
-                        headers);
+  auto second =
+      request("POST", "/mcp", json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", params}}.dump(),
+              headers);
   ASSERT_EQ(second.status, 200) << second.body;
   json r2 = last(second);
   EXPECT_EQ(r2["result"]["resultType"], "complete") << r2.dump();
@@ -261,7 +261,6 @@ TEST_F(ServeTest, AStatelessMcpClientAnswersTheCompanysQuestion) {
   ASSERT_EQ(history.exit_code, 0) << history.describe();
   EXPECT_EQ(json::parse(history.out)["tasks"].size(), 1u) << history.out;
 }
-
 
 // A 2025-11-25 MCP client (kaisha's own, with its session): run_task asks
 // the company's question as an elicitation/create request on the call's
@@ -379,7 +378,6 @@ TEST_F(ServeTest, AServerThatRanASessionMcpClientsTaskExitsOnSigterm) {
   EXPECT_EQ(stop_and_wait_exit(), 0) << server_->log();
 }
 
-
 // `kaisha serve` killed while a task waits for its user's answer: started
 // again, it resumes the task from the journal (the CEO's turn is not asked
 // again) and the question is asked again; the client's answer then goes on
@@ -441,7 +439,6 @@ TEST_F(ServeTest, AQuestionPendingWhenTheServerDiesIsAskedAgainAfterTheRestart) 
   // The CEO was asked twice in all: for the question, and with the answer.
   EXPECT_EQ(requests_for("ceo-model").size(), 2u);
 }
-
 
 // The CEO asks its user to authorise a bigger budget (HASHIRU's economy):
 // the task pauses like any question; "はい" raises the expense budget through

@@ -41,17 +41,18 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
 
   // A2A: SendMessage (blocking) then GetTask.
   json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", "Say hello via A2A"}}})}};
-  auto sent = request("POST", "/a2a",
-                      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}}
-                          .dump(),
-                      {{"A2A-Version", "1.0"}});
+  auto sent =
+      request("POST", "/a2a",
+              json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", {{"message", message}}}}.dump(),
+              {{"A2A-Version", "1.0"}});
   ASSERT_EQ(sent.status, 200) << sent.body << server_->log();
   json task = json::parse(sent.body)["result"]["task"];
   EXPECT_EQ(task["status"]["state"], "TASK_STATE_COMPLETED") << sent.body;
   EXPECT_EQ(task["artifacts"][0]["parts"][0]["text"], "The helper says hello (A2A).");
-  auto got = request("POST", "/a2a",
-                     json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", task["id"]}}}}.dump(),
-                     {{"A2A-Version", "1.0"}});
+  auto got =
+      request("POST", "/a2a",
+              json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "GetTask"}, {"params", {{"id", task["id"]}}}}.dump(),
+              {{"A2A-Version", "1.0"}});
   ASSERT_EQ(got.status, 200) << got.body;
   EXPECT_EQ(json::parse(got.body)["result"]["status"]["state"], "TASK_STATE_COMPLETED") << got.body;
   // The card lists the company and the employee it hired.
@@ -79,15 +80,15 @@ TEST_F(ServeTest, OneTaskOverEachProtocolIsJournaledAndCharged) {
   // MCP: initialize, then tools/call run_task with a progress token (SSE).
   const auto with_session = open_mcp_session();
   ASSERT_FALSE(with_session.empty());
-  auto call = request("POST", "/mcp",
-                      json{{"jsonrpc", "2.0"},
-                           {"id", 2},
-                           {"method", "tools/call"},
-                           {"params", {{"name", "run_task"},
-                                       {"arguments", {{"task", "Finish via MCP"}}},
-                                       {"_meta", {{"progressToken", "p1"}}}}}}
-                          .dump(),
-                      with_session);
+  auto call = request(
+      "POST", "/mcp",
+      json{{"jsonrpc", "2.0"},
+           {"id", 2},
+           {"method", "tools/call"},
+           {"params",
+            {{"name", "run_task"}, {"arguments", {{"task", "Finish via MCP"}}}, {"_meta", {{"progressToken", "p1"}}}}}}
+          .dump(),
+      with_session);
   ASSERT_EQ(call.status, 200) << call.body;
   std::vector<json> events = sse_events(call.body);
   ASSERT_FALSE(events.empty()) << call.body;
@@ -145,26 +146,27 @@ TEST_F(ServeTest, AStatelessMcpClientRunsATask) {
     if (!name.empty()) h.push_back({"Mcp-Name", name});
     return h;
   };
-  auto discover = request("POST", "/mcp",
-                          json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "server/discover"}, {"params", {{"_meta", meta}}}}
-                              .dump(),
-                          headers("server/discover"));
+  auto discover =
+      request("POST", "/mcp",
+              json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "server/discover"}, {"params", {{"_meta", meta}}}}.dump(),
+              headers("server/discover"));
   ASSERT_EQ(discover.status, 200) << discover.body << server_->log();
   // One JSON object, or (on a slow machine) an event stream ending with it.
   json d = discover.header("content-type").find("event-stream") != std::string::npos ? sse_events(discover.body).back()
-                                                                                      : json::parse(discover.body);
+                                                                                     : json::parse(discover.body);
   EXPECT_EQ(d["result"]["supportedVersions"][0], "2026-07-28") << discover.body;
   EXPECT_TRUE(discover.headers.find("mcp-session-id") == discover.headers.end());
 
   json call_meta = meta;
   call_meta["progressToken"] = "p2";
-  auto call = request("POST", "/mcp",
-                      json{{"jsonrpc", "2.0"},
-                           {"id", 2},
-                           {"method", "tools/call"},
-                           {"params", {{"name", "run_task"}, {"arguments", {{"task", "Finish via MCP"}}}, {"_meta", call_meta}}}}
-                          .dump(),
-                      headers("tools/call", "run_task"));
+  auto call = request(
+      "POST", "/mcp",
+      json{{"jsonrpc", "2.0"},
+           {"id", 2},
+           {"method", "tools/call"},
+           {"params", {{"name", "run_task"}, {"arguments", {{"task", "Finish via MCP"}}}, {"_meta", call_meta}}}}
+          .dump(),
+      headers("tools/call", "run_task"));
   ASSERT_EQ(call.status, 200) << call.body;
   std::vector<json> events = sse_events(call.body);
   ASSERT_FALSE(events.empty()) << call.body;
@@ -282,9 +284,11 @@ TEST_F(ServeTest, AcpRunIdsOutliveAKilledServer) {
   start_serve();
   ASSERT_FALSE(HasFatalFailure());
   auto start_run = [&](const std::string& mode, const std::string& text) {
-    auto r = request("POST", "/acp/runs",
-                     json{{"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}}
-                         .dump());
+    auto r = request(
+        "POST", "/acp/runs",
+        json{
+            {"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}}
+            .dump());
     EXPECT_EQ(r.status, mode == "sync" ? 200 : 202) << r.body << server_->log();
     return json::parse(r.body, nullptr, false);
   };
@@ -380,9 +384,9 @@ TEST_F(ServeTest, DeeplyNestedBodiesAreRefusedOnEveryProtocolAndTheServerStaysUp
   EXPECT_EQ(acp.status, 400) << acp.body << server_->log();
   EXPECT_NE(acp.body.find("nesting deeper than 128 levels"), std::string::npos) << acp.body;
 
-  auto a2a = request("POST", "/a2a",
-                     R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":)" + deep + "}}",
-                     {{"A2A-Version", "1.0"}});
+  auto a2a =
+      request("POST", "/a2a", R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":)" + deep + "}}",
+              {{"A2A-Version", "1.0"}});
   EXPECT_EQ(a2a.status, 200) << server_->log();
   EXPECT_EQ(json::parse(a2a.body)["error"]["code"], -32600) << a2a.body;
 

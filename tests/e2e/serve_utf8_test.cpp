@@ -51,10 +51,12 @@ std::string script() {
         - { name: AskAgent, arguments: { agent_name: Chosain, prompt: "{{last_user}} を調べてください 🙏" } }
   - name: ceo-answers
     match: { model: ceo-model, last_role: tool, last_tool_name: AskAgent }
-    reply: { text: "最終回答 🎉: {{last_tool}} )" + kServeBadBytes + " " + long_japanese() + kCutEnd + R"(" }
+    reply: { text: "最終回答 🎉: {{last_tool}} )" +
+         kServeBadBytes + " " + long_japanese() + kCutEnd + R"(" }
   - name: worker-answers
     match: { model: llama3.2 }
-    reply: { text: ")" + long_japanese() + " 😀 壊れた文字: " + kServeBadBytes + " 以上" + kCutEnd + R"(" }
+    reply: { text: ")" +
+         long_japanese() + " 😀 壊れた文字: " + kServeBadBytes + " 以上" + kCutEnd + R"(" }
 )";
 }
 
@@ -92,9 +94,8 @@ std::string script() {
 class ServeUtf8Test : public ServeTest {
  protected:
   static json a2a_message(const std::string& text) {
-    return json{{"messageId", "m-" + text.substr(0, 3)},
-                {"role", "ROLE_USER"},
-                {"parts", json::array({{{"text", text}}})}};
+    return json{
+        {"messageId", "m-" + text.substr(0, 3)}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", text}}})}};
   }
   http::HttpResult a2a(const std::string& method, const json& params, int id) {
     return request("POST", "/a2a",
@@ -138,8 +139,8 @@ TEST_F(ServeUtf8Test, EveryProtocolAnswersValidUtf8AndTheServerKeepsServing) {
 
   // ACP, sync then stream.
   auto acp_body = [&](const std::string& mode, const std::string& text) {
-    return body_with_cut(
-        json{{"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}});
+    return body_with_cut(json{
+        {"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}});
   };
   auto run = request("POST", "/acp/runs", acp_body("sync", "ACP 調査 " + cut_task));
   ASSERT_EQ(run.status, 200) << run.body << server_->log();

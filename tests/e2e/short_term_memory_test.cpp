@@ -24,7 +24,8 @@ rules:
     match: { model: ceo-model, has_tools: true }
     times: 9
     reply:
-      text: ")" + thinking + R"("
+      text: ")" +
+         thinking + R"("
       tool_calls: [ { name: GetAgents, arguments: {} } ]
   - name: answer
     match: { model: ceo-model }
@@ -49,8 +50,9 @@ class ShortTermMemoryTest : public E2eTest {
 
 TEST_F(ShortTermMemoryTest, ALongTaskIsSummarisedOnceAndGoesOnWithTheSummaryAndTheLastTen) {
   start_mock(long_task_script());
-  RunResult r = run_json(config(std::string("{ context_tokens: ") + kContextTokens + ", threshold: 0.85, keep_recent: 10 }"),
-                         "Audit the agents, checking them repeatedly.");
+  RunResult r =
+      run_json(config(std::string("{ context_tokens: ") + kContextTokens + ", threshold: 0.85, keep_recent: 10 }"),
+               "Audit the agents, checking them repeatedly.");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.result()["answer"], "No agents are hired.");
 
@@ -107,7 +109,7 @@ TEST_F(ShortTermMemoryTest, SwitchedOffTheConversationIsNeverSummarised) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(r.events("summary").empty());
   std::vector<json> ceo = requests_for("ceo-model");
-  ASSERT_EQ(ceo.size(), 10u);  // nine rounds and the answer
+  ASSERT_EQ(ceo.size(), 10u);                     // nine rounds and the answer
   EXPECT_EQ(ceo.back()["messages"].size(), 20u);  // system, task, nine rounds of two
 }
 

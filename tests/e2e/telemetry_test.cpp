@@ -33,7 +33,8 @@ class TelemetryTest : public ServeTest {
     json message{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", kTask}}})}};
     json params{{"message", message}};
     if (!wait) params["configuration"] = {{"returnImmediately", true}};
-    auto sent = request("POST", "/a2a", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", params}}.dump(),
+    auto sent = request("POST", "/a2a",
+                        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "SendMessage"}, {"params", params}}.dump(),
                         {{"A2A-Version", "1.0"}});
     EXPECT_EQ(sent.status, 200) << sent.body << server_->log();
     json task = json::parse(sent.body, nullptr, false);

@@ -94,8 +94,9 @@ TEST_F(E2eTest, ToolCreateCostsAreChargedRefusedAndRefundedOnDelete) {
     return "import datetime\n\n__all__ = ['" + name + "']\n\nclass " + name +
            "():\n    dependencies = []\n    inputSchema = {\"name\": \"" + name +
            "\", \"description\": \"Costs to make\", \"parameters\": {\"type\": \"object\", \"properties\": {}}, "
-           "\"create_resource_cost\": " + std::to_string(resource) + ", \"create_expense_cost\": " +
-           std::to_string(expense) + "}\n    def run(self, **kwargs):\n        return {\"status\": \"success\", "
+           "\"create_resource_cost\": " +
+           std::to_string(resource) + ", \"create_expense_cost\": " + std::to_string(expense) +
+           "}\n    def run(self, **kwargs):\n        return {\"status\": \"success\", "
            "\"message\": \"ok\", \"output\": 1}\n";
   };
   auto creator = [](const std::string& name, const std::string& code) {
@@ -106,11 +107,12 @@ TEST_F(E2eTest, ToolCreateCostsAreChargedRefusedAndRefundedOnDelete) {
                    {"reply", {{"tool_calls", {creator("PricyTool", tool("PricyTool", 30, 0.5))}}}}});
   rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 1}}},
                    {"reply", {{"tool_calls", {creator("TooPricy", tool("TooPricy", 500, 0))}}}}});
-  rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 2}}},
-                   {"reply",
-                    {{"tool_calls",
-                      {{{"name", "ToolDeletor"},
-                        {"arguments", {{"name", "PricyTool"}, {"file_path", "src/tools/user_tools/PricyTool.py"}}}}}}}}});
+  rules.push_back(
+      {{"match", {{"model", "ceo-model"}, {"turn", 2}}},
+       {"reply",
+        {{"tool_calls",
+          {{{"name", "ToolDeletor"},
+            {"arguments", {{"name", "PricyTool"}, {"file_path", "src/tools/user_tools/PricyTool.py"}}}}}}}}});
   rules.push_back({{"match", {{"model", "ceo-model"}, {"turn", 3}}}, {"reply", {{"text", "done"}}}});
   start_mock(json{{"rules", rules}}.dump());  // JSON is YAML
   RunResult r = run_json(write_config(), "make tools");

@@ -98,10 +98,12 @@ TEST_F(Utf8OutputTest, HashiruRunJournalHistoryAndTranscriptStayUtf8) {
         - { name: AskAgent, arguments: { agent_name: Chosain, prompt: "{{last_user}}" } }
   - name: ceo-answers
     match: { model: ceo-model, turn: 2 }
-    reply: { text: "最終回答 🎉: {{last_tool}} )" + kBadBytes + R"(" }
+    reply: { text: "最終回答 🎉: {{last_tool}} )" +
+             kBadBytes + R"(" }
   - name: worker-answers
     match: { model: llama3.2 }
-    reply: { text: "プロバイダーBが最安です。😀 表: | A | B | C | 壊れた文字: )" + kBadBytes + R"( 以上。" }
+    reply: { text: "プロバイダーBが最安です。😀 表: | A | B | C | 壊れた文字: )" +
+             kBadBytes + R"( 以上。" }
 )");
   const std::string cfg = write_config();
   RunResult r = run_json(cfg, kJapaneseTask);
@@ -133,13 +135,15 @@ TEST_F(Utf8OutputTest, EffgenJapaneseTaskFinishesWithUtf8Output) {
       text: '{"subtasks":[{"id":"st_1","description":"各社のGPU価格を調査する 💰","depends_on":[],"expected_output":"価格表","estimated_complexity":4,"required_specialization":"research","priority":"high"},{"id":"st_2","description":"推奨レポートを書く 📝","depends_on":["st_1"],"expected_output":"レポート","estimated_complexity":5,"required_specialization":"synthesis","priority":"medium"}],"reasoning":"調査してから書く"}'
   - name: planner-synthesises
     match: { model: planner-7b, last_user: "Subtask results" }
-    reply: { text: "推奨: プロバイダーB 🏆 )" + kBadBytes + R"(" }
+    reply: { text: "推奨: プロバイダーB 🏆 )" +
+             kBadBytes + R"(" }
   - name: judge-accepts
     match: { model: judge-7b }
     reply: { text: '{"status":"success","output":"指示どおりです ✅","error_information":""}' }
   - name: worker-answers
     match: { model: llama3.2 }
-    reply: { text: "プロバイダーBが最安です。😀 )" + kBadBytes + R"( 以上。" }
+    reply: { text: "プロバイダーBが最安です。😀 )" +
+             kBadBytes + R"( 以上。" }
 )");
   ConfigOptions o;
   o.resource_total = 400;

@@ -18,8 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   auto r = kaisha::a2a::read_message(message);
   if (r.ok()) {
-    check(valid_utf8(r->text) && valid_utf8(r->message_id) && valid_utf8(r->role),
-          "a read message is valid UTF-8");
+    check(valid_utf8(r->text) && valid_utf8(r->message_id) && valid_utf8(r->role), "a read message is valid UTF-8");
   } else {
     check(r.error().message.rfind("params.message", 0) == 0, "errors name the location");
     (void)json(r.error().message).dump();

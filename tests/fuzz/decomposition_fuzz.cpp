@@ -15,8 +15,8 @@ namespace pl = kaisha::planning;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const pl::Strategy strategies[] = {pl::Strategy::parallel, pl::Strategy::sequential,
-                                     pl::Strategy::hybrid, pl::Strategy::hierarchical};
+  const pl::Strategy strategies[] = {pl::Strategy::parallel, pl::Strategy::sequential, pl::Strategy::hybrid,
+                                     pl::Strategy::hierarchical};
   pl::Strategy strategy = strategies[data[0] % 4];
   std::string_view answer(reinterpret_cast<const char*>(data + 1), size - 1);
 

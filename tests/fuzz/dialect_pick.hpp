@@ -10,10 +10,14 @@ namespace kaisha::fuzz {
 
 inline const llm::Dialect& pick_dialect(uint8_t selector) {
   switch (selector % 4) {
-    case 0: return llm::openai_dialect();
-    case 1: return llm::ollama_dialect();
-    case 2: return llm::gemini_dialect();
-    default: return llm::anthropic_dialect();
+    case 0:
+      return llm::openai_dialect();
+    case 1:
+      return llm::ollama_dialect();
+    case 2:
+      return llm::gemini_dialect();
+    default:
+      return llm::anthropic_dialect();
   }
 }
 

@@ -24,11 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = d.parse_chat_response(rendered);
     check(again.ok(), "a decoded response, rendered back, decodes again");
     check(again->message.content == r->message.content, "the text survives a round trip");
-    check(again->message.tool_calls.size() == r->message.tool_calls.size(),
-          "the tool calls survive a round trip");
+    check(again->message.tool_calls.size() == r->message.tool_calls.size(), "the tool calls survive a round trip");
     for (size_t i = 0; i < r->message.tool_calls.size(); ++i)
-      check(again->message.tool_calls[i].name == r->message.tool_calls[i].name,
-            "tool call names survive a round trip");
+      check(again->message.tool_calls[i].name == r->message.tool_calls[i].name, "tool call names survive a round trip");
   } else {
     check(r.error().code == "llm", "decode errors have code llm");
   }

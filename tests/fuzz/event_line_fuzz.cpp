@@ -9,8 +9,8 @@
 #include "runtime/messages/progress_event_json.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
-using kaisha::fuzz::check;
 using kaisha::json;
+using kaisha::fuzz::check;
 namespace msg = kaisha::msg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

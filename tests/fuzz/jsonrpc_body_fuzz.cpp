@@ -21,8 +21,7 @@ void check_response(const json& r) {
   check(r.contains("id"), "a response carries an id");
   check(r.contains("result") != r.contains("error"), "a response has exactly one of result/error");
   if (r.contains("error")) {
-    check(r["error"].is_object() && r["error"]["code"].is_number_integer() &&
-              r["error"]["message"].is_string(),
+    check(r["error"].is_object() && r["error"]["code"].is_number_integer() && r["error"]["message"].is_string(),
           "error has an integer code and a string message");
   }
   (void)r.dump();  // throws (a crash here) on invalid UTF-8
@@ -35,13 +34,12 @@ const rpc::Dispatcher& dispatcher() {
       "properties":{"name":{"type":"string"},"mode":{"enum":["a","b"]},
                     "items":{"type":"array","items":{"type":["integer","null"]}}},
       "additionalProperties":false})");
-    d.handle("echo", [](const json& p, rpc::Context&) -> kaisha::Result<json> { return p; }, schema);
+    d.handle(
+        "echo", [](const json& p, rpc::Context&) -> kaisha::Result<json> { return p; }, schema);
     d.handle("fail", [](const json&, rpc::Context&) -> kaisha::Result<json> {
       return rpc::app_error(-32001, "Task not found");
     });
-    d.handle("throw", [](const json&, rpc::Context&) -> kaisha::Result<json> {
-      throw std::runtime_error("boom");
-    });
+    d.handle("throw", [](const json&, rpc::Context&) -> kaisha::Result<json> { throw std::runtime_error("boom"); });
     d.handle_async("later", [](const json& p, rpc::Context&, rpc::Reply reply) { reply(p); });
     d.handle_async("drop", [](const json&, rpc::Context&, rpc::Reply) {});
     return d;

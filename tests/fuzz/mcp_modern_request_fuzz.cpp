@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (h) {
       auto d = mcp::decode_header_value(*h);
       if (d) check(valid_utf8(*d), "decoded header values are UTF-8");
-      if (valid_utf8(*h)) check(mcp::decode_header_value(mcp::encode_header_value(*h)) == *h, "encode/decode round trip");
+      if (valid_utf8(*h))
+        check(mcp::decode_header_value(mcp::encode_header_value(*h)) == *h, "encode/decode round trip");
     }
 
   json body = json::parse(text, nullptr, false);
@@ -72,7 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // A tool whose "region" argument is mirrored into Mcp-Param-Region.
-  const json schema = json::parse(R"({"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}})");
+  const json schema =
+      json::parse(R"({"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}})");
   const json args = req.params.is_object() ? req.params.value("arguments", json::object()) : json::object();
   if (auto no = mcp::check_param_headers(schema, args, env)) (void)json(no->message).dump();
   // The params' own schema-like content, read as a tool's inputSchema by a client.
@@ -87,7 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(!exchange.ok() || !exchange->state().is_null() || req.params["requestState"] == json(nullptr),
           "a state is either refused or opened");
   auto filter = mcp::SubscriptionFilter::parse(req.params);
-  if (filter.ok()) (void)filter->to_json().dump();
-  else (void)json(filter.error().message).dump();
+  if (filter.ok())
+    (void)filter->to_json().dump();
+  else
+    (void)json(filter.error().message).dump();
   return 0;
 }

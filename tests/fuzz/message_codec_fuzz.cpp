@@ -26,10 +26,10 @@ void decode_each(std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
 
-  decode_each<msg::AgentSpec, msg::AskRequest, msg::AskReply, msg::TaskRequest, msg::TaskResult,
-              msg::AuditRequest, msg::AuditVerdict, msg::ProgressEvent, msg::LlmCall, msg::LlmResult,
-              msg::JoinRequest, msg::Heartbeat, msg::SpawnAgent, msg::StopAgent, msg::RequestFailed,
-              msg::SubmitTask, msg::StatusRequest, msg::ClusterStatus>(bytes);
+  decode_each<msg::AgentSpec, msg::AskRequest, msg::AskReply, msg::TaskRequest, msg::TaskResult, msg::AuditRequest,
+              msg::AuditVerdict, msg::ProgressEvent, msg::LlmCall, msg::LlmResult, msg::JoinRequest, msg::Heartbeat,
+              msg::SpawnAgent, msg::StopAgent, msg::RequestFailed, msg::SubmitTask, msg::StatusRequest,
+              msg::ClusterStatus>(bytes);
 
   auto env = msg::decode_envelope(bytes);
   if (!env.ok()) {

@@ -106,7 +106,9 @@ json sample_arguments(const json& schema) {
   for (const auto& name : schema.value("required", json::array())) {
     if (!name.is_string()) continue;
     const std::string type = props.value(name.get<std::string>(), json::object()).value("type", std::string("string"));
-    args[name.get<std::string>()] = type == "integer" || type == "number" ? json(1) : type == "boolean" ? json(true) : json("x");
+    args[name.get<std::string>()] = type == "integer" || type == "number" ? json(1)
+                                    : type == "boolean"                   ? json(true)
+                                                                          : json("x");
   }
   return args;
 }
@@ -162,16 +164,18 @@ int run_conformance(const std::string& scenario, const std::string& url, http::H
   if (auth) ho.oauth = conformance_oauth(scenario, url, http);
   auto c = mcp::McpClient::create(std::make_unique<mcp::McpHttpClientTransport>(http, url, ho), http, o);
   std::weak_ptr<mcp::McpClient> weak = c;
-  c->on_request([weak, scenario](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
-    if (method != "elicitation/create") return reply(Error{"mcp", "kaisha's conformance client does not handle " + method});
-    json accept{{"action", "accept"}, {"content", defaults_of(params)}};
-    auto self = weak.lock();
-    if (scenario != "sep-2322-client-request-state" || !self) return reply(accept);
-    // Another request while this one waits for its input: it must carry
-    // none of this one's inputResponses or requestState.
-    accept["content"] = {{"confirmed", true}};
-    self->call_tool("test_mrtr_unrelated", json::object(), [reply, accept](Result<json>) { reply(accept); });
-  });
+  c->on_request(
+      [weak, scenario](const std::string& method, const json& params, std::function<void(Result<json>)> reply) {
+        if (method != "elicitation/create")
+          return reply(Error{"mcp", "kaisha's conformance client does not handle " + method});
+        json accept{{"action", "accept"}, {"content", defaults_of(params)}};
+        auto self = weak.lock();
+        if (scenario != "sep-2322-client-request-state" || !self) return reply(accept);
+        // Another request while this one waits for its input: it must carry
+        // none of this one's inputResponses or requestState.
+        accept["content"] = {{"confirmed", true}};
+        self->call_tool("test_mrtr_unrelated", json::object(), [reply, accept](Result<json>) { reply(accept); });
+      });
   if (Status s = connect(c); !s.ok()) return fail(s.error().message);
   std::cout << "connected: " << c->server_info().dump() << " protocol " << c->protocol_version() << "\n";
   auto tools = list(c);
@@ -213,11 +217,13 @@ int run_conformance(const std::string& scenario, const std::string& url, http::H
     auto resources = ask(c, "resources/list", json::object());
     if (!resources.ok()) return fail(resources.error().message);
     for (const auto& r : resources->value("resources", json::array()))
-      if (auto read = ask(c, "resources/read", {{"uri", r.value("uri", "")}}); !read.ok()) return fail(read.error().message);
+      if (auto read = ask(c, "resources/read", {{"uri", r.value("uri", "")}}); !read.ok())
+        return fail(read.error().message);
     auto prompts = ask(c, "prompts/list", json::object());
     if (!prompts.ok()) return fail(prompts.error().message);
     for (const auto& p : prompts->value("prompts", json::array()))
-      if (auto got = ask(c, "prompts/get", {{"name", p.value("name", "")}}); !got.ok()) return fail(got.error().message);
+      if (auto got = ask(c, "prompts/get", {{"name", p.value("name", "")}}); !got.ok())
+        return fail(got.error().message);
   }
   c->close();
   return 0;
@@ -254,8 +260,9 @@ int main(int argc, char** argv) {
     } else if (a == "--expect" && i + 1 < argc) {
       expects.push_back(argv[++i]);
     } else {
-      return fail("usage: mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... "
-                  "[--expect TEXT]...");
+      return fail(
+          "usage: mcp_client_driver (--url URL | --stdio CMD [ARGS...] --) [--list] [--call TOOL JSON]... "
+          "[--expect TEXT]...");
     }
   }
   if (!transport) return fail("give --url or --stdio");

@@ -35,8 +35,10 @@ int main() {
     if (input.rfind("slow", 0) == 0) return;  // until canceled
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     company.emit(id, "hire", "Echo (llama3.2, local)");
-    if (input.rfind("fail", 0) == 0) company.fail(id, "the fixture fails on request");
-    else company.complete(id, "echo: " + input);
+    if (input.rfind("fail", 0) == 0)
+      company.fail(id, "the fixture fails on request");
+    else
+      company.complete(id, "echo: " + input);
   };
   company.on_submit = [work](const std::string& id, const std::string& input) {
     std::thread(work, id, input).detach();

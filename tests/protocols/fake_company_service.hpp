@@ -52,8 +52,10 @@ class FakeCompanyService : public company::CompanyService {
       const std::string a = auto_answer(input);
       start(id, "working on it");
       if (a.empty()) return id;
-      if (a.rfind("ERROR:", 0) == 0) fail(id, a.substr(6));
-      else complete(id, a);
+      if (a.rfind("ERROR:", 0) == 0)
+        fail(id, a.substr(6));
+      else
+        complete(id, a);
     }
     return id;
   }
@@ -144,9 +146,7 @@ class FakeCompanyService : public company::CompanyService {
   void complete(const std::string& id, const std::string& answer) {
     finish(id, company::TaskState::completed, answer, "", "final");
   }
-  void fail(const std::string& id, const std::string& why) {
-    finish(id, company::TaskState::failed, "", why, "error");
-  }
+  void fail(const std::string& id, const std::string& why) { finish(id, company::TaskState::failed, "", why, "error"); }
   void emit(const std::string& id, const std::string& kind, const std::string& text) {
     msg::ProgressEvent e;
     e.task_id = id;

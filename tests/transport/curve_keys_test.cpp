@@ -33,7 +33,7 @@ TEST(CurveKeys, SaveThenLoadRoundTripsWithPrivatePermissions) {
   ASSERT_TRUE(keys.ok());
   std::string path = temp_path("keys_roundtrip");
   ASSERT_TRUE(save_curve_keys(path, *keys).ok());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   auto loaded = load_curve_keys(path);

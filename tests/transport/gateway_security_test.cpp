@@ -21,8 +21,7 @@ using testing::make_envelope;
 using testing::plaintext_options;
 using testing::wait_until;
 
-GatewayOptions curve_options(const std::string& node, const CurveKeyPair& keys,
-                             std::vector<std::string> authorised) {
+GatewayOptions curve_options(const std::string& node, const CurveKeyPair& keys, std::vector<std::string> authorised) {
   GatewayOptions o;
   o.node = node;
   o.bind = "tcp://127.0.0.1:0";

@@ -106,20 +106,18 @@ TEST(Gateway, MalformedFramesAreCountedDroppedAndServingContinues) {
   raw.set(zmq::sockopt::linger, 1000);
   raw.set(zmq::sockopt::sndtimeo, 2000);
   raw.connect(*ep);
-  auto send = [&](const std::string& bytes) {
-    ASSERT_TRUE(raw.send(zmq::buffer(bytes), zmq::send_flags::none));
-  };
+  auto send = [&](const std::string& bytes) { ASSERT_TRUE(raw.send(zmq::buffer(bytes), zmq::send_flags::none)); };
   std::string good = msg::encode(make_envelope("ok-1", "raw", "g"));
-  send(std::string("\xff\x00 garbage \x13", 12));             // not a map
-  send(good.substr(0, good.size() - 7));                      // truncated msgpack
+  send(std::string("\xff\x00 garbage \x13", 12));  // not a map
+  send(good.substr(0, good.size() - 7));           // truncated msgpack
   auto v3 = make_envelope("v3", "raw", "g");
   v3.envelope_version = msg::kEnvelopeVersion + 1;
-  send(msg::encode(v3));                                      // unknown envelope version
+  send(msg::encode(v3));  // unknown envelope version
   auto noid = make_envelope("", "raw", "g");
-  send(msg::encode(noid));                                    // missing id
+  send(msg::encode(noid));                                             // missing id
   ASSERT_TRUE(raw.send(zmq::buffer(good), zmq::send_flags::sndmore));  // two frames
   send(good);
-  send(good);                                                 // and a good one: still served
+  send(good);  // and a good one: still served
 
   ASSERT_TRUE(wait_until([&] { return inbox.size() == 1; }));
   EXPECT_EQ(inbox.items()[0].id, "ok-1");
@@ -222,10 +220,13 @@ TEST(Gateway, FullPeerQueueIsReportedToTheSenderNotDropped) {
   std::vector<Error> refusals;
   for (int i = 0; i < kCount; ++i) {
     auto st = g.send("sink", make_envelope("m" + std::to_string(i), "g", "sink", payload));
-    if (st.ok()) ++accepted;
-    else refusals.push_back(st.error());
+    if (st.ok())
+      ++accepted;
+    else
+      refusals.push_back(st.error());
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, kaisha::testing::scaled(5s)) << "send() must not block on a full peer";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, kaisha::testing::scaled(5s))
+      << "send() must not block on a full peer";
   // Every envelope is either queued to the peer or refused to its sender at
   // once: none vanishes.
   ASSERT_FALSE(refusals.empty());

@@ -24,9 +24,9 @@ inline bool wait_until(const std::function<bool()>& pred,
   return pred();
 }
 
-inline msg::Envelope make_envelope(const std::string& id, const std::string& from_node,
-                                   const std::string& to_node, std::string payload = "p",
-                                   std::string type = "ask_request", std::string correlation = {}) {
+inline msg::Envelope make_envelope(const std::string& id, const std::string& from_node, const std::string& to_node,
+                                   std::string payload = "p", std::string type = "ask_request",
+                                   std::string correlation = {}) {
   msg::Envelope e;
   e.id = id;
   e.correlation = std::move(correlation);

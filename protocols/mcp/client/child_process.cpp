@@ -114,8 +114,10 @@ std::optional<std::string> ChildProcess::try_reap() {
   if (pid_ <= 0) return std::nullopt;
   int status = 0;
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) ended_ = describe_status(status);
-  else if (r < 0 && errno == ECHILD) ended_ = "ended (already reaped)";
+  if (r == pid_)
+    ended_ = describe_status(status);
+  else if (r < 0 && errno == ECHILD)
+    ended_ = "ended (already reaped)";
   return ended_;
 }
 

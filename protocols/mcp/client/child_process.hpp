@@ -22,9 +22,9 @@
 namespace kaisha::mcp {
 
 struct ChildSpec {
-  std::string command;                        // looked up in PATH unless it has a '/'
-  std::vector<std::string> args;              // without argv[0]
-  std::map<std::string, std::string> env;     // added to (or replacing in) the inherited environment
+  std::string command;                     // looked up in PATH unless it has a '/'
+  std::vector<std::string> args;           // without argv[0]
+  std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
 };
 
 class ChildProcess {
@@ -37,7 +37,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   pid_t pid() const { return pid_; }
-  int stdin_fd() const { return in_; }    // -1 once closed
+  int stdin_fd() const { return in_; }  // -1 once closed
   int stdout_fd() const { return out_; }
   int stderr_fd() const { return err_; }
   void close_stdin();

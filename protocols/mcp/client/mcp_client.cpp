@@ -86,7 +86,8 @@ namespace {
 
 std::string rpc_error_text(const jsonrpc::RpcError& e) {
   std::string s = "error " + std::to_string(e.code) + ": " + e.message;
-  if (!e.data.is_null()) s += " (" + utf8::truncate(e.data.dump(-1, ' ', false, json::error_handler_t::replace), 200) + ")";
+  if (!e.data.is_null())
+    s += " (" + utf8::truncate(e.data.dump(-1, ' ', false, json::error_handler_t::replace), 200) + ")";
   return s;
 }
 
@@ -98,7 +99,9 @@ std::shared_ptr<McpClient> McpClient::create(std::unique_ptr<McpClientTransport>
 }
 
 McpClient::McpClient(std::unique_ptr<McpClientTransport> transport, http::HttpClient& timers, McpClientOptions options)
-    : transport_(std::move(transport)), timers_(timers), options_(std::move(options)),
+    : transport_(std::move(transport)),
+      timers_(timers),
+      options_(std::move(options)),
       state_(std::make_unique<State>()) {
   state_->client_capabilities = options_.capabilities.is_object() ? options_.capabilities : json::object();
   state_->client_info = {{"name", options_.client_name}, {"version", options_.client_version}};
@@ -110,9 +113,7 @@ void McpClient::on_notification(NotificationHandler h) { state_->on_notification
 void McpClient::on_request(RequestHandler h) { state_->on_request = std::move(h); }
 void McpClient::on_closed(ClosedHandler h) { state_->on_closed = std::move(h); }
 
-std::string McpClient::name() const {
-  return options_.name.empty() ? transport_->describe() : options_.name;
-}
+std::string McpClient::name() const { return options_.name.empty() ? transport_->describe() : options_.name; }
 
 void McpClient::connect(std::function<void(Status)> done) {
   std::weak_ptr<McpClient> weak = weak_from_this();
@@ -207,7 +208,7 @@ void McpClient::discover(const std::string& version, bool retried, std::function
     self->listen_for_changes();
     done(Status::Ok());
   };
-  const int64_t wait = after_silence                     ? options_.request_timeout_ms
+  const int64_t wait = after_silence                      ? options_.request_timeout_ms
                        : options_.discover_timeout_ms > 0 ? options_.discover_timeout_ms
                                                           : transport_->discover_timeout_ms();
   send_request("server/discover", json::object(), version, std::move(on_answer), wait);
@@ -225,7 +226,8 @@ void McpClient::initialize(const std::string& version, std::function<void(Status
       [weak, done, after_silence](Result<json> r) {
         auto self = weak.lock();
         if (!self) return done(Error{"mcp_closed", "MCP client closed during initialize"});
-        if (!r.ok() && after_silence && r.error().code == "mcp") return self->discover(kModernVersion, false, done, true);
+        if (!r.ok() && after_silence && r.error().code == "mcp")
+          return self->discover(kModernVersion, false, done, true);
         if (!r.ok()) return done(r.error());
         const json& res = *r;
         const std::string who = "MCP server " + self->name();
@@ -238,7 +240,8 @@ void McpClient::initialize(const std::string& version, std::function<void(Status
         {
           std::lock_guard<std::mutex> lock(self->state_->mu);
           self->state_->version = v;
-          if (res.contains("serverInfo") && res["serverInfo"].is_object()) self->state_->server_info = res["serverInfo"];
+          if (res.contains("serverInfo") && res["serverInfo"].is_object())
+            self->state_->server_info = res["serverInfo"];
           if (res.contains("capabilities") && res["capabilities"].is_object())
             self->state_->capabilities = res["capabilities"];
           self->state_->connected = true;
@@ -324,7 +327,8 @@ int64_t McpClient::modern_request(json params, std::shared_ptr<Call> call, int64
     if (type == "complete") return done(std::move(a.result));
     if (type == "task") {
       if (method != "tools/call")
-        return done(Error{"mcp", who + ": " + method + " answered with a task (resultType \"task\"), which only "
+        return done(Error{"mcp", who + ": " + method +
+                                     " answered with a task (resultType \"task\"), which only "
                                      "tools/call may"});
       return self->await_task(call, r);
     }
@@ -342,18 +346,18 @@ int64_t McpClient::modern_request(json params, std::shared_ptr<Call> call, int64
     retry.erase("inputResponses");
     retry.erase("requestState");
     if (r.contains("requestState")) retry["requestState"] = r["requestState"];
-    self->answer_input_requests(
-        r.value("inputRequests", json::object()),
-        [weak, retry = std::move(retry), call, timeout_ms, round, who](Result<json> answers) mutable {
-          auto self = weak.lock();
-          if (!self) return;  // closed: fail_all ended the call, which had no round in flight
-          if (!answers.ok())
-            return (void)self->end_call(*call, Error{"mcp", who + ": " + call->method +
-                                                               " needs input kaisha could not give: " +
-                                                               answers.error().message});
-          if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
-          self->modern_request(std::move(retry), call, timeout_ms, round + 1);  // not sent if cancelled meanwhile
-        });
+    self->answer_input_requests(r.value("inputRequests", json::object()), [weak, retry = std::move(retry), call,
+                                                                           timeout_ms, round,
+                                                                           who](Result<json> answers) mutable {
+      auto self = weak.lock();
+      if (!self) return;  // closed: fail_all ended the call, which had no round in flight
+      if (!answers.ok())
+        return (void)self->end_call(
+            *call,
+            Error{"mcp", who + ": " + call->method + " needs input kaisha could not give: " + answers.error().message});
+      if (!answers->empty()) retry["inputResponses"] = std::move(*answers);
+      self->modern_request(std::move(retry), call, timeout_ms, round + 1);  // not sent if cancelled meanwhile
+    });
   };
   return send_request(method, std::move(sent), version, std::move(on_answer), timeout_ms, call);
 }
@@ -369,7 +373,8 @@ bool McpClient::end_call(Call& call, Result<json> outcome, bool cancel_task) {
     task_id = call.task_id;  // "" when no task yet (await_task then cancels the one that comes)
   }
   if (cancel_task && !task_id.empty())
-    send_request("tasks/cancel", json{{"taskId", task_id}}, version, [](Answer) {}, 0);
+    send_request(
+        "tasks/cancel", json{{"taskId", task_id}}, version, [](Answer) {}, 0);
   call.done(std::move(outcome));
   return true;
 }
@@ -389,10 +394,11 @@ void McpClient::await_task(const std::shared_ptr<Call>& call, const json& create
   }
   // Cancelled while this answer was on its way (end_call saw no task yet):
   // the task is not left running.
-  if (cancelled) return (void)send_request("tasks/cancel", json{{"taskId", call->task_id}}, version, [](Answer) {}, 0);
-  const int64_t interval = created.value("pollIntervalMs", json(500)).is_number_integer()
-                               ? created["pollIntervalMs"].get<int64_t>()
-                               : 500;
+  if (cancelled)
+    return (void)send_request(
+        "tasks/cancel", json{{"taskId", call->task_id}}, version, [](Answer) {}, 0);
+  const int64_t interval =
+      created.value("pollIntervalMs", json(500)).is_number_integer() ? created["pollIntervalMs"].get<int64_t>() : 500;
   schedule_poll(call, interval);
 }
 
@@ -417,7 +423,8 @@ void McpClient::poll_task(const std::shared_ptr<Call>& call) {
   const std::string who = "MCP server " + name();
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(call->deadline - State::Clock::now()).count();
   if (left <= 0) {
-    end_call(*call, Error{"timeout", who + ": the task " + task_id + " of tools/call did not finish in time; cancelled"},
+    end_call(*call,
+             Error{"timeout", who + ": the task " + task_id + " of tools/call did not finish in time; cancelled"},
              true);
     return;
   }
@@ -433,8 +440,9 @@ void McpClient::poll_task(const std::shared_ptr<Call>& call) {
     }
     const json& t = a.result;
     const std::string status = t.is_object() ? t.value("status", std::string()) : std::string();
-    const int64_t interval =
-        t.is_object() && t.value("pollIntervalMs", json()).is_number_integer() ? t["pollIntervalMs"].get<int64_t>() : 500;
+    const int64_t interval = t.is_object() && t.value("pollIntervalMs", json()).is_number_integer()
+                                 ? t["pollIntervalMs"].get<int64_t>()
+                                 : 500;
     const std::string message = t.is_object() ? t.value("statusMessage", std::string()) : std::string();
     if (status == "completed") {
       json result = t.value("result", json::object());
@@ -490,8 +498,8 @@ void McpClient::answer_task_input(const std::shared_ptr<Call>& call, const json&
     const std::string& task_id = call->task_id;
     if (!answers.ok()) {
       self->end_call(*call,
-                     Error{"mcp", who + ": the task " + task_id + " of tools/call needs input kaisha could not give: " +
-                                      answers.error().message},
+                     Error{"mcp", who + ": the task " + task_id +
+                                      " of tools/call needs input kaisha could not give: " + answers.error().message},
                      true);
       return;
     }
@@ -587,7 +595,8 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
                                 OnAnswer on_answer, int64_t timeout_ms, const std::shared_ptr<Call>& call) {
   const bool has_deadline = timeout_ms >= 0;
   const int64_t t = timeout_ms > 0 ? timeout_ms : options_.request_timeout_ms;
-  const auto deadline = has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
+  const auto deadline =
+      has_deadline ? State::Clock::now() + std::chrono::milliseconds(t) : State::Clock::time_point::max();
   int64_t id = 0;
   bool schedule = false;
   {
@@ -613,7 +622,8 @@ int64_t McpClient::send_request(const std::string& method, json params, const st
     }
   }
   if (id == 0) {
-    on_answer(Answer{nullptr, std::nullopt, Error{"mcp_closed", "MCP server " + name() + " is not connected (" + method + ")"}});
+    on_answer(Answer{nullptr, std::nullopt,
+                     Error{"mcp_closed", "MCP server " + name() + " is not connected (" + method + ")"}});
     return 0;
   }
   if (schedule) schedule_sweep(deadline);
@@ -682,8 +692,10 @@ bool McpClient::cancel(int64_t id, const std::string& reason) {
       call = c->second;
       id = call->current;  // the round in flight; 0 between rounds or while its task is awaited
     }
-    if (auto it = state_->pending.find(id); it != state_->pending.end()) p = state_->take(it);
-    else if (!call) return false;
+    if (auto it = state_->pending.find(id); it != state_->pending.end())
+      p = state_->take(it);
+    else if (!call)
+      return false;
   }
   // No round in flight (the client gathers input, the call waits for its
   // task, or a round's answer is being handled): the call ends here and its
@@ -694,7 +706,8 @@ bool McpClient::cancel(int64_t id, const std::string& reason) {
   if (p.method != "initialize" && !transport_->abandon_cancels())
     notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
   transport_->abandon(json(id));
-  p.done(Answer{nullptr, std::nullopt, Error{"mcp", "MCP server " + name() + ": " + p.method + " cancelled: " + reason}});
+  p.done(
+      Answer{nullptr, std::nullopt, Error{"mcp", "MCP server " + name() + ": " + p.method + " cancelled: " + reason}});
   return true;
 }
 
@@ -755,8 +768,10 @@ void McpClient::on_message(const json& m) {
     h(req->method, req->params, [weak, id](Result<json> r) {
       auto self = weak.lock();
       if (!self) return;
-      if (r.ok()) self->transport_->send(jsonrpc::make_result(id, std::move(r).value()));
-      else self->transport_->send(jsonrpc::make_error(id, jsonrpc::code::kInternalError, r.error().message));
+      if (r.ok())
+        self->transport_->send(jsonrpc::make_result(id, std::move(r).value()));
+      else
+        self->transport_->send(jsonrpc::make_error(id, jsonrpc::code::kInternalError, r.error().message));
     });
     return;
   }
@@ -764,7 +779,8 @@ void McpClient::on_message(const json& m) {
   // request fails with the reason; otherwise it is remembered for the
   // timeout message.
   const json& err = std::get<json>(msg);
-  const std::string why = err.contains("error") ? err["error"].value("message", std::string("invalid message")) : "invalid message";
+  const std::string why =
+      err.contains("error") ? err["error"].value("message", std::string("invalid message")) : "invalid message";
   const std::string text = utf8::truncate(m.dump(-1, ' ', false, json::error_handler_t::replace), 200);
   State::Pending p;
   {
@@ -800,9 +816,9 @@ void McpClient::fail_all(const Error& e) {
   for (auto& [id, p] : pending)
     p.done(Answer{nullptr, std::nullopt, Error{e.code, e.message + " (" + p.method + " not answered)"}});
   for (auto& c : idle)
-    c->done(Error{e.code, e.message + (c->task_id.empty()
-                                           ? " (" + c->method + ": waiting for input to send its next round)"
-                                           : " (" + c->method + ": task " + c->task_id + " not finished)")});
+    c->done(
+        Error{e.code, e.message + (c->task_id.empty() ? " (" + c->method + ": waiting for input to send its next round)"
+                                                      : " (" + c->method + ": task " + c->task_id + " not finished)")});
 }
 
 void McpClient::on_transport_closed(const Error& e) {
@@ -852,8 +868,10 @@ void McpClient::list_page(std::shared_ptr<std::vector<McpToolInfo>> acc, json cu
       info.name = t["name"].get<std::string>();
       info.title = t.value("title", std::string());
       if (t.contains("description") && t["description"].is_string()) info.description = t["description"];
-      if (t.contains("inputSchema") && t["inputSchema"].is_object()) info.input_schema = t["inputSchema"];
-      else return done(Error{"mcp", who + ": tool '" + info.name + "' has no inputSchema object"});
+      if (t.contains("inputSchema") && t["inputSchema"].is_object())
+        info.input_schema = t["inputSchema"];
+      else
+        return done(Error{"mcp", who + ": tool '" + info.name + "' has no inputSchema object"});
       if (t.contains("outputSchema")) info.output_schema = t["outputSchema"];
       if (auto a = t.find("annotations"); a != t.end() && a->is_object()) info.annotations = *a;
       if (self->modern()) {

@@ -66,7 +66,7 @@ struct McpToolInfo {
 };
 
 struct McpClientOptions {
-  std::string name;                  // how errors name the server ("" = the transport's description)
+  std::string name;  // how errors name the server ("" = the transport's description)
   std::string client_name = "kaisha";
   std::string client_version = "0.1.0";
   int64_t request_timeout_ms = 60'000;

@@ -110,10 +110,10 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     if (m == message.end() || !m->is_string()) return h;
     const std::string& method = m->get_ref<const std::string&>();
     h.push_back({kMethodHeader, method});
-    const char* field = method == "resources/read"                                                 ? "uri"
-                        : (method == "tools/call" || method == "prompts/get")                          ? "name"
+    const char* field = method == "resources/read"                                                        ? "uri"
+                        : (method == "tools/call" || method == "prompts/get")                             ? "name"
                         : (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") ? "taskId"
-                                                                                                        : nullptr;
+                                                                                                          : nullptr;
     auto params = message.find("params");
     if (!field || params == message.end() || !params->is_object()) return h;
     if (auto f = params->find(field); f != params->end() && f->is_string())
@@ -169,7 +169,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     json id;          // the request's id; null for a notification
     std::string key;  // id key when the message is a request
     bool request = false;
-    std::string out;  // the message, serialized
+    std::string out;                                          // the message, serialized
     std::vector<std::pair<std::string, std::string>> mirror;  // a modern request's method and target headers
     std::vector<std::pair<std::string, std::string>> extra;   // the caller's headers
     int auth_round = 0;
@@ -237,7 +237,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
   void on_event(const SseMessage& ev, Post* p) {
     if (ev.data.empty()) return;  // priming event: only an id for resumption
     json m = parse_json_or_discarded(utf8::repair(ev.data));
-    if (m.is_discarded()) return malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
+    if (m.is_discarded())
+      return malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
     auto one = [&](const json& x) {
       if (p && p->request && is_response_to(x, p->key)) p->answered = true;
       deliver(x);
@@ -272,9 +273,11 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       const std::string body = p.body.empty() ? r.body : p.body;
       json j = parse_json_or_discarded(utf8::repair(body));
       // A JSON-RPC error with this request's id says it best.
-      if (p.request && j.is_object() && j.contains("error") && is_response_to(j, p.key)) deliver(j);
-      else if (p.request) fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) +
-                                               (body.empty() ? "" : ": " + snippet(body)));
+      if (p.request && j.is_object() && j.contains("error") && is_response_to(j, p.key))
+        deliver(j);
+      else if (p.request)
+        fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) +
+                             (body.empty() ? "" : ": " + snippet(body)));
       bool had_session;
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -297,13 +300,16 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     if (p.body.find_first_not_of(" \r\n\t") == std::string::npos) {
-      if (p.request) fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) + " without a body");
+      if (p.request)
+        fail_request(id, "MCP server " + url + " answered HTTP " + std::to_string(r.status) + " without a body");
       return;
     }
     json m = parse_json_or_discarded(utf8::repair(p.body));
     if (m.is_discarded()) {
       malformed("a response body that is not JSON: " + utf8::truncate(utf8::repair(p.body), 200));
-      if (p.request) fail_request(id, "MCP server " + url + " answered with something that is not JSON: " + utf8::truncate(utf8::repair(p.body), 120));
+      if (p.request)
+        fail_request(id, "MCP server " + url +
+                             " answered with something that is not JSON: " + utf8::truncate(utf8::repair(p.body), 120));
       return;
     }
     if (m.is_array()) {
@@ -354,8 +360,7 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     SseEventReader reader;
   };
 
-  void open_stream(std::map<std::string, json> awaited, std::string last_id, int64_t delay_ms,
-                   int quiet) {
+  void open_stream(std::map<std::string, json> awaited, std::string last_id, int64_t delay_ms, int quiet) {
     auto self = shared_from_this();
     http->schedule(std::chrono::milliseconds(delay_ms), [self, awaited = std::move(awaited), last_id, quiet]() mutable {
       self->get(std::move(awaited), std::move(last_id), quiet);
@@ -366,10 +371,10 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
     if (is_closed()) return;
     if (opt.oauth && opt.oauth->refresh_due()) {
       auto self = shared_from_this();
-      return opt.oauth->refresh_ahead([self, awaited = std::move(awaited), last_id = std::move(last_id), quiet,
-                                       auth_retried]() mutable {
-        self->get(std::move(awaited), std::move(last_id), quiet, auth_retried);
-      });
+      return opt.oauth->refresh_ahead(
+          [self, awaited = std::move(awaited), last_id = std::move(last_id), quiet, auth_retried]() mutable {
+            self->get(std::move(awaited), std::move(last_id), quiet, auth_retried);
+          });
     }
     auto s = std::make_shared<Stream>();
     s->awaited = std::move(awaited);
@@ -397,7 +402,8 @@ struct McpHttpClientTransport::Impl : std::enable_shared_from_this<Impl> {
         s->got_event = true;
         if (ev.data.empty()) return;
         json m = parse_json_or_discarded(utf8::repair(ev.data));
-        if (m.is_discarded()) return self->malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
+        if (m.is_discarded())
+          return self->malformed("an SSE event that is not JSON: " + utf8::truncate(utf8::repair(ev.data), 200));
         auto one = [&](const json& x) {
           if (x.is_object() && x.contains("id") && !x.contains("method")) s->awaited.erase(key_of(x["id"]));
           self->deliver(x);
@@ -475,7 +481,8 @@ Status McpHttpClientTransport::start(Handlers handlers) {
 
 void McpHttpClientTransport::send(const json& message) { impl_->post(message); }
 
-void McpHttpClientTransport::send(const json& message, const std::vector<std::pair<std::string, std::string>>& headers) {
+void McpHttpClientTransport::send(const json& message,
+                                  const std::vector<std::pair<std::string, std::string>>& headers) {
   impl_->post(message, headers);
 }
 

@@ -39,7 +39,7 @@ struct McpStdioClientTransport::Impl {
   bool stopping = false;
   int pid = -1;
 
-  std::string in_line;       // partial stdout line
+  std::string in_line;         // partial stdout line
   bool dropping_line = false;  // inside an over-long line
   std::string err_tail;
   std::ofstream log;
@@ -107,8 +107,10 @@ struct McpStdioClientTransport::Impl {
     for (;;) {
       ssize_t r = ::read(fd, buf, sizeof buf);
       if (r > 0) {
-        if (is_stdout) on_stdout(buf, static_cast<size_t>(r));
-        else on_stderr(buf, static_cast<size_t>(r));
+        if (is_stdout)
+          on_stdout(buf, static_cast<size_t>(r));
+        else
+          on_stderr(buf, static_cast<size_t>(r));
         continue;
       }
       if (r == 0) return false;

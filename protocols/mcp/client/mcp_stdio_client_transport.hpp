@@ -21,9 +21,9 @@
 namespace kaisha::mcp {
 
 struct McpStdioClientOptions {
-  std::string stderr_log;                 // "" = keep only the tail in memory
-  size_t max_line_bytes = 16u << 20;      // a longer stdout line is dropped as malformed
-  int64_t shutdown_grace_ms = 1000;       // per step of terminate()
+  std::string stderr_log;             // "" = keep only the tail in memory
+  size_t max_line_bytes = 16u << 20;  // a longer stdout line is dropped as malformed
+  int64_t shutdown_grace_ms = 1000;   // per step of terminate()
 };
 
 class McpStdioClientTransport : public McpClientTransport {

@@ -28,7 +28,8 @@ company::ToolResult to_tool_result(const std::string& server, const std::string&
   if (auto c = r.find("content"); c != r.end()) {
     if (!c->is_array()) return company::ToolResult::error(who + " returned \"content\" that is not an array");
     for (const auto& block : *c) {
-      if (block.is_object() && block.value("type", "") == "text" && block.contains("text") && block["text"].is_string()) {
+      if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+          block["text"].is_string()) {
         if (!text.empty()) text += "\n";
         text += block["text"].get<std::string>();
       } else {
@@ -37,8 +38,10 @@ company::ToolResult to_tool_result(const std::string& server, const std::string&
     }
   }
   json output = nullptr;
-  if (auto s = r.find("structuredContent"); s != r.end() && !s->is_null()) output = *s;
-  else if (!others.empty()) output = others;
+  if (auto s = r.find("structuredContent"); s != r.end() && !s->is_null())
+    output = *s;
+  else if (!others.empty())
+    output = others;
   if (r.value("isError", false))
     return company::ToolResult::error(who + " reported an error: " + (text.empty() ? "(no message)" : text), output);
   if (text.empty()) text = output.is_null() ? who + " returned nothing" : who + " returned structured output";

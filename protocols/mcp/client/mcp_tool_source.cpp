@@ -26,7 +26,7 @@ std::shared_ptr<McpOAuth> oauth_for(const config::McpServerConfig& cfg, http::Ht
     if (key == "authorization") return nullptr;
   }
   OAuthSettings s;
-  s.grant = cfg.auth.grant == "client_credentials" ? OAuthGrant::client_credentials
+  s.grant = cfg.auth.grant == "client_credentials"   ? OAuthGrant::client_credentials
             : cfg.auth.grant == "jwt_bearer"         ? OAuthGrant::jwt_bearer
             : cfg.auth.grant == "identity_assertion" ? OAuthGrant::identity_assertion
                                                      : OAuthGrant::authorization_code;
@@ -269,8 +269,10 @@ void McpToolSource::stop() {
     state_->cv.notify_all();
   }
   if (state_->thread.joinable()) {
-    if (state_->thread.get_id() == std::this_thread::get_id()) state_->thread.detach();
-    else state_->thread.join();
+    if (state_->thread.get_id() == std::this_thread::get_id())
+      state_->thread.detach();
+    else
+      state_->thread.join();
   }
 }
 
@@ -306,16 +308,15 @@ bool McpToolSource::repeatable(const std::string& name) const {
 }
 
 void McpToolSource::call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
-                           std::function<void(company::ToolResult)> done) {
+                         std::function<void(company::ToolResult)> done) {
   const std::string& prefix = state_->cfg.tool_prefix;
   const std::string tool = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
   std::shared_ptr<McpClient> c;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (!state_->running || !state_->client)
-      return done(company::ToolResult::error(state_->not_running_message()));
-    const bool known = std::any_of(state_->tools.begin(), state_->tools.end(),
-                                   [&](const McpToolInfo& t) { return t.name == tool; });
+    if (!state_->running || !state_->client) return done(company::ToolResult::error(state_->not_running_message()));
+    const bool known =
+        std::any_of(state_->tools.begin(), state_->tools.end(), [&](const McpToolInfo& t) { return t.name == tool; });
     if (!known) return done(company::ToolResult::error(state_->who() + " has no tool '" + tool + "' (any more)"));
     c = state_->client;
   }

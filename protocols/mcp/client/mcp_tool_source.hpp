@@ -55,10 +55,10 @@ class McpToolSource : public company::ToolSource, public std::enable_shared_from
 
   // For status output and tests.
   bool running() const;
-  int restarts() const;          // successful re-initializations after the first
+  int restarts() const;  // successful re-initializations after the first
   std::string last_error() const;
   std::string server_name() const;
-  int child_pid() const;         // stdio: the server process, -1 otherwise
+  int child_pid() const;  // stdio: the server process, -1 otherwise
 
  private:
   McpToolSource() = default;

@@ -166,9 +166,10 @@ Result<json> ConformanceFixture::call_tool(const std::string& name, const json& 
   }
   if (behaviour == "echo_args") return text_result(t->value("text_prefix", "") + args.dump());
   if (behaviour == "sampling") {
-    json params{{"messages", json::array({json{{"role", "user"},
-                                               {"content", {{"type", "text"}, {"text", args.value("prompt", "")}}}}})},
-                {"maxTokens", 100}};
+    json params{
+        {"messages",
+         json::array({json{{"role", "user"}, {"content", {{"type", "text"}, {"text", args.value("prompt", "")}}}}})},
+        {"maxTokens", 100}};
     auto r = ctx.ask_client(json{{"sampling", {{"method", "sampling/createMessage"}, {"params", params}}}}, nullptr);
     if (!r && ends_the_call(r.error())) return r.error();
     if (!r) return text_result("Sampling not supported or error: " + r.error().message);
@@ -178,7 +179,9 @@ Result<json> ConformanceFixture::call_tool(const std::string& name, const json& 
     return text_result("LLM response: " + text);
   }
   if (behaviour == "elicitation") {
-    json ask{{"elicitation", {{"method", "elicitation/create"}, {"params", fill_template(t->value("request", json::object()), args)}}}};
+    json ask{
+        {"elicitation",
+         {{"method", "elicitation/create"}, {"params", fill_template(t->value("request", json::object()), args)}}}};
     auto r = ctx.ask_client(ask, nullptr);
     if (!r && ends_the_call(r.error())) return r.error();
     if (!r) return text_result("Elicitation not supported or error: " + r.error().message);

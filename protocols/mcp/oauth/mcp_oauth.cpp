@@ -24,8 +24,8 @@
 namespace kaisha::mcp {
 namespace {
 
-constexpr size_t kMaxWaiting = 256;    // challenges queued behind the one being handled
-constexpr int kMaxAuthorizeHops = 5;   // redirects followed from the authorization endpoint
+constexpr size_t kMaxWaiting = 256;   // challenges queued behind the one being handled
+constexpr int kMaxAuthorizeHops = 5;  // redirects followed from the authorization endpoint
 constexpr size_t kMaxMetadataBytes = 1u << 20;
 constexpr const char* kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 constexpr const char* kJwtClientAssertion = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -113,7 +113,7 @@ struct Flow {
   std::string state;
   int hops = 0;
   bool ahead = false;  // a refresh before expiry: when it fails, the 401 path takes over (no new authorization)
-  bool dpop = false;  // the authorization server binds tokens to our DPoP key
+  bool dpop = false;   // the authorization server binds tokens to our DPoP key
   std::string authorize_url;
   // While a person signs in: the listener for the browser's redirect, and
   // whether the redirect or the timeout came first.
@@ -127,12 +127,12 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   std::string url;
   OAuthSettings s;
 
-  std::mutex mu;  // the nine below
-  std::string access;  // the stored access token, cached: the transport asks before every request
-  OAuthTokenExpiry expiry;  // of `access`
-  bool refreshable = false;  // a refresh token is stored with it
-  bool ahead_tried = false;  // a refresh before expiry was tried for it (once per token)
-  std::optional<DpopKey> dpop;  // set while the token is DPoP-bound
+  std::mutex mu;                   // the nine below
+  std::string access;              // the stored access token, cached: the transport asks before every request
+  OAuthTokenExpiry expiry;         // of `access`
+  bool refreshable = false;        // a refresh token is stored with it
+  bool ahead_tried = false;        // a refresh before expiry was tried for it (once per token)
+  std::optional<DpopKey> dpop;     // set while the token is DPoP-bound
   std::string as_nonce, rs_nonce;  // the latest DPoP nonces of the token endpoint and the MCP server
   bool running = false;
   std::vector<std::function<void(Status)>> waiting;
@@ -152,8 +152,9 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     std::optional<DpopKey> key;
     if (t.token_type == "DPoP" && !t.dpop_key.empty())
       if (auto k = DpopKey::from_pem(t.dpop_key); k.ok()) key = *k;
-    const OAuthTokenExpiry e = fresh ? OAuthTokenExpiry::from_expires_in(t.lifetime, steady_now())
-                                     : OAuthTokenExpiry::from_stored(t.expires_at, t.lifetime, wall_now(), steady_now());
+    const OAuthTokenExpiry e = fresh
+                                   ? OAuthTokenExpiry::from_expires_in(t.lifetime, steady_now())
+                                   : OAuthTokenExpiry::from_stored(t.expires_at, t.lifetime, wall_now(), steady_now());
     std::lock_guard<std::mutex> lock(mu);
     access = t.access_token;
     dpop = key;
@@ -296,7 +297,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       set_access("");
       old.reset();
     }
-    if (f->ahead && (!old || old->refresh_token.empty())) return fail("its token has no refresh token to renew it with");
+    if (f->ahead && (!old || old->refresh_token.empty()))
+      return fail("its token has no refresh token to renew it with");
     choose_client(f, [self = shared_from_this(), f, old](Status st) {
       if (!st.ok()) return self->finish(st);
       if (f->status == 401 && old && !old->refresh_token.empty()) return self->refresh(f, *old);
@@ -328,9 +330,10 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     }
     const std::string endpoint = string_of(f->meta, "registration_endpoint");
     if (endpoint.empty())
-      return then(failure("its authorization server " + f->issuer +
-                          " offers no dynamic client registration; configure auth.client_id (and auth.client_secret_env) "
-                          "for this server"));
+      return then(
+          failure("its authorization server " + f->issuer +
+                  " offers no dynamic client registration; configure auth.client_id (and auth.client_secret_env) "
+                  "for this server"));
     register_client(f, endpoint, methods, std::move(then));
   }
 
@@ -338,11 +341,15 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
                        std::function<void(Status)> then) {
     const bool code = s.grant == OAuthGrant::authorization_code;
     // RFC 8414: an absent list means client_secret_basic only.
-    const std::vector<std::string> offered = methods.empty() ? std::vector<std::string>{"client_secret_basic"} : methods;
+    const std::vector<std::string> offered =
+        methods.empty() ? std::vector<std::string>{"client_secret_basic"} : methods;
     std::string method = "client_secret_basic";
-    if (code && contains(offered, "none")) method = "none";
-    else if (contains(offered, "client_secret_basic")) method = "client_secret_basic";
-    else if (contains(offered, "client_secret_post")) method = "client_secret_post";
+    if (code && contains(offered, "none"))
+      method = "none";
+    else if (contains(offered, "client_secret_basic"))
+      method = "client_secret_basic";
+    else if (contains(offered, "client_secret_post"))
+      method = "client_secret_post";
     json req = {{"client_name", s.client_name}, {"token_endpoint_auth_method", method}};
     if (code) {
       req["redirect_uris"] = {s.redirect_uri};
@@ -374,7 +381,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
   }
 
   // The token request's client authentication (RFC 6749 §2.3.1, RFC 7523 §2.2).
-  Status authenticate(const Flow& f, http::HttpRequestSpec& spec, std::vector<std::pair<std::string, std::string>>& fields) {
+  Status authenticate(const Flow& f, http::HttpRequestSpec& spec,
+                      std::vector<std::pair<std::string, std::string>>& fields) {
     const auto& c = f.client;
     if (c.auth_method == "private_key_jwt") {
       auto a = make_client_assertion(s.private_key_pem, s.signing_alg, c.client_id, f.issuer, now_s());
@@ -385,8 +393,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       return Status::Ok();
     }
     if (c.auth_method == "client_secret_basic" && !c.client_secret.empty()) {
-      spec.headers.push_back(
-          {"Authorization", "Basic " + base64(http::form_encode(c.client_id) + ":" + http::form_encode(c.client_secret))});
+      spec.headers.push_back({"Authorization", "Basic " + base64(http::form_encode(c.client_id) + ":" +
+                                                                 http::form_encode(c.client_secret))});
       return Status::Ok();
     }
     fields.push_back({"client_id", c.client_id});
@@ -403,20 +411,22 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     text << in.rdbuf();
     std::string a = text.str();
     while (!a.empty() && (a.back() == '\n' || a.back() == '\r' || a.back() == ' ')) a.pop_back();
-    if (a.empty() || a.size() > 64 * 1024) return Error{"oauth", "the assertion file " + s.assertion_file + " holds no usable JWT"};
+    if (a.empty() || a.size() > 64 * 1024)
+      return Error{"oauth", "the assertion file " + s.assertion_file + " holds no usable JWT"};
     return a;
   }
 
   // --- 5. the grant ----------------------------------------------------
   void grant(std::shared_ptr<Flow> f) {
     if (s.grant == OAuthGrant::client_credentials)
-      return token_request(f, {{"grant_type", "client_credentials"}, {"scope", f->scope}, {"resource", f->resource}}, "");
+      return token_request(f, {{"grant_type", "client_credentials"}, {"scope", f->scope}, {"resource", f->resource}},
+                           "");
     if (s.grant == OAuthGrant::jwt_bearer) {
       auto a = assertion();
       if (!a.ok()) return fail(a.error().message);
       // A refused assertion is reported, not retried nor traded for another grant.
-      return token_request(f, {{"grant_type", kJwtBearerGrant}, {"assertion", *a}, {"scope", f->scope}, {"resource", f->resource}},
-                           "");
+      return token_request(
+          f, {{"grant_type", kJwtBearerGrant}, {"assertion", *a}, {"scope", f->scope}, {"resource", f->resource}}, "");
     }
     if (s.grant == OAuthGrant::identity_assertion) return exchange_id_token(f);
     authorize(f);
@@ -445,8 +455,8 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       if (jag.empty())
         return self->fail("the identity provider's token exchange at " + self->s.idp_token_endpoint +
                           " failed: " + oauth_error(r));
-      self->token_request(f, {{"grant_type", kJwtBearerGrant}, {"assertion", jag}, {"scope", f->scope}, {"resource", f->resource}},
-                          "");
+      self->token_request(
+          f, {{"grant_type", kJwtBearerGrant}, {"assertion", jag}, {"scope", f->scope}, {"resource", f->resource}}, "");
     });
   }
 
@@ -488,10 +498,11 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       if (r.error != http::TransportError::none)
         return self->fail("the authorization endpoint " + first + " could not be reached: " + r.error_message);
       if (r.ok() && self->s.ask_user) return self->wait_for_user(f);
-      self->fail("the authorization endpoint " + first + " answered " + outcome(r) +
-                 " instead of redirecting to " + self->s.redirect_uri +
-                 ": it wants a person to sign in, which kaisha's headless client cannot do; authorize a client_credentials "
-                 "client (auth.grant: client_credentials) or one the server approves without a person");
+      self->fail(
+          "the authorization endpoint " + first + " answered " + outcome(r) + " instead of redirecting to " +
+          self->s.redirect_uri +
+          ": it wants a person to sign in, which kaisha's headless client cannot do; authorize a client_credentials "
+          "client (auth.grant: client_credentials) or one the server approves without a person");
     });
   }
 
@@ -531,8 +542,9 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
     http->schedule(std::chrono::milliseconds(s.user_timeout_ms), [self, f] {
       if (f->settled->exchange(true)) return;
       f->listener.reset();
-      self->fail("nobody signed in at its authorization server within " + std::to_string((self->s.user_timeout_ms + 999) / 1000) +
-                 " s (the browser never came back to " + self->s.redirect_uri + ")");
+      self->fail("nobody signed in at its authorization server within " +
+                 std::to_string((self->s.user_timeout_ms + 999) / 1000) + " s (the browser never came back to " +
+                 self->s.redirect_uri + ")");
     });
   }
 
@@ -577,43 +589,45 @@ struct McpOAuth::Impl : std::enable_shared_from_this<McpOAuth::Impl> {
       }
       spec.headers.push_back({"DPoP", key->proof("POST", endpoint, nonce, "", now_s())});
     }
-    send(std::move(spec), [self, f, endpoint, grant_type, keep_refresh, then, fields, key, nonce_retry](http::HttpResult r) {
-      const json j = r.ok() ? body_json(r) : json();
-      if (f->dpop && !r.header("dpop-nonce").empty()) {
-        std::lock_guard<std::mutex> lock(self->mu);
-        self->as_nonce = r.header("dpop-nonce");
-      }
-      if (f->dpop && r.status == 400 && string_of(body_json(r), "error") == "use_dpop_nonce" && !nonce_retry &&
-          !r.header("dpop-nonce").empty()) {
-        // RFC 9449 §8: the same request again, its proof carrying the nonce.
-        auto again = fields;
-        again.erase(std::remove_if(again.begin(), again.end(),
-                                   [](const auto& kv) { return kv.first.rfind("client_", 0) == 0; }),
-                    again.end());
-        return self->token_request(f, std::move(again), keep_refresh, then, true);
-      }
-      const std::string access = string_of(j, "access_token");
-      if (access.empty())
-        return then(self->failure("the token request (" + grant_type + ") to " + endpoint + " failed: " + oauth_error(r)));
-      OAuthTokens t;
-      t.issuer = f->issuer;
-      t.access_token = access;
-      t.refresh_token = string_of(j, "refresh_token");
-      if (t.refresh_token.empty()) t.refresh_token = keep_refresh;
-      t.scope = f->scope;
-      if (j.contains("expires_in") && j["expires_in"].is_number_integer() && j["expires_in"].get<int64_t>() > 0) {
-        t.lifetime = j["expires_in"].get<int64_t>();
-        t.expires_at = self->wall_now() + t.lifetime;
-      }
-      if (key && string_of(j, "token_type") == "DPoP") {
-        t.token_type = "DPoP";
-        t.dpop_key = key->pem();
-      }
-      if (Status st = self->s.store->put_tokens(self->url, t); !st.ok())
-        return then(self->failure("the token could not be stored: " + st.error().message));
-      self->set_tokens(t, /*fresh=*/true);
-      then(Status::Ok());
-    });
+    send(std::move(spec),
+         [self, f, endpoint, grant_type, keep_refresh, then, fields, key, nonce_retry](http::HttpResult r) {
+           const json j = r.ok() ? body_json(r) : json();
+           if (f->dpop && !r.header("dpop-nonce").empty()) {
+             std::lock_guard<std::mutex> lock(self->mu);
+             self->as_nonce = r.header("dpop-nonce");
+           }
+           if (f->dpop && r.status == 400 && string_of(body_json(r), "error") == "use_dpop_nonce" && !nonce_retry &&
+               !r.header("dpop-nonce").empty()) {
+             // RFC 9449 §8: the same request again, its proof carrying the nonce.
+             auto again = fields;
+             again.erase(std::remove_if(again.begin(), again.end(),
+                                        [](const auto& kv) { return kv.first.rfind("client_", 0) == 0; }),
+                         again.end());
+             return self->token_request(f, std::move(again), keep_refresh, then, true);
+           }
+           const std::string access = string_of(j, "access_token");
+           if (access.empty())
+             return then(
+                 self->failure("the token request (" + grant_type + ") to " + endpoint + " failed: " + oauth_error(r)));
+           OAuthTokens t;
+           t.issuer = f->issuer;
+           t.access_token = access;
+           t.refresh_token = string_of(j, "refresh_token");
+           if (t.refresh_token.empty()) t.refresh_token = keep_refresh;
+           t.scope = f->scope;
+           if (j.contains("expires_in") && j["expires_in"].is_number_integer() && j["expires_in"].get<int64_t>() > 0) {
+             t.lifetime = j["expires_in"].get<int64_t>();
+             t.expires_at = self->wall_now() + t.lifetime;
+           }
+           if (key && string_of(j, "token_type") == "DPoP") {
+             t.token_type = "DPoP";
+             t.dpop_key = key->pem();
+           }
+           if (Status st = self->s.store->put_tokens(self->url, t); !st.ok())
+             return then(self->failure("the token could not be stored: " + st.error().message));
+           self->set_tokens(t, /*fresh=*/true);
+           then(Status::Ok());
+         });
   }
 };
 

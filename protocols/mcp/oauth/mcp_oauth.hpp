@@ -74,17 +74,17 @@ enum class OAuthGrant { authorization_code, client_credentials, jwt_bearer, iden
 
 struct OAuthSettings {
   OAuthGrant grant = OAuthGrant::authorization_code;
-  std::string client_id;            // pre-registered client; "" = metadata document or registration
-  std::string client_secret;        // for a pre-registered confidential client
-  std::string private_key_pem;      // private_key_jwt client authentication instead of a secret
+  std::string client_id;              // pre-registered client; "" = metadata document or registration
+  std::string client_secret;          // for a pre-registered confidential client
+  std::string private_key_pem;        // private_key_jwt client authentication instead of a secret
   std::string signing_alg = "ES256";  // of the private_key_jwt assertion: ES256 or RS256
-  std::string assertion;            // jwt_bearer: the assertion itself, or
-  std::string assertion_file;       //   the file holding it, read at each token request (it may rotate)
-                                    // identity_assertion: `assertion`/`assertion_file` hold the ID token
-  std::string idp_token_endpoint;   // identity_assertion: the identity provider's token endpoint
-  std::string idp_client_id;        //   and kaisha's client there
-  std::string client_metadata_url;  // https URL of this client's metadata document (client_id), or ""
-  std::string scopes;               // fixed scope to ask for; "" = chosen from the server's challenge
+  std::string assertion;              // jwt_bearer: the assertion itself, or
+  std::string assertion_file;         //   the file holding it, read at each token request (it may rotate)
+                                      // identity_assertion: `assertion`/`assertion_file` hold the ID token
+  std::string idp_token_endpoint;     // identity_assertion: the identity provider's token endpoint
+  std::string idp_client_id;          //   and kaisha's client there
+  std::string client_metadata_url;    // https URL of this client's metadata document (client_id), or ""
+  std::string scopes;                 // fixed scope to ask for; "" = chosen from the server's challenge
   std::string redirect_uri = "http://127.0.0.1:8976/oauth/callback";
   std::string client_name = "kaisha";
   // A person signs in: when the authorization server shows a page instead of

@@ -6,7 +6,8 @@ namespace kaisha::mcp {
 namespace {
 
 bool is_token_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~/:").find(c) != std::string_view::npos;
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("!#$%&'*+-.^_`|~/:").find(c) != std::string_view::npos;
 }
 
 std::string lower(std::string_view s) {
@@ -76,10 +77,14 @@ OAuthChallenge parse_www_authenticate(std::string_view header) {
     }
     if (!in_bearer) continue;
     const std::string name = lower(word);
-    if (name == "resource_metadata") out.resource_metadata = value;
-    else if (name == "scope") out.scope = value;
-    else if (name == "error") out.error = value;
-    else if (name == "error_description") out.error_description = value;
+    if (name == "resource_metadata")
+      out.resource_metadata = value;
+    else if (name == "scope")
+      out.scope = value;
+    else if (name == "error")
+      out.error = value;
+    else if (name == "error_description")
+      out.error_description = value;
   }
   return out;
 }

@@ -11,7 +11,7 @@ Result<std::string> make_client_assertion(const std::string& private_key_pem, co
   if (!key.ok()) return Error{"oauth", "the client's private key is " + key.error().message};
   const json header = {{"alg", alg}, {"typ", "JWT"}};
   const json claims = {{"iss", client_id}, {"sub", client_id}, {"aud", audience},
-                       {"iat", now},       {"exp", now + 300},  {"jti", random_token(16)}};
+                       {"iat", now},       {"exp", now + 300}, {"jti", random_token(16)}};
   return jws_sign(key->get(), alg, header, claims);
 }
 

@@ -56,8 +56,7 @@ std::vector<std::string> authorization_server_metadata_urls(const std::string& i
   if (path.empty())
     return {u.origin + "/.well-known/oauth-authorization-server", u.origin + "/.well-known/openid-configuration"};
   return {u.origin + "/.well-known/oauth-authorization-server" + path,
-          u.origin + "/.well-known/openid-configuration" + path,
-          u.origin + path + "/.well-known/openid-configuration"};
+          u.origin + "/.well-known/openid-configuration" + path, u.origin + path + "/.well-known/openid-configuration"};
 }
 
 bool resource_matches(const std::string& resource, const std::string& server_url) {

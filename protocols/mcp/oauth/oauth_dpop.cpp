@@ -50,14 +50,17 @@ std::string DpopKey::pem() const {
 }
 
 json DpopKey::public_jwk() const {
-  return {{"kty", "EC"}, {"crv", "P-256"}, {"x", coordinate(key_.get(), OSSL_PKEY_PARAM_EC_PUB_X)},
+  return {{"kty", "EC"},
+          {"crv", "P-256"},
+          {"x", coordinate(key_.get(), OSSL_PKEY_PARAM_EC_PUB_X)},
           {"y", coordinate(key_.get(), OSSL_PKEY_PARAM_EC_PUB_Y)}};
 }
 
 std::string DpopKey::proof(const std::string& method, const std::string& url, const std::string& nonce,
                            const std::string& access_token, int64_t now) const {
   const json header = {{"typ", "dpop+jwt"}, {"alg", "ES256"}, {"jwk", public_jwk()}};
-  json claims = {{"jti", random_token(16)}, {"htm", method}, {"htu", url.substr(0, url.find_first_of("?#"))}, {"iat", now}};
+  json claims = {
+      {"jti", random_token(16)}, {"htm", method}, {"htu", url.substr(0, url.find_first_of("?#"))}, {"iat", now}};
   if (!nonce.empty()) claims["nonce"] = nonce;
   if (!access_token.empty()) {
     unsigned char digest[SHA256_DIGEST_LENGTH];

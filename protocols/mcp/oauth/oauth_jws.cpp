@@ -45,7 +45,8 @@ Result<PrivateKey> read_private_key(const std::string& pem) {
 }
 
 Result<std::string> jws_sign(EVP_PKEY* key, const std::string& alg, const json& header, const json& claims) {
-  if (alg != "ES256" && alg != "RS256") return Error{"oauth", "signing algorithm '" + alg + "' is not supported (ES256 or RS256)"};
+  if (alg != "ES256" && alg != "RS256")
+    return Error{"oauth", "signing algorithm '" + alg + "' is not supported (ES256 or RS256)"};
   const int type = EVP_PKEY_base_id(key);
   if ((alg == "ES256" && type != EVP_PKEY_EC) || (alg == "RS256" && type != EVP_PKEY_RSA))
     return Error{"oauth", "the private key does not suit " + alg};

@@ -27,7 +27,8 @@ Result<std::unique_ptr<OAuthLoopbackListener>> OAuthLoopbackListener::start(
   if (host == "localhost") host = "127.0.0.1";
   if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
   if ((host != "127.0.0.1" && host != "::1") || port <= 0 || port > 65535)
-    return Error{"oauth", "redirect_uri " + redirect_uri + " is not a loopback URI with a port (http://127.0.0.1:PORT/...)"};
+    return Error{"oauth",
+                 "redirect_uri " + redirect_uri + " is not a loopback URI with a port (http://127.0.0.1:PORT/...)"};
   std::unique_ptr<OAuthLoopbackListener> l(new OAuthLoopbackListener());
   l->impl_ = std::make_unique<Impl>();
   Impl* impl = l->impl_.get();
@@ -35,13 +36,15 @@ Result<std::unique_ptr<OAuthLoopbackListener>> OAuthLoopbackListener::start(
   impl->server.new_task_queue = [] { return new httplib::ThreadPool(2); };  // one browser, a favicon at most
   impl->server.Get(path, [impl, redirect_uri, on_redirect](const httplib::Request& req, httplib::Response& res) {
     std::string query;
-    for (const auto& [k, v] : req.params) query += (query.empty() ? "" : "&") + httplib::detail::encode_query_param(k) + "=" +
-                                                   httplib::detail::encode_query_param(v);
+    for (const auto& [k, v] : req.params)
+      query += (query.empty() ? "" : "&") + httplib::detail::encode_query_param(k) + "=" +
+               httplib::detail::encode_query_param(v);
     res.set_content("kaisha received the authorization response; you may close this page.\n", "text/plain");
     if (!impl->delivered.exchange(true)) on_redirect(redirect_uri.substr(0, redirect_uri.find('?')) + "?" + query);
   });
   if (!impl->server.bind_to_port(host, port))
-    return Error{"oauth", "cannot listen on " + host + ":" + std::to_string(port) + " for the redirect to " + redirect_uri};
+    return Error{"oauth",
+                 "cannot listen on " + host + ":" + std::to_string(port) + " for the redirect to " + redirect_uri};
   impl->thread = std::thread([impl] { impl->server.listen_after_bind(); });
   return l;
 }

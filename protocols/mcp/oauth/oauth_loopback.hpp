@@ -18,7 +18,7 @@ class OAuthLoopbackListener {
   // localhost with a port. `on_redirect` runs once, on the listener's
   // thread, with the URL the browser was sent to.
   static Result<std::unique_ptr<OAuthLoopbackListener>> start(const std::string& redirect_uri,
-                                                             std::function<void(const std::string& url)> on_redirect);
+                                                              std::function<void(const std::string& url)> on_redirect);
   // Stops listening; must not be called from `on_redirect`.
   ~OAuthLoopbackListener();
 

@@ -75,7 +75,8 @@ Result<std::string> authorization_code(const std::string& url, const Authorizati
       return Error{"oauth", "the authorization response names issuer '" + *iss + "' but the request went to '" +
                                 check.issuer + "' (refused, RFC 9207)"};
   } else if (check.iss_advertised) {
-    return Error{"oauth", "the authorization server advertises the iss parameter but its response has none (refused, RFC 9207)"};
+    return Error{"oauth",
+                 "the authorization server advertises the iss parameter but its response has none (refused, RFC 9207)"};
   }
   const auto* code = get("code");
   if (!code || code->empty()) return Error{"oauth", "the authorization response carries no code"};

@@ -26,7 +26,7 @@ std::string parent_of(const std::string& path) {
 // mkdir -p with mode 0700 for the directories it creates.
 Status make_dirs(const std::string& dir) {
   if (dir.empty() || dir == "/" || dir == ".") return Status::Ok();
-  struct stat st{};
+  struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) return Status::Ok();
   if (Status s = make_dirs(parent_of(dir)); !s.ok()) return s;
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
@@ -146,10 +146,10 @@ std::optional<OAuthTokens> OAuthTokenStore::tokens(const std::string& resource) 
 Status OAuthTokenStore::put_tokens(const std::string& resource, const OAuthTokens& t) {
   std::lock_guard<std::mutex> lock(mu_);
   return update(path_, memory_, [&](json& doc) {
-    doc["resources"][resource] = {{"issuer", t.issuer},         {"access_token", t.access_token},
-                                  {"refresh_token", t.refresh_token}, {"scope", t.scope},
-                                  {"expires_at", t.expires_at},       {"token_type", t.token_type},
-                                  {"dpop_key", t.dpop_key},           {"lifetime", t.lifetime}};
+    doc["resources"][resource] = {
+        {"issuer", t.issuer},     {"access_token", t.access_token}, {"refresh_token", t.refresh_token},
+        {"scope", t.scope},       {"expires_at", t.expires_at},     {"token_type", t.token_type},
+        {"dpop_key", t.dpop_key}, {"lifetime", t.lifetime}};
   });
 }
 
@@ -176,8 +176,8 @@ std::optional<OAuthClientRegistration> OAuthTokenStore::registration(const std::
 Status OAuthTokenStore::put_registration(const std::string& issuer, const OAuthClientRegistration& r) {
   std::lock_guard<std::mutex> lock(mu_);
   return update(path_, memory_, [&](json& doc) {
-    doc["clients"][issuer] = {{"client_id", r.client_id}, {"client_secret", r.client_secret},
-                              {"auth_method", r.auth_method}};
+    doc["clients"][issuer] = {
+        {"client_id", r.client_id}, {"client_secret", r.client_secret}, {"auth_method", r.auth_method}};
   });
 }
 

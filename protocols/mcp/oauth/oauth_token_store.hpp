@@ -27,9 +27,9 @@ namespace kaisha::mcp {
 struct OAuthTokens {
   std::string issuer;  // the authorization server that issued them
   std::string access_token;
-  std::string refresh_token;  // "" when none was issued
-  std::string scope;          // the scope asked for (kept for step-up unions)
-  int64_t expires_at = 0;     // unix seconds; 0 = not said
+  std::string refresh_token;          // "" when none was issued
+  std::string scope;                  // the scope asked for (kept for step-up unions)
+  int64_t expires_at = 0;             // unix seconds; 0 = not said
   std::string token_type = "Bearer";  // or "DPoP": then bound to dpop_key
   std::string dpop_key;               // PEM private key the DPoP-bound tokens need, or ""
   int64_t lifetime = 0;               // expires_in as issued, seconds; 0 = not said

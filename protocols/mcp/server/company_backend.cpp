@@ -33,8 +33,10 @@ json json_result(const json& value, bool is_error = false) {
 json from_tool_result(const json& r) {
   const bool error = r.value("status", "") == "error";
   std::string text;
-  if (r.contains("output") && r["output"].is_string()) text = r["output"].get<std::string>();
-  else if (r.contains("output") && !r["output"].is_null()) text = dump_text(r["output"], 2);
+  if (r.contains("output") && r["output"].is_string())
+    text = r["output"].get<std::string>();
+  else if (r.contains("output") && !r["output"].is_null())
+    text = dump_text(r["output"], 2);
   if (text.empty() || error) text = r.value("message", text);
   json out = text_result(text, error);
   out["structuredContent"] = r;
@@ -108,10 +110,11 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     std::string message = e.agent.empty() ? kind : e.agent + " " + kind;
     if (!e.text.empty()) message += ": " + utf8::truncate(e.text, 500);
     relay->notify(jsonrpc::make_notification(
-        "notifications/progress", json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));
+        "notifications/progress",
+        json{{"progressToken", relay->token}, {"progress", relay->count}, {"message", message}}));
   };
-  Result<std::string> id = resumed.empty() ? company_.submit_in(ctx.conversation, task, on_event)
-                                           : Result<std::string>(resumed);
+  Result<std::string> id =
+      resumed.empty() ? company_.submit_in(ctx.conversation, task, on_event) : Result<std::string>(resumed);
   if (!id) return text_result(id.error().message, true);
   auto stop_relay = [&] {
     std::lock_guard lock(relay->mu);
@@ -149,7 +152,7 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
       if (!got) {
         stop_relay();
         if (got.error().code == kInputRequired) return got.error();  // the client asks its user and retries
-        company_.cancel(*id);  // nobody can answer: the task would wait for its timeout
+        company_.cancel(*id);                                // nobody can answer: the task would wait for its timeout
         if (ends_the_call(got.error())) return got.error();  // e.g. no elicitation capability declared
         return text_result("the company asked: " + info.question + " — and the client could not answer (" +
                                got.error().message + "), so the task was canceled",
@@ -164,9 +167,8 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
         const std::string did = action == "decline"  ? "declined to answer"
                                 : action == "cancel" ? "canceled the question"
                                                      : "gave no answer";
-        return text_result("the company asked: " + info.question + " — and the user " + did +
-                               ", so the task was canceled",
-                           true);
+        return text_result(
+            "the company asked: " + info.question + " — and the user " + did + ", so the task was canceled", true);
       }
       if (Status s = company_.provide_input(*id, content["answer"].get<std::string>()); !s.ok()) {
         stop_relay();
@@ -181,8 +183,11 @@ Result<json> CompanyBackend::run_task(const std::string& task, McpCallContext& c
     case company::TaskState::completed:
       result = text_result(info.answer.empty() ? text("no_answer", vars) : info.answer);
       break;
-    case company::TaskState::canceled: result = text_result(text("task_canceled", vars), true); break;
-    default: result = text_result(text("task_failed", vars), true);
+    case company::TaskState::canceled:
+      result = text_result(text("task_canceled", vars), true);
+      break;
+    default:
+      result = text_result(text("task_failed", vars), true);
   }
   result["structuredContent"] = info.to_json();
   return result;
@@ -206,9 +211,8 @@ Status CompanyBackend::keep_task(const KeptTask& k) {
   if (!company_task.is_string()) return Error{"internal", "a run_task task names no company task"};
   const std::string task_id = company_task.get<std::string>();
   auto info = company_.task(task_id);
-  json data{{"status", k.task.status},
-            {"updated_ms", to_ms(k.task.updated)},
-            {"client_capabilities", k.client_capabilities}};
+  json data{
+      {"status", k.task.status}, {"updated_ms", to_ms(k.task.updated)}, {"client_capabilities", k.client_capabilities}};
   if (!k.task.status_message.empty()) data["status_message"] = k.task.status_message;
   if (!k.task.result.is_null()) data["result"] = k.task.result;
   if (!k.task.error.is_null()) data["error"] = k.task.error;
@@ -245,8 +249,7 @@ std::vector<KeptTask> CompanyBackend::kept_tasks() {
 
 Result<json> CompanyBackend::resume_task(const json& work, McpCallContext& ctx) {
   const std::string id = work.is_object() ? work.value("company_task", std::string()) : std::string();
-  if (id.empty() || !company_.task(id))
-    return text_result(text("task_never_started", json{{"id", id}}), true);
+  if (id.empty() || !company_.task(id)) return text_result(text("task_never_started", json{{"id", id}}), true);
   ctx.state = json{{"task_id", id}};  // run_task follows the company's task, as it did before the restart
   return run_task("", ctx);
 }
@@ -273,7 +276,8 @@ Result<json> CompanyBackend::call_tool(const std::string& name, const json& args
     if (!all.is_array()) all = json::array({all});
     for (const auto& m : all) {
       std::string hay = lower(m.is_string() ? m.get<std::string>() : dump_text(m));
-      if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return hay.find(w) != std::string::npos; }))
+      if (std::all_of(words.begin(), words.end(),
+                      [&](const std::string& w) { return hay.find(w) != std::string::npos; }))
         hits.push_back(m);
     }
     return json_result(json{{"query", args.value("query", "")}, {"memories", hits}});
@@ -313,7 +317,8 @@ Result<json> CompanyBackend::read_resource(const std::string& uri) {
     if (!t) return Error{"not_found", "Resource not found: " + uri + " (no such task)"};
     body = t->to_json();
   }
-  return json{{"contents", json::array({json{{"uri", uri}, {"mimeType", "application/json"}, {"text", dump_text(body, 2)}}})}};
+  return json{
+      {"contents", json::array({json{{"uri", uri}, {"mimeType", "application/json"}, {"text", dump_text(body, 2)}}})}};
 }
 
 std::vector<json> CompanyBackend::prompts() {

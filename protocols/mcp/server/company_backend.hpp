@@ -21,8 +21,7 @@ class CompanyBackend : public McpBackend {
  public:
   // Reads the tool specs and texts (default: data/mcp/company_server.json).
   // `company` must outlive the backend.
-  static Result<std::unique_ptr<CompanyBackend>> load(company::CompanyService& company,
-                                                      const std::string& path = "");
+  static Result<std::unique_ptr<CompanyBackend>> load(company::CompanyService& company, const std::string& path = "");
 
   json server_info() const override;
   std::string instructions() const override;
@@ -43,8 +42,8 @@ class CompanyBackend : public McpBackend {
   Result<json> get_prompt(const std::string& name, const json& arguments, McpCallContext& ctx) override;
 
  private:
-  CompanyBackend(company::CompanyService& company, json data,
-                 std::vector<jsonrpc::CapabilityDescriptor> tools, json question)
+  CompanyBackend(company::CompanyService& company, json data, std::vector<jsonrpc::CapabilityDescriptor> tools,
+                 json question)
       : company_(company), data_(std::move(data)), tools_(std::move(tools)), question_(std::move(question)) {}
   Result<json> run_task(const std::string& task, McpCallContext& ctx);
   std::string text(const std::string& key, const json& vars) const;

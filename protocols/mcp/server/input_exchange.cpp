@@ -81,8 +81,7 @@ std::optional<json> open_state(const std::string& sealed) {
   if (dot == std::string::npos) return std::nullopt;
   const std::string body = sealed.substr(0, dot), mac = sealed.substr(dot + 1);
   const std::string expected = mac_hex(body);
-  if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0)
-    return std::nullopt;
+  if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0) return std::nullopt;
   auto text = unbase64(body);
   if (!text) return std::nullopt;
   json state = json::parse(*text, nullptr, false);
@@ -95,13 +94,16 @@ Result<InputExchange> InputExchange::from_params(const json& params) {
   if (!params.is_object()) return x;
   if (auto it = params.find("inputResponses"); it != params.end()) {
     if (!it->is_object())
-      return invalid("Invalid params: params.inputResponses must be an object mapping each inputRequests key to "
-                     "the client's result, got " + std::string(it->type_name()));
+      return invalid(
+          "Invalid params: params.inputResponses must be an object mapping each inputRequests key to "
+          "the client's result, got " +
+          std::string(it->type_name()));
     for (auto r = it->begin(); r != it->end(); ++r)
       if (!r.value().is_object())
         return invalid("Invalid params: params.inputResponses['" + r.key() +
                        "'] must be the client's result object (ElicitResult, CreateMessageResult or "
-                       "ListRootsResult), got " + std::string(r.value().type_name()));
+                       "ListRootsResult), got " +
+                       std::string(r.value().type_name()));
     x.responses_ = *it;
   }
   if (auto it = params.find("requestState"); it != params.end() && !it->is_null()) {
@@ -110,8 +112,9 @@ Result<InputExchange> InputExchange::from_params(const json& params) {
                      std::string(it->type_name()));
     auto state = open_state(it->get<std::string>());
     if (!state)
-      return invalid("Invalid params: params.requestState failed its integrity check (altered, or not issued by "
-                     "this server process); retry the request without it to start over");
+      return invalid(
+          "Invalid params: params.requestState failed its integrity check (altered, or not issued by "
+          "this server process); retry the request without it to start over");
     x.state_ = std::move(*state);
   }
   return x;
@@ -126,8 +129,10 @@ Result<json> InputExchange::ask(const json& requests, const json& state) {
   json answers = json::object();
   json missing = json::object();
   for (auto it = requests.begin(); it != requests.end(); ++it) {
-    if (const json* r = response(it.key())) answers[it.key()] = *r;
-    else missing[it.key()] = it.value();
+    if (const json* r = response(it.key()))
+      answers[it.key()] = *r;
+    else
+      missing[it.key()] = it.value();
   }
   if (missing.empty()) return answers;
   // What was asked and not answered is asked again, in full: the client

@@ -46,8 +46,8 @@ struct McpCallContext {
   // A modern client that did not declare a request's capability gets
   // MissingRequiredClientCapability (-32021) instead.
   std::function<Result<json>(const json& requests, const json& state)> ask_client;
-  json state;                                   // modern: what the previous round carried; else null
-  json client_capabilities = json::object();    // modern: this request's; legacy: initialize's
+  json state;                                 // modern: what the previous round carried; else null
+  json client_capabilities = json::object();  // modern: this request's; legacy: initialize's
   // Ends the response stream early; later messages of this request are kept
   // for the client to fetch by reconnecting (SSE polling). No-op on stdio and
   // for modern requests (their streams do not resume).
@@ -174,9 +174,7 @@ class McpBackend {
   }
 
   // Lets the server tell clients that tools/resources/prompts changed.
-  void set_change_listener(std::function<void(const std::string& notification_method)> f) {
-    on_change_ = std::move(f);
-  }
+  void set_change_listener(std::function<void(const std::string& notification_method)> f) { on_change_ = std::move(f); }
 
  protected:
   void changed(const std::string& notification_method) {

@@ -62,7 +62,7 @@ int64_t now_ms() {
 
 struct SessionEntry {
   std::shared_ptr<McpSession> session;
-  std::string client;                  // HttpRequest::client of its initialize
+  std::string client;                    // HttpRequest::client of its initialize
   std::atomic<int64_t> last_used_ms{0};  // steady clock
   std::mutex mu;
   std::map<std::string, std::shared_ptr<EventStream>> streams;
@@ -284,9 +284,9 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
   // JSON object (status from `status_of`) when the response is quick and
   // alone, else the event stream `open_stream` makes.
   using Handle = std::function<void(McpStream, jsonrpc::Dispatcher::Done)>;
-  void answer_from_thread(HttpResponse& res, const json& id, Handle handle, std::function<int(const json&)> status_of,
-                          std::function<std::shared_ptr<EventStream>(const std::shared_ptr<protocols::SseWriter>&)>
-                              open_stream) {
+  void answer_from_thread(
+      HttpResponse& res, const json& id, Handle handle, std::function<int(const json&)> status_of,
+      std::function<std::shared_ptr<EventStream>(const std::shared_ptr<protocols::SseWriter>&)> open_stream) {
     if (!reserve_run()) {
       rpc_error(res, 503, id, -32000,
                 "Server busy: " + std::to_string(opt.max_running_streams) +
@@ -301,8 +301,10 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
     // A quick response alone is one JSON object: the connection stays open
     // for the next request, where a stream would end with it.
     if (auto r = answer->wait_for_json(opt.json_answer_wait)) {
-      if (*r) res.set_json(status_of(**r), **r);
-      else res.status = 202;
+      if (*r)
+        res.set_json(status_of(**r), **r);
+      else
+        res.status = 202;
       return;
     }
     auto writer = res.start_sse();
@@ -370,10 +372,13 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       auto promise = std::make_shared<std::promise<std::optional<json>>>();
       auto future = promise->get_future();
       McpStream drop{[](const json&) { return true; }, nullptr, nullptr};
-      server.handle_modern(req, modern, nullptr, drop, [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
+      server.handle_modern(req, modern, nullptr, drop,
+                           [promise](std::optional<json> r) { promise->set_value(std::move(r)); });
       auto r = future.get();
-      if (r) res.set_json(status_of(*r), *r);
-      else res.status = 202;
+      if (r)
+        res.set_json(status_of(*r), *r);
+      else
+        res.status = 202;
       return;
     }
     // The client closing the stream is its cancellation of the request.
@@ -438,16 +443,20 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       McpStream none{[](const json&) { return false; }, nullptr, nullptr};
       auto answer = [promise](std::optional<json> r) { promise->set_value(std::move(r)); };
       // The body was parsed above; a single message is not parsed again.
-      if (parsed.batch) server.handle_body(q.body, session, none, std::move(answer));
-      else server.handle(parsed.messages.front(), session, none, std::move(answer));
+      if (parsed.batch)
+        server.handle_body(q.body, session, none, std::move(answer));
+      else
+        server.handle(parsed.messages.front(), session, none, std::move(answer));
       auto r = future.get();
-      if (r) res.set_json(200, *r);
-      else res.status = 202;
+      if (r)
+        res.set_json(200, *r);
+      else
+        res.status = 202;
       return;
     }
 
-    std::string version = is_init ? negotiate_version(first->params.value("protocolVersion", ""))
-                                  : session->protocol_version();
+    std::string version =
+        is_init ? negotiate_version(first->params.value("protocolVersion", "")) : session->protocol_version();
     jsonrpc::Message message = parsed.messages.front();
     answer_from_thread(
         res, id,

@@ -59,10 +59,10 @@ namespace kaisha::mcp {
 
 struct McpHttpOptions {
   std::string path = "/mcp";
-  int64_t retry_ms = 1000;     // SSE "retry:" advertised to clients
-  size_t max_sessions = 1000;            // in all (see above)
-  size_t max_sessions_per_client = 32;   // open sessions of one client
-  int64_t session_idle_ms = 30 * 60'000; // idle sessions of a client at its limit are closed
+  int64_t retry_ms = 1000;                // SSE "retry:" advertised to clients
+  size_t max_sessions = 1000;             // in all (see above)
+  size_t max_sessions_per_client = 32;    // open sessions of one client
+  int64_t session_idle_ms = 30 * 60'000;  // idle sessions of a client at its limit are closed
   size_t max_running_streams = 256;       // requests answered by SSE whose handlers run at once
   // A client that accepts both gets one JSON object when the response is the
   // request's first message and comes within this; otherwise (a notification

@@ -143,8 +143,8 @@ struct McpServer::Impl {
           break;
         }
         if (std::chrono::steady_clock::now() >= until) {
-          outcome = Error{"timeout", "the client did not answer " + method + " within " +
-                                         std::to_string(timeout.count()) + " ms"};
+          outcome = Error{"timeout",
+                          "the client did not answer " + method + " within " + std::to_string(timeout.count()) + " ms"};
           break;
         }
       }
@@ -235,8 +235,8 @@ struct McpServer::Impl {
       if (!missing.empty()) {
         call.missing_capabilities = missing;
         return Error{std::to_string(kMissingRequiredClientCapability),
-                     "Missing required client capability: this request needs " + missing.dump() +
-                         " in params._meta['" + meta_key::kClientCapabilities + "']"};
+                     "Missing required client capability: this request needs " + missing.dump() + " in params._meta['" +
+                         meta_key::kClientCapabilities + "']"};
       }
       return call.exchange->ask(requests, state);
     };
@@ -307,9 +307,8 @@ struct McpServer::Impl {
         },
         schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
 
-    rpc.handle("resources/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
-      return page(b.resources(), p, "resources");
-    });
+    rpc.handle("resources/list",
+               [&b](const json& p, jsonrpc::Context&) -> Result<json> { return page(b.resources(), p, "resources"); });
     rpc.handle("resources/templates/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
       return page(b.resource_templates(), p, "resourceTemplates");
     });
@@ -328,9 +327,8 @@ struct McpServer::Impl {
         },
         schema({{"uri", "string"}}, {"uri"}));
 
-    rpc.handle("prompts/list", [&b](const json& p, jsonrpc::Context&) -> Result<json> {
-      return page(b.prompts(), p, "prompts");
-    });
+    rpc.handle("prompts/list",
+               [&b](const json& p, jsonrpc::Context&) -> Result<json> { return page(b.prompts(), p, "prompts"); });
     rpc.handle(
         "prompts/get",
         [this, &b](const json& p, jsonrpc::Context& ctx) -> Result<json> {
@@ -343,8 +341,7 @@ struct McpServer::Impl {
         schema({{"name", "string"}, {"arguments", "object"}}, {"name"}));
 
     rpc.handle(
-        "completion/complete",
-        [&b](const json& p, jsonrpc::Context&) -> Result<json> { return b.complete(p); },
+        "completion/complete", [&b](const json& p, jsonrpc::Context&) -> Result<json> { return b.complete(p); },
         schema({{"ref", "object"}, {"argument", "object"}}, {"ref", "argument"}));
   }
 
@@ -363,15 +360,16 @@ struct McpServer::Impl {
           std::string version = negotiate_version(p.value("protocolVersion", ""));
           sc.session->set_initialized(version, p.value("clientInfo", json::object()),
                                       p.value("capabilities", json::object()));
-          json r{{"protocolVersion", version}, {"capabilities", server_capabilities()},
-                 {"serverInfo", b.server_info()}};
+          json r{
+              {"protocolVersion", version}, {"capabilities", server_capabilities()}, {"serverInfo", b.server_info()}};
           if (auto ins = b.instructions(); !ins.empty()) r["instructions"] = ins;
           return r;
         },
         json{{"type", "object"},
-             {"properties", {{"protocolVersion", {{"type", "string"}}},
-                             {"capabilities", {{"type", "object"}}},
-                             {"clientInfo", {{"type", "object"}}}}},
+             {"properties",
+              {{"protocolVersion", {{"type", "string"}}},
+               {"capabilities", {{"type", "object"}}},
+               {"clientInfo", {{"type", "object"}}}}},
              {"required", {"protocolVersion"}}});
 
     rpc.handle("notifications/initialized", [](const json&, jsonrpc::Context& ctx) -> Result<json> {
@@ -460,8 +458,8 @@ struct McpServer::Impl {
     install_tasks(rpc);
 
     // What 2026-07-28 removed says so, rather than a bare "not found".
-    for (const char* removed : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
-                                "resources/unsubscribe"}) {
+    for (const char* removed :
+         {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}) {
       const std::string why = std::string(removed) == "initialize"
                                   ? "a 2026-07-28 request needs no handshake; call server/discover to learn the server"
                               : std::string(removed) == "logging/setLevel"
@@ -469,9 +467,9 @@ struct McpServer::Impl {
                               : std::string(removed) == "ping" ? "send any request, e.g. server/discover"
                                                                : "use subscriptions/listen with resourceSubscriptions";
       rpc.handle(removed, [removed, why](const json&, jsonrpc::Context&) -> Result<json> {
-        return jsonrpc::app_error(jsonrpc::code::kMethodNotFound,
-                                  "Method not found: " + std::string(removed) + " is not part of MCP " +
-                                      kModernVersion + " (" + why + ")");
+        return jsonrpc::app_error(
+            jsonrpc::code::kMethodNotFound,
+            "Method not found: " + std::string(removed) + " is not part of MCP " + kModernVersion + " (" + why + ")");
       });
     }
   }
@@ -481,10 +479,10 @@ struct McpServer::Impl {
     auto gate = [](jsonrpc::Context& ctx, const char* method) -> std::optional<Error> {
       if (declares_tasks(scope_of(ctx).modern->client_capabilities)) return std::nullopt;
       ctx.error_data = tasks_capability_required();
-      return jsonrpc::app_error(kMissingRequiredClientCapability,
-                                std::string("Missing required client capability: ") + method + " needs the " +
-                                    kTasksExtension + " extension in params._meta['" +
-                                    meta_key::kClientCapabilities + "'].extensions");
+      return jsonrpc::app_error(kMissingRequiredClientCapability, std::string("Missing required client capability: ") +
+                                                                      method + " needs the " + kTasksExtension +
+                                                                      " extension in params._meta['" +
+                                                                      meta_key::kClientCapabilities + "'].extensions");
     };
     // A task that does not exist (or no longer does) is -32602.
     auto answer = [](Result<json> r) -> Result<json> {
@@ -585,7 +583,8 @@ bool McpServer::answers_at_once(const jsonrpc::Request& request) {
   if (request.method == "ping" || request.method == "server/discover") return true;
   if (request.method != "tools/call" || !request.params.is_object()) return false;
   auto name = request.params.find("name");
-  return name != request.params.end() && name->is_string() && backend_.answers_at_once(name->get_ref<const std::string&>());
+  return name != request.params.end() && name->is_string() &&
+         backend_.answers_at_once(name->get_ref<const std::string&>());
 }
 
 void McpServer::add_session(const std::shared_ptr<McpSession>& session) {

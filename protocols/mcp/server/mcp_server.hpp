@@ -53,7 +53,7 @@ struct McpStream {
 struct McpServerOptions {
   jsonrpc::Limits limits;
   std::chrono::milliseconds client_request_timeout{60'000};  // sampling/elicitation answers
-  TaskLimits tasks;  // the tasks extension (modern): how many, for how long
+  TaskLimits tasks;                                          // the tasks extension (modern): how many, for how long
 };
 
 class McpServer {

@@ -116,8 +116,10 @@ void McpTasks::finish(const std::string& id, Result<json> r) {
     ended->error = error_object(r.error());
   }
   (void)record(id, ended);
-  if (r) table_.complete(id, std::move(*r));
-  else table_.fail(id, error_object(r.error()), ended->status_message);
+  if (r)
+    table_.complete(id, std::move(*r));
+  else
+    table_.fail(id, error_object(r.error()), ended->status_message);
   // A tasks/cancel that came in meanwhile won: kept as it is now.
   if (auto now = table_.snapshot(id); now && now->status != ended->status) (void)record(id);
 }
@@ -182,8 +184,7 @@ Result<json> McpTasks::run(std::shared_ptr<void> keep, McpCallContext& ctx, std:
   table_.expire();
   if (table_.size() >= table_.limits().max_live)
     return jsonrpc::app_error(jsonrpc::code::kInternalError,
-                              "Too many tasks: this server keeps at most " +
-                                  std::to_string(table_.limits().max_live) +
+                              "Too many tasks: this server keeps at most " + std::to_string(table_.limits().max_live) +
                                   " tasks at once (running, or finished and within their ttlMs); cancel a task "
                                   "or retry later");
   auto launch = std::make_shared<Launch>();

@@ -5,7 +5,7 @@ namespace kaisha::mcp {
 bool PostAnswer::send(const json& message) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stream_) return stream_->send(message);  // under the lock: order is kept
-  if (json_) return false;                       // answered already; nowhere to go
+  if (json_) return false;                     // answered already; nowhere to go
   held_.push_back(message);
   arrived_.notify_all();
   return true;
@@ -24,8 +24,10 @@ void PostAnswer::respond(std::optional<json> response) {
 
 void PostAnswer::detach() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (stream_) stream_->detach();
-  else detach_ = true;
+  if (stream_)
+    stream_->detach();
+  else
+    detach_ = true;
 }
 
 std::optional<std::optional<json>> PostAnswer::wait_for_json(std::chrono::milliseconds wait) {

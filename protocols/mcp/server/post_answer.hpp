@@ -46,7 +46,7 @@ class PostAnswer {
   std::vector<json> held_;                       // messages before the decision
   std::optional<std::optional<json>> response_;  // set once the request ended
   bool detach_ = false;
-  bool json_ = false;                            // answered as one JSON object
+  bool json_ = false;  // answered as one JSON object
   std::shared_ptr<EventStream> stream_;
 };
 

@@ -20,9 +20,10 @@ json tagged(const json& id, json params) {
 Result<SubscriptionFilter> SubscriptionFilter::parse(const json& params) {
   auto it = params.is_object() ? params.find("notifications") : params.end();
   if (!params.is_object() || it == params.end() || !it->is_object())
-    return invalid("Invalid params: subscriptions/listen needs params.notifications, an object naming the "
-                   "notifications to receive (toolsListChanged, promptsListChanged, resourcesListChanged, "
-                   "resourceSubscriptions)");
+    return invalid(
+        "Invalid params: subscriptions/listen needs params.notifications, an object naming the "
+        "notifications to receive (toolsListChanged, promptsListChanged, resourcesListChanged, "
+        "resourceSubscriptions)");
   SubscriptionFilter f;
   for (auto [key, field] : {std::pair{"toolsListChanged", &f.tools}, std::pair{"promptsListChanged", &f.prompts},
                             std::pair{"resourcesListChanged", &f.resources}}) {
@@ -43,8 +44,7 @@ Result<SubscriptionFilter> SubscriptionFilter::parse(const json& params) {
     }
   }
   if (auto ids = it->find("taskIds"); ids != it->end()) {
-    if (!ids->is_array())
-      return invalid("Invalid params: params.notifications.taskIds must be a list of task ids");
+    if (!ids->is_array()) return invalid("Invalid params: params.notifications.taskIds must be a list of task ids");
     for (size_t i = 0; i < ids->size(); ++i) {
       if (!(*ids)[i].is_string())
         return invalid("Invalid params: params.notifications.taskIds[" + std::to_string(i) +
@@ -112,8 +112,7 @@ void Subscriptions::list_changed(const std::string& method) {
 }
 
 void Subscriptions::task_status(const std::string& task_id, const json& detailed) {
-  deliver([&](const SubscriptionFilter& f) { return f.task_ids.count(task_id) != 0; }, "notifications/tasks",
-          detailed);
+  deliver([&](const SubscriptionFilter& f) { return f.task_ids.count(task_id) != 0; }, "notifications/tasks", detailed);
 }
 
 void Subscriptions::resource_updated(const std::string& uri) {
@@ -127,8 +126,7 @@ void Subscriptions::end_all() {
     std::lock_guard lock(mu_);
     all.swap(open_);
   }
-  for (auto& [_, e] : all)
-    e.end(json{{"resultType", "complete"}, {"_meta", {{meta_key::kSubscriptionId, e.id}}}});
+  for (auto& [_, e] : all) e.end(json{{"resultType", "complete"}, {"_meta", {{meta_key::kSubscriptionId, e.id}}}});
 }
 
 size_t Subscriptions::size() const {

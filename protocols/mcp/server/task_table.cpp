@@ -25,8 +25,8 @@ std::string random_task_id() {
 }
 
 Error not_found(const std::string& id) {
-  return Error{kTaskNotFound, "Task not found: '" + utf8::truncate(id, 64) +
-                                  "' (unknown, or discarded after its ttlMs elapsed)"};
+  return Error{kTaskNotFound,
+               "Task not found: '" + utf8::truncate(id, 64) + "' (unknown, or discarded after its ttlMs elapsed)"};
 }
 
 }  // namespace
@@ -112,8 +112,7 @@ Result<json> TaskTable::create() {
   if (out.is_null())
     return Error{kTaskCapacity, "Too many tasks: this server keeps at most " + std::to_string(limits_.max_live) +
                                     " tasks at once (running, or finished and not yet past their ttlMs of " +
-                                    std::to_string(limits_.ttl.count()) +
-                                    " ms); cancel a running task or retry later"};
+                                    std::to_string(limits_.ttl.count()) + " ms); cancel a running task or retry later"};
   return out;
 }
 
@@ -127,8 +126,8 @@ Status TaskTable::restore(const TaskSnapshot& k) {
   } else if (clock_() - k.created >= k.ttl) {
     out = not_found(k.id);
   } else if (tasks_.size() >= limits_.max_live) {
-    out = Error{kTaskCapacity, "Too many tasks: this server keeps at most " + std::to_string(limits_.max_live) +
-                                   " tasks at once"};
+    out = Error{kTaskCapacity,
+                "Too many tasks: this server keeps at most " + std::to_string(limits_.max_live) + " tasks at once"};
   } else {
     Task t;
     t.id = k.id;
@@ -230,8 +229,10 @@ Result<json> TaskTable::ask(const std::string& task_id, const json& requests) {
 
 Status TaskTable::update(const std::string& task_id, const json& input_responses) {
   if (!input_responses.is_object())
-    return Error{"invalid_params", "Invalid params: params.inputResponses must be an object mapping inputRequests "
-                                   "keys to the client's results, got " + std::string(input_responses.type_name())};
+    return Error{"invalid_params",
+                 "Invalid params: params.inputResponses must be an object mapping inputRequests "
+                 "keys to the client's results, got " +
+                     std::string(input_responses.type_name())};
   for (auto r = input_responses.begin(); r != input_responses.end(); ++r)
     if (!r.value().is_object())
       return Error{"invalid_params", "Invalid params: params.inputResponses['" + utf8::truncate(r.key(), 64) +
@@ -252,8 +253,10 @@ Status TaskTable::update(const std::string& task_id, const json& input_responses
   if (took) {
     // Answered keys leave inputRequests at once; the task is working again
     // when none is left.
-    if (t.pending.empty() && t.status == "input_required") set_status(t, "working");
-    else t.updated = clock_();
+    if (t.pending.empty() && t.status == "input_required")
+      set_status(t, "working");
+    else
+      t.updated = clock_();
     changed.emplace_back(t.id, detailed(t));
     answered_.notify_all();
   }

@@ -37,9 +37,9 @@
 namespace kaisha::mcp {
 
 struct TaskLimits {
-  size_t max_live = 64;                            // tasks kept at once (running or finished)
-  std::chrono::milliseconds ttl{60 * 60 * 1000};   // how long a task is kept after creation
-  std::chrono::milliseconds poll_interval{500};    // what clients are told to poll at
+  size_t max_live = 64;                                     // tasks kept at once (running or finished)
+  std::chrono::milliseconds ttl{60 * 60 * 1000};            // how long a task is kept after creation
+  std::chrono::milliseconds poll_interval{500};             // what clients are told to poll at
   std::chrono::milliseconds input_timeout{60 * 60 * 1000};  // how long work waits for tasks/update
 };
 
@@ -67,7 +67,8 @@ class TaskTable {
   // lock (it must not block for long: changes wait for it).
   using Listener = std::function<void(const std::string& task_id, const json& detailed)>;
 
-  explicit TaskTable(TaskLimits limits = {}, Clock clock = [] { return std::chrono::system_clock::now(); });
+  explicit TaskTable(
+      TaskLimits limits = {}, Clock clock = [] { return std::chrono::system_clock::now(); });
 
   // A new working task: its Task fields (taskId, status, createdAt,
   // lastUpdatedAt, ttlMs, pollIntervalMs). Error kTaskCapacity when

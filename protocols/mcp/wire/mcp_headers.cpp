@@ -19,19 +19,22 @@ constexpr std::string_view kSentinelEnd = "?=";
 
 bool is_sentinel(std::string_view v) {
   return v.size() >= kSentinelStart.size() + kSentinelEnd.size() &&
-         v.substr(0, kSentinelStart.size()) == kSentinelStart && v.substr(v.size() - kSentinelEnd.size()) == kSentinelEnd;
+         v.substr(0, kSentinelStart.size()) == kSentinelStart &&
+         v.substr(v.size() - kSentinelEnd.size()) == kSentinelEnd;
 }
 
 // RFC 9110 field values: visible ASCII, space and tab.
 bool header_safe(std::string_view v) {
-  return std::all_of(v.begin(), v.end(), [](unsigned char c) { return c == ' ' || c == '\t' || (c >= 0x21 && c <= 0x7E); });
+  return std::all_of(v.begin(), v.end(),
+                     [](unsigned char c) { return c == ' ' || c == '\t' || (c >= 0x21 && c <= 0x7E); });
 }
 
 bool base64_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/'; }
 
 // RFC 9110 token characters (header field names).
 bool tchar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
 std::string lower(std::string s) {
@@ -114,9 +117,9 @@ std::optional<std::string> decode_header_value(const std::string& value) {
 }
 
 std::string encode_header_value(const std::string& value) {
-  const bool plain = header_safe(value) && !is_sentinel(value) &&
-                     (value.empty() || (value.front() != ' ' && value.front() != '\t' && value.back() != ' ' &&
-                                        value.back() != '\t'));
+  const bool plain =
+      header_safe(value) && !is_sentinel(value) &&
+      (value.empty() || (value.front() != ' ' && value.front() != '\t' && value.back() != ' ' && value.back() != '\t'));
   if (plain) return value;
   std::string out(4 * ((value.size() + 2) / 3) + 1, '\0');
   int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
@@ -131,8 +134,9 @@ Result<std::vector<HeaderParam>> header_params(const json& input_schema) {
   std::vector<std::string> path;
   if (auto st = collect(input_schema, path, out); !st) return st.error();
   if (out.size() != count_all(input_schema))
-    return invalid_tool("an x-mcp-header annotation is reachable only through items, a composition or "
-                        "conditional keyword or $ref; it must sit on a chain of 'properties'");
+    return invalid_tool(
+        "an x-mcp-header annotation is reachable only through items, a composition or "
+        "conditional keyword or $ref; it must sit on a chain of 'properties'");
   std::set<std::string> seen;
   for (const auto& p : out)
     if (!seen.insert(lower(p.header)).second)
@@ -174,11 +178,12 @@ std::optional<Rejection> check_param_headers(const json& input_schema, const jso
     auto sent = env.param_headers.find(lower(p.header));
     if (sent == env.param_headers.end())
       return mismatch("Header mismatch: the " + header + " header is missing while " + path_text(p.path) +
-                           " carries a value");
+                      " carries a value");
     auto decoded = decode_header_value(sent->second);
     if (!decoded)
-      return mismatch("Header mismatch: " + header + " has characters a header may not carry or a broken "
-                                                      "=?base64?...?= encoding");
+      return mismatch("Header mismatch: " + header +
+                      " has characters a header may not carry or a broken "
+                      "=?base64?...?= encoding");
     auto expected = header_text(*value);
     bool same = expected && *decoded == *expected;
     if (!same && value->is_number()) {  // 42.0 and 42 are the same integer
@@ -188,8 +193,8 @@ std::optional<Rejection> check_param_headers(const json& input_schema, const jso
     }
     if (!same)
       return mismatch("Header mismatch: " + header + " header value '" + utf8::shorten(*decoded, 200) +
-                           "' does not match " + path_text(p.path) + " = " +
-                           utf8::shorten(value->dump(-1, ' ', false, json::error_handler_t::replace), 200));
+                      "' does not match " + path_text(p.path) + " = " +
+                      utf8::shorten(value->dump(-1, ' ', false, json::error_handler_t::replace), 200));
   }
   return std::nullopt;
 }

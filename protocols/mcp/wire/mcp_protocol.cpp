@@ -36,8 +36,8 @@ std::string negotiate_version(std::string_view requested) {
 }
 
 const std::vector<std::string>& log_levels() {
-  static const std::vector<std::string> v{"debug", "info", "notice", "warning",
-                                          "error", "critical", "alert", "emergency"};
+  static const std::vector<std::string> v{"debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency"};
   return v;
 }
 

@@ -16,17 +16,18 @@ const json* meta_of(const jsonrpc::Request& r) {
 
 // Methods that exist only in the modern era: a request for one is modern
 // even when it forgot its _meta (and is then told so).
-bool modern_only(const std::string& method) {
-  return method == "server/discover" || method == "subscriptions/listen";
-}
+bool modern_only(const std::string& method) { return method == "server/discover" || method == "subscriptions/listen"; }
 
 // The body value Mcp-Name mirrors (SEP-2243), when the method has one.
 std::optional<std::string> name_source(const jsonrpc::Request& r) {
   const char* field = nullptr;
-  if (r.method == "tools/call" || r.method == "prompts/get") field = "name";
-  else if (r.method == "resources/read") field = "uri";
+  if (r.method == "tools/call" || r.method == "prompts/get")
+    field = "name";
+  else if (r.method == "resources/read")
+    field = "uri";
   // The tasks extension routes a task's requests by its id.
-  else if (r.method == "tasks/get" || r.method == "tasks/update" || r.method == "tasks/cancel") field = "taskId";
+  else if (r.method == "tasks/get" || r.method == "tasks/update" || r.method == "tasks/cancel")
+    field = "taskId";
   if (!field || !r.params.is_object()) return std::nullopt;
   auto it = r.params.find(field);
   if (it == r.params.end() || !it->is_string()) return std::nullopt;
@@ -52,16 +53,17 @@ Era era_of(const jsonrpc::Request& r, const RequestEnvelope& env) {
 
 std::variant<ModernRequest, Rejection> read_modern_request(const jsonrpc::Request& r, const RequestEnvelope& env) {
   if (env.http && !env.version_header)
-    return reject(kHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is missing (a request with "
-                                   "_meta '" + std::string(meta_key::kProtocolVersion) + "' must send it too)");
+    return reject(kHeaderMismatch,
+                  "Header mismatch: the MCP-Protocol-Version header is missing (a request with "
+                  "_meta '" +
+                      std::string(meta_key::kProtocolVersion) + "' must send it too)");
 
   // _meta and its required fields: malformed params (-32602).
   const json* meta = meta_of(r);
   if (!meta)
     return reject(jsonrpc::code::kInvalidParams,
-                  "Invalid params: params._meta is missing; a " + std::string(kModernVersion) +
-                      " request carries '" + meta_key::kProtocolVersion + "' and '" + meta_key::kClientCapabilities +
-                      "' in params._meta");
+                  "Invalid params: params._meta is missing; a " + std::string(kModernVersion) + " request carries '" +
+                      meta_key::kProtocolVersion + "' and '" + meta_key::kClientCapabilities + "' in params._meta");
   if (!meta->is_object())
     return reject(jsonrpc::code::kInvalidParams, "Invalid params: params._meta must be an object");
   auto version = meta->find(meta_key::kProtocolVersion);
@@ -121,8 +123,8 @@ std::variant<ModernRequest, Rejection> read_modern_request(const jsonrpc::Reques
     json supported = json::array();
     for (const auto& v : modern_versions()) supported.push_back(v);
     return reject(kUnsupportedProtocolVersion,
-                  "Unsupported protocol version " + shown(out.version) + "; this server serves " +
-                      supported.dump() + " per request, and the legacy revisions after an initialize",
+                  "Unsupported protocol version " + shown(out.version) + "; this server serves " + supported.dump() +
+                      " per request, and the legacy revisions after an initialize",
                   json{{"supported", supported}, {"requested", out.version}});
   }
   return out;

@@ -28,10 +28,10 @@ enum class Era { kLegacy, kModern };
 // is false and the header fields are empty.
 struct RequestEnvelope {
   bool http = false;
-  bool has_session = false;         // HTTP: an Mcp-Session-Id header; stdio: initialize was answered
-  std::optional<std::string> version_header;  // MCP-Protocol-Version, when sent
-  std::optional<std::string> method_header;   // Mcp-Method, when sent
-  std::optional<std::string> name_header;     // Mcp-Name, when sent (still encoded)
+  bool has_session = false;                          // HTTP: an Mcp-Session-Id header; stdio: initialize was answered
+  std::optional<std::string> version_header;         // MCP-Protocol-Version, when sent
+  std::optional<std::string> method_header;          // Mcp-Method, when sent
+  std::optional<std::string> name_header;            // Mcp-Name, when sent (still encoded)
   std::map<std::string, std::string> param_headers;  // Mcp-Param-{name} by lower-cased name (still encoded)
 };
 
@@ -60,7 +60,7 @@ struct Rejection {
 // serves (-32022). Every message says what is wrong and where. Mcp-Param-*
 // headers need the tool's schema: see check_param_headers (mcp_headers.hpp).
 std::variant<ModernRequest, Rejection> read_modern_request(const jsonrpc::Request& request,
-                                                          const RequestEnvelope& envelope);
+                                                           const RequestEnvelope& envelope);
 
 // The HTTP status a modern error response travels with: 404 for an unknown
 // method, 400 for the protocol errors the revision assigns 400 to, else 200.

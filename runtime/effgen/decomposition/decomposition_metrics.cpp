@@ -40,7 +40,8 @@ std::optional<double> coverage(const SubtaskDag& dag, const std::vector<std::str
     if (blank(a)) continue;
     ++asked;
     std::string needle = lower(a);
-    if (std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return t.find(needle) != std::string::npos; }))
+    if (std::any_of(texts.begin(), texts.end(),
+                    [&](const std::string& t) { return t.find(needle) != std::string::npos; }))
       ++covered;
   }
   if (asked == 0) return std::nullopt;

@@ -93,8 +93,10 @@ Subtask read_item(const json& item, size_t index, Strategy strategy, Problems& p
       p.add(where, std::string("estimated_complexity must be a number in [0, 10], got ") + type_name(*it));
     } else {
       double c = it->get<double>();
-      if (c < 0.0 || c > 10.0) p.add(where, "estimated_complexity " + it->dump() + " is outside [0, 10]");
-      else s.estimated_complexity = c;
+      if (c < 0.0 || c > 10.0)
+        p.add(where, "estimated_complexity " + it->dump() + " is outside [0, 10]");
+      else
+        s.estimated_complexity = c;
     }
   }
 
@@ -102,20 +104,27 @@ Subtask read_item(const json& item, size_t index, Strategy strategy, Problems& p
   read_string(item, "required_specialization", spec, where, p);
   if (!spec.empty()) {
     std::string l = lower(spec);
-    bool known = std::any_of(std::begin(kSpecializations), std::end(kSpecializations),
-                             [&](const char* k) { return l == k; });
-    if (known) s.required_specialization = l;
-    else p.add(where, "required_specialization '" + spec + "' is not one of research, coding, analysis, synthesis, data, creative, general");
+    bool known =
+        std::any_of(std::begin(kSpecializations), std::end(kSpecializations), [&](const char* k) { return l == k; });
+    if (known)
+      s.required_specialization = l;
+    else
+      p.add(where, "required_specialization '" + spec +
+                       "' is not one of research, coding, analysis, synthesis, data, creative, general");
   }
 
   std::string priority;
   read_string(item, "priority", priority, where, p);
   if (!priority.empty()) {
     std::string l = lower(priority);
-    if (l == "high") s.priority = Priority::high;
-    else if (l == "medium") s.priority = Priority::medium;
-    else if (l == "low") s.priority = Priority::low;
-    else p.add(where, "priority '" + priority + "' is not one of high, medium, low");
+    if (l == "high")
+      s.priority = Priority::high;
+    else if (l == "medium")
+      s.priority = Priority::medium;
+    else if (l == "low")
+      s.priority = Priority::low;
+    else
+      p.add(where, "priority '" + priority + "' is not one of high, medium, low");
   }
 
   if (strategy == Strategy::hierarchical) read_string(item, "reports_to", s.reports_to, where, p);
@@ -197,9 +206,11 @@ Result<Decomposition> parse_decomposition(std::string_view answer, Strategy stra
   for (size_t i = 0; i < d.subtasks.size(); ++i) {
     const std::string& r = d.subtasks[i].reports_to;
     if (r.empty() || r == "manager") continue;
-    if (r == d.subtasks[i].id) p.add("subtask #" + std::to_string(i + 1), "reports_to refers to itself");
+    if (r == d.subtasks[i].id)
+      p.add("subtask #" + std::to_string(i + 1), "reports_to refers to itself");
     else if (!ids.count(r))
-      p.add("subtask #" + std::to_string(i + 1), "reports_to refers to unknown id '" + r + "' (use \"manager\" or a worker id)");
+      p.add("subtask #" + std::to_string(i + 1),
+            "reports_to refers to unknown id '" + r + "' (use \"manager\" or a worker id)");
   }
   if (Status s = validate_subtasks(d.subtasks); !s) p.add("", s.error().message);
   if (!p.empty()) return p.error();

@@ -15,10 +15,10 @@
 namespace kaisha::planning {
 
 struct SubAgentLimits {
-  int max_depth = 2;                      // 1–5
-  size_t max_concurrent = 5;              // 1–20
-  double timeout_fraction = 0.5;          // 0.1–1.0 of the parent's timeout
-  double max_iterations_fraction = 0.5;   // (0, 1] of the parent's max_iterations
+  int max_depth = 2;                     // 1–5
+  size_t max_concurrent = 5;             // 1–20
+  double timeout_fraction = 0.5;         // 0.1–1.0 of the parent's timeout
+  double max_iterations_fraction = 0.5;  // (0, 1] of the parent's max_iterations
   // Algorithm 11's literal rule, timeout = parent.timeout / n, instead of
   // Table 29's fraction (effgen.md §21 item 17 keeps both; fraction is default).
   bool divide_timeout_by_n = false;

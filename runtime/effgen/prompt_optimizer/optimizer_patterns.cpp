@@ -26,8 +26,7 @@ class Reader {
     return Error{"config", where + ": " + (path.empty() ? "top level" : path) + ": " + what};
   }
 
-  Status check_keys(const YAML::Node& map, const std::string& path,
-                    std::initializer_list<const char*> allowed) const {
+  Status check_keys(const YAML::Node& map, const std::string& path, std::initializer_list<const char*> allowed) const {
     if (!map.IsMap()) return error(map, path, "expected a map");
     for (const auto& kv : map) {
       std::string key = kv.first.Scalar();

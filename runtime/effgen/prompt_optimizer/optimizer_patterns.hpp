@@ -36,9 +36,9 @@ struct OptimizerPatterns {
   std::vector<PatternPair> custom;       // τ1, applied after `compression`
   std::vector<PolitenessPhrase> politeness;
   std::vector<InstructionLead> instruction_leads;
-  std::vector<std::string> sequence_words;    // lowercase
-  std::vector<std::string> sequence_clauses;  // lowercase
-  std::vector<std::string> instruction_verbs; // lowercase
+  std::vector<std::string> sequence_words;     // lowercase
+  std::vector<std::string> sequence_clauses;   // lowercase
+  std::vector<std::string> instruction_verbs;  // lowercase
 
   // Appends a domain pattern (paper D.9 `custom_patterns`). An empty pattern
   // is an Error with code "config".

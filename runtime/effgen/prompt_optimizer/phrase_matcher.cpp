@@ -57,8 +57,10 @@ size_t find_phrase(std::string_view text, std::string_view phrase, size_t from, 
   size_t next_upper = first_upper == first ? std::string_view::npos : text.find(first_upper, from);
   while (next_lower != std::string_view::npos || next_upper != std::string_view::npos) {
     const size_t pos = std::min(next_lower, next_upper);
-    if (pos == next_lower) next_lower = text.find(first, pos + 1);
-    else next_upper = text.find(first_upper, pos + 1);
+    if (pos == next_lower)
+      next_lower = text.find(first, pos + 1);
+    else
+      next_upper = text.find(first_upper, pos + 1);
     if (word_head && pos > 0 && is_word(static_cast<unsigned char>(text[pos - 1]))) continue;
     size_t len = match_at(text, pos, phrase);
     if (len == 0) continue;
@@ -83,8 +85,8 @@ int replace_phrase(std::string& text, std::string_view phrase, std::string_view 
       size_t end = pos + len;
       if (end < text.size() && text[end] == ',') ++end;  // "In my opinion, it works"
       while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
-      bool word_follows = end < text.size() && text[end] != '\n' && text[end] != '.' &&
-                          text[end] != '!' && text[end] != '?' && text[end] != ',';
+      bool word_follows = end < text.size() && text[end] != '\n' && text[end] != '.' && text[end] != '!' &&
+                          text[end] != '?' && text[end] != ',';
       if (!word_follows && at_start && end < text.size() && (text[end] == '.' || text[end] == '!')) {
         // The phrase was the whole sentence ("Thank you."): take its
         // punctuation and the space in front of it.

@@ -75,8 +75,10 @@ template <class T>
 std::vector<T> kept(const std::vector<T>& items, const std::vector<bool>& keep, int& dropped) {
   std::vector<T> out;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (keep[i]) out.push_back(items[i]);
-    else ++dropped;
+    if (keep[i])
+      out.push_back(items[i]);
+    else
+      ++dropped;
   }
   return out;
 }
@@ -145,8 +147,7 @@ std::vector<TextSegment> split_code_fences(std::string_view text) {
 
 OptimizerOptions OptimizerOptions::all_disabled() {
   OptimizerOptions o;
-  o.enable_compression = o.enable_simplification = o.enable_redundancy = o.enable_bullets = o.enable_truncation =
-      false;
+  o.enable_compression = o.enable_simplification = o.enable_redundancy = o.enable_bullets = o.enable_truncation = false;
   return o;
 }
 
@@ -257,11 +258,11 @@ TextOptimization PromptOptimizer::optimize(std::string_view text, ModelTier tier
   StageCounts& c = out.report.counts;
   out.text = rewrite(text, out.report.stages, role, c);
   if (out.report.stages.truncation) {
-    c.sentences_truncated = truncate_text(out.text, out.report.max_prompt_tokens, options_.estimate_mode,
-                                          options_.truncation_safety);
+    c.sentences_truncated =
+        truncate_text(out.text, out.report.max_prompt_tokens, options_.estimate_mode, options_.truncation_safety);
     c.truncated = c.sentences_truncated > 0;
     c.over_budget = estimate_tokens(out.text, options_.estimate_mode) >
-                    truncation_budget(out.report.max_prompt_tokens, options_.truncation_safety) &&
+                        truncation_budget(out.report.max_prompt_tokens, options_.truncation_safety) &&
                     c.truncated;
   }
   finish_report(out.report, estimate_tokens(text, options_.estimate_mode),

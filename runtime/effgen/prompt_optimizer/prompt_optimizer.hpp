@@ -77,11 +77,11 @@ struct StageCounts {
 struct OptimizationReport {
   ModelTier tier = ModelTier::medium;
   StageFlags stages;
-  int64_t max_prompt_tokens = 0;  // τ_prompt in force
-  double target_ratio = 1.0;      // the tier's α, for comparison only
-  double original_tokens = 0;     // prompt_tokens_original (estimate)
-  double optimized_tokens = 0;    // prompt_tokens_optimized (estimate)
-  double compression_ratio = 1.0; // optimized / original; 1 for an empty prompt
+  int64_t max_prompt_tokens = 0;   // τ_prompt in force
+  double target_ratio = 1.0;       // the tier's α, for comparison only
+  double original_tokens = 0;      // prompt_tokens_original (estimate)
+  double optimized_tokens = 0;     // prompt_tokens_optimized (estimate)
+  double compression_ratio = 1.0;  // optimized / original; 1 for an empty prompt
   StageCounts counts;
 
   // {"tier", "stages": {"compression": bool, ...}, "max_prompt_tokens",

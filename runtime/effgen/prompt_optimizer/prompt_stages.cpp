@@ -51,7 +51,8 @@ std::string_view trim(std::string_view s) {
 
 // What politeness removal can leave behind: "." or ", ." with no words.
 bool only_punctuation(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c) || c == '.' || c == ',' || c == '!' || c == ';'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return is_space(c) || c == '.' || c == ',' || c == '!' || c == ';'; });
 }
 
 // Markup lines ("<budgets>", "</budgets>", "# Title", "```", "}") repeat by
@@ -141,8 +142,7 @@ Shingles shingles(const std::vector<std::string>& words, bool by_words) {
     std::vector<uint64_t> wh;
     wh.reserve(words.size());
     for (const auto& w : words) wh.push_back(std::hash<std::string_view>{}(w));
-    for (size_t i = 0; i + 3 <= words.size(); ++i)
-      out.push_back(mix(wh[i] ^ mix(wh[i + 1] ^ mix(wh[i + 2]))));
+    for (size_t i = 0; i + 3 <= words.size(); ++i) out.push_back(mix(wh[i] ^ mix(wh[i + 1] ^ mix(wh[i + 2]))));
   } else {
     std::string joined;
     for (const auto& w : words) {
@@ -166,9 +166,15 @@ double jaccard(const Shingles& a, const Shingles& b) {
   // Both are sorted sets: count the intersection in one merge pass.
   size_t common = 0;
   for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
-    if (*i < *j) ++i;
-    else if (*j < *i) ++j;
-    else { ++common; ++i; ++j; }
+    if (*i < *j)
+      ++i;
+    else if (*j < *i)
+      ++j;
+    else {
+      ++common;
+      ++i;
+      ++j;
+    }
   }
   double uni = static_cast<double>(a.size() + b.size() - common);
   return static_cast<double>(common) / uni;
@@ -239,7 +245,8 @@ std::optional<Instruction> as_instruction(std::string_view sentence, const Optim
   if (words.empty()) return std::nullopt;
   if (!forced && !contains(p.instruction_verbs, bare(words[0]))) {
     // "If the answer is unclear, ask." is an instruction with its condition.
-    static constexpr std::array<std::string_view, 6> kConditions = {"if", "when", "before", "unless", "while", "whenever"};
+    static constexpr std::array<std::string_view, 6> kConditions = {"if",     "when",  "before",
+                                                                    "unless", "while", "whenever"};
     size_t comma = s.find(',');
     bool conditional = std::find(kConditions.begin(), kConditions.end(), bare(words[0])) != kConditions.end() &&
                        comma != std::string_view::npos;
@@ -321,7 +328,8 @@ int simplify_sentences(std::string& text, int max_words) {
     if (!best) continue;
     size_t at = static_cast<size_t>(words[*best].data() - piece.text.data());
     std::string first = piece.text.substr(0, at);
-    while (!first.empty() && (is_space(first.back()) || first.back() == ',' || first.back() == ';' || first.back() == ':'))
+    while (!first.empty() &&
+           (is_space(first.back()) || first.back() == ',' || first.back() == ';' || first.back() == ':'))
       first.pop_back();
     std::string second = piece.text.substr(at);
     capitalize(second);
@@ -360,13 +368,19 @@ RedundancyCounts remove_redundancy(std::string& text, const OptimizerPatterns& p
   std::vector<Kept> kept;
   bool changed = false;
   for (size_t i = 0; i < ps.size();) {
-    if (ps[i].text.empty()) { ++i; continue; }
+    if (ps[i].text.empty()) {
+      ++i;
+      continue;
+    }
     if (only_punctuation(ps[i].text)) {
       drop_piece(ps, i);
       changed = true;
       continue;
     }
-    if (is_structural(ps[i].text)) { ++i; continue; }
+    if (is_structural(ps[i].text)) {
+      ++i;
+      continue;
+    }
     // A sentence with nothing before it to repeat and nothing after it that
     // could repeat it (a one-sentence text) needs no shingles.
     if (kept.empty() && i + 1 == ps.size()) break;

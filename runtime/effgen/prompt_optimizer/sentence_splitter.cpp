@@ -16,8 +16,7 @@ bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0;
 
 // Abbreviations whose '.' never ends a sentence.
 constexpr std::array<std::string_view, 17> kAlwaysAbbrev = {
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "cf",
-    "fig", "approx", "incl", "dept", "eg", "ie", "resp"};
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "cf", "fig", "approx", "incl", "dept", "eg", "ie", "resp"};
 // Abbreviations that end a sentence only when an uppercase word follows
 // ("... and so on, etc. Then ...").
 constexpr std::array<std::string_view, 5> kMaybeFinalAbbrev = {"etc", "al", "inc", "ltd", "co"};
@@ -65,7 +64,7 @@ bool period_ends_sentence(std::string_view text, size_t dot, char next) {
   if (std::find(kAlwaysAbbrev.begin(), kAlwaysAbbrev.end(), w) != kAlwaysAbbrev.end()) return false;
   if (std::find(kMaybeFinalAbbrev.begin(), kMaybeFinalAbbrev.end(), w) != kMaybeFinalAbbrev.end())
     return is_upper(next);
-  if (w == "no" && is_digit(next)) return false;  // "No. 5"
+  if (w == "no" && is_digit(next)) return false;                                              // "No. 5"
   if (std::all_of(w.begin(), w.end(), is_digit) && at_line_start(text, start)) return false;  // "1. "
   return true;
 }
@@ -80,9 +79,7 @@ size_t curly_closer(std::string_view text, size_t i) {
 
 }  // namespace
 
-bool is_paragraph_break(std::string_view gap) {
-  return std::count(gap.begin(), gap.end(), '\n') >= 2;
-}
+bool is_paragraph_break(std::string_view gap) { return std::count(gap.begin(), gap.end(), '\n') >= 2; }
 
 std::vector<SentencePiece> split_sentences(std::string_view text) {
   std::vector<SentencePiece> out;
@@ -104,17 +101,32 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
       size_t end = i + 1;
       while (end < text.size() && (text[end] == '.' || text[end] == '!' || text[end] == '?')) ++end;
       for (;;) {
-        if (end < text.size() && is_closer(text[end])) { ++end; continue; }
-        if (size_t n = end < text.size() ? curly_closer(text, end) : 0) { end += n; continue; }
+        if (end < text.size() && is_closer(text[end])) {
+          ++end;
+          continue;
+        }
+        if (size_t n = end < text.size() ? curly_closer(text, end) : 0) {
+          end += n;
+          continue;
+        }
         break;
       }
-      if (end == text.size()) { emit(end); continue; }
-      if (!is_space(text[end])) { i = end; continue; }
+      if (end == text.size()) {
+        emit(end);
+        continue;
+      }
+      if (!is_space(text[end])) {
+        i = end;
+        continue;
+      }
       size_t n = end;
       while (n < text.size() && is_space(text[n])) ++n;
       char next = n < text.size() ? text[n] : 0;
       bool ends = (c == '.' && end == i + 1) ? period_ends_sentence(text, i, next) : true;
-      if (ends) { emit(end); continue; }
+      if (ends) {
+        emit(end);
+        continue;
+      }
       i = end;
       continue;
     }
@@ -125,7 +137,11 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
       while (n < text.size() && is_space(text[n])) ++n;
       bool blank = std::count(text.begin() + i, text.begin() + n, '\n') >= 2;
       bool wrapped = !blank && n < text.size() && is_lower(text[n]) && end > start && text[end - 1] != ':';
-      if (!wrapped && end > start) { i = end; emit(end); continue; }
+      if (!wrapped && end > start) {
+        i = end;
+        emit(end);
+        continue;
+      }
       i = n;
       continue;
     }

@@ -21,11 +21,16 @@ const std::array<TierProfile, 5> kProfiles = {{
 
 const char* to_string(StageSupport s) {
   switch (s) {
-    case S::yes: return "yes";
-    case S::optional: return "optional";
-    case S::as_needed: return "as_needed";
-    case S::rare: return "rare";
-    case S::no: return "no";
+    case S::yes:
+      return "yes";
+    case S::optional:
+      return "optional";
+    case S::as_needed:
+      return "as_needed";
+    case S::rare:
+      return "rare";
+    case S::no:
+      return "no";
   }
   return "no";
 }

@@ -29,11 +29,11 @@ bool enabled_by_default(StageSupport s);
 // the only hard limit is τ_prompt.
 struct TierProfile {
   ModelTier tier = ModelTier::medium;
-  int64_t max_prompt_tokens = 0;   // τ_prompt
-  int64_t max_context_tokens = 0;  // τ_context
-  int n_shot = 0;                  // few-shot examples
-  int max_chain_depth = 0;         // d_chain
-  double target_ratio = 1.0;       // α
+  int64_t max_prompt_tokens = 0;                    // τ_prompt
+  int64_t max_context_tokens = 0;                   // τ_context
+  int n_shot = 0;                                   // few-shot examples
+  int max_chain_depth = 0;                          // d_chain
+  double target_ratio = 1.0;                        // α
   StageSupport compression = StageSupport::yes;     // τ1
   StageSupport simplification = StageSupport::yes;  // τ2
   StageSupport redundancy = StageSupport::yes;      // τ3

@@ -23,8 +23,6 @@ double estimate_tokens(const TextSize& size, TokenEstimateMode mode) {
   return mode == TokenEstimateMode::literal_sum ? sum : sum / 2.0;
 }
 
-double estimate_tokens(std::string_view text, TokenEstimateMode mode) {
-  return estimate_tokens(measure(text), mode);
-}
+double estimate_tokens(std::string_view text, TokenEstimateMode mode) { return estimate_tokens(measure(text), mode); }
 
 }  // namespace kaisha::prompt

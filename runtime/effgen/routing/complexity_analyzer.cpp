@@ -48,8 +48,7 @@ struct ComplexityAnalyzer::Index {
 namespace {
 
 // Adds `extra` to `cats` (merging by name), checking each phrase has a word.
-Status merge_custom(std::vector<KeywordCategory>& cats, const std::vector<KeywordCategory>& extra,
-                    const char* what) {
+Status merge_custom(std::vector<KeywordCategory>& cats, const std::vector<KeywordCategory>& extra, const char* what) {
   for (const auto& e : extra) {
     if (e.name.empty()) return Error{"config", std::string(what) + ": a category has an empty name"};
     for (const auto& p : e.phrases) {
@@ -70,15 +69,14 @@ Status merge_custom(std::vector<KeywordCategory>& cats, const std::vector<Keywor
 
 }  // namespace
 
-Result<ComplexityAnalyzer> ComplexityAnalyzer::create(const KeywordTables& tables,
-                                                      const AnalyzerOptions& options) {
+Result<ComplexityAnalyzer> ComplexityAnalyzer::create(const KeywordTables& tables, const AnalyzerOptions& options) {
   if (Status s = options.weights.validate(); !s) return s.error();
   const RequirementProfile* profile = tables.find_profile(options.requirement_profile);
   if (profile == nullptr) {
     std::string known;
     for (const auto& p : tables.requirement_profiles) known += (known.empty() ? "" : ", ") + p.name;
-    return Error{"config", "unknown requirement profile '" + options.requirement_profile + "' (" +
-                               tables.source + " defines: " + known + ")"};
+    return Error{"config", "unknown requirement profile '" + options.requirement_profile + "' (" + tables.source +
+                               " defines: " + known + ")"};
   }
   std::vector<KeywordCategory> domains = tables.domains;
   std::vector<KeywordCategory> tools = tables.tool_categories;
@@ -141,8 +139,12 @@ ComplexityScore ComplexityAnalyzer::analyze(std::string_view query) const {
       const Phrase& p = ix.phrases[pi];
       if (!matches_at(text, at, p)) continue;
       switch (p.target) {
-        case Target::domain: domain_hit[p.slot] = true; break;
-        case Target::tool: tool_hit[p.slot] = true; break;
+        case Target::domain:
+          domain_hit[p.slot] = true;
+          break;
+        case Target::tool:
+          tool_hit[p.slot] = true;
+          break;
         case Target::reasoning:
           if (p.slot < best_level) best_level = p.slot;
           break;

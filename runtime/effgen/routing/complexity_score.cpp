@@ -13,18 +13,14 @@ double length_factor(std::size_t words) {
   return 10.0;
 }
 
-double requirement_factor(std::size_t n_req) {
-  return std::min(10.0, 2.0 * static_cast<double>(n_req));
-}
+double requirement_factor(std::size_t n_req) { return std::min(10.0, 2.0 * static_cast<double>(n_req)); }
 
-double breadth_factor(std::size_t categories_hit) {
-  return std::min(10.0, 2.5 * static_cast<double>(categories_hit));
-}
+double breadth_factor(std::size_t categories_hit) { return std::min(10.0, 2.5 * static_cast<double>(categories_hit)); }
 
 ComplexityScore combine_factors(ComplexityScore s, const ComplexityWeights& w) {
   s.weights = w;
-  double total = w.length * s.length + w.requirements * s.requirements + w.domain * s.domain +
-                 w.tools * s.tools + w.reasoning * s.reasoning;
+  double total = w.length * s.length + w.requirements * s.requirements + w.domain * s.domain + w.tools * s.tools +
+                 w.reasoning * s.reasoning;
   total = std::clamp(total, 0.0, 10.0);
   s.total = std::round(total * 1e9) / 1e9;
   return s;

@@ -25,8 +25,8 @@ Status ComplexityWeights::validate() const {
                                                   {"reasoning_depth", reasoning}};
   for (const auto& [name, w] : named) {
     if (!std::isfinite(w) || w < 0.0 || w > 1.0) {
-      return Error{"config", std::string("Complexity weight '") + name + "' must be in [0, 1] (got " +
-                                 format_number(w) + ")"};
+      return Error{"config",
+                   std::string("Complexity weight '") + name + "' must be in [0, 1] (got " + format_number(w) + ")"};
     }
   }
   const double s = sum();

@@ -23,8 +23,7 @@ Status read_phrases(const YamlReader& r, const YAML::Node& node, const std::stri
     auto s = r.read_string(node[i], item_path);
     if (!s) return s.error();
     if (phrase_words(*s).empty()) {
-      return r.error_at(node[i], item_path,
-                        "keyword \"" + *s + "\" has no letters or digits, so it can never match");
+      return r.error_at(node[i], item_path, "keyword \"" + *s + "\" has no letters or digits, so it can never match");
     }
     out.push_back(std::move(*s));
   }
@@ -149,9 +148,8 @@ Result<KeywordTables> read_keyword_tables(const std::string& yaml_text, const st
   YamlReader r(source);
   const YAML::Node& root = *doc;
   if (!root.IsMap()) return r.error_at(root, "", "expected a map with domains, tool_categories, ...");
-  static const std::vector<std::string> kKeys = {"version",          "domains",
-                                                 "tool_categories",  "reasoning_levels",
-                                                 "reasoning_default", "requirement_profiles"};
+  static const std::vector<std::string> kKeys = {"version",          "domains",           "tool_categories",
+                                                 "reasoning_levels", "reasoning_default", "requirement_profiles"};
   if (Status s = r.check_keys(root, "", kKeys); !s) return s.error();
   for (const auto& key : kKeys) {
     if (!root[key]) return r.error_at(root, "", "missing key '" + key + "'");
@@ -173,8 +171,7 @@ Result<KeywordTables> read_keyword_tables(const std::string& yaml_text, const st
   auto def = read_score(r, root["reasoning_default"], "reasoning_default");
   if (!def) return def.error();
   t.reasoning_default = *def;
-  if (Status s = read_profiles(r, root["requirement_profiles"], "requirement_profiles", t.requirement_profiles);
-      !s) {
+  if (Status s = read_profiles(r, root["requirement_profiles"], "requirement_profiles", t.requirement_profiles); !s) {
     return s.error();
   }
   return t;

@@ -104,14 +104,22 @@ bool RequirementProfile::counts(RequirementClass c) const {
 
 std::size_t RequirementCounts::of(RequirementClass c) const {
   switch (c) {
-    case RequirementClass::question: return question;
-    case RequirementClass::and_word: return and_word;
-    case RequirementClass::or_word: return or_word;
-    case RequirementClass::then_word: return then_word;
-    case RequirementClass::comma: return comma;
-    case RequirementClass::semicolon: return semicolon;
-    case RequirementClass::numbered_item: return numbered_item;
-    case RequirementClass::bullet: return bullet;
+    case RequirementClass::question:
+      return question;
+    case RequirementClass::and_word:
+      return and_word;
+    case RequirementClass::or_word:
+      return or_word;
+    case RequirementClass::then_word:
+      return then_word;
+    case RequirementClass::comma:
+      return comma;
+    case RequirementClass::semicolon:
+      return semicolon;
+    case RequirementClass::numbered_item:
+      return numbered_item;
+    case RequirementClass::bullet:
+      return bullet;
   }
   return 0;
 }
@@ -133,18 +141,26 @@ RequirementCounts count_requirements(const ScannedText& scanned) {
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n; ++i) {
     switch (s[i]) {
-      case '?': ++c.question; break;
-      case ';': ++c.semicolon; break;
+      case '?':
+        ++c.question;
+        break;
+      case ';':
+        ++c.semicolon;
+        break;
       case ',':
         if (!(i > 0 && i + 1 < n && is_digit(s[i - 1]) && is_digit(s[i + 1]))) ++c.comma;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   for (const auto& w : scanned.words) {
-    if (w.text == "and") ++c.and_word;
-    else if (w.text == "or") ++c.or_word;
-    else if (w.text == "then") ++c.then_word;
+    if (w.text == "and")
+      ++c.and_word;
+    else if (w.text == "or")
+      ++c.or_word;
+    else if (w.text == "then")
+      ++c.then_word;
   }
   c.numbered_item = count_numbered_items(s);
   c.bullet = count_bullets(s);

@@ -45,8 +45,8 @@ struct RequirementProfile {
 // Occurrences per class, whether the profile counts them or not (so a journal
 // entry can show why n_req came out as it did).
 struct RequirementCounts {
-  std::size_t question = 0, and_word = 0, or_word = 0, then_word = 0, comma = 0,
-              semicolon = 0, numbered_item = 0, bullet = 0;
+  std::size_t question = 0, and_word = 0, or_word = 0, then_word = 0, comma = 0, semicolon = 0, numbered_item = 0,
+              bullet = 0;
 
   std::size_t of(RequirementClass c) const;
   // n_req under `profile`.

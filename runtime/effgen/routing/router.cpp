@@ -20,8 +20,6 @@ Result<Router> Router::create(const RoutingConfig& config) {
   return create(config, **tables);
 }
 
-RoutingDecision Router::route(std::string_view query) const {
-  return decide_route(analyzer_.analyze(query), config_);
-}
+RoutingDecision Router::route(std::string_view query) const { return decide_route(analyzer_.analyze(query), config_); }
 
 }  // namespace kaisha::routing

@@ -21,9 +21,8 @@ std::string num(double v) {
 
 // Reads `key` (or its deprecated `alias`) from `map`; the returned node is
 // undefined when neither is present. Both present is an error.
-Result<YAML::Node> keyed(const YamlReader& r, const YAML::Node& map, const std::string& path,
-                         const std::string& key, const std::string& alias,
-                         std::vector<std::string>& warnings) {
+Result<YAML::Node> keyed(const YamlReader& r, const YAML::Node& map, const std::string& path, const std::string& key,
+                         const std::string& alias, std::vector<std::string>& warnings) {
   YAML::Node k = map[key];
   if (alias.empty()) return k;
   YAML::Node a = map[alias];
@@ -69,9 +68,12 @@ Status read_custom(const YamlReader& r, const YAML::Node& node, const std::strin
 
 std::string_view to_string(SpawnStrategy s) {
   switch (s) {
-    case SpawnStrategy::automatic: return "auto";
-    case SpawnStrategy::never: return "never";
-    case SpawnStrategy::always: return "always";
+    case SpawnStrategy::automatic:
+      return "auto";
+    case SpawnStrategy::never:
+      return "never";
+    case SpawnStrategy::always:
+      return "always";
   }
   return "auto";
 }
@@ -125,11 +127,11 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
   RoutingConfig c;
   if (!node || node.IsNull()) return c;
   if (!node.IsMap()) return r.error_at(node, "", "expected a map of routing settings");
-  if (Status s = r.check_keys(node, "",
-                              {"enabled", "threshold", "complexity_threshold", "hierarchical_threshold",
-                               "threshold_profile", "model_size_b", "weights", "requirement_profile",
-                               "custom_domains", "custom_tool_categories", "spawn_strategy",
-                               "enable_hierarchical", "enable_sub_agents", "keywords_file"});
+  if (Status s =
+          r.check_keys(node, "",
+                       {"enabled", "threshold", "complexity_threshold", "hierarchical_threshold", "threshold_profile",
+                        "model_size_b", "weights", "requirement_profile", "custom_domains", "custom_tool_categories",
+                        "spawn_strategy", "enable_hierarchical", "enable_sub_agents", "keywords_file"});
       !s) {
     return s.error();
   }
@@ -176,9 +178,9 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
   }
   if (!(c.tau > 0.0) || !(c.tau < c.tau_h) || !(c.tau_h <= 10.0)) {
     const YAML::Node& at = *tau_node ? *tau_node : (tau_h_node ? tau_h_node : node);
-    return r.error_at(at, "threshold",
-                      "must satisfy 0 < threshold < hierarchical_threshold <= 10 (got " + num(c.tau) + " and " +
-                          num(c.tau_h) + ")");
+    return r.error_at(
+        at, "threshold",
+        "must satisfy 0 < threshold < hierarchical_threshold <= 10 (got " + num(c.tau) + " and " + num(c.tau_h) + ")");
   }
 
   if (const YAML::Node w = node["weights"]) {
@@ -215,8 +217,7 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
     c.requirement_profile = *s;  // checked against the keyword tables by the analyzer
   }
   if (Status s = read_custom(r, node["custom_domains"], "custom_domains", c.custom_domains); !s) return s.error();
-  if (Status s = read_custom(r, node["custom_tool_categories"], "custom_tool_categories",
-                             c.custom_tool_categories);
+  if (Status s = read_custom(r, node["custom_tool_categories"], "custom_tool_categories", c.custom_tool_categories);
       !s) {
     return s.error();
   }
@@ -224,10 +225,14 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
   if (YAML::Node n = node["spawn_strategy"]) {
     auto s = r.read_string(n, "spawn_strategy");
     if (!s) return s.error();
-    if (*s == "auto") c.spawn_strategy = SpawnStrategy::automatic;
-    else if (*s == "never") c.spawn_strategy = SpawnStrategy::never;
-    else if (*s == "always") c.spawn_strategy = SpawnStrategy::always;
-    else return r.error_at(n, "spawn_strategy", "expected auto, never or always, got \"" + *s + "\"");
+    if (*s == "auto")
+      c.spawn_strategy = SpawnStrategy::automatic;
+    else if (*s == "never")
+      c.spawn_strategy = SpawnStrategy::never;
+    else if (*s == "always")
+      c.spawn_strategy = SpawnStrategy::always;
+    else
+      return r.error_at(n, "spawn_strategy", "expected auto, never or always, got \"" + *s + "\"");
   }
   if (YAML::Node n = node["enable_sub_agents"]) {
     auto b = r.read_bool(n, "enable_sub_agents");

@@ -16,47 +16,64 @@ std::string num(double v) {
 
 std::string_view to_string(RouteKind k) {
   switch (k) {
-    case RouteKind::single: return "single";
-    case RouteKind::decompose: return "decompose";
-    case RouteKind::hierarchical: return "hierarchical";
+    case RouteKind::single:
+      return "single";
+    case RouteKind::decompose:
+      return "decompose";
+    case RouteKind::hierarchical:
+      return "hierarchical";
   }
   return "single";
 }
 
 std::string_view to_string(Strategy s) {
   switch (s) {
-    case Strategy::single: return "single";
-    case Strategy::parallel: return "parallel";
-    case Strategy::sequential: return "sequential";
-    case Strategy::hybrid: return "hybrid";
-    case Strategy::hierarchical: return "hierarchical";
+    case Strategy::single:
+      return "single";
+    case Strategy::parallel:
+      return "parallel";
+    case Strategy::sequential:
+      return "sequential";
+    case Strategy::hybrid:
+      return "hybrid";
+    case Strategy::hierarchical:
+      return "hierarchical";
   }
   return "single";
 }
 
 std::string_view to_string(DagShape s) {
   switch (s) {
-    case DagShape::parallel: return "parallel";
-    case DagShape::sequential: return "sequential";
-    case DagShape::hybrid: return "hybrid";
+    case DagShape::parallel:
+      return "parallel";
+    case DagShape::sequential:
+      return "sequential";
+    case DagShape::hybrid:
+      return "hybrid";
   }
   return "hybrid";
 }
 
 Strategy strategy_for_shape(DagShape shape) {
   switch (shape) {
-    case DagShape::parallel: return Strategy::parallel;
-    case DagShape::sequential: return Strategy::sequential;
-    case DagShape::hybrid: return Strategy::hybrid;
+    case DagShape::parallel:
+      return Strategy::parallel;
+    case DagShape::sequential:
+      return Strategy::sequential;
+    case DagShape::hybrid:
+      return Strategy::hybrid;
   }
   return Strategy::hybrid;
 }
 
 Strategy final_strategy(RouteKind kind, DagShape shape) {
   switch (kind) {
-    case RouteKind::single: return Strategy::single;
-    case RouteKind::hierarchical: return Strategy::hierarchical;
-    case RouteKind::decompose: return strategy_for_shape(shape);
+    case RouteKind::single:
+      return Strategy::single;
+    case RouteKind::hierarchical:
+      return Strategy::hierarchical;
+    case RouteKind::decompose:
+      return strategy_for_shape(shape);
   }
   return Strategy::single;
 }

@@ -4,13 +4,9 @@ namespace kaisha::routing {
 
 namespace {
 
-bool is_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
+bool is_word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80; }
 
-bool is_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 char lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : char(c); }
 
@@ -32,8 +28,7 @@ void scan_text(std::string_view text, ScannedText& out) {
     if (is_word_byte(c)) {
       std::size_t start = i;
       while (i < n && is_word_byte(static_cast<unsigned char>(s[i]))) ++i;
-      out.words.push_back({std::string_view(s).substr(start, i - start),
-                           !out.words.empty() && gap_only_joiners});
+      out.words.push_back({std::string_view(s).substr(start, i - start), !out.words.empty() && gap_only_joiners});
       gap_only_joiners = true;
       chunk_has_word = true;
       continue;

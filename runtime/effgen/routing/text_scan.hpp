@@ -26,8 +26,8 @@ struct ScannedText {
   ScannedText(const ScannedText&) = delete;
   ScannedText& operator=(const ScannedText&) = delete;
 
-  std::string lowered;              // ASCII-lower-cased copy of the query
-  std::vector<ScannedWord> words;   // in order
+  std::string lowered;             // ASCII-lower-cased copy of the query
+  std::vector<ScannedWord> words;  // in order
   // |q|_w of Eq. 13: whitespace-separated chunks holding at least one letter
   // or digit ("$899" and "8%" count, a lone "-" bullet marker does not).
   std::size_t word_count = 0;

@@ -123,10 +123,12 @@ TEST_F(A2aRestTest, AnInputRequiredTaskIsContinuedByTheNextMessage) {
     if (m["role"] == "ROLE_USER") users.push_back(m["messageId"]);
   EXPECT_EQ(users, (std::vector<std::string>{"tck-input-required-1", "tck-complete-task-2"}));
   // An ended task takes no more input, and is not cancelable.
-  expect_error(request("POST", "/message:send",
-                       json{{"message", {{"messageId", "m3"}, {"role", "ROLE_USER"}, {"taskId", id},
-                                         {"parts", {{{"text", "more"}}}}}}}.dump()),
-               400, "UNSUPPORTED_OPERATION", "takes no further input");
+  expect_error(
+      request("POST", "/message:send",
+              json{{"message",
+                    {{"messageId", "m3"}, {"role", "ROLE_USER"}, {"taskId", id}, {"parts", {{{"text", "more"}}}}}}}
+                  .dump()),
+      400, "UNSUPPORTED_OPERATION", "takes no further input");
   expect_error(request("POST", "/tasks/" + id + ":cancel"), 409, "TASK_NOT_CANCELABLE", id);
 }
 
@@ -147,7 +149,8 @@ TEST_F(A2aRestTest, CancelAndListTasks) {
   json both = json::parse(request("GET", "/tasks?contextId=ctx-list").body);
   ASSERT_EQ(both["tasks"].size(), 2u);
   for (const auto& t : both["tasks"]) EXPECT_FALSE(t.contains("artifacts")) << "artifacts only when asked for";
-  json with = json::parse(request("GET", "/tasks?contextId=ctx-list&status=TASK_STATE_COMPLETED&includeArtifacts=true").body);
+  json with =
+      json::parse(request("GET", "/tasks?contextId=ctx-list&status=TASK_STATE_COMPLETED&includeArtifacts=true").body);
   ASSERT_EQ(with["tasks"].size(), 1u) << with.dump();
   EXPECT_TRUE(with["tasks"][0].contains("artifacts")) << with.dump();
   // A page is filled from the matching tasks, not filtered from the newest few.
@@ -158,8 +161,8 @@ TEST_F(A2aRestTest, CancelAndListTasks) {
 }
 
 TEST_F(A2aRestTest, StreamsCarryTheResultsAsServerSentEvents) {
-  json body{{"message", {{"messageId", "tck-stream-artifact-chunked-1"}, {"role", "ROLE_USER"},
-                         {"parts", {{{"text", "go"}}}}}}};
+  json body{{"message",
+             {{"messageId", "tck-stream-artifact-chunked-1"}, {"role", "ROLE_USER"}, {"parts", {{{"text", "go"}}}}}}};
   auto r = request("POST", "/message:stream", body.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.header("content-type").rfind("text/event-stream", 0), 0u);
@@ -185,9 +188,9 @@ TEST_F(A2aRestTest, EveryA2aErrorHasItsHttpStatusAndAnAip193Body) {
   expect_error(request("POST", "/tasks/t1/pushNotificationConfigs", R"({"url":"https://example.com"})"), 400,
                "PUSH_NOTIFICATION_NOT_SUPPORTED", "push notifications");
   expect_error(request("GET", "/extendedAgentCard"), 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "extended");
-  expect_error(request("POST", "/message:send", R"({"message":{}})",
-                       {{"Content-Type", "text/plain"}, {"A2A-Version", "1.0"}}),
-               415, "CONTENT_TYPE_NOT_SUPPORTED", "text/plain");
+  expect_error(
+      request("POST", "/message:send", R"({"message":{}})", {{"Content-Type", "text/plain"}, {"A2A-Version", "1.0"}}),
+      415, "CONTENT_TYPE_NOT_SUPPORTED", "text/plain");
   for (const char* version : {"99.0", "0.3"})
     expect_error(request("GET", "/tasks/x", "", {{"A2A-Version", version}}), 400, "VERSION_NOT_SUPPORTED", version);
   expect_error(request("GET", "/nothing/here"), 404, "", "no A2A operation at GET /a2a/rest/nothing/here");
@@ -199,9 +202,9 @@ TEST_F(A2aRestTest, BadInputIsRefusedSayingWhatAndWhere) {
                "nesting deeper");
   expect_error(request("POST", "/message:send", "[1]"), 400, "", "request body: must be a JSON object");
   expect_error(request("POST", "/message:send", R"({"message": 5})"), 400, "", "message");
-  expect_error(request("POST", "/message:send",
-                       R"({"message":{"role":"ROLE_USER","messageId":"m","parts":[{"url":7}]}})"),
-               400, "", "params.message.parts[0].url");
+  expect_error(
+      request("POST", "/message:send", R"({"message":{"role":"ROLE_USER","messageId":"m","parts":[{"url":7}]}})"), 400,
+      "", "params.message.parts[0].url");
   expect_error(request("GET", "/tasks?pageSize=ten"), 400, "", "pageSize");
   expect_error(request("GET", "/tasks?includeArtifacts=yes"), 400, "", "includeArtifacts");
   expect_error(request("GET", "/tasks/t?historyLength=-1"), 400, "", "historyLength");
@@ -262,7 +265,8 @@ TEST(A2aRestCompany, AServeLimitIsTooManyRequestsNotAnInternalError) {
 
   http::HttpRequestSpec rpc = req;
   rpc.url = server.base_url() + "/a2a";
-  rpc.body = R"({"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m2","parts":[{"text":"hi"}]}}})";
+  rpc.body =
+      R"({"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m2","parts":[{"text":"hi"}]}}})";
   auto busy = http::fetch_blocking(rpc, {});
   EXPECT_EQ(busy.status, 200) << busy.body;
   json e = json::parse(busy.body, nullptr, false);

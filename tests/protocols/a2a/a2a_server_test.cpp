@@ -22,7 +22,8 @@ class A2aServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     company.auto_answer = [](const std::string& in) { return "answer: " + in; };
-    company.agents_json = json{{"Poet", {{"description", "writes poems"}, {"type", "local"}, {"invoke_resource_cost", 40}}}};
+    company.agents_json =
+        json{{"Poet", {{"description", "writes poems"}, {"type", "local"}, {"invoke_resource_cost", 40}}}};
     protocols::HttpServerOptions o;
     o.max_body_bytes = 64 * 1024;
     server = std::make_unique<protocols::HttpServer>(o);
@@ -130,8 +131,10 @@ TEST_F(A2aServerTest, AStreamWhoseClientLeftReleasesItsTaskSubscription) {
     int fd = kaisha::testing::connect_from("127.0.0." + std::to_string(2 + i % 8), server->port());
     ASSERT_GE(fd, 0);
     ASSERT_TRUE(kaisha::testing::send_all(
-        fd, "POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
-            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+        fd,
+        "POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+        "Content-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n" + body));
     clients.push_back(fd);
   }
   auto eventually = [](auto done) {
@@ -196,7 +199,8 @@ TEST_F(A2aServerTest, A2aErrorsCarryErrorInfo) {
   EXPECT_EQ(v["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
   json batch = json::parse(post(json::array({get_task, json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "Nope"}}})).body);
   EXPECT_EQ(batch[0]["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
-  EXPECT_FALSE(batch[1]["error"].contains("data") && batch[1]["error"]["data"].is_array()) << "standard errors unchanged";
+  EXPECT_FALSE(batch[1]["error"].contains("data") && batch[1]["error"]["data"].is_array())
+      << "standard errors unchanged";
   // The streaming binding too (refused before a stream opens: plain JSON).
   json sub{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "SubscribeToTask"}, {"params", {{"id", "no-such-task"}}}};
   auto stream = post(sub);

@@ -27,7 +27,8 @@ json v1_message(const std::string& text) {
   return json{{"messageId", "m1"}, {"role", "ROLE_USER"}, {"parts", {{{"text", text}}}}};
 }
 json v03_message(const std::string& text) {
-  return json{{"kind", "message"}, {"messageId", "m1"}, {"role", "user"}, {"parts", {{{"kind", "text"}, {"text", text}}}}};
+  return json{
+      {"kind", "message"}, {"messageId", "m1"}, {"role", "user"}, {"parts", {{{"kind", "text"}, {"text", text}}}}};
 }
 
 struct Collected {
@@ -86,7 +87,8 @@ TEST(A2aService, V03MethodNameGetsV03Shapes) {
 TEST(A2aService, ReturnImmediatelyAnswersWithTheTaskStillSubmitted) {
   FakeCompanyService company;
   A2aService s(company);
-  json r = call(s, rpc("SendMessage", {{"message", v1_message("long job")}, {"configuration", {{"returnImmediately", true}}}}));
+  json r = call(
+      s, rpc("SendMessage", {{"message", v1_message("long job")}, {"configuration", {{"returnImmediately", true}}}}));
   ASSERT_TRUE(r.contains("result")) << r.dump();
   EXPECT_EQ(r["result"]["task"]["status"]["state"], "TASK_STATE_SUBMITTED");
   const std::string id = r["result"]["task"]["id"];
@@ -119,7 +121,8 @@ TEST(A2aService, BlockingSendWaitsForATaskFinishedByAnotherThread) {
 TEST(A2aService, CancelReachesTheCompanyAndEndedTasksAreNotCancelable) {
   FakeCompanyService company;
   A2aService s(company);
-  json r = call(s, rpc("SendMessage", {{"message", v1_message("job")}, {"configuration", {{"returnImmediately", true}}}}));
+  json r =
+      call(s, rpc("SendMessage", {{"message", v1_message("job")}, {"configuration", {{"returnImmediately", true}}}}));
   const std::string id = r["result"]["task"]["id"];
   company.start(id, "working");
   json c = call(s, rpc("CancelTask", {{"id", id}}));
@@ -250,8 +253,8 @@ TEST(A2aService, StreamSendsTaskThenUpdatesThenArtifactAndCompletion) {
   ASSERT_EQ(c.done, 1);
   std::vector<std::string> kinds;
   for (const auto& e : c.events) kinds.push_back(e["result"].begin().key());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"task", "statusUpdate", "statusUpdate", "statusUpdate",
-                                             "artifactUpdate", "statusUpdate"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"task", "statusUpdate", "statusUpdate", "statusUpdate", "artifactUpdate",
+                                             "statusUpdate"}));
   EXPECT_EQ(c.events[2]["result"]["statusUpdate"]["status"]["message"]["parts"][0]["text"], "planning");
   EXPECT_EQ(c.events[3]["result"]["statusUpdate"]["metadata"]["kaisha"]["kind"], "hire");
   EXPECT_EQ(c.events[4]["result"]["artifactUpdate"]["artifact"]["parts"][0]["text"], "the answer");
@@ -292,7 +295,8 @@ TEST(A2aService, StreamOfACanceledTaskEndsCanceled) {
 TEST(A2aService, ResubscribeReplaysARunningTaskAndRefusesAnEndedOne) {
   FakeCompanyService company;
   A2aService s(company);
-  json r = call(s, rpc("SendMessage", {{"message", v1_message("job")}, {"configuration", {{"returnImmediately", true}}}}));
+  json r =
+      call(s, rpc("SendMessage", {{"message", v1_message("job")}, {"configuration", {{"returnImmediately", true}}}}));
   const std::string id = r["result"]["task"]["id"];
   company.start(id, "step one");
   Collected c;

@@ -36,8 +36,8 @@ TEST(A2aWire, VersionHeaderMissingMeansZeroThreeAndUnknownIsRefused) {
 }
 
 TEST(A2aWire, EveryKaishaStateRoundTripsThroughBothEras) {
-  for (TaskState s : {TaskState::submitted, TaskState::working, TaskState::completed, TaskState::failed,
-                      TaskState::canceled}) {
+  for (TaskState s :
+       {TaskState::submitted, TaskState::working, TaskState::completed, TaskState::failed, TaskState::canceled}) {
     for (WireVersion v : {WireVersion::v1_0, WireVersion::v0_3}) {
       auto back = parse_state(state_name(s, v));
       ASSERT_TRUE(back.ok()) << state_name(s, v);
@@ -69,7 +69,10 @@ TEST(A2aWire, ReadsMessagesOfBothEras) {
   EXPECT_EQ(a->message_id, "m1");
   EXPECT_EQ(a->role, "user");
   EXPECT_EQ(a->text, "hello\n{\"k\":1}");
-  json v03 = {{"kind", "message"}, {"messageId", "m2"}, {"role", "user"}, {"contextId", "c"},
+  json v03 = {{"kind", "message"},
+              {"messageId", "m2"},
+              {"role", "user"},
+              {"contextId", "c"},
               {"parts", {{{"kind", "text"}, {"text", "hi"}}}}};
   auto b = read_message(v03);
   ASSERT_TRUE(b.ok());
@@ -180,9 +183,8 @@ TEST(A2aWire, StreamEventsReadBackInBothEras) {
     EXPECT_EQ(task->text, "an old silent pond");
     EXPECT_EQ(task->state.state, TaskState::completed);
 
-    auto status = read_stream_event(
-        stream_status("t1", "s1", a2a::TaskState::failed, 0,
-                      agent_message("m", "no budget", "s1", "t1", WireVersion::v1_0), v));
+    auto status = read_stream_event(stream_status("t1", "s1", a2a::TaskState::failed, 0,
+                                                  agent_message("m", "no budget", "s1", "t1", WireVersion::v1_0), v));
     ASSERT_TRUE(status.ok());
     EXPECT_EQ(status->kind, StreamEvent::Kind::status);
     EXPECT_EQ(status->state.state, TaskState::failed);
@@ -220,9 +222,9 @@ TEST(A2aWire, IsoTimestampsReadBackToTheSameInstant) {
   EXPECT_EQ(parse_iso_timestamp("2025-11-29T19:00:00+09:00"), 1764410400000);
   EXPECT_EQ(parse_iso_timestamp("2025-11-29T10:00:00.5Z"), 1764410400500);
   EXPECT_EQ(parse_iso_timestamp("2025-11-29T10:00:00.123456789Z"), 1764410400123);
-  for (const char* bad : {"", "2025-11-29", "2025-11-29T10:00:00", "2025-13-01T00:00:00Z", "2025-02-30T00:00:00Z",
-                          "2025-11-29T10:00:00.Z", "2025-11-29T10:00:00Zjunk", "2025-11-29T25:00:00Z",
-                          "2025-11-29T10:00:00+0900"})
+  for (const char* bad :
+       {"", "2025-11-29", "2025-11-29T10:00:00", "2025-13-01T00:00:00Z", "2025-02-30T00:00:00Z",
+        "2025-11-29T10:00:00.Z", "2025-11-29T10:00:00Zjunk", "2025-11-29T25:00:00Z", "2025-11-29T10:00:00+0900"})
     EXPECT_FALSE(parse_iso_timestamp(bad).has_value()) << bad;
 }
 

@@ -33,9 +33,8 @@ class AcpServerTest : public ::testing::Test {
   }
 
   static std::string run_body(const std::string& mode) {
-    return json{{"agent_name", "kaisha"},
-                {"mode", mode},
-                {"input", {{{"role", "user"}, {"parts", {{{"content", "hi"}}}}}}}}
+    return json{
+        {"agent_name", "kaisha"}, {"mode", mode}, {"input", {{{"role", "user"}, {"parts", {{{"content", "hi"}}}}}}}}
         .dump();
   }
 
@@ -105,7 +104,8 @@ TEST_F(AcpServerTest, CancelResumeAndBadInput) {
   auto cancel = call("POST", "/runs/" + id + "/cancel");
   EXPECT_EQ(cancel.status, 403);
   EXPECT_EQ(json::parse(cancel.body)["code"], "invalid_input");
-  auto resume = call("POST", "/runs/" + id, R"({"await_resume":{"type":"message","message":{"parts":[]}},"mode":"sync"})");
+  auto resume =
+      call("POST", "/runs/" + id, R"({"await_resume":{"type":"message","message":{"parts":[]}},"mode":"sync"})");
   EXPECT_EQ(resume.status, 403);
   EXPECT_EQ(call("GET", "/runs/not-a-run").status, 404);
   auto bad = call("POST", "/runs", "{\"agent_name\": 5}");

@@ -94,9 +94,9 @@ TEST(AcpService, SyncRunAnswersWithTheCompletedRun) {
   EXPECT_EQ(r.body["output"][0]["parts"][0]["content"], "answer: hello");
   EXPECT_FALSE(r.body["finished_at"].is_null());
   AcpReply ev = s.run_events(r.body["run_id"]);
-  EXPECT_EQ(types(ev.body["events"]), (std::vector<std::string>{"run.created", "run.in-progress", "generic",
-                                                                "message.created", "message.part",
-                                                                "message.completed", "run.completed"}));
+  EXPECT_EQ(types(ev.body["events"]),
+            (std::vector<std::string>{"run.created", "run.in-progress", "generic", "message.created", "message.part",
+                                      "message.completed", "run.completed"}));
 }
 
 TEST(AcpService, AsyncRunIsAcceptedThenFollowsTheTask) {
@@ -138,9 +138,13 @@ TEST(AcpService, StreamDeliversEveryEventInOrderAndEnds) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-                               parsed(s, run_body("go", "stream")),
-                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
-                               .run_id;
+                              parsed(s, run_body("go", "stream")),
+                              [&](const json& e) {
+                                got.push_back(e);
+                                return true;
+                              },
+                              [&] { ++done; })
+                             .run_id;
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0]["type"], "run.created");
   EXPECT_EQ(got[0]["run"]["run_id"], id);
@@ -160,7 +164,8 @@ TEST(AcpService, StreamWhosePeerLeftIsDropped) {
   FakeCompanyService company;
   AcpService s(company);
   int sent = 0, done = 0;
-  s.stream_run(parsed(s, run_body("go", "stream")), [&](const json&) { return ++sent < 2; }, [&] { ++done; });
+  s.stream_run(
+      parsed(s, run_body("go", "stream")), [&](const json&) { return ++sent < 2; }, [&] { ++done; });
   company.start("t1", "planning");  // the second send fails
   EXPECT_EQ(done, 1);
   company.complete("t1", "fin");
@@ -174,8 +179,8 @@ TEST(AcpService, AStoppedStreamIsReleasedAtOnce) {
   FakeCompanyService company;
   AcpService s(company);
   int sent = 0, done = 0;
-  auto stream = s.stream_run(parsed(s, run_body("go", "stream")), [&](const json&) { return ++sent > 0; },
-                             [&] { ++done; });
+  auto stream = s.stream_run(
+      parsed(s, run_body("go", "stream")), [&](const json&) { return ++sent > 0; }, [&] { ++done; });
   EXPECT_EQ(sent, 1);
   stream.stop();
   EXPECT_EQ(done, 1);
@@ -199,9 +204,13 @@ TEST(AcpService, ARefusedSubmissionFailsTheRunAndEndsItsStream) {
   std::vector<json> got;
   int done = 0;
   const std::string id = s.stream_run(
-                               parsed(s, run_body("late", "stream")),
-                               [&](const json& e) { got.push_back(e); return true; }, [&] { ++done; })
-                               .run_id;
+                              parsed(s, run_body("late", "stream")),
+                              [&](const json& e) {
+                                got.push_back(e);
+                                return true;
+                              },
+                              [&] { ++done; })
+                             .run_id;
   EXPECT_EQ(done, 1);
   EXPECT_EQ(types(got), (std::vector<std::string>{"run.created", "run.failed"}));
   EXPECT_EQ(s.get_run(id).body["status"], "failed");

@@ -231,9 +231,10 @@ TEST(HostileClients, ANormalRequestIsAnsweredWhileAThousandConnectionsHold) {
     if (line.rfind("Threads:", 0) == 0) threads = line.substr(8);
     if (line.rfind("VmRSS:", 0) == 0) rss = line.substr(6);
   }
-  std::printf("[ measured ] a request from 127.0.0.1 with 500 slow connections and 500 open streams held: %.2f ms "
-              "(process threads:%s, RSS:%s)\n",
-              latency.count() / 1000.0, threads.c_str(), rss.c_str());
+  std::printf(
+      "[ measured ] a request from 127.0.0.1 with 500 slow connections and 500 open streams held: %.2f ms "
+      "(process threads:%s, RSS:%s)\n",
+      latency.count() / 1000.0, threads.c_str(), rss.c_str());
   if (const char* out = std::getenv("KAISHA_BENCH_OUT")) {
     std::ofstream f(out, std::ios::app);
     f << "hostile_clients_latency_ms " << latency.count() / 1000.0 << "\n";

@@ -24,7 +24,9 @@ json body_json(const httplib::Result& r) { return json::parse(r->body, nullptr, 
 TEST(HttpServer, RoutesJsonAndPathParams) {
   HttpServer server(HttpServerOptions{});
   server.route("POST", "/echo/([a-z]+)", [](const HttpRequest& q, HttpResponse& r) {
-    r.set_json(200, json{{"who", q.path_params.at(0)}, {"body", q.body}, {"hdr", q.header("X-Thing")},
+    r.set_json(200, json{{"who", q.path_params.at(0)},
+                         {"body", q.body},
+                         {"hdr", q.header("X-Thing")},
                          {"q", q.query.count("k") ? q.query.at("k") : ""}});
   });
   auto port = server.start();
@@ -130,9 +132,8 @@ TEST(HttpServer, AnswersAreNotCompressedEvenWhenTheClientAcceptsIt) {
   HttpServer server(HttpServerOptions{});
   const std::string big(5000, 'a');
   server.route("POST", "/json", [&](const HttpRequest&, HttpResponse& r) { r.set_json(200, json{{"text", big}}); });
-  server.route("GET", "/teapot", [](const HttpRequest&, HttpResponse& r) {
-    r.set_error(418, "teapot", "short and stout");
-  });
+  server.route("GET", "/teapot",
+               [](const HttpRequest&, HttpResponse& r) { r.set_error(418, "teapot", "short and stout"); });
   server.route("GET", "/bare", [](const HttpRequest&, HttpResponse& r) { r.status = 409; });
   ASSERT_TRUE(server.start().ok());
   httplib::Client c("127.0.0.1", server.port());

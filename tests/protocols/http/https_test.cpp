@@ -27,9 +27,10 @@ struct SelfSigned {
     fs::create_directories(dir);
     cert = (dir / "cert.pem").string();
     key = (dir / "key.pem").string();
-    const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
-                            "-addext subjectAltName=IP:127.0.0.1 -keyout '" + key + "' -out '" + cert +
-                            "' >/dev/null 2>&1";
+    const std::string cmd =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout '" +
+        key + "' -out '" + cert + "' >/dev/null 2>&1";
     ok = std::system(cmd.c_str()) == 0 && fs::exists(cert) && fs::exists(key);
   }
   ~SelfSigned() { fs::remove_all(dir); }
@@ -59,8 +60,8 @@ TEST(Https, ServesOverTlsWithTheConfiguredCertificate) {
     EXPECT_EQ(json::parse(r->body)["body"].get<std::string>().size(), 20001u);
   }
   // Plain HTTP to the TLS port gets no HTTP answer.
-  std::string plain = kaisha::testing::request_from("127.0.0.1", *port, "GET", "/echo", "", "",
-                                                     std::chrono::seconds(15));
+  std::string plain =
+      kaisha::testing::request_from("127.0.0.1", *port, "GET", "/echo", "", "", std::chrono::seconds(15));
   EXPECT_EQ(kaisha::testing::status_of(plain), 0) << plain;
 }
 

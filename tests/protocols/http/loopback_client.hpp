@@ -64,9 +64,8 @@ inline std::string read_until_close(int fd, std::chrono::milliseconds wait, bool
 
 // One request on a fresh connection from `source` ("Connection: close" is
 // added); the whole response, or "" when none came within `wait`.
-inline std::string request_from(const std::string& source, int port, const std::string& method,
-                                const std::string& path, const std::string& headers = "",
-                                const std::string& body = "",
+inline std::string request_from(const std::string& source, int port, const std::string& method, const std::string& path,
+                                const std::string& headers = "", const std::string& body = "",
                                 std::chrono::milliseconds wait = std::chrono::seconds(20)) {
   int fd = connect_from(source, port);
   if (fd < 0) return "";

@@ -169,8 +169,10 @@ TEST(StreamLoop, SixHundredOpenStreamsHoldNoThreadAndStillDeliverInOrder) {
     ::close(fd);
     bool complete = false;
     const std::string body = dechunk(response, &complete);
-    if (status_of(response) == 200 && complete && closed && body == expected) ++in_order;
-    else if (++reported <= 3) ADD_FAILURE() << "a stream received: " << response;
+    if (status_of(response) == 200 && complete && closed && body == expected)
+      ++in_order;
+    else if (++reported <= 3)
+      ADD_FAILURE() << "a stream received: " << response;
   }
   EXPECT_EQ(in_order, kStreams);
   EXPECT_TRUE(eventually([&] { return s.server.open_connections() == 0; })) << s.server.open_connections();

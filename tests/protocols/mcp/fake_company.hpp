@@ -106,7 +106,8 @@ class FakeCompany : public company::CompanyService {
     calls.push_back({name, args});
     if (name == "AskAgent") {
       if (args.value("agent_name", "") != "Poet")
-        return json{{"status", "error"}, {"message", "no agent named " + args.value("agent_name", "")}, {"output", nullptr}};
+        return json{
+            {"status", "error"}, {"message", "no agent named " + args.value("agent_name", "")}, {"output", nullptr}};
       return json{{"status", "success"}, {"message", "asked"}, {"output", "a poem about " + args.value("prompt", "")}};
     }
     if (name == "MemoryManager")

@@ -166,7 +166,8 @@ std::string read_text(const std::string& path) {
 // Cancelling a request by the id call_tool returned (its first round's)
 // reaches the round in flight: the server is told that round's id.
 TEST(McpClientModern, CancelReachesTheRoundInFlight) {
-  const std::string log = (std::filesystem::temp_directory_path() / ("mcp-rounds-" + std::to_string(getpid()))).string();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / ("mcp-rounds-" + std::to_string(getpid()))).string();
   std::filesystem::remove(log);
   http::HttpClient timers;
   McpClientOptions o;
@@ -181,7 +182,8 @@ TEST(McpClientModern, CancelReachesTheRoundInFlight) {
   ASSERT_TRUE(c->modern());
   auto done = std::make_shared<std::promise<Result<json>>>();
   auto result = done->get_future();
-  const int64_t first = c->call_tool("ask_then_silent", json::object(), [done](Result<json> r) { done->set_value(std::move(r)); });
+  const int64_t first =
+      c->call_tool("ask_then_silent", json::object(), [done](Result<json> r) { done->set_value(std::move(r)); });
   auto a = asked.get_future();
   ASSERT_EQ(a.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   // The second round is sent once the answer is in; the server never answers it.
@@ -190,8 +192,9 @@ TEST(McpClientModern, CancelReachesTheRoundInFlight) {
   auto r = get(result);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("cancelled: no longer needed"), std::string::npos) << r.error().message;
-  EXPECT_TRUE(eventually([&] { return read_text(log).find("cancelled " + std::to_string(second)) != std::string::npos; }))
-      << read_text(log);
+  EXPECT_TRUE(eventually([&] {
+    return read_text(log).find("cancelled " + std::to_string(second)) != std::string::npos;
+  })) << read_text(log);
   EXPECT_FALSE(c->cancel(first, "again"));
   c->close();
   std::filesystem::remove(log);
@@ -216,9 +219,10 @@ TEST(McpClientModern, CancelBetweenRoundsEndsTheRequestAndSendsNoMoreRounds) {
   std::atomic<int> calls{0};
   auto done = std::make_shared<std::promise<Result<json>>>();
   auto result = done->get_future();
-  const int64_t first = c->call_tool("test_input_required_result_multi_round", json::object(), [&calls, done](Result<json> r) {
-    if (++calls == 1) done->set_value(std::move(r));
-  });
+  const int64_t first =
+      c->call_tool("test_input_required_result_multi_round", json::object(), [&calls, done](Result<json> r) {
+        if (++calls == 1) done->set_value(std::move(r));
+      });
   ASSERT_TRUE(eventually([&] {
     std::lock_guard lock(mu);
     return questions == 1;

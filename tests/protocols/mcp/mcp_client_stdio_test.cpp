@@ -86,7 +86,8 @@ TEST(McpClientStdio, MalformedAnswerFailsTheCallAndTheClientGoesOn) {
 }
 
 TEST(McpClientStdio, SilentServerTimesOutAndTheRequestIsCancelled) {
-  const std::string log = (std::filesystem::temp_directory_path() / ("mcp-silent-" + std::to_string(getpid()))).string();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / ("mcp-silent-" + std::to_string(getpid()))).string();
   std::filesystem::remove(log);
   http::HttpClient timers;
   auto c = McpClient::create(test_server({}, log), timers);
@@ -109,13 +110,14 @@ TEST(McpClientStdio, AShorterTimeoutAfterALongerOneFiresFirst) {
   auto c = McpClient::create(test_server(), timers);
   ASSERT_TRUE(connect(*c).ok());
   std::promise<Result<json>> long_call;
-  c->call_tool("silent", json::object(), [&](Result<json> r) { long_call.set_value(std::move(r)); }, 600'000);
+  c->call_tool(
+      "silent", json::object(), [&](Result<json> r) { long_call.set_value(std::move(r)); }, 600'000);
   auto short_call = call(*c, "silent", json::object(), 200);
   ASSERT_FALSE(short_call.ok());
   EXPECT_EQ(short_call.error().code, "timeout");
   auto pending = long_call.get_future();
   EXPECT_EQ(pending.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);  // ten minutes to go
-  c->close();  // fails what is pending
+  c->close();                                                                              // fails what is pending
   ASSERT_EQ(pending.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   EXPECT_FALSE(pending.get().ok());
 }
@@ -166,8 +168,8 @@ TEST(McpClientStdio, AcceptsAnOlderProtocolVersionAndRefusesAnUnknownOne) {
 
 TEST(McpClientStdio, AProgramThatCannotStartIsAClearError) {
   http::HttpClient timers;
-  auto c = McpClient::create(
-      std::make_unique<McpStdioClientTransport>(ChildSpec{"/nonexistent/mcp-server", {}, {}}), timers);
+  auto c = McpClient::create(std::make_unique<McpStdioClientTransport>(ChildSpec{"/nonexistent/mcp-server", {}, {}}),
+                             timers);
   Status s = connect(*c);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("cannot start '/nonexistent/mcp-server'"), std::string::npos) << s.error().message;

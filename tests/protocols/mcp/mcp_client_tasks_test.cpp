@@ -104,7 +104,8 @@ TEST(McpClientTasks, ACallAskingForInputBeforeItsTaskCompletesAsOneCall) {
   ASSERT_TRUE(connect(*c).ok());
   auto p = std::make_shared<std::promise<Result<json>>>();
   auto f = p->get_future();
-  const int64_t id = c->call_tool("test_tool_with_task", json::object(), [p](Result<json> r) { p->set_value(std::move(r)); });
+  const int64_t id =
+      c->call_tool("test_tool_with_task", json::object(), [p](Result<json> r) { p->set_value(std::move(r)); });
   auto r = get(f);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)["content"][0]["text"], "Hello, Alice!");
@@ -122,7 +123,8 @@ TEST(McpClientTasks, CancellingTheCallCancelsItsTask) {
   ASSERT_TRUE(connect(*c).ok());
   auto p = std::make_shared<std::promise<Result<json>>>();
   auto f = p->get_future();
-  const int64_t id = c->call_tool("slow_compute", {{"seconds", 600}}, [p](Result<json> r) { p->set_value(std::move(r)); });
+  const int64_t id =
+      c->call_tool("slow_compute", {{"seconds", 600}}, [p](Result<json> r) { p->set_value(std::move(r)); });
   ASSERT_TRUE(eventually([&] { return c->tasks_awaited() == 1; }));
   EXPECT_EQ(s.server.tasks().running(), 1u);
   ASSERT_TRUE(c->cancel(id, "the caller gave up"));

@@ -44,7 +44,8 @@ inline Result<json> call(McpClient& c, const std::string& tool, const json& args
                          int64_t timeout_ms = 0, const std::string& traceparent = "") {
   auto p = std::make_shared<std::promise<Result<json>>>();
   auto f = p->get_future();
-  c.call_tool(tool, args, [p](Result<json> r) { p->set_value(std::move(r)); }, timeout_ms, traceparent);
+  c.call_tool(
+      tool, args, [p](Result<json> r) { p->set_value(std::move(r)); }, timeout_ms, traceparent);
   return get(f);
 }
 

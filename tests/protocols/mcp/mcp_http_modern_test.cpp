@@ -106,8 +106,9 @@ TEST(McpHttpModern, RefusalsCarryTheRequestIdAndTheirStatus) {
   EXPECT_EQ(answer_of(caps)["error"]["code"], kMissingRequiredClientCapability);
 
   // A legacy request without a session says how to go on, with its id.
-  auto legacy = e.client->Post("/mcp", {{"Accept", "application/json"}},
-                               json{{"jsonrpc", "2.0"}, {"id", 12}, {"method", "tools/list"}}.dump(), "application/json");
+  auto legacy =
+      e.client->Post("/mcp", {{"Accept", "application/json"}},
+                     json{{"jsonrpc", "2.0"}, {"id", 12}, {"method", "tools/list"}}.dump(), "application/json");
   EXPECT_EQ(legacy->status, 400);
   EXPECT_EQ(json::parse(legacy->body)["id"], 12);
 }
@@ -173,14 +174,17 @@ TEST(McpHttpModern, AListenStreamIsAcknowledgedThenCarriesWhatItAskedFor) {
   int fd = kaisha::testing::connect_from("127.0.0.1", e.http.port());
   ASSERT_GE(fd, 0);
   const std::string body =
-      json{{"jsonrpc", "2.0"}, {"id", "sub-1"}, {"method", "subscriptions/listen"},
+      json{{"jsonrpc", "2.0"},
+           {"id", "sub-1"},
+           {"method", "subscriptions/listen"},
            {"params", {{"notifications", {{"toolsListChanged", true}}}, {"_meta", Endpoint::meta()}}}}
           .dump();
-  ASSERT_TRUE(kaisha::testing::send_all(
-      fd, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " +
-              std::string(kModernVersion) + "\r\nMcp-Method: subscriptions/listen\r\nContent-Length: " +
-              std::to_string(body.size()) + "\r\n\r\n" + body));
+  ASSERT_TRUE(kaisha::testing::send_all(fd,
+                                        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                        "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " +
+                                            std::string(kModernVersion) +
+                                            "\r\nMcp-Method: subscriptions/listen\r\nContent-Length: " +
+                                            std::to_string(body.size()) + "\r\n\r\n" + body));
   std::string seen;
   ASSERT_TRUE(read_until(fd, seen, "subscriptions/acknowledged")) << seen;
   // A prompts change is not what this stream asked for; the tools change is.
@@ -197,13 +201,16 @@ TEST(McpHttpModern, AListenStreamIsAcknowledgedThenCarriesWhatItAskedFor) {
 
 TEST(McpHttpModern, ALegacySessionBesideKeepsItsBehaviour) {
   Endpoint e;
-  auto init = e.client->Post(
-      "/mcp", {{"Accept", "application/json"}},
-      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-           {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
-                       {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
-          .dump(),
-      "application/json");
+  auto init = e.client->Post("/mcp", {{"Accept", "application/json"}},
+                             json{{"jsonrpc", "2.0"},
+                                  {"id", 1},
+                                  {"method", "initialize"},
+                                  {"params",
+                                   {{"protocolVersion", "2025-11-25"},
+                                    {"capabilities", json::object()},
+                                    {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                                 .dump(),
+                             "application/json");
   ASSERT_TRUE(init);
   const std::string sid = init->get_header_value("Mcp-Session-Id");
   ASSERT_FALSE(sid.empty());
@@ -257,12 +264,14 @@ TEST(McpHttpModern, ClosingTheStreamCancelsTheRequest) {
   json meta = Endpoint::meta();
   meta["progressToken"] = "p";
   const std::string body =
-      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "wait"}, {"_meta", meta}}}}.dump();
-  ASSERT_TRUE(kaisha::testing::send_all(
-      fd, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " +
-              std::string(kModernVersion) + "\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\nContent-Length: " +
-              std::to_string(body.size()) + "\r\n\r\n" + body));
+      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "wait"}, {"_meta", meta}}}}
+          .dump();
+  ASSERT_TRUE(kaisha::testing::send_all(fd,
+                                        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                        "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: " +
+                                            std::string(kModernVersion) +
+                                            "\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\nContent-Length: " +
+                                            std::to_string(body.size()) + "\r\n\r\n" + body));
   backend.started.get_future().wait();
   std::string seen;
   ASSERT_TRUE(read_until(fd, seen, "notifications/progress")) << seen;

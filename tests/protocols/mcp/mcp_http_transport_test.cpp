@@ -52,9 +52,13 @@ struct Fixture {
 
   // initialize + notifications/initialized; returns the session id.
   std::string open(const std::string& version = "2025-11-25") {
-    auto r = post(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                       {"params", {{"protocolVersion", version}, {"capabilities", json::object()},
-                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+    auto r = post(json{{"jsonrpc", "2.0"},
+                       {"id", 1},
+                       {"method", "initialize"},
+                       {"params",
+                        {{"protocolVersion", version},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
     EXPECT_TRUE(r);
     std::string sid = r->get_header_value("Mcp-Session-Id");
     auto n = post(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
@@ -76,9 +80,13 @@ std::vector<json> sse_messages(const std::string& body) {
 
 TEST(McpHttp, InitializeOpensASessionAndAnswersOverSse) {
   Fixture f;
-  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                       {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
-                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+  auto r = f.post(json{{"jsonrpc", "2.0"},
+                       {"id", 1},
+                       {"method", "initialize"},
+                       {"params",
+                        {{"protocolVersion", "2025-11-25"},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->get_header_value("Content-Type"), "text/event-stream");
@@ -97,8 +105,9 @@ TEST(McpHttp, AQuickResponseAloneIsOneJsonObjectEvenWhenTheClientAcceptsAStream)
   Fixture f(std::chrono::seconds(10));
   std::string sid = f.open();
   for (int i = 0; i < 3; ++i) {
-    auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 10 + i}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
-                    {{"Mcp-Session-Id", sid}});
+    auto r = f.post(
+        json{{"jsonrpc", "2.0"}, {"id", 10 + i}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
+        {{"Mcp-Session-Id", sid}});
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
     EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
@@ -113,7 +122,9 @@ TEST(McpHttp, AQuickResponseAloneIsOneJsonObjectEvenWhenTheClientAcceptsAStream)
 TEST(McpHttp, ANotificationBeforeTheResponseMakesTheAnswerAStream) {
   Fixture f(std::chrono::seconds(10));
   std::string sid = f.open();
-  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+  auto r = f.post(json{{"jsonrpc", "2.0"},
+                       {"id", 3},
+                       {"method", "tools/call"},
                        {"params", {{"name", "test_tool_with_progress"}, {"_meta", {{"progressToken", "p"}}}}}},
                   {{"Mcp-Session-Id", sid}});
   ASSERT_TRUE(r);
@@ -127,8 +138,9 @@ TEST(McpHttp, ANotificationBeforeTheResponseMakesTheAnswerAStream) {
 TEST(McpHttp, JsonResponseWhenTheClientDoesNotAcceptSse) {
   Fixture f;
   std::string sid = f.open();
-  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
-                  {{"Mcp-Session-Id", sid}}, false);
+  auto r =
+      f.post(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}},
+             {{"Mcp-Session-Id", sid}}, false);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
@@ -138,7 +150,9 @@ TEST(McpHttp, JsonResponseWhenTheClientDoesNotAcceptSse) {
 TEST(McpHttp, ProgressNotificationsPrecedeTheResponseOnTheStream) {
   Fixture f;
   std::string sid = f.open();
-  auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+  auto r = f.post(json{{"jsonrpc", "2.0"},
+                       {"id", 3},
+                       {"method", "tools/call"},
                        {"params", {{"name", "test_tool_with_progress"}, {"_meta", {{"progressToken", "p"}}}}}},
                   {{"Mcp-Session-Id", sid}});
   ASSERT_TRUE(r);
@@ -201,16 +215,15 @@ TEST(McpHttp, GetStreamCarriesUnrelatedNotificationsAndResumes) {
   std::thread reader([&] {
     httplib::Client c("127.0.0.1", f.http.port());
     bool done = false;
-    c.Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}},
-          [&](const char* data, size_t n) {
-            seen.append(data, n);
-            if (!done && seen.find("list_changed") != std::string::npos) {
-              done = true;
-              got.set_value();
-              return false;
-            }
-            return true;
-          });
+    c.Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}}, [&](const char* data, size_t n) {
+      seen.append(data, n);
+      if (!done && seen.find("list_changed") != std::string::npos) {
+        done = true;
+        got.set_value();
+        return false;
+      }
+      return true;
+    });
   });
   // Until the GET stream is attached, broadcasts have nowhere to go.
   auto fut = got.get_future();
@@ -223,7 +236,8 @@ TEST(McpHttp, GetStreamCarriesUnrelatedNotificationsAndResumes) {
   auto r = f.post(json{{"jsonrpc", "2.0"}, {"id", 5}, {"method", "ping"}}, {{"Mcp-Session-Id", sid}});
   auto first_id = r->body.substr(r->body.find("id: ") + 4);
   first_id = first_id.substr(0, first_id.find('\n'));
-  auto replay = f.client->Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}, {"Last-Event-ID", first_id}});
+  auto replay =
+      f.client->Get("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}, {"Last-Event-ID", first_id}});
   ASSERT_TRUE(replay);
   auto msgs = sse_messages(replay->body);
   ASSERT_EQ(msgs.size(), 1u);
@@ -259,9 +273,13 @@ TEST(McpHttp, ADeeplyNestedBodyGets400AndTheServerKeepsAnswering) {
 // One raw `initialize` (answered as JSON) from `source`: the status and the
 // session id (or the response body when refused).
 std::pair<int, std::string> initialize_from(const std::string& source, int port) {
-  const std::string body = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                                {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
-                                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+  const std::string body = json{{"jsonrpc", "2.0"},
+                                {"id", 1},
+                                {"method", "initialize"},
+                                {"params",
+                                 {{"protocolVersion", "2025-11-25"},
+                                  {"capabilities", json::object()},
+                                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
                                .dump();
   std::string r = kaisha::testing::request_from(source, port, "POST", "/mcp",
                                                 "Content-Type: application/json\r\nAccept: application/json\r\n", body);
@@ -289,7 +307,8 @@ TEST(McpHttp, OneClientsInitializeFloodCannotEvictOtherClientsSessions) {
   std::string refusal;
   for (int i = 0; i < 1001; ++i) {
     auto [status, text] = initialize_from("127.0.0.2", f.http.port());
-    if (status == 200) ++opened;
+    if (status == 200)
+      ++opened;
     else if (status == 429) {
       ++refused;
       refusal = text;
@@ -342,9 +361,13 @@ TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   ASSERT_TRUE(http.start().ok());
   httplib::Client c("127.0.0.1", http.port());
   auto init = c.Post("/mcp", {{"Accept", "application/json"}},
-                     json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                          {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", json::object()}}},
-                                      {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                     json{{"jsonrpc", "2.0"},
+                          {"id", 1},
+                          {"method", "initialize"},
+                          {"params",
+                           {{"protocolVersion", "2025-11-25"},
+                            {"capabilities", {{"elicitation", json::object()}}},
+                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
                          .dump(),
                      "application/json");
   ASSERT_TRUE(init);
@@ -361,12 +384,15 @@ TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   a.sin_port = htons(static_cast<uint16_t>(http.port()));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  const std::string body = json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+  const std::string body = json{{"jsonrpc", "2.0"},
+                                {"id", 2},
+                                {"method", "tools/call"},
                                 {"params", {{"name", "test_elicitation"}, {"arguments", {{"message", "Name?"}}}}}}
                                .dump();
-  const std::string req = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                          "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " + sid +
-                          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const std::string req =
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
+      sid + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
   std::string got;
   timeval tv{10, 0};
@@ -380,12 +406,11 @@ TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   ASSERT_NE(got.find("elicitation/create"), std::string::npos) << got;
 
   // A tool that may log (so it runs on a request thread).
-  const std::string call = json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
-                                {"params", {{"name", "test_tool_with_logging"}}}}
-                               .dump();
-  const std::string quick = json{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "tools/call"},
-                                 {"params", {{"name", "test_simple_text"}}}}
-                                .dump();
+  const std::string call =
+      json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}, {"params", {{"name", "test_tool_with_logging"}}}}
+          .dump();
+  const std::string quick =
+      json{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "tools/call"}, {"params", {{"name", "test_simple_text"}}}}.dump();
   auto at_once = c.Post("/mcp", {{"Mcp-Session-Id", sid}, {"Accept", "application/json, text/event-stream"}}, quick,
                         "application/json");
   ASSERT_TRUE(at_once);
@@ -403,14 +428,15 @@ TEST(McpHttp, StreamedRequestsPastTheRunningLimitGet503) {
   EXPECT_EQ(plain->status, 200) << plain->body;
 
   // Answered, the tool ends and gives its place back.
-  const size_t at = got.find("data: {", got.find("elicitation/create") > 300 ? got.find("elicitation/create") - 300 : 0);
+  const size_t at =
+      got.find("data: {", got.find("elicitation/create") > 300 ? got.find("elicitation/create") - 300 : 0);
   ASSERT_NE(at, std::string::npos) << got;
   const json ask = json::parse(got.substr(at + 6, got.find('\n', at) - at - 6));
-  auto answered = c.Post("/mcp", {{"Mcp-Session-Id", sid}},
-                         json{{"jsonrpc", "2.0"}, {"id", ask["id"]},
-                              {"result", {{"action", "accept"}, {"content", {{"name", "kaisha"}}}}}}
-                             .dump(),
-                         "application/json");
+  auto answered = c.Post(
+      "/mcp", {{"Mcp-Session-Id", sid}},
+      json{{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}, {"content", {{"name", "kaisha"}}}}}}
+          .dump(),
+      "application/json");
   ASSERT_TRUE(answered);
   EXPECT_EQ(answered->status, 202) << answered->body;
   while (got.find("User response") == std::string::npos) {

@@ -38,12 +38,14 @@ struct OAuthTestServer {
   std::mutex mu;
   std::vector<std::map<std::string, std::string>> token_requests;
   std::vector<std::string> mcp_authorizations;  // the Authorization header of each POST /mcp
-  std::string challenge;  // code_challenge of the last authorization request
+  std::string challenge;                        // code_challenge of the last authorization request
 
   OAuthTestServer() {
-    srv.server.Get("/.well-known/oauth-protected-resource/mcp", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(json{{"resource", srv.url("/mcp")}, {"authorization_servers", {issuer()}}}.dump(), "application/json");
-    });
+    srv.server.Get("/.well-known/oauth-protected-resource/mcp",
+                   [this](const httplib::Request&, httplib::Response& res) {
+                     res.set_content(json{{"resource", srv.url("/mcp")}, {"authorization_servers", {issuer()}}}.dump(),
+                                     "application/json");
+                   });
     srv.server.Get("/.well-known/oauth-authorization-server", [this](const httplib::Request&, httplib::Response& res) {
       if (!serve_as_metadata) {
         res.status = 404;
@@ -67,7 +69,8 @@ struct OAuthTestServer {
         return;
       }
       res.status = 302;
-      res.set_header("Location", req.get_param_value("redirect_uri") + "?code=c1&state=" + req.get_param_value("state"));
+      res.set_header("Location",
+                     req.get_param_value("redirect_uri") + "?code=c1&state=" + req.get_param_value("state"));
     });
     srv.server.Post("/token", [this](const httplib::Request& req, httplib::Response& res) {
       const auto form = parse_query(req.body);
@@ -94,7 +97,8 @@ struct OAuthTestServer {
       }
       if (auth != "Bearer at-refreshed") {
         res.status = 401;
-        res.set_header("WWW-Authenticate", "Bearer resource_metadata=\"" + srv.url("/.well-known/oauth-protected-resource/mcp") + "\"");
+        res.set_header("WWW-Authenticate",
+                       "Bearer resource_metadata=\"" + srv.url("/.well-known/oauth-protected-resource/mcp") + "\"");
         return;
       }
       const json id = json::parse(req.body).value("id", json());
@@ -126,7 +130,8 @@ struct McpOAuthFlow : ::testing::Test {
     s.store = store;
     s.steady_clock = [this] { return std::chrono::steady_clock::now() + std::chrono::seconds(steady_ahead_s.load()); };
     s.wall_clock = [this] {
-      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
+      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+                 .count() +
              wall_ahead_s.load();
     };
     return McpOAuth::create(http, "'docs'", as.srv.url("/mcp"), s);
@@ -147,7 +152,8 @@ struct McpOAuthFlow : ::testing::Test {
     const int64_t now =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     ASSERT_TRUE(
-        store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", refresh, "", now + left_s, "Bearer", "", 3600}).ok());
+        store->put_tokens(as.srv.url("/mcp"), {as.issuer(), "at-old", refresh, "", now + left_s, "Bearer", "", 3600})
+            .ok());
   }
   // refresh_ahead(), waited for.
   void refresh_ahead(McpOAuth& o) {
@@ -298,7 +304,8 @@ TEST_F(McpOAuthFlow, MissingMetadataNamesEveryUrlTriedAndItsStatus) {
   auto o = oauth();
   Status s = challenge(*o, 401, "");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find(as.issuer() + "/.well-known/oauth-authorization-server (HTTP 404)"), std::string::npos)
+  EXPECT_NE(s.error().message.find(as.issuer() + "/.well-known/oauth-authorization-server (HTTP 404)"),
+            std::string::npos)
       << s.error().message;
   EXPECT_NE(s.error().message.find(as.issuer() + "/.well-known/openid-configuration (HTTP 404)"), std::string::npos)
       << s.error().message;

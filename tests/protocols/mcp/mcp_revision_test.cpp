@@ -109,19 +109,22 @@ TEST(McpRevision, MissingOrMalformedMetaIsInvalidParamsWith400) {
 TEST(McpRevision, HeadersMustMirrorTheBody) {
   const json params{{"name", "echo"}, {"_meta", modern_meta()}};
   // no version header at all
-  EXPECT_EQ(rejection(read_modern_request(request("tools/call", params), http(std::nullopt, "tools/call", "echo"))).code,
-            kHeaderMismatch);
+  EXPECT_EQ(
+      rejection(read_modern_request(request("tools/call", params), http(std::nullopt, "tools/call", "echo"))).code,
+      kHeaderMismatch);
   // version header differs from _meta
-  const Rejection version = rejection(
-      read_modern_request(request("tools/call", {{"name", "echo"}, {"_meta", modern_meta("v999")}}),
-                          http(kModernVersion, "tools/call", "echo")));
+  const Rejection version =
+      rejection(read_modern_request(request("tools/call", {{"name", "echo"}, {"_meta", modern_meta("v999")}}),
+                                    http(kModernVersion, "tools/call", "echo")));
   EXPECT_EQ(version.code, kHeaderMismatch);
   EXPECT_EQ(version.http_status, 400);
   // Mcp-Method missing or different
-  EXPECT_EQ(rejection(read_modern_request(request("tools/call", params), http(kModernVersion, std::nullopt, "echo"))).code,
-            kHeaderMismatch);
-  EXPECT_EQ(rejection(read_modern_request(request("tools/call", params), http(kModernVersion, "tools/list", "echo"))).code,
-            kHeaderMismatch);
+  EXPECT_EQ(
+      rejection(read_modern_request(request("tools/call", params), http(kModernVersion, std::nullopt, "echo"))).code,
+      kHeaderMismatch);
+  EXPECT_EQ(
+      rejection(read_modern_request(request("tools/call", params), http(kModernVersion, "tools/list", "echo"))).code,
+      kHeaderMismatch);
   // Mcp-Name missing, different, or broken; base64 decoded before comparing
   EXPECT_EQ(rejection(read_modern_request(request("tools/call", params), http(kModernVersion, "tools/call"))).code,
             kHeaderMismatch);
@@ -135,13 +138,14 @@ TEST(McpRevision, HeadersMustMirrorTheBody) {
   auto encoded = read_modern_request(request("tools/call", params),
                                      http(kModernVersion, "tools/call", encode_header_value(" echo")));
   EXPECT_TRUE(std::holds_alternative<Rejection>(encoded));  // " echo" is not "echo"
-  auto ok = read_modern_request(request("tools/call", params), http(kModernVersion, "tools/call", "=?base64?ZWNobw==?="));
+  auto ok =
+      read_modern_request(request("tools/call", params), http(kModernVersion, "tools/call", "=?base64?ZWNobw==?="));
   EXPECT_TRUE(std::holds_alternative<ModernRequest>(ok));
 }
 
 TEST(McpRevision, AnUnsupportedVersionListsTheSupportedOnes) {
   const Rejection r = rejection(read_modern_request(request("server/discover", {{"_meta", modern_meta("1999-01-01")}}),
-                                                     http("1999-01-01", "server/discover")));
+                                                    http("1999-01-01", "server/discover")));
   EXPECT_EQ(r.code, kUnsupportedProtocolVersion);
   EXPECT_EQ(r.http_status, 400);
   EXPECT_EQ(r.data["requested"], "1999-01-01");
@@ -175,10 +179,11 @@ TEST(McpHeaders, HeaderValuesRoundTripThroughTheBase64Sentinel) {
 }
 
 TEST(McpHeaders, XMcpHeaderAnnotationsFollowTheRules) {
-  json schema{{"type", "object"},
-              {"properties",
-               {{"region", {{"type", "string"}, {"x-mcp-header", "Region"}}},
-                {"opts", {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}, {"x-mcp-header", "N"}}}}}}}}}};
+  json schema{
+      {"type", "object"},
+      {"properties",
+       {{"region", {{"type", "string"}, {"x-mcp-header", "Region"}}},
+        {"opts", {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}, {"x-mcp-header", "N"}}}}}}}}}};
   auto ok = header_params(schema);
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   ASSERT_EQ(ok->size(), 2u);
@@ -198,9 +203,11 @@ TEST(McpHeaders, XMcpHeaderAnnotationsFollowTheRules) {
                                    {{"a", {{"type", "string"}, {"x-mcp-header", "Dup"}}},
                                     {"b", {{"type", "string"}, {"x-mcp-header", "dup"}}}}}})
                    .ok());
-  EXPECT_FALSE(header_params(json{{"type", "object"},
-                                  {"anyOf", json::array({json{{"properties", {{"x", {{"type", "string"}, {"x-mcp-header", "X"}}}}}}})}})
-                   .ok());
+  EXPECT_FALSE(
+      header_params(
+          json{{"type", "object"},
+               {"anyOf", json::array({json{{"properties", {{"x", {{"type", "string"}, {"x-mcp-header", "X"}}}}}}})}})
+          .ok());
 }
 
 TEST(McpHeaders, TheServerChecksMcpParamHeadersAgainstTheArguments) {

@@ -216,8 +216,9 @@ TEST(Subscriptions, AStreamThatWentAwayIsDropped) {
 TEST(Subscriptions, TheServerStoppingAnswersEverySubscription) {
   Subscriptions subs;
   std::vector<json> ends;
-  subs.open(json("a"), SubscriptionFilter{}, [](const json&) { return true; }, nullptr,
-            [&](json r) { ends.push_back(std::move(r)); });
+  subs.open(
+      json("a"), SubscriptionFilter{}, [](const json&) { return true; }, nullptr,
+      [&](json r) { ends.push_back(std::move(r)); });
   subs.end_all();
   ASSERT_EQ(ends.size(), 1u);
   EXPECT_EQ(ends[0]["_meta"][meta_key::kSubscriptionId], "a");

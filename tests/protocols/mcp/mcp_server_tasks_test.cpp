@@ -65,7 +65,8 @@ TEST(McpServerTasks, DiscoverAdvertisesTheExtension) {
 
 TEST(McpServerTasks, ATaskToolCallIsAFlatCreateTaskResultThenCompletesWithItsResult) {
   TasksServer s;
-  json created = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 0.1}, {"label", "x"}}}})["result"];
+  json created =
+      s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 0.1}, {"label", "x"}}}})["result"];
   EXPECT_EQ(created["resultType"], "task");
   EXPECT_EQ(created["status"], "working");
   EXPECT_FALSE(created.contains("task"));
@@ -88,7 +89,8 @@ TEST(McpServerTasks, ASyncToolStaysSyncEvenWithTheExtension) {
 
 TEST(McpServerTasks, CancelAcksEmptyAndTheTaskEndsCancelled) {
   TasksServer s;
-  const std::string id = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 600}}}})["result"]["taskId"];
+  const std::string id =
+      s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 600}}}})["result"]["taskId"];
   json ack = s.call("tasks/cancel", {{"taskId", id}})["result"];
   EXPECT_EQ(ack["resultType"], "complete");
   EXPECT_FALSE(ack.contains("taskId"));
@@ -143,7 +145,8 @@ TEST(McpServerTasks, MultiRoundTripInputComesBeforeTheTask) {
 TEST(McpServerTasks, AClientWithoutTheExtensionGetsSyncResultsAndMissingCapabilityErrors) {
   TasksServer s;
   const json plain = json::object();
-  json sync = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 0}, {"label", "s"}}}}, plain)["result"];
+  json sync = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 0}, {"label", "s"}}}},
+                     plain)["result"];
   EXPECT_EQ(sync["resultType"], "complete");
   EXPECT_FALSE(sync.contains("taskId"));
   json required = s.call("tools/call", {{"name", "failing_job"}}, plain)["error"];
@@ -168,7 +171,8 @@ TEST(McpServerTasks, TheCapRefusesANewTaskWithAClearError) {
   McpServerOptions options;
   options.tasks.max_live = 1;
   TasksServer s(options);
-  const std::string id = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 600}}}})["result"]["taskId"];
+  const std::string id =
+      s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 600}}}})["result"]["taskId"];
   json e = s.call("tools/call", {{"name", "slow_compute"}, {"arguments", {{"seconds", 600}}}})["error"];
   EXPECT_EQ(e["code"], -32603);
   EXPECT_NE(e["message"].get<std::string>().find("Too many tasks"), std::string::npos) << e.dump();

@@ -17,7 +17,8 @@ namespace {
 
 class Harness {
  public:
-  explicit Harness(McpBackend& backend) : server(backend), session(std::make_shared<McpSession>("sess", /*own_conversation=*/true)) {}
+  explicit Harness(McpBackend& backend)
+      : server(backend), session(std::make_shared<McpSession>("sess", /*own_conversation=*/true)) {}
 
   // Sends one message; returns the response (null for none). Related
   // messages are collected in `related`.
@@ -60,7 +61,8 @@ std::unique_ptr<ConformanceFixture> fixture() {
 TEST(McpServer, InitializeNegotiatesVersionAndDeclaresCapabilities) {
   auto fx = fixture();
   Harness h(*fx);
-  json r = h.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+  json r = h.request("initialize", {{"protocolVersion", "2025-06-18"},
+                                    {"capabilities", json::object()},
                                     {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
   EXPECT_EQ(r["result"]["protocolVersion"], "2025-06-18");
   EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
@@ -157,14 +159,15 @@ TEST(McpServer, ResourcesTemplatesAndPrompts) {
   EXPECT_EQ(h.request("resources/subscribe", {{"uri", "test://watched-resource"}})["result"], json::object());
   EXPECT_TRUE(h.session->subscribed("test://watched-resource"));
 
-  json p = h.request("prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}, {"arg2", "b"}}}});
+  json p =
+      h.request("prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}, {"arg2", "b"}}}});
   EXPECT_EQ(p["result"]["messages"][0]["content"]["text"], "Prompt with arguments: arg1='a', arg2='b'");
   json noarg = h.request("prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}}}});
   EXPECT_EQ(noarg["error"]["code"], -32602);
   EXPECT_NE(noarg["error"]["message"].get<std::string>().find("arg2"), std::string::npos);
   EXPECT_EQ(h.request("prompts/get", {{"name", "nope"}})["error"]["code"], -32602);
-  json c = h.request("completion/complete", {{"ref", {{"type", "ref/prompt"}, {"name", "x"}}},
-                                             {"argument", {{"name", "a"}, {"value", "b"}}}});
+  json c = h.request("completion/complete",
+                     {{"ref", {{"type", "ref/prompt"}, {"name", "x"}}}, {"argument", {{"name", "a"}, {"value", "b"}}}});
   EXPECT_TRUE(c["result"]["completion"]["values"].is_array());
   json bad_cursor = h.request("tools/list", {{"cursor", "zz"}});
   EXPECT_EQ(bad_cursor["error"]["code"], -32602);
@@ -176,7 +179,8 @@ TEST(McpServer, ElicitationRoundTripThroughTheClient) {
   // The "client" answers the server's request when it shows up on the stream.
   h.on_related = [&h](const json& m) {
     if (m.value("method", "") != "elicitation/create") return;
-    json answer{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", {{"action", "accept"}, {"content", {{"response", "yes"}}}}}};
+    json answer{
+        {"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", {{"action", "accept"}, {"content", {{"response", "yes"}}}}}};
     std::thread([&h, answer] { h.call(answer); }).detach();
   };
   json r = h.request("tools/call", {{"name", "test_elicitation"}, {"arguments", {{"message", "ok?"}}}});
@@ -193,8 +197,9 @@ TEST(McpServer, CompanyToolsOverAFakeCompany) {
   for (const auto& t : list["result"]["tools"]) names.push_back(t["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"run_task", "ask_agent", "list_agents", "get_budget", "search_memory"}));
 
-  json run = h.request("tools/call", {{"name", "run_task"}, {"arguments", {{"task", "write a haiku"}}},
-                                      {"_meta", {{"progressToken", 9}}}});
+  json run =
+      h.request("tools/call",
+                {{"name", "run_task"}, {"arguments", {{"task", "write a haiku"}}}, {"_meta", {{"progressToken", 9}}}});
   EXPECT_EQ(run["result"]["content"][0]["text"], "answer to: write a haiku");
   EXPECT_EQ(run["result"]["structuredContent"]["state"], "completed");
   auto rel = h.take_related();
@@ -207,9 +212,11 @@ TEST(McpServer, CompanyToolsOverAFakeCompany) {
   EXPECT_TRUE(failed["result"]["isError"].get<bool>());
   EXPECT_NE(failed["result"]["content"][0]["text"].get<std::string>().find("the model refused"), std::string::npos);
 
-  json ask = h.request("tools/call", {{"name", "ask_agent"}, {"arguments", {{"agent_name", "Poet"}, {"prompt", "cats"}}}});
+  json ask =
+      h.request("tools/call", {{"name", "ask_agent"}, {"arguments", {{"agent_name", "Poet"}, {"prompt", "cats"}}}});
   EXPECT_EQ(ask["result"]["content"][0]["text"], "a poem about cats");
-  json ask_bad = h.request("tools/call", {{"name", "ask_agent"}, {"arguments", {{"agent_name", "Nobody"}, {"prompt", "x"}}}});
+  json ask_bad =
+      h.request("tools/call", {{"name", "ask_agent"}, {"arguments", {{"agent_name", "Nobody"}, {"prompt", "x"}}}});
   EXPECT_TRUE(ask_bad["result"]["isError"].get<bool>());
   json agents = h.request("tools/call", {{"name", "list_agents"}});
   EXPECT_EQ(agents["result"]["structuredContent"]["result"][0]["name"], "Poet");
@@ -260,7 +267,9 @@ TEST(McpServer, CancelledNotificationCancelsTheRunningTask) {
   ASSERT_TRUE(backend.ok());
   Harness h(**backend);
   auto fut = std::async(std::launch::async, [&] {
-    return h.call(json{{"jsonrpc", "2.0"}, {"id", "run-1"}, {"method", "tools/call"},
+    return h.call(json{{"jsonrpc", "2.0"},
+                       {"id", "run-1"},
+                       {"method", "tools/call"},
                        {"params", {{"name", "run_task"}, {"arguments", {{"task", "hang"}}}}}});
   });
   // Keep sending the cancellation until the request has registered.

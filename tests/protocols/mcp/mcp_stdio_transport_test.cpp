@@ -58,10 +58,14 @@ TEST(McpStdio, AnswersEachLineAndSurvivesGarbage) {
   std::map<std::string, json> by_id;
   int parse_errors = 0, too_long = 0, progress = 0;
   for (const auto& m : lines) {
-    if (m.contains("error") && m["error"]["code"] == -32700) ++parse_errors;
-    else if (m.contains("error") && m["error"]["code"] == -32600) ++too_long;
-    else if (m.value("method", "") == "notifications/progress") ++progress;
-    else if (m.contains("id")) by_id[m["id"].dump()] = m;
+    if (m.contains("error") && m["error"]["code"] == -32700)
+      ++parse_errors;
+    else if (m.contains("error") && m["error"]["code"] == -32600)
+      ++too_long;
+    else if (m.value("method", "") == "notifications/progress")
+      ++progress;
+    else if (m.contains("id"))
+      by_id[m["id"].dump()] = m;
   }
   EXPECT_EQ(parse_errors, 1);
   EXPECT_EQ(too_long, 1);
@@ -109,7 +113,9 @@ TEST(McpStdio, ServesTheStatelessRevisionToo) {
   auto send = [&](const std::string& line) {
     ASSERT_EQ(::write(in[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
   };
-  auto has_id = [](json id) { return [id](const json& m) { return m.value("id", json()) == id && !m.contains("method"); }; };
+  auto has_id = [](json id) {
+    return [id](const json& m) { return m.value("id", json()) == id && !m.contains("method"); };
+  };
   const std::string meta =
       R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})";
   std::vector<json> seen;
@@ -117,13 +123,15 @@ TEST(McpStdio, ServesTheStatelessRevisionToo) {
   ASSERT_TRUE(read_until(out[0], seen, has_id(1)));
   EXPECT_EQ(seen.back()["result"]["supportedVersions"][0], "2026-07-28");
   EXPECT_EQ(seen.back()["result"]["resultType"], "complete");
-  send(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})"
-       "\n");
+  send(
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})"
+      "\n");
   ASSERT_TRUE(read_until(out[0], seen, has_id(2)));
   EXPECT_EQ(seen.back()["error"]["code"], -32602);  // no clientCapabilities
 
-  send(R"({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},)" +
-       meta + "}}\n");
+  send(
+      R"({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},)" +
+      meta + "}}\n");
   auto is = [](const char* method) { return [method](const json& m) { return m.value("method", "") == method; }; };
   ASSERT_TRUE(read_until(out[0], seen, is("notifications/subscriptions/acknowledged")));
   server.broadcast(jsonrpc::make_notification("notifications/tools/list_changed"));
@@ -131,7 +139,8 @@ TEST(McpStdio, ServesTheStatelessRevisionToo) {
   EXPECT_EQ(seen.back()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub");
 
   // Cancelled: the next change reaches nobody, and the listen gets no answer.
-  send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub"}})" "\n");
+  send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub"}})"
+       "\n");
   send(R"({"jsonrpc":"2.0","id":3,"method":"server/discover","params":{)" + meta + "}}\n");
   ASSERT_TRUE(read_until(out[0], seen, has_id(3)));  // the cancellation was read before this
   server.broadcast(jsonrpc::make_notification("notifications/tools/list_changed"));

@@ -96,7 +96,9 @@ int main(int argc, char** argv) {
                   {"inputRequests", {{"q", {{"method", "elicitation/create"}, {"params", {{"message", "name?"}}}}}}}});
         // the retry is never answered
       } else {
-        send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", -32601}, {"message", "Method not found (2026-07-28 only)"}}}});
+        send({{"jsonrpc", "2.0"},
+              {"id", id},
+              {"error", {{"code", -32601}, {"message", "Method not found (2026-07-28 only)"}}}});
       }
       continue;
     }
@@ -112,11 +114,10 @@ int main(int argc, char** argv) {
         result({{"tools", json::array({tool("echo", {{"text", {{"type", "string"}}}}, {{"readOnlyHint", true}})})},
                 {"nextCursor", "page2"}});
       } else {
-        json tools = json::array({tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"),
-                                  tool("fail"), tool("structured"),
-                                  tool("append", json::object(), {{"readOnlyHint", false}, {"idempotentHint", false}}),
-                                  tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}}),
-                                  tool("meta")});
+        json tools = json::array(
+            {tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"), tool("fail"), tool("structured"),
+             tool("append", json::object(), {{"readOnlyHint", false}, {"idempotentHint", false}}),
+             tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}}), tool("meta")});
         if (grown) tools.push_back(tool("extra"));
         result({{"tools", tools}});
       }

@@ -58,8 +58,8 @@ TEST(McpToolSource, ATaggedToolIsSafeToRepeatAndAnyOtherIsNot) {
   auto p = McpToolSource::create(server_config(), h);
   p->start();
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
-  EXPECT_TRUE(p->repeatable("t__echo"));   // readOnlyHint
-  EXPECT_TRUE(p->repeatable("t__put"));    // idempotentHint
+  EXPECT_TRUE(p->repeatable("t__echo"));     // readOnlyHint
+  EXPECT_TRUE(p->repeatable("t__put"));      // idempotentHint
   EXPECT_FALSE(p->repeatable("t__append"));  // both false
   EXPECT_FALSE(p->repeatable("t__fail"));    // no annotations
   EXPECT_FALSE(p->repeatable("t__nope"));

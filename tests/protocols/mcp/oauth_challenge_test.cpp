@@ -24,7 +24,8 @@ TEST(OAuthChallenge, SchemeAndNamesAreCaseInsensitiveAndTokensNeedNoQuotes) {
 }
 
 TEST(OAuthChallenge, OnlyTheBearerChallengeCounts) {
-  const auto c = parse_www_authenticate(R"(Basic realm="x", scope="basic-scope", Bearer scope="mcp", DPoP algs="ES256")");
+  const auto c =
+      parse_www_authenticate(R"(Basic realm="x", scope="basic-scope", Bearer scope="mcp", DPoP algs="ES256")");
   EXPECT_TRUE(c.bearer);
   EXPECT_EQ(c.scope, "mcp");
   EXPECT_FALSE(parse_www_authenticate(R"(Basic realm="x")").bearer);

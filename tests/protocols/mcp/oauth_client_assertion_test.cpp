@@ -19,11 +19,14 @@ namespace {
 using Key = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
 
 Key generate(int type) {
-  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(EVP_PKEY_CTX_new_id(type, nullptr), EVP_PKEY_CTX_free);
+  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(EVP_PKEY_CTX_new_id(type, nullptr),
+                                                                  EVP_PKEY_CTX_free);
   EVP_PKEY* key = nullptr;
   EVP_PKEY_keygen_init(ctx.get());
-  if (type == EVP_PKEY_EC) EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx.get(), NID_X9_62_prime256v1);
-  else EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 2048);
+  if (type == EVP_PKEY_EC)
+    EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx.get(), NID_X9_62_prime256v1);
+  else
+    EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 2048);
   EVP_PKEY_keygen(ctx.get(), &key);
   return Key(key, EVP_PKEY_free);
 }
@@ -40,8 +43,8 @@ std::string unbase64url(std::string s) {
   for (char& c : s) c = c == '-' ? '+' : c == '_' ? '/' : c;
   while (s.size() % 4) s += '=';
   std::string out(s.size(), '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(s.data()),
-                                static_cast<int>(s.size()));
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
   out.resize(static_cast<size_t>(n) - (s.size() - s.find_last_not_of('=') - 1));
   return out;
 }
@@ -93,7 +96,8 @@ TEST(OAuthClientAssertion, Es256CarriesTheClaimsAndVerifies) {
   ASSERT_EQ(j.signature.size(), 64u);
   EXPECT_TRUE(verifies(key.get(), j.signed_part, j.signature, true));
   EXPECT_FALSE(verifies(key.get(), j.signed_part + "x", j.signature, true));
-  EXPECT_NE(split(*make_client_assertion(pem_of(key.get()), "ES256", "client-1", "a", 1000)).claims["jti"], j.claims["jti"]);
+  EXPECT_NE(split(*make_client_assertion(pem_of(key.get()), "ES256", "client-1", "a", 1000)).claims["jti"],
+            j.claims["jti"]);
 }
 
 TEST(OAuthClientAssertion, Rs256Verifies) {

@@ -17,12 +17,14 @@ TEST(OAuthDiscovery, SplitsUrls) {
 }
 
 TEST(OAuthDiscovery, ProtectedResourceMetadataChallengeFirstThenPathThenRoot) {
-  EXPECT_EQ(protected_resource_metadata_urls("https://h/mcp", ""),
-            (Urls{"https://h/.well-known/oauth-protected-resource/mcp", "https://h/.well-known/oauth-protected-resource"}));
+  EXPECT_EQ(
+      protected_resource_metadata_urls("https://h/mcp", ""),
+      (Urls{"https://h/.well-known/oauth-protected-resource/mcp", "https://h/.well-known/oauth-protected-resource"}));
   EXPECT_EQ(protected_resource_metadata_urls("https://h/mcp/", "https://h/custom.json"),
             (Urls{"https://h/custom.json", "https://h/.well-known/oauth-protected-resource/mcp",
                   "https://h/.well-known/oauth-protected-resource"}));
-  EXPECT_EQ(protected_resource_metadata_urls("https://h", ""), (Urls{"https://h/.well-known/oauth-protected-resource"}));
+  EXPECT_EQ(protected_resource_metadata_urls("https://h", ""),
+            (Urls{"https://h/.well-known/oauth-protected-resource"}));
 }
 
 TEST(OAuthDiscovery, AuthorizationServerMetadataInTheSpecsOrder) {

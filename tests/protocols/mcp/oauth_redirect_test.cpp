@@ -10,8 +10,10 @@ namespace {
 
 // Expected values computed independently (Python: urlsafe_b64encode(sha256(v)) without '=').
 TEST(OAuthPkce, S256IsUnpaddedBase64UrlOfSha256) {
-  EXPECT_EQ(s256_challenge("dBjftJeZ4CVP-mJ92IiC7szu8bI9ty6AKzO5Ob8X8Ns"), "8cJn_3UCBWRCsVdZdXrmX_6Cjxhhby9L2rbk5tLgipk");
-  EXPECT_EQ(s256_challenge("dBjftJeZ4CVP-mJ92IiC7szu8bI9ty6AKzO5Ob8X8Xk"), "rAnmhMH_T3OhcNOdOyFt1QJ-Qh4umqYaPtPPmNzpRaE");
+  EXPECT_EQ(s256_challenge("dBjftJeZ4CVP-mJ92IiC7szu8bI9ty6AKzO5Ob8X8Ns"),
+            "8cJn_3UCBWRCsVdZdXrmX_6Cjxhhby9L2rbk5tLgipk");
+  EXPECT_EQ(s256_challenge("dBjftJeZ4CVP-mJ92IiC7szu8bI9ty6AKzO5Ob8X8Xk"),
+            "rAnmhMH_T3OhcNOdOyFt1QJ-Qh4umqYaPtPPmNzpRaE");
 }
 
 TEST(OAuthPkce, VerifiersAreFreshAndUseOnlyUnreservedCharacters) {

@@ -23,7 +23,7 @@ struct TempDir {
 };
 
 mode_t mode_of(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   EXPECT_EQ(::stat(p.c_str(), &st), 0);
   return st.st_mode & 0777;
 }
@@ -98,8 +98,10 @@ TEST(OAuthTokenStore, DefaultPathFollowsXdgStateHome) {
   const std::string saved = old ? old : "";
   ::setenv("XDG_STATE_HOME", "/x/state", 1);
   EXPECT_EQ(OAuthTokenStore::default_path(), "/x/state/kaisha/mcp-oauth-tokens.json");
-  if (old) ::setenv("XDG_STATE_HOME", saved.c_str(), 1);
-  else ::unsetenv("XDG_STATE_HOME");
+  if (old)
+    ::setenv("XDG_STATE_HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("XDG_STATE_HOME");
 }
 
 }  // namespace

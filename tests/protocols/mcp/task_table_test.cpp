@@ -11,9 +11,8 @@ namespace {
 
 // A clock the test moves by hand.
 struct FakeClock {
-  std::shared_ptr<std::chrono::system_clock::time_point> now =
-      std::make_shared<std::chrono::system_clock::time_point>(std::chrono::system_clock::time_point{} +
-                                                              std::chrono::hours(24 * 365 * 56));
+  std::shared_ptr<std::chrono::system_clock::time_point> now = std::make_shared<std::chrono::system_clock::time_point>(
+      std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56));
   TaskTable::Clock clock() const {
     return [now = now] { return *now; };
   }
@@ -37,9 +36,10 @@ json wait_for_status(TaskTable& table, const std::string& id, const std::string&
 
 TEST(TaskTable, ANewTaskIsWorkingWithItsWireFields) {
   FakeClock c;
-  TaskTable table(TaskLimits{.max_live = 4, .ttl = std::chrono::milliseconds(60'000),
-                             .poll_interval = std::chrono::milliseconds(250)},
-                  c.clock());
+  TaskTable table(
+      TaskLimits{
+          .max_live = 4, .ttl = std::chrono::milliseconds(60'000), .poll_interval = std::chrono::milliseconds(250)},
+      c.clock());
   auto created = table.create();
   ASSERT_TRUE(created.ok()) << created.error().message;
   const json& t = *created;
@@ -183,7 +183,8 @@ TEST(TaskTable, TasksAreKeptForTheirTtlThenDiscardedAndRunningOnesCancelled) {
   const std::string running = id_of(table.create());
   auto flag = table.cancel_flag(running);
   std::vector<std::string> told;
-  table.set_listener([&](const std::string& id, const json& t) { told.push_back(id + ":" + t["status"].get<std::string>()); });
+  table.set_listener(
+      [&](const std::string& id, const json& t) { told.push_back(id + ":" + t["status"].get<std::string>()); });
   c.advance(std::chrono::milliseconds(999));
   EXPECT_TRUE(table.get(done).ok());
   EXPECT_FALSE(table.create().ok());  // still full

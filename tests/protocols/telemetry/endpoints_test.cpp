@@ -63,7 +63,8 @@ TEST(TelemetryEndpoints, EventsResumeAfterAnIdAndAReaderThatLeavesIsUnsubscribed
 
   // The live event, sent once the reader below is subscribed.
   std::thread live([&] {
-    for (int i = 0; i < 3000 && log->subscribers() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 3000 && log->subscribers() == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     log->emit(event("d"));
   });
   std::vector<std::string> texts, ids;

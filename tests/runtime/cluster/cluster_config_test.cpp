@@ -18,7 +18,8 @@ cluster:
   down_after_ms: 900
   rehire_lost_agents: false
 nodes:
-  ceo: { bind: tcp://127.0.0.1:7101, key_file: ceo.key, public_key: ")" + kKeyA + R"(", ceo: true }
+  ceo: { bind: tcp://127.0.0.1:7101, key_file: ceo.key, public_key: ")" +
+                                    kKeyA + R"(", ceo: true }
   gpu1:
     bind: tcp://0.0.0.0:7102
     advertise: tcp://10.0.0.2:7102
@@ -26,7 +27,8 @@ nodes:
     models: [llama3.2]
     tags: [gpu]
     resource_units: 50
-)", "/etc/kaisha/cluster.yaml");
+)",
+                                "/etc/kaisha/cluster.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->company_config, "/etc/kaisha/company.yaml");
   ASSERT_EQ(c->seeds.size(), 1u);
@@ -59,9 +61,12 @@ struct BadCase {
 
 TEST(ClusterConfig, MistakesNameFileLineAndKey) {
   const BadCase cases[] = {
-      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\nclustr: {}\n", "c.yaml:3: unknown key 'clustr' in top level (did you mean 'cluster'?)"},
-      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: 127.0.0.1:1, ceo: true }\n", "c.yaml:3: nodes.a.bind: expected an address"},
-      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1 }\n", "exactly one node must have 'ceo: true'"},
+      {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\nclustr: {}\n",
+       "c.yaml:3: unknown key 'clustr' in top level (did you mean 'cluster'?)"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: 127.0.0.1:1, ceo: true }\n",
+       "c.yaml:3: nodes.a.bind: expected an address"},
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1 }\n",
+       "exactly one node must have 'ceo: true'"},
       {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n", "c.yaml:2: nodes.a: no public_key"},
       {"cluster:\n  allow_plaintext: true\n  heartbeat_ms: 5000\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n",
        "expected heartbeat_ms < suspect_after_ms < down_after_ms"},
@@ -70,13 +75,14 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
       {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://0.0.0.0:1, ceo: true }\n", "set 'advertise'"},
       {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: short }\n",
        "nodes.a.public_key: expected a 40-character Z85 public key"},
-      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, resource_units: lots }\n",
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, resource_units: lots "
+       "}\n",
        "c.yaml:3: nodes.a.resource_units"},
       {"nodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA +
            "\" }\n  b: { bind: tcp://127.0.0.1:2, public_key: \"" + kKeyA + "\" }\n",
        "c.yaml:3: nodes.b.public_key: the same key as node 'a'"},
-      {"cluster: { operator_keys: [\"" + kKeyA + "\"] }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" +
-           kKeyA + "\" }\n",
+      {"cluster: { operator_keys: [\"" + kKeyA +
+           "\"] }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA + "\" }\n",
        "c.yaml:1: cluster.operator_keys: holds the key of node 'a'"},
       {"cluster:\n  authorised_keys: [\"" + kKeyB + "\"]\n  operator_keys: [\"" + kKeyB +
            "\"]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, public_key: \"" + kKeyA + "\" }\n",
@@ -87,7 +93,8 @@ TEST(ClusterConfig, MistakesNameFileLineAndKey) {
       {"", "c.yaml: the cluster file is empty"},
       {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: 9464 }\n",
        "c.yaml:3: nodes.a.http: expected HOST:PORT like 127.0.0.1:9464, got \"9464\""},
-      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: \"127.0.0.1:70000\" }\n",
+      {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: "
+       "\"127.0.0.1:70000\" }\n",
        "nodes.a.http: expected HOST:PORT"},
       {"cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true, http: \"::1:9464\" }\n",
        "nodes.a.http: expected HOST:PORT"},
@@ -119,9 +126,10 @@ nodes:
 }
 
 TEST(ClusterConfig, UnknownNodeNameListsKnownOnes) {
-  auto c = parse_cluster_config("cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n"
-                                "  b: { bind: tcp://127.0.0.1:2 }\n",
-                                "c.yaml");
+  auto c = parse_cluster_config(
+      "cluster: { allow_plaintext: true }\nnodes:\n  a: { bind: tcp://127.0.0.1:1, ceo: true }\n"
+      "  b: { bind: tcp://127.0.0.1:2 }\n",
+      "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   auto n = c->node("zz");
   ASSERT_FALSE(n.ok());
@@ -151,11 +159,15 @@ TEST(ClusterConfig, KeysAreReadVerbatimWithoutVariableSubstitution) {
   setenv("KAISHA_TEST_PORT", "7333", 1);
   auto c = parse_cluster_config(R"(
 cluster:
-  seeds: [{ address: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" + with_var + R"(" }]
-  authorised_keys: [")" + with_dollars + R"("]
+  seeds: [{ address: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" +
+                                    with_var + R"(" }]
+  authorised_keys: [")" + with_dollars +
+                                    R"("]
 nodes:
-  ceo: { bind: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" + with_var + R"(", ceo: true }
-)", "cluster.yaml");
+  ceo: { bind: "tcp://127.0.0.1:${KAISHA_TEST_PORT}", public_key: ")" +
+                                    with_var + R"(", ceo: true }
+)",
+                                "cluster.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->nodes[0].public_key, with_var);
   EXPECT_EQ(c->nodes[0].bind, "tcp://127.0.0.1:7333");
@@ -178,10 +190,12 @@ TEST(ClusterConfig, FrameAndClientLimitsHaveDefaultsAndBounds) {
   EXPECT_EQ(set->max_frame_bytes, 1048576u);
   EXPECT_EQ(set->max_clients, 8);
   EXPECT_EQ(set->max_waiting_tasks, 2u);
-  auto none = parse_cluster_config("cluster: { allow_plaintext: true, max_waiting_tasks: 0 }\n" + nodes, "cluster.yaml");
+  auto none =
+      parse_cluster_config("cluster: { allow_plaintext: true, max_waiting_tasks: 0 }\n" + nodes, "cluster.yaml");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("cluster.max_waiting_tasks"), std::string::npos) << none.error().message;
-  auto tiny = parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 100 }\n" + nodes, "cluster.yaml");
+  auto tiny =
+      parse_cluster_config("cluster: { allow_plaintext: true, max_frame_bytes: 100 }\n" + nodes, "cluster.yaml");
   ASSERT_FALSE(tiny.ok());
   EXPECT_NE(tiny.error().message.find("cluster.max_frame_bytes"), std::string::npos) << tiny.error().message;
 }
@@ -189,8 +203,10 @@ TEST(ClusterConfig, FrameAndClientLimitsHaveDefaultsAndBounds) {
 TEST(ClusterConfig, OperatorAndClientKeysAreKeptApartAndAllAuthorised) {
   const std::string op = "op0op0op0op0op0op0op0op0op0op0op0op0op0o";
   auto c = parse_cluster_config("cluster:\n  authorised_keys: [\"" + kKeyB + "\", \"" + kKeyA +
-                                    "\"]\n  operator_keys: [\"" + op + "\"]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, "
-                                    "ceo: true, public_key: \"" + kKeyA + "\" }\n",
+                                    "\"]\n  operator_keys: [\"" + op +
+                                    "\"]\nnodes:\n  a: { bind: tcp://127.0.0.1:1, "
+                                    "ceo: true, public_key: \"" +
+                                    kKeyA + "\" }\n",
                                 "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->client_keys, (std::vector<std::string>{kKeyB, kKeyA}));

@@ -25,10 +25,10 @@ ClusterConfig running() {
 
 TEST(ConfigReload, SaysWhichNodesWereAddedRemovedReKeyedOrChanged) {
   ClusterConfig next = running();
-  next.nodes.erase(next.nodes.begin() + 1);             // w1 removed
-  next.nodes[1].public_key = std::string(40, 'N');       // w2 re-keyed
-  next.nodes[2].capabilities.models = {"llama3.2"};      // x3 changed
-  next.nodes.push_back(node("y4", "7105"));              // y4 added
+  next.nodes.erase(next.nodes.begin() + 1);          // w1 removed
+  next.nodes[1].public_key = std::string(40, 'N');   // w2 re-keyed
+  next.nodes[2].capabilities.models = {"llama3.2"};  // x3 changed
+  next.nodes.push_back(node("y4", "7105"));          // y4 added
   auto c = plan_reload(running(), next, "ceo");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->added, std::vector<std::string>{"y4"});
@@ -47,9 +47,12 @@ TEST(ConfigReload, WhatTheRunningNodeWasBuiltWithCannotChangeLive) {
     std::string expect;
   };
   const Case cases[] = {
-      {[](ClusterConfig& c) { c.nodes.erase(c.nodes.begin() + 1); }, "cluster.yaml: nodes: this node ('w1') is no longer listed"},
-      {[](ClusterConfig& c) { c.nodes[1].bind = "tcp://10.0.0.1:9999"; }, "cluster.yaml: nodes.w1.bind: its own bind address"},
-      {[](ClusterConfig& c) { c.nodes[1].http = "127.0.0.1:9464"; }, "cluster.yaml: nodes.w1.http: its own HTTP address"},
+      {[](ClusterConfig& c) { c.nodes.erase(c.nodes.begin() + 1); },
+       "cluster.yaml: nodes: this node ('w1') is no longer listed"},
+      {[](ClusterConfig& c) { c.nodes[1].bind = "tcp://10.0.0.1:9999"; },
+       "cluster.yaml: nodes.w1.bind: its own bind address"},
+      {[](ClusterConfig& c) { c.nodes[1].http = "127.0.0.1:9464"; },
+       "cluster.yaml: nodes.w1.http: its own HTTP address"},
       {[](ClusterConfig& c) { c.nodes[1].public_key = std::string(40, 'Z'); }, "nodes.w1.public_key: its own key"},
       {[](ClusterConfig& c) { c.nodes[1].capabilities.resource_units = 1; }, "nodes.w1: its own capabilities"},
       {[](ClusterConfig& c) {

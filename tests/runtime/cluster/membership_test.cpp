@@ -95,7 +95,7 @@ TEST(Membership, GossipIntroducesNodesButNeverRevivesTheDown) {
   EXPECT_EQ(m.find("c")->state, MemberState::down);
   EXPECT_TRUE(m.learn(info("c", 1), 800).empty());  // same life: only c itself can prove it is alive
   EXPECT_EQ(m.find("c")->state, MemberState::down);
-  EXPECT_TRUE(m.learn(info("c", 2), 900).empty());  // a new life, said by someone else
+  EXPECT_TRUE(m.learn(info("c", 2), 900).empty());                               // a new life, said by someone else
   EXPECT_EQ(kinds(m.heard_from(info("c", 2), 900)), std::vector<K>{K::joined});  // said by c itself
   msg::NodeInfo gone = info("d", 1);
   gone.state = "down";

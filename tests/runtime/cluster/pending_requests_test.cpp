@@ -16,8 +16,10 @@ struct Outcome {
 PendingRequests::Callback record(std::shared_ptr<Outcome> o) {
   return [o](Result<msg::Envelope> r) {
     ++o->calls;
-    if (r.ok()) o->payload = r->payload;
-    else o->code = r.error().code;
+    if (r.ok())
+      o->payload = r->payload;
+    else
+      o->code = r.error().code;
   };
 }
 

@@ -63,7 +63,8 @@ TEST(Placement, TagsUnitsLivenessAndExclusionAreConstraints) {
 TEST(Placement, RefusalSaysWhyEachNodeWasTurnedDown) {
   auto down = node("a", {}, 100);
   down.alive = false;
-  auto n = place(ask("mistral", 30, {"gpu"}), {down, node("b", {"llama3.2"}, 100), node("c", {}, 10), node("d", {}, 100)});
+  auto n =
+      place(ask("mistral", 30, {"gpu"}), {down, node("b", {"llama3.2"}, 100), node("c", {}, 10), node("d", {}, 100)});
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.error().code, "placement");
   const std::string& m = n.error().message;

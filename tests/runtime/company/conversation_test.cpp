@@ -44,7 +44,7 @@ TEST(Conversation, MalformedArgumentsAreBounded) {
   auto bad = calls({{"c", "AskAgent", R"({"agent_name": "X",)"}});
   EXPECT_EQ(c.on_response(bad).kind, NextStep::Kind::run_tools);  // 1st: back to the model
   EXPECT_EQ(c.on_response(bad).kind, NextStep::Kind::run_tools);  // 2nd
-  NextStep s = c.on_response(bad);                                 // 3rd > limit 2
+  NextStep s = c.on_response(bad);                                // 3rd > limit 2
   EXPECT_EQ(s.kind, NextStep::Kind::fail);
   EXPECT_NE(s.text.find("malformed"), std::string::npos);
 }

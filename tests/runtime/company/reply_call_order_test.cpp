@@ -64,8 +64,8 @@ TEST(ReplyCallOrder, AsksWithoutAHireInTheReplyStartAtOnce) {
 }
 
 TEST(ReplyCallOrder, RosterReadsWaitForEveryEarlierAgentCallOnly) {
-  ReplyCallOrder o({agent_call("AgentCreator", "A"), call("GetBudget"), agent_call("AgentCreator", "B"),
-                    call("GetAgents")});
+  ReplyCallOrder o(
+      {agent_call("AgentCreator", "A"), call("GetBudget"), agent_call("AgentCreator", "B"), call("GetAgents")});
   EXPECT_EQ(o.initial(), (V{0, 2}));
   EXPECT_EQ(o.waits_for(1), V{0});
   EXPECT_EQ(o.waits_for(3), (V{0, 2}));
@@ -74,8 +74,8 @@ TEST(ReplyCallOrder, RosterReadsWaitForEveryEarlierAgentCallOnly) {
 }
 
 TEST(ReplyCallOrder, UnreadableArgumentsWaitForNothing) {
-  std::vector<llm::ToolCall> calls = {agent_call("AgentCreator", "A"), {"id", "AskAgent", "{not json"},
-                                      call("AskAgent", {{"agent_name", 7}})};
+  std::vector<llm::ToolCall> calls = {
+      agent_call("AgentCreator", "A"), {"id", "AskAgent", "{not json"}, call("AskAgent", {{"agent_name", 7}})};
   ReplyCallOrder o(calls);
   EXPECT_EQ(o.initial(), (V{0, 1, 2}));
 }

@@ -57,8 +57,7 @@ TEST(ToolRegistry, BadArgumentsNeverReachTheHandler) {
   int calls = 0;
   ToolRegistry reg;
   ASSERT_TRUE(reg.add(ask_tool(&calls)).ok());
-  EXPECT_NE(run(reg, "AskAgent", R"({"agent_name": "X",)").message.find("not valid JSON"),
-            std::string::npos);
+  EXPECT_NE(run(reg, "AskAgent", R"({"agent_name": "X",)").message.find("not valid JSON"), std::string::npos);
   EXPECT_EQ(run(reg, "AskAgent", R"({"agent_name":"X"})").message,
             "AskAgent: arguments: missing required member 'prompt'");
   EXPECT_EQ(run(reg, "AskAgent", R"({"agent_name":7,"prompt":"p"})").message,

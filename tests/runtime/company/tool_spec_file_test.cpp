@@ -7,8 +7,8 @@ namespace {
 
 // What data/tools/*.json declares safe to run twice; everything else is not.
 TEST(RepeatableTool, ReadingAndWritingAGivenContentAreRepeatableCodeAndMemoriesAreNot) {
-  for (const char* t : {"file_read", "file_write", "dir_list", "dir_create", "ReadFile", "WriteFile", "GetWebsite",
-                        "Calculator"})
+  for (const char* t :
+       {"file_read", "file_write", "dir_list", "dir_create", "ReadFile", "WriteFile", "GetWebsite", "Calculator"})
     EXPECT_TRUE(repeatable_tool(t)) << t;
   for (const char* t : {"execute_code", "execute_shell", "pip_install", "file_move", "PythonSandboxTool",
                         "MemoryManager", "ToolCreator", "a_created_tool", "mcp__server__tool", ""})

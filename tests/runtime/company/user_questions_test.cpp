@@ -42,7 +42,9 @@ ToolCallContext task(const std::string& id) {
 
 TEST(UserQuestions, AQuestionWaitsForItsAnswer) {
   std::vector<std::pair<std::string, std::string>> asked;
-  auto q = UserQuestions::create(60s, {[&](const std::string& t, const std::string& text) { asked.push_back({t, text}); },
+  auto q = UserQuestions::create(60s, {[&](const std::string& t, const std::string& text) {
+                                         asked.push_back({t, text});
+                                       },
                                        nullptr, nullptr});
   ASSERT_TRUE(q.ok()) << q.error().message;
   ASSERT_EQ((*q)->specs().size(), 1u);
@@ -105,7 +107,8 @@ TEST(UserQuestions, WithdrawAndStopEndWaitingQuestionsWithErrors) {
 TEST(UserQuestions, AnUnansweredQuestionTimesOutAndSaysSo) {
   std::atomic<int> timed_out{0};
   std::string which;
-  auto q = UserQuestions::create(50ms, {nullptr, [&](const std::string& t) {
+  auto q = UserQuestions::create(50ms, {nullptr,
+                                        [&](const std::string& t) {
                                           which = t;
                                           ++timed_out;
                                         },
@@ -146,8 +149,9 @@ TEST(UserQuestions, ABudgetRaiseHappensOnlyWhenTheUserSaysYes) {
   EXPECT_EQ((*q)->specs()[1].name, "RequestBudgetIncrease");
 
   Outcome yes;
-  (*q)->call("RequestBudgetIncrease", json{{"budget", "expense"}, {"amount", 2.5}, {"reason", "翻訳をもう一度頼むため。"}},
-             task("t1"), yes.done());
+  (*q)->call("RequestBudgetIncrease",
+             json{{"budget", "expense"}, {"amount", 2.5}, {"reason", "翻訳をもう一度頼むため。"}}, task("t1"),
+             yes.done());
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_NE(asked[0].find("expense budget by $2.50"), std::string::npos) << asked[0];
   EXPECT_NE(asked[0].find("翻訳をもう一度頼むため。"), std::string::npos) << asked[0];
@@ -190,7 +194,8 @@ TEST(UserQuestions, WithoutARaiseHookThereIsNoBudgetTool) {
   ASSERT_TRUE(q.ok());
   ASSERT_EQ((*q)->specs().size(), 1u);
   Outcome o;
-  (*q)->call("RequestBudgetIncrease", json{{"budget", "expense"}, {"amount", 1}, {"reason", "x"}}, task("t1"), o.done());
+  (*q)->call("RequestBudgetIncrease", json{{"budget", "expense"}, {"amount", 1}, {"reason", "x"}}, task("t1"),
+             o.done());
   auto r = o.wait();
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->ok);

@@ -20,10 +20,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1); else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (old_) setenv(name_.c_str(), old_->c_str(), 1); else unsetenv(name_.c_str());
+    if (old_)
+      setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
   }
 
  private:
@@ -222,14 +228,12 @@ TEST(ConfigErrors, WrongTypeNamesFileLineAndKeyPath) {
   std::string yaml;
   for (int i = 0; i < 10; ++i) yaml += "# comment line " + std::to_string(i + 1) + "\n";
   yaml += "budget:\n  expense_total: ten\n";  // line 12
-  EXPECT_EQ(parse_error(yaml, "cluster.yaml"),
-            "cluster.yaml:12: budget.expense_total: expected a number, got \"ten\"");
+  EXPECT_EQ(parse_error(yaml, "cluster.yaml"), "cluster.yaml:12: budget.expense_total: expected a number, got \"ten\"");
   EXPECT_EQ(parse_error("retry:\n  max_attempts: 2.5\n"),
             "config.yaml:2: retry.max_attempts: expected an integer, got \"2.5\"");
   EXPECT_EQ(parse_error("switches:\n  memory: maybe\n"),
             "config.yaml:2: switches.memory: expected true or false, got \"maybe\"");
-  EXPECT_EQ(parse_error("ceo:\n  model: [a, b]\n"),
-            "config.yaml:2: ceo.model: expected a string, got a list");
+  EXPECT_EQ(parse_error("ceo:\n  model: [a, b]\n"), "config.yaml:2: ceo.model: expected a string, got a list");
   EXPECT_EQ(parse_error("budget: 5\n"), "config.yaml:1: budget: expected a map, got \"5\"");
   EXPECT_EQ(parse_error("- a\n- b\n"), "config.yaml:1: expected a map, got a list");
 }
@@ -325,8 +329,8 @@ TEST_F(ConfigFileTest, MissingFileNamesThePath) {
 }
 
 TEST_F(ConfigFileTest, RelativePathsResolveAgainstTheFile) {
-  std::string path = write("conf/kaisha.yaml",
-                           "store: data/k.db\ncost_table: ../costs.yaml\nprompts_dir: /abs/prompts\n");
+  std::string path =
+      write("conf/kaisha.yaml", "store: data/k.db\ncost_table: ../costs.yaml\nprompts_dir: /abs/prompts\n");
   auto c = load_config_file(path);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->store_path, (dir_ / "conf/data/k.db").string());

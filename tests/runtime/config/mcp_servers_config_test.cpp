@@ -69,7 +69,8 @@ TEST(McpServersConfig, EveryBadFieldNamesFileLineAndKey) {
   expect_error("mcp_servers:\n  - name: a b\n    command: x\n", "mcp_servers[0].name: 'a b' is not a server name");
   expect_error("mcp_servers:\n  - name: a\n", "give exactly one of 'command'");
   expect_error("mcp_servers:\n  - name: a\n    command: x\n    url: http://h/mcp\n", "give exactly one of 'command'");
-  expect_error("mcp_servers:\n  - name: a\n    url: ftp://h/mcp\n", "c.yaml:3: mcp_servers[0].url: expected an http://");
+  expect_error("mcp_servers:\n  - name: a\n    url: ftp://h/mcp\n",
+               "c.yaml:3: mcp_servers[0].url: expected an http://");
   expect_error("mcp_servers:\n  - name: a\n    url: http://h/mcp\n    args: [x]\n",
                "c.yaml:4: mcp_servers[0].args: 'args' applies only with 'command'");
   expect_error("mcp_servers:\n  - name: a\n    command: x\n    headers: {A: b}\n",
@@ -145,18 +146,24 @@ mcp_servers:
 TEST(McpServersConfig, BadOAuthSettingsNameFileLineAndKey) {
   const std::string head = "mcp_servers:\n  - name: a\n    url: https://h/mcp\n    auth:\n";
   expect_error(head + "      grant: implicit\n",
-               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials, jwt_bearer or identity_assertion");
+               "c.yaml:5: mcp_servers[0].auth.grant: expected authorization_code, client_credentials, jwt_bearer or "
+               "identity_assertion");
   expect_error(head + "      grant: identity_assertion\n      client_id: c\n      assertion_file: /t\n",
                "grant: identity_assertion needs 'idp_token_endpoint'");
-  expect_error(head + "      idp_token_endpoint: https://idp/token\n", "'idp_token_endpoint' applies only with grant: identity_assertion");
+  expect_error(head + "      idp_token_endpoint: https://idp/token\n",
+               "'idp_token_endpoint' applies only with grant: identity_assertion");
   expect_error(head + "      grant: jwt_bearer\n", "mcp_servers[0].auth: grant: jwt_bearer needs 'assertion_file'");
-  expect_error(head + "      assertion_file: /x\n", "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
+  expect_error(head + "      assertion_file: /x\n",
+               "'assertion_file' applies only with grant: jwt_bearer or identity_assertion");
   expect_error(head + "      client_id: x\n      private_key_file: /nonexistent/key.pem\n",
                "c.yaml:6: mcp_servers[0].auth.private_key_file: '/nonexistent/key.pem' cannot be read");
-  expect_error(head + "      signing_algorithm: HS256\n", "mcp_servers[0].auth.signing_algorithm: expected ES256 or RS256");
-  expect_error(head + "      grant: client_credentials\n", "mcp_servers[0].auth: grant: client_credentials needs 'client_id'");
-  expect_error(head + "      client_id: x\n      client_secret_env: KAISHA_TEST_UNSET_VAR\n",
-               "c.yaml:6: mcp_servers[0].auth.client_secret_env: the environment variable KAISHA_TEST_UNSET_VAR is not set");
+  expect_error(head + "      signing_algorithm: HS256\n",
+               "mcp_servers[0].auth.signing_algorithm: expected ES256 or RS256");
+  expect_error(head + "      grant: client_credentials\n",
+               "mcp_servers[0].auth: grant: client_credentials needs 'client_id'");
+  expect_error(
+      head + "      client_id: x\n      client_secret_env: KAISHA_TEST_UNSET_VAR\n",
+      "c.yaml:6: mcp_servers[0].auth.client_secret_env: the environment variable KAISHA_TEST_UNSET_VAR is not set");
   expect_error(head + "      client_metadata_url: http://h/c.json\n",
                "mcp_servers[0].auth.client_metadata_url: a client ID metadata document must be an https:// URL");
   expect_error(head + "      redirect_uri: myapp:/cb\n", "mcp_servers[0].auth.redirect_uri: expected an http://");
@@ -165,8 +172,9 @@ TEST(McpServersConfig, BadOAuthSettingsNameFileLineAndKey) {
   expect_error("mcp_servers:\n  - name: a\n    command: x\n    auth: {client_id: y}\n",
                "mcp_servers[0].auth: 'auth' applies only with 'url'");
   ::setenv("KAISHA_TEST_MCP_TOKEN", "sekrit", 1);
-  expect_error("mcp_servers:\n  - name: a\n    url: https://h/mcp\n    bearer_token_env: KAISHA_TEST_MCP_TOKEN\n    auth: {}\n",
-               "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
+  expect_error(
+      "mcp_servers:\n  - name: a\n    url: https://h/mcp\n    bearer_token_env: KAISHA_TEST_MCP_TOKEN\n    auth: {}\n",
+      "give 'bearer_token_env' (a static token) or 'auth' (OAuth), not both");
 }
 
 }  // namespace

@@ -24,9 +24,10 @@ TEST(ServeConfig, DefaultsWithoutTheSection) {
 }
 
 TEST(ServeConfig, ReadsTheSessionSettings) {
-  auto c = parse_config("serve:\n  sessions: shared\n  session_budget: per_session\n  max_sessions: 5\n"
-                        "  max_tasks: 9\n  max_running_tasks: 2\n",
-                        "c.yaml");
+  auto c = parse_config(
+      "serve:\n  sessions: shared\n  session_budget: per_session\n  max_sessions: 5\n"
+      "  max_tasks: 9\n  max_running_tasks: 2\n",
+      "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_TRUE(c->serve.shared_session);
   EXPECT_TRUE(c->serve.per_session_budget);

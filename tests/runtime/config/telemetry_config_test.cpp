@@ -49,7 +49,8 @@ TEST(TelemetryConfig, AFileIsResolvedAgainstTheConfigFilesDirectory) {
 }
 
 TEST(TelemetryConfig, AnEmptySectionLeavesTracingOff) {
-  for (const char* yaml : {"telemetry:\n", "telemetry:\n  traces:\n", "telemetry:\n  traces:\n    include_text: false\n"}) {
+  for (const char* yaml :
+       {"telemetry:\n", "telemetry:\n  traces:\n", "telemetry:\n  traces:\n    include_text: false\n"}) {
     auto c = parse_config(yaml, "c.yaml");
     ASSERT_TRUE(c.ok()) << yaml << c.error().message;
     EXPECT_FALSE(c->telemetry.traces.enabled()) << yaml;
@@ -71,7 +72,8 @@ TEST(TelemetryConfig, EveryBadFieldNamesFileLineAndKey) {
                "c.yaml:3: unknown key 'endpont' in telemetry.traces (did you mean 'endpoint'?)");
   expect_error("telemetry:\n  traces:\n    endpoint: ftp://h/v1/traces\n",
                "c.yaml:3: telemetry.traces.endpoint: expected an http:// or https:// URL");
-  expect_error("telemetry:\n  traces:\n    endpoint: 127.0.0.1:4318\n", "telemetry.traces.endpoint: expected an http://");
+  expect_error("telemetry:\n  traces:\n    endpoint: 127.0.0.1:4318\n",
+               "telemetry.traces.endpoint: expected an http://");
   expect_error("telemetry:\n  traces:\n    endpoint: [a]\n", "c.yaml:3: telemetry.traces.endpoint: expected");
   expect_error("telemetry:\n  traces:\n    endpoint: http://h/v1/traces\n    file: t.jsonl\n",
                "c.yaml:3: telemetry.traces: give 'endpoint' (an OTLP collector) or 'file' (a trace file), not both");

@@ -71,7 +71,8 @@ tools:
 
 TEST(ToolsConfig, TheSearchEngineKeyAndItsOlderName) {
   for (const char* key : {"engine", "backend"}) {
-    auto c = parse_config(std::string("tools:\n  web_search: { ") + key + ": searxng, url: \"http://h:1\" }\n", "c.yaml");
+    auto c =
+        parse_config(std::string("tools:\n  web_search: { ") + key + ": searxng, url: \"http://h:1\" }\n", "c.yaml");
     ASSERT_TRUE(c.ok()) << key << ": " << c.error().message;
     EXPECT_EQ(c->tools.web_search_engine, "searxng") << key;
   }
@@ -83,9 +84,11 @@ TEST(ToolsConfig, MistakesNameFileLineAndKey) {
     const char* words;
   } cases[] = {
       {"tools:\n  sandbx: {}\n", "c.yaml:2: unknown key 'sandbx' in tools (did you mean 'sandbox'?)"},
-      {"tools:\n  web_search: { backend: bing, url: x }\n", "c.yaml:2: tools.web_search.backend: expected one of searxng"},
+      {"tools:\n  web_search: { backend: bing, url: x }\n",
+       "c.yaml:2: tools.web_search.backend: expected one of searxng"},
       {"tools:\n  web_search: { backend: searxng }\n", "'url' is required"},
-      {"tools:\n  web_search: { engine: bing, url: x }\n", "c.yaml:2: tools.web_search.engine: expected one of searxng"},
+      {"tools:\n  web_search: { engine: bing, url: x }\n",
+       "c.yaml:2: tools.web_search.engine: expected one of searxng"},
       {"tools:\n  web_search: { engine: searxng, backend: searxng, url: x }\n",
        "give 'engine' or its older name 'backend', not both"},
       {"tools:\n  sandbox: { timeout_ms: 0 }\n", "tools.sandbox.timeout_ms: expected an integer >= 1, got 0"},

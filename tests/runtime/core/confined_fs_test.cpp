@@ -128,11 +128,11 @@ TEST(ChownTree, NeverReownsAHostFileWhileTheTreeIsSwapped) {
   stop = true;
   swapper.join();
   for (const auto& e : fs::directory_iterator(outside.path)) {
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(lstat(e.path().c_str(), &st), 0);
     EXPECT_EQ(st.st_uid, 0u) << e.path() << " re-owned through the swapped symlink";
   }
-  struct stat od{};
+  struct stat od {};
   ASSERT_EQ(stat(outside.path.c_str(), &od), 0);
   EXPECT_EQ(od.st_uid, 0u);
 }
@@ -145,7 +145,7 @@ TEST(ChownTree, ReownsUpToItsDepthLimitAndLeavesDeeperDirectories) {
   auto dir = open_root_dir(ws.path);
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(chown_tree(dir->get(), 65534, 65534, 4).ok());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat((ws.path + "/n/n/n").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);
   ASSERT_EQ(stat(p.c_str(), &st), 0);

@@ -13,8 +13,16 @@ namespace kaisha {
 namespace {
 
 TEST(JsonString, WritesWhatDumpTextWritesForAnyBytes) {
-  const std::string cases[] = {"", "plain", "quote \" and backslash \\", "tab\tnew\nline\r\b\f", std::string("nul\0x", 5),
-                               "\x01\x1f\x7f", "日本語 🚀", "bad \xff\xfe bytes", "cut \xe6\x97", "\xc0\xaf overlong"};
+  const std::string cases[] = {"",
+                               "plain",
+                               "quote \" and backslash \\",
+                               "tab\tnew\nline\r\b\f",
+                               std::string("nul\0x", 5),
+                               "\x01\x1f\x7f",
+                               "日本語 🚀",
+                               "bad \xff\xfe bytes",
+                               "cut \xe6\x97",
+                               "\xc0\xaf overlong"};
   for (const auto& c : cases) {
     std::string out;
     append_json_string(out, c);
@@ -26,8 +34,9 @@ TEST(JsonString, WritesWhatDumpTextWritesForAnyBytes) {
 // Plain text is scanned eight bytes at a time: every special byte at every
 // offset of strings around a word's length must still be found.
 TEST(JsonString, FindsEverySpecialByteAtEveryOffset) {
-  const std::string specials[] = {"\"", "\\", "\n", std::string("\0", 1), "\x1f", "\x7f", "\xe6\x97\xa5",
-                                  "\xf0\x9f\x9a\x80", "\xff", "\xe6\x97", " ", "~"};
+  const std::string specials[] = {
+      "\"",       "\\", "\n", std::string("\0", 1), "\x1f", "\x7f", "\xe6\x97\xa5", "\xf0\x9f\x9a\x80", "\xff",
+      "\xe6\x97", " ",  "~"};
   for (const auto& special : specials)
     for (size_t length = 0; length <= 20; ++length)
       for (size_t at = 0; at <= length; ++at) {
@@ -41,7 +50,8 @@ TEST(JsonString, FindsEverySpecialByteAtEveryOffset) {
 
 TEST(JsonString, RandomBytesAreWrittenAsDumpTextWritesThem) {
   std::mt19937_64 rng(7);
-  const char alphabet[] = {'a', 'Z', ' ', '"', '\\', '\n', '\x01', '\x7f', '\x80', '\xc3', '\xa9', '\xe6', '\x97', '\xff'};
+  const char alphabet[] = {'a',    'Z',    ' ',    '"',    '\\',   '\n',   '\x01',
+                           '\x7f', '\x80', '\xc3', '\xa9', '\xe6', '\x97', '\xff'};
   for (int i = 0; i < 5000; ++i) {
     std::string text(rng() % 40, 'a');
     for (char& c : text)
@@ -54,8 +64,30 @@ TEST(JsonString, RandomBytesAreWrittenAsDumpTextWritesThem) {
 
 TEST(JsonString, AnyValueIsWrittenAsDumpTextWritesIt) {
   const json values[] = {
-      nullptr, true, false, 0, -7, INT64_MIN, UINT64_MAX, 0.0, -0.0, 0.1, 1.0 / 3, 100.0, 1e21, 1e-7, 2.5e-5,
-      123456789012345.0, 1e15, 1e16, std::nan(""), HUGE_VAL, "text", "日本語 \xff", json::array(), json::object(),
+      nullptr,
+      true,
+      false,
+      0,
+      -7,
+      INT64_MIN,
+      UINT64_MAX,
+      0.0,
+      -0.0,
+      0.1,
+      1.0 / 3,
+      100.0,
+      1e21,
+      1e-7,
+      2.5e-5,
+      123456789012345.0,
+      1e15,
+      1e16,
+      std::nan(""),
+      HUGE_VAL,
+      "text",
+      "日本語 \xff",
+      json::array(),
+      json::object(),
       json::parse(R"({"b":[1,2.5,{"c":null}],"a":"x","budget":{"current_expense":0.30000000000000004,"n":3}})")};
   for (const auto& v : values) {
     std::string out;

@@ -13,7 +13,10 @@ TEST(OnceCallback, RunsOnceWithTheFirstValue) {
   std::vector<std::string> got;
   int fallbacks_made = 0;
   OnceCallback<std::string> cb([&](std::string v) { got.push_back(std::move(v)); },
-                               [&] { ++fallbacks_made; return std::string("dropped"); });
+                               [&] {
+                                 ++fallbacks_made;
+                                 return std::string("dropped");
+                               });
   OnceCallback<std::string> copy = cb;
   cb("first");
   copy("second");

@@ -22,19 +22,21 @@ TEST(Utf8, ValidAcceptsWellFormedText) {
 }
 
 TEST(Utf8, ValidRejectsEveryIllFormedClass) {
-  EXPECT_FALSE(valid("\x80"));                  // stray continuation
-  EXPECT_FALSE(valid("\xC3"));                  // cut short
-  EXPECT_FALSE(valid(kJa.substr(0, 4)));        // cut inside a character
-  EXPECT_FALSE(valid("\xC0\xAF"));              // overlong '/'
-  EXPECT_FALSE(valid("\xC1\xBF"));              // overlong
-  EXPECT_FALSE(valid("\xE0\x80\xAF"));          // overlong, 3 bytes
-  EXPECT_FALSE(valid("\xF0\x80\x80\xAF"));      // overlong, 4 bytes
-  EXPECT_FALSE(valid("\xED\xA0\x80"));          // U+D800, a surrogate
-  EXPECT_FALSE(valid("\xED\xBF\xBF"));          // U+DFFF
-  EXPECT_FALSE(valid("\xF4\x90\x80\x80"));      // U+110000, out of range
-  EXPECT_FALSE(valid("\xF5\x80\x80\x80"));      // lead byte above F4
+  EXPECT_FALSE(valid("\x80"));              // stray continuation
+  EXPECT_FALSE(valid("\xC3"));              // cut short
+  EXPECT_FALSE(valid(kJa.substr(0, 4)));    // cut inside a character
+  EXPECT_FALSE(valid("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(valid("\xC1\xBF"));          // overlong
+  EXPECT_FALSE(valid("\xE0\x80\xAF"));      // overlong, 3 bytes
+  EXPECT_FALSE(valid("\xF0\x80\x80\xAF"));  // overlong, 4 bytes
+  EXPECT_FALSE(valid("\xED\xA0\x80"));      // U+D800, a surrogate
+  EXPECT_FALSE(valid("\xED\xBF\xBF"));      // U+DFFF
+  EXPECT_FALSE(valid("\xF4\x90\x80\x80"));  // U+110000, out of range
+  EXPECT_FALSE(valid("\xF5\x80\x80\x80"));  // lead byte above F4
   EXPECT_FALSE(valid("\xFF"));
-  EXPECT_FALSE(valid("ab\xE6\x97" "c"));        // lead, one continuation, then ASCII
+  EXPECT_FALSE(
+      valid("ab\xE6\x97"
+            "c"));  // lead, one continuation, then ASCII
 }
 
 TEST(Utf8, DecodeGivesCodePointsAndMaximalSubparts) {
@@ -42,7 +44,9 @@ TEST(Utf8, DecodeGivesCodePointsAndMaximalSubparts) {
   EXPECT_TRUE(d.ok);
   EXPECT_EQ(d.code_point, U'\U0001F600');
   EXPECT_EQ(d.length, 4u);
-  d = decode("\xE6\x97" "x");  // a 3-byte sequence missing its last byte
+  d = decode(
+      "\xE6\x97"
+      "x");  // a 3-byte sequence missing its last byte
   EXPECT_FALSE(d.ok);
   EXPECT_EQ(d.length, 2u);
   d = decode("\xED\xA0\x80");  // surrogate: the lead alone is the subpart
@@ -52,10 +56,14 @@ TEST(Utf8, DecodeGivesCodePointsAndMaximalSubparts) {
 
 TEST(Utf8, RepairReplacesEachMaximalSubpartWithOneReplacementCharacter) {
   EXPECT_EQ(repair(kJa), kJa);
-  EXPECT_EQ(repair("a\xFF" "b"), "a" + kFffd + "b");
-  EXPECT_EQ(repair("a\xE6\x97" "b"), "a" + kFffd + "b");          // truncated sequence: one U+FFFD
-  EXPECT_EQ(repair("\xC0\xAF"), kFffd + kFffd);                   // overlong: each byte
-  EXPECT_EQ(repair("\xED\xA0\x80"), kFffd + kFffd + kFffd);       // surrogate
+  EXPECT_EQ(repair("a\xFF"
+                   "b"),
+            "a" + kFffd + "b");
+  EXPECT_EQ(repair("a\xE6\x97"
+                   "b"),
+            "a" + kFffd + "b");                              // truncated sequence: one U+FFFD
+  EXPECT_EQ(repair("\xC0\xAF"), kFffd + kFffd);              // overlong: each byte
+  EXPECT_EQ(repair("\xED\xA0\x80"), kFffd + kFffd + kFffd);  // surrogate
   EXPECT_EQ(repair("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);
   EXPECT_EQ(repair(kJa.substr(0, 7)), kJa.substr(0, 6) + kFffd);  // cut at the end
   for (std::string bad : {"\x80", "\xC3", "\xED\xA0\x80", "x\xF0\x9F\x98", "\xFE\xFF"}) {
@@ -88,7 +96,7 @@ TEST(Utf8, TruncateNeverSplitsACharacter) {
     EXPECT_TRUE(valid(cut)) << "cut at " << n;
     EXPECT_EQ(cut, text.substr(0, cut.size()));
   }
-  EXPECT_EQ(truncate(text, 4), "ab");       // inside 日
+  EXPECT_EQ(truncate(text, 4), "ab");  // inside 日
   EXPECT_EQ(truncate(text, 5), "ab\xE6\x97\xA5");
   EXPECT_EQ(truncate(text, 14), "ab" + kJa);  // inside the emoji
   EXPECT_EQ(truncate(text, 200), text);

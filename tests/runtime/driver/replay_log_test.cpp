@@ -8,7 +8,8 @@ namespace kaisha::driver {
 namespace {
 
 TEST(ReplayLog, KeepsOutcomesInTheirOrderAndFindsThemById) {
-  auto log = ReplayLog::from_records({encode(BudgetRead{2, json{{"n", 1}}}), encode(HireAnswered{1, true, false, "", json::object()}),
+  auto log = ReplayLog::from_records({encode(BudgetRead{2, json{{"n", 1}}}),
+                                      encode(HireAnswered{1, true, false, "", json::object()}),
                                       encode(BudgetRead{2, json{{"n", 2}}})});
   ASSERT_TRUE(log.ok()) << log.error().message;
   ASSERT_EQ(log->size(), 2u);  // one effect has one outcome: the repeat is not fed

@@ -94,7 +94,8 @@ Outcome run_concurrent_asks(int asks, double total, const std::function<int64_t(
 }
 
 TEST(BudgetPromise, AThousandConcurrentCjkAndEmojiAsksNeverOvershoot) {
-  const Outcome o = run_concurrent_asks(1000, 0.25, [](const llm::ChatRequest& r) { return llm::input_token_bound(r); });
+  const Outcome o =
+      run_concurrent_asks(1000, 0.25, [](const llm::ChatRequest& r) { return llm::input_token_bound(r); });
   EXPECT_EQ(o.ok + o.refused, 1000);
   EXPECT_GT(o.ok, 100);
   EXPECT_GT(o.refused, 0);  // the budget ran out: the promise was tested

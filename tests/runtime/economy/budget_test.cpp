@@ -195,10 +195,9 @@ TEST(Budget, DisabledLedgersPassAndChargeNothing) {
 TEST(Budget, GetBudgetJsonHasHashiruKeys) {
   Budget b(100, 10);
   json j = b.get_budget_json();
-  for (const char* k : {"total_resource_budget", "current_resource_usage",
-                        "current_remaining_resource_budget", "total_expense_budget",
-                        "current_expense", "current_remaining_expense_budget", "reserved_resource",
-                        "reserved_expense", "internal_invoke_cost"}) {
+  for (const char* k : {"total_resource_budget", "current_resource_usage", "current_remaining_resource_budget",
+                        "total_expense_budget", "current_expense", "current_remaining_expense_budget",
+                        "reserved_resource", "reserved_expense", "internal_invoke_cost"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   EXPECT_DOUBLE_EQ(j["total_expense_budget"].get<double>(), 10);

@@ -88,8 +88,8 @@ TEST(CostTable, YamlRoundTripAndSet) {
 }
 
 TEST(CostTable, PlacementTagsAreReadWrittenAndCarriedInASpecsCosts) {
-  auto t = parse_cost_table("models:\n  big:\n    model_ref: ollama:big\n    tags: [gpu, fast]\n  small: {}\n",
-                            "t.yaml");
+  auto t =
+      parse_cost_table("models:\n  big:\n    model_ref: ollama:big\n    tags: [gpu, fast]\n  small: {}\n", "t.yaml");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->find("big")->tags, (std::vector<std::string>{"gpu", "fast"}));
   EXPECT_TRUE(t->find("small")->tags.empty());
@@ -108,8 +108,7 @@ TEST(CostTable, PlacementTagsAreReadWrittenAndCarriedInASpecsCosts) {
 
 TEST(CostTable, ErrorsNameFileLineAndKey) {
   auto bad_number = parse_cost_table(
-      "models:\n  mistral:\n    create_resource_cost: 20\n    invoke_resource_cost: lots\n",
-      "costs.yaml");
+      "models:\n  mistral:\n    create_resource_cost: 20\n    invoke_resource_cost: lots\n", "costs.yaml");
   ASSERT_FALSE(bad_number);
   EXPECT_EQ(bad_number.error().message,
             "costs.yaml:4: models.mistral.invoke_resource_cost: expected a number, got \"lots\"");

@@ -23,7 +23,7 @@ TEST(HeldCharges, AKeysRowsComeBackInOrderOnceWithTheirChange) {
   ASSERT_TRUE(taken);
   EXPECT_EQ(taken->rows, (std::vector<std::string>{"settle", "overshoot", "release"}));
   EXPECT_DOUBLE_EQ(taken->change.expense_used, 0.5);
-  EXPECT_EQ(taken->holds, 2u);  // a settlement and a release under one key
+  EXPECT_EQ(taken->holds, 2u);         // a settlement and a release under one key
   EXPECT_FALSE(h.take({"t", 3, -1}));  // taken once
   EXPECT_EQ(h.rows(), 1u);
   EXPECT_DOUBLE_EQ(h.take({"t", 4, -1})->change.expense_used, 0.25);

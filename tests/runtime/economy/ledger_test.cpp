@@ -56,7 +56,7 @@ TEST(Ledger, ReserveSettleReleaseArithmetic) {
   EXPECT_DOUBLE_EQ(l.reserved(), 7);
   EXPECT_DOUBLE_EQ(l.remaining(), 3);
   EXPECT_FALSE(l.reserve(3.5));  // used + reserved + amount > total
-  l.settle(*a, 1.5);              // commits 1.5, releases the other 2.5
+  l.settle(*a, 1.5);             // commits 1.5, releases the other 2.5
   EXPECT_DOUBLE_EQ(l.used(), 1.5);
   EXPECT_DOUBLE_EQ(l.reserved(), 3);
   l.release(*b);
@@ -135,7 +135,10 @@ TEST(Ledger, ConcurrentReservationsNeverOvershoot) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kPerThread; ++i) {
-        if (l.reserve(0.7)) ++ok; else ++refused;
+        if (l.reserve(0.7))
+          ++ok;
+        else
+          ++refused;
         if (l.used() + l.reserved() > l.total() + 1e-9) overshoot = true;
       }
     });

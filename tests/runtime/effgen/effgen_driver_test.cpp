@@ -52,8 +52,10 @@ constexpr const char* kTwoIndependent = R"({"subtasks":[
   "reasoning":"independent"})";
 
 json ample_budget() {
-  return json{{"resource_budget_enabled", true}, {"current_remaining_resource_budget", 100.0},
-              {"expense_budget_enabled", true}, {"current_remaining_expense_budget", 100.0}};
+  return json{{"resource_budget_enabled", true},
+              {"current_remaining_resource_budget", 100.0},
+              {"expense_budget_enabled", true},
+              {"current_remaining_expense_budget", 100.0}};
 }
 
 struct Fixture {
@@ -171,7 +173,7 @@ TEST(EffgenDriver, APlanRunsItsSubtasksSideBySideAndIsSynthesisedAfterTheWorkers
 
   e = d.on(Outcome{BudgetRead{read.id, ample_budget()}});
   auto hires = all_of<Hire>(e);
-  ASSERT_EQ(hires.size(), 2u);  // as many as can run side by side
+  ASSERT_EQ(hires.size(), 2u);                               // as many as can run side by side
   EXPECT_TRUE(d.on(Outcome{hired(hires[0])}).size() == 1u);  // its report
   e = d.on(Outcome{hired(hires[1])});
   auto asks = all_of<Ask>(e);

@@ -29,7 +29,8 @@ std::string line(const driver::Effect& e) {
   if (auto* t = std::get_if<driver::RunTool>(&e)) return "tool " + t->tool;
   if (std::get_if<driver::ReadBudget>(&e)) return "budget";
   if (auto* r = std::get_if<driver::Recall>(&e)) return "recall " + r->query;
-  if (auto* f = std::get_if<driver::Finish>(&e)) return std::string("finish ") + (f->ok ? "ok" : "failed") + ": " + f->text;
+  if (auto* f = std::get_if<driver::Finish>(&e))
+    return std::string("finish ") + (f->ok ? "ok" : "failed") + ": " + f->text;
   if (auto* r = std::get_if<driver::Reply>(&e)) return "reply " + std::to_string(r->request);
   return "?";
 }
@@ -63,7 +64,9 @@ std::vector<json> tool_results(const Effects& effects) {
   return out;
 }
 
-llm::ToolCall call(std::string id, std::string name, json args) { return {std::move(id), std::move(name), args.dump()}; }
+llm::ToolCall call(std::string id, std::string name, json args) {
+  return {std::move(id), std::move(name), args.dump()};
+}
 
 driver::ModelAnswered answer(driver::CallId id, std::string text, std::vector<llm::ToolCall> calls = {}) {
   driver::ModelAnswered a;
@@ -172,8 +175,9 @@ TEST_F(HashiruDriverTest, TwoToolCallsRunInCallOrderAndTheirResultsGoBackInCallO
   make();
   hire("Alice");
   hire("Bob");
-  Effects e = first_turn("Ask both", {call("c1", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "a?"}}),
-                                      call("c2", "AskAgent", {{"agent_name", "Bob"}, {"prompt", "b?"}})},
+  Effects e = first_turn("Ask both",
+                         {call("c1", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "a?"}}),
+                          call("c2", "AskAgent", {{"agent_name", "Bob"}, {"prompt", "b?"}})},
                          "asking");
   EXPECT_EQ(lines(e), (std::vector<std::string>{"report usage", "journal llm_response", "report thinking",
                                                 "report tool_call", "journal tool_call", "report ask", "ask Alice",
@@ -188,15 +192,17 @@ TEST_F(HashiruDriverTest, TwoToolCallsRunInCallOrderAndTheirResultsGoBackInCallO
   bob.reply.output = "from Bob";
   bob.reply.usage = {10, 5, false};
   Effects after_bob = d->on(bob);
-  EXPECT_EQ(lines(after_bob), (std::vector<std::string>{"journal answer", "report answer", "report tool_result",
-                                                        "journal tool_result"}));
+  EXPECT_EQ(lines(after_bob),
+            (std::vector<std::string>{"journal answer", "report answer", "report tool_result", "journal tool_result"}));
   const driver::Journal answer_step = all<driver::Journal>(after_bob)[0];
   EXPECT_EQ(answer_step.agent, "Bob");
   EXPECT_EQ(answer_step.payload["chars"], 8);
   EXPECT_DOUBLE_EQ(answer_step.usd, 0.002);
-  EXPECT_EQ(tool_results(after_bob)[0],
-            (json{{"status", "success"}, {"message", "Agent Bob answered"}, {"output", "from Bob"},
-                  {"remaining_resource_budget", 80.0}, {"remaining_expense_budget", 9.0}}));
+  EXPECT_EQ(tool_results(after_bob)[0], (json{{"status", "success"},
+                                              {"message", "Agent Bob answered"},
+                                              {"output", "from Bob"},
+                                              {"remaining_resource_budget", 80.0},
+                                              {"remaining_expense_budget", 9.0}}));
 
   driver::AskAnswered alice{asks[0].id, true, false, "", {}, 0.001, budget(70, 8)};
   alice.reply.output = "from Alice";
@@ -211,10 +217,12 @@ TEST_F(HashiruDriverTest, TwoToolCallsRunInCallOrderAndTheirResultsGoBackInCallO
 
 TEST_F(HashiruDriverTest, AnAskWaitsForTheHireOfItsAgentInTheSameAnswer) {
   make();
-  Effects e = first_turn("Hire and ask",
-                         {call("c1", "AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                                      {"system_prompt", "You help."}, {"description", "helps"}}),
-                          call("c2", "AskAgent", {{"agent_name", "Helper"}, {"prompt", "hi"}})});
+  Effects e = first_turn("Hire and ask", {call("c1", "AgentCreator",
+                                               {{"agent_name", "Helper"},
+                                                {"base_model", "helper"},
+                                                {"system_prompt", "You help."},
+                                                {"description", "helps"}}),
+                                          call("c2", "AskAgent", {{"agent_name", "Helper"}, {"prompt", "hi"}})});
   EXPECT_TRUE(all<driver::Ask>(e).empty());
   driver::Hire h = only<driver::Hire>(e);
   EXPECT_EQ(h.spec.model_ref, "mock:helper");
@@ -223,9 +231,9 @@ TEST_F(HashiruDriverTest, AnAskWaitsForTheHireOfItsAgentInTheSameAnswer) {
   EXPECT_DOUBLE_EQ(h.cost.create_resource_cost, 10);
   hire("Helper");
   Effects hired_now = d->on(driver::HireAnswered{h.id, true, false, "", budget(90, 9.99)});
-  EXPECT_EQ(lines(hired_now), (std::vector<std::string>{"journal hire", "report hire", "report tool_result",
-                                                        "journal tool_result", "report tool_call", "journal tool_call",
-                                                        "report ask", "ask Helper"}));
+  EXPECT_EQ(lines(hired_now),
+            (std::vector<std::string>{"journal hire", "report hire", "report tool_result", "journal tool_result",
+                                      "report tool_call", "journal tool_call", "report ask", "ask Helper"}));
   EXPECT_EQ(all<driver::Report>(hired_now)[0].text, "Helper (helper, local)");
   EXPECT_EQ(tool_results(hired_now)[0]["message"], "Agent Helper created");
   EXPECT_EQ(tool_results(hired_now)[0]["remaining_resource_budget"], 90.0);
@@ -233,12 +241,15 @@ TEST_F(HashiruDriverTest, AnAskWaitsForTheHireOfItsAgentInTheSameAnswer) {
 
 TEST_F(HashiruDriverTest, AgentCreatorWithAnUnknownModelIsAnErrorWithoutAHire) {
   make();
-  Effects e = first_turn("Hire", {call("c1", "AgentCreator", {{"agent_name", "Helper"}, {"base_model", "gpt-9"},
-                                                              {"system_prompt", "x"}, {"description", "y"}})});
+  Effects e = first_turn(
+      "Hire",
+      {call("c1", "AgentCreator",
+            {{"agent_name", "Helper"}, {"base_model", "gpt-9"}, {"system_prompt", "x"}, {"description", "y"}})});
   EXPECT_TRUE(all<driver::Hire>(e).empty());
   ASSERT_EQ(tool_results(e).size(), 1u);
-  EXPECT_EQ(tool_results(e)[0],
-            (json{{"status", "error"}, {"message", "Model gpt-9 not found in the cost manager."}, {"output", nullptr}}));
+  EXPECT_EQ(
+      tool_results(e)[0],
+      (json{{"status", "error"}, {"message", "Model gpt-9 not found in the cost manager."}, {"output", nullptr}}));
   // The result goes straight back to the model.
   EXPECT_EQ(lines(e).back(), "model ceo_model");
 }
@@ -273,11 +284,14 @@ TEST_F(HashiruDriverTest, AgentCreatorChecksTheRosterTheSwitchesAndTheModel) {
 
 TEST_F(HashiruDriverTest, ARefusedHireIsJournaledAndReported) {
   make();
-  Effects e = first_turn("Hire", {call("c1", "AgentCreator", {{"agent_name", "Helper"}, {"base_model", "helper"},
-                                                              {"system_prompt", "x"}, {"description", "y"}})});
+  Effects e = first_turn(
+      "Hire",
+      {call("c1", "AgentCreator",
+            {{"agent_name", "Helper"}, {"base_model", "helper"}, {"system_prompt", "x"}, {"description", "y"}})});
   Effects refused = d->on(driver::HireAnswered{only<driver::Hire>(e).id, false, true, "Do not have enough budget", {}});
-  EXPECT_EQ(lines(refused), (std::vector<std::string>{"journal refusal", "report refusal", "report tool_result",
-                                                      "journal tool_result", "journal llm_request", "model ceo_model"}));
+  EXPECT_EQ(lines(refused),
+            (std::vector<std::string>{"journal refusal", "report refusal", "report tool_result", "journal tool_result",
+                                      "journal llm_request", "model ceo_model"}));
   EXPECT_EQ(all<driver::Journal>(refused)[0].payload,
             (json{{"tool", "AgentCreator"}, {"agent", "Helper"}, {"error", "Do not have enough budget"}}));
   EXPECT_EQ(tool_results(refused)[0]["message"], "Do not have enough budget");
@@ -303,9 +317,11 @@ TEST_F(HashiruDriverTest, FireAgentFiresAndReturnsTheRemainingBudgets) {
   Effects fired = d->on(driver::FireAnswered{f.id, true, false, "", budget(100, 9)});
   EXPECT_EQ(lines(fired), (std::vector<std::string>{"journal fire", "report fire", "report tool_result",
                                                     "journal tool_result", "journal llm_request", "model ceo_model"}));
-  EXPECT_EQ(tool_results(fired)[0],
-            (json{{"status", "success"}, {"message", "Agent Helper fired"}, {"output", nullptr},
-                  {"remaining_resource_budget", 100.0}, {"remaining_expense_budget", 9.0}}));
+  EXPECT_EQ(tool_results(fired)[0], (json{{"status", "success"},
+                                          {"message", "Agent Helper fired"},
+                                          {"output", nullptr},
+                                          {"remaining_resource_budget", 100.0},
+                                          {"remaining_expense_budget", 9.0}}));
 }
 
 TEST_F(HashiruDriverTest, OtherToolsRunAsRunToolAndBadArgumentsNeverReachAHandler) {
@@ -328,8 +344,8 @@ TEST_F(HashiruDriverTest, NobodyListeningMeansNoChattyEvents) {
   make();
   hire("Helper");
   Effects e = first_turn("Ask", {call("c1", "AskAgent", {{"agent_name", "Helper"}, {"prompt", "hi"}})});
-  EXPECT_EQ(lines(e), (std::vector<std::string>{"report usage", "journal llm_response", "journal tool_call",
-                                                "ask Helper"}));
+  EXPECT_EQ(lines(e),
+            (std::vector<std::string>{"report usage", "journal llm_response", "journal tool_call", "ask Helper"}));
 }
 
 TEST_F(HashiruDriverTest, MaxTurnsEndsTheTask) {
@@ -413,7 +429,8 @@ TEST_F(HashiruDriverTest, AFinalRejectionEndsTheTaskWithTheJudgesText) {
 TEST_F(HashiruDriverTest, AFinalRejectionWithErrorReflectionLetsTheCeoWriteACritiqueFirst) {
   setup.audit = true;
   setup.max_judge_retries = 0;
-  auto reflection = memory::ErrorReflection::load(std::string(KAISHA_SOURCE_DIR) + "/prompts/memory/error_reflection.md");
+  auto reflection =
+      memory::ErrorReflection::load(std::string(KAISHA_SOURCE_DIR) + "/prompts/memory/error_reflection.md");
   ASSERT_TRUE(reflection.ok());
   setup.error_reflection = std::make_shared<const memory::ErrorReflection>(*reflection);
   make();
@@ -422,8 +439,8 @@ TEST_F(HashiruDriverTest, AFinalRejectionWithErrorReflectionLetsTheCeoWriteACrit
   no.id = only<driver::Audit>(claimed).id;
   no.verdict = {planning::VerdictStatus::error, "2+2 is 4", "wrong sum", false};
   Effects reflect = d->on(no);
-  EXPECT_EQ(lines(reflect), (std::vector<std::string>{"journal note", "report reflection", "journal llm_request",
-                                                      "model ceo_model"}));
+  EXPECT_EQ(lines(reflect),
+            (std::vector<std::string>{"journal note", "report reflection", "journal llm_request", "model ceo_model"}));
   EXPECT_EQ(all<driver::Journal>(reflect)[0].payload, memory::ErrorReflection::verdict_note("wrong sum", "judge"));
   const std::string prompt = only<driver::CallModel>(reflect).request.messages.back().content;
   EXPECT_NE(prompt.find("What is 2+2?"), std::string::npos);
@@ -436,7 +453,8 @@ TEST_F(HashiruDriverTest, AFinalRejectionWithErrorReflectionLetsTheCeoWriteACrit
   d->set_switch("memory", false);
   Effects claimed2 = d->on(answer(only<driver::CallModel>(d->start("Again")).id, "5"));
   no.id = only<driver::Audit>(claimed2).id;
-  EXPECT_EQ(lines(d->on(no)), (std::vector<std::string>{"finish failed: The judge rejected the final answer: wrong sum"}));
+  EXPECT_EQ(lines(d->on(no)),
+            (std::vector<std::string>{"finish failed: The judge rejected the final answer: wrong sum"}));
 }
 
 TEST_F(HashiruDriverTest, MemoriesAreRecalledBeforeTheFirstTurn) {
@@ -444,10 +462,11 @@ TEST_F(HashiruDriverTest, MemoriesAreRecalledBeforeTheFirstTurn) {
   make();
   Effects e = d->start("Capital of France?");
   EXPECT_EQ(lines(e), (std::vector<std::string>{"recall Capital of France?"}));
-  json found{{"injection", "Memories: Paris"}, {"transcript", "Memories: [Paris]"}, {"memories", json::array({"Paris"})}};
+  json found{
+      {"injection", "Memories: Paris"}, {"transcript", "Memories: [Paris]"}, {"memories", json::array({"Paris"})}};
   Effects turn = d->on(driver::Recalled{only<driver::Recall>(e).id, found});
-  EXPECT_EQ(lines(turn), (std::vector<std::string>{"journal note", "report memories", "journal llm_request",
-                                                   "model ceo_model"}));
+  EXPECT_EQ(lines(turn),
+            (std::vector<std::string>{"journal note", "report memories", "journal llm_request", "model ceo_model"}));
   EXPECT_EQ(all<driver::Report>(turn)[0].text, "Memories: [Paris]");
   EXPECT_EQ(only<driver::CallModel>(turn).request.messages.back().content, "Memories: Paris");
 
@@ -455,8 +474,8 @@ TEST_F(HashiruDriverTest, MemoriesAreRecalledBeforeTheFirstTurn) {
   d->on(answer(only<driver::CallModel>(turn).id, "Paris"));
   Effects e2 = d->start("Again?");
   Effects turn2 = d->on(driver::Recalled{only<driver::Recall>(e2).id, json{{"error", "no embedder"}}});
-  EXPECT_EQ(lines(turn2), (std::vector<std::string>{"journal error", "report error", "journal llm_request",
-                                                    "model ceo_model"}));
+  EXPECT_EQ(lines(turn2),
+            (std::vector<std::string>{"journal error", "report error", "journal llm_request", "model ceo_model"}));
   EXPECT_EQ(all<driver::Report>(turn2)[0].text, "memory retrieval failed: no embedder");
   d->on(answer(only<driver::CallModel>(turn2).id, "ok"));
   d->set_switch("memory", false);
@@ -467,8 +486,7 @@ TEST_F(HashiruDriverTest, CancelFinishesWithTheReasonAndDropsWhatTheTaskAwaited)
   make();
   hire("Helper");
   Effects e = first_turn("Ask", {call("c1", "AskAgent", {{"agent_name", "Helper"}, {"prompt", "hi"}})});
-  EXPECT_EQ(lines(d->cancel("canceled on request")),
-            (std::vector<std::string>{"finish failed: canceled on request"}));
+  EXPECT_EQ(lines(d->cancel("canceled on request")), (std::vector<std::string>{"finish failed: canceled on request"}));
   EXPECT_TRUE(d->cancel("twice").empty());
   driver::AskAnswered late{only<driver::Ask>(e).id, true, false, "", {}, 0, budget(1, 1)};
   EXPECT_TRUE(d->on(late).empty());
@@ -479,7 +497,8 @@ TEST_F(HashiruDriverTest, ADirectCallIsAnsweredWithAReplyWhetherATaskRunsOrNot) 
   hire("Helper");
   Effects agents = d->call_directly(7, "GetAgents", "{}");
   EXPECT_EQ(lines(agents), (std::vector<std::string>{"journal tool_call", "journal tool_result", "reply 7"}));
-  EXPECT_EQ(all<driver::Journal>(agents)[0].payload, (json{{"tool", "GetAgents"}, {"arguments", "{}"}, {"direct", true}}));
+  EXPECT_EQ(all<driver::Journal>(agents)[0].payload,
+            (json{{"tool", "GetAgents"}, {"arguments", "{}"}, {"direct", true}}));
   json reply = only<driver::Reply>(agents).value;
   EXPECT_EQ(reply["message"], "Agents retrieved");
   EXPECT_TRUE(reply["agents"].contains("Helper"));
@@ -492,13 +511,15 @@ TEST_F(HashiruDriverTest, ADirectCallIsAnsweredWithAReplyWhetherATaskRunsOrNot) 
   EXPECT_FALSE(d->running());
   Effects answered = d->on(driver::BudgetRead{b.id, json{{"total_expense_budget", 10.0}}});
   EXPECT_EQ(lines(answered), (std::vector<std::string>{"journal tool_result", "reply 8"}));
-  EXPECT_EQ(only<driver::Reply>(answered).value,
-            (json{{"status", "success"}, {"message", "Budget retrieved"}, {"output", {{"total_expense_budget", 10.0}}},
-                  {"total_expense_budget", 10.0}}));
+  EXPECT_EQ(only<driver::Reply>(answered).value, (json{{"status", "success"},
+                                                       {"message", "Budget retrieved"},
+                                                       {"output", {{"total_expense_budget", 10.0}}},
+                                                       {"total_expense_budget", 10.0}}));
 
   // Any other tool is the actor's.
   Effects other = d->call_directly(9, "Calculator", R"({"a":1})");
-  Effects ran = d->on(driver::ToolRan{only<driver::RunTool>(other).id, company::ToolResult::error("Tool Calculator failed")});
+  Effects ran =
+      d->on(driver::ToolRan{only<driver::RunTool>(other).id, company::ToolResult::error("Tool Calculator failed")});
   EXPECT_EQ(only<driver::Reply>(ran).value["status"], "error");
   EXPECT_TRUE(d->owns("AskAgent"));
   EXPECT_FALSE(d->owns("Calculator"));
@@ -521,8 +542,8 @@ TEST_F(HashiruDriverTest, ALongConversationIsSummarisedBeforeTheNextCall) {
   EXPECT_EQ(summary.request.max_tokens.value_or(0), 1024);
   EXPECT_TRUE(summary.request.tools.empty());
   Effects after = d->on(answer(summary.id, "The user asked about x; the CEO answered y."));
-  EXPECT_EQ(lines(after), (std::vector<std::string>{"journal note", "report summary", "journal llm_request",
-                                                    "model ceo_model"}));
+  EXPECT_EQ(lines(after),
+            (std::vector<std::string>{"journal note", "report summary", "journal llm_request", "model ceo_model"}));
   EXPECT_EQ(all<driver::Journal>(after)[0].payload["event"], "SUMMARIZATION_TRIGGER");
   EXPECT_EQ(all<driver::Journal>(after)[0].tokens_in, 120);
   EXPECT_EQ(only<driver::CallModel>(after).request.messages.back().content, "second question");
@@ -543,8 +564,9 @@ TEST_F(HashiruDriverTest, FedTheKeptOutcomesAFreshDriverRebuildsTheConversationA
   const std::string task = "Ask Alice and Bob, add it up, ask again 🔁";
   // The CEO's answers, turn by turn.
   const std::vector<std::pair<std::string, std::vector<llm::ToolCall>>> turns = {
-      {"asking both", {call("c1", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "a?"}}),
-                       call("c2", "AskAgent", {{"agent_name", "Bob"}, {"prompt", "b?"}})}},
+      {"asking both",
+       {call("c1", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "a?"}}),
+        call("c2", "AskAgent", {{"agent_name", "Bob"}, {"prompt", "b?"}})}},
       {"", {call("c3", "Calculator", {{"expression", "1+2"}}), call("c4", "GetBudget", json::object())}},
       {"once more", {call("c5", "AskAgent", {{"agent_name", "Alice"}, {"prompt", "と?"}})}},
       {"合計は 3 です", {}},

@@ -37,9 +37,9 @@ std::string check(const AddressPolicy& p, const std::string& text) {
 
 TEST(AddressPolicy, RefusesEveryInternalAddressByDefault) {
   AddressPolicy p;
-  for (const char* a : {"127.0.0.1", "127.255.0.9", "::1", "10.0.0.1", "10.255.255.255", "172.16.0.1",
-                        "172.31.255.254", "192.168.1.1", "169.254.169.254", "169.254.0.1", "0.0.0.0", "::",
-                        "fc00::1", "fd12:3456::1", "fe80::1", "100.64.0.1", "224.0.0.1", "255.255.255.255",
+  for (const char* a : {"127.0.0.1", "127.255.0.9", "::1", "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.254",
+                        "192.168.1.1", "169.254.169.254", "169.254.0.1", "0.0.0.0", "::", "fc00::1", "fd12:3456::1",
+                        "fe80::1", "100.64.0.1", "224.0.0.1", "255.255.255.255",
                         // IPv4 inside IPv6: mapped, compatible, NAT64, 6to4
                         "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.1.2.3", "::127.0.0.1",
                         "64:ff9b::a9fe:a9fe", "2002:7f00:1::1"}) {
@@ -105,7 +105,8 @@ HttpResult fetch(HttpClient& client, const std::string& url, std::shared_ptr<con
 // without a policy is not reused by a request with one.
 TEST(AddressPolicy, HttpClientRefusesTheConnectionAndNamesTheAddress) {
   testing::TestServer s;
-  s.server.Get("/secret", [](const httplib::Request&, httplib::Response& res) { res.set_content("s3cret", "text/plain"); });
+  s.server.Get("/secret",
+               [](const httplib::Request&, httplib::Response& res) { res.set_content("s3cret", "text/plain"); });
   s.start();
   HttpClient client;
   HttpResult plain = fetch(client, s.url("/secret"), nullptr);  // leaves a pooled connection

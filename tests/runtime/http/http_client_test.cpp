@@ -56,8 +56,7 @@ TEST(HttpClient, GetReturnsBodyStatusAndLowerCasedHeaders) {
 TEST(HttpClient, PostSendsBodyAndHeaders) {
   TestServer s;
   s.server.Post("/echo", [](const httplib::Request& req, httplib::Response& res) {
-    res.set_content(req.get_header_value("Authorization") + "|" + req.get_header_value("Content-Type") +
-                        "|" + req.body,
+    res.set_content(req.get_header_value("Authorization") + "|" + req.get_header_value("Content-Type") + "|" + req.body,
                     "text/plain");
   });
   s.start();
@@ -228,7 +227,7 @@ TEST(HttpClient, CancelEndsRequestWithCancelled) {
   EXPECT_LT(Clock::now() - t0, 2s);
   hang.release = true;
   EXPECT_EQ(f.get().error, TransportError::cancelled);
-  client.cancel(id);  // already done: ignored
+  client.cancel(id);      // already done: ignored
   client.cancel(987654);  // unknown: ignored
 }
 
@@ -265,7 +264,8 @@ TEST(HttpClient, ConcurrentRequestsOverlap) {
   s.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
     int now = ++inflight;
     int prev = max_inflight.load();
-    while (now > prev && !max_inflight.compare_exchange_weak(prev, now)) {}
+    while (now > prev && !max_inflight.compare_exchange_weak(prev, now)) {
+    }
     std::this_thread::sleep_for(200ms);
     --inflight;
     res.set_content("ok", "text/plain");
@@ -284,7 +284,8 @@ TEST(HttpClient, ConcurrentRequestsOverlap) {
     };
     client.submit(get(s.url("/slow")), {}, cb);
   }
-  ASSERT_EQ(all.get_future().wait_for(60s), std::future_status::ready) << done << " done, " << ok << " ok, in flight " << client.in_flight() << ", server max " << max_inflight;
+  ASSERT_EQ(all.get_future().wait_for(60s), std::future_status::ready)
+      << done << " done, " << ok << " ok, in flight " << client.in_flight() << ", server max " << max_inflight;
   auto took = Clock::now() - t0;
   EXPECT_EQ(ok.load(), kN);
   // Serial would take 40 s; allow a loaded machine plenty of slack.

@@ -40,9 +40,7 @@ class TestServer {
       thread.join();
     }
   }
-  std::string url(const std::string& path) const {
-    return "http://" + host + ":" + std::to_string(port) + path;
-  }
+  std::string url(const std::string& path) const { return "http://" + host + ":" + std::to_string(port) + path; }
 
   // The packaged (compiled) cpp-httplib listens with a backlog of 5, which
   // drops handshakes when a test opens hundreds of connections at once.

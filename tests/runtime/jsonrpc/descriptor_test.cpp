@@ -189,8 +189,8 @@ TEST(Descriptor, MalformedPeerDescriptionsAreErrorsNotCrashes) {
   EXPECT_FALSE(from_a2a_skill(json{{"id", "a"}, {"tags", "x"}}).ok());
   EXPECT_FALSE(from_acp_manifest(json{{"name", "a"}, {"metadata", 1}}).ok());
   EXPECT_FALSE(skills_from_a2a_agent_card(json{{"skills", {1}}}).ok());
-  EXPECT_FALSE(from_acp_manifest(json::parse(
-      R"({"name":"a","metadata":{"annotations":{"kaisha":{"kind":"robot"}}}})")).ok());
+  EXPECT_FALSE(
+      from_acp_manifest(json::parse(R"({"name":"a","metadata":{"annotations":{"kaisha":{"kind":"robot"}}}})")).ok());
 }
 
 }  // namespace

@@ -29,18 +29,16 @@ Dispatcher make() {
   Dispatcher d;
   d.handle("echo", [](const json& params, Context&) -> Result<json> { return params; });
   d.handle("id", [](const json&, Context& ctx) -> Result<json> { return ctx.id; });
-  d.handle("boom", [](const json&, Context&) -> Result<json> {
-    throw std::runtime_error("secret path /etc/kaisha/key");
-  });
-  d.handle("missing", [](const json&, Context&) -> Result<json> {
-    return app_error(-32001, "Task not found");
-  });
+  d.handle("boom",
+           [](const json&, Context&) -> Result<json> { throw std::runtime_error("secret path /etc/kaisha/key"); });
+  d.handle("missing", [](const json&, Context&) -> Result<json> { return app_error(-32001, "Task not found"); });
   d.handle("word", [](const json&, Context& ctx) -> Result<json> {
     ctx.error_data = json{{"why", "budget"}};
     return Error{"budget", "expense budget exhausted"};
   });
-  d.handle("add", [](const json& p, Context&) -> Result<json> { return json(p["a"].get<int>() + p["b"].get<int>()); },
-           json::parse(R"({"type":"object","required":["a","b"],
+  d.handle(
+      "add", [](const json& p, Context&) -> Result<json> { return json(p["a"].get<int>() + p["b"].get<int>()); },
+      json::parse(R"({"type":"object","required":["a","b"],
                            "properties":{"a":{"type":"integer"},"b":{"type":"integer"},
                                          "mode":{"enum":["fast","slow"]}}})"));
   return d;
@@ -150,7 +148,8 @@ TEST(Dispatcher, BodyLevelErrorsAreSingleObjects) {
   small.body.max_bytes = 10;
   Dispatcher tiny(small);
   auto o = run(tiny, R"({"jsonrpc":"2.0","id":1,"method":"x"})");
-  EXPECT_NE((*o.response)["error"]["message"].get<std::string>().find("exceeds the limit of 10 bytes"), std::string::npos);
+  EXPECT_NE((*o.response)["error"]["message"].get<std::string>().find("exceeds the limit of 10 bytes"),
+            std::string::npos);
 }
 
 TEST(Dispatcher, IncomingResponsesGoToTheHook) {
@@ -224,8 +223,7 @@ TEST(ParamsCheck, SubsetKeywords) {
             "params.n: expected integer or null, got a number");
   EXPECT_EQ(check_params(schema, json::parse(R"({"xs":["a",1]})")).error().message,
             "params.xs[1]: expected string, got an integer");
-  EXPECT_EQ(check_params(schema, json::parse(R"({"zz":1})")).error().message,
-            "params: unexpected member 'zz'");
+  EXPECT_EQ(check_params(schema, json::parse(R"({"zz":1})")).error().message, "params: unexpected member 'zz'");
   EXPECT_FALSE(check_params(schema, json::parse(R"({"k":"w"})")).ok());
   EXPECT_TRUE(check_params(json::parse(R"({"required":"not-a-list","type":"weird"})"), json::object()).ok());
 }

@@ -39,8 +39,7 @@ TEST(JsonRpcParse, EmptyAndTruncatedBodiesAreParseErrors) {
 // serialise (json::dump throws on invalid UTF-8), with the bytes shown as \xNN.
 TEST(JsonRpcParse, ParseErrorQuotingNonAsciiBytesIsValidJsonText) {
   for (std::string body : {std::string("[\xff]"), std::string("[1,\xc3\xa9]"),
-                           std::string("{\"jsonrpc\":\"2.0\",\"method\":\"caf\xc3"),
-                           std::string("tru\xe2\x82\xac")}) {
+                           std::string("{\"jsonrpc\":\"2.0\",\"method\":\"caf\xc3"), std::string("tru\xe2\x82\xac")}) {
     json e = single_error(body);
     EXPECT_EQ(e["error"]["code"], -32700) << body;
     std::string wire;
@@ -109,10 +108,12 @@ TEST(JsonRpcParse, InvalidRequestsSayWhatIsWrong) {
       {R"({"jsonrpc":2.0,"id":1,"method":"m"})", 1, "\"jsonrpc\" must be exactly \"2.0\""},
       {R"({"jsonrpc":"2.0","id":1,"method":5})", 1, "\"method\" must be a string, got a number"},
       {R"({"jsonrpc":"2.0","id":"x"})", "x", "missing member \"method\""},
-      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})", nullptr, "\"id\" must be a string, a number or null, got an object"},
+      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})", nullptr,
+       "\"id\" must be a string, a number or null, got an object"},
       {R"({"jsonrpc":"2.0","id":true,"method":"m"})", nullptr, "got a boolean"},
       {R"({"jsonrpc":"2.0","id":[1],"method":"m"})", nullptr, "got an array"},
-      {R"({"jsonrpc":"2.0","id":2,"method":"m","params":"bar"})", 2, "\"params\" must be an object or an array, got a string"},
+      {R"({"jsonrpc":"2.0","id":2,"method":"m","params":"bar"})", 2,
+       "\"params\" must be an object or an array, got a string"},
       {R"({"jsonrpc":"2.0","id":2,"method":"m","params":null})", 2, "got null"},
       {R"({"jsonrpc":"2.0","id":2,"method":"m","params":3})", 2, "got a number"},
       {R"("just a string")", nullptr, "expected a JSON object, got a string"},
@@ -162,8 +163,7 @@ TEST(JsonRpcParse, IncomingResponsesAreRecognised) {
 TEST(JsonRpcParse, SizeLimitGivesAClearError) {
   Limits limits;
   limits.body.max_bytes = 64;
-  std::string body = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"text":")" +
-                     std::string(100, 'x') + "\"}}";
+  std::string body = R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"text":")" + std::string(100, 'x') + "\"}}";
   json e = single_error(body, limits);
   EXPECT_EQ(e["error"]["code"], -32600);
   const std::string msg = e["error"]["message"];
@@ -189,7 +189,8 @@ TEST(JsonRpcParse, DeepNestingIsRefusedNotRecursed) {
 TEST(JsonRpcParse, OversizedBatchIsRefused) {
   Limits limits;
   limits.max_batch = 2;
-  json e = single_error(R"([{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"a"}])", limits);
+  json e = single_error(
+      R"([{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"a"}])", limits);
   EXPECT_EQ(e["error"]["code"], -32600);
   EXPECT_NE(e["error"]["message"].get<std::string>().find("batch of 3"), std::string::npos);
 }

@@ -36,7 +36,7 @@ TEST(JudgeVerdict, MalformedIsAnErrorVerdict) {
 // An unreadable answer is quoted back cut at 500 bytes: at a character,
 // never inside one (the quote travels in JSON events and the journal).
 TEST(JudgeVerdict, MalformedQuoteIsCutAtACharacter) {
-  std::string answer = "x";  // shifts the 3-byte characters off the 500-byte boundary
+  std::string answer = "x";                                // shifts the 3-byte characters off the 500-byte boundary
   for (int i = 0; i < 200; ++i) answer += "\xE6\x97\xA5";  // 日
   JudgeVerdict v = parse_verdict(answer);
   ASSERT_TRUE(v.malformed);

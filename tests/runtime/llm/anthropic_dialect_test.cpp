@@ -29,7 +29,8 @@ TEST(AnthropicDialect, BuildsChatRequest) {
 }
 
 TEST(AnthropicDialect, ParsesResponseWithToolUseAndUsage) {
-  auto r = d.parse_chat_response(R"({"id":"msg_01","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022",
+  auto r =
+      d.parse_chat_response(R"({"id":"msg_01","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022",
     "content":[{"type":"text","text":"I'll ask."},{"type":"tool_use","id":"toolu_01","name":"AskAgent","input":{"agent_name":"Poet"}}],
     "stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":300,"output_tokens":45}})");
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -49,16 +50,29 @@ TEST(AnthropicDialect, MissingContent) {
 }
 
 constexpr const char* kStream =
-    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-3-5-haiku-latest\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":25,\"output_tokens\":1}}}\n\n"
+    "event: message_start\ndata: "
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+    "\"claude-3-5-haiku-latest\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":25,\"output_tokens\":"
+    "1}}}\n\n"
     "event: ping\ndata: {\"type\":\"ping\"}\n\n"
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Okay\"}}\n\n"
+    "event: content_block_start\ndata: "
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+    "event: content_block_delta\ndata: "
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Okay\"}}\n\n"
     "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"AskAgent\",\"input\":{}}}\n\n"
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"agent\"}}\n\n"
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"_name\\\": \\\"Poet\\\"}\"}}\n\n"
+    "event: content_block_start\ndata: "
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+    "\"name\":\"AskAgent\",\"input\":{}}}\n\n"
+    "event: content_block_delta\ndata: "
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{"
+    "\\\"agent\"}}\n\n"
+    "event: content_block_delta\ndata: "
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"_"
+    "name\\\": \\\"Poet\\\"}\"}}\n\n"
     "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
-    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}\n\n"
+    "event: message_delta\ndata: "
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_"
+    "tokens\":15}}\n\n"
     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
 TEST(AnthropicDialect, DecodesStreamSplitAnywhere) {
@@ -90,11 +104,14 @@ std::string event(const std::string& name, const std::string& data) {
   return "event: " + name + "\ndata: " + data + "\n\n";
 }
 
-const std::string kStart = event(
-    "message_start", R"({"type":"message_start","message":{"model":"m","usage":{"input_tokens":5,"output_tokens":1}}})");
+const std::string kStart =
+    event("message_start",
+          R"({"type":"message_start","message":{"model":"m","usage":{"input_tokens":5,"output_tokens":1}}})");
 const std::string kTextBlock =
-    event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})") +
-    event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Already shown"}})");
+    event("content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})") +
+    event("content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Already shown"}})");
 const std::string kEnd = event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"}})") +
                          event("message_stop", R"({"type":"message_stop"})");
 
@@ -120,9 +137,12 @@ TEST(AnthropicDialect, BlockStartOutOfOrderIsADecodeErrorNotLostText) {
   } cases[] = {
       {R"({"type":"content_block_start",)" + tool, "content_block_start has no integer index"},
       {R"({"type":"content_block_start","index":"1",)" + tool, "content_block_start has no integer index"},
-      {R"({"type":"content_block_start","index":0,)" + tool, "content_block_start has index 0 but 1 blocks have started"},
-      {R"({"type":"content_block_start","index":2,)" + tool, "content_block_start has index 2 but 1 blocks have started"},
-      {R"({"type":"content_block_start","index":-1,)" + tool, "content_block_start has index -1 but 1 blocks have started"},
+      {R"({"type":"content_block_start","index":0,)" + tool,
+       "content_block_start has index 0 but 1 blocks have started"},
+      {R"({"type":"content_block_start","index":2,)" + tool,
+       "content_block_start has index 2 but 1 blocks have started"},
+      {R"({"type":"content_block_start","index":-1,)" + tool,
+       "content_block_start has index -1 but 1 blocks have started"},
   };
   for (const auto& c : cases) {
     std::string shown;
@@ -141,10 +161,12 @@ TEST(AnthropicDialect, DeltaOrStopForAnotherBlockIsADecodeError) {
   } cases[] = {
       {event("content_block_delta", R"({"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}})"),
        "content_block_delta has no integer index"},
-      {event("content_block_delta", R"({"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}})"),
+      {event("content_block_delta",
+             R"({"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}})"),
        "content_block_delta for block 3, but the open block is 0"},
       {event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
-           event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})"),
+           event("content_block_delta",
+                 R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})"),
        "content_block_delta for block 0, but no content block is open"},
       {event("content_block_delta",
              R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}})"),
@@ -170,13 +192,15 @@ TEST(AnthropicDialect, DeltaOrStopForAnotherBlockIsADecodeError) {
   EXPECT_EQ(shown, "");
   // Text into a tool block would be shown and then dropped.
   shown.clear();
-  r = decode(kStart +
-                 event("content_block_start",
-                       R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}})") +
-                 event("content_block_delta",
-                       R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})") +
-                 kEnd,
-             shown);
+  r = decode(
+      kStart +
+          event(
+              "content_block_start",
+              R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}})") +
+          event("content_block_delta",
+                R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})") +
+          kEnd,
+      shown);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("text_delta for block 0, which is a tool_use block"), std::string::npos)
       << r.error().message;
@@ -193,8 +217,9 @@ TEST(AnthropicDialect, OtherBlockKindsAreSkippedInPlace) {
       event("content_block_delta",
             R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}})") +
       event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
-      event("content_block_start",
-            R"({"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}})") +
+      event(
+          "content_block_start",
+          R"({"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}})") +
       event("content_block_delta",
             R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}})") +
       event("content_block_stop", R"({"type":"content_block_stop","index":1})") +
@@ -213,15 +238,20 @@ TEST(AnthropicDialect, OtherBlockKindsAreSkippedInPlace) {
 
 TEST(AnthropicDialect, ErrorEventInStream) {
   auto dec = d.stream_decoder();
-  dec->feed("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
+  dec->feed(
+      "event: error\ndata: "
+      "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
   auto r = dec->finish();
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("Overloaded"), std::string::npos);
 }
 
 TEST(AnthropicDialect, DescribesErrorsAndHasNoEmbeddings) {
-  EXPECT_EQ(d.describe_error(429, R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}})"),
-            "anthropic: HTTP 429: Number of requests has exceeded your rate limit (rate_limit_error)");
+  EXPECT_EQ(
+      d.describe_error(
+          429,
+          R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}})"),
+      "anthropic: HTTP 429: Number of requests has exceeded your rate limit (rate_limit_error)");
   EXPECT_FALSE(d.supports_embeddings());
   auto r = d.parse_embed_response("{}");
   ASSERT_FALSE(r.ok());

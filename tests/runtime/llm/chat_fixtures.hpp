@@ -13,22 +13,31 @@ namespace kaisha::llm::testing {
 inline json to_json(const ChatMessage& m) {
   json calls = json::array();
   for (const auto& c : m.tool_calls) calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-  return {{"role", to_string(m.role)}, {"content", m.content}, {"tool_calls", calls},
-          {"tool_call_id", m.tool_call_id}, {"name", m.name}};
+  return {{"role", to_string(m.role)},
+          {"content", m.content},
+          {"tool_calls", calls},
+          {"tool_call_id", m.tool_call_id},
+          {"name", m.name}};
 }
 
 inline json to_json(const ChatRequest& r) {
   json msgs = json::array();
   for (const auto& m : r.messages) msgs.push_back(to_json(m));
   json tools = json::array();
-  for (const auto& t : r.tools) tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
-  return {{"model", r.model}, {"messages", msgs}, {"tools", tools},
+  for (const auto& t : r.tools)
+    tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+  return {{"model", r.model},
+          {"messages", msgs},
+          {"tools", tools},
           {"temperature", r.temperature ? json(*r.temperature) : json(nullptr)},
-          {"max_tokens", r.max_tokens ? json(*r.max_tokens) : json(nullptr)}, {"stream", r.stream}};
+          {"max_tokens", r.max_tokens ? json(*r.max_tokens) : json(nullptr)},
+          {"stream", r.stream}};
 }
 
 inline json to_json(const ChatResponse& r) {
-  return {{"model", r.model}, {"message", to_json(r.message)}, {"finish_reason", r.finish_reason},
+  return {{"model", r.model},
+          {"message", to_json(r.message)},
+          {"finish_reason", r.finish_reason},
           {"usage", {{"in", r.usage.input_tokens}, {"out", r.usage.output_tokens}, {"estimated", r.usage.estimated}}}};
 }
 
@@ -46,8 +55,9 @@ inline ChatRequest sample_request(bool stream = false) {
   r.messages.push_back(a);
   r.messages.push_back({Role::tool, "Agent Poet created; 3 remaining", {}, "call_0", "AgentCreator"});
   r.messages.push_back({Role::user, "Go on", {}, "", ""});
-  r.tools.push_back({"AgentCreator", "Creates an agent",
-                     json::parse(R"({"type":"object","properties":{"agent_name":{"type":"string"}},"required":["agent_name"]})")});
+  r.tools.push_back(
+      {"AgentCreator", "Creates an agent",
+       json::parse(R"({"type":"object","properties":{"agent_name":{"type":"string"}},"required":["agent_name"]})")});
   r.temperature = 0.25;
   r.max_tokens = 512;
   r.stream = stream;

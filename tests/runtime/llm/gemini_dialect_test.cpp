@@ -66,10 +66,14 @@ TEST(GeminiDialect, BlockedPromptIsAClearError) {
 }
 
 constexpr const char* kStream =
-    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Once\"}],\"role\": \"model\"},\"index\": 0}],\"modelVersion\": \"gemini-2.0-flash\"}\r\n\r\n"
-    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" upon\"}],\"role\": \"model\"},\"index\": 0}],\"modelVersion\": \"gemini-2.0-flash\"}\r\n\r\n"
-    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" a time\"}],\"role\": \"model\"},\"finishReason\": \"MAX_TOKENS\",\"index\": 0}],"
-    "\"usageMetadata\": {\"promptTokenCount\": 5,\"candidatesTokenCount\": 3,\"totalTokenCount\": 8},\"modelVersion\": \"gemini-2.0-flash\"}\r\n\r\n";
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Once\"}],\"role\": \"model\"},\"index\": "
+    "0}],\"modelVersion\": \"gemini-2.0-flash\"}\r\n\r\n"
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" upon\"}],\"role\": \"model\"},\"index\": "
+    "0}],\"modelVersion\": \"gemini-2.0-flash\"}\r\n\r\n"
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" a time\"}],\"role\": "
+    "\"model\"},\"finishReason\": \"MAX_TOKENS\",\"index\": 0}],"
+    "\"usageMetadata\": {\"promptTokenCount\": 5,\"candidatesTokenCount\": 3,\"totalTokenCount\": 8},\"modelVersion\": "
+    "\"gemini-2.0-flash\"}\r\n\r\n";
 
 TEST(GeminiDialect, DecodesStreamSplitAnywhere) {
   std::string body = kStream;
@@ -92,7 +96,8 @@ TEST(GeminiDialect, DecodesStreamSplitAnywhere) {
 }
 
 TEST(GeminiDialect, DescribesErrorsAndEmbeds) {
-  EXPECT_EQ(d.describe_error(429, R"({"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}})"),
+  EXPECT_EQ(d.describe_error(
+                429, R"({"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}})"),
             "gemini: HTTP 429: Resource has been exhausted (RESOURCE_EXHAUSTED)");
   auto spec = d.embed_request({"text-embedding-004", {"a", "b"}}, {kBase, "", {}});
   EXPECT_EQ(spec.url, std::string(kBase) + "/models/text-embedding-004:batchEmbedContents");

@@ -13,8 +13,8 @@ TEST(ModelRef, SplitsAtFirstColon) {
 }
 
 TEST(ModelRef, ParsesEachProvider) {
-  for (const char* text : {"openai:gpt-4o-mini", "gemini:gemini-2.0-flash", "anthropic:claude-3-5-haiku-latest",
-                           "ollama:llama3.2"}) {
+  for (const char* text :
+       {"openai:gpt-4o-mini", "gemini:gemini-2.0-flash", "anthropic:claude-3-5-haiku-latest", "ollama:llama3.2"}) {
     auto r = parse_model_ref(text);
     ASSERT_TRUE(r.ok()) << text;
     EXPECT_EQ(to_string(*r), text);
@@ -28,7 +28,10 @@ TEST(ModelRef, TrimsWhitespace) {
 }
 
 TEST(ModelRef, RejectsBadRefsNamingTheText) {
-  struct Case { const char* text; const char* why; };
+  struct Case {
+    const char* text;
+    const char* why;
+  };
   for (auto c : {Case{"", "empty"}, Case{"llama3.2", "no ':'"}, Case{":llama3.2", "provider part"},
                  Case{"ollama:", "model part"}, Case{"ollama:  ", "model part"}}) {
     auto r = parse_model_ref(c.text);

@@ -51,9 +51,12 @@ TEST(OllamaDialect, MissingMessage) {
 }
 
 constexpr const char* kStream =
-    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"Hel\"},\"done\":false}\n"
-    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"lo ✓\"},\"done\":false}\r\n"
-    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"length\",\"done\":true,\"prompt_eval_count\":3,\"eval_count\":4}\n";
+    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"Hel\"},\"done\":"
+    "false}\n"
+    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"lo "
+    "✓\"},\"done\":false}\r\n"
+    "{\"model\":\"llama3.2\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done_"
+    "reason\":\"length\",\"done\":true,\"prompt_eval_count\":3,\"eval_count\":4}\n";
 
 TEST(OllamaDialect, DecodesNdjsonSplitAnywhere) {
   std::string body = kStream;

@@ -17,7 +17,8 @@ std::string header(const HttpRequestSpec& s, const std::string& name) {
 }
 
 TEST(OpenAiDialect, BuildsChatRequest) {
-  auto spec = d.chat_request(testing::sample_request(true), {"https://api.openai.com/v1/", "sk-1", {{"OpenAI-Organization", "org"}}});
+  auto spec = d.chat_request(testing::sample_request(true),
+                             {"https://api.openai.com/v1/", "sk-1", {{"OpenAI-Organization", "org"}}});
   EXPECT_EQ(spec.method, "POST");
   EXPECT_EQ(spec.url, "https://api.openai.com/v1/chat/completions");
   EXPECT_EQ(header(spec, "Authorization"), "Bearer sk-1");
@@ -29,9 +30,11 @@ TEST(OpenAiDialect, BuildsChatRequest) {
   EXPECT_EQ(b["temperature"], 0.25);
   EXPECT_EQ(b["max_tokens"], 512);
   EXPECT_EQ(b["messages"][0], json::parse(R"({"role":"system","content":"You are the CEO."})"));
-  EXPECT_EQ(b["messages"][2], json::parse(R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",
+  EXPECT_EQ(b["messages"][2],
+            json::parse(R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",
             "function":{"name":"AgentCreator","arguments":"{\"agent_name\":\"Poet\",\"base_model\":\"mistral\"}"}}]})"));
-  EXPECT_EQ(b["messages"][3], json::parse(R"({"role":"tool","tool_call_id":"call_0","content":"Agent Poet created; 3 remaining"})"));
+  EXPECT_EQ(b["messages"][3],
+            json::parse(R"({"role":"tool","tool_call_id":"call_0","content":"Agent Poet created; 3 remaining"})"));
   EXPECT_EQ(b["tools"][0]["type"], "function");
   EXPECT_EQ(b["tools"][0]["function"]["name"], "AgentCreator");
   EXPECT_EQ(b["tools"][0]["function"]["parameters"]["required"][0], "agent_name");
@@ -74,14 +77,27 @@ TEST(OpenAiDialect, MissingChoicesNamesWhatIsMissing) {
 // A stream as api.openai.com sends it: tool call arguments in fragments,
 // usage in a last chunk with no choices.
 constexpr const char* kStream =
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hiring \"},\"finish_reason\":null}]}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+    "\"finish_reason\":null}]}\n\n"
+    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hiring "
+    "\"},\"finish_reason\":null}]}\n\n"
     ": keep-alive comment\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"AgentCreator\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"agent_na\"}}]},\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"me\\\":\\\"Poet\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
-    "data: {\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
+    "\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"AgentCreator\",\"arguments\":\"\"}}]},\"finish_reason\":"
+    "null}]}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+    "{\"arguments\":\"{\\\"agent_na\"}}]},\"finish_reason\":null}]}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+    "{\"arguments\":\"me\\\":\\\"Poet\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+    "data: "
+    "{\"id\":\"c\",\"model\":\"gpt-4o\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_"
+    "tokens\":15}}\n\n"
     "data: [DONE]\n\n";
 
 TEST(OpenAiDialect, DecodesStreamSplitAnywhere) {
@@ -115,15 +131,17 @@ TEST(OpenAiDialect, StreamWithoutDoneIsCutOff) {
 }
 
 TEST(OpenAiDialect, DescribesErrors) {
-  EXPECT_EQ(d.describe_error(401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})"),
-            "openai: HTTP 401: Incorrect API key provided");
+  EXPECT_EQ(
+      d.describe_error(401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})"),
+      "openai: HTTP 401: Incorrect API key provided");
 }
 
 TEST(OpenAiDialect, Embeddings) {
   auto spec = d.embed_request({"text-embedding-3-small", {"a", "b"}}, {"https://api.openai.com/v1", "k", {}});
   EXPECT_EQ(spec.url, "https://api.openai.com/v1/embeddings");
   EXPECT_EQ(json::parse(spec.body)["input"], json::parse(R"(["a","b"])"));
-  auto r = d.parse_embed_response(R"({"data":[{"index":1,"embedding":[0.5]},{"index":0,"embedding":[0.25]}],"usage":{"prompt_tokens":2}})");
+  auto r = d.parse_embed_response(
+      R"({"data":[{"index":1,"embedding":[0.5]},{"index":0,"embedding":[0.25]}],"usage":{"prompt_tokens":2}})");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->vectors, (std::vector<std::vector<float>>{{0.25f}, {0.5f}}));
   EXPECT_EQ(r->usage.input_tokens, 2);

@@ -57,7 +57,7 @@ TEST_P(RoundTrip, TextOnlyResponse) {
 // the answer arrives with U+FFFD in place of the bad bytes, in one piece and
 // streamed byte by byte, and an error body's excerpt is valid text too.
 TEST_P(RoundTrip, IllFormedUtf8BecomesReplacementCharacters) {
-  const std::string ja = "\xE6\x97\xA5\xE6\x9C\xAC";  // 日本
+  const std::string ja = "\xE6\x97\xA5\xE6\x9C\xAC";   // 日本
   const std::string bad = "\xE6\x97\xFF\xED\xA0\x80";  // cut 日, a stray byte, a surrogate
   const std::string fffd = "\xEF\xBF\xBD";
   ChatResponse in;

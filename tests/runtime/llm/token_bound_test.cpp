@@ -34,7 +34,8 @@ ChatRequest ask(const std::string& system, const std::string& user) {
 
 const std::string kJapanese =
     "東京の主要な河川を三つ挙げ、それぞれの長さと歴史的な役割について簡潔に説明してください。";
-const std::string kEmoji = "🌊🏞️🐟🚣‍♀️🌉 rivers 🌧️➡️🌊 — explain the water cycle with emoji only 🙂";
+const std::string kEmoji =
+    "🌊🏞️🐟🚣‍♀️🌉 rivers 🌧️➡️🌊 — explain the water cycle with emoji only 🙂";
 
 TEST(TokenBound, CoversOneTokenPerByteForCjkAndEmoji) {
   for (const std::string& text : {kJapanese, kEmoji, std::string("plain English words")}) {

@@ -40,7 +40,8 @@ TEST(ConversationSummarizer, TokensCountToolCallsAndResults) {
   llm::ChatResponse r;
   r.message.tool_calls = {{"c1", "GetBudget", "{}"}};  // "\n[calls GetBudget with {}]": 26 -> 7
   c.on_response(r);
-  c.add_tool_result(r.message.tool_calls[0], json{{"round", 0}, {"status", "success"}});  // "[GetBudget answered] " + 30: 51 -> 13
+  c.add_tool_result(r.message.tool_calls[0],
+                    json{{"round", 0}, {"status", "success"}});  // "[GetBudget answered] " + 30: 51 -> 13
   EXPECT_EQ(s.tokens(c), 4 + 2 + 7 + 13);
 }
 

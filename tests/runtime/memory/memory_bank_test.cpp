@@ -26,7 +26,9 @@ class CountingEmbedder : public Embedder {
 class FailingEmbedder : public Embedder {
  public:
   std::string model_id() const override { return "ollama:all-minilm"; }
-  void embed(std::vector<std::string>, EmbedDone done) override { done(Error{"connect", "ollama:all-minilm: refused"}); }
+  void embed(std::vector<std::string>, EmbedDone done) override {
+    done(Error{"connect", "ollama:all-minilm: refused"});
+  }
 };
 
 MemoryEntry entry(const std::string& id, const std::string& text) {
@@ -52,7 +54,8 @@ TEST(MemoryBank, RetrievesAboveTheThresholdCappedAtTopK) {
   auto bank = open_bank(":memory:", "", std::make_shared<HashedNgramEmbedder>());
   ASSERT_TRUE(bank->add(entry("vegetarian", "The user is vegetarian.")).ok());
   ASSERT_TRUE(bank->add(entry("deadline", "The report deadline is Friday.")).ok());
-  for (int i = 0; i < 8; ++i) ASSERT_TRUE(bank->add(entry("v" + std::to_string(i), "vegetarian dish " + std::to_string(i))).ok());
+  for (int i = 0; i < 8; ++i)
+    ASSERT_TRUE(bank->add(entry("v" + std::to_string(i), "vegetarian dish " + std::to_string(i))).ok());
   RetrievalOptions o;
   o.lexical_weight = 0;  // HASHIRU literal: cosine only
   auto hits = bank->retrieve("Is the user a vegetarian?", o);
@@ -125,7 +128,8 @@ TEST(MemoryBank, EmbeddingsAreCachedAndTheIndexIsPersistedOrRebuilt) {
   auto emb = std::make_shared<CountingEmbedder>();
   {
     auto bank = open_bank(db, idx, emb);
-    for (int i = 0; i < 20; ++i) ASSERT_TRUE(bank->add(entry("k" + std::to_string(i), "memory number " + std::to_string(i))).ok());
+    for (int i = 0; i < 20; ++i)
+      ASSERT_TRUE(bank->add(entry("k" + std::to_string(i), "memory number " + std::to_string(i))).ok());
     EXPECT_FALSE(bank->index_was_loaded());
   }  // saves the index
   EXPECT_EQ(emb->embedded, 20u);
@@ -157,7 +161,7 @@ TEST(MemoryBank, EmbeddingsAreCachedAndTheIndexIsPersistedOrRebuilt) {
     auto bank = open_bank(db, idx, emb);
     EXPECT_FALSE(bank->index_was_loaded());
     EXPECT_EQ(bank->index().size(), 21u);  // rebuilt, and the new entry embedded
-    EXPECT_EQ(emb->embedded, 22u);          // 20 entries, the query above, the new entry
+    EXPECT_EQ(emb->embedded, 22u);         // 20 entries, the query above, the new entry
   }
 }
 

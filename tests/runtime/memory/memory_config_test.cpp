@@ -29,7 +29,8 @@ memory:
   context_messages: 1
   exact_below: 100
   index_dir: idx
-)", "/etc/kaisha/c.yaml");
+)",
+                        "/etc/kaisha/c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->memory.path, "/etc/kaisha/mem.db");
   EXPECT_EQ(c->memory.index_dir, "/etc/kaisha/idx");
@@ -46,11 +47,12 @@ TEST(MemoryConfig, MistakesNameFileLineAndKey) {
     const char* yaml;
     const char* want;
   };
-  for (const Case& k : {Case{"memory:\n  top_k: 0\n", "c.yaml:2"}, Case{"memory:\n  threshold: 2\n", "memory.threshold"},
-                        Case{"memory:\n  ranking: best\n", "expected one of similarity, effgen"},
-                        Case{"memory:\n  embedding_model: all-minilm\n", "provider:model"},
-                        Case{"memory:\n  treshold: 0.1\n", "did you mean 'threshold'"},
-                        Case{"memory:\n  lexical_weight: 1.5\n", "memory.lexical_weight"}}) {
+  for (const Case& k :
+       {Case{"memory:\n  top_k: 0\n", "c.yaml:2"}, Case{"memory:\n  threshold: 2\n", "memory.threshold"},
+        Case{"memory:\n  ranking: best\n", "expected one of similarity, effgen"},
+        Case{"memory:\n  embedding_model: all-minilm\n", "provider:model"},
+        Case{"memory:\n  treshold: 0.1\n", "did you mean 'threshold'"},
+        Case{"memory:\n  lexical_weight: 1.5\n", "memory.lexical_weight"}}) {
     auto c = parse_config(k.yaml, "c.yaml");
     ASSERT_FALSE(c.ok()) << k.yaml;
     EXPECT_NE(c.error().message.find(k.want), std::string::npos) << c.error().message;
@@ -68,7 +70,8 @@ TEST(MemoryConfig, ShortTermAndErrorReflectionDefaultsAndKeys) {
 memory:
   error_reflection: false
   short_term: { enabled: false, context_tokens: 2000, threshold: 0.5, keep_recent: 4 }
-)", "c.yaml");
+)",
+                        "c.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_FALSE(c->memory.error_reflection);
   EXPECT_FALSE(c->memory.short_term.enabled);

@@ -42,8 +42,8 @@ TEST(MemoryService, ToolCallsAndRetrievalRunOnTheWorkerAndPersist) {
               json::parse(R"(["add_memory", "get_all_memories", "delete_memory"])"));
     std::promise<company::ToolResult> p;
     (*source)->call("MemoryManager",
-                      json{{"action", "add_memory"}, {"key", "vegetarian"}, {"memory", "The user is vegetarian."}},
-                      {"s1", "t1", "CEO", ""}, [&](company::ToolResult r) { p.set_value(std::move(r)); });
+                    json{{"action", "add_memory"}, {"key", "vegetarian"}, {"memory", "The user is vegetarian."}},
+                    {"s1", "t1", "CEO", ""}, [&](company::ToolResult r) { p.set_value(std::move(r)); });
     EXPECT_TRUE(p.get_future().get().ok);
   }
   auto s = start(dir.file("m.db"));  // a new process, the same file
@@ -66,7 +66,7 @@ TEST(MemoryService, ConsolidatesEveryFiftyMessagesInTheBackground) {
   for (int i = 0; i < 49; ++i)
     s->observe(i == 10 ? StmRole::user : StmRole::assistant, i == 10 ? long_fact : "ok " + std::to_string(i), "s1");
   s->flush();
-  EXPECT_EQ(s->consolidated(), 0u);  // not yet: 49 messages
+  EXPECT_EQ(s->consolidated(), 0u);                               // not yet: 49 messages
   s->observe(StmRole::tool, long_fact + " (tool output)", "s1");  // the 50th; TOOL is never kept
   s->flush();
   EXPECT_EQ(s->consolidated(), 1u);

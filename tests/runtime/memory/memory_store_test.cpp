@@ -24,18 +24,26 @@ TEST(MemoryStore, MemoriesTableAndIndicesAreEffgensSchema) {
   ASSERT_TRUE(MemoryStore::open(path).ok());
   auto db = store::SqliteDb::open(path);
   ASSERT_TRUE(db.ok());
-  auto cols = (*db)->prepare("SELECT name, type, \"notnull\", COALESCE(dflt_value, ''), pk FROM pragma_table_info('memories')");
+  auto cols =
+      (*db)->prepare("SELECT name, type, \"notnull\", COALESCE(dflt_value, ''), pk FROM pragma_table_info('memories')");
   ASSERT_TRUE(cols.ok());
   std::vector<std::string> got;
   while (*cols->step())
     got.push_back(cols->column_text(0) + " " + cols->column_text(1) + " " + std::to_string(cols->column_int(2)) + " " +
                   cols->column_text(3) + " " + std::to_string(cols->column_int(4)));
-  const std::vector<std::string> want = {
-      "id TEXT 0  1",          "content TEXT 1  0",    "memory_type TEXT 1  0", "importance INTEGER 1  0",
-      "timestamp REAL 1  0",   "session_id TEXT 0  0", "metadata TEXT 0  0",    "access_count INTEGER 0 0 0",
-      "last_accessed REAL 0  0", "tags TEXT 0  0"};
+  const std::vector<std::string> want = {"id TEXT 0  1",
+                                         "content TEXT 1  0",
+                                         "memory_type TEXT 1  0",
+                                         "importance INTEGER 1  0",
+                                         "timestamp REAL 1  0",
+                                         "session_id TEXT 0  0",
+                                         "metadata TEXT 0  0",
+                                         "access_count INTEGER 0 0 0",
+                                         "last_accessed REAL 0  0",
+                                         "tags TEXT 0  0"};
   EXPECT_EQ(got, want);
-  auto idx = (*db)->prepare("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='memories' AND sql IS NOT NULL ORDER BY name");
+  auto idx = (*db)->prepare(
+      "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='memories' AND sql IS NOT NULL ORDER BY name");
   ASSERT_TRUE(idx.ok());
   std::vector<std::string> names;
   while (*idx->step()) names.push_back(idx->column_text(0));

@@ -28,7 +28,7 @@ TEST(ShortTermMemory, PastTheThresholdOneSummaryAndTheLastTenRemain) {
   const std::string prompt = stm.summary_prompt();
   EXPECT_EQ(prompt.rfind("Summarize this conversation: ", 0), 0u);
   EXPECT_NE(prompt.find("user: m0 "), std::string::npos);
-  EXPECT_EQ(prompt.find("m20 "), std::string::npos);  // the last ten are kept
+  EXPECT_EQ(prompt.find("m20 "), std::string::npos);              // the last ten are kept
   EXPECT_EQ(prompt.find("You are helpful."), std::string::npos);  // SYSTEM is kept
 
   SummaryEvent ev = stm.apply_summary("they talked");

@@ -16,8 +16,8 @@ T round_trip(const T& v) {
 }
 
 TEST(Codec, AgentSpecRoundTrip) {
-  AgentSpec s{"RiverPoet", "gemini-2.0-flash", "gemini:gemini-2.0-flash", "cloud",
-              "You write poems.", "Writes poems", json{{"invoke_expense_cost", 0.1}}};
+  AgentSpec s{"RiverPoet",        "gemini-2.0-flash", "gemini:gemini-2.0-flash",         "cloud",
+              "You write poems.", "Writes poems",     json{{"invoke_expense_cost", 0.1}}};
   AgentSpec r = round_trip(s);
   EXPECT_EQ(r.name, "RiverPoet");
   EXPECT_EQ(r.model_ref, "gemini:gemini-2.0-flash");
@@ -209,7 +209,8 @@ TEST(Codec, ATurnGoesOutAsVersionTwoAndAPlainAskAsVersionOne) {
   AskRequest plain{"s", "t", "q", 0, ""};
   EXPECT_EQ(wrap(plain, {}, {}, "m1").version, 1u);
   AskRequest turn{"s", "t", "", 0, ""};
-  turn.messages = {{llm::Role::system, "be brief", {}, "", ""}, {llm::Role::user, "ことばを数えて 🙂", {}, "", ""}};
+  turn.messages = {{llm::Role::system, "be brief", {}, "", ""},
+                   {llm::Role::user, "ことばを数えて 🙂", {}, "", ""}};
   turn.tools = {llm::ToolSpec{"final_output", "ends the call", json{{"type", "object"}}}};
   Envelope e = wrap(turn, {}, {}, "m2");
   EXPECT_EQ(e.version, 2u);

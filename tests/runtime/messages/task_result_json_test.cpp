@@ -25,9 +25,8 @@ TaskResult sample() {
 // keys, so they are pinned here.
 TEST(TaskResultJson, ResultLineKeys) {
   const json j = sample();
-  EXPECT_EQ(dump_text(j),
-            R"({"answer":"42","error":"","expense":0.5,"metadata":{"strategy":"effgen"},"ok":true,)"
-            R"("task":"t-1","tokens_in":120,"tokens_out":30,"wall_ms":900})");
+  EXPECT_EQ(dump_text(j), R"({"answer":"42","error":"","expense":0.5,"metadata":{"strategy":"effgen"},"ok":true,)"
+                          R"("task":"t-1","tokens_in":120,"tokens_out":30,"wall_ms":900})");
 }
 
 TEST(TaskResultJson, TotalsOfTheFinalEvent) {

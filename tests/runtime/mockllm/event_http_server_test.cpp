@@ -201,7 +201,9 @@ TEST(EventHttpServer, ClientGoneBeforeTheReplyIsHarmless) {
 }
 
 TEST(EventHttpServer, HeadersThenCloseDropsTheConnectionWithoutABody) {
-  EventHttpServer s([](const HttpRequest&, EventHttpServer::Reply r) { r.send_headers_then_close({200, "application/json", {}, "x"}); });
+  EventHttpServer s([](const HttpRequest&, EventHttpServer::Reply r) {
+    r.send_headers_then_close({200, "application/json", {}, "x"});
+  });
   auto port = s.start("127.0.0.1", 0);
   ASSERT_TRUE(port.ok());
   const int fd = connect_to(*port);
@@ -245,9 +247,7 @@ TEST(EventHttpServer, AThrowingHandlerAnswers500) {
 
 TEST(EventHttpServer, StopReturnsWhileRepliesAreStillWaiting) {
   EventHttpServer* self = nullptr;
-  EventHttpServer s([&](const HttpRequest&, EventHttpServer::Reply r) {
-    self->after(60s, [r] { r.send({}); });
-  });
+  EventHttpServer s([&](const HttpRequest&, EventHttpServer::Reply r) { self->after(60s, [r] { r.send({}); }); });
   self = &s;
   auto port = s.start("127.0.0.1", 0);
   ASSERT_TRUE(port.ok());

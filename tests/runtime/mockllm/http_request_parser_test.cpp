@@ -30,7 +30,9 @@ TEST(HttpRequestParser, ContentLengthBodyFedByteByByte) {
 
 TEST(HttpRequestParser, PipelinedRequestsComeOutInOrder) {
   HttpRequestParser p;
-  p.feed("GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nhiGET /c HTTP/1.1\r\nConnection: close\r\n\r\n");
+  p.feed(
+      "GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nhiGET /c HTTP/1.1\r\nConnection: "
+      "close\r\n\r\n");
   HttpRequest r;
   ASSERT_EQ(p.next(r), State::complete);
   EXPECT_EQ(r.path, "/a");
@@ -108,20 +110,20 @@ TEST_P(HttpRequestParserRejects, WithStatusAndReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, HttpRequestParserRejects,
-    ::testing::Values(BadCase{"GARBAGE\r\n\r\n", 400, "malformed request line"},
-                      BadCase{"GET / HTTP/2.0\r\n\r\n", 505, "unsupported version"},
-                      BadCase{"GET / FTP/1.0\r\n\r\n", 400, "no HTTP version"},
-                      BadCase{"GET nopath HTTP/1.1\r\n\r\n", 400, "malformed request target"},
-                      BadCase{"GET / HTTP/1.1\r\nno colon here\r\n\r\n", 400, "malformed header line"},
-                      BadCase{"GET / HTTP/1.1\r\n folded: x\r\n\r\n", 400, "malformed header line"},
-                      BadCase{"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "malformed Content-Length"},
-                      BadCase{"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400,
-                              "conflicting Content-Length"},
-                      BadCase{"POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 413, "exceeds 100"},
-                      BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported Transfer-Encoding"},
-                      BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "malformed chunk size"},
-                      BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 400, "not followed by CRLF"},
-                      BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n", 413, "exceeds 100"}));
+    ::testing::Values(
+        BadCase{"GARBAGE\r\n\r\n", 400, "malformed request line"},
+        BadCase{"GET / HTTP/2.0\r\n\r\n", 505, "unsupported version"},
+        BadCase{"GET / FTP/1.0\r\n\r\n", 400, "no HTTP version"},
+        BadCase{"GET nopath HTTP/1.1\r\n\r\n", 400, "malformed request target"},
+        BadCase{"GET / HTTP/1.1\r\nno colon here\r\n\r\n", 400, "malformed header line"},
+        BadCase{"GET / HTTP/1.1\r\n folded: x\r\n\r\n", 400, "malformed header line"},
+        BadCase{"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "malformed Content-Length"},
+        BadCase{"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "conflicting Content-Length"},
+        BadCase{"POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 413, "exceeds 100"},
+        BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported Transfer-Encoding"},
+        BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "malformed chunk size"},
+        BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 400, "not followed by CRLF"},
+        BadCase{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n", 413, "exceeds 100"}));
 
 TEST(HttpRequestParser, OversizedHeadersAreRejectedBeforeTheyEnd) {
   HttpRequestParser p(HttpRequestParser::Limits{.max_header_bytes = 64, .max_body_bytes = 100});

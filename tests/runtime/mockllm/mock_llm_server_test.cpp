@@ -87,8 +87,10 @@ httplib::Result send(int port, const llm::HttpRequestSpec& spec, int timeout_s =
   httplib::Headers headers;
   std::string content_type = "application/json";
   for (const auto& [k, v] : spec.headers) {
-    if (k == "Content-Type") content_type = v;
-    else headers.emplace(k, v);
+    if (k == "Content-Type")
+      content_type = v;
+    else
+      headers.emplace(k, v);
   }
   return cli.Post(llm::testing::path_of(spec.url), headers, spec.body, content_type);
 }
@@ -308,8 +310,10 @@ TEST(MockLlmServer, ServesSlowRequestsInParallel) {
   for (int i = 0; i < kRequests; ++i) {
     threads.emplace_back([&] {
       auto res = send(s.port(), llm::ollama_dialect().chat_request(ask("slow", "hi"), {s.base("ollama"), "", {}}), 30);
-      if (res && res->status == 200) ++ok;
-      else ADD_FAILURE() << (res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()));
+      if (res && res->status == 200)
+        ++ok;
+      else
+        ADD_FAILURE() << (res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()));
     });
   }
   for (auto& t : threads) t.join();

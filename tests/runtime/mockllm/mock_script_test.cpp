@@ -49,7 +49,8 @@ rules:
   - match: { model: flaky }
     fault: { status: 429, retry_after: 1 }
 default_reply: { text: fallback }
-)", "t.yaml");
+)",
+                             "t.yaml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->default_latency_ms, 7);
   ASSERT_EQ(s->rules.size(), 2u);
@@ -82,12 +83,13 @@ void expect_error(const std::string& text, const std::string& where, const std::
 }
 
 TEST(MockScript, ReportsErrorsWithFileLineAndKey) {
-  expect_error("rules:\n  - match: {model: x}\n    reply: {text: a}\n    tiems: 2\n", "t.yaml:4:", "unknown key 'tiems' in rule");
+  expect_error("rules:\n  - match: {model: x}\n    reply: {text: a}\n    tiems: 2\n",
+               "t.yaml:4:", "unknown key 'tiems' in rule");
   expect_error("rules:\n  - match:\n      modle: x\n    reply: {text: a}\n", "t.yaml:3:", "'modle'");
   expect_error("rules:\n  - match: {turn: two}\n    reply: {text: a}\n", "t.yaml:2:", "'turn' must be a whole number");
   expect_error("rules:\n  - match: {model: x}\n", "t.yaml:2:", "needs a 'reply' or a 'fault'");
-  expect_error("rules:\n  - match: {model: x}\n    reply: {text: a}\n    reply: {text: b}\n", "t.yaml:4:",
-               "'rules[0].reply' is given twice (lines 3 and 4)");
+  expect_error("rules:\n  - match: {model: x}\n    reply: {text: a}\n    reply: {text: b}\n",
+               "t.yaml:4:", "'rules[0].reply' is given twice (lines 3 and 4)");
   expect_error("rules:\n  - fault: {kind: explode}\n", "t.yaml:2:", "'kind' must be");
   expect_error("rules:\n  - match: {system: 're:(unclosed'}\n    reply: {text: a}\n", "t.yaml:2:", "bad regex");
   expect_error("rules: [\n  {reply: {text: a}\n", "t.yaml:", "");  // YAML syntax error
@@ -152,10 +154,14 @@ default_reply: {text: d}
   // The tool name is found through the call id when the tool message has none.
   llm::ChatMessage result{Role::tool, "3 remaining", {}, "c1", ""};
   EXPECT_EQ(label(request("m", {{Role::user, "q", {}, "", ""}, call, result})), "after-tool");
-  EXPECT_EQ(label(request("m", {{Role::system, "You are the CEO", {}, "", ""},
-                                {Role::user, "a vegetarian menu", {}, "", ""}}, true)), "tools-any");
-  EXPECT_EQ(label(request("m", {{Role::system, "You are the CEO", {}, "", ""},
-                                {Role::user, "a vegetarian menu", {}, "", ""}}, false)), "default_reply");
+  EXPECT_EQ(
+      label(request("m", {{Role::system, "You are the CEO", {}, "", ""}, {Role::user, "a vegetarian menu", {}, "", ""}},
+                    true)),
+      "tools-any");
+  EXPECT_EQ(
+      label(request("m", {{Role::system, "You are the CEO", {}, "", ""}, {Role::user, "a vegetarian menu", {}, "", ""}},
+                    false)),
+      "default_reply");
 }
 
 TEST(MockMatcher, BuildsResponsesWithTemplatesAndUsage) {
@@ -184,7 +190,9 @@ rules:
 
 // {{bytes:...}} survives the JSON encoding and becomes raw bytes after it.
 TEST(MockTemplates, BytesMarkerBecomesRawBytesInTheBody) {
-  EXPECT_EQ(insert_raw_bytes(R"({"text":"a{{bytes:E6 97 ff}}b{{bytes:C0}}"})"), "{\"text\":\"a\xE6\x97\xFF" "b\xC0\"}");
+  EXPECT_EQ(insert_raw_bytes(R"({"text":"a{{bytes:E6 97 ff}}b{{bytes:C0}}"})"),
+            "{\"text\":\"a\xE6\x97\xFF"
+            "b\xC0\"}");
   EXPECT_EQ(insert_raw_bytes("no marker {{last_user}}"), "no marker {{last_user}}");
 }
 

@@ -21,7 +21,8 @@ TEST(ConcurrencyCap, InFlightAtServerNeverExceedsCap) {
   s.server.Post("/v1/chat/completions", [&](const httplib::Request&, httplib::Response& res) {
     int n = ++now;
     int p = peak.load();
-    while (n > p && !peak.compare_exchange_weak(p, n)) {}
+    while (n > p && !peak.compare_exchange_weak(p, n)) {
+    }
     ++total;
     std::this_thread::sleep_for(60ms);
     --now;

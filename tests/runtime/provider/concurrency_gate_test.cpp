@@ -40,7 +40,8 @@ TEST(ConcurrencyGate, WorkThatEndsAtOnceDoesNotRecurse) {
   int ran = 0;
   gate.enter([] {});  // holds the only slot
   constexpr int kN = 200000;
-  for (int i = 0; i < kN; ++i) gate.enter([&] {
+  for (int i = 0; i < kN; ++i)
+    gate.enter([&] {
       ++ran;
       gate.leave();
     });

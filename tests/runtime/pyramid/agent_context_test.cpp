@@ -29,7 +29,8 @@ struct Fixture {
 TEST(AgentContext, TheSystemPromptIsResponsibilityWorkflowAndOutputControlWithTheTaskId) {
   Fixture f;
   const std::string s = f.context.system_prompt(*f.lib.find("coder"), "t-42");
-  EXPECT_EQ(s.rfind("Build the code for task t-42.\n\n1. Write code_run/main.py.\n2. Pass t-42 to every tool.\n", 0), 0u)
+  EXPECT_EQ(s.rfind("Build the code for task t-42.\n\n1. Write code_run/main.py.\n2. Pass t-42 to every tool.\n", 0),
+            0u)
       << s;
   EXPECT_NE(s.find("Only complete the task before making the final output! Use the final_output tool to output!!"),
             std::string::npos);
@@ -42,10 +43,11 @@ TEST(AgentContext, EveryCallGetsTheFourPartsInOrder) {
   f.index.describe("project_designs/summary.md", "how the scripts fit together");
   const uint64_t root = f.tree.push(0, "boss", "plans", "build a river model");
   const uint64_t me = f.tree.push(root, "coder", "builds code", "write main.py");
-  std::vector<llm::ChatMessage> env = {{llm::Role::system, "old system", {}, "", ""},
-                                       {llm::Role::user, "write main.py", {}, "", ""},
-                                       {llm::Role::assistant, "", {{"c1", "file_write", R"({"file_path":"x"})"}}, "", ""},
-                                       {llm::Role::tool, "Content is required", {}, "c1", "file_write"}};
+  std::vector<llm::ChatMessage> env = {
+      {llm::Role::system, "old system", {}, "", ""},
+      {llm::Role::user, "write main.py", {}, "", ""},
+      {llm::Role::assistant, "", {{"c1", "file_write", R"({"file_path":"x"})"}}, "", ""},
+      {llm::Role::tool, "Content is required", {}, "c1", "file_write"}};
   auto m = f.context.messages(*f.lib.find("coder"), "t-42", f.index, 1000, f.tree, me, env);
   ASSERT_EQ(m.size(), 5u);  // C_sys, C_LM + C_SM, then the call's own 3 messages
   EXPECT_EQ(m[0].role, llm::Role::system);

@@ -75,17 +75,20 @@ TEST(AgentLibrary, AFiveAryPyramidOfDepthThreeHasOneHundredTwentyFiveFunctionalA
   std::vector<std::vector<std::string>> levels = {{"root"}};
   for (int l = 3; l >= 1; --l) {
     std::vector<std::string> next;
-    for (size_t i = 0; i < levels.back().size() * 5; ++i) next.push_back("a" + std::to_string(l) + "_" + std::to_string(i));
+    for (size_t i = 0; i < levels.back().size() * 5; ++i)
+      next.push_back("a" + std::to_string(l) + "_" + std::to_string(i));
     levels.push_back(next);
   }
   std::string yaml = "agents:\n";
   for (size_t d = 0; d < levels.size(); ++d) {
     const int level = 4 - int(d);
     for (size_t i = 0; i < levels[d].size(); ++i) {
-      yaml += "  - {name: " + levels[d][i] + ", level: " + std::to_string(level) + ", description: d, available_tools: [";
+      yaml +=
+          "  - {name: " + levels[d][i] + ", level: " + std::to_string(level) + ", description: d, available_tools: [";
       if (d + 1 < levels.size())
         for (size_t k = 0; k < 5; ++k) yaml += (k ? ", " : "") + levels[d + 1][i * 5 + k];
-      else yaml += "final_output";
+      else
+        yaml += "final_output";
       yaml += "]}\n";
     }
   }
@@ -141,9 +144,11 @@ TEST(AgentLibrary, EveryMistakeNamesFileLineAndKey) {
        "agents[0].max_turns: expected an integer <= 10000, got 100000"},
       {"agents:\n  - {name: a, levle: 1, description: d, available_tools: []}\n", "did you mean 'level'?"},
       {"agents: []\n", "lib.yaml:1: agents: expected a list of agents"},
-      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{call: judge_agent}]}\n",
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{call: "
+       "judge_agent}]}\n",
        "agents[0].review[0].call: 'judge_agent' is not a tool this agent lists"},
-      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{file: x, call: file_write}]}\n",
+      {"agents:\n  - {name: a, level: 1, description: d, available_tools: [file_write], review: [{file: x, call: "
+       "file_write}]}\n",
        "agents[0].review[0]: give either 'file'"},
       {"agents:\n  - {name: a, level: 1, description: d, available_tools: [], review: [{file: ../x.md}]}\n",
        "agents[0].review[0].file: '../x.md' is not a path inside the task's directory"},

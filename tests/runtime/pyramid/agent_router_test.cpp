@@ -60,7 +60,8 @@ TEST(AgentRouter, EqualScoresGoToTheHigherQuality) {
   auto lib = AgentLibrary::parse(R"(agents:
   - {name: twin_a, level: 1, description: same words, available_tools: []}
   - {name: twin_b, level: 1, description: same words, available_tools: []}
-)", "twins.yaml");
+)",
+                                 "twins.yaml");
   ASSERT_TRUE(lib.ok()) << lib.error().message;
   memory::HashedNgramEmbedder e(64);
   std::map<std::string, memory::Vector> v{{"twin_a", e.embed_one("same words")}, {"twin_b", e.embed_one("same words")}};

@@ -65,9 +65,9 @@ TEST(AgentTools, AgentCallArgumentsAreChecked) {
   EXPECT_EQ(call->max_turns, 40);  // capped at the callee's own bound
   EXPECT_EQ(parse_agent_call(coder, R"({"task_input": "x"})")->max_turns, 40);
   EXPECT_EQ(parse_agent_call(coder, R"({"task_input": "x", "max_turns": 3})")->max_turns, 3);
-  for (const char* bad : {"nope", "[]", R"({"task_id": "t"})", R"({"task_input": "  "})",
-                          R"({"task_input": "x", "max_turns": 0})", R"({"task_input": "x", "max_turns": "ten"})",
-                          R"({"task_input": "x", "prompt": "y"})"}) {
+  for (const char* bad :
+       {"nope", "[]", R"({"task_id": "t"})", R"({"task_input": "  "})", R"({"task_input": "x", "max_turns": 0})",
+        R"({"task_input": "x", "max_turns": "ten"})", R"({"task_input": "x", "prompt": "y"})"}) {
     auto r = parse_agent_call(coder, bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().code, "agent_call");

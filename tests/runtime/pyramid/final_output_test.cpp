@@ -16,9 +16,9 @@ TEST(FinalOutput, ASuccessWithFilesIsReadAndWrittenBack) {
   ASSERT_EQ(r->files.size(), 1u);
   EXPECT_EQ(r->files[0].path, "code_run/main.py");  // normalised
   EXPECT_EQ(r->to_json(), (json{{"status", "success"},
-                                 {"output", "main.py prints 川 🌊"},
-                                 {"error_information", ""},
-                                 {"files", {{{"path", "code_run/main.py"}, {"description", "the entry script"}}}}}));
+                                {"output", "main.py prints 川 🌊"},
+                                {"error_information", ""},
+                                {"files", {{{"path", "code_run/main.py"}, {"description", "the entry script"}}}}}));
 }
 
 TEST(FinalOutput, AnErrorCarriesItsReason) {
@@ -44,12 +44,9 @@ TEST(FinalOutput, EveryMistakeSaysWhatToChange) {
       {R"({"status": "error", "output": "x", "error_information": "  "})", "needs the reason"},
       {R"({"status": "success", "output": "x", "verdict": 1})", "unknown key \"verdict\""},
       {R"({"status": "success", "output": "x", "files": "a.txt"})", "files must be a list"},
-      {R"({"status": "success", "output": "x", "files": [{"path": "/etc/passwd", "description": "d"}]})",
-       "files[0]: "},
-      {R"({"status": "success", "output": "x", "files": [{"path": "../other/x", "description": "d"}]})",
-       "files[0]: "},
-      {R"({"status": "success", "output": "x", "files": [{"path": "a.txt"}]})",
-       "files[0] (a.txt) needs a description"},
+      {R"({"status": "success", "output": "x", "files": [{"path": "/etc/passwd", "description": "d"}]})", "files[0]: "},
+      {R"({"status": "success", "output": "x", "files": [{"path": "../other/x", "description": "d"}]})", "files[0]: "},
+      {R"({"status": "success", "output": "x", "files": [{"path": "a.txt"}]})", "files[0] (a.txt) needs a description"},
       {R"({"status": "success", "output": "x", "files": [{"path": ".", "description": "d"}]})", "names no file"},
   };
   for (const auto& c : cases) {
@@ -73,8 +70,8 @@ TEST(FinalOutput, ALargeInlineOutputIsSentBackToAFile) {
 }
 
 TEST(FinalOutput, DeepOrHugeArgumentsAreRefusedNotParsed) {
-  std::string deep = R"({"status": "success", "output": "x", "files": )" + std::string(10000, '[') +
-                     std::string(10000, ']') + "}";
+  std::string deep =
+      R"({"status": "success", "output": "x", "files": )" + std::string(10000, '[') + std::string(10000, ']') + "}";
   auto r = parse_final_output(deep);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not JSON"), std::string::npos) << r.error().message;

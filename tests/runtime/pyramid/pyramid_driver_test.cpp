@@ -34,7 +34,9 @@ const char* kDriverLibrary = R"(agents:
     available_tools: [worker, judge_agent, final_output]
 )";
 
-llm::ToolCall tc(std::string id, std::string name, json args) { return llm::ToolCall{std::move(id), std::move(name), args.dump()}; }
+llm::ToolCall tc(std::string id, std::string name, json args) {
+  return llm::ToolCall{std::move(id), std::move(name), args.dump()};
+}
 
 std::string final_args(const std::string& status, const std::string& output, json files = json::array()) {
   json j{{"status", status}, {"output", output}};
@@ -48,10 +50,10 @@ struct Harness {
   PyramidSetup setup;
   QualityScores quality{0.8, 0.5};
   std::unique_ptr<PyramidDriver> driver;
-  std::vector<Effect> all;      // every effect returned, in order
-  std::deque<Ask> asks;         // not answered yet
-  std::deque<RunTool> tools;    // not answered yet
-  std::deque<Hire> hires;       // not answered yet
+  std::vector<Effect> all;    // every effect returned, in order
+  std::deque<Ask> asks;       // not answered yet
+  std::deque<RunTool> tools;  // not answered yet
+  std::deque<Hire> hires;     // not answered yet
   std::optional<Finish> finished;
 
   explicit Harness(const std::string& library = kDriverLibrary, std::string entry = "lead") {
@@ -77,10 +79,14 @@ struct Harness {
   void take(Effects effects) {
     for (auto& e : effects) {
       all.push_back(e);
-      if (auto* a = std::get_if<Ask>(&e)) asks.push_back(*a);
-      else if (auto* t = std::get_if<RunTool>(&e)) tools.push_back(*t);
-      else if (auto* h = std::get_if<Hire>(&e)) hires.push_back(*h);
-      else if (auto* f = std::get_if<Finish>(&e)) finished = *f;
+      if (auto* a = std::get_if<Ask>(&e))
+        asks.push_back(*a);
+      else if (auto* t = std::get_if<RunTool>(&e))
+        tools.push_back(*t);
+      else if (auto* h = std::get_if<Hire>(&e))
+        hires.push_back(*h);
+      else if (auto* f = std::get_if<Finish>(&e))
+        finished = *f;
     }
   }
   void start() { take(driver->start()); }
@@ -93,7 +99,8 @@ struct Harness {
     std::vector<json> out;
     for (const auto& e : all)
       if (auto* j = std::get_if<Journal>(&e))
-        if (j->payload.contains("trigger") && j->payload["trigger"]["kind"] == kind) out.push_back(j->payload["trigger"]);
+        if (j->payload.contains("trigger") && j->payload["trigger"]["kind"] == kind)
+          out.push_back(j->payload["trigger"]);
     return out;
   }
   void hire_all() {
@@ -327,7 +334,8 @@ TEST(PyramidDriver, ATurnHandsOutAtMostKMaxSubTasks) {
   ASSERT_FALSE(h.asks.empty());
   const Ask& next = h.asks.front();
   EXPECT_EQ(next.agent, "lead");
-  EXPECT_NE(next.messages.back().content.find("at most 2 sub-tasks"), std::string::npos) << next.messages.back().content;
+  EXPECT_NE(next.messages.back().content.find("at most 2 sub-tasks"), std::string::npos)
+      << next.messages.back().content;
 }
 
 // Item 40: after a child writes x.json with a description, the parent's
@@ -342,8 +350,10 @@ TEST(PyramidDriver, TheParentsNextPromptIndexesTheChildsFiles) {
                       tc("w2", "file_write", {{"file_path", "out/scratch.txt"}, {"content", "notes"}})});
   h.tool_done(true, "written");
   h.tool_done(true, "written");
-  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "computed",
-      json::array({{{"path", "out/x.json"}, {"description", "the 結果 as JSON"}}}))))});
+  h.answer("worker",
+           {tc("f", "final_output",
+               json::parse(final_args("success", "computed",
+                                      json::array({{{"path", "out/x.json"}, {"description", "the 結果 as JSON"}}}))))});
   h.tool_done(true, "every file exists");
   ASSERT_FALSE(h.asks.empty());
   ASSERT_EQ(h.asks.front().agent, "lead");
@@ -355,7 +365,9 @@ TEST(PyramidDriver, TheParentsNextPromptIndexesTheChildsFiles) {
 
 // Item 28: the judge's execute_code runs as the read-only judge_execute_code.
 TEST(PyramidDriver, TheJudgesProgramsRunReadOnly) {
-  const std::string library = std::string(kDriverLibrary) + "  - {name: runner, level: 1, description: runs, available_tools: [execute_code, final_output]}\n";
+  const std::string library =
+      std::string(kDriverLibrary) +
+      "  - {name: runner, level: 1, description: runs, available_tools: [execute_code, final_output]}\n";
   std::string judged = library;
   judged.replace(judged.find("available_tools: [file_read, dir_list, final_output]"),
                  std::string("available_tools: [file_read, dir_list, final_output]").size(),
@@ -377,14 +389,16 @@ TEST(PyramidDriver, TheJudgeIsGivenTheInstructionAndTheClaimedResult) {
   h.start();
   h.answer("worker", {tc("w", "file_write", {{"file_path", "notes/川.md"}, {"content", "水"}})});
   h.tool_done(true, "written");
-  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "Wrote the river note",
-      json::array({{{"path", "notes/川.md"}, {"description", "a note about the river"}}}))))});
+  h.answer("worker", {tc("f", "final_output",
+                         json::parse(final_args(
+                             "success", "Wrote the river note",
+                             json::array({{{"path", "notes/川.md"}, {"description", "a note about the river"}}}))))});
   h.tool_done(true, "every file exists");
   h.hire_all();
   ASSERT_EQ(h.asks.front().agent, "judge_agent");
   const std::string first = h.asks.front().messages.back().content;
-  for (const char* part : {"Original instruction:\nBuild the thing", "Wrote the river note", "notes/川.md",
-                           "a note about the river"})
+  for (const char* part :
+       {"Original instruction:\nBuild the thing", "Wrote the river note", "notes/川.md", "a note about the river"})
     EXPECT_NE(first.find(part), std::string::npos) << part << "\n" << first;
 }
 
@@ -467,7 +481,8 @@ TEST(PyramidDriver, TheRoutingModelsScoresChooseTheEntryAgent) {
     std::map<std::string, memory::Vector> vectors;
     for (const auto& a : h.setup.library->agents())
       if (a.level >= 1) vectors[a.name] = memory::Vector{1.0f, 0.0f};
-    h.setup.router = std::make_shared<const AgentRouter>(value_or_throw(AgentRouter::create(*h.setup.library, vectors, 0.1)));
+    h.setup.router =
+        std::make_shared<const AgentRouter>(value_or_throw(AgentRouter::create(*h.setup.library, vectors, 0.1)));
     h.setup.route_method = RouteMethod::model;
     RouteDecision by_embedding = h.setup.router->route(memory::Vector{1.0f, 0.0f});
     ASSERT_EQ(by_embedding.agent, "lead");  // equal scores: the higher level
@@ -501,7 +516,8 @@ TEST(PyramidDriver, TheRoutingModelsScoresChooseTheEntryAgent) {
       EXPECT_DOUBLE_EQ(journaled["score"].get<double>(), 0.8);
     } else {
       EXPECT_NE(journaled["fallback"].get<std::string>().find("the routing model's answer is unusable: "),
-                std::string::npos) << journaled;
+                std::string::npos)
+          << journaled;
     }
   }
 }
@@ -526,15 +542,16 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
   h.answer("boss", {tc("d", "drafter", {{"task_input", "Draft it"}})});
   // Take the waiting RunTool of `tool` (in `branch`, when given).
   auto take_tool = [&](const std::string& tool, const std::string& branch = "*") {
-    auto it = std::find_if(h.tools.begin(), h.tools.end(), [&](const RunTool& t) {
-      return t.tool == tool && (branch == "*" || t.branch == branch);
-    });
+    auto it = std::find_if(h.tools.begin(), h.tools.end(),
+                           [&](const RunTool& t) { return t.tool == tool && (branch == "*" || t.branch == branch); });
     if (it == h.tools.end()) throw std::runtime_error("no " + tool + " in " + branch + " waits");
     RunTool t = *it;
     h.tools.erase(it);
     return t;
   };
-  auto answer_tool = [&](const RunTool& t, company::ToolResult r) { h.take(h.driver->on(ToolRan{t.id, std::move(r)})); };
+  auto answer_tool = [&](const RunTool& t, company::ToolResult r) {
+    h.take(h.driver->on(ToolRan{t.id, std::move(r)}));
+  };
 
   // Three branches are made from the task's directory before anyone is hired.
   ASSERT_EQ(h.tools.size(), 3u);
@@ -554,8 +571,10 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
   h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "cannot draft")))});
   h.answer("drafter__2", {tc("w", "file_write", {{"file_path", "draft.md"}, {"content", "b's draft"}})});
   answer_tool(take_tool("file_write", "f1-2"), company::ToolResult::success("written"));
-  h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("success", "drafted",
-      json::array({{{"path", "draft.md"}, {"description", "the draft"}}}))))});
+  h.answer("drafter__2",
+           {tc("f", "final_output",
+               json::parse(final_args("success", "drafted",
+                                      json::array({{{"path", "draft.md"}, {"description", "the draft"}}}))))});
   answer_tool(take_tool(kCheckFilesTool, "f1-2"), company::ToolResult::success("every file exists"));
   h.answer("drafter__3", {tc("f", "final_output", json::parse(final_args("success", "drafted in my head")))});
   // Each success is audited; the judge reads the branch it audits.
@@ -574,8 +593,10 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
     EXPECT_EQ(args["branch"], "f1-" + std::to_string(i));
     EXPECT_EQ(args["merge"], i == 2) << i;
     EXPECT_EQ(args["base"], json({{"brief.md", "00aa"}}));
-    json changes{{"added", i == 2 ? json::array({"draft.md"}) : json::array()}, {"modified", json::array()},
-                 {"removed", json::array()}, {"merged", i == 2}};
+    json changes{{"added", i == 2 ? json::array({"draft.md"}) : json::array()},
+                 {"modified", json::array()},
+                 {"removed", json::array()},
+                 {"merged", i == 2}};
     answer_tool(close, company::ToolResult::success("closed", changes));
   }
   ASSERT_FALSE(h.asks.empty());
@@ -619,8 +640,10 @@ TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
   }
   ASSERT_TRUE(h.finished);
   EXPECT_FALSE(h.finished->ok);
-  EXPECT_NE(h.finished->text.find("none of drafter's 2 candidate models succeeded: mock:a: no idea; mock:b: out of ink"),
-            std::string::npos) << h.finished->text;
+  EXPECT_NE(
+      h.finished->text.find("none of drafter's 2 candidate models succeeded: mock:a: no idea; mock:b: out of ink"),
+      std::string::npos)
+      << h.finished->text;
 }
 
 // The first success cannot be merged (its merge fails): the next success
@@ -652,7 +675,8 @@ TEST(PyramidDriver, AFailedMergeFallsToTheNextSuccess) {
   EXPECT_EQ(json::parse(first.arguments)["merge"], true);
   EXPECT_EQ(json::parse(second.arguments)["merge"], false);
   h.take(h.driver->on(ToolRan{second.id, company::ToolResult::success("closed", json::object())}));
-  h.take(h.driver->on(ToolRan{first.id, company::ToolResult::error("branch_close: merging f1-1: disk full; nothing was written")}));
+  h.take(h.driver->on(
+      ToolRan{first.id, company::ToolResult::error("branch_close: merging f1-1: disk full; nothing was written")}));
   ASSERT_EQ(h.tools.size(), 1u);  // b is merged now
   RunTool retry = pop();
   EXPECT_EQ(json::parse(retry.arguments)["branch"], "f1-2");
@@ -685,14 +709,17 @@ TEST(PyramidDriver, AnAgentThatSkipsItsReviewStepsIsFlaggedAndReprompted) {
   h.start();
   h.answer("planner", {tc("w", "file_write", {{"file_path", "designs/a.md"}, {"content", "a"}})});
   h.tool_done(true, "written");
-  Ask refused_turn = h.answer("planner", {tc("f1", "final_output", json::parse(final_args("success", "designed",
-      json::array({{{"path", "designs/a.md"}, {"description", "a"}}}))))});
+  Ask refused_turn = h.answer(
+      "planner", {tc("f1", "final_output",
+                     json::parse(final_args("success", "designed",
+                                            json::array({{{"path", "designs/a.md"}, {"description", "a"}}}))))});
   (void)refused_turn;
   ASSERT_FALSE(h.finished);
   ASSERT_FALSE(h.asks.empty());
   const std::string refusal = last(h.asks.front(), llm::Role::tool).content;
   EXPECT_NE(refusal.find("review steps are not done yet: write designs/summary.md; call judge_agent with success"),
-            std::string::npos) << refusal;
+            std::string::npos)
+      << refusal;
   bool flagged = false;
   for (const auto& e : h.all)
     if (auto* j = std::get_if<Journal>(&e)) flagged = flagged || j->payload.contains("review_skipped");
@@ -703,8 +730,10 @@ TEST(PyramidDriver, AnAgentThatSkipsItsReviewStepsIsFlaggedAndReprompted) {
   h.tool_done(true, "written");
   h.answer("planner", {tc("j", "judge_agent", {{"task_input", "Check designs/"}})});
   h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
-  h.answer("planner", {tc("f2", "final_output", json::parse(final_args("success", "designed",
-      json::array({{{"path", "designs/summary.md"}, {"description", "summary"}}}))))});
+  h.answer("planner",
+           {tc("f2", "final_output",
+               json::parse(final_args("success", "designed",
+                                      json::array({{{"path", "designs/summary.md"}, {"description", "summary"}}}))))});
   while (!h.tools.empty()) h.tool_done(true, "every file exists");
   ASSERT_TRUE(h.finished);
   EXPECT_TRUE(h.finished->ok) << h.finished->text;
@@ -719,7 +748,8 @@ TEST(PyramidDriver, ATurnRunsAtMostMaxCallsPerTurnToolCalls) {
   h.start();
   std::vector<llm::ToolCall> calls;
   for (int i = 0; i < 5; ++i)
-    calls.push_back(tc("w" + std::to_string(i), "file_write", {{"file_path", "f" + std::to_string(i)}, {"content", "x"}}));
+    calls.push_back(
+        tc("w" + std::to_string(i), "file_write", {{"file_path", "f" + std::to_string(i)}, {"content", "x"}}));
   h.answer("worker", calls);
   EXPECT_EQ(h.tools.size(), 2u);  // only two ran
   h.tool_done(true, "written");
@@ -763,18 +793,20 @@ TEST(PyramidDriver, ADanglingFileReferenceIsReportedToTheSender) {
   Harness h(kDriverLibrary, "worker");
   h.setup.enforce_judge = false;
   h.start();
-  h.answer("worker", {tc("f", "final_output",
-                         json::parse(final_args("success", "done", json::array({{{"path", "out/x.json"},
-                                                                                  {"description", "the data"}}}))))});
+  h.answer("worker",
+           {tc("f", "final_output",
+               json::parse(final_args("success", "done",
+                                      json::array({{{"path", "out/x.json"}, {"description", "the data"}}}))))});
   ASSERT_EQ(h.tools.size(), 1u);
   EXPECT_EQ(h.tools.front().tool, kCheckFilesTool);
   h.tool_done(false, "missing: out/x.json");
   ASSERT_FALSE(h.finished);
   EXPECT_NE(h.asks.front().messages.back().content.find("missing: out/x.json"), std::string::npos);
   // Once the file exists, the reference goes into the task's index.
-  h.answer("worker", {tc("f2", "final_output",
-                         json::parse(final_args("success", "done", json::array({{{"path", "out/x.json"},
-                                                                                  {"description", "the data"}}}))))});
+  h.answer("worker",
+           {tc("f2", "final_output",
+               json::parse(final_args("success", "done",
+                                      json::array({{{"path", "out/x.json"}, {"description", "the data"}}}))))});
   h.tool_done(true, "all present");
   ASSERT_TRUE(h.finished);
   ASSERT_NE(h.driver->index().description("out/x.json"), nullptr);
@@ -805,7 +837,8 @@ TEST(PyramidDriver, UsageRollsUpToTheCaller) {
   // The lead's answer step holds its two turns and the worker's one.
   int64_t lead_in = -1;
   for (const auto& e : h.all)
-    if (auto* j = std::get_if<Journal>(&e); j && j->kind == msg::EventKind::answer && j->agent == "lead") lead_in = j->tokens_in;
+    if (auto* j = std::get_if<Journal>(&e); j && j->kind == msg::EventKind::answer && j->agent == "lead")
+      lead_in = j->tokens_in;
   EXPECT_EQ(lead_in, 300);
 }
 
@@ -958,9 +991,10 @@ TEST(PyramidDriverOutput, ASuccessThatNamesNoneOfTheFilesItWroteIsRefused) {
   h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
   ASSERT_FALSE(h.finished);
   EXPECT_NE(h.asks.front().messages.back().content.find("out/report.md"), std::string::npos);
-  h.answer("worker", {tc("f2", "final_output",
-                         json::parse(final_args("success", "done", json::array({{{"path", "out/report.md"},
-                                                                                  {"description", "the report"}}}))))});
+  h.answer("worker",
+           {tc("f2", "final_output",
+               json::parse(final_args("success", "done",
+                                      json::array({{{"path", "out/report.md"}, {"description", "the report"}}}))))});
   h.tool_done(true, "every file exists");
   ASSERT_TRUE(h.finished);
   EXPECT_TRUE(h.finished->ok);

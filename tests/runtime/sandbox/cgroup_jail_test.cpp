@@ -32,7 +32,7 @@ TEST(CgroupJail, JailsOfProcessesThatAreGoneAreRemovedOthersKept) {
   ASSERT_EQ(waitpid(child, nullptr, 0), child);  // now a pid that no process has
   const std::string dead = parent + "/kaisha-sandbox-" + std::to_string(child) + "-3";
   const std::string living = parent + "/kaisha-sandbox-1-0";  // pid 1 always exists
-  rmdir(living.c_str());  // left by an earlier run that failed half-way
+  rmdir(living.c_str());                                      // left by an earlier run that failed half-way
   ASSERT_EQ(mkdir(dead.c_str(), 0755), 0) << dead;
   ASSERT_EQ(mkdir(living.c_str(), 0755), 0) << living;
 

@@ -25,9 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define REQUIRE_SANDBOX()                                            \
-  do {                                                               \
-    Status s = sandbox_available();                                  \
+#define REQUIRE_SANDBOX()                                                 \
+  do {                                                                    \
+    Status s = sandbox_available();                                       \
     if (!s) GTEST_SKIP() << "sandbox unavailable: " << s.error().message; \
   } while (0)
 
@@ -146,8 +146,11 @@ TEST(SandboxEscape, HostFileOutsideWorkspaceIsInvisible) {
   TempDir ws("ws"), host("host");
   std::string secret = host.path + "/secret.txt";
   std::ofstream(secret) << "host secret";
-  SandboxResult r = python("import os\nprint(os.path.exists('" + secret + "'), os.listdir('/tmp'))\n"
-                           "open('" + secret + "').read()", ws.path);
+  SandboxResult r = python("import os\nprint(os.path.exists('" + secret +
+                               "'), os.listdir('/tmp'))\n"
+                               "open('" +
+                               secret + "').read()",
+                           ws.path);
   EXPECT_EQ(r.stdout_data, "False []\n");  // /tmp inside is a fresh, empty tmpfs
   EXPECT_NE(r.stderr_data.find("FileNotFoundError"), std::string::npos) << r.stderr_data;
   EXPECT_NE(r.exit_code, 0);
@@ -166,8 +169,8 @@ TEST(SandboxEscape, NetworkConnectionFails) {
   getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len);
   int port = ntohs(addr.sin_port);
 
-  SandboxResult r = python("import socket\ns = socket.create_connection(('127.0.0.1', " +
-                           std::to_string(port) + "), timeout=1)\nprint('connected')");
+  SandboxResult r = python("import socket\ns = socket.create_connection(('127.0.0.1', " + std::to_string(port) +
+                           "), timeout=1)\nprint('connected')");
   EXPECT_EQ(r.stdout_data.find("connected"), std::string::npos);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.stderr_data.find("ConnectionRefusedError"), std::string::npos) << r.stderr_data;
@@ -245,11 +248,11 @@ TEST(SandboxEscape, TenGigabyteWriteStopsAtFileSizeLimit) {
   TempDir ws("ws");
   SandboxResult r = python(
       "chunk = b'x' * (1 << 20)\nwith open('big', 'wb') as f:\n"
-      "  for _ in range(10 * 1024):\n    f.write(chunk)\nprint('wrote')", ws.path);
+      "  for _ in range(10 * 1024):\n    f.write(chunk)\nprint('wrote')",
+      ws.path);
   EXPECT_EQ(r.stdout_data.find("wrote"), std::string::npos);
   // Python ignores SIGXFSZ, so the limit shows up as EFBIG ("File too large").
-  EXPECT_TRUE(r.stderr_data.find("File too large") != std::string::npos || r.signal == SIGXFSZ)
-      << r.stderr_data;
+  EXPECT_TRUE(r.stderr_data.find("File too large") != std::string::npos || r.signal == SIGXFSZ) << r.stderr_data;
   EXPECT_LE(fs::file_size(ws.path + "/big"), 8ull << 20);
 }
 
@@ -270,15 +273,16 @@ TEST(SandboxEscape, SymlinkOutOfWorkspaceDoesNotReachHost) {
       "os.symlink('/etc/shadow', 'made_inside')\n",
       ws.path);
   EXPECT_EQ(r.exit_code, 0) << r.stderr_data;
-  EXPECT_EQ(r.stdout_data, "passwd_link /etc/passwd False\nsecret_link " + secret +
-                               " False\nwrite FileNotFoundError\n");
+  EXPECT_EQ(r.stdout_data,
+            "passwd_link /etc/passwd False\nsecret_link " + secret + " False\nwrite FileNotFoundError\n");
   std::ifstream in(secret);
   std::string content;
   std::getline(in, content);
   EXPECT_EQ(content, "host secret");
   // A link the sandbox made is chowned as a link on the next run, never its
   // target: the host's /etc/shadow keeps its owner.
-  struct stat before{}, after{};
+  struct stat before {
+  }, after{};
   ASSERT_EQ(stat("/etc/shadow", &before), 0);
   python("pass", ws.path);
   ASSERT_EQ(stat("/etc/shadow", &after), 0);
@@ -363,16 +367,16 @@ TEST(Sandbox, SharedDirectoriesAreNeverAWorkspace) {
     SandboxRequest req;
     req.argv = {"true"};
     req.workspace = shared;
-    struct stat before{};
+    struct stat before {};
     ASSERT_EQ(stat(shared.c_str(), &before), 0);
     auto r = run_sandboxed(req);
     ASSERT_FALSE(r.ok()) << shared;
     EXPECT_EQ(r.error().code, "sandbox_request") << r.error().message;
-    struct stat after{};
+    struct stat after {};
     ASSERT_EQ(stat(shared.c_str(), &after), 0);
     EXPECT_EQ(after.st_uid, before.st_uid) << shared;
   }
-  struct stat inner{};
+  struct stat inner {};
   ASSERT_EQ(stat((sticky + "/someone_elses").c_str(), &inner), 0);
   EXPECT_EQ(inner.st_uid, geteuid());
   rmdir((sticky + "/someone_elses").c_str());
@@ -396,7 +400,7 @@ TEST(Sandbox, AWorkspaceTheSandboxCannotReachIsRefusedNamingTheDirectory) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "sandbox_setup");
   EXPECT_NE(r.error().message.find(parent + " is mode 0700"), std::string::npos) << r.error().message;
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(ws.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);  // not handed over
   ASSERT_EQ(chmod(parent.c_str(), 0711), 0);

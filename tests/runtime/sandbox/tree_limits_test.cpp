@@ -71,8 +71,10 @@ class TreeLimitsTest : public ::testing::TestWithParam<LimitEnforcement> {
     auto r = run_sandboxed(req);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().code + ": " + r.error().message);
     if (!r.ok()) return {};
-    if (GetParam() == LimitEnforcement::supervisor) EXPECT_EQ(r->enforcement, "supervisor");
-    else EXPECT_EQ(r->enforcement.rfind("cgroup v", 0), 0u) << r->enforcement;
+    if (GetParam() == LimitEnforcement::supervisor)
+      EXPECT_EQ(r->enforcement, "supervisor");
+    else
+      EXPECT_EQ(r->enforcement.rfind("cgroup v", 0), 0u) << r->enforcement;
     return r.value();
   }
 };
@@ -90,7 +92,8 @@ TEST_P(TreeLimitsTest, SixChildrenOf400MiBAreStoppedByTheMemoryLimit) {
       "for i in range(6): os.wait()\n"
       "print('all held')\n",
       limits());
-  ASSERT_TRUE(r.limit.has_value()) << "exit " << r.exit_code << " stdout " << r.stdout_data << " stderr " << r.stderr_data;
+  ASSERT_TRUE(r.limit.has_value()) << "exit " << r.exit_code << " stdout " << r.stdout_data << " stderr "
+                                   << r.stderr_data;
   EXPECT_EQ(r.limit->limit, "memory");
   EXPECT_EQ(r.limit->value, 512 * kMiB);
   EXPECT_NE(r.limit->message.find("memory limit exceeded"), std::string::npos) << r.limit->message;
@@ -119,8 +122,7 @@ TEST_P(TreeLimitsTest, ARunWithinItsLimitsIsNotStopped) {
 }
 
 TEST_P(TreeLimitsTest, AForkBombIsStoppedByTheProcessLimit) {
-  SandboxResult r = python(
-      "import os\nwhile True:\n  try:\n    os.fork()\n  except OSError:\n    pass\n", limits());
+  SandboxResult r = python("import os\nwhile True:\n  try:\n    os.fork()\n  except OSError:\n    pass\n", limits());
   ASSERT_TRUE(r.limit.has_value()) << "exit " << r.exit_code << " timed out " << r.timed_out;
   EXPECT_EQ(r.limit->limit, "processes");
   EXPECT_EQ(r.limit->value, 16);

@@ -152,15 +152,15 @@ TEST_F(InstallationBackupTest, TheCopyIsConsistentWhileAnotherConnectionWrites) 
     for (int i = 0; !stop; ++i) {
       // Each batch adds a task and its step together: a copy holds both or neither.
       ASSERT_TRUE((*j)->write_batch([&]() -> Status {
-                          const std::string id = "w-" + std::to_string(i);
-                          if (Status s = (*j)->start_task("s-1", id, std::string(2000, 'x')); !s.ok()) return s;
-                          StepRow step;
-                          step.session_id = "s-1";
-                          step.task_id = id;
-                          step.kind = "note";
-                          auto appended = (*j)->append_step(step);
-                          return appended.ok() ? Status::Ok() : Status(appended.error());
-                        })
+                        const std::string id = "w-" + std::to_string(i);
+                        if (Status s = (*j)->start_task("s-1", id, std::string(2000, 'x')); !s.ok()) return s;
+                        StepRow step;
+                        step.session_id = "s-1";
+                        step.task_id = id;
+                        step.kind = "note";
+                        auto appended = (*j)->append_step(step);
+                        return appended.ok() ? Status::Ok() : Status(appended.error());
+                      })
                       .ok());
       ++written;
     }
@@ -256,9 +256,10 @@ TEST_F(InstallationBackupTest, ANewerJournalIsRefusedAndAnOlderOneMigrated) {
   {
     auto db = SqliteDb::open(from.journal);
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = " +
-                            std::to_string(current - 1))
-                    .ok());
+    ASSERT_TRUE(
+        (*db)
+            ->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = " + std::to_string(current - 1))
+            .ok());
   }
   auto m = write_backup(from, backup_dir(), "0.0.9");
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -276,8 +277,9 @@ TEST_F(InstallationBackupTest, ANewerJournalIsRefusedAndAnOlderOneMigrated) {
   {
     auto db = SqliteDb::open((fs::path(newer) / "journal.db").string());
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("UPDATE schema_version SET version = " + std::to_string(current + 5) +
-                            "; PRAGMA journal_mode=DELETE;")
+    ASSERT_TRUE((*db)
+                    ->exec("UPDATE schema_version SET version = " + std::to_string(current + 5) +
+                           "; PRAGMA journal_mode=DELETE;")
                     .ok());
   }
   json manifest = json::parse(read_file(fs::path(newer) / "manifest.json"));

@@ -258,7 +258,7 @@ TEST_F(JournalStoreTest, AgentsHireFireLost) {
   ASSERT_TRUE(j->record_hire(b));
   ASSERT_TRUE(j->record_fire("s1", "PoetAgent", 200));
   EXPECT_EQ(j->record_fire("s1", "PoetAgent", 201).error().code, "not_found");  // not hired now
-  a.hired_at = 300;  // re-hire the same name
+  a.hired_at = 300;                                                             // re-hire the same name
   ASSERT_TRUE(j->record_hire(a));
   ASSERT_TRUE(j->mark_agent_lost("s1", "MathAgent", 400));
 
@@ -568,8 +568,7 @@ TEST_F(JournalStoreTest, AnotherProgramsDatabaseIsRefusedInOneLine) {
     for (bool read_only : {false, true}) {
       auto j = read_only ? JournalStore::open_read_only(path) : JournalStore::open(path);
       ASSERT_FALSE(j) << table;
-      EXPECT_EQ(j.error().message,
-                path + " is not a kaisha journal (no kaisha schema version); choose another file");
+      EXPECT_EQ(j.error().message, path + " is not a kaisha journal (no kaisha schema version); choose another file");
     }
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
@@ -624,25 +623,28 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
   {  // Back to what a version-3 kaisha left on disk.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
-    ASSERT_TRUE((*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
-                            "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
-                            "ALTER TABLE tasks DROP COLUMN strategy; "
-                            "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
-                            "UPDATE schema_version SET version = 3"));
+    ASSERT_TRUE(
+        (*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
+                    "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
+                    "ALTER TABLE tasks DROP COLUMN strategy; "
+                    "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
+                    "UPDATE schema_version SET version = 3"));
   }
   auto j = open_or_die(path);
   ASSERT_TRUE(j);
   EXPECT_EQ(j->schema_version(), JournalStore::current_schema_version());
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
-  auto indexes = (*db)->prepare("SELECT group_concat(name, ',') FROM "
-                                "(SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='steps' "
-                                "AND sql IS NOT NULL ORDER BY name)");
+  auto indexes = (*db)->prepare(
+      "SELECT group_concat(name, ',') FROM "
+      "(SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='steps' "
+      "AND sql IS NOT NULL ORDER BY name)");
   ASSERT_TRUE(indexes);
   ASSERT_TRUE(indexes->step());
   EXPECT_EQ(indexes->column_text(0), "steps_by_session,steps_by_task,steps_session_level");
-  auto plan = (*db)->prepare("EXPLAIN QUERY PLAN SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
-                             "WHERE session_id = 's1' AND task_id IS NULL");
+  auto plan = (*db)->prepare(
+      "EXPLAIN QUERY PLAN SELECT COALESCE(MAX(seq), 0) + 1 FROM steps "
+      "WHERE session_id = 's1' AND task_id IS NULL");
   ASSERT_TRUE(plan);
   std::string detail;
   while (*plan->step()) detail += plan->column_text(3) + "\n";
@@ -680,8 +682,9 @@ TEST_F(JournalStoreTest, FireFindsTheCurrentHireThroughAnIndex) {
   }
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
-  auto plan = (*db)->prepare("EXPLAIN QUERY PLAN UPDATE agents SET state='fired', fired_at=1 "
-                             "WHERE session_id='s1' AND name='Worker1' AND state='hired'");
+  auto plan = (*db)->prepare(
+      "EXPLAIN QUERY PLAN UPDATE agents SET state='fired', fired_at=1 "
+      "WHERE session_id='s1' AND name='Worker1' AND state='hired'");
   ASSERT_TRUE(plan);
   std::string detail;
   while (*plan->step()) detail += plan->column_text(3) + "\n";
@@ -949,7 +952,8 @@ TEST_F(JournalStoreTest, AVersion7JournalIsRebuiltWithEveryRowAndPassesTheIntegr
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
   EXPECT_FALSE((*db)->exec("UPDATE tasks SET status = 'paused' WHERE id = 't-done'"));
-  EXPECT_FALSE((*db)->exec("INSERT INTO steps (session_id, task_id, seq, kind, at) VALUES ('s1', 'no-such-task', 1, 'note', 1)"));
+  EXPECT_FALSE((*db)->exec(
+      "INSERT INTO steps (session_id, task_id, seq, kind, at) VALUES ('s1', 'no-such-task', 1, 'note', 1)"));
   // And the store still writes every value.
   StepRow more;
   more.session_id = "s1";
@@ -984,8 +988,9 @@ TEST_F(JournalStoreTest, SqliteRefusesAValueOutsideAList) {
   ASSERT_TRUE(j->create_session(session("s1")));
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db);
-  Status bad = (*db)->exec("INSERT INTO tasks (id, session_id, input, status, started_at) "
-                           "VALUES ('t9', 's1', 'x', 'paused', 1)");
+  Status bad = (*db)->exec(
+      "INSERT INTO tasks (id, session_id, input, status, started_at) "
+      "VALUES ('t9', 's1', 'x', 'paused', 1)");
   ASSERT_FALSE(bad);
   EXPECT_THAT(bad.error().message, HasSubstr("CHECK constraint failed"));
 }
@@ -1131,7 +1136,6 @@ TEST_F(JournalDurabilityTest, TheWritersSynchronousLevelIsTheDurabilityAsked) {
   ASSERT_TRUE(tasks.ok());
   EXPECT_EQ(tasks->size(), 1u);
 }
-
 
 TEST_F(CheckpointTest, TheWriteAheadLogIsCheckpointedOffTheWriter) {
   const std::string path = file("kaisha.db");
@@ -1304,8 +1308,9 @@ TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
-                            "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 5;"));
+    ASSERT_TRUE(
+        (*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
+                    "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 5;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1398,7 +1403,8 @@ TEST_F(AskStepsTest, AVersion6StoreMigratesWithItsKeptOutcomesIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE ask_steps; DROP TABLE protocol_handles; UPDATE schema_version SET version = 6;"));
+    ASSERT_TRUE(
+        (*db)->exec("DROP TABLE ask_steps; DROP TABLE protocol_handles; UPDATE schema_version SET version = 6;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1417,8 +1423,8 @@ TEST_F(JournalStoreTest, ProtocolHandlesAreKeptFoundAndForgotten) {
   ASSERT_TRUE(j->create_session(session("s1")).ok());
   ASSERT_TRUE(j->create_session(session("s2")).ok());
   const int64_t now = JournalStore::now_ms();
-  HandleRow run{"acp_run", "0b7c5a52-6f0e-4a38-9d47-3c1c2f5e8a10", "t1", "s1", now - 1000, 0,
-                json{{"agent_name", "kaisha"}}};
+  HandleRow run{"acp_run", "0b7c5a52-6f0e-4a38-9d47-3c1c2f5e8a10", "t1", "s1", now - 1000,
+                0,         json{{"agent_name", "kaisha"}}};
   HandleRow task{"mcp_task", "abc", "t2", "s2", now - 1000, 60'000, json{{"status", "working"}}};
   HandleRow old{"mcp_task", "old", "t3", "s2", now - 120'000, 60'000, json::object()};
   ASSERT_TRUE(j->save_handle(run).ok());

@@ -25,8 +25,7 @@ TEST_F(SessionLockTest, ASecondHolderIsRefusedWithTheFirstOnesName) {
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().code, "session_busy");
   const std::string& why = second.error().message;
-  EXPECT_NE(why.find("session s-1 is already running in pid " + std::to_string(getpid()) + " ("),
-            std::string::npos)
+  EXPECT_NE(why.find("session s-1 is already running in pid " + std::to_string(getpid()) + " ("), std::string::npos)
       << why;
   EXPECT_NE(why.find(" on host "), std::string::npos) << why;
 
@@ -67,8 +66,7 @@ TEST_F(SessionLockTest, ALockOfAKilledProcessIsFree) {
 
   auto refused = SessionLock::acquire(db, "s-1");
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message.find("pid " + std::to_string(child)), std::string::npos)
-      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("pid " + std::to_string(child)), std::string::npos) << refused.error().message;
 
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);

@@ -54,8 +54,7 @@ TEST(RetentionSelection, TheCurrentAndUnfinishedSessionsAreKept) {
   EXPECT_EQ(sessions_past_retention(sessions, {0, 1}, "s1", kNow), (std::vector<std::string>{"s3", "s4"}));
   // A resumed old session (the current one) stays, and does not make room
   // for older ones: the newest keep_sessions are counted as they are.
-  EXPECT_EQ(sessions_past_retention(five_days(), {1, 0}, "s3", kNow),
-            (std::vector<std::string>{"s1", "s2", "s4"}));
+  EXPECT_EQ(sessions_past_retention(five_days(), {1, 0}, "s3", kNow), (std::vector<std::string>{"s1", "s2", "s4"}));
 }
 
 // apply_retention() on a real journal: locked and unfinished sessions stay,

@@ -39,9 +39,15 @@ TEST(StrategyCatalog, EveryStrategyRunsOnStrategiesThatRunThemselves) {
 }
 
 TEST(StrategyCatalog, EffgenSummarisesItsMetadata) {
-  json m = {{"strategy", "effgen"}, {"routing_strategy", "parallel"}, {"num_subtasks", 3},
-            {"num_sub_agents", 2},   {"speedup", 1.5},                {"judge_calls", 1},
-            {"prompt_tokens_original", 120}, {"prompt_tokens_optimized", 80}, {"fallback", false}};
+  json m = {{"strategy", "effgen"},
+            {"routing_strategy", "parallel"},
+            {"num_subtasks", 3},
+            {"num_sub_agents", 2},
+            {"speedup", 1.5},
+            {"judge_calls", 1},
+            {"prompt_tokens_original", 120},
+            {"prompt_tokens_optimized", 80},
+            {"fallback", false}};
   EXPECT_EQ(summarise_result(m, plain),
             "effgen: parallel, 3 subtasks on 2 workers, speedup 1.5, judge calls 1, prompt tokens 120 -> 80");
   m["fallback"] = true;
@@ -102,12 +108,18 @@ TEST(StrategyCatalog, HashiruRendersItsMemoriesAndNothingGeneric) {
 }
 
 TEST(StrategyCatalog, PyramidRendersEachCandidatesBranch) {
-  json branches = json::array(
-      {{{"branch", "f1-1"}, {"model", "ollama:qwen3:1.7b"}, {"status", "error"}, {"error_information", "書けない"},
-        {"changes", {{"added", {"a.md"}}, {"modified", json::array()}, {"removed", json::array()}}}, {"merged", false}},
-       {{"branch", "f1-2"}, {"model", "openai:gpt-4o"}, {"status", "success"},
-        {"changes", {{"added", {"a.md", "b.md"}}, {"modified", {"c.md"}}, {"removed", json::array()}}},
-        {"merged", true}}});
+  json branches =
+      json::array({{{"branch", "f1-1"},
+                    {"model", "ollama:qwen3:1.7b"},
+                    {"status", "error"},
+                    {"error_information", "書けない"},
+                    {"changes", {{"added", {"a.md"}}, {"modified", json::array()}, {"removed", json::array()}}},
+                    {"merged", false}},
+                   {{"branch", "f1-2"},
+                    {"model", "openai:gpt-4o"},
+                    {"status", "success"},
+                    {"changes", {{"added", {"a.md", "b.md"}}, {"modified", {"c.md"}}, {"removed", json::array()}}},
+                    {"merged", true}}});
   EXPECT_EQ(render_event(event(msg::EventKind::branches, "writer: 2 candidate branches, merged openai:gpt-4o",
                                json{{"branches", branches}}),
                          plain),

@@ -66,27 +66,36 @@ Steps hashiru_steps() {
   Steps s;
   s.add("CEO", "llm_request", {{"last_message", "do it"}, {"messages", 2}}, 1000)
       .add("CEO", "llm_response", {{"text", "hiring"}, {"tool_calls", json::array({1})}}, 1100, 500, 50)
-      .add("CEO", "tool_call", {{"tool", "AgentCreator"}, {"call_id", "c1"},
-                                {"arguments", args({{"agent_name", "Poet"}, {"base_model", "llama3.2"}})}}, 1100)
+      .add("CEO", "tool_call",
+           {{"tool", "AgentCreator"},
+            {"call_id", "c1"},
+            {"arguments", args({{"agent_name", "Poet"}, {"base_model", "llama3.2"}})}},
+           1100)
       .add("CEO", "hire", {{"agent", "Poet"}, {"base_model", "llama3.2"}}, 1110)
-      .add("CEO", "tool_result", {{"tool", "AgentCreator"}, {"call_id", "c1"}, {"result", {{"status", "success"}}}}, 1120)
+      .add("CEO", "tool_result", {{"tool", "AgentCreator"}, {"call_id", "c1"}, {"result", {{"status", "success"}}}},
+           1120)
       .add("CEO", "llm_request", {{"last_message", "created"}}, 1200)
       .add("CEO", "llm_response", {{"text", ""}, {"tool_calls", json::array({1, 2})}}, 1300, 600, 60)
-      .add("CEO", "tool_call", {{"tool", "AskAgent"}, {"call_id", "c2"},
-                                {"arguments", args({{"agent_name", "Poet"}, {"prompt", "川について詩を書いて 🌊"}})}}, 1300)
-      .add("CEO", "tool_call", {{"tool", "AskAgent"}, {"call_id", "c3"},
-                                {"arguments", args({{"agent_name", "Ghost"}, {"prompt", "boo"}})}}, 1300)
+      .add("CEO", "tool_call",
+           {{"tool", "AskAgent"},
+            {"call_id", "c2"},
+            {"arguments", args({{"agent_name", "Poet"}, {"prompt", "川について詩を書いて 🌊"}})}},
+           1300)
+      .add("CEO", "tool_call",
+           {{"tool", "AskAgent"}, {"call_id", "c3"}, {"arguments", args({{"agent_name", "Ghost"}, {"prompt", "boo"}})}},
+           1300)
       .add("Poet", "llm_request", {{"prompt", "川について詩を書いて 🌊"}}, 1310)
       .add("Poet", "tool_call", {{"tool", "web_search"}, {"call_id", "p1"}, {"arguments", "{\"q\":\"川\"}"}}, 1400)
       .add("CEO", "refusal", {{"agent", "Ghost"}, {"error", "no budget"}}, 1410)
       .add("CEO", "tool_result", {{"tool", "AskAgent"}, {"call_id", "c3"}, {"result", {{"status", "error"}}}}, 1420)
-      .add("Poet", "tool_result", {{"tool", "web_search"}, {"call_id", "p1"}, {"result", {{"status", "success"}}}}, 1700)
+      .add("Poet", "tool_result", {{"tool", "web_search"}, {"call_id", "p1"}, {"result", {{"status", "success"}}}},
+           1700)
       .add("Poet", "llm_response", {{"text", "川は流れる"}}, 2000, 100, 20)
       .add("Poet", "answer", {{"agent", "Poet"}, {"chars", 15}}, 2000, 300, 40, 0.25)
       .add("CEO", "tool_result", {{"tool", "AskAgent"}, {"call_id", "c2"}, {"result", {{"status", "success"}}}}, 2010)
       .add("CEO", "llm_request", {{"last_message", "answered"}}, 2100)
-      .add("CEO", "tool_call", {{"tool", "FireAgent"}, {"call_id", "c4"}, {"arguments", args({{"agent_name", "Poet"}})}},
-           2150)
+      .add("CEO", "tool_call",
+           {{"tool", "FireAgent"}, {"call_id", "c4"}, {"arguments", args({{"agent_name", "Poet"}})}}, 2150)
       .add("CEO", "fire", {{"agent", "Poet"}}, 2160)
       .add("CEO", "llm_response", {{"text", "Here:\n川は流れる"}, {"tool_calls", json::array()}}, 2200, 700, 70);
   return s;
@@ -149,7 +158,8 @@ TEST(HashiruTree, AnAskNeverAnsweredSaysSo) {
   Steps s;
   s.add("CEO", "llm_request", {{"last_message", "x"}}, 10)
       .add("CEO", "llm_response", {{"text", ""}, {"tool_calls", json::array({1})}}, 20)
-      .add("CEO", "tool_call", {{"tool", "AskAgent"}, {"call_id", "a"}, {"arguments", args({{"agent_name", "Slow"}})}}, 20)
+      .add("CEO", "tool_call", {{"tool", "AskAgent"}, {"call_id", "a"}, {"arguments", args({{"agent_name", "Slow"}})}},
+           20)
       .add("Slow", "llm_request", {{"prompt", "?"}}, 30);
   TaskRecord task = task_of("hashiru");
   task.status = "interrupted";
@@ -185,7 +195,8 @@ TEST(EffgenTree, ThePlanHoldsEverySubtaskWithItsWorkerAttemptsAndVerdicts) {
       .add("Worker1", "llm_request", {{"prompt", "..."}}, 1700)
       .add("Worker1", "llm_response", {{"job", "st_3"}, {"text", "R"}}, 1900, 200, 20)
       .add("Judge", "note",
-           {{"producer", "Worker1"}, {"verdict", {{"status", "error"}, {"error_information", "add a table"}}}}, 1900, 30, 4)
+           {{"producer", "Worker1"}, {"verdict", {{"status", "error"}, {"error_information", "add a table"}}}}, 1900,
+           30, 4)
       .add("Worker1", "llm_request", {{"prompt", "..."}}, 1950)
       .add("Worker1", "llm_response", {{"job", "st_3"}, {"text", "R2"}}, 2300, 210, 30)
       .add("Judge", "note", {{"producer", "Worker1"}, {"verdict", {{"status", "success"}}}}, 2300, 30, 3)
@@ -259,7 +270,8 @@ TEST(PyramidTree, CallsNestUnderTheirCallersWithTheirOwnTotals) {
       .add("writer", "ask", {{"call", 2}, {"parent", 1}, {"input", "river"}}, 1010)
       .add("lead", "tool_call", {{"call", 1}, {"tool", "writer"}, {"arguments", "{\"task_input\":\"stone\"}"}}, 1010)
       .add("writer", "ask", {{"call", 3}, {"parent", 1}, {"input", "stone"}}, 1011)
-      .add("writer", "tool_call", {{"call", 2}, {"tool", "file_write"}, {"arguments", "{\"file_path\":\"r.md\"}"}}, 1100)
+      .add("writer", "tool_call", {{"call", 2}, {"tool", "file_write"}, {"arguments", "{\"file_path\":\"r.md\"}"}},
+           1100)
       .add("writer", "tool_result",
            {{"call", 2}, {"tool", "file_write"}, {"result", "{\"status\":\"error\",\"error_information\":\"disk\"}"}},
            1150)
@@ -386,8 +398,7 @@ TEST(TaskTreeText, LabelsAreCutAtCodePointBoundaries) {
   std::string prompt;
   for (int i = 0; i < 60; ++i) prompt += i % 2 ? "🌊" : "川";
   Steps s;
-  s.add("CEO", "llm_request", {{"last_message", "x"}}, 1)
-      .add("CEO", "llm_response", {{"text", prompt}}, 2);
+  s.add("CEO", "llm_request", {{"last_message", "x"}}, 1).add("CEO", "llm_response", {{"text", prompt}}, 2);
   const TaskTree t = hashiru_tree(task_of("hashiru", prompt), s.v);
   expect_valid_labels(t);
   EXPECT_NE(t.label.find("…"), std::string::npos) << t.label;

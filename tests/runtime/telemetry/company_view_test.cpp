@@ -5,8 +5,8 @@
 namespace kaisha::telemetry {
 namespace {
 
-msg::ProgressEvent ev(msg::EventKind kind, const std::string& agent, const std::string& text, json data = json::object(),
-                      const std::string& task = "t1") {
+msg::ProgressEvent ev(msg::EventKind kind, const std::string& agent, const std::string& text,
+                      json data = json::object(), const std::string& task = "t1") {
   msg::ProgressEvent e;
   e.kind = kind;
   e.agent = agent;
@@ -21,8 +21,10 @@ TEST(CompanyView, FoldsAgentsByNodeTasksLedgersAndRefusals) {
   CompanyView v;
   v.apply(ev(msg::EventKind::task, "CEO", "調べて 🚀"));
   v.apply(ev(msg::EventKind::hire, "CEO", "Researcher (gemini-2.0-flash, cloud)",
-             {{"agent", "Researcher"}, {"base_model", "gemini-2.0-flash"},
-              {"budget", {{"current_expense", 0.5}, {"total_expense_budget", 10}, {"current_remaining_expense_budget", 9.5}}}}));
+             {{"agent", "Researcher"},
+              {"base_model", "gemini-2.0-flash"},
+              {"budget",
+               {{"current_expense", 0.5}, {"total_expense_budget", 10}, {"current_remaining_expense_budget", 9.5}}}}));
   v.apply(ev(msg::EventKind::placed, "CEO", "placed", {{"agent", "Researcher"}, {"node", "node-b"}}));
   v.apply(ev(msg::EventKind::ask, "CEO", "CEO -> Researcher: go", {{"agent", "Researcher"}}));
   EXPECT_EQ(v.agents().at("Researcher").state, "asked");

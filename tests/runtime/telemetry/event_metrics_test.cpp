@@ -76,7 +76,8 @@ TEST(MeteredChatClient, CountsCallsTokensRetriesAndLatencyPerProviderAndModel) {
   auto p = parse_prometheus_text(r.render());
   ASSERT_TRUE(p.ok()) << p.error().message;
   const std::map<std::string, std::string> llama{{"provider", "ollama"}, {"model", "llama3.2"}};
-  EXPECT_EQ(p->value("kaisha_model_calls_total", {{"provider", "ollama"}, {"model", "llama3.2"}, {"outcome", "ok"}}), 2);
+  EXPECT_EQ(p->value("kaisha_model_calls_total", {{"provider", "ollama"}, {"model", "llama3.2"}, {"outcome", "ok"}}),
+            2);
   EXPECT_EQ(p->value("kaisha_model_calls_total", {{"provider", "openai"}, {"outcome", "error"}}), 1);
   EXPECT_EQ(p->value("kaisha_model_tokens_total", {{"model", "llama3.2"}, {"direction", "input"}}), 22);
   EXPECT_EQ(p->value("kaisha_model_tokens_total", {{"model", "llama3.2"}, {"direction", "output"}}), 8);

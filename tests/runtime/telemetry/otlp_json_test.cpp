@@ -39,8 +39,7 @@ TEST(OtlpJson, EncodesTheEnvelope) {
   const json r = otlp_trace_request({"node-a", {chat_span()}});
   ASSERT_EQ(r["resourceSpans"].size(), 1u);
   const json& rs = r["resourceSpans"][0];
-  EXPECT_EQ(rs["resource"]["attributes"],
-            json::parse(R"([{"key":"service.name","value":{"stringValue":"kaisha"}},
+  EXPECT_EQ(rs["resource"]["attributes"], json::parse(R"([{"key":"service.name","value":{"stringValue":"kaisha"}},
                             {"key":"service.instance.id","value":{"stringValue":"node-a"}},
                             {"key":"kaisha.node","value":{"stringValue":"node-a"}}])"));
   ASSERT_EQ(rs["scopeSpans"].size(), 1u);
@@ -85,7 +84,8 @@ TEST(OtlpJson, GoldenTextOfASmallRequest) {
   s.set("gen_ai.tool.name", "Calculator");
   s.status = SpanStatus::ok;
   const std::string expected =
-      std::string(R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"kaisha"}}]},)") +
+      std::string(
+          R"({"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"kaisha"}}]},)") +
       R"("scopeSpans":[{"scope":{"name":"kaisha","version":")" + kaisha_version() + R"("},"spans":[)" +
       R"({"traceId":"0123456789abcdef0123456789abcdef","spanId":"0123456789abcdef","name":"execute_tool Calculator",)" +
       R"("kind":1,"startTimeUnixNano":"1","endTimeUnixNano":"2",)" +
@@ -158,7 +158,8 @@ TEST(OtlpJson, JapaneseAndEmojiSurviveAndBadBytesBecomeReplacementCharacters) {
   s.name = "chat 日本語モデル";
   s.attributes.clear();
   s.set("kaisha.note", "こんにちは 🌸🚀");
-  s.set("kaisha.bad", std::string("a\xff" "b"));
+  s.set("kaisha.bad", std::string("a\xff"
+                                  "b"));
   const std::string text = encode_otlp_json({"ノード", {s}});
   EXPECT_NE(text.find("こんにちは 🌸🚀"), std::string::npos);  // written as UTF-8, not \u escapes
   auto back = decode_otlp_json(text);
@@ -166,7 +167,9 @@ TEST(OtlpJson, JapaneseAndEmojiSurviveAndBadBytesBecomeReplacementCharacters) {
   EXPECT_EQ((*back)[0].node, "ノード");
   EXPECT_EQ((*back)[0].spans[0].name, "chat 日本語モデル");
   EXPECT_EQ(std::get<std::string>(*(*back)[0].spans[0].find("kaisha.note")), "こんにちは 🌸🚀");
-  EXPECT_EQ(std::get<std::string>(*(*back)[0].spans[0].find("kaisha.bad")), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(std::get<std::string>(*(*back)[0].spans[0].find("kaisha.bad")),
+            "a\xEF\xBF\xBD"
+            "b");
 }
 
 void expect_same(const Span& a, const Span& b) {
@@ -188,7 +191,8 @@ void expect_same(const Span& a, const Span& b) {
 
 TEST(OtlpJson, EncodeThenDecodeGivesTheSameSpans) {
   std::vector<Span> spans;
-  for (SpanKind kind : {SpanKind::internal, SpanKind::server, SpanKind::client, SpanKind::producer, SpanKind::consumer}) {
+  for (SpanKind kind :
+       {SpanKind::internal, SpanKind::server, SpanKind::client, SpanKind::producer, SpanKind::consumer}) {
     Span s = chat_span();
     s.kind = kind;
     s.span_id[0] = static_cast<char>('a' + static_cast<int>(kind));
@@ -267,7 +271,8 @@ TEST(OtlpJson, TheDecoderNamesTheFieldThatIsWrong) {
       {R"({"traceId":"5b8e","spanId":"eee19b7ec3c1b174"})", at + "traceId: expected 32 hex digits"},
       {R"({"traceId":"W44f93/4A4PSabYzgT/GDA==","spanId":"eee19b7ec3c1b174"})", at + "traceId: expected 32 hex digits"},
       {R"({"traceId":"00000000000000000000000000000000","spanId":"eee19b7ec3c1b174"})", at + "traceId: an all-zero id"},
-      {R"({"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b17g"})", at + "spanId: expected 16 hex digits"},
+      {R"({"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b17g"})",
+       at + "spanId: expected 16 hex digits"},
       {"{" + ids + R"(,"parentSpanId":"0000000000000000"})", at + "parentSpanId: an all-zero id"},
       {"{" + ids + R"(,"traceId":7})", at + "traceId: expected a hex string"},
       {"{" + ids + R"(,"name":7})", at + "name: expected a string"},
@@ -281,13 +286,20 @@ TEST(OtlpJson, TheDecoderNamesTheFieldThatIsWrong) {
       {"{" + ids + R"(,"status":"ok"})", at + "status: expected an object"},
       {"{" + ids + R"(,"attributes":{}})", at + "attributes: expected an array"},
       {"{" + ids + R"(,"attributes":[{"key":"k"}]})", at + "attributes[0].value: is required"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{}}]})", at + "attributes[0].value: expected one of stringValue"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"intValue":"1.5"}}]})", at + "attributes[0].value.intValue: expected a decimal integer"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"boolValue":"true"}}]})", at + "attributes[0].value.boolValue: expected true or false"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"doubleValue":"x"}}]})", at + "attributes[0].value.doubleValue: expected a number"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"stringValue":1}}]})", at + "attributes[0].value.stringValue: expected a string"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"arrayValue":{"values":[]}}}]})", at + "attributes[0].value.arrayValue: is not supported"},
-      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"stringValue":"a","intValue":"1"}}]})", at + "attributes[0].value: has both stringValue and intValue"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{}}]})",
+       at + "attributes[0].value: expected one of stringValue"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"intValue":"1.5"}}]})",
+       at + "attributes[0].value.intValue: expected a decimal integer"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"boolValue":"true"}}]})",
+       at + "attributes[0].value.boolValue: expected true or false"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"doubleValue":"x"}}]})",
+       at + "attributes[0].value.doubleValue: expected a number"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"stringValue":1}}]})",
+       at + "attributes[0].value.stringValue: expected a string"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"arrayValue":{"values":[]}}}]})",
+       at + "attributes[0].value.arrayValue: is not supported"},
+      {"{" + ids + R"(,"attributes":[{"key":"k","value":{"stringValue":"a","intValue":"1"}}]})",
+       at + "attributes[0].value: has both stringValue and intValue"},
       {"[]", at.substr(0, at.size() - 1) + ": expected an object"},
   };
   for (const auto& [span, error] : cases) {
@@ -307,7 +319,8 @@ TEST(OtlpJson, TheDecoderRejectsABadEnvelope) {
       {R"({"resourceSpans":{}})", "request.resourceSpans: expected an array"},
       {R"({"resourceSpans":[1]})", "resourceSpans[0]: expected an object"},
       {R"({"resourceSpans":[{"scopeSpans":{}}]})", "resourceSpans[0].scopeSpans: expected an array"},
-      {R"({"resourceSpans":[{"scopeSpans":[{"spans":"x"}]}]})", "resourceSpans[0].scopeSpans[0].spans: expected an array"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":"x"}]}]})",
+       "resourceSpans[0].scopeSpans[0].spans: expected an array"},
       {R"({"resourceSpans":[{"resource":{"attributes":[{"key":"a","value":{"intValue":"z"}}]}}]})",
        "resourceSpans[0].resource.attributes[0].value.intValue: expected a decimal integer"},
   };

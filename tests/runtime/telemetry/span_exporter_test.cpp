@@ -57,7 +57,8 @@ class SpanExporterFile : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device rd;
-    dir_ = std::filesystem::temp_directory_path() / ("kaisha-trace-test-" + std::to_string(rd()) + std::to_string(rd()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("kaisha-trace-test-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override {
@@ -202,13 +203,15 @@ class Collector {
     std::string path, content_type, authorization, body;
   };
 
-  explicit Collector(std::function<int(size_t)> status = [](size_t) { return 200; }, bool stall = false)
+  explicit Collector(
+      std::function<int(size_t)> status = [](size_t) { return 200; }, bool stall = false)
       : status_(std::move(status)), stall_(stall) {
     server_.server.Post("/v1/traces", [this](const httplib::Request& req, httplib::Response& res) {
       size_t index;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        received_.push_back({req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
+        received_.push_back(
+            {req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
         index = received_.size() - 1;
         cv_.notify_all();
         if (stall_) cv_.wait_for(lock, 60s, [&] { return released_; });

@@ -195,8 +195,9 @@ class GetWebsiteTest : public BuiltinToolsTest {
 TEST_F(GetWebsiteTest, FullTextHtmlAndSelector) {
   auto text = call_sync(*tools, "GetWebsite", {{"url", server.url("/page")}, {"output_type", "full_text"}});
   ASSERT_TRUE(text.ok) << text.message;
-  EXPECT_EQ(text.output, "Home\nRivers\nRivers carry water from the mountains to the sea.\n"
-                         "Rivers shape the valleys they cross over many years.");
+  EXPECT_EQ(text.output,
+            "Home\nRivers\nRivers carry water from the mountains to the sea.\n"
+            "Rivers shape the valleys they cross over many years.");
   auto html = call_sync(*tools, "GetWebsite", {{"url", server.url("/page")}, {"output_type", "html"}});
   ASSERT_TRUE(html.ok);
   EXPECT_NE(html.output.get<std::string>().find("<script>bad()</script>"), std::string::npos);

@@ -203,7 +203,8 @@ TEST(FileView, RefusesTheHostRootAndBadMounts) {
 TEST_F(FileTools, ConcurrentWritesOfOnePathNeverTearTheFile) {
   constexpr int kWriters = 6, kRounds = 40;
   std::vector<std::string> contents;
-  for (int i = 0; i < kWriters; ++i) contents.emplace_back(static_cast<size_t>(i + 1) * 40000, static_cast<char>('a' + i));
+  for (int i = 0; i < kWriters; ++i)
+    contents.emplace_back(static_cast<size_t>(i + 1) * 40000, static_cast<char>('a' + i));
   int torn = 0;
   for (int round = 0; round < kRounds; ++round) {
     std::vector<std::thread> writers;

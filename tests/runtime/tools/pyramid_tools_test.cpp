@@ -39,9 +39,9 @@ class PyramidToolsTest : public ::testing::Test {
 TEST_F(PyramidToolsTest, OffersTheLevelZeroTools) {
   std::vector<std::string> names;
   for (const auto& s : tools->specs()) names.push_back(s.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"file_read", "file_write", "dir_list", "dir_create", "file_move",
-                                             "execute_code", "execute_shell", "pip_install", "web_search",
-                                             "final_output"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"file_read", "file_write", "dir_list", "dir_create", "file_move", "execute_code",
+                                      "execute_shell", "pip_install", "web_search", "final_output"}));
 }
 
 // A task resumed after its process died runs a call that was in flight again
@@ -91,7 +91,8 @@ TEST_F(PyramidToolsTest, EscapingPathsAndOtherTasksAreRefused) {
   auto up = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", "../other/secret.txt"}});
   EXPECT_FALSE(up.ok);
   EXPECT_NE(up.message.find(".."), std::string::npos) << up.message;
-  auto abs = call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", root.file(".tasks/s1/other/secret.txt")}});
+  auto abs =
+      call_sync(*tools, "file_read", {{"task_id", "t1"}, {"file_path", root.file(".tasks/s1/other/secret.txt")}});
   EXPECT_FALSE(abs.ok);
   auto other = call_sync(*tools, "file_read", {{"task_id", "other"}, {"file_path", "secret.txt"}});
   EXPECT_FALSE(other.ok);
@@ -119,11 +120,13 @@ TEST_F(PyramidToolsTest, DirListIsNotRecursiveAndDirCreateMakesParents) {
 TEST_F(PyramidToolsTest, FileMoveRenamesAndNeverReplaces) {
   root.write(task("draft.md"), "one");
   root.write(task("kept.md"), "two");
-  auto mv = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "draft.md"}, {"destination", "final/paper.md"}});
+  auto mv =
+      call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "draft.md"}, {"destination", "final/paper.md"}});
   ASSERT_TRUE(mv.ok) << mv.message;
   EXPECT_EQ(root.read(task("final/paper.md")), "one");
   EXPECT_FALSE(std::filesystem::exists(root.file(task("draft.md"))));
-  auto clash = call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "final/paper.md"}, {"destination", "kept.md"}});
+  auto clash =
+      call_sync(*tools, "file_move", {{"task_id", "t1"}, {"source", "final/paper.md"}, {"destination", "kept.md"}});
   EXPECT_FALSE(clash.ok);
   EXPECT_NE(clash.message.find("already exists"), std::string::npos) << clash.message;
   EXPECT_EQ(root.read(task("kept.md")), "two");
@@ -167,7 +170,8 @@ TEST_F(PyramidToolsTest, TheJudgesRunsChangeNoFile) {
   auto tree = [&] {
     std::string all;
     for (const auto& e : std::filesystem::recursive_directory_iterator(root.file(task())))
-      all += e.path().string() + "=" + (e.is_regular_file() ? root.read(e.path().string().substr(root.path().size() + 1)) : "") + "\n";
+      all += e.path().string() + "=" +
+             (e.is_regular_file() ? root.read(e.path().string().substr(root.path().size() + 1)) : "") + "\n";
     return all;
   };
   const std::string before = tree();
@@ -188,14 +192,16 @@ TEST_F(PyramidToolsTest, ScriptsInCodeRunImportEachOther) {
   auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"file_path", "code_run/main.py"}});
   ASSERT_TRUE(r.ok) << r.to_json().dump();
   EXPECT_EQ(r.output["stdout"], "42\n");
-  auto inline_code = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "from utils import double\nprint(double(4))"}});
+  auto inline_code =
+      call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "from utils import double\nprint(double(4))"}});
   ASSERT_TRUE(inline_code.ok) << inline_code.to_json().dump();
   EXPECT_EQ(inline_code.output["stdout"], "8\n");
 }
 
 TEST_F(PyramidToolsTest, AProgramThatNeverEndsIsStoppedAtTheTimeout) {
   need_sandbox();
-  auto r = call_sync(*tools, "execute_code", {{"task_id", "t1"}, {"code", "import time\nwhile True:\n    time.sleep(1)"}, {"timeout", 1}});
+  auto r = call_sync(*tools, "execute_code",
+                     {{"task_id", "t1"}, {"code", "import time\nwhile True:\n    time.sleep(1)"}, {"timeout", 1}});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("stopped after 1 s"), std::string::npos) << r.message;
 }
@@ -257,7 +263,8 @@ TEST_F(PyramidToolsTest, ABranchIsACopyWhoseChangesAreMergedBack) {
   EXPECT_FALSE(escape.ok);
 
   // Closed without merging: the change set, and nothing reaches the task.
-  auto closed = call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", false}});
+  auto closed =
+      call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", false}});
   ASSERT_TRUE(closed.ok) << closed.message;
   EXPECT_EQ(closed.output["added"], json({"old/plan.md", "results/out.md"})) << closed.output;
   EXPECT_EQ(closed.output["modified"], json({"code_run/main.py"}));
@@ -266,7 +273,8 @@ TEST_F(PyramidToolsTest, ABranchIsACopyWhoseChangesAreMergedBack) {
   EXPECT_FALSE(std::filesystem::exists(root.file(task("results/out.md"))));
 
   // Merged: added and modified files land; nothing is deleted.
-  auto merged = call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}});
+  auto merged =
+      call_sync(*tools, "branch_close", {{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}});
   ASSERT_TRUE(merged.ok) << merged.message;
   EXPECT_EQ(merged.output["merged"], true);
   EXPECT_EQ(root.read(task("results/out.md")), "結果 ✓");
@@ -284,9 +292,10 @@ TEST_F(PyramidToolsTest, AMergeKeepsWhatChangedMeanwhileAndListsIt) {
   root.write(".tasks/s1/.branches/t1/f3-1/shared.md", "the branch's v2");
   root.write(".tasks/s1/.branches/t1/f3-1/new.md", "the branch's new file");
   root.write(".tasks/s1/.branches/t1/f3-1/mine.md", "only the branch has it");
-  root.write(task("shared.md"), "a sibling's v2");       // changed meanwhile
-  root.write(task("new.md"), "a sibling's new file");    // added meanwhile
-  auto merged = call_sync(*tools, "branch_close", {{"branch", "f3-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}});
+  root.write(task("shared.md"), "a sibling's v2");     // changed meanwhile
+  root.write(task("new.md"), "a sibling's new file");  // added meanwhile
+  auto merged =
+      call_sync(*tools, "branch_close", {{"branch", "f3-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}});
   ASSERT_TRUE(merged.ok) << merged.message;
   EXPECT_NE(merged.message.find("2 files changed meanwhile kept as they were"), std::string::npos) << merged.message;
   EXPECT_EQ(merged.output["conflicts"], json({"new.md", "shared.md"})) << merged.output;

@@ -83,7 +83,8 @@ TEST_F(UserToolsTest, CreatedToolIsPersistedListedAndCallable) {
   auto r = create(*p, "CurrentTimeTool", kCurrentTimeTool);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.message, "Tool created successfully");
-  EXPECT_EQ(r.output, (json{{"tool_file_path", "src/tools/user_tools/CurrentTimeTool.py"}, {"tool_name", "CurrentTimeTool"}}));
+  EXPECT_EQ(r.output,
+            (json{{"tool_file_path", "src/tools/user_tools/CurrentTimeTool.py"}, {"tool_name", "CurrentTimeTool"}}));
   EXPECT_TRUE(fs::exists(dir.file("user_tools/CurrentTimeTool.py")));
   ASSERT_TRUE(has_tool(*p, "CurrentTimeTool"));  // on the very next specs() call
 
@@ -132,14 +133,16 @@ TEST_F(UserToolsTest, ShippedIndexIsUpToDate) {
     if (e.path().extension() != ".py") continue;
     const std::string file = e.path().filename().string();
     const std::string code = read_text_file(e.path().string()).value();
-    auto v = validate_python_tools({{e.path().stem().string(), std::string(kDefaultToolsPrefix) + "/" + file, code}}, {});
+    auto v =
+        validate_python_tools({{e.path().stem().string(), std::string(kDefaultToolsPrefix) + "/" + file, code}}, {});
     ASSERT_TRUE(v.ok() && v->front().ok()) << file;
     const ValidatedTool& t = *v->front();
     auto entry = index.find(file, content_hash(code));
-    ASSERT_TRUE(entry.has_value()) << shipped << "/" << kToolIndexFile << " is stale for " << file
-                                   << ": expected hash " << content_hash(code) << ", entry_class " << t.entry_class
-                                   << ", spec " << json{{"name", t.spec.name}, {"description", t.spec.description},
-                                                        {"parameters", t.spec.parameters}};
+    ASSERT_TRUE(entry.has_value()) << shipped << "/" << kToolIndexFile << " is stale for " << file << ": expected hash "
+                                   << content_hash(code) << ", entry_class " << t.entry_class << ", spec "
+                                   << json{{"name", t.spec.name},
+                                           {"description", t.spec.description},
+                                           {"parameters", t.spec.parameters}};
     EXPECT_EQ(entry->entry_class, t.entry_class) << file;
     EXPECT_EQ(entry->spec.name, t.spec.name) << file;
     EXPECT_EQ(entry->spec.description, t.spec.description) << file;
@@ -156,7 +159,8 @@ TEST_F(UserToolsTest, InvalidToolsAreNotKeptAndTheCeoGetsTheLoaderError) {
       {"missing __all__", "CurrentTimeTool", without_all(kCurrentTimeTool),
        "AttributeError: module 'CurrentTimeTool' has no attribute '__all__'"},
       {"syntax error", "Broken", "__all__ = ['Broken']\nclass Broken(:\n  pass\n", "SyntaxError: "},
-      {"entry point missing", "Ghost", "__all__ = ['Ghost']\n", "AttributeError: module 'Ghost' has no attribute 'Ghost'"},
+      {"entry point missing", "Ghost", "__all__ = ['Ghost']\n",
+       "AttributeError: module 'Ghost' has no attribute 'Ghost'"},
       {"spec without description", "NoDesc",
        "__all__ = ['NoDesc']\nclass NoDesc:\n  inputSchema = {'name': 'NoDesc', 'parameters': {'type': 'object', "
        "'properties': {}}}\n  def run(self, **kw):\n    return {}\n",
@@ -165,7 +169,8 @@ TEST_F(UserToolsTest, InvalidToolsAreNotKeptAndTheCeoGetsTheLoaderError) {
        "__all__ = ['BadParams']\nclass BadParams:\n  inputSchema = {'name': 'BadParams', 'description': 'd', "
        "'parameters': {'type': 'string'}}\n  def run(self, **kw):\n    return {}\n",
        "must be a JSON Schema object"},
-      {"import that raises", "Boom", "raise RuntimeError('import-time failure')\n", "RuntimeError: import-time failure"},
+      {"import that raises", "Boom", "raise RuntimeError('import-time failure')\n",
+       "RuntimeError: import-time failure"},
       {"missing dependency", "NeedsPkg",
        "__all__ = ['NeedsPkg']\nclass NeedsPkg:\n  dependencies = ['surely_not_installed_pkg==1.0']\n  inputSchema = "
        "{'name': 'NeedsPkg', 'description': 'd', 'parameters': {'type': 'object', 'properties': {}}}\n  def "
@@ -260,7 +265,8 @@ TEST_F(UserToolsTest, ToolDeletorOnlyDeletesInsideTheUserToolsArea) {
   EXPECT_EQ(host.read("victim.py"), "precious");
 
   ASSERT_TRUE(create(*p, "CurrentTimeTool", kCurrentTimeTool).ok);
-  auto del = call_sync(*p, "ToolDeletor", {{"name", "CurrentTimeTool"}, {"file_path", "src/tools/user_tools/CurrentTimeTool.py"}});
+  auto del = call_sync(*p, "ToolDeletor",
+                       {{"name", "CurrentTimeTool"}, {"file_path", "src/tools/user_tools/CurrentTimeTool.py"}});
   ASSERT_TRUE(del.ok) << del.message;
   EXPECT_EQ(del.message, "Tool deleted successfully");
   EXPECT_FALSE(has_tool(*p, "CurrentTimeTool"));
@@ -306,9 +312,8 @@ class EnvProbe:
 
 TEST_F(UserToolsTest, NetworkOnlyWhenAllowed) {
   http::testing::TestServer server;
-  server.server.Get("/weather", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("sunny", "text/plain");
-  });
+  server.server.Get("/weather",
+                    [](const httplib::Request&, httplib::Response& res) { res.set_content("sunny", "text/plain"); });
   server.start();
   const std::string code = R"(import urllib.request
 __all__ = ['Fetch']

@@ -36,8 +36,9 @@ TEST(JsonExtract, NumberBeyondADoubleIsAnErrorNotACrash) {
   EXPECT_EQ(r.error().code, "json");
   EXPECT_NE(r.error().message.find("number overflow parsing '1e400'"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("starting at byte 7"), std::string::npos) << r.error().message;
-  auto d = parse_decomposition(R"({"subtasks":[{"id":"a","description":"x","estimated_complexity":2e308},{"id":"b","description":"y"}]})",
-                               Strategy::parallel);
+  auto d = parse_decomposition(
+      R"({"subtasks":[{"id":"a","description":"x","estimated_complexity":2e308},{"id":"b","description":"y"}]})",
+      Strategy::parallel);
   EXPECT_FALSE(d.ok());
 }
 
@@ -111,13 +112,14 @@ TEST(DecompositionParser, HybridForm) {
 }
 
 TEST(DecompositionParser, HierarchicalForm) {
-  auto d = parse_decomposition(R"({"manager_task":{"description":"Coordination and synthesis task","responsibilities":["coordinate","synthesize","quality_check"]},
+  auto d = parse_decomposition(
+      R"({"manager_task":{"description":"Coordination and synthesis task","responsibilities":["coordinate","synthesize","quality_check"]},
     "worker_subtasks":[
       {"id":"wk_1","description":"research A","reports_to":"manager","expected_output":"x","estimated_complexity":5.0,"required_specialization":"research"},
       {"id":"wk_2","description":"research B","reports_to":"manager"},
       {"id":"wk_3","description":"analyse","reports_to":"manager","depends_on":["wk_1","wk_2"],"required_specialization":"analysis"}],
     "reasoning":"r"})",
-                               Strategy::hierarchical);
+      Strategy::hierarchical);
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_TRUE(d->manager_task);
   EXPECT_EQ(d->manager_task->description, "Coordination and synthesis task");

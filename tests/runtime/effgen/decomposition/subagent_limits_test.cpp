@@ -31,7 +31,7 @@ TEST(SubAgentLimits, ChildGetsHalfTheIterationsAndTime) {
   EXPECT_EQ(child.timeout, milliseconds(60000));
   EXPECT_EQ(child_budget({7, milliseconds(1001)}, 2, l).max_iterations, 3);
   EXPECT_EQ(child_budget({1, milliseconds(10)}, 2, l).max_iterations, 1);  // never zero
-  l.divide_timeout_by_n = true;  // Algorithm 11's literal parent.timeout / n
+  l.divide_timeout_by_n = true;                                            // Algorithm 11's literal parent.timeout / n
   EXPECT_EQ(child_budget(parent, 4, l).timeout, milliseconds(30000));
   EXPECT_EQ(child_budget(parent, 0, l).timeout, milliseconds(120000));
 }

@@ -38,7 +38,8 @@ compression:
   - {pattern: "in order to", replacement: "to"}
 custom_patterns:
   - {pattern: "artificial intelligence", replacement: "AI"}
-)", "t.yaml");
+)",
+                                    "t.yaml");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->custom.size(), 1u);
   EXPECT_TRUE(r->add_custom_pattern("machine learning", "ML").ok());
@@ -47,9 +48,10 @@ custom_patterns:
 }
 
 TEST(OptimizerPatterns, ErrorNamesFileLineAndKey) {
-  auto r = parse_optimizer_patterns("compression:\n  - {pattern: \"a\", replacement: \"b\"}\n"
-                                    "  - {pattern: [x], replacement: \"c\"}\n",
-                                    "p.yaml");
+  auto r = parse_optimizer_patterns(
+      "compression:\n  - {pattern: \"a\", replacement: \"b\"}\n"
+      "  - {pattern: [x], replacement: \"c\"}\n",
+      "p.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "config");
   EXPECT_EQ(r.error().message, "p.yaml:3: compression[1].pattern: expected a string");
@@ -63,8 +65,8 @@ TEST(OptimizerPatterns, AKeyGivenTwiceIsRefused) {
 }
 
 TEST(OptimizerPatterns, UnknownKeyIsRefused) {
-  auto r = parse_optimizer_patterns("compression:\n  - {pattern: a}\npoliteness:\n  - {phrase: x, keep: true}\n",
-                                    "p.yaml");
+  auto r =
+      parse_optimizer_patterns("compression:\n  - {pattern: a}\npoliteness:\n  - {phrase: x, keep: true}\n", "p.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "p.yaml:4: politeness[0].keep: unknown key");
   auto top = parse_optimizer_patterns("compresion: []\n", "p.yaml");

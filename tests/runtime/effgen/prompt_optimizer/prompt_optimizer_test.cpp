@@ -51,8 +51,8 @@ TEST(PromptOptimizer, PaperExampleThroughWholePipeline) {
 TEST(PromptOptimizer, GoldenCompressionThroughOptimizer) {
   OptimizerOptions only_compression = OptimizerOptions::all_disabled();
   only_compression.enable_compression = true;
-  auto r = optimizer(only_compression).optimize("We must act in order to win due to the fact that it is able to help.",
-                                                ModelTier::small);
+  auto r = optimizer(only_compression)
+               .optimize("We must act in order to win due to the fact that it is able to help.", ModelTier::small);
   EXPECT_EQ(r.text, "We must act to win because it can help.");
   EXPECT_EQ(r.report.counts.replacements, 3);
 }
@@ -103,7 +103,8 @@ TEST(PromptOptimizer, StructuredTruncationKeepsSystemAndTask) {
   parts.task = "Summarize the quarterly report.";
   parts.tools = {"search: Searches the web for pages. Returns titles, snippets and links for each hit found."};
   for (int i = 0; i < 10; ++i) parts.examples.push_back(sentences("Example", 6));
-  for (int i = 0; i < 10; ++i) parts.history.push_back("user: message " + std::to_string(i) + " " + sentences("History", 8));
+  for (int i = 0; i < 10; ++i)
+    parts.history.push_back("user: message " + std::to_string(i) + " " + sentences("History", 8));
   auto r = optimizer().optimize(parts, ModelTier::tiny);
   EXPECT_LE(estimate_tokens(r.parts.render()), 460.0);
   EXPECT_LE(r.report.optimized_tokens, 460.0);
@@ -206,7 +207,8 @@ TEST(PromptOptimizer, ChatRequestDropsWholeExchangesOldestFirst) {
   llm::ChatMessage cur = msg(llm::Role::tool, "current result");
   cur.tool_call_id = "cur";
   req.messages.push_back(cur);
-  llm::ToolSpec tool{"search", "Searches the web. Returns titles and snippets for every result it finds.", json::object()};
+  llm::ToolSpec tool{"search", "Searches the web. Returns titles and snippets for every result it finds.",
+                     json::object()};
   req.tools = {tool};
 
   auto r = optimizer().optimize(req, ModelTier::tiny);
@@ -245,8 +247,9 @@ namespace kaisha::prompt {
 namespace {
 
 TEST(PromptOptimizer, FencedCodeIsNotRewritten) {
-  std::string text = "Reply in order to help. Reply in order to help.\n```json\n{\"a\": \"in order to\"}\n}\n}\n```\n"
-                     "Kindly stop.";
+  std::string text =
+      "Reply in order to help. Reply in order to help.\n```json\n{\"a\": \"in order to\"}\n}\n}\n```\n"
+      "Kindly stop.";
   auto segs = split_code_fences(text);
   ASSERT_EQ(segs.size(), 3u);
   EXPECT_TRUE(segs[1].code);

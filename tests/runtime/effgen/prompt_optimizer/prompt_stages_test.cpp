@@ -79,16 +79,18 @@ TEST(Simplification, SplitsAtConjunctionNearestMidpoint) {
 
 TEST(Simplification, ShortSentencesUnchanged) {
   // Exactly 20 words: not longer than 20.
-  std::string t = "One two three four five six seven eight nine ten and twelve thirteen fourteen fifteen sixteen "
-                  "seventeen eighteen nineteen twenty.";
+  std::string t =
+      "One two three four five six seven eight nine ten and twelve thirteen fourteen fifteen sixteen "
+      "seventeen eighteen nineteen twenty.";
   std::string before = t;
   EXPECT_EQ(simplify_sentences(t), 0);
   EXPECT_EQ(t, before);
 }
 
 TEST(Simplification, LongSentenceWithoutConjunctionUnchanged) {
-  std::string t = "Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
-                  "upsilon phi chi.";
+  std::string t =
+      "Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
+      "upsilon phi chi.";
   std::string before = t;
   EXPECT_EQ(simplify_sentences(t), 0);
   EXPECT_EQ(t, before);
@@ -102,19 +104,22 @@ TEST(Simplification, TieGoesToEarlierConjunctionAndCommaIsDropped) {
 }
 
 TEST(Simplification, OtherSentencesKeptByteForByte) {
-  std::string t = "Short one.\n\nRead the report from the finance team carefully and then write a short summary of "
-                  "the main risks because the board meets on Monday.\nEnd, e.g. here.";
+  std::string t =
+      "Short one.\n\nRead the report from the finance team carefully and then write a short summary of "
+      "the main risks because the board meets on Monday.\nEnd, e.g. here.";
   EXPECT_EQ(simplify_sentences(t), 1);
-  EXPECT_EQ(t, "Short one.\n\nRead the report from the finance team carefully. And then write a short summary of "
-               "the main risks because the board meets on Monday.\nEnd, e.g. here.");
+  EXPECT_EQ(t,
+            "Short one.\n\nRead the report from the finance team carefully. And then write a short summary of "
+            "the main risks because the board meets on Monday.\nEnd, e.g. here.");
 }
 
 // --- τ3 ---------------------------------------------------------------------
 
 // effgen.md §23 B.8 golden.
 TEST(Redundancy, DuplicatesCollapseAndPolitenessGoes) {
-  std::string t = "Search the web for recent papers. Kindly summarize them. Search the web for recent papers. "
-                  "Make sure to cite sources.";
+  std::string t =
+      "Search the web for recent papers. Kindly summarize them. Search the web for recent papers. "
+      "Make sure to cite sources.";
   auto c = remove_redundancy(t, shipped_patterns(), false);
   EXPECT_EQ(c.politeness_removed, 2);
   EXPECT_EQ(c.duplicates_removed, 1);
@@ -164,7 +169,8 @@ TEST(Bullets, PaperExampleGivesFourBullets) {
 TEST(Bullets, NonInstructionBlocksStay) {
   std::string t = "The sky is blue. Water is wet.\n\nRead the file. Then write a summary.\n\n- already\n- a list";
   EXPECT_EQ(format_bullets(t, shipped_patterns()), 2);
-  EXPECT_EQ(t, "The sky is blue. Water is wet.\n\nInstructions:\n- Read the file\n- Write a summary\n\n- already\n- a list");
+  EXPECT_EQ(
+      t, "The sky is blue. Water is wet.\n\nInstructions:\n- Read the file\n- Write a summary\n\n- already\n- a list");
 }
 
 TEST(Bullets, SingleInstructionStays) {

@@ -7,7 +7,12 @@ namespace {
 
 // effgen.md §23 B.5: the tier table.
 TEST(TierProfile, TableEighteenParameters) {
-  struct Row { ModelTier t; int64_t prompt, context; int shot, chain; double alpha; };
+  struct Row {
+    ModelTier t;
+    int64_t prompt, context;
+    int shot, chain;
+    double alpha;
+  };
   for (Row r : {Row{ModelTier::tiny, 512, 1024, 1, 2, 0.6}, Row{ModelTier::small, 1024, 2048, 2, 3, 0.7},
                 Row{ModelTier::medium, 2048, 4096, 3, 5, 0.8}, Row{ModelTier::large, 4096, 8192, 5, 7, 0.85},
                 Row{ModelTier::xl, 8192, 16384, 8, 10, 0.9}}) {

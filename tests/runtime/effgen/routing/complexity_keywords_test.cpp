@@ -10,9 +10,9 @@
 namespace kaisha::routing {
 namespace {
 
+using testing::analyzer_with;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::analyzer_with;
 
 TEST(ComplexityDomains, DebugCodeAndForecastBudgetScores5) {
   ComplexityScore s = analyzer_with().analyze("debug this code and forecast the budget");
@@ -27,8 +27,7 @@ TEST(ComplexityDomains, FourDomainsScore10) {
 }
 
 TEST(ComplexityDomains, MoreThanFourDomainsStayAt10) {
-  ComplexityScore s =
-      analyzer_with().analyze("code research market design data experiment law budget");
+  ComplexityScore s = analyzer_with().analyze("code research market design data experiment law budget");
   EXPECT_EQ(s.domains_hit.size(), 8u);
   EXPECT_DOUBLE_EQ(s.domain, 10.0);
 }

@@ -103,9 +103,7 @@ TEST(RequirementCounter, BulletsStartALine) {
   EXPECT_EQ(counts("-a\n--- b").bullet, 0u);
 }
 
-TEST(RequirementCounter, ThousandsSeparatorIsNotAComma) {
-  EXPECT_EQ(counts("pay 1,000,000 now, later").comma, 1u);
-}
+TEST(RequirementCounter, ThousandsSeparatorIsNotAComma) { EXPECT_EQ(counts("pay 1,000,000 now, later").comma, 1u); }
 
 TEST(RequirementCounter, ConjunctionsAreWholeWords) {
   RequirementCounts c = counts("AND android Or orange then thenceforth");

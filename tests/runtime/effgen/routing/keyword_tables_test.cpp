@@ -43,16 +43,16 @@ TEST(KeywordTables, DefaultTablesAreLoadedOnceAndShared) {
 
 // A valid file to break one line at a time.
 const char* kValid =
-    "version: 1\n"                                          // 1
-    "domains:\n"                                            // 2
-    "  technical: [code, debug]\n"                          // 3
-    "tool_categories:\n"                                    // 4
-    "  web_search: [search, find online]\n"                 // 5
-    "reasoning_levels:\n"                                   // 6
+    "version: 1\n"                                              // 1
+    "domains:\n"                                                // 2
+    "  technical: [code, debug]\n"                              // 3
+    "tool_categories:\n"                                        // 4
+    "  web_search: [search, find online]\n"                     // 5
+    "reasoning_levels:\n"                                       // 6
     "  - {name: complex, score: 7.0, indicators: [compare]}\n"  // 7
-    "reasoning_default: 5.0\n"                              // 8
-    "requirement_profiles:\n"                               // 9
-    "  eq14: {count: [question, and]}\n";                   // 10
+    "reasoning_default: 5.0\n"                                  // 8
+    "requirement_profiles:\n"                                   // 9
+    "  eq14: {count: [question, and]}\n";                       // 10
 
 std::string with_line(int line, const std::string& replacement) {
   std::string s = kValid, out;

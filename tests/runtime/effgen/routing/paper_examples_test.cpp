@@ -12,8 +12,8 @@
 namespace kaisha::routing {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::analyzer_with;
+using ::testing::ElementsAre;
 
 struct Factors {
   double len, req, dom, tool, reas, total;

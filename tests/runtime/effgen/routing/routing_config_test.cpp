@@ -95,12 +95,14 @@ TEST(RoutingConfig, BadValuesNameTheKey) {
             "routing.yaml:1: spawn_strategy: expected auto, never or always, got \"sometimes\"");
   EXPECT_EQ(error_of("threshold_profile: huge\n"),
             "routing.yaml:1: threshold_profile: unknown profile 'huge' (known: tiny, small, medium, large, xl)");
-  EXPECT_EQ(error_of("treshold: 7\n"), "routing.yaml:1: unknown key 'treshold' in top level (did you mean 'threshold'?)");
+  EXPECT_EQ(error_of("treshold: 7\n"),
+            "routing.yaml:1: unknown key 'treshold' in top level (did you mean 'threshold'?)");
   EXPECT_EQ(error_of("threshold_profile: small\nmodel_size_b: 3\n"),
             "routing.yaml:2: model_size_b: give either threshold_profile or model_size_b, not both");
   EXPECT_EQ(error_of("model_size_b: -1\n"), "routing.yaml:1: model_size_b: must be > 0 (billions of parameters)");
-  EXPECT_EQ(error_of("custom_domains:\n  medical: [ok, \"??\"]\n"),
-            "routing.yaml:2: custom_domains.medical[1]: keyword \"??\" has no letters or digits, so it can never match");
+  EXPECT_EQ(
+      error_of("custom_domains:\n  medical: [ok, \"??\"]\n"),
+      "routing.yaml:2: custom_domains.medical[1]: keyword \"??\" has no letters or digits, so it can never match");
   EXPECT_EQ(error_of("enable_sub_agents: false\nspawn_strategy: always\n"),
             "routing.yaml:1: enable_sub_agents: is false but spawn_strategy is always");
 }
