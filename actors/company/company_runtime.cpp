@@ -586,20 +586,24 @@ Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const st
     std::vector<std::string> kept;
     std::map<driver::CallId, std::vector<std::string>> ask_steps;
     std::vector<store::LedgerEntryRow> ledger;
+    std::vector<store::StateRow> state;
     Status read = Status::Ok();
     d.sync_journal(caf::infinite, [&](store::JournalStore& s) {
       auto t = s.get_task(tid);
       auto o = s.kept_outcomes(tid);
       auto a = s.kept_ask_steps(tid);
       auto l = s.ledger_entries(d.session_id);
-      if (!t.ok() || !o.ok() || !a.ok() || !l.ok() || !t->has_value()) {
-        read = !t.ok()   ? Status(t.error())
-               : !o.ok() ? Status(o.error())
-               : !a.ok() ? Status(a.error())
-               : !l.ok() ? Status(l.error())
-                         : Status(Error{"resume", "no task " + tid});
+      auto st = s.state_before_task(tid);
+      if (!t.ok() || !o.ok() || !a.ok() || !l.ok() || !st.ok() || !t->has_value()) {
+        read = !t.ok()    ? Status(t.error())
+               : !o.ok()  ? Status(o.error())
+               : !a.ok()  ? Status(a.error())
+               : !l.ok()  ? Status(l.error())
+               : !st.ok() ? Status(st.error())
+                          : Status(Error{"resume", "no task " + tid});
         return;
       }
+      state = std::move(*st);
       task = **t;
       kept = std::move(*o);
       for (auto& [call, steps] : *a) ask_steps[static_cast<driver::CallId>(call)] = std::move(steps);
@@ -609,6 +613,9 @@ Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const st
     if (!read.ok()) return Error{"resume", "task " + tid + ": " + read.error().message};
     auto log = driver::ReplayLog::from_records(kept, ask_steps);
     if (!log.ok()) return Error{"resume", "task " + tid + ": " + log.error().message};
+    std::vector<driver::StateValue> at_start;
+    for (auto& r : state) at_start.push_back({std::move(r.strategy), std::move(r.key), std::move(r.value)});
+    log->set_state_at_start(std::move(at_start));
     for (const auto& e : ledger) {
       if (e.task_id != tid || e.ledger != "resource") continue;
       if (e.kind == "hire") log->ledger_hire(e.agent);

@@ -6,22 +6,20 @@
 #include "actors/caf/atoms.hpp"
 #include "actors/strategy_kit/driver_runner.hpp"
 #include "actors/strategy_kit/task_handlers.hpp"
-#include "actors/system/journal_actor.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
 #include "runtime/core/bounded_json.hpp"
-#include "runtime/core/clock.hpp"
+#include "runtime/driver/pending_calls.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
-#include "runtime/store/journal_store.hpp"
 
 namespace kaisha::actors {
 namespace {
 
 constexpr const char* kPyramid = "Pyramid";
-// Stored quality scores are keyed "pyramid/<library name>", apart from other
-// strategies' agents.
-constexpr const char* kQualityKey = "pyramid/";
+// The strategy state the quality scores are kept as: one key per agent
+// (its library name, or "<agent>@<model>"), {"q": Q, "audits": n}.
+constexpr const char* kStrategy = "pyramid";
 using pyramid_tool_atom = caf::atom_constant<caf::atom("pyrtool")>;
 
 struct PyramidState {
@@ -65,34 +63,24 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
       [me, ticket](company::ToolResult r) { caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r)); });
 }
 
-// The scores the last verdicts changed, saved on the journal's writer in
-// order with the task's steps (so before its result is journaled).
-void save_quality(Self* self) {
+// The scores outcome `o` changed, saved as the pyramid's state, named by
+// the outcome (so a resumed task's replay saves each once).
+void save_quality(Self* self, const driver::Outcome& o) {
   auto& st = self->state;
-  auto changed = st.quality->changed();
-  if (changed.empty() || !st.deps.journal) return;
-  const int64_t now = wall_ms();
-  journal_op(st.deps.journal, [changed = std::move(changed), now](store::JournalStore& s) {
-    for (const auto& c : changed) s.save_quality({kQualityKey + c.agent, c.q, c.audits, now});
-  });
+  const std::string change = "outcome " + std::to_string(st.runner->task_call(driver::id_of(o)));
+  for (const auto& c : st.quality->changed())
+    st.kit->save_state(kStrategy, c.agent, json{{"q", c.q}, {"audits", c.audits}}, change);
 }
 
-// Scores from earlier runs; the actor takes no task until they are in.
-void load_quality(Self* self) {
+// Scores from `state` (stored by earlier runs), over fresh ones.
+void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
   auto& st = self->state;
-  if (!st.deps.journal) return;
-  auto rows = std::make_shared<std::vector<store::QualityRow>>();
-  JournalOp op = [rows](store::JournalStore& s) {
-    auto r = s.quality_rows(kQualityKey);
-    if (r.ok()) *rows = std::move(r).value();
-  };
-  self->request(st.deps.journal, caf::infinite, sync_atom::value, std::move(op))
-      .await(
-          [self, rows](bool) {
-            const size_t skip = std::string(kQualityKey).size();
-            for (const auto& row : *rows) self->state.quality->seed(row.agent.substr(skip), row.q, row.verdicts);
-          },
-          [](caf::error&) {});
+  st.quality = std::make_unique<pyramid::QualityScores>(st.deps.config.pyramid.quality_alpha,
+                                                        st.deps.config.pyramid.quality_initial);
+  for (const auto& s : state)
+    if (s.value.is_object())
+      st.quality->seed(s.key, s.value.value("q", st.deps.config.pyramid.quality_initial),
+                       s.value.value("audits", int64_t{0}));
 }
 
 void finish(Self* self, driver::Finish f) {
@@ -111,7 +99,7 @@ DriverHooks hooks(Self* self) {
   h.feed = [self](const driver::Outcome& o) {
     auto& d = self->state.driver;
     driver::Effects effects = d ? d->on(o) : driver::Effects{};
-    save_quality(self);
+    save_quality(self, o);
     return effects;
   };
   // The pyramid's only model call of its own: the router's scores.
@@ -136,9 +124,9 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPyramid, "the pyramid"));
-  st.quality = std::make_unique<pyramid::QualityScores>(st.deps.config.pyramid.quality_alpha,
-                                                        st.deps.config.pyramid.quality_initial);
-  load_quality(self);
+  seed_quality(self, {});
+  // Scores from earlier runs: the actor takes no task until they are in.
+  st.kit->load_state(kStrategy, [self](std::vector<driver::StateValue> state) { seed_quality(self, state); });
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -154,7 +142,10 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   return {
       cancel_handler(self),
       task_handler(self, make),
-      resume_handler(self, make),
+      // A resumed task starts from the scores before it, not from those its
+      // first run saved: replaying its verdicts makes those again.
+      resume_handler(self, make,
+                     [self](const driver::ReplayLog& log) { seed_quality(self, log.state_at_start(kStrategy)); }),
       [=](pyramid_tool_atom, uint64_t ticket, company::ToolResult& r) {
         auto& s = self->state;
         auto it = s.tool_calls.find(ticket);

@@ -77,6 +77,11 @@ class DriverRunner {
   // are not written twice.
   void resume(driver::Effects start, std::shared_ptr<driver::ReplayLog> log);
 
+  // Outcome `id`'s number within the running task (its effect's id counted
+  // from the task's first effect, as the journal keeps it): the same in
+  // every run of the task, so what the outcome changes can be named by it.
+  driver::CallId task_call(driver::CallId id) const { return id - numbering_.base; }
+
  private:
   struct Scope {
     std::string tid;

@@ -1,11 +1,13 @@
 #include "actors/strategy_kit/strategy_kit.hpp"
 
+#include <cstdio>
 #include <utility>
 
 #include "actors/caf/atoms.hpp"
 #include "actors/strategy_kit/handler_failure.hpp"
 #include "actors/system/journal_actor.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/store/journal_store.hpp"
 #include "runtime/llm/token_bound.hpp"
 #include "runtime/telemetry/gen_ai_attributes.hpp"
 #include "runtime/telemetry/tracer.hpp"
@@ -256,6 +258,36 @@ void StrategyKit::journal_finish(const msg::TaskResult& r) const {
     self_->send(deps_.ledger, done_atom::value, r.task_id, task_finish_op(r));
   else
     journal_task_finish(deps_.journal, deps_.session_id, r);
+}
+
+void StrategyKit::save_state(const std::string& strategy, const std::string& key, json value,
+                             const std::string& change) const {
+  if (!deps_.journal) return;
+  store::StateRow row{strategy, key, std::move(value), task_id(), change, wall_ms()};
+  journal_op(deps_.journal, [row = std::move(row)](store::JournalStore& s) {
+    if (Status saved = s.save_state(row); !saved.ok())
+      std::fprintf(stderr, "kaisha: %s state '%s' not saved: %s\n", row.strategy.c_str(), row.key.c_str(),
+                   saved.error().message.c_str());
+  });
+}
+
+void StrategyKit::load_state(const std::string& strategy, std::function<void(std::vector<driver::StateValue>)> done) {
+  if (!deps_.journal) return done({});
+  auto rows = std::make_shared<Result<std::vector<store::StateRow>>>(std::vector<store::StateRow>{});
+  JournalOp op = [rows, strategy](store::JournalStore& s) { *rows = s.state(strategy); };
+  self_->request(deps_.journal, caf::infinite, sync_atom::value, std::move(op))
+      .await(
+          [this, rows, strategy, done = std::move(done)](bool) {
+            if (!rows->ok()) {
+              std::fprintf(stderr, "kaisha: %s state cannot be read (starting without it): %s\n", strategy.c_str(),
+                           rows->error().message.c_str());
+              return done({});
+            }
+            std::vector<driver::StateValue> out;
+            for (auto& r : rows->value()) out.push_back({std::move(r.strategy), std::move(r.key), std::move(r.value)});
+            done(std::move(out));
+          },
+          [](caf::error&) {});
 }
 
 void StrategyKit::keep_outcome(const std::string& tid, int64_t seq, std::shared_ptr<driver::Outcome> outcome) const {

@@ -47,6 +47,7 @@
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/replay_log.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/budget_summary.hpp"
 #include "runtime/economy/model_cost.hpp"
@@ -226,6 +227,18 @@ class StrategyKit {
   // (its last call, whose outcome is kept after the end; calls whose answers
   // will not be kept), in one commit.
   void journal_finish(const msg::TaskResult& r) const;
+
+  // ------------------------------------------- state beyond one task
+
+  // Saves `value` as the new version of `strategy`'s `key` (store::StateRow),
+  // made by change `change` of the running task, on the journal's writer in
+  // order with the task's steps (so before its end). Saved again (a resumed
+  // task's replay), a change stays one version.
+  void save_state(const std::string& strategy, const std::string& key, json value, const std::string& change) const;
+  // `strategy`'s latest state, read on the journal's writer; the actor takes
+  // no other message until `done` has run. Nothing without a journal, or
+  // when it cannot be read (said on stderr).
+  void load_state(const std::string& strategy, std::function<void(std::vector<driver::StateValue>)> done);
   // Asks the judge whether `claim` by `producer` fulfils `instruction`;
   // `done` runs only while the task is still running.
   // The judge's charges for it go with the outcome of call `kept_call`.

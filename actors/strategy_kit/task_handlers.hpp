@@ -18,6 +18,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/caf/atoms.hpp"
+#include "runtime/driver/replay_log.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::actors {
@@ -46,18 +47,28 @@ auto task_handler(caf::stateful_actor<State>* self, Make make) {
 }
 
 // The same for a task resumed after its process died: the driver is made
-// again and fed `log` (DriverRunner::resume).
+// again and fed `log` (DriverRunner::resume). `restore(log)`, before the
+// driver is made, puts back the strategy's state as it was before the task
+// changed it (ReplayLog::state_at_start), so the replay changes it once.
+template <class State, class Make, class Restore>
+auto resume_handler(caf::stateful_actor<State>* self, Make make, Restore restore) {
+  return
+      [self, make = std::move(make), restore = std::move(restore)](
+          resume_atom, msg::TaskRequest& req, std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
+        auto& s = self->state;
+        auto promise = self->template make_response_promise<msg::TaskResult>();
+        if (!s.kit->start(req, promise)) return promise;
+        restore(*log);
+        s.driver = make(req);
+        s.runner->resume(s.driver->start(), std::move(log));
+        return promise;
+      };
+}
+
+// For a strategy that keeps no state beyond a task.
 template <class State, class Make>
 auto resume_handler(caf::stateful_actor<State>* self, Make make) {
-  return [self, make = std::move(make)](resume_atom, msg::TaskRequest& req,
-                                        std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
-    auto& s = self->state;
-    auto promise = self->template make_response_promise<msg::TaskResult>();
-    if (!s.kit->start(req, promise)) return promise;
-    s.driver = make(req);
-    s.runner->resume(s.driver->start(), std::move(log));
-    return promise;
-  };
+  return resume_handler(self, std::move(make), [](const driver::ReplayLog&) {});
 }
 
 }  // namespace kaisha::actors

@@ -12,6 +12,10 @@
 // employee's tool loop had finished (ask_step.hpp) are fed to it instead of
 // being made again (ask_steps).
 //
+// State a strategy keeps beyond one task (the pyramid's quality scores) comes
+// as it was before the task changed it (state_at_start), so that replaying
+// the task's outcomes changes it once, as the first run did.
+//
 // Hires and fires are the ledger's own record: a hire the ledger charged is
 // never charged again, even when its answer was lost with the process. Each
 // agent's hires and fires of the task, in the ledger's order, are consumed
@@ -29,6 +33,13 @@
 #include "runtime/driver/driver_effects.hpp"
 
 namespace kaisha::driver {
+
+// One key of a strategy's state (store::StateRow without its history).
+struct StateValue {
+  std::string strategy;
+  std::string key;
+  json value;
+};
 
 class ReplayLog {
  public:
@@ -66,6 +77,16 @@ class ReplayLog {
   bool take_hire(const std::string& agent) { return take(agent, true); }
   bool take_fire(const std::string& agent) { return take(agent, false); }
 
+  // Every strategy's state as it was before the task changed it.
+  void set_state_at_start(std::vector<StateValue> state) { state_ = std::move(state); }
+  // `strategy`'s part of it, by key.
+  std::vector<StateValue> state_at_start(const std::string& strategy) const {
+    std::vector<StateValue> out;
+    for (const auto& s : state_)
+      if (s.strategy == strategy) out.push_back(s);
+    return out;
+  }
+
  private:
   bool take(const std::string& agent, bool hire);
 
@@ -73,6 +94,7 @@ class ReplayLog {
   std::map<CallId, size_t> ids_;
   std::map<CallId, std::vector<std::string>> ask_steps_;
   std::map<std::string, std::deque<bool>> agents_;  // true = hire, false = fire
+  std::vector<StateValue> state_;
 };
 
 }  // namespace kaisha::driver

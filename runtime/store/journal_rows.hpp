@@ -117,6 +117,19 @@ struct QualityRow {
   int64_t updated_at = 0;
 };
 
+// One version of a strategy's state that outlives a task (the pyramid's
+// quality score of one agent, a graph, a tool version): `value` under `key`,
+// written by change `change` (e.g. the outcome it came from) of task
+// `task_id` (both empty: not made by a task, e.g. migrated).
+struct StateRow {
+  std::string strategy;
+  std::string key;
+  json value;
+  std::string task_id;
+  std::string change;
+  int64_t at = 0;
+};
+
 // A handle a protocol client holds for a company task (an MCP task id, an
 // ACP run id), kept so that a restarted server still answers it.
 struct HandleRow {

@@ -260,6 +260,29 @@ CREATE TABLE protocol_handles (
 CREATE INDEX protocol_handles_by_session ON protocol_handles(session_id);
 CREATE INDEX protocol_handles_expiring ON protocol_handles(created_at + ttl_ms) WHERE ttl_ms > 0;
 )sql",
+    // 9 -> 10: what a strategy keeps beyond one task (journal_rows.hpp
+    // StateRow), as versions: every change is a row, tagged with the task and
+    // the change within it that made it, so that a resumed task's replay
+    // writes nothing twice and can start from the state as it was before
+    // the task changed it. The pyramid's quality scores move here from
+    // agent_quality, which keeps the judge's own scores.
+    R"sql(
+CREATE TABLE strategy_state (
+  id         INTEGER PRIMARY KEY,
+  strategy   TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  value_json TEXT NOT NULL,
+  task_id    TEXT,
+  change     TEXT,
+  at         INTEGER NOT NULL,
+  UNIQUE (strategy, task_id, change, key)
+);
+CREATE INDEX strategy_state_by_key ON strategy_state(strategy, key, id);
+INSERT INTO strategy_state(strategy, key, value_json, at)
+  SELECT 'pyramid', substr(agent, 9), json_object('q', q, 'audits', verdicts), updated_at
+  FROM agent_quality WHERE substr(agent, 1, 8) = 'pyramid/' ORDER BY agent;
+DELETE FROM agent_quality WHERE substr(agent, 1, 8) = 'pyramid/';
+)sql",
 };
 
 // The writer checks the schema's enumerations (journal_rows.hpp) before
@@ -642,8 +665,9 @@ Result<ForgottenRows> JournalStore::forget_session(const std::string& session_id
     // put on one:
     //   per session, deleted here: the tables below.
     //   kept across sessions, never deleted by forgetting or retention:
-    //     agent_quality (the judge's scores per agent name: strategy state),
-    //     and in the same class whatever a later version keeps beyond one
+    //     agent_quality (the judge's scores per agent name), strategy_state
+    //     (what strategies keep beyond a task; its rows name their task,
+    //     which may be forgotten), and in the same class whatever a later version keeps beyond one
     //     session (strategy state, saved graphs, library versions, commit
     //     chains, evaluation runs).
     //   schema_version: the file's own.
@@ -1149,6 +1173,58 @@ Result<std::vector<QualityRow>> JournalStore::quality_rows(const std::string& pr
     rows.push_back(QualityRow{std::move(agent), st->column_double(1), st->column_int(2), st->column_int(3)});
   }
   return rows;
+}
+
+Status JournalStore::save_state(const StateRow& row) {
+  if (row.strategy.empty() || row.key.empty())
+    return Error{"store", "strategy state needs a strategy and a key (got '" + row.strategy + "', '" + row.key + "')"};
+  return in_txn([&]() -> Status {
+    // A change already saved (the same task, change and key: a resumed
+    // task's replay, or its outcome made again because it was not kept)
+    // keeps its place among the versions and takes the value made now.
+    auto st = db_->prepare(
+        "INSERT INTO strategy_state(strategy, key, value_json, task_id, change, at) "
+        "VALUES (?1, ?2, ?3, NULLIF(?4, ''), NULLIF(?5, ''), ?6) "
+        "ON CONFLICT(strategy, task_id, change, key) DO UPDATE SET value_json = excluded.value_json");
+    if (!st) return st.error();
+    return st->bind_all(row.strategy, row.key, row.value.dump(), row.task_id, row.change, or_now(row.at)).run();
+  });
+}
+
+namespace {
+const char* kStateCols = "strategy, key, value_json, COALESCE(task_id, ''), COALESCE(change, ''), at";
+}  // namespace
+
+Result<std::vector<StateRow>> JournalStore::query_state(const std::string& where, const std::string& arg) {
+  auto st = db_->prepare(std::string("SELECT ") + kStateCols + " FROM strategy_state s WHERE " + where +
+                         " ORDER BY strategy, key");
+  if (!st) return st.error();
+  st->bind(1, arg);
+  std::vector<StateRow> rows;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    rows.push_back(StateRow{st->column_text(0), st->column_text(1), parse_json(st->column_text(2)), st->column_text(3),
+                            st->column_text(4), st->column_int(5)});
+  }
+  return rows;
+}
+
+Result<std::vector<StateRow>> JournalStore::state(const std::string& strategy) {
+  return query_state(
+      "strategy = ?1 AND id = (SELECT max(id) FROM strategy_state t WHERE t.strategy = s.strategy AND t.key = s.key)",
+      strategy);
+}
+
+Result<std::vector<StateRow>> JournalStore::state_before_task(const std::string& task_id) {
+  // Versions are rows in the order they were written: the latest of each
+  // key written before the task's first change (every latest one when the
+  // task changed nothing).
+  return query_state(
+      "id = (SELECT max(id) FROM strategy_state t WHERE t.strategy = s.strategy AND t.key = s.key AND "
+      "t.id < COALESCE((SELECT min(id) FROM strategy_state WHERE task_id = ?1), 9223372036854775807))",
+      task_id);
 }
 
 Result<std::optional<json>> JournalStore::load_budget_state(const std::string& session_id) {

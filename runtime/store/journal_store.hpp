@@ -190,10 +190,25 @@ class JournalStore {
   // Every stored score whose agent key starts with `prefix`, by key.
   Result<std::vector<QualityRow>> quality_rows(const std::string& prefix);
 
+  // Strategy state: what a strategy keeps beyond one task (StateRow), kept
+  // across sessions. save_state() writes a new version of `row.key`; a
+  // change already saved (same strategy, task, change and key) keeps its
+  // place and takes the new value, so replaying a resumed task's outcomes
+  // adds no version, and an outcome made again (it was not kept) replaces
+  // the one lost.
+  Status save_state(const StateRow& row);
+  // `strategy`'s latest version of every key, by key.
+  Result<std::vector<StateRow>> state(const std::string& strategy);
+  // Every strategy's state as it was before task `task_id` changed any of it
+  // (the latest versions when it changed nothing), by strategy and key: what
+  // a resumed task starts from. Changes other tasks made in between are in.
+  Result<std::vector<StateRow>> state_before_task(const std::string& task_id);
+
  private:
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
   Status migrate();
   Status migrate_in_transaction();
+  Result<std::vector<StateRow>> query_state(const std::string& where, const std::string& arg);
   // Rows whose foreign key names a row that is not there (PRAGMA foreign_key_check).
   Result<int64_t> foreign_key_violations();
   Result<int> read_schema_version();

@@ -126,8 +126,11 @@ TEST_F(PyramidTest, QualityScoresCarryOverToTheNextRun) {
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   auto stored = [&](const std::string& agent) {
     auto j = journal();
-    auto row = j ? j->load_quality("pyramid/" + agent) : Result<std::optional<store::QualityRow>>(std::nullopt);
-    return row.ok() && row->has_value() ? **row : store::QualityRow{"", -1, -1, 0};
+    auto rows = j ? j->state("pyramid") : Result<std::vector<store::StateRow>>(std::vector<store::StateRow>{});
+    if (rows.ok())
+      for (const auto& r : *rows)
+        if (r.key == agent) return store::QualityRow{agent, r.value.at("q"), r.value.at("audits"), r.at};
+    return store::QualityRow{"", -1, -1, 0};
   };
   EXPECT_NEAR(stored("lead_agent").q, 0.6, 1e-9);
   EXPECT_EQ(stored("lead_agent").verdicts, 1);

@@ -627,6 +627,61 @@ TEST_F(ResumeTest, AJournalInterruptedByCtrlCPassesSqlitesChecksAndItsDumpResume
   EXPECT_NE(broken.out.find("\"ok\":false"), std::string::npos) << broken.describe();
 }
 
+// The pyramid's quality scores are state kept beyond a task: a verdict
+// saved before the kill is not counted again when the resumed task replays
+// it. The lead's last call is slow, so the kill lands after the writers'
+// verdicts were saved and before the task ends.
+TEST_F(ResumeTest, PyramidQualityScoresCountEachVerdictOnceAfterAResume) {
+  Scenario s = pyramid(dir_.file("work"));
+  const std::string fast = R"(output: "Two haiku: poems/river.md and poems/stone.md" } } ]
+      latency_ms: 40)";
+  const size_t at = s.script.find(fast);
+  ASSERT_NE(at, std::string::npos);
+  s.script.replace(at, fast.size(), R"(output: "Two haiku: poems/river.md and poems/stone.md" } } ]
+      latency_ms: 4000)");
+  auto scores = [&](const std::string& db) {
+    std::map<std::string, json> out;
+    auto j = open(db);
+    auto rows = j ? j->state("pyramid") : Result<std::vector<store::StateRow>>(std::vector<store::StateRow>{});
+    if (rows.ok())
+      for (const auto& r : *rows) out[r.key] = r.value;
+    return out;
+  };
+  std::string log;
+  start_mock(s.script);
+  const std::string base_db = dir_.file("base.db");
+  run_until(s, config(s, "base.yaml"), base_db, std::nullopt, &log);
+  const auto base = scores(base_db);
+  ASSERT_TRUE(base.count("lead_agent") && base.count("writer_agent")) << log;
+
+  start_mock(s.script);
+  const std::string cfg = config(s, "killed.yaml");
+  const std::string db = dir_.file("killed.db");
+  {
+    BackgroundProcess p(KAISHA_EXE, run_args(s, cfg, db), {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}},
+                        db + ".log");
+    ASSERT_TRUE(wait_for([&] { return scores(db).count("writer_agent") > 0; }, std::chrono::seconds(30))) << p.log();
+    p.kill9();
+  }
+  ASSERT_EQ(task_in(db)->status, "running");
+  const auto saved = scores(db);
+  EXPECT_FALSE(saved.count("lead_agent"));  // its verdict comes after the slow call
+
+  RunResult resumed = kaisha({"resume", "--config", cfg, "--db", db, "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  const auto after = scores(db);
+  ASSERT_EQ(after.size(), base.size());
+  for (const auto& [agent, value] : base) {
+    SCOPED_TRACE(agent);
+    ASSERT_TRUE(after.count(agent));
+    EXPECT_EQ(after.at(agent).at("audits"), value.at("audits")) << "stored before the kill: " << json(saved).dump();
+    EXPECT_NEAR(after.at(agent).at("q").get<double>(), value.at("q").get<double>(), 1e-9);
+  }
+  // The task's result reports the same scores.
+  EXPECT_EQ(resumed.result()["metadata"]["quality"]["writer_agent"]["audits"], base.at("writer_agent").at("audits"))
+      << resumed.describe();
+}
+
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }

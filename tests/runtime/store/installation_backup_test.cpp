@@ -252,13 +252,13 @@ TEST_F(InstallationBackupTest, ANewerJournalIsRefusedAndAnOlderOneMigrated) {
   const InstallationPaths from = installation("src");
   populate(from);
   const int current = JournalStore::current_schema_version();
-  // The previous schema: the last migration created protocol_handles.
+  // The previous schema: the last migration created strategy_state.
   {
     auto db = SqliteDb::open(from.journal);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(
         (*db)
-            ->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = " + std::to_string(current - 1))
+            ->exec("DROP TABLE strategy_state; UPDATE schema_version SET version = " + std::to_string(current - 1))
             .ok());
   }
   auto m = write_backup(from, backup_dir(), "0.0.9");

@@ -623,12 +623,12 @@ TEST_F(JournalStoreTest, MigratesVersion3ToThePartialSessionLevelIndex) {
   {  // Back to what a version-3 kaisha left on disk.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db);
-    ASSERT_TRUE(
-        (*db)->exec("DROP INDEX steps_session_level; DROP INDEX agents_hired; "
-                    "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
-                    "ALTER TABLE tasks DROP COLUMN strategy; "
-                    "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
-                    "UPDATE schema_version SET version = 3"));
+    ASSERT_TRUE((*db)->exec(
+        "DROP INDEX steps_session_level; DROP INDEX agents_hired; "
+        "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; DROP TABLE strategy_state; "
+        "ALTER TABLE tasks DROP COLUMN strategy; "
+        "CREATE INDEX steps_by_session_task ON steps(session_id, task_id, seq); "
+        "UPDATE schema_version SET version = 3"));
   }
   auto j = open_or_die(path);
   ASSERT_TRUE(j);
@@ -905,7 +905,7 @@ INSERT INTO ledger_entries_v7 SELECT * FROM ledger_entries;
 DROP TABLE ledger_entries;
 ALTER TABLE ledger_entries_v7 RENAME TO ledger_entries;
 CREATE INDEX ledger_by_session ON ledger_entries(session_id, id);
-DROP TABLE protocol_handles;
+DROP TABLE protocol_handles; DROP TABLE strategy_state;
 UPDATE schema_version SET version = 7;
 )sql";
 
@@ -1308,9 +1308,9 @@ TEST_F(TaskOutcomesTest, AVersion5StoreMigratesWithItsTasksIntact) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE(
-        (*db)->exec("DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
-                    "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 5;"));
+    ASSERT_TRUE((*db)->exec(
+        "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; DROP TABLE strategy_state; "
+        "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 5;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1404,7 +1404,8 @@ TEST_F(AskStepsTest, AVersion6StoreMigratesWithItsKeptOutcomesIntact) {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(
-        (*db)->exec("DROP TABLE ask_steps; DROP TABLE protocol_handles; UPDATE schema_version SET version = 6;"));
+        (*db)->exec("DROP TABLE ask_steps; DROP TABLE protocol_handles; DROP TABLE strategy_state; UPDATE "
+                    "schema_version SET version = 6;"));
   }
   auto j = JournalStore::open(path);
   ASSERT_TRUE(j.ok()) << j.error().message;
@@ -1467,7 +1468,8 @@ TEST_F(JournalStoreTest, AVersion8StoreMigratesAndKeepsItsRows) {
   {
     auto db = SqliteDb::open(path, {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->exec("DROP TABLE protocol_handles; UPDATE schema_version SET version = 8;"));
+    ASSERT_TRUE(
+        (*db)->exec("DROP TABLE protocol_handles; DROP TABLE strategy_state; UPDATE schema_version SET version = 8;"));
   }
   {
     auto ro = JournalStore::open_read_only(path);

@@ -40,10 +40,10 @@ TEST_F(QualityStoreTest, Version1FileMigratesToCurrent) {
   {
     auto db = SqliteDb::open(file("v1.db"), {});
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE(
-        (*db)->exec("DROP TABLE agent_quality; DROP INDEX steps_session_level; DROP INDEX agents_hired; "
-                    "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; "
-                    "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 1;"));
+    ASSERT_TRUE((*db)->exec(
+        "DROP TABLE agent_quality; DROP INDEX steps_session_level; DROP INDEX agents_hired; "
+        "DROP TABLE task_outcomes; DROP TABLE ask_steps; DROP TABLE protocol_handles; DROP TABLE strategy_state; "
+        "ALTER TABLE tasks DROP COLUMN strategy; UPDATE schema_version SET version = 1;"));
   }
   auto j = open_or_die(file("v1.db"));
   ASSERT_TRUE(j);
