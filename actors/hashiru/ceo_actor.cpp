@@ -7,6 +7,7 @@
 #include "actors/strategy_kit/driver_runner.hpp"
 #include "actors/strategy_kit/sourced_tools.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
+#include "actors/strategy_kit/task_handlers.hpp"
 #include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_registry.hpp"
@@ -191,18 +192,11 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
     for (auto& [_, promise] : calls) promise.deliver(ToolResult::error(why).to_json());
   });
   return {
-      [=](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
-        auto promise = self->make_response_promise<msg::TaskResult>();
-        if (!kit(self).start(req, promise)) return promise;
-        self->state.runner->run(driver_of(self).start(req.input));
-        return promise;
-      },
-      [=](resume_atom, msg::TaskRequest& req, std::shared_ptr<driver::ReplayLog>& log) -> caf::result<msg::TaskResult> {
-        auto promise = self->make_response_promise<msg::TaskResult>();
-        if (!kit(self).start(req, promise)) return promise;
-        self->state.runner->resume(driver_of(self).start(req.input), std::move(log));
-        return promise;
-      },
+      task_handler(self, KeptDriver{}),
+      resume_handler(self, KeptDriver{}),
+      // In-flight calls are abandoned: their results find no task and are
+      // dropped, while the ledger still settles what they cost.
+      cancel_handler(self),
       [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
         self->state.runner->answer(tid, driver::Recalled{id, std::move(found)});
       },
@@ -217,13 +211,6 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
         if (!driver_of(self).owns(name)) sync_sources(self);
         self->state.runner->run_direct(driver_of(self).call_directly(ticket, name, arguments));
         return promise;
-      },
-      [=](cancel_atom, const std::string& tid, const std::string& why, bool failed) {
-        // In-flight calls are abandoned: their results find no task and are
-        // dropped, while the ledger still settles what they cost.
-        if (!kit(self).cancel(tid, why, failed)) return false;
-        self->state.runner->run(driver_of(self).cancel(why));
-        return true;
       },
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
         self->state.sourced_tools->on_done(id, std::move(r));

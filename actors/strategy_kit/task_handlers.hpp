@@ -1,7 +1,9 @@
-// The task and cancel handlers of a strategy actor that runs one task at a
-// time with a pure driver made for each task (the planner's, the pyramid's).
-// The actor's state holds `kit` (StrategyKit), `runner` (DriverRunner) and
-// `driver` (a unique_ptr to its driver, null between tasks).
+// The task, resume and cancel handlers of a strategy actor, written once for
+// both driver shapes (runtime/driver/driver_shape.hpp). The actor's state
+// holds `kit` (StrategyKit), `runner` (DriverRunner) and `driver` (a
+// unique_ptr to its driver): for a TaskDriver, made by `make(request)` when
+// a task starts and null between tasks; for a SessionDriver, made by the
+// actor when it starts and kept.
 //
 //   task:   (task_atom, msg::TaskRequest) -> msg::TaskResult, answered when
 //           the task ends; a request while a task runs is refused by the kit.
@@ -18,10 +20,29 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/caf/atoms.hpp"
+#include "runtime/driver/driver_shape.hpp"
 #include "runtime/driver/replay_log.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::actors {
+
+// For a SessionDriver, which the actor makes once: nothing to make per task.
+struct KeptDriver {};
+
+// The running task's first effects: a TaskDriver is made for it (and kept in
+// the state until the task ends), a SessionDriver begins it.
+template <class State, class Make>
+driver::Effects start_driver(State& s, const msg::TaskRequest& req, const Make& make) {
+  using D = typename decltype(s.driver)::element_type;
+  if constexpr (driver::SessionDriver<D>) {
+    static_assert(std::is_same_v<Make, KeptDriver>, "a session driver is made by its actor, not per task");
+    return s.driver->start(req.input);
+  } else {
+    static_assert(driver::TaskDriver<D>, "a driver has start(), on(outcome) and cancel(why), each returning Effects");
+    s.driver = make(req);
+    return s.driver->start();
+  }
+}
 
 template <class State>
 auto cancel_handler(caf::stateful_actor<State>* self) {
@@ -33,15 +54,15 @@ auto cancel_handler(caf::stateful_actor<State>* self) {
   };
 }
 
-// `make(request)` returns the task's driver (a unique_ptr).
+// `make(request)` returns the task's driver (a unique_ptr); KeptDriver{} for
+// a session driver.
 template <class State, class Make>
 auto task_handler(caf::stateful_actor<State>* self, Make make) {
   return [self, make = std::move(make)](task_atom, msg::TaskRequest& req) -> caf::result<msg::TaskResult> {
     auto& s = self->state;
     auto promise = self->template make_response_promise<msg::TaskResult>();
     if (!s.kit->start(req, promise)) return promise;
-    s.driver = make(req);
-    s.runner->run(s.driver->start());
+    s.runner->run(start_driver(s, req, make));
     return promise;
   };
 }
@@ -59,8 +80,7 @@ auto resume_handler(caf::stateful_actor<State>* self, Make make, Restore restore
         auto promise = self->template make_response_promise<msg::TaskResult>();
         if (!s.kit->start(req, promise)) return promise;
         restore(*log);
-        s.driver = make(req);
-        s.runner->resume(s.driver->start(), std::move(log));
+        s.runner->resume(start_driver(s, req, make), std::move(log));
         return promise;
       };
 }
