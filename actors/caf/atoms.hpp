@@ -41,6 +41,8 @@ using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using tool_atom = caf::atom_constant<caf::atom("tool")>;
 using audit_atom = caf::atom_constant<caf::atom("audit")>;
 using tool_done_atom = caf::atom_constant<caf::atom("tooldone")>;
+// A tool the strategy kit called for its actor has answered (StrategyKit::call_tool).
+using kit_tool_atom = caf::atom_constant<caf::atom("kittool")>;
 // A task resumed after its process died (driver/replay_log.hpp); an
 // outcome a driver was fed, for the journal.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;

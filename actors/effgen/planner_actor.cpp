@@ -53,18 +53,8 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
 // Ends the task with effgen's metadata plus the kit's accounting; the routing
 // decision has its own note at the task's start, so the closing note omits it.
 void finish(Self* self, driver::Finish f) {
-  auto& st = self->state;
-  st.driver.reset();
-  msg::TaskResult r = st.kit->result(f.ok, f.text);
-  json& m = f.metadata;
-  m["execution_time_ms"] = r.wall_ms;
-  m["total_tokens"] = r.tokens_in + r.tokens_out;
-  json routing = m.contains("routing") ? std::move(m["routing"]) : json();
-  m.erase("routing");
-  st.kit->step(msg::EventKind::note, json{{"metadata", m}});
-  if (!routing.is_null()) m["routing"] = std::move(routing);
-  r.metadata = std::move(m);
-  st.kit->finish(std::move(r));
+  self->state.driver.reset();
+  self->state.kit->finish(std::move(f), StrategyKit::ClosingNote{{"routing"}});
 }
 
 DriverHooks hooks(Self* self) {

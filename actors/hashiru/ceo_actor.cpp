@@ -93,11 +93,8 @@ EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
 
 // ------------------------------------------------------------ the effects
 
-void finish(Self* self, driver::Finish f) {
-  msg::TaskResult r = kit(self).result(f.ok, f.text);
-  if (!f.metadata.empty()) r.metadata = std::move(f.metadata);
-  kit(self).finish(std::move(r));
-}
+// The CEO's task ends without a closing note: its history shows the answer.
+void finish(Self* self, driver::Finish f) { kit(self).finish(std::move(f), std::nullopt); }
 
 void reply(Self* self, driver::Reply r) {
   auto it = self->state.direct_calls.find(r.request);
@@ -180,12 +177,6 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
-  // Employees are not linked to the CEO (firing one must not take the CEO
-  // down), so the CEO stops them itself when it is told to exit.
-  self->set_exit_handler([self](caf::exit_msg& msg) {
-    kit(self).stop_all(msg.reason);
-    self->quit(msg.reason);
-  });
   st.kit->fail_on_exception([self](const std::string& why) {
     auto calls = std::move(self->state.direct_calls);
     self->state.direct_calls.clear();

@@ -1,6 +1,5 @@
 #include "actors/pyramid/pyramid_actor.hpp"
 
-#include <map>
 #include <utility>
 
 #include "actors/caf/atoms.hpp"
@@ -20,7 +19,6 @@ constexpr const char* kPyramid = "Pyramid";
 // The strategy state the quality scores are kept as: one key per agent
 // (its library name, or "<agent>@<model>"), {"q": Q, "audits": n}.
 constexpr const char* kStrategy = "pyramid";
-using pyramid_tool_atom = caf::atom_constant<caf::atom("pyrtool")>;
 
 struct PyramidState {
   PyramidDeps deps;
@@ -28,9 +26,6 @@ struct PyramidState {
   std::unique_ptr<pyramid::QualityScores> quality;
   std::unique_ptr<pyramid::PyramidDriver> driver;  // the running task's
   std::unique_ptr<DriverRunner> runner;
-  // Level-0 tool calls running on the tools' threads, by ticket.
-  std::map<uint64_t, std::function<void(company::ToolResult)>> tool_calls;
-  uint64_t last_ticket = 0;
   static inline const char* name = "pyramid";
 };
 
@@ -55,12 +50,9 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
   auto& st = self->state;
   BoundedJson args = parse_bounded_json(t.arguments, JsonLimits{4u << 20, 64});
   if (!args.ok) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON: " + args.error.message));
-  const uint64_t ticket = ++st.last_ticket;
-  st.tool_calls.emplace(ticket, std::move(done));
-  caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.deps.tools->call(
-      t.tool, args.value, company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
-      [me, ticket](company::ToolResult r) { caf::anon_send(me, pyramid_tool_atom::value, ticket, std::move(r)); });
+  st.kit->call_tool(*st.deps.tools, t.tool, args.value,
+                    company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
+                    std::move(done));
 }
 
 // The scores outcome `o` changed, saved as the pyramid's state, named by
@@ -84,14 +76,8 @@ void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
 }
 
 void finish(Self* self, driver::Finish f) {
-  auto& st = self->state;
-  st.driver.reset();
-  msg::TaskResult r = st.kit->result(f.ok, f.text);
-  f.metadata["execution_time_ms"] = r.wall_ms;
-  f.metadata["total_tokens"] = r.tokens_in + r.tokens_out;
-  st.kit->step(msg::EventKind::note, json{{"metadata", f.metadata}});
-  r.metadata = std::move(f.metadata);
-  st.kit->finish(std::move(r));
+  self->state.driver.reset();
+  self->state.kit->finish(std::move(f), StrategyKit::ClosingNote{});
 }
 
 DriverHooks hooks(Self* self) {
@@ -129,10 +115,6 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   st.kit->load_state(kStrategy, [self](std::vector<driver::StateValue> state) { seed_quality(self, state); });
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
-  self->set_exit_handler([self](caf::exit_msg& msg) {
-    self->state.kit->stop_all(msg.reason);
-    self->quit(msg.reason);
-  });
   auto make = [self](const msg::TaskRequest& req) {
     auto& s = self->state;
     return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
@@ -146,14 +128,7 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
       // first run saved: replaying its verdicts makes those again.
       resume_handler(self, make,
                      [self](const driver::ReplayLog& log) { seed_quality(self, log.state_at_start(kStrategy)); }),
-      [=](pyramid_tool_atom, uint64_t ticket, company::ToolResult& r) {
-        auto& s = self->state;
-        auto it = s.tool_calls.find(ticket);
-        if (it == s.tool_calls.end()) return;
-        auto done = std::move(it->second);
-        s.tool_calls.erase(it);
-        done(std::move(r));
-      },
+      st.kit->tool_handler(),
   };
 }
 

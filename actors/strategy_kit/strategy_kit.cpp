@@ -17,7 +17,14 @@
 namespace kaisha::actors {
 
 StrategyKit::StrategyKit(caf::event_based_actor* self, KitDeps deps)
-    : self_(self), deps_(std::move(deps)), call_timeout_(model_call_timeout(deps_.config)) {}
+    : self_(self), deps_(std::move(deps)), call_timeout_(model_call_timeout(deps_.config)) {
+  // Hired agents are not linked to the strategy actor (firing one must not
+  // take it down), so the actor stops them itself when it is told to exit.
+  self_->set_exit_handler([this](caf::exit_msg& msg) {
+    stop_all(msg.reason);
+    self_->quit(msg.reason);
+  });
+}
 
 // ---------------------------------------------------------------- task scope
 
@@ -104,6 +111,22 @@ msg::TaskResult StrategyKit::result(bool ok, const std::string& text) const {
   r.wall_ms = steady_ms() - t.started_ms;
   r.canceled = t.canceled;
   return r;
+}
+
+void StrategyKit::finish(driver::Finish f, const std::optional<ClosingNote>& note) {
+  if (!task_) return;
+  msg::TaskResult r = result(f.ok, f.text);
+  json& m = f.metadata;
+  if (!m.is_object()) m = json::object();
+  m["execution_time_ms"] = r.wall_ms;
+  m["total_tokens"] = r.tokens_in + r.tokens_out;
+  if (note) {
+    json shown = m;
+    for (const auto& key : note->omit) shown.erase(key);
+    step(msg::EventKind::note, json{{"metadata", std::move(shown)}});
+  }
+  r.metadata = std::move(m);
+  finish(std::move(r));
 }
 
 void StrategyKit::finish(msg::TaskResult r) {
@@ -258,6 +281,23 @@ void StrategyKit::journal_finish(const msg::TaskResult& r) const {
     self_->send(deps_.ledger, done_atom::value, r.task_id, task_finish_op(r));
   else
     journal_task_finish(deps_.journal, deps_.session_id, r);
+}
+
+void StrategyKit::call_tool(company::ToolSource& source, const std::string& tool, const json& args,
+                            const company::ToolCallContext& ctx, std::function<void(company::ToolResult)> done) {
+  const uint64_t ticket = ++last_tool_ticket_;
+  tool_calls_.emplace(ticket, std::move(done));
+  caf::actor me = caf::actor_cast<caf::actor>(self_);
+  source.call(tool, args, ctx,
+              [me, ticket](company::ToolResult r) { caf::anon_send(me, kit_tool_atom::value, ticket, std::move(r)); });
+}
+
+void StrategyKit::tool_answered(uint64_t ticket, company::ToolResult r) {
+  auto it = tool_calls_.find(ticket);
+  if (it == tool_calls_.end()) return;
+  auto done = std::move(it->second);
+  tool_calls_.erase(it);
+  done(std::move(r));
 }
 
 void StrategyKit::save_state(const std::string& strategy, const std::string& key, json value,

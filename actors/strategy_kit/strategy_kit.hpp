@@ -22,6 +22,9 @@
 // call_model(), a charged model call, not a hire. So create costs are paid per
 // agent, never per call.
 //
+// The kit installs the actor's exit handler: told to exit, the actor stops
+// every agent it hired (they are not linked to it), then quits.
+//
 // Every method runs on the owning actor's thread; every `done` is called once
 // (audit's only while its task runs), in the actor's context. Results for a task that has ended meanwhile still
 // arrive: check current(tid) before acting on them. The kit lives in the
@@ -41,11 +44,13 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "runtime/telemetry/span.hpp"
+#include "actors/caf/atoms.hpp"
 #include "actors/strategy_kit/charged_call.hpp"
 #include "actors/agents/employee_actor.hpp"
 #include "actors/agents/employee_placer.hpp"
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_source.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/driver/replay_log.hpp"
 #include "runtime/config/config.hpp"
@@ -163,6 +168,14 @@ class StrategyKit {
   // journal sync finds all the task's rows.
   void finish(msg::TaskResult r);
   void finish(bool ok, const std::string& text) { finish(result(ok, text)); }
+  // The same for a driver's Finish, with the metadata every strategy
+  // reports: the driver's, plus the task's accounting (execution_time_ms,
+  // total_tokens). With `note`, the metadata is journaled first as the
+  // task's closing note, leaving out the keys `note->omit` names.
+  struct ClosingNote {
+    std::vector<std::string> omit;
+  };
+  void finish(driver::Finish f, const std::optional<ClosingNote>& note);
 
   // Installs the actor's exception handler (handler_failure.hpp): a finished
   // task's answer goes out now, the running task fails with the reason, every
@@ -228,6 +241,16 @@ class StrategyKit {
   // will not be kept), in one commit.
   void journal_finish(const msg::TaskResult& r) const;
 
+  // Calls `tool` of `source` for the running task (ToolSource::call, which
+  // may answer on any thread); `done` runs on the actor's thread. The actor's
+  // behavior includes tool_handler().
+  void call_tool(company::ToolSource& source, const std::string& tool, const json& args,
+                 const company::ToolCallContext& ctx, std::function<void(company::ToolResult)> done);
+  // The handler that brings call_tool's answers back: (kit_tool_atom, ticket, ToolResult).
+  auto tool_handler() {
+    return [this](kit_tool_atom, uint64_t ticket, company::ToolResult& r) { tool_answered(ticket, std::move(r)); };
+  }
+
   // ------------------------------------------- state beyond one task
 
   // Saves `value` as the new version of `strategy`'s `key` (store::StateRow),
@@ -246,6 +269,8 @@ class StrategyKit {
              std::function<void(AuditOutcome)> done);
 
  private:
+  void tool_answered(uint64_t ticket, company::ToolResult r);
+
   struct Hired {
     caf::actor actor;
     economy::ModelCost cost;
@@ -274,6 +299,9 @@ class StrategyKit {
   std::shared_ptr<Fires> finishing_;    // a finished task's, while its answer waits
   company::AgentRoster roster_;         // hired and being hired (the name is held)
   std::map<std::string, Hired> staff_;  // hired and running
+  // call_tool's calls in flight, by ticket.
+  std::map<uint64_t, std::function<void(company::ToolResult)>> tool_calls_;
+  uint64_t last_tool_ticket_ = 0;
 };
 
 }  // namespace kaisha::actors
