@@ -5,6 +5,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "actors/effgen/planner_actor.hpp"
+#include "actors/strategy_kit/driven_strategy_actor.hpp"
+#include "actors/strategy_kit/strategy_registration.hpp"
 #include "actors/pyramid/pyramid_actor.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -176,28 +178,57 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
 }
 
 struct Entry {
-  std::string_view name;
+  std::string name;
   StrategySpawner spawn;
 };
 
-constexpr Entry kSpawners[] = {
-    {"hashiru", spawn_hashiru},
-    {"effgen", spawn_effgen},
-    {"pyramid", spawn_pyramid_strategy},
-};
+// kaisha's own strategies, then those registered (register_strategy).
+std::vector<Entry>& spawners() {
+  static std::vector<Entry> all = {
+      {"hashiru", spawn_hashiru},
+      {"effgen", spawn_effgen},
+      {"pyramid", spawn_pyramid_strategy},
+  };
+  return all;
+}
 
 }  // namespace
 
 StrategySpawner find_strategy_spawner(std::string_view name) {
-  for (const Entry& e : kSpawners)
+  for (const Entry& e : spawners())
     if (e.name == name) return e.spawn;
-  return nullptr;
+  return {};
 }
 
 std::vector<std::string> spawnable_strategies() {
   std::vector<std::string> out;
-  for (const Entry& e : kSpawners) out.emplace_back(e.name);
+  for (const Entry& e : spawners()) out.emplace_back(e.name);
   return out;
+}
+
+Status register_strategy(strategy::StrategyInfo info, driver::StrategySetupFn setup) {
+  if (!setup) return Error{"strategy", "strategy " + info.name + ": no setup function"};
+  const std::string name = info.name;
+  const std::string section = info.config_section;
+  if (Status s = strategy::register_strategy_info(std::move(info)); !s.ok()) return s;
+  spawners().push_back(
+      {name, [name, section, setup = std::move(setup)](StrategyContext& ctx) -> Result<caf::actor> {
+         driver::StrategySetup in;
+         in.config = ctx.config;
+         if (auto it = ctx.config->strategy_sections.find(section);
+             !section.empty() && it != ctx.config->strategy_sections.end())
+           in.section = it->second;
+         in.session_id = ctx.session_id;
+         in.price = [table = ctx.cost_table](const std::string& model) { return table->priced(model); };
+         in.check_model = [chat = ctx.chat](const std::string& ref) { return chat->check_model(ref); };
+         auto driven = setup(in);
+         if (!driven.ok()) return driven.error();
+         if (!driven->make) return Error{"strategy", "strategy " + name + ": its setup made no driver"};
+         if (Status s = ctx.chat->check_model(driven->model.model_ref); !driven->model.model_ref.empty() && !s.ok())
+           return Error{"config", name + " model '" + driven->model.model_ref + "': " + s.error().message};
+         return spawn_driven_strategy(ctx, std::move(driven).value());
+       }});
+  return Status::Ok();
 }
 
 }  // namespace kaisha::actors

@@ -10,6 +10,7 @@
 // returns it. Other strategies spawn an actor of their own on the kit.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -56,10 +57,10 @@ struct StrategyContext {
 
 // Spawns (or returns) the actor that runs the strategy's tasks; an error
 // names what in the configuration stops it (an unknown model, a bad file).
-using StrategySpawner = Result<caf::actor> (*)(StrategyContext& context);
+using StrategySpawner = std::function<Result<caf::actor>(StrategyContext& context)>;
 
-// The spawner of strategy `name`, or nullptr when the catalog's name has no
-// actor here (`auto` runs on other strategies' actors).
+// The spawner of strategy `name`, or an empty function when the catalog's
+// name has no actor here (`auto` runs on other strategies' actors).
 StrategySpawner find_strategy_spawner(std::string_view name);
 
 // The names that have a spawner, in table order.

@@ -10,6 +10,7 @@
 #include "runtime/config/mcp_server_config.hpp"
 #include "runtime/config/serve_config.hpp"
 #include "runtime/config/telemetry_config.hpp"
+#include "runtime/core/json.hpp"
 
 namespace kaisha::config {
 
@@ -235,6 +236,10 @@ struct Config {
   std::string strategy = "hashiru";  // hashiru | effgen | auto
   EffgenConfig effgen;
   PyramidConfig pyramid;
+  // The config sections of strategies registered by the program that links
+  // kaisha (runtime/driver/driven_strategy.hpp), by section name, as JSON:
+  // each strategy reads and checks its own.
+  std::map<std::string, json> strategy_sections;
   bool judge_final_answer = false;  // hashiru: the judge audits the CEO's final answer
   MemoryConfig memory;
   ToolsConfig tools;

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "runtime/config/yaml_json.hpp"
 #include "runtime/config/management_tools.hpp"
 #include "runtime/config/yaml_reader.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
@@ -90,6 +91,10 @@ class ConfigParser {
     if (Status s = choice(root, "", "strategy", c_.strategy, strategy::strategy_names()); !s) return s;
     if (Status s = effgen(root["effgen"]); !s) return s;
     if (Status s = pyramid(root["pyramid"]); !s) return s;
+    for (const auto& s : strategy::strategies())
+      if (!s.config_section.empty() && s.config_section != "effgen" && s.config_section != "pyramid" &&
+          YamlReader::present(root[s.config_section]))
+        c_.strategy_sections[s.config_section] = yaml_to_json(root[s.config_section]);
     if (Status s = judge(root["judge"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;

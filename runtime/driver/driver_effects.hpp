@@ -25,6 +25,7 @@
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/messages/agent_messages.hpp"
+#include "runtime/messages/strategy_event.hpp"
 #include "runtime/judge/judge_verdict.hpp"
 
 namespace kaisha::driver {
@@ -156,6 +157,17 @@ struct Reply {
 using Effect =
     std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Recall, Journal, Report, Finish, Reply>;
 using Effects = std::vector<Effect>;
+
+// Adds event `event` of strategy `strategy` to `out` (messages/strategy_event.hpp):
+// reported as EventKind::strategy and, when `journaled`, first written as a
+// note step with the same payload, so that the strategy's tree can be built
+// from the journal alone.
+inline void add_strategy_event(Effects& out, const std::string& strategy, const std::string& event, std::string text,
+                               json data = json::object(), bool journaled = false, const std::string& agent = "") {
+  json payload = msg::strategy_event_data(strategy, event, std::move(data));
+  if (journaled) out.push_back(Journal{msg::EventKind::note, payload, 0, 0, 0, agent});
+  out.push_back(Report{msg::EventKind::strategy, std::move(text), std::move(payload), agent});
+}
 
 // ----------------------------------------------------------------- outcomes
 

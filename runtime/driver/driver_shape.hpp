@@ -20,18 +20,18 @@
 namespace kaisha::driver {
 
 template <class D>
-concept AnsweringDriver = requires(D d, const Outcome& o, const std::string& why) {
+concept AnsweringDriver = requires(D& d, const Outcome& o, const std::string& why) {
   { d.on(o) } -> std::same_as<Effects>;
   { d.cancel(why) } -> std::same_as<Effects>;
 };
 
 template <class D>
-concept TaskDriver = AnsweringDriver<D> && requires(D d) {
+concept TaskDriver = AnsweringDriver<D> && requires(D& d) {
   { d.start() } -> std::same_as<Effects>;
 };
 
 template <class D>
-concept SessionDriver = AnsweringDriver<D> && requires(D d, const std::string& input) {
+concept SessionDriver = AnsweringDriver<D> && requires(D& d, const std::string& input) {
   { d.start(input) } -> std::same_as<Effects>;
 };
 

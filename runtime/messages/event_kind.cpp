@@ -40,6 +40,7 @@ const std::vector<EventKindInfo>& event_kinds() {
       {K::branches, "branches", G::strategy, false},
       {K::note, "note", G::journal, true},
       {K::input_required, "input_required", G::task, false},
+      {K::strategy, "strategy", G::strategy, false},
   };
   return all;
 }

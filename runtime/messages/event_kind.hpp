@@ -71,6 +71,10 @@ enum class EventKind : uint8_t {
   note,
   // task (added later; kinds keep their place)
   input_required,  // the task waits for its user's answer; text = the question
+  // strategy: any strategy's own kinds (strategy_event.hpp), data =
+  // {"strategy": its name, "event": the sub-kind, ...}; the released kinds
+  // above keep their names, new strategies use this one
+  strategy,
 };
 
 enum class EventGroup : uint8_t { task, agent, model, tool, judge, strategy, journal };

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "runtime/config/yaml_json.hpp"
 #include "runtime/config/yaml_reader.hpp"
 #include "runtime/core/json.hpp"
 
@@ -89,33 +90,7 @@ class Parser {
     return p;
   }
 
-  // YAML → JSON keeping plain scalars' types (numbers, booleans, null).
-  json to_json(const YAML::Node& n) const {
-    switch (n.Type()) {
-      case YAML::NodeType::Null:
-        return nullptr;
-      case YAML::NodeType::Sequence: {
-        json a = json::array();
-        for (const auto& e : n) a.push_back(to_json(e));
-        return a;
-      }
-      case YAML::NodeType::Map: {
-        json o = json::object();
-        for (const auto& kv : n) o[kv.first.as<std::string>()] = to_json(kv.second);
-        return o;
-      }
-      default:
-        break;
-    }
-    const std::string& s = n.Scalar();
-    if (n.Tag() == "!") return s;  // quoted: always text
-    if (s == "true") return true;
-    if (s == "false") return false;
-    if (s == "null" || s == "~") return nullptr;
-    json num = json::parse(s, nullptr, false);
-    if (!num.is_discarded() && num.is_number()) return num;
-    return s;
-  }
+  json to_json(const YAML::Node& n) const { return config::yaml_to_json(n); }
 
   MockMatch match(const YAML::Node& n) const {
     check_keys(

@@ -1,5 +1,6 @@
 #include "runtime/strategy/strategy_catalog.hpp"
 
+#include "runtime/messages/strategy_event.hpp"
 #include "runtime/strategy/strategy_rendering.hpp"
 #include "runtime/strategy/strategy_trees.hpp"
 
@@ -7,8 +8,10 @@ namespace kaisha::strategy {
 
 using nlohmann::json;
 
-const std::vector<StrategyInfo>& strategies() {
-  static const std::vector<StrategyInfo> all = {
+namespace {
+
+std::vector<StrategyInfo> builtin_strategies() {
+  return {
       {"hashiru",
        "the CEO hires, asks and fires employees under a budget (HASHIRU)",
        "",
@@ -42,7 +45,39 @@ const std::vector<StrategyInfo>& strategies() {
        nullptr,
        nullptr},
   };
+}
+
+std::vector<StrategyInfo>& catalog() {
+  static std::vector<StrategyInfo> all = builtin_strategies();
   return all;
+}
+
+bool plain_name(const std::string& s) {
+  if (s.empty() || s.size() > 32) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  return s[0] >= 'a' && s[0] <= 'z';
+}
+
+}  // namespace
+
+const std::vector<StrategyInfo>& strategies() { return catalog(); }
+
+Status register_strategy_info(StrategyInfo info) {
+  if (!plain_name(info.name))
+    return Error{"strategy", "strategy name '" + info.name + "': use 1-32 lower-case letters, digits, '_' or '-'"};
+  if (!info.config_section.empty() && !plain_name(info.config_section))
+    return Error{"strategy", "strategy " + info.name + ": config section '" + info.config_section +
+                                 "': use 1-32 lower-case letters, digits, '_' or '-'"};
+  for (const auto& s : catalog()) {
+    if (s.name == info.name) return Error{"strategy", "a strategy named '" + info.name + "' is already registered"};
+    if (!info.config_section.empty() && s.config_section == info.config_section)
+      return Error{"strategy", "strategy " + info.name + ": config section '" + info.config_section +
+                                   "' is already strategy " + s.name + "'s"};
+  }
+  if (info.runs_on.empty()) info.runs_on = {info.name};
+  catalog().push_back(std::move(info));
+  return Status::Ok();
 }
 
 const StrategyInfo* find_strategy(std::string_view name) {
@@ -65,6 +100,17 @@ std::string strategy_names_text() {
 }
 
 std::string render_event(const msg::ProgressEvent& event, NumberText number) {
+  if (event.kind == msg::EventKind::strategy) {
+    // The entry its data names renders it; one that does not (or a strategy
+    // this process does not know) gets the plain line.
+    const msg::StrategyEventName n = msg::strategy_event_name(event.data);
+    const StrategyInfo* s = find_strategy(n.strategy);
+    if (s && s->render)
+      if (std::string lines = s->render(event, number); !lines.empty()) return lines;
+    const std::string who = event.agent.empty() ? (n.strategy.empty() ? "strategy" : n.strategy) : event.agent;
+    const std::string what = n.strategy.empty() ? "event" : n.strategy + "/" + n.event;
+    return "[" + who + "] " + what + (event.text.empty() ? "" : ": " + event.text) + "\n";
+  }
   for (const auto& s : strategies()) {
     if (!s.render) continue;
     std::string lines = s.render(event, number);

@@ -1,9 +1,11 @@
 // The strategy catalog: what the rest of kaisha knows about each strategy
 // without running it. The config loader, the command line, CompanyRuntime and
 // the progress printer read it; none of them lists strategy names itself.
-// Adding a strategy is one entry here (strategy_catalog.cpp, with its
-// renderers beside it), the spawner of the actor that runs its tasks
-// (actors/strategy_kit/strategy_actors.cpp), and the strategy's own folders.
+// kaisha's own strategies are entries in strategy_catalog.cpp (with their
+// renderers beside it) and spawners in actors/strategy_kit/strategy_actors.cpp;
+// a strategy written without CAF, by a program that links kaisha or by a
+// test, adds both at once with actors::register_strategy, before anything
+// reads the catalog.
 #pragma once
 
 #include <string>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
 #include "runtime/strategy/task_tree.hpp"
 
@@ -20,6 +23,18 @@ namespace kaisha::strategy {
 // How the caller writes a JSON number in a summary line (the progress
 // printer's amounts: "0.3", never "0.30000000000000004").
 using NumberText = std::string (*)(const nlohmann::json& number);
+
+// A sub-kind of msg::EventKind::strategy that a strategy reports (its
+// events carry {"strategy": name, "event": sub-kind} in their data), so that
+// strategies' event names never collide and a node that does not know the
+// strategy passes them on.
+struct StrategyEvent {
+  std::string name;
+  // Journaled too: as a note step whose payload holds the event's data, so
+  // that the strategy's `history --tree` is built from the journal alone.
+  bool journaled = false;
+  std::string help;
+};
 
 struct StrategyInfo {
   // The value of `--strategy` and of the config's `strategy:`.
@@ -47,7 +62,14 @@ struct StrategyInfo {
   // order (`kaisha history TASK --tree`; strategy_trees.hpp); nullptr when it
   // has none of its own. Never throws, whatever the steps hold.
   TaskTree (*tree)(const TaskRecord& task, const std::vector<TaskStep>& steps) = nullptr;
+  // Its sub-kinds of msg::EventKind::strategy.
+  std::vector<StrategyEvent> events;
 };
+
+// Adds `info` to the catalog. An error when its name or config section is
+// already taken, or is not a plain lower-case name. Not thread-safe: register
+// before a company starts or a config is loaded.
+Status register_strategy_info(StrategyInfo info);
 
 // Every strategy, in the order help texts list them.
 const std::vector<StrategyInfo>& strategies();

@@ -76,6 +76,7 @@ msg::ProgressEvent event(msg::EventKind kind, std::string text, json data = json
 
 TEST(StrategyCatalog, EachStrategysOwnEventIsRenderedByExactlyOneEntry) {
   for (const auto& k : msg::event_kinds()) {
+    if (k.kind == msg::EventKind::strategy) continue;  // rendered by the entry its data names (below)
     int owners = 0;
     for (const auto& s : strategies())
       if (s.render && !s.render(event(k.kind, "x"), plain).empty()) ++owners;

@@ -1,0 +1,68 @@
+#include "actors/strategy_kit/driven_strategy_actor.hpp"
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "actors/strategy_kit/driver_runner.hpp"
+#include "actors/strategy_kit/strategy_kit.hpp"
+#include "actors/strategy_kit/task_handlers.hpp"
+
+namespace kaisha::actors {
+namespace {
+
+struct DrivenState {
+  driver::DrivenStrategy strategy;
+  std::unique_ptr<StrategyKit> kit;
+  std::unique_ptr<driver::AnyTaskDriver> driver;  // the running task's
+  std::unique_ptr<DriverRunner> runner;
+  static inline const char* name = "driven-strategy";
+};
+
+using Self = caf::stateful_actor<DrivenState>;
+
+DriverHooks hooks(Self* self) {
+  DriverHooks h;
+  h.feed = [self](const driver::Outcome& o) {
+    auto& d = self->state.driver;
+    return d ? d->on(o) : driver::Effects{};
+  };
+  h.model_role = [self](const driver::CallModel&) {
+    const auto& s = self->state.strategy;
+    return ModelRole{s.agent, s.model.model_ref, s.model};
+  };
+  h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
+  h.tenure = Tenure::task;
+  h.finish = [self](driver::Finish f) {
+    self->state.driver.reset();
+    const bool note = self->state.strategy.closing_note;
+    self->state.kit->finish(std::move(f),
+                            note ? std::optional<StrategyKit::ClosingNote>(StrategyKit::ClosingNote{}) : std::nullopt);
+  };
+  return h;
+}
+
+caf::behavior driven_strategy(Self* self, KitDeps deps, driver::DrivenStrategy strategy) {
+  auto& st = self->state;
+  st.strategy = std::move(strategy);
+  st.strategy.model.invoke_resource_cost = 0;  // the strategy's own model is not an employee
+  st.kit = std::make_unique<StrategyKit>(self, std::move(deps));
+  st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
+  st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
+  auto make = [self](const msg::TaskRequest& req) { return self->state.strategy.make(req); };
+  return {
+      cancel_handler(self),
+      task_handler(self, make),
+      resume_handler(self, make),
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_driven_strategy(StrategyContext& ctx, driver::DrivenStrategy strategy) {
+  KitDeps deps{ctx.ledger, ctx.model_client, ctx.journal,    ctx.judge,      ctx.progress,
+               ctx.placer, *ctx.config,      ctx.session_id, strategy.agent, strategy.who};
+  return ctx.system->spawn(driven_strategy, std::move(deps), std::move(strategy));
+}
+
+}  // namespace kaisha::actors

@@ -1,0 +1,231 @@
+// A strategy that exists only in this test: its driver, its config section,
+// one event kind of its own and its renderer, written without CAF and
+// registered with actors::register_strategy. A task runs through kaisha's
+// own runtime (CompanyRuntime) against the scripted mock LLM over HTTP.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "actors/company/company_runtime.hpp"
+#include "actors/strategy_kit/strategy_registration.hpp"
+#include "runtime/config/config_loader.hpp"
+#include "runtime/mockllm/mock_llm_server.hpp"
+#include "runtime/mockllm/mock_script.hpp"
+#include "runtime/store/journal_store.hpp"
+#include "tests/runtime/store/store_test_util.hpp"
+
+namespace kaisha::actors::registered_strategy_test {
+namespace {
+
+// ------------------------------------------------- the strategy, no CAF
+
+// "echo": asks its model `rounds` times, each round's prompt the previous
+// answer, reports every answer as its own event, and answers with the last.
+class EchoDriver {
+ public:
+  EchoDriver(std::string input, std::string prefix, int rounds)
+      : input_(std::move(input)), prefix_(std::move(prefix)), rounds_(rounds) {}
+
+  driver::Effects start() { return {ask(input_)}; }
+
+  driver::Effects on(const driver::Outcome& o) {
+    const auto* m = std::get_if<driver::ModelAnswered>(&o);
+    if (!m) return {};
+    if (!m->ok) return {driver::Finish{false, "the echo model failed: " + m->error}};
+    const std::string text = m->response.message.content;
+    driver::Effects out;
+    driver::add_strategy_event(out, "echo", "echoed", text, json{{"round", round_}}, /*journaled=*/true);
+    if (round_ < rounds_) {
+      out.push_back(ask(text));
+    } else {
+      out.push_back(driver::Finish{true, text, json{{"strategy", "echo"}, {"rounds", rounds_}}});
+    }
+    return out;
+  }
+
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+
+ private:
+  driver::CallModel ask(const std::string& text) {
+    driver::CallModel c;
+    c.id = ++round_;
+    c.purpose = "echo";
+    c.request.messages.push_back(
+        llm::ChatMessage{llm::Role::user, prefix_ + " " + std::to_string(round_) + ": " + text});
+    return c;
+  }
+
+  std::string input_;
+  std::string prefix_;
+  int rounds_;
+  int round_ = 0;
+};
+
+std::string render_echo(const msg::ProgressEvent& e, strategy::NumberText) {
+  const auto name = msg::strategy_event_name(e.data);
+  if (name.strategy != "echo" || name.event != "echoed") return "";
+  return "[" + e.agent + "] echoed round " + std::to_string(e.data.value("round", 0)) + ": " + e.text + "\n";
+}
+
+Result<driver::DrivenStrategy> setup_echo(const driver::StrategySetup& s) {
+  const json& section = s.section;
+  if (!section.is_object() || !section.contains("model") || !section["model"].is_string())
+    return Error{"config", "echo.model: the echo strategy needs a model"};
+  const json rounds = section.value("rounds", json(1));
+  if (!rounds.is_number_integer() || rounds.get<int64_t>() < 1 || rounds.get<int64_t>() > 10)
+    return Error{"config", "echo.rounds: expected an integer from 1 to 10, got " + rounds.dump()};
+  driver::DrivenStrategy d;
+  d.agent = "Echo";
+  d.who = "the echo strategy";
+  d.model = s.price(section["model"].get<std::string>());
+  const std::string prefix = section.value("prefix", "round");
+  const int n = rounds.get<int>();
+  d.make = [prefix, n](const msg::TaskRequest& task) {
+    return driver::make_task_driver<EchoDriver>(task.input, prefix, n);
+  };
+  return d;
+}
+
+void register_echo_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "echo";
+    info.help = "asks its model again with each answer (a test's strategy)";
+    info.config_section = "echo";
+    info.render = render_echo;
+    info.events = {{"echoed", true, "one round's answer"}};
+    Status s = register_strategy(std::move(info), setup_echo);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+}
+
+// ------------------------------------------------------------ the test
+
+constexpr const char* kScript = R"(
+rules:
+  - match: { model: echo-model, last_user: "round 1" }
+    reply: { text: "一回目の川 🌊", usage: { input_tokens: 7, output_tokens: 5 } }
+  - match: { model: echo-model, last_user: "round 2" }
+    reply: { text: "二回目の石 🪨", usage: { input_tokens: 9, output_tokens: 6 } }
+)";
+
+class Events : public company::ProgressSink {
+ public:
+  void emit(const msg::ProgressEvent& e) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_.push_back(e);
+  }
+  std::vector<msg::ProgressEvent> of(msg::EventKind kind) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<msg::ProgressEvent> out;
+    for (const auto& e : events_)
+      if (e.kind == kind) out.push_back(e);
+    return out;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<msg::ProgressEvent> events_;
+};
+
+class RegisteredStrategyTest : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    testing::TempDirTest::SetUp();
+    register_echo_once();
+    auto script = mockllm::parse_mock_script(kScript, "registered_strategy_test");
+    ASSERT_TRUE(script) << script.error().message;
+    mock_ = std::make_unique<mockllm::MockLlmServer>(std::move(script).value());
+    auto port = mock_->start("127.0.0.1", 0);
+    ASSERT_TRUE(port) << port.error().message;
+    port_ = *port;
+  }
+
+  Result<config::Config> config(const std::string& echo_section) {
+    return config::parse_config("strategy: echo\nstore: " + file("kaisha.db") +
+                                    "\nceo: { model: openai:ceo-model }\n"
+                                    "providers:\n  openai: { base_url: http://127.0.0.1:" +
+                                    std::to_string(port_) + "/v1, api_key: mock-key }\n" + echo_section,
+                                "echo.yaml");
+  }
+
+  std::unique_ptr<mockllm::MockLlmServer> mock_;
+  int port_ = 0;
+};
+
+TEST_F(RegisteredStrategyTest, ATaskRunsThroughTheRuntimeWithTheStrategysOwnEventsAndJournal) {
+  auto c = config("echo:\n  model: openai:echo-model\n  rounds: 2\n  prefix: round\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  RuntimeOptions o;
+  o.config = *c;
+  auto events = std::make_shared<Events>();
+  o.progress = events;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  msg::TaskResult r = (*rt)->run_task("川と石について 🌊");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.answer, "二回目の石 🪨");
+  EXPECT_EQ(r.metadata.value("rounds", 0), 2);
+  EXPECT_TRUE(r.metadata.contains("execution_time_ms")) << r.metadata.dump();
+  EXPECT_EQ(r.tokens_in, 16);
+  EXPECT_EQ(r.tokens_out, 11);
+  const std::string task = r.task_id;
+  const std::string session = (*rt)->session_id();
+  rt->reset();
+
+  // Its model was asked twice, over HTTP, with the strategy's prompts.
+  const auto requests = mock_->request_log();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[1].value("model", ""), "echo-model");
+  EXPECT_NE(requests[1].value("last_message", "").find("round 2: 一回目の川 🌊"), std::string::npos)
+      << requests[1].dump();
+
+  // Its events are one kind, named by the strategy, rendered by its entry.
+  const auto mine = events->of(msg::EventKind::strategy);
+  ASSERT_EQ(mine.size(), 2u);
+  EXPECT_EQ(mine[0].data.value("strategy", ""), "echo");
+  EXPECT_EQ(mine[0].data.value("event", ""), "echoed");
+  EXPECT_EQ(mine[0].agent, "Echo");
+  EXPECT_EQ(strategy::render_event(mine[1], nullptr), "[Echo] echoed round 2: 二回目の石 🪨\n");
+
+  // The journal holds the task, its two model calls and the journaled events.
+  auto j = store::JournalStore::open_read_only(file("kaisha.db"));
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  auto t = (*j)->get_task(task);
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->status, "done");
+  EXPECT_EQ((*t)->strategy, "echo");
+  EXPECT_EQ((*t)->session_id, session);
+  auto steps = (*j)->task_steps(task);
+  ASSERT_TRUE(steps.ok()) << steps.error().message;
+  int echoed = 0;
+  for (const auto& s : *steps) echoed += s.kind == "note" && msg::strategy_event_name(s.payload).event == "echoed";
+  EXPECT_EQ(echoed, 2);
+}
+
+TEST_F(RegisteredStrategyTest, ItsConfigSectionIsItsOwnToCheck) {
+  auto c = config("echo:\n  model: openai:echo-model\n  rounds: 0\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;  // the loader hands the section on
+  RuntimeOptions o;
+  o.config = *c;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_FALSE(rt.ok());
+  EXPECT_EQ(rt.error().message, "echo.rounds: expected an integer from 1 to 10, got 0");
+}
+
+TEST_F(RegisteredStrategyTest, ANameAlreadyTakenIsRefused) {
+  strategy::StrategyInfo info;
+  info.name = "pyramid";
+  Status s = register_strategy(std::move(info), setup_echo);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "a strategy named 'pyramid' is already registered");
+  strategy::StrategyInfo bad;
+  bad.name = "Echo Two";
+  EXPECT_FALSE(register_strategy(std::move(bad), setup_echo).ok());
+}
+
+}  // namespace
+}  // namespace kaisha::actors::registered_strategy_test
