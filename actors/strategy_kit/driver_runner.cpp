@@ -11,6 +11,7 @@
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/driver/outcome_codec.hpp"
 #include "runtime/driver/pending_calls.hpp"
+#include "runtime/driver/resume_policy.hpp"
 #include "runtime/messages/ask_usage.hpp"
 #include "runtime/telemetry/tool_span.hpp"
 #include "runtime/telemetry/tracer.hpp"
@@ -66,6 +67,9 @@ DriverRunner::Numbering& DriverRunner::numbering(const std::string& tid) {
 void DriverRunner::resume(Effects start, std::shared_ptr<ReplayLog> log) {
   const Scope s{kit_.task_id(), false};
   replay_ = std::move(log);
+  policy_ = std::make_unique<ResumePolicy>(replay_, [this](const std::string& tool) {
+    return hooks_.repeatable ? hooks_.repeatable(tool) : company::repeatable_tool(tool);
+  });
   replay_tid_ = s.tid;
   numbering(s.tid).kept = static_cast<int64_t>(replay_->size());
   replaying_ = true;
@@ -102,84 +106,29 @@ CallId effect_id(const Effect& e) {
       e);
 }
 
-// How a re-run effect is named in the journal.
-std::string described(const Effect& e) {
-  if (const auto* c = std::get_if<CallModel>(&e)) return "model call (" + c->purpose + ")";
-  if (const auto* a = std::get_if<Ask>(&e)) return "ask " + a->agent;
-  if (const auto* h = std::get_if<Hire>(&e)) return "hire " + h->spec.name;
-  if (const auto* f = std::get_if<Fire>(&e)) return "fire " + f->agent;
-  if (const auto* a = std::get_if<Audit>(&e)) return "audit of " + a->producer;
-  if (const auto* t = std::get_if<RunTool>(&e)) return "tool " + t->tool;
-  if (std::holds_alternative<ReadBudget>(e)) return "budget read";
-  return "memory recall";
-}
-
-// Whether `o` is the kind of outcome `e` is answered with.
-bool answers(const Effect& e, const Outcome& o) {
-  if (std::holds_alternative<CallModel>(e)) return std::holds_alternative<ModelAnswered>(o);
-  if (std::holds_alternative<Hire>(e)) return std::holds_alternative<HireAnswered>(o);
-  if (std::holds_alternative<Fire>(e)) return std::holds_alternative<FireAnswered>(o);
-  if (std::holds_alternative<Ask>(e)) return std::holds_alternative<AskAnswered>(o);
-  if (std::holds_alternative<Audit>(e)) return std::holds_alternative<JudgeRuled>(o);
-  if (std::holds_alternative<RunTool>(e)) return std::holds_alternative<ToolRan>(o);
-  if (std::holds_alternative<ReadBudget>(e)) return std::holds_alternative<BudgetRead>(o);
-  if (std::holds_alternative<Recall>(e)) return std::holds_alternative<Recalled>(o);
-  return false;
-}
-
 }  // namespace
 
 bool DriverRunner::replayed(const Scope& s, Effect& effect) {
-  if (s.direct || !replay_ || s.tid != replay_tid_) return false;
-  if (std::holds_alternative<Journal>(effect) || std::holds_alternative<Report>(effect)) return replaying_;
+  if (s.direct || !policy_ || s.tid != replay_tid_) return false;
   const CallId id = effect_id(effect);
-  if (id == 0 && !std::holds_alternative<Fire>(effect)) return false;
-  const CallId kept_id = id - numbering_.base;
-  if (id != 0 && replay_->answered(kept_id)) {
-    // Its outcome is fed instead; the agents it hired or fired are back as they were.
-    const Outcome& o = *replay_->outcome(kept_id);
-    if (!answers(effect, o))
-      throw std::runtime_error("cannot resume: the journal's outcome of call " + std::to_string(id) +
-                               " does not answer what the strategy asks for now (" + described(effect) +
-                               "); the strategy or its configuration changed since the task was interrupted");
-    if (auto* h = std::get_if<Hire>(&effect); h && std::get<HireAnswered>(o).ok && replay_->take_hire(h->spec.name))
-      kit_.adopt(h->spec, h->cost, hooks_.tenure, hooks_.run_as(h->spec));
-    if (auto* f = std::get_if<Fire>(&effect); f && std::get<FireAnswered>(o).ok && replay_->take_fire(f->agent))
-      kit_.dismiss(f->agent);
-    return true;
-  }
-  if (auto* t = std::get_if<RunTool>(&effect);
-      t && replaying_ && !(hooks_.repeatable ? hooks_.repeatable(t->tool) : company::repeatable_tool(t->tool))) {
-    // In flight when the process died, and not safe to run twice: the task
-    // hears so instead of the tool running again behind its back.
-    kit_.step(msg::EventKind::note, json{{"not_repeated", t->tool}, {"call", kept_id}});
-    deferred_.push_back(
-        ToolRan{id, company::ToolResult::error("`" + t->tool +
-                                               "` was running when the process running this task stopped, "
-                                               "and it is not marked safe to repeat, so it was not run again: check "
-                                               "whether it took effect before calling it again")});
-    return true;
-  }
-  auto budget_then = [this, s](std::function<Outcome(json)> make) {
-    self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value).then([this, s, make](LedgerReply& b) {
-      answer(s, make(std::move(b.view)));
-    });
-  };
-  if (auto* h = std::get_if<Hire>(&effect); h && replay_->take_hire(h->spec.name)) {
-    // The ledger charged it; its answer was lost with the process.
+  auto step = policy_->step(effect, id == 0 ? 0 : id - numbering_.base, replaying_);
+  if (!step.ok()) throw std::runtime_error(step.error().message);
+  if (!step->note.is_null()) kit_.step(msg::EventKind::note, std::move(step->note));
+  if (step->deferred) deferred_.push_back(std::move(*step->deferred));
+  if (auto* h = std::get_if<Hire>(&effect); h && step->adopt)
     kit_.adopt(h->spec, h->cost, hooks_.tenure, hooks_.run_as(h->spec));
-    budget_then([id](json view) -> Outcome { return HireAnswered{id, true, false, "", std::move(view)}; });
-    return true;
+  if (auto* f = std::get_if<Fire>(&effect); f && step->dismiss) kit_.dismiss(f->agent);
+  if (step->answer_with_budget) {
+    // The ledger made the hire or fire; its answer was lost with the process.
+    const bool hire = std::holds_alternative<Hire>(effect);
+    self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value).then([this, s, id, hire](LedgerReply& b) {
+      if (hire)
+        answer(s, HireAnswered{id, true, false, "", std::move(b.view)});
+      else
+        answer(s, FireAnswered{id, true, false, "", std::move(b.view)});
+    });
   }
-  if (auto* f = std::get_if<Fire>(&effect); f && replay_->take_fire(f->agent)) {
-    kit_.dismiss(f->agent);
-    if (id != 0) budget_then([id](json view) -> Outcome { return FireAnswered{id, true, false, "", std::move(view)}; });
-    return true;
-  }
-  // Asked for by the replayed part but not answered before the process died:
-  // it was in flight (or about to start), and runs now, once.
-  if (id != 0 && replaying_) kit_.step(msg::EventKind::note, json{{"rerun", described(effect)}, {"call", kept_id}});
-  return false;
+  return step->handled;
 }
 
 KeptWith DriverRunner::kept_with(const Scope& s, CallId id) {

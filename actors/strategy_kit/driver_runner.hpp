@@ -22,6 +22,7 @@
 #include "actors/strategy_kit/strategy_kit.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/driver/replay_log.hpp"
+#include "runtime/driver/resume_policy.hpp"
 #include "runtime/telemetry/reported_tool_spans.hpp"
 
 namespace kaisha::actors {
@@ -116,6 +117,7 @@ class DriverRunner {
   Numbering numbering_;
   // The task being resumed, its log, and whether its outcomes are being fed.
   std::shared_ptr<driver::ReplayLog> replay_;
+  std::unique_ptr<driver::ResumePolicy> policy_;  // what the resumed task's effects do
   std::string replay_tid_;
   bool replaying_ = false;
   std::vector<driver::Outcome> deferred_;  // fed once the kept outcomes have been
