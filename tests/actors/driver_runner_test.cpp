@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <mutex>
