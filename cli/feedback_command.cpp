@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include "actors/strategy_kit/strategy_registration.hpp"
 #include "actors/company/company_runtime.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
@@ -74,7 +75,7 @@ int feedback(const FeedbackOptions& o) {
   ro.config = *c;
   ro.progress = printer;
   ro.session_id = task->session_id;
-  ro.strategy = "hashiru";  // the CEO writes the critique
+  ro.strategy = actors::ceo_strategy();  // the CEO writes the critique
   ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
   auto rt = actors::CompanyRuntime::start(std::move(ro));
   if (!rt.ok()) {

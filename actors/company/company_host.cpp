@@ -538,6 +538,8 @@ json CompanyHost::call_tool(const std::string& name, const json& arguments) {
 
 std::string CompanyHost::session_id() const { return impl_->runtime->session_id(); }
 
+std::string CompanyHost::strategy() const { return impl_->runtime->strategy(); }
+
 CompanyRuntime& CompanyHost::runtime() { return *impl_->runtime; }
 
 size_t CompanyHost::pending() const {

@@ -59,6 +59,7 @@ class CompanyHost : public company::CompanyService {
   json budget() override;
   json call_tool(const std::string& name, const json& arguments) override;
   std::string session_id() const override;
+  std::string strategy() const override;
 
   // Tasks waiting or running now.
   size_t pending() const;

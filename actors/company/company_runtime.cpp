@@ -571,6 +571,8 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
   return impl_->run(msg::TaskRequest{d.session_id, task_id, input}, nullptr);
 }
 
+const std::string& CompanyRuntime::strategy() const { return impl_->strategy; }
+
 const std::vector<std::string>& CompanyRuntime::interrupted_tasks() const { return impl_->interrupted; }
 
 Result<std::vector<msg::TaskResult>> CompanyRuntime::resume_interrupted(const std::string& only) {

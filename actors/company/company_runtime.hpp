@@ -89,6 +89,8 @@ class CompanyRuntime {
   ~CompanyRuntime();
 
   const std::string& session_id() const;
+  // The strategy its tasks run with (a catalog name).
+  const std::string& strategy() const;
 
   // Runs one user turn to its end (blocking; for the CLI and tests). The task's
   // row is queued in the journal before the CEO or planner starts on it, and

@@ -368,6 +368,8 @@ json CompanySessions::call_tool(const std::string& name, const json& arguments) 
 }
 std::string CompanySessions::session_id() const { return impl_->main_id; }
 
+std::string CompanySessions::strategy() const { return impl_->main->strategy(); }
+
 Status CompanySessions::save_handle(const company::ProtocolHandle& h) {
   store::HandleRow row{h.protocol, h.handle, h.task_id, h.session_id, h.created_ms, h.ttl_ms, h.data};
   // The default session's writer: it lives as long as the service, and the

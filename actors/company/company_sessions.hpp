@@ -70,6 +70,7 @@ class CompanySessions : public company::CompanyService {
   json call_tool(const std::string& name, const json& arguments) override;
   // The default session's id.
   std::string session_id() const override;
+  std::string strategy() const override;
   // Through the default session's journal writer; read from the journal file.
   Status save_handle(const company::ProtocolHandle& handle) override;
   std::optional<company::ProtocolHandle> find_handle(const std::string& protocol, const std::string& handle) override;

@@ -185,7 +185,7 @@ struct Entry {
 // kaisha's own strategies, then those registered (register_strategy).
 std::vector<Entry>& spawners() {
   static std::vector<Entry> all = {
-      {"hashiru", spawn_hashiru},
+      {ceo_strategy(), spawn_hashiru},
       {"effgen", spawn_effgen},
       {"pyramid", spawn_pyramid_strategy},
   };
@@ -199,6 +199,8 @@ StrategySpawner find_strategy_spawner(std::string_view name) {
     if (e.name == name) return e.spawn;
   return {};
 }
+
+std::string ceo_strategy() { return "hashiru"; }
 
 std::vector<std::string> spawnable_strategies() {
   std::vector<std::string> out;

@@ -18,4 +18,8 @@ namespace kaisha::actors {
 // company; not thread-safe.
 Status register_strategy(strategy::StrategyInfo info, driver::StrategySetupFn setup);
 
+// The strategy whose tasks the CEO runs itself (hashiru), for a task that
+// must be the CEO's whatever the configured strategy (`kaisha feedback`).
+std::string ceo_strategy();
+
 }  // namespace kaisha::actors

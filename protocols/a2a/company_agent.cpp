@@ -186,7 +186,7 @@ void CompanyAgent::unsubscribe(const std::string& task_id, uint64_t subscription
 }
 
 std::vector<jsonrpc::CapabilityDescriptor> CompanyAgent::skills() {
-  return jsonrpc::company_capabilities(company_.agents());
+  return jsonrpc::company_capabilities(company_.agents(), company_.strategy());
 }
 
 }  // namespace kaisha::a2a

@@ -145,7 +145,8 @@ AcpReply AcpService::agent(const std::string& name) const {
   d.kind = jsonrpc::CapabilityKind::agent;
   d.name = options_.agent_name;
   d.description = options_.description;
-  d.tags = {"company", "hashiru"};
+  d.tags = {"company"};
+  if (const std::string s = company_.strategy(); !s.empty()) d.tags.push_back(s);
   d.input_modes = {"text/plain"};
   d.output_modes = {"text/plain"};
   json m = jsonrpc::to_acp_manifest(d);
@@ -154,7 +155,7 @@ AcpReply AcpService::agent(const std::string& name) const {
   // A2A card's skills. The employees are not ACP agents of their own: like
   // A2A messages, every run goes to the company, whose CEO asks them.
   json capabilities = json::array();
-  for (const auto& c : jsonrpc::company_capabilities(company_.agents()))
+  for (const auto& c : jsonrpc::company_capabilities(company_.agents(), company_.strategy()))
     capabilities.push_back({{"name", c.name}, {"description", c.description}});
   m["metadata"]["capabilities"] = std::move(capabilities);
   return AcpReply{200, std::move(m), {}};

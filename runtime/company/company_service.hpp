@@ -137,6 +137,8 @@ class CompanyService {
   virtual json call_tool(const std::string& name, const json& arguments) = 0;
 
   virtual std::string session_id() const = 0;
+  // The strategy the company's tasks run with ("" when it does not say).
+  virtual std::string strategy() const { return ""; }
 
   // Protocol handles (protocol_handle.hpp). save_handle() returns once the
   // handle is committed to the journal — call it before the client learns

@@ -2,14 +2,15 @@
 
 namespace kaisha::jsonrpc {
 
-std::vector<CapabilityDescriptor> company_capabilities(const json& agents) {
+std::vector<CapabilityDescriptor> company_capabilities(const json& agents, const std::string& strategy) {
   std::vector<CapabilityDescriptor> out;
   CapabilityDescriptor whole;
   whole.kind = CapabilityKind::agent;
   whole.name = "company";
   whole.title = "Company task";
-  whole.description = "Send a task in plain text; the CEO hires employees as needed and answers.";
-  whole.tags = {"company", "hashiru"};
+  whole.description = "Send a task in plain text; the company's agents work on it and answer.";
+  whole.tags = {"company"};
+  if (!strategy.empty()) whole.tags.push_back(strategy);
   out.push_back(std::move(whole));
   if (!agents.is_object()) return out;
   for (const auto& [name, a] : agents.items()) {

@@ -15,6 +15,6 @@ namespace kaisha::jsonrpc {
 
 // The company first (name "company"), then each hired employee in the
 // order of `agents`; a non-object `agents` gives the company alone.
-std::vector<CapabilityDescriptor> company_capabilities(const json& agents);
+std::vector<CapabilityDescriptor> company_capabilities(const json& agents, const std::string& strategy);
 
 }  // namespace kaisha::jsonrpc
