@@ -34,7 +34,6 @@
 #include "runtime/memory/memory_store.hpp"
 #include "runtime/memory/memory_tool_source.hpp"
 #include "runtime/memory/provider_embedder.hpp"
-#include "runtime/effgen/routing/router.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/session_lock.hpp"
 #include "runtime/store/session_retention.hpp"
@@ -199,7 +198,7 @@ struct CompanyRuntime::Impl {
   std::string strategy;
   const strategy::StrategyInfo* info = nullptr;  // the catalog's entry for `strategy`
   std::map<std::string, caf::actor> runners;     // strategy name -> the actor that runs its tasks
-  std::shared_ptr<const routing::Router> router;
+  RunnerChoice choose_runner;                    // which of `runners` takes a task
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool sources
@@ -526,7 +525,6 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   sc.ceo = impl->ceo;
   sc.progress = progress;
   sc.placer = o.placer;
-  sc.planner_cost = planner_cost;
   for (const std::string& name : impl->info->runs_on) {
     StrategySpawner spawn = find_strategy_spawner(name);
     if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};
@@ -535,7 +533,9 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     impl->runners[name] = *actor;
     if (*actor != impl->ceo) impl->strategy_actors.push_back(*actor);
   }
-  impl->router = sc.router;
+  auto choice = runner_choice(*impl->info, c);
+  if (!choice.ok()) return choice.error();
+  impl->choose_runner = std::move(choice).value();
   return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
 }
 
@@ -638,12 +638,7 @@ msg::TaskResult CompanyRuntime::Impl::run(msg::TaskRequest req, std::shared_ptr<
   const std::string input = req.input;
   const std::string tid = req.task_id;
   msg::TaskResult out;
-  // A strategy that runs on two (auto) lets the router choose: a task the
-  // router gives one agent goes to the first, others to the second.
-  const auto& on = d.info->runs_on;
-  const std::string& runner =
-      on.size() > 1 && d.router->route(input).kind != routing::RouteKind::single ? on[1] : on[0];
-  caf::actor target = d.runners.at(runner);
+  caf::actor target = d.runners.at(d.choose_runner(input));
   {
     std::lock_guard<std::mutex> lock(d.running_mu);
     d.running_task = tid;

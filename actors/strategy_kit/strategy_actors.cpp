@@ -52,14 +52,13 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   if (!rc.ok()) return rc.error();
   auto router = routing::Router::create(*rc);
   if (!router.ok()) return router.error();
-  ctx.router = std::make_shared<const routing::Router>(std::move(router).value());
   auto optimizer = prompt::PromptOptimizer::from_file();
   if (!optimizer.ok()) return optimizer.error();
   PlannerDeps pd;
   // Calls go to the priced row's model ref, so a cost-table name works too.
-  pd.planner_cost = ctx.planner_cost;
-  pd.planner_model = ctx.planner_cost.model_ref;
-  pd.worker_cost = c.effgen.worker_model.empty() ? ctx.planner_cost : ctx.cost_table->priced(c.effgen.worker_model);
+  pd.planner_cost = ctx.cost_table->priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
+  pd.planner_model = pd.planner_cost.model_ref;
+  pd.worker_cost = c.effgen.worker_model.empty() ? pd.planner_cost : ctx.cost_table->priced(c.effgen.worker_model);
   for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
     if (Status s = ctx.chat->check_model(ref); !s.ok())
       return Error{"config", "effgen model '" + ref + "': " + s.error().message};
@@ -76,7 +75,7 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   if (c.effgen.judge) pd.judge = ctx.judge;
   pd.progress = ctx.progress;
   pd.placer = ctx.placer;
-  pd.router = ctx.router;
+  pd.router = std::make_shared<const routing::Router>(std::move(router).value());
   pd.optimizer = std::make_shared<const prompt::PromptOptimizer>(std::move(optimizer).value());
   pd.config = c;
   pd.session_id = ctx.session_id;
@@ -201,6 +200,21 @@ StrategySpawner find_strategy_spawner(std::string_view name) {
 }
 
 std::string ceo_strategy() { return "hashiru"; }
+
+Result<RunnerChoice> runner_choice(const strategy::StrategyInfo& info, const config::Config& c) {
+  const std::vector<std::string> on = info.runs_on.empty() ? std::vector<std::string>{info.name} : info.runs_on;
+  if (on.size() == 1) return RunnerChoice([first = on[0]](const std::string&) { return first; });
+  if (info.name != "auto" || on.size() != 2)
+    return Error{"internal", "strategy " + info.name + " runs on several actors and has no way to choose"};
+  auto rc = load_routing_config(c);
+  if (!rc.ok()) return rc.error();
+  auto router = routing::Router::create(*rc);
+  if (!router.ok()) return router.error();
+  auto shared = std::make_shared<const routing::Router>(std::move(router).value());
+  return RunnerChoice([shared, on](const std::string& input) {
+    return shared->route(input).kind != routing::RouteKind::single ? on[1] : on[0];
+  });
+}
 
 std::vector<std::string> spawnable_strategies() {
   std::vector<std::string> out;

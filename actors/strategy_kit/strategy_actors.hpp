@@ -24,10 +24,7 @@
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/economy/cost_table.hpp"
-
-namespace kaisha::routing {
-class Router;
-}
+#include "runtime/strategy/strategy_catalog.hpp"
 
 namespace kaisha::actors {
 
@@ -47,12 +44,6 @@ struct StrategyContext {
   caf::actor ceo;
   std::shared_ptr<company::ProgressSink> progress;
   std::shared_ptr<EmployeePlacer> placer;  // null = employees run in this process
-  // The strategy's own model (effgen's planner, also the judge's default),
-  // priced from the cost table.
-  economy::ModelCost planner_cost;
-  // Set by a strategy that routes by complexity (effgen); `auto` asks it
-  // which of its strategies takes each task.
-  std::shared_ptr<const routing::Router> router;
 };
 
 // Spawns (or returns) the actor that runs the strategy's tasks; an error
@@ -62,6 +53,15 @@ using StrategySpawner = std::function<Result<caf::actor>(StrategyContext& contex
 // The spawner of strategy `name`, or an empty function when the catalog's
 // name has no actor here (`auto` runs on other strategies' actors).
 StrategySpawner find_strategy_spawner(std::string_view name);
+
+// Which of a strategy's runners (its catalog entry's runs_on) takes a task.
+using RunnerChoice = std::function<std::string(const std::string& input)>;
+
+// The choice for strategy `info`, made when a company starts: a strategy
+// that runs on one actor always takes it; `auto` asks effGen's router (a
+// task it gives one agent goes to the CEO, others to the planner). An error
+// names what in the configuration stops it.
+Result<RunnerChoice> runner_choice(const strategy::StrategyInfo& info, const config::Config& config);
 
 // The names that have a spawner, in table order.
 std::vector<std::string> spawnable_strategies();
