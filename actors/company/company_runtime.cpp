@@ -208,6 +208,26 @@ struct CompanyRuntime::Impl {
   std::vector<std::string> interrupted;
   // Runs `req` to its end, resumed from `log` when given.
   msg::TaskResult run(msg::TaskRequest req, std::shared_ptr<driver::ReplayLog> log);
+
+  // start(), step by step.
+  // The journal, and the session: continued (its lock taken, the tasks a
+  // killed process left running closed, its budget and agents back, its
+  // interrupted tasks listed when resuming) or created. Gives the agents to
+  // start again.
+  Result<std::vector<msg::AgentSpec>> open_session(const RuntimeOptions& o, const economy::CostTable& costs);
+  // The actor system, the journal, the model client, the ledger, and the
+  // judge when anything audits.
+  Status spawn_system_actors(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                             const economy::CostTable& costs);
+  // The CEO, with its prompt, its tools (built-in, created, memory, the
+  // caller's) and its memory.
+  Status spawn_company_ceo(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                           std::shared_ptr<economy::CostTable> cost_table, std::string system_prompt,
+                           std::vector<llm::ToolSpec> tool_specs, std::vector<msg::AgentSpec> restored);
+  // The actors that run the strategy's tasks, and how a task picks one.
+  Status spawn_strategy_runners(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                                std::shared_ptr<economy::CostTable> cost_table);
+  std::shared_ptr<company::ProgressSink> progress;  // where events go
   // Scrape-time metrics (RuntimeOptions::metrics): released first, since
   // they hold actor handles that would keep the journal's thread alive.
   std::vector<std::shared_ptr<void>> metric_collectors;
@@ -303,47 +323,61 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   if (Status s = chat->check_model(c.ceo.model); !s.ok())
     return Error{"config", "CEO model '" + c.ceo.model + "': " + s.error().message};
 
+  auto restored = impl->open_session(o, *cost_table);
+  if (!restored.ok()) return restored.error();
+  if (o.apply_retention) apply_retention_on_start(c, *impl->store, impl->session_id);
+  if (Status s = impl->spawn_system_actors(o, chat, *cost_table); !s.ok()) return s.error();
+  if (Status s = impl->spawn_company_ceo(o, chat, cost_table, std::move(prompt).value(), std::move(specs).value(),
+                                         std::move(restored).value());
+      !s.ok())
+    return s.error();
+  if (Status s = impl->spawn_strategy_runners(o, chat, cost_table); !s.ok()) return s.error();
+  return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
+}
+
+Result<std::vector<msg::AgentSpec>> CompanyRuntime::Impl::open_session(const RuntimeOptions& o,
+                                                                       const economy::CostTable& costs) {
+  const config::Config& c = config;
   auto st = store::JournalStore::open(c.store_path, {store::durability_named(c.journal.durability)});
   if (!st.ok()) return st.error();
-  impl->store = std::shared_ptr<store::JournalStore>(std::move(st).value());
+  store = std::shared_ptr<store::JournalStore>(std::move(st).value());
 
-  impl->budget = o.shared_budget ? o.shared_budget : std::make_shared<economy::Budget>(c.budget, c.switches);
+  budget = o.shared_budget ? o.shared_budget : std::make_shared<economy::Budget>(c.budget, c.switches);
   std::vector<msg::AgentSpec> restored;
   if (!o.session_id.empty()) {
-    auto session = impl->store->get_session(o.session_id);
+    auto session = store->get_session(o.session_id);
     if (!session.ok()) return session.error();
     if (!session->has_value()) return Error{"session", "no session '" + o.session_id + "' in " + c.store_path};
     // Before reading its state: another process may be writing it.
     auto lock = store::SessionLock::acquire(c.store_path, o.session_id);
     if (!lock.ok()) return lock.error();
-    impl->session_lock = std::move(lock).value();
+    session_lock = std::move(lock).value();
     // Tasks still `running` belong to a process that was killed: with the
     // lock held, nobody runs them any more.
-    auto orphans = impl->store->close_orphaned_tasks(
-        o.session_id,
-        "the process running this task stopped before it finished (killed or crashed); "
-        "its journaled steps and charges are kept");
+    auto orphans =
+        store->close_orphaned_tasks(o.session_id,
+                                    "the process running this task stopped before it finished (killed or crashed); "
+                                    "its journaled steps and charges are kept");
     if (!orphans.ok()) return orphans.error();
-    auto state = impl->store->load_budget_state(o.session_id);
+    auto state = store->load_budget_state(o.session_id);
     if (!state.ok()) return state.error();
     if (state->has_value() && !o.shared_budget) {
       auto bs = economy::BudgetState::from_json(**state);
       if (!bs.ok()) return Error{"session", "budget state of session " + o.session_id + ": " + bs.error().message};
-      impl->budget->restore(*bs);
+      budget->restore(*bs);
     }
-    auto agents = impl->store->active_agents(o.session_id);
+    auto agents = store->active_agents(o.session_id);
     if (!agents.ok()) return agents.error();
     // Agents whose last hire was made by a task about to be resumed are its
     // to adopt when it hires them again, as it does while replaying.
     std::set<std::string> theirs;
     if (o.resume) {
-      auto tasks = impl->store->tasks(o.session_id);
+      auto tasks = store->tasks(o.session_id);
       if (!tasks.ok()) return tasks.error();
       for (const auto& t : *tasks)
-        if (t.status == "interrupted" && (t.strategy.empty() || t.strategy == impl->strategy))
-          impl->interrupted.push_back(t.id);
-      const std::set<std::string> resumed(impl->interrupted.begin(), impl->interrupted.end());
-      auto ledger = impl->store->ledger_entries(o.session_id);
+        if (t.status == "interrupted" && (t.strategy.empty() || t.strategy == strategy)) interrupted.push_back(t.id);
+      const std::set<std::string> resumed(interrupted.begin(), interrupted.end());
+      auto ledger = store->ledger_entries(o.session_id);
       if (!ledger.ok()) return ledger.error();
       std::map<std::string, std::string> last_hire;  // agent -> task of its last hire
       for (const auto& e : *ledger)
@@ -353,12 +387,12 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     }
     for (const auto& a : *agents)
       if (!theirs.count(a.name)) restored.push_back(spec_from_row(a));
-    impl->session_id = o.session_id;
-    auto tasks = impl->store->tasks(o.session_id);
+    session_id = o.session_id;
+    auto tasks = store->tasks(o.session_id);
     if (!tasks.ok()) return tasks.error();
     if (!tasks->empty()) {
-      impl->recall_context->push(tasks->back().input);
-      if (!tasks->back().final_answer.empty()) impl->recall_context->push(tasks->back().final_answer);
+      recall_context->push(tasks->back().input);
+      if (!tasks->back().final_answer.empty()) recall_context->push(tasks->back().final_answer);
     }
   } else {
     store::SessionRow row;
@@ -369,94 +403,103 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     // Held from before the session exists: nobody can continue it under us.
     auto lock = store::SessionLock::acquire(c.store_path, row.id);
     if (!lock.ok()) return lock.error();
-    impl->session_lock = std::move(lock).value();
-    if (Status s = impl->store->create_session(row); !s.ok()) return s.error();
-    if (Status s = impl->store->save_cost_table(row.id, cost_table->to_json()); !s.ok()) return s.error();
-    if (Status s = impl->store->save_budget_state(row.id, impl->budget->snapshot().to_json()); !s.ok())
-      return s.error();
-    impl->session_id = row.id;
+    session_lock = std::move(lock).value();
+    if (Status s = store->create_session(row); !s.ok()) return s.error();
+    if (Status s = store->save_cost_table(row.id, costs.to_json()); !s.ok()) return s.error();
+    if (Status s = store->save_budget_state(row.id, budget->snapshot().to_json()); !s.ok()) return s.error();
+    session_id = row.id;
   }
-  if (o.apply_retention) apply_retention_on_start(c, *impl->store, impl->session_id);
+  return restored;
+}
 
-  impl->cfg = std::make_unique<caf::actor_system_config>();
+Status CompanyRuntime::Impl::spawn_system_actors(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                                                 const economy::CostTable& costs) {
+  const config::Config& c = config;
+  cfg = std::make_unique<caf::actor_system_config>();
   int threads = o.scheduler_threads > 0 ? o.scheduler_threads
                                         : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-  impl->cfg->set("scheduler.max-threads", threads);
-  impl->cfg->set("logger.console", caf::atom("none"));
+  cfg->set("scheduler.max-threads", threads);
+  cfg->set("logger.console", caf::atom("none"));
   // Calls, HTTP replies and cluster replies enter from threads outside CAF.
-  actors::use_prompt_wakeups(*impl->cfg);
-  impl->system = std::make_unique<caf::actor_system>(*impl->cfg);
-  auto& sys = *impl->system;
+  actors::use_prompt_wakeups(*cfg);
+  system = std::make_unique<caf::actor_system>(*cfg);
+  auto& sys = *system;
 
-  impl->journal = spawn_journal(sys, impl->store);
-  std::shared_ptr<company::ProgressSink> progress =
-      o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
+  journal = spawn_journal(sys, store);
+  progress = o.progress ? o.progress : std::make_shared<company::NullProgressSink>();
   if (o.metrics) {
     progress = std::make_shared<company::ProgressFanOut>(std::vector<std::shared_ptr<company::ProgressSink>>{
         progress, std::make_shared<telemetry::EventMetrics>(*o.metrics)});
     // Every session's journal commits count; the levels are reported once.
-    measure_journal_commits(impl->journal, &o.metrics
-                                                ->histogram("kaisha_journal_commit_seconds", "Journal commit duration",
-                                                            {}, telemetry::seconds_buckets())
-                                                .with());
-    if (o.level_metrics) impl->metric_collectors = runtime_metrics(*o.metrics, impl->budget, impl->journal);
+    measure_journal_commits(journal, &o.metrics
+                                          ->histogram("kaisha_journal_commit_seconds", "Journal commit duration", {},
+                                                      telemetry::seconds_buckets())
+                                          .with());
+    if (o.level_metrics) metric_collectors = runtime_metrics(*o.metrics, budget, journal);
   }
-  impl->model_client = spawn_model_client(sys, chat, progress);
-  impl->ledger = spawn_ledger(sys, impl->budget, impl->journal, impl->session_id,
-                              o.shared_budget ? o.shared_budget_session : std::string());
+  model_client = spawn_model_client(sys, chat, progress);
+  ledger = spawn_ledger(sys, budget, journal, session_id, o.shared_budget ? o.shared_budget_session : std::string());
   // The planner's model (effgen), also the judge's default: a model ref or a
   // cost-table name, priced once here.
   const economy::ModelCost planner_cost =
-      cost_table->priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
+      costs.priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
 
   // The judge: audits effgen's worker results, and the CEO's final answers
   // when judge.final_answer is set.
-  if (c.judge_final_answer || (impl->info->audits_with_judge && c.effgen.judge)) {
-    const economy::ModelCost jc =
-        c.effgen.judge_model.empty() ? planner_cost : cost_table->priced(c.effgen.judge_model);
+  if (c.judge_final_answer || (info->audits_with_judge && c.effgen.judge)) {
+    const economy::ModelCost jc = c.effgen.judge_model.empty() ? planner_cost : costs.priced(c.effgen.judge_model);
     if (Status s = chat->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;
-    jd.ledger = impl->ledger;
-    jd.model_client = impl->model_client;
-    jd.journal = impl->journal;
+    jd.ledger = ledger;
+    jd.model_client = model_client;
+    jd.journal = journal;
     jd.progress = progress;
-    jd.session_id = impl->session_id;
+    jd.session_id = session_id;
     jd.model_ref = jc.model_ref;
     jd.cost = jc;
     jd.cost.invoke_resource_cost = 0;  // the judge is not an employee
     jd.config = c;
-    impl->judge = spawn_judge(sys, std::move(jd));
+    judge = spawn_judge(sys, std::move(jd));
   }
 
+  return Status::Ok();
+}
+
+Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                                               std::shared_ptr<economy::CostTable> cost_table,
+                                               std::string system_prompt, std::vector<llm::ToolSpec> tool_specs,
+                                               std::vector<msg::AgentSpec> restored) {
+  const config::Config& c = config;
+  auto& sys = *system;
   CeoDeps deps;
-  deps.model_client = impl->model_client;
-  deps.ledger = impl->ledger;
-  deps.journal = impl->journal;
-  if (c.judge_final_answer) deps.judge = impl->judge;
+  deps.model_client = model_client;
+  deps.ledger = ledger;
+  deps.journal = journal;
+  if (c.judge_final_answer) deps.judge = judge;
   deps.progress = progress;
   deps.chat = chat;
   deps.cost_table = cost_table;
   deps.config = c;
-  deps.session_id = impl->session_id;
-  deps.system_prompt = std::move(prompt).value();
-  deps.tool_specs = std::move(specs).value();
+  deps.session_id = session_id;
+  deps.system_prompt = std::move(system_prompt);
+  deps.tool_specs = std::move(tool_specs);
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
   // Built-in and created tools (runtime/tools), under the two tool switches.
   auto tool_setup = tools::make_tool_sources(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();
-  impl->tool_switches = tool_setup->switches;
+  tool_switches = tool_setup->switches;
   for (auto& p : tool_setup->sources) deps.tool_sources.push_back(p);
   {
     if (o.shared_memory) {
-      impl->memory_service = o.shared_memory;
+      memory_service = o.shared_memory;
     } else {
       auto mem = start_memory(c);
       if (!mem.ok()) return mem.error();
-      impl->memory_service = std::move(mem).value();
+      memory_service = std::move(mem).value();
     }
-    auto tool = memory::MemoryToolSource::create(impl->memory_service);
+    auto tool = memory::MemoryToolSource::create(memory_service);
     if (!tool.ok()) return tool.error();
     deps.tool_sources.push_back(std::move(tool).value());
     if (c.memory.short_term.enabled) {
@@ -471,8 +514,8 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     }
     if (c.memory.auto_retrieve) {
       // Weak: the service must not be destroyed on an actor's thread.
-      std::weak_ptr<memory::MemoryService> weak = impl->memory_service;
-      std::shared_ptr<RecallContext> context = impl->recall_context;
+      std::weak_ptr<memory::MemoryService> weak = memory_service;
+      std::shared_ptr<RecallContext> context = recall_context;
       const int context_messages = c.memory.context_messages;
       deps.recall = [weak, context, context_messages](const std::string& message, std::function<void(json)> done) {
         auto service = weak.lock();
@@ -493,10 +536,10 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
   }
   // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
   // last: a name the company's own tools use stays theirs.
-  impl->own_tool_sources = deps.tool_sources.size();
-  impl->stops_tool_sources = o.stops_tool_sources;
+  own_tool_sources = deps.tool_sources.size();
+  stops_tool_sources = o.stops_tool_sources;
   for (auto& p : o.tool_sources) deps.tool_sources.push_back(p);
-  impl->tool_sources = deps.tool_sources;
+  tool_sources = deps.tool_sources;
   // Employee tool grants name tools and sources that must exist now.
   if (!c.employee.tools.empty()) {
     std::map<std::string, std::string> offered;
@@ -507,36 +550,43 @@ Result<std::unique_ptr<CompanyRuntime>> CompanyRuntime::start(RuntimeOptions o) 
     }
     if (Status s = company::check_grants(c.employee.tools, offered, origins); !s.ok()) return s.error();
   }
-  impl->ceo = spawn_ceo(sys, std::move(deps));
-  impl->gateway = sys.spawn(
+  ceo = spawn_ceo(sys, std::move(deps));
+  gateway = sys.spawn(
       [](caf::event_based_actor* self) -> caf::behavior { return {[=](const GatewayJob& job) { job(self); }}; });
 
+  return Status::Ok();
+}
+
+Status CompanyRuntime::Impl::spawn_strategy_runners(const RuntimeOptions& o, std::shared_ptr<company::ChatClient> chat,
+                                                    std::shared_ptr<economy::CostTable> cost_table) {
+  const config::Config& c = config;
+  auto& sys = *system;
   // The actors that run the strategy's tasks (actors/strategy_kit/strategy_actors.hpp).
   StrategyContext sc;
   sc.system = &sys;
   sc.config = &c;
-  sc.session_id = impl->session_id;
+  sc.session_id = session_id;
   sc.cost_table = cost_table;
   sc.chat = chat;
-  sc.ledger = impl->ledger;
-  sc.model_client = impl->model_client;
-  sc.journal = impl->journal;
-  sc.judge = impl->judge;
-  sc.ceo = impl->ceo;
+  sc.ledger = ledger;
+  sc.model_client = model_client;
+  sc.journal = journal;
+  sc.judge = judge;
+  sc.ceo = ceo;
   sc.progress = progress;
   sc.placer = o.placer;
-  for (const std::string& name : impl->info->runs_on) {
+  for (const std::string& name : info->runs_on) {
     StrategySpawner spawn = find_strategy_spawner(name);
     if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};
     auto actor = spawn(sc);
     if (!actor.ok()) return actor.error();
-    impl->runners[name] = *actor;
-    if (*actor != impl->ceo) impl->strategy_actors.push_back(*actor);
+    runners[name] = *actor;
+    if (*actor != ceo) strategy_actors.push_back(*actor);
   }
-  auto choice = runner_choice(*impl->info, c);
+  auto choice = runner_choice(*info, c);
   if (!choice.ok()) return choice.error();
-  impl->choose_runner = std::move(choice).value();
-  return std::unique_ptr<CompanyRuntime>(new CompanyRuntime(std::move(impl)));
+  choose_runner = std::move(choice).value();
+  return Status::Ok();
 }
 
 msg::TaskResult CompanyRuntime::run_task(const std::string& input) {
