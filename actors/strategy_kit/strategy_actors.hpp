@@ -1,9 +1,12 @@
 // The actors that run each strategy's tasks. Every strategy of the catalog
-// (runtime/strategy/strategy_catalog.hpp) that runs tasks has one spawner
-// here, under its catalog name; CompanyRuntime::start spawns the actor of
-// every name in the configured strategy's `runs_on` (for `auto`: hashiru's
-// and effgen's) and hands each task to one of them. Adding a strategy is its
-// catalog entry, its folders and one spawner in this table.
+// (runtime/strategy/strategy_catalog.hpp) that runs tasks has one spawner in
+// the table of strategy_actors.cpp, under its catalog name; each of kaisha's
+// own strategies keeps its spawner in its actor folder
+// (actors/<strategy>/<strategy>_spawner.hpp), and a strategy written without
+// CAF gets the generic actor's (register_strategy). CompanyRuntime::start
+// spawns the actor of every name in the configured strategy's `runs_on` (for
+// `auto`: hashiru's and effgen's) and hands each task to the one
+// runner_choice() picks.
 //
 // The CEO is the company's standing actor (it keeps the session's employees,
 // tools and memory between tasks) and is hashiru's runner: hashiru's spawner
