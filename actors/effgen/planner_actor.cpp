@@ -37,7 +37,7 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   s.worker_task = d.worker_task;
   s.synthesis = d.synthesis;
   // Read once at start: a missing file fails each task that needs it, with the path.
-  for (planning::Strategy st : {planning::Strategy::hybrid, planning::Strategy::hierarchical})
+  for (routing::Strategy st : {routing::Strategy::hybrid, routing::Strategy::hierarchical})
     s.decompose.emplace(st, planning::load_decomposition_prompt(st));
   s.temperature = d.config.ceo.temperature;
   s.max_concurrent = d.config.effgen.max_concurrent;

@@ -70,12 +70,11 @@ Effects EffgenDriver::start() {
     run_single(out, d.reason);
     return out;
   }
-  strategy_ =
-      d.kind == routing::RouteKind::hierarchical ? planning::Strategy::hierarchical : planning::Strategy::hybrid;
+  strategy_ = d.kind == routing::RouteKind::hierarchical ? routing::Strategy::hierarchical : routing::Strategy::hybrid;
   round_.emplace(strategy_);
   auto found = setup_.decompose.find(strategy_);
   if (found == setup_.decompose.end()) {
-    finish(out, false, std::string("No decomposition prompt for the ") + planning::to_string(strategy_) + " strategy");
+    finish(out, false, "No decomposition prompt for the " + std::string(routing::to_string(strategy_)) + " strategy");
     return out;
   }
   const auto& decompose = found->second;
@@ -158,8 +157,9 @@ void EffgenDriver::run_single(Effects& out, const std::string& why) {
 
 void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
   const auto metrics = planning::measure(dag);
-  const bool hierarchical = strategy_ == planning::Strategy::hierarchical;
-  metadata_["routing_strategy"] = hierarchical ? "hierarchical" : planning::to_string(dag.shape());
+  const bool hierarchical = strategy_ == routing::Strategy::hierarchical;
+  metadata_["routing_strategy"] = std::string(
+      routing::to_string(hierarchical ? routing::Strategy::hierarchical : routing::strategy_for_shape(dag.shape())));
   metadata_["num_subtasks"] = dag.subtasks().size();
   metadata_["tree_depth"] = 1;
   metadata_["parallelism"] = metrics.parallelism;
@@ -268,7 +268,7 @@ void EffgenDriver::after_hires(Effects& out) {
   planning::SchedulerOptions o;
   o.max_concurrent = workers_.size();
   o.max_retries = setup_.max_subtask_retries;
-  o.always_synthesize = strategy_ == planning::Strategy::hierarchical;
+  o.always_synthesize = strategy_ == routing::Strategy::hierarchical;
   scheduler_ = std::make_unique<planning::DagScheduler>(std::move(*pending_dag_), o);
   pending_dag_.reset();
   dag_started_ms_ = setup_.now_ms();

@@ -53,7 +53,7 @@ struct EffgenSetup {
   std::string worker_system;
   std::string worker_task;
   std::string synthesis;
-  std::map<planning::Strategy, Result<planning::PromptTemplate>> decompose;
+  std::map<routing::Strategy, Result<planning::PromptTemplate>> decompose;
   double temperature = 0;  // of the planner's own calls
   int max_concurrent = 4;  // workers at most
   int max_subtask_retries = 1;
@@ -161,7 +161,7 @@ class EffgenDriver {
   driver::PendingCalls<driver::Effects&> pending_;  // effects in flight; cleared at the finish
 
   json metadata_ = json::object();
-  planning::Strategy strategy_ = planning::Strategy::hybrid;
+  routing::Strategy strategy_ = routing::Strategy::hybrid;
   std::optional<planning::DecompositionRound> round_;
   std::vector<llm::ChatMessage> planning_conversation_;
   std::optional<planning::SubtaskDag> pending_dag_;  // while the budget is read and workers hired

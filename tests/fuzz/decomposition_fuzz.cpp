@@ -12,12 +12,12 @@
 
 using kaisha::fuzz::check;
 namespace pl = kaisha::planning;
+using kaisha::routing::Strategy;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const pl::Strategy strategies[] = {pl::Strategy::parallel, pl::Strategy::sequential, pl::Strategy::hybrid,
-                                     pl::Strategy::hierarchical};
-  pl::Strategy strategy = strategies[data[0] % 4];
+  const Strategy strategies[] = {Strategy::parallel, Strategy::sequential, Strategy::hybrid, Strategy::hierarchical};
+  Strategy strategy = strategies[data[0] % 4];
   std::string_view answer(reinterpret_cast<const char*>(data + 1), size - 1);
 
   auto r = pl::parse_decomposition(answer, strategy);

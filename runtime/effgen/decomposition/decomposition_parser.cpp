@@ -76,7 +76,7 @@ void read_string_list(const json& obj, const char* key, std::vector<std::string>
   }
 }
 
-Subtask read_item(const json& item, size_t index, Strategy strategy, Problems& p) {
+Subtask read_item(const json& item, size_t index, routing::Strategy strategy, Problems& p) {
   const std::string where = "subtask #" + std::to_string(index + 1);
   Subtask s;
   if (!item.is_object()) {
@@ -127,13 +127,13 @@ Subtask read_item(const json& item, size_t index, Strategy strategy, Problems& p
       p.add(where, "priority '" + priority + "' is not one of high, medium, low");
   }
 
-  if (strategy == Strategy::hierarchical) read_string(item, "reports_to", s.reports_to, where, p);
+  if (strategy == routing::Strategy::hierarchical) read_string(item, "reports_to", s.reports_to, where, p);
   return s;
 }
 
 }  // namespace
 
-Result<Decomposition> parse_decomposition(std::string_view answer, Strategy strategy,
+Result<Decomposition> parse_decomposition(std::string_view answer, routing::Strategy strategy,
                                           const DecompositionLimits& limits) {
   Result<json> parsed = extract_json(answer, JsonTop::object);
   if (!parsed) return parsed.error();
@@ -142,7 +142,7 @@ Result<Decomposition> parse_decomposition(std::string_view answer, Strategy stra
   Problems p;
   Decomposition d;
   d.strategy = strategy;
-  const bool hierarchical = strategy == Strategy::hierarchical;
+  const bool hierarchical = strategy == routing::Strategy::hierarchical;
   const char* list_key = hierarchical ? "worker_subtasks" : "subtasks";
 
   if (hierarchical) {

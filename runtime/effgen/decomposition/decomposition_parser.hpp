@@ -30,7 +30,7 @@
 #include <string_view>
 
 #include "runtime/core/result.hpp"
-#include "runtime/dag/subtask.hpp"
+#include "runtime/effgen/decomposition/decomposition.hpp"
 
 namespace kaisha::planning {
 
@@ -41,7 +41,7 @@ struct DecompositionLimits {
 
 // Error code "decomposition" (or "json" when no JSON could be read). The
 // returned subtasks also pass validate_subtasks (ids, dependencies, cycles).
-Result<Decomposition> parse_decomposition(std::string_view answer, Strategy strategy,
+Result<Decomposition> parse_decomposition(std::string_view answer, routing::Strategy strategy,
                                           const DecompositionLimits& limits = {});
 
 }  // namespace kaisha::planning

@@ -2,7 +2,7 @@
 
 namespace kaisha::planning {
 
-DecompositionRound::DecompositionRound(Strategy strategy, DecompositionLimits limits, int max_retries)
+DecompositionRound::DecompositionRound(routing::Strategy strategy, DecompositionLimits limits, int max_retries)
     : strategy_(strategy), limits_(limits), max_retries_(max_retries < 0 ? 0 : max_retries) {}
 
 RoundStep DecompositionRound::on_answer(std::string_view answer) {

@@ -22,17 +22,17 @@ struct RoundStep {
 
 class DecompositionRound {
  public:
-  explicit DecompositionRound(Strategy strategy, DecompositionLimits limits = {}, int max_retries = 1);
+  explicit DecompositionRound(routing::Strategy strategy, DecompositionLimits limits = {}, int max_retries = 1);
 
   // Reads one model answer. After accept or fall_back the round is over and
   // further answers yield fall_back with reason "the round is over".
   RoundStep on_answer(std::string_view answer);
 
   int answers() const { return answers_; }
-  Strategy strategy() const { return strategy_; }
+  routing::Strategy strategy() const { return strategy_; }
 
  private:
-  Strategy strategy_;
+  routing::Strategy strategy_;
   DecompositionLimits limits_;
   int max_retries_;
   int answers_ = 0;

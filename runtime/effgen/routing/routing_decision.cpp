@@ -26,47 +26,19 @@ std::string_view to_string(RouteKind k) {
   return "single";
 }
 
-std::string_view to_string(Strategy s) {
-  switch (s) {
-    case Strategy::single:
-      return "single";
-    case Strategy::parallel:
-      return "parallel";
-    case Strategy::sequential:
-      return "sequential";
-    case Strategy::hybrid:
-      return "hybrid";
-    case Strategy::hierarchical:
-      return "hierarchical";
-  }
-  return "single";
-}
-
-std::string_view to_string(DagShape s) {
-  switch (s) {
-    case DagShape::parallel:
-      return "parallel";
-    case DagShape::sequential:
-      return "sequential";
-    case DagShape::hybrid:
-      return "hybrid";
-  }
-  return "hybrid";
-}
-
-Strategy strategy_for_shape(DagShape shape) {
+Strategy strategy_for_shape(planning::DagShape shape) {
   switch (shape) {
-    case DagShape::parallel:
+    case planning::DagShape::parallel:
       return Strategy::parallel;
-    case DagShape::sequential:
+    case planning::DagShape::sequential:
       return Strategy::sequential;
-    case DagShape::hybrid:
+    case planning::DagShape::hybrid:
       return Strategy::hybrid;
   }
   return Strategy::hybrid;
 }
 
-Strategy final_strategy(RouteKind kind, DagShape shape) {
+Strategy final_strategy(RouteKind kind, planning::DagShape shape) {
   switch (kind) {
     case RouteKind::single:
       return Strategy::single;

@@ -12,42 +12,32 @@
 // DAG (the hybrid prompt, which can express all three shapes; for
 // RouteKind::hierarchical the hierarchical prompt), and classifies it.
 //
-// Connection to runtime/dag/ (which routing does not link, to stay a
-// leaf): planning::SubtaskDag::shape() returns planning::DagShape {parallel,
-// sequential, hybrid} — no edges → parallel, exactly one order → sequential,
-// else hybrid (§23 item 21). Its enumerators correspond one-to-one, by name,
-// to routing::DagShape below; the caller that holds both (the effGen actor)
-// converts with a switch and calls final_strategy() for the strategy it runs
-// and journals. Likewise RouteKind::hierarchical selects
-// planning::Strategy::hierarchical's prompt.
+// Once the DAG is known, final_strategy() turns the route and the DAG's
+// shape (planning::SubtaskDag::shape(), runtime/dag) into the strategy that
+// runs and is journaled.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "runtime/core/json.hpp"
+#include "runtime/dag/subtask_dag.hpp"
 #include "runtime/effgen/routing/complexity_score.hpp"
 #include "runtime/effgen/routing/routing_config.hpp"
+#include "runtime/effgen/routing/strategy.hpp"
 
 namespace kaisha::routing {
 
 enum class RouteKind { single, decompose, hierarchical };
-enum class Strategy { single, parallel, sequential, hybrid, hierarchical };
-// The shape of a decomposition DAG, as far as routing cares.
-enum class DagShape { parallel, sequential, hybrid };
 
 // "single", "decompose", "hierarchical".
 std::string_view to_string(RouteKind k);
-// "single", "parallel", "sequential", "hybrid", "hierarchical".
-std::string_view to_string(Strategy s);
-// "parallel", "sequential", "hybrid".
-std::string_view to_string(DagShape s);
 
 // parallel → PARALLEL, sequential → SEQUENTIAL, hybrid → HYBRID.
-Strategy strategy_for_shape(DagShape shape);
+Strategy strategy_for_shape(planning::DagShape shape);
 // SINGLE and HIERARCHICAL routes keep their strategy whatever the DAG;
 // a decompose route takes strategy_for_shape(shape).
-Strategy final_strategy(RouteKind kind, DagShape shape);
+Strategy final_strategy(RouteKind kind, planning::DagShape shape);
 
 // One decision, with everything needed to explain it later: the runtime
 // journals to_json() as the ROUTING_DECISION event.

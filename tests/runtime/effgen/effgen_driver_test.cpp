@@ -80,7 +80,7 @@ struct Fixture {
     setup.worker_system = "You are a worker.";
     setup.worker_task = "Task: {{task}}\nSubtask: {{subtask}}\nExpected: {{expected_output}}{{context}}";
     setup.synthesis = "Join for {{task}}:\n{{results}}";
-    setup.decompose.emplace(planning::Strategy::hybrid, planning::PromptTemplate::from_text("Plan: {{task}}"));
+    setup.decompose.emplace(routing::Strategy::hybrid, planning::PromptTemplate::from_text("Plan: {{task}}"));
     setup.audit = audit;
     setup.max_judge_retries = 3;
     setup.now_ms = [this] { return now += 10; };

@@ -38,7 +38,7 @@ TEST(JsonExtract, NumberBeyondADoubleIsAnErrorNotACrash) {
   EXPECT_NE(r.error().message.find("starting at byte 7"), std::string::npos) << r.error().message;
   auto d = parse_decomposition(
       R"({"subtasks":[{"id":"a","description":"x","estimated_complexity":2e308},{"id":"b","description":"y"}]})",
-      Strategy::parallel);
+      routing::Strategy::parallel);
   EXPECT_FALSE(d.ok());
 }
 
@@ -64,10 +64,10 @@ constexpr const char* kParallel = R"({"subtasks":[
   "reasoning":"independent"})";
 
 TEST(DecompositionParser, ParallelForm) {
-  auto d = parse_decomposition(kParallel, Strategy::parallel);
+  auto d = parse_decomposition(kParallel, routing::Strategy::parallel);
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_EQ(d->subtasks.size(), 2u);
-  EXPECT_EQ(d->strategy, Strategy::parallel);
+  EXPECT_EQ(d->strategy, routing::Strategy::parallel);
   EXPECT_EQ(d->subtasks[0].id, "st_1");
   EXPECT_EQ(d->subtasks[0].description, "Research PyTorch");
   EXPECT_EQ(d->subtasks[0].expected_output, "notes");
@@ -87,7 +87,7 @@ TEST(DecompositionParser, SequentialForm) {
   {"id":"st_2","description":"Transform","depends_on":["st_1"]},
   {"id":"st_3","description":"Report","depends_on":["st_2"],"priority":"medium"}],"reasoning":"chain"}
 ```)",
-                               Strategy::sequential);
+                               routing::Strategy::sequential);
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_EQ(d->subtasks.size(), 3u);
   EXPECT_EQ(d->subtasks[2].depends_on, std::vector<std::string>{"st_2"});
@@ -104,7 +104,7 @@ TEST(DecompositionParser, HybridForm) {
     {"id":"st_3","description":"c","depends_on":["st_1","st_2"]},
     {"id":"st_4","description":"d","depends_on":["st_3"]}],
     "parallel_groups":[["st_1","st_2"],["st_3"],["st_4"]],"reasoning":"r"})",
-                               Strategy::hybrid);
+                               routing::Strategy::hybrid);
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_EQ(d->parallel_groups.size(), 3u);
   EXPECT_EQ(d->parallel_groups[0], (std::vector<std::string>{"st_1", "st_2"}));
@@ -119,7 +119,7 @@ TEST(DecompositionParser, HierarchicalForm) {
       {"id":"wk_2","description":"research B","reports_to":"manager"},
       {"id":"wk_3","description":"analyse","reports_to":"manager","depends_on":["wk_1","wk_2"],"required_specialization":"analysis"}],
     "reasoning":"r"})",
-      Strategy::hierarchical);
+      routing::Strategy::hierarchical);
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_TRUE(d->manager_task);
   EXPECT_EQ(d->manager_task->description, "Coordination and synthesis task");
@@ -131,13 +131,13 @@ TEST(DecompositionParser, HierarchicalForm) {
 
 TEST(DecompositionParser, HierarchicalNeedsManagerAndWorkers) {
   auto d = parse_decomposition(R"({"subtasks":[{"id":"a","description":"x"},{"id":"b","description":"y"}]})",
-                               Strategy::hierarchical);
+                               routing::Strategy::hierarchical);
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("missing \"manager_task\" object"), std::string::npos) << d.error().message;
   EXPECT_NE(d.error().message.find("missing \"worker_subtasks\" array"), std::string::npos);
   auto r = parse_decomposition(R"({"manager_task":{"description":"m"},"worker_subtasks":[
       {"id":"wk_1","description":"x","reports_to":"boss"},{"id":"wk_2","description":"y"}]})",
-                               Strategy::hierarchical);
+                               routing::Strategy::hierarchical);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "subtask #1: reports_to refers to unknown id 'boss' (use \"manager\" or a worker id)");
 }
@@ -147,20 +147,20 @@ TEST(DecompositionParser, TwoToFiveBound) {
   for (int i = 1; i <= 7; ++i)
     seven += std::string(i > 1 ? "," : "") + R"({"id":"st_)" + std::to_string(i) + R"(","description":"d"})";
   seven += "]}";
-  auto d = parse_decomposition(seven, Strategy::parallel);
+  auto d = parse_decomposition(seven, routing::Strategy::parallel);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().message, "expected 2–5 subtasks, got 7");
-  auto one = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"d"}]})", Strategy::parallel);
+  auto one = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"d"}]})", routing::Strategy::parallel);
   ASSERT_FALSE(one.ok());
   EXPECT_EQ(one.error().message, "expected 2–5 subtasks, got 1");
   DecompositionLimits loose{1, 7};
-  EXPECT_TRUE(parse_decomposition(seven, Strategy::parallel, loose).ok());
+  EXPECT_TRUE(parse_decomposition(seven, routing::Strategy::parallel, loose).ok());
 }
 
 TEST(DecompositionParser, UnknownDependencyNamesItsPlace) {
   auto d = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"a"},{"id":"st_2","description":"b"},
       {"id":"st_3","description":"c","depends_on":["x"]}]})",
-                               Strategy::hybrid);
+                               routing::Strategy::hybrid);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code, "decomposition");
   EXPECT_EQ(d.error().message, "subtask #3: depends_on refers to unknown id 'x'");
@@ -169,14 +169,14 @@ TEST(DecompositionParser, UnknownDependencyNamesItsPlace) {
 TEST(DecompositionParser, CycleIsNamed) {
   auto d = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"a","depends_on":["st_2"]},
       {"id":"st_2","description":"b","depends_on":["st_1"]}]})",
-                               Strategy::sequential);
+                               routing::Strategy::sequential);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().message, "dependency cycle: st_1 → st_2 → st_1 (each depends on the next)");
 }
 
 TEST(DecompositionParser, BadJsonSaysWhere) {
   auto d = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"a"},{"id":"st_2" "description":"b"}]})",
-                               Strategy::parallel);
+                               routing::Strategy::parallel);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code, "json");
   EXPECT_EQ(d.error().message.rfind("JSON parse error at byte 71: ", 0), 0u) << d.error().message;
@@ -187,7 +187,7 @@ TEST(DecompositionParser, FieldErrorsAreListedTogether) {
       {"id":"st_1","description":"","estimated_complexity":11},
       {"id":2,"description":"b","required_specialization":"research|coding","priority":"urgent","depends_on":"st_1"},
       "oops"]})",
-                               Strategy::hybrid);
+                               routing::Strategy::hybrid);
   ASSERT_FALSE(d.ok());
   const std::string& m = d.error().message;
   EXPECT_NE(m.find("subtask #1: description is empty"), std::string::npos) << m;
@@ -202,14 +202,14 @@ TEST(DecompositionParser, FieldErrorsAreListedTogether) {
 TEST(DecompositionParser, DuplicateIdsAndUnknownGroupMembers) {
   auto d = parse_decomposition(R"({"subtasks":[{"id":"st_1","description":"a"},{"id":"st_1","description":"b"}],
       "parallel_groups":[["st_1","st_9"]]})",
-                               Strategy::hybrid);
+                               routing::Strategy::hybrid);
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("parallel_groups[0]: refers to unknown id 'st_9'"), std::string::npos);
   EXPECT_NE(d.error().message.find("subtask #2: duplicate id 'st_1' (first used by subtask #1)"), std::string::npos);
 }
 
 TEST(DecompositionRound, OneRetryThenSingleAgentFallback) {
-  DecompositionRound round(Strategy::parallel);
+  DecompositionRound round(routing::Strategy::parallel);
   RoundStep s = round.on_answer("I think we should research first.");
   ASSERT_EQ(s.kind, RoundStep::Kind::retry);
   EXPECT_NE(s.feedback.find("no JSON object found"), std::string::npos);
@@ -221,7 +221,7 @@ TEST(DecompositionRound, OneRetryThenSingleAgentFallback) {
 }
 
 TEST(DecompositionRound, RetryCanSucceed) {
-  DecompositionRound round(Strategy::parallel);
+  DecompositionRound round(routing::Strategy::parallel);
   ASSERT_EQ(round.on_answer("{bad").kind, RoundStep::Kind::retry);
   RoundStep s = round.on_answer(kParallel);
   ASSERT_EQ(s.kind, RoundStep::Kind::accept);

@@ -22,7 +22,8 @@ TEST(PromptTemplate, RendersPlaceholdersAndLeavesJsonAlone) {
 }
 
 TEST(DecompositionPrompts, AllFourRenderWithTheTask) {
-  for (Strategy s : {Strategy::parallel, Strategy::sequential, Strategy::hybrid, Strategy::hierarchical}) {
+  for (routing::Strategy s : {routing::Strategy::parallel, routing::Strategy::sequential, routing::Strategy::hybrid,
+                              routing::Strategy::hierarchical}) {
     auto p = render_decomposition_prompt(s, "Compare the top 3 ML frameworks", kRoot);
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->rfind("You are a task decomposition expert.", 0), 0u) << to_string(s);
@@ -30,19 +31,19 @@ TEST(DecompositionPrompts, AllFourRenderWithTheTask) {
     EXPECT_NE(p->find("Respond with ONLY the JSON, no additional text."), std::string::npos);
     EXPECT_EQ(p->find("{{"), std::string::npos);
   }
-  auto seq = render_decomposition_prompt(Strategy::sequential, "t", kRoot);
+  auto seq = render_decomposition_prompt(routing::Strategy::sequential, "t", kRoot);
   EXPECT_NE(seq->find("\"depends_on\":[]"), std::string::npos);
-  auto hyb = render_decomposition_prompt(Strategy::hybrid, "t", kRoot);
+  auto hyb = render_decomposition_prompt(routing::Strategy::hybrid, "t", kRoot);
   EXPECT_NE(hyb->find("\"parallel_groups\""), std::string::npos);
-  auto hier = render_decomposition_prompt(Strategy::hierarchical, "t", kRoot);
+  auto hier = render_decomposition_prompt(routing::Strategy::hierarchical, "t", kRoot);
   EXPECT_NE(hier->find("\"worker_subtasks\""), std::string::npos);
   EXPECT_NE(hier->find("\"reports_to\":\"manager\""), std::string::npos);
-  auto par = render_decomposition_prompt(Strategy::parallel, "t", kRoot);
+  auto par = render_decomposition_prompt(routing::Strategy::parallel, "t", kRoot);
   EXPECT_NE(par->find("1. Identify 2-5 independent subtasks"), std::string::npos);
 }
 
 TEST(DecompositionPrompts, MissingFileNamesThePath) {
-  auto p = render_decomposition_prompt(Strategy::hybrid, "t", "/nonexistent-root");
+  auto p = render_decomposition_prompt(routing::Strategy::hybrid, "t", "/nonexistent-root");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, "prompt");
   EXPECT_NE(p.error().message.find("/nonexistent-root/prompts/effgen/decompose_hybrid.md"), std::string::npos)

@@ -82,7 +82,7 @@ TEST(PaperExamples, W2FrameworkResearch) {
   EXPECT_DOUBLE_EQ(paper.total, 7.2);
   RoutingDecision d = decide_route(paper, RoutingConfig{});
   EXPECT_EQ(d.kind, RouteKind::decompose);
-  EXPECT_EQ(final_strategy(d.kind, DagShape::hybrid), Strategy::hybrid);
+  EXPECT_EQ(final_strategy(d.kind, planning::DagShape::hybrid), Strategy::hybrid);
 }
 
 // B.2: paper C ≈ 3.5 → SINGLE.
@@ -119,7 +119,7 @@ TEST(PaperExamples, B42RenewableTrends) {
   EXPECT_THAT(s.domains_hit, ElementsAre("research", "creative", "data", "legal"));
   expect_factors(s, {4.0, 10.0, 10.0, 0.0, 7.0, 6.5});
   EXPECT_EQ(route_paper_score(8.2), RouteKind::decompose);
-  EXPECT_EQ(final_strategy(route_paper_score(8.2), DagShape::parallel), Strategy::parallel);
+  EXPECT_EQ(final_strategy(route_paper_score(8.2), planning::DagShape::parallel), Strategy::parallel);
 }
 
 // T.2: paper C ≈ 7.5 → decomposition, st1 ∥ st2 then st3 synthesis.

@@ -85,12 +85,12 @@ TEST(RoutingProfiles, TierFromParameterCountFollowsDefinition31PlusXl) {
 }
 
 TEST(RoutingStrategy, DagShapeDecidesTheMultiAgentStrategy) {
-  EXPECT_EQ(strategy_for_shape(DagShape::parallel), Strategy::parallel);
-  EXPECT_EQ(strategy_for_shape(DagShape::sequential), Strategy::sequential);
-  EXPECT_EQ(strategy_for_shape(DagShape::hybrid), Strategy::hybrid);
-  EXPECT_EQ(final_strategy(RouteKind::decompose, DagShape::hybrid), Strategy::hybrid);
-  EXPECT_EQ(final_strategy(RouteKind::single, DagShape::parallel), Strategy::single);
-  EXPECT_EQ(final_strategy(RouteKind::hierarchical, DagShape::sequential), Strategy::hierarchical);
+  EXPECT_EQ(strategy_for_shape(planning::DagShape::parallel), Strategy::parallel);
+  EXPECT_EQ(strategy_for_shape(planning::DagShape::sequential), Strategy::sequential);
+  EXPECT_EQ(strategy_for_shape(planning::DagShape::hybrid), Strategy::hybrid);
+  EXPECT_EQ(final_strategy(RouteKind::decompose, planning::DagShape::hybrid), Strategy::hybrid);
+  EXPECT_EQ(final_strategy(RouteKind::single, planning::DagShape::parallel), Strategy::single);
+  EXPECT_EQ(final_strategy(RouteKind::hierarchical, planning::DagShape::sequential), Strategy::hierarchical);
 }
 
 TEST(RoutingDecision, JsonCarriesScoreFactorsAndThresholds) {
