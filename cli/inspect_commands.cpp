@@ -10,6 +10,7 @@
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/store/step_json.hpp"
 #include "runtime/strategy/strategy_catalog.hpp"
 
 namespace kaisha::cli {
@@ -270,16 +271,11 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
                    {"tokens_in", r.tokens_in},
                    {"tokens_out", r.tokens_out},
                    {"expense", r.expense}});
-    for (const auto& r : *steps)
-      st.push_back({{"task", r.task_id},
-                    {"seq", r.seq},
-                    {"agent", r.agent},
-                    {"kind", r.kind},
-                    {"payload", r.payload},
-                    {"tokens_in", r.tokens_in},
-                    {"tokens_out", r.tokens_out},
-                    {"expense", r.expense},
-                    {"at", r.at}});
+    for (const auto& r : *steps) {
+      json step = store::step_to_json(r, "at");  // "at": the key this output was released with
+      step["task"] = r.task_id;
+      st.push_back(std::move(step));
+    }
     json out{{"session", s->session}, {"tasks", t}, {"steps", st}};
     if (sessions.size() > 1) out["hosted_sessions"] = std::vector<std::string>(sessions.begin() + 1, sessions.end());
     std::cout << dump_text(out, 2) << "\n";

@@ -11,6 +11,7 @@
 
 #include "runtime/core/clock.hpp"
 #include "runtime/store/journal_store.hpp"
+#include "runtime/store/step_json.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -512,15 +513,8 @@ Result<json> CompanyHost::journaled_steps(const std::string& store_path, const s
   auto steps = (*st)->task_steps(task_id);
   if (!steps.ok()) return steps.error();
   json out = json::array();
-  for (const auto& s : *steps)
-    out.push_back({{"seq", s.seq},
-                   {"agent", s.agent},
-                   {"kind", s.kind},
-                   {"payload", s.payload},
-                   {"tokens_in", s.tokens_in},
-                   {"tokens_out", s.tokens_out},
-                   {"expense", s.expense},
-                   {"at_ms", s.at}});
+  // "at_ms": served as the MCP resource kaisha://tasks/<id>/journal.
+  for (const auto& s : *steps) out.push_back(store::step_to_json(s, "at_ms"));
   return out;
 }
 
