@@ -10,6 +10,7 @@
 #include "runtime/core/bounded_json.hpp"
 #include "runtime/jsonrpc/jsonrpc.hpp"
 #include "runtime/llm/sse_parser.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::a2a {
 namespace {
@@ -42,11 +43,6 @@ Error transport_error(const std::string& what, const http::HttpResult& r) {
   json j = parse_json_or_discarded(utf8::repair(r.body));
   if (j.is_object() && j.contains("error") && j["error"].is_object()) body = j["error"].value("message", body);
   return Error{"http", what + ": HTTP " + std::to_string(r.status) + (body.empty() ? "" : ": " + body)};
-}
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 // One ask in flight: the request, what has been learnt of the answer, and
@@ -106,7 +102,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
 
   http::HttpOptions http_options() const {
     http::HttpOptions o;
-    o.timeout_ms = std::max<int64_t>(1, deadline_ms - now_ms());
+    o.timeout_ms = std::max<int64_t>(1, deadline_ms - steady_ms());
     o.connect_timeout_ms = opt.connect_timeout_ms;
     return o;
   }
@@ -249,7 +245,7 @@ struct Ask : std::enable_shared_from_this<Ask> {
 
   void poll_later() {
     if (task_id.empty()) return fail("the agent returned neither a task nor a message");
-    if (now_ms() + opt.poll_interval_ms >= deadline_ms)
+    if (steady_ms() + opt.poll_interval_ms >= deadline_ms)
       return finish(Error{
           "timeout", who() + ": task " + task_id + " did not finish within " + std::to_string(opt.timeout_ms) + " ms"});
     auto self = shared_from_this();
@@ -363,7 +359,7 @@ void A2aClient::ask(const RemoteAgentCard& card, const std::string& text, AskDon
   a->text = text;
   a->done = std::move(done);
   a->on_text = std::move(on_text);
-  a->deadline_ms = now_ms() + options_.timeout_ms;
+  a->deadline_ms = steady_ms() + options_.timeout_ms;
   a->start();
 }
 

@@ -8,16 +8,12 @@
 #include <utility>
 
 #include "protocols/a2a/company_agent.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::a2a {
 namespace {
 
 using jsonrpc::app_error;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 WireVersion version_of(const std::string& method) {
   auto m = classify_method(method);
@@ -123,7 +119,7 @@ struct Stream {
       emit_locked(stream_artifact(task_id, context_id, u.artifact, u.append, u.last_chunk, v));
       return;
     }
-    emit_locked(stream_status(task_id, context_id, u.state, u.at_ms ? u.at_ms : now_ms(), u.message, v, u.metadata));
+    emit_locked(stream_status(task_id, context_id, u.state, u.at_ms ? u.at_ms : wall_ms(), u.message, v, u.metadata));
     if (is_terminal(u.state) || (ends_when_interrupted && is_interrupted(u.state))) finish_locked();
   }
 };

@@ -6,14 +6,10 @@
 #include "protocols/a2a/a2a_wire.hpp"
 #include "runtime/core/uuid.hpp"
 #include "runtime/jsonrpc/company_capabilities.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::a2a {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Error not_found(const std::string& id) { return Error{agent_error::kTaskNotFound, "Task not found: " + id}; }
 
@@ -39,7 +35,7 @@ struct EventTranslator {
   }
 
   void on_event(const msg::ProgressEvent& e) {
-    const int64_t at = e.at_ms ? e.at_ms : now_ms();
+    const int64_t at = e.at_ms ? e.at_ms : wall_ms();
     const company::TaskState state = company::state_after_event(e.kind);
     if (state == company::TaskState::completed) {
       // The final event's text is the answer.

@@ -6,14 +6,10 @@
 #include <utility>
 
 #include "protocols/a2a/a2a_wire.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::a2a {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -76,7 +72,7 @@ Result<SendOutcome> TckScenarioAgent::send(const IncomingMessage& message) {
       Entry e;
       e.task.id = id;
       e.task.context_id = message.context_id.empty() ? "tck-context-" + std::to_string(next_task_) : message.context_id;
-      e.task.updated_ms = now_ms();
+      e.task.updated_ms = wall_ms();
       tasks_[id] = std::move(e);
       order_.push_back(id);
     }
@@ -190,7 +186,7 @@ void TckScenarioAgent::apply(const std::string& id, TaskUpdate u) {
     auto it = tasks_.find(id);
     if (it == tasks_.end() || is_terminal(it->second.task.state)) return;
     AgentTask& t = it->second.task;
-    u.at_ms = now_ms();
+    u.at_ms = wall_ms();
     if (u.kind == TaskUpdate::Kind::status) {
       t.state = u.state;
       t.status_message = u.message;

@@ -7,14 +7,10 @@
 #include "protocols/acp/acp_run.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/core/bounded_json.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::acp {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string strip_slashes(std::string s) {
   while (!s.empty() && s.back() == '/') s.pop_back();
@@ -59,7 +55,7 @@ struct RunAsk : std::enable_shared_from_this<RunAsk> {
   std::string who() const { return "ACP agent " + addr.agent + " at " + addr.base_url; }
   http::HttpOptions http_options() const {
     http::HttpOptions o;
-    o.timeout_ms = std::max<int64_t>(1, deadline_ms - now_ms());
+    o.timeout_ms = std::max<int64_t>(1, deadline_ms - steady_ms());
     o.connect_timeout_ms = opt.connect_timeout_ms;
     return o;
   }
@@ -86,7 +82,7 @@ struct RunAsk : std::enable_shared_from_this<RunAsk> {
       default:
         break;
     }
-    if (now_ms() + opt.poll_interval_ms >= deadline_ms)
+    if (steady_ms() + opt.poll_interval_ms >= deadline_ms)
       return done(Error{
           "timeout", who() + ": run " + run_id + " did not finish within " + std::to_string(opt.timeout_ms) + " ms"});
     auto self = shared_from_this();
@@ -158,7 +154,7 @@ void AcpClient::ask(const AcpAgentAddress& address, const std::string& text,
   a->opt = options_;
   a->addr = address;
   a->done = std::move(done);
-  a->deadline_ms = now_ms() + options_.timeout_ms;
+  a->deadline_ms = steady_ms() + options_.timeout_ms;
   json body{{"agent_name", address.agent},
             {"mode", "sync"},
             {"input", {{{"role", "user"}, {"parts", {{{"content_type", "text/plain"}, {"content", text}}}}}}}};

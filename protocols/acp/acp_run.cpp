@@ -2,10 +2,11 @@
 
 #include <array>
 #include <cctype>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <random>
+
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::acp {
 namespace {
@@ -147,10 +148,6 @@ std::string iso_of_ms(int64_t ms) {
   return buf;
 }
 
-std::string iso_now() {
-  return iso_of_ms(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
+std::string iso_now() { return iso_of_ms(wall_ms()); }
 
 }  // namespace kaisha::acp

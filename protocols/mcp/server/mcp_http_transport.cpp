@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -18,6 +17,7 @@
 #include "protocols/mcp/wire/mcp_protocol.hpp"
 #include "protocols/mcp/wire/mcp_revision.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace kaisha::mcp {
 
@@ -54,11 +54,6 @@ bool contains(const std::string& haystack, const char* needle) { return haystack
 
 // Streams a session keeps for resumption; finished ones beyond this go first.
 constexpr size_t kMaxStreams = 64;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 struct SessionEntry {
   std::shared_ptr<McpSession> session;
@@ -140,7 +135,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
       std::vector<std::string> mine;  // oldest first
       for (const auto& id : order)
         if (auto it = sessions.find(id); it != sessions.end() && it->second->client == q.client) mine.push_back(id);
-      const int64_t idle_before = now_ms() - opt.session_idle_ms;
+      const int64_t idle_before = steady_ms() - opt.session_idle_ms;
       for (size_t i = 0; i < mine.size() && mine.size() - evicted.size() >= opt.max_sessions_per_client; ++i) {
         auto it = sessions.find(mine[i]);
         if (it->second->last_used_ms.load() < idle_before) {
@@ -156,7 +151,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
         e = std::make_shared<SessionEntry>();
         e->session = std::make_shared<McpSession>(new_session_id(), /*own_conversation=*/true);
         e->client = q.client;
-        e->last_used_ms = now_ms();
+        e->last_used_ms = steady_ms();
         sessions[e->session->id()] = e;
         order.push_back(e->session->id());
         if (order.size() > opt.max_sessions) {
@@ -221,7 +216,7 @@ struct McpHttpTransport::Impl : std::enable_shared_from_this<McpHttpTransport::I
                     " (it ended or never existed; initialize again)");
       return nullptr;
     }
-    it->second->last_used_ms = now_ms();
+    it->second->last_used_ms = steady_ms();
     return it->second;
   }
 
