@@ -1,8 +1,8 @@
 #include "protocols/a2a/a2a_http_request.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <memory>
+
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::a2a {
 
@@ -11,7 +11,7 @@ Status check_json_content_type(const protocols::HttpRequest& req) {
   type = type.substr(0, type.find(';'));
   while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
   while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.erase(0, 1);
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  type = ascii_lower(type);
   const auto ends_with = [&](std::string_view suffix) {
     return type.size() >= suffix.size() && type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
   };

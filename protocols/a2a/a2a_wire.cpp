@@ -6,6 +6,8 @@
 #include <ctime>
 #include <utility>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::a2a {
 namespace {
 
@@ -131,7 +133,7 @@ const json* proto_field(const json& obj, std::string_view json_name) {
   for (char c : json_name) {
     if (c >= 'A' && c <= 'Z') {
       snake += '_';
-      snake += static_cast<char>(c - 'A' + 'a');
+      snake += ascii_lower(c);
     } else {
       snake += c;
     }

@@ -26,16 +26,11 @@
 #include "protocols/http/origin_check.hpp"
 #include "protocols/http/request_framing.hpp"
 #include "protocols/http/stream_loop.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::protocols {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 const char* status_word(int status) {
   switch (status) {
@@ -334,7 +329,7 @@ void set_uncompressed(httplib::Response& res, std::string body, const std::strin
 }  // namespace
 
 std::string HttpRequest::header(std::string_view name) const {
-  auto it = headers.find(lower(name));
+  auto it = headers.find(ascii_lower(name));
   return it == headers.end() ? std::string() : it->second;
 }
 
@@ -413,7 +408,7 @@ struct HttpServer::Impl {
     HttpRequest r;
     r.method = q.method;
     r.path = q.path;
-    for (const auto& [k, v] : q.headers) r.headers[lower(k)] = v;
+    for (const auto& [k, v] : q.headers) r.headers[ascii_lower(k)] = v;
     for (const auto& [k, v] : q.params) r.query[k] = v;
     for (size_t i = 1; i < q.matches.size(); ++i) r.path_params.push_back(q.matches[i].str());
     r.body = q.body;

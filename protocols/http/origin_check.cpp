@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocols/http/bind_policy.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::protocols {
 
@@ -15,9 +16,7 @@ std::string host_of(std::string_view v) {
     return std::string(close == std::string_view::npos ? v : v.substr(0, close + 1));
   }
   if (auto colon = v.find(':'); colon != std::string_view::npos) v = v.substr(0, colon);
-  std::string out(v);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
+  return ascii_lower(v);
 }
 
 Status check_origin_and_host(std::string_view host_header, std::string_view origin, bool loopback_only,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/config/management_tools.hpp"
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/json.hpp"
 
 namespace kaisha::company {
@@ -17,8 +18,7 @@ size_t distance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t up = row[j];
-      const bool same =
-          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const bool same = ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]);
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
       diag = up;
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/utf8.hpp"
@@ -131,8 +132,7 @@ bool UserQuestions::authorises(const std::string& answer, const json& yes_words)
       }
     }
   }
-  for (char& c : a)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  a = ascii_lower(a);
   if (!yes_words.is_array()) return false;
   for (const auto& w : yes_words)
     if (w.is_string() && w.get_ref<const std::string&>() == a) return true;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::config {
 
 namespace {
@@ -214,8 +216,7 @@ Result<int64_t> YamlReader::read_int(const YAML::Node& node, const std::string& 
 Result<bool> YamlReader::read_bool(const YAML::Node& node, const std::string& path) const {
   auto s = scalar(node, path, "true or false");
   if (!s) return s.error();
-  std::string t = *s;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string t = ascii_lower(*s);
   if (t == "true" || t == "yes" || t == "on") return true;
   if (t == "false" || t == "no" || t == "off") return false;
   return error_at(node, path, "expected true or false, got \"" + *s + "\"");

@@ -8,14 +8,10 @@
 
 #include <sys/socket.h>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::http::detail {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -131,7 +127,7 @@ size_t Transfer::on_header_line(char* data, size_t size, size_t n, void* self) {
   if (t->headers_done_) return len;  // trailers after a chunked body
   const auto colon = line.find(':');
   if (colon != std::string_view::npos) {
-    t->result_.headers[lower(trim(line.substr(0, colon)))] = std::string(trim(line.substr(colon + 1)));
+    t->result_.headers[ascii_lower(trim(line.substr(0, colon)))] = std::string(trim(line.substr(colon + 1)));
   }
   return len;
 }

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <utility>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::jsonrpc {
 namespace {
 
@@ -305,7 +307,7 @@ std::string acp_agent_name(std::string_view name) {
       const bool acronym_end = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1])) && i + 1 < name.size() &&
                                std::islower(static_cast<unsigned char>(name[i + 1]));
       if (prev_lower || acronym_end) dash();
-      out.push_back(static_cast<char>(std::tolower(c)));
+      out.push_back(ascii_lower(static_cast<char>(c)));
     } else if (std::islower(c) || std::isdigit(c)) {
       out.push_back(static_cast<char>(c));
     } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/prompt/json_extract.hpp"
 
@@ -23,8 +24,7 @@ std::string trim_lower(std::string s) {
   auto sp = [](unsigned char c) { return std::isspace(c); };
   s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), sp));
   s.erase(std::find_if_not(s.rbegin(), s.rend(), sp).base(), s.end());
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
+  return ascii_lower(s);
 }
 
 }  // namespace

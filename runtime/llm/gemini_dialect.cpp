@@ -7,6 +7,7 @@
 #include "runtime/llm/dialect.hpp"
 #include "runtime/llm/sse_parser.hpp"
 #include "runtime/llm/wire_util.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::llm {
 namespace {
@@ -27,9 +28,7 @@ std::string finish_from(const std::string& reason, const ChatMessage& m) {
   if (!m.tool_calls.empty()) return "tool_calls";
   if (reason.empty() || reason == "STOP") return "stop";
   if (reason == "MAX_TOKENS") return "length";
-  std::string out = reason;
-  for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
+  return ascii_lower(reason);
 }
 
 std::string finish_to(const std::string& reason) {

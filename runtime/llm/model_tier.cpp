@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::llm {
 
 namespace {
@@ -46,8 +48,7 @@ const char* to_string(ModelTier tier) {
 }
 
 Result<ModelTier> parse_model_tier(std::string_view text) {
-  std::string t;
-  for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string t = ascii_lower(text);
   for (ModelTier m : {ModelTier::tiny, ModelTier::small, ModelTier::medium, ModelTier::large, ModelTier::xl})
     if (t == to_string(m)) return m;
   if (t == "extra_large") return ModelTier::xl;
@@ -64,7 +65,7 @@ ModelTier tier_from_parameters(double billions, const TierBoundaries& b) {
 
 std::optional<double> parameters_from_model_name(std::string_view name) {
   for (size_t i = 0; i < name.size(); ++i) {
-    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    char unit = ascii_lower(name[i]);
     if ((unit != 'b' && unit != 'm') || i == 0 || !is_digit(name[i - 1])) continue;
     if (i + 1 < name.size() && is_alnum(name[i + 1])) continue;  // "7bit", "3mini"
     size_t start = number_start(name, i);

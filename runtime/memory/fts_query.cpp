@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::memory {
 
 std::string fts_match_expression(const std::string& text, const std::set<std::string>& stopwords, int max_terms) {
@@ -16,7 +18,7 @@ std::string fts_match_expression(const std::string& text, const std::set<std::st
   for (unsigned char c : text) {
     // Bytes >= 0x80 belong to UTF-8 letters: keep them inside words.
     if (std::isalnum(c) || c >= 0x80)
-      word += static_cast<char>(std::tolower(c));
+      word += ascii_lower(static_cast<char>(c));
     else
       flush();
   }

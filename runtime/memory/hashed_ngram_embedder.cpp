@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::memory {
 namespace {
 
@@ -22,7 +24,7 @@ std::vector<std::string> words_of(const std::string& text) {
   std::string w;
   for (unsigned char c : text) {
     if (std::isalnum(c) || c >= 0x80) {
-      w += static_cast<char>(std::tolower(c));
+      w += ascii_lower(static_cast<char>(c));
     } else if (!w.empty()) {
       out.push_back(std::move(w));
       w.clear();

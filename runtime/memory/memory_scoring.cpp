@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::memory {
 
 std::vector<std::string> lower_words(const std::string& text) {
@@ -12,7 +14,7 @@ std::vector<std::string> lower_words(const std::string& text) {
   std::string w;
   for (unsigned char c : text) {
     if (std::isalnum(c) || c == '\'' || c >= 0x80) {
-      w += static_cast<char>(std::tolower(c));
+      w += ascii_lower(static_cast<char>(c));
     } else if (!w.empty()) {
       out.push_back(std::move(w));
       w.clear();
@@ -60,9 +62,7 @@ double keyword_fraction(const std::string& content, const std::vector<std::strin
   const std::set<std::string> present(words.begin(), words.end());
   size_t hits = 0;
   for (const auto& k : keywords) {
-    std::string lk = k;
-    std::transform(lk.begin(), lk.end(), lk.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (present.count(lk)) ++hits;
+    if (present.count(ascii_lower(k))) ++hits;
   }
   return static_cast<double>(hits) / static_cast<double>(keywords.size());
 }

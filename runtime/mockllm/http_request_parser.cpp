@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::mockllm {
 namespace {
 
 // A chunk-size line longer than this is garbage, not a size.
 constexpr size_t kMaxChunkLine = 1024;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -32,7 +28,7 @@ bool is_token(std::string_view s) {
 
 // Does the comma-separated header value contain `token` (case-insensitive)?
 bool has_token(std::string_view value, std::string_view token) {
-  const std::string v = lower(value);
+  const std::string v = ascii_lower(value);
   size_t pos = 0;
   while (pos <= v.size()) {
     size_t comma = v.find(',', pos);
@@ -124,7 +120,7 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
     if (colon == std::string_view::npos || colon == 0 || h.front() == ' ' || h.front() == '\t' ||
         !is_token(h.substr(0, colon)))
       return fail(400, "malformed header line \"" + std::string(h.substr(0, 200)) + "\"");
-    std::string name = lower(h.substr(0, colon));
+    std::string name = ascii_lower(h.substr(0, colon));
     std::string value(trim(h.substr(colon + 1)));
     if (name == "content-length") {
       if (!content_length.empty() && content_length != value) return fail(400, "conflicting Content-Length headers");
@@ -143,7 +139,7 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
   chunked_ = false;
   content_length_ = 0;
   if (!transfer_encoding.empty()) {
-    const std::string te = lower(transfer_encoding);
+    const std::string te = ascii_lower(transfer_encoding);
     if (te != "chunked" && !te.ends_with(", chunked"))
       return fail(501, "unsupported Transfer-Encoding \"" + transfer_encoding.substr(0, 100) + "\"");
     chunked_ = true;
@@ -161,7 +157,7 @@ HttpRequestParser::State HttpRequestParser::parse_head() {
   body_start_ = end + 4;
   chunk_cursor_ = body_start_;
   chunks_done_ = false;
-  continue_due_ = lower(expect) == "100-continue";
+  continue_due_ = ascii_lower(expect) == "100-continue";
   return State::complete;
 }
 

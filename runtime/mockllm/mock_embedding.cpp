@@ -1,17 +1,16 @@
 #include "runtime/mockllm/mock_embedding.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::mockllm {
 
 std::vector<float> mock_embedding(std::string_view text) {
   std::vector<float> v(kMockEmbeddingDims, 0.0f);
-  std::string t = " ";
-  for (char ch : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  t += ' ';
+  const std::string t = " " + ascii_lower(text) + " ";
   for (size_t i = 0; i + 3 <= t.size(); ++i) {
     uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (size_t k = i; k < i + 3; ++k) {

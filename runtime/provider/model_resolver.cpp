@@ -2,14 +2,10 @@
 
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::provider {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The host part of an absolute URL ("http://user@host:port/path"), lower-case,
 // IPv6 brackets removed.
@@ -20,9 +16,9 @@ std::string url_host(std::string_view url) {
   if (auto at = url.rfind('@'); at != std::string_view::npos) url.remove_prefix(at + 1);
   if (url.starts_with("[")) {
     auto close = url.find(']');
-    return lower(url.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
+    return ascii_lower(url.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
   }
-  return lower(url.substr(0, url.find(':')));
+  return ascii_lower(url.substr(0, url.find(':')));
 }
 
 // The environment variable the config loader reads the key of a built-in

@@ -1,7 +1,6 @@
 #include "runtime/telemetry/span_exporter.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/retry_after.hpp"
 #include "runtime/telemetry/otlp_json.hpp"
@@ -198,9 +198,7 @@ class HttpSink final : public SpanSink {
     std::string_view line(data, bytes);
     constexpr std::string_view kName = "retry-after:";
     if (line.size() > kName.size()) {
-      std::string head(line.substr(0, kName.size()));
-      for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (head == kName) {
+      if (ascii_lower(line.substr(0, kName.size())) == kName) {
         std::string_view v = line.substr(kName.size());
         while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
         while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);

@@ -1,10 +1,10 @@
 #include "runtime/tools/builtin_tools.hpp"
 
-#include <cctype>
 #include <mutex>
 
 #include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/company/tool_spec_file.hpp"
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/address_policy.hpp"
@@ -30,7 +30,7 @@ std::string str_arg(const json& args, const char* key) {
 bool starts_with_ci(const std::string& s, const std::string& prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+    if (ascii_lower(s[i]) != prefix[i]) return false;
   return true;
 }
 

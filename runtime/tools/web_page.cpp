@@ -9,15 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/utf8.hpp"
 
 namespace kaisha::tools {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // A character reference's code point; NUL, surrogates and values beyond
 // U+10FFFF become U+FFFD (HTML's rule).
@@ -72,12 +68,12 @@ std::string tag_name(const std::string& html, size_t i, bool& closing) {
   if (closing) ++k;
   size_t b = k;
   while (k < html.size() && (std::isalnum(static_cast<unsigned char>(html[k])) || html[k] == '-')) ++k;
-  return lower(html.substr(b, k - b));
+  return ascii_lower(html.substr(b, k - b));
 }
 
 // The value of attribute `attr` in the tag text `tag` ("" when absent).
 std::string attribute(const std::string& tag, const std::string& attr) {
-  std::string low = lower(tag);
+  std::string low = ascii_lower(tag);
   size_t pos = 0;
   while ((pos = low.find(attr, pos)) != std::string::npos) {
     const bool boundary = pos > 0 && std::isspace(static_cast<unsigned char>(low[pos - 1]));
@@ -149,7 +145,7 @@ std::string html_to_text(const std::string& html) {
     i = end + 1;
     if (!closing && kSkipped.count(name)) {
       // Skip to the matching close tag; these contain no visible text.
-      size_t close = lower(html.substr(i)).find("</" + name);
+      size_t close = ascii_lower(html.substr(i)).find("</" + name);
       if (close == std::string::npos) break;
       size_t close_end = tag_end(html, i + close);
       i = close_end == std::string::npos ? html.size() : close_end + 1;
@@ -187,7 +183,7 @@ Result<std::string> select_css(const std::string& html, const std::string& selec
   const std::string s = selector;
   size_t k = 0;
   while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '-')) ++k;
-  tag = lower(s.substr(0, k));
+  tag = ascii_lower(s.substr(0, k));
   if (k < s.size() && (s[k] == '#' || s[k] == '.')) {
     const char kind = s[k];
     std::string value = s.substr(k + 1);
@@ -278,7 +274,7 @@ std::string summarize_text(const std::string& text) {
   for (auto& s : sentences) {
     std::istringstream in(s);
     std::vector<std::string> w;
-    for (std::string x; in >> x;) w.push_back(lower(x));
+    for (std::string x; in >> x;) w.push_back(ascii_lower(x));
     if (w.empty()) continue;
     std::string trimmed;
     std::istringstream again(s);

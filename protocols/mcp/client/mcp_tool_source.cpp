@@ -1,7 +1,6 @@
 #include "protocols/mcp/client/mcp_tool_source.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "protocols/mcp/client/mcp_http_client_transport.hpp"
 #include "protocols/mcp/client/mcp_stdio_client_transport.hpp"
 #include "protocols/mcp/client/mcp_tool_result.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::mcp {
 
@@ -21,9 +21,7 @@ using Clock = std::chrono::steady_clock;
 std::shared_ptr<McpOAuth> oauth_for(const config::McpServerConfig& cfg, http::HttpClient& http) {
   if (cfg.stdio() || !cfg.bearer_token.empty()) return nullptr;
   for (const auto& [k, v] : cfg.headers) {
-    std::string key = k;
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (key == "authorization") return nullptr;
+    if (ascii_lower(k) == "authorization") return nullptr;
   }
   OAuthSettings s;
   s.grant = cfg.auth.grant == "client_credentials"   ? OAuthGrant::client_credentials

@@ -2,18 +2,14 @@
 
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::mcp {
 namespace {
 
 bool is_token_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) ||
          std::string_view("!#$%&'*+-.^_`|~/:").find(c) != std::string_view::npos;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // A cursor over the header; every step stops at the end of the text.
@@ -62,7 +58,7 @@ OAuthChallenge parse_www_authenticate(std::string_view header) {
     r.skip_space();
     if (r.done() || r.s[r.i] != '=') {
       // A scheme name starts a new challenge (a token68 after it is ignored).
-      in_bearer = lower(word) == "bearer" || lower(word) == "dpop";
+      in_bearer = ascii_lower(word) == "bearer" || ascii_lower(word) == "dpop";
       out.bearer = out.bearer || in_bearer;
       continue;
     }
@@ -76,7 +72,7 @@ OAuthChallenge parse_www_authenticate(std::string_view header) {
       while (!r.done() && r.s[r.i] == '=') ++r.i;  // token68 padding
     }
     if (!in_bearer) continue;
-    const std::string name = lower(word);
+    const std::string name = ascii_lower(word);
     if (name == "resource_metadata")
       out.resource_metadata = value;
     else if (name == "scope")

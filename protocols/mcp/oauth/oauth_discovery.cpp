@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::mcp {
 namespace {
 
@@ -15,11 +17,6 @@ void add_words(std::vector<std::string>& out, const std::string& text) {
   std::istringstream in(text);
   for (std::string w; in >> w;)
     if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -62,7 +59,7 @@ std::vector<std::string> authorization_server_metadata_urls(const std::string& i
 bool resource_matches(const std::string& resource, const std::string& server_url) {
   const UrlParts r = split_url(resource);
   const UrlParts s = split_url(server_url);
-  if (r.origin.empty() || lower(r.origin) != lower(s.origin)) return false;
+  if (r.origin.empty() || ascii_lower(r.origin) != ascii_lower(s.origin)) return false;
   const std::string rp = without_trailing_slash(r.path);
   const std::string sp = without_trailing_slash(s.path);
   if (rp.empty() || rp == sp) return true;

@@ -1,12 +1,12 @@
 #include "protocols/mcp/server/company_backend.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <mutex>
 #include <sstream>
 
 #include "protocols/mcp/server/input_exchange.hpp"
 #include "protocols/mcp/server/json_template.hpp"
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/core/utf8.hpp"
@@ -17,11 +17,6 @@ namespace {
 
 constexpr const char* kTaskPrefix = "kaisha://tasks/";
 constexpr size_t kListedTasks = 50;
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 json json_result(const json& value, bool is_error = false) {
   json r = text_result(dump_text(value, 2), is_error);
@@ -269,13 +264,13 @@ Result<json> CompanyBackend::call_tool(const std::string& name, const json& args
     json r = company_.call_tool("MemoryManager", json{{"action", "get_all_memories"}});
     if (r.value("status", "") == "error") return from_tool_result(r);
     std::vector<std::string> words;
-    std::istringstream in(lower(args.value("query", "")));
+    std::istringstream in(ascii_lower(args.value("query", "")));
     for (std::string w; in >> w;) words.push_back(w);
     json hits = json::array();
     json all = r.value("output", json::array());
     if (!all.is_array()) all = json::array({all});
     for (const auto& m : all) {
-      std::string hay = lower(m.is_string() ? m.get<std::string>() : dump_text(m));
+      std::string hay = ascii_lower(m.is_string() ? m.get<std::string>() : dump_text(m));
       if (std::all_of(words.begin(), words.end(),
                       [&](const std::string& w) { return hay.find(w) != std::string::npos; }))
         hits.push_back(m);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "protocols/mcp/wire/mcp_protocol.hpp"
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/utf8.hpp"
 
 namespace kaisha::mcp {
@@ -35,11 +36,6 @@ bool base64_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 bool tchar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 Rejection mismatch(std::string message) { return Rejection{400, kHeaderMismatch, std::move(message), nullptr}; }
@@ -139,7 +135,7 @@ Result<std::vector<HeaderParam>> header_params(const json& input_schema) {
         "conditional keyword or $ref; it must sit on a chain of 'properties'");
   std::set<std::string> seen;
   for (const auto& p : out)
-    if (!seen.insert(lower(p.header)).second)
+    if (!seen.insert(ascii_lower(p.header)).second)
       return invalid_tool("x-mcp-header '" + p.header + "' is used twice (names compare without case)");
   return out;
 }
@@ -175,7 +171,7 @@ std::optional<Rejection> check_param_headers(const json& input_schema, const jso
     const json* value = value_at(arguments, p.path);
     if (!value || value->is_null()) continue;
     const std::string header = "Mcp-Param-" + p.header;
-    auto sent = env.param_headers.find(lower(p.header));
+    auto sent = env.param_headers.find(ascii_lower(p.header));
     if (sent == env.param_headers.end())
       return mismatch("Header mismatch: the " + header + " header is missing while " + path_text(p.path) +
                       " carries a value");

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::planning {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
@@ -34,12 +31,12 @@ double parallelism(const SubtaskDag& dag) {
 
 std::optional<double> coverage(const SubtaskDag& dag, const std::vector<std::string>& aspects) {
   std::vector<std::string> texts;
-  for (const Subtask& s : dag.subtasks()) texts.push_back(lower(s.description + "\n" + s.expected_output));
+  for (const Subtask& s : dag.subtasks()) texts.push_back(ascii_lower(s.description + "\n" + s.expected_output));
   size_t asked = 0, covered = 0;
   for (const std::string& a : aspects) {
     if (blank(a)) continue;
     ++asked;
-    std::string needle = lower(a);
+    std::string needle = ascii_lower(a);
     if (std::any_of(texts.begin(), texts.end(),
                     [&](const std::string& t) { return t.find(needle) != std::string::npos; }))
       ++covered;

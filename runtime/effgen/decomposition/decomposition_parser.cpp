@@ -8,6 +8,7 @@
 
 #include "runtime/prompt/json_extract.hpp"
 #include "runtime/dag/subtask_dag.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::planning {
 namespace {
@@ -26,11 +27,6 @@ class Problems {
  private:
   std::vector<std::string> list_;
 };
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
@@ -103,7 +99,7 @@ Subtask read_item(const json& item, size_t index, routing::Strategy strategy, Pr
   std::string spec;
   read_string(item, "required_specialization", spec, where, p);
   if (!spec.empty()) {
-    std::string l = lower(spec);
+    std::string l = ascii_lower(spec);
     bool known =
         std::any_of(std::begin(kSpecializations), std::end(kSpecializations), [&](const char* k) { return l == k; });
     if (known)
@@ -116,7 +112,7 @@ Subtask read_item(const json& item, size_t index, routing::Strategy strategy, Pr
   std::string priority;
   read_string(item, "priority", priority, where, p);
   if (!priority.empty()) {
-    std::string l = lower(priority);
+    std::string l = ascii_lower(priority);
     if (l == "high")
       s.priority = Priority::high;
     else if (l == "medium")

@@ -1,12 +1,12 @@
 #include "runtime/effgen/prompt_optimizer/optimizer_patterns.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <initializer_list>
 
 #include <yaml-cpp/yaml.h>
 
 #include "runtime/config/yaml_reader.hpp"
+#include "runtime/core/ascii_case.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::prompt {
@@ -59,9 +59,7 @@ class Reader {
       auto s = string(node[i], path + "[" + std::to_string(i) + "]");
       if (!s) return s.error();
       if (s->empty()) return error(node[i], path + "[" + std::to_string(i) + "]", "must not be empty");
-      if (lower)
-        for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out.push_back(std::move(*s));
+      out.push_back(lower ? ascii_lower(*s) : std::move(*s));
     }
     return out;
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::prompt {
 
 namespace {
@@ -11,8 +13,6 @@ constexpr std::string_view kCurlyApostrophe = "\xE2\x80\x99";
 
 bool is_word(unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c >= 0x80; }
 // ASCII only, without a locale lookup: this runs once per character per pattern.
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
-
 // Length of the match of `phrase` at `pos`, or 0.
 size_t match_at(std::string_view text, size_t pos, std::string_view phrase) {
   size_t t = pos;
@@ -22,7 +22,7 @@ size_t match_at(std::string_view text, size_t pos, std::string_view phrase) {
       t += kCurlyApostrophe.size();
       continue;
     }
-    if (lower(text[t]) != lower(p)) return 0;
+    if (ascii_lower(text[t]) != ascii_lower(p)) return 0;
     ++t;
   }
   return t - pos;
@@ -49,7 +49,7 @@ size_t find_phrase(std::string_view text, std::string_view phrase, size_t from, 
   if (phrase.empty() || from > text.size() || text.size() - from < phrase.size()) return std::string_view::npos;
   bool word_head = is_word(static_cast<unsigned char>(phrase.front()));
   bool word_tail = is_word(static_cast<unsigned char>(phrase.back()));
-  const char first = lower(phrase.front());
+  const char first = ascii_lower(phrase.front());
   const char first_upper = (first >= 'a' && first <= 'z') ? static_cast<char>(first - ('a' - 'A')) : first;
   // Candidates are found with memchr (string_view::find), one cursor per
   // case of the first character: much faster than testing every position.

@@ -11,6 +11,7 @@
 
 #include "runtime/effgen/prompt_optimizer/phrase_matcher.hpp"
 #include "runtime/effgen/prompt_optimizer/sentence_splitter.hpp"
+#include "runtime/core/ascii_case.hpp"
 
 namespace kaisha::prompt {
 
@@ -19,18 +20,12 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The word without surrounding punctuation, lowercased: "And," → "and".
 std::string bare(std::string_view w) {
   size_t b = 0, e = w.size();
   while (b < e && !is_alnum(w[b]) && w[b] != '\'') ++b;
   while (e > b && !is_alnum(w[e - 1])) --e;
-  return lower(w.substr(b, e - b));
+  return ascii_lower(w.substr(b, e - b));
 }
 
 void capitalize(std::string& s) {
@@ -109,8 +104,7 @@ std::vector<std::string> normalized_words(std::string_view s) {
   for (auto w : words_of(s)) {
     std::string n;
     for (char c : w)
-      if (is_alnum(c) || static_cast<unsigned char>(c) >= 0x80)
-        n += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
+      if (is_alnum(c) || static_cast<unsigned char>(c) >= 0x80) n += ascii_lower(c);
     if (!n.empty()) out.push_back(std::move(n));
   }
   return out;
@@ -211,9 +205,9 @@ std::optional<Instruction> as_instruction(std::string_view sentence, const Optim
   bool forced = false;
   for (bool changed = true; changed && !s.empty();) {
     changed = false;
-    std::string l = lower(s);
+    std::string l = ascii_lower(s);
     for (const auto& lead : p.instruction_leads) {
-      if (starts_with_phrase(l, lower(lead.lead))) {
+      if (starts_with_phrase(l, ascii_lower(lead.lead))) {
         if (!lead.header.empty()) ins.header = lead.header;
         s = skip(s, lead.lead.size());
         forced = changed = true;
@@ -285,8 +279,8 @@ std::string bulletize_block(std::string_view block, const OptimizerPatterns& p, 
   for (size_t i = 0; i < sentences.size(); ++i) {
     if (kinds[i]) {
       if (header.empty()) header = kinds[i]->header;
-      std::string l = lower(kinds[i]->body);
-      bool seen = std::any_of(items.begin(), items.end(), [&](const std::string& it) { return lower(it) == l; });
+      std::string l = ascii_lower(kinds[i]->body);
+      bool seen = std::any_of(items.begin(), items.end(), [&](const std::string& it) { return ascii_lower(it) == l; });
       if (!seen) items.push_back(kinds[i]->body);
     } else if (items.empty()) {
       prose += (prose.empty() ? "" : " ") + sentences[i];

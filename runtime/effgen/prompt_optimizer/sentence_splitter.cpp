@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::prompt {
 
 namespace {
@@ -20,12 +22,6 @@ constexpr std::array<std::string_view, 17> kAlwaysAbbrev = {
 // Abbreviations that end a sentence only when an uppercase word follows
 // ("... and so on, etc. Then ...").
 constexpr std::array<std::string_view, 5> kMaybeFinalAbbrev = {"etc", "al", "inc", "ltd", "co"};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The word that ends with the '.' at `dot`, without leading brackets/quotes
 // and without the final '.'.
@@ -58,7 +54,7 @@ bool period_ends_sentence(std::string_view text, size_t dot, char next) {
   if (next == 0) return true;
   if (is_lower(next)) return false;
   size_t start = 0;
-  std::string w = lower(word_before(text, dot, &start));
+  std::string w = ascii_lower(word_before(text, dot, &start));
   if (w.empty()) return true;
   if (is_initialism(w)) return false;
   if (std::find(kAlwaysAbbrev.begin(), kAlwaysAbbrev.end(), w) != kAlwaysAbbrev.end()) return false;

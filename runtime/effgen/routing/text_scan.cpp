@@ -1,5 +1,7 @@
 #include "runtime/effgen/routing/text_scan.hpp"
 
+#include "runtime/core/ascii_case.hpp"
+
 namespace kaisha::routing {
 
 namespace {
@@ -8,13 +10,11 @@ bool is_word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' 
 
 bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-char lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : char(c); }
-
 }  // namespace
 
 void scan_text(std::string_view text, ScannedText& out) {
   out.lowered.resize(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) out.lowered[i] = lower(text[i]);
+  for (std::size_t i = 0; i < text.size(); ++i) out.lowered[i] = ascii_lower(text[i]);
   out.words.clear();
   out.word_count = 0;
 
