@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   o.config.ceo.model = "stub:planner";
   o.config.strategy = "effgen";
   o.config.effgen.worker_model = "worker";
-  o.config.effgen.judge = false;
+  o.config.judge.subtasks = false;
   o.config.budget.resource_total = 1e12;
   o.config.budget.expense_total = 1e6;
   o.chat = std::make_shared<InstantModels>();

@@ -66,7 +66,7 @@ scenario() {
       extra=$'employee:\n  max_output_tokens: 1024\n  tools:\n    agents:\n      Adder: [Calculator]' ;;
     effgen)
       task="Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security and compliance certifications of each, calculate the total cost of a 6 month training run on each, and synthesize a recommendation report with a table and a chart for the finance team."
-      extra=$'effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  judge_model: openai:judge-7b\n  max_concurrent: 5' ;;
+      extra=$'effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  max_concurrent: 5\njudge:\n  model: openai:judge-7b' ;;
     pyramid)
       task="Write two haiku, one about rivers and one about stones"
       extra="pyramid:

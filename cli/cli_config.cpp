@@ -1,6 +1,7 @@
 #include "cli/cli_config.hpp"
 
 #include <filesystem>
+#include <iostream>
 
 #include "runtime/config/config_loader.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -29,6 +30,8 @@ Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model)
                                                         : config::load_config_file(o.config_file);
   if (!loaded.ok()) return loaded;
   config::Config c = std::move(loaded).value();
+  // Older key names: the file still works, the user learns the new names.
+  for (const std::string& w : c.warnings) std::cerr << "kaisha: warning: " << w << "\n";
   if (!o.db.empty()) c.store_path = o.db;
   if (!o.model.empty()) c.ceo.model = o.model;
   if (needs_model && c.ceo.model.empty()) {

@@ -1,5 +1,6 @@
 // Turns the CLI's options into a Config: the file given with --config (or
 // the defaults), then --db and --model on top, then the CEO model fallback.
+// The file's warnings (older key names) are printed to stderr, one line each.
 #pragma once
 
 #include <memory>

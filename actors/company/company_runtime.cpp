@@ -444,10 +444,10 @@ Status CompanyRuntime::Impl::spawn_system_actors(const RuntimeOptions& o, std::s
   const economy::ModelCost planner_cost =
       costs.priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
 
-  // The judge: audits effgen's worker results, and the CEO's final answers
-  // when judge.final_answer is set.
-  if (c.judge_final_answer || (info->audits_with_judge && c.effgen.judge)) {
-    const economy::ModelCost jc = c.effgen.judge_model.empty() ? planner_cost : costs.priced(c.effgen.judge_model);
+  // The judge: audits effgen's worker results when judge.subtasks is on, and
+  // the CEO's final answers when judge.final_answer is.
+  if (c.judge.final_answer || (info->audits_with_judge && c.judge.subtasks)) {
+    const economy::ModelCost jc = c.judge.model.empty() ? planner_cost : costs.priced(c.judge.model);
     if (Status s = chat->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;
@@ -476,7 +476,7 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
   deps.model_client = model_client;
   deps.ledger = ledger;
   deps.journal = journal;
-  if (c.judge_final_answer) deps.judge = judge;
+  if (c.judge.final_answer) deps.judge = judge;
   deps.progress = progress;
   deps.chat = chat;
   deps.cost_table = cost_table;
@@ -507,7 +507,7 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
       if (!summarizer.ok()) return summarizer.error();
       deps.summarizer = std::make_shared<const memory::ConversationSummarizer>(std::move(summarizer).value());
     }
-    if (c.memory.error_reflection && c.judge_final_answer) {
+    if (c.memory.error_reflection && c.judge.final_answer) {
       auto reflection = memory::ErrorReflection::load();
       if (!reflection.ok()) return reflection.error();
       deps.error_reflection = std::make_shared<const memory::ErrorReflection>(std::move(reflection).value());

@@ -27,7 +27,7 @@ Result<routing::RoutingConfig> load_routing_config(const config::Config& c) {
 
 }  // namespace
 
-// The router, the prompt optimizer, the judge (when effgen.judge is on) and
+// The router, the prompt optimizer, the judge (when judge.subtasks is on) and
 // the planner.
 Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   const config::Config& c = *ctx.config;
@@ -55,7 +55,7 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   pd.ledger = ctx.ledger;
   pd.model_client = ctx.model_client;
   pd.journal = ctx.journal;
-  if (c.effgen.judge) pd.judge = ctx.judge;
+  if (c.judge.subtasks) pd.judge = ctx.judge;
   pd.progress = ctx.progress;
   pd.placer = ctx.placer;
   pd.router = std::make_shared<const routing::Router>(std::move(router).value());

@@ -1,5 +1,5 @@
 // effGen's spawner (strategy_actors.hpp): the router, the prompt optimizer,
-// the judge (when effgen.judge is on) and the planner; and effGen's router as
+// the judge (when judge.subtasks is on) and the planner; and effGen's router as
 // the way `auto` picks between the CEO and the planner.
 #pragma once
 

@@ -42,8 +42,8 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   s.temperature = d.config.ceo.temperature;
   s.max_concurrent = d.config.effgen.max_concurrent;
   s.max_subtask_retries = d.config.effgen.max_subtask_retries;
-  s.audit = d.judge && d.config.effgen.judge;
-  s.max_judge_retries = d.config.effgen.max_judge_retries;
+  s.audit = d.judge && d.config.judge.subtasks;
+  s.max_judge_retries = d.config.judge.max_retries;
   s.worker_max_output_tokens = d.config.employee.max_output_tokens;
   s.now_ms = [] { return steady_ms(); };
   s.listening = [&kit] { return kit.listening(); };

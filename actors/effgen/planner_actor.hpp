@@ -3,7 +3,7 @@
 // task goes to one worker; a complex one is decomposed by the planner's model
 // into a 2–5 subtask DAG that workers run concurrently (dependents get their
 // predecessors' outputs), then synthesised. Every worker result is audited by
-// the judge when judging is on, with up to max_judge_retries retries.
+// the judge when judge.subtasks is on, with up to judge.max_retries retries.
 // Workers are employees hired for the task and fired at its end; a plan that
 // cannot be afforded is refused before any worker is hired.
 //

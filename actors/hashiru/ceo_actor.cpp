@@ -146,7 +146,7 @@ hashiru::HashiruSetup setup_of(Self* self) {
   h.grants = d.config.employee.tools;
   h.cluster = d.placer != nullptr;
   h.audit = static_cast<bool>(d.judge);
-  h.max_judge_retries = d.config.effgen.max_judge_retries;
+  h.max_judge_retries = d.config.judge.max_retries;
   h.recall = static_cast<bool>(d.recall);
   h.error_reflection = d.error_reflection;
   h.summarizer = d.summarizer;

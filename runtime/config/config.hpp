@@ -112,16 +112,28 @@ struct Switches {
 // are resolved by the loader against that file's directory; defaults stay as
 // written here.
 // The effgen strategy (effgen.md §23): complexity routing, decomposition into
-// a subtask DAG run by workers, judge audit. Its `routing:` and `optimizer:`
-// subsections are read by their own parsers (runtime/effgen/routing, runtime/effgen/prompt_optimizer).
+// a subtask DAG run by workers, judge audit (the judge's settings are in
+// JudgeConfig). Its `routing:` and `optimizer:` subsections are read by their
+// own parsers (runtime/effgen/routing, runtime/effgen/prompt_optimizer).
 struct EffgenConfig {
   std::string planner_model;    // model ref; "" = ceo.model
   std::string worker_model;     // cost-table name or model ref; "" = the planner's model
-  std::string judge_model;      // model ref; "" = the planner's model
-  bool judge = true;            // audit every subtask result (infiagent.md §10)
   int max_concurrent = 5;       // subtasks running at once
   int max_subtask_retries = 1;  // re-runs of a failed subtask
-  int max_judge_retries = 3;    // producer retries after a rejection (4 judge calls)
+};
+
+// The judge (infiagent.md §10): one actor per company that audits a result
+// against its instruction. It is started when something is audited: effGen's
+// subtask results (`subtasks`, with strategy effgen or auto) or the HASHIRU
+// CEO's final answers (`final_answer`). The pyramid's judge is an agent of its
+// library, configured in PyramidConfig. `model`, `subtasks` and `max_retries`
+// were effgen.judge_model, effgen.judge and effgen.max_judge_retries, which
+// the loader still reads (with a warning in Config::warnings).
+struct JudgeConfig {
+  std::string model;          // cost-table name or model ref; "" = effGen's planner model
+  bool subtasks = true;       // audit every effGen subtask result
+  bool final_answer = false;  // audit the HASHIRU CEO's final answer
+  int max_retries = 3;        // the producer's retries after a rejection (4 judge calls)
 };
 
 // The pyramid strategy (InfiAgent, infiagent.md §10): its agent library and
@@ -240,12 +252,16 @@ struct Config {
   // kaisha (runtime/driver/driven_strategy.hpp), by section name, as JSON:
   // each strategy reads and checks its own.
   std::map<std::string, json> strategy_sections;
-  bool judge_final_answer = false;  // hashiru: the judge audits the CEO's final answer
+  JudgeConfig judge;
   MemoryConfig memory;
   ToolsConfig tools;
   std::vector<McpServerConfig> mcp_servers;  // MCP servers whose tools kaisha uses
   ServeConfig serve;                         // how `kaisha serve --http` listens
   TelemetryConfig telemetry;                 // where traces go (off by default)
+  // Older key names the file used, one line each, for the user to see
+  // ("config.yaml:4: 'effgen.judge_model' is deprecated; ..."): the CLI prints
+  // them to stderr. They do not change what was read.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace kaisha::config

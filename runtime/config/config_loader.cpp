@@ -95,7 +95,7 @@ class ConfigParser {
       if (!s.config_section.empty() && s.config_section != "effgen" && s.config_section != "pyramid" &&
           YamlReader::present(root[s.config_section]))
         c_.strategy_sections[s.config_section] = yaml_to_json(root[s.config_section]);
-    if (Status s = judge(root["judge"]); !s) return s;
+    if (Status s = judge(root["judge"], root["effgen"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;
     if (Status s = read_mcp_servers(root["mcp_servers"], r_, c_.mcp_servers); !s) return s;
@@ -310,11 +310,10 @@ class ConfigParser {
       return s;
     if (Status s = r_.optional_string(n, p, "planner_model", e.planner_model); !s) return s;
     if (Status s = r_.optional_string(n, p, "worker_model", e.worker_model); !s) return s;
-    if (Status s = r_.optional_string(n, p, "judge_model", e.judge_model); !s) return s;
-    if (Status s = r_.optional_bool(n, p, "judge", e.judge); !s) return s;
+    // judge_model, judge and max_judge_retries are the judge's older keys,
+    // read by judge().
     if (Status s = integer(n, p, "max_concurrent", e.max_concurrent, 1); !s) return s;
-    if (Status s = integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0); !s) return s;
-    return integer(n, p, "max_judge_retries", e.max_judge_retries, 0);
+    return integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0);
   }
 
   Status pyramid(const YAML::Node& n) {
@@ -355,10 +354,55 @@ class ConfigParser {
     return integer(n, p, "max_inline_bytes", y.max_inline_bytes, 256);
   }
 
-  Status judge(const YAML::Node& n) {
-    if (!YamlReader::present(n)) return Status::Ok();
-    if (Status s = r_.expect_section(n, "judge", {"final_answer"}); !s) return s;
-    return r_.optional_bool(n, "judge", "final_answer", c_.judge_final_answer);
+  // `judge:`, and the older names of three of its keys in `effgen:`.
+  Status judge(const YAML::Node& n, const YAML::Node& effgen) {
+    const std::string p = "judge";
+    JudgeConfig& j = c_.judge;
+    if (YamlReader::present(n)) {
+      if (Status s = r_.expect_section(n, p, {"model", "subtasks", "final_answer", "max_retries"}); !s) return s;
+      if (Status s = r_.optional_bool(n, p, "final_answer", j.final_answer); !s) return s;
+    }
+    auto read_string = [this](const YAML::Node& m, const std::string& q, const char* key, std::string& out) {
+      return r_.optional_string(m, q, key, out);
+    };
+    auto read_bool = [this](const YAML::Node& m, const std::string& q, const char* key, bool& out) {
+      return r_.optional_bool(m, q, key, out);
+    };
+    auto read_count = [this](const YAML::Node& m, const std::string& q, const char* key, int& out) {
+      return integer(m, q, key, out, 0);
+    };
+    if (Status s = renamed(n, "model", effgen, "judge_model", j.model, read_string); !s) return s;
+    if (Status s = renamed(n, "subtasks", effgen, "judge", j.subtasks, read_bool); !s) return s;
+    return renamed(n, "max_retries", effgen, "max_judge_retries", j.max_retries, read_count);
+  }
+
+  // judge.<key>, which was effgen.<old_key>. The old key is still read, with
+  // a line in Config::warnings; both given with different values is an error
+  // naming both (equal values only warn). `read(map, path, key, out)` is the
+  // key's typed reader.
+  template <class T, class Read>
+  Status renamed(const YAML::Node& n, const char* key, const YAML::Node& old_section, const char* old_key, T& out,
+                 Read read) {
+    const std::string path = YamlReader::join("judge", key);
+    const std::string old_path = YamlReader::join("effgen", old_key);
+    const bool has_new = YamlReader::present(n) && YamlReader::present(n[key]);
+    const bool has_old = YamlReader::present(old_section) && YamlReader::present(old_section[old_key]);
+    T from_new = out;
+    T from_old = out;
+    if (has_new)
+      if (Status s = read(n, "judge", key, from_new); !s) return s;
+    if (has_old) {
+      const YAML::Node old_node = old_section[old_key];
+      if (Status s = read(old_section, "effgen", old_key, from_old); !s) return s;
+      if (has_new && !(from_new == from_old))
+        return r_.error_at(old_node, old_path,
+                           "is the older name of '" + path + "', also given at " + r_.where(n[key]) +
+                               " with a different value; keep only '" + path + "'");
+      c_.warnings.push_back(r_.where(old_node) + ": '" + old_path + "' is deprecated; it is read as '" + path +
+                            "', its new name (move it to the judge: section)");
+    }
+    if (has_new || has_old) out = has_new ? from_new : from_old;
+    return Status::Ok();
   }
 
   Status journal(const YAML::Node& n) {

@@ -17,6 +17,13 @@
 // ceo.model left empty is taken from $KAISHA_MODEL when set. Relative
 // store / cost_table / prompts_dir paths resolve against the directory of the
 // file (of source_name for parse_config).
+//
+// Renamed keys keep working: effgen.judge_model, effgen.judge and
+// effgen.max_judge_retries are read as judge.model, judge.subtasks and
+// judge.max_retries, each adding a line to Config::warnings
+//   config.yaml:9: 'effgen.judge_model' is deprecated; it is read as 'judge.model', ...
+// An older name given with its new one and a different value is an error
+// naming both; with the same value it only warns.
 #pragma once
 
 #include <string>

@@ -43,8 +43,8 @@ struct StrategyInfo {
   std::string help;
   // The config file's top-level section that configures it ("" when none).
   std::string config_section;
-  // True when its workflow audits results with the judge (switched by the
-  // section's `judge:` key); the CEO's final-answer audit is separate.
+  // True when its workflow audits results with the judge (switched by
+  // judge.subtasks); the CEO's final-answer audit is separate.
   bool audits_with_judge = false;
   // The strategies whose actors run its tasks: itself, or for `auto` the
   // strategies it chooses between per task.

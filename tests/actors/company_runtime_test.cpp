@@ -902,8 +902,8 @@ agents:
 // effgen: the planner's own handler, and the judge's.
 config::Config effgen_config(config::Config c, bool judge) {
   c.strategy = "effgen";
-  c.effgen.judge = judge;
-  c.judge_final_answer = false;
+  c.judge.subtasks = judge;
+  c.judge.final_answer = false;
   return c;
 }
 

@@ -26,7 +26,7 @@ rules:
 TEST_F(E2eTest, JudgeRejectionSendsTheCeoBackThenAccepts) {
   start_mock(kJudgedScript);
   ConfigOptions o;
-  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\" }\n";
+  o.extra = "judge: { final_answer: true, model: \"openai:judge-model\" }\n";
   RunResult r = run_json(write_config(o), "Which rivers are the longest?");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.result()["answer"], "The Nile and the Amazon are the two longest rivers.");
@@ -49,16 +49,18 @@ TEST_F(E2eTest, JudgeRejectionSendsTheCeoBackThenAccepts) {
   EXPECT_EQ((*q)->verdicts, 2);
 }
 
-TEST_F(E2eTest, JudgeThatNeverAcceptsFailsTheTaskAfterFourVerdicts) {
-  start_mock(R"(
+const char* kNeverAccepts = R"(
 rules:
   - match: { model: ceo-model }
     reply: { text: "Rivers are long." }
   - match: { model: judge-model }
     reply: { text: '{"status":"error","output":"No.","error_information":"Still vague."}' }
-)");
+)";
+
+TEST_F(E2eTest, JudgeThatNeverAcceptsFailsTheTaskAfterFourVerdicts) {
+  start_mock(kNeverAccepts);
   ConfigOptions o;
-  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 3 }\n";
+  o.extra = "judge: { final_answer: true, model: \"openai:judge-model\", max_retries: 3 }\n";
   RunResult r = run_json(write_config(o), "Which rivers are the longest?");
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(requests_for("judge-model").size(), 4u);  // 1 + 3 retries
@@ -66,6 +68,29 @@ rules:
   ASSERT_EQ(requests_for("ceo-model").size(), 5u);
   EXPECT_NE(requests_for("ceo-model").back().dump().find("was marked wrong"), std::string::npos);
   EXPECT_NE(r.result()["error"].get<std::string>().find("Still vague."), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err.find("deprecated"), std::string::npos) << r.err;
+}
+
+// Configs written before the judge had its own section still work: the
+// judge's model and retries are read from effGen's older keys, and each older
+// key is named on stderr with its new name.
+TEST_F(E2eTest, JudgeKeysUnderTheirOlderEffgenNamesStillWorkWithAWarning) {
+  start_mock(kNeverAccepts);
+  ConfigOptions o;
+  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 1 }\n";
+  RunResult r = run_json(write_config(o), "Which rivers are the longest?");
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(requests_for("judge-model").size(), 2u);  // 1 + 1 retry
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u);    // two answers, then the reflection turn
+  EXPECT_NE(r.err.find("kaisha: warning: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'effgen.judge_model' is deprecated; it is read as 'judge.model'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'effgen.max_judge_retries' is deprecated; it is read as 'judge.max_retries'"),
+            std::string::npos)
+      << r.err;
+  size_t lines = 0;  // one line per older key, printed once
+  for (size_t at = r.err.find("is deprecated"); at != std::string::npos; at = r.err.find("is deprecated", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << r.err;
 }
 
 TEST_F(E2eTest, WithoutTheSwitchNoJudgeIsAsked) {

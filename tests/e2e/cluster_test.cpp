@@ -234,7 +234,9 @@ rules:
   o.extra = "cost_table: " + dir_.write("gpu-costs.yaml", R"(
 models:
   llama3.2: { model_ref: ollama:llama3.2, type: local, create_resource_cost: 10, invoke_resource_cost: 10, tags: [gpu] }
-)") + "\nstrategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\n  judge: false\n";
+)") +
+            "\nstrategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\njudge: { "
+            "subtasks: false }\n";
   std::string company = config_yaml(o);
   company.replace(company.find(db()), db().size(), dir_.file("effgen.db"));
   std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true, {}},

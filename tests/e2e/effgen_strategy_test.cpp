@@ -120,9 +120,9 @@ const char* kJudgeAcceptsAll = R"(
 
 class EffgenE2e : public E2eTest {
  protected:
-  // Config for effgen with the given effgen: extras (indented two spaces).
+  // Config for effgen with the given effgen: and judge: extras (indented two spaces).
   std::string effgen_config(const std::string& effgen_extra = "", ConfigOptions o = {},
-                            const std::string& worker_model = "llama3.2") {
+                            const std::string& worker_model = "llama3.2", const std::string& judge_extra = "") {
     o.resource_total = 400;  // room for 5 llama3.2 workers (5 x 50)
     o.extra +=
         "strategy: effgen\n"
@@ -131,9 +131,11 @@ class EffgenE2e : public E2eTest {
         "  worker_model: " +
         worker_model +
         "\n"
-        "  judge_model: openai:judge-7b\n"
         "  max_concurrent: 5\n" +
-        effgen_extra;
+        effgen_extra +
+        "judge:\n"
+        "  model: openai:judge-7b\n" +
+        judge_extra;
     return write_config(o);
   }
   RunResult run_effgen(const std::string& cfg, const std::string& task, const std::string& strategy = "effgen",
@@ -385,8 +387,8 @@ rules:
     match: { model: judge-7b }
     reply: { text: '{"status":"error","output":"Wrong.","error_information":"2+2 is not 5."}' }
 )");
-  // max_judge_retries 3: 1 audit + 3 retries = 4 judge calls.
-  const std::string cfg = effgen_config("  max_judge_retries: 3\n  max_subtask_retries: 0\n");
+  // judge.max_retries 3: 1 audit + 3 retries = 4 judge calls.
+  const std::string cfg = effgen_config("  max_subtask_retries: 0\n", {}, "llama3.2", "  max_retries: 3\n");
   RunResult r = run_effgen(cfg, kSimpleTask);
   ASSERT_EQ(r.exit_code, 1) << r.describe();
   json res = r.result();
@@ -433,8 +435,8 @@ class EffgenE2ePlanJudge : public EffgenE2e {
     reply: { text: '{"status":"error","output":"No.","error_information":"Beta is hopeless."}' }
 )" + kJudgeAcceptsAll;
     start_mock(script);
-    const std::string cfg =
-        effgen_config("  max_judge_retries: 3\n  max_subtask_retries: " + std::to_string(subtask_retries) + "\n");
+    const std::string cfg = effgen_config("  max_subtask_retries: " + std::to_string(subtask_retries) + "\n", {},
+                                          "llama3.2", "  max_retries: 3\n");
     RunResult r = run_effgen(cfg, kComplexTask);
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     json res = r.result();

@@ -117,7 +117,7 @@ TEST_F(HistoryTreeTest, EffgenShowsItsPlanWithTheWorkersThatRanEachSubtask) {
   o.expense_total = 1.0;
   o.extra =
       "strategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: llama3.2\n"
-      "  judge_model: openai:judge-7b\n  judge: true\n  max_concurrent: 5\n";
+      "  max_concurrent: 5\njudge:\n  model: openai:judge-7b\n  subtasks: true\n";
   const std::string cfg = write_config(o);
   RunResult r = run_json(cfg,
                          "Research the three largest cloud providers, compare their pricing for GPU instances, "

@@ -174,7 +174,7 @@ rules:
     reply: { text: '{"status":"error","output":"Wrong city.","error_information":"The capital of Australia is Canberra, not Sydney."}' }
 )");
   ConfigOptions o;
-  o.extra = "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n";
+  o.extra = "judge: { final_answer: true, model: \"openai:judge-model\", max_retries: 0 }\n";
   const std::string cfg = write_config(o);
   RunResult asked = run_json(cfg, "What is the capital of Australia?");
   ASSERT_EQ(asked.exit_code, 1) << asked.describe();  // the task still fails with the judge's report
@@ -222,7 +222,7 @@ rules:
 )");
   ConfigOptions o;
   o.extra =
-      "judge: { final_answer: true }\neffgen: { judge_model: \"openai:judge-model\", max_judge_retries: 0 }\n"
+      "judge: { final_answer: true, model: \"openai:judge-model\", max_retries: 0 }\n"
       "memory: { error_reflection: false }\n";
   RunResult r = run_json(write_config(o), "What is the capital of Australia?");
   ASSERT_EQ(r.exit_code, 1) << r.describe();

@@ -71,8 +71,8 @@ Scenario effgen() {
       "and compliance certifications of each, calculate the total cost of a 6 month training run on each, and "
       "synthesize a recommendation report with a table and a chart for the finance team.";
   s.extra =
-      "effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  judge_model: openai:judge-7b\n"
-      "  max_concurrent: 5\n";
+      "effgen:\n  planner_model: openai:planner-7b\n  worker_model: worker\n  max_concurrent: 5\n"
+      "judge:\n  model: openai:judge-7b\n";
   s.script = resume_script("effgen.yaml");
   return s;
 }

@@ -152,8 +152,9 @@ TEST_F(Utf8OutputTest, EffgenJapaneseTaskFinishesWithUtf8Output) {
       "effgen:\n"
       "  planner_model: openai:planner-7b\n"
       "  worker_model: llama3.2\n"
-      "  judge_model: openai:judge-7b\n"
-      "  judge: true\n";
+      "judge:\n"
+      "  model: openai:judge-7b\n"
+      "  subtasks: true\n";
   const std::string cfg = write_config(o);
   RunResult r = run_json(cfg, kJapaneseTask, {"--strategy", "effgen"});
   expect_clean(r, "kaisha run --strategy effgen --json");

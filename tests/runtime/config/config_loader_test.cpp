@@ -379,18 +379,18 @@ TEST(ConfigLoaderEffgen, StrategyAndEffgenSection) {
       "strategy: effgen\n"
       "effgen:\n"
       "  worker_model: llama3.2\n"
-      "  judge: false\n"
       "  max_concurrent: 3\n"
       "  routing: { threshold: 6.5 }\n"
-      "judge: { final_answer: true }\n",
+      "judge: { final_answer: true, subtasks: false }\n",
       "e.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->strategy, "effgen");
   EXPECT_EQ(c->effgen.worker_model, "llama3.2");
-  EXPECT_FALSE(c->effgen.judge);
+  EXPECT_FALSE(c->judge.subtasks);
   EXPECT_EQ(c->effgen.max_concurrent, 3);
-  EXPECT_EQ(c->effgen.max_judge_retries, 3);
-  EXPECT_TRUE(c->judge_final_answer);
+  EXPECT_EQ(c->judge.max_retries, 3);
+  EXPECT_TRUE(c->judge.final_answer);
+  EXPECT_TRUE(c->warnings.empty());
 }
 
 TEST(ConfigLoaderEffgen, BadValuesNameTheirKey) {
