@@ -10,6 +10,7 @@
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
 #include "runtime/tools/pyramid_tools.hpp"
+#include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::actors {
 

@@ -131,10 +131,10 @@ class Events : public company::ProgressSink {
   std::vector<msg::ProgressEvent> events_;
 };
 
-class RegisteredStrategyTest : public testing::TempDirTest {
+class RegisteredStrategyTest : public store::testing::TempDirTest {
  protected:
   void SetUp() override {
-    testing::TempDirTest::SetUp();
+    store::testing::TempDirTest::SetUp();
     register_echo_once();
     auto script = mockllm::parse_mock_script(kScript, "registered_strategy_test");
     ASSERT_TRUE(script) << script.error().message;
