@@ -34,14 +34,17 @@ struct ScriptedDriver {
   Effects cancel(const std::string& why) { return {Finish{false, why}}; }
 };
 
+Report note(const std::string& text) {
+  Report r;
+  r.text = text;
+  return r;
+}
+
 // The script for a task, by its input.
 ScriptedDriver script(const std::string& input) {
   ScriptedDriver d;
   if (input == "stop-at-finish") {
-    d.on_start = [] {
-      return Effects{Report{msg::EventKind::note, "before"}, Finish{true, "done"},
-                     Report{msg::EventKind::note, "after"}};
-    };
+    d.on_start = [] { return Effects{note("before"), Finish{true, "done"}, note("after")}; };
   } else if (input == "read-budget") {
     d.on_start = [] { return Effects{ReadBudget{1}}; };
     d.on_outcome = [](const Outcome& o) {
@@ -49,7 +52,13 @@ ScriptedDriver script(const std::string& input) {
       return Effects{Finish{true, b.view.is_object() && b.view.contains("kept") ? "kept" : "asked the ledger"}};
     };
   } else if (input == "no-hook") {
-    d.on_start = [] { return Effects{RunTool{1, "shell", "{}"}}; };
+    d.on_start = [] {
+      RunTool t;
+      t.id = 1;
+      t.tool = "shell";
+      t.arguments = "{}";
+      return Effects{t};
+    };
   }
   return d;
 }

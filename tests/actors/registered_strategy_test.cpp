@@ -52,8 +52,9 @@ class EchoDriver {
     driver::CallModel c;
     c.id = ++round_;
     c.purpose = "echo";
-    c.request.messages.push_back(
-        llm::ChatMessage{llm::Role::user, prefix_ + " " + std::to_string(round_) + ": " + text});
+    llm::ChatMessage m;  // a user message
+    m.content = prefix_ + " " + std::to_string(round_) + ": " + text;
+    c.request.messages.push_back(std::move(m));
     return c;
   }
 

@@ -87,8 +87,8 @@ caf::behavior host(Host* self, KitDeps deps) {
           return promise;
         }
         if (req.input == "tool") {
-          kit.call_tool(*self->state.tools, "echo", json{{"text", "こんにちは"}}, company::ToolCallContext{"s", tid},
-                        [self](company::ToolResult r) {
+          kit.call_tool(*self->state.tools, "echo", json{{"text", "こんにちは"}},
+                        company::ToolCallContext{"s", tid, "Strategy", "", ""}, [self](company::ToolResult r) {
                           std::ostringstream here;
                           here << std::this_thread::get_id();
                           const bool same = r.output.value("thread", "") == here.str();
