@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "actors/caf/atoms.hpp"
+#include "tests/actors/kit_host_fixture.hpp"
 #include "actors/strategy_kit/driver_runner.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
 #include "actors/strategy_kit/task_handlers.hpp"
@@ -102,41 +103,10 @@ caf::behavior host(Host* self, KitDeps deps) {
   return {task_handler(self, make), resume_handler(self, make), cancel_handler(self)};
 }
 
-struct Fixture {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  std::shared_ptr<economy::Budget> budget = std::make_shared<economy::Budget>(100.0, 10.0);
-  std::shared_ptr<Events> events = std::make_shared<Events>();
-  caf::actor ledger;
-  caf::actor strategy;
-
-  Fixture() {
-    cfg.set("logger.console", caf::atom("none"));
-    sys = std::make_unique<caf::actor_system>(cfg);
-    ledger = spawn_ledger(*sys, budget, caf::actor(), "s");
-    KitDeps deps;
-    deps.ledger = ledger;
-    deps.progress = events;
-    deps.session_id = "s";
-    deps.agent = "Strategy";
-    deps.who = "the strategy";
-    strategy = sys->spawn(host, std::move(deps));
-  }
-  ~Fixture() {
-    caf::anon_send_exit(strategy, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
-  }
-
-  template <class... Args>
-  msg::TaskResult ask(Args&&... args) {
-    caf::scoped_actor self{*sys};
-    msg::TaskResult out;
-    self->request(strategy, std::chrono::seconds(30), std::forward<Args>(args)...)
-        .receive([&](msg::TaskResult& r) { out = std::move(r); },
-                 [&](caf::error& e) { out.error = self->system().render(e); });
-    return out;
-  }
-  msg::TaskResult run(const std::string& input) { return ask(task_atom::value, msg::TaskRequest{"s", "t", input}); }
+struct Fixture : kit_testing::KitHostFixture {
+  std::shared_ptr<Events> events;
+  explicit Fixture(std::shared_ptr<Events> e = std::make_shared<Events>())
+      : KitHostFixture(host, e), events(std::move(e)) {}
 };
 
 TEST(DriverRunner, EffectsAfterTheTasksEndAreDropped) {

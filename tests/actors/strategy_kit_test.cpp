@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "actors/caf/atoms.hpp"
+#include "tests/actors/kit_host_fixture.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "actors/system/ledger_actor.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
@@ -118,38 +119,8 @@ caf::behavior host(Host* self, KitDeps deps) {
   };
 }
 
-struct Fixture {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  std::shared_ptr<economy::Budget> budget = std::make_shared<economy::Budget>(100.0, 10.0);
-  caf::actor ledger;
-  caf::actor strategy;
-
-  Fixture() {
-    cfg.set("logger.console", caf::atom("none"));
-    sys = std::make_unique<caf::actor_system>(cfg);
-    ledger = spawn_ledger(*sys, budget, caf::actor(), "s");
-    KitDeps deps;
-    deps.ledger = ledger;
-    deps.session_id = "s";
-    deps.agent = "Strategy";
-    deps.who = "the strategy";
-    strategy = sys->spawn(host, std::move(deps));
-  }
-
-  ~Fixture() {
-    caf::anon_send_exit(strategy, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(ledger, caf::exit_reason::user_shutdown);
-  }
-
-  msg::TaskResult run(const std::string& input) {
-    caf::scoped_actor self{*sys};
-    msg::TaskResult out;
-    self->request(strategy, std::chrono::seconds(30), task_atom::value, msg::TaskRequest{"s", "t", input})
-        .receive([&](msg::TaskResult& r) { out = std::move(r); },
-                 [&](caf::error& e) { out.error = self->system().render(e); });
-    return out;
-  }
+struct Fixture : kit_testing::KitHostFixture {
+  Fixture() : KitHostFixture(host) {}
 };
 
 TEST(StrategyKit, ATasksAnswerWaitsForTheFiresItSent) {
