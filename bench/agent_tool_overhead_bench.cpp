@@ -31,6 +31,7 @@
 #include "actors/company/company_runtime.hpp"
 #include "bench/bench_temp_dir.hpp"
 #include "bench/scripted_instant_backend.hpp"
+#include "runtime/pyramid/entry/pyramid_settings.hpp"
 
 using namespace kaisha;
 
@@ -107,9 +108,11 @@ double agent_tool_task(size_t calls) {
   double us = 0;
   {
     config::Config c = bench::instant_company_config(dir, calls);
-    c.pyramid.library = (dir / "library.yaml").string();
-    c.pyramid.entry = "lead_agent";
-    c.pyramid.enforce_judge = false;
+    pyramid::PyramidConfig pc;
+    pc.library = (dir / "library.yaml").string();
+    pc.entry = "lead_agent";
+    pc.enforce_judge = false;
+    c.strategy_settings[pyramid::kSection] = pc;
     auto backend = std::make_shared<ScriptedInstantBackend>(calls);
     auto rt = start(std::move(c), "pyramid", backend);
     const auto t0 = Clock::now();

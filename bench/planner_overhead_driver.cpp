@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "actors/company/company_runtime.hpp"
+#include "runtime/effgen/entry/effgen_settings.hpp"
 
 namespace {
 
@@ -93,7 +94,9 @@ int main(int argc, char** argv) {
   o.config.cost_table_file = (dir / "costs.yaml").string();
   o.config.ceo.model = "stub:planner";
   o.config.strategy = "effgen";
-  o.config.effgen.worker_model = "worker";
+  kaisha::effgen::EffgenConfig effgen;
+  effgen.worker_model = "worker";
+  o.config.strategy_settings[kaisha::effgen::kSection] = effgen;
   o.config.judge.subtasks = false;
   o.config.budget.resource_total = 1e12;
   o.config.budget.expense_total = 1e6;

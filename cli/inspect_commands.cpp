@@ -11,7 +11,7 @@
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/step_json.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::cli {
 namespace {

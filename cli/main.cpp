@@ -5,7 +5,7 @@
 
 #include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 #include "runtime/telemetry/tracer.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include "runtime/messages/progress_event_json.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/amount.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::cli {
 namespace {

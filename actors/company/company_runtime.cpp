@@ -37,7 +37,7 @@
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/session_lock.hpp"
 #include "runtime/store/session_retention.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 #include "runtime/tools/tool_setup.hpp"
 #include "runtime/company/progress_fan_out.hpp"
 #include "runtime/telemetry/event_metrics.hpp"
@@ -57,6 +57,22 @@ namespace {
 
 std::string resolve(const std::string& configured, const std::string& fallback_relative) {
   return configured.empty() ? data_file(fallback_relative) : configured;
+}
+
+// The judge's model when judge.model is not set: the one named by the first
+// of the configured strategy and the strategies it runs on whose catalog
+// entry has one (effGen's planner model), else the CEO's.
+std::string default_judge_model(const strategy::StrategyInfo& info, const config::Config& c) {
+  std::vector<std::string> names{info.name};
+  names.insert(names.end(), info.runs_on.begin(), info.runs_on.end());
+  for (const std::string& name : names) {
+    const strategy::StrategyInfo* s = strategy::find_strategy(name);
+    if (!s || !s->audit_model) continue;
+    auto it = c.strategy_settings.find(s->config_section);
+    const std::string model = s->audit_model(it == c.strategy_settings.end() ? std::any() : it->second);
+    if (!model.empty()) return model;
+  }
+  return c.ceo.model;
 }
 
 // The conversation texts the memory query is built from: the session's
@@ -439,15 +455,10 @@ Status CompanyRuntime::Impl::spawn_system_actors(const RuntimeOptions& o, std::s
   }
   model_client = spawn_model_client(sys, chat, progress);
   ledger = spawn_ledger(sys, budget, journal, session_id, o.shared_budget ? o.shared_budget_session : std::string());
-  // The planner's model (effgen), also the judge's default: a model ref or a
-  // cost-table name, priced once here.
-  const economy::ModelCost planner_cost =
-      costs.priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
-
   // The judge: audits effgen's worker results when judge.subtasks is on, and
   // the CEO's final answers when judge.final_answer is.
   if (c.judge.final_answer || (info->audits_with_judge && c.judge.subtasks)) {
-    const economy::ModelCost jc = c.judge.model.empty() ? planner_cost : costs.priced(c.judge.model);
+    const economy::ModelCost jc = costs.priced(c.judge.model.empty() ? default_judge_model(*info, c) : c.judge.model);
     if (Status s = chat->check_model(jc.model_ref); !s.ok())
       return Error{"config", "judge model '" + jc.model_ref + "': " + s.error().message};
     JudgeDeps jd;

@@ -6,6 +6,7 @@
 
 #include "actors/effgen/planner_actor.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/effgen/entry/effgen_settings.hpp"
 #include "runtime/effgen/prompt_optimizer/prompt_optimizer.hpp"
 #include "runtime/effgen/routing/router.hpp"
 
@@ -37,11 +38,14 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   if (!router.ok()) return router.error();
   auto optimizer = prompt::PromptOptimizer::from_file();
   if (!optimizer.ok()) return optimizer.error();
+  const auto ec = config::strategy_settings<effgen::EffgenConfig>(c, effgen::kSection);
   PlannerDeps pd;
   // Calls go to the priced row's model ref, so a cost-table name works too.
-  pd.planner_cost = ctx.cost_table->priced(c.effgen.planner_model.empty() ? c.ceo.model : c.effgen.planner_model);
+  pd.planner_cost = ctx.cost_table->priced(ec.planner_model.empty() ? c.ceo.model : ec.planner_model);
   pd.planner_model = pd.planner_cost.model_ref;
-  pd.worker_cost = c.effgen.worker_model.empty() ? pd.planner_cost : ctx.cost_table->priced(c.effgen.worker_model);
+  pd.worker_cost = ec.worker_model.empty() ? pd.planner_cost : ctx.cost_table->priced(ec.worker_model);
+  pd.max_concurrent = ec.max_concurrent;
+  pd.max_subtask_retries = ec.max_subtask_retries;
   for (const std::string& ref : {pd.planner_model, pd.worker_cost.model_ref})
     if (Status s = ctx.chat->check_model(ref); !s.ok())
       return Error{"config", "effgen model '" + ref + "': " + s.error().message};

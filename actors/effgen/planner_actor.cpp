@@ -40,8 +40,8 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   for (routing::Strategy st : {routing::Strategy::hybrid, routing::Strategy::hierarchical})
     s.decompose.emplace(st, planning::load_decomposition_prompt(st));
   s.temperature = d.config.ceo.temperature;
-  s.max_concurrent = d.config.effgen.max_concurrent;
-  s.max_subtask_retries = d.config.effgen.max_subtask_retries;
+  s.max_concurrent = d.max_concurrent;
+  s.max_subtask_retries = d.max_subtask_retries;
   s.audit = d.judge && d.config.judge.subtasks;
   s.max_judge_retries = d.config.judge.max_retries;
   s.worker_max_output_tokens = d.config.employee.max_output_tokens;

@@ -46,6 +46,8 @@ struct PlannerDeps {
   std::string planner_model;  // model ref of decomposition and synthesis calls
   economy::ModelCost planner_cost;
   economy::ModelCost worker_cost;  // workers' model (its model_ref) and prices
+  int max_concurrent = 5;          // effgen.max_concurrent
+  int max_subtask_retries = 1;     // effgen.max_subtask_retries
   // Prompt texts (prompts/effgen/): the workers' system prompt, a worker's
   // subtask message ({{task}} {{subtask}} {{expected_output}} {{context}}) and
   // the synthesis request ({{task}} {{results}}).

@@ -67,11 +67,11 @@ void save_quality(Self* self, const driver::Outcome& o) {
 // Scores from `state` (stored by earlier runs), over fresh ones.
 void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
   auto& st = self->state;
-  st.quality = std::make_unique<pyramid::QualityScores>(st.deps.config.pyramid.quality_alpha,
-                                                        st.deps.config.pyramid.quality_initial);
+  st.quality =
+      std::make_unique<pyramid::QualityScores>(st.deps.settings.quality_alpha, st.deps.settings.quality_initial);
   for (const auto& s : state)
     if (s.value.is_object())
-      st.quality->seed(s.key, s.value.value("q", st.deps.config.pyramid.quality_initial),
+      st.quality->seed(s.key, s.value.value("q", st.deps.settings.quality_initial),
                        s.value.value("audits", int64_t{0}));
 }
 

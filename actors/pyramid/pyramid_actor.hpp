@@ -22,6 +22,7 @@
 #include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/model_cost.hpp"
+#include "runtime/pyramid/entry/pyramid_settings.hpp"
 
 namespace kaisha::pyramid {
 struct PyramidSetup;
@@ -37,6 +38,7 @@ struct PyramidDeps {
   std::shared_ptr<company::ProgressSink> progress;
   std::shared_ptr<EmployeePlacer> placer;  // null = agents run in this process
   config::Config config;
+  pyramid::PyramidConfig settings;  // the config's pyramid section
   std::string session_id;
   std::shared_ptr<const pyramid::PyramidSetup> setup;
   // Every task enters at `entry`; "" = setup->router chooses.

@@ -18,7 +18,7 @@ namespace kaisha::actors {
 // (unless pyramid.entry fixes where tasks enter) and the pyramid's actor.
 Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   const config::Config& c = *ctx.config;
-  const config::PyramidConfig& pc = c.pyramid;
+  const auto pc = config::strategy_settings<pyramid::PyramidConfig>(c, pyramid::kSection);
   if (pc.library.empty())
     return Error{"config",
                  "pyramid.library: the pyramid strategy needs an agent library (a YAML file; see "
@@ -99,6 +99,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   pd.progress = ctx.progress;
   pd.placer = ctx.placer;
   pd.config = c;
+  pd.settings = pc;
   pd.session_id = ctx.session_id;
   pd.setup = setup;
   pd.tools = std::move(tools).value();

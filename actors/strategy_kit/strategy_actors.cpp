@@ -62,6 +62,9 @@ Status register_strategy(strategy::StrategyInfo info, driver::StrategySetupFn se
          if (auto it = ctx.config->strategy_sections.find(section);
              !section.empty() && it != ctx.config->strategy_sections.end())
            in.section = it->second;
+         if (auto it = ctx.config->strategy_settings.find(section);
+             !section.empty() && it != ctx.config->strategy_settings.end())
+           in.settings = it->second;
          in.session_id = ctx.session_id;
          in.price = [table = ctx.cost_table](const std::string& model) { return table->priced(model); };
          in.check_model = [chat = ctx.chat](const std::string& ref) { return chat->check_model(ref); };

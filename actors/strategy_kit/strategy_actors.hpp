@@ -1,5 +1,5 @@
 // The actors that run each strategy's tasks. Every strategy of the catalog
-// (runtime/strategy/strategy_catalog.hpp) that runs tasks has one spawner in
+// (runtime/catalog/strategy_catalog.hpp) that runs tasks has one spawner in
 // the table of strategy_actors.cpp, under its catalog name; each of kaisha's
 // own strategies keeps its spawner in its actor folder
 // (actors/<strategy>/<strategy>_spawner.hpp), and a strategy written without
@@ -27,7 +27,7 @@
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/economy/cost_table.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::actors {
 

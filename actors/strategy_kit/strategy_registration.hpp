@@ -6,7 +6,7 @@
 
 #include "runtime/core/result.hpp"
 #include "runtime/driver/driven_strategy.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::actors {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <set>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::cluster {

@@ -2,6 +2,7 @@
 // defaults a user gets without one. Loading lives in config_loader.hpp.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -111,55 +112,20 @@ struct Switches {
 // Paths set in a file (store, cost_table, prompts_dir, ceo.system_prompt_file)
 // are resolved by the loader against that file's directory; defaults stay as
 // written here.
-// The effgen strategy (effgen.md §23): complexity routing, decomposition into
-// a subtask DAG run by workers, judge audit (the judge's settings are in
-// JudgeConfig). Its `routing:` and `optimizer:` subsections are read by their
-// own parsers (runtime/effgen/routing, runtime/effgen/prompt_optimizer).
-struct EffgenConfig {
-  std::string planner_model;    // model ref; "" = ceo.model
-  std::string worker_model;     // cost-table name or model ref; "" = the planner's model
-  int max_concurrent = 5;       // subtasks running at once
-  int max_subtask_retries = 1;  // re-runs of a failed subtask
-};
-
 // The judge (infiagent.md §10): one actor per company that audits a result
 // against its instruction. It is started when something is audited: effGen's
 // subtask results (`subtasks`, with strategy effgen or auto) or the HASHIRU
 // CEO's final answers (`final_answer`). The pyramid's judge is an agent of its
-// library, configured in PyramidConfig. `model`, `subtasks` and `max_retries`
+// library, configured in its section. `model`, `subtasks` and `max_retries`
 // were effgen.judge_model, effgen.judge and effgen.max_judge_retries, which
 // the loader still reads (with a warning in Config::warnings).
 struct JudgeConfig {
-  std::string model;          // cost-table name or model ref; "" = effGen's planner model
+  // A cost-table name or model ref; "" = the running strategy's own choice
+  // (its catalog entry's audit_model: effGen's planner model), else ceo.model.
+  std::string model;
   bool subtasks = true;       // audit every effGen subtask result
   bool final_answer = false;  // audit the HASHIRU CEO's final answer
   int max_retries = 3;        // the producer's retries after a rejection (4 judge calls)
-};
-
-// The pyramid strategy (InfiAgent, infiagent.md §10): its agent library and
-// how its calls are bounded and audited.
-struct PyramidConfig {
-  std::string library;           // the agent library's YAML file (required for `--strategy pyramid`)
-  std::string model;             // agents without a model of their own; "" = ceo.model
-  std::string entry;             // every task enters here; "" = the router chooses
-  double route_threshold = 0.1;  // below it the task goes to the top agent as a new task
-  // How the router scores agents: "embedding" (cosine similarity of the
-  // descriptions), "model" (router_model scores each) or "both" (the mean).
-  std::string router = "embedding";
-  std::string router_model;     // model ref; "" = pyramid.model
-  bool enforce_judge = true;    // the judge audits every success nobody had it check
-  int max_judge_retries = 3;    // retries after a rejection (4 audits)
-  int max_nudges = 5;           // reminders to a turn that calls no tool
-  int max_calls_per_turn = 10;  // tool calls run from one model turn; the rest are answered "not run"
-  int max_final_output_retries = 3;
-  int64_t index_budget_tokens = 2000;  // C_LM: the workspace index in every prompt
-  int64_t env_budget_tokens = 120000;  // τ: a call's conversation is compressed past it (0: never)
-  double poor_quality = 0.3;           // an agent whose Q falls below it raises a "poor performance" trigger
-  double quality_alpha = 0.8;          // Q <- alpha * Q + (1 - alpha) * verdict
-  double quality_initial = 0.5;        // an agent's Q before its first verdict
-  // Text passed inline between agents (a task_input, a final_output's
-  // output), in bytes; more must go in a file, passed by its path.
-  int64_t max_inline_bytes = 16384;
 };
 
 // effGen's short-term tier applied to the CEO's conversation (effgen.md §8.1,
@@ -245,12 +211,14 @@ struct Config {
   RetryConfig retry;
   BudgetConfig budget;
   Switches switches;
-  std::string strategy = "hashiru";  // hashiru | effgen | auto
-  EffgenConfig effgen;
-  PyramidConfig pyramid;
-  // The config sections of strategies registered by the program that links
-  // kaisha (runtime/driver/driven_strategy.hpp), by section name, as JSON:
-  // each strategy reads and checks its own.
+  std::string strategy = "hashiru";  // a name in the strategy catalog (runtime/catalog)
+  // Each strategy's own section, by section name (its catalog entry's
+  // config_section), as its entry's read_settings made it from the file (the
+  // defaults when the file has none); read them with strategy_settings<T>().
+  std::map<std::string, std::any> strategy_settings;
+  // The same sections as JSON, as the file wrote them (absent when the file
+  // has none): what a strategy registered without a reader of its own gets
+  // (runtime/driver/driven_strategy.hpp).
   std::map<std::string, json> strategy_sections;
   JudgeConfig judge;
   MemoryConfig memory;
@@ -263,5 +231,16 @@ struct Config {
   // them to stderr. They do not change what was read.
   std::vector<std::string> warnings;
 };
+
+// The settings of the strategy whose section is `section`, of type T (what
+// its entry's read_settings makes); T's defaults when the config holds none
+// (a Config made in code rather than loaded). Throws std::bad_any_cast when
+// the section holds another type: a programming error.
+template <class T>
+T strategy_settings(const Config& config, const std::string& section) {
+  auto it = config.strategy_settings.find(section);
+  if (it == config.strategy_settings.end() || !it->second.has_value()) return T{};
+  return std::any_cast<const T&>(it->second);
+}
 
 }  // namespace kaisha::config

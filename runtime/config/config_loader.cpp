@@ -7,10 +7,10 @@
 #include <sstream>
 #include <vector>
 
-#include "runtime/config/yaml_json.hpp"
+#include "runtime/config/yaml/yaml_json.hpp"
 #include "runtime/config/management_tools.hpp"
-#include "runtime/config/yaml_reader.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::config {
 
@@ -89,12 +89,8 @@ class ConfigParser {
     if (Status s = retry(root["retry"]); !s) return s;
     if (Status s = budget(root["budget"]); !s) return s;
     if (Status s = choice(root, "", "strategy", c_.strategy, strategy::strategy_names()); !s) return s;
-    if (Status s = effgen(root["effgen"]); !s) return s;
-    if (Status s = pyramid(root["pyramid"]); !s) return s;
     for (const auto& s : strategy::strategies())
-      if (!s.config_section.empty() && s.config_section != "effgen" && s.config_section != "pyramid" &&
-          YamlReader::present(root[s.config_section]))
-        c_.strategy_sections[s.config_section] = yaml_to_json(root[s.config_section]);
+      if (Status st = strategy_section(s, root); !st) return st;
     if (Status s = judge(root["judge"], root["effgen"]); !s) return s;
     if (Status s = memory(root["memory"]); !s) return s;
     if (Status s = tools(root["tools"]); !s) return s;
@@ -108,42 +104,17 @@ class ConfigParser {
   // Each reader below leaves `out` untouched when the key is absent or null.
   Status choice(const YAML::Node& map, const std::string& path, const char* key, std::string& out,
                 const std::vector<std::string>& allowed) {
-    YAML::Node n = map[key];
-    if (!YamlReader::present(n)) return Status::Ok();
-    auto v = r_.read_string(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    if (!contains(allowed, *v)) {
-      std::string msg = "expected one of " + one_of(allowed) + ", got \"" + *v + "\"";
-      if (std::string s = closest_key(*v, allowed); !s.empty()) msg += " (did you mean '" + s + "'?)";
-      return r_.error_at(n, YamlReader::join(path, key), msg);
-    }
-    out = *v;
-    return Status::Ok();
+    return r_.optional_choice(map, path, key, out, allowed);
   }
 
   // A number >= min (or > min when `strict`).
   Status num(const YAML::Node& map, const std::string& path, const char* key, double& out, double min, bool strict) {
-    YAML::Node n = map[key];
-    if (!YamlReader::present(n)) return Status::Ok();
-    auto v = r_.read_number(n, YamlReader::join(path, key));
-    if (!v) return v.error();
-    if (strict ? !(*v > min) : !(*v >= min)) {
-      return r_.error_at(
-          n, YamlReader::join(path, key),
-          std::string("expected a number ") + (strict ? "> " : ">= ") + trim_number(min) + ", got " + trim_number(*v));
-    }
-    out = *v;
-    return Status::Ok();
+    return r_.optional_number(map, path, key, out, min, strict);
   }
 
   template <class Int>
   Status integer(const YAML::Node& map, const std::string& path, const char* key, Int& out, int64_t min) {
-    constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<Int>::max());
-    constexpr int64_t max = kMax > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(kMax);
-    int64_t v = static_cast<int64_t>(out);
-    if (Status s = r_.optional_int(map, path, key, v, min, max); !s) return s;
-    out = static_cast<Int>(v);
-    return Status::Ok();
+    return r_.optional_count(map, path, key, out, min);
   }
 
   Status ceo(const YAML::Node& n) {
@@ -299,59 +270,19 @@ class ConfigParser {
     return integer(n, p, "max_inflight_asks", c_.budget.max_inflight_asks, 0);
   }
 
-  Status effgen(const YAML::Node& n) {
-    if (!YamlReader::present(n)) return Status::Ok();
-    const std::string p = "effgen";
-    EffgenConfig& e = c_.effgen;
-    if (Status s = r_.expect_section(n, p,
-                                     {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
-                                      "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
-        !s)
-      return s;
-    if (Status s = r_.optional_string(n, p, "planner_model", e.planner_model); !s) return s;
-    if (Status s = r_.optional_string(n, p, "worker_model", e.worker_model); !s) return s;
-    // judge_model, judge and max_judge_retries are the judge's older keys,
-    // read by judge().
-    if (Status s = integer(n, p, "max_concurrent", e.max_concurrent, 1); !s) return s;
-    return integer(n, p, "max_subtask_retries", e.max_subtask_retries, 0);
-  }
-
-  Status pyramid(const YAML::Node& n) {
-    if (!YamlReader::present(n)) return Status::Ok();
-    const std::string p = "pyramid";
-    PyramidConfig& y = c_.pyramid;
-    if (Status s = r_.expect_section(
-            n, p,
-            {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
-             "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries", "index_budget_tokens",
-             "env_budget_tokens", "poor_quality", "quality_alpha", "quality_initial", "max_inline_bytes"});
-        !s)
-      return s;
-    if (Status s = r_.optional_string(n, p, "library", y.library); !s) return s;
-    if (Status s = r_.optional_string(n, p, "model", y.model); !s) return s;
-    if (Status s = r_.optional_string(n, p, "entry", y.entry); !s) return s;
-    if (Status s = num(n, p, "route_threshold", y.route_threshold, -1, false); !s) return s;
-    if (Status s = choice(n, p, "router", y.router, {"embedding", "model", "both"}); !s) return s;
-    if (Status s = r_.optional_string(n, p, "router_model", y.router_model); !s) return s;
-    if (Status s = r_.optional_bool(n, p, "enforce_judge", y.enforce_judge); !s) return s;
-    if (Status s = integer(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s;
-    if (Status s = integer(n, p, "max_nudges", y.max_nudges, 0); !s) return s;
-    if (Status s = integer(n, p, "max_calls_per_turn", y.max_calls_per_turn, 1); !s) return s;
-    if (Status s = integer(n, p, "max_final_output_retries", y.max_final_output_retries, 0); !s) return s;
-    if (Status s = integer(n, p, "index_budget_tokens", y.index_budget_tokens, 1); !s) return s;
-    if (Status s = integer(n, p, "env_budget_tokens", y.env_budget_tokens, 0); !s) return s;
-    if (Status s = num(n, p, "poor_quality", y.poor_quality, 0, false); !s) return s;
-    if (y.poor_quality > 1)
-      return r_.error_at(n["poor_quality"], YamlReader::join(p, "poor_quality"),
-                         "expected a quality score between 0 and 1, got " + trim_number(y.poor_quality));
-    for (auto [key, value] : {std::pair<const char*, double*>{"quality_alpha", &y.quality_alpha},
-                              std::pair<const char*, double*>{"quality_initial", &y.quality_initial}}) {
-      if (Status s = num(n, p, key, *value, 0, false); !s) return s;
-      if (*value > 1)
-        return r_.error_at(n[key], YamlReader::join(p, key),
-                           "expected a number between 0 and 1, got " + trim_number(*value));
-    }
-    return integer(n, p, "max_inline_bytes", y.max_inline_bytes, 256);
+  // A strategy's own section: as JSON for its setup, and read by its entry
+  // into typed settings (the defaults when the file has no such section).
+  Status strategy_section(const strategy::StrategyInfo& s, const YAML::Node& root) {
+    if (s.config_section.empty()) return Status::Ok();
+    const YAML::Node n = root[s.config_section];
+    if (YamlReader::present(n)) c_.strategy_sections[s.config_section] = yaml_to_json(n);
+    if (!s.read_settings) return Status::Ok();
+    if (YamlReader::present(n))
+      if (Status st = r_.expect_map(n, s.config_section); !st) return st;
+    auto settings = s.read_settings(n, r_);
+    if (!settings) return settings.error();
+    c_.strategy_settings[s.config_section] = std::move(settings).value();
+    return Status::Ok();
   }
 
   // `judge:`, and the older names of three of its keys in `effgen:`.

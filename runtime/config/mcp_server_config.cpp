@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 
 namespace kaisha::config {
 namespace {

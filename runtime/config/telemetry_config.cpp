@@ -2,7 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 
 namespace kaisha::config {
 namespace {

@@ -13,6 +13,7 @@
 // as for kaisha's own strategies (docs/strategies.md).
 #pragma once
 
+#include <any>
 #include <functional>
 #include <memory>
 #include <string>
@@ -61,6 +62,9 @@ struct StrategySetup {
   // The strategy's own config section (its catalog entry's config_section)
   // as JSON; null when the file has none.
   json section;
+  // The same section as its entry's read_settings made it (empty when the
+  // entry has no reader or the config was made in code).
+  std::any settings;
   std::string session_id;
   // A model ref or cost-table name, priced from the company's cost table.
   std::function<economy::ModelCost(const std::string& model)> price;

@@ -6,7 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/economy/amount.hpp"
 
 namespace kaisha::economy {

@@ -5,18 +5,14 @@
 #include <string_view>
 
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/fnv1a.hpp"
 
 namespace kaisha::memory {
 namespace {
 
-uint64_t fnv1a(std::string_view s, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+// FNV-1a from 1469598103934665603, which is not FNV's offset basis (it is a
+// digit short of it): kept, because the vectors of stored memories were made with it.
+uint64_t fnv1a(std::string_view s, uint64_t seed) { return fnv1a_64(1469598103934665603ull ^ seed, s); }
 
 // Words: runs of letters, digits and UTF-8 bytes, lower-cased (ASCII).
 std::vector<std::string> words_of(const std::string& text) {

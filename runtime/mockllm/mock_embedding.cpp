@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/fnv1a.hpp"
 
 namespace kaisha::mockllm {
 
@@ -12,11 +13,8 @@ std::vector<float> mock_embedding(std::string_view text) {
   std::vector<float> v(kMockEmbeddingDims, 0.0f);
   const std::string t = " " + ascii_lower(text) + " ";
   for (size_t i = 0; i + 3 <= t.size(); ++i) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (size_t k = i; k < i + 3; ++k) {
-      h ^= static_cast<unsigned char>(t[k]);
-      h *= 1099511628211ull;
-    }
+    // The memory embedder's basis (hashed_ngram_embedder.cpp), not FNV's.
+    const uint64_t h = fnv1a_64(1469598103934665603ull, std::string_view(t).substr(i, 3));
     v[h % kMockEmbeddingDims] += 1.0f;
   }
   double norm = 0;

@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/config/yaml_json.hpp"
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_json.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/json.hpp"
 
 namespace kaisha::mockllm {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <set>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/confined_fs.hpp"
 #include "runtime/core/data_paths.hpp"
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 
 namespace kaisha::random {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 #include "runtime/random/splitmix64.hpp"
 
 namespace kaisha::random {

@@ -1,3 +1,4 @@
+#include "runtime/core/clock.hpp"
 #include "runtime/store/journal_store.hpp"
 
 #include <algorithm>
@@ -408,10 +409,7 @@ Result<std::vector<Row>> collect(Statement& st, Read read) {
 
 int JournalStore::current_schema_version() { return static_cast<int>(kMigrations.size()); }
 
-int64_t JournalStore::now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
+int64_t JournalStore::now_ms() { return wall_ms(); }
 
 std::string JournalStore::make_id(const std::string& prefix) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};

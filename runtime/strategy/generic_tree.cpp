@@ -2,7 +2,7 @@
 // grouped by agent, which every strategy's journal has, whatever its shape.
 #include <map>
 
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/strategy/generic_tree.hpp"
 #include "runtime/strategy/tree_building.hpp"
 
 namespace kaisha::strategy {

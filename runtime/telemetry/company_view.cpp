@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "runtime/core/utf8.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::telemetry {
 namespace {

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <random>
 
+#include "runtime/core/fnv1a.hpp"
+
 namespace kaisha::telemetry {
 namespace {
 
@@ -23,17 +25,6 @@ void append_hex(std::string& out, uint64_t v) {
   char digits[16];
   for (int i = 15; i >= 0; --i, v >>= 4) digits[i] = kHex[v & 0xf];
   out.append(digits, sizeof digits);
-}
-
-// FNV-1a, 64 bits, from `basis`: stable across processes and builds, which
-// std::hash is not promised to be.
-uint64_t fnv1a(std::string_view s, uint64_t basis) {
-  uint64_t h = basis;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 bool lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
@@ -64,8 +55,8 @@ std::string new_trace_id() {
 }
 
 TraceContext derived_context(std::string_view seed) {
-  uint64_t hi = fnv1a(seed, 0xcbf29ce484222325ULL), lo = fnv1a(seed, 0x84222325cbf29ce4ULL);
-  uint64_t span = fnv1a(seed, 0x9e3779b97f4a7c15ULL);
+  uint64_t hi = fnv1a_64(kFnv1aOffsetBasis, seed), lo = fnv1a_64(0x84222325cbf29ce4ULL, seed);
+  uint64_t span = fnv1a_64(0x9e3779b97f4a7c15ULL, seed);
   if (hi == 0 && lo == 0) lo = 1;  // an all-zero id is invalid
   if (span == 0) span = 1;
   TraceContext c;

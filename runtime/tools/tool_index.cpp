@@ -5,15 +5,14 @@
 #include <fstream>
 
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/fnv1a.hpp"
 
 namespace kaisha::tools {
 
 std::string content_hash(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  // Not FNV's offset basis (a digit short of it): kept, because the hashes
+  // in tool indexes on disk were made with it.
+  const uint64_t h = fnv1a_64(1469598103934665603ull, text);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

@@ -22,6 +22,7 @@
 #include "actors/company/company_runtime.hpp"
 #include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/pyramid/entry/pyramid_settings.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/economy/budget.hpp"
@@ -885,11 +886,13 @@ agents:
 )");
   config::Config c = make_config(1);
   c.strategy = "pyramid";
-  c.pyramid.library = library;
-  c.pyramid.model = "stub:agent";
-  c.pyramid.entry = "root";
-  c.pyramid.enforce_judge = false;
-  c.pyramid.max_calls_per_turn = kLeavesPerMid;
+  pyramid::PyramidConfig pc;
+  pc.library = library;
+  pc.model = "stub:agent";
+  pc.entry = "root";
+  pc.enforce_judge = false;
+  pc.max_calls_per_turn = kLeavesPerMid;
+  c.strategy_settings[pyramid::kSection] = pc;
   c.tools.workspace_root = dir_.file("work");
   auto rt = start(c);
   ASSERT_TRUE(rt);

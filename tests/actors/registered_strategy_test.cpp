@@ -4,6 +4,7 @@
 // own runtime (CompanyRuntime) against the scripted mock LLM over HTTP.
 #include <gtest/gtest.h>
 
+#include <any>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "actors/company/company_runtime.hpp"
 #include "actors/strategy_kit/strategy_registration.hpp"
 #include "runtime/config/config_loader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -226,6 +228,79 @@ TEST_F(RegisteredStrategyTest, ANameAlreadyTakenIsRefused) {
   strategy::StrategyInfo bad;
   bad.name = "Echo Two";
   EXPECT_FALSE(register_strategy(std::move(bad), setup_echo).ok());
+}
+
+}  // namespace
+}  // namespace kaisha::actors::registered_strategy_test
+
+namespace kaisha::actors::registered_strategy_test {
+namespace {
+
+// "tally": its section is read by its own entry (read_settings) with the
+// YAML reader every kaisha config uses, so a wrong value is refused when the
+// file is loaded, naming the file, the line and the key; its setup gets the
+// typed settings.
+struct TallySettings {
+  std::string model;
+  int64_t rounds = 1;
+};
+
+Result<std::any> read_tally(const YAML::Node& n, const config::YamlReader& r) {
+  TallySettings t;
+  if (!config::YamlReader::present(n)) return std::any(t);
+  if (Status s = r.expect_section(n, "tally", {"model", "rounds"}); !s) return s.error();
+  if (Status s = r.optional_string(n, "tally", "model", t.model); !s) return s.error();
+  if (Status s = r.optional_int(n, "tally", "rounds", t.rounds, 1, 10); !s) return s.error();
+  return std::any(t);
+}
+
+Result<driver::DrivenStrategy> setup_tally(const driver::StrategySetup& s) {
+  const auto* t = std::any_cast<TallySettings>(&s.settings);
+  if (!t) return Error{"config", "tally: no settings were read"};
+  driver::DrivenStrategy d;
+  d.agent = "Tally";
+  d.model = s.price(t->model);
+  const int n = static_cast<int>(t->rounds);
+  d.make = [n](const msg::TaskRequest& task) { return driver::make_task_driver<EchoDriver>(task.input, "round", n); };
+  return d;
+}
+
+void register_tally_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "tally";
+    info.help = "echo, with a section its entry reads (a test's strategy)";
+    info.config_section = "tally";
+    info.read_settings = read_tally;
+    Status s = register_strategy(std::move(info), setup_tally);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+}
+
+TEST_F(RegisteredStrategyTest, ItsOwnSectionReaderRefusesABadValueWithFileLineAndKey) {
+  register_tally_once();
+  auto bad = config("tally:\n  model: openai:echo-model\n  rounds: 0\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "echo.yaml:8: tally.rounds: expected an integer >= 1, got 0");
+  auto typo = config("tally:\n  modle: openai:echo-model\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().message, "echo.yaml:7: unknown key 'modle' in tally (did you mean 'model'?)");
+}
+
+TEST_F(RegisteredStrategyTest, ItsSetupGetsTheSettingsItsEntryRead) {
+  register_tally_once();
+  auto c = config("tally:\n  model: openai:echo-model\n  rounds: 1\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  c->strategy = "tally";
+  RuntimeOptions o;
+  o.config = *c;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  msg::TaskResult r = (*rt)->run_task("川");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.answer, "一回目の川 🌊");
+  EXPECT_EQ(r.metadata.value("rounds", 0), 1);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 namespace kaisha::actors {
 namespace {

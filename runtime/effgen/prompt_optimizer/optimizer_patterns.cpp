@@ -5,7 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/ascii_case.hpp"
 #include "runtime/core/data_paths.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/effgen/routing/text_scan.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/core/data_paths.hpp"
 
 namespace kaisha::routing {

@@ -1,5 +1,7 @@
 #include "runtime/config/config_loader.hpp"
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
+#include "runtime/effgen/entry/effgen_settings.hpp"
+#include "runtime/pyramid/entry/pyramid_settings.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,10 @@
 
 namespace kaisha::config {
 namespace {
+
+kaisha::effgen::EffgenConfig effgen_of(const kaisha::config::Config& c) {
+  return kaisha::config::strategy_settings<kaisha::effgen::EffgenConfig>(c, kaisha::effgen::kSection);
+}
 
 using ::testing::HasSubstr;
 
@@ -385,9 +391,9 @@ TEST(ConfigLoaderEffgen, StrategyAndEffgenSection) {
       "e.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->strategy, "effgen");
-  EXPECT_EQ(c->effgen.worker_model, "llama3.2");
+  EXPECT_EQ(effgen_of(*c).worker_model, "llama3.2");
   EXPECT_FALSE(c->judge.subtasks);
-  EXPECT_EQ(c->effgen.max_concurrent, 3);
+  EXPECT_EQ(effgen_of(*c).max_concurrent, 3);
   EXPECT_EQ(c->judge.max_retries, 3);
   EXPECT_TRUE(c->judge.final_answer);
   EXPECT_TRUE(c->warnings.empty());
@@ -409,3 +415,41 @@ TEST(ConfigLoaderEffgen, BadValuesNameTheirKey) {
 
 }  // namespace
 }  // namespace kaisha::config
+
+namespace kaisha::config::strategy_settings_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A strategy's section is read by its own catalog entry into typed settings,
+// which are there with their defaults when the file has no such section.
+TEST(StrategySettings, EachSectionIsReadByItsEntryAndDefaultsWhenAbsent) {
+  auto c = parse_config("strategy: pyramid\npyramid:\n  library: lib.yaml\n  max_nudges: 2\n  router: both\n",
+                        "config.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const auto pyramid = strategy_settings<kaisha::pyramid::PyramidConfig>(*c, kaisha::pyramid::kSection);
+  EXPECT_EQ(pyramid.library, "lib.yaml");
+  EXPECT_EQ(pyramid.max_nudges, 2);
+  EXPECT_EQ(pyramid.router, "both");
+  EXPECT_EQ(pyramid.max_calls_per_turn, 10);  // not in the file: its default
+  ASSERT_EQ(c->strategy_settings.count(kaisha::effgen::kSection), 1u);
+  EXPECT_EQ(strategy_settings<kaisha::effgen::EffgenConfig>(*c, kaisha::effgen::kSection).max_concurrent, 5);
+  EXPECT_EQ(c->strategy_sections.count(kaisha::effgen::kSection), 0u);  // no JSON for a section not written
+  ASSERT_EQ(c->strategy_sections.count(kaisha::pyramid::kSection), 1u);
+  EXPECT_EQ(c->strategy_sections.at(kaisha::pyramid::kSection).at("max_nudges"), 2);
+}
+
+TEST(StrategySettings, ASectionThatIsNotAMapIsRefusedWhereItIs) {
+  auto c = parse_config("strategy: effgen\neffgen: [1, 2]\n", "config.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.error().message, HasSubstr("config.yaml:2: effgen"));
+}
+
+// A Config made in code holds no settings: a strategy then gets its defaults.
+TEST(StrategySettings, AConfigMadeInCodeGivesTheDefaults) {
+  Config c;
+  EXPECT_EQ(strategy_settings<kaisha::pyramid::PyramidConfig>(c, kaisha::pyramid::kSection).max_nudges, 5);
+}
+
+}  // namespace
+}  // namespace kaisha::config::strategy_settings_test

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "runtime/config/config_loader.hpp"
+#include "runtime/effgen/entry/effgen_settings.hpp"
 
 namespace kaisha::config::judge_section_test {
 namespace {
+
+kaisha::effgen::EffgenConfig effgen_settings_in(const kaisha::config::Config& c) {
+  return kaisha::config::strategy_settings<kaisha::effgen::EffgenConfig>(c, kaisha::effgen::kSection);
+}
 
 using ::testing::HasSubstr;
 
@@ -56,8 +61,8 @@ TEST(JudgeSection, OlderEffgenKeysAreReadWithOneWarningEach) {
   EXPECT_EQ(c->judge.model, "openai:judge-7b");
   EXPECT_FALSE(c->judge.subtasks);
   EXPECT_EQ(c->judge.max_retries, 1);
-  EXPECT_EQ(c->effgen.worker_model, "llama3.2");  // effGen's own keys are unaffected
-  EXPECT_EQ(c->effgen.max_concurrent, 2);
+  EXPECT_EQ(effgen_settings_in(*c).worker_model, "llama3.2");  // effGen's own keys are unaffected
+  EXPECT_EQ(effgen_settings_in(*c).max_concurrent, 2);
   ASSERT_EQ(c->warnings.size(), 3u);
   EXPECT_EQ(c->warnings[0],
             "old.yaml:3: 'effgen.judge_model' is deprecated; it is read as 'judge.model', its new name (move it to "

@@ -1,7 +1,7 @@
 // guard_yaml: a loader's missed check becomes a config error, not an abort.
 #include <gtest/gtest.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 
 namespace kaisha::config {
 namespace {

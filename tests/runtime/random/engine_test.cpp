@@ -1,7 +1,7 @@
 // The hash and the generators under the random streams, checked against
 // their published reference values, so that a slip in a constant or a shift
 // fails here rather than as a changed draw somewhere else.
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 #include "runtime/random/splitmix64.hpp"
 #include "runtime/random/xoshiro256_starstar.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 
 namespace kaisha::random {
 namespace {

@@ -1,7 +1,7 @@
 // effgen.md §23 items 13 and 18: weights, their validation, the weighted sum.
 #include <gtest/gtest.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/effgen/routing/complexity_score.hpp"
 #include "runtime/effgen/routing/routing_config.hpp"
 #include "tests/runtime/effgen/routing/routing_test_support.hpp"

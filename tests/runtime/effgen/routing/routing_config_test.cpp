@@ -2,7 +2,7 @@
 // aliases, and the Router built from it.
 #include <gtest/gtest.h>
 
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/effgen/routing/router.hpp"
 #include "tests/runtime/effgen/routing/routing_test_support.hpp"
 

@@ -7,7 +7,7 @@
 // verdict note the caller gets when the judge has audited a call.
 #include <map>
 
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/pyramid/entry/pyramid_view.hpp"
 #include "runtime/strategy/tree_building.hpp"
 
 namespace kaisha::strategy {

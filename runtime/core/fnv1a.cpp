@@ -1,13 +1,12 @@
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 
-namespace kaisha::random {
+namespace kaisha {
 
 namespace {
-constexpr uint64_t kOffsetBasis = 0xcbf29ce484222325ull;
 constexpr uint64_t kPrime = 0x100000001b3ull;
 }  // namespace
 
-uint64_t fnv1a_64(std::string_view bytes) { return fnv1a_64(kOffsetBasis, bytes); }
+uint64_t fnv1a_64(std::string_view bytes) { return fnv1a_64(kFnv1aOffsetBasis, bytes); }
 
 uint64_t fnv1a_64(uint64_t state, std::string_view bytes) {
   for (char c : bytes) {
@@ -17,4 +16,4 @@ uint64_t fnv1a_64(uint64_t state, std::string_view bytes) {
   return state;
 }
 
-}  // namespace kaisha::random
+}  // namespace kaisha

@@ -1,4 +1,4 @@
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "runtime/config/yaml_json.hpp"
+#include "runtime/config/yaml/yaml_json.hpp"
 
 #include <string>
 

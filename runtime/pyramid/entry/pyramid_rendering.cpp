@@ -1,6 +1,6 @@
 #include <sstream>
 
-#include "runtime/strategy/strategy_rendering.hpp"
+#include "runtime/pyramid/entry/pyramid_view.hpp"
 
 namespace kaisha::strategy {
 

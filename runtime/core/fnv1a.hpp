@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
-namespace kaisha::random {
+namespace kaisha {
+
+// FNV-1a's offset basis: the state before any byte.
+inline constexpr uint64_t kFnv1aOffsetBasis = 0xcbf29ce484222325ull;
 
 // FNV-1a over the bytes of `bytes`, from the offset basis 0xcbf29ce484222325
 // with the prime 0x100000001b3.
@@ -16,4 +19,4 @@ uint64_t fnv1a_64(std::string_view bytes);
 // several pieces can be hashed as one byte string without joining them.
 uint64_t fnv1a_64(uint64_t state, std::string_view bytes);
 
-}  // namespace kaisha::random
+}  // namespace kaisha

@@ -1,8 +1,12 @@
-#include "runtime/strategy/strategy_catalog.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
 
+#include <utility>
+
+#include "runtime/effgen/entry/effgen_entry.hpp"
+#include "runtime/hashiru/entry/hashiru_entry.hpp"
 #include "runtime/messages/strategy_event.hpp"
-#include "runtime/strategy/strategy_rendering.hpp"
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/pyramid/entry/pyramid_entry.hpp"
+#include "runtime/strategy/generic_tree.hpp"
 
 namespace kaisha::strategy {
 
@@ -10,45 +14,16 @@ using nlohmann::json;
 
 namespace {
 
+// kaisha's own strategies, each made in its own folder, then `auto`, which
+// is theirs combined: a task effGen's router gives one agent goes to the CEO,
+// others to effGen's planner.
 std::vector<StrategyInfo> builtin_strategies() {
-  return {
-      {"hashiru",
-       "the CEO hires, asks and fires employees under a budget (HASHIRU)",
-       "",
-       false,
-       {"hashiru"},
-       nullptr,
-       render_hashiru_event,
-       hashiru_tree,
-       {}},
-      {"effgen",
-       "route by complexity, decompose, run subtasks in parallel, audit (effGen)",
-       "effgen",
-       true,
-       {"effgen"},
-       summarise_effgen_result,
-       render_effgen_event,
-       effgen_tree,
-       {}},
-      {"pyramid",
-       "agents as tools: a pyramid of agents from a YAML library, audited by its judge (InfiAgent)",
-       "pyramid",
-       false,
-       {"pyramid"},
-       summarise_pyramid_result,
-       render_pyramid_event,
-       pyramid_tree,
-       {}},
-      {"auto",
-       "per task: one agent via the CEO, or effgen's plan when the router decomposes",
-       "",
-       true,
-       {"hashiru", "effgen"},
-       nullptr,
-       nullptr,
-       nullptr,
-       {}},
-  };
+  StrategyInfo automatic;
+  automatic.name = "auto";
+  automatic.help = "per task: one agent via the CEO, or effgen's plan when the router decomposes";
+  automatic.audits_with_judge = true;
+  automatic.runs_on = {"hashiru", "effgen"};
+  return {hashiru::catalog_entry(), effgen::catalog_entry(), pyramid::catalog_entry(), std::move(automatic)};
 }
 
 std::vector<StrategyInfo>& catalog() {

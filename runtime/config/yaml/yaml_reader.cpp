@@ -1,10 +1,11 @@
-#include "runtime/config/yaml_reader.hpp"
+#include "runtime/config/yaml/yaml_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <unordered_map>
 
 #include "runtime/core/ascii_case.hpp"
@@ -259,6 +260,44 @@ Status YamlReader::optional_int(const YAML::Node& map, const std::string& path, 
   if (*v > max)
     return error_at(n, join(path, key),
                     "expected an integer <= " + std::to_string(max) + ", got " + std::to_string(*v));
+  out = *v;
+  return Status::Ok();
+}
+
+Status YamlReader::optional_number(const YAML::Node& map, const std::string& path, const char* key, double& out,
+                                   double min, bool strict, double max) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  auto v = read_number(n, join(path, key));
+  if (!v) return v.error();
+  const auto text = [](double x) {
+    std::ostringstream ss;
+    ss << x;
+    return ss.str();
+  };
+  if (strict ? !(*v > min) : !(*v >= min))
+    return error_at(n, join(path, key),
+                    std::string("expected a number ") + (strict ? "> " : ">= ") + text(min) + ", got " + text(*v));
+  if (*v > max)
+    return error_at(n, join(path, key),
+                    "expected a number between " + text(min) + " and " + text(max) + ", got " + text(*v));
+  out = *v;
+  return Status::Ok();
+}
+
+Status YamlReader::optional_choice(const YAML::Node& map, const std::string& path, const char* key, std::string& out,
+                                   const std::vector<std::string>& allowed) const {
+  const YAML::Node n = map[key];
+  if (!present(n)) return Status::Ok();
+  auto v = read_string(n, join(path, key));
+  if (!v) return v.error();
+  if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
+    std::string list;
+    for (size_t i = 0; i < allowed.size(); ++i) list += (i ? ", " : "") + allowed[i];
+    std::string msg = "expected one of " + list + ", got \"" + *v + "\"";
+    if (std::string s = closest_key(*v, allowed); !s.empty()) msg += " (did you mean '" + s + "'?)";
+    return error_at(n, join(path, key), msg);
+  }
   out = *v;
   return Status::Ok();
 }

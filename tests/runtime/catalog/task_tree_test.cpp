@@ -1,13 +1,16 @@
 // The task trees of `kaisha history TASK --tree`, built from journal steps
 // written by hand in the shapes each strategy journals (see the comments at
-// the top of runtime/strategy/*_tree.cpp).
+// the top of runtime/<strategy>/entry/<strategy>_tree.cpp).
 #include "runtime/strategy/task_tree.hpp"
 
 #include <gtest/gtest.h>
 
 #include "runtime/core/utf8.hpp"
-#include "runtime/strategy/strategy_catalog.hpp"
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
+#include "runtime/effgen/entry/effgen_view.hpp"
+#include "runtime/strategy/generic_tree.hpp"
+#include "runtime/hashiru/entry/hashiru_view.hpp"
+#include "runtime/pyramid/entry/pyramid_view.hpp"
 
 namespace kaisha::strategy {
 namespace {

@@ -1,15 +1,12 @@
-// The strategy catalog: what the rest of kaisha knows about each strategy
-// without running it. The config loader, the command line, CompanyRuntime and
-// the progress printer read it; none of them lists strategy names itself.
-// kaisha's own strategies are entries in strategy_catalog.cpp (with their
-// renderers beside it) and spawners in actors/strategy_kit/strategy_actors.cpp;
-// a strategy written without CAF, by a program that links kaisha or by a
-// test, adds both at once with actors::register_strategy, before anything
-// reads the catalog.
+// What a strategy tells the rest of kaisha about itself (its catalog entry,
+// runtime/catalog/strategy_catalog.hpp): its name and help, its config
+// section and how to read it, how its events and results are shown and how
+// its `history --tree` is built from the journal. Each strategy makes its
+// entry in its own folder (runtime/<strategy>/entry/); nothing here runs it.
 #pragma once
 
+#include <any>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +14,14 @@
 #include "runtime/core/result.hpp"
 #include "runtime/messages/agent_messages.hpp"
 #include "runtime/strategy/task_tree.hpp"
+
+namespace YAML {
+class Node;
+}
+
+namespace kaisha::config {
+class YamlReader;
+}
 
 namespace kaisha::strategy {
 
@@ -64,39 +69,16 @@ struct StrategyInfo {
   TaskTree (*tree)(const TaskRecord& task, const std::vector<TaskStep>& steps) = nullptr;
   // Its sub-kinds of msg::EventKind::strategy.
   std::vector<StrategyEvent> events;
+  // Reads its config section (a YAML map; null or undefined when the file
+  // has none, which gives the defaults) into the typed settings its spawner
+  // takes back with config::strategy_settings<T>(). Errors name the place,
+  // as "<file>:<line>: <section>.<key>: <what>". nullptr: the section is
+  // handed on as JSON only (Config::strategy_sections).
+  Result<std::any> (*read_settings)(const YAML::Node& section, const config::YamlReader& reader) = nullptr;
+  // The model the judge audits with when judge.model is not set and this
+  // strategy runs ("" for none of its own: then the CEO's model), from the
+  // settings read_settings made (an empty std::any for a config built in code).
+  std::string (*audit_model)(const std::any& settings) = nullptr;
 };
-
-// Adds `info` to the catalog. An error when its name or config section is
-// already taken, or is not a plain lower-case name. Not thread-safe: register
-// before a company starts or a config is loaded.
-Status register_strategy_info(StrategyInfo info);
-
-// Every strategy, in the order help texts list them.
-const std::vector<StrategyInfo>& strategies();
-
-// The entry named `name`, or nullptr.
-const StrategyInfo* find_strategy(std::string_view name);
-
-// Every strategy's name, in catalog order.
-std::vector<std::string> strategy_names();
-
-// "hashiru, effgen or auto": the names for an error message or a help text.
-std::string strategy_names_text();
-
-// The transcript lines of a strategy's own event (see StrategyInfo::render):
-// the first strategy that owns the kind renders it; "" when none does.
-std::string render_event(const msg::ProgressEvent& event, NumberText number);
-
-// The summary line of a finished task's metadata: the entry named by its
-// "strategy" key renders it; "" when the key is missing or names no strategy.
-std::string summarise_result(const nlohmann::json& metadata, NumberText number);
-
-// The tree of a task from its journal steps. The builder is that of the
-// strategy that ran it: the one the closing metadata note names
-// ({"metadata": {"strategy": ...}}: effgen's planner under `auto`), else the
-// task row's; a strategy without a builder of its own that runs on others
-// (auto) uses its first one's. When none has one, or a builder fails, the
-// generic tree (strategy_trees.hpp). Never throws.
-TaskTree build_task_tree(const TaskRecord& task, const std::vector<TaskStep>& steps);
 
 }  // namespace kaisha::strategy

@@ -8,7 +8,7 @@
 #include <deque>
 #include <map>
 
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/hashiru/entry/hashiru_view.hpp"
 #include "runtime/strategy/tree_building.hpp"
 
 namespace kaisha::strategy {

@@ -1,7 +1,7 @@
 #include <sstream>
 
 #include "runtime/core/utf8.hpp"
-#include "runtime/strategy/strategy_rendering.hpp"
+#include "runtime/hashiru/entry/hashiru_view.hpp"
 
 namespace kaisha::strategy {
 

@@ -7,7 +7,7 @@
 // subtask at a time, so a worker's request belongs to its next answer.
 #include <map>
 
-#include "runtime/strategy/strategy_trees.hpp"
+#include "runtime/effgen/entry/effgen_view.hpp"
 #include "runtime/strategy/tree_building.hpp"
 
 namespace kaisha::strategy {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,24 @@ class YamlReader {
   // An integer in [min, max]; out of range is "expected an integer >= <min>".
   Status optional_int(const YAML::Node& map, const std::string& path, const char* key, int64_t& out, int64_t min,
                       int64_t max = INT64_MAX) const;
+  // An integer in [min, the largest Int], for any integer type.
+  template <class Int>
+  Status optional_count(const YAML::Node& map, const std::string& path, const char* key, Int& out, int64_t min) const {
+    constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<Int>::max());
+    constexpr int64_t max = kMax > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(kMax);
+    int64_t v = static_cast<int64_t>(out);
+    if (Status s = optional_int(map, path, key, v, min, max); !s) return s;
+    out = static_cast<Int>(v);
+    return Status::Ok();
+  }
+  // A number >= min (> min when `strict`) and <= max; out of range is
+  // "expected a number >= <min>, got <v>" (or "between <min> and <max>").
+  Status optional_number(const YAML::Node& map, const std::string& path, const char* key, double& out, double min,
+                         bool strict, double max = std::numeric_limits<double>::infinity()) const;
+  // One of `allowed`; anything else is "expected one of a, b, got "x"",
+  // suggesting the closest.
+  Status optional_choice(const YAML::Node& map, const std::string& path, const char* key, std::string& out,
+                         const std::vector<std::string>& allowed) const;
   // A list of strings, appended to `out`.
   Status optional_strings(const YAML::Node& map, const std::string& path, const char* key,
                           std::vector<std::string>& out) const;

@@ -1,0 +1,11 @@
+// effgen's entry in the strategy catalog (runtime/catalog/strategy_catalog.hpp):
+// everything kaisha knows about effgen without running it.
+#pragma once
+
+#include "runtime/strategy/strategy_info.hpp"
+
+namespace kaisha::effgen {
+
+strategy::StrategyInfo catalog_entry();
+
+}  // namespace kaisha::effgen

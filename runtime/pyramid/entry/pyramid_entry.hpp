@@ -1,0 +1,11 @@
+// pyramid's entry in the strategy catalog (runtime/catalog/strategy_catalog.hpp):
+// everything kaisha knows about pyramid without running it.
+#pragma once
+
+#include "runtime/strategy/strategy_info.hpp"
+
+namespace kaisha::pyramid {
+
+strategy::StrategyInfo catalog_entry();
+
+}  // namespace kaisha::pyramid
