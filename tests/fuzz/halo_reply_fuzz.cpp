@@ -45,12 +45,12 @@ void replies(std::string_view reply) {
   check(std::round(score.value * 10000.0) / 10000.0 == score.value, "a score has at most 4 decimals");
   if (score.defaulted) check(score.value == 0.5, "the default score is 0.5");
 
-  halo::Parsed<halo::JudgeLabel> label = halo::parse_judge_label(reply);
+  halo::Parsed<halo::NodeLabel> label = halo::parse_judge_label(reply);
   check_problem(label);
-  check(label.value == halo::JudgeLabel::success || label.value == halo::JudgeLabel::fail ||
-            label.value == halo::JudgeLabel::continue_,
+  check(label.value == halo::NodeLabel::success || label.value == halo::NodeLabel::fail ||
+            label.value == halo::NodeLabel::continue_,
         "a label is success, fail or continue");
-  if (label.defaulted) check(label.value == halo::JudgeLabel::continue_, "the default label is continue");
+  if (label.defaulted) check(label.value == halo::NodeLabel::continue_, "the default label is continue");
 
   // The cap comes from the input so that small and large caps are both tried.
   halo::RoleLimits limits{1 + reply.size() % 4, 8 + reply.size() % 40};

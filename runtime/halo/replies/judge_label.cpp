@@ -6,19 +6,7 @@
 
 namespace kaisha::halo {
 
-std::string_view to_string(JudgeLabel label) {
-  switch (label) {
-    case JudgeLabel::success:
-      return "success";
-    case JudgeLabel::fail:
-      return "fail";
-    case JudgeLabel::continue_:
-      return "continue";
-  }
-  return "continue";
-}
-
-Parsed<JudgeLabel> parse_judge_label(std::string_view reply) {
+Parsed<NodeLabel> parse_judge_label(std::string_view reply) {
   reply::Problems problems("judge");
   const std::string key(kStatusKey);
   const char* expected = "expected one of success|fail|continue";
@@ -32,12 +20,12 @@ Parsed<JudgeLabel> parse_judge_label(std::string_view reply) {
   } else {
     const std::string& raw = it->get_ref<const std::string&>();
     std::string word = ascii_lower(answers::trim(raw));
-    for (JudgeLabel label : {JudgeLabel::success, JudgeLabel::fail, JudgeLabel::continue_})
+    for (NodeLabel label : {NodeLabel::success, NodeLabel::fail, NodeLabel::continue_})
       if (word == to_string(label)) return {label, std::nullopt, false};
     problems.add("\"" + key + "\" is " + reply::in_quotes(raw) + ", " + expected);
   }
   problems.add("the label is continue");
-  return {JudgeLabel::continue_, problems.text(), true};
+  return {NodeLabel::continue_, problems.text(), true};
 }
 
 }  // namespace kaisha::halo

@@ -75,7 +75,7 @@ TEST(HaloPrompts, EachPromptAsksForItsParsersKey) {
 // The JSON examples in the prompts are replies the parsers accept.
 TEST(HaloPrompts, ExampleRepliesParse) {
   auto rendered = [&](HaloPrompt p) { return *render_halo_prompt(p, values_for(p), kRoot); };
-  EXPECT_EQ(parse_judge_label(rendered(HaloPrompt::judge)).value, JudgeLabel::success);
+  EXPECT_EQ(parse_judge_label(rendered(HaloPrompt::judge)).value, NodeLabel::success);
   Parsed<double> score = parse_score(rendered(HaloPrompt::scorer));
   EXPECT_EQ(score.value, 0.55);
   EXPECT_FALSE(score.defaulted);

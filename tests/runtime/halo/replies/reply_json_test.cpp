@@ -65,14 +65,14 @@ TEST(ReplyJson, TenMegabyteRepliesAreLinear) {
   std::string braces;
   braces.reserve(mb10);
   while (braces.size() < mb10) braces += "{\"status\" ";  // the key again and again, never a ':'
-  Parsed<JudgeLabel> many_keys = parse_judge_label(braces);
+  Parsed<NodeLabel> many_keys = parse_judge_label(braces);
   EXPECT_TRUE(many_keys.defaulted);
   std::string big_value = "{\"status\": \"" + std::string(mb10, 'a') + "\"}";
-  Parsed<JudgeLabel> big = parse_judge_label(big_value);
+  Parsed<NodeLabel> big = parse_judge_label(big_value);
   EXPECT_TRUE(big.defaulted);
   EXPECT_LT(big.problem->size(), 400u) << "the value is quoted cut short";
   std::string fenced = std::string(mb10, '`') + "{\"status\": \"fail\"}";
-  EXPECT_EQ(parse_judge_label(fenced).value, JudgeLabel::fail);
+  EXPECT_EQ(parse_judge_label(fenced).value, NodeLabel::fail);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runtime/halo/search/mcts_search.hpp"
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 #include "runtime/random/random_stream.hpp"
 #include "runtime/random/samplers.hpp"
 #include "tests/runtime/halo/search/scripted_driver.hpp"
@@ -23,7 +23,7 @@ using testing::events_of;
 // order): some rollout steps succeed or fail, some children are terminal.
 Evaluation mixed(const EvaluationRequest& r) {
   const std::string answer = testing::answer_for(r);
-  const uint64_t h = random::fnv1a_64(answer);
+  const uint64_t h = fnv1a_64(answer);
   NodeLabel label = NodeLabel::continue_;
   if (r.key.kind == EvaluationKind::rollout) {
     if (h % 5 == 0) label = NodeLabel::success;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 #include "tests/runtime/halo/search/scripted_driver.hpp"
 
 namespace kaisha::halo {
@@ -221,7 +221,7 @@ TEST(HaloMctsSearch, AfterTwoIterationsTheDepthOneVisitsSumToTheRolloutsThroughT
 // an uneven tree.
 Evaluation varied(const EvaluationRequest& r) {
   const std::string answer = testing::answer_for(r);
-  const uint64_t h = random::fnv1a_64(answer);
+  const uint64_t h = fnv1a_64(answer);
   const bool rollout = r.key.kind == EvaluationKind::rollout;
   NodeLabel label = NodeLabel::continue_;
   if (rollout && h % 4 == 0) label = NodeLabel::success;

@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "runtime/halo/search/mcts_search.hpp"
-#include "runtime/random/fnv1a.hpp"
+#include "runtime/core/fnv1a.hpp"
 #include "tests/runtime/halo/search/scripted_driver.hpp"
 
 namespace kaisha::halo {
@@ -15,7 +15,7 @@ namespace search_event_test {
 
 Evaluation uneven(const EvaluationRequest& r) {
   const std::string answer = testing::answer_for(r);
-  const uint64_t h = random::fnv1a_64(answer);
+  const uint64_t h = fnv1a_64(answer);
   NodeLabel label = NodeLabel::continue_;
   if (r.key.kind == EvaluationKind::rollout && h % 3 == 0) label = NodeLabel::success;
   return Evaluation{answer, label, static_cast<double>(h % 997) / 996.0};
