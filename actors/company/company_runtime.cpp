@@ -18,6 +18,7 @@
 #include "actors/caf/scheduler_tuning.hpp"
 #include "actors/caf/spawning_thread.hpp"
 #include "actors/strategy_kit/strategy_actors.hpp"
+#include "actors/strategy_kit/strategy_registration.hpp"
 #include "actors/system/ledger_actor.hpp"
 #include "actors/system/provider_chat_client.hpp"
 #include "actors/system/model_client_actor.hpp"
@@ -819,10 +820,12 @@ Status CompanyRuntime::set_switch(const std::string& name, bool on) {
       });
   if (name == "tool_creation") impl_->tool_switches->tool_creation = on;
   if (name == "tool_invocation") impl_->tool_switches->tool_invocation = on;
-  if (!known)
-    return Error{"switch", "unknown switch '" + name +
-                               "' (agent_creation, local_agents, cloud_agents, tool_creation, "
-                               "tool_invocation, resource_budget, economy_budget, memory)"};
+  if (!known) {
+    std::string names;  // the CEO's switches, as its catalog entry declares them
+    if (const strategy::StrategyInfo* ceo = strategy::find_strategy(ceo_strategy()))
+      for (const auto& w : ceo->switches) names += (names.empty() ? "" : ", ") + w.name;
+    return Error{"switch", "unknown switch '" + name + "' (" + names + ")"};
+  }
   return Status::Ok();
 }
 

@@ -50,31 +50,34 @@ std::vector<std::string> spawnable_strategies() {
   return out;
 }
 
+StrategySpawner driven_spawner(const std::string& name, const std::string& section, driver::StrategySetupFn setup) {
+  return [name, section, setup = std::move(setup)](StrategyContext& ctx) -> Result<caf::actor> {
+    driver::StrategySetup in;
+    in.config = ctx.config;
+    if (auto it = ctx.config->strategy_sections.find(section);
+        !section.empty() && it != ctx.config->strategy_sections.end())
+      in.section = it->second;
+    if (auto it = ctx.config->strategy_settings.find(section);
+        !section.empty() && it != ctx.config->strategy_settings.end())
+      in.settings = it->second;
+    in.session_id = ctx.session_id;
+    in.price = [table = ctx.cost_table](const std::string& model) { return table->priced(model); };
+    in.check_model = [chat = ctx.chat](const std::string& ref) { return chat->check_model(ref); };
+    auto driven = setup(in);
+    if (!driven.ok()) return driven.error();
+    if (!driven->make) return Error{"strategy", "strategy " + name + ": its setup made no driver"};
+    if (Status s = ctx.chat->check_model(driven->model.model_ref); !driven->model.model_ref.empty() && !s.ok())
+      return Error{"config", name + " model '" + driven->model.model_ref + "': " + s.error().message};
+    return spawn_driven_strategy(ctx, std::move(driven).value());
+  };
+}
+
 Status register_strategy(strategy::StrategyInfo info, driver::StrategySetupFn setup) {
   if (!setup) return Error{"strategy", "strategy " + info.name + ": no setup function"};
   const std::string name = info.name;
   const std::string section = info.config_section;
   if (Status s = strategy::register_strategy_info(std::move(info)); !s.ok()) return s;
-  spawners().push_back(
-      {name, [name, section, setup = std::move(setup)](StrategyContext& ctx) -> Result<caf::actor> {
-         driver::StrategySetup in;
-         in.config = ctx.config;
-         if (auto it = ctx.config->strategy_sections.find(section);
-             !section.empty() && it != ctx.config->strategy_sections.end())
-           in.section = it->second;
-         if (auto it = ctx.config->strategy_settings.find(section);
-             !section.empty() && it != ctx.config->strategy_settings.end())
-           in.settings = it->second;
-         in.session_id = ctx.session_id;
-         in.price = [table = ctx.cost_table](const std::string& model) { return table->priced(model); };
-         in.check_model = [chat = ctx.chat](const std::string& ref) { return chat->check_model(ref); };
-         auto driven = setup(in);
-         if (!driven.ok()) return driven.error();
-         if (!driven->make) return Error{"strategy", "strategy " + name + ": its setup made no driver"};
-         if (Status s = ctx.chat->check_model(driven->model.model_ref); !driven->model.model_ref.empty() && !s.ok())
-           return Error{"config", name + " model '" + driven->model.model_ref + "': " + s.error().message};
-         return spawn_driven_strategy(ctx, std::move(driven).value());
-       }});
+  spawners().push_back({name, driven_spawner(name, section, std::move(setup))});
   return Status::Ok();
 }
 

@@ -26,6 +26,7 @@
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
+#include "runtime/driver/driven_strategy.hpp"
 #include "runtime/economy/cost_table.hpp"
 #include "runtime/catalog/strategy_catalog.hpp"
 
@@ -65,6 +66,12 @@ using RunnerChoice = std::function<std::string(const std::string& input)>;
 // task it gives one agent goes to the CEO, others to the planner). An error
 // names what in the configuration stops it.
 Result<RunnerChoice> runner_choice(const strategy::StrategyInfo& info, const config::Config& config);
+
+// The spawner of a strategy written without CAF: the generic actor
+// (driven_strategy_actor.hpp) running the DrivenStrategy that `setup` makes
+// from the company's configuration (its section `section`, as JSON and as
+// its entry read it).
+StrategySpawner driven_spawner(const std::string& name, const std::string& section, driver::StrategySetupFn setup);
 
 // The names that have a spawner, in table order.
 std::vector<std::string> spawnable_strategies();

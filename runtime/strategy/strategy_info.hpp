@@ -41,6 +41,17 @@ struct StrategyEvent {
   std::string help;
 };
 
+// A switch of the strategy: something a user turns on or off to change how
+// it works (HASHIRU's agent creation, HALO's prompt refinement), so that
+// help texts, `/switch` and an ablation runner find them all in one place.
+struct StrategySwitch {
+  std::string name;
+  // Where a config file sets it ("switches.memory", "halo.use_planner").
+  std::string config_key;
+  bool on = true;  // its default
+  std::string help;
+};
+
 struct StrategyInfo {
   // The value of `--strategy` and of the config's `strategy:`.
   std::string name;
@@ -69,6 +80,8 @@ struct StrategyInfo {
   TaskTree (*tree)(const TaskRecord& task, const std::vector<TaskStep>& steps) = nullptr;
   // Its sub-kinds of msg::EventKind::strategy.
   std::vector<StrategyEvent> events;
+  // Its switches.
+  std::vector<StrategySwitch> switches;
   // Reads its config section (a YAML map; null or undefined when the file
   // has none, which gives the defaults) into the typed settings its spawner
   // takes back with config::strategy_settings<T>(). Errors name the place,

@@ -1,5 +1,8 @@
 #include "runtime/hashiru/entry/hashiru_entry.hpp"
 
+#include <string>
+#include <utility>
+
 #include "runtime/hashiru/entry/hashiru_view.hpp"
 
 namespace kaisha::hashiru {
@@ -11,6 +14,24 @@ strategy::StrategyInfo catalog_entry() {
   s.runs_on = {"hashiru"};
   s.render = strategy::render_hashiru_event;
   s.tree = strategy::hashiru_tree;
+  // hashiru.md §9; `/switch NAME on|off` turns them during a session.
+  const std::pair<const char*, const char*> switches[] = {
+      {"agent_creation", "the CEO may hire (AgentCreator)"},
+      {"local_agents", "local models may be hired and asked"},
+      {"cloud_agents", "cloud models may be hired and asked"},
+      {"tool_creation", "the CEO may write new tools"},
+      {"tool_invocation", "tools may be called"},
+      {"resource_budget", "the resource ledger limits hires"},
+      {"economy_budget", "the expense ledger limits spending"},
+      {"memory", "memories are recalled and kept"},
+  };
+  for (const auto& [name, help] : switches) {
+    strategy::StrategySwitch w;
+    w.name = name;
+    w.config_key = std::string("switches.") + name;
+    w.help = help;
+    s.switches.push_back(std::move(w));
+  }
   return s;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/config/config_loader.hpp"
+
 namespace kaisha::strategy {
 namespace {
 
@@ -131,3 +133,29 @@ TEST(StrategyCatalog, PyramidRendersEachCandidatesBranch) {
 
 }  // namespace
 }  // namespace kaisha::strategy
+
+namespace kaisha::strategy::strategy_switches_test {
+namespace {
+
+// Every switch an entry declares is one its config key sets: a config file
+// turning each one off loads, and a misspelt one is refused.
+TEST(StrategySwitches, EachDeclaredSwitchIsAConfigKey) {
+  size_t switches = 0;
+  for (const StrategyInfo& s : strategies()) {
+    for (const StrategySwitch& w : s.switches) {
+      ++switches;
+      const auto dot = w.config_key.find('.');
+      ASSERT_NE(dot, std::string::npos) << w.config_key;
+      const std::string yaml = w.config_key.substr(0, dot) + ":\n  " + w.config_key.substr(dot + 1) + ": " +
+                               (w.on ? "false" : "true") + "\n";
+      auto c = config::parse_config(yaml, "switch.yaml");
+      EXPECT_TRUE(c.ok()) << s.name << " " << w.name << ": " << (c.ok() ? "" : c.error().message);
+      EXPECT_FALSE(w.help.empty()) << w.name;
+    }
+  }
+  EXPECT_GE(switches, 8u);  // hashiru's eight at least
+  EXPECT_FALSE(config::parse_config("switches:\n  memroy: false\n", "switch.yaml").ok());
+}
+
+}  // namespace
+}  // namespace kaisha::strategy::strategy_switches_test
