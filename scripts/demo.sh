@@ -10,7 +10,11 @@
 # one, the writer redoes it. Last, InfiHelper's library on the pyramid takes a
 # research topic from the literature to a paper: its modules' agents call each
 # other as tools, write their artefacts in the task's directory, and the code
-# runs in the sandbox. Prints the transcripts (stderr), answers (stdout), ledgers.
+# runs in the sandbox. Then HALO: the query refined, two subtasks planned one at
+# a time, three roles designed and hired, each subtask's workflow searched by
+# MCTS (one rollout judged fail), stopped when two answers agree; its search
+# tree is printed from the journal. Prints the transcripts (stderr), answers
+# (stdout), ledgers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -69,3 +73,12 @@ export KAISHA_DB="$workdir/infihelper.db" KAISHA_WORK="$workdir/infihelper-work"
   "Write a short paper on learning-rate warm-up and decay for small language models."
 echo "== InfiHelper's artefacts ==" >&2
 (cd "$KAISHA_WORK"/.tasks/*/* && find . -type f | sort | sed 's|^\./|  |') >&2
+
+echo >&2
+echo "== kaisha run --strategy halo ==" >&2
+start_mock examples/halo/scenario.yaml
+export KAISHA_DB="$workdir/halo.db"
+"$KAISHA" run --strategy halo --config examples/halo/config.yaml \
+  "川の俳句を書いて: write a haiku about a river in spring 🌊"
+echo "== HALO's search, from the journal (kaisha history --tree) ==" >&2
+"$KAISHA" history --tree --db "$KAISHA_DB" >&2

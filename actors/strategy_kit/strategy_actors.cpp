@@ -7,6 +7,7 @@
 #include "actors/pyramid/pyramid_spawner.hpp"
 #include "actors/strategy_kit/driven_strategy_actor.hpp"
 #include "actors/strategy_kit/strategy_registration.hpp"
+#include "runtime/halo/halo_strategy.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -22,6 +23,7 @@ std::vector<Entry>& spawners() {
       {ceo_strategy(), spawn_hashiru},
       {"effgen", spawn_effgen},
       {"pyramid", spawn_pyramid_strategy},
+      {"halo", driven_spawner("halo", "halo", halo::make_halo_strategy)},
   };
   return all;
 }
@@ -63,6 +65,7 @@ StrategySpawner driven_spawner(const std::string& name, const std::string& secti
     in.session_id = ctx.session_id;
     in.price = [table = ctx.cost_table](const std::string& model) { return table->priced(model); };
     in.check_model = [chat = ctx.chat](const std::string& ref) { return chat->check_model(ref); };
+    in.listening = [progress = ctx.progress] { return progress && progress->listening(); };
     auto driven = setup(in);
     if (!driven.ok()) return driven.error();
     if (!driven->make) return Error{"strategy", "strategy " + name + ": its setup made no driver"};

@@ -70,6 +70,9 @@ struct StrategySetup {
   std::function<economy::ModelCost(const std::string& model)> price;
   // Ok when a model ref can be called (its provider is configured).
   std::function<Status(const std::string& model_ref)> check_model;
+  // Whether anybody listens to the company's progress events, so that a
+  // driver builds its chattier events only then. Never null.
+  std::function<bool()> listening;
 };
 
 // What the setup gives back: how the generic actor runs the strategy's tasks.

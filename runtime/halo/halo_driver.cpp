@@ -5,7 +5,7 @@
 
 #include "runtime/answers/consistency.hpp"
 #include "runtime/core/utf8.hpp"
-#include "runtime/halo/halo_events.hpp"
+#include "runtime/halo/entry/halo_events.hpp"
 #include "runtime/halo/replies/agent_roles.hpp"
 #include "runtime/halo/replies/judge_label.hpp"
 #include "runtime/halo/replies/next_subtask.hpp"
@@ -329,6 +329,10 @@ void HaloDriver::on_hired(Effects& out, const std::string& agent, const HireAnsw
   }
   for (Agent& x : agents_)
     if (x.name == agent) x.hired = true;
+  // The hire as every strategy reports it (the kit journals it; the event
+  // stream and `kaisha agents` watchers see it here).
+  if (listening())
+    out.push_back(Report{msg::EventKind::hire, agent, json{{"agent", agent}, {"budget", a.budget}}, "HALO"});
   if (--waiting_hires_ == 0) start_search(out);
 }
 

@@ -92,6 +92,20 @@ Scenario pyramid(const std::string& work) {
   return s;
 }
 
+// HALO: examples/halo/'s refinement, two planned subtasks, three roles and
+// their searches (rollouts at once), stopped when the two answers agree.
+Scenario halo() {
+  Scenario s;
+  s.strategy = "halo";
+  s.ceo_model = "openai:halo-4o";
+  s.task = "Write a haiku about a river in spring";
+  s.extra =
+      "halo:\n  model: halo-4o\n  max_subtasks: 3\n  equivalence: exact\n"
+      "  search: { max_depth: 2, attempts: 2, max_iterations: 6, max_evaluations: 40 }\n";
+  s.script = resume_script("halo.yaml");
+  return s;
+}
+
 // What a finished task left in its store.
 struct Outcome {
   std::string session;
@@ -685,6 +699,7 @@ TEST_F(ResumeTest, PyramidQualityScoresCountEachVerdictOnceAfterAResume) {
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }
+TEST_F(ResumeTest, HaloResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(halo()); }
 
 }  // namespace
 }  // namespace kaisha::e2e

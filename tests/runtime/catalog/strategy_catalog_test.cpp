@@ -14,13 +14,15 @@ using nlohmann::json;
 std::string plain(const json& v) { return v.dump(); }
 
 TEST(StrategyCatalog, NamesComeFromTheEntriesInOrder) {
-  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"hashiru", "effgen", "pyramid", "auto"}));
-  EXPECT_EQ(strategy_names_text(), "hashiru, effgen, pyramid or auto");
+  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"hashiru", "effgen", "pyramid", "halo", "auto"}));
+  EXPECT_EQ(strategy_names_text(), "hashiru, effgen, pyramid, halo or auto");
   ASSERT_NE(find_strategy("effgen"), nullptr);
   EXPECT_EQ(find_strategy("effgen")->config_section, "effgen");
   ASSERT_NE(find_strategy("pyramid"), nullptr);
   EXPECT_EQ(find_strategy("pyramid")->config_section, "pyramid");
-  EXPECT_EQ(find_strategy("halo"), nullptr);
+  ASSERT_NE(find_strategy("halo"), nullptr);
+  EXPECT_EQ(find_strategy("halo")->config_section, "halo");
+  EXPECT_EQ(find_strategy("no-such-strategy"), nullptr);
   EXPECT_EQ(find_strategy(""), nullptr);
 }
 

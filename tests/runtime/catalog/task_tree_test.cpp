@@ -323,6 +323,52 @@ TEST(PyramidTree, CallsNestUnderTheirCallersWithTheirOwnTotals) {
 
 // ---------------------------------------------------------------- the catalog's choice
 
+// ---------------------------------------------------------------- halo
+
+TEST(HaloTree, EachSubtaskHoldsItsSearchWithValuesVisitsAndTheWinningPath) {
+  auto ev = [](const std::string& event, json data) {
+    data["strategy"] = "halo";
+    data["event"] = event;
+    return data;
+  };
+  Steps s;
+  s.add("HALO", "note", ev("refined", {{"query", "川の俳句 🌊"}, {"refined", true}}), 1000);
+  s.add("HALO", "note", ev("subtask", {{"subtask", 1}, {"text", "draft it"}}), 1100);
+  s.add("HALO", "note", ev("roles", {{"subtask", 1}, {"roles", {"Poet", "Critic"}}}), 1200);
+  s.add("HALO", "llm_response", {{"purpose", "halo.judge"}}, 1250, 100, 10, 0.01);
+  s.add("HALO", "note",
+        ev("expansion",
+           {{"subtask", 1},
+            {"parent", 0},
+            {"children",
+             {{{"node", 1}, {"role_name", "Poet"}, {"label", "continue"}, {"value", 0.5}, {"answer", "a"}},
+              {{"node", 2}, {"role_name", "Critic"}, {"label", "success"}, {"value", 0.9}, {"answer", "b"}}}}}),
+        1300);
+  s.add("HALO", "note",
+        ev("expansion", {{"subtask", 1},
+                         {"parent", 1},
+                         {"children", {{{"node", 3}, {"role_name", "Critic"}, {"label", "fail"}, {"value", 0.1}}}}}),
+        1400);
+  s.add("HALO", "note",
+        ev("backpropagated",
+           {{"subtask", 1}, {"updates", {{{"node", 1}, {"value", 1.25}, {"visits", 2}}, {{"node", 9}, {"value", 1}}}}}),
+        1500);
+  s.add("HALO", "note",
+        ev("search_ended",
+           {{"subtask", 1}, {"reason", "terminal_success"}, {"answer", "b"}, {"trajectory", {{{"node", 2}}}}}),
+        1600);
+  const TaskTree t = build_task_tree(task_of("halo"), s.v);
+  const TaskTree& sub = child(t, "subtask 1: draft it");
+  EXPECT_EQ(sub.tokens_in, 100);  // the judge's call counts in its subtask
+  child(sub, "roles: Poet, Critic");
+  const TaskTree& poet = child(sub, "Poet [continue, v=1.25 n=2]: a");
+  child(poet, "Critic [fail, v=0.1 n=0]");
+  child(sub, "★ Critic [success, v=0.9 n=0]: b");
+  child(sub, "search ended (terminal_success): b");
+  child(t, "refined: 川の俳句 🌊");
+  expect_valid_labels(t);
+}
+
 TEST(TaskTreeChoice, EveryStrategyThatRunsItsOwnTasksHasABuilder) {
   for (const auto& s : strategies())
     if (s.runs_on == std::vector<std::string>{s.name}) EXPECT_NE(s.tree, nullptr) << s.name;
@@ -335,7 +381,7 @@ TEST(TaskTreeChoice, AnUnknownStrategyGetsTheGenericTreeOfItsAgents) {
       .add("Helper", "tool_call", {{"tool", "search"}}, 150)
       .add("Helper", "answer", {{"a", 1}}, 300, 50, 5, 0.1)
       .add("Boss", "note", {{"whatever", true}}, 400);
-  const TaskTree t = build_task_tree(task_of("halo"), s.v);
+  const TaskTree t = build_task_tree(task_of("no-such-strategy"), s.v);
   ASSERT_EQ(t.children.size(), 2u) << render_tree_text(t);
   const TaskTree& boss = t.children[0];
   EXPECT_EQ(boss.label, "Boss");

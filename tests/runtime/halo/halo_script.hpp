@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/halo/halo_driver.hpp"
-#include "runtime/halo/halo_events.hpp"
+#include "runtime/halo/entry/halo_events.hpp"
 
 namespace kaisha::halo::testing {
 

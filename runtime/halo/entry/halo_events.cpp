@@ -1,4 +1,4 @@
-#include "runtime/halo/halo_events.hpp"
+#include "runtime/halo/entry/halo_events.hpp"
 
 namespace kaisha::halo {
 

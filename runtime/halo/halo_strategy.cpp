@@ -1,0 +1,34 @@
+#include "runtime/halo/halo_strategy.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "runtime/halo/entry/halo_settings_reader.hpp"
+#include "runtime/halo/halo_driver.hpp"
+#include "runtime/halo/halo_setup.hpp"
+
+namespace kaisha::halo {
+
+Result<driver::DrivenStrategy> make_halo_strategy(const driver::StrategySetup& in) {
+  auto setup = std::make_shared<HaloSetup>();
+  if (const auto* s = std::any_cast<HaloSettings>(&in.settings)) setup->settings = *s;
+  const std::string model = setup->settings.model.empty() ? in.config->ceo.model : setup->settings.model;
+  if (model.empty())
+    return Error{"config", "halo.model: HALO needs a model (set halo.model or ceo.model, or KAISHA_MODEL)"};
+  setup->agent_cost = in.price(model);
+  if (Status s = in.check_model(setup->agent_cost.model_ref); !s.ok())
+    return Error{"config", "halo.model '" + model + "': " + s.error().message};
+  auto prompts = load_halo_prompts();
+  if (!prompts) return prompts.error();
+  setup->prompts = std::make_shared<const HaloPrompts>(std::move(prompts).value());
+  setup->listening = in.listening;
+
+  driver::DrivenStrategy d;
+  d.agent = "HALO";
+  d.who = "HALO";
+  d.model = setup->agent_cost;
+  d.make = [setup](const msg::TaskRequest& task) { return driver::make_task_driver<HaloDriver>(*setup, task); };
+  return d;
+}
+
+}  // namespace kaisha::halo
