@@ -147,7 +147,8 @@ struct Run {
 
 // Runs a task driver to its finish, answering every effect in flight at
 // once, first in first out, as kaisha's runtime would with an instant model:
-// a CallModel or an Ask with InstantHaloModel's reply, a hire accepted.
+// a CallModel or an Ask with InstantHaloModel's reply, a hire accepted, the
+// budget read as unlimited.
 // Outcomes after the finish are dropped (the runtime drops them too). With
 // `recording`, keeps what the driver returned on start and on each outcome.
 template <class D>
@@ -163,7 +164,7 @@ Run execute(D& d, const InstantHaloModel& model, EffectRecording* recording = nu
       } else if (std::holds_alternative<driver::Ask>(e)) {
         ++run.asks;
         pending.push_back(e);
-      } else if (std::holds_alternative<driver::Hire>(e)) {
+      } else if (std::holds_alternative<driver::Hire>(e) || std::holds_alternative<driver::ReadBudget>(e)) {
         pending.push_back(e);
       } else if (const auto* f = std::get_if<driver::Fire>(&e); f && f->id != 0) {
         pending.push_back(e);
@@ -199,6 +200,8 @@ Run execute(D& d, const InstantHaloModel& model, EffectRecording* recording = nu
       o = std::move(a);
     } else if (const auto* h = std::get_if<driver::Hire>(&e)) {
       o = driver::HireAnswered{h->id, true, false, "", json::object()};
+    } else if (const auto* b = std::get_if<driver::ReadBudget>(&e)) {
+      o = driver::BudgetRead{b->id, json{{"resource_budget_enabled", false}, {"expense_budget_enabled", false}}};
     } else {
       o = driver::FireAnswered{std::get<driver::Fire>(e).id, true, false, "", json::object()};
     }

@@ -1,10 +1,13 @@
 #include "runtime/halo/halo_driver.hpp"
 
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "runtime/answers/consistency.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/economy/budget.hpp"
+#include "runtime/llm/usage_estimate.hpp"
 #include "runtime/halo/entry/halo_events.hpp"
 #include "runtime/halo/replies/agent_roles.hpp"
 #include "runtime/halo/replies/judge_label.hpp"
@@ -96,9 +99,8 @@ Effects HaloDriver::start() {
     finish(out, false, "HALO's settings: " + bad, "error");
     return out;
   }
-  query_ = task_.input;  // P1 and the refinement see the raw query
-  call_model(out, "halo.task_parser", HaloPrompt::task_parser, {{"query", task_.input}},
-             [this](Effects& o, const Reply& r) { on_task_parse(o, r); });
+  // What the budget has left decides whether a search can start at all.
+  out.push_back(ReadBudget{pending_.expect<BudgetRead>([this](const BudgetRead& b, Effects& o) { on_budget(o, b); })});
   return out;
 }
 
@@ -174,6 +176,53 @@ void HaloDriver::problem(Effects& out, const std::string& call, const std::optio
 }
 
 // ---------------------------------------------------------------- stage 1
+
+// The least a task must be able to pay before its first call: stage 1, the
+// first planner call, the role designer, one role's three prompt builders,
+// that role's hire and one search node (its answer, judge and score), each
+// call with the query plus a prompt allowance in and settings.max_tokens out.
+double HaloDriver::first_search_worst_case() const {
+  constexpr int64_t kPromptAllowanceTokens = 1500;  // the longest prompt file with its context, roughly
+  const HaloSettings& s = setup_.settings;
+  const int calls = (s.use_prompt_refinement ? 4 : 1) + (s.use_planner ? 1 : 0) + 1 + 3 + 3;
+  const int64_t in = llm::estimate_tokens(task_.input) + kPromptAllowanceTokens;
+  return calls * economy::Budget::expense_for(setup_.agent_cost, in, s.max_tokens) +
+         setup_.agent_cost.create_expense_cost;
+}
+
+void HaloDriver::on_budget(Effects& out, const BudgetRead& b) {
+  const economy::ModelCost& c = setup_.agent_cost;
+  const double units = c.create_resource_cost + c.invoke_resource_cost;
+  const double room = b.view.value("current_remaining_resource_budget", 0.0);
+  if (b.view.value("resource_budget_enabled", true) && units > room) {
+    std::ostringstream why;
+    why << "HALO cannot start: one role agent on " << c.name << " needs " << units << " resource units but only "
+        << room << " are free";
+    out.push_back(journal_step(msg::EventKind::refusal, json{{"first_search_resource", units}, {"remaining", room}}));
+    return finish(out, false, why.str(), "unaffordable");
+  }
+  const double worst = first_search_worst_case();
+  const double left = b.view.value("current_remaining_expense_budget", 0.0);
+  if (b.view.value("expense_budget_enabled", true) && worst > left) {
+    std::ostringstream why;
+    why << "HALO cannot start: its first search needs up to $" << worst
+        << " (worst case: " << (setup_.settings.use_prompt_refinement ? 4 : 1)
+        << " refinement calls, the planner, the role designer, "
+        << "one role's prompt and hire, one search node; each call up to " << setup_.settings.max_tokens
+        << " tokens out) but only $" << left << " of the expense budget is remaining";
+    out.push_back(journal_step(msg::EventKind::refusal, json{{"first_search_worst_case", worst}, {"remaining", left}}));
+    return finish(out, false, why.str() + ". Authorise an increase (kaisha budget --raise-expense USD).",
+                  "unaffordable");
+  }
+  worst_case_usd_ = worst;
+  begin(out);
+}
+
+void HaloDriver::begin(Effects& out) {
+  query_ = task_.input;  // P1 and the refinement see the raw query
+  call_model(out, "halo.task_parser", HaloPrompt::task_parser, {{"query", task_.input}},
+             [this](Effects& o, const Reply& r) { on_task_parse(o, r); });
+}
 
 void HaloDriver::on_task_parse(Effects& out, const Reply& r) {
   Parsed<TaskParse> f = parse_task_parse(r.text, task_.input);
@@ -598,6 +647,7 @@ void HaloDriver::finish(Effects& out, bool ok, const std::string& text, const st
          {"use_planner", s.use_planner},
          {"max_subtasks", s.max_subtasks},
          {"backend", setup_.agent_cost.model_ref}};
+  if (worst_case_usd_ >= 0) m["first_search_worst_case_expense"] = worst_case_usd_;
   out.push_back(Finish{ok, text, std::move(m)});
 }
 

@@ -130,7 +130,12 @@ class HaloDriver {
   void problem(driver::Effects& out, const std::string& call, const std::optional<std::string>& problem,
                const Reply& reply);
 
+  // Before the first call: can the budget pay for a search at all?
+  void on_budget(driver::Effects& out, const driver::BudgetRead& b);
+  double first_search_worst_case() const;
+
   // Stage 1.
+  void begin(driver::Effects& out);
   void on_task_parse(driver::Effects& out, const Reply& r);
   void refine(driver::Effects& out, int step, const std::string& previous);
   void refined(driver::Effects& out, bool refined);
@@ -165,11 +170,12 @@ class HaloDriver {
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;  // effects in flight; cleared at the finish
 
-  TaskParse parse_;      // F
-  std::string query_;    // Q*
-  int model_calls_ = 0;  // CallModel and Ask effects issued
-  double usd_ = 0;       // the expense of their answers
-  int problems_ = 0;     // replies read with a problem
+  TaskParse parse_;             // F
+  std::string query_;           // Q*
+  int model_calls_ = 0;         // CallModel and Ask effects issued
+  double worst_case_usd_ = -1;  // the first search's, once the budget was read
+  double usd_ = 0;              // the expense of their answers
+  int problems_ = 0;            // replies read with a problem
 
   int k_ = 0;                         // the running subtask, from 1
   std::string subtask_;               // its text

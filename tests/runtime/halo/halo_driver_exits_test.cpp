@@ -243,7 +243,8 @@ TEST(HaloDriverReplies, MalformedRepliesFromEveryAgentFallBackToTheDefaultsAndAr
 TEST(HaloDriverReplies, FailedCallsAreReadAsEmptyRepliesWithTheirDefaults) {
   HaloDriver d(test_setup(), test_task());
   Harness h(d, Script{});
-  Effects e = d.start();
+  const ReadBudget budget = std::get<ReadBudget>(d.start().at(0));  // the budget is read first
+  const Effects e = d.on(BudgetRead{budget.id, Script{}.budget});
   const CallModel parser = std::get<CallModel>(e.at(0));
   ModelAnswered failed;
   failed.id = parser.id;
@@ -393,3 +394,59 @@ TEST(HaloDriverDeterminism, TwoArrivalOrdersIssueTheSameRequestsAndTheSameEvents
 
 }  // namespace
 }  // namespace kaisha::halo::halo_driver_exits_test
+
+namespace kaisha::halo::halo_driver_budget_test {
+namespace {
+
+using namespace testing;
+
+// A search the remaining budget cannot start ends before its first call,
+// with the figures; the same budget with room goes ahead.
+TEST(HaloDriverBudget, ABudgetThatCannotPayForTheFirstSearchRefusesBeforeAnyCall) {
+  HaloSetup s = test_setup();
+  s.agent_cost.invoke_expense_cost = 2.5;   // $ per 1M input tokens
+  s.agent_cost.output_expense_cost = 10.0;  // $ per 1M output tokens
+  Script sc;
+  sc.budget["current_remaining_expense_budget"] = 0.01;  // 11 calls of up to 2,048 tokens out need more
+  HaloDriver d(s, test_task());
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  EXPECT_TRUE(h.all<CallModel>().empty());
+  EXPECT_TRUE(h.all<Hire>().empty());
+  ASSERT_TRUE(h.finish());
+  EXPECT_FALSE(h.finish()->ok);
+  EXPECT_NE(h.finish()->text.find("HALO cannot start: its first search needs up to $"), std::string::npos)
+      << h.finish()->text;
+  EXPECT_NE(h.finish()->text.find("only $0.01 of the expense budget is remaining"), std::string::npos)
+      << h.finish()->text;
+  EXPECT_EQ(h.finish()->metadata["exit"], "unaffordable");
+
+  Script enough;
+  enough.budget["current_remaining_expense_budget"] = 5.0;
+  HaloDriver d2(s, test_task());
+  Harness h2(d2, enough);
+  h2.start();
+  h2.run();
+  ASSERT_TRUE(h2.finish());
+  EXPECT_TRUE(h2.finish()->ok) << h2.finish()->text;
+  EXPECT_GT(h2.finish()->metadata.value("first_search_worst_case_expense", 0.0), 0.01);
+}
+
+TEST(HaloDriverBudget, NoRoomForOneRoleAgentRefusesBeforeAnyCall) {
+  HaloSetup s = test_setup();
+  s.agent_cost.create_resource_cost = 10;
+  Script sc;
+  sc.budget["current_remaining_resource_budget"] = 5.0;
+  HaloDriver d(s, test_task());
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  EXPECT_TRUE(h.all<CallModel>().empty());
+  ASSERT_TRUE(h.finish());
+  EXPECT_FALSE(h.finish()->ok);
+  EXPECT_NE(h.finish()->text.find("resource units but only 5 are free"), std::string::npos) << h.finish()->text;
+}
+
+}  // namespace
+}  // namespace kaisha::halo::halo_driver_budget_test

@@ -62,6 +62,11 @@ struct Script {
     return HireAnswered{h.id, true, false, "", json::object()};
   };
   double expense = 0;  // USD of every call and ask
+  // The ledgers' view the driver reads before its first call.
+  json budget = json{{"resource_budget_enabled", true},
+                     {"current_remaining_resource_budget", 100.0},
+                     {"expense_budget_enabled", true},
+                     {"current_remaining_expense_budget", 10.0}};
 
   static std::map<std::string, ModelReply> defaults() {
     std::map<std::string, ModelReply> m;
@@ -124,6 +129,7 @@ struct Script {
       r.reply.output = agent(*a);
       return r;
     }
+    if (const auto* b = std::get_if<ReadBudget>(&e)) return BudgetRead{b->id, budget};
     return hire(std::get<Hire>(e));
   }
 };
@@ -169,7 +175,8 @@ class Harness {
   void absorb(const Effects& out) {
     for (const Effect& e : out) {
       effects.push_back(e);
-      if (std::holds_alternative<CallModel>(e) || std::holds_alternative<Ask>(e) || std::holds_alternative<Hire>(e))
+      if (std::holds_alternative<CallModel>(e) || std::holds_alternative<Ask>(e) || std::holds_alternative<Hire>(e) ||
+          std::holds_alternative<ReadBudget>(e))
         pending_.push_back(e);
     }
   }
