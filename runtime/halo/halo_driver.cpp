@@ -10,6 +10,7 @@
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/halo/entry/halo_events.hpp"
 #include "runtime/halo/replies/agent_roles.hpp"
+#include "runtime/halo/replies/answer_parse.hpp"
 #include "runtime/halo/replies/judge_label.hpp"
 #include "runtime/halo/replies/next_subtask.hpp"
 #include "runtime/halo/replies/prompt_reply.hpp"
@@ -286,7 +287,7 @@ void HaloDriver::next_subtask(Effects& out) {
     problem(o, "halo.planner", next.problem, r);
     if (!next.value.stop) return run_subtask(o, std::move(next.value.subtask));
     if (history_.empty()) return finish(o, false, setup_.settings.failure_answer, "planner_stop");
-    finish(o, true, history_.back().answer, "planner_stop");
+    finish(o, true, history_.back().extracted, "planner_stop");
   });
 }
 
@@ -570,13 +571,37 @@ void HaloDriver::report_search_events(Effects& out) {
 
 void HaloDriver::on_search_done(Effects& out) {
   const SearchResult r = search_->result();
-  history_.push_back(HistoryEntry{subtask_, r.answer, r.success});
-  if (!setup_.settings.use_planner) return finish(out, true, r.answer, "single_subtask");
+  history_.push_back(HistoryEntry{subtask_, r.answer, r.success, r.answer});
+  const AnswerFormat format = setup_.settings.answer_format;
+  if (format == AnswerFormat::text || r.answer.empty()) return subtask_answered(out, r.answer);
+  // The answer parser reads the choice or the formula out of the answer
+  // (its default, "C" or 0, when it cannot).
+  const bool choice = format == AnswerFormat::multiple_choice;
+  call_model(out, "halo.answer_parser", choice ? HaloPrompt::parse_mmlu : HaloPrompt::parse_math,
+             {{"result", r.answer}}, [this, choice](Effects& o, const Reply& reply) {
+               std::string extracted;
+               if (choice) {
+                 Parsed<std::string> p = parse_mmlu_answer(reply.text);
+                 problem(o, "halo.answer_parser", p.problem, reply);
+                 extracted = p.value;
+               } else {
+                 Parsed<MathAnswer> p = parse_math_answer(reply.text);
+                 problem(o, "halo.answer_parser", p.problem, reply);
+                 extracted = p.value.latex;
+               }
+               subtask_answered(o, std::move(extracted));
+             });
+}
+
+// The subtask's answer as it is compared and returned.
+void HaloDriver::subtask_answered(Effects& out, std::string extracted) {
+  history_.back().extracted = std::move(extracted);
+  if (!setup_.settings.use_planner) return finish(out, true, history_.back().extracted, "single_subtask");
   // Early stop (item 8) over the answers there are: a search that ended
   // before any agent answered adds none (two such would "agree").
   std::vector<std::string> answers;
   for (const HistoryEntry& h : history_)
-    if (!h.answer.empty()) answers.push_back(h.answer);
+    if (!h.extracted.empty()) answers.push_back(h.extracted);
   answers::ConsistencyOptions options;
   options.equivalence = setup_.settings.equivalence;
   options.threshold = setup_.settings.consistency_threshold;
@@ -605,7 +630,7 @@ void HaloDriver::end_at_cap(Effects& out, const std::string& cap, double limit) 
   }
   // The running subtask's search (stopped now) has not joined the history.
   if (search_ && search_->done() && int(history_.size()) < k_) answer = search_->result().answer;
-  if (answer.empty() && !history_.empty()) answer = history_.back().answer;
+  if (answer.empty() && !history_.empty()) answer = history_.back().extracted;
   const bool found = !answer.empty();
   if (!found) answer = setup_.settings.failure_answer;
   add_strategy_event(out, kHaloStrategy, event::cap_reached,
@@ -629,7 +654,8 @@ void HaloDriver::finish(Effects& out, bool ok, const std::string& text, const st
     if (a.hired) out.push_back(Fire{a.name, 0});
   json history = json::array();
   for (const HistoryEntry& h : history_)
-    history.push_back({{"subtask", h.subtask}, {"answer", h.answer}, {"success", h.success}});
+    history.push_back(
+        {{"subtask", h.subtask}, {"answer", h.answer}, {"extracted", h.extracted}, {"success", h.success}});
   const HaloSettings& s = setup_.settings;
   json m{{"strategy", kHaloStrategy},
          {"exit", exit},

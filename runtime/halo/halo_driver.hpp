@@ -107,8 +107,9 @@ class HaloDriver {
   };
   struct HistoryEntry {
     std::string subtask;
-    std::string answer;
+    std::string answer;  // the search's
     bool success = false;
+    std::string extracted;  // what is compared and returned: the answer, or what its parser read
   };
   // One node evaluation in flight: the request, then the agent's answer and
   // the judge's label as they arrive.
@@ -159,6 +160,7 @@ class HaloDriver {
   void evaluated(driver::Effects& out, const EvaluationKey& key, Evaluation evaluation);
   void report_search_events(driver::Effects& out);
   void on_search_done(driver::Effects& out);
+  void subtask_answered(driver::Effects& out, std::string extracted);
 
   // Endings.
   void end_at_cap(driver::Effects& out, const std::string& cap, double limit);

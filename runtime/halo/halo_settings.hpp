@@ -12,6 +12,11 @@
 
 namespace kaisha::halo {
 
+// What a subtask's answer is compared and returned as (halo.md §7, §8 item
+// 11): the text itself, or the choice (A-D) or the final formula an answer
+// parser reads out of it with one more model call per subtask.
+enum class AnswerFormat { text, multiple_choice, math };
+
 struct HaloSettings {
   // The backbone every HALO call uses (refinement, planner, role design,
   // prompt builders, role agents, judge, scorer): a model ref or cost-table
@@ -25,6 +30,8 @@ struct HaloSettings {
   bool use_planner = true;            // off: one subtask, Q* itself, no planner call (item 9)
   int max_subtasks = 5;               // K (item 7)
   int max_roles = 5;                  // roles the role designer may name per subtask; more are dropped
+
+  AnswerFormat answer_format = AnswerFormat::text;
 
   // Early stop over the subtasks' answers (item 8).
   answers::Equivalence equivalence = answers::Equivalence::bleu;

@@ -39,6 +39,8 @@ const std::vector<HaloPrompt>& driver_prompts() {
       HaloPrompt::inference_solve,
       HaloPrompt::judge,
       HaloPrompt::scorer,
+      HaloPrompt::parse_mmlu,
+      HaloPrompt::parse_math,
   };
   return kPrompts;
 }

@@ -42,7 +42,7 @@ Result<HaloSettings> read_halo_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.expect_section(n, p,
                                   {"model", "temperature", "max_tokens", "seed", "use_prompt_refinement", "use_planner",
                                    "max_subtasks", "max_roles", "equivalence", "consistency_threshold",
-                                   "failure_answer", "search", "max_model_calls", "max_usd"});
+                                   "failure_answer", "search", "max_model_calls", "max_usd", "answer_format"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -61,6 +61,12 @@ Result<HaloSettings> read_halo_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_number(n, p, "consistency_threshold", h.consistency_threshold, 0, true, 1); !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "failure_answer", h.failure_answer); !s) return s.error();
+  std::string format = "text";
+  if (Status s = r.optional_choice(n, p, "answer_format", format, {"text", "multiple_choice", "math"}); !s)
+    return s.error();
+  h.answer_format = format == "math"              ? AnswerFormat::math
+                    : format == "multiple_choice" ? AnswerFormat::multiple_choice
+                                                  : AnswerFormat::text;
   if (Status s = read_search(n["search"], r, h.search); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_model_calls", h.max_model_calls, 0); !s) return s.error();
   if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();

@@ -201,6 +201,57 @@ TEST(HaloDriverFlow, AnswersAThenBThenAStopEarlyWithA) {
   EXPECT_EQ(h.notes(event::early_stop).size(), 1u);
 }
 
+// With an answer format, the parser reads the choice out of each subtask's
+// answer (one more call per subtask), and the choices are what agree.
+TEST(HaloDriverFlow, AMultipleChoiceAnswerIsReadAfterEachSubtaskAndTheLettersAgree) {
+  HaloSetup s = test_setup();
+  s.settings.answer_format = AnswerFormat::multiple_choice;
+  Script sc;
+  sc.model["halo.planner"] = never_stop;
+  sc.agent = [](const Ask& a) { return "In " + subtask_of(a) + " I choose option B, because it fits."; };
+  sc.model["halo.answer_parser"] = [](const std::string& prompt) {
+    return prompt.find("option B") != std::string::npos ? std::string(R"({"answer": "b"})") : std::string("no idea");
+  };
+  HaloDriver d(s, test_task());
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  EXPECT_EQ(h.calls("halo.answer_parser").size(), 2u);  // the two texts differ; their letters agree
+  ASSERT_TRUE(h.finish());
+  EXPECT_TRUE(h.finish()->ok);
+  EXPECT_EQ(h.finish()->text, "B");
+  EXPECT_EQ(h.finish()->metadata["exit"], "early_stop");
+  EXPECT_EQ(h.finish()->metadata["history"][0]["extracted"], "B");
+}
+
+// A math answer is compared LaTeX-normalised and an unreadable parser reply
+// is HALO's default 0, noted as a problem.
+TEST(HaloDriverFlow, AMathAnswerIsComparedAfterNormalisingAndAnUnreadableOneIsZero) {
+  HaloSetup s = test_setup();
+  s.settings.answer_format = AnswerFormat::math;
+  s.settings.equivalence = answers::Equivalence::latex;
+  Script sc;
+  sc.model["halo.planner"] = never_stop;
+  sc.agent = [](const Ask& a) { return "worked answer for " + subtask_of(a); };
+  sc.model["halo.answer_parser"] = [](const std::string& prompt) {
+    if (prompt.find("step 1") != std::string::npos) return std::string("the parser rambles");
+    if (prompt.find("step 2") != std::string::npos) return std::string(R"({"answer": "boxed{\\dfrac12}"})");
+    return std::string(R"({"answer": "boxed{\\frac{1}{2}}"})");
+  };
+  HaloDriver d(s, test_task());
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  // [0, 1/2, 1/2] stops at the third with the first of the agreeing two.
+  EXPECT_EQ(h.calls("halo.answer_parser").size(), 3u) << h.finish()->metadata.dump();
+  ASSERT_TRUE(h.finish());
+  EXPECT_EQ(h.finish()->text, "\\dfrac12");
+  EXPECT_EQ(h.finish()->metadata["history"][0]["extracted"], "0");
+  bool noted = false;
+  for (const json& p : h.notes(event::problem)) noted |= p.dump().find("halo.answer_parser") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(HaloDriverFlow, WithoutThePlannerQStarIsTheOneSubtaskAndItsAnswerIsReturned) {
   HaloSetup s = test_setup();
   s.settings.use_planner = false;

@@ -34,6 +34,10 @@ TEST(HaloSettingsReader, NoSectionGivesThePapersDefaults) {
   EXPECT_EQ(h->search.attempts, 5);
   EXPECT_DOUBLE_EQ(h->search.exploration, 1.4);
   EXPECT_DOUBLE_EQ(h->consistency_threshold, 0.66);
+  EXPECT_EQ(h->answer_format, AnswerFormat::text);
+  auto math = read("halo:\n  answer_format: math\n");
+  ASSERT_TRUE(math.ok()) << math.error().message;
+  EXPECT_EQ(math->answer_format, AnswerFormat::math);
 }
 
 TEST(HaloSettingsReader, ReadsEveryKey) {
@@ -104,6 +108,8 @@ TEST(HaloSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
   EXPECT_EQ(error_of("halo:\n  search:\n    width: wide\n"),
             "config.yaml:3: halo.search.width: expected one of full, one_per_expansion, got \"wide\"");
   EXPECT_EQ(error_of("halo:\n  max_usd: -1\n"), "config.yaml:2: halo.max_usd: expected a number >= 0, got -1");
+  EXPECT_EQ(error_of("halo:\n  answer_format: essay\n"),
+            "config.yaml:2: halo.answer_format: expected one of text, multiple_choice, math, got \"essay\"");
 }
 
 TEST(HaloSettingsReader, AnUnknownKeySuggestsTheClosest) {
