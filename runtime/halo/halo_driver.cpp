@@ -316,7 +316,17 @@ void HaloDriver::on_roles(Effects& out, const Reply& r) {
   }
   std::string text = "roles for subtask " + std::to_string(k_) + ":";
   for (size_t i = 0; i < roles_.size(); ++i) text += (i ? ", " : " ") + roles_[i].name;
-  add_strategy_event(out, kHaloStrategy, event::roles, text, json{{"subtask", k_}, {"roles", names}}, true);
+  // What hiring one role's agent costs (a role already hired in this task
+  // with the same prompt is not hired again).
+  const economy::ModelCost& c = setup_.agent_cost;
+  std::ostringstream cost;
+  cost << " (a new agent's hire: " << c.create_resource_cost << " resource units, $" << c.create_expense_cost << ")";
+  add_strategy_event(out, kHaloStrategy, event::roles, text + cost.str(),
+                     json{{"subtask", k_},
+                          {"roles", names},
+                          {"problem", roles.problem ? *roles.problem : ""},
+                          {"hire_cost", {{"resource", c.create_resource_cost}, {"usd", c.create_expense_cost}}}},
+                     true);
   // The roles' prompt chains run side by side.
   for (size_t i = 0; i < roles_.size() && !finished_; ++i) build_prompt(out, i);
 }
