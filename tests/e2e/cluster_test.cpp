@@ -394,7 +394,7 @@ TEST_F(HaloClusterTest, HaloRoleAgentsRunOnAWorkerNode) {
 // answer and the charges of a run in one process. The example's judge fails
 // the first revision it sees, which depends on arrival order; here every
 // revision passes, so both runs search the same way. The three first drafts
-// take 3 s, so they are in flight at the kill.
+// take 5 s, so they are in flight at the kill.
 TEST_F(HaloClusterTest, KillingAHaloAgentsNodeMidSearchReHiresItElsewhere) {
   auto script = read_text_file(kHaloExamples + "scenario.yaml");
   ASSERT_TRUE(script.ok()) << script.error().message;
@@ -413,7 +413,7 @@ TEST_F(HaloClusterTest, KillingAHaloAgentsNodeMidSearchReHiresItElsewhere) {
     reply:
       text: "A river in spring / carries the snow to the sea / stones remember cold"
       usage: { input_tokens: 200, output_tokens: 25 }
-      latency_ms: 3000
+      latency_ms: 5000
 )");
   start_mock(s);
   RunResult single = run_json(company("single"), kHaloTask);

@@ -274,7 +274,7 @@ TEST_F(ServeHaloTest, RunTaskRunsAHaloTaskToTheExamplesAnswer) {
   EXPECT_EQ(tasks->front().final_answer, kServedHaloAnswer);
 }
 
-// Canceled while its role agents write their first drafts (they take 5 s):
+// Canceled while its role agents write their first drafts (they take 8 s):
 // the task ends canceled, every agent it hired is fired, and the budget holds
 // nothing for it any more.
 TEST_F(ServeHaloTest, TasksCancelCancelsAHaloTaskAndFiresItsRoleAgents) {
@@ -284,7 +284,7 @@ TEST_F(ServeHaloTest, TasksCancelCancelsAHaloTaskAndFiresItsRoleAgents) {
   const std::string usage = "      usage: { input_tokens: 200, output_tokens: 25 }\n";
   const auto at = s.find(usage, s.find("  - name: agent-drafts\n"));
   ASSERT_NE(at, std::string::npos);
-  s.insert(at + usage.size(), "      latency_ms: 5000\n");
+  s.insert(at + usage.size(), "      latency_ms: 8000\n");
   start_mock(s);
   cfg_ = halo_config();
   start_serve();
