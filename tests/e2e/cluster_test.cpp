@@ -318,5 +318,177 @@ TEST_F(ClusterTest, PyramidAgentsArePlacedOnTheNodesServingTheirModels) {
                                                               << node_logs();
 }
 
+// HALO on a cluster: the example of examples/halo/ (model halo-4o), its role
+// agents hired through the strategy kit's one hire path. halo-4o costs
+// something here (so a charge made twice would show) and needs a node tagged
+// "halo" (the cost table's tags).
+const std::string kHaloExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/halo/";
+const char* kHaloAnswer = "Snowmelt hurries down / 雪解けの川 sings to the stones / spring in every stone 🌊";
+const char* kHaloTask = "川の俳句を書いて: a haiku about a river in spring 🌊";
+const char* kHaloCosts = R"(
+models:
+  halo-4o: { model_ref: openai:halo-4o, type: cloud, create_resource_cost: 10, invoke_resource_cost: 10,
+             create_expense_cost: 0.5, invoke_expense_cost: 10, output_expense_cost: 20, tags: [halo] }
+)";
+
+class HaloClusterTest : public ClusterE2eTest {
+ protected:
+  // The example's config (examples/halo/config.yaml) with its own store `name`.db.
+  std::string company(const std::string& name) {
+    ConfigOptions o;
+    o.ceo_model = "openai:halo-4o";
+    o.resource_total = 300;
+    o.extra = "cost_table: " + dir_.write("halo-costs.yaml", kHaloCosts) +
+              "\nstrategy: halo\nhalo:\n  model: openai:halo-4o\n  max_subtasks: 3\n  equivalence: exact\n"
+              "  search: { max_depth: 2, attempts: 2, max_iterations: 6, max_evaluations: 40 }\n";
+    std::string yaml = config_yaml(o);
+    yaml.replace(yaml.find(db()), db().size(), dir_.file(name + ".db"));
+    return dir_.write("company-" + name + ".yaml", yaml);
+  }
+  RunResult submit(const std::string& address) {
+    return kaisha({"submit", "--cluster", address, "--json", "--timeout", "120", kHaloTask}, {},
+                  std::chrono::seconds(150));
+  }
+  // The role agents' requests the mock answered: their drafts and revisions.
+  size_t agent_requests() const {
+    return by_rule("agent-drafts").size() + by_rule("agent-drafts-slow").size() + by_rule("agent-revises").size();
+  }
+};
+
+// The CEO node serves halo-4o too and has more units free, but lacks the
+// "halo" tag: every role agent runs on the worker node, asked across nodes.
+TEST_F(HaloClusterTest, HaloRoleAgentsRunOnAWorkerNode) {
+  start_mock_file(kHaloExamples + "scenario.yaml");
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model", "halo-4o"}, 1000, true, {}},
+                                        {"workers", "127.0.0.1", 0, {"halo-4o"}, 100, false, {"halo"}}};
+  const std::string cluster = write_cluster(nodes, company("cluster"));
+  for (const auto& n : nodes) start_node(cluster, n.name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 2)) << node_logs();
+
+  RunResult r = submit(ceo);
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], kHaloAnswer) << r.out;
+  std::map<std::string, std::string> where;
+  for (const auto& p : r.events("placed")) where[p.value("agent", "")] = p["data"].value("node", "");
+  EXPECT_EQ(where, (std::map<std::string, std::string>{
+                       {"halo-critic-3", "workers"}, {"halo-editor-2", "workers"}, {"halo-poet-1", "workers"}}))
+      << r.out;
+  // Hired once each for the task, and asked: the example's drafts and revisions.
+  EXPECT_EQ(r.events("hire").size(), 3u) << r.out;
+  EXPECT_FALSE(by_rule("agent-drafts").empty());
+  EXPECT_FALSE(by_rule("agent-revises").empty());
+  // Fired at the task's end: the worker's units are free again.
+  EXPECT_TRUE(wait_for(
+      [&] {
+        json now = json::parse(status(ceo).out, nullptr, false);
+        return !now.is_discarded() && now["resources"]["workers"]["used"].get<double>() == 0;
+      },
+      std::chrono::seconds(10)))
+      << status(ceo).out;
+}
+
+// The node running HALO's role agents is killed (SIGKILL) while the three
+// first drafts are asked there: the other node takes the agents over, the
+// interrupted asks are asked once more there, and the search ends with the
+// answer and the charges of a run in one process. The example's judge fails
+// the first revision it sees, which depends on arrival order; here every
+// revision passes, so both runs search the same way. The three first drafts
+// take 5 s, so they are in flight at the kill.
+TEST_F(HaloClusterTest, KillingAHaloAgentsNodeMidSearchReHiresItElsewhere) {
+  auto script = read_text_file(kHaloExamples + "scenario.yaml");
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  std::string s = *script;
+  const std::string fails = "  - name: judge-fails-one-revision\n";
+  const auto from = s.find(fails);
+  const auto to = s.find("  - name: judge-passes-revisions\n");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
+  s.erase(from, to - from);
+  const std::string drafts = "  - name: agent-drafts\n";
+  const auto at = s.find(drafts);
+  ASSERT_NE(at, std::string::npos);
+  s.insert(at, R"(  - name: agent-drafts-slow
+    match: { model: halo-4o, last_user: "Using the details below and the role you have been given" }
+    times: 3
+    reply:
+      text: "A river in spring / carries the snow to the sea / stones remember cold"
+      usage: { input_tokens: 200, output_tokens: 25 }
+      latency_ms: 5000
+)");
+  start_mock(s);
+  RunResult single = run_json(company("single"), kHaloTask);
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+  ASSERT_EQ(single.result()["answer"], kHaloAnswer) << single.out;
+  const size_t single_asks = agent_requests();
+
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true, {}},
+                                        {"w1", "127.0.0.1", 0, {"halo-4o"}, 200, false, {"halo"}},
+                                        {"w2", "127.0.0.1", 0, {"halo-4o"}, 100, false, {"halo"}}};
+  const std::string cluster = write_cluster(nodes, company("cluster"));
+  start_node(cluster, "ceo");
+  BackgroundProcess& w1 = start_node(cluster, "w1");
+  start_node(cluster, "w2");
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  mock_->reset();
+  RunResult r;
+  std::thread run([&] { r = submit(ceo); });
+  // The three agents land on w1 (the most units free); killed while their
+  // first drafts are being written there.
+  const bool asked = wait_for([&] { return by_rule("agent-drafts-slow").size() == 3; }, std::chrono::seconds(60));
+  w1.kill9();
+  run.join();
+  ASSERT_TRUE(asked) << node_logs();
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], kHaloAnswer) << r.out;
+
+  std::map<std::string, std::string> placed;
+  for (const auto& p : r.events("placed")) placed[p.value("agent", "")] = p["data"].value("node", "");
+  EXPECT_EQ(placed, (std::map<std::string, std::string>{
+                        {"halo-critic-3", "w1"}, {"halo-editor-2", "w1"}, {"halo-poet-1", "w1"}}))
+      << r.out;
+  // node_down says which agents were lost with w1 (one event each); each
+  // was moved to w2.
+  std::map<std::string, std::string> lost;
+  for (const auto& e : r.events("node_down")) lost[e["data"].value("agent", "")] = e["data"].value("node", "");
+  EXPECT_EQ(lost, (std::map<std::string, std::string>{
+                      {"halo-critic-3", "w1"}, {"halo-editor-2", "w1"}, {"halo-poet-1", "w1"}}))
+      << r.out;
+  std::map<std::string, std::string> moved;
+  for (const auto& e : r.events("rehire")) {
+    EXPECT_EQ(e["data"]["from"], "w1") << e.dump();
+    moved[e["data"].value("agent", "")] = e["data"].value("to", "");
+  }
+  EXPECT_EQ(moved, (std::map<std::string, std::string>{
+                       {"halo-critic-3", "w2"}, {"halo-editor-2", "w2"}, {"halo-poet-1", "w2"}}))
+      << r.out;
+  // Each interrupted draft asked once more, and nothing else again.
+  EXPECT_EQ(r.events("retry").size(), 3u) << r.out;
+  EXPECT_EQ(agent_requests(), single_asks + 3);
+
+  // No double charge: three hires and each ask paid once, as in one process.
+  for (const char* k : {"current_expense", "current_resource_usage"})
+    EXPECT_DOUBLE_EQ(r.ledgers()[k].get<double>(), single.ledgers()[k].get<double>()) << k;
+  EXPECT_GT(r.ledgers()["current_expense"].get<double>(), 1.5);  // the three hires at least
+  auto j = store::JournalStore::open_read_only(dir_.file("cluster.db"));
+  ASSERT_TRUE(j.ok());
+  ASSERT_FALSE(r.events("hire").empty()) << r.out;
+  auto ledger = (*j)->ledger_entries(r.events("hire")[0].value("session", ""));
+  ASSERT_TRUE(ledger.ok());
+  std::map<std::string, int> hires;
+  for (const auto& e : *ledger)
+    if (e.ledger == "expense" && e.kind == "hire") ++hires[e.agent];
+  EXPECT_EQ(hires, (std::map<std::string, int>{{"halo-critic-3", 1}, {"halo-editor-2", 1}, {"halo-poet-1", 1}}));
+  // Fired at the task's end, on w2: its units are free again.
+  EXPECT_TRUE(wait_for(
+      [&] {
+        json now = json::parse(status(ceo).out, nullptr, false);
+        return !now.is_discarded() && now["resources"]["w2"]["used"].get<double>() == 0;
+      },
+      std::chrono::seconds(10)))
+      << status(ceo).out;
+}
+
 }  // namespace
 }  // namespace kaisha::e2e

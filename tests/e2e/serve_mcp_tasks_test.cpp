@@ -4,6 +4,9 @@
 // question (AskUser) shows as the task's input_required with an
 // elicitation; tasks/update answers it and the same company task completes.
 // tasks/cancel cancels the company's task.
+#include <map>
+
+#include "runtime/core/data_paths.hpp"
 #include "tests/e2e/serve_fixture.hpp"
 
 namespace kaisha::e2e {
@@ -209,6 +212,122 @@ TEST_F(ServeTasksTest, HostileTaskIdsAreRefusedClearly) {
   EXPECT_GE(bad.status, 200) << server_->log();
   EXPECT_NE(bad.body.find("\"error\""), std::string::npos) << bad.body;
   EXPECT_EQ(request("GET", "/acp/ping", "").status, 200) << server_->log();
+}
+
+// HALO served: the example of examples/halo/ (model halo-4o) as any client's
+// run_task. halo-4o costs resource units here, so an agent left hired shows
+// in the budget.
+const std::string kServedHaloExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/halo/";
+const char* kServedHaloAnswer = "Snowmelt hurries down / 雪解けの川 sings to the stones / spring in every stone 🌊";
+
+class ServeHaloTest : public ServeTasksTest {
+ protected:
+  std::string halo_config() {
+    ConfigOptions o;
+    o.ceo_model = "openai:halo-4o";
+    o.resource_total = 300;
+    o.extra = "cost_table: " + dir_.write("halo-costs.yaml", R"(
+models:
+  halo-4o: { model_ref: openai:halo-4o, type: cloud, create_resource_cost: 10, invoke_resource_cost: 10,
+             create_expense_cost: 0.5, invoke_expense_cost: 10, output_expense_cost: 20 }
+)") + "\nstrategy: halo\nhalo:\n  model: openai:halo-4o\n  max_subtasks: 3\n  equivalence: exact\n" +
+              "  search: { max_depth: 2, attempts: 2, max_iterations: 6, max_evaluations: 40 }\n";
+    return write_config(o);
+  }
+  std::string run_task(const std::string& task) {
+    json created = call("tools/call", {{"name", "run_task"}, {"arguments", {{"task", task}}}}, "run_task");
+    EXPECT_EQ(created["result"]["resultType"], "task") << created.dump() << server_->log();
+    return created["result"].value("taskId", "");
+  }
+  // The newest session's id in the (stopped) server's journal.
+  std::string session() {
+    auto j = journal();
+    if (!j) return "";
+    auto s = j->list_sessions(1);
+    return s.ok() && !s->empty() ? s->front().id : "";
+  }
+};
+
+TEST_F(ServeHaloTest, RunTaskRunsAHaloTaskToTheExamplesAnswer) {
+  start_mock_file(kServedHaloExamples + "scenario.yaml");
+  cfg_ = halo_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = run_task("川の俳句を書いて: a haiku about a river in spring 🌊");
+  ASSERT_FALSE(id.empty());
+  json done = wait_for(id, "completed");
+  ASSERT_EQ(done["status"], "completed") << done.dump() << server_->log();
+  EXPECT_FALSE(done["result"].value("isError", false)) << done.dump();
+  EXPECT_EQ(done["result"]["content"][0]["text"], kServedHaloAnswer) << done.dump();
+  // HALO ran it: the example's two subtasks, its three roles' drafts.
+  EXPECT_EQ(by_rule("planner-second-subtask").size(), 1u);
+  EXPECT_FALSE(by_rule("agent-drafts").empty());
+
+  server_->stop();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto tasks = j->tasks(session());
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ(tasks->front().strategy, "halo");
+  EXPECT_EQ(tasks->front().status, "done");
+  EXPECT_EQ(tasks->front().final_answer, kServedHaloAnswer);
+}
+
+// Canceled while its role agents write their first drafts (they take 8 s):
+// the task ends canceled, every agent it hired is fired, and the budget holds
+// nothing for it any more.
+TEST_F(ServeHaloTest, TasksCancelCancelsAHaloTaskAndFiresItsRoleAgents) {
+  auto script = read_text_file(kServedHaloExamples + "scenario.yaml");
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  std::string s = *script;
+  const std::string usage = "      usage: { input_tokens: 200, output_tokens: 25 }\n";
+  const auto at = s.find(usage, s.find("  - name: agent-drafts\n"));
+  ASSERT_NE(at, std::string::npos);
+  s.insert(at + usage.size(), "      latency_ms: 8000\n");
+  start_mock(s);
+  cfg_ = halo_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = run_task("A haiku about a river");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(kaisha::e2e::wait_for([&] { return !by_rule("agent-drafts").empty(); }, std::chrono::seconds(60)))
+      << server_->log();
+  json ack = call("tasks/cancel", {{"taskId", id}}, id);
+  EXPECT_EQ(ack["result"]["resultType"], "complete") << ack.dump();
+  EXPECT_EQ(wait_for(id, "cancelled")["status"], "cancelled");
+  // Canceled in flight: no revision was asked for.
+  EXPECT_TRUE(by_rule("agent-revises").empty());
+
+  server_->stop();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  const std::string sid = session();
+  auto tasks = j->tasks(sid);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ(tasks->front().status, "canceled");
+  auto agents = j->all_agents(sid);
+  ASSERT_TRUE(agents.ok());
+  std::map<std::string, std::string> states;
+  for (const auto& a : *agents) states[a.name] = a.state;
+  EXPECT_EQ(states, (std::map<std::string, std::string>{
+                        {"halo-critic-3", "fired"}, {"halo-editor-2", "fired"}, {"halo-poet-1", "fired"}}));
+  auto budget = j->load_budget_state(sid);
+  ASSERT_TRUE(budget.ok() && budget->has_value());
+  EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
+  EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
+  // The hires had reserved units, which the fires gave back.
+  auto ledger = j->ledger_entries(sid);
+  ASSERT_TRUE(ledger.ok());
+  int hires = 0, refunds = 0;
+  for (const auto& e : *ledger) {
+    if (e.ledger != "resource") continue;
+    hires += e.kind == "hire";
+    refunds += e.kind == "fire_refund";
+  }
+  EXPECT_EQ(hires, 3);
+  EXPECT_EQ(refunds, 3);
 }
 
 }  // namespace
