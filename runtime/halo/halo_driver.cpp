@@ -359,9 +359,17 @@ void HaloDriver::on_built(Effects& out, size_t role, const Reply& reply) {
 // rho, or a new hire. Hires go out in role order, all at once.
 void HaloDriver::hire_roles(Effects& out) {
   waiting_hires_ = 0;
-  for (Role& r : roles_) {
+  for (Role& r : roles_)
     for (const Agent& a : agents_)
       if (a.role == r.name && a.rho == r.prompt) r.agent = a.name;
+  // Every agent hired holds its create cost until the task ends: the cap is
+  // checked for all of this subtask's new agents before any is hired.
+  size_t fresh = 0;
+  for (const Role& r : roles_) fresh += r.agent.empty();
+  const double cap = setup_.settings.max_resource_units;
+  if (cap > 0 && double(agents_.size() + fresh) * setup_.agent_cost.create_resource_cost > cap)
+    return end_at_cap(out, "max_resource_units", cap);
+  for (Role& r : roles_) {
     if (!r.agent.empty()) continue;
     Agent a{agent_name(r.name, int(agents_.size()) + 1), r.name, r.prompt, false};
     r.agent = a.name;

@@ -46,6 +46,9 @@ struct HaloSettings {
   // is returned and the reason is journaled.
   int64_t max_model_calls = 0;
   double max_usd = 0;
+  // The resource units the task's role agents may hold at once (each holds
+  // its hire's create cost until the task ends).
+  double max_resource_units = 0;
 };
 
 }  // namespace kaisha::halo

@@ -450,3 +450,37 @@ TEST(HaloDriverBudget, NoRoomForOneRoleAgentRefusesBeforeAnyCall) {
 
 }  // namespace
 }  // namespace kaisha::halo::halo_driver_budget_test
+
+namespace kaisha::halo::halo_driver_resource_cap_test {
+namespace {
+
+using namespace testing;
+
+// The role agents hold their hires' resource units until the task ends: a
+// subtask whose new agents would hold more than max_resource_units hires
+// none of them and ends the task at the cap.
+TEST(HaloDriverCaps, AResourceCapIsCheckedBeforeASubtasksHires) {
+  HaloSetup s = test_setup();  // each agent's hire holds 1 unit; two roles per subtask
+  s.settings.max_resource_units = 1;
+  HaloDriver d(s, test_task());
+  Harness h(d, Script{});
+  h.start();
+  h.run();
+  EXPECT_TRUE(h.all<Hire>().empty());
+  ASSERT_TRUE(h.finish());
+  EXPECT_FALSE(h.finish()->ok);
+  EXPECT_EQ(h.finish()->text, "FAILED");
+  EXPECT_EQ(h.notes(event::cap_reached).at(0)["cap"], "max_resource_units");
+
+  s.settings.max_resource_units = 2;  // room for both: the task runs to its answer
+  HaloDriver d2(s, test_task());
+  Harness h2(d2, Script{});
+  h2.start();
+  h2.run();
+  EXPECT_EQ(h2.all<Hire>().size(), 2u);
+  ASSERT_TRUE(h2.finish());
+  EXPECT_TRUE(h2.finish()->ok) << h2.finish()->text;
+}
+
+}  // namespace
+}  // namespace kaisha::halo::halo_driver_resource_cap_test

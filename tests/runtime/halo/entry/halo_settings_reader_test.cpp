@@ -108,6 +108,8 @@ TEST(HaloSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
   EXPECT_EQ(error_of("halo:\n  search:\n    width: wide\n"),
             "config.yaml:3: halo.search.width: expected one of full, one_per_expansion, got \"wide\"");
   EXPECT_EQ(error_of("halo:\n  max_usd: -1\n"), "config.yaml:2: halo.max_usd: expected a number >= 0, got -1");
+  EXPECT_EQ(error_of("halo:\n  max_resource_units: -2\n"),
+            "config.yaml:2: halo.max_resource_units: expected a number >= 0, got -2");
   EXPECT_EQ(error_of("halo:\n  answer_format: essay\n"),
             "config.yaml:2: halo.answer_format: expected one of text, multiple_choice, math, got \"essay\"");
 }
