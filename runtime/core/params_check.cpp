@@ -91,10 +91,10 @@ Status check(const json& schema, const json& v, const std::string& where, int de
 
 }  // namespace
 
-const char* json_kind(const json& v) {
+const char* json_kind(const json& v, JsonIntegers integers) {
   if (v.is_null()) return "null";
   if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (integers == JsonIntegers::apart && (v.is_number_integer() || v.is_number_unsigned())) return "an integer";
   if (v.is_number()) return "a number";
   if (v.is_string()) return "a string";
   if (v.is_array()) return "an array";

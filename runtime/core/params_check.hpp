@@ -24,8 +24,13 @@ namespace kaisha {
 // (e.g. "required" not an array) is treated as absent.
 Status check_params(const json& schema, const json& value, const std::string& root = "params");
 
-// How messages name the kind of `v`: "null", "a boolean", "an integer",
-// "a number", "a string", "an array", "an object".
-const char* json_kind(const json& v);
+// Whether json_kind names an integer "an integer" or, like any number,
+// "a number".
+enum class JsonIntegers { apart, as_numbers };
+
+// How messages name the kind of `v`: "null", "a boolean", "an integer"
+// (unless `integers` is as_numbers), "a number", "a string", "an array",
+// "an object".
+const char* json_kind(const json& v, JsonIntegers integers = JsonIntegers::apart);
 
 }  // namespace kaisha

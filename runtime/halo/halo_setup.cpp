@@ -26,22 +26,14 @@ Result<planning::PromptTemplate> load_context_text(const std::string& root, cons
 }  // namespace
 
 const std::vector<HaloPrompt>& driver_prompts() {
-  static const std::vector<HaloPrompt> kPrompts = {
-      HaloPrompt::task_parser,
-      HaloPrompt::prompt_template,
-      HaloPrompt::prompt_optimizer,
-      HaloPrompt::final_prompt,
-      HaloPrompt::agent_prompt_template,
-      HaloPrompt::agent_prompt_optimizer,
-      HaloPrompt::agent_final_prompt,
-      HaloPrompt::task_decomposition,
-      HaloPrompt::role_design,
-      HaloPrompt::inference_solve,
-      HaloPrompt::judge,
-      HaloPrompt::scorer,
-      HaloPrompt::parse_mmlu,
-      HaloPrompt::parse_math,
-  };
+  // Every HALO prompt but the fallback system prompt, which is loaded as
+  // plain text (assistant_fallback).
+  static const std::vector<HaloPrompt> kPrompts = [] {
+    std::vector<HaloPrompt> out;
+    for (HaloPrompt p : kHaloPrompts)
+      if (p != HaloPrompt::assistant_fallback) out.push_back(p);
+    return out;
+  }();
   return kPrompts;
 }
 

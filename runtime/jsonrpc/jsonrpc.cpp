@@ -4,30 +4,12 @@
 #include <utility>
 
 #include "runtime/core/json_parse_error.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::jsonrpc {
 namespace {
 
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float:
-      return "a number";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "a binary value";
-  }
-}
+const char* type_name(const json& v) { return json_kind(v, JsonIntegers::as_numbers); }
 
 json invalid(const json& id, const std::string& what) {
   return make_error(id, code::kInvalidRequest, "Invalid Request: " + what);

@@ -224,6 +224,17 @@ class ClusterE2eTest : public E2eTest {
         std::chrono::seconds(30));
   }
 
+  // Waits until the node at `address` reports node `node`'s resource units
+  // all free (its agents fired); false after 10 s.
+  bool units_freed(const std::string& address, const std::string& node) {
+    return wait_for(
+        [&] {
+          json now = json::parse(status(address).out, nullptr, false);
+          return !now.is_discarded() && now["resources"][node]["used"].get<double>() == 0;
+        },
+        std::chrono::seconds(10));
+  }
+
   std::string node_logs() const {
     std::string all;
     for (const auto& n : nodes_) all += "--- node log\n" + n->log() + "\n";

@@ -256,13 +256,7 @@ models:
   for (const auto& p : placed) EXPECT_EQ(p["data"]["node"], "gpu") << p.dump();
   EXPECT_EQ(requests_for("llama3.2").size(), 2u);
   // Fired at the end of the task: their units are free again.
-  EXPECT_TRUE(wait_for(
-      [&] {
-        json now = json::parse(status(ceo).out, nullptr, false);
-        return !now.is_discarded() && now["resources"]["gpu"]["used"].get<double>() == 0;
-      },
-      std::chrono::seconds(10)))
-      << status(ceo).out;
+  EXPECT_TRUE(units_freed(ceo, "gpu")) << status(ceo).out;
 }
 
 // The pyramid on a cluster: each library agent the task uses is hired once
@@ -379,13 +373,7 @@ TEST_F(HaloClusterTest, HaloRoleAgentsRunOnAWorkerNode) {
   EXPECT_FALSE(by_rule("agent-drafts").empty());
   EXPECT_FALSE(by_rule("agent-revises").empty());
   // Fired at the task's end: the worker's units are free again.
-  EXPECT_TRUE(wait_for(
-      [&] {
-        json now = json::parse(status(ceo).out, nullptr, false);
-        return !now.is_discarded() && now["resources"]["workers"]["used"].get<double>() == 0;
-      },
-      std::chrono::seconds(10)))
-      << status(ceo).out;
+  EXPECT_TRUE(units_freed(ceo, "workers")) << status(ceo).out;
 }
 
 // The node running HALO's role agents is killed (SIGKILL) while the three
@@ -481,13 +469,7 @@ TEST_F(HaloClusterTest, KillingAHaloAgentsNodeMidSearchReHiresItElsewhere) {
     if (e.ledger == "expense" && e.kind == "hire") ++hires[e.agent];
   EXPECT_EQ(hires, (std::map<std::string, int>{{"halo-critic-3", 1}, {"halo-editor-2", 1}, {"halo-poet-1", 1}}));
   // Fired at the task's end, on w2: its units are free again.
-  EXPECT_TRUE(wait_for(
-      [&] {
-        json now = json::parse(status(ceo).out, nullptr, false);
-        return !now.is_discarded() && now["resources"]["w2"]["used"].get<double>() == 0;
-      },
-      std::chrono::seconds(10)))
-      << status(ceo).out;
+  EXPECT_TRUE(units_freed(ceo, "w2")) << status(ceo).out;
 }
 
 }  // namespace

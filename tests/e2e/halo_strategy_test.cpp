@@ -3,21 +3,16 @@
 // the example is what is tested). What is asserted comes from outside the
 // strategy: the mock's request log (which rule answered), the `--json`
 // events, `kaisha history --tree` and the SQLite journal.
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <utility>
 
 #include "e2e_fixture.hpp"
+#include "runtime/core/data_paths.hpp"
 
 namespace kaisha::e2e {
 namespace {
 
 const std::string kExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/halo/";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 class HaloTest : public E2eTest {
  protected:
@@ -116,7 +111,9 @@ TEST_F(HaloTest, WithoutRefinementAndPlannerOneSubtaskRunsOnTheRawQuery) {
 // report the same search. (The example's judge fails only the first revision
 // it sees, which depends on arrival order; here every revision fails.)
 TEST_F(HaloTest, TwoRunsWithTheSameSeedSearchTheSameWay) {
-  std::string script = read_file(kExamples + "scenario.yaml");
+  auto read = read_text_file(kExamples + "scenario.yaml");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::string script = std::move(read).value();
   const auto times = script.find("    times: 1\n");
   ASSERT_NE(times, std::string::npos);
   script.erase(times, std::string("    times: 1\n").size());

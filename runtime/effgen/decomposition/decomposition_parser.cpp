@@ -9,6 +9,7 @@
 #include "runtime/prompt/json_extract.hpp"
 #include "runtime/dag/subtask_dag.hpp"
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/params_check.hpp"
 
 namespace kaisha::planning {
 namespace {
@@ -32,14 +33,7 @@ bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
 
-const char* type_name(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
+const char* type_name(const json& v) { return json_kind(v, JsonIntegers::as_numbers); }
 
 // An optional string field: absent or null leaves `out` unchanged.
 void read_string(const json& obj, const char* key, std::string& out, const std::string& where, Problems& p) {

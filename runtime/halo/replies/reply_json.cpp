@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "runtime/core/params_check.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/prompt/json_extract.hpp"
 
@@ -74,26 +75,7 @@ Result<json> object(std::string_view text, std::string_view key) {
   return Error{"reply", first.error().message};
 }
 
-std::string kind(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float:
-      return "a number";
-    default:
-      return "a binary value";
-  }
-}
+std::string kind(const json& value) { return json_kind(value, JsonIntegers::as_numbers); }
 
 std::string in_quotes(std::string_view value) { return "\"" + utf8::shorten(value, kQuoteBytes) + "\""; }
 
