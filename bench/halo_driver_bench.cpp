@@ -282,7 +282,9 @@ void register_replay_strategy() {
     d.who = "HALO's replay";
     d.model = in.price("bench-local");
     auto recording = record_halo(d.model);
-    d.make = [recording](const msg::TaskRequest&) { return driver::make_task_driver<ReplayDriver>(recording); };
+    d.make = [recording](const msg::TaskRequest&, const driver::StateValues&) {
+      return driver::make_task_driver<ReplayDriver>(recording);
+    };
     return Result<driver::DrivenStrategy>(std::move(d));
   });
   if (!s.ok()) {

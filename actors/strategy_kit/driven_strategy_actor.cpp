@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "actors/strategy_kit/driver_runner.hpp"
@@ -13,6 +14,7 @@ namespace {
 
 struct DrivenState {
   driver::DrivenStrategy strategy;
+  driver::StateValues state;  // the strategy's, as its tasks see it
   std::unique_ptr<StrategyKit> kit;
   std::unique_ptr<driver::AnyTaskDriver> driver;  // the running task's
   std::unique_ptr<DriverRunner> runner;
@@ -33,6 +35,27 @@ DriverHooks hooks(Self* self) {
   };
   h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
   h.tenure = Tenure::task;
+  h.save_state = [self](driver::SaveState s) {
+    auto& st = self->state;
+    if (st.strategy.state.empty())
+      throw std::runtime_error(st.strategy.who + " saves state but declares no state name (DrivenStrategy::state)");
+    st.state[s.key] = s.value;
+    st.kit->save_state(st.strategy.state, s.key, std::move(s.value), s.change);
+  };
+  if (self->state.strategy.tools)
+    h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+      auto& st = self->state;
+      json args = json::parse(t.arguments, nullptr, false);
+      if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
+      st.kit->call_tool(
+          *st.strategy.tools, t.tool, args,
+          company::ToolCallContext{st.kit->deps().session_id, st.kit->task_id(), st.strategy.agent, t.branch, t.trace},
+          std::move(done));
+    };
+  h.repeatable = [self](const std::string& tool) {
+    const auto& tools = self->state.strategy.tools;
+    return tools ? tools->repeatable(tool) : company::repeatable_tool(tool);
+  };
   h.finish = [self](driver::Finish f) {
     self->state.driver.reset();
     const bool note = self->state.strategy.closing_note;
@@ -49,11 +72,25 @@ caf::behavior driven_strategy(Self* self, KitDeps deps, driver::DrivenStrategy s
   st.kit = std::make_unique<StrategyKit>(self, std::move(deps));
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
-  auto make = [self](const msg::TaskRequest& req) { return self->state.strategy.make(req); };
+  if (!st.strategy.state.empty())
+    // The state earlier runs left: the actor takes no task until it is in.
+    st.kit->load_state(st.strategy.state, [self](std::vector<driver::StateValue> values) {
+      for (auto& v : values) self->state.state[v.key] = std::move(v.value);
+    });
+  auto make = [self](const msg::TaskRequest& req) { return self->state.strategy.make(req, self->state.state); };
+  // A resumed task starts from the state before it, not from what its first
+  // run saved: replaying its outcomes saves those again.
+  auto restore = [self](const driver::ReplayLog& log) {
+    auto& st = self->state;
+    if (st.strategy.state.empty()) return;
+    st.state.clear();
+    for (auto& v : log.state_at_start(st.strategy.state)) st.state[v.key] = std::move(v.value);
+  };
   return {
       cancel_handler(self),
       task_handler(self, make),
-      resume_handler(self, make),
+      resume_handler(self, make, restore),
+      st.kit->tool_handler(),
   };
 }
 

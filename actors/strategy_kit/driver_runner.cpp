@@ -98,7 +98,7 @@ CallId effect_id(const Effect& e) {
       [](const auto& x) -> CallId {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, Journal> || std::is_same_v<T, Report> || std::is_same_v<T, Finish> ||
-                      std::is_same_v<T, Reply>)
+                      std::is_same_v<T, Reply> || std::is_same_v<T, SaveState>)
           return 0;
         else
           return x.id;
@@ -243,6 +243,10 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
         } else if constexpr (std::is_same_v<T, Reply>) {
           if (!hooks_.reply) missing(kit_, "a reply");
           hooks_.reply(std::move(e));
+        } else if constexpr (std::is_same_v<T, SaveState>) {
+          // Run again on a resume too: a change saved again replaces its version.
+          if (!hooks_.save_state) missing(kit_, "state");
+          hooks_.save_state(std::move(e));
         } else {
           static_assert(!sizeof(T), "an effect the runner does not execute");
         }

@@ -48,6 +48,9 @@ struct DriverHooks {
   std::function<void(const driver::Recall&, const std::string& tid)> recall;
   // Answers a direct request. Null: a Reply fails the task.
   std::function<void(driver::Reply)> reply;
+  // Saves a key of the strategy's state (kit.save_state). Null: a SaveState
+  // fails the task.
+  std::function<void(driver::SaveState)> save_state;
   // Whether a tool of the driver's own invokes an agent (its span is then the
   // agent's turn, not a tool call). Null: none does.
   std::function<bool(const std::string& tool)> invokes_agent;

@@ -15,10 +15,12 @@
 
 #include <any>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/driver/driver_effects.hpp"
@@ -75,14 +77,26 @@ struct StrategySetup {
   std::function<bool()> listening;
 };
 
+// The latest value of every key of a strategy's state (docs/strategies.md,
+// "State beyond a task").
+using StateValues = std::map<std::string, json>;
+
 // What the setup gives back: how the generic actor runs the strategy's tasks.
 struct DrivenStrategy {
   std::string agent = "Strategy";    // who pays for its own model calls, in steps and events
   std::string who = "the strategy";  // how errors name it
   economy::ModelCost model;          // what a CallModel calls, and its prices
   bool closing_note = true;          // journal the task's end as a note with its metadata
-  // The driver of one task.
-  std::function<std::unique_ptr<AnyTaskDriver>(const msg::TaskRequest& task)> make;
+  // The name its state is kept under ("" = it keeps none). The actor reads
+  // the state before it takes a task, keeps it as SaveState effects change
+  // it, and gives a resumed task the state as it was before that task.
+  std::string state;
+  // The tools a RunTool runs (null: a RunTool fails the task). Their calls
+  // run on the source's own threads and may block there.
+  std::shared_ptr<company::ToolSource> tools;
+  // The driver of one task, given the strategy's state as the task starts
+  // (empty when it keeps none).
+  std::function<std::unique_ptr<AnyTaskDriver>(const msg::TaskRequest& task, const StateValues& state)> make;
 };
 
 using StrategySetupFn = std::function<Result<DrivenStrategy>(const StrategySetup& setup)>;

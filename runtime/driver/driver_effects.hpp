@@ -154,8 +154,19 @@ struct Reply {
   json value;
 };
 
-using Effect =
-    std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Recall, Journal, Report, Finish, Reply>;
+// Saves `value` under `key` in the strategy's state (docs/strategies.md,
+// "State beyond a task"), on the journal's writer in order with the task's
+// steps. `change` names what made it, the same in every run of the task
+// ("iteration 3"): a resumed task that makes the change again replaces that
+// version instead of adding one.
+struct SaveState {
+  std::string key;
+  json value;
+  std::string change;
+};
+
+using Effect = std::variant<CallModel, Hire, Fire, Ask, Audit, RunTool, ReadBudget, Recall, Journal, Report, Finish,
+                            Reply, SaveState>;
 using Effects = std::vector<Effect>;
 
 // Adds event `event` of strategy `strategy` to `out` (messages/strategy_event.hpp):

@@ -12,6 +12,7 @@ std::string effect_description(const Effect& e) {
   if (const auto* a = std::get_if<Audit>(&e)) return "audit of " + a->producer;
   if (const auto* t = std::get_if<RunTool>(&e)) return "tool " + t->tool;
   if (std::holds_alternative<ReadBudget>(e)) return "budget read";
+  if (const auto* st = std::get_if<SaveState>(&e)) return "state " + st->key;
   return "memory recall";
 }
 

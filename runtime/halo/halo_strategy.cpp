@@ -27,7 +27,9 @@ Result<driver::DrivenStrategy> make_halo_strategy(const driver::StrategySetup& i
   d.agent = "HALO";
   d.who = "HALO";
   d.model = setup->agent_cost;
-  d.make = [setup](const msg::TaskRequest& task) { return driver::make_task_driver<HaloDriver>(*setup, task); };
+  d.make = [setup](const msg::TaskRequest& task, const driver::StateValues&) {
+    return driver::make_task_driver<HaloDriver>(*setup, task);
+  };
   return d;
 }
 

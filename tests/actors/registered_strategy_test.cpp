@@ -7,6 +7,7 @@
 #include <any>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/company/company_runtime.hpp"
@@ -85,7 +86,7 @@ Result<driver::DrivenStrategy> setup_echo(const driver::StrategySetup& s) {
   d.model = s.price(section["model"].get<std::string>());
   const std::string prefix = section.value("prefix", "round");
   const int n = rounds.get<int>();
-  d.make = [prefix, n](const msg::TaskRequest& task) {
+  d.make = [prefix, n](const msg::TaskRequest& task, const driver::StateValues&) {
     return driver::make_task_driver<EchoDriver>(task.input, prefix, n);
   };
   return d;
@@ -261,7 +262,9 @@ Result<driver::DrivenStrategy> setup_tally(const driver::StrategySetup& s) {
   d.agent = "Tally";
   d.model = s.price(t->model);
   const int n = static_cast<int>(t->rounds);
-  d.make = [n](const msg::TaskRequest& task) { return driver::make_task_driver<EchoDriver>(task.input, "round", n); };
+  d.make = [n](const msg::TaskRequest& task, const driver::StateValues&) {
+    return driver::make_task_driver<EchoDriver>(task.input, "round", n);
+  };
   return d;
 }
 
@@ -301,6 +304,108 @@ TEST_F(RegisteredStrategyTest, ItsSetupGetsTheSettingsItsEntryRead) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.answer, "一回目の川 🌊");
   EXPECT_EQ(r.metadata.value("rounds", 0), 1);
+}
+
+}  // namespace
+}  // namespace kaisha::actors::registered_strategy_test
+
+namespace kaisha::actors::registered_strategy_test {
+namespace {
+
+// "counter": its driver runs a tool of its own (RunTool through the
+// strategy's ToolSource) and keeps a count across tasks and sessions in its
+// state (SaveState); each task starts from the state the actor gives it.
+class LengthTool : public company::ToolSource {
+ public:
+  std::string origin() const override { return "counter"; }
+  std::vector<llm::ToolSpec> specs() const override { return {}; }
+  void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
+            std::function<void(company::ToolResult)> done) override {
+    if (name != "length") return done(company::ToolResult::error("no tool " + name));
+    // Another thread answers, as a real source's would.
+    std::thread([args, task = ctx.task_id, done = std::move(done)] {
+      done(company::ToolResult::success(task, json{{"length", args.value("text", "").size()}}));
+    }).detach();
+  }
+};
+
+class CounterDriver {
+ public:
+  CounterDriver(std::string input, int64_t count) : input_(std::move(input)), count_(count) {}
+
+  driver::Effects start() {
+    driver::RunTool t;
+    t.id = 1;
+    t.tool = "length";
+    t.arguments = json{{"text", input_}}.dump();
+    return {t};
+  }
+
+  driver::Effects on(const driver::Outcome& o) {
+    const auto* ran = std::get_if<driver::ToolRan>(&o);
+    if (!ran) return {};
+    if (!ran->result.ok) return {driver::Finish{false, "the tool failed: " + ran->result.message}};
+    const json& r = ran->result.output;
+    const int64_t count = count_ + 1;
+    return {
+        driver::SaveState{"count", json(count), "the task's count"},
+        driver::Finish{true, "task " + std::to_string(count) + ": " + std::to_string(r.value("length", 0)) + " bytes"}};
+  }
+
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+
+ private:
+  std::string input_;
+  int64_t count_;
+};
+
+Result<driver::DrivenStrategy> setup_counter(const driver::StrategySetup&) {
+  driver::DrivenStrategy d;
+  d.agent = "Counter";
+  d.state = "counter";
+  d.tools = std::make_shared<LengthTool>();
+  d.make = [](const msg::TaskRequest& task, const driver::StateValues& state) {
+    auto it = state.find("count");
+    const int64_t count = it != state.end() && it->second.is_number_integer() ? it->second.get<int64_t>() : 0;
+    return driver::make_task_driver<CounterDriver>(task.input, count);
+  };
+  return d;
+}
+
+void register_counter_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "counter";
+    info.help = "counts its tasks in its state, measuring each with a tool (a test's strategy)";
+    Status s = register_strategy(std::move(info), setup_counter);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+}
+
+TEST_F(RegisteredStrategyTest, ItsToolsRunAndItsStateCarriesOverToLaterTasksAndSessions) {
+  register_counter_once();
+  auto c = config("");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  c->strategy = "counter";
+  for (int session = 0; session < 2; ++session) {
+    RuntimeOptions o;
+    o.config = *c;
+    auto rt = CompanyRuntime::start(std::move(o));
+    ASSERT_TRUE(rt.ok()) << rt.error().message;
+    msg::TaskResult a = (*rt)->run_task("川");  // 3 bytes of UTF-8
+    ASSERT_TRUE(a.ok) << a.error;
+    EXPECT_EQ(a.answer, "task " + std::to_string(2 * session + 1) + ": 3 bytes");
+    msg::TaskResult b = (*rt)->run_task("stone 🪨");
+    ASSERT_TRUE(b.ok) << b.error;
+    EXPECT_EQ(b.answer, "task " + std::to_string(2 * session + 2) + ": 10 bytes");
+  }
+  auto j = store::JournalStore::open_read_only(file("kaisha.db"));
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  auto state = (*j)->state("counter");
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  ASSERT_EQ(state->size(), 1u);
+  EXPECT_EQ((*state)[0].value, json(4));
 }
 
 }  // namespace
