@@ -8,6 +8,7 @@
 #include "actors/strategy_kit/driven_strategy_actor.hpp"
 #include "actors/strategy_kit/strategy_registration.hpp"
 #include "runtime/halo/halo_strategy.hpp"
+#include "runtime/hiva/hiva_strategy.hpp"
 
 namespace kaisha::actors {
 namespace {
@@ -24,6 +25,7 @@ std::vector<Entry>& spawners() {
       {"effgen", spawn_effgen},
       {"pyramid", spawn_pyramid_strategy},
       {"halo", driven_spawner("halo", "halo", halo::make_halo_strategy)},
+      {"hiva", driven_spawner("hiva", "hiva", hiva::make_hiva_strategy)},
   };
   return all;
 }

@@ -4,6 +4,7 @@
 
 #include "runtime/effgen/entry/effgen_entry.hpp"
 #include "runtime/halo/entry/halo_entry.hpp"
+#include "runtime/hiva/entry/hiva_entry.hpp"
 #include "runtime/hashiru/entry/hashiru_entry.hpp"
 #include "runtime/messages/strategy_event.hpp"
 #include "runtime/pyramid/entry/pyramid_entry.hpp"
@@ -24,7 +25,7 @@ std::vector<StrategyInfo> builtin_strategies() {
   automatic.help = "per task: one agent via the CEO, or effgen's plan when the router decomposes";
   automatic.audits_with_judge = true;
   automatic.runs_on = {"hashiru", "effgen"};
-  return {hashiru::catalog_entry(), effgen::catalog_entry(), pyramid::catalog_entry(), halo::catalog_entry(),
+  return {hashiru::catalog_entry(), effgen::catalog_entry(), pyramid::catalog_entry(), halo::catalog_entry(), hiva::catalog_entry(),
           std::move(automatic)};
 }
 

@@ -1,0 +1,63 @@
+#include "runtime/hiva/entry/hiva_settings_reader.hpp"
+
+#include <string>
+#include <utility>
+
+namespace kaisha::hiva {
+
+Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlReader& r) {
+  HivaSettings h;
+  if (!config::YamlReader::present(n)) return h;
+  const std::string p = kSection;
+  if (Status s = r.expect_section(
+          n, p,
+          {"model", "agent_model", "iterations", "graph", "save_as", "seed", "use_kabb", "use_semantic",
+           "use_topology", "use_environment", "top_k", "routing", "lambda", "eta", "knowledge_graph", "decay",
+           "decay_is_gamma", "delta", "rho_overlap", "synergy_rate", "prune_below", "parallelizability_threshold",
+           "prompt_weight", "max_model_calls", "max_usd"});
+      !s)
+    return s.error();
+  if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
+  if (Status s = r.optional_string(n, p, "agent_model", h.agent_model); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "iterations", h.iterations, 0); !s) return s.error();
+  if (Status s = r.optional_string(n, p, "graph", h.graph); !s) return s.error();
+  if (Status s = r.optional_string(n, p, "save_as", h.save_as); !s) return s.error();
+  int64_t seed = static_cast<int64_t>(h.seed);
+  if (Status s = r.optional_int(n, p, "seed", seed, 0); !s) return s.error();
+  h.seed = static_cast<uint64_t>(seed);
+  if (Status s = r.optional_bool(n, p, "use_kabb", h.use_kabb); !s) return s.error();
+  if (Status s = r.optional_bool(n, p, "use_semantic", h.use_semantic); !s) return s.error();
+  if (Status s = r.optional_bool(n, p, "use_topology", h.use_topology); !s) return s.error();
+  if (Status s = r.optional_bool(n, p, "use_environment", h.use_environment); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "top_k", h.routing.k, 1); !s) return s.error();
+  std::string mode = h.routing.mode == ThetaMode::mean ? "mean" : "thompson";
+  if (Status s = r.optional_choice(n, p, "routing", mode, {"thompson", "mean"}); !s) return s.error();
+  h.routing.mode = mode == "mean" ? ThetaMode::mean : ThetaMode::thompson;
+  if (Status s = r.optional_number(n, p, "lambda", h.routing.lambda, 0, false); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "eta", h.routing.eta, 0, false); !s) return s.error();
+  if (Status s = r.optional_string(n, p, "knowledge_graph", h.knowledge_graph); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "decay", h.bandit.decay, 0, false); !s) return s.error();
+  if (Status s = r.optional_bool(n, p, "decay_is_gamma", h.bandit.decay_is_gamma); !s) return s.error();
+  if (h.bandit.decay_is_gamma && h.bandit.decay > 1)
+    return Error{"config", "hiva.decay: with decay_is_gamma the decay is a factor between 0 and 1, got " +
+                               std::to_string(h.bandit.decay)};
+  if (Status s = r.optional_number(n, p, "delta", h.bandit.delta, 0, false); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "rho_overlap", h.bandit.rho_overlap, 0, false, 1); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "synergy_rate", h.bandit.synergy_rate, 0, false); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "prune_below", h.prune_below, 0, false, 1); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "parallelizability_threshold", h.parallelizability_threshold, 0, false, 1);
+      !s)
+    return s.error();
+  if (Status s = r.optional_number(n, p, "prompt_weight", h.prompt_weight, 0, false, 1); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "max_model_calls", h.max_model_calls, 0); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();
+  return h;
+}
+
+Result<std::any> read_hiva_section(const YAML::Node& section, const config::YamlReader& reader) {
+  auto h = read_hiva_settings(section, reader);
+  if (!h) return h.error();
+  return std::any(std::move(h).value());
+}
+
+}  // namespace kaisha::hiva

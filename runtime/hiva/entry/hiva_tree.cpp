@@ -1,0 +1,102 @@
+// HiVA's tree. What its journal holds (runtime/hiva/hiva_driver.cpp): its
+// strategy events as note steps {"strategy": "hiva", "event": ..., 
+// "iteration": t} — forward_pass {graph, executed, skipped, routed, answer}
+// once per forward pass, iteration {diff, rewards, ...} after an update,
+// and the others — and the model calls and asks, whose tokens and dollars
+// count in the iteration they were made in. Steps before the first forward
+// pass's event belong to it too.
+#include <map>
+#include <set>
+#include <utility>
+
+#include "runtime/hiva/entry/hiva_view.hpp"
+#include "runtime/messages/strategy_event.hpp"
+#include "runtime/strategy/tree_building.hpp"
+
+namespace kaisha::strategy {
+namespace {
+
+using nlohmann::json;
+using Id = TreeBuilder::Id;
+
+std::string edge_key(const std::string& from, const std::string& to) { return from + "\n" + to; }
+
+void add_graph(TreeBuilder& b, Id under, const json& data) {
+  const json& graph = data.contains("graph") && data["graph"].is_object() ? data["graph"] : json::object();
+  std::set<std::string> routed, ran, skipped;
+  if (data.contains("routed") && data["routed"].is_array())
+    for (const json& e : data["routed"])
+      if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string())
+        routed.insert(edge_key(e[0].get<std::string>(), e[1].get<std::string>()));
+  for (const char* key : {"executed", "skipped"})
+    if (data.contains(key) && data[key].is_array())
+      for (const json& a : data[key])
+        if (a.is_string()) (std::string(key) == "executed" ? ran : skipped).insert(a.get<std::string>());
+  std::map<std::string, std::vector<std::string>> out;
+  if (graph.contains("edges") && graph["edges"].is_array())
+    for (const json& e : graph["edges"]) {
+      const std::string from = text_field(e, "from"), to = text_field(e, "to");
+      if (from.empty() || to.empty()) continue;
+      out[from].push_back(to + (routed.count(edge_key(from, to)) ? "*" : ""));
+    }
+  if (!graph.contains("agents") || !graph["agents"].is_array()) return;
+  for (const json& a : graph["agents"]) {
+    const std::string id = text_field(a, "id");
+    if (id.empty()) continue;
+    std::string label = id;
+    if (const std::string role = text_field(a, "role"); !role.empty()) label += " (" + short_text(role, 40) + ")";
+    if (!out[id].empty()) {
+      label += " -> ";
+      for (size_t i = 0; i < out[id].size(); ++i) label += (i ? ", " : "") + out[id][i];
+    }
+    TaskTree n;
+    n.label = label;
+    n.agent = id;
+    n.kind = "agent";
+    if (skipped.count(id) || (!ran.empty() && !ran.count(id))) n.status = "skipped";
+    b.add(under, std::move(n));
+  }
+}
+
+}  // namespace
+
+TaskTree hiva_tree(const TaskRecord& task, const std::vector<TaskStep>& steps) {
+  TreeBuilder b(task);
+  std::map<int64_t, Id> iterations;
+  auto iteration_node = [&](int64_t t) {
+    auto it = iterations.find(t);
+    if (it != iterations.end()) return it->second;
+    TaskTree n;
+    n.label = "iteration " + std::to_string(t);
+    n.kind = "iteration";
+    return iterations[t] = b.add(TreeBuilder::kRoot, std::move(n));
+  };
+  int64_t current = -1;
+  std::vector<const TaskStep*> before;  // steps before the first event that names an iteration
+  for (const TaskStep& s : steps) {
+    const auto name = msg::strategy_event_name(s.payload);
+    if (name.strategy == "hiva") {
+      const json data = s.payload;
+      const int64_t t = int_field(data, "iteration", current);
+      if (t < 0) continue;
+      current = t;
+      const Id node = iteration_node(t);
+      for (const TaskStep* p : before) b.charge(node, *p);
+      before.clear();
+      if (name.event == "forward_pass") {
+        b.node(node).label = "iteration " + std::to_string(t) + ": " + short_text(text_field(data, "answer"), 60);
+        add_graph(b, node, data);
+      }
+      continue;
+    }
+    if (s.tokens_in == 0 && s.tokens_out == 0 && s.usd == 0) continue;
+    if (current < 0)
+      before.push_back(&s);
+    else
+      b.charge(iteration_node(current), s);
+  }
+  for (const TaskStep* p : before) b.charge(TreeBuilder::kRoot, *p);
+  return b.finish();
+}
+
+}  // namespace kaisha::strategy

@@ -1,0 +1,114 @@
+#include "runtime/hiva/hiva_strategy.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "runtime/core/data_paths.hpp"
+#include "runtime/hiva/entry/hiva_events.hpp"
+#include "runtime/hiva/graph/graph_json.hpp"
+#include "runtime/hiva/hiva_driver.hpp"
+#include "runtime/hiva/hiva_setup.hpp"
+#include "runtime/memory/hashed_ngram_embedder.hpp"
+
+namespace kaisha::hiva {
+namespace {
+
+// A task that cannot start (its saved graph is missing or unreadable): it
+// finishes at once, saying why.
+class RefusedTask {
+ public:
+  explicit RefusedTask(std::string why) : why_(std::move(why)) {}
+  driver::Effects start() { return {driver::Finish{false, why_, json{{"strategy", kHivaStrategy}, {"exit", "error"}}}}; }
+  driver::Effects on(const driver::Outcome&) { return {}; }
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+
+ private:
+  std::string why_;
+};
+
+struct Start {
+  AgentGraph graph;
+  int iteration = 0;
+};
+
+// The graph a task starts from: the latest snapshot of save_as (an evolution
+// goes on), else the saved graph it names, else the singleton.
+Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const driver::StateValues& state) {
+  for (const std::string& name : {s.settings.save_as, s.settings.graph}) {
+    if (name.empty()) continue;
+    auto it = state.find(graph_state_key(name));
+    if (it == state.end()) {
+      if (name == s.settings.save_as) continue;
+      return Error{"hiva", "no saved graph is named '" + name + "' (kaisha graphs lists them)"};
+    }
+    const json& v = it->second;
+    if (!v.is_object() || !v.contains("graph"))
+      return Error{"hiva", "the saved graph '" + name + "' is not a graph snapshot"};
+    auto g = graph_from_json(v["graph"]);
+    if (!g) return Error{"hiva", "the saved graph '" + name + "': " + g.error().message};
+    return Start{std::move(g).value(), v.value("iteration", 0)};
+  }
+  return Start{singleton, 0};
+}
+
+}  // namespace
+
+Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& in) {
+  auto setup = std::make_shared<HivaSetup>();
+  if (const auto* s = std::any_cast<HivaSettings>(&in.settings)) setup->settings = *s;
+  HivaSettings& st = setup->settings;
+  const std::string model = st.model.empty() ? in.config->ceo.model : st.model;
+  if (model.empty())
+    return Error{"config", "hiva.model: HiVA needs a model (set hiva.model or ceo.model, or KAISHA_MODEL)"};
+  const economy::ModelCost own = in.price(model);
+  if (Status s = in.check_model(own.model_ref); !s.ok())
+    return Error{"config", "hiva.model '" + model + "': " + s.error().message};
+  setup->agent_cost = st.agent_model.empty() ? own : in.price(st.agent_model);
+  if (Status s = in.check_model(setup->agent_cost.model_ref); !s.ok())
+    return Error{"config", "hiva.agent_model '" + st.agent_model + "': " + s.error().message};
+
+  auto prompts = std::make_shared<HivaPromptSet>();
+  for (HivaPrompt p : kHivaPrompts) {
+    auto t = load_hiva_prompt(p);
+    if (!t) return t.error();
+    prompts->emplace(p, std::move(t).value());
+  }
+  setup->prompts = std::move(prompts);
+  auto source_prompt = read_text_file(data_file("prompts/hiva/initial_source.md"));
+  if (!source_prompt) return source_prompt.error();
+  auto aggregator_prompt = read_text_file(data_file("prompts/hiva/initial_aggregator.md"));
+  if (!aggregator_prompt) return aggregator_prompt.error();
+
+  auto embedder = std::make_shared<memory::HashedNgramEmbedder>();
+  setup->embed = [embedder](const std::string& text) { return embedder->embed_one(text); };
+  auto kg = read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json")
+                                                            : st.knowledge_graph);
+  if (!kg) return Error{"config", "hiva.knowledge_graph: " + kg.error().message};
+  kg->embed_nodes(setup->embed);
+  setup->knowledge = std::make_shared<const KnowledgeGraph>(std::move(kg).value());
+  setup->listening = in.listening;
+
+  GraphAgent source, aggregator;
+  source.role = "source";
+  source.prompt = *source_prompt;
+  source.tool_version = 0;
+  aggregator.role = "aggregator";
+  aggregator.prompt = *aggregator_prompt;
+  aggregator.tool_version = 0;
+  const AgentGraph singleton = AgentGraph::singleton(std::move(source), std::move(aggregator));
+
+  driver::DrivenStrategy d;
+  d.agent = "HiVA";
+  d.who = "HiVA";
+  d.model = own;
+  d.state = kHivaStrategy;
+  d.make = [setup, singleton](const msg::TaskRequest& task,
+                              const driver::StateValues& state) -> std::unique_ptr<driver::AnyTaskDriver> {
+    auto start = start_of(*setup, singleton, state);
+    if (!start) return driver::make_task_driver<RefusedTask>(start.error().message);
+    return driver::make_task_driver<HivaDriver>(*setup, task, std::move(start->graph), start->iteration);
+  };
+  return d;
+}
+
+}  // namespace kaisha::hiva
