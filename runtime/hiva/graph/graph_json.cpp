@@ -1,0 +1,222 @@
+#include "runtime/hiva/graph/graph_json.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <cmath>
+#include <initializer_list>
+#include <map>
+
+#include "runtime/core/params_check.hpp"
+#include "runtime/core/utf8.hpp"
+
+namespace kaisha::hiva {
+namespace {
+
+Error bad(const std::string& path, const std::string& why) { return Error{"hiva_graph", path + ": " + why}; }
+
+// Reads the fields of one JSON object, naming each by its path in errors.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string path) : o_(object), path_(std::move(path)) {}
+
+  std::string at(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  Status only(std::initializer_list<const char*> keys) const {
+    for (const auto& [key, value] : o_.items()) {
+      bool known = false;
+      for (const char* k : keys) known = known || key == k;
+      if (!known) return bad(at(utf8::repair(key).c_str()), "unknown field");
+    }
+    return Status::Ok();
+  }
+
+  Result<const json*> field(const char* key) const {
+    auto it = o_.find(key);
+    if (it == o_.end()) return bad(at(key), "missing");
+    return &*it;
+  }
+
+  Status text(const char* key, std::string& out, bool non_empty = false) const {
+    Result<const json*> v = field(key);
+    if (!v) return v.error();
+    if (!(*v)->is_string()) return bad(at(key), std::string("expected a string, got ") + json_kind(**v));
+    const std::string& s = (*v)->get_ref<const std::string&>();
+    if (!utf8::valid(s)) return bad(at(key), "is not valid UTF-8");
+    if (non_empty && s.empty()) return bad(at(key), "expected a non-empty string");
+    out = s;
+    return Status::Ok();
+  }
+
+  Status integer(const char* key, int& out, int min) const {
+    Result<const json*> v = field(key);
+    if (!v) return v.error();
+    const json& n = **v;
+    std::string expected = "expected an integer >= " + std::to_string(min);
+    if (!n.is_number_integer()) return bad(at(key), expected + ", got " + json_kind(n));
+    bool too_big = n.is_number_unsigned() && n.get<std::uint64_t>() > static_cast<std::uint64_t>(INT_MAX);
+    std::int64_t value = too_big ? INT64_MAX : n.get<std::int64_t>();
+    if (value < min) return bad(at(key), expected + ", got " + n.dump());
+    if (value > INT_MAX) return bad(at(key), "expected an integer <= " + std::to_string(INT_MAX) + ", got " + n.dump());
+    out = static_cast<int>(value);
+    return Status::Ok();
+  }
+
+  // A finite number, > 0 when `positive`, else >= 0.
+  Status number(const char* key, double& out, bool positive) const {
+    Result<const json*> v = field(key);
+    if (!v) return v.error();
+    const json& n = **v;
+    std::string expected = positive ? "expected a number > 0" : "expected a number >= 0";
+    if (!n.is_number()) return bad(at(key), expected + ", got " + json_kind(n, JsonIntegers::as_numbers));
+    double d = n.get<double>();
+    if (!std::isfinite(d)) return bad(at(key), expected + ", got " + (std::isnan(d) ? "NaN" : "an infinity"));
+    if (d < 0 || (positive && d == 0)) return bad(at(key), expected + ", got " + n.dump());
+    out = d;
+    return Status::Ok();
+  }
+
+ private:
+  const json& o_;
+  std::string path_;
+};
+
+std::string item(const char* list, std::size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+Result<GraphAgent> read_agent(const json& j, const std::string& path) {
+  if (!j.is_object()) return bad(path, std::string("expected an object, got ") + json_kind(j));
+  FieldReader r(j, path);
+  GraphAgent a;
+  Status s = r.only({"id", "role", "prompt", "prompt_version", "tool_code", "tool_description", "tool_version", "alpha",
+                     "beta", "visits", "last_update", "last_gradient", "created"});
+  if (s) s = r.text("id", a.id, true);
+  if (s) s = r.text("role", a.role);
+  if (s) s = r.text("prompt", a.prompt);
+  if (s) s = r.integer("prompt_version", a.prompt_version, 1);
+  if (s) s = r.text("tool_code", a.tool_code);
+  if (s) s = r.text("tool_description", a.tool_description);
+  if (s) s = r.integer("tool_version", a.tool_version, 0);
+  if (s) s = r.number("alpha", a.alpha, true);
+  if (s) s = r.number("beta", a.beta, true);
+  if (s) s = r.integer("visits", a.visits, 0);
+  if (s) s = r.integer("last_update", a.last_update, 0);
+  if (s) s = r.text("last_gradient", a.last_gradient);
+  if (s) s = r.integer("created", a.created, 0);
+  if (!s) return s.error();
+  return a;
+}
+
+Result<GraphEdge> read_edge(const json& j, const std::string& path) {
+  if (!j.is_object()) return bad(path, std::string("expected an object, got ") + json_kind(j));
+  FieldReader r(j, path);
+  GraphEdge e;
+  Status s = r.only({"from", "to", "synergy", "alpha", "beta", "uses", "successes", "routed"});
+  if (s) s = r.text("from", e.from, true);
+  if (s) s = r.text("to", e.to, true);
+  if (s) s = r.number("synergy", e.synergy, false);
+  if (s) s = r.number("alpha", e.alpha, true);
+  if (s) s = r.number("beta", e.beta, true);
+  if (s) s = r.integer("uses", e.uses, 0);
+  if (s) s = r.integer("successes", e.successes, 0);
+  if (s) s = r.integer("routed", e.routed, 0);
+  if (!s) return s.error();
+  if (e.successes > e.uses)
+    return bad(r.at("successes"),
+               std::to_string(e.successes) + " is more than the edge's uses (" + std::to_string(e.uses) + ")");
+  return e;
+}
+
+Status check_header(const json& j) {
+  if (!j.is_object()) return bad("graph", std::string("expected an object, got ") + json_kind(j));
+  FieldReader r(j, "");
+  std::string format;
+  if (Status s = r.text("format", format); !s) return s;
+  if (format != kGraphFormat)
+    return bad("format", "expected \"" + std::string(kGraphFormat) + "\", got \"" + utf8::shorten(format, 60) + "\"");
+  int version = 0;
+  if (Status s = r.integer("version", version, 1); !s) return s;
+  if (version > kGraphFormatVersion)
+    return Error{"hiva_graph", "graph format version " + std::to_string(version) +
+                                   " is newer than this kaisha reads (" + std::to_string(kGraphFormatVersion) +
+                                   "); upgrade kaisha"};
+  return r.only({"format", "version", "agents", "edges"});
+}
+
+Result<const json*> list(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return bad(key, "missing");
+  if (!it->is_array()) return bad(key, std::string("expected an array, got ") + json_kind(*it));
+  return &*it;
+}
+
+}  // namespace
+
+json to_json(const AgentGraph& graph) {
+  json agents = json::array();
+  for (const GraphAgent& a : graph.agents())
+    agents.push_back({{"id", a.id},
+                      {"role", a.role},
+                      {"prompt", a.prompt},
+                      {"prompt_version", a.prompt_version},
+                      {"tool_code", a.tool_code},
+                      {"tool_description", a.tool_description},
+                      {"tool_version", a.tool_version},
+                      {"alpha", a.alpha},
+                      {"beta", a.beta},
+                      {"visits", a.visits},
+                      {"last_update", a.last_update},
+                      {"last_gradient", a.last_gradient},
+                      {"created", a.created}});
+  json edges = json::array();
+  for (const GraphEdge& e : graph.edges())
+    edges.push_back({{"from", e.from},
+                     {"to", e.to},
+                     {"synergy", e.synergy},
+                     {"alpha", e.alpha},
+                     {"beta", e.beta},
+                     {"uses", e.uses},
+                     {"successes", e.successes},
+                     {"routed", e.routed}});
+  return json{{"format", kGraphFormat},
+              {"version", kGraphFormatVersion},
+              {"agents", std::move(agents)},
+              {"edges", std::move(edges)}};
+}
+
+Result<AgentGraph> graph_from_json(const json& j) {
+  if (Status s = check_header(j); !s) return s.error();
+  Result<const json*> agent_list = list(j, "agents");
+  if (!agent_list) return agent_list.error();
+  Result<const json*> edge_list = list(j, "edges");
+  if (!edge_list) return edge_list.error();
+
+  std::vector<GraphAgent> agents;
+  std::map<std::string, std::size_t> first_at;
+  for (std::size_t i = 0; i < (*agent_list)->size(); ++i) {
+    Result<GraphAgent> a = read_agent((**agent_list)[i], item("agents", i));
+    if (!a) return a.error();
+    auto [seen, fresh] = first_at.emplace(a->id, i);
+    if (!fresh)
+      return bad(item("agents", i) + ".id", "\"" + a->id + "\" is also the id of " + item("agents", seen->second));
+    agents.push_back(std::move(*a));
+  }
+  for (std::string_view id : {AgentGraph::kSource, AgentGraph::kAggregator})
+    if (!first_at.count(std::string(id))) return bad("agents", "no agent with id \"" + std::string(id) + "\"");
+
+  AgentGraph graph = AgentGraph::singleton(agents[first_at[std::string(AgentGraph::kSource)]],
+                                           agents[first_at[std::string(AgentGraph::kAggregator)]]);
+  (void)graph.remove_edge(AgentGraph::kSource, AgentGraph::kAggregator);  // the file says which edges exist
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    if (agents[i].id == AgentGraph::kSource || agents[i].id == AgentGraph::kAggregator) continue;
+    if (Status s = graph.add_agent(std::move(agents[i])); !s) return bad(item("agents", i), s.error().message);
+  }
+  for (std::size_t i = 0; i < (*edge_list)->size(); ++i) {
+    Result<GraphEdge> e = read_edge((**edge_list)[i], item("edges", i));
+    if (!e) return e.error();
+    if (Status s = graph.add_edge(std::move(*e)); !s) return bad(item("edges", i), s.error().message);
+  }
+  if (Result<std::vector<std::string>> order = graph.topological_order(); !order)
+    return bad("edges", order.error().message);
+  return graph;
+}
+
+}  // namespace kaisha::hiva

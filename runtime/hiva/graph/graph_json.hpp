@@ -1,0 +1,34 @@
+// The versioned JSON form of a HiVA graph: what a snapshot, `kaisha graphs`
+// and an imported graph are.
+//
+//   {"format": "kaisha.hiva.graph", "version": 1,
+//    "agents": [{"id", "role", "prompt", "prompt_version", "tool_code",
+//                "tool_description", "tool_version", "alpha", "beta",
+//                "visits", "last_update", "last_gradient", "created"}, ...],
+//    "edges":  [{"from", "to", "synergy", "alpha", "beta", "uses",
+//                "successes", "routed"}, ...]}
+//
+// Promises: graph_from_json(to_json(g)) == g, orders included; an imported
+// graph keeps every rule AgentGraph keeps, and has no cycle. Every field is
+// required and no other is accepted; the error names the first fault by its
+// path ("agents[2].alpha: expected a number > 0, got a string"). A version
+// newer than this kaisha's is refused with the way out. The source and the
+// aggregator come first in the graph whatever their place in the file.
+// Tool code is not checked here: the caller validates it in the sandbox.
+#pragma once
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/result.hpp"
+#include "runtime/hiva/graph/agent_graph.hpp"
+
+namespace kaisha::hiva {
+
+inline constexpr const char* kGraphFormat = "kaisha.hiva.graph";
+inline constexpr int kGraphFormatVersion = 1;
+
+json to_json(const AgentGraph& graph);
+
+// Error code "hiva_graph".
+Result<AgentGraph> graph_from_json(const json& j);
+
+}  // namespace kaisha::hiva
