@@ -67,6 +67,10 @@ std::optional<AgentFeedback> from_json(std::string_view text, reply::Problems& p
   return out;
 }
 
+// More labels than any real reply has; the scan stops there, which keeps a
+// pathological reply linear.
+constexpr size_t kMaxLabels = 64;
+
 struct Label {
   size_t field;
   size_t region_start;  // where the text before it ends
@@ -84,6 +88,7 @@ std::vector<Label> labels(std::string_view text) {
       std::optional<size_t> value = reply::after_separator(text, *end, heading);
       if (!value) continue;
       found.push_back({f, reply::label_region_start(text, i), *value});
+      if (found.size() == kMaxLabels) return found;
       i = *value - 1;
       break;
     }
