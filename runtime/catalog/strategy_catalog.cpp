@@ -25,8 +25,8 @@ std::vector<StrategyInfo> builtin_strategies() {
   automatic.help = "per task: one agent via the CEO, or effgen's plan when the router decomposes";
   automatic.audits_with_judge = true;
   automatic.runs_on = {"hashiru", "effgen"};
-  return {hashiru::catalog_entry(), effgen::catalog_entry(), pyramid::catalog_entry(), halo::catalog_entry(), hiva::catalog_entry(),
-          std::move(automatic)};
+  return {hashiru::catalog_entry(), effgen::catalog_entry(), pyramid::catalog_entry(),
+          halo::catalog_entry(),    hiva::catalog_entry(),   std::move(automatic)};
 }
 
 std::vector<StrategyInfo>& catalog() {

@@ -129,15 +129,15 @@ void HivaDriver::call_model(Effects& out, const std::string& purpose, HivaPrompt
   request.temperature = sampling.temperature;
   request.max_tokens = static_cast<int>(sampling.max_tokens);
   ++model_calls_;
-  const CallId id = pending_.expect<ModelAnswered>([this, purpose, then = std::move(then)](const ModelAnswered& a,
-                                                                                           Effects& o) {
-    usd_ += a.expense;
-    Reply r{a.ok, a.ok ? a.response.message.content : "", a.ok ? "" : (a.error.empty() ? "no answer" : a.error)};
-    if (a.ok)
-      o.push_back(driver::journal_step(msg::EventKind::llm_response, json{{"call", purpose}, {"text", r.text}},
-                                       a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
-    then(o, r);
-  });
+  const CallId id =
+      pending_.expect<ModelAnswered>([this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) {
+        usd_ += a.expense;
+        Reply r{a.ok, a.ok ? a.response.message.content : "", a.ok ? "" : (a.error.empty() ? "no answer" : a.error)};
+        if (a.ok)
+          o.push_back(driver::journal_step(msg::EventKind::llm_response, json{{"call", purpose}, {"text", r.text}},
+                                           a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
+        then(o, r);
+      });
   out.push_back(driver::CallModel{id, purpose, std::move(request), false});
 }
 
@@ -155,17 +155,19 @@ void HivaDriver::ask_agent(Effects& out, const std::string& agent, HivaPrompt pr
   ++model_calls_;
   const CallId id = pending_.expect<AskAnswered>([this, then = std::move(then)](const AskAnswered& a, Effects& o) {
     usd_ += a.expense;
-    then(o, Reply{a.ok, a.ok ? a.reply.answer : "", a.ok ? "" : (a.error.empty() ? "no answer" : a.error)});
+    const bool ok = a.ok && a.reply.ok;
+    const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
+    then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
   });
-  out.push_back(driver::Ask{id, hire_name(agent), "", "hiva i" + std::to_string(iteration_) + " " + agent, false,
-                            std::move(messages), {}});
+  out.push_back(driver::Ask{
+      id, hire_name(agent), "", "hiva i" + std::to_string(iteration_) + " " + agent, false, std::move(messages), {}});
 }
 
 void HivaDriver::run_tool(Effects& out, const std::string& tool, const json& args,
                           std::function<void(Effects&, const company::ToolResult&)> then) {
   if (finished_) return;
-  const CallId id = pending_.expect<ToolRan>(
-      [then = std::move(then)](const ToolRan& t, Effects& o) { then(o, t.result); });
+  const CallId id =
+      pending_.expect<ToolRan>([then = std::move(then)](const ToolRan& t, Effects& o) { then(o, t.result); });
   driver::RunTool r;
   r.id = id;
   r.tool = tool;
@@ -296,8 +298,8 @@ void HivaDriver::step_agent(Effects& out, const std::string& agent) {
   auto ask = [this, agent, instruction](Effects& o, bool failed, const std::string& result) {
     Values v{{"system_prompt", graph_.agent(agent).prompt}, {"instruction", instruction}};
     v[failed ? "tool_error" : "tool_result"] = result;
-    ask_agent(o, agent, failed ? HivaPrompt::agent_step_tool_failed : HivaPrompt::agent_step, v,
-              setup_.settings.agent, [this, agent](Effects& o2, const Reply& r) { agent_answered(o2, agent, r); });
+    ask_agent(o, agent, failed ? HivaPrompt::agent_step_tool_failed : HivaPrompt::agent_step, v, setup_.settings.agent,
+              [this, agent](Effects& o2, const Reply& r) { agent_answered(o2, agent, r); });
   };
   if (a.tool_code.empty()) return ask(out, false, "(this agent has no tool)");
   run_tool(out, kAgentTool, json{{"code", a.tool_code}, {"input", instruction}},
@@ -625,8 +627,8 @@ void HivaDriver::decide(Effects& out, const std::string& agent, double paralleli
   std::vector<SuccessorInfo> successors;
   for (const std::string& s : graph_.successors(agent)) {
     const GraphEdge* e = graph_.find_edge(agent, s);
-    successors.push_back(SuccessorInfo{s, graph_.agent(s).role, uint64_t(e ? e->routed : 0),
-                                       uint64_t(e ? e->uses : 0)});
+    successors.push_back(
+        SuccessorInfo{s, graph_.agent(s).role, uint64_t(e ? e->routed : 0), uint64_t(e ? e->uses : 0)});
   }
   Values v{{"agent_role", role_of(a)},
            {"feedback", a.last_gradient},
@@ -641,8 +643,7 @@ void HivaDriver::decide(Effects& out, const std::string& agent, double paralleli
                TopologyDecision decision{op_of(d.value.choice), d.value.argument};
                if (d.value.choice == TopologyChoice::remove_successor && d.value.target == RemoveTarget::index)
                  decision.argument = std::to_string(d.value.target_index);
-               if (d.value.choice == TopologyChoice::remove_successor &&
-                   d.value.target == RemoveTarget::least_visited)
+               if (d.value.choice == TopologyChoice::remove_successor && d.value.target == RemoveTarget::least_visited)
                  decision.argument = "least_visited";
                if (decision.op == TopologyOp::add_parallel &&
                    parallelizability < setup_.settings.parallelizability_threshold) {
@@ -692,7 +693,9 @@ void HivaDriver::update(Effects& out) {
   const AgentGraph before = graph_;
   const BanditSettings& b = setup_.settings.bandit;
   json rewards = json::object(), posteriors = json::object();
-  auto ran = [this](const std::string& a) { return std::find(executed_.begin(), executed_.end(), a) != executed_.end(); };
+  auto ran = [this](const std::string& a) {
+    return std::find(executed_.begin(), executed_.end(), a) != executed_.end();
+  };
   for (const GraphAgent& a0 : before.agents()) {
     GraphAgent& a = graph_.agent(a0.id);
     const bool selected = ran(a.id);
@@ -760,9 +763,17 @@ void HivaDriver::update(Effects& out) {
   }
   const GraphDiff diff = diff_graphs(before, graph_);
   json success = success_ ? json(*success_) : json(nullptr);
-  json log{{"iteration", iteration_}, {"diff", to_json(diff)},  {"rewards", rewards}, {"posteriors", posteriors},
-           {"answer", answer_},       {"success", success},     {"loss", loss_},     {"model_calls", model_calls_},
-           {"usd", usd_},             {"agents", graph_.agents().size()}, {"edges", graph_.edges().size()}};
+  json log{{"iteration", iteration_},
+           {"diff", to_json(diff)},
+           {"rewards", rewards},
+           {"posteriors", posteriors},
+           {"answer", answer_},
+           {"success", success},
+           {"loss", loss_},
+           {"model_calls", model_calls_},
+           {"usd", usd_},
+           {"agents", graph_.agents().size()},
+           {"edges", graph_.edges().size()}};
   iterations_log_.push_back(log);
   json data = log;
   data["graph"] = to_json(graph_);

@@ -135,9 +135,9 @@ class HivaDriver {
   HivaSetup setup_;
   msg::TaskRequest task_;
   AgentGraph graph_;
-  int iteration_;             // the running iteration (global: the graph's count)
-  int first_iteration_;       // the task's first
-  int iterations_left_ = 0;   // evolution steps still to run after this forward pass
+  int iteration_;            // the running iteration (global: the graph's count)
+  int first_iteration_;      // the task's first
+  int iterations_left_ = 0;  // evolution steps still to run after this forward pass
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
@@ -151,7 +151,7 @@ class HivaDriver {
   std::map<std::string, std::string> outputs_;  // y_i
   std::map<std::string, int> instructing_;      // instruction calls still out, per agent
   std::map<std::string, std::vector<std::string>> chosen_;
-  std::string answer_;  // y of the last forward pass
+  std::string answer_;                 // y of the last forward pass
   std::vector<std::string> executed_;  // in topological order
   std::optional<bool> success_;
   std::string loss_;

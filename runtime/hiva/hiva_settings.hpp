@@ -47,7 +47,7 @@ struct HivaSettings {
   BanditSettings bandit;
   std::string knowledge_graph;  // a KG JSON file; "" = data/hiva/knowledge.json
 
-  double prune_below = 0.3;                 // §8 step 3
+  double prune_below = 0.3;                  // §8 step 3
   double parallelizability_threshold = 0.5;  // §7.4
   // §7.3's 0.7 / 0.3: the chance an agent's semantic update rewrites its
   // prompt rather than its tool (drawn per agent and iteration; ours).

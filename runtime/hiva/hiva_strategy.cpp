@@ -18,7 +18,9 @@ namespace {
 class RefusedTask {
  public:
   explicit RefusedTask(std::string why) : why_(std::move(why)) {}
-  driver::Effects start() { return {driver::Finish{false, why_, json{{"strategy", kHivaStrategy}, {"exit", "error"}}}}; }
+  driver::Effects start() {
+    return {driver::Finish{false, why_, json{{"strategy", kHivaStrategy}, {"exit", "error"}}}};
+  }
   driver::Effects on(const driver::Outcome&) { return {}; }
   driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
 
@@ -81,8 +83,8 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
 
   auto embedder = std::make_shared<memory::HashedNgramEmbedder>();
   setup->embed = [embedder](const std::string& text) { return embedder->embed_one(text); };
-  auto kg = read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json")
-                                                            : st.knowledge_graph);
+  auto kg =
+      read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json") : st.knowledge_graph);
   if (!kg) return Error{"config", "hiva.knowledge_graph: " + kg.error().message};
   kg->embed_nodes(setup->embed);
   setup->knowledge = std::make_shared<const KnowledgeGraph>(std::move(kg).value());

@@ -4,7 +4,8 @@ namespace kaisha::hiva {
 
 const std::vector<strategy::StrategyEvent>& hiva_events() {
   static const std::vector<strategy::StrategyEvent> kEvents = {
-      {event::routed, true, "an agent's routing decision: each successor's theta, Dist, zeta and score, and the chosen"},
+      {event::routed, true,
+       "an agent's routing decision: each successor's theta, Dist, zeta and score, and the chosen"},
       {event::forward_pass, true, "the graph that ran, the agents that ran, the routed edges and the answer y"},
       {event::loss, true, "the environment's feedback on y (or the self-critique) and its success flag"},
       {event::gradient, true, "an agent's textual gradient (the global one at the aggregator)"},

@@ -12,8 +12,8 @@ std::string summarise_hiva_result(const nlohmann::json& m, NumberText) {
   std::ostringstream o;
   o << "hiva: " << text_field(m, "exit");
   const int64_t first = int_field(m, "first_iteration", -1), last = int_field(m, "last_iteration", -1);
-  if (first >= 0 && last >= first) o << ", iteration" << (first == last ? " " : "s ") << first
-                                     << (first == last ? "" : "-" + std::to_string(last));
+  if (first >= 0 && last >= first)
+    o << ", iteration" << (first == last ? " " : "s ") << first << (first == last ? "" : "-" + std::to_string(last));
   if (const int64_t a = int_field(m, "agents", -1); a >= 0) o << ", " << a << " agents";
   if (const int64_t n = int_field(m, "model_calls", -1); n >= 0) o << ", " << n << " model calls";
   return o.str();

@@ -9,12 +9,19 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   HivaSettings h;
   if (!config::YamlReader::present(n)) return h;
   const std::string p = kSection;
-  if (Status s = r.expect_section(
-          n, p,
-          {"model", "agent_model", "iterations", "graph", "save_as", "seed", "use_kabb", "use_semantic",
-           "use_topology", "use_environment", "top_k", "routing", "lambda", "eta", "knowledge_graph", "decay",
-           "decay_is_gamma", "delta", "rho_overlap", "synergy_rate", "prune_below", "parallelizability_threshold",
-           "prompt_weight", "max_model_calls", "max_usd"});
+  if (Status s = r.expect_section(n, p, {"model",           "agent_model",
+                                         "iterations",      "graph",
+                                         "save_as",         "seed",
+                                         "use_kabb",        "use_semantic",
+                                         "use_topology",    "use_environment",
+                                         "top_k",           "routing",
+                                         "lambda",          "eta",
+                                         "knowledge_graph", "decay",
+                                         "decay_is_gamma",  "delta",
+                                         "rho_overlap",     "synergy_rate",
+                                         "prune_below",     "parallelizability_threshold",
+                                         "prompt_weight",   "max_model_calls",
+                                         "max_usd"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -45,8 +52,7 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_number(n, p, "rho_overlap", h.bandit.rho_overlap, 0, false, 1); !s) return s.error();
   if (Status s = r.optional_number(n, p, "synergy_rate", h.bandit.synergy_rate, 0, false); !s) return s.error();
   if (Status s = r.optional_number(n, p, "prune_below", h.prune_below, 0, false, 1); !s) return s.error();
-  if (Status s = r.optional_number(n, p, "parallelizability_threshold", h.parallelizability_threshold, 0, false, 1);
-      !s)
+  if (Status s = r.optional_number(n, p, "parallelizability_threshold", h.parallelizability_threshold, 0, false, 1); !s)
     return s.error();
   if (Status s = r.optional_number(n, p, "prompt_weight", h.prompt_weight, 0, false, 1); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_model_calls", h.max_model_calls, 0); !s) return s.error();

@@ -1,5 +1,5 @@
 // HiVA's tree. What its journal holds (runtime/hiva/hiva_driver.cpp): its
-// strategy events as note steps {"strategy": "hiva", "event": ..., 
+// strategy events as note steps {"strategy": "hiva", "event": ...,
 // "iteration": t} — forward_pass {graph, executed, skipped, routed, answer}
 // once per forward pass, iteration {diff, rewards, ...} after an update,
 // and the others — and the model calls and asks, whose tokens and dollars
