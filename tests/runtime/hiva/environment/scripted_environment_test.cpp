@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/suite/suite_file.hpp"
+
 namespace kaisha::hiva {
 namespace scripted_environment_test {
 
@@ -100,6 +102,19 @@ TEST(ScriptedEnvironment, TurnsBuiltByHandStaySafe) {
   ScriptedEnvironment empty({});
   EXPECT_TRUE(empty.ended());
   EXPECT_EQ(empty.step("x").success, false);
+}
+
+TEST(ScriptedEnvironment, TheExampleEpisodeCanBeWon) {
+  auto suite = suite::load_suite_file(std::string(KAISHA_SOURCE_DIR) + "/examples/suites/interactive.jsonl");
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto env = ScriptedEnvironment::from_item(suite->front());
+  ASSERT_TRUE(env.ok()) << env.error().message;
+  EXPECT_EQ(env->step("Let me look around.").text, "Nothing happens. The desk is still there.");
+  EXPECT_EQ(env->step("I open the desk.").text, "In the drawer lies a brass key.");
+  EXPECT_EQ(env->step("I take the key.").text, "You hold the brass key. The door has a keyhole.");
+  auto end = env->step("I use the key on the door.");
+  EXPECT_EQ(end.success, true);
+  EXPECT_EQ(end.text, "The door swings open. You are free.");
 }
 
 }  // namespace scripted_environment_test

@@ -6,6 +6,7 @@
 
 #include "runtime/hiva/environment/test_program.hpp"
 #include "runtime/sandbox/sandbox.hpp"
+#include "runtime/suite/suite_file.hpp"
 
 namespace kaisha::hiva {
 namespace unit_test_run_test {
@@ -146,6 +147,17 @@ TEST_F(UnitTestRun, AProgramThatKillsTheInterpreterLeavesNoReport) {
   EXPECT_EQ(f.text,
             "The test program exited with status 3 before reporting its results. It was still running the program "
             "itself, before any test.");
+}
+
+TEST_F(UnitTestRun, TheExampleCodeSuitesReferenceSolutionsPass) {
+  auto suite = suite::load_suite_file(std::string(KAISHA_SOURCE_DIR) + "/examples/suites/code.jsonl");
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  for (const suite::SuiteItem& item : suite.value()) {
+    ASSERT_TRUE(item.answer) << item.id;
+    auto f = run_item_tests(item, *item.answer, limits());
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ(f->success, true) << item.id << ": " << f->text;
+  }
 }
 
 }  // namespace unit_test_run_test
