@@ -22,8 +22,10 @@ inline constexpr std::string_view kLatex = "latex";                     // LaTeX
 inline constexpr std::string_view kF1 = "f1";                           // token F1 / normalised exact match
 inline constexpr std::string_view kCode = "code";                       // Python unit tests run on the program
 inline constexpr std::string_view kInteractive = "interactive";         // a scripted multi-turn environment
-inline constexpr std::array<std::string_view, 7> kFormats = {kExact, kLatex, kNumeric,    kMultipleChoice,
-                                                             kF1,    kCode,  kInteractive};
+// In the order users read them (docs/suites.md and error messages).
+inline constexpr std::array<std::string_view, 7> kFormats = {
+    kExact, kNumeric, kMultipleChoice, kLatex, kF1, kCode, kInteractive,
+};
 
 // Whether `format` is one of kFormats (exact spelling, lower case).
 bool known_format(std::string_view format);
