@@ -18,6 +18,7 @@ struct CommonOptions {
   std::string model;
   std::string session;
   std::string strategy;  // hashiru | effgen | auto; "" = the config's
+  std::string graph;     // HiVA: the saved graph a task runs (--graph)
   bool resume_latest = false;
   bool json = false;
   bool quiet = false;

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   run->add_flag("--continue", o.resume_latest, "continue the latest session");
   run->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
   run->add_option("--strategy", o.strategy, strategy_help())->check(CLI::IsMember(strategy::strategy_names()));
+  run->add_option("--graph", o.graph, "with --strategy hiva: run this saved graph (kaisha graphs lists them)");
   run->add_option("task", task, "the task")->required();
 
   auto* chat = app.add_subcommand("chat", "multi-turn session with the CEO (stdin lines; /help)");

@@ -8,6 +8,8 @@
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/system/provider_chat_client.hpp"
+#include "runtime/hiva/entry/hiva_events.hpp"
+#include "runtime/hiva/hiva_settings.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt_guard.hpp"
 #include "cli/progress_printer.hpp"
@@ -40,6 +42,15 @@ Result<std::unique_ptr<actors::CompanyRuntime>> start_company(const CommonOption
                                                               TerminalQuestions* questions = nullptr) {
   auto c = load_cli_config(o, /*needs_model=*/true);
   if (!c.ok()) return c.error();
+  if (!o.graph.empty()) {
+    const std::string strategy = o.strategy.empty() ? c->strategy : o.strategy;
+    if (strategy != hiva::kHivaStrategy)
+      return Error{"usage", "--graph names a HiVA graph: run it with --strategy hiva (this run's strategy is " +
+                                (strategy.empty() ? std::string("hashiru") : strategy) + ")"};
+    auto h = config::strategy_settings<hiva::HivaSettings>(*c, hiva::kHivaStrategy);
+    h.graph = o.graph;
+    c->strategy_settings[hiva::kHivaStrategy] = h;
+  }
   if (Status t = start_tracing(*c); !t.ok()) return t.error();
   auto session = session_to_resume(o, *c);
   if (!session.ok()) return session.error();

@@ -33,6 +33,9 @@ struct HivaSettings {
   std::string graph;
   // Where an evolved graph is saved after each iteration ("" = not saved).
   std::string save_as;
+  // A task set (JSONL, docs/suites.md): a task whose input is one of its
+  // items' is judged by that item's environment. `kaisha evolve` sets it.
+  std::string task_set;
 
   uint64_t seed = 42;  // §9: every random operation
 

@@ -1215,6 +1215,23 @@ Result<std::vector<StateRow>> JournalStore::state(const std::string& strategy) {
       strategy);
 }
 
+Result<std::vector<StateRow>> JournalStore::state_versions(const std::string& strategy, const std::string& key) {
+  auto st = db_->prepare(std::string("SELECT ") + kStateCols +
+                         " FROM strategy_state s WHERE strategy = ?1 AND key = ?2 ORDER BY id");
+  if (!st) return st.error();
+  st->bind(1, strategy);
+  st->bind(2, key);
+  std::vector<StateRow> rows;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    rows.push_back(StateRow{st->column_text(0), st->column_text(1), parse_json(st->column_text(2)), st->column_text(3),
+                            st->column_text(4), st->column_int(5)});
+  }
+  return rows;
+}
+
 Result<std::vector<StateRow>> JournalStore::state_before_task(const std::string& task_id) {
   // Versions are rows in the order they were written: the latest of each
   // key written before the task's first change (every latest one when the

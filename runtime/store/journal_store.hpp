@@ -203,6 +203,9 @@ class JournalStore {
   // (the latest versions when it changed nothing), by strategy and key: what
   // a resumed task starts from. Changes other tasks made in between are in.
   Result<std::vector<StateRow>> state_before_task(const std::string& task_id);
+  // Every version of `strategy`'s `key`, oldest first (HiVA's graph, one per
+  // iteration).
+  Result<std::vector<StateRow>> state_versions(const std::string& strategy, const std::string& key);
 
  private:
   explicit JournalStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}

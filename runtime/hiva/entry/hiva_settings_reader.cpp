@@ -29,6 +29,7 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_count(n, p, "iterations", h.iterations, 0); !s) return s.error();
   if (Status s = r.optional_string(n, p, "graph", h.graph); !s) return s.error();
   if (Status s = r.optional_string(n, p, "save_as", h.save_as); !s) return s.error();
+  if (Status s = r.optional_string(n, p, "task_set", h.task_set); !s) return s.error();
   int64_t seed = static_cast<int64_t>(h.seed);
   if (Status s = r.optional_int(n, p, "seed", seed, 0); !s) return s.error();
   h.seed = static_cast<uint64_t>(seed);
