@@ -3,10 +3,12 @@
 #
 # Protocol: one JSON object on stdin:
 #   {"mode": "run" | "validate", "code": "<module source>", "input": "<text>",
-#    "max_result_bytes": <int>}
+#    "max_result_bytes": <int>, "forbidden_modules": ["os", ...]}
 # Both modes execute the module and check that tool_function exists, is
 # callable and accepts one positional argument; "run" then calls
-# tool_function(input). Exactly one JSON line is written to the reply stream
+# tool_function(input). Code that imports a forbidden module (import, from
+# ... import, __import__ or importlib.import_module with a literal name) is
+# refused before any of it runs. Exactly one JSON line is written to the reply stream
 # (the original stdout), after a newline:
 #   {"ok": true, "result": <JSON value, or str(result)>, "truncated": <bool>,
 #    "signature": "<tool_function's signature>"}
@@ -14,6 +16,7 @@
 #    "traceback": "<the tool's frames only>"}
 # File descriptor 1 is pointed at stderr before the tool loads, so nothing the
 # tool prints (print, os.write(1, ...), child processes) can corrupt the reply.
+import ast
 import inspect
 import json
 import linecache
@@ -42,12 +45,43 @@ def write_reply(stream, obj):
     stream.flush()
 
 
-def load(code):
+class ForbiddenImport(Exception):
+    pass
+
+
+def imported_modules(tree):
+    # (line, top-level module name) of every import the code states literally.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module.split(".")[0]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in ("__import__", "import_module"):
+                yield node.lineno, node.args[0].value.split(".")[0]
+
+
+def check_imports(code, forbidden):
+    if not forbidden:
+        return
+    for line, name in sorted(imported_modules(ast.parse(code, FILENAME))):
+        if name in forbidden:
+            raise ForbiddenImport("line %d imports %s; HiVA tools may not use %s"
+                                  % (line, name, ", ".join(sorted(forbidden))))
+
+
+def load(code, forbidden=()):
     # Registered so that tracebacks show the tool's source lines.
     linecache.cache[FILENAME] = (len(code), None, code.splitlines(True), FILENAME)
     module = types.ModuleType("hiva_tool")
     module.__file__ = FILENAME
-    exec(compile(code, FILENAME, "exec"), module.__dict__)
+    compiled = compile(code, FILENAME, "exec")
+    check_imports(code, set(forbidden))
+    exec(compiled, module.__dict__)
     fn = module.__dict__.get("tool_function")
     if fn is None:
         raise NameError("the code defines no tool_function; expected def tool_function(input_data, **kwargs)")
@@ -104,7 +138,7 @@ def main():
     reply = take_stdout()
     try:
         req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-        fn, signature = load(req["code"])
+        fn, signature = load(req["code"], req.get("forbidden_modules") or ())
         out = {"ok": True, "signature": signature, "result": None, "truncated": False}
         if req.get("mode") == "run":
             value = fn(req.get("input", ""))

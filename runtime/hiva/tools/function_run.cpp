@@ -72,7 +72,8 @@ FunctionRun run_tool_function(const FunctionRunRequest& request) {
   req.stdin_data = json{{"mode", request.mode == RunMode::run ? "run" : "validate"},
                         {"code", request.code},
                         {"input", request.input},
-                        {"max_result_bytes", request.max_result_bytes}}
+                        {"max_result_bytes", request.max_result_bytes},
+                        {"forbidden_modules", request.forbidden_modules}}
                        .dump();
   // No workspace: a private tmpfs, fresh for this run and gone after it.
   // No env_allow and no network: the tool sees nothing of the host but /usr.

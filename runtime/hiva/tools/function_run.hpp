@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/core/json.hpp"
 #include "runtime/sandbox/limits.hpp"
@@ -47,6 +48,11 @@ struct FunctionRunRequest {
   RunMode mode = RunMode::run;
   std::string code;
   std::string input;  // tool_function's input_data (run mode)
+  // Top-level modules the code may not import (e.g. "os", "subprocess"):
+  // such code is refused as a tool_error ("ForbiddenImport: line N imports
+  // os; ...") before any of it runs. Only literal imports are seen; the
+  // sandbox, not this list, is what confines a tool.
+  std::vector<std::string> forbidden_modules;
   // The result's text (a str as it is, any other value as JSON) is cut to
   // this many bytes at a code-point boundary.
   size_t max_result_bytes = 64 * 1024;

@@ -29,6 +29,23 @@ std::optional<std::string> string_field(const std::string& tool, const json& arg
   return std::nullopt;
 }
 
+// args.forbidden_modules, when given: a list of module names.
+std::optional<std::string> module_list(const std::string& tool, const json& args, std::vector<std::string>* out) {
+  auto it = args.find("forbidden_modules");
+  if (it == args.end() || it->is_null()) return std::nullopt;
+  if (!it->is_array()) return tool + ": args.forbidden_modules must be a list of module names, got " + json_type(*it);
+  if (it->size() > kMaxForbiddenModules)
+    return tool + ": args.forbidden_modules has " + std::to_string(it->size()) + " names; at most " +
+           std::to_string(kMaxForbiddenModules) + " are accepted";
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& m = (*it)[i];
+    if (!m.is_string() || m.get_ref<const std::string&>().empty() || m.get_ref<const std::string&>().size() > 128)
+      return tool + ": args.forbidden_modules[" + std::to_string(i) + "] must be a module name (a non-empty string)";
+    out->push_back(m.get<std::string>());
+  }
+  return std::nullopt;
+}
+
 std::string attempts_text(int n) { return std::to_string(n) + (n == 1 ? " attempt" : " attempts"); }
 
 }  // namespace
@@ -75,7 +92,11 @@ void HivaToolSource::call(const std::string& name, const json& args, const compa
         return done(ToolResult::error(*bad));
       work = [this, code = std::move(code), input = std::move(input)] { return run_agent_tool(code, input); };
     } else {
-      work = [this, code = std::move(code)] { return validate_tool(code); };
+      std::vector<std::string> forbidden;
+      if (auto bad = module_list(name, args, &forbidden)) return done(ToolResult::error(*bad));
+      work = [this, code = std::move(code), forbidden = std::move(forbidden)] {
+        return validate_tool(code, forbidden);
+      };
     }
   } else if (name == kEnvironmentTool) {
     if (!environment_)
@@ -188,10 +209,11 @@ ToolResult HivaToolSource::run_agent_tool(const std::string& code, const std::st
   return ToolResult::error(std::move(message), std::move(out));
 }
 
-ToolResult HivaToolSource::validate_tool(const std::string& code) {
+ToolResult HivaToolSource::validate_tool(const std::string& code, const std::vector<std::string>& forbidden_modules) {
   FunctionRunRequest req;
   req.mode = RunMode::validate;
   req.code = code;
+  req.forbidden_modules = forbidden_modules;
   req.limits = run_limits();
   FunctionRun run = run_tool_function(req);
   if (run.kind == RunKind::ok)

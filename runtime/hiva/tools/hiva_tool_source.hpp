@@ -15,9 +15,11 @@
 //     failed attempt as {"attempt", "kind", "error", "ms"}; "kind" is a
 //     run_kind_name ("tool_error", "timeout", "limit", "crash", "protocol",
 //     "sandbox"). A call whose retry stop() cancelled has "stopped": true.
-//   hiva.validate_tool {"code": str}
+//   hiva.validate_tool {"code": str, "forbidden_modules"?: [str]}
 //     Loads the code in the sandbox and checks that tool_function exists, is
-//     callable and takes one positional argument, without calling it.
+//     callable and takes one positional argument, without calling it. Code
+//     importing one of forbidden_modules (hiva.md §7.3: "not use os or
+//     subprocess") is refused before it runs.
 //     Success: output {"signature"}; failure: output {"error", "kind",
 //     "traceback"}, "error" being the loader's text (a SyntaxError names
 //     its line).
@@ -54,6 +56,7 @@ inline constexpr const char* kValidateTool = "hiva.validate_tool";
 inline constexpr const char* kEnvironmentTool = "hiva.environment";
 inline constexpr size_t kMaxToolCodeBytes = 64 * 1024;
 inline constexpr size_t kMaxToolInputBytes = 1024 * 1024;
+inline constexpr size_t kMaxForbiddenModules = 256;
 
 struct HivaToolSettings {
   int64_t timeout_ms = 30000;  // each run's wall clock (App. G.2)
@@ -99,7 +102,7 @@ class HivaToolSource : public company::ToolSource {
 
  private:
   company::ToolResult run_agent_tool(const std::string& code, const std::string& input);
-  company::ToolResult validate_tool(const std::string& code);
+  company::ToolResult validate_tool(const std::string& code, const std::vector<std::string>& forbidden_modules);
   // Waits `ms` unless stop() comes first; false when it did.
   bool wait_unless_stopped(int64_t ms);
   sandbox::SandboxLimits run_limits() const;

@@ -257,6 +257,30 @@ TEST_F(HivaToolSourceSandbox, ValidateRejectsAMissingOrUncallableToolFunction) {
   EXPECT_TRUE(contains(r.output["error"], "cannot be called with one positional argument")) << r.output;
 }
 
+// §14 item 15: a generated tool that imports os is rejected.
+TEST_F(HivaToolSourceSandbox, ValidateRefusesForbiddenImportsBeforeRunningAnything) {
+  HivaToolSource src(roomy());
+  const json forbidden = json{"os", "subprocess"};
+  // The module's first line would raise if it ran: the refusal comes first.
+  for (const std::string& code :
+       {std::string("raise SystemError('ran')\nimport json, os.path\n"),
+        std::string("raise SystemError('ran')\nfrom os import path\n"),
+        std::string("raise SystemError('ran')\nimport importlib; importlib.import_module('os')\n")}) {
+    ToolResult r = call_and_wait(src, kValidateTool,
+                                 json{{"code", code + "def tool_function(input_data):\n    return input_data\n"},
+                                      {"forbidden_modules", forbidden}});
+    ASSERT_FALSE(r.ok) << code;
+    EXPECT_EQ(r.output["error"], "ForbiddenImport: line 2 imports os; HiVA tools may not use os, subprocess") << code;
+  }
+  ToolResult r = call_and_wait(src, kValidateTool,
+                               json{{"code", "import json\ndef tool_function(input_data):\n    return json.dumps(1)\n"},
+                                    {"forbidden_modules", forbidden}});
+  EXPECT_TRUE(r.ok) << r.message;
+  // Without the list, importing os is the sandbox's business.
+  r = call_and_wait(src, kValidateTool, json{{"code", "import os\ndef tool_function(input_data):\n    return 1\n"}});
+  EXPECT_TRUE(r.ok) << r.message;
+}
+
 TEST(HivaToolSourceArgs, BadArgsAreRefusedAtOnceNamingTheField) {
   HivaToolSource src(roomy());
   ToolResult r = answered_at_once(src, kAgentTool, json{{"input", "x"}});
@@ -277,6 +301,13 @@ TEST(HivaToolSourceArgs, BadArgsAreRefusedAtOnceNamingTheField) {
   r = answered_at_once(src, kValidateTool, json{{"code", std::string(kMaxToolCodeBytes + 1, '#')}});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(r.message, "args.code is 65537 bytes; at most 65536")) << r.message;
+
+  r = answered_at_once(src, kValidateTool,
+                       json{{"code", "def tool_function(x): return x"}, {"forbidden_modules", "os"}});
+  EXPECT_EQ(r.message, "hiva.validate_tool: args.forbidden_modules must be a list of module names, got string");
+  r = answered_at_once(src, kValidateTool,
+                       json{{"code", "def tool_function(x): return x"}, {"forbidden_modules", json{"os", 1}}});
+  EXPECT_EQ(r.message, "hiva.validate_tool: args.forbidden_modules[1] must be a module name (a non-empty string)");
 
   r = answered_at_once(src, kValidateTool, json("def tool_function(x): return x"));
   EXPECT_EQ(r.message, "hiva.validate_tool: args must be a JSON object, got string");
