@@ -27,7 +27,8 @@
 //     error saying no environment is configured when there is none.
 //
 // Bad arguments (not an object, a missing or non-string field, code over
-// kMaxToolCodeBytes, input over kMaxToolInputBytes) are answered at once with an error naming the field.
+// kMaxToolCodeBytes, input over kMaxToolInputBytes) are answered at once,
+// with an error naming the field.
 // specs() is empty: these tools are the driver's, never offered to a model.
 // All three are repeatable: nothing they do outlives their run.
 #pragma once
