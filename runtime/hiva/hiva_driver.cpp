@@ -596,7 +596,9 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
                if (!r.ok || code.value.empty()) return reject(o, "no code came back");
                if (Status s = validate_tool_source(code.value); !s.ok()) return reject(o, s.error().message);
                const std::string source = code.value;
-               run_tool(o, kValidateTool, json{{"code", source}},
+               json forbidden = json::array();
+               for (std::string_view m : forbidden_modules()) forbidden.push_back(std::string(m));
+               run_tool(o, kValidateTool, json{{"code", source}, {"forbidden_modules", forbidden}},
                         [this, agent, description, source, reject](Effects& o2, const company::ToolResult& t) {
                           if (!t.ok) return reject(o2, t.message);
                           GraphAgent& g = graph_.agent(agent);

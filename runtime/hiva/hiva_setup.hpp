@@ -15,16 +15,12 @@
 #include "runtime/hiva/replies/hiva_prompts.hpp"
 #include "runtime/hiva/routing/embedding.hpp"
 #include "runtime/hiva/routing/knowledge_graph.hpp"
+#include "runtime/hiva/tools/hiva_tool_names.hpp"
 
 namespace kaisha::hiva {
 
 // Every prompt's two templates, loaded at start.
 using HivaPromptSet = std::map<HivaPrompt, HivaPromptTemplates>;
-
-// The tools HiVA's driver runs (RunTool), served by runtime/hiva/tools.
-inline constexpr const char* kAgentTool = "hiva.agent_tool";
-inline constexpr const char* kValidateTool = "hiva.validate_tool";
-inline constexpr const char* kEnvironmentTool = "hiva.environment";
 
 // The state key an evolved graph is saved under.
 inline std::string graph_state_key(const std::string& name) { return "graph/" + name; }

@@ -8,7 +8,12 @@
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/hiva_driver.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
+#include "runtime/hiva/environment/answer_check.hpp"
+#include "runtime/hiva/environment/sandbox/unit_test_run.hpp"
+#include "runtime/hiva/environment/scripted_environment.hpp"
+#include "runtime/hiva/tools/hiva_tool_source.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/suite/suite_file.hpp"
 
 namespace kaisha::hiva {
 namespace {
@@ -51,6 +56,39 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
     return Start{std::move(g).value(), v.value("iteration", 0)};
   }
   return Start{singleton, 0};
+}
+
+using Items = std::map<std::string, suite::SuiteItem>;
+
+// The environment (hiva.md §2, §14 item 11) judging `answer` for a task-set
+// item: its unit tests in the sandbox (code), a scripted episode from its
+// first turn (interactive), or the answer matchers (the rest). Runs on the
+// tool source's threads.
+company::ToolResult judge(const Items& items, const json& args) {
+  const std::string id = args.value("item", "");
+  auto it = items.find(id);
+  if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
+  const std::string answer = args.value("answer", "");
+  const suite::SuiteItem& item = it->second;
+  EnvironmentFeedback f;
+  if (item.format == suite::kCode) {
+    sandbox::SandboxLimits limits;
+    limits.wall_timeout_ms = 30000;  // App. G.2
+    limits.cpu_seconds = 30;
+    auto run = run_item_tests(item, answer, limits);
+    if (!run.ok()) return company::ToolResult::error("the sandbox could not run the tests: " + run.error().message);
+    f = *run;
+  } else if (item.format == suite::kInteractive) {
+    auto env = ScriptedEnvironment::from_item(item);
+    if (!env.ok()) return company::ToolResult::error(env.error().message);
+    f = env->step(answer);
+  } else {
+    f = check_answer(item, answer);
+  }
+  json out{{"text", f.text}};
+  out["success"] = f.success ? json(*f.success) : json(nullptr);
+  if (f.score) out["score"] = *f.score;
+  return company::ToolResult::success(f.text, std::move(out));
 }
 
 }  // namespace
@@ -99,8 +137,24 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   aggregator.tool_version = 0;
   const AgentGraph singleton = AgentGraph::singleton(std::move(source), std::move(aggregator));
 
+  auto items = std::make_shared<Items>();
+  if (!st.task_set.empty()) {
+    auto loaded = suite::load_suite_file(st.task_set);
+    if (!loaded) return Error{"config", "hiva.task_set: " + loaded.error().message};
+    for (auto& item : *loaded) {
+      if (setup->environment_items.count(item.input))
+        return Error{"config", "hiva.task_set: " + st.task_set + ": task " + item.id +
+                                   " has the same input as an earlier task; HiVA tells the environment which task "
+                                   "an answer is for by its input"};
+      setup->environment_items[item.input] = item.id;
+      (*items)[item.id] = std::move(item);
+    }
+  }
+
   driver::DrivenStrategy d;
   d.agent = "HiVA";
+  d.tools =
+      std::make_shared<HivaToolSource>(HivaToolSettings{}, [items](const json& args) { return judge(*items, args); });
   d.who = "HiVA";
   d.model = own;
   d.state = kHivaStrategy;

@@ -33,6 +33,8 @@
 // All three are repeatable: nothing they do outlives their run.
 #pragma once
 
+#include "runtime/hiva/tools/hiva_tool_names.hpp"
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -52,9 +54,6 @@ class WorkerPool;
 
 namespace kaisha::hiva {
 
-inline constexpr const char* kAgentTool = "hiva.agent_tool";
-inline constexpr const char* kValidateTool = "hiva.validate_tool";
-inline constexpr const char* kEnvironmentTool = "hiva.environment";
 inline constexpr size_t kMaxToolCodeBytes = 64 * 1024;
 inline constexpr size_t kMaxToolInputBytes = 1024 * 1024;
 inline constexpr size_t kMaxForbiddenModules = 256;
