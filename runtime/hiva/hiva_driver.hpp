@@ -135,6 +135,7 @@ class HivaDriver {
   HivaSetup setup_;
   msg::TaskRequest task_;
   AgentGraph graph_;
+  std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began (its Δ's "before")
   int iteration_;            // the running iteration (global: the graph's count)
   int first_iteration_;      // the task's first
   int iterations_left_ = 0;  // evolution steps still to run after this forward pass
