@@ -82,3 +82,16 @@ export KAISHA_DB="$workdir/halo.db"
   "川の俳句を書いて: write a haiku about a river in spring 🌊"
 echo "== HALO's search, from the journal (kaisha history --tree) ==" >&2
 "$KAISHA" history --tree --db "$KAISHA_DB" >&2
+
+echo >&2
+echo "== kaisha evolve: HiVA grows a graph against three programs and their unit tests ==" >&2
+start_mock examples/hiva/scenario.yaml
+export KAISHA_DB="$workdir/hiva.db"
+"$KAISHA" evolve --config examples/hiva/config.yaml --task-set examples/hiva/tasks.jsonl --iterations 3 \
+  --name coders -q
+echo "== the graph, iteration by iteration (kaisha graphs coders) ==" >&2
+"$KAISHA" graphs coders --db "$KAISHA_DB" >&2
+echo "== kaisha run --strategy hiva --graph coders: the evolved company on a new task ==" >&2
+"$KAISHA" run --strategy hiva --graph coders --config examples/hiva/config.yaml -q \
+  "Write a Python function double(x) that returns twice x."
+"$KAISHA" history --tree --db "$KAISHA_DB" >&2
