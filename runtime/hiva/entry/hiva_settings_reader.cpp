@@ -9,19 +9,33 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   HivaSettings h;
   if (!config::YamlReader::present(n)) return h;
   const std::string p = kSection;
-  if (Status s = r.expect_section(n, p, {"model",           "agent_model",
-                                         "iterations",      "graph",
-                                         "save_as",         "seed",
-                                         "use_kabb",        "use_semantic",
-                                         "use_topology",    "use_environment",
-                                         "top_k",           "routing",
-                                         "lambda",          "eta",
-                                         "knowledge_graph", "decay",
-                                         "decay_is_gamma",  "delta",
-                                         "rho_overlap",     "synergy_rate",
-                                         "prune_below",     "parallelizability_threshold",
-                                         "prompt_weight",   "max_model_calls",
-                                         "max_usd"});
+  if (Status s = r.expect_section(n, p,
+                                  {"model",
+                                   "agent_model",
+                                   "iterations",
+                                   "graph",
+                                   "save_as",
+                                   "task_set",
+                                   "seed",
+                                   "use_kabb",
+                                   "use_semantic",
+                                   "use_topology",
+                                   "use_environment",
+                                   "top_k",
+                                   "routing",
+                                   "lambda",
+                                   "eta",
+                                   "knowledge_graph",
+                                   "decay",
+                                   "decay_is_gamma",
+                                   "delta",
+                                   "rho_overlap",
+                                   "synergy_rate",
+                                   "prune_below",
+                                   "parallelizability_threshold",
+                                   "prompt_weight",
+                                   "max_model_calls",
+                                   "max_usd"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
