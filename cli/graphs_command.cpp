@@ -9,6 +9,7 @@
 //   kaisha graphs --import FILE [--name NAME]  a graph from another machine, its
 //                                     tool code checked again
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/replies/tool_validation.hpp"
+#include "runtime/hiva/tools/hiva_tool_source.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::cli {
@@ -158,12 +160,19 @@ int import_graph(const config::Config& c, const GraphsOptions& o) {
   if (j.is_discarded()) return fail(o.import_file + ": not JSON");
   auto g = hiva::graph_from_json(j);
   if (!g.ok()) return fail(o.import_file + ": " + g.error().message);
-  // The tool code came from elsewhere: it passes the same gate as a
-  // generated tool before any agent may run it.
+  // The tool code came from elsewhere: it passes the gate a generated tool
+  // passes (the static check, then loading it in the sandbox) before any
+  // agent may run it.
+  hiva::HivaToolSource sandboxed;
   for (const auto& a : g->agents()) {
     if (a.tool_code.empty()) continue;
     if (Status ok = hiva::validate_tool_source(a.tool_code); !ok.ok())
       return fail(o.import_file + ": agent " + a.id + "'s tool: " + ok.error().message);
+    std::promise<company::ToolResult> loaded;
+    sandboxed.call(hiva::kValidateTool, json{{"code", a.tool_code}}, company::ToolCallContext{},
+                   [&loaded](company::ToolResult r) { loaded.set_value(std::move(r)); });
+    const company::ToolResult r = loaded.get_future().get();
+    if (!r.ok) return fail(o.import_file + ": agent " + a.id + "'s tool does not load: " + r.message);
   }
   std::string name = o.import_name;
   if (name.empty()) {

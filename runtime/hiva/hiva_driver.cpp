@@ -21,6 +21,7 @@
 #include "runtime/hiva/routing/bandit_update.hpp"
 #include "runtime/hiva/routing/kabb_router.hpp"
 #include "runtime/hiva/routing/synergy.hpp"
+#include "runtime/messages/ask_usage.hpp"
 #include "runtime/random/random_stream.hpp"
 #include "runtime/random/samplers.hpp"
 #include "runtime/random/stream_key.hpp"
@@ -132,6 +133,8 @@ void HivaDriver::call_model(Effects& out, const std::string& purpose, HivaPrompt
   const CallId id =
       pending_.expect<ModelAnswered>([this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) {
         usd_ += a.expense;
+        tokens_in_ += a.response.usage.input_tokens;
+        tokens_out_ += a.response.usage.output_tokens;
         Reply r{a.ok, a.ok ? a.response.message.content : "", a.ok ? "" : (a.error.empty() ? "no answer" : a.error)};
         if (a.ok)
           o.push_back(driver::journal_step(msg::EventKind::llm_response, json{{"call", purpose}, {"text", r.text}},
@@ -155,6 +158,9 @@ void HivaDriver::ask_agent(Effects& out, const std::string& agent, HivaPrompt pr
   ++model_calls_;
   const CallId id = pending_.expect<AskAnswered>([this, then = std::move(then)](const AskAnswered& a, Effects& o) {
     usd_ += a.expense;
+    const llm::Usage used = msg::ask_usage(a.reply);
+    tokens_in_ += used.input_tokens;
+    tokens_out_ += used.output_tokens;
     const bool ok = a.ok && a.reply.ok;
     const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
     then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
@@ -774,6 +780,8 @@ void HivaDriver::update(Effects& out) {
            {"success", success},
            {"loss", loss_},
            {"model_calls", model_calls_},
+           {"tokens_in", tokens_in_},
+           {"tokens_out", tokens_out_},
            {"usd", usd_},
            {"agents", graph_.agents().size()},
            {"edges", graph_.edges().size()}};

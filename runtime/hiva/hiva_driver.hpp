@@ -136,9 +136,9 @@ class HivaDriver {
   msg::TaskRequest task_;
   AgentGraph graph_;
   std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began (its Δ's "before")
-  int iteration_;            // the running iteration (global: the graph's count)
-  int first_iteration_;      // the task's first
-  int iterations_left_ = 0;  // evolution steps still to run after this forward pass
+  int iteration_;                              // the running iteration (global: the graph's count)
+  int first_iteration_;                        // the task's first
+  int iterations_left_ = 0;                    // evolution steps still to run after this forward pass
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
@@ -170,6 +170,7 @@ class HivaDriver {
 
   int64_t model_calls_ = 0;
   double usd_ = 0;
+  int64_t tokens_in_ = 0, tokens_out_ = 0;
   int problems_ = 0;
   json iterations_log_ = json::array();
 };

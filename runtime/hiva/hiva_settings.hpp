@@ -62,6 +62,12 @@ struct HivaSettings {
   Sampling feedback{0.3, 1000};     // gradients, rewards, topology ([CODE])
   Sampling code{0.3, 1000};         // tool synthesis and refinement (§7.3)
 
+  // An agent's tool and an environment's test run (App. G.2): the wall
+  // clock of one run, and how often a run that timed out or crashed is tried
+  // again (with 0.5, 1, 2 s ... between).
+  int64_t tool_timeout_s = 30;
+  int tool_retries = 3;
+
   // Hard caps per task; 0 = none.
   int64_t max_model_calls = 0;
   double max_usd = 0;

@@ -64,7 +64,7 @@ using Items = std::map<std::string, suite::SuiteItem>;
 // item: its unit tests in the sandbox (code), a scripted episode from its
 // first turn (interactive), or the answer matchers (the rest). Runs on the
 // tool source's threads.
-company::ToolResult judge(const Items& items, const json& args) {
+company::ToolResult judge(const Items& items, int64_t timeout_s, const json& args) {
   const std::string id = args.value("item", "");
   auto it = items.find(id);
   if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
@@ -73,8 +73,8 @@ company::ToolResult judge(const Items& items, const json& args) {
   EnvironmentFeedback f;
   if (item.format == suite::kCode) {
     sandbox::SandboxLimits limits;
-    limits.wall_timeout_ms = 30000;  // App. G.2
-    limits.cpu_seconds = 30;
+    limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
+    limits.cpu_seconds = timeout_s;
     auto run = run_item_tests(item, answer, limits);
     if (!run.ok()) return company::ToolResult::error("the sandbox could not run the tests: " + run.error().message);
     f = *run;
@@ -153,8 +153,11 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
 
   driver::DrivenStrategy d;
   d.agent = "HiVA";
-  d.tools =
-      std::make_shared<HivaToolSource>(HivaToolSettings{}, [items](const json& args) { return judge(*items, args); });
+  HivaToolSettings tools;
+  tools.timeout_ms = st.tool_timeout_s * 1000;
+  tools.retries = st.tool_retries;
+  d.tools = std::make_shared<HivaToolSource>(
+      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); });
   d.who = "HiVA";
   d.model = own;
   d.state = kHivaStrategy;

@@ -35,7 +35,9 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
                                    "parallelizability_threshold",
                                    "prompt_weight",
                                    "max_model_calls",
-                                   "max_usd"});
+                                   "max_usd",
+                                   "tool_timeout_s",
+                                   "tool_retries"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -72,6 +74,8 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_number(n, p, "prompt_weight", h.prompt_weight, 0, false, 1); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_model_calls", h.max_model_calls, 0); !s) return s.error();
   if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "tool_timeout_s", h.tool_timeout_s, 1); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "tool_retries", h.tool_retries, 0); !s) return s.error();
   return h;
 }
 

@@ -74,7 +74,9 @@ TEST(HivaSettingsReader, ReadsEveryKey) {
       "  parallelizability_threshold: 0.6\n"
       "  prompt_weight: 1\n"
       "  max_model_calls: 100\n"
-      "  max_usd: 0.5\n");
+      "  max_usd: 0.5\n"
+      "  tool_timeout_s: 5\n"
+      "  tool_retries: 0\n");
   ASSERT_TRUE(h.ok()) << h.error().message;
   EXPECT_EQ(h->model, "openai:gpt-4o-mini");
   EXPECT_EQ(h->agent_model, "ollama:qwen3:8b");
@@ -99,6 +101,8 @@ TEST(HivaSettingsReader, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(h->prompt_weight, 1);
   EXPECT_EQ(h->max_model_calls, 100);
   EXPECT_DOUBLE_EQ(h->max_usd, 0.5);
+  EXPECT_EQ(h->tool_timeout_s, 5);
+  EXPECT_EQ(h->tool_retries, 0);
 }
 
 TEST(HivaSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
