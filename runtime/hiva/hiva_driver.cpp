@@ -716,8 +716,10 @@ void HivaDriver::update(Effects& out) {
   for (const GraphEdge& e0 : before.edges()) {
     GraphEdge* e = graph_.find_edge(e0.from, e0.to);
     const double r = rewards_.count(e->to) ? rewards_[e->to] : (success_ ? double(*success_) : 1.0);
-    auto next = update_edge(EdgeState{e->synergy, Posterior{e->alpha, e->beta, 0}}, EdgeFeedback{double(e->routed), r},
-                            iteration_, b);
+    // An edge keeps no iteration of its own: every edge is updated every
+    // iteration (a new one was made by the previous update), so Δt is 1.
+    auto next = update_edge(EdgeState{e->synergy, Posterior{e->alpha, e->beta, iteration_ - 1}},
+                            EdgeFeedback{double(e->routed), r}, iteration_, b);
     if (next) {
       e->synergy = next->synergy;
       e->alpha = next->posterior.alpha;
