@@ -225,6 +225,7 @@ Effects HivaDriver::cancel(const std::string& why) {
 void HivaDriver::begin_iteration(Effects& out) {
   ++iteration_;
   graph_.reset_routed();
+  iteration_start_ = graph_;
   outputs_.clear();
   chosen_.clear();
   instructing_.clear();
@@ -763,7 +764,9 @@ void HivaDriver::update(Effects& out) {
                {"pruned_edges", edges_json(repair.pruned_edges)},
                {"reconnected", repair.reconnected}});
   }
-  const GraphDiff diff = diff_graphs(before, graph_);
+  // Δs_t is against the graph the iteration began with: the semantic updates
+  // were made to graph_ during the backward pass, before `before`.
+  const GraphDiff diff = diff_graphs(*iteration_start_, graph_);
   json success = success_ ? json(*success_) : json(nullptr);
   json log{{"iteration", iteration_},
            {"diff", to_json(diff)},

@@ -135,9 +135,10 @@ class HivaDriver {
   HivaSetup setup_;
   msg::TaskRequest task_;
   AgentGraph graph_;
-  int iteration_;            // the running iteration (global: the graph's count)
-  int first_iteration_;      // the task's first
-  int iterations_left_ = 0;  // evolution steps still to run after this forward pass
+  int iteration_;                              // the running iteration (global: the graph's count)
+  int first_iteration_;                        // the task's first
+  int iterations_left_ = 0;                    // evolution steps still to run after this forward pass
+  std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
