@@ -123,7 +123,8 @@ class HivaDriver {
   void semantic(driver::Effects& out, const std::string& agent);
   void update_tool(driver::Effects& out, const std::string& agent);
   void topology(driver::Effects& out, const std::string& agent);
-  void decide(driver::Effects& out, const std::string& agent, double parallelizability, const std::string& why);
+  void decide(driver::Effects& out, const std::string& agent, const std::string& role, double parallelizability,
+              const std::string& why);
   void work_done(driver::Effects& out);
 
   // 4. Updates.
@@ -149,8 +150,10 @@ class HivaDriver {
   std::optional<ForwardSchedule> schedule_;
   bool pumping_ = false;
   bool repump_ = false;
-  std::map<std::string, std::string> outputs_;  // y_i
-  std::map<std::string, int> instructing_;      // instruction calls still out, per agent
+  std::map<std::string, std::string> outputs_;        // y_i
+  std::map<std::string, int> instructing_;            // instruction calls still out, per agent
+  std::map<std::string, std::string> instructed_by_;  // whose instruction an agent holds
+  std::map<std::string, size_t> position_;            // in the pass's topological order
   std::map<std::string, std::vector<std::string>> chosen_;
   std::string answer_;                 // y of the last forward pass
   std::vector<std::string> executed_;  // in topological order
