@@ -508,8 +508,17 @@ TEST(HivaDriverDeterminism, TwoArrivalOrdersIssueTheSameRequestsAndEndWithTheSam
   EXPECT_TRUE(only_fifo.empty()) << "first only in FIFO:\n" << (only_fifo.empty() ? "" : only_fifo[0]);
   EXPECT_TRUE(only_lifo.empty()) << "first only in LIFO:\n" << (only_lifo.empty() ? "" : only_lifo[0]);
   EXPECT_EQ(fifo.graph, lifo.graph);
-  // The run did evolve: the split happened.
+  // The run did evolve: the split happened, and both kinds of rewrite and
+  // the environment ran.
   EXPECT_GT(fifo.agents, 5u);
+  auto count = [&](const std::string& prefix) {
+    return std::count_if(fifo.requests.begin(), fifo.requests.end(),
+                         [&](const std::string& r) { return r.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_GT(count("call tool "), 0);
+  EXPECT_GT(count("tool hiva.validate_tool"), 0);
+  EXPECT_GT(count("call prompt update "), 0);
+  EXPECT_EQ(count("tool hiva.environment"), 2);
   // And the same order twice gives the same run.
   const Observed again = observe(Order::fifo);
   EXPECT_EQ(again.requests, fifo.requests);
