@@ -366,6 +366,37 @@ TEST(HivaDriverTopology, AMalformedDecisionIsNoChangeWithAProblem) {
   EXPECT_TRUE(found);
 }
 
+TEST(HivaDriverBackward, FailedModelCallsInTheBackwardPassFallBackToTheDefaultsAndTheIterationEnds) {
+  HivaSetup s = test_setup();
+  s.settings.iterations = 1;
+  Script sc;
+  sc.model["parallelizability"] = always(kHighParallel);
+  sc.model["topology"] = always("ADD_PARALLEL: Data retrieval agent");
+  sc.call_fails = [](const CallModel& c) {
+    return c.purpose.rfind("reward ", 0) == 0 || c.purpose.rfind("topology ", 0) == 0 ||
+           c.purpose.rfind("prompt update ", 0) == 0;
+  };
+  HivaDriver d(s, test_task(), singleton_graph(), 0);
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  ASSERT_TRUE(h.finish());
+  EXPECT_TRUE(h.finish()->ok);
+  EXPECT_EQ(h.finish()->text, "FINAL ANSWER");
+  // A failed reward is 1 (no evidence of failure); a failed decision is
+  // NO_CHANGE; a failed rewrite leaves the prompt.
+  for (const json& r : h.events(event::reward)) EXPECT_EQ(r["reward"], 1) << r;
+  EXPECT_EQ(h.events(event::reward).size(), 2u);
+  EXPECT_EQ(d.graph().agents().size(), 2u);
+  EXPECT_EQ(d.graph().agent("source").prompt_version, 1);
+  EXPECT_EQ(d.graph().agent("aggregator").prompt_version, 1);
+  std::set<std::string> journaled;
+  for (const json& p : h.events(event::problem)) journaled.insert(p["call"]);
+  for (const char* call : {"reward source", "reward aggregator", "topology source", "prompt update source"})
+    EXPECT_TRUE(journaled.count(call)) << call;
+  EXPECT_EQ(h.events(event::iteration).size(), 1u);
+}
+
 TEST(HivaDriverSnapshots, TheSnapshotsRebuildTheEvolutionAndTheLastIsTheFinalGraph) {
   HivaSetup s = test_setup();
   s.settings.iterations = 2;

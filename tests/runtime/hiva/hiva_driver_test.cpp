@@ -384,6 +384,53 @@ TEST(HivaDriverCaps, AModelCallCapStopsTheTaskWithACapEvent) {
   EXPECT_EQ(h2.events(event::cap_reached).size(), 1u);
 }
 
+TEST(HivaDriverCaps, AUsdCapStopsTheTaskBeforeTheCallThatWouldGoOver) {
+  HivaSetup s = test_setup();
+  s.settings.iterations = 1;
+  s.settings.max_usd = 1.0;
+  Script sc;
+  sc.expense = 0.5;  // the source's and the aggregator's asks reach the cap
+  HivaDriver d(s, test_task(), singleton_graph(), 0);
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  EXPECT_EQ(h.all<Ask>().size(), 2u);
+  EXPECT_TRUE(h.all<CallModel>().empty());
+  const auto cap = h.events(event::cap_reached);
+  ASSERT_EQ(cap.size(), 1u);
+  EXPECT_EQ(cap[0]["cap"], "max_usd");
+  ASSERT_TRUE(h.finish());
+  EXPECT_EQ(h.finish()->metadata["exit"], "cap_reached");
+  EXPECT_EQ(h.finish()->metadata["usd"], 1.0);
+  EXPECT_EQ(h.finish()->text, "FINAL ANSWER");
+}
+
+TEST(HivaDriverHiring, ARefusedHireEndsTheTaskAndFiresWhoWasHired) {
+  HivaSetup s = test_setup();
+  s.settings.use_kabb = false;
+  Script sc;
+  sc.hire_refused = [](const Hire& h) { return h.spec.name == "hiva-b"; };
+  HivaDriver d(s, test_task(), diamond(), 0);
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  ASSERT_TRUE(h.finish());
+  EXPECT_FALSE(h.finish()->ok);
+  EXPECT_EQ(h.finish()->metadata["exit"], "hire_refused");
+  EXPECT_TRUE(contains(h.finish()->text, "hiva-b")) << h.finish()->text;
+  EXPECT_TRUE(contains(h.finish()->text, "the budget has no room"));
+  const auto fired = h.fired();
+  EXPECT_EQ(std::multiset<std::string>(fired.begin(), fired.end()),
+            (std::multiset<std::string>{"hiva-source", "hiva-a"}));
+  EXPECT_TRUE(h.asks("hiva-aggregator").empty());
+  // The hire was read from the agent: its prompt and the agents' model.
+  const auto hires = h.all<Hire>();
+  ASSERT_FALSE(hires.empty());
+  EXPECT_EQ(hires[0].spec.system_prompt, "You are agent source of the team.");
+  EXPECT_EQ(hires[0].spec.model_ref, "mock:backbone");
+  EXPECT_EQ(hires[0].cost.model_ref, "mock:backbone");
+}
+
 TEST(HivaDriverCancel, CancelFiresTheHiredAgentsFinishesNotOkAndIgnoresLateAnswers) {
   HivaSetup s = test_setup();
   s.settings.use_kabb = false;

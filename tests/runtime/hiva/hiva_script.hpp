@@ -73,6 +73,9 @@ struct Script {
     return a.agent == "hiva-aggregator" ? std::string("FINAL ANSWER") : "OUT of " + a.agent;
   };
   std::function<bool(const Ask&)> ask_fails = [](const Ask&) { return false; };
+  // A model call that fails (default: none).
+  std::function<bool(const CallModel&)> call_fails = [](const CallModel&) { return false; };
+  std::function<bool(const Hire&)> hire_refused = [](const Hire&) { return false; };
   std::function<company::ToolResult(const RunTool&)> tool = [](const RunTool& t) {
     if (t.tool == kEnvironmentTool)
       return company::ToolResult::success("checked",
@@ -128,12 +131,16 @@ struct Script {
       EXPECT_NE(reply, nullptr) << "no script for " << c->purpose;
       ModelAnswered a;
       a.id = c->id;
+      a.expense = expense;
+      if (call_fails(*c)) {
+        a.error = "model call failed: scripted";
+        return a;
+      }
       a.ok = true;
       a.response.message.role = llm::Role::assistant;
       a.response.message.content = reply ? (*reply)(c->purpose, last_user(c->request.messages)) : "";
       a.response.usage.input_tokens = 10;
       a.response.usage.output_tokens = 5;
-      a.expense = expense;
       return a;
     }
     if (const auto* a = std::get_if<Ask>(&e)) {
@@ -152,6 +159,7 @@ struct Script {
     }
     if (const auto* t = std::get_if<RunTool>(&e)) return ToolRan{t->id, tool(*t)};
     const Hire& h = std::get<Hire>(e);
+    if (hire_refused(h)) return HireAnswered{h.id, false, true, "the budget has no room", json::object()};
     return HireAnswered{h.id, true, false, "", json::object()};
   }
 };
