@@ -35,6 +35,10 @@
 //  - ζ for a routing decision is taken over {router, candidate}, so a score
 //    depends on the edges' synergy and not on which other agents happened to
 //    answer first; θ draws are keyed by (seed, iteration, router, candidate).
+//  - An agent instructed by several predecessors takes the instruction of
+//    the one latest in topological order (§5 [CODE]'s last writer, as the
+//    reference code runs agents), and the aggregator reads its inputs in
+//    that order, so replies arriving in another order make the same run.
 //  - An ADD_PARALLEL whose parallelizability score is below the threshold is
 //    journaled and not applied.
 //  - An agent whose model or tool fails still routes with the failure as its
