@@ -238,6 +238,10 @@ void HivaDriver::begin_iteration(Effects& out) {
   dist_.clear();
   auto plan = ForwardSchedule::plan(graph_, task_.input);
   if (!plan) return finish(out, false, "HiVA's graph: " + plan.error().message, "error");
+  instructed_by_.clear();
+  position_.clear();
+  const auto order = graph_.topological_order();  // there is one: the plan was made
+  for (size_t i = 0; i < order->size(); ++i) position_[(*order)[i]] = i;
   schedule_ = std::move(plan).value();
   pump_forward(out);
 }
@@ -385,7 +389,14 @@ void HivaDriver::route(Effects& out, const std::string& agent) {
                [this, agent, c, fallback](Effects& o, const Reply& r) {
                  auto text = parse_instruction(r.text, fallback);
                  problem(o, "instruction " + agent + "->" + c, text.problem, r);
-                 schedule_->instruct(c, text.value);
+                 // The last writer wins (§5 [CODE]), counted in topological
+                 // order as the reference code runs agents, not in the order
+                 // the replies arrive.
+                 std::string& writer = instructed_by_[c];
+                 if (writer.empty() || position_.at(agent) > position_.at(writer)) {
+                   schedule_->instruct(c, text.value);
+                   writer = agent;
+                 }
                  if (--instructing_[agent] > 0) return;
                  schedule_->ran(agent, chosen_[agent]);
                  pump_forward(o);
@@ -395,8 +406,12 @@ void HivaDriver::route(Effects& out, const std::string& agent) {
 }
 
 void HivaDriver::aggregate(Effects& out) {
+  // In topological order, not the order the agents happened to finish in.
+  std::vector<std::string> routed = schedule_->routed_from(kAggregator);
+  std::sort(routed.begin(), routed.end(),
+            [this](const std::string& x, const std::string& y) { return position_.at(x) < position_.at(y); });
   std::vector<AgentOutput> inputs;
-  for (const std::string& from : schedule_->routed_from(kAggregator)) {
+  for (const std::string& from : routed) {
     const GraphAgent& a = graph_.agent(from);
     inputs.push_back(AgentOutput{from, a.role, outputs_[from]});
   }
@@ -621,17 +636,21 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
 
 void HivaDriver::topology(Effects& out, const std::string& agent) {
   if (!setup_.settings.use_topology || agent == kAggregator) return work_done(out);
-  const GraphAgent& a = graph_.agent(agent);
+  // The role as the agent's backward step began: its prompt rewrite may land
+  // before the decision is asked for, and the requests must not depend on
+  // which reply came first.
+  const std::string role = role_of(graph_.agent(agent));
   call_model(out, "parallelizability " + agent, HivaPrompt::parallelizability,
-             {{"agent_role", role_of(a)}, {"instruction", task_.input}}, setup_.settings.feedback,
-             [this, agent](Effects& o, const Reply& r) {
+             {{"agent_role", role}, {"instruction", task_.input}}, setup_.settings.feedback,
+             [this, agent, role](Effects& o, const Reply& r) {
                auto p = parse_parallelizability(r.text);
                problem(o, "parallelizability " + agent, p.problem, r);
-               decide(o, agent, p.value.score, describe(p.value));
+               decide(o, agent, role, p.value.score, describe(p.value));
              });
 }
 
-void HivaDriver::decide(Effects& out, const std::string& agent, double parallelizability, const std::string& why) {
+void HivaDriver::decide(Effects& out, const std::string& agent, const std::string& role, double parallelizability,
+                        const std::string& why) {
   const GraphAgent& a = graph_.agent(agent);
   std::vector<SuccessorInfo> successors;
   for (const std::string& s : graph_.successors(agent)) {
@@ -639,14 +658,14 @@ void HivaDriver::decide(Effects& out, const std::string& agent, double paralleli
     successors.push_back(
         SuccessorInfo{s, graph_.agent(s).role, uint64_t(e ? e->routed : 0), uint64_t(e ? e->uses : 0)});
   }
-  Values v{{"agent_role", role_of(a)},
+  Values v{{"agent_role", role},
            {"feedback", a.last_gradient},
            {"successor_count", std::to_string(successors.size())},
            {"successors", format_successors(successors)},
            {"max_successors", std::to_string(AgentGraph::kMaxSuccessors)},
            {"parallelizability", why}};
   call_model(out, "topology " + agent, HivaPrompt::topology_decision, v, setup_.settings.feedback,
-             [this, agent, parallelizability](Effects& o, const Reply& r) {
+             [this, agent, role, parallelizability](Effects& o, const Reply& r) {
                auto d = parse_topology_decision(r.text);
                problem(o, "topology " + agent, d.problem, r);
                TopologyDecision decision{op_of(d.value.choice), d.value.argument};
@@ -669,10 +688,9 @@ void HivaDriver::decide(Effects& out, const std::string& agent, double paralleli
                decisions_[agent] = decision;
                if (decision.op != TopologyOp::add_parallel && decision.op != TopologyOp::add_serial)
                  return work_done(o);
-               const GraphAgent& ga = graph_.agent(agent);
                Values nv{{"description", decision.argument},
-                         {"predecessor_role", role_of(ga)},
-                         {"predecessor_feedback", ga.last_gradient}};
+                         {"predecessor_role", role},
+                         {"predecessor_feedback", graph_.agent(agent).last_gradient}};
                call_model(o, "new agent for " + agent, HivaPrompt::new_agent_prompt, nv, setup_.settings.feedback,
                           [this, agent, description = decision.argument](Effects& o2, const Reply& r2) {
                             auto p = parse_new_agent_prompt(r2.text, "You are " + description + ".");
@@ -725,8 +743,10 @@ void HivaDriver::update(Effects& out) {
   for (const GraphEdge& e0 : before.edges()) {
     GraphEdge* e = graph_.find_edge(e0.from, e0.to);
     const double r = rewards_.count(e->to) ? rewards_[e->to] : (success_ ? double(*success_) : 1.0);
-    auto next = update_edge(EdgeState{e->synergy, Posterior{e->alpha, e->beta, 0}}, EdgeFeedback{double(e->routed), r},
-                            iteration_, b);
+    // An edge keeps no iteration of its own: every edge is updated every
+    // iteration (a new one was made by the previous update), so Δt is 1.
+    auto next = update_edge(EdgeState{e->synergy, Posterior{e->alpha, e->beta, iteration_ - 1}},
+                            EdgeFeedback{double(e->routed), r}, iteration_, b);
     if (next) {
       e->synergy = next->synergy;
       e->alpha = next->posterior.alpha;
@@ -770,6 +790,8 @@ void HivaDriver::update(Effects& out) {
                {"pruned_edges", edges_json(repair.pruned_edges)},
                {"reconnected", repair.reconnected}});
   }
+  // Δs_t is against the graph the iteration began with: the semantic updates
+  // were made to graph_ during the backward pass.
   const GraphDiff diff = diff_graphs(*iteration_start_, graph_);
   json success = success_ ? json(*success_) : json(nullptr);
   json log{{"iteration", iteration_},

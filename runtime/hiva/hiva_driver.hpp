@@ -35,6 +35,10 @@
 //  - ζ for a routing decision is taken over {router, candidate}, so a score
 //    depends on the edges' synergy and not on which other agents happened to
 //    answer first; θ draws are keyed by (seed, iteration, router, candidate).
+//  - An agent instructed by several predecessors takes the instruction of
+//    the one latest in topological order (§5 [CODE]'s last writer, as the
+//    reference code runs agents), and the aggregator reads its inputs in
+//    that order, so replies arriving in another order make the same run.
 //  - An ADD_PARALLEL whose parallelizability score is below the threshold is
 //    journaled and not applied.
 //  - An agent whose model or tool fails still routes with the failure as its
@@ -123,7 +127,8 @@ class HivaDriver {
   void semantic(driver::Effects& out, const std::string& agent);
   void update_tool(driver::Effects& out, const std::string& agent);
   void topology(driver::Effects& out, const std::string& agent);
-  void decide(driver::Effects& out, const std::string& agent, double parallelizability, const std::string& why);
+  void decide(driver::Effects& out, const std::string& agent, const std::string& role, double parallelizability,
+              const std::string& why);
   void work_done(driver::Effects& out);
 
   // 4. Updates.
@@ -135,10 +140,10 @@ class HivaDriver {
   HivaSetup setup_;
   msg::TaskRequest task_;
   AgentGraph graph_;
-  std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began (its Δ's "before")
   int iteration_;                              // the running iteration (global: the graph's count)
   int first_iteration_;                        // the task's first
   int iterations_left_ = 0;                    // evolution steps still to run after this forward pass
+  std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
@@ -149,8 +154,10 @@ class HivaDriver {
   std::optional<ForwardSchedule> schedule_;
   bool pumping_ = false;
   bool repump_ = false;
-  std::map<std::string, std::string> outputs_;  // y_i
-  std::map<std::string, int> instructing_;      // instruction calls still out, per agent
+  std::map<std::string, std::string> outputs_;        // y_i
+  std::map<std::string, int> instructing_;            // instruction calls still out, per agent
+  std::map<std::string, std::string> instructed_by_;  // whose instruction an agent holds
+  std::map<std::string, size_t> position_;            // in the pass's topological order
   std::map<std::string, std::vector<std::string>> chosen_;
   std::string answer_;                 // y of the last forward pass
   std::vector<std::string> executed_;  // in topological order
