@@ -153,14 +153,24 @@ void HivaDriver::ask_agent(Effects& out, const std::string& agent, HivaPrompt pr
   messages.push_back({llm::Role::system, system->empty() ? graph_.agent(agent).prompt : *system, {}, "", ""});
   messages.push_back({llm::Role::user, std::move(user).value(), {}, "", ""});
   ++model_calls_;
-  const CallId id = pending_.expect<AskAnswered>([this, then = std::move(then)](const AskAnswered& a, Effects& o) {
-    usd_ += a.expense;
-    const bool ok = a.ok && a.reply.ok;
-    const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
-    then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
-  });
-  out.push_back(driver::Ask{
-      id, hire_name(agent), "", "hiva i" + std::to_string(iteration_) + " " + agent, false, std::move(messages), {}});
+  const std::string job = "hiva i" + std::to_string(iteration_) + " " + agent;
+  const CallId id =
+      pending_.expect<AskAnswered>([this, agent, job, then = std::move(then)](const AskAnswered& a, Effects& o) {
+        usd_ += a.expense;
+        const bool ok = a.ok && a.reply.ok;
+        const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
+        // With a job the agent journals only its request: its answer and what
+        // it cost are journaled here, so the iteration's tree counts them.
+        if (ok)
+          o.push_back(driver::journal_step(msg::EventKind::llm_response, json{{"job", job}, {"text", a.reply.output}},
+                                           a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense,
+                                           hire_name(agent)));
+        else
+          o.push_back(driver::journal_step(a.refused ? msg::EventKind::refusal : msg::EventKind::error,
+                                           json{{"job", job}, {"error", error}}, 0, 0, a.expense, hire_name(agent)));
+        then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
+      });
+  out.push_back(driver::Ask{id, hire_name(agent), "", job, false, std::move(messages), {}});
 }
 
 void HivaDriver::run_tool(Effects& out, const std::string& tool, const json& args,
