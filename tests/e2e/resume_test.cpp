@@ -106,6 +106,20 @@ Scenario halo() {
   return s;
 }
 
+// HiVA: one STEV iteration on the singleton v_s -> v_a (forward pass, the
+// aggregator's self-critique, the backward pass with its gradients, rewards,
+// prompt rewrites and a topology edit), its agents asked one at a time and
+// its backward calls several at once.
+Scenario hiva() {
+  Scenario s;
+  s.strategy = "hiva";
+  s.ceo_model = "openai:hiva-4o";
+  s.task = "Write a haiku about a river in spring";
+  s.extra = "hiva:\n  model: hiva-4o\n  iterations: 1\n";
+  s.script = resume_script("hiva.yaml");
+  return s;
+}
+
 // What a finished task left in its store.
 struct Outcome {
   std::string session;
@@ -700,6 +714,7 @@ TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }
 TEST_F(ResumeTest, HaloResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(halo()); }
+TEST_F(ResumeTest, HivaResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hiva()); }
 
 }  // namespace
 }  // namespace kaisha::e2e
