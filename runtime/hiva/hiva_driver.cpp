@@ -510,8 +510,7 @@ void HivaDriver::gradient_known(Effects& out, const std::string& agent, AgentFee
   feedback_[agent] = std::move(fb);
   work_ += 3;
   reward(out, agent);
-  semantic(out, agent);
-  topology(out, agent);
+  semantic(out, agent);  // then its topology (semantic_done)
   pump_backward(out);
 }
 
@@ -563,7 +562,7 @@ void HivaDriver::reward(Effects& out, const std::string& agent) {
 }
 
 void HivaDriver::semantic(Effects& out, const std::string& agent) {
-  if (!setup_.settings.use_semantic) return work_done(out);
+  if (!setup_.settings.use_semantic) return semantic_done(out, agent);
   const AgentFeedback& fb = feedback_[agent];
   // §7.3's weighting: the prompt with probability prompt_weight, else the
   // tool; the aggregator and an agent with no tool feedback rewrite the prompt.
@@ -585,7 +584,7 @@ void HivaDriver::semantic(Effects& out, const std::string& agent) {
                  event(o, event::prompt_updated, agent + ": prompt v" + std::to_string(g.prompt_version),
                        json{{"agent", agent}, {"version", g.prompt_version}, {"prompt", g.prompt}});
                }
-               work_done(o);
+               semantic_done(o, agent);
              });
 }
 
@@ -598,7 +597,7 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
   const std::string description = fresh ? fb.tool : a.tool_description;
   auto reject = [this, agent](Effects& o, const std::string& why) {
     event(o, event::tool_rejected, agent + ": " + utf8::one_line(why, 160), json{{"agent", agent}, {"error", why}});
-    work_done(o);
+    semantic_done(o, agent);
   };
   call_model(out, "tool " + agent, fresh ? HivaPrompt::tool_synthesis : HivaPrompt::tool_refinement, v,
              setup_.settings.code, [this, agent, description, reject](Effects& o, const Reply& r) {
@@ -618,9 +617,18 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
                           ++g.tool_version;
                           event(o2, event::tool_updated, agent + ": tool v" + std::to_string(g.tool_version),
                                 json{{"agent", agent}, {"version", g.tool_version}, {"code", source}});
-                          work_done(o2);
+                          semantic_done(o2, agent);
                         });
              });
+}
+
+// Algorithm 1 runs f_P, then f_G, per agent: the topology step (its
+// parallelizability analysis, decision and new agent's prompt) starts once
+// the agent's prompt or tool is rewritten, so it reads the rewritten agent
+// whatever order the answers come back in.
+void HivaDriver::semantic_done(Effects& out, const std::string& agent) {
+  topology(out, agent);
+  work_done(out);
 }
 
 void HivaDriver::topology(Effects& out, const std::string& agent) {

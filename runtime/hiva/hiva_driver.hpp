@@ -18,9 +18,9 @@
 //  3. Backward pass in reverse topological order over the agents that ran:
 //     each gets its successors' gradients (Fig. 8), a reward r from its
 //     gradient (App. D.4), a semantic update (Fig. 9 prompt, or Fig. 12/13
-//     tool, drawn with prompt_weight) and, but for the aggregator, a topology
-//     decision (Fig. 10, after a parallelizability analysis; an ADD gets a
-//     new agent's prompt written).
+//     tool, drawn with prompt_weight) and then, but for the aggregator, a
+//     topology decision on the updated agent (Fig. 10, after a
+//     parallelizability analysis; an ADD gets a new agent's prompt written).
 //  4. Updates: the agents' Beta posteriors and the edges' synergy and
 //     history (routing/bandit_update), the topology decisions applied in
 //     reverse topological order, RepairTopology, and, with save_as, the
@@ -122,6 +122,7 @@ class HivaDriver {
   void reward(driver::Effects& out, const std::string& agent);
   void semantic(driver::Effects& out, const std::string& agent);
   void update_tool(driver::Effects& out, const std::string& agent);
+  void semantic_done(driver::Effects& out, const std::string& agent);
   void topology(driver::Effects& out, const std::string& agent);
   void decide(driver::Effects& out, const std::string& agent, double parallelizability, const std::string& why);
   void work_done(driver::Effects& out);
@@ -136,9 +137,9 @@ class HivaDriver {
   msg::TaskRequest task_;
   AgentGraph graph_;
   std::optional<AgentGraph> iteration_start_;  // the graph as the running iteration began (its Δ's "before")
-  int iteration_;            // the running iteration (global: the graph's count)
-  int first_iteration_;      // the task's first
-  int iterations_left_ = 0;  // evolution steps still to run after this forward pass
+  int iteration_;                              // the running iteration (global: the graph's count)
+  int first_iteration_;                        // the task's first
+  int iterations_left_ = 0;                    // evolution steps still to run after this forward pass
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 

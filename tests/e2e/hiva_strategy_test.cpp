@@ -326,5 +326,38 @@ TEST_F(HivaTest, JapaneseAndEmojiInTasksAndNamesWorkEndToEnd) {
   EXPECT_EQ((*t)->status, "done");
 }
 
+// Algorithm 1 updates an agent's semantics, then its topology: the
+// topology decision and the new agent's prompt read the agent's rewritten
+// prompt, however late the rewrite's answer comes (the same graph and seed
+// send the same requests whatever order the answers arrive in).
+TEST_F(HivaTest, TheTopologyDecisionReadsThePromptTheSemanticUpdateWrote) {
+  auto read = read_text_file(kHivaExamples + "scenario.yaml");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::string script = *read;
+  const std::string slow = "reply: { text: \"<IMPROVED_VARIABLE>You are the first agent of a team that writes Python";
+  const size_t at = script.find(slow);
+  ASSERT_NE(at, std::string::npos);
+  script.insert(at + std::string("reply: { ").size(), "latency_ms: 1500, ");
+  start_mock(script);
+  RunResult r = evolve(db(), kHivaExamples + "tasks.jsonl", 1, "slow", {"-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::string rewritten = "You are the first agent of a team that writes Python";
+  for (const char* rule : {"source-adds-a-coder", "new-coder"}) {
+    const auto asked = by_rule(rule);
+    ASSERT_EQ(asked.size(), 1u) << rule;
+    EXPECT_NE(asked[0].dump().find(rewritten), std::string::npos) << rule << ": " << asked[0].dump();
+  }
+  // The parallelizability analysis is part of the topology step: it comes
+  // after the rewrite too.
+  const auto log = mock_->request_log();
+  size_t rewrite = log.size(), analysis = log.size();
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].value("rule", "") == "prompt-source") rewrite = std::min(rewrite, i);
+    if (log[i].value("rule", "") == "parallelizability") analysis = std::min(analysis, i);
+  }
+  ASSERT_LT(rewrite, log.size());
+  EXPECT_LT(rewrite, analysis);
+}
+
 }  // namespace
 }  // namespace kaisha::e2e
