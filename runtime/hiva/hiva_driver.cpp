@@ -156,17 +156,27 @@ void HivaDriver::ask_agent(Effects& out, const std::string& agent, HivaPrompt pr
   messages.push_back({llm::Role::system, system->empty() ? graph_.agent(agent).prompt : *system, {}, "", ""});
   messages.push_back({llm::Role::user, std::move(user).value(), {}, "", ""});
   ++model_calls_;
-  const CallId id = pending_.expect<AskAnswered>([this, then = std::move(then)](const AskAnswered& a, Effects& o) {
-    usd_ += a.expense;
-    const llm::Usage used = msg::ask_usage(a.reply);
-    tokens_in_ += used.input_tokens;
-    tokens_out_ += used.output_tokens;
-    const bool ok = a.ok && a.reply.ok;
-    const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
-    then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
-  });
-  out.push_back(driver::Ask{
-      id, hire_name(agent), "", "hiva i" + std::to_string(iteration_) + " " + agent, false, std::move(messages), {}});
+  const std::string job = "hiva i" + std::to_string(iteration_) + " " + agent;
+  const CallId id =
+      pending_.expect<AskAnswered>([this, agent, job, then = std::move(then)](const AskAnswered& a, Effects& o) {
+        usd_ += a.expense;
+        const llm::Usage used = msg::ask_usage(a.reply);
+        tokens_in_ += used.input_tokens;
+        tokens_out_ += used.output_tokens;
+        const bool ok = a.ok && a.reply.ok;
+        const std::string error = !a.ok ? (a.error.empty() ? "no answer" : a.error) : a.reply.error;
+        // With a job the agent journals only its request: its answer and what
+        // it cost are journaled here, so the iteration's tree counts them.
+        if (ok)
+          o.push_back(driver::journal_step(msg::EventKind::llm_response, json{{"job", job}, {"text", a.reply.output}},
+                                           a.reply.usage.input_tokens, a.reply.usage.output_tokens, a.expense,
+                                           hire_name(agent)));
+        else
+          o.push_back(driver::journal_step(a.refused ? msg::EventKind::refusal : msg::EventKind::error,
+                                           json{{"job", job}, {"error", error}}, 0, 0, a.expense, hire_name(agent)));
+        then(o, Reply{ok, ok ? a.reply.output : "", ok ? "" : error});
+      });
+  out.push_back(driver::Ask{id, hire_name(agent), "", job, false, std::move(messages), {}});
 }
 
 void HivaDriver::run_tool(Effects& out, const std::string& tool, const json& args,
@@ -521,8 +531,7 @@ void HivaDriver::gradient_known(Effects& out, const std::string& agent, AgentFee
   feedback_[agent] = std::move(fb);
   work_ += 3;
   reward(out, agent);
-  semantic(out, agent);
-  topology(out, agent);
+  semantic(out, agent);  // then its topology (semantic_done)
   pump_backward(out);
 }
 
@@ -574,7 +583,7 @@ void HivaDriver::reward(Effects& out, const std::string& agent) {
 }
 
 void HivaDriver::semantic(Effects& out, const std::string& agent) {
-  if (!setup_.settings.use_semantic) return work_done(out);
+  if (!setup_.settings.use_semantic) return semantic_done(out, agent);
   const AgentFeedback& fb = feedback_[agent];
   // §7.3's weighting: the prompt with probability prompt_weight, else the
   // tool; the aggregator and an agent with no tool feedback rewrite the prompt.
@@ -596,7 +605,7 @@ void HivaDriver::semantic(Effects& out, const std::string& agent) {
                  event(o, event::prompt_updated, agent + ": prompt v" + std::to_string(g.prompt_version),
                        json{{"agent", agent}, {"version", g.prompt_version}, {"prompt", g.prompt}});
                }
-               work_done(o);
+               semantic_done(o, agent);
              });
 }
 
@@ -609,7 +618,7 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
   const std::string description = fresh ? fb.tool : a.tool_description;
   auto reject = [this, agent](Effects& o, const std::string& why) {
     event(o, event::tool_rejected, agent + ": " + utf8::one_line(why, 160), json{{"agent", agent}, {"error", why}});
-    work_done(o);
+    semantic_done(o, agent);
   };
   call_model(out, "tool " + agent, fresh ? HivaPrompt::tool_synthesis : HivaPrompt::tool_refinement, v,
              setup_.settings.code, [this, agent, description, reject](Effects& o, const Reply& r) {
@@ -629,16 +638,24 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
                           ++g.tool_version;
                           event(o2, event::tool_updated, agent + ": tool v" + std::to_string(g.tool_version),
                                 json{{"agent", agent}, {"version", g.tool_version}, {"code", source}});
-                          work_done(o2);
+                          semantic_done(o2, agent);
                         });
              });
 }
 
+// Algorithm 1 runs f_P, then f_G, per agent: the topology step (its
+// parallelizability analysis, decision and new agent's prompt) starts once
+// the agent's prompt or tool is rewritten, so it reads the rewritten agent
+// whatever order the answers come back in.
+void HivaDriver::semantic_done(Effects& out, const std::string& agent) {
+  topology(out, agent);
+  work_done(out);
+}
+
 void HivaDriver::topology(Effects& out, const std::string& agent) {
   if (!setup_.settings.use_topology || agent == kAggregator) return work_done(out);
-  // The role as the agent's backward step began: its prompt rewrite may land
-  // before the decision is asked for, and the requests must not depend on
-  // which reply came first.
+  // The role as the semantic update left it (it is done by now), kept for the
+  // decision and the new agent's prompt asked after this call.
   const std::string role = role_of(graph_.agent(agent));
   call_model(out, "parallelizability " + agent, HivaPrompt::parallelizability,
              {{"agent_role", role}, {"instruction", task_.input}}, setup_.settings.feedback,

@@ -18,9 +18,9 @@
 //  3. Backward pass in reverse topological order over the agents that ran:
 //     each gets its successors' gradients (Fig. 8), a reward r from its
 //     gradient (App. D.4), a semantic update (Fig. 9 prompt, or Fig. 12/13
-//     tool, drawn with prompt_weight) and, but for the aggregator, a topology
-//     decision (Fig. 10, after a parallelizability analysis; an ADD gets a
-//     new agent's prompt written).
+//     tool, drawn with prompt_weight) and then, but for the aggregator, a
+//     topology decision on the updated agent (Fig. 10, after a
+//     parallelizability analysis; an ADD gets a new agent's prompt written).
 //  4. Updates: the agents' Beta posteriors and the edges' synergy and
 //     history (routing/bandit_update), the topology decisions applied in
 //     reverse topological order, RepairTopology, and, with save_as, the
@@ -126,6 +126,7 @@ class HivaDriver {
   void reward(driver::Effects& out, const std::string& agent);
   void semantic(driver::Effects& out, const std::string& agent);
   void update_tool(driver::Effects& out, const std::string& agent);
+  void semantic_done(driver::Effects& out, const std::string& agent);
   void topology(driver::Effects& out, const std::string& agent);
   void decide(driver::Effects& out, const std::string& agent, const std::string& role, double parallelizability,
               const std::string& why);

@@ -472,5 +472,163 @@ TEST_F(HaloClusterTest, KillingAHaloAgentsNodeMidSearchReHiresItElsewhere) {
   EXPECT_TRUE(units_freed(ceo, "w2")) << status(ceo).out;
 }
 
+// HiVA on a cluster: examples/hiva/'s graph `coders`, evolved into the
+// company's store beforehand, asked a new task for one STEV iteration; its
+// graph agents (hiva-source, hiva-python_coder_agent_1, hiva-aggregator) are
+// hired through the strategy kit's one hire path. hiva-4o costs something
+// here and needs a node tagged "hiva".
+const std::string kHivaClusterExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/hiva/";
+const char* kHivaClusterTask = "Write a Python function double(x) that returns twice x. 二倍 🐍";
+const char* kHivaClusterAnswer = "```python\ndef double(x):\n    return 2 * x\n```";
+const char* kHivaClusterCosts = R"(
+models:
+  hiva-4o: { model_ref: openai:hiva-4o, type: cloud, create_resource_cost: 10, invoke_resource_cost: 10,
+             create_expense_cost: 0.5, invoke_expense_cost: 10, output_expense_cost: 20, tags: [hiva] }
+)";
+
+class HivaClusterTest : public ClusterE2eTest {
+ protected:
+  // The example's scenario with a self-critique (the task is not in the
+  // task set, so the aggregator critiques itself) and `extra` rules first.
+  std::string script(const std::string& extra = "") {
+    auto text = read_text_file(kHivaClusterExamples + "scenario.yaml");
+    EXPECT_TRUE(text.ok());
+    std::string s = text.ok() ? *text : "rules:\n";
+    s.insert(s.find("rules:\n") + 7, extra);
+    return s + R"(  - name: self-critique
+    match: { model: hiva-4o, system: "reviewing your own final answer" }
+    reply: { text: "<FEEDBACK>Correct and complete: one function, as asked.</FEEDBACK>", usage: { input_tokens: 100, output_tokens: 15 } }
+)";
+  }
+  // A company config with its own store `name`.db: HiVA on hiva-4o, its
+  // `hiva:` section's further lines `hiva_extra`.
+  std::string company(const std::string& name, const std::string& file, const std::string& hiva_extra) {
+    ConfigOptions o;
+    o.ceo_model = "openai:hiva-4o";
+    o.resource_total = 300;
+    o.extra = "cost_table: " + dir_.write("hiva-costs.yaml", kHivaClusterCosts) +
+              "\nstrategy: hiva\nhiva:\n  model: hiva-4o\n" + hiva_extra;
+    std::string yaml = config_yaml(o);
+    yaml.replace(yaml.find(db()), db().size(), dir_.file(name + ".db"));
+    return dir_.write(file, yaml);
+  }
+  // Evolves `coders` into `name`.db (in one process), then returns the
+  // config that runs it for one iteration.
+  std::string evolved_company(const std::string& name) {
+    RunResult r = kaisha({"evolve", "--config", company(name, "evolve-" + name + ".yaml", ""), "--task-set",
+                          kHivaClusterExamples + "tasks.jsonl", "--iterations", "3", "--name", "coders", "-q"},
+                         {}, std::chrono::seconds(120));
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    return company(name, "company-" + name + ".yaml", "  graph: coders\n  iterations: 1\n");
+  }
+  RunResult submit(const std::string& address) {
+    return kaisha({"submit", "--cluster", address, "--json", "--timeout", "120", kHivaClusterTask}, {},
+                  std::chrono::seconds(150));
+  }
+  static std::map<std::string, std::string> placed(const RunResult& r) {
+    std::map<std::string, std::string> where;
+    for (const auto& p : r.events("placed")) where[p.value("agent", "")] = p["data"].value("node", "");
+    return where;
+  }
+};
+
+// The CEO node serves hiva-4o too and has more units free, but lacks the
+// "hiva" tag: every graph agent runs on the worker node, asked across nodes.
+TEST_F(HivaClusterTest, HivaGraphAgentsRunOnAWorkerNode) {
+  start_mock(script());
+  const std::string cfg = evolved_company("cluster");
+  ASSERT_FALSE(HasFailure());
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model", "hiva-4o"}, 1000, true, {}},
+                                        {"workers", "127.0.0.1", 0, {"hiva-4o"}, 100, false, {"hiva"}}};
+  const std::string cluster = write_cluster(nodes, cfg);
+  for (const auto& n : nodes) start_node(cluster, n.name);
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 2)) << node_logs();
+
+  mock_->reset();
+  RunResult r = submit(ceo);
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], kHivaClusterAnswer) << r.out;
+  EXPECT_EQ(placed(r),
+            (std::map<std::string, std::string>{
+                {"hiva-aggregator", "workers"}, {"hiva-python_coder_agent_1", "workers"}, {"hiva-source", "workers"}}))
+      << r.out;
+  // The evolved graph ran, and its iteration: the coder asked, the answer
+  // critiqued, the gradients passed back.
+  EXPECT_EQ(by_rule("coder").size(), 1u);
+  EXPECT_EQ(by_rule("self-critique").size(), 1u);
+  EXPECT_FALSE(by_rule("agent-feedback").empty());
+  EXPECT_EQ(r.result()["metadata"]["iterations"].size(), 1u) << r.out;
+  // Fired at the task's end: the worker's units are free again.
+  EXPECT_TRUE(units_freed(ceo, "workers")) << status(ceo).out;
+}
+
+// The node running the graph's agents is killed (SIGKILL) while the coder
+// answers there (its first answer takes 5 s): the other node takes the
+// agents over, the coder is asked once more there, and the iteration ends
+// with the answer and the charges of a run in one process.
+TEST_F(HivaClusterTest, KillingAGraphAgentsNodeMidIterationReHiresItElsewhere) {
+  start_mock(script(R"(  - name: coder-slow
+    match: { model: hiva-4o, system: "You are a Python coder" }
+    times: 1
+    reply: { text: "Here is the function, in one python block as asked.", usage: { input_tokens: 80, output_tokens: 30 }, latency_ms: 5000 }
+)"));
+  const std::string single_cfg = evolved_company("single");
+  ASSERT_FALSE(HasFailure());
+  mock_->reset();
+  RunResult single = run_json(single_cfg, kHivaClusterTask);
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+  ASSERT_EQ(single.result()["answer"], kHivaClusterAnswer) << single.out;
+  const size_t single_coder = by_rule("coder-slow").size() + by_rule("coder").size();
+  ASSERT_EQ(single_coder, 1u);
+
+  const std::string cfg = evolved_company("cluster");
+  ASSERT_FALSE(HasFailure());
+  std::vector<ClusterNodeSpec> nodes = {{"ceo", "127.0.0.1", 0, {"ceo-model"}, 100, true, {}},
+                                        {"w1", "127.0.0.1", 0, {"hiva-4o"}, 200, false, {"hiva"}},
+                                        {"w2", "127.0.0.1", 0, {"hiva-4o"}, 100, false, {"hiva"}}};
+  const std::string cluster = write_cluster(nodes, cfg);
+  start_node(cluster, "ceo");
+  BackgroundProcess& w1 = start_node(cluster, "w1");
+  start_node(cluster, "w2");
+  const std::string ceo = "127.0.0.1:" + std::to_string(nodes[0].port);
+  ASSERT_TRUE(cluster_ready(ceo, 3)) << node_logs();
+
+  mock_->reset();
+  RunResult r;
+  std::thread run([&] { r = submit(ceo); });
+  // The source and the coder land on w1 (the most units free); killed while
+  // the coder's answer is being written there.
+  const bool asked = wait_for([&] { return by_rule("coder-slow").size() == 1; }, std::chrono::seconds(60));
+  w1.kill9();
+  run.join();
+  ASSERT_TRUE(asked) << node_logs();
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << node_logs();
+  EXPECT_EQ(r.result()["answer"], kHivaClusterAnswer) << r.out;
+  EXPECT_EQ(r.result()["metadata"]["iterations"].size(), 1u) << r.out;  // the iteration finished
+
+  const auto where = placed(r);
+  EXPECT_EQ(where.count("hiva-source") ? where.at("hiva-source") : "", "w1") << r.out;
+  EXPECT_EQ(where.count("hiva-python_coder_agent_1") ? where.at("hiva-python_coder_agent_1") : "", "w1") << r.out;
+  // The agents lost with w1 were moved to w2, the coder among them.
+  std::map<std::string, std::string> moved;
+  for (const auto& e : r.events("rehire")) {
+    EXPECT_EQ(e["data"]["from"], "w1") << e.dump();
+    moved[e["data"].value("agent", "")] = e["data"].value("to", "");
+  }
+  EXPECT_EQ(moved.count("hiva-python_coder_agent_1") ? moved.at("hiva-python_coder_agent_1") : "", "w2") << r.out;
+  for (const auto& [agent, to] : moved) EXPECT_EQ(to, "w2") << agent;
+  // The interrupted answer asked once more, and nothing else again.
+  EXPECT_EQ(by_rule("coder-slow").size() + by_rule("coder").size(), single_coder + 1);
+  EXPECT_EQ(r.events("retry").size(), 1u) << r.out;
+
+  // No double charge: each hire and each call paid once, as in one process.
+  for (const char* k : {"current_expense", "current_resource_usage"})
+    EXPECT_NEAR(r.ledgers()[k].get<double>(), single.ledgers()[k].get<double>(), 1e-9) << k;
+  EXPECT_GT(r.ledgers()["current_expense"].get<double>(), 1.4);  // the three hires at least
+  // Fired at the task's end, on w2: its units are free again.
+  EXPECT_TRUE(units_freed(ceo, "w2")) << status(ceo).out;
+}
+
 }  // namespace
 }  // namespace kaisha::e2e

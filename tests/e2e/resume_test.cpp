@@ -106,6 +106,20 @@ Scenario halo() {
   return s;
 }
 
+// HiVA: one STEV iteration on the singleton v_s -> v_a (forward pass, the
+// aggregator's self-critique, the backward pass with its gradients, rewards,
+// prompt rewrites and a topology edit), its agents asked one at a time and
+// its backward calls several at once.
+Scenario hiva() {
+  Scenario s;
+  s.strategy = "hiva";
+  s.ceo_model = "openai:hiva-4o";
+  s.task = "Write a haiku about a river in spring";
+  s.extra = "hiva:\n  model: hiva-4o\n  iterations: 1\n";
+  s.script = resume_script("hiva.yaml");
+  return s;
+}
+
 // What a finished task left in its store.
 struct Outcome {
   std::string session;
@@ -696,10 +710,132 @@ TEST_F(ResumeTest, PyramidQualityScoresCountEachVerdictOnceAfterAResume) {
       << resumed.describe();
 }
 
+// `kaisha evolve` on examples/hiva, killed (SIGKILL) twice mid-iteration —
+// during iteration 2's backward pass (the source's topology decision takes
+// 3 s) and, resumed, during iteration 3's forward pass (the reviewer's answer
+// takes 3 s) — and finished with `kaisha evolve --resume coders`, ends with
+// the graph of an uninterrupted run, version by version. Every call paid
+// before a kill stays paid once, and only the calls in flight at a kill are
+// asked again: the mock's requests are the uninterrupted run's plus those.
+TEST_F(ResumeTest, HivaEvolveKilledMidIterationGoesOnWithResumeToTheSameGraph) {
+  const std::string examples = std::string(KAISHA_SOURCE_DIR) + "/examples/hiva/";
+  auto read = read_text_file(examples + "scenario.yaml");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::string script = *read;
+  for (const std::string slow : {"reply: { text: \"ADD_PARALLEL: Code reviewer agent\"",
+                                 "reply: { text: \"I reviewed nothing: no code reached me.\""}) {
+    const size_t at = script.find(slow);
+    ASSERT_NE(at, std::string::npos) << slow;
+    script.insert(at + std::string("reply: { ").size(), "latency_ms: 3000, ");
+  }
+  auto evolve_args = [&](const std::string& db, bool resume) {
+    std::vector<std::string> a{"evolve", "--config", examples + "config.yaml", "--db", db, "-q"};
+    if (resume)
+      a.insert(a.end(), {"--resume", "coders"});
+    else
+      a.insert(a.end(), {"--task-set", examples + "tasks.jsonl", "--iterations", "3", "--name", "coders"});
+    return a;
+  };
+  auto env = [&]() -> std::map<std::string, std::optional<std::string>> {
+    return {{"KAISHA_MOCK_PORT", std::to_string(port_)}, {"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}};
+  };
+  // The expense ledger's charges over every session of `db`, by "kind agent".
+  auto charges = [&](const std::string& db, double* usd) {
+    std::map<std::string, int> out;
+    *usd = 0;
+    auto j = open(db);
+    auto sessions = j ? j->list_sessions() : Result<std::vector<store::SessionRow>>(Error{"e2e", "no journal"});
+    if (!sessions.ok()) return out;
+    for (const auto& s : *sessions) {
+      auto ledger = j->ledger_entries(s.id);
+      if (!ledger.ok()) continue;
+      for (const auto& e : *ledger)
+        if (e.ledger == "expense") {
+          ++out[e.kind + " " + e.agent];
+          *usd += e.amount;
+        }
+    }
+    return out;
+  };
+  auto paid = [](const std::map<std::string, int>& c) {
+    size_t n = 0;
+    for (const auto& [what, count] : c) n += what.rfind("ask_settle ", 0) == 0 ? size_t(count) : 0;
+    return n;
+  };
+  auto versions = [&](const std::string& db) {
+    RunResult r = kaisha({"graphs", "coders", "--db", db, "--json"});
+    json j = json::parse(r.out, nullptr, false);
+    return j.is_object() && j.contains("versions") ? j["versions"] : json::array();
+  };
+  // Waits until the mock's log has been still for 300 ms: a request the
+  // killed process sent may reach it a little later.
+  auto quiet = [&] {
+    size_t seen = mock_->request_log().size();
+    auto since = std::chrono::steady_clock::now();
+    wait_for(
+        [&] {
+          const size_t now = mock_->request_log().size();
+          if (now != seen) seen = now, since = std::chrono::steady_clock::now();
+          return std::chrono::steady_clock::now() - since > std::chrono::milliseconds(300);
+        },
+        std::chrono::seconds(10));
+  };
+
+  // The uninterrupted run.
+  start_mock(script);
+  const std::string base_db = dir_.file("evolve-base.db");
+  RunResult base = kaisha(evolve_args(base_db, false), env(), std::chrono::seconds(120));
+  ASSERT_EQ(base.exit_code, 0) << base.describe();
+  double base_usd = 0;
+  const auto base_charges = charges(base_db, &base_usd);
+  const size_t base_requests = mock_->request_log().size();
+  ASSERT_EQ(paid(base_charges), base_requests);  // every model call paid once
+  const json base_versions = versions(base_db);
+  ASSERT_EQ(base_versions.size(), 3u);
+
+  start_mock(script);
+  const std::string db = dir_.file("evolve-killed.db");
+  size_t lost = 0;  // requests sent and not paid for, at the last kill
+  for (const auto& [rule, args] :
+       {std::pair{"source-adds-a-reviewer", evolve_args(db, false)}, std::pair{"reviewer", evolve_args(db, true)}}) {
+    SCOPED_TRACE(std::string("killed while the mock answers ") + rule);
+    {
+      BackgroundProcess p(KAISHA_EXE, args, env(), db + ".log");
+      ASSERT_TRUE(wait_for([&] { return !by_rule(rule).empty() || !p.running(); }, std::chrono::seconds(60)))
+          << p.log();
+      p.kill9();
+      ASSERT_EQ(by_rule(rule).size(), 1u) << p.log();
+    }
+    quiet();
+    double usd = 0;
+    lost = mock_->request_log().size() - paid(charges(db, &usd));
+    EXPECT_GE(lost, 1u);  // the slow call at least
+  }
+  // Killed in iteration 3: two iterations saved, the task of the third left running.
+  EXPECT_EQ(versions(db).size(), 2u);
+
+  RunResult resumed = kaisha(evolve_args(db, true), env(), std::chrono::seconds(120));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.out.find("graph coders: iteration 3 of 3, 3 agents, 2 edges"), std::string::npos)
+      << resumed.describe();
+  const json after = versions(db);
+  ASSERT_EQ(after.size(), 3u) << after.dump();
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE("iteration " + std::to_string(i + 1));
+    for (const char* key : {"iteration", "graph", "diff", "rewards", "success", "answer"})
+      EXPECT_EQ(after[i][key], base_versions[i][key]) << key;
+  }
+  double usd = 0;
+  EXPECT_EQ(charges(db, &usd), base_charges);
+  EXPECT_NEAR(usd, base_usd, 1e-9);
+  EXPECT_EQ(mock_->request_log().size(), base_requests + lost);
+}
+
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }
 TEST_F(ResumeTest, HaloResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(halo()); }
+TEST_F(ResumeTest, HivaResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hiva()); }
 
 }  // namespace
 }  // namespace kaisha::e2e

@@ -330,5 +330,127 @@ TEST_F(ServeHaloTest, TasksCancelCancelsAHaloTaskAndFiresItsRoleAgents) {
   EXPECT_EQ(refunds, 3);
 }
 
+// HiVA served: the example of examples/hiva/ (model hiva-4o) as any
+// client's run_task, one STEV iteration on the singleton v_s -> v_a (the
+// task is in no task set, so the aggregator critiques itself). hiva-4o costs
+// resource units here, so an agent left hired or an ask left reserved shows
+// in the budget.
+const std::string kServedHivaExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/hiva/";
+const char* kServedHivaTask = "Write a Python function add(a, b) that returns the sum of a and b. 足し算 🧮";
+const char* kServedHivaAnswer = "```python\ndef add(a, b):\n    return a + b\n```";
+
+class ServeHivaTest : public ServeHaloTest {
+ protected:
+  std::string hiva_config() {
+    ConfigOptions o;
+    o.ceo_model = "openai:hiva-4o";
+    o.resource_total = 300;
+    o.extra = "cost_table: " + dir_.write("hiva-costs.yaml", R"(
+models:
+  hiva-4o: { model_ref: openai:hiva-4o, type: cloud, create_resource_cost: 10, invoke_resource_cost: 10,
+             create_expense_cost: 0.5, invoke_expense_cost: 10, output_expense_cost: 20 }
+)") + "\nstrategy: hiva\nhiva:\n  model: hiva-4o\n  iterations: 1\n";
+    return write_config(o);
+  }
+  // The example's scenario with `first` rules before its own and a self-critique.
+  std::string hiva_script(const std::string& first = "") {
+    auto text = read_text_file(kServedHivaExamples + "scenario.yaml");
+    EXPECT_TRUE(text.ok());
+    std::string s = text.ok() ? *text : "rules:\n";
+    s.insert(s.find("rules:\n") + 7, first);
+    return s + R"(  - name: self-critique
+    match: { model: hiva-4o, system: "reviewing your own final answer" }
+    reply: { text: "<FEEDBACK>Correct: one function, as asked.</FEEDBACK>", usage: { input_tokens: 100, output_tokens: 15 } }
+)";
+  }
+};
+
+TEST_F(ServeHivaTest, RunTaskRunsAHivaIterationToTheAggregatorsAnswer) {
+  start_mock(hiva_script());
+  cfg_ = hiva_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = run_task(kServedHivaTask);
+  ASSERT_FALSE(id.empty());
+  json done = wait_for(id, "completed");
+  ASSERT_EQ(done["status"], "completed") << done.dump() << server_->log();
+  EXPECT_FALSE(done["result"].value("isError", false)) << done.dump();
+  EXPECT_EQ(done["result"]["content"][0]["text"], kServedHivaAnswer) << done.dump();
+  // HiVA ran it, the whole iteration: the forward pass, the critique, the
+  // backward pass and the source's topology decision.
+  EXPECT_EQ(by_rule("source").size(), 1u);
+  EXPECT_EQ(by_rule("aggregator-add").size(), 1u);
+  EXPECT_EQ(by_rule("self-critique").size(), 1u);
+  EXPECT_EQ(by_rule("source-adds-a-coder").size(), 1u);
+
+  server_->stop();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  const std::string sid = session();
+  auto tasks = j->tasks(sid);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ(tasks->front().strategy, "hiva");
+  EXPECT_EQ(tasks->front().status, "done");
+  EXPECT_EQ(tasks->front().final_answer, kServedHivaAnswer);
+  EXPECT_EQ(tasks->front().input, kServedHivaTask);
+  auto budget = j->load_budget_state(sid);
+  ASSERT_TRUE(budget.ok() && budget->has_value());
+  EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
+}
+
+// Canceled while the aggregator writes its answer (it takes 8 s): the
+// forward pass stops there (no critique, no gradient is asked for), the
+// task ends canceled, both graph agents are fired, and the budget holds
+// nothing for it any more: the ask in flight was settled.
+TEST_F(ServeHivaTest, TasksCancelStopsTheForwardPassAndSettlesItsCalls) {
+  start_mock(hiva_script(R"(  - name: aggregator-slow
+    match: { model: hiva-4o, system: "You are the aggregator" }
+    reply: { text: "too late", usage: { input_tokens: 120, output_tokens: 20 }, latency_ms: 8000 }
+)"));
+  cfg_ = hiva_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = run_task(kServedHivaTask);
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(kaisha::e2e::wait_for([&] { return !by_rule("aggregator-slow").empty(); }, std::chrono::seconds(60)))
+      << server_->log();
+  json ack = call("tasks/cancel", {{"taskId", id}}, id);
+  EXPECT_EQ(ack["result"]["resultType"], "complete") << ack.dump();
+  EXPECT_EQ(wait_for(id, "cancelled")["status"], "cancelled");
+  // Canceled in flight: nothing after the forward pass was asked for.
+  EXPECT_TRUE(by_rule("self-critique").empty());
+  EXPECT_TRUE(by_rule("system-feedback").empty());
+  EXPECT_EQ(mock_->request_log().size(), 2u);  // the source and the aggregator
+
+  server_->stop();
+  auto j = journal();
+  ASSERT_TRUE(j);
+  const std::string sid = session();
+  auto tasks = j->tasks(sid);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ(tasks->front().status, "canceled");
+  auto agents = j->all_agents(sid);
+  ASSERT_TRUE(agents.ok());
+  std::map<std::string, std::string> states;
+  for (const auto& a : *agents) states[a.name] = a.state;
+  EXPECT_EQ(states, (std::map<std::string, std::string>{{"hiva-aggregator", "fired"}, {"hiva-source", "fired"}}));
+  auto budget = j->load_budget_state(sid);
+  ASSERT_TRUE(budget.ok() && budget->has_value());
+  EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
+  EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
+  auto ledger = j->ledger_entries(sid);
+  ASSERT_TRUE(ledger.ok());
+  int hires = 0, refunds = 0;
+  for (const auto& e : *ledger) {
+    if (e.ledger != "resource") continue;
+    hires += e.kind == "hire";
+    refunds += e.kind == "fire_refund";
+  }
+  EXPECT_EQ(hires, 2);
+  EXPECT_EQ(refunds, 2);
+}
+
 }  // namespace
 }  // namespace kaisha::e2e
