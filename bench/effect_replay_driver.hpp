@@ -1,10 +1,10 @@
-// The HALO benchmarks' baseline: a trivial driver that issues exactly the
-// effects a recorded HaloDriver task issued, in the same waves, with no
-// search, no prompt rendering and no reply parsing. An EffectRecording holds
-// what the driver returned from start() and from each outcome (by the
-// effect's id); ReplayDriver returns copies of the same, whatever the
-// outcomes say, so the effects' number, sizes and concurrency are HALO's and
-// only HALO's own work is missing.
+// The driver benchmarks' baseline (HALO's, HiVA's): a trivial driver that
+// issues exactly the effects a recorded task of a strategy's driver issued,
+// in the same waves, with no search or routing, no prompt rendering and no
+// reply parsing. An EffectRecording holds what the driver returned from
+// start() and from each outcome (by the effect's id); ReplayDriver returns
+// copies of the same, whatever the outcomes say, so the effects' number,
+// sizes and concurrency are the strategy's and only its own work is missing.
 #pragma once
 
 #include <map>
@@ -39,7 +39,7 @@ class ReplayDriver {
     ++answered_;
     driver::Effects out = release(it->second);
     // Outcomes may come in another order than when recorded: the finish
-    // waits for every recorded outcome, as HALO's did.
+    // waits for every recorded outcome, as the recorded driver's did.
     if (finish_ && answered_ == recording_->after.size()) out.push_back(std::move(*finish_)), finish_.reset();
     return out;
   }
