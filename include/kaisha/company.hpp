@@ -60,8 +60,8 @@ struct CompanyOptions {
   std::shared_ptr<EventSink> events;
   // Tools offered to the CEO and employees besides the company's own.
   std::vector<std::shared_ptr<ToolSource>> tools;
-  // Where kaisha's prompts/ and data/ are; "" = $KAISHA_DATA_DIR, else the
-  // installed ones (docs/library.md, "Data files").
+  // Where kaisha's prompts/ and data/ are, for the whole process; "" =
+  // found as docs/library.md, "Data files", says. $KAISHA_DATA_DIR wins.
   std::string data_dir;
   int threads = 0;  // scheduler threads; 0 = the number of cores
 };
