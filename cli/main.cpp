@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string>
 
 #include "cli/command_registry.hpp"
 #include "cli/commands.hpp"
+#include "kaisha/version.hpp"
 #include "runtime/catalog/strategy_catalog.hpp"
 #include "runtime/telemetry/tracer.hpp"
 
@@ -24,6 +26,10 @@ int main(int argc, char** argv) {
   namespace strategy = kaisha::strategy;
   CLI::App app{"kaisha — a company of LLM agents: a CEO that hires, asks and fires employees under a budget"};
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("kaisha ") + kaisha::version() + "\njournal schema version " +
+                           std::to_string(kaisha::journal_schema_version()),
+                       "print the version and the journal schema version this kaisha writes");
   CommonOptions o;
   auto common = [&](CLI::App* cmd, bool session_opts) {
     cmd->add_option("--config", o.config_file, "YAML config file (${ENV} substitution)");

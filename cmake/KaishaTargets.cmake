@@ -1,5 +1,12 @@
+# Where a library's users find its headers ("runtime/core/json.hpp"): the
+# source root in the build tree, include/kaisha/internal once installed.
+set(KAISHA_HEADER_ROOT $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<INSTALL_INTERFACE:include/kaisha/internal>)
+
 # kaisha_library(NAME DIR <folder>... [DEPS ...])
-# A static library built from every .cpp directly inside the folders.
+# A static library built from every .cpp directly inside the folders. Its
+# headers are found from the source root in the build tree and from
+# include/kaisha/internal once installed (cmake/KaishaInstall.cmake installs
+# every library listed in the global property KAISHA_LIBRARIES).
 function(kaisha_library name)
   cmake_parse_arguments(K "" "" "DIR;DEPS" ${ARGN})
   set(_srcs "")
@@ -9,15 +16,17 @@ function(kaisha_library name)
   endforeach()
   if(NOT _srcs)  # header-only part (or not written yet)
     add_library(${name} INTERFACE)
-    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_include_directories(${name} INTERFACE ${KAISHA_HEADER_ROOT})
     target_compile_definitions(${name} INTERFACE MSGPACK_NO_BOOST)
     target_link_libraries(${name} INTERFACE ${K_DEPS})
+    set_property(GLOBAL APPEND PROPERTY KAISHA_LIBRARIES ${name})
     return()
   endif()
   add_library(${name} STATIC ${_srcs})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PUBLIC ${KAISHA_HEADER_ROOT})
   target_compile_definitions(${name} PUBLIC MSGPACK_NO_BOOST)
   target_link_libraries(${name} PUBLIC ${K_DEPS})
+  set_property(GLOBAL APPEND PROPERTY KAISHA_LIBRARIES ${name})
 endfunction()
 
 # kaisha_test(NAME DIR <folder> [DEPS ...])
