@@ -344,7 +344,8 @@ double HivaDriver::dist_of(const std::string& agent) {
   auto it = dist_.find(agent);
   if (it != dist_.end()) return it->second;
   const GraphAgent& a = graph_.agent(agent);
-  const AgentProfile p = profile_of(a.prompt, a.tool_description, setup_.embed);
+  const AgentProfile p = setup_.profiles ? setup_.profiles->get(a.prompt, a.tool_description, setup_.embed)
+                                         : profile_of(a.prompt, a.tool_description, setup_.embed);
   auto cost = knowledge_cost(p, *task_profile_, {}, *setup_.knowledge, setup_.settings.knowledge);
   const double d = cost ? cost->dist : 0.0;
   dist_[agent] = d;
@@ -453,9 +454,10 @@ void HivaDriver::forward_done(Effects& out) {
   std::vector<std::pair<std::string, std::string>> routed;
   for (const GraphEdge& e : graph_.edges())
     if (e.routed > 0) routed.emplace_back(e.from, e.to);
+  done_graph_ = to_json(graph_);  // the graph that ran; the task's result when it ends here
   event(out, event::forward_pass,
         std::to_string(executed_.size()) + " of " + std::to_string(graph_.agents().size()) + " agents ran",
-        json{{"graph", to_json(graph_)},
+        json{{"graph", *done_graph_},
              {"executed", executed_},
              {"skipped", schedule_->skipped()},
              {"routed", edges_json(routed)},
@@ -826,12 +828,13 @@ void HivaDriver::update(Effects& out) {
            {"edges", graph_.edges().size()}};
   iterations_log_.push_back(log);
   json data = log;
-  data["graph"] = to_json(graph_);
+  done_graph_ = to_json(graph_);  // the iteration's graph; the task's result when it ends here
+  data["graph"] = *done_graph_;
   event(out, event::iteration, "iteration " + std::to_string(iteration_) + " done", std::move(data));
   if (!setup_.settings.save_as.empty())
     out.push_back(driver::SaveState{graph_state_key(setup_.settings.save_as),
                                     json{{"iteration", iteration_},
-                                         {"graph", to_json(graph_)},
+                                         {"graph", *done_graph_},
                                          {"task", task_.task_id},
                                          {"answer", answer_},
                                          {"success", success},
@@ -856,7 +859,7 @@ json HivaDriver::metadata(const std::string& exit) const {
          {"agents", graph_.agents().size()},
          {"edges", graph_.edges().size()},
          {"reply_problems", problems_},
-         {"graph", to_json(graph_)}};
+         {"graph", exit == "done" && done_graph_ ? *done_graph_ : to_json(graph_)}};
   if (success_) m["success"] = *success_;
   if (!setup_.settings.save_as.empty()) m["saved_as"] = setup_.settings.save_as;
   return m;

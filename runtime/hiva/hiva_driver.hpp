@@ -163,6 +163,9 @@ class HivaDriver {
   std::string answer_;                 // y of the last forward pass
   std::vector<std::string> executed_;  // in topological order
   std::optional<bool> success_;
+  // The graph's JSON as the last forward pass or update left it: built once
+  // for its event and, when the task ends "done" there, its result.
+  std::optional<json> done_graph_;
   std::string loss_;
 
   // The running backward pass.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "runtime/economy/model_cost.hpp"
+#include "runtime/hiva/agent_profiles.hpp"
 #include "runtime/hiva/hiva_settings.hpp"
 #include "runtime/hiva/replies/hiva_prompts.hpp"
 #include "runtime/hiva/routing/embedding.hpp"
@@ -30,6 +31,9 @@ struct HivaSetup {
   std::shared_ptr<const HivaPromptSet> prompts;
   std::shared_ptr<const KnowledgeGraph> knowledge;  // its nodes embedded with `embed`
   Embed embed;
+  // The agents' knowledge profiles, kept between the strategy's tasks (null:
+  // built afresh for each routing).
+  std::shared_ptr<AgentProfiles> profiles;
   economy::ModelCost agent_cost;  // what hiring and asking a graph agent costs
   // `kaisha evolve`: a task whose input is an item's asks the environment
   // about that item (its id); other tasks critique themselves.

@@ -121,6 +121,7 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
 
   auto embedder = std::make_shared<memory::HashedNgramEmbedder>();
   setup->embed = [embedder](const std::string& text) { return embedder->embed_one(text); };
+  setup->profiles = std::make_shared<AgentProfiles>();
   auto kg =
       read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json") : st.knowledge_graph);
   if (!kg) return Error{"config", "hiva.knowledge_graph: " + kg.error().message};

@@ -151,35 +151,45 @@ Result<const json*> list(const json& j, const char* key) {
 }  // namespace
 
 json to_json(const AgentGraph& graph) {
+  // Field by field: an initializer list builds every pair twice, and this is
+  // written for every forward pass's event.
   json agents = json::array();
-  for (const GraphAgent& a : graph.agents())
-    agents.push_back({{"id", a.id},
-                      {"role", a.role},
-                      {"prompt", a.prompt},
-                      {"prompt_version", a.prompt_version},
-                      {"tool_code", a.tool_code},
-                      {"tool_description", a.tool_description},
-                      {"tool_version", a.tool_version},
-                      {"alpha", a.alpha},
-                      {"beta", a.beta},
-                      {"visits", a.visits},
-                      {"last_update", a.last_update},
-                      {"last_gradient", a.last_gradient},
-                      {"created", a.created}});
+  for (const GraphAgent& a : graph.agents()) {
+    json o = json::object();
+    o["id"] = a.id;
+    o["role"] = a.role;
+    o["prompt"] = a.prompt;
+    o["prompt_version"] = a.prompt_version;
+    o["tool_code"] = a.tool_code;
+    o["tool_description"] = a.tool_description;
+    o["tool_version"] = a.tool_version;
+    o["alpha"] = a.alpha;
+    o["beta"] = a.beta;
+    o["visits"] = a.visits;
+    o["last_update"] = a.last_update;
+    o["last_gradient"] = a.last_gradient;
+    o["created"] = a.created;
+    agents.push_back(std::move(o));
+  }
   json edges = json::array();
-  for (const GraphEdge& e : graph.edges())
-    edges.push_back({{"from", e.from},
-                     {"to", e.to},
-                     {"synergy", e.synergy},
-                     {"alpha", e.alpha},
-                     {"beta", e.beta},
-                     {"uses", e.uses},
-                     {"successes", e.successes},
-                     {"routed", e.routed}});
-  return json{{"format", kGraphFormat},
-              {"version", kGraphFormatVersion},
-              {"agents", std::move(agents)},
-              {"edges", std::move(edges)}};
+  for (const GraphEdge& e : graph.edges()) {
+    json o = json::object();
+    o["from"] = e.from;
+    o["to"] = e.to;
+    o["synergy"] = e.synergy;
+    o["alpha"] = e.alpha;
+    o["beta"] = e.beta;
+    o["uses"] = e.uses;
+    o["successes"] = e.successes;
+    o["routed"] = e.routed;
+    edges.push_back(std::move(o));
+  }
+  json g = json::object();
+  g["format"] = kGraphFormat;
+  g["version"] = kGraphFormatVersion;
+  g["agents"] = std::move(agents);
+  g["edges"] = std::move(edges);
+  return g;
 }
 
 Result<AgentGraph> graph_from_json(const json& j) {
