@@ -177,6 +177,26 @@ TEST_F(EvalTest, AShorterRunResumedOnTheWholeSuiteAsksOnlyTheRest) {
   EXPECT_NE(lines[2].find(",\"3 x 12 = 36 and 36 - 7 = 29.\n#### 29\","), std::string::npos) << lines[2];
 }
 
+TEST_F(EvalTest, EachRunAsksEveryItemAgainAndIsSummedApart) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  RunResult r =
+      kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru", "--limit", "3", "--runs", "2", "--json"}),
+             {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.events("item").size(), 6u);
+  json s = r.events("summary").at(0);
+  EXPECT_EQ(s["items"], 6);
+  EXPECT_EQ(s["correct"], 4);
+  ASSERT_EQ(s["runs"].size(), 2u) << s;
+  for (const auto& run : s["runs"]) {
+    EXPECT_EQ(run["items"], 3);
+    EXPECT_EQ(run["correct"], 2);
+  }
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"apples", 2}, {"capital", 2}, {"red-planet", 2}}));
+  EXPECT_EQ(scored("mixed").count("run/mixed/item/red-planet/2"), 1u);
+}
+
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   start_mock(script(/*slow_red_planet=*/true));
   const std::string suite = dir_.write("mixed.jsonl", kSuite);
