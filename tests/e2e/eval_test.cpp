@@ -223,6 +223,31 @@ TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   EXPECT_EQ(scored("k").size(), 4u);
 }
 
+TEST_F(EvalTest, AFailedTaskStopsTheRunAndIsAskedAgainOnResume) {
+  // The provider refuses the third item's first call (HTTP 400: not retried).
+  std::string s = script();
+  s.insert(s.find("  - name: red-planet\n"),
+           "  - name: red-planet-refused\n    match: { model: ceo-model, last_user: \"Red Planet\" }\n    times: 1\n"
+           "    fault: { status: 400 }\n");
+  start_mock(s);
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  RunResult first =
+      kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "f"}), {}, std::chrono::seconds(120));
+  EXPECT_EQ(first.exit_code, 1) << first.describe();
+  EXPECT_NE(first.err.find("task red-planet (run 1) failed"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("go on with --resume f"), std::string::npos) << first.err;
+  EXPECT_NE(first.out.find("(incomplete)"), std::string::npos) << first.out;
+  EXPECT_EQ(scored("f").size(), 2u);
+
+  RunResult rest = kaisha(eval_args(cfg, {"--resume", "f", "--json"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  EXPECT_EQ(rest.events("summary").at(0)["correct"], 3);
+  EXPECT_EQ(scored("f")["run/f/item/red-planet/1"]["task_id"], "eval-f-1-red-planet-attempt-2");
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{
+                         {"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet", 1}, {"red-planet-refused", 1}}));
+}
+
 TEST_F(EvalTest, ASuiteItCannotScoreIsRefusedBeforeAnyCall) {
   start_mock(script());
   const std::string suite = dir_.write(
