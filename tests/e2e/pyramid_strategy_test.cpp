@@ -19,12 +19,12 @@ namespace kaisha::e2e {
 namespace {
 
 // The library and script of examples/pyramid/, so the example is what is tested.
-const std::string kExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/pyramid/";
+const std::string kPyramidExamples = std::string(KAISHA_SOURCE_DIR) + "/examples/pyramid/";
 
 class PyramidTest : public E2eTest {
  protected:
   std::string config(const std::string& extra = "") {
-    const std::string lib = kExamples + "writers.yaml";
+    const std::string lib = kPyramidExamples + "writers.yaml";
     ConfigOptions o;
     o.ceo_model = "openai:lead-model";
     o.extra = "strategy: pyramid\npyramid:\n  library: " + lib + "\n  model: openai:worker-model\n" + extra +
@@ -35,14 +35,14 @@ class PyramidTest : public E2eTest {
   std::string example_config(const std::string& ceo_model, const std::string& library, const std::string& entry) {
     ConfigOptions o;
     o.ceo_model = ceo_model;
-    o.extra = "strategy: pyramid\npyramid:\n  library: " + kExamples + library + "\n  entry: " + entry + "\n" +
+    o.extra = "strategy: pyramid\npyramid:\n  library: " + kPyramidExamples + library + "\n  entry: " + entry + "\n" +
               "tools:\n  workspace_root: " + dir_.file("work") + "\n";
     return write_config(o);
   }
 };
 
 TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
-  start_mock_file(kExamples + "scenario.yaml");
+  start_mock_file(kPyramidExamples + "scenario.yaml");
   RunResult r = run_json(config("  entry: lead_agent\n"), "Write two haiku, one about rivers and one about stones");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
@@ -121,7 +121,7 @@ TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
 // either order, as its two calls run at once, so only their count is fixed.)
 TEST_F(PyramidTest, QualityScoresCarryOverToTheNextRun) {
   const std::string task = "Write two haiku, one about rivers and one about stones";
-  start_mock_file(kExamples + "scenario.yaml");
+  start_mock_file(kPyramidExamples + "scenario.yaml");
   RunResult first = run_json(config("  entry: lead_agent\n"), task);
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   auto stored = [&](const std::string& agent) {
@@ -136,7 +136,7 @@ TEST_F(PyramidTest, QualityScoresCarryOverToTheNextRun) {
   EXPECT_EQ(stored("lead_agent").verdicts, 1);
   EXPECT_EQ(stored("writer_agent").verdicts, 3);
 
-  start_mock_file(kExamples + "scenario.yaml");
+  start_mock_file(kPyramidExamples + "scenario.yaml");
   RunResult second = run_json(config("  entry: lead_agent\n"), task);
   ASSERT_EQ(second.exit_code, 0) << second.describe();
   EXPECT_NEAR(stored("lead_agent").q, 0.68, 1e-9);
@@ -148,7 +148,7 @@ TEST_F(PyramidTest, QualityScoresCarryOverToTheNextRun) {
 }
 
 TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
-  start_mock_file(kExamples + "scenario.yaml");
+  start_mock_file(kPyramidExamples + "scenario.yaml");
   RunResult r = run_json(config(), "Write a haiku about rivers to poems/river.md");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   auto routes = r.events("route");
@@ -165,7 +165,7 @@ TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
 // task, as the test above shows); the decision and how it was made are in
 // the event and the journal, and the call is charged like any other.
 TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
-  std::ifstream in(kExamples + "scenario.yaml");
+  std::ifstream in(kPyramidExamples + "scenario.yaml");
   std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string router_rule = R"(rules:
   - name: router-scores
@@ -210,7 +210,7 @@ TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
 // rejected by the judge; small-b's and large's are approved, and small-b's,
 // first in candidate order, is the one merged into the task's directory.
 TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
-  start_mock_file(kExamples + "candidates_scenario.yaml");
+  start_mock_file(kPyramidExamples + "candidates_scenario.yaml");
   RunResult r = run_json(example_config("openai:lead-model", "candidates.yaml", "lead_agent"),
                          "Write a program that prints the 10th Fibonacci number");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -260,7 +260,7 @@ TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
 TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
   chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
-  start_mock_file(kExamples + "infihelper_scenario.yaml");
+  start_mock_file(kPyramidExamples + "infihelper_scenario.yaml");
   RunResult r = run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
                          "Write a short paper on learning-rate warm-up and decay for small language models");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -315,7 +315,7 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
 }
 
 TEST_F(PyramidTest, AMissingLibraryIsAClearConfigError) {
-  start_mock_file(kExamples + "scenario.yaml");
+  start_mock_file(kPyramidExamples + "scenario.yaml");
   ConfigOptions o;
   o.extra = "strategy: pyramid\n";
   RunResult r = run_json(write_config(o), "anything");

@@ -1,0 +1,499 @@
+// kaisha eval --suite FILE.jsonl --strategy S [--name RUN]: runs every item
+// of a suite (docs/suites.md) as a task of a company on strategy S, scores
+// each answer by the item's format, and prints accuracy with its Wilson
+// interval, tokens, dollars and time (docs/eval.md). Every scored answer is
+// kept in the journal (strategy state "eval", key run/RUN/item/ID/N) before
+// the next item starts, so `kaisha eval --resume RUN` after a crash or
+// Ctrl-C goes on where it stopped: scored items are not asked again, an
+// interrupted task is finished from the journal, a finished but unscored one
+// is scored from its journaled answer.
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "actors/company/company_runtime.hpp"
+#include "actors/system/provider_chat_client.hpp"
+#include "cli/cli_config.hpp"
+#include "cli/command_registry.hpp"
+#include "cli/interrupt_guard.hpp"
+#include "cli/progress_printer.hpp"
+#include "runtime/catalog/strategy_catalog.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/core/json_text.hpp"
+#include "runtime/core/utf8.hpp"
+#include "runtime/eval/item_record.hpp"
+#include "runtime/eval/item_score.hpp"
+#include "runtime/eval/run_summary.hpp"
+#include "runtime/store/journal_store.hpp"
+#include "runtime/suite/suite_file.hpp"
+
+namespace kaisha::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct EvalOptions {
+  CommonOptions common;
+  std::string suite;
+  int limit = 0;  // 0: every item (or the recorded limit on --resume)
+  int runs = 0;   // 0: once (or the recorded count on --resume)
+  std::string name;
+  std::string resume;
+  std::string csv;
+};
+
+int fail(const std::string& why, int code = 2) {
+  std::cerr << "kaisha eval: " << why << "\n";
+  return code;
+}
+
+// What --resume RUN needs to go on: kept as the state "run/RUN" once the
+// suite has been checked, before any item runs.
+struct RunRecord {
+  std::string suite;  // absolute path
+  std::string strategy;
+  std::string model;
+  int limit = 0;
+  int runs = 1;
+};
+
+json to_json(const RunRecord& r) {
+  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model}, {"limit", r.limit}, {"runs", r.runs}};
+}
+
+RunRecord record_from_json(const json& j) {
+  RunRecord r;
+  r.suite = j.value("suite", "");
+  r.strategy = j.value("strategy", "");
+  r.model = j.value("model", "");
+  r.limit = j.value("limit", 0);
+  r.runs = j.value("runs", 1);
+  return r;
+}
+
+// One answer to score: an item, in one of the runs.
+struct Slot {
+  const suite::SuiteItem* item = nullptr;
+  int repetition = 1;
+};
+
+// The task id of the `attempt`th task asked for a slot: a task that failed
+// or was canceled is asked again under the next one.
+std::string attempt_task_id(const std::string& run, const Slot& s, int attempt) {
+  std::string id = eval::item_task_id(run, s.item->id, s.repetition);
+  return attempt <= 1 ? id : id + "-attempt-" + std::to_string(attempt);
+}
+
+std::string percent(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << v * 100 << "%";
+  return o.str();
+}
+
+std::string dollars(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(4) << v;
+  return o.str();
+}
+
+std::string seconds(int64_t ms) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << ms / 1000.0 << " s";
+  return o.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+json summary_json(const eval::RunSummary& s) {
+  return json{{"items", s.items},
+              {"judged", s.judged},
+              {"correct", s.correct},
+              {"accuracy", s.accuracy},
+              {"wilson_low", s.interval.low},
+              {"wilson_high", s.interval.high},
+              {"tokens", s.tokens},
+              {"usd", s.usd},
+              {"ms", s.ms},
+              {"cost_efficiency", s.cost_efficiency}};
+}
+
+void print_table_row(const std::string& label, const eval::RunSummary& s) {
+  std::cout << std::left << std::setw(6) << label << std::setw(7) << s.items << std::setw(9) << s.correct
+            << std::setw(10) << percent(s.accuracy) << std::setw(18)
+            << ("[" + percent(s.interval.low) + ", " + percent(s.interval.high) + "]") << std::setw(9) << s.tokens
+            << std::setw(10) << dollars(s.usd) << seconds(s.ms) << "\n";
+}
+
+class EvalRun {
+ public:
+  EvalRun(EvalOptions o) : o_(std::move(o)) {}
+
+  int run() {
+    if (int code = prepare(); code != 0) return code;
+    if (int code = answer_all(); code != 0 && code != 1) return code;
+    return report();
+  }
+
+ private:
+  // Reads the run record and the suite, and what was already scored,
+  // before anything is spent.
+  int prepare() {
+    const bool resuming = !o_.resume.empty();
+    name_ = resuming ? o_.resume : o_.name;
+    if (name_.empty() && !o_.suite.empty()) name_ = fs::path(o_.suite).stem().string();
+    if (name_.empty() || name_.find('/') != std::string::npos) return fail("--name: the run needs a name without '/'");
+    auto c = load_cli_config(o_.common, /*needs_model=*/true);
+    if (!c.ok()) return fail(c.error().message);
+    config_ = *c;
+
+    const bool fresh = no_journal_yet(config_.store_path);
+    if (resuming && fresh) return fail("--resume " + name_ + ": no journal at " + config_.store_path);
+    // No company runs yet: this command is the journal's only writer.
+    auto st = fresh ? store::JournalStore::open(config_.store_path) : open_to_write(config_);
+    if (!st.ok()) return fail(st.error().message, 1);
+    {
+      auto rows = (*st)->state(eval::kEvalState);
+      if (!rows.ok()) return fail(rows.error().message, 1);
+      for (auto& r : *rows) state_[r.key] = r.value;
+      auto it = state_.find(eval::run_key(name_));
+      if (resuming) {
+        if (it == state_.end())
+          return fail("--resume " + name_ + ": no eval run of that name in " + config_.store_path);
+        record_ = record_from_json(it->second);
+        if (!o_.suite.empty() && fs::absolute(o_.suite).string() != record_.suite)
+          return fail("--resume " + name_ + ": the run evaluates " + record_.suite + ", not " + o_.suite);
+        if (!o_.common.strategy.empty() && o_.common.strategy != record_.strategy)
+          return fail("--resume " + name_ + ": the run's strategy is " + record_.strategy + ", not " +
+                      o_.common.strategy);
+        if (o_.limit > 0) record_.limit = o_.limit;  // a longer (or shorter) run goes on
+        if (o_.runs > 0) record_.runs = o_.runs;
+      } else {
+        if (o_.suite.empty()) return fail("give --suite FILE.jsonl (or --resume RUN)");
+        if (it != state_.end())
+          return fail("an eval run named '" + name_ + "' is already in " + config_.store_path +
+                      ": go on with --resume " + name_ + ", or choose another --name");
+        record_.suite = fs::absolute(o_.suite).string();
+        record_.strategy = o_.common.strategy.empty() ? config_.strategy : o_.common.strategy;
+        record_.limit = o_.limit;
+        record_.runs = std::max(1, o_.runs);
+      }
+    }
+    // The recorded model unless another is asked for now.
+    if (resuming && o_.common.model.empty() && !record_.model.empty()) config_.ceo.model = record_.model;
+    record_.model = config_.ceo.model;
+    if (record_.strategy.empty()) record_.strategy = "hashiru";
+    if (!strategy::find_strategy(record_.strategy))
+      return fail("--strategy: unknown strategy '" + record_.strategy + "' (" + strategy::strategy_names_text() + ")");
+
+    // The whole suite is checked before anything is spent.
+    auto items = suite::load_suite_file(record_.suite);
+    if (!items.ok()) return fail(items.error().message);
+    items_ = std::move(items).value();
+    std::vector<std::string> refused;
+    for (const auto& i : items_)
+      if (!eval::eval_can_score(i))
+        refused.push_back("task " + i.id + " (" + (i.format.empty() ? "no format" : "format " + i.format) + ")");
+    if (!refused.empty()) {
+      std::string list;
+      for (size_t k = 0; k < refused.size() && k < 10; ++k) list += "\n  " + refused[k];
+      if (refused.size() > 10) list += "\n  (and " + std::to_string(refused.size() - 10) + " more)";
+      return fail(record_.suite + ": kaisha eval scores one answer per task by its format; it cannot score" + list);
+    }
+    if (record_.limit > 0 && size_t(record_.limit) < items_.size()) items_.resize(size_t(record_.limit));
+    for (int rep = 1; rep <= record_.runs; ++rep)
+      for (const auto& i : items_) slots_.push_back({&i, rep});
+    for (const auto& s : slots_) {
+      auto it = state_.find(eval::item_key(name_, s.item->id, s.repetition));
+      if (it == state_.end()) continue;
+      auto r = eval::item_record_from_json(it->second);
+      if (!r.ok()) return fail(eval::item_key(name_, s.item->id, s.repetition) + ": " + r.error().message, 1);
+      scored_[slot_key(s)] = *r;
+      count(*r);
+    }
+    // The tasks earlier processes asked for the slots not scored yet.
+    for (const auto& s : slots_) {
+      if (scored_.count(slot_key(s))) continue;
+      for (int attempt = 1;; ++attempt) {
+        auto t = (*st)->get_task(attempt_task_id(name_, s, attempt));
+        if (!t.ok()) return fail(t.error().message, 1);
+        if (!t->has_value()) break;
+        journaled_[(*t)->id] = **t;
+      }
+    }
+    Status saved = (*st)->save_state({eval::kEvalState, eval::run_key(name_), to_json(record_), "", "eval", wall_ms()});
+    if (!saved.ok()) return fail(saved.error().message, 1);
+    return 0;
+  }
+
+  static std::string slot_key(const Slot& s) { return std::to_string(s.repetition) + "/" + s.item->id; }
+
+  // Runs and scores every slot not scored yet, each task in a company
+  // session of its own: a strategy's conversation carries over between the
+  // tasks of a session, and one answer must not see another. 0: all done;
+  // 1: stopped (a task failed); 2: could not start.
+  int answer_all() {
+    if (scored_.size() == slots_.size()) return 0;  // nothing to pay for: no company needed
+    if (!o_.common.quiet && !o_.common.json && !scored_.empty())
+      std::cerr << "kaisha eval: " << scored_.size() << " of " << slots_.size() << " answers of run " << name_
+                << " already scored; going on\n";
+    limits_.wall_timeout_ms = config_.tools.sandbox_timeout_ms;
+    limits_.cpu_seconds = config_.tools.sandbox_cpu_seconds;
+    limits_.memory_bytes = config_.tools.sandbox_memory_mb << 20;
+    limits_.max_processes = config_.tools.sandbox_max_processes;
+    limits_.disk_bytes = config_.tools.sandbox_disk_mb << 20;
+
+    InterruptGuard guard;  // before any runtime starts its threads
+    if (Status t = start_tracing(config_); !t.ok()) return fail(t.error().message);
+    for (const auto& s : slots_) {
+      if (scored_.count(slot_key(s))) continue;
+      const int made = attempts_made(s);
+      const store::TaskRow* last = made > 0 ? &journaled_.at(attempt_task_id(name_, s, made)) : nullptr;
+      const bool unfinished = last && (last->status == "running" || last->status == "interrupted");
+      if (last && last->status == "done") {
+        // It finished before its score was kept: scored from the journal.
+        if (!score_and_keep(s, result_of(*last))) return 1;
+        continue;
+      }
+      actors::RuntimeOptions ro;
+      ro.config = config_;
+      ro.chat = actors::make_provider_chat_client(config_);
+      // The company's own transcript stays in the journal (`kaisha history`);
+      // the terminal shows the items.
+      ro.progress = std::make_shared<ProgressPrinter>(false, true);
+      ro.strategy = record_.strategy;
+      ro.session_id = unfinished ? last->session_id : "";
+      ro.resume = unfinished;
+      auto rt = actors::CompanyRuntime::start(std::move(ro));
+      if (!rt.ok()) return fail(rt.error().message);
+      runtime_ = rt->get();
+      guard.arm(runtime_);
+      msg::TaskResult r;
+      if (unfinished) {
+        // The task a killed process left: finished from the journal, its
+        // completed model calls not made again.
+        auto resumed = runtime_->resume_interrupted(last->id);
+        if (!resumed.ok() || resumed->empty()) {
+          r.ok = false;
+          r.error = resumed.ok() ? "it could not be resumed" : resumed.error().message;
+        } else {
+          r = resumed->front();
+        }
+      } else {
+        r = runtime_->run_task(s.item->input, attempt_task_id(name_, s, made + 1));
+      }
+      bool kept = false;
+      if (!r.ok)
+        stopped_ = "task " + s.item->id + " (run " + std::to_string(s.repetition) + ") " +
+                   (r.canceled ? "was canceled" : "failed") + ": " + (r.error.empty() ? r.answer : r.error) +
+                   "; go on with --resume " + name_;
+      else
+        kept = score_and_keep(s, r);
+      guard.arm(nullptr);
+      runtime_ = nullptr;
+      if (!kept) return 1;
+    }
+    return 0;
+  }
+
+  // How many tasks were asked for `s` in earlier processes (their ids are
+  // in the journal).
+  int attempts_made(const Slot& s) const {
+    int n = 0;
+    while (journaled_.count(attempt_task_id(name_, s, n + 1))) ++n;
+    return n;
+  }
+
+  static msg::TaskResult result_of(const store::TaskRow& t) {
+    msg::TaskResult r;
+    r.task_id = t.id;
+    r.ok = t.status == "done";
+    r.answer = t.final_answer;
+    r.error = t.error;
+    r.tokens_in = t.tokens_in;
+    r.tokens_out = t.tokens_out;
+    r.expense = t.expense;
+    r.wall_ms = t.wall_ms;
+    return r;
+  }
+
+  // Scores a finished task's answer and keeps the score in the journal
+  // before the next item starts. False (stopped_ says why) when it could not
+  // be kept.
+  bool score_and_keep(const Slot& s, const msg::TaskResult& r) {
+    eval::ItemRecord rec;
+    rec.item = s.item->id;
+    rec.repetition = s.repetition;
+    rec.task_id = r.task_id;
+    rec.answer = r.answer;
+    rec.tokens_in = r.tokens_in;
+    rec.tokens_out = r.tokens_out;
+    rec.usd = r.expense;
+    rec.ms = r.wall_ms;
+    eval::ItemScore score;
+    if (s.item->format == suite::kCode) {
+      // Blocking up to the sandbox's clock: this is the command's own thread, not an actor's.
+      auto ran = eval::score_code_item(*s.item, r.answer, limits_);
+      if (ran.ok())
+        score = *ran;
+      else
+        score.feedback = "the sandbox could not run the tests: " + ran.error().message;
+    } else {
+      score = eval::score_item(*s.item, r.answer);
+    }
+    rec.correct = score.correct;
+    rec.score = score.score;
+    rec.feedback = score.feedback;
+    Status saved = keep(
+        {eval::kEvalState, eval::item_key(name_, rec.item, rec.repetition), eval::to_json(rec), "", "eval", wall_ms()});
+    if (!saved.ok()) {
+      stopped_ = "the score of task " + rec.item + " could not be kept: " + saved.error().message;
+      return false;
+    }
+    scored_[slot_key(s)] = rec;
+    count(rec);
+    print_progress(rec);
+    return true;
+  }
+
+  // Saves a row of state through the running company's journal writer, or
+  // directly when no company runs.
+  Status keep(const store::StateRow& row) {
+    if (runtime_) return runtime_->write_journal([&](store::JournalStore& st) { return st.save_state(row); });
+    auto st = open_to_write(config_);
+    if (!st.ok()) return st.error();
+    return (*st)->save_state(row);
+  }
+
+  // Adds an answer to the running totals the progress lines show.
+  void count(const eval::ItemRecord& rec) {
+    if (rec.correct) {
+      ++so_far_.judged;
+      so_far_.correct += *rec.correct;
+    }
+    so_far_.usd += rec.usd;
+    so_far_.ms += rec.ms;
+  }
+
+  void print_progress(const eval::ItemRecord& rec) {
+    if (o_.common.json) {
+      json line = eval::to_json(rec);
+      line["event"] = "item";
+      line["run"] = name_;
+      std::cout << dump_text(line) << "\n" << std::flush;
+      return;
+    }
+    if (o_.common.quiet) return;
+    std::cerr << "» " << scored_.size() << "/" << slots_.size() << " " << utf8::one_line(rec.item, 60) << ": "
+              << (rec.correct ? (*rec.correct ? "correct" : "wrong") : "no verdict") << " · accuracy so far "
+              << so_far_.correct << "/" << so_far_.judged << " · $" << dollars(so_far_.usd) << " · "
+              << seconds(so_far_.ms) << "\n";
+  }
+
+  int report() {
+    std::vector<eval::ItemOutcome> all;
+    std::map<int, std::vector<eval::ItemOutcome>> per_run;
+    std::vector<const eval::ItemRecord*> rows;
+    for (const auto& s : slots_) {
+      auto it = scored_.find(slot_key(s));
+      if (it == scored_.end()) continue;
+      all.push_back(it->second.outcome());
+      per_run[s.repetition].push_back(it->second.outcome());
+      rows.push_back(&it->second);
+    }
+    eval::RunSummary total = eval::summarize(all);
+    const bool complete = rows.size() == slots_.size();
+    if (!o_.csv.empty()) {
+      std::ofstream out(o_.csv, std::ios::binary);
+      out << "item,run,format,correct,score,tokens_in,tokens_out,usd,ms,answer,feedback\n";
+      std::map<std::string, std::string> formats;
+      for (const auto& i : items_) formats[i.id] = i.format;
+      for (const auto* r : rows)
+        out << csv_field(r->item) << "," << r->repetition << "," << formats[r->item] << ","
+            << (r->correct ? (*r->correct ? "1" : "0") : "") << "," << (r->score ? std::to_string(*r->score) : "")
+            << "," << r->tokens_in << "," << r->tokens_out << "," << dollars(r->usd) << "," << r->ms << ","
+            << csv_field(r->answer) << "," << csv_field(r->feedback) << "\n";
+      if (!out) stopped_ += (stopped_.empty() ? "" : "; ") + std::string("cannot write ") + o_.csv;
+    }
+    if (o_.common.json) {
+      json line = summary_json(total);
+      line["event"] = "summary";
+      line["run"] = name_;
+      line["suite"] = record_.suite;
+      line["strategy"] = record_.strategy;
+      line["model"] = record_.model;
+      line["complete"] = complete;
+      line["stopped"] = stopped_;
+      if (per_run.size() > 1) {
+        json runs = json::array();
+        for (const auto& [rep, outcomes] : per_run) {
+          json r = summary_json(eval::summarize(outcomes));
+          r["run"] = rep;
+          runs.push_back(r);
+        }
+        line["runs"] = runs;
+      }
+      std::cout << dump_text(line) << "\n";
+    } else {
+      if (!stopped_.empty()) std::cerr << "kaisha eval: stopped: " << stopped_ << "\n";
+      std::cout << "eval " << name_ << ": " << record_.suite << ", strategy " << record_.strategy << ", model "
+                << record_.model << ", " << items_.size() << " items × " << record_.runs << " run"
+                << (record_.runs > 1 ? "s" : "") << (complete ? "" : " (incomplete)") << "\n";
+      std::cout << std::left << std::setw(6) << "run" << std::setw(7) << "items" << std::setw(9) << "correct"
+                << std::setw(10) << "accuracy" << std::setw(18) << "95% Wilson" << std::setw(9) << "tokens"
+                << std::setw(10) << "$"
+                << "time\n";
+      for (const auto& [rep, outcomes] : per_run) print_table_row(std::to_string(rep), eval::summarize(outcomes));
+      if (per_run.size() > 1) print_table_row("all", total);
+      if (total.judged < total.items)
+        std::cout << total.items - total.judged << " answers could not be judged (not counted in the accuracy)\n";
+      std::cout << "cost efficiency CS = " << std::fixed << std::setprecision(1) << total.cost_efficiency << "\n";
+    }
+    return complete && stopped_.empty() ? 0 : 1;
+  }
+
+  EvalOptions o_;
+  std::string name_;
+  config::Config config_;
+  RunRecord record_;
+  std::map<std::string, json> state_;                // the "eval" state, by key
+  std::map<std::string, store::TaskRow> journaled_;  // tasks earlier processes asked, by id
+  std::vector<suite::SuiteItem> items_;
+  std::vector<Slot> slots_;
+  std::map<std::string, eval::ItemRecord> scored_;  // by slot_key
+  eval::RunSummary so_far_;                         // running totals of scored_ (no interval)
+  sandbox::SandboxLimits limits_;
+  actors::CompanyRuntime* runtime_ = nullptr;
+  std::string stopped_;
+};
+
+const bool registered = register_command(
+    "eval", "run a suite (docs/suites.md) through a strategy and score it: accuracy, tokens, $, time",
+    [](CLI::App* cmd) -> std::function<int()> {
+      auto o = std::make_shared<EvalOptions>();
+      cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
+      cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");
+      cmd->add_option("--model", o->common.model, "the CEO's model ref (default: the config's)");
+      cmd->add_option(
+          "--strategy", o->common.strategy,
+          "the strategy the tasks run with: " + strategy::strategy_names_text() + " (default: the config's)");
+      cmd->add_flag("--json", o->common.json, "machine-readable output (JSON lines)");
+      cmd->add_flag("-q,--quiet", o->common.quiet, "no progress on stderr");
+      cmd->add_option("--suite", o->suite, "the tasks and their checks (JSONL, docs/suites.md)");
+      cmd->add_option("--limit", o->limit, "only the first N items")->check(CLI::Range(1, 100000));
+      cmd->add_option("--runs", o->runs, "answer every item this many times")->check(CLI::Range(1, 1000));
+      cmd->add_option("--name", o->name, "the name the run is kept under (default: the suite's stem)");
+      cmd->add_option("--resume", o->resume, "go on with the run of this name");
+      cmd->add_option("--csv", o->csv, "also write one row per answer to this CSV file");
+      return [o] { return EvalRun(*o).run(); };
+    });
+
+}  // namespace
+}  // namespace kaisha::cli

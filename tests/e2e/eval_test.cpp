@@ -1,0 +1,266 @@
+// `kaisha eval` end to end: a four-item suite in four formats (exact,
+// numeric, multiple choice, code) run through the HASHIRU strategy against
+// the scripted mock LLM, which answers three right and one wrong. What is
+// asserted comes from outside the command: the table and JSON lines it
+// prints, the mock's request log (every model call, so a call paid twice
+// shows), the CSV file and the journal's "eval" state.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
+
+#include "cluster_fixture.hpp"
+#include "e2e_fixture.hpp"
+#include "runtime/sandbox/sandbox.hpp"
+
+namespace kaisha::e2e {
+namespace eval_test {
+
+const char* kSuite =
+    R"({"id": "capital", "input": "What is the capital of Australia? Reply with the city's name only.", "answer": "Canberra"}
+{"id": "apples", "input": "Ann has 3 baskets of 12 apples and gives away 7. How many are left? End with '#### <number>'.", "answer": 29, "format": "numeric"}
+# the mock picks (C): wrong
+{"id": "red-planet", "input": "Which planet is known as the Red Planet?\n(A) Venus\n(B) Mars\n(C) Jupiter\n(D) Saturn", "answer": "B", "format": "multiple_choice"}
+{"id": "add", "input": "Write a Python function add(a, b) that returns a + b.", "tests": "assert add(2, 3) == 5\nassert add(-1, 1) == 0"}
+)";
+
+// One rule per item, named after it, so the log counts each item's calls.
+// `slow_red_planet`: the first call for the third item waits 60 s (a
+// process to kill while it waits); the call made again answers at once.
+std::string script(bool slow_red_planet = false) {
+  std::string s = "rules:\n";
+  s += "  - name: capital\n    match: { model: ceo-model, last_user: \"capital of Australia\" }\n"
+       "    reply: { text: \"Canberra\" }\n";
+  s += "  - name: apples\n    match: { model: ceo-model, last_user: \"baskets of 12 apples\" }\n"
+       "    reply: { text: \"3 x 12 = 36 and 36 - 7 = 29.\\n#### 29\" }\n";
+  if (slow_red_planet)
+    s += "  - name: red-planet-slow\n    match: { model: ceo-model, last_user: \"Red Planet\" }\n    times: 1\n"
+         "    reply: { text: \"The answer is (C).\", latency_ms: 60000 }\n";
+  s += "  - name: red-planet\n    match: { model: ceo-model, last_user: \"Red Planet\" }\n"
+       "    reply: { text: \"The answer is (C).\" }\n";
+  s += "  - name: add\n    match: { model: ceo-model, last_user: \"function add(a, b)\" }\n"
+       "    reply: { text: \"```python\\ndef add(a, b):\\n    return a + b\\n```\" }\n";
+  return s;
+}
+
+class EvalTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    Status s = sandbox::sandbox_available();
+    if (!s) GTEST_SKIP() << "the code item needs the sandbox: " << s.error().message;
+  }
+
+  std::string config() {
+    ConfigOptions o;
+    // Generous for a loaded machine: the code item's tests run in the sandbox.
+    o.extra = "tools:\n  sandbox: { timeout_ms: 30000, cpu_seconds: 30 }\n";
+    return write_config(o);
+  }
+
+  std::vector<std::string> eval_args(const std::string& cfg, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"eval", "--config", cfg};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  // The "eval" state's item rows of run `name`, by key.
+  std::map<std::string, json> scored(const std::string& name) {
+    std::map<std::string, json> out;
+    auto j = journal();
+    if (!j) return out;
+    auto rows = j->state("eval");
+    if (!rows.ok()) return out;
+    const std::string prefix = "run/" + name + "/item/";
+    for (const auto& r : *rows)
+      if (r.key.rfind(prefix, 0) == 0) out[r.key] = r.value;
+    return out;
+  }
+
+  // Calls the mock answered, by rule name.
+  std::map<std::string, size_t> calls() {
+    std::map<std::string, size_t> n;
+    for (const auto& r : mock_->request_log()) ++n[r.value("rule", "")];
+    return n;
+  }
+};
+
+TEST_F(EvalTest, ScoresThreeOfFourAndPrintsTheWilsonInterval) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  RunResult r = kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  // 3/4 = 75 %, Wilson 95 %: [0.3006, 0.9544].
+  EXPECT_NE(r.out.find("eval mixed: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy hashiru"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4      3        75.0%     [30.1%, 95.4%]"), std::string::npos) << r.out;
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet", 1}}));
+  // Each task in a session of its own: no request carries another task's conversation.
+  for (const auto& req : mock_->request_log()) {
+    int users = 0;
+    for (const auto& m : req["messages"]) users += m.value("role", "") == "user";
+    EXPECT_EQ(users, 1) << req.dump();
+  }
+
+  // Each answer is kept with its verdict; the wrong one says what it picked.
+  auto rows = scored("mixed");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows["run/mixed/item/capital/1"]["correct"], true);
+  EXPECT_EQ(rows["run/mixed/item/apples/1"]["correct"], true);
+  EXPECT_EQ(rows["run/mixed/item/add/1"]["correct"], true);
+  EXPECT_EQ(rows["run/mixed/item/add/1"]["score"], 1.0);
+  const json wrong = rows["run/mixed/item/red-planet/1"];
+  EXPECT_EQ(wrong["correct"], false);
+  EXPECT_EQ(wrong["answer"], "The answer is (C).");
+  EXPECT_NE(wrong["feedback"].get<std::string>().find("the right option is (B)"), std::string::npos) << wrong;
+  EXPECT_GT(wrong["tokens_in"].get<int64_t>(), 0);
+
+  // The same name again is refused; resuming a finished run asks nothing.
+  RunResult again = kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru"}));
+  EXPECT_EQ(again.exit_code, 2) << again.describe();
+  EXPECT_NE(again.err.find("--resume mixed"), std::string::npos) << again.err;
+  RunResult resumed = kaisha(eval_args(config(), {"--resume", "mixed"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.out.find("[30.1%, 95.4%]"), std::string::npos) << resumed.out;
+  EXPECT_EQ(mock_->request_log().size(), 4u);
+}
+
+TEST_F(EvalTest, AShorterRunResumedOnTheWholeSuiteAsksOnlyTheRest) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  RunResult first =
+      kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "m", "--limit", "2", "--json"}), {},
+             std::chrono::seconds(120));
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  ASSERT_EQ(first.events("item").size(), 2u) << first.out;
+  json s = first.events("summary").at(0);
+  EXPECT_EQ(s["items"], 2);
+  EXPECT_EQ(s["correct"], 2);
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"apples", 1}, {"capital", 1}}));
+
+  const std::string csv = dir_.file("m.csv");
+  RunResult rest =
+      kaisha(eval_args(cfg, {"--resume", "m", "--limit", "4", "--json", "--csv", csv}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  // Only the two new items ran; the summary covers all four.
+  auto items = rest.events("item");
+  ASSERT_EQ(items.size(), 2u) << rest.out;
+  EXPECT_EQ(items[0]["item"], "red-planet");
+  EXPECT_EQ(items[1]["item"], "add");
+  s = rest.events("summary").at(0);
+  EXPECT_EQ(s["items"], 4);
+  EXPECT_EQ(s["correct"], 3);
+  EXPECT_DOUBLE_EQ(s["accuracy"].get<double>(), 0.75);
+  EXPECT_NEAR(s["wilson_low"].get<double>(), 0.300641842582402, 1e-9);
+  EXPECT_NEAR(s["wilson_high"].get<double>(), 0.954412739190299, 1e-9);
+  EXPECT_TRUE(s["complete"].get<bool>());
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet", 1}}));
+
+  // One CSV row per answer, in suite order (a quoted field may hold line breaks).
+  std::ifstream in(csv, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> lines(1);
+  bool quoted = false;
+  for (char ch : text) {
+    if (ch == '"') quoted = !quoted;
+    if (ch == '\n' && !quoted)
+      lines.emplace_back();
+    else
+      lines.back() += ch;
+  }
+  if (lines.back().empty()) lines.pop_back();
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0].rfind("item,run,format,correct,score,", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("capital,1,exact,1,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[3].rfind("red-planet,1,multiple_choice,0,", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[4].rfind("add,1,code,1,", 0), 0u) << lines[4];
+  EXPECT_NE(lines[2].find(",\"3 x 12 = 36 and 36 - 7 = 29.\n#### 29\","), std::string::npos) << lines[2];
+}
+
+TEST_F(EvalTest, EachRunAsksEveryItemAgainAndIsSummedApart) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  RunResult r =
+      kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru", "--limit", "3", "--runs", "2", "--json"}),
+             {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.events("item").size(), 6u);
+  json s = r.events("summary").at(0);
+  EXPECT_EQ(s["items"], 6);
+  EXPECT_EQ(s["correct"], 4);
+  ASSERT_EQ(s["runs"].size(), 2u) << s;
+  for (const auto& run : s["runs"]) {
+    EXPECT_EQ(run["items"], 3);
+    EXPECT_EQ(run["correct"], 2);
+  }
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"apples", 2}, {"capital", 2}, {"red-planet", 2}}));
+  EXPECT_EQ(scored("mixed").count("run/mixed/item/red-planet/2"), 1u);
+}
+
+TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
+  start_mock(script(/*slow_red_planet=*/true));
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  {
+    BackgroundProcess p(KAISHA_EXE, {"eval", "--config", cfg, "--suite", suite, "--strategy", "hashiru", "--name", "k"},
+                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, dir_.file("eval.log"));
+    // Killed while the third item's model call waits: two answers scored.
+    ASSERT_TRUE(
+        wait_for([&] { return !calls().empty() && calls().count("red-planet-slow"); }, std::chrono::seconds(90)))
+        << p.log();
+    p.kill9();
+  }
+  EXPECT_EQ(scored("k").size(), 2u);
+
+  RunResult r = kaisha(eval_args(cfg, {"--resume", "k", "--json"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  json s = r.events("summary").at(0);
+  EXPECT_EQ(s["items"], 4);
+  EXPECT_EQ(s["correct"], 3);
+  // The first two were not asked again; the interrupted call was made once more.
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{
+                         {"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet", 1}, {"red-planet-slow", 1}}));
+  EXPECT_EQ(scored("k").size(), 4u);
+}
+
+TEST_F(EvalTest, AFailedTaskStopsTheRunAndIsAskedAgainOnResume) {
+  // The provider refuses the third item's first call (HTTP 400: not retried).
+  std::string s = script();
+  s.insert(s.find("  - name: red-planet\n"),
+           "  - name: red-planet-refused\n    match: { model: ceo-model, last_user: \"Red Planet\" }\n    times: 1\n"
+           "    fault: { status: 400 }\n");
+  start_mock(s);
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  RunResult first =
+      kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "f"}), {}, std::chrono::seconds(120));
+  EXPECT_EQ(first.exit_code, 1) << first.describe();
+  EXPECT_NE(first.err.find("task red-planet (run 1) failed"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("go on with --resume f"), std::string::npos) << first.err;
+  EXPECT_NE(first.out.find("(incomplete)"), std::string::npos) << first.out;
+  EXPECT_EQ(scored("f").size(), 2u);
+
+  RunResult rest = kaisha(eval_args(cfg, {"--resume", "f", "--json"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  EXPECT_EQ(rest.events("summary").at(0)["correct"], 3);
+  EXPECT_EQ(scored("f")["run/f/item/red-planet/1"]["task_id"], "eval-f-1-red-planet-attempt-2");
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{
+                         {"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet", 1}, {"red-planet-refused", 1}}));
+}
+
+TEST_F(EvalTest, ASuiteItCannotScoreIsRefusedBeforeAnyCall) {
+  start_mock(script());
+  const std::string suite = dir_.write(
+      "bad.jsonl", std::string(kSuite) + R"({"id": "room", "input": "A room.", "turns": [{"reply": "Done."}]})" + "\n");
+  RunResult r = kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru"}));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("task room (format interactive)"), std::string::npos) << r.err;
+  const std::string broken = dir_.write("broken.jsonl", "{\"input\": \"x\", \"anwser\": 1}\n");
+  RunResult b = kaisha(eval_args(config(), {"--suite", broken, "--strategy", "hashiru"}));
+  EXPECT_EQ(b.exit_code, 2) << b.describe();
+  EXPECT_NE(b.err.find("broken.jsonl:1: unknown field \"anwser\""), std::string::npos) << b.err;
+  EXPECT_TRUE(mock_->request_log().empty());
+}
+
+}  // namespace eval_test
+}  // namespace kaisha::e2e
