@@ -72,30 +72,40 @@ TaskTree hiva_tree(const TaskRecord& task, const std::vector<TaskStep>& steps) {
     return iterations[t] = b.add(TreeBuilder::kRoot, std::move(n));
   };
   int64_t current = -1;
-  std::vector<const TaskStep*> before;  // steps before the first event that names an iteration
+  // Until an event names the first iteration, its steps wait here.
+  std::vector<const TaskStep*> before;
+  auto place = [&](const TaskStep& s, Id at) {
+    if (s.kind == "llm_request" || s.kind == "llm_response" || s.kind == "ask" || s.kind == "answer") {
+      b.charge(at, s);  // the calls and asks are counted in their iteration
+      b.end(at, s.at);
+    } else {
+      b.add(at, plain_step(s), s.at);  // hires, fires, refusals, a step of no known kind
+    }
+  };
   for (const TaskStep& s : steps) {
-    const auto name = msg::strategy_event_name(s.payload);
-    if (name.strategy == "hiva") {
-      const json data = s.payload;
-      const int64_t t = int_field(data, "iteration", current);
+    const json& p = s.payload;
+    const auto name = msg::strategy_event_name(p);
+    if (s.kind == "note" && name.strategy == "hiva") {
+      const int64_t t = int_field(p, "iteration", current);
       if (t < 0) continue;
       current = t;
       const Id node = iteration_node(t);
-      for (const TaskStep* p : before) b.charge(node, *p);
+      for (const TaskStep* w : before) place(*w, node);
       before.clear();
       if (name.event == "forward_pass") {
-        b.node(node).label = "iteration " + std::to_string(t) + ": " + short_text(text_field(data, "answer"), 60);
-        add_graph(b, node, data);
+        b.node(node).label = "iteration " + std::to_string(t) + ": " + short_text(text_field(p, "answer"), 60);
+        add_graph(b, node, p);
       }
       continue;
     }
-    if (s.tokens_in == 0 && s.tokens_out == 0 && s.usd == 0) continue;
+    if (s.kind == "note" && p.is_object() && p.contains("metadata") && p["metadata"].is_object())
+      continue;  // the summary the result line shows
     if (current < 0)
       before.push_back(&s);
     else
-      b.charge(iteration_node(current), s);
+      place(s, iteration_node(current));
   }
-  for (const TaskStep* p : before) b.charge(TreeBuilder::kRoot, *p);
+  for (const TaskStep* w : before) place(*w, TreeBuilder::kRoot);
   return b.finish();
 }
 

@@ -14,8 +14,8 @@ using nlohmann::json;
 std::string plain(const json& v) { return v.dump(); }
 
 TEST(StrategyCatalog, NamesComeFromTheEntriesInOrder) {
-  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"hashiru", "effgen", "pyramid", "halo", "auto"}));
-  EXPECT_EQ(strategy_names_text(), "hashiru, effgen, pyramid, halo or auto");
+  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"hashiru", "effgen", "pyramid", "halo", "hiva", "auto"}));
+  EXPECT_EQ(strategy_names_text(), "hashiru, effgen, pyramid, halo, hiva or auto");
   ASSERT_NE(find_strategy("effgen"), nullptr);
   EXPECT_EQ(find_strategy("effgen")->config_section, "effgen");
   ASSERT_NE(find_strategy("pyramid"), nullptr);
