@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace kaisha::hiva {
 namespace {
@@ -142,10 +143,16 @@ double AgentGraph::success_rate(const GraphEdge& edge) {
 }
 
 Result<std::vector<std::string>> AgentGraph::topological_order() const {
-  // Small graphs (tens of agents): a scan for the first ready agent keeps the
-  // insertion-order tie break obvious.
+  // A scan for the first ready agent keeps the insertion-order tie break
+  // obvious; graphs have tens of agents.
+  std::unordered_map<std::string_view, std::size_t> at;
+  for (std::size_t i = 0; i < agents_.size(); ++i) at.emplace(agents_[i].id, i);
+  std::vector<std::vector<std::size_t>> out(agents_.size());
   std::vector<int> in_degree(agents_.size(), 0);
-  for (const GraphEdge& e : edges_) ++in_degree[agent_index(e.to)];
+  for (const GraphEdge& e : edges_) {
+    out[at.at(e.from)].push_back(at.at(e.to));
+    ++in_degree[at.at(e.to)];
+  }
   std::vector<bool> placed(agents_.size(), false);
   std::vector<std::string> order;
   while (order.size() < agents_.size()) {
@@ -155,8 +162,7 @@ Result<std::vector<std::string>> AgentGraph::topological_order() const {
     if (next == agents_.size()) break;
     placed[next] = true;
     order.push_back(agents_[next].id);
-    for (const GraphEdge& e : edges_)
-      if (e.from == agents_[next].id) --in_degree[agent_index(e.to)];
+    for (std::size_t to : out[next]) --in_degree[to];
   }
   if (order.size() == agents_.size()) return order;
   std::string stuck;

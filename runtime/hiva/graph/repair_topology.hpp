@@ -36,7 +36,7 @@ struct RepairReport {
   using Edge = std::pair<std::string, std::string>;
   std::vector<std::size_t> reverted_edits;  // indices into the iteration's edits, latest first
   std::vector<Edge> broken_edges;           // back edges removed when no edit was left to revert
-  std::vector<std::string> pruned_agents;   // steps 2, in removal order
+  std::vector<std::string> pruned_agents;   // step 2 (both runs), in removal order
   std::vector<Edge> pruned_edges;           // step 3
   std::vector<Edge> kept_for_connection;    // below the threshold, kept to keep v_s → … → v_a
   bool reconnected = false;                 // v_s → v_a was added back

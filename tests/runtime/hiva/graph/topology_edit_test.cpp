@@ -246,7 +246,9 @@ TEST(HivaTopologyEdit, UndoRestoresTheGraphExactly) {
     const AgentGraph before = g;
     EditResult r = apply_edit(g, agent, decision);
     ASSERT_TRUE(r.applied) << r.reason;
-    if (decision.op != TopologyOp::no_change) EXPECT_FALSE(g == before) << to_string(decision.op);
+    if (decision.op != TopologyOp::no_change) {
+      EXPECT_FALSE(g == before) << to_string(decision.op);
+    }
     ASSERT_TRUE(undo(g, r)) << to_string(decision.op);
     EXPECT_TRUE(g == before) << to_string(decision.op) << " by " << agent;
   }
