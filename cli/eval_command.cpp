@@ -478,6 +478,8 @@ const bool registered = register_command(
     "eval", "run a suite (docs/suites.md) through a strategy and score it: accuracy, tokens, $, time",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<EvalOptions>();
+      cmd->footer(
+          "Example: kaisha eval --suite examples/suites/qa.jsonl --strategy hashiru --name first\nMore: docs/eval.md");
       cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
       cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");
       cmd->add_option("--model", o->common.model, "the CEO's model ref (default: the config's)");

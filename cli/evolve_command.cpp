@@ -247,6 +247,9 @@ const bool registered = register_command(
     "evolve", "evolve a HiVA graph against a task set (docs/suites.md), saving it per iteration",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<EvolveOptions>();
+      cmd->footer(
+          "Example: kaisha evolve --task-set examples/hiva/tasks.jsonl --iterations 3 --name coders\nMore: "
+          "docs/hiva.md");
       cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
       cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");
       cmd->add_option("--model", o->common.model, "model ref for HiVA's calls (default: the config's)");

@@ -219,6 +219,9 @@ const bool registered = register_command(
     "graphs", "HiVA graphs saved by kaisha evolve: list, show one iteration by iteration, export, import",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<GraphsOptions>();
+      cmd->footer(
+          "Example: kaisha graphs coders   (then: kaisha graphs --export coders --out coders.json)\nMore: "
+          "docs/hiva.md");
       cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");
       cmd->add_option("--db", o->common.db, "SQLite store (default ./kaisha.db)");
       cmd->add_flag("--json", o->common.json, "machine-readable output");
