@@ -6,7 +6,9 @@
 #pragma once
 
 #include <any>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +53,15 @@ struct StrategySwitch {
   bool on = true;  // its default
   std::string help;
 };
+
+// Switches that default to on, each set in a config file at
+// "<prefix>.<name>" ("switches.memory", "halo.use_planner"), in the order given.
+inline std::vector<StrategySwitch> switches_under(const std::string& prefix,
+                                                  std::initializer_list<std::pair<const char*, const char*>> names) {
+  std::vector<StrategySwitch> out;
+  for (const auto& [name, help] : names) out.push_back(StrategySwitch{name, prefix + "." + name, true, help});
+  return out;
+}
 
 struct StrategyInfo {
   // The value of `--strategy` and of the config's `strategy:`.

@@ -21,14 +21,9 @@ strategy::StrategyInfo catalog_entry() {
   s.events = halo_events();
   s.read_settings = read_halo_section;
   // halo.md §10.6: the paper's two ablations.
-  for (auto [name, help] : {std::pair{"use_prompt_refinement", "P2-P4 refine the query (off: P1 only, the raw query)"},
-                            std::pair{"use_planner", "the planner decomposes step by step (off: one subtask, Q*)"}}) {
-    strategy::StrategySwitch w;
-    w.name = name;
-    w.config_key = std::string(kSection) + "." + name;
-    w.help = help;
-    s.switches.push_back(std::move(w));
-  }
+  s.switches = strategy::switches_under(
+      kSection, {{"use_prompt_refinement", "P2-P4 refine the query (off: P1 only, the raw query)"},
+                 {"use_planner", "the planner decomposes step by step (off: one subtask, Q*)"}});
   return s;
 }
 

@@ -15,23 +15,16 @@ strategy::StrategyInfo catalog_entry() {
   s.render = strategy::render_hashiru_event;
   s.tree = strategy::hashiru_tree;
   // hashiru.md §9; `/switch NAME on|off` turns them during a session.
-  const std::pair<const char*, const char*> switches[] = {
-      {"agent_creation", "the CEO may hire (AgentCreator)"},
-      {"local_agents", "local models may be hired and asked"},
-      {"cloud_agents", "cloud models may be hired and asked"},
-      {"tool_creation", "the CEO may write new tools"},
-      {"tool_invocation", "tools may be called"},
-      {"resource_budget", "the resource ledger limits hires"},
-      {"economy_budget", "the expense ledger limits spending"},
-      {"memory", "memories are recalled and kept"},
-  };
-  for (const auto& [name, help] : switches) {
-    strategy::StrategySwitch w;
-    w.name = name;
-    w.config_key = std::string("switches.") + name;
-    w.help = help;
-    s.switches.push_back(std::move(w));
-  }
+  s.switches = strategy::switches_under("switches", {
+                                                        {"agent_creation", "the CEO may hire (AgentCreator)"},
+                                                        {"local_agents", "local models may be hired and asked"},
+                                                        {"cloud_agents", "cloud models may be hired and asked"},
+                                                        {"tool_creation", "the CEO may write new tools"},
+                                                        {"tool_invocation", "tools may be called"},
+                                                        {"resource_budget", "the resource ledger limits hires"},
+                                                        {"economy_budget", "the expense ledger limits spending"},
+                                                        {"memory", "memories are recalled and kept"},
+                                                    });
   return s;
 }
 

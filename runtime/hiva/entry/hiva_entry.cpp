@@ -21,17 +21,11 @@ strategy::StrategyInfo catalog_entry() {
   s.events = hiva_events();
   s.read_settings = read_hiva_section;
   // hiva.md §11.8: the paper's four ablations.
-  for (auto [name, help] :
-       {std::pair{"use_kabb", "KABB routing (off: every agent routes to all its successors, w/o-KABB)"},
-        std::pair{"use_semantic", "prompt and tool updates (off: they stay as they are, w/o-SEV)"},
-        std::pair{"use_topology", "topology edits (off: the graph keeps its shape, w/o-TEV)"},
-        std::pair{"use_environment", "the environment's feedback (off: the aggregator critiques itself, w/o-Env)"}}) {
-    strategy::StrategySwitch w;
-    w.name = name;
-    w.config_key = std::string(kSection) + "." + name;
-    w.help = help;
-    s.switches.push_back(std::move(w));
-  }
+  s.switches = strategy::switches_under(
+      kSection, {{"use_kabb", "KABB routing (off: every agent routes to all its successors, w/o-KABB)"},
+                 {"use_semantic", "prompt and tool updates (off: they stay as they are, w/o-SEV)"},
+                 {"use_topology", "topology edits (off: the graph keeps its shape, w/o-TEV)"},
+                 {"use_environment", "the environment's feedback (off: the aggregator critiques itself, w/o-Env)"}});
   return s;
 }
 
