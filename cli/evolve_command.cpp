@@ -89,6 +89,7 @@ int evolve_command(EvolveOptions o) {
   RunRecord record{o.task_set, o.iterations};
   int done = 0;
   std::string session;
+  std::vector<suite::SuiteItem> items;
   {
     const bool fresh = no_journal_yet(c->store_path);
     if (resuming && fresh) return fail("--resume " + o.name + ": no journal at " + c->store_path);
@@ -112,10 +113,11 @@ int evolve_command(EvolveOptions o) {
     }
     if (graph->is_object()) done = graph->value("iteration", 0);
     // The task set is checked whole before anything is spent.
-    auto items = suite::load_suite_file(record.task_set);
-    if (!items.ok()) return fail(items.error().message);
+    auto loaded = suite::load_suite_file(record.task_set);
+    if (!loaded.ok()) return fail(loaded.error().message);
+    items = std::move(loaded).value();
     std::set<std::string> inputs;
-    for (const auto& i : *items)
+    for (const auto& i : items)
       if (!inputs.insert(i.input).second)
         return fail(record.task_set + ": task " + i.id +
                     " has the same input as an earlier task; HiVA tells the "
@@ -135,9 +137,6 @@ int evolve_command(EvolveOptions o) {
       if (Status saved = (*st)->save_state(row); !saved.ok()) return fail(saved.error().message, 1);
     }
   }
-  auto items = suite::load_suite_file(record.task_set);
-  if (!items.ok()) return fail(items.error().message);
-
   c->strategy = hiva::kHivaStrategy;
   auto h = config::strategy_settings<hiva::HivaSettings>(*c, hiva::kHivaStrategy);
   h.save_as = o.name;
@@ -204,7 +203,7 @@ int evolve_command(EvolveOptions o) {
       stopped = "the budget cap of $" + std::to_string(o.max_usd) + " was reached";
       break;
     }
-    const auto& item = (*items)[size_t(done) % items->size()];
+    const auto& item = items[size_t(done) % items.size()];
     msg::TaskResult r = (*rt)->run_task(item.input);
     const int before = done;
     account(r);
