@@ -344,7 +344,7 @@ class EvalRun {
       if (ran.ok())
         score = *ran;
       else
-        score.feedback = "the sandbox could not run the tests: " + ran.error().message;
+        score.feedback = ran.error().message;  // says the sandbox could not run the tests
     } else {
       score = eval::score_item(*s.item, r.answer);
     }

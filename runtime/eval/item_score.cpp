@@ -1,7 +1,7 @@
 #include "runtime/eval/item_score.hpp"
 
 #include "runtime/hiva/environment/answer_check.hpp"
-#include "runtime/hiva/environment/sandbox/unit_test_run.hpp"
+#include "runtime/hiva/environment/sandbox/item_judge.hpp"
 
 namespace kaisha::eval {
 
@@ -20,9 +20,9 @@ ItemScore score_item(const suite::SuiteItem& item, const std::string& answer) {
 
 Result<ItemScore> score_code_item(const suite::SuiteItem& item, const std::string& answer,
                                   const sandbox::SandboxLimits& limits, const std::string& scratch_dir) {
-  auto run = hiva::run_item_tests(item, answer, limits, scratch_dir);
-  if (!run.ok()) return run.error();
-  return from_feedback(*run);
+  auto judged = hiva::judge_item(item, answer, limits, hiva::CheckOptions{true}, scratch_dir);
+  if (!judged.ok()) return judged.error();
+  return from_feedback(*judged);
 }
 
 }  // namespace kaisha::eval

@@ -8,9 +8,7 @@
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/hiva_driver.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
-#include "runtime/hiva/environment/answer_check.hpp"
-#include "runtime/hiva/environment/sandbox/unit_test_run.hpp"
-#include "runtime/hiva/environment/scripted_environment.hpp"
+#include "runtime/hiva/environment/sandbox/item_judge.hpp"
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
 #include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/suite/suite_file.hpp"
@@ -61,30 +59,19 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
 using Items = std::map<std::string, suite::SuiteItem>;
 
 // The environment (hiva.md §2, §14 item 11) judging `answer` for a task-set
-// item: its unit tests in the sandbox (code), a scripted episode from its
-// first turn (interactive), or the answer matchers (the rest). Runs on the
-// tool source's threads.
+// item (judge_item). Runs on the tool source's threads.
 company::ToolResult judge(const Items& items, int64_t timeout_s, const json& args) {
   const std::string id = args.value("item", "");
   auto it = items.find(id);
   if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
   const std::string answer = args.value("answer", "");
   const suite::SuiteItem& item = it->second;
-  EnvironmentFeedback f;
-  if (item.format == suite::kCode) {
-    sandbox::SandboxLimits limits;
-    limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
-    limits.cpu_seconds = timeout_s;
-    auto run = run_item_tests(item, answer, limits);
-    if (!run.ok()) return company::ToolResult::error("the sandbox could not run the tests: " + run.error().message);
-    f = *run;
-  } else if (item.format == suite::kInteractive) {
-    auto env = ScriptedEnvironment::from_item(item);
-    if (!env.ok()) return company::ToolResult::error(env.error().message);
-    f = env->step(answer);
-  } else {
-    f = check_answer(item, answer);
-  }
+  sandbox::SandboxLimits limits;
+  limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
+  limits.cpu_seconds = timeout_s;
+  auto judged = judge_item(item, answer, limits);
+  if (!judged.ok()) return company::ToolResult::error(judged.error().message);
+  const EnvironmentFeedback& f = *judged;
   json out{{"text", f.text}};
   out["success"] = f.success ? json(*f.success) : json(nullptr);
   if (f.score) out["score"] = *f.score;
