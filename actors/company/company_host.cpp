@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -242,7 +243,7 @@ struct CompanyHost::Impl : company::ProgressSink {
         running = id;
         resume = resuming.erase(id) > 0;
       }
-      msg::TaskResult r = resume ? resumed(id) : runtime->run_task(input, id);
+      msg::TaskResult r = resume ? resumed(id) : runtime->run_accepted_task(input, id);
       {
         std::lock_guard<std::mutex> lock(mu);
         running.clear();
@@ -303,12 +304,14 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options, 
 
 CompanyHost::~CompanyHost() {
   std::vector<std::string> waiting;
+  std::set<std::string> interrupted;  // waiting to be resumed: they stay interrupted
   std::string running;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->stopping = true;
     waiting.assign(impl_->queue.begin(), impl_->queue.end());
     impl_->queue.clear();
+    interrupted = impl_->resuming;
     running = impl_->running;
   }
   impl_->changed.notify_all();
@@ -322,6 +325,10 @@ CompanyHost::~CompanyHost() {
     r.ok = false;
     r.canceled = true;
     r.error = "the company shut down before the task started";
+    // As the running task is: a shutdown cancels it, for good.
+    if (!interrupted.count(id))
+      if (Status kept = impl_->runtime->end_accepted_task(id, r.error); !kept.ok())
+        std::cerr << "kaisha: task " << id << " could not be recorded as canceled: " << kept.error().message << "\n";
     impl_->end_task(id, r);
   }
   impl_->runtime.reset();  // stops the actors; the journal finishes its writes
@@ -333,6 +340,14 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopping) return Error{"task", "the company is shutting down"};
+  }
+  // In the journal before its id is given out: a task that waits its turn,
+  // or runs, when the process dies is resumed by the next one, not lost.
+  if (Status kept = impl_->runtime->accept_task(input, id); !kept.ok())
+    return Error{"journal",
+                 "the task could not be recorded in the journal, so it was not accepted: " + kept.error().message};
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
     Entry e;
     e.info.id = id;
     e.info.input = input;
@@ -447,7 +462,12 @@ Status CompanyHost::cancel(const std::string& task_id) {
     r.ok = false;
     r.canceled = true;
     r.error = why + " before it started";
+    // Journaled first: a canceled task is never resumed by a later process.
+    Status kept = impl_->runtime->end_accepted_task(task_id, r.error);
     impl_->end_task(task_id, r);
+    if (!kept.ok())
+      return Error{"journal", "task " + task_id + " was canceled, but the journal could not record it (" +
+                                  kept.error().message + "): a restart may run it"};
     return Status::Ok();
   }
   // Running: the runtime stops it, and the worker thread ends it as canceled

@@ -633,6 +633,28 @@ msg::TaskResult CompanyRuntime::run_task(const std::string& raw_input, const std
   return impl_->run(msg::TaskRequest{d.session_id, task_id, input}, nullptr);
 }
 
+Status CompanyRuntime::accept_task(const std::string& raw_input, const std::string& task_id) {
+  auto& d = *impl_;
+  const std::string input = utf8::repair(raw_input);
+  // By value: after write_journal's timeout the write may still run.
+  return write_journal([session = d.session_id, task_id, input, strategy = d.strategy](store::JournalStore& s) {
+    return s.start_task(session, task_id, input, 0, strategy);
+  });
+}
+
+msg::TaskResult CompanyRuntime::run_accepted_task(const std::string& raw_input, const std::string& task_id) {
+  auto& d = *impl_;
+  return impl_->run(msg::TaskRequest{d.session_id, task_id, utf8::repair(raw_input)}, nullptr);
+}
+
+Status CompanyRuntime::end_accepted_task(const std::string& task_id, const std::string& why) {
+  store::TaskOutcome o;
+  o.task_id = task_id;
+  o.status = "canceled";
+  o.error = why;
+  return write_journal([o](store::JournalStore& s) { return s.finish_task(o); });
+}
+
 const std::string& CompanyRuntime::strategy() const { return impl_->strategy; }
 
 const std::vector<std::string>& CompanyRuntime::interrupted_tasks() const { return impl_->interrupted; }

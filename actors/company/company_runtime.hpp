@@ -101,6 +101,20 @@ class CompanyRuntime {
   // The same under a task id chosen by the caller (unique in the store).
   msg::TaskResult run_task(const std::string& input, const std::string& task_id);
 
+  // For a host that queues tasks (kaisha serve): writes task `task_id`'s row
+  // and waits for its commit, so that an accepted task is in the journal
+  // before its id is given out. If the process dies before the task ends,
+  // even before it started, the next process resumes it from where it was.
+  // Blocking. An error when the journal could not take it: then the task
+  // does not exist.
+  Status accept_task(const std::string& input, const std::string& task_id);
+  // Runs a task accept_task wrote (its row is not written again); otherwise
+  // as run_task.
+  msg::TaskResult run_accepted_task(const std::string& input, const std::string& task_id);
+  // Ends a task accept_task wrote that will never run (canceled while it
+  // waited its turn): journaled as canceled, committed before this returns.
+  Status end_accepted_task(const std::string& task_id, const std::string& why);
+
   // With RuntimeOptions::resume: the session's interrupted tasks that began
   // with this runtime's strategy, oldest first (others wait for a runtime
   // with theirs).

@@ -274,7 +274,9 @@ std::shared_ptr<AcpService::Entry> AcpService::restore(const company::ProtocolHa
   auto settle = [&](const std::optional<company::TaskInfo>& info) {
     std::lock_guard lock(e->mu);
     if (!info)
-      return e->fail_locked("the server stopped before this run's task started, so it never ran; start a new run");
+      return e->fail_locked(
+          "the journal has no task for this run (the server stopped before it was recorded), so it never ran; start a "
+          "new run");
     e->end_locked(info->state, info->state == company::TaskState::completed ? info->answer : info->error,
                   iso_of_ms(info->updated_ms));
   };

@@ -338,6 +338,62 @@ TEST_F(ServeTest, AcpRunIdsOutliveAKilledServer) {
   EXPECT_EQ(get_run(slow_id)["output"][0]["parts"], done["output"][0]["parts"]);
 }
 
+// A task is in the journal before its id is given out, even while it waits
+// its turn: killed (SIGKILL) with one run's model call in flight and two
+// more runs queued behind it in the same session, one of them canceled,
+// the restarted server runs the first again (its call was in flight), runs
+// the waiting one for the first time, and never runs the canceled one.
+TEST_F(ServeTest, QueuedRunsOutliveAKilledServerAndACanceledOneStaysCanceled) {
+  start_mock(kQuickAndSlowScript);
+  cfg_ = write_config();
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  auto start_async = [&](const std::string& text) {
+    auto r = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "async"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}}
+                         .dump());
+    EXPECT_EQ(r.status, 202) << r.body << server_->log();
+    return json::parse(r.body, nullptr, false).value("run_id", "");
+  };
+  auto status_of = [&](const std::string& id) {
+    auto r = request("GET", "/acp/runs/" + id, "");
+    EXPECT_EQ(r.status, 200) << r.body << server_->log();
+    return json::parse(r.body, nullptr, false);
+  };
+  const std::string first = start_async("a slow one");
+  ASSERT_TRUE(wait_for([&] { return requests_for("ceo-model").size() == 1; }, std::chrono::seconds(30)))
+      << server_->log();
+  const std::string waiting = start_async("another slow one");
+  const std::string canceled = start_async("a slow one nobody wants");
+  ASSERT_FALSE(first.empty() || waiting.empty() || canceled.empty());
+  EXPECT_EQ(status_of(waiting)["status"], "created");
+  EXPECT_EQ(request("POST", "/acp/runs/" + canceled + "/cancel", "").status, 202) << server_->log();
+  ASSERT_TRUE(
+      wait_for([&] { return status_of(canceled).value("status", "") == "cancelled"; }, std::chrono::seconds(30)));
+  server_->kill9();
+
+  start_serve();
+  ASSERT_FALSE(HasFatalFailure());
+  for (const std::string& id : {first, waiting}) {
+    json done;
+    ASSERT_TRUE(wait_for(
+        [&] {
+          done = status_of(id);
+          const std::string st = done.value("status", "");
+          return st == "completed" || st == "failed" || st == "cancelled";
+        },
+        std::chrono::seconds(60)))
+        << done.dump() << server_->log();
+    EXPECT_EQ(done["status"], "completed") << done.dump();
+    EXPECT_EQ(done["output"][0]["parts"][0]["content"], "遅い答え: 42") << done.dump();
+  }
+  EXPECT_EQ(status_of(canceled)["status"], "cancelled");
+  // The first run's call twice (in flight at the kill), the waiting one's once, the canceled one's never.
+  EXPECT_EQ(requests_for("ceo-model").size(), 3u) << server_->log();
+}
+
 // Run ids that were never given out get ACP's 404 with a clear message, and
 // hostile ones never take the server down: a UUID nobody was given, a
 // company task id, 4 KB and 10 KB ids, bytes that are not UTF-8.
