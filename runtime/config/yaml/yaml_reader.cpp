@@ -164,8 +164,19 @@ Status YamlReader::expect_map(const YAML::Node& node, const std::string& path) c
   return error_at(node, path, "expected a map, got " + describe(node));
 }
 
+namespace {
+thread_local KeyCatalog* t_catalog = nullptr;
+}  // namespace
+
+KeyCatalog::KeyCatalog() { t_catalog = this; }
+KeyCatalog::~KeyCatalog() { t_catalog = nullptr; }
+void KeyCatalog::add(const std::string& path, const std::vector<std::string>& allowed) {
+  sections_[path].insert(allowed.begin(), allowed.end());
+}
+
 Status YamlReader::check_keys(const YAML::Node& map, const std::string& path,
                               const std::vector<std::string>& allowed) const {
+  if (t_catalog) t_catalog->add(path, allowed);
   if (!map.IsMap()) return Status::Ok();
   for (auto it = map.begin(); it != map.end(); ++it) {
     const YAML::Node k = it->first;  // a copy: it-> returns a temporary proxy

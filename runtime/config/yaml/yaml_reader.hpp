@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +123,24 @@ class YamlReader {
  private:
   Result<std::string> scalar(const YAML::Node& node, const std::string& path, const char* expected) const;
   std::string source_;
+};
+
+// Every key the loaders accept, for the test that keeps the configuration
+// reference complete: while a KeyCatalog lives, each check_keys call on its
+// thread records the section's path and the keys it allows. Not nestable.
+class KeyCatalog {
+ public:
+  KeyCatalog();
+  ~KeyCatalog();
+  KeyCatalog(const KeyCatalog&) = delete;
+  KeyCatalog& operator=(const KeyCatalog&) = delete;
+
+  // Section path ("" for the top level, "providers.ollama", ...) → keys.
+  const std::map<std::string, std::set<std::string>>& sections() const { return sections_; }
+  void add(const std::string& path, const std::vector<std::string>& allowed);
+
+ private:
+  std::map<std::string, std::set<std::string>> sections_;
 };
 
 }  // namespace kaisha::config

@@ -10,7 +10,7 @@ Result<EffgenConfig> read_effgen_config(const YAML::Node& n, const config::YamlR
   // (with a warning) by the loader's judge section.
   if (Status s = r.expect_section(n, p,
                                   {"planner_model", "worker_model", "judge_model", "judge", "max_concurrent",
-                                   "max_subtask_retries", "max_judge_retries", "routing", "optimizer"});
+                                   "max_subtask_retries", "max_judge_retries", "routing"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "planner_model", e.planner_model); !s) return s.error();
