@@ -111,6 +111,45 @@ int main(int argc, char** argv) {
     more.emplace_back(cmd, c.setup(cmd));
   }
 
+  // Every command's --help ends with an example and the page that explains
+  // it (scripts/check_doc_commands.py checks both).
+  struct HelpFooter {
+    const char* command;
+    const char* example;
+    const char* page;
+  };
+  static constexpr HelpFooter kFooters[] = {
+      {"run", "kaisha run --model ollama:llama3.2 \"Compare three sorting algorithms\"", "docs/getting-started.md"},
+      {"chat", "kaisha chat --continue", "docs/cli.md"},
+      {"resume", "kaisha resume --session s-20261206-101500-1a2b3c4d", "docs/durability.md"},
+      {"agents", "kaisha agents --library examples/pyramid/infihelper.yaml", "docs/agent-library.md"},
+      {"budget", "kaisha budget --raise-expense 5", "docs/economy.md"},
+      {"history", "kaisha history --tree --json", "docs/cli.md"},
+      {"mock-llm", "kaisha mock-llm --script examples/demo/scenario.yaml --port 11435", "docs/testing.md"},
+      {"backup", "kaisha backup /var/backups/kaisha", "docs/durability.md"},
+      {"restore", "kaisha restore /var/backups/kaisha --force", "docs/durability.md"},
+      {"feedback", "kaisha feedback t-20261206-101500-1a2b3c4d --wrong \"the capital is Canberra\"", "docs/memory.md"},
+      {"forget", "kaisha forget --before 2026-11-01", "docs/durability.md"},
+      {"journal", "kaisha journal check", "docs/durability.md"},
+      {"keygen", "kaisha keygen --out ceo.key", "docs/cluster.md"},
+      {"node", "kaisha node --config cluster.yaml --name ceo", "docs/cluster.md"},
+      {"serve", "kaisha serve --http 127.0.0.1:8765 --config kaisha.yaml", "docs/serve.md"},
+      {"submit", "kaisha submit --cluster 10.0.0.1:7100 \"Summarise the logs\"", "docs/cluster.md"},
+      {"cluster", "kaisha cluster status --cluster 10.0.0.1:7100", "docs/cluster.md"},
+      {"cancel", "kaisha cancel --cluster 10.0.0.1:7100 --task t-20261206-101500-1a2b3c4d", "docs/cluster.md"},
+      {"watch", "kaisha watch 127.0.0.1:8765 --token \"$KAISHA_HTTP_TOKEN\"", "docs/telemetry.md"},
+  };
+  for (const HelpFooter& f : kFooters) {
+    CLI::App* cmd = nullptr;
+    try {
+      cmd = app.get_subcommand(f.command);
+    } catch (const CLI::OptionNotFound&) {
+      continue;
+    }
+    const std::string before = cmd->get_footer();
+    cmd->footer((before.empty() ? "" : before + "\n\n") + "Example: " + f.example + "\nMore: " + f.page);
+  }
+
   // Spans still queued when a command returns are sent before the process
   // ends (after the command's own objects, whose last spans they may be).
   struct FlushTraces {

@@ -2,7 +2,8 @@
 """Fails, listing each one, when a `kaisha` command shown in the user documentation's
 shell blocks (README.md, docs/*.md, bench/README.md, examples/*/README.md) names a
 subcommand `kaisha --help` does not list, or an option that subcommand's --help does
-not show. Usage: scripts/check_doc_commands.py KAISHA_BINARY [REPOSITORY_ROOT]"""
+not show; and when a command's own --help lacks an example that passes the same check
+or the docs page it names. Usage: scripts/check_doc_commands.py KAISHA_BINARY [REPOSITORY_ROOT]"""
 import glob
 import os
 import re
@@ -25,6 +26,50 @@ subcommands = set(re.findall(r"^  ([a-z][a-z0-9-]*)\s{2,}", top.split("Subcomman
 helps = {}
 problems = []
 checked = 0
+def check_command(words, where):
+    """Checks one command line already split into words; True when it was a kaisha command."""
+    global checked
+    while words and (re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]) or words[0] in ("sudo", "exec", "time")):
+        words = words[1:]
+    if not words or os.path.basename(words[0]) != "kaisha":
+        return False
+    args = words[1:]
+    if not args or args[0].startswith("-"):
+        for a in args:
+            if a.startswith("--") and a.split("=", 1)[0] not in top:
+                problems.append(f"{where}: kaisha has no option {a.split('=', 1)[0]}")
+        checked += 1
+        return True
+    sub = args[0]
+    if sub not in subcommands:
+        problems.append(f"{where}: 'kaisha {sub}' is not a kaisha command")
+        return True
+    if sub not in helps:
+        helps[sub] = help_text([sub])
+    # A nested subcommand (kaisha journal compact) has its own help.
+    key = sub
+    nested = helps[sub].split("Subcommands:", 1)[1] if "Subcommands:" in helps[sub] else ""
+    if len(args) > 1 and not args[1].startswith("-") and re.search(r"^  " + re.escape(args[1]) + r"\s", nested, re.M):
+        key = sub + " " + args[1]
+        if key not in helps:
+            helps[key] = help_text([sub, args[1]])
+    for a in args[1:]:
+        if not a.startswith("--"):
+            continue
+        opt = a.split("=", 1)[0]
+        if not re.search(re.escape(opt) + r"\b", helps[key]):
+            problems.append(f"{where}: 'kaisha {key}' has no option {opt}")
+    checked += 1
+    return True
+
+
+def split_words(text):
+    try:
+        return shlex.split(text, comments=False)
+    except ValueError:
+        return text.split()
+
+
 pages = [p for p in ("README.md", "bench/README.md") if os.path.exists(p)] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("examples/*/README.md"))
 for page in pages:
     in_shell = False
@@ -39,41 +84,21 @@ for page in pages:
         text = re.sub(r"^\s*\$\s+", "", line.split(" #", 1)[0]).strip()
         # The command may follow environment assignments, sudo or another command's `&&`/`|`.
         for part in re.split(r"&&|\|\||\||;", text):
-            try:
-                words = shlex.split(part, comments=False)
-            except ValueError:
-                words = part.split()
-            while words and (re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]) or words[0] in ("sudo", "exec", "time")):
-                words = words[1:]
-            if not words or os.path.basename(words[0]) != "kaisha":
-                continue
-            args = words[1:]
-            if not args or args[0].startswith("-"):
-                bad = [a for a in args if a.startswith("--") and a.split("=", 1)[0] not in top]
-                for a in bad:
-                    problems.append(f"{page}:{number}: kaisha has no option {a.split('=', 1)[0]}")
-                checked += 1
-                continue
-            sub = args[0]
-            if sub not in subcommands:
-                problems.append(f"{page}:{number}: 'kaisha {sub}' is not a kaisha command")
-                continue
-            if sub not in helps:
-                helps[sub] = help_text([sub])
-            # A nested subcommand (kaisha journal compact) has its own help.
-            key = sub
-            nested = helps[sub].split("Subcommands:", 1)[1] if "Subcommands:" in helps[sub] else ""
-            if len(args) > 1 and not args[1].startswith("-") and re.search(r"^  " + re.escape(args[1]) + r"\s", nested, re.M):
-                key = sub + " " + args[1]
-                if key not in helps:
-                    helps[key] = help_text([sub, args[1]])
-            for a in args[1:]:
-                if not a.startswith("--"):
-                    continue
-                opt = a.split("=", 1)[0]
-                if not re.search(re.escape(opt) + r"\b", helps[key]):
-                    problems.append(f"{page}:{number}: 'kaisha {key}' has no option {opt}")
-            checked += 1
+            check_command(split_words(part), f"{page}:{number}")
+
+# Every command's own --help shows an example that exists as shown, and its docs page.
+for sub in sorted(subcommands):
+    text = help_text([sub])
+    example = re.search(r"^Example: (kaisha .*)$", text, re.M)
+    more = re.search(r"^More: (\S+)$", text, re.M)
+    if not example:
+        problems.append(f"kaisha {sub} --help: no 'Example: kaisha ...' line")
+    else:
+        check_command(split_words(example.group(1)), f"kaisha {sub} --help")
+    if not more:
+        problems.append(f"kaisha {sub} --help: no 'More: docs/PAGE.md' line")
+    elif not os.path.exists(more.group(1)):
+        problems.append(f"kaisha {sub} --help: its page {more.group(1)} does not exist")
 
 for p in problems:
     print(p)
