@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "actors/company/company_runtime.hpp"
@@ -26,6 +27,7 @@
 #include "runtime/core/utf8.hpp"
 #include "runtime/eval/item_record.hpp"
 #include "runtime/eval/item_score.hpp"
+#include "runtime/eval/run_comparison.hpp"
 #include "runtime/eval/run_summary.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/suite/suite_file.hpp"
@@ -43,6 +45,7 @@ struct EvalOptions {
   std::string name;
   std::string resume;
   std::string csv;
+  std::string baseline;  // another run of the same suite to compare with
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -58,10 +61,12 @@ struct RunRecord {
   std::string model;
   int limit = 0;
   int runs = 1;
+  std::string baseline;  // the run it is compared with ("" = none)
 };
 
 json to_json(const RunRecord& r) {
-  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model}, {"limit", r.limit}, {"runs", r.runs}};
+  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model},
+              {"limit", r.limit}, {"runs", r.runs},         {"baseline", r.baseline}};
 }
 
 RunRecord record_from_json(const json& j) {
@@ -71,6 +76,7 @@ RunRecord record_from_json(const json& j) {
   r.model = j.value("model", "");
   r.limit = j.value("limit", 0);
   r.runs = j.value("runs", 1);
+  r.baseline = j.value("baseline", "");
   return r;
 }
 
@@ -208,6 +214,8 @@ class EvalRun {
       return fail(record_.suite + ": kaisha eval scores one answer per task by its format; it cannot score" + list);
     }
     if (record_.limit > 0 && size_t(record_.limit) < items_.size()) items_.resize(size_t(record_.limit));
+    if (!o_.baseline.empty()) record_.baseline = o_.baseline;
+    if (int code = read_baseline(); code != 0) return code;
     for (int rep = 1; rep <= record_.runs; ++rep)
       for (const auto& i : items_) slots_.push_back({&i, rep});
     for (const auto& s : slots_) {
@@ -230,6 +238,28 @@ class EvalRun {
     }
     Status saved = (*st)->save_state({eval::kEvalState, eval::run_key(name_), to_json(record_), "", "eval", wall_ms()});
     if (!saved.ok()) return fail(saved.error().message, 1);
+    return 0;
+  }
+
+  // The scored answers of the run named by --baseline (or recorded), checked
+  // to be a run of the same suite.
+  int read_baseline() {
+    if (record_.baseline.empty()) return 0;
+    const std::string& b = record_.baseline;
+    if (b == name_) return fail("--baseline " + b + ": a run cannot be its own baseline");
+    auto it = state_.find(eval::run_key(b));
+    if (it == state_.end()) return fail("--baseline " + b + ": no eval run of that name in " + config_.store_path);
+    const RunRecord theirs = record_from_json(it->second);
+    if (theirs.suite != record_.suite)
+      return fail("--baseline " + b + ": that run evaluates " + theirs.suite + ", not " + record_.suite);
+    baseline_strategy_ = theirs.strategy;
+    baseline_model_ = theirs.model;
+    const std::string prefix = eval::run_key(b) + "/item/";
+    for (auto row = state_.lower_bound(prefix); row != state_.end() && row->first.rfind(prefix, 0) == 0; ++row) {
+      auto r = eval::item_record_from_json(row->second);
+      if (!r.ok()) return fail(row->first + ": " + r.error().message, 1);
+      baseline_[std::to_string(r->repetition) + "/" + r->item] = *r;
+    }
     return 0;
   }
 
@@ -410,6 +440,8 @@ class EvalRun {
     }
     eval::RunSummary total = eval::summarize(all);
     const bool complete = rows.size() == slots_.size();
+    std::optional<eval::RunComparison> vs;
+    if (!record_.baseline.empty()) vs = eval::compare_runs(scored_, baseline_);
     if (!o_.csv.empty()) {
       std::ofstream out(o_.csv, std::ios::binary);
       out << "item,run,format,correct,score,tokens_in,tokens_out,usd,ms,answer,feedback\n";
@@ -440,6 +472,7 @@ class EvalRun {
         }
         line["runs"] = runs;
       }
+      if (vs) line["baseline"] = comparison_json(*vs);
       std::cout << dump_text(line) << "\n";
     } else {
       if (!stopped_.empty()) std::cerr << "kaisha eval: stopped: " << stopped_ << "\n";
@@ -455,8 +488,49 @@ class EvalRun {
       if (total.judged < total.items)
         std::cout << total.items - total.judged << " answers could not be judged (not counted in the accuracy)\n";
       std::cout << "cost efficiency CS = " << std::fixed << std::setprecision(1) << total.cost_efficiency << "\n";
+      if (vs) print_comparison(*vs);
     }
     return complete && stopped_.empty() ? 0 : 1;
+  }
+
+  json comparison_json(const eval::RunComparison& c) const {
+    json j{{"run", record_.baseline},
+           {"strategy", baseline_strategy_},
+           {"model", baseline_model_},
+           {"paired", c.paired},
+           {"unpaired", c.unpaired},
+           {"candidate", summary_json(c.candidate)},
+           {"baseline", summary_json(c.baseline)},
+           {"mcnemar",
+            {{"b", c.test.b},
+             {"c", c.test.c},
+             {"exact_p", c.test.exact_p},
+             {"chi2", c.test.chi2},
+             {"chi2_p", c.test.chi2_p}}}};
+    if (c.per_repetition.valid)
+      j["paired_t"] = {{"n", c.per_repetition.n},
+                       {"mean", c.per_repetition.mean},
+                       {"t", c.per_repetition.t},
+                       {"df", c.per_repetition.df},
+                       {"p", c.per_repetition.p}};
+    return j;
+  }
+
+  void print_comparison(const eval::RunComparison& c) const {
+    std::cout << "against " << record_.baseline << " (strategy " << baseline_strategy_ << ", model " << baseline_model_
+              << "), on the " << c.paired << " answers both judged";
+    if (c.unpaired > 0) std::cout << " (" << c.unpaired << " not in both)";
+    std::cout << ":\n";
+    std::cout << "  accuracy " << percent(c.candidate.accuracy) << " vs " << percent(c.baseline.accuracy) << " ("
+              << std::showpos << std::fixed << std::setprecision(1)
+              << (c.candidate.accuracy - c.baseline.accuracy) * 100 << std::noshowpos << " points)\n";
+    std::cout << "  McNemar: " << c.test.b << " right only here, " << c.test.c
+              << " right only there; exact p = " << std::defaultfloat << std::setprecision(3) << c.test.exact_p << "\n";
+    if (c.per_repetition.valid)
+      std::cout << "  paired t over " << c.per_repetition.n << " runs: t = " << c.per_repetition.t
+                << ", p = " << c.per_repetition.p << "\n";
+    std::cout << "  tokens " << c.candidate.tokens << " vs " << c.baseline.tokens << "; $ " << dollars(c.candidate.usd)
+              << " vs " << dollars(c.baseline.usd) << "\n";
   }
 
   EvalOptions o_;
@@ -467,8 +541,10 @@ class EvalRun {
   std::map<std::string, store::TaskRow> journaled_;  // tasks earlier processes asked, by id
   std::vector<suite::SuiteItem> items_;
   std::vector<Slot> slots_;
-  std::map<std::string, eval::ItemRecord> scored_;  // by slot_key
-  eval::RunSummary so_far_;                         // running totals of scored_ (no interval)
+  eval::ScoredAnswers scored_;    // by slot_key
+  eval::ScoredAnswers baseline_;  // the --baseline run's, by slot_key
+  std::string baseline_strategy_, baseline_model_;
+  eval::RunSummary so_far_;  // running totals of scored_ (no interval)
   sandbox::SandboxLimits limits_;
   actors::CompanyRuntime* runtime_ = nullptr;
   std::string stopped_;
@@ -494,6 +570,8 @@ const bool registered = register_command(
       cmd->add_option("--name", o->name, "the name the run is kept under (default: the suite's stem)");
       cmd->add_option("--resume", o->resume, "go on with the run of this name");
       cmd->add_option("--csv", o->csv, "also write one row per answer to this CSV file");
+      cmd->add_option("--baseline", o->baseline,
+                      "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
       return [o] { return EvalRun(*o).run(); };
     });
 

@@ -197,6 +197,57 @@ TEST_F(EvalTest, EachRunAsksEveryItemAgainAndIsSummedApart) {
   EXPECT_EQ(scored("mixed").count("run/mixed/item/red-planet/2"), 1u);
 }
 
+// A second run compared with the first, answer by answer: the mock picks
+// the wrong option for the Red Planet once, then the right one, so the
+// second run is right where the first was wrong, on one item.
+TEST_F(EvalTest, ARunComparedWithItsBaselineCountsTheItemsOnlyOneGotRight) {
+  std::string s = script();
+  const std::string wrong_once =
+      "  - name: red-planet\n    match: { model: ceo-model, last_user: \"Red Planet\" }\n    times: 1\n"
+      "    reply: { text: \"The answer is (C).\" }\n";
+  const size_t at = s.find("  - name: red-planet\n");
+  s.replace(s.find("(C)", at), 3, "(B)");  // the rule after the first call
+  s.insert(at, wrong_once);
+  start_mock(s);
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  auto run = [&](std::vector<std::string> extra) {
+    return kaisha(eval_args(cfg, std::move(extra)), {}, std::chrono::seconds(120));
+  };
+  RunResult first = run({"--suite", suite, "--strategy", "hashiru", "--name", "first", "--limit", "3"});
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  RunResult second = run(
+      {"--suite", suite, "--strategy", "hashiru", "--name", "second", "--limit", "3", "--baseline", "first", "--json"});
+  ASSERT_EQ(second.exit_code, 0) << second.describe();
+  json b = second.events("summary").at(0)["baseline"];
+  EXPECT_EQ(b["run"], "first") << b;
+  EXPECT_EQ(b["paired"], 3) << b;
+  EXPECT_EQ(b["candidate"]["correct"], 3) << b;
+  EXPECT_EQ(b["baseline"]["correct"], 2) << b;
+  EXPECT_EQ(b["mcnemar"]["b"], 1) << b;
+  EXPECT_EQ(b["mcnemar"]["c"], 0) << b;
+  EXPECT_DOUBLE_EQ(b["mcnemar"]["exact_p"].get<double>(), 1.0) << b;
+
+  // The comparison is kept with the run: its report shows it again, asking nothing.
+  const size_t asked = mock_->request_log().size();
+  RunResult again = run({"--resume", "second"});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.out.find("against first (strategy hashiru"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("accuracy 100.0% vs 66.7% (+33.3 points)"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("McNemar: 1 right only here, 0 right only there"), std::string::npos) << again.out;
+  EXPECT_EQ(mock_->request_log().size(), asked);
+
+  // A baseline that is not there, or of another suite, is refused before anything runs.
+  RunResult none = run({"--resume", "second", "--baseline", "nosuch"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--baseline nosuch: no eval run of that name"), std::string::npos) << none.err;
+  const std::string other = dir_.write("other.jsonl", kSuite);
+  RunResult elsewhere = run({"--suite", other, "--strategy", "hashiru", "--name", "third", "--baseline", "first"});
+  EXPECT_EQ(elsewhere.exit_code, 2);
+  EXPECT_NE(elsewhere.err.find("--baseline first: that run evaluates"), std::string::npos) << elsewhere.err;
+  EXPECT_EQ(mock_->request_log().size(), asked);
+}
+
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   start_mock(script(/*slow_red_planet=*/true));
   const std::string suite = dir_.write("mixed.jsonl", kSuite);
