@@ -25,9 +25,11 @@ Status start_tracing(const config::Config& c, const std::string& node) {
   return Status::Ok();
 }
 
-Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model) {
-  Result<config::Config> loaded = o.config_file.empty() ? Result<config::Config>(config::default_config())
-                                                        : config::load_config_file(o.config_file);
+Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model,
+                                       const config::ConfigOverrides& overrides) {
+  Result<config::Config> loaded = !o.config_file.empty() ? config::load_config_file(o.config_file, overrides)
+                                  : overrides.empty()    ? Result<config::Config>(config::default_config())
+                                                         : config::parse_config("{}", "the command line", overrides);
   if (!loaded.ok()) return loaded;
   config::Config c = std::move(loaded).value();
   // Older key names: the file still works, the user learns the new names.

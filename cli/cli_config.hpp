@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/config/config.hpp"
+#include "runtime/config/config_loader.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -28,7 +29,8 @@ struct CommonOptions {
 // the config, KAISHA_MODEL, --model, or a local Ollama answering on its
 // default address (then ollama:llama3.2). Otherwise an error says how to
 // configure one.
-Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model);
+Result<config::Config> load_cli_config(const CommonOptions& o, bool needs_model,
+                                       const config::ConfigOverrides& overrides = {});
 
 // Starts sending spans where the config's telemetry.traces says (an OTLP/HTTP
 // collector or a file), for this process, under `node` (the cluster node's

@@ -7,6 +7,7 @@
 // Ctrl-C goes on where it stopped: scored items are not asked again, an
 // interrupted task is finished from the journal, a finished but unscored one
 // is scored from its journaled answer.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -45,7 +46,8 @@ struct EvalOptions {
   std::string name;
   std::string resume;
   std::string csv;
-  std::string baseline;  // another run of the same suite to compare with
+  std::string baseline;             // another run of the same suite to compare with
+  std::vector<std::string> ablate;  // switches to turn off, one run each ("all": every one)
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -61,12 +63,14 @@ struct RunRecord {
   std::string model;
   int limit = 0;
   int runs = 1;
-  std::string baseline;  // the run it is compared with ("" = none)
+  std::string baseline;             // the run it is compared with ("" = none)
+  std::vector<std::string> ablate;  // the switches its ablation runs turn off
+  std::string switched_off;         // an ablation run: the switch it turns off
 };
 
 json to_json(const RunRecord& r) {
-  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model},
-              {"limit", r.limit}, {"runs", r.runs},         {"baseline", r.baseline}};
+  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model},   {"limit", r.limit},
+              {"runs", r.runs},   {"baseline", r.baseline}, {"ablate", r.ablate}, {"switched_off", r.switched_off}};
 }
 
 RunRecord record_from_json(const json& j) {
@@ -77,6 +81,8 @@ RunRecord record_from_json(const json& j) {
   r.limit = j.value("limit", 0);
   r.runs = j.value("runs", 1);
   r.baseline = j.value("baseline", "");
+  r.ablate = j.value("ablate", std::vector<std::string>{});
+  r.switched_off = j.value("switched_off", "");
   return r;
 }
 
@@ -138,22 +144,122 @@ void print_table_row(const std::string& label, const eval::RunSummary& s) {
             << std::setw(10) << dollars(s.usd) << seconds(s.ms) << "\n";
 }
 
+// An ablation run's name: the run's, and the switch it turns off.
+std::string arm_name(const std::string& run, const std::string& off) { return run + "-no-" + off; }
+
 class EvalRun {
  public:
-  EvalRun(EvalOptions o) : o_(std::move(o)) {}
+  explicit EvalRun(EvalOptions o) : o_(std::move(o)) {}
+  // An ablation run of `parent`: its record with `off` turned off, compared
+  // with the parent; started, or resumed when the journal has it.
+  EvalRun(EvalOptions o, const RunRecord& parent, const std::string& parent_name, const std::string& off)
+      : o_(std::move(o)), arm_(parent) {
+    arm_->baseline = parent_name;
+    arm_->ablate.clear();
+    arm_->switched_off = off;
+    arm_name_ = arm_name(parent_name, off);
+  }
 
   int run() {
     if (int code = prepare(); code != 0) return code;
     if (int code = answer_all(); code != 0 && code != 1) return code;
-    return report();
+    const int code = report();
+    if (code != 0 || record_.ablate.empty()) return code;
+    return run_ablations();
   }
 
+  // After run(): the comparison with the baseline, when there is one.
+  const std::optional<eval::RunComparison>& comparison() const { return comparison_; }
+  const eval::RunSummary& summary() const { return summary_; }
+
  private:
+  // The strategy's switches that --ablate names ("all": every one), or an
+  // error listing the ones it has.
+  int check_ablate() {
+    const strategy::StrategyInfo* info = strategy::find_strategy(record_.strategy);
+    std::vector<std::string> names;
+    for (const auto& w : info->switches) names.push_back(w.name);
+    std::string listed;
+    for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    if (names.empty()) return fail("--ablate: the strategy " + record_.strategy + " has no switches");
+    std::vector<std::string> chosen;
+    for (const std::string& a : record_.ablate) {
+      if (a == "all") {
+        chosen = names;
+        break;
+      }
+      if (std::find(names.begin(), names.end(), a) == names.end())
+        return fail("--ablate: '" + a + "' is not a switch of " + record_.strategy + " (" + listed + ", or all)");
+      if (std::find(chosen.begin(), chosen.end(), a) == chosen.end()) chosen.push_back(a);
+    }
+    record_.ablate = chosen;
+    return 0;
+  }
+
+  // One run per switch in record_.ablate, each compared with this one, then
+  // the table of them all.
+  int run_ablations() {
+    struct Arm {
+      std::string off;
+      eval::RunSummary summary;
+      std::optional<eval::RunComparison> vs;
+    };
+    std::vector<Arm> arms;
+    for (const std::string& off : record_.ablate) {
+      EvalOptions child = o_;
+      child.resume.clear();
+      child.baseline.clear();
+      child.ablate.clear();
+      child.csv.clear();
+      EvalRun arm(child, record_, name_, off);
+      if (int code = arm.run(); code != 0) return code;
+      arms.push_back({off, arm.summary(), arm.comparison()});
+    }
+    if (o_.common.json) {
+      json out = json::array();
+      for (const Arm& a : arms) {
+        json j{{"switch", a.off},
+               {"run", arm_name(name_, a.off)},
+               {"accuracy", a.summary.accuracy},
+               {"tokens", a.summary.tokens},
+               {"usd", a.summary.usd}};
+        if (a.vs) {
+          j["delta"] = a.vs->candidate.accuracy - a.vs->baseline.accuracy;
+          j["mcnemar_exact_p"] = a.vs->test.exact_p;
+        }
+        out.push_back(j);
+      }
+      std::cout << dump_text(
+                       json{{"event", "ablations"}, {"run", name_}, {"full", summary_json(summary_)}, {"arms", out}})
+                << "\n";
+      return 0;
+    }
+    std::cout << "\nablations of " << name_ << " (strategy " << record_.strategy
+              << "), each against the full run on the answers both judged:\n";
+    std::cout << std::left << std::setw(28) << "run" << std::setw(10) << "accuracy" << std::setw(10) << "vs full"
+              << std::setw(12) << "McNemar p" << std::setw(10) << "tokens"
+              << "$\n";
+    std::cout << std::setw(28) << "full" << std::setw(10) << percent(summary_.accuracy) << std::setw(10) << ""
+              << std::setw(12) << "" << std::setw(10) << summary_.tokens << dollars(summary_.usd) << "\n";
+    for (const Arm& a : arms) {
+      std::ostringstream delta, p;
+      if (a.vs) {
+        delta << std::showpos << std::fixed << std::setprecision(1)
+              << (a.vs->candidate.accuracy - a.vs->baseline.accuracy) * 100;
+        p << std::setprecision(3) << a.vs->test.exact_p;
+      }
+      std::cout << std::setw(28) << ("no " + a.off) << std::setw(10) << percent(a.summary.accuracy) << std::setw(10)
+                << delta.str() << std::setw(12) << p.str() << std::setw(10) << a.summary.tokens
+                << dollars(a.summary.usd) << "\n";
+    }
+    return 0;
+  }
+
   // Reads the run record and the suite, and what was already scored,
   // before anything is spent.
   int prepare() {
-    const bool resuming = !o_.resume.empty();
-    name_ = resuming ? o_.resume : o_.name;
+    bool resuming = !o_.resume.empty();
+    name_ = arm_ ? arm_name_ : resuming ? o_.resume : o_.name;
     if (name_.empty() && !o_.suite.empty()) name_ = fs::path(o_.suite).stem().string();
     if (name_.empty() || name_.find('/') != std::string::npos) return fail("--name: the run needs a name without '/'");
     auto c = load_cli_config(o_.common, /*needs_model=*/true);
@@ -170,7 +276,11 @@ class EvalRun {
       if (!rows.ok()) return fail(rows.error().message, 1);
       for (auto& r : *rows) state_[r.key] = r.value;
       auto it = state_.find(eval::run_key(name_));
-      if (resuming) {
+      if (arm_) {
+        // An ablation run goes on where it stopped, or starts.
+        resuming = it != state_.end();
+        record_ = resuming ? record_from_json(it->second) : *arm_;
+      } else if (resuming) {
         if (it == state_.end())
           return fail("--resume " + name_ + ": no eval run of that name in " + config_.store_path);
         record_ = record_from_json(it->second);
@@ -191,6 +301,7 @@ class EvalRun {
         record_.limit = o_.limit;
         record_.runs = std::max(1, o_.runs);
       }
+      if (!arm_ && !o_.ablate.empty()) record_.ablate = o_.ablate;
     }
     // The recorded model unless another is asked for now.
     if (resuming && o_.common.model.empty() && !record_.model.empty()) config_.ceo.model = record_.model;
@@ -198,6 +309,22 @@ class EvalRun {
     if (record_.strategy.empty()) record_.strategy = "hashiru";
     if (!strategy::find_strategy(record_.strategy))
       return fail("--strategy: unknown strategy '" + record_.strategy + "' (" + strategy::strategy_names_text() + ")");
+    if (!record_.ablate.empty())
+      if (int code = check_ablate(); code != 0) return code;
+    if (!record_.switched_off.empty()) {
+      // The run's configuration with its switch off, read again so that the
+      // loader checks it as it checks a file.
+      const strategy::StrategyInfo* info = strategy::find_strategy(record_.strategy);
+      auto w = std::find_if(info->switches.begin(), info->switches.end(),
+                            [&](const strategy::StrategySwitch& x) { return x.name == record_.switched_off; });
+      if (w == info->switches.end())
+        return fail(name_ + ": '" + record_.switched_off + "' is not a switch of " + record_.strategy);
+      CommonOptions common = o_.common;
+      common.model = record_.model;
+      auto off = load_cli_config(common, /*needs_model=*/true, {{w->config_key, "false"}});
+      if (!off.ok()) return fail(off.error().message);
+      config_ = *off;
+    }
 
     // The whole suite is checked before anything is spent.
     auto items = suite::load_suite_file(record_.suite);
@@ -442,6 +569,8 @@ class EvalRun {
     const bool complete = rows.size() == slots_.size();
     std::optional<eval::RunComparison> vs;
     if (!record_.baseline.empty()) vs = eval::compare_runs(scored_, baseline_);
+    comparison_ = vs;
+    summary_ = total;
     if (!o_.csv.empty()) {
       std::ofstream out(o_.csv, std::ios::binary);
       out << "item,run,format,correct,score,tokens_in,tokens_out,usd,ms,answer,feedback\n";
@@ -534,6 +663,10 @@ class EvalRun {
   }
 
   EvalOptions o_;
+  std::optional<RunRecord> arm_;  // set for an ablation run: its record when it starts
+  std::string arm_name_;
+  std::optional<eval::RunComparison> comparison_;
+  eval::RunSummary summary_;
   std::string name_;
   config::Config config_;
   RunRecord record_;
@@ -570,6 +703,9 @@ const bool registered = register_command(
       cmd->add_option("--name", o->name, "the name the run is kept under (default: the suite's stem)");
       cmd->add_option("--resume", o->resume, "go on with the run of this name");
       cmd->add_option("--csv", o->csv, "also write one row per answer to this CSV file");
+      cmd->add_option("--ablate", o->ablate,
+                      "after the run, run the suite again with each of these switches off (or all), and compare")
+          ->expected(1, -1);
       cmd->add_option("--baseline", o->baseline,
                       "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
       return [o] { return EvalRun(*o).run(); };

@@ -523,8 +523,24 @@ Config default_config() {
 }
 
 Result<Config> parse_config(const std::string& yaml_text, const std::string& source_name) {
+  return parse_config(yaml_text, source_name, {});
+}
+
+Result<Config> parse_config(const std::string& yaml_text, const std::string& source_name,
+                            const ConfigOverrides& overrides) {
   auto doc = parse_yaml(yaml_text, source_name);
   if (!doc) return doc.error();
+  for (const auto& [key, value] : overrides) {
+    const size_t dot = key.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == key.size() || key.find('.', dot + 1) != std::string::npos)
+      return Error{"config", "override '" + key + "': expected section.key"};
+    YAML::Node& root = *doc;
+    if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
+    YAML::Node section = root[key.substr(0, dot)];
+    if (!section.IsMap()) section = YAML::Node(YAML::NodeType::Map);
+    section[key.substr(dot + 1)] = value;
+    root[key.substr(0, dot)] = section;
+  }
   Config c = default_config();
   c.ceo.model.clear();  // KAISHA_MODEL applies only if the file leaves it empty
   c.source = source_name;
@@ -547,7 +563,7 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& sou
   return c;
 }
 
-Result<Config> load_config_file(const std::string& path) {
+Result<Config> load_config_file(const std::string& path, const ConfigOverrides& overrides) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     return Error{"config", "config file '" + path + "' does not exist"};
@@ -559,7 +575,7 @@ Result<Config> load_config_file(const std::string& path) {
   if (!in) return Error{"config", "cannot read config file '" + path + "'"};
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_config(ss.str(), path);
+  return parse_config(ss.str(), path, overrides);
 }
 
 }  // namespace kaisha::config

@@ -28,6 +28,9 @@
 
 #include <string>
 
+#include <map>
+#include <string>
+
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 
@@ -40,7 +43,18 @@ Config default_config();
 // relative paths.
 Result<Config> parse_config(const std::string& yaml_text, const std::string& source_name);
 
+// Keys set over what a file gives: "section.key" (as a strategy switch's
+// config_key, e.g. "switches.memory", "halo.use_planner") → a YAML scalar
+// ("false", "3"). A missing section is created.
+using ConfigOverrides = std::map<std::string, std::string>;
+
+// parse_config with `overrides` applied to the document before it is read,
+// so every rule of the loader holds for them too. An override whose key is
+// not "section.key" is an error naming it.
+Result<Config> parse_config(const std::string& yaml_text, const std::string& source_name,
+                            const ConfigOverrides& overrides);
+
 // Reads and parses `path`; a missing or unreadable file is an error naming it.
-Result<Config> load_config_file(const std::string& path);
+Result<Config> load_config_file(const std::string& path, const ConfigOverrides& overrides = {});
 
 }  // namespace kaisha::config

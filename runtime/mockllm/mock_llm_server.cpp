@@ -101,6 +101,9 @@ struct MockLlmServer::Impl {
       messages.push_back({{"role", std::string(llm::to_string(m.role))}, {"content", utf8::truncate(m.content, 200)}});
     }
     set(entry, "messages", std::move(messages));
+    json tools = json::array();  // the names of the tools the request offers
+    for (const auto& t : cr.tools) tools.push_back(t.name);
+    set(entry, "tools", std::move(tools));
     MockMatcher::Pick pick = matcher.pick(ctx);
     set(entry, "rule", pick.label);
     if (!pick.reply && !pick.fault)

@@ -248,6 +248,56 @@ TEST_F(EvalTest, ARunComparedWithItsBaselineCountsTheItemsOnlyOneGotRight) {
   EXPECT_EQ(mock_->request_log().size(), asked);
 }
 
+// --ablate runs the suite again with each named switch off, as a run of
+// its own compared with the full one: the CEO's requests in the ablation
+// run lack the tools the switch takes away, and the table lists each run.
+TEST_F(EvalTest, AblationsRunTheSuiteAgainWithEachSwitchOff) {
+  // For the capital, the CEO first tries to hire (a model nobody has), then answers.
+  std::string s = script();
+  s.insert(s.find("  - name: capital\n"),
+           "  - name: capital-hire\n    match: { model: ceo-model, last_user: \"capital of Australia\", turn: 0 }\n"
+           "    reply:\n      tool_calls:\n        - name: AgentCreator\n"
+           "          arguments: { agent_name: Geo, base_model: no-such-model, system_prompt: \"You know maps.\", "
+           "description: \"maps\" }\n");
+  start_mock(s);
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  RunResult r = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "abl", "--limit", "2",
+                                       "--ablate", "agent_creation", "tool_invocation"}),
+                       {}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("ablations of abl (strategy hashiru)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no agent_creation"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no tool_invocation"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eval abl-no-agent_creation: "), std::string::npos) << r.out;
+  // Each run asked each item once: 3 runs × 2 items, the capital in two calls.
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{{"apples", 3}, {"capital", 3}, {"capital-hire", 3}}));
+  // What the CEO's hire came back with, run by run: refused for the switch
+  // only in the run that turned agent creation off.
+  std::vector<std::string> hire_results;
+  for (const auto& req : mock_->request_log())
+    if (req.value("rule", "") == "capital") hire_results.push_back(req["messages"].back().value("content", ""));
+  ASSERT_EQ(hire_results.size(), 3u);
+  const std::string off = "Agent creation mode is disabled.";
+  EXPECT_EQ(hire_results[0].find(off), std::string::npos) << hire_results[0];
+  EXPECT_NE(hire_results[1].find(off), std::string::npos) << hire_results[1];
+  EXPECT_EQ(hire_results[2].find(off), std::string::npos) << hire_results[2];
+  // Each ablation run is kept as a run of its own, compared with the full one.
+  EXPECT_EQ(scored("abl-no-agent_creation").size(), 2u);
+  EXPECT_EQ(scored("abl-no-tool_invocation").size(), 2u);
+
+  // Resumed, nothing is asked again; an unknown switch is refused, naming the ones there are.
+  const size_t asked = mock_->request_log().size();
+  RunResult again = kaisha(eval_args(cfg, {"--resume", "abl", "--json"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  ASSERT_EQ(again.events("ablations").size(), 1u) << again.out;
+  EXPECT_EQ(again.events("ablations")[0]["arms"].size(), 2u);
+  EXPECT_EQ(mock_->request_log().size(), asked);
+  RunResult bad = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "b", "--ablate", "x"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--ablate: 'x' is not a switch of hashiru (agent_creation"), std::string::npos) << bad.err;
+}
+
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   start_mock(script(/*slow_red_planet=*/true));
   const std::string suite = dir_.write("mixed.jsonl", kSuite);

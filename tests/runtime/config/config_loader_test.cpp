@@ -453,3 +453,32 @@ TEST(StrategySettings, AConfigMadeInCodeGivesTheDefaults) {
 
 }  // namespace
 }  // namespace kaisha::config::strategy_settings_test
+
+namespace kaisha::config::overrides_test {
+
+TEST(ConfigOverrides, SetKeysOverTheFileAndCreateMissingSections) {
+  auto c = parse_config("switches: { memory: true, agent_creation: true }\nbudget: { expense_total: 3 }\n", "c.yaml",
+                        {{"switches.memory", "false"}, {"judge.subtasks", "false"}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->switches.memory);
+  EXPECT_TRUE(c->switches.agent_creation);
+  EXPECT_FALSE(c->judge.subtasks);
+  EXPECT_DOUBLE_EQ(c->budget.expense_total, 3);
+  auto empty = parse_config("", "c.yaml", {{"switches.tool_creation", "false"}});
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_FALSE(empty->switches.tool_creation);
+}
+
+TEST(ConfigOverrides, AreCheckedLikeTheFileAndABadKeyIsNamed) {
+  auto wrong = parse_config("", "c.yaml", {{"switches.memory", "maybe"}});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("switches.memory"), std::string::npos) << wrong.error().message;
+  auto unknown = parse_config("", "c.yaml", {{"switches.memroy", "false"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("did you mean 'memory'"), std::string::npos) << unknown.error().message;
+  auto flat = parse_config("", "c.yaml", {{"memory", "false"}});
+  ASSERT_FALSE(flat.ok());
+  EXPECT_EQ(flat.error().message, "override 'memory': expected section.key");
+}
+
+}  // namespace kaisha::config::overrides_test
