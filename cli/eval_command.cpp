@@ -8,13 +8,16 @@
 // interrupted task is finished from the journal, a finished but unscored one
 // is scored from its journaled answer.
 #include <algorithm>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/system/provider_chat_client.hpp"
@@ -48,6 +51,7 @@ struct EvalOptions {
   std::string csv;
   std::string baseline;             // another run of the same suite to compare with
   std::vector<std::string> ablate;  // switches to turn off, one run each ("all": every one)
+  int timeout_s = 0;                // a task still running after this long is wrong (0: none)
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -66,11 +70,14 @@ struct RunRecord {
   std::string baseline;             // the run it is compared with ("" = none)
   std::vector<std::string> ablate;  // the switches its ablation runs turn off
   std::string switched_off;         // an ablation run: the switch it turns off
+  int timeout_s = 0;                // per task; 0: none
 };
 
 json to_json(const RunRecord& r) {
-  return json{{"suite", r.suite}, {"strategy", r.strategy}, {"model", r.model},   {"limit", r.limit},
-              {"runs", r.runs},   {"baseline", r.baseline}, {"ablate", r.ablate}, {"switched_off", r.switched_off}};
+  return json{
+      {"suite", r.suite},        {"strategy", r.strategy}, {"model", r.model},   {"limit", r.limit},
+      {"runs", r.runs},          {"baseline", r.baseline}, {"ablate", r.ablate}, {"switched_off", r.switched_off},
+      {"timeout_s", r.timeout_s}};
 }
 
 RunRecord record_from_json(const json& j) {
@@ -83,6 +90,7 @@ RunRecord record_from_json(const json& j) {
   r.baseline = j.value("baseline", "");
   r.ablate = j.value("ablate", std::vector<std::string>{});
   r.switched_off = j.value("switched_off", "");
+  r.timeout_s = j.value("timeout_s", 0);
   return r;
 }
 
@@ -143,6 +151,47 @@ void print_table_row(const std::string& label, const eval::RunSummary& s) {
             << ("[" + percent(s.interval.low) + ", " + percent(s.interval.high) + "]") << std::setw(9) << s.tokens
             << std::setw(10) << dollars(s.usd) << seconds(s.ms) << "\n";
 }
+
+// Cancels a task as failed once its time is up (--timeout), on a thread of
+// its own and the monotonic clock, unless the task ends first.
+class TaskTimer {
+ public:
+  TaskTimer(actors::CompanyRuntime* runtime, std::string task, int seconds) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, runtime, task = std::move(task), seconds] {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, std::chrono::seconds(seconds), [&] { return done_; })) return;
+      fired_ = true;
+      const std::string why = "no answer within " + std::to_string(seconds) + " s (--timeout)";
+      // The task may be between its start and its first actor: try until it ends.
+      while (!done_ && !runtime->cancel(task, why, /*failed=*/true))
+        cv_.wait_for(lock, std::chrono::milliseconds(100), [&] { return done_; });
+    });
+  }
+  ~TaskTimer() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  TaskTimer(const TaskTimer&) = delete;
+  TaskTimer& operator=(const TaskTimer&) = delete;
+
+  // Whether the time ran out (and the task was told to stop).
+  bool fired() {
+    std::lock_guard lock(mu_);
+    return fired_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool fired_ = false;
+  std::thread thread_;
+};
 
 // An ablation run's name: the run's, and the switch it turns off.
 std::string arm_name(const std::string& run, const std::string& off) { return run + "-no-" + off; }
@@ -291,6 +340,7 @@ class EvalRun {
                       o_.common.strategy);
         if (o_.limit > 0) record_.limit = o_.limit;  // a longer (or shorter) run goes on
         if (o_.runs > 0) record_.runs = o_.runs;
+        if (o_.timeout_s > 0) record_.timeout_s = o_.timeout_s;
       } else {
         if (o_.suite.empty()) return fail("give --suite FILE.jsonl (or --resume RUN)");
         if (it != state_.end())
@@ -300,6 +350,7 @@ class EvalRun {
         record_.strategy = o_.common.strategy.empty() ? config_.strategy : o_.common.strategy;
         record_.limit = o_.limit;
         record_.runs = std::max(1, o_.runs);
+        record_.timeout_s = o_.timeout_s;
       }
       if (!arm_ && !o_.ablate.empty()) record_.ablate = o_.ablate;
     }
@@ -433,6 +484,8 @@ class EvalRun {
       runtime_ = rt->get();
       guard.arm(runtime_);
       msg::TaskResult r;
+      const std::string task_id = unfinished ? last->id : attempt_task_id(name_, s, made + 1);
+      TaskTimer timer(runtime_, task_id, record_.timeout_s);
       if (unfinished) {
         // The task a killed process left: finished from the journal, its
         // completed model calls not made again.
@@ -444,10 +497,12 @@ class EvalRun {
           r = resumed->front();
         }
       } else {
-        r = runtime_->run_task(s.item->input, attempt_task_id(name_, s, made + 1));
+        r = runtime_->run_task(s.item->input, task_id);
       }
       bool kept = false;
-      if (!r.ok)
+      if (!r.ok && timer.fired())
+        kept = score_and_keep(s, r, "no answer within " + std::to_string(record_.timeout_s) + " s (--timeout)");
+      else if (!r.ok)
         stopped_ = "task " + s.item->id + " (run " + std::to_string(s.repetition) + ") " +
                    (r.canceled ? "was canceled" : "failed") + ": " + (r.error.empty() ? r.answer : r.error) +
                    "; go on with --resume " + name_;
@@ -484,7 +539,8 @@ class EvalRun {
   // Scores a finished task's answer and keeps the score in the journal
   // before the next item starts. False (stopped_ says why) when it could not
   // be kept.
-  bool score_and_keep(const Slot& s, const msg::TaskResult& r) {
+  // `timed_out`: the task ran out of time; it is scored as wrong, saying so.
+  bool score_and_keep(const Slot& s, const msg::TaskResult& r, const std::string& timed_out = "") {
     eval::ItemRecord rec;
     rec.item = s.item->id;
     rec.repetition = s.repetition;
@@ -495,7 +551,12 @@ class EvalRun {
     rec.usd = r.expense;
     rec.ms = r.wall_ms;
     eval::ItemScore score;
-    if (s.item->format == suite::kCode) {
+    if (!timed_out.empty()) {
+      rec.task_ok = false;
+      rec.error = r.error;
+      score.correct = false;
+      score.feedback = timed_out;
+    } else if (s.item->format == suite::kCode) {
       // Blocking up to the sandbox's clock: this is the command's own thread, not an actor's.
       auto ran = eval::score_code_item(*s.item, r.answer, limits_);
       if (ran.ok())
@@ -706,6 +767,9 @@ const bool registered = register_command(
       cmd->add_option("--ablate", o->ablate,
                       "after the run, run the suite again with each of these switches off (or all), and compare")
           ->expected(1, -1);
+      cmd->add_option("--timeout", o->timeout_s,
+                      "seconds a task may take; one still running then is stopped and counted wrong")
+          ->check(CLI::Range(1, 86400));
       cmd->add_option("--baseline", o->baseline,
                       "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
       return [o] { return EvalRun(*o).run(); };

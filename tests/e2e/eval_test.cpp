@@ -298,6 +298,36 @@ TEST_F(EvalTest, AblationsRunTheSuiteAgainWithEachSwitchOff) {
   EXPECT_NE(bad.err.find("--ablate: 'x' is not a switch of hashiru (agent_creation"), std::string::npos) << bad.err;
 }
 
+// --timeout: a task still running when its time is up is stopped and
+// counted wrong, saying so, and the run goes on (the mock's first answer
+// for the Red Planet takes 60 s).
+TEST_F(EvalTest, ATaskOverItsTimeoutIsStoppedAndCountedWrong) {
+  start_mock(script(/*slow_red_planet=*/true));
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const auto started = std::chrono::steady_clock::now();
+  RunResult r = kaisha(
+      eval_args(config(), {"--suite", suite, "--strategy", "hashiru", "--name", "t", "--timeout", "3", "--json"}), {},
+      std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(55));
+  json s = r.events("summary").at(0);
+  EXPECT_EQ(s["items"], 4);
+  EXPECT_EQ(s["correct"], 3);
+  auto rows = scored("t");
+  const json late = rows["run/t/item/red-planet/1"];
+  EXPECT_EQ(late["correct"], false) << late;
+  EXPECT_EQ(late["feedback"], "no answer within 3 s (--timeout)") << late;
+  EXPECT_EQ(calls()["red-planet-slow"], 1u);
+  EXPECT_EQ(calls().count("red-planet"), 0u);  // not asked again
+  // The journal has the task as failed, with the reason.
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto t = j->get_task(late["task_id"].get<std::string>());
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->status, "failed");
+  EXPECT_NE((*t)->error.find("--timeout"), std::string::npos) << (*t)->error;
+}
+
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   start_mock(script(/*slow_red_planet=*/true));
   const std::string suite = dir_.write("mixed.jsonl", kSuite);
