@@ -52,6 +52,7 @@ struct EvalOptions {
   std::string baseline;             // another run of the same suite to compare with
   std::vector<std::string> ablate;  // switches to turn off, one run each ("all": every one)
   int timeout_s = 0;                // a task still running after this long is wrong (0: none)
+  double max_usd = 0;               // stop before a task once the run has spent this much (0: no cap)
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -458,10 +459,16 @@ class EvalRun {
     limits_.max_processes = config_.tools.sandbox_max_processes;
     limits_.disk_bytes = config_.tools.sandbox_disk_mb << 20;
 
+    print_estimate();
     InterruptGuard guard;  // before any runtime starts its threads
     if (Status t = start_tracing(config_); !t.ok()) return fail(t.error().message);
     for (const auto& s : slots_) {
       if (scored_.count(slot_key(s))) continue;
+      if (o_.max_usd > 0 && so_far_.usd >= o_.max_usd) {
+        stopped_ = "the run has spent $" + dollars(so_far_.usd) + ", its --max-usd is $" + dollars(o_.max_usd) +
+                   "; go on with --resume " + name_ + " and a higher --max-usd";
+        return 1;
+      }
       const int made = attempts_made(s);
       const store::TaskRow* last = made > 0 ? &journaled_.at(attempt_task_id(name_, s, made)) : nullptr;
       const bool unfinished = last && (last->status == "running" || last->status == "interrupted");
@@ -513,6 +520,30 @@ class EvalRun {
       if (!kept) return 1;
     }
     return 0;
+  }
+
+  // The most the tasks still to answer can spend, before anything is: each
+  // runs in a session of its own under the config's expense budget.
+  void print_estimate() const {
+    const size_t left = slots_.size() - scored_.size();
+    const bool capped = config_.switches.economy_budget;
+    const double each = config_.budget.expense_total;
+    if (o_.common.json) {
+      json line{{"event", "estimate"}, {"run", name_}, {"tasks", left}};
+      line["max_usd_per_task"] = capped ? json(each) : json(nullptr);
+      line["max_usd"] = capped ? json(each * double(left)) : json(nullptr);
+      std::cout << dump_text(line) << "\n" << std::flush;
+      return;
+    }
+    if (o_.common.quiet) return;
+    std::cerr << "kaisha eval: " << left << " task" << (left == 1 ? "" : "s") << " to answer; ";
+    if (capped)
+      std::cerr << "each runs under the config's $" << dollars(each) << " expense budget, so at most $"
+                << dollars(each * double(left)) << (o_.max_usd > 0 ? " (--max-usd $" + dollars(o_.max_usd) + ")" : "")
+                << "\n";
+    else
+      std::cerr << "the economy_budget switch is off, so nothing bounds what they spend"
+                << (o_.max_usd > 0 ? " but --max-usd $" + dollars(o_.max_usd) : "") << "\n";
   }
 
   // How many tasks were asked for `s` in earlier processes (their ids are
@@ -770,6 +801,9 @@ const bool registered = register_command(
       cmd->add_option("--timeout", o->timeout_s,
                       "seconds a task may take; one still running then is stopped and counted wrong")
           ->check(CLI::Range(1, 86400));
+      cmd->add_option("--max-usd", o->max_usd,
+                      "stop cleanly before the next task once the run has spent this much (go on with --resume)")
+          ->check(CLI::NonNegativeNumber);
       cmd->add_option("--baseline", o->baseline,
                       "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
       return [o] { return EvalRun(*o).run(); };

@@ -328,6 +328,44 @@ TEST_F(EvalTest, ATaskOverItsTimeoutIsStoppedAndCountedWrong) {
   EXPECT_NE((*t)->error.find("--timeout"), std::string::npos) << (*t)->error;
 }
 
+// Before anything is spent, the most the run can spend is shown (each task
+// runs under the config's expense budget); --max-usd stops the run cleanly
+// before the next task once it has spent that much, and --resume goes on.
+TEST_F(EvalTest, TheWorstCaseIsShownFirstAndMaxUsdStopsTheRunCleanly) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  ConfigOptions o;
+  o.expense_total = 2.5;
+  // About 1,000 tokens a call at $100 per million: about $0.10 a task.
+  o.extra = "cost_table: " +
+            dir_.write("costs.yaml",
+                       "models:\n  ceo-model: { model_ref: openai:ceo-model, type: cloud, invoke_expense_cost: 100, "
+                       "output_expense_cost: 100 }\n") +
+            "\ntools:\n  sandbox: { timeout_ms: 30000, cpu_seconds: 30 }\n";
+  const std::string cfg = write_config(o);
+  RunResult r = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "m", "--limit", "3",
+                                       "--max-usd", "0.01", "--json"}),
+                       {}, std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  json estimate = r.events("estimate").at(0);
+  EXPECT_EQ(estimate["tasks"], 3);
+  EXPECT_DOUBLE_EQ(estimate["max_usd_per_task"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(estimate["max_usd"].get<double>(), 7.5);
+  json summary = r.events("summary").at(0);
+  EXPECT_EQ(summary["items"], 1) << summary;
+  EXPECT_GT(summary["usd"].get<double>(), 0.01) << summary;
+  EXPECT_NE(summary["stopped"].get<std::string>().find("its --max-usd is $0.0100; go on with --resume m"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(mock_->request_log().size(), 1u);
+
+  RunResult rest = kaisha(eval_args(cfg, {"--resume", "m", "--json"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  EXPECT_EQ(rest.events("estimate").at(0)["tasks"], 2);
+  EXPECT_EQ(rest.events("summary").at(0)["items"], 3);
+  EXPECT_EQ(mock_->request_log().size(), 3u);  // the first task not asked again
+}
+
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
   start_mock(script(/*slow_red_planet=*/true));
   const std::string suite = dir_.write("mixed.jsonl", kSuite);
