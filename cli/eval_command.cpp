@@ -35,6 +35,7 @@
 #include "runtime/eval/run_summary.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/suite/suite_file.hpp"
+#include "runtime/suite/suite_sample.hpp"
 
 namespace kaisha::cli {
 namespace {
@@ -53,6 +54,7 @@ struct EvalOptions {
   std::vector<std::string> ablate;  // switches to turn off, one run each ("all": every one)
   int timeout_s = 0;                // a task still running after this long is wrong (0: none)
   double max_usd = 0;               // stop before a task once the run has spent this much (0: no cap)
+  std::optional<uint64_t> seed;     // with --limit: a seeded sample instead of the first items
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -72,13 +74,15 @@ struct RunRecord {
   std::vector<std::string> ablate;  // the switches its ablation runs turn off
   std::string switched_off;         // an ablation run: the switch it turns off
   int timeout_s = 0;                // per task; 0: none
+  std::optional<uint64_t> seed;     // the sample's seed; none: the first `limit` items
 };
 
 json to_json(const RunRecord& r) {
-  return json{
-      {"suite", r.suite},        {"strategy", r.strategy}, {"model", r.model},   {"limit", r.limit},
-      {"runs", r.runs},          {"baseline", r.baseline}, {"ablate", r.ablate}, {"switched_off", r.switched_off},
-      {"timeout_s", r.timeout_s}};
+  return json{{"suite", r.suite},         {"strategy", r.strategy},
+              {"model", r.model},         {"limit", r.limit},
+              {"runs", r.runs},           {"baseline", r.baseline},
+              {"ablate", r.ablate},       {"switched_off", r.switched_off},
+              {"timeout_s", r.timeout_s}, {"seed", r.seed ? json(*r.seed) : json(nullptr)}};
 }
 
 RunRecord record_from_json(const json& j) {
@@ -92,6 +96,7 @@ RunRecord record_from_json(const json& j) {
   r.ablate = j.value("ablate", std::vector<std::string>{});
   r.switched_off = j.value("switched_off", "");
   r.timeout_s = j.value("timeout_s", 0);
+  if (j.contains("seed") && j["seed"].is_number_unsigned()) r.seed = j["seed"].get<uint64_t>();
   return r;
 }
 
@@ -352,6 +357,7 @@ class EvalRun {
         record_.limit = o_.limit;
         record_.runs = std::max(1, o_.runs);
         record_.timeout_s = o_.timeout_s;
+        record_.seed = o_.seed;
       }
       if (!arm_ && !o_.ablate.empty()) record_.ablate = o_.ablate;
     }
@@ -392,7 +398,17 @@ class EvalRun {
       if (refused.size() > 10) list += "\n  (and " + std::to_string(refused.size() - 10) + " more)";
       return fail(record_.suite + ": kaisha eval scores one answer per task by its format; it cannot score" + list);
     }
-    if (record_.limit > 0 && size_t(record_.limit) < items_.size()) items_.resize(size_t(record_.limit));
+    if (record_.seed && record_.limit <= 0) return fail("--seed: give --limit N, the size of the seeded sample");
+    if (record_.limit > 0 && size_t(record_.limit) < items_.size()) {
+      if (record_.seed) {
+        std::vector<suite::SuiteItem> sample;
+        for (size_t i : suite::sample_indices(items_.size(), size_t(record_.limit), *record_.seed))
+          sample.push_back(items_[i]);
+        items_ = std::move(sample);
+      } else {
+        items_.resize(size_t(record_.limit));
+      }
+    }
     if (!o_.baseline.empty()) record_.baseline = o_.baseline;
     if (int code = read_baseline(); code != 0) return code;
     for (int rep = 1; rep <= record_.runs; ++rep)
@@ -801,6 +817,7 @@ const bool registered = register_command(
       cmd->add_option("--timeout", o->timeout_s,
                       "seconds a task may take; one still running then is stopped and counted wrong")
           ->check(CLI::Range(1, 86400));
+      cmd->add_option("--seed", o->seed, "with --limit N: N items sampled with this seed instead of the first N");
       cmd->add_option("--max-usd", o->max_usd,
                       "stop cleanly before the next task once the run has spent this much (go on with --resume)")
           ->check(CLI::NonNegativeNumber);

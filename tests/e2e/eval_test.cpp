@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "cluster_fixture.hpp"
@@ -364,6 +365,29 @@ TEST_F(EvalTest, TheWorstCaseIsShownFirstAndMaxUsdStopsTheRunCleanly) {
   EXPECT_EQ(rest.events("estimate").at(0)["tasks"], 2);
   EXPECT_EQ(rest.events("summary").at(0)["items"], 3);
   EXPECT_EQ(mock_->request_log().size(), 3u);  // the first task not asked again
+}
+
+// --seed with --limit: a seeded sample of the suite, the same items for the
+// same seed; a seed without a sample size is refused.
+TEST_F(EvalTest, ASeededSampleIsTheSameForTheSameSeed) {
+  start_mock(script());
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  const std::string cfg = config();
+  auto items_of = [&](const std::string& name) {
+    std::set<std::string> out;
+    RunResult r = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", name, "--limit", "2",
+                                         "--seed", "7", "--json"}),
+                         {}, std::chrono::seconds(120));
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    for (const json& e : r.events("item")) out.insert(e.value("item", ""));
+    return out;
+  };
+  const std::set<std::string> first = items_of("s1");
+  EXPECT_EQ(first.size(), 2u);
+  EXPECT_EQ(items_of("s2"), first);
+  RunResult bad = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "s3", "--seed", "7"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--seed: give --limit N"), std::string::npos) << bad.err;
 }
 
 TEST_F(EvalTest, KilledAfterTwoItemsItGoesOnWithoutAskingThemAgain) {
