@@ -33,6 +33,8 @@ Result<std::string> read_fd(int fd, const std::string& shown, int64_t max_bytes)
   return out;
 }
 
+}  // namespace
+
 Status write_file_bytes(const FileView& to, const std::string& path, const std::string& bytes) {
   auto opened = to.open_write(path);
   if (!opened) return opened.error();
@@ -51,7 +53,6 @@ Status write_file_bytes(const FileView& to, const std::string& path, const std::
   return Status::Ok();
 }
 
-// Visits every regular, visible file of `view` with its bytes.
 Status each_file(const FileView& view, const BranchLimits& limits,
                  const std::function<Status(const std::string& shown, const std::string& bytes)>& visit) {
   auto root = view.open_read(".");
@@ -84,8 +85,6 @@ Status each_file(const FileView& view, const BranchLimits& limits,
         return visit(shown, *content);
       });
 }
-
-}  // namespace
 
 json ChangeSet::to_json() const { return json{{"added", added}, {"modified", modified}, {"removed", removed}}; }
 

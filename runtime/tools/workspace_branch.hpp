@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,14 @@ struct ChangeSet {
   std::vector<std::string> added, modified, removed;
   json to_json() const;
 };
+
+// Visits every regular, visible file of `view` with its bytes (within
+// `limits`, else an error saying which); the first error `visit` returns ends it.
+Status each_file(const FileView& view, const BranchLimits& limits,
+                 const std::function<Status(const std::string& shown, const std::string& bytes)>& visit);
+
+// Writes `bytes` as the whole content of `path` in `to` (parents made as needed).
+Status write_file_bytes(const FileView& to, const std::string& path, const std::string& bytes);
 
 // Copies every regular file of `from` into `to` (parents made as needed)
 // and returns the manifest of what was copied. More files or bytes than
