@@ -151,6 +151,13 @@ struct PyramidTools::Impl {
     if (branch.empty()) return ToolResult::error(name + ": 'branch' is required");
     auto branch_dir = work_dir(session, task, branch);
     if (!branch_dir) return ToolResult::error(name + ": " + branch_dir.error().message);
+    // A branch is made afresh: an open cut short by a kill (and repeated by
+    // the resume) leaves no file of its partial copy behind.
+    if (name == kBranchOpen) {
+      std::error_code ec;
+      std::filesystem::remove_all(*branch_dir, ec);
+      if (ec) return ToolResult::error(name + ": cannot clear " + branch + ": " + ec.message());
+    }
     auto main_dir = work_dir(session, task, str_arg(args, name == kBranchOpen ? "from" : "into"));
     if (!main_dir) return ToolResult::error(name + ": " + main_dir.error().message);
     auto branch_view = FileView::open(*branch_dir);
@@ -371,9 +378,10 @@ Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions o
 std::vector<llm::ToolSpec> PyramidTools::specs() const { return impl_->specs; }
 
 bool PyramidTools::repeatable(const std::string& name) const {
-  // A close with a record finds its commit when run again; a drop of what
-  // is gone already is done.
-  return name == kCheckFiles || name == kBranchClose || name == kBranchDrop || company::repeatable_tool(name);
+  // An open makes its branch afresh; a close with a record finds its commit
+  // when run again; a drop of what is gone already is done.
+  return name == kCheckFiles || name == kBranchOpen || name == kBranchClose || name == kBranchDrop ||
+         company::repeatable_tool(name);
 }
 
 Result<std::string> PyramidTools::task_directory(const std::string& session_id, const std::string& task_id) const {

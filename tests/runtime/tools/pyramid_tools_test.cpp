@@ -48,9 +48,10 @@ TEST_F(PyramidToolsTest, OffersTheLevelZeroTools) {
 // A task resumed after its process died runs a call that was in flight again
 // only when that is safe: reads and idempotent writes yes, code no.
 TEST_F(PyramidToolsTest, OnlyCallsSafeToRepeatAreRepeatable) {
-  for (const char* name : {"file_read", "file_write", "dir_list", "dir_create", "web_search", "check_files"})
+  for (const char* name : {"file_read", "file_write", "dir_list", "dir_create", "web_search", "check_files",
+                           "branch_open", "branch_close", "branch_drop"})
     EXPECT_TRUE(tools->repeatable(name)) << name;
-  for (const char* name : {"execute_code", "execute_shell", "pip_install", "file_move", "branch_open", "nonexistent"})
+  for (const char* name : {"execute_code", "execute_shell", "pip_install", "file_move", "nonexistent"})
     EXPECT_FALSE(tools->repeatable(name)) << name;
 }
 
@@ -365,6 +366,17 @@ TEST_F(PyramidToolsTest, ARecordedMergeIsACommitMadeOnceAndBranchesAreDropped) {
   ASSERT_EQ(commits->size(), 2u);
   EXPECT_EQ((*commits)[1].model, "mock:a");
   EXPECT_TRUE(tools->repeatable("branch_close"));
+}
+
+// A branch opened again (a resume repeating an open cut short) starts
+// afresh: nothing of an earlier copy stays.
+TEST_F(PyramidToolsTest, ABranchOpenedAgainStartsAfresh) {
+  root.write(task("plan.md"), "v1");
+  root.write(".tasks/s1/.branches/t1/f1-1/partial.md", "left by a copy cut short");
+  auto opened = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", "f1-1"}});
+  ASSERT_TRUE(opened.ok) << opened.message;
+  EXPECT_EQ(opened.output, json({{"plan.md", opened.output["plan.md"]}}));
+  EXPECT_FALSE(std::filesystem::exists(root.file(".tasks/s1/.branches/t1/f1-1/partial.md")));
 }
 
 }  // namespace kaisha::tools
