@@ -62,6 +62,7 @@ int history_commits_command(const CommonOptions& o, const std::string& task_id, 
       for (const auto& x : *all) {
         json j = x.to_json();
         j.erase("tree");
+        j.erase("output");
         a.push_back(std::move(j));
       }
       std::cout << dump_text(json{{"task", t.id}, {"commits", a}}, 2) << "\n";

@@ -189,7 +189,7 @@ struct PyramidTools::Impl {
       auto done = history->by_key(branch);
       if (!done) return ToolResult::error(name + ": " + done.error().message);
       if (*done) {
-        json out = (*done)->changes;
+        json out = (*done)->output.is_object() ? (*done)->output : (*done)->changes;
         out["merged"] = (*done)->kind == "merge";
         out["commit"] = (*done)->id;
         return ToolResult::success(
@@ -209,7 +209,9 @@ struct PyramidTools::Impl {
     out["merged"] = false;
     if (!merge) {
       if (history) {
-        auto c = history->record_rejected(*branch_view, changes, commit_of(record, branch));
+        Commit meta = commit_of(record, branch);
+        meta.output = out;
+        auto c = history->record_rejected(*branch_view, changes, std::move(meta));
         if (!c) return ToolResult::error(name + ": recording " + branch + ": " + c.error().message, out);
         out["commit"] = c->id;
       }
@@ -218,7 +220,7 @@ struct PyramidTools::Impl {
     // What the task's directory holds before the merge is committed first,
     // so that a revert can go back to just before it.
     if (history)
-      if (Status s = history->catch_up(*main_view, commit_of(record, branch).at_ms); !s)
+      if (Status s = history->begin_merge(*main_view, branch, commit_of(record, branch).at_ms); !s)
         return ToolResult::error(name + ": recording the task's directory: " + s.error().message, out);
     MergeResult merged;
     Status s = merge_changes(*branch_view, *main_view, base, changes, merged);
@@ -232,7 +234,9 @@ struct PyramidTools::Impl {
     }
     out["merged"] = true;
     if (history) {
-      auto c = history->record_merge(*main_view, commit_of(record, branch));
+      Commit meta = commit_of(record, branch);
+      meta.output = out;
+      auto c = history->record_merge(*main_view, std::move(meta));
       if (!c) return ToolResult::error(name + ": recording the merge of " + branch + ": " + c.error().message, out);
       out["commit"] = c->id;
     }

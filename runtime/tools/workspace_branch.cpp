@@ -132,10 +132,6 @@ Status merge_changes(const FileView& branch, const FileView& main, const Manifes
       auto was = base.find(path);
       auto is = now->find(path);
       const bool untouched = was == base.end() ? is == now->end() : is != now->end() && is->second == was->second;
-      if (!untouched) {
-        out.conflicts.push_back(path);
-        continue;
-      }
       auto opened = branch.open_read(path);
       if (!opened) return opened.error();
       if (!opened->exists) return Error{"path", "'" + path + "' left the branch before it was merged"};
@@ -144,6 +140,16 @@ Status merge_changes(const FileView& branch, const FileView& main, const Manifes
         return Error{"path", "'" + path + "' is no longer a regular file"};
       auto bytes = read_fd(opened->fd.get(), path, BranchLimits{}.max_bytes);
       if (!bytes) return bytes.error();
+      // Main holding the branch's content already (the same merge repeated
+      // after a kill, or a sibling that wrote it alike) is no conflict.
+      if (is != now->end() && is->second == content_hash(*bytes)) {
+        out.merged.push_back(path);
+        continue;
+      }
+      if (!untouched) {
+        out.conflicts.push_back(path);
+        continue;
+      }
       if (Status w = write_file_bytes(main, path, *bytes); !w) return w;
       out.merged.push_back(path);
     }

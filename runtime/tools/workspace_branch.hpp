@@ -63,8 +63,10 @@ struct MergeResult {
 // from `branch` into `main`. A file that `main` changed meanwhile (its
 // content is no longer `base`'s, or it was added there too) is a conflict:
 // main's version stays. A merge adds and updates; it never deletes, so a
-// branch cannot take away what another part of the task wrote. On an error,
-// `out.merged` lists the files already written.
+// branch cannot take away what another part of the task wrote. A file main
+// already holds with the branch's content counts as merged (the same merge
+// repeated after a kill). On an error, `out.merged` lists the files already
+// written.
 Status merge_changes(const FileView& branch, const FileView& main, const Manifest& base, const ChangeSet& changes,
                      MergeResult& out);
 

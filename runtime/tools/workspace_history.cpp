@@ -111,6 +111,7 @@ json Commit::to_json() const {
          {"agent", agent}, {"model", model},     {"branch", branch}, {"q", q},
          {"why", why},     {"changes", changes}, {"at_ms", at_ms},   {"tree", tree}};
   if (!verdict.is_null()) j["verdict"] = verdict;
+  if (!output.is_null()) j["output"] = output;
   return j;
 }
 
@@ -132,6 +133,7 @@ Result<Commit> Commit::from_json(const json& j) {
     c.at_ms = j.value("at_ms", int64_t{0});
     c.tree = j.at("tree").get<Manifest>();
     if (j.contains("verdict")) c.verdict = j["verdict"];
+    if (j.contains("output")) c.output = j["output"];
     return c;
   } catch (const std::exception& e) {
     return Error{"history", std::string("a commit record is malformed: ") + e.what()};
@@ -273,6 +275,18 @@ Status WorkspaceHistory::catch_up(const FileView& main, int64_t at_ms) {
   return Status::Ok();
 }
 
+Status WorkspaceHistory::begin_merge(const FileView& main, const std::string& key, int64_t at_ms) {
+  std::error_code ec;
+  const fs::path mark = fs::path(dir_) / "merging" / key;
+  if (key.empty() || key.find('/') != std::string::npos || key[0] == '.')
+    return Error{"history", "'" + key + "' cannot name a merge"};
+  if (fs::exists(mark, ec)) return Status::Ok();
+  if (Status s = catch_up(main, at_ms); !s) return s;
+  fs::create_directories(mark.parent_path(), ec);
+  if (ec) return Error{"history", "cannot make " + mark.parent_path().string() + ": " + ec.message()};
+  return write_host_file(mark.string(), key);
+}
+
 Result<Commit> WorkspaceHistory::record_merge(const FileView& main, Commit meta) {
   auto tree = snapshot(main);
   if (!tree) return tree.error();
@@ -281,7 +295,12 @@ Result<Commit> WorkspaceHistory::record_merge(const FileView& main, Commit meta)
   meta.kind = "merge";
   meta.changes = changes_between(*last ? (*last)->tree : Manifest{}, *tree).to_json();
   meta.tree = std::move(tree).value();
-  return append(std::move(meta));
+  auto made = append(std::move(meta));
+  if (made) {
+    std::error_code ec;
+    fs::remove(fs::path(dir_) / "merging" / made->key, ec);  // a mark left behind only skips a catch_up
+  }
+  return made;
 }
 
 Result<Commit> WorkspaceHistory::record_rejected(const FileView& branch, const ChangeSet& changes, Commit meta) {

@@ -53,6 +53,7 @@ struct Commit {
   json changes = json::object();  // {"added", "modified", "removed"} against its parent
   int64_t at_ms = 0;              // wall-clock time it was made
   Manifest tree;                  // path -> SHA-256 of the content
+  json output;                    // what the tool that made it answered (given again when it is repeated)
 
   bool in_main() const { return kind != "rejected"; }
   json to_json() const;
@@ -82,6 +83,10 @@ class WorkspaceHistory {
   // Before a merge into `main`: makes the base commit of a chain that has
   // none, or a work commit when `main` changed since the last main commit.
   Status catch_up(const FileView& main, int64_t at_ms);
+  // catch_up, then a mark that merge `key` has begun (removed by its
+  // record_merge). A merge begun again after a kill finds its mark and
+  // skips catch_up: what main holds of it is its own, not the task's work.
+  Status begin_merge(const FileView& main, const std::string& key, int64_t at_ms);
   // After merging branch `meta.branch` into `main`: a merge commit of
   // `main`'s files now. `meta` gives kind-independent fields (key, agent, ...).
   Result<Commit> record_merge(const FileView& main, Commit meta);

@@ -161,6 +161,27 @@ TEST(WorkspaceHistory, KeysFindCommitsAndADamagedBlobIsRefused) {
   EXPECT_EQ(f.root.read("main/a.md"), "2");  // nothing was touched
 }
 
+// A merge cut short by a kill and begun again: what main holds of it is
+// its own, so no work commit is made and the merge commit has its changes.
+TEST(WorkspaceHistory, AMergeBegunAgainAfterAKillIsOneCommit) {
+  HistoryFixture f;
+  f.root.write("main/a.md", "1");
+  ASSERT_TRUE(f.history.begin_merge(f.main, "f1-2", 1).ok());
+  f.root.write("main/b.md", "merged before the kill");
+  ASSERT_TRUE(f.history.begin_merge(f.main, "f1-2", 2).ok());  // the resume
+  auto merged = f.history.record_merge(f.main, meta("f1-2", "mock:b"));
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  EXPECT_EQ(merged->id, 2);
+  EXPECT_EQ(merged->changes["added"], json({"b.md"}));
+  // The mark is gone: a later merge catches up with the task's own work.
+  f.root.write("main/c.md", "the task's own");
+  ASSERT_TRUE(f.history.begin_merge(f.main, "f2-1", 3).ok());
+  auto all = f.history.commits();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[2].kind, "work");
+}
+
 TEST(TextDiff, ShowsChangedLinesWithContext) {
   const std::string d = line_diff("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 1);
   EXPECT_EQ(d, "@@ -3,3 +3,3 @@\n c\n-d\n+D\n e\n");
