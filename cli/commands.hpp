@@ -19,6 +19,9 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
 int history_command(const CommonOptions& o, bool list_sessions, int limit, const std::string& only_task = "");
 // A task's tree from the journal (`task` "" = the session's latest task).
 int history_tree_command(const CommonOptions& o, const std::string& task);
+// A pyramid task's commit history: `mode` "commits" lists it, "diff" shows
+// commit `commit`'s content diff, "revert" restores the task's directory to it.
+int history_commits_command(const CommonOptions& o, const std::string& task, const std::string& mode, int64_t commit);
 int mock_llm_command(const std::string& script, const std::string& host, int port);
 
 }  // namespace kaisha::cli

@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
   history->add_flag(
       "--tree", tree,
       "the task's structure: who asked whom, with tokens, $ and time (default: the session's latest task)");
+  bool commits = false;
+  int64_t diff_commit = 0, revert_commit = 0;
+  history->add_flag("--commits", commits, "a pyramid task's commit history (merges, rejected change sets, reverts)");
+  history->add_option("--diff", diff_commit, "the content diff of a commit of the task's history");
+  history->add_option("--revert", revert_commit,
+                      "restore the task's directory to a commit of its history, byte for byte");
 
   std::string script, host = "127.0.0.1";
   int port = 11435;
@@ -165,6 +171,9 @@ int main(int argc, char** argv) {
   if (*resume) return resume_command(o, resume_task);
   if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
+  if (*history && commits) return history_commits_command(o, history_task, "commits", 0);
+  if (*history && history->count("--diff")) return history_commits_command(o, history_task, "diff", diff_commit);
+  if (*history && history->count("--revert")) return history_commits_command(o, history_task, "revert", revert_commit);
   if (*history) return tree ? history_tree_command(o, history_task) : history_command(o, sessions, limit, history_task);
   if (*mock) return mock_llm_command(script, host, port);
   for (auto& [cmd, runner] : more)

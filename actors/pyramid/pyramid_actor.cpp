@@ -17,13 +17,15 @@ namespace {
 
 constexpr const char* kPyramid = "Pyramid";
 // The strategy state the quality scores are kept as: one key per agent
-// (its library name, or "<agent>@<model>"), {"q": Q, "audits": n}.
+// (its library name, or "<agent>@<model>"), {"q": Q, "audits": n}; and each
+// agent's candidate pool as "pool/<agent>" (the driver's SaveState effects).
 constexpr const char* kStrategy = "pyramid";
 
 struct PyramidState {
   PyramidDeps deps;
   std::unique_ptr<StrategyKit> kit;
   std::unique_ptr<pyramid::QualityScores> quality;
+  std::unique_ptr<pyramid::CandidatePool> pool;
   std::unique_ptr<pyramid::PyramidDriver> driver;  // the running task's
   std::unique_ptr<DriverRunner> runner;
   static inline const char* name = "pyramid";
@@ -64,15 +66,21 @@ void save_quality(Self* self, const driver::Outcome& o) {
     st.kit->save_state(kStrategy, c.agent, json{{"q", c.q}, {"audits", c.audits}}, change);
 }
 
-// Scores from `state` (stored by earlier runs), over fresh ones.
+// Scores and candidate pools from `state` (stored by earlier runs), over fresh ones.
 void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
   auto& st = self->state;
   st.quality =
       std::make_unique<pyramid::QualityScores>(st.deps.settings.quality_alpha, st.deps.settings.quality_initial);
-  for (const auto& s : state)
-    if (s.value.is_object())
+  const auto& e = st.deps.settings.evolution;
+  st.pool = std::make_unique<pyramid::CandidatePool>(
+      pyramid::EvolutionSettings{e.prune, e.window, e.prune_below, e.min_verdicts, e.dominance, e.min_calls});
+  for (const auto& s : state) {
+    if (pyramid::CandidatePool::is_state_key(s.key))
+      st.pool->seed(s.key, s.value);
+    else if (s.value.is_object())
       st.quality->seed(s.key, s.value.value("q", st.deps.settings.quality_initial),
                        s.value.value("audits", int64_t{0}));
+  }
 }
 
 void finish(Self* self, driver::Finish f) {
@@ -95,6 +103,10 @@ DriverHooks hooks(Self* self) {
   };
   h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
   h.tenure = Tenure::task;
+  // The driver's saves: the candidate pools.
+  h.save_state = [self](driver::SaveState s) {
+    self->state.kit->save_state(kStrategy, s.key, std::move(s.value), s.change);
+  };
   h.finish = [self](driver::Finish f) { finish(self, std::move(f)); };
   h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
     run_tool(self, t, std::move(done));
@@ -117,9 +129,9 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
   auto make = [self](const msg::TaskRequest& req) {
     auto& s = self->state;
-    return std::make_unique<pyramid::PyramidDriver>(*s.deps.setup, *s.quality, s.kit->task_id(), req.input,
-                                                    route(s, req.input),
-                                                    [self] { return self->state.kit->listening(); });
+    return std::make_unique<pyramid::PyramidDriver>(
+        *s.deps.setup, *s.quality, s.kit->task_id(), req.input, route(s, req.input),
+        [self] { return self->state.kit->listening(); }, s.pool.get());
   };
   return {
       cancel_handler(self),

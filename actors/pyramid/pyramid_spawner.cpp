@@ -70,6 +70,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   setup->max_final_output_retries = pc.max_final_output_retries;
   setup->enforce_judge = pc.enforce_judge;
   setup->max_judge_retries = pc.max_judge_retries;
+  setup->max_judge_failures = pc.max_judge_failures;
 
   PyramidDeps pd;
   if (!pc.entry.empty()) {

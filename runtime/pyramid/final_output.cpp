@@ -85,6 +85,7 @@ FinalOutput failed_output(std::string why) {
   out.success = false;
   out.output = "The agent ended without a valid final_output.";
   out.error_information = std::move(why);
+  out.broken = true;
   return out;
 }
 

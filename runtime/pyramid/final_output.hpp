@@ -36,6 +36,10 @@ struct FinalOutput {
   // The judge's verdict on it (its final_output JSON), when the strategy had
   // it audited; null otherwise. Shown as "judge".
   json verdict;
+  // It came from failed_output(): the call ended without a final_output of
+  // its own (a refused hire, a model error, its turn limit). A judge's
+  // broken call is a failure to rule, never a rejection.
+  bool broken = false;
 
   // The JSON above ("files" only when there are some, "judge" only with a verdict).
   json to_json() const;

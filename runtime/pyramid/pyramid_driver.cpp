@@ -8,6 +8,7 @@
 #include "runtime/core/confined_fs.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/pyramid/agent_tools.hpp"
+#include "runtime/pyramid/merge_plan.hpp"
 
 namespace kaisha::pyramid {
 
@@ -16,6 +17,8 @@ using namespace driver;
 namespace {
 
 constexpr const char* kFinalOutput = "final_output";
+// Its own strategy events (merge_plan, evolution, judge_failed).
+constexpr const char* kStrategy = "pyramid";
 constexpr size_t kNoSlot = static_cast<size_t>(-1);
 
 // A tool's result as the model reads it (infiagent.md §10 item 48).
@@ -67,6 +70,13 @@ json bounded_changes(json changes) {
   return changes;
 }
 
+// Level-0 tools that may change the task's files: a judge's approval given
+// before one of them ran no longer covers the call's work.
+bool writes_files(const std::string& tool) {
+  return tool == "file_write" || tool == "file_move" || tool == "dir_create" || tool == "execute_code" ||
+         tool == "execute_shell";
+}
+
 // The router's best candidate, for the reason of a new-task trigger.
 std::string best_of(const RouteDecision& r) {
   if (r.scores.empty()) return "no candidate";
@@ -76,10 +86,11 @@ std::string best_of(const RouteDecision& r) {
 }  // namespace
 
 PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id, std::string input,
-                             RouteDecision route, std::function<bool()> listening)
+                             RouteDecision route, std::function<bool()> listening, CandidatePool* pool)
     : setup_(setup),
       library_(*setup.library),
       quality_(quality),
+      pool_(pool),
       task_id_(std::move(task_id)),
       input_(std::move(input)),
       route_(std::move(route)),
@@ -186,11 +197,12 @@ uint64_t PyramidDriver::begin(Effects& out, uint64_t parent, size_t slot, const 
   c.candidate = candidate;
   std::string model = agent.model;
   if (fork) {
-    const Fork& f = forks_.at(fork);
-    model = agent.candidates[candidate];
-    c.staff = candidate_instance(agent.name, candidate);
+    const Branch& b = forks_.at(fork).branches[candidate];
+    model = b.model;
+    c.model = model;
+    c.staff = candidate_instance(agent.name, b.index);
     c.quality_key = agent.name + "@" + model;
-    c.branch = f.branches[candidate].name;
+    c.branch = b.name;
   } else {
     c.staff = agent.name;
     c.quality_key = agent.name;
@@ -245,13 +257,19 @@ void PyramidDriver::start_fork(Effects& out, uint64_t parent, size_t slot, const
   f.input = std::move(input);
   f.max_turns = max_turns;
   if (auto p = calls_.find(parent); p != calls_.end()) f.from = p->second.branch;
-  f.waiting = agent.candidates.size();
+  // The candidates still in the pool (item 54): a pruned one does not run,
+  // a default runs alone.
+  const std::vector<std::string> running = pool_ ? pool_->running(agent.name, agent.candidates) : agent.candidates;
   for (size_t i = 0; i < agent.candidates.size(); ++i) {
+    if (std::find(running.begin(), running.end(), agent.candidates[i]) == running.end()) continue;
     Branch b;
+    b.index = i;
+    b.model = agent.candidates[i];
     b.name = "f" + std::to_string(fid) + "-" + std::to_string(i + 1);
     f.branches.push_back(std::move(b));
   }
-  for (size_t i = 0; i < agent.candidates.size(); ++i) {
+  f.waiting = f.branches.size();
+  for (size_t i = 0; i < f.branches.size(); ++i) {
     const CallId tid = pending_.expect<ToolRan>(
         [this, fid, i](const ToolRan& r, Effects& o) { on_branch_opened(o, fid, i, r.result); });
     out.push_back(RunTool{tid, kBranchOpenTool, json{{"from", f.from}, {"branch", f.branches[i].name}}.dump(), ""});
@@ -265,70 +283,172 @@ void PyramidDriver::on_branch_opened(Effects& out, uint64_t fork, size_t candida
   if (!r.ok || !r.output.is_object())
     return branch_ended(
         out, fork, candidate,
-        failed_output("could not make a branch of the task's directory for " + f.agent->candidates[candidate] + ": " +
+        failed_output("could not make a branch of the task's directory for " + f.branches[candidate].model + ": " +
                       (r.ok ? std::string("the copy returned no manifest") : r.message)));
   f.branches[candidate].base = r.output;
   begin(out, f.parent, f.slot, *f.agent, f.input, f.max_turns, false, fork, candidate);
 }
 
+// Every candidate is done: each branch is closed to learn what it changed,
+// then the accepted ones are merged (plan_fork).
 void PyramidDriver::branch_ended(Effects& out, uint64_t fork, size_t candidate, FinalOutput fo) {
   auto it = forks_.find(fork);
   if (it == forks_.end()) return;
   Fork& f = it->second;
   f.branches[candidate].result = std::move(fo);
   if (--f.waiting > 0) return;
-  // Every candidate is done: the first success in candidate order is merged;
-  // each branch is closed to learn what it changed.
   for (size_t i = 0; i < f.branches.size(); ++i)
-    if (f.branches[i].result->success) {
-      f.winner = i;
-      break;
+    if (!f.branches[i].base.is_null()) f.opened.push_back(i);  // one never opened has nothing to close
+  if (f.opened.empty()) return fork_ended(out, fork);
+  f.waiting = f.opened.size();
+  for (size_t i : f.opened) {
+    const Branch& b = f.branches[i];
+    const CallId tid = pending_.expect<ToolRan>([this, fork, i](const ToolRan& r, Effects& o) {
+      auto it = forks_.find(fork);
+      if (it == forks_.end()) return;
+      Branch& b = it->second.branches[i];
+      b.changes = r.result.output.is_object() ? r.result.output : json::object();
+      if (!r.result.ok) b.changes["error"] = r.result.message;
+      if (--it->second.waiting == 0) plan_fork(o, fork);
+    });
+    json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", false}};
+    out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+  }
+}
+
+// Eq. 12: every accepted change set is a merge candidate (merge_plan.hpp).
+void PyramidDriver::plan_fork(Effects& out, uint64_t fork) {
+  Fork& f = forks_.at(fork);
+  f.candidates.clear();
+  for (const Branch& b : f.branches) {
+    MergeCandidate m;
+    m.name = b.model;
+    m.accepted = b.result->success && !b.changes.contains("error");
+    m.q = quality_.of(f.agent->name + "@" + b.model);
+    m.changed = changed_files(b.changes, b.name);
+    f.candidates.push_back(std::move(m));
+  }
+  f.plan = plan_merges(f.candidates, f.excluded);
+  json plan = f.plan.to_json();
+  plan["by_q"] = json::object();
+  for (const auto& m : f.candidates) plan["by_q"][m.name] = m.q;
+  // Journaled before any merge takes effect: a resumed task plans the same.
+  add_strategy_event(out, kStrategy, "merge_plan", f.agent->name + ": " + plan_text(f),
+                     json{{"fork", fork}, {"plan", plan}}, true, f.agent->name);
+  next_merge(out, fork);
+}
+
+// "merges mock:b, mock:c; rejects mock:a (its changes conflict ...)".
+std::string PyramidDriver::plan_text(const Fork& f) {
+  std::string merged, rejected;
+  for (size_t i : f.plan.merge) merged += (merged.empty() ? "" : ", ") + f.branches[i].model;
+  for (const auto& [i, why] : f.plan.rejected)
+    rejected += (rejected.empty() ? "" : "; ") + f.branches[i].model + " (" + why + ")";
+  const std::string text = merged.empty() ? "merges none" : "merges " + merged;
+  return rejected.empty() ? text : text + "; rejects " + rejected;
+}
+
+bool PyramidDriver::has_changes(const Branch& b) {
+  for (const char* key : {"added", "modified"})
+    if (auto it = b.changes.find(key); it != b.changes.end() && it->is_array() && !it->empty()) return true;
+  return false;
+}
+
+// The plan's merges run one after another (each into what the last left),
+// then the change sets that did not reach main are recorded, then the
+// branches are dropped.
+void PyramidDriver::next_merge(Effects& out, uint64_t fork) {
+  Fork& f = forks_.at(fork);
+  while (f.merged.size() < f.plan.merge.size()) {
+    const size_t i = f.plan.merge[f.merged.size()];
+    Branch& b = f.branches[i];
+    if (!has_changes(b)) {  // an empty change set merges as it is
+      b.merged = true;
+      f.merged.push_back(i);
+      continue;
     }
-  std::vector<size_t> opened;
-  for (size_t i = 0; i < f.branches.size(); ++i)
-    if (!f.branches[i].base.is_null()) opened.push_back(i);  // one never opened has nothing to close
-  if (opened.empty()) return fork_ended(out, fork);
-  f.waiting = opened.size();
-  const std::optional<size_t> winner = f.winner;
-  for (size_t i : opened) close_branch(out, fork, i, winner == i);
+    const CallId tid =
+        pending_.expect<ToolRan>([this, fork, i](const ToolRan& r, Effects& o) { on_merged(o, fork, i, r.result); });
+    json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", true}};
+    if (f.from.empty()) args["record"] = commit_meta(f, b, "");
+    out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+    return;
+  }
+  record_rejected(out, fork);
 }
 
-void PyramidDriver::close_branch(Effects& out, uint64_t fork, size_t candidate, bool merge) {
-  const Fork& f = forks_.at(fork);
-  const Branch& b = f.branches[candidate];
-  const CallId tid = pending_.expect<ToolRan>([this, fork, candidate, merge](const ToolRan& r, Effects& o) {
-    on_branch_closed(o, fork, candidate, merge, r.result);
-  });
-  json args{{"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", merge}};
-  out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+json PyramidDriver::commit_meta(const Fork& f, const Branch& b, const std::string& why) const {
+  json m{{"agent", candidate_instance(f.agent->name, b.index)},
+         {"model", b.model},
+         {"q", quality_.of(f.agent->name + "@" + b.model)},
+         {"why", why}};
+  if (!b.result->verdict.is_null()) m["verdict"] = b.result->verdict;
+  return m;
 }
 
-void PyramidDriver::on_branch_closed(Effects& out, uint64_t fork, size_t candidate, bool merge,
-                                     const company::ToolResult& r) {
+void PyramidDriver::on_merged(Effects& out, uint64_t fork, size_t i, const company::ToolResult& r) {
   auto it = forks_.find(fork);
   if (it == forks_.end()) return;
   Fork& f = it->second;
-  Branch& b = f.branches[candidate];
+  Branch& b = f.branches[i];
   if (r.ok && r.output.is_object()) {
-    if (merge || b.changes.is_null()) b.changes = r.output;
-  } else {
-    b.changes = r.output.is_object() ? r.output : json::object();
-    b.changes["error"] = r.message;
-    if (merge) {
-      // The winner cannot be merged: it did not win, and the next success in
-      // candidate order is merged instead.
-      b.result = failed_output("its branch could not be merged: " + r.message);
-      f.winner.reset();
-      for (size_t i = candidate + 1; i < f.branches.size(); ++i)
-        if (f.branches[i].result->success && !f.branches[i].base.is_null()) {
-          f.winner = i;
-          ++f.waiting;
-          close_branch(out, fork, i, true);
-          break;
-        }
-    }
+    b.changes = r.output;
+    b.merged = true;
+    f.merged.push_back(i);
+    return next_merge(out, fork);
   }
-  if (--f.waiting == 0) fork_ended(out, fork);
+  // It cannot be merged: it is out, and the plan is made again without it
+  // (those it beat in a conflict may go in now; what is merged stays first).
+  if (r.output.is_object()) b.changes = r.output;
+  b.changes["error"] = r.message;
+  b.result = failed_output("its branch could not be merged: " + r.message);
+  f.excluded.push_back(i);
+  f.candidates[i].accepted = false;
+  f.plan = plan_merges(f.candidates, f.excluded);
+  add_strategy_event(out, kStrategy, "merge_plan",
+                     f.agent->name + ": the merge of " + b.name + " failed, so again: " + plan_text(f),
+                     json{{"fork", fork},
+                          {"plan", f.plan.to_json()},
+                          {"replanned", "the merge of " + b.name + " failed: " + r.message}},
+                     true, f.agent->name);
+  next_merge(out, fork);
+}
+
+// A change set that did not reach main is kept in the history as a rejected
+// commit (only main's history is kept: a fork inside a branch records none).
+void PyramidDriver::record_rejected(Effects& out, uint64_t fork) {
+  Fork& f = forks_.at(fork);
+  while (f.recorded < f.opened.size()) {
+    const size_t i = f.opened[f.recorded++];
+    Branch& b = f.branches[i];
+    if (b.merged || !f.from.empty() || !has_changes(b) || b.changes.contains("error")) continue;
+    std::string why;
+    if (auto r = f.plan.rejected.find(i); r != f.plan.rejected.end())
+      why = r->second;
+    else
+      why = b.result->success ? "not merged" : "not accepted: " + b.result->error_information;
+    b.why = why;
+    const CallId tid = pending_.expect<ToolRan>([this, fork, i](const ToolRan& r, Effects& o) {
+      auto it = forks_.find(fork);
+      if (it == forks_.end()) return;
+      if (r.result.ok && r.result.output.contains("commit"))
+        it->second.branches[i].changes["commit"] = r.result.output["commit"];
+      record_rejected(o, fork);
+    });
+    json args{
+        {"branch", b.name}, {"into", f.from}, {"base", b.base}, {"merge", false}, {"record", commit_meta(f, b, why)}};
+    out.push_back(RunTool{tid, kBranchCloseTool, args.dump(), ""});
+    return;
+  }
+  // The branches are collected: what the history needs is in it.
+  json names = json::array();
+  for (size_t i : f.opened) names.push_back(f.branches[i].name);
+  const CallId tid = pending_.expect<ToolRan>([this, fork](const ToolRan& r, Effects& o) {
+    if (!r.result.ok)
+      o.push_back(journal_step(msg::EventKind::note, json{{"fork", fork}, {"branch_drop_failed", r.result.message}}));
+    if (forks_.count(fork)) fork_ended(o, fork);
+  });
+  out.push_back(RunTool{tid, kBranchDropTool, json{{"branches", std::move(names)}}.dump(), ""});
 }
 
 void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
@@ -336,42 +456,70 @@ void PyramidDriver::fork_ended(Effects& out, uint64_t fork) {
   forks_.erase(fork);
   json branches = json::array();
   std::string failures;
+  std::vector<std::string> ran, merged_models;
   for (size_t i = 0; i < f.branches.size(); ++i) {
     const Branch& b = f.branches[i];
     const FinalOutput& r = *b.result;
-    json j{{"model", f.agent->candidates[i]},
-           {"agent", candidate_instance(f.agent->name, i)},
-           {"branch", b.name},
-           {"status", r.success ? "success" : "error"},
-           {"output", r.output},
-           {"merged", f.winner == i}};
+    ran.push_back(b.model);
+    json j{{"model", b.model},   {"agent", candidate_instance(f.agent->name, b.index)},
+           {"branch", b.name},   {"status", r.success ? "success" : "error"},
+           {"output", r.output}, {"merged", b.merged}};
+    if (b.merged) merged_models.push_back(b.model);
     if (!r.success) {
       j["error_information"] = r.error_information;
-      failures += (failures.empty() ? "" : "; ") + f.agent->candidates[i] + ": " + r.error_information;
+      failures += (failures.empty() ? "" : "; ") + b.model + ": " + r.error_information;
     }
-    if (!b.changes.is_null()) j["changes"] = bounded_changes(b.changes);
+    if (auto rj = f.plan.rejected.find(i); rj != f.plan.rejected.end()) j["rejected"] = rj->second;
+    if (!b.changes.is_null()) {
+      json changes = b.changes;
+      changes.erase("hashes");  // the driver's, not the caller's
+      if (changes.contains("commit")) j["commit"] = changes["commit"];
+      changes.erase("commit");
+      j["changes"] = bounded_changes(std::move(changes));
+    }
     branches.push_back(std::move(j));
   }
-  FinalOutput fo = f.winner ? *f.branches[*f.winner].result
-                            : failed_output("none of " + f.agent->name + "'s " + std::to_string(f.branches.size()) +
-                                            " candidate models succeeded: " + failures);
-  out.push_back(journal_step(msg::EventKind::note,
-                             json{{"fork", fork}, {"agent", f.agent->name}, {"branches", branches}}, 0, 0, 0,
-                             f.agent->name));
-  if (listening())
+  // The answer is the merged change set with the highest Q (the plan's first).
+  const std::optional<size_t> answer = f.merged.empty() ? std::nullopt : std::optional<size_t>(f.merged.front());
+  FinalOutput fo = answer ? *f.branches[*answer].result
+                          : failed_output("none of " + f.agent->name + "'s " + std::to_string(f.branches.size()) +
+                                          " candidate models succeeded: " + failures);
+  out.push_back(journal_step(
+      msg::EventKind::note,
+      json{{"fork", fork}, {"agent", f.agent->name}, {"parent", f.parent}, {"from", f.from}, {"branches", branches}}, 0,
+      0, 0, f.agent->name));
+  if (listening()) {
+    std::string merged_text;
+    for (const auto& m : merged_models) merged_text += (merged_text.empty() ? "" : ", ") + m;
     report(out, msg::EventKind::branches,
            f.agent->name + ": " + std::to_string(f.branches.size()) + " candidate branches, " +
-               (f.winner ? "merged " + f.agent->candidates[*f.winner] : std::string("none merged")),
+               (merged_text.empty() ? std::string("none merged") : "merged " + merged_text),
            json{{"fork", fork}, {"branches", branches}}, f.agent->name);
+  }
+  if (pool_)
+    evolve(out, "fork " + std::to_string(fork),
+           pool_->on_call(f.agent->name, ran, answer ? f.branches[*answer].model : ""), f.agent->name);
   // The merged files are now where the caller works (a branch copies no
   // hidden file, so none of those was merged).
-  if (f.winner && f.from.empty())
-    for (const auto& file : fo.files)
-      if (file.path.rfind('.', 0) != 0 && file.path.find("/.") == std::string::npos)
-        index_.describe(file.path, file.description);
+  if (f.from.empty())
+    for (size_t i : f.merged)
+      for (const auto& file : f.branches[i].result->files)
+        if (file.path.rfind('.', 0) != 0 && file.path.find("/.") == std::string::npos)
+          index_.describe(file.path, file.description);
   json result = fo.to_json();
   result["branches"] = std::move(branches);
   answer_parent(out, f.parent, f.slot, *f.agent, fo, std::move(result));
+}
+
+// Pool changes (pruning, a default model): journaled, reported and saved
+// as the pyramid's state under "pool/<agent>", named by what made them.
+void PyramidDriver::evolve(Effects& out, const std::string& change, const std::vector<CandidatePool::Change>& changes,
+                           const std::string& agent) {
+  if (!pool_) return;
+  for (const auto& c : changes)
+    add_strategy_event(out, kStrategy, "evolution", c.agent + ": " + c.kind + " " + c.model + ": " + c.why, c.to_json(),
+                       true, agent);
+  out.push_back(SaveState{CandidatePool::state_key(agent), pool_->state_of(agent), change});
 }
 
 void PyramidDriver::drop_orphans() {
@@ -585,6 +733,7 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
   if (const AgentDefinition* callee = library_.find(req.name)) {
     auto call = parse_agent_call(*callee, req.arguments, setup_.limits.max_output_bytes);
     if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
+    if (callee->level < 0) c.judge_asked_at[i] = c.writes;
     call_agent(out, id, i, *callee, call->task_input, call->max_turns);
     return;
   }
@@ -595,6 +744,7 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
     if (it != calls_.end() && r.result.ok && i < it->second.batch.size()) {
       const llm::ToolCall& done = it->second.batch[i].request;
       it->second.succeeded.insert(done.name);
+      if (writes_files(done.name)) ++it->second.writes;
       // What it wrote: file_write's file, file_move's destination.
       const char* key = done.name == "file_write" ? "file_path" : done.name == "file_move" ? "destination" : nullptr;
       json args = key ? json::parse(done.arguments, nullptr, false) : json();
@@ -688,13 +838,23 @@ void PyramidDriver::reject_final(Effects& out, uint64_t id, const std::string& c
 void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, const std::string& call_id) {
   Call& c = calls_.at(id);
   const AgentDefinition* judge = library_.judge();
-  const bool audit = fo.success && setup_.enforce_judge && judge && c.agent->level >= 1 && !c.approved;
+  // The agent's own judge call counts only when nothing was written after it
+  // (item 25): its verdict is the one attached.
+  const bool approved = c.approved && c.approved_writes == c.writes;
+  if (fo.success && approved) fo.verdict = c.approved_verdict;
+  const bool audit = fo.success && setup_.enforce_judge && judge && c.agent->level >= 1 && !approved;
   if (!audit) return end(out, id, std::move(fo));
   // The runtime has the judge check a success nobody checked yet.
   ++c.audits;
   c.final_call_id = call_id;
-  const std::string request = setup_.texts->judge_request(c.input, c.staff, fo.to_json().dump());
   c.claimed = std::move(fo);
+  start_audit(out, id);
+}
+
+void PyramidDriver::start_audit(Effects& out, uint64_t id) {
+  Call& c = calls_.at(id);
+  const AgentDefinition* judge = library_.judge();
+  const std::string request = setup_.texts->judge_request(c.input, c.staff, c.claimed->to_json().dump());
   if (listening())
     report(out, msg::EventKind::retry,
            "the judge audits " + c.staff + "'s result (" + std::to_string(c.audits) + " of " +
@@ -703,22 +863,54 @@ void PyramidDriver::accept_final(Effects& out, uint64_t id, FinalOutput fo, cons
   begin(out, id, kNoSlot, *judge, request, judge->max_turns, true);
 }
 
-void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& verdict) {
+// The one path of a judge's verdict on call `id`'s work, whether the runtime
+// audited it or the agent called the judge itself: Q moves, the verdict is
+// journaled, and a candidate's verdict moves its pool.
+double PyramidDriver::apply_verdict(Effects& out, uint64_t id, const FinalOutput& verdict, const char* asked_by) {
   Call& c = calls_.at(id);
   const double before = quality_.of(c.quality_key);
   const double q = quality_.update(c.quality_key, verdict.success, setup_.wall_ms ? setup_.wall_ms() : 0);
+  ++c.verdicts;
   const json v = verdict.to_json();
-  out.push_back(
-      journal_step(msg::EventKind::note, json{{"call", id}, {"verdict", v}, {"quality", q}}, 0, 0, 0, c.staff));
+  out.push_back(journal_step(msg::EventKind::note,
+                             json{{"call", id}, {"verdict", v}, {"quality", q}, {"asked_by", asked_by}}, 0, 0, 0,
+                             c.staff));
   if (listening())
     report(out, msg::EventKind::verdict,
            verdict.success ? "approved" : "rejected: " + short_text(verdict.error_information),
-           json{{"call", id}, {"verdict", v}, {"quality", q}}, c.staff);
+           json{{"call", id}, {"verdict", v}, {"quality", q}, {"asked_by", asked_by}}, c.staff);
   if (q < setup_.poor_quality && before >= setup_.poor_quality)
     trigger(out, "poor_performance",
             c.quality_key + "'s quality score fell to " + number_text(q) + ", below " +
                 number_text(setup_.poor_quality) + ", after " + (verdict.success ? "an approval" : "a rejection"),
             json{{"agent", c.quality_key}, {"q", q}, {"threshold", setup_.poor_quality}}, c.staff);
+  if (pool_ && c.fork)
+    evolve(out, "call " + std::to_string(id) + " verdict " + std::to_string(c.verdicts),
+           pool_->on_verdict(c.agent->name, c.model, verdict.success), c.agent->name);
+  return q;
+}
+
+void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& verdict) {
+  Call& c = calls_.at(id);
+  if (verdict.broken) {
+    // The judge could not rule: no verdict, no retry used, Q unchanged.
+    --c.audits;
+    ++c.judge_failures;
+    add_strategy_event(out, kStrategy, "judge_failed",
+                       "the judge could not audit " + c.staff + "'s result: " + short_text(verdict.error_information),
+                       json{{"call", id}, {"why", verdict.error_information}}, true, c.staff);
+    if (c.judge_failures > setup_.max_judge_failures) {
+      c.claimed.reset();
+      return end(out, id,
+                 failed_output("the judge could not audit the result (" + std::to_string(c.judge_failures) +
+                               " attempts; last: " + verdict.error_information +
+                               "); this is not a rejection, the quality score is unchanged"));
+    }
+    ++c.audits;
+    return start_audit(out, id);
+  }
+  const json v = verdict.to_json();
+  apply_verdict(out, id, verdict, "runtime");
   FinalOutput claimed = std::move(*c.claimed);
   c.claimed.reset();
   if (verdict.success) {
@@ -728,6 +920,7 @@ void PyramidDriver::on_verdict(Effects& out, uint64_t id, const FinalOutput& ver
   if (c.audits > setup_.max_judge_retries) {
     FinalOutput failed = failed_output("the judge rejected the result " + std::to_string(c.audits) +
                                        " times; last: " + verdict.error_information);
+    failed.broken = false;
     failed.output = verdict.output;
     failed.verdict = v;
     return end(out, id, std::move(failed));
@@ -783,8 +976,21 @@ void PyramidDriver::answer_parent(Effects& out, uint64_t parent, size_t slot, co
   }
   auto p = calls_.find(parent);
   if (p == calls_.end()) return;
-  if (agent.level < 0 && fo.success) p->second.approved = true;
-  if (fo.success) p->second.succeeded.insert(agent.name);
+  Call& pc = p->second;
+  if (agent.level < 0 && !fo.broken) {
+    // The agent's own judge call: its verdict takes the runtime audit's path.
+    apply_verdict(out, parent, fo, "agent");
+    const auto at = pc.judge_asked_at.find(slot);
+    // An approval counts when nothing was written since the judge was asked.
+    if (fo.success && at != pc.judge_asked_at.end() && at->second == pc.writes) {
+      pc.approved = true;
+      pc.approved_writes = pc.writes;
+      pc.approved_verdict = fo.to_json();
+    }
+  } else if (agent.level >= 1 && fo.success) {
+    ++pc.writes;  // a sub-agent works in the same files
+  }
+  if (fo.success) pc.succeeded.insert(agent.name);
   slot_done(out, parent, slot, result.dump());
 }
 

@@ -25,19 +25,30 @@
 // have the judge approve it itself is audited by a call of the library's
 // judge; a rejection goes back to the agent as its final_output's result
 // and it tries again, up to max_judge_retries times, then it ends with an
-// error carrying the judge's last report. Every verdict updates the agent's
-// quality score. Each call's tokens and dollars roll up into its caller's.
+// error carrying the judge's last report. A verdict from a judge the agent
+// called itself takes the same path (Q updated, verdict journaled and
+// attached); its approval counts only when the call wrote nothing after
+// asking. A judge that fails to rule (a refused hire, a model error, its
+// turn limit) is not a rejection: Q stays and no retry is used; the audit
+// runs again, up to max_judge_failures times. Each call's tokens and dollars roll up into its caller's.
 // When a call's conversation (C_ENV) passes env_budget_tokens (τ), the
 // call's next turn waits for a summary of its middle (asked of the same
 // agent, with no tools): the first instruction and the latest interaction
 // stay verbatim, so the prompt stays bounded however long the call runs.
-// An agent with candidate models runs each call once per candidate, at the
-// same time, each on its own branch of the task's directory (a copy made
-// when the call starts, by the hidden level-0 tool kBranchOpenTool); what
-// each changed is recorded, the first success in candidate order (audited
-// like any other) is merged back (kBranchCloseTool), and the caller gets
-// that success with every branch's outcome and change set beside it. Each
-// candidate is hired as its own employee, with its own quality score.
+// An agent with candidate models runs each call once per candidate in its
+// pool (candidate_pool.hpp: pruned ones do not run, a default runs alone),
+// at the same time, each on its own branch of the task's directory (a copy
+// made when the call starts, by the hidden level-0 tool kBranchOpenTool).
+// When all are done, each branch is closed to learn its change set; every
+// accepted one (a success, audited like any other) is a merge candidate
+// and merge_plan.hpp decides which are merged (Eq. 12: the higher Q wins a
+// conflict). The plan is journaled, then the merges run one after another
+// (kBranchCloseTool), each a commit of the task's history when it goes into
+// the task's directory; change sets that did not reach it are recorded as
+// rejected commits, and the branches are dropped (kBranchDropTool). The
+// caller gets the merged success with the highest Q, every branch's
+// outcome and change set beside it. Each candidate is hired as its own
+// employee, with its own quality score.
 // Hired agents are fired when the task ends.
 #pragma once
 
@@ -57,8 +68,10 @@
 #include "runtime/pyramid/agent_library.hpp"
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/call_tree.hpp"
+#include "runtime/pyramid/candidate_pool.hpp"
 #include "runtime/pyramid/final_output.hpp"
 #include "runtime/pyramid/loop_texts.hpp"
+#include "runtime/pyramid/merge_plan.hpp"
 #include "runtime/pyramid/quality_scores.hpp"
 #include "runtime/pyramid/workspace_index.hpp"
 
@@ -80,7 +93,13 @@ inline constexpr const char* kBranchOpenTool = "branch_open";
 // `into` when `merge`: arguments {"branch", "into", "base", "merge"}; the
 // output is {"added", "modified", "removed", "merged", and when merging
 // "conflicts": files `into` changed meanwhile, left as they are}.
+// With a "record" object ({"agent", "model", "q", "verdict", "why"}), the
+// close is also a commit of the task's history (tools/workspace_history.hpp):
+// a merge commit when merging, a rejected one when not; its id is the
+// output's "commit". Its output also holds "hashes": {path: content hash}.
 inline constexpr const char* kBranchCloseTool = "branch_close";
+// Removes the branches' directories: arguments {"branches": [...]}.
+inline constexpr const char* kBranchDropTool = "branch_drop";
 
 // What every task of one pyramid strategy shares.
 struct PyramidSetup {
@@ -106,6 +125,10 @@ struct PyramidSetup {
   int max_final_output_retries = 3;
   bool enforce_judge = true;
   int max_judge_retries = 3;
+  // Audits in a row the judge may fail to rule on (a refused hire, a model
+  // error, its turn limit) before the call ends with that error; a failure
+  // is not a rejection: Q stays, no retry is used.
+  int max_judge_failures = 2;
   bool check_files = true;  // run kCheckFilesTool (a RunTool) on a final_output's files
   FinalOutputLimits limits;
   std::function<int64_t()> now_ms;   // a monotonic clock, for call durations (null: none)
@@ -129,8 +152,10 @@ class PyramidDriver {
   // `setup` and `quality` must outlive the driver. `route` says where the
   // task enters (its agent must be in the library); `listening` whether
   // chatty progress events are wanted (null: never).
+  // `pool` (null: every candidate always runs) says which candidate models
+  // run; its changes are journaled and saved as SaveState "pool/<agent>".
   PyramidDriver(const PyramidSetup& setup, QualityScores& quality, std::string task_id, std::string input,
-                RouteDecision route, std::function<bool()> listening = {});
+                RouteDecision route, std::function<bool()> listening = {}, CandidatePool* pool = nullptr);
 
   driver::Effects start();
   // Where the task entered (after the model's scores, when it was asked).
@@ -166,6 +191,7 @@ class PyramidDriver {
     size_t candidate = 0;     // which of the fork's
     std::string staff;        // the employee asked: the agent, or its candidate's instance
     std::string quality_key;  // whose Q its verdicts move: the agent, or "<agent>@<model>"
+    std::string model;        // a candidate's model ("" = the agent's own)
     std::string branch;       // the branch of the task's directory it works in ("" = the directory)
     bool audit = false;       // it is the judge auditing its parent's result
     const AgentDefinition* agent = nullptr;
@@ -175,12 +201,18 @@ class PyramidDriver {
     int nudges = 0;
     int bad_finals = 0;
     int audits = 0;
-    bool approved = false;               // a judge call of its own approved its work
-    std::vector<llm::ChatMessage> env;   // C_ENV
-    std::vector<Slot> batch;             // the running turn's tool calls
-    size_t waiting = 0;                  // of them, still running
-    std::optional<FinalOutput> claimed;  // a success with the judge
-    std::string final_call_id;           // its final_output call, answered after the audit
+    bool approved = false;                     // a judge call of its own approved its work
+    int64_t approved_writes = 0;               // `writes` when it did (a later write voids it)
+    json approved_verdict;                     // that judge's final_output
+    int64_t writes = 0;                        // its tools and sub-agents that changed files, so far
+    std::map<size_t, int64_t> judge_asked_at;  // its judge calls, by slot: `writes` when asked
+    int judge_failures = 0;                    // audits the judge could not rule on
+    int verdicts = 0;                          // verdicts on its work, of either path
+    std::vector<llm::ChatMessage> env;         // C_ENV
+    std::vector<Slot> batch;                   // the running turn's tool calls
+    size_t waiting = 0;                        // of them, still running
+    std::optional<FinalOutput> claimed;        // a success with the judge
+    std::string final_call_id;                 // its final_output call, answered after the audit
     int64_t tokens_in = 0, tokens_out = 0;
     double usd = 0;  // its own turns and its children's
     int64_t started_ms = 0;
@@ -190,10 +222,14 @@ class PyramidDriver {
   };
   // One call of an agent with candidate models: a branch per candidate.
   struct Branch {
+    size_t index = 0;  // the candidate's place in the agent's list
+    std::string model;
     std::string name;  // its directory's
     json base;         // the manifest it was copied with
     std::optional<FinalOutput> result;
-    json changes;  // once closed
+    json changes;  // once closed (with "commit" once recorded)
+    bool merged = false;
+    std::string why;  // why it was not merged
   };
   struct Fork {
     uint64_t parent = 0;
@@ -201,10 +237,15 @@ class PyramidDriver {
     const AgentDefinition* agent = nullptr;
     std::string input;
     int64_t max_turns = 100;
-    std::string from;  // the branch it was made from ("" = the task's directory)
-    std::vector<Branch> branches;
-    size_t waiting = 0;  // branches running, or closing
-    std::optional<size_t> winner;
+    std::string from;              // the branch it was made from ("" = the task's directory)
+    std::vector<Branch> branches;  // the candidates in the pool, in the agent's order
+    size_t waiting = 0;            // branches running, or closing
+    std::vector<size_t> opened;    // branches that were made
+    std::vector<MergeCandidate> candidates;
+    MergePlan plan;
+    std::vector<size_t> excluded;  // their merge failed
+    std::vector<size_t> merged;    // in the order they were merged
+    size_t recorded = 0;           // of `opened`, looked at for a rejected commit
   };
   enum class HireState { hiring, hired, failed };
   struct Staff {
@@ -226,10 +267,16 @@ class PyramidDriver {
                   int64_t max_turns);
   void on_branch_opened(driver::Effects& out, uint64_t fork, size_t candidate, const company::ToolResult& r);
   void branch_ended(driver::Effects& out, uint64_t fork, size_t candidate, FinalOutput fo);
-  void close_branch(driver::Effects& out, uint64_t fork, size_t candidate, bool merge);
-  void on_branch_closed(driver::Effects& out, uint64_t fork, size_t candidate, bool merge,
-                        const company::ToolResult& r);
+  void plan_fork(driver::Effects& out, uint64_t fork);
+  static bool has_changes(const Branch& b);
+  static std::string plan_text(const Fork& f);
+  void next_merge(driver::Effects& out, uint64_t fork);
+  json commit_meta(const Fork& f, const Branch& b, const std::string& why) const;
+  void on_merged(driver::Effects& out, uint64_t fork, size_t i, const company::ToolResult& r);
+  void record_rejected(driver::Effects& out, uint64_t fork);
   void fork_ended(driver::Effects& out, uint64_t fork);
+  void evolve(driver::Effects& out, const std::string& change, const std::vector<CandidatePool::Change>& changes,
+              const std::string& agent);
   // The call's result goes to its parent (or ends the task).
   void answer_parent(driver::Effects& out, uint64_t parent, size_t slot, const AgentDefinition& agent,
                      const FinalOutput& fo, json result);
@@ -250,6 +297,8 @@ class PyramidDriver {
   void on_final(driver::Effects& out, uint64_t id, const llm::ToolCall& call);
   void reject_final(driver::Effects& out, uint64_t id, const std::string& call_id, const std::string& why);
   void accept_final(driver::Effects& out, uint64_t id, FinalOutput fo, const std::string& call_id);
+  void start_audit(driver::Effects& out, uint64_t id);
+  double apply_verdict(driver::Effects& out, uint64_t id, const FinalOutput& verdict, const char* asked_by);
   void on_verdict(driver::Effects& out, uint64_t id, const FinalOutput& verdict);
   void end(driver::Effects& out, uint64_t id, FinalOutput fo);
   void finish(driver::Effects& out, bool ok, std::string text);
@@ -265,6 +314,7 @@ class PyramidDriver {
   const PyramidSetup& setup_;
   const AgentLibrary& library_;
   QualityScores& quality_;
+  CandidatePool* pool_ = nullptr;
   std::string task_id_;
   std::string input_;
   RouteDecision route_;

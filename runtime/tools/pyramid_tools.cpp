@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/confined_fs.hpp"
@@ -12,6 +14,7 @@
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/file_view.hpp"
 #include "runtime/tools/workspace_branch.hpp"
+#include "runtime/tools/workspace_history.hpp"
 #include "runtime/tools/worker_pool.hpp"
 
 namespace kaisha::tools {
@@ -24,6 +27,7 @@ namespace {
 constexpr const char* kCheckFiles = "check_files";           // pyramid::kCheckFilesTool
 constexpr const char* kBranchOpen = "branch_open";           // pyramid::kBranchOpenTool
 constexpr const char* kBranchClose = "branch_close";         // pyramid::kBranchCloseTool
+constexpr const char* kBranchDrop = "branch_drop";           // pyramid::kBranchDropTool
 constexpr const char* kJudgeExecute = "judge_execute_code";  // pyramid::kJudgeExecuteTool
 
 std::string str_arg(const json& args, const char* key) {
@@ -106,13 +110,54 @@ struct PyramidTools::Impl {
     return sessions + "/" + kBranchesDir + "/" + task + "/" + branch;
   }
 
+  // branch_drop: the branches' directories go once their fork has ended (no
+  // program runs in them any more); what the history needs is in its blobs.
+  ToolResult drop_branches(const std::string& session, const std::string& task, const json& args) const {
+    auto it = args.find("branches");
+    if (it == args.end() || !it->is_array()) return ToolResult::error("branch_drop: 'branches' must be a list");
+    int dropped = 0;
+    for (const auto& b : *it) {
+      auto dir = b.is_string() && !b.get<std::string>().empty() ? work_dir(session, task, b.get<std::string>())
+                                                                : Result<std::string>(Error{"path", "not a branch"});
+      if (!dir) return ToolResult::error("branch_drop: " + b.dump() + ": " + dir.error().message);
+      std::error_code ec;
+      const auto removed = std::filesystem::remove_all(*dir, ec);
+      if (ec) return ToolResult::error("branch_drop: " + b.get<std::string>() + ": " + ec.message());
+      dropped += removed > 0;
+    }
+    return ToolResult::success("branch_drop: " + std::to_string(dropped) + " branches removed");
+  }
+
+  // A commit's fields from branch_close's "record" argument.
+  static Commit commit_of(const json& record, const std::string& branch) {
+    Commit c;
+    c.key = branch;
+    c.branch = branch;
+    c.agent = str_arg(record, "agent");
+    c.model = str_arg(record, "model");
+    c.why = str_arg(record, "why");
+    c.q = record.value("q", 0.0);
+    if (record.contains("verdict")) c.verdict = record["verdict"];
+    c.at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    return c;
+  }
+
   // branch_open and branch_close: the driver's, never a model's.
   ToolResult on_branch(const std::string& name, const std::string& session, const std::string& task,
                        const json& args) const {
+    if (name == kBranchDrop) return drop_branches(session, task, args);
     const std::string branch = str_arg(args, "branch");
     if (branch.empty()) return ToolResult::error(name + ": 'branch' is required");
     auto branch_dir = work_dir(session, task, branch);
     if (!branch_dir) return ToolResult::error(name + ": " + branch_dir.error().message);
+    // A branch is made afresh: an open cut short by a kill (and repeated by
+    // the resume) leaves no file of its partial copy behind.
+    if (name == kBranchOpen) {
+      std::error_code ec;
+      std::filesystem::remove_all(*branch_dir, ec);
+      if (ec) return ToolResult::error(name + ": cannot clear " + branch + ": " + ec.message());
+    }
     auto main_dir = work_dir(session, task, str_arg(args, name == kBranchOpen ? "from" : "into"));
     if (!main_dir) return ToolResult::error(name + ": " + main_dir.error().message);
     auto branch_view = FileView::open(*branch_dir);
@@ -129,13 +174,54 @@ struct PyramidTools::Impl {
     if (auto it = args.find("base"); it != args.end() && it->is_object())
       for (const auto& [path, hash] : it->items())
         if (hash.is_string()) base[path] = hash.get<std::string>();
+    const bool merge = args.value("merge", false);
+    // With "record", the close is a commit of the task's history: a merge
+    // commit, or a rejected one. Recorded once: a close repeated after a
+    // resume finds its commit and changes nothing.
+    const json record = args.value("record", json());
+    std::optional<WorkspaceHistory> history;
+    if (record.is_object()) {
+      auto dir = task_history_dir(options.workspace_root, session, task);
+      if (!dir) return ToolResult::error(name + ": " + dir.error().message);
+      auto opened = WorkspaceHistory::open(*dir);
+      if (!opened) return ToolResult::error(name + ": " + opened.error().message);
+      history = std::move(opened).value();
+      auto done = history->by_key(branch);
+      if (!done) return ToolResult::error(name + ": " + done.error().message);
+      if (*done) {
+        json out = (*done)->output.is_object() ? (*done)->output : (*done)->changes;
+        out["merged"] = (*done)->kind == "merge";
+        out["commit"] = (*done)->id;
+        return ToolResult::success(
+            name + ": " + branch + " was recorded already as commit " + std::to_string((*done)->id), out);
+      }
+    }
     auto now = manifest_of(*branch_view);
     if (!now) return ToolResult::error(name + ": " + now.error().message);
     ChangeSet changes = changes_between(base, *now);
     json out = changes.to_json();
-    const bool merge = args.value("merge", false);
+    // Each changed file's content hash, so that the driver can tell two
+    // branches writing the same file apart from two writing it alike.
+    json hashes = json::object();
+    for (const auto* list : {&changes.added, &changes.modified})
+      for (const auto& p : *list) hashes[p] = now->at(p);
+    out["hashes"] = std::move(hashes);
     out["merged"] = false;
-    if (!merge) return ToolResult::success(name + ": " + branch + " closed", out);
+    if (!merge) {
+      if (history) {
+        Commit meta = commit_of(record, branch);
+        meta.output = out;
+        auto c = history->record_rejected(*branch_view, changes, std::move(meta));
+        if (!c) return ToolResult::error(name + ": recording " + branch + ": " + c.error().message, out);
+        out["commit"] = c->id;
+      }
+      return ToolResult::success(name + ": " + branch + " closed", out);
+    }
+    // What the task's directory holds before the merge is committed first,
+    // so that a revert can go back to just before it.
+    if (history)
+      if (Status s = history->begin_merge(*main_view, branch, commit_of(record, branch).at_ms); !s)
+        return ToolResult::error(name + ": recording the task's directory: " + s.error().message, out);
     MergeResult merged;
     Status s = merge_changes(*branch_view, *main_view, base, changes, merged);
     out["conflicts"] = merged.conflicts;
@@ -147,6 +233,13 @@ struct PyramidTools::Impl {
                                out);
     }
     out["merged"] = true;
+    if (history) {
+      Commit meta = commit_of(record, branch);
+      meta.output = out;
+      auto c = history->record_merge(*main_view, std::move(meta));
+      if (!c) return ToolResult::error(name + ": recording the merge of " + branch + ": " + c.error().message, out);
+      out["commit"] = c->id;
+    }
     return ToolResult::success(name + ": " + branch + " merged" +
                                    (merged.conflicts.empty() ? ""
                                                              : " (" + std::to_string(merged.conflicts.size()) +
@@ -289,7 +382,10 @@ Result<std::shared_ptr<PyramidTools>> PyramidTools::create(PyramidToolsOptions o
 std::vector<llm::ToolSpec> PyramidTools::specs() const { return impl_->specs; }
 
 bool PyramidTools::repeatable(const std::string& name) const {
-  return name == kCheckFiles || company::repeatable_tool(name);
+  // An open makes its branch afresh; a close with a record finds its commit
+  // when run again; a drop of what is gone already is done.
+  return name == kCheckFiles || name == kBranchOpen || name == kBranchClose || name == kBranchDrop ||
+         company::repeatable_tool(name);
 }
 
 Result<std::string> PyramidTools::task_directory(const std::string& session_id, const std::string& task_id) const {
@@ -323,7 +419,7 @@ void PyramidTools::call(const std::string& name, const json& args, const company
     return;
   }
   const std::string session = ctx.session_id, task = ctx.task_id, branch = ctx.branch;
-  if (name == kBranchOpen || name == kBranchClose)
+  if (name == kBranchOpen || name == kBranchClose || name == kBranchDrop)
     return impl_->on_pool(name, std::move(done),
                           [this, name, args, session, task] { return impl_->on_branch(name, session, task, args); });
   impl_->on_pool(name, std::move(done), [this, name, args, session, task, branch]() {

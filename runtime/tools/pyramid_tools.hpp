@@ -10,11 +10,14 @@
 // descriptor-based file layer: no symlink followed, no '..', no absolute
 // path); a task_id argument that names another task is refused. Programs run
 // under bubblewrap with that directory as /workspace and no network, so
-// pip_install fails with the reason. check_files, branch_open and
-// branch_close (pyramid_driver.hpp's kCheckFilesTool, kBranchOpenTool and
-// kBranchCloseTool) are served too but not offered to models. A call whose
-// context names a branch works in that branch, a copy of the task's
-// directory at <workspace_root>/.tasks/<session>/.branches/<task>/<branch>.
+// pip_install fails with the reason. check_files, branch_open,
+// branch_close and branch_drop (pyramid_driver.hpp's kCheckFilesTool,
+// kBranchOpenTool, kBranchCloseTool and kBranchDropTool) are served too but
+// not offered to models. A call whose context names a branch works in that
+// branch, a copy of the task's directory at
+// <workspace_root>/.tasks/<session>/.branches/<task>/<branch>. A close with
+// a record is a commit of the task's history
+// (<workspace_root>/.tasks/<session>/.history/<task>, workspace_history.hpp).
 //
 // call() never blocks: file and sandbox work runs on the source's worker
 // threads, a search on its engine's HTTP loop.

@@ -33,6 +33,8 @@ Result<std::string> read_fd(int fd, const std::string& shown, int64_t max_bytes)
   return out;
 }
 
+}  // namespace
+
 Status write_file_bytes(const FileView& to, const std::string& path, const std::string& bytes) {
   auto opened = to.open_write(path);
   if (!opened) return opened.error();
@@ -51,7 +53,6 @@ Status write_file_bytes(const FileView& to, const std::string& path, const std::
   return Status::Ok();
 }
 
-// Visits every regular, visible file of `view` with its bytes.
 Status each_file(const FileView& view, const BranchLimits& limits,
                  const std::function<Status(const std::string& shown, const std::string& bytes)>& visit) {
   auto root = view.open_read(".");
@@ -84,8 +85,6 @@ Status each_file(const FileView& view, const BranchLimits& limits,
         return visit(shown, *content);
       });
 }
-
-}  // namespace
 
 json ChangeSet::to_json() const { return json{{"added", added}, {"modified", modified}, {"removed", removed}}; }
 
@@ -133,10 +132,6 @@ Status merge_changes(const FileView& branch, const FileView& main, const Manifes
       auto was = base.find(path);
       auto is = now->find(path);
       const bool untouched = was == base.end() ? is == now->end() : is != now->end() && is->second == was->second;
-      if (!untouched) {
-        out.conflicts.push_back(path);
-        continue;
-      }
       auto opened = branch.open_read(path);
       if (!opened) return opened.error();
       if (!opened->exists) return Error{"path", "'" + path + "' left the branch before it was merged"};
@@ -145,6 +140,16 @@ Status merge_changes(const FileView& branch, const FileView& main, const Manifes
         return Error{"path", "'" + path + "' is no longer a regular file"};
       auto bytes = read_fd(opened->fd.get(), path, BranchLimits{}.max_bytes);
       if (!bytes) return bytes.error();
+      // Main holding the branch's content already (the same merge repeated
+      // after a kill, or a sibling that wrote it alike) is no conflict.
+      if (is != now->end() && is->second == content_hash(*bytes)) {
+        out.merged.push_back(path);
+        continue;
+      }
+      if (!untouched) {
+        out.conflicts.push_back(path);
+        continue;
+      }
       if (Status w = write_file_bytes(main, path, *bytes); !w) return w;
       out.merged.push_back(path);
     }

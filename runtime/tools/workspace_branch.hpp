@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ struct ChangeSet {
   json to_json() const;
 };
 
+// Visits every regular, visible file of `view` with its bytes (within
+// `limits`, else an error saying which); the first error `visit` returns ends it.
+Status each_file(const FileView& view, const BranchLimits& limits,
+                 const std::function<Status(const std::string& shown, const std::string& bytes)>& visit);
+
+// Writes `bytes` as the whole content of `path` in `to` (parents made as needed).
+Status write_file_bytes(const FileView& to, const std::string& path, const std::string& bytes);
+
 // Copies every regular file of `from` into `to` (parents made as needed)
 // and returns the manifest of what was copied. More files or bytes than
 // `limits` allow is an error saying which, with nothing promised about
@@ -54,8 +63,10 @@ struct MergeResult {
 // from `branch` into `main`. A file that `main` changed meanwhile (its
 // content is no longer `base`'s, or it was added there too) is a conflict:
 // main's version stays. A merge adds and updates; it never deletes, so a
-// branch cannot take away what another part of the task wrote. On an error,
-// `out.merged` lists the files already written.
+// branch cannot take away what another part of the task wrote. A file main
+// already holds with the branch's content counts as merged (the same merge
+// repeated after a kill). On an error, `out.merged` lists the files already
+// written.
 Status merge_changes(const FileView& branch, const FileView& main, const Manifest& base, const ChangeSet& changes,
                      MergeResult& out);
 

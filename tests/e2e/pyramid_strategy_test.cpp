@@ -203,16 +203,19 @@ TEST_F(PyramidTest, TheRoutingModelChoosesTheEntryAgent) {
   EXPECT_TRUE(route_call);
 }
 
-// Item 20: coder_agent has three candidate models
+// An agent with candidate models
 // (examples/pyramid/candidates.yaml). One call of it runs three times at
 // once, each candidate hired as its own employee on its own branch of the
-// task's directory: three branches, three outputs. small-a's program is
-// rejected by the judge; small-b's and large's are approved, and small-b's,
-// first in candidate order, is the one merged into the task's directory.
-TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
+// task's directory: three branches, three programs. small-a's program is
+// rejected by the judge; small-b's and large's are approved and both write
+// code_run/fib.py differently: a conflict, which small-b wins (equal Q,
+// first in candidate order); large's is kept as a rejected commit. The
+// branches are collected afterwards; the task's history keeps every
+// change set, shows its diffs, and a revert restores a commit byte for byte.
+TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranchesAndTheHistoryKeepsThem) {
   start_mock_file(kPyramidExamples + "candidates_scenario.yaml");
-  RunResult r = run_json(example_config("openai:lead-model", "candidates.yaml", "lead_agent"),
-                         "Write a program that prints the 10th Fibonacci number");
+  const std::string cfg = example_config("openai:lead-model", "candidates.yaml", "lead_agent");
+  RunResult r = run_json(cfg, "Write a program that prints the 10th Fibonacci number");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
   ASSERT_TRUE(res.value("ok", false)) << r.describe();
@@ -225,20 +228,18 @@ TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
   EXPECT_EQ(by_rule("small-b-writes").size(), 1u);
   EXPECT_EQ(by_rule("large-writes").size(), 1u);
 
-  // Three branches with three programs; the merged one is small-b's.
+  // small-b's program is in the task's directory; the branches are gone.
   const std::string task = res.value("task", "");
-  const std::string branches = dir_.file("work/.tasks/" + session_of(r) + "/.branches/" + task + "/");
+  const std::string main_dir = dir_.file("work/.tasks/" + session_of(r) + "/" + task + "/");
   auto read = [](const std::string& path) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  EXPECT_EQ(read(branches + "f1-1/code_run/fib.py"), "print(0)  # 小さいモデル\n");
-  EXPECT_NE(read(branches + "f1-2/code_run/fib.py").find("a, b = b, a + b"), std::string::npos);
-  EXPECT_NE(read(branches + "f1-3/code_run/fib.py").find("@cache"), std::string::npos);
-  const std::string main_dir = dir_.file("work/.tasks/" + session_of(r) + "/" + task + "/");
-  EXPECT_EQ(read(main_dir + "code_run/fib.py"), read(branches + "f1-2/code_run/fib.py"));
+  const std::string merged = read(main_dir + "code_run/fib.py");
+  EXPECT_NE(merged.find("a, b = b, a + b"), std::string::npos) << merged;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("work/.tasks/" + session_of(r) + "/.branches/" + task + "/f1-1")));
 
-  // The event names every branch's outcome and change set, and the merge.
+  // The event names every branch's outcome, change set and commit.
   auto forks = r.events("branches");
   ASSERT_EQ(forks.size(), 1u) << r.describe();
   const json b = forks[0]["data"]["branches"];
@@ -249,8 +250,46 @@ TEST_F(PyramidTest, CandidateModelsWorkOnTheirOwnBranches) {
   EXPECT_EQ(b[1]["changes"]["added"], json({"code_run/fib.py"}));
   EXPECT_EQ(b[2]["status"], "success");
   EXPECT_EQ(b[2]["merged"], false);
+  EXPECT_NE(b[2].value("rejected", "").find("conflict with openai:small-b's"), std::string::npos) << b[2];
   EXPECT_EQ(by_rule("judge-rejects-small-a").size(), 1u);
   EXPECT_EQ(by_rule("small-a-gives-up").size(), 1u);
+
+  // The history: the directory before the merge, small-b's merge, and the
+  // two change sets that did not reach it.
+  RunResult commits = kaisha({"history", "--config", cfg, task, "--commits", "--json"});
+  ASSERT_EQ(commits.exit_code, 0) << commits.describe();
+  const json c = json::parse(commits.out)["commits"];
+  ASSERT_EQ(c.size(), 4u) << c;
+  EXPECT_EQ(c[0]["kind"], "base");
+  EXPECT_EQ(c[1]["kind"], "merge");
+  EXPECT_EQ(c[1]["model"], "openai:small-b");
+  EXPECT_EQ(c[1]["verdict"]["status"], "success");
+  EXPECT_EQ(c[2]["kind"], "rejected");
+  EXPECT_EQ(c[2]["model"], "openai:small-a");
+  EXPECT_EQ(c[3]["kind"], "rejected");
+  EXPECT_EQ(c[3]["model"], "openai:large");
+  RunResult diff = kaisha({"history", "--config", cfg, task, "--diff", "4"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.describe();
+  EXPECT_NE(diff.out.find("+@cache"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("-a, b = 0, 1"), std::string::npos) << diff.out;
+
+  // Revert to before the merge, then to the merge: the same bytes again.
+  RunResult back = kaisha({"history", "--config", cfg, task, "--revert", "1"});
+  ASSERT_EQ(back.exit_code, 0) << back.describe();
+  EXPECT_FALSE(std::filesystem::exists(main_dir + "code_run/fib.py"));
+  RunResult forward = kaisha({"history", "--config", cfg, task, "--revert", "2"});
+  ASSERT_EQ(forward.exit_code, 0) << forward.describe();
+  EXPECT_EQ(read(main_dir + "code_run/fib.py"), merged);
+  // The tree shows the branches, the merge and the reverts.
+  RunResult tree = kaisha({"history", "--config", cfg, task, "--tree"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.describe();
+  EXPECT_NE(tree.out.find("merged openai:small-b"), std::string::npos) << tree.out;
+  EXPECT_NE(tree.out.find("revert to commit 2"), std::string::npos) << tree.out;
+
+  // Bad input: a commit that does not exist says so.
+  RunResult none = kaisha({"history", "--config", cfg, task, "--revert", "9"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no commit 9: the task's commits are 1 to 6"), std::string::npos) << none.describe();
 }
 
 // Items 60, 49, 29, 22 and 18: InfiHelper (examples/pyramid/infihelper.yaml)

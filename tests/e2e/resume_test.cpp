@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <functional>
 #include <regex>
 #include <map>
 #include <set>
@@ -48,6 +49,9 @@ struct Scenario {
   std::string ceo_model = "openai:ceo-model";
   std::string task;
   std::string employee;  // inside employee: (tool grants)
+  // What must come out of every run the same, besides the answer and the
+  // charges (config, store, task id); null: nothing more.
+  std::function<std::string(const std::string& cfg, const std::string& db, const std::string& task)> fingerprint;
 };
 
 // HASHIRU: the CEO hires a worker, asks it twice, fires it and answers.
@@ -89,6 +93,37 @@ Scenario pyramid(const std::string& work) {
             "tools:\n  workspace_root: " +
             work + "\n";
   s.script = resume_script("pyramid.yaml");
+  return s;
+}
+
+// The pyramid with candidate models (examples/pyramid/candidates.yaml): one
+// coder call runs on three branches at once, the judge audits each success,
+// two accepted change sets conflict, one is merged and the others are kept as
+// rejected commits, and the branches are dropped. Every run, killed or not,
+// ends with the same commit history (kind and model of each commit): a merge
+// repeated by a resume is recorded once.
+Scenario pyramid_candidates(const std::string& work) {
+  Scenario s;
+  s.strategy = "pyramid";
+  s.ceo_model = "openai:lead-model";
+  s.task = "Write a program that prints the 10th Fibonacci number";
+  s.extra = "pyramid:\n  library: " + std::string(KAISHA_SOURCE_DIR) +
+            "/examples/pyramid/candidates.yaml\n  entry: lead_agent\n"
+            "tools:\n  workspace_root: " +
+            work + "\n";
+  auto text = read_text_file(std::string(KAISHA_SOURCE_DIR) + "/examples/pyramid/candidates_scenario.yaml");
+  if (!text.ok()) throw std::runtime_error(text.error().message);
+  s.script = *text;
+  s.fingerprint = [](const std::string& cfg, const std::string& db, const std::string& task) {
+    RunResult r = run_process(KAISHA_EXE, {"history", "--config", cfg, "--db", db, task, "--commits", "--json"},
+                              {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, std::chrono::seconds(30));
+    if (r.exit_code != 0) return "kaisha history failed: " + r.err;
+    std::string out;
+    for (const auto& c : json::parse(r.out, nullptr, false).value("commits", json::array()))
+      out += c.value("kind", "") + " " + c.value("model", "") + " " + c.value("branch", "") + " " +
+             c.value("changes", json::object()).dump() + "; ";
+    return out;
+  };
   return s;
 }
 
@@ -285,6 +320,8 @@ class ResumeTest : public E2eTest {
     ASSERT_EQ(base.status, "done") << log;
     ASSERT_FALSE(base.answer.empty());
     ASSERT_GT(base.expense, 0);
+    const std::string base_fingerprint =
+        s.fingerprint ? s.fingerprint(config(s, s.strategy + "-base.yaml"), base_db, task_in(base_db)->id) : "";
 
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int64_t> when(0, std::max<int64_t>(1, wall.count()));
@@ -323,6 +360,7 @@ class ResumeTest : public E2eTest {
       }
       EXPECT_EQ(after.status, "done") << resumed.describe();
       EXPECT_EQ(after.answer, base.answer) << resumed.describe();
+      if (s.fingerprint) EXPECT_EQ(s.fingerprint(cfg, db, killed->id), base_fingerprint) << resumed.describe();
       // Nothing journaled before the kill is missing.
       for (int64_t id : before.steps) EXPECT_TRUE(after.steps.count(id)) << "step " << id << " is gone";
       // Paid as once: every charge of the uninterrupted run is there, and no
@@ -834,6 +872,9 @@ TEST_F(ResumeTest, HivaEvolveKilledMidIterationGoesOnWithResumeToTheSameGraph) {
 TEST_F(ResumeTest, HashiruResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hashiru()); }
 TEST_F(ResumeTest, EffgenResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(effgen()); }
 TEST_F(ResumeTest, PyramidResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(pyramid(dir_.file("work"))); }
+TEST_F(ResumeTest, PyramidCandidateBranchesAndTheirMergeResumeFromAnyKillPoint) {
+  kill_and_resume(pyramid_candidates(dir_.file("work")));
+}
 TEST_F(ResumeTest, HaloResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(halo()); }
 TEST_F(ResumeTest, HivaResumesFromAnyKillPointWithoutPayingTwice) { kill_and_resume(hiva()); }
 

@@ -15,6 +15,13 @@ strategy::StrategyInfo catalog_entry() {
   s.render = strategy::render_pyramid_event;
   s.tree = strategy::pyramid_tree;
   s.read_settings = read_pyramid_settings;
+  s.events = {
+      {"merge_plan", true,
+       "which accepted candidate change sets are merged, highest Q first, and which lose a conflict"},
+      {"evolution", true,
+       "a candidate pool changed: a candidate pruned or restored, a default model chosen or revoked, and why"},
+      {"judge_failed", true, "the judge could not rule on a result (not a rejection: Q stays, no retry is used)"},
+  };
   return s;
 }
 

@@ -43,6 +43,16 @@ std::string render_pyramid_event(const msg::ProgressEvent& e, NumberText num) {
     }
     return o.str();
   }
+  if (e.kind == msg::EventKind::strategy) {
+    const std::string event = e.data.value("event", std::string());
+    if (event == "merge_plan" || event == "evolution" || event == "judge_failed")
+      o << "[" << e.agent << "] "
+        << (event == "merge_plan"  ? "merge"
+            : event == "evolution" ? "evolution"
+                                   : "judge")
+        << ": " << e.text << "\n";
+    return o.str();
+  }
   if (e.kind != msg::EventKind::route) return "";
   o << "[" << e.agent << "] route: " << e.text << "\n";
   try {

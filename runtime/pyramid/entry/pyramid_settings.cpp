@@ -9,11 +9,12 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
   PyramidConfig y;
   if (!config::YamlReader::present(n)) return y;
   const std::string p = kSection;
-  if (Status s = r.expect_section(
-          n, p,
-          {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
-           "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries", "index_budget_tokens",
-           "env_budget_tokens", "poor_quality", "quality_alpha", "quality_initial", "max_inline_bytes"});
+  if (Status s =
+          r.expect_section(n, p,
+                           {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
+                            "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
+                            "index_budget_tokens", "env_budget_tokens", "poor_quality", "quality_alpha",
+                            "quality_initial", "max_inline_bytes", "max_judge_failures", "evolution"});
       !s)
     return s.error();
   for (auto [key, out] : {std::pair{"library", &y.library}, std::pair{"model", &y.model}, std::pair{"entry", &y.entry},
@@ -40,6 +41,25 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
        {std::pair{"quality_alpha", &y.quality_alpha}, std::pair{"quality_initial", &y.quality_initial}})
     if (Status s = r.optional_number(n, p, key, *value, 0, false, 1); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_inline_bytes", y.max_inline_bytes, 256); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "max_judge_failures", y.max_judge_failures, 0); !s) return s.error();
+  if (const YAML::Node e = n["evolution"]; config::YamlReader::present(e)) {
+    const std::string q = config::YamlReader::join(p, "evolution");
+    if (Status s = r.expect_section(e, q, {"prune", "window", "prune_below", "min_verdicts", "dominance", "min_calls"});
+        !s)
+      return s.error();
+    auto& v = y.evolution;
+    if (Status s = r.optional_bool(e, q, "prune", v.prune); !s) return s.error();
+    if (Status s = r.optional_count(e, q, "window", v.window, 1); !s) return s.error();
+    if (Status s = r.optional_count(e, q, "min_verdicts", v.min_verdicts, 1); !s) return s.error();
+    if (Status s = r.optional_count(e, q, "min_calls", v.min_calls, 1); !s) return s.error();
+    for (auto [key, value] : {std::pair{"prune_below", &v.prune_below}, std::pair{"dominance", &v.dominance}})
+      if (Status s = r.optional_number(e, q, key, *value, 0, false, 1); !s) return s.error();
+    if (v.min_verdicts > v.window || v.min_calls > v.window)
+      return r.error_at(
+          e[v.min_verdicts > v.window ? "min_verdicts" : "min_calls"],
+          config::YamlReader::join(q, v.min_verdicts > v.window ? "min_verdicts" : "min_calls"),
+          "expected at most evolution.window (" + std::to_string(v.window) + "): a window never holds more");
+  }
   return y;
 }
 

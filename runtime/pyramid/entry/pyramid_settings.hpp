@@ -39,6 +39,17 @@ struct PyramidConfig {
   // Text passed inline between agents (a task_input, a final_output's
   // output), in bytes; more must go in a file, passed by its path.
   int64_t max_inline_bytes = 16384;
+  // Audits in a row the judge may fail to rule on before the call ends.
+  int max_judge_failures = 2;
+  // pyramid.evolution: which candidate models stay in an agent's pool.
+  struct Evolution {
+    bool prune = true;         // off: every candidate always runs
+    int window = 10;           // verdicts and calls a candidate is judged on
+    double prune_below = 0.3;  // a windowed Q below it leaves the pool
+    int min_verdicts = 5;      // verdicts in the window before a candidate can be pruned
+    double dominance = 0.8;    // share of the window's calls answered that makes a candidate the default
+    int min_calls = 5;         // calls in the window before a default is chosen
+  } evolution;
 };
 
 // `section` (null or undefined: the defaults) as a PyramidConfig. Errors are

@@ -4,7 +4,10 @@
 // and its sub-calls' (so they are taken as they are, not summed again); the
 // call's tool_call / tool_result steps {call, tool, ...} — an agent called as a
 // tool shows both as a tool call of its caller and as its own ask — and the
-// verdict note the caller gets when the judge has audited a call.
+// verdict note the caller gets when the judge has audited a call; the note
+// of a call run by candidate models (its branches, what was merged), the
+// pyramid's own events (merge_plan, evolution, judge_failed) and a revert
+// made with `kaisha history TASK --revert`.
 #include <map>
 
 #include "runtime/pyramid/entry/pyramid_view.hpp"
@@ -44,6 +47,9 @@ class PyramidTree {
     const int64_t call = int_field(p, "call", -1);
     if (s.kind == "note" && field(p, "route").is_object()) return route(s);
     if (s.kind == "note" && field(p, "metadata").is_object()) return;  // the summary the result line shows
+    if (s.kind == "note" && field(p, "branches").is_array()) return forked(s);
+    if (s.kind == "note" && field(p, "revert").is_object()) return reverted(s);
+    if (s.kind == "note" && text_field(p, "strategy") == "pyramid") return evolution(s);
     if (s.kind == "llm_response" && text_field(p, "call") == "route") return router_call(s);
     if (s.kind == "ask" && call >= 0) return asked(s, call);
     auto c = call >= 0 ? calls_.find(call) : calls_.end();
@@ -180,6 +186,61 @@ class PyramidTree {
     // The judge did its work; the call it audited is what was rejected.
     b_.node(judge).status = status == "error" ? "rejected" : "";
     c.last_answered_child = TreeBuilder::kRoot;
+  }
+
+  // A call run by candidate models ended: its branches, what was merged
+  // (with its commit) and what was not, under the call that made it.
+  void forked(const TaskStep& s) {
+    const json& p = s.payload;
+    auto parent = calls_.find(int_field(p, "parent", 0));
+    const Id under = parent != calls_.end() ? parent->second.node : TreeBuilder::kRoot;
+    TaskTree n;
+    n.kind = "branches";
+    n.agent = s.agent;
+    std::string merged, other;
+    for (const auto& b : field(p, "branches")) {
+      std::string one = text_field(b, "model");
+      if (const json& c = field(b, "commit"); c.is_number()) one += " (commit " + c.dump() + ")";
+      if (field(b, "merged") == true)
+        merged += (merged.empty() ? "" : ", ") + one;
+      else
+        other += (other.empty() ? "" : ", ") + one;
+    }
+    n.label = text_field(p, "agent") + ": " + std::to_string(field(p, "branches").size()) + " candidate branches, " +
+              (merged.empty() ? std::string("none merged") : "merged " + merged) +
+              (other.empty() ? "" : "; not merged: " + other);
+    n.status = merged.empty() ? "failed" : "";
+    b_.add(under, std::move(n), s.at);
+  }
+
+  // `kaisha history TASK --revert N`, journaled before it took effect.
+  void reverted(const TaskStep& s) {
+    TaskTree n;
+    n.kind = "revert";
+    n.agent = s.agent;
+    n.label = "revert to commit " + field(s.payload, "revert").value("to", json(0)).dump() + " (by " + s.agent + ")";
+    b_.add(TreeBuilder::kRoot, std::move(n), s.at);
+  }
+
+  // The pyramid's own events: a merge plan, a change to a candidate pool,
+  // a judge that could not rule.
+  void evolution(const TaskStep& s) {
+    const json& p = s.payload;
+    const std::string event = text_field(p, "event");
+    TaskTree n;
+    n.kind = event;
+    n.agent = s.agent;
+    if (event == "evolution")
+      n.label = "evolution: " + text_field(p, "agent") + " " + text_field(p, "kind") + " " + text_field(p, "model") +
+                " — " + short_text(text_field(p, "why"), 100);
+    else if (event == "judge_failed")
+      n.label = "the judge could not rule: " + short_text(text_field(p, "why"), 100);
+    else if (event == "merge_plan")
+      return;  // the branches' node that follows says what was merged
+    else
+      n.label = event;
+    auto c = calls_.find(int_field(p, "call", -1));
+    b_.add(c != calls_.end() ? c->second.node : TreeBuilder::kRoot, std::move(n), s.at);
   }
 
   TreeBuilder b_;

@@ -321,6 +321,49 @@ TEST(PyramidTree, CallsNestUnderTheirCallersWithTheirOwnTotals) {
   EXPECT_EQ(lead.children[2].ms, -1);
 }
 
+// A fork's branches and what was merged sit under the call that made it;
+// evolution events under their call or at the top; a revert at the top.
+TEST(PyramidTree, ShowsBranchesMergesEvolutionAndReverts) {
+  Steps s;
+  s.add("lead", "ask", {{"call", 1}, {"parent", 0}, {"input", "fib"}}, 1000)
+      .add("coder__2", "ask", {{"call", 2}, {"parent", 1}, {"input", "fib"}, {"branch", "f1-2"}}, 1010)
+      .add("coder__2", "answer", {{"call", 2}, {"final_output", {{"status", "success"}}}}, 1100, 10, 1)
+      .add("coder", "note",
+           {{"strategy", "pyramid"},
+            {"event", "merge_plan"},
+            {"fork", 1},
+            {"plan", {{"merge", {1}}, {"rejected", json::object()}}}},
+           1101)
+      .add("coder", "note",
+           {{"strategy", "pyramid"},
+            {"event", "evolution"},
+            {"agent", "coder"},
+            {"kind", "pruned"},
+            {"model", "m:a"},
+            {"why", "its windowed Q 0 is below 0.3"}},
+           1102)
+      .add("coder", "note",
+           {{"fork", 1},
+            {"agent", "coder"},
+            {"parent", 1},
+            {"from", ""},
+            {"branches",
+             {{{"model", "m:a"}, {"merged", false}, {"commit", 3}},
+              {{"model", "m:b"}, {"merged", true}, {"commit", 2}}}}},
+           1103)
+      .add("lead", "answer", {{"call", 1}, {"final_output", {{"status", "success"}}}}, 1200, 20, 2)
+      .add("user", "note", {{"revert", {{"to", 2}}}}, 5000);
+  const TaskTree t = pyramid_tree(task_of("pyramid"), s.v);
+  const std::string text = render_tree_text(t);
+  ASSERT_EQ(t.children.size(), 3u) << text;
+  const TaskTree& lead = t.children[0];
+  ASSERT_EQ(lead.children.size(), 2u) << text;
+  EXPECT_EQ(lead.children[1].kind, "branches");
+  EXPECT_EQ(lead.children[1].label, "coder: 2 candidate branches, merged m:b (commit 2); not merged: m:a (commit 3)");
+  EXPECT_EQ(t.children[1].label, "evolution: coder pruned m:a — its windowed Q 0 is below 0.3");
+  EXPECT_EQ(t.children[2].label, "revert to commit 2 (by user)");
+}
+
 // ---------------------------------------------------------------- the catalog's choice
 
 // ---------------------------------------------------------------- halo

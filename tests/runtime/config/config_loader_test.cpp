@@ -284,6 +284,13 @@ TEST(ConfigErrors, InvalidValues) {
             "config.yaml:2: pyramid.max_inline_bytes: expected an integer >= 256, got 10");
   EXPECT_EQ(parse_error("retry:\n  multiplier: 0.5\n"),
             "config.yaml:2: retry.multiplier: expected a number >= 1, got 0.5");
+  EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    window: 4\n    min_calls: 5\n"),
+            "config.yaml:4: pyramid.evolution.min_calls: expected at most evolution.window (4): a window never holds "
+            "more");
+  EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    dominance: 1.5\n"),
+            "config.yaml:3: pyramid.evolution.dominance: expected a number between 0 and 1, got 1.5");
+  EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    prune_belw: 0.2\n").substr(0, 41),
+            "config.yaml:3: pyramid.evolution.prune_be");
   EXPECT_EQ(parse_error("pyramid:\n  router: models\n"),
             "config.yaml:2: pyramid.router: expected one of embedding, model, both, got \"models\" (did you mean "
             "'model'?)");

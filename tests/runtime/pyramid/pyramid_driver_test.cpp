@@ -585,20 +585,42 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
   h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
   h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
 
-  // All three are done: each branch is closed, the winner (mock:b) merged.
+  // All three are done: each branch is closed to learn what it changed.
   ASSERT_EQ(h.tools.size(), 3u);
   for (int i = 1; i <= 3; ++i) {
     RunTool close = take_tool(kBranchCloseTool);
     const json args = json::parse(close.arguments);
     EXPECT_EQ(args["branch"], "f1-" + std::to_string(i));
-    EXPECT_EQ(args["merge"], i == 2) << i;
+    EXPECT_EQ(args["merge"], false) << i;
+    EXPECT_FALSE(args.contains("record"));
     EXPECT_EQ(args["base"], json({{"brief.md", "00aa"}}));
     json changes{{"added", i == 2 ? json::array({"draft.md"}) : json::array()},
                  {"modified", json::array()},
                  {"removed", json::array()},
-                 {"merged", i == 2}};
+                 {"hashes", i == 2 ? json{{"draft.md", "bb"}} : json::object()},
+                 {"merged", false}};
     answer_tool(close, company::ToolResult::success("closed", changes));
   }
+  // Both accepted change sets are merged (mock:c's is empty); mock:b's is a
+  // commit of the task's history.
+  ASSERT_EQ(h.tools.size(), 1u);
+  RunTool merge = take_tool(kBranchCloseTool);
+  const json margs = json::parse(merge.arguments);
+  EXPECT_EQ(margs["branch"], "f1-2");
+  EXPECT_EQ(margs["merge"], true);
+  EXPECT_EQ(margs["record"]["model"], "mock:b");
+  EXPECT_EQ(margs["record"]["agent"], "drafter__2");
+  EXPECT_EQ(margs["record"]["verdict"]["output"], "fine");
+  answer_tool(merge, company::ToolResult::success("merged", json{{"added", json::array({"draft.md"})},
+                                                                 {"modified", json::array()},
+                                                                 {"removed", json::array()},
+                                                                 {"merged", true},
+                                                                 {"commit", 2}}));
+  // mock:a changed nothing: no rejected commit; the branches are dropped.
+  ASSERT_EQ(h.tools.size(), 1u);
+  RunTool drop = take_tool(kBranchDropTool);
+  EXPECT_EQ(json::parse(drop.arguments)["branches"], json({"f1-1", "f1-2", "f1-3"}));
+  answer_tool(drop, company::ToolResult::success("dropped"));
   ASSERT_FALSE(h.asks.empty());
   const json result = json::parse(last(h.asks.front(), llm::Role::tool).content);
   EXPECT_EQ(result["status"], "success") << result;
@@ -607,9 +629,11 @@ TEST(PyramidDriver, CandidateModelsRunOnBranchesAndTheFirstSuccessIsMerged) {
   EXPECT_EQ(result["branches"][0]["status"], "error");
   EXPECT_EQ(result["branches"][0]["model"], "mock:a");
   EXPECT_EQ(result["branches"][1]["merged"], true);
+  EXPECT_EQ(result["branches"][1]["commit"], 2);
   EXPECT_EQ(result["branches"][1]["changes"]["added"], json({"draft.md"}));
+  EXPECT_FALSE(result["branches"][1]["changes"].contains("hashes"));
   EXPECT_EQ(result["branches"][2]["status"], "success");
-  EXPECT_EQ(result["branches"][2]["merged"], false);
+  EXPECT_EQ(result["branches"][2]["merged"], true);
   // Each candidate has its own quality score; the merged file is in the index.
   EXPECT_GT(h.quality.of("drafter@mock:b"), 0.5);
   EXPECT_GT(h.quality.of("drafter@mock:c"), 0.5);
@@ -632,12 +656,14 @@ TEST(PyramidDriver, WhenNoCandidateSucceedsNothingIsMerged) {
   h.answer("drafter__1", {tc("f", "final_output", json::parse(final_args("error", "no idea")))});
   h.answer("drafter__2", {tc("f", "final_output", json::parse(final_args("error", "out of ink")))});
   ASSERT_EQ(h.tools.size(), 2u);
-  while (!h.tools.empty()) {
+  for (int i = 0; i < 2; ++i) {
     RunTool close = h.tools.front();
     h.tools.pop_front();
     EXPECT_EQ(json::parse(close.arguments)["merge"], false);
     h.take(h.driver->on(ToolRan{close.id, company::ToolResult::success("closed", json::object())}));
   }
+  ASSERT_EQ(h.tools.size(), 1u);
+  EXPECT_EQ(h.answer_tool(company::ToolResult::success("dropped")).tool, kBranchDropTool);
   ASSERT_TRUE(h.finished);
   EXPECT_FALSE(h.finished->ok);
   EXPECT_NE(
@@ -671,10 +697,18 @@ TEST(PyramidDriver, AFailedMergeFallsToTheNextSuccess) {
     h.tools.pop_front();
     return t;
   };
-  RunTool first = pop(), second = pop();
+  // Each closes with its own file: no conflict, both are to be merged.
+  for (const char* file : {"a.md", "b.md"}) {
+    RunTool close = pop();
+    EXPECT_EQ(json::parse(close.arguments)["merge"], false);
+    h.take(h.driver->on(ToolRan{
+        close.id, company::ToolResult::success("closed", json{{"added", json::array({file})},
+                                                              {"hashes", json{{file, std::string(file) + "#"}}}})}));
+  }
+  ASSERT_EQ(h.tools.size(), 1u);  // merges run one after another
+  RunTool first = pop();
+  EXPECT_EQ(json::parse(first.arguments)["branch"], "f1-1");
   EXPECT_EQ(json::parse(first.arguments)["merge"], true);
-  EXPECT_EQ(json::parse(second.arguments)["merge"], false);
-  h.take(h.driver->on(ToolRan{second.id, company::ToolResult::success("closed", json::object())}));
   h.take(h.driver->on(
       ToolRan{first.id, company::ToolResult::error("branch_close: merging f1-1: disk full; nothing was written")}));
   ASSERT_EQ(h.tools.size(), 1u);  // b is merged now
@@ -683,6 +717,10 @@ TEST(PyramidDriver, AFailedMergeFallsToTheNextSuccess) {
   EXPECT_EQ(json::parse(retry.arguments)["merge"], true);
   EXPECT_FALSE(h.finished);
   h.take(h.driver->on(ToolRan{retry.id, company::ToolResult::success("merged", json{{"merged", true}})}));
+  ASSERT_EQ(h.tools.size(), 1u);
+  RunTool drop = pop();
+  EXPECT_EQ(drop.tool, kBranchDropTool);
+  h.take(h.driver->on(ToolRan{drop.id, company::ToolResult::success("dropped")}));
   ASSERT_TRUE(h.finished);
   EXPECT_TRUE(h.finished->ok);
   EXPECT_EQ(h.finished->text, "b's");
@@ -998,6 +1036,218 @@ TEST(PyramidDriverOutput, ASuccessThatNamesNoneOfTheFilesItWroteIsRefused) {
   h.tool_done(true, "every file exists");
   ASSERT_TRUE(h.finished);
   EXPECT_TRUE(h.finished->ok);
+}
+
+// ------------------------------------------------------------ evolution
+
+const char* kTwoCandidates = R"(agents:
+  - {name: drafter, level: 1, description: drafts, available_tools: [file_write, final_output], candidates: [mock:a, mock:b]}
+)";
+
+// Opens the fork's branches, has every candidate succeed without writing, and
+// answers each inspecting close with `changes[i]`.
+void run_two_candidates(Harness& h, const std::vector<json>& changes,
+                        const std::vector<std::string>& staff = {"drafter__1", "drafter__2"}) {
+  h.setup.enforce_judge = false;
+  h.start();
+  const size_t n = h.tools.size();
+  for (size_t i = 0; i < n; ++i) h.answer_tool(company::ToolResult::success("copied", json::object()));
+  for (size_t i = 0; i < n; ++i)
+    h.answer(staff[i], {tc("f", "final_output", json::parse(final_args("success", "by " + staff[i])))});
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(json::parse(h.tools.front().arguments)["merge"], false);
+    h.answer_tool(company::ToolResult::success("closed", changes[i]));
+  }
+}
+
+size_t index_of(const Harness& h, const std::function<bool(const Effect&)>& match) {
+  for (size_t i = 0; i < h.all.size(); ++i)
+    if (match(h.all[i])) return i;
+  return h.all.size();
+}
+
+// Item 51: two accepted change sets write the same file differently: the
+// higher Q wins (even against candidate order), the other is kept as a
+// rejected commit; the plan is journaled before the merge runs.
+TEST(PyramidEvolution, ConflictingAcceptedChangeSetsAreResolvedByQ) {
+  Harness h(kTwoCandidates, "drafter");
+  h.quality.seed("drafter@mock:a", 0.4, 3);
+  h.quality.seed("drafter@mock:b", 0.9, 3);
+  run_two_candidates(
+      h, {json{{"added", {"draft.md", "a-notes.md"}}, {"hashes", {{"draft.md", "aa"}, {"a-notes.md", "n"}}}},
+          json{{"added", {"draft.md"}}, {"hashes", {{"draft.md", "bb"}}}}});
+  ASSERT_EQ(h.tools.size(), 1u);
+  RunTool merge = h.tools.front();
+  const json margs = json::parse(merge.arguments);
+  EXPECT_EQ(margs["branch"], "f1-2");
+  EXPECT_EQ(margs["merge"], true);
+  EXPECT_DOUBLE_EQ(margs["record"]["q"].get<double>(), 0.9);
+  const size_t planned = index_of(h, [](const Effect& e) {
+    auto* j = std::get_if<Journal>(&e);
+    return j && j->payload.value("event", "") == "merge_plan";
+  });
+  const size_t merged = index_of(h, [&](const Effect& e) {
+    auto* t = std::get_if<RunTool>(&e);
+    return t && t->id == merge.id;
+  });
+  EXPECT_LT(planned, merged);
+  h.answer_tool(company::ToolResult::success("merged", json{{"added", {"draft.md"}}, {"merged", true}, {"commit", 2}}));
+  // The loser is recorded, not merged.
+  ASSERT_EQ(h.tools.size(), 1u);
+  const json rargs = json::parse(h.tools.front().arguments);
+  EXPECT_EQ(rargs["branch"], "f1-1");
+  EXPECT_EQ(rargs["merge"], false);
+  EXPECT_NE(rargs["record"]["why"].get<std::string>().find("conflict with mock:b's"), std::string::npos) << rargs;
+  h.answer_tool(company::ToolResult::success("closed", json{{"added", {"draft.md"}}, {"commit", 3}}));
+  ASSERT_EQ(h.tools.size(), 1u);
+  EXPECT_EQ(h.answer_tool(company::ToolResult::success("dropped")).tool, kBranchDropTool);
+  ASSERT_TRUE(h.finished);
+  EXPECT_EQ(h.finished->text, "by drafter__2");
+  const json branches = h.finished->metadata["final_output"]["branches"];
+  EXPECT_EQ(branches[0]["merged"], false);
+  EXPECT_EQ(branches[0]["commit"], 3);
+  EXPECT_NE(branches[0]["rejected"].get<std::string>().find("over draft.md"), std::string::npos);
+  EXPECT_EQ(branches[1]["merged"], true);
+}
+
+// Item 54 in the driver: a pruned candidate gets no branch, and every call's
+// change to the pool is saved as the pyramid's state (SaveState "pool/<agent>").
+TEST(PyramidEvolution, APrunedCandidateDoesNotRunAndThePoolIsSavedAsState) {
+  EvolutionSettings settings;
+  settings.min_calls = 2;
+  settings.dominance = 0.9;
+  CandidatePool pool(settings);
+  pool.seed("pool/drafter", json{{"pruned", {"mock:a"}}});
+  Harness h(R"(agents:
+  - {name: drafter, level: 1, description: drafts, available_tools: [final_output], candidates: [mock:a, mock:b, mock:c]}
+)",
+            "drafter");
+  RouteDecision route;
+  route.agent = "drafter";
+  h.driver = std::make_unique<PyramidDriver>(h.setup, h.quality, "t-1", "Build the thing", route, nullptr, &pool);
+  run_two_candidates(h, {json::object(), json::object()}, {"drafter__2", "drafter__3"});
+  ASSERT_EQ(h.hires.size() + h.count_hires("drafter__2") + h.count_hires("drafter__3"), 2u);
+  EXPECT_EQ(h.count_hires("drafter__1"), 0u);
+  EXPECT_EQ(h.answer_tool(company::ToolResult::success("dropped")).tool, kBranchDropTool);
+  ASSERT_TRUE(h.finished);
+  std::vector<SaveState> saves;
+  for (const auto& e : h.all)
+    if (auto* st = std::get_if<SaveState>(&e)) saves.push_back(*st);
+  ASSERT_EQ(saves.size(), 1u);
+  EXPECT_EQ(saves[0].key, "pool/drafter");
+  EXPECT_EQ(saves[0].change, "fork 1");
+  EXPECT_EQ(saves[0].value["answered"], json({"mock:b"}));
+  EXPECT_EQ(saves[0].value["pruned"], json({"mock:a"}));
+}
+
+const char* kSelfJudging = R"(agents:
+  - {name: judge_agent, level: -1, description: checks, available_tools: [file_read, final_output]}
+  - {name: maker, level: 1, description: makes, available_tools: [file_write, judge_agent, final_output]}
+)";
+
+size_t count_verdicts(const Harness& h, const std::string& asked_by) {
+  size_t n = 0;
+  for (const auto& e : h.all)
+    if (auto* j = std::get_if<Journal>(&e); j && j->payload.contains("verdict") && j->payload["asked_by"] == asked_by)
+      ++n;
+  return n;
+}
+
+// The judge an agent calls itself takes the audit's path: its rejection
+// lowers Q and is journaled like a runtime audit's.
+TEST(PyramidJudge, ASelfCalledJudgesRejectionMovesQLikeAnAudit) {
+  Harness h(kSelfJudging, "maker");
+  h.start();
+  h.answer("maker", {tc("j", "judge_agent", {{"task_id", "t-1"}, {"task_input", "check"}})});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("error", "wrong name")))});
+  EXPECT_NEAR(h.quality.of("maker"), 0.8 * 0.5, 1e-9);
+  EXPECT_EQ(count_verdicts(h, "agent"), 1u);
+  // Its success is still audited: the judge never approved it.
+  h.answer("maker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_EQ(count_verdicts(h, "runtime"), 1u);
+  EXPECT_NEAR(h.quality.of("maker"), 0.8 * 0.4 + 0.2, 1e-9);
+}
+
+// An approval counts only when it came after the call's last write.
+TEST(PyramidJudge, AnApprovalFollowedByAWriteDoesNotCount) {
+  Harness h(kSelfJudging, "maker");
+  h.start();
+  h.answer("maker", {tc("j", "judge_agent", {{"task_id", "t-1"}, {"task_input", "check"}})});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  h.answer("maker", {tc("w", "file_write", {{"file_path", "late.md"}, {"content", "x"}})});
+  h.tool_done(true, "written");
+  h.answer(
+      "maker",
+      {tc("f", "final_output",
+          json::parse(final_args("success", "done", json::array({{{"path", "late.md"}, {"description", "late"}}}))))});
+  h.tool_done(true, "every file exists");
+  ASSERT_FALSE(h.finished);  // audited again
+  EXPECT_EQ(h.count_asks("judge_agent"), 2u);
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "still fine")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_EQ(h.finished->metadata["final_output"]["judge"]["output"], "still fine");
+}
+
+// An approval after the last write is attached as the result's verdict.
+TEST(PyramidJudge, AnApprovalAfterTheLastWriteIsAttached) {
+  Harness h(kSelfJudging, "maker");
+  h.start();
+  h.answer("maker", {tc("j", "judge_agent", {{"task_id", "t-1"}, {"task_input", "check"}})});
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "approved by me")))});
+  h.answer("maker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_EQ(h.count_asks("judge_agent"), 1u);
+  EXPECT_EQ(h.finished->metadata["final_output"]["judge"]["output"], "approved by me");
+  EXPECT_NEAR(h.quality.of("maker"), 0.6, 1e-9);
+}
+
+// A judge that fails (its model errs) is no rejection: Q stays, no retry is
+// used (with no retries allowed, the next audit still counts).
+TEST(PyramidJudge, AJudgeThatFailsIsNotARejection) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.max_judge_retries = 0;
+  h.start();
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  h.hire_all();
+  Ask turn = h.asks.front();
+  ASSERT_EQ(turn.agent, "judge_agent");
+  h.asks.pop_front();
+  AskAnswered failed;
+  failed.id = turn.id;
+  failed.ok = false;
+  failed.error = "HTTP 500";
+  h.take(h.driver->on(failed));
+  EXPECT_NEAR(h.quality.of("worker"), 0.5, 1e-9);
+  ASSERT_FALSE(h.finished);
+  h.answer("judge_agent", {tc("v", "final_output", json::parse(final_args("success", "fine")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  EXPECT_NEAR(h.quality.of("worker"), 0.6, 1e-9);
+}
+
+// A judge that keeps failing ends the call, saying it is no rejection.
+TEST(PyramidJudge, AJudgeThatKeepsFailingEndsTheCallWithoutARejection) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.max_judge_failures = 1;
+  h.start();
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "done")))});
+  for (int i = 0; i < 2; ++i) {
+    h.hire_all();
+    ASSERT_FALSE(h.asks.empty());
+    Ask turn = h.asks.front();
+    h.asks.pop_front();
+    AskAnswered failed;
+    failed.id = turn.id;
+    failed.ok = false;
+    failed.error = "HTTP 500";
+    h.take(h.driver->on(failed));
+  }
+  ASSERT_TRUE(h.finished);
+  EXPECT_FALSE(h.finished->ok);
+  EXPECT_NE(h.finished->text.find("not a rejection"), std::string::npos) << h.finished->text;
+  EXPECT_NEAR(h.quality.of("worker"), 0.5, 1e-9);
 }
 
 }  // namespace

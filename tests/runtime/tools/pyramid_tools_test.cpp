@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/sandbox/sandbox.hpp"
+#include "runtime/tools/workspace_history.hpp"
 #include "tests/runtime/tools/tools_test_util.hpp"
 
 namespace kaisha::tools {
@@ -47,9 +48,10 @@ TEST_F(PyramidToolsTest, OffersTheLevelZeroTools) {
 // A task resumed after its process died runs a call that was in flight again
 // only when that is safe: reads and idempotent writes yes, code no.
 TEST_F(PyramidToolsTest, OnlyCallsSafeToRepeatAreRepeatable) {
-  for (const char* name : {"file_read", "file_write", "dir_list", "dir_create", "web_search", "check_files"})
+  for (const char* name : {"file_read", "file_write", "dir_list", "dir_create", "web_search", "check_files",
+                           "branch_open", "branch_close", "branch_drop"})
     EXPECT_TRUE(tools->repeatable(name)) << name;
-  for (const char* name : {"execute_code", "execute_shell", "pip_install", "file_move", "branch_open", "nonexistent"})
+  for (const char* name : {"execute_code", "execute_shell", "pip_install", "file_move", "nonexistent"})
     EXPECT_FALSE(tools->repeatable(name)) << name;
 }
 
@@ -330,4 +332,51 @@ TEST_F(PyramidToolsTest, BranchesSkipSymlinksAndHiddenFilesAndRefuseOddNames) {
 }
 
 }  // namespace
+// A close with a record is a commit of the task's history, made once: the
+// same close again (a resumed task) finds it and merges nothing twice; the
+// branches are dropped afterwards, the history keeping what it needs.
+TEST_F(PyramidToolsTest, ARecordedMergeIsACommitMadeOnceAndBranchesAreDropped) {
+  root.write(task("plan.md"), "v1");
+  auto opened = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", "f1-1"}});
+  ASSERT_TRUE(opened.ok) << opened.message;
+  root.write(".tasks/s1/.branches/t1/f1-1/plan.md", "v2");
+  const json record{{"agent", "drafter__1"}, {"model", "mock:a"}, {"q", 0.6}};
+  const json args{{"branch", "f1-1"}, {"into", ""}, {"base", opened.output}, {"merge", true}, {"record", record}};
+  auto merged = call_sync(*tools, "branch_close", args);
+  ASSERT_TRUE(merged.ok) << merged.message;
+  EXPECT_EQ(merged.output["commit"], 2);  // 1 is the directory before it
+  EXPECT_TRUE(merged.output["hashes"].contains("plan.md"));
+  EXPECT_EQ(root.read(task("plan.md")), "v2");
+  root.write(task("plan.md"), "changed after the merge");
+  auto again = call_sync(*tools, "branch_close", args);
+  ASSERT_TRUE(again.ok) << again.message;
+  EXPECT_EQ(again.output, merged.output);  // what the first close answered
+  EXPECT_NE(again.message.find("recorded already"), std::string::npos) << again.message;
+  EXPECT_EQ(root.read(task("plan.md")), "changed after the merge");
+
+  auto dropped = call_sync(*tools, "branch_drop", {{"branches", {"f1-1"}}});
+  ASSERT_TRUE(dropped.ok) << dropped.message;
+  EXPECT_FALSE(std::filesystem::exists(root.file(".tasks/s1/.branches/t1/f1-1")));
+  EXPECT_TRUE(call_sync(*tools, "branch_drop", {{"branches", {"f1-1"}}}).ok);  // gone already: done
+  EXPECT_FALSE(call_sync(*tools, "branch_drop", {{"branches", {"../x"}}}).ok);
+  auto history = WorkspaceHistory::open(root.file(".tasks/s1/.history/t1"));
+  ASSERT_TRUE(history.ok());
+  auto commits = history->commits();
+  ASSERT_TRUE(commits.ok());
+  ASSERT_EQ(commits->size(), 2u);
+  EXPECT_EQ((*commits)[1].model, "mock:a");
+  EXPECT_TRUE(tools->repeatable("branch_close"));
+}
+
+// A branch opened again (a resume repeating an open cut short) starts
+// afresh: nothing of an earlier copy stays.
+TEST_F(PyramidToolsTest, ABranchOpenedAgainStartsAfresh) {
+  root.write(task("plan.md"), "v1");
+  root.write(".tasks/s1/.branches/t1/f1-1/partial.md", "left by a copy cut short");
+  auto opened = call_sync(*tools, "branch_open", {{"from", ""}, {"branch", "f1-1"}});
+  ASSERT_TRUE(opened.ok) << opened.message;
+  EXPECT_EQ(opened.output, json({{"plan.md", opened.output["plan.md"]}}));
+  EXPECT_FALSE(std::filesystem::exists(root.file(".tasks/s1/.branches/t1/f1-1/partial.md")));
+}
+
 }  // namespace kaisha::tools
