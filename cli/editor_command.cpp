@@ -8,6 +8,7 @@
 // .kaisha/kaisha.db under the directory the editor starts kaisha in (its
 // workspace). The company's file writes and code runs ask the editor's user
 // first, and its file tools use the editor's files when the editor offers them.
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -15,12 +16,16 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
+
+#include <unistd.h>
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/system/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stdin_lines.hpp"
+#include "cli/stop_signals.hpp"
 #include "kaisha/version.hpp"
 #include "protocols/agent_client/editor_agent.hpp"
 #include "protocols/mcp/client/mcp_servers_start.hpp"
@@ -175,6 +180,9 @@ int editor(const EditorOptions& o) {
     std::cerr << "kaisha editor: " << why << "\n";
     return 2;
   };
+  // Before any thread starts: SIGINT and SIGTERM end the loop below like
+  // the end of the input does, so that running turns are journaled as cancelled.
+  block_stop_signals();
   auto c = load_cli_config(o.common, /*needs_model=*/true);
   if (!c.ok()) return fail(c.error().message);
   // The workspace's own store unless the config or --db names one.
@@ -197,10 +205,20 @@ int editor(const EditorOptions& o) {
     std::cerr << "kaisha editor: Agent Client Protocol v" << ac::kProtocolVersion << " on stdin/stdout; store "
               << c->store_path << "\n";
     StdinLines in(0, o.max_line_bytes);
+    std::atomic<bool> reading{true}, signalled{false};
+    std::thread stopper([&] {
+      wait_for_stop_signal();
+      if (!reading) return;  // the wake-up sent below
+      signalled = true;
+      in.interrupt();
+    });
     for (;;) {
       StdinLines::Read r = in.next();
       if (r.got == StdinLines::Got::end) break;
-      if (r.got == StdinLines::Got::interrupted) continue;
+      if (r.got == StdinLines::Got::interrupted) {
+        if (signalled) break;
+        continue;
+      }
       if (r.got == StdinLines::Got::too_long) {
         agent->refuse_line("Invalid Request: line " + std::to_string(in.line_number()) + " is longer than " +
                            std::to_string(o.max_line_bytes) + " bytes; it was not read");
@@ -212,10 +230,13 @@ int editor(const EditorOptions& o) {
       }
       agent->handle_line(r.text);
     }
-    // The editor closed its end: running turns are cancelled and journaled.
+    reading = false;
+    if (!signalled) kill(getpid(), SIGTERM);  // wakes the stopper (the signal is blocked: it only wakes sigwait)
+    stopper.join();
+    // The editor closed its end (or a signal came): running turns are cancelled and journaled.
     agent->shutdown();
+    std::cerr << "kaisha editor: " << (signalled ? "stopped by a signal" : "the editor closed the connection") << "\n";
   }
-  std::cerr << "kaisha editor: the editor closed the connection\n";
   return code;
 }
 

@@ -5,12 +5,14 @@
 //   1. initialize, session/new, a prompt turn whose CEO writes a file
 //      through the editor (permission allowed) and runs code (permission
 //      refused), cancel mid-turn, the /raise command;
-//   2. the process restarted: session/load replays the session, and it goes on;
+//   2. a second editor is refused the session the first holds; the process
+//      restarted: session/load replays the session, and it goes on;
 //   3. bad input on the raw wire: a request before initialize, garbage, an
 //      unknown method, a 100 MB line; then the client dies mid-turn and
 //      kaisha exits cleanly with the task journaled as canceled;
 //   4. with effgen (EFFGEN_CONFIG): the plan, its entries completed, and
-//      each ask of a worker as a tool call.
+//      each ask of a worker as a tool call;
+//   5. SIGTERM mid-turn: the turn answers cancelled, kaisha exits 0.
 //
 //   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG
 import { spawn, execFileSync } from "node:child_process";
@@ -182,6 +184,27 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
       assert.equal(turn.stopReason, "end_turn");
       const answer = log.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).pop();
       assert.match(answer, /echo: hello again/);
+      // A second editor on the same workspace: the session is held by this process.
+      const other = startAgent();
+      const lines = createInterface({ input: other.child.stdout });
+      const answers = new Promise((resolve) => {
+        const got = new Map();
+        lines.on("line", (l) => {
+          const m = JSON.parse(l);
+          got.set(m.id, m);
+          if (got.has(2)) resolve(got);
+        });
+      });
+      other.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } }) + "\n");
+      other.child.stdin.write(
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd: project, mcpServers: [] } }) + "\n",
+      );
+      const refused = (await withTimeout(answers, 30000, "the second editor's session/load")).get(2);
+      assert.ok(refused.error, "a session open in one editor is refused to another");
+      assert.match(refused.error.message, /already running/);
+      other.child.stdin.end();
+      assert.equal((await withTimeout(other.exited, 30000, "the second editor's exit")).code, 0);
+      console.log("ok - a second editor's session/load of a held session: " + refused.error.message);
       const missing = await ctx
         .request(acp.methods.agent.session.load, { sessionId: "no-such-session", cwd: project, mcpServers: [] })
         .then(() => null, (e) => e);
@@ -298,5 +321,33 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
   }
   agent.child.stdin.end();
   await withTimeout(agent.exited, 30000, "kaisha editor's exit");
+}
+// ---- 5. SIGTERM mid-turn: the same clean end -----------------------------------
+{
+  const agent = startAgent();
+  const lines = createInterface({ input: agent.child.stdout });
+  const got = new Map();
+  const seen = (id) =>
+    new Promise((resolve) => {
+      const check = () => (got.has(id) ? resolve(got.get(id)) : setTimeout(check, 50));
+      check();
+    });
+  lines.on("line", (l) => {
+    const m = JSON.parse(l);
+    if (m.id !== undefined) got.set(m.id, m);
+  });
+  const send = (m) => agent.child.stdin.write(JSON.stringify(m) + "\n");
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } });
+  send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
+  const sid = (await withTimeout(seen(2), 30000, "session/new")).result.sessionId;
+  send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: sid, prompt: [{ type: "text", text: "slow work stopped by a signal" }] } });
+  await sleep(500);
+  agent.child.kill("SIGTERM");
+  const exit = await withTimeout(agent.exited, 30000, "kaisha editor's exit after SIGTERM");
+  assert.equal(exit.code, 0, "SIGTERM ends kaisha editor cleanly");
+  assert.equal((await withTimeout(seen(3), 1000, "the prompt's answer")).result.stopReason, "cancelled");
+  const history = execFileSync(kaisha, ["history", "--db", path.join(project, ".kaisha", "kaisha.db"), "--session", sid, "--json"], { encoding: "utf8" });
+  assert.match(history, /"status":\s*"canceled"/);
+  console.log("ok - SIGTERM mid-turn: the turn answered cancelled, kaisha exited 0, the task journaled as canceled");
 }
 console.log("PASS");
