@@ -1,6 +1,6 @@
 // `kaisha editor` driven by the Agent Client Protocol SDK's own client
-// (@agentclientprotocol/sdk 2.4.0), which checks every message kaisha sends
-// against the protocol's schema. Over real `kaisha editor` child processes
+// (@agentclientprotocol/sdk 2.4.0); every message kaisha sends it is also
+// checked against the protocol's JSON Schema (ajv). Over real `kaisha editor` child processes
 // with the scripted mock LLM (editor_company.yaml):
 //   1. initialize, session/new, a prompt turn whose CEO writes a file
 //      through the editor (permission allowed) and runs code (permission
@@ -22,6 +22,34 @@ import fs from "node:fs";
 import path from "node:path";
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
+import { PassThrough } from "node:stream";
+import { createRequire } from "node:module";
+import Ajv2020 from "ajv/dist/2020.js";
+
+// Every message kaisha sends is also checked against the protocol's JSON
+// Schema (the SDK's own parse fills in defaults where a field is malformed,
+// so it alone would not notice a wrong value).
+const schema = createRequire(import.meta.url)("@agentclientprotocol/sdk/schema/v1/schema.json");
+const ajv = new Ajv2020({ strict: false, validateFormats: false, logger: false });
+ajv.addSchema(schema, "acp");
+let checked = 0;
+const check = (def, value) => {
+  ++checked;
+  const v = ajv.getSchema(`acp#/$defs/${def}`);
+  if (!v(value)) schemaErrors.push(`${def}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(value).slice(0, 300)}`);
+};
+const schemaErrors = [];
+const responseOf = {
+  initialize: "InitializeResponse",
+  "session/new": "NewSessionResponse",
+  "session/load": "LoadSessionResponse",
+  "session/prompt": "PromptResponse",
+};
+const requestOf = {
+  "session/request_permission": "RequestPermissionRequest",
+  "fs/write_text_file": "WriteTextFileRequest",
+  "fs/read_text_file": "ReadTextFileRequest",
+};
 
 const [kaisha, config, project, effgenConfig] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -34,8 +62,37 @@ function startAgent(configFile = config) {
   return { child, exited, stderr: () => stderr };
 }
 
+// The SDK's stream over the child's pipes, with every line kaisha writes
+// checked against the schema (the method of each answered request is known
+// from what the client wrote).
 function sdkStream(child) {
-  return acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  const asked = new Map();
+  const out = new PassThrough();
+  let pending = "";
+  out.on("data", (d) => {
+    pending += d;
+    for (let nl; (nl = pending.indexOf("\n")) >= 0; pending = pending.slice(nl + 1)) {
+      const m = JSON.parse(pending.slice(0, nl));
+      if (m.method && m.id !== undefined) asked.set(m.id, m.method);
+    }
+  });
+  out.pipe(child.stdin);
+  const input = new PassThrough();
+  let partial = "";
+  child.stdout.on("data", (d) => {
+    partial += d;
+    for (let nl; (nl = partial.indexOf("\n")) >= 0; partial = partial.slice(nl + 1)) {
+      const m = JSON.parse(partial.slice(0, nl));
+      if (m.jsonrpc !== "2.0") schemaErrors.push("not JSON-RPC 2.0: " + partial.slice(0, nl));
+      if (m.method === "session/update") check("SessionNotification", m.params);
+      else if (m.method) requestOf[m.method] ? check(requestOf[m.method], m.params) : schemaErrors.push("unknown method " + m.method);
+      else if (m.error) check("Error", m.error);
+      else if (responseOf[asked.get(m.id)]) check(responseOf[asked.get(m.id)], m.result);
+    }
+    input.write(d);
+  });
+  child.stdout.on("end", () => input.end());
+  return acp.ndJsonStream(Writable.toWeb(out), Readable.toWeb(input));
 }
 
 // A client that records what it is sent, writes and reads files for the
@@ -350,4 +407,7 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
   assert.match(history, /"status":\s*"canceled"/);
   console.log("ok - SIGTERM mid-turn: the turn answered cancelled, kaisha exited 0, the task journaled as canceled");
 }
+assert.deepEqual(schemaErrors, [], "every message kaisha sent matches the protocol's schema");
+assert.ok(checked > 20, `the schema saw kaisha's messages (${checked})`);
+console.log(`ok - all ${checked} messages kaisha sent to the SDK's client match the protocol's JSON Schema`);
 console.log("PASS");
