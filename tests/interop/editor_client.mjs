@@ -219,6 +219,14 @@ let sessionId;
   assert.equal(exit.code, 0, "kaisha editor exits 0 when the editor closes the connection");
 }
 assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journal is under the workspace");
+{
+  // The refusal is journaled as the code run's result.
+  const steps = execFileSync(kaisha, ["history", "--db", path.join(project, ".kaisha", "kaisha.db"), "--session", sessionId, "--json"], {
+    encoding: "utf8",
+  });
+  assert.match(steps, /PythonSandboxTool did not run: the editor's user refused permission/);
+  console.log("ok - the refused code run is journaled as its call's result");
+}
 
 // ---- 2. restart: session/load ------------------------------------------------
 {
