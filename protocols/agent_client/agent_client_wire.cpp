@@ -65,6 +65,7 @@ Result<std::vector<config::McpServerConfig>> mcp_servers(const json& p) {
     if (!name) return name.error();
     config::McpServerConfig c;
     c.name = server_name(*name, i);
+    c.tool_prefix = c.name + "__";  // as for a server of the config: its tools are <name>__<tool>
     c.where = "the editor's " + at;
     const std::string type = optional_string(s, "type");
     if (type == "http") {

@@ -4,7 +4,8 @@
 // with the scripted mock LLM (editor_company.yaml):
 //   1. initialize, session/new, a prompt turn whose CEO writes a file
 //      through the editor (permission allowed) and runs code (permission
-//      refused), cancel mid-turn, the /raise command;
+//      refused), a tool of the MCP server the editor passed, cancel
+//      mid-turn, the /raise command;
 //   2. a second editor is refused the session the first holds; the process
 //      restarted: session/load replays the session, and it goes on;
 //   3. bad input on the raw wire: a request before initialize, garbage, an
@@ -14,7 +15,7 @@
 //      each ask of a worker as a tool call;
 //   5. SIGTERM mid-turn: the turn answers cancelled, kaisha exits 0.
 //
-//   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG
+//   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG MCP_TEST_SERVER
 import { spawn, execFileSync } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { createInterface } from "node:readline";
@@ -51,7 +52,7 @@ const requestOf = {
   "fs/read_text_file": "ReadTextFileRequest",
 };
 
-const [kaisha, config, project, effgenConfig] = process.argv.slice(2);
+const [kaisha, config, project, effgenConfig, mcpServer] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function startAgent(configFile = config) {
@@ -151,7 +152,10 @@ let sessionId;
       assert.equal(init.agentCapabilities.loadSession, true);
       assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
 
-      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const s = await ctx.request(acp.methods.agent.session.new, {
+        cwd: project,
+        mcpServers: [{ name: "probe", command: mcpServer, args: [], env: [] }],
+      });
       sessionId = s.sessionId;
       assert.ok(sessionId, "session/new gives a session id");
 
@@ -188,6 +192,19 @@ let sessionId;
       assert.match(answer, /refused permission/, "the CEO saw the refusal");
       assert.ok(log.updates.some((u) => u.sessionUpdate === "available_commands_update"), "slash commands advertised");
       console.log(`ok - a turn: ${calls.length} tool calls, write allowed through the editor, code run refused`);
+
+      const before = log.updates.length;
+      const probe = await withTimeout(
+        ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Use the probe" }] }),
+        60000,
+        "the MCP prompt",
+      );
+      assert.equal(probe.stopReason, "end_turn");
+      const mcpCall = log.updates.slice(before).find((u) => u.sessionUpdate === "tool_call");
+      assert.equal(mcpCall && mcpCall.title, "probe__echo", "the editor's MCP server's tool was called");
+      const mcpAnswer = log.updates.slice(before).filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).join("");
+      assert.match(mcpAnswer, /hello through the editor's MCP server/);
+      console.log("ok - the MCP server the editor passed to session/new: its tool answered the CEO");
 
       const slow = ctx.request(acp.methods.agent.session.prompt, {
         sessionId,
@@ -240,8 +257,9 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
       const agents = log.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map(text);
       assert.match(users[0], /^Write the notes for the team/);
       assert.match(agents[0], /^notes written/);
-      assert.match(users[1], /^slow work/);
-      assert.match(agents[1], /canceled/);
+      assert.match(users[1], /^Use the probe/);
+      assert.match(users[2], /^slow work/);
+      assert.match(agents[2], /canceled/);
       const turn = await ctx.request(acp.methods.agent.session.prompt, {
         sessionId,
         prompt: [{ type: "text", text: "hello again" }],

@@ -3,11 +3,15 @@
 # (@agentclientprotocol/sdk, pinned in package.json) over a real child
 # process, with the scripted mock LLM (editor_company.yaml) as the CEO's model.
 #
-#   run_editor_interop.sh KAISHA
+#   run_editor_interop.sh KAISHA MCP_TEST_SERVER
+#
+# MCP_TEST_SERVER (tests/protocols/mcp/mcp_test_server.cpp) is the MCP server
+# the client passes to session/new.
 #
 # Exit 0 pass, 1 fail, 77 skipped (no node/npm on this machine).
 set -uo pipefail
 kaisha=${1:?kaisha binary}
+mcp_server=${2:?mcp_test_server binary}
 here=$(cd "$(dirname "$0")" && pwd)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -39,6 +43,6 @@ providers:
 budget: { resource_mode: fixed, resource_total: 400, expense_total: 10 }
 retry: { max_attempts: 1 }
 YAML
-(cd "$here" && node editor_client.mjs "$kaisha" "$work/config.yaml" "$work/project" "$work/effgen.yaml") \
+(cd "$here" && node editor_client.mjs "$kaisha" "$work/config.yaml" "$work/project" "$work/effgen.yaml" "$mcp_server") \
   || { echo "FAIL: editor_client.mjs"; exit 1; }
 echo "PASS: editor"

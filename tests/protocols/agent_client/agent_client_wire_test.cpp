@@ -85,6 +85,7 @@ TEST(AgentClientWire, NewSessionNeedsAnAbsoluteCwdAndConvertsMcpServers) {
   EXPECT_EQ(p->cwd, "/work/project");
   ASSERT_EQ(p->mcp_servers.size(), 2u);
   EXPECT_EQ(p->mcp_servers[0].name, "fs_tools");
+  EXPECT_EQ(p->mcp_servers[0].tool_prefix, "fs_tools__");
   EXPECT_EQ(p->mcp_servers[0].command, "/usr/bin/mcp-fs");
   EXPECT_EQ(p->mcp_servers[0].args, (std::vector<std::string>{"--root", "/w"}));
   EXPECT_EQ(p->mcp_servers[0].env.at("K"), "v");
