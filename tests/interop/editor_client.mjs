@@ -13,9 +13,11 @@
 //      kaisha exits cleanly with the task journaled as canceled;
 //   4. with effgen (EFFGEN_CONFIG): the plan, its entries completed, and
 //      each ask of a worker as a tool call;
-//   5. SIGTERM mid-turn: the turn answers cancelled, kaisha exits 0.
+//   5. SIGTERM mid-turn: the turn answers cancelled, kaisha exits 0;
+//   6. under a budget too small for the CEO's model call (BUDGET_CONFIG): the
+//      turn ends with refusal, /raise raises it, the next turn is answered.
 //
-//   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG MCP_TEST_SERVER
+//   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG MCP_TEST_SERVER BUDGET_CONFIG
 import { spawn, execFileSync } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { createInterface } from "node:readline";
@@ -52,7 +54,7 @@ const requestOf = {
   "fs/read_text_file": "ReadTextFileRequest",
 };
 
-const [kaisha, config, project, effgenConfig, mcpServer] = process.argv.slice(2);
+const [kaisha, config, project, effgenConfig, mcpServer, budgetConfig] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function startAgent(configFile = config) {
@@ -433,6 +435,37 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
   assert.match(history, /"status":\s*"canceled"/);
   console.log("ok - SIGTERM mid-turn: the turn answered cancelled, kaisha exited 0, the task journaled as canceled");
 }
+// ---- 6. the budget: a refusal, /raise, and the work done --------------------
+{
+  const agent = startAgent(budgetConfig);
+  const log = { updates: [], permissions: [], writes: [], decide: () => "reject_once" };
+  try {
+    await makeClient(log).connectWith(sdkStream(agent.child), async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const ask = (t) =>
+        withTimeout(
+          ctx.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: t }] }),
+          60000,
+          t,
+        );
+      const lastChunk = () => log.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).pop();
+      assert.equal((await ask("What does it cost?")).stopReason, "refusal");
+      assert.match(lastChunk(), /refused/i);
+      assert.equal((await ask("/raise expense 1")).stopReason, "end_turn");
+      assert.match(lastChunk(), /^Raised\./);
+      assert.equal((await ask("What does it cost now?")).stopReason, "end_turn");
+      assert.equal(lastChunk(), "priced echo: What does it cost now?");
+    });
+  } catch (e) {
+    console.error(agent.stderr());
+    throw e;
+  }
+  agent.child.stdin.end();
+  await withTimeout(agent.exited, 30000, "kaisha editor's exit");
+  console.log("ok - a turn over budget ends with refusal; /raise expense 1; the next turn is answered");
+}
+
 assert.deepEqual(schemaErrors, [], "every message kaisha sent matches the protocol's schema");
 assert.ok(checked > 20, `the schema saw kaisha's messages (${checked})`);
 console.log(`ok - all ${checked} messages kaisha sent to the SDK's client match the protocol's JSON Schema`);

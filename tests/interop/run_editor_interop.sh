@@ -43,6 +43,14 @@ providers:
 budget: { resource_mode: fixed, resource_total: 400, expense_total: 10 }
 retry: { max_attempts: 1 }
 YAML
-(cd "$here" && node editor_client.mjs "$kaisha" "$work/config.yaml" "$work/project" "$work/effgen.yaml" "$mcp_server") \
+# A priced CEO under a budget too small for one model call.
+cat >"$work/budget.yaml" <<YAML
+ceo: { model: "gemini:gemini-2.0-flash" }
+providers:
+  gemini: { base_url: "$mock_url/v1beta", api_key: mock-key }
+budget: { expense_total: 0.000001 }
+retry: { max_attempts: 1 }
+YAML
+(cd "$here" && node editor_client.mjs "$kaisha" "$work/config.yaml" "$work/project" "$work/effgen.yaml" "$mcp_server" "$work/budget.yaml") \
   || { echo "FAIL: editor_client.mjs"; exit 1; }
 echo "PASS: editor"
