@@ -9,8 +9,10 @@
 // workspace). The company's file writes and code runs ask the editor's user
 // first, and its file tools use the editor's files when the editor offers them.
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -43,18 +45,63 @@ struct EditorOptions {
   size_t max_line_bytes = 16u << 20;  // the reader holds at most about twice this
 };
 
-// Whole lines, one writer at a time: turns, tool calls and the reader all send.
+// Whole lines, written in order by a thread of their own: progress events
+// and tool calls send from actor threads, which must not wait on the editor
+// reading its pipe. Senders wait only when the editor has fallen behind by
+// kMaxQueuedBytes (a bound on what an editor that stops reading can make
+// kaisha hold). What is queued is written before the destructor returns.
 class StdoutLines {
  public:
+  static constexpr size_t kMaxQueuedBytes = 64u << 20;
+
+  StdoutLines() : writer_([this] { run(); }) {}
+  ~StdoutLines() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    ready_.notify_all();
+    writer_.join();
+  }
+
   void send(const json& message) {
-    const std::string line = dump_text(message) + "\n";
-    std::lock_guard<std::mutex> lock(mu_);
-    if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) return;  // the editor is gone
-    std::fflush(stdout);
+    std::string line = dump_text(message) + "\n";
+    std::unique_lock<std::mutex> lock(mu_);
+    room_.wait(lock, [&] { return queued_bytes_ < kMaxQueuedBytes || broken_; });
+    if (broken_) return;  // the editor is gone: nobody reads
+    queued_bytes_ += line.size();
+    queue_.push_back(std::move(line));
+    ready_.notify_one();
   }
 
  private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      ready_.wait(lock, [&] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;  // closing, all written
+      std::string line = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      const bool ok = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fflush(stdout) == 0;
+      lock.lock();
+      queued_bytes_ -= line.size();
+      if (!ok) {
+        broken_ = true;
+        for (const auto& l : queue_) queued_bytes_ -= l.size();
+        queue_.clear();
+      }
+      room_.notify_all();
+    }
+  }
+
   std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::deque<std::string> queue_;
+  size_t queued_bytes_ = 0;
+  bool closing_ = false;
+  bool broken_ = false;
+  std::thread writer_;
 };
 
 // Every session's progress events, to the agent (which picks the session's turn).
