@@ -10,7 +10,7 @@
 
 namespace kaisha::cli {
 
-StdinLines::StdinLines(int fd) : fd_(fd) {
+StdinLines::StdinLines(int fd, size_t max_line_bytes) : fd_(fd), max_line_bytes_(max_line_bytes) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
 }
 
@@ -60,7 +60,7 @@ StdinLines::Read StdinLines::next() {
     Read out;
     if (take_line(out)) return out;
     if (ended_) return Read{Got::end, ""};
-    if (buf_.size() > kMaxLineBytes) {
+    if (buf_.size() > max_line_bytes_) {
       buf_.clear();
       skipping_ = true;
     }

@@ -5,7 +5,8 @@
 // Ctrl-C declines a question without the user having to press Enter.
 //
 // A line is given without its "\n" (nor a "\r" before it); the last line
-// needs no "\n". A line longer than kMaxLineBytes is read to its end and
+// needs no "\n". A line longer than its limit (kMaxLineBytes unless the
+// constructor says) is read to its end and
 // reported as too long, not kept, so input cannot grow the buffer without
 // bound. Lines are bytes as read: the caller checks their UTF-8.
 #pragma once
@@ -25,7 +26,7 @@ class StdinLines {
     std::string text;  // the line, for Got::line
   };
 
-  explicit StdinLines(int fd = 0);
+  explicit StdinLines(int fd = 0, size_t max_line_bytes = kMaxLineBytes);
   ~StdinLines();
   StdinLines(const StdinLines&) = delete;
   StdinLines& operator=(const StdinLines&) = delete;
@@ -53,6 +54,7 @@ class StdinLines {
   bool ended_ = false;
   bool skipping_ = false;  // inside a line that grew too long: dropped up to its "\n"
   size_t lines_ = 0;
+  size_t max_line_bytes_;
 };
 
 }  // namespace kaisha::cli

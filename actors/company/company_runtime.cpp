@@ -502,7 +502,7 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
   auto tool_setup = tools::make_tool_sources(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();
   tool_switches = tool_setup->switches;
-  for (auto& p : tool_setup->sources) deps.tool_sources.push_back(p);
+  for (auto& p : tool_setup->sources) deps.tool_sources.push_back(o.wrap_tool_source ? o.wrap_tool_source(p) : p);
   {
     if (o.shared_memory) {
       memory_service = o.shared_memory;

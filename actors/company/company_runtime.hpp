@@ -78,6 +78,10 @@ struct RuntimeOptions {
   // (session_retention.hpp). False for the further sessions of a process
   // that applied it when it started (company_sessions.hpp).
   bool apply_retention = true;
+  // Wraps each of the company's own built-in and created tool sources (not
+  // memory, not `tool_sources`): `kaisha editor` asks its editor before a
+  // file write or a code run, and sends file tools to the editor. Null: as they are.
+  std::function<std::shared_ptr<company::ToolSource>(std::shared_ptr<company::ToolSource>)> wrap_tool_source;
 };
 
 class CompanyRuntime {

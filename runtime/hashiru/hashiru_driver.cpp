@@ -207,6 +207,7 @@ void HashiruDriver::answered(const driver::ModelAnswered& a) {
       json{{"input_tokens", u.input_tokens},
            {"output_tokens", u.output_tokens},
            {"estimated", u.estimated},
+           {"finish_reason", a.response.finish_reason},
            {"expense", a.expense},
            {"budget", a.budget}})
       .costing(u.input_tokens, u.output_tokens, a.expense);
