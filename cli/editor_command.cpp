@@ -297,7 +297,9 @@ const bool registered = register_command(
       cmd->add_option("--strategy", o->common.strategy, strategy::strategy_names_text())
           ->check(CLI::IsMember(strategy::strategy_names()));
       cmd->add_option("--max-line", o->max_line_bytes, "Longest input line read, in bytes (longer ones are refused)");
-      cmd->footer("Editors start it as their agent; see docs/editor.md for the Zed settings entry.");
+      cmd->footer(
+          "Editors start it as their agent (the Zed settings entry is in docs/editor.md).\n\n"
+          "Example: kaisha editor --config kaisha.yaml --strategy effgen\nMore: docs/editor.md");
       return [o] { return editor(*o); };
     });
 
