@@ -17,6 +17,10 @@
 //
 // Usage: bench_agent_tool_overhead [ROUNDS] [CALLS_PER_TASK] [TASKS_PER_ROUND]
 //        (default 3 100 5)
+//        bench_agent_tool_overhead ask CALLS: one AskAgent task of CALLS calls
+//        and nothing else (no warm-up), for callgrind: the difference of two
+//        such runs, over the difference of their CALLS, is a call's
+//        instructions without the runtime's start.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -146,6 +150,11 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "ask") {
+    const double us = ask_agent_task(static_cast<size_t>(std::max(1, std::atoi(argv[2]))));
+    std::printf("AskAgent %.1f us/call\n", us);
+    return 0;
+  }
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
   const size_t calls = argc > 2 ? static_cast<size_t>(std::max(1, std::atoi(argv[2]))) : 100;
   const int tasks = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;

@@ -39,9 +39,12 @@ void charged_chat(caf::event_based_actor* self, ChargedCall c, std::function<voi
                 done(std::move(r));
               });
         };
+        // The request goes to the model client once and is not read here
+        // again: moved, not copied (its messages and tool schemas are most
+        // of a call's bytes).
         self->request(call->model_client, call->timeout, chat_atom::value,
-                      msg::LlmCall{call->model_ref, call->request, telemetry::span_parent(call->trace, call->task_id),
-                                   call->agent})
+                      msg::LlmCall{call->model_ref, std::move(call->request),
+                                   telemetry::span_parent(call->trace, call->task_id), call->agent})
             .then(
                 [=](msg::LlmResult& res) {
                   if (!res.ok) return release(res.error);

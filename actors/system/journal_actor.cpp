@@ -25,18 +25,27 @@ struct DurableWrite {
   std::string session;
   std::optional<economy::BudgetState> state;  // the budget after the rows
 };
+// Ledger rows with a kept record, and the budget after them.
+struct ChargesWrite {
+  std::vector<store::LedgerEntryRow> rows;
+  std::string session;
+  std::optional<economy::BudgetState> state;
+  std::function<void(store::JournalStore&)> keep;
+};
 }  // namespace
 }  // namespace kaisha::actors
 
 // Only this file sends and receives budget snapshots and durable writes.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::economy::BudgetState)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::DurableWrite)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kaisha::actors::ChargesWrite)
 
 namespace kaisha::actors {
 namespace {
 
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using commit_atom = caf::atom_constant<caf::atom("commit")>;
+using charges_atom = caf::atom_constant<caf::atom("charges")>;
 
 // Group commit: writes that arrive within kBatchWindow of each other share
 // one transaction (one fsync) instead of one each, which is what lets the
@@ -120,7 +129,8 @@ struct JournalState {
   std::shared_ptr<Backlog> backlog;
   std::shared_ptr<store::JournalStore> store;
   std::vector<JournalOp> pending;
-  // Budget snapshots supersede each other: only the newest per session is written.
+  // Budget snapshots supersede each other: only the newest per session is
+  // written, once per batch (offer()), whichever way it came.
   std::map<std::string, economy::BudgetState> budget_states;
   // Durable writes of this batch, each with whoever waits for its commit.
   struct Waiting {
@@ -134,6 +144,21 @@ struct JournalState {
 };
 
 using JournalSelf = caf::stateful_actor<JournalState>;
+
+// Keeps `state` if it is the newest snapshot of `session`'s budget so far:
+// the larger seq, or the later of two equal ones, which is what
+// save_budget_state() would leave on disk had each been written in turn.
+// Written at the end of the batch that holds the ledger rows it follows, so
+// a crash leaves the rows and their budget or neither, with one snapshot
+// (its JSON and its row) per batch instead of one per ledger change.
+void offer(std::map<std::string, economy::BudgetState>& states, const std::string& session,
+           economy::BudgetState state) {
+  auto it = states.find(session);
+  if (it == states.end())
+    states.emplace(session, std::move(state));
+  else if (state.seq >= it->second.seq)
+    it->second = std::move(state);
+}
 
 void flush(JournalSelf* self) {
   auto& st = self->state;
@@ -158,9 +183,8 @@ void flush(JournalSelf* self) {
     for (auto& w : durable) w.promise.deliver(std::string());
     return;
   }
-  std::map<std::string, economy::BudgetState> states;
-  states.swap(st.budget_states);
-  bool ran = false;  // whether the batch got its transaction: its writes were made
+  std::map<std::string, economy::BudgetState> states;  // taken once the ops have offered theirs
+  bool ran = false;                                    // whether the batch got its transaction: its writes were made
   const auto started = std::chrono::steady_clock::now();
   Status s = st.store->write_batch([&]() -> Status {
     ran = true;
@@ -173,6 +197,7 @@ void flush(JournalSelf* self) {
       });
       if (!w.ok()) outcome[i] = w.error().message;
     }
+    states.swap(st.budget_states);
     for (auto& [session, state] : states)
       if (Status w = st.store->save_budget_state(session, state.to_json()); !w.ok()) {
         std::cerr << "kaisha: journal write failed: " << w.error().message << "\n";
@@ -196,8 +221,7 @@ void flush(JournalSelf* self) {
       // for the next attempt, in their order, still counted as queued.
       taken.n = 0;
       ops.insert(ops.end(), std::make_move_iterator(st.pending.begin()), std::make_move_iterator(st.pending.end()));
-      st.pending = std::move(ops);
-      for (auto& [session, state] : states) st.budget_states.emplace(session, std::move(state));  // newer ones stay
+      st.pending = std::move(ops);  // budget_states was not taken: it waits with them
     }
   } else {
     st.backlog->failing.store(false);
@@ -219,6 +243,8 @@ void enqueue(JournalSelf* self) {
   }
 }
 
+void report(const Status& st);
+
 caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> store, std::shared_ptr<Backlog> backlog) {
   self->state.store = std::move(store);
   self->state.backlog = std::move(backlog);
@@ -237,16 +263,30 @@ caf::behavior journal(JournalSelf* self, std::shared_ptr<store::JournalStore> st
       },
       [=](budget_atom, const std::string& session, const economy::BudgetState& state) {
         self->state.backlog->queued.fetch_sub(1);  // superseded or written with the next batch
-        self->state.budget_states[session] = state;
+        offer(self->state.budget_states, session, state);
         enqueue(self);
       },
       [=](commit_atom, DurableWrite& w) -> caf::result<std::string> {
         auto& st = self->state;
-        if (w.state) st.budget_states[w.session] = *w.state;
+        if (w.state) offer(st.budget_states, w.session, *w.state);
         auto promise = self->make_response_promise<std::string>();
         st.durable.push_back({std::move(w), promise});
         enqueue(self);
         return promise;
+      },
+      [=](charges_atom, ChargesWrite& w) {
+        self->state.pending.push_back([self, w = std::move(w)](store::JournalStore& s) mutable {
+          // One savepoint inside the batch's transaction: the batch commits them together.
+          Status done = s.atomically([&]() -> Status {
+            for (const auto& row : w.rows)
+              if (auto id = s.record_ledger_entry(row); !id.ok()) return id.error();
+            if (w.keep) w.keep(s);
+            return Status::Ok();
+          });
+          report(done);
+          if (done.ok() && w.state) offer(self->state.budget_states, w.session, std::move(*w.state));
+        });
+        enqueue(self);
       },
       [=](flush_atom) {
         self->state.flush_scheduled = false;
@@ -357,21 +397,14 @@ void journal_ledger(const caf::actor& j, LedgerRecord rec) {
 void journal_with_charges(const caf::actor& j, std::vector<LedgerRecord> charges, std::string budget_session,
                           std::optional<economy::BudgetState> state, std::function<void(store::JournalStore&)> keep) {
   if (!j) return;
-  std::vector<store::LedgerEntryRow> rows;
-  rows.reserve(charges.size());
-  for (auto& rec : charges) rows.push_back(ledger_row(std::move(rec)));
-  post(j, [rows = std::move(rows), session = std::move(budget_session), state = std::move(state),
-           keep = std::move(keep)](store::JournalStore& s) {
-    // One savepoint inside the batch's transaction: the batch commits them together.
-    report(s.atomically([&]() -> Status {
-      for (const auto& row : rows)
-        if (auto id = s.record_ledger_entry(row); !id.ok()) return id.error();
-      if (state)
-        if (Status w = s.save_budget_state(session, state->to_json()); !w.ok()) return w;
-      if (keep) keep(s);
-      return Status::Ok();
-    }));
-  });
+  ChargesWrite w;
+  w.rows.reserve(charges.size());
+  for (auto& rec : charges) w.rows.push_back(ledger_row(std::move(rec)));
+  w.session = std::move(budget_session);
+  w.state = std::move(state);
+  w.keep = std::move(keep);
+  count_one(j);
+  caf::anon_send(j, charges_atom::value, std::move(w));
 }
 
 void journal_ledger_durably(caf::event_based_actor* self, const caf::actor& j, std::vector<LedgerRecord> records,

@@ -1,6 +1,7 @@
 #include "runtime/driver/outcome_codec.hpp"
 
 #include <cstdint>
+#include <string_view>
 #include <exception>
 #include <type_traits>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <msgpack.hpp>
 
 #include "runtime/core/json_msgpack.hpp"
+#include "runtime/core/json_string.hpp"
 
 namespace kaisha::driver {
 
@@ -25,46 +27,175 @@ const char* kind_name(JudgeRuled::Kind k) {
   return "no_answer";
 }
 
-json to_json(const Outcome& o) {
+// ---- encode: the JSON text written directly ------------------------------
+//
+// The same JSON value to_json(o).dump() used to write (a journal's old
+// records and new ones read alike), without building an nlohmann tree only
+// to print it: an outcome is kept for every answer a task's driver is fed,
+// and building and printing the tree was most of the journal thread's work
+// per outcome (bench/HISTORY.md). Structs go through their MessagePack form,
+// as struct_json() does, so a field added to one is written without
+// touching this file.
+
+// A MessagePack value as JSON text: what json::from_msgpack(...).dump()
+// writes for it (a JSON field of a struct is packed as its text, so it is
+// written as a string holding that text, as before).
+void append_msgpack(std::string& out, const msgpack::object& o) {
+  switch (o.type) {
+    case msgpack::type::NIL:
+      out += "null";
+      return;
+    case msgpack::type::BOOLEAN:
+      out += o.via.boolean ? "true" : "false";
+      return;
+    case msgpack::type::POSITIVE_INTEGER:
+      if (o.via.u64 <= static_cast<uint64_t>(INT64_MAX))
+        append_json_integer(out, static_cast<int64_t>(o.via.u64));
+      else
+        append_json(out, json(o.via.u64));
+      return;
+    case msgpack::type::NEGATIVE_INTEGER:
+      append_json_integer(out, o.via.i64);
+      return;
+    case msgpack::type::FLOAT32:
+    case msgpack::type::FLOAT64:
+      append_json(out, json(o.via.f64));
+      return;
+    case msgpack::type::STR:
+      append_json_string(out, std::string_view(o.via.str.ptr, o.via.str.size));
+      return;
+    case msgpack::type::ARRAY:
+      out += '[';
+      for (uint32_t i = 0; i < o.via.array.size; ++i) {
+        if (i) out += ',';
+        append_msgpack(out, o.via.array.ptr[i]);
+      }
+      out += ']';
+      return;
+    case msgpack::type::MAP:
+      out += '{';
+      for (uint32_t i = 0; i < o.via.map.size; ++i) {
+        const msgpack::object_kv& kv = o.via.map.ptr[i];
+        if (i) out += ',';
+        if (kv.key.type != msgpack::type::STR) throw msgpack::type_error();  // our structs' keys are names
+        append_json_string(out, std::string_view(kv.key.via.str.ptr, kv.key.via.str.size));
+        out += ':';
+        append_msgpack(out, kv.val);
+      }
+      out += '}';
+      return;
+    default:  // BIN and EXT: no struct of ours packs them
+      throw msgpack::type_error();
+  }
+}
+
+template <class T>
+void append_struct(std::string& out, const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  msgpack::object_handle oh = msgpack::unpack(buf.data(), buf.size());
+  append_msgpack(out, oh.get());
+}
+
+// A JSON object written field by field: `{`, then each field() adds
+// `"<name>":<value>`, and close() the `}`.
+class Record {
+ public:
+  Record() { out_ += '{'; }
+  explicit Record(std::string_view type) : Record() {
+    out_.reserve(256);
+    field("type", type);
+  }
+  Record& field(std::string_view name, bool v) { return key(name), out_ += v ? "true" : "false", *this; }
+  Record& field(std::string_view name, CallId v) { return key(name), append_json(out_, json(v)), *this; }
+  Record& field(std::string_view name, double v) { return key(name), append_json(out_, json(v)), *this; }
+  Record& field(std::string_view name, std::string_view v) { return key(name), append_json_string(out_, v), *this; }
+  Record& field(std::string_view name, const char* v) { return field(name, std::string_view(v)); }
+  Record& field(std::string_view name, const std::string& v) { return field(name, std::string_view(v)); }
+  Record& field(std::string_view name, const json& v) { return key(name), append_json(out_, v), *this; }
+  Record& field(std::string_view name, Record& nested) { return key(name), out_ += nested.close(), *this; }
+  template <class T>
+  Record& struct_field(std::string_view name, const T& v) {
+    return key(name), append_struct(out_, v), *this;
+  }
+  std::string close() {  // leaves the record empty
+    out_ += '}';
+    return std::move(out_);
+  }
+
+ private:
+  void key(std::string_view name) {
+    if (out_.size() > 1) out_ += ',';
+    append_json_string(out_, name);
+    out_ += ':';
+  }
+  std::string out_;
+};
+
+std::string encode_text(const Outcome& o) {
   return std::visit(
-      [](const auto& x) -> json {
+      [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, ModelAnswered>) {
-          return {{"type", "model"},      {"id", x.id},        {"ok", x.ok},
-                  {"refused", x.refused}, {"error", x.error},  {"response", struct_json(x.response)},
-                  {"expense", x.expense}, {"budget", x.budget}};
+          return Record("model")
+              .field("id", x.id)
+              .field("ok", x.ok)
+              .field("refused", x.refused)
+              .field("error", x.error)
+              .struct_field("response", x.response)
+              .field("expense", x.expense)
+              .field("budget", x.budget)
+              .close();
         } else if constexpr (std::is_same_v<T, HireAnswered>) {
-          return {{"type", "hire"},       {"id", x.id},       {"ok", x.ok},
-                  {"refused", x.refused}, {"error", x.error}, {"budget", x.budget}};
+          return Record("hire")
+              .field("id", x.id)
+              .field("ok", x.ok)
+              .field("refused", x.refused)
+              .field("error", x.error)
+              .field("budget", x.budget)
+              .close();
         } else if constexpr (std::is_same_v<T, FireAnswered>) {
-          return {{"type", "fire"},           {"id", x.id},       {"ok", x.ok},
-                  {"not_hired", x.not_hired}, {"error", x.error}, {"budget", x.budget}};
+          return Record("fire")
+              .field("id", x.id)
+              .field("ok", x.ok)
+              .field("not_hired", x.not_hired)
+              .field("error", x.error)
+              .field("budget", x.budget)
+              .close();
         } else if constexpr (std::is_same_v<T, AskAnswered>) {
-          return {{"type", "ask"},        {"id", x.id},        {"ok", x.ok},
-                  {"refused", x.refused}, {"error", x.error},  {"reply", struct_json(x.reply)},
-                  {"expense", x.expense}, {"budget", x.budget}};
+          return Record("ask")
+              .field("id", x.id)
+              .field("ok", x.ok)
+              .field("refused", x.refused)
+              .field("error", x.error)
+              .struct_field("reply", x.reply)
+              .field("expense", x.expense)
+              .field("budget", x.budget)
+              .close();
         } else if constexpr (std::is_same_v<T, JudgeRuled>) {
-          return {{"type", "judge"},
-                  {"id", x.id},
-                  {"kind", kind_name(x.kind)},
-                  {"verdict",
-                   {{"success", x.verdict.success()},
-                    {"output", x.verdict.output},
-                    {"error_information", x.verdict.error_information},
-                    {"malformed", x.verdict.malformed}}},
-                  {"error", x.error}};
+          return Record("judge")
+              .field("id", x.id)
+              .field("kind", kind_name(x.kind))
+              .field("verdict", Record()
+                                    .field("success", x.verdict.success())
+                                    .field("output", x.verdict.output)
+                                    .field("error_information", x.verdict.error_information)
+                                    .field("malformed", x.verdict.malformed))
+              .field("error", x.error)
+              .close();
         } else if constexpr (std::is_same_v<T, ToolRan>) {
-          return {{"type", "tool"},
-                  {"id", x.id},
-                  {"ok", x.result.ok},
-                  {"message", x.result.message},
-                  {"output", x.result.output},
-                  {"extra", x.result.extra}};
+          return Record("tool")
+              .field("id", x.id)
+              .field("ok", x.result.ok)
+              .field("message", x.result.message)
+              .field("output", x.result.output)
+              .field("extra", x.result.extra)
+              .close();
         } else if constexpr (std::is_same_v<T, BudgetRead>) {
-          return {{"type", "budget"}, {"id", x.id}, {"view", x.view}};
+          return Record("budget").field("id", x.id).field("view", x.view).close();
         } else {
           static_assert(std::is_same_v<T, Recalled>);
-          return {{"type", "recall"}, {"id", x.id}, {"memories", x.memories}};
+          return Record("recall").field("id", x.id).field("memories", x.memories).close();
         }
       },
       o);
@@ -136,9 +267,9 @@ Result<Outcome> from_json(const json& j) {
 
 }  // namespace
 
-// Text is checked as UTF-8 where it enters; `replace` keeps a slip from
-// throwing on the actor that records it.
-std::string encode(const Outcome& o) { return to_json(o).dump(-1, ' ', false, json::error_handler_t::replace); }
+// Text is checked as UTF-8 where it enters; a slip is written as U+FFFD
+// rather than throwing on the actor that records it.
+std::string encode(const Outcome& o) { return encode_text(o); }
 
 Result<Outcome> decode(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -131,7 +131,8 @@ void HashiruDriver::turn() {
   std::vector<llm::ToolSpec> tools = own_tools_.specs();
   if (setup_.other_tools)
     for (llm::ToolSpec& t : setup_.other_tools()) tools.push_back(std::move(t));
-  llm::ChatRequest request = conversation_.request(tools, setup_.temperature, kCeoMaxOutputTokens);
+  llm::ChatRequest request = conversation_.request({}, setup_.temperature, kCeoMaxOutputTokens);
+  request.tools = std::move(tools);  // not copied: their schemas are JSON trees
   request.stream = setup_.stream;
   step(msg::EventKind::llm_request, json{{"model_ref", setup_.model_ref},
                                          {"messages", request.messages.size()},

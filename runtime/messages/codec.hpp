@@ -86,14 +86,6 @@ Result<T> unwrap(const Envelope& e) {
   return decode<T>(e.payload);
 }
 
-inline Result<Envelope> decode_envelope(std::string_view bytes) {
-  auto r = decode_as<Envelope>(bytes, "envelope");
-  if (!r.ok()) return r;
-  if (r->envelope_version < 1 || r->envelope_version > kEnvelopeVersion)
-    return Error{"version", "envelope version " + std::to_string(r->envelope_version) +
-                                " is not supported (this build speaks 1 to " + std::to_string(kEnvelopeVersion) + ")"};
-  if (r->type.empty() || r->id.empty()) return Error{"decode", "envelope: missing 'type' or 'id'"};
-  return r;
-}
+Result<Envelope> decode_envelope(std::string_view bytes);  // envelope_decode.cpp
 
 }  // namespace kaisha::msg

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/core/json_string.hpp"
 #include "runtime/core/json_text.hpp"
 
 namespace kaisha::store {
@@ -600,17 +601,36 @@ Status JournalStore::write_batch(const std::function<Status()>& body) {
   return s;
 }
 
+// The savepoint's statements come from the statement cache: sqlite3_exec
+// would parse them again for every ledger change in a batch.
+namespace {
+Status run_cached(SqliteDb& db, const char* sql) {
+  auto st = db.prepare(sql);
+  if (!st) return st.error();
+  return st->run();
+}
+
+// A payload's text, as dump_text() writes it byte for byte, without
+// nlohmann's serializer: a task writes a dozen or more of them.
+std::string text_of(const json& j) {
+  std::string out;
+  out.reserve(256);
+  append_json(out, j);
+  return out;
+}
+}  // namespace
+
 Status JournalStore::atomically(const std::function<Status()>& body) {
   if (!in_batch_) return db_->transaction(body);
-  if (Status s = db_->exec("SAVEPOINT atomically"); !s.ok()) return s;
+  if (Status s = run_cached(*db_, "SAVEPOINT atomically"); !s.ok()) return s;
   Status s = body();
   if (!s.ok()) {
     // The batch goes on without these writes; a failed rollback leaves them
     // to the batch's own outcome, which the caller learns at COMMIT.
-    (void)db_->exec("ROLLBACK TO atomically");
+    (void)run_cached(*db_, "ROLLBACK TO atomically");
     batch_next_seq_.clear();  // a rolled-back step must not keep its number
   }
-  if (Status r = db_->exec("RELEASE atomically"); !r.ok() && s.ok()) return r;
+  if (Status r = run_cached(*db_, "RELEASE atomically"); !r.ok() && s.ok()) return r;
   return s;
 }
 
@@ -868,7 +888,7 @@ Result<int64_t> JournalStore::append_step(const StepRow& step) {
         "tokens_out, expense, at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
     if (!st) return st.error();
     st->bind(1, step.session_id).bind_or_null(2, step.task_id).bind(3, seq).bind(4, step.agent);
-    st->bind(5, step.kind).bind(6, dump_text(step.payload)).bind(7, step.tokens_in);
+    st->bind(5, step.kind).bind(6, text_of(step.payload)).bind(7, step.tokens_in);
     st->bind(8, step.tokens_out).bind(9, step.expense).bind(10, or_now(step.at));
     if (Status s = st->run(); !s) return s;
     id = db_->last_insert_rowid();
@@ -947,7 +967,7 @@ Status JournalStore::save_budget_state(const std::string& session_id, const json
         "WHERE COALESCE(json_extract(excluded.state_json, '$.seq'), 0) >= "
         "COALESCE(json_extract(budget_state.state_json, '$.seq'), 0)");
     if (!st) return st.error();
-    return st->bind_all(session_id, state.dump(), now_ms()).run();
+    return st->bind_all(session_id, text_of(state), now_ms()).run();
   });
 }
 

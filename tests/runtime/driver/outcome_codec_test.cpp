@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/json_msgpack.hpp"
+
 namespace kaisha::driver {
 namespace {
 
@@ -107,6 +109,59 @@ TEST(OutcomeCodec, TextItCannotReadIsAnErrorSayingWhy) {
       EXPECT_NE(r.error().message.find("outcome"), std::string::npos) << r.error().message;
     }
   }
+}
+
+// Records are written by hand now; a journal keeps records of both writers,
+// so the text must be the same JSON value the nlohmann tree was printed as.
+TEST(OutcomeCodec, ARecordIsTheSameJsonValueTheTreeWasPrintedAs) {
+  ModelAnswered m;
+  m.id = 12;
+  m.ok = true;
+  m.response.model = "mock";
+  m.response.message.role = llm::Role::assistant;
+  m.response.message.content = "東京 \"quoted\"\n\x01 and a stray byte \xff";
+  m.response.message.tool_calls.push_back(llm::ToolCall{"c1", "HireAgent", R"({"name":"寿司"})"});
+  m.response.usage.input_tokens = 120;
+  m.response.finish_reason = "tool_calls";
+  m.expense = 0.1 + 0.2;
+  m.budget = json{{"remaining_expense", 9.5}, {"n", -3}, {"list", {1, "two", nullptr}}};
+  const json model_tree{{"type", "model"},      {"id", m.id},        {"ok", m.ok},
+                        {"refused", m.refused}, {"error", m.error},  {"response", struct_json(m.response)},
+                        {"expense", m.expense}, {"budget", m.budget}};
+  EXPECT_EQ(json::parse(encode(m)), json::parse(model_tree.dump(-1, ' ', false, json::error_handler_t::replace)));
+
+  AskAnswered a;
+  a.id = 3;
+  a.ok = false;
+  a.refused = true;
+  a.error = "over budget";
+  a.reply.agent = "Worker1";
+  a.reply.tool_requests.push_back(llm::ToolCall{"t", "read_file", R"({"path":"a.txt"})"});
+  a.expense = 1e-9;
+  const json ask_tree{{"type", "ask"},        {"id", a.id},        {"ok", a.ok},
+                      {"refused", a.refused}, {"error", a.error},  {"reply", struct_json(a.reply)},
+                      {"expense", a.expense}, {"budget", a.budget}};
+  EXPECT_EQ(json::parse(encode(a)), ask_tree);
+
+  JudgeRuled j;
+  j.id = 5;
+  j.kind = JudgeRuled::Kind::verdict;
+  j.verdict.status = planning::VerdictStatus::success;
+  j.verdict.output = "fine";
+  const json judge_tree{
+      {"type", "judge"},
+      {"id", 5},
+      {"kind", "verdict"},
+      {"verdict", {{"success", true}, {"output", "fine"}, {"error_information", ""}, {"malformed", false}}},
+      {"error", ""}};
+  EXPECT_EQ(json::parse(encode(j)), judge_tree);
+  EXPECT_EQ(json::parse(encode(FireAnswered{9, false, true, "no such agent", json::object()})),
+            (json{{"type", "fire"},
+                  {"id", 9},
+                  {"ok", false},
+                  {"not_hired", true},
+                  {"error", "no such agent"},
+                  {"budget", json::object()}}));
 }
 
 TEST(OutcomeCodec, WithIdRenumbersAnyOutcome) {

@@ -1,5 +1,7 @@
 #include "runtime/messages/codec.hpp"
 
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "runtime/messages/agent_messages.hpp"
@@ -285,6 +287,53 @@ TEST(Codec, NestingDeeperThanAnyMessageIsRefused) {
   auto e = decode_envelope(frame);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("depth size overflow"), std::string::npos) << e.error().message;
+}
+
+// The envelope is read field by field (not through MSGPACK_DEFINE_MAP's
+// conversion); it accepts and refuses what that conversion did.
+TEST(Codec, AnEnvelopeReadsAsTheGenericConversionReadIt) {
+  auto frame = [](const std::function<void(msgpack::packer<msgpack::sbuffer>&)>& body, uint32_t entries) {
+    msgpack::sbuffer buf;
+    msgpack::packer<msgpack::sbuffer> pk(buf);
+    pk.pack_map(entries);
+    body(pk);
+    return std::string(buf.data(), buf.size());
+  };
+  // Unknown keys are ignored, the first of two equal keys wins, a missing field keeps its default.
+  const std::string ok = frame(
+      [](auto& pk) {
+        pk.pack(std::string("id")), pk.pack(std::string("m-1"));
+        pk.pack(std::string("type")), pk.pack(std::string("ask_request"));
+        pk.pack(std::string("type")), pk.pack(std::string("ask_reply"));
+        pk.pack(std::string("from")), pk.pack_map(2), pk.pack(std::string("node")), pk.pack(std::string("ceo")),
+            pk.pack(std::string("name")), pk.pack(std::string("CEO"));
+        pk.pack(std::string("future_field")), pk.pack(42);
+      },
+      5);
+  auto e = decode_envelope(ok);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->id, "m-1");
+  EXPECT_EQ(e->type, "ask_request");
+  EXPECT_EQ(e->from, (AgentRef{"ceo", "CEO"}));
+  EXPECT_EQ(e->to, AgentRef{});
+  EXPECT_EQ(e->envelope_version, kEnvelopeVersion);
+  EXPECT_EQ(e->budget_ms, 0);
+  // Each decodes alike through the generic conversion.
+  auto generic = decode_as<Envelope>(ok, "envelope");
+  ASSERT_TRUE(generic.ok()) << generic.error().message;
+  EXPECT_EQ(generic->type, e->type);
+  EXPECT_EQ(generic->from, e->from);
+
+  // A key that is not a string, or a field of the wrong type, is an error.
+  for (const std::string& bad :
+       {frame([](auto& pk) { pk.pack(7), pk.pack(std::string("x")); }, 1),
+        frame([](auto& pk) { pk.pack(std::string("id")), pk.pack(7); }, 1),
+        frame([](auto& pk) { pk.pack(std::string("from")), pk.pack(std::string("ceo")); }, 1)}) {
+    auto r = decode_envelope(bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("envelope: malformed msgpack"), std::string::npos) << r.error().message;
+    EXPECT_FALSE(decode_as<Envelope>(bad, "envelope").ok());
+  }
 }
 
 }  // namespace
