@@ -164,13 +164,22 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
     q.offset = query_int(req, "offset", 0);
     return tasks_json(s, api->options().host_session, q);
   }));
-  server.route("GET", p + "/tasks/([^/]+)/tree", api->reading([](store::JournalStore& s, const HttpRequest& req) {
-    return task_tree_json(s, req.path_params.at(0));
-  }));
+  // A task the company has just taken may not be in the journal yet: it is
+  // answered as pending, not as unknown.
+  auto or_pending = [api](Result<json> r, const std::string& id) -> Result<json> {
+    if (r.ok() || r.error().code != "not_found" || !api->company().task(id)) return r;
+    return json{{"task", id}, {"pending", true}};
+  };
+  server.route("GET", p + "/tasks/([^/]+)/tree",
+               api->reading([or_pending](store::JournalStore& s, const HttpRequest& req) {
+                 return or_pending(task_tree_json(s, req.path_params.at(0)), req.path_params.at(0));
+               }));
   server.route("GET", p + "/tasks/([^/]+)/transcript",
-               api->reading([api](store::JournalStore& s, const HttpRequest& req) {
-                 return transcript_json(s, req.path_params.at(0), api->options().include_text,
-                                        query_int(req, "offset", 0), query_int(req, "limit", 200));
+               api->reading([api, or_pending](store::JournalStore& s, const HttpRequest& req) {
+                 const std::string& id = req.path_params.at(0);
+                 return or_pending(transcript_json(s, id, api->options().include_text, query_int(req, "offset", 0),
+                                                   query_int(req, "limit", 200)),
+                                   id);
                }));
   server.route("GET", p + "/ledger", api->reading([api](store::JournalStore& s, const HttpRequest&) -> Result<json> {
     auto points = ledger_json(s, api->options().host_session);

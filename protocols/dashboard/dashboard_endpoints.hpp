@@ -15,6 +15,10 @@
 //   GET  /dashboard/api/tasks/ID/transcript?offset=&limit=   its journaled steps
 //   GET  /dashboard/api/ledger                ledger entries over time, and the budget now
 //
+// A task the company runs but has not journaled yet is answered
+// {"task": ID, "pending": true} by tree and transcript; one it does not know
+// is 404.
+//
 // A POST must say Content-Type: application/json (415 otherwise): a form on
 // another site cannot send that without the browser asking first, and the
 // Origin check refuses it then. Every answer is Cache-Control: no-store.

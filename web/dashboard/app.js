@@ -64,19 +64,16 @@ const loaders = {
   async tree() {
     if (!state.selected) return;
     const id = state.selected;
-    try {
-      const t = await api('/dashboard/api/tasks/' + encodeURIComponent(id) + '/tree');
-      if (id === state.selected) state.tree = t;
-    } catch (e) {
-      if (!(e instanceof HttpError && e.status === 404)) throw e;
-      schedule('tree', 1000); // the task row is not committed yet
-    }
+    const t = await api('/dashboard/api/tasks/' + encodeURIComponent(id) + '/tree');
+    if (t.pending) return schedule('tree', 500); // not journaled yet
+    if (id === state.selected) state.tree = t;
     mark('task');
   },
   async transcript() {
     if (!state.selected) return;
     const id = state.selected;
     const t = await api(`/dashboard/api/tasks/${encodeURIComponent(id)}/transcript?offset=0&limit=${TRANSCRIPT_PAGE}`);
+    if (t.pending) return schedule('transcript', 500);
     if (id !== state.selected) return;
     state.transcript = { task: id, steps: t.steps, total: t.total, text: t.text_included, input: t.input, answer: t.final_answer };
     mark('transcript');
@@ -213,7 +210,9 @@ function checkBudget() {
 }
 
 function alert_(kind, level, e) {
-  state.alerts.unshift({ kind, level, text: e.text || '', agent: e.agent || '', task: e.task || '', at: e.at_ms || Date.now() });
+  // A refusal's data names whom it was about (the agent not hired or not asked).
+  const about = e.data && typeof e.data.agent === 'string' ? e.data.agent : e.agent || '';
+  state.alerts.unshift({ kind, level, text: e.text || '', agent: about, task: e.task || '', at: e.at_ms || Date.now() });
   if (state.alerts.length > MAX_ALERTS) state.alerts.length = MAX_ALERTS;
   mark('alerts');
 }

@@ -35,10 +35,10 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
       row.id = "host";
       row.ceo_model = "openai:ceo-model";
       ASSERT_TRUE((*s)->create_session(row).ok());
-      ASSERT_TRUE((*s)->start_task("host", "t1", "research rivers", 1000, "hashiru").ok());
+      ASSERT_TRUE((*s)->start_task("host", "jt1", "research rivers", 1000, "hashiru").ok());
       store::StepRow st;
       st.session_id = "host";
-      st.task_id = "t1";
+      st.task_id = "jt1";
       st.agent = "CEO";
       st.kind = "llm_request";
       st.payload = json{{"prompt", "the secret prompt"}};
@@ -117,7 +117,7 @@ TEST_F(DashboardEndpointsTest, ThePageIsServedWithoutTheTokenAndRevalidatedByETa
 TEST_F(DashboardEndpointsTest, TheApiNeedsTheTokenAndALoopbackOrigin) {
   for (const char* path :
        {"/dashboard/api/info", "/dashboard/api/agents", "/dashboard/api/tasks", "/dashboard/api/ledger",
-        "/dashboard/api/tasks/t1/tree", "/dashboard/api/tasks/t1/transcript"}) {
+        "/dashboard/api/tasks/jt1/tree", "/dashboard/api/tasks/jt1/transcript"}) {
     auto none = client_->Get(path);
     ASSERT_TRUE(none) << path;
     EXPECT_EQ(none->status, 401) << path;
@@ -148,13 +148,13 @@ TEST_F(DashboardEndpointsTest, ReadsTheJournalHidingPromptsByDefault) {
   ASSERT_TRUE(tasks);
   json t = json::parse(tasks->body);
   ASSERT_EQ(t["total"], 1) << tasks->body;
-  EXPECT_EQ(t["tasks"][0]["id"], "t1");
-  auto transcript = client_->Get("/dashboard/api/tasks/t1/transcript", kAuth);
+  EXPECT_EQ(t["tasks"][0]["id"], "jt1");
+  auto transcript = client_->Get("/dashboard/api/tasks/jt1/transcript", kAuth);
   ASSERT_TRUE(transcript);
   EXPECT_EQ(transcript->status, 200);
   EXPECT_EQ(transcript->body.find("the secret prompt"), std::string::npos) << transcript->body;
   EXPECT_EQ(json::parse(transcript->body)["total"], 1);
-  auto tree = client_->Get("/dashboard/api/tasks/t1/tree", kAuth);
+  auto tree = client_->Get("/dashboard/api/tasks/jt1/tree", kAuth);
   ASSERT_TRUE(tree);
   EXPECT_EQ(tree->status, 200);
   EXPECT_EQ(json::parse(tree->body)["tree"]["kind"], "task") << tree->body;
@@ -188,6 +188,11 @@ TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {
   const std::string id = json::parse(ok->body)["task"];
   ASSERT_EQ(company_.inputs.size(), 1u);
   EXPECT_EQ(company_.inputs[0], "東京の天気 <script>");
+  // Known to the company, not journaled yet: pending, not unknown.
+  auto pending = client_->Get("/dashboard/api/tasks/" + id + "/tree", kAuth);
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending->status, 200);
+  EXPECT_EQ(json::parse(pending->body)["pending"], true) << pending->body;
   auto cancel = client_->Post("/dashboard/api/tasks/" + id + "/cancel", kAuth, "{}", "application/json");
   ASSERT_TRUE(cancel);
   EXPECT_EQ(cancel->status, 202) << cancel->body;
