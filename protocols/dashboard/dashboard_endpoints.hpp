@@ -43,7 +43,8 @@ struct DashboardOptions {
 };
 
 // Mounts the page and the API on `server` (before it starts). `company`
-// must outlive the server. An error when the page's files cannot be read.
+// must outlive the server. An error, with nothing mounted, when the page's files
+// cannot be read.
 Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options);
 
 }  // namespace kaisha::dashboard

@@ -27,6 +27,7 @@ const state = {
   live: new Map(), // task id -> status seen on the stream
   tab: 'structure',
   budgetWarned: false,
+  tasksRetries: 0,
 };
 
 // ---- drawing, batched ----------------------------------------------------
@@ -59,6 +60,12 @@ const loaders = {
     if (state.query) q.set('q', state.query);
     state.tasks = await api('/dashboard/api/tasks?' + q);
     if (!state.selected && state.tasks.tasks.length) select(state.tasks.tasks[0].id, false);
+    // A task that started may not be journaled yet, and a slow one sends no
+    // further event for a while: look again shortly, a bounded number of times.
+    const listed = new Set(state.tasks.tasks.map((t) => t.id));
+    const missing = [...state.live].some(([id, s]) => s === 'running' && !listed.has(id));
+    if (missing && state.page === 0 && !state.query && state.tasksRetries++ < 40) schedule('tasks', 500);
+    else if (!missing) state.tasksRetries = 0;
     mark('tasks', 'task');
   },
   async tree() {

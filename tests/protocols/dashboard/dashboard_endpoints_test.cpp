@@ -193,6 +193,14 @@ TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {
   ASSERT_TRUE(pending);
   EXPECT_EQ(pending->status, 200);
   EXPECT_EQ(json::parse(pending->body)["pending"], true) << pending->body;
+  // An answer needs its text; a task that asks nothing refuses it (409).
+  auto no_text = client_->Post("/dashboard/api/tasks/" + id + "/input", kAuth, R"({"answer": 1})", "application/json");
+  ASSERT_TRUE(no_text);
+  EXPECT_EQ(no_text->status, 400);
+  auto unasked =
+      client_->Post("/dashboard/api/tasks/" + id + "/input", kAuth, R"({"text": "Osaka"})", "application/json");
+  ASSERT_TRUE(unasked);
+  EXPECT_EQ(unasked->status, 409) << unasked->body;
   auto cancel = client_->Post("/dashboard/api/tasks/" + id + "/cancel", kAuth, "{}", "application/json");
   ASSERT_TRUE(cancel);
   EXPECT_EQ(cancel->status, 202) << cancel->body;
