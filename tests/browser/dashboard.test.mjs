@@ -5,7 +5,7 @@
 // $SCREENSHOT_DIR, and any console error or uncaught page error fails it.
 //
 //   KAISHA_EXE=build/cli/kaisha SCREENSHOT_DIR=build/browser node --test dashboard.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -75,11 +75,11 @@ function writeConfig(name, strategy) {
   return path;
 }
 
-async function startServer(name, strategy) {
-  const config = writeConfig(name, strategy);
+async function startServer(name, strategy, address = '127.0.0.1:0') {
+  const config = servers[name] ? servers[name].config : writeConfig(name, strategy);
   const env = { KAISHA_HTTP_TOKEN: TOKEN, KAISHA_MODEL: '', KAISHA_DB: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '' };
-  const s = await start(name, [KAISHA, 'serve', '--http', '127.0.0.1:0', '--config', config], /MCP at (http:\/\/[^\s]+)\/mcp/, env);
-  servers[name] = { url: s.match[1], config, log: s.log };
+  const s = await start(name, [KAISHA, 'serve', '--http', address, '--config', config], /MCP at (http:\/\/[^\s]+)\/mcp/, env);
+  servers[name] = { url: s.match[1], config, log: s.log, child: s.child };
 }
 
 async function apiGet(server, path) {
@@ -101,6 +101,7 @@ async function waitFor(what, fn, timeoutMs = 30000) {
 // A page on `server` signed in with the token, whose console errors are collected.
 async function openPage(server, { token = TOKEN, width = 1280, height = 800 } = {}) {
   const page = await context.newPage();
+  open.add(page);
   await page.setViewportSize({ width, height });
   const errors = [];
   page.on('console', (m) => {
@@ -115,7 +116,20 @@ async function openPage(server, { token = TOKEN, width = 1280, height = 800 } = 
   return { page, errors };
 }
 
+// A test that failed before finish(): its page's screenshot, its console and the servers' logs.
+const open = new Set();
+afterEach(async (t) => {
+  for (const page of open) {
+    const name = 'failed-' + t.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    await page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true }).catch(() => {});
+    await page.close().catch(() => {});
+    for (const [server, s] of Object.entries(servers)) console.log(`--- ${server} server log ---\n${s.log().slice(-4000)}`);
+  }
+  open.clear();
+});
+
 async function finish({ page, errors }, name, { allowErrors = [] } = {}) {
+  open.delete(page);
   await page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true });
   const unexpected = errors.filter((e) => !allowErrors.some((re) => re.test(e)));
   await page.close();
@@ -310,4 +324,30 @@ test('a page from another origin gets nothing', async () => {
   assert.equal(afterTotal, before, 'no task was submitted from the other origin');
   await page.screenshot({ path: join(SHOTS, 'other-origin.png') });
   await page.close();
+});
+
+test('the page survives the server restarting: it notices the new event log and reloads from the journal', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await waitFor('the session shown', async () => (await page.locator('#session').textContent()).length > 0);
+  const address = new URL(s.url).host;
+  await new Promise((resolve) => {
+    s.child.once('exit', resolve);
+    s.child.kill('SIGTERM');
+  });
+  await page.locator('#link[data-state=retry]').waitFor({ timeout: 10000 });
+  await startServer('hashiru', 'hashiru', address);
+  const info = await apiGet(servers.hashiru, '/dashboard/api/info');
+  await page.locator('#link[data-state=live]').waitFor({ timeout: 20000 });
+  await waitFor('the page to show the restarted server\'s session', async () =>
+    (await page.locator('#session').textContent()).includes(info.session),
+  );
+  // It goes on streaming: a task submitted now shows up and ends.
+  await page.fill('#submit-input', 'Tell me about rivers again');
+  await page.click('#submit-form button[type=submit]');
+  await page.locator('[data-testid=task-item]', { hasText: 'rivers again' }).first().waitFor({ timeout: 20000 });
+  // The dropped stream and the refused reconnects while the server was down are logged by the browser.
+  await finish(p, 'after-restart', { allowErrors: [/ERR_CONNECTION_REFUSED|Failed to load resource|net::ERR/] });
 });

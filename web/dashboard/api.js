@@ -42,6 +42,8 @@ export async function api(path, { method = 'GET', body } = {}) {
     data = null;
   }
   if (!res.ok) throw new HttpError(res.status, (data && data.error && data.error.message) || 'HTTP ' + res.status);
+  // A body cut short (the server stopping mid-answer) is a failure, not an empty answer.
+  if (data === null || typeof data !== 'object') throw new HttpError(res.status, 'the answer to ' + path + ' was not JSON');
   return data;
 }
 

@@ -28,6 +28,7 @@ const state = {
   tab: 'structure',
   budgetWarned: false,
   tasksRetries: 0,
+  unlisted: new Set(), // tasks seen starting, not in the list yet
 };
 
 // ---- drawing, batched ----------------------------------------------------
@@ -51,6 +52,10 @@ function draw() {
 
 // ---- loading, coalesced --------------------------------------------------
 const loaders = {
+  async info() {
+    state.info = await api('/dashboard/api/info');
+    $('session').textContent = 'session ' + state.info.session + (state.info.strategy ? ' · ' + state.info.strategy : '');
+  },
   async agents() {
     state.agents = (await api('/dashboard/api/agents')).agents || [];
     mark('org');
@@ -62,10 +67,9 @@ const loaders = {
     if (!state.selected && state.tasks.tasks.length) select(state.tasks.tasks[0].id, false);
     // A task that started may not be journaled yet, and a slow one sends no
     // further event for a while: look again shortly, a bounded number of times.
-    const listed = new Set(state.tasks.tasks.map((t) => t.id));
-    const missing = [...state.live].some(([id, s]) => s === 'running' && !listed.has(id));
-    if (missing && state.page === 0 && !state.query && state.tasksRetries++ < 40) schedule('tasks', 500);
-    else if (!missing) state.tasksRetries = 0;
+    for (const t of state.tasks.tasks) state.unlisted.delete(t.id);
+    if (state.unlisted.size && state.page === 0 && !state.query && state.tasksRetries++ < 40) schedule('tasks', 500);
+    else if (!state.unlisted.size) state.tasksRetries = 0;
     mark('tasks', 'task');
   },
   async tree() {
@@ -132,7 +136,9 @@ function selectedRow() {
   return state.tasks.tasks.find((t) => t.id === state.selected);
 }
 
+const ENDED = new Set(['done', 'failed', 'canceled', 'interrupted']);
 function statusOf(task) {
+  if (ENDED.has(task.status)) return task.status; // the journal's word is final
   return state.live.get(task.id) || task.status;
 }
 
@@ -309,7 +315,9 @@ async function submitTask(ev) {
     const r = await api('/dashboard/api/tasks', { method: 'POST', body: { input } });
     $('submit-input').value = '';
     state.follow = true;
-    state.live.set(r.task, 'running');
+    // Its events may have come in already (a quick task ends before this answer).
+    if (!state.live.has(r.task)) state.live.set(r.task, 'running');
+    state.unlisted.add(r.task);
     select(r.task, false);
     schedule('tasks', 0);
   } catch (e) {
@@ -328,6 +336,7 @@ function onEvent(e) {
   const kind = e.event;
   if (kind === 'task') {
     state.live.set(e.task, 'running');
+    state.unlisted.add(e.task);
     if (state.follow) select(e.task, false);
     schedule('tasks', 300);
   }
@@ -387,7 +396,6 @@ async function connect() {
     $('link').dataset.state = 'off';
     return setTimeout(connect, 3000);
   }
-  $('session').textContent = 'session ' + state.info.session + (state.info.strategy ? ' · ' + state.info.strategy : '');
   reloadAll();
   stream.start();
 }
