@@ -8,6 +8,7 @@
 #include "cli/progress_printer.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/dashboard/journal_views.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/step_json.hpp"
@@ -62,16 +63,6 @@ Result<store::TaskRow> find_task(Opened& s, const CommonOptions& o, const std::s
   }
   return Error{"task", "no task '" + id + "' in session " + s.session + " (see kaisha history" +
                            (o.session.empty() ? "" : " --session " + o.session) + ")"};
-}
-
-strategy::TaskStep tree_step(store::StepRow r) {
-  return {r.seq,       std::move(r.agent), std::move(r.kind), std::move(r.payload),
-          r.tokens_in, r.tokens_out,       r.expense,         r.at};
-}
-
-strategy::TaskRecord tree_task(const store::TaskRow& t) {
-  return {t.id,    t.input,   t.status,    t.strategy,   t.final_answer,
-          t.error, t.wall_ms, t.tokens_in, t.tokens_out, t.expense};
 }
 
 }  // namespace
@@ -173,12 +164,9 @@ int history_tree_command(const CommonOptions& o, const std::string& task_id) {
     if (!t.ok()) return fail(t.error());
     task = std::move(t).value();
   }
-  auto rows = s->store->task_steps(task.id);
-  if (!rows.ok()) return fail(rows.error());
-  std::vector<strategy::TaskStep> steps;
-  steps.reserve(rows->size());
-  for (auto& r : *rows) steps.push_back(tree_step(std::move(r)));
-  const strategy::TaskTree tree = strategy::build_task_tree(tree_task(task), steps);
+  auto built = dashboard::task_tree(*s->store, task);
+  if (!built.ok()) return fail(built.error());
+  const strategy::TaskTree& tree = *built;
   if (o.json) {
     std::cout << dump_text(json{{"session", s->session},
                                 {"task", task.id},

@@ -25,6 +25,7 @@
 #include "protocols/a2a/tck_scenario_agent.hpp"
 #include "protocols/a2a_grpc/a2a_grpc_server.hpp"
 #include "protocols/acp/acp_server.hpp"
+#include "protocols/dashboard/dashboard_endpoints.hpp"
 #include "protocols/mcp/server/company_backend.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
 #include "protocols/http/bind_policy.hpp"
@@ -141,6 +142,7 @@ int serve(const ServeOptions& o) {
   std::unique_ptr<actors::CompanySessions> company;     // outlives the servers below
   auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
   config::ServeConfig listen;                           // the config's `serve:` section, then the flags on top
+  dashboard::DashboardOptions dashboard_options;
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
     if (!fx) return fail(fx.error().message);
@@ -179,6 +181,9 @@ int serve(const ServeOptions& o) {
     auto b = mcp::CompanyBackend::load(*company);
     if (!b.ok()) return fail(b.error().message);
     backend = std::move(b).value();
+    dashboard_options.store_path = c->store_path;
+    dashboard_options.host_session = company->session_id();
+    dashboard_options.include_text = c->telemetry.traces.include_text;
   }
 
   std::optional<protocols::HostPort> addr;
@@ -221,6 +226,9 @@ int serve(const ServeOptions& o) {
       acp_service = acp::mount_acp(*http, *company, acp_options);
       telemetry_http::mount_events(*http, events);
       telemetry_http::mount_metrics(*http, telemetry::default_registry());
+      // The protocols are served without the page when its files are missing (a partial install).
+      if (Status d = dashboard::mount_dashboard(*http, *company, dashboard_options); !d.ok())
+        std::cerr << "kaisha serve: no dashboard: " << d.error().message << std::endl;
     }
     auto port = http->start();
     if (!port) return fail(port.error().message);
@@ -230,7 +238,7 @@ int serve(const ServeOptions& o) {
                 << "/a2a/rest" << (grpc ? ", gRPC at " + grpc->target() : std::string()) << ", card "
                 << http->base_url() << "/.well-known/agent-card.json), ACP at " << http->base_url()
                 << "/acp, events at " << http->base_url() << "/events, metrics at " << http->base_url()
-                << "/metrics; session " << company->session_id() << std::endl;
+                << "/metrics, dashboard at " << http->base_url() << "/; session " << company->session_id() << std::endl;
   }
 
   if (o.mcp_stdio) {

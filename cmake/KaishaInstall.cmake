@@ -3,7 +3,7 @@
 #   lib/libkaisha_*.a           every library of the project (KAISHA_LIBRARIES)
 #   include/kaisha/*.hpp        the public API
 #   include/kaisha/internal/    the headers those include, in the source layout
-#   share/kaisha/{prompts,data} what kaisha reads at run time (data_paths.hpp)
+#   share/kaisha/{prompts,data,web} what kaisha reads at run time (data_paths.hpp)
 #   share/doc/kaisha/           LICENSE, THIRD_PARTY.md
 #   lib/cmake/kaisha/           the CMake package: find_package(kaisha CONFIG)
 #                               gives kaisha::kaisha (the public API and all
@@ -29,6 +29,8 @@ foreach(_layer runtime transport protocols actors cluster)
 endforeach()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/prompts ${PROJECT_SOURCE_DIR}/data DESTINATION ${CMAKE_INSTALL_DATADIR}/kaisha)
+# The dashboard of `kaisha serve --http` (web/dashboard: its page, scripts and styles).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/web DESTINATION ${CMAKE_INSTALL_DATADIR}/kaisha)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/THIRD_PARTY.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kaishaConfig.cmake.in

@@ -21,6 +21,8 @@ PACKAGES=(
   # tests/interop/run_a2a_tck.sh: the A2A TCK's runner uses Debian's Python packages
   python3-pytest python3-pytest-asyncio python3-pytest-timeout python3-httpx python3-grpcio
   python3-protobuf python3-jsonschema python3-jinja2 python3-yaml protobuf-compiler libprotobuf-dev
+  # tests/browser: the dashboard's tests drive Debian's headless Chromium
+  chromium
 )
 
 # scripts/fuzz.sh (install-deps.sh --fuzz): clang with the libFuzzer runtime.

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <thread>
 
 #include "protocols/http/bind_policy.hpp"
@@ -359,7 +360,15 @@ struct HttpServer::Impl {
   int port = 0;
   int listen_fd = -1;
   std::mutex stop_mu;
-  std::string late_routes;  // routes added after start, reported as an error
+  std::string late_routes;              // routes added after start, reported as an error
+  std::vector<std::regex> public_gets;  // GET routes served without the token
+
+  bool is_public(const httplib::Request& q) const {
+    if (q.method != "GET" && q.method != "HEAD") return false;
+    for (const auto& re : public_gets)
+      if (std::regex_match(q.path, re)) return true;
+    return false;
+  }
 
   std::mutex streams_mu;
   std::vector<std::weak_ptr<SseWriter>> streams;
@@ -516,7 +525,8 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
     }
     const std::string& token = impl->opt.bearer_token;
     const std::string authorization = q.get_header_value("Authorization");
-    if (token.empty() || bearer_matches(authorization, token)) return httplib::Server::HandlerResponse::Unhandled;
+    if (token.empty() || bearer_matches(authorization, token) || impl->is_public(q))
+      return httplib::Server::HandlerResponse::Unhandled;
     close_after_response();
     impl->log_limited("refused " + printable(q.method) + " " + printable(q.path) + " from " + q.remote_addr + ": " +
                       token_refusal_reason(authorization));
@@ -560,6 +570,15 @@ void HttpServer::route(const std::string& method, const std::string& pattern, Ht
     return;
   }
   impl_->mount(method, pattern, std::move(handler));
+}
+
+void HttpServer::route_public_get(const std::string& pattern, HttpHandler handler) {
+  if (impl_->started) {
+    impl_->late_routes += " GET " + pattern + " added after start;";
+    return;
+  }
+  impl_->public_gets.emplace_back(pattern);
+  impl_->mount("GET", pattern, std::move(handler));
 }
 
 Result<int> HttpServer::start() {

@@ -128,6 +128,12 @@ class HttpServer {
   // HttpRequest::path_params). Before start() only; later routes are ignored
   // and reported by start().
   void route(const std::string& method, const std::string& pattern, HttpHandler handler);
+  // The same for a GET route that answers without the bearer token: content
+  // that is no secret and that a browser fetches by navigating, which sends
+  // no Authorization header (the dashboard's page, its scripts and styles).
+  // Everything else the server does still applies; the handler checks
+  // Host/Origin itself as any other.
+  void route_public_get(const std::string& pattern, HttpHandler handler);
 
   // Checks the bind policy, binds and serves on background threads. Returns
   // the bound port; the error says why not (policy, address in use, ...).

@@ -58,15 +58,18 @@ std::string render_tree_text(const TaskTree& tree) {
 json tree_to_json(const TaskTree& tree) {
   json kids = json::array();
   for (const auto& c : tree.children) kids.push_back(tree_to_json(c));
-  return json{{"label", tree.label},
-              {"agent", tree.agent},
-              {"kind", tree.kind},
-              {"status", tree.status},
-              {"tokens_in", tree.tokens_in},
-              {"tokens_out", tree.tokens_out},
-              {"usd", tree.usd},
-              {"ms", tree.ms >= 0 ? json(tree.ms) : json(nullptr)},
-              {"children", std::move(kids)}};
+  json out{{"label", tree.label},
+           {"agent", tree.agent},
+           {"kind", tree.kind},
+           {"status", tree.status},
+           {"tokens_in", tree.tokens_in},
+           {"tokens_out", tree.tokens_out},
+           {"usd", tree.usd},
+           {"ms", tree.ms >= 0 ? json(tree.ms) : json(nullptr)},
+           {"children", std::move(kids)}};
+  if (!tree.key.empty()) out["key"] = tree.key;
+  if (!tree.after.empty()) out["after"] = tree.after;
+  return out;
 }
 
 }  // namespace kaisha::strategy

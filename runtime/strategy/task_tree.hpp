@@ -55,6 +55,11 @@ struct TaskTree {
   int64_t tokens_out = 0;
   double usd = 0;
   int64_t ms = -1;  // wall time from its start to its end; -1 when the journal does not tell
+  // Where the strategy's work is a graph rather than a tree (effgen's
+  // subtasks): the node's own id in it ("" when none) and the keys of the
+  // siblings it waited for, the graph's edges.
+  std::string key;
+  std::vector<std::string> after;
   std::vector<TaskTree> children;
 };
 
@@ -65,7 +70,8 @@ struct TaskTree {
 std::string render_tree_text(const TaskTree& tree);
 
 // The tree as JSON: every node an object with label, agent, kind, status,
-// tokens_in, tokens_out, usd, ms (null when not known) and children.
+// tokens_in, tokens_out, usd, ms (null when not known) and children; and
+// key and after where the node has them.
 nlohmann::json tree_to_json(const TaskTree& tree);
 
 // How a line shows time and money ("850 ms", "2.4 s"; "$0.0123").

@@ -136,12 +136,18 @@ TEST_F(HistoryTreeTest, EffgenShowsItsPlanWithTheWorkersThatRanEachSubtask) {
   std::vector<std::string> ids;
   for (const auto& st : (*plan)["children"]) {
     ids.push_back(st.value("label", "").substr(0, 4));
+    EXPECT_EQ(st.value("key", ""), ids.back()) << st;  // the DAG's node id (the dashboard draws the graph)
     EXPECT_EQ(st.value("kind", ""), "subtask");
     EXPECT_EQ(st.value("agent", "").rfind("Worker", 0), 0u) << st;
     EXPECT_GT(st.value("tokens_in", 0), 0) << st;
     EXPECT_GE(st.value("ms", int64_t(-1)), 0) << st;
   }
   EXPECT_EQ(ids, (std::vector<std::string>{"st_1", "st_2", "st_3", "st_4"}));
+  // The plan's edges: st_3 waits for st_1, st_4 for st_2 and st_3.
+  EXPECT_FALSE((*plan)["children"][0].contains("after")) << (*plan)["children"][0];
+  EXPECT_FALSE((*plan)["children"][1].contains("after")) << (*plan)["children"][1];
+  EXPECT_EQ((*plan)["children"][2]["after"], json::array({"st_1"}));
+  EXPECT_EQ((*plan)["children"][3]["after"], json::array({"st_2", "st_3"}));
   // st_1 and st_2 ran in parallel, on two workers.
   EXPECT_NE((*plan)["children"][0].value("agent", ""), (*plan)["children"][1].value("agent", ""));
   // The judge rejected the cost calculation once: two attempts, two verdicts.

@@ -147,6 +147,8 @@ class EffgenTree {
   void label_job(Job& job) {
     TaskTree& n = b_.node(job.node);
     n.label = job.id;
+    n.key = job.id;
+    n.after = job.after;
     if (!job.workers.empty()) {
       n.label += " → ";
       for (size_t i = 0; i < job.workers.size(); ++i) n.label += (i ? ", " : "") + job.workers[i];

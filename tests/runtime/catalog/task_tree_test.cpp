@@ -537,6 +537,24 @@ TEST(TaskTreeText, ChildrenAreDrawnWithBoxCharactersAndKnownNumbers) {
   EXPECT_TRUE(j["children"][1]["children"][0]["children"].empty());
 }
 
+// A graph's node (effgen's subtask) carries its key and its edges in the
+// JSON form; a node without them has neither field.
+TEST(TaskTreeJson, KeyAndAfterOnlyWhereSet) {
+  TaskTree root;
+  root.label = "task";
+  TaskTree s2;
+  s2.label = "s2";
+  s2.key = "s2";
+  s2.after = {"s1"};
+  root.children.push_back(s2);
+  const json j = tree_to_json(root);
+  EXPECT_FALSE(j.contains("key"));
+  EXPECT_FALSE(j.contains("after"));
+  EXPECT_EQ(j["children"][0]["key"], "s2");
+  EXPECT_EQ(j["children"][0]["after"], json::array({"s1"}));
+  EXPECT_EQ(render_tree_text(root), "task\n└─ s2\n");
+}
+
 TEST(TaskTreeText, MoneyAndTime) {
   EXPECT_EQ(usd_text(0.0123), "$0.0123");
   EXPECT_EQ(usd_text(2), "$2.00");

@@ -1,0 +1,353 @@
+// The dashboard of `kaisha serve --http` in Debian's headless Chromium,
+// driven by playwright-core: two real servers over the scripted mock LLM
+// (company.yaml), one running effgen and one hashiru, each with a bearer
+// token. Assertions are on the DOM; each test saves a screenshot under
+// $SCREENSHOT_DIR, and any console error or uncaught page error fails it.
+//
+//   KAISHA_EXE=build/cli/kaisha SCREENSHOT_DIR=build/browser node --test dashboard.test.mjs
+import { test, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const KAISHA = process.env.KAISHA_EXE;
+const SHOTS = process.env.SCREENSHOT_DIR || join(here, 'screenshots');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TOKEN = 'dashboard-test-token';
+const EFFGEN_TASK =
+  'Research the three largest cloud providers, compare their pricing for GPU instances, analyze the security and ' +
+  'compliance certifications of each, calculate the total cost of a 6 month training run on each, and synthesize a ' +
+  'recommendation report with a table and a chart for the finance team.';
+
+const work = mkdtempSync(join(tmpdir(), 'kaisha-browser-'));
+const children = [];
+let context;
+let mockUrl;
+const servers = {};
+
+// Starts a child and resolves with the first match of `pattern` in its output.
+function start(name, args, pattern, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(args[0], args.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${log}`)), 30000);
+    const onData = (d) => {
+      log += d;
+      const m = log.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, match: m, log: () => log });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${name} exited (${code}):\n${log}`)));
+  });
+}
+
+function writeConfig(name, strategy) {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  const effgen =
+    strategy === 'effgen'
+      ? 'strategy: effgen\neffgen:\n  planner_model: openai:planner-7b\n  worker_model: gemini-2.0-flash\n  max_concurrent: 4\njudge:\n  model: openai:judge-7b\n'
+      : '';
+  const config =
+    `store: ${join(dir, 'kaisha.db')}\n` +
+    'ceo:\n  model: openai:ceo-model\n' +
+    'providers:\n' +
+    `  ollama: { base_url: ${mockUrl}, timeout_ms: 90000 }\n` +
+    `  gemini: { base_url: ${mockUrl}/v1beta, api_key: mock-key, timeout_ms: 90000 }\n` +
+    `  openai: { base_url: ${mockUrl}/v1, api_key: mock-key, timeout_ms: 90000 }\n` +
+    'retry:\n  max_attempts: 1\n' +
+    // hashiru: too few resource units to hire a local model (a refusal)
+    `budget:\n  resource_mode: fixed\n  resource_total: ${strategy === 'effgen' ? 400 : 5}\n  expense_total: 2\n` +
+    'telemetry:\n  traces:\n    include_text: true\n' +
+    effgen;
+  const path = join(dir, 'config.yaml');
+  writeFileSync(path, config);
+  return path;
+}
+
+async function startServer(name, strategy, address = '127.0.0.1:0') {
+  const config = servers[name] ? servers[name].config : writeConfig(name, strategy);
+  const env = { KAISHA_HTTP_TOKEN: TOKEN, KAISHA_MODEL: '', KAISHA_DB: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '' };
+  const s = await start(name, [KAISHA, 'serve', '--http', address, '--config', config], /MCP at (http:\/\/[^\s]+)\/mcp/, env);
+  servers[name] = { url: s.match[1], config, log: s.log, child: s.child };
+}
+
+async function apiGet(server, path) {
+  const res = await fetch(server.url + path, { headers: { Authorization: 'Bearer ' + TOKEN } });
+  assert.equal(res.status, 200, `${path}: ${res.status}`);
+  return res.json();
+}
+
+async function waitFor(what, fn, timeoutMs = 30000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('timed out waiting for ' + what);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// A page on `server` signed in with the token, whose console errors are collected.
+async function openPage(server, { token = TOKEN, width = 1280, height = 800 } = {}) {
+  const page = await context.newPage();
+  open.add(page);
+  await page.setViewportSize({ width, height });
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(server.url + '/');
+  await page.evaluate(() => sessionStorage.clear());
+  await page.locator('#token-dialog[open]').waitFor();
+  await page.fill('#token-input', token);
+  await page.click('#token-form button[type=submit]');
+  return { page, errors };
+}
+
+// A test that failed before finish(): its page's screenshot, its console and the servers' logs.
+const open = new Set();
+afterEach(async (t) => {
+  for (const page of open) {
+    const name = 'failed-' + t.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    await page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true }).catch(() => {});
+    await page.close().catch(() => {});
+    for (const [server, s] of Object.entries(servers)) console.log(`--- ${server} server log ---\n${s.log().slice(-4000)}`);
+  }
+  open.clear();
+});
+
+async function finish({ page, errors }, name, { allowErrors = [] } = {}) {
+  open.delete(page);
+  await page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true });
+  const unexpected = errors.filter((e) => !allowErrors.some((re) => re.test(e)));
+  await page.close();
+  assert.deepEqual(unexpected, [], 'console errors on the page');
+}
+
+async function noHorizontalOverflow(page) {
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  assert.ok(scroll <= client, `horizontal overflow: scrollWidth ${scroll} > clientWidth ${client}`);
+}
+
+before(async () => {
+  assert.ok(KAISHA, 'KAISHA_EXE must name the kaisha binary');
+  mkdirSync(SHOTS, { recursive: true });
+  const mock = await start('mock', [KAISHA, 'mock-llm', '--script', join(here, 'company.yaml'), '--port', '0'], /listening on (http:\/\/[^\s]+)/);
+  mockUrl = mock.match[1];
+  await Promise.all([startServer('effgen', 'effgen'), startServer('hashiru', 'hashiru')]);
+  const profile = join(work, 'chromium-profile');
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+after(async () => {
+  if (context) await context.close();
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('effgen: the org chart, the subtask DAG and the ledger as the task runs to its end', async () => {
+  const s = servers.effgen;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', EFFGEN_TASK);
+  await page.click('#submit-form button[type=submit]');
+  // The DAG: the plan's four subtasks and its four dependency edges.
+  await page.locator('[data-testid=dag] .dag-node').nth(3).waitFor({ timeout: 30000 });
+  const keys = await page.locator('[data-testid=dag] .dag-node').evaluateAll((ns) => ns.map((n) => n.dataset.key).sort());
+  assert.deepEqual(keys, ['prices', 'report', 'research', 'security']);
+  const edges = await page.locator('[data-testid=dag] .dag-edge').evaluateAll((ns) => ns.map((n) => n.dataset.from + '>' + n.dataset.to).sort());
+  assert.deepEqual(edges, ['prices>report', 'research>prices', 'research>security', 'security>report']);
+  // The task ends; its journal row says done.
+  await page.locator('[data-testid=task-item][data-status=done]').first().waitFor({ timeout: 60000 });
+  await page.locator('#task-status[data-status=done]').waitFor();
+  await waitFor('every subtask done in the DAG', () => page.locator('.dag-node[data-status=done]').count().then((n) => n === 4));
+  // The org chart shows the workers effgen hired.
+  const agents = await apiGet(s, '/dashboard/api/agents');
+  const hired = agents.agents.filter((a) => a.role === 'employee').map((a) => a.name).sort();
+  assert.ok(hired.length >= 1, 'effgen hired workers');
+  await waitFor('the hired workers in the org chart', async () => {
+    const shown = await page.locator('[data-testid=agent-card][data-role=employee]').evaluateAll((ns) => ns.map((n) => n.dataset.name).sort());
+    return JSON.stringify(shown) === JSON.stringify(hired);
+  });
+  // The ledger's last point equals `kaisha budget` once the final event is in.
+  const budget = JSON.parse(execFileSync(KAISHA, ['budget', '--config', s.config, '--json']).toString());
+  const spent = budget.budget.current_expense;
+  assert.ok(spent > 0, 'the workers cost something');
+  await waitFor('the ledger chart at the budget total', async () => {
+    const v = await page.locator('[data-testid=ledger-expense] [data-testid=ledger-last]').getAttribute('data-value');
+    return Math.abs(Number(v) - spent) < 1e-9;
+  });
+  await page.locator('[data-testid=ledger-expense] [data-testid=budget-line]').waitFor({ state: 'attached' });
+  await noHorizontalOverflow(page);
+  await finish(p, 'effgen-1280x800');
+});
+
+test('effgen: the phone layout has no horizontal overflow and the dark theme switches', async () => {
+  const p = await openPage(servers.effgen, { width: 390, height: 844 });
+  const { page } = p;
+  await page.locator('[data-testid=task-item]').first().waitFor();
+  await page.locator('[data-testid=dag] .dag-node').first().waitFor();
+  await noHorizontalOverflow(p.page);
+  const before = await page.evaluate(() => document.documentElement.dataset.theme);
+  await page.click('#theme-button');
+  const afterTheme = await page.evaluate(() => document.documentElement.dataset.theme);
+  assert.notEqual(before, afterTheme);
+  await noHorizontalOverflow(p.page);
+  await finish(p, 'effgen-390x844');
+});
+
+test('hashiru: a refusal is an alert, and markup from a model or an agent name renders as text', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'Tell me about rivers');
+  await page.click('#submit-form button[type=submit]');
+  await page.locator('[data-testid=task-item][data-status=done]').first().waitFor({ timeout: 60000 });
+  const alert = page.locator('[data-testid=alert][data-kind=refusal]').first();
+  await alert.waitFor({ timeout: 20000 });
+  assert.match(await alert.textContent(), /Mizu/);
+  await page.locator('[data-testid=agent-card][data-name=Kawa]').waitFor();
+  await page.click('#tab-transcript');
+  // The hire under a name full of markup, as the CEO's tool call and its error.
+  const transcript = page.locator('[data-testid=transcript]');
+  await waitFor('the refused name in the transcript', async () => {
+    const all = await transcript.textContent();
+    return all.includes('<img src=x onerror=') && all.includes('川😀שלום');
+  });
+  const answer = page.locator('[data-testid=final-answer]');
+  await answer.waitFor({ timeout: 20000 });
+  const text = await answer.textContent();
+  assert.match(text, /<script>window.__pwned=3<\/script>/);
+  assert.match(text, /信濃川 🌊 مرحبا بالعالم/);
+  const injected = await page.evaluate(() => ({
+    pwned: window.__pwned === undefined ? null : window.__pwned,
+    scripts: [...document.querySelectorAll('script')].map((s) => s.getAttribute('src')),
+    images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
+    handlers: document.querySelectorAll('[onerror]').length,
+  }));
+  assert.deepEqual(injected, { pwned: null, scripts: ['/dashboard/app.js'], images: ['/dashboard/favicon.svg'], handlers: 0 });
+  await noHorizontalOverflow(page);
+  await finish(p, 'hashiru-alerts-and-text');
+});
+
+test('hashiru: cancel from the page ends the task canceled', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'slow');
+  await page.click('#submit-form button[type=submit]');
+  const row = page.locator('[data-testid=task-item]', { hasText: 'slow' }).first();
+  await row.locator('[data-testid=cancel]').waitFor({ timeout: 20000 });
+  const id = await row.getAttribute('data-task');
+  await row.locator('[data-testid=cancel]').click();
+  await page.locator(`[data-testid=task-item][data-task="${id}"][data-status=canceled]`).waitFor({ timeout: 20000 });
+  await waitFor('the journal to say canceled', async () => {
+    const t = await apiGet(s, '/dashboard/api/tasks?q=' + encodeURIComponent(id));
+    return t.tasks.length === 1 && t.tasks[0].status === 'canceled';
+  });
+  await finish(p, 'hashiru-canceled');
+});
+
+test('a wrong token gets no data', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s, { token: 'not-the-token' });
+  const { page } = p;
+  await page.locator('#token-error:not([hidden])').waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('[data-testid=task-item][data-task]').count(), 0);
+  assert.equal(await page.locator('[data-testid=agent-card]').count(), 0);
+  assert.equal(await page.locator('#link').getAttribute('data-state'), 'off');
+  // The browser reports the refused request itself as a console error.
+  await finish(p, 'wrong-token', { allowErrors: [/401 \(Unauthorized\)/] });
+});
+
+test('a page from another origin gets nothing', async () => {
+  const s = servers.hashiru;
+  const page = await context.newPage();
+  await page.route('http://evil.example/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>evil</title><p>evil</p>' }),
+  );
+  await page.goto('http://evil.example/');
+  const before = (await apiGet(s, '/dashboard/api/tasks')).total;
+  const results = await page.evaluate(
+    async ({ base, token }) => {
+      const out = {};
+      const attempt = async (name, fn) => {
+        try {
+          const r = await fn();
+          out[name] = r.type === 'opaque' ? 'opaque' : r.status + ':' + (await r.text()).slice(0, 80);
+        } catch (e) {
+          out[name] = 'blocked';
+        }
+      };
+      await attempt('tasks', () => fetch(base + '/dashboard/api/tasks', { headers: { Authorization: 'Bearer ' + token } }));
+      await attempt('events', () => fetch(base + '/events', { headers: { Authorization: 'Bearer ' + token } }));
+      await attempt('plain', () => fetch(base + '/dashboard/api/agents'));
+      await attempt('submit', () => fetch(base + '/dashboard/api/tasks', { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{"input":"evil"}' }));
+      return out;
+    },
+    { base: s.url, token: TOKEN },
+  );
+  for (const [name, r] of Object.entries(results)) assert.ok(r === 'blocked' || r === 'opaque', `${name}: the other origin read ${r}`);
+  const afterTotal = (await apiGet(s, '/dashboard/api/tasks')).total;
+  assert.equal(afterTotal, before, 'no task was submitted from the other origin');
+  await page.screenshot({ path: join(SHOTS, 'other-origin.png') });
+  await page.close();
+});
+
+test('the page survives the server restarting: it notices the new event log and reloads from the journal', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await waitFor('the session shown', async () => (await page.locator('#session').textContent()).length > 0);
+  const address = new URL(s.url).host;
+  await new Promise((resolve) => {
+    s.child.once('exit', resolve);
+    s.child.kill('SIGTERM');
+  });
+  await page.locator('#link[data-state=retry]').waitFor({ timeout: 10000 });
+  await startServer('hashiru', 'hashiru', address);
+  const info = await apiGet(servers.hashiru, '/dashboard/api/info');
+  await page.locator('#link[data-state=live]').waitFor({ timeout: 20000 });
+  await waitFor('the page to show the restarted server\'s session', async () =>
+    (await page.locator('#session').textContent()).includes(info.session),
+  );
+  // It goes on streaming: a task submitted now shows up and ends.
+  await page.fill('#submit-input', 'Tell me about rivers again');
+  await page.click('#submit-form button[type=submit]');
+  await page.locator('[data-testid=task-item]', { hasText: 'rivers again' }).first().waitFor({ timeout: 20000 });
+  // The dropped stream and the refused reconnects while the server was down are logged by the browser.
+  await finish(p, 'after-restart', { allowErrors: [/ERR_CONNECTION_REFUSED|Failed to load resource|net::ERR/] });
+});
