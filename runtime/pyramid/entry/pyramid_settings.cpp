@@ -1,5 +1,6 @@
 #include "runtime/pyramid/entry/pyramid_settings.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
@@ -50,6 +51,10 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
     auto& v = y.evolution;
     if (Status s = r.optional_bool(e, q, "prune", v.prune); !s) return s.error();
     if (Status s = r.optional_count(e, q, "window", v.window, 1); !s) return s.error();
+    // A smaller window lowers the defaults it would otherwise contradict;
+    // only values the file gives are checked against it.
+    v.min_verdicts = std::min(v.min_verdicts, v.window);
+    v.min_calls = std::min(v.min_calls, v.window);
     if (Status s = r.optional_count(e, q, "min_verdicts", v.min_verdicts, 1); !s) return s.error();
     if (Status s = r.optional_count(e, q, "min_calls", v.min_calls, 1); !s) return s.error();
     for (auto [key, value] : {std::pair{"prune_below", &v.prune_below}, std::pair{"dominance", &v.dominance}})

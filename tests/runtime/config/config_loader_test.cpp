@@ -289,8 +289,14 @@ TEST(ConfigErrors, InvalidValues) {
             "more");
   EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    dominance: 1.5\n"),
             "config.yaml:3: pyramid.evolution.dominance: expected a number between 0 and 1, got 1.5");
-  EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    prune_belw: 0.2\n").substr(0, 41),
-            "config.yaml:3: pyramid.evolution.prune_be");
+  EXPECT_EQ(parse_error("pyramid:\n  evolution:\n    prune_belw: 0.2\n"),
+            "config.yaml:3: unknown key 'prune_belw' in pyramid.evolution (did you mean 'prune_below'?)");
+  // A window below the defaults lowers them: only what the file gives is checked.
+  auto small = parse_config("pyramid:\n  evolution: { window: 3 }\n", "config.yaml");
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  const auto y = strategy_settings<pyramid::PyramidConfig>(*small, "pyramid");
+  EXPECT_EQ(y.evolution.min_verdicts, 3);
+  EXPECT_EQ(y.evolution.min_calls, 3);
   EXPECT_EQ(parse_error("pyramid:\n  router: models\n"),
             "config.yaml:2: pyramid.router: expected one of embedding, model, both, got \"models\" (did you mean "
             "'model'?)");
