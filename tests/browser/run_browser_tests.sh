@@ -19,7 +19,7 @@ missing() {
 }
 [ -x "$chromium" ] || missing "no Chromium at $chromium"
 command -v node >/dev/null && command -v npm >/dev/null || missing "node/npm not installed"
-bash "$here/ensure_npm.sh" || missing "npm ci in $here failed"
+bash "$here/../interop/ensure_npm.sh" "$here" || missing "npm ci in $here failed"
 [ -f "$here/node_modules/playwright-core/package.json" ] || missing "playwright-core is not installed in $here/node_modules"
 
 mkdir -p "$shots"
