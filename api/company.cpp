@@ -4,41 +4,20 @@
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/system/provider_chat_client.hpp"
-#include "runtime/config/config_loader.hpp"
-#include "runtime/core/data_paths.hpp"
+#include "api/runtime_options.hpp"
 
 namespace kaisha {
 
-namespace {
-
-Result<config::Config> load(const std::string& file, const std::string& text) {
-  if (!text.empty()) return config::parse_config(text, file.empty() ? "config.yaml" : file);
-  if (!file.empty()) return config::load_config_file(file);
-  return config::default_config();
-}
-
-}  // namespace
-
 Result<std::shared_ptr<ModelBackend>> default_models(const std::string& config_file, const std::string& config_text) {
-  auto c = load(config_file, config_text);
+  auto c = api::load_company_config(config_file, config_text);
   if (!c.ok()) return c.error();
   return actors::make_provider_chat_client(*c);
 }
 
 Result<std::unique_ptr<Company>> Company::start(CompanyOptions options) {
-  if (!options.data_dir.empty()) set_data_root(options.data_dir);
-  auto c = load(options.config_file, options.config_text);
-  if (!c.ok()) return c.error();
-  actors::RuntimeOptions ro;
-  ro.config = std::move(c).value();
-  ro.chat = options.models ? options.models : actors::make_provider_chat_client(ro.config);
-  ro.progress = options.events;
-  ro.session_id = options.session_id;
-  ro.strategy = options.strategy;
-  ro.resume = options.resume;
-  ro.scheduler_threads = options.threads;
-  ro.tool_sources = std::move(options.tools);
-  auto rt = actors::CompanyRuntime::start(std::move(ro));
+  auto ro = api::runtime_options(std::move(options));
+  if (!ro.ok()) return ro.error();
+  auto rt = actors::CompanyRuntime::start(std::move(ro).value());
   if (!rt.ok()) return rt.error();
   return std::unique_ptr<Company>(new Company(std::move(rt).value()));
 }

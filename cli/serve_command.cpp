@@ -16,17 +16,14 @@
 #include <memory>
 #include <optional>
 
-#include "actors/company/company_sessions.hpp"
 #include "actors/system/provider_chat_client.hpp"
+#include "api/company_server.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/a2a/tck_scenario_agent.hpp"
 #include "protocols/a2a_grpc/a2a_grpc_server.hpp"
-#include "protocols/acp/acp_server.hpp"
-#include "protocols/dashboard/dashboard_endpoints.hpp"
-#include "protocols/mcp/server/company_backend.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
 #include "protocols/http/bind_policy.hpp"
 #include "protocols/http/http_server.hpp"
@@ -35,10 +32,6 @@
 #include "protocols/mcp/server/mcp_server.hpp"
 #include "protocols/mcp/client/mcp_servers_start.hpp"
 #include "protocols/mcp/server/mcp_stdio_transport.hpp"
-#include "protocols/telemetry/events_endpoint.hpp"
-#include "protocols/telemetry/metrics_endpoint.hpp"
-#include "runtime/company/event_log.hpp"
-#include "runtime/telemetry/metrics_registry.hpp"
 
 namespace kaisha::cli {
 
@@ -85,15 +78,7 @@ Result<std::unique_ptr<a2a::A2aGrpcServer>> start_grpc(const ServeOptions& o, co
   if (where.empty()) return std::unique_ptr<a2a::A2aGrpcServer>();
   auto addr = protocols::parse_host_port(where);
   if (!addr) return Error{"usage", "--grpc: " + addr.error().message};
-  const protocols::HttpServerOptions ho = http_options(o, listen, *addr);
-  a2a::A2aGrpcServerOptions go;
-  go.host = addr->host;
-  go.port = addr->port;
-  go.bearer_token = ho.bearer_token;
-  go.tls_cert_file = ho.tls_cert_file;
-  go.tls_key_file = ho.tls_key_file;
-  go.behind_tls_proxy = ho.behind_tls_proxy;
-  go.max_message_bytes = o.max_body_bytes;
+  const a2a::A2aGrpcServerOptions go = a2a::grpc_options_beside(http_options(o, listen, *addr), addr->host, addr->port);
   auto server = std::make_unique<a2a::A2aGrpcServer>(std::move(service), go);
   auto port = server->start();
   if (!port) return Error{"bind", "--grpc: " + port.error().message};
@@ -131,127 +116,93 @@ int serve_a2a_tck_fixture(const ServeOptions& o) {
   return 0;
 }
 
+// --fixture conformance: the MCP conformance suite's test server, no company.
+int serve_conformance_fixture(const ServeOptions& o) {
+  if (!o.grpc.empty()) return fail("--grpc serves the company's A2A, not the conformance fixture");
+  if (!o.mcp_stdio) block_stop_signals();
+  auto fx = mcp::ConformanceFixture::load();
+  if (!fx) return fail(fx.error().message);
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
+  mcp::McpServerOptions server_options;
+  server_options.limits.body.max_bytes = o.max_body_bytes;
+  mcp::McpServer server(**fx, server_options);
+  std::unique_ptr<protocols::HttpServer> http;
+  std::unique_ptr<mcp::McpHttpTransport> transport;
+  if (!o.http.empty()) {
+    auto addr = protocols::parse_host_port(o.http);
+    if (!addr) return fail("--http: " + addr.error().message);
+    http = std::make_unique<protocols::HttpServer>(http_options(o, config::ServeConfig{}, *addr));
+    mcp::McpHttpOptions mo;
+    mo.max_sessions_per_client = static_cast<size_t>(config::ServeConfig{}.max_mcp_sessions_per_client);
+    transport = std::make_unique<mcp::McpHttpTransport>(server, *http, mo);
+    auto port = http->start();
+    if (!port) return fail(port.error().message);
+    (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
+  }
+  if (o.mcp_stdio) {
+    auto st = mcp::McpStdioTransport(server).serve();
+    if (http) http->stop();
+    return st ? 0 : fail(st.error().message, 1);
+  }
+  wait_for_stop_signal();
+  http->stop();
+  return 0;
+}
+
 int serve(const ServeOptions& o) {
   if (o.fixture == "a2a-tck") return serve_a2a_tck_fixture(o);
   if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
+  if (o.fixture == "conformance") return serve_conformance_fixture(o);
+  if (!o.fixture.empty()) return fail("unknown --fixture '" + o.fixture + "' (known: conformance, a2a-tck)");
   // Before any thread starts (the tracer's, the company's), so that only
   // wait_for_stop_signal() sees SIGINT and SIGTERM.
   if (!o.mcp_stdio) block_stop_signals();
 
-  std::unique_ptr<mcp::McpBackend> backend;
-  std::unique_ptr<actors::CompanySessions> company;     // outlives the servers below
-  auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
-  config::ServeConfig listen;                           // the config's `serve:` section, then the flags on top
-  dashboard::DashboardOptions dashboard_options;
-  if (o.fixture == "conformance") {
-    auto fx = mcp::ConformanceFixture::load();
-    if (!fx) return fail(fx.error().message);
-    backend = std::move(*fx);
-  } else if (!o.fixture.empty()) {
-    return fail("unknown --fixture '" + o.fixture + "' (known: conformance, a2a-tck)");
-  } else {
-    auto c = load_cli_config(o.common, /*needs_model=*/true);
-    if (!c.ok()) return fail(c.error().message);
-    if (Status t = start_tracing(*c); !t.ok()) return fail(t.error().message);
-    listen = c->serve;
-    actors::RuntimeOptions ro;
-    ro.config = *c;
-    ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
-    ro.progress = events;
-    ro.metrics = &telemetry::default_registry();
-    ro.session_id = o.common.session;
-    if (ro.session_id.empty()) {
-      auto left = session_left_running(*c);
-      if (!left.ok()) return fail(left.error().message);
-      ro.session_id = *left;
-    }
-    // The session's tasks its last process left unfinished run first.
-    ro.resume = !ro.session_id.empty();
-    ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
-    actors::SessionLimits limits;
-    limits.shared = listen.shared_session;
-    limits.per_session_budget = listen.per_session_budget;
-    limits.max_sessions = static_cast<size_t>(listen.max_sessions);
-    limits.max_tasks = static_cast<size_t>(listen.max_tasks);
-    limits.max_running_tasks = static_cast<int>(listen.max_running_tasks);
-    limits.input_timeout = std::chrono::seconds(listen.input_timeout_s);
-    auto sessions = actors::CompanySessions::start(std::move(ro), limits);
-    if (!sessions.ok()) return fail(sessions.error().message);
-    company = std::move(sessions).value();
-    auto b = mcp::CompanyBackend::load(*company);
-    if (!b.ok()) return fail(b.error().message);
-    backend = std::move(b).value();
-    dashboard_options.store_path = c->store_path;
-    dashboard_options.host_session = company->session_id();
-    dashboard_options.include_text = c->telemetry.traces.include_text;
+  auto c = load_cli_config(o.common, /*needs_model=*/true);
+  if (!c.ok()) return fail(c.error().message);
+  if (Status t = start_tracing(*c); !t.ok()) return fail(t.error().message);
+  actors::RuntimeOptions ro;
+  ro.config = *c;
+  ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
+  ro.session_id = o.common.session;
+  if (ro.session_id.empty()) {
+    auto left = session_left_running(*c);
+    if (!left.ok()) return fail(left.error().message);
+    ro.session_id = *left;
   }
-
-  std::optional<protocols::HostPort> addr;
+  // The session's tasks its last process left unfinished run first.
+  ro.resume = !ro.session_id.empty();
+  ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
+  api::ListenOptions listen;
+  listen.http = o.http;
+  listen.grpc = o.grpc;
+  listen.bearer_token = o.token;
+  listen.tls_cert = o.tls_cert;
+  listen.tls_key = o.tls_key;
+  listen.behind_tls_proxy = o.behind_tls_proxy;
+  listen.max_body_bytes = o.max_body_bytes;
+  listen.http_source = "--http";
+  listen.grpc_source = "--grpc";
+  auto server = api::CompanyServer::start(std::move(ro), std::move(listen));
+  if (!server.ok()) return fail(server.error().message);
+  api::CompanyServer& s = **server;
+  if (!s.dashboard_error().empty()) std::cerr << "kaisha serve: no dashboard: " << s.dashboard_error() << std::endl;
   if (!o.http.empty()) {
-    auto hp = protocols::parse_host_port(o.http);
-    if (!hp) return fail("--http: " + hp.error().message);
-    addr = *hp;
+    const std::string base = s.base_url();
+    (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << base << "/mcp" << std::endl;
+    std::cerr << "kaisha serve: A2A at " << base << "/a2a (HTTP+JSON at " << base << "/a2a/rest"
+              << (s.grpc_target().empty() ? std::string() : ", gRPC at " + s.grpc_target()) << ", card " << base
+              << "/.well-known/agent-card.json), ACP at " << base << "/acp, events at " << base
+              << "/events, metrics at " << base << "/metrics, dashboard at " << base << "/; session " << s.session_id()
+              << std::endl;
   }
-
-  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
-
-  mcp::McpServerOptions server_options;
-  server_options.limits.body.max_bytes = o.max_body_bytes;
-  mcp::McpServer server(*backend, server_options);
-
-  std::unique_ptr<protocols::HttpServer> http;
-  std::unique_ptr<mcp::McpHttpTransport> transport;
-  std::shared_ptr<void> acp_service;
-  std::unique_ptr<a2a::A2aGrpcServer> grpc;
-  if ((!o.grpc.empty() || !listen.grpc.empty()) && !(addr && company))
-    return fail("--grpc (serve.grpc) serves the company's A2A: give --http ADDR:PORT too");
-  if (addr) {
-    http = std::make_unique<protocols::HttpServer>(http_options(o, listen, *addr));
-    mcp::McpHttpOptions mo;
-    mo.max_sessions_per_client = static_cast<size_t>(listen.max_mcp_sessions_per_client);
-    transport = std::make_unique<mcp::McpHttpTransport>(server, *http, mo);
-    if (company) {
-      // One size and nesting limit for every JSON body, whatever the protocol.
-      a2a::A2aServerOptions a2a_options;
-      a2a_options.service.body_limits = server_options.limits.body;
-      auto a2a_service = std::make_shared<a2a::A2aService>(*company, a2a_options.service);
-      auto g = start_grpc(o, listen, a2a_service);
-      if (!g.ok()) return fail(g.error().message);
-      grpc = std::move(*g);
-      if (grpc) a2a_options.grpc_target = grpc->target();
-      a2a::mount_a2a(*http, a2a_service, a2a_options);
-      acp::AcpServerOptions acp_options;
-      acp_options.prefix = "/acp";
-      acp_options.service.body_limits = server_options.limits.body;
-      acp_service = acp::mount_acp(*http, *company, acp_options);
-      telemetry_http::mount_events(*http, events);
-      telemetry_http::mount_metrics(*http, telemetry::default_registry());
-      // The protocols are served without the page when its files are missing (a partial install).
-      if (Status d = dashboard::mount_dashboard(*http, *company, dashboard_options); !d.ok())
-        std::cerr << "kaisha serve: no dashboard: " << d.error().message << std::endl;
-    }
-    auto port = http->start();
-    if (!port) return fail(port.error().message);
-    (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
-    if (company)
-      std::cerr << "kaisha serve: A2A at " << http->base_url() << "/a2a (HTTP+JSON at " << http->base_url()
-                << "/a2a/rest" << (grpc ? ", gRPC at " + grpc->target() : std::string()) << ", card "
-                << http->base_url() << "/.well-known/agent-card.json), ACP at " << http->base_url()
-                << "/acp, events at " << http->base_url() << "/events, metrics at " << http->base_url()
-                << "/metrics, dashboard at " << http->base_url() << "/; session " << company->session_id() << std::endl;
-  }
-
   if (o.mcp_stdio) {
-    mcp::McpStdioTransport stdio(server);
-    auto st = stdio.serve();
-    if (grpc) grpc->stop();
-    if (http) http->stop();
-    if (!st) return fail(st.error().message, 1);
-    return 0;
+    Status st = s.serve_stdio();
+    s.stop();
+    return st ? 0 : fail(st.error().message, 1);
   }
   wait_for_stop_signal();
-  if (grpc) grpc->stop();
-  http->stop();
+  s.stop();
   return 0;
 }
 

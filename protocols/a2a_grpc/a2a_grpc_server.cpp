@@ -22,6 +22,18 @@ Result<std::string> read_file(const std::string& path, const char* what) {
 
 }  // namespace
 
+A2aGrpcServerOptions grpc_options_beside(const protocols::HttpServerOptions& http, const std::string& host, int port) {
+  A2aGrpcServerOptions go;
+  go.host = host;
+  go.port = port;
+  go.bearer_token = http.bearer_token;
+  go.tls_cert_file = http.tls_cert_file;
+  go.tls_key_file = http.tls_key_file;
+  go.behind_tls_proxy = http.behind_tls_proxy;
+  go.max_message_bytes = http.max_body_bytes;
+  return go;
+}
+
 A2aGrpcServer::A2aGrpcServer(std::shared_ptr<A2aService> service, A2aGrpcServerOptions options)
     : service_(std::move(service)), options_(std::move(options)) {}
 

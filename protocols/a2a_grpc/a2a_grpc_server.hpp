@@ -22,6 +22,7 @@
 
 #include "protocols/a2a/a2a_service.hpp"
 #include "protocols/a2a_grpc/a2a_grpc_service.hpp"
+#include "protocols/http/http_server.hpp"
 #include "runtime/core/result.hpp"
 
 namespace grpc {
@@ -41,6 +42,11 @@ struct A2aGrpcServerOptions {
   size_t max_message_bytes = 4u << 20;
   size_t max_queued_events = 256;  // per stream (a2a_grpc_event_queue.hpp)
 };
+
+// Options for a gRPC binding served on host:port beside the HTTP server of
+// `http`: its token, TLS files and proxy declaration, and its body limit as
+// the largest message.
+A2aGrpcServerOptions grpc_options_beside(const protocols::HttpServerOptions& http, const std::string& host, int port);
 
 class A2aGrpcServer {
  public:
