@@ -39,14 +39,14 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/kaishaConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/kaishaConfig.cmake ${PROJECT_BINARY_DIR}/kaishaConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FindCAF.cmake DESTINATION ${KAISHA_CMAKE_DIR})
 
-# cpack -G DEB (scripts/check_deb.sh). The package installs under the prefix
-# the build was configured with, which is also where data_root() looks for
-# share/kaisha: configure with -DCMAKE_INSTALL_PREFIX=/usr for a system package.
+# cpack -G DEB (scripts/check_deb.sh). The package installs under
+# KAISHA_PACKAGE_PREFIX (/usr), whatever CMAKE_INSTALL_PREFIX is; data_root()
+# looks for share/kaisha there too.
 set(CPACK_PACKAGE_NAME kaisha)
 set(CPACK_PACKAGE_VENDOR "kaisha")
 set(CPACK_PACKAGE_CONTACT "kaisha maintainers <kaisha@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "A company of LLM agents: runtime, command and C++ library")
-set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+set(CPACK_PACKAGING_INSTALL_PREFIX ${KAISHA_PACKAGE_PREFIX})
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)

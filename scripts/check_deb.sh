@@ -2,14 +2,14 @@
 # The Debian package end to end, as root: cpack -G DEB in BUILD_DIR (default
 # build), apt-get install of the package, examples/embed built and run against
 # it (scripts/run_embed_examples.sh), apt-get remove. The package installs
-# under the prefix the build was configured with (/usr/local by default;
-# -DCMAKE_INSTALL_PREFIX=/usr for a system package). Prints the seconds each
-# stage took (docs/library.md).
+# under KAISHA_PACKAGE_PREFIX (/usr unless the build says otherwise). Prints
+# the seconds each stage took (docs/library.md).
 # Usage: scripts/check_deb.sh [BUILD_DIR]
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$src/build}" && pwd)"
-prefix="$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")"
+prefix="$(sed -n 's/^KAISHA_PACKAGE_PREFIX:PATH=//p' "$build/CMakeCache.txt")"
+prefix="${prefix:-/usr}"
 work="$(mktemp -d)"
 installed=""
 trap '[ -n "$installed" ] && apt-get remove -y -qq kaisha >/dev/null; rm -rf "$work"' EXIT

@@ -14,6 +14,9 @@
 #ifndef KAISHA_INSTALL_DATA_DIR
 #define KAISHA_INSTALL_DATA_DIR ""
 #endif
+#ifndef KAISHA_PACKAGE_DATA_DIR
+#define KAISHA_PACKAGE_DATA_DIR ""
+#endif
 
 namespace kaisha {
 
@@ -41,8 +44,8 @@ std::string data_root() {
   }
   std::string built = KAISHA_DEFAULT_DATA_DIR;
   if (!built.empty() && fs::exists(fs::path(built) / "prompts")) return built;
-  std::string installed = KAISHA_INSTALL_DATA_DIR;
-  if (!installed.empty() && fs::exists(fs::path(installed) / "prompts")) return installed;
+  for (std::string installed : {KAISHA_INSTALL_DATA_DIR, KAISHA_PACKAGE_DATA_DIR})
+    if (!installed.empty() && fs::exists(fs::path(installed) / "prompts")) return installed;
   return built.empty() ? "." : built;
 }
 
