@@ -8,6 +8,7 @@
 // interrupted task is finished from the journal, a finished but unscored one
 // is scored from its journaled answer.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,7 @@ struct EvalOptions {
   int timeout_s = 0;                // a task still running after this long is wrong (0: none)
   double max_usd = 0;               // stop before a task once the run has spent this much (0: no cap)
   std::optional<uint64_t> seed;     // with --limit: a seeded sample instead of the first items
+  int concurrency = 1;              // tasks answered at once, each in a company of its own
 };
 
 int fail(const std::string& why, int code = 2) {
@@ -478,41 +480,61 @@ class EvalRun {
     print_estimate();
     InterruptGuard guard;  // before any runtime starts its threads
     if (Status t = start_tracing(config_); !t.ok()) return fail(t.error().message);
-    for (const auto& s : slots_) {
-      if (scored_.count(slot_key(s))) continue;
+    // --concurrency K: K workers take the next slot; one that cannot go on
+    // (stopped_ says why) stops the others from starting more.
+    std::atomic<size_t> next{0};
+    std::atomic<bool> halt{false};
+    auto work = [&] {
+      for (size_t i = next++; i < slots_.size() && !halt; i = next++)
+        if (!run_slot(slots_[i], guard)) halt = true;
+    };
+    std::vector<std::thread> others;
+    for (int w = 1; w < o_.concurrency; ++w) others.emplace_back(work);
+    work();
+    for (auto& t : others) t.join();
+    return halt ? 1 : 0;
+  }
+
+  // Answers and scores one slot in a company of its own. False when the run
+  // cannot go on (stopped_ says why).
+  bool run_slot(const Slot& s, InterruptGuard& guard) {
+    {
+      std::lock_guard lock(mu_);
+      if (scored_.count(slot_key(s))) return true;
+      if (!stopped_.empty()) return false;
       if (o_.max_usd > 0 && so_far_.usd >= o_.max_usd) {
         stopped_ = "the run has spent $" + dollars(so_far_.usd) + ", its --max-usd is $" + dollars(o_.max_usd) +
                    "; go on with --resume " + name_ + " and a higher --max-usd";
-        return 1;
+        return false;
       }
-      const int made = attempts_made(s);
-      const store::TaskRow* last = made > 0 ? &journaled_.at(attempt_task_id(name_, s, made)) : nullptr;
-      const bool unfinished = last && (last->status == "running" || last->status == "interrupted");
-      if (last && last->status == "done") {
-        // It finished before its score was kept: scored from the journal.
-        if (!score_and_keep(s, result_of(*last))) return 1;
-        continue;
-      }
-      actors::RuntimeOptions ro;
-      ro.config = config_;
-      ro.chat = actors::make_provider_chat_client(config_);
-      // The company's own transcript stays in the journal (`kaisha history`);
-      // the terminal shows the items.
-      ro.progress = std::make_shared<ProgressPrinter>(false, true);
-      ro.strategy = record_.strategy;
-      ro.session_id = unfinished ? last->session_id : "";
-      ro.resume = unfinished;
-      auto rt = actors::CompanyRuntime::start(std::move(ro));
-      if (!rt.ok()) return fail(rt.error().message);
-      runtime_ = rt->get();
-      guard.arm(runtime_);
-      msg::TaskResult r;
-      const std::string task_id = unfinished ? last->id : attempt_task_id(name_, s, made + 1);
-      TaskTimer timer(runtime_, task_id, record_.timeout_s);
+    }
+    const int made = attempts_made(s);
+    const store::TaskRow* last = made > 0 ? &journaled_.at(attempt_task_id(name_, s, made)) : nullptr;
+    const bool unfinished = last && (last->status == "running" || last->status == "interrupted");
+    // It finished before its score was kept: scored from the journal.
+    if (last && last->status == "done") return score_and_keep(nullptr, s, result_of(*last));
+    actors::RuntimeOptions ro;
+    ro.config = config_;
+    ro.chat = actors::make_provider_chat_client(config_);
+    // The company's own transcript stays in the journal (`kaisha history`);
+    // the terminal shows the items.
+    ro.progress = std::make_shared<ProgressPrinter>(false, true);
+    ro.strategy = record_.strategy;
+    ro.session_id = unfinished ? last->session_id : "";
+    ro.resume = unfinished;
+    auto started = actors::CompanyRuntime::start(std::move(ro));
+    if (!started.ok()) return stop_with(started.error().message);
+    actors::CompanyRuntime* runtime = started->get();
+    guard.watch(runtime);
+    msg::TaskResult r;
+    const std::string task_id = unfinished ? last->id : attempt_task_id(name_, s, made + 1);
+    bool fired = false;
+    {
+      TaskTimer timer(runtime, task_id, record_.timeout_s);
       if (unfinished) {
         // The task a killed process left: finished from the journal, its
         // completed model calls not made again.
-        auto resumed = runtime_->resume_interrupted(last->id);
+        auto resumed = runtime->resume_interrupted(last->id);
         if (!resumed.ok() || resumed->empty()) {
           r.ok = false;
           r.error = resumed.ok() ? "it could not be resumed" : resumed.error().message;
@@ -520,22 +542,28 @@ class EvalRun {
           r = resumed->front();
         }
       } else {
-        r = runtime_->run_task(s.item->input, task_id);
+        r = runtime->run_task(s.item->input, task_id);
       }
-      bool kept = false;
-      if (!r.ok && timer.fired())
-        kept = score_and_keep(s, r, "no answer within " + std::to_string(record_.timeout_s) + " s (--timeout)");
-      else if (!r.ok)
-        stopped_ = "task " + s.item->id + " (run " + std::to_string(s.repetition) + ") " +
-                   (r.canceled ? "was canceled" : "failed") + ": " + (r.error.empty() ? r.answer : r.error) +
-                   "; go on with --resume " + name_;
-      else
-        kept = score_and_keep(s, r);
-      guard.arm(nullptr);
-      runtime_ = nullptr;
-      if (!kept) return 1;
+      fired = timer.fired();
     }
-    return 0;
+    bool kept = false;
+    if (!r.ok && fired)
+      kept = score_and_keep(runtime, s, r, "no answer within " + std::to_string(record_.timeout_s) + " s (--timeout)");
+    else if (!r.ok)
+      stop_with("task " + s.item->id + " (run " + std::to_string(s.repetition) + ") " +
+                (r.canceled ? "was canceled" : "failed") + ": " + (r.error.empty() ? r.answer : r.error) +
+                "; go on with --resume " + name_);
+    else
+      kept = score_and_keep(runtime, s, r);
+    guard.unwatch(runtime);
+    return kept;
+  }
+
+  // Records why the run stops (the first reason wins); always false.
+  bool stop_with(const std::string& why) {
+    std::lock_guard lock(mu_);
+    if (stopped_.empty()) stopped_ = why;
+    return false;
   }
 
   // The most the tasks still to answer can spend, before anything is: each
@@ -587,7 +615,10 @@ class EvalRun {
   // before the next item starts. False (stopped_ says why) when it could not
   // be kept.
   // `timed_out`: the task ran out of time; it is scored as wrong, saying so.
-  bool score_and_keep(const Slot& s, const msg::TaskResult& r, const std::string& timed_out = "") {
+  // `runtime`: the company that answered, whose journal writer keeps the
+  // score (null: none runs; the store is opened).
+  bool score_and_keep(actors::CompanyRuntime* runtime, const Slot& s, const msg::TaskResult& r,
+                      const std::string& timed_out = "") {
     eval::ItemRecord rec;
     rec.item = s.item->id;
     rec.repetition = s.repetition;
@@ -616,12 +647,10 @@ class EvalRun {
     rec.correct = score.correct;
     rec.score = score.score;
     rec.feedback = score.feedback;
-    Status saved = keep(
-        {eval::kEvalState, eval::item_key(name_, rec.item, rec.repetition), eval::to_json(rec), "", "eval", wall_ms()});
-    if (!saved.ok()) {
-      stopped_ = "the score of task " + rec.item + " could not be kept: " + saved.error().message;
-      return false;
-    }
+    Status saved = keep(runtime, {eval::kEvalState, eval::item_key(name_, rec.item, rec.repetition), eval::to_json(rec),
+                                  "", "eval", wall_ms()});
+    if (!saved.ok()) return stop_with("the score of task " + rec.item + " could not be kept: " + saved.error().message);
+    std::lock_guard lock(mu_);
     scored_[slot_key(s)] = rec;
     count(rec);
     print_progress(rec);
@@ -630,8 +659,8 @@ class EvalRun {
 
   // Saves a row of state through the running company's journal writer, or
   // directly when no company runs.
-  Status keep(const store::StateRow& row) {
-    if (runtime_) return runtime_->write_journal([&](store::JournalStore& st) { return st.save_state(row); });
+  Status keep(actors::CompanyRuntime* runtime, const store::StateRow& row) {
+    if (runtime) return runtime->write_journal([&](store::JournalStore& st) { return st.save_state(row); });
     auto st = open_to_write(config_);
     if (!st.ok()) return st.error();
     return (*st)->save_state(row);
@@ -787,7 +816,9 @@ class EvalRun {
   std::string baseline_strategy_, baseline_model_;
   eval::RunSummary so_far_;  // running totals of scored_ (no interval)
   sandbox::SandboxLimits limits_;
-  actors::CompanyRuntime* runtime_ = nullptr;
+  // Guards scored_, so_far_, stopped_ and the progress lines while
+  // --concurrency workers answer.
+  std::mutex mu_;
   std::string stopped_;
 };
 
@@ -821,6 +852,9 @@ const bool registered = register_command(
       cmd->add_option("--max-usd", o->max_usd,
                       "stop cleanly before the next task once the run has spent this much (go on with --resume)")
           ->check(CLI::NonNegativeNumber);
+      cmd->add_option("--concurrency", o->concurrency,
+                      "answer this many items at once, each in a company of its own (default 1)")
+          ->check(CLI::Range(1, 64));
       cmd->add_option("--baseline", o->baseline,
                       "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
       return [o] { return EvalRun(*o).run(); };

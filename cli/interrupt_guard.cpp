@@ -39,9 +39,29 @@ InterruptGuard::InterruptGuard() {
       if (!handler || !handler()) break;
     }
     std::cerr << "\nkaisha: interrupted; saving the journal\n" << std::flush;
-    if (auto* rt = runtime_.load()) rt->interrupt("interrupted by the user (signal " + std::to_string(sig) + ")");
-    std::_Exit(130);
+    {
+      // Held until the exit, so no watched runtime is destroyed meanwhile.
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto* rt : runtimes_) rt->interrupt("interrupted by the user (signal " + std::to_string(sig) + ")");
+      std::_Exit(130);
+    }
   });
+}
+
+void InterruptGuard::arm(actors::CompanyRuntime* runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  runtimes_.clear();
+  if (runtime) runtimes_.push_back(runtime);
+}
+
+void InterruptGuard::watch(actors::CompanyRuntime* runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  runtimes_.push_back(runtime);
+}
+
+void InterruptGuard::unwatch(actors::CompanyRuntime* runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase(runtimes_, runtime);
 }
 
 void InterruptGuard::on_interrupt(std::function<bool()> handler) {

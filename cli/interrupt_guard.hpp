@@ -9,10 +9,10 @@
 // instead (on_interrupt()), and the command goes on.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "actors/company/company_runtime.hpp"
 
@@ -22,14 +22,19 @@ class InterruptGuard {
  public:
   InterruptGuard();
   ~InterruptGuard();
-  void arm(actors::CompanyRuntime* runtime) { runtime_.store(runtime); }
+  // The runtime a signal interrupts (null: none); replaces those watched.
+  void arm(actors::CompanyRuntime* runtime);
+  // Several runtimes at once (`kaisha eval --concurrency`): a signal
+  // interrupts each one watched. unwatch() before the runtime is destroyed.
+  void watch(actors::CompanyRuntime* runtime);
+  void unwatch(actors::CompanyRuntime* runtime);
   // Asked first on each SIGINT; when it returns true the signal has been
   // handled and the process goes on. It runs on the guard's own thread.
   void on_interrupt(std::function<bool()> handler);
 
  private:
-  std::atomic<actors::CompanyRuntime*> runtime_{nullptr};
-  std::mutex mu_;
+  std::mutex mu_;  // guards runtimes_ and handler_
+  std::vector<actors::CompanyRuntime*> runtimes_;
   std::function<bool()> handler_;
   std::thread watcher_;
 };

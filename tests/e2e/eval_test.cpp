@@ -329,6 +329,42 @@ TEST_F(EvalTest, ATaskOverItsTimeoutIsStoppedAndCountedWrong) {
   EXPECT_NE((*t)->error.find("--timeout"), std::string::npos) << (*t)->error;
 }
 
+// --concurrency 2: two items are answered at once, each in a company of its
+// own. While the Red Planet's first answer waits (60 s, until the provider's
+// 10 s per-attempt timeout asks again), the other worker answers the items
+// after it, so the last item is scored before the third; one at a time, the
+// third would come first. The scores are those of a run without
+// --concurrency.
+TEST_F(EvalTest, ConcurrentWorkersAnswerTheOtherItemsWhileOneWaits) {
+  start_mock(script(/*slow_red_planet=*/true));
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  RunResult r = kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru", "--name", "c", "--timeout", "15",
+                                            "--concurrency", "2", "--json"}),
+                       {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  std::vector<std::string> order;
+  for (const json& e : r.events("item")) order.push_back(e.value("item", ""));
+  ASSERT_EQ(order.size(), 4u) << r.out;
+  EXPECT_EQ(order.back(), "red-planet") << r.out;
+  EXPECT_EQ(std::set<std::string>(order.begin(), order.end()),
+            (std::set<std::string>{"capital", "apples", "red-planet", "add"}));
+  EXPECT_EQ(calls(), (std::map<std::string, size_t>{
+                         {"add", 1}, {"apples", 1}, {"capital", 1}, {"red-planet-slow", 1}, {"red-planet", 1}}));
+  auto rows = scored("c");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows["run/c/item/capital/1"]["correct"], true);
+  EXPECT_EQ(rows["run/c/item/apples/1"]["correct"], true);
+  EXPECT_EQ(rows["run/c/item/add/1"]["correct"], true);
+  EXPECT_EQ(rows["run/c/item/red-planet/1"]["correct"], false);
+  EXPECT_EQ(r.events("summary").at(0)["correct"], 3);
+  // Four sessions, one task each: no request carries another task's conversation.
+  for (const auto& req : mock_->request_log()) {
+    int users = 0;
+    for (const auto& m : req["messages"]) users += m.value("role", "") == "user";
+    EXPECT_EQ(users, 1) << req.dump();
+  }
+}
+
 // Before anything is spent, the most the run can spend is shown (each task
 // runs under the config's expense budget); --max-usd stops the run cleanly
 // before the next task once it has spent that much, and --resume goes on.
