@@ -13,23 +13,11 @@
 #include <memory>
 #include <optional>
 
-#include "actors/company/company_runtime.hpp"
-#include "actors/system/provider_chat_client.hpp"
+#include "api/node_host.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/progress_printer.hpp"
-#include "cluster/cluster_metrics.hpp"
-#include "cluster/cluster_node.hpp"
-#include "cluster/company_node.hpp"
-#include "protocols/http/bind_policy.hpp"
-#include "protocols/http/http_server.hpp"
-#include "protocols/mcp/client/mcp_servers_start.hpp"
-#include "protocols/telemetry/events_endpoint.hpp"
-#include "protocols/telemetry/metrics_endpoint.hpp"
-#include "runtime/company/event_log.hpp"
-#include "runtime/company/progress_fan_out.hpp"
-#include "runtime/telemetry/metered_chat_client.hpp"
 #include "runtime/cluster/cluster_config.hpp"
 
 namespace kaisha::cli {
@@ -73,48 +61,13 @@ int run_node(const NodeCommandOptions& o) {
     std::cerr << "kaisha node: " << t.error().message << "\n";
     return 2;
   }
-
-  // --http, else the node's `http` in cluster.yaml. Metrics are kept only
-  // when someone can read them.
-  const std::string http_address = o.http.empty() ? self->http : o.http;
-  const std::string http_source = o.http.empty() ? o.config + ": nodes." + o.name + ".http" : "--http";
-  telemetry::MetricsRegistry* metrics = http_address.empty() ? nullptr : &telemetry::default_registry();
-  std::optional<protocols::HostPort> http_at;
-  if (!http_address.empty()) {
-    auto hp = protocols::parse_host_port(http_address);
-    if (!hp) {
-      std::cerr << "kaisha node: " << http_source << ": " << hp.error().message << "\n";
-      return 2;
-    }
-    http_at = *hp;
-  }
-  cluster::NodeOptions no;
+  api::NodeHostOptions no;
   no.cluster = *cluster;
+  no.cluster_file = o.config;
   no.name = o.name;
   no.company = *company;
-  no.metrics = metrics;
-  if (!ceo) {
-    no.chat = actors::make_provider_chat_client(*company);  // employees hosted here call models from here
-    if (metrics) no.chat = telemetry::metered(no.chat, *metrics);
-    no.journal_path = o.db;  // only when asked: the company config's store is the CEO node's
-  }
-  const bool quiet = o.quiet;
-  no.log = [quiet](const std::string& line) {
-    if (!quiet) std::cerr << line << std::endl;
-  };
-  auto node = cluster::ClusterNode::start(no);
-  if (!node.ok()) {
-    std::cerr << "kaisha node: " << node.error().message << "\n";
-    return 2;
-  }
-  std::vector<std::shared_ptr<void>> node_metrics;
-  if (metrics) node_metrics = cluster::cluster_metrics(*metrics, **node);
-  auto events = std::make_shared<company::EventLog>();
-  std::unique_ptr<cluster::CompanyNode> company_node;
+  no.worker_journal = o.db;
   if (ceo) {
-    actors::RuntimeOptions ro;
-    ro.config = *company;
-    ro.scheduler_threads = 2;
     // A CEO node that was killed picks its session up again and resumes
     // the tasks it was running.
     auto left = session_left_running(*company);
@@ -122,41 +75,26 @@ int run_node(const NodeCommandOptions& o) {
       std::cerr << "kaisha node: " << left.error().message << "\n";
       return 2;
     }
-    ro.session_id = *left;
-    ro.resume = !left->empty();
-    ro.tool_sources = mcp::start_mcp_servers(company->mcp_servers);
-    ro.metrics = metrics;
-    std::shared_ptr<company::ProgressSink> progress = std::make_shared<ProgressPrinter>(o.json, o.quiet);
-    if (http_at)
-      progress = std::make_shared<company::ProgressFanOut>(
-          std::vector<std::shared_ptr<company::ProgressSink>>{progress, events});
-    auto cn =
-        cluster::CompanyNode::start(**node, ro, cluster->rehire_lost_agents, progress, cluster->max_waiting_tasks);
-    if (!cn.ok()) {
-      std::cerr << "kaisha node: " << cn.error().message << "\n";
-      return 2;
-    }
-    company_node = std::move(cn).value();
+    no.session_id = *left;
+    no.resume = !left->empty();
+    no.progress = std::make_shared<ProgressPrinter>(o.json, o.quiet);
   }
-  std::unique_ptr<protocols::HttpServer> http;
-  if (http_at) {
-    protocols::HttpServerOptions ho;
-    ho.host = http_at->host;
-    ho.port = http_at->port;
-    ho.bearer_token = protocols::resolve_bearer_token(o.token);
-    http = std::make_unique<protocols::HttpServer>(ho);
-    telemetry_http::mount_metrics(*http, *metrics);
-    if (ceo) telemetry_http::mount_events(*http, events);
-    auto port = http->start();
-    if (!port) {
-      std::cerr << "kaisha node: " << http_source << ": " << port.error().message << "\n";
-      return 2;
-    }
+  no.http = o.http;
+  no.http_source = "--http";
+  no.bearer_token = o.token;
+  const bool quiet = o.quiet;
+  no.log = [quiet](const std::string& line) {
+    if (!quiet) std::cerr << line << std::endl;
+  };
+  auto node = api::NodeHost::start(std::move(no));
+  if (!node.ok()) {
+    std::cerr << "kaisha node: " << node.error().message << "\n";
+    return 2;
   }
+  const std::string http = (*node)->http_url();
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "");
-  if (http)
-    std::cout << ", metrics at " << http->base_url() << "/metrics"
-              << (ceo ? ", events at " + http->base_url() + "/events" : "");
+  if (!http.empty())
+    std::cout << ", metrics at " << http << "/metrics" << (ceo ? ", events at " + http + "/events" : "");
   std::cout << std::endl;
   for (;;) {
     int sig = 0;
@@ -164,9 +102,6 @@ int run_node(const NodeCommandOptions& o) {
     // The node logs what the reload changed or why it was refused.
     (void)(*node)->reload();
   }
-  if (http) http->stop();
-  company_node.reset();
-  node_metrics.clear();
   (*node)->stop();
   return 0;
 }
