@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "actors/company/company_runtime.hpp"
+#include "actors/strategy_kit/strategy_registration.hpp"
 #include "actors/system/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
@@ -32,6 +33,7 @@
 #include "runtime/core/utf8.hpp"
 #include "runtime/eval/item_record.hpp"
 #include "runtime/eval/item_score.hpp"
+#include "runtime/eval/model_alone_driver.hpp"
 #include "runtime/eval/run_comparison.hpp"
 #include "runtime/eval/run_summary.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -73,6 +75,7 @@ struct RunRecord {
   int limit = 0;
   int runs = 1;
   std::string baseline;             // the run it is compared with ("" = none)
+  std::string baseline_model;       // --baseline MODEL: the model alone, run first as `baseline`
   std::vector<std::string> ablate;  // the switches its ablation runs turn off
   std::string switched_off;         // an ablation run: the switch it turns off
   int timeout_s = 0;                // per task; 0: none
@@ -80,11 +83,17 @@ struct RunRecord {
 };
 
 json to_json(const RunRecord& r) {
-  return json{{"suite", r.suite},         {"strategy", r.strategy},
-              {"model", r.model},         {"limit", r.limit},
-              {"runs", r.runs},           {"baseline", r.baseline},
-              {"ablate", r.ablate},       {"switched_off", r.switched_off},
-              {"timeout_s", r.timeout_s}, {"seed", r.seed ? json(*r.seed) : json(nullptr)}};
+  return json{{"suite", r.suite},
+              {"strategy", r.strategy},
+              {"model", r.model},
+              {"limit", r.limit},
+              {"runs", r.runs},
+              {"baseline", r.baseline},
+              {"baseline_model", r.baseline_model},
+              {"ablate", r.ablate},
+              {"switched_off", r.switched_off},
+              {"timeout_s", r.timeout_s},
+              {"seed", r.seed ? json(*r.seed) : json(nullptr)}};
 }
 
 RunRecord record_from_json(const json& j) {
@@ -95,6 +104,7 @@ RunRecord record_from_json(const json& j) {
   r.limit = j.value("limit", 0);
   r.runs = j.value("runs", 1);
   r.baseline = j.value("baseline", "");
+  r.baseline_model = j.value("baseline_model", "");
   r.ablate = j.value("ablate", std::vector<std::string>{});
   r.switched_off = j.value("switched_off", "");
   r.timeout_s = j.value("timeout_s", 0);
@@ -204,6 +214,32 @@ class TaskTimer {
 // An ablation run's name: the run's, and the switch it turns off.
 std::string arm_name(const std::string& run, const std::string& off) { return run + "-no-" + off; }
 
+// The run of the model alone that --baseline MODEL compares a run with.
+std::string alone_name(const std::string& run) { return run + "-alone"; }
+
+// The papers' "model alone" baseline (runtime/eval/model_alone_driver.hpp),
+// a strategy of this process only: one model call per task, no company.
+void register_model_alone() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = eval::kModelAloneStrategy;
+    info.help = "the model alone: one call per task, no CEO, employees or tools (kaisha eval --baseline MODEL)";
+    Status s = actors::register_strategy(std::move(info),
+                                         [](const driver::StrategySetup& setup) -> Result<driver::DrivenStrategy> {
+                                           driver::DrivenStrategy d;
+                                           d.agent = eval::kModelAloneAgent;
+                                           d.who = "the model alone";
+                                           d.model = setup.price(setup.config->ceo.model);
+                                           d.make = [](const msg::TaskRequest& task, const driver::StateValues&) {
+                                             return driver::make_task_driver<eval::ModelAloneDriver>(task.input, "", 0);
+                                           };
+                                           return d;
+                                         });
+    if (!s.ok()) std::cerr << "kaisha eval: " << s.error().message << "\n";
+  });
+}
+
 class EvalRun {
  public:
   explicit EvalRun(EvalOptions o) : o_(std::move(o)) {}
@@ -212,13 +248,28 @@ class EvalRun {
   EvalRun(EvalOptions o, const RunRecord& parent, const std::string& parent_name, const std::string& off)
       : o_(std::move(o)), arm_(parent) {
     arm_->baseline = parent_name;
+    arm_->baseline_model.clear();
     arm_->ablate.clear();
     arm_->switched_off = off;
     arm_name_ = arm_name(parent_name, off);
   }
 
+  // The run of the model alone that `parent` is compared with
+  // (--baseline MODEL): started, or resumed when the journal has it.
+  EvalRun(EvalOptions o, const RunRecord& parent, const std::string& parent_name) : o_(std::move(o)), arm_(parent) {
+    arm_->strategy = eval::kModelAloneStrategy;
+    arm_->model = parent.baseline_model;
+    arm_->baseline.clear();
+    arm_->baseline_model.clear();
+    arm_->ablate.clear();
+    arm_->switched_off.clear();
+    arm_name_ = alone_name(parent_name);
+  }
+
   int run() {
     if (int code = prepare(); code != 0) return code;
+    if (!record_.baseline_model.empty())
+      if (int code = run_model_alone(); code != 0) return code;
     if (int code = answer_all(); code != 0 && code != 1) return code;
     const int code = report();
     if (code != 0 || record_.ablate.empty()) return code;
@@ -230,6 +281,27 @@ class EvalRun {
   const eval::RunSummary& summary() const { return summary_; }
 
  private:
+  // --baseline MODEL: the suite answered by the model alone first, then
+  // read as this run's baseline.
+  int run_model_alone() {
+    EvalOptions child = o_;
+    child.resume.clear();
+    child.baseline.clear();
+    child.ablate.clear();
+    child.csv.clear();
+    child.common.model = record_.baseline_model;
+    child.common.strategy = eval::kModelAloneStrategy;
+    EvalRun alone(child, record_, name_);
+    if (int code = alone.run(); code != 0) return code;
+    auto st = store::JournalStore::open_read_only(config_.store_path);
+    if (!st.ok()) return fail(st.error().message, 1);
+    auto rows = (*st)->state(eval::kEvalState);
+    if (!rows.ok()) return fail(rows.error().message, 1);
+    for (auto& r : *rows) state_[r.key] = r.value;
+    if (!o_.common.quiet && !o_.common.json) std::cout << "\n";
+    return read_baseline();
+  }
+
   // The strategy's switches that --ablate names ("all": every one), or an
   // error listing the ones it has.
   int check_ablate() {
@@ -411,8 +483,14 @@ class EvalRun {
         items_.resize(size_t(record_.limit));
       }
     }
-    if (!o_.baseline.empty()) record_.baseline = o_.baseline;
-    if (int code = read_baseline(); code != 0) return code;
+    if (!o_.baseline.empty()) {
+      // A run of that name, else a model ref (PROVIDER:MODEL) answering alone.
+      const bool a_run = state_.count(eval::run_key(o_.baseline)) > 0 || o_.baseline.find(':') == std::string::npos;
+      record_.baseline = a_run ? o_.baseline : alone_name(name_);
+      record_.baseline_model = a_run ? "" : o_.baseline;
+    }
+    if (record_.baseline_model.empty())
+      if (int code = read_baseline(); code != 0) return code;
     for (int rep = 1; rep <= record_.runs; ++rep)
       for (const auto& i : items_) slots_.push_back({&i, rep});
     for (const auto& s : slots_) {
@@ -856,8 +934,12 @@ const bool registered = register_command(
                       "answer this many items at once, each in a company of its own (default 1)")
           ->check(CLI::Range(1, 64));
       cmd->add_option("--baseline", o->baseline,
-                      "compare with this earlier run of the same suite, answer by answer (McNemar's test)");
-      return [o] { return EvalRun(*o).run(); };
+                      "compare, answer by answer (McNemar's test), with this earlier run of the same suite, or with "
+                      "this model (PROVIDER:MODEL) answering alone, run first as RUN-alone");
+      return [o] {
+        register_model_alone();
+        return EvalRun(*o).run();
+      };
     });
 
 }  // namespace

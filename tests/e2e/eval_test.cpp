@@ -249,6 +249,50 @@ TEST_F(EvalTest, ARunComparedWithItsBaselineCountsTheItemsOnlyOneGotRight) {
   EXPECT_EQ(mock_->request_log().size(), asked);
 }
 
+// --baseline PROVIDER:MODEL: the suite is answered first by that model
+// alone (one call per task with the task's text, no CEO, no tools), as run
+// RUN-alone, then by the strategy, and the two are compared answer by
+// answer. Resumed, neither is asked again.
+TEST_F(EvalTest, ABaselineModelAnswersAloneFirstAndTheRunIsComparedWithIt) {
+  std::string s = script();
+  s += "  - name: alone-capital\n    match: { model: alone-model, last_user: \"capital of Australia\" }\n"
+       "    reply: { text: \"Sydney\" }\n"
+       "  - name: alone-apples\n    match: { model: alone-model, last_user: \"baskets of 12 apples\" }\n"
+       "    reply: { text: \"#### 36\" }\n"
+       "  - name: alone-red-planet\n    match: { model: alone-model, last_user: \"Red Planet\" }\n"
+       "    reply: { text: \"火星です 🔴 (B)\" }\n";
+  start_mock(s);
+  const std::string suite = dir_.write("mixed.jsonl", kSuite);
+  RunResult r = kaisha(eval_args(config(), {"--suite", suite, "--strategy", "hashiru", "--name", "cmp", "--limit", "3",
+                                            "--baseline", "openai:alone-model", "--json"}),
+                       {}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  // The model alone was asked each task's text and nothing else.
+  const auto alone = requests_for("alone-model");
+  ASSERT_EQ(alone.size(), 3u);
+  for (const auto& req : alone) {
+    EXPECT_EQ(req["messages"].size(), 1u) << req.dump();
+    EXPECT_TRUE(req.value("tools", json::array()).empty()) << req.dump();
+  }
+  const json summaries = r.events("summary");
+  ASSERT_EQ(summaries.size(), 2u) << r.out;
+  EXPECT_EQ(summaries[0]["run"], "cmp-alone");
+  EXPECT_EQ(summaries[0]["strategy"], "model-alone");
+  EXPECT_EQ(summaries[0]["correct"], 1);
+  const json b = summaries[1]["baseline"];
+  EXPECT_EQ(b["run"], "cmp-alone") << b;
+  EXPECT_EQ(b["candidate"]["correct"], 2) << b;
+  EXPECT_EQ(b["baseline"]["correct"], 1) << b;
+  EXPECT_EQ(b["mcnemar"]["b"], 2) << b;  // right only with the company: capital, apples
+  EXPECT_EQ(b["mcnemar"]["c"], 1) << b;  // right only alone: the Red Planet
+
+  const size_t asked = mock_->request_log().size();
+  RunResult again = kaisha(eval_args(config(), {"--resume", "cmp"}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.out.find("against cmp-alone (strategy model-alone"), std::string::npos) << again.out;
+  EXPECT_EQ(mock_->request_log().size(), asked);
+}
+
 // --ablate runs the suite again with each named switch off, as a run of
 // its own compared with the full one: the CEO's requests in the ablation
 // run lack the tools the switch takes away, and the table lists each run.
