@@ -215,12 +215,6 @@ Effects HivaDriver::start() {
     finish(out, false, "HiVA's graph has a cycle; it cannot run", "error");
     return out;
   }
-  auto profile = task_profile_of(task_.input, *setup_.knowledge, setup_.embed);
-  if (!profile) {
-    finish(out, false, "HiVA's knowledge graph: " + profile.error().message, "error");
-    return out;
-  }
-  task_profile_ = std::move(profile).value();
   begin_iteration(out);
   return out;
 }
@@ -238,7 +232,63 @@ Effects HivaDriver::cancel(const std::string& why) {
   return out;
 }
 
+std::vector<std::string> HivaDriver::texts_to_embed() const {
+  std::vector<std::string> texts;
+  if (setup_.embed) return texts;
+  auto need = [&](const std::string& text) {
+    if (!vectors_.count(text) && std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+  };
+  if (!task_profile_) need(task_.input);
+  for (const GraphAgent& a : graph_.agents()) {
+    if (setup_.profiles && setup_.profiles->has(a.prompt, a.tool_description)) continue;
+    need(a.prompt);
+    if (!a.tool_description.empty()) need(a.tool_description);
+  }
+  return texts;
+}
+
+void HivaDriver::embed_then(Effects& out, std::function<void(Effects&)> then) {
+  std::vector<std::string> texts = texts_to_embed();
+  if (texts.empty()) return then(out);
+  run_tool(out, kEmbedTool, json{{"texts", texts}},
+           [this, texts, then = std::move(then)](Effects& o, const company::ToolResult& r) {
+             const json* vectors =
+                 r.ok && r.output.is_object() && r.output.contains("vectors") ? &r.output["vectors"] : nullptr;
+             const bool fits = vectors && vectors->is_array() && vectors->size() == texts.size();
+             for (size_t i = 0; i < texts.size(); ++i) {
+               Embedding v;
+               if (fits && (*vectors)[i].is_array()) {
+                 for (const json& x : (*vectors)[i])
+                   if (x.is_number()) v.push_back(x.get<float>());
+               }
+               vectors_[texts[i]] = unit(std::move(v));
+             }
+             if (!fits) {
+               ++problems_;
+               const std::string text = "embedding " + std::to_string(texts.size()) + " texts failed (" +
+                                        (r.ok ? "the answer holds no vectors" : r.message) +
+                                        "); routing goes on without their similarity";
+               event(o, event::problem, text, json{{"call", "embed"}, {"problem", text}});
+             }
+             then(o);
+           });
+}
+
+Embed HivaDriver::embedder() const {
+  if (setup_.embed) return setup_.embed;
+  return [this](const std::string& text) {
+    auto it = vectors_.find(text);
+    return it == vectors_.end() ? Embedding{} : it->second;
+  };
+}
+
 void HivaDriver::begin_iteration(Effects& out) {
+  if (!texts_to_embed().empty()) return embed_then(out, [this](Effects& o) { begin_iteration(o); });
+  if (!task_profile_) {
+    auto profile = task_profile_of(task_.input, *setup_.knowledge, embedder());
+    if (!profile) return finish(out, false, "HiVA's knowledge graph: " + profile.error().message, "error");
+    task_profile_ = std::move(profile).value();
+  }
   ++iteration_;
   graph_.reset_routed();
   iteration_start_ = graph_;
@@ -344,8 +394,14 @@ double HivaDriver::dist_of(const std::string& agent) {
   auto it = dist_.find(agent);
   if (it != dist_.end()) return it->second;
   const GraphAgent& a = graph_.agent(agent);
-  const AgentProfile p = setup_.profiles ? setup_.profiles->get(a.prompt, a.tool_description, setup_.embed)
-                                         : profile_of(a.prompt, a.tool_description, setup_.embed);
+  // A profile built without a vector (a failed embedding) is not kept.
+  auto failed = [this](const std::string& text) {
+    auto it = vectors_.find(text);
+    return !setup_.embed && it != vectors_.end() && it->second.empty();
+  };
+  const bool keep = setup_.profiles && !failed(a.prompt) && !failed(a.tool_description);
+  const AgentProfile p = keep ? setup_.profiles->get(a.prompt, a.tool_description, embedder())
+                              : profile_of(a.prompt, a.tool_description, embedder());
   auto cost = knowledge_cost(p, *task_profile_, {}, *setup_.knowledge, setup_.settings.knowledge);
   const double d = cost ? cost->dist : 0.0;
   dist_[agent] = d;

@@ -44,6 +44,9 @@
 //  - An agent whose model or tool fails still routes with the failure as its
 //    output, so an aggregated answer still comes (item 23). A refused hire
 //    ends the task.
+//  - With a provider's embedder, a text whose embedding failed counts as
+//    dissimilar to everything (Ψ1 and the concept matches fall back to
+//    keywords) rather than stopping the task.
 //  - Each graph agent is hired the first time the task needs it, named
 //    "hiva-<id>", and fired when the task ends; every ask carries the
 //    agent's current prompt, so an agent keeps nothing between iterations.
@@ -105,6 +108,15 @@ class HivaDriver {
                const Reply& reply);
   void event(driver::Effects& out, const char* name, const std::string& text, json data, bool journaled = true);
 
+  // Embeddings. With a provider's embedder (setup_.embed null), the texts
+  // the routing compares (the task, the agents' prompts and tool
+  // descriptions whose profiles are not kept yet) are embedded by one
+  // RunTool hiva.embed before a forward pass; a failed call is a problem,
+  // and the texts then have no vector (no evidence of similarity).
+  std::vector<std::string> texts_to_embed() const;
+  void embed_then(driver::Effects& out, std::function<void(driver::Effects&)> then);
+  Embed embedder() const;  // setup_.embed, or a look-up in vectors_
+
   // 1. Forward.
   void begin_iteration(driver::Effects& out);
   void pump_forward(driver::Effects& out);
@@ -148,8 +160,9 @@ class HivaDriver {
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
+  std::map<std::string, Embedding> vectors_;  // by text: the provider's answers (empty: it failed)
   std::optional<TaskProfile> task_profile_;
-  std::map<std::string, double> dist_;  // per agent, for this task
+  std::map<std::string, double> dist_;  // per agent, for this iteration
 
   // The running forward pass.
   std::optional<ForwardSchedule> schedule_;

@@ -10,7 +10,7 @@
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/environment/sandbox/item_judge.hpp"
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
-#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/memory/configured_embedder.hpp"
 #include "runtime/suite/suite_file.hpp"
 
 namespace kaisha::hiva {
@@ -106,13 +106,35 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   auto aggregator_prompt = read_text_file(data_file("prompts/hiva/initial_aggregator.md"));
   if (!aggregator_prompt) return aggregator_prompt.error();
 
-  auto embedder = std::make_shared<memory::HashedNgramEmbedder>();
-  setup->embed = [embedder](const std::string& text) { return embedder->embed_one(text); };
+  // The company's embedder (memory.embedding_model), as memory's.
+  auto configured = memory::configured_embedder(*in.config);
+  if (!configured) return configured.error();
+  std::shared_ptr<memory::Embedder> embedder = std::move(configured).value();
+  auto embed_many = [embedder](const std::vector<std::string>& texts) {
+    return memory::embed_blocking(*embedder, texts);
+  };
+  if (embedder->answers_at_once())
+    setup->embed = [embed_many](const std::string& text) {
+      auto v = embed_many({text});
+      return v.ok() && v->size() == 1 ? v->front() : Embedding{};
+    };
   setup->profiles = std::make_shared<AgentProfiles>();
   auto kg =
       read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json") : st.knowledge_graph);
   if (!kg) return Error{"config", "hiva.knowledge_graph: " + kg.error().message};
-  kg->embed_nodes(setup->embed);
+  // Once, as the company starts (not on an actor): one batch for every node.
+  const std::vector<std::string> node_texts = kg->node_texts();
+  auto node_vectors = embed_many(node_texts);
+  if (!node_vectors)
+    return Error{"config", "hiva.knowledge_graph: embedding its nodes with " + embedder->model_id() + ": " +
+                               node_vectors.error().message};
+  if (node_vectors->size() != node_texts.size())
+    return Error{"config", "hiva.knowledge_graph: " + embedder->model_id() + " returned " +
+                               std::to_string(node_vectors->size()) + " vectors for " +
+                               std::to_string(node_texts.size()) + " nodes"};
+  std::map<std::string, Embedding> by_text;
+  for (size_t i = 0; i < node_texts.size(); ++i) by_text[node_texts[i]] = (*node_vectors)[i];
+  kg->embed_nodes([&by_text](const std::string& text) { return by_text[text]; });
   setup->knowledge = std::make_shared<const KnowledgeGraph>(std::move(kg).value());
   setup->listening = in.listening;
 
@@ -145,7 +167,8 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   tools.timeout_ms = st.tool_timeout_s * 1000;
   tools.retries = st.tool_retries;
   d.tools = std::make_shared<HivaToolSource>(
-      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); });
+      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); },
+      embed_many);
   d.who = "HiVA";
   d.model = own;
   d.state = kHivaStrategy;

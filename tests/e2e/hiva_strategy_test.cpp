@@ -8,10 +8,12 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "e2e_fixture.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -128,6 +130,61 @@ TEST_F(HivaTest, TheExampleGrowsACoderThenAReviewerAndPrunesTheReviewer) {
   EXPECT_EQ(by_rule("aggregator-reverse").size(), 1u);
   EXPECT_EQ(by_rule("aggregator-palindrome").size(), 1u);
   EXPECT_TRUE(by_rule("aggregator-other").empty());
+}
+
+// The company's embedder (memory.embedding_model, here the mock's OpenAI
+// embeddings) is the knowledge cost's: the knowledge graph is embedded in
+// one batch as the company starts, then each iteration's task and the
+// agents' new prompts, over real HTTP; the example evolves as it does with
+// the built-in embedder. A model no provider serves is refused before
+// anything is spent.
+TEST_F(HivaTest, TheKnowledgeCostEmbedsWithTheConfiguredEmbeddingModel) {
+  start_mock_file(kHivaExamples + "scenario.yaml");
+  auto example = read_text_file(kHivaExamples + "config.yaml");
+  auto costs = read_text_file(kHivaExamples + "costs.yaml");
+  ASSERT_TRUE(example.ok() && costs.ok());
+  dir_.write("costs.yaml", *costs);
+  const std::string config =
+      dir_.write("embedding.yaml", *example + "memory:\n  embedding_model: openai:text-embedding-3-small\n");
+  RunResult r = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "2", "--name", "coders",
+                        "-q", "--config", config, "--db", db()},
+                       {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("accuracy 2/2"), std::string::npos) << r.describe();
+  const auto embeds = requests_where("kind", "embed");
+  ASSERT_GE(embeds.size(), 3u) << embeds.size();
+  for (const json& e : embeds) {
+    EXPECT_EQ(e.value("model", ""), "text-embedding-3-small") << e.dump();
+    EXPECT_EQ(e.value("status", 0), 200) << e.dump();
+  }
+  // The first: every node of data/hiva/knowledge.json, at once.
+  auto kg = read_text_file(data_file("data/hiva/knowledge.json"));
+  ASSERT_TRUE(kg.ok());
+  EXPECT_EQ(embeds[0]["inputs"].size(), json::parse(*kg)["nodes"].size());
+  // Then each task, before its forward pass, with the prompts not embedded yet.
+  auto tasks = read_text_file(kHivaExamples + "tasks.jsonl");
+  ASSERT_TRUE(tasks.ok());
+  std::set<std::string> embedded;
+  for (size_t i = 1; i < embeds.size(); ++i)
+    for (const json& t : embeds[i]["inputs"]) embedded.insert(t.get<std::string>());
+  size_t seen = 0;
+  std::istringstream lines(*tasks);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#' || seen == 2) continue;
+    const std::string input = json::parse(line).value("input", "");
+    EXPECT_TRUE(embedded.count(utf8::truncate(input, 200))) << input;
+    ++seen;
+  }
+
+  // A model no configured provider serves: refused, naming it, with no call made.
+  mock_->reset();
+  const std::string bad = dir_.write("bad-embedding.yaml", *example + "memory:\n  embedding_model: nosuch:embedder\n");
+  RunResult refused = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "1", "--name",
+                              "other", "-q", "--config", bad, "--db", dir_.file("other.db")},
+                             {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  EXPECT_NE(refused.exit_code, 0) << refused.describe();
+  EXPECT_NE(refused.err.find("memory.embedding_model 'nosuch:embedder'"), std::string::npos) << refused.describe();
+  EXPECT_TRUE(mock_->request_log().empty());
 }
 
 // The evolved graph answers a new task: its coder (which the singleton does
