@@ -240,11 +240,19 @@ std::vector<std::string> HivaDriver::texts_to_embed() const {
   };
   if (!task_profile_) need(task_.input);
   for (const GraphAgent& a : graph_.agents()) {
+    for (const TaskRecord& past : a.history) need(past.task);
     if (setup_.profiles && setup_.profiles->has(a.prompt, a.tool_description)) continue;
     need(a.prompt);
     if (!a.tool_description.empty()) need(a.tool_description);
   }
   return texts;
+}
+
+const Embedding& HivaDriver::vector_of(const std::string& text) {
+  auto it = vectors_.find(text);
+  if (it != vectors_.end()) return it->second;
+  // In process (a provider's vectors are all fetched before the pass).
+  return vectors_[text] = setup_.embed ? unit(setup_.embed(text)) : Embedding{};
 }
 
 void HivaDriver::embed_then(Effects& out, std::function<void(Effects&)> then) {
@@ -402,7 +410,11 @@ double HivaDriver::dist_of(const std::string& agent) {
   const bool keep = setup_.profiles && !failed(a.prompt) && !failed(a.tool_description);
   const AgentProfile p = keep ? setup_.profiles->get(a.prompt, a.tool_description, embedder())
                               : profile_of(a.prompt, a.tool_description, embedder());
-  auto cost = knowledge_cost(p, *task_profile_, {}, *setup_.knowledge, setup_.settings.knowledge);
+  // Ψ3 reads the agent's record on tasks like this one, by the same embedder.
+  std::vector<PastTask> history;
+  for (const TaskRecord& past : a.history)
+    history.push_back(PastTask{cosine(vector_of(past.task), task_profile_->embedding), past.success});
+  auto cost = knowledge_cost(p, *task_profile_, history, *setup_.knowledge, setup_.settings.knowledge);
   const double d = cost ? cost->dist : 0.0;
   dist_[agent] = d;
   return d;
@@ -812,6 +824,7 @@ void HivaDriver::update(Effects& out) {
     if (selected) {
       ++a.visits;
       rewards[a.id] = r;
+      remember_task(a, task_.input, r);  // for Ψ3 on later tasks
     }
     posteriors[a.id] = json::array({a.alpha, a.beta});
   }

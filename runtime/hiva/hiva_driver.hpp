@@ -47,6 +47,9 @@
 //  - With a provider's embedder, a text whose embedding failed counts as
 //    dissimilar to everything (Ψ1 and the concept matches fall back to
 //    keywords) rather than stopping the task.
+//  - Ψ3 reads the agent's records (GraphAgent::history): each agent that
+//    ran records (task, r) at the update, r being its reward; the records
+//    travel with the graph, so a saved graph routes by them on later tasks.
 //  - Each graph agent is hired the first time the task needs it, named
 //    "hiva-<id>", and fired when the task ends; every ask carries the
 //    agent's current prompt, so an agent keeps nothing between iterations.
@@ -116,6 +119,8 @@ class HivaDriver {
   std::vector<std::string> texts_to_embed() const;
   void embed_then(driver::Effects& out, std::function<void(driver::Effects&)> then);
   Embed embedder() const;  // setup_.embed, or a look-up in vectors_
+  // unit(embedding) of a text, kept in vectors_ for the task.
+  const Embedding& vector_of(const std::string& text);
 
   // 1. Forward.
   void begin_iteration(driver::Effects& out);
@@ -160,7 +165,9 @@ class HivaDriver {
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
-  std::map<std::string, Embedding> vectors_;  // by text: the provider's answers (empty: it failed)
+  // By text: the provider's answers (empty: it failed), and the past tasks'
+  // vectors in process.
+  std::map<std::string, Embedding> vectors_;
   std::optional<TaskProfile> task_profile_;
   std::map<std::string, double> dist_;  // per agent, for this iteration
 

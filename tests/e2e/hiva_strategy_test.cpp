@@ -239,7 +239,7 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
   ASSERT_TRUE(text.ok()) << text.error().message;
   const json graph = json::parse(*text, nullptr, false);
   ASSERT_TRUE(graph.is_object()) << *text;
-  EXPECT_EQ(graph.value("version", 0), 1);
+  EXPECT_EQ(graph.value("version", 0), 2);
 
   const std::string other = dir_.file("other.db");
   RunResult imported = kaisha({"graphs", "--import", file, "--name", "copy", "--db", other});
@@ -261,12 +261,12 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
 
   // A newer format: upgrade kaisha.
   json newer = graph;
-  newer["version"] = 2;
+  newer["version"] = 3;
   const std::string newer_file = dir_.write("newer.json", newer.dump(2));
   RunResult refused = kaisha({"graphs", "--import", newer_file, "--name", "newer", "--db", other});
   EXPECT_EQ(refused.exit_code, 2) << refused.describe();
   EXPECT_NE(
-      refused.err.find(newer_file + ": graph format version 2 is newer than this kaisha reads (1); upgrade kaisha"),
+      refused.err.find(newer_file + ": graph format version 3 is newer than this kaisha reads (2); upgrade kaisha"),
       std::string::npos)
       << refused.describe();
 

@@ -37,7 +37,8 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
                                    "max_model_calls",
                                    "max_usd",
                                    "tool_timeout_s",
-                                   "tool_retries"});
+                                   "tool_retries",
+                                   "history_k"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -76,6 +77,7 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();
   if (Status s = r.optional_count(n, p, "tool_timeout_s", h.tool_timeout_s, 1); !s) return s.error();
   if (Status s = r.optional_count(n, p, "tool_retries", h.tool_retries, 0); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "history_k", h.knowledge.history_k, 1); !s) return s.error();
   return h;
 }
 

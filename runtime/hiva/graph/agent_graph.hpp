@@ -25,6 +25,20 @@
 
 namespace kaisha::hiva {
 
+// One task an agent worked on and how it did: what Ψ3, the historical
+// mismatch, reads (hiva.md §6.2). The task's text is kept (at most
+// kMaxRecordedTaskBytes of it) rather than its embedding, so a graph does not
+// depend on the embedder that evolved it.
+struct TaskRecord {
+  std::string task;
+  double success = 0;  // the agent's reward r for it, in [0, 1]
+
+  bool operator==(const TaskRecord&) const = default;
+};
+
+inline constexpr std::size_t kMaxTaskRecords = 16;         // per agent; the oldest goes first
+inline constexpr std::size_t kMaxRecordedTaskBytes = 300;  // of a task's text, cut at a code point
+
 struct GraphAgent {
   std::string id;
   std::string role;  // a short description ("Data retrieval agent")
@@ -37,10 +51,15 @@ struct GraphAgent {
   int visits = 0;
   int last_update = 0;  // the iteration of its last bandit update (Δt of §6.3)
   std::string last_gradient;
-  int created = 0;  // the iteration that created it
+  int created = 0;                  // the iteration that created it
+  std::vector<TaskRecord> history;  // oldest first, at most kMaxTaskRecords
 
   bool operator==(const GraphAgent&) const = default;
 };
+
+// Appends (task, success) to the agent's history, the task cut to
+// kMaxRecordedTaskBytes, dropping the oldest record beyond kMaxTaskRecords.
+void remember_task(GraphAgent& agent, const std::string& task, double success);
 
 struct GraphEdge {
   std::string from, to;

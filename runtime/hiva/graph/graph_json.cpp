@@ -87,7 +87,7 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
   FieldReader r(j, path);
   GraphAgent a;
   Status s = r.only({"id", "role", "prompt", "prompt_version", "tool_code", "tool_description", "tool_version", "alpha",
-                     "beta", "visits", "last_update", "last_gradient", "created"});
+                     "beta", "visits", "last_update", "last_gradient", "created", "history"});
   if (s) s = r.text("id", a.id, true);
   if (s) s = r.text("role", a.role);
   if (s) s = r.text("prompt", a.prompt);
@@ -102,6 +102,26 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
   if (s) s = r.text("last_gradient", a.last_gradient);
   if (s) s = r.integer("created", a.created, 0);
   if (!s) return s.error();
+  // Version 2: the tasks it worked on (Ψ3); a version 1 file has none.
+  if (auto it = j.find("history"); it != j.end()) {
+    if (!it->is_array()) return bad(r.at("history"), std::string("expected an array, got ") + json_kind(*it));
+    if (it->size() > kMaxTaskRecords)
+      return bad(r.at("history"), "has " + std::to_string(it->size()) + " records; at most " +
+                                      std::to_string(kMaxTaskRecords) + " are kept");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string at = r.at("history") + "[" + std::to_string(i) + "]";
+      const json& h = (*it)[i];
+      if (!h.is_object()) return bad(at, std::string("expected an object, got ") + json_kind(h));
+      FieldReader hr(h, at);
+      TaskRecord t;
+      Status hs = hr.only({"task", "success"});
+      if (hs) hs = hr.text("task", t.task);
+      if (hs) hs = hr.number("success", t.success, false);
+      if (hs && t.success > 1) hs = bad(hr.at("success"), "expected a number in [0, 1], got " + h["success"].dump());
+      if (!hs) return hs.error();
+      a.history.push_back(std::move(t));
+    }
+  }
   return a;
 }
 
@@ -141,6 +161,7 @@ Status check_header(const json& j) {
   return r.only({"format", "version", "agents", "edges"});
 }
 
+
 Result<const json*> list(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return bad(key, "missing");
@@ -169,6 +190,9 @@ json to_json(const AgentGraph& graph) {
     o["last_update"] = a.last_update;
     o["last_gradient"] = a.last_gradient;
     o["created"] = a.created;
+    json history = json::array();
+    for (const TaskRecord& t : a.history) history.push_back(json{{"task", t.task}, {"success", t.success}});
+    o["history"] = std::move(history);
     agents.push_back(std::move(o));
   }
   json edges = json::array();

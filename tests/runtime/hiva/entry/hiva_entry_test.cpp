@@ -116,6 +116,14 @@ TEST(HivaSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
   EXPECT_NE(typo.find("use_kabb"), std::string::npos) << typo;
 }
 
+TEST(HivaSettingsReader, PastTasksPsi3ReadsAreConfigurable) {
+  auto h = read("hiva:\n  history_k: 3\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->knowledge.history_k, 3);
+  EXPECT_EQ(read("strategy: hiva\n")->knowledge.history_k, 5);
+  EXPECT_EQ(error_of("hiva:\n  history_k: 0\n"), "config.yaml:2: hiva.history_k: expected an integer >= 1, got 0");
+}
+
 // The configuration block of docs/hiva.md is a config a user may copy.
 TEST(HivaSettingsReader, TheDocsPageExampleLoads) {
   std::ifstream f(data_file("docs/hiva.md"));
