@@ -90,12 +90,17 @@ json edges_json(const std::vector<std::pair<std::string, std::string>>& edges) {
 
 std::string HivaDriver::hire_name(const std::string& agent) { return "hiva-" + agent; }
 
-HivaDriver::HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration)
+HivaDriver::HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration,
+                       std::vector<RoutingOutcome> outcomes)
     : setup_(std::move(setup)),
       task_(std::move(task)),
       graph_(std::move(graph)),
       iteration_(iteration),
-      first_iteration_(iteration + 1) {}
+      first_iteration_(iteration + 1),
+      outcomes_(std::move(outcomes)) {
+  const std::vector<double>& w = graph_.knowledge_weights();
+  if (w.size() == 4) setup_.settings.knowledge.weights = {w[0], w[1], w[2], w[3]};
+}
 
 // ------------------------------------------------------------------ calls
 
@@ -304,6 +309,7 @@ void HivaDriver::begin_iteration(Effects& out) {
   chosen_.clear();
   instructing_.clear();
   dist_.clear();
+  costs_.clear();
   auto plan = ForwardSchedule::plan(graph_, task_.input);
   if (!plan) return finish(out, false, "HiVA's graph: " + plan.error().message, "error");
   instructed_by_.clear();
@@ -417,6 +423,7 @@ double HivaDriver::dist_of(const std::string& agent) {
   auto cost = knowledge_cost(p, *task_profile_, history, *setup_.knowledge, setup_.settings.knowledge);
   const double d = cost ? cost->dist : 0.0;
   dist_[agent] = d;
+  if (cost) costs_[agent] = *cost;
   return d;
 }
 
@@ -825,9 +832,12 @@ void HivaDriver::update(Effects& out) {
       ++a.visits;
       rewards[a.id] = r;
       remember_task(a, task_.input, r);  // for Ψ3 on later tasks
+      if (auto c = costs_.find(a.id); c != costs_.end())
+        outcomes_.push_back(RoutingOutcome{c->second.depth, c->second.psi, r});
     }
     posteriors[a.id] = json::array({a.alpha, a.beta});
   }
+  if (outcomes_.size() > kMaxRoutingOutcomes) outcomes_.erase(outcomes_.begin(), outcomes_.end() - kMaxRoutingOutcomes);
   for (const GraphEdge& e0 : before.edges()) {
     GraphEdge* e = graph_.find_edge(e0.from, e0.to);
     const double r = rewards_.count(e->to) ? rewards_[e->to] : (success_ ? double(*success_) : 1.0);
@@ -908,7 +918,8 @@ void HivaDriver::update(Effects& out) {
                                          {"answer", answer_},
                                          {"success", success},
                                          {"diff", to_json(diff)},
-                                         {"rewards", rewards}},
+                                         {"rewards", rewards},
+                                         {"routing_outcomes", routing_outcomes_json(outcomes_)}},
                                     "iteration " + std::to_string(iteration_)});
   if (--iterations_left_ > 0) return begin_iteration(out);
   finish(out, !answer_.empty(), answer_, "done");

@@ -70,6 +70,7 @@
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/replies/agent_feedback.hpp"
 #include "runtime/hiva/routing/knowledge_cost.hpp"
+#include "runtime/hiva/routing/weight_fit.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::hiva {
@@ -77,8 +78,12 @@ namespace kaisha::hiva {
 class HivaDriver {
  public:
   // `graph`: the graph the task starts from; `iteration`: the iterations it
-  // has been through (the next one is iteration + 1).
-  HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration);
+  // has been through (the next one is iteration + 1); `outcomes`: the
+  // routing outcomes its snapshot kept (for `kaisha evolve`'s fit of ω).
+  // The graph's fitted knowledge weights, when it has them, replace the
+  // configured ones.
+  HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration,
+             std::vector<RoutingOutcome> outcomes = {});
 
   driver::Effects start();
   driver::Effects on(const driver::Outcome& o);
@@ -169,7 +174,11 @@ class HivaDriver {
   // vectors in process.
   std::map<std::string, Embedding> vectors_;
   std::optional<TaskProfile> task_profile_;
-  std::map<std::string, double> dist_;  // per agent, for this iteration
+  std::map<std::string, double> dist_;          // per agent, for this iteration
+  std::map<std::string, KnowledgeCost> costs_;  // the same, whole
+  // Every agent that was scored and ran, with its reward: saved with the
+  // graph, newest kMaxRoutingOutcomes.
+  std::vector<RoutingOutcome> outcomes_;
 
   // The running forward pass.
   std::optional<ForwardSchedule> schedule_;

@@ -34,6 +34,7 @@ class RefusedTask {
 struct Start {
   AgentGraph graph;
   int iteration = 0;
+  std::vector<RoutingOutcome> outcomes;
 };
 
 // The graph a task starts from: the latest snapshot of save_as (an evolution
@@ -51,7 +52,8 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
       return Error{"hiva", "the saved graph '" + name + "' is not a graph snapshot"};
     auto g = graph_from_json(v["graph"]);
     if (!g) return Error{"hiva", "the saved graph '" + name + "': " + g.error().message};
-    return Start{std::move(g).value(), v.value("iteration", 0)};
+    return Start{std::move(g).value(), v.value("iteration", 0),
+                 routing_outcomes_from_json(v.value("routing_outcomes", json::array()))};
   }
   return Start{singleton, 0};
 }
@@ -176,7 +178,8 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
                               const driver::StateValues& state) -> std::unique_ptr<driver::AnyTaskDriver> {
     auto start = start_of(*setup, singleton, state);
     if (!start) return driver::make_task_driver<RefusedTask>(start.error().message);
-    return driver::make_task_driver<HivaDriver>(*setup, task, std::move(start->graph), start->iteration);
+    return driver::make_task_driver<HivaDriver>(*setup, task, std::move(start->graph), start->iteration,
+                                                std::move(start->outcomes));
   };
   return d;
 }

@@ -187,6 +187,51 @@ TEST_F(HivaTest, TheKnowledgeCostEmbedsWithTheConfiguredEmbeddingModel) {
   EXPECT_TRUE(mock_->request_log().empty());
 }
 
+// kaisha evolve fits ω at its end from the routing outcomes the graph's
+// snapshot kept (here with a threshold the example's three iterations
+// reach), saves it as a new version of the graph, and a graph under the
+// default threshold keeps the configured ω, the summary saying why.
+TEST_F(HivaTest, EvolveFitsTheKnowledgeWeightsAtItsEndAndSavesThemWithTheGraph) {
+  start_mock_file(kHivaExamples + "scenario.yaml");
+  auto example = read_text_file(kHivaExamples + "config.yaml");
+  auto costs = read_text_file(kHivaExamples + "costs.yaml");
+  ASSERT_TRUE(example.ok() && costs.ok());
+  dir_.write("costs.yaml", *costs);
+  std::string text = *example;
+  const std::string top_k = "  top_k: 2";
+  ASSERT_NE(text.find(top_k), std::string::npos);
+  text.insert(text.find(top_k), "  fit_weights_min_outcomes: 2\n");
+  const std::string config = dir_.write("fit.yaml", text);
+  RunResult r = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "3", "--name", "coders",
+                        "-q", "--config", config, "--db", db()},
+                       {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("knowledge weights fitted on "), std::string::npos) << r.describe();
+  const json versions = graph_versions(db(), "coders");
+  ASSERT_EQ(versions.size(), 4u) << versions.dump();  // three iterations, then the fit
+  const json& fit = versions[3];
+  EXPECT_EQ(fit.value("iteration", 0), 3);
+  ASSERT_TRUE(fit.contains("weight_fit")) << fit.dump();
+  const json weights = fit["graph"]["knowledge_weights"];
+  ASSERT_TRUE(weights.is_array() && weights.size() == 4) << fit.dump();
+  double sum = 0;
+  for (const json& w : weights) sum += w.get<double>();
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+  EXPECT_EQ(weights, fit["weight_fit"]["weights"]);
+  EXPECT_GE(fit["weight_fit"]["outcomes"].get<int>(), 2);
+  EXPECT_EQ(fit["graph"]["agents"], versions[2]["graph"]["agents"]);  // only ω changed
+  RunResult shown = kaisha({"graphs", "coders", "--db", db()});
+  EXPECT_NE(shown.out.find("iteration 3: knowledge weights fitted on "), std::string::npos) << shown.out;
+
+  // The default threshold (30) is not reached by three iterations.
+  mock_->reset();
+  RunResult few = evolve(dir_.file("few.db"), kHivaExamples + "tasks.jsonl", 3, "coders", {"-q"});
+  ASSERT_EQ(few.exit_code, 0) << few.describe();
+  EXPECT_NE(few.out.find("knowledge weights not fitted: "), std::string::npos) << few.describe();
+  EXPECT_NE(few.out.find("the fit needs 30"), std::string::npos) << few.describe();
+  EXPECT_EQ(graph_versions(dir_.file("few.db"), "coders").size(), 3u);
+}
+
 // The evolved graph answers a new task: its coder (which the singleton does
 // not have) runs with the prompt evolution gave it, and the tree shows the
 // graph with the edges the task was routed along marked.

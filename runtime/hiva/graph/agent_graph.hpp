@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/result.hpp"
@@ -137,6 +138,12 @@ class AgentGraph {
   // was removed.
   std::string new_agent_id(std::string_view role) const;
 
+  // ω1..ω4 of the knowledge cost fitted for this graph by `kaisha evolve`
+  // (routing/weight_fit.hpp); empty: the configured ones. graph_json checks
+  // them; the graph only keeps them.
+  const std::vector<double>& knowledge_weights() const { return knowledge_weights_; }
+  void set_knowledge_weights(std::vector<double> weights) { knowledge_weights_ = std::move(weights); }
+
   bool operator==(const AgentGraph&) const = default;
 
  private:
@@ -147,6 +154,7 @@ class AgentGraph {
 
   std::vector<GraphAgent> agents_;
   std::vector<GraphEdge> edges_;
+  std::vector<double> knowledge_weights_;
 };
 
 }  // namespace kaisha::hiva

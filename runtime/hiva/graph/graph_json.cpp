@@ -158,9 +158,28 @@ Status check_header(const json& j) {
     return Error{"hiva_graph", "graph format version " + std::to_string(version) +
                                    " is newer than this kaisha reads (" + std::to_string(kGraphFormatVersion) +
                                    "); upgrade kaisha"};
-  return r.only({"format", "version", "agents", "edges"});
+  return r.only({"format", "version", "agents", "edges", "knowledge_weights"});
 }
 
+// The optional top-level "knowledge_weights": four numbers >= 0 summing to 1.
+Result<std::vector<double>> read_weights(const json& j) {
+  auto it = j.find("knowledge_weights");
+  if (it == j.end()) return std::vector<double>{};
+  if (!it->is_array() || it->size() != 4)
+    return bad("knowledge_weights", "expected a list of four numbers, got " + utf8::shorten(it->dump(), 60));
+  std::vector<double> w;
+  double sum = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const json& x = (*it)[k];
+    if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
+      return bad("knowledge_weights[" + std::to_string(k) + "]", "expected a number >= 0, got " + x.dump());
+    w.push_back(x.get<double>());
+    sum += w.back();
+  }
+  if (std::fabs(sum - 1.0) > 1e-9)
+    return bad("knowledge_weights", it->dump() + " sums to " + json(sum).dump() + "; the weights must sum to 1");
+  return w;
+}
 
 Result<const json*> list(const json& j, const char* key) {
   auto it = j.find(key);
@@ -213,6 +232,7 @@ json to_json(const AgentGraph& graph) {
   g["version"] = kGraphFormatVersion;
   g["agents"] = std::move(agents);
   g["edges"] = std::move(edges);
+  if (!graph.knowledge_weights().empty()) g["knowledge_weights"] = graph.knowledge_weights();
   return g;
 }
 
@@ -250,6 +270,9 @@ Result<AgentGraph> graph_from_json(const json& j) {
   }
   if (Result<std::vector<std::string>> order = graph.topological_order(); !order)
     return bad("edges", order.error().message);
+  Result<std::vector<double>> weights = read_weights(j);
+  if (!weights) return weights.error();
+  graph.set_knowledge_weights(std::move(weights).value());
   return graph;
 }
 

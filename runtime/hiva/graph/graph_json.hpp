@@ -7,12 +7,13 @@
 //                "visits", "last_update", "last_gradient", "created",
 //                "history": [{"task", "success"}, ...]}, ...],
 //    "edges":  [{"from", "to", "synergy", "alpha", "beta", "uses",
-//                "successes", "routed"}, ...]}
+//                "successes", "routed"}, ...],
+//    "knowledge_weights": [ω1, ω2, ω3, ω4]}   (only once `kaisha evolve` fitted them)
 //
 // Promises: graph_from_json(to_json(g)) == g, orders included; an imported
 // graph keeps every rule AgentGraph keeps, and has no cycle. Every field is
 // required and no other is accepted, but for what a version 1 file lacks
-// (an agent's history: none); the error names the first fault by its
+// (an agent's history: none) and for knowledge_weights; the error names the first fault by its
 // path ("agents[2].alpha: expected a number > 0, got a string"). A version
 // newer than this kaisha's is refused with the way out. The source and the
 // aggregator come first in the graph whatever their place in the file.

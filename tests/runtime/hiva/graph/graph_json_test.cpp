@@ -138,6 +138,23 @@ TEST(HivaGraphJson, AnAgentsTaskHistoryRoundTripsAndAVersion1FileHasNone) {
   EXPECT_EQ(refusal(j).message, "agents[0].history: expected an array, got a string");
 }
 
+TEST(HivaGraphJson, FittedKnowledgeWeightsRoundTripAndBadOnesAreNamed) {
+  AgentGraph g = rich();
+  EXPECT_FALSE(to_json(g).contains("knowledge_weights"));  // none fitted: the configured ones
+  g.set_knowledge_weights({0.5, 0.5, 0.0, 0.0});
+  json j = to_json(g);
+  EXPECT_EQ(j["knowledge_weights"], json({0.5, 0.5, 0.0, 0.0}));
+  Result<AgentGraph> back = graph_from_json(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(*back == g);
+  j["knowledge_weights"] = json({0.5, 0.5, 0.5, 0.0});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights: [0.5,0.5,0.5,0.0] sums to 1.5; the weights must sum to 1");
+  j["knowledge_weights"] = json({0.5, 0.5, -0.5, 0.5});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights[2]: expected a number >= 0, got -0.5");
+  j["knowledge_weights"] = json({1.0});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights: expected a list of four numbers, got [1.0]");
+}
+
 TEST(HivaGraphJson, RememberingATaskKeepsTheNewestRecordsAndCutsLongTexts) {
   GraphAgent a;
   for (size_t i = 0; i < kMaxTaskRecords + 3; ++i) remember_task(a, "task " + std::to_string(i), i % 2);
