@@ -7,6 +7,7 @@
 #include "runtime/core/fnv1a.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/hiva/entry/hiva_events.hpp"
+#include "runtime/hiva/environment/scripted_environment.hpp"
 #include "runtime/hiva/graph/graph_diff.hpp"
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/graph/repair_topology.hpp"
@@ -305,12 +306,19 @@ void HivaDriver::begin_iteration(Effects& out) {
   ++iteration_;
   graph_.reset_routed();
   iteration_start_ = graph_;
+  dist_.clear();
+  costs_.clear();
+  episode_answers_.clear();
+  episode_observations_.clear();
+  pass_input_ = task_.input;
+  start_pass(out);
+}
+
+void HivaDriver::start_pass(Effects& out) {
   outputs_.clear();
   chosen_.clear();
   instructing_.clear();
-  dist_.clear();
-  costs_.clear();
-  auto plan = ForwardSchedule::plan(graph_, task_.input);
+  auto plan = ForwardSchedule::plan(graph_, pass_input_);
   if (!plan) return finish(out, false, "HiVA's graph: " + plan.error().message, "error");
   instructed_by_.clear();
   position_.clear();
@@ -502,7 +510,7 @@ void HivaDriver::aggregate(Effects& out) {
     inputs.push_back(AgentOutput{from, a.role, outputs_[from]});
   }
   Values v{{"system_prompt", graph_.agent(kAggregator).prompt},
-           {"instruction", task_.input},
+           {"instruction", pass_input_},
            {"agent_outputs", format_agent_outputs(inputs)}};
   ask_agent(out, kAggregator, HivaPrompt::aggregation, v, setup_.settings.aggregation,
             [this](Effects& o, const Reply& r) {
@@ -546,19 +554,45 @@ void HivaDriver::forward_done(Effects& out) {
 
 void HivaDriver::loss(Effects& out) {
   auto item = setup_.environment_items.find(task_.input);
-  if (setup_.settings.use_environment && item != setup_.environment_items.end())
-    return run_tool(out, kEnvironmentTool, json{{"item", item->second}, {"answer", answer_}},
+  if (setup_.settings.use_environment && item != setup_.environment_items.end()) {
+    // An interactive item judges the whole episode: its answers so far go
+    // along, and while the episode continues the graph answers the
+    // environment's reply with another forward pass (same iteration).
+    std::vector<std::string> answers = episode_answers_;
+    answers.push_back(answer_);
+    return run_tool(out, kEnvironmentTool, json{{"item", item->second}, {"answer", answer_}, {"answers", answers}},
                     [this](Effects& o, const company::ToolResult& r) {
                       std::optional<bool> success;
                       std::string text = r.message;
+                      bool continues = false;
                       if (r.output.is_object()) {
                         if (r.output.contains("success") && r.output["success"].is_boolean())
                           success = r.output["success"].get<bool>();
                         text = r.output.value("text", r.message);
+                        continues = r.ok && r.output.value("continues", false);
                       }
                       if (!r.ok) text = "The environment could not check the answer: " + r.message;
+                      if (continues && episode_answers_.size() + 1 < kMaxEpisodeTurns) {
+                        episode_answers_.push_back(answer_);
+                        episode_observations_.push_back(text);
+                        pass_input_ = episode_so_far(task_.input, episode_answers_, episode_observations_);
+                        return start_pass(o);
+                      }
+                      if (continues) {
+                        text += " (the episode was stopped after " + std::to_string(kMaxEpisodeTurns) + " turns)";
+                        success = false;
+                      }
+                      if (!episode_answers_.empty()) {
+                        std::vector<std::string> answers = episode_answers_;
+                        answers.push_back(answer_);
+                        std::vector<std::string> observations = episode_observations_;
+                        observations.push_back(text);
+                        text = "An episode of " + std::to_string(answers.size()) + " turns, which ended: " + text +
+                               "\n\n" + episode_so_far(task_.input, answers, observations);
+                      }
                       on_loss(o, std::move(text), success);
                     });
+  }
   // w/o-Env, or a task no environment knows: the aggregator critiques itself.
   call_model(out, "self-critique", HivaPrompt::self_critique, {{"instruction", task_.input}, {"final_result", answer_}},
              setup_.settings.feedback, [this](Effects& o, const Reply& r) {

@@ -15,6 +15,10 @@
 //  2. Loss: the environment (RunTool hiva.environment) when the task is an
 //     item of `kaisha evolve`'s task set, else (and with use_environment off)
 //     the aggregator's self-critique; the global gradient at v_a (Fig. 7).
+//     An interactive item's episode runs to its end first: while the
+//     environment says it continues, its reply starts another forward pass
+//     (over the task and the episode so far), and the loss is the whole
+//     episode's. The backward pass then reads the last pass's outputs.
 //  3. Backward pass in reverse topological order over the agents that ran:
 //     each gets its successors' gradients (Fig. 8), a reward r from its
 //     gradient (App. D.4), a semantic update (Fig. 9 prompt, or Fig. 12/13
@@ -77,6 +81,10 @@ namespace kaisha::hiva {
 
 class HivaDriver {
  public:
+  // An interactive episode still running after this many answers is
+  // judged a failure (a script's misses bound it anyway).
+  static constexpr size_t kMaxEpisodeTurns = 100;
+
   // `graph`: the graph the task starts from; `iteration`: the iterations it
   // has been through (the next one is iteration + 1); `outcomes`: the
   // routing outcomes its snapshot kept (for `kaisha evolve`'s fit of ω).
@@ -129,6 +137,7 @@ class HivaDriver {
 
   // 1. Forward.
   void begin_iteration(driver::Effects& out);
+  void start_pass(driver::Effects& out);  // a forward pass over pass_input_
   void pump_forward(driver::Effects& out);
   void hire_then(driver::Effects& out, const std::string& agent, std::function<void(driver::Effects&)> then);
   void step_agent(driver::Effects& out, const std::string& agent);
@@ -180,7 +189,11 @@ class HivaDriver {
   // graph, newest kMaxRoutingOutcomes.
   std::vector<RoutingOutcome> outcomes_;
 
-  // The running forward pass.
+  // The running forward pass, and its input: the task, or an interactive
+  // episode so far (turn 2 on).
+  std::string pass_input_;
+  std::vector<std::string> episode_answers_;       // the graph's earlier answers in this iteration's episode
+  std::vector<std::string> episode_observations_;  // the environment's reply to each
   std::optional<ForwardSchedule> schedule_;
   bool pumping_ = false;
   bool repump_ = false;

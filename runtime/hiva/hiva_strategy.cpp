@@ -9,6 +9,7 @@
 #include "runtime/hiva/hiva_driver.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/environment/sandbox/item_judge.hpp"
+#include "runtime/hiva/environment/scripted_environment.hpp"
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
 #include "runtime/memory/configured_embedder.hpp"
 #include "runtime/suite/suite_file.hpp"
@@ -61,20 +62,37 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
 using Items = std::map<std::string, suite::SuiteItem>;
 
 // The environment (hiva.md §2, §14 item 11) judging `answer` for a task-set
-// item (judge_item). Runs on the tool source's threads.
+// item (judge_item). An interactive item is played from its first turn with
+// `answers` (the episode's answers so far, the last being `answer`): its
+// output says whether the episode "continues" (then "success" is null and
+// "text" is the environment's next observation). Runs on the tool source's
+// threads.
 company::ToolResult judge(const Items& items, int64_t timeout_s, const json& args) {
   const std::string id = args.value("item", "");
   auto it = items.find(id);
   if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
   const std::string answer = args.value("answer", "");
   const suite::SuiteItem& item = it->second;
-  sandbox::SandboxLimits limits;
-  limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
-  limits.cpu_seconds = timeout_s;
-  auto judged = judge_item(item, answer, limits);
+  Result<EnvironmentFeedback> judged = EnvironmentFeedback{};
+  bool continues = false;
+  if (item.format == suite::kInteractive && args.contains("answers") && args["answers"].is_array()) {
+    std::vector<std::string> answers;
+    for (const json& a : args["answers"])
+      if (a.is_string()) answers.push_back(a.get<std::string>());
+    if (answers.empty()) answers.push_back(answer);
+    auto env = ScriptedEnvironment::from_item(item);
+    if (!env.ok()) return company::ToolResult::error(env.error().message);
+    judged = env->play(answers);
+    continues = !env->ended();
+  } else {
+    sandbox::SandboxLimits limits;
+    limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
+    limits.cpu_seconds = timeout_s;
+    judged = judge_item(item, answer, limits);
+  }
   if (!judged.ok()) return company::ToolResult::error(judged.error().message);
   const EnvironmentFeedback& f = *judged;
-  json out{{"text", f.text}};
+  json out{{"text", f.text}, {"continues", continues}};
   out["success"] = f.success ? json(*f.success) : json(nullptr);
   if (f.score) out["score"] = *f.score;
   return company::ToolResult::success(f.text, std::move(out));
