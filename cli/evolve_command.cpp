@@ -20,6 +20,8 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/hiva/entry/hiva_events.hpp"
+#include "runtime/hiva/graph/graph_json.hpp"
+#include "runtime/hiva/routing/weight_fit.hpp"
 #include "runtime/hiva/hiva_settings.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/suite/suite_file.hpp"
@@ -74,6 +76,46 @@ Result<std::string> interrupted_session(store::JournalStore& s, const std::set<s
         return session.id;
   }
   return std::string();
+}
+
+// hiva.md §6.2: ω fitted on the routing outcomes the graph's snapshot kept,
+// saved as a new version of the graph ("fit weights"), which later tasks on
+// it route with. Run once the company has stopped.
+Result<json> fit_knowledge_weights(const config::Config& c, const std::string& name, const hiva::HivaSettings& h) {
+  auto st = open_to_write(c);
+  if (!st.ok()) return st.error();
+  auto value = hiva_state(**st, graph_key(name));
+  if (!value.ok()) return value.error();
+  if (!value->is_object() || !value->contains("graph")) return Error{"hiva", "no graph is saved yet"};
+  auto graph = hiva::graph_from_json((*value)["graph"]);
+  if (!graph.ok()) return graph.error();
+  hiva::WeightFitSettings fs;
+  fs.min_outcomes = h.fit_weights_min_outcomes;
+  fs.prior = h.knowledge.weights;
+  const std::vector<double>& had = graph->knowledge_weights();
+  if (had.size() == 4) fs.prior = {had[0], had[1], had[2], had[3]};
+  auto fit = hiva::fit_weights(hiva::routing_outcomes_from_json(value->value("routing_outcomes", json::array())), fs);
+  if (!fit.ok()) return fit.error();
+  graph->set_knowledge_weights({fit->weights.begin(), fit->weights.end()});
+  json report{{"weights", fit->weights},
+              {"correlation", fit->correlation},
+              {"prior", fs.prior},
+              {"prior_correlation", fit->prior_correlation},
+              {"outcomes", fit->outcomes}};
+  json next = *value;
+  next["graph"] = hiva::to_json(*graph);
+  next["weight_fit"] = report;
+  next.erase("diff");  // the graph's shape did not change
+  next.erase("rewards");
+  const int iteration = next.value("iteration", 0);
+  store::StateRow row{hiva::kHivaStrategy,
+                      graph_key(name),
+                      next,
+                      "",
+                      "fit weights after iteration " + std::to_string(iteration),
+                      wall_ms()};
+  if (Status saved = (*st)->save_state(row); !saved.ok()) return saved.error();
+  return report;
 }
 
 int evolve_command(EvolveOptions o) {
@@ -216,6 +258,16 @@ int evolve_command(EvolveOptions o) {
     }
   }
   guard.arm(nullptr);
+  rt->reset();  // the journal's writer stops: the fit below writes the store itself
+  json fitted = nullptr;
+  std::string not_fitted;
+  if (code == 0 && h.fit_weights_min_outcomes > 0) {
+    auto fit = fit_knowledge_weights(*c, o.name, h);
+    if (!fit.ok())
+      not_fitted = fit.error().message;
+    else
+      fitted = *fit;
+  }
   // CS = P x 100 / (C + 0.01) (hiva.md §14 item 24), P the share of answers
   // the environment judged right, C the dollars spent by this command.
   const double p = known > 0 ? double(succeeded) / known : 0.0;
@@ -227,6 +279,8 @@ int evolve_command(EvolveOptions o) {
                                 {"accuracy", known > 0 ? json(p) : json(nullptr)},
                                 {"usd", spent},
                                 {"cost_efficiency", known > 0 ? json(cs) : json(nullptr)},
+                                {"knowledge_weights", fitted},
+                                {"weights_not_fitted", not_fitted},
                                 {"stopped", stopped}})
               << "\n";
   } else {
@@ -238,6 +292,13 @@ int evolve_command(EvolveOptions o) {
                 << std::setprecision(1) << cs << "\n";
     else
       std::cout << "$" << spent << " spent; no environment verdict to score\n";
+    if (fitted.is_object())
+      std::cout << "knowledge weights fitted on " << fitted["outcomes"]
+                << " routing outcomes: " << fitted["weights"].dump() << " (correlation of -Dist with success "
+                << std::setprecision(3) << fitted["correlation"].get<double>() << ", was "
+                << fitted["prior_correlation"].get<double>() << ")\n";
+    else if (!not_fitted.empty())
+      std::cout << "knowledge weights not fitted: " << not_fitted << "\n";
   }
   return code;
 }

@@ -106,6 +106,11 @@ int show_graph(store::JournalStore& s, const std::string& name, bool json_mode) 
   for (const auto& r : *rows) {
     const json& v = r.value;
     if (!v.is_object()) continue;
+    if (const json f = v.value("weight_fit", json()); f.is_object()) {
+      std::cout << "iteration " << v.value("iteration", 0) << ": knowledge weights fitted on " << f.value("outcomes", 0)
+                << " routing outcomes: " << f.value("weights", json()).dump() << "\n";
+      continue;
+    }
     std::cout << "iteration " << v.value("iteration", 0);
     if (const std::string task = v.value("task", ""); !task.empty()) std::cout << " (task " << task << ")";
     if (const std::string from = v.value("imported_from", ""); !from.empty())

@@ -29,12 +29,11 @@
 #include "runtime/core/once_callback.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/economy/cost_table.hpp"
-#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/memory/configured_embedder.hpp"
 #include "runtime/memory/memory_injection.hpp"
 #include "runtime/memory/memory_service.hpp"
 #include "runtime/memory/memory_store.hpp"
 #include "runtime/memory/memory_tool_source.hpp"
-#include "runtime/memory/provider_embedder.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/store/session_lock.hpp"
 #include "runtime/store/session_retention.hpp"
@@ -91,16 +90,9 @@ struct RecallContext {
 // The memory function (runtime/memory): the built-in embedder unless an
 // embedding model is configured, whose provider is checked now.
 Result<std::shared_ptr<memory::MemoryService>> start_memory(const config::Config& c) {
-  std::shared_ptr<memory::Embedder> embedder;
-  if (c.memory.embedding_model.empty()) {
-    embedder = std::make_shared<memory::HashedNgramEmbedder>(c.memory.embedding_dims);
-  } else {
-    auto client = std::make_shared<provider::LlmClient>(c);
-    if (Status s = client->check_model(c.memory.embedding_model); !s.ok())
-      return Error{"config", "memory.embedding_model '" + c.memory.embedding_model + "': " + s.error().message};
-    embedder = std::make_shared<memory::ProviderEmbedder>(client, c.memory.embedding_model);
-  }
-  return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder),
+  auto embedder = memory::configured_embedder(c);
+  if (!embedder) return embedder.error();
+  return memory::MemoryService::start(c.memory, c.store_path, std::move(embedder).value(),
                                       store::durability_named(c.journal.durability));
 }
 

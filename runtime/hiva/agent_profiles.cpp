@@ -4,14 +4,27 @@
 
 namespace kaisha::hiva {
 
+namespace {
+uint64_t key_of(const std::string& prompt, const std::string& tool_description) {
+  return fnv1a_64(fnv1a_64(prompt), std::string(1, '\0') + tool_description);
+}
+}  // namespace
+
+std::optional<AgentProfile> AgentProfiles::find(const std::string& prompt, const std::string& tool_description) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = profiles_.find(key_of(prompt, tool_description));
+  if (it != profiles_.end() && it->second.prompt == prompt && it->second.tool_description == tool_description)
+    return it->second.profile;
+  return std::nullopt;
+}
+
+bool AgentProfiles::has(const std::string& prompt, const std::string& tool_description) {
+  return find(prompt, tool_description).has_value();
+}
+
 AgentProfile AgentProfiles::get(const std::string& prompt, const std::string& tool_description, const Embed& embed) {
-  const uint64_t key = fnv1a_64(fnv1a_64(prompt), std::string(1, '\0') + tool_description);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = profiles_.find(key);
-    if (it != profiles_.end() && it->second.prompt == prompt && it->second.tool_description == tool_description)
-      return it->second.profile;
-  }
+  const uint64_t key = key_of(prompt, tool_description);
+  if (auto kept = find(prompt, tool_description)) return *kept;
   // Built outside the lock: two drivers may build the same profile once each.
   AgentProfile p = profile_of(prompt, tool_description, embed);
   std::lock_guard<std::mutex> lock(mu_);

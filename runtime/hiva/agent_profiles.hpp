@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -23,8 +24,11 @@ class AgentProfiles {
   // The profile of an agent with this prompt and tool description, built with
   // `embed` the first time it is asked for.
   AgentProfile get(const std::string& prompt, const std::string& tool_description, const Embed& embed);
+  // Whether that profile is kept already.
+  bool has(const std::string& prompt, const std::string& tool_description);
 
  private:
+  std::optional<AgentProfile> find(const std::string& prompt, const std::string& tool_description);
   struct Entry {
     std::string prompt, tool_description;  // the key, kept to rule out a hash collision
     AgentProfile profile;

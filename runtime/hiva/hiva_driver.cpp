@@ -7,6 +7,7 @@
 #include "runtime/core/fnv1a.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/hiva/entry/hiva_events.hpp"
+#include "runtime/hiva/environment/scripted_environment.hpp"
 #include "runtime/hiva/graph/graph_diff.hpp"
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/graph/repair_topology.hpp"
@@ -90,12 +91,17 @@ json edges_json(const std::vector<std::pair<std::string, std::string>>& edges) {
 
 std::string HivaDriver::hire_name(const std::string& agent) { return "hiva-" + agent; }
 
-HivaDriver::HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration)
+HivaDriver::HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration,
+                       std::vector<RoutingOutcome> outcomes)
     : setup_(std::move(setup)),
       task_(std::move(task)),
       graph_(std::move(graph)),
       iteration_(iteration),
-      first_iteration_(iteration + 1) {}
+      first_iteration_(iteration + 1),
+      outcomes_(std::move(outcomes)) {
+  const std::vector<double>& w = graph_.knowledge_weights();
+  if (w.size() == 4) setup_.settings.knowledge.weights = {w[0], w[1], w[2], w[3]};
+}
 
 // ------------------------------------------------------------------ calls
 
@@ -215,12 +221,6 @@ Effects HivaDriver::start() {
     finish(out, false, "HiVA's graph has a cycle; it cannot run", "error");
     return out;
   }
-  auto profile = task_profile_of(task_.input, *setup_.knowledge, setup_.embed);
-  if (!profile) {
-    finish(out, false, "HiVA's knowledge graph: " + profile.error().message, "error");
-    return out;
-  }
-  task_profile_ = std::move(profile).value();
   begin_iteration(out);
   return out;
 }
@@ -238,15 +238,87 @@ Effects HivaDriver::cancel(const std::string& why) {
   return out;
 }
 
+std::vector<std::string> HivaDriver::texts_to_embed() const {
+  std::vector<std::string> texts;
+  if (setup_.embed) return texts;
+  auto need = [&](const std::string& text) {
+    if (!vectors_.count(text) && std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+  };
+  if (!task_profile_) need(task_.input);
+  for (const GraphAgent& a : graph_.agents()) {
+    for (const TaskRecord& past : a.history) need(past.task);
+    if (setup_.profiles && setup_.profiles->has(a.prompt, a.tool_description)) continue;
+    need(a.prompt);
+    if (!a.tool_description.empty()) need(a.tool_description);
+  }
+  return texts;
+}
+
+const Embedding& HivaDriver::vector_of(const std::string& text) {
+  auto it = vectors_.find(text);
+  if (it != vectors_.end()) return it->second;
+  // In process (a provider's vectors are all fetched before the pass).
+  return vectors_[text] = setup_.embed ? unit(setup_.embed(text)) : Embedding{};
+}
+
+void HivaDriver::embed_then(Effects& out, std::function<void(Effects&)> then) {
+  std::vector<std::string> texts = texts_to_embed();
+  if (texts.empty()) return then(out);
+  run_tool(out, kEmbedTool, json{{"texts", texts}},
+           [this, texts, then = std::move(then)](Effects& o, const company::ToolResult& r) {
+             const json* vectors =
+                 r.ok && r.output.is_object() && r.output.contains("vectors") ? &r.output["vectors"] : nullptr;
+             const bool fits = vectors && vectors->is_array() && vectors->size() == texts.size();
+             for (size_t i = 0; i < texts.size(); ++i) {
+               Embedding v;
+               if (fits && (*vectors)[i].is_array()) {
+                 for (const json& x : (*vectors)[i])
+                   if (x.is_number()) v.push_back(x.get<float>());
+               }
+               vectors_[texts[i]] = unit(std::move(v));
+             }
+             if (!fits) {
+               ++problems_;
+               const std::string text = "embedding " + std::to_string(texts.size()) + " texts failed (" +
+                                        (r.ok ? "the answer holds no vectors" : r.message) +
+                                        "); routing goes on without their similarity";
+               event(o, event::problem, text, json{{"call", "embed"}, {"problem", text}});
+             }
+             then(o);
+           });
+}
+
+Embed HivaDriver::embedder() const {
+  if (setup_.embed) return setup_.embed;
+  return [this](const std::string& text) {
+    auto it = vectors_.find(text);
+    return it == vectors_.end() ? Embedding{} : it->second;
+  };
+}
+
 void HivaDriver::begin_iteration(Effects& out) {
+  if (!texts_to_embed().empty()) return embed_then(out, [this](Effects& o) { begin_iteration(o); });
+  if (!task_profile_) {
+    auto profile = task_profile_of(task_.input, *setup_.knowledge, embedder());
+    if (!profile) return finish(out, false, "HiVA's knowledge graph: " + profile.error().message, "error");
+    task_profile_ = std::move(profile).value();
+  }
   ++iteration_;
   graph_.reset_routed();
   iteration_start_ = graph_;
+  dist_.clear();
+  costs_.clear();
+  episode_answers_.clear();
+  episode_observations_.clear();
+  pass_input_ = task_.input;
+  start_pass(out);
+}
+
+void HivaDriver::start_pass(Effects& out) {
   outputs_.clear();
   chosen_.clear();
   instructing_.clear();
-  dist_.clear();
-  auto plan = ForwardSchedule::plan(graph_, task_.input);
+  auto plan = ForwardSchedule::plan(graph_, pass_input_);
   if (!plan) return finish(out, false, "HiVA's graph: " + plan.error().message, "error");
   instructed_by_.clear();
   position_.clear();
@@ -344,11 +416,22 @@ double HivaDriver::dist_of(const std::string& agent) {
   auto it = dist_.find(agent);
   if (it != dist_.end()) return it->second;
   const GraphAgent& a = graph_.agent(agent);
-  const AgentProfile p = setup_.profiles ? setup_.profiles->get(a.prompt, a.tool_description, setup_.embed)
-                                         : profile_of(a.prompt, a.tool_description, setup_.embed);
-  auto cost = knowledge_cost(p, *task_profile_, {}, *setup_.knowledge, setup_.settings.knowledge);
+  // A profile built without a vector (a failed embedding) is not kept.
+  auto failed = [this](const std::string& text) {
+    auto it = vectors_.find(text);
+    return !setup_.embed && it != vectors_.end() && it->second.empty();
+  };
+  const bool keep = setup_.profiles && !failed(a.prompt) && !failed(a.tool_description);
+  const AgentProfile p = keep ? setup_.profiles->get(a.prompt, a.tool_description, embedder())
+                              : profile_of(a.prompt, a.tool_description, embedder());
+  // Ψ3 reads the agent's record on tasks like this one, by the same embedder.
+  std::vector<PastTask> history;
+  for (const TaskRecord& past : a.history)
+    history.push_back(PastTask{cosine(vector_of(past.task), task_profile_->embedding), past.success});
+  auto cost = knowledge_cost(p, *task_profile_, history, *setup_.knowledge, setup_.settings.knowledge);
   const double d = cost ? cost->dist : 0.0;
   dist_[agent] = d;
+  if (cost) costs_[agent] = *cost;
   return d;
 }
 
@@ -427,7 +510,7 @@ void HivaDriver::aggregate(Effects& out) {
     inputs.push_back(AgentOutput{from, a.role, outputs_[from]});
   }
   Values v{{"system_prompt", graph_.agent(kAggregator).prompt},
-           {"instruction", task_.input},
+           {"instruction", pass_input_},
            {"agent_outputs", format_agent_outputs(inputs)}};
   ask_agent(out, kAggregator, HivaPrompt::aggregation, v, setup_.settings.aggregation,
             [this](Effects& o, const Reply& r) {
@@ -471,19 +554,45 @@ void HivaDriver::forward_done(Effects& out) {
 
 void HivaDriver::loss(Effects& out) {
   auto item = setup_.environment_items.find(task_.input);
-  if (setup_.settings.use_environment && item != setup_.environment_items.end())
-    return run_tool(out, kEnvironmentTool, json{{"item", item->second}, {"answer", answer_}},
+  if (setup_.settings.use_environment && item != setup_.environment_items.end()) {
+    // An interactive item judges the whole episode: its answers so far go
+    // along, and while the episode continues the graph answers the
+    // environment's reply with another forward pass (same iteration).
+    std::vector<std::string> answers = episode_answers_;
+    answers.push_back(answer_);
+    return run_tool(out, kEnvironmentTool, json{{"item", item->second}, {"answer", answer_}, {"answers", answers}},
                     [this](Effects& o, const company::ToolResult& r) {
                       std::optional<bool> success;
                       std::string text = r.message;
+                      bool continues = false;
                       if (r.output.is_object()) {
                         if (r.output.contains("success") && r.output["success"].is_boolean())
                           success = r.output["success"].get<bool>();
                         text = r.output.value("text", r.message);
+                        continues = r.ok && r.output.value("continues", false);
                       }
                       if (!r.ok) text = "The environment could not check the answer: " + r.message;
+                      if (continues && episode_answers_.size() + 1 < kMaxEpisodeTurns) {
+                        episode_answers_.push_back(answer_);
+                        episode_observations_.push_back(text);
+                        pass_input_ = episode_so_far(task_.input, episode_answers_, episode_observations_);
+                        return start_pass(o);
+                      }
+                      if (continues) {
+                        text += " (the episode was stopped after " + std::to_string(kMaxEpisodeTurns) + " turns)";
+                        success = false;
+                      }
+                      if (!episode_answers_.empty()) {
+                        std::vector<std::string> answers = episode_answers_;
+                        answers.push_back(answer_);
+                        std::vector<std::string> observations = episode_observations_;
+                        observations.push_back(text);
+                        text = "An episode of " + std::to_string(answers.size()) + " turns, which ended: " + text +
+                               "\n\n" + episode_so_far(task_.input, answers, observations);
+                      }
                       on_loss(o, std::move(text), success);
                     });
+  }
   // w/o-Env, or a task no environment knows: the aggregator critiques itself.
   call_model(out, "self-critique", HivaPrompt::self_critique, {{"instruction", task_.input}, {"final_result", answer_}},
              setup_.settings.feedback, [this](Effects& o, const Reply& r) {
@@ -756,9 +865,13 @@ void HivaDriver::update(Effects& out) {
     if (selected) {
       ++a.visits;
       rewards[a.id] = r;
+      remember_task(a, task_.input, r);  // for Ψ3 on later tasks
+      if (auto c = costs_.find(a.id); c != costs_.end())
+        outcomes_.push_back(RoutingOutcome{c->second.depth, c->second.psi, r});
     }
     posteriors[a.id] = json::array({a.alpha, a.beta});
   }
+  if (outcomes_.size() > kMaxRoutingOutcomes) outcomes_.erase(outcomes_.begin(), outcomes_.end() - kMaxRoutingOutcomes);
   for (const GraphEdge& e0 : before.edges()) {
     GraphEdge* e = graph_.find_edge(e0.from, e0.to);
     const double r = rewards_.count(e->to) ? rewards_[e->to] : (success_ ? double(*success_) : 1.0);
@@ -839,7 +952,8 @@ void HivaDriver::update(Effects& out) {
                                          {"answer", answer_},
                                          {"success", success},
                                          {"diff", to_json(diff)},
-                                         {"rewards", rewards}},
+                                         {"rewards", rewards},
+                                         {"routing_outcomes", routing_outcomes_json(outcomes_)}},
                                     "iteration " + std::to_string(iteration_)});
   if (--iterations_left_ > 0) return begin_iteration(out);
   finish(out, !answer_.empty(), answer_, "done");

@@ -15,6 +15,10 @@
 //  2. Loss: the environment (RunTool hiva.environment) when the task is an
 //     item of `kaisha evolve`'s task set, else (and with use_environment off)
 //     the aggregator's self-critique; the global gradient at v_a (Fig. 7).
+//     An interactive item's episode runs to its end first: while the
+//     environment says it continues, its reply starts another forward pass
+//     (over the task and the episode so far), and the loss is the whole
+//     episode's. The backward pass then reads the last pass's outputs.
 //  3. Backward pass in reverse topological order over the agents that ran:
 //     each gets its successors' gradients (Fig. 8), a reward r from its
 //     gradient (App. D.4), a semantic update (Fig. 9 prompt, or Fig. 12/13
@@ -44,6 +48,12 @@
 //  - An agent whose model or tool fails still routes with the failure as its
 //    output, so an aggregated answer still comes (item 23). A refused hire
 //    ends the task.
+//  - With a provider's embedder, a text whose embedding failed counts as
+//    dissimilar to everything (Ψ1 and the concept matches fall back to
+//    keywords) rather than stopping the task.
+//  - Ψ3 reads the agent's records (GraphAgent::history): each agent that
+//    ran records (task, r) at the update, r being its reward; the records
+//    travel with the graph, so a saved graph routes by them on later tasks.
 //  - Each graph agent is hired the first time the task needs it, named
 //    "hiva-<id>", and fired when the task ends; every ask carries the
 //    agent's current prompt, so an agent keeps nothing between iterations.
@@ -64,15 +74,24 @@
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/replies/agent_feedback.hpp"
 #include "runtime/hiva/routing/knowledge_cost.hpp"
+#include "runtime/hiva/routing/weight_fit.hpp"
 #include "runtime/messages/agent_messages.hpp"
 
 namespace kaisha::hiva {
 
 class HivaDriver {
  public:
+  // An interactive episode still running after this many answers is
+  // judged a failure (a script's misses bound it anyway).
+  static constexpr size_t kMaxEpisodeTurns = 100;
+
   // `graph`: the graph the task starts from; `iteration`: the iterations it
-  // has been through (the next one is iteration + 1).
-  HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration);
+  // has been through (the next one is iteration + 1); `outcomes`: the
+  // routing outcomes its snapshot kept (for `kaisha evolve`'s fit of ω).
+  // The graph's fitted knowledge weights, when it has them, replace the
+  // configured ones.
+  HivaDriver(HivaSetup setup, msg::TaskRequest task, AgentGraph graph, int iteration,
+             std::vector<RoutingOutcome> outcomes = {});
 
   driver::Effects start();
   driver::Effects on(const driver::Outcome& o);
@@ -105,8 +124,20 @@ class HivaDriver {
                const Reply& reply);
   void event(driver::Effects& out, const char* name, const std::string& text, json data, bool journaled = true);
 
+  // Embeddings. With a provider's embedder (setup_.embed null), the texts
+  // the routing compares (the task, the agents' prompts and tool
+  // descriptions whose profiles are not kept yet) are embedded by one
+  // RunTool hiva.embed before a forward pass; a failed call is a problem,
+  // and the texts then have no vector (no evidence of similarity).
+  std::vector<std::string> texts_to_embed() const;
+  void embed_then(driver::Effects& out, std::function<void(driver::Effects&)> then);
+  Embed embedder() const;  // setup_.embed, or a look-up in vectors_
+  // unit(embedding) of a text, kept in vectors_ for the task.
+  const Embedding& vector_of(const std::string& text);
+
   // 1. Forward.
   void begin_iteration(driver::Effects& out);
+  void start_pass(driver::Effects& out);  // a forward pass over pass_input_
   void pump_forward(driver::Effects& out);
   void hire_then(driver::Effects& out, const std::string& agent, std::function<void(driver::Effects&)> then);
   void step_agent(driver::Effects& out, const std::string& agent);
@@ -148,10 +179,21 @@ class HivaDriver {
   bool finished_ = false;
   driver::PendingCalls<driver::Effects&> pending_;
 
+  // By text: the provider's answers (empty: it failed), and the past tasks'
+  // vectors in process.
+  std::map<std::string, Embedding> vectors_;
   std::optional<TaskProfile> task_profile_;
-  std::map<std::string, double> dist_;  // per agent, for this task
+  std::map<std::string, double> dist_;          // per agent, for this iteration
+  std::map<std::string, KnowledgeCost> costs_;  // the same, whole
+  // Every agent that was scored and ran, with its reward: saved with the
+  // graph, newest kMaxRoutingOutcomes.
+  std::vector<RoutingOutcome> outcomes_;
 
-  // The running forward pass.
+  // The running forward pass, and its input: the task, or an interactive
+  // episode so far (turn 2 on).
+  std::string pass_input_;
+  std::vector<std::string> episode_answers_;       // the graph's earlier answers in this iteration's episode
+  std::vector<std::string> episode_observations_;  // the environment's reply to each
   std::optional<ForwardSchedule> schedule_;
   bool pumping_ = false;
   bool repump_ = false;

@@ -46,7 +46,12 @@ struct HivaSettings {
   bool use_environment = true;  // off: the aggregator critiques itself (w/o-Env)
 
   KabbSettings routing;  // k = 2 here (the paper's MATH script; ours)
+  // knowledge.weights (ω) are hiva.knowledge_weights, unless the graph a
+  // task starts from carries weights `kaisha evolve` fitted for it.
   KnowledgeCostSettings knowledge;
+  // `kaisha evolve` fits ω (routing/weight_fit.hpp) when an evolution ends
+  // with at least this many routing outcomes recorded; 0 = never.
+  size_t fit_weights_min_outcomes = 30;
   BanditSettings bandit;
   std::string knowledge_graph;  // a KG JSON file; "" = data/hiva/knowledge.json
 

@@ -1,6 +1,6 @@
 // What HiVA's driver is given besides its task: the settings, the prompts
-// and the knowledge graph loaded once when a company starts, the built-in
-// embedder, the graph agents' prices, and the task set's items when
+// and the knowledge graph loaded once when a company starts, the configured
+// embedder (memory.embedding_model, else the built-in one), the graph agents' prices, and the task set's items when
 // `kaisha evolve` runs it. Everything impure was done before the driver
 // runs; the driver reads none of it from disk.
 #pragma once
@@ -29,7 +29,11 @@ inline std::string graph_state_key(const std::string& name) { return "graph/" + 
 struct HivaSetup {
   HivaSettings settings;
   std::shared_ptr<const HivaPromptSet> prompts;
-  std::shared_ptr<const KnowledgeGraph> knowledge;  // its nodes embedded with `embed`
+  std::shared_ptr<const KnowledgeGraph> knowledge;  // its nodes embedded with the configured embedder
+  // The configured embedder when it answers at once (the built-in one). Null
+  // when it is a provider's, which waits for HTTP: the driver then asks for
+  // the vectors it needs with RunTool hiva.embed, run on the tool source's
+  // workers, before each forward pass.
   Embed embed;
   // The agents' knowledge profiles, kept between the strategy's tasks (null:
   // built afresh for each routing).

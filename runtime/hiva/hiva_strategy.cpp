@@ -9,8 +9,9 @@
 #include "runtime/hiva/hiva_driver.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
 #include "runtime/hiva/environment/sandbox/item_judge.hpp"
+#include "runtime/hiva/environment/scripted_environment.hpp"
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
-#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/memory/configured_embedder.hpp"
 #include "runtime/suite/suite_file.hpp"
 
 namespace kaisha::hiva {
@@ -34,6 +35,7 @@ class RefusedTask {
 struct Start {
   AgentGraph graph;
   int iteration = 0;
+  std::vector<RoutingOutcome> outcomes;
 };
 
 // The graph a task starts from: the latest snapshot of save_as (an evolution
@@ -51,7 +53,8 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
       return Error{"hiva", "the saved graph '" + name + "' is not a graph snapshot"};
     auto g = graph_from_json(v["graph"]);
     if (!g) return Error{"hiva", "the saved graph '" + name + "': " + g.error().message};
-    return Start{std::move(g).value(), v.value("iteration", 0)};
+    return Start{std::move(g).value(), v.value("iteration", 0),
+                 routing_outcomes_from_json(v.value("routing_outcomes", json::array()))};
   }
   return Start{singleton, 0};
 }
@@ -59,20 +62,37 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
 using Items = std::map<std::string, suite::SuiteItem>;
 
 // The environment (hiva.md §2, §14 item 11) judging `answer` for a task-set
-// item (judge_item). Runs on the tool source's threads.
+// item (judge_item). An interactive item is played from its first turn with
+// `answers` (the episode's answers so far, the last being `answer`): its
+// output says whether the episode "continues" (then "success" is null and
+// "text" is the environment's next observation). Runs on the tool source's
+// threads.
 company::ToolResult judge(const Items& items, int64_t timeout_s, const json& args) {
   const std::string id = args.value("item", "");
   auto it = items.find(id);
   if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
   const std::string answer = args.value("answer", "");
   const suite::SuiteItem& item = it->second;
-  sandbox::SandboxLimits limits;
-  limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
-  limits.cpu_seconds = timeout_s;
-  auto judged = judge_item(item, answer, limits);
+  Result<EnvironmentFeedback> judged = EnvironmentFeedback{};
+  bool continues = false;
+  if (item.format == suite::kInteractive && args.contains("answers") && args["answers"].is_array()) {
+    std::vector<std::string> answers;
+    for (const json& a : args["answers"])
+      if (a.is_string()) answers.push_back(a.get<std::string>());
+    if (answers.empty()) answers.push_back(answer);
+    auto env = ScriptedEnvironment::from_item(item);
+    if (!env.ok()) return company::ToolResult::error(env.error().message);
+    judged = env->play(answers);
+    continues = !env->ended();
+  } else {
+    sandbox::SandboxLimits limits;
+    limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
+    limits.cpu_seconds = timeout_s;
+    judged = judge_item(item, answer, limits);
+  }
   if (!judged.ok()) return company::ToolResult::error(judged.error().message);
   const EnvironmentFeedback& f = *judged;
-  json out{{"text", f.text}};
+  json out{{"text", f.text}, {"continues", continues}};
   out["success"] = f.success ? json(*f.success) : json(nullptr);
   if (f.score) out["score"] = *f.score;
   return company::ToolResult::success(f.text, std::move(out));
@@ -106,13 +126,35 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   auto aggregator_prompt = read_text_file(data_file("prompts/hiva/initial_aggregator.md"));
   if (!aggregator_prompt) return aggregator_prompt.error();
 
-  auto embedder = std::make_shared<memory::HashedNgramEmbedder>();
-  setup->embed = [embedder](const std::string& text) { return embedder->embed_one(text); };
+  // The company's embedder (memory.embedding_model), as memory's.
+  auto configured = memory::configured_embedder(*in.config);
+  if (!configured) return configured.error();
+  std::shared_ptr<memory::Embedder> embedder = std::move(configured).value();
+  auto embed_many = [embedder](const std::vector<std::string>& texts) {
+    return memory::embed_blocking(*embedder, texts);
+  };
+  if (embedder->answers_at_once())
+    setup->embed = [embed_many](const std::string& text) {
+      auto v = embed_many({text});
+      return v.ok() && v->size() == 1 ? v->front() : Embedding{};
+    };
   setup->profiles = std::make_shared<AgentProfiles>();
   auto kg =
       read_knowledge_graph(st.knowledge_graph.empty() ? data_file("data/hiva/knowledge.json") : st.knowledge_graph);
   if (!kg) return Error{"config", "hiva.knowledge_graph: " + kg.error().message};
-  kg->embed_nodes(setup->embed);
+  // Once, as the company starts (not on an actor): one batch for every node.
+  const std::vector<std::string> node_texts = kg->node_texts();
+  auto node_vectors = embed_many(node_texts);
+  if (!node_vectors)
+    return Error{"config", "hiva.knowledge_graph: embedding its nodes with " + embedder->model_id() + ": " +
+                               node_vectors.error().message};
+  if (node_vectors->size() != node_texts.size())
+    return Error{"config", "hiva.knowledge_graph: " + embedder->model_id() + " returned " +
+                               std::to_string(node_vectors->size()) + " vectors for " +
+                               std::to_string(node_texts.size()) + " nodes"};
+  std::map<std::string, Embedding> by_text;
+  for (size_t i = 0; i < node_texts.size(); ++i) by_text[node_texts[i]] = (*node_vectors)[i];
+  kg->embed_nodes([&by_text](const std::string& text) { return by_text[text]; });
   setup->knowledge = std::make_shared<const KnowledgeGraph>(std::move(kg).value());
   setup->listening = in.listening;
 
@@ -145,7 +187,8 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   tools.timeout_ms = st.tool_timeout_s * 1000;
   tools.retries = st.tool_retries;
   d.tools = std::make_shared<HivaToolSource>(
-      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); });
+      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); },
+      embed_many);
   d.who = "HiVA";
   d.model = own;
   d.state = kHivaStrategy;
@@ -153,7 +196,8 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
                               const driver::StateValues& state) -> std::unique_ptr<driver::AnyTaskDriver> {
     auto start = start_of(*setup, singleton, state);
     if (!start) return driver::make_task_driver<RefusedTask>(start.error().message);
-    return driver::make_task_driver<HivaDriver>(*setup, task, std::move(start->graph), start->iteration);
+    return driver::make_task_driver<HivaDriver>(*setup, task, std::move(start->graph), start->iteration,
+                                                std::move(start->outcomes));
   };
   return d;
 }

@@ -26,6 +26,9 @@ class Embedder {
   virtual std::string model_id() const = 0;
   // One vector per text, in order.
   virtual void embed(std::vector<std::string> texts, EmbedDone done) = 0;
+  // True when embed() calls `done` before it returns, without waiting for
+  // anything (the built-in embedder): embed_blocking() is then safe anywhere.
+  virtual bool answers_at_once() const { return false; }
 };
 
 Result<std::vector<Vector>> embed_blocking(Embedder& embedder, std::vector<std::string> texts);

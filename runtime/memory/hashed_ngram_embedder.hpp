@@ -21,6 +21,7 @@ class HashedNgramEmbedder : public Embedder {
   std::string model_id() const override;
   // Calls `done` before returning.
   void embed(std::vector<std::string> texts, EmbedDone done) override;
+  bool answers_at_once() const override { return true; }
 
   Vector embed_one(const std::string& text) const;
   int dims() const { return dims_; }

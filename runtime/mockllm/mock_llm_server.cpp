@@ -199,6 +199,9 @@ struct MockLlmServer::Impl {
     auto parsed = d.parse_embed_request(req.path, req.body);
     if (!parsed) return send_error(d, reply, 400, "mock-llm: " + parsed.error().message, entry);
     set(entry, "model", parsed->model);
+    json inputs = json::array();
+    for (const auto& in : parsed->inputs) inputs.push_back(utf8::truncate(in, 200));
+    set(entry, "inputs", std::move(inputs));
     llm::EmbedResponse out;
     for (const auto& in : parsed->inputs) {
       out.vectors.push_back(mock_embedding(in));

@@ -57,7 +57,8 @@ class MockLlmServer {
   // One entry per request so far, oldest first: {dialect, kind ("chat" or
   // "embed"), path, model, stream, rule, last_message, status, received_us,
   // and answered_us once answered (steady clock, µs)}; a chat entry also has
-  // "messages": [{role, content}] (each content cut at 200 bytes).
+  // "messages": [{role, content}] (each content cut at 200 bytes), an embed
+  // entry "inputs": [text] (each cut at 200 bytes).
   std::vector<json> request_log() const;
 
   // Clears the request log and every rule's `times` counter.

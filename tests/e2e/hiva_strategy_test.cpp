@@ -8,10 +8,12 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "e2e_fixture.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -130,6 +132,106 @@ TEST_F(HivaTest, TheExampleGrowsACoderThenAReviewerAndPrunesTheReviewer) {
   EXPECT_TRUE(by_rule("aggregator-other").empty());
 }
 
+// The company's embedder (memory.embedding_model, here the mock's OpenAI
+// embeddings) is the knowledge cost's: the knowledge graph is embedded in
+// one batch as the company starts, then each iteration's task and the
+// agents' new prompts, over real HTTP; the example evolves as it does with
+// the built-in embedder. A model no provider serves is refused before
+// anything is spent.
+TEST_F(HivaTest, TheKnowledgeCostEmbedsWithTheConfiguredEmbeddingModel) {
+  start_mock_file(kHivaExamples + "scenario.yaml");
+  auto example = read_text_file(kHivaExamples + "config.yaml");
+  auto costs = read_text_file(kHivaExamples + "costs.yaml");
+  ASSERT_TRUE(example.ok() && costs.ok());
+  dir_.write("costs.yaml", *costs);
+  const std::string config =
+      dir_.write("embedding.yaml", *example + "memory:\n  embedding_model: openai:text-embedding-3-small\n");
+  RunResult r = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "2", "--name", "coders",
+                        "-q", "--config", config, "--db", db()},
+                       {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("accuracy 2/2"), std::string::npos) << r.describe();
+  const auto embeds = requests_where("kind", "embed");
+  ASSERT_GE(embeds.size(), 3u) << embeds.size();
+  for (const json& e : embeds) {
+    EXPECT_EQ(e.value("model", ""), "text-embedding-3-small") << e.dump();
+    EXPECT_EQ(e.value("status", 0), 200) << e.dump();
+  }
+  // The first: every node of data/hiva/knowledge.json, at once.
+  auto kg = read_text_file(data_file("data/hiva/knowledge.json"));
+  ASSERT_TRUE(kg.ok());
+  EXPECT_EQ(embeds[0]["inputs"].size(), json::parse(*kg)["nodes"].size());
+  // Then each task, before its forward pass, with the prompts not embedded yet.
+  auto tasks = read_text_file(kHivaExamples + "tasks.jsonl");
+  ASSERT_TRUE(tasks.ok());
+  std::set<std::string> embedded;
+  for (size_t i = 1; i < embeds.size(); ++i)
+    for (const json& t : embeds[i]["inputs"]) embedded.insert(t.get<std::string>());
+  size_t seen = 0;
+  std::istringstream lines(*tasks);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#' || seen == 2) continue;
+    const std::string input = json::parse(line).value("input", "");
+    EXPECT_TRUE(embedded.count(utf8::truncate(input, 200))) << input;
+    ++seen;
+  }
+
+  // A model no configured provider serves: refused, naming it, with no call made.
+  mock_->reset();
+  const std::string bad = dir_.write("bad-embedding.yaml", *example + "memory:\n  embedding_model: nosuch:embedder\n");
+  RunResult refused = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "1", "--name",
+                              "other", "-q", "--config", bad, "--db", dir_.file("other.db")},
+                             {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  EXPECT_NE(refused.exit_code, 0) << refused.describe();
+  EXPECT_NE(refused.err.find("memory.embedding_model 'nosuch:embedder'"), std::string::npos) << refused.describe();
+  EXPECT_TRUE(mock_->request_log().empty());
+}
+
+// kaisha evolve fits ω at its end from the routing outcomes the graph's
+// snapshot kept (here with a threshold the example's three iterations
+// reach), saves it as a new version of the graph, and a graph under the
+// default threshold keeps the configured ω, the summary saying why.
+TEST_F(HivaTest, EvolveFitsTheKnowledgeWeightsAtItsEndAndSavesThemWithTheGraph) {
+  start_mock_file(kHivaExamples + "scenario.yaml");
+  auto example = read_text_file(kHivaExamples + "config.yaml");
+  auto costs = read_text_file(kHivaExamples + "costs.yaml");
+  ASSERT_TRUE(example.ok() && costs.ok());
+  dir_.write("costs.yaml", *costs);
+  std::string text = *example;
+  const std::string top_k = "  top_k: 2";
+  ASSERT_NE(text.find(top_k), std::string::npos);
+  text.insert(text.find(top_k), "  fit_weights_min_outcomes: 2\n");
+  const std::string config = dir_.write("fit.yaml", text);
+  RunResult r = kaisha({"evolve", "--task-set", kHivaExamples + "tasks.jsonl", "--iterations", "3", "--name", "coders",
+                        "-q", "--config", config, "--db", db()},
+                       {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("knowledge weights fitted on "), std::string::npos) << r.describe();
+  const json versions = graph_versions(db(), "coders");
+  ASSERT_EQ(versions.size(), 4u) << versions.dump();  // three iterations, then the fit
+  const json& fit = versions[3];
+  EXPECT_EQ(fit.value("iteration", 0), 3);
+  ASSERT_TRUE(fit.contains("weight_fit")) << fit.dump();
+  const json weights = fit["graph"]["knowledge_weights"];
+  ASSERT_TRUE(weights.is_array() && weights.size() == 4) << fit.dump();
+  double sum = 0;
+  for (const json& w : weights) sum += w.get<double>();
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+  EXPECT_EQ(weights, fit["weight_fit"]["weights"]);
+  EXPECT_GE(fit["weight_fit"]["outcomes"].get<int>(), 2);
+  EXPECT_EQ(fit["graph"]["agents"], versions[2]["graph"]["agents"]);  // only ω changed
+  RunResult shown = kaisha({"graphs", "coders", "--db", db()});
+  EXPECT_NE(shown.out.find("iteration 3: knowledge weights fitted on "), std::string::npos) << shown.out;
+
+  // The default threshold (30) is not reached by three iterations.
+  mock_->reset();
+  RunResult few = evolve(dir_.file("few.db"), kHivaExamples + "tasks.jsonl", 3, "coders", {"-q"});
+  ASSERT_EQ(few.exit_code, 0) << few.describe();
+  EXPECT_NE(few.out.find("knowledge weights not fitted: "), std::string::npos) << few.describe();
+  EXPECT_NE(few.out.find("the fit needs 30"), std::string::npos) << few.describe();
+  EXPECT_EQ(graph_versions(dir_.file("few.db"), "coders").size(), 3u);
+}
+
 // The evolved graph answers a new task: its coder (which the singleton does
 // not have) runs with the prompt evolution gave it, and the tree shows the
 // graph with the edges the task was routed along marked.
@@ -182,7 +284,7 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
   ASSERT_TRUE(text.ok()) << text.error().message;
   const json graph = json::parse(*text, nullptr, false);
   ASSERT_TRUE(graph.is_object()) << *text;
-  EXPECT_EQ(graph.value("version", 0), 1);
+  EXPECT_EQ(graph.value("version", 0), 2);
 
   const std::string other = dir_.file("other.db");
   RunResult imported = kaisha({"graphs", "--import", file, "--name", "copy", "--db", other});
@@ -204,12 +306,12 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
 
   // A newer format: upgrade kaisha.
   json newer = graph;
-  newer["version"] = 2;
+  newer["version"] = 3;
   const std::string newer_file = dir_.write("newer.json", newer.dump(2));
   RunResult refused = kaisha({"graphs", "--import", newer_file, "--name", "newer", "--db", other});
   EXPECT_EQ(refused.exit_code, 2) << refused.describe();
   EXPECT_NE(
-      refused.err.find(newer_file + ": graph format version 2 is newer than this kaisha reads (1); upgrade kaisha"),
+      refused.err.find(newer_file + ": graph format version 3 is newer than this kaisha reads (2); upgrade kaisha"),
       std::string::npos)
       << refused.describe();
 

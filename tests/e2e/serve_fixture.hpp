@@ -65,6 +65,48 @@ class ServeTest : public E2eTest {
         {{"A2A-Version", "1.0"}});
   }
 
+  // A2A 1.0 SendMessage of a user text that returns at once: the task's id
+  // ("" when it was not accepted).
+  std::string a2a_start(const std::string& text, int id = 1) {
+    json message{
+        {"messageId", "m" + std::to_string(id)}, {"role", "ROLE_USER"}, {"parts", json::array({{{"text", text}}})}};
+    auto sent = request("POST", "/a2a",
+                        json{{"jsonrpc", "2.0"},
+                             {"id", id},
+                             {"method", "SendMessage"},
+                             {"params", {{"message", message}, {"configuration", {{"returnImmediately", true}}}}}}
+                            .dump(),
+                        {{"A2A-Version", "1.0"}});
+    EXPECT_EQ(sent.status, 200) << sent.body;
+    const json r = json::parse(sent.body, nullptr, false);
+    return r.is_object() && r.contains("result") ? r["result"]["task"].value("id", "") : "";
+  }
+  // A2A 1.0 `method` (GetTask, CancelTask) on task `task`: the JSON-RPC answer.
+  json a2a_task_call(const std::string& method, const std::string& task, int id = 2) {
+    auto r = request("POST", "/a2a",
+                     json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", {{"id", task}}}}.dump(),
+                     {{"A2A-Version", "1.0"}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body, nullptr, false);
+  }
+
+  // An ACP async run of a user text: its run id ("" when refused).
+  std::string acp_start_async(const std::string& text) {
+    auto r = request("POST", "/acp/runs",
+                     json{{"agent_name", "kaisha"},
+                          {"mode", "async"},
+                          {"input", {{{"role", "user"}, {"parts", {{{"content", text}}}}}}}}
+                         .dump());
+    EXPECT_EQ(r.status, 202) << r.body;
+    return json::parse(r.body, nullptr, false).value("run_id", "");
+  }
+  // GET /acp/runs/{id}'s run (null when it is not answered).
+  json acp_run(const std::string& id) {
+    auto r = request("GET", "/acp/runs/" + id, "");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body, nullptr, false);
+  }
+
   // initialize + notifications/initialized over /mcp, accepting SSE; returns
   // the headers of the session's later requests (empty when initialize failed).
   std::vector<std::pair<std::string, std::string>> open_mcp_session() {

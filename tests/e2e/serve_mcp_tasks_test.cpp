@@ -402,54 +402,109 @@ TEST_F(ServeHivaTest, RunTaskRunsAHivaIterationToTheAggregatorsAnswer) {
 // Canceled while the aggregator writes its answer (it takes 8 s): the
 // forward pass stops there (no critique, no gradient is asked for), the
 // task ends canceled, both graph agents are fired, and the budget holds
-// nothing for it any more: the ask in flight was settled.
-TEST_F(ServeHivaTest, TasksCancelStopsTheForwardPassAndSettlesItsCalls) {
-  start_mock(hiva_script(R"(  - name: aggregator-slow
+// nothing for it any more: the ask in flight was settled. The same over
+// MCP's tasks/cancel, A2A's CancelTask and ACP's /runs/{id}/cancel.
+class ServeHivaCancelTest : public ServeHivaTest {
+ protected:
+  // A served company whose aggregator is slow; returns once it is set up.
+  void start_with_a_slow_aggregator() {
+    start_mock(hiva_script(R"(  - name: aggregator-slow
     match: { model: hiva-4o, system: "You are the aggregator" }
     reply: { text: "too late", usage: { input_tokens: 120, output_tokens: 20 }, latency_ms: 8000 }
 )"));
-  cfg_ = hiva_config();
-  start_serve();
+    cfg_ = hiva_config();
+    start_serve();
+  }
+  bool aggregator_asked() {
+    return kaisha::e2e::wait_for([&] { return !by_rule("aggregator-slow").empty(); }, std::chrono::seconds(60));
+  }
+  // After the cancel: nothing after the forward pass was asked for; then,
+  // with the server stopped, the journal's HiVA task is canceled, its two
+  // agents fired and the budget holds nothing for them.
+  void expect_the_forward_pass_stopped_and_settled() {
+    EXPECT_TRUE(by_rule("self-critique").empty());
+    EXPECT_TRUE(by_rule("system-feedback").empty());
+    EXPECT_EQ(mock_->request_log().size(), 2u);  // the source and the aggregator
+
+    server_->stop();
+    auto j = journal();
+    ASSERT_TRUE(j);
+    // The session that ran it (a protocol's context may have its own).
+    std::string sid;
+    std::vector<store::TaskRow> hiva;
+    auto sessions = j->list_sessions();
+    ASSERT_TRUE(sessions.ok());
+    for (const auto& s : *sessions) {
+      auto tasks = j->tasks(s.id);
+      ASSERT_TRUE(tasks.ok());
+      for (const auto& t : *tasks)
+        if (t.strategy == "hiva") {
+          hiva.push_back(t);
+          sid = s.id;
+        }
+    }
+    ASSERT_EQ(hiva.size(), 1u);
+    EXPECT_EQ(hiva.front().status, "canceled");
+    auto agents = j->all_agents(sid);
+    ASSERT_TRUE(agents.ok());
+    std::map<std::string, std::string> states;
+    for (const auto& a : *agents) states[a.name] = a.state;
+    EXPECT_EQ(states, (std::map<std::string, std::string>{{"hiva-aggregator", "fired"}, {"hiva-source", "fired"}}));
+    auto budget = j->load_budget_state(sid);
+    ASSERT_TRUE(budget.ok() && budget->has_value());
+    EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
+    EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
+    auto ledger = j->ledger_entries(sid);
+    ASSERT_TRUE(ledger.ok());
+    int hires = 0, refunds = 0;
+    for (const auto& e : *ledger) {
+      if (e.ledger != "resource") continue;
+      hires += e.kind == "hire";
+      refunds += e.kind == "fire_refund";
+    }
+    EXPECT_EQ(hires, 2);
+    EXPECT_EQ(refunds, 2);
+  }
+};
+
+TEST_F(ServeHivaCancelTest, TasksCancelStopsTheForwardPassAndSettlesItsCalls) {
+  start_with_a_slow_aggregator();
   ASSERT_FALSE(HasFatalFailure());
   const std::string id = run_task(kServedHivaTask);
   ASSERT_FALSE(id.empty());
-  ASSERT_TRUE(kaisha::e2e::wait_for([&] { return !by_rule("aggregator-slow").empty(); }, std::chrono::seconds(60)))
-      << server_->log();
+  ASSERT_TRUE(aggregator_asked()) << server_->log();
   json ack = call("tasks/cancel", {{"taskId", id}}, id);
   EXPECT_EQ(ack["result"]["resultType"], "complete") << ack.dump();
   EXPECT_EQ(wait_for(id, "cancelled")["status"], "cancelled");
-  // Canceled in flight: nothing after the forward pass was asked for.
-  EXPECT_TRUE(by_rule("self-critique").empty());
-  EXPECT_TRUE(by_rule("system-feedback").empty());
-  EXPECT_EQ(mock_->request_log().size(), 2u);  // the source and the aggregator
+  expect_the_forward_pass_stopped_and_settled();
+}
 
-  server_->stop();
-  auto j = journal();
-  ASSERT_TRUE(j);
-  const std::string sid = session();
-  auto tasks = j->tasks(sid);
-  ASSERT_TRUE(tasks.ok());
-  ASSERT_EQ(tasks->size(), 1u);
-  EXPECT_EQ(tasks->front().status, "canceled");
-  auto agents = j->all_agents(sid);
-  ASSERT_TRUE(agents.ok());
-  std::map<std::string, std::string> states;
-  for (const auto& a : *agents) states[a.name] = a.state;
-  EXPECT_EQ(states, (std::map<std::string, std::string>{{"hiva-aggregator", "fired"}, {"hiva-source", "fired"}}));
-  auto budget = j->load_budget_state(sid);
-  ASSERT_TRUE(budget.ok() && budget->has_value());
-  EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
-  EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
-  auto ledger = j->ledger_entries(sid);
-  ASSERT_TRUE(ledger.ok());
-  int hires = 0, refunds = 0;
-  for (const auto& e : *ledger) {
-    if (e.ledger != "resource") continue;
-    hires += e.kind == "hire";
-    refunds += e.kind == "fire_refund";
-  }
-  EXPECT_EQ(hires, 2);
-  EXPECT_EQ(refunds, 2);
+TEST_F(ServeHivaCancelTest, A2aCancelTaskStopsTheForwardPassAndSettlesItsCalls) {
+  start_with_a_slow_aggregator();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = a2a_start(kServedHivaTask);
+  ASSERT_FALSE(id.empty()) << server_->log();
+  ASSERT_TRUE(aggregator_asked()) << server_->log();
+  json canceled = a2a_task_call("CancelTask", id);
+  EXPECT_EQ(canceled["result"]["status"]["state"], "TASK_STATE_CANCELED") << canceled.dump();
+  ASSERT_TRUE(kaisha::e2e::wait_for(
+      [&] { return a2a_task_call("GetTask", id)["result"]["status"]["state"] == "TASK_STATE_CANCELED"; },
+      std::chrono::seconds(30)))
+      << server_->log();
+  expect_the_forward_pass_stopped_and_settled();
+}
+
+TEST_F(ServeHivaCancelTest, AcpRunCancelStopsTheForwardPassAndSettlesItsCalls) {
+  start_with_a_slow_aggregator();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string id = acp_start_async(kServedHivaTask);
+  ASSERT_FALSE(id.empty()) << server_->log();
+  ASSERT_TRUE(aggregator_asked()) << server_->log();
+  EXPECT_EQ(request("POST", "/acp/runs/" + id + "/cancel", "").status, 202) << server_->log();
+  ASSERT_TRUE(
+      kaisha::e2e::wait_for([&] { return acp_run(id).value("status", "") == "cancelled"; }, std::chrono::seconds(30)))
+      << server_->log();
+  expect_the_forward_pass_stopped_and_settled();
 }
 
 }  // namespace

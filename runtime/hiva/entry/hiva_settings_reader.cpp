@@ -1,9 +1,41 @@
 #include "runtime/hiva/entry/hiva_settings_reader.hpp"
 
+#include <array>
+#include <cmath>
+#include <sstream>
 #include <string>
 #include <utility>
 
 namespace kaisha::hiva {
+namespace {
+
+// hiva.knowledge_weights: ω1..ω4, four numbers >= 0 that sum to 1.
+Status read_weights(const YAML::Node& n, const config::YamlReader& r, std::array<double, 4>& out) {
+  const YAML::Node w = n["knowledge_weights"];
+  if (!config::YamlReader::present(w)) return Status::Ok();
+  const std::string p = std::string(kSection) + ".knowledge_weights";
+  if (!w.IsSequence() || w.size() != 4)
+    return r.error_at(w, p, "expected a list of four numbers (ω1..ω4 of Ψ1..Ψ4), e.g. [0.25, 0.25, 0.25, 0.25]");
+  std::array<double, 4> weights{};
+  double sum = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    auto v = r.read_number(w[k], p + "[" + std::to_string(k) + "]");
+    if (!v) return v.error();
+    if (!std::isfinite(*v) || *v < 0)
+      return r.error_at(w[k], p + "[" + std::to_string(k) + "]", "expected a number >= 0, got " + w[k].Scalar());
+    weights[k] = *v;
+    sum += *v;
+  }
+  if (std::fabs(sum - 1.0) > 1e-9) {
+    std::ostringstream text;
+    text << sum;
+    return r.error_at(w, p, "the four weights sum to " + text.str() + "; they must sum to 1");
+  }
+  out = weights;
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlReader& r) {
   HivaSettings h;
@@ -37,7 +69,10 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
                                    "max_model_calls",
                                    "max_usd",
                                    "tool_timeout_s",
-                                   "tool_retries"});
+                                   "tool_retries",
+                                   "history_k",
+                                   "knowledge_weights",
+                                   "fit_weights_min_outcomes"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -76,6 +111,10 @@ Result<HivaSettings> read_hiva_settings(const YAML::Node& n, const config::YamlR
   if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();
   if (Status s = r.optional_count(n, p, "tool_timeout_s", h.tool_timeout_s, 1); !s) return s.error();
   if (Status s = r.optional_count(n, p, "tool_retries", h.tool_retries, 0); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "history_k", h.knowledge.history_k, 1); !s) return s.error();
+  if (Status s = read_weights(n, r, h.knowledge.weights); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "fit_weights_min_outcomes", h.fit_weights_min_outcomes, 0); !s)
+    return s.error();
   return h;
 }
 

@@ -53,4 +53,22 @@ EnvironmentFeedback ScriptedEnvironment::step(std::string_view answer) {
   return {turn.otherwise.value_or(std::string(kTryAgain)), std::nullopt, std::nullopt};
 }
 
+EnvironmentFeedback ScriptedEnvironment::play(const std::vector<std::string>& answers) {
+  EnvironmentFeedback last{std::string(kEpisodeFailed), false, 0.0};
+  for (const std::string& a : answers) last = step(a);
+  return last;
+}
+
+std::string episode_so_far(std::string_view task, const std::vector<std::string>& answers,
+                           const std::vector<std::string>& observations) {
+  std::string out(task);
+  out += "\n\nThe episode so far:";
+  for (size_t i = 0; i < answers.size(); ++i) {
+    out += "\n\n[Turn " + std::to_string(i + 1) + "] You answered:\n" + answers[i];
+    if (i < observations.size()) out += "\n\nThe environment replied:\n" + observations[i];
+  }
+  out += "\n\nAnswer the environment's last reply.";
+  return out;
+}
+
 }  // namespace kaisha::hiva

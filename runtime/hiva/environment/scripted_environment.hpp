@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,11 @@ class ScriptedEnvironment {
   // this answer ended the episode. After the end it answers the same
   // outcome again and changes nothing.
   EnvironmentFeedback step(std::string_view answer);
+  // step() with each answer in order, from where the episode stands: the
+  // feedback to the last one. The environment keeps no state between a
+  // caller's requests, so a whole episode is judged by playing all its
+  // answers again from the first turn. `answers` must not be empty.
+  EnvironmentFeedback play(const std::vector<std::string>& answers);
 
   bool ended() const { return ended_; }
   // The turn the next answer is checked against (turns().size() once won).
@@ -54,5 +60,12 @@ class ScriptedEnvironment {
   bool ended_ = false;
   EnvironmentFeedback outcome_;
 };
+
+// What an agent system answering turn k+1 of an episode is asked: the task
+// (the first observation), then each earlier answer and the environment's
+// reply to it, then a request to answer the last reply. `answers` and
+// `observations` pair up (the same length).
+std::string episode_so_far(std::string_view task, const std::vector<std::string>& answers,
+                           const std::vector<std::string>& observations);
 
 }  // namespace kaisha::hiva

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "runtime/core/utf8.hpp"
+
 namespace kaisha::hiva {
 namespace {
 
@@ -14,6 +16,12 @@ std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 bool is_endpoint(std::string_view id) { return id == AgentGraph::kSource || id == AgentGraph::kAggregator; }
 
 }  // namespace
+
+void remember_task(GraphAgent& agent, const std::string& task, double success) {
+  agent.history.push_back(TaskRecord{utf8::truncate(task, kMaxRecordedTaskBytes), success});
+  if (agent.history.size() > kMaxTaskRecords)
+    agent.history.erase(agent.history.begin(), agent.history.end() - kMaxTaskRecords);
+}
 
 AgentGraph AgentGraph::singleton(GraphAgent source, GraphAgent aggregator) {
   AgentGraph g;

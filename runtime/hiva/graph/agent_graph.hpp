@@ -19,11 +19,26 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/result.hpp"
 
 namespace kaisha::hiva {
+
+// One task an agent worked on and how it did: what Ψ3, the historical
+// mismatch, reads (hiva.md §6.2). The task's text is kept (at most
+// kMaxRecordedTaskBytes of it) rather than its embedding, so a graph does not
+// depend on the embedder that evolved it.
+struct TaskRecord {
+  std::string task;
+  double success = 0;  // the agent's reward r for it, in [0, 1]
+
+  bool operator==(const TaskRecord&) const = default;
+};
+
+inline constexpr std::size_t kMaxTaskRecords = 16;         // per agent; the oldest goes first
+inline constexpr std::size_t kMaxRecordedTaskBytes = 300;  // of a task's text, cut at a code point
 
 struct GraphAgent {
   std::string id;
@@ -37,10 +52,15 @@ struct GraphAgent {
   int visits = 0;
   int last_update = 0;  // the iteration of its last bandit update (Δt of §6.3)
   std::string last_gradient;
-  int created = 0;  // the iteration that created it
+  int created = 0;                  // the iteration that created it
+  std::vector<TaskRecord> history;  // oldest first, at most kMaxTaskRecords
 
   bool operator==(const GraphAgent&) const = default;
 };
+
+// Appends (task, success) to the agent's history, the task cut to
+// kMaxRecordedTaskBytes, dropping the oldest record beyond kMaxTaskRecords.
+void remember_task(GraphAgent& agent, const std::string& task, double success);
 
 struct GraphEdge {
   std::string from, to;
@@ -118,6 +138,12 @@ class AgentGraph {
   // was removed.
   std::string new_agent_id(std::string_view role) const;
 
+  // ω1..ω4 of the knowledge cost fitted for this graph by `kaisha evolve`
+  // (routing/weight_fit.hpp); empty: the configured ones. graph_json checks
+  // them; the graph only keeps them.
+  const std::vector<double>& knowledge_weights() const { return knowledge_weights_; }
+  void set_knowledge_weights(std::vector<double> weights) { knowledge_weights_ = std::move(weights); }
+
   bool operator==(const AgentGraph&) const = default;
 
  private:
@@ -128,6 +154,7 @@ class AgentGraph {
 
   std::vector<GraphAgent> agents_;
   std::vector<GraphEdge> edges_;
+  std::vector<double> knowledge_weights_;
 };
 
 }  // namespace kaisha::hiva

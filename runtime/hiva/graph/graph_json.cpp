@@ -87,7 +87,7 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
   FieldReader r(j, path);
   GraphAgent a;
   Status s = r.only({"id", "role", "prompt", "prompt_version", "tool_code", "tool_description", "tool_version", "alpha",
-                     "beta", "visits", "last_update", "last_gradient", "created"});
+                     "beta", "visits", "last_update", "last_gradient", "created", "history"});
   if (s) s = r.text("id", a.id, true);
   if (s) s = r.text("role", a.role);
   if (s) s = r.text("prompt", a.prompt);
@@ -102,6 +102,26 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
   if (s) s = r.text("last_gradient", a.last_gradient);
   if (s) s = r.integer("created", a.created, 0);
   if (!s) return s.error();
+  // Version 2: the tasks it worked on (Ψ3); a version 1 file has none.
+  if (auto it = j.find("history"); it != j.end()) {
+    if (!it->is_array()) return bad(r.at("history"), std::string("expected an array, got ") + json_kind(*it));
+    if (it->size() > kMaxTaskRecords)
+      return bad(r.at("history"), "has " + std::to_string(it->size()) + " records; at most " +
+                                      std::to_string(kMaxTaskRecords) + " are kept");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string at = r.at("history") + "[" + std::to_string(i) + "]";
+      const json& h = (*it)[i];
+      if (!h.is_object()) return bad(at, std::string("expected an object, got ") + json_kind(h));
+      FieldReader hr(h, at);
+      TaskRecord t;
+      Status hs = hr.only({"task", "success"});
+      if (hs) hs = hr.text("task", t.task);
+      if (hs) hs = hr.number("success", t.success, false);
+      if (hs && t.success > 1) hs = bad(hr.at("success"), "expected a number in [0, 1], got " + h["success"].dump());
+      if (!hs) return hs.error();
+      a.history.push_back(std::move(t));
+    }
+  }
   return a;
 }
 
@@ -138,7 +158,27 @@ Status check_header(const json& j) {
     return Error{"hiva_graph", "graph format version " + std::to_string(version) +
                                    " is newer than this kaisha reads (" + std::to_string(kGraphFormatVersion) +
                                    "); upgrade kaisha"};
-  return r.only({"format", "version", "agents", "edges"});
+  return r.only({"format", "version", "agents", "edges", "knowledge_weights"});
+}
+
+// The optional top-level "knowledge_weights": four numbers >= 0 summing to 1.
+Result<std::vector<double>> read_weights(const json& j) {
+  auto it = j.find("knowledge_weights");
+  if (it == j.end()) return std::vector<double>{};
+  if (!it->is_array() || it->size() != 4)
+    return bad("knowledge_weights", "expected a list of four numbers, got " + utf8::shorten(it->dump(), 60));
+  std::vector<double> w;
+  double sum = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const json& x = (*it)[k];
+    if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
+      return bad("knowledge_weights[" + std::to_string(k) + "]", "expected a number >= 0, got " + x.dump());
+    w.push_back(x.get<double>());
+    sum += w.back();
+  }
+  if (std::fabs(sum - 1.0) > 1e-9)
+    return bad("knowledge_weights", it->dump() + " sums to " + json(sum).dump() + "; the weights must sum to 1");
+  return w;
 }
 
 Result<const json*> list(const json& j, const char* key) {
@@ -169,6 +209,9 @@ json to_json(const AgentGraph& graph) {
     o["last_update"] = a.last_update;
     o["last_gradient"] = a.last_gradient;
     o["created"] = a.created;
+    json history = json::array();
+    for (const TaskRecord& t : a.history) history.push_back(json{{"task", t.task}, {"success", t.success}});
+    o["history"] = std::move(history);
     agents.push_back(std::move(o));
   }
   json edges = json::array();
@@ -189,6 +232,7 @@ json to_json(const AgentGraph& graph) {
   g["version"] = kGraphFormatVersion;
   g["agents"] = std::move(agents);
   g["edges"] = std::move(edges);
+  if (!graph.knowledge_weights().empty()) g["knowledge_weights"] = graph.knowledge_weights();
   return g;
 }
 
@@ -226,6 +270,9 @@ Result<AgentGraph> graph_from_json(const json& j) {
   }
   if (Result<std::vector<std::string>> order = graph.topological_order(); !order)
     return bad("edges", order.error().message);
+  Result<std::vector<double>> weights = read_weights(j);
+  if (!weights) return weights.error();
+  graph.set_knowledge_weights(std::move(weights).value());
   return graph;
 }
 

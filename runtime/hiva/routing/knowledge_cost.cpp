@@ -60,7 +60,23 @@ Status validate(const KnowledgeCostSettings& settings) {
   if (!std::isfinite(settings.neutral_history) || settings.neutral_history < 0 || settings.neutral_history > 1) {
     return config_error("neutral_history is " + number_text(settings.neutral_history) + "; it must be in [0, 1]");
   }
+  if (settings.history_k < 1) {
+    return config_error("history_k is " + std::to_string(settings.history_k) + "; it must be at least 1");
+  }
   return Status::Ok();
+}
+
+double history_mismatch(const std::vector<PastTask>& history, const KnowledgeCostSettings& settings) {
+  std::vector<const PastTask*> similar;
+  for (const PastTask& past : history)
+    if (past.similarity >= settings.similarity_threshold) similar.push_back(&past);
+  std::stable_sort(similar.begin(), similar.end(),
+                   [](const PastTask* a, const PastTask* b) { return a->similarity > b->similarity; });
+  const size_t n = std::min(similar.size(), static_cast<size_t>(std::max(1, settings.history_k)));
+  if (n == 0) return settings.neutral_history;
+  double successes = 0.0;
+  for (size_t i = 0; i < n; ++i) successes += similar[i]->success;
+  return 1.0 - successes / static_cast<double>(n);
 }
 
 AgentProfile profile_of(const std::string& prompt, const std::string& tool_description, const Embed& embed) {
@@ -115,8 +131,6 @@ Result<KnowledgeCost> knowledge_cost(const AgentProfile& agent, const TaskProfil
   }
 
   // Ψ3
-  double successes = 0.0;
-  int similar = 0;
   for (size_t i = 0; i < history.size(); ++i) {
     const PastTask& past = history[i];
     const std::string where = "history[" + std::to_string(i) + "]";
@@ -126,12 +140,8 @@ Result<KnowledgeCost> knowledge_cost(const AgentProfile& agent, const TaskProfil
     if (!std::isfinite(past.success) || past.success < 0 || past.success > 1) {
       return Error{"invalid_argument", where + ".success: " + number_text(past.success) + " is outside [0, 1]"};
     }
-    if (past.similarity >= settings.similarity_threshold) {
-      successes += past.success;
-      ++similar;
-    }
   }
-  cost.psi[2] = similar == 0 ? settings.neutral_history : 1.0 - successes / similar;
+  cost.psi[2] = history_mismatch(history, settings);
 
   // Ψ4
   for (size_t tool : graph.required_tools(task.concept_node)) {

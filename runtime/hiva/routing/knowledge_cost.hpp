@@ -10,9 +10,9 @@
 //   Ψ2 dependency: the fewest KG edges (walked either way) from the agent's
 //                  skill concepts to the task's concept, over the KG's
 //                  diameter, at most 1; 1 when no path joins them
-//   Ψ3 history:    1 − the agent's mean success over past tasks at least
-//                  `similarity_threshold` similar to this one; 0.5 (neutral)
-//                  when there are none
+//   Ψ3 history:    1 − the agent's mean success over the `history_k` past
+//                  tasks most similar to this one, among those at least
+//                  `similarity_threshold` similar; 0.5 (neutral) when none is
 //   Ψ4 tools:      1 when the task's concept requires a tool (by
 //                  requires_skill / has_tool edges) the agent's tool does not
 //                  match, else 0
@@ -44,6 +44,11 @@ struct KnowledgeCostSettings {
   // Ψ3 when no past task is similar enough: neither a bonus nor a penalty
   // (our choice; the paper does not say).
   double neutral_history = 0.5;
+  // Ψ3 reads at most this many past tasks, the most similar first (ties to
+  // the earlier record), so that a long record of loosely similar tasks
+  // does not outweigh the few closest ones (our choice; the paper says
+  // "only on semantically similar past tasks"). >= 1.
+  int history_k = 5;
 };
 
 // Error{"config", ...} naming the first bad setting and its value.
@@ -81,6 +86,11 @@ struct PastTask {
   double similarity = 0.0;
   double success = 0.0;
 };
+
+// Ψ3 alone: 1 − the mean success of the history_k most similar records at
+// or above similarity_threshold, neutral_history when there is none. The
+// records are taken as valid (knowledge_cost checks them).
+double history_mismatch(const std::vector<PastTask>& history, const KnowledgeCostSettings& settings);
 
 struct KnowledgeCost {
   int depth = 0;                       // d_I

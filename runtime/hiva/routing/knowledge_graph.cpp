@@ -255,14 +255,21 @@ std::vector<size_t> KnowledgeGraph::required_tools(size_t node) const {
   return tools;
 }
 
-void KnowledgeGraph::embed_nodes(const Embed& embed) {
-  std::vector<Embedding> out;
+std::vector<std::string> KnowledgeGraph::node_texts() const {
+  std::vector<std::string> out;
   out.reserve(nodes_.size());
   for (const KgNode& node : nodes_) {
     std::string text = node.label;
     for (const std::string& k : node.keywords) text += " " + k;
-    out.push_back(unit(embed(text)));
+    out.push_back(std::move(text));
   }
+  return out;
+}
+
+void KnowledgeGraph::embed_nodes(const Embed& embed) {
+  std::vector<Embedding> out;
+  out.reserve(nodes_.size());
+  for (const std::string& text : node_texts()) out.push_back(unit(embed(text)));
   embeddings_ = std::move(out);
 }
 

@@ -81,8 +81,11 @@ class KnowledgeGraph {
   // need every tool of its parent ("Task" would otherwise need them all).
   std::vector<size_t> required_tools(size_t node) const;
 
-  // Embeds every node's text (its label, then its keywords, space
-  // separated) with `embed`, scaled to unit length.
+  // Each node's text, in node order: its label, then its keywords, space
+  // separated (what embed_nodes embeds; an embedder answering over the
+  // network can take them in one batch).
+  std::vector<std::string> node_texts() const;
+  // Embeds every node's text with `embed`, scaled to unit length.
   void embed_nodes(const Embed& embed);
   bool embedded() const { return !embeddings_.empty(); }
   // Empty before embed_nodes().

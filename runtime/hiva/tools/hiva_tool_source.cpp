@@ -46,13 +46,33 @@ std::optional<std::string> module_list(const std::string& tool, const json& args
   return std::nullopt;
 }
 
+// args.texts: a list of at most kMaxEmbedTexts strings.
+std::optional<std::string> text_list(const std::string& tool, const json& args, std::vector<std::string>* out) {
+  if (!args.is_object()) return tool + ": args must be a JSON object, got " + json_type(args);
+  auto it = args.find("texts");
+  if (it == args.end()) return tool + ": args.texts is missing";
+  if (!it->is_array()) return tool + ": args.texts must be a list of strings, got " + json_type(*it);
+  if (it->size() > kMaxEmbedTexts)
+    return tool + ": args.texts has " + std::to_string(it->size()) + " texts; at most " +
+           std::to_string(kMaxEmbedTexts) + " are accepted";
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& t = (*it)[i];
+    if (!t.is_string()) return tool + ": args.texts[" + std::to_string(i) + "] must be a string, got " + json_type(t);
+    if (t.get_ref<const std::string&>().size() > kMaxToolInputBytes)
+      return tool + ": args.texts[" + std::to_string(i) + "] is over " + std::to_string(kMaxToolInputBytes) + " bytes";
+    out->push_back(t.get<std::string>());
+  }
+  return std::nullopt;
+}
+
 std::string attempts_text(int n) { return std::to_string(n) + (n == 1 ? " attempt" : " attempts"); }
 
 }  // namespace
 
-HivaToolSource::HivaToolSource(HivaToolSettings settings, EnvironmentHook environment)
+HivaToolSource::HivaToolSource(HivaToolSettings settings, EnvironmentHook environment, EmbedHook embed)
     : settings_(std::move(settings)),
       environment_(std::move(environment)),
+      embed_(std::move(embed)),
       metrics_(settings_.max_metric_versions),
       pool_(std::make_unique<tools::WorkerPool>(settings_.workers, std::max<size_t>(1, settings_.max_pending))) {}
 
@@ -65,7 +85,7 @@ int64_t HivaToolSource::backoff_before(const HivaToolSettings& settings, int n) 
 }
 
 bool HivaToolSource::repeatable(const std::string& name) const {
-  return name == kAgentTool || name == kValidateTool || name == kEnvironmentTool;
+  return name == kAgentTool || name == kValidateTool || name == kEnvironmentTool || name == kEmbedTool;
 }
 
 json HivaToolSource::metrics() const { return metrics_.to_json(); }
@@ -103,9 +123,15 @@ void HivaToolSource::call(const std::string& name, const json& args, const compa
       return done(ToolResult::error(name + ": no environment is configured for this HiVA run, so there is "
                                            "nothing to evaluate the answer against"));
     work = [this, args] { return environment_(args); };
+  } else if (name == kEmbedTool) {
+    if (!embed_) return done(ToolResult::error(name + ": no embedder is configured for this HiVA run"));
+    std::vector<std::string> texts;
+    if (auto bad = text_list(name, args, &texts)) return done(ToolResult::error(*bad));
+    if (texts.empty()) return done(ToolResult::success(name + ": nothing to embed", json{{"vectors", json::array()}}));
+    work = [this, texts = std::move(texts)] { return embed_texts(texts); };
   } else {
     return done(ToolResult::error("hiva: there is no tool named '" + name + "' (this source has " + kAgentTool + ", " +
-                                  kValidateTool + " and " + kEnvironmentTool + ")"));
+                                  kValidateTool + ", " + kEnvironmentTool + " and " + kEmbedTool + ")"));
   }
 
   {
@@ -207,6 +233,18 @@ ToolResult HivaToolSource::run_agent_tool(const std::string& code, const std::st
   std::string message = std::string(kAgentTool) + " failed (" + attempts_text(attempt) + "): " + run.error;
   if (stopped) message += "; not tried again because kaisha is stopping";
   return ToolResult::error(std::move(message), std::move(out));
+}
+
+ToolResult HivaToolSource::embed_texts(const std::vector<std::string>& texts) {
+  auto vectors = embed_(texts);
+  if (!vectors.ok()) return ToolResult::error(std::string(kEmbedTool) + ": " + vectors.error().message);
+  if (vectors->size() != texts.size())
+    return ToolResult::error(std::string(kEmbedTool) + ": the embedder returned " + std::to_string(vectors->size()) +
+                             " vectors for " + std::to_string(texts.size()) + " texts");
+  json out = json::array();
+  for (const auto& v : *vectors) out.push_back(v);
+  return ToolResult::success(std::string(kEmbedTool) + ": " + std::to_string(texts.size()) + " texts embedded",
+                             json{{"vectors", std::move(out)}});
 }
 
 ToolResult HivaToolSource::validate_tool(const std::string& code, const std::vector<std::string>& forbidden_modules) {

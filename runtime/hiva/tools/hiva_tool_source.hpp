@@ -25,12 +25,18 @@
 //     its line).
 //   hiva.environment   whatever the hook given to the constructor takes; an
 //     error saying no environment is configured when there is none.
+//   hiva.embed         {"texts": [str]}
+//     The embedder hook's vectors for the texts (at most kMaxEmbedTexts, each
+//     at most kMaxToolInputBytes), on a worker, since a provider's embedder
+//     waits for HTTP. Success: output {"vectors": [[float]]}, one per text,
+//     in order; failure: the embedder's error. An error saying no embedder is
+//     configured when there is no hook.
 //
 // Bad arguments (not an object, a missing or non-string field, code over
 // kMaxToolCodeBytes, input over kMaxToolInputBytes) are answered at once,
 // with an error naming the field.
 // specs() is empty: these tools are the driver's, never offered to a model.
-// All three are repeatable: nothing they do outlives their run.
+// All four are repeatable: nothing they do outlives their run.
 #pragma once
 
 #include "runtime/hiva/tools/hiva_tool_names.hpp"
@@ -45,6 +51,7 @@
 #include <vector>
 
 #include "runtime/company/tool_source.hpp"
+#include "runtime/core/result.hpp"
 #include "runtime/hiva/tools/tool_metrics.hpp"
 #include "runtime/sandbox/limits.hpp"
 
@@ -57,6 +64,7 @@ namespace kaisha::hiva {
 inline constexpr size_t kMaxToolCodeBytes = 64 * 1024;
 inline constexpr size_t kMaxToolInputBytes = 1024 * 1024;
 inline constexpr size_t kMaxForbiddenModules = 256;
+inline constexpr size_t kMaxEmbedTexts = 1024;
 
 struct HivaToolSettings {
   int64_t timeout_ms = 30000;  // each run's wall clock (App. G.2)
@@ -76,10 +84,14 @@ struct HivaToolSettings {
 // The environment's entry point (the lead wires the real one): runs on the
 // source's workers and may block.
 using EnvironmentHook = std::function<company::ToolResult(const json& args)>;
+// The configured embedder (runtime/memory/configured_embedder.hpp): one
+// vector per text, in order. Runs on the source's workers and may block.
+using EmbedHook = std::function<Result<std::vector<std::vector<float>>>(const std::vector<std::string>& texts)>;
 
 class HivaToolSource : public company::ToolSource {
  public:
-  explicit HivaToolSource(HivaToolSettings settings = {}, EnvironmentHook environment = nullptr);
+  explicit HivaToolSource(HivaToolSettings settings = {}, EnvironmentHook environment = nullptr,
+                          EmbedHook embed = nullptr);
   ~HivaToolSource() override;  // stop()s
   HivaToolSource(const HivaToolSource&) = delete;
   HivaToolSource& operator=(const HivaToolSource&) = delete;
@@ -103,12 +115,14 @@ class HivaToolSource : public company::ToolSource {
  private:
   company::ToolResult run_agent_tool(const std::string& code, const std::string& input);
   company::ToolResult validate_tool(const std::string& code, const std::vector<std::string>& forbidden_modules);
+  company::ToolResult embed_texts(const std::vector<std::string>& texts);
   // Waits `ms` unless stop() comes first; false when it did.
   bool wait_unless_stopped(int64_t ms);
   sandbox::SandboxLimits run_limits() const;
 
   const HivaToolSettings settings_;
   const EnvironmentHook environment_;
+  const EmbedHook embed_;
   ToolMetrics metrics_;
 
   std::mutex pool_mu_;  // guards pool_ against stop()

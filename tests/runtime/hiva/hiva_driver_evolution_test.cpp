@@ -30,9 +30,12 @@ std::vector<std::string> purposes_starting(const Harness& h, const std::string& 
 }
 
 // The Dist a routing event gave `candidate`.
-double dist_in(const std::vector<json>& routed, const std::string& router, const std::string& candidate) {
+// The Dist `router` gave `candidate` (in `iteration`, when given: Ψ3 makes
+// it change as the agents' records grow).
+double dist_in(const std::vector<json>& routed, const std::string& router, const std::string& candidate,
+               int iteration = 0) {
   for (const json& r : routed)
-    if (r["agent"] == router)
+    if (r["agent"] == router && (iteration == 0 || r["iteration"] == iteration))
       for (const json& s : r["scores"])
         if (s["agent"] == candidate) return s["dist"].get<double>();
   ADD_FAILURE() << "no score for " << router << " -> " << candidate;
@@ -97,9 +100,9 @@ TEST(HivaDriverBandit, RewardsFromTheClassifierMoveThePosteriorsAsUpdateArmAndUp
   const auto routed = h.events(event::routed);
   const BanditSettings& b = s.settings.bandit;
   auto arm = [&](const std::string& id, const std::string& router, double r) {
-    const double synergy = 1.0 - std::clamp(dist_in(routed, router, id), 0.0, 1.0);
     Posterior p;
     for (int t = 1; t <= 2; ++t) {
+      const double synergy = 1.0 - std::clamp(dist_in(routed, router, id, t), 0.0, 1.0);
       auto next = update_arm(p, ArmFeedback{true, r, synergy}, t, b);
       EXPECT_TRUE(next.ok());
       p = *next;

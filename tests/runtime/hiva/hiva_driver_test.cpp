@@ -331,7 +331,8 @@ TEST(HivaDriverLoss, AnEnvironmentItemIsCheckedOnceAndItsFeedbackReachesTheSyste
   h.run();
   const auto env = h.tools(kEnvironmentTool);
   ASSERT_EQ(env.size(), 1u);
-  EXPECT_EQ(json::parse(env[0].arguments), (json{{"item", "item-7"}, {"answer", "FINAL ANSWER"}}));
+  EXPECT_EQ(json::parse(env[0].arguments),
+            (json{{"item", "item-7"}, {"answer", "FINAL ANSWER"}, {"answers", {"FINAL ANSWER"}}}));
   EXPECT_TRUE(h.calls("self-critique").empty());
   ASSERT_EQ(h.calls("system feedback").size(), 1u);
   EXPECT_TRUE(contains(h.prompts("system feedback")[0], "SUCCESSOR FEEDBACK: ENV says the answer is wrong"));
@@ -348,6 +349,62 @@ TEST(HivaDriverLoss, AnEnvironmentItemIsCheckedOnceAndItsFeedbackReachesTheSyste
   h2.run();
   EXPECT_TRUE(h2.tools(kEnvironmentTool).empty());
   EXPECT_EQ(h2.calls("self-critique").size(), 1u);
+}
+
+// A 3-turn interactive episode: the graph answers each of the environment's
+// replies with another forward pass over the task and the episode so far,
+// the environment judges the whole episode (its answers so far each time),
+// and the one backward pass learns from that verdict.
+TEST(HivaDriverLoss, AnInteractiveEpisodeIsPlayedToItsEndAndJudgedWhole) {
+  HivaSetup s = test_setup();
+  s.settings.iterations = 1;
+  s.environment_items["What is 2 + 3?"] = "room";
+  Script sc;
+  int turn = 0;
+  sc.agent = [&turn](const Ask& a) {
+    if (a.agent == "hiva-aggregator") return "ANSWER " + std::to_string(++turn);
+    return "OUT of " + a.agent;
+  };
+  sc.tool = [](const RunTool& t) {
+    const json args = json::parse(t.arguments);
+    const size_t n = args["answers"].size();
+    if (n < 3)
+      return company::ToolResult::success(
+          "obs", json{{"text", "OBS" + std::to_string(n)}, {"success", nullptr}, {"continues", true}});
+    return company::ToolResult::success("won", json{{"text", "You won."}, {"success", true}, {"continues", false}});
+  };
+  HivaDriver d(s, test_task(), singleton_graph(), 0);
+  Harness h(d, sc);
+  h.start();
+  h.run();
+  const auto env = h.tools(kEnvironmentTool);
+  ASSERT_EQ(env.size(), 3u);
+  EXPECT_EQ(json::parse(env[0].arguments)["answers"], json({"ANSWER 1"}));
+  EXPECT_EQ(json::parse(env[1].arguments)["answers"], json({"ANSWER 1", "ANSWER 2"}));
+  EXPECT_EQ(json::parse(env[2].arguments)["answers"], json({"ANSWER 1", "ANSWER 2", "ANSWER 3"}));
+  // Three forward passes: turn 2 and 3 see the task and the episode so far.
+  const auto source = h.asks("hiva-source");
+  ASSERT_EQ(source.size(), 3u);
+  EXPECT_FALSE(contains(last_user(source[0].messages), "OBS1"));
+  EXPECT_TRUE(contains(last_user(source[1].messages), "What is 2 + 3?"));
+  EXPECT_TRUE(contains(last_user(source[1].messages), "You answered:\nANSWER 1"));
+  EXPECT_TRUE(contains(last_user(source[1].messages), "The environment replied:\nOBS1"));
+  EXPECT_TRUE(contains(last_user(source[2].messages), "OBS2"));
+  EXPECT_TRUE(contains(last_user(h.asks("hiva-aggregator")[2].messages), "OBS2"));
+  EXPECT_EQ(h.events(event::forward_pass).size(), 3u);
+  // One loss for the whole episode, with its verdict and its turns.
+  const auto loss = h.events(event::loss);
+  ASSERT_EQ(loss.size(), 1u);
+  EXPECT_EQ(loss[0]["success"], true);
+  const std::string feedback = loss[0]["feedback"];
+  EXPECT_TRUE(contains(feedback, "An episode of 3 turns, which ended: You won.")) << feedback;
+  EXPECT_TRUE(contains(feedback, "ANSWER 2")) << feedback;
+  ASSERT_EQ(h.calls("system feedback").size(), 1u);
+  EXPECT_TRUE(contains(h.prompts("system feedback")[0], "An episode of 3 turns"));
+  EXPECT_EQ(h.events(event::iteration).size(), 1u);
+  ASSERT_TRUE(h.finish());
+  EXPECT_EQ(h.finish()->text, "ANSWER 3");
+  EXPECT_EQ(h.finish()->metadata["success"], true);
 }
 
 TEST(HivaDriverCaps, AModelCallCapStopsTheTaskWithACapEvent) {

@@ -116,6 +116,35 @@ TEST(HivaSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
   EXPECT_NE(typo.find("use_kabb"), std::string::npos) << typo;
 }
 
+TEST(HivaSettingsReader, PastTasksPsi3ReadsAreConfigurable) {
+  auto h = read("hiva:\n  history_k: 3\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->knowledge.history_k, 3);
+  EXPECT_EQ(read("strategy: hiva\n")->knowledge.history_k, 5);
+  EXPECT_EQ(error_of("hiva:\n  history_k: 0\n"), "config.yaml:2: hiva.history_k: expected an integer >= 1, got 0");
+}
+
+TEST(HivaSettingsReader, KnowledgeWeightsAreFourNumbersAtLeastZeroSummingToOne) {
+  auto h = read("hiva:\n  knowledge_weights: [0.4, 0.3, 0.2, 0.1]\n  fit_weights_min_outcomes: 50\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->knowledge.weights, (std::array<double, 4>{0.4, 0.3, 0.2, 0.1}));
+  EXPECT_EQ(h->fit_weights_min_outcomes, 50u);
+  auto d = read("strategy: hiva\n");
+  EXPECT_EQ(d->knowledge.weights, (std::array<double, 4>{0.25, 0.25, 0.25, 0.25}));
+  EXPECT_EQ(d->fit_weights_min_outcomes, 30u);
+  EXPECT_EQ(error_of("hiva:\n  seed: 1\n  knowledge_weights: [0.5, 0.5, 0.5, 0]\n"),
+            "config.yaml:3: hiva.knowledge_weights: the four weights sum to 1.5; they must sum to 1");
+  EXPECT_EQ(error_of("hiva:\n  knowledge_weights:\n    - 0.5\n    - 0.75\n    - -0.25\n    - 0\n"),
+            "config.yaml:5: hiva.knowledge_weights[2]: expected a number >= 0, got -0.25");
+  EXPECT_EQ(error_of("hiva:\n  knowledge_weights: [1]\n"),
+            "config.yaml:2: hiva.knowledge_weights: expected a list of four numbers (ω1..ω4 of Ψ1..Ψ4), e.g. [0.25, "
+            "0.25, 0.25, 0.25]");
+  EXPECT_NE(error_of("hiva:\n  knowledge_weights: [a, 0, 0, 1]\n").find("config.yaml:2: hiva.knowledge_weights[0]"),
+            std::string::npos);
+  EXPECT_EQ(error_of("hiva:\n  fit_weights_min_outcomes: -1\n"),
+            "config.yaml:2: hiva.fit_weights_min_outcomes: expected an integer >= 0, got -1");
+}
+
 // The configuration block of docs/hiva.md is a config a user may copy.
 TEST(HivaSettingsReader, TheDocsPageExampleLoads) {
   std::ifstream f(data_file("docs/hiva.md"));

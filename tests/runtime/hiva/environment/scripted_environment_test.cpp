@@ -39,6 +39,33 @@ TEST(ScriptedEnvironment, MatchingAnswersPlayTheScriptToSuccess) {
   EXPECT_EQ(env.steps(), 3u);
 }
 
+TEST(ScriptedEnvironment, PlayingAWholeEpisodeJudgesItAtItsEndAndNotBefore) {
+  // A 3-turn episode played again from the first turn with the answers so
+  // far, as the stateless environment tool does it each turn.
+  const std::vector<std::string> answers = {"search the desk", "wait", "take the key", "unlock the door"};
+  auto prefix = [&](size_t n) { return std::vector<std::string>(answers.begin(), answers.begin() + n); };
+  auto after1 = play(kRoom).play(prefix(1));
+  EXPECT_EQ(after1.text, "A key.");
+  EXPECT_FALSE(after1.success.has_value());  // still running: no verdict yet
+  // "wait" misses turn 2, which has one attempt: the episode is lost there.
+  ScriptedEnvironment lost = play(kRoom);
+  auto after2 = lost.play(prefix(2));
+  EXPECT_EQ(after2.text, std::string(kEpisodeFailed));
+  EXPECT_EQ(after2.success, false);
+  EXPECT_TRUE(lost.ended());
+  // Without the miss, three answers win it; one judged on its first turn
+  // alone would have had no verdict.
+  ScriptedEnvironment won = play(kRoom);
+  auto all = won.play({"search the desk", "take the key", "unlock the door"});
+  EXPECT_EQ(all.text, "You are free.");
+  EXPECT_EQ(all.success, true);
+  EXPECT_EQ(won.steps(), 3u);
+  EXPECT_EQ(episode_so_far("You are in a room.", {"search the desk", "take the key"}, {"A key.", "You hold the key."}),
+            "You are in a room.\n\nThe episode so far:\n\n[Turn 1] You answered:\nsearch the desk\n\nThe "
+            "environment replied:\nA key.\n\n[Turn 2] You answered:\ntake the key\n\nThe environment "
+            "replied:\nYou hold the key.\n\nAnswer the environment's last reply.");
+}
+
 TEST(ScriptedEnvironment, AMissWithAttemptsLeftStaysOnTheTurn) {
   ScriptedEnvironment env = play(kRoom);
   auto miss = env.step("dance");

@@ -66,10 +66,11 @@ TEST(HivaGraphJson, RoundTripsEveryFieldAndOrder) {
 TEST(HivaGraphJson, WritesTheDocumentedShape) {
   json j = to_json(AgentGraph::singleton(GraphAgent{}, GraphAgent{}));
   EXPECT_EQ(j["format"], "kaisha.hiva.graph");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
   ASSERT_EQ(j["agents"].size(), 2u);
   EXPECT_EQ(j["agents"][0]["id"], "source");
-  EXPECT_EQ(j["agents"][0].size(), 13u);
+  EXPECT_EQ(j["agents"][0].size(), 14u);
+  EXPECT_EQ(j["agents"][0]["history"], json::array());
   EXPECT_EQ(j["agents"][0]["tool_version"], 1);
   ASSERT_EQ(j["edges"].size(), 1u);
   EXPECT_EQ(j["edges"][0], (json{{"from", "source"},
@@ -100,11 +101,71 @@ TEST(HivaGraphJson, AGraphWithoutTheSourceToAggregatorEdgeStaysSo) {
 
 TEST(HivaGraphJson, ANewerVersionIsRefusedWithTheWayOut) {
   json j = to_json(rich());
-  j["version"] = 2;
+  j["version"] = 3;
   j["something_new"] = true;  // a newer file may have more: the version speaks first
   Error e = refusal(j);
   EXPECT_EQ(e.code, "hiva_graph");
-  EXPECT_EQ(e.message, "graph format version 2 is newer than this kaisha reads (1); upgrade kaisha");
+  EXPECT_EQ(e.message, "graph format version 3 is newer than this kaisha reads (2); upgrade kaisha");
+}
+
+TEST(HivaGraphJson, AnAgentsTaskHistoryRoundTripsAndAVersion1FileHasNone) {
+  AgentGraph g = rich();
+  GraphAgent& a = g.agent("source");
+  remember_task(a, "Write add(a, b) 足し算", 1.0);
+  remember_task(a, "Write mul(a, b)", 0.0);
+  json j = to_json(g);
+  EXPECT_EQ(
+      j["agents"][0]["history"],
+      json::parse(
+          R"j([{"task": "Write add(a, b) 足し算", "success": 1.0}, {"task": "Write mul(a, b)", "success": 0.0}])j"));
+  Result<AgentGraph> back = graph_from_json(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(*back == g);
+
+  // A version 1 file (written before histories were kept) reads with none.
+  json v1 = to_json(rich());
+  v1["version"] = 1;
+  for (json& agent : v1["agents"]) agent.erase("history");
+  Result<AgentGraph> old = graph_from_json(v1);
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(*old == rich());
+
+  j["agents"][0]["history"][1]["success"] = 1.5;
+  EXPECT_EQ(refusal(j).message, "agents[0].history[1].success: expected a number in [0, 1], got 1.5");
+  j["agents"][0]["history"][1] = json{{"task", 3}, {"success", 1}};
+  EXPECT_EQ(refusal(j).message, "agents[0].history[1].task: expected a string, got an integer");
+  j["agents"][0]["history"] = "none";
+  EXPECT_EQ(refusal(j).message, "agents[0].history: expected an array, got a string");
+}
+
+TEST(HivaGraphJson, FittedKnowledgeWeightsRoundTripAndBadOnesAreNamed) {
+  AgentGraph g = rich();
+  EXPECT_FALSE(to_json(g).contains("knowledge_weights"));  // none fitted: the configured ones
+  g.set_knowledge_weights({0.5, 0.5, 0.0, 0.0});
+  json j = to_json(g);
+  EXPECT_EQ(j["knowledge_weights"], json({0.5, 0.5, 0.0, 0.0}));
+  Result<AgentGraph> back = graph_from_json(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(*back == g);
+  j["knowledge_weights"] = json({0.5, 0.5, 0.5, 0.0});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights: [0.5,0.5,0.5,0.0] sums to 1.5; the weights must sum to 1");
+  j["knowledge_weights"] = json({0.5, 0.5, -0.5, 0.5});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights[2]: expected a number >= 0, got -0.5");
+  j["knowledge_weights"] = json({1.0});
+  EXPECT_EQ(refusal(j).message, "knowledge_weights: expected a list of four numbers, got [1.0]");
+}
+
+TEST(HivaGraphJson, RememberingATaskKeepsTheNewestRecordsAndCutsLongTexts) {
+  GraphAgent a;
+  for (size_t i = 0; i < kMaxTaskRecords + 3; ++i) remember_task(a, "task " + std::to_string(i), i % 2);
+  ASSERT_EQ(a.history.size(), kMaxTaskRecords);
+  EXPECT_EQ(a.history.front().task, "task 3");
+  EXPECT_EQ(a.history.back().task, "task " + std::to_string(kMaxTaskRecords + 2));
+  // Cut at a code point: "あ" is 3 bytes, so 299 bytes of "x" + 150 of them keep the "x"s only.
+  std::string long_task(299, 'x');
+  for (int i = 0; i < 150; ++i) long_task += "あ";
+  remember_task(a, long_task, 1.0);
+  EXPECT_EQ(a.history.back().task, std::string(299, 'x'));
 }
 
 TEST(HivaGraphJson, HeaderFaultsAreNamed) {

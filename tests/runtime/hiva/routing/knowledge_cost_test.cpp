@@ -190,6 +190,34 @@ TEST(HivaKnowledgeCost, WeightsMustBeNonNegativeAndSumToOne) {
   EXPECT_EQ(c.error().code, "config");
 }
 
+TEST(HivaKnowledgeCost, HistoryMismatchIsTheFailureRateOfTheKMostSimilarPastTasksAboveTheThreshold) {
+  KnowledgeCostSettings s;  // threshold 0.75, k 5, neutral 0.5
+  EXPECT_EQ(history_mismatch({}, s), 0.5);
+  EXPECT_EQ(history_mismatch({{0.74, 1.0}, {-0.2, 0.0}}, s), 0.5);  // none similar enough
+  // Nine records at or above 0.75 (the 0.5 one is not similar enough).
+  const std::vector<PastTask> many = {{0.8, 0.0}, {0.9, 1.0},  {0.99, 1.0}, {0.76, 0.0}, {0.95, 0.0},
+                                      {0.9, 1.0}, {0.85, 0.5}, {0.75, 0.0}, {0.9, 0.0},  {0.5, 1.0}};
+  // k = 5: 0.99 (1), 0.95 (0) and the three at 0.9 (1, 1, 0): 3 of 5.
+  s.history_k = 5;
+  EXPECT_NEAR(history_mismatch(many, s), 1.0 - 3.0 / 5.0, 1e-12);
+  // k = 4: of the three at 0.9 the two earlier records (both successes)
+  // are read: 0.99 (1), 0.95 (0), 0.9 (1), 0.9 (1): 3 of 4.
+  s.history_k = 4;
+  EXPECT_NEAR(history_mismatch(many, s), 0.25, 1e-12);
+  // k = 1: only the closest, a success.
+  s.history_k = 1;
+  EXPECT_EQ(history_mismatch(many, s), 0.0);
+  // A k beyond the similar records reads all nine: 0+1+1+0+0+1+0.5+0+0 = 3.5.
+  s.history_k = 100;
+  EXPECT_NEAR(history_mismatch(many, s), 1.0 - 3.5 / 9.0, 1e-12);
+  // A lower threshold admits the 0.5 record (a success) too.
+  s.similarity_threshold = 0.5;
+  EXPECT_NEAR(history_mismatch(many, s), 1.0 - 4.5 / 10.0, 1e-12);
+  s.history_k = 0;
+  ASSERT_FALSE(validate(s).ok());
+  EXPECT_EQ(validate(s).error().message, "KABB knowledge cost settings: history_k is 0; it must be at least 1");
+}
+
 TEST(HivaKnowledgeCost, BadInputsAreErrorsNamingThem) {
   const Fixture f;
   const AgentProfile coder = profile_of("Python coding expert", "", f.embed);

@@ -325,6 +325,7 @@ TEST(HivaToolSourceArgs, OffersNoSpecsAndAllToolsAreRepeatable) {
   EXPECT_TRUE(src.repeatable(kAgentTool));
   EXPECT_TRUE(src.repeatable(kValidateTool));
   EXPECT_TRUE(src.repeatable(kEnvironmentTool));
+  EXPECT_TRUE(src.repeatable(kEmbedTool));
   EXPECT_FALSE(src.repeatable("execute_code"));
 }
 
@@ -360,6 +361,54 @@ TEST(HivaToolSourceEnvironment, AThrowingHookIsAnErrorAndAMissingOneSaysSo) {
   r = answered_at_once(none, kEnvironmentTool, json{{"answer", "42"}});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(r.message, "no environment is configured")) << r.message;
+}
+
+TEST(HivaToolSourceEmbed, TheHookEmbedsTheTextsInOrderOnAWorker) {
+  std::promise<std::thread::id> hook_thread;
+  std::vector<std::string> seen;
+  HivaToolSource src(roomy(), nullptr, [&](const std::vector<std::string>& texts) {
+    hook_thread.set_value(std::this_thread::get_id());
+    seen = texts;
+    std::vector<std::vector<float>> out;
+    for (const std::string& t : texts) out.push_back({float(t.size()), 1.0f});
+    return Result<std::vector<std::vector<float>>>(out);
+  });
+  ToolResult r = call_and_wait(src, kEmbedTool, json{{"texts", {"ab", "足し算"}}});
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"ab", "足し算"}));
+  EXPECT_EQ(r.output["vectors"], json::parse("[[2.0, 1.0], [9.0, 1.0]]"));
+  EXPECT_NE(hook_thread.get_future().get(), std::this_thread::get_id());
+}
+
+TEST(HivaToolSourceEmbed, AnEmbedderErrorOrAWrongCountIsAnErrorAndBadArgsAreRefusedAtOnce) {
+  HivaToolSource failing(roomy(), nullptr, [](const std::vector<std::string>&) {
+    return Result<std::vector<std::vector<float>>>(Error{"llm", "embedding model openai:e: HTTP 500"});
+  });
+  ToolResult r = call_and_wait(failing, kEmbedTool, json{{"texts", {"a"}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.message, "HTTP 500")) << r.message;
+
+  HivaToolSource short_answer(roomy(), nullptr, [](const std::vector<std::string>&) {
+    return Result<std::vector<std::vector<float>>>(std::vector<std::vector<float>>{{1.0f}});
+  });
+  r = call_and_wait(short_answer, kEmbedTool, json{{"texts", {"a", "b"}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.message, "1 vectors for 2 texts")) << r.message;
+
+  r = answered_at_once(short_answer, kEmbedTool, json{{"texts", "a"}});
+  EXPECT_TRUE(contains(r.message, "args.texts must be a list of strings")) << r.message;
+  r = answered_at_once(short_answer, kEmbedTool, json{{"texts", {"a", 3}}});
+  EXPECT_TRUE(contains(r.message, "args.texts[1] must be a string")) << r.message;
+  r = answered_at_once(short_answer, kEmbedTool, json{{"texts", json::array()}});
+  ASSERT_TRUE(r.ok) << r.message;  // nothing to embed, answered without the embedder
+  EXPECT_EQ(r.output["vectors"], json::array());
+  r = answered_at_once(short_answer, kEmbedTool, json::object());
+  EXPECT_TRUE(contains(r.message, "args.texts is missing")) << r.message;
+
+  HivaToolSource none(roomy());
+  r = answered_at_once(none, kEmbedTool, json{{"texts", {"a"}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.message, "no embedder is configured")) << r.message;
 }
 
 TEST(HivaToolSourceEnvironment, CallsBeyondTheBoundAreRefusedAtOnce) {
