@@ -21,6 +21,10 @@
 //        and nothing else (no warm-up), for callgrind: the difference of two
 //        such runs, over the difference of their CALLS, is a call's
 //        instructions without the runtime's start.
+//        bench_agent_tool_overhead loop CALLS: one AskAgent of an employee
+//        granted Calculator, whose tool loop calls it CALLS times before it
+//        answers; for callgrind as above: the difference over CALLS is one
+//        iteration of the loop (a tool call and the model call after it).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -80,6 +84,35 @@ double ask_agent_task(size_t calls) {
     if (backend->callee_calls() != calls) {
       std::fprintf(stderr, "the employee answered %llu asks, not %zu\n",
                    static_cast<unsigned long long>(backend->callee_calls()), calls);
+      std::exit(1);
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return us;
+}
+
+// One AskAgent whose employee's tool loop makes `tool_calls` tool calls; µs
+// per tool call.
+double employee_loop_task(size_t tool_calls) {
+  const auto dir = make_temp_dir();
+  double us = 0;
+  {
+    auto backend = std::make_shared<ScriptedInstantBackend>(1, tool_calls);
+    config::Config c = bench::instant_company_config(dir, 1);
+    c.employee.tools.agents["bench"] = {config::GrantEntry{"Calculator", ""}};
+    c.employee.max_tool_iterations = static_cast<int>(tool_calls) + 1;
+    auto rt = start(std::move(c), "hashiru", backend);
+    bench::hire_bench_employee(*rt);
+    const auto t0 = Clock::now();
+    msg::TaskResult r = rt->run_task("Ask bench to ping");
+    us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(tool_calls);
+    if (!r.ok) {
+      std::fprintf(stderr, "the employee-loop task failed: %s\n", r.error.c_str());
+      std::exit(1);
+    }
+    if (backend->callee_calls() != tool_calls + 1) {
+      std::fprintf(stderr, "the employee made %llu model calls, not %zu\n",
+                   static_cast<unsigned long long>(backend->callee_calls()), tool_calls + 1);
       std::exit(1);
     }
   }
@@ -153,6 +186,11 @@ int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[1]) == "ask") {
     const double us = ask_agent_task(static_cast<size_t>(std::max(1, std::atoi(argv[2]))));
     std::printf("AskAgent %.1f us/call\n", us);
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[1]) == "loop") {
+    const double us = employee_loop_task(static_cast<size_t>(std::max(1, std::atoi(argv[2]))));
+    std::printf("employee tool loop %.1f us/tool call\n", us);
     return 0;
   }
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;

@@ -35,7 +35,10 @@ inline size_t calls_so_far(const llm::ChatRequest& req) {
 // another call until they have made `calls`, the callees answer.
 class ScriptedInstantBackend : public company::ChatClient {
  public:
-  explicit ScriptedInstantBackend(size_t calls) : calls_(calls) {}
+  // `employee_tool_calls` > 0: the employee, offered tools, calls
+  // Calculator that many times in an ask before it answers (its tool loop).
+  explicit ScriptedInstantBackend(size_t calls, size_t employee_tool_calls = 0)
+      : calls_(calls), employee_tool_calls_(employee_tool_calls) {}
   Status check_model(const std::string&) const override { return Status::Ok(); }
   void chat(const std::string&, llm::ChatRequest req, company::ChatHandlers h) override {
     llm::ChatResponse r;
@@ -51,7 +54,9 @@ class ScriptedInstantBackend : public company::ChatClient {
     const size_t made = calls_so_far(req);
     const std::string id = "c" + std::to_string(++ids_);
     if (employee || (pyramid && !lead)) ++callee_calls_;
-    if (employee) {
+    if (employee && !req.tools.empty() && made < employee_tool_calls_) {
+      r.message.tool_calls.push_back({id, "Calculator", R"({"expression":"2+3"})"});
+    } else if (employee) {
       r.message.content = "pong";
     } else if (!pyramid) {  // the CEO
       if (made < calls_)
@@ -71,6 +76,7 @@ class ScriptedInstantBackend : public company::ChatClient {
 
  private:
   size_t calls_;
+  size_t employee_tool_calls_;
   std::atomic<uint64_t> callee_calls_{0};
   std::atomic<uint64_t> ids_{0};
 };

@@ -1,15 +1,19 @@
 #include "actors/agents/employee_tool_loop.hpp"
 
-#include <deque>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "actors/caf/atoms.hpp"
 #include "actors/strategy_kit/charged_call.hpp"
 #include "actors/system/journal_actor.hpp"
 #include "actors/system/ledger_actor.hpp"
-#include "runtime/driver/ask_step.hpp"
 #include "runtime/core/clock.hpp"
-#include "runtime/company/conversation.hpp"
-#include "runtime/core/json_text.hpp"
+#include "runtime/driver/pending_calls.hpp"
+#include "runtime/driver/resume_policy.hpp"
+#include "runtime/employee/kept_steps.hpp"
+#include "runtime/employee/tool_loop_driver.hpp"
 #include "runtime/llm/token_bound.hpp"
 #include "runtime/telemetry/tool_span.hpp"
 #include "runtime/telemetry/tracer.hpp"
@@ -17,26 +21,30 @@
 namespace kaisha::actors {
 
 using company::ToolResult;
+using driver::AskStep;
 
 struct EmployeeToolLoop::Run {
   msg::AskRequest ask;
   std::function<void(msg::AskReply)> reply;
-  std::unique_ptr<company::Conversation> conversation;
+  std::unique_ptr<employee::ToolLoopDriver> driver;
   int64_t started_ms = 0;   // steady_ms(): durations only
   bool first_done = false;  // the asker's hold is used: every further call reserves its own
   llm::Usage first_usage;
   llm::Usage extra_usage;
   double extra_expense = 0;
-  int tool_calls = 0;
-  std::vector<llm::ToolCall> calls;  // of the answer being worked on
+  int model_calls = 0;  // asked for by the driver, kept ones too: the request's iteration
   bool delivered = false;
-  // Resuming (driver/ask_step.hpp): the kept steps still to feed, whether
-  // they are being fed (nothing is journaled or reported again meanwhile),
-  // and the number the next step is kept under.
-  std::deque<driver::AskStep> replay;
-  bool replaying = false;
-  int64_t steps = 0;
   double tool_usd = 0;  // what the tool call being run was charged
+  // The step just answered and its number, kept once the rows it made are
+  // journaled, before the next call goes out.
+  std::optional<std::pair<int64_t, AskStep>> to_keep;
+  // Resuming: the kept steps (step n answers effect n + 1), the policy
+  // deciding what the new driver's effects do, whether the kept steps are
+  // being fed, and the answers made up meanwhile (a tool not run again).
+  std::vector<AskStep> kept;
+  std::unique_ptr<driver::ResumePolicy> policy;
+  bool replaying = false;
+  std::vector<driver::Outcome> deferred;
 };
 
 namespace {
@@ -52,9 +60,18 @@ economy::ModelCost further_call_cost(const msg::AgentSpec& spec) {
   return c;
 }
 
-json calls_json(const std::vector<llm::ToolCall>& calls) {
-  json a = json::array();
-  for (const auto& c : calls) a.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+// The id an effect's answer carries (0: it has none).
+driver::CallId effect_id(const driver::Effect& e) {
+  if (const auto* c = std::get_if<driver::CallModel>(&e)) return c->id;
+  if (const auto* t = std::get_if<driver::RunTool>(&e)) return t->id;
+  return 0;
+}
+
+driver::ModelAnswered failed_call(driver::CallId id, std::string error, bool refused = false) {
+  driver::ModelAnswered a;
+  a.id = id;
+  a.refused = refused;
+  a.error = std::move(error);
   return a;
 }
 
@@ -99,26 +116,75 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   run->ask = std::move(ask);
   run->reply = std::move(reply);
   run->started_ms = steady_ms();
-  // max_turns counts model answers: the loop's bound on model calls.
-  run->conversation = std::make_unique<company::Conversation>(
-      spec_.system_prompt, company::ConversationLimits{deps_.max_tool_iterations, deps_.max_malformed_tool_calls});
-  run->conversation->add_user(run->ask.prompt);
-  for (const std::string& text : run->ask.replay) {
-    auto step = driver::decode_ask_step(text);
-    if (!step.ok()) break;  // checked when the journal was read: a peer's slip runs the rest again
-    run->replay.push_back(std::move(step).value());
+  employee::ToolLoopSettings s;
+  s.agent = spec_.name;
+  s.system_prompt = spec_.system_prompt;
+  s.prompt = run->ask.prompt;
+  s.max_tool_iterations = deps_.max_tool_iterations;
+  s.max_malformed_tool_calls = deps_.max_malformed_tool_calls;
+  s.temperature = deps_.temperature;
+  s.max_output_tokens = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
+  s.listening = [progress = deps_.progress] { return progress && progress->listening(); };
+  run->driver = std::make_unique<employee::ToolLoopDriver>(std::move(s));
+  run->kept = employee::read_kept_steps(run->ask.replay);
+  if (run->kept.empty()) return execute(run, run->driver->start());
+
+  // A resume: the kept steps are fed to the new driver, as a strategy's
+  // runner feeds a resumed task's kept outcomes (DriverRunner::resume).
+  auto log = employee::kept_log(run->kept);
+  if (!log.ok()) throw std::runtime_error(spec_.name + "'s kept steps: " + log.error().message);
+  run->policy = std::make_unique<driver::ResumePolicy>(
+      std::make_shared<driver::ReplayLog>(std::move(log).value()), [this](const std::string& tool) {
+        sync();  // the replayed model calls did not: the tools as they are now
+        return sourced_tools_->repeatable(tool);
+      });
+  run->replaying = true;
+  execute(run, run->driver->start());
+  for (size_t n = 0; n < run->kept.size() && !run->delivered; ++n) {
+    // Paid before the process died: accounted as it was, not charged again.
+    const AskStep& kept = run->kept[n];
+    if (kept.kind == AskStep::Kind::model) {
+      run->first_done = true;
+      if (kept.paid_by_employee) {
+        run->extra_usage.input_tokens += kept.response.usage.input_tokens;
+        run->extra_usage.output_tokens += kept.response.usage.output_tokens;
+        run->extra_expense += kept.expense;
+      } else {
+        run->first_usage = kept.response.usage;
+      }
+    } else {
+      run->extra_expense += kept.expense;
+    }
+    execute(run, run->driver->on(employee::kept_outcome(kept, n)));
   }
-  run->replaying = !run->replay.empty();
-  call_model(run);
+  run->replaying = false;
+  run->policy.reset();
+  for (driver::Outcome& o : std::exchange(run->deferred, {})) {
+    if (run->delivered) break;
+    // A tool not run again: its error is the step kept in its place.
+    const auto& t = std::get<driver::ToolRan>(o);
+    const llm::ToolCall* call = run->driver->tool_call(t.id);
+    AskStep step{AskStep::Kind::tool, {}, false, call ? call->id : "", call ? call->name : "", t.result.to_json(), 0};
+    feed(run, o, std::move(step));
+  }
 }
 
-void EmployeeToolLoop::keep(const std::shared_ptr<Run>& run, driver::AskStep step) {
-  const int64_t n = run->steps++;
+void EmployeeToolLoop::feed(const std::shared_ptr<Run>& run, const driver::Outcome& o, std::optional<AskStep> step) {
+  // Step n answers the driver's effect n + 1: the same number in every run.
+  if (step) run->to_keep.emplace(static_cast<int64_t>(driver::id_of(o)) - 1, std::move(*step));
+  execute(run, run->driver->on(o));
+  keep_pending(run);
+}
+
+void EmployeeToolLoop::keep_pending(const std::shared_ptr<Run>& run) {
+  if (!run->to_keep) return;
+  auto [n, step] = std::move(*run->to_keep);
+  run->to_keep.reset();
   if (run->ask.call == 0 || run->ask.task_id.empty()) return;
   // Through the ledger, behind the charges this employee sent for the step.
   if (deps_.ledger)
     self_->send(deps_.ledger, ask_step_atom::value, run->ask.task_id, run->ask.call, n,
-                std::make_shared<driver::AskStep>(std::move(step)));
+                std::make_shared<AskStep>(std::move(step)));
 }
 
 void EmployeeToolLoop::after_kept(const std::shared_ptr<Run>& run, std::function<void()> then) {
@@ -126,43 +192,70 @@ void EmployeeToolLoop::after_kept(const std::shared_ptr<Run>& run, std::function
   after_ledger_synced(self_, deps_.ledger, std::move(then));
 }
 
-// The kept steps end here: what comes next was in flight when the process
-// running the task died, or had not started.
-void EmployeeToolLoop::resume_live(const std::shared_ptr<Run>& run, json note) {
-  run->replaying = false;
-  run->replay.clear();
-  note["call"] = run->ask.call;
-  note["step"] = run->steps;
-  journal(run, msg::EventKind::note, std::move(note));
+void EmployeeToolLoop::execute(const std::shared_ptr<Run>& run, driver::Effects effects) {
+  for (driver::Effect& e : effects) {
+    if (run->delivered) return;
+    const bool call = !std::holds_alternative<driver::Journal>(e) && !std::holds_alternative<driver::Report>(e);
+    if (call) keep_pending(run);
+    if (std::holds_alternative<driver::CallModel>(e)) ++run->model_calls;
+    if (replayed(run, e)) continue;
+    std::visit(
+        [&](auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, driver::CallModel>) {
+            call_model(run, std::move(x));
+          } else if constexpr (std::is_same_v<T, driver::RunTool>) {
+            run_tool(run, x);
+          } else if constexpr (std::is_same_v<T, driver::Journal>) {
+            journal(run, x.kind, std::move(x.payload), x.tokens_in, x.tokens_out, x.usd);
+          } else if constexpr (std::is_same_v<T, driver::Report>) {
+            emit(run, x.kind, x.text, std::move(x.data));
+          } else if constexpr (std::is_same_v<T, driver::Finish>) {
+            finish(run, x);
+          } else {
+            throw std::logic_error(spec_.name + "'s tool loop asked for an effect an employee does not run");
+          }
+        },
+        e);
+  }
 }
 
-void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
-  if (!run->replay.empty() && run->replay.front().kind == driver::AskStep::Kind::model) {
-    driver::AskStep kept = std::move(run->replay.front());
-    run->replay.pop_front();
-    ++run->steps;
-    // Paid before the process died: accounted as it was, not charged again.
-    run->first_done = true;
-    if (kept.paid_by_employee) {
-      run->extra_usage.input_tokens += kept.response.usage.input_tokens;
-      run->extra_usage.output_tokens += kept.response.usage.output_tokens;
-      run->extra_expense += kept.expense;
+bool EmployeeToolLoop::replayed(const std::shared_ptr<Run>& run, const driver::Effect& e) {
+  if (!run->policy) return false;
+  const driver::CallId id = effect_id(e);
+  auto step = run->policy->step(e, id, run->replaying);
+  if (!step.ok()) throw std::runtime_error(spec_.name + "'s tool loop: " + step.error().message);
+  if (!step->note.is_null()) {
+    // Named as the employee's notes always were: what, whose, which ask and step.
+    json note = json::object();
+    if (const auto* t = std::get_if<driver::RunTool>(&e); t && step->note.contains("not_repeated")) {
+      note["not_repeated"] = t->tool;
+      note["agent"] = spec_.name;
+    } else if (t) {
+      note["rerun"] = "tool " + t->tool + " of " + spec_.name;
     } else {
-      run->first_usage = kept.response.usage;
+      note["rerun"] = "model call of " + spec_.name;
     }
-    return on_answer(run, kept.response);
+    note["call"] = run->ask.call;
+    note["step"] = static_cast<int64_t>(id) - 1;
+    journal(run, msg::EventKind::note, std::move(note));
   }
-  if (run->replaying) resume_live(run, json{{"rerun", "model call of " + spec_.name}});
+  if (step->deferred) run->deferred.push_back(std::move(*step->deferred));
+  return step->handled;
+}
+
+void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run, driver::CallModel c) {
   sync();  // tools created or withdrawn meanwhile are seen on this call
-  const int64_t max_out = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
-  llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
+  llm::ChatRequest request = std::move(c.request);
+  request.tools = registry_.specs();
   request.stream = deps_.stream;
   journal(run, msg::EventKind::llm_request,
           json{{"model_ref", spec_.model_ref},
                {"prompt", run->ask.prompt},
                {"messages", request.messages.size()},
                {"tools", request.tools.size()},
-               {"iteration", run->conversation->turns() + 1}});
+               {"iteration", run->model_calls}});
+  const driver::CallId id = c.id;
   // The asker's reservation covers the first call when it held at least this
   // request's bound; the tool schemas usually make it bigger, and then the
   // first call is reserved here like the further ones (the asker settles 0).
@@ -173,19 +266,10 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
     // nothing is charged at all, as for a single-call employee.)
     self_
         ->request(deps_.model_client, deps_.call_timeout, chat_atom::value,
-                  msg::LlmCall{spec_.model_ref, request, run->ask.trace, spec_.name})
+                  msg::LlmCall{spec_.model_ref, std::move(request), run->ask.trace, spec_.name})
         .then(
-            [this, run](msg::LlmResult& r) {
-              if (!r.ok) {
-                if (!run->first_done) {
-                  msg::AskReply reply;
-                  reply.ok = false;
-                  reply.error = r.error;
-                  journal(run, msg::EventKind::error, json{{"error", r.error}});
-                  return deliver(run, std::move(reply));
-                }
-                return stop(run, "the model call failed: " + r.error);
-              }
+            [this, run, id](msg::LlmResult& r) {
+              if (!r.ok) return feed(run, failed_call(id, r.error), std::nullopt);
               if (!run->first_done) {
                 run->first_done = true;
                 run->first_usage = r.response.usage;
@@ -193,17 +277,15 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
                 run->extra_usage.input_tokens += r.response.usage.input_tokens;
                 run->extra_usage.output_tokens += r.response.usage.output_tokens;
               }
-              keep(run, driver::AskStep{driver::AskStep::Kind::model, r.response, false, "", "", {}, 0});
-              on_answer(run, r.response);
+              driver::ModelAnswered a;
+              a.id = id;
+              a.ok = true;
+              a.response = std::move(r.response);
+              AskStep step{AskStep::Kind::model, a.response, false, "", "", {}, 0};
+              feed(run, a, std::move(step));
             },
-            [this, run](caf::error& err) {
-              const std::string why = "model call failed: " + self_->system().render(err);
-              if (run->first_done) return stop(run, why);
-              msg::AskReply reply;
-              reply.ok = false;
-              reply.error = why;
-              journal(run, msg::EventKind::error, json{{"error", why}});
-              deliver(run, std::move(reply));
+            [this, run, id](caf::error& err) {
+              feed(run, failed_call(id, "model call failed: " + self_->system().render(err)), std::nullopt);
             });
     return;
   }
@@ -217,93 +299,34 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   call.model_ref = spec_.model_ref;
   call.request = std::move(request);
   call.trace = run->ask.trace;
-  // Its answer is kept as the loop's next step (keep(): the steps run one at a time).
-  if (run->ask.call != 0 && !run->ask.task_id.empty()) call.kept = KeptWith{run->ask.call, run->steps};
-  charged_chat(self_, std::move(call), [this, run](ChargedCallResult r) {
-    if (r.refused) {
-      journal(run, msg::EventKind::refusal, json{{"error", r.error}, {"call", "employee_model"}});
-      emit(run, msg::EventKind::refusal, r.error, json{{"agent", spec_.name}});
-      return stop(run, r.error);
-    }
-    if (!r.ok && run->conversation->turns() == 0) {
-      // The ask's first call failed: the ask fails, as for an employee without tools.
-      msg::AskReply reply;
-      reply.ok = false;
-      reply.error = r.error;
-      journal(run, msg::EventKind::error, json{{"error", r.error}});
-      return deliver(run, std::move(reply));
-    }
-    if (!r.ok) return stop(run, "the model call failed: " + r.error);
+  // Its answer is kept as step id - 1 of the loop, in one commit with its charge.
+  if (run->ask.call != 0 && !run->ask.task_id.empty())
+    call.kept = KeptWith{run->ask.call, static_cast<int64_t>(id) - 1};
+  charged_chat(self_, std::move(call), [this, run, id](ChargedCallResult r) {
+    if (r.refused) return feed(run, failed_call(id, r.error, true), std::nullopt);
+    if (!r.ok) return feed(run, failed_call(id, r.error), std::nullopt);
     run->extra_usage.input_tokens += r.response.usage.input_tokens;
     run->extra_usage.output_tokens += r.response.usage.output_tokens;
     run->extra_expense += r.expense;
-    keep(run, driver::AskStep{driver::AskStep::Kind::model, r.response, true, "", "", {}, r.expense});
-    on_answer(run, r.response);
+    driver::ModelAnswered a;
+    a.id = id;
+    a.ok = true;
+    a.response = std::move(r.response);
+    a.expense = r.expense;
+    AskStep step{AskStep::Kind::model, a.response, true, "", "", {}, r.expense};
+    feed(run, a, std::move(step));
   });
 }
 
-void EmployeeToolLoop::on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response) {
-  if (!run->replaying)
-    journal(run, msg::EventKind::llm_response,
-            json{{"text", response.message.content},
-                 {"tool_calls", calls_json(response.message.tool_calls)},
-                 {"usage_estimated", response.usage.estimated}},
-            response.usage.input_tokens, response.usage.output_tokens);
-  company::NextStep next = run->conversation->on_response(response);
-  switch (next.kind) {
-    case company::NextStep::Kind::answer: {
-      msg::AskReply reply;
-      reply.output = next.text;
-      return deliver(run, std::move(reply));
-    }
-    case company::NextStep::Kind::fail:
-      if (run->conversation->turns() >= deps_.max_tool_iterations && !response.message.tool_calls.empty())
-        return stop(run, "no final answer after " + std::to_string(run->conversation->turns()) +
-                             " model calls (employee.max_tool_iterations)");
-      return stop(run, next.text);
-    case company::NextStep::Kind::run_tools:
-      run->calls = std::move(next.calls);
-      return run_calls(run, 0);
-  }
-}
-
-// The model's tool calls, one after the other in its order (hashiru.md §9
-// item 7); then the next model call.
-void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
-  if (run->delivered) return;
-  if (i == run->calls.size()) return call_model(run);
-  const llm::ToolCall call = run->calls[i];
-  ++run->tool_calls;
-  if (!run->replay.empty()) {
-    driver::AskStep& kept = run->replay.front();
-    if (kept.kind == driver::AskStep::Kind::tool && kept.call_id == call.id && kept.tool == call.name) {
-      ++run->steps;
-      run->extra_expense += kept.expense;
-      run->conversation->add_tool_result(call, kept.result);
-      run->replay.pop_front();
-      return run_calls(run, i + 1);
-    }
-  }
-  if (run->replaying) {
-    sync();  // the replayed model calls did not: the tools as they are now
-    if (!sourced_tools_->repeatable(call.name)) {
-      // In flight when the process died, and not safe to run twice: the
-      // model hears so instead of the tool running again behind its back.
-      resume_live(run, json{{"not_repeated", call.name}, {"agent", spec_.name}});
-      json j = ToolResult::error("`" + call.name + "` was running when the process running this task stopped, " +
-                                 "and it is not marked safe to repeat, so it was not run again: check whether " +
-                                 "it took effect before calling it again")
-                   .to_json();
-      journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
-      keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, 0});
-      run->conversation->add_tool_result(call, j);
-      return run_calls(run, i + 1);
-    }
-    resume_live(run, json{{"rerun", "tool " + call.name + " of " + spec_.name}});
-  }
+// The tool the driver names runs here, through the employee's registry (its
+// grant and its sources); where a source runs it is the source's business.
+void EmployeeToolLoop::run_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t) {
+  const llm::ToolCall* asked = run->driver->tool_call(t.id);
+  const llm::ToolCall call = asked ? *asked : llm::ToolCall{"", t.tool, t.arguments};
+  const driver::CallId id = t.id;
   journal(run, msg::EventKind::tool_call,
           json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-  after_kept(run, [this, run, call, i] {
+  after_kept(run, [this, run, call, id] {
     emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
     auto span = telemetry::tool_span(call.name, call.id, run->ask.trace, run->ask.task_id);
@@ -314,15 +337,10 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
       run->extra_expense += usd;
       run->tool_usd += usd;
     };
-    registry_.invoke(call.name, call.arguments, visible_, [this, run, call, i, span](ToolResult r) {
+    registry_.invoke(call.name, call.arguments, visible_, [this, run, call, id, span](ToolResult r) {
       if (span) telemetry::end_tool_span(*span, r);
-      json j = r.to_json();
-      journal(run, msg::EventKind::tool_result, json{{"tool", call.name}, {"result", j}, {"call_id", call.id}});
-      keep(run, driver::AskStep{driver::AskStep::Kind::tool, {}, false, call.id, call.name, j, run->tool_usd});
-      emit(run, msg::EventKind::tool_result, "Tool responded with " + dump_text(j),
-           json{{"tool", call.name}, {"result", j}, {"call_id", call.id}, {"agent", spec_.name}});
-      run->conversation->add_tool_result(call, j);
-      run_calls(run, i + 1);
+      AskStep step{AskStep::Kind::tool, {}, false, call.id, call.name, r.to_json(), run->tool_usd};
+      feed(run, driver::ToolRan{id, std::move(r)}, std::move(step));
     });
     site_ = {};
   });
@@ -330,23 +348,23 @@ void EmployeeToolLoop::run_calls(const std::shared_ptr<Run>& run, size_t i) {
 
 void EmployeeToolLoop::on_tool_done(uint64_t id, ToolResult result) { sourced_tools_->on_done(id, std::move(result)); }
 
-// The loop cannot go on after its first call: the employee still answers —
-// with what stopped it — so that the asker settles the first call it paid for.
-void EmployeeToolLoop::stop(const std::shared_ptr<Run>& run, const std::string& why) {
-  if (!run->replaying) journal(run, msg::EventKind::error, json{{"error", why}, {"call", "employee_tool_loop"}});
-  msg::AskReply reply;
-  reply.output = spec_.name + " stopped before a final answer: " + why;
-  deliver(run, std::move(reply));
-}
-
-void EmployeeToolLoop::deliver(const std::shared_ptr<Run>& run, msg::AskReply reply) {
+// The loop's end: a stopped loop still answers (with what stopped it) so that
+// the asker settles the first call it paid for; a failed first call fails the ask.
+void EmployeeToolLoop::finish(const std::shared_ptr<Run>& run, const driver::Finish& f) {
   if (run->delivered) return;
   run->delivered = true;
+  msg::AskReply reply;
+  if (f.ok) {
+    reply.output = f.text;
+  } else {
+    reply.ok = false;
+    reply.error = f.text;
+  }
   reply.agent = spec_.name;
   reply.usage = run->first_usage;
   reply.extra_usage = run->extra_usage;
   reply.extra_expense = run->extra_expense;
-  reply.tool_calls = run->tool_calls;
+  reply.tool_calls = run->driver->tool_calls();
   reply.latency_ms = steady_ms() - run->started_ms;
   run->reply(std::move(reply));
 }

@@ -1,20 +1,30 @@
-// EmployeeToolLoop: the tool-calling (ReAct) loop of an employee with a tool
-// grant (see employee_actor.hpp for the protocol and how it is charged).
-// Owned by the employee actor's state; every method runs on its thread.
-// Several asks may run at once, each with its own conversation.
+// EmployeeToolLoop runs the tool-calling (ReAct) loop of an employee with a
+// tool grant (see employee_actor.hpp for the protocol and how it is
+// charged): each ask gets its own pure driver (employee/tool_loop_driver.hpp),
+// whose effects this executes — model calls charged as below, the granted
+// tools through the employee's registry, journal steps, progress events, the
+// reply — feeding every answer back. Owned by the employee actor's state;
+// every method runs on its thread. Several asks may run at once.
+//
+// Charging: the asker reserved the ask's first model call; when that
+// reservation is smaller than the request's bound (tool schemas make it
+// bigger), or for every further call, the call is reserved and settled here
+// (charged_chat). The reply's usage and extra_* say what each came to.
 //
 // Resuming: each finished step of an ask that names its call
 // (AskRequest::call) — a model answer, a tool's result — is kept, through
 // the ledger behind its charge. An ask that carries kept steps
-// (AskRequest::replay) is fed them in place of the model and the tools, and
-// they are accounted as they were paid, not charged again; from the first
-// step not kept it runs as usual, once, journaled as run again — but a tool
-// call there that is not safe to repeat is answered with an error saying so.
+// (AskRequest::replay) feeds them to its new driver under the strategies'
+// resume policy (driver/resume_policy.hpp): they are accounted as they were
+// paid, not charged, journaled or reported again; from the first step not
+// kept it runs as usual, noted as run again — but a tool call there that is
+// not safe to repeat is answered with an error saying so.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -24,6 +34,7 @@
 #include "actors/strategy_kit/sourced_tools.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/driver/ask_step.hpp"
+#include "runtime/driver/driver_effects.hpp"
 #include "runtime/economy/model_cost.hpp"
 
 namespace kaisha::actors {
@@ -40,19 +51,22 @@ class EmployeeToolLoop {
  private:
   struct Run;
   void sync();
-  void call_model(const std::shared_ptr<Run>& run);
-  void on_answer(const std::shared_ptr<Run>& run, const llm::ChatResponse& response);
-  void run_calls(const std::shared_ptr<Run>& run, size_t i);
-  void stop(const std::shared_ptr<Run>& run, const std::string& why);
-  void deliver(const std::shared_ptr<Run>& run, msg::AskReply reply);
-  // Keeps `step` of the ask for a resume (AskRequest::call).
-  void keep(const std::shared_ptr<Run>& run, driver::AskStep step);
+  // Feeds the driver `o` and executes what it returns; `step` is what `o`
+  // is kept as, once the rows it made are journaled.
+  void feed(const std::shared_ptr<Run>& run, const driver::Outcome& o, std::optional<driver::AskStep> step);
+  void execute(const std::shared_ptr<Run>& run, driver::Effects effects);
+  // Whether the resume policy takes care of `e` (a kept step answers it, or
+  // a tool not safe to repeat is not run again).
+  bool replayed(const std::shared_ptr<Run>& run, const driver::Effect& e);
+  void call_model(const std::shared_ptr<Run>& run, driver::CallModel c);
+  void run_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t);
+  void finish(const std::shared_ptr<Run>& run, const driver::Finish& f);
+  // Keeps the step waiting to be kept (AskRequest::call), if any.
+  void keep_pending(const std::shared_ptr<Run>& run);
   // Runs `then` once the steps kept so far are on disk, at once when the
   // run keeps none: a tool never starts before the answer that asked for it
   // is kept, so a resume knows the tool was in flight.
   void after_kept(const std::shared_ptr<Run>& run, std::function<void()> then);
-  // Leaves the kept steps: journals `note` (what runs again, or is not).
-  void resume_live(const std::shared_ptr<Run>& run, json note);
   void journal(const std::shared_ptr<Run>& run, msg::EventKind kind, json payload, int64_t in = 0, int64_t out = 0,
                double usd = 0);
   void emit(const std::shared_ptr<Run>& run, msg::EventKind kind, const std::string& text, json data);
