@@ -6,8 +6,8 @@
 // employees placement sends them. The first stdout line says where the node
 // listens; membership changes and progress go to stderr. With --http
 // ADDR:PORT (or the node's `http` in cluster.yaml) the node serves /metrics
-// there (every node) and /events (the CEO node), under the same token and
-// Host/Origin rules as `kaisha serve`.
+// there (every node), and /events and the dashboard (the CEO node), under the
+// same token and Host/Origin rules as `kaisha serve`.
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -17,8 +17,10 @@
 #include "actors/system/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/dashboard_wiring.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/progress_printer.hpp"
+#include "cluster/ceo_node_dashboard.hpp"
 #include "cluster/cluster_metrics.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/company_node.hpp"
@@ -138,6 +140,7 @@ int run_node(const NodeCommandOptions& o) {
     }
     company_node = std::move(cn).value();
   }
+  std::unique_ptr<cluster::CeoNodeDashboard> dashboard_company;  // outlives the server
   std::unique_ptr<protocols::HttpServer> http;
   if (http_at) {
     protocols::HttpServerOptions ho;
@@ -146,7 +149,11 @@ int run_node(const NodeCommandOptions& o) {
     ho.bearer_token = protocols::resolve_bearer_token(o.token);
     http = std::make_unique<protocols::HttpServer>(ho);
     telemetry_http::mount_metrics(*http, *metrics);
-    if (ceo) telemetry_http::mount_events(*http, events);
+    if (ceo) {
+      telemetry_http::mount_events(*http, events);
+      dashboard_company = std::make_unique<cluster::CeoNodeDashboard>(*company_node);
+      mount_dashboard_or_warn(*http, *dashboard_company, *company, company_node->runtime().session_id(), "kaisha node");
+    }
     auto port = http->start();
     if (!port) {
       std::cerr << "kaisha node: " << http_source << ": " << port.error().message << "\n";
@@ -156,7 +163,7 @@ int run_node(const NodeCommandOptions& o) {
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "");
   if (http)
     std::cout << ", metrics at " << http->base_url() << "/metrics"
-              << (ceo ? ", events at " + http->base_url() + "/events" : "");
+              << (ceo ? ", events at " + http->base_url() + "/events, dashboard at " + http->base_url() + "/" : "");
   std::cout << std::endl;
   for (;;) {
     int sig = 0;
@@ -179,7 +186,8 @@ const bool registered = register_command("node", "run one node of a cluster (clu
                   "SQLite store: the CEO node's (default: the company config's); on another node, its own "
                   "journal of the steps of the employees it hosts (default: none)");
   cmd->add_option("--http", o->http,
-                  "serve /metrics (and /events on the CEO node) on ADDR:PORT (default host 127.0.0.1); "
+                  "serve /metrics (and /events and the dashboard on the CEO node) on ADDR:PORT (default host "
+                  "127.0.0.1); "
                   "overrides the node's `http` in cluster.yaml");
   cmd->add_option("--token", o->token,
                   "bearer token --http clients must send (or $KAISHA_HTTP_TOKEN); required off loopback");

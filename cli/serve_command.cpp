@@ -20,12 +20,13 @@
 #include "actors/system/provider_chat_client.hpp"
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/dashboard_wiring.hpp"
 #include "cli/stop_signals.hpp"
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/a2a/tck_scenario_agent.hpp"
 #include "protocols/a2a_grpc/a2a_grpc_server.hpp"
 #include "protocols/acp/acp_server.hpp"
-#include "protocols/dashboard/dashboard_endpoints.hpp"
+#include "protocols/dashboard/service_company.hpp"
 #include "protocols/mcp/server/company_backend.hpp"
 #include "protocols/remote/remote_agent_client.hpp"
 #include "protocols/http/bind_policy.hpp"
@@ -142,7 +143,7 @@ int serve(const ServeOptions& o) {
   std::unique_ptr<actors::CompanySessions> company;     // outlives the servers below
   auto events = std::make_shared<company::EventLog>();  // every task's events, for /events
   config::ServeConfig listen;                           // the config's `serve:` section, then the flags on top
-  dashboard::DashboardOptions dashboard_options;
+  config::Config company_config;                        // the dashboard reads its journal
   if (o.fixture == "conformance") {
     auto fx = mcp::ConformanceFixture::load();
     if (!fx) return fail(fx.error().message);
@@ -181,9 +182,7 @@ int serve(const ServeOptions& o) {
     auto b = mcp::CompanyBackend::load(*company);
     if (!b.ok()) return fail(b.error().message);
     backend = std::move(b).value();
-    dashboard_options.store_path = c->store_path;
-    dashboard_options.host_session = company->session_id();
-    dashboard_options.include_text = c->telemetry.traces.include_text;
+    company_config = *c;
   }
 
   std::optional<protocols::HostPort> addr;
@@ -199,6 +198,7 @@ int serve(const ServeOptions& o) {
   server_options.limits.body.max_bytes = o.max_body_bytes;
   mcp::McpServer server(*backend, server_options);
 
+  std::unique_ptr<dashboard::ServiceCompany> dashboard_company;  // outlives the server
   std::unique_ptr<protocols::HttpServer> http;
   std::unique_ptr<mcp::McpHttpTransport> transport;
   std::shared_ptr<void> acp_service;
@@ -226,9 +226,8 @@ int serve(const ServeOptions& o) {
       acp_service = acp::mount_acp(*http, *company, acp_options);
       telemetry_http::mount_events(*http, events);
       telemetry_http::mount_metrics(*http, telemetry::default_registry());
-      // The protocols are served without the page when its files are missing (a partial install).
-      if (Status d = dashboard::mount_dashboard(*http, *company, dashboard_options); !d.ok())
-        std::cerr << "kaisha serve: no dashboard: " << d.error().message << std::endl;
+      dashboard_company = std::make_unique<dashboard::ServiceCompany>(*company);
+      mount_dashboard_or_warn(*http, *dashboard_company, company_config, company->session_id(), "kaisha serve");
     }
     auto port = http->start();
     if (!port) return fail(port.error().message);

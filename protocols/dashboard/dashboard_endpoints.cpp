@@ -55,7 +55,7 @@ std::optional<json> json_body(const HttpRequest& req, HttpResponse& res) {
 
 class Api : public std::enable_shared_from_this<Api> {
  public:
-  Api(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options)
+  Api(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options)
       : server_(server), company_(company), options_(std::move(options)) {}
 
   // `view` reads the journal; the request is answered with its JSON.
@@ -90,12 +90,12 @@ class Api : public std::enable_shared_from_this<Api> {
     return true;
   }
 
-  company::CompanyService& company() { return company_; }
+  DashboardCompany& company() { return company_; }
   const DashboardOptions& options() const { return options_; }
 
  private:
   protocols::HttpServer& server_;
-  company::CompanyService& company_;
+  DashboardCompany& company_;
   DashboardOptions options_;
 };
 
@@ -124,7 +124,7 @@ void serve_asset(const protocols::HttpServer& server, const StaticAssets& assets
 
 }  // namespace
 
-Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options) {
+Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options) {
   if (options.assets_dir.empty()) options.assets_dir = data_file("web/dashboard");
   auto loaded = StaticAssets::load(options.assets_dir);
   if (!loaded.ok()) return loaded.error();
@@ -167,7 +167,7 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
   // A task the company has just taken may not be in the journal yet: it is
   // answered as pending, not as unknown.
   auto or_pending = [api](Result<json> r, const std::string& id) -> Result<json> {
-    if (r.ok() || r.error().code != "not_found" || !api->company().task(id)) return r;
+    if (r.ok() || r.error().code != "not_found" || !api->company().holds_task(id)) return r;
     return json{{"task", id}, {"pending", true}};
   };
   server.route("GET", p + "/tasks/([^/]+)/tree",
@@ -193,8 +193,10 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
     const json& input = (*body)["input"];
     if (!input.is_string() || input.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
       return res.set_error(400, "bad_request", "give the task as {\"input\": \"<text>\"}");
-    auto id = api->company().submit(input.get<std::string>(), {});
-    if (!id.ok()) return res.set_error(id.error().code == "limit" ? 429 : 409, id.error().code, id.error().message);
+    auto id = api->company().submit(input.get<std::string>());
+    if (!id.ok())
+      return res.set_error(id.error().code == "limit" || id.error().code == "busy" ? 429 : 409, id.error().code,
+                           id.error().message);
     res.set_json(202, json{{"task", *id}});
   }));
   server.route("POST", p + "/tasks/([^/]+)/cancel", api->acting([api](const HttpRequest& req, HttpResponse& res) {

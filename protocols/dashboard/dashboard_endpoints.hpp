@@ -1,4 +1,5 @@
-// The dashboard of `kaisha serve --http` (docs/dashboard.md): its page at
+// The dashboard of `kaisha serve --http` and of a cluster's CEO node
+// (`kaisha node --http`; docs/dashboard.md): its page at
 // `/` and its files under /dashboard/, served without the bearer token
 // (they hold no data: a browser loads them by navigating, which cannot send
 // the header), and the JSON the page reads and acts through under
@@ -29,7 +30,7 @@
 #include <string>
 
 #include "protocols/http/http_server.hpp"
-#include "runtime/company/company_service.hpp"
+#include "runtime/dashboard/dashboard_company.hpp"
 
 namespace kaisha::dashboard {
 
@@ -45,6 +46,6 @@ struct DashboardOptions {
 // Mounts the page and the API on `server` (before it starts). `company`
 // must outlive the server. An error, with nothing mounted, when the page's files
 // cannot be read.
-Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options);
+Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options);
 
 }  // namespace kaisha::dashboard

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "protocols/dashboard/service_company.hpp"
 #include "protocols/dashboard/static_assets.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "tests/protocols/fake_company_service.hpp"
@@ -51,7 +52,7 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
     d.store_path = file("k.db");
     d.host_session = "host";
     d.assets_dir = file("web");
-    ASSERT_TRUE(mount_dashboard(*server_, company_, d).ok());
+    ASSERT_TRUE(mount_dashboard(*server_, view_, d).ok());
     ASSERT_TRUE(server_->start().ok());
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
   }
@@ -61,6 +62,7 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
   }
 
   testing::FakeCompanyService company_;
+  ServiceCompany view_{company_};
   std::unique_ptr<protocols::HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
