@@ -2,6 +2,8 @@
 // (`kaisha node --http`): tasks from the page are queued with those of
 // `kaisha submit` clients and run one at a time; a cancel is an operator's.
 // Its company asks no user questions: an answer is refused saying so.
+// Its cluster view is the CEO node's: its membership, its placer's agents
+// and its gateway's counters.
 #pragma once
 
 #include "cluster/company_node.hpp"
@@ -20,6 +22,9 @@ class CeoNodeDashboard : public dashboard::DashboardCompany {
   Result<std::string> submit(const std::string& input) override;
   Status cancel(const std::string& id) override;
   Status provide_input(const std::string& id, const std::string& text) override;
+  // Every member the CEO node knows, the agents placement put on each, and
+  // the frames its gateway dropped (the counters /metrics reports).
+  json cluster() override;
 
  private:
   CompanyNode& company_;

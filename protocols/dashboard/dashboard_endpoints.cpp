@@ -5,6 +5,7 @@
 
 #include "protocols/dashboard/static_assets.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/dashboard/cluster_view.hpp"
 #include "runtime/dashboard/journal_views.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -154,7 +155,12 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
                            {"text_included", api->options().include_text}});
   }));
   server.route("GET", p + "/agents", api->reading([api](store::JournalStore& s, const HttpRequest&) {
-    return agents_json(s, api->options().host_session);
+    auto agents = agents_json(s, api->options().host_session);
+    if (agents.ok()) place_agents(*agents, api->company().cluster());
+    return agents;
+  }));
+  server.route("GET", p + "/cluster", api->acting([api](const HttpRequest&, HttpResponse& res) {
+    res.set_json(200, api->company().cluster());
   }));
   server.route("GET", p + "/tasks", api->reading([api](store::JournalStore& s, const HttpRequest& req) {
     TaskQuery q;

@@ -8,7 +8,10 @@
 //
 //   GET  /dashboard/auth                      {"token_required": bool}, without the token
 //   GET  /dashboard/api/info                  the session, its strategy, whether text is shown
-//   GET  /dashboard/api/agents                the org chart (journal_views.hpp agents_json)
+//   GET  /dashboard/api/agents                the org chart (journal_views.hpp agents_json),
+//                                             each agent's node from the cluster's placement
+//   GET  /dashboard/api/cluster               nodes, heartbeat ages, placement, dropped frames
+//                                             (DashboardCompany::cluster)
 //   GET  /dashboard/api/tasks?q=&status=&limit=&offset=   tasks, newest first
 //   POST /dashboard/api/tasks {"input": ...}  submits a task; 202 {"task": id}
 //   POST /dashboard/api/tasks/ID/cancel       cancels it

@@ -21,6 +21,7 @@ class ServiceCompany : public DashboardCompany {
   Status provide_input(const std::string& id, const std::string& text) override {
     return service_.provide_input(id, text);
   }
+  json cluster() override { return json{{"cluster", false}}; }
 
  private:
   company::CompanyService& service_;

@@ -33,6 +33,13 @@ class DashboardCompany {
   virtual Status cancel(const std::string& id) = 0;
   // Answers the question task `id` asks its user.
   virtual Status provide_input(const std::string& id, const std::string& text) = 0;
+
+  // The nodes it runs on: {"cluster": false} for one process; on a cluster
+  // {"cluster": true, "node": the CEO node's name, "nodes": [{name, state,
+  // ceo, self, heartbeat_age_ms (null for itself or a node never heard
+  // from), resource_units, resources_used, agents: [{name, model, state}]}],
+  // "dropped_frames": {reason: count}} (those of the CEO node's gateway).
+  virtual json cluster() = 0;
 };
 
 }  // namespace kaisha::dashboard

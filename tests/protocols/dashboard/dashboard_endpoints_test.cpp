@@ -119,7 +119,7 @@ TEST_F(DashboardEndpointsTest, ThePageIsServedWithoutTheTokenAndRevalidatedByETa
 TEST_F(DashboardEndpointsTest, TheApiNeedsTheTokenAndALoopbackOrigin) {
   for (const char* path :
        {"/dashboard/api/info", "/dashboard/api/agents", "/dashboard/api/tasks", "/dashboard/api/ledger",
-        "/dashboard/api/tasks/jt1/tree", "/dashboard/api/tasks/jt1/transcript"}) {
+        "/dashboard/api/cluster", "/dashboard/api/tasks/jt1/tree", "/dashboard/api/tasks/jt1/transcript"}) {
     auto none = client_->Get(path);
     ASSERT_TRUE(none) << path;
     EXPECT_EQ(none->status, 401) << path;
@@ -168,6 +168,13 @@ TEST_F(DashboardEndpointsTest, ReadsTheJournalHidingPromptsByDefault) {
   json l = json::parse(ledger->body);
   EXPECT_TRUE(l["points"].is_array());
   EXPECT_TRUE(l.contains("budget"));
+  // One process: no cluster, and no agent is given a node.
+  auto cluster = client_->Get("/dashboard/api/cluster", kAuth);
+  ASSERT_TRUE(cluster);
+  EXPECT_EQ(json::parse(cluster->body), json({{"cluster", false}})) << cluster->body;
+  auto agents = client_->Get("/dashboard/api/agents", kAuth);
+  ASSERT_TRUE(agents);
+  for (const auto& a : json::parse(agents->body)["agents"]) EXPECT_EQ(a["node"], "") << a.dump();
 }
 
 TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {
