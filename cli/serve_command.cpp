@@ -226,7 +226,12 @@ int serve(const ServeOptions& o) {
       acp_service = acp::mount_acp(*http, *company, acp_options);
       telemetry_http::mount_events(*http, events);
       telemetry_http::mount_metrics(*http, telemetry::default_registry());
-      dashboard_company = std::make_unique<dashboard::ServiceCompany>(*company);
+      // An operator's raise from the page goes to the served session's ledger, as `kaisha budget --raise-*`.
+      actors::CompanySessions* sessions = company.get();
+      dashboard_company =
+          std::make_unique<dashboard::ServiceCompany>(*company, [sessions](const std::string& which, double amount) {
+            return sessions->runtime().raise_budget(which, amount);
+          });
       mount_dashboard_or_warn(*http, *dashboard_company, company_config, company->session_id(), "kaisha serve");
     }
     auto port = http->start();

@@ -22,6 +22,10 @@ Status CeoNodeDashboard::provide_input(const std::string& id, const std::string&
   return Error{"task", "task " + id + " asks for no input: a cluster's company does not ask its users"};
 }
 
+Status CeoNodeDashboard::raise_budget(const std::string& which, double amount) {
+  return company_.runtime().raise_budget(which, amount);
+}
+
 json CeoNodeDashboard::cluster() {
   ClusterNode& node = company_.node();
   const json placed = company_.placer().agents();

@@ -22,6 +22,7 @@ class CeoNodeDashboard : public dashboard::DashboardCompany {
   Result<std::string> submit(const std::string& input) override;
   Status cancel(const std::string& id) override;
   Status provide_input(const std::string& id, const std::string& text) override;
+  Status raise_budget(const std::string& which, double amount) override;
   // Every member the CEO node knows, the agents placement put on each, and
   // the frames its gateway dropped (the counters /metrics reports).
   json cluster() override;

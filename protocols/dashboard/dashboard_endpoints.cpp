@@ -1,5 +1,6 @@
 #include "protocols/dashboard/dashboard_endpoints.hpp"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -220,6 +221,21 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
     if (Status s = api->company().provide_input(id, text.get<std::string>()); !s.ok())
       return res.set_error(409, s.error().code, s.error().message);
     res.set_json(202, json{{"task", id}});
+  }));
+  // The operator's raise (the bearer token is the operator's): journaled by the
+  // ledger like `kaisha budget --raise-*`, committed before the answer.
+  server.route("POST", p + "/budget/raise", api->acting([api](const HttpRequest& req, HttpResponse& res) {
+    auto body = json_body(req, res);
+    if (!body) return;
+    const json& ledger = (*body)["ledger"];
+    const json& amount = (*body)["amount"];
+    if (!ledger.is_string() || (ledger != "expense" && ledger != "resource"))
+      return res.set_error(400, "bad_request", "give the budget to raise as \"ledger\": \"expense\" or \"resource\"");
+    if (!amount.is_number() || !(amount.get<double>() > 0) || !std::isfinite(amount.get<double>()))
+      return res.set_error(400, "bad_request", "give the increase as \"amount\": a number above 0");
+    if (Status s = api->company().raise_budget(ledger.get<std::string>(), amount.get<double>()); !s.ok())
+      return res.set_error(409, s.error().code, s.error().message);
+    res.set_json(200, json{{"ledger", ledger}, {"amount", amount}, {"budget", api->company().budget()}});
   }));
   return Status::Ok();
 }

@@ -15,6 +15,9 @@
 //   GET  /dashboard/api/tasks?q=&status=&limit=&offset=   tasks, newest first
 //   POST /dashboard/api/tasks {"input": ...}  submits a task; 202 {"task": id}
 //   POST /dashboard/api/tasks/ID/cancel       cancels it
+//   POST /dashboard/api/tasks/ID/input {"text": ...}   answers the question it asks
+//   POST /dashboard/api/budget/raise {"ledger": "expense"|"resource", "amount": > 0}
+//                                             raises that budget (journaled); 200 {"budget"}
 //   GET  /dashboard/api/tasks/ID/tree         its tree, from its strategy's builder
 //   GET  /dashboard/api/tasks/ID/transcript?offset=&limit=   its journaled steps
 //   GET  /dashboard/api/ledger                ledger entries over time, and the budget now

@@ -1,7 +1,10 @@
 // The company of `kaisha serve` as the dashboard sees it: a CompanyService
 // (every action goes through it as a protocol's request does), in one
-// process.
+// process. A budget raise goes to `raise` (the company runtime's ledger);
+// without it a raise is refused saying so.
 #pragma once
+
+#include <functional>
 
 #include "runtime/company/company_service.hpp"
 #include "runtime/dashboard/dashboard_company.hpp"
@@ -10,8 +13,10 @@ namespace kaisha::dashboard {
 
 class ServiceCompany : public DashboardCompany {
  public:
+  using Raise = std::function<Status(const std::string& which, double amount)>;
   // `service` must outlive this.
-  explicit ServiceCompany(company::CompanyService& service) : service_(service) {}
+  explicit ServiceCompany(company::CompanyService& service, Raise raise = {})
+      : service_(service), raise_(std::move(raise)) {}
 
   std::string strategy() const override { return service_.strategy(); }
   json budget() override { return service_.budget(); }
@@ -21,10 +26,15 @@ class ServiceCompany : public DashboardCompany {
   Status provide_input(const std::string& id, const std::string& text) override {
     return service_.provide_input(id, text);
   }
+  Status raise_budget(const std::string& which, double amount) override {
+    if (!raise_) return Error{"unsupported", "this company's budget cannot be raised from the dashboard"};
+    return raise_(which, amount);
+  }
   json cluster() override { return json{{"cluster", false}}; }
 
  private:
   company::CompanyService& service_;
+  Raise raise_;
 };
 
 }  // namespace kaisha::dashboard

@@ -33,6 +33,10 @@ class DashboardCompany {
   virtual Status cancel(const std::string& id) = 0;
   // Answers the question task `id` asks its user.
   virtual Status provide_input(const std::string& id, const std::string& text) = 0;
+  // An operator's raise of the "expense" (USD) or "resource" budget by
+  // `amount` > 0, through the ledger as `kaisha budget --raise-*` does (a
+  // journaled ledger entry of kind "raise"), committed before it returns.
+  virtual Status raise_budget(const std::string& which, double amount) = 0;
 
   // The nodes it runs on: {"cluster": false} for one process; on a cluster
   // {"cluster": true, "node": the CEO node's name, "nodes": [{name, state,

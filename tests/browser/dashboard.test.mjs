@@ -432,3 +432,53 @@ test("cluster: the CEO node's page shows both nodes, the employee on the worker,
   await page.locator('.node-group[data-node=w1] [data-testid=agent-card][data-name=Ito][data-state=lost]').waitFor({ timeout: 20000 });
   await finish(p, 'cluster-worker-down');
 });
+
+test('hashiru: a question the task asks its user is answered from the page', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'ask me about a river');
+  await page.click('#submit-form button[type=submit]');
+  const row = page.locator('[data-testid=task-item]', { hasText: 'ask me about a river' }).first();
+  await page.locator('[data-testid=task-item][data-status=input_required]', { hasText: 'ask me about a river' }).waitFor({ timeout: 20000 });
+  const question = page.locator('[data-testid=alert][data-kind=question]', { has: page.locator('form') }).first();
+  await question.waitFor({ timeout: 20000 });
+  assert.match(await question.textContent(), /Which river\? 川/);
+  await question.locator('input[name=answer]').fill('Shinano 信濃川');
+  await question.locator('button[type=submit]').click();
+  await page.locator('[data-testid=task-item][data-status=done]', { hasText: 'ask me about a river' }).waitFor({ timeout: 20000 });
+  const id = await row.getAttribute('data-task');
+  await waitFor('the answer in the journal', async () => {
+    const t = await apiGet(s, '/dashboard/api/tasks?q=' + encodeURIComponent(id));
+    return t.tasks.length === 1 && t.tasks[0].status === 'done' && t.tasks[0].final_answer.includes('Shinano 信濃川');
+  });
+  assert.equal(await page.locator('[data-testid=alert][data-kind=question] form').count(), 0, 'the answered question asks no more');
+  await finish(p, 'hashiru-question-answered');
+});
+
+test('hashiru: the budget is raised from the page, journaled as `kaisha budget --raise-expense` does', async () => {
+  const s = servers.hashiru;
+  const info = await apiGet(s, '/dashboard/api/info');
+  const budgetNow = () => JSON.parse(execFileSync(KAISHA, ['budget', '--config', s.config, '--session', info.session, '--json']).toString()).budget;
+  const before = budgetNow().total_expense_budget;
+  const p = await openPage(s);
+  const { page } = p;
+  const last = page.locator('[data-testid=ledger-expense] [data-testid=ledger-last]');
+  await waitFor('the expense budget shown', async () => Number(await last.getAttribute('data-total')) === before);
+  await page.selectOption('#raise-ledger', 'expense');
+  await page.fill('#raise-amount', '1.5');
+  await page.click('#raise-form button[type=submit]');
+  await waitFor('the raised budget on the chart', async () => Math.abs(Number(await last.getAttribute('data-total')) - (before + 1.5)) < 1e-9);
+  assert.ok(Math.abs(budgetNow().total_expense_budget - (before + 1.5)) < 1e-9, 'kaisha budget shows the raise');
+  const ledger = await apiGet(s, '/dashboard/api/ledger');
+  assert.ok(ledger.points.some((pt) => pt.kind === 'raise' && pt.ledger === 'expense' && pt.amount === 1.5), 'the raise is a journaled ledger entry');
+  // A refused raise says why on the page and changes nothing.
+  await page.fill('#raise-amount', '-3');
+  await page.evaluate(() => document.getElementById('raise-amount').removeAttribute('min'));
+  await page.click('#raise-form button[type=submit]');
+  await page.locator('#raise-error:not([hidden])').waitFor();
+  assert.match(await page.locator('#raise-error').textContent(), /above 0/);
+  assert.ok(Math.abs(budgetNow().total_expense_budget - (before + 1.5)) < 1e-9);
+  await finish(p, 'hashiru-budget-raised', { allowErrors: [/400 \(Bad Request\)/] });
+});

@@ -280,6 +280,23 @@ async function answerQuestion(ev, task) {
   }
 }
 
+async function raiseBudget(ev) {
+  ev.preventDefault();
+  const ledger = $('raise-ledger').value;
+  const amount = Number($('raise-amount').value);
+  $('raise-error').hidden = true;
+  try {
+    await api('/dashboard/api/budget/raise', { method: 'POST', body: { ledger, amount } });
+    $('raise-amount').value = '';
+    state.budgetWarned = false;
+    schedule('ledger', 0);
+  } catch (e) {
+    $('raise-error').textContent = e.message;
+    $('raise-error').hidden = false;
+    failed(e);
+  }
+}
+
 // ---- the task list -------------------------------------------------------
 function drawTasks() {
   const { total, tasks } = state.tasks;
@@ -439,6 +456,7 @@ function init() {
   $('tab-transcript').addEventListener('click', () => tab('transcript'));
   $('transcript-more').addEventListener('click', moreTranscript);
   $('submit-form').addEventListener('submit', submitTask);
+  $('raise-form').addEventListener('submit', raiseBudget);
   let search = 0;
   $('task-search').addEventListener('input', (ev) => {
     clearTimeout(search);
