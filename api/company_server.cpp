@@ -9,7 +9,8 @@
 #include "protocols/a2a/a2a_server.hpp"
 #include "protocols/a2a_grpc/a2a_grpc_server.hpp"
 #include "protocols/acp/acp_server.hpp"
-#include "protocols/dashboard/dashboard_endpoints.hpp"
+#include "api/dashboard_mount.hpp"
+#include "protocols/dashboard/service_company.hpp"
 #include "protocols/http/bind_policy.hpp"
 #include "protocols/http/http_server.hpp"
 #include "protocols/mcp/server/company_backend.hpp"
@@ -32,6 +33,7 @@ struct CompanyServer::Parts {
   std::unique_ptr<actors::CompanySessions> company;
   std::unique_ptr<mcp::CompanyBackend> backend;
   std::unique_ptr<mcp::McpServer> mcp;
+  std::unique_ptr<dashboard::ServiceCompany> dashboard;  // outlives the server that calls it
   std::unique_ptr<protocols::HttpServer> http;
   std::unique_ptr<mcp::McpHttpTransport> mcp_http;
   std::unique_ptr<a2a::A2aGrpcServer> grpc;
@@ -101,13 +103,10 @@ Result<std::unique_ptr<CompanyServer>> CompanyServer::start(actors::RuntimeOptio
                          ? std::make_shared<company::ProgressFanOut>(
                                std::vector<std::shared_ptr<company::ProgressSink>>{runtime.progress, p.events})
                          : std::shared_ptr<company::ProgressSink>(p.events);
-  dashboard::DashboardOptions dashboard_options;
-  dashboard_options.store_path = runtime.config.store_path;
-  dashboard_options.include_text = runtime.config.telemetry.traces.include_text;
+  const config::Config company_config = runtime.config;  // the dashboard reads its journal
   auto sessions = actors::CompanySessions::start(std::move(runtime), session_limits(serve));
   if (!sessions.ok()) return sessions.error();
   p.company = std::move(sessions).value();
-  dashboard_options.host_session = p.company->session_id();
   auto backend = mcp::CompanyBackend::load(*p.company);
   if (!backend.ok()) return backend.error();
   p.backend = std::move(backend).value();
@@ -141,8 +140,13 @@ Result<std::unique_ptr<CompanyServer>> CompanyServer::start(actors::RuntimeOptio
   p.acp = acp::mount_acp(*p.http, *p.company, acp_options);
   telemetry_http::mount_events(*p.http, p.events);
   telemetry_http::mount_metrics(*p.http, *p.metrics);
+  // An operator's raise from the page goes to the served session's ledger, as `kaisha budget --raise-*`.
+  actors::CompanySessions* company = p.company.get();
+  p.dashboard = std::make_unique<dashboard::ServiceCompany>(
+      *p.company,
+      [company](const std::string& which, double amount) { return company->runtime().raise_budget(which, amount); });
   // The protocols are served without the page when its files are missing (a partial install).
-  if (Status d = dashboard::mount_dashboard(*p.http, *p.company, dashboard_options); !d.ok())
+  if (Status d = mount_company_dashboard(*p.http, *p.dashboard, company_config, p.company->session_id()); !d.ok())
     self->dashboard_error_ = d.error().message;
   auto port = p.http->start();
   if (!port) return Error{"bind", listen.http_source + ": " + port.error().message};

@@ -6,6 +6,8 @@
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/system/provider_chat_client.hpp"
+#include "api/dashboard_mount.hpp"
+#include "cluster/ceo_node_dashboard.hpp"
 #include "cluster/cluster_metrics.hpp"
 #include "cluster/cluster_node.hpp"
 #include "cluster/company_node.hpp"
@@ -28,6 +30,7 @@ struct NodeHost::Parts {
   std::vector<std::shared_ptr<void>> node_metrics;
   std::shared_ptr<company::EventLog> events = std::make_shared<company::EventLog>();
   std::unique_ptr<cluster::CompanyNode> company;
+  std::unique_ptr<cluster::CeoNodeDashboard> dashboard;  // outlives the server that calls it
   std::unique_ptr<protocols::HttpServer> http;
 };
 
@@ -93,7 +96,13 @@ Result<std::unique_ptr<NodeHost>> NodeHost::start(NodeHostOptions o) {
     ho.bearer_token = protocols::resolve_bearer_token(o.bearer_token);
     p.http = std::make_unique<protocols::HttpServer>(ho);
     telemetry_http::mount_metrics(*p.http, *metrics);
-    if (ceo) telemetry_http::mount_events(*p.http, p.events);
+    if (ceo) {
+      telemetry_http::mount_events(*p.http, p.events);
+      p.dashboard = std::make_unique<cluster::CeoNodeDashboard>(*p.company);
+      if (Status d = mount_company_dashboard(*p.http, *p.dashboard, o.company, p.company->runtime().session_id());
+          !d.ok())
+        self->dashboard_error_ = d.error().message;
+    }
     auto port = p.http->start();
     if (!port) return Error{"bind", http_source + ": " + port.error().message};
   }

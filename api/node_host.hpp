@@ -4,8 +4,8 @@
 // from `kaisha submit` and places employees on the nodes placement picks;
 // on the others, the employees placement sends there, calling their models
 // from there. With an HTTP address the node serves /metrics (every node),
-// /events and the dashboard (the CEO node). Used by `kaisha node` and by the
-// public kaisha::Node.
+// /events and the dashboard with its cluster panel (the CEO node). Used by
+// `kaisha node` and by the public kaisha::Node.
 //
 // Threading: start() returns once the node listens; the node works on its
 // own threads. reload() and stop() from one thread at a time. Errors:
@@ -65,6 +65,9 @@ class NodeHost {
   std::string endpoint() const;
   // "http://HOST:PORT" of /metrics and the rest; "" without HTTP.
   std::string http_url() const;
+  // Set when the CEO node's dashboard could not be mounted (its files are
+  // missing): the rest is served without it.
+  const std::string& dashboard_error() const { return dashboard_error_; }
   // Re-reads cluster.yaml and applies what may change while running; the
   // node logs what changed. An error says why the new file was refused.
   Status reload();
@@ -75,6 +78,7 @@ class NodeHost {
   struct Parts;
   NodeHost();
   std::unique_ptr<Parts> parts_;
+  std::string dashboard_error_;
 };
 
 }  // namespace kaisha::api

@@ -6,8 +6,8 @@
 // employees placement sends them. The first stdout line says where the node
 // listens; membership changes and progress go to stderr. With --http
 // ADDR:PORT (or the node's `http` in cluster.yaml) the node serves /metrics
-// there (every node) and /events (the CEO node), under the same token and
-// Host/Origin rules as `kaisha serve`.
+// there (every node), and /events and the dashboard (the CEO node), under the
+// same token and Host/Origin rules as `kaisha serve`.
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -91,10 +91,13 @@ int run_node(const NodeCommandOptions& o) {
     std::cerr << "kaisha node: " << node.error().message << "\n";
     return 2;
   }
+  if (!(*node)->dashboard_error().empty())
+    std::cerr << "kaisha node: no dashboard: " << (*node)->dashboard_error() << std::endl;
   const std::string http = (*node)->http_url();
   std::cout << "node " << o.name << " listening on " << (*node)->endpoint() << (ceo ? " (CEO)" : "");
   if (!http.empty())
-    std::cout << ", metrics at " << http << "/metrics" << (ceo ? ", events at " + http + "/events" : "");
+    std::cout << ", metrics at " << http << "/metrics"
+              << (ceo ? ", events at " + http + "/events, dashboard at " + http + "/" : "");
   std::cout << std::endl;
   for (;;) {
     int sig = 0;
@@ -114,7 +117,8 @@ const bool registered = register_command("node", "run one node of a cluster (clu
                   "SQLite store: the CEO node's (default: the company config's); on another node, its own "
                   "journal of the steps of the employees it hosts (default: none)");
   cmd->add_option("--http", o->http,
-                  "serve /metrics (and /events on the CEO node) on ADDR:PORT (default host 127.0.0.1); "
+                  "serve /metrics (and /events and the dashboard on the CEO node) on ADDR:PORT (default host "
+                  "127.0.0.1); "
                   "overrides the node's `http` in cluster.yaml");
   cmd->add_option("--token", o->token,
                   "bearer token --http clients must send (or $KAISHA_HTTP_TOKEN); required off loopback");

@@ -4,6 +4,14 @@
 
 namespace kaisha::cluster {
 
+std::vector<std::pair<std::string, uint64_t>> dropped_frames(const transport::GatewayCounters& c) {
+  return {{"malformed", c.dropped_malformed},
+          {"version", c.dropped_version},
+          {"oversized", c.dropped_oversized},
+          {"impostor", c.dropped_impostor},
+          {"unauthorised", c.dropped_unauthorised}};
+}
+
 std::vector<std::shared_ptr<void>> cluster_metrics(telemetry::MetricsRegistry& r, const ClusterNode& node) {
   using telemetry::MetricType;
   using telemetry::Sample;
@@ -36,13 +44,10 @@ std::vector<std::shared_ptr<void>> cluster_metrics(telemetry::MetricsRegistry& r
       }));
   out.push_back(r.collector("kaisha_cluster_dropped_frames_total", "Frames the gateway dropped, by reason",
                             MetricType::counter, {"reason"}, [n] {
-                              const auto c = n->counters();
-                              return std::vector<Sample>{
-                                  {{"malformed"}, static_cast<double>(c.dropped_malformed)},
-                                  {{"version"}, static_cast<double>(c.dropped_version)},
-                                  {{"oversized"}, static_cast<double>(c.dropped_oversized)},
-                                  {{"impostor"}, static_cast<double>(c.dropped_impostor)},
-                                  {{"unauthorised"}, static_cast<double>(c.dropped_unauthorised)}};
+                              std::vector<Sample> v;
+                              for (const auto& [reason, count] : dropped_frames(n->counters()))
+                                v.push_back({{reason}, static_cast<double>(count)});
+                              return v;
                             }));
   out.push_back(r.collector("kaisha_cluster_impostors_total",
                             "Envelopes that named a sender other than the key's own node", MetricType::counter, {},

@@ -6,13 +6,21 @@
 // (NodeOptions::metrics).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/cluster_node.hpp"
 #include "runtime/telemetry/metrics_registry.hpp"
 
 namespace kaisha::cluster {
+
+// The frames the node's gateway dropped, by reason (malformed, version,
+// oversized, impostor, unauthorised): kaisha_cluster_dropped_frames_total on
+// /metrics, and the dashboard's cluster panel.
+std::vector<std::pair<std::string, uint64_t>> dropped_frames(const transport::GatewayCounters& c);
 
 // Registers the node's collectors; they report while the returned handles
 // live, which must not outlive `node`.

@@ -75,6 +75,12 @@ class CompanyNode::TaskStates {
     latest_.emplace_back(task, state);
     if (latest_.size() > kKept) latest_.pop_front();
   }
+  bool has(const std::string& task) const {
+    std::lock_guard<std::mutex> g(mu_);
+    for (const auto& entry : latest_)
+      if (entry.first == task) return true;
+    return false;
+  }
   json to_json() const {
     std::lock_guard<std::mutex> g(mu_);
     json out = json::array();
@@ -253,11 +259,62 @@ void CompanyNode::run_jobs() {
     ledgers.node = node_->name();
     ledgers.data = runtime_->budget();
     ledgers.at_ms = wall_ms();
-    (void)node_->send(job.client, msg::wrap(ledgers, job.to, job.from, node_->next_id(), job.request_id, r.task_id));
     forwarder_->target("", "", {}, {});
+    if (job.client.empty()) continue;  // submitted on this node: nobody to answer
+    (void)node_->send(job.client, msg::wrap(ledgers, job.to, job.from, node_->next_id(), job.request_id, r.task_id));
     (void)node_->send(job.client, msg::wrap(r, job.to, job.from, node_->next_id(), job.request_id, r.task_id));
   }
 }
+
+Result<std::string> CompanyNode::submit(const std::string& input) {
+  if (input.find_first_not_of(" \t\r\n") == std::string::npos) return Error{"usage", "the task is empty"};
+  std::lock_guard<std::mutex> g(mu_);
+  if (jobs_.size() >= max_waiting_)
+    return Error{"busy", std::to_string(max_waiting_) +
+                             " submitted tasks are already waiting (cluster.max_waiting_tasks);"
+                             " submit again when one has finished"};
+  Job job;
+  job.to = {node_->name(), "CEO"};
+  job.input = input;
+  job.task_id = store::JournalStore::make_id("t");
+  job.owner_key = kLocalOwner;
+  jobs_.push_back(std::move(job));
+  states_->set(jobs_.back().task_id, "queued");
+  cv_.notify_all();
+  return jobs_.back().task_id;
+}
+
+Status CompanyNode::cancel(const std::string& task_id, const std::string& why) {
+  Job dropped;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!task_id.empty() && running_task_ == task_id) {
+      if (cancels_.size() >= kMaxCancels) return Error{"busy", "too many cancels waiting; try again"};
+      cancels_.push_back(Cancel{task_id, why, "", {}});
+      cv_.notify_all();
+      return Status::Ok();
+    }
+    auto it = jobs_.begin();
+    while (it != jobs_.end() && it->task_id != task_id) ++it;
+    if (it == jobs_.end())
+      return Error{"unknown_task", "task " + task_id + " is neither queued nor running on the CEO node"};
+    dropped = std::move(*it);
+    jobs_.erase(it);
+  }
+  states_->set(task_id, "canceled");
+  if (!dropped.client.empty()) {  // a client's task: it is told, as when it cancels it itself
+    msg::TaskResult r;
+    r.task_id = task_id;
+    r.ok = false;
+    r.canceled = true;
+    r.error = why + " (before it started)";
+    (void)node_->send(dropped.client,
+                      msg::wrap(r, dropped.to, dropped.from, node_->next_id(), dropped.request_id, r.task_id));
+  }
+  return Status::Ok();
+}
+
+bool CompanyNode::holds_task(const std::string& task_id) const { return states_->has(task_id); }
 
 void CompanyNode::answer(const msg::Envelope& request, const std::string& code, const std::string& message) {
   (void)node_->send(request.from.node, msg::wrap(msg::RequestFailed{code, message}, {node_->name(), "CEO"},
@@ -313,8 +370,9 @@ void CompanyNode::on_cancel(const msg::Envelope& env, const transport::Sender& s
   r.ok = false;
   r.canceled = true;
   r.error = why + " (before it started)";
-  (void)node_->send(dropped->client,
-                    msg::wrap(r, dropped->to, dropped->from, node_->next_id(), dropped->request_id, r.task_id));
+  if (!dropped->client.empty())
+    (void)node_->send(dropped->client,
+                      msg::wrap(r, dropped->to, dropped->from, node_->next_id(), dropped->request_id, r.task_id));
   (void)node_->send(env.from.node, msg::wrap(msg::CancelResult{r.task_id, "dropped"}, {node_->name(), "CEO"}, env.from,
                                              node_->next_id(), env.id));
 }
@@ -339,6 +397,7 @@ void CompanyNode::run_cancels() {
       std::lock_guard<std::mutex> g(mu_);
       if (stopping_ || running_task_ != c.task_id) break;
     }
+    if (c.client.empty()) continue;  // asked on this node
     if (done)
       (void)node_->send(c.client, msg::wrap(msg::CancelResult{c.task_id, "canceled"}, {node_->name(), "CEO"},
                                             c.request.from, node_->next_id(), c.request.id));

@@ -45,6 +45,19 @@ class CompanyNode {
 
   actors::CompanyRuntime& runtime() { return *runtime_; }
   ClusterPlacer& placer() { return *placer_; }
+  ClusterNode& node() { return *node_; }
+
+  // For the node's own dashboard (kaisha node --http): a task queued as a
+  // `kaisha submit` is, with no client to stream to (its events go to the
+  // local progress sink); refused "busy" past max_waiting_tasks. Only an
+  // operator key may cancel it from a client.
+  Result<std::string> submit(const std::string& input);
+  // Cancels a queued task (dropped before anything is journaled) or the
+  // running one (stopped on the canceller thread, journaled canceled), as an
+  // operator's cancel_task does; "unknown_task" when it is neither.
+  Status cancel(const std::string& task_id, const std::string& why);
+  // Whether the task is queued, running or among the latest ended ones.
+  bool holds_task(const std::string& task_id) const;
 
  private:
   class Forwarder;
@@ -56,10 +69,12 @@ class CompanyNode {
     std::string task_id;    // chosen when queued, so a cancel can name it
     std::string owner_key;  // the key that submitted it ("" in plaintext)
   };
+  // The owner of a task submitted on the node itself: no key equals it.
+  static constexpr const char* kLocalOwner = "(this node)";
   // A cancel of the running task, waiting for the canceller thread.
   struct Cancel {
     std::string task_id, why;
-    std::string client;  // who asked, and the request to answer
+    std::string client;  // who asked, and the request to answer ("": the node itself)
     msg::Envelope request;
   };
   // The latest tasks and their states, for status (shared with its callback).
@@ -79,7 +94,7 @@ class CompanyNode {
   std::shared_ptr<TaskStates> states_;
   std::shared_ptr<ClusterPlacer> placer_;
   std::unique_ptr<actors::CompanyRuntime> runtime_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
   size_t max_waiting_ = 0;

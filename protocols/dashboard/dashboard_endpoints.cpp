@@ -1,10 +1,12 @@
 #include "protocols/dashboard/dashboard_endpoints.hpp"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
 #include "protocols/dashboard/static_assets.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/dashboard/cluster_view.hpp"
 #include "runtime/dashboard/journal_views.hpp"
 #include "runtime/store/journal_store.hpp"
 
@@ -55,7 +57,7 @@ std::optional<json> json_body(const HttpRequest& req, HttpResponse& res) {
 
 class Api : public std::enable_shared_from_this<Api> {
  public:
-  Api(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options)
+  Api(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options)
       : server_(server), company_(company), options_(std::move(options)) {}
 
   // `view` reads the journal; the request is answered with its JSON.
@@ -90,12 +92,12 @@ class Api : public std::enable_shared_from_this<Api> {
     return true;
   }
 
-  company::CompanyService& company() { return company_; }
+  DashboardCompany& company() { return company_; }
   const DashboardOptions& options() const { return options_; }
 
  private:
   protocols::HttpServer& server_;
-  company::CompanyService& company_;
+  DashboardCompany& company_;
   DashboardOptions options_;
 };
 
@@ -124,7 +126,7 @@ void serve_asset(const protocols::HttpServer& server, const StaticAssets& assets
 
 }  // namespace
 
-Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options) {
+Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options) {
   if (options.assets_dir.empty()) options.assets_dir = data_file("web/dashboard");
   auto loaded = StaticAssets::load(options.assets_dir);
   if (!loaded.ok()) return loaded.error();
@@ -154,7 +156,12 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
                            {"text_included", api->options().include_text}});
   }));
   server.route("GET", p + "/agents", api->reading([api](store::JournalStore& s, const HttpRequest&) {
-    return agents_json(s, api->options().host_session);
+    auto agents = agents_json(s, api->options().host_session);
+    if (agents.ok()) place_agents(*agents, api->company().cluster());
+    return agents;
+  }));
+  server.route("GET", p + "/cluster", api->acting([api](const HttpRequest&, HttpResponse& res) {
+    res.set_json(200, api->company().cluster());
   }));
   server.route("GET", p + "/tasks", api->reading([api](store::JournalStore& s, const HttpRequest& req) {
     TaskQuery q;
@@ -167,7 +174,7 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
   // A task the company has just taken may not be in the journal yet: it is
   // answered as pending, not as unknown.
   auto or_pending = [api](Result<json> r, const std::string& id) -> Result<json> {
-    if (r.ok() || r.error().code != "not_found" || !api->company().task(id)) return r;
+    if (r.ok() || r.error().code != "not_found" || !api->company().holds_task(id)) return r;
     return json{{"task", id}, {"pending", true}};
   };
   server.route("GET", p + "/tasks/([^/]+)/tree",
@@ -193,8 +200,10 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
     const json& input = (*body)["input"];
     if (!input.is_string() || input.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
       return res.set_error(400, "bad_request", "give the task as {\"input\": \"<text>\"}");
-    auto id = api->company().submit(input.get<std::string>(), {});
-    if (!id.ok()) return res.set_error(id.error().code == "limit" ? 429 : 409, id.error().code, id.error().message);
+    auto id = api->company().submit(input.get<std::string>());
+    if (!id.ok())
+      return res.set_error(id.error().code == "limit" || id.error().code == "busy" ? 429 : 409, id.error().code,
+                           id.error().message);
     res.set_json(202, json{{"task", *id}});
   }));
   server.route("POST", p + "/tasks/([^/]+)/cancel", api->acting([api](const HttpRequest& req, HttpResponse& res) {
@@ -212,6 +221,21 @@ Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& c
     if (Status s = api->company().provide_input(id, text.get<std::string>()); !s.ok())
       return res.set_error(409, s.error().code, s.error().message);
     res.set_json(202, json{{"task", id}});
+  }));
+  // The operator's raise (the bearer token is the operator's): journaled by the
+  // ledger like `kaisha budget --raise-*`, committed before the answer.
+  server.route("POST", p + "/budget/raise", api->acting([api](const HttpRequest& req, HttpResponse& res) {
+    auto body = json_body(req, res);
+    if (!body) return;
+    const json& ledger = (*body)["ledger"];
+    const json& amount = (*body)["amount"];
+    if (!ledger.is_string() || (ledger != "expense" && ledger != "resource"))
+      return res.set_error(400, "bad_request", "give the budget to raise as \"ledger\": \"expense\" or \"resource\"");
+    if (!amount.is_number() || !(amount.get<double>() > 0) || !std::isfinite(amount.get<double>()))
+      return res.set_error(400, "bad_request", "give the increase as \"amount\": a number above 0");
+    if (Status s = api->company().raise_budget(ledger.get<std::string>(), amount.get<double>()); !s.ok())
+      return res.set_error(409, s.error().code, s.error().message);
+    res.set_json(200, json{{"ledger", ledger}, {"amount", amount}, {"budget", api->company().budget()}});
   }));
   return Status::Ok();
 }

@@ -1,4 +1,5 @@
-// The dashboard of `kaisha serve --http` (docs/dashboard.md): its page at
+// The dashboard of `kaisha serve --http` and of a cluster's CEO node
+// (`kaisha node --http`; docs/dashboard.md): its page at
 // `/` and its files under /dashboard/, served without the bearer token
 // (they hold no data: a browser loads them by navigating, which cannot send
 // the header), and the JSON the page reads and acts through under
@@ -7,10 +8,16 @@
 //
 //   GET  /dashboard/auth                      {"token_required": bool}, without the token
 //   GET  /dashboard/api/info                  the session, its strategy, whether text is shown
-//   GET  /dashboard/api/agents                the org chart (journal_views.hpp agents_json)
+//   GET  /dashboard/api/agents                the org chart (journal_views.hpp agents_json),
+//                                             each agent's node from the cluster's placement
+//   GET  /dashboard/api/cluster               nodes, heartbeat ages, placement, dropped frames
+//                                             (DashboardCompany::cluster)
 //   GET  /dashboard/api/tasks?q=&status=&limit=&offset=   tasks, newest first
 //   POST /dashboard/api/tasks {"input": ...}  submits a task; 202 {"task": id}
 //   POST /dashboard/api/tasks/ID/cancel       cancels it
+//   POST /dashboard/api/tasks/ID/input {"text": ...}   answers the question it asks
+//   POST /dashboard/api/budget/raise {"ledger": "expense"|"resource", "amount": > 0}
+//                                             raises that budget (journaled); 200 {"budget"}
 //   GET  /dashboard/api/tasks/ID/tree         its tree, from its strategy's builder
 //   GET  /dashboard/api/tasks/ID/transcript?offset=&limit=   its journaled steps
 //   GET  /dashboard/api/ledger                ledger entries over time, and the budget now
@@ -29,7 +36,7 @@
 #include <string>
 
 #include "protocols/http/http_server.hpp"
-#include "runtime/company/company_service.hpp"
+#include "runtime/dashboard/dashboard_company.hpp"
 
 namespace kaisha::dashboard {
 
@@ -45,6 +52,6 @@ struct DashboardOptions {
 // Mounts the page and the API on `server` (before it starts). `company`
 // must outlive the server. An error, with nothing mounted, when the page's files
 // cannot be read.
-Status mount_dashboard(protocols::HttpServer& server, company::CompanyService& company, DashboardOptions options);
+Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options);
 
 }  // namespace kaisha::dashboard

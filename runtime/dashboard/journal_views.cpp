@@ -27,10 +27,6 @@ json task_row_json(const store::TaskRow& t) {
           {"usd", t.expense}};
 }
 
-bool contains_folded(const std::string& haystack, const std::string& needle_lower) {
-  return ascii_lower(haystack).find(needle_lower) != std::string::npos;
-}
-
 Result<store::TaskRow> find_task(store::JournalStore& store, const std::string& task_id) {
   auto t = store.get_task(task_id);
   if (!t.ok()) return t.error();
@@ -135,22 +131,13 @@ Result<json> agents_json(store::JournalStore& store, const std::string& host_ses
 }
 
 Result<json> tasks_json(store::JournalStore& store, const std::string& host_session, const TaskQuery& query) {
-  auto rows = store.hosted_tasks(host_session);
-  if (!rows.ok()) return rows.error();
-  const std::string needle = ascii_lower(query.text);
-  json out = json::array();
-  int64_t total = 0;
   const int limit = std::clamp(query.limit, 1, 500);
   const int offset = std::max(query.offset, 0);
-  for (const auto& t : *rows) {
-    if (!query.status.empty() && t.status != query.status) continue;
-    if (!needle.empty() && !contains_folded(t.id, needle) && !contains_folded(t.input, needle) &&
-        !contains_folded(t.final_answer, needle))
-      continue;
-    if (total >= offset && static_cast<int>(out.size()) < limit) out.push_back(task_row_json(t));
-    ++total;
-  }
-  return json{{"total", total}, {"offset", offset}, {"tasks", std::move(out)}};
+  auto page = store.search_hosted_tasks(host_session, query.text, query.status, limit, offset);
+  if (!page.ok()) return page.error();
+  json out = json::array();
+  for (const auto& t : page->rows) out.push_back(task_row_json(t));
+  return json{{"total", page->total}, {"offset", offset}, {"tasks", std::move(out)}};
 }
 
 Result<json> task_tree_json(store::JournalStore& store, const std::string& task_id) {

@@ -1111,6 +1111,36 @@ Result<std::vector<TaskRow>> JournalStore::hosted_tasks(const std::string& host_
   return collect<TaskRow>(*st, read_task);
 }
 
+Result<JournalStore::TaskPage> JournalStore::search_hosted_tasks(const std::string& host_session,
+                                                                 const std::string& text, const std::string& status,
+                                                                 int limit, int offset) {
+  // SQLite's lower() folds ASCII only, as promised; instr() takes the text
+  // literally (LIKE would read % and _ in it as wildcards).
+  const std::string where =
+      " FROM tasks WHERE (session_id = ?1 OR session_id IN (SELECT id FROM sessions WHERE"
+      " json_extract(config_json, '$.host_session') = ?1)) AND (?2 = '' OR status = ?2) AND (?3 = '' OR"
+      " instr(lower(id), ?3) > 0 OR instr(lower(input), ?3) > 0 OR instr(lower(final_answer), ?3) > 0)";
+  std::string needle = text;
+  for (char& c : needle)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  auto count = db_->prepare("SELECT count(*)" + where);
+  if (!count) return count.error();
+  count->bind(1, host_session).bind(2, status).bind(3, needle);
+  auto counted = count->step();
+  if (!counted) return counted.error();
+  TaskPage page;
+  page.total = count->column_int(0);
+  auto st = db_->prepare(std::string("SELECT ") + kTaskCols + where +
+                         " ORDER BY started_at DESC, rowid DESC LIMIT ?4 OFFSET ?5");
+  if (!st) return st.error();
+  st->bind(1, host_session).bind(2, status).bind(3, needle);
+  st->bind(4, static_cast<int64_t>(limit)).bind(5, static_cast<int64_t>(offset));
+  auto rows = collect<TaskRow>(*st, read_task);
+  if (!rows) return rows.error();
+  page.rows = std::move(*rows);
+  return page;
+}
+
 Result<std::optional<TaskRow>> JournalStore::get_task(const std::string& task_id) {
   auto st = db_->prepare(std::string("SELECT ") + kTaskCols + " FROM tasks WHERE id = ?1");
   if (!st) return st.error();

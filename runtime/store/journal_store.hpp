@@ -165,6 +165,16 @@ class JournalStore {
   // The tasks of `host_session` and of every session it hosts, newest first;
   // limit 0 = all.
   Result<std::vector<TaskRow>> hosted_tasks(const std::string& host_session, int limit = 0);
+  // One page of hosted_tasks(), newest first, of those whose id, input or
+  // answer contain `text` (ASCII case-insensitively, taken literally; "" =
+  // all) with status `status` ("" = any), and how many match in all: the
+  // filtering is SQLite's, so only the page is read.
+  struct TaskPage {
+    int64_t total = 0;
+    std::vector<TaskRow> rows;
+  };
+  Result<TaskPage> search_hosted_tasks(const std::string& host_session, const std::string& text,
+                                       const std::string& status, int limit, int offset);
   Result<std::optional<TaskRow>> get_task(const std::string& task_id);
   // The handle `handle` of `protocol`, expired or not (the caller judges).
   Result<std::optional<HandleRow>> get_handle(const std::string& protocol, const std::string& handle);

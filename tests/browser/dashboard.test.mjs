@@ -1,7 +1,8 @@
 // The dashboard of `kaisha serve --http` in Debian's headless Chromium,
 // driven by playwright-core: two real servers over the scripted mock LLM
 // (company.yaml), one running effgen and one hashiru, each with a bearer
-// token. Assertions are on the DOM; each test saves a screenshot under
+// token, and a cluster of two `kaisha node` processes (its CEO node serving
+// the page) over real ZeroMQ. Assertions are on the DOM; each test saves a screenshot under
 // $SCREENSHOT_DIR, and any console error or uncaught page error fails it.
 //
 //   KAISHA_EXE=build/cli/kaisha SCREENSHOT_DIR=build/browser node --test dashboard.test.mjs
@@ -10,6 +11,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -80,6 +82,48 @@ async function startServer(name, strategy, address = '127.0.0.1:0') {
   const env = { KAISHA_HTTP_TOKEN: TOKEN, KAISHA_MODEL: '', KAISHA_DB: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '' };
   const s = await start(name, [KAISHA, 'serve', '--http', address, '--config', config], /MCP at (http:\/\/[^\s]+)\/mcp/, env);
   servers[name] = { url: s.match[1], config, log: s.log, child: s.child };
+}
+
+// A loopback port free now, for a node's ZeroMQ socket.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// A cluster as the multi-process e2e tests write it (tests/e2e/cluster_fixture.hpp): plaintext on
+// loopback, the first node the seed; the CEO node lists only its own model, so the
+// employees' model (llama3.2) is placed on the worker.
+async function writeCluster() {
+  const dir = join(work, 'cluster');
+  mkdirSync(dir, { recursive: true });
+  const company = join(dir, 'company.yaml');
+  writeFileSync(
+    company,
+    `store: ${join(dir, 'kaisha.db')}\n` +
+      'ceo:\n  model: openai:cluster-ceo\n' +
+      'providers:\n' +
+      `  ollama: { base_url: ${mockUrl}, timeout_ms: 90000 }\n` +
+      `  openai: { base_url: ${mockUrl}/v1, api_key: mock-key, timeout_ms: 90000 }\n` +
+      'retry:\n  max_attempts: 1\n' +
+      'budget:\n  resource_mode: fixed\n  resource_total: 400\n  expense_total: 2\n',
+  );
+  const [ceo, w1] = [await freePort(), await freePort()];
+  const yaml =
+    `company: ${company}\n` +
+    `cluster:\n  allow_plaintext: true\n  seeds: [tcp://127.0.0.1:${ceo}]\n` +
+    '  heartbeat_ms: 200\n  suspect_after_ms: 1000\n  down_after_ms: 2000\n  rehire_lost_agents: false\n' +
+    'nodes:\n' +
+    `  ceo:\n    bind: tcp://127.0.0.1:${ceo}\n    ceo: true\n    models: [cluster-ceo]\n    resource_units: 100\n` +
+    `  w1:\n    bind: tcp://127.0.0.1:${w1}\n    models: [llama3.2]\n    resource_units: 100\n`;
+  const path = join(dir, 'cluster.yaml');
+  writeFileSync(path, yaml);
+  return path;
 }
 
 async function apiGet(server, path) {
@@ -350,4 +394,91 @@ test('the page survives the server restarting: it notices the new event log and 
   await page.locator('[data-testid=task-item]', { hasText: 'rivers again' }).first().waitFor({ timeout: 20000 });
   // The dropped stream and the refused reconnects while the server was down are logged by the browser.
   await finish(p, 'after-restart', { allowErrors: [/ERR_CONNECTION_REFUSED|Failed to load resource|net::ERR/] });
+});
+
+test("cluster: the CEO node's page shows both nodes, the employee on the worker, and the worker gone once killed", async () => {
+  const config = await writeCluster();
+  const env = { KAISHA_HTTP_TOKEN: TOKEN, KAISHA_MODEL: '', KAISHA_DB: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '' };
+  const [ceo, worker] = await Promise.all([
+    start('ceo node', [KAISHA, 'node', '--config', config, '--name', 'ceo', '--http', '127.0.0.1:0'], /dashboard at (http:\/\/[^\s]+)\//, env),
+    start('worker node', [KAISHA, 'node', '--config', config, '--name', 'w1'], /node w1 listening/, env),
+  ]);
+  servers.cluster = { url: ceo.match[1], config, log: () => ceo.log() + '\n--- worker ---\n' + worker.log(), child: ceo.child };
+  const p = await openPage(servers.cluster);
+  const { page } = p;
+  const w1 = page.locator('[data-testid=cluster-node][data-name=w1]');
+  await page.locator('[data-testid=cluster-node][data-name=ceo][data-state=alive]').waitFor({ timeout: 20000 });
+  await page.locator('[data-testid=cluster-node][data-name=w1][data-state=alive]').waitFor({ timeout: 20000 });
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'Which thread is strongest?');
+  await page.click('#submit-form button[type=submit]');
+  await page.locator('[data-testid=task-item][data-status=done]').first().waitFor({ timeout: 60000 });
+  // The employee is placed on the worker: in the cluster panel and in the org chart's group of that node.
+  await w1.locator('[data-testid=cluster-agent][data-name=Ito]').waitFor({ timeout: 20000 });
+  await page.locator('.node-group[data-node=w1] [data-testid=agent-card][data-name=Ito]').waitFor({ timeout: 20000 });
+  await page.locator('.node-group[data-node=ceo] [data-testid=agent-card][data-role=ceo]').waitFor();
+  const age = Number(await w1.locator('[data-testid=heartbeat-age]').getAttribute('data-ms'));
+  assert.ok(age >= 0 && age < 2000, `the worker heard from ${age} ms ago`);
+  await noHorizontalOverflow(page);
+  await page.screenshot({ path: join(SHOTS, 'cluster-1280x800.png'), fullPage: true });
+  // kill -9: the worker vanishes; the panel shows it down, its heartbeat growing stale, its employee lost.
+  await new Promise((resolve) => {
+    worker.child.once('exit', resolve);
+    worker.child.kill('SIGKILL');
+  });
+  await page.locator('[data-testid=cluster-node][data-name=w1][data-state=down]').waitFor({ timeout: 20000 });
+  const stale = Number(await w1.locator('[data-testid=heartbeat-age]').getAttribute('data-ms'));
+  assert.ok(stale >= 2000, `the dead worker heard from ${stale} ms ago`);
+  await page.locator('.node-group[data-node=w1] [data-testid=agent-card][data-name=Ito][data-state=lost]').waitFor({ timeout: 20000 });
+  await finish(p, 'cluster-worker-down');
+});
+
+test('hashiru: a question the task asks its user is answered from the page', async () => {
+  const s = servers.hashiru;
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'ask me about a river');
+  await page.click('#submit-form button[type=submit]');
+  const row = page.locator('[data-testid=task-item]', { hasText: 'ask me about a river' }).first();
+  await page.locator('[data-testid=task-item][data-status=input_required]', { hasText: 'ask me about a river' }).waitFor({ timeout: 20000 });
+  const question = page.locator('[data-testid=alert][data-kind=question]', { has: page.locator('form') }).first();
+  await question.waitFor({ timeout: 20000 });
+  assert.match(await question.textContent(), /Which river\? 川/);
+  await question.locator('input[name=answer]').fill('Shinano 信濃川');
+  await question.locator('button[type=submit]').click();
+  await page.locator('[data-testid=task-item][data-status=done]', { hasText: 'ask me about a river' }).waitFor({ timeout: 20000 });
+  const id = await row.getAttribute('data-task');
+  await waitFor('the answer in the journal', async () => {
+    const t = await apiGet(s, '/dashboard/api/tasks?q=' + encodeURIComponent(id));
+    return t.tasks.length === 1 && t.tasks[0].status === 'done' && t.tasks[0].final_answer.includes('Shinano 信濃川');
+  });
+  assert.equal(await page.locator('[data-testid=alert][data-kind=question] form').count(), 0, 'the answered question asks no more');
+  await finish(p, 'hashiru-question-answered');
+});
+
+test('hashiru: the budget is raised from the page, journaled as `kaisha budget --raise-expense` does', async () => {
+  const s = servers.hashiru;
+  const info = await apiGet(s, '/dashboard/api/info');
+  const budgetNow = () => JSON.parse(execFileSync(KAISHA, ['budget', '--config', s.config, '--session', info.session, '--json']).toString()).budget;
+  const before = budgetNow().total_expense_budget;
+  const p = await openPage(s);
+  const { page } = p;
+  const last = page.locator('[data-testid=ledger-expense] [data-testid=ledger-last]');
+  await waitFor('the expense budget shown', async () => Number(await last.getAttribute('data-total')) === before);
+  await page.selectOption('#raise-ledger', 'expense');
+  await page.fill('#raise-amount', '1.5');
+  await page.click('#raise-form button[type=submit]');
+  await waitFor('the raised budget on the chart', async () => Math.abs(Number(await last.getAttribute('data-total')) - (before + 1.5)) < 1e-9);
+  assert.ok(Math.abs(budgetNow().total_expense_budget - (before + 1.5)) < 1e-9, 'kaisha budget shows the raise');
+  const ledger = await apiGet(s, '/dashboard/api/ledger');
+  assert.ok(ledger.points.some((pt) => pt.kind === 'raise' && pt.ledger === 'expense' && pt.amount === 1.5), 'the raise is a journaled ledger entry');
+  // A refused raise says why on the page and changes nothing.
+  await page.fill('#raise-amount', '-3');
+  await page.evaluate(() => document.getElementById('raise-amount').removeAttribute('min'));
+  await page.click('#raise-form button[type=submit]');
+  await page.locator('#raise-error:not([hidden])').waitFor();
+  assert.match(await page.locator('#raise-error').textContent(), /above 0/);
+  assert.ok(Math.abs(budgetNow().total_expense_budget - (before + 1.5)) < 1e-9);
+  await finish(p, 'hashiru-budget-raised', { allowErrors: [/400 \(Bad Request\)/] });
 });

@@ -6,10 +6,12 @@ import { el, replaceKids, usd, count, duration, clock } from './dom.js';
 import { renderOrg } from './orgchart.js';
 import { renderDag, renderTree } from './structure.js';
 import { renderLedger } from './ledger.js';
+import { renderCluster } from './cluster.js';
 
 const PAGE = 20;
 const TRANSCRIPT_PAGE = 100;
 const MAX_ALERTS = 200;
+const CLUSTER_POLL_MS = 2000; // heartbeat ages change without an event
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -23,6 +25,7 @@ const state = {
   tree: null,
   transcript: { task: '', steps: [], total: 0, text: false },
   ledger: null,
+  cluster: null,
   alerts: [],
   live: new Map(), // task id -> status seen on the stream
   tab: 'structure',
@@ -43,6 +46,7 @@ function draw() {
   const parts = new Set(dirty);
   dirty.clear();
   if (parts.has('org')) renderOrg($('org'), state.agents, $('org-count'));
+  if (parts.has('cluster')) renderCluster($('cluster'), $('cluster-note'), state.cluster);
   if (parts.has('task')) drawTask();
   if (parts.has('transcript')) drawTranscript();
   if (parts.has('ledger')) drawLedger();
@@ -88,6 +92,14 @@ const loaders = {
     if (id !== state.selected) return;
     state.transcript = { task: id, steps: t.steps, total: t.total, text: t.text_included, input: t.input, answer: t.final_answer };
     mark('transcript');
+  },
+  async cluster() {
+    try {
+      state.cluster = await api('/dashboard/api/cluster');
+      mark('cluster');
+    } finally {
+      if (state.cluster && state.cluster.cluster) schedule('cluster', CLUSTER_POLL_MS);
+    }
   },
   async ledger() {
     state.ledger = await api('/dashboard/api/ledger');
@@ -268,6 +280,23 @@ async function answerQuestion(ev, task) {
   }
 }
 
+async function raiseBudget(ev) {
+  ev.preventDefault();
+  const ledger = $('raise-ledger').value;
+  const amount = Number($('raise-amount').value);
+  $('raise-error').hidden = true;
+  try {
+    await api('/dashboard/api/budget/raise', { method: 'POST', body: { ledger, amount } });
+    $('raise-amount').value = '';
+    state.budgetWarned = false;
+    schedule('ledger', 0);
+  } catch (e) {
+    $('raise-error').textContent = e.message;
+    $('raise-error').hidden = false;
+    failed(e);
+  }
+}
+
 // ---- the task list -------------------------------------------------------
 function drawTasks() {
   const { total, tasks } = state.tasks;
@@ -329,6 +358,7 @@ async function submitTask(ev) {
 
 // ---- events ----------------------------------------------------------------
 const AGENT_KINDS = new Set(['hire', 'fire', 'answer', 'usage', 'placed', 'rehire', 'node_down']);
+const CLUSTER_KINDS = new Set(['placed', 'rehire', 'node_down', 'fire']);
 const LEDGER_KINDS = new Set(['usage', 'answer', 'hire', 'fire', 'refusal', 'ledgers']);
 const ENDS = { final: 'done', canceled: 'canceled' };
 
@@ -345,6 +375,7 @@ function onEvent(e) {
     if (state.tab === 'transcript') schedule('transcript', 800);
   }
   if (AGENT_KINDS.has(kind)) schedule('agents', 600);
+  if (CLUSTER_KINDS.has(kind)) schedule('cluster', 300);
   if (LEDGER_KINDS.has(kind)) schedule('ledger', 600);
   if (kind === 'refusal') alert_('refusal', /budget/i.test(e.text) ? 'bad' : 'warn', e);
   if (kind === 'input_required') {
@@ -425,6 +456,7 @@ function init() {
   $('tab-transcript').addEventListener('click', () => tab('transcript'));
   $('transcript-more').addEventListener('click', moreTranscript);
   $('submit-form').addEventListener('submit', submitTask);
+  $('raise-form').addEventListener('submit', raiseBudget);
   let search = 0;
   $('task-search').addEventListener('input', (ev) => {
     clearTimeout(search);

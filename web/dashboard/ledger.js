@@ -10,7 +10,7 @@ export function renderLedger(root, { title, points, total, used, money }) {
     'div',
     { class: 'chart-title' },
     el('span', { text: title }),
-    el('strong', { 'data-testid': 'ledger-last', 'data-value': String(now), text: fmt(now) + (total ? ' of ' + fmt(total) : '') }),
+    el('strong', { 'data-testid': 'ledger-last', 'data-value': String(now), 'data-total': String(total || 0), text: fmt(now) + (total ? ' of ' + fmt(total) : '') }),
   );
   if (!points.length) return replaceKids(root, head, el('p', { class: 'empty', text: 'Nothing charged yet.' }));
   const W = 320, H = 120, L = 34, R = 8, T = 8, B = 18;

@@ -47,7 +47,7 @@ export function renderOrg(root, agents, countNode) {
       if (!members.length) return null;
       return el('div', { class: 'tier', 'aria-label': title }, members.map(card));
     });
-    groups.push(el('div', { class: 'node-group' }, el('div', { class: 'node-title', text: node ? 'node ' + node : 'this server' }), tiers));
+    groups.push(el('div', { class: 'node-group', dataset: { node } }, el('div', { class: 'node-title', text: node ? 'node ' + node : 'this server' }), tiers));
   }
   if (!groups.length) groups.push(el('p', { class: 'empty', text: 'No agents yet.' }));
   replaceKids(root, groups);

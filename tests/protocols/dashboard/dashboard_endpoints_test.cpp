@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "protocols/dashboard/service_company.hpp"
 #include "protocols/dashboard/static_assets.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "tests/protocols/fake_company_service.hpp"
@@ -51,7 +52,7 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
     d.store_path = file("k.db");
     d.host_session = "host";
     d.assets_dir = file("web");
-    ASSERT_TRUE(mount_dashboard(*server_, company_, d).ok());
+    ASSERT_TRUE(mount_dashboard(*server_, view_, d).ok());
     ASSERT_TRUE(server_->start().ok());
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
   }
@@ -61,6 +62,11 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
   }
 
   testing::FakeCompanyService company_;
+  std::vector<std::pair<std::string, double>> raises_;
+  ServiceCompany view_{company_, [this](const std::string& which, double amount) {
+                         raises_.emplace_back(which, amount);
+                         return Status::Ok();
+                       }};
   std::unique_ptr<protocols::HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
@@ -117,7 +123,7 @@ TEST_F(DashboardEndpointsTest, ThePageIsServedWithoutTheTokenAndRevalidatedByETa
 TEST_F(DashboardEndpointsTest, TheApiNeedsTheTokenAndALoopbackOrigin) {
   for (const char* path :
        {"/dashboard/api/info", "/dashboard/api/agents", "/dashboard/api/tasks", "/dashboard/api/ledger",
-        "/dashboard/api/tasks/jt1/tree", "/dashboard/api/tasks/jt1/transcript"}) {
+        "/dashboard/api/cluster", "/dashboard/api/tasks/jt1/tree", "/dashboard/api/tasks/jt1/transcript"}) {
     auto none = client_->Get(path);
     ASSERT_TRUE(none) << path;
     EXPECT_EQ(none->status, 401) << path;
@@ -166,6 +172,13 @@ TEST_F(DashboardEndpointsTest, ReadsTheJournalHidingPromptsByDefault) {
   json l = json::parse(ledger->body);
   EXPECT_TRUE(l["points"].is_array());
   EXPECT_TRUE(l.contains("budget"));
+  // One process: no cluster, and no agent is given a node.
+  auto cluster = client_->Get("/dashboard/api/cluster", kAuth);
+  ASSERT_TRUE(cluster);
+  EXPECT_EQ(json::parse(cluster->body), json({{"cluster", false}})) << cluster->body;
+  auto agents = client_->Get("/dashboard/api/agents", kAuth);
+  ASSERT_TRUE(agents);
+  for (const auto& a : json::parse(agents->body)["agents"]) EXPECT_EQ(a["node"], "") << a.dump();
 }
 
 TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {
@@ -208,6 +221,45 @@ TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {
   auto twice = client_->Post("/dashboard/api/tasks/" + id + "/cancel", kAuth, "{}", "application/json");
   ASSERT_TRUE(twice);
   EXPECT_EQ(twice->status, 409);
+}
+
+TEST_F(DashboardEndpointsTest, RaisesABudgetOnlyWithTheTokenAPositiveAmountAndAKnownLedger) {
+  const std::string path = "/dashboard/api/budget/raise";
+  const std::string good = R"({"ledger": "expense", "amount": 1.5})";
+  auto none = client_->Post(path, good, "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  httplib::Headers foreign = kAuth;
+  foreign.emplace("Origin", "https://evil.example");
+  auto other = client_->Post(path, foreign, good, "application/json");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 403);
+  auto form = client_->Post(path, kAuth, "ledger=expense&amount=1", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 415);
+  for (const char* bad : {R"({"ledger": "expense", "amount": 0})", R"({"ledger": "expense", "amount": -2})",
+                          R"({"ledger": "expense", "amount": "5"})", R"({"ledger": "fun", "amount": 1})",
+                          R"({"amount": 1})", R"({"ledger": "resource", "amount": 1e999})"}) {
+    auto r = client_->Post(path, kAuth, bad, "application/json");
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad << ": " << r->body;
+  }
+  EXPECT_TRUE(raises_.empty());
+  auto ok = client_->Post(path, kAuth, good, "application/json");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  EXPECT_TRUE(json::parse(ok->body).contains("budget"));
+  ASSERT_EQ(raises_.size(), 1u);
+  EXPECT_EQ(raises_[0].first, "expense");
+  EXPECT_EQ(raises_[0].second, 1.5);
+}
+
+TEST(DashboardRaise, ACompanyWithoutARaiseRefusesItSayingSo) {
+  testing::FakeCompanyService company;
+  ServiceCompany view(company);
+  Status s = view.raise_budget("expense", 1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("cannot be raised"), std::string::npos) << s.error().message;
 }
 
 }  // namespace

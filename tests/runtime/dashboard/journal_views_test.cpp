@@ -137,6 +137,35 @@ TEST_F(JournalViewsTest, TaskListCoversHostedSessionsNewestFirstWithSearchAndPag
   EXPECT_EQ((*second)["tasks"][0]["id"], "t2");
 }
 
+TEST_F(JournalViewsTest, TaskSearchFoldsAsciiCaseTakesTextLiterallyAndFiltersStatus) {
+  ASSERT_TRUE(store_->start_task("host", "t1", "grow 50% faster", 1000).ok());
+  ASSERT_TRUE(store_->start_task("host", "t2", "grow 50 times FASTER", 2000).ok());
+  ASSERT_TRUE(store_->start_task("client", "t3", "snake_case names", 3000).ok());
+  store::TaskOutcome done;
+  done.task_id = "t3";
+  done.status = "done";
+  done.final_answer = "Renamed to camelCase";
+  ASSERT_TRUE(store_->finish_task(done).ok());
+  auto ids = [&](const std::string& text, const std::string& status = "") {
+    TaskQuery q;
+    q.text = text;
+    q.status = status;
+    auto r = tasks_json(*store_, "host", q);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    std::vector<std::string> out;
+    for (const auto& t : (*r)["tasks"]) out.push_back(t["id"]);
+    EXPECT_EQ((*r)["total"], out.size());
+    return out;
+  };
+  EXPECT_EQ(ids("50%"), std::vector<std::string>{"t1"});             // % is no wildcard
+  EXPECT_EQ(ids("e_c"), std::vector<std::string>{"t3"});             // nor is _
+  EXPECT_EQ(ids("faster"), (std::vector<std::string>{"t2", "t1"}));  // ASCII case folded
+  EXPECT_EQ(ids("CAMELCASE"), std::vector<std::string>{"t3"});       // the answer is searched
+  EXPECT_EQ(ids("", "done"), std::vector<std::string>{"t3"});
+  EXPECT_EQ(ids("grow", "done"), std::vector<std::string>{});
+  EXPECT_EQ(ids("T2"), std::vector<std::string>{"t2"});  // the id is searched
+}
+
 TEST_F(JournalViewsTest, EffgenTreeCarriesTheSubtaskGraph) {
   ASSERT_TRUE(store_->start_task("host", "t1", "a complex task", 1000, "effgen").ok());
   json plan = json::array({json{{"id", "s1"}, {"description", "research"}, {"depends_on", json::array()}},

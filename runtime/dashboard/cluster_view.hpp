@@ -1,0 +1,17 @@
+// Which node each agent of the dashboard's org chart runs on, from the
+// cluster view a DashboardCompany gives (dashboard_company.hpp).
+#pragma once
+
+#include "runtime/core/json.hpp"
+
+namespace kaisha::dashboard {
+
+// Sets "node" on each of `agents` ({"agents": [...]}, agents_json's answer):
+// an agent the cluster's placement put on a node (hired, or lost with it)
+// gets that node; an employee placement does not hold (fired, or hired by
+// an earlier process) keeps "" (unknown); every other agent (CEO, planner,
+// judge) runs on the CEO node. A company in one process ("cluster": false)
+// leaves them all "".
+void place_agents(json& agents, const json& cluster);
+
+}  // namespace kaisha::dashboard
