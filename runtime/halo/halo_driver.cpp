@@ -147,6 +147,7 @@ void HaloDriver::call_model(Effects& out, const std::string& purpose, HaloPrompt
   request.messages = {{llm::Role::user, std::move(text).value(), {}, "", ""}};
   request.temperature = setup_.settings.temperature;
   request.max_tokens = setup_.settings.max_tokens;
+  request.seed = static_cast<int64_t>(setup_.settings.seed);
   ++model_calls_;
   const CallId id = pending_.expect<ModelAnswered>(
       [this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) { on_model(o, purpose, a, then); });

@@ -24,7 +24,7 @@ struct HaloSettings {
   std::string model;
   double temperature = 0.8;
   int64_t max_tokens = 2048;
-  uint64_t seed = 10;  // the rollouts' random streams (and, later, the model's seed)
+  uint64_t seed = 10;  // the rollouts' random streams and the model's sampling seed
 
   bool use_prompt_refinement = true;  // off: P1 only, Q* = the raw query (item 5)
   bool use_planner = true;            // off: one subtask, Q* itself, no planner call (item 9)

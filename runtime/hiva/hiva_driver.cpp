@@ -129,6 +129,7 @@ void HivaDriver::call_model(Effects& out, const std::string& purpose, HivaPrompt
   request.messages.push_back({llm::Role::user, std::move(user).value(), {}, "", ""});
   request.temperature = sampling.temperature;
   request.max_tokens = static_cast<int>(sampling.max_tokens);
+  request.seed = static_cast<int64_t>(setup_.settings.seed);
   ++model_calls_;
   const CallId id =
       pending_.expect<ModelAnswered>([this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) {
