@@ -157,6 +157,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run) {
   const int64_t max_out = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
   llm::ChatRequest request = run->conversation->request(registry_.specs(), deps_.temperature, max_out);
   request.stream = deps_.stream;
+  request.seed = deps_.seed;
   journal(run, msg::EventKind::llm_request,
           json{{"model_ref", spec_.model_ref},
                {"prompt", run->ask.prompt},

@@ -382,6 +382,10 @@ void HaloDriver::hire_roles(Effects& out) {
     spec.system_prompt = r.prompt;
     spec.description = "HALO role agent: " + r.name;
     spec.costs = economy::spec_costs_json(setup_.agent_cost);
+    // Its calls sample as HALO's own do (halo.temperature, halo.seed), not
+    // at the employee defaults.
+    spec.temperature = setup_.settings.temperature;
+    spec.seed = static_cast<int64_t>(setup_.settings.seed);
     agents_.push_back(std::move(a));
     ++waiting_hires_;
     const CallId id = pending_.expect<HireAnswered>(

@@ -133,6 +133,27 @@ TEST_F(HaloTest, TwoRunsWithTheSameSeedSearchTheSameWay) {
   EXPECT_EQ(first.result().value("answer", ""), second.result().value("answer", ""));
 }
 
+// halo.temperature and halo.seed reach every model request of the task, as
+// the OpenAI dialect sends them: HALO's own calls and its role agents' — hired
+// employees, whose default would be employee.temperature (0.2) and no seed.
+TEST_F(HaloTest, EveryRequestCarriesHalosTemperatureAndSeedRoleAgentsToo) {
+  start_mock_file(kExamples + "scenario.yaml");
+  RunResult r = run_json(config("  temperature: 0.65\n  seed: 7\n"), "A haiku about a river");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+  const auto log = mock_->request_log();
+  ASSERT_FALSE(log.empty());
+  size_t role_agents = 0;
+  for (const auto& e : log) {
+    EXPECT_EQ(e["temperature"], 0.65) << e.dump();
+    EXPECT_EQ(e["seed"], 7) << e.dump();
+    const std::string rule = e.value("rule", "");
+    role_agents += rule == "agent-drafts" || rule == "agent-revises";
+  }
+  EXPECT_GE(role_agents, 3u);  // at least the three depth-1 agents of a search
+  EXPECT_EQ(by_rule("task-parser").size(), 1u);
+}
+
 TEST_F(HaloTest, AWrongValueInItsSectionIsRefusedWithFileLineAndKey) {
   start_mock_file(kExamples + "scenario.yaml");
   ConfigOptions o;

@@ -118,6 +118,9 @@ TEST(HaloDriverFlow, ThreeRolesMakeNineBuilderCallsAndThreeHiresWithDistinctRho)
   for (const Hire& x : hires) {
     EXPECT_EQ(x.spec.model_ref, "mock:backbone");
     EXPECT_EQ(x.cost.model_ref, "mock:backbone");
+    // The agents sample as HALO's own calls do, not at the employee defaults.
+    EXPECT_EQ(x.spec.temperature, 0.8);
+    EXPECT_EQ(x.spec.seed, 10);
   }
   // Every ask carries its agent's rho as the system message.
   ASSERT_FALSE(h.all<Ask>().empty());

@@ -128,7 +128,8 @@ TEST(Codec, LlmCallCarriesChatRequest) {
   EXPECT_EQ(round_trip(res).response.message.content, "hi");
 }
 
-// ChatRequest as a node of the previous version had it: no seed.
+// ChatRequest and AgentSpec as a node of the previous version had them:
+// no seed, no sampling of the hire.
 struct OlderChatRequest {
   std::string model;
   std::vector<llm::ChatMessage> messages;
@@ -143,6 +144,12 @@ struct OlderLlmCall {
   std::string model_ref;
   OlderChatRequest request;
   MSGPACK_DEFINE_MAP(model_ref, request)
+};
+struct OlderAgentSpec {
+  static constexpr const char* kType = "agent_spec";
+  std::string name, base_model, model_ref, type, system_prompt, description;
+  json costs = json::object();
+  MSGPACK_DEFINE_MAP(name, base_model, model_ref, type, system_prompt, description, costs)
 };
 
 // A seeded request reaches a peer of the previous version whole but the seed
@@ -172,6 +179,31 @@ TEST(Codec, ASeedCrossesToAnOlderPeerAndBack) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_FALSE(back->request.seed.has_value());
   EXPECT_EQ(back->request.max_tokens.value_or(0), 2048);
+}
+
+// A hire's sampling likewise: an older host runs the agent at its own
+// defaults, and a hire from an older CEO node carries none.
+TEST(Codec, AHiresSamplingCrossesToAnOlderPeerAndBack) {
+  AgentSpec s;
+  s.name = "Solver_1";
+  s.model_ref = "openai:gpt-4o";
+  s.system_prompt = "You solve.";
+  s.temperature = 0.8;
+  s.seed = 10;
+  AgentSpec same = round_trip(s);
+  EXPECT_DOUBLE_EQ(same.temperature.value_or(-1), 0.8);
+  EXPECT_EQ(same.seed.value_or(-1), 10);
+
+  auto old = decode<OlderAgentSpec>(encode(s));
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->name, "Solver_1");
+  EXPECT_EQ(old->system_prompt, "You solve.");
+
+  auto back = decode<AgentSpec>(encode(*old));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->name, "Solver_1");
+  EXPECT_FALSE(back->temperature.has_value());
+  EXPECT_FALSE(back->seed.has_value());
 }
 
 TEST(Codec, EnvelopeWrapUnwrap) {
