@@ -33,6 +33,13 @@ struct HaloSettings {
 
   AnswerFormat answer_format = AnswerFormat::text;
 
+  // Item 21: the role agents may run Python in the sandbox (the built-in
+  // PythonSandboxTool), off by default as in the paper's setup but for code
+  // tasks. A node's agent then answers after at most max_tool_rounds rounds of
+  // tool calls (each round one more ask of the agent).
+  bool code_tool = false;
+  int max_tool_rounds = 3;
+
   // Early stop over the subtasks' answers (item 8).
   answers::Equivalence equivalence = answers::Equivalence::bleu;
   double consistency_threshold = 0.66;
