@@ -3,6 +3,8 @@
 // the example is what is tested). What is asserted comes from outside the
 // strategy: the mock's request log (which rule answered), the `--json`
 // events, `kaisha history --tree` and the SQLite journal.
+#include <sys/stat.h>
+
 #include <map>
 #include <utility>
 
@@ -161,6 +163,7 @@ TEST_F(HaloTest, EveryRequestCarriesHalosTemperatureAndSeedRoleAgentsToo) {
 TEST_F(HaloTest, WithTheCodeToolARoleAgentRunsCodeInTheSandboxAndSeesItsOutput) {
   if (Status s = sandbox::sandbox_available(); !s)
     GTEST_SKIP() << "the code tool needs the sandbox: " << s.error().message;
+  chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
   auto read = read_text_file(kExamples + "scenario.yaml");
   ASSERT_TRUE(read.ok()) << read.error().message;
   std::string script = std::move(read).value();
