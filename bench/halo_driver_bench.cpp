@@ -18,7 +18,7 @@
 //     Each task runs in a fresh runtime (start and teardown not timed).
 //
 // The 200 ms-latency target (wall time against the critical path) needs the
-// mock LLM over HTTP and is not measured here.
+// mock LLM over HTTP: bench_halo_latency (halo_latency_driver.cpp) measures it.
 //
 // Usage: bench_halo_driver [ROUNDS=5] [TASKS=3] [RUNTIME_ROUNDS=3] [ROLES=4] [DEPTH=4] [ATTEMPTS=3] [SUBTASKS=3]
 //        (RUNTIME_ROUNDS 0: the in-process part only)

@@ -62,6 +62,10 @@ std::shared_ptr<telemetry::Span> turn_span(const msg::AgentSpec& spec, const msg
 caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
   self->state.spec = std::move(spec);
   self->state.deps = std::move(deps);
+  // The hirer's sampling wins over the employee defaults (a strategy's own
+  // temperature and seed); a spec without it keeps them.
+  if (self->state.spec.temperature) self->state.deps.temperature = *self->state.spec.temperature;
+  if (self->state.spec.seed) self->state.deps.seed = self->state.spec.seed;
   if (!self->state.deps.grant.empty() && !self->state.deps.tool_sources.empty())
     self->state.tools = std::make_unique<EmployeeToolLoop>(self, self->state.spec, self->state.deps);
   // The asks in flight come back as failed answers, as when a model call fails.
@@ -108,6 +112,7 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
           asked = json{{"model_ref", call.model_ref}, {"prompt", ask.prompt}};
         }
         call.request.temperature = st.deps.temperature;
+        call.request.seed = st.deps.seed;
         call.request.stream = st.deps.stream;
         call.request.max_tokens = ask.max_output_tokens > 0 ? ask.max_output_tokens : st.deps.max_output_tokens;
         journal_step(st.deps.journal,

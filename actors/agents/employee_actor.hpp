@@ -32,6 +32,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <caf/fwd.hpp>
@@ -51,6 +52,7 @@ struct EmployeeDeps {
   std::shared_ptr<company::ProgressSink> progress;
   int64_t max_output_tokens = 1024;
   double temperature = 0.2;
+  std::optional<int64_t> seed;  // the provider's sampling seed; none by default
   bool stream = false;
   std::chrono::milliseconds call_timeout{600000};
   // Tools (employee.tools). An empty grant or no sources: no tools.
@@ -67,6 +69,8 @@ struct EmployeeDeps {
 EmployeeDeps employee_deps_from(const config::Config& c, caf::actor model_client, caf::actor journal,
                                 std::shared_ptr<company::ProgressSink> progress);
 
+// The spec's own sampling (AgentSpec::temperature, seed), when its hirer set
+// one, replaces `deps`'s for every model call of the employee.
 caf::actor spawn_employee(caf::actor_system& sys, msg::AgentSpec spec, EmployeeDeps deps);
 
 }  // namespace kaisha::actors

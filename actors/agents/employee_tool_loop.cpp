@@ -249,6 +249,7 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run, driver::CallM
   llm::ChatRequest request = std::move(c.request);
   request.tools = registry_.specs();
   request.stream = deps_.stream;
+  request.seed = deps_.seed;
   journal(run, msg::EventKind::llm_request,
           json{{"model_ref", spec_.model_ref},
                {"prompt", run->ask.prompt},

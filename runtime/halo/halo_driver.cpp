@@ -147,6 +147,7 @@ void HaloDriver::call_model(Effects& out, const std::string& purpose, HaloPrompt
   request.messages = {{llm::Role::user, std::move(text).value(), {}, "", ""}};
   request.temperature = setup_.settings.temperature;
   request.max_tokens = setup_.settings.max_tokens;
+  request.seed = static_cast<int64_t>(setup_.settings.seed);
   ++model_calls_;
   const CallId id = pending_.expect<ModelAnswered>(
       [this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) { on_model(o, purpose, a, then); });
@@ -381,6 +382,10 @@ void HaloDriver::hire_roles(Effects& out) {
     spec.system_prompt = r.prompt;
     spec.description = "HALO role agent: " + r.name;
     spec.costs = economy::spec_costs_json(setup_.agent_cost);
+    // Its calls sample as HALO's own do (halo.temperature, halo.seed), not
+    // at the employee defaults.
+    spec.temperature = setup_.settings.temperature;
+    spec.seed = static_cast<int64_t>(setup_.settings.seed);
     agents_.push_back(std::move(a));
     ++waiting_hires_;
     const CallId id = pending_.expect<HireAnswered>(
@@ -432,17 +437,30 @@ void HaloDriver::evaluate(Effects& out, const EvaluationRequest& request) {
   Result<std::string> solve = prompts_->templates.at(HaloPrompt::inference_solve).render(context(subtask_));
   if (!solve) return finish(out, false, "HALO's solve prompt: " + solve.error().message, "error");
   messages.push_back({llm::Role::user, std::move(solve).value(), {}, "", ""});
-  ++model_calls_;
   const EvaluationKey key = request.key;
-  in_flight_[key] = InFlight{request, "", NodeLabel::continue_};
+  InFlight& f = in_flight_[key];
+  f = InFlight{};
+  f.request = request;
+  if (setup_.code_tool) f.messages = messages;  // the turn goes on after its tool calls
+  ask(out, key, std::move(messages));
+}
+
+std::string HaloDriver::job(const EvaluationKey& key) const {
+  return "halo s" + std::to_string(k_) + " " + to_string(key);
+}
+
+// With a job, the agent journals only its request; its answer is journaled
+// in on_answer with the job and what it cost.
+void HaloDriver::ask(Effects& out, const EvaluationKey& key, std::vector<llm::ChatMessage> messages) {
+  ++model_calls_;
+  const std::string& agent = roles_.at(size_t(in_flight_.at(key).request.role)).agent;
   const int k = k_;
   const CallId id = pending_.expect<AskAnswered>([this, key, k](const AskAnswered& a, Effects& o) {
     if (k == k_) on_answer(o, key, a);
   });
-  // With a job, the agent journals only its request; its answer is
-  // journaled below with the job and what it cost.
-  out.push_back(
-      Ask{id, role.agent, "", "halo s" + std::to_string(k_) + " " + to_string(key), false, std::move(messages), {}});
+  std::vector<llm::ToolSpec> tools;
+  if (setup_.code_tool) tools.push_back(*setup_.code_tool);
+  out.push_back(Ask{id, agent, "", job(key), false, std::move(messages), std::move(tools)});
 }
 
 void HaloDriver::on_answer(Effects& out, const EvaluationKey& key, const AskAnswered& a) {
@@ -450,7 +468,7 @@ void HaloDriver::on_answer(Effects& out, const EvaluationKey& key, const AskAnsw
   auto it = in_flight_.find(key);
   if (it == in_flight_.end()) return;
   const std::string& agent = roles_.at(size_t(it->second.request.role)).agent;
-  const std::string job = "halo s" + std::to_string(k_) + " " + to_string(key);
+  const std::string job = this->job(key);
   if (!a.ok || !a.reply.ok) {
     const std::string error = !a.ok ? a.error : a.reply.error;
     out.push_back(journal_step(a.refused ? msg::EventKind::refusal : msg::EventKind::error,
@@ -460,10 +478,91 @@ void HaloDriver::on_answer(Effects& out, const EvaluationKey& key, const AskAnsw
     return evaluated(out, key, Evaluation{"", NodeLabel::fail, 0.0});
   }
   const msg::AskReply& r = a.reply;
-  out.push_back(journal_step(msg::EventKind::llm_response, json{{"job", job}, {"text", r.output}}, r.usage.input_tokens,
-                             r.usage.output_tokens, a.expense, agent));
+  json said{{"job", job}, {"text", r.output}};
+  if (!r.tool_requests.empty()) said["tool_calls"] = r.tool_requests.size();
+  out.push_back(journal_step(msg::EventKind::llm_response, std::move(said), r.usage.input_tokens, r.usage.output_tokens,
+                             a.expense, agent));
+  if (setup_.code_tool && !r.tool_requests.empty() && it->second.tool_rounds < setup_.settings.max_tool_rounds)
+    return run_tools(out, key, r);
   it->second.answer = r.output;
   judge(out, key);
+}
+
+// ------------------------------------------------------------ the code tool
+
+namespace {
+
+std::string tool_text(const company::ToolResult& r) { return r.to_json().dump(); }
+
+}  // namespace
+
+void HaloDriver::run_tools(Effects& out, const EvaluationKey& key, const msg::AskReply& reply) {
+  InFlight& f = in_flight_.at(key);
+  ++f.tool_rounds;
+  f.messages.push_back({llm::Role::assistant, reply.output, reply.tool_requests, "", ""});
+  f.calls = reply.tool_requests;
+  f.results.assign(f.calls.size(), std::nullopt);
+  const std::string& agent = roles_.at(size_t(f.request.role)).agent;
+  const std::string& tool = setup_.code_tool->name;
+  for (size_t i = 0; i < f.calls.size(); ++i) {
+    const llm::ToolCall& c = f.calls[i];
+    out.push_back(journal_step(msg::EventKind::tool_call,
+                               json{{"job", job(key)}, {"tool", c.name}, {"arguments", c.arguments}}, 0, 0, 0, agent));
+    if (listening())
+      out.push_back(Report{msg::EventKind::tool_call, c.name + " " + utf8::truncate(c.arguments, 200),
+                           json{{"job", job(key)}}, agent});
+    if (c.name != tool) {
+      record_tool_result(
+          out, key, f, i,
+          company::ToolResult::error("the tool '" + c.name + "' is not available; the only tool is " + tool)
+              .to_json()
+              .dump());
+      continue;
+    }
+    const int k = k_;
+    const CallId id = pending_.expect<ToolRan>([this, key, k, i](const ToolRan& t, Effects& o) {
+      if (k == k_) tool_done(o, key, i, tool_text(t.result));
+    });
+    out.push_back(RunTool{id, c.name, c.arguments, "", ""});
+  }
+  // Calls that ran nothing (an unknown tool) may be all there was.
+  next_tool_round(out, key);
+}
+
+void HaloDriver::tool_done(Effects& out, const EvaluationKey& key, size_t call, std::string result) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return;
+  record_tool_result(out, key, it->second, call, std::move(result));
+  next_tool_round(out, key);
+}
+
+void HaloDriver::record_tool_result(Effects& out, const EvaluationKey& key, InFlight& f, size_t call,
+                                    std::string result) {
+  if (call >= f.results.size() || f.results[call]) return;
+  const std::string& agent = roles_.at(size_t(f.request.role)).agent;
+  out.push_back(journal_step(msg::EventKind::tool_result,
+                             json{{"job", job(key)}, {"tool", f.calls[call].name}, {"result", result}}, 0, 0, 0,
+                             agent));
+  if (listening())
+    out.push_back(Report{msg::EventKind::tool_result, f.calls[call].name + " -> " + utf8::truncate(result, 200),
+                         json{{"job", job(key)}}, agent});
+  f.results[call] = std::move(result);
+}
+
+// Once every call of the round has its result, they go back to the agent in
+// call order, after its turn so far.
+void HaloDriver::next_tool_round(Effects& out, const EvaluationKey& key) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end() || it->second.calls.empty()) return;
+  InFlight& f = it->second;
+  for (const auto& r : f.results)
+    if (!r) return;
+  for (size_t i = 0; i < f.calls.size(); ++i)
+    f.messages.push_back({llm::Role::tool, *f.results[i], {}, f.calls[i].id, f.calls[i].name});
+  f.calls.clear();
+  f.results.clear();
+  if (!may_call(out)) return;
+  ask(out, key, f.messages);
 }
 
 void HaloDriver::judge(Effects& out, const EvaluationKey& key) {

@@ -42,6 +42,12 @@
 //    or a bad prompt or setting. metadata["answer"] is the text either way,
 //    for a harness that scores the failure answer (HALO's benchmark
 //    defaults).
+//  - The code tool (halo.code_tool, item 21): each ask of a role agent
+//    offers it; the tool calls of an answer run in order (RunTool, a name
+//    other than the tool's answered with an error), their results go back
+//    to the agent with its turn so far in one more ask, at most
+//    max_tool_rounds times; the answer's text after that is the node's
+//    answer. Each call and result is journaled under the node's job.
 //  - Caps: before each CallModel or Ask, the task's max_model_calls (calls
 //    and asks counted when issued) and max_usd (the expense of the answers
 //    so far) are checked; at a cap the search is stopped and the task
@@ -117,6 +123,12 @@ class HaloDriver {
     EvaluationRequest request;
     std::string answer;
     NodeLabel label = NodeLabel::continue_;
+    // With the code tool: the agent's turn so far, its rounds of tool calls,
+    // and the running round's calls with their results as they come.
+    std::vector<llm::ChatMessage> messages;
+    int tool_rounds = 0;
+    std::vector<llm::ToolCall> calls;
+    std::vector<std::optional<std::string>> results;
   };
 
   using Values = std::map<std::string, std::string>;
@@ -154,7 +166,13 @@ class HaloDriver {
   // The search.
   void start_search(driver::Effects& out);
   void evaluate(driver::Effects& out, const EvaluationRequest& request);
+  std::string job(const EvaluationKey& key) const;
+  void ask(driver::Effects& out, const EvaluationKey& key, std::vector<llm::ChatMessage> messages);
   void on_answer(driver::Effects& out, const EvaluationKey& key, const driver::AskAnswered& a);
+  void run_tools(driver::Effects& out, const EvaluationKey& key, const msg::AskReply& reply);
+  void tool_done(driver::Effects& out, const EvaluationKey& key, size_t call, std::string result);
+  void record_tool_result(driver::Effects& out, const EvaluationKey& key, InFlight& f, size_t call, std::string result);
+  void next_tool_round(driver::Effects& out, const EvaluationKey& key);
   void judge(driver::Effects& out, const EvaluationKey& key);
   void score(driver::Effects& out, const EvaluationKey& key);
   void evaluated(driver::Effects& out, const EvaluationKey& key, Evaluation evaluation);

@@ -24,7 +24,7 @@ struct HaloSettings {
   std::string model;
   double temperature = 0.8;
   int64_t max_tokens = 2048;
-  uint64_t seed = 10;  // the rollouts' random streams (and, later, the model's seed)
+  uint64_t seed = 10;  // the rollouts' random streams and the model's sampling seed
 
   bool use_prompt_refinement = true;  // off: P1 only, Q* = the raw query (item 5)
   bool use_planner = true;            // off: one subtask, Q* itself, no planner call (item 9)
@@ -32,6 +32,13 @@ struct HaloSettings {
   int max_roles = 5;                  // roles the role designer may name per subtask; more are dropped
 
   AnswerFormat answer_format = AnswerFormat::text;
+
+  // Item 21: the role agents may run Python in the sandbox (the built-in
+  // PythonSandboxTool), off by default as in the paper's setup but for code
+  // tasks. A node's agent then answers after at most max_tool_rounds rounds of
+  // tool calls (each round one more ask of the agent).
+  bool code_tool = false;
+  int max_tool_rounds = 3;
 
   // Early stop over the subtasks' answers (item 8).
   answers::Equivalence equivalence = answers::Equivalence::bleu;

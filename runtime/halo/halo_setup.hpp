@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/core/data_paths.hpp"
@@ -14,6 +15,7 @@
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/halo/halo_settings.hpp"
 #include "runtime/halo/replies/halo_prompts.hpp"
+#include "runtime/llm/chat.hpp"
 #include "runtime/prompt/prompt_template.hpp"
 
 namespace kaisha::halo {
@@ -44,6 +46,9 @@ std::string missing_prompts(const HaloPrompts& prompts);
 // differ from what the driver fills.
 Result<HaloPrompts> load_halo_prompts(const std::string& root = data_root());
 
+// The built-in tool halo.code_tool offers the role agents.
+inline constexpr const char* kCodeTool = "PythonSandboxTool";
+
 struct HaloSetup {
   HaloSettings settings;
   std::shared_ptr<const HaloPrompts> prompts;
@@ -52,6 +57,9 @@ struct HaloSetup {
   // (refinement, planner, role design, prompt builders, judge, scorer) are
   // CallModel effects: the actor's model role says which model they call.
   economy::ModelCost agent_cost;
+  // The code tool offered to the role agents (halo.code_tool: the built-in
+  // PythonSandboxTool, run by RunTool effects); none: they answer in one call.
+  std::optional<llm::ToolSpec> code_tool;
   // Whether anybody listens to progress; chatty events (the selections)
   // are built only then. Null: nobody.
   std::function<bool()> listening;

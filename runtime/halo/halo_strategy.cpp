@@ -6,6 +6,7 @@
 #include "runtime/halo/entry/halo_settings_reader.hpp"
 #include "runtime/halo/halo_driver.hpp"
 #include "runtime/halo/halo_setup.hpp"
+#include "runtime/tools/tool_setup.hpp"
 
 namespace kaisha::halo {
 
@@ -27,6 +28,15 @@ Result<driver::DrivenStrategy> make_halo_strategy(const driver::StrategySetup& i
   d.agent = "HALO";
   d.who = "HALO";
   d.model = setup->agent_cost;
+  if (setup->settings.code_tool) {
+    // The built-in tools run the role agents' code; only the sandbox tool is offered.
+    auto tools = tools::make_builtin_tools(*in.config);
+    if (!tools) return tools.error();
+    for (const llm::ToolSpec& spec : (*tools)->specs())
+      if (spec.name == kCodeTool) setup->code_tool = spec;
+    if (!setup->code_tool) return Error{"config", std::string("halo.code_tool: no built-in tool ") + kCodeTool};
+    d.tools = std::move(tools).value();
+  }
   d.make = [setup](const msg::TaskRequest& task, const driver::StateValues&) {
     return driver::make_task_driver<HaloDriver>(*setup, task);
   };

@@ -135,6 +135,7 @@ void HivaDriver::call_model(Effects& out, const std::string& purpose, HivaPrompt
   request.messages.push_back({llm::Role::user, std::move(user).value(), {}, "", ""});
   request.temperature = sampling.temperature;
   request.max_tokens = static_cast<int>(sampling.max_tokens);
+  request.seed = static_cast<int64_t>(setup_.settings.seed);
   ++model_calls_;
   const CallId id =
       pending_.expect<ModelAnswered>([this, purpose, then = std::move(then)](const ModelAnswered& a, Effects& o) {
@@ -152,7 +153,7 @@ void HivaDriver::call_model(Effects& out, const std::string& purpose, HivaPrompt
 
 void HivaDriver::ask_agent(Effects& out, const std::string& agent, HivaPrompt prompt, const Values& values,
                            const Sampling& sampling, Then then) {
-  (void)sampling;  // an agent's sampling is its employee's
+  (void)sampling;  // an agent's sampling is set at its hire (hire_then)
   if (finished_ || !may_call(out)) return;
   const HivaPromptTemplates& t = setup_.prompts->at(prompt);
   Result<std::string> system = t.system.render(values);
@@ -369,6 +370,10 @@ void HivaDriver::hire_then(Effects& out, const std::string& agent, std::function
   spec.system_prompt = a.prompt;
   spec.description = "HiVA graph agent: " + (a.role.empty() ? agent : a.role);
   spec.costs = economy::spec_costs_json(setup_.agent_cost);
+  // An agent samples as its calls are set to (the aggregator's, the other
+  // agents' steps) with HiVA's seed, not at the employee defaults.
+  spec.temperature = (agent == kAggregator ? setup_.settings.aggregation : setup_.settings.agent).temperature;
+  spec.seed = static_cast<int64_t>(setup_.settings.seed);
   const CallId id = pending_.expect<HireAnswered>([this, agent](const HireAnswered& h, Effects& o) {
     if (!h.ok) {
       o.push_back(driver::journal_step(msg::EventKind::refusal, json{{"hire", hire_name(agent)}, {"error", h.error}}));

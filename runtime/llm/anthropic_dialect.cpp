@@ -258,6 +258,7 @@ class AnthropicDialect : public Dialect {
       body["tools"] = std::move(tools);
     }
     if (req.temperature) body["temperature"] = *req.temperature;
+    // The Messages API has no sampling seed: a request's seed is not sent.
     if (req.stream) body["stream"] = true;
     std::vector<std::pair<std::string, std::string>> extra = {{"anthropic-version", "2023-06-01"}};
     if (req.stream) extra.emplace_back("Accept", "text/event-stream");

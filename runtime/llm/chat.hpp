@@ -62,7 +62,11 @@ struct ChatRequest {
   std::optional<double> temperature;
   std::optional<int64_t> max_tokens;
   bool stream = false;
-  MSGPACK_DEFINE_MAP(model, messages, tools, temperature, max_tokens, stream)
+  // The provider's sampling seed, for the dialects that take one (OpenAI,
+  // Ollama, Gemini; Anthropic has none and is sent none). Last in the map: a
+  // peer of an earlier version skips the key it does not know.
+  std::optional<int64_t> seed;
+  MSGPACK_DEFINE_MAP(model, messages, tools, temperature, max_tokens, stream, seed)
 };
 
 struct ChatResponse {

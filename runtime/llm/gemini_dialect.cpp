@@ -188,6 +188,7 @@ class GeminiDialect : public Dialect {
     json gen = json::object();
     if (req.temperature) gen["temperature"] = *req.temperature;
     if (req.max_tokens) gen["maxOutputTokens"] = *req.max_tokens;
+    if (req.seed) gen["seed"] = *req.seed;
     if (!gen.empty()) body["generationConfig"] = std::move(gen);
     return wire::json_post(ep,
                            model_path(req.model) + (req.stream ? ":streamGenerateContent?alt=sse" : ":generateContent"),
@@ -373,6 +374,7 @@ class GeminiDialect : public Dialect {
       if (const json* g = wire::member(*j, "generationConfig")) {
         if (const json* t = wire::member(*g, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
         if (const json* t = wire::member(*g, "maxOutputTokens"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
+        if (const json* t = wire::member(*g, "seed"); t && t->is_number()) r.seed = wire::as_int64(*t);
       }
       return r;
     });

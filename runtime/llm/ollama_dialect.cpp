@@ -158,6 +158,7 @@ class OllamaDialect : public Dialect {
     json options = json::object();
     if (req.temperature) options["temperature"] = *req.temperature;
     if (req.max_tokens) options["num_predict"] = *req.max_tokens;
+    if (req.seed) options["seed"] = *req.seed;
     if (!options.empty()) body["options"] = std::move(options);
     return wire::json_post(ep, "/api/chat", body, "Authorization", "Bearer ");
   }
@@ -262,6 +263,7 @@ class OllamaDialect : public Dialect {
       if (const json* o = wire::member(*j, "options")) {
         if (const json* t = wire::member(*o, "temperature"); t && t->is_number()) r.temperature = t->get<double>();
         if (const json* t = wire::member(*o, "num_predict"); t && t->is_number()) r.max_tokens = wire::as_int64(*t);
+        if (const json* t = wire::member(*o, "seed"); t && t->is_number()) r.seed = wire::as_int64(*t);
       }
       // Ollama streams unless told not to.
       const json* s = wire::member(*j, "stream");

@@ -186,6 +186,7 @@ class OpenAiDialect : public Dialect {
     }
     if (req.temperature) body["temperature"] = *req.temperature;
     if (req.max_tokens) body["max_tokens"] = *req.max_tokens;
+    if (req.seed) body["seed"] = *req.seed;
     if (req.stream) body["stream_options"] = {{"include_usage", true}};
     std::vector<std::pair<std::string, std::string>> extra;
     if (req.stream) extra.emplace_back("Accept", "text/event-stream");
@@ -295,6 +296,7 @@ class OpenAiDialect : public Dialect {
         r.max_tokens = wire::as_int64(*t);
       else if (const json* t2 = wire::member(*j, "max_completion_tokens"); t2 && t2->is_number())
         r.max_tokens = wire::as_int64(*t2);
+      if (const json* t = wire::member(*j, "seed"); t && t->is_number()) r.seed = wire::as_int64(*t);
       if (const json* s = wire::member(*j, "stream"); s && s->is_boolean()) r.stream = s->get<bool>();
       return r;
     });

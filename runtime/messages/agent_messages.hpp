@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,12 @@ struct AgentSpec {
   std::string system_prompt;
   std::string description;
   json costs = json::object();  // the cost-table entry at hire time
-  MSGPACK_DEFINE_MAP(name, base_model, model_ref, type, system_prompt, description, costs)
+  // The sampling of the agent's model calls, when its hirer sets one (a
+  // strategy's own temperature and seed); unset: the employee's defaults
+  // (employee.temperature, no seed), as for a spec from a peer that predates them.
+  std::optional<double> temperature;
+  std::optional<int64_t> seed;
+  MSGPACK_DEFINE_MAP(name, base_model, model_ref, type, system_prompt, description, costs, temperature, seed)
 };
 
 // CEO → employee: one question. The employee answers with AskReply.

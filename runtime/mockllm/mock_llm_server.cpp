@@ -104,6 +104,9 @@ struct MockLlmServer::Impl {
     json tools = json::array();  // the names of the tools the request offers
     for (const auto& t : cr.tools) tools.push_back(t.name);
     set(entry, "tools", std::move(tools));
+    // The sampling asked for, null when the request sets none.
+    set(entry, "temperature", cr.temperature ? json(*cr.temperature) : json(nullptr));
+    set(entry, "seed", cr.seed ? json(*cr.seed) : json(nullptr));
     MockMatcher::Pick pick = matcher.pick(ctx);
     set(entry, "rule", pick.label);
     if (!pick.reply && !pick.fault)

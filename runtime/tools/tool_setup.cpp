@@ -36,6 +36,37 @@ std::string user_tools_dir_of(const config::Config& c) {
   return c.tools.user_tools_dir.empty() ? (store_dir_of(c) / "kaisha-tools").string() : c.tools.user_tools_dir;
 }
 
+namespace {
+
+BuiltinToolsOptions builtin_options_of(const config::Config& c, std::shared_ptr<ToolSwitches> switches) {
+  const config::ToolsConfig& t = c.tools;
+  BuiltinToolsOptions bo;
+  bo.workspace_root = workspace_root_of(c);
+  bo.file_limits = {t.max_read_bytes, t.max_write_bytes, t.max_list_entries};
+  bo.code_limits = sandbox_limits_of(t);
+  bo.web.timeout_ms = t.web_timeout_ms;
+  bo.web.max_page_bytes = t.max_page_bytes;
+  bo.web.allow_private_addresses = t.web_allow_private_addresses;
+  bo.web.allowed_private_networks = t.web_allowed_private_networks;
+  bo.web.search_engine = t.web_search_engine;
+  bo.web.search_url = t.web_search_url;
+  bo.switches = std::move(switches);
+  // Mounts are opened per call; the user-tools directory exists by then.
+  bo.mounts = {{kDefaultToolsPrefix, data_file("data/tools/default_tools")}, {kUserToolsPrefix, user_tools_dir_of(c)}};
+  return bo;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<company::ToolSource>> make_builtin_tools(const config::Config& c) {
+  auto switches = std::make_shared<ToolSwitches>();
+  switches->tool_creation = c.switches.tool_creation;
+  switches->tool_invocation = c.switches.tool_invocation;
+  auto builtin = BuiltinTools::create(builtin_options_of(c, std::move(switches)));
+  if (!builtin) return builtin.error();
+  return std::shared_ptr<company::ToolSource>(std::move(builtin).value());
+}
+
 Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& c) {
   const config::ToolsConfig& t = c.tools;
   PyramidToolsOptions o;
@@ -72,20 +103,7 @@ Result<ToolSetup> make_tool_sources(const config::Config& c, const std::vector<l
   uo.switches = setup.switches;
   for (const auto& s : taken) uo.reserved_names.insert(s.name);
 
-  BuiltinToolsOptions bo;
-  bo.workspace_root = workspace_root;
-  bo.file_limits = {t.max_read_bytes, t.max_write_bytes, t.max_list_entries};
-  bo.code_limits = limits;
-  bo.web.timeout_ms = t.web_timeout_ms;
-  bo.web.max_page_bytes = t.max_page_bytes;
-  bo.web.allow_private_addresses = t.web_allow_private_addresses;
-  bo.web.allowed_private_networks = t.web_allowed_private_networks;
-  bo.web.search_engine = t.web_search_engine;
-  bo.web.search_url = t.web_search_url;
-  bo.switches = setup.switches;
-  // Mounts are opened per call; the user-tools directory exists by then.
-  bo.mounts = {{kDefaultToolsPrefix, shipped_dir}, {kUserToolsPrefix, user_dir}};
-  auto builtin = BuiltinTools::create(bo);
+  auto builtin = BuiltinTools::create(builtin_options_of(c, setup.switches));
   if (!builtin) return builtin.error();
   for (const auto& s : (*builtin)->specs()) uo.reserved_names.insert(s.name);
 

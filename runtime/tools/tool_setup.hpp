@@ -39,6 +39,11 @@ std::string user_tools_dir_of(const config::Config& config);
 // ToolCreator refuses them.
 Result<ToolSetup> make_tool_sources(const config::Config& config, const std::vector<llm::ToolSpec>& taken);
 
+// The built-in tools alone (builtin_tools.hpp), as make_tool_sources makes
+// them, for a strategy that offers some of them to its agents (HALO's code
+// tool). They obey the config's tool_invocation switch as it was at start.
+Result<std::shared_ptr<company::ToolSource>> make_builtin_tools(const config::Config& config);
+
 // The pyramid strategy's level-0 tools, in the same workspaces (below each
 // session's tasks/) with the same file, sandbox and search settings.
 Result<std::shared_ptr<PyramidTools>> make_pyramid_tools(const config::Config& config);

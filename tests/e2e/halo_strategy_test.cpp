@@ -3,11 +3,14 @@
 // the example is what is tested). What is asserted comes from outside the
 // strategy: the mock's request log (which rule answered), the `--json`
 // events, `kaisha history --tree` and the SQLite journal.
+#include <sys/stat.h>
+
 #include <map>
 #include <utility>
 
 #include "e2e_fixture.hpp"
 #include "runtime/core/data_paths.hpp"
+#include "runtime/sandbox/sandbox.hpp"
 
 namespace kaisha::e2e {
 namespace {
@@ -131,6 +134,105 @@ TEST_F(HaloTest, TwoRunsWithTheSameSeedSearchTheSameWay) {
   EXPECT_EQ(rules_first, rules_second);
   EXPECT_EQ(halo_events(first), halo_events(second));
   EXPECT_EQ(first.result().value("answer", ""), second.result().value("answer", ""));
+}
+
+// halo.temperature and halo.seed reach every model request of the task, as
+// the OpenAI dialect sends them: HALO's own calls and its role agents' — hired
+// employees, whose default would be employee.temperature (0.2) and no seed.
+TEST_F(HaloTest, EveryRequestCarriesHalosTemperatureAndSeedRoleAgentsToo) {
+  start_mock_file(kExamples + "scenario.yaml");
+  RunResult r = run_json(config("  temperature: 0.65\n  seed: 7\n"), "A haiku about a river");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+  const auto log = mock_->request_log();
+  ASSERT_FALSE(log.empty());
+  size_t role_agents = 0;
+  for (const auto& e : log) {
+    EXPECT_EQ(e["temperature"], 0.65) << e.dump();
+    EXPECT_EQ(e["seed"], 7) << e.dump();
+    const std::string rule = e.value("rule", "");
+    role_agents += rule == "agent-drafts" || rule == "agent-revises";
+  }
+  EXPECT_GE(role_agents, 3u);  // at least the three depth-1 agents of a search
+  EXPECT_EQ(by_rule("task-parser").size(), 1u);
+}
+
+// halo.code_tool: a role agent runs Python in the real sandbox through the
+// built-in PythonSandboxTool, gets its output back in its next request, and
+// the journal keeps the call and its result.
+TEST_F(HaloTest, WithTheCodeToolARoleAgentRunsCodeInTheSandboxAndSeesItsOutput) {
+  if (Status s = sandbox::sandbox_available(); !s)
+    GTEST_SKIP() << "the code tool needs the sandbox: " << s.error().message;
+  chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
+  auto read = read_text_file(kExamples + "scenario.yaml");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::string script = std::move(read).value();
+  // The first agent asked runs code; after its result it drafts as usual.
+  const std::string marker = "  # ---------------------------------------------------- the role agents\n";
+  const size_t at = script.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  script.insert(
+      at + marker.size(),
+      "  - name: agent-after-code\n"
+      "    match: { model: halo-4o, last_role: tool }\n"
+      "    reply: { text: \"A river in spring / carries the snow to the sea / stones remember cold\" }\n"
+      "  - name: agent-runs-code\n"
+      "    match: { model: halo-4o, last_user: \"Using the details below and the role you have been given\" }\n"
+      "    times: 1\n"
+      "    reply:\n"
+      "      text: \"\"\n"
+      "      tool_calls:\n"
+      "        - name: PythonSandboxTool\n"
+      "          arguments: { code: \"print(6 * 7)\" }\n");
+  start_mock(script);
+  ConfigOptions o;
+  o.ceo_model = "openai:halo-4o";
+  o.extra =
+      "strategy: halo\nhalo:\n  model: openai:halo-4o\n  max_subtasks: 3\n  equivalence: exact\n  code_tool: true\n"
+      "  search: { max_depth: 2, attempts: 2, max_iterations: 6, max_evaluations: 40 }\n"
+      // Generous for a loaded machine.
+      "tools:\n  sandbox: { timeout_ms: 30000, cpu_seconds: 30 }\n";
+  RunResult r = run_json(write_config(o), "A haiku about a river");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+
+  // Every role agent was offered the tool, and only it; HALO's own calls none.
+  for (const auto& e : mock_->request_log()) {
+    const std::string rule = e.value("rule", "");
+    if (rule.rfind("agent-", 0) == 0 && rule.rfind("agent-final", 0) != 0 && rule != "agent-template" &&
+        rule != "agent-optimizer")
+      EXPECT_EQ(e["tools"], json::array({"PythonSandboxTool"})) << e.dump();
+    else
+      EXPECT_EQ(e["tools"], json::array()) << e.dump();
+  }
+  ASSERT_EQ(by_rule("agent-runs-code").size(), 1u);
+  const auto after = by_rule("agent-after-code");
+  ASSERT_EQ(after.size(), 1u);
+  bool saw_output = false;
+  for (const auto& m : after[0]["messages"])
+    saw_output = saw_output || (m.value("role", "") == "tool" &&
+                                m.value("content", "").find("\"stdout\":\"42\\n\"") != std::string::npos);
+  EXPECT_TRUE(saw_output) << after[0].dump();
+
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto steps = j->task_steps(r.result().value("task", ""));
+  ASSERT_TRUE(steps.ok()) << steps.error().message;
+  int calls = 0, results = 0;
+  for (const auto& s : *steps) {
+    if (s.kind == "tool_call") {
+      ++calls;
+      EXPECT_EQ(s.payload.value("tool", ""), "PythonSandboxTool");
+      EXPECT_NE(s.payload.value("arguments", "").find("print(6 * 7)"), std::string::npos) << s.payload.dump();
+      EXPECT_EQ(s.agent.rfind("halo-", 0), 0u) << s.agent;
+    }
+    if (s.kind == "tool_result") {
+      ++results;
+      EXPECT_NE(s.payload.value("result", "").find("42"), std::string::npos) << s.payload.dump();
+    }
+  }
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(results, 1);
 }
 
 TEST_F(HaloTest, AWrongValueInItsSectionIsRefusedWithFileLineAndKey) {

@@ -270,6 +270,35 @@ TEST_F(HivaTest, RunWithTheEvolvedGraphAnswersFromItAndTheTreeMarksRoutedEdges) 
   EXPECT_NE(line.find("(350 in / 85 out"), std::string::npos) << tree.out;
 }
 
+// The graph's agents — hired employees — sample as HiVA's settings say, not
+// at the employee defaults (employee.temperature 0.2, no seed): an agent's
+// step at 0.7, the aggregator at 0.3, each with hiva.seed.
+TEST_F(HivaTest, TheGraphsAgentsSampleAtHivasTemperatureAndSeed) {
+  start_mock_file(kHivaExamples + "scenario.yaml");
+  // The example's config with a seed of its own (and its prices found where they are).
+  auto read = read_text_file(kHivaExamples + "config.yaml");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::string yaml = std::move(read).value();
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"cost_table: costs.yaml", "cost_table: " + kHivaExamples + "costs.yaml"},
+        {"\nhiva:\n", "\nhiva:\n  seed: 5\n"}}) {
+    const size_t at = yaml.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    yaml.replace(at, from.size(), to);
+  }
+  const std::string cfg = dir_.write("seeded.yaml", yaml);
+  RunResult r = kaisha({"run", "--strategy", "hiva", "--json", "--config", cfg, "--db", db(),
+                        "Write a Python function double(x) that returns twice x."},
+                       {{"KAISHA_MOCK_PORT", std::to_string(port_)}}, std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_EQ(by_rule("source").size(), 1u);
+  ASSERT_EQ(by_rule("aggregator-other").size(), 1u);
+  const json source = by_rule("source")[0], aggregator = by_rule("aggregator-other")[0];
+  EXPECT_EQ(source["temperature"], 0.7) << source;
+  EXPECT_EQ(aggregator["temperature"], 0.3) << aggregator;
+  for (const json& e : mock_->request_log()) EXPECT_EQ(e["seed"], 5) << e;
+}
+
 // A graph exported from one journal imports into another, where it lists
 // and runs; a file from a newer format and a tool that imports os are
 // refused, saying why.

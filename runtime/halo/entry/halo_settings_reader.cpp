@@ -39,11 +39,11 @@ Result<HaloSettings> read_halo_settings(const YAML::Node& n, const config::YamlR
   HaloSettings h;
   if (!config::YamlReader::present(n)) return h;
   const std::string p = kSection;
-  if (Status s =
-          r.expect_section(n, p,
-                           {"model", "temperature", "max_tokens", "seed", "use_prompt_refinement", "use_planner",
-                            "max_subtasks", "max_roles", "equivalence", "consistency_threshold", "failure_answer",
-                            "search", "max_model_calls", "max_usd", "answer_format", "max_resource_units"});
+  if (Status s = r.expect_section(
+          n, p,
+          {"model", "temperature", "max_tokens", "seed", "use_prompt_refinement", "use_planner", "max_subtasks",
+           "max_roles", "equivalence", "consistency_threshold", "failure_answer", "search", "max_model_calls",
+           "max_usd", "answer_format", "max_resource_units", "code_tool", "max_tool_rounds"});
       !s)
     return s.error();
   if (Status s = r.optional_string(n, p, "model", h.model); !s) return s.error();
@@ -68,6 +68,8 @@ Result<HaloSettings> read_halo_settings(const YAML::Node& n, const config::YamlR
   h.answer_format = format == "math"              ? AnswerFormat::math
                     : format == "multiple_choice" ? AnswerFormat::multiple_choice
                                                   : AnswerFormat::text;
+  if (Status s = r.optional_bool(n, p, "code_tool", h.code_tool); !s) return s.error();
+  if (Status s = r.optional_count(n, p, "max_tool_rounds", h.max_tool_rounds, 1); !s) return s.error();
   if (Status s = read_search(n["search"], r, h.search); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_model_calls", h.max_model_calls, 0); !s) return s.error();
   if (Status s = r.optional_number(n, p, "max_usd", h.max_usd, 0, false); !s) return s.error();

@@ -57,10 +57,11 @@ TEST(HaloDriverFlow, StageOneMakesFourCallsAndFReachesEveryLaterRequest) {
     EXPECT_TRUE(holds_f(last_user(a.messages)));
     EXPECT_NE(last_user(a.messages).find(kQStar), std::string::npos);
   }
-  // The backbone's settings on every call.
+  // The backbone's settings on every call, the model's seed included.
   for (const CallModel& c : h.all<CallModel>()) {
     EXPECT_EQ(c.request.temperature, 0.8);
     EXPECT_EQ(c.request.max_tokens, 2048);
+    EXPECT_EQ(c.request.seed, 10);
   }
   const json refined = h.events(event::refined).at(0);
   EXPECT_EQ(refined["query"], kQStar);
@@ -117,6 +118,9 @@ TEST(HaloDriverFlow, ThreeRolesMakeNineBuilderCallsAndThreeHiresWithDistinctRho)
   for (const Hire& x : hires) {
     EXPECT_EQ(x.spec.model_ref, "mock:backbone");
     EXPECT_EQ(x.cost.model_ref, "mock:backbone");
+    // The agents sample as HALO's own calls do, not at the employee defaults.
+    EXPECT_EQ(x.spec.temperature, 0.8);
+    EXPECT_EQ(x.spec.seed, 10);
   }
   // Every ask carries its agent's rho as the system message.
   ASSERT_FALSE(h.all<Ask>().empty());

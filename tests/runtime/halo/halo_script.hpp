@@ -56,6 +56,14 @@ struct Script {
   std::map<std::string, ModelReply> model = defaults();
   // The agent's answer to a turn (its messages).
   std::function<std::string(const Ask&)> agent = [](const Ask&) { return std::string("ANSWER 5"); };
+  // The tool calls the agent's answer to a turn asks for (default: none).
+  std::function<std::vector<llm::ToolCall>(const Ask&)> agent_tool_calls = [](const Ask&) {
+    return std::vector<llm::ToolCall>{};
+  };
+  // What a RunTool returns.
+  std::function<company::ToolResult(const RunTool&)> tool = [](const RunTool& t) {
+    return company::ToolResult::success("ran", json{{"stdout", "ran " + t.arguments}});
+  };
   // An ask the agent does not answer (default: none).
   std::function<bool(const Ask&)> ask_fails = [](const Ask&) { return false; };
   std::function<HireAnswered(const Hire&)> hire = [](const Hire& h) {
@@ -127,8 +135,10 @@ struct Script {
       r.ok = true;
       r.reply.agent = a->agent;
       r.reply.output = agent(*a);
+      r.reply.tool_requests = agent_tool_calls(*a);
       return r;
     }
+    if (const auto* t = std::get_if<RunTool>(&e)) return ToolRan{t->id, tool(*t)};
     if (const auto* b = std::get_if<ReadBudget>(&e)) return BudgetRead{b->id, budget};
     return hire(std::get<Hire>(e));
   }
@@ -176,7 +186,7 @@ class Harness {
     for (const Effect& e : out) {
       effects.push_back(e);
       if (std::holds_alternative<CallModel>(e) || std::holds_alternative<Ask>(e) || std::holds_alternative<Hire>(e) ||
-          std::holds_alternative<ReadBudget>(e))
+          std::holds_alternative<ReadBudget>(e) || std::holds_alternative<RunTool>(e))
         pending_.push_back(e);
     }
   }

@@ -219,6 +219,12 @@ TEST(HivaDriverForward, InstructionCallsEqualTheChosenSuccessorsOtherThanTheAggr
       EXPECT_TRUE(contains(last_user(c.request.messages), "You are agent " + to + " of the team."));
       EXPECT_EQ(c.request.temperature, 1.0);
       EXPECT_EQ(c.request.max_tokens, 1000);
+      EXPECT_EQ(c.request.seed, int64_t(seed));  // the model's seed is HiVA's
+    }
+    // Each agent is hired with its kind of call's sampling and the seed.
+    for (const Hire& x : h.all<Hire>()) {
+      EXPECT_EQ(x.spec.temperature, x.spec.name == "hiva-aggregator" ? 0.3 : 0.7) << x.spec.name;
+      EXPECT_EQ(x.spec.seed, int64_t(seed)) << x.spec.name;
     }
     EXPECT_EQ(h.calls("instruction").size(), expected) << "seed " << seed;
     EXPECT_EQ(instructed, chosen_pairs) << "seed " << seed;

@@ -28,6 +28,19 @@ TEST(AnthropicDialect, BuildsChatRequest) {
   EXPECT_EQ(json::parse(d.chat_request(no_max, {"https://api.anthropic.com", "", {}}).body)["max_tokens"], 1024);
 }
 
+// The Messages API has no seed: a seeded request goes out without one.
+TEST(AnthropicDialect, SendsNoSeed) {
+  ChatRequest r = testing::sample_request(false);
+  r.seed = 10;
+  auto spec = d.chat_request(r, {"https://api.anthropic.com", "", {}});
+  json b = json::parse(spec.body);
+  EXPECT_FALSE(b.contains("seed")) << spec.body;
+  EXPECT_EQ(b["temperature"], 0.25);
+  auto back = d.parse_chat_request("/v1/messages", spec.body);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_FALSE(back->seed.has_value());
+}
+
 TEST(AnthropicDialect, ParsesResponseWithToolUseAndUsage) {
   auto r =
       d.parse_chat_response(R"({"id":"msg_01","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022",

@@ -31,7 +31,8 @@ inline json to_json(const ChatRequest& r) {
           {"tools", tools},
           {"temperature", r.temperature ? json(*r.temperature) : json(nullptr)},
           {"max_tokens", r.max_tokens ? json(*r.max_tokens) : json(nullptr)},
-          {"stream", r.stream}};
+          {"stream", r.stream},
+          {"seed", r.seed ? json(*r.seed) : json(nullptr)}};
 }
 
 inline json to_json(const ChatResponse& r) {

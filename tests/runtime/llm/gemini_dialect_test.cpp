@@ -9,6 +9,20 @@ namespace {
 const Dialect& d = gemini_dialect();
 constexpr const char* kBase = "https://generativelanguage.googleapis.com/v1beta";
 
+// Gemini takes the seed in generationConfig.
+TEST(GeminiDialect, SendsTheSeedInGenerationConfigAndReadsItBack) {
+  ChatRequest r = testing::sample_request(false);
+  r.model = "gemini-2.0-flash";
+  r.seed = 10;
+  auto spec = d.chat_request(r, {kBase, "", {}});
+  json b = json::parse(spec.body);
+  EXPECT_EQ(b["generationConfig"], json::parse(R"({"temperature":0.25,"maxOutputTokens":512,"seed":10})"));
+  auto back = d.parse_chat_request("/v1beta/models/gemini-2.0-flash:generateContent", spec.body);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->seed.has_value());
+  EXPECT_EQ(*back->seed, 10);
+}
+
 TEST(GeminiDialect, BuildsChatRequest) {
   auto req = testing::sample_request(false);
   req.model = "gemini-2.0-flash";

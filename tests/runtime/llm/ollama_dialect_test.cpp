@@ -23,6 +23,20 @@ TEST(OllamaDialect, BuildsChatRequest) {
   EXPECT_EQ(b["tools"][0]["function"]["name"], "AgentCreator");
 }
 
+// Ollama takes the seed among its options.
+TEST(OllamaDialect, SendsTheSeedAsAnOptionAndReadsItBack) {
+  ChatRequest r = testing::sample_request(false);
+  r.seed = 10;
+  auto spec = d.chat_request(r, {"http://127.0.0.1:11434", "", {}});
+  json b = json::parse(spec.body);
+  EXPECT_EQ(b["options"], json::parse(R"({"temperature":0.25,"num_predict":512,"seed":10})"));
+  EXPECT_FALSE(b.contains("seed"));
+  auto back = d.parse_chat_request("/api/chat", spec.body);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->seed.has_value());
+  EXPECT_EQ(*back->seed, 10);
+}
+
 TEST(OllamaDialect, ParsesResponseWithToolCallsAndUsage) {
   auto r = d.parse_chat_response(R"({"model":"llama3.2","created_at":"2024-01-01T00:00:00Z",
     "message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"AskAgent","arguments":{"agent_name":"Poet","n":2}}}]},

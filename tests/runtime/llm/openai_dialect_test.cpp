@@ -16,6 +16,22 @@ std::string header(const HttpRequestSpec& s, const std::string& name) {
   return "<absent>";
 }
 
+// The seed is sent only when set, as `seed`, and the server side reads it back.
+TEST(OpenAiDialect, SendsTheSeedWhenSetAndReadsItBack) {
+  ChatRequest r = testing::sample_request(false);
+  EXPECT_FALSE(json::parse(d.chat_request(r, {"http://h/v1", "", {}}).body).contains("seed"));
+  r.seed = 10;
+  auto spec = d.chat_request(r, {"http://h/v1", "", {}});
+  EXPECT_EQ(json::parse(spec.body)["seed"], 10);
+  auto back = d.parse_chat_request("/v1/chat/completions", spec.body);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->seed.has_value());
+  EXPECT_EQ(*back->seed, 10);
+  auto unseeded = d.parse_chat_request("/v1/chat/completions", R"({"model":"m","messages":[],"seed":"ten"})");
+  ASSERT_TRUE(unseeded.ok()) << unseeded.error().message;
+  EXPECT_FALSE(unseeded->seed.has_value());
+}
+
 TEST(OpenAiDialect, BuildsChatRequest) {
   auto spec = d.chat_request(testing::sample_request(true),
                              {"https://api.openai.com/v1/", "sk-1", {{"OpenAI-Organization", "org"}}});

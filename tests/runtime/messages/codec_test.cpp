@@ -128,6 +128,84 @@ TEST(Codec, LlmCallCarriesChatRequest) {
   EXPECT_EQ(round_trip(res).response.message.content, "hi");
 }
 
+// ChatRequest and AgentSpec as a node of the previous version had them:
+// no seed, no sampling of the hire.
+struct OlderChatRequest {
+  std::string model;
+  std::vector<llm::ChatMessage> messages;
+  std::vector<llm::ToolSpec> tools;
+  std::optional<double> temperature;
+  std::optional<int64_t> max_tokens;
+  bool stream = false;
+  MSGPACK_DEFINE_MAP(model, messages, tools, temperature, max_tokens, stream)
+};
+struct OlderLlmCall {
+  static constexpr const char* kType = "llm_call";
+  std::string model_ref;
+  OlderChatRequest request;
+  MSGPACK_DEFINE_MAP(model_ref, request)
+};
+struct OlderAgentSpec {
+  static constexpr const char* kType = "agent_spec";
+  std::string name, base_model, model_ref, type, system_prompt, description;
+  json costs = json::object();
+  MSGPACK_DEFINE_MAP(name, base_model, model_ref, type, system_prompt, description, costs)
+};
+
+// A seeded request reaches a peer of the previous version whole but the seed
+// (it skips the key), and that peer's request reaches this one unseeded.
+TEST(Codec, ASeedCrossesToAnOlderPeerAndBack) {
+  LlmCall c;
+  c.model_ref = "openai:gpt-4o";
+  c.request.model = "gpt-4o";
+  c.request.temperature = 0.8;
+  c.request.max_tokens = 2048;
+  c.request.seed = 10;
+  c.request.messages.push_back({llm::Role::user, "hi", {}, "", ""});
+  LlmCall same = round_trip(c);
+  ASSERT_TRUE(same.request.seed.has_value());
+  EXPECT_EQ(*same.request.seed, 10);
+
+  auto old = decode<OlderLlmCall>(encode(c));
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->model_ref, "openai:gpt-4o");
+  ASSERT_EQ(old->request.messages.size(), 1u);
+  EXPECT_EQ(old->request.messages[0].content, "hi");
+  ASSERT_TRUE(old->request.temperature.has_value());
+  EXPECT_DOUBLE_EQ(*old->request.temperature, 0.8);
+  EXPECT_EQ(old->request.max_tokens.value_or(0), 2048);
+
+  auto back = decode<LlmCall>(encode(*old));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_FALSE(back->request.seed.has_value());
+  EXPECT_EQ(back->request.max_tokens.value_or(0), 2048);
+}
+
+// A hire's sampling likewise: an older host runs the agent at its own
+// defaults, and a hire from an older CEO node carries none.
+TEST(Codec, AHiresSamplingCrossesToAnOlderPeerAndBack) {
+  AgentSpec s;
+  s.name = "Solver_1";
+  s.model_ref = "openai:gpt-4o";
+  s.system_prompt = "You solve.";
+  s.temperature = 0.8;
+  s.seed = 10;
+  AgentSpec same = round_trip(s);
+  EXPECT_DOUBLE_EQ(same.temperature.value_or(-1), 0.8);
+  EXPECT_EQ(same.seed.value_or(-1), 10);
+
+  auto old = decode<OlderAgentSpec>(encode(s));
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->name, "Solver_1");
+  EXPECT_EQ(old->system_prompt, "You solve.");
+
+  auto back = decode<AgentSpec>(encode(*old));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->name, "Solver_1");
+  EXPECT_FALSE(back->temperature.has_value());
+  EXPECT_FALSE(back->seed.has_value());
+}
+
 TEST(Codec, EnvelopeWrapUnwrap) {
   AskRequest a{"s", "t", "q", 0, ""};
   Envelope e = wrap(a, {"n1", "CEO"}, {"n2", "Poet"}, "m1", "", "trace-9");

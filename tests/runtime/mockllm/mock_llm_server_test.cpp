@@ -156,6 +156,26 @@ TEST_P(EndToEnd, ToolCallThenToolResultPlainAndStreaming) {
   EXPECT_EQ(log[2]["stream"], true);
 }
 
+// The log shows the sampling each request asked for, as its dialect carried
+// it: the seed of every dialect that has one (Anthropic's has none).
+TEST_P(EndToEnd, TheLogShowsTheTemperatureAndSeedAsked) {
+  Server s(kScript);
+  ChatRequest req = ask("echo-sampled", "hi");
+  ASSERT_TRUE(chat(s, d(), req).ok());
+  req.temperature = 0.8;
+  req.seed = 10;
+  ASSERT_TRUE(chat(s, d(), req).ok());
+  auto log = s->request_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_TRUE(log[0]["temperature"].is_null()) << log[0].dump();
+  EXPECT_TRUE(log[0]["seed"].is_null()) << log[0].dump();
+  EXPECT_EQ(log[1]["temperature"], 0.8) << log[1].dump();
+  if (GetParam() == "anthropic")
+    EXPECT_TRUE(log[1]["seed"].is_null()) << log[1].dump();
+  else
+    EXPECT_EQ(log[1]["seed"], 10) << log[1].dump();
+}
+
 TEST_P(EndToEnd, OmittedUsageIsEstimatedByTheClient) {
   Server s(kScript);
   auto r = chat(s, d(), ask("no-usage", "hi"));

@@ -35,6 +35,8 @@ TEST(HaloSettingsReader, NoSectionGivesThePapersDefaults) {
   EXPECT_DOUBLE_EQ(h->search.exploration, 1.4);
   EXPECT_DOUBLE_EQ(h->consistency_threshold, 0.66);
   EXPECT_EQ(h->answer_format, AnswerFormat::text);
+  EXPECT_FALSE(h->code_tool);
+  EXPECT_EQ(h->max_tool_rounds, 3);
   auto math = read("halo:\n  answer_format: math\n");
   ASSERT_TRUE(math.ok()) << math.error().message;
   EXPECT_EQ(math->answer_format, AnswerFormat::math);
@@ -56,6 +58,8 @@ TEST(HaloSettingsReader, ReadsEveryKey) {
       "  failure_answer: \"答えられません 🙇\"\n"
       "  max_model_calls: 90\n"
       "  max_usd: 0.25\n"
+      "  code_tool: true\n"
+      "  max_tool_rounds: 2\n"
       "  search:\n"
       "    max_depth: 3\n"
       "    attempts: 3\n"
@@ -80,6 +84,8 @@ TEST(HaloSettingsReader, ReadsEveryKey) {
   EXPECT_EQ(h->failure_answer, "答えられません 🙇");
   EXPECT_EQ(h->max_model_calls, 90);
   EXPECT_DOUBLE_EQ(h->max_usd, 0.25);
+  EXPECT_TRUE(h->code_tool);
+  EXPECT_EQ(h->max_tool_rounds, 2);
   EXPECT_EQ(h->search.max_depth, 3);
   EXPECT_EQ(h->search.attempts, 3);
   EXPECT_EQ(h->search.width, ExpansionWidth::one_per_expansion);
@@ -96,6 +102,10 @@ TEST(HaloSettingsReader, AWrongValueIsRefusedWhereItIsWritten) {
             "config.yaml:2: halo.temperature: expected a number between 0 and 2, got 3");
   EXPECT_EQ(error_of("halo:\n  max_subtasks: 0\n"),
             "config.yaml:2: halo.max_subtasks: expected an integer >= 1, got 0");
+  EXPECT_EQ(error_of("halo:\n  code_tool: sometimes\n"),
+            "config.yaml:2: halo.code_tool: expected true or false, got \"sometimes\"");
+  EXPECT_EQ(error_of("halo:\n  max_tool_rounds: 0\n"),
+            "config.yaml:2: halo.max_tool_rounds: expected an integer >= 1, got 0");
   EXPECT_EQ(error_of("halo:\n  seed: -1\n"), "config.yaml:2: halo.seed: expected an integer >= 0, got -1");
   EXPECT_EQ(error_of("halo:\n  equivalence: regex\n"),
             "config.yaml:2: halo.equivalence: expected one of exact, latex, bleu, got \"regex\"");
