@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "actors/caf/atoms.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/store/journal_store.hpp"
 #include "runtime/telemetry/metrics_registry.hpp"
 
@@ -360,10 +361,13 @@ Status journal_room(const caf::actor& j) {
 void journal_op(const caf::actor& j, std::function<void(store::JournalStore&)> op) { post(j, std::move(op)); }
 
 // The rows are built here, by moving the record's fields, so that the journal's
-// thread neither copies a payload (a JSON tree) nor frees the copy.
+// thread neither copies a payload (a JSON tree) nor frees the copy. A step is
+// stamped when it happened, not when the writer (which may be batches behind
+// under load) stores it, so that its time can be read as the event's.
 void journal_step(const caf::actor& j, StepRecord rec) {
   if (!j) return;
   store::StepRow row;
+  row.at = wall_ms();
   row.session_id = std::move(rec.session_id);
   row.task_id = std::move(rec.task_id);
   row.agent = std::move(rec.agent);
