@@ -42,21 +42,6 @@ struct CompanyServer::Parts {
 
 namespace {
 
-protocols::HttpServerOptions http_options(const ListenOptions& o, const config::ServeConfig& serve,
-                                          const protocols::HostPort& at) {
-  protocols::HttpServerOptions ho;
-  ho.host = at.host;
-  ho.port = at.port;
-  ho.bearer_token = protocols::resolve_bearer_token(o.bearer_token);
-  ho.max_body_bytes = o.max_body_bytes;
-  ho.tls_cert_file = o.tls_cert.empty() ? serve.tls_cert : o.tls_cert;
-  ho.tls_key_file = o.tls_key.empty() ? serve.tls_key : o.tls_key;
-  ho.behind_tls_proxy = o.behind_tls_proxy || serve.behind_tls_proxy;
-  ho.max_connections = static_cast<size_t>(serve.max_connections);
-  ho.max_connections_per_client = static_cast<size_t>(serve.max_connections_per_client);
-  return ho;
-}
-
 actors::SessionLimits session_limits(const config::ServeConfig& serve) {
   actors::SessionLimits limits;
   limits.shared = serve.shared_session;
@@ -69,6 +54,21 @@ actors::SessionLimits session_limits(const config::ServeConfig& serve) {
 }
 
 }  // namespace
+
+protocols::HttpServerOptions http_server_options(const ListenOptions& o, const config::ServeConfig& serve,
+                                                 const protocols::HostPort& at) {
+  protocols::HttpServerOptions ho;
+  ho.host = at.host;
+  ho.port = at.port;
+  ho.bearer_token = protocols::resolve_bearer_token(o.bearer_token);
+  ho.max_body_bytes = o.max_body_bytes;
+  ho.tls_cert_file = o.tls_cert.empty() ? serve.tls_cert : o.tls_cert;
+  ho.tls_key_file = o.tls_key.empty() ? serve.tls_key : o.tls_key;
+  ho.behind_tls_proxy = o.behind_tls_proxy || serve.behind_tls_proxy;
+  ho.max_connections = static_cast<size_t>(serve.max_connections);
+  ho.max_connections_per_client = static_cast<size_t>(serve.max_connections_per_client);
+  return ho;
+}
 
 CompanyServer::CompanyServer() : parts_(std::make_unique<Parts>()) {}
 CompanyServer::~CompanyServer() { stop(); }
@@ -116,7 +116,7 @@ Result<std::unique_ptr<CompanyServer>> CompanyServer::start(actors::RuntimeOptio
   p.mcp = std::make_unique<mcp::McpServer>(*p.backend, mcp_options);
   if (!http_at) return self;
 
-  p.http = std::make_unique<protocols::HttpServer>(http_options(listen, serve, *http_at));
+  p.http = std::make_unique<protocols::HttpServer>(http_server_options(listen, serve, *http_at));
   mcp::McpHttpOptions mo;
   mo.max_sessions_per_client = static_cast<size_t>(serve.max_mcp_sessions_per_client);
   p.mcp_http = std::make_unique<mcp::McpHttpTransport>(*p.mcp, *p.http, mo);
@@ -127,7 +127,7 @@ Result<std::unique_ptr<CompanyServer>> CompanyServer::start(actors::RuntimeOptio
   if (grpc_addr) {
     // Under the HTTP server's token, TLS and body limit.
     const a2a::A2aGrpcServerOptions go =
-        a2a::grpc_options_beside(http_options(listen, serve, *grpc_addr), grpc_addr->host, grpc_addr->port);
+        a2a::grpc_options_beside(http_server_options(listen, serve, *grpc_addr), grpc_addr->host, grpc_addr->port);
     p.grpc = std::make_unique<a2a::A2aGrpcServer>(a2a_service, go);
     auto port = p.grpc->start();  // before the card is mounted, which lists its port
     if (!port) return Error{"bind", grpc_source + ": " + port.error().message};

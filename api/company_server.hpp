@@ -19,6 +19,8 @@
 #include <string>
 
 #include "actors/company/company_runtime.hpp"
+#include "protocols/http/bind_policy.hpp"
+#include "protocols/http/http_server.hpp"
 #include "runtime/core/result.hpp"
 
 namespace kaisha::api {
@@ -37,6 +39,11 @@ struct ListenOptions {
   std::string http_source = "http";
   std::string grpc_source = "grpc";
 };
+
+// The HTTP server's options for `listen` at `at`: the listen options first,
+// then the config's `serve:` section (TLS files, proxy, connection limits).
+protocols::HttpServerOptions http_server_options(const ListenOptions& listen, const config::ServeConfig& serve,
+                                                 const protocols::HostPort& at);
 
 class CompanyServer {
  public:

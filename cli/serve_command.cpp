@@ -55,19 +55,25 @@ int fail(const std::string& message, int code = 2) {
   return code;
 }
 
+// The listen options the flags give (the config's `serve:` section fills in
+// what they leave empty).
+api::ListenOptions listen_options(const ServeOptions& o) {
+  api::ListenOptions listen;
+  listen.http = o.http;
+  listen.grpc = o.grpc;
+  listen.bearer_token = o.token;
+  listen.tls_cert = o.tls_cert;
+  listen.tls_key = o.tls_key;
+  listen.behind_tls_proxy = o.behind_tls_proxy;
+  listen.max_body_bytes = o.max_body_bytes;
+  listen.http_source = "--http";
+  listen.grpc_source = "--grpc";
+  return listen;
+}
+
 protocols::HttpServerOptions http_options(const ServeOptions& o, const config::ServeConfig& listen,
                                           const protocols::HostPort& addr) {
-  protocols::HttpServerOptions ho;
-  ho.host = addr.host;
-  ho.port = addr.port;
-  ho.bearer_token = protocols::resolve_bearer_token(o.token);
-  ho.max_body_bytes = o.max_body_bytes;
-  ho.tls_cert_file = o.tls_cert.empty() ? listen.tls_cert : o.tls_cert;
-  ho.tls_key_file = o.tls_key.empty() ? listen.tls_key : o.tls_key;
-  ho.behind_tls_proxy = o.behind_tls_proxy || listen.behind_tls_proxy;
-  ho.max_connections = static_cast<size_t>(listen.max_connections);
-  ho.max_connections_per_client = static_cast<size_t>(listen.max_connections_per_client);
-  return ho;
+  return api::http_server_options(listen_options(o), listen, addr);
 }
 
 // With --grpc (or serve.grpc in the config): A2A's gRPC binding for `service`, started (so that the card
@@ -173,17 +179,7 @@ int serve(const ServeOptions& o) {
   // The session's tasks its last process left unfinished run first.
   ro.resume = !ro.session_id.empty();
   ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
-  api::ListenOptions listen;
-  listen.http = o.http;
-  listen.grpc = o.grpc;
-  listen.bearer_token = o.token;
-  listen.tls_cert = o.tls_cert;
-  listen.tls_key = o.tls_key;
-  listen.behind_tls_proxy = o.behind_tls_proxy;
-  listen.max_body_bytes = o.max_body_bytes;
-  listen.http_source = "--http";
-  listen.grpc_source = "--grpc";
-  auto server = api::CompanyServer::start(std::move(ro), std::move(listen));
+  auto server = api::CompanyServer::start(std::move(ro), listen_options(o));
   if (!server.ok()) return fail(server.error().message);
   api::CompanyServer& s = **server;
   if (!s.dashboard_error().empty()) std::cerr << "kaisha serve: no dashboard: " << s.dashboard_error() << std::endl;
