@@ -239,6 +239,31 @@ models:
     EXPECT_EQ(created["result"]["resultType"], "task") << created.dump() << server_->log();
     return created["result"].value("taskId", "");
   }
+  // After a canceled task of session `sid`: the agents are `states` (each
+  // fired), no resource unit is held, and each of the `hires` hires was
+  // refunded by its fire.
+  static void expect_fired_and_refunded(store::JournalStore& j, const std::string& sid,
+                                        const std::map<std::string, std::string>& states, int hires) {
+    auto agents = j.all_agents(sid);
+    ASSERT_TRUE(agents.ok());
+    std::map<std::string, std::string> now;
+    for (const auto& a : *agents) now[a.name] = a.state;
+    EXPECT_EQ(now, states);
+    auto budget = j.load_budget_state(sid);
+    ASSERT_TRUE(budget.ok() && budget->has_value());
+    EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
+    EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
+    auto ledger = j.ledger_entries(sid);
+    ASSERT_TRUE(ledger.ok());
+    int hired = 0, refunds = 0;
+    for (const auto& e : *ledger) {
+      if (e.ledger != "resource") continue;
+      hired += e.kind == "hire";
+      refunds += e.kind == "fire_refund";
+    }
+    EXPECT_EQ(hired, hires);
+    EXPECT_EQ(refunds, hires);
+  }
   // The newest session's id in the (stopped) server's journal.
   std::string session() {
     auto j = journal();
@@ -307,27 +332,9 @@ TEST_F(ServeHaloTest, TasksCancelCancelsAHaloTaskAndFiresItsRoleAgents) {
   ASSERT_TRUE(tasks.ok());
   ASSERT_EQ(tasks->size(), 1u);
   EXPECT_EQ(tasks->front().status, "canceled");
-  auto agents = j->all_agents(sid);
-  ASSERT_TRUE(agents.ok());
-  std::map<std::string, std::string> states;
-  for (const auto& a : *agents) states[a.name] = a.state;
-  EXPECT_EQ(states, (std::map<std::string, std::string>{
-                        {"halo-critic-3", "fired"}, {"halo-editor-2", "fired"}, {"halo-poet-1", "fired"}}));
-  auto budget = j->load_budget_state(sid);
-  ASSERT_TRUE(budget.ok() && budget->has_value());
-  EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
-  EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
   // The hires had reserved units, which the fires gave back.
-  auto ledger = j->ledger_entries(sid);
-  ASSERT_TRUE(ledger.ok());
-  int hires = 0, refunds = 0;
-  for (const auto& e : *ledger) {
-    if (e.ledger != "resource") continue;
-    hires += e.kind == "hire";
-    refunds += e.kind == "fire_refund";
-  }
-  EXPECT_EQ(hires, 3);
-  EXPECT_EQ(refunds, 3);
+  expect_fired_and_refunded(*j, sid, {{"halo-critic-3", "fired"}, {"halo-editor-2", "fired"}, {"halo-poet-1", "fired"}},
+                            3);
 }
 
 // HiVA served: the example of examples/hiva/ (model hiva-4o) as any
@@ -445,25 +452,7 @@ class ServeHivaCancelTest : public ServeHivaTest {
     }
     ASSERT_EQ(hiva.size(), 1u);
     EXPECT_EQ(hiva.front().status, "canceled");
-    auto agents = j->all_agents(sid);
-    ASSERT_TRUE(agents.ok());
-    std::map<std::string, std::string> states;
-    for (const auto& a : *agents) states[a.name] = a.state;
-    EXPECT_EQ(states, (std::map<std::string, std::string>{{"hiva-aggregator", "fired"}, {"hiva-source", "fired"}}));
-    auto budget = j->load_budget_state(sid);
-    ASSERT_TRUE(budget.ok() && budget->has_value());
-    EXPECT_DOUBLE_EQ((**budget)["resource"]["used"].get<double>(), 0) << (*budget)->dump();
-    EXPECT_EQ((**budget)["hired_agents"], 0) << (*budget)->dump();
-    auto ledger = j->ledger_entries(sid);
-    ASSERT_TRUE(ledger.ok());
-    int hires = 0, refunds = 0;
-    for (const auto& e : *ledger) {
-      if (e.ledger != "resource") continue;
-      hires += e.kind == "hire";
-      refunds += e.kind == "fire_refund";
-    }
-    EXPECT_EQ(hires, 2);
-    EXPECT_EQ(refunds, 2);
+    expect_fired_and_refunded(*j, sid, {{"hiva-aggregator", "fired"}, {"hiva-source", "fired"}}, 2);
   }
 };
 
