@@ -24,6 +24,7 @@
 #include "actors/system/model_client_actor.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_spec_file.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/core/once_callback.hpp"
@@ -629,9 +630,8 @@ Status CompanyRuntime::accept_task(const std::string& raw_input, const std::stri
   auto& d = *impl_;
   const std::string input = utf8::repair(raw_input);
   // By value: after write_journal's timeout the write may still run.
-  return write_journal([session = d.session_id, task_id, input, strategy = d.strategy](store::JournalStore& s) {
-    return s.start_task(session, task_id, input, 0, strategy);
-  });
+  return write_journal([session = d.session_id, task_id, input, strategy = d.strategy, at = wall_ms()](
+                           store::JournalStore& s) { return s.start_task(session, task_id, input, at, strategy); });
 }
 
 msg::TaskResult CompanyRuntime::run_accepted_task(const std::string& raw_input, const std::string& task_id) {

@@ -438,7 +438,9 @@ void journal_budget_state(const caf::actor& j, std::string session_id, economy::
 
 void journal_task_start(const caf::actor& j, const std::string& session_id, const std::string& task_id,
                         const std::string& input, const std::string& strategy) {
-  post(j, [=](store::JournalStore& s) { report(s.start_task(session_id, task_id, input, 0, strategy)); });
+  // Stamped now, like a step, so that no step of the task reads as earlier than its start.
+  const int64_t at = wall_ms();
+  post(j, [=](store::JournalStore& s) { report(s.start_task(session_id, task_id, input, at, strategy)); });
 }
 
 JournalOp task_finish_op(const msg::TaskResult& r) {

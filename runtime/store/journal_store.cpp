@@ -652,7 +652,7 @@ Result<std::vector<std::string>> JournalStore::close_orphaned_tasks(const std::s
     // One statement for them all; each task's end is its last step.
     auto up = db_->prepare(
         "UPDATE tasks SET status = 'interrupted', error = ?2, "
-        "finished_at = COALESCE((SELECT MAX(at) FROM steps WHERE task_id = tasks.id), started_at), "
+        "finished_at = MAX(started_at, COALESCE((SELECT MAX(at) FROM steps WHERE task_id = tasks.id), 0)), "
         "wall_ms = MAX(0, COALESCE((SELECT MAX(at) FROM steps WHERE task_id = tasks.id), started_at) - started_at), "
         "tokens_in = (SELECT COALESCE(SUM(tokens_in), 0) FROM steps WHERE task_id = tasks.id), "
         "tokens_out = (SELECT COALESCE(SUM(tokens_out), 0) FROM steps WHERE task_id = tasks.id), "

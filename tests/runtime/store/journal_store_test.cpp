@@ -1239,6 +1239,30 @@ TEST_F(JournalStoreTest, TasksLeftRunningAreClosedAsInterruptedWithTheirTotals) 
   EXPECT_TRUE(j.close_orphaned_tasks("s1", "again")->empty());
 }
 
+// A task's start and its steps may be stamped by different threads: an orphan
+// whose only step reads as a little before its start still ends no earlier
+// than it started.
+TEST_F(JournalStoreTest, AnOrphanWhoseStepsReadAsBeforeItsStartEndsNoEarlierThanItStarted) {
+  auto st = JournalStore::open(file("kaisha.db"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto& j = **st;
+  SessionRow s1;
+  s1.id = "s1";
+  ASSERT_TRUE(j.create_session(s1).ok());
+  ASSERT_TRUE(j.start_task("s1", "orphan", "killed mid-way", 2000).ok());
+  StepRow step;
+  step.session_id = "s1";
+  step.task_id = "orphan";
+  step.kind = "llm_response";
+  step.at = 1998;
+  ASSERT_TRUE(j.append_step(step).ok());
+  ASSERT_TRUE(j.close_orphaned_tasks("s1", "killed").ok());
+  auto t = j.get_task("orphan");
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->finished_at, 2000);
+  EXPECT_EQ((*t)->wall_ms, 0);
+}
+
 }  // namespace
 }  // namespace kaisha::store
 
