@@ -150,8 +150,10 @@ class EditorSessions : public ac::EditorCompany {
     std::vector<config::McpServerConfig> servers = config_.mcp_servers;
     servers.insert(servers.end(), params.mcp_servers.begin(), params.mcp_servers.end());
     ro.tool_sources = mcp::start_mcp_servers(servers);
-    ro.wrap_tool_source = [agent = agent_](std::shared_ptr<company::ToolSource> source) {
-      return ac::wrap_for_editor(std::move(source), agent);
+    ac::EditorToolOptions tool_options;
+    tool_options.code_timeout_ms = config_.tools.sandbox_timeout_ms;
+    ro.wrap_tool_source = [agent = agent_, tool_options](std::shared_ptr<company::ToolSource> source) {
+      return ac::wrap_for_editor(std::move(source), agent, tool_options);
     };
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -183,6 +185,8 @@ class EditorSessions : public ac::EditorCompany {
     auto* rt = runtime(session_id);
     return rt && rt->cancel(task_id, "cancelled by the editor");
   }
+
+  int64_t context_size(const std::string&) override { return config_.memory.short_term.context_tokens; }
 
   json budget(const std::string& session_id) override {
     auto* rt = runtime(session_id);

@@ -580,6 +580,7 @@ Status CompanyRuntime::Impl::spawn_strategy_runners(const RuntimeOptions& o, std
   sc.ceo = ceo;
   sc.progress = progress;
   sc.placer = o.placer;
+  sc.wrap_tool_source = o.wrap_tool_source;
   for (const std::string& name : info->runs_on) {
     StrategySpawner spawn = find_strategy_spawner(name);
     if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};

@@ -78,9 +78,11 @@ struct RuntimeOptions {
   // (session_retention.hpp). False for the further sessions of a process
   // that applied it when it started (company_sessions.hpp).
   bool apply_retention = true;
-  // Wraps each of the company's own built-in and created tool sources (not
-  // memory, not `tool_sources`): `kaisha editor` asks its editor before a
-  // file write or a code run, and sends file tools to the editor. Null: as they are.
+  // Wraps each of the company's own built-in and created tool sources, and
+  // those the strategies run their agents' work with (the pyramid's, HALO's,
+  // HiVA's), not memory, not `tool_sources`: `kaisha editor` asks its editor
+  // before a file write or a code run, and sends file tools to the editor.
+  // Null: as they are.
   std::function<std::shared_ptr<company::ToolSource>(std::shared_ptr<company::ToolSource>)> wrap_tool_source;
 };
 

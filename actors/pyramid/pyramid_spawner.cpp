@@ -103,7 +103,7 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
   pd.settings = pc;
   pd.session_id = ctx.session_id;
   pd.setup = setup;
-  pd.tools = std::move(tools).value();
+  pd.tools = ctx.wrapped(std::move(tools).value());
   return spawn_pyramid(*ctx.system, std::move(pd));
 }
 

@@ -73,6 +73,7 @@ StrategySpawner driven_spawner(const std::string& name, const std::string& secti
     if (!driven->make) return Error{"strategy", "strategy " + name + ": its setup made no driver"};
     if (Status s = ctx.chat->check_model(driven->model.model_ref); !driven->model.model_ref.empty() && !s.ok())
       return Error{"config", name + " model '" + driven->model.model_ref + "': " + s.error().message};
+    driven->tools = ctx.wrapped(std::move(driven->tools));
     return spawn_driven_strategy(ctx, std::move(driven).value());
   };
 }

@@ -48,6 +48,13 @@ struct StrategyContext {
   caf::actor ceo;
   std::shared_ptr<company::ProgressSink> progress;
   std::shared_ptr<EmployeePlacer> placer;  // null = employees run in this process
+  // Wraps every tool source a strategy runs its agents' work with, as the
+  // company's own are (RuntimeOptions::wrap_tool_source: `kaisha editor`
+  // asks its user first); unset: used as they are.
+  std::function<std::shared_ptr<company::ToolSource>(std::shared_ptr<company::ToolSource>)> wrap_tool_source;
+  std::shared_ptr<company::ToolSource> wrapped(std::shared_ptr<company::ToolSource> source) const {
+    return source && wrap_tool_source ? wrap_tool_source(std::move(source)) : source;
+  }
 };
 
 // Spawns (or returns) the actor that runs the strategy's tasks; an error

@@ -1,5 +1,6 @@
 #include "protocols/agent_client/agent_client_wire.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <limits>
@@ -216,6 +217,8 @@ PermissionAnswer parse_permission_outcome(const json& result) {
   const std::string outcome = optional_string(o, "outcome");
   if (outcome == "cancelled") return PermissionAnswer::cancelled;
   if (outcome == "selected" && optional_string(o, "optionId") == kAllowOption) return PermissionAnswer::allowed;
+  if (outcome == "selected" && optional_string(o, "optionId") == kAllowAlwaysOption)
+    return PermissionAnswer::allowed_always;
   return PermissionAnswer::denied;
 }
 
@@ -236,11 +239,14 @@ const char* to_string(StopReason r) {
 }
 
 std::string tool_kind(const std::string& tool) {
-  if (tool == "ReadFile" || tool == "ListFiles") return "read";
-  if (tool == "WriteFile") return "edit";
-  if (tool == "PythonSandboxTool") return "execute";
+  if (tool == "ReadFile" || tool == "ListFiles" || tool == "file_read" || tool == "dir_list") return "read";
+  if (tool == "WriteFile" || tool == "file_write" || tool == "dir_create") return "edit";
+  if (tool == "file_move") return "move";
+  if (tool == "PythonSandboxTool" || tool == "execute_code" || tool == "execute_shell" || tool == "pip_install" ||
+      tool == "hiva.agent_tool" || tool == "hiva.validate_tool")
+    return "execute";
   if (tool == "GetWebsite") return "fetch";
-  if (tool == "GoogleSearchTool") return "search";
+  if (tool == "GoogleSearchTool" || tool == "web_search") return "search";
   if (tool == "Calculator") return "think";
   return "other";
 }
@@ -281,7 +287,17 @@ json permission_request(const std::string& session_id, const std::string& tool_c
       {"sessionId", session_id},
       {"toolCall", std::move(call)},
       {"options", json::array({json{{"optionId", kAllowOption}, {"name", "Allow"}, {"kind", "allow_once"}},
+                               json{{"optionId", kAllowAlwaysOption},
+                                    {"name", "Always allow " + tool + " in this session"},
+                                    {"kind", "allow_always"}},
                                json{{"optionId", kRejectOption}, {"name", "Reject"}, {"kind", "reject_once"}}})}};
+}
+
+json usage_update(int64_t used, int64_t size, double session_usd) {
+  return json{{"sessionUpdate", "usage_update"},
+              {"used", std::max<int64_t>(0, used)},
+              {"size", std::max<int64_t>(0, size)},
+              {"cost", {{"amount", session_usd}, {"currency", "USD"}}}};
 }
 
 }  // namespace kaisha::agent_client

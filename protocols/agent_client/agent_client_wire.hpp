@@ -78,7 +78,8 @@ Result<std::string> parse_session_id(const json& params);
 
 // The answer to session/request_permission: allowed only when the client
 // selected an option whose id kaisha offered as an allow option.
-enum class PermissionAnswer { allowed, denied, cancelled };
+// allowed_always: allowed, and the same tool may run again in the session without asking.
+enum class PermissionAnswer { allowed, allowed_always, denied, cancelled };
 PermissionAnswer parse_permission_outcome(const json& result);
 
 // ---- what kaisha sends -----------------------------------------------------
@@ -86,8 +87,9 @@ PermissionAnswer parse_permission_outcome(const json& result);
 enum class StopReason { end_turn, max_tokens, max_turn_requests, refusal, cancelled };
 const char* to_string(StopReason r);
 
-// ToolKind of one of the company's tools, for the editor's icon: read, edit,
-// execute, fetch, search, think or other.
+// ToolKind of one of the company's tools (the built-ins, the pyramid's,
+// HiVA's), for the editor's icon: read, edit, execute, fetch, search, think
+// or other.
 std::string tool_kind(const std::string& tool);
 
 // The initialize response: kaisha's capabilities (loadSession, text and
@@ -103,11 +105,16 @@ json text_chunk(const std::string& kind, const std::string& text);
 json available_commands();
 
 // The params of session/request_permission for tool call `tool_call_id`:
-// allow once or reject once.
+// allow once, allow `tool` for the rest of the session, or reject once.
 json permission_request(const std::string& session_id, const std::string& tool_call_id, const std::string& tool,
                         const json& raw_input);
 
+// A usage_update: `used` tokens in the CEO's context of `size`, and the
+// session's expense so far in US dollars.
+json usage_update(int64_t used, int64_t size, double session_usd);
+
 inline constexpr const char* kAllowOption = "allow";
+inline constexpr const char* kAllowAlwaysOption = "allow-always";
 inline constexpr const char* kRejectOption = "reject";
 
 }  // namespace kaisha::agent_client

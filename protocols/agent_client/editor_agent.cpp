@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "protocols/agent_client/turn_updates.hpp"
@@ -20,14 +21,16 @@ struct Turn {
   json request_id;
   TurnUpdates updates;
   bool cancel_requested = false;
+  std::vector<std::string> terminals;  // the editor's terminals its code runs use
 };
 
 struct Session {
   std::string id;
   std::string cwd;
-  std::mutex mu;               // guards turn (and the order of its updates)
-  std::shared_ptr<Turn> turn;  // the running prompt turn, if any
-  std::thread thread;          // the turn's (joined before the next one starts)
+  std::mutex mu;                         // guards turn (and the order of its updates), always_allowed
+  std::shared_ptr<Turn> turn;            // the running prompt turn, if any
+  std::thread thread;                    // the turn's (joined before the next one starts)
+  std::set<std::string> always_allowed;  // tools the user allowed for the rest of the session
 };
 
 struct Pending {
@@ -277,11 +280,14 @@ void EditorAgent::Impl::run_turn(std::shared_ptr<Session> s, std::shared_ptr<Tur
   StopReason reason = StopReason::end_turn;
   std::string message;
   std::optional<std::string> failed;
-  const std::string refusal = spent(company->budget(s->id));
+  const json budget_before = company->budget(s->id);
+  const std::string refusal = spent(budget_before);
+  const int64_t context_size = company->context_size(s->id);
   bool cancelled_early;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     cancelled_early = t->cancel_requested;
+    t->updates.track_usage(context_size, number(budget_before, "current_expense"));
   }
   if (!refusal.empty()) {
     reason = StopReason::refusal;
@@ -299,8 +305,12 @@ void EditorAgent::Impl::run_turn(std::shared_ptr<Session> s, std::shared_ptr<Tur
     else if (!r.canceled)
       failed = r.error;
   }
+  // The session's cost as its ledger has it, once the task's charges are settled.
+  const json budget_after = company->budget(s->id);
   std::lock_guard<std::mutex> lock(s->mu);
   if (!message.empty()) update(s->id, text_chunk("agent_message_chunk", message));
+  if (context_size > 0)
+    update(s->id, usage_update(t->updates.context_used(), context_size, number(budget_after, "current_expense")));
   if (failed)
     fail(t->request_id, rpc::code::kInternalError, "the task failed: " + *failed);
   else
@@ -310,13 +320,19 @@ void EditorAgent::Impl::run_turn(std::shared_ptr<Session> s, std::shared_ptr<Tur
 
 void EditorAgent::Impl::cancel_turn(const std::shared_ptr<Session>& s) {
   std::string task;
+  std::vector<std::string> terminals;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     if (!s->turn) return;
     s->turn->cancel_requested = true;
     task = s->turn->task_id;
+    terminals = s->turn->terminals;
   }
   withdraw_requests(s->id);
+  // A code run in the editor's terminal stops with its turn (its tool call
+  // then answers with how it ended).
+  for (const auto& id : terminals)
+    request(s->id, "terminal/kill", json{{"sessionId", s->id}, {"terminalId", id}}, [](Result<json>) {});
   // The task may not be registered yet (its thread is starting it): retry
   // for a while, until it is canceled or has ended.
   for (int i = 0; i < 500; ++i) {
@@ -407,25 +423,36 @@ void EditorAgent::ask_permission(const company::ToolCallContext& ctx, const std:
   auto s = impl_->session(ctx.session_id);
   if (!s) return done(false, "no editor session " + ctx.session_id);
   std::string call_id, refused;
+  bool allowed = false;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     if (!s->turn)
       refused = "no prompt turn is running";
     else if (s->turn->cancel_requested)
       refused = "the turn was cancelled";
+    else if (s->always_allowed.count(tool))
+      allowed = true;
     else
       call_id = s->turn->updates.open_tool_call(ctx.agent, tool);
   }
   // Outside the lock: the refused call's result comes back as an event.
   if (!refused.empty()) return done(false, refused);
+  if (allowed) return done(true, "");
   if (call_id.empty()) call_id = "permission-" + new_task_id();
   json raw = arguments;
   impl_->request(s->id, "session/request_permission", permission_request(s->id, call_id, tool, raw),
-                 [done = std::move(done)](Result<json> r) {
+                 [s, tool, done = std::move(done)](Result<json> r) {
                    if (!r) return done(false, r.error().message);
                    switch (parse_permission_outcome(*r)) {
                      case PermissionAnswer::allowed:
                        return done(true, "");
+                     case PermissionAnswer::allowed_always: {
+                       {
+                         std::lock_guard<std::mutex> lock(s->mu);
+                         s->always_allowed.insert(tool);
+                       }
+                       return done(true, "");
+                     }
                      case PermissionAnswer::cancelled:
                        return done(false, "the prompt turn was cancelled");
                      case PermissionAnswer::denied:
@@ -449,6 +476,25 @@ bool EditorAgent::client_reads(const std::string& session_id) {
 bool EditorAgent::client_writes(const std::string& session_id) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->caps.write_text_file && impl_->sessions.count(session_id);
+}
+
+bool EditorAgent::client_terminals(const std::string& session_id) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->caps.terminal && impl_->sessions.count(session_id);
+}
+
+void EditorAgent::show_terminal(const company::ToolCallContext& ctx, const std::string& tool,
+                                const std::string& terminal_id) {
+  auto s = impl_->session(ctx.session_id);
+  if (!s) return;
+  std::lock_guard<std::mutex> lock(s->mu);
+  if (!s->turn) return;
+  s->turn->terminals.push_back(terminal_id);
+  const std::string call_id = s->turn->updates.open_tool_call(ctx.agent, tool);
+  if (call_id.empty()) return;
+  impl_->update(s->id, json{{"sessionUpdate", "tool_call_update"},
+                            {"toolCallId", call_id},
+                            {"content", json::array({json{{"type", "terminal"}, {"terminalId", terminal_id}}})}});
 }
 
 void EditorAgent::call_client(const std::string& method, json params, std::function<void(Result<json>)> done) {

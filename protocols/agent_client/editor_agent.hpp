@@ -15,7 +15,12 @@
 //   advertised slash commands) are answered without a task. A turn whose
 //   session's budget is spent ends with `refusal` before any model call.
 // - `session/cancel` cancels the session's running task: the turn ends
-//   with `cancelled`, and its pending permission requests are withdrawn.
+//   with `cancelled`, its pending permission requests are withdrawn and the
+//   editor's terminals its code runs use are killed.
+// - A permission answered "always allow" lets that tool run without asking
+//   for the rest of the session (in this process).
+// - Each turn ends with a usage_update (the CEO's context and the session's
+//   expense from its ledger), and the CEO's model calls send one as they land.
 // - shutdown() (the editor closed its end) cancels every running turn,
 //   answers every pending request to the editor as refused, and waits for
 //   the turns to end, so that what they did is journaled.
@@ -52,6 +57,9 @@ class EditorCompany {
   virtual bool cancel(const std::string& session_id, const std::string& task_id) = 0;
   virtual json budget(const std::string& session_id) = 0;
   virtual Status raise_budget(const std::string& session_id, const std::string& which, double amount) = 0;
+  // The CEO's context window in tokens, for the editor's usage display; 0
+  // sends no usage updates.
+  virtual int64_t context_size(const std::string& /*session_id*/) { return 0; }
   struct PastTurn {
     std::string input, answer, status;  // status: done | failed | canceled | interrupted | running
   };
@@ -85,6 +93,9 @@ class EditorAgent : public EditorBridge, public std::enable_shared_from_this<Edi
   std::string cwd(const std::string& session_id) override;
   bool client_reads(const std::string& session_id) override;
   bool client_writes(const std::string& session_id) override;
+  bool client_terminals(const std::string& session_id) override;
+  void show_terminal(const company::ToolCallContext& ctx, const std::string& tool,
+                     const std::string& terminal_id) override;
   void call_client(const std::string& method, json params, std::function<void(Result<json>)> done) override;
 
   struct Impl;

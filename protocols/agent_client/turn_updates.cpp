@@ -166,9 +166,14 @@ std::vector<json> TurnUpdates::on_event(const msg::ProgressEvent& e) {
       return answer(e, true);
     case K::error:
       return answer(e, true);
-    case K::usage:
-      if (e.agent.empty() || e.agent == "CEO") last_finish_reason_ = str(e.data, "finish_reason");
-      return {};
+    case K::usage: {
+      usd_ += e.usd;
+      if (!e.agent.empty() && e.agent != "CEO") return {};
+      last_finish_reason_ = str(e.data, "finish_reason");
+      context_used_ = e.tokens_in + e.tokens_out;
+      if (context_size_ <= 0) return {};
+      return {usage_update(context_used_, context_size_, usd_)};
+    }
     case K::plan: {
       const json subtasks = e.data.value("subtasks", json::array());
       if (!subtasks.is_array()) return {};
@@ -205,6 +210,11 @@ std::vector<json> TurnUpdates::on_event(const msg::ProgressEvent& e) {
     default:
       return {};
   }
+}
+
+void TurnUpdates::track_usage(int64_t context_size, double session_usd) {
+  context_size_ = context_size;
+  usd_ = session_usd;
 }
 
 std::string TurnUpdates::open_tool_call(const std::string& agent, const std::string& tool) const {

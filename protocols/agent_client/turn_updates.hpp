@@ -10,6 +10,7 @@
 //   plan, subtask (effgen)        plan entries, one per subtask, with their status
 //   strategy subtask (HALO)       a plan entry per subtask, the earlier ones completed
 //   ask / answer with a call id   (the pyramid's calls) plan entries too
+//   usage (the CEO's model calls) usage_update, once track_usage() is called
 //
 // The CEO's AskAgent tool call is shown by its ask, not twice. The answer
 // itself is not mapped here: the turn sends the task's result once it ends.
@@ -44,6 +45,14 @@ class TurnUpdates {
 
   bool saw_refusal() const { return refused_; }
 
+  // From here on, each CEO model call (a usage event) gives a usage_update:
+  // its tokens as the context used of `context_size`, and `session_usd` (the
+  // session's expense when the turn began) plus what the turn's model calls
+  // cost so far. A context_size of 0 sends none.
+  void track_usage(int64_t context_size, double session_usd);
+  // The tokens of the CEO's latest model call (0 before any).
+  int64_t context_used() const { return context_used_; }
+
  private:
   struct Entry {
     std::string key;
@@ -69,6 +78,9 @@ class TurnUpdates {
   int halo_subtasks_ = 0;
   bool refused_ = false;
   std::string last_finish_reason_;
+  int64_t context_size_ = 0;
+  int64_t context_used_ = 0;
+  double usd_ = 0;
 };
 
 }  // namespace kaisha::agent_client

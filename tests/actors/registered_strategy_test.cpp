@@ -4,6 +4,7 @@
 // own runtime (CompanyRuntime) against the scripted mock LLM over HTTP.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <any>
 #include <mutex>
 #include <string>
@@ -406,6 +407,42 @@ TEST_F(RegisteredStrategyTest, ItsToolsRunAndItsStateCarriesOverToLaterTasksAndS
   ASSERT_TRUE(state.ok()) << state.error().message;
   ASSERT_EQ(state->size(), 1u);
   EXPECT_EQ((*state)[0].value, json(4));
+}
+
+// What the company's embedder wraps its tool sources with (`kaisha editor`'s
+// permission) wraps the strategy's too: here a wrapper that refuses.
+class RefusingWrapper : public company::ToolSource {
+ public:
+  explicit RefusingWrapper(std::shared_ptr<company::ToolSource> inner) : inner_(std::move(inner)) {}
+  std::string origin() const override { return inner_->origin(); }
+  std::vector<llm::ToolSpec> specs() const override { return inner_->specs(); }
+  void call(const std::string& name, const json&, const company::ToolCallContext&,
+            std::function<void(company::ToolResult)> done) override {
+    done(company::ToolResult::error(name + " did not run: the user refused"));
+  }
+
+ private:
+  std::shared_ptr<company::ToolSource> inner_;
+};
+
+TEST_F(RegisteredStrategyTest, ItsToolSourceIsWrappedAsTheCompanysOwnAre) {
+  register_counter_once();
+  auto c = config("");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  c->strategy = "counter";
+  RuntimeOptions o;
+  o.config = *c;
+  auto wrapped = std::make_shared<std::vector<std::string>>();
+  o.wrap_tool_source = [wrapped](std::shared_ptr<company::ToolSource> inner) -> std::shared_ptr<company::ToolSource> {
+    wrapped->push_back(inner->origin());
+    return std::make_shared<RefusingWrapper>(std::move(inner));
+  };
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  msg::TaskResult r = (*rt)->run_task("川");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "the tool failed: length did not run: the user refused");
+  EXPECT_EQ(std::count(wrapped->begin(), wrapped->end(), "counter"), 1) << "the strategy's source, once";
 }
 
 }  // namespace

@@ -15,7 +15,11 @@
 //      each ask of a worker as a tool call;
 //   5. SIGTERM mid-turn: the turn answers cancelled, kaisha exits 0;
 //   6. under a budget too small for the CEO's model call (BUDGET_CONFIG): the
-//      turn ends with refusal, /raise raises it, the next turn is answered.
+//      turn ends with refusal, /raise raises it, the next turn is answered,
+//      and its usage update carries the session's cost;
+//   7. an editor that offers terminals: the CEO's code runs in the editor's
+//      terminal (a real child process the client starts), shown in the tool
+//      call; "always allow" lets the second run go without asking.
 //
 //   node editor_client.mjs KAISHA CONFIG PROJECT_DIR EFFGEN_CONFIG MCP_TEST_SERVER BUDGET_CONFIG
 import { spawn, execFileSync } from "node:child_process";
@@ -52,6 +56,11 @@ const requestOf = {
   "session/request_permission": "RequestPermissionRequest",
   "fs/write_text_file": "WriteTextFileRequest",
   "fs/read_text_file": "ReadTextFileRequest",
+  "terminal/create": "CreateTerminalRequest",
+  "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+  "terminal/output": "TerminalOutputRequest",
+  "terminal/release": "ReleaseTerminalRequest",
+  "terminal/kill": "KillTerminalRequest",
 };
 
 const [kaisha, config, project, effgenConfig, mcpServer, budgetConfig] = process.argv.slice(2);
@@ -456,6 +465,9 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
       assert.match(lastChunk(), /^Raised\./);
       assert.equal((await ask("What does it cost now?")).stopReason, "end_turn");
       assert.equal(lastChunk(), "priced echo: What does it cost now?");
+      const usage = log.updates.filter((u) => u.sessionUpdate === "usage_update").pop();
+      assert.ok(usage && usage.cost.currency === "USD" && usage.cost.amount > 0, "the usage update carries the cost");
+      assert.ok(usage.used > 0 && usage.size > usage.used, `tokens in the CEO's context: ${JSON.stringify(usage)}`);
     });
   } catch (e) {
     console.error(agent.stderr());
@@ -464,6 +476,80 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
   agent.child.stdin.end();
   await withTimeout(agent.exited, 30000, "kaisha editor's exit");
   console.log("ok - a turn over budget ends with refusal; /raise expense 1; the next turn is answered");
+}
+
+// ---- 7. code runs in the editor's terminal; always allow ---------------------
+{
+  const agent = startAgent();
+  const log = { updates: [], permissions: [], writes: [], decide: () => "allow_always" };
+  const terminals = new Map();
+  const client = makeClient(log)
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+      const id = `term-${terminals.size + 1}`;
+      const child = spawn(params.command, params.args, { cwd: params.cwd, stdio: ["ignore", "pipe", "pipe"] });
+      const t = { params, output: "", exit: null };
+      child.stdout.on("data", (d) => (t.output += d));
+      child.stderr.on("data", (d) => (t.output += d));
+      t.exited = new Promise((resolve) =>
+        child.on("exit", (code, signal) => resolve((t.exit = { exitCode: code, signal: signal }))),
+      );
+      terminals.set(id, t);
+      return { terminalId: id };
+    })
+    .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => terminals.get(params.terminalId).exited)
+    .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+      const t = terminals.get(params.terminalId);
+      return { output: t.output, truncated: false, exitStatus: t.exit };
+    })
+    .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+      terminals.get(params.terminalId).released = true;
+      return {};
+    })
+    .onRequest(acp.methods.client.terminal.kill, () => ({}));
+  try {
+    await client.connectWith(sdkStream(agent.child), async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      });
+      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+      for (let round = 1; round <= 2; ++round) {
+        const before = log.updates.length;
+        const turn = await withTimeout(
+          ctx.request(acp.methods.agent.session.prompt, {
+            sessionId: s.sessionId,
+            prompt: [{ type: "text", text: "Run the code in my terminal" }],
+          }),
+          60000,
+          `the terminal prompt (${round})`,
+        );
+        assert.equal(turn.stopReason, "end_turn");
+        const shown = log.updates
+          .slice(before)
+          .filter((u) => u.sessionUpdate === "tool_call_update" && (u.content || []).some((c) => c.type === "terminal"));
+        assert.equal(shown.length, 1, "the terminal is shown in the code run's tool call");
+        const answer = log.updates.slice(before).filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).join("");
+        assert.match(answer, /42/, "the code's output came back from the editor's terminal");
+        assert.match(answer, /editor's terminal/);
+      }
+      assert.equal(terminals.size, 2, "each run had a terminal of its own");
+      for (const t of terminals.values()) {
+        assert.equal(t.params.cwd, project, "the code ran in the session's working directory");
+        assert.deepEqual(t.params.args, ["-c", "print(6 * 7)"]);
+        assert.ok(t.released, "each terminal was released");
+      }
+      assert.equal(log.permissions.length, 1, "allowed always: the second run was not asked about");
+      assert.equal(log.permissions[0].options.find((o) => o.kind === "allow_always").optionId, "allow-always");
+      const usage = log.updates.filter((u) => u.sessionUpdate === "usage_update");
+      assert.ok(usage.length >= 2, "usage updates as the CEO works");
+    });
+  } catch (e) {
+    console.error(agent.stderr());
+    throw e;
+  }
+  agent.child.stdin.end();
+  await withTimeout(agent.exited, 30000, "kaisha editor's exit");
+  console.log("ok - code ran twice in the editor's terminal (real child processes), asked about once (always allow)");
 }
 
 assert.deepEqual(schemaErrors, [], "every message kaisha sent matches the protocol's schema");

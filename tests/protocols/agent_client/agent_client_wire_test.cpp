@@ -127,9 +127,11 @@ TEST(AgentClientWire, PromptJoinsTextResourcesAndLinks) {
   EXPECT_FALSE(parse_prompt(json::parse(R"({"prompt":[{"type":"text","text":"x"}]})")).ok());
 }
 
-TEST(AgentClientWire, PermissionOutcomeIsAllowedOnlyForTheAllowOption) {
+TEST(AgentClientWire, PermissionOutcomeIsAllowedOnlyForTheAllowOptions) {
   EXPECT_EQ(parse_permission_outcome(json::parse(R"({"outcome":{"outcome":"selected","optionId":"allow"}})")),
             PermissionAnswer::allowed);
+  EXPECT_EQ(parse_permission_outcome(json::parse(R"({"outcome":{"outcome":"selected","optionId":"allow-always"}})")),
+            PermissionAnswer::allowed_always);
   EXPECT_EQ(parse_permission_outcome(json::parse(R"({"outcome":{"outcome":"selected","optionId":"reject"}})")),
             PermissionAnswer::denied);
   EXPECT_EQ(parse_permission_outcome(json::parse(R"({"outcome":{"outcome":"selected","optionId":"other"}})")),
@@ -141,9 +143,25 @@ TEST(AgentClientWire, PermissionOutcomeIsAllowedOnlyForTheAllowOption) {
   json req = permission_request("s1", "tool-3", "WriteFile", json{{"file_path", "a.txt"}});
   EXPECT_EQ(req["toolCall"]["toolCallId"], "tool-3");
   EXPECT_EQ(req["toolCall"]["kind"], "edit");
-  ASSERT_EQ(req["options"].size(), 2u);
+  ASSERT_EQ(req["options"].size(), 3u);
   EXPECT_EQ(req["options"][0]["kind"], "allow_once");
-  EXPECT_EQ(req["options"][1]["kind"], "reject_once");
+  EXPECT_EQ(req["options"][1]["kind"], "allow_always");
+  EXPECT_EQ(req["options"][1]["optionId"], kAllowAlwaysOption);
+  EXPECT_EQ(req["options"][2]["kind"], "reject_once");
+}
+
+TEST(AgentClientWire, ToolKindsCoverThePyramidsAndHivasTools) {
+  EXPECT_EQ(tool_kind("file_read"), "read");
+  EXPECT_EQ(tool_kind("file_write"), "edit");
+  EXPECT_EQ(tool_kind("file_move"), "move");
+  EXPECT_EQ(tool_kind("execute_shell"), "execute");
+  EXPECT_EQ(tool_kind("web_search"), "search");
+  EXPECT_EQ(tool_kind("hiva.agent_tool"), "execute");
+  EXPECT_EQ(tool_kind("probe__echo"), "other");
+  json u = usage_update(1234, 32768, 0.5);
+  EXPECT_EQ(u, json::parse(R"({"sessionUpdate":"usage_update","used":1234,"size":32768,
+                                "cost":{"amount":0.5,"currency":"USD"}})"));
+  EXPECT_EQ(usage_update(-1, 10, 0)["used"], 0);
 }
 
 TEST(AgentClientWire, StopReasonsAndCommandsUseTheProtocolsNames) {

@@ -85,6 +85,8 @@ class FakeCompany : public EditorCompany {
     return Status::Ok();
   }
   Result<std::vector<PastTurn>> history(const std::string&) override { return past; }
+  int64_t context = 0;
+  int64_t context_size(const std::string&) override { return context; }
 };
 
 class EditorAgentTest : public ::testing::Test {
@@ -255,6 +257,78 @@ TEST_F(EditorAgentTest, PermissionRequestsAreAnsweredAndWithdrawnOnShutdown) {
   wire.wait_for([&](const json& m) { return is_permission(m) && m["id"] != ask["id"] && m["id"] != ask2["id"]; });
   agent->shutdown();  // the editor went away mid-turn
   EXPECT_FALSE(at_shutdown.get_future().get());
+}
+
+TEST_F(EditorAgentTest, AlwaysAllowLetsTheToolRunAgainWithoutAskingForTheRestOfTheSession) {
+  initialize();
+  const std::string s = new_session();
+  std::promise<std::vector<bool>> answers;
+  company.on_run = [&](const std::string& session, const std::string&, const std::string& task) {
+    company::ToolCallContext ctx{session, task, "CEO", "", ""};
+    std::vector<bool> got;
+    for (int i = 0; i < 2; ++i) {
+      std::promise<bool> p;
+      agent->ask_permission(ctx, "execute_code", json{{"code", "1"}}, [&](bool ok, std::string) { p.set_value(ok); });
+      got.push_back(p.get_future().get());
+    }
+    answers.set_value(got);
+    msg::TaskResult r;
+    r.ok = true;
+    r.answer = "done";
+    return r;
+  };
+  line(prompt_line(2, s, "run it twice"));
+  auto is_permission = [](const json& m) { return m.value("method", "") == "session/request_permission"; };
+  json ask = wire.wait_for(is_permission);
+  ASSERT_TRUE(ask.is_object());
+  std::vector<std::string> kinds;
+  for (const auto& o : ask["params"]["options"]) kinds.push_back(o["kind"]);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"allow_once", "allow_always", "reject_once"}));
+  EXPECT_EQ(ask["params"]["toolCall"]["kind"], "execute");
+  line(json{{"jsonrpc", "2.0"},
+            {"id", ask["id"]},
+            {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", "allow-always"}}}}}});
+  EXPECT_EQ(answers.get_future().get(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(wire.response(2)["result"]["stopReason"], "end_turn");
+  size_t asked = 0;
+  for (const auto& m : wire.all()) asked += is_permission(m);
+  EXPECT_EQ(asked, 1u) << "the second run was not asked about";
+}
+
+TEST_F(EditorAgentTest, ATurnEndsWithAUsageUpdateFromTheLedger) {
+  initialize();
+  const std::string s = new_session();
+  company.context = 32768;
+  company.on_run = [&](const std::string& session, const std::string&, const std::string& task) {
+    msg::ProgressEvent e;
+    e.session_id = session;
+    e.task_id = task;
+    e.agent = "CEO";
+    e.kind = msg::EventKind::usage;
+    e.tokens_in = 1200;
+    e.tokens_out = 34;
+    e.usd = 0.25;
+    agent->on_event(e);
+    company.ledgers["current_expense"] = 0.5;  // what the ledger settled, the employees' calls too
+    msg::TaskResult r;
+    r.ok = true;
+    r.answer = "done";
+    return r;
+  };
+  company.ledgers["current_expense"] = 1.0;
+  line(prompt_line(2, s, "count the cost"));
+  EXPECT_EQ(wire.response(2)["result"]["stopReason"], "end_turn");
+  std::vector<json> usage;
+  for (const auto& m : wire.all())
+    if (m.value("method", "") == "session/update" && m["params"]["update"].value("sessionUpdate", "") == "usage_update")
+      usage.push_back(m["params"]["update"]);
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0]["used"], 1234);
+  EXPECT_EQ(usage[0]["size"], 32768);
+  EXPECT_DOUBLE_EQ(usage[0]["cost"]["amount"].get<double>(), 1.25) << "the session's expense before, and the call";
+  EXPECT_EQ(usage[0]["cost"]["currency"], "USD");
+  EXPECT_DOUBLE_EQ(usage[1]["cost"]["amount"].get<double>(), 0.5) << "the ledger's figure at the turn's end";
+  EXPECT_EQ(usage[1]["used"], 1234);
 }
 
 TEST_F(EditorAgentTest, LoadReplaysTheJournaledTurns) {
