@@ -78,6 +78,14 @@ int main(int argc, char** argv) {
   agents->add_flag("--all", all, "include fired and lost agents");
   std::string library;
   agents->add_option("--library", library, "check a pyramid agent library (YAML) and show its shape instead");
+  std::string generate, generate_out;
+  int generate_attempts = 3;
+  agents->add_option(
+      "--generate", generate,
+      "have the model write a pyramid agent library for this domain (with --out), checked like --library");
+  agents->add_option("--out", generate_out, "with --generate: the library file to write (must not exist)");
+  agents->add_option("--attempts", generate_attempts, "with --generate: answers the model may give (1-10, default 3)")
+      ->check(CLI::Range(1, 10));
 
   double raise_expense = 0, raise_resource = 0;
   auto* budget = app.add_subcommand("budget", "show (or raise) a session's budgets");
@@ -169,6 +177,7 @@ int main(int argc, char** argv) {
   if (*run) return run_command(o, task);
   if (*chat) return chat_command(o);
   if (*resume) return resume_command(o, resume_task);
+  if (*agents && !generate.empty()) return generate_library_command(o, generate, generate_out, generate_attempts);
   if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
   if (*history && commits) return history_commits_command(o, history_task, "commits", 0);

@@ -1,5 +1,7 @@
 // `kaisha agents --library FILE`: a pyramid agent library is checked and its
 // shape shown; a mistake names file, line and key and exits 2.
+// `kaisha agents --generate DOMAIN --out FILE`: the model writes one, checked
+// by the same loader; a refused answer goes back with the loader's error.
 #include "e2e_fixture.hpp"
 
 namespace kaisha::e2e {
@@ -34,6 +36,104 @@ TEST_F(E2eTest, AgentLibraryMistakeNamesFileLineAndKey) {
                              "'dir_list'?)"),
             std::string::npos)
       << r.err;
+}
+
+// The model's first library calls a tool that does not exist; its second,
+// written after the loader's error, passes. A priced model (gemini-2.0-flash
+// is in the cost table) makes the cost a number.
+constexpr const char* kGenerateScript = R"(
+rules:
+  - name: fixed
+    match: { model: gemini-2.0-flash, last_user: "re:loader refused" }
+    reply:
+      usage: { input_tokens: 1000, output_tokens: 400 }
+      text: |
+        Here is the fixed library.
+        ```yaml
+        agents:
+          - name: judge_agent
+            level: -1
+            description: 結果を確認する
+            responsibility: You judge task {task_id}.
+            workflow: Read the files, then rule with final_output.
+            available_tools: [file_read, dir_list, final_output]
+          - name: translator_agent
+            level: 1
+            description: Translates documents 🌐
+            responsibility: You translate for task {task_id}.
+            workflow: Write the translation, then call final_output.
+            available_tools: [file_read, file_write, judge_agent, final_output]
+          - name: lead_agent
+            level: 2
+            description: Plans the translation work.
+            responsibility: You lead task {task_id}.
+            workflow: Ask translator_agent for each document, then call final_output.
+            available_tools: [translator_agent, final_output]
+        ```
+  - name: first
+    match: { model: gemini-2.0-flash }
+    reply:
+      usage: { input_tokens: 800, output_tokens: 300 }
+      text: |
+        ```yaml
+        agents:
+          - name: lead_agent
+            level: 1
+            description: Plans.
+            responsibility: You lead.
+            workflow: Do it.
+            available_tools: [translate_everything, final_output]
+        ```
+)";
+
+TEST_F(E2eTest, AgentsGenerateWritesALibraryTheLoaderAcceptsAfterSendingBackItsError) {
+  start_mock(kGenerateScript);
+  ConfigOptions o;
+  o.ceo_model = "gemini:gemini-2.0-flash";
+  const std::string cfg = write_config(o);
+  const std::string out = dir_.file("translators.yaml");
+  RunResult r =
+      kaisha({"agents", "--config", cfg, "--generate", "法律文書の翻訳 (legal translation) 🌐", "--out", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  json line = json::parse(r.out);
+  EXPECT_EQ(line["status"], "written");
+  EXPECT_EQ(line["attempts"], 2);
+  EXPECT_EQ(line["tokens_in"], 1800);
+  EXPECT_EQ(line["tokens_out"], 700);
+  EXPECT_GT(line["usd"].get<double>(), 0.0);
+  // The second request carried the loader's own error for the first answer.
+  const auto fixed = by_rule("fixed");
+  ASSERT_EQ(fixed.size(), 1u);
+  EXPECT_NE(fixed[0].dump().find("unknown tool or agent 'translate_everything'"), std::string::npos) << fixed[0].dump();
+  const auto first = by_rule("first");
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_NE(first[0].dump().find("legal translation"), std::string::npos) << first[0].dump();
+  // What was written is what `kaisha agents --library` accepts.
+  RunResult check = kaisha({"agents", "--library", out});
+  ASSERT_EQ(check.exit_code, 0) << check.describe();
+  EXPECT_NE(check.out.find("level 2  lead_agent  (1 sub-agents)"), std::string::npos) << check.out;
+  // It never replaces a file.
+  RunResult again = kaisha({"agents", "--config", cfg, "--generate", "anything", "--out", out});
+  EXPECT_EQ(again.exit_code, 2) << again.describe();
+  EXPECT_NE(again.err.find(out + " exists"), std::string::npos) << again.err;
+}
+
+TEST_F(E2eTest, AgentsGenerateGivesUpAfterItsAttemptsAndWritesNothing) {
+  start_mock(R"(
+rules:
+  - match: { model: ceo-model }
+    reply: { text: "I would rather not write YAML." }
+)");
+  const std::string cfg = write_config();
+  const std::string out = dir_.file("never.yaml");
+  RunResult r = kaisha({"agents", "--config", cfg, "--generate", "a research team", "--out", out, "--attempts", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("no valid library after 2 answers"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(requests_for("ceo-model").size(), 2u);
+  RunResult no_out = kaisha({"agents", "--config", cfg, "--generate", "a research team"});
+  EXPECT_EQ(no_out.exit_code, 2) << no_out.describe();
+  EXPECT_NE(no_out.err.find("needs --out"), std::string::npos) << no_out.err;
 }
 
 }  // namespace
