@@ -14,6 +14,7 @@ int chat_command(const CommonOptions& o);
 int resume_command(const CommonOptions& o, const std::string& only);
 int agents_command(const CommonOptions& o, bool include_fired);
 int agent_library_command(const std::string& path, bool as_json);
+int candidate_pools_command(const CommonOptions& o, const std::string& restore, const std::string& revoke);
 int generate_library_command(const CommonOptions& o, const std::string& description, const std::string& out,
                              int attempts);
 int budget_command(const CommonOptions& o, double raise_expense, double raise_resource);

@@ -84,6 +84,12 @@ int main(int argc, char** argv) {
       "--generate", generate,
       "have the model write a pyramid agent library for this domain (with --out), checked like --library");
   agents->add_option("--out", generate_out, "with --generate: the library file to write (must not exist)");
+  bool pools = false;
+  std::string restore_candidate, revoke_default;
+  agents->add_flag("--pools", pools, "show the pyramid's candidate pools (pruned candidates, defaults, windowed Q)");
+  agents->add_option("--restore-candidate", restore_candidate,
+                     "AGENT:MODEL: put a pruned candidate back in its agent's pool");
+  agents->add_option("--revoke-default", revoke_default, "AGENT: run the agent's whole candidate pool again");
   agents->add_option("--attempts", generate_attempts, "with --generate: answers the model may give (1-10, default 3)")
       ->check(CLI::Range(1, 10));
 
@@ -178,6 +184,8 @@ int main(int argc, char** argv) {
   if (*chat) return chat_command(o);
   if (*resume) return resume_command(o, resume_task);
   if (*agents && !generate.empty()) return generate_library_command(o, generate, generate_out, generate_attempts);
+  if (*agents && (pools || !restore_candidate.empty() || !revoke_default.empty()))
+    return candidate_pools_command(o, restore_candidate, revoke_default);
   if (*agents) return library.empty() ? agents_command(o, all) : agent_library_command(library, o.json);
   if (*budget) return budget_command(o, raise_expense, raise_resource);
   if (*history && commits) return history_commits_command(o, history_task, "commits", 0);

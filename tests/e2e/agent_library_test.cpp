@@ -138,3 +138,71 @@ rules:
 
 }  // namespace
 }  // namespace kaisha::e2e
+
+namespace kaisha::e2e {
+namespace {
+
+// The pools as the pyramid saves them (runtime/pyramid/candidate_pool.hpp):
+// idea_agent's first candidate pruned, writer_agent running its default.
+void save_pools(const std::string& db) {
+  auto st = store::JournalStore::open(db);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  const json idea = json::parse(R"({"verdicts": {"openai:small": [false, false, false, false, false],
+                                                 "openai:big": [true, true, false, true, true]},
+                                    "answered": [], "pruned": ["openai:small"], "default": ""})");
+  const json writer = json::parse(R"({"verdicts": {"ollama:qwen3:8b": [true, true, true, true, true]},
+                                      "answered": [], "pruned": [], "default": "ollama:qwen3:8b"})");
+  ASSERT_TRUE((*st)->save_state({"pyramid", "pool/idea_agent", idea, "", "outcome 7", 1}).ok());
+  ASSERT_TRUE((*st)->save_state({"pyramid", "pool/writer_agent", writer, "", "outcome 9", 2}).ok());
+  ASSERT_TRUE((*st)->save_state({"pyramid", "idea_agent", json{{"q", 0.7}, {"audits", 5}}, "", "outcome 7", 3}).ok());
+}
+
+TEST_F(E2eTest, AgentsPoolsShowsThePoolsAndUndoesAPruneOrADefaultByHand) {
+  save_pools(db());
+  RunResult shown = kaisha({"agents", "--db", db(), "--pools", "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.describe();
+  json pools = json::parse(shown.out)["pools"];
+  ASSERT_EQ(pools.size(), 2u) << "only the pools, not the quality scores";
+  EXPECT_EQ(pools[0]["agent"], "idea_agent");
+  EXPECT_EQ(pools[0]["pruned"], json::array({"openai:small"}));
+  EXPECT_DOUBLE_EQ(pools[0]["windowed_q"]["openai:big"].get<double>(), 0.8);
+  EXPECT_EQ(pools[1]["default"], "ollama:qwen3:8b");
+
+  RunResult restored = kaisha({"agents", "--db", db(), "--restore-candidate", "idea_agent:openai:small"});
+  ASSERT_EQ(restored.exit_code, 0) << restored.describe();
+  EXPECT_NE(restored.out.find("idea_agent: restored candidate openai:small"), std::string::npos) << restored.out;
+  RunResult revoked = kaisha({"agents", "--db", db(), "--revoke-default", "writer_agent"});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.describe();
+
+  // Each undo is a new version of the pool, saying what was undone; the pyramid reads the latest.
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto versions = j->state_versions("pyramid", "pool/idea_agent");
+  ASSERT_TRUE(versions.ok()) << versions.error().message;
+  ASSERT_EQ(versions->size(), 2u);
+  EXPECT_EQ(versions->back().change, "by hand: restored candidate openai:small");
+  EXPECT_EQ(versions->back().value["pruned"], json::array());
+  EXPECT_EQ(versions->back().value["verdicts"]["openai:small"], json::array()) << "its window starts afresh";
+  auto writer = j->state_versions("pyramid", "pool/writer_agent");
+  ASSERT_TRUE(writer.ok());
+  EXPECT_EQ(writer->back().value["default"], "");
+  EXPECT_EQ(writer->back().change, "by hand: revoked default ollama:qwen3:8b");
+
+  // What cannot be undone says why, and changes nothing.
+  RunResult again = kaisha({"agents", "--db", db(), "--restore-candidate", "idea_agent:openai:small"});
+  EXPECT_EQ(again.exit_code, 2) << again.describe();
+  EXPECT_NE(again.err.find("candidate 'openai:small' of agent 'idea_agent' is not pruned"), std::string::npos)
+      << again.err;
+  RunResult unknown = kaisha({"agents", "--db", db(), "--revoke-default", "翻訳_agent"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.describe();
+  EXPECT_NE(unknown.err.find("agent '翻訳_agent' has no candidate pool (agents with one: idea_agent, writer_agent)"),
+            std::string::npos)
+      << unknown.err;
+  RunResult malformed = kaisha({"agents", "--db", db(), "--restore-candidate", "idea_agent"});
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.describe();
+  EXPECT_NE(malformed.err.find("expected AGENT:MODEL"), std::string::npos) << malformed.err;
+  EXPECT_EQ(j->state_versions("pyramid", "pool/idea_agent")->size(), 2u);
+}
+
+}  // namespace
+}  // namespace kaisha::e2e
