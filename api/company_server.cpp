@@ -140,11 +140,16 @@ Result<std::unique_ptr<CompanyServer>> CompanyServer::start(actors::RuntimeOptio
   p.acp = acp::mount_acp(*p.http, *p.company, acp_options);
   telemetry_http::mount_events(*p.http, p.events);
   telemetry_http::mount_metrics(*p.http, *p.metrics);
-  // An operator's raise from the page goes to the served session's ledger, as `kaisha budget --raise-*`.
+  // An operator's raise from the page goes to the ledger of the session it names (the served one's
+  // without per-session budgets), as `kaisha budget --raise-*`.
   actors::CompanySessions* company = p.company.get();
-  p.dashboard = std::make_unique<dashboard::ServiceCompany>(
-      *p.company,
-      [company](const std::string& which, double amount) { return company->runtime().raise_budget(which, amount); });
+  dashboard::ServiceBudgets budgets;
+  budgets.per_session = serve.per_session_budget;
+  budgets.budget = [company](const std::string& session) { return company->session_budget(session); };
+  budgets.raise = [company](const std::string& session, const std::string& which, double amount) {
+    return company->raise_session_budget(session, which, amount);
+  };
+  p.dashboard = std::make_unique<dashboard::ServiceCompany>(*p.company, std::move(budgets));
   // The protocols are served without the page when its files are missing (a partial install).
   if (Status d = mount_company_dashboard(*p.http, *p.dashboard, company_config, p.company->session_id()); !d.ok())
     self->dashboard_error_ = d.error().message;

@@ -295,6 +295,16 @@ void ClusterNode::request(const std::string& node, msg::Envelope envelope, int64
   if (Status s = gateway_.send(node, envelope); !s.ok()) pending_.fail(id, s.error());
 }
 
+void ClusterNode::ask_status(const std::string& node, int64_t timeout_ms, std::function<void(Result<json>)> done) {
+  msg::Envelope env = msg::wrap(msg::StatusRequest{}, {self_.name, "node"}, {node, "node"}, next_id());
+  request(node, std::move(env), timeout_ms, [done = std::move(done)](Result<msg::Envelope> reply) {
+    if (!reply.ok()) return done(reply.error());
+    auto status = msg::unwrap<msg::ClusterStatus>(*reply);
+    if (!status.ok()) return done(status.error());
+    done(std::move(status->status));
+  });
+}
+
 Status ClusterNode::connect_client(const std::string& name, const std::string& endpoint,
                                    const std::string& public_key) {
   if (std::string why = admission()->client_name_refusal(name); !why.empty())
@@ -375,11 +385,12 @@ void ClusterNode::set_status_extra(std::function<json()> extra) {
   status_extra_ = std::move(extra);
 }
 
-void ClusterNode::serve_status(const msg::Envelope& env) {
+void ClusterNode::serve_status(const msg::Envelope& env, bool from_member) {
   auto req = msg::unwrap<msg::StatusRequest>(env);
   if (!req.ok()) return log("bad status request from '" + env.from.node + "': " + req.error().message);
-  if (Status s = connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok())
-    return log("cannot answer the status request of '" + env.from.node + "': " + s.error().message);
+  if (!from_member)
+    if (Status s = connect_client(env.from.node, req->reply_endpoint, req->reply_public_key); !s.ok())
+      return log("cannot answer the status request of '" + env.from.node + "': " + s.error().message);
   std::function<json()> extra;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -559,7 +570,7 @@ void ClusterNode::on_envelope(msg::Envelope env, const transport::Sender& sender
     if (node.empty())
       if (std::string why = client_refusal(env, sender, req->reply_public_key, &kind); !why.empty())
         return refuse(kind, env, why);
-    return serve_status(env);
+    return serve_status(env, !node.empty());
   }
   if (env.type == msg::ReloadRequest::kType) return on_reload_request(env, sender);
   if (env.type == msg::SubmitTask::kType || env.type == msg::CancelTask::kType) {

@@ -163,6 +163,9 @@ class ClusterNode {
   // (node_down still ends it). The envelope carries the same budget to the
   // receiver (Envelope::budget_ms).
   void request(const std::string& node, msg::Envelope envelope, int64_t timeout_ms, PendingRequests::Callback done);
+  // Asks member `node` for its status() (what `kaisha cluster status` shows
+  // of it: its gateway's counters among it); `done` as for request().
+  void ask_status(const std::string& node, int64_t timeout_ms, std::function<void(Result<json>)> done);
 
   // Opens (or reopens) a connection to a client that is not a member, e.g.
   // `kaisha submit`, so replies can reach it. Refuses a node's name; closes
@@ -197,7 +200,9 @@ class ClusterNode {
   void retry_refused_links(int64_t now_ms);
   void send_heartbeats();
   void send_joins();
-  void serve_status(const msg::Envelope& env);
+  // A member's request is answered over the link to it; a client's over a
+  // connection to the address it gave.
+  void serve_status(const msg::Envelope& env, bool from_member);
   void on_reload_request(const msg::Envelope& env, const transport::Sender& sender);
   void serve_reload(const msg::Envelope& env);  // on the ticker thread
   // Answers a request the node does not serve with RequestFailed, at the

@@ -76,6 +76,14 @@ struct CompanySessions::Impl {
     return o->second.host;
   }
 
+  // The host whose budget session `session_id` charges; null when it is not open.
+  std::shared_ptr<CompanyHost> budget_host(const std::string& session_id) {
+    if (session_id.empty() || session_id == main_id || !limits.per_session_budget) return main;
+    std::lock_guard<std::mutex> lock(mu);
+    auto o = open.find(session_id);
+    return o == open.end() ? nullptr : o->second.host;
+  }
+
   void fill(TaskInfo& info) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto p = placed.find(info.id); p != placed.end()) info.conversation = p->second.conversation;
@@ -404,5 +412,17 @@ size_t CompanySessions::open_sessions() const {
 }
 
 CompanyRuntime& CompanySessions::runtime() { return impl_->main->runtime(); }
+
+Result<json> CompanySessions::session_budget(const std::string& session_id) {
+  auto host = impl_->budget_host(session_id);
+  if (!host) return Error{"not_found", "session '" + session_id + "' is not open on this server"};
+  return host->budget();
+}
+
+Status CompanySessions::raise_session_budget(const std::string& session_id, const std::string& which, double amount) {
+  auto host = impl_->budget_host(session_id);
+  if (!host) return Error{"not_found", "session '" + session_id + "' is not open on this server"};
+  return host->runtime().raise_budget(which, amount);
+}
 
 }  // namespace kaisha::actors

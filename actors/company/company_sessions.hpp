@@ -76,6 +76,16 @@ class CompanySessions : public company::CompanyService {
   std::optional<company::ProtocolHandle> find_handle(const std::string& protocol, const std::string& handle) override;
   std::vector<company::ProtocolHandle> live_handles(const std::string& protocol, int64_t now_ms, size_t limit) override;
 
+  // The budget session `session_id` charges ("": the default session's), as
+  // budget() gives the default one's: without
+  // SessionLimits::per_session_budget every session's is the one shared
+  // budget. An error "not_found" when that session is not open (never
+  // opened, or closed to make room: its ledger is in the journal).
+  Result<json> session_budget(const std::string& session_id);
+  // An operator's raise of that budget, as CompanyRuntime::raise_budget
+  // (journaled in the session that owns the budget).
+  Status raise_session_budget(const std::string& session_id, const std::string& which, double amount);
+
   // Sessions open now, the default one included.
   size_t open_sessions() const;
   // The default session's company.

@@ -153,7 +153,8 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
   server.route("GET", p + "/info", api->acting([api](const HttpRequest&, HttpResponse& res) {
     res.set_json(200, json{{"session", api->options().host_session},
                            {"strategy", api->company().strategy()},
-                           {"text_included", api->options().include_text}});
+                           {"text_included", api->options().include_text},
+                           {"per_session_budget", api->company().per_session_budget()}});
   }));
   server.route("GET", p + "/agents", api->reading([api](store::JournalStore& s, const HttpRequest&) {
     auto agents = agents_json(s, api->options().host_session);
@@ -188,12 +189,18 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
                                                    query_int(req, "limit", 200)),
                                    id);
                }));
-  server.route("GET", p + "/ledger", api->reading([api](store::JournalStore& s, const HttpRequest&) -> Result<json> {
-    auto points = ledger_json(s, api->options().host_session);
-    if (!points.ok()) return points;
-    (*points)["budget"] = api->company().budget();
-    return points;
-  }));
+  // ?session=S: the budget session S charges (with a budget per session), else the served session's.
+  server.route("GET", p + "/ledger",
+               api->reading([api](store::JournalStore& s, const HttpRequest& req) -> Result<json> {
+                 auto points = ledger_json(s, api->options().host_session);
+                 if (!points.ok()) return points;
+                 const std::string session = query_text(req, "session");
+                 auto budget = api->company().budget(session);
+                 if (!budget.ok()) return budget.error();
+                 if (!session.empty() && api->company().per_session_budget()) (*points)["session"] = session;
+                 (*points)["budget"] = std::move(budget).value();
+                 return points;
+               }));
   server.route("POST", p + "/tasks", api->acting([api](const HttpRequest& req, HttpResponse& res) {
     auto body = json_body(req, res);
     if (!body) return;
@@ -229,13 +236,21 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
     if (!body) return;
     const json& ledger = (*body)["ledger"];
     const json& amount = (*body)["amount"];
+    const json& session = (*body)["session"];  // absent: the served session's budget
     if (!ledger.is_string() || (ledger != "expense" && ledger != "resource"))
       return res.set_error(400, "bad_request", "give the budget to raise as \"ledger\": \"expense\" or \"resource\"");
     if (!amount.is_number() || !(amount.get<double>() > 0) || !std::isfinite(amount.get<double>()))
       return res.set_error(400, "bad_request", "give the increase as \"amount\": a number above 0");
-    if (Status s = api->company().raise_budget(ledger.get<std::string>(), amount.get<double>()); !s.ok())
-      return res.set_error(409, s.error().code, s.error().message);
-    res.set_json(200, json{{"ledger", ledger}, {"amount", amount}, {"budget", api->company().budget()}});
+    if (!session.is_null() && !session.is_string())
+      return res.set_error(400, "bad_request", "give the session whose budget to raise as \"session\": \"<id>\"");
+    const std::string in = session.is_string() ? session.get<std::string>() : std::string();
+    if (Status s = api->company().raise_budget(in, ledger.get<std::string>(), amount.get<double>()); !s.ok())
+      return res.set_error(s.error().code == "not_found" ? 404 : 409, s.error().code, s.error().message);
+    auto budget = api->company().budget(in);
+    res.set_json(200, json{{"ledger", ledger},
+                           {"amount", amount},
+                           {"session", in},
+                           {"budget", budget.ok() ? *budget : json(nullptr)}});
   }));
   return Status::Ok();
 }

@@ -16,11 +16,13 @@
 //   POST /dashboard/api/tasks {"input": ...}  submits a task; 202 {"task": id}
 //   POST /dashboard/api/tasks/ID/cancel       cancels it
 //   POST /dashboard/api/tasks/ID/input {"text": ...}   answers the question it asks
-//   POST /dashboard/api/budget/raise {"ledger": "expense"|"resource", "amount": > 0}
-//                                             raises that budget (journaled); 200 {"budget"}
+//   POST /dashboard/api/budget/raise {"ledger": "expense"|"resource", "amount": > 0, "session"?}
+//                                             raises that budget of the session (the served one's
+//                                             by default; journaled); 200 {"budget"}
 //   GET  /dashboard/api/tasks/ID/tree         its tree, from its strategy's builder
 //   GET  /dashboard/api/tasks/ID/transcript?offset=&limit=   its journaled steps
-//   GET  /dashboard/api/ledger                ledger entries over time, and the budget now
+//   GET  /dashboard/api/ledger?session=       ledger entries over time, and the budget now
+//                                             (the session's, with a budget per session)
 //
 // A task the company runs but has not journaled yet is answered
 // {"task": ID, "pending": true} by tree and transcript; one it does not know

@@ -14,10 +14,12 @@ void place_agents(json& agents, const json& cluster) {
   for (auto& a : agents["agents"]) {
     const std::string name = a.value("name", "");
     auto it = placed.find(name);
-    if (it != placed.end())
+    if (it != placed.end()) {
       a["node"] = it->second;
-    else
-      a["node"] = a.value("role", "") == "employee" ? "" : ceo_node;
+      continue;
+    }
+    a["node"] = ceo_node;
+    if (a.value("role", "") == "employee") a["placed"] = false;
   }
 }
 

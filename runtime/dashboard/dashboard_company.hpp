@@ -19,8 +19,12 @@ class DashboardCompany {
 
   // The strategy its tasks run with ("" when it does not say).
   virtual std::string strategy() const = 0;
-  // GetBudget's view of its ledgers now.
-  virtual json budget() = 0;
+  // GetBudget's view now of the budget session `session` charges ("": the
+  // served session's). An Error "not_found" when it has no such session open.
+  virtual Result<json> budget(const std::string& session) = 0;
+  // Whether each session has a budget of its own (`serve.session_budget:
+  // per_session`); otherwise every session charges one.
+  virtual bool per_session_budget() const { return false; }
   // Whether it holds task `id` now (waiting, running or just ended),
   // journaled or not.
   virtual bool holds_task(const std::string& id) = 0;
@@ -33,10 +37,11 @@ class DashboardCompany {
   virtual Status cancel(const std::string& id) = 0;
   // Answers the question task `id` asks its user.
   virtual Status provide_input(const std::string& id, const std::string& text) = 0;
-  // An operator's raise of the "expense" (USD) or "resource" budget by
-  // `amount` > 0, through the ledger as `kaisha budget --raise-*` does (a
-  // journaled ledger entry of kind "raise"), committed before it returns.
-  virtual Status raise_budget(const std::string& which, double amount) = 0;
+  // An operator's raise of the "expense" (USD) or "resource" budget that
+  // session `session` charges ("": the served session's) by `amount` > 0,
+  // through the ledger as `kaisha budget --raise-*` does (a journaled ledger
+  // entry of kind "raise"), committed before it returns.
+  virtual Status raise_budget(const std::string& session, const std::string& which, double amount) = 0;
 
   // The nodes it runs on: {"cluster": false} for one process; on a cluster
   // {"cluster": true, "node": the CEO node's name, "nodes": [{name, state,

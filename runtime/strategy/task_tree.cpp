@@ -69,6 +69,7 @@ json tree_to_json(const TaskTree& tree) {
            {"children", std::move(kids)}};
   if (!tree.key.empty()) out["key"] = tree.key;
   if (!tree.after.empty()) out["after"] = tree.after;
+  if (!tree.routed.empty()) out["routed"] = tree.routed;
   return out;
 }
 

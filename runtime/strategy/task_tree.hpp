@@ -55,11 +55,16 @@ struct TaskTree {
   int64_t tokens_out = 0;
   double usd = 0;
   int64_t ms = -1;  // wall time from its start to its end; -1 when the journal does not tell
-  // Where the strategy's work is a graph rather than a tree (effgen's
-  // subtasks): the node's own id in it ("" when none) and the keys of the
-  // siblings it waited for, the graph's edges.
+  // Where the strategy's work is a graph (effgen's subtasks, HiVA's agents)
+  // or a tree worth drawing (HALO's search, the pyramid's calls): the node's
+  // own id in it ("" when none) and the keys of the nodes its edges come
+  // from (the subtasks it waited for, the agents that send to it, its parent
+  // search node or caller). The keyed nodes under one unkeyed node form one
+  // drawing. `routed`: those of `after` whose edge carried a message in this
+  // run (HiVA's routing); empty when the strategy does not say.
   std::string key;
   std::vector<std::string> after;
+  std::vector<std::string> routed;
   std::vector<TaskTree> children;
 };
 
@@ -71,7 +76,7 @@ std::string render_tree_text(const TaskTree& tree);
 
 // The tree as JSON: every node an object with label, agent, kind, status,
 // tokens_in, tokens_out, usd, ms (null when not known) and children; and
-// key and after where the node has them.
+// key, after and routed where the node has them.
 nlohmann::json tree_to_json(const TaskTree& tree);
 
 // How a line shows time and money ("850 ms", "2.4 s"; "$0.0123").

@@ -53,7 +53,7 @@ function start(name, args, pattern, env = {}) {
   });
 }
 
-function writeConfig(name, strategy) {
+function writeConfig(name, strategy, { mock = mockUrl, ceo = 'ceo-model', budget } = {}) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const effgen =
@@ -62,23 +62,26 @@ function writeConfig(name, strategy) {
       : '';
   const config =
     `store: ${join(dir, 'kaisha.db')}\n` +
-    'ceo:\n  model: openai:ceo-model\n' +
+    `ceo:\n  model: openai:${ceo}\n` +
     'providers:\n' +
-    `  ollama: { base_url: ${mockUrl}, timeout_ms: 90000 }\n` +
-    `  gemini: { base_url: ${mockUrl}/v1beta, api_key: mock-key, timeout_ms: 90000 }\n` +
-    `  openai: { base_url: ${mockUrl}/v1, api_key: mock-key, timeout_ms: 90000 }\n` +
+    `  ollama: { base_url: ${mock}, timeout_ms: 90000 }\n` +
+    `  gemini: { base_url: ${mock}/v1beta, api_key: mock-key, timeout_ms: 90000 }\n` +
+    `  openai: { base_url: ${mock}/v1, api_key: mock-key, timeout_ms: 90000 }\n` +
     'retry:\n  max_attempts: 1\n' +
     // hashiru: too few resource units to hire a local model (a refusal)
-    `budget:\n  resource_mode: fixed\n  resource_total: ${strategy === 'effgen' ? 400 : 5}\n  expense_total: 2\n` +
+    (budget ||
+      `budget:\n  resource_mode: fixed\n  resource_total: ${strategy === 'effgen' ? 400 : 5}\n  expense_total: 2\n`) +
     'telemetry:\n  traces:\n    include_text: true\n' +
+    // hashiru: each client's session with a budget of its own
+    (strategy === 'hashiru' ? 'serve:\n  session_budget: per_session\n' : '') +
     effgen;
   const path = join(dir, 'config.yaml');
   writeFileSync(path, config);
   return path;
 }
 
-async function startServer(name, strategy, address = '127.0.0.1:0') {
-  const config = servers[name] ? servers[name].config : writeConfig(name, strategy);
+async function startServer(name, strategy, address = '127.0.0.1:0', options = {}) {
+  const config = servers[name] ? servers[name].config : writeConfig(name, strategy, options);
   const env = { KAISHA_HTTP_TOKEN: TOKEN, KAISHA_MODEL: '', KAISHA_DB: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '' };
   const s = await start(name, [KAISHA, 'serve', '--http', address, '--config', config], /MCP at (http:\/\/[^\s]+)\/mcp/, env);
   servers[name] = { url: s.match[1], config, log: s.log, child: s.child };
@@ -113,17 +116,63 @@ async function writeCluster() {
       'retry:\n  max_attempts: 1\n' +
       'budget:\n  resource_mode: fixed\n  resource_total: 400\n  expense_total: 2\n',
   );
-  const [ceo, w1] = [await freePort(), await freePort()];
+  const [ceo, w1, w2] = [await freePort(), await freePort(), await freePort()];
   const yaml =
     `company: ${company}\n` +
     `cluster:\n  allow_plaintext: true\n  seeds: [tcp://127.0.0.1:${ceo}]\n` +
     '  heartbeat_ms: 200\n  suspect_after_ms: 1000\n  down_after_ms: 2000\n  rehire_lost_agents: false\n' +
     'nodes:\n' +
     `  ceo:\n    bind: tcp://127.0.0.1:${ceo}\n    ceo: true\n    models: [cluster-ceo]\n    resource_units: 100\n` +
-    `  w1:\n    bind: tcp://127.0.0.1:${w1}\n    models: [llama3.2]\n    resource_units: 100\n`;
+    `  w1:\n    bind: tcp://127.0.0.1:${w1}\n    models: [llama3.2]\n    resource_units: 100\n` +
+    // listed, never started
+    `  w2:\n    bind: tcp://127.0.0.1:${w2}\n    models: [qwen2.5]\n    resource_units: 50\n`;
   const path = join(dir, 'cluster.yaml');
   writeFileSync(path, yaml);
   return path;
+}
+
+// The load of the scale test: a HASHIRU company whose CEO hires 200 employees
+// in its first turn and asks each of them once in each of the next
+// SCALE_ROUNDS turns, over a mock LLM of its own. Four events per ask and
+// three per hire: about 11,000, more than the 10,000 the server's log holds.
+const SCALE_AGENTS = 200;
+const SCALE_ROUNDS = 13;
+const scaleName = (i) => 'Agent' + String(i).padStart(3, '0');
+
+function writeScaleScript() {
+  const names = Array.from({ length: SCALE_AGENTS }, (_, i) => scaleName(i));
+  const rules = [
+    {
+      name: 'scale-ceo-hires',
+      match: { model: 'scale-ceo', turn: 0 },
+      reply: { tool_calls: names.map((n) => ({ name: 'AgentCreator', arguments: { agent_name: n, base_model: 'gemini-2.0-flash', system_prompt: 'You count.', description: 'Counts' } })) },
+    },
+  ];
+  for (let t = 1; t <= SCALE_ROUNDS; t++)
+    rules.push({
+      name: 'scale-ceo-asks-' + t,
+      match: { model: 'scale-ceo', turn: t },
+      reply: { tool_calls: names.map((n) => ({ name: 'AskAgent', arguments: { agent_name: n, prompt: 'Count to ' + t } })) },
+    });
+  rules.push({ name: 'scale-ceo-answers', match: { model: 'scale-ceo' }, reply: { text: 'Everyone counted.' } });
+  rules.push({ name: 'scale-employee', match: { model: 'gemini-2.0-flash' }, reply: { text: 'counted', usage: { input_tokens: 10, output_tokens: 2 } } });
+  const path = join(work, 'scale-mock.yaml');
+  writeFileSync(path, JSON.stringify({ rules })); // JSON is YAML
+  return path;
+}
+
+// Starts the scale test's server and gives it its task, which runs while the other tests do.
+async function startScaleLoad() {
+  const mock = await start('scale mock', [KAISHA, 'mock-llm', '--script', writeScaleScript(), '--port', '0'], /listening on (http:\/\/[^\s]+)/);
+  const budget = 'budget:\n  resource_mode: fixed\n  resource_total: 100000\n  expense_total: 1000\n';
+  await startServer('scale', 'hashiru', '127.0.0.1:0', { mock: mock.match[1], ceo: 'scale-ceo', budget });
+  const res = await fetch(servers.scale.url + '/dashboard/api/tasks', {
+    method: 'POST',
+    headers: { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ input: 'Everyone counts' }),
+  });
+  assert.equal(res.status, 202, 'the scale task was taken');
+  servers.scale.task = (await res.json()).task;
 }
 
 async function apiGet(server, path) {
@@ -143,9 +192,10 @@ async function waitFor(what, fn, timeoutMs = 30000) {
 }
 
 // A page on `server` signed in with the token, whose console errors are collected.
-async function openPage(server, { token = TOKEN, width = 1280, height = 800 } = {}) {
+async function openPage(server, { token = TOKEN, width = 1280, height = 800, init } = {}) {
   const page = await context.newPage();
   open.add(page);
+  if (init) await page.addInitScript(init);
   await page.setViewportSize({ width, height });
   const errors = [];
   page.on('console', (m) => {
@@ -193,7 +243,7 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const mock = await start('mock', [KAISHA, 'mock-llm', '--script', join(here, 'company.yaml'), '--port', '0'], /listening on (http:\/\/[^\s]+)/);
   mockUrl = mock.match[1];
-  await Promise.all([startServer('effgen', 'effgen'), startServer('hashiru', 'hashiru')]);
+  await Promise.all([startServer('effgen', 'effgen'), startServer('hashiru', 'hashiru'), startScaleLoad()]);
   const profile = join(work, 'chromium-profile');
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -419,6 +469,10 @@ test("cluster: the CEO node's page shows both nodes, the employee on the worker,
   await page.locator('.node-group[data-node=ceo] [data-testid=agent-card][data-role=ceo]').waitFor();
   const age = Number(await w1.locator('[data-testid=heartbeat-age]').getAttribute('data-ms'));
   assert.ok(age >= 0 && age < 2000, `the worker heard from ${age} ms ago`);
+  // The worker's own dropped frames, as it answered the CEO node's status request; the node that never joined.
+  await w1.locator('[data-testid=node-dropped][data-total="0"]').waitFor({ timeout: 20000 });
+  await page.locator('[data-testid=cluster-node][data-name=w2][data-state="never joined"]').waitFor();
+  assert.match(await page.locator('[data-testid=cluster-node][data-name=w2]').textContent(), /never heard from/);
   await noHorizontalOverflow(page);
   await page.screenshot({ path: join(SHOTS, 'cluster-1280x800.png'), fullPage: true });
   // kill -9: the worker vanishes; the panel shows it down, its heartbeat growing stale, its employee lost.
@@ -481,4 +535,113 @@ test('hashiru: the budget is raised from the page, journaled as `kaisha budget -
   assert.match(await page.locator('#raise-error').textContent(), /above 0/);
   assert.ok(Math.abs(budgetNow().total_expense_budget - (before + 1.5)) < 1e-9);
   await finish(p, 'hashiru-budget-raised', { allowErrors: [/400 \(Bad Request\)/] });
+});
+
+test("hiva: the task's graph shows its agents and the edge the task was routed along", async () => {
+  // The HiVA example's scenario (examples/hiva/) on a mock of its own: a task is one forward pass over
+  // source -> aggregator.
+  const examples = join(here, '..', '..', 'examples', 'hiva');
+  const mock = await start('hiva mock', [KAISHA, 'mock-llm', '--script', join(examples, 'scenario.yaml'), '--port', '0'], /listening on (http:\/\/[^\s]+)/);
+  const dir = join(work, 'hiva');
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    `store: ${join(dir, 'kaisha.db')}\nstrategy: hiva\ncost_table: ${join(examples, 'costs.yaml')}\n` +
+      'ceo:\n  model: openai:hiva-4o\nhiva:\n  model: hiva-4o\n  top_k: 2\n' +
+      `providers:\n  openai: { base_url: ${mock.match[1]}/v1, api_key: mock-key, timeout_ms: 90000 }\n` +
+      'retry:\n  max_attempts: 1\nbudget:\n  resource_total: 300\n  expense_total: 1.0\n',
+  );
+  servers.hiva = { config };
+  await startServer('hiva', 'hiva');
+  const p = await openPage(servers.hiva);
+  const { page } = p;
+  await page.locator('#link[data-state=live]').waitFor();
+  await page.fill('#submit-input', 'Write a Python function double(x) that returns twice x.');
+  await page.click('#submit-form button[type=submit]');
+  await page.locator('[data-testid=task-item][data-status=done]').first().waitFor({ timeout: 60000 });
+  const dag = page.locator('[data-testid=dag]');
+  await waitFor('both agents in the graph', async () => (await dag.locator('.dag-node').count()) === 2);
+  const keys = await dag.locator('.dag-node').evaluateAll((ns) => ns.map((n) => n.dataset.key).sort());
+  assert.deepEqual(keys, ['aggregator', 'source']);
+  const edges = await dag.locator('.dag-edge').evaluateAll((ns) => ns.map((n) => `${n.dataset.from}>${n.dataset.to}:${n.dataset.routed || ''}`));
+  assert.deepEqual(edges, ['source>aggregator:true'], 'the one edge, which the task was routed along');
+  assert.match(await dag.locator('figcaption').first().textContent(), /^iteration \d+/);
+  await noHorizontalOverflow(page);
+  await finish(p, 'hiva-graph');
+});
+
+test("hashiru: with a budget per session, a raise from the page raises the chosen task's session's budget", async () => {
+  const s = servers.hashiru;
+  const info = await apiGet(s, '/dashboard/api/info');
+  assert.equal(info.per_session_budget, true);
+  // A client's conversation (an A2A contextId) runs in a session, with a budget, of its own.
+  const sent = await fetch(s.url + '/a2a', {
+    method: 'POST',
+    headers: { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm1', contextId: 'ctx-dashboard', role: 'ROLE_USER', parts: [{ text: 'Tell me about rivers, from a client' }] } },
+    }),
+  });
+  assert.equal(sent.status, 200);
+  const id = (await sent.json()).result.task.id;
+  const row = await waitFor('the client task in the journal', async () => {
+    const t = await apiGet(s, '/dashboard/api/tasks?q=' + encodeURIComponent(id));
+    return t.tasks.length === 1 && t.tasks[0].status === 'done' && t.tasks[0];
+  });
+  assert.notEqual(row.session, info.session, 'the client task ran in a session of its own');
+  const budgetOf = (session) =>
+    JSON.parse(execFileSync(KAISHA, ['budget', '--config', s.config, '--session', session, '--json']).toString()).budget.total_expense_budget;
+  const hostBefore = budgetOf(info.session);
+  const clientBefore = budgetOf(row.session);
+  const p = await openPage(s);
+  const { page } = p;
+  await page.locator(`[data-testid=task-item][data-task="${id}"]`).click();
+  await page.locator(`[data-testid=ledger-session][data-session="${row.session}"]`).waitFor({ timeout: 20000 });
+  const last = page.locator('[data-testid=ledger-expense] [data-testid=ledger-last]');
+  await waitFor("the client session's budget shown", async () => Number(await last.getAttribute('data-total')) === clientBefore);
+  await page.selectOption('#raise-ledger', 'expense');
+  await page.fill('#raise-amount', '0.75');
+  await page.click('#raise-form button[type=submit]');
+  await waitFor('the raised budget on the chart', async () => Math.abs(Number(await last.getAttribute('data-total')) - (clientBefore + 0.75)) < 1e-9);
+  assert.ok(Math.abs(budgetOf(row.session) - (clientBefore + 0.75)) < 1e-9, "kaisha budget shows the client session's raise");
+  assert.equal(budgetOf(info.session), hostBefore, "the served session's budget is unchanged");
+  await finish(p, 'hashiru-session-budget-raised');
+});
+
+test('scale: 200 agents and 10,000 events replay without a main-thread task over 200 ms', async () => {
+  const s = servers.scale;
+  await waitFor('the scale task to end', async () => {
+    const t = await apiGet(s, '/dashboard/api/tasks?q=' + encodeURIComponent(s.task));
+    if (t.tasks.length && t.tasks[0].status !== 'running') return t.tasks[0].status;
+  }, 240000).then((status) => assert.equal(status, 'done'));
+  // The browser's long-task timing, from before the page's own scripts run.
+  const init = () => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  };
+  const p = await openPage(s, { init });
+  const { page } = p;
+  // Opened after the task, the page reads the whole log at once: the server holds its last 10,000 events.
+  await waitFor('every held event read', async () => (await page.locator('#link').getAttribute('data-events')) === '10000', 60000);
+  await waitFor('the 200 employees in the org chart', async () => (await page.locator('[data-testid=agent-card][data-role=employee]').count()) === SCALE_AGENTS, 30000);
+  await page.locator('[data-testid=task-item][data-status=done]').first().waitFor();
+  // The task's outline: thousands of asks, shown a page at a time.
+  const more = page.locator('[data-testid=tree-more]').first();
+  await more.waitFor({ timeout: 30000 });
+  const rows = await page.locator('[data-testid=tree-node]').count();
+  assert.ok(rows <= 400, `the outline shows ${rows} rows at once`);
+  await more.click();
+  await waitFor('the next page of the outline', async () => (await page.locator('[data-testid=tree-node]').count()) > rows);
+  await page.waitForTimeout(1000); // drawing and reloads settle
+  const long = await page.evaluate(() => window.__longTasks);
+  console.log(`scale: ${long.length} long tasks (over 50 ms), longest ${Math.max(0, ...long)} ms: [${long.join(', ')}]`);
+  assert.ok(long.every((ms) => ms <= 200), `main-thread tasks over 200 ms: ${long.filter((ms) => ms > 200).join(', ')} ms`);
+  await noHorizontalOverflow(page);
+  await finish(p, 'scale-200-agents');
 });

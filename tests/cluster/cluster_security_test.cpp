@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <zmq.hpp>
 
@@ -488,6 +490,38 @@ TEST(ClusterSecurity, ARoutingIdOfAnotherNodeTakesNothingOver) {
                                          {"w1", "Poet"}, cl.ceo->next_id()))
                   .ok());
   EXPECT_EQ(ceo_asks(cl, "w1", "Poet", "untouched"), "ok: echo: untouched");
+}
+
+// A member asks another for its status (the dashboard's per-node dropped
+// frames): answered over the link between them, with the other's own gateway
+// counters.
+TEST(ClusterSecurity, ANodeAsksAnotherForItsStatusAndGetsItsDroppedFrames) {
+  ClusterConfig c = cluster_config({node_config("a", {}, 100, true), node_config("b", {"llama3.2"})});
+  auto a = start_node(c, "a");
+  ASSERT_TRUE(a);
+  c.seeds.push_back(Seed{a->endpoint(), ""});
+  auto b = start_node(c, "b");
+  ASSERT_TRUE(eventually([&] { return state_of(*a, "b") == "alive"; }));
+  zmq::context_t ctx;
+  zmq::socket_t junk(ctx, zmq::socket_type::push);
+  junk.set(zmq::sockopt::linger, 1000);
+  junk.connect(b->endpoint());
+  for (int i = 0; i < 3; ++i) junk.send(zmq::buffer(std::string("\xc1 not msgpack")), zmq::send_flags::none);
+  ASSERT_TRUE(eventually([&] { return b->counters().dropped_malformed >= 3; })) << b->status().dump();
+  std::mutex mu;
+  std::optional<Result<json>> answer;
+  a->ask_status("b", 10000, [&](Result<json> r) {
+    std::lock_guard<std::mutex> g(mu);
+    answer = std::move(r);
+  });
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> g(mu);
+    return answer.has_value();
+  }));
+  ASSERT_TRUE(answer->ok()) << answer->error().message;
+  EXPECT_EQ((**answer)["node"], "b");
+  EXPECT_GE((**answer)["gateway"]["dropped_malformed"].get<uint64_t>(), 3u) << (**answer).dump();
+  EXPECT_EQ(a->counters().dropped_malformed, 0u);  // b's, not a's
 }
 
 // Clients submit and read status, under their own names and keys only: a

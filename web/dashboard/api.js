@@ -48,14 +48,24 @@ export async function api(path, { method = 'GET', body } = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const SLICE_MS = 12;
+// A macrotask boundary (a resolved promise would not let the browser draw).
+function yieldToBrowser() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
 
 // The company's events, resumed after a reconnect from the last id seen
 // (Last-Event-ID). An id is "<epoch>-<n>"; a new epoch means the server
 // restarted and its in-memory log began again: onEpoch() lets the page
 // reload what it shows from the journal-backed endpoints.
 export class EventStream {
-  constructor({ onEvent, onState, onMissed, onEpoch }) {
+  constructor({ onEvent, onBatch, onState, onMissed, onEpoch }) {
     this.onEvent = onEvent;
+    this.onBatch = onBatch; // after each slice of events handed on
     this.onState = onState;
     this.onMissed = onMissed;
     this.onEpoch = onEpoch;
@@ -102,18 +112,32 @@ export class EventStream {
     }
   }
 
+  // Events come in chunks of any size: a reconnect replays the whole log
+  // (up to 10,000 events) at once. They are handed on in slices of a few
+  // milliseconds, yielding to the browser between slices, so that the page
+  // never holds the main thread long while a backlog is read.
   async read(body) {
     const reader = body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer = (buffer + value).replace(/\r\n?/g, '\n');
+      buffer += value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value;
+      let start = 0;
       let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        this.dispatch(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
+      let sliceStart = performance.now();
+      while ((end = buffer.indexOf('\n\n', start)) >= 0) {
+        this.dispatch(buffer.slice(start, end));
+        start = end + 2;
+        if (performance.now() - sliceStart > SLICE_MS) {
+          if (this.onBatch) this.onBatch();
+          await yieldToBrowser();
+          if (this.stopped) return;
+          sliceStart = performance.now();
+        }
       }
+      buffer = buffer.slice(start);
+      if (this.onBatch) this.onBatch();
     }
   }
 

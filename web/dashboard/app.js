@@ -32,6 +32,7 @@ const state = {
   budgetWarned: false,
   tasksRetries: 0,
   unlisted: new Set(), // tasks seen starting, not in the list yet
+  events: 0, // events read from the stream since the page opened
 };
 
 // ---- drawing, batched ----------------------------------------------------
@@ -41,17 +42,31 @@ function mark(...parts) {
   parts.forEach((p) => dirty.add(p));
   if (!frame) frame = requestAnimationFrame(draw);
 }
+// The parts in the order they are drawn. A frame that has taken FRAME_MS
+// leaves the rest to the next one, so that a large company's panels (200
+// agent cards, a long task's outline, thousands of ledger entries) are not
+// all drawn in one long task.
+const PARTS = {
+  stream: () => ($('link').dataset.events = String(state.events)),
+  tasks: () => drawTasks(),
+  task: () => drawTask(),
+  alerts: () => drawAlerts(),
+  ledger: () => drawLedger(),
+  cluster: () => renderCluster($('cluster'), $('cluster-note'), state.cluster),
+  transcript: () => drawTranscript(),
+  org: () => renderOrg($('org'), state.agents, $('org-count')),
+};
+const FRAME_MS = 30;
 function draw() {
   frame = 0;
-  const parts = new Set(dirty);
-  dirty.clear();
-  if (parts.has('org')) renderOrg($('org'), state.agents, $('org-count'));
-  if (parts.has('cluster')) renderCluster($('cluster'), $('cluster-note'), state.cluster);
-  if (parts.has('task')) drawTask();
-  if (parts.has('transcript')) drawTranscript();
-  if (parts.has('ledger')) drawLedger();
-  if (parts.has('alerts')) drawAlerts();
-  if (parts.has('tasks')) drawTasks();
+  const start = performance.now();
+  for (const [part, drawPart] of Object.entries(PARTS)) {
+    if (!dirty.has(part)) continue;
+    if (performance.now() - start > FRAME_MS) break;
+    dirty.delete(part);
+    drawPart();
+  }
+  if (dirty.size) frame = requestAnimationFrame(draw);
 }
 
 // ---- loading, coalesced --------------------------------------------------
@@ -69,6 +84,7 @@ const loaders = {
     if (state.query) q.set('q', state.query);
     state.tasks = await api('/dashboard/api/tasks?' + q);
     if (!state.selected && state.tasks.tasks.length) select(state.tasks.tasks[0].id, false);
+    if (state.ledger && budgetSession() && state.ledger.session !== budgetSession()) schedule('ledger', 0);
     // A task that started may not be journaled yet, and a slow one sends no
     // further event for a while: look again shortly, a bounded number of times.
     for (const t of state.tasks.tasks) state.unlisted.delete(t.id);
@@ -102,7 +118,10 @@ const loaders = {
     }
   },
   async ledger() {
-    state.ledger = await api('/dashboard/api/ledger');
+    const session = budgetSession();
+    const l = await api('/dashboard/api/ledger' + (session ? '?session=' + encodeURIComponent(session) : ''));
+    if (session !== budgetSession()) return schedule('ledger', 0); // another task chosen meanwhile
+    state.ledger = l;
     checkBudget();
     mark('ledger');
   },
@@ -115,13 +134,27 @@ function schedule(part, delay = 250) {
     part,
     setTimeout(async () => {
       timers.delete(part);
+      const start = performance.now();
       try {
         await loaders[part]();
       } catch (e) {
         failed(e);
       }
+      const end = performance.now();
+      pace.until = Math.max(pace.until, end + PACE * (end - start));
     }, delay),
   );
+}
+
+// Reloads that events ask for are paced by what the last ones cost: after a
+// load that took T ms, the next such reload waits until 19 T have passed,
+// so that the larger a task's tree or ledger grows, the less often it is
+// asked for (under a steady stream of events, about one twentieth of the
+// time). Opening the page, choosing a task and acting are never held back.
+const PACE = 19;
+const pace = { until: 0 };
+function follow(part, delay) {
+  schedule(part, Math.max(delay, pace.until - performance.now()));
 }
 function reloadAll() {
   for (const part of Object.keys(loaders)) schedule(part, 0);
@@ -141,6 +174,7 @@ function select(id, byUser) {
   state.transcript = { task: '', steps: [], total: 0, text: false };
   schedule('tree', 0);
   if (state.tab === 'transcript') schedule('transcript', 0);
+  if (state.info && state.info.per_session_budget) schedule('ledger', 0);
   mark('task', 'tasks', 'transcript');
 }
 
@@ -162,7 +196,7 @@ function drawTask() {
   $('task-status').dataset.status = status;
   $('task-input').textContent = row ? row.input : state.selected ? state.selected : 'No task yet: submit one below.';
   renderDag($('dag'), tree && tree.tree, status);
-  renderTree($('tree'), tree && tree.tree);
+  renderTree($('tree'), tree && tree.tree, tree ? tree.task : '');
 }
 
 function stepText(step) {
@@ -220,8 +254,20 @@ function drawLedger() {
   if (!l) return;
   const b = l.budget || {};
   const pts = (name) => l.points.filter((p) => p.ledger === name && p.session === l.session);
+  $('ledger-session').textContent = state.info && state.info.per_session_budget ? 'session ' + l.session : '';
+  $('ledger-session').dataset.session = l.session || '';
   renderLedger($('ledger-expense'), { title: 'Expense ($)', points: pts('expense'), total: b.expense_budget_enabled === false ? 0 : b.total_expense_budget, used: b.current_expense, money: true });
   renderLedger($('ledger-resource'), { title: 'Resource units', points: pts('resource'), total: b.resource_budget_enabled === false ? 0 : b.total_resource_budget, used: b.current_resource_usage, money: false });
+}
+
+// With a budget per session (serve.session_budget: per_session), the ledgers
+// shown and raised are those of the chosen task's session; otherwise the
+// one budget every session charges.
+function budgetSession() {
+  if (!state.info || !state.info.per_session_budget) return '';
+  const row = selectedRow();
+  if (row && row.session) return row.session;
+  return state.tree && state.tree.task === state.selected && state.tree.session ? state.tree.session : '';
 }
 
 function checkBudget() {
@@ -286,7 +332,8 @@ async function raiseBudget(ev) {
   const amount = Number($('raise-amount').value);
   $('raise-error').hidden = true;
   try {
-    await api('/dashboard/api/budget/raise', { method: 'POST', body: { ledger, amount } });
+    const session = state.ledger && state.info && state.info.per_session_budget ? state.ledger.session : '';
+    await api('/dashboard/api/budget/raise', { method: 'POST', body: session ? { ledger, amount, session } : { ledger, amount } });
     $('raise-amount').value = '';
     state.budgetWarned = false;
     schedule('ledger', 0);
@@ -363,20 +410,21 @@ const LEDGER_KINDS = new Set(['usage', 'answer', 'hire', 'fire', 'refusal', 'led
 const ENDS = { final: 'done', canceled: 'canceled' };
 
 function onEvent(e) {
+  state.events++;
   const kind = e.event;
   if (kind === 'task') {
     state.live.set(e.task, 'running');
     state.unlisted.add(e.task);
     if (state.follow) select(e.task, false);
-    schedule('tasks', 300);
+    follow('tasks', 300);
   }
   if (e.task && e.task === state.selected) {
-    schedule('tree', 500);
-    if (state.tab === 'transcript') schedule('transcript', 800);
+    follow('tree', 500);
+    if (state.tab === 'transcript') follow('transcript', 800);
   }
-  if (AGENT_KINDS.has(kind)) schedule('agents', 600);
-  if (CLUSTER_KINDS.has(kind)) schedule('cluster', 300);
-  if (LEDGER_KINDS.has(kind)) schedule('ledger', 600);
+  if (AGENT_KINDS.has(kind)) follow('agents', 600);
+  if (CLUSTER_KINDS.has(kind)) follow('cluster', 300);
+  if (LEDGER_KINDS.has(kind)) follow('ledger', 600);
   if (kind === 'refusal') alert_('refusal', /budget/i.test(e.text) ? 'bad' : 'warn', e);
   if (kind === 'input_required') {
     state.live.set(e.task, 'input_required');
@@ -387,14 +435,15 @@ function onEvent(e) {
   if (ended) {
     state.live.set(e.task, ended);
     if (ended === 'failed') alert_('failed', 'bad', e);
-    for (const part of ['tasks', 'tree', 'ledger', 'agents']) schedule(part, 150);
-    if (state.tab === 'transcript') schedule('transcript', 150);
+    for (const part of ['tasks', 'tree', 'ledger', 'agents']) follow(part, 150);
+    if (state.tab === 'transcript') follow('transcript', 150);
     mark('tasks', 'task', 'alerts');
   }
 }
 
 const stream = new EventStream({
   onEvent,
+  onBatch: () => mark('stream'),
   onState(s) {
     const link = $('link');
     link.dataset.state = s === 'live' ? 'live' : s === 'retry' ? 'retry' : 'off';

@@ -1,11 +1,25 @@
-// The cluster panel: each node of the cluster the company runs on, its state,
-// how long ago the CEO node last heard from it, its resource units and the
-// agents placed on it, and the frames the CEO node's gateway dropped, by
-// reason. A company in one process says so in one line.
+// The cluster panel: each node of the cluster the company runs on (those
+// cluster.yaml lists that never joined too), its state, how long ago the CEO
+// node last heard from it, its resource units, the frames its gateway
+// dropped, by reason, and the agents placed on it. A company in one process
+// says so in one line.
 import { el, replaceKids, duration } from './dom.js';
+
+function droppedTotal(d) {
+  return Object.values(d || {}).reduce((sum, v) => sum + (Number(v) || 0), 0);
+}
+
+function droppedText(d) {
+  if (!d) return 'dropped frames not known yet';
+  const total = droppedTotal(d);
+  if (!total) return 'no dropped frames';
+  const reasons = Object.entries(d).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`);
+  return `${total} dropped frames (${reasons.join(', ')})`;
+}
 
 function heard(n) {
   if (n.self) return 'this node';
+  if (n.state === 'never joined') return 'never heard from';
   if (n.heartbeat_age_ms === null || n.heartbeat_age_ms === undefined) return 'never heard from';
   return 'heard ' + duration(n.heartbeat_age_ms) + ' ago';
 }
@@ -26,6 +40,13 @@ function nodeCard(n) {
       { class: 'muted' },
       el('span', { 'data-testid': 'heartbeat-age', 'data-ms': n.self ? '' : n.heartbeat_age_ms ?? '', text: heard(n) }),
       units ? ' · ' + units : '',
+      n.state === 'never joined'
+        ? null
+        : el('span', {
+            'data-testid': 'node-dropped',
+            'data-total': n.dropped_frames ? String(droppedTotal(n.dropped_frames)) : '',
+            text: ' · ' + droppedText(n.dropped_frames),
+          }),
     ),
     n.agents.length
       ? el(
@@ -48,8 +69,10 @@ export function renderCluster(root, noteNode, c) {
   }
   const alive = c.nodes.filter((n) => n.state === 'alive').length;
   noteNode.textContent = `${alive} of ${c.nodes.length} nodes alive`;
-  const dropped = Object.entries(c.dropped_frames || {}).filter(([, v]) => v > 0);
-  const total = dropped.reduce((sum, [, v]) => sum + v, 0);
+  // Every node's that is known (the CEO node's own when no other answered yet).
+  const known = c.nodes.filter((n) => n.dropped_frames);
+  const total = known.length ? known.reduce((sum, n) => sum + droppedTotal(n.dropped_frames), 0) : droppedTotal(c.dropped_frames);
+  const byNode = known.filter((n) => droppedTotal(n.dropped_frames) > 0).map((n) => `${n.name} ${droppedTotal(n.dropped_frames)}`);
   replaceKids(
     root,
     el('div', { class: 'cluster-nodes' }, c.nodes.map(nodeCard)),
@@ -57,7 +80,7 @@ export function renderCluster(root, noteNode, c) {
       class: 'muted',
       'data-testid': 'dropped-frames',
       'data-total': total,
-      text: total ? 'Dropped frames: ' + dropped.map(([k, v]) => `${k} ${v}`).join(', ') : 'No dropped frames.',
+      text: total ? 'Dropped frames: ' + (byNode.length ? byNode.join(', ') : total) : 'No dropped frames.',
     }),
   );
 }

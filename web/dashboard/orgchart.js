@@ -21,9 +21,9 @@ function card(a) {
   const model = a.model ? a.model : a.role;
   return el(
     'div',
-    { class: 'agent', 'data-testid': 'agent-card', dataset: { role: a.role || '', state: a.state || '', name: a.name || '' } },
+    { class: 'agent', 'data-testid': 'agent-card', 'data-placed': a.placed === false ? 'false' : null, dataset: { role: a.role || '', state: a.state || '', name: a.name || '' } },
     el('div', { class: 'agent-name', text: a.name }),
-    el('div', { class: 'agent-meta', text: [a.role, a.state !== 'active' && a.state !== 'hired' ? a.state : '', model].filter(Boolean).join(' · ') }),
+    el('div', { class: 'agent-meta', text: [a.role, a.state !== 'active' && a.state !== 'hired' ? a.state : '', a.placed === false ? 'not placed' : '', model].filter(Boolean).join(' · ') }),
     el(
       'div',
       { class: 'agent-nums' },

@@ -49,6 +49,10 @@ class HaloTree {
            (n.answer.empty() ? "" : ": " + short_text(n.answer, 60));
   }
 
+  static std::string search_key(int64_t subtask, int64_t node) {
+    return "s" + std::to_string(subtask) + "." + std::to_string(node);
+  }
+
   Id subtask_node(int64_t k) {
     auto it = subtasks_.find(k);
     return it == subtasks_.end() ? TreeBuilder::kRoot : it->second;
@@ -87,6 +91,7 @@ class HaloTree {
       current_ = k;
       subtasks_[k] =
           add(TreeBuilder::kRoot, "subtask " + std::to_string(k) + ": " + text_field(p, "text"), "subtask", s);
+      b_.node(subtasks_[k]).key = search_key(k, 0);  // the search's root, drawn as the subtask
     } else if (e == "roles") {
       std::string names;
       for (const json& r : field(p, "roles"))
@@ -103,7 +108,11 @@ class HaloTree {
         n.answer = text_field(c, "answer");
         if (const json& v = field(c, "value"); v.is_number()) n.value = v.get<double>();
         n.id = add(under, n.role, "agent", s, n.role);
-        nodes_[{k, int_field(c, "node", -1)}] = n;
+        const int64_t node = int_field(c, "node", -1);
+        // The search tree as a drawing: each node under its parent (the subtask for the root's children).
+        b_.node(n.id).key = search_key(k, node);
+        b_.node(n.id).after = {search_key(k, under == subtask_node(k) ? 0 : parent.second)};
+        nodes_[{k, node}] = n;
       }
     } else if (e == "backpropagated") {
       for (const json& u : field(p, "updates")) {

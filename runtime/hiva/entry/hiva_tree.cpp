@@ -32,12 +32,15 @@ void add_graph(TreeBuilder& b, Id under, const json& data) {
     if (data.contains(key) && data[key].is_array())
       for (const json& a : data[key])
         if (a.is_string()) (std::string(key) == "executed" ? ran : skipped).insert(a.get<std::string>());
-  std::map<std::string, std::vector<std::string>> out;
+  std::map<std::string, std::vector<std::string>> out, in, routed_in;
   if (graph.contains("edges") && graph["edges"].is_array())
     for (const json& e : graph["edges"]) {
       const std::string from = text_field(e, "from"), to = text_field(e, "to");
       if (from.empty() || to.empty()) continue;
-      out[from].push_back(to + (routed.count(edge_key(from, to)) ? "*" : ""));
+      const bool carried = routed.count(edge_key(from, to)) > 0;
+      out[from].push_back(to + (carried ? "*" : ""));
+      in[to].push_back(from);
+      if (carried) routed_in[to].push_back(from);
     }
   if (!graph.contains("agents") || !graph["agents"].is_array()) return;
   for (const json& a : graph["agents"]) {
@@ -53,6 +56,9 @@ void add_graph(TreeBuilder& b, Id under, const json& data) {
     n.label = label;
     n.agent = id;
     n.kind = "agent";
+    n.key = id;  // the iteration's graph: its agents and the edges into each
+    n.after = in[id];
+    n.routed = routed_in[id];
     if (skipped.count(id) || (!ran.empty() && !ran.count(id))) n.status = "skipped";
     b.add(under, std::move(n));
   }

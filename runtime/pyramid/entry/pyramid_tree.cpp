@@ -106,6 +106,9 @@ class PyramidTree {
     TaskTree n;
     n.kind = "call";
     n.agent = s.agent;
+    // The call tree as a drawing: each call after the call that made it.
+    n.key = "call " + std::to_string(call);
+    if (parent != calls_.end()) n.after = {"call " + std::to_string(parent->first)};
     n.label = s.agent + ": \"" + short_text(text_field(s.payload, "input"), 60) + "\"";
     n.status = "unanswered";
     if (const std::string branch = text_field(s.payload, "branch"); !branch.empty()) n.label += " [" + branch + "]";

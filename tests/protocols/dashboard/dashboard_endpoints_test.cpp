@@ -62,11 +62,26 @@ class DashboardEndpointsTest : public store::testing::TempDirTest {
   }
 
   testing::FakeCompanyService company_;
-  std::vector<std::pair<std::string, double>> raises_;
-  ServiceCompany view_{company_, [this](const std::string& which, double amount) {
-                         raises_.emplace_back(which, amount);
-                         return Status::Ok();
-                       }};
+  struct Raise {
+    std::string session, which;
+    double amount;
+  };
+  std::vector<Raise> raises_;
+  ServiceCompany view_{company_, budgets()};
+  ServiceBudgets budgets() {
+    ServiceBudgets b;
+    b.per_session = true;
+    b.budget = [](const std::string& session) -> Result<json> {
+      if (session == "closed") return Error{"not_found", "session 'closed' is not open on this server"};
+      return json{{"of", session}};
+    };
+    b.raise = [this](const std::string& session, const std::string& which, double amount) -> Status {
+      if (session == "closed") return Error{"not_found", "session 'closed' is not open on this server"};
+      raises_.push_back({session, which, amount});
+      return Status::Ok();
+    };
+    return b;
+  }
   std::unique_ptr<protocols::HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
@@ -250,14 +265,46 @@ TEST_F(DashboardEndpointsTest, RaisesABudgetOnlyWithTheTokenAPositiveAmountAndAK
   ASSERT_EQ(ok->status, 200) << ok->body;
   EXPECT_TRUE(json::parse(ok->body).contains("budget"));
   ASSERT_EQ(raises_.size(), 1u);
-  EXPECT_EQ(raises_[0].first, "expense");
-  EXPECT_EQ(raises_[0].second, 1.5);
+  EXPECT_EQ(raises_[0].session, "");
+  EXPECT_EQ(raises_[0].which, "expense");
+  EXPECT_EQ(raises_[0].amount, 1.5);
+}
+
+// With a budget per session, the raise and the ledger's budget are those of the session the page names.
+TEST_F(DashboardEndpointsTest, ARaiseGoesToTheSessionItNames) {
+  const std::string path = "/dashboard/api/budget/raise";
+  auto r =
+      client_->Post(path, kAuth, R"({"ledger": "resource", "amount": 2, "session": "client-1"})", "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["budget"]["of"], "client-1");
+  ASSERT_EQ(raises_.size(), 1u);
+  EXPECT_EQ(raises_[0].session, "client-1");
+  EXPECT_EQ(raises_[0].which, "resource");
+  auto closed =
+      client_->Post(path, kAuth, R"({"ledger": "expense", "amount": 1, "session": "closed"})", "application/json");
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->status, 404) << closed->body;
+  EXPECT_NE(closed->body.find("not open"), std::string::npos) << closed->body;
+  auto bad = client_->Post(path, kAuth, R"({"ledger": "expense", "amount": 1, "session": 7})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400) << bad->body;
+  EXPECT_EQ(raises_.size(), 1u);
+  auto ledger = client_->Get("/dashboard/api/ledger?session=client-1", kAuth);
+  ASSERT_TRUE(ledger);
+  ASSERT_EQ(ledger->status, 200) << ledger->body;
+  const json l = json::parse(ledger->body);
+  EXPECT_EQ(l["session"], "client-1");
+  EXPECT_EQ(l["budget"]["of"], "client-1");
+  auto info = client_->Get("/dashboard/api/info", kAuth);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(json::parse(info->body)["per_session_budget"], true);
 }
 
 TEST(DashboardRaise, ACompanyWithoutARaiseRefusesItSayingSo) {
   testing::FakeCompanyService company;
   ServiceCompany view(company);
-  Status s = view.raise_budget("expense", 1);
+  Status s = view.raise_budget("", "expense", 1);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("cannot be raised"), std::string::npos) << s.error().message;
 }

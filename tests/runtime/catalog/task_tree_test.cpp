@@ -319,6 +319,15 @@ TEST(PyramidTree, CallsNestUnderTheirCallersWithTheirOwnTotals) {
   EXPECT_EQ(stone.status, "failed");
   EXPECT_EQ(lead.children[2].label, "tool dir_list {}");
   EXPECT_EQ(lead.children[2].ms, -1);
+  // Drawn as a graph: each call keyed, with an edge from the call that made it.
+  EXPECT_EQ(lead.key, "call 1");
+  EXPECT_TRUE(lead.after.empty());
+  EXPECT_EQ(river.key, "call 2");
+  EXPECT_EQ(river.after, std::vector<std::string>{"call 1"});
+  EXPECT_EQ(stone.after, std::vector<std::string>{"call 1"});
+  EXPECT_EQ(river.children[1].key, "call 4");
+  EXPECT_EQ(river.children[1].after, std::vector<std::string>{"call 2"});
+  EXPECT_TRUE(river.children[0].key.empty());  // a tool call is not drawn
 }
 
 // A fork's branches and what was merged sit under the call that made it;
@@ -410,6 +419,14 @@ TEST(HaloTree, EachSubtaskHoldsItsSearchWithValuesVisitsAndTheWinningPath) {
   child(sub, "search ended (terminal_success): b");
   child(t, "refined: 川の俳句 🌊");
   expect_valid_labels(t);
+  // Drawn as a tree: the subtask is the search's root, each search node after its parent.
+  EXPECT_EQ(sub.key, "s1.0");
+  EXPECT_EQ(poet.key, "s1.1");
+  EXPECT_EQ(poet.after, std::vector<std::string>{"s1.0"});
+  const TaskTree& deep = child(poet, "Critic [fail, v=0.1 n=0]");
+  EXPECT_EQ(deep.key, "s1.3");
+  EXPECT_EQ(deep.after, std::vector<std::string>{"s1.1"});
+  EXPECT_EQ(tree_to_json(t)["children"][1]["children"][1]["after"], json::array({"s1.0"})) << tree_to_json(t).dump();
 }
 
 TEST(TaskTreeChoice, EveryStrategyThatRunsItsOwnTasksHasABuilder) {
@@ -552,6 +569,7 @@ TEST(TaskTreeJson, KeyAndAfterOnlyWhereSet) {
   EXPECT_FALSE(j.contains("after"));
   EXPECT_EQ(j["children"][0]["key"], "s2");
   EXPECT_EQ(j["children"][0]["after"], json::array({"s1"}));
+  EXPECT_FALSE(j["children"][0].contains("routed"));
   EXPECT_EQ(render_tree_text(root), "task\n└─ s2\n");
 }
 

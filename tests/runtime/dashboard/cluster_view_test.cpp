@@ -38,7 +38,9 @@ TEST(PlaceAgents, PlacedAgentsGetTheirNodeAndTheRestTheCeoNode) {
   EXPECT_EQ(node_of(agents, "CEO"), "ceo");
   EXPECT_EQ(node_of(agents, "planner"), "ceo");
   EXPECT_EQ(node_of(agents, "Ito"), "w1");
-  EXPECT_EQ(node_of(agents, "Gone"), "");  // fired: placement no longer knows where it ran
+  // Fired: placement no longer knows where it ran; shown with the company, on the CEO node.
+  EXPECT_EQ(node_of(agents, "Gone"), "ceo");
+  for (const auto& a : agents["agents"]) EXPECT_EQ(a.value("placed", true), a["name"] != "Gone") << a.dump();
 }
 
 }  // namespace

@@ -230,6 +230,17 @@ TEST(HivaTree, ShowsEachIterationsGraphWithTheRoutedEdgesMarked) {
   EXPECT_NE(text.find("source (source) -> checker_1*, idle_1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("idle_1 (unused) -> aggregator [skipped]"), std::string::npos) << text;
   EXPECT_NE(text.find("checker_1 (検証係) -> aggregator*"), std::string::npos) << text;
+  // The graph as the dashboard draws it: each agent keyed, the edges into it, the routed ones marked.
+  const json j = strategy::tree_to_json(strategy::hiva_tree(task, steps));
+  const json& agents = j["children"][0]["children"];
+  ASSERT_EQ(agents.size(), 4u) << j.dump();
+  EXPECT_EQ(agents[0]["key"], "source");
+  EXPECT_FALSE(agents[0].contains("after"));
+  EXPECT_EQ(agents[1]["key"], "aggregator");
+  EXPECT_EQ(agents[1]["after"], json::array({"checker_1", "idle_1"}));
+  EXPECT_EQ(agents[1]["routed"], json::array({"checker_1"}));
+  EXPECT_EQ(agents[3]["after"], json::array({"source"}));
+  EXPECT_FALSE(agents[3].contains("routed"));
   // Garbage in the journal never throws.
   std::vector<strategy::TaskStep> bad{note(msg::strategy_event_data("hiva", "forward_pass", json{{"graph", 3}})),
                                       note(json::array({1, 2}))};
