@@ -194,6 +194,28 @@ TEST(EditorTools, ACodeRunInTheTerminalPastItsTimeoutIsKilledAndSaysSo) {
                                                          "terminal/output", "terminal/release"}));
 }
 
+TEST(EditorTools, AnEditorThatCannotStartATerminalOrAnswersGarbageGivesAnErrorResult) {
+  auto inner = std::make_shared<RecordingTools>();
+  auto editor = std::make_shared<FakeEditor>();
+  editor->has_terminals = true;
+  editor->terminal_answers = {{"terminal/create", json{{"terminalId", 42}}}};
+  auto tools = wrap_for_editor(inner, editor);
+  company::ToolResult r = call_and_wait(*tools, "PythonSandboxTool", json{{"code", "1"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("no terminalId"), std::string::npos) << r.message;
+  // An exit with neither code nor signal, and output that is not UTF-8.
+  editor->terminal_answers = {{"terminal/create", json{{"terminalId", "t1"}}},
+                              {"terminal/wait_for_exit", json::object()},
+                              {"terminal/output", json{{"output", std::string("ok \xff\xfe")}}},
+                              {"terminal/release", json::object()}};
+  r = call_and_wait(*tools, "PythonSandboxTool", json{{"code", "1"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("stopped by an unknown cause"), std::string::npos) << r.message;
+  EXPECT_EQ(r.output["stdout"].get<std::string>().rfind("ok ", 0), 0u);
+  EXPECT_TRUE(json(r.output["stdout"]).dump().size() > 0) << "valid UTF-8: it serialises";
+  EXPECT_TRUE(inner->ran.empty());
+}
+
 TEST(EditorTools, WithoutTerminalsCodeRunsInKaishasOwnSandbox) {
   auto inner = std::make_shared<RecordingTools>();
   auto editor = std::make_shared<FakeEditor>();
