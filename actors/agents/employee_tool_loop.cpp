@@ -144,8 +144,12 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   s.listening = [progress = deps_.progress] { return progress && progress->listening(); };
   const config::ToolFailureConfig& f = deps_.tool_failures;
   s.retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms};
-  // As of the last sync: the tools the model was offered.
-  s.repeatable = [this](const std::string& tool) { return sourced_tools_->repeatable(tool); };
+  // The tools as they are now: a resumed loop's replayed model calls did not
+  // sync, and it must decide as the first run did.
+  s.repeatable = [this](const std::string& tool) {
+    sync();
+    return sourced_tools_->repeatable(tool);
+  };
   run->driver = std::make_unique<employee::ToolLoopDriver>(std::move(s));
   run->kept = employee::read_kept_steps(run->ask.replay);
   if (run->kept.empty()) return execute(run, run->driver->start());
