@@ -161,6 +161,10 @@ caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
       [=](tool_done_atom, uint64_t id, company::ToolResult& r) {
         if (self->state.tools) self->state.tools->on_tool_done(id, std::move(r));
       },
+      // A tool call's backoff is over (EmployeeToolLoop's delayed_send).
+      [=](tool_atom, uint64_t wait) {
+        if (self->state.tools) self->state.tools->on_wait_over(wait);
+      },
   };
 }
 
@@ -176,6 +180,8 @@ EmployeeDeps employee_deps_from(const config::Config& c, caf::actor model_client
   d.temperature = c.employee.temperature;
   d.stream = c.employee.stream;
   d.call_timeout = model_call_timeout(c);
+  d.tool_failures = c.tools.failures;
+  d.tool_repeatable = c.tools.repeatable;
   return d;
 }
 

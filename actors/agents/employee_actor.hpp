@@ -39,6 +39,7 @@
 #include <caf/actor.hpp>
 
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_health.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
@@ -62,6 +63,12 @@ struct EmployeeDeps {
   caf::actor ledger;                                         // charges the loop's further calls and tool costs
   int max_tool_iterations = 10;
   int max_malformed_tool_calls = 3;
+  // Tools that fail (tools.failures, tools.repeatable): the retry policy and
+  // the breakers' settings, and the tools' health shared with the rest of
+  // the company (null: the employee keeps its own).
+  config::ToolFailureConfig tool_failures;
+  std::vector<std::string> tool_repeatable;
+  std::shared_ptr<company::ToolHealth> tool_health;
 };
 
 // What every employee gets from the company's config (model client, journal,

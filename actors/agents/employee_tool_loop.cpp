@@ -1,5 +1,6 @@
 #include "actors/agents/employee_tool_loop.hpp"
 
+#include <chrono>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -83,6 +84,22 @@ EmployeeToolLoop::EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec 
   sourced_tools_ = std::make_unique<SourcedTools>(
       deps_.tool_sources, deps_.ledger, deps_.tool_costs, [this] { return site_; },
       [grant](const std::string& name, const std::string& origin) { return grant.allows(name, origin); });
+  auto health = deps_.tool_health;
+  if (!health) {
+    // Not given the company's (an employee placed on another node): its own.
+    const config::ToolFailureConfig& f = deps_.tool_failures;
+    company::ToolBreakerSettings b;
+    b.failures_to_open = f.breaker_failures;
+    b.cooldown_ms = f.breaker_cooldown_ms;
+    b.half_open_calls = f.breaker_half_open_calls;
+    health = std::make_shared<company::ToolHealth>(b);
+  }
+  sourced_tools_->handle_failures(SourcedTools::FailureHandling{
+      std::move(health), std::set<std::string>(deps_.tool_repeatable.begin(), deps_.tool_repeatable.end()),
+      [this](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
+        journal_step(deps_.journal,
+                     {ctx.session_id, ctx.task_id, spec_.name, msg::EventKind::note, company::breaker_note(tool, c)});
+      }});
 }
 
 void EmployeeToolLoop::sync() {
@@ -125,6 +142,14 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   s.temperature = deps_.temperature;
   s.max_output_tokens = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
   s.listening = [progress = deps_.progress] { return progress && progress->listening(); };
+  const config::ToolFailureConfig& f = deps_.tool_failures;
+  s.retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms};
+  // The tools as they are now: a resumed loop's replayed model calls did not
+  // sync, and it must decide as the first run did.
+  s.repeatable = [this](const std::string& tool) {
+    sync();
+    return sourced_tools_->repeatable(tool);
+  };
   run->driver = std::make_unique<employee::ToolLoopDriver>(std::move(s));
   run->kept = employee::read_kept_steps(run->ask.replay);
   if (run->kept.empty()) return execute(run, run->driver->start());
@@ -322,11 +347,30 @@ void EmployeeToolLoop::call_model(const std::shared_ptr<Run>& run, driver::CallM
 // The tool the driver names runs here, through the employee's registry (its
 // grant and its sources); where a source runs it is the source's business.
 void EmployeeToolLoop::run_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t) {
+  if (t.delay_ms <= 0) return start_tool(run, t);
+  // A retry's backoff: waited on the actor's clock, the thread free meanwhile.
+  const uint64_t wait = ++next_wait_;
+  waits_[wait] = [this, run, t] {
+    if (!run->delivered) start_tool(run, t);
+  };
+  self_->delayed_send(self_, std::chrono::milliseconds(t.delay_ms), tool_atom::value, wait);
+}
+
+void EmployeeToolLoop::on_wait_over(uint64_t wait) {
+  auto it = waits_.find(wait);
+  if (it == waits_.end()) return;
+  auto then = std::move(it->second);
+  waits_.erase(it);
+  then();
+}
+
+void EmployeeToolLoop::start_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t) {
   const llm::ToolCall* asked = run->driver->tool_call(t.id);
   const llm::ToolCall call = asked ? *asked : llm::ToolCall{"", t.tool, t.arguments};
   const driver::CallId id = t.id;
-  journal(run, msg::EventKind::tool_call,
-          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
+  json asked_json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}};
+  if (const company::Tool* tool = registry_.find(call.name)) asked_json["metadata"] = tool->meta.to_json();
+  journal(run, msg::EventKind::tool_call, std::move(asked_json));
   after_kept(run, [this, run, call, id] {
     emit(run, msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
          json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}, {"agent", spec_.name}});
@@ -340,6 +384,16 @@ void EmployeeToolLoop::run_tool(const std::shared_ptr<Run>& run, const driver::R
     };
     registry_.invoke(call.name, call.arguments, visible_, [this, run, call, id, span](ToolResult r) {
       if (span) telemetry::end_tool_span(*span, r);
+      if (!r.ok && r.output.is_object() && r.output.contains("breaker")) {
+        // Refused at once by the tool's circuit breaker: nothing ran.
+        json refused{{"tool", call.name},
+                     {"call_id", call.id},
+                     {"breaker", r.output["breaker"]},
+                     {"retry_in_ms", r.output.value("retry_in_ms", int64_t{0})}};
+        journal(run, msg::EventKind::refusal, refused);
+        refused["agent"] = spec_.name;
+        emit(run, msg::EventKind::refusal, r.message, std::move(refused));
+      }
       AskStep step{AskStep::Kind::tool, {}, false, call.id, call.name, r.to_json(), run->tool_usd};
       feed(run, driver::ToolRan{id, std::move(r)}, std::move(step));
     });

@@ -19,10 +19,19 @@
 // paid, not charged, journaled or reported again; from the first step not
 // kept it runs as usual, noted as run again — but a tool call there that is
 // not safe to repeat is answered with an error saying so.
+//
+// Tools that fail (tools.failures): the driver asks for a retry as a RunTool
+// with a delay, which waits on the actor's clock (a delayed message, never a
+// sleep) before it runs; the failed attempt is kept as its own step, so a
+// resume neither runs nor charges it again. Every call goes through the
+// company's circuit breakers (SourcedTools::handle_failures): a call an
+// open breaker refuses is journaled and reported as a refusal, and a
+// breaker's change of state is journaled as a note.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -47,6 +56,9 @@ class EmployeeToolLoop {
   void ask(msg::AskRequest ask, std::function<void(msg::AskReply)> reply);
   // A source's tool result (the actor's tool_done_atom message).
   void on_tool_done(uint64_t id, company::ToolResult result);
+  // The wait `wait` before a retried tool call is over (the actor's
+  // (tool_atom, wait) message, sent to itself with a delay).
+  void on_wait_over(uint64_t wait);
 
  private:
   struct Run;
@@ -60,6 +72,7 @@ class EmployeeToolLoop {
   bool replayed(const std::shared_ptr<Run>& run, const driver::Effect& e);
   void call_model(const std::shared_ptr<Run>& run, driver::CallModel c);
   void run_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t);
+  void start_tool(const std::shared_ptr<Run>& run, const driver::RunTool& t);
   void finish(const std::shared_ptr<Run>& run, const driver::Finish& f);
   // Keeps the step waiting to be kept (AskRequest::call), if any.
   void keep_pending(const std::shared_ptr<Run>& run);
@@ -79,6 +92,9 @@ class EmployeeToolLoop {
   std::unique_ptr<SourcedTools> sourced_tools_;
   company::ToolGrant visible_;   // the registry's tools: anything else gets the grant listing
   SourcedTools::CallSite site_;  // of the tool call being started
+  // Retries waiting for their backoff, by wait id: at most one per ask.
+  std::map<uint64_t, std::function<void()>> waits_;
+  uint64_t next_wait_ = 0;
 };
 
 }  // namespace kaisha::actors

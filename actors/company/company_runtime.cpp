@@ -491,6 +491,14 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
   deps.tool_specs = std::move(tool_specs);
   deps.restored_agents = std::move(restored);
   deps.placer = o.placer;
+  {
+    const config::ToolFailureConfig& f = c.tools.failures;
+    company::ToolBreakerSettings b;
+    b.failures_to_open = f.breaker_failures;
+    b.cooldown_ms = f.breaker_cooldown_ms;
+    b.half_open_calls = f.breaker_half_open_calls;
+    deps.tool_health = std::make_shared<company::ToolHealth>(b);
+  }
   // Built-in and created tools (runtime/tools), under the two tool switches.
   auto tool_setup = tools::make_tool_sources(c, deps.tool_specs);
   if (!tool_setup.ok()) return tool_setup.error();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "actors/strategy_kit/driver_runner.hpp"
 #include "actors/strategy_kit/sourced_tools.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
@@ -84,6 +85,7 @@ EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
   if (!d.grant.empty()) {
     d.tool_sources = st.deps.tool_sources;
     d.tool_costs = st.deps.config.tools.costs;
+    d.tool_health = st.deps.tool_health;
     d.ledger = st.deps.ledger;
     d.max_tool_iterations = st.deps.config.employee.max_tool_iterations;
     d.max_malformed_tool_calls = st.deps.config.employee.max_malformed_tool_calls;
@@ -176,6 +178,15 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
                                       [self, tid](double usd) { kit(self).account(tid, {}, usd); }};
       },
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
+  {
+    const auto& r = st.deps.config.tools.repeatable;
+    st.sourced_tools->handle_failures(SourcedTools::FailureHandling{
+        st.deps.tool_health, std::set<std::string>(r.begin(), r.end()),
+        [self](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
+          journal_step(self->state.deps.journal,
+                       {ctx.session_id, ctx.task_id, kCeo, msg::EventKind::note, breaker_note(tool, c)});
+        }});
+  }
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
   st.kit->fail_on_exception([self](const std::string& why) {
     auto calls = std::move(self->state.direct_calls);

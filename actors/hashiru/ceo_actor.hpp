@@ -27,6 +27,7 @@
 #include "actors/agents/employee_placer.hpp"
 #include "runtime/company/chat_client.hpp"
 #include "runtime/company/progress_sink.hpp"
+#include "runtime/company/tool_health.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/cost_table.hpp"
@@ -52,6 +53,9 @@ struct CeoDeps {
   // Tools beyond the HASHIRU six (built-ins, created tools, MCP servers):
   // synced into the CEO's registry before every model call.
   std::vector<std::shared_ptr<company::ToolSource>> tool_sources;
+  // The tools' health and circuit breakers (tools.failures), shared with the
+  // employees; null: none.
+  std::shared_ptr<company::ToolHealth> tool_health;
   // Where employees run; null = in this process (see employee_placer.hpp).
   std::shared_ptr<EmployeePlacer> placer;
   // Memory retrieval before each user turn (hashiru.md §2.8), used when set

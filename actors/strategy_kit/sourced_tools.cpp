@@ -1,6 +1,8 @@
 #include "actors/strategy_kit/sourced_tools.hpp"
 
 #include "actors/caf/atoms.hpp"
+#include "runtime/company/tool_error_class.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/tools/user_tools.hpp"
 
 namespace kaisha::actors {
@@ -18,7 +20,35 @@ struct SourcedTools::Pending {
   std::weak_ptr<company::ToolSource> source;
   std::string made, removed;
   company::ToolCost removed_cost;  // looked up before the deletion
+  // Recorded in the tool's health when it ends (a call that ran).
+  std::string tool;
+  int64_t started_ms = 0;  // steady_ms()
+  int64_t timeout_ms = 0;
 };
+
+namespace {
+
+// ToolCreator's and ToolDeletor's failures are the code or the path they
+// were given: they have no breaker.
+bool has_breaker(const std::string& name) { return name != "ToolCreator" && name != "ToolDeletor"; }
+
+// "Tool `X` was not run: ..." for a call its open breaker refuses.
+ToolResult refused_by_breaker(const std::string& name, const company::ToolAdmission& a) {
+  std::string why;
+  if (a.state == company::BreakerState::open)
+    why = "it failed " + std::to_string(a.consecutive_failures) +
+          " times in a row and is paused (circuit breaker open); it will be tried again in " +
+          std::to_string((a.retry_in_ms + 999) / 1000) + " s. Use another tool or answer without it.";
+  else
+    why = "it is being tried again after failing, by another call; wait for that call or use another tool.";
+  return company::with_error_class(
+      ToolResult::error(
+          "Tool `" + name + "` was not run: " + why,
+          json{{"breaker", std::string(company::breaker_state_name(a.state))}, {"retry_in_ms", a.retry_in_ms}}),
+      company::ToolErrorClass::permanent);
+}
+
+}  // namespace
 
 SourcedTools::SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
                            std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site, AdmitFn admit)
@@ -48,18 +78,27 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
       if (existing && existing->origin != origin) continue;  // name taken by another source
       now.insert(spec.name);
       const company::ToolCost cost = cost_of(*source, spec.name);
+      company::ToolMetadata meta = source->metadata(spec.name);
       if (existing && existing->spec.description == spec.description && existing->spec.parameters == spec.parameters &&
           existing->cost.invoke_expense_cost == cost.invoke_expense_cost &&
-          existing->cost.invoke_resource_cost == cost.invoke_resource_cost)
+          existing->cost.invoke_resource_cost == cost.invoke_resource_cost && existing->meta == meta)
         continue;
       std::weak_ptr<company::ToolSource> weak = source;
       const std::string name = spec.name;
-      company::ToolHandler handler = [this, weak, name, cost](const json& args, ToolDone done) {
+      const int64_t timeout_ms = meta.timeout_ms;
+      company::ToolHandler handler = [this, weak, name, cost, timeout_ms](const json& args, ToolDone done) {
         auto p = weak.lock();
         if (!p) return done(ToolResult::error("Tool `" + name + "` is no longer available."));
-        start(self_, p, name, args, cost, std::move(done));
+        if (failures_.health && has_breaker(name)) {
+          const company::ToolAdmission a = failures_.health->admit(name, steady_ms());
+          if (a.from && failures_.on_breaker)
+            failures_.on_breaker(name, company::BreakerChange{*a.from, a.state, a.consecutive_failures, 0},
+                                 site_().ctx);
+          if (!a.allowed) return done(refused_by_breaker(name, a));
+        }
+        start(self_, p, name, args, cost, std::move(done), timeout_ms);
       };
-      registry.add({std::move(spec), std::move(handler), origin, cost});
+      registry.add({std::move(spec), std::move(handler), origin, cost, std::move(meta)});
     }
     for (const std::string& gone : offered_[origin])
       if (!now.count(gone)) registry.remove(gone);
@@ -68,6 +107,7 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
 }
 
 bool SourcedTools::repeatable(const std::string& name) const {
+  if (failures_.repeatable.count(name)) return true;
   for (const auto& source : sources_) {
     auto it = offered_.find(source->origin());
     if (it != offered_.end() && it->second.count(name)) return source->repeatable(name);
@@ -76,11 +116,15 @@ bool SourcedTools::repeatable(const std::string& name) const {
 }
 
 void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p,
-                         const std::string& name, const json& args, const company::ToolCost& cost, ToolDone done) {
+                         const std::string& name, const json& args, const company::ToolCost& cost, ToolDone done,
+                         int64_t timeout_ms) {
   const uint64_t id = ++next_;
   auto pending = std::make_shared<Pending>();
   pending->done = std::move(done);
   pending->site = site_();
+  pending->tool = name;
+  pending->started_ms = steady_ms();
+  pending->timeout_ms = timeout_ms;
   if (name == "ToolCreator" || name == "ToolDeletor") {
     pending->source = p;
     const std::string tool = args.is_object() ? args.value("name", "") : "";
@@ -97,6 +141,7 @@ void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<com
   auto call = [me, id, weak, name, args, ctx = pending->site.ctx] {
     auto source = weak.lock();
     if (!source) {
+      // Recorded as a failure of the tool: it is gone.
       caf::anon_send(me, tool_done_atom::value, id, ToolResult::error("Tool `" + name + "` is no longer available."));
       return;
     }
@@ -116,6 +161,7 @@ void SourcedTools::start(caf::event_based_actor* self, const std::shared_ptr<com
         if (!held.ok) {
           ToolDone d = std::move(it->second->done);
           pending_.erase(it);
+          if (failures_.health && has_breaker(name)) failures_.health->not_run(name);
           return d(ToolResult::error("Tool `" + name + "` was not run: " + held.error, held.budget.to_json()));
         }
         it->second->held = true;
@@ -130,6 +176,17 @@ void SourcedTools::on_done(uint64_t id, ToolResult result) {
   if (it == pending_.end()) return;
   std::shared_ptr<Pending> p = std::move(it->second);
   pending_.erase(it);
+  if (failures_.health && has_breaker(p->tool)) {
+    // A call the model got wrong says nothing of the tool's health.
+    const auto kind = company::classify_tool_error(result);
+    const int64_t now = steady_ms();
+    if (kind == company::ToolErrorClass::invalid_input) {
+      failures_.health->not_run(p->tool);
+    } else {
+      auto change = failures_.health->record(p->tool, kind.has_value(), now - p->started_ms, now, p->timeout_ms);
+      if (change && failures_.on_breaker) failures_.on_breaker(p->tool, *change, p->site.ctx);
+    }
+  }
   if (p->held) {
     // The tool ran (or tried to): its declared cost is due either way, as a
     // model call that failed after the source answered is.

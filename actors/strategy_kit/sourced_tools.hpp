@@ -13,7 +13,13 @@
 //   - settle the reservation when the result is back;
 //   - charge a tool ToolCreator made with its declared create costs (a
 //     refusal deletes it again and is ToolCreator's answer), and refund the
-//     resource part when ToolDeletor removes one.
+//     resource part when ToolDeletor removes one;
+//   - with failure handling on (handle_failures), refuse at once a call of a
+//     tool whose circuit breaker is open — "Tool `X` was not run: ..." with
+//     output {"breaker": "open", "retry_in_ms"} — and record every call that
+//     ran in the company's ToolHealth, telling `on_breaker` when a breaker
+//     changes state.
+// Each registered tool carries its source's metadata (Tool::meta).
 // Owned by the actor's state; every method runs on the actor's thread.
 #pragma once
 
@@ -28,6 +34,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/company/tool_health.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/config/config.hpp"
@@ -48,6 +55,17 @@ class SourcedTools {
   // Whether the actor may have tool `name` offered by `origin`.
   using AdmitFn = std::function<bool(const std::string& name, const std::string& origin)>;
 
+  // Failure handling (tools.failures): the health and breakers shared by the
+  // company's actors (null: none), tools the config says are safe to repeat
+  // (tools.repeatable), and whom to tell of a breaker's change (may be empty).
+  struct FailureHandling {
+    std::shared_ptr<company::ToolHealth> health;
+    std::set<std::string> repeatable;
+    std::function<void(const std::string& tool, const company::BreakerChange& change,
+                       const company::ToolCallContext& ctx)>
+        on_breaker;
+  };
+
   SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
                std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site, AdmitFn admit = nullptr);
 
@@ -58,8 +76,11 @@ class SourcedTools {
   // A source's answer to call `id` (from the tool_done_atom message).
   void on_done(uint64_t id, company::ToolResult result);
 
+  void handle_failures(FailureHandling f) { failures_ = std::move(f); }
+
   bool empty() const { return sources_.empty(); }
-  // Whether a call of `name` may run again on a resume: its source's say
+  // Whether a call of `name` may run again on a resume, or after a
+  // transient failure: tools.repeatable's or its source's say
   // (ToolSource::repeatable), as of the last sync.
   bool repeatable(const std::string& name) const;
 
@@ -69,7 +90,7 @@ class SourcedTools {
   static economy::ModelCost create_price(const std::string& tool, const company::ToolCost& cost);
   void charge_creation(std::shared_ptr<Pending> p, company::ToolResult result);
   void start(caf::event_based_actor* self, const std::shared_ptr<company::ToolSource>& p, const std::string& name,
-             const json& args, const company::ToolCost& cost, company::ToolDone done);
+             const json& args, const company::ToolCost& cost, company::ToolDone done, int64_t timeout_ms);
 
   std::vector<std::shared_ptr<company::ToolSource>> sources_;
   caf::actor ledger_;
@@ -80,6 +101,7 @@ class SourcedTools {
   uint64_t next_ = 0;
   std::map<uint64_t, std::shared_ptr<Pending>> pending_;
   std::map<std::string, std::set<std::string>> offered_;  // by origin, at the last sync
+  FailureHandling failures_;
 };
 
 }  // namespace kaisha::actors

@@ -140,6 +140,7 @@ class EditorTools : public company::ToolSource {
   std::vector<llm::ToolSpec> specs() const override { return inner_->specs(); }
   company::ToolCost cost(const std::string& name) const override { return inner_->cost(name); }
   bool repeatable(const std::string& name) const override { return inner_->repeatable(name); }
+  company::ToolMetadata metadata(const std::string& name) const override { return inner_->metadata(name); }
   void stop() override { inner_->stop(); }
 
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/company/tool_cost.hpp"
+#include "runtime/company/tool_metadata.hpp"
 #include "runtime/company/tool_result.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/llm/chat.hpp"
@@ -31,6 +32,7 @@ struct Tool {
   ToolHandler handler;
   std::string origin = "builtin";  // "builtin" | "user" | "mcp:<server>"
   ToolCost cost;                   // declared per-call cost; charged by whoever runs the handler
+  ToolMetadata meta;               // its source's say: category, version, timeout
 };
 
 // Which tools an agent may use. An empty optional means "all registered tools".

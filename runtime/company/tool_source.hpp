@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/company/tool_cost.hpp"
+#include "runtime/company/tool_metadata.hpp"
 #include "runtime/company/tool_result.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/json.hpp"
@@ -58,6 +59,15 @@ class ToolSource {
   // a resume (docs/durability.md); otherwise the task is told it was not
   // run again. By default what the tool's spec file says (repeatable_tool).
   virtual bool repeatable(const std::string& name) const { return repeatable_tool(name); }
+  // What kind of tool `name` is, the version of its code and its timeout
+  // (tool_metadata.hpp). By default the category its origin implies,
+  // version 1, no timeout declared. Thread-safe; cheap.
+  virtual ToolMetadata metadata(const std::string& name) const {
+    (void)name;
+    ToolMetadata m;
+    m.category = category_of_origin(origin());
+    return m;
+  }
   // Called once when the company stops, before its actors do, so that calls
   // still running end while their askers can take the answer. Sources with
   // processes or connections end them here; calls after stop() may fail.

@@ -87,6 +87,19 @@ struct ToolCostConfig {
   double invoke_expense_cost = 0;
 };
 
+// tools.failures: what happens when a tool call fails (docs/tools.md,
+// "When a tool fails"): transient errors of tools safe to repeat are retried
+// with a doubling backoff; a tool failing breaker_failures times in a row is
+// refused at once for breaker_cooldown_ms, then tried again.
+struct ToolFailureConfig {
+  int max_attempts = 3;  // calls in all, the first included; 1 = never retried
+  int64_t backoff_ms = 500;
+  int64_t max_backoff_ms = 10000;
+  int breaker_failures = 5;  // 0 = no breaker
+  int64_t breaker_cooldown_ms = 60000;
+  int breaker_half_open_calls = 1;
+};
+
 // hashiru.md §2.4: the reclaimable resource ledger (percentage points of the
 // memory budget) and the non-reclaimable expense ledger (USD).
 struct BudgetConfig {
@@ -185,6 +198,11 @@ struct ToolsConfig {
   bool tools_network = false;                   // Python tools' calls may use the network (never PythonSandboxTool)
   std::vector<std::string> env;                 // host variables created tools may read (credentials)
   std::map<std::string, ToolCostConfig> costs;  // declared per-call costs by tool name
+  ToolFailureConfig failures;
+  // Tools safe to run twice with the same arguments besides those their
+  // spec or server says are (retried when they fail transiently, run again
+  // on a resume): e.g. an MCP server's read-only tools.
+  std::vector<std::string> repeatable;
 };
 
 // The journal's promises on disk and how long it keeps history (docs/durability.md).

@@ -396,8 +396,9 @@ class ConfigParser {
     if (!YamlReader::present(n)) return Status::Ok();
     const std::string p = "tools";
     ToolsConfig& t = c_.tools;
-    if (Status s = r_.expect_section(
-            n, p, {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox", "env", "costs"});
+    if (Status s = r_.expect_section(n, p,
+                                     {"workspace_root", "user_tools_dir", "files", "web", "web_search", "sandbox",
+                                      "env", "costs", "failures", "repeatable"});
         !s)
       return s;
     if (Status s = tool_costs(n["costs"], p + ".costs"); !s) return s;
@@ -449,6 +450,25 @@ class ConfigParser {
       if (Status s = integer(b, q, "max_processes", t.sandbox_max_processes, 1); !s) return s;
       if (Status s = integer(b, q, "disk_mb", t.sandbox_disk_mb, 1); !s) return s;
     }
+    if (const YAML::Node f = n["failures"]; YamlReader::present(f)) {
+      const std::string q = p + ".failures";
+      ToolFailureConfig& x = t.failures;
+      if (Status s = r_.expect_section(f, q,
+                                       {"max_attempts", "backoff_ms", "max_backoff_ms", "breaker_failures",
+                                        "breaker_cooldown_ms", "breaker_half_open_calls"});
+          !s)
+        return s;
+      if (Status s = integer(f, q, "max_attempts", x.max_attempts, 1); !s) return s;
+      if (Status s = integer(f, q, "backoff_ms", x.backoff_ms, 0); !s) return s;
+      if (Status s = integer(f, q, "max_backoff_ms", x.max_backoff_ms, 0); !s) return s;
+      if (Status s = integer(f, q, "breaker_failures", x.breaker_failures, 0); !s) return s;
+      if (Status s = integer(f, q, "breaker_cooldown_ms", x.breaker_cooldown_ms, 0); !s) return s;
+      if (Status s = integer(f, q, "breaker_half_open_calls", x.breaker_half_open_calls, 1); !s) return s;
+      if (x.max_attempts > 10)
+        return r_.error_at(f["max_attempts"], q + ".max_attempts",
+                           "expected at most 10 calls of one tool call, got " + std::to_string(x.max_attempts));
+    }
+    if (Status s = r_.optional_strings(n, p, "repeatable", t.repeatable); !s) return s;
     if (const YAML::Node e = n["env"]; YamlReader::present(e)) {
       const std::string q = p + ".env";
       if (!e.IsSequence()) return r_.error_at(e, q, "expected a list of environment variable names");

@@ -91,6 +91,9 @@ struct RunTool {
   // Set by the runner, not the driver: the traceparent of the call's span,
   // for tools that call out (ToolCallContext::trace); "" = none.
   std::string trace;
+  // Run it only after this many milliseconds (a retry's backoff): the actor
+  // waits on its clock, never on a thread. 0 = at once.
+  int64_t delay_ms = 0;
 };
 
 // Reads the budget (the ledger's GetBudget view).

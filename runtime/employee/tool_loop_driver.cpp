@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/driver/pending_calls.hpp"
 
@@ -119,9 +120,36 @@ Effects ToolLoopDriver::on_tool(const ToolRan& t) {
                          "Tool responded with " + dump_text(result),
                          {{"tool", call->name}, {"result", result}, {"call_id", call->id}, {"agent", agent}},
                          agent});
+  // A copy: asking again adds to asked_, which `call` points into.
+  if (!t.result.ok && retry(out, llm::ToolCall(*call), t.result)) return out;
   conversation_.add_tool_result(*call, result);
   next(out);
   return out;
+}
+
+bool ToolLoopDriver::retry(Effects& out, const llm::ToolCall& call, const company::ToolResult& result) {
+  const auto kind = company::classify_tool_error(result);
+  if (!kind) return false;
+  const bool repeatable = settings_.repeatable && settings_.repeatable(call.name);
+  const auto delay = settings_.retry.retry_after(*kind, repeatable, attempt_);
+  if (!delay) return false;
+  ++attempt_;
+  const std::string& agent = settings_.agent;
+  const std::string error_class(company::tool_error_class_name(*kind));
+  json note{{"tool_retry", call.name},    {"call_id", call.id}, {"attempt", attempt_},
+            {"error_class", error_class}, {"delay_ms", *delay}, {"error", result.message}};
+  out.push_back(journal_step(msg::EventKind::note, note, 0, 0, 0, agent));
+  if (listening()) {
+    note["tool"] = call.name;
+    note["agent"] = agent;
+    out.push_back(Report{msg::EventKind::retry,
+                         "Retrying `" + call.name + "` in " + std::to_string(*delay) + " ms (attempt " +
+                             std::to_string(attempt_) + " of " + std::to_string(settings_.retry.max_attempts) + ", " +
+                             error_class + "): " + result.message,
+                         std::move(note), agent});
+  }
+  run_tool(out, call, *delay);
+  return true;
 }
 
 // The model's tool calls, one after the other in its order (hashiru.md §9
@@ -130,6 +158,11 @@ void ToolLoopDriver::next(Effects& out) {
   if (next_call_ == calls_.size()) return call_model(out);
   const llm::ToolCall& call = calls_[next_call_++];
   ++tool_calls_;
+  attempt_ = 1;
+  run_tool(out, call, 0);
+}
+
+void ToolLoopDriver::run_tool(Effects& out, const llm::ToolCall& call, int64_t delay_ms) {
   const CallId id = ++last_id_;
   asked_.emplace_back(id, call);
   waiting_ = id;
@@ -138,6 +171,7 @@ void ToolLoopDriver::next(Effects& out) {
   run.id = id;
   run.tool = call.name;
   run.arguments = call.arguments;
+  run.delay_ms = delay_ms;
   out.push_back(std::move(run));
 }
 

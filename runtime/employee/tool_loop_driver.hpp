@@ -23,6 +23,13 @@
 // answers. Outcomes of ids it does not wait for, and anything after its
 // Finish, are ignored.
 //
+// A tool call that fails with a transient error (company/tool_error_class.hpp)
+// is asked for again under `retry` when `repeatable` says the tool is safe
+// to run twice: a Journal note {"tool_retry", "call_id", "attempt",
+// "error_class", "delay_ms", "error"}, a Report of kind retry, and a RunTool
+// of the same call with the next id and delay_ms set. Every attempt's result
+// is journaled as a tool_result; the model is given the last one only.
+//
 // On a resume the executor feeds a new driver the outcomes the ask kept
 // (driver/ask_step.hpp) under driver::ResumePolicy, as a strategy's runner
 // does: the driver asks for the same effects with the same ids.
@@ -35,6 +42,7 @@
 #include <vector>
 
 #include "runtime/company/conversation.hpp"
+#include "runtime/company/tool_retry.hpp"
 #include "runtime/driver/driver_effects.hpp"
 #include "runtime/driver/driver_shape.hpp"
 
@@ -51,6 +59,10 @@ struct ToolLoopSettings {
   // Whether anybody listens to progress events (null: nobody): the tool
   // results' events are built only then.
   std::function<bool()> listening;
+  // Failed tool calls tried again (tools.failures); only tools `repeatable`
+  // says are safe to run twice (null: none).
+  company::ToolRetryPolicy retry;
+  std::function<bool(const std::string& tool)> repeatable;
 };
 
 class ToolLoopDriver {
@@ -71,6 +83,9 @@ class ToolLoopDriver {
  private:
   driver::Effects on_answer(const driver::ModelAnswered& a);
   driver::Effects on_tool(const driver::ToolRan& t);
+  // Asks for `call` again after a transient failure, when the policy allows.
+  bool retry(driver::Effects& out, const llm::ToolCall& call, const company::ToolResult& result);
+  void run_tool(driver::Effects& out, const llm::ToolCall& call, int64_t delay_ms);
   // The next tool call of the answer being worked on, or the next model call.
   void next(driver::Effects& out);
   void call_model(driver::Effects& out);
@@ -85,6 +100,7 @@ class ToolLoopDriver {
   bool waiting_model_ = false;             // a CallModel's (else a RunTool's)
   std::vector<llm::ToolCall> calls_;       // of the answer being worked on
   size_t next_call_ = 0;
+  int attempt_ = 1;                                              // of the tool call being run
   std::vector<std::pair<driver::CallId, llm::ToolCall>> asked_;  // every RunTool's call
   int tool_calls_ = 0;
   bool finished_ = false;

@@ -736,27 +736,30 @@ void HivaDriver::update_tool(Effects& out, const std::string& agent) {
     event(o, event::tool_rejected, agent + ": " + utf8::one_line(why, 160), json{{"agent", agent}, {"error", why}});
     semantic_done(o, agent);
   };
-  call_model(out, "tool " + agent, fresh ? HivaPrompt::tool_synthesis : HivaPrompt::tool_refinement, v,
-             setup_.settings.code, [this, agent, description, reject](Effects& o, const Reply& r) {
-               auto code = parse_tool_code(r.text);
-               problem(o, "tool " + agent, code.problem, r);
-               if (!r.ok || code.value.empty()) return reject(o, "no code came back");
-               if (Status s = validate_tool_source(code.value); !s.ok()) return reject(o, s.error().message);
-               const std::string source = code.value;
-               json forbidden = json::array();
-               for (std::string_view m : forbidden_modules()) forbidden.push_back(std::string(m));
-               run_tool(o, kValidateTool, json{{"code", source}, {"forbidden_modules", forbidden}},
-                        [this, agent, description, source, reject](Effects& o2, const company::ToolResult& t) {
-                          if (!t.ok) return reject(o2, t.message);
-                          GraphAgent& g = graph_.agent(agent);
-                          g.tool_code = source;
-                          g.tool_description = description;
-                          ++g.tool_version;
-                          event(o2, event::tool_updated, agent + ": tool v" + std::to_string(g.tool_version),
-                                json{{"agent", agent}, {"version", g.tool_version}, {"code", source}});
-                          semantic_done(o2, agent);
-                        });
-             });
+  call_model(
+      out, "tool " + agent, fresh ? HivaPrompt::tool_synthesis : HivaPrompt::tool_refinement, v, setup_.settings.code,
+      [this, agent, description, reject](Effects& o, const Reply& r) {
+        auto code = parse_tool_code(r.text);
+        problem(o, "tool " + agent, code.problem, r);
+        if (!r.ok || code.value.empty()) return reject(o, "no code came back");
+        if (Status s = validate_tool_source(code.value); !s.ok()) return reject(o, s.error().message);
+        const std::string source = code.value;
+        json forbidden = json::array();
+        for (std::string_view m : forbidden_modules()) forbidden.push_back(std::string(m));
+        run_tool(o, kValidateTool, json{{"code", source}, {"forbidden_modules", forbidden}},
+                 [this, agent, description, source, reject](Effects& o2, const company::ToolResult& t) {
+                   if (!t.ok) return reject(o2, t.message);
+                   GraphAgent& g = graph_.agent(agent);
+                   const std::string previous = g.tool_code.empty() ? "" : company::tool_code_hash(g.tool_code);
+                   // The new version is registered and the one before it kept.
+                   const company::ToolVersion& v = register_tool_version(g, source);
+                   g.tool_description = description;
+                   json data{{"agent", agent}, {"version", v.version}, {"code", source}, {"code_hash", v.code_hash}};
+                   if (!previous.empty()) data["previous_hash"] = previous;
+                   event(o2, event::tool_updated, agent + ": tool v" + std::to_string(g.tool_version), std::move(data));
+                   semantic_done(o2, agent);
+                 });
+      });
 }
 
 // Algorithm 1 runs f_P, then f_G, per agent: the topology step (its

@@ -222,6 +222,17 @@ Result<std::string> BuiltinTools::workspace_for(const std::string& session_id) c
   return view->workspace();
 }
 
+company::ToolMetadata BuiltinTools::metadata(const std::string& name) const {
+  company::ToolMetadata m;
+  if (name == "PythonSandboxTool") {
+    m.category = company::ToolCategory::sandbox;
+    m.timeout_ms = impl_->options.code_limits.wall_timeout_ms;
+  } else if (name == "GetWebsite" || name == "GoogleSearchTool") {
+    m.timeout_ms = impl_->options.web.timeout_ms;
+  }
+  return m;
+}
+
 void BuiltinTools::call(const std::string& name, const json& args, const company::ToolCallContext& ctx, Done done) {
   Impl& d = *impl_;
   if (d.options.switches && !d.options.switches->tool_invocation.load())

@@ -64,6 +64,9 @@ class BuiltinTools : public company::ToolSource {
   std::vector<llm::ToolSpec> specs() const override;
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;
+  // PythonSandboxTool is a sandbox tool with the sandbox's wall clock;
+  // GetWebsite has the web timeout; the others are builtin.
+  company::ToolMetadata metadata(const std::string& name) const override;
 
   // The workspace of `session_id` (created if missing).
   Result<std::string> workspace_for(const std::string& session_id) const;

@@ -39,7 +39,35 @@ struct LoadedTool {
   std::string host_file;   // where the source is
   std::string shown_file;  // how the CEO sees it, e.g. src/tools/user_tools/X.py
   bool shipped = false;    // from the default (read-only) directory
+  std::string code_hash;   // of the source that runs
 };
+
+// Every version of every created tool, kept beside them as JSON (the index's
+// neighbour): {"<name>": [{"version", "code_hash", "code"}, ...], ...}.
+inline const char* kToolVersionsFile = ".kaisha-versions.json";
+
+// A missing file is no versions; an unreadable one too (each tool then
+// starts again at its code on disk), with the reason in `errors`.
+std::map<std::string, company::ToolVersions> load_versions(const std::string& dir, std::vector<std::string>& errors) {
+  std::map<std::string, company::ToolVersions> out;
+  const std::string path = dir + "/" + kToolVersionsFile;
+  if (!fs::exists(path)) return out;
+  auto text = read_text_file(path);
+  json j = text ? json::parse(*text, nullptr, false) : json();
+  if (!j.is_object()) {
+    errors.push_back(path + ": not a JSON object; tool versions start again from the files");
+    return out;
+  }
+  for (const auto& [name, list] : j.items()) {
+    auto v = company::ToolVersions::from_json(list, path + ": " + name);
+    if (!v) {
+      errors.push_back(v.error().message);
+      continue;
+    }
+    out.emplace(name, std::move(v).value());
+  }
+  return out;
+}
 
 std::string str_arg(const json& args, const char* key) {
   auto it = args.find(key);
@@ -109,6 +137,8 @@ struct UserTools::Impl {
   std::map<std::string, LoadedTool> tools;
   std::mutex create_mu;  // one ToolCreator/ToolDeletor at a time
   ToolIndex user_index;  // guarded by create_mu after start
+  // Guarded by mu; written under create_mu.
+  std::map<std::string, company::ToolVersions> versions;
 
   WorkerPool pool;
 
@@ -120,12 +150,22 @@ struct UserTools::Impl {
 
   // Loads both directories: files the index knows unchanged are taken from
   // it, the others are validated in one sandbox run.
+  Status save_versions() const {
+    json j = json::object();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (const auto& [name, v] : versions) j[name] = v.to_json();
+    }
+    return write_atomically(options.user_dir + "/" + kToolVersionsFile, j.dump(1));
+  }
+
   void load_all() {
     struct File {
       fs::path path;
       std::string shown, hash;
       bool shipped;
       std::optional<ValidatedTool> tool;
+      std::string code;
     };
     const ToolIndex shipped_index = ToolIndex::load(options.default_dir);
     std::vector<File> files;
@@ -136,7 +176,12 @@ struct UserTools::Impl {
       const char* prefix = shipped ? kDefaultToolsPrefix : kUserToolsPrefix;
       for (const auto& p : python_files(shipped ? options.default_dir : options.user_dir)) {
         auto code = read_text_file(p.string());
-        File f{p, std::string(prefix) + "/" + p.filename().string(), content_hash(code ? *code : ""), shipped, {}};
+        File f{p,
+               std::string(prefix) + "/" + p.filename().string(),
+               content_hash(code ? *code : ""),
+               shipped,
+               {},
+               shipped ? "" : (code ? *code : "")};
         f.tool = (shipped ? shipped_index : user_index).find(p.filename().string(), f.hash);
         if (!f.tool) {
           to_validate.push_back(files.size());
@@ -158,16 +203,28 @@ struct UserTools::Impl {
       if (!f.shipped) user_index.put(f.path.filename().string(), f.hash, *f.tool);
     }
     if (validated && !to_validate.empty()) (void)user_index.save(options.user_dir);
-    std::lock_guard<std::mutex> lock(mu);
-    for (File& f : files) {
-      if (!f.tool) continue;
-      const std::string name = f.tool->spec.name;
-      if (taken_by_other_source(name) || tools.count(name)) {
-        errors.push_back(f.shown + ": a tool named " + name + " already exists; skipped");
-        continue;
+    auto kept = load_versions(options.user_dir, errors);
+    bool changed = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      versions = std::move(kept);
+      for (File& f : files) {
+        if (!f.tool) continue;
+        const std::string name = f.tool->spec.name;
+        if (taken_by_other_source(name) || tools.count(name)) {
+          errors.push_back(f.shown + ": a tool named " + name + " already exists; skipped");
+          continue;
+        }
+        if (!f.shipped) {
+          // A file written by hand since (or before versions were kept) is its next version.
+          company::ToolVersions& v = versions[name];
+          const int before = v.latest() ? v.latest()->version : 0;
+          changed |= v.add(f.code).version != before;
+        }
+        tools[name] = LoadedTool{std::move(*f.tool), f.path.string(), f.shown, f.shipped, f.hash};
       }
-      tools[name] = LoadedTool{std::move(*f.tool), f.path.string(), f.shown, f.shipped};
     }
+    if (changed) (void)save_versions();
   }
 
   void on_pool(const std::string& tool, Done done, std::function<ToolResult()> work) {
@@ -216,11 +273,16 @@ struct UserTools::Impl {
     if (Status s = write_atomically(host, code); !s) return ToolResult::error("ToolCreator: " + s.error().message);
     user_index.put(name + ".py", content_hash(code), *one);
     (void)user_index.save(options.user_dir);  // a lost index only costs a validation at the next start
+    int version = 1;
     {
       std::lock_guard<std::mutex> lock(mu);
-      tools[name] = LoadedTool{std::move(one).value(), host, shown, false};
+      tools[name] = LoadedTool{std::move(one).value(), host, shown, false, content_hash(code)};
+      // The new code is the next version; the ones before it stay in the versions file.
+      version = versions[name].add(code).version;
     }
-    return ToolResult::success("Tool created successfully", json{{"tool_file_path", shown}, {"tool_name", name}});
+    (void)save_versions();  // lost, the next start counts the file on disk as one version
+    return ToolResult::success("Tool created successfully",
+                               json{{"tool_file_path", shown}, {"tool_name", name}, {"version", version}});
   }
 
   ToolResult delete_tool(const json& args) {
@@ -296,6 +358,33 @@ std::vector<llm::ToolSpec> UserTools::specs() const {
 }
 
 std::vector<std::string> UserTools::load_errors() const { return impl_->errors; }
+
+company::ToolMetadata UserTools::metadata(const std::string& name) const {
+  company::ToolMetadata m;
+  if (name == "ToolCreator" || name == "ToolDeletor") return m;  // builtin, run here
+  m.timeout_ms = impl_->options.limits.wall_timeout_ms;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->tools.find(name);
+  if (it == impl_->tools.end()) {
+    m.category = company::ToolCategory::created;
+    return m;
+  }
+  m.code_hash = it->second.code_hash;
+  if (it->second.shipped) {
+    m.category = company::ToolCategory::sandbox;
+    return m;
+  }
+  m.category = company::ToolCategory::created;
+  if (auto v = impl_->versions.find(name); v != impl_->versions.end() && v->second.latest())
+    m.version = v->second.latest()->version;
+  return m;
+}
+
+company::ToolVersions UserTools::versions(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->versions.find(name);
+  return it == impl_->versions.end() ? company::ToolVersions{} : it->second;
+}
 
 company::ToolCost UserTools::cost(const std::string& name) const {
   std::lock_guard<std::mutex> lock(impl_->mu);

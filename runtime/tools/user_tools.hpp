@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "runtime/company/tool_source.hpp"
+#include "runtime/company/tool_versions.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/sandbox/limits.hpp"
 #include "runtime/tools/tool_switches.hpp"
@@ -66,6 +67,12 @@ class UserTools : public company::ToolSource {
             std::function<void(company::ToolResult)> done) override;
   // The inputSchema's cost keys (hashiru.md §3.3: WeatherApi declares invoke_resource_cost).
   company::ToolCost cost(const std::string& name) const override;
+  // A created tool: category created, the version of its code that runs
+  // (every version is kept: versions()); a shipped one: category sandbox,
+  // version 1. Both with the sandbox's wall clock as timeout.
+  company::ToolMetadata metadata(const std::string& name) const override;
+  // Every version of created tool `name`, oldest first (empty when unknown).
+  company::ToolVersions versions(const std::string& name) const;
 
   // "<file>: <why>" for each tool on disk that did not load at start.
   std::vector<std::string> load_errors() const;

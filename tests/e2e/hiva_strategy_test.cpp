@@ -313,7 +313,7 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
   ASSERT_TRUE(text.ok()) << text.error().message;
   const json graph = json::parse(*text, nullptr, false);
   ASSERT_TRUE(graph.is_object()) << *text;
-  EXPECT_EQ(graph.value("version", 0), 2);
+  EXPECT_EQ(graph.value("version", 0), 3);
 
   const std::string other = dir_.file("other.db");
   RunResult imported = kaisha({"graphs", "--import", file, "--name", "copy", "--db", other});
@@ -335,14 +335,23 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
 
   // A newer format: upgrade kaisha.
   json newer = graph;
-  newer["version"] = 3;
+  newer["version"] = 4;
   const std::string newer_file = dir_.write("newer.json", newer.dump(2));
   RunResult refused = kaisha({"graphs", "--import", newer_file, "--name", "newer", "--db", other});
   EXPECT_EQ(refused.exit_code, 2) << refused.describe();
   EXPECT_NE(
-      refused.err.find(newer_file + ": graph format version 3 is newer than this kaisha reads (2); upgrade kaisha"),
+      refused.err.find(newer_file + ": graph format version 4 is newer than this kaisha reads (3); upgrade kaisha"),
       std::string::npos)
       << refused.describe();
+
+  // A file of the format before tool versions were kept still imports.
+  json older = graph;
+  older["version"] = 2;
+  for (json& a : older["agents"]) a.erase("tool_versions");
+  const std::string older_file = dir_.write("older.json", older.dump(2));
+  RunResult old_import = kaisha({"graphs", "--import", older_file, "--name", "older", "--db", dir_.file("old.db")});
+  EXPECT_EQ(old_import.exit_code, 0) << old_import.describe();
+  EXPECT_EQ(old_import.out, "imported older: 3 agents, 2 edges\n");
 
   // A tool importing os, whoever wrote it, never reaches the sandbox.
   json bad = graph;
@@ -352,6 +361,7 @@ TEST_F(HivaTest, AnExportedGraphImportsIntoAnotherJournalAndBadFilesAreRefused) 
       a["tool_code"] = "import os\n\ndef tool_function(input_data):\n    return os.listdir('/')\n";
       a["tool_description"] = "lists the root";
       a["tool_version"] = 1;
+      a.erase("tool_versions");
       found = true;
     }
   ASSERT_TRUE(found) << graph.dump();

@@ -11,7 +11,7 @@ namespace {
 
 Error refused(std::string why) { return Error{"hiva_graph", std::move(why)}; }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool is_endpoint(std::string_view id) { return id == AgentGraph::kSource || id == AgentGraph::kAggregator; }
 
@@ -21,6 +21,16 @@ void remember_task(GraphAgent& agent, const std::string& task, double success) {
   agent.history.push_back(TaskRecord{utf8::truncate(task, kMaxRecordedTaskBytes), success});
   if (agent.history.size() > kMaxTaskRecords)
     agent.history.erase(agent.history.begin(), agent.history.end() - kMaxTaskRecords);
+}
+
+const company::ToolVersion& register_tool_version(GraphAgent& agent, std::string code) {
+  company::ToolVersions& v = agent.tool_versions;
+  if (v.empty() && !agent.tool_code.empty()) v.add(agent.tool_code, std::max(1, agent.tool_version));
+  // A first tool comes after the "no tool" version 0 (or whatever the graph counted).
+  const company::ToolVersion& now = v.add(std::move(code), agent.tool_version + 1);
+  agent.tool_code = now.code;
+  agent.tool_version = now.version;
+  return now;
 }
 
 AgentGraph AgentGraph::singleton(GraphAgent source, GraphAgent aggregator) {
@@ -35,7 +45,7 @@ AgentGraph AgentGraph::singleton(GraphAgent source, GraphAgent aggregator) {
 
 const GraphAgent& AgentGraph::agent(std::string_view id) const {
   if (const GraphAgent* a = find(id)) return *a;
-  throw std::out_of_range("no agent " + quoted(id) + " in the HiVA graph");
+  throw std::out_of_range("no agent " + in_quotes(id) + " in the HiVA graph");
 }
 
 GraphAgent& AgentGraph::agent(std::string_view id) {
@@ -87,20 +97,20 @@ std::size_t AgentGraph::edge_index(std::string_view from, std::string_view to) c
 
 Status AgentGraph::check_new_agent(const GraphAgent& agent) const {
   if (agent.id.empty()) return refused("an agent needs an id");
-  if (find(agent.id)) return refused("agent " + quoted(agent.id) + " already exists");
+  if (find(agent.id)) return refused("agent " + in_quotes(agent.id) + " already exists");
   return Status::Ok();
 }
 
 Status AgentGraph::check_new_edge(const GraphEdge& e) const {
-  std::string name = quoted(e.from) + " → " + quoted(e.to);
-  if (!find(e.from)) return refused("edge " + name + ": no agent " + quoted(e.from));
-  if (!find(e.to)) return refused("edge " + name + ": no agent " + quoted(e.to));
+  std::string name = in_quotes(e.from) + " → " + in_quotes(e.to);
+  if (!find(e.from)) return refused("edge " + name + ": no agent " + in_quotes(e.from));
+  if (!find(e.to)) return refused("edge " + name + ": no agent " + in_quotes(e.to));
   if (e.from == e.to) return refused("edge " + name + ": an agent cannot be its own successor");
   if (e.from == kAggregator) return refused("edge " + name + ": the aggregator is the sink and has no successors");
   if (e.to == kSource) return refused("edge " + name + ": the source has no predecessors");
   if (has_edge(e.from, e.to)) return refused("edge " + name + " already exists");
   if (successors(e.from).size() >= static_cast<std::size_t>(kMaxSuccessors))
-    return refused("edge " + name + ": " + quoted(e.from) + " already has " + std::to_string(kMaxSuccessors) +
+    return refused("edge " + name + ": " + in_quotes(e.from) + " already has " + std::to_string(kMaxSuccessors) +
                    " successors, the most an agent may have");
   return Status::Ok();
 }
@@ -127,7 +137,7 @@ Status AgentGraph::insert_edge(std::size_t index, GraphEdge edge) {
 
 Status AgentGraph::remove_edge(std::string_view from, std::string_view to) {
   std::size_t i = edge_index(from, to);
-  if (i == edges_.size()) return refused("no edge " + quoted(from) + " → " + quoted(to));
+  if (i == edges_.size()) return refused("no edge " + in_quotes(from) + " → " + in_quotes(to));
   edges_.erase(edges_.begin() + static_cast<std::ptrdiff_t>(i));
   return Status::Ok();
 }
@@ -135,7 +145,7 @@ Status AgentGraph::remove_edge(std::string_view from, std::string_view to) {
 Status AgentGraph::remove_agent(std::string_view id) {
   if (is_endpoint(id)) return refused("the " + std::string(id) + " cannot be removed");
   std::size_t i = agent_index(id);
-  if (i == agents_.size()) return refused("no agent " + quoted(id));
+  if (i == agents_.size()) return refused("no agent " + in_quotes(id));
   std::erase_if(edges_, [&](const GraphEdge& e) { return e.from == id || e.to == id; });
   agents_.erase(agents_.begin() + static_cast<std::ptrdiff_t>(i));
   return Status::Ok();
@@ -175,7 +185,7 @@ Result<std::vector<std::string>> AgentGraph::topological_order() const {
   if (order.size() == agents_.size()) return order;
   std::string stuck;
   for (std::size_t i = 0; i < agents_.size(); ++i)
-    if (!placed[i]) stuck += (stuck.empty() ? "" : ", ") + quoted(agents_[i].id);
+    if (!placed[i]) stuck += (stuck.empty() ? "" : ", ") + in_quotes(agents_[i].id);
   return refused("the graph has a cycle: no topological order for " + stuck);
 }
 

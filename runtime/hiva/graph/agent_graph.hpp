@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/company/tool_versions.hpp"
 #include "runtime/core/result.hpp"
 
 namespace kaisha::hiva {
@@ -39,6 +40,9 @@ struct TaskRecord {
 
 inline constexpr std::size_t kMaxTaskRecords = 16;         // per agent; the oldest goes first
 inline constexpr std::size_t kMaxRecordedTaskBytes = 300;  // of a task's text, cut at a code point
+// Versions of an agent's tool kept in its graph (each with its code): the
+// graph is written with every forward pass's event, so fewer than elsewhere.
+inline constexpr std::size_t kMaxAgentToolVersions = 4;
 
 struct GraphAgent {
   std::string id;
@@ -48,6 +52,10 @@ struct GraphAgent {
   std::string tool_code;  // Python source; empty when the agent has no tool
   std::string tool_description;
   int tool_version = 1;  // 0 when the agent has no tool
+  // Every version of its tool registered by a semantic update, the current
+  // one (tool_code, tool_version) last; empty while the tool was never
+  // rewritten (a graph's first tool, a graph file older than format 3).
+  company::ToolVersions tool_versions{kMaxAgentToolVersions};
   double alpha = 1, beta = 1;
   int visits = 0;
   int last_update = 0;  // the iteration of its last bandit update (Δt of §6.3)
@@ -57,6 +65,12 @@ struct GraphAgent {
 
   bool operator==(const GraphAgent&) const = default;
 };
+
+// Registers `code` as the agent's new tool through its versions: its tool
+// until now is kept first when they lack it (as version tool_version), the
+// new code is the next version, and tool_code and tool_version become it.
+// Returns the version registered (the current one when `code` is it).
+const company::ToolVersion& register_tool_version(GraphAgent& agent, std::string code);
 
 // Appends (task, success) to the agent's history, the task cut to
 // kMaxRecordedTaskBytes, dropping the oldest record beyond kMaxTaskRecords.

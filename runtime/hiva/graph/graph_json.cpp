@@ -87,7 +87,7 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
   FieldReader r(j, path);
   GraphAgent a;
   Status s = r.only({"id", "role", "prompt", "prompt_version", "tool_code", "tool_description", "tool_version", "alpha",
-                     "beta", "visits", "last_update", "last_gradient", "created", "history"});
+                     "beta", "visits", "last_update", "last_gradient", "created", "history", "tool_versions"});
   if (s) s = r.text("id", a.id, true);
   if (s) s = r.text("role", a.role);
   if (s) s = r.text("prompt", a.prompt);
@@ -121,6 +121,24 @@ Result<GraphAgent> read_agent(const json& j, const std::string& path) {
       if (!hs) return hs.error();
       a.history.push_back(std::move(t));
     }
+  }
+  // Version 3: its tool's versions, the current one last without its code.
+  if (auto it = j.find("tool_versions"); it != j.end()) {
+    const std::string at = r.at("tool_versions");
+    if (!it->is_array()) return bad(at, std::string("expected an array, got ") + json_kind(*it));
+    if (it->size() > kMaxAgentToolVersions)
+      return bad(at, "has " + std::to_string(it->size()) + " versions; at most " +
+                         std::to_string(kMaxAgentToolVersions) + " are kept");
+    json full = *it;
+    if (!full.empty() && full.back().is_object() && !full.back().contains("code")) full.back()["code"] = a.tool_code;
+    auto versions = company::ToolVersions::from_json(full, at, kMaxAgentToolVersions);
+    if (!versions) return Error{"hiva_graph", versions.error().message};
+    if (!versions->empty() && versions->latest()->version != a.tool_version)
+      return bad(at, "the last version is " + std::to_string(versions->latest()->version) + " but tool_version is " +
+                         std::to_string(a.tool_version));
+    if (!versions->empty() && versions->latest()->code != a.tool_code)
+      return bad(at, "the last version's code is not tool_code");
+    a.tool_versions = std::move(versions).value();
   }
   return a;
 }
@@ -212,6 +230,10 @@ json to_json(const AgentGraph& graph) {
     json history = json::array();
     for (const TaskRecord& t : a.history) history.push_back(json{{"task", t.task}, {"success", t.success}});
     o["history"] = std::move(history);
+    json versions = a.tool_versions.to_json();
+    // The current version's code is tool_code: not written twice.
+    if (!versions.empty() && a.tool_versions.latest()->code == a.tool_code) versions.back().erase("code");
+    o["tool_versions"] = std::move(versions);
     agents.push_back(std::move(o));
   }
   json edges = json::array();

@@ -88,6 +88,13 @@ bool HivaToolSource::repeatable(const std::string& name) const {
   return name == kAgentTool || name == kValidateTool || name == kEnvironmentTool || name == kEmbedTool;
 }
 
+company::ToolMetadata HivaToolSource::metadata(const std::string& name) const {
+  company::ToolMetadata m;
+  m.category = company::ToolCategory::strategy;
+  if (name == kAgentTool || name == kValidateTool) m.timeout_ms = settings_.timeout_ms;
+  return m;
+}
+
 json HivaToolSource::metrics() const { return metrics_.to_json(); }
 
 sandbox::SandboxLimits HivaToolSource::run_limits() const {

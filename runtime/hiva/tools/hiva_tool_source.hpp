@@ -101,6 +101,9 @@ class HivaToolSource : public company::ToolSource {
   void call(const std::string& name, const json& args, const company::ToolCallContext& ctx,
             std::function<void(company::ToolResult)> done) override;
   bool repeatable(const std::string& name) const override;
+  // Category strategy, with each run's timeout (the version of an agent's
+  // tool is its graph's: GraphAgent::tool_versions).
+  company::ToolMetadata metadata(const std::string& name) const override;
   // Queued calls are answered with an error; a waiting retry is not made
   // (the call answers with its failures so far); returns when the runs under
   // way have ended (at most one run's timeout). Later calls are refused.

@@ -32,7 +32,7 @@ TEST(McpClientStdio, InitializesListsEveryPageAndCalls) {
   EXPECT_EQ(c->server_info().value("name", ""), "mcp_test_server");
   auto tools = list(*c);
   ASSERT_TRUE(tools.ok()) << tools.error().message;
-  ASSERT_EQ(tools->size(), 11u);  // echo on page 1, ten on page 2
+  ASSERT_EQ(tools->size(), 12u);  // echo on page 1, eleven on page 2
   EXPECT_EQ((*tools)[0].name, "echo");
   EXPECT_EQ((*tools)[0].input_schema["properties"]["text"]["type"], "string");
   EXPECT_EQ((*tools)[7].name, "structured");

@@ -4,7 +4,7 @@
 //
 //   initialize           protocolVersion from --version (default: the client's)
 //   tools/list           two pages (cursor "page2"): echo | die, slow, silent,
-//                        garbage, grow, fail, structured, append, put, meta (+ extra after grow)
+//                        garbage, grow, fail, structured, append, put, meta, flaky (+ extra after grow)
 //   tools/call echo      {"text"} -> text block (annotated read-only)
 //   tools/call meta      -> "meta: " and the request's _meta as JSON
 //   tools/call append    {"path", "text", "sleep_ms"}: appends a line to the file, then
@@ -16,6 +16,9 @@
 //   tools/call garbage   a line that is not JSON, then a response with neither result nor error
 //   tools/call grow      adds tool "extra", sends notifications/tools/list_changed, answers
 //   tools/call fail      isError: true
+//   tools/call flaky     {"fail_times"}: isError "temporarily unavailable" for the first
+//                        fail_times calls (default 1) of this process, then "flaky: ok
+//                        after N failures" (annotated idempotent)
 //   tools/call structured  structuredContent {"n": 7}
 //   notifications/cancelled  logged to stderr as "cancelled <requestId>"
 //
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     }
   }
   bool grown = false;
+  int flaky_failures = 0;  // calls of flaky answered with an error so far
   std::string line;
   while (std::getline(std::cin, line)) {
     json m = json::parse(line, nullptr, false);
@@ -117,7 +121,8 @@ int main(int argc, char** argv) {
         json tools = json::array(
             {tool("die"), tool("slow"), tool("silent"), tool("garbage"), tool("grow"), tool("fail"), tool("structured"),
              tool("append", json::object(), {{"readOnlyHint", false}, {"idempotentHint", false}}),
-             tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}}), tool("meta")});
+             tool("put", json::object(), {{"readOnlyHint", false}, {"idempotentHint", true}}), tool("meta"),
+             tool("flaky", json::object(), {{"readOnlyHint", true}, {"idempotentHint", true}})});
         if (grown) tools.push_back(tool("extra"));
         result({{"tools", tools}});
       }
@@ -152,6 +157,15 @@ int main(int argc, char** argv) {
         json r = text_result("it went wrong");
         r["isError"] = true;
         result(r);
+      } else if (name == "flaky") {
+        if (flaky_failures < args.value("fail_times", 1)) {
+          ++flaky_failures;
+          json r = text_result("Service temporarily unavailable, try again");
+          r["isError"] = true;
+          result(r);
+        } else {
+          result(text_result("flaky: ok after " + std::to_string(flaky_failures) + " failures"));
+        }
       } else if (name == "structured") {
         json r = text_result("{\"n\": 7}");
         r["structuredContent"] = {{"n", 7}};

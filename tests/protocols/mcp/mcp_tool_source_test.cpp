@@ -42,7 +42,7 @@ TEST(McpToolSource, OffersPrefixedToolsWithTheirSchemas) {
   ASSERT_TRUE(p->wait_ready(std::chrono::seconds(30)).ok());
   EXPECT_EQ(p->origin(), "mcp:t");
   auto specs = p->specs();
-  ASSERT_EQ(specs.size(), 11u);
+  ASSERT_EQ(specs.size(), 12u);
   EXPECT_EQ(specs[0].name, "t__echo");
   EXPECT_EQ(specs[0].description, "test tool echo");
   EXPECT_EQ(specs[0].parameters["properties"]["text"]["type"], "string");

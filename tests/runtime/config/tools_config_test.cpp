@@ -36,6 +36,42 @@ TEST(ToolsConfig, AWebSectionWithoutPrivateAddressesKeepsTheDefault) {
   EXPECT_TRUE(c->tools.web_allowed_private_networks.empty());
 }
 
+TEST(ToolsConfig, FailuresAndRepeatableToolsAreReadAndMistakesNamed) {
+  auto d = parse_config("store: x.db\n", "c.yaml");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tools.failures.max_attempts, 3);
+  EXPECT_EQ(d->tools.failures.breaker_failures, 5);
+  EXPECT_EQ(d->tools.failures.breaker_cooldown_ms, 60000);
+  EXPECT_TRUE(d->tools.repeatable.empty());
+  auto c = parse_config(R"(
+tools:
+  failures: { max_attempts: 4, backoff_ms: 100, max_backoff_ms: 800, breaker_failures: 0,
+              breaker_cooldown_ms: 5000, breaker_half_open_calls: 2 }
+  repeatable: [weather__get_forecast]
+)",
+                        "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const ToolFailureConfig& f = c->tools.failures;
+  EXPECT_EQ(f.max_attempts, 4);
+  EXPECT_EQ(f.backoff_ms, 100);
+  EXPECT_EQ(f.max_backoff_ms, 800);
+  EXPECT_EQ(f.breaker_failures, 0);
+  EXPECT_EQ(f.breaker_cooldown_ms, 5000);
+  EXPECT_EQ(f.breaker_half_open_calls, 2);
+  EXPECT_EQ(c->tools.repeatable, (std::vector<std::string>{"weather__get_forecast"}));
+
+  auto zero = parse_config("tools:\n  failures: { max_attempts: 0 }\n", "c.yaml");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("c.yaml:2"), std::string::npos) << zero.error().message;
+  EXPECT_NE(zero.error().message.find("tools.failures.max_attempts"), std::string::npos) << zero.error().message;
+  auto typo = parse_config("tools:\n  failures: { retries: 2 }\n", "c.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error().message.find("retries"), std::string::npos) << typo.error().message;
+  auto many = parse_config("tools:\n  failures: { max_attempts: 50 }\n", "c.yaml");
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.error().message.find("at most 10"), std::string::npos) << many.error().message;
+}
+
 TEST(ToolsConfig, ReadsEveryKey) {
   auto c = parse_config(R"(
 tools:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,68 @@ TEST_F(ToolLoopDriverTest, AToolErrorGoesBackToTheModelAndTheLoopGoesOn) {
   EXPECT_EQ(last(loop.on(answer(3, "cannot divide by zero"))), "finish ok: cannot divide by zero");
 }
 
+// Retries: a transient error of a tool safe to repeat is asked for again,
+// after a delay the executor waits; the model hears the last result only.
+class ToolLoopRetryTest : public ToolLoopDriverTest {
+ protected:
+  ToolLoopRetryTest() {
+    settings.retry = company::ToolRetryPolicy{3, 100, 1000};
+    settings.repeatable = [this](const std::string& tool) { return safe.count(tool) > 0; };
+  }
+  std::set<std::string> safe{"fetch"};
+};
+
+TEST_F(ToolLoopRetryTest, ATransientErrorIsRetriedAfterTheBackoffAndTheModelHearsTheSuccess) {
+  ToolLoopDriver& loop = make();
+  loop.start();
+  loop.on(answer(1, "", {call("c1", "fetch", R"({"url":"x"})")}));
+  Effects failed = loop.on(ran(2, company::ToolResult::error("Service temporarily unavailable")));
+  EXPECT_EQ(lines(failed), (std::vector<std::string>{"journal tool_result", "report tool_result", "journal note",
+                                                     "report retry", "tool 3 fetch"}));
+  const json note = journal(failed, msg::EventKind::note).payload;
+  EXPECT_EQ(note, (json{{"tool_retry", "fetch"},
+                        {"call_id", "c1"},
+                        {"attempt", 2},
+                        {"error_class", "transient"},
+                        {"delay_ms", 100},
+                        {"error", "Service temporarily unavailable"}}));
+  const auto again = only<driver::RunTool>(failed);
+  EXPECT_EQ(again.delay_ms, 100);
+  EXPECT_EQ(again.arguments, R"({"url":"x"})");
+  ASSERT_NE(loop.tool_call(3), nullptr);
+  EXPECT_EQ(loop.tool_call(3)->id, "c1");  // the model's call it answers
+
+  Effects second = loop.on(ran(3, company::ToolResult::error("HTTP 503 from x")));
+  EXPECT_EQ(only<driver::RunTool>(second).delay_ms, 200);  // doubled
+  Effects ok = loop.on(ran(4, company::ToolResult::success("fetched", "page")));
+  const auto request = only<driver::CallModel>(ok).request;
+  EXPECT_NE(request.messages.back().content.find("fetched"), std::string::npos);
+  for (const auto& m : request.messages) EXPECT_EQ(m.content.find("unavailable"), std::string::npos) << m.content;
+  EXPECT_EQ(loop.tool_calls(), 1);  // one call of the model's, whatever the attempts
+}
+
+TEST_F(ToolLoopRetryTest, AttemptsAreBoundedAndTheModelHearsTheLastError) {
+  settings.retry.max_attempts = 2;
+  ToolLoopDriver& loop = make();
+  loop.start();
+  loop.on(answer(1, "", {call("c1", "fetch", "{}")}));
+  EXPECT_EQ(last(loop.on(ran(2, company::ToolResult::error("connection refused")))), "tool 3 fetch");
+  Effects given_up = loop.on(ran(3, company::ToolResult::error("connection refused again")));
+  EXPECT_EQ(last(given_up), "model 4");
+  EXPECT_NE(only<driver::CallModel>(given_up).request.messages.back().content.find("refused again"), std::string::npos);
+}
+
+TEST_F(ToolLoopRetryTest, NoRetryForAToolNotSafeToRepeatOrAnErrorThatIsNotTransient) {
+  ToolLoopDriver& loop = make();
+  loop.start();
+  loop.on(answer(1, "", {call("c1", "append", "{}")}));
+  EXPECT_EQ(last(loop.on(ran(2, company::ToolResult::error("temporarily unavailable")))), "model 3");
+  loop.on(answer(3, "", {call("c2", "fetch", "{}")}));
+  EXPECT_EQ(last(loop.on(ran(4, company::ToolResult::error("ZeroDivisionError")))), "model 5");
+  loop.on(answer(5, "", {call("c3", "fetch", "{}")}));
+  EXPECT_EQ(last(loop.on(ran(6, company::ToolResult::error("timed out after 10 s")))), "model 7");
+}
+
 TEST_F(ToolLoopDriverTest, CancelMidLoopStopsItAndDropsTheToolsAnswer) {
   ToolLoopDriver& loop = make();
   loop.start();
@@ -378,6 +441,33 @@ TEST(KeptToolResultTest, ATimesResultReadsTheSameAgain) {
   r.extra = json{{"remaining_budget", 1.5}};
   EXPECT_EQ(tool_result_from(r.to_json()).to_json(), r.to_json());
   EXPECT_FALSE(tool_result_from(json("text")).ok);
+}
+
+TEST_F(ToolLoopRetryTest, AResumedLoopReplaysTheKeptFailureAndRunsOnlyTheRetryInFlight) {
+  // First run: the call failed once and the process died while its retry ran.
+  ToolLoopDriver& first = make();
+  std::vector<std::string> before;
+  std::vector<driver::AskStep> kept;
+  for (const auto& e : first.start()) before.push_back(line(e));
+  kept.push_back(driver::AskStep{
+      driver::AskStep::Kind::model, answer(1, "", {call("c1", "fetch", "{}")}).response, false, "", "", {}, 0});
+  kept.push_back(driver::AskStep{driver::AskStep::Kind::tool,
+                                 {},
+                                 false,
+                                 "c1",
+                                 "fetch",
+                                 company::ToolResult::error("temporarily unavailable").to_json(),
+                                 0.01});
+  for (size_t n = 0; n < kept.size(); ++n)
+    for (const auto& e : first.on(kept_outcome(kept[n], n))) before.push_back(line(e));
+  auto log = kept_log(kept);
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  ToolLoopDriver& again = make();
+  Resumed r = resume(again, std::move(log).value(), /*repeatable=*/true);
+  EXPECT_EQ(r.all, before);
+  // The failed attempt (and what it cost) is not paid again: only the retry runs.
+  EXPECT_EQ(r.executed, (std::vector<std::string>{"tool 3 fetch"}));
+  EXPECT_EQ(last(again.on(ran(3, company::ToolResult::success("fetched")))), "model 4");
 }
 
 }  // namespace

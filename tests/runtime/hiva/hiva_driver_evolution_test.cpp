@@ -258,6 +258,14 @@ TEST(HivaDriverSemantic, AValidToolGoesThroughTheSandboxAndBumpsTheVersion) {
   EXPECT_EQ(r.graph.agent("source").tool_code, code);
   EXPECT_EQ(r.graph.agent("source").tool_version, 2);
   EXPECT_EQ(r.graph.agent("source").tool_description, "answers 42");
+  // Registered as the next version, the one before kept with its hash.
+  const company::ToolVersions& versions = r.graph.agent("source").tool_versions;
+  ASSERT_EQ(versions.all().size(), 2u);
+  EXPECT_EQ(versions.all()[0].version, 1);
+  EXPECT_EQ(versions.all()[0].code, g.agent("source").tool_code);
+  EXPECT_EQ(versions.all()[1].code_hash, company::tool_code_hash(code));
+  EXPECT_EQ(r.updated[0]["code_hash"], company::tool_code_hash(code));
+  EXPECT_EQ(r.updated[0]["previous_hash"], company::tool_code_hash(g.agent("source").tool_code));
 
   // The sandbox refusing it keeps the old tool.
   const ToolRun refused = run_tool_update(g, 0, kValidTool, false);
@@ -266,6 +274,7 @@ TEST(HivaDriverSemantic, AValidToolGoesThroughTheSandboxAndBumpsTheVersion) {
   EXPECT_TRUE(contains(refused.rejected[0]["error"], "SyntaxError"));
   EXPECT_EQ(refused.graph.agent("source").tool_version, 1);
   EXPECT_EQ(refused.graph.agent("source").tool_code, g.agent("source").tool_code);
+  EXPECT_TRUE(refused.graph.agent("source").tool_versions.empty());
 
   // prompt_weight 1: the prompt is rewritten, the tool left alone.
   const ToolRun prompt = run_tool_update(g, 1, kValidTool);

@@ -47,6 +47,18 @@ TEST_F(BuiltinToolsTest, OffersTheBuiltinSpecs) {
   EXPECT_EQ(p->origin(), "builtin");
 }
 
+TEST_F(BuiltinToolsTest, MetadataNamesTheSandboxToolAndTheTimeouts) {
+  BuiltinToolsOptions o;
+  o.web.timeout_ms = 1234;
+  auto p = make(o);
+  const company::ToolMetadata code = p->metadata("PythonSandboxTool");
+  EXPECT_EQ(code.category, company::ToolCategory::sandbox);
+  EXPECT_EQ(code.timeout_ms, 5000);
+  EXPECT_EQ(p->metadata("GetWebsite").category, company::ToolCategory::builtin);
+  EXPECT_EQ(p->metadata("GetWebsite").timeout_ms, 1234);
+  EXPECT_EQ(p->metadata("Calculator"), (company::ToolMetadata{company::ToolCategory::builtin, 1, "", 0}));
+}
+
 TEST_F(BuiltinToolsTest, SessionsHaveSeparateWorkspaces) {
   auto p = make();
   ASSERT_TRUE(call_sync(*p, "WriteFile", {{"file_path", "a.txt"}, {"content", "one"}}, "s1").ok);

@@ -83,8 +83,9 @@ TEST_F(UserToolsTest, CreatedToolIsPersistedListedAndCallable) {
   auto r = create(*p, "CurrentTimeTool", kCurrentTimeTool);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.message, "Tool created successfully");
-  EXPECT_EQ(r.output,
-            (json{{"tool_file_path", "src/tools/user_tools/CurrentTimeTool.py"}, {"tool_name", "CurrentTimeTool"}}));
+  EXPECT_EQ(r.output, (json{{"tool_file_path", "src/tools/user_tools/CurrentTimeTool.py"},
+                            {"tool_name", "CurrentTimeTool"},
+                            {"version", 1}}));
   EXPECT_TRUE(fs::exists(dir.file("user_tools/CurrentTimeTool.py")));
   ASSERT_TRUE(has_tool(*p, "CurrentTimeTool"));  // on the very next specs() call
 
@@ -106,6 +107,40 @@ TEST_F(UserToolsTest, PersistedToolsAreReloadedByANewProvider) {
   EXPECT_TRUE(again->load_errors().empty());
   ASSERT_TRUE(has_tool(*again, "CurrentTimeTool"));
   EXPECT_TRUE(call_sync(*again, "CurrentTimeTool", json::object()).ok);
+}
+
+TEST_F(UserToolsTest, ARewrittenToolIsTheNextVersionAndTheOldOneIsKept) {
+  const std::string v2 = std::string(kCurrentTimeTool) + "\n# v2\n";
+  {
+    auto p = make();
+    ASSERT_TRUE(create(*p, "CurrentTimeTool", kCurrentTimeTool).ok);
+    company::ToolMetadata m = p->metadata("CurrentTimeTool");
+    EXPECT_EQ(m.category, company::ToolCategory::created);
+    EXPECT_EQ(m.version, 1);
+    EXPECT_EQ(m.code_hash, company::tool_code_hash(kCurrentTimeTool));
+    EXPECT_EQ(m.timeout_ms, 8000);
+    auto r = create(*p, "CurrentTimeTool", v2);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.output["version"], 2);
+    EXPECT_EQ(p->metadata("CurrentTimeTool").version, 2);
+    EXPECT_EQ(p->metadata("CurrentTimeTool").code_hash, company::tool_code_hash(v2));
+    // The same code again is no new version.
+    EXPECT_EQ(create(*p, "CurrentTimeTool", v2).output["version"], 2);
+    EXPECT_EQ(p->metadata("ToolCreator").category, company::ToolCategory::builtin);
+  }
+  // Kept on disk: a new source knows both versions and which one runs.
+  auto again = make();
+  company::ToolVersions v = again->versions("CurrentTimeTool");
+  ASSERT_EQ(v.all().size(), 2u);
+  EXPECT_EQ(v.all()[0].version, 1);
+  EXPECT_EQ(v.all()[0].code, kCurrentTimeTool);
+  EXPECT_EQ(v.all()[1].code_hash, company::tool_code_hash(v2));
+  EXPECT_EQ(again->metadata("CurrentTimeTool").version, 2);
+  // Deleted and made again: the numbering goes on.
+  ASSERT_TRUE(call_sync(*again, "ToolDeletor",
+                        {{"name", "CurrentTimeTool"}, {"file_path", "src/tools/user_tools/CurrentTimeTool.py"}})
+                  .ok);
+  EXPECT_EQ(create(*again, "CurrentTimeTool", kCurrentTimeTool).output["version"], 3);
 }
 
 TEST_F(UserToolsTest, AToolEditedOnDiskIsValidatedAgainAtStart) {
@@ -234,6 +269,9 @@ TEST_F(UserToolsTest, ShippedToolsLoadAndRun) {
   auto d = call_sync(*p, "DaysBetween", {{"start", "2025-01-01"}, {"end", "2025-03-01"}});
   ASSERT_TRUE(d.ok) << d.message;
   EXPECT_EQ(d.output, 59);
+  EXPECT_EQ(p->metadata("WordCount").category, company::ToolCategory::sandbox);
+  EXPECT_EQ(p->metadata("WordCount").version, 1);
+  EXPECT_TRUE(p->versions("WordCount").empty());  // shipped code never changes here
 }
 
 TEST_F(UserToolsTest, ToolDeletorOnlyDeletesInsideTheUserToolsArea) {

@@ -66,11 +66,12 @@ TEST(HivaGraphJson, RoundTripsEveryFieldAndOrder) {
 TEST(HivaGraphJson, WritesTheDocumentedShape) {
   json j = to_json(AgentGraph::singleton(GraphAgent{}, GraphAgent{}));
   EXPECT_EQ(j["format"], "kaisha.hiva.graph");
-  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["version"], 3);
   ASSERT_EQ(j["agents"].size(), 2u);
   EXPECT_EQ(j["agents"][0]["id"], "source");
-  EXPECT_EQ(j["agents"][0].size(), 14u);
+  EXPECT_EQ(j["agents"][0].size(), 15u);
   EXPECT_EQ(j["agents"][0]["history"], json::array());
+  EXPECT_EQ(j["agents"][0]["tool_versions"], json::array());
   EXPECT_EQ(j["agents"][0]["tool_version"], 1);
   ASSERT_EQ(j["edges"].size(), 1u);
   EXPECT_EQ(j["edges"][0], (json{{"from", "source"},
@@ -101,11 +102,11 @@ TEST(HivaGraphJson, AGraphWithoutTheSourceToAggregatorEdgeStaysSo) {
 
 TEST(HivaGraphJson, ANewerVersionIsRefusedWithTheWayOut) {
   json j = to_json(rich());
-  j["version"] = 3;
+  j["version"] = 4;
   j["something_new"] = true;  // a newer file may have more: the version speaks first
   Error e = refusal(j);
   EXPECT_EQ(e.code, "hiva_graph");
-  EXPECT_EQ(e.message, "graph format version 3 is newer than this kaisha reads (2); upgrade kaisha");
+  EXPECT_EQ(e.message, "graph format version 4 is newer than this kaisha reads (3); upgrade kaisha");
 }
 
 TEST(HivaGraphJson, AnAgentsTaskHistoryRoundTripsAndAVersion1FileHasNone) {
@@ -125,7 +126,10 @@ TEST(HivaGraphJson, AnAgentsTaskHistoryRoundTripsAndAVersion1FileHasNone) {
   // A version 1 file (written before histories were kept) reads with none.
   json v1 = to_json(rich());
   v1["version"] = 1;
-  for (json& agent : v1["agents"]) agent.erase("history");
+  for (json& agent : v1["agents"]) {
+    agent.erase("history");
+    agent.erase("tool_versions");
+  }
   Result<AgentGraph> old = graph_from_json(v1);
   ASSERT_TRUE(old) << old.error().message;
   EXPECT_TRUE(*old == rich());
@@ -136,6 +140,52 @@ TEST(HivaGraphJson, AnAgentsTaskHistoryRoundTripsAndAVersion1FileHasNone) {
   EXPECT_EQ(refusal(j).message, "agents[0].history[1].task: expected a string, got an integer");
   j["agents"][0]["history"] = "none";
   EXPECT_EQ(refusal(j).message, "agents[0].history: expected an array, got a string");
+}
+
+TEST(HivaGraphJson, ToolVersionsRoundTripTheCurrentCodeOnceAndAVersion2FileHasNone) {
+  AgentGraph g = rich();
+  GraphAgent& a = g.agent("analyst_1");
+  const std::string v2 = a.tool_code;
+  const std::string v3 = "def tool_function(input_data, **kwargs):\n    return input_data.upper()\n";
+  const company::ToolVersion& now = register_tool_version(a, v3);
+  EXPECT_EQ(now.version, 3);
+  EXPECT_EQ(a.tool_version, 3);
+  EXPECT_EQ(a.tool_code, v3);
+  ASSERT_EQ(a.tool_versions.all().size(), 2u);
+  EXPECT_EQ(a.tool_versions.all()[0].version, 2);  // the tool it had, kept
+  EXPECT_EQ(a.tool_versions.all()[0].code, v2);
+  json j = to_json(g);
+  const json& written = j["agents"][2]["tool_versions"];
+  ASSERT_EQ(written.size(), 2u) << j["agents"][2].dump();
+  EXPECT_EQ(written[0], (json{{"version", 2}, {"code_hash", company::tool_code_hash(v2)}, {"code", v2}}));
+  EXPECT_EQ(written[1], (json{{"version", 3}, {"code_hash", company::tool_code_hash(v3)}}));  // its code is tool_code
+  Result<AgentGraph> back = graph_from_json(json::parse(j.dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(*back == g);
+
+  // A version 2 file (before tool versions were kept) reads with none; the
+  // next rewrite keeps its tool as the version before.
+  json old = to_json(rich());
+  old["version"] = 2;
+  for (json& agent : old["agents"]) agent.erase("tool_versions");
+  Result<AgentGraph> v2file = graph_from_json(old);
+  ASSERT_TRUE(v2file) << v2file.error().message;
+  EXPECT_TRUE(*v2file == rich());
+  EXPECT_TRUE(v2file->agent("analyst_1").tool_versions.empty());
+
+  json bad = j;
+  bad["agents"][2]["tool_versions"][0]["code_hash"] = "0000000000000000";
+  EXPECT_NE(refusal(bad).message.find("agents[2].tool_versions[0]: version 2: code_hash 0000000000000000 is not the "
+                                      "hash of its code"),
+            std::string::npos)
+      << refusal(bad).message;
+  bad = j;
+  bad["agents"][2]["tool_version"] = 4;
+  bad["agents"][2]["tool_versions"][1].erase("code_hash");
+  EXPECT_EQ(refusal(bad).message, "agents[2].tool_versions[1].code_hash: expected a string");
+  bad = j;
+  bad["agents"][2]["tool_version"] = 4;
+  EXPECT_EQ(refusal(bad).message, "agents[2].tool_versions: the last version is 3 but tool_version is 4");
 }
 
 TEST(HivaGraphJson, FittedKnowledgeWeightsRoundTripAndBadOnesAreNamed) {

@@ -327,6 +327,10 @@ TEST(HivaToolSourceArgs, OffersNoSpecsAndAllToolsAreRepeatable) {
   EXPECT_TRUE(src.repeatable(kEnvironmentTool));
   EXPECT_TRUE(src.repeatable(kEmbedTool));
   EXPECT_FALSE(src.repeatable("execute_code"));
+  // The strategy's own tools, with each run's timeout.
+  EXPECT_EQ(src.metadata(kAgentTool).category, company::ToolCategory::strategy);
+  EXPECT_EQ(src.metadata(kAgentTool).timeout_ms, roomy().timeout_ms);
+  EXPECT_EQ(src.metadata(kEmbedTool).timeout_ms, 0);
 }
 
 TEST(HivaToolSourceArgs, RetriesBackOffExponentially) {
