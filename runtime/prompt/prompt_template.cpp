@@ -41,6 +41,18 @@ Result<PromptTemplate> PromptTemplate::load(const std::string& path) {
   return PromptTemplate(std::move(text).value(), path);
 }
 
+Result<PromptTemplate> PromptTemplate::load_exactly(const std::string& path, const std::set<std::string>& names) {
+  auto t = load(path);
+  if (!t.ok()) return t;
+  const auto used = t->placeholders();
+  if (std::set<std::string>(used.begin(), used.end()) != names) {
+    std::string want;
+    for (const auto& n : names) want += (want.empty() ? "" : ", ") + std::string("{{") + n + "}}";
+    return Error{"prompt", path + ": must use exactly the placeholders " + want};
+  }
+  return t;
+}
+
 PromptTemplate PromptTemplate::from_text(std::string text, std::string origin) {
   return PromptTemplate(std::move(text), std::move(origin));
 }

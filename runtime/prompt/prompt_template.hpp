@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ class PromptTemplate {
  public:
   // Error (code "prompt") naming the path when the file cannot be read.
   static Result<PromptTemplate> load(const std::string& path);
+  // load(), and an error (code "prompt") unless the template uses exactly
+  // the placeholders `names`, so that rendering it later with those values
+  // cannot fail.
+  static Result<PromptTemplate> load_exactly(const std::string& path, const std::set<std::string>& names);
   // `origin` names the template in errors.
   static PromptTemplate from_text(std::string text, std::string origin = "<inline template>");
 

@@ -1,26 +1,10 @@
 #include "runtime/pyramid/library_generation.hpp"
 
-#include <set>
-
 #include "runtime/core/data_paths.hpp"
 #include "runtime/pyramid/agent_library.hpp"
 
 namespace kaisha::pyramid {
 namespace {
-
-// Loads a template and checks it uses exactly `names`, so rendering it
-// later cannot fail.
-Result<planning::PromptTemplate> load_checked(const std::string& path, std::set<std::string> names) {
-  auto t = planning::PromptTemplate::load(path);
-  if (!t.ok()) return t;
-  const auto used = t->placeholders();
-  if (std::set<std::string>(used.begin(), used.end()) != names) {
-    std::string want;
-    for (const auto& n : names) want += (want.empty() ? "" : ", ") + std::string("{{") + n + "}}";
-    return Error{"prompt", path + ": must use exactly the placeholders " + want};
-  }
-  return t;
-}
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -74,11 +58,12 @@ Result<LibraryGeneration> LibraryGeneration::create(std::string description, std
   if (max_attempts < 1 || max_attempts > 10)
     return Error{"usage", "attempts: expected 1 to 10, got " + std::to_string(max_attempts)};
   const std::string dir = (prompts_dir.empty() ? data_file("prompts") : prompts_dir) + "/pyramid/";
-  auto system = load_checked(dir + "generate_library.md", {"tools", "judge_tools", "max_children"});
+  auto system =
+      planning::PromptTemplate::load_exactly(dir + "generate_library.md", {"tools", "judge_tools", "max_children"});
   if (!system) return system.error();
-  auto request = load_checked(dir + "generate_library_request.md", {"description"});
+  auto request = planning::PromptTemplate::load_exactly(dir + "generate_library_request.md", {"description"});
   if (!request) return request.error();
-  auto retry = load_checked(dir + "generate_library_retry.md", {"error", "left"});
+  auto retry = planning::PromptTemplate::load_exactly(dir + "generate_library_retry.md", {"error", "left"});
   if (!retry) return retry.error();
   return LibraryGeneration(std::move(description), std::move(source), max_attempts, std::move(system).value(),
                            std::move(request).value(), std::move(retry).value());

@@ -9,21 +9,6 @@
 namespace kaisha::pyramid {
 namespace {
 
-// Loads a template and checks it uses exactly `names`, so rendering it
-// later cannot fail.
-Result<planning::PromptTemplate> load_checked(const std::string& path, std::set<std::string> names) {
-  auto t = planning::PromptTemplate::load(path);
-  if (!t.ok()) return t;
-  const auto used = t->placeholders();
-  const std::set<std::string> have(used.begin(), used.end());
-  if (have != names) {
-    std::string want;
-    for (const auto& n : names) want += (want.empty() ? "" : ", ") + std::string("{{") + n + "}}";
-    return Error{"prompt", path + ": must use exactly the placeholders " + want};
-  }
-  return t;
-}
-
 std::string fill(const planning::PromptTemplate& t, const std::map<std::string, std::string>& values) {
   return t.render(values).value();  // checked at load: every placeholder has a value
 }
@@ -32,17 +17,17 @@ std::string fill(const planning::PromptTemplate& t, const std::map<std::string, 
 
 Result<LoopTexts> LoopTexts::load(const std::string& prompts_dir) {
   const std::string dir = (prompts_dir.empty() ? data_file("prompts") : prompts_dir) + "/pyramid/";
-  auto nudge = load_checked(dir + "nudge.md", {"left"});
+  auto nudge = planning::PromptTemplate::load_exactly(dir + "nudge.md", {"left"});
   if (!nudge.ok()) return nudge.error();
-  auto retry = load_checked(dir + "final_output_retry.md", {"error", "left"});
+  auto retry = planning::PromptTemplate::load_exactly(dir + "final_output_retry.md", {"error", "left"});
   if (!retry.ok()) return retry.error();
-  auto request = load_checked(dir + "judge_request.md", {"instruction", "agent", "result"});
+  auto request = planning::PromptTemplate::load_exactly(dir + "judge_request.md", {"instruction", "agent", "result"});
   if (!request.ok()) return request.error();
-  auto rejection = load_checked(dir + "judge_rejection.md", {"verdict", "left"});
+  auto rejection = planning::PromptTemplate::load_exactly(dir + "judge_rejection.md", {"verdict", "left"});
   if (!rejection.ok()) return rejection.error();
-  auto compress = load_checked(dir + "compress.md", {"conversation"});
+  auto compress = planning::PromptTemplate::load_exactly(dir + "compress.md", {"conversation"});
   if (!compress.ok()) return compress.error();
-  auto route = load_checked(dir + "route.md", {"agents", "task"});
+  auto route = planning::PromptTemplate::load_exactly(dir + "route.md", {"agents", "task"});
   if (!route.ok()) return route.error();
   return LoopTexts(std::move(nudge).value(), std::move(retry).value(), std::move(request).value(),
                    std::move(rejection).value(), std::move(compress).value(), std::move(route).value());

@@ -3,6 +3,10 @@
 #include "runtime/pyramid/library_generation.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "runtime/pyramid/agent_library.hpp"
 
@@ -92,6 +96,17 @@ TEST(LibraryGeneration, BadArgumentsAreRefused) {
   EXPECT_FALSE(LibraryGeneration::create("  ", "lib.yaml", 3).ok());
   EXPECT_FALSE(LibraryGeneration::create("x", "lib.yaml", 0).ok());
   EXPECT_FALSE(LibraryGeneration::create("x", "lib.yaml", 11).ok());
+  // A prompt edited to lose a placeholder is refused when loaded, not when rendered.
+  const auto dir = std::filesystem::temp_directory_path() / ("kaisha-libgen-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "pyramid");
+  std::ofstream(dir / "pyramid" / "generate_library.md") << "Tools: {{tools}}. Judge: {{judge_tools}}.";
+  auto edited = LibraryGeneration::create("x", "lib.yaml", 3, dir.string());
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(edited.ok());
+  EXPECT_NE(edited.error().message.find("generate_library.md: must use exactly the placeholders {{judge_tools}}, "
+                                        "{{max_children}}, {{tools}}"),
+            std::string::npos)
+      << edited.error().message;
   auto missing = LibraryGeneration::create("x", "lib.yaml", 3, "/nonexistent");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("generate_library.md"), std::string::npos) << missing.error().message;
