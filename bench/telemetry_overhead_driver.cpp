@@ -86,6 +86,18 @@ using bench::ScriptedInstantBackend;
 struct Seen {
   size_t events = 0, bytes = 0;
 };
+// Spans go to `file`, as telemetry.traces.file would send them.
+void install_file_tracer(const std::string& file) {
+  telemetry::SpanExporterOptions so;
+  so.file = file;
+  auto exporter = telemetry::SpanExporter::start(so);
+  if (!exporter.ok()) {
+    std::fprintf(stderr, "SpanExporter: %s\n", exporter.error().message.c_str());
+    std::exit(1);
+  }
+  telemetry::install_tracer(std::make_unique<telemetry::Tracer>(std::move(exporter).value(), false));
+}
+
 std::shared_ptr<company::EventLog> event_log_with_reader(std::shared_ptr<Seen> seen) {
   auto log = std::make_shared<company::EventLog>();
   log->subscribe("", [seen](const std::string& id, const company::LoggedEvent& e) {
@@ -254,14 +266,7 @@ Served served_task(size_t calls, bool page, const std::filesystem::path& traces)
     o.scheduler_threads = 2;
     o.progress = log;
     o.metrics = &telemetry::default_registry();
-    telemetry::SpanExporterOptions so;
-    so.file = traces.string();
-    auto exporter = telemetry::SpanExporter::start(so);
-    if (!exporter.ok()) {
-      std::fprintf(stderr, "SpanExporter: %s\n", exporter.error().message.c_str());
-      std::exit(1);
-    }
-    telemetry::install_tracer(std::make_unique<telemetry::Tracer>(std::move(exporter).value(), false));
+    install_file_tracer(traces.string());
     const std::string store = o.config.store_path;
     auto rt = actors::CompanyRuntime::start(std::move(o));
     if (!rt.ok()) {
@@ -339,14 +344,7 @@ double task(size_t calls, Mode mode, const std::filesystem::path& traces) {
     if (on) {
       o.progress = event_log_with_reader(seen);
       o.metrics = &telemetry::default_registry();
-      telemetry::SpanExporterOptions so;
-      so.file = traces.string();
-      auto exporter = telemetry::SpanExporter::start(so);
-      if (!exporter.ok()) {
-        std::fprintf(stderr, "SpanExporter: %s\n", exporter.error().message.c_str());
-        std::exit(1);
-      }
-      telemetry::install_tracer(std::make_unique<telemetry::Tracer>(std::move(exporter).value(), false));
+      install_file_tracer(traces.string());
     } else {
       if (mode == Mode::off) o.progress = std::make_shared<DroppingSink>();
       telemetry::install_tracer(nullptr);
