@@ -94,9 +94,17 @@ void deliver(const caf::actor& dest, caf::message msg) {
     return;
   }
   inline_allowed = false;  // what the actors run here send is queued, not nested
-  InlineExecutor executor{dest->home_system()};
+  caf::actor_system& sys = dest->home_system();
+  // The drain counts as a running actor: ~actor_system waits for running
+  // actors only, and an actor run here may process its exit and finish its
+  // cleanup on this thread after its own count went down. Without this, its
+  // owner could destroy the system under that cleanup (the CAF workers are
+  // joined by ~actor_system; this thread is not).
+  sys.registry().inc_running();
+  InlineExecutor executor{sys};
   dest->enqueue(std::move(element), &executor);
   executor.drain();
+  sys.registry().dec_running();
   // An actor run here that spawned another (a hire) set this thread's CAF
   // logger, a reference that outlives the delivery: ~actor_system waits for
   // its logger to go, so the node would never finish stopping. The I/O

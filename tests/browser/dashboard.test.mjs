@@ -238,6 +238,17 @@ async function noHorizontalOverflow(page) {
   assert.ok(scroll <= client, `horizontal overflow: scrollWidth ${scroll} > clientWidth ${client}`);
 }
 
+function stopChild(child) {
+  return new Promise((resolve) => {
+    const hard = setTimeout(() => child.kill('SIGKILL'), 10000);
+    child.once('exit', () => {
+      clearTimeout(hard);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 before(async () => {
   assert.ok(KAISHA, 'KAISHA_EXE must name the kaisha binary');
   mkdirSync(SHOTS, { recursive: true });
@@ -263,8 +274,10 @@ before(async () => {
 
 after(async () => {
   if (context) await context.close();
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
+  // Wait for every child to exit: a server still writing its journal while the
+  // directory is removed makes the removal fail with ENOTEMPTY.
+  await Promise.all(children.filter((c) => c.exitCode === null && c.signalCode === null).map(stopChild));
+  rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
 test('effgen: the org chart, the subtask DAG and the ledger as the task runs to its end', async () => {

@@ -208,5 +208,50 @@ TEST(InlineDelivery, AnActorAlreadyRunningElsewhereJustGetsTheMessage) {
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
+// An actor run inline may stop there, and its cleanup goes on after it stopped
+// counting as a running actor. The system must not be destroyed under that
+// cleanup: ~actor_system waits for the inline run to end. (It crashed in CAF's
+// timeout cleanup when a node's I/O thread answered an employee's ask as the
+// test that owned the employee was ending.)
+TEST(InlineDelivery, TheSystemOutlivesAnActorThatStopsInline) {
+  Config cfg;
+  auto sys = std::make_unique<caf::actor_system>(cfg);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool in_cleanup = false;
+  bool destroyed = false;
+  int destroyed_under_cleanup = -1;
+  caf::actor a = sys->spawn([](caf::event_based_actor* self) -> caf::behavior {
+    return {[](const std::string&) {}, [self](int) { self->quit(); }};
+  });
+  a->attach_functor([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    in_cleanup = true;
+    cv.notify_all();
+    // Time for a system destroyed too early to finish being destroyed.
+    cv.wait_for(lock, 300ms, [&] { return destroyed; });
+    destroyed_under_cleanup = destroyed ? 1 : 0;
+  });
+  caf::anon_send(a, std::string("launch"));  // let a CAF worker launch it first
+  std::this_thread::sleep_for(100ms);
+  std::thread io([target = a] {
+    InlineDeliveryScope scope;
+    deliver(target, caf::make_message(1));
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return in_cleanup; }));
+  }
+  a = caf::actor();
+  sys.reset();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    destroyed = true;
+    cv.notify_all();
+  }
+  io.join();
+  EXPECT_EQ(destroyed_under_cleanup, 0);
+}
+
 }  // namespace
 }  // namespace kaisha::cluster
