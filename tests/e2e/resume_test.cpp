@@ -327,10 +327,14 @@ class ResumeTest : public E2eTest {
         s.fingerprint ? s.fingerprint(config(s, s.strategy + "-base.yaml"), base_db, task_in(base_db)->id) : "";
 
     std::mt19937 rng(seed);
-    std::uniform_int_distribution<int64_t> when(0, std::max<int64_t>(1, wall.count()));
+    // Kill points are drawn from the uninterrupted run's wall time; a point
+    // that came after the task's end (this run was faster, the machine less
+    // loaded) narrows the range for the next ones, so that most points fall
+    // inside the task however the load changes.
+    int64_t latest = std::max<int64_t>(1, wall.count());
     int interrupted = 0;
     for (int i = 0; i < points; ++i) {
-      const auto delay = std::chrono::milliseconds(when(rng));
+      const auto delay = std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(0, latest)(rng));
       SCOPED_TRACE("kill point " + std::to_string(i) + " at " + std::to_string(delay.count()) + " ms");
       start_mock(s.script);  // a fresh world: the request log counts this point's calls
       const std::string cfg = config(s, s.strategy + "-" + std::to_string(i) + ".yaml");
@@ -360,6 +364,8 @@ class ResumeTest : public E2eTest {
       if (killed->status == "running") {
         ++interrupted;
         EXPECT_EQ(resumed.result().value("answer", ""), base.answer) << resumed.describe();
+      } else {
+        latest = std::max<int64_t>(1, delay.count() * 3 / 4);
       }
       EXPECT_EQ(after.status, "done") << resumed.describe();
       EXPECT_EQ(after.answer, base.answer) << resumed.describe();
