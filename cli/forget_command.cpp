@@ -3,13 +3,12 @@
 // stored — so that nothing of them is left in the store's files. A session a
 // process is running is refused (its lock says which process). The deleting
 // is store::SessionForgetter's, which retention on start shares.
-#include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 
 #include "cli/cli_config.hpp"
 #include "cli/command_registry.hpp"
+#include "runtime/core/utc_day.hpp"
 #include "runtime/memory/memory_service.hpp"
 #include "runtime/memory/memory_store.hpp"
 #include "runtime/store/journal_store.hpp"
@@ -22,23 +21,6 @@ struct ForgetOptions {
   CommonOptions common;
   std::string before;
 };
-
-// "2026-11-01" -> that day's 00:00 UTC in ms since the epoch.
-Result<int64_t> day_start_ms(const std::string& day) {
-  static const std::regex re(R"((\d{4})-(\d{2})-(\d{2}))");
-  std::smatch m;
-  if (!std::regex_match(day, m, re))
-    return Error{"usage", "--before '" + day + "' is not a date: expected YYYY-MM-DD (a UTC day)"};
-  std::tm tm{};
-  tm.tm_year = std::stoi(m[1]) - 1900;
-  tm.tm_mon = std::stoi(m[2]) - 1;
-  tm.tm_mday = std::stoi(m[3]);
-  const int mon = tm.tm_mon, mday = tm.tm_mday;
-  const std::time_t t = timegm(&tm);
-  if (mon < 0 || mon > 11 || tm.tm_mon != mon || tm.tm_mday != mday)
-    return Error{"usage", "--before '" + day + "' is not a day of the calendar"};
-  return static_cast<int64_t>(t) * 1000;
-}
 
 std::string plural(int64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -66,8 +48,8 @@ int forget(const ForgetOptions& o) {
     if (!s->has_value()) return fail("no session '" + o.common.session + "' in " + c->store_path, 1);
     sessions.push_back(o.common.session);
   } else {
-    auto cutoff = day_start_ms(o.before);
-    if (!cutoff.ok()) return fail(cutoff.error().message, 2);
+    auto cutoff = utc_day_start_ms(o.before);
+    if (!cutoff.ok()) return fail("--before " + cutoff.error().message, 2);
     auto all = journal.list_sessions();
     if (!all.ok()) return fail(all.error().message, 1);
     for (auto it = all->rbegin(); it != all->rend(); ++it)  // oldest first

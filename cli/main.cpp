@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
       {"cluster", "kaisha cluster status --cluster 10.0.0.1:7100", "docs/cluster.md"},
       {"cancel", "kaisha cancel --cluster 10.0.0.1:7100 --task t-20261206-101500-1a2b3c4d", "docs/cluster.md"},
       {"watch", "kaisha watch 127.0.0.1:8765 --token \"$KAISHA_HTTP_TOKEN\"", "docs/telemetry.md"},
+      {"pyramid", "kaisha pyramid export-training --agent coder_agent --out coder.jsonl", "docs/agent-library.md"},
   };
   for (const HelpFooter& f : kFooters) {
     CLI::App* cmd = nullptr;

@@ -1,7 +1,6 @@
 #include "runtime/tools/workspace_history.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <set>
 
 #include "runtime/core/confined_fs.hpp"
+#include "runtime/tools/sha256.hpp"
 #include "runtime/tools/text_diff.hpp"
 
 namespace kaisha::tools {
@@ -23,19 +23,6 @@ namespace {
 
 constexpr const char* kTasksDir = ".tasks";      // as PyramidTools keeps them
 constexpr const char* kHistoryDir = ".history";  // beside .branches: out of every task's reach
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
-  }
-  return out;
-}
 
 bool hex_name(const std::string& s) {
   return s.size() == 64 &&

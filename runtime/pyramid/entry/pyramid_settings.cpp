@@ -10,12 +10,27 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
   PyramidConfig y;
   if (!config::YamlReader::present(n)) return y;
   const std::string p = kSection;
-  if (Status s =
-          r.expect_section(n, p,
-                           {"library", "model", "entry", "route_threshold", "router", "router_model", "enforce_judge",
-                            "max_judge_retries", "max_nudges", "max_calls_per_turn", "max_final_output_retries",
-                            "index_budget_tokens", "env_budget_tokens", "poor_quality", "quality_alpha",
-                            "quality_initial", "max_inline_bytes", "max_judge_failures", "evolution"});
+  if (Status s = r.expect_section(n, p,
+                                  {"library",
+                                   "model",
+                                   "entry",
+                                   "route_threshold",
+                                   "router",
+                                   "router_model",
+                                   "enforce_judge",
+                                   "max_judge_retries",
+                                   "max_nudges",
+                                   "max_calls_per_turn",
+                                   "max_final_output_retries",
+                                   "index_budget_tokens",
+                                   "env_budget_tokens",
+                                   "poor_quality",
+                                   "quality_alpha",
+                                   "quality_initial",
+                                   "max_inline_bytes",
+                                   "max_judge_failures",
+                                   "evolution",
+                                   "training"});
       !s)
     return s.error();
   for (auto [key, out] : {std::pair{"library", &y.library}, std::pair{"model", &y.model}, std::pair{"entry", &y.entry},
@@ -64,6 +79,15 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
           e[v.min_verdicts > v.window ? "min_verdicts" : "min_calls"],
           config::YamlReader::join(q, v.min_verdicts > v.window ? "min_verdicts" : "min_calls"),
           "expected at most evolution.window (" + std::to_string(v.window) + "): a window never holds more");
+  }
+  if (const YAML::Node t = n["training"]; config::YamlReader::present(t)) {
+    const std::string q = config::YamlReader::join(p, "training");
+    if (Status s = r.expect_section(t, q, {"command", "timeout_ms"}); !s) return s.error();
+    if (Status s = r.optional_strings(t, q, "command", y.training.command); !s) return s.error();
+    if (!y.training.command.empty() && y.training.command.front().empty())
+      return r.error_at(t["command"], config::YamlReader::join(q, "command"),
+                        "expected a program as the first element, got an empty string");
+    if (Status s = r.optional_count(t, q, "timeout_ms", y.training.timeout_ms, 1); !s) return s.error();
   }
   return y;
 }

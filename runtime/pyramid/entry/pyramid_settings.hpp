@@ -6,6 +6,7 @@
 #include <any>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -50,6 +51,14 @@ struct PyramidConfig {
     double dominance = 0.8;    // share of the window's calls answered that makes a candidate the default
     int min_calls = 5;         // calls in the window before a default is chosen
   } evolution;
+  // pyramid.training: the program `kaisha pyramid train` runs once per
+  // candidate model of an agent, with the agent's exported D(B_main).
+  struct Training {
+    // argv; "{model}", "{dataset}", "{agent}" and "{sha256}" in an argument
+    // are replaced. Empty: no trainer is configured.
+    std::vector<std::string> command;
+    int64_t timeout_ms = 3600000;  // one run's wall clock
+  } training;
 };
 
 // `section` (null or undefined: the defaults) as a PyramidConfig. Errors are

@@ -297,6 +297,17 @@ TEST(ConfigErrors, InvalidValues) {
   const auto y = strategy_settings<pyramid::PyramidConfig>(*small, "pyramid");
   EXPECT_EQ(y.evolution.min_verdicts, 3);
   EXPECT_EQ(y.evolution.min_calls, 3);
+  EXPECT_EQ(parse_error("pyramid:\n  training:\n    command: trainer\n"),
+            "config.yaml:3: pyramid.training.command: expected a list of strings");
+  EXPECT_EQ(parse_error("pyramid:\n  training:\n    command: [\"\", x]\n"),
+            "config.yaml:3: pyramid.training.command: expected a program as the first element, got an empty string");
+  EXPECT_EQ(parse_error("pyramid:\n  training:\n    timeout_ms: 0\n"),
+            "config.yaml:3: pyramid.training.timeout_ms: expected an integer >= 1, got 0");
+  auto trained =
+      parse_config("pyramid:\n  training:\n    command: [train.sh, \"{model}\", \"{dataset}\"]\n", "config.yaml");
+  ASSERT_TRUE(trained.ok()) << trained.error().message;
+  EXPECT_EQ(strategy_settings<pyramid::PyramidConfig>(*trained, "pyramid").training.command,
+            (std::vector<std::string>{"train.sh", "{model}", "{dataset}"}));
   EXPECT_EQ(parse_error("pyramid:\n  router: models\n"),
             "config.yaml:2: pyramid.router: expected one of embedding, model, both, got \"models\" (did you mean "
             "'model'?)");
