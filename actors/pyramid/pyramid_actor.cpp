@@ -44,7 +44,8 @@ pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
     return d;
   }
   memory::HashedNgramEmbedder embedder;
-  return router->route(embedder.embed_one(input), st.quality->all());
+  return router->route(embedder.embed_one(input),
+                       pyramid::AgentRouter::routing_quality(*st.deps.setup->library, *st.quality));
 }
 
 // A level-0 tool: run on the tools' threads, answered on this actor's.

@@ -83,7 +83,8 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
     std::map<std::string, memory::Vector> descriptions;
     for (const auto& a : setup->library->agents())
       if (a.level >= 1) descriptions[a.name] = embedder.embed_one(pyramid::AgentRouter::description_text(a));
-    auto router = pyramid::AgentRouter::create(*setup->library, std::move(descriptions), pc.route_threshold);
+    auto router = pyramid::AgentRouter::create(*setup->library, std::move(descriptions), pc.route_threshold,
+                                               pc.route_tie_tolerance);
     if (!router.ok()) return router.error();
     setup->router = std::make_shared<const pyramid::AgentRouter>(std::move(router).value());
     setup->route_method = *pyramid::route_method_named(pc.router);

@@ -52,9 +52,10 @@ std::string AgentRouter::description_text(const AgentDefinition& agent) {
 }
 
 Result<AgentRouter> AgentRouter::create(const AgentLibrary& library, std::map<std::string, memory::Vector> descriptions,
-                                        double threshold) {
+                                        double threshold, double tie_tolerance) {
   AgentRouter r;
   r.threshold_ = threshold;
+  r.tie_tolerance_ = tie_tolerance;
   for (const auto& a : library.agents()) {
     if (a.level < 1) continue;
     auto v = descriptions.find(a.name);
@@ -65,6 +66,23 @@ Result<AgentRouter> AgentRouter::create(const AgentLibrary& library, std::map<st
   if (roots.empty()) return Error{"router", "the library has no agent of level 1 or more to route to"};
   r.top_ = roots.front();
   return r;
+}
+
+std::map<std::string, double> AgentRouter::routing_quality(const AgentLibrary& library, const QualityScores& scores) {
+  std::map<std::string, double> out;
+  for (const auto& a : library.agents()) {
+    if (a.level < 1) continue;
+    if (a.candidates.empty()) {
+      out[a.name] = scores.of(a.name);
+      continue;
+    }
+    double best = 0;
+    for (size_t i = 0; i < a.candidates.size(); ++i)
+      best = i == 0 ? scores.of(a.name + "@" + a.candidates[i])
+                    : std::max(best, scores.of(a.name + "@" + a.candidates[i]));
+    out[a.name] = best;
+  }
+  return out;
 }
 
 std::map<std::string, double> AgentRouter::similarities(const memory::Vector& query) const {
@@ -90,20 +108,31 @@ RouteDecision AgentRouter::decide(const std::map<std::string, double>& scores, c
     auto s = scores.find(c.name);
     scored.push_back({&c, s == scores.end() ? 0.0 : s->second, q == quality.end() ? 0.0 : q->second});
   }
-  // Scores within 1e-9 are equal: float noise must not decide a tie.
-  std::sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
-    if (std::fabs(x.score - y.score) > 1e-9) return x.score > y.score;
+  // The listing: by score, then as the tie rule orders.
+  auto before = [](const Scored& x, const Scored& y) {
     if (x.q != y.q) return x.q > y.q;
     if (x.c->level != y.c->level) return x.c->level > y.c->level;
     return x.c->name < y.c->name;
+  };
+  std::sort(scored.begin(), scored.end(), [&](const Scored& x, const Scored& y) {
+    if (x.score != y.score) return x.score > y.score;
+    return before(x, y);
   });
+  // The winner: of the scores within the tolerance of the best, the tie rule's first.
+  const double best = scored.empty() ? 0 : scored.front().score;
+  if (!scored.empty()) {
+    auto winner = scored.begin();
+    for (auto it = scored.begin(); it != scored.end() && it->score >= best - tie_tolerance_; ++it)
+      if (before(*it, *winner)) winner = it;
+    std::rotate(scored.begin(), winner, winner + 1);
+  }
   RouteDecision d;
   d.method = method;
   for (const auto& s : scored) d.scores.emplace_back(s.c->name, s.score);
-  if (scored.empty() || scored.front().score < threshold_) {
+  if (scored.empty() || best < threshold_) {
     d.agent = top_;
     d.new_task = true;
-    d.score = scored.empty() ? 0 : scored.front().score;
+    d.score = best;
     return d;
   }
   d.agent = scored.front().c->name;

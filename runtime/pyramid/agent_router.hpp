@@ -4,9 +4,12 @@
 // with its description's, by a model's scores (the strategy asks a model to
 // score every candidate and hands the answer to read_model_scores), or by
 // the mean of both — and the query goes straight to the best agent at
-// whatever level (no descent layer by layer). Equal scores go to the agent
-// with the higher quality score Q, then the higher level, then the name,
-// so a decision is the same every time for the same inputs. Below
+// whatever level (no descent layer by layer). Scores within the tie
+// tolerance of the best (pyramid.route_tie_tolerance) are equal: among them
+// the agent with the higher quality score Q wins, then the higher level,
+// then the name, so a decision is the same every time for the same inputs.
+// Q is routing_quality()'s: an agent never audited has the initial Q, an
+// agent with candidate models the best of its candidates'. Below
 // `threshold` the query goes to the pyramid's top agent as a new task (an
 // evolution trigger the strategy logs).
 //
@@ -24,6 +27,7 @@
 #include "runtime/core/result.hpp"
 #include "runtime/memory/embedder.hpp"
 #include "runtime/pyramid/agent_library.hpp"
+#include "runtime/pyramid/quality_scores.hpp"
 
 namespace kaisha::pyramid {
 
@@ -47,11 +51,19 @@ struct RouteDecision {
 
 class AgentRouter {
  public:
+  // Scores that close to the best count as a tie (pyramid.route_tie_tolerance).
+  static constexpr double kDefaultTieTolerance = 0.01;
+
   // `descriptions` holds one embedding per agent of level >= 1 (missing
   // ones are an error naming the agent). The top agent is the library's
   // first root (highest level, then name).
   static Result<AgentRouter> create(const AgentLibrary& library, std::map<std::string, memory::Vector> descriptions,
-                                    double threshold);
+                                    double threshold, double tie_tolerance = kDefaultTieTolerance);
+
+  // The Q the router compares for each agent of level >= 1: its score, or
+  // the initial Q when it was never audited; for an agent with candidate
+  // models (scored as "<agent>@<model>") the best of its candidates'.
+  static std::map<std::string, double> routing_quality(const AgentLibrary& library, const QualityScores& scores);
 
   // `quality` maps agent names to Q (absent: no preference).
   RouteDecision route(const memory::Vector& query, const std::map<std::string, double>& quality = {}) const;
@@ -88,6 +100,7 @@ class AgentRouter {
   std::vector<Candidate> candidates_;
   std::string top_;
   double threshold_ = 0;
+  double tie_tolerance_ = kDefaultTieTolerance;
 };
 
 }  // namespace kaisha::pyramid

@@ -124,7 +124,8 @@ void PyramidDriver::on_route_scores(Effects& out, const ModelAnswered& a) {
                                a.response.usage.input_tokens, a.response.usage.output_tokens, a.expense));
     auto scores = setup_.router->read_model_scores(a.response.message.content);
     if (scores.ok())
-      route_ = setup_.router->rescore(route_, *scores, setup_.route_method, quality_.all());
+      route_ = setup_.router->rescore(route_, *scores, setup_.route_method,
+                                      AgentRouter::routing_quality(*setup_.library, quality_));
     else
       why = "the routing model's answer is unusable: " + scores.error().message;
   }

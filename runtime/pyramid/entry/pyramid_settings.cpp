@@ -15,6 +15,7 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
                                    "model",
                                    "entry",
                                    "route_threshold",
+                                   "route_tie_tolerance",
                                    "router",
                                    "router_model",
                                    "enforce_judge",
@@ -37,6 +38,8 @@ Result<PyramidConfig> read_pyramid_config(const YAML::Node& n, const config::Yam
                           std::pair{"router_model", &y.router_model}})
     if (Status s = r.optional_string(n, p, key, *out); !s) return s.error();
   if (Status s = r.optional_number(n, p, "route_threshold", y.route_threshold, -1, false); !s) return s.error();
+  if (Status s = r.optional_number(n, p, "route_tie_tolerance", y.route_tie_tolerance, 0, false, 1); !s)
+    return s.error();
   if (Status s = r.optional_choice(n, p, "router", y.router, {"embedding", "model", "both"}); !s) return s.error();
   if (Status s = r.optional_bool(n, p, "enforce_judge", y.enforce_judge); !s) return s.error();
   if (Status s = r.optional_count(n, p, "max_judge_retries", y.max_judge_retries, 0); !s) return s.error();

@@ -23,6 +23,8 @@ struct PyramidConfig {
   std::string model;             // agents without a model of their own; "" = ceo.model
   std::string entry;             // every task enters here; "" = the router chooses
   double route_threshold = 0.1;  // below it the task goes to the top agent as a new task
+  // Scores this close to the best are a tie, decided by Q, level and name.
+  double route_tie_tolerance = 0.01;
   // How the router scores agents: "embedding" (cosine similarity of the
   // descriptions), "model" (router_model scores each) or "both" (the mean).
   std::string router = "embedding";

@@ -297,6 +297,8 @@ TEST(ConfigErrors, InvalidValues) {
   const auto y = strategy_settings<pyramid::PyramidConfig>(*small, "pyramid");
   EXPECT_EQ(y.evolution.min_verdicts, 3);
   EXPECT_EQ(y.evolution.min_calls, 3);
+  EXPECT_EQ(parse_error("pyramid:\n  route_tie_tolerance: 2\n"),
+            "config.yaml:2: pyramid.route_tie_tolerance: expected a number between 0 and 1, got 2");
   EXPECT_EQ(parse_error("pyramid:\n  training:\n    command: trainer\n"),
             "config.yaml:3: pyramid.training.command: expected a list of strings");
   EXPECT_EQ(parse_error("pyramid:\n  training:\n    command: [\"\", x]\n"),

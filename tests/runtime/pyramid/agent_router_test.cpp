@@ -73,6 +73,68 @@ TEST(AgentRouter, EqualScoresGoToTheHigherQuality) {
   EXPECT_EQ(router->route(q).agent, "twin_a");  // no Q: the name decides, the same way every time
 }
 
+// Scores within the tolerance of the best are a tie, which Q decides; a
+// score further ahead wins whatever its Q. The listing stays by score.
+TEST(AgentRouter, ScoresWithinTheTieToleranceGoToTheHigherQuality) {
+  auto lib = AgentLibrary::parse(R"(agents:
+  - {name: near_a, level: 1, description: a, available_tools: []}
+  - {name: near_b, level: 1, description: b, available_tools: []}
+)",
+                                 "near.yaml");
+  ASSERT_TRUE(lib.ok()) << lib.error().message;
+  std::map<std::string, memory::Vector> v{{"near_a", {1, 0}}, {"near_b", {0, 1}}};
+  auto router = AgentRouter::create(*lib, v, 0.1, 0.01);
+  ASSERT_TRUE(router.ok());
+  const std::map<std::string, double> b_is_better{{"near_a", 0.2}, {"near_b", 0.9}};
+  RouteDecision tie = router->decide({{"near_a", 0.505}, {"near_b", 0.5}}, "model", b_is_better);
+  EXPECT_EQ(tie.agent, "near_b");
+  EXPECT_DOUBLE_EQ(tie.score, 0.5);
+  RouteDecision ahead = router->decide({{"near_a", 0.52}, {"near_b", 0.5}}, "model", b_is_better);
+  EXPECT_EQ(ahead.agent, "near_a");
+  // Three-way: a chain of near scores is measured from the best, not step by step.
+  auto three = AgentLibrary::parse(R"(agents:
+  - {name: x, level: 1, description: a, available_tools: []}
+  - {name: y, level: 1, description: b, available_tools: []}
+  - {name: z, level: 1, description: c, available_tools: []}
+)",
+                                   "three.yaml");
+  ASSERT_TRUE(three.ok());
+  auto r3 = AgentRouter::create(*three, {{"x", {1}}, {"y", {1}}, {"z", {1}}}, 0.1, 0.01);
+  ASSERT_TRUE(r3.ok());
+  RouteDecision chain = r3->decide({{"x", 0.60}, {"y", 0.592}, {"z", 0.584}}, "model", {{"z", 1.0}});
+  EXPECT_EQ(chain.agent, "x");  // z is 0.016 behind the best: not a tie
+  // The threshold is the best score's: a tie winner just below it still routes.
+  auto high = AgentRouter::create(*lib, v, 0.503, 0.01);
+  ASSERT_TRUE(high.ok());
+  RouteDecision near_threshold = high->decide({{"near_a", 0.505}, {"near_b", 0.5}}, "model", b_is_better);
+  EXPECT_FALSE(near_threshold.new_task);
+  EXPECT_EQ(near_threshold.agent, "near_b");
+}
+
+// An agent never audited counts as the initial Q, not 0; an agent with
+// candidate models as the best of its candidates' scores.
+TEST(AgentRouter, RoutingQualityUsesTheInitialQAndTheBestCandidate) {
+  auto lib = AgentLibrary::parse(R"(agents:
+  - {name: judge_agent, level: -1, description: judges, available_tools: []}
+  - {name: solo, level: 1, description: a, available_tools: []}
+  - {name: fresh, level: 1, description: b, available_tools: []}
+  - {name: many, level: 1, description: c, candidates: [m1, m2], available_tools: []}
+)",
+                                 "q.yaml");
+  ASSERT_TRUE(lib.ok()) << lib.error().message;
+  QualityScores q(0.8, 0.5);
+  q.seed("solo", 0.3, 4);
+  q.seed("many@m1", 0.2, 3);
+  q.seed("many@m2", 0.7, 3);
+  const auto r = AgentRouter::routing_quality(*lib, q);
+  EXPECT_EQ(r, (std::map<std::string, double>{{"fresh", 0.5}, {"many", 0.7}, {"solo", 0.3}}));
+  // A never-audited agent beats one audited below Q0 on a tie.
+  std::map<std::string, memory::Vector> v{{"solo", {1}}, {"fresh", {1}}, {"many", {1}}};
+  auto router = AgentRouter::create(*lib, v, 0.1);
+  ASSERT_TRUE(router.ok());
+  EXPECT_EQ(router->decide({{"solo", 0.8}, {"fresh", 0.8}}, "model", r).agent, "fresh");
+}
+
 TEST(AgentRouter, AMissingDescriptionVectorIsAnError) {
   Fixture f;
   auto v = f.vectors();
