@@ -8,7 +8,6 @@
 #include "actors/strategy_kit/strategy_kit.hpp"
 #include "runtime/core/bounded_json.hpp"
 #include "runtime/driver/pending_calls.hpp"
-#include "runtime/memory/hashed_ngram_embedder.hpp"
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
 
@@ -43,8 +42,15 @@ pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
     d.method = "entry";
     return d;
   }
-  memory::HashedNgramEmbedder embedder;
-  return router->route(embedder.embed_one(input),
+  // An embedder that answers at once routes here; a provider's is asked by
+  // the driver (kEmbedQueryTool), since an actor may not wait for it.
+  if (!st.deps.embedder->answers_at_once()) {
+    pyramid::RouteDecision d;
+    d.method = pyramid::kRouteByEmbedding;
+    return d;
+  }
+  auto v = memory::embed_blocking(*st.deps.embedder, {input});
+  return router->route(v.ok() && v->size() == 1 ? v->front() : memory::Vector{},
                        pyramid::AgentRouter::routing_quality(*st.deps.setup->library, *st.quality));
 }
 
@@ -53,7 +59,8 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
   auto& st = self->state;
   BoundedJson args = parse_bounded_json(t.arguments, JsonLimits{4u << 20, 64});
   if (!args.ok) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON: " + args.error.message));
-  st.kit->call_tool(*st.deps.tools, t.tool, args.value,
+  const bool embed = t.tool == pyramid::kEmbedQueryTool && st.deps.embed_tool;
+  st.kit->call_tool(embed ? *st.deps.embed_tool : *st.deps.tools, t.tool, args.value,
                     company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPyramid, t.branch, t.trace},
                     std::move(done));
 }
@@ -113,6 +120,7 @@ DriverHooks hooks(Self* self) {
     run_tool(self, t, std::move(done));
   };
   h.repeatable = [self](const std::string& tool) {
+    if (tool == pyramid::kEmbedQueryTool) return true;  // the same text embeds the same
     const auto& tools = self->state.deps.tools;
     return tools ? tools->repeatable(tool) : company::repeatable_tool(tool);
   };

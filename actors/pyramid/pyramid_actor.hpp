@@ -22,6 +22,7 @@
 #include "runtime/company/tool_source.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/economy/model_cost.hpp"
+#include "runtime/memory/embedder.hpp"
 #include "runtime/pyramid/entry/pyramid_settings.hpp"
 
 namespace kaisha::pyramid {
@@ -47,6 +48,11 @@ struct PyramidDeps {
   economy::ModelCost router_model;
   // The level-0 tools (tools::PyramidTools).
   std::shared_ptr<company::ToolSource> tools;
+  // The company's embedder (memory.embedding_model), which routes tasks, and
+  // its one tool (pyramid::kEmbedQueryTool) for an embedder that cannot
+  // answer at once; null with a fixed entry.
+  std::shared_ptr<memory::Embedder> embedder;
+  std::shared_ptr<company::ToolSource> embed_tool;
 };
 
 caf::actor spawn_pyramid(caf::actor_system& sys, PyramidDeps deps);

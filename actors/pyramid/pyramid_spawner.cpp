@@ -6,7 +6,8 @@
 #include "actors/pyramid/pyramid_actor.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/llm/usage_estimate.hpp"
-#include "runtime/memory/hashed_ngram_embedder.hpp"
+#include "runtime/memory/configured_embedder.hpp"
+#include "runtime/memory/embed_tool_source.hpp"
 #include "runtime/pyramid/agent_router.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
 #include "runtime/tools/pyramid_tools.hpp"
@@ -79,10 +80,27 @@ Result<caf::actor> spawn_pyramid_strategy(StrategyContext& ctx) {
       return Error{"config", "pyramid.entry: '" + pc.entry + "' is not an agent (level 1 or more) of " + pc.library};
     pd.entry = pc.entry;
   } else {
-    memory::HashedNgramEmbedder embedder;
-    std::map<std::string, memory::Vector> descriptions;
+    // The company's embedder (memory.embedding_model), as memory's; the
+    // descriptions in one batch, once, as the company starts.
+    auto configured = memory::configured_embedder(c);
+    if (!configured) return configured.error();
+    pd.embedder = std::move(configured).value();
+    pd.embed_tool = std::make_shared<memory::EmbedToolSource>(pyramid::kEmbedQueryTool, pd.embedder);
+    std::vector<std::string> names, texts;
     for (const auto& a : setup->library->agents())
-      if (a.level >= 1) descriptions[a.name] = embedder.embed_one(pyramid::AgentRouter::description_text(a));
+      if (a.level >= 1) {
+        names.push_back(a.name);
+        texts.push_back(pyramid::AgentRouter::description_text(a));
+      }
+    auto vectors = memory::embed_blocking(*pd.embedder, texts);
+    if (vectors && vectors->size() != texts.size())
+      vectors = Error{"embedder", std::to_string(vectors->size()) + " vectors for " + std::to_string(texts.size()) +
+                                      " descriptions"};
+    if (!vectors)
+      return Error{"config", "pyramid router: embedding the agents' descriptions with " + pd.embedder->model_id() +
+                                 ": " + vectors.error().message};
+    std::map<std::string, memory::Vector> descriptions;
+    for (size_t i = 0; i < names.size(); ++i) descriptions[names[i]] = std::move((*vectors)[i]);
     auto router = pyramid::AgentRouter::create(*setup->library, std::move(descriptions), pc.route_threshold,
                                                pc.route_tie_tolerance);
     if (!router.ok()) return router.error();

@@ -99,6 +99,35 @@ PyramidDriver::PyramidDriver(const PyramidSetup& setup, QualityScores& quality, 
 
 Effects PyramidDriver::start() {
   Effects out;
+  if (setup_.router && route_.method == kRouteByEmbedding) {
+    const CallId id = pending_.expect<ToolRan>([this](const ToolRan& r, Effects& o) { on_query_embedded(o, r); });
+    out.push_back(RunTool{id, kEmbedQueryTool, json{{"text", input_}}.dump(), ""});
+    return out;
+  }
+  routed(out);
+  return out;
+}
+
+// The input's embedding (the company's embedder) routes the task; without
+// it the task enters at the top agent, and the route says why.
+void PyramidDriver::on_query_embedded(Effects& out, const ToolRan& r) {
+  memory::Vector v;
+  const json& vec = r.result.output.is_object() ? r.result.output.value("vector", json()) : json();
+  if (r.result.ok && vec.is_array())
+    for (const json& x : vec)
+      if (x.is_number()) v.push_back(x.get<float>());
+  if (!v.empty()) {
+    route_ = setup_.router->route(v, AgentRouter::routing_quality(*setup_.library, quality_));
+  } else {
+    route_ = RouteDecision{};
+    route_.agent = setup_.router->top();
+    route_.fallback = "the embedder failed: " + (r.result.ok ? std::string("no vector") : r.result.message) +
+                      "; entered at the top agent";
+  }
+  routed(out);
+}
+
+void PyramidDriver::routed(Effects& out) {
   if (setup_.router && setup_.route_method != RouteMethod::embedding && route_.method == "embedding") {
     const CallId id =
         pending_.expect<ModelAnswered>([this](const ModelAnswered& a, Effects& o) { on_route_scores(o, a); });
@@ -106,10 +135,9 @@ Effects PyramidDriver::start() {
     request.messages = {{llm::Role::user, setup_.texts->route(setup_.router->candidates_text(), input_), {}, "", ""}};
     request.temperature = 0;
     out.push_back(CallModel{id, "route", std::move(request), false});
-    return out;
+    return;
   }
   enter(out);
-  return out;
 }
 
 // The model's scores replace or join the embedding's; without them the

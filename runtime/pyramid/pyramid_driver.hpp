@@ -98,6 +98,13 @@ inline constexpr const char* kBranchOpenTool = "branch_open";
 // a merge commit when merging, a rejected one when not; its id is the
 // output's "commit". Its output also holds "hashes": {path: content hash}.
 inline constexpr const char* kBranchCloseTool = "branch_close";
+// The company's embedder on the task's input, when it cannot answer at once
+// (a provider's model): arguments {"text"}; the output is {"vector": [..]}.
+// The driver runs it before routing a task whose route is kRouteByEmbedding.
+inline constexpr const char* kEmbedQueryTool = "pyramid.embed_query";
+// The method of a RouteDecision not made yet: the driver embeds the input
+// with kEmbedQueryTool, then routes.
+inline constexpr const char* kRouteByEmbedding = "embedding_pending";
 // Removes the branches' directories: arguments {"branches": [...]}.
 inline constexpr const char* kBranchDropTool = "branch_drop";
 
@@ -150,7 +157,8 @@ struct PyramidSetup {
 class PyramidDriver {
  public:
   // `setup` and `quality` must outlive the driver. `route` says where the
-  // task enters (its agent must be in the library); `listening` whether
+  // task enters (its agent must be in the library), or has the method
+  // kRouteByEmbedding when the driver is to embed and route; `listening` whether
   // chatty progress events are wanted (null: never).
   // `pool` (null: every candidate always runs) says which candidate models
   // run; its changes are journaled and saved as SaveState "pool/<agent>".
@@ -255,6 +263,10 @@ class PyramidDriver {
 
   using Pending = driver::PendingCalls<driver::Effects&>;
 
+  void on_query_embedded(driver::Effects& out, const driver::ToolRan& r);
+  // Routed (by embedding, or fixed): asks the routing model when the method
+  // wants it, else enters.
+  void routed(driver::Effects& out);
   void on_route_scores(driver::Effects& out, const driver::ModelAnswered& a);
   void enter(driver::Effects& out);
   // A call of `agent`; an agent with candidates forks into one per candidate.

@@ -160,6 +160,27 @@ TEST_F(PyramidTest, TheRouterSendsAMatchingQueryStraightToALeafAgent) {
   EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
 }
 
+// The router embeds with the company's embedder (memory.embedding_model,
+// here the mock's OpenAI embeddings over real HTTP): the agents'
+// descriptions in one batch as the company starts, then the task's input,
+// which the driver asks for as a tool run before routing.
+TEST_F(PyramidTest, TheRouterEmbedsWithTheConfiguredEmbeddingModel) {
+  start_mock_file(kPyramidExamples + "scenario.yaml");
+  const std::string cfg = config("memory:\n  embedding_model: openai:text-embedding-3-small\n");
+  RunResult r = run_json(cfg, "Write a haiku about rivers to poems/river.md");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto embeds = requests_where("kind", "embed");
+  ASSERT_GE(embeds.size(), 2u) << r.describe();
+  EXPECT_EQ(embeds[0].value("model", ""), "text-embedding-3-small");
+  EXPECT_EQ(embeds[0]["inputs"].size(), 2u) << embeds[0].dump();  // lead_agent and writer_agent
+  EXPECT_EQ(embeds[1]["inputs"], json::array({"Write a haiku about rivers to poems/river.md"})) << embeds[1].dump();
+  auto routes = r.events("route");
+  ASSERT_EQ(routes.size(), 1u) << r.describe();
+  EXPECT_EQ(routes[0]["data"]["route"]["method"], "embedding");
+  EXPECT_FALSE(routes[0]["data"]["route"].contains("fallback")) << routes[0].dump();
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+}
+
 // Item 13: with `router: model` the routing model scores every agent and
 // its choice wins over the embedding's (which picks the writer for this
 // task, as the test above shows); the decision and how it was made are in

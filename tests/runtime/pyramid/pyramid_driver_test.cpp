@@ -522,6 +522,40 @@ TEST(PyramidDriver, TheRoutingModelsScoresChooseTheEntryAgent) {
   }
 }
 
+// With an embedder that cannot answer at once (a provider's model), the
+// driver embeds the task's input with a RunTool before routing; an
+// embedding that failed sends the task to the top agent and says why.
+TEST(PyramidDriver, AnEmbeddingTheDriverAsksForRoutesTheTask) {
+  for (const bool embedded : {true, false}) {
+    Harness h;
+    std::map<std::string, memory::Vector> vectors{{"worker", {1.0f, 0.0f}}, {"lead", {0.0f, 1.0f}}};
+    h.setup.router =
+        std::make_shared<const AgentRouter>(value_or_throw(AgentRouter::create(*h.setup.library, vectors, 0.1)));
+    RouteDecision pending;
+    pending.method = kRouteByEmbedding;
+    h.reroute(pending);
+    h.start();
+    ASSERT_EQ(h.tools.size(), 1u);
+    EXPECT_EQ(h.tools[0].tool, kEmbedQueryTool);
+    EXPECT_EQ(json::parse(h.tools[0].arguments)["text"], "Build the thing");
+    EXPECT_TRUE(h.asks.empty());
+    EXPECT_TRUE(h.hires.empty());  // nobody is hired before the task is routed
+    ToolRan r;
+    r.id = h.tools[0].id;
+    r.result = embedded ? company::ToolResult::success("", json{{"vector", {0.9, 0.1}}})
+                        : company::ToolResult::error("connection refused");
+    h.take(h.driver->on(r));
+    h.hire_all();
+    ASSERT_FALSE(h.asks.empty());
+    EXPECT_EQ(h.asks.front().agent, embedded ? "worker" : "lead");
+    EXPECT_EQ(h.driver->route().method, "embedding");
+    if (embedded)
+      EXPECT_TRUE(h.driver->route().fallback.empty());
+    else
+      EXPECT_EQ(h.driver->route().fallback, "the embedder failed: connection refused; entered at the top agent");
+  }
+}
+
 // Item 20: an agent with three candidate models runs each call three
 // times at once, each candidate hired as its own employee and working on its
 // own branch (its tools, and the judge auditing it, run there); the first
