@@ -8,6 +8,7 @@
 
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/confined_fs.hpp"
+#include "runtime/tools/task_relative_paths.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/http_client.hpp"
@@ -427,7 +428,7 @@ void PyramidTools::call(const std::string& name, const json& args, const company
     if (!dir) return ToolResult::error(name + ": " + dir.error().message);
     auto view = FileView::open(*dir);
     if (!view) return ToolResult::error(name + ": " + view.error().message);
-    return impl_->on_files(name, *view, args);
+    return impl_->on_files(name, *view, task_relative_arguments(args, task));
   });
 }
 

@@ -181,6 +181,27 @@ TEST_F(PyramidTest, TheRouterEmbedsWithTheConfiguredEmbeddingModel) {
   EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
 }
 
+// InfiHelper's verbatim prompts say to write under
+// "workspace/tasks/{task_id}/...". A model that obeys them literally — here
+// the writer names its file so, placeholder and all — lands in the task's
+// directory, not in a nested copy of that path.
+TEST_F(PyramidTest, PathsAsThePromptsSpellThemLandInTheTasksDirectory) {
+  std::ifstream in(kPyramidExamples + "scenario.yaml");
+  std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string plain = "{ file_path: poems/river.md,";
+  const size_t at = script.find(plain);
+  ASSERT_NE(at, std::string::npos);
+  script.replace(at, plain.size(), "{ file_path: \"workspace/tasks/{task_id}/poems/river.md\",");
+  start_mock(script);
+  RunResult r = run_json(config(), "Write a haiku about rivers to poems/river.md");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(by_rule("writer-river").size(), 1u);
+  const std::string task_dir = dir_.file("work/.tasks/" + session_of(r) + "/" + r.result().value("task", "") + "/");
+  EXPECT_TRUE(std::filesystem::exists(task_dir + "poems/river.md")) << r.describe();
+  EXPECT_FALSE(std::filesystem::exists(task_dir + "workspace")) << r.describe();
+  EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
+}
+
 // Item 13: with `router: model` the routing model scores every agent and
 // its choice wins over the embedding's (which picks the writer for this
 // task, as the test above shows); the decision and how it was made are in
