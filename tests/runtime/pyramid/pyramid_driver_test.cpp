@@ -837,6 +837,40 @@ TEST(PyramidDriver, ATurnRunsAtMostMaxCallsPerTurnToolCalls) {
         << results[i];
 }
 
+// Item 48: every tool result a model reads is {status, output,
+// error_information} and nothing else — a success with a message only, one
+// with structured output, a tool's error, and the driver's own refusal.
+TEST(PyramidDriver, EveryToolResultTheModelReadsHasTheThreeFields) {
+  Harness h(kDriverLibrary, "worker");
+  h.start();
+  h.answer("worker",
+           {tc("a", "file_write", {{"file_path", "a.md"}, {"content", "x"}}),
+            tc("b", "file_write", {{"file_path", "b.md"}, {"content", "y"}}),
+            tc("c", "file_write", {{"file_path", "c.md"}, {"content", "z"}}), tc("d", "dir_list", {{"path", "."}})});
+  ASSERT_EQ(h.tools.size(), 3u);
+  h.answer_tool(company::ToolResult::success("written"));
+  h.answer_tool(company::ToolResult::success("", json{{"bytes", 1}, {"file_path", "b.md"}}));
+  h.answer_tool(company::ToolResult::error("disk full ✗"));
+  ASSERT_FALSE(h.asks.empty());
+  std::vector<json> results;
+  for (const auto& m : h.asks.front().messages)
+    if (m.role == llm::Role::tool) results.push_back(json::parse(m.content));
+  ASSERT_EQ(results.size(), 4u);
+  for (const json& r : results) {
+    ASSERT_TRUE(r.is_object()) << r;
+    EXPECT_EQ(r.size(), 3u) << r;
+    ASSERT_TRUE(r.contains("status") && r.contains("output") && r.contains("error_information")) << r;
+    const std::string status = r["status"];
+    EXPECT_TRUE(status == "success" || status == "error") << r;
+    ASSERT_TRUE(r["error_information"].is_string()) << r;
+    EXPECT_EQ(r["error_information"].get<std::string>().empty(), status == "success") << r;
+  }
+  EXPECT_EQ(results[0]["output"], "written");
+  EXPECT_EQ(results[1]["output"]["bytes"], 1);
+  EXPECT_EQ(results[2]["error_information"], "disk full ✗");
+  EXPECT_EQ(results[3]["status"], "error");  // dir_list is not the worker's
+}
+
 TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
   Harness h(kDriverLibrary, "worker");
   h.start();
