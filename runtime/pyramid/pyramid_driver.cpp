@@ -656,10 +656,37 @@ void PyramidDriver::on_compressed(Effects& out, uint64_t id, size_t latest, int6
   turn(out, id);
 }
 
+void PyramidDriver::fit_env(Call& c) {
+  const int64_t tau = setup_.env_budget_tokens;
+  // Each round cuts the longest piece (a message's text, or a tool call's
+  // arguments) by the excess; a few rounds settle any rounding.
+  for (int round = 0; tau > 0 && round < 64; ++round) {
+    const int64_t total = env_tokens(c);
+    if (total <= tau) return;
+    std::string* longest = nullptr;
+    bool arguments = false;
+    int64_t most = 0;
+    for (size_t i = 1; i < c.env.size(); ++i) {
+      if (const int64_t n = setup_.count(c.env[i].content); n > most)
+        most = n, longest = &c.env[i].content, arguments = false;
+      for (auto& t : c.env[i].tool_calls)
+        if (const int64_t n = setup_.count(t.arguments); n > most) most = n, longest = &t.arguments, arguments = true;
+    }
+    if (!longest || most == 0) return;  // only the instruction is left
+    const int64_t keep = std::max<int64_t>(0, most - (total - tau));
+    size_t bytes = static_cast<size_t>(static_cast<double>(longest->size()) * static_cast<double>(keep) / most);
+    bytes = std::min(bytes, longest->size() * 15 / 16);  // progress each round, however the tokens count
+    // Arguments stay a JSON object, as providers require of a tool call.
+    *longest =
+        arguments ? json{{"shortened", utf8::shorten(*longest, bytes / 2)}}.dump() : utf8::shorten(*longest, bytes);
+  }
+}
+
 void PyramidDriver::turn(Effects& out, uint64_t id) {
   Call& c = calls_.at(id);
   if (!c.compressed_last && compress(out, id)) return;
   c.compressed_last = false;
+  fit_env(c);
   if (c.turns >= c.max_turns)
     return end(out, id,
                failed_output(c.staff + " reached its limit of " + std::to_string(c.max_turns) +

@@ -301,6 +301,10 @@ class PyramidDriver {
   // Adds `m` to the call's C_ENV, and its tokens to |H|.
   void append(Call& c, llm::ChatMessage m);
   bool compress(driver::Effects& out, uint64_t id);
+  // Keeps C_ENV within τ when what compression keeps (the instruction and
+  // the latest interaction) is larger by itself: the longest texts after the
+  // instruction are shortened, the journal keeping them whole.
+  void fit_env(Call& c);
   void on_compressed(driver::Effects& out, uint64_t id, size_t latest, int64_t before, const driver::AskAnswered& a);
   void on_turn(driver::Effects& out, uint64_t id, const driver::AskAnswered& a);
   void run_tools(driver::Effects& out, uint64_t id);

@@ -1025,6 +1025,64 @@ using namespace driver;
 // conversation was compressed more than once, the first instruction and the
 // latest interaction stayed verbatim, and the largest prompt stays bounded
 // while everything said grows.
+// The latest interaction is kept verbatim only while it fits: a tool result
+// larger than τ by itself is cut so that C_ENV still stays within τ.
+TEST(PyramidDriverContext, ALatestInteractionLargerThanTauIsCutToFit) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.enforce_judge = false;
+  h.setup.env_budget_tokens = 1000;
+  h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "big.md"}, {"content", "x"}})});
+  h.tool_done(true, std::string(40000, 'y') + "END");
+  for (int guard = 0; guard < 5 && !h.asks.empty() && h.asks.front().tools.empty(); ++guard) {
+    Ask s = h.asks.front();
+    h.asks.pop_front();
+    AskAnswered r;
+    r.id = s.id;
+    r.ok = true;
+    r.reply.output = "wrote big.md";
+    h.take(h.driver->on(r));
+  }
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& a = h.asks.front();
+  int64_t env = 0;
+  for (size_t m = 2; m < a.messages.size(); ++m) {
+    env += a.messages[m].content.size() / 4;
+    for (const auto& t : a.messages[m].tool_calls) env += t.arguments.size() / 4;
+  }
+  EXPECT_LE(env, 1000);
+  EXPECT_GT(env, 500);  // cut to fit, not emptied
+  EXPECT_EQ(a.messages[2].content, "Build the thing");
+  EXPECT_EQ(a.messages.back().content.find("END"), std::string::npos);  // the tail went
+  EXPECT_EQ(a.messages.back().content.rfind("{\"error_information\"", 0), 0u)
+      << a.messages.back().content.substr(0, 80);
+}
+
+// A tool call's own arguments larger than τ (a long file written) are cut
+// too, and stay a JSON object, as providers require of a tool call.
+TEST(PyramidDriverContext, ToolCallArgumentsLargerThanTauAreCutToAJsonObject) {
+  Harness h(kDriverLibrary, "worker");
+  h.setup.enforce_judge = false;
+  h.setup.env_budget_tokens = 1000;
+  h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "big.md"}, {"content", std::string(40000, 'z')}})});
+  h.tool_done(true, "written");
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& a = h.asks.front();
+  int64_t env = 0;
+  for (size_t m = 2; m < a.messages.size(); ++m) {
+    env += a.messages[m].content.size() / 4;
+    for (const auto& t : a.messages[m].tool_calls) {
+      env += t.arguments.size() / 4;
+      const json args = json::parse(t.arguments);
+      EXPECT_TRUE(args.is_object() && args.contains("shortened")) << t.arguments.substr(0, 80);
+    }
+  }
+  EXPECT_LE(env, 1000);
+}
+
 TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau) {
   std::string library = kDriverLibrary;
   library.replace(library.find("max_turns: 6"), 12, "max_turns: 1000");
