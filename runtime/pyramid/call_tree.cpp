@@ -30,21 +30,39 @@ std::vector<uint64_t> CallTree::path_to(uint64_t id) const {
   return path;
 }
 
-void CallTree::render_from(uint64_t parent, int depth, uint64_t here, size_t max_text_bytes, std::string& out) const {
+size_t CallTree::descendants(uint64_t id) const {
+  size_t n = 0;
+  std::vector<uint64_t> open = {id};
+  while (!open.empty()) {
+    const uint64_t p = open.back();
+    open.pop_back();
+    for (const auto& [child, c] : calls_)
+      if (c.parent == p) ++n, open.push_back(child);
+  }
+  return n;
+}
+
+void CallTree::render_from(uint64_t parent, int depth, const std::vector<uint64_t>& path, uint64_t here,
+                           size_t max_text_bytes, std::string& out) const {
+  const std::string indent(size_t(depth) * 2, ' ');
   for (const auto& [id, c] : calls_) {
     if (c.parent != parent) continue;
-    out += std::string(size_t(depth) * 2, ' ') + "- " + c.agent;
+    out += indent + "- " + c.agent;
     if (!c.role.empty()) out += " (" + utf8::one_line(c.role, max_text_bytes) + ")";
     out += ": " + utf8::one_line(c.task_input, max_text_bytes);
     if (id == here) out += "  <- you";
     out += "\n";
-    render_from(id, depth + 1, here, max_text_bytes, out);
+    if (std::find(path.begin(), path.end(), id) != path.end()) {
+      render_from(id, depth + 1, path, here, max_text_bytes, out);
+    } else if (const size_t n = descendants(id); n > 0) {
+      out += indent + "  - (" + std::to_string(n) + (n == 1 ? " more call" : " more calls") + " running under it)\n";
+    }
   }
 }
 
 std::string CallTree::render(uint64_t here, size_t max_text_bytes) const {
   std::string out;
-  render_from(0, 0, here, max_text_bytes, out);
+  render_from(0, 0, path_to(here), here, max_text_bytes, out);
   return out;
 }
 

@@ -28,9 +28,13 @@ class CallTree {
   // The calls from the task's first call down to `id`; empty when unknown.
   std::vector<uint64_t> path_to(uint64_t id) const;
 
-  // The active tree as prompt lines, one per running call, indented by
-  // depth, `here` marked as the reader; roles and inputs cut at a character
-  // to `max_text_bytes`. "" when nothing runs.
+  // The active tree as prompt lines, indented by depth, `here` marked as
+  // the reader; roles and inputs cut at a character to `max_text_bytes`.
+  // Bounded by the reader's place, not by the tree's size: the calls on the
+  // path from the task's first call to `here` and every sibling of them
+  // show; what runs under a sibling is one line counting it. At most
+  // K_max lines per level of the path, however many calls run. "" when
+  // nothing runs.
   std::string render(uint64_t here, size_t max_text_bytes = 200) const;
 
  private:
@@ -38,7 +42,9 @@ class CallTree {
     uint64_t parent = 0;
     std::string agent, role, task_input;
   };
-  void render_from(uint64_t parent, int depth, uint64_t here, size_t max_text_bytes, std::string& out) const;
+  void render_from(uint64_t parent, int depth, const std::vector<uint64_t>& path, uint64_t here, size_t max_text_bytes,
+                   std::string& out) const;
+  size_t descendants(uint64_t id) const;
 
   uint64_t last_id_ = 0;
   std::map<uint64_t, Call> calls_;  // by id: the order calls were made

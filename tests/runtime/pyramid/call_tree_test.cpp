@@ -47,6 +47,32 @@ TEST(CallTree, AnEndedCallTakesItsRunningCallsWithIt) {
   EXPECT_TRUE(t.path_to(leaf).empty());
 }
 
+// §10 item 42, bounded: the reader sees its ancestors and their siblings;
+// what runs under a sibling is one line counting it, however large.
+TEST(CallTree, WhatRunsUnderASiblingIsCountedNotShown) {
+  CallTree t;
+  const uint64_t root = t.push(0, "boss", "", "task");
+  const uint64_t left = t.push(root, "planner", "", "plan A");
+  const uint64_t right = t.push(root, "planner", "", "plan B");
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t coder = t.push(left, "coder", "", "code A" + std::to_string(i));
+    for (int j = 0; j < 5; ++j) t.push(coder, "tester", "", "test A" + std::to_string(i) + std::to_string(j));
+  }
+  const uint64_t mine = t.push(right, "coder", "", "code B");
+  EXPECT_EQ(t.render(mine),
+            "- boss: task\n"
+            "  - planner: plan A\n"
+            "    - (30 more calls running under it)\n"
+            "  - planner: plan B\n"
+            "    - coder: code B  <- you\n");
+  // Seen from the other side, the same rule.
+  const std::string from_left = t.render(t.path_to(left).back());
+  EXPECT_NE(from_left.find("- planner: plan A  <- you"), std::string::npos) << from_left;
+  EXPECT_NE(from_left.find("    - coder: code A0\n      - (5 more calls running under it)"), std::string::npos)
+      << from_left;
+  EXPECT_NE(from_left.find("    - (1 more call running under it)"), std::string::npos) << from_left;
+}
+
 TEST(CallTree, LongTextIsOneLineCutAtACharacter) {
   CallTree t;
   const std::string input = "一行目\n" + std::string(300, 'x') + "🌊";
