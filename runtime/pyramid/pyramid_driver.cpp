@@ -807,6 +807,11 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
       if (key && args.is_object() && args.contains(key) && args[key].is_string())
         it->second.written.push_back(normal_path(args[key].get<std::string>()));
     }
+    // What a program made (item 40: C_LM sees files that programs created).
+    if (it != calls_.end() && r.result.output.is_object())
+      if (auto f = r.result.output.find("files_changed"); f != r.result.output.end() && f->is_array())
+        for (const json& p : *f)
+          if (p.is_string()) it->second.produced.push_back(normal_path(p.get<std::string>()));
     slot_done(o, id, i, tool_text(r.result));
   });
   // The judge reads and runs; its programs cannot write the task's files (item 28).
@@ -1003,6 +1008,9 @@ void PyramidDriver::end(Effects& out, uint64_t id, FinalOutput fo) {
     for (const auto& f : fo.files) index_.describe(f.path, f.description);
     for (const auto& path : c.written)
       if (!index_.description(path)) index_.describe(path, "written by " + c.agent->name + " (no description given)");
+    for (const auto& path : c.produced)
+      if (!index_.description(path))
+        index_.describe(path, "made by a program of " + c.agent->name + " (no description given)");
   }
   const json result = fo.to_json();
   out.push_back(journal_step(msg::EventKind::answer, json{{"call", id}, {"final_output", result}}, c.tokens_in,

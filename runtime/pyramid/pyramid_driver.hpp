@@ -226,7 +226,10 @@ class PyramidDriver {
     int64_t started_ms = 0;
     bool compressed_last = false;      // its last turn was preceded by a compression
     std::vector<std::string> written;  // files its file_write calls wrote
-    std::set<std::string> succeeded;   // tools and agents it called that succeeded
+    // Files its programs (execute_code, execute_shell) created or changed,
+    // as the tool reports them: indexed, but not required in its final_output.
+    std::vector<std::string> produced;
+    std::set<std::string> succeeded;  // tools and agents it called that succeeded
   };
   // One call of an agent with candidate models: a branch per candidate.
   struct Branch {

@@ -5,15 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/confined_fs.hpp"
-#include "runtime/tools/task_relative_paths.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/core/utf8.hpp"
 #include "runtime/http/http_client.hpp"
 #include "runtime/sandbox/sandbox.hpp"
+#include "runtime/tools/file_stamps.hpp"
 #include "runtime/tools/file_view.hpp"
+#include "runtime/tools/task_relative_paths.hpp"
 #include "runtime/tools/workspace_branch.hpp"
 #include "runtime/tools/workspace_history.hpp"
 #include "runtime/tools/worker_pool.hpp"
@@ -308,6 +310,25 @@ struct PyramidTools::Impl {
                       timeout);
   }
 
+  // A program's run, with the visible files it created or changed as
+  // "files_changed" in its output (at most kMaxFilesChanged, then a count).
+  static ToolResult with_files_changed(const FileView& view, const std::function<ToolResult()>& run_program) {
+    constexpr size_t kMaxFilesChanged = 200;
+    auto before = stamp_files(view.workspace());
+    ToolResult r = run_program();
+    auto after = stamp_files(view.workspace());
+    if (!before || !after || !(r.output.is_object() || r.output.is_null())) return r;
+    std::vector<std::string> changed = changed_files(*before, *after);
+    if (changed.empty()) return r;
+    if (r.output.is_null()) r.output = json::object();
+    if (changed.size() > kMaxFilesChanged) {
+      r.output["files_changed_more"] = changed.size() - kMaxFilesChanged;
+      changed.resize(kMaxFilesChanged);
+    }
+    r.output["files_changed"] = std::move(changed);
+    return r;
+  }
+
   ToolResult check_files(const FileView& view, const json& args) const {
     auto it = args.find("paths");
     if (it == args.end() || !it->is_array()) return ToolResult::error("check_files: 'paths' must be a list");
@@ -350,12 +371,13 @@ struct PyramidTools::Impl {
       return ToolResult::success("file_move: moved '" + str_arg(args, "source") + "' to '" +
                                  str_arg(args, "destination") + "'");
     }
-    if (name == "execute_code") return execute_code(view, args);
+    if (name == "execute_code") return with_files_changed(view, [&] { return execute_code(view, args); });
     if (name == kJudgeExecute) return execute_code(view, args, true);
-    if (name == "execute_shell") {
-      const int64_t timeout = timeout_ms(args);
-      return run_result("execute_shell", run(view, {"sh", "-c", str_arg(args, "command")}, "", timeout), timeout);
-    }
+    if (name == "execute_shell")
+      return with_files_changed(view, [&] {
+        const int64_t timeout = timeout_ms(args);
+        return run_result("execute_shell", run(view, {"sh", "-c", str_arg(args, "command")}, "", timeout), timeout);
+      });
     if (name == kCheckFiles) return check_files(view, args);
     return ToolResult::error("no level-0 tool is called '" + name + "'");
   }

@@ -871,6 +871,26 @@ TEST(PyramidDriver, EveryToolResultTheModelReadsHasTheThreeFields) {
   EXPECT_EQ(results[3]["status"], "error");  // dir_list is not the worker's
 }
 
+// Item 40: files a program made are in the task's index once the call
+// ends, described as such, without being required in its final_output.
+TEST(PyramidDriver, FilesAProgramMadeAreIndexed) {
+  std::string library = kDriverLibrary;
+  library.replace(library.find("available_tools: [file_write, final_output]"), 43,
+                  "available_tools: [file_write, execute_code, final_output]");
+  Harness h(library, "worker");
+  h.setup.level0["execute_code"] = llm::ToolSpec{"execute_code", "runs code", json::object()};
+  h.setup.enforce_judge = false;
+  h.start();
+  h.answer("worker", {tc("x", "execute_code", {{"code", "print(1)"}})});
+  h.answer_tool(company::ToolResult::success("ran", json{{"stdout", "1\n"}, {"files_changed", {"code_run/plot.png"}}}));
+  h.answer("worker", {tc("f", "final_output", json::parse(final_args("success", "ran it")))});
+  ASSERT_TRUE(h.finished);
+  EXPECT_TRUE(h.finished->ok);
+  const std::string* d = h.driver->index().description("code_run/plot.png");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(*d, "made by a program of worker (no description given)");
+}
+
 TEST(PyramidDriver, AnApprovedSuccessCarriesTheVerdict) {
   Harness h(kDriverLibrary, "worker");
   h.start();

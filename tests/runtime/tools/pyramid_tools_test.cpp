@@ -216,6 +216,28 @@ TEST_F(PyramidToolsTest, ExecuteShellRunsInTheTaskDirectory) {
   EXPECT_EQ(r.output["stdout"], "hello/workspace\n");
 }
 
+// C_LM sees what programs make: a run reports the visible files it created
+// or changed (not those it only read, nor hidden ones), even when it fails.
+TEST_F(PyramidToolsTest, AProgramsRunReportsTheFilesItCreatedOrChanged) {
+  need_sandbox();
+  root.write(task("keep.txt"), "same");
+  root.write(task("grow.txt"), "a");
+  auto r = call_sync(*tools, "execute_shell",
+                     {{"task_id", "t1"},
+                      {"command",
+                       "cat keep.txt >/dev/null; mkdir -p 結果 && echo x > 結果/表.csv && echo bb >> grow.txt "
+                       "&& echo h > .hidden"}});
+  ASSERT_TRUE(r.ok) << r.to_json().dump();
+  EXPECT_EQ(r.output["files_changed"], json({"grow.txt", "結果/表.csv"})) << r.output.dump();
+  auto failed = call_sync(*tools, "execute_code",
+                          {{"task_id", "t1"}, {"code", "open('out.txt','w').write('1')\nraise SystemExit(3)"}});
+  EXPECT_FALSE(failed.ok);
+  EXPECT_EQ(failed.output["files_changed"], json({"code_run/out.txt"})) << failed.output.dump();
+  auto quiet = call_sync(*tools, "execute_shell", {{"task_id", "t1"}, {"command", "true"}});
+  ASSERT_TRUE(quiet.ok);
+  EXPECT_FALSE(quiet.output.contains("files_changed"));
+}
+
 TEST_F(PyramidToolsTest, PipInstallAndWebSearchFailClearlyOffline) {
   auto pip = call_sync(*tools, "pip_install", {{"task_id", "t1"}, {"packages", {"numpy"}}});
   EXPECT_FALSE(pip.ok);
