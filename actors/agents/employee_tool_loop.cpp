@@ -96,10 +96,7 @@ EmployeeToolLoop::EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec 
   }
   sourced_tools_->handle_failures(SourcedTools::FailureHandling{
       std::move(health), std::set<std::string>(deps_.tool_repeatable.begin(), deps_.tool_repeatable.end()),
-      [this](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
-        journal_step(deps_.journal,
-                     {ctx.session_id, ctx.task_id, spec_.name, msg::EventKind::note, company::breaker_note(tool, c)});
-      }});
+      SourcedTools::report_breakers(deps_.journal, deps_.progress, spec_.name)});
 }
 
 void EmployeeToolLoop::sync() {

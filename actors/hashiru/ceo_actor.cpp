@@ -180,12 +180,9 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
   {
     const auto& r = st.deps.config.tools.repeatable;
-    st.sourced_tools->handle_failures(SourcedTools::FailureHandling{
-        st.deps.tool_health, std::set<std::string>(r.begin(), r.end()),
-        [self](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
-          journal_step(self->state.deps.journal,
-                       {ctx.session_id, ctx.task_id, kCeo, msg::EventKind::note, breaker_note(tool, c)});
-        }});
+    st.sourced_tools->handle_failures(
+        SourcedTools::FailureHandling{st.deps.tool_health, std::set<std::string>(r.begin(), r.end()),
+                                      SourcedTools::report_breakers(st.deps.journal, st.deps.progress, kCeo)});
   }
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
   st.kit->fail_on_exception([self](const std::string& why) {

@@ -215,5 +215,19 @@ TEST(ToolHealth, KeepsAtMostMaxToolsForgettingTheLeastRecentlyUsed) {
   EXPECT_EQ(h.to_json().size(), 2u);
 }
 
+TEST(ToolHealth, BreakerChangesReadAsOneLineEach) {
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::closed, BreakerState::open, 5, 60000}),
+            "Tool `fetch` failed 5 times in a row: paused for 60 s (circuit breaker open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::half_open, BreakerState::open, 6, 1500}),
+            "Tool `fetch` failed its trial call: paused for 2 s (circuit breaker open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::open, BreakerState::half_open, 5, 0}),
+            "Tool `fetch` is tried again after its pause (circuit breaker half-open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::half_open, BreakerState::closed, 0, 0}),
+            "Tool `fetch` works again (circuit breaker closed)");
+  EXPECT_DOUBLE_EQ(tool_health_score(0, 0, 0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(tool_health_score(4, 1, 500, 1000), 0.75 * 0.5);
+  EXPECT_DOUBLE_EQ(tool_health_score(4, 1, 5000, 0), 0.75);  // no timeout known: the success rate
+}
+
 }  // namespace
 }  // namespace kaisha::company
