@@ -160,6 +160,15 @@ hashiru::HashiruSetup setup_of(Self* self) {
   h.roster = [self]() -> const company::AgentRoster& { return kit(self).roster(); };
   h.hired = [self](const std::string& agent) { return kit(self).hired(agent); };
   h.listening = [self] { return kit(self).listening(); };
+  const config::ToolFailureConfig& f = d.config.tools.failures;
+  h.tool_retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms, f.backoff_jitter};
+  h.repeatable = [self](const std::string& tool) {
+    // The tools as they are now: a resumed task's replayed model calls did
+    // not sync, and it must decide as the first run did.
+    sync_sources(self);
+    return self->state.sourced_tools->repeatable(tool);
+  };
+  h.task_id = [self] { return kit(self).task_id(); };
   return h;
 }
 
@@ -196,6 +205,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       // In-flight calls are abandoned: their results find no task and are
       // dropped, while the ledger still settles what they cost.
       cancel_handler(self),
+      wait_handler(self),
       [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
         self->state.runner->answer(tid, driver::Recalled{id, std::move(found)});
       },

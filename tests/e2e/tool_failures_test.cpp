@@ -315,5 +315,71 @@ TEST_F(ToolFailuresTest, AResumeDuringARetrysBackoffRunsOnlyTheRetry) {
   EXPECT_TRUE(rerun_noted);
 }
 
+// The CEO's own tool calls are retried too, and resume the same way: killed
+// while the retry waits for its backoff, the resumed task keeps the CEO's
+// answer that asked for the call and the failed attempt, and runs only the
+// retry (failing once more against the new server, then succeeding).
+TEST_F(ToolFailuresTest, TheCeosToolCallIsRetriedAndAResumeDuringItsBackoffRunsOnlyTheRetry) {
+  start_mock(R"(rules:
+  - name: ceo-answers
+    match: { model: ceo-model, last_role: tool }
+    reply: { text: "Final: {{last_tool}}" }
+  - name: ceo-calls-flaky
+    match: { model: ceo-model }
+    reply:
+      tool_calls: [ { name: t__flaky, arguments: { fail_times: 1 } } ]
+)");
+  const std::string slow = config("{ max_attempts: 3, backoff_ms: 60000, max_backoff_ms: 60000 }", "slow.yaml");
+  {
+    BackgroundProcess p(KAISHA_EXE, {"run", "--config", slow, "--json", "fetch it"},
+                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db() + ".log");
+    auto retry_journaled = [&] {
+      auto t = latest_task(db());
+      if (!t) return false;
+      auto j = store::JournalStore::open_read_only(db());
+      if (!j.ok()) return false;
+      auto steps = (*j)->task_steps(t->task.id);
+      if (!steps.ok()) return false;
+      for (const auto& s : *steps)
+        if (s.kind == "note" && s.payload.contains("tool_retry")) return true;
+      return false;
+    };
+    ASSERT_TRUE(wait_for(retry_journaled, std::chrono::seconds(30))) << p.log();
+    p.kill9();
+  }
+  ASSERT_EQ(requests_for("ceo-model").size(), 1u);
+
+  RunResult resumed =
+      kaisha({"resume", "--config", config("{ max_attempts: 3, backoff_ms: 50, max_backoff_ms: 200 }", "fast.yaml"),
+              "--json"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.result().value("answer", "").find("flaky: ok after 1 failures"), std::string::npos)
+      << resumed.describe();
+  // The CEO's first answer came from the journal: one more model call, its last.
+  EXPECT_EQ(requests_for("ceo-model").size(), 2u);
+  bool retry_event = false;
+  for (const auto& e : resumed.events("retry")) retry_event |= e["data"].value("tool", "") == "t__flaky";
+  EXPECT_TRUE(retry_event) << resumed.describe();
+
+  auto j = journal();
+  ASSERT_TRUE(j);
+  auto t = latest_task(db());
+  ASSERT_TRUE(t);
+  auto steps = j->task_steps(t->task.id);
+  ASSERT_TRUE(steps.ok()) << steps.error().message;
+  std::vector<std::string> results;
+  std::vector<int> attempts;
+  bool rerun_noted = false;
+  for (const auto& s : *steps) {
+    if (s.kind == "tool_result" && s.payload.value("tool", "") == "t__flaky")
+      results.push_back(s.payload["result"].value("status", ""));
+    if (s.kind == "note" && s.payload.contains("tool_retry")) attempts.push_back(s.payload["attempt"].get<int>());
+    if (s.kind == "note" && s.payload.value("rerun", "").find("tool t__flaky") != std::string::npos) rerun_noted = true;
+  }
+  EXPECT_EQ(results, (std::vector<std::string>{"error", "error", "success"}));
+  EXPECT_EQ(attempts, (std::vector<int>{2, 3}));
+  EXPECT_TRUE(rerun_noted);
+}
+
 }  // namespace
 }  // namespace kaisha::e2e
