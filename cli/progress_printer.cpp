@@ -74,6 +74,9 @@ void ProgressPrinter::emit(const msg::ProgressEvent& e) {
     case K::retry:
       o << "  ↻ " << e.text << "\n";
       break;
+    case K::breaker:
+      o << "  ⏸ [" << e.agent << "] " << e.text << "\n";
+      break;
     case K::usage:
       o << "  · " << e.text << ", $" << num(json(e.usd)) << " | " << budget_line(d.value("budget", json())) << "\n";
       break;

@@ -96,10 +96,7 @@ EmployeeToolLoop::EmployeeToolLoop(caf::event_based_actor* self, msg::AgentSpec 
   }
   sourced_tools_->handle_failures(SourcedTools::FailureHandling{
       std::move(health), std::set<std::string>(deps_.tool_repeatable.begin(), deps_.tool_repeatable.end()),
-      [this](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
-        journal_step(deps_.journal,
-                     {ctx.session_id, ctx.task_id, spec_.name, msg::EventKind::note, company::breaker_note(tool, c)});
-      }});
+      SourcedTools::report_breakers(deps_.journal, deps_.progress, spec_.name)});
 }
 
 void EmployeeToolLoop::sync() {
@@ -143,7 +140,8 @@ void EmployeeToolLoop::ask(msg::AskRequest ask, std::function<void(msg::AskReply
   s.max_output_tokens = run->ask.max_output_tokens > 0 ? run->ask.max_output_tokens : deps_.max_output_tokens;
   s.listening = [progress = deps_.progress] { return progress && progress->listening(); };
   const config::ToolFailureConfig& f = deps_.tool_failures;
-  s.retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms};
+  s.task_id = run->ask.task_id;
+  s.retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms, f.backoff_jitter};
   // The tools as they are now: a resumed loop's replayed model calls did not
   // sync, and it must decide as the first run did.
   s.repeatable = [this](const std::string& tool) {

@@ -17,6 +17,7 @@
 #include "actors/agents/judge_actor.hpp"
 #include "actors/caf/scheduler_tuning.hpp"
 #include "actors/caf/spawning_thread.hpp"
+#include "actors/strategy_kit/sourced_tools.hpp"
 #include "actors/strategy_kit/strategy_actors.hpp"
 #include "actors/strategy_kit/strategy_registration.hpp"
 #include "actors/system/ledger_actor.hpp"
@@ -212,6 +213,7 @@ struct CompanyRuntime::Impl {
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool sources
+  std::shared_ptr<company::ToolHealth> tool_health;    // every tool's breaker, shared by all who call tools
   std::mutex running_mu;
   // Tasks a killed process left running, for resume_interrupted() (only
   // when RuntimeOptions::resume asked for them), oldest first.
@@ -497,7 +499,8 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
     b.failures_to_open = f.breaker_failures;
     b.cooldown_ms = f.breaker_cooldown_ms;
     b.half_open_calls = f.breaker_half_open_calls;
-    deps.tool_health = std::make_shared<company::ToolHealth>(b);
+    tool_health = std::make_shared<company::ToolHealth>(b);
+    deps.tool_health = tool_health;
   }
   // Built-in and created tools (runtime/tools), under the two tool switches.
   auto tool_setup = tools::make_tool_sources(c, deps.tool_specs);
@@ -589,6 +592,8 @@ Status CompanyRuntime::Impl::spawn_strategy_runners(const RuntimeOptions& o, std
   sc.progress = progress;
   sc.placer = o.placer;
   sc.wrap_tool_source = o.wrap_tool_source;
+  sc.tool_health = tool_health;
+  sc.on_breaker = SourcedTools::report_breakers(journal, progress, "");
   for (const std::string& name : info->runs_on) {
     StrategySpawner spawn = find_strategy_spawner(name);
     if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};

@@ -86,6 +86,7 @@ caf::behavior planner(Self* self, PlannerDeps deps) {
   };
   return {
       cancel_handler(self),
+      wait_handler(self),
       task_handler(self, make),
       resume_handler(self, make),
   };

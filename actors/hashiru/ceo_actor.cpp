@@ -160,6 +160,15 @@ hashiru::HashiruSetup setup_of(Self* self) {
   h.roster = [self]() -> const company::AgentRoster& { return kit(self).roster(); };
   h.hired = [self](const std::string& agent) { return kit(self).hired(agent); };
   h.listening = [self] { return kit(self).listening(); };
+  const config::ToolFailureConfig& f = d.config.tools.failures;
+  h.tool_retry = company::ToolRetryPolicy{f.max_attempts, f.backoff_ms, f.max_backoff_ms, f.backoff_jitter};
+  h.repeatable = [self](const std::string& tool) {
+    // The tools as they are now: a resumed task's replayed model calls did
+    // not sync, and it must decide as the first run did.
+    sync_sources(self);
+    return self->state.sourced_tools->repeatable(tool);
+  };
+  h.task_id = [self] { return kit(self).task_id(); };
   return h;
 }
 
@@ -180,12 +189,9 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       [self](const std::string& tool, const std::string&) { return !driver_of(self).owns(tool); });
   {
     const auto& r = st.deps.config.tools.repeatable;
-    st.sourced_tools->handle_failures(SourcedTools::FailureHandling{
-        st.deps.tool_health, std::set<std::string>(r.begin(), r.end()),
-        [self](const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
-          journal_step(self->state.deps.journal,
-                       {ctx.session_id, ctx.task_id, kCeo, msg::EventKind::note, breaker_note(tool, c)});
-        }});
+    st.sourced_tools->handle_failures(
+        SourcedTools::FailureHandling{st.deps.tool_health, std::set<std::string>(r.begin(), r.end()),
+                                      SourcedTools::report_breakers(st.deps.journal, st.deps.progress, kCeo)});
   }
   for (const auto& spec : st.deps.restored_agents) st.kit->rehire(spec, cost_of(spec), employee_deps(self, spec));
   st.kit->fail_on_exception([self](const std::string& why) {
@@ -199,6 +205,7 @@ caf::behavior ceo(Self* self, CeoDeps deps) {
       // In-flight calls are abandoned: their results find no task and are
       // dropped, while the ledger still settles what they cost.
       cancel_handler(self),
+      wait_handler(self),
       [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
         self->state.runner->answer(tid, driver::Recalled{id, std::move(found)});
       },

@@ -144,6 +144,7 @@ caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
   };
   return {
       cancel_handler(self),
+      wait_handler(self),
       task_handler(self, make),
       // A resumed task starts from the scores before it, not from those its
       // first run saved: replaying its verdicts makes those again.

@@ -86,12 +86,16 @@ caf::behavior driven_strategy(Self* self, KitDeps deps, driver::DrivenStrategy s
     st.state.clear();
     for (auto& v : log.state_at_start(st.strategy.state)) st.state[v.key] = std::move(v.value);
   };
+  // One handler a line.
+  // clang-format off
   return {
       cancel_handler(self),
+      wait_handler(self),
       task_handler(self, make),
       resume_handler(self, make, restore),
       st.kit->tool_handler(),
   };
+  // clang-format on
 }
 
 }  // namespace

@@ -212,7 +212,13 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
               answer(s, ToolRan{id, std::move(r)});
             });
           };
-          after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
+          if (e.delay_ms <= 0) return after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
+          // A retry's backoff: waited on the actor's clock, the thread free meanwhile.
+          const uint64_t wait = ++next_wait_;
+          waits_.emplace(wait, [this, s, run = std::move(run)]() mutable {
+            if (live(s)) after_ledger_synced(self_, kit_.deps().ledger, std::move(run));
+          });
+          self_->delayed_send(self_, std::chrono::milliseconds(e.delay_ms), tool_atom::value, wait);
         } else if constexpr (std::is_same_v<T, ReadBudget>) {
           self_->request(kit_.deps().ledger, caf::infinite, budget_atom::value)
               .then([this, s, id = e.id](LedgerReply& b) {
@@ -252,6 +258,14 @@ void DriverRunner::execute(const Scope& s, Effect& effect) {
         }
       },
       effect);
+}
+
+void DriverRunner::on_wait_over(uint64_t wait) {
+  auto it = waits_.find(wait);
+  if (it == waits_.end()) return;
+  auto then = std::move(it->second);
+  waits_.erase(it);
+  then();
 }
 
 }  // namespace kaisha::actors

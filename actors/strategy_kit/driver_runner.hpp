@@ -12,7 +12,9 @@
 // outlive it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +88,12 @@ class DriverRunner {
   // every run of the task, so what the outcome changes can be named by it.
   driver::CallId task_call(driver::CallId id) const { return id - numbering_.base; }
 
+  // A RunTool's delay (a retry's backoff) is over: its tool runs now, unless
+  // its task has ended meanwhile. The wait holds no thread: the actor gets
+  // (tool_atom, wait) from delayed_send and hands it here (wait_handler in
+  // task_handlers.hpp).
+  void on_wait_over(uint64_t wait);
+
  private:
   struct Scope {
     std::string tid;
@@ -127,6 +135,9 @@ class DriverRunner {
   // The spans of tool calls the driver reports (its own tools, and the
   // RunTools it asks for, which claim theirs).
   telemetry::ReportedToolSpans tool_spans_;
+  // RunTools waiting for their delay, by wait number (one per tool call in flight).
+  uint64_t next_wait_ = 0;
+  std::map<uint64_t, std::function<void()>> waits_;
 };
 
 }  // namespace kaisha::actors

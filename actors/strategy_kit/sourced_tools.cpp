@@ -1,6 +1,7 @@
 #include "actors/strategy_kit/sourced_tools.hpp"
 
 #include "actors/caf/atoms.hpp"
+#include "actors/system/journal_actor.hpp"
 #include "runtime/company/tool_error_class.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/tools/user_tools.hpp"
@@ -31,22 +32,6 @@ namespace {
 // ToolCreator's and ToolDeletor's failures are the code or the path they
 // were given: they have no breaker.
 bool has_breaker(const std::string& name) { return name != "ToolCreator" && name != "ToolDeletor"; }
-
-// "Tool `X` was not run: ..." for a call its open breaker refuses.
-ToolResult refused_by_breaker(const std::string& name, const company::ToolAdmission& a) {
-  std::string why;
-  if (a.state == company::BreakerState::open)
-    why = "it failed " + std::to_string(a.consecutive_failures) +
-          " times in a row and is paused (circuit breaker open); it will be tried again in " +
-          std::to_string((a.retry_in_ms + 999) / 1000) + " s. Use another tool or answer without it.";
-  else
-    why = "it is being tried again after failing, by another call; wait for that call or use another tool.";
-  return company::with_error_class(
-      ToolResult::error(
-          "Tool `" + name + "` was not run: " + why,
-          json{{"breaker", std::string(company::breaker_state_name(a.state))}, {"retry_in_ms", a.retry_in_ms}}),
-      company::ToolErrorClass::permanent);
-}
 
 }  // namespace
 
@@ -94,7 +79,7 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
           if (a.from && failures_.on_breaker)
             failures_.on_breaker(name, company::BreakerChange{*a.from, a.state, a.consecutive_failures, 0},
                                  site_().ctx);
-          if (!a.allowed) return done(refused_by_breaker(name, a));
+          if (!a.allowed) return done(company::breaker_refusal(name, a));
         }
         start(self_, p, name, args, cost, std::move(done), timeout_ms);
       };
@@ -104,6 +89,29 @@ void SourcedTools::sync(caf::event_based_actor* self, company::ToolRegistry& reg
       if (!now.count(gone)) registry.remove(gone);
     offered_[origin] = std::move(now);
   }
+}
+
+SourcedTools::BreakerFn SourcedTools::report_breakers(caf::actor journal,
+                                                      std::shared_ptr<company::ProgressSink> progress,
+                                                      std::string agent) {
+  return [journal = std::move(journal), progress = std::move(progress), agent = std::move(agent)](
+             const std::string& tool, const company::BreakerChange& c, const company::ToolCallContext& ctx) {
+    const std::string& who = agent.empty() ? ctx.agent : agent;
+    json note = company::breaker_note(tool, c);
+    journal_step(journal, {ctx.session_id, ctx.task_id, who, msg::EventKind::note, note});
+    if (!progress || !progress->listening()) return;
+    msg::ProgressEvent e;
+    e.session_id = ctx.session_id;
+    e.task_id = ctx.task_id;
+    e.agent = who;
+    e.kind = msg::EventKind::breaker;
+    e.text = company::breaker_text(tool, c);
+    note["tool"] = tool;
+    note["agent"] = who;
+    e.data = std::move(note);
+    e.at_ms = wall_ms();
+    progress->emit(e);
+  };
 }
 
 bool SourcedTools::repeatable(const std::string& name) const {

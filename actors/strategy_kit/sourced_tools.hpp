@@ -34,6 +34,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/company/progress_sink.hpp"
 #include "runtime/company/tool_health.hpp"
 #include "runtime/company/tool_source.hpp"
 #include "runtime/company/tool_registry.hpp"
@@ -58,13 +59,18 @@ class SourcedTools {
   // Failure handling (tools.failures): the health and breakers shared by the
   // company's actors (null: none), tools the config says are safe to repeat
   // (tools.repeatable), and whom to tell of a breaker's change (may be empty).
+  using BreakerFn = std::function<void(const std::string& tool, const company::BreakerChange& change,
+                                       const company::ToolCallContext& ctx)>;
   struct FailureHandling {
     std::shared_ptr<company::ToolHealth> health;
     std::set<std::string> repeatable;
-    std::function<void(const std::string& tool, const company::BreakerChange& change,
-                       const company::ToolCallContext& ctx)>
-        on_breaker;
+    BreakerFn on_breaker;
   };
+  // The usual on_breaker: the change journaled as a note of `agent`'s (""
+  // = the call's: ctx.agent) ({"breaker": tool, "from", "to", ...}) and
+  // reported as a `breaker` event.
+  static BreakerFn report_breakers(caf::actor journal, std::shared_ptr<company::ProgressSink> progress,
+                                   std::string agent);
 
   SourcedTools(std::vector<std::shared_ptr<company::ToolSource>> sources, caf::actor ledger,
                std::map<std::string, config::ToolCostConfig> cost_overrides, SiteFn site, AdmitFn admit = nullptr);

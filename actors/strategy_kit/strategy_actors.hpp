@@ -23,6 +23,7 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/company/chat_client.hpp"
+#include "runtime/company/guarded_tool_source.hpp"
 #include "runtime/company/progress_sink.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
@@ -52,7 +53,14 @@ struct StrategyContext {
   // company's own are (RuntimeOptions::wrap_tool_source: `kaisha editor`
   // asks its user first); unset: used as they are.
   std::function<std::shared_ptr<company::ToolSource>(std::shared_ptr<company::ToolSource>)> wrap_tool_source;
+  // The company's tool health and breakers, shared with the CEO and the
+  // employees, and whom to tell of a breaker's change: the strategy's tools
+  // go through them too (null: not guarded).
+  std::shared_ptr<company::ToolHealth> tool_health;
+  company::GuardedToolSource::BreakerFn on_breaker;
   std::shared_ptr<company::ToolSource> wrapped(std::shared_ptr<company::ToolSource> source) const {
+    if (source && tool_health)
+      source = std::make_shared<company::GuardedToolSource>(std::move(source), tool_health, on_breaker);
     return source && wrap_tool_source ? wrap_tool_source(std::move(source)) : source;
   }
 };

@@ -11,6 +11,8 @@
 //           for a task resumed from the journal.
 //   cancel: (cancel_atom, task id, why) -> bool, whether that task was
 //           running; its driver's cancel(why) effects then end it.
+//   wait:   (tool_atom, wait): a RunTool's delay is over
+//           (DriverRunner::on_wait_over).
 #pragma once
 
 #include <memory>
@@ -52,6 +54,11 @@ auto cancel_handler(caf::stateful_actor<State>* self) {
     s.runner->run(s.driver->cancel(why));
     return true;
   };
+}
+
+template <class State>
+auto wait_handler(caf::stateful_actor<State>* self) {
+  return [self](tool_atom, uint64_t wait) { self->state.runner->on_wait_over(wait); };
 }
 
 // `make(request)` returns the task's driver (a unique_ptr); KeptDriver{} for

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/company/tool_error_class.hpp"
+
 namespace kaisha::company {
 
 std::string_view breaker_state_name(BreakerState s) {
@@ -23,6 +25,45 @@ json breaker_note(const std::string& tool, const BreakerChange& c) {
          {"consecutive_failures", c.consecutive_failures}};
   if (c.to == BreakerState::open) j["cooldown_ms"] = c.cooldown_ms;
   return j;
+}
+
+std::string breaker_text(const std::string& tool, const BreakerChange& c) {
+  const std::string t = "Tool `" + tool + "` ";
+  switch (c.to) {
+    case BreakerState::open:
+      return t +
+             (c.from == BreakerState::half_open
+                  ? "failed its trial call"
+                  : "failed " + std::to_string(c.consecutive_failures) + " times in a row") +
+             ": paused for " + std::to_string((c.cooldown_ms + 999) / 1000) + " s (circuit breaker open)";
+    case BreakerState::half_open:
+      return t + "is tried again after its pause (circuit breaker half-open)";
+    case BreakerState::closed:
+      return t + "works again (circuit breaker closed)";
+  }
+  return t;
+}
+
+ToolResult breaker_refusal(const std::string& tool, const ToolAdmission& a) {
+  std::string why;
+  if (a.state == BreakerState::open)
+    why = "it failed " + std::to_string(a.consecutive_failures) +
+          " times in a row and is paused (circuit breaker open); it will be tried again in " +
+          std::to_string((a.retry_in_ms + 999) / 1000) + " s. Use another tool or answer without it.";
+  else
+    why = "it is being tried again after failing, by another call; wait for that call or use another tool.";
+  return with_error_class(
+      ToolResult::error("Tool `" + tool + "` was not run: " + why,
+                        json{{"breaker", std::string(breaker_state_name(a.state))}, {"retry_in_ms", a.retry_in_ms}}),
+      ToolErrorClass::permanent);
+}
+
+double tool_health_score(int64_t calls, int64_t failures, double mean_latency_ms, int64_t timeout_ms) {
+  if (calls <= 0) return 1;
+  const double success = static_cast<double>(calls - failures) / static_cast<double>(calls);
+  const double slowness =
+      timeout_ms > 0 ? std::clamp(mean_latency_ms / static_cast<double>(timeout_ms), 0.0, 1.0) : 0.0;
+  return success * (1 - slowness);
 }
 
 json ToolHealthView::to_json() const {
@@ -119,13 +160,8 @@ ToolHealthView ToolHealth::view_of(const Entry& e) const {
   v.failures = e.failures;
   v.consecutive_failures = e.consecutive;
   v.state = e.state;
-  if (e.calls > 0) {
-    v.mean_latency_ms = e.latency_sum_ms / static_cast<double>(e.calls);
-    const double success = static_cast<double>(e.calls - e.failures) / static_cast<double>(e.calls);
-    const double slowness =
-        e.timeout_ms > 0 ? std::clamp(v.mean_latency_ms / static_cast<double>(e.timeout_ms), 0.0, 1.0) : 0.0;
-    v.health = success * (1 - slowness);
-  }
+  if (e.calls > 0) v.mean_latency_ms = e.latency_sum_ms / static_cast<double>(e.calls);
+  v.health = tool_health_score(e.calls, e.failures, v.mean_latency_ms, e.timeout_ms);
   return v;
 }
 

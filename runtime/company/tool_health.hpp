@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/company/tool_result.hpp"
 #include "runtime/core/json.hpp"
 
 namespace kaisha::company {
@@ -60,6 +61,20 @@ struct BreakerChange {
 // The journal note of a breaker's change: {"breaker": tool, "from", "to",
 // "consecutive_failures", "cooldown_ms" (when it opened)}.
 json breaker_note(const std::string& tool, const BreakerChange& c);
+// One line for a person: "Tool `fetch` paused after 5 failures in a row
+// (circuit breaker open for 60 s)", "... on trial (circuit breaker
+// half-open)", "... works again (circuit breaker closed)".
+std::string breaker_text(const std::string& tool, const BreakerChange& c);
+
+// The answer to a call its breaker refused (`a` not allowed): "Tool `X`
+// was not run: it failed 5 times in a row and is paused (circuit breaker
+// open); ..." with output {"breaker": state, "retry_in_ms"}, of class
+// permanent (not retried: the breaker says when to try again).
+ToolResult breaker_refusal(const std::string& tool, const ToolAdmission& a);
+
+// The health score: success rate · (1 − mean latency / timeout), the
+// success rate alone when no timeout is known; 1 for a tool never called.
+double tool_health_score(int64_t calls, int64_t failures, double mean_latency_ms, int64_t timeout_ms);
 
 struct ToolHealthView {
   int64_t calls = 0;

@@ -89,13 +89,15 @@ struct ToolCostConfig {
 
 // tools.failures: what happens when a tool call fails (docs/tools.md,
 // "When a tool fails"): transient errors of tools safe to repeat are retried
-// with a doubling backoff; a tool failing breaker_failures times in a row is
-// refused at once for breaker_cooldown_ms, then tried again.
+// with a doubling backoff, less a deterministic jitter; a tool failing
+// breaker_failures times in a row is refused at once for
+// breaker_cooldown_ms, then tried again.
 struct ToolFailureConfig {
   int max_attempts = 3;  // calls in all, the first included; 1 = never retried
   int64_t backoff_ms = 500;
   int64_t max_backoff_ms = 10000;
-  int breaker_failures = 5;  // 0 = no breaker
+  double backoff_jitter = 0.5;  // share of each wait that may be taken off, in [0, 1]
+  int breaker_failures = 5;     // 0 = no breaker
   int64_t breaker_cooldown_ms = 60000;
   int breaker_half_open_calls = 1;
 };

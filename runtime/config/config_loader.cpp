@@ -454,13 +454,17 @@ class ConfigParser {
       const std::string q = p + ".failures";
       ToolFailureConfig& x = t.failures;
       if (Status s = r_.expect_section(f, q,
-                                       {"max_attempts", "backoff_ms", "max_backoff_ms", "breaker_failures",
-                                        "breaker_cooldown_ms", "breaker_half_open_calls"});
+                                       {"max_attempts", "backoff_ms", "max_backoff_ms", "backoff_jitter",
+                                        "breaker_failures", "breaker_cooldown_ms", "breaker_half_open_calls"});
           !s)
         return s;
       if (Status s = integer(f, q, "max_attempts", x.max_attempts, 1); !s) return s;
       if (Status s = integer(f, q, "backoff_ms", x.backoff_ms, 0); !s) return s;
       if (Status s = integer(f, q, "max_backoff_ms", x.max_backoff_ms, 0); !s) return s;
+      if (Status s = num(f, q, "backoff_jitter", x.backoff_jitter, 0, false); !s) return s;
+      if (x.backoff_jitter > 1)
+        return r_.error_at(f["backoff_jitter"], q + ".backoff_jitter",
+                           "expected a share of the wait between 0 and 1, got " + trim_number(x.backoff_jitter));
       if (Status s = integer(f, q, "breaker_failures", x.breaker_failures, 0); !s) return s;
       if (Status s = integer(f, q, "breaker_cooldown_ms", x.breaker_cooldown_ms, 0); !s) return s;
       if (Status s = integer(f, q, "breaker_half_open_calls", x.breaker_half_open_calls, 1); !s) return s;

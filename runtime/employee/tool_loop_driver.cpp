@@ -131,7 +131,8 @@ bool ToolLoopDriver::retry(Effects& out, const llm::ToolCall& call, const compan
   const auto kind = company::classify_tool_error(result);
   if (!kind) return false;
   const bool repeatable = settings_.repeatable && settings_.repeatable(call.name);
-  const auto delay = settings_.retry.retry_after(*kind, repeatable, attempt_);
+  const std::string key = settings_.task_id + '/' + settings_.agent + '/' + call.id;
+  const auto delay = settings_.retry.retry_after(*kind, repeatable, attempt_, key);
   if (!delay) return false;
   ++attempt_;
   const std::string& agent = settings_.agent;

@@ -27,7 +27,9 @@
 // is asked for again under `retry` when `repeatable` says the tool is safe
 // to run twice: a Journal note {"tool_retry", "call_id", "attempt",
 // "error_class", "delay_ms", "error"}, a Report of kind retry, and a RunTool
-// of the same call with the next id and delay_ms set. Every attempt's result
+// of the same call with the next id and delay_ms set (the backoff less a
+// jitter drawn from the task, the agent, the call's id and the attempt, so
+// that a resumed loop asks for the same wait). Every attempt's result
 // is journaled as a tool_result; the model is given the last one only.
 //
 // On a resume the executor feeds a new driver the outcomes the ask kept
@@ -50,6 +52,9 @@ namespace kaisha::employee {
 
 struct ToolLoopSettings {
   std::string agent;  // the employee's name: its journal steps and events
+  // The task's id: with the agent and the call's id, the key the retries'
+  // jitter is drawn from (the same on a resume).
+  std::string task_id;
   std::string system_prompt;
   std::string prompt;  // the ask
   int max_tool_iterations = 10;

@@ -4,6 +4,7 @@
 
 #include "runtime/hashiru/hashiru_texts.hpp"
 #include "runtime/company/reply_call_order.hpp"
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/messages/ask_usage.hpp"
@@ -300,7 +301,8 @@ void HashiruDriver::start_call(const std::shared_ptr<ReplyRun>& reply, size_t i)
     report(msg::EventKind::tool_call, "Invoking `" + call.name + "` with " + call.arguments,
            json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
   step(msg::EventKind::tool_call, json{{"tool", call.name}, {"arguments", call.arguments}, {"call_id", call.id}});
-  invoke(call.name, call.arguments, [this, reply, i](ToolResult r) { call_done(reply, i, r); });
+  invoke(
+      call.name, call.arguments, [this, reply, i](ToolResult r) { call_done(reply, i, r); }, call.id);
 }
 
 void HashiruDriver::call_done(const std::shared_ptr<ReplyRun>& reply, size_t i, const ToolResult& r) {
@@ -329,12 +331,65 @@ driver::Effects HashiruDriver::call_directly(uint64_t request, const std::string
   return take();
 }
 
+// One call of a tool the actor runs, over its attempts.
+struct HashiruDriver::ToolAttempt {
+  std::string tool, arguments, call_id;
+  int attempt = 1;
+  ToolDone done;
+};
+
 // The HASHIRU six run here (their arguments checked against their specs as
 // the registry does); any other tool is the actor's.
-void HashiruDriver::invoke(const std::string& tool, const std::string& arguments, ToolDone done) {
+void HashiruDriver::invoke(const std::string& tool, const std::string& arguments, ToolDone done,
+                           const std::string& call_id) {
   if (owns(tool)) return own_tools_.invoke(tool, arguments, std::nullopt, std::move(done));
-  const driver::CallId id = expect<driver::ToolRan>([done](const driver::ToolRan& r) { done(r.result); });
-  out_.push_back(driver::RunTool{id, tool, arguments, ""});
+  run_attempt(std::make_shared<ToolAttempt>(ToolAttempt{tool, arguments, call_id, 1, std::move(done)}), 0);
+}
+
+// Each attempt is its own RunTool (and so its own kept outcome): a failed
+// one is journaled as a tool_result with a tool_retry note, like an
+// employee's, and the model is given the last one only.
+void HashiruDriver::run_attempt(const std::shared_ptr<ToolAttempt>& a, int64_t delay_ms) {
+  const driver::CallId id = expect<driver::ToolRan>([this, a](const driver::ToolRan& r) {
+    const auto delay = r.result.ok ? std::nullopt : retry_delay(*a, r.result);
+    if (!delay) return a->done(r.result);
+    json failed{{"tool", a->tool}, {"result", r.result.to_json()}};
+    if (!a->call_id.empty()) failed["call_id"] = a->call_id;
+    step(msg::EventKind::tool_result, std::move(failed));
+    ++a->attempt;
+    const std::string error_class(company::tool_error_class_name(*company::classify_tool_error(r.result)));
+    json note{{"tool_retry", a->tool},      {"call_id", a->call_id}, {"attempt", a->attempt},
+              {"error_class", error_class}, {"delay_ms", *delay},    {"error", r.result.message}};
+    step(msg::EventKind::note, note);
+    if (listening()) {
+      note["tool"] = a->tool;
+      note["agent"] = std::string(kCeo);
+      report(msg::EventKind::retry,
+             "Retrying `" + a->tool + "` in " + std::to_string(*delay) + " ms (attempt " + std::to_string(a->attempt) +
+                 " of " + std::to_string(setup_.tool_retry.max_attempts) + ", " + error_class +
+                 "): " + r.result.message,
+             std::move(note));
+    }
+    json again{{"tool", a->tool}, {"arguments", a->arguments}, {"attempt", a->attempt}};
+    if (!a->call_id.empty()) again["call_id"] = a->call_id;
+    step(msg::EventKind::tool_call, std::move(again));
+    run_attempt(a, *delay);
+  });
+  driver::RunTool run;
+  run.id = id;
+  run.tool = a->tool;
+  run.arguments = a->arguments;
+  run.delay_ms = delay_ms;
+  out_.push_back(std::move(run));
+}
+
+std::optional<int64_t> HashiruDriver::retry_delay(const ToolAttempt& a, const ToolResult& r) const {
+  const auto kind = company::classify_tool_error(r);
+  if (!kind) return std::nullopt;
+  const bool repeatable = setup_.repeatable && setup_.repeatable(a.tool);
+  const std::string task = setup_.task_id ? setup_.task_id() : input_;
+  return setup_.tool_retry.retry_after(*kind, repeatable, a.attempt,
+                                       task + "/CEO/" + (a.call_id.empty() ? a.tool : a.call_id));
 }
 
 // ------------------------------------------------------------ the HASHIRU six

@@ -10,8 +10,10 @@
 // max_judge_retries; a final rejection may first have the CEO write a
 // critique memory). The HASHIRU six are the driver's own tools: their checks
 // and texts are here, their hires, asks, fires and budget reads are effects;
-// every other tool is a RunTool. Memories are recalled before the first
-// turn, and a long conversation is summarised before a model call.
+// every other tool is a RunTool, tried again after a transient failure
+// when the tool is safe to repeat (a retry is a RunTool with a delay, so a
+// resumed task runs only what it had not). Memories are recalled before the
+// first turn, and a long conversation is summarised before a model call.
 //
 // Every journal step, progress event and final text is the CEO's as it was
 // before the driver (the e2e tests hold them).
@@ -27,6 +29,7 @@
 
 #include "runtime/company/agent_roster.hpp"
 #include "runtime/company/conversation.hpp"
+#include "runtime/company/tool_retry.hpp"
 #include "runtime/company/tool_registry.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
@@ -56,6 +59,13 @@ struct HashiruSetup {
   bool recall = false;  // memories are retrieved before each task (memory switch on)
   std::shared_ptr<const memory::ErrorReflection> error_reflection;   // null: no critique after a rejection
   std::shared_ptr<const memory::ConversationSummarizer> summarizer;  // null: no short-term memory
+  // Tool calls that fail transiently are tried again (tools.failures), as in
+  // an employee's tool loop: only tools `repeatable` says are safe to run
+  // twice (null: none), each retry a RunTool with the policy's delay; the
+  // jitter is drawn from the task's id (`task_id`), the call's id and the attempt.
+  company::ToolRetryPolicy tool_retry;
+  std::function<bool(const std::string& tool)> repeatable;
+  std::function<std::string()> task_id;
 
   // What the driver asks the world (each called on the caller's thread, while
   // the driver works):
@@ -122,7 +132,13 @@ class HashiruDriver {
   void run_tools(std::vector<llm::ToolCall> calls);
   void start_call(const std::shared_ptr<ReplyRun>& reply, size_t i);
   void call_done(const std::shared_ptr<ReplyRun>& reply, size_t i, const company::ToolResult& r);
-  void invoke(const std::string& tool, const std::string& arguments, company::ToolDone done);
+  // `call_id`: the model's call it answers ("" for a direct call).
+  void invoke(const std::string& tool, const std::string& arguments, company::ToolDone done,
+              const std::string& call_id = "");
+  struct ToolAttempt;
+  void run_attempt(const std::shared_ptr<ToolAttempt>& a, int64_t delay_ms);
+  // The wait before `a` is tried again after `r`; nullopt: it is not.
+  std::optional<int64_t> retry_delay(const ToolAttempt& a, const company::ToolResult& r) const;
 
   // The HASHIRU six.
   void register_own_tools();

@@ -41,6 +41,7 @@ const std::vector<EventKindInfo>& event_kinds() {
       {K::note, "note", G::journal, true},
       {K::input_required, "input_required", G::task, false},
       {K::strategy, "strategy", G::strategy, false},
+      {K::breaker, "breaker", G::tool, false},
   };
   return all;
 }

@@ -75,6 +75,8 @@ enum class EventKind : uint8_t {
   // {"strategy": its name, "event": the sub-kind, ...}; the released kinds
   // above keep their names, new strategies use this one
   strategy,
+  // tool (added later; kinds keep their place)
+  breaker,  // a tool's circuit breaker changed state; data = the journal note, with tool and agent
 };
 
 enum class EventGroup : uint8_t { task, agent, model, tool, judge, strategy, journal };

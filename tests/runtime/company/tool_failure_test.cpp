@@ -1,8 +1,11 @@
 // Tools that fail: errors classified (declared class first, then a run's
 // kind, then the text), the retry policy (transient and repeatable only,
-// bounded attempts, doubling capped backoff), and the health score and
+// bounded attempts, doubling capped backoff with a deterministic jitter), and the health score and
 // circuit breaker on a clock the test moves.
 #include <gtest/gtest.h>
+
+#include <set>
+#include <string>
 
 #include "runtime/company/tool_error_class.hpp"
 #include "runtime/company/tool_health.hpp"
@@ -47,23 +50,68 @@ TEST(ToolErrorClass, DeclaredClassAndRunKindWinOverText) {
 
 TEST(ToolRetryPolicy, OnlyTransientErrorsOfRepeatableToolsWithinTheAttempts) {
   ToolRetryPolicy p;  // 3 attempts, 500 ms doubling, capped at 10 s
-  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 1), 500);
-  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 2), 1000);
-  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 3), std::nullopt);   // the third was the last
-  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, false, 1), std::nullopt);  // not safe to repeat
-  EXPECT_EQ(p.retry_after(ToolErrorClass::timeout, true, 1), std::nullopt);
-  EXPECT_EQ(p.retry_after(ToolErrorClass::permanent, true, 1), std::nullopt);
-  EXPECT_EQ(p.retry_after(ToolErrorClass::invalid_input, true, 1), std::nullopt);
+  p.jitter = 0;
+  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 1, "c1"), 500);
+  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 2, "c1"), 1000);
+  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 3, "c1"), std::nullopt);   // the third was the last
+  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, false, 1, "c1"), std::nullopt);  // not safe to repeat
+  EXPECT_EQ(p.retry_after(ToolErrorClass::timeout, true, 1, "c1"), std::nullopt);
+  EXPECT_EQ(p.retry_after(ToolErrorClass::permanent, true, 1, "c1"), std::nullopt);
+  EXPECT_EQ(p.retry_after(ToolErrorClass::invalid_input, true, 1, "c1"), std::nullopt);
   p.max_attempts = 1;
-  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 1), std::nullopt);
+  EXPECT_EQ(p.retry_after(ToolErrorClass::transient, true, 1, "c1"), std::nullopt);
 }
 
 TEST(ToolRetryPolicy, BackoffDoublesUpToTheCap) {
-  ToolRetryPolicy p{10, 2000, 5000};
-  EXPECT_EQ(p.delay_before_retry(1), 2000);
-  EXPECT_EQ(p.delay_before_retry(2), 4000);
-  EXPECT_EQ(p.delay_before_retry(3), 5000);
-  EXPECT_EQ(p.delay_before_retry(60), 5000);  // no overflow however many
+  ToolRetryPolicy p{10, 2000, 5000, 0};
+  EXPECT_EQ(p.delay_before_retry(1, "c1"), 2000);
+  EXPECT_EQ(p.delay_before_retry(2, "c1"), 4000);
+  EXPECT_EQ(p.delay_before_retry(3, "c1"), 5000);
+  EXPECT_EQ(p.delay_before_retry(60, "c1"), 5000);  // no overflow however many
+  EXPECT_EQ(p.backoff(60), 5000);
+}
+
+// The jitter takes at most its share off each wait, never adds to it, and
+// depends only on the key and the attempt: the same call waits the same in
+// every run (a resume), different calls spread out.
+TEST(ToolRetryPolicy, JitterStaysWithinItsShareAndIsTheSameForTheSameCall) {
+  ToolRetryPolicy p{10, 1000, 8000, 0.5};
+  std::set<int64_t> firsts;
+  for (int i = 0; i < 200; ++i) {
+    const std::string key = "task-" + std::to_string(i) + "/Worker/c1";
+    for (int attempt = 1; attempt <= 6; ++attempt) {
+      const int64_t d = p.delay_before_retry(attempt, key);
+      EXPECT_LE(d, p.backoff(attempt)) << key << " " << attempt;
+      EXPECT_GE(d, p.backoff(attempt) / 2) << key << " " << attempt;
+      EXPECT_EQ(p.delay_before_retry(attempt, key), d);  // deterministic
+      const double u = retry_jitter_fraction(key, attempt);
+      EXPECT_GE(u, 0.0);
+      EXPECT_LT(u, 1.0);
+    }
+    firsts.insert(p.delay_before_retry(1, key));
+  }
+  // 200 calls do not all wait alike (a constant would give one value).
+  EXPECT_GT(firsts.size(), 100u);
+  // Spread over the whole range, not bunched at one end.
+  EXPECT_LT(*firsts.begin(), 600);
+  EXPECT_GT(*firsts.rbegin(), 900);
+  // The attempt is part of the draw, and the value is fixed across builds
+  // and platforms (FNV-1a and SplitMix64's finaliser): a journal written by
+  // one build resumes under another with the same waits.
+  EXPECT_NE(retry_jitter_fraction("t/Worker/c1", 1), retry_jitter_fraction("t/Worker/c1", 2));
+  EXPECT_EQ(p.delay_before_retry(1, "t/Worker/c1"), 832);  // pinned: the value every build must give
+  EXPECT_EQ(p.delay_before_retry(2, "t/Worker/c1"), 1098);
+
+  // Full jitter may wait nothing at all but never more than the backoff;
+  // none keeps the backoff exactly.
+  ToolRetryPolicy full{10, 1000, 8000, 1.0};
+  ToolRetryPolicy none{10, 1000, 8000, 0.0};
+  for (int i = 0; i < 50; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    EXPECT_LE(full.delay_before_retry(2, key), 2000);
+    EXPECT_GE(full.delay_before_retry(2, key), 0);
+    EXPECT_EQ(none.delay_before_retry(2, key), 2000);
+  }
 }
 
 TEST(ToolHealth, BreakerOpensAfterConsecutiveFailuresThenHalfOpensAndCloses) {
@@ -165,6 +213,20 @@ TEST(ToolHealth, KeepsAtMostMaxToolsForgettingTheLeastRecentlyUsed) {
   EXPECT_EQ(h.view("b").calls, 0);
   EXPECT_EQ(h.view("a").calls, 2);
   EXPECT_EQ(h.to_json().size(), 2u);
+}
+
+TEST(ToolHealth, BreakerChangesReadAsOneLineEach) {
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::closed, BreakerState::open, 5, 60000}),
+            "Tool `fetch` failed 5 times in a row: paused for 60 s (circuit breaker open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::half_open, BreakerState::open, 6, 1500}),
+            "Tool `fetch` failed its trial call: paused for 2 s (circuit breaker open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::open, BreakerState::half_open, 5, 0}),
+            "Tool `fetch` is tried again after its pause (circuit breaker half-open)");
+  EXPECT_EQ(breaker_text("fetch", BreakerChange{BreakerState::half_open, BreakerState::closed, 0, 0}),
+            "Tool `fetch` works again (circuit breaker closed)");
+  EXPECT_DOUBLE_EQ(tool_health_score(0, 0, 0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(tool_health_score(4, 1, 500, 1000), 0.75 * 0.5);
+  EXPECT_DOUBLE_EQ(tool_health_score(4, 1, 5000, 0), 0.75);  // no timeout known: the success rate
 }
 
 }  // namespace

@@ -40,12 +40,13 @@ TEST(ToolsConfig, FailuresAndRepeatableToolsAreReadAndMistakesNamed) {
   auto d = parse_config("store: x.db\n", "c.yaml");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tools.failures.max_attempts, 3);
+  EXPECT_EQ(d->tools.failures.backoff_jitter, 0.5);
   EXPECT_EQ(d->tools.failures.breaker_failures, 5);
   EXPECT_EQ(d->tools.failures.breaker_cooldown_ms, 60000);
   EXPECT_TRUE(d->tools.repeatable.empty());
   auto c = parse_config(R"(
 tools:
-  failures: { max_attempts: 4, backoff_ms: 100, max_backoff_ms: 800, breaker_failures: 0,
+  failures: { max_attempts: 4, backoff_ms: 100, max_backoff_ms: 800, backoff_jitter: 0.25, breaker_failures: 0,
               breaker_cooldown_ms: 5000, breaker_half_open_calls: 2 }
   repeatable: [weather__get_forecast]
 )",
@@ -55,6 +56,7 @@ tools:
   EXPECT_EQ(f.max_attempts, 4);
   EXPECT_EQ(f.backoff_ms, 100);
   EXPECT_EQ(f.max_backoff_ms, 800);
+  EXPECT_EQ(f.backoff_jitter, 0.25);
   EXPECT_EQ(f.breaker_failures, 0);
   EXPECT_EQ(f.breaker_cooldown_ms, 5000);
   EXPECT_EQ(f.breaker_half_open_calls, 2);
@@ -70,6 +72,10 @@ tools:
   auto many = parse_config("tools:\n  failures: { max_attempts: 50 }\n", "c.yaml");
   ASSERT_FALSE(many.ok());
   EXPECT_NE(many.error().message.find("at most 10"), std::string::npos) << many.error().message;
+  auto jitter = parse_config("tools:\n  failures: { backoff_jitter: 1.5 }\n", "c.yaml");
+  ASSERT_FALSE(jitter.ok());
+  EXPECT_NE(jitter.error().message.find("tools.failures.backoff_jitter"), std::string::npos) << jitter.error().message;
+  EXPECT_NE(jitter.error().message.find("between 0 and 1"), std::string::npos) << jitter.error().message;
 }
 
 TEST(ToolsConfig, ReadsEveryKey) {

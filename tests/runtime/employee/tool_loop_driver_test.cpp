@@ -207,7 +207,7 @@ TEST_F(ToolLoopDriverTest, AToolErrorGoesBackToTheModelAndTheLoopGoesOn) {
 class ToolLoopRetryTest : public ToolLoopDriverTest {
  protected:
   ToolLoopRetryTest() {
-    settings.retry = company::ToolRetryPolicy{3, 100, 1000};
+    settings.retry = company::ToolRetryPolicy{3, 100, 1000, 0};  // no jitter: exact waits
     settings.repeatable = [this](const std::string& tool) { return safe.count(tool) > 0; };
   }
   std::set<std::string> safe{"fetch"};
@@ -262,6 +262,35 @@ TEST_F(ToolLoopRetryTest, NoRetryForAToolNotSafeToRepeatOrAnErrorThatIsNotTransi
   EXPECT_EQ(last(loop.on(ran(4, company::ToolResult::error("ZeroDivisionError")))), "model 5");
   loop.on(answer(5, "", {call("c3", "fetch", "{}")}));
   EXPECT_EQ(last(loop.on(ran(6, company::ToolResult::error("timed out after 10 s")))), "model 7");
+}
+
+// With jitter, the wait is the backoff less a share drawn from the task,
+// the agent, the call and the attempt: a new driver fed the same outcomes
+// (a resume) asks for the same wait, and the note journals that wait.
+TEST_F(ToolLoopRetryTest, TheJitteredWaitIsTheSameForTheSameCallAndSpreadsAcrossTasks) {
+  settings.retry.jitter = 0.5;
+  settings.task_id = "task-1";
+  auto first_wait = [this](const std::string& task) {
+    settings.task_id = task;
+    ToolLoopDriver& loop = make();
+    loop.start();
+    loop.on(answer(1, "", {call("c1", "fetch", "{}")}));
+    Effects failed = loop.on(ran(2, company::ToolResult::error("HTTP 503")));
+    const int64_t wait = only<driver::RunTool>(failed).delay_ms;
+    EXPECT_EQ(journal(failed, msg::EventKind::note).payload["delay_ms"], wait);
+    Effects again = loop.on(ran(3, company::ToolResult::error("HTTP 503")));
+    const int64_t second = only<driver::RunTool>(again).delay_ms;
+    EXPECT_GE(second, 100);  // attempt 3: the backoff doubled, at most half taken off
+    EXPECT_LE(second, 200);
+    return wait;
+  };
+  const int64_t wait = first_wait("task-1");
+  EXPECT_GE(wait, 50);
+  EXPECT_LE(wait, 100);
+  EXPECT_EQ(first_wait("task-1"), wait);  // the same task resumed: the same wait
+  std::set<int64_t> waits;
+  for (int i = 0; i < 20; ++i) waits.insert(first_wait("task-" + std::to_string(i)));
+  EXPECT_GT(waits.size(), 5u);  // other tasks failing at once do not retry at once
 }
 
 TEST_F(ToolLoopDriverTest, CancelMidLoopStopsItAndDropsTheToolsAnswer) {

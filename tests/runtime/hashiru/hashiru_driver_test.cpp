@@ -339,6 +339,86 @@ TEST_F(HashiruDriverTest, OtherToolsRunAsRunToolAndBadArgumentsNeverReachAHandle
   EXPECT_EQ(only<driver::CallModel>(ran).request.messages.size(), 5u);  // system, user, assistant, two results
 }
 
+// The CEO's own tool calls are retried as an employee's are: a transient
+// failure of a tool safe to repeat is journaled (its tool_result and a
+// tool_retry note), reported, and asked for again as a RunTool with the
+// backoff's delay; the model hears the last attempt only. Not retried: a
+// tool not safe to repeat, or an error that is not transient.
+TEST_F(HashiruDriverTest, ATransientToolFailureIsRetriedAfterTheBackoff) {
+  setup.tool_retry = company::ToolRetryPolicy{3, 100, 1000, 0};
+  setup.repeatable = [](const std::string& tool) { return tool == "Calculator"; };
+  setup.task_id = [] { return std::string("t-1"); };
+  other_tools.push_back({"Other", "does other things", json{{"type", "object"}}});
+  make();
+  Effects e = first_turn("Go", {call("c1", "Calculator", {{"a", 1}})});
+  const driver::RunTool first = only<driver::RunTool>(e);
+  EXPECT_EQ(first.delay_ms, 0);
+  Effects failed = d->on(driver::ToolRan{first.id, company::ToolResult::error("Service temporarily unavailable")});
+  EXPECT_EQ(lines(failed), (std::vector<std::string>{"journal tool_result", "journal note", "report retry",
+                                                     "journal tool_call", "tool Calculator"}));
+  const driver::RunTool again = only<driver::RunTool>(failed);
+  EXPECT_EQ(again.delay_ms, 100);
+  EXPECT_EQ(again.arguments, R"({"a":1})");
+  EXPECT_NE(again.id, first.id);
+  const auto journaled = all<driver::Journal>(failed);
+  EXPECT_EQ(journaled[0].payload["call_id"], "c1");
+  EXPECT_EQ(journaled[1].payload, (json{{"tool_retry", "Calculator"},
+                                        {"call_id", "c1"},
+                                        {"attempt", 2},
+                                        {"error_class", "transient"},
+                                        {"delay_ms", 100},
+                                        {"error", "Service temporarily unavailable"}}));
+  EXPECT_EQ(journaled[2].payload["attempt"], 2);
+  EXPECT_EQ(only<driver::Report>(failed).data["agent"], "CEO");
+
+  Effects second = d->on(driver::ToolRan{again.id, company::ToolResult::error("HTTP 503")});
+  EXPECT_EQ(only<driver::RunTool>(second).delay_ms, 200);  // doubled
+  Effects ok = d->on(driver::ToolRan{only<driver::RunTool>(second).id, company::ToolResult::success("ok", 2)});
+  ASSERT_EQ(tool_results(ok).size(), 1u);
+  EXPECT_EQ(tool_results(ok)[0]["output"], 2);
+  const auto request = only<driver::CallModel>(ok).request;
+  for (const auto& m : request.messages) {
+    EXPECT_EQ(m.content.find("unavailable"), std::string::npos) << m.content;
+    EXPECT_EQ(m.content.find("503"), std::string::npos) << m.content;
+  }
+
+  // Not safe to repeat, or not transient: the model hears the error at once.
+  Effects next = d->on(answer(only<driver::CallModel>(ok).id, "", {call("c2", "Other", {{"a", 1}})}));
+  Effects unsafe =
+      d->on(driver::ToolRan{only<driver::RunTool>(next).id, company::ToolResult::error("temporarily unavailable")});
+  EXPECT_TRUE(all<driver::RunTool>(unsafe).empty()) << ::testing::PrintToString(lines(unsafe));
+  EXPECT_EQ(all<driver::CallModel>(unsafe).size(), 1u);
+  Effects third = d->on(answer(only<driver::CallModel>(unsafe).id, "", {call("c3", "Calculator", {{"a", 1}})}));
+  Effects permanent =
+      d->on(driver::ToolRan{only<driver::RunTool>(third).id, company::ToolResult::error("ZeroDivisionError")});
+  EXPECT_TRUE(all<driver::RunTool>(permanent).empty()) << ::testing::PrintToString(lines(permanent));
+}
+
+// With the default jitter the wait depends on the task and the call only:
+// the same in a fresh driver (a resume), and never above the backoff.
+TEST_F(HashiruDriverTest, TheRetrysWaitIsTheSameForTheSameTaskAndCall) {
+  setup.tool_retry = company::ToolRetryPolicy{3, 1000, 8000, 0.5};
+  setup.repeatable = [](const std::string&) { return true; };
+  std::string task = "t-1";
+  setup.task_id = [&task] { return task; };
+  auto wait = [this] {
+    make();
+    Effects e = first_turn("Go", {call("c1", "Calculator", {{"a", 1}})});
+    Effects failed = d->on(driver::ToolRan{only<driver::RunTool>(e).id, company::ToolResult::error("HTTP 503")});
+    return only<driver::RunTool>(failed).delay_ms;
+  };
+  const int64_t first = wait();
+  EXPECT_GE(first, 500);
+  EXPECT_LE(first, 1000);
+  EXPECT_EQ(wait(), first);
+  std::set<int64_t> waits;
+  for (int i = 0; i < 20; ++i) {
+    task = "t-" + std::to_string(i);
+    waits.insert(wait());
+  }
+  EXPECT_GT(waits.size(), 5u);
+}
+
 TEST_F(HashiruDriverTest, NobodyListeningMeansNoChattyEvents) {
   listening = false;
   make();
