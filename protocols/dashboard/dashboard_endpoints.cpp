@@ -218,29 +218,27 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
     if (r.ok() || r.error().code != "not_found" || !api->company().holds_task(id)) return r;
     return json{{"task", id}, {"pending", true}};
   };
-  server.route("GET", p + "/tasks/([^/]+)/tree",
-               api->reading([or_pending](JournalReader& r, const HttpRequest& req) {
-                 return or_pending(task_tree_json(*r.store, req.path_params.at(0)), req.path_params.at(0));
-               }));
+  server.route("GET", p + "/tasks/([^/]+)/tree", api->reading([or_pending](JournalReader& r, const HttpRequest& req) {
+    return or_pending(task_tree_json(*r.store, req.path_params.at(0)), req.path_params.at(0));
+  }));
   server.route("GET", p + "/tasks/([^/]+)/transcript",
                api->reading([api, or_pending](JournalReader& r, const HttpRequest& req) {
                  const std::string& id = req.path_params.at(0);
-                 return or_pending(transcript_json(*r.store, id, api->options().include_text, query_int(req, "offset", 0),
-                                                   query_int(req, "limit", 200)),
+                 return or_pending(transcript_json(*r.store, id, api->options().include_text,
+                                                   query_int(req, "offset", 0), query_int(req, "limit", 200)),
                                    id);
                }));
   // ?session=S: the budget session S charges (with a budget per session), else the served session's.
-  server.route("GET", p + "/ledger",
-               api->reading([api](JournalReader& r, const HttpRequest& req) -> Result<json> {
-                 auto points = ledger_json(*r.store, api->options().host_session);
-                 if (!points.ok()) return points;
-                 const std::string session = query_text(req, "session");
-                 auto budget = api->company().budget(session);
-                 if (!budget.ok()) return budget.error();
-                 if (!session.empty() && api->company().per_session_budget()) (*points)["session"] = session;
-                 (*points)["budget"] = std::move(budget).value();
-                 return points;
-               }));
+  server.route("GET", p + "/ledger", api->reading([api](JournalReader& r, const HttpRequest& req) -> Result<json> {
+    auto points = ledger_json(*r.store, api->options().host_session);
+    if (!points.ok()) return points;
+    const std::string session = query_text(req, "session");
+    auto budget = api->company().budget(session);
+    if (!budget.ok()) return budget.error();
+    if (!session.empty() && api->company().per_session_budget()) (*points)["session"] = session;
+    (*points)["budget"] = std::move(budget).value();
+    return points;
+  }));
   server.route("POST", p + "/tasks", api->acting([api](const HttpRequest& req, HttpResponse& res) {
     auto body = json_body(req, res);
     if (!body) return;
