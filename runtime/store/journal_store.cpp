@@ -302,7 +302,8 @@ Status check_in(const char* column, const std::string& value, const std::array<s
 
 json parse_json(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? json(text) : j;  // keep unparseable text visible
+  if (j.is_discarded()) return json(text);  // keep unparseable text visible
+  return j;                                 // moved (a conditional expression would copy it)
 }
 
 int64_t or_now(int64_t t) { return t != 0 ? t : JournalStore::now_ms(); }
