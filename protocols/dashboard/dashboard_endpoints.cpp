@@ -2,12 +2,15 @@
 
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "protocols/dashboard/static_assets.hpp"
 #include "runtime/core/data_paths.hpp"
 #include "runtime/dashboard/cluster_view.hpp"
 #include "runtime/dashboard/journal_views.hpp"
+#include "runtime/dashboard/step_sums.hpp"
 #include "runtime/store/journal_store.hpp"
 
 namespace kaisha::dashboard {
@@ -55,6 +58,12 @@ std::optional<json> json_body(const HttpRequest& req, HttpResponse& res) {
   return body;
 }
 
+// Read-only connections to the journal: what the views read with.
+struct JournalReader {
+  std::unique_ptr<store::JournalStore> store;
+  std::unique_ptr<StepSums> sums;
+};
+
 class Api : public std::enable_shared_from_this<Api> {
  public:
   Api(protocols::HttpServer& server, DashboardCompany& company, DashboardOptions options)
@@ -65,12 +74,15 @@ class Api : public std::enable_shared_from_this<Api> {
   protocols::HttpHandler reading(View view) {
     return [self = shared_from_this(), view](const HttpRequest& req, HttpResponse& res) {
       if (!self->allowed(req, res)) return;
-      auto store = store::JournalStore::open_read_only(self->options_.store_path);
-      if (!store.ok()) {
+      auto reader = self->take_reader();
+      if (!reader.ok()) {
         res.headers["Retry-After"] = "1";
-        return res.set_error(503, "journal", "cannot read the journal: " + store.error().message);
+        return res.set_error(503, "journal", "cannot read the journal: " + reader.error().message);
       }
-      reply(res, view(**store, req));
+      Result<json> answer = view(**reader, req);
+      // A connection that failed a read is closed, not kept.
+      if (answer.ok() || answer.error().code == "not_found") self->give_back(std::move(*reader));
+      reply(res, answer);
     };
   }
 
@@ -96,9 +108,37 @@ class Api : public std::enable_shared_from_this<Api> {
   const DashboardOptions& options() const { return options_; }
 
  private:
+  // Opening a journal (its connections, the schema checks) costs about as
+  // much as a view of a short task: a few readers are kept open between
+  // requests, and each request takes one that no other request is using.
+  static constexpr size_t kKeptReaders = 2;
+
+  Result<std::unique_ptr<JournalReader>> take_reader() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!idle_.empty()) {
+        auto r = std::move(idle_.back());
+        idle_.pop_back();
+        return r;
+      }
+    }
+    auto store = store::JournalStore::open_read_only(options_.store_path);
+    if (!store.ok()) return store.error();
+    auto sums = StepSums::open_read_only(options_.store_path);
+    if (!sums.ok()) return sums.error();
+    return std::make_unique<JournalReader>(JournalReader{std::move(*store), std::move(*sums)});
+  }
+
+  void give_back(std::unique_ptr<JournalReader> reader) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_.size() < kKeptReaders) idle_.push_back(std::move(reader));
+  }
+
   protocols::HttpServer& server_;
   DashboardCompany& company_;
   DashboardOptions options_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<JournalReader>> idle_;
 };
 
 void serve_asset(const protocols::HttpServer& server, const StaticAssets& assets, const std::string& name,
@@ -156,21 +196,21 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
                            {"text_included", api->options().include_text},
                            {"per_session_budget", api->company().per_session_budget()}});
   }));
-  server.route("GET", p + "/agents", api->reading([api](store::JournalStore& s, const HttpRequest&) {
-    auto agents = agents_json(s, api->options().host_session);
+  server.route("GET", p + "/agents", api->reading([api](JournalReader& r, const HttpRequest&) {
+    auto agents = agents_json(*r.store, *r.sums, api->options().host_session);
     if (agents.ok()) place_agents(*agents, api->company().cluster());
     return agents;
   }));
   server.route("GET", p + "/cluster", api->acting([api](const HttpRequest&, HttpResponse& res) {
     res.set_json(200, api->company().cluster());
   }));
-  server.route("GET", p + "/tasks", api->reading([api](store::JournalStore& s, const HttpRequest& req) {
+  server.route("GET", p + "/tasks", api->reading([api](JournalReader& r, const HttpRequest& req) {
     TaskQuery q;
     q.text = query_text(req, "q");
     q.status = query_text(req, "status");
     q.limit = query_int(req, "limit", 50);
     q.offset = query_int(req, "offset", 0);
-    return tasks_json(s, api->options().host_session, q);
+    return tasks_json(*r.store, api->options().host_session, q);
   }));
   // A task the company has just taken may not be in the journal yet: it is
   // answered as pending, not as unknown.
@@ -178,29 +218,27 @@ Status mount_dashboard(protocols::HttpServer& server, DashboardCompany& company,
     if (r.ok() || r.error().code != "not_found" || !api->company().holds_task(id)) return r;
     return json{{"task", id}, {"pending", true}};
   };
-  server.route("GET", p + "/tasks/([^/]+)/tree",
-               api->reading([or_pending](store::JournalStore& s, const HttpRequest& req) {
-                 return or_pending(task_tree_json(s, req.path_params.at(0)), req.path_params.at(0));
-               }));
+  server.route("GET", p + "/tasks/([^/]+)/tree", api->reading([or_pending](JournalReader& r, const HttpRequest& req) {
+    return or_pending(task_tree_json(*r.store, req.path_params.at(0)), req.path_params.at(0));
+  }));
   server.route("GET", p + "/tasks/([^/]+)/transcript",
-               api->reading([api, or_pending](store::JournalStore& s, const HttpRequest& req) {
+               api->reading([api, or_pending](JournalReader& r, const HttpRequest& req) {
                  const std::string& id = req.path_params.at(0);
-                 return or_pending(transcript_json(s, id, api->options().include_text, query_int(req, "offset", 0),
-                                                   query_int(req, "limit", 200)),
+                 return or_pending(transcript_json(*r.store, id, api->options().include_text,
+                                                   query_int(req, "offset", 0), query_int(req, "limit", 200)),
                                    id);
                }));
   // ?session=S: the budget session S charges (with a budget per session), else the served session's.
-  server.route("GET", p + "/ledger",
-               api->reading([api](store::JournalStore& s, const HttpRequest& req) -> Result<json> {
-                 auto points = ledger_json(s, api->options().host_session);
-                 if (!points.ok()) return points;
-                 const std::string session = query_text(req, "session");
-                 auto budget = api->company().budget(session);
-                 if (!budget.ok()) return budget.error();
-                 if (!session.empty() && api->company().per_session_budget()) (*points)["session"] = session;
-                 (*points)["budget"] = std::move(budget).value();
-                 return points;
-               }));
+  server.route("GET", p + "/ledger", api->reading([api](JournalReader& r, const HttpRequest& req) -> Result<json> {
+    auto points = ledger_json(*r.store, api->options().host_session);
+    if (!points.ok()) return points;
+    const std::string session = query_text(req, "session");
+    auto budget = api->company().budget(session);
+    if (!budget.ok()) return budget.error();
+    if (!session.empty() && api->company().per_session_budget()) (*points)["session"] = session;
+    (*points)["budget"] = std::move(budget).value();
+    return points;
+  }));
   server.route("POST", p + "/tasks", api->acting([api](const HttpRequest& req, HttpResponse& res) {
     auto body = json_body(req, res);
     if (!body) return;

@@ -63,7 +63,7 @@ Result<std::vector<std::string>> served_sessions(store::JournalStore& store, con
   return out;
 }
 
-Result<json> agents_json(store::JournalStore& store, const std::string& host_session) {
+Result<json> agents_json(store::JournalStore& store, StepSums& step_sums, const std::string& host_session) {
   auto sessions = served_sessions(store, host_session);
   if (!sessions.ok()) return sessions.error();
   json agents = json::array();
@@ -74,16 +74,11 @@ Result<json> agents_json(store::JournalStore& store, const std::string& host_ses
     };
     std::map<std::string, Spend> spend;
     std::vector<std::string> seen;  // step authors in order of first appearance
-    auto steps = store.session_steps(session);
-    if (!steps.ok()) return steps.error();
-    for (const auto& s : *steps) {
-      if (s.agent.empty()) continue;
-      auto [it, fresh] = spend.try_emplace(s.agent);
-      if (fresh) seen.push_back(s.agent);
-      it->second.tokens_in += s.tokens_in;
-      it->second.tokens_out += s.tokens_out;
-      it->second.usd += s.expense;
-      ++it->second.steps;
+    auto sums = step_sums.of_session(session);
+    if (!sums.ok()) return sums.error();
+    for (const auto& s : *sums) {
+      seen.push_back(s.agent);
+      spend[s.agent] = {s.tokens_in, s.tokens_out, s.steps, s.usd};
     }
     auto numbers = [&](json& a, const std::string& name) {
       const Spend& n = spend[name];

@@ -14,6 +14,7 @@
 
 #include "runtime/core/json.hpp"
 #include "runtime/core/result.hpp"
+#include "runtime/dashboard/step_sums.hpp"
 #include "runtime/store/journal_rows.hpp"
 #include "runtime/strategy/task_tree.hpp"
 
@@ -38,8 +39,10 @@ Result<std::vector<std::string>> served_sessions(store::JournalStore& store, con
 // session (of a client's session once it journaled a step or a hire), every
 // agent hired in them (fired and lost ones included, with
 // their state), and every other agent that journaled a step (planner, judge,
-// workers). An agent's numbers are the sums over its journaled steps.
-Result<json> agents_json(store::JournalStore& store, const std::string& host_session);
+// workers). An agent's numbers are the sums over its journaled steps, which
+// `step_sums` (a connection to the same journal) adds up without reading
+// their payloads.
+Result<json> agents_json(store::JournalStore& store, StepSums& step_sums, const std::string& host_session);
 
 struct TaskQuery {
   std::string text;    // "": every task; else tasks whose id, input or answer contain it (ASCII case-insensitive)

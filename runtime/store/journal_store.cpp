@@ -302,7 +302,8 @@ Status check_in(const char* column, const std::string& value, const std::array<s
 
 json parse_json(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? json(text) : j;  // keep unparseable text visible
+  if (j.is_discarded()) return json(text);  // keep unparseable text visible
+  return j;                                 // moved (a conditional expression would copy it)
 }
 
 int64_t or_now(int64_t t) { return t != 0 ? t : JournalStore::now_ms(); }
@@ -1152,11 +1153,19 @@ Result<std::optional<TaskRow>> JournalStore::get_task(const std::string& task_id
 }
 
 Result<std::vector<StepRow>> JournalStore::query_steps(const std::string& column, const std::string& id, int limit) {
+  // Every step: one ordered read. (Through the subquery below, SQLite sorts
+  // the rows, payloads and all, twice.)
+  if (limit <= 0) {
+    auto st = db_->prepare(std::string("SELECT ") + kStepCols + " FROM steps WHERE " + column + " = ?1 ORDER BY id");
+    if (!st) return st.error();
+    st->bind(1, id);
+    return collect<StepRow>(*st, read_step);
+  }
   // The last `limit` steps, then back to chronological order.
   auto st = db_->prepare(std::string("SELECT * FROM (SELECT ") + kStepCols + " FROM steps WHERE " + column +
                          " = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id");
   if (!st) return st.error();
-  st->bind(1, id).bind(2, static_cast<int64_t>(limit > 0 ? limit : -1));
+  st->bind(1, id).bind(2, static_cast<int64_t>(limit));
   return collect<StepRow>(*st, read_step);
 }
 

@@ -63,8 +63,44 @@ class JournalViewsTest : public Views {
     ASSERT_TRUE(store_->record_ledger_entry(r).ok());
   }
 
+  // The org chart's sums, through a read-only connection of their own as the server has.
+  StepSums& sums() {
+    if (!sums_) {
+      auto s = StepSums::open_read_only(file("k.db"));
+      EXPECT_TRUE(s.ok()) << s.error().message;
+      if (s.ok()) sums_ = std::move(s).value();
+    }
+    return *sums_;
+  }
+
   std::unique_ptr<store::JournalStore> store_;
+  std::unique_ptr<StepSums> sums_;
 };
+
+TEST_F(JournalViewsTest, StepSumsAddUpEachAgentsStepsInTheOrderOfItsFirstStep) {
+  ASSERT_TRUE(store_->start_task("host", "t1", "research rivers", 1500, "hashiru").ok());
+  step("host", "t1", "Kawa", "answer", {{"text", "川"}}, 200, 20, 0.25);
+  step("host", "t1", "CEO", "llm_response", {{"text", "ask"}}, 100, 10, 0.5);
+  step("host", "t1", "", "note", {{"text", "no author"}}, 1000, 1000, 9.0);
+  step("host", "t1", "Kawa", "answer", {{"text", "川"}}, 50, 5, 0.05);
+  step("client", "", "Yama", "answer", {{"text", "山"}}, 7, 7, 7.0);
+  auto s = sums().of_session("host");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_EQ((*s)[0].agent, "Kawa");
+  EXPECT_EQ((*s)[0].tokens_in, 250);
+  EXPECT_EQ((*s)[0].tokens_out, 25);
+  EXPECT_NEAR((*s)[0].usd, 0.30, 1e-9);
+  EXPECT_EQ((*s)[0].steps, 2);
+  EXPECT_EQ((*s)[1].agent, "CEO");
+  EXPECT_EQ((*s)[1].steps, 1);
+  // What is committed after the connection opened is counted too.
+  step("host", "t1", "CEO", "llm_response", {{"text", "done"}}, 1, 1, 0.5);
+  s = sums().of_session("host");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)[1].steps, 2);
+  EXPECT_NEAR((*s)[1].usd, 1.0, 1e-9);
+}
 
 TEST_F(JournalViewsTest, OrgChartHasTheCeoTheHiredAndTheOtherAuthorsWithTheirSpend) {
   ASSERT_TRUE(store_->start_task("host", "t1", "research rivers", 1500, "hashiru").ok());
@@ -80,7 +116,7 @@ TEST_F(JournalViewsTest, OrgChartHasTheCeoTheHiredAndTheOtherAuthorsWithTheirSpe
   step("host", "t1", "Kawa", "answer", {{"text", "川"}}, 200, 20, 0.25);
   step("host", "t1", "Kawa", "answer", {{"text", "川"}}, 50, 5, 0.05);
   step("host", "t1", "Judge", "note", {{"verdict", {{"status", "success"}}}});
-  auto j = agents_json(*store_, "host");
+  auto j = agents_json(*store_, sums(), "host");
   ASSERT_TRUE(j.ok()) << j.error().message;
   const json a = (*j)["agents"];
   ASSERT_EQ(a.size(), 3u) << a.dump();
@@ -99,13 +135,13 @@ TEST_F(JournalViewsTest, OrgChartHasTheCeoTheHiredAndTheOtherAuthorsWithTheirSpe
   // A client's session shows once it has done something.
   ASSERT_TRUE(store_->start_task("client", "t2", "hello", 1800).ok());
   step("client", "t2", "CEO", "llm_response", {{"text", "hi"}}, 7, 1, 0.0);
-  j = agents_json(*store_, "host");
+  j = agents_json(*store_, sums(), "host");
   ASSERT_TRUE(j.ok());
   ASSERT_EQ((*j)["agents"].size(), 4u);
   EXPECT_EQ((*j)["agents"][3]["session"], "client");
   EXPECT_EQ((*j)["agents"][3]["tokens_in"], 7);
   ASSERT_TRUE(store_->record_fire("host", "Kawa", 1700).ok());
-  j = agents_json(*store_, "host");
+  j = agents_json(*store_, sums(), "host");
   ASSERT_TRUE(j.ok());
   EXPECT_EQ((*j)["agents"][1]["state"], "fired");
 }
