@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/company/tool_spec_file.hpp"
 #include "runtime/core/confined_fs.hpp"
 #include "runtime/core/data_paths.hpp"
@@ -57,17 +58,27 @@ ToolResult renamed(ToolResult r) {
 // A program's run as a tool result: a program that fails is still a run
 // (its output and exit code say how it went); a sandbox that cannot be
 // built, a limit or the timeout is an error.
+// A program that failed, stopped at a limit or ran out of time is the
+// caller's program, not the tool failing: its class is invalid_input, so
+// that an agent debugging its code does not open the tool's circuit breaker
+// for the whole company (company/tool_health.hpp). Only a sandbox that could
+// not run anything counts against the tool.
+ToolResult program_failed(std::string message, json out) {
+  return company::with_error_class(ToolResult::error(std::move(message), std::move(out)),
+                                   company::ToolErrorClass::invalid_input);
+}
+
 ToolResult run_result(const std::string& tool, const Result<sandbox::SandboxResult>& r, int64_t timeout_ms) {
   if (!r) return ToolResult::error(tool + ": the sandbox could not run it: " + r.error().message);
   json out = {{"stdout", utf8::repair(r->stdout_data)}, {"stderr", utf8::repair(r->stderr_data)}};
-  if (r->limit) return ToolResult::error(tool + ": stopped: " + r->limit->message + ".", out);
+  if (r->limit) return program_failed(tool + ": stopped: " + r->limit->message + ".", out);
   if (r->timed_out)
-    return ToolResult::error(tool + ": stopped after " + std::to_string(timeout_ms / 1000) +
-                                 " s (a program waiting for input or a window never ends by itself)",
-                             out);
+    return program_failed(tool + ": stopped after " + std::to_string(timeout_ms / 1000) +
+                              " s (a program waiting for input or a window never ends by itself)",
+                          out);
   out["return_code"] = r->exit_code;
   if (r->output_truncated) out["output_truncated"] = true;
-  if (r->exit_code != 0) return ToolResult::error(tool + ": exited with code " + std::to_string(r->exit_code), out);
+  if (r->exit_code != 0) return program_failed(tool + ": exited with code " + std::to_string(r->exit_code), out);
   return ToolResult::success(tool + ": ran successfully", out);
 }
 
@@ -344,8 +355,10 @@ struct PyramidTools::Impl {
     if (missing.empty()) return ToolResult::success("every file exists");
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-    return ToolResult::error("these files named in your final_output do not exist in the task's workspace: " + list +
-                             "; write them first or remove them from 'files'");
+    return company::with_error_class(
+        ToolResult::error("these files named in your final_output do not exist in the task's workspace: " + list +
+                          "; write them first or remove them from 'files'"),
+        company::ToolErrorClass::invalid_input);
   }
 
   ToolResult on_files(const std::string& name, const FileView& view, const json& args) const {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/hiva/tools/function_run.hpp"
 #include "runtime/tools/worker_pool.hpp"
 
@@ -188,6 +189,19 @@ void HivaToolSource::stop() {
   pool.reset();  // answers the queued calls, then waits for the running ones
 }
 
+namespace {
+
+// An agent's tool that raised, ran out of time or crashed is the agent's
+// code failing, not these tools: its class is invalid_input, so that HiVA's
+// evolving tools never open the company's circuit breaker for every agent
+// (company/tool_health.hpp). Only a sandbox that ran nothing counts.
+ToolResult caller_or_tool(RunKind kind, ToolResult r) {
+  if (kind == RunKind::sandbox) return r;
+  return company::with_error_class(std::move(r), company::ToolErrorClass::invalid_input);
+}
+
+}  // namespace
+
 ToolResult HivaToolSource::run_agent_tool(const std::string& code, const std::string& input) {
   const std::string hash = ToolMetrics::code_hash(code);
   metrics_.record_call(hash);
@@ -239,7 +253,7 @@ ToolResult HivaToolSource::run_agent_tool(const std::string& code, const std::st
   if (stopped) out["stopped"] = true;
   std::string message = std::string(kAgentTool) + " failed (" + attempts_text(attempt) + "): " + run.error;
   if (stopped) message += "; not tried again because kaisha is stopping";
-  return ToolResult::error(std::move(message), std::move(out));
+  return caller_or_tool(run.kind, ToolResult::error(std::move(message), std::move(out)));
 }
 
 ToolResult HivaToolSource::embed_texts(const std::vector<std::string>& texts) {
@@ -265,8 +279,10 @@ ToolResult HivaToolSource::validate_tool(const std::string& code, const std::vec
     return ToolResult::success(
         std::string(kValidateTool) + ": tool_function" + run.signature + " loads and takes one positional argument",
         json{{"signature", run.signature}});
-  return ToolResult::error(std::string(kValidateTool) + ": " + run.error,
-                           json{{"error", run.error}, {"kind", run_kind_name(run.kind)}, {"traceback", run.traceback}});
+  return caller_or_tool(
+      run.kind,
+      ToolResult::error(std::string(kValidateTool) + ": " + run.error,
+                        json{{"error", run.error}, {"kind", run_kind_name(run.kind)}, {"traceback", run.traceback}}));
 }
 
 }  // namespace kaisha::hiva

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 #include "runtime/tools/workspace_history.hpp"
 #include "tests/runtime/tools/tools_test_util.hpp"
@@ -233,6 +234,8 @@ TEST_F(PyramidToolsTest, AProgramsRunReportsTheFilesItCreatedOrChanged) {
                           {{"task_id", "t1"}, {"code", "open('out.txt','w').write('1')\nraise SystemExit(3)"}});
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.output["files_changed"], json({"code_run/out.txt"})) << failed.output.dump();
+  // A failing program is the caller's, not the tool's: it never opens the tool's breaker.
+  EXPECT_EQ(company::classify_tool_error(failed), company::ToolErrorClass::invalid_input);
   auto quiet = call_sync(*tools, "execute_shell", {{"task_id", "t1"}, {"command", "true"}});
   ASSERT_TRUE(quiet.ok);
   EXPECT_FALSE(quiet.output.contains("files_changed"));
@@ -256,6 +259,7 @@ TEST_F(PyramidToolsTest, CheckFilesNamesTheMissingOnes) {
   EXPECT_NE(bad.message.find("out/b.json"), std::string::npos) << bad.message;
   EXPECT_NE(bad.message.find("../x"), std::string::npos) << bad.message;
   EXPECT_EQ(bad.message.find("out/a.json"), std::string::npos) << bad.message;
+  EXPECT_EQ(company::classify_tool_error(bad), company::ToolErrorClass::invalid_input);  // the caller's mistake
 }
 
 // Item 20's branches: a copy of the task's directory per candidate model,

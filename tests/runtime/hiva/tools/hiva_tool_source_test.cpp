@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/sandbox/sandbox.hpp"
 
 namespace kaisha::hiva {
@@ -95,6 +96,8 @@ TEST_F(HivaToolSourceSandbox, ARaisedExceptionGivesItsTextAndIsNotRetried) {
   EXPECT_FALSE(contains(tb, "function_runner")) << tb;
   EXPECT_TRUE(contains(r.message, "ValueError: no way: x")) << r.message;
   EXPECT_EQ(src.metrics()[r.output["code_hash"].get<std::string>()]["runs"], 1);
+  // The agent's code failed, not the tool: never counted against its breaker.
+  EXPECT_EQ(company::classify_tool_error(r), company::ToolErrorClass::invalid_input);
 }
 
 // §14 item 22 with short settings: killed at the timeout, retried the
@@ -136,6 +139,7 @@ TEST_F(HivaToolSourceSandbox, ACrashIsRetried) {
   EXPECT_EQ(r.output["kind"], "crash");
   EXPECT_EQ(r.output["attempts"], 2);
   EXPECT_TRUE(contains(r.output["error"], "exited with status 3")) << r.output;
+  EXPECT_EQ(company::classify_tool_error(r), company::ToolErrorClass::invalid_input);
 }
 
 TEST_F(HivaToolSourceSandbox, PrintingToStdoutCannotCorruptTheResult) {
@@ -240,6 +244,7 @@ TEST_F(HivaToolSourceSandbox, ValidateRejectsASyntaxErrorNamingTheLine) {
   EXPECT_EQ(err.rfind("SyntaxError: ", 0), 0u) << err;
   EXPECT_TRUE(contains(err, "line 2")) << err;
   EXPECT_TRUE(contains(r.message, err)) << r.message;
+  EXPECT_EQ(company::classify_tool_error(r), company::ToolErrorClass::invalid_input);
 }
 
 TEST_F(HivaToolSourceSandbox, ValidateRejectsAMissingOrUncallableToolFunction) {
