@@ -12,6 +12,7 @@
 //       every recorded training run.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -195,6 +196,9 @@ int train(const PyramidOptions& o) {
   auto library = pyramid::AgentLibrary::load_file(s->pyramid.library);
   if (!library) return fail(library.error().message);
   const std::vector<std::string> models = models_of(*library->find(o.agent), *s);
+  if (std::find(models.begin(), models.end(), std::string()) != models.end())
+    return fail("agent '" + o.agent +
+                "' has no model to train: give it one in the library, or set pyramid.model or ceo.model");
 
   auto d = collect(*s->store, o.agent, s->since_ms, /*metadata=*/false);
   if (!d) return fail(d.error().message, 1);
