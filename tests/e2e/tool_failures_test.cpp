@@ -33,6 +33,26 @@ class ToolFailuresTest : public E2eTest {
     y.replace(y.find(plain), plain.size(), plain + "  tools:\n    agents:\n      Worker: [\"mcp:t\"]\n");
     return dir_.write(name, y);
   }
+
+  // Runs `task` with `cfg` and kills it (SIGKILL) once a retry is journaled:
+  // the retry is then waiting for its backoff.
+  void kill_during_a_retry(const std::string& cfg, const std::string& task) {
+    BackgroundProcess p(KAISHA_EXE, {"run", "--config", cfg, "--json", task},
+                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db() + ".log");
+    auto retry_journaled = [&] {
+      auto t = latest_task(db());
+      if (!t) return false;
+      auto j = store::JournalStore::open_read_only(db());
+      if (!j.ok()) return false;
+      auto steps = (*j)->task_steps(t->task.id);
+      if (!steps.ok()) return false;
+      for (const auto& s : *steps)
+        if (s.kind == "note" && s.payload.contains("tool_retry")) return true;
+      return false;
+    };
+    ASSERT_TRUE(wait_for(retry_journaled, std::chrono::seconds(30))) << p.log();
+    p.kill9();
+  }
 };
 
 TEST_F(ToolFailuresTest, ATransientFailureIsRetriedAndAToolThatKeepsFailingIsPaused) {
@@ -267,23 +287,7 @@ TEST_F(ToolFailuresTest, AResumeDuringARetrysBackoffRunsOnlyTheRetry) {
 )");
   // The first run waits a minute before its retry: killed meanwhile.
   const std::string slow = config("{ max_attempts: 3, backoff_ms: 60000, max_backoff_ms: 60000 }", "slow.yaml");
-  {
-    BackgroundProcess p(KAISHA_EXE, {"run", "--config", slow, "--json", "delegate"},
-                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db() + ".log");
-    auto retry_journaled = [&] {
-      auto t = latest_task(db());
-      if (!t) return false;
-      auto j = store::JournalStore::open_read_only(db());
-      if (!j.ok()) return false;
-      auto steps = (*j)->task_steps(t->task.id);
-      if (!steps.ok()) return false;
-      for (const auto& s : *steps)
-        if (s.kind == "note" && s.payload.contains("tool_retry")) return true;
-      return false;
-    };
-    ASSERT_TRUE(wait_for(retry_journaled, std::chrono::seconds(30))) << p.log();
-    p.kill9();
-  }
+  ASSERT_NO_FATAL_FAILURE(kill_during_a_retry(slow, "delegate"));
   ASSERT_EQ(requests_for("llama3.2").size(), 1u);
 
   RunResult resumed = kaisha({"resume", "--config", config(), "--json"});
@@ -330,23 +334,7 @@ TEST_F(ToolFailuresTest, TheCeosToolCallIsRetriedAndAResumeDuringItsBackoffRunsO
       tool_calls: [ { name: t__flaky, arguments: { fail_times: 1 } } ]
 )");
   const std::string slow = config("{ max_attempts: 3, backoff_ms: 60000, max_backoff_ms: 60000 }", "slow.yaml");
-  {
-    BackgroundProcess p(KAISHA_EXE, {"run", "--config", slow, "--json", "fetch it"},
-                        {{"KAISHA_MODEL", std::nullopt}, {"KAISHA_DB", std::nullopt}}, db() + ".log");
-    auto retry_journaled = [&] {
-      auto t = latest_task(db());
-      if (!t) return false;
-      auto j = store::JournalStore::open_read_only(db());
-      if (!j.ok()) return false;
-      auto steps = (*j)->task_steps(t->task.id);
-      if (!steps.ok()) return false;
-      for (const auto& s : *steps)
-        if (s.kind == "note" && s.payload.contains("tool_retry")) return true;
-      return false;
-    };
-    ASSERT_TRUE(wait_for(retry_journaled, std::chrono::seconds(30))) << p.log();
-    p.kill9();
-  }
+  ASSERT_NO_FATAL_FAILURE(kill_during_a_retry(slow, "fetch it"));
   ASSERT_EQ(requests_for("ceo-model").size(), 1u);
 
   RunResult resumed =

@@ -1040,37 +1040,48 @@ namespace {
 
 using namespace driver;
 
-// §10 items 41 and 43: with a fake tokenizer (a token per 4 bytes) and
-// τ = 1,000, after 200 tool calls every prompt's C_ENV is at most τ, the
-// conversation was compressed more than once, the first instruction and the
-// latest interaction stayed verbatim, and the largest prompt stays bounded
-// while everything said grows.
-// The latest interaction is kept verbatim only while it fits: a tool result
-// larger than τ by itself is cut so that C_ENV still stays within τ.
-TEST(PyramidDriverContext, ALatestInteractionLargerThanTauIsCutToFit) {
-  Harness h(kDriverLibrary, "worker");
+// C_ENV's budget τ at 1,000 tokens of a fake tokenizer (a token per 4 bytes),
+// with no audits in the way.
+void limit_context(Harness& h) {
   h.setup.enforce_judge = false;
   h.setup.env_budget_tokens = 1000;
   h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
-  h.start();
-  h.answer("worker", {tc("w", "file_write", {{"file_path", "big.md"}, {"content", "x"}})});
-  h.tool_done(true, std::string(40000, 'y') + "END");
-  for (int guard = 0; guard < 5 && !h.asks.empty() && h.asks.front().tools.empty(); ++guard) {
-    Ask s = h.asks.front();
-    h.asks.pop_front();
-    AskAnswered r;
-    r.id = s.id;
-    r.ok = true;
-    r.reply.output = "wrote big.md";
-    h.take(h.driver->on(r));
-  }
-  ASSERT_EQ(h.asks.size(), 1u);
-  const Ask& a = h.asks.front();
+}
+
+// A prompt's C_ENV in those tokens: everything after the system and shared messages.
+int64_t env_tokens(const Ask& a) {
   int64_t env = 0;
   for (size_t m = 2; m < a.messages.size(); ++m) {
     env += a.messages[m].content.size() / 4;
     for (const auto& t : a.messages[m].tool_calls) env += t.arguments.size() / 4;
   }
+  return env;
+}
+
+// Answers the waiting summary request (a compression) with `summary`.
+void answer_summary(Harness& h, const std::string& summary) {
+  Ask s = h.asks.front();
+  h.asks.pop_front();
+  AskAnswered r;
+  r.id = s.id;
+  r.ok = true;
+  r.reply.output = summary;
+  h.take(h.driver->on(r));
+}
+
+// The latest interaction is kept verbatim only while it fits: a tool result
+// larger than τ by itself is cut so that C_ENV still stays within τ.
+TEST(PyramidDriverContext, ALatestInteractionLargerThanTauIsCutToFit) {
+  Harness h(kDriverLibrary, "worker");
+  limit_context(h);
+  h.start();
+  h.answer("worker", {tc("w", "file_write", {{"file_path", "big.md"}, {"content", "x"}})});
+  h.tool_done(true, std::string(40000, 'y') + "END");
+  for (int guard = 0; guard < 5 && !h.asks.empty() && h.asks.front().tools.empty(); ++guard)
+    answer_summary(h, "wrote big.md");
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& a = h.asks.front();
+  const int64_t env = env_tokens(a);
   EXPECT_LE(env, 1000);
   EXPECT_GT(env, 500);  // cut to fit, not emptied
   EXPECT_EQ(a.messages[2].content, "Build the thing");
@@ -1083,57 +1094,43 @@ TEST(PyramidDriverContext, ALatestInteractionLargerThanTauIsCutToFit) {
 // too, and stay a JSON object, as providers require of a tool call.
 TEST(PyramidDriverContext, ToolCallArgumentsLargerThanTauAreCutToAJsonObject) {
   Harness h(kDriverLibrary, "worker");
-  h.setup.enforce_judge = false;
-  h.setup.env_budget_tokens = 1000;
-  h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
+  limit_context(h);
   h.start();
   h.answer("worker", {tc("w", "file_write", {{"file_path", "big.md"}, {"content", std::string(40000, 'z')}})});
   h.tool_done(true, "written");
   ASSERT_EQ(h.asks.size(), 1u);
   const Ask& a = h.asks.front();
-  int64_t env = 0;
-  for (size_t m = 2; m < a.messages.size(); ++m) {
-    env += a.messages[m].content.size() / 4;
+  for (size_t m = 2; m < a.messages.size(); ++m)
     for (const auto& t : a.messages[m].tool_calls) {
-      env += t.arguments.size() / 4;
       const json args = json::parse(t.arguments);
       EXPECT_TRUE(args.is_object() && args.contains("shortened")) << t.arguments.substr(0, 80);
     }
-  }
-  EXPECT_LE(env, 1000);
+  EXPECT_LE(env_tokens(a), 1000);
 }
+
+// §10 items 41 and 43: with a fake tokenizer (a token per 4 bytes) and
+// τ = 1,000, after 200 tool calls every prompt's C_ENV is at most τ, the
+// conversation was compressed more than once, the first instruction and the
+// latest interaction stayed verbatim, and the largest prompt stays bounded
+// while everything said grows.
 
 TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau) {
   std::string library = kDriverLibrary;
   library.replace(library.find("max_turns: 6"), 12, "max_turns: 1000");
   Harness h(library, "worker");
-  h.setup.enforce_judge = false;
-  h.setup.env_budget_tokens = 1000;
-  h.setup.count = [](std::string_view t) { return static_cast<int64_t>(t.size() / 4); };
+  limit_context(h);
   h.start();
   int compressions_answered = 0;
   for (int i = 0; i < 200; ++i) {
     h.hire_all();
     ASSERT_EQ(h.asks.size(), 1u) << i;
     while (h.asks.front().tools.empty()) {  // a summary request
-      Ask s = h.asks.front();
-      h.asks.pop_front();
-      AskAnswered r;
-      r.id = s.id;
-      r.ok = true;
-      r.reply.output = "wrote files 0 to " + std::to_string(i) + "; nothing failed";
-      h.take(h.driver->on(r));
+      answer_summary(h, "wrote files 0 to " + std::to_string(i) + "; nothing failed");
       ++compressions_answered;
       ASSERT_EQ(h.asks.size(), 1u);
     }
-    // The prompt's C_ENV: everything after the system and shared messages.
     const Ask& a = h.asks.front();
-    int64_t env = 0;
-    for (size_t m = 2; m < a.messages.size(); ++m) {
-      env += a.messages[m].content.size() / 4;
-      for (const auto& t : a.messages[m].tool_calls) env += t.arguments.size() / 4;
-    }
-    EXPECT_LE(env, 1000) << "turn " << i;
+    EXPECT_LE(env_tokens(a), 1000) << "turn " << i;
     EXPECT_EQ(a.messages[2].content, "Build the thing") << "the first instruction stays verbatim";
     h.answer("worker", {tc("w" + std::to_string(i), "file_write",
                            {{"file_path", "f" + std::to_string(i)}, {"content", std::string(400, 'x')}})});
