@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kPyramid = "pyramid";  // the pyramid's strategy state
 
-int fail(const std::string& message, int code = 2) {
+int pools_fail(const std::string& message, int code = 2) {
   std::cerr << "kaisha: " << message << "\n";
   return code;
 }
@@ -30,16 +30,17 @@ std::string agent_of(const std::string& key) { return key.substr(std::string("po
 
 int candidate_pools_command(const CommonOptions& o, const std::string& restore, const std::string& revoke) {
   auto c = load_cli_config(o, /*needs_model=*/false);
-  if (!c) return fail(c.error().message);
+  if (!c) return pools_fail(c.error().message);
   if (no_journal_yet(c->store_path)) {
-    if (!restore.empty() || !revoke.empty()) return fail("no journal at " + c->store_path + " yet: no pools to change");
+    if (!restore.empty() || !revoke.empty())
+      return pools_fail("no journal at " + c->store_path + " yet: no pools to change");
     std::cout << (o.json ? "{\"pools\":[]}" : "no candidate pools yet") << "\n";
     return 0;
   }
   auto st = restore.empty() && revoke.empty() ? store::JournalStore::open_read_only(c->store_path) : open_to_write(*c);
-  if (!st) return fail(st.error().message, 1);
+  if (!st) return pools_fail(st.error().message, 1);
   auto rows = (*st)->state(kPyramid);
-  if (!rows) return fail(rows.error().message, 1);
+  if (!rows) return pools_fail(rows.error().message, 1);
   pyramid::CandidatePool pool;
   std::vector<std::string> agents;
   for (const auto& r : *rows)
@@ -53,24 +54,24 @@ int candidate_pools_command(const CommonOptions& o, const std::string& restore, 
     if (!restore.empty()) {
       const auto colon = restore.find(':');
       if (colon == std::string::npos || colon == 0 || colon + 1 == restore.size())
-        return fail("--restore-candidate: expected AGENT:MODEL (e.g. idea_agent:ollama:qwen3:8b), got '" + restore +
-                    "'");
+        return pools_fail("--restore-candidate: expected AGENT:MODEL (e.g. idea_agent:ollama:qwen3:8b), got '" +
+                          restore + "'");
       agent = restore.substr(0, colon);
       model = restore.substr(colon + 1);
     }
     if (std::find(agents.begin(), agents.end(), agent) == agents.end()) {
       std::string known;
       for (const auto& a : agents) known += (known.empty() ? "" : ", ") + a;
-      return fail("agent '" + agent + "' has no candidate pool" +
-                  (known.empty() ? std::string(" (no agent has one yet)") : " (agents with one: " + known + ")"));
+      return pools_fail("agent '" + agent + "' has no candidate pool" +
+                        (known.empty() ? std::string(" (no agent has one yet)") : " (agents with one: " + known + ")"));
     }
     auto change = pool.undo(agent, model);
-    if (!change) return fail(change.error().message);
+    if (!change) return pools_fail(change.error().message);
     const std::string what =
         change->kind == "restored" ? "restored candidate " + change->model : "revoked default " + change->model;
     store::StateRow row{
         kPyramid, pyramid::CandidatePool::state_key(agent), pool.state_of(agent), "", "by hand: " + what, wall_ms()};
-    if (Status saved = (*st)->save_state(row); !saved.ok()) return fail(saved.error().message, 1);
+    if (Status saved = (*st)->save_state(row); !saved.ok()) return pools_fail(saved.error().message, 1);
     if (o.json)
       std::cout << dump_text(json{{"agent", agent}, {"change", change->to_json()}}) << "\n";
     else

@@ -291,7 +291,7 @@ int editor(const EditorOptions& o) {
   return code;
 }
 
-const bool registered = register_command(
+const bool editor_command_registered = register_command(
     "editor", "Run the company as an Agent Client Protocol agent on stdin/stdout (for Zed and other editors)",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<EditorOptions>();

@@ -61,7 +61,7 @@ struct EvalOptions {
   int concurrency = 1;              // tasks answered at once, each in a company of its own
 };
 
-int fail(const std::string& why, int code = 2) {
+int eval_fail(const std::string& why, int code = 2) {
   std::cerr << "kaisha eval: " << why << "\n";
   return code;
 }
@@ -294,9 +294,9 @@ class EvalRun {
     EvalRun alone(child, record_, name_);
     if (int code = alone.run(); code != 0) return code;
     auto st = store::JournalStore::open_read_only(config_.store_path);
-    if (!st.ok()) return fail(st.error().message, 1);
+    if (!st.ok()) return eval_fail(st.error().message, 1);
     auto rows = (*st)->state(eval::kEvalState);
-    if (!rows.ok()) return fail(rows.error().message, 1);
+    if (!rows.ok()) return eval_fail(rows.error().message, 1);
     for (auto& r : *rows) state_[r.key] = r.value;
     if (!o_.common.quiet && !o_.common.json) std::cout << "\n";
     return read_baseline();
@@ -310,7 +310,7 @@ class EvalRun {
     for (const auto& w : info->switches) names.push_back(w.name);
     std::string listed;
     for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
-    if (names.empty()) return fail("--ablate: the strategy " + record_.strategy + " has no switches");
+    if (names.empty()) return eval_fail("--ablate: the strategy " + record_.strategy + " has no switches");
     std::vector<std::string> chosen;
     for (const std::string& a : record_.ablate) {
       if (a == "all") {
@@ -318,7 +318,7 @@ class EvalRun {
         break;
       }
       if (std::find(names.begin(), names.end(), a) == names.end())
-        return fail("--ablate: '" + a + "' is not a switch of " + record_.strategy + " (" + listed + ", or all)");
+        return eval_fail("--ablate: '" + a + "' is not a switch of " + record_.strategy + " (" + listed + ", or all)");
       if (std::find(chosen.begin(), chosen.end(), a) == chosen.end()) chosen.push_back(a);
     }
     record_.ablate = chosen;
@@ -390,19 +390,20 @@ class EvalRun {
     bool resuming = !o_.resume.empty();
     name_ = arm_ ? arm_name_ : resuming ? o_.resume : o_.name;
     if (name_.empty() && !o_.suite.empty()) name_ = fs::path(o_.suite).stem().string();
-    if (name_.empty() || name_.find('/') != std::string::npos) return fail("--name: the run needs a name without '/'");
+    if (name_.empty() || name_.find('/') != std::string::npos)
+      return eval_fail("--name: the run needs a name without '/'");
     auto c = load_cli_config(o_.common, /*needs_model=*/true);
-    if (!c.ok()) return fail(c.error().message);
+    if (!c.ok()) return eval_fail(c.error().message);
     config_ = *c;
 
     const bool fresh = no_journal_yet(config_.store_path);
-    if (resuming && fresh) return fail("--resume " + name_ + ": no journal at " + config_.store_path);
+    if (resuming && fresh) return eval_fail("--resume " + name_ + ": no journal at " + config_.store_path);
     // No company runs yet: this command is the journal's only writer.
     auto st = fresh ? store::JournalStore::open(config_.store_path) : open_to_write(config_);
-    if (!st.ok()) return fail(st.error().message, 1);
+    if (!st.ok()) return eval_fail(st.error().message, 1);
     {
       auto rows = (*st)->state(eval::kEvalState);
-      if (!rows.ok()) return fail(rows.error().message, 1);
+      if (!rows.ok()) return eval_fail(rows.error().message, 1);
       for (auto& r : *rows) state_[r.key] = r.value;
       auto it = state_.find(eval::run_key(name_));
       if (arm_) {
@@ -411,21 +412,21 @@ class EvalRun {
         record_ = resuming ? record_from_json(it->second) : *arm_;
       } else if (resuming) {
         if (it == state_.end())
-          return fail("--resume " + name_ + ": no eval run of that name in " + config_.store_path);
+          return eval_fail("--resume " + name_ + ": no eval run of that name in " + config_.store_path);
         record_ = record_from_json(it->second);
         if (!o_.suite.empty() && fs::absolute(o_.suite).string() != record_.suite)
-          return fail("--resume " + name_ + ": the run evaluates " + record_.suite + ", not " + o_.suite);
+          return eval_fail("--resume " + name_ + ": the run evaluates " + record_.suite + ", not " + o_.suite);
         if (!o_.common.strategy.empty() && o_.common.strategy != record_.strategy)
-          return fail("--resume " + name_ + ": the run's strategy is " + record_.strategy + ", not " +
-                      o_.common.strategy);
+          return eval_fail("--resume " + name_ + ": the run's strategy is " + record_.strategy + ", not " +
+                           o_.common.strategy);
         if (o_.limit > 0) record_.limit = o_.limit;  // a longer (or shorter) run goes on
         if (o_.runs > 0) record_.runs = o_.runs;
         if (o_.timeout_s > 0) record_.timeout_s = o_.timeout_s;
       } else {
-        if (o_.suite.empty()) return fail("give --suite FILE.jsonl (or --resume RUN)");
+        if (o_.suite.empty()) return eval_fail("give --suite FILE.jsonl (or --resume RUN)");
         if (it != state_.end())
-          return fail("an eval run named '" + name_ + "' is already in " + config_.store_path +
-                      ": go on with --resume " + name_ + ", or choose another --name");
+          return eval_fail("an eval run named '" + name_ + "' is already in " + config_.store_path +
+                           ": go on with --resume " + name_ + ", or choose another --name");
         record_.suite = fs::absolute(o_.suite).string();
         record_.strategy = o_.common.strategy.empty() ? config_.strategy : o_.common.strategy;
         record_.limit = o_.limit;
@@ -440,7 +441,8 @@ class EvalRun {
     record_.model = config_.ceo.model;
     if (record_.strategy.empty()) record_.strategy = "hashiru";
     if (!strategy::find_strategy(record_.strategy))
-      return fail("--strategy: unknown strategy '" + record_.strategy + "' (" + strategy::strategy_names_text() + ")");
+      return eval_fail("--strategy: unknown strategy '" + record_.strategy + "' (" + strategy::strategy_names_text() +
+                       ")");
     if (!record_.ablate.empty())
       if (int code = check_ablate(); code != 0) return code;
     if (!record_.switched_off.empty()) {
@@ -450,17 +452,17 @@ class EvalRun {
       auto w = std::find_if(info->switches.begin(), info->switches.end(),
                             [&](const strategy::StrategySwitch& x) { return x.name == record_.switched_off; });
       if (w == info->switches.end())
-        return fail(name_ + ": '" + record_.switched_off + "' is not a switch of " + record_.strategy);
+        return eval_fail(name_ + ": '" + record_.switched_off + "' is not a switch of " + record_.strategy);
       CommonOptions common = o_.common;
       common.model = record_.model;
       auto off = load_cli_config(common, /*needs_model=*/true, {{w->config_key, "false"}});
-      if (!off.ok()) return fail(off.error().message);
+      if (!off.ok()) return eval_fail(off.error().message);
       config_ = *off;
     }
 
     // The whole suite is checked before anything is spent.
     auto items = suite::load_suite_file(record_.suite);
-    if (!items.ok()) return fail(items.error().message);
+    if (!items.ok()) return eval_fail(items.error().message);
     items_ = std::move(items).value();
     std::vector<std::string> refused;
     for (const auto& i : items_)
@@ -470,9 +472,10 @@ class EvalRun {
       std::string list;
       for (size_t k = 0; k < refused.size() && k < 10; ++k) list += "\n  " + refused[k];
       if (refused.size() > 10) list += "\n  (and " + std::to_string(refused.size() - 10) + " more)";
-      return fail(record_.suite + ": kaisha eval scores one answer per task by its format; it cannot score" + list);
+      return eval_fail(record_.suite + ": kaisha eval scores one answer per task by its format; it cannot score" +
+                       list);
     }
-    if (record_.seed && record_.limit <= 0) return fail("--seed: give --limit N, the size of the seeded sample");
+    if (record_.seed && record_.limit <= 0) return eval_fail("--seed: give --limit N, the size of the seeded sample");
     if (record_.limit > 0 && size_t(record_.limit) < items_.size()) {
       if (record_.seed) {
         std::vector<suite::SuiteItem> sample;
@@ -497,7 +500,7 @@ class EvalRun {
       auto it = state_.find(eval::item_key(name_, s.item->id, s.repetition));
       if (it == state_.end()) continue;
       auto r = eval::item_record_from_json(it->second);
-      if (!r.ok()) return fail(eval::item_key(name_, s.item->id, s.repetition) + ": " + r.error().message, 1);
+      if (!r.ok()) return eval_fail(eval::item_key(name_, s.item->id, s.repetition) + ": " + r.error().message, 1);
       scored_[slot_key(s)] = *r;
       count(*r);
     }
@@ -506,13 +509,13 @@ class EvalRun {
       if (scored_.count(slot_key(s))) continue;
       for (int attempt = 1;; ++attempt) {
         auto t = (*st)->get_task(attempt_task_id(name_, s, attempt));
-        if (!t.ok()) return fail(t.error().message, 1);
+        if (!t.ok()) return eval_fail(t.error().message, 1);
         if (!t->has_value()) break;
         journaled_[(*t)->id] = **t;
       }
     }
     Status saved = (*st)->save_state({eval::kEvalState, eval::run_key(name_), to_json(record_), "", "eval", wall_ms()});
-    if (!saved.ok()) return fail(saved.error().message, 1);
+    if (!saved.ok()) return eval_fail(saved.error().message, 1);
     return 0;
   }
 
@@ -521,18 +524,18 @@ class EvalRun {
   int read_baseline() {
     if (record_.baseline.empty()) return 0;
     const std::string& b = record_.baseline;
-    if (b == name_) return fail("--baseline " + b + ": a run cannot be its own baseline");
+    if (b == name_) return eval_fail("--baseline " + b + ": a run cannot be its own baseline");
     auto it = state_.find(eval::run_key(b));
-    if (it == state_.end()) return fail("--baseline " + b + ": no eval run of that name in " + config_.store_path);
+    if (it == state_.end()) return eval_fail("--baseline " + b + ": no eval run of that name in " + config_.store_path);
     const RunRecord theirs = record_from_json(it->second);
     if (theirs.suite != record_.suite)
-      return fail("--baseline " + b + ": that run evaluates " + theirs.suite + ", not " + record_.suite);
+      return eval_fail("--baseline " + b + ": that run evaluates " + theirs.suite + ", not " + record_.suite);
     baseline_strategy_ = theirs.strategy;
     baseline_model_ = theirs.model;
     const std::string prefix = eval::run_key(b) + "/item/";
     for (auto row = state_.lower_bound(prefix); row != state_.end() && row->first.rfind(prefix, 0) == 0; ++row) {
       auto r = eval::item_record_from_json(row->second);
-      if (!r.ok()) return fail(row->first + ": " + r.error().message, 1);
+      if (!r.ok()) return eval_fail(row->first + ": " + r.error().message, 1);
       baseline_[std::to_string(r->repetition) + "/" + r->item] = *r;
     }
     return 0;
@@ -557,7 +560,7 @@ class EvalRun {
 
     print_estimate();
     InterruptGuard guard;  // before any runtime starts its threads
-    if (Status t = start_tracing(config_); !t.ok()) return fail(t.error().message);
+    if (Status t = start_tracing(config_); !t.ok()) return eval_fail(t.error().message);
     // --concurrency K: K workers take the next slot; one that cannot go on
     // (stopped_ says why) stops the others from starting more.
     std::atomic<size_t> next{0};
@@ -900,7 +903,7 @@ class EvalRun {
   std::string stopped_;
 };
 
-const bool registered = register_command(
+const bool eval_command_registered = register_command(
     "eval", "run a suite (docs/suites.md) through a strategy and score it: accuracy, tokens, $, time",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<EvalOptions>();

@@ -38,14 +38,14 @@ struct EvolveOptions {
   double max_usd = 0;
 };
 
-int fail(const std::string& why, int code = 2) {
+int evolve_fail(const std::string& why, int code = 2) {
   std::cerr << "kaisha evolve: " << why << "\n";
   return code;
 }
 
 // What `--resume NAME` needs to go on, kept as the strategy's state
 // "evolve/NAME" before the first iteration runs.
-struct RunRecord {
+struct EvolveRun {
   std::string task_set;
   int iterations = 0;
 };
@@ -120,53 +120,54 @@ Result<json> fit_knowledge_weights(const config::Config& c, const std::string& n
 
 int evolve_command(EvolveOptions o) {
   auto c = load_cli_config(o.common, /*needs_model=*/true);
-  if (!c.ok()) return fail(c.error().message);
+  if (!c.ok()) return evolve_fail(c.error().message);
   const bool resuming = !o.resume.empty();
   if (resuming) o.name = o.resume;
   if (o.name.empty() && !o.task_set.empty()) o.name = std::filesystem::path(o.task_set).stem().string();
   if (o.name.empty() || o.name.find('/') != std::string::npos)
-    return fail("--name: the graph needs a name without '/'");
+    return evolve_fail("--name: the graph needs a name without '/'");
 
   // The run record and where the graph stands, read before anything runs.
-  RunRecord record{o.task_set, o.iterations};
+  EvolveRun record{o.task_set, o.iterations};
   int done = 0;
   std::string session;
   std::vector<suite::SuiteItem> items;
   {
     const bool fresh = no_journal_yet(c->store_path);
-    if (resuming && fresh) return fail("--resume " + o.name + ": no journal at " + c->store_path);
+    if (resuming && fresh) return evolve_fail("--resume " + o.name + ": no journal at " + c->store_path);
     auto st = fresh ? store::JournalStore::open(c->store_path) : open_to_write(*c);
-    if (!st.ok()) return fail(st.error().message, 1);
+    if (!st.ok()) return evolve_fail(st.error().message, 1);
     auto run = hiva_state(**st, run_key(o.name));
-    if (!run.ok()) return fail(run.error().message, 1);
+    if (!run.ok()) return evolve_fail(run.error().message, 1);
     auto graph = hiva_state(**st, graph_key(o.name));
-    if (!graph.ok()) return fail(graph.error().message, 1);
+    if (!graph.ok()) return evolve_fail(graph.error().message, 1);
     if (resuming) {
-      if (!run->is_object()) return fail("--resume " + o.name + ": no evolution of that name in " + c->store_path);
+      if (!run->is_object())
+        return evolve_fail("--resume " + o.name + ": no evolution of that name in " + c->store_path);
       record.task_set = run->value("task_set", "");
       record.iterations = run->value("iterations", 0);
       if (o.iterations > 0) record.iterations = o.iterations;  // a longer run goes on
     } else {
       if (o.task_set.empty() || o.iterations < 1)
-        return fail("give --task-set FILE.jsonl and --iterations T (or --resume NAME)");
+        return evolve_fail("give --task-set FILE.jsonl and --iterations T (or --resume NAME)");
       if (!run->is_null() || !graph->is_null())
-        return fail("a graph named '" + o.name + "' is already saved: go on with --resume " + o.name +
-                    ", or choose another --name");
+        return evolve_fail("a graph named '" + o.name + "' is already saved: go on with --resume " + o.name +
+                           ", or choose another --name");
     }
     if (graph->is_object()) done = graph->value("iteration", 0);
     // The task set is checked whole before anything is spent.
     auto loaded = suite::load_suite_file(record.task_set);
-    if (!loaded.ok()) return fail(loaded.error().message);
+    if (!loaded.ok()) return evolve_fail(loaded.error().message);
     items = std::move(loaded).value();
     std::set<std::string> inputs;
     for (const auto& i : items)
       if (!inputs.insert(i.input).second)
-        return fail(record.task_set + ": task " + i.id +
-                    " has the same input as an earlier task; HiVA tells the "
-                    "environment which task an answer is for by its input");
+        return evolve_fail(record.task_set + ": task " + i.id +
+                           " has the same input as an earlier task; HiVA tells the "
+                           "environment which task an answer is for by its input");
     if (resuming) {
       auto s = interrupted_session(**st, inputs);
-      if (!s.ok()) return fail(s.error().message, 1);
+      if (!s.ok()) return evolve_fail(s.error().message, 1);
       session = *s;
     } else {
       record.task_set = std::filesystem::absolute(record.task_set).string();
@@ -176,7 +177,7 @@ int evolve_command(EvolveOptions o) {
                           "",
                           "evolve",
                           wall_ms()};
-      if (Status saved = (*st)->save_state(row); !saved.ok()) return fail(saved.error().message, 1);
+      if (Status saved = (*st)->save_state(row); !saved.ok()) return evolve_fail(saved.error().message, 1);
     }
   }
   c->strategy = hiva::kHivaStrategy;
@@ -188,7 +189,7 @@ int evolve_command(EvolveOptions o) {
 
   auto printer = std::make_shared<ProgressPrinter>(o.common.json, o.common.quiet);
   InterruptGuard guard;
-  if (Status t = start_tracing(*c); !t.ok()) return fail(t.error().message);
+  if (Status t = start_tracing(*c); !t.ok()) return evolve_fail(t.error().message);
   actors::RuntimeOptions ro;
   ro.config = *c;
   ro.chat = actors::make_provider_chat_client(*c);
@@ -197,7 +198,7 @@ int evolve_command(EvolveOptions o) {
   ro.strategy = hiva::kHivaStrategy;
   ro.resume = !session.empty();
   auto rt = actors::CompanyRuntime::start(std::move(ro));
-  if (!rt.ok()) return fail(rt.error().message);
+  if (!rt.ok()) return evolve_fail(rt.error().message);
   guard.arm(rt->get());
 
   int known = 0, succeeded = 0;
@@ -234,7 +235,7 @@ int evolve_command(EvolveOptions o) {
   if (!session.empty()) {
     auto resumed = (*rt)->resume_interrupted();
     if (!resumed.ok()) {
-      code = fail(resumed.error().message, 1);
+      code = evolve_fail(resumed.error().message, 1);
     } else {
       for (const auto& r : *resumed) account(r);
     }
@@ -303,7 +304,7 @@ int evolve_command(EvolveOptions o) {
   return code;
 }
 
-const bool registered = register_command(
+const bool evolve_command_registered = register_command(
     "evolve", "evolve a HiVA graph against a task set (docs/suites.md), saving it per iteration",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<EvolveOptions>();

@@ -109,7 +109,7 @@ CommandSetup setup = [](CLI::App* cmd) -> std::function<int()> {
   return [o] { return feedback(*o); };
 };
 
-const bool registered = register_command(
+const bool feedback_command_registered = register_command(
     "feedback", "mark a task's answer wrong: journal it and have the CEO store a critique in memory", setup);
 
 }  // namespace

@@ -101,7 +101,7 @@ int forget(const ForgetOptions& o) {
   return status;
 }
 
-const bool registered = register_command(
+const bool forget_command_registered = register_command(
     "forget", "delete a session's journal, ledgers and memories (--session ID, or --before DATE)", [](CLI::App* cmd) {
       auto o = std::make_shared<ForgetOptions>();
       cmd->add_option("--config", o->common.config_file, "YAML config file (${ENV} substitution)");

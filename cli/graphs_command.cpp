@@ -38,7 +38,7 @@ struct GraphsOptions {
   std::string import_name;
 };
 
-int fail(const std::string& why, int code = 2) {
+int graphs_fail(const std::string& why, int code = 2) {
   std::cerr << "kaisha graphs: " << why << "\n";
   return code;
 }
@@ -65,7 +65,7 @@ std::string success_text(const json& v) {
 
 int list_graphs(store::JournalStore& s, bool json_mode) {
   auto rows = s.state(hiva::kHivaStrategy);
-  if (!rows.ok()) return fail(rows.error().message, 1);
+  if (!rows.ok()) return graphs_fail(rows.error().message, 1);
   json all = json::array();
   for (const auto& r : *rows) {
     if (r.key.rfind(kPrefix, 0) != 0 || !r.value.is_object()) continue;
@@ -94,8 +94,8 @@ int list_graphs(store::JournalStore& s, bool json_mode) {
 
 int show_graph(store::JournalStore& s, const std::string& name, bool json_mode) {
   auto rows = s.state_versions(hiva::kHivaStrategy, kPrefix + name);
-  if (!rows.ok()) return fail(rows.error().message, 1);
-  if (rows->empty()) return fail("no saved graph is named '" + name + "'");
+  if (!rows.ok()) return graphs_fail(rows.error().message, 1);
+  if (rows->empty()) return graphs_fail("no saved graph is named '" + name + "'");
   if (json_mode) {
     json versions = json::array();
     for (const auto& r : *rows) versions.push_back(r.value);
@@ -134,14 +134,14 @@ int show_graph(store::JournalStore& s, const std::string& name, bool json_mode) 
 
 int export_graph(store::JournalStore& s, const GraphsOptions& o) {
   auto rows = s.state(hiva::kHivaStrategy);
-  if (!rows.ok()) return fail(rows.error().message, 1);
+  if (!rows.ok()) return graphs_fail(rows.error().message, 1);
   for (const auto& r : *rows) {
     if (r.key != kPrefix + o.export_name) continue;
     if (!r.value.is_object() || !r.value.contains("graph"))
-      return fail("the saved graph '" + o.export_name + "' is not a graph snapshot", 1);
+      return graphs_fail("the saved graph '" + o.export_name + "' is not a graph snapshot", 1);
     // Checked before it leaves, so an export always imports.
     auto g = hiva::graph_from_json(r.value["graph"]);
-    if (!g.ok()) return fail("the saved graph '" + o.export_name + "': " + g.error().message, 1);
+    if (!g.ok()) return graphs_fail("the saved graph '" + o.export_name + "': " + g.error().message, 1);
     const std::string text = hiva::to_json(*g).dump(2) + "\n";
     if (o.out.empty() || o.out == "-") {
       std::cout << text;
@@ -150,21 +150,21 @@ int export_graph(store::JournalStore& s, const GraphsOptions& o) {
     std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
     f << text;
     f.close();
-    if (!f) return fail("cannot write " + o.out, 1);
+    if (!f) return graphs_fail("cannot write " + o.out, 1);
     std::cerr << "kaisha graphs: wrote " << o.export_name << " (iteration " << r.value.value("iteration", 0) << ") to "
               << o.out << "\n";
     return 0;
   }
-  return fail("no saved graph is named '" + o.export_name + "'");
+  return graphs_fail("no saved graph is named '" + o.export_name + "'");
 }
 
 int import_graph(const config::Config& c, const GraphsOptions& o) {
   auto text = read_text_file(o.import_file);
-  if (!text.ok()) return fail(text.error().message);
+  if (!text.ok()) return graphs_fail(text.error().message);
   json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return fail(o.import_file + ": not JSON");
+  if (j.is_discarded()) return graphs_fail(o.import_file + ": not JSON");
   auto g = hiva::graph_from_json(j);
-  if (!g.ok()) return fail(o.import_file + ": " + g.error().message);
+  if (!g.ok()) return graphs_fail(o.import_file + ": " + g.error().message);
   // The tool code came from elsewhere: it passes the gate a generated tool
   // passes (the static check, then loading it in the sandbox) before any
   // agent may run it.
@@ -172,12 +172,12 @@ int import_graph(const config::Config& c, const GraphsOptions& o) {
   for (const auto& a : g->agents()) {
     if (a.tool_code.empty()) continue;
     if (Status ok = hiva::validate_tool_source(a.tool_code); !ok.ok())
-      return fail(o.import_file + ": agent " + a.id + "'s tool: " + ok.error().message);
+      return graphs_fail(o.import_file + ": agent " + a.id + "'s tool: " + ok.error().message);
     std::promise<company::ToolResult> loaded;
     sandboxed.call(hiva::kValidateTool, json{{"code", a.tool_code}}, company::ToolCallContext{},
                    [&loaded](company::ToolResult r) { loaded.set_value(std::move(r)); });
     const company::ToolResult r = loaded.get_future().get();
-    if (!r.ok) return fail(o.import_file + ": agent " + a.id + "'s tool does not load: " + r.message);
+    if (!r.ok) return graphs_fail(o.import_file + ": agent " + a.id + "'s tool does not load: " + r.message);
   }
   std::string name = o.import_name;
   if (name.empty()) {
@@ -185,42 +185,43 @@ int import_graph(const config::Config& c, const GraphsOptions& o) {
     name = o.import_file.substr(slash == std::string::npos ? 0 : slash + 1);
     if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
   }
-  if (name.empty() || name.find('/') != std::string::npos) return fail("--name: give the graph a name without '/'");
+  if (name.empty() || name.find('/') != std::string::npos)
+    return graphs_fail("--name: give the graph a name without '/'");
   auto st = no_journal_yet(c.store_path) ? store::JournalStore::open(c.store_path) : open_to_write(c);
-  if (!st.ok()) return fail(st.error().message, 1);
+  if (!st.ok()) return graphs_fail(st.error().message, 1);
   auto rows = (*st)->state(hiva::kHivaStrategy);
-  if (!rows.ok()) return fail(rows.error().message, 1);
+  if (!rows.ok()) return graphs_fail(rows.error().message, 1);
   for (const auto& r : *rows)
     if (r.key == kPrefix + name)
-      return fail("a graph named '" + name + "' is already saved; import it under another --name");
+      return graphs_fail("a graph named '" + name + "' is already saved; import it under another --name");
   store::StateRow row{hiva::kHivaStrategy,
                       kPrefix + name,
                       json{{"iteration", 0}, {"graph", hiva::to_json(*g)}, {"imported_from", o.import_file}},
                       "",
                       "import",
                       wall_ms()};
-  if (Status saved = (*st)->save_state(row); !saved.ok()) return fail(saved.error().message, 1);
+  if (Status saved = (*st)->save_state(row); !saved.ok()) return graphs_fail(saved.error().message, 1);
   std::cout << "imported " << name << ": " << g->agents().size() << " agents, " << g->edges().size() << " edges\n";
   return 0;
 }
 
 int graphs_command(const GraphsOptions& o) {
   auto c = load_cli_config(o.common, /*needs_model=*/false);
-  if (!c.ok()) return fail(c.error().message);
+  if (!c.ok()) return graphs_fail(c.error().message);
   if (!o.import_file.empty()) return import_graph(*c, o);
   if (no_journal_yet(c->store_path)) {
-    if (!o.export_name.empty() || !o.name.empty()) return fail("no journal at " + c->store_path + " yet");
+    if (!o.export_name.empty() || !o.name.empty()) return graphs_fail("no journal at " + c->store_path + " yet");
     std::cout << (o.common.json ? "{\"graphs\":[]}" : "no saved graphs yet") << "\n";
     return 0;
   }
   auto st = store::JournalStore::open_read_only(c->store_path);
-  if (!st.ok()) return fail(st.error().message, 1);
+  if (!st.ok()) return graphs_fail(st.error().message, 1);
   if (!o.export_name.empty()) return export_graph(**st, o);
   if (!o.name.empty()) return show_graph(**st, o.name, o.common.json);
   return list_graphs(**st, o.common.json);
 }
 
-const bool registered = register_command(
+const bool graphs_command_registered = register_command(
     "graphs", "HiVA graphs saved by kaisha evolve: list, show one iteration by iteration, export, import",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<GraphsOptions>();

@@ -47,7 +47,7 @@ Result<Opened> open_session(const CommonOptions& o, bool writable) {
   return out;
 }
 
-int fail(const Error& e) {
+int inspect_fail(const Error& e) {
   std::cerr << "kaisha: " << e.message << "\n";
   return 2;
 }
@@ -69,9 +69,9 @@ Result<store::TaskRow> find_task(Opened& s, const CommonOptions& o, const std::s
 
 int agents_command(const CommonOptions& o, bool include_fired) {
   auto s = open_session(o, false);
-  if (!s.ok()) return fail(s.error());
+  if (!s.ok()) return inspect_fail(s.error());
   auto agents = include_fired ? s->store->all_agents(s->session) : s->store->active_agents(s->session);
-  if (!agents.ok()) return fail(agents.error());
+  if (!agents.ok()) return inspect_fail(agents.error());
   if (o.json) {
     json a = json::array();
     for (const auto& r : *agents)
@@ -96,14 +96,14 @@ int agents_command(const CommonOptions& o, bool include_fired) {
 
 int budget_command(const CommonOptions& o, double raise_expense, double raise_resource) {
   const bool raising = raise_expense != 0 || raise_resource != 0;
-  if (raise_expense < 0 || raise_resource < 0) return fail({"usage", "an increase must be positive"});
+  if (raise_expense < 0 || raise_resource < 0) return inspect_fail({"usage", "an increase must be positive"});
   auto s = open_session(o, raising);
-  if (!s.ok()) return fail(s.error());
+  if (!s.ok()) return inspect_fail(s.error());
   auto state = s->store->load_budget_state(s->session);
-  if (!state.ok()) return fail(state.error());
-  if (!state->has_value()) return fail({"session", "session " + s->session + " has no saved budget"});
+  if (!state.ok()) return inspect_fail(state.error());
+  if (!state->has_value()) return inspect_fail({"session", "session " + s->session + " has no saved budget"});
   auto bs = economy::BudgetState::from_json(**state);
-  if (!bs.ok()) return fail(bs.error());
+  if (!bs.ok()) return inspect_fail(bs.error());
   economy::Budget budget(bs->resource.total, bs->expense.total);
   budget.restore(*bs);
   if (raising) {
@@ -121,10 +121,10 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
       const economy::Ledger& l = std::string(ledger) == "expense" ? budget.expense() : budget.resource();
       row.used_after = l.used();
       row.total_after = l.total();
-      if (auto r = s->store->record_ledger_entry(row); !r.ok()) return fail(r.error());
+      if (auto r = s->store->record_ledger_entry(row); !r.ok()) return inspect_fail(r.error());
     }
     if (Status st = s->store->save_budget_state(s->session, budget.snapshot().to_json()); !st.ok())
-      return fail(st.error());
+      return inspect_fail(st.error());
   }
   json b = budget.get_budget_json();
   auto totals = s->store->spend_totals(s->session);
@@ -152,20 +152,20 @@ int budget_command(const CommonOptions& o, double raise_expense, double raise_re
 
 int history_tree_command(const CommonOptions& o, const std::string& task_id) {
   auto s = open_session(o, false);
-  if (!s.ok()) return fail(s.error());
+  if (!s.ok()) return inspect_fail(s.error());
   store::TaskRow task;
   if (task_id.empty()) {
     auto tasks = s->store->tasks(s->session);
-    if (!tasks.ok()) return fail(tasks.error());
-    if (tasks->empty()) return fail({"task", "session " + s->session + " has no tasks yet"});
+    if (!tasks.ok()) return inspect_fail(tasks.error());
+    if (tasks->empty()) return inspect_fail({"task", "session " + s->session + " has no tasks yet"});
     task = tasks->back();
   } else {
     auto t = find_task(*s, o, task_id);
-    if (!t.ok()) return fail(t.error());
+    if (!t.ok()) return inspect_fail(t.error());
     task = std::move(t).value();
   }
   auto built = dashboard::task_tree(*s->store, task);
-  if (!built.ok()) return fail(built.error());
+  if (!built.ok()) return inspect_fail(built.error());
   const strategy::TaskTree& tree = *built;
   if (o.json) {
     std::cout << dump_text(json{{"session", s->session},
@@ -183,7 +183,7 @@ int history_tree_command(const CommonOptions& o, const std::string& task_id) {
 int history_command(const CommonOptions& o, bool list_sessions, int limit, const std::string& only_task) {
   if (list_sessions) {
     auto c = load_cli_config(o, false);
-    if (!c.ok()) return fail(c.error());
+    if (!c.ok()) return inspect_fail(c.error());
     if (no_journal_yet(c->store_path)) {
       if (o.json)
         std::cout << "[]\n";
@@ -192,9 +192,9 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
       return 0;
     }
     auto st = store::JournalStore::open_read_only(c->store_path);
-    if (!st.ok()) return fail(st.error());
+    if (!st.ok()) return inspect_fail(st.error());
     auto sessions = (*st)->list_sessions();
-    if (!sessions.ok()) return fail(sessions.error());
+    if (!sessions.ok()) return inspect_fail(sessions.error());
     json a = json::array();
     for (const auto& s : *sessions) {
       if (o.json)
@@ -217,24 +217,24 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
       std::cout << s.error().message << "\n";
     return 0;
   }
-  if (!s.ok()) return fail(s.error());
+  if (!s.ok()) return inspect_fail(s.error());
   if (!only_task.empty()) {
-    if (auto t = find_task(*s, o, only_task); !t.ok()) return fail(t.error());
+    if (auto t = find_task(*s, o, only_task); !t.ok()) return inspect_fail(t.error());
   }
   // A server's session, with the sessions it opened for its clients.
   std::vector<std::string> sessions{s->session};
   auto hosted = s->store->hosted_sessions(s->session);
-  if (!hosted.ok()) return fail(hosted.error());
+  if (!hosted.ok()) return inspect_fail(hosted.error());
   for (const auto& h : *hosted) sessions.push_back(h.id);
   Result<std::vector<store::TaskRow>> tasks = std::vector<store::TaskRow>{};
   Result<std::vector<store::StepRow>> steps = std::vector<store::StepRow>{};
   for (const auto& id : sessions) {
     auto more = s->store->tasks(id);
-    if (!more.ok()) return fail(more.error());
+    if (!more.ok()) return inspect_fail(more.error());
     tasks->insert(tasks->end(), more->begin(), more->end());
     if (only_task.empty()) {
       auto st = s->store->session_steps(id, limit);
-      if (!st.ok()) return fail(st.error());
+      if (!st.ok()) return inspect_fail(st.error());
       steps->insert(steps->end(), st->begin(), st->end());
     }
   }
@@ -244,7 +244,7 @@ int history_command(const CommonOptions& o, bool list_sessions, int limit, const
     tasks->erase(std::remove_if(tasks->begin(), tasks->end(), [&](const auto& t) { return t.id != only_task; }),
                  tasks->end());
     steps = s->store->task_steps(only_task, limit);
-    if (!steps.ok()) return fail(steps.error());
+    if (!steps.ok()) return inspect_fail(steps.error());
   }
   if (o.json) {
     json t = json::array(), st = json::array();

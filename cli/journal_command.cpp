@@ -91,19 +91,20 @@ int check(const CommonOptions& o) {
   return problems->empty() ? 0 : 1;
 }
 
-const bool registered = register_command("journal", "maintain the journal (compact, check)", [](CLI::App* cmd) {
-  auto o = std::make_shared<CommonOptions>();
-  cmd->require_subcommand(1);
-  auto* c = cmd->add_subcommand("compact", "shrink the store's file to what it holds (VACUUM); history is kept");
-  c->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
-  c->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
-  c->add_flag("--json", o->json, "machine-readable output (JSON lines)");
-  auto* k = cmd->add_subcommand("check", "SQLite's integrity and foreign-key checks of the store (read-only)");
-  k->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
-  k->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
-  k->add_flag("--json", o->json, "machine-readable output (JSON lines)");
-  return [o, k] { return k->parsed() ? check(*o) : compact(*o); };
-});
+const bool journal_command_registered =
+    register_command("journal", "maintain the journal (compact, check)", [](CLI::App* cmd) {
+      auto o = std::make_shared<CommonOptions>();
+      cmd->require_subcommand(1);
+      auto* c = cmd->add_subcommand("compact", "shrink the store's file to what it holds (VACUUM); history is kept");
+      c->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
+      c->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
+      c->add_flag("--json", o->json, "machine-readable output (JSON lines)");
+      auto* k = cmd->add_subcommand("check", "SQLite's integrity and foreign-key checks of the store (read-only)");
+      k->add_option("--config", o->config_file, "YAML config file (${ENV} substitution)");
+      k->add_option("--db", o->db, "SQLite store (default ./kaisha.db)");
+      k->add_flag("--json", o->json, "machine-readable output (JSON lines)");
+      return [o, k] { return k->parsed() ? check(*o) : compact(*o); };
+    });
 
 }  // namespace
 }  // namespace kaisha::cli

@@ -38,12 +38,13 @@ int keygen(const KeygenOptions& o) {
   return 0;
 }
 
-const bool registered = register_command("keygen", "create a CurveZMQ key pair for a cluster node", [](CLI::App* cmd) {
-  auto o = std::make_shared<KeygenOptions>();
-  cmd->add_option("--out", o->out, "key file to write")->required();
-  cmd->add_flag("--force", o->force, "replace an existing file");
-  return [o] { return keygen(*o); };
-});
+const bool keygen_command_registered =
+    register_command("keygen", "create a CurveZMQ key pair for a cluster node", [](CLI::App* cmd) {
+      auto o = std::make_shared<KeygenOptions>();
+      cmd->add_option("--out", o->out, "key file to write")->required();
+      cmd->add_flag("--force", o->force, "replace an existing file");
+      return [o] { return keygen(*o); };
+    });
 
 }  // namespace
 }  // namespace kaisha::cli

@@ -109,23 +109,24 @@ int run_node(const NodeCommandOptions& o) {
   return 0;
 }
 
-const bool registered = register_command("node", "run one node of a cluster (cluster.yaml)", [](CLI::App* cmd) {
-  auto o = std::make_shared<NodeCommandOptions>();
-  cmd->add_option("--config", o->config, "cluster file (cluster.yaml)")->required();
-  cmd->add_option("--name", o->name, "this node's entry under 'nodes'")->required();
-  cmd->add_option("--db", o->db,
-                  "SQLite store: the CEO node's (default: the company config's); on another node, its own "
-                  "journal of the steps of the employees it hosts (default: none)");
-  cmd->add_option("--http", o->http,
-                  "serve /metrics (and /events and the dashboard on the CEO node) on ADDR:PORT (default host "
-                  "127.0.0.1); "
-                  "overrides the node's `http` in cluster.yaml");
-  cmd->add_option("--token", o->token,
-                  "bearer token --http clients must send (or $KAISHA_HTTP_TOKEN); required off loopback");
-  cmd->add_flag("--json", o->json, "progress as JSON lines on stdout");
-  cmd->add_flag("-q,--quiet", o->quiet, "no progress or membership lines on stderr");
-  return [o] { return run_node(*o); };
-});
+const bool node_command_registered =
+    register_command("node", "run one node of a cluster (cluster.yaml)", [](CLI::App* cmd) {
+      auto o = std::make_shared<NodeCommandOptions>();
+      cmd->add_option("--config", o->config, "cluster file (cluster.yaml)")->required();
+      cmd->add_option("--name", o->name, "this node's entry under 'nodes'")->required();
+      cmd->add_option("--db", o->db,
+                      "SQLite store: the CEO node's (default: the company config's); on another node, its own "
+                      "journal of the steps of the employees it hosts (default: none)");
+      cmd->add_option("--http", o->http,
+                      "serve /metrics (and /events and the dashboard on the CEO node) on ADDR:PORT (default host "
+                      "127.0.0.1); "
+                      "overrides the node's `http` in cluster.yaml");
+      cmd->add_option("--token", o->token,
+                      "bearer token --http clients must send (or $KAISHA_HTTP_TOKEN); required off loopback");
+      cmd->add_flag("--json", o->json, "progress as JSON lines on stdout");
+      cmd->add_flag("-q,--quiet", o->quiet, "no progress or membership lines on stderr");
+      return [o] { return run_node(*o); };
+    });
 
 }  // namespace
 }  // namespace kaisha::cli

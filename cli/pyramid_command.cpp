@@ -52,7 +52,7 @@ struct PyramidOptions {
   bool metadata = false;
 };
 
-int fail(const std::string& why, int code = 2) {
+int pyramid_fail(const std::string& why, int code = 2) {
   std::cerr << "kaisha pyramid: " << why << "\n";
   return code;
 }
@@ -143,13 +143,13 @@ Status write_file(const std::string& path, const std::string& text) {
 
 int export_training(const PyramidOptions& o) {
   auto s = open_setup(o, /*write=*/false);
-  if (!s) return fail(s.error().message, s.error().code == "usage" || s.error().code == "config" ? 2 : 1);
+  if (!s) return pyramid_fail(s.error().message, s.error().code == "usage" || s.error().code == "config" ? 2 : 1);
   auto d = collect(*s->store, o.agent, s->since_ms, o.metadata);
-  if (!d) return fail(d.error().message, 1);
+  if (!d) return pyramid_fail(d.error().message, 1);
   if (o.out.empty()) {
     std::cout << d->text << std::flush;
   } else if (Status w = write_file(o.out, d->text); !w.ok()) {
-    return fail(w.error().message, 1);
+    return pyramid_fail(w.error().message, 1);
   }
   std::cerr << d->records << " record" << (d->records == 1 ? "" : "s") << " of " << o.agent << " from " << d->tasks
             << " task" << (d->tasks == 1 ? "" : "s") << (o.out.empty() ? "" : " in " + o.out) << " (sha256 "
@@ -186,32 +186,34 @@ std::vector<std::string> models_of(const pyramid::AgentDefinition& a, const Setu
 
 int train(const PyramidOptions& o) {
   auto s = open_setup(o, /*write=*/true);
-  if (!s) return fail(s.error().message, s.error().code == "usage" || s.error().code == "config" ? 2 : 1);
+  if (!s) return pyramid_fail(s.error().message, s.error().code == "usage" || s.error().code == "config" ? 2 : 1);
   const auto& training = s->pyramid.training;
   if (training.command.empty())
-    return fail("pyramid.training.command is not set: name the program that trains a model (docs/agent-library.md)");
-  if (s->pyramid.library.empty()) return fail("pyramid.library is not set: the library names the agent's models");
+    return pyramid_fail(
+        "pyramid.training.command is not set: name the program that trains a model (docs/agent-library.md)");
+  if (s->pyramid.library.empty())
+    return pyramid_fail("pyramid.library is not set: the library names the agent's models");
   auto program = sandbox::program_path(training.command.front());
-  if (!program) return fail("pyramid.training.command: " + program.error().message);
+  if (!program) return pyramid_fail("pyramid.training.command: " + program.error().message);
   auto library = pyramid::AgentLibrary::load_file(s->pyramid.library);
-  if (!library) return fail(library.error().message);
+  if (!library) return pyramid_fail(library.error().message);
   const std::vector<std::string> models = models_of(*library->find(o.agent), *s);
   if (std::find(models.begin(), models.end(), std::string()) != models.end())
-    return fail("agent '" + o.agent +
-                "' has no model to train: give it one in the library, or set pyramid.model or ceo.model");
+    return pyramid_fail("agent '" + o.agent +
+                        "' has no model to train: give it one in the library, or set pyramid.model or ceo.model");
 
   auto d = collect(*s->store, o.agent, s->since_ms, /*metadata=*/false);
-  if (!d) return fail(d.error().message, 1);
+  if (!d) return pyramid_fail(d.error().message, 1);
   if (d->records == 0)
-    return fail("no validated main-branch calls of " + o.agent + (o.since.empty() ? "" : " since " + o.since) + " in " +
-                    s->config.store_path + ": nothing to train on",
-                1);
+    return pyramid_fail("no validated main-branch calls of " + o.agent + (o.since.empty() ? "" : " since " + o.since) +
+                            " in " + s->config.store_path + ": nothing to train on",
+                        1);
   std::string path = o.out;
   if (path.empty()) {
     const fs::path store_dir = fs::absolute(s->config.store_path).parent_path();
     path = (store_dir / "training" / (o.agent + "-" + d->sha256.substr(0, 12) + ".jsonl")).string();
   }
-  if (Status w = write_file(path, d->text); !w.ok()) return fail(w.error().message, 1);
+  if (Status w = write_file(path, d->text); !w.ok()) return pyramid_fail(w.error().message, 1);
   const json dataset{{"path", path}, {"sha256", d->sha256}, {"records", d->records}, {"since", o.since}};
   if (!o.common.json)
     std::cout << o.agent << ": " << d->records << " record" << (d->records == 1 ? "" : "s") << " in " << path
@@ -258,7 +260,7 @@ int train(const PyramidOptions& o) {
                         "",
                         "train " + model + " on " + d->sha256.substr(0, 12) + " at " + std::to_string(at),
                         wall_ms()};
-    if (Status saved = s->store->save_state(row); !saved.ok()) return fail(saved.error().message, 1);
+    if (Status saved = s->store->save_state(row); !saved.ok()) return pyramid_fail(saved.error().message, 1);
     if (!o.common.json) {
       std::cout << "  " << model << ": "
                 << (run["ok"].get<bool>()
@@ -275,18 +277,18 @@ int train(const PyramidOptions& o) {
 
 int trained(const PyramidOptions& o) {
   auto c = load_cli_config(o.common, /*needs_model=*/false);
-  if (!c) return fail(c.error().message);
+  if (!c) return pyramid_fail(c.error().message);
   json runs = json::array();
   if (!no_journal_yet(c->store_path)) {
     auto st = store::JournalStore::open_read_only(c->store_path);
-    if (!st) return fail(st.error().message, 1);
+    if (!st) return pyramid_fail(st.error().message, 1);
     auto keys = (*st)->state(kPyramid);
-    if (!keys) return fail(keys.error().message, 1);
+    if (!keys) return pyramid_fail(keys.error().message, 1);
     for (const auto& k : *keys) {
       if (k.key.rfind(kTrainingKey, 0) != 0) continue;
       if (!o.agent.empty() && k.key != kTrainingKey + o.agent) continue;
       auto versions = (*st)->state_versions(kPyramid, k.key);
-      if (!versions) return fail(versions.error().message, 1);
+      if (!versions) return pyramid_fail(versions.error().message, 1);
       for (const auto& v : *versions) runs.push_back(v.value);
     }
   }
@@ -339,7 +341,7 @@ std::function<int()> setup(CLI::App* cmd) {
   };
 }
 
-const bool registered = register_command(
+const bool pyramid_command_registered = register_command(
     "pyramid", "the pyramid's training data and trainer runs (export-training, train, trained)", setup);
 
 }  // namespace

@@ -50,7 +50,7 @@ struct ServeOptions {
   bool behind_tls_proxy = false;
 };
 
-int fail(const std::string& message, int code = 2) {
+int serve_fail(const std::string& message, int code = 2) {
   std::cerr << "kaisha serve: " << message << "\n";
   return code;
 }
@@ -94,10 +94,11 @@ Result<std::unique_ptr<a2a::A2aGrpcServer>> start_grpc(const ServeOptions& o, co
 // --fixture a2a-tck: the A2A TCK's scenario agent on A2A alone (both HTTP
 // bindings, and gRPC with --grpc), no company and no MCP.
 int serve_a2a_tck_fixture(const ServeOptions& o) {
-  if (o.mcp_stdio || o.http.empty()) return fail("--fixture a2a-tck serves A2A over HTTP: give --http ADDR:PORT only");
+  if (o.mcp_stdio || o.http.empty())
+    return serve_fail("--fixture a2a-tck serves A2A over HTTP: give --http ADDR:PORT only");
   block_stop_signals();
   auto addr = protocols::parse_host_port(o.http);
-  if (!addr) return fail("--http: " + addr.error().message);
+  if (!addr) return serve_fail("--http: " + addr.error().message);
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
   auto agent = std::make_shared<a2a::TckScenarioAgent>();
   protocols::HttpServer http(http_options(o, config::ServeConfig{}, *addr));
@@ -107,11 +108,11 @@ int serve_a2a_tck_fixture(const ServeOptions& o) {
   options.service.body_limits.max_bytes = o.max_body_bytes;
   auto service = std::make_shared<a2a::A2aService>(agent, options.service);
   auto grpc = start_grpc(o, config::ServeConfig{}, service);
-  if (!grpc.ok()) return fail(grpc.error().message);
+  if (!grpc.ok()) return serve_fail(grpc.error().message);
   if (*grpc) options.grpc_target = (*grpc)->target();
   a2a::mount_a2a(http, service, options);
   auto port = http.start();
-  if (!port) return fail(port.error().message);
+  if (!port) return serve_fail(port.error().message);
   std::cout << "kaisha serve: A2A at " << http.base_url() << "/a2a" << std::endl;
   std::cerr << "kaisha serve: the A2A TCK's scenario agent (a test fixture); HTTP+JSON at " << http.base_url()
             << "/a2a/rest, " << (*grpc ? "gRPC at " + (*grpc)->target() + ", " : std::string()) << "card "
@@ -124,10 +125,10 @@ int serve_a2a_tck_fixture(const ServeOptions& o) {
 
 // --fixture conformance: the MCP conformance suite's test server, no company.
 int serve_conformance_fixture(const ServeOptions& o) {
-  if (!o.grpc.empty()) return fail("--grpc serves the company's A2A, not the conformance fixture");
+  if (!o.grpc.empty()) return serve_fail("--grpc serves the company's A2A, not the conformance fixture");
   if (!o.mcp_stdio) block_stop_signals();
   auto fx = mcp::ConformanceFixture::load();
-  if (!fx) return fail(fx.error().message);
+  if (!fx) return serve_fail(fx.error().message);
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
   mcp::McpServerOptions server_options;
   server_options.limits.body.max_bytes = o.max_body_bytes;
@@ -136,19 +137,19 @@ int serve_conformance_fixture(const ServeOptions& o) {
   std::unique_ptr<mcp::McpHttpTransport> transport;
   if (!o.http.empty()) {
     auto addr = protocols::parse_host_port(o.http);
-    if (!addr) return fail("--http: " + addr.error().message);
+    if (!addr) return serve_fail("--http: " + addr.error().message);
     http = std::make_unique<protocols::HttpServer>(http_options(o, config::ServeConfig{}, *addr));
     mcp::McpHttpOptions mo;
     mo.max_sessions_per_client = static_cast<size_t>(config::ServeConfig{}.max_mcp_sessions_per_client);
     transport = std::make_unique<mcp::McpHttpTransport>(server, *http, mo);
     auto port = http->start();
-    if (!port) return fail(port.error().message);
+    if (!port) return serve_fail(port.error().message);
     (o.mcp_stdio ? std::cerr : std::cout) << "kaisha serve: MCP at " << http->base_url() << "/mcp" << std::endl;
   }
   if (o.mcp_stdio) {
     auto st = mcp::McpStdioTransport(server).serve();
     if (http) http->stop();
-    return st ? 0 : fail(st.error().message, 1);
+    return st ? 0 : serve_fail(st.error().message, 1);
   }
   wait_for_stop_signal();
   http->stop();
@@ -157,30 +158,30 @@ int serve_conformance_fixture(const ServeOptions& o) {
 
 int serve(const ServeOptions& o) {
   if (o.fixture == "a2a-tck") return serve_a2a_tck_fixture(o);
-  if (!o.mcp_stdio && o.http.empty()) return fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
+  if (!o.mcp_stdio && o.http.empty()) return serve_fail("nothing to serve: give --mcp-stdio and/or --http ADDR:PORT");
   if (o.fixture == "conformance") return serve_conformance_fixture(o);
-  if (!o.fixture.empty()) return fail("unknown --fixture '" + o.fixture + "' (known: conformance, a2a-tck)");
+  if (!o.fixture.empty()) return serve_fail("unknown --fixture '" + o.fixture + "' (known: conformance, a2a-tck)");
   // Before any thread starts (the tracer's, the company's), so that only
   // wait_for_stop_signal() sees SIGINT and SIGTERM.
   if (!o.mcp_stdio) block_stop_signals();
 
   auto c = load_cli_config(o.common, /*needs_model=*/true);
-  if (!c.ok()) return fail(c.error().message);
-  if (Status t = start_tracing(*c); !t.ok()) return fail(t.error().message);
+  if (!c.ok()) return serve_fail(c.error().message);
+  if (Status t = start_tracing(*c); !t.ok()) return serve_fail(t.error().message);
   actors::RuntimeOptions ro;
   ro.config = *c;
   ro.chat = remote::make_remote_agent_client(actors::make_provider_chat_client(*c), *c);
   ro.session_id = o.common.session;
   if (ro.session_id.empty()) {
     auto left = session_left_running(*c);
-    if (!left.ok()) return fail(left.error().message);
+    if (!left.ok()) return serve_fail(left.error().message);
     ro.session_id = *left;
   }
   // The session's tasks its last process left unfinished run first.
   ro.resume = !ro.session_id.empty();
   ro.tool_sources = mcp::start_mcp_servers(c->mcp_servers);
   auto server = api::CompanyServer::start(std::move(ro), listen_options(o));
-  if (!server.ok()) return fail(server.error().message);
+  if (!server.ok()) return serve_fail(server.error().message);
   api::CompanyServer& s = **server;
   if (!s.dashboard_error().empty()) std::cerr << "kaisha serve: no dashboard: " << s.dashboard_error() << std::endl;
   if (!o.http.empty()) {
@@ -195,14 +196,14 @@ int serve(const ServeOptions& o) {
   if (o.mcp_stdio) {
     Status st = s.serve_stdio();
     s.stop();
-    return st ? 0 : fail(st.error().message, 1);
+    return st ? 0 : serve_fail(st.error().message, 1);
   }
   wait_for_stop_signal();
   s.stop();
   return 0;
 }
 
-const bool registered = register_command(
+const bool serve_command_registered = register_command(
     "serve", "Serve the company over MCP (stdio and/or Streamable HTTP)", [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<ServeOptions>();
       cmd->add_option("--config", o->common.config_file, "YAML configuration file");

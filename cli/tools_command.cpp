@@ -19,7 +19,7 @@ struct ToolsOptions {
   CommonOptions common;
 };
 
-int fail(const std::string& message, int code = 2) {
+int tools_fail(const std::string& message, int code = 2) {
   std::cerr << "kaisha: " << message << "\n";
   return code;
 }
@@ -42,32 +42,32 @@ std::string breaker_column(const company::ToolHealthRow& r, int64_t now_ms) {
 
 int tools_command(const ToolsOptions& o) {
   auto c = load_cli_config(o.common, /*needs_model=*/false);
-  if (!c.ok()) return fail(c.error().message);
+  if (!c.ok()) return tools_fail(c.error().message);
   const std::string none = "no sessions yet in " + c->store_path + " (`kaisha run` or `kaisha chat` starts one)";
-  if (no_journal_yet(c->store_path)) return fail(none);
+  if (no_journal_yet(c->store_path)) return tools_fail(none);
   auto st = store::JournalStore::open_read_only(c->store_path);
-  if (!st.ok()) return fail(st.error().message, 1);
+  if (!st.ok()) return tools_fail(st.error().message, 1);
   store::JournalStore& j = **st;
   std::string session = o.common.session;
   if (session.empty()) {
     auto latest = j.latest_session();
-    if (!latest.ok()) return fail(latest.error().message, 1);
-    if (!latest->has_value()) return fail(none);
+    if (!latest.ok()) return tools_fail(latest.error().message, 1);
+    if (!latest->has_value()) return tools_fail(none);
     session = (*latest)->id;
   } else {
     auto s = j.get_session(session);
-    if (!s.ok()) return fail(s.error().message, 1);
-    if (!s->has_value()) return fail("no session '" + session + "' in " + c->store_path);
+    if (!s.ok()) return tools_fail(s.error().message, 1);
+    if (!s->has_value()) return tools_fail("no session '" + session + "' in " + c->store_path);
   }
   // A server's session shares its company's tools with the sessions it hosts.
   std::vector<std::string> sessions{session};
   auto hosted = j.hosted_sessions(session);
-  if (!hosted.ok()) return fail(hosted.error().message, 1);
+  if (!hosted.ok()) return tools_fail(hosted.error().message, 1);
   for (const auto& h : *hosted) sessions.push_back(h.id);
   company::ToolHealthJournal report;
   for (const auto& id : sessions) {
     auto steps = j.session_steps(id);
-    if (!steps.ok()) return fail(steps.error().message, 1);
+    if (!steps.ok()) return tools_fail(steps.error().message, 1);
     for (const auto& s : *steps) report.add({s.agent, s.kind, s.payload, s.at});
   }
   const auto rows = report.rows();
@@ -92,7 +92,7 @@ int tools_command(const ToolsOptions& o) {
   return 0;
 }
 
-const bool registered = register_command(
+const bool tools_command_registered = register_command(
     "tools", "each tool's health score and circuit breaker in a session, read from the journal",
     [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<ToolsOptions>();

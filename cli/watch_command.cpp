@@ -173,7 +173,7 @@ int watch(WatchOptions o) {
   return exit_code;
 }
 
-const bool registered = register_command(
+const bool watch_command_registered = register_command(
     "watch", "Watch a running company live (kaisha serve's /events)", [](CLI::App* cmd) -> std::function<int()> {
       auto o = std::make_shared<WatchOptions>();
       cmd->add_option("url", o->url, "The server: HOST:PORT, http(s)://HOST:PORT or its /events URL");

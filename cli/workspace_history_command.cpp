@@ -14,7 +14,7 @@
 namespace kaisha::cli {
 namespace {
 
-int fail(const std::string& message) {
+int history_fail(const std::string& message) {
   std::cerr << "kaisha: " << message << "\n";
   return 2;
 }
@@ -33,30 +33,32 @@ size_t count(const json& changes, const char* key) {
 
 int history_commits_command(const CommonOptions& o, const std::string& task_id, const std::string& mode,
                             int64_t commit) {
-  if (task_id.empty()) return fail("--" + mode + " needs the task: kaisha history TASK --" + mode);
+  if (task_id.empty()) return history_fail("--" + mode + " needs the task: kaisha history TASK --" + mode);
   auto c = load_cli_config(o, /*needs_model=*/false);
-  if (!c.ok()) return fail(c.error().message);
-  if (no_journal_yet(c->store_path)) return fail("no task '" + task_id + "' in " + c->store_path);
+  if (!c.ok()) return history_fail(c.error().message);
+  if (no_journal_yet(c->store_path)) return history_fail("no task '" + task_id + "' in " + c->store_path);
   const bool reverting = mode == "revert";
   auto st = reverting ? open_to_write(*c) : store::JournalStore::open_read_only(c->store_path);
-  if (!st.ok()) return fail(st.error().message);
+  if (!st.ok()) return history_fail(st.error().message);
   auto task = (*st)->get_task(task_id);
-  if (!task.ok()) return fail(task.error().message);
-  if (!task->has_value()) return fail("no task '" + task_id + "' in " + c->store_path + " (see kaisha history)");
+  if (!task.ok()) return history_fail(task.error().message);
+  if (!task->has_value())
+    return history_fail("no task '" + task_id + "' in " + c->store_path + " (see kaisha history)");
   const store::TaskRow& t = **task;
   const std::string root = tools::workspace_root_of(*c);
   auto dir = tools::task_history_dir(root, t.session_id, t.id);
-  if (!dir.ok()) return fail(dir.error().message);
+  if (!dir.ok()) return history_fail(dir.error().message);
   auto history = tools::WorkspaceHistory::open_existing(*dir);
-  if (!history.ok()) return fail(history.error().message);
+  if (!history.ok()) return history_fail(history.error().message);
   if (!history->has_value())
-    return fail("task " + t.id +
-                " has no commit history (a pyramid task records one when an agent with candidate models merges)");
+    return history_fail(
+        "task " + t.id +
+        " has no commit history (a pyramid task records one when an agent with candidate models merges)");
   tools::WorkspaceHistory& h = **history;
 
   if (mode == "commits") {
     auto all = h.commits();
-    if (!all.ok()) return fail(all.error().message);
+    if (!all.ok()) return history_fail(all.error().message);
     if (o.json) {
       json a = json::array();
       for (const auto& x : *all) {
@@ -80,19 +82,19 @@ int history_commits_command(const CommonOptions& o, const std::string& task_id, 
   }
   if (mode == "diff") {
     auto d = h.diff(commit);
-    if (!d.ok()) return fail(d.error().message);
+    if (!d.ok()) return history_fail(d.error().message);
     std::cout << *d;
     return 0;
   }
   // A running or interrupted task may still write (or be resumed into) its
   // directory: it is reverted once it has ended.
   if (t.status == "running" || t.status == "interrupted")
-    return fail("task " + t.id + " is " + t.status + "; revert its directory once it has ended");
-  if (auto target = h.get(commit); !target.ok()) return fail(target.error().message);
+    return history_fail("task " + t.id + " is " + t.status + "; revert its directory once it has ended");
+  if (auto target = h.get(commit); !target.ok()) return history_fail(target.error().message);
   auto work = tools::task_work_dir(root, t.session_id, t.id);
-  if (!work.ok()) return fail(work.error().message);
+  if (!work.ok()) return history_fail(work.error().message);
   auto view = tools::FileView::open(*work);
-  if (!view.ok()) return fail(view.error().message);
+  if (!view.ok()) return history_fail(view.error().message);
   // Journaled before it takes effect; a revert cut short is finished by
   // running it again (it writes the same tree).
   store::StepRow step;
@@ -101,9 +103,9 @@ int history_commits_command(const CommonOptions& o, const std::string& task_id, 
   step.agent = "user";
   step.kind = "note";
   step.payload = json{{"revert", json{{"to", commit}}}};
-  if (auto r = (*st)->append_step(step); !r.ok()) return fail(r.error().message);
+  if (auto r = (*st)->append_step(step); !r.ok()) return history_fail(r.error().message);
   auto done = h.revert(*view, commit, store::JournalStore::now_ms());
-  if (!done.ok()) return fail(done.error().message);
+  if (!done.ok()) return history_fail(done.error().message);
   if (o.json)
     std::cout << dump_text(json{{"task", t.id}, {"reverted_to", commit}, {"commit", done->id}}, 2) << "\n";
   else

@@ -28,10 +28,10 @@ struct HostState {
   static inline const char* name = "agent_host";
 };
 
-using Self = caf::stateful_actor<HostState>;
+using HostSelf = caf::stateful_actor<HostState>;
 
 template <class T>
-void answer(Self* self, const msg::Envelope& request, const T& message) {
+void answer(HostSelf* self, const msg::Envelope& request, const T& message) {
   auto& d = self->state.deps;
   msg::Envelope reply =
       msg::wrap(message, msg::AgentRef{d.node, request.to.name}, request.from, d.next_id(), request.id, request.trace);
@@ -39,7 +39,7 @@ void answer(Self* self, const msg::Envelope& request, const T& message) {
     d.log("could not answer " + request.type + " " + request.id + ": " + s.error().message);
 }
 
-void fail(Self* self, const msg::Envelope& request, const std::string& code, const std::string& message) {
+void fail(HostSelf* self, const msg::Envelope& request, const std::string& code, const std::string& message) {
   answer(self, request, msg::RequestFailed{code, message});
 }
 
@@ -47,7 +47,7 @@ void fail(Self* self, const msg::Envelope& request, const std::string& code, con
 // ids, which this node's journal must hold first (steps reference both). The
 // journal runs its operations in the order they arrive, so the rows are there
 // before the employee's first step.
-void mirror_task(Self* self, const msg::AskRequest& ask, const std::string& ceo_node) {
+void mirror_task(HostSelf* self, const msg::AskRequest& ask, const std::string& ceo_node) {
   auto& st = self->state;
   if (!st.deps.employee.journal || ask.session_id.empty()) return;
   if (!st.mirrored.emplace(ask.session_id, ask.task_id).second) return;
@@ -70,7 +70,7 @@ void mirror_task(Self* self, const msg::AskRequest& ask, const std::string& ceo_
                      }));
 }
 
-void serve(Self* self, const msg::Envelope& env) {
+void serve(HostSelf* self, const msg::Envelope& env) {
   auto& st = self->state;
   if (env.type == msg::SpawnAgent::kType) {
     auto spawn = msg::unwrap<msg::SpawnAgent>(env);
@@ -142,7 +142,7 @@ void serve(Self* self, const msg::Envelope& env) {
   fail(self, env, "unsupported", "node '" + st.deps.node + "' does not serve '" + env.type + "'");
 }
 
-caf::behavior host(Self* self, AgentHostDeps deps) {
+caf::behavior host(HostSelf* self, AgentHostDeps deps) {
   self->state.deps = std::move(deps);
   self->set_exit_handler([self](caf::exit_msg& m) {
     for (auto& [_, e] : self->state.employees) self->send_exit(e, m.reason);

@@ -40,7 +40,7 @@ struct RemoteState {
   static inline const char* name = "employee_proxy";
 };
 
-using Self = caf::stateful_actor<RemoteState>;
+using ProxySelf = caf::stateful_actor<RemoteState>;
 
 msg::AskReply failed(const std::string& agent, const std::string& error) {
   msg::AskReply r;
@@ -50,7 +50,7 @@ msg::AskReply failed(const std::string& agent, const std::string& error) {
   return r;
 }
 
-void spawn_on_node(Self* self) {
+void spawn_on_node(ProxySelf* self) {
   auto& st = self->state;
   ClusterNode& node = st.placer->node();
   msg::Envelope e =
@@ -59,7 +59,7 @@ void spawn_on_node(Self* self) {
     st.lost_reason = "cannot start agent '" + st.spec.name + "' on node '" + st.node + "': " + s.error().message;
 }
 
-void send_ask(Self* self, const std::string& id) {
+void send_ask(ProxySelf* self, const std::string& id) {
   auto& st = self->state;
   auto it = st.asks.find(id);
   if (it == st.asks.end()) return;
@@ -92,7 +92,7 @@ void send_ask(Self* self, const std::string& id) {
 }
 
 // The employee's node is gone: move it if the policy says so.
-void relocate(Self* self, const std::string& lost_on) {
+void relocate(ProxySelf* self, const std::string& lost_on) {
   auto& st = self->state;
   if (st.node != lost_on || !st.lost_reason.empty()) return;
   if (!st.placer->options().rehire) {
@@ -114,7 +114,7 @@ void relocate(Self* self, const std::string& lost_on) {
                   json{{"agent", st.spec.name}, {"from", lost_on}, {"to", st.node}});
 }
 
-void finish(Self* self, const std::string& id, msg::AskReply reply) {
+void finish(ProxySelf* self, const std::string& id, msg::AskReply reply) {
   auto it = self->state.asks.find(id);
   if (it == self->state.asks.end()) return;
   end_hop(it->second, reply.ok ? "" : reply.error);
@@ -122,7 +122,7 @@ void finish(Self* self, const std::string& id, msg::AskReply reply) {
   self->state.asks.erase(it);
 }
 
-void on_outcome(Self* self, RemoteOutcome& o) {
+void on_outcome(ProxySelf* self, RemoteOutcome& o) {
   auto& st = self->state;
   auto it = st.asks.find(o.request_id);
   if (it == st.asks.end()) return;
@@ -159,8 +159,8 @@ void on_outcome(Self* self, RemoteOutcome& o) {
   finish(self, o.request_id, failed(st.spec.name, o.error.code + ": " + o.error.message));
 }
 
-caf::behavior employee_proxy(Self* self, msg::AgentSpec spec, std::string node, std::shared_ptr<ClusterPlacer> placer,
-                             uint64_t hire) {
+caf::behavior employee_proxy(ProxySelf* self, msg::AgentSpec spec, std::string node,
+                             std::shared_ptr<ClusterPlacer> placer, uint64_t hire) {
   auto& st = self->state;
   st.hire = hire;
   st.spec = std::move(spec);

@@ -21,12 +21,12 @@ struct EmployeeState {
   static inline const char* name = "employee";
 };
 
-using Self = caf::stateful_actor<EmployeeState>;
+using EmployeeSelf = caf::stateful_actor<EmployeeState>;
 
 // The ask's promise, forgotten by the state's PendingReplies when answered,
 // and the turn's span, ended with the answer.
 struct AskAnswer {
-  Self* self;
+  EmployeeSelf* self;
   uint64_t ticket;
   caf::typed_response_promise<msg::AskReply> promise;
   std::shared_ptr<telemetry::Span> span;  // null when tracing is off
@@ -59,7 +59,7 @@ std::shared_ptr<telemetry::Span> turn_span(const msg::AgentSpec& spec, const msg
   return s;
 }
 
-caf::behavior employee(Self* self, msg::AgentSpec spec, EmployeeDeps deps) {
+caf::behavior employee(EmployeeSelf* self, msg::AgentSpec spec, EmployeeDeps deps) {
   self->state.spec = std::move(spec);
   self->state.deps = std::move(deps);
   // The hirer's sampling wins over the employee defaults (a strategy's own

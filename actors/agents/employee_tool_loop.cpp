@@ -62,7 +62,7 @@ economy::ModelCost further_call_cost(const msg::AgentSpec& spec) {
 }
 
 // The id an effect's answer carries (0: it has none).
-driver::CallId effect_id(const driver::Effect& e) {
+driver::CallId tool_effect_id(const driver::Effect& e) {
   if (const auto* c = std::get_if<driver::CallModel>(&e)) return c->id;
   if (const auto* t = std::get_if<driver::RunTool>(&e)) return t->id;
   return 0;
@@ -245,7 +245,7 @@ void EmployeeToolLoop::execute(const std::shared_ptr<Run>& run, driver::Effects 
 
 bool EmployeeToolLoop::replayed(const std::shared_ptr<Run>& run, const driver::Effect& e) {
   if (!run->policy) return false;
-  const driver::CallId id = effect_id(e);
+  const driver::CallId id = tool_effect_id(e);
   auto step = run->policy->step(e, id, run->replaying);
   if (!step.ok()) throw std::runtime_error(spec_.name + "'s tool loop: " + step.error().message);
   if (!step->note.is_null()) {

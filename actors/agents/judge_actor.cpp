@@ -24,12 +24,12 @@ struct JudgeState {
   static inline const char* name = "judge";
 };
 
-using Self = caf::stateful_actor<JudgeState>;
+using JudgeSelf = caf::stateful_actor<JudgeState>;
 
 // The audit's promise, forgotten by the state's PendingReplies when answered.
 // The audit's span ("invoke_agent Judge") ends with its verdict.
 struct AuditAnswer {
-  Self* self;
+  JudgeSelf* self;
   uint64_t ticket;
   caf::typed_response_promise<msg::AuditVerdict> promise;
   std::shared_ptr<telemetry::Span> span;  // null when tracing is off
@@ -59,7 +59,7 @@ std::shared_ptr<telemetry::Span> audit_span(const msg::AuditRequest& req) {
   return s;
 }
 
-void emit(Self* self, const std::string& task_id, const std::string& text, json data) {
+void emit(JudgeSelf* self, const std::string& task_id, const std::string& text, json data) {
   auto& d = self->state.deps;
   if (!d.progress) return;
   msg::ProgressEvent e;
@@ -75,7 +75,7 @@ void emit(Self* self, const std::string& task_id, const std::string& text, json 
 
 // Updates the producer's stored quality score on the single writer and
 // answers with the new value once it is committed.
-void record_quality(Self* self, const std::string& producer, bool success, std::function<void(double)> then) {
+void record_quality(JudgeSelf* self, const std::string& producer, bool success, std::function<void(double)> then) {
   auto q = std::make_shared<double>(planning::QualityScore::kDefaultInitial);
   JournalOp op = [producer, success, q](store::JournalStore& s) {
     auto row = s.load_quality(producer);
@@ -94,7 +94,7 @@ void record_quality(Self* self, const std::string& producer, bool success, std::
       .then([q, then](bool) { then(*q); }, [q, then](caf::error&) { then(*q); });
 }
 
-caf::behavior judge(Self* self, JudgeDeps deps) {
+caf::behavior judge(JudgeSelf* self, JudgeDeps deps) {
   self->state.deps = std::move(deps);
   // The audits in flight come back as failed judgements (judge_failed): the
   // asker carries on without the judge, as when its model call fails.

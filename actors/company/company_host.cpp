@@ -29,7 +29,7 @@ constexpr size_t kMaxEndedTasks = 1000;
 // Question-and-answer exchanges kept per task; beyond this the oldest go.
 constexpr size_t kMaxExchangesPerTask = 100;
 
-struct Entry {
+struct HostEntry {
   TaskInfo info;
   uint64_t seq = 0;  // submission order: tasks of one millisecond stay ordered
   std::deque<msg::ProgressEvent> events;
@@ -79,7 +79,7 @@ struct CompanyHost::Impl : company::ProgressSink {
 
   std::mutex mu;
   std::condition_variable changed;
-  std::map<std::string, Entry> tasks;
+  std::map<std::string, HostEntry> tasks;
   std::deque<std::string> queue;                      // waiting task ids, in order
   std::set<std::string> resuming;                     // queued tasks that resume an interrupted one
   std::deque<std::string> ended;                      // ended task ids, oldest first
@@ -108,7 +108,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       std::lock_guard<std::mutex> lock(mu);
       auto it = tasks.find(e.task_id);
       if (it == tasks.end()) return;
-      Entry& t = it->second;
+      HostEntry& t = it->second;
       t.events.push_back(e);
       if (t.events.size() > kMaxEventsPerTask) t.events.pop_front();
       if (t.info.state == TaskState::submitted) t.info.state = TaskState::working;
@@ -124,7 +124,7 @@ struct CompanyHost::Impl : company::ProgressSink {
       std::lock_guard<std::mutex> lock(mu);
       auto it = tasks.find(id);
       if (it == tasks.end()) return;
-      Entry& t = it->second;
+      HostEntry& t = it->second;
       TaskInfo& info = t.info;
       if (r.ok) {
         info.state = TaskState::completed;
@@ -286,7 +286,7 @@ Result<std::unique_ptr<CompanyHost>> CompanyHost::start(RuntimeOptions options, 
   if (!impl->runtime->interrupted_tasks().empty()) {
     auto st = store::JournalStore::open_read_only(impl->store_path);
     for (const std::string& id : impl->runtime->interrupted_tasks()) {
-      Entry e;
+      HostEntry e;
       e.info.id = id;
       if (st.ok())
         if (auto t = (*st)->get_task(id); t.ok() && t->has_value()) e.info.input = (*t)->input;
@@ -348,7 +348,7 @@ Result<std::string> CompanyHost::submit(const std::string& input, TaskListener l
                  "the task could not be recorded in the journal, so it was not accepted: " + kept.error().message};
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    Entry e;
+    HostEntry e;
     e.info.id = id;
     e.info.input = input;
     e.info.created_ms = e.info.updated_ms = wall_ms();

@@ -24,7 +24,7 @@ struct PlannerState {
   static inline const char* name = "planner";
 };
 
-using Self = caf::stateful_actor<PlannerState>;
+using PlannerSelf = caf::stateful_actor<PlannerState>;
 
 effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   effgen::EffgenSetup s;
@@ -52,12 +52,12 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
 
 // Ends the task with effgen's metadata plus the kit's accounting; the routing
 // decision has its own note at the task's start, so the closing note omits it.
-void finish(Self* self, driver::Finish f) {
+void finish(PlannerSelf* self, driver::Finish f) {
   self->state.driver.reset();
   self->state.kit->finish(std::move(f), StrategyKit::ClosingNote{{"routing"}});
 }
 
-DriverHooks hooks(Self* self) {
+DriverHooks hooks(PlannerSelf* self) {
   DriverHooks h;
   h.feed = [self](const driver::Outcome& o) {
     auto& d = self->state.driver;
@@ -73,7 +73,7 @@ DriverHooks hooks(Self* self) {
   return h;
 }
 
-caf::behavior planner(Self* self, PlannerDeps deps) {
+caf::behavior planner(PlannerSelf* self, PlannerDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPlanner, "the planner"));

@@ -38,17 +38,17 @@ struct CeoState {
   static inline const char* name = "ceo";
 };
 
-using Self = caf::stateful_actor<CeoState>;
+using CeoSelf = caf::stateful_actor<CeoState>;
 using recall_atom = caf::atom_constant<caf::atom("recall")>;
 
 constexpr const char* kCeo = "CEO";
 
-StrategyKit& kit(Self* self) { return *self->state.kit; }
-hashiru::HashiruDriver& driver_of(Self* self) { return *self->state.driver; }
+StrategyKit& kit(CeoSelf* self) { return *self->state.kit; }
+hashiru::HashiruDriver& driver_of(CeoSelf* self) { return *self->state.driver; }
 
 // The CEO's own model: priced from the cost table when it is listed there.
 // Its resource is not held per call: the CEO's model is not an employee.
-ModelRole ceo_role(Self* self) {
+ModelRole ceo_role(CeoSelf* self) {
   auto& st = self->state;
   economy::ModelCost c;
   if (const economy::ModelCost* found = st.deps.cost_table->find(st.deps.config.ceo.model)) c = *found;
@@ -60,7 +60,7 @@ ModelRole ceo_role(Self* self) {
 
 // Brings the registry up to date with every ToolSource, so a tool created,
 // deleted or listed anew by an MCP server is seen on the very next model call.
-void sync_sources(Self* self) { self->state.sourced_tools->sync(self, self->state.tools); }
+void sync_sources(CeoSelf* self) { self->state.sourced_tools->sync(self, self->state.tools); }
 
 economy::ModelCost cost_of(const msg::AgentSpec& spec) {
   economy::ModelCost c;
@@ -76,7 +76,7 @@ economy::ModelCost cost_of(const msg::AgentSpec& spec) {
   return c;
 }
 
-EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
+EmployeeDeps employee_deps(CeoSelf* self, const msg::AgentSpec& spec) {
   auto& st = self->state;
   EmployeeDeps d = st.kit->employee_deps();
   // Tools only for an employee granted some (employee.tools); the others
@@ -96,9 +96,9 @@ EmployeeDeps employee_deps(Self* self, const msg::AgentSpec& spec) {
 // ------------------------------------------------------------ the effects
 
 // The CEO's task ends without a closing note: its history shows the answer.
-void finish(Self* self, driver::Finish f) { kit(self).finish(std::move(f), std::nullopt); }
+void finish(CeoSelf* self, driver::Finish f) { kit(self).finish(std::move(f), std::nullopt); }
 
-void reply(Self* self, driver::Reply r) {
+void reply(CeoSelf* self, driver::Reply r) {
   auto it = self->state.direct_calls.find(r.request);
   if (it == self->state.direct_calls.end()) return;
   auto promise = std::move(it->second);
@@ -106,7 +106,7 @@ void reply(Self* self, driver::Reply r) {
   promise.deliver(std::move(r.value));
 }
 
-DriverHooks hooks(Self* self) {
+DriverHooks hooks(CeoSelf* self) {
   DriverHooks h;
   h.feed = [self](const driver::Outcome& o) { return driver_of(self).on(o); };
   h.model_role = [self](const driver::CallModel&) { return ceo_role(self); };
@@ -134,7 +134,7 @@ DriverHooks hooks(Self* self) {
 
 // ---------------------------------------------------------------- the actor
 
-hashiru::HashiruSetup setup_of(Self* self) {
+hashiru::HashiruSetup setup_of(CeoSelf* self) {
   const CeoDeps& d = self->state.deps;
   hashiru::HashiruSetup h;
   h.system_prompt = d.system_prompt;
@@ -172,7 +172,7 @@ hashiru::HashiruSetup setup_of(Self* self) {
   return h;
 }
 
-caf::behavior ceo(Self* self, CeoDeps deps) {
+caf::behavior ceo(CeoSelf* self, CeoDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kCeo, "the CEO"));

@@ -30,7 +30,7 @@ struct PyramidState {
   static inline const char* name = "pyramid";
 };
 
-using Self = caf::stateful_actor<PyramidState>;
+using PyramidSelf = caf::stateful_actor<PyramidState>;
 
 // Where the task enters: the configured agent, or the router's choice.
 pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
@@ -55,7 +55,7 @@ pyramid::RouteDecision route(const PyramidState& st, const std::string& input) {
 }
 
 // A level-0 tool: run on the tools' threads, answered on this actor's.
-void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+void run_tool(PyramidSelf* self, const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
   auto& st = self->state;
   BoundedJson args = parse_bounded_json(t.arguments, JsonLimits{4u << 20, 64});
   if (!args.ok) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON: " + args.error.message));
@@ -67,7 +67,7 @@ void run_tool(Self* self, const driver::RunTool& t, std::function<void(company::
 
 // The scores outcome `o` changed, saved as the pyramid's state, named by
 // the outcome (so a resumed task's replay saves each once).
-void save_quality(Self* self, const driver::Outcome& o) {
+void save_quality(PyramidSelf* self, const driver::Outcome& o) {
   auto& st = self->state;
   const std::string change = "outcome " + std::to_string(st.runner->task_call(driver::id_of(o)));
   for (const auto& c : st.quality->changed())
@@ -75,7 +75,7 @@ void save_quality(Self* self, const driver::Outcome& o) {
 }
 
 // Scores and candidate pools from `state` (stored by earlier runs), over fresh ones.
-void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
+void seed_quality(PyramidSelf* self, const std::vector<driver::StateValue>& state) {
   auto& st = self->state;
   st.quality =
       std::make_unique<pyramid::QualityScores>(st.deps.settings.quality_alpha, st.deps.settings.quality_initial);
@@ -91,12 +91,12 @@ void seed_quality(Self* self, const std::vector<driver::StateValue>& state) {
   }
 }
 
-void finish(Self* self, driver::Finish f) {
+void finish(PyramidSelf* self, driver::Finish f) {
   self->state.driver.reset();
   self->state.kit->finish(std::move(f), StrategyKit::ClosingNote{});
 }
 
-DriverHooks hooks(Self* self) {
+DriverHooks hooks(PyramidSelf* self) {
   DriverHooks h;
   h.feed = [self](const driver::Outcome& o) {
     auto& d = self->state.driver;
@@ -127,7 +127,7 @@ DriverHooks hooks(Self* self) {
   return h;
 }
 
-caf::behavior pyramid_actor(Self* self, PyramidDeps deps) {
+caf::behavior pyramid_actor(PyramidSelf* self, PyramidDeps deps) {
   auto& st = self->state;
   st.deps = std::move(deps);
   st.kit = std::make_unique<StrategyKit>(self, kit_deps_of(st.deps, kPyramid, "the pyramid"));

@@ -21,9 +21,9 @@ struct DrivenState {
   static inline const char* name = "driven-strategy";
 };
 
-using Self = caf::stateful_actor<DrivenState>;
+using DrivenSelf = caf::stateful_actor<DrivenState>;
 
-DriverHooks hooks(Self* self) {
+DriverHooks hooks(DrivenSelf* self) {
   DriverHooks h;
   h.feed = [self](const driver::Outcome& o) {
     auto& d = self->state.driver;
@@ -65,7 +65,7 @@ DriverHooks hooks(Self* self) {
   return h;
 }
 
-caf::behavior driven_strategy(Self* self, KitDeps deps, driver::DrivenStrategy strategy) {
+caf::behavior driven_strategy(DrivenSelf* self, KitDeps deps, driver::DrivenStrategy strategy) {
   auto& st = self->state;
   st.strategy = std::move(strategy);
   st.strategy.model.invoke_resource_cost = 0;  // the strategy's own model is not an employee

@@ -28,7 +28,7 @@ using Held = economy::HeldCharges<LedgerRecord>;
 constexpr size_t kMaxHeldRows = 4096;
 // Tasks remembered as ended, so that a call settled after its task's end
 // (canceled in flight) is journaled at once: its outcome will not be kept.
-constexpr size_t kMaxEndedTasks = 4096;
+constexpr size_t kMaxEndedLedgerTasks = 4096;
 
 // The settlements every ledger of one Budget holds (the sessions of a server
 // share one): a budget snapshot for the journal leaves them all out. The
@@ -61,40 +61,40 @@ struct LedgerActorState {
   std::string session;
   std::string budget_session;     // whose budget state this is (a shared budget's owner)
   Held held;                      // settlements waiting for the records that keep their answers
-  std::deque<std::string> ended;  // the newest kMaxEndedTasks tasks that ended, oldest first
+  std::deque<std::string> ended;  // the newest kMaxEndedLedgerTasks tasks that ended, oldest first
   std::set<std::string> ended_set;
   static inline const char* name = "ledger";
 };
 
-using Self = caf::stateful_actor<LedgerActorState>;
+using LedgerSelf = caf::stateful_actor<LedgerActorState>;
 
 // The budget as the journal holds it: without the held settlements (every
 // ledger's of this budget), so a crash never leaves a charge counted on disk
 // whose row is not there.
-economy::BudgetState on_disk(Self* self) {
+economy::BudgetState on_disk(LedgerSelf* self) {
   auto& u = *self->state.unsaved;
   std::lock_guard<std::mutex> g(u.mu);
   return u.changes.taken_from(self->state.budget->snapshot());
 }
 
-void remember_ended(Self* self, const std::string& task) {
+void remember_ended(LedgerSelf* self, const std::string& task) {
   auto& st = self->state;
   if (!st.ended_set.insert(task).second) return;
   st.ended.push_back(task);
-  if (st.ended.size() > kMaxEndedTasks) {
+  if (st.ended.size() > kMaxEndedLedgerTasks) {
     st.ended_set.erase(st.ended.front());
     st.ended.pop_front();
   }
 }
 
 // Replies carry the six GetBudget numbers; only (budget_atom) gets the full view.
-LedgerReply reply_ok(Self* self) {
+LedgerReply reply_ok(LedgerSelf* self) {
   LedgerReply r;
   r.budget = self->state.budget->summary();
   return r;
 }
 
-LedgerReply reply_refused(Self* self, const std::string& why) {
+LedgerReply reply_refused(LedgerSelf* self, const std::string& why) {
   LedgerReply r = reply_ok(self);
   r.ok = false;
   r.error = why;
@@ -106,8 +106,8 @@ struct Change {
   std::vector<LedgerRecord> rows;
   bool state = false;  // the budget changed: its snapshot goes with the rows
 
-  void record(Self* self, const std::string& task, const std::string& ledger, const std::string& kind, double amount,
-              const std::string& agent, const std::string& reason = {}) {
+  void record(LedgerSelf* self, const std::string& task, const std::string& ledger, const std::string& kind,
+              double amount, const std::string& agent, const std::string& reason = {}) {
     auto& st = self->state;
     const economy::Ledger& l = ledger == "resource" ? st.budget->resource() : st.budget->expense();
     rows.push_back({st.session, task, ledger, kind, amount, agent, reason, l.used(), l.total()});
@@ -119,7 +119,7 @@ struct Change {
 // to the journal's thread and its commit would cost each call several
 // hundred microseconds (bench/HISTORY.md); what a crash can lose is the
 // last couple of milliseconds of such rows.
-void record(Self* self, Change change) {
+void record(LedgerSelf* self, Change change) {
   auto& st = self->state;
   for (auto& row : change.rows) journal_ledger(st.journal, std::move(row));
   if (change.state) journal_budget_state(st.journal, st.budget_session, on_disk(self));
@@ -128,7 +128,8 @@ void record(Self* self, Change change) {
 // Takes what is held under `keys` and journals it, with the budget after it,
 // together with the writes of `then` (a kept record, a task's end; nothing
 // held: `then` alone, still behind every charge sent here before).
-void journal_held(Self* self, const std::vector<Held::Key>& keys, std::function<void(store::JournalStore&)> then) {
+void journal_held(LedgerSelf* self, const std::vector<Held::Key>& keys,
+                  std::function<void(store::JournalStore&)> then) {
   auto& st = self->state;
   std::vector<LedgerRecord> rows;
   std::optional<economy::BudgetState> state;
@@ -151,14 +152,14 @@ void journal_held(Self* self, const std::vector<Held::Key>& keys, std::function<
 
 // Whether a settlement or release of `task`'s call is held for the record
 // `kept` names: not when none will come (untagged, or its task has ended).
-bool holds(Self* self, const std::string& task, const KeptWith& kept) {
+bool holds(LedgerSelf* self, const std::string& task, const KeptWith& kept) {
   auto& st = self->state;
   return !task.empty() && kept.call != 0 && st.journal && !st.ended_set.count(task);
 }
 
 // Makes a held change to the budget (`settle`, returning how far it moved
 // it) in one step with counting it as not on disk.
-economy::BudgetChange settle_unsaved(Self* self, const std::function<economy::BudgetChange()>& settle) {
+economy::BudgetChange settle_unsaved(LedgerSelf* self, const std::function<economy::BudgetChange()>& settle) {
   auto& u = *self->state.unsaved;
   std::lock_guard<std::mutex> g(u.mu);
   economy::BudgetChange moved = settle();
@@ -166,7 +167,7 @@ economy::BudgetChange settle_unsaved(Self* self, const std::function<economy::Bu
   return moved;
 }
 
-void hold(Self* self, const std::string& task, const KeptWith& kept, Change change,
+void hold(LedgerSelf* self, const std::string& task, const KeptWith& kept, Change change,
           const economy::BudgetChange& moved) {
   auto& st = self->state;
   st.held.hold(Held::Key{task, kept.call, kept.step}, std::move(change.rows), moved);
@@ -178,7 +179,7 @@ void hold(Self* self, const std::string& task, const KeptWith& kept, Change chan
 // `change` is committed (persist before acknowledging). A failed commit is
 // answered with a refusal saying so, after `undo`, which takes back a change
 // nobody has paid for yet (a hire, a tool's creation).
-caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply, std::function<void()> undo = {}) {
+caf::result<LedgerReply> commit(LedgerSelf* self, Change change, LedgerReply reply, std::function<void()> undo = {}) {
   if (change.rows.empty() && !change.state) return reply;
   auto promise = self->make_response_promise<LedgerReply>();
   auto& st = self->state;
@@ -209,12 +210,12 @@ caf::result<LedgerReply> commit(Self* self, Change change, LedgerReply reply, st
 // writes would only grow the journal's backlog (see journal_actor.hpp).
 // Settlements, releases and refunds close work already started and are
 // always recorded.
-std::optional<LedgerReply> refuse_if_journal_behind(Self* self) {
+std::optional<LedgerReply> refuse_if_journal_behind(LedgerSelf* self) {
   if (Status s = journal_room(self->state.journal); !s.ok()) return reply_refused(self, s.error().message);
   return std::nullopt;
 }
 
-caf::behavior ledger(Self* self, std::shared_ptr<economy::Budget> budget, caf::actor journal, std::string session,
+caf::behavior ledger(LedgerSelf* self, std::shared_ptr<economy::Budget> budget, caf::actor journal, std::string session,
                      std::string budget_session) {
   self->state.budget = std::move(budget);
   self->state.journal = std::move(journal);

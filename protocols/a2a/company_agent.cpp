@@ -11,7 +11,7 @@
 namespace kaisha::a2a {
 namespace {
 
-Error not_found(const std::string& id) { return Error{agent_error::kTaskNotFound, "Task not found: " + id}; }
+Error task_not_found(const std::string& id) { return Error{agent_error::kTaskNotFound, "Task not found: " + id}; }
 
 // Turns one subscription's progress events into A2A updates; the state is
 // per subscription (the "working" status is sent once, message ids count up).
@@ -99,7 +99,7 @@ Result<SendOutcome> CompanyAgent::send(const IncomingMessage& message) {
   }
   if (!message.task_id.empty()) {
     auto t = company_.task(message.task_id);
-    if (!t) return not_found(message.task_id);
+    if (!t) return task_not_found(message.task_id);
     if (t->state == company::TaskState::input_required) {
       // The user's answer to the question the task waits on.
       if (!message.context_id.empty() && message.context_id != context_of(*t))
@@ -143,13 +143,13 @@ Result<AgentTask> CompanyAgent::wait(const std::string& task_id, std::chrono::mi
   auto waited = company_.wait(task_id, timeout);
   if (waited.ok()) return company_task(*waited, context_of(*waited));
   auto now = task(task_id);
-  if (!now) return not_found(task_id);
+  if (!now) return task_not_found(task_id);
   return *now;
 }
 
 Status CompanyAgent::cancel(const std::string& task_id) {
   auto info = company_.task(task_id);
-  if (!info) return not_found(task_id);
+  if (!info) return task_not_found(task_id);
   if (company::is_final(info->state))
     return Error{agent_error::kTaskNotCancelable, "Task cannot be canceled: " + task_id + " has already ended (" +
                                                       company::to_string(info->state) + ")"};
@@ -169,11 +169,11 @@ Result<uint64_t> CompanyAgent::subscribe(const std::string& task_id, UpdateListe
   auto tr = std::make_shared<EventTranslator>();
   tr->task_id = task_id;
   auto info = company_.task(task_id);
-  if (!info) return not_found(task_id);
+  if (!info) return task_not_found(task_id);
   tr->context_id = context_of(*info);
   tr->listener = std::move(listener);
   auto sub = company_.subscribe(task_id, [tr](const msg::ProgressEvent& e) { tr->on_event(e); });
-  if (!sub.ok()) return not_found(task_id);
+  if (!sub.ok()) return task_not_found(task_id);
   return *sub;
 }
 

@@ -8,7 +8,7 @@ namespace {
 constexpr size_t npos = std::string_view::npos;
 
 bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool latex_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The '}' closing the '{' at `open`, or npos. Escaped braces count like any
 // other: in a well-formed answer they come in pairs.
@@ -111,7 +111,8 @@ std::string add_leading_zeros(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 4);
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '.' && i + 1 < s.size() && is_digit(s[i + 1]) && (i == 0 || kBefore.find(s[i - 1]) != npos)) out += '0';
+    if (s[i] == '.' && i + 1 < s.size() && latex_digit(s[i + 1]) && (i == 0 || kBefore.find(s[i - 1]) != npos))
+      out += '0';
     out += s[i];
   }
   return out;
@@ -181,7 +182,7 @@ bool plain_integer(std::string_view s) {
   if (s.starts_with('-')) s.remove_prefix(1);
   if (s.empty() || (s.size() > 1 && s[0] == '0')) return false;
   for (char c : s)
-    if (!is_digit(c)) return false;
+    if (!latex_digit(c)) return false;
   return true;
 }
 

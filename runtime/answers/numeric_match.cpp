@@ -15,7 +15,7 @@ namespace kaisha::answers {
 namespace {
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
-bool alnum(char c) { return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool number_char(char c) { return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 struct Number {
   size_t begin = 0, end = 0;
@@ -34,7 +34,7 @@ std::optional<Number> number_at(std::string_view s, size_t i) {
   std::string clean;
   size_t p = i;
   if (s[p] == '-' || s[p] == '+') {
-    if (p > 0 && alnum(s[p - 1])) return std::nullopt;  // "3-4" is two numbers, not 3 and -4
+    if (p > 0 && number_char(s[p - 1])) return std::nullopt;  // "3-4" is two numbers, not 3 and -4
     if (s[p] == '-') clean += '-';
     ++p;
   }
@@ -60,7 +60,7 @@ std::optional<Number> number_at(std::string_view s, size_t i) {
     if (q < s.size() && (s[q] == '-' || s[q] == '+')) ++q;
     size_t exp_end = digits_from(s, q);
     // Only an exponent when digits follow and no letter does ("2e5" yes, "3eggs" no).
-    if (exp_end > q && (exp_end >= s.size() || !alnum(s[exp_end]))) {
+    if (exp_end > q && (exp_end >= s.size() || !number_char(s[exp_end]))) {
       clean.append(s.substr(p, exp_end - p));
       p = exp_end;
     }

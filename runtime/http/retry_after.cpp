@@ -9,7 +9,7 @@
 namespace kaisha::http {
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_spaces(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
@@ -39,7 +39,7 @@ std::optional<std::chrono::milliseconds> parse_seconds(std::string_view s) {
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
                                                            std::chrono::system_clock::time_point now) {
-  value = trim(value);
+  value = trim_spaces(value);
   if (value.empty()) return std::nullopt;
   if (std::isdigit(static_cast<unsigned char>(value.front())) || value.front() == '.') {
     if (auto secs = parse_seconds(value)) return secs;

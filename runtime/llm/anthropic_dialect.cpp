@@ -10,10 +10,10 @@
 namespace kaisha::llm {
 namespace {
 
-constexpr std::string_view kName = "anthropic";
+constexpr std::string_view kAnthropicName = "anthropic";
 constexpr int64_t kDefaultMaxTokens = 1024;  // the API requires max_tokens
 
-std::string finish_from(const std::string& stop, const ChatMessage& m) {
+std::string anthropic_finish_from(const std::string& stop, const ChatMessage& m) {
   if (stop == "tool_use") return "tool_calls";
   if (stop == "max_tokens") return "length";
   if (stop.empty() || stop == "end_turn" || stop == "stop_sequence")
@@ -21,14 +21,14 @@ std::string finish_from(const std::string& stop, const ChatMessage& m) {
   return stop;
 }
 
-std::string finish_to(const std::string& reason) {
+std::string anthropic_finish_to(const std::string& reason) {
   if (reason == "tool_calls") return "tool_use";
   if (reason == "length") return "max_tokens";
   if (reason.empty() || reason == "stop") return "end_turn";
   return reason;
 }
 
-bool read_usage(const json* u, Usage& out, bool output_only) {
+bool anthropic_read_usage(const json* u, Usage& out, bool output_only) {
   if (!u || !u->is_object()) return false;
   if (!output_only)
     out.input_tokens = wire::integer(*u, "input_tokens") + wire::integer(*u, "cache_creation_input_tokens") +
@@ -42,7 +42,7 @@ json tool_use_block(const ToolCall& c) {
   return {{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", wire::args_to_wire(c.arguments)}};
 }
 
-std::string error_type(int status) {
+std::string anthropic_error_type(int status) {
   if (status == 400) return "invalid_request_error";
   if (status == 401) return "authentication_error";
   if (status == 403) return "permission_error";
@@ -60,8 +60,8 @@ class AnthropicStreamDecoder : public StreamDecoder {
   }
 
   Result<ChatResponse> finish() override {
-    if (!error_.empty()) return wire::error(kName, error_);
-    if (!done_) return wire::error(kName, "stream ended before message_stop (the response was cut off)");
+    if (!error_.empty()) return wire::error(kAnthropicName, error_);
+    if (!done_) return wire::error(kAnthropicName, "stream ended before message_stop (the response was cut off)");
     ChatResponse r;
     r.model = model_;
     r.message.role = Role::assistant;
@@ -73,7 +73,7 @@ class AnthropicStreamDecoder : public StreamDecoder {
         r.message.content += b.text;
       }
     }
-    r.finish_reason = finish_from(stop_, r.message);
+    r.finish_reason = anthropic_finish_from(stop_, r.message);
     if (has_usage_)
       r.usage = usage_;
     else
@@ -189,7 +189,7 @@ class AnthropicStreamDecoder : public StreamDecoder {
     } else if (type == "message_start") {
       if (const json* m = wire::member(j, "message")) {
         model_ = wire::str(*m, "model");
-        if (read_usage(wire::member(*m, "usage"), usage_, false)) has_usage_ = true;
+        if (anthropic_read_usage(wire::member(*m, "usage"), usage_, false)) has_usage_ = true;
       }
     } else if (type == "content_block_start") {
       start_block(j);
@@ -199,7 +199,7 @@ class AnthropicStreamDecoder : public StreamDecoder {
       if (open_block(j, type)) open_ = -1;
     } else if (type == "message_delta") {
       if (const json* d = wire::member(j, "delta")) stop_ = wire::str(*d, "stop_reason");
-      if (read_usage(wire::member(j, "usage"), usage_, true)) has_usage_ = true;
+      if (anthropic_read_usage(wire::member(j, "usage"), usage_, true)) has_usage_ = true;
     } else if (type == "message_stop") {
       done_ = true;
     }
@@ -216,7 +216,7 @@ class AnthropicStreamDecoder : public StreamDecoder {
 
 class AnthropicDialect : public Dialect {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kAnthropicName; }
 
   HttpRequestSpec chat_request(const ChatRequest& req, const Endpoint& ep) const override {
     json body = {{"model", req.model}, {"max_tokens", req.max_tokens.value_or(kDefaultMaxTokens)}};
@@ -266,16 +266,16 @@ class AnthropicDialect : public Dialect {
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
-    return wire::guarded<ChatResponse>(kName, [&]() -> Result<ChatResponse> {
-      auto j = wire::parse_object(kName, body, "response");
+    return wire::guarded<ChatResponse>(kAnthropicName, [&]() -> Result<ChatResponse> {
+      auto j = wire::parse_object(kAnthropicName, body, "response");
       if (!j) return j.error();
       if (wire::str(*j, "type") == "error" || wire::member(*j, "error")) {
         const json* e = wire::member(*j, "error");
-        return wire::error(kName,
+        return wire::error(kAnthropicName,
                            "response is an error: " + (e && e->is_object() ? wire::str(*e, "message") : j->dump()));
       }
       const json* content = wire::array(*j, "content");
-      if (!content) return wire::error(kName, "response has no content array");
+      if (!content) return wire::error(kAnthropicName, "response has no content array");
       ChatResponse r;
       r.model = wire::str(*j, "model");
       r.message.role = Role::assistant;
@@ -287,8 +287,8 @@ class AnthropicDialect : public Dialect {
           r.message.tool_calls.push_back(
               {wire::str(b, "id"), wire::str(b, "name"), wire::args_from_wire(wire::member(b, "input"))});
       }
-      r.finish_reason = finish_from(wire::str(*j, "stop_reason"), r.message);
-      if (!read_usage(wire::member(*j, "usage"), r.usage, false)) wire::mark_estimated_usage(r);
+      r.finish_reason = anthropic_finish_from(wire::str(*j, "stop_reason"), r.message);
+      if (!anthropic_read_usage(wire::member(*j, "usage"), r.usage, false)) wire::mark_estimated_usage(r);
       return r;
     });
   }
@@ -304,7 +304,8 @@ class AnthropicDialect : public Dialect {
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view) const override {
-    return wire::error(kName, "Anthropic has no embeddings API; configure an embedding model from another provider");
+    return wire::error(kAnthropicName,
+                       "Anthropic has no embeddings API; configure an embedding model from another provider");
   }
 
   std::string describe_error(int status, std::string_view body) const override {
@@ -317,16 +318,16 @@ class AnthropicDialect : public Dialect {
       }
     }
     if (msg.empty()) msg = wire::excerpt(body);
-    return std::string(kName) + ": HTTP " + std::to_string(status) + ": " + msg;
+    return std::string(kAnthropicName) + ": HTTP " + std::to_string(status) + ": " + msg;
   }
 
   Result<ChatRequest> parse_chat_request(std::string_view, std::string_view body) const override {
-    return wire::guarded<ChatRequest>(kName, [&]() -> Result<ChatRequest> {
-      auto j = wire::parse_object(kName, body, "request");
+    return wire::guarded<ChatRequest>(kAnthropicName, [&]() -> Result<ChatRequest> {
+      auto j = wire::parse_object(kAnthropicName, body, "request");
       if (!j) return j.error();
       ChatRequest r;
       r.model = wire::str(*j, "model");
-      if (r.model.empty()) return wire::error(kName, "request has no model");
+      if (r.model.empty()) return wire::error(kAnthropicName, "request has no model");
       if (const json* s = wire::member(*j, "system")) {
         ChatMessage m;
         m.role = Role::system;
@@ -334,13 +335,13 @@ class AnthropicDialect : public Dialect {
         r.messages.push_back(std::move(m));
       }
       const json* msgs = wire::array(*j, "messages");
-      if (!msgs) return wire::error(kName, "request has no messages array");
+      if (!msgs) return wire::error(kAnthropicName, "request has no messages array");
       for (const auto& mj : *msgs) {
         std::string role = wire::str(mj, "role");
         if (role != "user" && role != "assistant")
-          return wire::error(kName, "request message has unknown role \"" + role + "\"");
+          return wire::error(kAnthropicName, "request message has unknown role \"" + role + "\"");
         const json* c = wire::member(mj, "content");
-        if (!c) return wire::error(kName, "request message has no content");
+        if (!c) return wire::error(kAnthropicName, "request message has no content");
         ChatMessage m;
         m.role = role == "user" ? Role::user : Role::assistant;
         if (c->is_string()) {
@@ -394,7 +395,7 @@ class AnthropicDialect : public Dialect {
               {"role", "assistant"},
               {"model", r.model},
               {"content", std::move(content)},
-              {"stop_reason", finish_to(r.finish_reason)},
+              {"stop_reason", anthropic_finish_to(r.finish_reason)},
               {"stop_sequence", nullptr}};
     if (!r.usage.estimated)
       j["usage"] = {{"input_tokens", r.usage.input_tokens}, {"output_tokens", r.usage.output_tokens}};
@@ -433,7 +434,7 @@ class AnthropicDialect : public Dialect {
       ++idx;
     }
     json md = {{"type", "message_delta"},
-               {"delta", {{"stop_reason", finish_to(r.finish_reason)}, {"stop_sequence", nullptr}}}};
+               {"delta", {{"stop_reason", anthropic_finish_to(r.finish_reason)}, {"stop_sequence", nullptr}}}};
     if (!r.usage.estimated) md["usage"] = {{"output_tokens", r.usage.output_tokens}};
     event("message_delta", std::move(md));
     event("message_stop", {{"type", "message_stop"}});
@@ -443,7 +444,7 @@ class AnthropicDialect : public Dialect {
   std::string stream_content_type() const override { return "text/event-stream"; }
 
   Result<EmbedRequest> parse_embed_request(std::string_view, std::string_view) const override {
-    return wire::error(kName, "Anthropic has no embeddings API");
+    return wire::error(kAnthropicName, "Anthropic has no embeddings API");
   }
 
   std::string render_embed_response(const EmbedResponse&) const override {
@@ -451,7 +452,7 @@ class AnthropicDialect : public Dialect {
   }
 
   std::string render_error(int status, std::string_view message) const override {
-    return json{{"type", "error"}, {"error", {{"type", error_type(status)}, {"message", message}}}}.dump();
+    return json{{"type", "error"}, {"error", {{"type", anthropic_error_type(status)}, {"message", message}}}}.dump();
   }
 };
 

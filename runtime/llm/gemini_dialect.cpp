@@ -12,9 +12,9 @@
 namespace kaisha::llm {
 namespace {
 
-constexpr std::string_view kName = "gemini";
+constexpr std::string_view kGeminiName = "gemini";
 
-std::string synthesize_id() {
+std::string gemini_synthesize_id() {
   static std::atomic<uint64_t> next{1};
   return "call_gemini_" + std::to_string(next++);
 }
@@ -24,14 +24,14 @@ std::string model_path(std::string model) {
   return "/models/" + model;
 }
 
-std::string finish_from(const std::string& reason, const ChatMessage& m) {
+std::string gemini_finish_from(const std::string& reason, const ChatMessage& m) {
   if (!m.tool_calls.empty()) return "tool_calls";
   if (reason.empty() || reason == "STOP") return "stop";
   if (reason == "MAX_TOKENS") return "length";
   return ascii_lower(reason);
 }
 
-std::string finish_to(const std::string& reason) {
+std::string gemini_finish_to(const std::string& reason) {
   if (reason.empty() || reason == "stop" || reason == "tool_calls") return "STOP";
   if (reason == "length") return "MAX_TOKENS";
   std::string out = reason;
@@ -39,7 +39,7 @@ std::string finish_to(const std::string& reason) {
   return out;
 }
 
-bool read_usage(const json& j, Usage& u) {
+bool gemini_read_usage(const json& j, Usage& u) {
   const json* um = wire::member(j, "usageMetadata");
   if (!um || !um->is_object()) return false;
   u.input_tokens = wire::integer(*um, "promptTokenCount");
@@ -48,7 +48,7 @@ bool read_usage(const json& j, Usage& u) {
   return true;
 }
 
-json usage_json(const Usage& u) {
+json gemini_usage_json(const Usage& u) {
   return {{"promptTokenCount", u.input_tokens},
           {"candidatesTokenCount", u.output_tokens},
           {"totalTokenCount", u.input_tokens + u.output_tokens}};
@@ -66,7 +66,7 @@ void read_parts(const json* parts, ChatMessage& m, std::string* text_delta) {
     if (const json* fc = wire::member(p, "functionCall")) {
       ToolCall c;
       c.id = wire::str(*fc, "id");
-      if (c.id.empty()) c.id = synthesize_id();
+      if (c.id.empty()) c.id = gemini_synthesize_id();
       c.name = wire::str(*fc, "name");
       c.arguments = wire::args_from_wire(wire::member(*fc, "args"));
       m.tool_calls.push_back(std::move(c));
@@ -82,7 +82,7 @@ json function_call_part(const ToolCall& c, bool with_id) {
 
 json candidate(const ChatResponse& r, json parts, bool last) {
   json c = {{"content", {{"role", "model"}, {"parts", std::move(parts)}}}, {"index", 0}};
-  if (last) c["finishReason"] = finish_to(r.finish_reason);
+  if (last) c["finishReason"] = gemini_finish_to(r.finish_reason);
   return c;
 }
 
@@ -93,13 +93,14 @@ class GeminiStreamDecoder : public StreamDecoder {
   }
 
   Result<ChatResponse> finish() override {
-    if (!error_.empty()) return wire::error(kName, error_);
-    if (!done_) return wire::error(kName, "stream ended before a chunk with finishReason (the response was cut off)");
+    if (!error_.empty()) return wire::error(kGeminiName, error_);
+    if (!done_)
+      return wire::error(kGeminiName, "stream ended before a chunk with finishReason (the response was cut off)");
     ChatResponse r;
     r.model = model_;
     r.message = msg_;
     r.message.role = Role::assistant;
-    r.finish_reason = finish_from(finish_, r.message);
+    r.finish_reason = gemini_finish_from(finish_, r.message);
     if (has_usage_)
       r.usage = usage_;
     else
@@ -120,7 +121,7 @@ class GeminiStreamDecoder : public StreamDecoder {
       return;
     }
     if (std::string m = wire::str(j, "modelVersion"); !m.empty()) model_ = m;
-    if (read_usage(j, usage_)) has_usage_ = true;
+    if (gemini_read_usage(j, usage_)) has_usage_ = true;
     const json* cands = wire::array(j, "candidates");
     if (!cands || cands->empty()) return;
     const json& c = (*cands)[0];
@@ -145,7 +146,7 @@ class GeminiStreamDecoder : public StreamDecoder {
 
 class GeminiDialect : public Dialect {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kGeminiName; }
 
   HttpRequestSpec chat_request(const ChatRequest& req, const Endpoint& ep) const override {
     json body = json::object();
@@ -196,29 +197,30 @@ class GeminiDialect : public Dialect {
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
-    return wire::guarded<ChatResponse>(kName, [&]() -> Result<ChatResponse> {
-      auto j = wire::parse_object(kName, body, "response");
+    return wire::guarded<ChatResponse>(kGeminiName, [&]() -> Result<ChatResponse> {
+      auto j = wire::parse_object(kGeminiName, body, "response");
       if (!j) return j.error();
       if (const json* e = wire::member(*j, "error"))
-        return wire::error(kName, "response is an error: " + (e->is_object() ? wire::str(*e, "message") : e->dump()));
+        return wire::error(kGeminiName,
+                           "response is an error: " + (e->is_object() ? wire::str(*e, "message") : e->dump()));
       const json* cands = wire::array(*j, "candidates");
       if (!cands || cands->empty()) {
         std::string why;
         if (const json* pf = wire::member(*j, "promptFeedback"))
           why = " (blockReason " + wire::str(*pf, "blockReason") + ")";
-        return wire::error(kName, "response has no candidates[0]" + why);
+        return wire::error(kGeminiName, "response has no candidates[0]" + why);
       }
       const json& c = (*cands)[0];
       const json* content = wire::member(c, "content");
       if (!content || !content->is_object())
-        return wire::error(kName,
+        return wire::error(kGeminiName,
                            "response has no candidates[0].content (finishReason " + wire::str(c, "finishReason") + ")");
       ChatResponse r;
       r.model = wire::str(*j, "modelVersion");
       r.message.role = Role::assistant;
       read_parts(wire::member(*content, "parts"), r.message, nullptr);
-      r.finish_reason = finish_from(wire::str(c, "finishReason"), r.message);
-      if (!read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
+      r.finish_reason = gemini_finish_from(wire::str(c, "finishReason"), r.message);
+      if (!gemini_read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
       return r;
     });
   }
@@ -235,26 +237,26 @@ class GeminiDialect : public Dialect {
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
-    return wire::guarded<EmbedResponse>(kName, [&]() -> Result<EmbedResponse> {
-      auto j = wire::parse_object(kName, body, "embeddings response");
+    return wire::guarded<EmbedResponse>(kGeminiName, [&]() -> Result<EmbedResponse> {
+      auto j = wire::parse_object(kGeminiName, body, "embeddings response");
       if (!j) return j.error();
       EmbedResponse r;
       r.usage.estimated = true;  // Gemini reports no token counts for embeddings
       if (const json* arr = wire::array(*j, "embeddings")) {
         for (const auto& e : *arr) {
           const json* v = wire::array(e, "values");
-          if (!v) return wire::error(kName, "embeddings response entry has no values array");
+          if (!v) return wire::error(kGeminiName, "embeddings response entry has no values array");
           r.vectors.push_back(v->get<std::vector<float>>());
         }
         return r;
       }
       if (const json* e = wire::member(*j, "embedding")) {
         const json* v = wire::array(*e, "values");
-        if (!v) return wire::error(kName, "embeddings response has no embedding.values");
+        if (!v) return wire::error(kGeminiName, "embeddings response has no embedding.values");
         r.vectors.push_back(v->get<std::vector<float>>());
         return r;
       }
-      return wire::error(kName, "embeddings response has neither embeddings nor embedding");
+      return wire::error(kGeminiName, "embeddings response has neither embeddings nor embedding");
     });
   }
 
@@ -270,7 +272,7 @@ class GeminiDialect : public Dialect {
       }
     }
     if (msg.empty()) msg = wire::excerpt(body);
-    return std::string(kName) + ": HTTP " + std::to_string(status) + ": " + msg;
+    return std::string(kGeminiName) + ": HTTP " + std::to_string(status) + ": " + msg;
   }
 
   // "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse" -> model, method.
@@ -288,13 +290,13 @@ class GeminiDialect : public Dialect {
   }
 
   Result<ChatRequest> parse_chat_request(std::string_view path, std::string_view body) const override {
-    return wire::guarded<ChatRequest>(kName, [&]() -> Result<ChatRequest> {
+    return wire::guarded<ChatRequest>(kGeminiName, [&]() -> Result<ChatRequest> {
       ChatRequest r;
       std::string method;
       if (!split_path(path, r.model, method))
-        return wire::error(kName, "request path \"" + std::string(path) + "\" is not /models/{model}:{method}");
+        return wire::error(kGeminiName, "request path \"" + std::string(path) + "\" is not /models/{model}:{method}");
       r.stream = method == "streamGenerateContent";
-      auto j = wire::parse_object(kName, body, "request");
+      auto j = wire::parse_object(kGeminiName, body, "request");
       if (!j) return j.error();
       const json* sys = wire::member(*j, "systemInstruction");
       if (!sys) sys = wire::member(*j, "system_instruction");
@@ -307,12 +309,12 @@ class GeminiDialect : public Dialect {
         if (!m.content.empty()) r.messages.push_back(std::move(m));
       }
       const json* contents = wire::array(*j, "contents");
-      if (!contents) return wire::error(kName, "request has no contents array");
+      if (!contents) return wire::error(kGeminiName, "request has no contents array");
       int next_id = 0;
       for (const auto& cj : *contents) {
         std::string role = wire::str(cj, "role");
         const json* parts = wire::array(cj, "parts");
-        if (!parts) return wire::error(kName, "request content has no parts array");
+        if (!parts) return wire::error(kGeminiName, "request content has no parts array");
         if (role == "model") {
           ChatMessage m;
           m.role = Role::assistant;
@@ -354,7 +356,7 @@ class GeminiDialect : public Dialect {
           }
           if (has_text) r.messages.push_back(std::move(user));
         } else {
-          return wire::error(kName, "request content has unknown role \"" + role + "\"");
+          return wire::error(kGeminiName, "request content has unknown role \"" + role + "\"");
         }
       }
       if (const json* tools = wire::array(*j, "tools")) {
@@ -405,7 +407,7 @@ class GeminiDialect : public Dialect {
 
   std::string render_chat_response(const ChatResponse& r) const override {
     json j = {{"candidates", json::array({candidate(r, response_parts(r.message), true)})}, {"modelVersion", r.model}};
-    if (!r.usage.estimated) j["usageMetadata"] = usage_json(r.usage);
+    if (!r.usage.estimated) j["usageMetadata"] = gemini_usage_json(r.usage);
     return j.dump();
   }
 
@@ -413,7 +415,7 @@ class GeminiDialect : public Dialect {
     std::vector<std::string> out;
     auto event = [&](json parts, bool last) {
       json j = {{"candidates", json::array({candidate(r, std::move(parts), last)})}, {"modelVersion", r.model}};
-      if (last && !r.usage.estimated) j["usageMetadata"] = usage_json(r.usage);
+      if (last && !r.usage.estimated) j["usageMetadata"] = gemini_usage_json(r.usage);
       out.push_back("data: " + j.dump() + "\r\n\r\n");
     };
     for (const auto& p : wire::pieces(r.message.content)) event(json::array({{{"text", p}}}), false);
@@ -425,12 +427,12 @@ class GeminiDialect : public Dialect {
   std::string stream_content_type() const override { return "text/event-stream"; }
 
   Result<EmbedRequest> parse_embed_request(std::string_view path, std::string_view body) const override {
-    return wire::guarded<EmbedRequest>(kName, [&]() -> Result<EmbedRequest> {
+    return wire::guarded<EmbedRequest>(kGeminiName, [&]() -> Result<EmbedRequest> {
       EmbedRequest r;
       std::string method;
       if (!split_path(path, r.model, method))
-        return wire::error(kName, "request path \"" + std::string(path) + "\" is not /models/{model}:{method}");
-      auto j = wire::parse_object(kName, body, "embeddings request");
+        return wire::error(kGeminiName, "request path \"" + std::string(path) + "\" is not /models/{model}:{method}");
+      auto j = wire::parse_object(kGeminiName, body, "embeddings request");
       if (!j) return j.error();
       auto text_of_content = [](const json& content) {
         ChatMessage m;
@@ -440,13 +442,13 @@ class GeminiDialect : public Dialect {
       if (const json* reqs = wire::array(*j, "requests")) {
         for (const auto& rq : *reqs) {
           const json* c = wire::member(rq, "content");
-          if (!c) return wire::error(kName, "embeddings request entry has no content");
+          if (!c) return wire::error(kGeminiName, "embeddings request entry has no content");
           r.inputs.push_back(text_of_content(*c));
         }
       } else if (const json* c = wire::member(*j, "content")) {
         r.inputs.push_back(text_of_content(*c));
       } else {
-        return wire::error(kName, "embeddings request has neither requests nor content");
+        return wire::error(kGeminiName, "embeddings request has neither requests nor content");
       }
       return r;
     });

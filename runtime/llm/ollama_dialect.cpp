@@ -10,14 +10,14 @@
 namespace kaisha::llm {
 namespace {
 
-constexpr std::string_view kName = "ollama";
+constexpr std::string_view kOllamaName = "ollama";
 
-std::string synthesize_id() {
+std::string ollama_synthesize_id() {
   static std::atomic<uint64_t> next{1};
   return "call_ollama_" + std::to_string(next++);
 }
 
-json tool_calls_to_json(const std::vector<ToolCall>& calls) {
+json ollama_tool_calls_to_json(const std::vector<ToolCall>& calls) {
   json arr = json::array();
   for (const auto& c : calls) {
     json tc = {{"function", {{"name", c.name}, {"arguments", wire::args_to_wire(c.arguments)}}}};
@@ -27,13 +27,13 @@ json tool_calls_to_json(const std::vector<ToolCall>& calls) {
   return arr;
 }
 
-std::vector<ToolCall> tool_calls_from_json(const json* arr, bool synthesize) {
+std::vector<ToolCall> ollama_tool_calls_from_json(const json* arr, bool synthesize) {
   std::vector<ToolCall> out;
   if (!arr || !arr->is_array()) return out;
   for (const auto& tc : *arr) {
     ToolCall c;
     c.id = wire::str(tc, "id");
-    if (c.id.empty() && synthesize) c.id = synthesize_id();
+    if (c.id.empty() && synthesize) c.id = ollama_synthesize_id();
     if (const json* fn = wire::member(tc, "function")) {
       c.name = wire::str(*fn, "name");
       c.arguments = wire::args_from_wire(wire::member(*fn, "arguments"));
@@ -43,9 +43,9 @@ std::vector<ToolCall> tool_calls_from_json(const json* arr, bool synthesize) {
   return out;
 }
 
-json message_to_json(const ChatMessage& m) {
+json ollama_message_to_json(const ChatMessage& m) {
   json j = {{"role", to_string(m.role)}, {"content", m.content}};
-  if (!m.tool_calls.empty()) j["tool_calls"] = tool_calls_to_json(m.tool_calls);
+  if (!m.tool_calls.empty()) j["tool_calls"] = ollama_tool_calls_to_json(m.tool_calls);
   if (m.role == Role::tool) {
     if (!m.name.empty()) j["tool_name"] = m.name;
     if (!m.tool_call_id.empty()) j["tool_call_id"] = m.tool_call_id;
@@ -53,12 +53,12 @@ json message_to_json(const ChatMessage& m) {
   return j;
 }
 
-std::string finish_from(const std::string& done_reason, const ChatMessage& m) {
+std::string ollama_finish_from(const std::string& done_reason, const ChatMessage& m) {
   if (!m.tool_calls.empty()) return "tool_calls";
   return done_reason.empty() ? "stop" : done_reason;
 }
 
-bool read_usage(const json& j, Usage& u) {
+bool ollama_read_usage(const json& j, Usage& u) {
   if (!wire::member(j, "prompt_eval_count") && !wire::member(j, "eval_count")) return false;
   u.input_tokens = wire::integer(j, "prompt_eval_count");
   u.output_tokens = wire::integer(j, "eval_count");
@@ -86,15 +86,16 @@ class OllamaStreamDecoder : public StreamDecoder {
       std::string last = lines_.pending();
       on_line(last);
     }
-    if (!error_.empty()) return wire::error(kName, error_);
+    if (!error_.empty()) return wire::error(kOllamaName, error_);
     if (!done_)
-      return wire::error(kName, "stream ended before the final line with \"done\": true (the response was cut off)");
+      return wire::error(kOllamaName,
+                         "stream ended before the final line with \"done\": true (the response was cut off)");
     ChatResponse r;
     r.model = model_;
     r.message.role = Role::assistant;
     r.message.content = text_;
     r.message.tool_calls = calls_;
-    r.finish_reason = finish_from(done_reason_, r.message);
+    r.finish_reason = ollama_finish_from(done_reason_, r.message);
     if (has_usage_)
       r.usage = usage_;
     else
@@ -121,12 +122,13 @@ class OllamaStreamDecoder : public StreamDecoder {
         text_ += t;
         if (on_text) on_text(t);
       }
-      for (auto& c : tool_calls_from_json(wire::member(*msg, "tool_calls"), true)) calls_.push_back(std::move(c));
+      for (auto& c : ollama_tool_calls_from_json(wire::member(*msg, "tool_calls"), true))
+        calls_.push_back(std::move(c));
     }
     if (const json* d = wire::member(j, "done"); d && d->is_boolean() && d->get<bool>()) {
       done_ = true;
       done_reason_ = wire::str(j, "done_reason");
-      has_usage_ = read_usage(j, usage_);
+      has_usage_ = ollama_read_usage(j, usage_);
     }
   }
 
@@ -140,12 +142,12 @@ class OllamaStreamDecoder : public StreamDecoder {
 
 class OllamaDialect : public Dialect {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kOllamaName; }
 
   HttpRequestSpec chat_request(const ChatRequest& req, const Endpoint& ep) const override {
     json body = {{"model", req.model}, {"stream", req.stream}};
     json msgs = json::array();
-    for (const auto& m : req.messages) msgs.push_back(message_to_json(m));
+    for (const auto& m : req.messages) msgs.push_back(ollama_message_to_json(m));
     body["messages"] = std::move(msgs);
     if (!req.tools.empty()) {
       json tools = json::array();
@@ -164,20 +166,21 @@ class OllamaDialect : public Dialect {
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
-    return wire::guarded<ChatResponse>(kName, [&]() -> Result<ChatResponse> {
-      auto j = wire::parse_object(kName, body, "response");
+    return wire::guarded<ChatResponse>(kOllamaName, [&]() -> Result<ChatResponse> {
+      auto j = wire::parse_object(kOllamaName, body, "response");
       if (!j) return j.error();
       if (const json* e = wire::member(*j, "error"))
-        return wire::error(kName, "response is an error: " + (e->is_string() ? e->get<std::string>() : e->dump()));
+        return wire::error(kOllamaName,
+                           "response is an error: " + (e->is_string() ? e->get<std::string>() : e->dump()));
       const json* msg = wire::member(*j, "message");
-      if (!msg || !msg->is_object()) return wire::error(kName, "response has no message");
+      if (!msg || !msg->is_object()) return wire::error(kOllamaName, "response has no message");
       ChatResponse r;
       r.model = wire::str(*j, "model");
       r.message.role = Role::assistant;
       r.message.content = wire::str(*msg, "content");
-      r.message.tool_calls = tool_calls_from_json(wire::member(*msg, "tool_calls"), true);
-      r.finish_reason = finish_from(wire::str(*j, "done_reason"), r.message);
-      if (!read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
+      r.message.tool_calls = ollama_tool_calls_from_json(wire::member(*msg, "tool_calls"), true);
+      r.finish_reason = ollama_finish_from(wire::str(*j, "done_reason"), r.message);
+      if (!ollama_read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
       return r;
     });
   }
@@ -190,14 +193,14 @@ class OllamaDialect : public Dialect {
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
-    return wire::guarded<EmbedResponse>(kName, [&]() -> Result<EmbedResponse> {
-      auto j = wire::parse_object(kName, body, "embeddings response");
+    return wire::guarded<EmbedResponse>(kOllamaName, [&]() -> Result<EmbedResponse> {
+      auto j = wire::parse_object(kOllamaName, body, "embeddings response");
       if (!j) return j.error();
       const json* e = wire::array(*j, "embeddings");
-      if (!e) return wire::error(kName, "embeddings response has no embeddings array");
+      if (!e) return wire::error(kOllamaName, "embeddings response has no embeddings array");
       EmbedResponse r;
       for (const auto& v : *e) {
-        if (!v.is_array()) return wire::error(kName, "embeddings response holds a non-array vector");
+        if (!v.is_array()) return wire::error(kOllamaName, "embeddings response holds a non-array vector");
         r.vectors.push_back(v.get<std::vector<float>>());
       }
       if (wire::member(*j, "prompt_eval_count"))
@@ -216,18 +219,18 @@ class OllamaDialect : public Dialect {
         msg = e->is_string() ? e->get<std::string>() : (e->is_object() ? wire::str(*e, "message") : e->dump());
     }
     if (msg.empty()) msg = wire::excerpt(body);
-    return std::string(kName) + ": HTTP " + std::to_string(status) + ": " + msg;
+    return std::string(kOllamaName) + ": HTTP " + std::to_string(status) + ": " + msg;
   }
 
   Result<ChatRequest> parse_chat_request(std::string_view, std::string_view body) const override {
-    return wire::guarded<ChatRequest>(kName, [&]() -> Result<ChatRequest> {
-      auto j = wire::parse_object(kName, body, "request");
+    return wire::guarded<ChatRequest>(kOllamaName, [&]() -> Result<ChatRequest> {
+      auto j = wire::parse_object(kOllamaName, body, "request");
       if (!j) return j.error();
       ChatRequest r;
       r.model = wire::str(*j, "model");
-      if (r.model.empty()) return wire::error(kName, "request has no model");
+      if (r.model.empty()) return wire::error(kOllamaName, "request has no model");
       const json* msgs = wire::array(*j, "messages");
-      if (!msgs) return wire::error(kName, "request has no messages array");
+      if (!msgs) return wire::error(kOllamaName, "request has no messages array");
       for (const auto& mj : *msgs) {
         ChatMessage m;
         std::string role = wire::str(mj, "role");
@@ -240,9 +243,9 @@ class OllamaDialect : public Dialect {
         else if (role == "tool")
           m.role = Role::tool;
         else
-          return wire::error(kName, "request message has unknown role \"" + role + "\"");
+          return wire::error(kOllamaName, "request message has unknown role \"" + role + "\"");
         m.content = wire::str(mj, "content");
-        m.tool_calls = tool_calls_from_json(wire::member(mj, "tool_calls"), false);
+        m.tool_calls = ollama_tool_calls_from_json(wire::member(mj, "tool_calls"), false);
         m.tool_call_id = wire::str(mj, "tool_call_id");
         m.name = wire::str(mj, "tool_name");
         if (m.name.empty() && m.role == Role::tool) m.name = wire::str(mj, "name");
@@ -252,7 +255,7 @@ class OllamaDialect : public Dialect {
       if (const json* tools = wire::array(*j, "tools")) {
         for (const auto& tj : *tools) {
           const json* fn = wire::member(tj, "function");
-          if (!fn) return wire::error(kName, "request tool has no function");
+          if (!fn) return wire::error(kOllamaName, "request tool has no function");
           ToolSpec t;
           t.name = wire::str(*fn, "name");
           t.description = wire::str(*fn, "description");
@@ -274,7 +277,7 @@ class OllamaDialect : public Dialect {
 
   std::string render_chat_response(const ChatResponse& r) const override {
     json msg = {{"role", "assistant"}, {"content", r.message.content}};
-    if (!r.message.tool_calls.empty()) msg["tool_calls"] = tool_calls_to_json(r.message.tool_calls);
+    if (!r.message.tool_calls.empty()) msg["tool_calls"] = ollama_tool_calls_to_json(r.message.tool_calls);
     json j = {{"model", r.model}, {"created_at", "1970-01-01T00:00:00Z"}, {"message", std::move(msg)}};
     j.update(final_fields(r));
     return j.dump();
@@ -292,7 +295,8 @@ class OllamaDialect : public Dialect {
     };
     for (const auto& p : wire::pieces(r.message.content)) line({{"role", "assistant"}, {"content", p}}, false);
     if (!r.message.tool_calls.empty())
-      line({{"role", "assistant"}, {"content", ""}, {"tool_calls", tool_calls_to_json(r.message.tool_calls)}}, false);
+      line({{"role", "assistant"}, {"content", ""}, {"tool_calls", ollama_tool_calls_to_json(r.message.tool_calls)}},
+           false);
     line({{"role", "assistant"}, {"content", ""}}, true);
     return out;
   }
@@ -300,23 +304,23 @@ class OllamaDialect : public Dialect {
   std::string stream_content_type() const override { return "application/x-ndjson"; }
 
   Result<EmbedRequest> parse_embed_request(std::string_view, std::string_view body) const override {
-    return wire::guarded<EmbedRequest>(kName, [&]() -> Result<EmbedRequest> {
-      auto j = wire::parse_object(kName, body, "embeddings request");
+    return wire::guarded<EmbedRequest>(kOllamaName, [&]() -> Result<EmbedRequest> {
+      auto j = wire::parse_object(kOllamaName, body, "embeddings request");
       if (!j) return j.error();
       EmbedRequest r;
       r.model = wire::str(*j, "model");
       const json* in = wire::member(*j, "input");
       if (!in) in = wire::member(*j, "prompt");
-      if (!in) return wire::error(kName, "embeddings request has no input");
+      if (!in) return wire::error(kOllamaName, "embeddings request has no input");
       if (in->is_string())
         r.inputs.push_back(in->get<std::string>());
       else if (in->is_array()) {
         for (const auto& s : *in) {
-          if (!s.is_string()) return wire::error(kName, "embeddings request input must be strings");
+          if (!s.is_string()) return wire::error(kOllamaName, "embeddings request input must be strings");
           r.inputs.push_back(s.get<std::string>());
         }
       } else
-        return wire::error(kName, "embeddings request input must be a string or an array of strings");
+        return wire::error(kOllamaName, "embeddings request input must be a string or an array of strings");
       return r;
     });
   }

@@ -9,7 +9,7 @@
 namespace kaisha::llm {
 namespace {
 
-constexpr std::string_view kName = "openai";
+constexpr std::string_view kOpenaiName = "openai";
 
 Role role_from(const std::string& s, bool& ok) {
   ok = true;
@@ -21,14 +21,14 @@ Role role_from(const std::string& s, bool& ok) {
   return Role::user;
 }
 
-json tool_calls_to_json(const std::vector<ToolCall>& calls) {
+json openai_tool_calls_to_json(const std::vector<ToolCall>& calls) {
   json arr = json::array();
   for (const auto& c : calls)
     arr.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
   return arr;
 }
 
-std::vector<ToolCall> tool_calls_from_json(const json* arr) {
+std::vector<ToolCall> openai_tool_calls_from_json(const json* arr) {
   std::vector<ToolCall> out;
   if (!arr || !arr->is_array()) return out;
   for (const auto& tc : *arr) {
@@ -44,13 +44,13 @@ std::vector<ToolCall> tool_calls_from_json(const json* arr) {
   return out;
 }
 
-json message_to_json(const ChatMessage& m) {
+json openai_message_to_json(const ChatMessage& m) {
   json j = {{"role", to_string(m.role)}};
   switch (m.role) {
     case Role::assistant:
       if (!m.tool_calls.empty()) {
         j["content"] = m.content.empty() ? json(nullptr) : json(m.content);
-        j["tool_calls"] = tool_calls_to_json(m.tool_calls);
+        j["tool_calls"] = openai_tool_calls_to_json(m.tool_calls);
       } else {
         j["content"] = m.content;
       }
@@ -70,13 +70,13 @@ std::string finish_or_default(const std::string& reason, const ChatMessage& m) {
   return m.tool_calls.empty() ? "stop" : "tool_calls";
 }
 
-json usage_json(const Usage& u) {
+json openai_usage_json(const Usage& u) {
   return {{"prompt_tokens", u.input_tokens},
           {"completion_tokens", u.output_tokens},
           {"total_tokens", u.input_tokens + u.output_tokens}};
 }
 
-bool read_usage(const json& j, Usage& u) {
+bool openai_read_usage(const json& j, Usage& u) {
   const json* us = wire::member(j, "usage");
   if (!us || !us->is_object()) return false;
   u.input_tokens = wire::integer(*us, "prompt_tokens");
@@ -85,7 +85,7 @@ bool read_usage(const json& j, Usage& u) {
   return true;
 }
 
-std::string error_type(int status) {
+std::string openai_error_type(int status) {
   if (status == 401) return "authentication_error";
   if (status == 403) return "permission_error";
   if (status == 404) return "not_found_error";
@@ -101,8 +101,8 @@ class OpenAiStreamDecoder : public StreamDecoder {
   }
 
   Result<ChatResponse> finish() override {
-    if (!error_.empty()) return wire::error(kName, error_);
-    if (!done_) return wire::error(kName, "stream ended before [DONE] (the response was cut off)");
+    if (!error_.empty()) return wire::error(kOpenaiName, error_);
+    if (!done_) return wire::error(kOpenaiName, "stream ended before [DONE] (the response was cut off)");
     ChatResponse r;
     r.model = model_;
     r.message.role = Role::assistant;
@@ -134,7 +134,7 @@ class OpenAiStreamDecoder : public StreamDecoder {
       return;
     }
     if (std::string m = wire::str(j, "model"); !m.empty()) model_ = m;
-    if (read_usage(j, usage_)) has_usage_ = true;
+    if (openai_read_usage(j, usage_)) has_usage_ = true;
     const json* choices = wire::array(j, "choices");
     if (!choices || choices->empty()) return;
     const json& ch = (*choices)[0];
@@ -169,12 +169,12 @@ class OpenAiStreamDecoder : public StreamDecoder {
 
 class OpenAiDialect : public Dialect {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kOpenaiName; }
 
   HttpRequestSpec chat_request(const ChatRequest& req, const Endpoint& ep) const override {
     json body = {{"model", req.model}, {"stream", req.stream}};
     json msgs = json::array();
-    for (const auto& m : req.messages) msgs.push_back(message_to_json(m));
+    for (const auto& m : req.messages) msgs.push_back(openai_message_to_json(m));
     body["messages"] = std::move(msgs);
     if (!req.tools.empty()) {
       json tools = json::array();
@@ -194,22 +194,23 @@ class OpenAiDialect : public Dialect {
   }
 
   Result<ChatResponse> parse_chat_response(std::string_view body) const override {
-    return wire::guarded<ChatResponse>(kName, [&]() -> Result<ChatResponse> {
-      auto j = wire::parse_object(kName, body, "response");
+    return wire::guarded<ChatResponse>(kOpenaiName, [&]() -> Result<ChatResponse> {
+      auto j = wire::parse_object(kOpenaiName, body, "response");
       if (!j) return j.error();
       if (const json* e = wire::member(*j, "error"))
-        return wire::error(kName, "response is an error: " + (e->is_object() ? wire::str(*e, "message") : e->dump()));
+        return wire::error(kOpenaiName,
+                           "response is an error: " + (e->is_object() ? wire::str(*e, "message") : e->dump()));
       const json* choices = wire::array(*j, "choices");
-      if (!choices || choices->empty()) return wire::error(kName, "response has no choices[0].message");
+      if (!choices || choices->empty()) return wire::error(kOpenaiName, "response has no choices[0].message");
       const json* msg = wire::member((*choices)[0], "message");
-      if (!msg || !msg->is_object()) return wire::error(kName, "response has no choices[0].message");
+      if (!msg || !msg->is_object()) return wire::error(kOpenaiName, "response has no choices[0].message");
       ChatResponse r;
       r.model = wire::str(*j, "model");
       r.message.role = Role::assistant;
       if (const json* c = wire::member(*msg, "content")) r.message.content = wire::text_of(*c);
-      r.message.tool_calls = tool_calls_from_json(wire::member(*msg, "tool_calls"));
+      r.message.tool_calls = openai_tool_calls_from_json(wire::member(*msg, "tool_calls"));
       r.finish_reason = finish_or_default(wire::str((*choices)[0], "finish_reason"), r.message);
-      if (!read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
+      if (!openai_read_usage(*j, r.usage)) wire::mark_estimated_usage(r);
       return r;
     });
   }
@@ -222,11 +223,11 @@ class OpenAiDialect : public Dialect {
   }
 
   Result<EmbedResponse> parse_embed_response(std::string_view body) const override {
-    return wire::guarded<EmbedResponse>(kName, [&]() -> Result<EmbedResponse> {
-      auto j = wire::parse_object(kName, body, "embeddings response");
+    return wire::guarded<EmbedResponse>(kOpenaiName, [&]() -> Result<EmbedResponse> {
+      auto j = wire::parse_object(kOpenaiName, body, "embeddings response");
       if (!j) return j.error();
       const json* data = wire::array(*j, "data");
-      if (!data) return wire::error(kName, "embeddings response has no data array");
+      if (!data) return wire::error(kOpenaiName, "embeddings response has no data array");
       EmbedResponse r;
       r.vectors.resize(data->size());
       size_t pos = 0;
@@ -235,8 +236,9 @@ class OpenAiDialect : public Dialect {
         ++pos;
         const json* e = wire::array(d, "embedding");
         if (!e)
-          return wire::error(kName, "embeddings response data[" + std::to_string(pos - 1) + "] has no embedding array");
-        if (idx >= r.vectors.size()) return wire::error(kName, "embeddings response index out of range");
+          return wire::error(kOpenaiName,
+                             "embeddings response data[" + std::to_string(pos - 1) + "] has no embedding array");
+        if (idx >= r.vectors.size()) return wire::error(kOpenaiName, "embeddings response index out of range");
         r.vectors[idx] = e->get<std::vector<float>>();
       }
       if (const json* u = wire::member(*j, "usage"))
@@ -256,25 +258,25 @@ class OpenAiDialect : public Dialect {
       if (msg.empty()) msg = wire::str(j, "message");
     }
     if (msg.empty()) msg = wire::excerpt(body);
-    return std::string(kName) + ": HTTP " + std::to_string(status) + ": " + msg;
+    return std::string(kOpenaiName) + ": HTTP " + std::to_string(status) + ": " + msg;
   }
 
   Result<ChatRequest> parse_chat_request(std::string_view, std::string_view body) const override {
-    return wire::guarded<ChatRequest>(kName, [&]() -> Result<ChatRequest> {
-      auto j = wire::parse_object(kName, body, "request");
+    return wire::guarded<ChatRequest>(kOpenaiName, [&]() -> Result<ChatRequest> {
+      auto j = wire::parse_object(kOpenaiName, body, "request");
       if (!j) return j.error();
       ChatRequest r;
       r.model = wire::str(*j, "model");
-      if (r.model.empty()) return wire::error(kName, "request has no model");
+      if (r.model.empty()) return wire::error(kOpenaiName, "request has no model");
       const json* msgs = wire::array(*j, "messages");
-      if (!msgs) return wire::error(kName, "request has no messages array");
+      if (!msgs) return wire::error(kOpenaiName, "request has no messages array");
       for (const auto& mj : *msgs) {
         ChatMessage m;
         bool ok;
         m.role = role_from(wire::str(mj, "role"), ok);
-        if (!ok) return wire::error(kName, "request message has unknown role \"" + wire::str(mj, "role") + "\"");
+        if (!ok) return wire::error(kOpenaiName, "request message has unknown role \"" + wire::str(mj, "role") + "\"");
         if (const json* c = wire::member(mj, "content")) m.content = wire::text_of(*c);
-        m.tool_calls = tool_calls_from_json(wire::member(mj, "tool_calls"));
+        m.tool_calls = openai_tool_calls_from_json(wire::member(mj, "tool_calls"));
         m.tool_call_id = wire::str(mj, "tool_call_id");
         if (m.role == Role::tool) m.name = wire::str(mj, "name");
         r.messages.push_back(std::move(m));
@@ -283,7 +285,7 @@ class OpenAiDialect : public Dialect {
       if (const json* tools = wire::array(*j, "tools")) {
         for (const auto& tj : *tools) {
           const json* fn = wire::member(tj, "function");
-          if (!fn) return wire::error(kName, "request tool has no function");
+          if (!fn) return wire::error(kOpenaiName, "request tool has no function");
           ToolSpec t;
           t.name = wire::str(*fn, "name");
           t.description = wire::str(*fn, "description");
@@ -305,7 +307,7 @@ class OpenAiDialect : public Dialect {
   static json response_message(const ChatMessage& m) {
     json msg = {{"role", "assistant"},
                 {"content", m.content.empty() && !m.tool_calls.empty() ? json(nullptr) : json(m.content)}};
-    if (!m.tool_calls.empty()) msg["tool_calls"] = tool_calls_to_json(m.tool_calls);
+    if (!m.tool_calls.empty()) msg["tool_calls"] = openai_tool_calls_to_json(m.tool_calls);
     return msg;
   }
 
@@ -317,7 +319,7 @@ class OpenAiDialect : public Dialect {
               {"choices", json::array({{{"index", 0},
                                         {"message", response_message(r.message)},
                                         {"finish_reason", finish_or_default(r.finish_reason, r.message)}}})}};
-    if (!r.usage.estimated) j["usage"] = usage_json(r.usage);
+    if (!r.usage.estimated) j["usage"] = openai_usage_json(r.usage);
     return j.dump();
   }
 
@@ -347,7 +349,7 @@ class OpenAiDialect : public Dialect {
     chunk(json::object(), finish_or_default(r.finish_reason, r.message));
     if (!r.usage.estimated) {
       json j = {{"id", "chatcmpl-mock"}, {"object", "chat.completion.chunk"}, {"created", 0},
-                {"model", r.model},      {"choices", json::array()},          {"usage", usage_json(r.usage)}};
+                {"model", r.model},      {"choices", json::array()},          {"usage", openai_usage_json(r.usage)}};
       out.push_back("data: " + j.dump() + "\n\n");
     }
     out.push_back("data: [DONE]\n\n");
@@ -357,23 +359,24 @@ class OpenAiDialect : public Dialect {
   std::string stream_content_type() const override { return "text/event-stream"; }
 
   Result<EmbedRequest> parse_embed_request(std::string_view, std::string_view body) const override {
-    return wire::guarded<EmbedRequest>(kName, [&]() -> Result<EmbedRequest> {
-      auto j = wire::parse_object(kName, body, "embeddings request");
+    return wire::guarded<EmbedRequest>(kOpenaiName, [&]() -> Result<EmbedRequest> {
+      auto j = wire::parse_object(kOpenaiName, body, "embeddings request");
       if (!j) return j.error();
       EmbedRequest r;
       r.model = wire::str(*j, "model");
       const json* in = wire::member(*j, "input");
-      if (!in) return wire::error(kName, "embeddings request has no input");
+      if (!in) return wire::error(kOpenaiName, "embeddings request has no input");
       if (in->is_string())
         r.inputs.push_back(in->get<std::string>());
       else if (in->is_array()) {
         for (const auto& s : *in) {
           if (!s.is_string())
-            return wire::error(kName, "embeddings request input must be strings (token arrays are not supported)");
+            return wire::error(kOpenaiName,
+                               "embeddings request input must be strings (token arrays are not supported)");
           r.inputs.push_back(s.get<std::string>());
         }
       } else
-        return wire::error(kName, "embeddings request input must be a string or an array of strings");
+        return wire::error(kOpenaiName, "embeddings request input must be a string or an array of strings");
       return r;
     });
   }
@@ -390,7 +393,7 @@ class OpenAiDialect : public Dialect {
   }
 
   std::string render_error(int status, std::string_view message) const override {
-    return json{{"error", {{"message", message}, {"type", error_type(status)}, {"code", nullptr}}}}.dump();
+    return json{{"error", {{"message", message}, {"type", openai_error_type(status)}, {"code", nullptr}}}}.dump();
   }
 };
 

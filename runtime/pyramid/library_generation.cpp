@@ -6,7 +6,7 @@
 namespace kaisha::pyramid {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
+std::string joined_names(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
@@ -45,10 +45,11 @@ LibraryGeneration::LibraryGeneration(std::string description, std::string source
       system_(std::move(system)),
       request_(std::move(request)),
       retry_(std::move(retry)) {
-  messages_.push_back(message(
-      llm::Role::system,
-      system_.render({{"tools", joined(level0_tools())}, {"judge_tools", joined(judge_tools())}, {"max_children", "5"}})
-          .value()));
+  messages_.push_back(message(llm::Role::system, system_
+                                                     .render({{"tools", joined_names(level0_tools())},
+                                                              {"judge_tools", joined_names(judge_tools())},
+                                                              {"max_children", "5"}})
+                                                     .value()));
   messages_.push_back(message(llm::Role::user, request_.render({{"description", description_}}).value()));
 }
 

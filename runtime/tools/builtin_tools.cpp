@@ -22,7 +22,7 @@ using Done = std::function<void(ToolResult)>;
 
 namespace {
 
-std::string str_arg(const json& args, const char* key) {
+std::string builtin_str_arg(const json& args, const char* key) {
   auto it = args.find(key);
   return it != args.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -131,9 +131,9 @@ struct BuiltinTools::Impl {
   }
 
   void get_website(const json& args, Done done) {
-    const std::string url = str_arg(args, "url");
+    const std::string url = builtin_str_arg(args, "url");
     const std::string output_type = args.value("output_type", std::string("summary"));
-    const std::string selector = str_arg(args, "css_selector");
+    const std::string selector = builtin_str_arg(args, "css_selector");
     if (!starts_with_ci(url, "http://") && !starts_with_ci(url, "https://"))
       return done(ToolResult::error("GetWebsite: only http:// and https:// URLs can be fetched, got '" + url + "'"));
     const WebOptions web = options.web;
@@ -177,8 +177,8 @@ struct BuiltinTools::Impl {
 
   void web_search(const json& args, Done done) {
     if (!search) return done(ToolResult::error(kSearchDisabled));
-    std::string query = str_arg(args, "query");
-    const std::string site = str_arg(args, "website");
+    std::string query = builtin_str_arg(args, "query");
+    const std::string site = builtin_str_arg(args, "website");
     if (!site.empty()) query += " site:" + site;
     search->search(query, options.web.max_search_results, [done](Result<std::vector<SearchHit>> r) {
       if (!r) return done(ToolResult::error(r.error().message));
@@ -243,14 +243,14 @@ void BuiltinTools::call(const std::string& name, const json& args, const company
       auto view = d.view_for(session);
       if (!view) return ToolResult::error(name + ": " + view.error().message);
       const FileLimits& lim = d.options.file_limits;
-      if (name == "ListFiles") return list_files(*view, str_arg(args, "directory"), lim);
-      if (name == "ReadFile") return read_file(*view, str_arg(args, "file_path"), lim);
-      return write_file(*view, str_arg(args, "file_path"), str_arg(args, "content"), lim);
+      if (name == "ListFiles") return list_files(*view, builtin_str_arg(args, "directory"), lim);
+      if (name == "ReadFile") return read_file(*view, builtin_str_arg(args, "file_path"), lim);
+      return write_file(*view, builtin_str_arg(args, "file_path"), builtin_str_arg(args, "content"), lim);
     });
   }
   if (name == "Calculator") {
     // Microseconds of pure computation: answered on the caller's thread.
-    auto r = calculate(str_arg(args, "expression"));
+    auto r = calculate(builtin_str_arg(args, "expression"));
     if (!r) return done(ToolResult::error(r.error().message, json{{"error_type", r.error().code}}));
     return done(ToolResult::success("Calculated " + r.value()["formatted"].get<std::string>(), r.value()));
   }
@@ -258,7 +258,7 @@ void BuiltinTools::call(const std::string& name, const json& args, const company
     return d.on_pool(name, std::move(done), [&d, args, session]() {
       auto view = d.view_for(session);
       if (!view) return ToolResult::error("PythonSandboxTool: " + view.error().message);
-      return run_python_code(str_arg(args, "code"), view->workspace(), d.options.code_limits);
+      return run_python_code(builtin_str_arg(args, "code"), view->workspace(), d.options.code_limits);
     });
   }
   if (name == "GetWebsite") return d.get_website(args, std::move(done));

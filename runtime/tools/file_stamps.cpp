@@ -8,7 +8,7 @@ namespace kaisha::tools {
 
 namespace {
 
-bool hidden(const std::string& shown) { return shown.rfind('.', 0) == 0 || shown.find("/.") != std::string::npos; }
+bool hidden_path(const std::string& shown) { return shown.rfind('.', 0) == 0 || shown.find("/.") != std::string::npos; }
 
 }  // namespace
 
@@ -18,7 +18,7 @@ Result<FileStamps> stamp_files(const std::string& dir, size_t max_files) {
   FileStamps out;
   Status walked =
       walk_beneath(root->get(), [&](int, const std::string&, const struct stat& st, const std::string& shown) {
-        if (out.size() < max_files && S_ISREG(st.st_mode) && !hidden(shown))
+        if (out.size() < max_files && S_ISREG(st.st_mode) && !hidden_path(shown))
           out[shown] = {static_cast<int64_t>(st.st_size),
                         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
         return Status::Ok();

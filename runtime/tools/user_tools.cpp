@@ -69,7 +69,7 @@ std::map<std::string, company::ToolVersions> load_versions(const std::string& di
   return out;
 }
 
-std::string str_arg(const json& args, const char* key) {
+std::string user_str_arg(const json& args, const char* key) {
   auto it = args.find(key);
   return it != args.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -234,8 +234,8 @@ struct UserTools::Impl {
   }
 
   ToolResult create_tool(const json& args) {
-    const std::string name = str_arg(args, "name");
-    const std::string code = str_arg(args, "tool_code");
+    const std::string name = user_str_arg(args, "name");
+    const std::string code = user_str_arg(args, "tool_code");
     // HASHIRU's answer to a tool that does not load (hashiru.md §2.7).
     auto not_loaded = [&](const std::string& why) {
       return ToolResult::error("ToolCreator with " + dump_text(args) +
@@ -286,8 +286,8 @@ struct UserTools::Impl {
   }
 
   ToolResult delete_tool(const json& args) {
-    const std::string name = str_arg(args, "name");
-    const std::string file_path = str_arg(args, "file_path");
+    const std::string name = user_str_arg(args, "name");
+    const std::string file_path = user_str_arg(args, "file_path");
     const std::string prefix = std::string(kUserToolsPrefix) + "/";
     if (file_path.rfind(prefix, 0) != 0) return ToolResult::error("File path must start with " + prefix);
     const std::string file = file_path.substr(prefix.size());

@@ -7,7 +7,7 @@ namespace kaisha::mcp {
 
 namespace {
 
-Error invalid(std::string message) { return Error{"invalid_params", std::move(message)}; }
+Error invalid_filter(std::string message) { return Error{"invalid_params", std::move(message)}; }
 
 json tagged(const json& id, json params) {
   if (!params.is_object()) params = json::object();
@@ -20,7 +20,7 @@ json tagged(const json& id, json params) {
 Result<SubscriptionFilter> SubscriptionFilter::parse(const json& params) {
   auto it = params.is_object() ? params.find("notifications") : params.end();
   if (!params.is_object() || it == params.end() || !it->is_object())
-    return invalid(
+    return invalid_filter(
         "Invalid params: subscriptions/listen needs params.notifications, an object naming the "
         "notifications to receive (toolsListChanged, promptsListChanged, resourcesListChanged, "
         "resourceSubscriptions)");
@@ -30,25 +30,27 @@ Result<SubscriptionFilter> SubscriptionFilter::parse(const json& params) {
     auto v = it->find(key);
     if (v == it->end()) continue;
     if (!v->is_boolean())
-      return invalid(std::string("Invalid params: params.notifications.") + key + " must be true or false");
+      return invalid_filter(std::string("Invalid params: params.notifications.") + key + " must be true or false");
     *field = v->get<bool>();
   }
   if (auto uris = it->find("resourceSubscriptions"); uris != it->end()) {
     if (!uris->is_array())
-      return invalid("Invalid params: params.notifications.resourceSubscriptions must be a list of resource URIs");
+      return invalid_filter(
+          "Invalid params: params.notifications.resourceSubscriptions must be a list of resource URIs");
     for (size_t i = 0; i < uris->size(); ++i) {
       if (!(*uris)[i].is_string())
-        return invalid("Invalid params: params.notifications.resourceSubscriptions[" + std::to_string(i) +
-                       "] must be a string (a resource URI)");
+        return invalid_filter("Invalid params: params.notifications.resourceSubscriptions[" + std::to_string(i) +
+                              "] must be a string (a resource URI)");
       f.resource_uris.insert((*uris)[i].get<std::string>());
     }
   }
   if (auto ids = it->find("taskIds"); ids != it->end()) {
-    if (!ids->is_array()) return invalid("Invalid params: params.notifications.taskIds must be a list of task ids");
+    if (!ids->is_array())
+      return invalid_filter("Invalid params: params.notifications.taskIds must be a list of task ids");
     for (size_t i = 0; i < ids->size(); ++i) {
       if (!(*ids)[i].is_string())
-        return invalid("Invalid params: params.notifications.taskIds[" + std::to_string(i) +
-                       "] must be a string (a task id)");
+        return invalid_filter("Invalid params: params.notifications.taskIds[" + std::to_string(i) +
+                              "] must be a string (a task id)");
       f.task_ids.insert((*ids)[i].get<std::string>());
     }
   }

@@ -8,7 +8,7 @@
 namespace kaisha::planning {
 namespace {
 
-bool blank(const std::string& s) {
+bool all_blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
 
@@ -34,7 +34,7 @@ std::optional<double> coverage(const SubtaskDag& dag, const std::vector<std::str
   for (const Subtask& s : dag.subtasks()) texts.push_back(ascii_lower(s.description + "\n" + s.expected_output));
   size_t asked = 0, covered = 0;
   for (const std::string& a : aspects) {
-    if (blank(a)) continue;
+    if (all_blank(a)) continue;
     ++asked;
     std::string needle = ascii_lower(a);
     if (std::any_of(texts.begin(), texts.end(),

@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 template <typename T>
-T field(const json& m, const char* key, T fallback) {
+T field_or(const json& m, const char* key, T fallback) {
   auto it = m.find(key);
   if (it == m.end()) return fallback;
   try {
@@ -24,12 +24,12 @@ T field(const json& m, const char* key, T fallback) {
 std::string summarise_effgen_result(const json& m, NumberText num) {
   if (!m.is_object()) return "";
   std::ostringstream o;
-  o << "effgen: " << field<std::string>(m, "routing_strategy", "?") << ", " << field<long long>(m, "num_subtasks", 0)
-    << " subtasks on " << field<long long>(m, "num_sub_agents", 0) << " workers, speedup "
-    << num(m.value("speedup", json(1.0))) << ", judge calls " << field<long long>(m, "judge_calls", 0)
-    << ", prompt tokens " << num(m.value("prompt_tokens_original", json(0))) << " -> "
-    << num(m.value("prompt_tokens_optimized", json(0)))
-    << (field<bool>(m, "fallback", false) ? ", fell back to one agent" : "");
+  o << "effgen: " << field_or<std::string>(m, "routing_strategy", "?") << ", "
+    << field_or<long long>(m, "num_subtasks", 0) << " subtasks on " << field_or<long long>(m, "num_sub_agents", 0)
+    << " workers, speedup " << num(m.value("speedup", json(1.0))) << ", judge calls "
+    << field_or<long long>(m, "judge_calls", 0) << ", prompt tokens " << num(m.value("prompt_tokens_original", json(0)))
+    << " -> " << num(m.value("prompt_tokens_optimized", json(0)))
+    << (field_or<bool>(m, "fallback", false) ? ", fell back to one agent" : "");
   return o.str();
 }
 

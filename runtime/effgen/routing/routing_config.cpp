@@ -13,7 +13,7 @@ namespace {
 
 using config::YamlReader;
 
-std::string num(double v) {
+std::string config_num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -89,7 +89,7 @@ Status RoutingConfig::validate() const {
   if (Status s = weights.validate(); !s) return s;
   if (!std::isfinite(tau) || !std::isfinite(tau_h) || !(tau > 0.0) || !(tau < tau_h) || !(tau_h <= 10.0)) {
     return Error{"config", "routing thresholds must satisfy 0 < threshold < hierarchical_threshold <= 10 (got " +
-                               num(tau) + " and " + num(tau_h) + ")"};
+                               config_num(tau) + " and " + config_num(tau_h) + ")"};
   }
   return Status::Ok();
 }
@@ -178,9 +178,9 @@ Result<RoutingConfig> parse_routing_config(const YAML::Node& node, const std::st
   }
   if (!(c.tau > 0.0) || !(c.tau < c.tau_h) || !(c.tau_h <= 10.0)) {
     const YAML::Node& at = *tau_node ? *tau_node : (tau_h_node ? tau_h_node : node);
-    return r.error_at(
-        at, "threshold",
-        "must satisfy 0 < threshold < hierarchical_threshold <= 10 (got " + num(c.tau) + " and " + num(c.tau_h) + ")");
+    return r.error_at(at, "threshold",
+                      "must satisfy 0 < threshold < hierarchical_threshold <= 10 (got " + config_num(c.tau) + " and " +
+                          config_num(c.tau_h) + ")");
   }
 
   if (const YAML::Node w = node["weights"]) {

@@ -7,14 +7,14 @@ namespace kaisha::hiva {
 namespace {
 
 const std::string kSourceId(AgentGraph::kSource);
-const std::string kAggregatorId(AgentGraph::kAggregator);
+const std::string aggregator_id(AgentGraph::kAggregator);
 
 bool source_reaches_aggregator(const AgentGraph& g) {
   std::vector<std::string> seen{kSourceId}, frontier{kSourceId};
   while (!frontier.empty()) {
     std::string at = frontier.back();
     frontier.pop_back();
-    if (at == kAggregatorId) return true;
+    if (at == aggregator_id) return true;
     for (const std::string& next : g.successors(at))
       if (std::find(seen.begin(), seen.end(), next) == seen.end()) {
         seen.push_back(next);
@@ -80,7 +80,7 @@ void prune_isolated(AgentGraph& g, RepairReport& report) {
   for (bool removed = true; removed;) {
     removed = false;
     for (const GraphAgent& a : g.agents()) {
-      if (a.id == kSourceId || a.id == kAggregatorId) continue;
+      if (a.id == kSourceId || a.id == aggregator_id) continue;
       if (g.predecessors(a.id).empty() || g.successors(a.id).empty()) {
         std::string id = a.id;  // `a` dies with the removal
         (void)g.remove_agent(id);
@@ -123,7 +123,7 @@ RepairReport repair_topology(AgentGraph& graph, const std::vector<EditResult>& e
   prune_isolated(graph, report);
   prune_inefficient(graph, prune_below, min_uses, report);
   prune_isolated(graph, report);
-  if (!source_reaches_aggregator(graph) && graph.add_edge(kSourceId, kAggregatorId)) report.reconnected = true;
+  if (!source_reaches_aggregator(graph) && graph.add_edge(kSourceId, aggregator_id)) report.reconnected = true;
   return report;
 }
 

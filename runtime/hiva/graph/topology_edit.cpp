@@ -9,7 +9,7 @@ namespace {
 
 const std::string kAggregatorId(AgentGraph::kAggregator);
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted_id(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The graph being edited (a copy, committed only when the whole edit
 // succeeds) and the log of what was done to it.
@@ -36,7 +36,7 @@ class Recorder {
 
   Status remove_edge(const std::string& from, const std::string& to) {
     std::size_t at = graph_.edge_index(from, to);
-    if (at == graph_.edges().size()) return Error{"hiva_graph", "no edge " + in_quotes(from) + " → " + in_quotes(to)};
+    if (at == graph_.edges().size()) return Error{"hiva_graph", "no edge " + quoted_id(from) + " → " + quoted_id(to)};
     GraphEdge edge = graph_.edges()[at];
     if (Status s = graph_.remove_edge(from, to); !s) return s;
     changes_.push_back(GraphChange{GraphChange::Kind::remove_edge, at, {}, std::move(edge)});
@@ -51,7 +51,7 @@ class Recorder {
         if (Status s = remove_edge(e.from, e.to); !s) return s;
     }
     std::size_t at = graph_.agent_index(id);
-    if (at == graph_.agents().size()) return Error{"hiva_graph", "no agent " + in_quotes(id)};
+    if (at == graph_.agents().size()) return Error{"hiva_graph", "no agent " + quoted_id(id)};
     GraphAgent agent = graph_.agents()[at];
     if (Status s = graph_.remove_agent(id); !s) return s;
     changes_.push_back(GraphChange{GraphChange::Kind::remove_agent, at, std::move(agent), {}});
@@ -65,7 +65,7 @@ class Recorder {
 
 Status check_room(const std::string& agent, std::size_t successors) {
   if (successors <= static_cast<std::size_t>(AgentGraph::kMaxSuccessors)) return Status::Ok();
-  return Error{"hiva_graph", in_quotes(agent) + " would have " + std::to_string(successors) + " successors; at most " +
+  return Error{"hiva_graph", quoted_id(agent) + " would have " + std::to_string(successors) + " successors; at most " +
                                  std::to_string(AgentGraph::kMaxSuccessors) + " are allowed"};
 }
 
@@ -119,23 +119,23 @@ std::string_view trimmed(std::string_view s) {
 
 Result<std::string> removal_target(const AgentGraph& g, const std::string& a, std::string_view argument) {
   std::vector<std::string> successors = g.successors(a);
-  if (successors.empty()) return Error{"hiva_graph", in_quotes(a) + " has no successor to remove"};
+  if (successors.empty()) return Error{"hiva_graph", quoted_id(a) + " has no successor to remove"};
   std::string_view target = trimmed(argument);
   if (std::find(successors.begin(), successors.end(), target) != successors.end()) return std::string(target);
   if (all_digits(target)) {
     std::size_t i = std::stoul(std::string(target));
     if (i < successors.size()) return successors[i];
-    return Error{"hiva_graph", "successor index " + std::string(target) + " is out of range: " + in_quotes(a) +
+    return Error{"hiva_graph", "successor index " + std::string(target) + " is out of range: " + quoted_id(a) +
                                    " has " + std::to_string(successors.size()) + " (0-based)"};
   }
   if (ascii_lower(target) == "least_visited") {
     const GraphAgent* least = nullptr;
     for (const std::string& s : successors)
       if (s != kAggregatorId && (!least || g.agent(s).visits < least->visits)) least = &g.agent(s);
-    if (!least) return Error{"hiva_graph", in_quotes(a) + " has no successor other than the aggregator"};
+    if (!least) return Error{"hiva_graph", quoted_id(a) + " has no successor other than the aggregator"};
     return least->id;
   }
-  return Error{"hiva_graph", in_quotes(a) + " has no successor " + in_quotes(target) +
+  return Error{"hiva_graph", quoted_id(a) + " has no successor " + quoted_id(target) +
                                  " (expected a successor's id, its 0-based index or least_visited)"};
 }
 
@@ -158,12 +158,12 @@ Status remove_successor(Recorder& r, const std::string& a, const std::string& ar
 
 Status connect_to_aggregator(Recorder& r, const std::string& a) {
   if (r.graph().has_edge(a, kAggregatorId))
-    return Error{"hiva_graph", in_quotes(a) + " already routes to the aggregator"};
+    return Error{"hiva_graph", quoted_id(a) + " already routes to the aggregator"};
   return r.add_edge(a, kAggregatorId);
 }
 
 Status edit(Recorder& r, const std::string& a, const TopologyDecision& decision, GraphAgent new_agent) {
-  if (!r.graph().find(a)) return Error{"hiva_graph", "no agent " + in_quotes(a)};
+  if (!r.graph().find(a)) return Error{"hiva_graph", "no agent " + quoted_id(a)};
   if (a == kAggregatorId) return Error{"hiva_graph", "the aggregator never edits topology"};
   bool adds = decision.op == TopologyOp::add_parallel || decision.op == TopologyOp::add_serial;
   if (adds) {
@@ -210,7 +210,7 @@ EditResult apply_edit(AgentGraph& graph, const std::string& agent, const Topolog
   result.op = decision.op;
   Recorder r(graph);
   if (Status s = edit(r, agent, decision, std::move(new_agent)); !s) {
-    result.reason = std::string(to_string(decision.op)) + " by " + in_quotes(agent) + " refused: " + s.error().message;
+    result.reason = std::string(to_string(decision.op)) + " by " + quoted_id(agent) + " refused: " + s.error().message;
     return result;
   }
   result.applied = true;
@@ -255,7 +255,7 @@ Status undo(AgentGraph& graph, const EditResult& edit) {
         break;
     }
     if (!s)
-      return Error{"hiva_graph", "cannot undo " + std::string(to_string(edit.op)) + " by " + in_quotes(edit.agent) +
+      return Error{"hiva_graph", "cannot undo " + std::string(to_string(edit.op)) + " by " + quoted_id(edit.agent) +
                                      ": " + s.error().message};
   }
   graph = std::move(g);

@@ -12,14 +12,14 @@
 namespace kaisha::hiva {
 namespace {
 
-struct Field {
+struct FeedbackField {
   const char* name;
   std::vector<std::string_view> words;
   std::string AgentFeedback::*member;
 };
 
-const std::array<Field, 3>& fields() {
-  static const std::array<Field, 3> kFields = {{
+const std::array<FeedbackField, 3>& feedback_fields() {
+  static const std::array<FeedbackField, 3> kFields = {{
       {"SYSTEM_PROMPT_FEEDBACK", {"system", "prompt", "feedback"}, &AgentFeedback::system_prompt},
       {"TOOL_FEEDBACK", {"tool", "feedback"}, &AgentFeedback::tool},
       {"OVERALL_FEEDBACK", {"overall", "feedback"}, &AgentFeedback::overall},
@@ -37,7 +37,7 @@ std::string cleaned(std::string_view value) {
 }
 
 // The key of a JSON object that names `f`: "TOOL_FEEDBACK", "tool feedback".
-bool names_field(const std::string& key, const Field& f) {
+bool names_field(const std::string& key, const FeedbackField& f) {
   std::optional<size_t> end = reply::match_words(key, 0, f.words);
   return end && *end == key.size();
 }
@@ -46,16 +46,16 @@ std::optional<AgentFeedback> from_json(std::string_view text, reply::Problems& p
   if (text.find('{') == std::string_view::npos) return std::nullopt;
   Result<json> object = planning::extract_json(text, planning::JsonTop::object);
   if (!object || !object->is_object()) return std::nullopt;
-  auto key_of = [&](const Field& f) -> const json* {
+  auto key_of = [&](const FeedbackField& f) -> const json* {
     for (auto it = object->begin(); it != object->end(); ++it)
       if (names_field(it.key(), f)) return &*it;
     return nullptr;
   };
   bool any = false;
-  for (const Field& f : fields()) any = any || key_of(f) != nullptr;
+  for (const FeedbackField& f : feedback_fields()) any = any || key_of(f) != nullptr;
   if (!any) return std::nullopt;  // an object of something else: read the text
   AgentFeedback out;
-  for (const Field& f : fields()) {
+  for (const FeedbackField& f : feedback_fields()) {
     const json* value = key_of(f);
     if (value == nullptr)
       problems.add("no " + std::string(f.name));
@@ -81,8 +81,8 @@ std::vector<Label> labels(std::string_view text) {
   std::vector<Label> found;
   for (size_t i = 0; i < text.size(); ++i) {
     if (reply::is_word_char(text[i]) == false || (i > 0 && reply::is_word_char(text[i - 1]))) continue;
-    for (size_t f = 0; f < fields().size(); ++f) {
-      std::optional<size_t> end = reply::match_words(text, i, fields()[f].words);
+    for (size_t f = 0; f < feedback_fields().size(); ++f) {
+      std::optional<size_t> end = reply::match_words(text, i, feedback_fields()[f].words);
       if (!end) continue;
       bool heading = reply::line_place(text, i) != reply::LinePlace::mid_line;
       std::optional<size_t> value = reply::after_separator(text, *end, heading);
@@ -114,13 +114,13 @@ Parsed<AgentFeedback> parse_agent_feedback(std::string_view raw) {
     const Label& l = found[k];
     size_t end = k + 1 < found.size() ? found[k + 1].region_start : text.size();
     std::string value = cleaned(text.substr(l.value_start, end > l.value_start ? end - l.value_start : 0));
-    std::string& slot = out.*fields()[l.field].member;
+    std::string& slot = out.*feedback_fields()[l.field].member;
     ++seen[l.field];
     if (slot.empty()) slot = std::move(value);
   }
-  for (size_t f = 0; f < fields().size(); ++f)
+  for (size_t f = 0; f < feedback_fields().size(); ++f)
     if (seen[f] > 1)
-      problems.add(std::string(fields()[f].name) + " appears " + std::to_string(seen[f]) +
+      problems.add(std::string(feedback_fields()[f].name) + " appears " + std::to_string(seen[f]) +
                    " times; the first value is used");
   if (found.empty()) {
     std::string whole(reply::strip_fence(text));
@@ -132,8 +132,8 @@ Parsed<AgentFeedback> parse_agent_feedback(std::string_view raw) {
     out.overall = std::move(whole);
     return {std::move(out), problems.text(), true};
   }
-  for (size_t f = 0; f < fields().size(); ++f)
-    if (seen[f] == 0) problems.add("no " + std::string(fields()[f].name));
+  for (size_t f = 0; f < feedback_fields().size(); ++f)
+    if (seen[f] == 0) problems.add("no " + std::string(feedback_fields()[f].name));
   return {std::move(out), problems.text(), false};
 }
 

@@ -8,7 +8,7 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-std::string listed(const Names& names) {
+std::string listed_names(const Names& names) {
   if (names.empty()) return "none";
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "{{" : ", {{") + n + "}}";
@@ -139,8 +139,8 @@ Result<HivaPromptTemplates> load_hiva_prompt(HivaPrompt prompt, const std::strin
       if (!contains(used, n)) used.push_back(n);
     }
     if (!unknown.empty())
-      return Error{"prompt", "prompt template " + path + " uses " + listed(unknown) +
-                                 ", which HiVA does not fill there (it fills " + listed(expected) + ")"};
+      return Error{"prompt", "prompt template " + path + " uses " + listed_names(unknown) +
+                                 ", which HiVA does not fill there (it fills " + listed_names(expected) + ")"};
     parts.push_back(std::move(*t));
   }
   Names unused;
@@ -148,8 +148,8 @@ Result<HivaPromptTemplates> load_hiva_prompt(HivaPrompt prompt, const std::strin
     if (!contains(used, n)) unused.push_back(n);
   if (!unused.empty())
     return Error{"prompt", "prompt templates " + hiva_prompt_path(prompt, PromptPart::system, root) + " and " +
-                               hiva_prompt_path(prompt, PromptPart::user, root) + " do not use " + listed(unused) +
-                               ", an input of this call"};
+                               hiva_prompt_path(prompt, PromptPart::user, root) + " do not use " +
+                               listed_names(unused) + ", an input of this call"};
   return HivaPromptTemplates{std::move(parts[0]), std::move(parts[1])};
 }
 

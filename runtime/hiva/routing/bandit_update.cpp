@@ -9,7 +9,7 @@ namespace kaisha::hiva {
 
 namespace {
 
-Error config_error(const char* name, double value, const char* rule) {
+Error bandit_config_error(const char* name, double value, const char* rule) {
   return Error{"config", std::string("KABB bandit settings: ") + name + " is " + number_text(value) + "; " + rule};
 }
 
@@ -45,22 +45,22 @@ Posterior floored(Posterior p, double floor) {
 
 Status validate(const BanditSettings& settings) {
   if (!std::isfinite(settings.decay) || settings.decay < 0) {
-    return config_error("decay", settings.decay, "it must be a finite number >= 0");
+    return bandit_config_error("decay", settings.decay, "it must be a finite number >= 0");
   }
   if (settings.decay_is_gamma && (settings.decay <= 0 || settings.decay > 1)) {
-    return config_error("decay", settings.decay, "read as γ (decay_is_gamma) it must be in (0, 1]");
+    return bandit_config_error("decay", settings.decay, "read as γ (decay_is_gamma) it must be in (0, 1]");
   }
   if (!std::isfinite(settings.delta) || settings.delta < 0) {
-    return config_error("delta", settings.delta, "it must be a finite number >= 0");
+    return bandit_config_error("delta", settings.delta, "it must be a finite number >= 0");
   }
   if (!std::isfinite(settings.rho_overlap) || settings.rho_overlap < 0) {
-    return config_error("rho_overlap", settings.rho_overlap, "it must be a finite number >= 0");
+    return bandit_config_error("rho_overlap", settings.rho_overlap, "it must be a finite number >= 0");
   }
   if (!std::isfinite(settings.floor) || settings.floor <= 0) {
-    return config_error("floor", settings.floor, "it must be a finite number > 0");
+    return bandit_config_error("floor", settings.floor, "it must be a finite number > 0");
   }
   if (!std::isfinite(settings.synergy_rate) || settings.synergy_rate < 0) {
-    return config_error("synergy_rate", settings.synergy_rate, "it must be a finite number >= 0");
+    return bandit_config_error("synergy_rate", settings.synergy_rate, "it must be a finite number >= 0");
   }
   return Status::Ok();
 }

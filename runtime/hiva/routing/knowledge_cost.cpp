@@ -10,7 +10,9 @@ namespace kaisha::hiva {
 
 namespace {
 
-Error config_error(const std::string& message) { return Error{"config", "KABB knowledge cost settings: " + message}; }
+Error cost_config_error(const std::string& message) {
+  return Error{"config", "KABB knowledge cost settings: " + message};
+}
 
 std::string weights_text(const std::array<double, 4>& w) {
   return "[" + number_text(w[0]) + ", " + number_text(w[1]) + ", " + number_text(w[2]) + ", " + number_text(w[3]) + "]";
@@ -43,25 +45,25 @@ Status validate(const KnowledgeCostSettings& settings) {
   for (size_t k = 0; k < settings.weights.size(); ++k) {
     const double w = settings.weights[k];
     if (!std::isfinite(w) || w < 0) {
-      return config_error("weights " + weights_text(settings.weights) + ": ω" + std::to_string(k + 1) + " = " +
-                          number_text(w) + " must be a finite number >= 0");
+      return cost_config_error("weights " + weights_text(settings.weights) + ": ω" + std::to_string(k + 1) + " = " +
+                               number_text(w) + " must be a finite number >= 0");
     }
     sum += w;
   }
   if (std::fabs(sum - 1.0) > 1e-9) {
-    return config_error("weights " + weights_text(settings.weights) + " sum to " + number_text(sum) +
-                        "; they must sum to 1 (within 1e-9)");
+    return cost_config_error("weights " + weights_text(settings.weights) + " sum to " + number_text(sum) +
+                             "; they must sum to 1 (within 1e-9)");
   }
   if (!std::isfinite(settings.similarity_threshold) || settings.similarity_threshold < -1 ||
       settings.similarity_threshold > 1) {
-    return config_error("similarity_threshold is " + number_text(settings.similarity_threshold) +
-                        "; it must be a cosine in [-1, 1]");
+    return cost_config_error("similarity_threshold is " + number_text(settings.similarity_threshold) +
+                             "; it must be a cosine in [-1, 1]");
   }
   if (!std::isfinite(settings.neutral_history) || settings.neutral_history < 0 || settings.neutral_history > 1) {
-    return config_error("neutral_history is " + number_text(settings.neutral_history) + "; it must be in [0, 1]");
+    return cost_config_error("neutral_history is " + number_text(settings.neutral_history) + "; it must be in [0, 1]");
   }
   if (settings.history_k < 1) {
-    return config_error("history_k is " + std::to_string(settings.history_k) + "; it must be at least 1");
+    return cost_config_error("history_k is " + std::to_string(settings.history_k) + "; it must be at least 1");
   }
   return Status::Ok();
 }

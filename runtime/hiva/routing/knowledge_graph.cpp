@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kUnreached = -1;
 
-Error config_error(std::string message) { return Error{"config", std::move(message)}; }
+Error graph_config_error(std::string message) { return Error{"config", std::move(message)}; }
 
 std::string json_quoted(std::string_view s) { return json(std::string(s)).dump(); }
 
@@ -48,7 +48,7 @@ const char* allowed_text(EdgeType type) {
 Status only_keys(const json& object, const std::string& path, std::initializer_list<std::string_view> known) {
   for (const auto& [key, value] : object.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      return config_error(path + ": unknown key " + json_quoted(key));
+      return graph_config_error(path + ": unknown key " + json_quoted(key));
     }
   }
   return Status::Ok();
@@ -57,22 +57,22 @@ Status only_keys(const json& object, const std::string& path, std::initializer_l
 Result<std::string> string_at(const json& object, const std::string& path, const char* key, bool required) {
   const auto it = object.find(key);
   if (it == object.end()) {
-    if (required) return config_error(path + ": missing \"" + key + "\"");
+    if (required) return graph_config_error(path + ": missing \"" + key + "\"");
     return std::string();
   }
   if (!it->is_string()) {
-    return config_error(path + "." + key + ": expected a string, got " + json_kind(*it));
+    return graph_config_error(path + "." + key + ": expected a string, got " + json_kind(*it));
   }
   return it->get<std::string>();
 }
 
 Result<KgNode> node_from_json(const json& j, const std::string& path) {
-  if (!j.is_object()) return config_error(path + ": expected an object, got " + json_kind(j));
+  if (!j.is_object()) return graph_config_error(path + ": expected an object, got " + json_kind(j));
   if (Status s = only_keys(j, path, {"id", "kind", "label", "keywords"}); !s) return s.error();
   KgNode node;
   auto id = string_at(j, path, "id", true);
   if (!id) return id.error();
-  if (id->empty()) return config_error(path + ".id: must not be empty");
+  if (id->empty()) return graph_config_error(path + ".id: must not be empty");
   node.id = std::move(*id);
   auto kind = string_at(j, path, "kind", true);
   if (!kind) return kind.error();
@@ -83,18 +83,19 @@ Result<KgNode> node_from_json(const json& j, const std::string& path) {
   } else if (*kind == "tool") {
     node.kind = NodeKind::tool;
   } else {
-    return config_error(path + ".kind: expected concept, agent or tool, got " + json_quoted(*kind));
+    return graph_config_error(path + ".kind: expected concept, agent or tool, got " + json_quoted(*kind));
   }
   auto label = string_at(j, path, "label", false);
   if (!label) return label.error();
   node.label = label->empty() ? node.id : std::move(*label);
   std::vector<std::string> texts{node.label};
   if (const auto it = j.find("keywords"); it != j.end()) {
-    if (!it->is_array()) return config_error(path + ".keywords: expected an array, got " + json_kind(*it));
+    if (!it->is_array()) return graph_config_error(path + ".keywords: expected an array, got " + json_kind(*it));
     for (size_t i = 0; i < it->size(); ++i) {
       const json& k = (*it)[i];
       if (!k.is_string()) {
-        return config_error(path + ".keywords[" + std::to_string(i) + "]: expected a string, got " + json_kind(k));
+        return graph_config_error(path + ".keywords[" + std::to_string(i) + "]: expected a string, got " +
+                                  json_kind(k));
       }
       texts.push_back(k.get<std::string>());
     }
@@ -134,32 +135,32 @@ Result<KnowledgeGraph> KnowledgeGraph::create(std::vector<KgNode> nodes, std::ve
   KnowledgeGraph g;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const std::string where = "nodes[" + std::to_string(i) + "]";
-    if (nodes[i].id.empty()) return config_error(where + ".id: must not be empty");
+    if (nodes[i].id.empty()) return graph_config_error(where + ".id: must not be empty");
     const auto [it, inserted] = g.index_.emplace(nodes[i].id, i);
     if (!inserted) {
-      return config_error(where + ".id: " + json_quoted(nodes[i].id) + " is already the id of nodes[" +
-                          std::to_string(it->second) + "]");
+      return graph_config_error(where + ".id: " + json_quoted(nodes[i].id) + " is already the id of nodes[" +
+                                std::to_string(it->second) + "]");
     }
   }
   for (size_t e = 0; e < edges.size(); ++e) {
     const std::string where = "edges[" + std::to_string(e) + "]";
     const KgEdge& edge = edges[e];
     if (edge.from >= nodes.size() || edge.to >= nodes.size()) {
-      return config_error(where + ": node index out of range");
+      return graph_config_error(where + ": node index out of range");
     }
     if (edge.from == edge.to)
-      return config_error(where + ": " + json_quoted(nodes[edge.from].id) + " points at itself");
+      return graph_config_error(where + ": " + json_quoted(nodes[edge.from].id) + " points at itself");
     if (!allowed(edge.type, nodes[edge.from].kind, nodes[edge.to].kind)) {
-      return config_error(where + ": " + allowed_text(edge.type) + ", but " + json_quoted(nodes[edge.from].id) +
-                          " is a " + to_string(nodes[edge.from].kind) + " and " + json_quoted(nodes[edge.to].id) +
-                          " is a " + to_string(nodes[edge.to].kind));
+      return graph_config_error(where + ": " + allowed_text(edge.type) + ", but " + json_quoted(nodes[edge.from].id) +
+                                " is a " + to_string(nodes[edge.from].kind) + " and " + json_quoted(nodes[edge.to].id) +
+                                " is a " + to_string(nodes[edge.to].kind));
     }
   }
   const auto root = g.index_.find(std::string(root_id));
-  if (root == g.index_.end()) return config_error("root: no node has the id " + json_quoted(root_id));
+  if (root == g.index_.end()) return graph_config_error("root: no node has the id " + json_quoted(root_id));
   if (nodes[root->second].kind != NodeKind::concept_) {
-    return config_error("root: " + json_quoted(root_id) + " is a " + to_string(nodes[root->second].kind) +
-                        ", not a concept");
+    return graph_config_error("root: " + json_quoted(root_id) + " is a " + to_string(nodes[root->second].kind) +
+                              ", not a concept");
   }
   g.root_ = root->second;
   g.nodes_ = std::move(nodes);
@@ -187,8 +188,8 @@ Result<KnowledgeGraph> KnowledgeGraph::create(std::vector<KgNode> nodes, std::ve
   }
   for (size_t i = 0; i < g.nodes_.size(); ++i) {
     if (g.nodes_[i].kind == NodeKind::concept_ && g.depth_[i] == kUnreached) {
-      return config_error("nodes[" + std::to_string(i) + "]: the concept " + json_quoted(g.nodes_[i].id) +
-                          " is not under the root " + json_quoted(root_id) + " by is_a edges");
+      return graph_config_error("nodes[" + std::to_string(i) + "]: the concept " + json_quoted(g.nodes_[i].id) +
+                                " is not under the root " + json_quoted(root_id) + " by is_a edges");
     }
   }
   for (size_t i = 0; i < g.nodes_.size(); ++i) {
@@ -296,16 +297,17 @@ size_t KnowledgeGraph::most_similar_concept(const Embedding& v) const {
 
 Result<KnowledgeGraph> knowledge_graph_from_json(const json& document) {
   if (!document.is_object())
-    return config_error("knowledge graph: expected an object, got " + std::string(json_kind(document)));
+    return graph_config_error("knowledge graph: expected an object, got " + std::string(json_kind(document)));
   if (Status s = only_keys(document, "knowledge graph", {"root", "nodes", "edges"}); !s) return s.error();
   std::string root(KnowledgeGraph::kDefaultRoot);
   if (const auto it = document.find("root"); it != document.end()) {
-    if (!it->is_string()) return config_error(std::string("root: expected a string, got ") + json_kind(*it));
+    if (!it->is_string()) return graph_config_error(std::string("root: expected a string, got ") + json_kind(*it));
     root = it->get<std::string>();
   }
   const auto nodes_it = document.find("nodes");
-  if (nodes_it == document.end()) return config_error("knowledge graph: missing \"nodes\"");
-  if (!nodes_it->is_array()) return config_error(std::string("nodes: expected an array, got ") + json_kind(*nodes_it));
+  if (nodes_it == document.end()) return graph_config_error("knowledge graph: missing \"nodes\"");
+  if (!nodes_it->is_array())
+    return graph_config_error(std::string("nodes: expected an array, got ") + json_kind(*nodes_it));
   std::vector<KgNode> nodes;
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < nodes_it->size(); ++i) {
@@ -315,25 +317,26 @@ Result<KnowledgeGraph> knowledge_graph_from_json(const json& document) {
     // edge naming it, is what the error reports.
     const auto [it, inserted] = index.emplace(node->id, i);
     if (!inserted) {
-      return config_error("nodes[" + std::to_string(i) + "].id: " + json_quoted(node->id) +
-                          " is already the id of nodes[" + std::to_string(it->second) + "]");
+      return graph_config_error("nodes[" + std::to_string(i) + "].id: " + json_quoted(node->id) +
+                                " is already the id of nodes[" + std::to_string(it->second) + "]");
     }
     nodes.push_back(std::move(*node));
   }
   std::vector<KgEdge> edges;
   if (const auto it = document.find("edges"); it != document.end()) {
-    if (!it->is_array()) return config_error(std::string("edges: expected an array, got ") + json_kind(*it));
+    if (!it->is_array()) return graph_config_error(std::string("edges: expected an array, got ") + json_kind(*it));
     for (size_t e = 0; e < it->size(); ++e) {
       const json& j = (*it)[e];
       const std::string path = "edges[" + std::to_string(e) + "]";
-      if (!j.is_object()) return config_error(path + ": expected an object, got " + json_kind(j));
+      if (!j.is_object()) return graph_config_error(path + ": expected an object, got " + json_kind(j));
       if (Status s = only_keys(j, path, {"from", "to", "type"}); !s) return s.error();
       KgEdge edge;
       for (const char* end : {"from", "to"}) {
         auto id = string_at(j, path, end, true);
         if (!id) return id.error();
         const auto found = index.find(*id);
-        if (found == index.end()) return config_error(path + "." + end + ": no node has the id " + json_quoted(*id));
+        if (found == index.end())
+          return graph_config_error(path + "." + end + ": no node has the id " + json_quoted(*id));
         (std::string_view(end) == "from" ? edge.from : edge.to) = found->second;
       }
       auto type = string_at(j, path, "type", true);
@@ -345,7 +348,7 @@ Result<KnowledgeGraph> knowledge_graph_from_json(const json& document) {
       } else if (*type == "has_tool") {
         edge.type = EdgeType::has_tool;
       } else {
-        return config_error(path + ".type: expected is_a, requires_skill or has_tool, got " + json_quoted(*type));
+        return graph_config_error(path + ".type: expected is_a, requires_skill or has_tool, got " + json_quoted(*type));
       }
       edges.push_back(edge);
     }
@@ -360,10 +363,10 @@ Result<KnowledgeGraph> read_knowledge_graph(const std::string& path) {
   try {
     document = json::parse(*text);
   } catch (const json::exception& e) {
-    return config_error(path + ": not JSON: " + json_parse_error_reason(e));
+    return graph_config_error(path + ": not JSON: " + json_parse_error_reason(e));
   }
   auto graph = knowledge_graph_from_json(document);
-  if (!graph) return config_error(path + ": " + graph.error().message);
+  if (!graph) return graph_config_error(path + ": " + graph.error().message);
   return graph;
 }
 
