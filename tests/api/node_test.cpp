@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/loopback_port.hpp"
 #include "cluster/cluster_client.hpp"
 #include "kaisha/node.hpp"
 #include "runtime/http/fetch_blocking.hpp"
@@ -31,19 +32,6 @@ rules:
     reply: { text: "ノードから答えます 🛰️ — the cluster answered.", usage: { input_tokens: 5, output_tokens: 4 } }
 )";
 
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
-
 class NodeTest : public store::testing::TempDirTest {
  protected:
   void SetUp() override {
@@ -53,8 +41,8 @@ class NodeTest : public store::testing::TempDirTest {
     mock_ = std::make_unique<mockllm::MockLlmServer>(std::move(script).value());
     auto port = mock_->start("127.0.0.1", 0);
     ASSERT_TRUE(port) << port.error().message;
-    ceo_port_ = free_port();
-    worker_port_ = free_port();
+    ceo_port_ = kaisha::test::unused_loopback_port();
+    worker_port_ = kaisha::test::unused_loopback_port();
     write(file("company.yaml"), "store: " + file("kaisha.db") +
                                     "\nceo: { model: openai:ceo-model }\n"
                                     "providers:\n  openai: { base_url: http://127.0.0.1:" +

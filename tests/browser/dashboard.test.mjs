@@ -87,16 +87,20 @@ async function startServer(name, strategy, address = '127.0.0.1:0', options = {}
   servers[name] = { url: s.match[1], config, log: s.log, child: s.child };
 }
 
-// A loopback port free now, for a node's ZeroMQ socket.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
+// A loopback port free now, for a node's ZeroMQ socket. Drawn below Linux's ephemeral range
+// (32768-60999): a port from listen(0) goes back to the kernel when closed, which may hand it to
+// an outgoing connection of a parallel test before the node binds it (tests/loopback_port.hpp).
+async function freePort() {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 12768);
+    const free = await new Promise((resolve) => {
+      const srv = createServer();
+      srv.on('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free loopback port in 20000-32767');
 }
 
 // A cluster as the multi-process e2e tests write it (tests/e2e/cluster_fixture.hpp): plaintext on

@@ -60,7 +60,7 @@ TEST_F(E2eTest, NoModelConfiguredSaysHowToConfigureOne) {
   const size_t at = yaml.find("  ollama:");
   yaml.erase(at, yaml.find('\n', at) + 1 - at);
   const std::string cfg = dir_.write("nomodel.yaml", yaml);
-  const std::string closed = "127.0.0.1:" + std::to_string(closed_loopback_port());
+  const std::string closed = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
   RunResult r = kaisha({"run", "--config", cfg, "Hello"}, {{"OLLAMA_HOST", closed}});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_NE(r.err.find("no model configured"), std::string::npos) << r.err;

@@ -14,7 +14,7 @@ class ChatE2e : public E2eTest {
     std::map<std::string, std::optional<std::string>> env;
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env[k] = std::nullopt;
-    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
     return run_process("/bin/sh", {"-c", "exec \"$0\" chat --config \"$1\" --json < \"$2\"", KAISHA_EXE, cfg, in}, env);
   }
 };
@@ -195,7 +195,7 @@ class AskingChatE2e : public E2eTest {
     std::map<std::string, std::optional<std::string>> env;
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env[k] = std::nullopt;
-    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
     std::vector<std::string> argv = {"-c", script, KAISHA_EXE};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process("/bin/sh", argv, env);

@@ -167,7 +167,7 @@ class ClusterE2eTest : public E2eTest {
                             const std::string& extra_cluster = "") {
     std::ostringstream y;
     for (auto& n : nodes)
-      if (n.port == 0) n.port = closed_loopback_port();
+      if (n.port == 0) n.port = kaisha::test::unused_loopback_port();
     y << "company: " << company << "\n"
       << "cluster:\n  allow_plaintext: true\n  seeds: [tcp://" << nodes[0].address << ":" << nodes[0].port << "]\n"
       << extra_cluster << "nodes:\n";
@@ -187,7 +187,7 @@ class ClusterE2eTest : public E2eTest {
     std::map<std::string, std::optional<std::string>> env;
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env[k] = std::nullopt;
-    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
     return env;
   }
 

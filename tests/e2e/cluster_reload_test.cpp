@@ -181,7 +181,7 @@ TEST_F(ClusterReloadTest, AnInvalidFileIsRefusedWithWhereAndTheClusterServesOn) 
 
 TEST_F(ClusterReloadTest, AClientKeyCannotReloadAndAnOperatorKeyCan) {
   start_mock("rules:\n  - match: { model: ceo-model }\n    reply: { text: \"done\" }\n");
-  const int port = closed_loopback_port();
+  const int port = kaisha::test::unused_loopback_port();
   const std::string cluster = curve_cluster(company(), port);
   start_node(cluster, "ceo");
   const std::string ceo = "127.0.0.1:" + std::to_string(port);
@@ -218,7 +218,7 @@ class ClusterCancelTest : public ClusterReloadTest {
   // the task's id once its first event named it.
   std::string start_slow_task() {
     start_mock("rules:\n  - match: { model: ceo-model }\n    reply: { text: \"too late\", latency_ms: 30000 }\n");
-    ceo_port_ = closed_loopback_port();
+    ceo_port_ = kaisha::test::unused_loopback_port();
     cluster_ = curve_cluster(company(60000), ceo_port_);
     start_node(cluster_, "ceo");
     ceo_ = "127.0.0.1:" + std::to_string(ceo_port_);

@@ -129,7 +129,7 @@ TEST_F(ClusterSubmitTest, KeygenOutputPastesIntoClusterYamlAsIs) {
   EXPECT_EQ(printed.back(), '"');
   ConfigOptions o;
   const std::string company = dir_.write("company.yaml", config_yaml(o));
-  const int port = closed_loopback_port();
+  const int port = kaisha::test::unused_loopback_port();
   const std::string cluster = dir_.write(
       "cluster.yaml", "company: " + company + "\ncluster:\n  seeds: [tcp://127.0.0.1:" + std::to_string(port) +
                           "]\n  authorised_keys: [" + printed + "]\nnodes:\n  ceo: { bind: tcp://127.0.0.1:" +

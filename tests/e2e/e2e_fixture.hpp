@@ -34,6 +34,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/loopback_port.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
 #include "runtime/mockllm/mock_script.hpp"
@@ -221,21 +222,6 @@ inline RunResult run_process(const std::string& exe, const std::vector<std::stri
   return r;
 }
 
-// A loopback port nobody listens on (bound, then closed).
-inline int closed_loopback_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
-
 // ------------------------------------------------------------------ the fixture
 
 struct ConfigOptions {
@@ -307,7 +293,7 @@ class E2eTest : public ::testing::Test {
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"})
       env.try_emplace(k, std::nullopt);
     // Nothing may reach a real Ollama on this machine by accident.
-    env.try_emplace("OLLAMA_HOST", "127.0.0.1:" + std::to_string(closed_loopback_port()));
+    env.try_emplace("OLLAMA_HOST", "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port()));
     return run_process(KAISHA_EXE, args, env, timeout);
   }
   // `kaisha run --config <cfg> --json [extra...] <task>`

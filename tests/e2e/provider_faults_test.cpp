@@ -179,7 +179,7 @@ TEST_F(E2eTest, ProviderDownIsRetriedThenFailsWithThePartialJournalKept) {
   o.max_attempts = 2;
   std::string yaml = config_yaml(o);
   const std::string live = "http://127.0.0.1:" + std::to_string(port_) + "/v1,";
-  const std::string dead_url = "http://127.0.0.1:" + std::to_string(closed_loopback_port()) + "/v1";
+  const std::string dead_url = "http://127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port()) + "/v1";
   const size_t at = yaml.find(live, yaml.find("  openai:"));
   ASSERT_NE(at, std::string::npos);
   yaml.replace(at, live.size() - 1, dead_url);

@@ -31,7 +31,7 @@ class ServeTest : public E2eTest {
     std::map<std::string, std::optional<std::string>> env;
     for (const char* k : {"KAISHA_MODEL", "KAISHA_DB", "KAISHA_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"})
       env[k] = std::nullopt;
-    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+    env["OLLAMA_HOST"] = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
     server_ = std::make_unique<BackgroundProcess>(
         KAISHA_EXE, std::vector<std::string>{"serve", "--http", "127.0.0.1:0", "--config", cfg_, "--db", db()}, env,
         dir_.file("serve-" + std::to_string(++starts_) + ".log"));  // a restart reads its own URL

@@ -237,7 +237,7 @@ rules:
   // Both nodes also serve /metrics (and the CEO node /events) on a port of
   // their own: the CEO node's from cluster.yaml, the worker's from --http.
   std::map<std::string, std::string> http;
-  for (const auto& n : nodes) http[n.name] = "127.0.0.1:" + std::to_string(closed_loopback_port());
+  for (const auto& n : nodes) http[n.name] = "127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port());
   nodes[0].http = http["ceo"];
   const std::string cluster = write_cluster(nodes, company);
   start_node(cluster, "ceo");

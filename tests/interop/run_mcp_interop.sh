@@ -41,6 +41,23 @@
 # Exit 0 pass, 1 fail, 77 skipped (no node/npm: run scripts/install-deps.sh).
 # Set MCP_INTEROP_KEEP=DIR to keep the conformance results there.
 set -uo pipefail
+# A port nobody listens on, drawn below Linux's ephemeral range (32768-60999):
+# a port from bind(0) goes back to the kernel when closed, which may hand it to
+# a parallel test's outgoing connection before the server here binds it.
+unused_port() {
+  python3 -c 'import random, socket
+for _ in range(200):
+    p = random.randint(20000, 32767)
+    s = socket.socket()
+    try:
+        s.bind(("", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break'
+}
 mode=${1:?mode}; kaisha=${2:?kaisha binary}; driver=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -183,7 +200,7 @@ case "$mode" in
     else
       # server-everything binds all interfaces and takes no host option: a
       # free port picked here; the test machine is isolated.
-      port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+      port=$(unused_port)
       PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
       track $!
       for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done
@@ -200,7 +217,7 @@ case "$mode" in
 
   everything_kaisha)
     everything="$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(unused_port)
     PORT=$port node "$everything" streamableHttp >"$work/everything.out" 2>&1 &
     track $!
     for _ in $(seq 1 200); do grep -q "listening on port" "$work/everything.out" && break; sleep 0.05; done

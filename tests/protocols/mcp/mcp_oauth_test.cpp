@@ -3,6 +3,7 @@
 // token near its expiry is refreshed before the request (on an injected
 // clock), and a server without PKCE S256 or without metadata is refused with
 // an error that names what failed.
+#include "tests/loopback_port.hpp"
 #include "protocols/mcp/oauth/mcp_oauth.hpp"
 
 #include <gtest/gtest.h>
@@ -311,22 +312,9 @@ TEST_F(McpOAuthFlow, MissingMetadataNamesEveryUrlTriedAndItsStatus) {
       << s.error().message;
 }
 
-// A loopback port nobody listens on right now.
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST_F(McpOAuthFlow, ASignInPageIsHandedToAPersonAndTheBrowsersRedirectIsAwaited) {
   as.show_sign_in_page = true;
-  const int port = free_port();
+  const int port = kaisha::test::unused_loopback_port();
   const std::string redirect = "http://127.0.0.1:" + std::to_string(port) + "/oauth/callback";
   std::thread browser;
   std::string shown;
@@ -353,7 +341,7 @@ TEST_F(McpOAuthFlow, ASignInPageIsHandedToAPersonAndTheBrowsersRedirectIsAwaited
 
 TEST_F(McpOAuthFlow, NobodySigningInTimesOutWithAnErrorThatSaysSo) {
   as.show_sign_in_page = true;
-  const std::string redirect = "http://127.0.0.1:" + std::to_string(free_port()) + "/cb";
+  const std::string redirect = "http://127.0.0.1:" + std::to_string(kaisha::test::unused_loopback_port()) + "/cb";
   auto o = oauth([](const std::string&) {}, redirect, 300);
   Status s = challenge(*o, 401, "");
   ASSERT_FALSE(s.ok());
