@@ -7,7 +7,8 @@
 # each entry with its reason. kaisha's own frames are never suppressed.
 #
 # Usage: scripts/sanitize.sh asan|tsan [CTEST ARGS...]   (e.g. -R Budget)
-# Env:   KAISHA_JOBS (build and test parallelism, default nproc).
+# Env:   KAISHA_JOBS (build parallelism, default nproc), KAISHA_TEST_JOBS (tests at
+#        once, default KAISHA_JOBS + 1).
 # Exit status: ctest's (0 when every test passed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +54,9 @@ if [ "$KIND" = tsan ]; then
 fi
 
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAISHA_SANITIZE="$SANITIZE" "${CAF_ARGS[@]}" >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS"
+# Everything the tests run; the benchmarks are left out (no test runs them).
+cmake --build "$BUILD_DIR" -j "$JOBS" --target runtime/all actors/all api/all cli/all cluster/all \
+  protocols/all transport/all tests/all
 
 # Every process a test starts (kaisha itself, the mock LLM, the MCP test
 # server) inherits these. A finding fails the process that made it.
@@ -72,7 +75,9 @@ if [ "$KIND" = tsan ] && command -v setarch >/dev/null 2>&1; then RUN=(setarch "
 
 start="$(date -u +%s)"
 set +e
-"${RUN[@]}" ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"
+# As in scripts/test.sh: most tests wait, so one more than cores runs at once.
+TEST_JOBS="${KAISHA_TEST_JOBS:-$((JOBS + 1))}"
+"${RUN[@]}" ctest --test-dir "$BUILD_DIR" -j "$TEST_JOBS" --output-on-failure --timeout 600 "$@"
 rc=$?
 set -e
 echo "sanitize.sh $KIND: ctest exit $rc after $(( $(date -u +%s) - start )) s ($(date -u +%F))"
