@@ -193,7 +193,8 @@ TEST_F(DashboardEndpointsTest, ReadsTheJournalHidingPromptsByDefault) {
   EXPECT_EQ(json::parse(cluster->body), json({{"cluster", false}})) << cluster->body;
   auto agents = client_->Get("/dashboard/api/agents", kAuth);
   ASSERT_TRUE(agents);
-  for (const auto& a : json::parse(agents->body)["agents"]) EXPECT_EQ(a["node"], "") << a.dump();
+  const json listed = json::parse(agents->body);  // a range-for over a temporary's member would dangle
+  for (const auto& a : listed["agents"]) EXPECT_EQ(a["node"], "") << a.dump();
 }
 
 TEST_F(DashboardEndpointsTest, SubmitsAndCancelsThroughTheCompany) {

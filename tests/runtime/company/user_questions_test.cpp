@@ -67,9 +67,10 @@ TEST(UserQuestions, AQuestionWaitsForItsAnswer) {
 }
 
 TEST(UserQuestions, OneQuestionPerTaskAndAnEmptyOneIsRefused) {
+  // Declared before the questions: stopping them answers what still waits.
+  Outcome first, second, empty, outside;
   auto q = UserQuestions::create(60s, {});
   ASSERT_TRUE(q.ok());
-  Outcome first, second, empty, outside;
   (*q)->call("AskUser", json{{"question", "A?"}}, task("t1"), first.done());
   (*q)->call("AskUser", json{{"question", "B?"}}, task("t1"), second.done());
   auto r = second.wait();
