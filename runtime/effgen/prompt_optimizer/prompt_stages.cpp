@@ -12,12 +12,12 @@
 #include "runtime/effgen/prompt_optimizer/phrase_matcher.hpp"
 #include "runtime/effgen/prompt_optimizer/sentence_splitter.hpp"
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/ascii_space.hpp"
 
 namespace kaisha::prompt {
 
 namespace {
 
-bool stage_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 // The word without surrounding punctuation, lowercased: "And," → "and".
@@ -34,20 +34,20 @@ void capitalize(std::string& s) {
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       return;
     }
-    if (!stage_space(c)) return;
+    if (!ascii_space(c)) return;
   }
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && stage_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && stage_space(s.back())) s.remove_suffix(1);
+  while (!s.empty() && ascii_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ascii_space(s.back())) s.remove_suffix(1);
   return s;
 }
 
 // What politeness removal can leave behind: "." or ", ." with no words.
 bool only_punctuation(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
-                     [](char c) { return stage_space(c) || c == '.' || c == ',' || c == '!' || c == ';'; });
+                     [](char c) { return ascii_space(c) || c == '.' || c == ',' || c == '!' || c == ';'; });
 }
 
 // Markup lines ("<budgets>", "</budgets>", "# Title", "```", "}") repeat by
@@ -184,7 +184,7 @@ bool starts_with_phrase(std::string_view lowered, std::string_view phrase) {
 // Drops `n` characters and then any ',' and spaces.
 std::string_view skip(std::string_view s, size_t n) {
   s.remove_prefix(std::min(n, s.size()));
-  while (!s.empty() && (s.front() == ',' || stage_space(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ',' || ascii_space(s.front()))) s.remove_prefix(1);
   return s;
 }
 
@@ -323,7 +323,7 @@ int simplify_sentences(std::string& text, int max_words) {
     size_t at = static_cast<size_t>(words[*best].data() - piece.text.data());
     std::string first = piece.text.substr(0, at);
     while (!first.empty() &&
-           (stage_space(first.back()) || first.back() == ',' || first.back() == ';' || first.back() == ':'))
+           (ascii_space(first.back()) || first.back() == ',' || first.back() == ';' || first.back() == ':'))
       first.pop_back();
     std::string second = piece.text.substr(at);
     capitalize(second);
@@ -422,10 +422,10 @@ int format_bullets(std::string& text, const OptimizerPatterns& patterns) {
     size_t block_end = brk;
     if (brk == std::string::npos) {  // the last block: its trailing whitespace is a separator too
       block_end = text.size();
-      while (block_end > pos && stage_space(text[block_end - 1])) --block_end;
+      while (block_end > pos && ascii_space(text[block_end - 1])) --block_end;
     }
     size_t next = block_end;
-    while (next < text.size() && stage_space(text[next])) ++next;
+    while (next < text.size() && ascii_space(text[next])) ++next;
     std::string_view block(text.data() + pos, block_end - pos);
     out += bulletize_block(block, patterns, bullets);
     out.append(text, block_end, next - block_end);

@@ -5,12 +5,12 @@
 #include <cctype>
 
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/ascii_space.hpp"
 
 namespace kaisha::prompt {
 
 namespace {
 
-bool splitter_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_lower(char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }
 bool is_upper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; }
 bool is_alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
@@ -27,7 +27,7 @@ constexpr std::array<std::string_view, 5> kMaybeFinalAbbrev = {"etc", "al", "inc
 // and without the final '.'.
 std::string_view word_before(std::string_view text, size_t dot, size_t* word_start) {
   size_t i = dot;
-  while (i > 0 && !splitter_space(text[i - 1])) --i;
+  while (i > 0 && !ascii_space(text[i - 1])) --i;
   while (i < dot && (text[i] == '(' || text[i] == '[' || text[i] == '"' || text[i] == '\'')) ++i;
   *word_start = i;
   return text.substr(i, dot - i);
@@ -81,13 +81,13 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
   std::vector<SentencePiece> out;
   size_t i = 0;
   size_t lead = 0;
-  while (lead < text.size() && splitter_space(text[lead])) ++lead;
+  while (lead < text.size() && ascii_space(text[lead])) ++lead;
   if (lead > 0) out.push_back({text.substr(0, 0), text.substr(0, lead)});
   size_t start = lead;
   i = lead;
   auto emit = [&](size_t end) {  // sentence [start, end), then its gap
     size_t g = end;
-    while (g < text.size() && splitter_space(text[g])) ++g;
+    while (g < text.size() && ascii_space(text[g])) ++g;
     out.push_back({text.substr(start, end - start), text.substr(end, g - end)});
     start = i = g;
   };
@@ -111,12 +111,12 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
         emit(end);
         continue;
       }
-      if (!splitter_space(text[end])) {
+      if (!ascii_space(text[end])) {
         i = end;
         continue;
       }
       size_t n = end;
-      while (n < text.size() && splitter_space(text[n])) ++n;
+      while (n < text.size() && ascii_space(text[n])) ++n;
       char next = n < text.size() ? text[n] : 0;
       bool ends = (c == '.' && end == i + 1) ? period_ends_sentence(text, i, next) : true;
       if (ends) {
@@ -128,9 +128,9 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
     }
     if (c == '\n') {
       size_t end = i;
-      while (end > start && splitter_space(text[end - 1])) --end;
+      while (end > start && ascii_space(text[end - 1])) --end;
       size_t n = i;
-      while (n < text.size() && splitter_space(text[n])) ++n;
+      while (n < text.size() && ascii_space(text[n])) ++n;
       bool blank = std::count(text.begin() + i, text.begin() + n, '\n') >= 2;
       bool wrapped = !blank && n < text.size() && is_lower(text[n]) && end > start && text[end - 1] != ':';
       if (!wrapped && end > start) {
@@ -145,7 +145,7 @@ std::vector<SentencePiece> split_sentences(std::string_view text) {
   }
   if (start < text.size()) {
     size_t end = text.size();
-    while (end > start && splitter_space(text[end - 1])) --end;
+    while (end > start && ascii_space(text[end - 1])) --end;
     i = end;
     out.push_back({text.substr(start, end - start), text.substr(end)});
   }
@@ -163,9 +163,9 @@ std::vector<std::string_view> words_of(std::string_view text) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && splitter_space(text[i])) ++i;
+    while (i < text.size() && ascii_space(text[i])) ++i;
     size_t s = i;
-    while (i < text.size() && !splitter_space(text[i])) ++i;
+    while (i < text.size() && !ascii_space(text[i])) ++i;
     if (i > s) out.push_back(text.substr(s, i - s));
   }
   return out;

@@ -1,17 +1,15 @@
 #include "runtime/effgen/prompt_optimizer/token_estimate.hpp"
 
-namespace kaisha::prompt {
+#include "runtime/core/ascii_space.hpp"
 
-namespace {
-bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-}  // namespace
+namespace kaisha::prompt {
 
 TextSize measure(std::string_view text) {
   TextSize s;
   bool in_word = false;
   for (unsigned char c : text) {
     if ((c & 0xC0) != 0x80) ++s.chars;
-    bool space = is_space(c);
+    bool space = ascii_space(c);
     if (!space && !in_word) ++s.words;
     in_word = !space;
   }

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "runtime/core/ascii_space.hpp"
+
 namespace kaisha::routing {
 
 namespace {
@@ -22,7 +24,6 @@ constexpr std::array<std::pair<RequirementClass, std::string_view>, 8> kNames{{
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z'); }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-bool counter_space(char c) { return is_blank(c) || c == '\n'; }
 
 // True when only blanks stand between the start of the line and `pos`.
 bool at_line_start(const std::string& s, std::size_t pos) {
@@ -51,10 +52,10 @@ std::size_t count_numbered_items(const std::string& s) {
     while (j < n && is_digit(s[j])) ++j;
     const std::size_t digits = j - i;
     if (digits <= 2 && j < n) {
-      const bool end_or_space = (j + 1 == n) || counter_space(s[j + 1]);
+      const bool end_or_space = (j + 1 == n) || ascii_space(s[j + 1]);
       if (s[j] == ')' && i > 0 && s[i - 1] == '(') {
         ++count;  // "(1)"
-      } else if (s[j] == ')' && end_or_space && (i == 0 || counter_space(s[i - 1]))) {
+      } else if (s[j] == ')' && end_or_space && (i == 0 || ascii_space(s[i - 1]))) {
         ++count;  // "1) "
       } else if (s[j] == '.' && end_or_space && at_line_start(s, i)) {
         ++count;  // "1. " starting a line

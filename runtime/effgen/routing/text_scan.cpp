@@ -1,14 +1,13 @@
 #include "runtime/effgen/routing/text_scan.hpp"
 
 #include "runtime/core/ascii_case.hpp"
+#include "runtime/core/ascii_space.hpp"
 
 namespace kaisha::routing {
 
 namespace {
 
 bool is_word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80; }
-
-bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 }  // namespace
 
@@ -33,7 +32,7 @@ void scan_text(std::string_view text, ScannedText& out) {
       chunk_has_word = true;
       continue;
     }
-    if (is_space(c)) {
+    if (ascii_space(c)) {
       if (chunk_has_word) ++out.word_count;
       chunk_has_word = false;
     } else if (c != '-') {
