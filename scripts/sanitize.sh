@@ -64,6 +64,9 @@ export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
 # Tests that bound how long something may take (to show it does not wait)
 # stretch the bound by this (tests/time_scale.hpp): instrumented code is slower.
 export KAISHA_TEST_TIME_SCALE="${KAISHA_TEST_TIME_SCALE:-5}"
+# Tests that bound a process's peak memory skip that bound under a sanitizer
+# (shadow memory, ASan's quarantine); they still check everything else.
+export KAISHA_TEST_SANITIZER="$KIND"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$SUPP/tsan.supp:print_suppressions=0"
 
 # TSan needs the fixed layout its shadow memory was built for; the kernel's

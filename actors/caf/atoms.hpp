@@ -48,6 +48,8 @@ using kit_tool_atom = caf::atom_constant<caf::atom("kittool")>;
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 using outcome_atom = caf::atom_constant<caf::atom("outcome")>;
 using ask_step_atom = caf::atom_constant<caf::atom("ask_step")>;
+// A request for a strategy's environment actor (agents/environment_actor.hpp).
+using environment_atom = caf::atom_constant<caf::atom("environ")>;
 
 // A unit of work for the single SQLite writer.
 using JournalOp = std::function<void(store::JournalStore&)>;

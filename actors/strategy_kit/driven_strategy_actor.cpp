@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "actors/agents/environment_actor.hpp"
+#include "actors/caf/atoms.hpp"
 #include "actors/strategy_kit/driver_runner.hpp"
 #include "actors/strategy_kit/strategy_kit.hpp"
 #include "actors/strategy_kit/task_handlers.hpp"
@@ -18,10 +20,34 @@ struct DrivenState {
   std::unique_ptr<StrategyKit> kit;
   std::unique_ptr<driver::AnyTaskDriver> driver;  // the running task's
   std::unique_ptr<DriverRunner> runner;
+  caf::actor environment;  // the strategy's environment actor, when it has an environment
+  size_t environment_waiting = 0;
   static inline const char* name = "driven-strategy";
 };
 
 using DrivenSelf = caf::stateful_actor<DrivenState>;
+
+// Requests an environment actor holds at once; one more is refused at once.
+constexpr size_t kMaxEnvironmentRequests = 64;
+
+void ask_environment(DrivenSelf* self, const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+  auto& st = self->state;
+  const std::string name = st.strategy.environment->name();
+  if (st.environment_waiting >= kMaxEnvironmentRequests)
+    return done(company::ToolResult::error(name + ": not asked: " + std::to_string(st.environment_waiting) +
+                                           " requests are already waiting for the environment"));
+  ++st.environment_waiting;
+  self->request(st.environment, caf::infinite, environment_atom::value, t.arguments)
+      .then(
+          [self, done](company::ToolResult& r) {
+            --self->state.environment_waiting;
+            done(std::move(r));
+          },
+          [self, done, name](caf::error& e) {
+            --self->state.environment_waiting;
+            done(company::ToolResult::error(name + ": the environment did not answer: " + self->system().render(e)));
+          });
+}
 
 DriverHooks hooks(DrivenSelf* self) {
   DriverHooks h;
@@ -42,9 +68,13 @@ DriverHooks hooks(DrivenSelf* self) {
     st.state[s.key] = s.value;
     st.kit->save_state(st.strategy.state, s.key, std::move(s.value), s.change);
   };
-  if (self->state.strategy.tools)
+  if (self->state.strategy.tools || self->state.strategy.environment)
     h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
       auto& st = self->state;
+      if (st.strategy.environment && t.tool == st.strategy.environment->name())
+        return ask_environment(self, t, std::move(done));
+      if (!st.strategy.tools)
+        return done(company::ToolResult::error(st.strategy.who + " has no tool named '" + t.tool + "'"));
       json args = json::parse(t.arguments, nullptr, false);
       if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
       st.kit->call_tool(
@@ -53,6 +83,8 @@ DriverHooks hooks(DrivenSelf* self) {
           std::move(done));
     };
   h.repeatable = [self](const std::string& tool) {
+    const auto& env = self->state.strategy.environment;
+    if (env && tool == env->name()) return true;  // a judgment changes nothing outside it
     const auto& tools = self->state.strategy.tools;
     return tools ? tools->repeatable(tool) : company::repeatable_tool(tool);
   };
@@ -72,6 +104,7 @@ caf::behavior driven_strategy(DrivenSelf* self, KitDeps deps, driver::DrivenStra
   st.kit = std::make_unique<StrategyKit>(self, std::move(deps));
   st.kit->fail_on_exception([self](const std::string&) { self->state.driver.reset(); });
   st.runner = std::make_unique<DriverRunner>(self, *st.kit, hooks(self));
+  if (st.strategy.environment) st.environment = spawn_environment(self, st.strategy.environment);
   if (!st.strategy.state.empty())
     // The state earlier runs left: the actor takes no task until it is in.
     st.kit->load_state(st.strategy.state, [self](std::vector<driver::StateValue> values) {

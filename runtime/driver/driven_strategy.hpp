@@ -24,6 +24,7 @@
 #include "runtime/config/config.hpp"
 #include "runtime/core/result.hpp"
 #include "runtime/driver/driver_effects.hpp"
+#include "runtime/driver/environment.hpp"
 #include "runtime/driver/driver_shape.hpp"
 #include "runtime/economy/model_cost.hpp"
 #include "runtime/messages/agent_messages.hpp"
@@ -94,6 +95,10 @@ struct DrivenStrategy {
   // The tools a RunTool runs (null: a RunTool fails the task). Their calls
   // run on the source's own threads and may block there.
   std::shared_ptr<company::ToolSource> tools;
+  // What its answers are judged against (null: none). A RunTool of
+  // environment->name() goes to the strategy's environment actor, not to
+  // `tools` (environment.hpp).
+  std::shared_ptr<Environment> environment;
   // The driver of one task, given the strategy's state as the task starts
   // (empty when it keeps none).
   std::function<std::unique_ptr<AnyTaskDriver>(const msg::TaskRequest& task, const StateValues& state)> make;

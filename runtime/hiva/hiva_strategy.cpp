@@ -8,8 +8,7 @@
 #include "runtime/hiva/graph/graph_json.hpp"
 #include "runtime/hiva/hiva_driver.hpp"
 #include "runtime/hiva/hiva_setup.hpp"
-#include "runtime/hiva/environment/sandbox/item_judge.hpp"
-#include "runtime/hiva/environment/scripted_environment.hpp"
+#include "runtime/hiva/environment/sandbox/task_set_environment.hpp"
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
 #include "runtime/memory/configured_embedder.hpp"
 #include "runtime/suite/suite_file.hpp"
@@ -57,45 +56,6 @@ Result<Start> start_of(const HivaSetup& s, const AgentGraph& singleton, const dr
                  routing_outcomes_from_json(v.value("routing_outcomes", json::array()))};
   }
   return Start{singleton, 0};
-}
-
-using Items = std::map<std::string, suite::SuiteItem>;
-
-// The environment (hiva.md §2, §14 item 11) judging `answer` for a task-set
-// item (judge_item). An interactive item is played from its first turn with
-// `answers` (the episode's answers so far, the last being `answer`): its
-// output says whether the episode "continues" (then "success" is null and
-// "text" is the environment's next observation). Runs on the tool source's
-// threads.
-company::ToolResult judge(const Items& items, int64_t timeout_s, const json& args) {
-  const std::string id = args.value("item", "");
-  auto it = items.find(id);
-  if (it == items.end()) return company::ToolResult::error("hiva.environment: no task '" + id + "' in the task set");
-  const std::string answer = args.value("answer", "");
-  const suite::SuiteItem& item = it->second;
-  Result<EnvironmentFeedback> judged = EnvironmentFeedback{};
-  bool continues = false;
-  if (item.format == suite::kInteractive && args.contains("answers") && args["answers"].is_array()) {
-    std::vector<std::string> answers;
-    for (const json& a : args["answers"])
-      if (a.is_string()) answers.push_back(a.get<std::string>());
-    if (answers.empty()) answers.push_back(answer);
-    auto env = ScriptedEnvironment::from_item(item);
-    if (!env.ok()) return company::ToolResult::error(env.error().message);
-    judged = env->play(answers);
-    continues = !env->ended();
-  } else {
-    sandbox::SandboxLimits limits;
-    limits.wall_timeout_ms = timeout_s * 1000;  // App. G.2
-    limits.cpu_seconds = timeout_s;
-    judged = judge_item(item, answer, limits);
-  }
-  if (!judged.ok()) return company::ToolResult::error(judged.error().message);
-  const EnvironmentFeedback& f = *judged;
-  json out{{"text", f.text}, {"continues", continues}};
-  out["success"] = f.success ? json(*f.success) : json(nullptr);
-  if (f.score) out["score"] = *f.score;
-  return company::ToolResult::success(f.text, std::move(out));
 }
 
 }  // namespace
@@ -167,7 +127,7 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   aggregator.tool_version = 0;
   const AgentGraph singleton = AgentGraph::singleton(std::move(source), std::move(aggregator));
 
-  auto items = std::make_shared<Items>();
+  std::map<std::string, suite::SuiteItem> items;
   if (!st.task_set.empty()) {
     auto loaded = suite::load_suite_file(st.task_set);
     if (!loaded) return Error{"config", "hiva.task_set: " + loaded.error().message};
@@ -177,7 +137,7 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
                                    " has the same input as an earlier task; HiVA tells the environment which task "
                                    "an answer is for by its input"};
       setup->environment_items[item.input] = item.id;
-      (*items)[item.id] = std::move(item);
+      items[item.id] = std::move(item);
     }
   }
 
@@ -186,9 +146,10 @@ Result<driver::DrivenStrategy> make_hiva_strategy(const driver::StrategySetup& i
   HivaToolSettings tools;
   tools.timeout_ms = st.tool_timeout_s * 1000;
   tools.retries = st.tool_retries;
-  d.tools = std::make_shared<HivaToolSource>(
-      tools, [items, timeout = st.tool_timeout_s](const json& args) { return judge(*items, timeout, args); },
-      embed_many);
+  d.tools = std::make_shared<HivaToolSource>(tools, embed_many);
+  // Without a task set a task has no item to be judged on: the driver never
+  // asks, and the aggregator critiques its own answer.
+  if (!items.empty()) d.environment = std::make_shared<TaskSetEnvironment>(std::move(items), st.tool_timeout_s);
   d.who = "HiVA";
   d.model = own;
   d.state = kHivaStrategy;

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <any>
+#include <condition_variable>
+#include <future>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -443,6 +446,166 @@ TEST_F(RegisteredStrategyTest, ItsToolSourceIsWrappedAsTheCompanysOwnAre) {
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "the tool failed: length did not run: the user refused");
   EXPECT_EQ(std::count(wrapped->begin(), wrapped->end(), "counter"), 1) << "the strategy's source, once";
+}
+
+}  // namespace
+}  // namespace kaisha::actors::registered_strategy_test
+
+namespace kaisha::actors::registered_strategy_test {
+namespace {
+
+// "judged": its driver asks its environment (DrivenStrategy::environment) to
+// judge the task's input and finishes with the verdict. The environment is
+// the test's: it records the thread each judgment ran on, throws on "boom",
+// and on "block" waits until the test lets it go.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false;
+  bool released = false;
+  std::vector<std::thread::id> threads;
+};
+
+Gate& gate() {
+  static Gate g;
+  return g;
+}
+
+class ScriptedJudge : public driver::Environment {
+ public:
+  std::string name() const override { return "judge"; }
+  company::ToolResult judge(const json& request) override {
+    const std::string answer = request.value("answer", "");
+    Gate& g = gate();
+    std::unique_lock<std::mutex> lock(g.mu);
+    g.threads.push_back(std::this_thread::get_id());
+    if (answer == "boom") throw std::runtime_error("the checker crashed 💥");
+    if (answer == "block") {
+      g.entered = true;
+      g.cv.notify_all();
+      g.cv.wait(lock, [&g] { return g.released; });
+    }
+    return company::ToolResult::success("right: " + answer, json{{"success", true}});
+  }
+};
+
+class JudgedDriver {
+ public:
+  explicit JudgedDriver(std::string input) : input_(std::move(input)) {}
+
+  driver::Effects start() {
+    driver::RunTool t;
+    t.id = 1;
+    t.tool = "judge";
+    // "raw:" sends the rest as the request's text, JSON or not.
+    t.arguments = input_.rfind("raw:", 0) == 0 ? input_.substr(4) : json{{"answer", input_}}.dump();
+    return {t};
+  }
+
+  driver::Effects on(const driver::Outcome& o) {
+    const auto* ran = std::get_if<driver::ToolRan>(&o);
+    if (!ran) return {};
+    if (!ran->result.ok) return {driver::Finish{false, "not judged: " + ran->result.message}};
+    return {driver::Finish{true, ran->result.message}};
+  }
+
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+
+ private:
+  std::string input_;
+};
+
+void register_judged_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "judged";
+    info.help = "has its environment judge the task's input (a test's strategy)";
+    Status s = register_strategy(std::move(info), [](const driver::StrategySetup&) -> Result<driver::DrivenStrategy> {
+      driver::DrivenStrategy d;
+      d.agent = "Judged";
+      d.environment = std::make_shared<ScriptedJudge>();
+      d.make = [](const msg::TaskRequest& task, const driver::StateValues&) {
+        return driver::make_task_driver<JudgedDriver>(task.input);
+      };
+      return d;
+    });
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+}
+
+TEST_F(RegisteredStrategyTest, ItsEnvironmentJudgesOnAThreadOfItsOwnAndAFailureIsAnAnswer) {
+  register_judged_once();
+  auto c = config("");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  c->strategy = "judged";
+  RuntimeOptions o;
+  o.config = *c;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  {
+    std::lock_guard<std::mutex> lock(gate().mu);
+    gate().threads.clear();
+  }
+
+  msg::TaskResult right = (*rt)->run_task("東京 🗼");
+  ASSERT_TRUE(right.ok) << right.error;
+  EXPECT_EQ(right.answer, "right: 東京 🗼");
+
+  // An exception in the environment is its answer, and it goes on judging.
+  msg::TaskResult crashed = (*rt)->run_task("boom");
+  EXPECT_FALSE(crashed.ok);
+  EXPECT_EQ(crashed.error, "not judged: judge failed: the checker crashed 💥");
+  msg::TaskResult not_json = (*rt)->run_task("raw:{\"answer\": ");
+  EXPECT_FALSE(not_json.ok);
+  EXPECT_EQ(not_json.error, "not judged: judge: the request is not JSON");
+  msg::TaskResult again = (*rt)->run_task("大阪");
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(again.answer, "right: 大阪");
+
+  std::lock_guard<std::mutex> lock(gate().mu);
+  ASSERT_EQ(gate().threads.size(), 3u);  // the text that was not JSON never reached it
+  for (const std::thread::id& t : gate().threads) {
+    EXPECT_EQ(t, gate().threads.front()) << "one thread, the environment actor's";
+    EXPECT_NE(t, std::this_thread::get_id());
+  }
+}
+
+TEST_F(RegisteredStrategyTest, ATaskIsCanceledWhileItsEnvironmentBlocks) {
+  register_judged_once();
+  auto c = config("");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  c->strategy = "judged";
+  RuntimeOptions o;
+  o.config = *c;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  {
+    std::lock_guard<std::mutex> lock(gate().mu);
+    gate().entered = false;
+    gate().released = false;
+  }
+  std::promise<msg::TaskResult> blocked;
+  std::thread runner([&] { blocked.set_value((*rt)->run_task("block", "task-blocked")); });
+  {
+    std::unique_lock<std::mutex> lock(gate().mu);
+    gate().cv.wait(lock, [] { return gate().entered; });
+  }
+  // The environment is busy; the strategy actor is not.
+  EXPECT_TRUE((*rt)->cancel("task-blocked", "the user stopped it"));
+  msg::TaskResult r = blocked.get_future().get();
+  runner.join();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "the user stopped it");
+  {
+    std::lock_guard<std::mutex> lock(gate().mu);
+    gate().released = true;
+  }
+  gate().cv.notify_all();
+  // The late verdict belongs to no task; the next task is judged as usual.
+  msg::TaskResult next = (*rt)->run_task("名古屋");
+  ASSERT_TRUE(next.ok) << next.error;
+  EXPECT_EQ(next.answer, "right: 名古屋");
 }
 
 }  // namespace

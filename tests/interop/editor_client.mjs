@@ -355,7 +355,12 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
     assert.equal(long.error.code, -32600);
     const peak = fs.readFileSync(`/proc/${agent.child.pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
     const peakMb = Math.round(Number(peak[1]) / 1024);
-    assert.ok(peakMb < 100, `kaisha's peak memory stays bounded after a 100 MB line (${peakMb} MB)`);
+    // Under a sanitizer (scripts/sanitize.sh sets KAISHA_TEST_SANITIZER) the
+    // shadow memory and ASan's quarantine of freed blocks make the peak
+    // meaningless: the bound holds for the build users run.
+    if (!process.env.KAISHA_TEST_SANITIZER) {
+      assert.ok(peakMb < 100, `kaisha's peak memory stays bounded after a 100 MB line (${peakMb} MB)`);
+    }
     console.log(`ok - bad input answered: before initialize, garbage, unknown method, a 100 MB line (peak RSS ${peakMb} MB)`);
 
     send({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: project, mcpServers: [] } });

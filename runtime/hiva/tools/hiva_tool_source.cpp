@@ -70,9 +70,8 @@ std::string attempts_text(int n) { return std::to_string(n) + (n == 1 ? " attemp
 
 }  // namespace
 
-HivaToolSource::HivaToolSource(HivaToolSettings settings, EnvironmentHook environment, EmbedHook embed)
+HivaToolSource::HivaToolSource(HivaToolSettings settings, EmbedHook embed)
     : settings_(std::move(settings)),
-      environment_(std::move(environment)),
       embed_(std::move(embed)),
       metrics_(settings_.max_metric_versions),
       pool_(std::make_unique<tools::WorkerPool>(settings_.workers, std::max<size_t>(1, settings_.max_pending))) {}
@@ -86,7 +85,7 @@ int64_t HivaToolSource::backoff_before(const HivaToolSettings& settings, int n) 
 }
 
 bool HivaToolSource::repeatable(const std::string& name) const {
-  return name == kAgentTool || name == kValidateTool || name == kEnvironmentTool || name == kEmbedTool;
+  return name == kAgentTool || name == kValidateTool || name == kEmbedTool;
 }
 
 company::ToolMetadata HivaToolSource::metadata(const std::string& name) const {
@@ -126,11 +125,6 @@ void HivaToolSource::call(const std::string& name, const json& args, const compa
         return validate_tool(code, forbidden);
       };
     }
-  } else if (name == kEnvironmentTool) {
-    if (!environment_)
-      return done(ToolResult::error(name + ": no environment is configured for this HiVA run, so there is "
-                                           "nothing to evaluate the answer against"));
-    work = [this, args] { return environment_(args); };
   } else if (name == kEmbedTool) {
     if (!embed_) return done(ToolResult::error(name + ": no embedder is configured for this HiVA run"));
     std::vector<std::string> texts;
@@ -139,7 +133,7 @@ void HivaToolSource::call(const std::string& name, const json& args, const compa
     work = [this, texts = std::move(texts)] { return embed_texts(texts); };
   } else {
     return done(ToolResult::error("hiva: there is no tool named '" + name + "' (this source has " + kAgentTool + ", " +
-                                  kValidateTool + ", " + kEnvironmentTool + " and " + kEmbedTool + ")"));
+                                  kValidateTool + " and " + kEmbedTool + ")"));
   }
 
   {

@@ -23,8 +23,6 @@
 //     Success: output {"signature"}; failure: output {"error", "kind",
 //     "traceback"}, "error" being the loader's text (a SyntaxError names
 //     its line).
-//   hiva.environment   whatever the hook given to the constructor takes; an
-//     error saying no environment is configured when there is none.
 //   hiva.embed         {"texts": [str]}
 //     The embedder hook's vectors for the texts (at most kMaxEmbedTexts, each
 //     at most kMaxToolInputBytes), on a worker, since a provider's embedder
@@ -35,8 +33,10 @@
 // Bad arguments (not an object, a missing or non-string field, code over
 // kMaxToolCodeBytes, input over kMaxToolInputBytes) are answered at once,
 // with an error naming the field.
+// (hiva.environment is not here: the strategy's environment actor judges it,
+// environment/sandbox/task_set_environment.hpp.)
 // specs() is empty: these tools are the driver's, never offered to a model.
-// All four are repeatable: nothing they do outlives their run.
+// All three are repeatable: nothing they do outlives their run.
 #pragma once
 
 #include "runtime/hiva/tools/hiva_tool_names.hpp"
@@ -81,17 +81,13 @@ struct HivaToolSettings {
   size_t max_metric_versions = 4096;
 };
 
-// The environment's entry point (the lead wires the real one): runs on the
-// source's workers and may block.
-using EnvironmentHook = std::function<company::ToolResult(const json& args)>;
 // The configured embedder (runtime/memory/configured_embedder.hpp): one
 // vector per text, in order. Runs on the source's workers and may block.
 using EmbedHook = std::function<Result<std::vector<std::vector<float>>>(const std::vector<std::string>& texts)>;
 
 class HivaToolSource : public company::ToolSource {
  public:
-  explicit HivaToolSource(HivaToolSettings settings = {}, EnvironmentHook environment = nullptr,
-                          EmbedHook embed = nullptr);
+  explicit HivaToolSource(HivaToolSettings settings = {}, EmbedHook embed = nullptr);
   ~HivaToolSource() override;  // stop()s
   HivaToolSource(const HivaToolSource&) = delete;
   HivaToolSource& operator=(const HivaToolSource&) = delete;
@@ -124,7 +120,6 @@ class HivaToolSource : public company::ToolSource {
   sandbox::SandboxLimits run_limits() const;
 
   const HivaToolSettings settings_;
-  const EnvironmentHook environment_;
   const EmbedHook embed_;
   ToolMetrics metrics_;
 

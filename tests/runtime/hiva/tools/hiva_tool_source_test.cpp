@@ -1,7 +1,7 @@
 // HivaToolSource end to end in a real sandbox (hiva.md §14 items 5, 15, 22):
 // results, raised errors that are not retried, runaway tools killed at the
 // timeout and retried with the failures in the metrics, broken replies,
-// Unicode, validation, bad arguments, the environment hook and stop().
+// Unicode, validation, bad arguments, the embedder hook and stop().
 #include "runtime/hiva/tools/hiva_tool_source.hpp"
 
 #include <chrono>
@@ -329,7 +329,7 @@ TEST(HivaToolSourceArgs, OffersNoSpecsAndAllToolsAreRepeatable) {
   EXPECT_EQ(src.origin(), "hiva");
   EXPECT_TRUE(src.repeatable(kAgentTool));
   EXPECT_TRUE(src.repeatable(kValidateTool));
-  EXPECT_TRUE(src.repeatable(kEnvironmentTool));
+  EXPECT_FALSE(src.repeatable(kEnvironmentTool));  // the environment actor's, not this source's
   EXPECT_TRUE(src.repeatable(kEmbedTool));
   EXPECT_FALSE(src.repeatable("execute_code"));
   // The strategy's own tools, with each run's timeout.
@@ -347,35 +347,10 @@ TEST(HivaToolSourceArgs, RetriesBackOffExponentially) {
   EXPECT_EQ(HivaToolSource::backoff_before(s, 3), 2000);
 }
 
-TEST(HivaToolSourceEnvironment, TheHookIsCalledWithTheArgsOnAWorker) {
-  std::promise<std::thread::id> hook_thread;
-  HivaToolSource src(roomy(), [&hook_thread](const json& args) {
-    hook_thread.set_value(std::this_thread::get_id());
-    return ToolResult::success("scored", json{{"answer", args["answer"]}, {"success", true}});
-  });
-  ToolResult r = call_and_wait(src, kEnvironmentTool, json{{"answer", "42"}});
-  ASSERT_TRUE(r.ok) << r.message;
-  EXPECT_EQ(r.message, "scored");
-  EXPECT_EQ(r.output["answer"], "42");
-  EXPECT_NE(hook_thread.get_future().get(), std::this_thread::get_id());
-}
-
-TEST(HivaToolSourceEnvironment, AThrowingHookIsAnErrorAndAMissingOneSaysSo) {
-  HivaToolSource throwing(roomy(), [](const json&) -> ToolResult { throw std::runtime_error("judge crashed"); });
-  ToolResult r = call_and_wait(throwing, kEnvironmentTool, json::object());
-  EXPECT_FALSE(r.ok);
-  EXPECT_TRUE(contains(r.message, "judge crashed")) << r.message;
-
-  HivaToolSource none(roomy());
-  r = answered_at_once(none, kEnvironmentTool, json{{"answer", "42"}});
-  EXPECT_FALSE(r.ok);
-  EXPECT_TRUE(contains(r.message, "no environment is configured")) << r.message;
-}
-
 TEST(HivaToolSourceEmbed, TheHookEmbedsTheTextsInOrderOnAWorker) {
   std::promise<std::thread::id> hook_thread;
   std::vector<std::string> seen;
-  HivaToolSource src(roomy(), nullptr, [&](const std::vector<std::string>& texts) {
+  HivaToolSource src(roomy(), [&](const std::vector<std::string>& texts) {
     hook_thread.set_value(std::this_thread::get_id());
     seen = texts;
     std::vector<std::vector<float>> out;
@@ -390,14 +365,14 @@ TEST(HivaToolSourceEmbed, TheHookEmbedsTheTextsInOrderOnAWorker) {
 }
 
 TEST(HivaToolSourceEmbed, AnEmbedderErrorOrAWrongCountIsAnErrorAndBadArgsAreRefusedAtOnce) {
-  HivaToolSource failing(roomy(), nullptr, [](const std::vector<std::string>&) {
+  HivaToolSource failing(roomy(), [](const std::vector<std::string>&) {
     return Result<std::vector<std::vector<float>>>(Error{"llm", "embedding model openai:e: HTTP 500"});
   });
   ToolResult r = call_and_wait(failing, kEmbedTool, json{{"texts", {"a"}}});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(r.message, "HTTP 500")) << r.message;
 
-  HivaToolSource short_answer(roomy(), nullptr, [](const std::vector<std::string>&) {
+  HivaToolSource short_answer(roomy(), [](const std::vector<std::string>&) {
     return Result<std::vector<std::vector<float>>>(std::vector<std::vector<float>>{{1.0f}});
   });
   r = call_and_wait(short_answer, kEmbedTool, json{{"texts", {"a", "b"}}});
@@ -420,31 +395,34 @@ TEST(HivaToolSourceEmbed, AnEmbedderErrorOrAWrongCountIsAnErrorAndBadArgsAreRefu
   EXPECT_TRUE(contains(r.message, "no embedder is configured")) << r.message;
 }
 
-TEST(HivaToolSourceEnvironment, CallsBeyondTheBoundAreRefusedAtOnce) {
+TEST(HivaToolSourceEmbed, CallsBeyondTheBoundAreRefusedAtOnce) {
   HivaToolSettings s = roomy();
   s.workers = 1;
   s.max_pending = 1;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  HivaToolSource src(s, [released](const json&) {
+  HivaToolSource src(s, [released](const std::vector<std::string>& texts) {
     released.wait();
-    return ToolResult::success("done");
+    return Result<std::vector<std::vector<float>>>(std::vector<std::vector<float>>(texts.size(), {1.0f}));
   });
+  const json one{{"texts", {"a"}}};
   auto first = std::make_shared<std::promise<ToolResult>>();
-  src.call(kEnvironmentTool, json::object(), {}, [first](ToolResult r) { first->set_value(std::move(r)); });
-  ToolResult second = answered_at_once(src, kEnvironmentTool, json::object());
+  src.call(kEmbedTool, one, {}, [first](ToolResult r) { first->set_value(std::move(r)); });
+  ToolResult second = answered_at_once(src, kEmbedTool, one);
   EXPECT_FALSE(second.ok);
   EXPECT_TRUE(contains(second.message, "already waiting or running")) << second.message;
   release.set_value();
   EXPECT_TRUE(first->get_future().get().ok);
   // With the first answered, there is room again.
-  EXPECT_TRUE(call_and_wait(src, kEnvironmentTool, json::object()).ok);
+  EXPECT_TRUE(call_and_wait(src, kEmbedTool, one).ok);
 }
 
-TEST(HivaToolSourceEnvironment, CallsAfterStopAreRefused) {
-  HivaToolSource src(roomy(), [](const json&) { return ToolResult::success("ok"); });
+TEST(HivaToolSourceEmbed, CallsAfterStopAreRefused) {
+  HivaToolSource src(roomy(), [](const std::vector<std::string>& texts) {
+    return Result<std::vector<std::vector<float>>>(std::vector<std::vector<float>>(texts.size(), {1.0f}));
+  });
   src.stop();
-  ToolResult r = answered_at_once(src, kEnvironmentTool, json::object());
+  ToolResult r = answered_at_once(src, kEmbedTool, json{{"texts", {"a"}}});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(r.message, "stopped")) << r.message;
 }
