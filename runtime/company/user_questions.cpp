@@ -208,8 +208,11 @@ void UserQuestions::run_timer() {
     lock.unlock();
     const std::string why = "no answer came from the user within " + std::to_string(timeout_.count() / 1000) + " s";
     for (auto& [task, p] : due) {
-      p.done(ToolResult::error(why));
+      // The hook first: it ends the task (serve fails it), so that the
+      // error answer below cannot let the task's model turn on and finish
+      // it before the hook's cancel arrives.
       if (hooks_.timed_out) hooks_.timed_out(task);
+      p.done(ToolResult::error(why));
     }
     lock.lock();
   }

@@ -10,8 +10,9 @@
 // one of the yes words of data/tools/budget_request.json.
 //
 // One question per task at a time; a second AskUser while one waits is an
-// error result. A question whose time runs out gets an error result saying
-// so, and `timed_out` is told, so that its owner can end the task as failed.
+// error result. When a question's time runs out, `timed_out` is told first,
+// so that its owner can end the task as failed, and then the question gets an
+// error result saying so.
 //
 // Thread-safe. The hooks are called without the object's lock held, from
 // the caller's thread (asked) or the timer's (timed_out); they must not

@@ -430,7 +430,8 @@ TEST_F(CompanySessionsTest, AQuestionLeftUnansweredFailsTheTaskSayingSo) {
   start(l);
   auto a = sessions_->submit_in("ctx-a", "which city is it?", {});
   ASSERT_TRUE(a.ok());
-  ASSERT_TRUE(reaches(*a, TaskState::failed));
+  ASSERT_TRUE(reaches(*a, TaskState::failed))
+      << to_string(sessions_->task(*a)->state) << ": " << sessions_->task(*a)->error;
   auto t = sessions_->task(*a);
   EXPECT_NE(t->error.find("no answer came"), std::string::npos) << t->error;
   auto st = store::JournalStore::open_read_only(db());

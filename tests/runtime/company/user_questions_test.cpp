@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <condition_variable>
 #include <mutex>
 
@@ -125,6 +126,21 @@ TEST(UserQuestions, AnUnansweredQuestionTimesOutAndSaysSo) {
   EXPECT_EQ(timed_out.load(), 1);
   EXPECT_EQ(which, "t9");
   EXPECT_FALSE((*q)->answer("t9", "too late"));
+}
+
+// The owner ends the task before the error answer reaches it: an answer
+// first would let the task's model turn go on and finish the task before the
+// owner's cancel came (serve then reported it completed, not failed).
+TEST(UserQuestions, TheOwnerIsToldOfATimeoutBeforeTheQuestionIsAnswered) {
+  std::atomic<bool> told{false};
+  auto q = UserQuestions::create(20ms, {nullptr, [&](const std::string&) { told = true; }, nullptr});
+  ASSERT_TRUE(q.ok());
+  std::promise<bool> told_first;
+  (*q)->call("AskUser", json{{"question", "何色?"}}, task("t10"),
+             [&](ToolResult r) { told_first.set_value(!r.ok && told.load()); });
+  auto f = told_first.get_future();
+  ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+  EXPECT_TRUE(f.get());
 }
 
 TEST(UserQuestions, TheYesWordsAuthoriseInAnyLanguageAndNothingElseDoes) {

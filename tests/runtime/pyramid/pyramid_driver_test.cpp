@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
 
 #include "runtime/llm/usage_estimate.hpp"
 #include "tests/runtime/pyramid/pyramid_test_util.hpp"
@@ -1152,6 +1153,103 @@ TEST(PyramidDriverContext, ALongCallIsCompressedSoItsConversationStaysWithinTau)
                 j->payload["compressed"]["before_tokens"].get<int64_t>());
     }
   EXPECT_EQ(logged, compressions_answered);
+}
+
+// The whole prompt of a turn in the fake tokenizer's tokens: the system
+// prompt, the shared context (C_SM) and the conversation (C_ENV).
+int64_t prompt_tokens(const Ask& a) {
+  int64_t n = 0;
+  for (const auto& m : a.messages) {
+    n += m.content.size() / 4;
+    for (const auto& t : m.tool_calls) n += t.arguments.size() / 4;
+  }
+  return n;
+}
+
+// §10 item 43 as the checklist states it: 1,000 tool calls across nested
+// agents (a lead calling a worker 167 times, each call writing four files
+// and ending with final_output), and every prompt of the run — the lead's
+// and every worker call's — stays under one bound set by the settings alone,
+// while everything said grows far past it: the system prompt (fixed per
+// agent), the shared message (the workspace's files within C_LM's budget,
+// and the calls running now) and the conversation within τ.
+TEST(PyramidDriverContext, AThousandNestedToolCallsKeepEveryPromptUnderOneBound) {
+  std::string library = kDriverLibrary;
+  library.replace(library.find("max_turns: 6"), 12, "max_turns: 1000");
+  library += "    max_turns: 1000\n";  // the lead's
+  Harness h(library, "lead");
+  limit_context(h);
+  h.setup.index_budget_tokens = 500;  // C_LM
+  h.start();
+  // Answers every waiting summary request (a compression), of any agent.
+  auto summaries = [&h](const std::string& what) {
+    for (bool found = true; found;) {
+      found = false;
+      h.hire_all();
+      for (auto it = h.asks.begin(); it != h.asks.end(); ++it)
+        if (it->tools.empty()) {
+          AskAnswered r;
+          r.id = it->id;
+          r.ok = true;
+          r.reply.output = what;
+          h.asks.erase(it);
+          h.take(h.driver->on(r));
+          found = true;
+          break;
+        }
+    }
+  };
+  int tool_calls = 0;
+  int call = 0;
+  for (; tool_calls < 1000; ++call) {
+    summaries("parts 0 to " + std::to_string(call) + " are written");
+    ASSERT_EQ(h.asks.size(), 1u) << "call " << call;
+    ASSERT_EQ(h.asks.front().agent, "lead") << "call " << call;
+    h.answer("lead", {tc("c" + std::to_string(call), "worker",
+                         {{"task_id", "t-1"}, {"task_input", "part " + std::to_string(call) + " 🧩"}})});
+    ++tool_calls;
+    json files = json::array();
+    for (int k = 0; k < 4; ++k) {
+      summaries("wrote " + std::to_string(k) + " files of part " + std::to_string(call));
+      const std::string path = "part" + std::to_string(call) + "/f" + std::to_string(k) + ".md";
+      h.answer("worker",
+               {tc("w" + std::to_string(k), "file_write", {{"file_path", path}, {"content", std::string(400, 'x')}})});
+      h.tool_done(true, "written " + path + " " + std::string(300, 'y'));
+      files.push_back({{"path", path}, {"description", "a piece"}});
+      ++tool_calls;
+    }
+    summaries("wrote part " + std::to_string(call));
+    h.answer("worker",
+             {tc("f", "final_output", json::parse(final_args("success", "part " + std::to_string(call), files)))});
+    ++tool_calls;
+    h.tool_done(true, "every file exists");  // the driver's check of the files named
+  }
+  EXPECT_GE(tool_calls, 1000);
+  ASSERT_FALSE(h.finished) << h.finished->text;
+
+  // The calls running now are the lead's and at most one worker's: a few
+  // lines, whatever the run's length.
+  constexpr int64_t kCallsTokens = 150;
+  std::map<std::string, size_t> system_bytes;
+  int64_t largest = 0, asked = 0;
+  for (size_t i = 0; i < h.all.size(); ++i) {
+    const auto* a = std::get_if<Ask>(&h.all[i]);
+    if (!a || a->tools.empty()) continue;  // summary requests are bounded by their own budget
+    ++asked;
+    ASSERT_GE(a->messages.size(), 3u);
+    auto [it, first] = system_bytes.emplace(a->agent, a->messages[0].content.size());
+    EXPECT_EQ(a->messages[0].content.size(), it->second) << "ask " << i << ": the system prompt is fixed";
+    EXPECT_LE(static_cast<int64_t>(a->messages[1].content.size() / 4), h.setup.index_budget_tokens + kCallsTokens)
+        << "ask " << i << ": the shared message";
+    EXPECT_LE(env_tokens(*a), h.setup.env_budget_tokens) << "ask " << i << ": the conversation";
+    largest = std::max(largest, prompt_tokens(*a));
+  }
+  EXPECT_GT(asked, 1000);
+  int64_t largest_system = 0;
+  for (const auto& [agent, bytes] : system_bytes) largest_system = std::max<int64_t>(largest_system, bytes / 4);
+  EXPECT_LE(largest, largest_system + h.setup.index_budget_tokens + kCallsTokens + h.setup.env_budget_tokens);
+  EXPECT_GT(h.driver->history_tokens(), 50 * largest)
+      << "everything said grows far past every prompt (" << largest << ")";
 }
 
 }  // namespace
