@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 
 #include "e2e_fixture.hpp"
@@ -393,6 +394,45 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   // planner and the coder (twice) asked it: every success was audited.
   EXPECT_EQ(by_rule("judge-approves").size(), 11u);
   EXPECT_EQ(by_rule("judge-runs-main").size(), 1u);
+}
+
+// InfiHelper's scenario as a model that follows the verbatim prompts to the
+// letter would run it: every path it names — files written and read,
+// directories made and listed, scripts run, the files its final outputs
+// list — is spelled "workspace/tasks/{task_id}/...", as the prompts say. The
+// paper's artefacts land in the task's directory, nothing lands in a nested
+// "workspace/" copy, and the task succeeds as the plain scenario does.
+TEST_F(PyramidTest, InfiHelperFollowingThePromptsPathsToTheLetterWritesIntoTheTasksDirectory) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
+  chmod(dir_.path().c_str(), 0755);  // as above: the sandbox's uid must reach the workspace
+  std::ifstream in(kPyramidExamples + "infihelper_scenario.yaml");
+  std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Every path argument (`file_path: x`, `path: x`, `dir_path: x`, in flow or
+  // block style) gets the prompts' prefix.
+  const std::regex path_arg(R"((\b(?:file_path|dir_path|path): )([A-Za-z_][A-Za-z0-9_./-]*))");
+  const std::string literal = std::regex_replace(script, path_arg, "$1\"workspace/tasks/{task_id}/$2\"");
+  size_t prefixed = 0;
+  for (size_t at = literal.find("workspace/tasks/"); at != std::string::npos;
+       at = literal.find("workspace/tasks/", at + 1))
+    ++prefixed;
+  ASSERT_GE(prefixed, 40u) << "the scenario's paths were rewritten";
+  start_mock(literal);
+  RunResult r = run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
+                         "Write a short paper on learning-rate warm-up and decay for small language models");
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  json res = r.result();
+  ASSERT_TRUE(res.value("ok", false)) << r.describe();
+  const std::string where = dir_.file("work/.tasks/" + session_of(r) + "/" + res.value("task", "") + "/");
+  for (const char* f : {"literature/review.md", "generated_ideas/method_1/ideas.json", "planning/research_plan.md",
+                        "project_designs/project_design_main.md", "code_run/utils.py", "code_run/main.py",
+                        "paper/manuscript.md", "paper/references.bib"})
+    EXPECT_TRUE(std::filesystem::is_regular_file(where + f)) << f;
+  EXPECT_FALSE(std::filesystem::exists(where + "workspace")) << "no nested copy of the prompts' path";
+  // The judge ran the entry script by the prefixed path and it found utils.py.
+  auto judged_main = by_rule("judge-approves-main");
+  ASSERT_EQ(judged_main.size(), 1u);
+  EXPECT_NE(judged_main[0].dump().find("warmup_cosine: final loss"), std::string::npos) << judged_main[0].dump();
+  EXPECT_EQ(by_rule("judge-approves").size(), 11u);
 }
 
 TEST_F(PyramidTest, AMissingLibraryIsAClearConfigError) {
