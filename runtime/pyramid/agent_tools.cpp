@@ -19,7 +19,18 @@ llm::ToolSpec agent_tool_spec(const AgentDefinition& agent) {
                {"description",
                 "the sub-task: an instruction, with workspace files referred to by relative path and "
                 "description"}}},
-             {"max_turns", {{"type", "integer"}, {"minimum", 1}, {"default", agent.max_turns}}}}},
+             {"max_turns", {{"type", "integer"}, {"minimum", 1}, {"default", agent.max_turns}}},
+             {"references",
+              {{"type", "array"},
+               {"maxItems", kMaxReferences},
+               {"description", "workspace files the sub-task works from, each checked to exist before it starts"},
+               {"items",
+                {{"type", "object"},
+                 {"properties",
+                  {{"path", {{"type", "string"}, {"description", "relative to the task's workspace"}}},
+                   {"description", {{"type", "string"}, {"description", "what the file holds"}}}}},
+                 {"required", {"path", "description"}},
+                 {"additionalProperties", false}}}}}}},
            {"required", {"task_id", "task_input"}},
            {"additionalProperties", false}};
   return spec;
@@ -79,10 +90,22 @@ Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_vi
     if (!m->is_number_integer() || m->get<int64_t>() < 1) return refuse("max_turns must be an integer >= 1");
     call.max_turns = std::min(m->get<int64_t>(), callee.max_turns);
   }
+  if (auto r = j.find("references"); r != j.end() && !r->is_null()) {
+    auto refs = parse_file_refs(*r, "references", kMaxReferences);
+    if (!refs.ok()) return refuse(refs.error().message);
+    call.references = std::move(refs).value();
+  }
   for (const auto& [key, value] : j.items())
-    if (key != "task_id" && key != "task_input" && key != "max_turns")
-      return refuse("unknown argument \"" + key + "\" (task_id, task_input, max_turns)");
+    if (key != "task_id" && key != "task_input" && key != "max_turns" && key != "references")
+      return refuse("unknown argument \"" + key + "\" (task_id, task_input, max_turns, references)");
   return call;
+}
+
+std::string instruction_with_references(const AgentCall& call) {
+  if (call.references.empty()) return call.task_input;
+  std::string out = call.task_input + "\n\nReferences (files in the task's workspace):";
+  for (const FileRef& r : call.references) out += "\n- " + r.path + ": " + r.description;
+  return out;
 }
 
 }  // namespace kaisha::pyramid

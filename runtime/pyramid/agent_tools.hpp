@@ -4,9 +4,14 @@
 //
 // Every agent of level >= 1 and the judge appear to their parents as a tool
 // named after the agent, described by the agent's description, taking
-//   {"task_id": "...", "task_input": "...", "max_turns": 100}
-// (max_turns optional). A call runs the agent with a fresh context of its
-// own in the same task workspace; the caller gets its final_output JSON.
+//   {"task_id": "...", "task_input": "...", "max_turns": 100,
+//    "references": [{"path": "notes/plan.md", "description": "..."}]}
+// (max_turns and references optional). A call runs the agent with a fresh
+// context of its own in the same task workspace; the caller gets its
+// final_output JSON. References are the material a sub-task works from, by
+// (addr, desc) as final outputs hand files on (infiagent.md §10 item 11):
+// the runtime checks that each exists before the callee starts, and the
+// callee's instruction lists them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,7 @@
 #include "runtime/core/result.hpp"
 #include "runtime/llm/chat.hpp"
 #include "runtime/pyramid/agent_library.hpp"
+#include "runtime/pyramid/final_output.hpp"
 
 namespace kaisha::pyramid {
 
@@ -39,11 +45,19 @@ struct AgentCall {
   std::string task_id;
   std::string task_input;
   int64_t max_turns = 100;  // at most the callee's own max_turns
+  std::vector<FileRef> references;
 };
+
+inline constexpr size_t kMaxReferences = 64;
+
+// The instruction the callee gets: task_input, then the references, one per
+// line as "- path: description" (task_input alone when there are none).
+std::string instruction_with_references(const AgentCall& call);
 
 // The arguments of a call of `callee`, checked: task_input is required and
 // non-empty, max_turns (optional) is an integer >= 1 and is capped at the
-// callee's max_turns. Errors (code "agent_call") are written for the model.
+// callee's max_turns, references (optional) are at most kMaxReferences
+// (addr, desc) pairs as parse_file_refs() reads them. Errors (code "agent_call") are written for the model.
 Result<AgentCall> parse_agent_call(const AgentDefinition& callee, std::string_view arguments,
                                    size_t max_input_bytes = 16 * 1024);
 

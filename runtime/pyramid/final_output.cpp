@@ -22,6 +22,32 @@ json FinalOutput::to_json() const {
   return j;
 }
 
+Result<std::vector<FileRef>> parse_file_refs(const json& list, const std::string& key, size_t max_entries) {
+  auto bad = [](const std::string& what) { return Error{"file_refs", what}; };
+  if (!list.is_array()) return bad(key + " must be a list of {path, description}");
+  if (list.size() > max_entries)
+    return bad(key + " lists " + std::to_string(list.size()) + " entries, more than " + std::to_string(max_entries) +
+               ": list a directory instead");
+  std::vector<FileRef> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    const std::string where = key + "[" + std::to_string(i) + "]";
+    if (!e.is_object() || !e.contains("path") || !e["path"].is_string())
+      return bad(where + " needs a path (relative to the task workspace) and a description");
+    FileRef ref;
+    ref.path = e["path"].get<std::string>();
+    auto parts = split_relative(ref.path);
+    if (!parts.ok()) return bad(where + ": " + parts.error().message);
+    if (parts->empty()) return bad(where + ": the path names no file");
+    ref.path = join_relative(*parts);
+    if (auto d = e.find("description"); d != e.end() && d->is_string()) ref.description = d->get<std::string>();
+    if (ref.description.find_first_not_of(" \t\r\n") == std::string::npos)
+      return bad(where + " (" + ref.path + ") needs a description of what the file holds");
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
 Result<FinalOutput> parse_final_output(std::string_view arguments, const FinalOutputLimits& limits) {
   BoundedJson parsed = parse_bounded_json(arguments, JsonLimits{limits.max_output_bytes * 4 + 4096, 16});
   if (!parsed.ok) return refuse("the arguments are not JSON: " + parsed.error.message);
@@ -56,26 +82,9 @@ Result<FinalOutput> parse_final_output(std::string_view arguments, const FinalOu
   if (out.success) out.error_information.clear();  // "Only fill in the reason for failure"
 
   if (auto f = j.find("files"); f != j.end() && !f->is_null()) {
-    if (!f->is_array()) return refuse("files must be a list of {path, description}");
-    if (f->size() > limits.max_files)
-      return refuse("files lists " + std::to_string(f->size()) + " entries, more than " +
-                    std::to_string(limits.max_files) + ": list a directory instead");
-    for (size_t i = 0; i < f->size(); ++i) {
-      const json& e = (*f)[i];
-      const std::string where = "files[" + std::to_string(i) + "]";
-      if (!e.is_object() || !e.contains("path") || !e["path"].is_string())
-        return refuse(where + " needs a path (relative to the task workspace) and a description");
-      FileRef ref;
-      ref.path = e["path"].get<std::string>();
-      auto parts = split_relative(ref.path);
-      if (!parts.ok()) return refuse(where + ": " + parts.error().message);
-      if (parts->empty()) return refuse(where + ": the path names no file");
-      ref.path = join_relative(*parts);
-      if (auto d = e.find("description"); d != e.end() && d->is_string()) ref.description = d->get<std::string>();
-      if (ref.description.find_first_not_of(" \t\r\n") == std::string::npos)
-        return refuse(where + " (" + ref.path + ") needs a description of what the file holds");
-      out.files.push_back(std::move(ref));
-    }
+    auto files = parse_file_refs(*f, "files", limits.max_files);
+    if (!files.ok()) return refuse(files.error().message);
+    out.files = std::move(files).value();
   }
   return out;
 }

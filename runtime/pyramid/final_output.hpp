@@ -45,6 +45,13 @@ struct FinalOutput {
   json to_json() const;
 };
 
+// A list of (addr, desc) pairs, `key` naming it in errors: at most
+// `max_entries` objects, each with a path relative to the task workspace
+// (normalised; never absolute, never leaving it, never empty) and a
+// non-blank description. Errors (code "file_refs") name the entry, e.g.
+// "files[2] (out.md) needs a description of what the file holds".
+Result<std::vector<FileRef>> parse_file_refs(const json& list, const std::string& key, size_t max_entries);
+
 // Limits on what an agent may hand back inline; larger results belong in
 // a workspace file passed by reference (infiagent.md §10 item 37).
 struct FinalOutputLimits {

@@ -790,7 +790,20 @@ void PyramidDriver::dispatch(Effects& out, Call& c, size_t i) {
     auto call = parse_agent_call(*callee, req.arguments, setup_.limits.max_output_bytes);
     if (!call.ok()) return slot_done(out, id, i, error_text(call.error().message));
     if (callee->level < 0) c.judge_asked_at[i] = c.writes;
-    call_agent(out, id, i, *callee, call->task_input, call->max_turns);
+    if (call->references.empty() || !setup_.check_files)
+      return call_agent(out, id, i, *callee, instruction_with_references(*call), call->max_turns);
+    // References are checked before the callee reads them (item 11), as a
+    // final output's files are.
+    json paths = json::array();
+    for (const auto& r : call->references) paths.push_back(r.path);
+    const CallId tid =
+        pending_.expect<ToolRan>([this, id, i, callee, call = std::move(call).value()](const ToolRan& r, Effects& o) {
+          if (!calls_.count(id)) return;
+          if (!r.result.ok) return slot_done(o, id, i, error_text("not run: " + r.result.message));
+          call_agent(o, id, i, *callee, instruction_with_references(call), call.max_turns);
+        });
+    out.push_back(
+        RunTool{tid, kCheckFilesTool, json{{"paths", std::move(paths)}, {"list", "references"}}.dump(), c.branch});
     return;
   }
   if (!setup_.level0.count(req.name))

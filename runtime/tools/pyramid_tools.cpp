@@ -355,9 +355,14 @@ struct PyramidTools::Impl {
     if (missing.empty()) return ToolResult::success("every file exists");
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    // "list": which list named them, the final output's files (the default)
+    // or an agent call's references.
+    const bool references = args.value("list", "") == "references";
+    const std::string named_in = references ? "this call's references" : "your final_output";
+    const std::string key = references ? "references" : "files";
     return company::with_error_class(
-        ToolResult::error("these files named in your final_output do not exist in the task's workspace: " + list +
-                          "; write them first or remove them from 'files'"),
+        ToolResult::error("these files named in " + named_in + " do not exist in the task's workspace: " + list +
+                          "; write them first or remove them from '" + key + "'"),
         company::ToolErrorClass::invalid_input);
   }
 

@@ -75,6 +75,46 @@ TEST(AgentTools, AgentCallArgumentsAreChecked) {
   }
 }
 
+// Item 11: a sub-task carries an instruction plus (addr, desc) references;
+// each is checked as a final output's files are, and the callee's
+// instruction lists them.
+TEST(AgentTools, ReferencesAreAddressAndDescriptionPairsListedInTheInstruction) {
+  AgentLibrary lib = library();
+  const AgentDefinition& coder = *lib.find("code_builder_agent");
+  EXPECT_EQ(tools_of(lib, *lib.find("idea_agent"), level0())[2].parameters["properties"]["references"]["maxItems"],
+            kMaxReferences);
+  auto call = parse_agent_call(coder, R"({"task_input": "build it", "references": [
+      {"path": "./design//main.md", "description": "the design 設計"},
+      {"path": "notes/🦀.md", "description": "what to avoid"}]})");
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  ASSERT_EQ(call->references.size(), 2u);
+  EXPECT_EQ(call->references[0].path, "design/main.md");  // normalised
+  EXPECT_EQ(instruction_with_references(*call),
+            "build it\n\nReferences (files in the task's workspace):\n- design/main.md: the design 設計\n"
+            "- notes/🦀.md: what to avoid");
+  EXPECT_EQ(instruction_with_references(*parse_agent_call(coder, R"({"task_input": "x", "references": []})")), "x");
+
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"task_input": "x", "references": "a.md"})", "references must be a list of {path, description}"},
+      {R"({"task_input": "x", "references": [{"path": "a.md"}]})", "references[0] (a.md) needs a description"},
+      {R"({"task_input": "x", "references": [{"description": "d"}]})", "references[0] needs a path"},
+      {R"({"task_input": "x", "references": [{"path": "/etc/passwd", "description": "d"}]})", "references[0]: "},
+      {R"({"task_input": "x", "references": [{"path": "../up.md", "description": "d"}]})", "references[0]: "},
+  };
+  for (const auto& [args, says] : bad) {
+    auto r = parse_agent_call(coder, args);
+    ASSERT_FALSE(r.ok()) << args;
+    EXPECT_EQ(r.error().code, "agent_call");
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+  json many{{"task_input", "x"}, {"references", json::array()}};
+  for (size_t i = 0; i <= kMaxReferences; ++i)
+    many["references"].push_back({{"path", "f" + std::to_string(i)}, {"description", "d"}});
+  auto r = parse_agent_call(coder, many.dump());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("more than 64"), std::string::npos) << r.error().message;
+}
+
 // Item 37: material travels by reference; a task_input over the inline
 // limit is refused with what to do instead.
 TEST(AgentTools, ALargeInlineTaskInputIsRefused) {

@@ -190,6 +190,40 @@ TEST(PyramidDriver, TheEntryAgentIsHiredOnceAndAskedTurnByTurnWithItsFourPartCon
 
 // §10 item 9: the parent gets the child's final_output JSON and nothing of
 // its turns; item 16: calls of one turn run concurrently, results in call order.
+// §10 item 11: a call's references are checked before the callee starts.
+// A missing one answers the parent's call with the missing path, and the
+// callee is neither hired nor asked; present ones reach the callee listed
+// under its instruction.
+TEST(PyramidDriver, AnAgentCallsReferencesAreCheckedBeforeTheCalleeStarts) {
+  Harness h;
+  h.setup.enforce_judge = false;
+  h.start();
+  const json refs = json::array({{{"path", "plan/川.md"}, {"description", "the plan"}}});
+  h.answer("lead", {tc("c1", "worker", {{"task_id", "t-1"}, {"task_input", "part A"}, {"references", refs}})});
+  ASSERT_EQ(h.tools.size(), 1u);
+  EXPECT_EQ(h.tools.front().tool, kCheckFilesTool);
+  EXPECT_EQ(json::parse(h.tools.front().arguments), (json{{"paths", {"plan/川.md"}}, {"list", "references"}}));
+  EXPECT_EQ(h.count_hires("worker"), 0u) << "nobody is hired before the references are checked";
+  h.tool_done(false, "these files named in this call's references do not exist in the task's workspace: plan/川.md");
+  EXPECT_EQ(h.count_hires("worker"), 0u);
+  ASSERT_EQ(h.asks.size(), 1u);
+  const Ask& back = h.asks.front();
+  EXPECT_EQ(back.agent, "lead");
+  EXPECT_EQ(back.messages.back().tool_call_id, "c1");
+  EXPECT_NE(back.messages.back().content.find("not run: these files named in this call's references"),
+            std::string::npos)
+      << back.messages.back().content;
+
+  // Once the file is there, the same call goes through.
+  h.answer("lead", {tc("c2", "worker", {{"task_id", "t-1"}, {"task_input", "part A"}, {"references", refs}})});
+  h.tool_done(true, "every file exists");
+  h.hire_all();
+  ASSERT_EQ(h.asks.size(), 1u);
+  EXPECT_EQ(h.asks.front().agent, "worker");
+  EXPECT_EQ(h.asks.front().messages.back().content,
+            "part A\n\nReferences (files in the task's workspace):\n- plan/川.md: the plan");
+}
+
 TEST(PyramidDriver, ChildCallsRunConcurrentlyAndTheParentGetsOnlyTheirFinalOutputsInCallOrder) {
   Harness h;
   h.setup.enforce_judge = false;

@@ -260,6 +260,17 @@ TEST_F(PyramidToolsTest, CheckFilesNamesTheMissingOnes) {
   EXPECT_NE(bad.message.find("../x"), std::string::npos) << bad.message;
   EXPECT_EQ(bad.message.find("out/a.json"), std::string::npos) << bad.message;
   EXPECT_EQ(company::classify_tool_error(bad), company::ToolErrorClass::invalid_input);  // the caller's mistake
+  EXPECT_NE(bad.message.find("named in your final_output"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("remove them from 'files'"), std::string::npos) << bad.message;
+  // An agent call's references: the message says which list to fix, and the
+  // prompts' own spelling of the task's directory is understood.
+  auto refs = call_sync(*tools, "check_files",
+                        {{"paths", {"workspace/tasks/{task_id}/out/a.json", "計画.md"}}, {"list", "references"}});
+  EXPECT_FALSE(refs.ok);
+  EXPECT_NE(refs.message.find("named in this call's references do not exist in the task's workspace: 計画.md"),
+            std::string::npos)
+      << refs.message;
+  EXPECT_NE(refs.message.find("remove them from 'references'"), std::string::npos) << refs.message;
 }
 
 // Item 20's branches: a copy of the task's directory per candidate model,
