@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/png_plot.hpp"
+#include "runtime/plot/line_plot.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/pyramid/pyramid_driver.hpp"
 
@@ -173,12 +173,12 @@ void prompt_bound(const PyramidSetup& setup, const std::string& csv_path, const 
       tool_calls, static_cast<long long>(setup.env_budget_tokens), static_cast<long long>(setup.index_budget_tokens),
       static_cast<long long>(driver.history_tokens()), static_cast<long long>(driver.largest_prompt_tokens()),
       static_cast<long long>(first_half_max), static_cast<long long>(driver.compressions()), csv_path.c_str());
-  bench::LinePlot plot("Largest prompt vs |H|, " + std::to_string(tool_calls) + " tool calls", "|H| (tokens)",
-                       "tokens");
-  plot.add("|H|: everything said", bench::Rgb{150, 150, 150}, std::move(history));
-  plot.add("largest prompt so far", bench::Rgb{200, 40, 40}, std::move(largest));
+  plot::LinePlot figure("Largest prompt vs |H|, " + std::to_string(tool_calls) + " tool calls", "|H| (tokens)",
+                        "tokens");
+  figure.add("|H|: everything said", plot::Rgb{150, 150, 150}, std::move(history));
+  figure.add("largest prompt so far", plot::Rgb{200, 40, 40}, std::move(largest));
   std::string error;
-  if (plot.write_png(png_path, 800, 500, &error))
+  if (figure.write_png(png_path, 800, 500, &error))
     std::printf("plot in %s\n", png_path.c_str());
   else
     std::fprintf(stderr, "%s\n", error.c_str());

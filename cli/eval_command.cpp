@@ -31,6 +31,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json_text.hpp"
 #include "runtime/core/utf8.hpp"
+#include "runtime/eval/eval_plot.hpp"
 #include "runtime/eval/item_record.hpp"
 #include "runtime/eval/item_score.hpp"
 #include "runtime/eval/model_alone_driver.hpp"
@@ -53,6 +54,7 @@ struct EvalOptions {
   std::string name;
   std::string resume;
   std::string csv;
+  std::string plot;                 // also draw accuracy against cost as this PNG
   std::string baseline;             // another run of the same suite to compare with
   std::vector<std::string> ablate;  // switches to turn off, one run each ("all": every one)
   int timeout_s = 0;                // a task still running after this long is wrong (0: none)
@@ -271,9 +273,11 @@ class EvalRun {
     if (!record_.baseline_model.empty())
       if (int code = run_model_alone(); code != 0) return code;
     if (int code = answer_all(); code != 0 && code != 1) return code;
-    const int code = report();
-    if (code != 0 || record_.ablate.empty()) return code;
-    return run_ablations();
+    int code = report();
+    if (code == 0 && !record_.ablate.empty()) code = run_ablations();
+    if (!o_.plot.empty() && !arm_ && (code == 0 || code == 1))
+      if (Status s = plot(); !s.ok()) return eval_fail(s.error().message, 1);
+    return code;
   }
 
   // After run(): the comparison with the baseline, when there is one.
@@ -289,10 +293,12 @@ class EvalRun {
     child.baseline.clear();
     child.ablate.clear();
     child.csv.clear();
+    child.plot.clear();
     child.common.model = record_.baseline_model;
     child.common.strategy = eval::kModelAloneStrategy;
     EvalRun alone(child, record_, name_);
     if (int code = alone.run(); code != 0) return code;
+    alone_summary_ = alone.summary();
     auto st = store::JournalStore::open_read_only(config_.store_path);
     if (!st.ok()) return eval_fail(st.error().message, 1);
     auto rows = (*st)->state(eval::kEvalState);
@@ -340,9 +346,11 @@ class EvalRun {
       child.baseline.clear();
       child.ablate.clear();
       child.csv.clear();
+      child.plot.clear();
       EvalRun arm(child, record_, name_, off);
       if (int code = arm.run(); code != 0) return code;
       arms.push_back({off, arm.summary(), arm.comparison()});
+      ablation_summaries_.emplace_back(off, arm.summary());
     }
     if (o_.common.json) {
       json out = json::array();
@@ -382,6 +390,20 @@ class EvalRun {
                 << dollars(a.summary.usd) << "\n";
     }
     return 0;
+  }
+
+  // --plot: accuracy against cost for this run, the model alone and each
+  // ablation, as far as they ran.
+  Status plot() const {
+    std::vector<eval::PlotPoint> points;
+    points.push_back(
+        {record_.strategy + (ablation_summaries_.empty() ? "" : " (full)"), summary_.usd, summary_.accuracy});
+    if (alone_summary_)
+      points.push_back({record_.baseline_model + " alone", alone_summary_->usd, alone_summary_->accuracy});
+    for (const auto& [off, s] : ablation_summaries_) points.push_back({"no " + off, s.usd, s.accuracy});
+    Status s = eval::write_accuracy_cost_plot(o_.plot, "eval " + name_ + ": accuracy against cost", points);
+    if (s.ok() && !o_.common.json) std::cout << "plot: " << o_.plot << "\n";
+    return s;
   }
 
   // Reads the run record and the suite, and what was already scored,
@@ -881,7 +903,9 @@ class EvalRun {
   }
 
   EvalOptions o_;
-  std::optional<RunRecord> arm_;  // set for an ablation run: its record when it starts
+  std::optional<RunRecord> arm_;                   // set for an ablation run: its record when it starts
+  std::optional<eval::RunSummary> alone_summary_;  // --baseline MODEL's run
+  std::vector<std::pair<std::string, eval::RunSummary>> ablation_summaries_;  // per switch turned off
   std::string arm_name_;
   std::optional<eval::RunComparison> comparison_;
   eval::RunSummary summary_;
@@ -923,6 +947,8 @@ const bool eval_command_registered = register_command(
       cmd->add_option("--name", o->name, "the name the run is kept under (default: the suite's stem)");
       cmd->add_option("--resume", o->resume, "go on with the run of this name");
       cmd->add_option("--csv", o->csv, "also write one row per answer to this CSV file");
+      cmd->add_option("--plot", o->plot,
+                      "also draw accuracy against cost (the run, the model alone, each ablation) as this PNG file");
       cmd->add_option("--ablate", o->ablate,
                       "after the run, run the suite again with each of these switches off (or all), and compare")
           ->expected(1, -1);

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "cluster_fixture.hpp"
@@ -338,6 +339,51 @@ TEST_F(EvalTest, AblationsRunTheSuiteAgainWithEachSwitchOff) {
   ASSERT_EQ(again.events("ablations").size(), 1u) << again.out;
   EXPECT_EQ(again.events("ablations")[0]["arms"].size(), 2u);
   EXPECT_EQ(mock_->request_log().size(), asked);
+
+  // --plot: accuracy against cost, a point for the full run and one per
+  // ablation, each in its own colour (decoded here by Python's zlib).
+  const std::string png = dir_.file("abl.png");
+  RunResult plotted = kaisha(eval_args(cfg, {"--resume", "abl", "--plot", png}), {}, std::chrono::seconds(120));
+  ASSERT_EQ(plotted.exit_code, 0) << plotted.describe();
+  EXPECT_NE(plotted.out.find("plot: " + png), std::string::npos) << plotted.out;
+  const std::string decode = dir_.write("decode.py", R"PY(import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w, h = 8, b"", 0, 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    assert zlib.crc32(kind + body) == struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+    if kind == b"IHDR": w, h = struct.unpack(">II", body[:8])
+    if kind == b"IDAT": idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+count = {}
+for y in range(h):
+    row = raw[y * (w * 3 + 1) + 1:(y + 1) * (w * 3 + 1)]
+    for x in range(w):
+        px = row[3 * x:3 * x + 3]
+        count[px] = count.get(px, 0) + 1
+print(w, h, count.get(bytes([0, 114, 178]), 0), count.get(bytes([213, 94, 0]), 0), count.get(bytes([0, 158, 115]), 0))
+)PY");
+  RunResult py = run_process("/usr/bin/python3", {decode, png});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  std::istringstream seen(py.out);
+  int w = 0, h = 0, full = 0, first = 0, second = 0;
+  seen >> w >> h >> full >> first >> second;
+  EXPECT_EQ(w, 800);
+  EXPECT_EQ(h, 500);
+  // Each point shows (here they coincide: earlier ones are drawn larger, a
+  // ring around the later), and each legend has its 7x7 mark.
+  for (int n : {full, first, second}) EXPECT_GE(n, 49 + 40) << py.out;
+  // A plot that cannot be written says so; the run itself is kept.
+  RunResult unwritable = kaisha(eval_args(cfg, {"--resume", "abl", "--plot", dir_.file("no-such-dir/abl.png")}), {},
+                                std::chrono::seconds(120));
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_NE(unwritable.err.find("--plot: cannot write " + dir_.file("no-such-dir/abl.png")), std::string::npos)
+      << unwritable.err;
+  EXPECT_EQ(mock_->request_log().size(), asked);
+
   RunResult bad = kaisha(eval_args(cfg, {"--suite", suite, "--strategy", "hashiru", "--name", "b", "--ablate", "x"}));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--ablate: 'x' is not a switch of hashiru (agent_creation"), std::string::npos) << bad.err;

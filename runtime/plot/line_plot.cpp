@@ -1,4 +1,4 @@
-#include "bench/png_plot.hpp"
+#include "runtime/plot/line_plot.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-namespace kaisha::bench {
+namespace kaisha::plot {
 namespace {
 
 // ------------------------------------------------------------------ font
@@ -60,6 +60,10 @@ const std::map<char, std::array<const char*, 7>>& glyphs() {
       {'/', {"     ", "    #", "   # ", "  #  ", " #   ", "#    ", "     "}},
       {':', {"     ", " ##  ", " ##  ", "     ", " ##  ", " ##  ", "     "}},
       {'=', {"     ", "     ", "#####", "     ", "#####", "     ", "     "}},
+      {'%', {"##   ", "##  #", "   # ", "  #  ", " #   ", "#  ##", "   ##"}},
+      {'$', {"  #  ", " ####", "# #  ", " ### ", "  # #", "#### ", "  #  "}},
+      {'_', {"     ", "     ", "     ", "     ", "     ", "     ", "#####"}},
+      {'+', {"     ", "  #  ", "  #  ", "#####", "  #  ", "  #  ", "     "}},
   };
   return g;
 }
@@ -271,25 +275,41 @@ std::string encode_png(int width, int height, const std::vector<uint8_t>& rgb) {
   return png;
 }
 
-void LinePlot::add(std::string name, Rgb colour, std::vector<std::pair<double, double>> points) {
-  series_.push_back(Series{std::move(name), colour, std::move(points)});
+void LinePlot::add(std::string name, Rgb colour, std::vector<std::pair<double, double>> points, Marks marks) {
+  series_.push_back(Series{std::move(name), colour, std::move(points), marks});
 }
 
-bool LinePlot::write_png(const std::string& path, int width, int height, std::string* error) const {
-  Canvas c(width, height);
-  const Rgb ink{40, 40, 40}, grid{225, 225, 225};
-  const int left = 80, right = 30, top = 50, bottom = 60;
-  const int x0 = left, x1 = width - right, y0 = height - bottom, y1 = top;
+namespace {
+
+// The plot area's margins.
+constexpr int kLeft = 80, kRight = 30, kTop = 50, kBottom = 60;
+
+}  // namespace
+
+std::pair<double, double> LinePlot::axis_ends() const {
   double xmax = 0, ymax = 0;
   for (const auto& s : series_)
     for (const auto& [x, y] : s.points) {
-      xmax = std::max(xmax, x);
-      ymax = std::max(ymax, y);
+      if (std::isfinite(x)) xmax = std::max(xmax, x);
+      if (std::isfinite(y)) ymax = std::max(ymax, y);
     }
-  xmax = nice_ceiling(xmax);
-  ymax = nice_ceiling(ymax);
-  auto px = [&](double x) { return x0 + static_cast<int>(std::lround((x1 - x0) * x / xmax)); };
-  auto py = [&](double y) { return y0 - static_cast<int>(std::lround((y0 - y1) * y / ymax)); };
+  return {nice_ceiling(xmax), nice_ceiling(ymax)};
+}
+
+std::pair<int, int> LinePlot::pixel_of(double x, double y, int width, int height) const {
+  const auto [xmax, ymax] = axis_ends();
+  const int x0 = kLeft, x1 = width - kRight, y0 = height - kBottom, y1 = kTop;
+  return {x0 + static_cast<int>(std::lround((x1 - x0) * x / xmax)),
+          y0 - static_cast<int>(std::lround((y0 - y1) * y / ymax))};
+}
+
+std::vector<uint8_t> LinePlot::render(int width, int height) const {
+  Canvas c(width, height);
+  const Rgb ink{40, 40, 40}, grid{225, 225, 225};
+  const int x0 = kLeft, x1 = width - kRight, y0 = height - kBottom, y1 = kTop;
+  const auto [xmax, ymax] = axis_ends();
+  auto px = [&](double x) { return pixel_of(x, 0, width, height).first; };
+  auto py = [&](double y) { return pixel_of(0, y, width, height).second; };
 
   c.text((width - Canvas::text_width(title_, 2)) / 2, 12, title_, ink, 2);
   for (int i = 0; i <= 5; ++i) {
@@ -303,20 +323,49 @@ bool LinePlot::write_png(const std::string& path, int width, int height, std::st
   c.line(x0, y0, x1, y0, ink);
   c.line(x0, y0, x0, y1, ink);
   c.text((x0 + x1 - Canvas::text_width(x_label_)) / 2, y0 + 26, x_label_, ink);
-  c.text(8, top - 16, y_label_, ink);
+  c.text(8, kTop - 16, y_label_, ink);
 
   int legend_y = y1 + 10;
-  for (const auto& s : series_) {
-    for (size_t i = 1; i < s.points.size(); ++i)
-      c.line(px(s.points[i - 1].first), py(s.points[i - 1].second), px(s.points[i].first), py(s.points[i].second),
-             s.colour, 2);
-    c.rect(x0 + 12, legend_y, x0 + 24, legend_y + 6, s.colour);
+  // Points of different series may coincide (two runs of the same accuracy
+  // and cost): a point is drawn 4 pixels larger for each later series with
+  // a point on it, so each stays in sight as a ring around the later ones.
+  auto covered_by_later = [&](size_t series, int x, int y) {
+    int n = 0;
+    for (size_t later = series + 1; later < series_.size(); ++later) {
+      if (series_[later].marks != Marks::points) continue;
+      for (const auto& [lx, ly] : series_[later].points)
+        if (std::isfinite(lx) && std::isfinite(ly) && std::abs(px(lx) - x) < kPointSide &&
+            std::abs(py(ly) - y) < kPointSide) {
+          ++n;
+          break;
+        }
+    }
+    return n;
+  };
+  for (size_t si = 0; si < series_.size(); ++si) {
+    const Series& s = series_[si];
+    if (s.marks == Marks::lines) {
+      for (size_t i = 1; i < s.points.size(); ++i)
+        c.line(px(s.points[i - 1].first), py(s.points[i - 1].second), px(s.points[i].first), py(s.points[i].second),
+               s.colour, 2);
+      c.rect(x0 + 12, legend_y, x0 + 24, legend_y + 6, s.colour);
+    } else {
+      for (const auto& [x, y] : s.points) {
+        if (!std::isfinite(x) || !std::isfinite(y)) continue;
+        const int half = kPointSide / 2 + 2 * covered_by_later(si, px(x), py(y));
+        c.rect(px(x) - half, py(y) - half, px(x) + half, py(y) + half, s.colour);
+      }
+      c.rect(x0 + 15, legend_y - 1, x0 + 21, legend_y + 5, s.colour);
+    }
     c.text(x0 + 30, legend_y, s.name, ink);
     legend_y += 14;
   }
+  return c.rgb();
+}
 
+bool LinePlot::write_png(const std::string& path, int width, int height, std::string* error) const {
   std::ofstream out(path, std::ios::binary);
-  const std::string png = encode_png(width, height, c.rgb());
+  const std::string png = encode_png(width, height, render(width, height));
   out.write(png.data(), static_cast<std::streamsize>(png.size()));
   if (!out) {
     if (error) *error = "cannot write " + path;
@@ -325,4 +374,4 @@ bool LinePlot::write_png(const std::string& path, int width, int height, std::st
   return true;
 }
 
-}  // namespace kaisha::bench
+}  // namespace kaisha::plot
