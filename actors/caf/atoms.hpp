@@ -48,6 +48,9 @@ using kit_tool_atom = caf::atom_constant<caf::atom("kittool")>;
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 using outcome_atom = caf::atom_constant<caf::atom("outcome")>;
 using ask_step_atom = caf::atom_constant<caf::atom("ask_step")>;
+// Memories a strategy's Recall asked for have come (the task's id, the
+// call's id, the injection payload).
+using recall_atom = caf::atom_constant<caf::atom("recall")>;
 // A request for a strategy's environment actor (agents/environment_actor.hpp).
 using environment_atom = caf::atom_constant<caf::atom("environ")>;
 

@@ -212,6 +212,10 @@ struct CompanyRuntime::Impl {
   RunnerChoice choose_runner;                    // which of `runners` takes a task
   std::shared_ptr<memory::MemoryService> memory_service;
   std::shared_ptr<RecallContext> recall_context = std::make_shared<RecallContext>();
+  // The memory's tool and its retrieval before a turn (null when
+  // memory.auto_retrieve is off), shared by the CEO and other strategies.
+  std::shared_ptr<company::ToolSource> memory_tools;
+  std::function<void(const std::string& message, std::function<void(json)> done)> recall;
   std::shared_ptr<tools::ToolSwitches> tool_switches;  // obeyed by the tool sources
   std::shared_ptr<company::ToolHealth> tool_health;    // every tool's breaker, shared by all who call tools
   std::mutex running_mu;
@@ -517,7 +521,8 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
     }
     auto tool = memory::MemoryToolSource::create(memory_service);
     if (!tool.ok()) return tool.error();
-    deps.tool_sources.push_back(std::move(tool).value());
+    memory_tools = std::move(tool).value();
+    deps.tool_sources.push_back(memory_tools);
     if (c.memory.short_term.enabled) {
       auto summarizer = memory::ConversationSummarizer::create(c.memory.short_term, c.prompts_dir);
       if (!summarizer.ok()) return summarizer.error();
@@ -548,6 +553,7 @@ Status CompanyRuntime::Impl::spawn_company_ceo(const RuntimeOptions& o, std::sha
                             done(memory::injection_payload(*r, *texts));
                           });
       };
+      recall = deps.recall;
     }
   }
   // The caller's (the CLI's MCP servers, embedders' and tests' tools) come
@@ -594,6 +600,8 @@ Status CompanyRuntime::Impl::spawn_strategy_runners(const RuntimeOptions& o, std
   sc.wrap_tool_source = o.wrap_tool_source;
   sc.tool_health = tool_health;
   sc.on_breaker = SourcedTools::report_breakers(journal, progress, "");
+  sc.memory_tools = memory_tools;
+  sc.recall = recall;
   for (const std::string& name : info->runs_on) {
     StrategySpawner spawn = find_strategy_spawner(name);
     if (!spawn) return Error{"internal", "strategy '" + name + "' has no actor to run its tasks"};

@@ -51,7 +51,8 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
       return Error{"config", "effgen model '" + ref + "': " + s.error().message};
   for (auto [path, out] : {std::pair{"prompts/effgen/worker_system.md", &pd.worker_system},
                            std::pair{"prompts/effgen/worker_task.md", &pd.worker_task},
-                           std::pair{"prompts/effgen/synthesize.md", &pd.synthesis}}) {
+                           std::pair{"prompts/effgen/synthesize.md", &pd.synthesis},
+                           std::pair{"prompts/effgen/memory.md", &pd.memory_note}}) {
     auto text = read_text_file(data_file(path));
     if (!text.ok()) return text.error();
     *out = std::move(text).value();
@@ -67,6 +68,10 @@ Result<caf::actor> spawn_effgen(StrategyContext& ctx) {
   pd.config = c;
   pd.session_id = ctx.session_id;
   pd.planner_cost.invoke_resource_cost = 0;  // the planner's model is not an employee
+  if (c.switches.memory) {
+    pd.recall = ctx.recall;
+    pd.memory_tools = ctx.memory_tools;
+  }
   return spawn_planner(*ctx.system, std::move(pd));
 }
 

@@ -36,6 +36,7 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   s.worker_system = d.worker_system;
   s.worker_task = d.worker_task;
   s.synthesis = d.synthesis;
+  s.memory_note = d.memory_note;
   // Read once at start: a missing file fails each task that needs it, with the path.
   for (routing::Strategy st : {routing::Strategy::hybrid, routing::Strategy::hierarchical})
     s.decompose.emplace(st, planning::load_decomposition_prompt(st));
@@ -45,6 +46,8 @@ effgen::EffgenSetup setup_of(const PlannerDeps& d, const StrategyKit& kit) {
   s.audit = d.judge && d.config.judge.subtasks;
   s.max_judge_retries = d.config.judge.max_retries;
   s.worker_max_output_tokens = d.config.employee.max_output_tokens;
+  s.recall = static_cast<bool>(d.recall);
+  s.remember = static_cast<bool>(d.memory_tools);
   s.now_ms = [] { return steady_ms(); };
   s.listening = [&kit] { return kit.listening(); };
   return s;
@@ -70,6 +73,26 @@ DriverHooks hooks(PlannerSelf* self) {
   h.run_as = [self](const msg::AgentSpec&) { return self->state.kit->employee_deps(); };
   h.tenure = Tenure::task;
   h.finish = [self](driver::Finish f) { finish(self, std::move(f)); };
+  // Retrieval may wait for an embedding model: its answer comes back as a message.
+  if (self->state.deps.recall)
+    h.recall = [self](const driver::Recall& r, const std::string& tid) {
+      caf::actor me = caf::actor_cast<caf::actor>(self);
+      self->state.deps.recall(r.query, [me, tid, id = r.id](json found) {
+        caf::anon_send(me, recall_atom::value, tid, id, std::move(found));
+      });
+    };
+  // The one tool the planner calls itself: the memory's, to store what a task did.
+  if (self->state.deps.memory_tools) {
+    h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
+      auto& st = self->state;
+      json args = json::parse(t.arguments, nullptr, false);
+      if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
+      st.kit->call_tool(*st.deps.memory_tools, t.tool, args,
+                        company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPlanner, t.branch, t.trace},
+                        std::move(done));
+    };
+    h.repeatable = [self](const std::string& tool) { return self->state.deps.memory_tools->repeatable(tool); };
+  }
   return h;
 }
 
@@ -89,6 +112,10 @@ caf::behavior planner(PlannerSelf* self, PlannerDeps deps) {
       wait_handler(self),
       task_handler(self, make),
       resume_handler(self, make),
+      [=](recall_atom, const std::string& tid, uint64_t id, json& found) {
+        self->state.runner->answer(tid, driver::Recalled{id, std::move(found)});
+      },
+      st.kit->tool_handler(),
   };
 }
 

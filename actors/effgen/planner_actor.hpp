@@ -54,6 +54,12 @@ struct PlannerDeps {
   std::string worker_system;
   std::string worker_task;
   std::string synthesis;
+  std::string memory_note;  // a task's memory ({{task}} {{how}} {{answer}})
+  // The company's memory (StrategyContext's): memories recalled for the
+  // task before it is planned, and what a task that succeeded did, stored
+  // through the MemoryManager tool. Either null: not used.
+  std::function<void(const std::string& message, std::function<void(json)> done)> recall;
+  std::shared_ptr<company::ToolSource> memory_tools;
 };
 
 caf::actor spawn_planner(caf::actor_system& sys, PlannerDeps deps);

@@ -39,7 +39,6 @@ struct CeoState {
 };
 
 using CeoSelf = caf::stateful_actor<CeoState>;
-using recall_atom = caf::atom_constant<caf::atom("recall")>;
 
 constexpr const char* kCeo = "CEO";
 

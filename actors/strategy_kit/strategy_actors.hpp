@@ -58,6 +58,11 @@ struct StrategyContext {
   // go through them too (null: not guarded).
   std::shared_ptr<company::ToolHealth> tool_health;
   company::GuardedToolSource::BreakerFn on_breaker;
+  // The company's long-term memory: its MemoryManager tool, and the
+  // retrieval of memories for a message (the injection payload of
+  // memory/memory_injection.hpp; null when memory.auto_retrieve is off).
+  std::shared_ptr<company::ToolSource> memory_tools;
+  std::function<void(const std::string& message, std::function<void(json)> done)> recall;
   std::shared_ptr<company::ToolSource> wrapped(std::shared_ptr<company::ToolSource> source) const {
     if (source && tool_health)
       source = std::make_shared<company::GuardedToolSource>(std::move(source), tool_health, on_breaker);

@@ -51,10 +51,51 @@ Report& EffgenDriver::report(Effects& out, msg::EventKind kind, std::string text
   return std::get<Report>(out.back());
 }
 
+// What a task's memory keeps of it (bytes, cut at a code point).
+constexpr size_t kMemoryTaskBytes = 500;
+constexpr size_t kMemoryAnswerBytes = 1000;
+constexpr size_t kMemorySubtaskBytes = 160;
+constexpr size_t kMemoryKeyBytes = 80;
+constexpr const char* kMemoryTool = "MemoryManager";
+
 // ------------------------------------------------------------------ start
 
 Effects EffgenDriver::start() {
   Effects out;
+  metadata_["retrieved_memories"] = 0;
+  if (!setup_.recall) {
+    route(out);
+    return out;
+  }
+  // Memories first: retrieval may wait for an embedding model.
+  const CallId id = pending_.expect<Recalled>([this](const Recalled& r, Effects& o) {
+    recalled(o, r.memories);
+    route(o);
+  });
+  out.push_back(Recall{id, input_});
+  return out;
+}
+
+void EffgenDriver::recalled(Effects& out, const json& found) {
+  if (found.contains("error")) {
+    const std::string why = found["error"].is_string() ? found["error"].get<std::string>() : found["error"].dump();
+    out.push_back(journal_step(msg::EventKind::error, json{{"error", why}, {"call", "memory_retrieval"}}));
+    report(out, msg::EventKind::error, "memory retrieval failed: " + why);
+    return;
+  }
+  const json memories = found.value("memories", json::array());
+  if (!memories.is_array() || memories.empty()) return;
+  memories_ = found.value("injection", "");
+  metadata_["retrieved_memories"] = memories.size();
+  out.push_back(journal_step(msg::EventKind::note, json{{"memories", memories}}));
+  report(out, msg::EventKind::memories, found.value("transcript", ""), json{{"memories", memories}});
+}
+
+std::string EffgenDriver::with_memories(const std::string& text) const {
+  return memories_.empty() ? text : memories_ + "\n\n" + text;
+}
+
+void EffgenDriver::route(Effects& out) {
   // Route with zero model calls (effgen.md §23 item 2).
   routing::RoutingDecision d = setup_.router->route(input_);
   const json decision = d.to_json();
@@ -66,26 +107,18 @@ Effects EffgenDriver::start() {
            "complexity " + std::to_string(d.score.total).substr(0, 4) + " -> " +
                std::string(routing::to_string(d.kind)) + " (" + d.reason + ")",
            decision);
-  if (d.kind == routing::RouteKind::single) {
-    run_single(out, d.reason);
-    return out;
-  }
+  if (d.kind == routing::RouteKind::single) return run_single(out, d.reason);
   strategy_ = d.kind == routing::RouteKind::hierarchical ? routing::Strategy::hierarchical : routing::Strategy::hybrid;
   round_.emplace(strategy_);
   auto found = setup_.decompose.find(strategy_);
-  if (found == setup_.decompose.end()) {
-    finish(out, false, "No decomposition prompt for the " + std::string(routing::to_string(strategy_)) + " strategy");
-    return out;
-  }
+  if (found == setup_.decompose.end())
+    return finish(out, false,
+                  "No decomposition prompt for the " + std::string(routing::to_string(strategy_)) + " strategy");
   const auto& decompose = found->second;
   auto prompt = decompose.ok() ? decompose->render({{"task", input_}}) : Result<std::string>(decompose.error());
-  if (!prompt.ok()) {
-    finish(out, false, prompt.error().message);
-    return out;
-  }
-  planning_conversation_ = {{llm::Role::user, *prompt, {}, "", ""}};
+  if (!prompt.ok()) return finish(out, false, prompt.error().message);
+  planning_conversation_ = {{llm::Role::user, with_memories(*prompt), {}, "", ""}};
   ask_for_plan(out);
-  return out;
 }
 
 Effects EffgenDriver::on(const Outcome& o) {
@@ -156,6 +189,8 @@ void EffgenDriver::run_single(Effects& out, const std::string& why) {
 // ---------------------------------------------------------------- the plan
 
 void EffgenDriver::run_plan(Effects& out, planning::SubtaskDag dag) {
+  how_ = "a plan of " + std::to_string(dag.size()) + " subtasks:";
+  for (const auto& t : dag.subtasks()) how_ += "\n- " + utf8::shorten(t.description, kMemorySubtaskBytes);
   const auto metrics = planning::measure(dag);
   const bool hierarchical = strategy_ == routing::Strategy::hierarchical;
   metadata_["routing_strategy"] = std::string(
@@ -264,7 +299,7 @@ void EffgenDriver::on_hired(Effects& out, const std::string& name, const HireAns
 
 void EffgenDriver::after_hires(Effects& out) {
   if (after_hires_ == AfterHires::run_single)
-    return start_job(out, "task", true, input_, fit_for_worker(worker_input()));
+    return start_job(out, "task", true, input_, fit_for_worker(with_memories(worker_input())));
   planning::SchedulerOptions o;
   o.max_concurrent = workers_.size();
   o.max_retries = setup_.max_subtask_retries;
@@ -502,8 +537,31 @@ void EffgenDriver::on_synthesis(Effects& out, const ModelAnswered& a) {
 
 // ------------------------------------------------------------------ finish
 
+// A task that succeeded is kept as a memory before it finishes; a memory
+// that could not be stored (one of the same key exists: the same task) is
+// noted, and the task finishes all the same.
+void EffgenDriver::remember(Effects& out, const std::string& answer) {
+  remembering_ = true;
+  const CallId id = pending_.expect<ToolRan>([this, answer](const ToolRan& r, Effects& o) {
+    if (r.result.ok)
+      metadata_["stored_memory"] = true;
+    else
+      o.push_back(journal_step(msg::EventKind::note, json{{"memory_not_stored", r.result.message}}));
+    finish(o, true, answer);
+  });
+  const std::map<std::string, std::string> values{{"task", utf8::shorten(input_, kMemoryTaskBytes)},
+                                                  {"how", how_.empty() ? "one worker" : how_},
+                                                  {"answer", utf8::shorten(answer, kMemoryAnswerBytes)}};
+  auto note = planning::PromptTemplate::from_text(setup_.memory_note, "prompts/effgen/memory.md").render(values);
+  const std::string memory = note.ok() ? *note : values.at("task") + "\n" + values.at("answer");
+  const json args{
+      {"action", "add_memory"}, {"key", "effgen: " + utf8::shorten(input_, kMemoryKeyBytes)}, {"memory", memory}};
+  out.push_back(RunTool{id, kMemoryTool, args.dump(), ""});
+}
+
 void EffgenDriver::finish(Effects& out, bool ok, const std::string& text) {
   if (finished_) return;
+  if (ok && setup_.remember && !remembering_) return remember(out, text);
   finished_ = true;
   pending_.clear();  // outcomes that still come are ignored
   fire_workers(out);
@@ -516,7 +574,6 @@ void EffgenDriver::finish(Effects& out, bool ok, const std::string& text) {
   m["judge_calls"] = judge_calls_;
   m["fallback"] = fallback_;
   m["backend"] = setup_.worker_cost.model_ref;
-  m["retrieved_memories"] = 0;
   if (dag_started_ms_ > 0) {
     const int64_t dag_wall = std::max<int64_t>(1, setup_.now_ms() - dag_started_ms_);
     m["speedup"] = double(subtask_ms_) / double(dag_wall);

@@ -60,8 +60,15 @@ struct EffgenSetup {
   bool audit = false;  // the judge audits worker results
   int max_judge_retries = 3;
   int64_t worker_max_output_tokens = 1024;  // for pricing a plan's worst case
-  std::function<int64_t()> now_ms;          // a monotonic clock, for durations
-  std::function<bool()> listening;          // whether chatty progress events are wanted
+  // The company's memory: memories recalled for the task (a Recall before it
+  // is routed) go with it to the planner and a single worker; a task that
+  // succeeded is stored as a memory (a RunTool of MemoryManager), in the
+  // words of `memory_note` ({{task}} {{how}} {{answer}}).
+  bool recall = false;
+  bool remember = false;
+  std::string memory_note;
+  std::function<int64_t()> now_ms;  // a monotonic clock, for durations
+  std::function<bool()> listening;  // whether chatty progress events are wanted
 };
 
 // What the setup becomes once, for every task: templates and the optimizer
@@ -147,6 +154,12 @@ class EffgenDriver {
   void synthesize(driver::Effects& out, const std::vector<planning::SubtaskResult>& results);
   void fire_workers(driver::Effects& out);
   void finish(driver::Effects& out, bool ok, const std::string& text);
+  void route(driver::Effects& out);
+  void recalled(driver::Effects& out, const json& found);
+  void remember(driver::Effects& out, const std::string& answer);
+  // The task as the planner and a single worker get it: the recalled
+  // memories first, when there are some.
+  std::string with_memories(const std::string& text) const;
 
   llm::ChatRequest planner_request(std::vector<llm::ChatMessage> messages) const;
   std::string optimize_for_worker(const std::string& text);
@@ -161,6 +174,9 @@ class EffgenDriver {
   driver::PendingCalls<driver::Effects&> pending_;  // effects in flight; cleared at the finish
 
   json metadata_ = json::object();
+  std::string memories_;      // the recalled memories' injection text ("" = none)
+  std::string how_;           // how the task was done, for its memory
+  bool remembering_ = false;  // its memory is being stored; then it finishes
   routing::Strategy strategy_ = routing::Strategy::hybrid;
   std::optional<planning::DecompositionRound> round_;
   std::vector<llm::ChatMessage> planning_conversation_;

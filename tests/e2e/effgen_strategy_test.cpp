@@ -618,6 +618,40 @@ TEST_F(EffgenE2e, SimpleTaskRoutesToOneWorkerWithoutAskingThePlanner) {
   EXPECT_EQ(by_rule("worker").size(), 1u) << rules_seen();
 }
 
+// effgen with the company's memory: a task that succeeded is kept as a
+// memory; the next task like it recalls it before it is routed, and the
+// worker gets it with the task. With the memory switch off, neither.
+TEST_F(EffgenE2e, ATaskThatSucceededIsRememberedAndTheNextOneRecallsIt) {
+  start_mock(kRoutingScript);
+  const std::string cfg = effgen_config();
+  RunResult first = run_effgen(cfg, kSimpleTask);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  json m1 = first.result()["metadata"];
+  EXPECT_EQ(m1.value("retrieved_memories", -1), 0) << m1;
+  EXPECT_TRUE(m1.value("stored_memory", false)) << m1;
+
+  RunResult second = run_effgen(cfg, "What is 2+2? Answer again, please 🙏");
+  ASSERT_EQ(second.exit_code, 0) << second.describe();
+  json m2 = second.result()["metadata"];
+  EXPECT_GE(m2.value("retrieved_memories", 0), 1) << m2;
+  ASSERT_EQ(by_rule("worker").size(), 2u) << rules_seen();
+  const std::string asked = by_rule("worker")[1].dump();
+  EXPECT_NE(asked.find("A task effGen solved"), std::string::npos) << asked;
+  EXPECT_NE(asked.find("effgen: What is 2+2?"), std::string::npos) << "the first task, remembered: " << asked;
+  EXPECT_EQ(by_rule("worker")[0].dump().find("A task effGen solved"), std::string::npos);
+  EXPECT_FALSE(second.events("memories").empty()) << second.out;
+
+  // The memory switch off: nothing recalled, nothing stored.
+  ConfigOptions off;
+  off.extra = "switches:\n  memory: false\n";
+  RunResult third = run_effgen(effgen_config("", off), "What is 2+2? Once more.");
+  ASSERT_EQ(third.exit_code, 0) << third.describe();
+  json m3 = third.result()["metadata"];
+  EXPECT_EQ(m3.value("retrieved_memories", -1), 0) << m3;
+  EXPECT_FALSE(m3.contains("stored_memory")) << m3;
+  EXPECT_EQ(by_rule("worker").back().dump().find("A task effGen solved"), std::string::npos);
+}
+
 TEST_F(EffgenE2e, AutoStrategySendsASimpleTaskToTheHashiruCeo) {
   start_mock(kRoutingScript);
   const std::string cfg = effgen_config();

@@ -362,3 +362,100 @@ TEST(EffgenDriver, AnswersWithUnknownIdsChangeNothing) {
 
 }  // namespace
 }  // namespace kaisha::effgen
+
+namespace kaisha::effgen {
+namespace {
+
+using namespace driver;
+
+// The company's memory on the effgen path: memories are recalled before
+// the task is routed and go with it to the worker; a task that succeeded is
+// stored as a memory before it finishes, and one that could not be stored
+// is noted without failing the task.
+TEST(EffgenDriverMemory, RecalledMemoriesGoWithTheTaskAndASuccessIsRememberedBeforeItFinishes) {
+  Fixture f(routing::SpawnStrategy::never);
+  f.setup.recall = true;
+  f.setup.remember = true;
+  f.setup.memory_note = "Task: {{task}} | how: {{how}} | answer: {{answer}}";
+  EffgenPlaybook book(f.setup);
+  EffgenDriver d(book, "東京の人口は? 🗼");
+
+  Effects e = d.start();
+  Recall recall = only<Recall>(e);
+  EXPECT_EQ(recall.query, "東京の人口は? 🗼");
+  EXPECT_FALSE(has<Hire>(e)) << "routed only once the memories are in";
+
+  json found{{"injection", "Here are the relevant memories: [\"Tokyo has 14 million people\"]"},
+             {"transcript", "memories: ['Tokyo has 14 million people']"},
+             {"memories", json::array({{{"key", "tokyo"}, {"memory", "Tokyo has 14 million people"}}})}};
+  e = d.on(Outcome{Recalled{recall.id, found}});
+  EXPECT_TRUE(has_report(e, "memories", "Tokyo has 14 million people"));
+  Hire hire = only<Hire>(e);
+  e = d.on(Outcome{hired(hire)});
+  Ask ask = only<Ask>(e);
+  EXPECT_EQ(ask.prompt, "Here are the relevant memories: [\"Tokyo has 14 million people\"]\n\n東京の人口は? 🗼");
+
+  msg::AskReply reply;
+  reply.output = "約1400万人";
+  e = d.on(Outcome{answered(ask, reply)});
+  EXPECT_FALSE(has<Finish>(e)) << "the memory first";
+  RunTool store = only<RunTool>(e);
+  EXPECT_EQ(store.tool, "MemoryManager");
+  const json args = json::parse(store.arguments);
+  EXPECT_EQ(args["action"], "add_memory");
+  EXPECT_EQ(args["key"], "effgen: 東京の人口は? 🗼");
+  EXPECT_EQ(args["memory"], "Task: 東京の人口は? 🗼 | how: one worker | answer: 約1400万人");
+
+  e = d.on(Outcome{ToolRan{store.id, company::ToolResult::success("stored")}});
+  Finish fin = only<Finish>(e);
+  EXPECT_TRUE(fin.ok);
+  EXPECT_EQ(fin.text, "約1400万人");
+  EXPECT_EQ(fin.metadata["retrieved_memories"], 1);
+  EXPECT_EQ(fin.metadata["stored_memory"], true);
+}
+
+TEST(EffgenDriverMemory, AMemoryThatCannotBeStoredIsNotedAndARetrievalErrorIsReported) {
+  Fixture f(routing::SpawnStrategy::never);
+  f.setup.recall = true;
+  f.setup.remember = true;
+  f.setup.memory_note = "{{task}} {{how}} {{answer}}";
+  EffgenPlaybook book(f.setup);
+  EffgenDriver d(book, "hello");
+  Recall recall = only<Recall>(d.start());
+  Effects e = d.on(Outcome{Recalled{recall.id, json{{"error", "the embedding model is down"}}}});
+  EXPECT_TRUE(has_report(e, "error", "memory retrieval failed: the embedding model is down"));
+  e = d.on(Outcome{hired(only<Hire>(e))});
+  Ask ask = only<Ask>(e);
+  EXPECT_EQ(ask.prompt, "hello");
+  msg::AskReply reply;
+  reply.output = "hi";
+  RunTool store = only<RunTool>(d.on(Outcome{answered(ask, reply)}));
+  e = d.on(Outcome{ToolRan{store.id, company::ToolResult::error("a memory with key 'effgen: hello' exists")}});
+  EXPECT_EQ(only<Journal>(e).payload["memory_not_stored"], "a memory with key 'effgen: hello' exists");
+  Finish fin = only<Finish>(e);
+  EXPECT_TRUE(fin.ok);
+  EXPECT_EQ(fin.metadata["retrieved_memories"], 0);
+  EXPECT_FALSE(fin.metadata.contains("stored_memory"));
+}
+
+TEST(EffgenDriverMemory, AFailedOrCanceledTaskIsNotRemembered) {
+  Fixture f(routing::SpawnStrategy::never);
+  f.setup.remember = true;
+  f.setup.memory_note = "{{task}} {{how}} {{answer}}";
+  EffgenPlaybook book(f.setup);
+  EffgenDriver failed(book, "hello");
+  Hire hire = only<Hire>(failed.start());
+  Effects e = failed.on(Outcome{HireAnswered{hire.id, false, true, "Not enough resource budget", json::object()}});
+  EXPECT_FALSE(has<RunTool>(e));
+  EXPECT_FALSE(only<Finish>(e).ok);
+
+  EffgenDriver canceled(book, "hello");
+  hire = only<Hire>(canceled.start());
+  e = canceled.on(Outcome{hired(hire)});
+  e = canceled.cancel("the user stopped it");
+  EXPECT_FALSE(has<RunTool>(e));
+  EXPECT_EQ(only<Finish>(e).text, "the user stopped it");
+}
+
+}  // namespace
+}  // namespace kaisha::effgen
