@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <any>
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -16,6 +17,7 @@
 
 #include "actors/company/company_runtime.hpp"
 #include "actors/strategy_kit/strategy_registration.hpp"
+#include "runtime/company/tool_error_class.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/yaml/yaml_reader.hpp"
 #include "runtime/mockllm/mock_llm_server.hpp"
@@ -606,6 +608,103 @@ TEST_F(RegisteredStrategyTest, ATaskIsCanceledWhileItsEnvironmentBlocks) {
   msg::TaskResult next = (*rt)->run_task("名古屋");
   ASSERT_TRUE(next.ok) << next.error;
   EXPECT_EQ(next.answer, "right: 名古屋");
+}
+
+}  // namespace
+}  // namespace kaisha::actors::registered_strategy_test
+
+namespace kaisha::actors::registered_strategy_test {
+namespace {
+
+// "flaky": its driver runs a tool of its own that always fails with a
+// transient error. A strategy's tools go through the company's circuit
+// breakers as the CEO's do: after `breaker_failures` failures in a row the
+// next call is refused at once, without running the tool, and the change is
+// reported as a breaker event.
+std::atomic<int> flaky_runs{0};
+
+class FlakyTool : public company::ToolSource {
+ public:
+  std::string origin() const override { return "flaky"; }
+  std::vector<llm::ToolSpec> specs() const override { return {}; }
+  void call(const std::string& name, const json&, const company::ToolCallContext&,
+            std::function<void(company::ToolResult)> done) override {
+    ++flaky_runs;
+    done(company::with_error_class(company::ToolResult::error(name + ": the upstream service is down 🔌"),
+                                   company::ToolErrorClass::transient));
+  }
+};
+
+class FlakyDriver {
+ public:
+  driver::Effects start() {
+    driver::RunTool t;
+    t.id = 1;
+    t.tool = "fetch";
+    t.arguments = "{}";
+    return {t};
+  }
+  driver::Effects on(const driver::Outcome& o) {
+    const auto* ran = std::get_if<driver::ToolRan>(&o);
+    if (!ran) return {};
+    return {driver::Finish{ran->result.ok, ran->result.message}};
+  }
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+};
+
+void register_flaky_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "flaky";
+    info.help = "runs a tool of its own that always fails (a test's strategy)";
+    Status s = register_strategy(std::move(info), [](const driver::StrategySetup&) -> Result<driver::DrivenStrategy> {
+      driver::DrivenStrategy d;
+      d.agent = "Flaky";
+      d.tools = std::make_shared<FlakyTool>();
+      d.make = [](const msg::TaskRequest&, const driver::StateValues&) {
+        return driver::make_task_driver<FlakyDriver>();
+      };
+      return d;
+    });
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+}
+
+TEST_F(RegisteredStrategyTest, ItsFailingToolOpensTheCircuitBreakerAndTheNextCallIsRefusedUnrun) {
+  register_flaky_once();
+  auto c = config::parse_config(
+      "strategy: flaky\nstore: " + file("kaisha.db") +
+          "\nceo: { model: openai:ceo-model }\n"
+          "providers:\n  openai: { base_url: http://127.0.0.1:" +
+          std::to_string(port_) +
+          "/v1, api_key: mock-key }\n"
+          "tools:\n  failures: { max_attempts: 1, breaker_failures: 2, breaker_cooldown_ms: 600000 }\n",
+      "flaky.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto events = std::make_shared<Events>();
+  RuntimeOptions o;
+  o.config = *c;
+  o.progress = events;
+  auto rt = CompanyRuntime::start(std::move(o));
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  flaky_runs = 0;
+  for (int i = 0; i < 2; ++i) {
+    msg::TaskResult r = (*rt)->run_task("fetch it");
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error, "fetch: the upstream service is down 🔌");
+  }
+  EXPECT_EQ(flaky_runs.load(), 2);
+  msg::TaskResult refused = (*rt)->run_task("fetch it");
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("Tool `fetch` was not run: it failed 2 times in a row and is paused (circuit "
+                               "breaker open)"),
+            std::string::npos)
+      << refused.error;
+  EXPECT_EQ(flaky_runs.load(), 2) << "the open breaker answered without running the tool";
+  auto breakers = events->of(msg::EventKind::breaker);
+  ASSERT_FALSE(breakers.empty());
+  EXPECT_NE(breakers.front().text.find("circuit breaker open"), std::string::npos) << breakers.front().text;
 }
 
 }  // namespace
