@@ -42,6 +42,10 @@ providers:
   ollama: { base_url: "$mock_url" }
 budget: { resource_mode: fixed, resource_total: 400, expense_total: 10 }
 retry: { max_attempts: 1 }
+# A memory store of its own: the memory a finished effgen task stores must
+# not reach the other sections' CEO, whose scripted turns match the user's
+# message.
+memory: { path: "$work/effgen.memory.db" }
 YAML
 # A priced CEO under a budget too small for one model call.
 cat >"$work/budget.yaml" <<YAML
