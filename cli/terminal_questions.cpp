@@ -89,11 +89,13 @@ void TerminalQuestions::ask(actors::CompanyRuntime& rt, const Asked& asked) {
   std::cerr << "» the company asks you: " << asked.question << "\n"
             << "  (answer on one line; an empty line or Ctrl-C declines)\n";
   for (;;) {
-    std::cerr << "answer> " << std::flush;
     {
+      // Before the prompt shows: a Ctrl-C typed as soon as it does declines
+      // the question (decline_waiting), instead of interrupting kaisha.
       std::lock_guard<std::mutex> lock(mu_);
       reading_answer_ = true;
     }
+    std::cerr << "answer> " << std::flush;
     StdinLines::Read r = in_.next();
     {
       std::lock_guard<std::mutex> lock(mu_);

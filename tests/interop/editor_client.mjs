@@ -366,11 +366,18 @@ assert.ok(fs.existsSync(path.join(project, ".kaisha", "kaisha.db")), "the journa
     send({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: project, mcpServers: [] } });
     const dying = (await next((m) => m.id === 4, "session/new")).result.sessionId;
     send({ jsonrpc: "2.0", id: 5, method: "session/prompt", params: { sessionId: dying, prompt: [{ type: "text", text: "slow work while the editor dies" }] } });
-    await sleep(500);
+    // Mid-turn: once the turn's task is in the journal (an instrumented
+    // build may take longer than any fixed pause to start it).
+    const dyingHistory = () =>
+      execFileSync(kaisha, ["history", "--db", path.join(project, ".kaisha", "kaisha.db"), "--session", dying, "--json"], { encoding: "utf8" });
+    for (let waited = 0; !/slow work while the editor dies/.test(dyingHistory()); waited += 100) {
+      assert.ok(waited < 30000, "the turn's task reached the journal within 30 s");
+      await sleep(100);
+    }
     agent.child.stdin.end();  // the editor is gone mid-turn
     const exit = await withTimeout(agent.exited, 30000, "kaisha editor's exit after the client died");
     assert.equal(exit.code, 0, "a clean exit when the client dies mid-turn");
-    const history = execFileSync(kaisha, ["history", "--db", path.join(project, ".kaisha", "kaisha.db"), "--session", dying, "--json"], { encoding: "utf8" });
+    const history = dyingHistory();
     assert.match(history, /slow work while the editor dies/, "the task is in the journal");
     assert.match(history, /"status":\s*"canceled"/, "journaled as canceled");
     console.log("ok - the client died mid-turn: kaisha exited 0 and journaled the task as canceled");
