@@ -218,12 +218,16 @@ TEST(Gateway, FullPeerQueueIsReportedToTheSenderNotDropped) {
   auto t0 = std::chrono::steady_clock::now();
   int accepted = 0;
   std::vector<Error> refusals;
+  std::vector<std::string> refused_ids;
   for (int i = 0; i < kCount; ++i) {
-    auto st = g.send("sink", make_envelope("m" + std::to_string(i), "g", "sink", payload));
-    if (st.ok())
+    const std::string id = "m" + std::to_string(i);
+    auto st = g.send("sink", make_envelope(id, "g", "sink", payload));
+    if (st.ok()) {
       ++accepted;
-    else
+    } else {
       refusals.push_back(st.error());
+      refused_ids.push_back(id);
+    }
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, kaisha::testing::scaled(5s))
       << "send() must not block on a full peer";
@@ -233,7 +237,10 @@ TEST(Gateway, FullPeerQueueIsReportedToTheSenderNotDropped) {
   EXPECT_GT(accepted, 0);
   EXPECT_EQ(refusals[0].code, "backpressure");
   EXPECT_NE(refusals[0].message.find("send_hwm 2"), std::string::npos) << refusals[0].message;
-  EXPECT_NE(refusals.back().message.find("m" + std::to_string(kCount - 1)), std::string::npos);
+  // Each refusal names the envelope it refused (which ones are refused
+  // depends on how fast the kernel drains the peer's buffer).
+  for (size_t i = 0; i < refusals.size(); ++i)
+    EXPECT_NE(refusals[i].message.find(refused_ids[i]), std::string::npos) << refusals[i].message;
   auto c = g.counters();
   EXPECT_EQ(c.sent, static_cast<uint64_t>(accepted));
   EXPECT_EQ(c.send_failures, refusals.size());
