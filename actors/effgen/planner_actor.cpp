@@ -84,12 +84,7 @@ DriverHooks hooks(PlannerSelf* self) {
   // The one tool the planner calls itself: the memory's, to store what a task did.
   if (self->state.deps.memory_tools) {
     h.run_tool = [self](const driver::RunTool& t, std::function<void(company::ToolResult)> done) {
-      auto& st = self->state;
-      json args = json::parse(t.arguments, nullptr, false);
-      if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
-      st.kit->call_tool(*st.deps.memory_tools, t.tool, args,
-                        company::ToolCallContext{st.deps.session_id, st.kit->task_id(), kPlanner, t.branch, t.trace},
-                        std::move(done));
+      self->state.kit->run_tool(*self->state.deps.memory_tools, t, std::move(done));
     };
     h.repeatable = [self](const std::string& tool) { return self->state.deps.memory_tools->repeatable(tool); };
   }

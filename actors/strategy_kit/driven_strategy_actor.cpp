@@ -75,12 +75,7 @@ DriverHooks hooks(DrivenSelf* self) {
         return ask_environment(self, t, std::move(done));
       if (!st.strategy.tools)
         return done(company::ToolResult::error(st.strategy.who + " has no tool named '" + t.tool + "'"));
-      json args = json::parse(t.arguments, nullptr, false);
-      if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
-      st.kit->call_tool(
-          *st.strategy.tools, t.tool, args,
-          company::ToolCallContext{st.kit->deps().session_id, st.kit->task_id(), st.strategy.agent, t.branch, t.trace},
-          std::move(done));
+      st.kit->run_tool(*st.strategy.tools, t, std::move(done));
     };
   h.repeatable = [self](const std::string& tool) {
     const auto& env = self->state.strategy.environment;

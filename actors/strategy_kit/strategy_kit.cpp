@@ -292,6 +292,14 @@ void StrategyKit::call_tool(company::ToolSource& source, const std::string& tool
               [me, ticket](company::ToolResult r) { caf::anon_send(me, kit_tool_atom::value, ticket, std::move(r)); });
 }
 
+void StrategyKit::run_tool(company::ToolSource& source, const driver::RunTool& t,
+                           std::function<void(company::ToolResult)> done) {
+  json args = json::parse(t.arguments, nullptr, false);
+  if (args.is_discarded()) return done(company::ToolResult::error(t.tool + ": the arguments are not JSON"));
+  call_tool(source, t.tool, args, company::ToolCallContext{deps_.session_id, task_id(), deps_.agent, t.branch, t.trace},
+            std::move(done));
+}
+
 void StrategyKit::tool_answered(uint64_t ticket, company::ToolResult r) {
   auto it = tool_calls_.find(ticket);
   if (it == tool_calls_.end()) return;

@@ -246,6 +246,10 @@ class StrategyKit {
   // behavior includes tool_handler().
   void call_tool(company::ToolSource& source, const std::string& tool, const json& args,
                  const company::ToolCallContext& ctx, std::function<void(company::ToolResult)> done);
+  // A driver's RunTool of `source`'s tool, called in the strategy's name
+  // (KitDeps::agent) for the running task: an error result at once when its
+  // arguments are not JSON, else call_tool.
+  void run_tool(company::ToolSource& source, const driver::RunTool& t, std::function<void(company::ToolResult)> done);
   // The handler that brings call_tool's answers back: (kit_tool_atom, ticket, ToolResult).
   auto tool_handler() {
     return [this](kit_tool_atom, uint64_t ticket, company::ToolResult& r) { tool_answered(ticket, std::move(r)); };

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "runtime/core/utf8.hpp"
+#include "runtime/driver/recalled_memories.hpp"
 #include "runtime/economy/budget.hpp"
 #include "runtime/llm/usage_estimate.hpp"
 #include "runtime/effgen/decomposition/decomposition_metrics.hpp"
@@ -77,18 +78,17 @@ Effects EffgenDriver::start() {
 }
 
 void EffgenDriver::recalled(Effects& out, const json& found) {
-  if (found.contains("error")) {
-    const std::string why = found["error"].is_string() ? found["error"].get<std::string>() : found["error"].dump();
-    out.push_back(journal_step(msg::EventKind::error, json{{"error", why}, {"call", "memory_retrieval"}}));
-    report(out, msg::EventKind::error, "memory retrieval failed: " + why);
+  const RecalledMemories r = read_recalled(found);
+  if (!r.error.empty()) {
+    out.push_back(journal_step(msg::EventKind::error, json{{"error", r.error}, {"call", "memory_retrieval"}}));
+    report(out, msg::EventKind::error, "memory retrieval failed: " + r.error);
     return;
   }
-  const json memories = found.value("memories", json::array());
-  if (!memories.is_array() || memories.empty()) return;
-  memories_ = found.value("injection", "");
-  metadata_["retrieved_memories"] = memories.size();
-  out.push_back(journal_step(msg::EventKind::note, json{{"memories", memories}}));
-  report(out, msg::EventKind::memories, found.value("transcript", ""), json{{"memories", memories}});
+  if (r.memories.empty()) return;
+  memories_ = r.injection;
+  metadata_["retrieved_memories"] = r.memories.size();
+  out.push_back(journal_step(msg::EventKind::note, json{{"memories", r.memories}}));
+  report(out, msg::EventKind::memories, r.transcript, json{{"memories", r.memories}});
 }
 
 std::string EffgenDriver::with_memories(const std::string& text) const {

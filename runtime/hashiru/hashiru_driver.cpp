@@ -7,6 +7,7 @@
 #include "runtime/company/tool_error_class.hpp"
 #include "runtime/company/tool_grants.hpp"
 #include "runtime/core/json_text.hpp"
+#include "runtime/driver/recalled_memories.hpp"
 #include "runtime/messages/ask_usage.hpp"
 
 namespace kaisha::hashiru {
@@ -112,17 +113,17 @@ void HashiruDriver::drop_task_effects() { pending_.drop_scoped(); }
 // Retrieved memories go into the context as a user message, into the
 // journal and into the transcript ("Memories: [...]"); a retrieval error is
 // reported and the turn goes on without memories.
-void HashiruDriver::recalled(const json& r) {
-  if (r.contains("error")) {
-    step(msg::EventKind::error, json{{"error", r["error"]}, {"call", "memory_retrieval"}});
-    report(msg::EventKind::error, "memory retrieval failed: " + r["error"].get<std::string>());
+void HashiruDriver::recalled(const json& payload) {
+  const driver::RecalledMemories r = driver::read_recalled(payload);
+  if (!r.error.empty()) {
+    step(msg::EventKind::error, json{{"error", r.error}, {"call", "memory_retrieval"}});
+    report(msg::EventKind::error, "memory retrieval failed: " + r.error);
     return;
   }
-  const json memories = r.value("memories", json::array());
-  if (memories.empty()) return;
-  conversation_.add_user(r.value("injection", ""));
-  step(msg::EventKind::note, json{{"memories", memories}});
-  report(msg::EventKind::memories, r.value("transcript", ""), json{{"memories", memories}});
+  if (r.memories.empty()) return;
+  conversation_.add_user(r.injection);
+  step(msg::EventKind::note, json{{"memories", r.memories}});
+  report(msg::EventKind::memories, r.transcript, json{{"memories", r.memories}});
 }
 
 // One call of the CEO's model with the conversation and every tool it may call.
