@@ -162,6 +162,27 @@ class RegisteredStrategyTest : public store::testing::TempDirTest {
                                 "echo.yaml");
   }
 
+  // A company of `strategy` on this test's config with `extra` YAML,
+  // reporting to `progress`; null, the test failed, when it cannot start.
+  std::unique_ptr<CompanyRuntime> start_company(const std::string& strategy, const std::string& extra = "",
+                                                std::shared_ptr<company::ProgressSink> progress = nullptr) {
+    auto c = config(extra);
+    if (!c.ok()) {
+      ADD_FAILURE() << c.error().message;
+      return nullptr;
+    }
+    c->strategy = strategy;
+    RuntimeOptions o;
+    o.config = *c;
+    o.progress = std::move(progress);
+    auto rt = CompanyRuntime::start(std::move(o));
+    if (!rt.ok()) {
+      ADD_FAILURE() << rt.error().message;
+      return nullptr;
+    }
+    return std::move(rt).value();
+  }
+
   std::unique_ptr<mockllm::MockLlmServer> mock_;
   int port_ = 0;
 };
@@ -538,30 +559,25 @@ void register_judged_once() {
 
 TEST_F(RegisteredStrategyTest, ItsEnvironmentJudgesOnAThreadOfItsOwnAndAFailureIsAnAnswer) {
   register_judged_once();
-  auto c = config("");
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  c->strategy = "judged";
-  RuntimeOptions o;
-  o.config = *c;
-  auto rt = CompanyRuntime::start(std::move(o));
-  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  auto rt = start_company("judged");
+  ASSERT_TRUE(rt);
   {
     std::lock_guard<std::mutex> lock(gate().mu);
     gate().threads.clear();
   }
 
-  msg::TaskResult right = (*rt)->run_task("東京 🗼");
+  msg::TaskResult right = rt->run_task("東京 🗼");
   ASSERT_TRUE(right.ok) << right.error;
   EXPECT_EQ(right.answer, "right: 東京 🗼");
 
   // An exception in the environment is its answer, and it goes on judging.
-  msg::TaskResult crashed = (*rt)->run_task("boom");
+  msg::TaskResult crashed = rt->run_task("boom");
   EXPECT_FALSE(crashed.ok);
   EXPECT_EQ(crashed.error, "not judged: judge failed: the checker crashed 💥");
-  msg::TaskResult not_json = (*rt)->run_task("raw:{\"answer\": ");
+  msg::TaskResult not_json = rt->run_task("raw:{\"answer\": ");
   EXPECT_FALSE(not_json.ok);
   EXPECT_EQ(not_json.error, "not judged: judge: the request is not JSON");
-  msg::TaskResult again = (*rt)->run_task("大阪");
+  msg::TaskResult again = rt->run_task("大阪");
   ASSERT_TRUE(again.ok) << again.error;
   EXPECT_EQ(again.answer, "right: 大阪");
 
@@ -575,26 +591,21 @@ TEST_F(RegisteredStrategyTest, ItsEnvironmentJudgesOnAThreadOfItsOwnAndAFailureI
 
 TEST_F(RegisteredStrategyTest, ATaskIsCanceledWhileItsEnvironmentBlocks) {
   register_judged_once();
-  auto c = config("");
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  c->strategy = "judged";
-  RuntimeOptions o;
-  o.config = *c;
-  auto rt = CompanyRuntime::start(std::move(o));
-  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  auto rt = start_company("judged");
+  ASSERT_TRUE(rt);
   {
     std::lock_guard<std::mutex> lock(gate().mu);
     gate().entered = false;
     gate().released = false;
   }
   std::promise<msg::TaskResult> blocked;
-  std::thread runner([&] { blocked.set_value((*rt)->run_task("block", "task-blocked")); });
+  std::thread runner([&] { blocked.set_value(rt->run_task("block", "task-blocked")); });
   {
     std::unique_lock<std::mutex> lock(gate().mu);
     gate().cv.wait(lock, [] { return gate().entered; });
   }
   // The environment is busy; the strategy actor is not.
-  EXPECT_TRUE((*rt)->cancel("task-blocked", "the user stopped it"));
+  EXPECT_TRUE(rt->cancel("task-blocked", "the user stopped it"));
   msg::TaskResult r = blocked.get_future().get();
   runner.join();
   EXPECT_FALSE(r.ok);
@@ -605,7 +616,7 @@ TEST_F(RegisteredStrategyTest, ATaskIsCanceledWhileItsEnvironmentBlocks) {
   }
   gate().cv.notify_all();
   // The late verdict belongs to no task; the next task is judged as usual.
-  msg::TaskResult next = (*rt)->run_task("名古屋");
+  msg::TaskResult next = rt->run_task("名古屋");
   ASSERT_TRUE(next.ok) << next.error;
   EXPECT_EQ(next.answer, "right: 名古屋");
 }
@@ -673,29 +684,18 @@ void register_flaky_once() {
 
 TEST_F(RegisteredStrategyTest, ItsFailingToolOpensTheCircuitBreakerAndTheNextCallIsRefusedUnrun) {
   register_flaky_once();
-  auto c = config::parse_config(
-      "strategy: flaky\nstore: " + file("kaisha.db") +
-          "\nceo: { model: openai:ceo-model }\n"
-          "providers:\n  openai: { base_url: http://127.0.0.1:" +
-          std::to_string(port_) +
-          "/v1, api_key: mock-key }\n"
-          "tools:\n  failures: { max_attempts: 1, breaker_failures: 2, breaker_cooldown_ms: 600000 }\n",
-      "flaky.yaml");
-  ASSERT_TRUE(c.ok()) << c.error().message;
   auto events = std::make_shared<Events>();
-  RuntimeOptions o;
-  o.config = *c;
-  o.progress = events;
-  auto rt = CompanyRuntime::start(std::move(o));
-  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  auto rt = start_company(
+      "flaky", "tools:\n  failures: { max_attempts: 1, breaker_failures: 2, breaker_cooldown_ms: 600000 }\n", events);
+  ASSERT_TRUE(rt);
   flaky_runs = 0;
   for (int i = 0; i < 2; ++i) {
-    msg::TaskResult r = (*rt)->run_task("fetch it");
+    msg::TaskResult r = rt->run_task("fetch it");
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error, "fetch: the upstream service is down 🔌");
   }
   EXPECT_EQ(flaky_runs.load(), 2);
-  msg::TaskResult refused = (*rt)->run_task("fetch it");
+  msg::TaskResult refused = rt->run_task("fetch it");
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.error.find("Tool `fetch` was not run: it failed 2 times in a row and is paused (circuit "
                                "breaker open)"),

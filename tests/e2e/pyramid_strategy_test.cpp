@@ -40,6 +40,16 @@ class PyramidTest : public E2eTest {
               "tools:\n  workspace_root: " + dir_.file("work") + "\n";
     return write_config(o);
   }
+  // InfiHelper's library (entering at its top agent) on its paper-writing
+  // task, against the mock as the test started it.
+  RunResult run_infihelper() {
+    return run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
+                    "Write a short paper on learning-rate warm-up and decay for small language models");
+  }
+  // The directory run `r`'s task worked in.
+  std::string task_dir(const RunResult& r) {
+    return dir_.file("work/.tasks/" + session_of(r) + "/" + r.result().value("task", "") + "/");
+  }
 };
 
 TEST_F(PyramidTest, ALeadDelegatesToAWriterAndTheJudgeAuditsEverySuccess) {
@@ -197,9 +207,8 @@ TEST_F(PyramidTest, PathsAsThePromptsSpellThemLandInTheTasksDirectory) {
   RunResult r = run_json(config(), "Write a haiku about rivers to poems/river.md");
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(by_rule("writer-river").size(), 1u);
-  const std::string task_dir = dir_.file("work/.tasks/" + session_of(r) + "/" + r.result().value("task", "") + "/");
-  EXPECT_TRUE(std::filesystem::exists(task_dir + "poems/river.md")) << r.describe();
-  EXPECT_FALSE(std::filesystem::exists(task_dir + "workspace")) << r.describe();
+  EXPECT_TRUE(std::filesystem::exists(task_dir(r) + "poems/river.md")) << r.describe();
+  EXPECT_FALSE(std::filesystem::exists(task_dir(r) + "workspace")) << r.describe();
   EXPECT_TRUE(r.result().value("ok", false)) << r.describe();
 }
 
@@ -343,14 +352,13 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
   if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
   chmod(dir_.path().c_str(), 0755);  // run as root, the sandbox's uid must pass it to reach the workspace
   start_mock_file(kPyramidExamples + "infihelper_scenario.yaml");
-  RunResult r = run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
-                         "Write a short paper on learning-rate warm-up and decay for small language models");
+  RunResult r = run_infihelper();
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
   ASSERT_TRUE(res.value("ok", false)) << r.describe();
 
   // Item 60: the artefacts of each module. Item 49: the planner's design files, code under code_run/.
-  const std::string where = dir_.file("work/.tasks/" + session_of(r) + "/" + res.value("task", "") + "/");
+  const std::string where = task_dir(r);
   for (const char* f : {"literature/review.md", "literature/methods/method_1.md", "literature/experiment_guide.md",
                         "generated_ideas/method_1/ideas.json", "generated_ideas/method_2/ideas.json",
                         "brainstorming/brainstorming_results.json", "planning/research_plan.md",
@@ -405,24 +413,23 @@ TEST_F(PyramidTest, InfiHelperTakesATopicFromTheLiteratureToAPaper) {
 TEST_F(PyramidTest, InfiHelperFollowingThePromptsPathsToTheLetterWritesIntoTheTasksDirectory) {
   if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "bubblewrap is not installed";
   chmod(dir_.path().c_str(), 0755);  // as above: the sandbox's uid must reach the workspace
-  std::ifstream in(kPyramidExamples + "infihelper_scenario.yaml");
-  std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto script = read_text_file(kPyramidExamples + "infihelper_scenario.yaml");
+  ASSERT_TRUE(script.ok()) << script.error().message;
   // Every path argument (`file_path: x`, `path: x`, `dir_path: x`, in flow or
   // block style) gets the prompts' prefix.
   const std::regex path_arg(R"((\b(?:file_path|dir_path|path): )([A-Za-z_][A-Za-z0-9_./-]*))");
-  const std::string literal = std::regex_replace(script, path_arg, "$1\"workspace/tasks/{task_id}/$2\"");
+  const std::string literal = std::regex_replace(*script, path_arg, "$1\"workspace/tasks/{task_id}/$2\"");
   size_t prefixed = 0;
   for (size_t at = literal.find("workspace/tasks/"); at != std::string::npos;
        at = literal.find("workspace/tasks/", at + 1))
     ++prefixed;
   ASSERT_GE(prefixed, 40u) << "the scenario's paths were rewritten";
   start_mock(literal);
-  RunResult r = run_json(example_config("openai:worker-model", "infihelper.yaml", "infihelper_agent"),
-                         "Write a short paper on learning-rate warm-up and decay for small language models");
+  RunResult r = run_infihelper();
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   json res = r.result();
   ASSERT_TRUE(res.value("ok", false)) << r.describe();
-  const std::string where = dir_.file("work/.tasks/" + session_of(r) + "/" + res.value("task", "") + "/");
+  const std::string where = task_dir(r);
   for (const char* f : {"literature/review.md", "generated_ideas/method_1/ideas.json", "planning/research_plan.md",
                         "project_designs/project_design_main.md", "code_run/utils.py", "code_run/main.py",
                         "paper/manuscript.md", "paper/references.bib"})
