@@ -284,6 +284,13 @@ namespace {
 // The plot area's margins.
 constexpr int kLeft = 80, kRight = 30, kTop = 50, kBottom = 60;
 
+// Where (x, y) lands in a width x height image whose axes end at xmax, ymax.
+std::pair<int, int> to_pixel(double x, double y, double xmax, double ymax, int width, int height) {
+  const int x0 = kLeft, x1 = width - kRight, y0 = height - kBottom, y1 = kTop;
+  return {x0 + static_cast<int>(std::lround((x1 - x0) * x / xmax)),
+          y0 - static_cast<int>(std::lround((y0 - y1) * y / ymax))};
+}
+
 }  // namespace
 
 std::pair<double, double> LinePlot::axis_ends() const {
@@ -298,9 +305,7 @@ std::pair<double, double> LinePlot::axis_ends() const {
 
 std::pair<int, int> LinePlot::pixel_of(double x, double y, int width, int height) const {
   const auto [xmax, ymax] = axis_ends();
-  const int x0 = kLeft, x1 = width - kRight, y0 = height - kBottom, y1 = kTop;
-  return {x0 + static_cast<int>(std::lround((x1 - x0) * x / xmax)),
-          y0 - static_cast<int>(std::lround((y0 - y1) * y / ymax))};
+  return to_pixel(x, y, xmax, ymax, width, height);
 }
 
 std::vector<uint8_t> LinePlot::render(int width, int height) const {
@@ -308,8 +313,9 @@ std::vector<uint8_t> LinePlot::render(int width, int height) const {
   const Rgb ink{40, 40, 40}, grid{225, 225, 225};
   const int x0 = kLeft, x1 = width - kRight, y0 = height - kBottom, y1 = kTop;
   const auto [xmax, ymax] = axis_ends();
-  auto px = [&](double x) { return pixel_of(x, 0, width, height).first; };
-  auto py = [&](double y) { return pixel_of(0, y, width, height).second; };
+  // The axes' ends once, not once a point.
+  auto px = [&](double x) { return to_pixel(x, 0, xmax, ymax, width, height).first; };
+  auto py = [&](double y) { return to_pixel(0, y, xmax, ymax, width, height).second; };
 
   c.text((width - Canvas::text_width(title_, 2)) / 2, 12, title_, ink, 2);
   for (int i = 0; i <= 5; ++i) {
