@@ -621,6 +621,86 @@ TEST_F(RegisteredStrategyTest, ATaskIsCanceledWhileItsEnvironmentBlocks) {
   EXPECT_EQ(next.answer, "right: 名古屋");
 }
 
+// "flooded": asks its environment 65 judgments at once. While the first
+// blocks, 63 wait in the environment actor's mailbox and the 65th is refused
+// at once (at most 64 wait); once the first is let go, the rest are judged.
+std::atomic<bool> flood_refused{false};
+
+class FloodDriver {
+ public:
+  static constexpr int kAsked = 65;
+  driver::Effects start() {
+    driver::Effects out;
+    for (int i = 1; i <= kAsked; ++i) {
+      driver::RunTool t;
+      t.id = static_cast<driver::CallId>(i);
+      t.tool = "judge";
+      t.arguments = json{{"answer", "block"}}.dump();
+      out.push_back(t);
+    }
+    return out;
+  }
+  driver::Effects on(const driver::Outcome& o) {
+    const auto* ran = std::get_if<driver::ToolRan>(&o);
+    if (!ran) return {};
+    if (ran->result.ok) {
+      ++judged_;
+    } else {
+      refusals_.push_back(ran->result.message);
+      flood_refused = true;
+    }
+    if (judged_ + static_cast<int>(refusals_.size()) < kAsked) return {};
+    return {driver::Finish{true, std::to_string(judged_) + " judged; refused: " +
+                                     (refusals_.empty() ? std::string("none") : refusals_.front())}};
+  }
+  driver::Effects cancel(const std::string& why) { return {driver::Finish{false, why}}; }
+
+ private:
+  int judged_ = 0;
+  std::vector<std::string> refusals_;
+};
+
+TEST_F(RegisteredStrategyTest, AtMost64JudgmentsWaitForTheEnvironmentAndOneMoreIsRefusedAtOnce) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    strategy::StrategyInfo info;
+    info.name = "flooded";
+    info.help = "asks its environment 65 judgments at once (a test's strategy)";
+    Status s = register_strategy(std::move(info), [](const driver::StrategySetup&) -> Result<driver::DrivenStrategy> {
+      driver::DrivenStrategy d;
+      d.agent = "Flooded";
+      d.environment = std::make_shared<ScriptedJudge>();
+      d.make = [](const msg::TaskRequest&, const driver::StateValues&) {
+        return driver::make_task_driver<FloodDriver>();
+      };
+      return d;
+    });
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  });
+  auto rt = start_company("flooded");
+  ASSERT_TRUE(rt);
+  {
+    std::lock_guard<std::mutex> lock(gate().mu);
+    gate().entered = false;
+    gate().released = false;
+  }
+  flood_refused = false;
+  std::promise<msg::TaskResult> done;
+  std::thread runner([&] { done.set_value(rt->run_task("flood")); });
+  // The first judgment blocks until the refusal has reached the driver.
+  for (int i = 0; i < 3000 && !flood_refused; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(flood_refused.load()) << "the 65th judgment was refused while the others waited";
+  {
+    std::lock_guard<std::mutex> lock(gate().mu);
+    gate().released = true;
+  }
+  gate().cv.notify_all();
+  msg::TaskResult r = done.get_future().get();
+  runner.join();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.answer, "64 judged; refused: judge: not asked: 64 requests are already waiting for the environment");
+}
+
 }  // namespace
 }  // namespace kaisha::actors::registered_strategy_test
 
